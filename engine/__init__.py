@@ -1,0 +1,54 @@
+"""chunkscope's engine: the chunking pipeline as plain functions and one `Pipeline`.
+
+The seed's functions are exported under their own names and signatures, so code
+written against the original pipeline runs on this one. Heavier modules (numpy,
+tiktoken, openai) load on first use, so ``import engine`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from engine.errors import ChunkscopeError, ParseError, SourceError
+from engine.model import Chunk, Turn
+from engine.parse import load, parse_turns, parse_turns_md
+from engine.split import chunk_turns, compact_chunks
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "TokenCounter": "engine.tokens",
+    "get_counter": "engine.tokens",
+    "cosine_similarities": "engine.merge",
+    "merge_chunks": "engine.merge",
+    "merge": "engine.merge",
+    "MergeParams": "engine.merge",
+    "collapse_messages": "engine.collapse",
+    "summarize_chunks": "engine.summarize",
+    "Pipeline": "engine.pipeline",
+}
+
+__all__ = [
+    "Chunk",
+    "ChunkscopeError",
+    "ParseError",
+    "SourceError",
+    "Turn",
+    "__version__",
+    "chunk_turns",
+    "compact_chunks",
+    "load",
+    "parse_turns",
+    "parse_turns_md",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

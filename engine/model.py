@@ -1,0 +1,131 @@
+"""The values that flow through the pipeline: turns, chunks and spans.
+
+`Turn` and `Chunk` keep the seed's names and constructor arguments
+(`Turn(timestamp, role, text)`, `Chunk(turns)`) and add provenance: every turn
+knows the 1-based source line it came from and the index of the parsed turn it
+is a part of, so a chunk at any stage can say which turns and lines it covers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One message, reasoning step or document section.
+
+    `source_line` is the 1-based line of the file the turn came from (for a
+    markdown section, the line of its heading). `turn_index` is the position of
+    the parsed turn this text belongs to: the paragraphs `chunk_turns` cuts out
+    of one turn all share it.
+    """
+
+    timestamp: datetime | None
+    role: str
+    text: str
+    source_line: int | None = None
+    turn_index: int | None = None
+
+    @property
+    def line(self) -> str:
+        """The turn as it appears in a chunk's text: ``role: text``."""
+        return f"{self.role}: {self.text}"
+
+
+def _hms(ts: datetime | None) -> str:
+    return ts.strftime("%H:%M:%S") if ts is not None else "--:--:--"
+
+
+@dataclass(slots=True, eq=False)
+class Chunk:
+    """A group of consecutive turns.
+
+    Treat a chunk as immutable once built: `text` is computed on first use and
+    remembered, since the merge loop and the token counter read it many times.
+    """
+
+    turns: list[Turn] = field(default_factory=list)
+    _text: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def text(self) -> str:
+        """``role: text`` lines of every turn, joined with newlines (the seed's format)."""
+        if self._text is None:
+            self._text = "\n".join(t.line for t in self.turns)
+        return self._text
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+    @property
+    def time_range(self) -> str:
+        """``HH:MM:SS - HH:MM:SS`` from the first and the last turn that have a timestamp."""
+        if not self.turns:
+            return ""
+        return f"{_hms(self.start)} - {_hms(self.end)}"
+
+    @property
+    def start(self) -> datetime | None:
+        return next((t.timestamp for t in self.turns if t.timestamp is not None), None)
+
+    @property
+    def end(self) -> datetime | None:
+        return next((t.timestamp for t in reversed(self.turns) if t.timestamp is not None), None)
+
+    @property
+    def lines(self) -> tuple[int, int] | None:
+        """The first and last 1-based source lines the chunk covers, if known."""
+        known = [t.source_line for t in self.turns if t.source_line is not None]
+        if not known:
+            return None
+        return (min(known), max(known))
+
+    @property
+    def turn_indices(self) -> tuple[int, int] | None:
+        """The first and last parsed-turn index the chunk covers, if known."""
+        known = [t.turn_index for t in self.turns if t.turn_index is not None]
+        if not known:
+            return None
+        return (min(known), max(known))
+
+    @property
+    def roles(self) -> list[str]:
+        """Distinct roles in order of first appearance."""
+        seen: dict[str, None] = {}
+        for t in self.turns:
+            seen.setdefault(t.role, None)
+        return list(seen)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Chunk):
+            return NotImplemented
+        return self.turns == other.turns
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+Span = tuple[int, int]
+"""A half-open range ``[start, end)`` of indices into the stage before."""
+
+
+def join_chunks(chunks: Sequence[Chunk]) -> Chunk:
+    """One chunk holding every turn of `chunks`, in order."""
+    turns: list[Turn] = []
+    for c in chunks:
+        turns.extend(c.turns)
+    return Chunk(turns)
+
+
+def chunks_from_spans(chunks: Sequence[Chunk], spans: Iterable[Span]) -> list[Chunk]:
+    """Build the chunks that `spans` describe over `chunks`."""
+    out: list[Chunk] = []
+    for start, end in spans:
+        if end - start == 1:
+            out.append(chunks[start])
+        else:
+            out.append(join_chunks(chunks[start:end]))
+    return out

@@ -1,0 +1,313 @@
+"""Parsing JSONL agent logs and markdown files into turns.
+
+`parse_turns(path)` and `parse_turns_md(path)` keep the seed's names and
+behaviour (see docs/log-format.md); `load(path)` is the richer entry point: it
+detects the format, streams the file, and reports every problem as
+``path:line: reason`` instead of crashing. Lenient mode (the default) skips a
+bad line and records it; strict mode raises `ParseError` at the first one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from engine.errors import ParseError, SourceError
+from engine.model import Turn
+
+Kind = Literal["jsonl", "markdown"]
+
+ROLE_NAMES = {"user": "You", "assistant": "Bot", "tool": "Tool"}
+THINKING_ROLE = "Bot thinking"
+DOC_ROLE = "Doc"
+
+JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+MARKDOWN_SUFFIXES = {".md", ".markdown"}
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A line the parser skipped (or, for warnings, read with a caveat)."""
+
+    line: int
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "reason": self.reason}
+
+
+class Message(dict[str, Any]):
+    """One decoded log line: the JSON object, plus the 1-based line it came from."""
+
+    line: int
+
+    def __init__(self, data: dict[str, Any], line: int) -> None:
+        super().__init__(data)
+        self.line = line
+
+
+@dataclass(slots=True)
+class Source:
+    """A parsed file: its turns (and, for logs, its messages) plus what went wrong."""
+
+    path: str
+    kind: Kind
+    turns: list[Turn]
+    messages: list[Message] = field(default_factory=list)
+    skipped: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    size_bytes: int = 0
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _check_regular_file(path: Path) -> os.stat_result:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise SourceError(path, "no such file") from None
+    except PermissionError:
+        raise SourceError(path, "permission denied") from None
+    except OSError as e:
+        raise SourceError(path, e.strerror or str(e)) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise SourceError(path, "is a directory, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise SourceError(path, "not a regular file (a FIFO, socket or device)")
+    return st
+
+
+def _open_binary(path: Path) -> Any:
+    try:
+        return path.open("rb")
+    except PermissionError:
+        raise SourceError(path, "permission denied") from None
+    except OSError as e:
+        raise SourceError(path, e.strerror or str(e)) from None
+
+
+def _decode(raw: bytes, lineno: int, warnings: list[Problem]) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        warnings.append(
+            Problem(lineno, f"invalid UTF-8 at byte {e.start}, decoded with replacement")
+        )
+        return raw.decode("utf-8", errors="replace")
+
+
+def _iter_lines(path: Path, warnings: list[Problem]) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, text without line ending), streaming."""
+    with _open_binary(path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            text = _decode(raw, lineno, warnings)
+            if lineno == 1 and text.startswith("\ufeff"):
+                text = text[1:]
+            yield lineno, text.rstrip("\r\n")
+
+
+def detect_format(path: str | Path) -> Kind:
+    """`.jsonl`/`.ndjson` are logs, `.md`/`.markdown` markdown; else sniff the first line."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix in JSONL_SUFFIXES:
+        return "jsonl"
+    if suffix in MARKDOWN_SUFFIXES:
+        return "markdown"
+    _check_regular_file(p)
+    with _open_binary(p) as fh:
+        for _ in range(10_000):
+            raw = fh.readline(65536)
+            if not raw:
+                break
+            head = raw.decode("utf-8", errors="replace").lstrip("\ufeff").strip()
+            if head:
+                return "jsonl" if head.startswith("{") else "markdown"
+    return "markdown"
+
+
+# --------------------------------------------------------------------------- JSONL
+
+
+def parse_timestamp(value: Any) -> datetime | None:
+    """ISO 8601 with optional fractional seconds, ``Z`` or ``+HH:MM``; None stays None."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"timestamp is {type(value).__name__}, not a string")
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"unreadable timestamp {value[:40]!r}") from None
+
+
+def content_text(content: Any) -> str:
+    """A message's content as text: strings as they are, text parts joined, null empty."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict):
+                text = part.get("text")
+                if isinstance(text, str):
+                    parts.append(text)
+        return "\n".join(parts)
+    return json.dumps(content, ensure_ascii=False)
+
+
+def decode_message(line: str) -> dict[str, Any]:
+    """One JSONL line as a message object; ValueError says what is wrong with it."""
+    try:
+        obj = json.loads(line)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"not valid JSON ({e.msg} at column {e.colno})") from None
+    if not isinstance(obj, dict):
+        kind = "null" if obj is None else type(obj).__name__
+        kind = {"list": "an array", "str": "a string", "int": "a number", "float": "a number"}.get(
+            kind, kind
+        )
+        raise ValueError(f"not a JSON object (got {kind})")
+    role = obj.get("role")
+    if role is None:
+        raise ValueError("missing 'role'")
+    if not isinstance(role, str):
+        raise ValueError(f"'role' is {type(role).__name__}, not a string")
+    parse_timestamp(obj.get("timestamp"))
+    return obj
+
+
+def iter_messages(
+    path: str | Path,
+    *,
+    strict: bool = False,
+    skipped: list[Problem] | None = None,
+    warnings: list[Problem] | None = None,
+) -> Iterator[Message]:
+    """Stream the messages of a JSONL log, skipping (or, strict, raising on) bad lines."""
+    p = Path(path)
+    _check_regular_file(p)
+    skipped = skipped if skipped is not None else []
+    warnings = warnings if warnings is not None else []
+    for lineno, line in _iter_lines(p, warnings):
+        if not line.strip():
+            continue
+        try:
+            obj = decode_message(line)
+        except ValueError as e:
+            if strict:
+                raise ParseError(p, lineno, str(e)) from None
+            skipped.append(Problem(lineno, str(e)))
+            continue
+        yield Message(obj, lineno)
+
+
+def message_turns(msg: dict[str, Any], line: int | None, first_index: int) -> list[Turn]:
+    """The turns one message yields: an optional ``Bot thinking`` turn, then its content."""
+    ts = parse_timestamp(msg.get("timestamp"))
+    role = msg["role"]
+    out: list[Turn] = []
+    reasoning = msg.get("reasoning") or msg.get("reasoning_content")
+    if reasoning:
+        out.append(Turn(ts, THINKING_ROLE, content_text(reasoning), line, first_index))
+    name = ROLE_NAMES.get(role, role)
+    out.append(Turn(ts, name, content_text(msg.get("content")), line, first_index + len(out)))
+    return out
+
+
+def parse_turns(path: str | Path, *, strict: bool = False) -> list[Turn]:
+    """The seed's JSONL parser: one turn per message, reasoning first as ``Bot thinking``."""
+    return load_jsonl(path, strict=strict).turns
+
+
+def load_jsonl(path: str | Path, *, strict: bool = False, keep_messages: bool = True) -> Source:
+    skipped: list[Problem] = []
+    warnings: list[Problem] = []
+    turns: list[Turn] = []
+    messages: list[Message] = []
+    for msg in iter_messages(path, strict=strict, skipped=skipped, warnings=warnings):
+        turns.extend(message_turns(msg, msg.line, len(turns)))
+        if keep_messages:
+            messages.append(msg)
+    size = Path(path).stat().st_size
+    return Source(str(path), "jsonl", turns, messages, skipped, warnings, size)
+
+
+# --------------------------------------------------------------------------- markdown
+
+HEADING = re.compile(r"^(#{1,6})\s+(.*)")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
+    """(first line number, stripped text) of each section; fenced ``#`` lines are not headings."""
+    sections: list[tuple[int, str]] = []
+    current: list[str] = []
+    start = 1
+    fence: str | None = None
+
+    def close() -> None:
+        text = "\n".join(current).strip()
+        if text:
+            offset = next(i for i, ln in enumerate(current) if ln.strip())
+            sections.append((start + offset, text))
+
+    for lineno, line in enumerate(lines, start=1):
+        m = FENCE.match(line)
+        if fence is None:
+            if m:
+                fence = m.group(1)
+            elif HEADING.match(line):
+                close()
+                current = []
+                start = lineno
+        elif m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+            if not line.strip().lstrip(fence[0]):
+                fence = None
+        current.append(line)
+    close()
+    return sections
+
+
+def load_markdown(path: str | Path) -> Source:
+    p = Path(path)
+    st = _check_regular_file(p)
+    warnings: list[Problem] = []
+    lines = [line for _, line in _iter_lines(p, warnings)]
+    turns: list[Turn] = []
+    if any(line.strip() for line in lines):
+        mtime = datetime.fromtimestamp(st.st_mtime)
+        turns.append(Turn(mtime, DOC_ROLE, p.name, None, 0))
+        for lineno, text in markdown_sections(lines):
+            turns.append(Turn(mtime, DOC_ROLE, text, lineno, len(turns)))
+    return Source(str(path), "markdown", turns, [], [], warnings, st.st_size)
+
+
+def parse_turns_md(path: str | Path) -> list[Turn]:
+    """The seed's markdown parser: the file name, then one ``Doc`` turn per section."""
+    return load_markdown(path).turns
+
+
+def load(path: str | Path, *, strict: bool = False, kind: Kind | None = None) -> Source:
+    """Parse a log or markdown file, detecting the format unless `kind` is given."""
+    kind = kind or detect_format(path)
+    if kind == "markdown":
+        return load_markdown(path)
+    return load_jsonl(path, strict=strict)

