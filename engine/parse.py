@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from engine.errors import ParseError, SourceError
-from engine.model import Turn
+from engine.model import Turn, gc_paused
 
 Kind = Literal["jsonl", "markdown"]
 
@@ -242,10 +242,11 @@ def load_jsonl(path: str | Path, *, strict: bool = False, keep_messages: bool = 
     warnings: list[Problem] = []
     turns: list[Turn] = []
     messages: list[Message] = []
-    for msg in iter_messages(path, strict=strict, skipped=skipped, warnings=warnings):
-        turns.extend(message_turns(msg, msg.line, len(turns)))
-        if keep_messages:
-            messages.append(msg)
+    with gc_paused():
+        for msg in iter_messages(path, strict=strict, skipped=skipped, warnings=warnings):
+            turns.extend(message_turns(msg, msg.line, len(turns)))
+            if keep_messages:
+                messages.append(msg)
     size = Path(path).stat().st_size
     return Source(str(path), "jsonl", turns, messages, skipped, warnings, size)
 
@@ -272,7 +273,9 @@ def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
     for lineno, line in enumerate(lines, start=1):
         m = FENCE.match(line)
         if fence is None:
-            if m:
+            # A backtick fence's info string may not contain a backtick (CommonMark):
+            # "```inline``` code" is inline code, not the start of a block.
+            if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
                 fence = m.group(1)
             elif HEADING.match(line):
                 close()
@@ -305,9 +308,19 @@ def parse_turns_md(path: str | Path) -> list[Turn]:
     return load_markdown(path).turns
 
 
-def load(path: str | Path, *, strict: bool = False, kind: Kind | None = None) -> Source:
-    """Parse a log or markdown file, detecting the format unless `kind` is given."""
+def load(
+    path: str | Path,
+    *,
+    strict: bool = False,
+    kind: Kind | None = None,
+    keep_messages: bool = True,
+) -> Source:
+    """Parse a log or markdown file, detecting the format unless `kind` is given.
+
+    `keep_messages=False` drops the raw message objects (only the tool-call
+    collapsing of the recap needs them), which halves the memory of a large log.
+    """
     kind = kind or detect_format(path)
     if kind == "markdown":
         return load_markdown(path)
-    return load_jsonl(path, strict=strict)
+    return load_jsonl(path, strict=strict, keep_messages=keep_messages)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.model import Chunk, Span, Turn, chunks_from_spans
+from engine.model import Chunk, Span, Turn, chunks_from_spans, gc_paused
 
 PARAGRAPH_BREAK = "\n\n"
 
@@ -25,6 +25,12 @@ def chunk_turns(turns: Sequence[Turn]) -> list[Chunk]:
     if not turns:
         return []
     chunks: list[list[Turn]] = [[]]
+    with gc_paused():
+        _split_into(turns, chunks)
+        return [Chunk(c) for c in chunks]
+
+
+def _split_into(turns: Sequence[Turn], chunks: list[list[Turn]]) -> None:
     for turn in turns:
         parts = turn.text.split(PARAGRAPH_BREAK)
         if len(parts) == 1:
@@ -36,7 +42,6 @@ def chunk_turns(turns: Sequence[Turn]) -> list[Chunk]:
                 chunks[-1].append(piece)
             else:
                 chunks.append([piece])
-    return [Chunk(c) for c in chunks]
 
 
 def _joined_size(a: int, b: int) -> int:
@@ -71,4 +76,5 @@ def compact_spans(chunks: Sequence[Chunk], min_chars: int = 80) -> list[Span]:
 
 def compact_chunks(chunks: Sequence[Chunk], min_chars: int = 80) -> list[Chunk]:
     """Merge undersized chunks forward, then fold a short tail back (the seed's compaction)."""
-    return chunks_from_spans(chunks, compact_spans(chunks, min_chars))
+    with gc_paused():
+        return chunks_from_spans(chunks, compact_spans(chunks, min_chars))

@@ -11,7 +11,6 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from engine import __version__
@@ -106,8 +105,141 @@ def build_parser() -> argparse.ArgumentParser:
     chunk = sub.add_parser("chunk", help="parse, split and compact a file; print the chunks")
     _add_source_args(chunk)
     chunk.add_argument("--format", choices=("text", "json"), default="text")
+    _add_embed_args(chunk, flag=True)
     chunk.set_defaults(run=cmd_chunk)
     return parser
+
+
+# --------------------------------------------------------------------------- merge options
+
+
+def _float_or_adaptive(value: str) -> str | float:
+    if value == "adaptive":
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected 'adaptive' or a number, got {value!r}"
+        ) from None
+
+
+def _add_embed_args(p: argparse.ArgumentParser, *, flag: bool) -> None:
+    g = p.add_argument_group("embedding and merging")
+    if flag:
+        g.add_argument("--embed", action="store_true", help="embed the chunks and merge them")
+    g.add_argument(
+        "--embedder",
+        choices=("lexical", "openai"),
+        default=None,
+        help="lexical (offline, default) or an OpenAI-compatible endpoint",
+    )
+    g.add_argument("--model", default=None, help="embedding model of the openai backend")
+    g.add_argument(
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="OpenAI-compatible base URL (default: $OPENAI_BASE_URL)",
+    )
+    g.add_argument(
+        "--threshold",
+        type=_float_or_adaptive,
+        default=None,
+        metavar="adaptive|X",
+        help="adaptive (mean - std_k * std) or a fixed similarity",
+    )
+    g.add_argument("--std-k", type=float, default=None, metavar="K", help="adaptive k (0.5)")
+    g.add_argument(
+        "--always-merge",
+        type=float,
+        default=None,
+        metavar="X",
+        help="similarity that always merges (0.8)",
+    )
+    cap = g.add_mutually_exclusive_group()
+    cap.add_argument(
+        "--max-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        help="size cap of a merged chunk in chars (8192)",
+    )
+    cap.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="size cap of a merged chunk in tokens",
+    )
+    g.add_argument(
+        "--max-passes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop after N passes (default: to the fixed point)",
+    )
+    g.add_argument(
+        "--min-similarity", type=float, default=None, metavar="X", help="pairs below X never merge"
+    )
+    g.add_argument("--no-cache", action="store_true", help="do not use the on-disk cache")
+
+
+def _merge_params(args: argparse.Namespace, base: Any = None) -> Any:
+    from engine.merge import MergeParams
+
+    base = base or MergeParams()
+    changes: dict[str, Any] = {}
+    for arg, fieldname in (
+        ("threshold", "threshold"),
+        ("std_k", "std_k"),
+        ("always_merge", "always_merge"),
+        ("max_passes", "max_passes"),
+        ("min_similarity", "min_similarity"),
+    ):
+        value = getattr(args, arg, None)
+        if value is not None:
+            changes[fieldname] = value
+    if getattr(args, "max_chars", None) is not None:
+        changes["max_chunk_chars"] = args.max_chars
+        changes["max_chunk_tokens"] = None
+    if getattr(args, "max_tokens", None) is not None:
+        changes["max_chunk_tokens"] = args.max_tokens
+    try:
+        from dataclasses import replace
+
+        return replace(base, **changes)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+
+
+def _pipeline(args: argparse.Namespace, *, collapse: bool = False) -> Any:
+    from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
+    from engine.tokens import DEFAULT_ENCODING
+
+    min_chars = 80 if args.min_chars is None else args.min_chars
+    if min_chars < 0:
+        raise CliError("--min-chars must be 0 or more")
+    spec = EmbedderSpec(
+        name=getattr(args, "embedder", None) or "lexical",
+        model=getattr(args, "model", None),
+        base_url=getattr(args, "base_url", None),
+        use_cache=not getattr(args, "no_cache", False),
+    )
+    params = PipelineParams(
+        strict=args.strict,
+        collapse=collapse,
+        min_chars=min_chars,
+        tokenizer=args.tokenizer or DEFAULT_ENCODING,
+        embedder=spec,
+        merge=_merge_params(args),
+    )
+    return Pipeline(args.file, params, warn=_note)
+
+
+def _merge_json(params: Any) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    return asdict(params)
 
 
 # --------------------------------------------------------------------------- chunk
@@ -141,30 +273,50 @@ def _chunk_text(chunk: Any, index: int, tokens: int) -> list[str]:
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
-    from engine.parse import load
-    from engine.split import chunk_turns, compact_chunks
-    from engine.tokens import DEFAULT_ENCODING, get_counter
-
-    min_chars = 80 if args.min_chars is None else args.min_chars
-    if min_chars < 0:
-        raise CliError("--min-chars must be 0 or more")
-    source = load(args.file, strict=args.strict)
+    pipe = _pipeline(args)
+    source = pipe.source()
     _report_skipped(source)
-    chunks = compact_chunks(chunk_turns(source.turns), min_chars)
-    counter = get_counter(args.tokenizer or DEFAULT_ENCODING)
-    tokens = counter.count_many([c.text for c in chunks])
+    chunks = pipe.compacted()
+    counter = pipe.counter
+    tokens = pipe.token_counts(chunks)
+    merged = sims = None
+    if args.embed:
+        merged = pipe.merged()
+        sims = pipe.similarities()
 
     if args.format == "json":
-        doc = {
+        doc: dict[str, Any] = {
             "source": source.path,
             "kind": source.kind,
             "turns": len(source.turns),
             "skipped_lines": [p.as_dict() for p in source.skipped],
             "warnings": [p.as_dict() for p in source.warnings],
             "tokenizer": {"name": counter.name, "accuracy": counter.accuracy},
-            "params": {"min_chars": min_chars, "strict": args.strict},
+            "params": {"min_chars": pipe.params.min_chars, "strict": args.strict},
             "chunks": [_chunk_json(c, i, tokens[i]) for i, c in enumerate(chunks)],
         }
+        if merged is not None and sims is not None:
+            doc["params"]["embedder"] = pipe.params.embedder.label()
+            doc["params"]["merge"] = _merge_json(pipe.params.merge)
+            doc["similarities"] = [round(float(x), 6) for x in sims]
+            doc["merge"] = {
+                "passes": len(merged.passes),
+                "thresholds": [round(t, 6) for t in merged.thresholds],
+                "cuts": [
+                    {
+                        "after": c.after,
+                        "reason": c.reason,
+                        "similarity": round(c.similarity, 6),
+                        "threshold": round(c.threshold, 6),
+                    }
+                    for c in merged.cuts
+                ],
+            }
+            mtokens = pipe.token_counts(merged.chunks)
+            doc["merged"] = [
+                {**_chunk_json(c, i, mtokens[i]), "parts": list(range(*merged.spans[i]))}
+                for i, c in enumerate(merged.chunks)
+            ]
         _emit(args, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
         return 0
 
@@ -172,9 +324,38 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         f"{source.path}: {source.kind}, {len(source.turns)} turns, {len(chunks)} chunks, "
         f"tokens by {counter.name} ({counter.accuracy})"
     ]
+    if merged is not None and sims is not None:
+        lines.append("")
+        lines.append("=== Before merging ===")
     for i, c in enumerate(chunks):
         lines.append("")
         lines.extend(_chunk_text(c, i, tokens[i]))
+        if sims is not None and i < len(sims):
+            lines.append(f"  Similarity to next chunk: {sims[i]:.4f}")
+    if merged is not None:
+        lines.append("")
+        emb = pipe.embedder
+        lines.append(f"embedder {emb.name}:{emb.model} ({emb.dim} dims)")
+        for p in merged.passes:
+            lines.append(
+                f"pass {p.index}: {p.chunks_in} -> {p.chunks_out} chunks, threshold "
+                f"{p.threshold:.4f} (mean {p.mean:.4f}, std {p.std:.4f}), {len(p.merged)} merges, "
+                f"{len(p.refused_by_cap)} refused by the size cap"
+            )
+        lines.append("")
+        lines.append(f"=== After merging ({len(merged.chunks)} chunks) ===")
+        mtokens = pipe.token_counts(merged.chunks)
+        for i, c in enumerate(merged.chunks):
+            lines.append("")
+            lines.extend(_chunk_text(c, i, mtokens[i]))
+            start, end = merged.spans[i]
+            lines.append(f"  Parts: compacted chunks {start}..{end - 1}")
+            cut = merged.cut_after(i)
+            if cut is not None:
+                lines.append(
+                    f"  Cut after: {cut.reason.replace('_', ' ')} "
+                    f"(similarity {cut.similarity:.4f}, threshold {cut.threshold:.4f})"
+                )
     _emit(args, "\n".join(lines) + "\n")
     return 0
 
