@@ -194,6 +194,46 @@ def decode_message(line: str) -> dict[str, Any]:
     return obj
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(text: str) -> str:
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def replace_lone_surrogates(obj: Any) -> bool:
+    """Replace, in place, lone surrogates in every string of a decoded JSON value.
+
+    JSON may escape half of a UTF-16 pair (``"\\ud800"``); such a string cannot be
+    encoded as UTF-8, so writing it anywhere would fail. Returns whether any was found.
+    """
+    fixed = False
+    stack: list[Any] = [obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key in list(node):
+                value = node[key]
+                if isinstance(value, str) and _SURROGATE.search(value):
+                    node[key] = value = _without_surrogates(value)
+                    fixed = True
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    del node[key]
+                    node[_without_surrogates(key)] = value
+                    fixed = True
+                if isinstance(value, dict | list):
+                    stack.append(value)
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                if isinstance(value, str) and _SURROGATE.search(value):
+                    node[i] = _without_surrogates(value)
+                    fixed = True
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+    return fixed
+
+
 def iter_messages(
     path: str | Path,
     *,
@@ -216,6 +256,8 @@ def iter_messages(
                 raise ParseError(p, lineno, str(e)) from None
             skipped.append(Problem(lineno, str(e)))
             continue
+        if _SURROGATE_ESCAPE.search(line) and replace_lone_surrogates(obj):
+            warnings.append(Problem(lineno, "lone UTF-16 surrogate escape, replaced with U+FFFD"))
         yield Message(obj, lineno)
 
 
@@ -281,9 +323,13 @@ def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
                 close()
                 current = []
                 start = lineno
-        elif m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-            if not line.strip().lstrip(fence[0]):
-                fence = None
+        elif (
+            m
+            and m.group(1)[0] == fence[0]
+            and len(m.group(1)) >= len(fence)
+            and not line.strip().lstrip(fence[0])
+        ):
+            fence = None
         current.append(line)
     close()
     return sections

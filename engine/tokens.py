@@ -20,13 +20,23 @@ Accuracy = Literal["exact", "approximate"]
 
 DEFAULT_ENCODING = "cl100k_base"
 
+_BLOB = "https://openaipublic.blob.core.windows.net/"
+
 # The files tiktoken downloads for each public encoding; used only to tell
-# whether tiktoken's own cache already holds one (no network is ever touched).
-_BLOB_URLS = {
-    "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
-    "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
-    "p50k_base": "https://openaipublic.blob.core.windows.net/encodings/p50k_base.tiktoken",
-    "r50k_base": "https://openaipublic.blob.core.windows.net/encodings/r50k_base.tiktoken",
+# whether tiktoken's own cache already holds them all (no network is ever
+# touched). Every encoding tiktoken would fetch must be listed here: a name
+# missing from this table would be handed to tiktoken and start a download.
+_BLOB_URLS: dict[str, tuple[str, ...]] = {
+    "gpt2": (
+        _BLOB + "gpt-2/encodings/main/vocab.bpe",
+        _BLOB + "gpt-2/encodings/main/encoder.json",
+    ),
+    "r50k_base": (_BLOB + "encodings/r50k_base.tiktoken",),
+    "p50k_base": (_BLOB + "encodings/p50k_base.tiktoken",),
+    "p50k_edit": (_BLOB + "encodings/p50k_base.tiktoken",),
+    "cl100k_base": (_BLOB + "encodings/cl100k_base.tiktoken",),
+    "o200k_base": (_BLOB + "encodings/o200k_base.tiktoken",),
+    "o200k_harmony": (_BLOB + "encodings/o200k_base.tiktoken",),
 }
 
 
@@ -37,17 +47,28 @@ class Counter(Protocol):
     def count(self, text: str) -> int: ...
 
 
+def _tiktoken_cache_dir() -> str:
+    """The directory tiktoken caches downloads in ("" means caching is off)."""
+    # The same precedence as tiktoken.load.read_file_cached: a variable that is
+    # set, even to "", wins; "" disables the cache, so everything would download.
+    if "TIKTOKEN_CACHE_DIR" in os.environ:
+        return os.environ["TIKTOKEN_CACHE_DIR"]
+    if "DATA_GYM_CACHE_DIR" in os.environ:
+        return os.environ["DATA_GYM_CACHE_DIR"]
+    return os.path.join(tempfile.gettempdir(), "data-gym-cache")
+
+
 def _tiktoken_cache_has(encoding: str) -> bool:
-    url = _BLOB_URLS.get(encoding)
-    if url is None:
+    urls = _BLOB_URLS.get(encoding)
+    if not urls:
         return False
-    cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR")
-    if cache_dir is None:
-        cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    cache_dir = _tiktoken_cache_dir()
     if not cache_dir:
         return False
-    key = hashlib.sha1(url.encode()).hexdigest()
-    return os.path.exists(os.path.join(cache_dir, key))
+    return all(
+        os.path.exists(os.path.join(cache_dir, hashlib.sha1(url.encode()).hexdigest()))
+        for url in urls
+    )
 
 
 def _load_encoding(name: str) -> Any | None:

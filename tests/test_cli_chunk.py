@@ -1,0 +1,402 @@
+"""`chunkscope chunk`: the JSON contract, the text format, exit codes and stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.parse import load
+from engine.split import chunk_turns, compact_chunks
+from engine.tokens import get_counter
+from tui.cli import main
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_logs"
+SAMPLES = [
+    "cache_refactor.jsonl",
+    "docs_cleanup.jsonl",
+    "research_notes.jsonl",
+    "architecture_guide.md",
+    "shell_cookbook.md",
+    "markup_injection.jsonl",
+]
+
+CHUNK_KEYS = {"index", "text", "chars", "tokens", "start", "end", "lines", "turn_count"}
+TOP_KEYS = {
+    "source",
+    "kind",
+    "turns",
+    "skipped_lines",
+    "warnings",
+    "tokenizer",
+    "params",
+    "chunks",
+}
+
+LONG = "This paragraph is long enough to stand on its own as a chunk after compaction. " * 2
+
+
+def _line(role: str, content: Any, ts: str | None, **extra: Any) -> str:
+    m: dict[str, Any] = {"role": role, "content": content, **extra}
+    if ts is not None:
+        m["timestamp"] = ts
+    return json.dumps(m)
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    f = tmp_path / "session.jsonl"
+    lines = [
+        _line("user", "Please fix the cache.", "2026-02-13T11:25:17"),
+        "",
+        _line(
+            "assistant",
+            f"{LONG}\n\n{LONG}",
+            "2026-02-13T11:26:00",
+            reasoning="I should read the file first.",
+        ),
+        _line("tool", "file contents", "2026-02-13T11:27:30", tool_call_id="call_1"),
+        _line("system", f"[stats] done\n\n{LONG}", None),
+    ]
+    f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return f
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    code = main(["chunk", *args, "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    doc: dict[str, Any] = json.loads(out)
+    return doc
+
+
+def one_error_line(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("chunkscope: ")
+    assert "Traceback" not in err
+    return lines[0]
+
+
+# --------------------------------------------------------------------------- JSON contract
+
+
+def test_json_contract(capsys: pytest.CaptureFixture[str], log: Path) -> None:
+    doc = run_json(capsys, str(log))
+    assert set(doc) == TOP_KEYS
+    assert doc["source"] == str(log)
+    assert doc["kind"] == "jsonl"
+    assert doc["turns"] == 5  # You, Bot thinking, Bot, Tool, system
+    assert doc["skipped_lines"] == []
+    assert doc["warnings"] == []
+    assert doc["tokenizer"] == {"name": "cl100k_base", "accuracy": "exact"}
+    assert doc["params"]["min_chars"] == 80
+    assert doc["params"]["strict"] is False
+
+    counter = get_counter("cl100k_base")
+    source = load(log)
+    expected = compact_chunks(chunk_turns(source.turns), 80)
+    assert len(doc["chunks"]) == len(expected) >= 2
+    for i, (c, ref) in enumerate(zip(doc["chunks"], expected, strict=True)):
+        assert set(c) == CHUNK_KEYS
+        assert c["index"] == i
+        assert c["text"] == ref.text
+        assert c["chars"] == len(c["text"])
+        assert c["tokens"] == counter.count(c["text"]) > 0
+        assert c["turn_count"] == len(ref.turns)
+        assert c["lines"] == list(ref.lines) if ref.lines else c["lines"] is None
+    first, last = doc["chunks"][0], doc["chunks"][-1]
+    assert first["start"] == "2026-02-13T11:25:17"
+    assert first["lines"][0] == 1
+    # The last chunk is the system message's paragraph: no timestamp, line 5.
+    assert last["lines"] == [5, 5]
+    assert last["start"] is None and last["end"] is None
+    assert "\n".join(c["text"] for c in doc["chunks"]) == "\n".join(
+        c.text for c in chunk_turns(source.turns)
+    )
+
+
+def test_json_start_end_and_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    f = tmp_path / "t.jsonl"
+    f.write_text(
+        "\n".join(
+            [
+                "",
+                _line("user", "short", "2026-02-13T09:00:00.500"),
+                _line("assistant", "also short", "2026-02-13T09:05:00Z"),
+                "",
+                _line("tool", "x", "2026-02-13T09:06:00+02:00"),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    doc = run_json(capsys, str(f))
+    (chunk,) = doc["chunks"]
+    assert chunk["start"] == "2026-02-13T09:00:00.500000"
+    assert chunk["end"] == "2026-02-13T09:06:00+02:00"
+    assert chunk["lines"] == [2, 5]
+    assert chunk["turn_count"] == 3
+    assert chunk["text"] == "You: short\nBot: also short\nTool: x"
+
+
+def test_min_chars_option(capsys: pytest.CaptureFixture[str], log: Path) -> None:
+    raw = chunk_turns(load(log).turns)
+    doc0 = run_json(capsys, str(log), "--min-chars", "0")
+    assert len(doc0["chunks"]) == len(raw)
+    assert doc0["params"]["min_chars"] == 0
+    big = run_json(capsys, str(log), "--min-chars", "100000")
+    assert len(big["chunks"]) == 1
+    assert big["chunks"][0]["turn_count"] == sum(len(c.turns) for c in raw)
+
+
+def test_approximate_tokenizer_is_labelled(capsys: pytest.CaptureFixture[str], log: Path) -> None:
+    doc = run_json(capsys, str(log), "--tokenizer", "no_such_encoding")
+    assert doc["tokenizer"]["accuracy"] == "approximate"
+    assert "approximate" in doc["tokenizer"]["name"]
+    assert all(c["tokens"] > 0 for c in doc["chunks"])
+
+
+def test_markdown_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    f = tmp_path / "guide.md"
+    f.write_text("# Title\n\nintro\n\n## Part\n" + LONG + "\n", encoding="utf-8")
+    doc = run_json(capsys, str(f))
+    assert doc["kind"] == "markdown"
+    assert doc["turns"] == 3
+    assert doc["chunks"][0]["text"].startswith("Doc: guide.md\nDoc: # Title")
+    assert doc["chunks"][0]["lines"][0] == 1
+
+
+def test_ansi_escapes_survive_when_not_a_terminal(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    f = tmp_path / "ansi.jsonl"
+    evil = "\x1b[31mred\x1b[0m \x1b]0;title\x07 bell\x07"
+    f.write_text(_line("assistant", evil, "2026-02-13T11:25:17") + "\n", encoding="utf-8")
+    assert main(["chunk", str(f), "--format", "json"]) == 0
+    out, _ = capsys.readouterr()
+    assert "\\u001b[31mred" in out
+    assert json.loads(out)["chunks"][0]["text"] == f"Bot: {evil}"
+    assert main(["chunk", str(f)]) == 0
+    out, _ = capsys.readouterr()
+    assert "\x1b[31mred\x1b[0m" in out
+    assert "\x07" in out
+
+
+# --------------------------------------------------------------------------- text format
+
+
+def test_text_format(capsys: pytest.CaptureFixture[str], log: Path) -> None:
+    assert main(["chunk", str(log)]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    doc = run_json(capsys, str(log))
+    headers = re.findall(r"^--- Chunk (\d+) \[(.*?)\] \((\d+) turns?, ", out, re.M)
+    assert len(headers) == len(doc["chunks"])
+    assert [int(h[0]) for h in headers] == [c["index"] for c in doc["chunks"]]
+    assert [int(h[2]) for h in headers] == [c["turn_count"] for c in doc["chunks"]]
+    assert headers[0][1] == "11:25:17 - 11:26:00"
+    for _, time_range, _ in headers:
+        assert re.fullmatch(r"(\d\d:\d\d:\d\d|--:--:--) - (\d\d:\d\d:\d\d|--:--:--)", time_range)
+    assert "  11:25:17 You: Please fix the cache." in out
+    assert "  11:26:00 Bot thinking: I should read the file first." in out
+    for c in doc["chunks"]:
+        assert f"{c['tokens']} tokens" in out
+
+
+# --------------------------------------------------------------------------- errors and exit codes
+
+
+def test_missing_file_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    missing = tmp_path / "nope.jsonl"
+    assert main(["chunk", str(missing)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert str(missing) in one_error_line(err)
+
+
+def test_directory_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["chunk", str(tmp_path), "--format", "json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "directory" in one_error_line(err)
+
+
+def test_strict_parse_error_exit_2(capsys: pytest.CaptureFixture[str], log: Path) -> None:
+    with log.open("a", encoding="utf-8") as fh:
+        fh.write("{broken\n")
+    assert main(["chunk", str(log), "--strict", "--format", "json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert one_error_line(err).startswith(f"chunkscope: {log}:6: ")
+
+
+def test_lenient_malformed_exit_0_with_count(capsys: pytest.CaptureFixture[str], log: Path) -> None:
+    with log.open("a", encoding="utf-8") as fh:
+        fh.write("{broken\n[1]\n")
+    doc_code = main(["chunk", str(log), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert doc_code == 0
+    doc = json.loads(out)
+    assert [p["line"] for p in doc["skipped_lines"]] == [6, 7]
+    assert all(set(p) == {"line", "reason"} for p in doc["skipped_lines"])
+    assert "Traceback" not in err
+    assert re.search(r"\b2\b.*malformed", err)
+    assert err.startswith("chunkscope: ")
+
+
+def test_warnings_in_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    f = tmp_path / "bytes.jsonl"
+    f.write_bytes(b'{"role": "user", "content": "caf\xe9"}\n')
+    doc = run_json(capsys, str(f))
+    assert [w["line"] for w in doc["warnings"]] == [1]
+    assert doc["chunks"][0]["text"] == "You: caf\ufffd"
+
+
+def test_version_and_help_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    out, _ = capsys.readouterr()
+    assert out.startswith("chunkscope ")
+    for argv in (["--help"], ["chunk", "--help"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code in (0, None)
+        out, _ = capsys.readouterr()
+        assert "usage:" in out
+    assert "--min-chars" in out and "--strict" in out and "--tokenizer" in out
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["--bogus"], ["--format", "xml"], ["--min-chars", "many"]],
+)
+def test_bad_option_exit_2(capsys: pytest.CaptureFixture[str], log: Path, extra: list[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["chunk", str(log), *extra])
+    assert exc.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "Traceback" not in err
+    assert err.strip()
+
+
+def test_negative_min_chars_exit_2(capsys: pytest.CaptureFixture[str], log: Path) -> None:
+    assert main(["chunk", str(log), "--min-chars", "-1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    one_error_line(err)
+
+
+def test_output_file(capsys: pytest.CaptureFixture[str], log: Path, tmp_path: Path) -> None:
+    out_path = tmp_path / "out.json"
+    assert main(["chunk", str(log), "--format", "json", "-o", str(out_path)]) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "Traceback" not in err
+    doc = json.loads(out_path.read_text(encoding="utf-8"))
+    assert set(doc) == TOP_KEYS
+    assert doc == run_json(capsys, str(log))
+
+
+def test_output_file_unwritable_exit_2(
+    capsys: pytest.CaptureFixture[str], log: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "no" / "such" / "dir" / "out.txt"
+    assert main(["chunk", str(log), "-o", str(target)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    one_error_line(err)
+    assert not target.exists()
+
+
+# --------------------------------------------------------------------------- real processes
+
+
+def _chunkscope() -> str:
+    exe = Path(sys.executable).parent / "chunkscope"
+    found = str(exe) if exe.exists() else shutil.which("chunkscope")
+    if not found:
+        pytest.skip("chunkscope console script not installed")
+    return found
+
+
+def test_console_script_json(log: Path) -> None:
+    proc = subprocess.run(
+        [_chunkscope(), "chunk", str(log), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    doc = json.loads(proc.stdout)
+    assert set(doc) == TOP_KEYS
+    assert all(set(c) == CHUNK_KEYS for c in doc["chunks"])
+
+
+def test_console_script_strict_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"role": "user", "content": "ok"}\nnot json\n', encoding="utf-8")
+    proc = subprocess.run(
+        [_chunkscope(), "chunk", str(bad), "--strict"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert one_error_line(proc.stderr).startswith(f"chunkscope: {bad}:2: ")
+
+
+def test_lenient_text_without_timestamps(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"role": "user", "content": "ok"}\nnot json\n', encoding="utf-8")
+    assert main(["chunk", str(bad)]) == 0
+    out, err = capsys.readouterr()
+    assert "skipped 1 malformed line " in err
+    assert f"{bad}:2:" in err
+    assert "--- Chunk 0 [--:--:-- - --:--:--] (1 turn, 7 chars, " in out
+    assert "  --:--:-- You: ok" in out
+
+
+# --------------------------------------------------------------------------- bundled samples
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_bundled_sample_parses_cleanly(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = SAMPLE_DIR / name
+    if not path.is_file():
+        pytest.skip(f"{name} not generated yet")
+    source = load(path, strict=True)
+    assert source.skipped == []
+    assert source.turns
+    assert source.kind == ("markdown" if name.endswith(".md") else "jsonl")
+    chunks = compact_chunks(chunk_turns(source.turns))
+    assert chunks
+    doc = run_json(capsys, str(path), "--strict")
+    assert len(doc["chunks"]) == len(chunks)
+    assert doc["skipped_lines"] == []
+
+
+def test_lone_surrogate_in_log_does_not_crash_output(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    f = tmp_path / "sur.jsonl"
+    f.write_text('{"role": "user", "content": "bad \\ud800 half"}\n', encoding="utf-8")
+    doc = run_json(capsys, str(f))
+    assert doc["chunks"][0]["text"] == "You: bad \ufffd half"
+    assert [w["line"] for w in doc["warnings"]] == [1]
+    out_path = tmp_path / "out.txt"
+    assert main(["chunk", str(f), "-o", str(out_path)]) == 0
+    _, err = capsys.readouterr()
+    assert "Traceback" not in err
+    assert "You: bad \ufffd half" in out_path.read_text(encoding="utf-8")

