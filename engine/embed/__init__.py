@@ -1,0 +1,95 @@
+"""Embedding backends: offline lexical vectors, or any OpenAI-compatible endpoint.
+
+``make_embedder("lexical")`` needs nothing but numpy; ``make_embedder("openai", ...)``
+talks to ``/v1/embeddings`` (the ``openai`` package is imported only then). With an
+`EmbeddingCache`, remote embedders are wrapped in a `CachedEmbedder`, so a rerun on
+the same texts sends no requests. The lexical embedder is never cached on disk: its
+vectors depend on the whole document (IDF is fitted per call) and it is fast.
+
+Every embedder returns ``(n, dim)`` float32 matrices of unit-length rows (zero rows
+for blank texts) and raises `EmbeddingError` (one readable line) when it fails.
+"""
+
+from __future__ import annotations
+
+from engine.embed.base import (
+    Embedder,
+    EmbeddingError,
+    Matrix,
+    Progress,
+    Warn,
+    is_blank,
+    normalize_rows,
+)
+from engine.embed.cache import EmbeddingCache, default_cache_path
+from engine.embed.cached import CachedEmbedder, CacheStats
+from engine.embed.lexical import LexicalEmbedder
+from engine.embed.openai import DEFAULT_MODEL, OpenAIEmbedder
+
+__all__ = [
+    "BACKENDS",
+    "CacheStats",
+    "CachedEmbedder",
+    "Embedder",
+    "EmbeddingCache",
+    "EmbeddingError",
+    "LexicalEmbedder",
+    "Matrix",
+    "OpenAIEmbedder",
+    "Progress",
+    "Warn",
+    "default_cache_path",
+    "is_blank",
+    "make_embedder",
+    "normalize_rows",
+]
+
+#: The names `make_embedder` accepts.
+BACKENDS = ("lexical", "openai")
+
+
+def make_embedder(
+    name: str = "lexical",
+    *,
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    dim: int | None = None,
+    batch_size: int = 256,
+    cache: EmbeddingCache | None = None,
+    timeout: float = 30.0,
+    max_retries: int = 3,
+    max_input_tokens: int = 8191,
+    warn: Warn | None = None,
+) -> Embedder:
+    """An embedder by backend name.
+
+    * ``"lexical"``: `LexicalEmbedder` of width `dim` (default 512). `model`,
+      `base_url`, `api_key` and `cache` do not apply and are ignored.
+    * ``"openai"``: `OpenAIEmbedder` for `model` (default ``text-embedding-3-small``)
+      at `base_url` (default ``$OPENAI_BASE_URL``, then OpenAI's API); `dim`, when
+      given, is sent as the ``dimensions`` parameter. Wrapped in a `CachedEmbedder`
+      when `cache` is given.
+
+    Raises `EmbeddingError` for an unknown name or an unusable configuration (for
+    OpenAI's own API without a key).
+    """
+    key = name.strip().lower()
+    if key == "lexical":
+        return LexicalEmbedder(dim if dim is not None else 512)
+    if key == "openai":
+        inner = OpenAIEmbedder(
+            model or DEFAULT_MODEL,
+            base_url=base_url,
+            api_key=api_key,
+            batch_size=batch_size,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_input_tokens=max_input_tokens,
+            dimensions=dim,
+            warn=warn,
+        )
+        if cache is None:
+            return inner
+        return CachedEmbedder(inner, cache)
+    raise EmbeddingError("", f"unknown embedder {name!r} (choose one of: {', '.join(BACKENDS)})")

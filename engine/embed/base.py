@@ -1,0 +1,75 @@
+"""The embedder interface shared by every backend, and the error they raise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.errors import ChunkscopeError
+
+#: A matrix of embeddings: one float32 row per text.
+Matrix = npt.NDArray[np.float32]
+
+#: ``progress(done, total)``: called as work completes (texts done out of texts asked for).
+Progress = Callable[[int, int], None]
+
+#: Receives one human-readable warning line.
+Warn = Callable[[str], None]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors.
+
+    ``name`` is the backend ("lexical", "openai"), ``model`` the model within it,
+    ``dim`` the width of the vectors (0 while not yet known: a remote backend learns
+    it from its first reply). ``embed`` returns an ``(len(texts), dim)`` float32
+    matrix whose rows have unit L2 norm; a blank text gets an all-zero row, never NaN.
+
+    Optional flags an implementation may set: ``contextual`` (True when a text's
+    vector depends on the other texts of the same call, as the lexical embedder's
+    IDF does: embed a whole document in one call) and ``cacheable`` (False when
+    vectors must not be cached per text).
+    """
+
+    # Read-only in the protocol so that both plain attributes and properties fit.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> Matrix: ...
+
+
+class EmbeddingError(ChunkscopeError):
+    """Embedding failed: ``endpoint`` says where, ``reason`` what went wrong.
+
+    ``str(e)`` is one line, e.g. ``http://127.0.0.1:8000/v1: HTTP 500 after 3 retries``.
+    """
+
+    def __init__(self, endpoint: str, reason: str) -> None:
+        self.endpoint = endpoint
+        self.reason = reason
+        super().__init__(f"{endpoint}: {reason}" if endpoint else reason)
+
+
+def normalize_rows(matrix: npt.ArrayLike) -> Matrix:
+    """``matrix`` as float32 with each row scaled to unit length; zero rows stay zero."""
+    out = np.array(matrix, dtype=np.float32, copy=True)
+    if out.ndim != 2:
+        raise ValueError(f"expected a 2-D matrix, got shape {out.shape}")
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    np.divide(out, norms, out=out, where=norms > 0)
+    return out
+
+
+def is_blank(text: str) -> bool:
+    """True for a text with nothing to embed (empty or whitespace only)."""
+    return not text or text.isspace()
