@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
     from engine.embed.base import Embedder
     from engine.merge import MergeParams, MergeResult
+    from engine.recap import Candidate, Scorer, Selection
+    from engine.strategies import StrategyResult
+    from engine.summarize import Summarizer, Summary
 
 _T = TypeVar("_T")
 
@@ -46,6 +49,24 @@ class EmbedderSpec:
     model: str | None = None
     base_url: str | None = None
     batch_size: int = 256
+    use_cache: bool = True
+
+    def label(self) -> str:
+        return self.name if not self.model else f"{self.name}:{self.model}"
+
+
+@dataclass(frozen=True)
+class SummarizerSpec:
+    """Which summarizer to use ("extractive" or "llm"); built on first use.
+
+    The API key is never part of the parameters: the LLM summarizer reads
+    ``$OPENAI_API_KEY`` (and ``$OPENAI_BASE_URL`` when `base_url` is None).
+    """
+
+    name: str = "extractive"
+    model: str | None = None
+    base_url: str | None = None
+    workers: int = 4
     use_cache: bool = True
 
     def label(self) -> str:
@@ -68,6 +89,9 @@ class PipelineParams:
     tokenizer: str = DEFAULT_ENCODING
     embedder: EmbedderSpec = field(default_factory=EmbedderSpec)
     merge: MergeParams = field(default_factory=_default_merge)
+    strategy: str = "blank-line"
+    strategy_params: tuple[tuple[str, Any], ...] = ()  # sorted (name, value) pairs
+    summarizer: SummarizerSpec = field(default_factory=SummarizerSpec)
 
     def __post_init__(self) -> None:
         if self.min_chars < 0:
@@ -130,6 +154,13 @@ class Pipeline:
         self._warn = warn
         self.warnings: list[str] = []
         self.last_timings: dict[str, float] = {}
+        # Summaries: built lazily; known summaries by (summarizer identity, chunk text).
+        self._summarizer: Summarizer | None = None
+        self._summarizer_spec: SummarizerSpec | None = None
+        self._summaries: dict[tuple[str, str], Summary] = {}
+        self._summary_lock = threading.Lock()
+        #: Chunk texts handed to a summarizer (not found in memory or on disk before).
+        self.summarized = 0
 
     # ------------------------------------------------------------------ parameters
 
@@ -163,7 +194,7 @@ class Pipeline:
 
     # ------------------------------------------------------------------ stages
 
-    def _source_key(self) -> Hashable:
+    def _source_key(self) -> tuple[Hashable, ...]:
         return (self.params.strict, self.params.collapse)
 
     def source(self) -> Source:
@@ -175,7 +206,7 @@ class Pipeline:
             lambda: load(self.path, strict=p.strict, keep_messages=p.collapse),
         )
 
-    def _turns_key(self) -> Hashable:
+    def _turns_key(self) -> tuple[Hashable, ...]:
         return self._source_key()
 
     def turns(self) -> list[Turn]:
@@ -191,14 +222,50 @@ class Pipeline:
 
         return self._stage("turns", self._turns_key(), compute)
 
-    def raw_chunks(self) -> list[Chunk]:
-        return self._stage("chunk", self._turns_key(), lambda: chunk_turns(self.turns()))
+    def _chunk_key(self) -> tuple[Hashable, ...]:
+        p = self.params
+        if p.strategy == "blank-line" and not p.strategy_params:
+            return self._turns_key()
+        return (*self._turns_key(), p.strategy, p.strategy_params, p.tokenizer)
 
-    def _compact_key(self) -> Hashable:
-        return (*self._turns_key(), self.params.min_chars)
+    def strategy_result(self) -> StrategyResult:
+        """The chunking strategy's chunks with their metadata (see `engine.strategies`).
+
+        For `blank-line` these are the paragraphs before compaction; every other
+        strategy's chunks are final (compaction leaves them as they are).
+        """
+        from engine.strategies import run_strategy
+
+        p = self.params
+        return self._stage(
+            "strategy",
+            self._chunk_key(),
+            lambda: run_strategy(
+                p.strategy,
+                p.strategy_params,
+                self.turns(),
+                self.counter,
+                source=self.source(),
+                for_pipeline=True,
+            ),
+        )
+
+    def raw_chunks(self) -> list[Chunk]:
+        if self.params.strategy == "blank-line":
+            return self._stage("chunk", self._chunk_key(), lambda: chunk_turns(self.turns()))
+        return self._stage("chunk", self._chunk_key(), lambda: self.strategy_result().chunk_list)
+
+    def _compact_key(self) -> tuple[Hashable, ...]:
+        return (*self._turns_key(), self._chunk_key(), self.params.min_chars)
 
     def compact_spans(self) -> list[Span]:
-        """Spans of the compacted chunks over the raw chunks."""
+        """Spans of the compacted chunks over the raw chunks (one each unless `blank-line`)."""
+        if self.params.strategy != "blank-line":
+            return self._stage(
+                "compact",
+                self._compact_key(),
+                lambda: [(i, i + 1) for i in range(len(self.raw_chunks()))],
+            )
         return self._stage(
             "compact",
             self._compact_key(),
@@ -254,7 +321,7 @@ class Pipeline:
                 self._cache = EmbeddingCache(warn=self._note)
             return self._cache
 
-    def _embed_key(self) -> Hashable:
+    def _embed_key(self) -> tuple[Hashable, ...]:
         return (*self._compact_key(), self.params.embedder)
 
     def embeddings(self, progress: Progress | None = None) -> npt.NDArray[np.float32]:
@@ -290,7 +357,7 @@ class Pipeline:
             "similarities", self._embed_key(), lambda: cosine_similarities(self.embeddings())
         )
 
-    def _merge_key(self) -> Hashable:
+    def _merge_key(self) -> tuple[Hashable, ...]:
         return (*self._embed_key(), self.params.merge, self.params.tokenizer)
 
     def merged(self, progress: Progress | None = None) -> MergeResult:
@@ -307,3 +374,213 @@ class Pipeline:
             return merge(chunks, vectors, self.params.merge, token_counts=tokens)
 
         return self._stage("merge", self._merge_key(), compute)
+
+    # ------------------------------------------------------------------ summaries
+
+    @property
+    def summarizer(self) -> Summarizer:
+        """The summarizer for the current spec, built on first use (see `set_summarizer`)."""
+        with self._lock:
+            spec = self.params.summarizer
+            if self._summarizer is None or self._summarizer_spec != spec:
+                from engine.summarize import make_summarizer
+
+                self._summarizer = make_summarizer(
+                    spec.name, model=spec.model, base_url=spec.base_url, workers=spec.workers
+                )
+                self._summarizer_spec = spec
+            return self._summarizer
+
+    def set_summarizer(self, summarizer: Summarizer) -> None:
+        """Use `summarizer` until the summarizer spec changes (tests, custom backends)."""
+        with self._lock:
+            self._summarizer = summarizer
+            self._summarizer_spec = self.params.summarizer
+
+    def _summary_key(self) -> tuple[Hashable, ...]:
+        return (*self._merge_key(), self.params.summarizer, id(self.summarizer))
+
+    def _summarize_texts(self, texts: list[str], progress: Progress | None = None) -> list[Summary]:
+        """Summaries of `texts`, from memory when known; others from the disk cache or
+        the summarizer. One summarization runs at a time, outside the stage lock, so
+        the other stages stay available while a remote model works."""
+        from engine.summarize import cache_namespace, summarize_chunks
+
+        summarizer = self.summarizer
+        spec = self.params.summarizer
+        ident = cache_namespace(summarizer)
+        with self._summary_lock:
+            distinct = list(dict.fromkeys(texts))
+            missing = [t for t in distinct if (ident, t) not in self._summaries]
+            if missing:
+                known = len(distinct) - len(missing)
+                report: Progress | None = None
+                if progress is not None:
+                    outer = progress
+
+                    def report(done: int, total: int) -> None:
+                        outer(known + done, len(distinct))
+
+                cache = None
+                if spec.use_cache and getattr(summarizer, "cacheable", True):
+                    cache = self.cache
+                results = summarize_chunks(
+                    missing, summarizer, cache=cache, workers=spec.workers, progress=report
+                )
+                self.summarized += len(missing)
+                for t, summary in zip(missing, results, strict=True):
+                    self._summaries[(ident, t)] = summary
+            elif progress is not None and distinct:
+                progress(len(distinct), len(distinct))
+            return [self._summaries[(ident, t)] for t in texts]
+
+    def summaries(self, progress: Progress | None = None) -> list[Summary]:
+        """One summary per merged chunk, in order.
+
+        Memoised by the merged chunks and the summarizer spec; on a miss only
+        texts never summarized before (in this pipeline, or on disk for the LLM)
+        cost a call, so a slider move that leaves a merged chunk's text as it was
+        costs nothing for that chunk.
+        """
+        key = self._summary_key()
+        with self._lock:
+            memo = self._memo.setdefault("summarize", _Memo())
+            value = memo.get(key)
+            if value is not _MISSING:
+                return value  # type: ignore[no-any-return]
+            texts = [c.text for c in self.merged().chunks]
+        import time
+
+        t0 = time.perf_counter()
+        result = self._summarize_texts(texts, progress)
+        with self._lock:
+            self.last_timings["summarize"] = time.perf_counter() - t0
+            self.runs["summarize"] += 1
+            memo.put(key, result)
+        return result
+
+    def summary_for(self, index: int) -> Summary:
+        """The summary of merged chunk `index` alone (what the workbench shows for a
+        selected chunk); summarizes that chunk only, if it is not known yet."""
+        chunks = self.merged().chunks
+        if not 0 <= index < len(chunks):
+            raise IndexError(f"merged chunk {index} out of range 0..{len(chunks) - 1}")
+        return self._summarize_texts([chunks[index].text])[0]
+
+    def known_summary(self, index: int) -> Summary | None:
+        """The summary of merged chunk `index` if it is already known, else None (never
+        summarizes: safe to call from a UI thread)."""
+        from engine.summarize import cache_namespace
+
+        chunks = self.merged().chunks
+        if not 0 <= index < len(chunks):
+            return None
+        with self._summary_lock:
+            return self._summaries.get((cache_namespace(self.summarizer), chunks[index].text))
+
+    # ------------------------------------------------------------------ recap
+
+    def consequential_counts(self) -> list[int]:
+        """Consequential tool calls (write, edit, remember, ask) in each merged chunk.
+
+        Meaningful when tool calls are collapsed (``collapse=True``).
+        """
+        from engine.collapse import consequential_indices, count_consequential
+
+        def compute() -> list[int]:
+            indices = consequential_indices(self.turns())
+            return [count_consequential(c.turns, indices) for c in self.merged().chunks]
+
+        return self._stage("actions", self._merge_key(), compute)
+
+    def novelty(self, memories: tuple[str, ...] = ()) -> list[float]:
+        """``1 - max cosine`` of each merged chunk to existing memory texts (1.0 without).
+
+        The chunk texts and the memories are embedded together with the pipeline's
+        embedder, so both are in the same space (the lexical embedder fits its
+        IDF on the texts of one call).
+        """
+        from engine.recap import novelty_scores
+
+        memories = tuple(m for m in memories if m.strip())
+
+        def compute() -> list[float]:
+            texts = [c.text for c in self.merged().chunks]
+            if not memories or not texts:
+                return [1.0] * len(texts)
+            vectors = self.embedder.embed([*texts, *memories])
+            n = len(texts)
+            return [float(x) for x in novelty_scores(vectors[:n], vectors[n:])]
+
+        return self._stage("novelty", (*self._merge_key(), memories), compute)
+
+    def scores(
+        self,
+        scorer: Scorer = "recency",
+        *,
+        memories: tuple[str, ...] = (),
+        alpha: float = 0.0,
+    ) -> list[float]:
+        """One score per merged chunk: ``recency`` or ``salience`` (see `engine.recap`)."""
+        from engine.recap import recency_scores, salience_scores
+
+        n = len(self.merged().chunks)
+        if scorer == "recency":
+            return recency_scores(n)
+        if scorer != "salience":
+            raise ValueError(f"unknown scorer {scorer!r} (recency or salience)")
+        return salience_scores(
+            self.merged().vectors,
+            novelty=self.novelty(tuple(memories)),
+            consequential=self.consequential_counts() if alpha else None,
+            alpha=alpha,
+        )
+
+    def candidates(
+        self,
+        scorer: Scorer = "recency",
+        *,
+        memories: tuple[str, ...] = (),
+        alpha: float = 0.0,
+        progress: Progress | None = None,
+    ) -> list[Candidate]:
+        """Every merged chunk as a recap candidate: summary, score, time range."""
+        from engine.recap import Candidate
+
+        chunks = self.merged().chunks
+        summaries = self.summaries(progress=progress)
+        scores = self.scores(scorer, memories=memories, alpha=alpha)
+        return [
+            Candidate(
+                index=i,
+                summary=summaries[i],
+                score=scores[i],
+                time_range=c.time_range,
+                start=c.start,
+                end=c.end,
+            )
+            for i, c in enumerate(chunks)
+        ]
+
+    def recap(
+        self,
+        budget: int = 1000,
+        scorer: Scorer = "recency",
+        pinned: tuple[int, ...] | list[int] = (),
+        excluded: tuple[int, ...] | list[int] = (),
+        headings: bool = False,
+        *,
+        memories: tuple[str, ...] = (),
+        alpha: float = 0.0,
+        progress: Progress | None = None,
+    ) -> Selection:
+        """The recap of the merged chunks within `budget` tokens of the pipeline's counter.
+
+        Summaries and scores are memoised, so changing the budget, the pins or
+        the exclusions re-runs only the (fast) selection. The recap pipeline
+        expects ``collapse=True`` (tool calls collapsed before chunking).
+        """
+        from engine.recap import select
+
+        candidates = self.candidates(scorer, memories=memories, alpha=alpha, progress=progress)
+        return select(candidates, budget, self.counter, pinned, excluded, headings)

@@ -107,6 +107,17 @@ def build_parser() -> argparse.ArgumentParser:
     chunk.add_argument("--format", choices=("text", "json"), default="text")
     _add_embed_args(chunk, flag=True)
     chunk.set_defaults(run=cmd_chunk)
+
+    cache = sub.add_parser("cache", help="show or clear the on-disk embedding/summary cache")
+    cache.add_argument("action", choices=("info", "clear"))
+    cache.add_argument("--format", choices=("text", "json"), default="text")
+    cache.set_defaults(run=cmd_cache)
+    from tui.cli_recap import add_recap_parser
+
+    add_recap_parser(sub)
+    from tui.cli_tui import add_tui_parser
+
+    add_tui_parser(sub)
     return parser
 
 
@@ -357,6 +368,29 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                     f"(similarity {cut.similarity:.4f}, threshold {cut.threshold:.4f})"
                 )
     _emit(args, "\n".join(lines) + "\n")
+    return 0
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from engine.embed.cache import EmbeddingCache
+
+    with EmbeddingCache(warn=_note) as cache:
+        if args.action == "clear":
+            removed = cache.clear()
+            print(f"removed {removed} entries from {cache.path}")
+            return 0
+        info = cache.info()
+    if args.format == "json":
+        print(json.dumps(info, indent=2, default=str))
+        return 0
+    print(f"cache: {info['path']}" + ("" if info["persistent"] else " (in memory)"))
+    print(f"size: {info['size_bytes'] / 1024:.1f} KiB")
+    for row in info["vectors"]:
+        print(f"  {row['count']:>8} vectors  {row['backend']}:{row['model']} ({row['dim']} dims)")
+    print(f"  {info['json_entries']:>8} other entries (summaries)")
     return 0
 
 

@@ -1,0 +1,357 @@
+"""Tool-call collapsing: the recap's pre-processing (log-format.md section 6).
+
+`collapse_messages(messages)` keeps the seed's name and turns the messages of a
+log into turns where every tool call and its result become one short sentence:
+
+- ``system`` messages (and any role other than user, assistant and tool) are dropped;
+- a ``user`` message with non-blank content becomes a ``You`` turn;
+- an ``assistant`` message yields a ``Bot thinking`` turn (truthy ``reasoning``),
+  then a ``Bot`` turn (non-blank content), and remembers each of its tool calls;
+- a ``tool`` message is matched to its call by ``tool_call_id`` and becomes one
+  ``Tool`` turn with the sentence of the table below; an orphan result (no
+  matching call, or a call already answered) is dropped.
+
+=================  ==========================================================
+tool               sentence
+=================  ==========================================================
+``status``         dropped
+``read``           ``Read {path} (N lines).`` (lines of the result)
+``ls``             ``Listed {path or .}: a, b, c, d, e, ...`` (first five non-blank
+                   lines of the result; ``, ...`` only when there are more)
+``recall``         ``Recalled N memories about '{query}'.``
+``recall_detail``  ``Retrieved full text of memory #{chunk_id}.``
+``edit``           ``Edited {path}.``
+``write``          ``Wrote {path} (N lines).`` (lines of the written content)
+``remember``       ``Remembered: '{abstract}'.`` (the whole abstract)
+``ask``            ``Asked user: '{message}'. Response: '{result, cut at 120 chars}'.``
+``run``            ``Ran `{command}`: {result cut at 120 chars}``
+``done``           ``Finished: '{summary}'.``
+any other          ``Called {name}({arguments as compact JSON}).``
+=================  ==========================================================
+
+Details the table leaves open, decided here:
+
+- Every turn keeps its message's own timestamp and 1-based source line (the
+  line of a `engine.parse.Message`, else None); ``turn_index`` numbers the
+  output turns 0, 1, 2, ...
+- A missing argument reads ``?`` (``ls`` without a path lists ``.``); arguments
+  that are not JSON, or JSON that is not an object, count as no arguments, except
+  for an unknown tool, whose sentence shows them as given.
+- Counts are pluralised properly (``1 line``, ``1 memory``).
+- Results quoted by ``ask`` and ``run`` have their whitespace folded to single
+  spaces before the cut, so a collapsed turn is one line; a cut ends with ``...``.
+- A call without an id is matched to the next result without a ``tool_call_id``;
+  a call without a name collapses as an unknown tool named ``?``.
+- Multi-part content (a list of text parts) is read as its joined text.
+
+The consequential tools (write, edit, remember, ask) changed state; the recap's
+action weight counts them. `collapsed_tool` recognises which tool a collapsed
+turn came from by its sentence (exact for this module's output), and
+`consequential_indices` / `count_consequential` count them per chunk.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence, Set
+from datetime import datetime
+from typing import Any
+
+from engine.model import Turn
+from engine.parse import THINKING_ROLE, content_text, parse_timestamp
+
+__all__ = [
+    "CONSEQUENTIAL_TOOLS",
+    "CUT",
+    "TOOL_ROLE",
+    "collapse_call",
+    "collapse_messages",
+    "collapsed_tool",
+    "consequential_indices",
+    "count_consequential",
+    "is_consequential",
+]
+
+TOOL_ROLE = "Tool"
+USER_ROLE = "You"
+BOT_ROLE = "Bot"
+
+#: Tools that change state; the recap's action weight counts them.
+CONSEQUENTIAL_TOOLS: frozenset[str] = frozenset({"write", "edit", "remember", "ask"})
+
+#: Quoted results (``ask``, ``run``) are cut to this many characters.
+CUT = 120
+
+_DROPPED_TOOLS = frozenset({"status"})
+
+# The sentence forms of this module, to tell which tool a collapsed turn came from.
+_SENTENCES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("read", re.compile(r"Read .+ \(\d+ lines?\)\.\Z", re.S)),
+    ("ls", re.compile(r"Listed .+?(: .*| \(empty\)\.)\Z", re.S)),
+    ("recall", re.compile(r"Recalled \d+ memor(y|ies) about '.*'\.\Z", re.S)),
+    ("recall_detail", re.compile(r"Retrieved full text of memory #.*\.\Z", re.S)),
+    ("edit", re.compile(r"Edited .+\.\Z", re.S)),
+    ("write", re.compile(r"Wrote .+ \(\d+ lines?\)\.\Z", re.S)),
+    ("remember", re.compile(r"Remembered: '.*'\.\Z", re.S)),
+    ("ask", re.compile(r"Asked user: '.*'\. Response: '.*'\.\Z", re.S)),
+    ("run", re.compile(r"Ran `.*`: .*\Z", re.S)),
+    ("done", re.compile(r"Finished: '.*'\.\Z", re.S)),
+    ("other", re.compile(r"Called .+\(.*\)\.\Z", re.S)),
+)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+def _fold(text: str) -> str:
+    """Whitespace runs (newlines included) folded to one space, ends stripped."""
+    return " ".join(text.split())
+
+
+def _cut(text: str, limit: int = CUT) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _arg(args: Mapping[str, Any], key: str, default: str = "?") -> str:
+    value = args.get(key)
+    if value is None:
+        return default
+    if isinstance(value, str):
+        return value if value.strip() else default
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _decode_arguments(raw: Any) -> tuple[dict[str, Any], str]:
+    """(arguments as an object, or {} when they are not one; arguments as shown)."""
+    if isinstance(raw, Mapping):
+        obj = dict(raw)
+        return obj, json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+    if raw is None:
+        return {}, "{}"
+    if not isinstance(raw, str):
+        shown = json.dumps(raw, ensure_ascii=False, separators=(",", ":"), default=str)
+        return {}, shown
+    if not raw.strip():
+        return {}, "{}"
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        return {}, raw
+    shown = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return (value if isinstance(value, dict) else {}), shown
+
+
+def _line_count(text: str) -> int:
+    return len(text.splitlines())
+
+
+_RECALLED_N = re.compile(r"\b(\d+)\s+memor(?:y|ies)\b", re.I)
+_MEMORY_LINE = re.compile(r"^\s*#\d+\b")
+_SEPARATOR = re.compile(r"^\s*-{3,}\s*$")
+
+
+def _memory_count(result: str) -> int:
+    """How many memories a ``recall`` result holds.
+
+    Understands a header that states the number ("Recalled 3 memories:"), one
+    ``#id`` line per memory, and the reference's ``---``-separated entries.
+    """
+    if not result.strip():
+        return 0
+    lines = result.splitlines()
+    first = next((ln for ln in lines if ln.strip()), "")
+    m = _RECALLED_N.search(first)
+    if m:
+        return int(m.group(1))
+    if first.strip().lower().startswith("no memor"):
+        return 0
+    numbered = sum(1 for ln in lines if _MEMORY_LINE.match(ln))
+    if numbered:
+        return numbered
+    return sum(1 for ln in lines if _SEPARATOR.match(ln)) + 1
+
+
+def collapse_call(name: str, arguments: Any, result: str) -> str | None:
+    """The sentence for one tool call and its result (None: the call is dropped).
+
+    `arguments` is the call's ``arguments`` field as found in the log (normally
+    a JSON-encoded string); `result` the tool message's content as text.
+    """
+    if name in _DROPPED_TOOLS:
+        return None
+    args, shown = _decode_arguments(arguments)
+    if name == "read":
+        return f"Read {_arg(args, 'path')} ({_plural(_line_count(result), 'line')})."
+    if name == "ls":
+        entries = [ln.strip() for ln in result.splitlines() if ln.strip()]
+        path = _arg(args, "path", ".")
+        if not entries:
+            return f"Listed {path} (empty)."
+        preview = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
+        return f"Listed {path}: {preview}"
+    if name == "recall":
+        n = _memory_count(result)
+        return f"Recalled {_plural(n, 'memory', 'memories')} about '{_arg(args, 'query')}'."
+    if name == "recall_detail":
+        return f"Retrieved full text of memory #{_arg(args, 'chunk_id')}."
+    if name == "edit":
+        return f"Edited {_arg(args, 'path')}."
+    if name == "write":
+        content = args.get("content")
+        n = _line_count(content) if isinstance(content, str) else 0
+        return f"Wrote {_arg(args, 'path')} ({_plural(n, 'line')})."
+    if name == "remember":
+        abstract = _arg(args, "abstract", _arg(args, "text"))
+        return f"Remembered: '{abstract}'."
+    if name == "ask":
+        return f"Asked user: '{_arg(args, 'message')}'. Response: '{_cut(_fold(result))}'."
+    if name == "run":
+        return f"Ran `{_arg(args, 'command')}`: {_cut(_fold(result))}"
+    if name == "done":
+        summary = args.get("summary")
+        text = summary if isinstance(summary, str) and summary.strip() else result
+        return f"Finished: '{text.strip() or '?'}'."
+    return f"Called {name or '?'}({shown})."
+
+
+# --------------------------------------------------------------------------- collapsing
+
+
+def _timestamp(msg: Mapping[str, Any]) -> datetime | None:
+    try:
+        return parse_timestamp(msg.get("timestamp"))
+    except ValueError:
+        return None
+
+
+def _source_line(msg: Mapping[str, Any]) -> int | None:
+    line = getattr(msg, "line", None)
+    return line if isinstance(line, int) and not isinstance(line, bool) else None
+
+
+def _calls(msg: Mapping[str, Any]) -> list[tuple[str | None, str, Any]]:
+    """(id or None, name, raw arguments) of each well-enough-formed tool call."""
+    raw = msg.get("tool_calls")
+    if not isinstance(raw, list):
+        return []
+    out: list[tuple[str | None, str, Any]] = []
+    for tc in raw:
+        if not isinstance(tc, Mapping):
+            continue
+        call_id = tc.get("id")
+        func = tc.get("function")
+        func = func if isinstance(func, Mapping) else {}
+        name = func.get("name", tc.get("name"))
+        arguments = func.get("arguments", tc.get("arguments"))
+        out.append(
+            (
+                str(call_id) if call_id not in (None, "") else None,
+                name if isinstance(name, str) else "",
+                arguments,
+            )
+        )
+    return out
+
+
+def collapse_messages(messages: Iterable[Mapping[str, Any]]) -> list[Turn]:
+    """The turns of a log with every tool call and its result as one sentence.
+
+    See the module docstring for the rules. Never raises on a malformed message:
+    what cannot be read is dropped or read as empty.
+    """
+    turns: list[Turn] = []
+    pending: dict[str, tuple[str, Any]] = {}
+    anonymous: deque[tuple[str, Any]] = deque()
+
+    def add(ts: datetime | None, role: str, text: str, line: int | None) -> None:
+        turns.append(Turn(ts, role, text, line, len(turns)))
+
+    for msg in messages:
+        if not isinstance(msg, Mapping):
+            continue
+        role = msg.get("role")
+        if role == "user":
+            text = content_text(msg.get("content"))
+            if text.strip():
+                add(_timestamp(msg), USER_ROLE, text, _source_line(msg))
+        elif role == "assistant":
+            ts, line = _timestamp(msg), _source_line(msg)
+            reasoning = msg.get("reasoning") or msg.get("reasoning_content")
+            if reasoning:
+                thinking = content_text(reasoning)
+                if thinking.strip():
+                    add(ts, THINKING_ROLE, thinking, line)
+            text = content_text(msg.get("content"))
+            if text.strip():
+                add(ts, BOT_ROLE, text, line)
+            for call_id, name, arguments in _calls(msg):
+                if call_id is None:
+                    anonymous.append((name, arguments))
+                else:
+                    pending[call_id] = (name, arguments)
+        elif role == "tool":
+            ref = msg.get("tool_call_id")
+            if ref in (None, ""):
+                call = anonymous.popleft() if anonymous else None
+            else:
+                call = pending.pop(str(ref), None)
+            if call is None:
+                continue  # an orphan result
+            sentence = collapse_call(call[0], call[1], content_text(msg.get("content")))
+            if sentence is not None:
+                add(_timestamp(msg), TOOL_ROLE, sentence, _source_line(msg))
+        # system messages and unknown roles are dropped
+    return turns
+
+
+# --------------------------------------------------------------------------- actions
+
+
+def collapsed_tool(turn: Turn) -> str | None:
+    """Which tool a collapsed ``Tool`` turn came from ("other" for an unknown one).
+
+    None for any other turn. Exact for the whole turns `collapse_messages`
+    returns; a paragraph that `chunk_turns` cut out of the middle of one is not
+    recognised.
+    """
+    if turn.role != TOOL_ROLE:
+        return None
+    for name, pattern in _SENTENCES:
+        if pattern.match(turn.text):
+            return name
+    return None
+
+
+def is_consequential(turn: Turn) -> bool:
+    """True for a collapsed call of a tool that changed state (write, edit, remember, ask)."""
+    return collapsed_tool(turn) in CONSEQUENTIAL_TOOLS
+
+
+def consequential_indices(turns: Iterable[Turn]) -> frozenset[int]:
+    """The ``turn_index`` of every consequential collapsed turn among `turns`.
+
+    Compute it on the collapsed turns before they are split into chunks, then
+    count per chunk with `count_consequential`: a chunk knows the turn indices of
+    its paragraphs even when a turn was split.
+    """
+    return frozenset(
+        t.turn_index for t in turns if t.turn_index is not None and is_consequential(t)
+    )
+
+
+def count_consequential(turns: Sequence[Turn], indices: Set[int] | None = None) -> int:
+    """Consequential tool calls among `turns` (e.g. one chunk's turns).
+
+    With `indices` (from `consequential_indices`), the distinct turn indices of
+    `turns` found there are counted, so a split turn counts once. Without it,
+    each turn is recognised by its sentence (`is_consequential`).
+    """
+    if indices is None:
+        return sum(1 for t in turns if is_consequential(t))
+    return len({t.turn_index for t in turns if t.turn_index is not None} & set(indices))

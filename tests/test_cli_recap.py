@@ -1,0 +1,262 @@
+"""`chunkscope recap`: output contract, files, errors and exit codes, tool-call collapsing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.tokens import get_counter
+from tests.fakeserver import FakeOpenAIServer, Fault
+from tests.test_recap import FILE_SECRET, make_log
+from tui.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_logs"
+KEY = "sk-test-SECRET-0123456789abcdef"
+
+
+@pytest.fixture(autouse=True)
+def _env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    return make_log(tmp_path / "session.jsonl", topics=8)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+CAP = ("--max-chars", "700")
+
+
+def test_json_contract(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "recap", str(log), "--format", "json", "--budget", "120", *CAP)
+    assert code == 0
+    doc = json.loads(out)
+    assert set(doc) == {"budget", "used_tokens", "newest_over_budget", "candidates", "recap"}
+    assert doc["budget"] == 120
+    assert doc["used_tokens"] == get_counter().count(doc["recap"]) <= 120
+    assert doc["newest_over_budget"] is False
+    cands = doc["candidates"]
+    assert len(cands) >= 3
+    for i, c in enumerate(cands):
+        assert set(c) == {
+            "index",
+            "time_range",
+            "abstract",
+            "summary",
+            "score",
+            "tokens",
+            "selected",
+            "reason",
+        }
+        assert c["index"] == i
+        assert c["reason"] in {"kept", "over budget"}
+        assert c["selected"] == (c["reason"] == "kept")
+        assert c["score"] == pytest.approx((i + 1) / len(cands), abs=1e-6)
+    kept = [c for c in cands if c["selected"]]
+    assert kept and cands[-1]["selected"]  # recency keeps the newest
+    assert doc["recap"] == "\n\n".join(c["summary"] for c in kept) + "\n"
+    assert "recap:" in err and "tokens" in err
+    assert FILE_SECRET not in out  # tool results and arguments were collapsed
+
+
+def test_markdown_to_stdout_and_headings(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "recap", str(log), *CAP)
+    assert code == 0
+    assert out.endswith("\n") and "\n\n" in out
+    assert not out.startswith("##")
+    assert "chunkscope:" not in out  # messages go to stderr only
+    code, out2, _ = run(capsys, "recap", str(log), "--headings", *CAP)
+    assert code == 0
+    assert out2.startswith("## 09:")
+    assert out2.count("## ") == out.count("\n\n") + 1
+
+
+def test_output_file_is_written_atomically(
+    log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "workspace" / "_recap.md"
+    code, out, err = run(capsys, "recap", str(log), "-o", str(target), *CAP)
+    assert code == 0
+    assert out == ""
+    assert f"wrote {target}" in err
+    text = target.read_text()
+    assert text.strip()
+    code, _, _ = run(capsys, "recap", str(log), "-o", str(target), "--format", "json", *CAP)
+    assert code == 0
+    assert json.loads(target.read_text())["recap"] == text
+    assert sorted(p.name for p in target.parent.iterdir()) == ["_recap.md"]
+
+
+def test_pin_exclude_and_salience(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "recap", str(log), "--format", "json", "--budget", "60",
+        "--pin", "0", "--exclude", "1,2", *CAP,
+    )  # fmt: skip
+    assert code == 0
+    doc = json.loads(out)
+    reasons = [c["reason"] for c in doc["candidates"]]
+    assert reasons[0] == "pinned" and reasons[1:3] == ["excluded", "excluded"]
+    memories = log.with_name("memories.txt")
+    memories.write_text("The embedding cache forgets every vector when the workbench exits.\n")
+    code, out, _ = run(
+        capsys, "recap", str(log), "--format", "json", "--scorer", "salience",
+        "--memories", str(memories), "--alpha", "0.5", *CAP,
+    )  # fmt: skip
+    assert code == 0
+    scores = [c["score"] for c in json.loads(out)["candidates"]]
+    assert scores != sorted(scores) or len(set(scores)) > 1
+
+
+def test_newest_over_budget_is_reported(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "recap", str(log), "--format", "json", "--budget", "3", *CAP)
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["newest_over_budget"] is True
+    assert [c["index"] for c in doc["candidates"] if c["selected"]] == [len(doc["candidates"]) - 1]
+    assert "over the budget" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["recap", "{missing}"], "no such file"),
+        (["recap", "{log}", "--summarizer", "llm"], "needs a chat model"),
+        (
+            ["recap", "{log}", "--summarizer", "llm", "--embedder", "openai", "--model", "e"],
+            "--summary-model",
+        ),
+        (["recap", "{log}", "--pin", "99"], "no merged chunk 99"),
+        (["recap", "{log}", "--budget", "-5"], "--budget"),
+        (["recap", "{log}", "--workers", "0"], "--workers"),
+        (["recap", "{log}", "--memories", "{missing}"], "cannot read"),
+        (["recap", "{log}", "-o", "{log}/under/a/file.md"], "cannot write"),
+    ],
+)
+def test_errors_are_one_line_and_exit_2(
+    argv: list[str], message: str, log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [a.format(log=log, missing=tmp_path / "missing.jsonl") for a in argv]
+    try:
+        code = main(args)
+    except SystemExit as e:  # argparse's own errors
+        code = e.code  # type: ignore[assignment]
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert out == ""
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- LLM
+
+
+@pytest.fixture
+def chat() -> Iterator[FakeOpenAIServer]:
+    def reply(body: dict[str, Any]) -> str:
+        user = body["messages"][-1]["content"]
+        return f"ABSTRACT: I worked.\nSUMMARY: I handled {len(user)} characters. It went well."
+
+    with FakeOpenAIServer(chat_reply=reply) as s:
+        yield s
+
+
+def test_llm_summarizer_and_its_cache(
+    log: Path, chat: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["recap", str(log), "--summarizer", "llm", "--model", "fake-chat",
+            "--base-url", chat.base_url, "--workers", "3", "--format", "json", *CAP]  # fmt: skip
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    doc = json.loads(out)
+    n = len(doc["candidates"])
+    assert len(chat.requests_to("/chat/completions")) == n
+    assert all(c["summary"].startswith("I handled") for c in doc["candidates"])
+    assert all(r.body["model"] == "fake-chat" for r in chat.requests)
+    chat.reset()
+    code, out2, _ = run(capsys, *argv)
+    assert code == 0 and out2 == out
+    assert chat.requests == []  # a second run sends nothing
+
+
+def test_llm_failure_names_the_endpoint_not_the_key(
+    log: Path, chat: FakeOpenAIServer, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    chat.always(Fault.http(401, body=json.dumps({"error": {"message": f"bad key {KEY}"}})))
+    code, out, err = run(
+        capsys, "recap", str(log), "--summarizer", "llm", "--summary-model", "m",
+        "--summary-base-url", chat.base_url, *CAP,
+    )  # fmt: skip
+    assert code == 2
+    assert out == ""
+    assert chat.base_url in err and "HTTP 401" in err
+    assert KEY not in err
+
+
+# --------------------------------------------------------------------------- sample logs
+
+
+def _raw_read_results(path: Path) -> list[str]:
+    """Distinctive lines of the `read` results of a log that no prose message repeats."""
+    calls: dict[str, str] = {}
+    results: list[str] = []
+    prose: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        msg = json.loads(line)
+        if msg["role"] in ("user", "assistant"):
+            prose.append(str(msg.get("content") or "") + str(msg.get("reasoning") or ""))
+        for tc in msg.get("tool_calls") or []:
+            calls[tc["id"]] = tc["function"]["name"]
+        if msg["role"] == "tool" and calls.get(msg.get("tool_call_id", "")) == "read":
+            results.append(str(msg.get("content") or ""))
+    all_prose = "\n".join(prose)
+    return [
+        ln.strip()
+        for r in results
+        for ln in r.splitlines()
+        if len(ln.strip()) >= 30 and ln.strip() not in all_prose
+    ]
+
+
+@pytest.mark.parametrize("name", ["cache_refactor.jsonl", "docs_cleanup.jsonl"])
+def test_recap_of_a_sample_log_has_no_raw_file_contents(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = SAMPLES / name
+    if not path.exists():
+        pytest.skip(f"{path} is not generated yet")
+    raw = _raw_read_results(path)
+    assert raw, "the sample log should read some files"
+    code, out, _ = run(capsys, "recap", str(path), "--format", "json", "--budget", "100000")
+    assert code == 0
+    doc = json.loads(out)
+    shown = doc["recap"] + "".join(c["abstract"] + c["summary"] for c in doc["candidates"])
+    leaked = [ln for ln in raw if ln in shown]
+    assert leaked == []
+
+
+def test_recap_of_the_generated_log_mentions_the_collapsed_calls(
+    log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "recap", str(log), "--format", "json", "--budget", "100000")
+    assert code == 0
+    doc = json.loads(out)
+    assert FILE_SECRET not in out
+    assert all(c["selected"] for c in doc["candidates"])

@@ -1,0 +1,459 @@
+"""Summaries: the extractive summarizer, the LLM summarizer against a local server, caching."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.embed.cache import EmbeddingCache
+from engine.model import Chunk, Turn
+from engine.summarize import (
+    MAX_SENTENCE_CHARS,
+    SYSTEM_PROMPT,
+    ExtractiveSummarizer,
+    LLMSummarizer,
+    Summarizer,
+    Summary,
+    SummaryError,
+    cache_namespace,
+    make_summarizer,
+    parse_reply,
+    split_sentences,
+    summarize_chunks,
+)
+from tests.fakeserver import FakeOpenAIServer, Fault, closed_port_url
+
+KEY = "sk-test-SECRET-0123456789abcdef"
+
+
+@pytest.fixture(autouse=True)
+def _no_real_openai_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+def norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+# --------------------------------------------------------------------------- sentences
+
+
+def test_split_sentences_strips_roles_and_skips_code_and_tables() -> None:
+    text = "\n".join(
+        [
+            "You: Please fix the cache. It forgets everything.",
+            "Bot thinking: The cache is a dict. conftest.py needs a temp dir,",
+            "so every test gets its own. See e.g. the fixture.",
+            "```python",
+            "Bot: this is code, not a turn. Nor a sentence.",
+            "```",
+            "| a | b |",
+            "- First item of a list",
+            "- Second item",
+            "## A heading",
+            "Tool: Read engine/cache.py (12 lines).",
+        ]
+    )
+    got = [(s.role, s.text, s.prose) for s in split_sentences(text)]
+    assert got == [
+        ("You", "Please fix the cache.", True),
+        ("You", "It forgets everything.", True),
+        ("Bot thinking", "The cache is a dict.", True),
+        ("Bot thinking", "conftest.py needs a temp dir, so every test gets its own.", True),
+        ("Bot thinking", "See e.g. the fixture.", True),
+        ("Bot thinking", "First item of a list", True),
+        ("Bot thinking", "Second item", True),
+        ("Bot thinking", "A heading", False),
+        ("Tool", "Read engine/cache.py (12 lines).", False),
+    ]
+
+
+# --------------------------------------------------------------------------- extractive
+
+TOOL_HEAVY = "\n".join(
+    [
+        "Tool: Read engine/embed_cache.py (179 lines).",
+        "Tool: Read engine/embed.py (33 lines).",
+        "Tool: Read tests/test_embed_cache.py (62 lines).",
+        "Tool: Edited engine/embed_cache.py.",
+        "Tool: Edited engine/embed_cache.py.",
+        "Bot: The embedding cache now persists in SQLite, so reopening the workbench "
+        "no longer re-embeds the whole log.",
+        "Tool: Ran `python -m pytest -q`: 9 passed in 0.34s",
+        "Bot thinking: Warm reads of the cache are slower than the dict because every "
+        "hit also updates the cache row.",
+        "You: Keep going.",
+    ]
+)
+
+
+def test_abstract_is_prose_not_tool_boilerplate() -> None:
+    s = ExtractiveSummarizer().summarize(TOOL_HEAVY)
+    assert s.abstract in {
+        "The embedding cache now persists in SQLite, so reopening the workbench no longer "
+        "re-embeds the whole log.",
+        "Warm reads of the cache are slower than the dict because every hit also updates "
+        "the cache row.",
+    }
+    assert "Read " not in s.summary and "Edited " not in s.summary
+    assert s.source == "extractive" and not s.flagged
+    for prefix in ("Bot:", "You:", "Tool:", "Bot thinking:"):
+        assert prefix not in s.abstract and prefix not in s.summary
+
+
+def test_tool_only_chunk_still_gets_a_summary() -> None:
+    text = "Tool: Read a.py (3 lines).\nTool: Edited a.py.\nTool: Edited a.py."
+    s = ExtractiveSummarizer().summarize(text)
+    assert s.abstract in {"Read a.py (3 lines).", "Edited a.py."}
+    assert s.summary == "Read a.py (3 lines). Edited a.py."  # repeats collapse to one
+
+
+def test_zero_and_one_sentence_chunks() -> None:
+    ex = ExtractiveSummarizer()
+    assert ex.summarize("") == Summary("", "")
+    one = ex.summarize("Bot: Only one sentence here.")
+    assert one == Summary("Only one sentence here.", "Only one sentence here.")
+    code = ex.summarize("Bot: ```\nprint('x')\n```")
+    assert code.abstract == code.summary == "```"  # the first line, without its role
+
+
+def test_long_sentences_are_cut_at_a_word_boundary() -> None:
+    long = "Word " * 200 + "end."
+    s = ExtractiveSummarizer().summarize(f"Bot: {long}")
+    assert s.abstract.endswith("...")
+    assert len(s.abstract) <= MAX_SENTENCE_CHARS
+    assert norm(long).startswith(s.abstract[:-3])
+
+
+def test_extractive_is_deterministic() -> None:
+    a = ExtractiveSummarizer().summarize(TOOL_HEAVY)
+    b = ExtractiveSummarizer().summarize(TOOL_HEAVY)
+    assert a == b
+
+
+_VOCABULARY = """cache sqlite vector merge budget token chunk recap summary model test user
+file write read fast slow error retry batch layer disk memory index query"""
+_WORDS = st.sampled_from(_VOCABULARY.split())
+_SENTENCE = st.lists(_WORDS, min_size=3, max_size=14).map(
+    lambda ws: " ".join([ws[0].capitalize(), *ws[1:]]) + "."
+)
+_ROLE = st.sampled_from(["Bot", "You", "Bot thinking"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(_SENTENCE, min_size=1, max_size=14, unique=True),
+    st.lists(st.tuples(_ROLE, st.integers(1, 3)), min_size=1, max_size=14),
+    st.booleans(),
+)
+def test_extractive_properties(
+    sentences: list[str], layout: list[tuple[str, int]], tools: bool
+) -> None:
+    # Lay the sentences out as turns of one to three sentences each.
+    lines: list[tuple[str, list[str]]] = []
+    rest = list(sentences)
+    for role, k in layout:
+        if not rest:
+            break
+        lines.append((role, rest[:k]))
+        rest = rest[k:]
+    if rest:
+        lines.append(("Bot", rest))
+    tool_lines = ["Read cache file sqlite (3 lines).", "Edited cache file."]
+    if tools:
+        lines.insert(1, ("Tool", tool_lines[:1]))
+        lines.append(("Tool", tool_lines[1:]))
+    text = "\n".join(f"{role}: " + " ".join(parts) for role, parts in lines)
+    in_order = [s for _, parts in lines for s in parts]
+
+    s = ExtractiveSummarizer().summarize(text)
+    # The abstract is one sentence of the chunk, never a tool line.
+    assert s.abstract in sentences
+    # The summary is 2 to 4 of the chunk's sentences, in their original order,
+    # tool sentences only when there are too few prose ones.
+    remaining, picked = s.summary, []
+    for sentence in in_order:
+        if remaining == sentence or remaining.startswith(sentence + " "):
+            picked.append(sentence)
+            remaining = remaining[len(sentence) :].lstrip(" ")
+    assert remaining == "", (s.summary, in_order)
+    assert s.abstract in picked
+    if len(in_order) >= 2:
+        assert 2 <= len(picked) <= 4
+        prose_picked = [p for p in picked if p in sentences]
+        assert len(prose_picked) == min(len(picked), len(sentences))
+    else:
+        assert s.summary == s.abstract
+
+
+# --------------------------------------------------------------------------- reply parsing
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "ABSTRACT: I fixed the cache.\nSUMMARY: I moved it to SQLite. It is fast.",
+        "abstract: I fixed the cache.\nsummary: I moved it to SQLite. It is fast.",
+        "  ABSTRACT:   I fixed the cache.  \n\n  SUMMARY:I moved it to SQLite. It is fast.\n",
+        "**ABSTRACT:** I fixed the cache.\n**SUMMARY:** I moved it to SQLite. It is fast.",
+        "**Abstract**: I fixed the cache.\n**Summary**: I moved it to SQLite. It is fast.",
+        "<think>ABSTRACT: no</think>\nABSTRACT: I fixed the cache.\n"
+        "SUMMARY: I moved it to SQLite.\nIt is fast.",
+        "Sure! Here it is:\nABSTRACT: I fixed the cache.\n"
+        "SUMMARY: I moved it to SQLite. It is fast.",
+    ],
+)
+def test_parse_reply_variants(reply: str) -> None:
+    assert parse_reply(reply) == ("I fixed the cache.", "I moved it to SQLite. It is fast.")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["", None, "I fixed the cache.", "ABSTRACT: only an abstract", "SUMMARY: only", "ABSTRACT:\n"],
+)
+def test_parse_reply_failures(reply: str | None) -> None:
+    assert parse_reply(reply) is None
+
+
+# --------------------------------------------------------------------------- LLM
+
+
+class Replies:
+    """Scripted chat replies, then a default derived from the chunk text."""
+
+    def __init__(self, *scripted: str) -> None:
+        self.scripted = deque(scripted)
+        self.lock = threading.Lock()
+
+    def __call__(self, body: dict[str, Any]) -> str:
+        with self.lock:
+            if self.scripted:
+                return self.scripted.popleft()
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        return f"ABSTRACT: I handled {user[:40]}.\nSUMMARY: I summarized {user[:40]}. Done."
+
+
+@pytest.fixture
+def replies() -> Replies:
+    return Replies()
+
+
+@pytest.fixture
+def server(replies: Replies) -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer(chat_reply=replies) as s:
+        yield s
+
+
+def llm(server: FakeOpenAIServer, **kw: Any) -> LLMSummarizer:
+    kw.setdefault("backoff", 0.01)
+    kw.setdefault("timeout", 5.0)
+    return LLMSummarizer("fake-chat", server.base_url, KEY, **kw)
+
+
+def test_llm_well_formed_reply(server: FakeOpenAIServer, replies: Replies) -> None:
+    replies.scripted.append("ABSTRACT: I fixed it.\nSUMMARY: I fixed the cache. Tests pass.")
+    s = llm(server).summarize("Bot: fixing the cache")
+    assert s == Summary("I fixed it.", "I fixed the cache. Tests pass.", False, "llm")
+    (req,) = server.requests_to("/chat/completions")
+    body = req.body
+    assert body["model"] == "fake-chat"
+    assert body["temperature"] == 0
+    assert body["messages"][0] == {"role": "system", "content": SYSTEM_PROMPT}
+    assert body["messages"][1] == {"role": "user", "content": "Bot: fixing the cache"}
+    assert "first person" in SYSTEM_PROMPT and "ABSTRACT:" in SYSTEM_PROMPT
+    assert "SUMMARY:" in SYSTEM_PROMPT
+    assert req.headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_llm_unparseable_reply_is_retried_then_falls_back_flagged(
+    server: FakeOpenAIServer, replies: Replies
+) -> None:
+    replies.scripted.extend(["Here is a summary of the chunk.", "still no prefixes"])
+    s = llm(server).summarize(TOOL_HEAVY)
+    assert len(server.requests_to("/chat/completions")) == 2
+    assert s.flagged
+    assert s.source == "extractive"
+    expected = ExtractiveSummarizer().summarize(TOOL_HEAVY)
+    assert (s.abstract, s.summary) == (expected.abstract, expected.summary)
+    assert "prefixes" not in s.summary and "Here is" not in s.summary
+
+
+def test_llm_second_reply_parses(server: FakeOpenAIServer, replies: Replies) -> None:
+    replies.scripted.extend(["garbage", "ABSTRACT: A.\nSUMMARY: B. C."])
+    s = llm(server).summarize("Bot: x")
+    assert s == Summary("A.", "B. C.", False, "llm")
+    assert len(server.requests_to("/chat/completions")) == 2
+
+
+def test_llm_retries_http_500(server: FakeOpenAIServer) -> None:
+    server.script(Fault.http(500), Fault.http(503))
+    s = llm(server).summarize("Bot: x")
+    assert s.source == "llm" and not s.flagged
+    assert len(server.requests_to("/chat/completions")) == 3
+
+
+def test_llm_retries_429(server: FakeOpenAIServer) -> None:
+    server.script(Fault.rate_limited(retry_after="0"))
+    assert llm(server).summarize("Bot: x").source == "llm"
+    assert len(server.requests) == 2
+
+
+def test_llm_retries_a_timeout(server: FakeOpenAIServer) -> None:
+    server.script(Fault.slow(2.0))
+    s = llm(server, timeout=0.3).summarize("Bot: x")
+    assert s.source == "llm"
+    assert len(server.requests) == 2
+
+
+def test_llm_gives_up_with_a_clear_error(server: FakeOpenAIServer) -> None:
+    server.always(Fault.http(500))
+    with pytest.raises(SummaryError) as info:
+        llm(server, max_retries=2).summarize("Bot: x")
+    message = str(info.value)
+    assert message.startswith(server.base_url)
+    assert "HTTP 500 after 2 retries" in message
+    assert KEY not in message
+    assert len(server.requests) == 3
+
+
+def test_llm_client_errors_are_not_retried_and_hide_the_key(server: FakeOpenAIServer) -> None:
+    body = json.dumps({"error": {"message": f"Incorrect API key provided: {KEY}"}})
+    server.script(Fault.http(401, body=body))
+    with pytest.raises(SummaryError) as info:
+        llm(server).summarize("Bot: x")
+    assert "HTTP 401" in str(info.value)
+    assert KEY not in str(info.value)
+    assert len(server.requests) == 1
+
+
+def test_llm_connection_refused() -> None:
+    s = LLMSummarizer("m", closed_port_url(), KEY, backoff=0.001, max_retries=1)
+    with pytest.raises(SummaryError, match="cannot connect"):
+        s.summarize("Bot: x")
+
+
+def test_llm_needs_a_key_for_openai_only() -> None:
+    with pytest.raises(SummaryError, match="no API key"):
+        LLMSummarizer("gpt-4o-mini")
+    local = LLMSummarizer("m", "http://user:pw@127.0.0.1:1/v1/")
+    assert local.endpoint == "http://127.0.0.1:1/v1"
+    assert "pw" not in repr(local)
+
+
+def test_make_summarizer() -> None:
+    assert isinstance(make_summarizer(), ExtractiveSummarizer)
+    with pytest.raises(ValueError, match="model"):
+        make_summarizer("llm")
+    with pytest.raises(ValueError, match="unknown"):
+        make_summarizer("magic")
+    s = make_summarizer("llm", model="m", base_url="http://127.0.0.1:1/v1", workers=2)
+    assert isinstance(s, Summarizer)
+    assert isinstance(s, LLMSummarizer) and s.workers == 2
+
+
+# --------------------------------------------------------------------------- many chunks
+
+
+def chunk(text: str) -> Chunk:
+    return Chunk([Turn(None, "Bot", text)])
+
+
+def test_summarize_chunks_in_order_in_parallel_and_cached(
+    server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    chunks = [chunk(f"topic number {i}") for i in range(9)] + [chunk("topic number 3")]
+    seen: list[tuple[int, int]] = []
+    with EmbeddingCache(tmp_path / "cache.sqlite3") as cache:
+        first = summarize_chunks(
+            chunks, llm(server), cache=cache, workers=4, progress=lambda d, t: seen.append((d, t))
+        )
+        assert len(server.requests) == 9  # the repeated text is asked once
+        assert [s.abstract for s in first] == [f"I handled Bot: {c.text[5:]}." for c in chunks]
+        assert seen[-1] == (10, 10)
+        assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+    server.reset()
+    with EmbeddingCache(tmp_path / "cache.sqlite3") as cache:  # a second run, new process-like
+        second = summarize_chunks(chunks, llm(server), cache=cache)
+        assert server.requests == []
+        assert second == first
+        # Another model is another cache entry.
+        summarize_chunks(chunks[:1], LLMSummarizer("other", server.base_url, KEY), cache=cache)
+        assert len(server.requests) == 1
+
+
+def test_flagged_summaries_are_not_cached(server: FakeOpenAIServer, replies: Replies) -> None:
+    replies.scripted.extend(["nope", "nope again"])
+    with EmbeddingCache(":memory:") as cache:
+        (s,) = summarize_chunks([chunk("Hello there. More text here.")], llm(server), cache=cache)
+        assert s.flagged
+        (again,) = summarize_chunks(
+            [chunk("Hello there. More text here.")], llm(server), cache=cache
+        )
+        assert not again.flagged and again.source == "llm"
+        assert len(server.requests) == 3
+
+
+def test_summarize_chunks_raises_the_first_error(server: FakeOpenAIServer) -> None:
+    server.always(Fault.http(500))
+    with pytest.raises(SummaryError):
+        summarize_chunks([chunk(f"c{i}") for i in range(6)], llm(server, max_retries=0))
+
+
+def test_extractive_summaries_are_not_cached() -> None:
+    with EmbeddingCache(":memory:") as cache:
+        out = summarize_chunks([chunk("One. Two words here.")], cache=cache)
+        assert out[0].source == "extractive"
+        assert cache.info()["json_entries"] == 0
+        assert cache_namespace(ExtractiveSummarizer()).startswith("summary:extractive:")
+
+
+def test_summarize_chunks_accepts_texts_and_a_custom_summarizer() -> None:
+    class Upper:
+        name = "upper"
+        model = "u"
+        prompt_version = "1"
+
+        def __init__(self) -> None:
+            self.calls: list[str] = []
+
+        def summarize(self, text: str) -> Summary:
+            self.calls.append(text)
+            return Summary(text.upper(), text.upper() + "!", source="upper")
+
+    up = Upper()
+    cache = EmbeddingCache(":memory:")
+    got = summarize_chunks(["a", "b", "a"], up, cache=cache)
+    assert [s.abstract for s in got] == ["A", "B", "A"]
+    assert up.calls == ["a", "b"]
+    summarize_chunks(["a", "b"], up, cache=cache)
+    assert up.calls == ["a", "b"]  # custom summarizers are cacheable by default
+    cache.close()
+
+
+def test_summary_round_trips_through_a_dict() -> None:
+    s = Summary("a", "b", True, "llm")
+    assert Summary.from_dict(s.as_dict()) == s
+    assert Summary.from_dict({"abstract": 1}) is None
+    assert Summary.from_dict("x") is None
+    assert Summary("a", "").text == "a"
+
+
+def test_seed_signature_model_and_log(
+    server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    lines: list[str] = []
+    got = summarize_chunks([chunk("a"), chunk("b")], model="fake-chat", log=lines.append)
+    assert [s.source for s in got] == ["llm", "llm"]
+    assert lines[-1] == "Summarized 2/2 chunks."
+    assert {r.body["model"] for r in server.requests} == {"fake-chat"}

@@ -1,0 +1,302 @@
+"""`chunkscope recap FILE`: the session recap on the command line.
+
+Runs the recap pipeline (collapse tool calls, chunk, compact, embed + merge,
+summarize, score, select within the token budget) and prints the recap, or
+writes it atomically to ``-o PATH``. Progress and messages go to stderr only.
+
+Model options: ``--model`` / ``--base-url`` come from the shared merge options
+and name the *embedding* model when ``--embedder openai``. The summarizer has
+its own ``--summary-model`` / ``--summary-base-url``. For the reference's
+``mindloop-recap --model M`` habit, when ``--summarizer llm`` is used with the
+offline (lexical) embedder, ``--model`` / ``--base-url`` name the summarizer's
+model and endpoint instead (nothing else could use them). When both stages are
+remote, ``--summary-base-url`` defaults to ``--base-url`` and
+``--summary-model`` is required.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from tui.cli import CliError, _add_embed_args, _add_source_args, _note, _pipeline, _report_skipped
+
+
+def _positive_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
+
+
+def _budget(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {n}")
+    return n
+
+
+def _non_negative_float(value: str) -> float:
+    try:
+        x = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
+    if not x >= 0 or x == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {value}")
+    return x
+
+
+def _indices(value: str) -> list[int]:
+    out: list[int] = []
+    for part in value.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            out.append(int(part))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected chunk indices like 3 or 1,4, got {value!r}"
+            ) from None
+    return out
+
+
+def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
+    """Add the ``recap`` subcommand to `sub` (the subparsers of the main parser)."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "recap",
+        help="summarize a session log into a recap within a token budget",
+        description=(
+            "Collapse tool calls, chunk, merge, summarize and pick the highest-scoring "
+            "summaries that fit the token budget; print the recap (or write it with -o)."
+        ),
+    )
+    _add_source_args(p)
+    g = p.add_argument_group("recap")
+    g.add_argument(
+        "--budget",
+        type=_budget,
+        default=1000,
+        metavar="N",
+        help="token budget of the rendered recap (1000)",
+    )
+    g.add_argument(
+        "--scorer",
+        choices=("recency", "salience"),
+        default="recency",
+        help="recency (newest first, default) or salience (novelty x centrality x recency)",
+    )
+    g.add_argument(
+        "--summarizer",
+        choices=("extractive", "llm"),
+        default="extractive",
+        help="extractive (offline, default) or llm (an OpenAI-compatible chat endpoint)",
+    )
+    g.add_argument(
+        "--summary-model",
+        default=None,
+        metavar="M",
+        help="chat model of the llm summarizer (also --model with the lexical embedder)",
+    )
+    g.add_argument(
+        "--summary-base-url",
+        default=None,
+        metavar="URL",
+        help="endpoint of the llm summarizer (default: --base-url, then $OPENAI_BASE_URL)",
+    )
+    g.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=4,
+        metavar="N",
+        help="chunks summarized at once by the llm summarizer (4)",
+    )
+    g.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    g.add_argument(
+        "--headings",
+        action="store_true",
+        help="put a '## HH:MM:SS - HH:MM:SS' heading above each paragraph",
+    )
+    g.add_argument(
+        "--pin",
+        type=_indices,
+        action="append",
+        default=[],
+        metavar="I[,J]",
+        help="merged chunk(s) to keep first (repeatable)",
+    )
+    g.add_argument(
+        "--exclude",
+        type=_indices,
+        action="append",
+        default=[],
+        metavar="I[,J]",
+        help="merged chunk(s) never to include (repeatable)",
+    )
+    g.add_argument(
+        "--memories",
+        default=None,
+        metavar="PATH",
+        help="salience: a text file of existing memories, one per line (novelty)",
+    )
+    g.add_argument(
+        "--alpha",
+        type=_non_negative_float,
+        default=0.0,
+        metavar="A",
+        help="salience: action weight 1 + A x consequential tool calls (0: off)",
+    )
+    _add_embed_args(p, flag=False)
+    p.set_defaults(run=cmd_recap)
+    return p
+
+
+def _summarizer_spec(args: argparse.Namespace) -> tuple[Any, argparse.Namespace]:
+    """The summarizer spec, and the arguments left for the embedder."""
+    from engine.pipeline import SummarizerSpec
+
+    embed_args = argparse.Namespace(**vars(args))
+    model = args.summary_model
+    base_url = args.summary_base_url
+    if args.summarizer == "llm":
+        remote_embedder = (args.embedder or "lexical") != "lexical"
+        if not remote_embedder:
+            model = model or args.model
+            base_url = base_url or args.base_url
+            embed_args.model = None
+            embed_args.base_url = None
+        else:
+            base_url = base_url or args.base_url
+        if not model:
+            hint = "--summary-model" if remote_embedder else "--summary-model (or --model)"
+            raise CliError(f"--summarizer llm needs a chat model: give {hint}")
+    elif model or base_url:
+        _note("--summary-model/--summary-base-url apply to --summarizer llm only; ignored")
+        model = base_url = None
+    spec = SummarizerSpec(
+        name=args.summarizer,
+        model=model,
+        base_url=base_url,
+        workers=args.workers,
+        use_cache=not args.no_cache,
+    )
+    return spec, embed_args
+
+
+def _read_memories(path: str | None) -> tuple[str, ...]:
+    if path is None:
+        return ()
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return tuple(line.strip() for line in fh if line.strip())
+    except OSError as e:
+        raise CliError(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _check_indices(name: str, values: list[int], n: int) -> tuple[int, ...]:
+    for i in values:
+        if not 0 <= i < n:
+            where = f"0..{n - 1}" if n else "none"
+            raise CliError(f"--{name} {i}: no merged chunk {i} (there are {n}: {where})")
+    return tuple(dict.fromkeys(values))
+
+
+class _Progress:
+    """Summarizing progress on stderr: a live counter on a terminal, else nothing."""
+
+    def __init__(self) -> None:
+        self.live = bool(getattr(sys.stderr, "isatty", lambda: False)())
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.live and total:
+            sys.stderr.write(f"\rchunkscope: summarizing {done}/{total} chunks")
+            sys.stderr.flush()
+            self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _write(args: argparse.Namespace, text: str) -> None:
+    if args.output:
+        from engine.recap import save_recap
+
+        try:
+            save_recap(args.output, text)
+        except OSError as e:
+            raise CliError(f"cannot write {args.output}: {e.strerror or e}") from None
+        _note(f"wrote {args.output}")
+        return
+    from tui.cli import _safe
+
+    sys.stdout.write(_safe(text, sys.stdout))
+    sys.stdout.flush()
+
+
+def cmd_recap(args: argparse.Namespace) -> int:
+    spec, embed_args = _summarizer_spec(args)
+    memories = _read_memories(args.memories)
+    if (memories or args.alpha) and args.scorer != "salience":
+        _note("--memories/--alpha apply to --scorer salience only; ignored")
+    pipe = _pipeline(embed_args, collapse=True)
+    try:
+        pipe.configure(summarizer=spec)
+        source = pipe.source()
+        _report_skipped(source)
+        merged = pipe.merged()
+        n = len(merged.chunks)
+        pinned = _check_indices("pin", [i for group in args.pin for i in group], n)
+        excluded = _check_indices("exclude", [i for group in args.exclude for i in group], n)
+        progress = _Progress()
+        try:
+            selection = pipe.recap(
+                budget=args.budget,
+                scorer=args.scorer,
+                pinned=pinned,
+                excluded=excluded,
+                headings=args.headings,
+                memories=memories if args.scorer == "salience" else (),
+                alpha=args.alpha if args.scorer == "salience" else 0.0,
+                progress=progress,
+            )
+        finally:
+            progress.close()
+    except ValueError as e:
+        raise CliError(str(e)) from None
+
+    if args.format == "json":
+        _write(args, json.dumps(selection.as_dict(), ensure_ascii=False, indent=2) + "\n")
+    else:
+        _write(args, selection.text)
+    counter = pipe.counter
+    kept = len(selection.selected)
+    flagged = sum(1 for c in selection.candidates if c.summary.flagged)
+    _note(
+        f"recap: {kept} of {n} summaries, {selection.used_tokens}/{selection.budget} tokens "
+        f"({counter.name}, {counter.accuracy})"
+    )
+    if flagged:
+        _note(
+            f"{flagged} summar{'y' if flagged == 1 else 'ies'} could not be parsed from the "
+            "model's replies; the extractive summary stands in"
+        )
+    if selection.newest_over_budget:
+        _note(
+            f"the newest summary alone is over the budget ({selection.used_tokens} > "
+            f"{selection.budget} tokens); it is included anyway"
+        )
+    if not n:
+        _note("nothing to recap: the file has no turns")
+
+    return 0

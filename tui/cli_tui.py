@@ -1,0 +1,76 @@
+"""The `tui` subcommand: open the workbench (``chunkscope [tui] [FILE]``).
+
+Textual is imported only when the workbench really opens, so `chunkscope chunk`
+and `--help` stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "tui",
+        help="open the workbench (also: `chunkscope FILE`, or bare `chunkscope` for a file picker)",
+        description=(
+            "Open the chunkscope workbench on FILE (a JSONL agent log or a markdown file). "
+            "Without FILE a file picker opens at the current directory, with the bundled "
+            "sample logs beside it."
+        ),
+    )
+    p.add_argument("file", nargs="?", default=None, help="a JSONL agent log or a markdown file")
+    p.add_argument("--theme", default=None, metavar="NAME", help="theme to start with")
+    p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
+    p.add_argument("--collapse", action="store_true", help="collapse tool calls into one turn")
+    p.add_argument(
+        "--min-chars", type=int, default=None, metavar="N", help="compaction minimum (80)"
+    )
+    p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
+    p.add_argument(
+        "--embedder",
+        choices=("lexical", "openai"),
+        default=None,
+        help="lexical (offline, default) or an OpenAI-compatible endpoint",
+    )
+    p.add_argument("--model", default=None, help="embedding model of the openai backend")
+    p.add_argument("--base-url", default=None, metavar="URL", help="OpenAI-compatible base URL")
+    p.add_argument("--profile", default=None, metavar="NAME", help="start from a saved profile")
+    p.add_argument("--budget", type=int, default=None, metavar="TOKENS", help="recap budget (1000)")
+    p.set_defaults(run=cmd_tui)
+    return p
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    from tui.cli import CliError
+
+    if args.file is not None:
+        path = Path(args.file)
+        if not path.exists():
+            raise CliError(f"{args.file}: no such file")
+        if path.is_dir():
+            raise CliError(f"{args.file}: is a directory, not a file")
+    if args.min_chars is not None and args.min_chars < 0:
+        raise CliError("--min-chars must be 0 or more")
+    if args.budget is not None and args.budget < 1:
+        raise CliError("--budget must be 1 or more")
+
+    from tui.app import ChunkscopeApp, StartOptions
+
+    options = StartOptions(
+        path=args.file,
+        theme=args.theme,
+        strict=args.strict,
+        collapse=args.collapse,
+        min_chars=args.min_chars,
+        tokenizer=args.tokenizer,
+        embedder=args.embedder,
+        model=args.model,
+        base_url=args.base_url,
+        profile=args.profile,
+        budget=args.budget,
+    )
+    ChunkscopeApp(options).run()
+    return 0
