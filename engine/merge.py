@@ -1,0 +1,609 @@
+"""The merge loop: join similar neighbouring chunks until a pass merges nothing.
+
+`merge_chunks` keeps the seed's signature and runs exactly the reference
+algorithm (log-format.md section 5); `merge` is the same loop with every knob
+exposed and a trace of what each pass did and why each final cut is where it is.
+
+The reference algorithm, per pass, while two or more chunks remain:
+
+1. ``sims[i]`` = cosine of the vectors of chunks ``i`` and ``i + 1``.
+2. ``threshold = mean(sims) - 0.5 * std(sims)`` (population std).
+3. Walk left to right with a current group (starting with chunk 0): chunk ``i``
+   joins the group when ``sims[i - 1] >= threshold or sims[i - 1] >= 0.8`` and
+   ``len(group.text) + 1 + len(chunk_i.text) <= max_chunk_chars``; the group's
+   vector becomes the running mean of the pass-input vectors merged into it
+   (``vec = vec + (v_i - vec) / count``). Otherwise the group is emitted and
+   chunk ``i`` starts a new one with its own vector.
+4. Stop when a pass merges nothing.
+
+The similarity used for chunk ``i`` is always the pass-start similarity of
+inputs ``i - 1`` and ``i``, never group-versus-next, so a pass's decisions do
+not depend on the vectors it computes. That makes the loop cheap: sizes live in
+an int64 array; similarities come from row norms and neighbour dot products,
+and a pass reuses those of the chunks it did not merge; the walk is a
+vectorised partition over cumulative sizes; `Chunk` objects are built once at
+the end (`chunks_from_spans`). Group vectors replay the reference running mean
+operation by operation (batched over groups), in float64, so results are
+bit-for-bit those of a literal float64 implementation of the seed loop.
+
+Sizes: with ``max_chunk_chars`` the size of a merged chunk is its text length,
+``sum(part chars) + (k - 1)`` for ``k`` parts (the newline joins). With
+``max_chunk_tokens`` the cap is in tokens and replaces the character cap; a
+merged chunk is estimated at ``sum(part tokens) + (k - 1)``, one token per
+newline join (the true count of the joined text can differ slightly).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import pairwise
+from operator import attrgetter
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.model import Chunk, Span, chunks_from_spans
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+_text = attrgetter("text")
+
+CutReason = Literal["threshold", "size_cap", "min_similarity", "max_passes"]
+_CUT_REASONS: tuple[CutReason, ...] = ("min_similarity", "threshold", "size_cap", "max_passes")
+_MAX_PASSES = 3
+
+# Bytes of member vectors gathered at a time when replaying running means, so
+# that a block stays in cache while it is updated.
+_BLOCK_BYTES = 1 << 19
+
+__all__ = [
+    "Cut",
+    "CutReason",
+    "MergeParams",
+    "MergeResult",
+    "PassTrace",
+    "cosine_similarities",
+    "merge",
+    "merge_chunks",
+]
+
+
+def _check_int(name: str, value: object, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ValueError(f"{name} must be an integer or None, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+
+
+def _check_float(name: str, value: object, *, allow_inf: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    number = float(value)
+    if math.isnan(number) or (math.isinf(number) and not allow_inf):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return number
+
+
+@dataclass(frozen=True)
+class MergeParams:
+    """Knobs of the merge loop; the defaults are the reference algorithm.
+
+    - ``threshold``: ``"adaptive"`` (``mean - std_k * std`` of each pass's
+      similarities) or a number used as a fixed threshold on every pass.
+    - ``always_merge``: a similarity at or above it qualifies whatever the
+      threshold (still subject to the size cap and ``min_similarity``); set it
+      above 1 (or to ``inf``) to switch it off.
+    - ``max_chunk_chars`` / ``max_chunk_tokens``: the size cap. A merged chunk's
+      size in chars is its text length, ``sum(part chars) + (k - 1)``. When
+      ``max_chunk_tokens`` is set it is the cap instead (``max_chunk_chars`` is
+      ignored) and `merge` needs ``token_counts``; a merged chunk is then
+      estimated at ``sum(part tokens) + (k - 1)``, one token per newline join.
+      Both None means no cap. A single input chunk over the cap stays alone.
+    - ``max_passes``: stop after this many passes (None = run to the fixed point).
+    - ``min_similarity``: pairs below it never merge, whatever the threshold or
+      ``always_merge``.
+    """
+
+    threshold: Literal["adaptive"] | float = "adaptive"
+    std_k: float = 0.5
+    always_merge: float = 0.8
+    max_chunk_chars: int | None = 8192
+    max_chunk_tokens: int | None = None
+    max_passes: int | None = None
+    min_similarity: float | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.threshold, str):
+            if self.threshold != "adaptive":
+                raise ValueError(
+                    f'threshold must be "adaptive" or a number, got {self.threshold!r}'
+                )
+        else:
+            _check_float("threshold", self.threshold)
+        if _check_float("std_k", self.std_k) < 0:
+            raise ValueError(f"std_k must be >= 0, got {self.std_k!r}")
+        _check_float("always_merge", self.always_merge, allow_inf=True)
+        if self.max_chunk_chars is not None:
+            _check_int("max_chunk_chars", self.max_chunk_chars, 1)
+        if self.max_chunk_tokens is not None:
+            _check_int("max_chunk_tokens", self.max_chunk_tokens, 1)
+        if self.max_passes is not None:
+            _check_int("max_passes", self.max_passes, 1)
+        if self.min_similarity is not None:
+            _check_float("min_similarity", self.min_similarity, allow_inf=True)
+
+    @property
+    def adaptive(self) -> bool:
+        return isinstance(self.threshold, str)
+
+    @property
+    def cap(self) -> int | None:
+        """The size cap in force (tokens when ``max_chunk_tokens`` is set, else chars)."""
+        if self.max_chunk_tokens is not None:
+            return int(self.max_chunk_tokens)
+        return None if self.max_chunk_chars is None else int(self.max_chunk_chars)
+
+    @property
+    def cap_unit(self) -> Literal["chars", "tokens"]:
+        return "tokens" if self.max_chunk_tokens is not None else "chars"
+
+    def threshold_for(self, mean: float, std: float) -> float:
+        """The threshold of a pass whose similarities have this mean and std."""
+        if isinstance(self.threshold, str):
+            return mean - self.std_k * std
+        return float(self.threshold)
+
+
+@dataclass(eq=False)
+class PassTrace:
+    """What one pass of the loop saw and did.
+
+    ``index`` is the 1-based pass number (as in the log line). Pair ``i`` is the
+    pair of pass-input chunks ``i`` and ``i + 1``. ``bounds`` holds the start of
+    every chunk the pass produced, as an index into the original input chunks,
+    followed by the number of input chunks (so the pass output as spans is
+    ``zip(bounds[:-1], bounds[1:])``, see `spans`).
+    """
+
+    index: int
+    similarities: FloatArray
+    mean: float
+    std: float
+    threshold: float
+    merged: list[int]
+    refused_by_cap: list[int]
+    chunks_in: int
+    chunks_out: int
+    bounds: IntArray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+
+    @property
+    def spans(self) -> list[Span]:
+        """The pass output as half-open spans over the original input chunks."""
+        b = self.bounds.tolist()
+        return list(pairwise(b))
+
+
+@dataclass(slots=True)
+class Cut:
+    """The boundary between merged chunks ``after`` and ``after + 1``, and why.
+
+    ``similarity`` is the cosine of the two merged chunks' vectors and
+    ``threshold`` the threshold a next pass would use, i.e. what the last pass
+    compared when the loop reached its fixed point. ``reason``:
+
+    - ``min_similarity``: the similarity is below ``min_similarity``;
+    - ``threshold``: the similarity is below both the threshold and ``always_merge``;
+    - ``size_cap``: the similarity qualifies but the joined chunk would exceed the cap;
+    - ``max_passes``: the boundary would merge on a next pass, but ``max_passes`` ran out.
+    """
+
+    after: int
+    reason: CutReason
+    similarity: float
+    threshold: float
+
+
+@dataclass(eq=False)
+class MergeResult:
+    """The merged chunks, as spans over the input, with the trace of every pass.
+
+    ``spans`` (half-open, over the input chunks, partitioning ``0..n`` in
+    order) and ``cuts`` (one per boundary, ``len(spans) - 1``) are built on first
+    access from ``bounds`` and the cut arrays, so a large `merge_chunks` call
+    that only wants the chunks never pays for them.
+    """
+
+    bounds: IntArray
+    """Start of every merged chunk as an input-chunk index, followed by ``n``."""
+    chunks: list[Chunk]
+    vectors: FloatArray
+    """The group vectors as the loop computed them (float64), one per merged chunk."""
+    passes: list[PassTrace]
+    cut_similarities: FloatArray
+    """``Cut.similarity`` of every boundary, as an array."""
+    cut_threshold: float
+    cut_codes: npt.NDArray[np.int8] = field(repr=False)
+    params: MergeParams = field(default_factory=MergeParams)
+
+    @cached_property
+    def spans(self) -> list[Span]:
+        return list(pairwise(self.bounds.tolist()))
+
+    @cached_property
+    def cuts(self) -> list[Cut]:
+        threshold = self.cut_threshold
+        return [
+            Cut(j, _CUT_REASONS[code], sim, threshold)
+            for j, (code, sim) in enumerate(
+                zip(self.cut_codes.tolist(), self.cut_similarities.tolist(), strict=True)
+            )
+        ]
+
+    @property
+    def thresholds(self) -> list[float]:
+        """The threshold of every pass, in order."""
+        return [p.threshold for p in self.passes]
+
+    @property
+    def converged(self) -> bool:
+        """True unless ``max_passes`` stopped the loop while a boundary would still merge."""
+        return not bool(np.any(self.cut_codes == _MAX_PASSES))
+
+    @property
+    def owners(self) -> IntArray:
+        """For every input chunk, the index of the merged chunk that holds it."""
+        lengths = np.diff(self.bounds)
+        return np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+
+    def owner(self, i: int) -> int:
+        """Index of the merged chunk holding input chunk ``i``."""
+        n = int(self.bounds[-1])
+        if not 0 <= i < n:
+            raise IndexError(f"input chunk {i} out of range 0..{n - 1}")
+        return int(np.searchsorted(self.bounds, i, side="right")) - 1
+
+    def cut_after(self, i: int) -> Cut | None:
+        """The cut on the right of merged chunk ``i`` (None for the last chunk)."""
+        return self.cuts[i] if 0 <= i < len(self.cut_codes) else None
+
+
+# --------------------------------------------------------------------------- similarities
+
+
+def _row_dots(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Row-wise dot products. Each row's value depends only on the two rows (the
+    loop relies on this to reuse the dots and norms of rows it did not change)."""
+    dots: FloatArray = np.vecdot(a, b)
+    return dots
+
+
+def _row_norms(w: FloatArray) -> FloatArray:
+    return np.sqrt(_row_dots(w, w))
+
+
+def _neighbour_dots(w: FloatArray) -> FloatArray:
+    return _row_dots(w[:-1], w[1:])
+
+
+def _cosines(dots: FloatArray, norms: FloatArray) -> FloatArray:
+    denom = norms[:-1] * norms[1:]
+    sims = np.zeros(len(dots), dtype=np.float64)
+    np.divide(dots, denom, out=sims, where=denom > 0.0)
+    np.clip(sims, -1.0, 1.0, out=sims)
+    return sims
+
+
+def cosine_similarities(embeddings: npt.ArrayLike) -> FloatArray:
+    """Cosine similarity of every row with the next one (length ``n - 1``), in float64.
+
+    Zero-safe: a pair involving a zero vector has similarity 0.0, never NaN.
+    """
+    e = np.ascontiguousarray(embeddings, dtype=np.float64)
+    if e.ndim != 2:
+        raise ValueError(f"embeddings must be a 2-D array, got shape {e.shape}")
+    if len(e) < 2:
+        return np.zeros(0, dtype=np.float64)
+    return _cosines(_neighbour_dots(e), _row_norms(e))
+
+
+# --------------------------------------------------------------------------- one pass
+
+
+def _qualified(sims: FloatArray, threshold: float, params: MergeParams) -> BoolArray:
+    q: BoolArray = sims >= threshold
+    q |= sims >= params.always_merge
+    if params.min_similarity is not None:
+        q &= sims >= params.min_similarity
+    return q
+
+
+def _partition(
+    qualified: BoolArray, prefix: IntArray, cap: int | None
+) -> tuple[IntArray, IntArray]:
+    """The reference walk: start of every group, and the pairs the cap refused.
+
+    ``prefix[i]`` is the size of inputs ``0..i-1`` plus one join each, so the
+    size of group ``[a, b)`` is ``prefix[b] - prefix[a] - 1``. A pair that does
+    not qualify always cuts, so each run of qualifying pairs is packed on its
+    own: whole when it fits the cap, else greedily left to right as the walk
+    does (a group starting at ``s`` takes every input whose end still fits,
+    and at least input ``s``). All over-cap runs advance together, one group
+    per numpy step.
+    """
+    n = len(prefix) - 1
+    none = np.zeros(0, dtype=np.int64)
+    cuts = np.flatnonzero(~qualified) + 1
+    run_starts = np.concatenate(([0], cuts)).astype(np.int64)
+    if cap is None:
+        return run_starts, none
+    run_ends = np.concatenate((cuts, [n])).astype(np.int64)
+    over = np.flatnonzero(prefix[run_ends] - prefix[run_starts] - 1 > cap)
+    if len(over) == 0:
+        return run_starts, none
+    s, b = run_starts[over], run_ends[over]
+    extra: list[IntArray] = []
+    while len(s):
+        e = np.searchsorted(prefix, prefix[s] + (cap + 1), side="right") - 1
+        e = np.maximum(e, s + 1)
+        inside = e < b
+        s, b = e[inside], b[inside]
+        extra.append(s)
+    refused_after = np.concatenate(extra)
+    starts = np.sort(np.concatenate((run_starts, refused_after)))
+    return starts, np.sort(refused_after) - 1
+
+
+class _Workspace:
+    """Vectors, norms and neighbour dots of the current pass input, and their update.
+
+    Pass outputs alternate between two buffers allocated once (pass outputs only
+    shrink), and gathers go to reused scratch blocks, so the loop neither
+    allocates nor page-faults per pass. The caller's array is only read.
+    """
+
+    def __init__(self, w: FloatArray) -> None:
+        self.w = w
+        self.norms, self.dots = _norms_and_dots(w)
+        self._buffers: list[FloatArray] = []
+        d = w.shape[1]
+        self._row_bytes = max(8, d * 8)
+        rows = max(1, _BLOCK_BYTES // self._row_bytes)
+        self._cur = np.empty((rows, d), dtype=np.float64)
+        self._new = np.empty((rows, d), dtype=np.float64)
+
+    def _output(self, n_out: int) -> FloatArray:
+        """A buffer of ``n_out`` rows that is not the current input."""
+        for buf in self._buffers:
+            if len(buf) >= n_out and not np.may_share_memory(buf, self.w):
+                return buf[:n_out]
+        buf = np.empty((n_out, self.w.shape[1]), dtype=np.float64)
+        self._buffers = [b for b in self._buffers if np.may_share_memory(b, self.w)] + [buf]
+        return buf
+
+    def advance(self, starts: IntArray, counts: IntArray) -> None:
+        """Replace the pass input by the pass output (groups ``starts``/``counts``).
+
+        A chunk that did not merge keeps its vector and norm, and the dot of two
+        such neighbours is the one already known (they were neighbours in the
+        pass input); only merged groups and the pairs touching them are computed.
+        """
+        w, n_out = self.w, len(starts)
+        out = self._output(n_out)
+        np.take(w, starts, axis=0, out=out, mode="clip")  # first members; final for singletons
+        norms: FloatArray = self.norms[starts]
+        merged = counts >= 2
+        groups = np.flatnonzero(merged)
+        if len(groups):
+            self._running_means(starts, counts, groups, out, norms)
+        dots = np.empty(max(0, n_out - 1), dtype=np.float64)
+        if n_out >= 2:
+            kept = ~(merged[:-1] | merged[1:])
+            dots[kept] = self.dots[starts[:-1][kept]]
+            changed = np.flatnonzero(~kept)
+            if 4 * len(changed) > n_out:
+                dots[changed] = _neighbour_dots(out)[changed]
+            elif len(changed):
+                dots[changed] = _row_dots(out[changed], out[changed + 1])
+        self.w, self.norms, self.dots = out, norms, dots
+
+    def _running_means(
+        self,
+        starts: IntArray,
+        counts: IntArray,
+        groups: IntArray,
+        out: FloatArray,
+        norms: FloatArray,
+    ) -> None:
+        """Replay the reference running mean of every merged group into ``out``/``norms``.
+
+        ``vec = v_1``, then ``vec = vec + (v_k - vec) / k`` for ``k = 2..count``:
+        the same float64 operations in the same order as the sequential loop,
+        batched over groups, so every vector is bit-identical to the
+        reference's. Groups are taken largest first in cache-sized blocks, so
+        the groups still running at step ``k`` are a prefix of their block.
+        """
+        w = self.w
+        order = groups[np.argsort(-counts[groups], kind="stable")]
+        sizes, firsts = counts[order], starts[order]
+        per_block = len(self._cur)
+        for b0 in range(0, len(order), per_block):
+            first, size = firsts[b0 : b0 + per_block], sizes[b0 : b0 + per_block]
+            m, top = len(first), int(size[0])
+            cur = np.take(w, first, axis=0, out=self._cur[:m], mode="clip")
+            running = np.searchsorted(-size, -np.arange(2, top + 1), side="right").tolist()
+            for k, mk in enumerate(running, start=2):
+                new = np.take(w, first[:mk] + (k - 1), axis=0, out=self._new[:mk], mode="clip")
+                head = cur[:mk]
+                np.subtract(new, head, out=new)
+                if k & (k - 1):
+                    np.divide(new, float(k), out=new)
+                else:  # x * 2**-j is exactly x / 2**j: same rounding, cheaper
+                    np.multiply(new, 1.0 / k, out=new)
+                np.add(head, new, out=head)
+            placed = order[b0 : b0 + per_block]
+            out[placed] = cur
+            norms[placed] = _row_norms(cur)
+
+
+def _norms_and_dots(w: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Row norms and neighbour dots, reading ``w`` from memory once (cache-sized blocks)."""
+    n = len(w)
+    norms = np.empty(n, dtype=np.float64)
+    dots = np.empty(max(0, n - 1), dtype=np.float64)
+    step = max(2, _BLOCK_BYTES // max(8, w.shape[1] * 8))
+    for r0 in range(0, n, step):
+        block = w[r0 : min(n, r0 + step + 1)]  # one row of overlap for the last dot
+        norms[r0 : r0 + step] = _row_norms(block[:step])
+        dots[r0 : r0 + len(block) - 1] = _neighbour_dots(block)
+    return norms, dots
+
+
+# --------------------------------------------------------------------------- the loop
+
+
+def _validate(
+    chunks: Sequence[Chunk],
+    embeddings: npt.ArrayLike,
+    params: MergeParams,
+    token_counts: Sequence[int] | None,
+) -> tuple[FloatArray, IntArray]:
+    n = len(chunks)
+    w = np.ascontiguousarray(embeddings, dtype=np.float64)
+    if n == 0 and w.size == 0:
+        w = w.reshape(0, w.shape[-1] if w.ndim == 2 else 0)
+    if w.ndim != 2:
+        raise ValueError(f"embeddings must be a 2-D array, got shape {w.shape}")
+    if w.shape[0] != n:
+        raise ValueError(f"embeddings has {w.shape[0]} rows but there are {n} chunks")
+    if params.max_chunk_tokens is not None:
+        if token_counts is None:
+            raise ValueError("max_chunk_tokens is set but no token_counts were given")
+        sizes = np.asarray(token_counts, dtype=np.int64)
+        if sizes.shape != (n,):
+            raise ValueError(f"token_counts has {len(sizes)} entries but there are {n} chunks")
+        if n and int(sizes.min()) < 0:
+            raise ValueError("token_counts must be >= 0")
+    else:
+        sizes = np.fromiter(map(len, map(_text, chunks)), dtype=np.int64, count=n)
+    return w, sizes
+
+
+def merge(
+    chunks: Sequence[Chunk],
+    embeddings: npt.ArrayLike,
+    params: MergeParams = MergeParams(),
+    token_counts: Sequence[int] | None = None,
+    log: Callable[[str], None] | None = None,
+) -> MergeResult:
+    """Run the merge loop on ``chunks`` (one embedding row each) and trace it.
+
+    ``token_counts`` (one per chunk) is needed when ``params.max_chunk_tokens``
+    is set. ``log`` gets one line per pass, e.g.
+    ``pass 1: 137 -> 61 chunks (threshold 0.1423)``. Raises ValueError on
+    mismatched lengths or non-finite embeddings.
+    """
+    w, sizes = _validate(chunks, embeddings, params, token_counts)
+    n = len(chunks)
+    cap = params.cap
+    ws = _Workspace(w)
+    if not np.isfinite(ws.norms).all():
+        raise ValueError("embeddings must be finite (no NaN or inf, norms must not overflow)")
+
+    bounds = np.arange(n + 1, dtype=np.int64)  # pass input as spans over the original chunks
+    passes: list[PassTrace] = []
+    merged_last = False
+    while len(sizes) >= 2 and (params.max_passes is None or len(passes) < params.max_passes):
+        n_in = len(sizes)
+        sims = _cosines(ws.dots, ws.norms)
+        mean, std = float(np.mean(sims)), float(np.std(sims))
+        threshold = params.threshold_for(mean, std)
+        qualified = _qualified(sims, threshold, params)
+        prefix = np.zeros(n_in + 1, dtype=np.int64)
+        np.cumsum(sizes + 1, out=prefix[1:])
+        starts, refused = _partition(qualified, prefix, cap)
+        ends = np.append(starts[1:], n_in)
+        counts = ends - starts
+        if len(refused):
+            qualified[refused] = False
+        trace = PassTrace(
+            index=len(passes) + 1,
+            similarities=sims,
+            mean=mean,
+            std=std,
+            threshold=threshold,
+            merged=np.flatnonzero(qualified).tolist(),
+            refused_by_cap=refused.tolist(),
+            chunks_in=n_in,
+            chunks_out=len(starts),
+            bounds=np.append(bounds[starts], n),
+        )
+        passes.append(trace)
+        if log is not None:
+            log(f"pass {trace.index}: {n_in} -> {len(starts)} chunks (threshold {threshold:.4f})")
+        merged_last = len(starts) < n_in
+        if not merged_last:
+            break
+        bounds = trace.bounds
+        sizes = prefix[ends] - prefix[starts] - 1
+        ws.advance(starts, counts)
+
+    codes, cut_sims, cut_threshold = _cuts(passes, ws.dots, ws.norms, sizes, params, merged_last)
+    return MergeResult(
+        bounds=bounds,
+        chunks=chunks_from_spans(chunks, pairwise(bounds.tolist())),
+        vectors=ws.w.copy(),  # never the caller's array, nor a view of a larger buffer
+        passes=passes,
+        cut_similarities=cut_sims,
+        cut_threshold=cut_threshold,
+        cut_codes=codes,
+        params=params,
+    )
+
+
+def _cuts(
+    passes: list[PassTrace],
+    dots: FloatArray,
+    norms: FloatArray,
+    sizes: IntArray,
+    params: MergeParams,
+    stopped_early: bool,
+) -> tuple[npt.NDArray[np.int8], FloatArray, float]:
+    """Why each final boundary is there: what a pass over the final chunks would do.
+
+    When the loop reached its fixed point that pass is the last one run (same
+    vectors, same similarities, same threshold, and each group is one chunk, so
+    the pairwise size check is exactly the walk's). When ``max_passes`` stopped
+    it, the next pass is evaluated without being run (sizes checked pairwise).
+    Returns reason codes (indices into `_CUT_REASONS`), similarities, threshold.
+    """
+    if len(sizes) < 2:
+        return np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.float64), math.nan
+    if stopped_early:
+        sims = _cosines(dots, norms)
+        threshold = params.threshold_for(float(np.mean(sims)), float(np.std(sims)))
+    else:
+        sims, threshold = passes[-1].similarities, passes[-1].threshold
+    # later rules win: max_passes < size_cap < threshold < min_similarity
+    codes = np.full(len(sims), _MAX_PASSES, dtype=np.int8)
+    if params.cap is not None:
+        codes[sizes[:-1] + 1 + sizes[1:] > params.cap] = 2
+    codes[(sims < threshold) & (sims < params.always_merge)] = 1
+    if params.min_similarity is not None:
+        codes[sims < params.min_similarity] = 0
+    return codes, sims, threshold
+
+
+def merge_chunks(
+    chunks: list[Chunk],
+    embeddings: np.ndarray,
+    max_chunk_chars: int = 8192,
+    log: Callable[[str], None] | None = None,
+) -> list[Chunk]:
+    """The seed's `merge_chunks`: the reference algorithm, returning the merged chunks."""
+    return merge(chunks, embeddings, MergeParams(max_chunk_chars=max_chunk_chars), log=log).chunks
