@@ -1,0 +1,274 @@
+"""Benchmark `engine.merge.merge_chunks` against a literal implementation of the seed loop.
+
+Run from the repository root::
+
+    PYTHONPATH=. python bench/merge.py [--quick]
+
+`literal_merge_chunks` below is the seed's algorithm written the plain way:
+each qualifying step builds the merged `Chunk` (``Chunk(turns=a.turns +
+b.turns)``) and keeps it when ``len(merged.text)`` is within the cap, the group
+vector is a numpy running mean, and each pass computes its similarities with
+numpy (the engine's cosine formula, so both see identical similarities and
+must agree exactly). Both run in this process on the same chunks and the same
+random embeddings: 384 dimensions, neighbouring chunks correlated (a topic
+vector plus noise, the topic changing every 5-30 chunks, over a shared session
+direction) and chunk texts of 80-800 characters in 1-3 turns, so the loop runs
+several passes before the 8192-character cap stops it. Each size asserts that
+both give the same spans and texts, then times them interleaved (literal run,
+then merge_chunks runs) so that background load hits both alike; the garbage
+collector stays on, as in real use, after a `gc.collect()` before each run so
+that no run pays for the previous one's garbage. A literal run over 60 s is
+timed once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.merge import MergeParams, merge, merge_chunks
+from engine.model import Chunk, Turn
+
+DIMS = 384
+MAX_CHUNK_CHARS = 8192
+LITERAL_SLOW_S = 60.0  # a literal run slower than this is timed once
+
+_VOCABULARY = (
+    "the cache module reads file config test error fix refactor function call returns value "
+    "we should check whether this path handles empty input before the loop runs again "
+    "tool output shows three failures in parser tests after rename of helper pytest passed "
+    "ok let me look at merge threshold similarity vector chunk token budget summary recap"
+)
+_WORDS = _VOCABULARY.split()
+
+
+# --------------------------------------------------------------------------- data
+
+
+def make_chunks(n: int, rng: np.random.Generator) -> list[Chunk]:
+    """``n`` chunks of 1-3 turns each, 80-800 characters of text in all."""
+    corpus = " ".join(rng.choice(_WORDS, size=200_000).tolist())
+    roles = ("user", "assistant", "tool")
+    t0 = datetime(2025, 1, 1, 9, 0, 0)
+    chunks: list[Chunk] = []
+    line = 1
+    for i in range(n):
+        total = int(rng.integers(80, 801))
+        k = int(rng.integers(1, 4))
+        cuts = sorted(rng.integers(1, total, size=k - 1).tolist()) if k > 1 else []
+        turns = []
+        prev = 0
+        for j, end in enumerate([*cuts, total]):
+            length = max(1, end - prev)
+            prev = end
+            start = int(rng.integers(0, len(corpus) - length))
+            turns.append(
+                Turn(
+                    timestamp=t0 + timedelta(seconds=7 * i + j),
+                    role=roles[(i + j) % 3],
+                    text=corpus[start : start + length],
+                    source_line=line,
+                    turn_index=i,
+                )
+            )
+            line += 1
+        chunks.append(Chunk(turns))
+    return chunks
+
+
+def make_embeddings(n: int, rng: np.random.Generator, dims: int = DIMS) -> npt.NDArray[np.float64]:
+    """Topic vectors with noise: runs of 5-30 neighbours share a topic."""
+    lengths = rng.integers(5, 31, size=n // 5 + 1)
+    topic_of = np.repeat(np.arange(len(lengths)), lengths)[:n]
+    topics = rng.standard_normal((len(lengths), dims))
+    session = rng.standard_normal(dims)
+    noise_level = rng.uniform(0.6, 1.6, size=(n, 1))
+    emb = topics[topic_of]
+    emb += 0.5 * session
+    emb += noise_level * rng.standard_normal((n, dims))
+    return emb
+
+
+# --------------------------------------------------------------------------- the literal seed loop
+
+
+def literal_cosine_similarities(embeddings: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Neighbour cosines with numpy (the engine's formula, so the values are identical)."""
+    norms = np.sqrt(np.vecdot(embeddings, embeddings))
+    dots = np.vecdot(embeddings[:-1], embeddings[1:])
+    denom = norms[:-1] * norms[1:]
+    sims = np.zeros(len(dots), dtype=np.float64)
+    np.divide(dots, denom, out=sims, where=denom > 0.0)
+    np.clip(sims, -1.0, 1.0, out=sims)
+    return sims
+
+
+def literal_merge_chunks(
+    chunks: list[Chunk], embeddings: npt.NDArray[np.float64], max_chunk_chars: int = 8192
+) -> list[Chunk]:
+    """The seed's merge loop, step by step, one Chunk per merge."""
+    vectors = [np.asarray(v, dtype=np.float64) for v in embeddings]
+    while len(chunks) >= 2:
+        sims = literal_cosine_similarities(np.array(vectors))
+        threshold = np.mean(sims) - 0.5 * np.std(sims)
+        new_chunks = [chunks[0]]
+        new_vectors = [vectors[0]]
+        count = 1
+        merged_any = False
+        for i in range(1, len(chunks)):
+            sim = sims[i - 1]
+            if sim >= threshold or sim >= 0.8:
+                merged = Chunk(turns=new_chunks[-1].turns + chunks[i].turns)
+                if len(merged.text) <= max_chunk_chars:
+                    new_chunks[-1] = merged
+                    count += 1
+                    new_vectors[-1] = new_vectors[-1] + (vectors[i] - new_vectors[-1]) / count
+                    merged_any = True
+                    continue
+            new_chunks.append(chunks[i])
+            new_vectors.append(vectors[i])
+            count = 1
+        chunks, vectors = new_chunks, new_vectors
+        if not merged_any:
+            break
+    return chunks
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    gc.collect()  # don't bill a run for collecting the previous run's garbage
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def _spans_of(merged: list[Chunk], chunks: list[Chunk]) -> list[tuple[int, int]]:
+    index = {id(c.turns[0]): i for i, c in enumerate(chunks)}
+    starts = [index[id(c.turns[0])] for c in merged]
+    return list(zip(starts, [*starts[1:], len(chunks)], strict=True))
+
+
+def _fmt(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+# literal runs, merge_chunks runs, and the target for each size
+RUNS = {1_000: (7, 21), 10_000: (5, 15), 100_000: (3, 9)}
+TARGETS = {10_000: "speed-up >= 6x", 100_000: "merge_chunks < 0.5 s"}
+
+
+def bench_size(n: int) -> tuple[list[str], list[str]]:
+    """One table row (and notes) for ``n`` chunks."""
+    rng = np.random.default_rng(n)
+    chunks = make_chunks(n, rng)
+    emb = make_embeddings(n, rng)
+    for c in chunks:  # earlier stages (tokens, embeddings) have read every text
+        _ = c.text
+
+    result = merge(chunks, emb, MergeParams(max_chunk_chars=MAX_CHUNK_CHARS))
+    fast = merge_chunks(chunks, emb, MAX_CHUNK_CHARS)
+    literal: list[Chunk] = []
+
+    def run_literal() -> None:
+        literal[:] = literal_merge_chunks(chunks, emb, MAX_CHUNK_CHARS)
+
+    lit_times = [_timed(run_literal)]  # the checked run is the first sample
+    assert [c.text for c in fast] == [c.text for c in literal], f"texts differ at n={n}"
+    assert [c.turns for c in fast] == [c.turns for c in literal], f"turns differ at n={n}"
+    assert _spans_of(literal, chunks) == result.spans, f"spans differ at n={n}"
+
+    lit_runs, fast_runs = RUNS[n]
+    notes: list[str] = []
+    if lit_times[0] > LITERAL_SLOW_S:
+        lit_runs = 1
+        notes.append(f"literal at {n:,} chunks took {lit_times[0]:.0f} s (> 60 s): timed once")
+    per_literal = -(-fast_runs // lit_runs)  # merge_chunks runs after each literal run
+    fast_times: list[float] = []
+    for i in range(lit_runs):
+        if i:
+            lit_times.append(_timed(run_literal))
+        for _ in range(min(per_literal, fast_runs - len(fast_times))):
+            fast_times.append(_timed(lambda: merge_chunks(chunks, emb, MAX_CHUNK_CHARS)))
+    lit_s, fast_s = statistics.median(lit_times), statistics.median(fast_times)
+    ratio = lit_s / fast_s
+    target = TARGETS.get(n, "")
+    if n == 10_000:
+        target += " met" if ratio >= 6 else " MISSED"
+    elif n == 100_000:
+        target += " met" if fast_s < 0.5 else " MISSED"
+    row = [
+        f"{n:,}",
+        str(DIMS),
+        str(len(result.passes)),
+        f"{len(result.spans):,}",
+        f"{_fmt(lit_s)} ({len(lit_times)})",
+        f"{_fmt(fast_s)} ({len(fast_times)})",
+        f"{ratio:.1f}x",
+        "yes",
+        target or "-",
+    ]
+    emb32 = emb.astype(np.float32)  # what engine.embed returns; merge converts it once
+    f32_s = statistics.median(
+        _timed(lambda: merge_chunks(chunks, emb32, MAX_CHUNK_CHARS)) for _ in range(3)
+    )
+    notes.append(
+        f"{n:,} chunks: merge_chunks on float32 embeddings {_fmt(f32_s)} (3 runs); "
+        "thresholds by pass "
+        + " ".join(f"{p.threshold:.3f}" for p in result.passes)
+        + "; chunks after each pass "
+        + " ".join(str(p.chunks_out) for p in result.passes)
+    )
+    return row, notes
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="merge_chunks vs the literal seed loop")
+    ap.add_argument("--quick", action="store_true", help="1k and 10k only")
+    args = ap.parse_args(argv)
+    sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000]
+
+    rows: list[list[str]] = []
+    notes: list[str] = []
+    for n in sizes:
+        row, row_notes = bench_size(n)
+        rows.append(row)
+        notes.extend(row_notes)
+
+    header = [
+        "chunks",
+        "dims",
+        "passes",
+        "merged",
+        "literal median (runs)",
+        "merge_chunks median (runs)",
+        "speed-up",
+        "identical",
+        "target",
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"numpy {np.__version__}, OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '-')}, "
+        f"{os.cpu_count()} CPUs, load average {load}"
+    )
+    print(" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
+    print("-+-".join("-" * w for w in widths))
+    for r in rows:
+        print(" | ".join(v.rjust(w) for v, w in zip(r, widths, strict=True)))
+    for note in notes:
+        print(note)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
