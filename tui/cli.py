@@ -101,23 +101,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"chunkscope {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    from tui.cli_profile import add_profile_option, add_profile_parser
 
     chunk = sub.add_parser("chunk", help="parse, split and compact a file; print the chunks")
     _add_source_args(chunk)
     chunk.add_argument("--format", choices=("text", "json"), default="text")
     _add_embed_args(chunk, flag=True)
+    add_profile_option(chunk)
     chunk.set_defaults(run=cmd_chunk)
 
     cache = sub.add_parser("cache", help="show or clear the on-disk embedding/summary cache")
     cache.add_argument("action", choices=("info", "clear"))
     cache.add_argument("--format", choices=("text", "json"), default="text")
     cache.set_defaults(run=cmd_cache)
+    add_profile_parser(sub)
     from tui.cli_recap import add_recap_parser
 
-    add_recap_parser(sub)
+    add_profile_option(add_recap_parser(sub))
     from tui.cli_tui import add_tui_parser
 
     add_tui_parser(sub)
+    from tui.cli_strategy import add_strategy_args
+
+    add_strategy_args(chunk)
     return parser
 
 
@@ -226,6 +232,11 @@ def _merge_params(args: argparse.Namespace, base: Any = None) -> Any:
 def _pipeline(args: argparse.Namespace, *, collapse: bool = False) -> Any:
     from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
     from engine.tokens import DEFAULT_ENCODING
+    from tui.cli_profile import apply_profile
+
+    if getattr(args, "profile", None) and getattr(args, "loaded_profile", None) is None:
+        apply_profile(args)
+    profile = getattr(args, "loaded_profile", None)
 
     min_chars = 80 if args.min_chars is None else args.min_chars
     if min_chars < 0:
@@ -242,7 +253,7 @@ def _pipeline(args: argparse.Namespace, *, collapse: bool = False) -> Any:
         min_chars=min_chars,
         tokenizer=args.tokenizer or DEFAULT_ENCODING,
         embedder=spec,
-        merge=_merge_params(args),
+        merge=_merge_params(args, profile.to_merge_params() if profile is not None else None),
     )
     return Pipeline(args.file, params, warn=_note)
 
@@ -284,7 +295,9 @@ def _chunk_text(chunk: Any, index: int, tokens: int) -> list[str]:
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
-    pipe = _pipeline(args)
+    from tui.cli_strategy import apply_strategy, strategy_json
+
+    pipe = apply_strategy(_pipeline(args), args)
     source = pipe.source()
     _report_skipped(source)
     chunks = pipe.compacted()
@@ -306,6 +319,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
             "params": {"min_chars": pipe.params.min_chars, "strict": args.strict},
             "chunks": [_chunk_json(c, i, tokens[i]) for i, c in enumerate(chunks)],
         }
+        strategy_json(pipe, args, doc)
         if merged is not None and sims is not None:
             doc["params"]["embedder"] = pipe.params.embedder.label()
             doc["params"]["merge"] = _merge_json(pipe.params.merge)

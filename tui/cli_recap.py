@@ -84,14 +84,14 @@ def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
     g.add_argument(
         "--budget",
         type=_budget,
-        default=1000,
+        default=None,
         metavar="N",
         help="token budget of the rendered recap (1000)",
     )
     g.add_argument(
         "--scorer",
         choices=("recency", "salience"),
-        default="recency",
+        default=None,
         help="recency (newest first, default) or salience (novelty x centrality x recency)",
     )
     g.add_argument(
@@ -245,6 +245,13 @@ def _write(args: argparse.Namespace, text: str) -> None:
 
 
 def cmd_recap(args: argparse.Namespace) -> int:
+    from tui.cli_profile import apply_profile
+
+    apply_profile(args)
+    if args.budget is None:
+        args.budget = 1000
+    if args.scorer is None:
+        args.scorer = "recency"
     spec, embed_args = _summarizer_spec(args)
     memories = _read_memories(args.memories)
     if (memories or args.alpha) and args.scorer != "salience":

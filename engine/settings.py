@@ -1,0 +1,581 @@
+"""The config file: theme, backends and named profiles of merge / recap parameters.
+
+The file is TOML at ``platformdirs.user_config_path("chunkscope") / "config.toml"``; the
+environment variable ``CHUNKSCOPE_CONFIG_DIR`` replaces that directory. It is read with
+``tomllib`` and written atomically with mode 0600 (it may hold an API key)::
+
+    theme = "chunkscope-dark"
+
+    [embedder]
+    name = "openai"
+    model = "text-embedding-3-small"
+    base_url = "http://localhost:11434/v1"
+    api_key = "sk-..."
+
+    [summarizer]
+    name = "extractive"
+
+    [profiles.long-sessions]
+    min_chars = 120
+    threshold = "adaptive"          # or a fixed similarity such as 0.35
+    std_k = 0.75
+    always_merge = 0.85
+    max_chunk_chars = 8192          # 0 means no size cap
+    max_passes = 0                  # 0 means run to the fixed point
+    budget = 1500
+
+A profile key left out means "use the default". Keys and tables this module does not
+know at the top level are kept as they are when the file is saved again.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from engine.errors import ChunkscopeError
+
+if TYPE_CHECKING:
+    from engine.merge import MergeParams
+
+CONFIG_DIR_ENV = "CHUNKSCOPE_CONFIG_DIR"
+CONFIG_NAME = "config.toml"
+DEFAULT_THEME = "chunkscope-dark"
+REDACTED = "***"
+
+_PROFILE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column \d+\)$")
+_TOML_AT_END = re.compile(r"\s*\(at end of document\)$")
+
+
+class SettingsError(ChunkscopeError):
+    """The config file cannot be read or written, or a profile does not exist."""
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def _redact(value: str | None) -> str | None:
+    return None if value is None else REDACTED
+
+
+@dataclass
+class EmbedderSettings:
+    """``[embedder]``: which embedder, and where. `api_key` never shows in repr."""
+
+    name: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return (
+            f"EmbedderSettings(name={self.name!r}, model={self.model!r}, "
+            f"base_url={self.base_url!r}, api_key={_redact(self.api_key)!r})"
+        )
+
+    def redacted(self) -> dict[str, str | None]:
+        """A plain view for printing: the key, if any, is ``***``."""
+        return {
+            "name": self.name,
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key": _redact(self.api_key),
+        }
+
+    def with_environment(self, environ: Mapping[str, str] | None = None) -> EmbedderSettings:
+        """Fill an unset base URL / key from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
+        env = os.environ if environ is None else environ
+        return replace(
+            self,
+            base_url=self.base_url or env.get("OPENAI_BASE_URL") or None,
+            api_key=self.api_key or env.get("OPENAI_API_KEY") or None,
+        )
+
+
+@dataclass
+class SummarizerSettings:
+    """``[summarizer]``: which summarizer, and where. `api_key` never shows in repr."""
+
+    name: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return (
+            f"SummarizerSettings(name={self.name!r}, model={self.model!r}, "
+            f"base_url={self.base_url!r}, api_key={_redact(self.api_key)!r})"
+        )
+
+    def redacted(self) -> dict[str, str | None]:
+        """A plain view for printing: the key, if any, is ``***``."""
+        return {
+            "name": self.name,
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key": _redact(self.api_key),
+        }
+
+    def with_environment(self, environ: Mapping[str, str] | None = None) -> SummarizerSettings:
+        """Fill an unset base URL / key from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
+        env = os.environ if environ is None else environ
+        return replace(
+            self,
+            base_url=self.base_url or env.get("OPENAI_BASE_URL") or None,
+            api_key=self.api_key or env.get("OPENAI_API_KEY") or None,
+        )
+
+
+@dataclass
+class Profile:
+    """A named set of tunable parameters. ``None`` means "not set: use the default".
+
+    ``max_chunk_chars = 0`` means no size cap and ``max_passes = 0`` means run to the
+    fixed point (TOML has no null, so these are how a profile says "none").
+    """
+
+    min_chars: int | None = None
+    threshold: Literal["adaptive"] | float | None = None
+    std_k: float | None = None
+    always_merge: float | None = None
+    max_chunk_chars: int | None = None
+    max_chunk_tokens: int | None = None
+    max_passes: int | None = None
+    min_similarity: float | None = None
+    budget: int | None = None
+    scorer: str | None = None
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming the first field that is out of range."""
+        for name in ("min_chars", "max_chunk_chars", "max_passes"):
+            value = getattr(self, name)
+            if value is not None and (not _is_int(value) or value < 0):
+                raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+        for name in ("max_chunk_tokens", "budget"):
+            value = getattr(self, name)
+            if value is not None and (not _is_int(value) or value < 1):
+                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        threshold = self.threshold
+        if (
+            threshold is not None
+            and threshold != "adaptive"
+            and (not _is_number(threshold) or math.isnan(float(threshold)))
+        ):
+            raise ValueError(f'threshold must be "adaptive" or a number, got {self.threshold!r}')
+        for name in ("std_k", "always_merge", "min_similarity"):
+            value = getattr(self, name)
+            if value is not None and (not _is_number(value) or math.isnan(float(value))):
+                raise ValueError(f"{name} must be a number, got {value!r}")
+        if self.std_k is not None and self.std_k < 0:
+            raise ValueError(f"std_k must be >= 0, got {self.std_k!r}")
+        if self.scorer is not None and (not isinstance(self.scorer, str) or not self.scorer):
+            raise ValueError(f"scorer must be a non-empty string, got {self.scorer!r}")
+
+    def to_merge_params(self, base: MergeParams | None = None) -> MergeParams:
+        """The merge parameters of this profile, over `base` (default ``MergeParams()``).
+
+        Raises ``SettingsError`` when the combination is invalid for the merge loop.
+        """
+        from engine.merge import MergeParams
+
+        changes: dict[str, Any] = {}
+        if self.threshold is not None:
+            changes["threshold"] = (
+                "adaptive" if self.threshold == "adaptive" else float(self.threshold)
+            )
+        for name in ("std_k", "always_merge", "min_similarity"):
+            value = getattr(self, name)
+            if value is not None:
+                changes[name] = float(value)
+        if self.max_chunk_chars is not None:
+            changes["max_chunk_chars"] = self.max_chunk_chars or None
+        if self.max_chunk_tokens is not None:
+            changes["max_chunk_tokens"] = self.max_chunk_tokens
+        if self.max_passes is not None:
+            changes["max_passes"] = self.max_passes or None
+        try:
+            return replace(base or MergeParams(), **changes)
+        except ValueError as e:
+            raise SettingsError(f"profile: {e}") from None
+
+    @classmethod
+    def from_params(
+        cls,
+        merge_params: MergeParams,
+        min_chars: int | None = None,
+        budget: int | None = None,
+        scorer: str | None = None,
+    ) -> Profile:
+        """A complete profile from the parameters currently in force."""
+        p = merge_params
+        return cls(
+            min_chars=min_chars,
+            threshold="adaptive" if isinstance(p.threshold, str) else float(p.threshold),
+            std_k=float(p.std_k),
+            always_merge=float(p.always_merge),
+            max_chunk_chars=0 if p.max_chunk_chars is None else int(p.max_chunk_chars),
+            max_chunk_tokens=None if p.max_chunk_tokens is None else int(p.max_chunk_tokens),
+            max_passes=0 if p.max_passes is None else int(p.max_passes),
+            min_similarity=None if p.min_similarity is None else float(p.min_similarity),
+            budget=budget,
+            scorer=scorer,
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields that are set, in schema order (for display and JSON)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None:
+                out[f.name] = value
+        return out
+
+
+@dataclass
+class Settings:
+    """Everything in the config file. `repr` and `redacted()` never show an API key."""
+
+    theme: str = DEFAULT_THEME
+    embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
+    summarizer: SummarizerSettings = field(default_factory=SummarizerSettings)
+    profiles: dict[str, Profile] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    """Top-level keys and tables this module does not know; written back unchanged."""
+
+    def redacted(self) -> dict[str, Any]:
+        """A plain, printable view (keys shown as ``***``)."""
+        return {
+            "theme": self.theme,
+            "embedder": self.embedder.redacted(),
+            "summarizer": self.summarizer.redacted(),
+            "profiles": {name: p.as_dict() for name, p in sorted(self.profiles.items())},
+        }
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def config_dir() -> Path:
+    """``$CHUNKSCOPE_CONFIG_DIR`` or the platform's user config dir for chunkscope."""
+    override = os.environ.get(CONFIG_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return platformdirs.user_config_path("chunkscope")
+
+
+def config_path() -> Path:
+    """The config file's path (it may not exist yet)."""
+    return config_dir() / CONFIG_NAME
+
+
+def check_profile_name(name: str) -> str:
+    """Return `name` if it is a valid profile name, else raise ``SettingsError``."""
+    if not isinstance(name, str) or not _PROFILE_NAME.match(name):
+        raise SettingsError(f"invalid profile name {name!r}: use 1-64 letters, digits, '-' or '_'")
+    return name
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _line_of(text: str, table: str | None, key: str | None) -> int | None:
+    """Best-effort line number of `key` in `[table]` (or of the table header)."""
+    lines = text.splitlines()
+    start = 0
+    if table is not None:
+        parts = r"\s*\.\s*".join(
+            "[\"']?" + re.escape(part) + "[\"']?" for part in table.split(".", 1)
+        )
+        header = re.compile(r"^\s*\[\s*" + parts + r"\s*\]")
+        for i, line in enumerate(lines):
+            if header.match(line):
+                start = i
+                if key is None:
+                    return i + 1
+                break
+        else:
+            return None
+    if key is None:
+        return None
+    pattern = re.compile(r"^\s*[\"']?" + re.escape(key) + r"[\"']?\s*=")
+    for i in range(start, len(lines)):
+        if i > start and table is None and lines[i].lstrip().startswith("["):
+            return None
+        if pattern.match(lines[i]):
+            return i + 1
+    return None
+
+
+class _Reader:
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.text = text
+
+    def fail(self, reason: str, table: str | None = None, key: str | None = None) -> SettingsError:
+        line = _line_of(self.text, table, key)
+        where = f"{self.path}:{line}" if line is not None else str(self.path)
+        return SettingsError(f"{where}: {reason}")
+
+    def optional_str(self, data: Mapping[str, Any], table: str, key: str) -> str | None:
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
+            raise self.fail(f"[{table}] {key} must be a string, got {value!r}", table, key)
+        return value
+
+    def table(self, data: Mapping[str, Any], key: str) -> dict[str, Any]:
+        value = data.get(key, {})
+        if not isinstance(value, dict):
+            raise self.fail(f"{key} must be a table", None, key)
+        return value
+
+    def backend(self, data: Mapping[str, Any], table: str) -> dict[str, str | None]:
+        section = self.table(data, table)
+        known = ("name", "model", "base_url", "api_key")
+        for key in section:
+            if key not in known:
+                raise self.fail(
+                    f"unknown key {key!r} in [{table}] (known: {', '.join(known)})", table, key
+                )
+        return {key: self.optional_str(section, table, key) for key in known}
+
+    def profile(self, name: str, data: Any) -> Profile:
+        table = f"profiles.{name}"
+        if not isinstance(data, dict):
+            raise self.fail(f"profiles.{name} must be a table", "profiles", name)
+        known = [f.name for f in fields(Profile)]
+        for key in data:
+            if key not in known:
+                raise self.fail(
+                    f"unknown key {key!r} in [{table}] (known: {', '.join(known)})", table, key
+                )
+        try:
+            return Profile(**data)
+        except (TypeError, ValueError) as e:
+            bad = next((k for k in known if k in str(e) and k in data), None)
+            raise self.fail(f"[{table}] {e}", table, bad) from None
+
+    def settings(self, data: dict[str, Any]) -> Settings:
+        theme = data.get("theme", DEFAULT_THEME)
+        if not isinstance(theme, str) or not theme:
+            raise self.fail(f"theme must be a theme name, got {theme!r}", None, "theme")
+        embedder = EmbedderSettings(**self.backend(data, "embedder"))
+        summarizer = SummarizerSettings(**self.backend(data, "summarizer"))
+        profiles: dict[str, Profile] = {}
+        for name, table in self.table(data, "profiles").items():
+            if not _PROFILE_NAME.match(name):
+                raise self.fail(
+                    f"invalid profile name {name!r}: use letters, digits, '-' or '_'",
+                    f"profiles.{name}",
+                    None,
+                )
+            profiles[name] = self.profile(name, table)
+        extra = {
+            k: v
+            for k, v in data.items()
+            if k not in ("theme", "embedder", "summarizer", "profiles")
+        }
+        return Settings(
+            theme=theme, embedder=embedder, summarizer=summarizer, profiles=profiles, extra=extra
+        )
+
+
+def _decode_error(path: Path, text: str, error: tomllib.TOMLDecodeError) -> SettingsError:
+    message = str(error)
+    m = _TOML_POSITION.search(message)
+    if m is not None:
+        return SettingsError(f"{path}:{m.group(1)}: {message[: m.start()]}")
+    m = _TOML_AT_END.search(message)
+    if m is not None:
+        last = max(1, len(text.splitlines()))
+        return SettingsError(f"{path}:{last}: {message[: m.start()]} at the end of the file")
+    return SettingsError(f"{path}: {message}")
+
+
+def load_settings(path: str | Path | None = None) -> Settings:
+    """Read the config file; a missing file is the defaults.
+
+    Raises ``SettingsError`` (``path:line: reason``) when the file cannot be read, is not
+    valid TOML, or holds a value of the wrong kind.
+    """
+    target = config_path() if path is None else Path(path)
+    try:
+        raw = target.read_bytes()
+    except FileNotFoundError:
+        return Settings()
+    except OSError as e:
+        raise SettingsError(f"{target}: cannot read: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise SettingsError(f"{target}:{line}: not valid UTF-8") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise _decode_error(target, text, e) from None
+    return _Reader(target, text).settings(data)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else _string(key)
+
+
+_ESCAPES = {
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+    '"': '\\"',
+    "\\": "\\\\",
+}
+
+
+def _string(value: str) -> str:
+    out = []
+    for ch in value:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, _dt.datetime | _dt.date | _dt.time):
+        return value.isoformat()
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        inner = ", ".join(
+            f"{_key(str(k))} = {_value(v)}" for k, v in value.items() if v is not None
+        )
+        return "{ " + inner + " }" if inner else "{}"
+    raise SettingsError(f"cannot write a {type(value).__name__} to the config file")
+
+
+def _is_table(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+def _write_table(out: list[str], prefix: str, table: Mapping[str, Any]) -> None:
+    """Write `table` as ``[prefix]`` with its scalars, then its sub-tables."""
+    scalars = [(k, v) for k, v in table.items() if v is not None and not _is_table(v)]
+    subtables = [(k, v) for k, v in table.items() if _is_table(v)]
+    if scalars or not subtables:
+        if out:
+            out.append("")
+        out.append(f"[{prefix}]")
+        out.extend(f"{_key(k)} = {_value(v)}" for k, v in scalars)
+    for k, v in subtables:
+        _write_table(out, f"{prefix}.{_key(k)}", v)
+
+
+def dumps_settings(settings: Settings) -> str:
+    """The TOML text of `settings` (None values are left out)."""
+    top: dict[str, Any] = {"theme": settings.theme}
+    tables: dict[str, Any] = {}
+    for key, value in settings.extra.items():
+        (tables if _is_table(value) else top)[key] = value
+    out: list[str] = ["# chunkscope settings (written by chunkscope; comments are not kept)"]
+    out.extend(f"{_key(k)} = {_value(v)}" for k, v in top.items() if v is not None)
+    for name, backend in (("embedder", settings.embedder), ("summarizer", settings.summarizer)):
+        values = {k: v for k, v in vars(backend).items() if v is not None}
+        if values:
+            _write_table(out, name, values)
+    if settings.profiles:
+        out.append("")
+        out.append("# profiles: max_chunk_chars = 0 is no size cap, max_passes = 0 is no limit")
+        for name in sorted(settings.profiles):
+            _write_table(out, f"profiles.{_key(name)}", settings.profiles[name].as_dict())
+    for key, value in tables.items():
+        _write_table(out, _key(key), value)
+    return "\n".join(out) + "\n"
+
+
+def save_settings(settings: Settings, path: str | Path | None = None) -> Path:
+    """Write `settings` atomically with mode 0600; the old file survives any failure."""
+    from engine.fileio import atomic_write_text
+
+    target = config_path() if path is None else Path(path)
+    text = dumps_settings(settings)
+    try:
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return atomic_write_text(target, text, mode=0o600)
+    except OSError as e:
+        raise SettingsError(f"cannot write {target}: {e.strerror or e}") from None
+
+
+# --------------------------------------------------------------------------- profiles
+
+
+def list_profiles(path: str | Path | None = None) -> list[str]:
+    """The names of the saved profiles, sorted."""
+    return sorted(load_settings(path).profiles)
+
+
+def get_profile(name: str, path: str | Path | None = None) -> Profile:
+    """The profile `name`; ``SettingsError`` listing the known names if there is none."""
+    profiles = load_settings(path).profiles
+    if name not in profiles:
+        known = ", ".join(sorted(profiles)) or "none saved yet"
+        raise SettingsError(f"no profile named {name!r} (known: {known})")
+    return profiles[name]
+
+
+def save_profile(name: str, profile: Profile, path: str | Path | None = None) -> Path:
+    """Add or replace the profile `name` in the config file."""
+    check_profile_name(name)
+    profile.validate()
+    settings = load_settings(path)
+    settings.profiles[name] = profile
+    return save_settings(settings, path)
+
+
+def delete_profile(name: str, path: str | Path | None = None) -> None:
+    """Remove the profile `name`; ``SettingsError`` if there is none."""
+    settings = load_settings(path)
+    if name not in settings.profiles:
+        known = ", ".join(sorted(settings.profiles)) or "none saved yet"
+        raise SettingsError(f"no profile named {name!r} (known: {known})")
+    del settings.profiles[name]
+    save_settings(settings, path)

@@ -1,0 +1,157 @@
+"""The app's own themes: a dark default, a light one and a high-contrast one.
+
+Besides Textual's colour system each theme defines variables the workbench uses:
+
+- ``band-0`` .. ``band-7``: the colours of merged-chunk bands. A merged chunk ``i`` is
+  drawn in ``band-{i % 8}``; neighbours never share a colour, so a glance shows where one
+  merged chunk ends and the next begins. The eight colours are chosen to stay apart from
+  each other (hue and lightness) and to stand out from the theme's background and surface.
+- ``sim-above`` / ``sim-below``: the similarity strip's bars above and below the threshold.
+- ``cut``: markers of cuts between merged chunks on the similarity strip.
+"""
+
+from __future__ import annotations
+
+from textual.theme import Theme
+
+BAND_COUNT = 8
+
+DARK_BANDS = (
+    "#5aa9e6",  # blue
+    "#f4a259",  # orange
+    "#7bc96f",  # green
+    "#e86a92",  # rose
+    "#b79cff",  # lavender
+    "#f2d15c",  # yellow
+    "#3fc1b0",  # teal
+    "#d4d8e0",  # silver
+)
+
+LIGHT_BANDS = (
+    "#1f6fb2",  # blue
+    "#d9600b",  # orange
+    "#2e8b3a",  # green
+    "#c2185b",  # crimson
+    "#6a4fc4",  # violet
+    "#9a7400",  # ochre
+    "#00838f",  # teal
+    "#5d4037",  # brown
+)
+
+CONTRAST_BANDS = (
+    "#00e5ff",  # cyan
+    "#ffea00",  # yellow
+    "#ff4fd8",  # magenta
+    "#4dff4d",  # green
+    "#ff9100",  # orange
+    "#a58bff",  # violet
+    "#ffffff",  # white
+    "#ff5252",  # red
+)
+
+
+def _band_variables(bands: tuple[str, ...]) -> dict[str, str]:
+    return {f"band-{i}": colour for i, colour in enumerate(bands)}
+
+
+CHUNKSCOPE_DARK = Theme(
+    name="chunkscope-dark",
+    primary="#5aa9e6",
+    secondary="#8b7fd1",
+    accent="#f4a259",
+    warning="#f2c14e",
+    error="#ef6f6c",
+    success="#7bc96f",
+    foreground="#d8dee9",
+    background="#12151b",
+    surface="#191d25",
+    panel="#232a36",
+    dark=True,
+    variables={
+        **_band_variables(DARK_BANDS),
+        "sim-above": "#7bc96f",
+        "sim-below": "#ef6f6c",
+        "cut": "#f4a259",
+        "block-cursor-text-style": "none",
+        "footer-key-foreground": "#f4a259",
+        "input-selection-background": "#5aa9e6 35%",
+    },
+)
+
+CHUNKSCOPE_LIGHT = Theme(
+    name="chunkscope-light",
+    primary="#1f6fb2",
+    secondary="#6a4fc4",
+    accent="#d9600b",
+    warning="#b7791f",
+    error="#c62828",
+    success="#2e7d32",
+    foreground="#1f2430",
+    background="#f7f8fa",
+    surface="#ffffff",
+    panel="#e6e9ef",
+    dark=False,
+    variables={
+        **_band_variables(LIGHT_BANDS),
+        "sim-above": "#2e7d32",
+        "sim-below": "#c62828",
+        "cut": "#d9600b",
+        "block-cursor-text-style": "none",
+        "footer-key-foreground": "#d9600b",
+        "input-selection-background": "#1f6fb2 25%",
+    },
+)
+
+CHUNKSCOPE_CONTRAST = Theme(
+    name="chunkscope-contrast",
+    primary="#00e5ff",
+    secondary="#a58bff",
+    accent="#ffea00",
+    warning="#ff9100",
+    error="#ff5252",
+    success="#4dff4d",
+    foreground="#ffffff",
+    background="#000000",
+    surface="#000000",
+    panel="#1c1c1c",
+    boost="#ffffff1f",
+    dark=True,
+    luminosity_spread=0.2,
+    text_alpha=1.0,
+    variables={
+        **_band_variables(CONTRAST_BANDS),
+        "sim-above": "#4dff4d",
+        "sim-below": "#ff5252",
+        "cut": "#ffea00",
+        "block-cursor-text-style": "bold",
+        "footer-key-foreground": "#ffea00",
+        "input-selection-background": "#00e5ff 40%",
+    },
+)
+
+BUILTIN_THEMES: list[Theme] = [CHUNKSCOPE_DARK, CHUNKSCOPE_LIGHT, CHUNKSCOPE_CONTRAST]
+"""The app's themes, the default first."""
+
+DEFAULT_THEME = CHUNKSCOPE_DARK.name
+
+
+def variable_defaults(dark: bool = True) -> dict[str, str]:
+    """Fallbacks for the app's own variables, for themes that do not define them.
+
+    Return this from ``App.get_theme_variable_defaults`` (e.g. with
+    ``variable_defaults(self.current_theme.dark)``) so that CSS using ``$band-3`` also
+    parses under Textual's own themes (``nord``, ``textual-light``, ...).
+    """
+    bands = DARK_BANDS if dark else LIGHT_BANDS
+    return {
+        **_band_variables(bands),
+        "sim-above": "#7bc96f" if dark else "#2e7d32",
+        "sim-below": "#ef6f6c" if dark else "#c62828",
+        "cut": "#f4a259" if dark else "#d9600b",
+    }
+
+
+def band_colors(theme: Theme) -> list[str]:
+    """The eight band colours of `theme` (its ``band-N`` variables, else the defaults)."""
+    defaults = variable_defaults(theme.dark)
+    return [theme.variables.get(f"band-{i}", defaults[f"band-{i}"]) for i in range(BAND_COUNT)]

@@ -1,0 +1,210 @@
+"""`chunkscope profile ...` and `--profile NAME` for the commands that merge.
+
+Wiring (in ``tui/cli.py``)::
+
+    from tui.cli_profile import add_profile_option, add_profile_parser, apply_profile
+
+    add_profile_parser(sub)            # chunkscope profile list|show NAME|delete NAME|path
+    add_profile_option(chunk)          # chunk / recap: --profile NAME
+    ...
+    def cmd_chunk(args):
+        apply_profile(args)            # before _pipeline(args): fills what the user left out
+        pipe = _pipeline(args)
+
+`apply_profile` only fills options whose value is still ``None`` (the parser's default),
+so flags given on the command line win. A profile with no size cap (``max_chunk_chars =
+0``) cannot be expressed with ``--max-chars``; for exactness build the merge parameters on
+the profile: ``_merge_params(args, base=args.loaded_profile.to_merge_params())``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+from engine.settings import (
+    Profile,
+    config_path,
+    delete_profile,
+    get_profile,
+    load_settings,
+)
+
+# Profile field -> argparse dest of the chunk / recap options (see tui/cli.py).
+PROFILE_ARGS: tuple[tuple[str, str], ...] = (
+    ("min_chars", "min_chars"),
+    ("threshold", "threshold"),
+    ("std_k", "std_k"),
+    ("always_merge", "always_merge"),
+    ("max_passes", "max_passes"),
+    ("min_similarity", "min_similarity"),
+    ("budget", "budget"),
+    ("scorer", "scorer"),
+)
+
+
+# --------------------------------------------------------------------------- --profile
+
+
+def add_profile_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--profile NAME`` to a command that merges (chunk, recap)."""
+    parser.add_argument(
+        "--profile",
+        default=None,
+        metavar="NAME",
+        help="use a saved profile's parameters (flags given here win); "
+        "see `chunkscope profile list`",
+    )
+
+
+def apply_profile(args: argparse.Namespace) -> None:
+    """Fill the merge / compaction / recap options the user left out from ``--profile``.
+
+    Does nothing without ``args.profile``. Options the command line set (not ``None``)
+    are kept; options the command does not have are skipped. The size cap counts as one
+    option: ``--max-chars`` or ``--max-tokens`` on the command line keeps the profile's
+    cap out. Sets ``args.loaded_profile`` to the ``Profile``. Raises ``SettingsError``
+    (a ``ChunkscopeError``) for an unknown profile or a broken config file.
+    """
+    name = getattr(args, "profile", None)
+    if not name:
+        return
+    profile = get_profile(name)
+    args.loaded_profile = profile
+    for field, dest in PROFILE_ARGS:
+        value = getattr(profile, field)
+        if value is None or not hasattr(args, dest) or getattr(args, dest) is not None:
+            continue
+        if field == "max_passes" and value == 0:  # 0 = to the fixed point = no flag
+            continue
+        setattr(args, dest, value)
+    has_cap_options = hasattr(args, "max_chars") or hasattr(args, "max_tokens")
+    cap_given = (
+        getattr(args, "max_chars", None) is not None
+        or getattr(args, "max_tokens", None) is not None
+    )
+    if has_cap_options and not cap_given:
+        if profile.max_chunk_tokens is not None and hasattr(args, "max_tokens"):
+            args.max_tokens = profile.max_chunk_tokens
+        elif profile.max_chunk_chars and hasattr(args, "max_chars"):
+            args.max_chars = profile.max_chunk_chars
+
+
+# --------------------------------------------------------------------------- profile command
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def _profile_json(profile: Profile) -> dict[str, Any]:
+    return {k: _jsonable(v) for k, v in profile.as_dict().items()}
+
+
+def _show_value(field: str, value: Any) -> str:
+    if field == "max_passes" and value == 0:
+        return "∞ (to the fixed point)"
+    if field == "max_chunk_chars" and value == 0:
+        return "no cap"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _summary(profile: Profile) -> str:
+    parts = [f"{k} {_show_value(k, v)}" for k, v in profile.as_dict().items()]
+    return " · ".join(parts) if parts else "(all defaults)"
+
+
+def _out(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _note(message: str) -> None:
+    print(f"chunkscope: {message}", file=sys.stderr)
+
+
+def cmd_profile_list(args: argparse.Namespace) -> int:
+    path = config_path()
+    profiles = load_settings(path).profiles
+    if args.format == "json":
+        doc = {
+            "config": str(path),
+            "profiles": {n: _profile_json(profiles[n]) for n in sorted(profiles)},
+        }
+        _out(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    if not profiles:
+        _note(f"no profiles saved yet ({path})")
+        return 0
+    width = max(len(n) for n in profiles)
+    _out("".join(f"{n:<{width}}  {_summary(profiles[n])}\n" for n in sorted(profiles)))
+    return 0
+
+
+def cmd_profile_show(args: argparse.Namespace) -> int:
+    path = config_path()
+    profile = get_profile(args.name, path)
+    if args.format == "json":
+        doc = {"name": args.name, "config": str(path), "profile": _profile_json(profile)}
+        _out(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    values = profile.as_dict()
+    lines = [f"profile {args.name}  ({path})"]
+    width = max((len(k) for k in values), default=0)
+    lines.extend(f"  {k:<{width}}  {_show_value(k, v)}" for k, v in values.items())
+    unset = [k for k in Profile.__dataclass_fields__ if k not in values]
+    if unset:
+        lines.append(f"  defaults for: {', '.join(unset)}")
+    _out("\n".join(lines) + "\n")
+    return 0
+
+
+def cmd_profile_delete(args: argparse.Namespace) -> int:
+    path = config_path()
+    delete_profile(args.name, path)
+    _note(f"deleted profile {args.name} from {path}")
+    return 0
+
+
+def cmd_profile_path(args: argparse.Namespace) -> int:
+    _out(f"{config_path()}\n")
+    return 0
+
+
+def add_profile_parser(sub: argparse._SubParsersAction[Any]) -> argparse.ArgumentParser:
+    """Add ``profile list|show NAME|delete NAME|path`` to the subcommands `sub`.
+
+    Each action sets ``run`` (a function of the args returning the exit status), like the
+    other subcommands. Errors are ``SettingsError`` (``ChunkscopeError``).
+    """
+    profile: argparse.ArgumentParser = sub.add_parser(
+        "profile",
+        help="list, show or delete saved parameter profiles",
+        description=(
+            "Profiles are named sets of merge and recap parameters saved from the workbench "
+            "(or by hand) in the config file; `chunk` and `recap` use one with --profile NAME."
+        ),
+    )
+    actions = profile.add_subparsers(
+        dest="profile_action", metavar="ACTION", required=True, parser_class=type(profile)
+    )
+    lst = actions.add_parser("list", help="the saved profiles, one a line")
+    lst.add_argument("--format", choices=("text", "json"), default="text")
+    lst.set_defaults(run=cmd_profile_list)
+    show = actions.add_parser("show", help="one profile's parameters")
+    show.add_argument("name", metavar="NAME")
+    show.add_argument("--format", choices=("text", "json"), default="text")
+    show.set_defaults(run=cmd_profile_show)
+    delete = actions.add_parser("delete", help="remove a profile from the config file")
+    delete.add_argument("name", metavar="NAME")
+    delete.set_defaults(run=cmd_profile_delete)
+    path = actions.add_parser("path", help="print the config file's path")
+    path.set_defaults(run=cmd_profile_path)
+    return profile

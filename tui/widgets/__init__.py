@@ -1,0 +1,7 @@
+"""The workbench's own widgets, one per module."""
+
+from __future__ import annotations
+
+from tui.widgets.slider import Slider
+
+__all__ = ["Slider"]
