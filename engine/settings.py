@@ -38,7 +38,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from engine.errors import ChunkscopeError
 
@@ -68,8 +68,8 @@ def _redact(value: str | None) -> str | None:
 
 
 @dataclass
-class EmbedderSettings:
-    """``[embedder]``: which embedder, and where. `api_key` never shows in repr."""
+class _BackendSettings:
+    """Which backend a stage uses, and where. `api_key` never shows in repr."""
 
     name: str | None = None
     model: str | None = None
@@ -78,7 +78,7 @@ class EmbedderSettings:
 
     def __repr__(self) -> str:
         return (
-            f"EmbedderSettings(name={self.name!r}, model={self.model!r}, "
+            f"{type(self).__name__}(name={self.name!r}, model={self.model!r}, "
             f"base_url={self.base_url!r}, api_key={_redact(self.api_key)!r})"
         )
 
@@ -91,7 +91,7 @@ class EmbedderSettings:
             "api_key": _redact(self.api_key),
         }
 
-    def with_environment(self, environ: Mapping[str, str] | None = None) -> EmbedderSettings:
+    def with_environment(self, environ: Mapping[str, str] | None = None) -> Self:
         """Fill an unset base URL / key from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
         env = os.environ if environ is None else environ
         return replace(
@@ -101,38 +101,14 @@ class EmbedderSettings:
         )
 
 
-@dataclass
-class SummarizerSettings:
-    """``[summarizer]``: which summarizer, and where. `api_key` never shows in repr."""
+@dataclass(repr=False)
+class EmbedderSettings(_BackendSettings):
+    """``[embedder]``: which embedder, and where."""
 
-    name: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    api_key: str | None = field(default=None, repr=False)
 
-    def __repr__(self) -> str:
-        return (
-            f"SummarizerSettings(name={self.name!r}, model={self.model!r}, "
-            f"base_url={self.base_url!r}, api_key={_redact(self.api_key)!r})"
-        )
-
-    def redacted(self) -> dict[str, str | None]:
-        """A plain view for printing: the key, if any, is ``***``."""
-        return {
-            "name": self.name,
-            "model": self.model,
-            "base_url": self.base_url,
-            "api_key": _redact(self.api_key),
-        }
-
-    def with_environment(self, environ: Mapping[str, str] | None = None) -> SummarizerSettings:
-        """Fill an unset base URL / key from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``."""
-        env = os.environ if environ is None else environ
-        return replace(
-            self,
-            base_url=self.base_url or env.get("OPENAI_BASE_URL") or None,
-            api_key=self.api_key or env.get("OPENAI_API_KEY") or None,
-        )
+@dataclass(repr=False)
+class SummarizerSettings(_BackendSettings):
+    """``[summarizer]``: which summarizer, and where."""
 
 
 @dataclass

