@@ -21,14 +21,51 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.parse import load  # noqa: E402
-from engine.split import chunk_turns, compact_chunks  # noqa: E402
+from engine.parse import load
+from engine.split import chunk_turns, compact_chunks
 
-WORDS = (
-    "cache embedding sqlite vector merge threshold chunk summary recap token budget "
-    "session agent tool read write edit benchmark latency pipeline parser markdown "
-    "the a of to and in is that it for on with as was this by be are"
-).split()
+WORDS = [
+    "cache",
+    "embedding",
+    "sqlite",
+    "vector",
+    "merge",
+    "threshold",
+    "chunk",
+    "summary",
+    "recap",
+    "token",
+    "budget",
+    "session",
+    "agent",
+    "tool",
+    "read",
+    "write",
+    "edit",
+    "benchmark",
+    "latency",
+    "pipeline",
+    "parser",
+    "markdown",
+    "the",
+    "a",
+    "of",
+    "to",
+    "and",
+    "in",
+    "is",
+    "that",
+    "it",
+    "for",
+    "on",
+    "with",
+    "as",
+    "was",
+    "this",
+    "by",
+    "be",
+    "are",
+]
 
 
 def make_log(path: Path, megabytes: float, seed: int = 7) -> int:
@@ -88,14 +125,18 @@ def main() -> None:
             del source, chunks, compacted
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
-    print(f"log: {size_mb:.1f} MB, {n_lines} lines -> {counts[0]} turns, {counts[1]} chunks, "
-          f"{counts[2]} compacted; {args.runs} runs")
+    print(
+        f"log: {size_mb:.1f} MB, {n_lines} lines -> {counts[0]} turns, {counts[1]} chunks, "
+        f"{counts[2]} compacted; {args.runs} runs"
+    )
     print(f"{'stage':<10} {'median s':>10} {'MB/s':>10}")
     for stage, ts in times.items():
         med = statistics.median(ts)
         print(f"{stage:<10} {med:>10.2f} {size_mb / med:>10.1f}")
-    print(f"peak RSS: {peak:.0f} MB (before parsing: {base_rss:.0f} MB; "
-          f"{peak / size_mb:.1f}x the file size)")
+    print(
+        f"peak RSS: {peak:.0f} MB (before parsing: {base_rss:.0f} MB; "
+        f"{peak / size_mb:.1f}x the file size)"
+    )
 
 
 if __name__ == "__main__":

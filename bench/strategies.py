@@ -1,0 +1,258 @@
+"""Speed of the markdown strategy against peer splitters, on real markdown, in one process.
+
+    /work/benchvenv/bin/python bench/strategies.py [--tokens 150000] [--repeat 5]
+
+The corpus is the markdown long descriptions (READMEs) in the METADATA of the
+installed distributions (this interpreter's site-packages, plus any given with
+``--site``), concatenated in name order until about ``--tokens`` tokens: real
+markdown written by others, read from disk, no network.
+
+Peers, each skipped with a note when not installed (install them in a bench
+environment only, never in the project's dependencies)::
+
+    python -m venv /work/benchvenv
+    /work/benchvenv/bin/pip install -e /work/main chonkie langchain-text-splitters
+
+* chonkie ``RecursiveChunker`` (chunk_size 450, cl100k_base tokenizer; it has no overlap)
+* LangChain ``RecursiveCharacterTextSplitter`` (450 / 50, the seed's code-aware
+  separators, a tiktoken length function)
+
+Also the other chunkscope strategies on the corpus as turns, for reference.
+Prints the median of ``--repeat`` runs and each peer's time relative to ours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import site
+import statistics
+import sys
+import sysconfig
+import time
+from collections.abc import Callable, Iterable
+from email.parser import Parser
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.strategies import get_strategy, make_params
+from engine.strategies.markdown import MarkdownStrategy
+from engine.tokens import get_counter
+
+BEST: dict[str, float] = {}  # the fastest run of each interleaved contestant
+
+SEED_SEPARATORS = ["\n```", "\n## ", "\n### ", "\n\n", "\n", ". ", " ", ""]
+
+
+def _site_dirs(extra: Iterable[str]) -> list[str]:
+    dirs = [sysconfig.get_paths()["purelib"], *site.getsitepackages(), *extra]
+    seen: dict[str, None] = {}
+    for d in dirs:
+        if os.path.isdir(d):
+            seen.setdefault(os.path.realpath(d), None)
+    return list(seen)
+
+
+def readmes(site_dirs: Iterable[str]) -> list[tuple[str, str]]:
+    """(distribution, markdown long description) of every installed distribution that has one."""
+    found: dict[str, str] = {}
+    for d in site_dirs:
+        for meta in sorted(glob.glob(os.path.join(d, "*.dist-info", "METADATA"))):
+            try:
+                raw = Path(meta).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            msg = Parser().parsestr(raw)
+            if "markdown" not in (msg.get("Description-Content-Type") or "").lower():
+                continue
+            body = msg.get_payload()
+            name = (msg.get("Name") or Path(meta).parent.name).lower()
+            if isinstance(body, str) and body.strip() and name not in found:
+                found[name] = body
+    return sorted(found.items())
+
+
+def build_corpus(target_tokens: int, site_dirs: Iterable[str]) -> tuple[str, list[str], int]:
+    counter = get_counter()
+    parts: list[str] = []
+    names: list[str] = []
+    total = 0
+    for name, body in readmes(site_dirs):
+        parts.append(body.strip())
+        names.append(name)
+        total += counter.count(body)
+        if total >= target_tokens:
+            break
+    text = "\n\n".join(parts) + "\n"
+    return text, names, counter.count(text)
+
+
+def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    """Median CPU seconds of `repeat` runs (CPU time: other processes on the machine
+    do not inflate it the way they inflate wall time)."""
+    times: list[float] = []
+    out: Any = None
+    for _ in range(repeat):
+        t0 = time.process_time()
+        out = fn()
+        times.append(time.process_time() - t0)
+    return statistics.median(times), out
+
+
+def interleaved(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, tuple[float, Any]]:
+    """Median CPU seconds of each function, the runs taken in turn (a, b, c, a, b, c...)
+    so that a slow spell of the machine hits every contestant alike."""
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    outs: dict[str, Any] = {}
+    for _ in range(repeat):
+        for k, fn in fns.items():
+            t0 = time.process_time()
+            outs[k] = fn()
+            times[k].append(time.process_time() - t0)
+    BEST.update({k: min(v) for k, v in times.items()})
+    return {k: (statistics.median(v), outs[k]) for k, v in times.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tokens", type=int, default=150_000, help="corpus size (150000)")
+    ap.add_argument("--repeat", type=int, default=5, help="runs per splitter (5)")
+    ap.add_argument("--site", action="append", default=[], help="another site-packages dir")
+    ap.add_argument("--size", type=int, default=450)
+    ap.add_argument("--overlap", type=int, default=50)
+    args = ap.parse_args(argv)
+
+    text, names, n_tokens = build_corpus(args.tokens, _site_dirs(args.site))
+    print(
+        f"corpus: {len(names)} READMEs of installed distributions ({names[0]} .. {names[-1]}), "
+        f"{len(text):,} chars, {n_tokens:,} tokens (cl100k_base)"
+    )
+    counter = get_counter()
+    counter.count("warm up")
+    enc: Any = counter._encoding  # the tiktoken Encoding itself, for the peers
+
+    rows: list[tuple[str, float, int, str]] = []
+
+    md = MarkdownStrategy(
+        make_params("markdown", {"max_tokens": args.size, "overlap": args.overlap})
+    )
+    md.split_text(text[:2000], counter)  # builds the token length table once
+    contestants: dict[str, Callable[[], Any]] = {"ours": lambda: md.split_text(text, counter)}
+
+    try:
+        from chonkie import RecursiveChunker  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        print("skip: chonkie is not installed")
+    else:
+        chonk = RecursiveChunker(tokenizer=enc, chunk_size=args.size)
+        chonk(text[:2000])
+        contestants["chonkie"] = lambda: chonk(text)
+
+    try:
+        from langchain_text_splitters import (  # type: ignore[import-not-found, unused-ignore]
+            RecursiveCharacterTextSplitter,
+        )
+    except ImportError:
+        print("skip: langchain-text-splitters is not installed")
+    else:
+
+        def tiktoken_len(s: str) -> int:
+            return len(enc.encode(s, disallowed_special=()))
+
+        lc = RecursiveCharacterTextSplitter(
+            chunk_size=args.size,
+            chunk_overlap=args.overlap,
+            length_function=tiktoken_len,
+            separators=SEED_SEPARATORS,
+        )
+        contestants["langchain"] = lambda: lc.split_text(text)
+
+    contestants["floor"] = lambda: enc.encode_ordinary(text)
+    results = interleaved(contestants, args.repeat)
+    t_ours, res = results["ours"]
+    over = res.info["oversize_chunks"]
+    rows.append(
+        (
+            f"chunkscope markdown {args.size}/{args.overlap}",
+            t_ours,
+            len(res.chunks),
+            f"integrity {res.info['integrity_score']:.3f}, {over} oversize (whole fences)",
+        )
+    )
+    if "chonkie" in results:
+        t, out = results["chonkie"]
+        rows.append((f"chonkie RecursiveChunker {args.size}", t, len(out), "no overlap option"))
+    if "langchain" in results:
+        t, out = results["langchain"]
+        rows.append(
+            (
+                f"langchain RecursiveCharacterTextSplitter {args.size}/{args.overlap}",
+                t,
+                len(out),
+                "tiktoken length function, the seed's separators",
+            )
+        )
+    t_enc, _ = results["floor"]
+    rows.append(("(floor: one tiktoken encode of the corpus)", t_enc, 0, "encode_ordinary"))
+
+    # the turn strategies on the same text, one turn per README paragraph block
+    from engine.model import Turn
+
+    turns = [Turn(None, "Doc", p, None, i) for i, p in enumerate(text.split("\n\n")) if p.strip()]
+    cases: tuple[tuple[str, dict[str, Any]], ...] = (
+        ("blank-line", {}),
+        ("sliding-window", {"max_tokens": args.size, "overlap": args.overlap}),
+        (
+            "sliding-window",
+            {
+                "max_tokens": args.size,
+                "overlap": args.overlap,
+                "preserve_message_boundaries": False,
+            },
+        ),
+        ("boundary", {"max_tokens": args.size * 4}),
+        ("episodic", {}),
+    )
+    for name, params in cases:
+        try:
+            strat = get_strategy(name, params)
+        except ValueError as e:
+            print(f"skip: {name}: {e}")
+            continue
+        t, r = timed(partial(strat.split, turns, counter), max(1, args.repeat // 2))
+        label = name + ("" if params.get("preserve_message_boundaries", True) else " (tokens)")
+        rows.append((f"chunkscope {label} (reference)", t, len(r.chunks), f"{len(turns)} turns"))
+
+    print()
+    print(f"{'splitter':<58} {'median cpu s':>12} {'chunks':>7} {'vs ours':>8}  note")
+    print("-" * 110)
+    for label, t, n, note in rows:
+        print(f"{label:<58} {t:>12.4f} {n:>7} {t / t_ours:>7.2f}x  {note}")
+    best = BEST.get("ours", t_ours)
+    print(
+        "fastest runs (cpu s): "
+        + ", ".join(f"{k} {v:.4f} ({v / best:.2f}x)" for k, v in BEST.items())
+    )
+    print()
+    peers = {label.split()[0]: t for label, t, _, _ in rows}
+    if "chonkie" in peers:
+        ok = peers["chonkie"] >= t_ours
+        print(
+            f"target: at least as fast as chonkie: {'met' if ok else 'NOT met'} "
+            f"({peers['chonkie'] / t_ours:.2f}x)"
+        )
+    if "langchain" in peers:
+        ok = peers["langchain"] >= 2 * t_ours
+        print(
+            f"target: at least 2x faster than langchain: {'met' if ok else 'NOT met'} "
+            f"({peers['langchain'] / t_ours:.2f}x)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+"""Ways to split a source into chunks, behind one small protocol and a registry.
+
+::
+
+    from engine.strategies import STRATEGIES, get_strategy, param_specs
+    strategy = get_strategy("sliding-window", {"max_tokens": 500, "overlap": 0.1})
+    result = strategy.split(turns, get_counter())
+    for sc in result.chunks:
+        sc.chunk, sc.meta, sc.reason
+
+`STRATEGIES` maps each name to its one-line description; `param_specs(name)`
+lists a strategy's parameters with defaults, ranges and CLI flags;
+`params_key` / `run_strategy` are the hashable form the `Pipeline` memoises on.
+`blank-line` (the seed's split + compaction) is the default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from engine.strategies.base import (
+    BaseStrategy,
+    Counter,
+    ParamsPairs,
+    ParamSpec,
+    StrategyChunk,
+    StrategyResult,
+    resolve_overlap,
+)
+from engine.strategies.blank_line import BlankLineStrategy
+from engine.strategies.boundary import BoundaryStrategy
+from engine.strategies.episodic import EpisodicStrategy
+from engine.strategies.markdown import MarkdownStrategy
+from engine.strategies.sliding_window import SlidingWindowStrategy
+
+if TYPE_CHECKING:
+    from engine.model import Turn
+    from engine.parse import Source
+
+__all__ = [
+    "DEFAULT_STRATEGY",
+    "STRATEGIES",
+    "BaseStrategy",
+    "Counter",
+    "ParamSpec",
+    "ParamsPairs",
+    "StrategyChunk",
+    "StrategyResult",
+    "coerce_param",
+    "get_strategy",
+    "make_params",
+    "param_specs",
+    "params_key",
+    "resolve_overlap",
+    "run_strategy",
+    "strategy_class",
+]
+
+DEFAULT_STRATEGY = "blank-line"
+
+_CLASSES: dict[str, type[BaseStrategy[Any]]] = {
+    cls.name: cls
+    for cls in (
+        BlankLineStrategy,
+        SlidingWindowStrategy,
+        BoundaryStrategy,
+        MarkdownStrategy,
+        EpisodicStrategy,
+    )
+}
+
+#: Every strategy name with its one-line description, the default first.
+STRATEGIES: dict[str, str] = {name: cls.description for name, cls in _CLASSES.items()}
+
+
+def strategy_class(name: str) -> type[BaseStrategy[Any]]:
+    """The class of strategy `name`; `ValueError` (listing the names) for an unknown one."""
+    cls = _CLASSES.get(name)
+    if cls is None:
+        raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(_CLASSES)}")
+    return cls
+
+
+def _field_type(cls: type[Any], f: dataclasses.Field[Any]) -> str:
+    hints = typing.get_type_hints(cls)
+    hint = hints.get(f.name, str)
+    if hint is bool:
+        return "bool"
+    if hint is int:
+        return "int"
+    if hint is float:
+        return "float"
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if args and args[0] is str:
+            return "str?"
+        if args and args[0] is int:
+            return "int?"
+    return "str"
+
+
+def param_specs(name: str) -> list[ParamSpec]:
+    """The parameters of strategy `name`: type, default, help, flag, range, choices."""
+    cls = strategy_class(name).params_type
+    out: list[ParamSpec] = []
+    for f in dataclasses.fields(cls):
+        m = f.metadata
+        out.append(
+            ParamSpec(
+                name=f.name,
+                type=_field_type(cls, f),
+                default=f.default,
+                help=str(m.get("help", "")),
+                flag=m.get("flag"),
+                minimum=m.get("min"),
+                maximum=m.get("max"),
+                choices=m.get("choices"),
+            )
+        )
+    return out
+
+
+def coerce_param(spec: ParamSpec, value: Any) -> Any:
+    """`value` (a string from a flag, or a Python value) as the parameter's type, range-checked."""
+    if value is None:
+        if spec.type.endswith("?"):
+            return None
+        raise ValueError(f"{spec.name}: a value is required")
+    kind = spec.type.rstrip("?")
+    try:
+        if kind == "bool":
+            if isinstance(value, str):
+                low = value.strip().lower()
+                if low not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+                    raise ValueError(value)
+                out: Any = low in ("1", "true", "yes", "on")
+            else:
+                out = bool(value)
+        elif kind == "int":
+            if isinstance(value, float) and not value.is_integer():
+                raise ValueError(value)
+            out = int(value)
+        elif kind == "float":
+            out = float(value)
+        else:
+            out = str(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{spec.name}: expected {kind}, got {value!r}") from None
+    if spec.minimum is not None and isinstance(out, int | float) and out < spec.minimum:
+        raise ValueError(f"{spec.name} must be >= {spec.minimum}, got {out}")
+    if spec.maximum is not None and isinstance(out, int | float) and out > spec.maximum:
+        raise ValueError(f"{spec.name} must be <= {spec.maximum}, got {out}")
+    if spec.choices is not None and out not in spec.choices:
+        raise ValueError(f"{spec.name} must be one of {', '.join(spec.choices)}, got {out!r}")
+    return out
+
+
+def make_params(name: str, values: Mapping[str, Any] | ParamsPairs | None = None) -> Any:
+    """The params dataclass of strategy `name` with `values` (unknown names are errors)."""
+    cls = strategy_class(name).params_type
+    given = dict(values or {})
+    specs = {s.name: s for s in param_specs(name)}
+    unknown = sorted(set(given) - set(specs))
+    if unknown:
+        raise ValueError(
+            f"strategy {name!r} has no parameter {', '.join(unknown)}; "
+            f"it has {', '.join(specs) or 'none'}"
+        )
+    kwargs = {k: coerce_param(specs[k], v) for k, v in given.items()}
+    return cls(**kwargs)
+
+
+def params_key(values: Mapping[str, Any] | None) -> ParamsPairs:
+    """The hashable form of parameter values (sorted pairs) for `PipelineParams`."""
+    return tuple(sorted((values or {}).items()))
+
+
+def get_strategy(
+    name: str = DEFAULT_STRATEGY, params: Mapping[str, Any] | ParamsPairs | Any | None = None
+) -> BaseStrategy[Any]:
+    """Strategy `name` with `params` (a mapping, pairs, or its params dataclass)."""
+    cls = strategy_class(name)
+    if params is None or isinstance(params, Mapping | tuple):
+        return cls(make_params(name, params))
+    if not isinstance(params, cls.params_type):
+        raise TypeError(f"{name}: expected {cls.params_type.__name__}, got {type(params)}")
+    return cls(params)
+
+
+def run_strategy(
+    name: str,
+    params: Mapping[str, Any] | ParamsPairs | None,
+    turns: Sequence[Turn],
+    counter: Counter,
+    *,
+    source: Source | None = None,
+    for_pipeline: bool = False,
+) -> StrategyResult:
+    """Run strategy `name` with `params` over `turns` (and `source` for document strategies).
+
+    With `for_pipeline`, `blank-line` returns the chunks before compaction (the
+    pipeline compacts them in its own, separately memoised stage); every other
+    strategy returns its final chunks, which the pipeline does not compact.
+    """
+    strategy = get_strategy(name, params)
+    if for_pipeline and isinstance(strategy, BlankLineStrategy):
+        return strategy.split_raw(turns)
+    return strategy.split(turns, counter, source=source)

@@ -1,0 +1,186 @@
+"""Token positions of a text from one tiktoken pass: where every token starts.
+
+Strategies that cut at token positions encode the text once, turn the token
+ids into character offsets (a per-encoding table of token byte lengths, then a
+cumulative sum over UTF-8 bytes mapped back to characters), and from then on
+count the tokens of any span with two binary searches.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.strategies.base import Counter
+
+_LENGTHS: dict[int, npt.NDArray[np.int64]] = {}
+_APPROX = re.compile(r"\s*(?:\w{1,4}|[^\w\s])|\s+", re.UNICODE)
+
+
+def _encoding(counter: Counter) -> Any | None:
+    # TokenCounter keeps its tiktoken Encoding private; strategies read it to
+    # encode once and map token ids to byte lengths without decoding.
+    return getattr(counter, "_encoding", None)
+
+
+def _char_counts(enc: Any) -> npt.NDArray[np.int64]:
+    """Per token id of `enc`: how many characters start in its bytes (its UTF-8 bytes
+    that are not continuation bytes); cached per encoding."""
+    key = id(enc)
+    table = _LENGTHS.get(key)
+    if table is None:
+        n = int(enc.n_vocab)
+        table = np.zeros(n + 1, dtype=np.int64)
+        for i in range(n):
+            try:
+                raw = enc.decode_single_token_bytes(i)
+            except Exception:
+                continue
+            table[i] = sum(1 for b in raw if not 0x80 <= b < 0xC0)
+        _LENGTHS[key] = table
+    return table
+
+
+def token_starts_array(text: str, counter: Counter) -> npt.NDArray[np.int64]:
+    """The character offset where each token of `text` starts (one tokenizer pass).
+
+    The offset of a token is the number of characters that start in the tokens
+    before it, so a token that starts inside a multi-byte character is placed
+    at the next character. Without an exact encoding, word-ish pieces stand in
+    for tokens.
+    """
+    if not text:
+        return np.zeros(0, dtype=np.int64)
+    enc = _encoding(counter)
+    if enc is None:
+        return np.fromiter((m.start() for m in _APPROX.finditer(text)), dtype=np.int64)
+    if hasattr(enc, "encode_to_numpy"):
+        ids: Any = enc.encode_to_numpy(text, disallowed_special=())
+    else:  # pragma: no cover - older tiktoken
+        ids = np.asarray(enc.encode_ordinary(text), dtype=np.int64)
+    starts = np.zeros(len(ids), dtype=np.int64)
+    if len(ids) > 1:
+        np.cumsum(_char_counts(enc)[ids[:-1]], out=starts[1:])
+    return starts
+
+
+def token_starts(text: str, counter: Counter) -> list[int]:
+    """`token_starts_array` as a list."""
+    out: list[int] = token_starts_array(text, counter).tolist()
+    return out
+
+
+def count_spans(
+    starts: npt.NDArray[np.int64], begins: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """Token counts of many spans ``[begins[i], ends[i])`` at once (see `TokenIndex.count`)."""
+    n = len(starts)
+    a = np.searchsorted(starts, begins, side="left")
+    b = np.searchsorted(starts, ends, side="left")
+    if n:
+        exact = starts[np.minimum(a, n - 1)] == begins
+        a = np.where((a < n) & exact, a, np.maximum(a - 1, 0))
+    out: npt.NDArray[np.int64] = np.where(ends > begins, b - a, 0).astype(np.int64)
+    return out
+
+
+class SpanIndex:
+    """Token positions of one span of the text, numbered as in the whole text.
+
+    Holds the tokens from the one containing the span's start to the first one
+    starting at or after its end, so every query about a position inside the
+    span answers as the whole-text index would.
+    """
+
+    __slots__ = ("base", "end_offset", "local", "n", "starts")
+
+    def __init__(self, starts: list[int], base: int, n_total: int, end_offset: int) -> None:
+        self.starts = starts
+        self.local = len(starts)
+        self.base = base
+        self.n = n_total
+        self.end_offset = end_offset
+
+    def index(self, pos: int) -> int:
+        """How many tokens start before character `pos`."""
+        return self.base + bisect_left(self.starts, pos)
+
+    def count(self, start: int, end: int) -> int:
+        """Tokens of ``text[start:end]``: those starting in it, plus one cut at `start`."""
+        if end <= start:
+            return 0
+        starts = self.starts
+        a = bisect_left(starts, start)
+        b = bisect_left(starts, end)
+        if a >= self.local or starts[a] != start:
+            a = max(a - 1, 0)
+        return b - a
+
+    def after(self, pos: int) -> int:
+        """The first token start after `pos` (tokens inside one character share a start)."""
+        return self.offset(self.base + bisect_right(self.starts, pos))
+
+    def offset(self, token: int) -> int:
+        """The character offset of token `token` (the span's end past its last)."""
+        k = token - self.base
+        if k >= self.local:
+            return self.end_offset
+        return self.starts[max(k, 0)]
+
+
+class TokenIndex:
+    """Token counts of spans of one text, from its token start offsets."""
+
+    __slots__ = ("_list", "array", "n", "text")
+
+    def __init__(self, text: str, counter: Counter) -> None:
+        self.text = text
+        self.array = token_starts_array(text, counter)
+        self.n = len(self.array)
+        self._list: list[int] | None = None
+
+    @property
+    def starts(self) -> list[int]:
+        """The token start offsets as a list (made on first use)."""
+        if self._list is None:
+            self._list = self.array.tolist()
+        return self._list
+
+    def span(self, start: int, end: int) -> SpanIndex:
+        """The tokens of ``text[start:end]`` (and its edges) as a small `SpanIndex`."""
+        arr = self.array
+        a = int(np.searchsorted(arr, start, side="left"))
+        if a >= self.n or arr[a] != start:
+            a = max(a - 1, 0)
+        b = int(np.searchsorted(arr, end, side="left"))
+        local: list[int] = arr[a : b + 1].tolist()
+        return SpanIndex(local, a, self.n, len(self.text))
+
+    def index(self, pos: int) -> int:
+        """How many tokens start before character `pos`."""
+        return bisect_left(self.starts, pos)
+
+    def count(self, start: int, end: int) -> int:
+        """Tokens of ``text[start:end]``: those starting in it, plus one cut at `start`."""
+        if end <= start:
+            return 0
+        a = bisect_left(self.starts, start)
+        b = bisect_left(self.starts, end)
+        if a >= self.n or self.starts[a] != start:
+            a -= 1  # the token running into `start` is cut; its tail costs a token
+            a = max(a, 0)
+        return b - a
+
+    def after(self, pos: int) -> int:
+        """The first token start after `pos` (tokens inside one character share a start)."""
+        return self.offset(bisect_right(self.starts, pos))
+
+    def offset(self, token: int) -> int:
+        """The character offset of token `token` (the text's end past the last)."""
+        if token >= self.n:
+            return len(self.text)
+        return self.starts[max(token, 0)]

@@ -1,0 +1,163 @@
+"""The strategy protocol and the values every strategy returns.
+
+A strategy turns the turns of a source (or, for document strategies, the
+source's text) into `StrategyChunk`s: a `Chunk` (so the rest of the pipeline
+can use it unchanged) plus the strategy's per-chunk metadata and the reason of
+the cut after it. Parameters are frozen dataclasses whose fields carry their
+documentation, CLI flag and range in the field metadata (`param`), which is
+what the command line and the workbench build their controls from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+
+from engine.model import Chunk, Turn
+
+if TYPE_CHECKING:
+    from engine.parse import Source
+
+
+class Counter(Protocol):
+    """What strategies need of `engine.tokens.TokenCounter`."""
+
+    name: str
+
+    @property
+    def exact(self) -> bool: ...
+
+    def count(self, text: str) -> int: ...
+
+    def count_many(self, texts: list[str]) -> list[int]: ...
+
+    def encode(self, text: str) -> list[int]: ...
+
+    def decode(self, ids: list[int]) -> str: ...
+
+
+ParamsPairs = tuple[tuple[str, Any], ...]
+"""A frozen, hashable form of a strategy's parameters (sorted name/value pairs)."""
+
+
+def param(
+    default: Any,
+    help: str,
+    *,
+    flag: str | None = None,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    choices: tuple[str, ...] | None = None,
+) -> Any:
+    """A dataclass field with the metadata the CLI and the workbench read."""
+    meta = {"help": help, "flag": flag, "min": minimum, "max": maximum, "choices": choices}
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True, slots=True)
+class ParamSpec:
+    """One parameter of a strategy, for building a control or a flag."""
+
+    name: str
+    type: str
+    default: Any
+    help: str
+    flag: str | None
+    minimum: float | None
+    maximum: float | None
+    choices: tuple[str, ...] | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(slots=True)
+class StrategyChunk:
+    """One chunk of a strategy: the chunk, its metadata, the reason of the cut after it."""
+
+    chunk: Chunk
+    meta: dict[str, Any] = field(default_factory=dict)
+    reason: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.chunk.text
+
+
+@dataclass(slots=True)
+class StrategyResult:
+    """The chunks of one run of a strategy, plus document-level information.
+
+    `info` holds what is not per chunk: the markdown integrity score, the
+    episodic `should_wait`, filtered LLM boundaries, warnings, ...
+    """
+
+    strategy: str
+    params: dict[str, Any]
+    chunks: list[StrategyChunk]
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def chunk_list(self) -> list[Chunk]:
+        return [c.chunk for c in self.chunks]
+
+    @property
+    def cuts(self) -> list[str | None]:
+        """The reason of each cut: ``cuts[i]`` is the cut after chunk ``i``."""
+        return [c.reason for c in self.chunks[:-1]]
+
+    def cut_points(self) -> list[tuple[int | None, int | None]]:
+        """Where each chunk after the first starts, as (turn index, source line) of its
+        first turn: a coordinate two results over the same turns share, so a view can
+        tell the cuts two strategies (or two parameter sets) agree on from the others."""
+        out: list[tuple[int | None, int | None]] = []
+        for sc in self.chunks[1:]:
+            first = sc.chunk.turns[0] if sc.chunk.turns else None
+            out.append((None, None) if first is None else (first.turn_index, first.source_line))
+        return out
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+
+P = TypeVar("P")
+
+
+class BaseStrategy(Generic[P]):
+    """The shared part of every strategy; subclasses set the class attributes and `split`.
+
+    ``input`` is "turns" for strategies over the turns of a log, "document" for
+    strategies that read the text of the source (they still accept turns and
+    then treat the turns' texts as the document).
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    input: ClassVar[str] = "turns"
+    params_type: ClassVar[type[Any]]
+
+    def __init__(self, params: P | None = None) -> None:
+        self.params: P = params if params is not None else self.params_type()
+
+    def split(
+        self, turns: Sequence[Turn], counter: Counter, *, source: Source | None = None
+    ) -> StrategyResult:
+        raise NotImplementedError
+
+    def result(
+        self, chunks: list[StrategyChunk], info: Mapping[str, Any] | None = None
+    ) -> StrategyResult:
+        params = dataclasses.asdict(self.params)  # type: ignore[call-overload]
+        return StrategyResult(self.name, params, chunks, dict(info or {}))
+
+
+def resolve_overlap(overlap: float, max_tokens: int) -> int:
+    """Overlap in tokens: a value below 1 is a fraction of `max_tokens`, else a token count."""
+    if overlap < 0:
+        raise ValueError(f"overlap must be >= 0, got {overlap}")
+    tokens = round(overlap * max_tokens) if overlap < 1 else int(overlap)
+    if tokens >= max_tokens:
+        raise ValueError(f"overlap ({tokens} tokens) must be below max_tokens ({max_tokens})")
+    return tokens

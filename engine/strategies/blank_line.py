@@ -1,0 +1,46 @@
+"""The seed's split: paragraphs of each turn, then compaction of short chunks (the default)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.model import Turn, chunks_from_spans
+from engine.split import chunk_turns, compact_spans
+from engine.strategies.base import BaseStrategy, Counter, StrategyChunk, StrategyResult, param
+
+if TYPE_CHECKING:
+    from engine.parse import Source
+
+
+@dataclass(frozen=True)
+class BlankLineParams:
+    min_chars: int = param(
+        80, "compaction minimum: shorter chunks merge forward", flag="--min-chars", minimum=0
+    )
+
+
+class BlankLineStrategy(BaseStrategy[BlankLineParams]):
+    """`chunk_turns` then `compact_chunks`: identical to the pipeline's default stages."""
+
+    name = "blank-line"
+    description = "split turns at blank lines, then merge chunks under min_chars (the seed's)"
+    params_type = BlankLineParams
+
+    def split_raw(self, turns: Sequence[Turn]) -> StrategyResult:
+        """The paragraphs before compaction (what the pipeline's ``chunk`` stage holds)."""
+        chunks = [StrategyChunk(c, {"paragraph": i}) for i, c in enumerate(chunk_turns(turns))]
+        return self.result(chunks, {"compacted": False})
+
+    def split(
+        self, turns: Sequence[Turn], counter: Counter, *, source: Source | None = None
+    ) -> StrategyResult:
+        raw = chunk_turns(turns)
+        spans = compact_spans(raw, self.params.min_chars)
+        compacted = chunks_from_spans(raw, spans)
+        out: list[StrategyChunk] = []
+        for i, (chunk, (start, end)) in enumerate(zip(compacted, spans, strict=True)):
+            reason = "paragraph" if i < len(spans) - 1 else None
+            out.append(StrategyChunk(chunk, {"raw_chunks": [start, end]}, reason))
+        return self.result(out, {"compacted": True, "raw_chunks": len(raw)})

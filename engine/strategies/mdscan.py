@@ -1,0 +1,142 @@
+"""Markdown structure for the markdown strategy: sections, fences, tables and lists.
+
+`scan(text)` finds, in one regex-driven pass, the headings outside fenced code
+(each section with its header stack and level), the fenced blocks (at any
+indent, since fences nest in list items; an unclosed fence runs to the end),
+and the tables and lists (kept whole by the splitter when they fit).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+TABLE_RULE = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+
+
+class Section(NamedTuple):
+    start: int
+    end: int
+    path: tuple[str, ...]  # the header stack, outermost first
+    level: int  # heading level, 0 for text before the first heading
+
+
+class Structure(NamedTuple):
+    sections: list[Section]
+    fences: list[tuple[int, int]]  # fenced code blocks [start, end), in order
+    blocks: list[tuple[int, int]]  # tables and lists [start, end), in order
+    title: str | None  # the first level-1 heading
+
+
+# Every pattern the scan searches with starts with a literal newline, so the
+# regex engine skips ahead with a fast character search; the scan runs over
+# "\n" + text, where the newline before a line sits at that line's offset in text.
+_EVENT = re.compile(
+    r"\n(?:"
+    r"[ \t]*(`{3,}|~{3,})"  # 1: a fence, at any indent (fences nest in list items)
+    r"| {0,3}(?:(#{1,6})(?:[ \t]+|(?=\n)|$)"  # 2: a heading
+    r"|(?:[-*+]|\d{1,9}[.)])(?:[ \t]|(?=\n)|$)"  # a list item
+    r"|(\|)))"  # 3: a table row
+)
+_TABLE_ROWS = re.compile(r"(?:\n[ \t]*\|[^\n]*)*")
+# A list ends at a blank line followed by a line that is neither indented nor an
+# item, or at a heading or fence in the first column.
+_LIST_END = re.compile(
+    r"\n[ \t]*\n(?![ \t]|[-*+][ \t]|\d{1,9}[.)][ \t]|[ \t]*\n)|\n(?=#{1,6}[ \t]|```|~~~)"
+)
+_FENCE_LINE = re.compile(r"\n[ \t]*(?:`{3,}|~{3,})")
+_TRAILING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
+_CLOSERS: dict[str, re.Pattern[str]] = {}
+
+
+def _closer(fence: str) -> re.Pattern[str]:
+    pat = _CLOSERS.get(fence)
+    if pat is None:
+        ch = re.escape(fence[0])
+        pat = re.compile(rf"\n[ \t]*{ch}{{{len(fence)},}}[ \t]*(?=\n|$)")
+        _CLOSERS[fence] = pat
+    return pat
+
+
+def scan(text: str) -> Structure:
+    """Sections at headings outside fences, fenced blocks, tables and lists.
+
+    Driven by one regex that finds the lines that can open a construct; the
+    lines in between are never visited in Python.
+    """
+    sections: list[Section] = []
+    fences: list[tuple[int, int]] = []
+    blocks: list[tuple[int, int]] = []
+    title: str | None = None
+    stack: list[str] = []
+    sec_start = 0
+    sec_path: tuple[str, ...] = ()
+    sec_level = 0
+    n = len(text)
+    t = "\n" + text  # offsets in t are one more than in text
+    find = t.find
+    search = _EVENT.search
+    list_end = -1  # (t offset) end of the list the scan is in
+    m = search(t, 0)
+    while m is not None:
+        start = m.start()  # the line's offset in text
+        me = m.end()
+        eol = find("\n", me)
+        if eol < 0:
+            eol = n + 1
+        fence, hashes, pipe = m.groups()
+        nxt = eol
+        if fence is not None:
+            if fence[0] == "`" and "`" in t[me:eol]:
+                m = search(t, eol)  # inline code, not a fence
+                continue
+            close = _closer(fence).search(t, eol)
+            end = n if close is None else min(close.end(), n)  # the closing line's newline
+            fences.append((start, end))
+            nxt = end
+            if start < list_end and end < list_end:  # a fence inside a list: the next one
+                inner = _FENCE_LINE.search(t, end, list_end)
+                nxt = list_end if inner is None else inner.start()
+        elif hashes is not None:
+            if start > sec_start:
+                sections.append(Section(sec_start, start, sec_path, sec_level))
+            level = len(hashes)
+            head = t[me:eol].strip()
+            if head.endswith("#"):
+                head = _TRAILING_HASHES.sub("", head).strip()
+            del stack[level - 1 :]
+            stack.extend([""] * (level - 1 - len(stack)))
+            stack.append(head)
+            sec_start, sec_path, sec_level = start, tuple(stack), level
+            if level == 1 and title is None and head:
+                title = head
+        elif pipe is not None:
+            rule_end = find("\n", eol + 1)
+            rule = t[eol + 1 : rule_end if rule_end >= 0 else n + 1]
+            if "-" in rule and TABLE_RULE.match(rule):
+                rows = _TABLE_ROWS.match(t, eol)
+                end = rows.end() if rows else eol
+                blocks.append((start, end - 1))
+                nxt = end
+        elif start >= list_end:  # a list item opening a list
+            stop = _LIST_END.search(t, eol)
+            list_end = n + 1 if stop is None else stop.start()
+            blocks.append((start, list_end - 1))
+            # nothing inside a list but a fence needs the scan: skip to the first one
+            inner = _FENCE_LINE.search(t, eol, list_end)
+            nxt = list_end if inner is None else inner.start()
+        m = search(t, nxt) if nxt <= n else None
+    if n > sec_start or not sections:
+        sections.append(Section(sec_start, n, sec_path, sec_level))
+    return Structure(sections, fences, blocks, title)
+
+
+def header_path(path: Sequence[str]) -> str:
+    """``A > B > C`` from a header stack (levels without a heading are skipped)."""
+    return " > ".join(h for h in path if h)
+
+
+def fences_balanced(content: str) -> bool:
+    """The seed's validation: an even number of ``` marks."""
+    return content.count("```") % 2 == 0

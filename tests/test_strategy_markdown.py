@@ -1,0 +1,211 @@
+"""markdown: two stages, fences whole, header paths, overlap, enrichment, provenance."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.pipeline import Pipeline, PipelineParams
+from engine.strategies import get_strategy, params_key
+from engine.strategies.markdown import enrichment_header, scan
+from engine.tokens import get_counter
+
+COUNTER = get_counter()
+WORDS = ["alpha", "beta", "gamma", "delta", "fence", "token", "chunk", "été", "naïve😀🎉", "中文字"]
+SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> tuple[str, list[tuple[int, str]]]:
+    """A markdown document and, per heading, (offset, expected header path)."""
+    parts: list[str] = []
+    expected: list[tuple[int, str]] = []
+    stack: list[str] = []
+    pos = 0
+    for i in range(draw(st.integers(1, 14))):
+        kind = draw(st.sampled_from(["heading", "para", "para", "code", "table", "list"]))
+        if kind == "heading":
+            level = draw(st.integers(1, 4))
+            title = f"H{i} " + draw(st.sampled_from(WORDS))
+            del stack[level - 1 :]
+            stack.extend([""] * (level - 1 - len(stack)))
+            stack.append(title)
+            block = "#" * level + " " + title
+            expected.append((pos, " > ".join(h for h in stack if h)))
+        elif kind == "para":
+            n = draw(st.integers(1, 250))
+            words = draw(st.lists(st.sampled_from(WORDS), min_size=n, max_size=n))
+            sentences = " ".join(w + ("." if j % 9 == 8 else "") for j, w in enumerate(words))
+            block = sentences
+        elif kind == "code":
+            n = draw(st.integers(1, 120))
+            lines = [f"    x{j} = {j} * {j}  # {WORDS[j % len(WORDS)]}" for j in range(n)]
+            block = "```python\n" + "\n".join(lines) + "\n```"
+        elif kind == "table":
+            rows = draw(st.integers(1, 12))
+            block = "| a | b |\n|---|---|\n" + "\n".join(
+                f"| {j} | {WORDS[j % 10]} |" for j in range(rows)
+            )
+        else:
+            items = draw(st.integers(1, 10))
+            block = "\n".join(f"- item {j} " + " ".join(WORDS[: j % 10 + 1]) for j in range(items))
+        parts.append(block)
+        pos += len(block) + 2
+    return "\n\n".join(parts) + "\n", expected
+
+
+def _fence_spans(text: str) -> list[tuple[int, int]]:
+    return scan(text).fences
+
+
+@SETTINGS
+@given(doc=documents(), size=st.integers(40, 300), overlap=st.integers(0, 30))
+def test_chunks_cover_in_order_within_limits_fences_whole(
+    doc: tuple[str, list[tuple[int, str]]], size: int, overlap: int
+) -> None:
+    text, expected = doc
+    overlap = min(overlap, size - 1)
+    res = get_strategy("markdown", {"max_tokens": size, "overlap": overlap}).split_text(
+        text, COUNTER
+    )
+    chunks = res.chunks
+    covered = [False] * len(text)
+    prev_start = -1
+    for i, sc in enumerate(chunks):
+        m = sc.meta
+        a, b = m["start_char"], m["end_char"]
+        content = text[a:b]
+        assert sc.chunk.turns[0].text == content  # the original content, untouched
+        assert a >= prev_start  # in document order
+        prev_start = a
+        for k in range(a, b):
+            covered[k] = True
+        # within the limit, or a fenced block kept whole
+        if m["exceeds_limit"]:
+            assert content.startswith("```") and content.rstrip().endswith("```")
+            assert any(s <= a and b <= e for s, e in _fence_spans(text))
+        else:
+            assert m["token_count"] <= size
+            assert COUNTER.count(content) <= size + 2  # re-encoded alone: edge effects
+        assert content.count("```") % 2 == 0, content
+        assert not m["code_integrity_warning"]
+        assert m["overlap_tokens"] <= overlap
+        assert m["chunk_index"] == i and m["sibling_count"] == len(chunks)
+        assert m["content_hash"] and len(m["content_hash"]) == 16
+    assert all(c or text[k].isspace() for k, c in enumerate(covered))
+    assert res.info["integrity_score"] == 1.0
+    # every heading's chunk carries its header path
+    for offset, path in expected:
+        owner = [sc for sc in chunks if sc.meta["start_char"] == offset]
+        assert owner and owner[0].meta["header_path"] == path
+
+
+@SETTINGS
+@given(n=st.integers(200, 2000), size=st.integers(50, 200), overlap=st.integers(1, 40))
+def test_prose_overlap_is_exact(n: int, size: int, overlap: int) -> None:
+    overlap = min(overlap, size // 2)
+    text = " ".join(WORDS[i % 7] + ("." if i % 13 == 12 else "") for i in range(n))
+    res = get_strategy("markdown", {"max_tokens": size, "overlap": overlap}).split_text(
+        text, COUNTER
+    )
+    chunks = res.chunks
+    for prev, sc in itertools.pairwise(chunks):
+        m = sc.meta
+        assert m["start_char"] < prev.meta["end_char"]  # overlapping
+        assert m["overlap_tokens"] == overlap
+        # the overlap is the previous chunk's tail
+        tail = text[m["start_char"] : m["start_char"] + m["overlap_chars"]]
+        assert prev.meta["end_char"] - m["start_char"] >= len(tail.rstrip())
+
+
+def test_oversize_fence_is_whole_and_flagged() -> None:
+    code = "```python\n" + "\n".join(f"value_{i} = compute({i}, {i} + 1)" for i in range(200))
+    text = "# Title\n\nintro paragraph.\n\n" + code + "\n```\n\nafter the code.\n"
+    res = get_strategy("markdown").split_text(text, COUNTER)
+    flagged = [sc for sc in res.chunks if sc.meta["exceeds_limit"]]
+    assert len(flagged) == 1
+    m = flagged[0].meta
+    assert text[m["start_char"] : m["end_char"]] == code + "\n```"
+    assert m["chunk_type"] == "code_block" and m["language"] == "python"
+    assert res.info["integrity_score"] == 1.0 and res.info["oversize_chunks"] == 1
+
+
+def test_nested_header_paths_level_depth() -> None:
+    text = (
+        "# Performance Report\n\nintro\n\n## Database\n\ndb\n\n### Query Times\n\nqt\n\n"
+        "#### Slow Queries\n\nslow\n\n## API\n\napi\n"
+    )
+    res = get_strategy("markdown").split_text(text, COUNTER)
+    got = [(sc.meta["header_path"], sc.meta["level"], sc.meta["depth"]) for sc in res.chunks]
+    assert got == [
+        ("Performance Report", 1, 0),
+        ("Performance Report > Database", 2, 1),
+        ("Performance Report > Database > Query Times", 3, 2),
+        ("Performance Report > Database > Query Times > Slow Queries", 4, 3),
+        ("Performance Report > API", 2, 1),
+    ]
+    assert [sc.reason for sc in res.chunks] == ["section"] * 4 + [None]
+    assert res.info["title"] == "Performance Report"
+
+
+def test_headings_inside_fences_are_not_sections() -> None:
+    text = "# A\n\n```md\n# not a heading\n```\n\n## B\n\ntext\n"
+    res = get_strategy("markdown").split_text(text, COUNTER)
+    assert [sc.meta["header_path"] for sc in res.chunks] == ["A", "A > B"]
+
+
+def test_tables_and_lists_stay_whole_when_they_fit() -> None:
+    table = "| k | v |\n|---|---|\n" + "\n".join(f"| key{i} | value {i} |" for i in range(20))
+    items = "\n".join(f"- item {i} with a few words" for i in range(15))
+    prose = " ".join(["words in a paragraph."] * 60)
+    text = f"# T\n\n{prose}\n\n{table}\n\n{prose}\n\n{items}\n\n{prose}\n"
+    res = get_strategy("markdown", {"max_tokens": 200, "overlap": 0}).split_text(text, COUNTER)
+    assert any(table in sc.chunk.turns[0].text for sc in res.chunks)
+    assert any(items in sc.chunk.turns[0].text for sc in res.chunks)
+    assert any(sc.meta["contains_table"] for sc in res.chunks)
+
+
+def test_enrichment_keeps_original_content() -> None:
+    text = "# Guide\n\n## Install\n\npip install it\n"
+    res = get_strategy("markdown", {"enrich": True, "memory_type": "report"}).split_text(
+        text, COUNTER
+    )
+    last = res.chunks[-1]
+    assert last.meta["original_content"] == "## Install\n\npip install it"
+    assert last.meta["is_contextually_enriched"] is True
+    assert last.chunk.turns[0].text == (
+        "Document: Guide\nSection: Guide > Install\n"
+        "Position: Chunk 2 of 2 (end, fine granularity)\nType: report\n\n"
+        "## Install\n\npip install it"
+    )
+    assert enrichment_header("D", "", 0, 4, "fine", "x").startswith(
+        "Document: D\nSection: Main Content\nPosition: Chunk 1 of 4 (beginning"
+    )
+
+
+def test_pipeline_markdown_file_keeps_lines(tmp_path: Path) -> None:
+    body = "# Top\n\nintro text\n\n## Sub\n\n" + "\n\n".join(
+        f"paragraph {i} " + "word " * 40 for i in range(30)
+    )
+    path = tmp_path / "doc.md"
+    path.write_text(body, encoding="utf-8")
+    params = PipelineParams(
+        strategy="markdown", strategy_params=params_key({"max_tokens": 120, "overlap": 10})
+    )
+    pipe = Pipeline(path, params)
+    result = pipe.strategy_result()
+    chunks = pipe.compacted()
+    assert len(chunks) == len(result.chunks) > 3
+    lines = body.split("\n")
+    for sc in result.chunks:
+        first = sc.meta["start_line"]
+        text = sc.chunk.turns[0].text
+        assert text[:5] in lines[first - 1]  # the chunk starts on its start line
+        assert text.split("\n")[-1] in lines[sc.meta["end_line"] - 1]
+        assert sc.chunk.turns[0].source_line == first
+    assert pipe.runs["strategy"] == 1
+    pipe.compacted()
+    assert pipe.runs["strategy"] == 1  # memoised

@@ -1,0 +1,185 @@
+"""The chunking-strategy options of `chunkscope chunk` and their JSON output.
+
+`add_strategy_args(parser)` adds ``--strategy NAME`` and one flag per strategy
+parameter (the flags come from the parameters' metadata in
+`engine.strategies`; a flag the parser already has, such as ``--max-tokens``,
+is shared rather than added twice). `apply_strategy(pipe, args)` puts the
+chosen strategy and its parameters into the pipeline; `strategy_json(...)`
+adds each chunk's metadata and cut reason, and the strategy's document-level
+information, to the JSON document. Without ``--strategy`` nothing changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from engine.strategies import DEFAULT_STRATEGY, STRATEGIES, ParamSpec, param_specs
+
+# Flags the `chunk` parser has for its own stages, shared with strategy parameters.
+_SHARED = frozenset({"--max-tokens", "--min-chars"})
+
+
+def _flag_dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def _all_specs() -> dict[str, list[ParamSpec]]:
+    return {name: param_specs(name) for name in STRATEGIES}
+
+
+class _ListStrategies(argparse.Action):
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(describe_strategies(), end="")
+        parser.exit(0)
+
+
+def describe_strategies() -> str:
+    """Every strategy with its description and parameters (default, flag, range)."""
+    lines: list[str] = []
+    for name, desc in STRATEGIES.items():
+        default = " (default)" if name == DEFAULT_STRATEGY else ""
+        lines.append(f"{name}{default}: {desc}")
+        for spec in param_specs(name):
+            rng = ""
+            if spec.minimum is not None or spec.maximum is not None:
+                lo = "" if spec.minimum is None else f"{spec.minimum:g}"
+                hi = "" if spec.maximum is None else f"{spec.maximum:g}"
+                rng = f" [{lo}..{hi}]"
+            flag = f" {spec.flag}" if spec.flag else ""
+            lines.append(f"    {spec.name} = {spec.default!r}{rng}{flag}: {spec.help}")
+    return "\n".join(lines) + "\n"
+
+
+def add_strategy_args(p: argparse.ArgumentParser) -> None:
+    """``--strategy`` and the strategies' parameter flags, in their own group."""
+    g = p.add_argument_group("chunking strategy (see --list-strategies)")
+    g.add_argument(
+        "--strategy",
+        choices=list(STRATEGIES),
+        default=None,
+        metavar="NAME",
+        help=f"how to split: {', '.join(STRATEGIES)} (default {DEFAULT_STRATEGY})",
+    )
+    g.add_argument(
+        "--list-strategies",
+        action=_ListStrategies,
+        help="list the strategies and their parameters, then exit",
+    )
+    existing = set(p._option_string_actions)  # flags the parser already has (shared)
+    added: dict[str, ParamSpec] = {}
+    for specs in _all_specs().values():
+        for spec in specs:
+            flag = spec.flag
+            if flag is None or flag in existing or flag in added:
+                continue
+            added[flag] = spec
+            users = [n for n, ss in _all_specs().items() if any(s.flag == flag for s in ss)]
+            helptext = f"{spec.help} ({', '.join(users)})"
+            if spec.type == "bool":
+                g.add_argument(flag, action="store_true", default=None, help=helptext)
+            else:
+                kind: Any = {"int": int, "float": float}.get(spec.type.rstrip("?"), str)
+                g.add_argument(flag, type=kind, default=None, metavar="X", help=helptext)
+    g.add_argument(
+        "--dedup",
+        action="store_true",
+        help="report near-duplicate chunks (cosine >= 0.85 or a high character ratio)",
+    )
+    g.add_argument(
+        "--dedup-threshold",
+        type=float,
+        default=0.85,
+        metavar="X",
+        help="cosine of near-duplicates (0.85)",
+    )
+
+
+def strategy_params_from_args(name: str, args: argparse.Namespace) -> dict[str, Any]:
+    """The parameters of strategy `name` that flags set (the others keep their defaults)."""
+    out: dict[str, Any] = {}
+    for spec in param_specs(name):
+        if spec.flag is None or (name == "blank-line" and spec.name == "min_chars"):
+            continue  # blank-line's minimum is the pipeline's own --min-chars
+        value = getattr(args, _flag_dest(spec.flag), None)
+        if value is None:
+            continue
+        if spec.type == "bool":
+            if not value:
+                continue
+            value = not spec.flag.startswith("--no-")
+        out[spec.name] = value
+    return out
+
+
+def apply_strategy(pipe: Any, args: argparse.Namespace) -> Any:
+    """Configure `pipe` with ``--strategy`` and its flags; a no-op without ``--strategy``."""
+    from engine.strategies import make_params, params_key
+
+    name = getattr(args, "strategy", None)
+    if name is None:
+        return pipe
+    values = strategy_params_from_args(name, args)
+    try:
+        make_params(name, values)  # validate now: one readable line, not a traceback
+    except (TypeError, ValueError) as e:
+        from tui.cli import CliError
+
+        raise CliError(f"--strategy {name}: {e}") from None
+    own = {spec.flag for spec in param_specs(name)}
+    ignored = sorted(
+        {
+            spec.flag
+            for specs in _all_specs().values()
+            for spec in specs
+            if spec.flag
+            and spec.flag not in own
+            and spec.flag not in _SHARED
+            and getattr(args, _flag_dest(spec.flag), None) not in (None, False)
+        }
+    )
+    if ignored:
+        print(f"chunkscope: {', '.join(ignored)} do(es) not apply to {name}", file=sys.stderr)
+    pipe.configure(strategy=name, strategy_params=params_key(values))
+    return pipe
+
+
+def strategy_json(pipe: Any, args: argparse.Namespace, doc: dict[str, Any]) -> None:
+    """Add the strategy, per-chunk ``meta`` / ``reason`` and duplicates to `doc`."""
+    name = getattr(args, "strategy", None)
+    if name is None and not getattr(args, "dedup", False):
+        return
+    result = pipe.strategy_result()
+    chunks = doc.get("chunks", [])
+    if pipe.params.strategy == DEFAULT_STRATEGY:
+        spans = pipe.compact_spans()
+        for entry, (start, end) in zip(chunks, spans, strict=False):
+            entry["meta"] = {"raw_chunks": [start, end]}
+            entry["reason"] = "paragraph" if end < len(result.chunks) else None
+    else:
+        for entry, sc in zip(chunks, result.chunks, strict=False):
+            entry["meta"] = sc.meta
+            entry["reason"] = sc.reason
+    doc["strategy"] = {
+        "name": pipe.params.strategy,
+        "params": result.params,
+        "info": result.info,
+    }
+    info = result.info
+    if info.get("should_wait"):
+        print(
+            "chunkscope: should_wait: the last episode may still grow (--flush packs it)",
+            file=sys.stderr,
+        )
+    if getattr(args, "dedup", False):
+        from engine.strategies.dedup import find_duplicates
+
+        texts = [c.text for c in pipe.compacted()]
+        pairs = find_duplicates(
+            texts, embedder=pipe.embedder, cosine_threshold=args.dedup_threshold
+        )
+        doc["duplicates"] = [d.as_dict() for d in pairs]
