@@ -1,0 +1,79 @@
+"""SVG snapshots of the workbench (two themes) and of the help screen, at 160x48.
+
+Deterministic: a bundled sample log, the offline embedder and summarizer, fixed text
+for timings and the file name without its directory (`fixed_timings`), and the app
+waits until the run, its token counts, the summaries and the recap are all in.
+Regenerate with ``pytest tests/test_tui_snapshots.py --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tui.app import ChunkscopeApp, StartOptions
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
+SIZE = (160, 48)
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CHUNKSCOPE_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path / "data"))
+
+
+async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    app = pilot.app
+    start = time.monotonic()
+    while True:
+        bench = app.workbench
+        if (
+            bench is not None
+            and bench.view is not None
+            and bench.view.merged_tokens_exact
+            and app.selection is not None
+            and app.workers_idle()
+        ):
+            break
+        assert time.monotonic() - start < 20, "the app did not settle"
+        await pilot.pause(0.05)
+    await pilot.pause()
+
+
+def _app(theme: str) -> ChunkscopeApp:
+    return ChunkscopeApp(
+        StartOptions(path=str(SAMPLE), theme=theme, fixed_timings=True, loading_dialog_delay=60)
+    )
+
+
+def test_main_screen_dark(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(_app("chunkscope-dark"), terminal_size=SIZE, run_before=_settle)
+
+
+def test_main_screen_light(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def select_and_expand(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _settle(pilot)
+        await pilot.press("down", "down", "enter")
+        await pilot.pause()
+
+    assert snap_compare(_app("chunkscope-light"), terminal_size=SIZE, run_before=select_and_expand)
+
+
+def test_help_screen(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def open_help(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause(0.3)
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+
+    # Over the empty workbench (no file, no picker), so only the help text is compared.
+    app = ChunkscopeApp(
+        StartOptions(theme="chunkscope-dark", fixed_timings=True, open_picker=False)
+    )
+    assert snap_compare(app, terminal_size=SIZE, run_before=open_help)

@@ -1,0 +1,451 @@
+"""Pilot tests of the workbench at 160x48: merge sliders, linked selection, recap pins,
+writing files, profiles, themes, literal log text and the narrow layout."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.merge import MergeParams
+from engine.pipeline import Pipeline, PipelineParams
+from tui.app import ChunkscopeApp, StartOptions
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.help import HelpScreen
+from tui.screens.prompt import PromptScreen
+from tui.widgets.chunk_list import ChunkList
+from tui.widgets.merge_panel import MergePanel
+from tui.widgets.similarity_strip import SimilarityStrip
+from tui.widgets.slider import Slider
+from tui.widgets.token_meter import TokenMeter
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
+INJECTION = ROOT / "sample_logs" / "markup_injection.jsonl"
+SIZE = (160, 48)
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CHUNKSCOPE_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def make_app(path: Path = SAMPLE, **options: object) -> ChunkscopeApp:
+    return ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True, **options))  # type: ignore[arg-type]
+
+
+async def until(pilot, condition, timeout: float = 15.0) -> None:  # type: ignore[no-untyped-def]
+    start = time.monotonic()
+    while not condition():
+        if time.monotonic() - start > timeout:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.02)
+
+
+async def settled(pilot, app: ChunkscopeApp) -> None:  # type: ignore[no-untyped-def]
+    """Wait for the first run, its exact token counts, the summaries and the recap."""
+
+    def done() -> bool:
+        bench = app.workbench
+        return (
+            bench is not None
+            and bench.view is not None
+            and bench.view.merged_tokens_exact
+            and app.selection is not None
+            and app.workers_idle()
+        )
+
+    await until(pilot, done)
+    await pilot.pause()
+
+
+def merged_count(app: ChunkscopeApp) -> int:
+    bench = app.workbench
+    assert bench is not None and bench.view is not None
+    return len(bench.view.result.chunks)
+
+
+async def test_slider_step_changes_the_merged_chunk_count() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        before = merged_count(app)
+        generation = app.run_generation
+        app.workbench.query_one("#max-chars", Slider).focus()
+        await pilot.press("shift+left")  # 8192 -> 6144 chars
+        await until(pilot, lambda: app.run_generation > generation)
+        after = merged_count(app)
+        assert app.merge_params.max_chunk_chars == 6144
+        expected = Pipeline(
+            SAMPLE, PipelineParams(merge=MergeParams(max_chunk_chars=6144))
+        ).merged()
+        assert after == len(expected.chunks)
+        assert after > before
+        title = str(app.workbench.query_one("#merged", ChunkList).border_title)
+        assert f"MERGED ({after})" in title
+
+
+async def test_selecting_a_merged_chunk_highlights_its_parts() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        merged = bench.query_one("#merged", ChunkList)
+        before = bench.query_one("#before", ChunkList)
+        merged.focus()
+        await pilot.press("down", "down")
+        await pilot.pause()
+        result = bench.view.result
+        assert merged.selected == 2
+        start, end = result.spans[2]
+        assert before._related == (start, end)
+        assert start <= before.selected < end
+        assert bench.query_one(SimilarityStrip).selected_pair == start
+        # The part is on screen and drawn with the merged chunk's band.
+        lines = before.rendered_lines()
+        assert any(line.lstrip("▌▍ ").startswith(f"▸{start:>4}") for line in lines)
+        # And the other way round: a part on the left selects its merged chunk.
+        before.focus()
+        target = result.spans[4][0]
+        before.select(target, post=True)
+        await pilot.pause()
+        assert merged.selected == 4
+        assert before._related == tuple(result.spans[4])
+        # The turns view: every turn of merged chunk 4, and only those, is highlighted.
+        generation = app.run_generation
+        await pilot.press("v")  # compacted -> turns
+        await until(pilot, lambda: app.run_generation > generation)
+        view = bench.view
+        assert view.left_kind == "turns" and len(view.left_items) == len(view.source.turns)
+        a, b = before._related
+        assert b > a and set(view.left_owner[a:b].tolist()) == {4}
+        first, last = result.chunks[4].turn_indices
+        # A turn split across two merged chunks carries the band of the one it starts in.
+        assert first <= a <= first + 1 and b - 1 == last
+
+
+async def test_pin_and_exclude_change_the_selection_and_the_meter() -> None:
+    app = make_app(budget=300)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        meter = bench.query_one(TokenMeter)
+        selection = app.selection
+        dropped = [c for c in selection.candidates if not c.selected and c.tokens < 250]
+        kept = [c for c in selection.candidates if c.selected]
+        assert dropped and kept
+        used_before = meter.used
+        assert used_before == selection.used_tokens
+
+        bench.select_merged(dropped[0].index)
+        old = app.selection
+        await pilot.press("p")
+        await until(pilot, lambda: app.selection is not old)
+        pinned = {c.index: c for c in app.selection.candidates}[dropped[0].index]
+        assert pinned.selected and pinned.reason == "pinned"
+        assert meter.used == app.selection.used_tokens != used_before
+
+        victim = next(c.index for c in app.selection.candidates if c.selected and not c.pinned)
+        bench.select_merged(victim)
+        old = app.selection
+        await pilot.press("x")
+        await until(pilot, lambda: app.selection is not old)
+        excluded = {c.index: c for c in app.selection.candidates}[victim]
+        assert not excluded.selected and excluded.reason == "excluded"
+        assert meter.used == app.selection.used_tokens
+        assert excluded.summary.text not in app.selection.text
+
+
+async def test_write_creates_the_file_and_asks_before_overwriting(isolated: Path) -> None:
+    app = make_app()
+    target = isolated / "_recap.md"
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        expected = app.selection.text
+        await pilot.press("w")
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("enter")
+        await until(pilot, target.exists)
+        assert target.read_text(encoding="utf-8") == expected
+
+        target.write_text("older recap\n", encoding="utf-8")
+        await pilot.press("w")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await pilot.pause(0.2)
+        assert target.read_text(encoding="utf-8") == "older recap\n"
+
+        await pilot.press("w")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: target.read_text(encoding="utf-8") == expected)
+
+
+async def test_a_profile_is_saved_and_loaded(isolated: Path) -> None:
+    from engine.settings import get_profile
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        bench.query_one("#max-chars", Slider).focus()
+        await pilot.press("shift+left")
+        await until(pilot, lambda: app.merge_params.max_chunk_chars == 6144)
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press(*"tight", "enter")
+        await until(pilot, lambda: (isolated / "config" / "config.toml").exists())
+        profile = get_profile("tight")
+        assert profile.max_chunk_chars == 6144 and profile.min_chars == 80
+
+        bench.query_one("#max-chars", Slider).focus()
+        await pilot.press("shift+right", "shift+right")
+        await until(pilot, lambda: app.merge_params.max_chunk_chars == 10240)
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        await pilot.press("enter")  # the only profile
+        await until(pilot, lambda: app.merge_params.max_chunk_chars == 6144)
+        assert bench.query_one("#max-chars", Slider).value == 6144
+        await until(pilot, lambda: bench.view.params.merge.max_chunk_chars == 6144)
+
+
+async def test_theme_switch_is_applied_and_remembered() -> None:
+    from engine.settings import load_settings
+    from themes import band_colors
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        assert app.theme == "chunkscope-dark"
+        merged = app.workbench.query_one("#merged", ChunkList)
+        dark_band = merged._band_styles[0].color
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.theme == "chunkscope-light"
+        light = band_colors(app.current_theme)[0]
+        assert merged._band_styles[0].color != dark_band
+        assert merged._band_styles[0].color.triplet.hex == light.lower()
+        await until(pilot, lambda: load_settings().theme == "chunkscope-light")
+    # The next start uses it.
+    app2 = make_app()
+    async with app2.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app2.theme == "chunkscope-light"
+
+
+HOSTILE = [
+    {
+        "timestamp": "2026-02-13T10:00:00",
+        "role": "user",
+        "content": "Show [bold red]alarm[/] and [link=https://example.com]x[/link] please",
+    },
+    {
+        "timestamp": "2026-02-13T10:00:05",
+        "role": "assistant",
+        "content": (
+            "Colour \x1b[31mred\x1b[0m and a title \x1b]0;pwned\x07 and [@click=app.quit]q[/]"
+        ),
+    },
+    {"timestamp": "2026-02-13T10:00:09", "role": "user", "content": "[/] alone, then [bold"},
+]
+
+
+async def test_log_text_is_rendered_literally(isolated: Path) -> None:
+    path = isolated / "hostile.jsonl"
+    path.write_text("\n".join(json.dumps(m) for m in HOSTILE) + "\n", encoding="utf-8")
+    app = make_app(path, min_chars=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        before = bench.query_one("#before", ChunkList)
+        preview = "\n".join(before.rendered_lines())
+        assert "You: Show [bold red]alarm[/] and [link=" in preview
+        before.focus()
+        await pilot.press("enter")  # expand: the full text, literally
+        rendered = "\n".join(before.rendered_lines())
+        assert "\x1b" not in rendered and "\x07" not in rendered
+        text = "".join(before._expanded[0])  # the wrapped lines the card draws
+        assert all(line[4:].rstrip() in rendered for line in before._expanded[0][:5])
+        assert "[link=https://example.com]x[/link]" in text
+        assert "Colour red" in text and "[@click=app.quit]q[/]" in text
+        assert "[/] alone, then [bold" in text
+        assert "\x1b" not in text and "\x07" not in text and "pwned" not in text
+        assert app.is_running
+
+
+@pytest.mark.skipif(not INJECTION.exists(), reason="sample log not generated")
+async def test_markup_injection_sample_log() -> None:
+    app = make_app(INJECTION)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        before = app.workbench.query_one("#before", ChunkList)
+        text = "\n".join(before.rendered_lines())
+        assert "[bold red]alarm[/]" in text
+        assert "\x1b" not in text
+        summary = str(app.workbench.query_one("#summary-body").render())
+        assert "[bold red]alarm[/]" in summary
+
+
+async def test_parse_problems_are_a_notification(isolated: Path) -> None:
+    path = isolated / "broken.jsonl"
+    lines = [json.dumps(m) for m in HOSTILE]
+    lines.insert(1, "{not json")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    app = make_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        messages = [n.message for n in app._notifications]
+        assert any("Skipped 1 malformed line" in m and "line 2" in m for m in messages)
+        assert "1 line skipped" in str(app.workbench.query_one("#header").render())
+
+
+async def test_narrow_layout_folds_the_panels_into_tabs() -> None:
+    from textual.widgets import TabbedContent
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        tabs = bench.query_one(TabbedContent)
+        assert bench.query_one(MergePanel) in tabs.query(MergePanel)
+        assert bench.query_one("#merged", ChunkList).size.height >= 8
+        await pilot.resize_terminal(160, 48)
+        await until(pilot, lambda: not bench.query(TabbedContent))
+        await pilot.pause()
+        assert merged_count(app) == len(bench.query_one("#merged", ChunkList).chunks)
+
+
+async def test_help_screen_and_summarize_all() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        # "summarize all": cached summaries come back at once, with a notification.
+        await pilot.press("s")
+        n = merged_count(app)
+        await until(
+            pilot, lambda: any(f"Summarized {n} merged" in m.message for m in app._notifications)
+        )
+        bench = app.workbench
+        body = str(bench.query_one("#summary-body").render())
+        summary = app.summaries[bench.view.result.chunks[bench.selected].text]
+        assert summary.abstract[:20] in body
+
+
+def test_cli_rejects_a_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
+    from tui.cli import main
+
+    assert main(["tui", "no-such-file.jsonl"]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+async def test_backend_failure_is_a_notification_and_the_state_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from engine.embed.base import EmbeddingError
+
+    real = Pipeline.embeddings
+
+    def embeddings(self, progress=None):  # type: ignore[no-untyped-def]
+        if self.params.embedder.name == "openai":
+            raise EmbeddingError("http://127.0.0.1:9/v1", "cannot connect after 3 retries")
+        return real(self, progress)
+
+    monkeypatch.setattr(Pipeline, "embeddings", embeddings)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        view = app.workbench.view
+        app.use_embedder("openai")
+        await until(pilot, lambda: any(n.severity == "error" for n in app._notifications))
+        error = next(n for n in app._notifications if n.severity == "error")
+        assert "cannot connect" in error.message
+        assert "embedder: lexical (offline)" in error.message
+        assert app.workbench.view is view and app.embedder_name == "lexical"
+        # The way forward works: the offline embedder opens the file again.
+        generation = app.run_generation
+        app.use_embedder("lexical")
+        await until(pilot, lambda: app.run_generation > generation)
+        assert merged_count(app) == len(view.result.chunks)
+
+
+async def test_escape_cancels_a_long_load(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui.screens.loading import LoadingScreen
+
+    real = Pipeline.embeddings
+    slow_path = isolated / "slow.jsonl"
+    slow_path.write_text(SAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+
+    def embeddings(self, progress=None):  # type: ignore[no-untyped-def]
+        if self.path == str(slow_path):
+            for done in range(2000):  # a slow backend that reports progress (stops on cancel)
+                time.sleep(0.02)
+                if progress is not None:
+                    progress(done, 2000)
+        return real(self, progress)
+
+    monkeypatch.setattr(Pipeline, "embeddings", embeddings)
+    app = make_app(loading_dialog_delay=0.01)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        view = app.workbench.view
+        app.open_path(str(slow_path))
+        await until(pilot, lambda: isinstance(app.screen, LoadingScreen))
+        await pilot.pause(0.2)
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, LoadingScreen))
+        await until(pilot, app.workers_idle, timeout=10)
+        assert app.workbench.view is view
+        assert app.pipe.path == str(SAMPLE)
+        assert any("Load cancelled" in n.message for n in app._notifications)
+
+
+async def test_command_palette_runs_namespaced_commands() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        chunk = app.workbench.view.result.chunks[0].text
+        await pilot.press("ctrl+p")
+        await pilot.press(*"pin the")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: chunk in app.pinned)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"contrast")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.theme == "chunkscope-contrast")
+
+
+async def test_export_merged_chunks_and_copy(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app()
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        view = app.workbench.view
+        await pilot.press("e")
+        await pilot.press("enter")  # merged chunks as JSON
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("enter")  # ./cache_refactor.merged.json
+        target = isolated / "cache_refactor.merged.json"
+        await until(pilot, target.exists)
+        doc = json.loads(target.read_text(encoding="utf-8"))
+        assert len(doc["merged"]) == len(view.result.chunks)
+        assert doc["merged"][0]["parts"] == list(range(*view.result.spans[0]))
+        assert doc["merged"][0]["summary"]["abstract"]
+        await pilot.press("c")
+        assert copied == [view.result.chunks[app.workbench.selected].text]

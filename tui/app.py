@@ -1,0 +1,298 @@
+"""The chunkscope workbench: a Textual app that drives `engine.pipeline.Pipeline`.
+
+The app holds the pipeline and the user's choices (merge parameters, budget, pins,
+exclusions, summaries seen so far), registers the themes and the command palette, and
+pushes `WorkbenchScreen`, which draws everything. The work itself is in two mixins:
+
+- `tui.screens.driver.PipelineDriver`: load (with progress; escape cancels), re-run on a
+  control change (debounced, exclusive thread workers), token counts, summaries, recap;
+- `tui.screens.actions.WorkbenchActions`: pin / exclude, write and export files, copy,
+  profiles, backends.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.timer import Timer
+from textual.worker import Worker, WorkerState
+
+from engine.errors import ChunkscopeError
+from engine.merge import MergeParams
+from tui.commands import WorkbenchCommands
+from tui.screens.actions import WorkbenchActions
+from tui.screens.driver import PipelineDriver
+from tui.screens.help import HelpScreen
+from tui.screens.loading import LoadingScreen
+from tui.screens.runs import Derived
+from tui.screens.workbench import WorkbenchScreen
+from tui.widgets.header_line import HeaderInfo
+
+DEFAULT_BUDGET = 1000
+FIXED_TIMINGS_ENV = "CHUNKSCOPE_FIXED_TIMINGS"
+
+
+@dataclass
+class StartOptions:
+    path: str | None = None
+    theme: str | None = None
+    strict: bool = False
+    collapse: bool = False
+    min_chars: int | None = None
+    tokenizer: str | None = None
+    embedder: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    profile: str | None = None
+    budget: int | None = None
+    scorer: str = "recency"
+    fixed_timings: bool = False
+    loading_dialog_delay: float = 0.3
+    open_picker: bool = True  # without a path: start in the file picker
+
+
+def _display_path(path: str) -> str:
+    """`path` relative to the current directory when inside it, else with ~ for home."""
+    p = Path(path).resolve()
+    for base, prefix in ((Path.cwd(), ""), (Path.home(), "~/")):
+        try:
+            return prefix + str(p.relative_to(base))
+        except ValueError:
+            continue
+    return str(p)
+
+
+class ChunkscopeApp(PipelineDriver, WorkbenchActions, App[None]):
+    TITLE = "chunkscope"
+    CSS_PATH = "app.tcss"
+    COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {WorkbenchCommands}
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "open_file", "Open"),
+        Binding("question_mark,f1", "help", "Help", key_display="?"),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+    ]
+
+    def __init__(self, options: StartOptions | None = None) -> None:
+        super().__init__()
+        self.options = options or StartOptions()
+        self._startup_notes: list[str] = []
+        self.fixed_timings = self.options.fixed_timings or bool(os.environ.get(FIXED_TIMINGS_ENV))
+        self.pipe: Any = None
+        self.lock = threading.Lock()
+        self.derived = Derived()
+        self.merge_params = MergeParams()
+        self.min_chars = self.options.min_chars if self.options.min_chars is not None else 80
+        self.budget = self.options.budget or DEFAULT_BUDGET
+        self.scorer = self.options.scorer
+        self.headings = False
+        self.embedder_name = self.options.embedder or "lexical"
+        self.summarizer_name = "extractive"
+        self.pinned: set[str] = set()  # merged chunk texts
+        self.excluded: set[str] = set()
+        self.summaries: dict[str, Any] = {}  # merged chunk text -> Summary
+        self.selection: Any = None
+        self.recap_state = "idle"  # idle | waiting | running | failed
+        self.load_error: str | None = None
+        self.last_run_at: str = ""
+        self.settings: Any = None
+        self._run_timer: Timer | None = None
+        self._last_request = 0.0
+        self._load_worker: Worker[Any] | None = None
+        self._loading_screen: LoadingScreen | None = None
+        self.run_generation = 0
+        self.drawn_generation = 0
+        self.tokens_ready = False
+        self._follow_up_timer: Timer | None = None
+        self._summary_timer: Timer | None = None
+        self._theme_ready = False
+        self._apply_profile(self.options.profile)
+        # Themes are registered and chosen before the first stylesheet is built: a theme
+        # switch after mount re-parses every rule (a quarter of the start-up time).
+        self._register_themes()
+
+    # ------------------------------------------------------------------ start-up
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        from themes import variable_defaults
+
+        try:
+            dark = self.current_theme.dark
+        except Exception:
+            dark = True
+        return variable_defaults(dark)
+
+    def on_mount(self) -> None:
+        for message in self._startup_notes:
+            self.notify(message, severity="warning", timeout=10, markup=False)
+        self.push_screen(WorkbenchScreen())
+        if self.options.path:
+            self.open_path(self.options.path)
+        elif self.options.open_picker:
+            self.action_open_file()
+
+    def _register_themes(self) -> None:
+        from themes import BUILTIN_THEMES, DEFAULT_THEME, load_user_themes
+
+        for theme in BUILTIN_THEMES:
+            self.register_theme(theme)
+        user, errors = load_user_themes()
+        for theme in user:
+            self.register_theme(theme)
+        if errors:
+            self._startup_notes.append("Theme files skipped:\n" + "\n".join(errors))
+        wanted = self.options.theme
+        if wanted is None:
+            settings = self._load_settings()
+            wanted = settings.theme if settings is not None else DEFAULT_THEME
+        if wanted not in self.available_themes:
+            if self.options.theme:
+                self._startup_notes.append(f"Unknown theme {wanted!r}; using {DEFAULT_THEME}.")
+            wanted = DEFAULT_THEME
+        self.theme = wanted
+        self._theme_ready = True
+
+    def _load_settings(self) -> Any:
+        from engine.settings import load_settings
+
+        try:
+            self.settings = load_settings()
+        except ChunkscopeError as e:
+            self._startup_notes.append(f"Config file not read: {e}")
+            self.settings = None
+        return self.settings
+
+    def _apply_profile(self, name: str | None) -> None:
+        if not name:
+            return
+        from engine.settings import get_profile
+
+        try:
+            profile = get_profile(name)
+            self.merge_params = profile.to_merge_params(MergeParams())
+        except ChunkscopeError as e:
+            self._startup_notes.append(str(e))
+            return
+        if profile.min_chars is not None:
+            self.min_chars = profile.min_chars
+        if profile.budget is not None:
+            self.budget = profile.budget
+
+    @property
+    def workbench(self) -> WorkbenchScreen | None:
+        for screen in self.screen_stack:
+            if isinstance(screen, WorkbenchScreen):
+                return screen
+        return None
+
+    def watch_theme(self, theme: str) -> None:
+        bench = self.workbench
+        if bench is not None and bench.is_mounted:
+            bench.apply_theme_styles()
+        if self._theme_ready:
+            self._save_theme(theme)
+
+    @work(thread=True, exclusive=True, group="settings", description="_save_theme")
+    def _save_theme(self, theme: str) -> None:
+        from engine.settings import load_settings, save_settings
+
+        try:
+            settings = load_settings()
+            if settings.theme != theme:
+                settings.theme = theme
+                save_settings(settings)
+        except (ChunkscopeError, OSError) as e:
+            self._ui(self.notify, f"Theme not remembered: {e}", severity="warning", markup=False)
+
+    # ------------------------------------------------------------------ helpers
+
+    def format_seconds(self, seconds: float) -> str:
+        if self.fixed_timings:
+            return "– ms"
+        if seconds < 1:
+            return f"{seconds * 1000:.0f} ms"
+        return f"{seconds:.2f} s"
+
+    def _params(self) -> Any:
+        from engine.pipeline import EmbedderSpec, PipelineParams, SummarizerSpec
+        from engine.tokens import DEFAULT_ENCODING
+
+        o = self.options
+        return PipelineParams(
+            strict=o.strict,
+            collapse=o.collapse,
+            min_chars=self.min_chars,
+            tokenizer=o.tokenizer or DEFAULT_ENCODING,
+            embedder=EmbedderSpec(
+                name=self.embedder_name,
+                model=o.model if self.embedder_name != "lexical" else None,
+                base_url=o.base_url if self.embedder_name != "lexical" else None,
+            ),
+            merge=self.merge_params,
+            summarizer=SummarizerSpec(name=self.summarizer_name),
+        )
+
+    def header_info(self) -> HeaderInfo:
+        pipe = self.pipe
+        bench = self.workbench
+        view = bench.view if bench is not None else None
+        if pipe is None or view is None:
+            return HeaderInfo()
+        src = view.source
+        counter = pipe.counter
+        path = src.path
+        path = Path(path).name if self.fixed_timings else _display_path(path)
+        cache = ""
+        c = getattr(pipe, "_cache", None)
+        if c is not None and (c.hits or c.misses):
+            cache = f"cache {c.hits}/{c.hits + c.misses}"
+        summarizer = pipe.params.summarizer.label()
+        return HeaderInfo(
+            path=path,
+            kind=src.kind + (" · tool calls collapsed" if pipe.params.collapse else ""),
+            turns=len(src.turns),
+            skipped=len(src.skipped),
+            tokenizer=counter.name,
+            accuracy=counter.accuracy,
+            embedder=f"{pipe.params.embedder.label()} · {summarizer}",
+            cache=cache,
+            last_run="" if not self.last_run_at else f"run {self.last_run_at}",
+        )
+
+    # ------------------------------------------------------------------ misc actions
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_next_theme(self) -> None:
+        from themes import BUILTIN_THEMES
+
+        names = [t.name for t in BUILTIN_THEMES]
+        i = names.index(self.theme) if self.theme in names else -1
+        self.theme = names[(i + 1) % len(names)]
+        self.notify(f"Theme: {self.theme}", markup=False)
+
+    def action_cancel_work(self) -> None:
+        cancelled = False
+        for worker in self.workers:
+            if worker.group in ("follow-up", "load") and worker.state == WorkerState.RUNNING:
+                worker.cancel()
+                cancelled = True
+        if cancelled:
+            self.notify("Cancelled.", markup=False)
+
+    def workers_idle(self) -> bool:
+        """No pipeline work running or scheduled (tests and the benchmark wait for this)."""
+        if any(
+            t is not None for t in (self._run_timer, self._follow_up_timer, self._summary_timer)
+        ):
+            return False
+        return not any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in self.workers)

@@ -1,0 +1,183 @@
+"""The command palette's chunkscope commands, namespaced by what they act on.
+
+``chunk:`` the selected chunk and the columns, ``recap:`` the recap, ``export:`` files,
+``profile:`` saved parameters, ``theme:`` the look, ``embedder:`` / ``summarizer:`` the
+backends (the offline ones are the way forward when a remote one fails), ``file:``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+Command = tuple[str, Callable[[], Any], str]
+
+
+class WorkbenchCommands(Provider):
+    """chunk:, recap:, export:, profile:, theme:, embedder:, summarizer: and file: commands."""
+
+    def _commands(self) -> list[Command]:
+        app: Any = self.app
+        commands: list[Command] = [
+            (
+                "chunk: expand / collapse the selected chunk",
+                partial(self._bench, "expand"),
+                "Show the full text of the selected merged chunk",
+            ),
+            (
+                "chunk: copy the selected chunk's text",
+                app.action_copy_chunk,
+                "Copy the merged chunk's text to the clipboard",
+            ),
+            (
+                "chunk: summarize all merged chunks",
+                app.action_summarize_all,
+                "Run the summarizer over every merged chunk (cached ones at once)",
+            ),
+            (
+                "chunk: show turns on the left",
+                partial(self._left, "turns"),
+                "The left column shows the parsed turns",
+            ),
+            (
+                "chunk: show raw chunks on the left",
+                partial(self._left, "raw"),
+                "The left column shows the chunks split on blank lines",
+            ),
+            (
+                "chunk: show compacted chunks on the left",
+                partial(self._left, "compacted"),
+                "The left column shows the compacted chunks (the merge's input)",
+            ),
+            (
+                "chunk: collapse tool calls (the recap pipeline) on / off",
+                app.toggle_collapse,
+                "Chunk the log as `chunkscope recap` does: tool calls folded into one turn",
+            ),
+            (
+                "recap: pin the selected chunk",
+                app.action_pin,
+                "Always keep this chunk's summary in the recap",
+            ),
+            (
+                "recap: exclude the selected chunk",
+                app.action_exclude,
+                "Never put this chunk's summary in the recap",
+            ),
+            ("recap: clear pins and exclusions", self._clear_marks, "Let the scores decide again"),
+            (
+                "recap: write _recap.md",
+                app.action_write_recap,
+                "Write the recap exactly as previewed (asks before overwriting)",
+            ),
+            (
+                "recap: score by recency",
+                partial(self._scorer, "recency"),
+                "Newer chunks first (the reference scorer)",
+            ),
+            (
+                "recap: score by salience",
+                partial(self._scorer, "salience"),
+                "Novelty x centrality x recency",
+            ),
+            (
+                "recap: toggle time headings",
+                self._headings,
+                "Precede each paragraph with its time range",
+            ),
+            (
+                "export: merged chunks as JSON",
+                partial(app.export, "json"),
+                "Write the merged chunks with their parts, cuts and summaries",
+            ),
+            (
+                "export: merged chunks as markdown",
+                partial(app.export, "markdown"),
+                "Write the merged chunks as a markdown document",
+            ),
+            ("export: the recap", partial(app.export, "recap"), "Write _recap.md"),
+            (
+                "profile: save the current parameters",
+                app.action_save_profile,
+                "Save merge parameters, compaction minimum and budget under a name",
+            ),
+            (
+                "profile: load a profile",
+                app.action_load_profile,
+                "Apply a saved profile's parameters",
+            ),
+            (
+                "embedder: lexical (offline)",
+                partial(app.use_embedder, "lexical"),
+                "Hashed TF-IDF vectors; no network, no key",
+            ),
+            (
+                "embedder: openai-compatible endpoint",
+                partial(app.use_embedder, "openai"),
+                "Use $OPENAI_BASE_URL / the configured endpoint",
+            ),
+            (
+                "summarizer: extractive (offline)",
+                partial(app.use_summarizer, "extractive"),
+                "Sentences picked from the chunk; no network, no key",
+            ),
+            (
+                "summarizer: llm",
+                partial(app.use_summarizer, "llm"),
+                "An OpenAI-compatible chat model (needs a model in the config)",
+            ),
+            ("file: open…", app.action_open_file, "Open another log or markdown file"),
+            ("file: help", app.action_help, "Keys and what the screen shows"),
+        ]
+        for name in sorted(app.available_themes):
+            commands.append(
+                (f"theme: {name}", partial(setattr, app, "theme", name), "Switch the theme")
+            )
+        return commands
+
+    def _bench(self, what: str) -> None:
+        bench = self.app.workbench  # type: ignore[attr-defined]
+        if bench is not None and what == "expand":
+            from tui.widgets.chunk_list import ChunkList
+
+            bench.query_one("#merged", ChunkList).action_toggle_expand()
+
+    def _left(self, kind: str) -> None:
+        bench = self.app.workbench  # type: ignore[attr-defined]
+        if bench is not None:
+            from tui.widgets.choice_toggle import ChoiceToggle
+
+            bench.query_one("#left-kind", ChoiceToggle).set_value(kind, post=True)
+
+    def _clear_marks(self) -> None:
+        app: Any = self.app
+        app.pinned.clear()
+        app.excluded.clear()
+        app.reselect()
+        app.notify("Pins and exclusions cleared.")
+
+    def _scorer(self, scorer: str) -> None:
+        app: Any = self.app
+        app.scorer = scorer
+        app.reselect()
+        app.notify(f"Recap scored by {scorer}.")
+
+    def _headings(self) -> None:
+        app: Any = self.app
+        app.headings = not app.headings
+        app.reselect()
+        app.notify(f"Time headings {'on' if app.headings else 'off'}.")
+
+    async def discover(self) -> Hits:
+        for name, action, help_text in self._commands():
+            yield DiscoveryHit(name, action, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, action, help_text in self._commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), action, help=help_text)

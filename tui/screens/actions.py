@@ -1,0 +1,334 @@
+"""The workbench's actions on the recap and on files: pin / exclude and re-select,
+write the recap (asking before overwriting), export merged chunks, copy, profiles, and
+switching backends. A mixin of `ChunkscopeApp`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.worker import Worker, get_current_worker
+
+from engine.errors import ChunkscopeError
+from engine.merge import MergeParams
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.runs import RunView
+
+
+class WorkbenchActions:
+    """Recap selection, files and profiles (see the module docstring)."""
+
+    # ------------------------------------------------------------------ recap
+
+    def recap_note(self) -> str:
+        if self.pipe is None:
+            return "Open a file to preview its recap."
+        if self.recap_state == "failed":
+            return "The summaries failed; switch to the offline summarizer to build the recap."
+        if self.summarizer_name != "extractive":
+            return "Press s to summarize all merged chunks; the recap is built from them."
+        return "Summarizing…"
+
+    def _indices(self, view: RunView, texts: set[str]) -> tuple[int, ...]:
+        if not texts:
+            return ()
+        return tuple(i for i, c in enumerate(view.result.chunks) if c.text in texts)
+
+    def _select(self, pipe: Any, view: RunView, worker: Worker[Any]) -> None:
+        try:
+            with self.lock:
+                if not self._current(pipe, view):
+                    return
+                selection = pipe.recap(
+                    budget=self.budget,
+                    scorer=self.scorer,
+                    pinned=self._indices(view, self.pinned),
+                    excluded=self._indices(view, self.excluded),
+                    headings=self.headings,
+                )
+        except Exception as e:
+            self._ui(self._notify_error, e, "Recap failed")
+            return
+        if worker.is_cancelled:
+            return
+        self._ui(self._selection_ready, view, selection)
+
+    def _selection_ready(self, view: RunView, selection: Any) -> None:
+        bench = self.workbench
+        if bench is None or bench.view is not view:
+            return
+        self.selection = selection
+        self.recap_state = "idle"
+        bench.show_selection_recap()
+
+    def reselect(self) -> None:
+        """Pins, exclusions or the budget changed: select again (summaries are memoised)."""
+        bench = self.workbench
+        if self.pipe is None or bench is None or bench.view is None:
+            return
+        view = bench.view
+        known = all(c.text in self.summaries for c in view.result.chunks)
+        if not known:
+            return  # the follow-up in flight will select with the new settings
+        self._reselect(self.pipe, view)
+
+    @work(thread=True, exclusive=True, group="recap", description="_reselect")
+    def _reselect(self, pipe: Any, view: RunView) -> None:
+        self._select(pipe, view, get_current_worker())
+
+    def set_budget(self, budget: int) -> None:
+        if budget != self.budget:
+            self.budget = budget
+            self.reselect()
+
+    def _toggle_mark(self, marks: set[str], other: set[str], verb: str) -> None:
+        bench = self.workbench
+        picked = bench.selected_chunk() if bench is not None else None
+        if picked is None:
+            self.notify("Nothing selected.", severity="warning")
+            return
+        index, chunk = picked
+        text = chunk.text
+        if text in marks:
+            marks.discard(text)
+            self.notify(f"Chunk {index}: no longer {verb}.", markup=False)
+        else:
+            marks.add(text)
+            other.discard(text)
+            self.notify(f"Chunk {index}: {verb}.", markup=False)
+        self.reselect()
+
+    def action_pin(self) -> None:
+        self._toggle_mark(self.pinned, self.excluded, "pinned")
+
+    def action_exclude(self) -> None:
+        self._toggle_mark(self.excluded, self.pinned, "excluded")
+
+    # ------------------------------------------------------------------ writing files
+
+    def _ask_path(self, title: str, default: str, write: Any) -> None:
+        from tui.screens.prompt import PromptScreen
+
+        def got_path(value: str | None) -> None:
+            if not value:
+                return
+            path = Path(value).expanduser()
+            if path.is_dir():
+                self.notify(f"{value} is a directory.", severity="error", markup=False)
+                return
+            if path.exists():
+
+                def confirmed(yes: bool | None) -> None:
+                    if yes:
+                        self._write_file(path, write)
+                    else:
+                        self.notify("Not written.", markup=False)
+
+                self.push_screen(
+                    ConfirmScreen(f"{value} exists. Overwrite it?", yes="Overwrite"), confirmed
+                )
+            else:
+                self._write_file(path, write)
+
+        self.push_screen(PromptScreen(title, default), got_path)
+
+    @work(thread=True, group="write", description="_write_file")
+    def _write_file(self, path: Path, write: Any) -> None:
+        try:
+            what = write(path)
+        except (OSError, ChunkscopeError) as e:
+            self._ui(self.notify, f"Could not write {path}: {e}", severity="error", markup=False)
+            return
+        self._ui(self.notify, f"Wrote {what} to {path}.", markup=False)
+
+    def action_write_recap(self) -> None:
+        selection = self.selection
+        if selection is None:
+            self.notify("No recap yet: open a file and summarize it (s).", severity="warning")
+            return
+        from engine.recap import RECAP_FILENAME, save_recap
+
+        text = selection.text
+
+        def write(path: Path) -> str:
+            save_recap(path, text)
+            return f"the recap ({selection.used_tokens} tokens)"
+
+        self._ask_path("Write the recap to", f"./{RECAP_FILENAME}", write)
+
+    def action_export(self) -> None:
+        from tui.screens.choose import ChooseScreen
+
+        bench = self.workbench
+        if bench is None or bench.view is None:
+            self.notify("Nothing to export: open a file first.", severity="warning")
+            return
+        choices = [
+            ("json", "merged chunks as JSON"),
+            ("markdown", "merged chunks as markdown"),
+            ("recap", "the recap (_recap.md)"),
+        ]
+
+        def chosen(kind: str | None) -> None:
+            if kind:
+                self.export(kind)
+
+        self.push_screen(ChooseScreen("Export", choices), chosen)
+
+    def export(self, kind: str) -> None:
+        from tui.screens.exports import merged_json, merged_markdown
+
+        bench = self.workbench
+        if bench is None or bench.view is None:
+            self.notify("Nothing to export: open a file first.", severity="warning")
+            return
+        if kind == "recap":
+            self.action_write_recap()
+            return
+        view = bench.view
+        stem = Path(view.source.path).stem
+        summaries = dict(self.summaries)
+        counter = self.pipe.counter
+        if kind == "json":
+
+            def write(path: Path) -> str:
+                from engine.fileio import atomic_write_text
+
+                atomic_write_text(path, merged_json(view, summaries))
+                return f"{len(view.result.chunks)} merged chunks (JSON)"
+
+            self._ask_path("Export merged chunks (JSON) to", f"./{stem}.merged.json", write)
+        else:
+
+            def write(path: Path) -> str:
+                from engine.fileio import atomic_write_text
+
+                atomic_write_text(path, merged_markdown(view, summaries, counter))
+                return f"{len(view.result.chunks)} merged chunks (markdown)"
+
+            self._ask_path("Export merged chunks (markdown) to", f"./{stem}.merged.md", write)
+
+    def action_copy_chunk(self) -> None:
+        bench = self.workbench
+        picked = bench.selected_chunk() if bench is not None else None
+        if picked is None:
+            self.notify("Nothing selected to copy.", severity="warning")
+            return
+        index, chunk = picked
+        self.copy_to_clipboard(chunk.text)
+        self.notify(f"Copied chunk {index} ({chunk.chars} chars) to the clipboard.", markup=False)
+
+    # ------------------------------------------------------------------ profiles
+
+    def action_save_profile(self) -> None:
+        from engine.settings import check_profile_name, list_profiles
+        from tui.screens.prompt import PromptScreen
+
+        def validate(name: str) -> str | None:
+            try:
+                check_profile_name(name)
+            except (ChunkscopeError, ValueError) as e:
+                return str(e)
+            return None
+
+        def got(name: str | None) -> None:
+            if not name:
+                return
+            try:
+                exists = name in list_profiles()
+            except ChunkscopeError:
+                exists = False
+            if exists:
+                self.push_screen(
+                    ConfirmScreen(f"Profile {name!r} exists. Replace it?", yes="Replace"),
+                    lambda yes: self.save_profile(name) if yes else None,
+                )
+            else:
+                self.save_profile(name)
+
+        self.push_screen(
+            PromptScreen("Save the current parameters as profile", "", validate=validate), got
+        )
+
+    def save_profile(self, name: str) -> None:
+        from engine.settings import Profile, save_profile
+
+        profile = Profile.from_params(
+            self.merge_params, min_chars=self.min_chars, budget=self.budget, scorer=self.scorer
+        )
+        try:
+            save_profile(name, profile)
+        except (ChunkscopeError, OSError, ValueError) as e:
+            self.notify(f"Profile not saved: {e}", severity="error", markup=False)
+            return
+        self.notify(f"Saved profile {name!r}.", markup=False)
+
+    def action_load_profile(self) -> None:
+        from engine.settings import list_profiles
+        from tui.screens.choose import ChooseScreen
+
+        try:
+            names = list_profiles()
+        except ChunkscopeError as e:
+            self.notify(str(e), severity="error", markup=False)
+            return
+        if not names:
+            self.notify("No saved profiles yet (ctrl+s saves one).", severity="warning")
+            return
+        self.push_screen(
+            ChooseScreen("Load a profile", [(n, n) for n in names]),
+            lambda name: self.load_profile(name) if name else None,
+        )
+
+    def load_profile(self, name: str) -> None:
+        from engine.settings import get_profile
+
+        try:
+            profile = get_profile(name)
+            merge = profile.to_merge_params(MergeParams())
+        except (ChunkscopeError, ValueError) as e:
+            self.notify(f"Profile not loaded: {e}", severity="error", markup=False)
+            return
+        min_chars = profile.min_chars if profile.min_chars is not None else 80
+        if profile.budget is not None:
+            self.budget = profile.budget
+        if profile.scorer in ("recency", "salience"):
+            self.scorer = profile.scorer
+        bench = self.workbench
+        if bench is not None:
+            bench.show_params(merge, min_chars, self.budget)
+        self.request_run(merge, min_chars, force=True)
+        self.reselect()
+        self.notify(f"Loaded profile {name!r}.", markup=False)
+
+    # ------------------------------------------------------------------ backends
+
+    def use_embedder(self, name: str) -> None:
+        self.embedder_name = name
+        if self.pipe is not None:
+            self.open_path(self.pipe.path)
+        self.notify(f"Embedder: {name}.", markup=False)
+
+    def toggle_collapse(self) -> None:
+        """Collapse tool calls before chunking (what `chunkscope recap` does), or stop."""
+        self.options.collapse = not self.options.collapse
+        if self.pipe is not None:
+            self.open_path(self.pipe.path)
+        state = "collapsed (as `chunkscope recap`)" if self.options.collapse else "kept as turns"
+        self.notify(f"Tool calls {state}.", markup=False)
+
+    def use_summarizer(self, name: str) -> None:
+        self.summarizer_name = name
+        self.recap_state = "idle"
+        if self.pipe is not None:
+            from engine.pipeline import SummarizerSpec
+
+            with self.lock:
+                self.pipe.configure(summarizer=SummarizerSpec(name=name))
+            self.summaries.clear()
+            bench = self.workbench
+            if bench is not None and bench.view is not None:
+                self._after_run(bench.view)
+        self.notify(f"Summarizer: {name}.", markup=False)

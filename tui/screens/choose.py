@@ -1,0 +1,43 @@
+"""Choose one of a few named things (a profile, an export format); dismisses with it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList
+from textual.widgets.option_list import Option
+
+
+class ChooseScreen(ModalScreen[str | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    DEFAULT_CSS = """
+    ChooseScreen { align: center middle; }
+    ChooseScreen > Vertical {
+        width: 60; height: auto; max-height: 80%; padding: 1 2;
+        border: thick $primary; background: $surface;
+    }
+    ChooseScreen OptionList { height: auto; max-height: 20; }
+    """
+
+    def __init__(self, title: str, choices: Sequence[tuple[str, str]]) -> None:
+        """`choices`: (value, label) pairs."""
+        super().__init__()
+        self.title_text = title
+        self.choices = list(choices)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text, markup=False)
+            yield OptionList(*[Option(label, id=value) for value, label in self.choices])
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

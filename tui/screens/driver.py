@@ -1,0 +1,427 @@
+"""Driving the pipeline from the workbench: opening a file, re-running on a control
+change, exact token counts, summaries and the recap, all in thread workers.
+
+A mixin of `ChunkscopeApp` (it reads the app's state: the pipeline, the parameters,
+pins, exclusions and known summaries). Every worker hands its result to the UI thread
+with `_ui` (`call_from_thread`); a result for parameters that are no longer in force is
+dropped. Requests are debounced (the first of a burst runs at once) and a newer run
+cancels an older one (``exclusive=True``); follow-ups wait until the controls are still.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from engine.errors import ChunkscopeError
+from engine.merge import MergeParams
+from tui.screens.loading import LoadingScreen
+from tui.screens.open_file import OpenFileScreen
+from tui.screens.runs import Cancelled, Derived, RunView, add_tokens, build_view, exact_tokens
+
+DEBOUNCE = 0.05
+FOLLOW_UP_DELAY = 0.25
+PROGRESS_INTERVAL = 0.1
+SUMMARY_DELAY = 0.15
+
+
+def _backend_hint(error: BaseException) -> str | None:
+    name = type(error).__name__
+    if name == "EmbeddingError":
+        return "Switch to the offline embedder: ctrl+p → “embedder: lexical (offline)”."
+    if name == "SummaryError":
+        return "Switch to the offline summarizer: ctrl+p → “summarizer: extractive (offline)”."
+    return None
+
+
+class PipelineDriver:
+    """Loads, runs and follows up (see the module docstring); mixed into the app."""
+
+    # The app provides these.
+    pipe: Any
+    lock: threading.Lock
+    derived: Derived
+    options: Any
+
+    def _ui(self, callback: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run `callback` on the UI thread from a worker; a closing app cancels the worker."""
+        try:
+            return self.call_from_thread(callback, *args, **kwargs)
+        except Cancelled:
+            raise
+        except Exception as e:
+            if self.is_running and not get_current_worker().is_cancelled:
+                raise
+            raise Cancelled from e
+
+    def _notify_error(self, error: BaseException, what: str) -> None:
+        hint = _backend_hint(error)
+        message = str(error) or type(error).__name__
+        if hint:
+            message += "\n" + hint
+        self.notify(message, title=what, severity="error", timeout=12, markup=False)
+
+    # ------------------------------------------------------------------ opening
+
+    def action_open_file(self) -> None:
+        def chosen(path: str | None) -> None:
+            if path:
+                self.open_path(path)
+
+        self.push_screen(OpenFileScreen(Path.cwd()), chosen)
+
+    def open_path(self, path: str) -> None:
+        self.cancel_load()
+        worker = self._load(path, self._params())
+        self._load_worker = worker
+        bench = self.workbench
+        if bench is not None:
+            bench.show_busy(f"opening {Path(path).name}…")
+
+        def show_progress() -> None:
+            # Only a load that takes a while gets a progress dialog (and escape to cancel).
+            if self._load_worker is worker and worker.state in (
+                WorkerState.PENDING,
+                WorkerState.RUNNING,
+            ):
+                self._loading_screen = LoadingScreen(path)
+                self.push_screen(self._loading_screen)
+
+        self.set_timer(self.options.loading_dialog_delay, show_progress)
+
+    def cancel_load(self) -> None:
+        worker = self._load_worker
+        if worker is not None and worker.state in (WorkerState.PENDING, WorkerState.RUNNING):
+            worker.cancel()
+            self.notify("Load cancelled; the previous file stays open.", markup=False)
+        self._load_worker = None
+        self._close_loading()
+
+    def _close_loading(self) -> None:
+        bench = self.workbench
+        if bench is not None:
+            bench.show_busy("")
+        screen = self._loading_screen
+        self._loading_screen = None
+        if screen is not None and screen in self.screen_stack:
+            screen.dismiss(None)
+
+    def _stage(
+        self, worker: Worker[Any], stage: str, done: int | None = None, total: int | None = None
+    ) -> None:
+        if worker.is_cancelled:
+            raise Cancelled
+        screen = self._loading_screen
+        if screen is not None:
+            self._ui(screen.set_stage, stage, done, total)
+
+    @work(thread=True, exclusive=True, group="load", description="_load")
+    def _load(self, path: str, params: Any) -> None:
+        from engine.pipeline import Pipeline
+
+        worker = get_current_worker()
+        warnings: list[str] = []
+        try:
+            pipe = Pipeline(path, params, warn=warnings.append)
+            self._stage(worker, "parsing")
+            source = pipe.source()
+            self._stage(worker, f"splitting {len(source.turns)} turns")
+            pipe.compacted()
+            self._stage(worker, "embedding")
+
+            def progress(done: int, total: int) -> None:
+                self._stage(worker, "embedding", done, total)
+
+            pipe.embeddings(progress=progress)
+            self._stage(worker, "merging")
+            derived = Derived()
+            view = build_view(pipe, self._left_kind(), derived, threading.Lock(), with_tokens=False)
+        except Cancelled:
+            return
+        except ChunkscopeError as e:
+            self._ui(self._load_failed, e)
+            return
+        except Exception as e:  # a backend or a bug: the app keeps its state
+            self._ui(self._load_failed, e)
+            return
+        if worker.is_cancelled:
+            return
+        self._ui(self._loaded, pipe, view, derived, warnings)
+
+    def _left_kind(self) -> str:
+        bench = self.workbench
+        return bench.left_kind if bench is not None else "compacted"
+
+    def _load_failed(self, error: BaseException) -> None:
+        self._close_loading()
+        self._load_worker = None
+        if self.pipe is not None:
+            # Keep what is on screen, and the backend it was computed with.
+            self.embedder_name = self.pipe.params.embedder.name
+        backend = _backend_hint(error) is not None
+        self._notify_error(error, "Embedding failed" if backend else "Could not open the file")
+
+    def _loaded(self, pipe: Any, view: RunView, derived: Derived, warnings: list[str]) -> None:
+        self._close_loading()
+        self._load_worker = None
+        self.pipe = pipe
+        self.derived = derived
+        self.tokens_ready = False
+        self.summaries = {}
+        self.selection = None
+        self.pinned.clear()
+        self.excluded.clear()
+        self.last_run_at = self._now()
+        source = view.source
+        if source.skipped:
+            first = source.skipped[0]
+            n = len(source.skipped)
+            self.notify(
+                f"Skipped {n} malformed line{'s' if n != 1 else ''}; first: line {first.line}: "
+                f"{first.reason}",
+                title="Parse problems",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
+        for w in warnings[:3]:
+            self.notify(w, severity="warning", markup=False)
+        bench = self.workbench
+        if bench is None:
+            return
+        bench.selected = 0
+        bench.show_view(view, keep_left=False)
+        bench.show_header()
+        self.run_generation += 1
+        self._after_run(view)
+
+    def _now(self) -> str:
+        return "at –" if self.fixed_timings else time.strftime("%H:%M:%S")
+
+    # ------------------------------------------------------------------ re-running
+
+    def request_run(self, merge: MergeParams, min_chars: int, *, force: bool = False) -> None:
+        """A control changed: re-run now, or after a short pause if changes come fast."""
+        if self.pipe is None:
+            self.merge_params, self.min_chars = merge, min_chars
+            return
+        if not force and merge == self.merge_params and min_chars == self.min_chars:
+            return
+        self.merge_params, self.min_chars = merge, min_chars
+        self._cancel_follow_up()
+        if self._run_timer is not None:
+            self._run_timer.stop()
+            self._run_timer = None
+        now = time.monotonic()
+        quiet = now - self._last_request > DEBOUNCE
+        self._last_request = now
+        if quiet:
+            self._start_run()
+        else:
+            self._run_timer = self.set_timer(DEBOUNCE, self._start_run)
+
+    def _start_run(self) -> None:
+        self._run_timer = None
+        if self.pipe is None:
+            return
+        self._run(self.pipe, self.merge_params, self.min_chars, self._left_kind())
+
+    @work(thread=True, exclusive=True, group="run", description="_run")
+    def _run(self, pipe: Any, merge: MergeParams, min_chars: int, left_kind: str) -> None:
+        worker = get_current_worker()
+        try:
+            with self.lock:
+                pipe.configure(merge=merge, min_chars=min_chars)
+                view = build_view(
+                    pipe, left_kind, self.derived, threading.RLock(), with_tokens=self.tokens_ready
+                )
+        except Exception as e:
+            self._ui(self._notify_error, e, "Merge failed")
+            return
+        if worker.is_cancelled or pipe is not self.pipe:
+            return
+        self._ui(self._ran, view)
+
+    def _ran(self, view: RunView) -> None:
+        bench = self.workbench
+        self.last_run_at = self._now()
+        self.run_generation += 1
+        if bench is not None:
+            bench.show_view(view)
+            bench.show_header()
+        self._after_run(view)
+
+    def _after_run(self, view: RunView) -> None:
+        """Follow-ups of a run (exact token counts, summaries, the recap) start once the
+        controls have been still for a moment, so they never slow down a slider drag."""
+        if self._follow_up_timer is not None:
+            self._follow_up_timer.stop()
+        pipe = self.pipe
+
+        def start() -> None:
+            self._follow_up_timer = None
+            self._follow_up(pipe, view)
+
+        self._follow_up_timer = self.set_timer(FOLLOW_UP_DELAY, start)
+        self.call_after_refresh(self._drawn, self.run_generation)
+
+    def _drawn(self, generation: int) -> None:
+        self.drawn_generation = generation
+
+    def _cancel_follow_up(self) -> None:
+        if self._follow_up_timer is not None:
+            self._follow_up_timer.stop()
+            self._follow_up_timer = None
+        self.workers.cancel_group(self, "follow-up")
+
+    @work(thread=True, exclusive=True, group="follow-up", description="_follow_up")
+    def _follow_up(self, pipe: Any, view: RunView) -> None:
+        worker = get_current_worker()
+
+        def cancelled() -> bool:
+            return worker.is_cancelled or pipe is not self.pipe
+
+        if view.compact_tokens is None:
+            with self.lock:
+                add_tokens(pipe, view, self.derived)
+            if cancelled():
+                return
+            self._ui(self._tokens_ready, view)
+        tokens = exact_tokens(pipe, view.result.chunks, self.lock, cancelled)
+        if tokens is None or cancelled():
+            return
+        view.merged_tokens = tokens
+        view.merged_tokens_exact = True
+        self.tokens_ready = True
+        self._ui(self._tokens_ready, view)
+        if self.summarizer_name == "extractive":
+            self._summarize(pipe, view, worker)
+
+    def _tokens_ready(self, view: RunView) -> None:
+        bench = self.workbench
+        if bench is not None:
+            bench.show_tokens(view)
+
+    # ------------------------------------------------------------------ summaries
+
+    def summary_of(self, index: int) -> tuple[Any | None, str]:
+        """The known summary of merged chunk `index`, or None and a note on why not."""
+        bench = self.workbench
+        view = bench.view if bench is not None else None
+        if view is None or not 0 <= index < len(view.result.chunks):
+            return None, "Nothing open."
+        summary = self.summaries.get(view.result.chunks[index].text)
+        if summary is not None:
+            return summary, ""
+        # Summarize the selection once it stays put for a moment (not on every step of a
+        # slider drag or every key of a scroll).
+        if self._summary_timer is not None:
+            self._summary_timer.stop()
+        pipe = self.pipe
+
+        def start() -> None:
+            self._summary_timer = None
+            self._summarize_one(pipe, view, index)
+
+        self._summary_timer = self.set_timer(SUMMARY_DELAY, start)
+        return None, "Summarizing…"
+
+    @work(thread=True, exclusive=True, group="summary-one", description="_summarize_one")
+    def _summarize_one(self, pipe: Any, view: RunView, index: int) -> None:
+        worker = get_current_worker()
+        if not self._current(pipe, view):
+            return
+        try:
+            summary = pipe.summary_for(index)
+        except Exception as e:
+            self._ui(self._notify_error, e, "Summary failed")
+            return
+        # summary_for reads the pipeline's merge in force: keep it only if that is the view's.
+        if worker.is_cancelled or not self._current(pipe, view):
+            return
+        self._ui(self._summary_ready, view, index, summary)
+
+    def _current(self, pipe: Any, view: RunView) -> bool:
+        """Whether the pipeline still holds the parameters `view` was computed with."""
+        p = pipe.params
+        return (
+            pipe is self.pipe
+            and p.merge == view.params.merge
+            and p.min_chars == view.params.min_chars
+        )
+
+    def _summary_ready(self, view: RunView, index: int, summary: Any) -> None:
+        self.summaries[view.result.chunks[index].text] = summary
+        bench = self.workbench
+        if bench is not None and bench.view is view and bench.selected == index:
+            bench.show_summary()
+
+    def action_summarize_all(self) -> None:
+        bench = self.workbench
+        if self.pipe is None or bench is None or bench.view is None:
+            self.notify("Open a file first (ctrl+o).", severity="warning")
+            return
+        self._summarize_all(self.pipe, bench.view)
+
+    @work(thread=True, exclusive=True, group="follow-up", description="_summarize_all")
+    def _summarize_all(self, pipe: Any, view: RunView) -> None:
+        self._summarize(pipe, view, get_current_worker(), announce=True)
+
+    def _summarize(
+        self, pipe: Any, view: RunView, worker: Worker[Any], announce: bool = False
+    ) -> None:
+        """Summarize every merged chunk of `view` (cached ones at once), then select the recap."""
+        bench = self.workbench
+
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            if worker.is_cancelled or pipe is not self.pipe:
+                raise Cancelled
+            now = time.monotonic()
+            if bench is not None and (now - last[0] > PROGRESS_INTERVAL or done == total):
+                last[0] = now
+                self._ui(bench.show_summary_progress, done, total)
+
+        t0 = time.perf_counter()
+        if not self._current(pipe, view):
+            return
+        try:
+            summaries = pipe.summaries(progress=progress)
+        except Cancelled:
+            return
+        except Exception as e:
+            self._ui(self._summaries_failed, e)
+            return
+        if not self._current(pipe, view) or len(summaries) != len(view.result.chunks):
+            return
+        if worker.is_cancelled:
+            return
+        elapsed = time.perf_counter() - t0
+        self._ui(self._summaries_ready, view, summaries, elapsed if announce else None)
+        self._select(pipe, view, worker)
+
+    def _summaries_failed(self, error: BaseException) -> None:
+        self.recap_state = "failed"
+        self._notify_error(error, "Summaries failed")
+        bench = self.workbench
+        if bench is not None:
+            bench.show_selection_recap()
+
+    def _summaries_ready(self, view: RunView, summaries: list[Any], elapsed: float | None) -> None:
+        for chunk, summary in zip(view.result.chunks, summaries, strict=True):
+            self.summaries[chunk.text] = summary
+        bench = self.workbench
+        if bench is not None and bench.view is view:
+            bench.show_summary()
+            bench.show_summary_progress(len(summaries), len(summaries))
+        if elapsed is not None:
+            self.notify(
+                f"Summarized {len(summaries)} merged chunks in {self.format_seconds(elapsed)}.",
+                markup=False,
+            )

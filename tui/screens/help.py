@@ -1,0 +1,68 @@
+"""The help screen: what is on the main screen, and every key."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
+
+HELP = """\
+# chunkscope
+
+The pipeline of the open file, stage by stage: **before merge** (turns, raw or
+compacted chunks) on the left, **merged** chunks on the right. A merged chunk's colour
+band repeats on every part it holds; selecting either side selects both.
+
+The **similarity strip** shows each pair of neighbours (red: below the threshold,
+green: above), where the merged chunks were cut and why (`┃` threshold, `╳` size cap,
+`◆` min similarity, `┆` max passes), the selection (`▲`) and the size of each merged
+chunk against the cap. Every slider re-runs the merge at once from cached embeddings.
+
+## Keys
+
+| key | what it does |
+|---|---|
+| `tab` / `shift+tab` | next / previous panel |
+| `↑` `↓` `pgup` `pgdn` `home` `end` | move in a list |
+| `←` `→` (`shift` for big steps) | adjust the focused slider or toggle |
+| `enter` | expand / collapse the selected chunk |
+| `v` | left column: turns → raw → compacted |
+| `s` | summarize all merged chunks |
+| `p` / `x` | pin / exclude the selected chunk in the recap |
+| `w` | write the recap (asks before overwriting) |
+| `c` | copy the selected merged chunk's text |
+| `e` | export the merged chunks (JSON or markdown) |
+| `ctrl+s` / `ctrl+l` | save / load a profile of parameters |
+| `t` | next theme |
+| `ctrl+o` | open a file |
+| `ctrl+p` | command palette (chunk:, recap:, export:, profile:, theme:) |
+| `?` / `f1` | this help |
+| `ctrl+q` | quit |
+
+Log text is shown exactly as typed: markup and escape sequences in a log are data.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark,f1", "close", "Close"),
+    ]
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 90; max-width: 95%; height: 90%;
+        border: thick $primary; background: $surface; padding: 0 1;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Markdown(HELP)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,49 @@
+"""Progress of a file being opened; escape cancels the load."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, ProgressBar, Static
+
+
+class LoadingScreen(ModalScreen[None]):
+    """Shown while a worker opens a file. Dismissed by the app when the load ends."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel load")]
+
+    DEFAULT_CSS = """
+    LoadingScreen { align: center middle; background: $background 40%; }
+    LoadingScreen > Vertical {
+        width: 72; height: auto; padding: 1 2;
+        border: thick $primary; background: $surface;
+    }
+    LoadingScreen #loading-stage { color: $text-muted; }
+    LoadingScreen ProgressBar { margin-top: 1; }
+    """
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(f"Opening {self.path}", markup=False)
+            yield Static("reading", id="loading-stage", markup=False)
+            yield ProgressBar(total=None, show_eta=False, id="loading-bar")
+            yield Static("escape cancels", id="loading-hint")
+
+    def set_stage(self, stage: str, done: int | None = None, total: int | None = None) -> None:
+        self.query_one("#loading-stage", Static).update(stage)
+        bar = self.query_one(ProgressBar)
+        if total:
+            bar.update(total=total, progress=done or 0)
+        else:
+            bar.update(total=None)
+
+    def action_cancel(self) -> None:
+        self.app.cancel_load()  # type: ignore[attr-defined]

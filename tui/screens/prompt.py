@@ -1,0 +1,62 @@
+"""Ask for one line of text (a path, a profile name); dismisses with it or None."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static
+
+
+class PromptScreen(ModalScreen[str | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    DEFAULT_CSS = """
+    PromptScreen { align: center middle; }
+    PromptScreen > Vertical {
+        width: 80; height: auto; padding: 1 2;
+        border: thick $primary; background: $surface;
+    }
+    PromptScreen #prompt-error { color: $error; height: auto; }
+    PromptScreen #prompt-hint { color: $text-muted; }
+    """
+
+    def __init__(
+        self,
+        title: str,
+        value: str = "",
+        *,
+        hint: str = "enter to accept · escape to cancel",
+        validate: Callable[[str], str | None] | None = None,
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.value = value
+        self.hint = hint
+        self.validate_value = validate
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text, markup=False)
+            yield Input(self.value, id="prompt-input")
+            yield Static("", id="prompt-error", markup=False)
+            yield Static(self.hint, id="prompt-hint", markup=False)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        value = event.value.strip()
+        if not value:
+            self.query_one("#prompt-error", Static).update("Type something, or escape to cancel.")
+            return
+        if self.validate_value is not None:
+            problem = self.validate_value(value)
+            if problem:
+                self.query_one("#prompt-error", Static).update(problem)
+                return
+        self.dismiss(value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,391 @@
+"""The main screen: the pipeline's stages side by side, the merge controls, the
+similarity strip, the selected chunk's summary and the recap preview.
+
+The screen keeps the last run and the selection; the app keeps the pipeline and the
+user's choices. Widgets hold no state of their own that matters, so the screen can be
+recomposed when the terminal crosses the narrow breakpoint and redrawn from both.
+Slow work runs in thread workers (see `tui.screens.driver.PipelineDriver`); results
+come back through `call_from_thread`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar
+
+from rich.style import Style
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
+from textual.screen import Screen
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from engine.merge import MergeParams
+from tui.screens.runs import LEFT_KINDS, RunView
+from tui.widgets.candidate_list import CandidateList, CandidateRow
+from tui.widgets.choice_toggle import ChoiceToggle
+from tui.widgets.chunk_list import ChunkList, human_count
+from tui.widgets.header_line import HeaderInfo, HeaderLine
+from tui.widgets.merge_panel import MergePanel
+from tui.widgets.recap_panel import RecapPanel
+from tui.widgets.similarity_strip import SimilarityStrip
+from tui.widgets.slider import Slider
+from tui.widgets.summary_panel import SummaryPanel
+
+NARROW_WIDTH = 130
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _while_composed(method: _F) -> _F:
+    """Drop a redraw that arrives while the screen is being (re)composed or torn down."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except NoMatches:
+            return None
+
+    return wrapper  # type: ignore[return-value]
+
+
+ROLE_COLOURS = {
+    "You": "$primary",
+    "Bot": "$success",
+    "Bot thinking": "$secondary",
+    "Tool": "$warning",
+    "Doc": "$accent",
+}
+
+
+class WorkbenchScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "app.summarize_all", "Summarize all"),
+        Binding("p", "app.pin", "Pin"),
+        Binding("x", "app.exclude", "Exclude"),
+        Binding("w", "app.write_recap", "Write recap"),
+        Binding("c", "app.copy_chunk", "Copy"),
+        Binding("e", "app.export", "Export"),
+        Binding("v", "cycle_left", "Before: view"),
+        Binding("t", "app.next_theme", "Theme", show=False),
+        Binding("ctrl+s", "app.save_profile", "Save profile", show=False),
+        Binding("ctrl+l", "app.load_profile", "Load profile", show=False),
+        Binding("escape", "app.cancel_work", "Cancel", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.view: RunView | None = None
+        self.narrow = False
+        self.left_kind = "compacted"
+        self.selected = 0
+
+    @property
+    def driver(self) -> Any:
+        return self.app
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        self.narrow = self.app.size.width < NARROW_WIDTH
+        yield HeaderLine(id="header")
+        with Horizontal(id="columns"):
+            with Vertical(id="before-col", classes="panel"):
+                yield ChoiceToggle(
+                    LEFT_KINDS, self.left_kind, label="show", label_width=6, id="left-kind"
+                )
+                yield ChunkList(empty_text="no chunks: open a file with ctrl+o", id="before")
+            yield ChunkList(empty_text="nothing merged yet", id="merged", classes="panel")
+            if not self.narrow:
+                with VerticalScroll(id="controls", classes="panel"):
+                    yield MergePanel(id="merge-panel")
+        yield SimilarityStrip(id="strip", classes="panel")
+        if self.narrow:
+            with TabbedContent(id="lower"):
+                with TabPane("Merge", id="tab-merge"), VerticalScroll(id="controls"):
+                    yield MergePanel(id="merge-panel")
+                with TabPane("Summary", id="tab-summary"):
+                    yield SummaryPanel(id="summary")
+                with TabPane("Recap", id="tab-recap"):
+                    yield RecapPanel(self.driver.budget, id="recap")
+        else:
+            with Horizontal(id="lower"):
+                yield SummaryPanel(id="summary", classes="panel")
+                yield RecapPanel(self.driver.budget, id="recap", classes="panel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_class(self.narrow, "-narrow")
+        self.query_one("#controls").border_title = "MERGE"
+        self.apply_theme_styles()
+        self.redraw()
+        self.query_one("#merged", ChunkList).focus()
+
+    async def on_resize(self) -> None:
+        narrow = self.size.width < NARROW_WIDTH
+        if narrow != self.narrow:
+            await self.recompose()
+            self.set_class(self.narrow, "-narrow")
+            self.query_one("#controls").border_title = "MERGE"
+            self.apply_theme_styles()
+            self.redraw()
+
+    def apply_theme_styles(self) -> None:
+        """Band and badge colours from the current theme (called again on a theme switch)."""
+        from themes import band_colors
+
+        theme = self.app.current_theme
+        bands = [Style(color=c, bold=True) for c in band_colors(theme)]
+        variables = self.app.theme_variables
+        badge_cache: dict[str, Style] = {}
+        for role, var in ROLE_COLOURS.items():
+            colour = variables.get(var.lstrip("$"), None)
+            badge_cache[role] = Style(color=colour) if colour else Style()
+
+        def badge(role: str) -> Style:
+            return badge_cache.get(role, Style(dim=True))
+
+        for lst in self.query(ChunkList):
+            lst.set_band_styles(bands)
+            lst.set_badge_style(badge)
+
+    # ------------------------------------------------------------------ drawing
+
+    @_while_composed
+    def redraw(self) -> None:
+        """Draw every panel from the state (after a load, a recompose or a theme change)."""
+        driver = self.driver
+        self.query_one("#merge-panel", MergePanel).show(driver.merge_params, driver.min_chars)
+        self.show_view(self.view, keep_left=False)
+        self.show_header()
+        self.show_selection_recap()
+
+    @_while_composed
+    def show_header(self) -> None:
+        info: HeaderInfo = self.driver.header_info()
+        self.query_one(HeaderLine).set_info(info)
+
+    @_while_composed
+    def show_view(self, view: RunView | None, *, keep_left: bool = True) -> None:
+        """Draw a run: both columns, the strip, the counts."""
+        old = self.view
+        self.view = view
+        before = self.query_one("#before", ChunkList)
+        merged = self.query_one("#merged", ChunkList)
+        strip = self.query_one(SimilarityStrip)
+        if view is None:
+            before.set_items([])
+            merged.set_items([])
+            self._titles(None)
+            return
+        result = view.result
+        merged.set_items(
+            result.chunks,
+            tokens=view.merged_tokens,
+            tokens_approx=not view.merged_tokens_exact,
+            bands=_identity(len(result.chunks)),
+            cuts=result.cuts,
+        )
+        if keep_left and old is not None and old.left_items is view.left_items:
+            before.set_bands(view.left_owner)
+            if view.left_tokens is not None:
+                before.set_tokens(view.left_tokens)
+        else:
+            before.set_items(
+                view.left_items, tokens=view.left_tokens, bands=view.left_owner, cuts=None
+            )
+        mp = view.params.merge
+        first_threshold = result.passes[0].threshold if result.passes else None
+        strip.set_data(
+            view.sims, first_threshold, view.cut_pairs, view.position_sizes, mp.cap, mp.cap_unit
+        )
+        self._titles(view)
+        if old is not None and old is not view:
+            self.query_one(RecapPanel).mark_stale()
+        self.select_merged(min(self.selected, max(0, len(result.chunks) - 1)), from_left=None)
+
+    def _titles(self, view: RunView | None) -> None:
+        """Border titles and the run's numbers (each set only when it changes: a new
+        title repaints its whole panel)."""
+        before_col = self.query_one("#before-col")
+        merged = self.query_one("#merged", ChunkList)
+        strip = self.query_one(SimilarityStrip)
+        panel = self.query_one(MergePanel)
+        if view is None:
+            before_col.border_title = f"BEFORE MERGE · {self.left_kind}"
+            merged.border_title = "MERGED"
+            strip.border_title = "SIMILARITY"
+            panel.set_stats("")
+            return
+        result = view.result
+        _set_title(
+            before_col, f"BEFORE MERGE · {view.left_kind} ({len(view.left_items)})", "v switches"
+        )
+        _set_title(merged, f"MERGED ({len(result.chunks)})", "enter expands · c copies")
+        sims = view.sims
+        if len(sims):
+            thresholds = " ".join(f"{t:.2f}" for t in result.thresholds[:12])
+            more = " …" if len(result.thresholds) > 12 else ""
+            _set_title(
+                strip,
+                f"SIMILARITY  neighbours {len(sims)} · mean {float(sims.mean()):.2f} "
+                f"σ {float(sims.std()):.2f} · thresholds by pass {thresholds}{more}",
+            )
+        else:
+            _set_title(strip, "SIMILARITY")
+        passes = len(result.passes)
+        cap = result.params.cap
+        cap_text = (
+            f"cap {human_count(cap)}{'c' if result.params.cap_unit == 'chars' else 't'}"
+            if cap
+            else "no cap"
+        )
+        panel.set_stats(
+            f"{_plural(len(result.chunks), 'chunk')} · {_plural(passes, 'pass', 'es')} · "
+            f"{self.driver.format_seconds(view.seconds)}\n"
+            f"{len(view.compacted)} compacted → {len(result.chunks)} merged · {cap_text}"
+            + ("" if result.converged else "\nstopped by max passes")
+        )
+
+    @_while_composed
+    def show_tokens(self, view: RunView) -> None:
+        if view is self.view and view.merged_tokens is not None:
+            self.query_one("#merged", ChunkList).set_tokens(
+                view.merged_tokens, approx=not view.merged_tokens_exact
+            )
+            if view.left_tokens is not None:
+                self.query_one("#before", ChunkList).set_tokens(view.left_tokens)
+
+    @_while_composed
+    def show_busy(self, text: str) -> None:
+        self.query_one(HeaderLine).set_busy(text)
+
+    # ------------------------------------------------------------------ selection
+
+    @_while_composed
+    def select_merged(self, index: int, *, from_left: int | None = None) -> None:
+        """Select merged chunk `index` on both sides, the strip, the summary and the recap."""
+        view = self.view
+        if view is None or not view.result.chunks:
+            return
+        index = max(0, min(index, len(view.result.chunks) - 1))
+        self.selected = index
+        merged = self.query_one("#merged", ChunkList)
+        before = self.query_one("#before", ChunkList)
+        merged.select(index)
+        a, b = view.left_range(index)
+        before.set_related(a, b)
+        if from_left is None:
+            if b > a:
+                before.select(a, scroll=False)
+                before.scroll_to_card(a, top=True)
+        else:
+            before.select(from_left)
+        self.query_one(SimilarityStrip).set_selected(int(view.result.spans[index][0]))
+        self.show_summary()
+        self.query_one(RecapPanel).show_chunk(index)
+
+    def on_chunk_list_selected(self, event: ChunkList.Selected) -> None:
+        if event.chunk_list.id == "merged":
+            self.select_merged(event.index)
+        elif self.view is not None:
+            owner = self.view.owner_of_left(event.index)
+            if owner is not None:
+                self.select_merged(owner, from_left=event.index)
+
+    def on_candidate_list_highlighted(self, event: CandidateList.Highlighted) -> None:
+        self.select_merged(event.index)
+
+    # ------------------------------------------------------------------ summary and recap
+
+    @_while_composed
+    def show_summary(self) -> None:
+        panel = self.query_one(SummaryPanel)
+        summary, note = self.driver.summary_of(self.selected)
+        panel.show_summary(self.selected if self.view else None, summary, note)
+
+    @_while_composed
+    def show_summary_progress(self, done: int, total: int) -> None:
+        self.query_one(SummaryPanel).set_progress(done, total)
+
+    @_while_composed
+    def show_selection_recap(self) -> None:
+        driver = self.driver
+        recap = self.query_one(RecapPanel)
+        selection = driver.selection
+        if selection is None:
+            recap.show_selection([], 0, driver.budget, driver.recap_note(), None)
+            return
+        by_index = {c.index: c for c in selection.candidates}
+        order = [i for i in selection.order if i in by_index]
+        order += [c.index for c in selection.candidates if c.index not in set(order)]
+        rows = [
+            CandidateRow(
+                index=c.index,
+                score=float(c.score),
+                tokens=int(c.tokens),
+                selected=bool(c.selected),
+                pinned=bool(c.pinned),
+                excluded=bool(c.excluded),
+                reason=str(c.reason),
+                abstract=c.abstract,
+            )
+            for c in (by_index[i] for i in order)
+        ]
+        recap.show_selection(
+            rows, int(selection.used_tokens), int(selection.budget), selection.text, self.selected
+        )
+
+    # ------------------------------------------------------------------ controls
+
+    def on_merge_panel_changed(self, event: MergePanel.Changed) -> None:
+        merge, min_chars = event.panel.read(self.driver.merge_params)
+        self.driver.request_run(merge, min_chars)
+
+    def on_choice_toggle_changed(self, event: ChoiceToggle.Changed) -> None:
+        if event.toggle.id == "left-kind":
+            self.left_kind = event.value
+            self.driver.request_run(self.driver.merge_params, self.driver.min_chars, force=True)
+
+    def on_slider_changed(self, event: Any) -> None:
+        if getattr(event.slider, "id", None) == "budget":
+            self.driver.set_budget(round(float(event.value)))
+
+    def action_cycle_left(self) -> None:
+        toggle = self.query_one("#left-kind", ChoiceToggle)
+        toggle.action_step(1)
+
+    @_while_composed
+    def show_params(self, merge: MergeParams, min_chars: int, budget: int) -> None:
+        self.query_one(MergePanel).show(merge, min_chars)
+        recap = self.query_one(RecapPanel)
+        if recap.budget != budget:
+            recap.set_budget(budget)
+
+    def selected_chunk(self) -> tuple[int, Any] | None:
+        if self.view is None or not self.view.result.chunks:
+            return None
+        return self.selected, self.view.result.chunks[self.selected]
+
+    def focused_slider(self) -> Slider | None:
+        return self.focused if isinstance(self.focused, Slider) else None
+
+
+def _plural(n: int, word: str, suffix: str = "s") -> str:
+    return f"{n} {word}{suffix if n != 1 else ''}"
+
+
+def _set_title(widget: Any, title: str, subtitle: str | None = None) -> None:
+    if str(widget.border_title or "") != title:
+        widget.border_title = title
+    if subtitle is not None and str(widget.border_subtitle or "") != subtitle:
+        widget.border_subtitle = subtitle
+
+
+def _identity(n: int) -> Any:
+    import numpy as np
+
+    return np.arange(n, dtype=np.int64)

@@ -1,0 +1,106 @@
+"""A one-line choice between a few options: ``label  [adaptive]  fixed``.
+
+Left / right (or space, enter, a click) switch the option; a `ChoiceToggle.Changed`
+message carries the new value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+
+
+class ChoiceToggle(Widget, can_focus=True):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "step(-1)", "Prev", show=False),
+        Binding("right", "step(1)", "Next", show=False),
+        Binding("space,enter", "step(1)", "Switch", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    ChoiceToggle {
+        height: 1;
+        width: 1fr;
+        & > .choice-toggle--on { background: $primary 40%; text-style: bold; }
+        & > .choice-toggle--off { color: $text-muted; }
+        & > .choice-toggle--label { color: $text; }
+    }
+    ChoiceToggle:focus > .choice-toggle--on { background: $primary; color: $text; }
+    ChoiceToggle:focus > .choice-toggle--label { text-style: bold; }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "choice-toggle--on",
+        "choice-toggle--off",
+        "choice-toggle--label",
+    }
+
+    class Changed(Message):
+        def __init__(self, toggle: ChoiceToggle, value: str) -> None:
+            self.toggle = toggle
+            self.value = value
+            super().__init__()
+
+        @property
+        def control(self) -> ChoiceToggle:
+            return self.toggle
+
+    value: reactive[str] = reactive("", init=False)
+
+    def __init__(
+        self,
+        options: Sequence[str],
+        value: str | None = None,
+        *,
+        label: str = "",
+        label_width: int = 10,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.options = list(options)
+        self.label = label
+        self.label_width = label_width
+        self.set_reactive(ChoiceToggle.value, value if value in self.options else self.options[0])
+        self._spans: list[tuple[int, int, str]] = []
+
+    def render(self) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(
+            self.label.ljust(self.label_width),
+            self.get_component_rich_style("choice-toggle--label"),
+        )
+        self._spans = []
+        for option in self.options:
+            start = text.cell_len
+            if option == self.value:
+                text.append(f"[{option}]", self.get_component_rich_style("choice-toggle--on"))
+            else:
+                text.append(f" {option} ", self.get_component_rich_style("choice-toggle--off"))
+            self._spans.append((start, text.cell_len, option))
+            text.append(" ")
+        return text
+
+    def set_value(self, value: str, *, post: bool = False) -> None:
+        if value not in self.options or value == self.value:
+            return
+        self.value = value
+        if post:
+            self.post_message(self.Changed(self, value))
+
+    def action_step(self, delta: int) -> None:
+        i = self.options.index(self.value)
+        self.set_value(self.options[(i + delta) % len(self.options)], post=True)
+
+    def on_click(self, event: events.Click) -> None:
+        for start, end, option in self._spans:
+            if start <= event.x < end:
+                self.set_value(option, post=True)
+                return
+        self.action_step(1)

@@ -1,0 +1,526 @@
+"""A virtualised list of chunk cards: only the lines on screen are ever rendered.
+
+Each card is a header line (index, time range, role badges, chars, tokens), the first
+lines of the chunk's text and, in the merged column, a line saying why the merged chunk
+was cut from the next one. Enter expands a card to its full text. A coloured band on the
+left edge shows which merged chunk an item belongs to.
+
+Card heights are known without rendering (collapsed cards have a fixed height), so the
+list keeps a prefix sum of heights and maps a screen line to (card, row) by bisection;
+rendered lines are cached until the data, the width or the selection changes. Log text
+is data: it is stripped of terminal control sequences and drawn as plain segments, never
+parsed as markup.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from rich.cells import cell_len, chop_cells
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widget import Widget
+
+from engine.textutil import strip_control
+
+PREVIEW_LINES = 2
+MAX_EXPANDED_LINES = 5000
+
+BADGES = {
+    "You": "You",
+    "Bot": "Bot",
+    "Tool": "Tool",
+    "Bot thinking": "Think",
+    "Doc": "Doc",
+    "system": "Sys",
+}
+
+CUT_TEXT = {
+    "threshold": "below threshold",
+    "size_cap": "size cap refused",
+    "min_similarity": "below min similarity",
+    "max_passes": "max passes reached",
+}
+
+
+def human_count(n: int) -> str:
+    """412, 3.1k, 12k, 1.2M: short counts for cards."""
+    if n < 1000:
+        return str(n)
+    if n < 10_000:
+        return f"{n / 1000:.1f}k"
+    if n < 1_000_000:
+        return f"{n // 1000}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def short_time_range(chunk: Any) -> str:
+    start, end = chunk.start, chunk.end
+    if start is None:
+        return "--:--:--"
+    a = start.strftime("%H:%M:%S")
+    b = end.strftime("%H:%M:%S") if end is not None else a
+    return a if a == b else f"{a}–{b}"
+
+
+def cut_text(cut: Any) -> str:
+    """One line on why a merged chunk ends where it does (from the merge trace)."""
+    what = CUT_TEXT.get(cut.reason, cut.reason)
+    s, t = cut.similarity, cut.threshold
+    if cut.reason == "threshold":
+        return f"┄ cut after: {what}  sim {s:.2f} < {t:.2f}"
+    if cut.reason == "size_cap":
+        return f"┄ cut after: {what}  sim {s:.2f} would merge"
+    return f"┄ cut after: {what}  sim {s:.2f}"
+
+
+_ROLE_ONLY = re.compile(r"^[A-Za-z][\w ]{0,20}:\s*$")  # "Tool:" with nothing after it
+
+
+def _clean(line: str) -> str:
+    return strip_control(line).replace("\t", "    ")
+
+
+def preview_lines(text: str, count: int = PREVIEW_LINES) -> list[str]:
+    """The first `count` non-blank lines of `text`, without scanning the rest of it."""
+    out: list[str] = []
+    pos = 0
+    n = len(text)
+    while len(out) < count and pos <= n:
+        end = text.find("\n", pos)
+        if end < 0:
+            end = n
+        line = text[pos : min(end, pos + 1000)]
+        if line.strip() and not _ROLE_ONLY.match(line):
+            out.append(_clean(line))
+        pos = end + 1
+    return out
+
+
+def set_virtual_size(view: ScrollView, size: Size) -> None:
+    """Set a scroll view's virtual size without a screen layout when the scrollbar's
+    visibility stays as it is (a layout repaints the whole screen: ~10x the cost)."""
+    old = view.virtual_size
+    if size == old:
+        return
+    height = view.scrollable_content_region.height
+    if not view.is_mounted or height <= 0 or (old.height > height) != (size.height > height):
+        view.virtual_size = size
+        return
+    view.set_reactive(Widget.virtual_size, size)
+    view._scroll_update(size)
+    view.refresh()
+
+
+class ChunkList(ScrollView, can_focus=True):
+    """Cards for a list of chunks, with bands, selection, related highlight and expansion."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "move(-1)", "Prev", show=False),
+        Binding("down,j", "move(1)", "Next", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "jump(0)", "First", show=False),
+        Binding("end", "jump(-1)", "Last", show=False),
+        Binding("enter", "toggle_expand", "Expand"),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "chunk-list--header",
+        "chunk-list--dim",
+        "chunk-list--selected",
+        "chunk-list--related",
+        "chunk-list--cut",
+        "chunk-list--empty",
+    }
+
+    DEFAULT_CSS = """
+    ChunkList {
+        background: $surface;
+        overflow-x: hidden;
+        scrollbar-size-vertical: 1;
+        & > .chunk-list--header { text-style: bold; }
+        & > .chunk-list--dim { color: $text-muted; }
+        & > .chunk-list--selected { background: $primary 35%; }
+        & > .chunk-list--related { background: $primary 14%; }
+        & > .chunk-list--cut { color: $warning; text-style: italic; }
+        & > .chunk-list--empty { color: $text-muted; text-style: italic; }
+    }
+    ChunkList:focus > .chunk-list--selected { background: $primary 55%; }
+    """
+
+    class Selected(Message):
+        """The user moved the selection to card `index`."""
+
+        def __init__(self, chunk_list: ChunkList, index: int) -> None:
+            self.chunk_list = chunk_list
+            self.index = index
+            super().__init__()
+
+        @property
+        def control(self) -> ChunkList:
+            return self.chunk_list
+
+    class ExpandToggled(Message):
+        def __init__(self, chunk_list: ChunkList, index: int, expanded: bool) -> None:
+            self.chunk_list = chunk_list
+            self.index = index
+            self.expanded = expanded
+            super().__init__()
+
+    selected: reactive[int] = reactive(0, init=False, repaint=False)
+
+    def __init__(
+        self,
+        *,
+        empty_text: str = "no chunks",
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.empty_text = empty_text
+        self._chunks: Sequence[Any] = []
+        self._tokens: Sequence[int] | None = None
+        self._tokens_approx = False
+        self._bands: np.ndarray | None = None
+        self._band_styles: list[Style] = []
+        self._cuts: Sequence[Any] | None = None
+        self._related: tuple[int, int] = (0, 0)
+        self._expanded: dict[int, list[str]] = {}
+        self._heights = np.zeros(0, dtype=np.int64)
+        self._offsets = np.zeros(1, dtype=np.int64)
+        self._line_cache: dict[tuple[int, int], Strip] = {}
+        self._cache_width = -1
+        self._badge_style: Callable[[str], Style] | None = None
+        self._styles: dict[str, Style] = {}
+        self._preview: dict[int, list[str]] = {}
+
+    # ------------------------------------------------------------------ data
+
+    @property
+    def count(self) -> int:
+        return len(self._chunks)
+
+    @property
+    def chunks(self) -> Sequence[Any]:
+        return self._chunks
+
+    def set_items(
+        self,
+        chunks: Sequence[Any],
+        *,
+        tokens: Sequence[int] | None = None,
+        tokens_approx: bool = False,
+        bands: np.ndarray | None = None,
+        cuts: Sequence[Any] | None = None,
+    ) -> None:
+        """Replace the cards; the selection is clamped, expansions are dropped."""
+        self._chunks = chunks
+        self._tokens = tokens
+        self._tokens_approx = tokens_approx
+        self._bands = bands
+        self._cuts = cuts
+        self._preview.clear()
+        self._expanded.clear()
+        self._related = (0, 0)
+        sel = min(self.selected, max(0, len(chunks) - 1))
+        self.set_reactive(ChunkList.selected, sel)
+        self._relayout()
+
+    def set_tokens(self, tokens: Sequence[int], *, approx: bool = False) -> None:
+        self._tokens = tokens
+        self._tokens_approx = approx
+        self._invalidate()
+
+    def set_bands(self, bands: np.ndarray | None) -> None:
+        """New owners for the same items (after a re-merge): the layout is unchanged."""
+        old = self._bands
+        if old is not None and bands is not None and np.array_equal(old, bands):
+            return
+        self._bands = bands
+        self._invalidate()
+
+    def set_band_styles(self, styles: list[Style]) -> None:
+        self._band_styles = styles
+        self._invalidate()
+
+    def set_badge_style(self, badge_style: Callable[[str], Style]) -> None:
+        self._badge_style = badge_style
+        self._invalidate()
+
+    def set_related(self, start: int, end: int) -> None:
+        """Highlight cards ``start..end-1`` (the parts of the selected merged chunk)."""
+        if (start, end) != self._related:
+            self._related = (start, end)
+            self._invalidate()
+
+    def _card_height(self, i: int) -> int:
+        body = len(self._expanded[i]) if i in self._expanded else PREVIEW_LINES
+        return 1 + body + (1 if self._has_cut(i) else 0)
+
+    def _has_cut(self, i: int) -> bool:
+        return self._cuts is not None and i < len(self._cuts)
+
+    def _relayout(self) -> None:
+        n = len(self._chunks)
+        base = 1 + PREVIEW_LINES
+        heights = np.full(n, base, dtype=np.int64)
+        if self._cuts is not None and n:
+            heights[: min(n, len(self._cuts))] += 1
+        for i in self._expanded:
+            if i < n:
+                heights[i] = self._card_height(i)
+        self._heights = heights
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(heights, out=offsets[1:])
+        self._offsets = offsets
+        total = int(offsets[-1]) if n else 1
+        set_virtual_size(self, Size(0, total))
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        self._line_cache.clear()
+        self._styles.clear()
+        self.refresh()
+
+    def _style(self, name: str) -> Style:
+        """A component style (cached until the next invalidation: theme, focus, data)."""
+        style = self._styles.get(name)
+        if style is None:
+            if name == "base":
+                style = self.rich_style
+            else:
+                style = self.get_component_rich_style(f"chunk-list--{name}")
+            self._styles[name] = style
+        return style
+
+    def on_focus(self) -> None:
+        self._invalidate()
+
+    def on_blur(self) -> None:
+        self._invalidate()
+
+    # ------------------------------------------------------------------ rendering
+
+    def _locate(self, line: int) -> tuple[int, int]:
+        card = int(np.searchsorted(self._offsets, line, side="right")) - 1
+        return card, line - int(self._offsets[card])
+
+    def card_at(self, line: int) -> int | None:
+        """The card shown on virtual line `line`, if any."""
+        if not self._chunks or line < 0 or line >= int(self._offsets[-1]):
+            return None
+        return self._locate(line)[0]
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        if width != self._cache_width:
+            self._cache_width = width
+            self._line_cache.clear()
+            if self._expanded:
+                for i in list(self._expanded):
+                    self._expanded[i] = self._wrap(i, width)
+                self._relayout()
+        line = self.scroll_offset.y + y
+        if not self._chunks:
+            if y == 0:
+                style = self._style("empty")
+                return Strip([Segment(f" {self.empty_text}", style)]).adjust_cell_length(
+                    width, self._style("base")
+                )
+            return Strip.blank(width, self._style("base"))
+        if line >= int(self._offsets[-1]):
+            return Strip.blank(width, self._style("base"))
+        card, row = self._locate(line)
+        key = (card, row)
+        strip = self._line_cache.get(key)
+        if strip is None:
+            strip = self._render_card_line(card, row, width)
+            if len(self._line_cache) > 4000:
+                self._line_cache.clear()
+            self._line_cache[key] = strip
+        return strip
+
+    def _band_segment(self, i: int, base: Style) -> Segment:
+        if self._bands is None or not self._band_styles or i >= len(self._bands):
+            return Segment("  ", base)
+        owner = int(self._bands[i])
+        style = self._band_styles[owner % len(self._band_styles)]
+        glyph = "▌ " if owner % 2 == 0 else "▍ "
+        return Segment(glyph, base + style)
+
+    def _line_style(self, i: int) -> Style:
+        base = self._style("base")
+        if i == self.selected:
+            return base + self._style("selected")
+        a, b = self._related
+        if a <= i < b:
+            return base + self._style("related")
+        return base
+
+    def _render_card_line(self, i: int, row: int, width: int) -> Strip:
+        chunk = self._chunks[i]
+        base = self._line_style(i)
+        segments = [self._band_segment(i, base)]
+        body = width - 2
+        if row == 0:
+            segments.extend(self._header_segments(i, chunk, base, body))
+        else:
+            lines = self._expanded.get(i)
+            n_body = len(lines) if lines is not None else PREVIEW_LINES
+            if row <= n_body:
+                if lines is None:
+                    preview = self._preview.get(i)
+                    if preview is None:
+                        preview = self._preview[i] = preview_lines(chunk.text)
+                    text = preview[row - 1] if row - 1 < len(preview) else ""
+                    if row == PREVIEW_LINES and len(preview) == PREVIEW_LINES:
+                        text = text  # continuation is shown by the cell crop below
+                    segments.append(Segment("  " + text, base))
+                else:
+                    segments.append(Segment("  " + lines[row - 1], base))
+            elif self._cuts is not None and i < len(self._cuts):
+                style = base + self._style("cut")
+                segments.append(Segment("  " + cut_text(self._cuts[i]), style))
+        strip = Strip(segments)
+        if strip.cell_length > width:
+            strip = strip.crop(0, width - 1)
+            strip = Strip([*strip, Segment("…", base + self._style("dim"))])
+        return strip.adjust_cell_length(width, base)
+
+    def _header_segments(self, i: int, chunk: Any, base: Style, width: int) -> list[Segment]:
+        head = base + self._style("header")
+        dim = base + self._style("dim")
+        marker = "▾" if i in self._expanded else "▸"
+        left: list[Segment] = [
+            Segment(f"{marker}{i:>4} ", head),
+            Segment(short_time_range(chunk) + " ", dim),
+        ]
+        for k, role in enumerate(chunk.roles):
+            if k:
+                left.append(Segment("·", dim))
+            badge = BADGES.get(role, _clean(role)[:6])
+            style = base + self._badge_style(role) if self._badge_style else base
+            left.append(Segment(badge, style))
+        tokens = ""
+        if self._tokens is not None and i < len(self._tokens):
+            tokens = f"  {'≈' if self._tokens_approx else ''}{human_count(int(self._tokens[i]))}t"
+        right = f"{human_count(chunk.chars)}c{tokens} "
+        room = width - cell_len(right) - 1
+        strip = Strip(left)
+        if strip.cell_length > room:
+            strip = Strip([*strip.crop(0, max(0, room - 1)), Segment("…", dim)])
+        pad = max(1, width - strip.cell_length - cell_len(right))
+        return [*strip, Segment(" " * pad, base), Segment(right, dim)]
+
+    def _wrap(self, i: int, width: int) -> list[str]:
+        usable = max(10, width - 4)
+        out: list[str] = []
+        for raw in self._chunks[i].text.split("\n"):
+            line = _clean(raw)
+            if not line:
+                out.append("")
+            else:
+                out.extend(chop_cells(line, usable))
+            if len(out) >= MAX_EXPANDED_LINES:
+                out = out[:MAX_EXPANDED_LINES]
+                out.append("… (truncated)")
+                break
+        return out or [""]
+
+    # ------------------------------------------------------------------ selection
+
+    def watch_selected(self) -> None:
+        self._invalidate()
+
+    def select(self, index: int, *, scroll: bool = True, post: bool = False) -> None:
+        """Move the selection to card `index` (clamped); post `Selected` when asked."""
+        if not self._chunks:
+            return
+        index = max(0, min(index, len(self._chunks) - 1))
+        changed = index != self.selected
+        self.selected = index
+        if scroll:
+            self.scroll_to_card(index)
+        if post and changed:
+            self.post_message(self.Selected(self, index))
+
+    def scroll_to_card(self, index: int, *, top: bool = False) -> None:
+        if not self._chunks or index >= len(self._chunks):
+            return
+        if not self.scrollable_content_region.height:
+            # Not laid out yet: scroll once the list has a size.
+            self.call_after_refresh(self.scroll_to_card, index, top=top)
+            return
+        start = int(self._offsets[index])
+        end = int(self._offsets[index + 1])
+        height = self.scrollable_content_region.height
+        y = self.scroll_offset.y
+        if top or start < y:
+            self.scroll_to(y=start, animate=False, immediate=True)
+        elif end > y + height:
+            self.scroll_to(
+                y=max(start if end - start > height else end - height, 0),
+                animate=False,
+                immediate=True,
+            )
+
+    def action_move(self, delta: int) -> None:
+        self.select(self.selected + delta, post=True)
+
+    def action_page(self, direction: int) -> None:
+        height = max(1, self.scrollable_content_region.height)
+        line = int(self._offsets[self.selected]) + direction * height if self._chunks else 0
+        card = self.card_at(max(0, min(line, int(self._offsets[-1]) - 1)))
+        if card is not None:
+            self.select(card, post=True)
+
+    def action_jump(self, where: int) -> None:
+        self.select(where if where >= 0 else len(self._chunks) - 1, post=True)
+
+    def action_toggle_expand(self) -> None:
+        self.toggle_expand(self.selected)
+
+    def toggle_expand(self, index: int) -> None:
+        if not self._chunks:
+            return
+        if index in self._expanded:
+            del self._expanded[index]
+            expanded = False
+        else:
+            self._expanded[index] = self._wrap(index, self.scrollable_content_region.width)
+            expanded = True
+        self._relayout()
+        self.scroll_to_card(index)
+        self.post_message(self.ExpandToggled(self, index, expanded))
+
+    def is_expanded(self, index: int) -> bool:
+        return index in self._expanded
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        card = self.card_at(self.scroll_offset.y + offset.y)
+        if card is None:
+            return
+        if card == self.selected and event.chain >= 2:
+            self.toggle_expand(card)
+        else:
+            self.select(card, scroll=False, post=True)
+
+    def rendered_lines(self) -> list[str]:
+        """The text of the lines on screen (for tests and the headless benchmark)."""
+        height = self.scrollable_content_region.height
+        return [self.render_line(y).text for y in range(height)]

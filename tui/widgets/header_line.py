@@ -1,0 +1,93 @@
+"""The one-line header: what is open, how it was read, and how the last run went."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.widget import Widget
+
+from engine.textutil import strip_control
+
+
+@dataclass
+class HeaderInfo:
+    path: str = ""
+    kind: str = ""
+    turns: int = 0
+    skipped: int = 0
+    tokenizer: str = ""
+    accuracy: str = ""
+    embedder: str = ""
+    cache: str = ""
+    last_run: str = ""
+    busy: str = ""
+
+
+class HeaderLine(Widget):
+    DEFAULT_CSS = """
+    HeaderLine {
+        height: 1;
+        background: $panel;
+        color: $text;
+        & > .header-line--title { background: $primary; color: $background; text-style: bold; }
+        & > .header-line--dim { color: $text-muted; }
+        & > .header-line--warn { color: $warning; text-style: bold; }
+        & > .header-line--busy { color: $accent; text-style: italic; }
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "header-line--title",
+        "header-line--dim",
+        "header-line--warn",
+        "header-line--busy",
+    }
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.info = HeaderInfo()
+
+    def set_info(self, info: HeaderInfo) -> None:
+        self.info = info
+        self.refresh()
+
+    def set_busy(self, busy: str) -> None:
+        self.info.busy = busy
+        self.refresh()
+
+    def render(self) -> Text:
+        i = self.info
+        dim = self.get_component_rich_style("header-line--dim")
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(" chunkscope ", self.get_component_rich_style("header-line--title"))
+        text.append(" ")
+        if not i.path:
+            text.append("no file open · ctrl+o to open one", dim)
+            return text
+        sep = (" · ", dim)
+        text.append(strip_control(i.path))
+        parts: list[tuple[str, object]] = [
+            (i.kind, ""),
+            (f"{i.turns} turns", ""),
+        ]
+        if i.skipped:
+            word = "line" if i.skipped == 1 else "lines"
+            parts.append(
+                (f"{i.skipped} {word} skipped", self.get_component_rich_style("header-line--warn"))
+            )
+        parts.append((f"{i.tokenizer} {i.accuracy}".strip(), ""))
+        parts.append((i.embedder, ""))
+        if i.cache:
+            parts.append((i.cache, dim))
+        if i.last_run:
+            parts.append((i.last_run, dim))
+        for value, style in parts:
+            if value:
+                text.append(*sep)
+                text.append(value, style or None)  # type: ignore[arg-type]
+        if i.busy:
+            text.append("  ")
+            text.append(i.busy, self.get_component_rich_style("header-line--busy"))
+        return text

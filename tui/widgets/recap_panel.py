@@ -1,0 +1,80 @@
+"""The recap preview: budget, token meter, ranked candidates and the exact ``_recap.md``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Static, TextArea
+
+from tui.widgets.candidate_list import CandidateList, CandidateRow
+from tui.widgets.slider import Slider
+from tui.widgets.token_meter import TokenMeter
+
+DEFAULT_BUDGET = 1000
+
+
+class RecapPanel(Vertical):
+    DEFAULT_CSS = """
+    RecapPanel {
+        & > #recap-controls { height: 1; }
+        & > #recap-controls > Slider { width: 1fr; }
+        & > #recap-controls > TokenMeter { width: 1fr; margin-left: 2; }
+        & > CandidateList { height: 1fr; min-height: 3; }
+        & > #recap-preview-title { height: 1; color: $text-muted; }
+        & > TextArea { height: 1fr; min-height: 3; border: none; padding: 0 1; }
+    }
+    """
+
+    def __init__(
+        self, budget: int = DEFAULT_BUDGET, *, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self._budget = budget
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="recap-controls"):
+            yield Slider(
+                self._budget,
+                100,
+                8000,
+                50,
+                big_step=500,
+                label="budget",
+                fmt="{:.0f}",
+                id="budget",
+            )
+            yield TokenMeter(id="recap-meter")
+        yield CandidateList(id="candidates")
+        yield Static("─ preview _recap.md (w writes it) ─", id="recap-preview-title", markup=False)
+        yield TextArea(
+            "", read_only=True, soft_wrap=True, show_line_numbers=False, id="recap-preview"
+        )
+
+    @property
+    def budget(self) -> int:
+        return round(float(self.query_one("#budget", Slider).value))
+
+    def set_budget(self, budget: int) -> None:
+        self.query_one("#budget", Slider).set_value(budget, notify=False)
+
+    def show_selection(
+        self, rows: Sequence[CandidateRow], used: int, budget: int, text: str, chunk: int | None
+    ) -> None:
+        self.query_one(CandidateList).set_rows(rows, chunk=chunk)
+        self.query_one(TokenMeter).set_usage(used, budget)
+        preview = self.query_one("#recap-preview", TextArea)
+        if preview.text != text:
+            preview.load_text(text)
+        kept = sum(1 for r in rows if r.selected)
+        self.border_title = f"RECAP · {kept}/{len(rows)} kept"
+
+    def mark_stale(self) -> None:
+        """The merge changed: the list below is the previous one until the new recap is in."""
+        title = str(self.border_title or "RECAP")
+        if "updating" not in title:
+            self.border_title = f"{title} · updating…"
+
+    def show_chunk(self, index: int) -> None:
+        self.query_one(CandidateList).show_chunk(index)

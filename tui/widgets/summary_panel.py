@@ -1,0 +1,63 @@
+"""The selected merged chunk's abstract and summary, and how many summaries are known.
+
+The body has a fixed height and is updated without a layout pass: a slider step that
+changes the selected chunk's summary repaints this panel only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Label, ProgressBar, Static
+
+from engine.textutil import strip_control
+
+
+class SummaryPanel(Vertical):
+    DEFAULT_CSS = """
+    SummaryPanel {
+        & > #summary-status { height: 1; }
+        & > #summary-status > Label { width: auto; color: $text-muted; margin-right: 1; }
+        & > #summary-status > ProgressBar { width: 1fr; }
+        & > #summary-body { height: 1fr; }
+    }
+    """
+
+    _shown: tuple[Any, ...] | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="summary-status"):
+            yield Label("summaries", id="summary-label")
+            yield ProgressBar(total=1, show_eta=False, id="summary-progress")
+        yield Static("", id="summary-body")
+
+    def show_summary(self, index: int | None, summary: Any | None, note: str = "") -> None:
+        """Show `summary` (an engine Summary, or None) of merged chunk `index`."""
+        key = (index, summary, note)
+        if key == self._shown:
+            return
+        self._shown = key
+        self.border_title = "SUMMARY" if index is None else f"SUMMARY · chunk {index}"
+        text = Text()
+        if summary is None:
+            text.append(note or "No summary yet: press s to summarize all.", style="italic dim")
+        else:
+            text.append(strip_control(summary.abstract), style="bold")
+            text.append("\n\n")
+            text.append(strip_control(summary.summary))
+            source = getattr(summary, "source", "")
+            if getattr(summary, "flagged", False):
+                text.append(
+                    f"\n\n{source} · the LLM reply could not be read: extractive fallback",
+                    style="dim",
+                )
+        self.query_one("#summary-body", Static).update(text, layout=False)
+
+    def set_progress(self, done: int | None, total: int | None) -> None:
+        """`done` of `total` merged chunks have a summary (None, None: unknown)."""
+        bar = self.query_one("#summary-progress", ProgressBar)
+        if bar.total != total or bar.progress != (done or 0):
+            bar.update(total=total, progress=done or 0)
