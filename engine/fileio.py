@@ -8,15 +8,45 @@ import tempfile
 from pathlib import Path
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it exists, owned by someone else
+        return True
+    return True
+
+
+def _remove_stale_temps(directory: Path, name: str) -> None:
+    """Remove temp files of `name` left by writers that died mid-write (SIGKILL, power
+    loss): ``.<name>.<pid>.<random>.tmp`` whose process no longer exists."""
+    prefix = f".{name}."
+    with contextlib.suppress(OSError):
+        for entry in os.listdir(directory):
+            if not (entry.startswith(prefix) and entry.endswith(".tmp")):
+                continue
+            pid_text = entry[len(prefix) :].split(".", 1)[0]
+            if not pid_text.isdigit() or int(pid_text) == os.getpid():
+                continue
+            if not _pid_alive(int(pid_text)):
+                with contextlib.suppress(OSError):
+                    os.unlink(directory / entry)
+
+
 def atomic_write_text(path: str | Path, text: str, *, mode: int | None = None) -> Path:
     """Write `text` to `path` via a temp file in the same directory, fsync, then rename.
 
     On any failure the previous file is untouched and the temp file is removed.
-    `mode` sets the new file's permissions (e.g. 0o600 for a config file).
+    `mode` sets the new file's permissions (e.g. 0o600 for a config file). The temp
+    file's name carries the writer's pid, so temp files of writers that were killed
+    mid-write are recognised and removed by the next successful write.
     """
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=directory
+    )
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
@@ -41,4 +71,5 @@ def atomic_write_text(path: str | Path, text: str, *, mode: int | None = None) -
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+    _remove_stale_temps(directory, target.name)
     return target

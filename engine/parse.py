@@ -178,7 +178,9 @@ def decode_message(line: str) -> dict[str, Any]:
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
     except json.JSONDecodeError as e:
-        raise ValueError(f"not valid JSON ({e.msg} at column {e.colno})") from None
+        # Some of json's messages end in " at" ("Invalid control character at").
+        msg = e.msg.removesuffix(" at")
+        raise ValueError(f"not valid JSON ({msg} at column {e.colno})") from None
     if not isinstance(obj, dict):
         kind = "null" if obj is None else type(obj).__name__
         kind = {"list": "an array", "str": "a string", "int": "a number", "float": "a number"}.get(

@@ -106,6 +106,10 @@ def approximate_count(text: str) -> int:
     return n
 
 
+#: Texts encoded per tiktoken batch call by `TokenCounter.count_many`.
+_COUNT_BATCH = 1024
+
+
 class TokenCounter:
     """Counts tokens of text; `accuracy` says whether the count is exact.
 
@@ -157,15 +161,25 @@ class TokenCounter:
         return n
 
     def count_many(self, texts: list[str]) -> list[int]:
-        """Counts for many texts; uncached ones are encoded in one batch."""
+        """Counts for many texts; uncached ones are encoded in batches.
+
+        Batches are bounded (only their counts are kept, not every token id of a huge
+        file at once), and the counts of this call are used directly, so texts beyond
+        the cache's size are not encoded a second time.
+        """
         missing = [t for t in dict.fromkeys(texts) if t and t not in self._cache]
+        fresh: dict[str, int] = {}
         if missing and self._encoding is not None and len(missing) > 8:
-            encoded = self._encoding.encode_ordinary_batch(missing)
-            for t, ids in zip(missing, encoded, strict=True):
-                self._cache[t] = len(ids)
+            for start in range(0, len(missing), _COUNT_BATCH):
+                part = missing[start : start + _COUNT_BATCH]
+                encoded = self._encoding.encode_ordinary_batch(part)
+                for t, ids in zip(part, encoded, strict=True):
+                    fresh[t] = len(ids)
+            for t in missing[-self._cache_size :]:
+                self._cache[t] = fresh[t]
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
-        return [self.count(t) for t in texts]
+        return [fresh[t] if t in fresh else self.count(t) for t in texts]
 
     def __repr__(self) -> str:
         return f"TokenCounter(name={self.name!r}, accuracy={self.accuracy!r})"

@@ -41,7 +41,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-FaultKind = Literal["status", "malformed", "wrong_count", "wrong_dim", "ragged", "slow", "close"]
+FaultKind = Literal[
+    "status", "malformed", "wrong_count", "wrong_dim", "ragged", "slow", "close", "gated"
+]
 
 
 def fake_vector(text: str, dim: int) -> list[float]:
@@ -65,6 +67,7 @@ class Fault:
     headers: tuple[tuple[str, str], ...] = ()
     seconds: float = 0.0
     body: str | None = None
+    gate: threading.Event | None = field(default=None, compare=False)
 
     @classmethod
     def http(cls, status: int, body: str | None = None, **headers: str) -> Fault:
@@ -103,6 +106,12 @@ class Fault:
     def slow(cls, seconds: float) -> Fault:
         """Sleep `seconds` (capped by the server's ``max_sleep``), then answer normally."""
         return cls("slow", seconds=seconds)
+
+    @classmethod
+    def gated(cls, gate: threading.Event, seconds: float = 5.0) -> Fault:
+        """Hold the reply until `gate` is set (at most `seconds`, capped by the server's
+        ``max_sleep``), then answer normally: lets a test line up concurrent clients."""
+        return cls("gated", seconds=seconds, gate=gate)
 
     @classmethod
     def close(cls) -> Fault:
@@ -290,6 +299,11 @@ class FakeOpenAIServer:
                 self._stopping.wait(min(fault.seconds, self.max_sleep))
                 if self._stopping.is_set():
                     return
+            elif fault.kind == "gated" and fault.gate is not None:
+                deadline = time.monotonic() + min(fault.seconds, self.max_sleep)
+                while not fault.gate.wait(0.01) and time.monotonic() < deadline:
+                    if self._stopping.is_set():
+                        return
             elif fault.kind == "status":
                 payload: Any = (
                     fault.body.encode()

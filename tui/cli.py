@@ -8,6 +8,7 @@ user can cause is one line on stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -419,6 +420,18 @@ def _normalise_argv(argv: Sequence[str]) -> list[str]:
     return argv
 
 
+def _tolerant_output() -> None:
+    """Text a terminal or pipe cannot encode (an ASCII or Latin-1 locale, a Windows console)
+    is shown as ``?`` instead of ending the command with a UnicodeEncodeError traceback.
+    UTF-8 streams are left as they are; ``-o`` files are always UTF-8."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        reconfigure = getattr(stream, "reconfigure", None)
+        if encoding != "utf8" and getattr(stream, "errors", None) == "strict" and reconfigure:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = _normalise_argv(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
@@ -427,10 +440,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run is None:
         parser.print_help()
         return EXIT_USAGE
+    _tolerant_output()
     try:
         return run(args)
     except (CliError, ChunkscopeError) as e:
-        _note(str(e))
+        # One readable line, whatever the message quotes (a server's error text, a file
+        # name): no terminal escape sequences, no line breaks.
+        from engine.textutil import strip_control
+
+        _note(" ".join(strip_control(str(e)).splitlines()).replace("\t", " "))
         return EXIT_USAGE
     except KeyboardInterrupt:
         _note("interrupted")

@@ -57,8 +57,8 @@ def make_embedder(
     dim: int | None = None,
     batch_size: int = 256,
     cache: EmbeddingCache | None = None,
-    timeout: float = 30.0,
-    max_retries: int = 3,
+    timeout: float | None = None,
+    max_retries: int | None = None,
     max_input_tokens: int = 8191,
     warn: Warn | None = None,
 ) -> Embedder:
@@ -69,7 +69,8 @@ def make_embedder(
     * ``"openai"``: `OpenAIEmbedder` for `model` (default ``text-embedding-3-small``)
       at `base_url` (default ``$OPENAI_BASE_URL``, then OpenAI's API); `dim`, when
       given, is sent as the ``dimensions`` parameter. Wrapped in a `CachedEmbedder`
-      when `cache` is given.
+      when `cache` is given. `timeout` / `max_retries` default to
+      ``$CHUNKSCOPE_HTTP_TIMEOUT`` / ``$CHUNKSCOPE_MAX_RETRIES``, then 30 s / 3.
 
     Raises `EmbeddingError` for an unknown name or an unusable configuration (for
     OpenAI's own API without a key).

@@ -9,7 +9,10 @@ Retries are done here, not by the client (``max_retries=0`` there), so their
 timing can be set and tested: HTTP 408/409/429/5xx, timeouts, connection errors
 and unreadable replies are tried again after ``backoff_base * 2**attempt``
 seconds (at most ``backoff_max``), or after the server's ``Retry-After`` (at most
-``retry_after_cap``). Other HTTP errors (401, 404, ...) fail at once.
+``retry_after_cap``). Other HTTP errors (401, 404, ...) fail at once. The timeout,
+the retries and the first backoff default to ``$CHUNKSCOPE_HTTP_TIMEOUT`` (30 s),
+``$CHUNKSCOPE_MAX_RETRIES`` (3) and ``$CHUNKSCOPE_BACKOFF`` (0.5 s) when not passed, so
+the command line can be tuned (and tests kept short) without new flags.
 
 The API key never appears in an error message, a warning or a repr: every text
 this module produces is scrubbed of it, and errors are raised without the
@@ -41,12 +44,34 @@ PLACEHOLDER_KEY = "not-needed"
 _RETRY_STATUSES = frozenset({408, 409, 429})
 _DETAIL_LIMIT = 200
 
+#: Environment variables that set the HTTP defaults of the remote backends (the
+#: embedder here and the LLM summarizer) when no value is passed: the timeout of
+#: one request in seconds, the retries after a failed attempt, the first backoff.
+ENV_HTTP_TIMEOUT = "CHUNKSCOPE_HTTP_TIMEOUT"
+ENV_MAX_RETRIES = "CHUNKSCOPE_MAX_RETRIES"
+ENV_BACKOFF = "CHUNKSCOPE_BACKOFF"
+
+
+def env_number(name: str, default: float) -> float:
+    """``$name`` as a finite number >= 0 (a timeout must be > 0), else `default`."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        return default
+    if not value >= 0 or value == float("inf") or (name == ENV_HTTP_TIMEOUT and value == 0):
+        return default
+    return value
+
 
 def _display_url(url: str) -> str:
-    """`url` without a trailing slash and without any ``user:password@`` part."""
+    """`url` without a trailing slash, ``user:password@`` part or query (``?api-key=...``):
+    safe to show in errors and to key the cache on."""
     parts = urlsplit(url.strip())
     netloc = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, "")).rstrip("/")
+    return urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/")
 
 
 def _is_openai(url: str) -> bool:
@@ -131,12 +156,12 @@ class OpenAIEmbedder:
         base_url: str | None = None,
         api_key: str | None = None,
         batch_size: int = 256,
-        timeout: float = 30.0,
-        max_retries: int = 3,
+        timeout: float | None = None,
+        max_retries: int | None = None,
         max_input_tokens: int = 8191,
         dimensions: int | None = None,
         *,
-        backoff_base: float = 0.5,
+        backoff_base: float | None = None,
         backoff_max: float = 20.0,
         retry_after_cap: float = 60.0,
         warn: Warn | None = None,
@@ -144,6 +169,12 @@ class OpenAIEmbedder:
     ) -> None:
         url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         self.endpoint = _display_url(url)
+        if timeout is None:
+            timeout = env_number(ENV_HTTP_TIMEOUT, 30.0)
+        if max_retries is None:
+            max_retries = int(env_number(ENV_MAX_RETRIES, 3))
+        if backoff_base is None:
+            backoff_base = env_number(ENV_BACKOFF, 0.5)
         if not model:
             raise EmbeddingError(self.endpoint, "no embedding model given")
         if batch_size < 1:
