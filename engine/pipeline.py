@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -139,8 +139,13 @@ class Pipeline:
         embedder: Embedder | None = None,
         cache: Any | None = None,
         warn: Callable[[str], None] | None = None,
+        api_keys: Mapping[str, str | None] | None = None,
     ) -> None:
+        """`api_keys` may hold keys for the "embedder" and the "summarizer" (from the
+        config file); without one, the backends read ``OPENAI_API_KEY``. Keys are kept
+        out of the parameters, so they never reach memo keys, caches or reprs."""
         self.path = str(path)
+        self._api_keys = {k: v for k, v in (api_keys or {}).items() if v}
         self.params = params or PipelineParams()
         self.runs: Counter[str] = Counter()
         self._lock = threading.RLock()
@@ -307,6 +312,7 @@ class Pipeline:
                     base_url=spec.base_url,
                     batch_size=spec.batch_size,
                     cache=cache,
+                    api_key=self._api_keys.get("embedder"),
                 )
                 self._embedder_spec = spec
             return self._embedder
@@ -386,7 +392,11 @@ class Pipeline:
                 from engine.summarize import make_summarizer
 
                 self._summarizer = make_summarizer(
-                    spec.name, model=spec.model, base_url=spec.base_url, workers=spec.workers
+                    spec.name,
+                    model=spec.model,
+                    base_url=spec.base_url,
+                    workers=spec.workers,
+                    api_key=self._api_keys.get("summarizer"),
                 )
                 self._summarizer_spec = spec
             return self._summarizer

@@ -12,6 +12,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, NoReturn, TextIO
 
 from engine import __version__
@@ -242,10 +243,17 @@ def _pipeline(args: argparse.Namespace, *, collapse: bool = False) -> Any:
     min_chars = 80 if args.min_chars is None else args.min_chars
     if min_chars < 0:
         raise CliError("--min-chars must be 0 or more")
+    backend = configured_backend(
+        "embedder",
+        getattr(args, "embedder", None),
+        getattr(args, "model", None),
+        getattr(args, "base_url", None),
+        default="lexical",
+    )
     spec = EmbedderSpec(
-        name=getattr(args, "embedder", None) or "lexical",
-        model=getattr(args, "model", None),
-        base_url=getattr(args, "base_url", None),
+        name=backend.name,
+        model=backend.model,
+        base_url=backend.base_url,
         use_cache=not getattr(args, "no_cache", False),
     )
     params = PipelineParams(
@@ -256,7 +264,42 @@ def _pipeline(args: argparse.Namespace, *, collapse: bool = False) -> Any:
         embedder=spec,
         merge=_merge_params(args, profile.to_merge_params() if profile is not None else None),
     )
-    return Pipeline(args.file, params, warn=_note)
+    keys = {
+        "embedder": backend.api_key,
+        "summarizer": getattr(args, "summarizer_api_key", None),
+    }
+    return Pipeline(args.file, params, warn=_note, api_keys=keys)
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A stage's backend after flags and the config file are combined."""
+
+    name: str
+    model: str | None
+    base_url: str | None
+    api_key: str | None = field(default=None, repr=False)
+
+
+def configured_backend(
+    section: str, name: str | None, model: str | None, base_url: str | None, *, default: str
+) -> Backend:
+    """Flags win; the config file's ``[embedder]`` / ``[summarizer]`` fills what they leave.
+
+    The config's model, URL and key apply only while the backend is the one it names, so
+    ``--embedder lexical`` never inherits an OpenAI model.
+    """
+    from engine.settings import load_settings
+
+    cfg = getattr(load_settings(), section)
+    chosen = name or cfg.name or default
+    same = cfg.name is None or cfg.name == chosen
+    return Backend(
+        name=chosen,
+        model=model or (cfg.model if same else None),
+        base_url=base_url or (cfg.base_url if same else None),
+        api_key=cfg.api_key if same else None,
+    )
 
 
 def _merge_json(params: Any) -> dict[str, Any]:

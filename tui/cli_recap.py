@@ -97,8 +97,9 @@ def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
     g.add_argument(
         "--summarizer",
         choices=("extractive", "llm"),
-        default="extractive",
-        help="extractive (offline, default) or llm (an OpenAI-compatible chat endpoint)",
+        default=None,
+        help="extractive (offline, default) or llm (an OpenAI-compatible chat endpoint); "
+        "default: the config file's [summarizer]",
     )
     g.add_argument(
         "--summary-model",
@@ -162,10 +163,14 @@ def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
 def _summarizer_spec(args: argparse.Namespace) -> tuple[Any, argparse.Namespace]:
     """The summarizer spec, and the arguments left for the embedder."""
     from engine.pipeline import SummarizerSpec
+    from tui.cli import configured_backend
 
     embed_args = argparse.Namespace(**vars(args))
-    model = args.summary_model
-    base_url = args.summary_base_url
+    backend = configured_backend("summarizer", args.summarizer, None, None, default="extractive")
+    args.summarizer = backend.name
+    embed_args.summarizer_api_key = backend.api_key
+    model = args.summary_model or backend.model
+    base_url = args.summary_base_url or backend.base_url
     if args.summarizer == "llm":
         remote_embedder = (args.embedder or "lexical") != "lexical"
         if not remote_embedder:
