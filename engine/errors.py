@@ -26,3 +26,15 @@ class ParseError(ChunkscopeError):
         self.line = line
         self.reason = reason
         super().__init__(f"{self.path}:{line}: {reason}")
+
+
+class BackendError(ChunkscopeError):
+    """A remote backend failed: ``endpoint`` says where, ``reason`` what went wrong.
+
+    ``str(e)`` is one line, e.g. ``http://127.0.0.1:8000/v1: HTTP 500 after 3 retries``.
+    """
+
+    def __init__(self, endpoint: str, reason: str) -> None:
+        self.endpoint = endpoint
+        self.reason = reason
+        super().__init__(f"{endpoint}: {reason}" if endpoint else reason)

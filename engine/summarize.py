@@ -41,8 +41,9 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 import numpy.typing as npt
 
-from engine.errors import ChunkscopeError
+from engine.errors import BackendError
 from engine.model import Chunk
+from engine.textutil import STOPWORDS
 
 __all__ = [
     "DEFAULT_WORKERS",
@@ -127,16 +128,8 @@ class Summary:
         return self.summary or self.abstract
 
 
-class SummaryError(ChunkscopeError):
-    """Summarizing failed: ``endpoint`` says where, ``reason`` what went wrong.
-
-    ``str(e)`` is one line, e.g. ``http://127.0.0.1:8000/v1: HTTP 500 after 3 retries``.
-    """
-
-    def __init__(self, endpoint: str, reason: str) -> None:
-        self.endpoint = endpoint
-        self.reason = reason
-        super().__init__(f"{endpoint}: {reason}" if endpoint else reason)
+class SummaryError(BackendError):
+    """Summarizing failed (see `BackendError` for ``endpoint`` and ``reason``)."""
 
 
 @runtime_checkable
@@ -184,17 +177,16 @@ _ABBREVIATIONS = frozenset(
     | {"jr", "sr", "incl", "resp", "esp", "eg", "ie", "viz"}
 )
 _WORD = re.compile(r"\w+")
-_STOPWORD_TEXT = """
-    a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing down during each
-    few for from further had has have having he her here hers herself him himself his
-    how i if in into is it its itself just me more most my myself no nor not now of off
-    on once only or other our ours ourselves out over own same she should so some such
-    than that the their theirs them themselves then there these they this those through
-    to too under until up very was we were what when where which while who whom why will
-    with would you your yours yourself yourselves ll ve re don didn doesn isn wasn
-"""
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+_STOPWORDS = STOPWORDS | {
+    "didn",
+    "doesn",
+    "don",
+    "isn",
+    "ll",
+    "re",
+    "ve",
+    "wasn",
+}  # contraction pieces
 
 #: A chosen sentence longer than this is cut at a word boundary and ends with "...".
 MAX_SENTENCE_CHARS = 280

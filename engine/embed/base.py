@@ -8,7 +8,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from engine.errors import ChunkscopeError
+from engine.errors import BackendError
 
 #: A matrix of embeddings: one float32 row per text.
 Matrix = npt.NDArray[np.float32]
@@ -48,16 +48,8 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> Matrix: ...
 
 
-class EmbeddingError(ChunkscopeError):
-    """Embedding failed: ``endpoint`` says where, ``reason`` what went wrong.
-
-    ``str(e)`` is one line, e.g. ``http://127.0.0.1:8000/v1: HTTP 500 after 3 retries``.
-    """
-
-    def __init__(self, endpoint: str, reason: str) -> None:
-        self.endpoint = endpoint
-        self.reason = reason
-        super().__init__(f"{endpoint}: {reason}" if endpoint else reason)
+class EmbeddingError(BackendError):
+    """Embedding failed (see `BackendError` for ``endpoint`` and ``reason``)."""
 
 
 def normalize_rows(matrix: npt.ArrayLike) -> Matrix:

@@ -29,21 +29,10 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.embed.base import Matrix, Progress, is_blank, normalize_rows
+from engine.textutil import STOPWORDS
 
 _WORD = re.compile(r"\w+")
 
-_STOPWORD_LIST = """
-    a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing down during each
-    few for from further had has have having he her here hers herself him himself his
-    how i if in into is it its itself just me more most my myself no nor not now of off
-    on once only or other our ours ourselves out over own same she should so some such
-    than that the their theirs them themselves then there these they this those through
-    to too under until up very was we were what when where which while who whom why will
-    with would you your yours yourself yourselves
-"""
-#: Dropped as unigrams; a bigram is dropped only when both its words are stopwords.
-STOPWORDS: frozenset[str] = frozenset(_STOPWORD_LIST.split())
 
 # Distinct words remembered with their hash, across calls; cleared past this many.
 _HASH_CACHE_LIMIT = 1 << 20
