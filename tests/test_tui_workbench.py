@@ -83,7 +83,7 @@ async def test_slider_step_changes_the_merged_chunk_count() -> None:
         after = merged_count(app)
         assert app.merge_params.max_chunk_chars == 6144
         expected = Pipeline(
-            SAMPLE, PipelineParams(merge=MergeParams(max_chunk_chars=6144))
+            SAMPLE, PipelineParams(collapse=True, merge=MergeParams(max_chunk_chars=6144))
         ).merged()
         assert after == len(expected.chunks)
         assert after > before
@@ -122,7 +122,9 @@ async def test_selecting_a_merged_chunk_highlights_its_parts() -> None:
         await pilot.press("v")  # compacted -> turns
         await until(pilot, lambda: app.run_generation > generation)
         view = bench.view
-        assert view.left_kind == "turns" and len(view.left_items) == len(view.source.turns)
+        # The turns the chunks are cut from: tool calls collapsed by default.
+        assert view.left_kind == "turns" and len(view.left_items) == len(app.pipe.turns())
+        assert len(view.left_items) < len(view.source.turns)
         a, b = before._related
         assert b > a and set(view.left_owner[a:b].tolist()) == {4}
         first, last = result.chunks[4].turn_indices
@@ -449,3 +451,65 @@ async def test_export_merged_chunks_and_copy(
         assert doc["merged"][0]["summary"]["abstract"]
         await pilot.press("c")
         assert copied == [view.result.chunks[app.workbench.selected].text]
+
+
+# ---------------------------------------------------------------- the recap path
+
+
+def _cli_recap(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    from tui.cli import main
+
+    capsys.readouterr()
+    assert main(["recap", *args]) == 0
+    return capsys.readouterr().out
+
+
+async def test_recap_preview_is_what_chunkscope_recap_writes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from textual.widgets import TextArea
+
+    app = make_app(budget=400)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        assert app.pipe.params.collapse  # the recap path by default
+        assert "tool calls: collapsed" in app.header_info().kind
+        preview = app.workbench.query_one("#recap-preview", TextArea).text
+    expected = _cli_recap(capsys, str(SAMPLE), "--budget", "400")
+    assert preview.strip()
+    assert preview == expected
+    # Raw turns give another recap (tool output lines as candidates): the test can fail.
+    raw = make_app(budget=400, collapse=False)
+    async with raw.run_test(size=SIZE) as pilot:
+        await settled(pilot, raw)
+        assert "tool calls: raw" in raw.header_info().kind
+        raw_preview = raw.workbench.query_one("#recap-preview", TextArea).text
+    assert raw_preview != expected
+
+
+async def test_T_toggles_tool_call_collapsing() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        turns_collapsed = len(app.pipe.turns())
+        await pilot.press("T")
+        await until(pilot, lambda: not app.pipe.params.collapse)
+        await settled(pilot, app)
+        assert len(app.pipe.turns()) == len(Pipeline(SAMPLE, PipelineParams()).turns())
+        assert len(app.pipe.turns()) != turns_collapsed
+        assert "tool calls: raw" in str(app.workbench.query_one("#header").render())
+        await pilot.press("T")
+        await until(pilot, lambda: app.pipe.params.collapse)
+        await settled(pilot, app)
+        assert "tool calls: collapsed" in str(app.workbench.query_one("#header").render())
+
+
+def test_no_collapse_flag() -> None:
+    import argparse
+
+    from tui.cli_tui import add_tui_parser
+
+    parser = argparse.ArgumentParser()
+    add_tui_parser(parser.add_subparsers())
+    assert parser.parse_args(["tui", "x.jsonl"]).collapse is True
+    assert parser.parse_args(["tui", "x.jsonl", "--no-collapse"]).collapse is False

@@ -28,6 +28,7 @@ from engine.errors import ChunkscopeError
 from engine.merge import MergeParams
 from tui.commands import WorkbenchCommands
 from tui.screens.actions import WorkbenchActions
+from tui.screens.compare import StrategyDriver
 from tui.screens.driver import PipelineDriver
 from tui.screens.help import HelpScreen
 from tui.screens.loading import LoadingScreen
@@ -44,7 +45,7 @@ class StartOptions:
     path: str | None = None
     theme: str | None = None
     strict: bool = False
-    collapse: bool = False
+    collapse: bool = True  # tool calls folded as `chunkscope recap` does (JSONL logs)
     min_chars: int | None = None
     tokenizer: str | None = None
     embedder: str | None = None
@@ -69,7 +70,11 @@ def _display_path(path: str) -> str:
     return str(p)
 
 
-class ChunkscopeApp(PipelineDriver, WorkbenchActions, App[None]):
+def _tool_calls_label(collapse: bool) -> str:
+    return " · tool calls: " + ("collapsed" if collapse else "raw") + " (T)"
+
+
+class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None]):
     TITLE = "chunkscope"
     CSS_PATH = "app.tcss"
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {WorkbenchCommands}
@@ -113,6 +118,7 @@ class ChunkscopeApp(PipelineDriver, WorkbenchActions, App[None]):
         self._follow_up_timer: Timer | None = None
         self._summary_timer: Timer | None = None
         self._theme_ready = False
+        self._init_columns()
         self._apply_profile(self.options.profile)
         # Themes are registered and chosen before the first stylesheet is built: a theme
         # switch after mount re-parses every rule (a quarter of the start-up time).
@@ -256,7 +262,8 @@ class ChunkscopeApp(PipelineDriver, WorkbenchActions, App[None]):
         summarizer = pipe.params.summarizer.label()
         return HeaderInfo(
             path=path,
-            kind=src.kind + (" · tool calls collapsed" if pipe.params.collapse else ""),
+            kind=src.kind
+            + (_tool_calls_label(pipe.params.collapse) if src.kind == "jsonl" else ""),
             turns=len(src.turns),
             skipped=len(src.skipped),
             tokenizer=counter.name,
@@ -292,7 +299,13 @@ class ChunkscopeApp(PipelineDriver, WorkbenchActions, App[None]):
     def workers_idle(self) -> bool:
         """No pipeline work running or scheduled (tests and the benchmark wait for this)."""
         if any(
-            t is not None for t in (self._run_timer, self._follow_up_timer, self._summary_timer)
+            t is not None
+            for t in (
+                self._run_timer,
+                self._follow_up_timer,
+                self._summary_timer,
+                self._strategy_timer,
+            )
         ):
             return False
         return not any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in self.workers)

@@ -24,7 +24,19 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", default=None, help="a JSONL agent log or a markdown file")
     p.add_argument("--theme", default=None, metavar="NAME", help="theme to start with")
     p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
-    p.add_argument("--collapse", action="store_true", help="collapse tool calls into one turn")
+    p.add_argument(
+        "--collapse",
+        dest="collapse",
+        action="store_true",
+        default=True,
+        help="collapse tool calls as `chunkscope recap` does (the default for JSONL logs)",
+    )
+    p.add_argument(
+        "--no-collapse",
+        dest="collapse",
+        action="store_false",
+        help="keep tool calls and their results as separate turns",
+    )
     p.add_argument(
         "--min-chars", type=int, default=None, metavar="N", help="compaction minimum (80)"
     )

@@ -53,7 +53,7 @@ class WorkbenchCommands(Provider):
                 "The left column shows the compacted chunks (the merge's input)",
             ),
             (
-                "chunk: collapse tool calls (the recap pipeline) on / off",
+                "chunk: tool calls collapsed (the recap pipeline) / raw  [T]",
                 app.toggle_collapse,
                 "Chunk the log as `chunkscope recap` does: tool calls folded into one turn",
             ),
@@ -132,6 +132,24 @@ class WorkbenchCommands(Provider):
             ("file: open…", app.action_open_file, "Open another log or markdown file"),
             ("file: help", app.action_help, "Keys and what the screen shows"),
         ]
+        from engine.strategies import STRATEGIES
+
+        for side, default in (("left", "before merge"), ("right", "merged")):
+            commands.append(
+                (
+                    f"strategy:{side} none ({default})",
+                    partial(app.set_column_strategy, side, None),
+                    f"The {side} column shows the {default} chunks again",
+                )
+            )
+            for name, description in STRATEGIES.items():
+                commands.append(
+                    (
+                        f"strategy:{side} {name}",
+                        partial(app.set_column_strategy, side, name),
+                        f"The {side} column shows {name}: {description}",
+                    )
+                )
         for name in sorted(app.available_themes):
             commands.append(
                 (f"theme: {name}", partial(setattr, app, "theme", name), "Switch the theme")

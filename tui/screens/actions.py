@@ -311,13 +311,18 @@ class WorkbenchActions:
             self.open_path(self.pipe.path)
         self.notify(f"Embedder: {name}.", markup=False)
 
+    def action_toggle_collapse(self) -> None:
+        self.toggle_collapse()
+
     def toggle_collapse(self) -> None:
         """Collapse tool calls before chunking (what `chunkscope recap` does), or stop."""
         self.options.collapse = not self.options.collapse
         if self.pipe is not None:
             self.open_path(self.pipe.path)
-        state = "collapsed (as `chunkscope recap`)" if self.options.collapse else "kept as turns"
-        self.notify(f"Tool calls {state}.", markup=False)
+        state = (
+            "collapsed (as `chunkscope recap`)" if self.options.collapse else "raw (kept as turns)"
+        )
+        self.notify(f"Tool calls: {state}.", markup=False)
 
     def use_summarizer(self, name: str) -> None:
         self.summarizer_name = name

@@ -22,7 +22,15 @@ from engine.errors import ChunkscopeError
 from engine.merge import MergeParams
 from tui.screens.loading import LoadingScreen
 from tui.screens.open_file import OpenFileScreen
-from tui.screens.runs import Cancelled, Derived, RunView, add_tokens, build_view, exact_tokens
+from tui.screens.runs import (
+    Cancelled,
+    Derived,
+    RunView,
+    add_tokens,
+    build_view,
+    exact_tokens,
+    prefetch_tokens,
+)
 
 DEBOUNCE = 0.05
 FOLLOW_UP_DELAY = 0.25
@@ -287,6 +295,8 @@ class PipelineDriver:
             return worker.is_cancelled or pipe is not self.pipe
 
         if view.compact_tokens is None:
+            if not prefetch_tokens(pipe, view, self.derived, self.lock, cancelled):
+                return
             with self.lock:
                 add_tokens(pipe, view, self.derived)
             if cancelled():

@@ -37,6 +37,8 @@ chunk against the cap. Every slider re-runs the merge at once from cached embedd
 | `c` | copy the selected merged chunk's text |
 | `e` | export the merged chunks (JSON or markdown) |
 | `ctrl+s` / `ctrl+l` | save / load a profile of parameters |
+| `T` | tool calls: collapsed (as `chunkscope recap`, the default) ↔ raw |
+| `[` / `]` | strategy of the left / right column (none → each strategy) |
 | `t` | next theme |
 | `ctrl+o` | open a file |
 | `ctrl+p` | command palette (chunk:, recap:, export:, profile:, theme:) |

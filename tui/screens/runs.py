@@ -243,3 +243,36 @@ def exact_tokens(
         with lock:
             out.extend(pipe.token_counts(chunks[start : start + TOKEN_BATCH]))
     return out
+
+
+COUNT_BATCH = 500  # texts per hold of the lock in `prefetch_tokens`
+
+
+def prefetch_tokens(
+    pipe: Any,
+    view: RunView,
+    derived: Derived,
+    lock: threading.Lock | threading.RLock,
+    cancelled: Callable[[], bool],
+) -> bool:
+    """Count the tokens `add_tokens` needs (compacted and left items) in batches, the
+    lock held per batch and cancellation checked between batches, and memoise them where
+    `add_tokens` looks. On a huge file one `count_many` over every chunk holds the lock
+    for tens of seconds, so a slider step would wait for all of it. False if cancelled."""
+    wanted = [("compact-tokens", view.compacted)]
+    if view.left_items is not view.compacted:
+        wanted.append((f"{view.left_kind}-tokens", view.left_items))
+    for name, items in wanted:
+        hit = derived._memo.get((name, id(items)))
+        if hit is not None and hit[0] is items:
+            continue
+        counts: list[int] = []
+        for start in range(0, len(items), COUNT_BATCH):
+            if cancelled():
+                return False
+            texts = [c.text for c in items[start : start + COUNT_BATCH]]
+            with lock:
+                counts.extend(pipe.counter.count_many(texts))
+        with lock:
+            derived.get(name, items, lambda counts=counts: counts)
+    return not cancelled()

@@ -23,15 +23,25 @@ from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from engine.merge import MergeParams
+from tui.screens.compare import (
+    DEFAULT_LABEL,
+    DIFFER,
+    NO_SIMILARITY,
+    SIDES,
+    CutMark,
+    chunk_points,
+    differing,
+)
 from tui.screens.runs import LEFT_KINDS, RunView
 from tui.widgets.candidate_list import CandidateList, CandidateRow
 from tui.widgets.choice_toggle import ChoiceToggle
-from tui.widgets.chunk_list import ChunkList, human_count
+from tui.widgets.chunk_list import CUT_TEXT, ChunkList, human_count
 from tui.widgets.header_line import HeaderInfo, HeaderLine
 from tui.widgets.merge_panel import MergePanel
 from tui.widgets.recap_panel import RecapPanel
 from tui.widgets.similarity_strip import SimilarityStrip
 from tui.widgets.slider import Slider
+from tui.widgets.strategy_panel import StrategyPanel
 from tui.widgets.summary_panel import SummaryPanel
 
 NARROW_WIDTH = 130
@@ -70,6 +80,9 @@ class WorkbenchScreen(Screen[None]):
         Binding("c", "app.copy_chunk", "Copy"),
         Binding("e", "app.export", "Export"),
         Binding("v", "cycle_left", "Before: view"),
+        Binding("T", "app.toggle_collapse", "Tool calls", show=False),
+        Binding("left_square_bracket", "cycle_strategy('left')", "Left strategy", show=False),
+        Binding("right_square_bracket", "cycle_strategy('right')", "Right strategy", show=False),
         Binding("t", "app.next_theme", "Theme", show=False),
         Binding("ctrl+s", "app.save_profile", "Save profile", show=False),
         Binding("ctrl+l", "app.load_profile", "Load profile", show=False),
@@ -101,11 +114,13 @@ class WorkbenchScreen(Screen[None]):
             yield ChunkList(empty_text="nothing merged yet", id="merged", classes="panel")
             if not self.narrow:
                 with VerticalScroll(id="controls", classes="panel"):
+                    yield StrategyPanel(id="strategy-panel")
                     yield MergePanel(id="merge-panel")
         yield SimilarityStrip(id="strip", classes="panel")
         if self.narrow:
             with TabbedContent(id="lower"):
                 with TabPane("Merge", id="tab-merge"), VerticalScroll(id="controls"):
+                    yield StrategyPanel(id="strategy-panel")
                     yield MergePanel(id="merge-panel")
                 with TabPane("Summary", id="tab-summary"):
                     yield SummaryPanel(id="summary")
@@ -151,6 +166,8 @@ class WorkbenchScreen(Screen[None]):
         for lst in self.query(ChunkList):
             lst.set_band_styles(bands)
             lst.set_badge_style(badge)
+        if self.driver.comparing and self.view is not None:
+            self.draw_columns()
 
     # ------------------------------------------------------------------ drawing
 
@@ -159,6 +176,8 @@ class WorkbenchScreen(Screen[None]):
         """Draw every panel from the state (after a load, a recompose or a theme change)."""
         driver = self.driver
         self.query_one("#merge-panel", MergePanel).show(driver.merge_params, driver.min_chars)
+        self.query_one(StrategyPanel).show(driver.column_specs)
+        self.query_one("#left-kind").display = driver.column_specs["left"] is None
         self.show_view(self.view, keep_left=False)
         self.show_header()
         self.show_selection_recap()
@@ -182,14 +201,18 @@ class WorkbenchScreen(Screen[None]):
             self._titles(None)
             return
         result = view.result
-        merged.set_items(
-            result.chunks,
-            tokens=view.merged_tokens,
-            tokens_approx=not view.merged_tokens_exact,
-            bands=_identity(len(result.chunks)),
-            cuts=result.cuts,
-        )
-        if keep_left and old is not None and old.left_items is view.left_items:
+        comparing = self.driver.comparing
+        if not comparing:
+            merged.set_items(
+                result.chunks,
+                tokens=view.merged_tokens,
+                tokens_approx=not view.merged_tokens_exact,
+                bands=_identity(len(result.chunks)),
+                cuts=result.cuts,
+            )
+        if comparing:
+            pass
+        elif keep_left and old is not None and old.left_items is view.left_items:
             before.set_bands(view.left_owner)
             if view.left_tokens is not None:
                 before.set_tokens(view.left_tokens)
@@ -203,6 +226,8 @@ class WorkbenchScreen(Screen[None]):
             view.sims, first_threshold, view.cut_pairs, view.position_sizes, mp.cap, mp.cap_unit
         )
         self._titles(view)
+        if comparing:
+            self.draw_columns()
         if old is not None and old is not view:
             self.query_one(RecapPanel).mark_stale()
         self.select_merged(min(self.selected, max(0, len(result.chunks) - 1)), from_left=None)
@@ -222,9 +247,13 @@ class WorkbenchScreen(Screen[None]):
             return
         result = view.result
         _set_title(
-            before_col, f"BEFORE MERGE · {view.left_kind} ({len(view.left_items)})", "v switches"
+            before_col,
+            f"BEFORE MERGE · {view.left_kind} ({len(view.left_items)})",
+            "v switches · [ strategy",
         )
-        _set_title(merged, f"MERGED ({len(result.chunks)})", "enter expands · c copies")
+        _set_title(
+            merged, f"MERGED ({len(result.chunks)})", "enter expands · c copies · ] strategy"
+        )
         sims = view.sims
         if len(sims):
             thresholds = " ".join(f"{t:.2f}" for t in result.thresholds[:12])
@@ -252,7 +281,9 @@ class WorkbenchScreen(Screen[None]):
 
     @_while_composed
     def show_tokens(self, view: RunView) -> None:
-        if view is self.view and view.merged_tokens is not None:
+        if view is self.view and self.driver.comparing:
+            self.draw_columns()
+        elif view is self.view and view.merged_tokens is not None:
             self.query_one("#merged", ChunkList).set_tokens(
                 view.merged_tokens, approx=not view.merged_tokens_exact
             )
@@ -275,20 +306,29 @@ class WorkbenchScreen(Screen[None]):
         self.selected = index
         merged = self.query_one("#merged", ChunkList)
         before = self.query_one("#before", ChunkList)
-        merged.select(index)
-        a, b = view.left_range(index)
-        before.set_related(a, b)
-        if from_left is None:
-            if b > a:
-                before.select(a, scroll=False)
-                before.scroll_to_card(a, top=True)
-        else:
-            before.select(from_left)
+        specs = self.driver.column_specs
+        if specs["right"] is None:
+            merged.select(index)
+        if not self.driver.comparing:
+            a, b = view.left_range(index)
+            before.set_related(a, b)
+            if from_left is None:
+                if b > a:
+                    before.select(a, scroll=False)
+                    before.scroll_to_card(a, top=True)
+            else:
+                before.select(from_left)
         self.query_one(SimilarityStrip).set_selected(int(view.result.spans[index][0]))
         self.show_summary()
         self.query_one(RecapPanel).show_chunk(index)
 
     def on_chunk_list_selected(self, event: ChunkList.Selected) -> None:
+        if self.driver.comparing:
+            # The columns no longer hold the same items: only the merged chunks drive the
+            # summary and the recap.
+            if event.chunk_list.id == "merged" and self.driver.column_specs["right"] is None:
+                self.select_merged(event.index)
+            return
         if event.chunk_list.id == "merged":
             self.select_merged(event.index)
         elif self.view is not None:
@@ -354,6 +394,138 @@ class WorkbenchScreen(Screen[None]):
         if getattr(event.slider, "id", None) == "budget":
             self.driver.set_budget(round(float(event.value)))
 
+    # ------------------------------------------------------------------ strategies
+
+    def action_cycle_strategy(self, side: str) -> None:
+        self.driver.cycle_column_strategy(side)
+
+    def on_strategy_panel_changed(self, event: StrategyPanel.Changed) -> None:
+        self.driver.set_column_param(event.side, event.key, event.value)
+
+    @_while_composed
+    def columns_changed(self, *, params_only: bool = False) -> None:
+        """A column's strategy (or one of its parameters) changed: redraw both columns."""
+        driver = self.driver
+        self.query_one(StrategyPanel).show(driver.column_specs)
+        self.query_one("#left-kind").display = driver.column_specs["left"] is None
+        if params_only:
+            self.draw_columns()
+            return
+        if not driver.comparing:
+            # Back to the default screen, exactly as it is drawn without strategies.
+            for lst in self.query(ChunkList):
+                lst.empty_text = _EMPTY[lst.id or ""]
+            self.apply_theme_styles()
+            self.query_one("#before-col").border_subtitle = ""
+            self.query_one("#merged").border_subtitle = ""
+            self.show_view(self.view, keep_left=False)
+            return
+        self.draw_columns()
+
+    @_while_composed
+    def draw_columns(self) -> None:
+        """Draw the columns while comparing: a strategy's chunks, or the default items,
+        with the cuts the other column lacks marked (≠ and a band) and counted."""
+        driver = self.driver
+        if not driver.comparing:
+            return
+        driver.ensure_columns()
+        view = self.view
+        data = {side: self._column_data(side, view) for side in SIDES}
+        flags: dict[str, list[bool] | None] = dict.fromkeys(SIDES)
+        left, right = data["left"], data["right"]
+        if left is not None and right is not None:
+            flags["left"], flags["right"] = differing(left[1], right[1])
+        styles = self._compare_band_styles()
+        for side, lst_id, title_id in (
+            ("left", "#before", "#before-col"),
+            ("right", "#merged", "#merged"),
+        ):
+            lst = self.query_one(lst_id, ChunkList)
+            lst.set_band_styles(styles)
+            self._draw_column(side, lst, self.query_one(title_id), data[side], flags[side])
+
+    def _column_data(self, side: str, view: RunView | None) -> Any:
+        """(chunks, cut points, cut lines, tokens, approx) of a column, None until known."""
+        driver = self.driver
+        spec = driver.column_specs[side]
+        if spec is not None:
+            res, _updating = driver.shown_result(side)
+            if res is None:
+                return None
+            reasons = res.result.cuts
+            return (res.chunks, res.points(), reasons, res.tokens, False)
+        if view is None:
+            return None
+        if side == "left":
+            items = view.left_items
+            return (items, chunk_points(items), None, view.left_tokens, False)
+        chunks = view.result.chunks
+        approx = not view.merged_tokens_exact
+        return (chunks, chunk_points(chunks), view.result.cuts, view.merged_tokens, approx)
+
+    def _draw_column(
+        self, side: str, lst: ChunkList, titled: Any, data: Any, flags: list[bool] | None
+    ) -> None:
+        driver = self.driver
+        spec = driver.column_specs[side]
+        key = "[" if side == "left" else "]"
+        if spec is not None:
+            label = spec.label()
+        elif side == "left":
+            label = f"{DEFAULT_LABEL[side]} · {self.left_kind}"
+        else:
+            label = DEFAULT_LABEL[side]
+        if data is None:
+            lst.empty_text = f"computing {label}…"
+            lst.set_items([])
+            _set_title(titled, f"{side.upper()} · {label} · computing…", f"{key} strategy")
+            return
+        chunks, _points, cuts, tokens, approx = data
+        n_cuts = max(0, len(chunks) - 1)
+        marks = flags if flags is not None else [False] * n_cuts
+        lines: list[CutMark] | None = None
+        if spec is not None:
+            lines = [
+                CutMark((DIFFER if f else "") + (r or "cut"), NO_SIMILARITY)
+                for r, f in zip(cuts, marks, strict=False)
+            ]
+        elif cuts is not None:
+            lines = [
+                CutMark(
+                    (DIFFER + CUT_TEXT.get(c.reason, c.reason)) if f else c.reason,
+                    c.similarity,
+                    c.threshold,
+                )
+                for c, f in zip(cuts, marks, strict=False)
+            ]
+        import numpy as np
+
+        bands = np.zeros(len(chunks), dtype=np.int64)
+        if marks:
+            bands[: len(marks)] = np.asarray(marks, dtype=np.int64)
+        lst.set_items(chunks, tokens=tokens, tokens_approx=approx, bands=bands, cuts=lines)
+        n_differ = sum(marks)
+        differ = ""
+        if flags is not None:
+            differ = f" · {n_differ} {'cut differs' if n_differ == 1 else 'cuts differ'}"
+        seconds = ""
+        res, updating = driver.shown_result(side)
+        if res is not None:
+            seconds = " · updating…" if updating else f" · {driver.format_seconds(res.seconds)}"
+        _set_title(
+            titled,
+            f"{side.upper()} · {label} ({len(chunks)}){differ}{seconds}",
+            f"{key} strategy · ≠ cut only here",
+        )
+
+    def _compare_band_styles(self) -> list[Style]:
+        error = self.app.theme_variables.get("error") or "red"
+        try:
+            return [Style(dim=True), Style(color=error, bold=True)]
+        except Exception:  # a theme colour Rich does not read
+            return [Style(dim=True), Style(color="red", bold=True)]
+
     def action_cycle_left(self) -> None:
         toggle = self.query_one("#left-kind", ChoiceToggle)
         toggle.action_step(1)
@@ -372,6 +544,9 @@ class WorkbenchScreen(Screen[None]):
 
     def focused_slider(self) -> Slider | None:
         return self.focused if isinstance(self.focused, Slider) else None
+
+
+_EMPTY = {"before": "no chunks: open a file with ctrl+o", "merged": "nothing merged yet"}
 
 
 def _plural(n: int, word: str, suffix: str = "s") -> str:

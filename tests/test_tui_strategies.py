@@ -1,0 +1,197 @@
+"""Pilot tests of the strategy selector of each column (issue 6, "In the workbench"):
+two strategies side by side, the cuts that differ, one column's parameters re-running
+that column only, and the default screen back when no strategy is selected."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.pipeline import Pipeline, PipelineParams
+from engine.strategies import StrategyResult, run_strategy
+from tui.app import ChunkscopeApp, StartOptions
+from tui.commands import WorkbenchCommands
+from tui.widgets.chunk_list import ChunkList
+from tui.widgets.slider import Slider
+from tui.widgets.strategy_panel import StrategyPanel
+
+ROOT = Path(__file__).resolve().parents[1]
+LOG = ROOT / "sample_logs" / "docs_cleanup.jsonl"
+MARKDOWN = ROOT / "sample_logs" / "shell_cookbook.md"
+SIZE = (160, 48)
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CHUNKSCOPE_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+async def until(pilot: Any, condition: Any, timeout: float = 20.0) -> None:
+    start = time.monotonic()
+    while not condition():
+        if time.monotonic() - start > timeout:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.02)
+
+
+async def settled(pilot: Any, app: ChunkscopeApp) -> None:
+    def done() -> bool:
+        bench = app.workbench
+        return (
+            bench is not None
+            and bench.view is not None
+            and app.selection is not None
+            and app.workers_idle()
+            and all(
+                app.column_specs[s] is None or app.column_result(s) is not None
+                for s in ("left", "right")
+            )
+        )
+
+    await until(pilot, done)
+    await pilot.pause()
+
+
+def engine_result(path: Path, name: str, **params: Any) -> StrategyResult:
+    """What the engine computes for strategy `name` on the workbench's turns."""
+    pipe = Pipeline(path, PipelineParams(collapse=True))
+    return run_strategy(
+        name, tuple(sorted(params.items())), pipe.turns(), pipe.counter, source=pipe.source()
+    )
+
+
+def differ_counts(a: list[Any], b: list[Any]) -> tuple[int, int]:
+    """Cuts of `a` missing from `b` and the other way round, as multisets of positions."""
+    ca, cb = Counter(a), Counter(b)
+    return sum((ca - cb).values()), sum((cb - ca).values())
+
+
+def titles(app: ChunkscopeApp) -> tuple[str, str]:
+    bench = app.workbench
+    assert bench is not None
+    return (
+        str(bench.query_one("#before-col").border_title),
+        str(bench.query_one("#merged").border_title),
+    )
+
+
+def run_command(app: ChunkscopeApp, name: str) -> None:
+    provider = WorkbenchCommands(app.screen)
+    [action] = [action for title, action, _ in provider._commands() if title == name]
+    action()
+
+
+async def test_two_strategies_side_by_side_with_the_cuts_that_differ() -> None:
+    app = ChunkscopeApp(StartOptions(path=str(LOG), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        default_titles = titles(app)
+        # `[` cycles the left column: none -> blank-line -> sliding-window.
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        run_command(app, "strategy:right markdown")
+        await settled(pilot, app)
+        assert app.column_specs["left"].name == "sliding-window"  # type: ignore[union-attr]
+        assert app.column_specs["right"].name == "markdown"  # type: ignore[union-attr]
+
+        a = engine_result(LOG, "sliding-window")
+        b = engine_result(LOG, "markdown")
+        assert len(a) != len(b)
+        bench = app.workbench
+        left = bench.query_one("#before", ChunkList)
+        right = bench.query_one("#merged", ChunkList)
+        assert left.count == len(a) and right.count == len(b)
+        assert [c.text for c in left.chunks] == [c.text for c in a.chunk_list]
+        assert [c.text for c in right.chunks] == [c.text for c in b.chunk_list]
+
+        only_a, only_b = differ_counts(a.cut_points(), b.cut_points())
+        assert 0 < only_a < len(a) - 1  # some cuts agree, some do not
+        assert 0 < only_b < len(b) - 1
+        left_title, right_title = titles(app)
+        assert f"sliding-window ({len(a)}) · {only_a} cuts differ" in left_title
+        assert f"markdown ({len(b)}) · {only_b} cuts differ" in right_title
+        # Each differing cut is marked on its card's cut line (and only those).
+        marked = [str(cut.reason).startswith("≠") for cut in left._cuts]  # type: ignore[union-attr]
+        assert sum(marked) == only_a
+        assert any("≠" in line for line in left.rendered_lines())
+
+        # Back to none on both sides: the default screen as it was.
+        run_command(app, "strategy:left none (before merge)")
+        run_command(app, "strategy:right none (merged)")
+        await settled(pilot, app)
+        assert titles(app) == default_titles
+        view = bench.view
+        assert right.count == len(view.result.chunks)
+        assert left.chunks is view.left_items
+        assert not bench.query_one(StrategyPanel).has_class("-active")
+
+
+async def test_a_strategy_parameter_reruns_its_column_only() -> None:
+    app = ChunkscopeApp(StartOptions(path=str(LOG), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        app.set_column_strategy("left", "sliding-window")
+        app.set_column_strategy("right", "boundary")
+        await settled(pilot, app)
+        runs = Counter(app.strategy_runs)
+        right_before = app.column_result("right")
+        left_before = app.column_result("left")
+        assert right_before is not None and left_before is not None
+
+        panel = app.workbench.query_one(StrategyPanel)
+        slider = panel.slider_for("left", "max_tokens")
+        assert slider is not None and slider.value == 1000
+        slider.focus()
+        await pilot.press("shift+left")  # one big step: 1000 -> 872 tokens
+        await settled(pilot, app)
+
+        assert app.column_specs["left"].params == (("max_tokens", 872),)  # type: ignore[union-attr]
+        assert app.strategy_runs["left"] == runs["left"] + 1
+        assert app.strategy_runs["right"] == runs["right"]
+        assert app.column_result("right") is right_before
+        expected = engine_result(LOG, "sliding-window", max_tokens=872)
+        left = app.workbench.query_one("#before", ChunkList)
+        assert left.count == len(expected) != len(left_before.result)
+        assert f"sliding-window max_tokens=872 ({len(expected)})" in titles(app)[0]
+        only_a, only_b = differ_counts(expected.cut_points(), right_before.result.cut_points())
+        assert f"{only_a} cut" in titles(app)[0] and f"{only_b} cut" in titles(app)[1]
+        assert isinstance(panel.slider_for("right", "max_tokens"), Slider)
+
+        # A burst of steps ends on the last value, the right column still untouched.
+        await pilot.press("shift+left", "shift+left", "left")  # 872 -> 616 -> 600
+        await settled(pilot, app)
+        assert app.column_specs["left"].params == (("max_tokens", 600),)  # type: ignore[union-attr]
+        expected = engine_result(LOG, "sliding-window", max_tokens=600)
+        assert [c.text for c in left.chunks] == [c.text for c in expected.chunk_list]
+        assert "updating" not in titles(app)[0]
+        assert app.column_result("right") is right_before
+        assert app.strategy_runs["right"] == runs["right"]
+
+
+async def test_markdown_strategy_against_the_compacted_chunks_of_a_markdown_file() -> None:
+    app = ChunkscopeApp(StartOptions(path=str(MARKDOWN), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        merge_runs = app.pipe.runs["merge"]
+        await pilot.press(*["right_square_bracket"] * 4)  # none -> ... -> markdown
+        await settled(pilot, app)
+        assert app.column_specs["right"].name == "markdown"  # type: ignore[union-attr]
+        assert app.column_specs["left"] is None
+        b = engine_result(MARKDOWN, "markdown")
+        compacted = app.workbench.view.left_items
+        points = [(c.turns[0].turn_index, c.turns[0].source_line) for c in compacted[1:]]
+        only_c, only_b = differ_counts(points, b.cut_points())
+        left_title, right_title = titles(app)
+        assert f"before merge · compacted ({len(compacted)}) · {only_c} cut" in left_title
+        assert f"markdown ({len(b)}) · {only_b} cut" in right_title
+        assert 0 < only_b < len(b) - 1  # the headings both cut at agree
+        # The left column keeps its items; the merge did not re-run for a strategy.
+        assert app.workbench.query_one("#before", ChunkList).count == len(compacted)
+        assert app.pipe.runs["merge"] == merge_runs

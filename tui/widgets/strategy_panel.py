@@ -1,0 +1,114 @@
+"""The sliders of the columns' strategies (shown only while a column has a strategy).
+
+For each column with a strategy: a title line (``left · sliding-window``) and one
+`Slider` per main numeric parameter (`tui.screens.compare.MAIN_PARAMS`). A change posts
+`StrategyPanel.Changed` with the column, the parameter and the value in its type.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Static
+
+from tui.screens.compare import SIDES, ColumnSpec, slider_range, slider_value
+from tui.widgets.slider import Slider
+
+LABEL_WIDTH = 11
+LABELS = {
+    "max_tokens": "max tokens",
+    "overlap": "overlap",
+    "max_messages": "max msgs",
+    "min_chunk_tokens": "min tokens",
+    "gap_minutes": "gap min",
+    "min_chars": "min chars",
+}
+
+
+class StrategyPanel(Vertical):
+    DEFAULT_CSS = """
+    StrategyPanel {
+        height: auto;
+        display: none;
+        margin-bottom: 1;
+        & > .strategy-title { color: $accent; text-style: bold; }
+        & > Slider { margin: 0; }
+    }
+    StrategyPanel.-active { display: block; }
+    """
+
+    class Changed(Message):
+        def __init__(self, panel: StrategyPanel, side: str, key: str, value: Any) -> None:
+            self.panel = panel
+            self.side = side
+            self.key = key
+            self.value = value
+            super().__init__()
+
+        @property
+        def control(self) -> StrategyPanel:
+            return self.panel
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._shown: tuple[tuple[str, str | None], ...] = ()
+        self._owners: dict[int, tuple[str, Any]] = {}  # id(slider) -> (side, ParamSpec)
+
+    def show(self, specs: dict[str, ColumnSpec | None]) -> None:
+        """Rebuild the sliders when a column's strategy changes (not on a value change)."""
+        from engine.strategies import param_specs
+
+        shown = tuple((side, spec.name if spec else None) for side, spec in specs.items())
+        if shown == self._shown:
+            return
+        self._shown = shown
+        self._owners.clear()
+        self.set_class(any(name for _, name in shown), "-active")
+        widgets: list[Any] = []
+        for side in SIDES:
+            spec = specs.get(side)
+            if spec is None:
+                continue
+            widgets.append(
+                Static(f"{side.upper()} · {spec.name}", classes="strategy-title", markup=False)
+            )
+            for p in param_specs(spec.name):
+                rng = slider_range(p)
+                if rng is None:
+                    continue
+                lo, hi, step, big, fmt = rng
+                slider = Slider(
+                    float(spec.value(p.name)),
+                    lo,
+                    hi,
+                    step,
+                    big_step=big,
+                    label=LABELS.get(p.name, p.name)[: LABEL_WIDTH - 1],
+                    fmt=fmt,
+                    label_width=LABEL_WIDTH,
+                    value_width=6,
+                    classes=f"strategy-slider -{side}",
+                )
+                slider.tooltip = p.help
+                self._owners[id(slider)] = (side, p)
+                widgets.append(slider)
+        self.remove_children()
+        if widgets:
+            self.mount(*widgets)
+
+    def slider_for(self, side: str, key: str) -> Slider | None:
+        for slider in self.query(Slider):
+            owner = self._owners.get(id(slider))
+            if owner is not None and owner[0] == side and owner[1].name == key:
+                return slider
+        return None
+
+    def on_slider_changed(self, event: Slider.Changed) -> None:
+        owner = self._owners.get(id(event.slider))
+        if owner is None:
+            return
+        event.stop()
+        side, spec = owner
+        self.post_message(self.Changed(self, side, spec.name, slider_value(spec, event.value)))
