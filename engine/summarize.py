@@ -339,6 +339,10 @@ def _length_factor(text: str) -> float:
     return 1.0
 
 
+#: The recap speaks for the agent: the user's sentences (often "Continue." nudges) weigh less.
+ROLE_WEIGHTS = {"You": 0.5}
+
+
 @dataclass(frozen=True, slots=True)
 class Extract:
     """What the extractive summarizer chose: indices into ``sentences``."""
@@ -365,7 +369,7 @@ class ExtractiveSummarizer:
         return "ExtractiveSummarizer()"
 
     def scores(self, sentences: Sequence[Sentence]) -> list[float]:
-        """Centrality of each sentence: cosine to the rest of the chunk, times a length factor."""
+        """Centrality of each sentence: cosine to the rest, times length and role factors."""
         n = len(sentences)
         if n == 0:
             return []
@@ -379,7 +383,7 @@ class ExtractiveSummarizer:
         central = np.zeros(n, dtype=np.float64)
         np.divide(dots, norms, out=central, where=norms > 0)
         return [
-            float(c) * _length_factor(s.text)
+            float(c) * _length_factor(s.text) * ROLE_WEIGHTS.get(s.role, 1.0)
             for c, s in zip(central.tolist(), sentences, strict=True)
         ]
 

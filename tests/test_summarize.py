@@ -457,3 +457,15 @@ def test_seed_signature_model_and_log(
     assert [s.source for s in got] == ["llm", "llm"]
     assert lines[-1] == "Summarized 2/2 chunks."
     assert {r.body["model"] for r in server.requests} == {"fake-chat"}
+
+
+def test_extractive_prefers_the_agents_sentences_to_the_users() -> None:
+    text = (
+        "You: Keep going, you have budget left and the cache still needs the schema work.\n"
+        "Bot: I moved the cache schema into a migration so the cache survives restarts.\n"
+        "Bot: The schema work on the cache is done and the migration runs on open.\n"
+        "You: The cache schema matters most, keep the cache work going."
+    )
+    summary = ExtractiveSummarizer().summarize(text)
+    assert "Keep going" not in summary.abstract
+    assert "cache" in summary.abstract and summary.abstract.startswith(("I moved", "The schema"))
