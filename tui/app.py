@@ -100,6 +100,7 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
         self.headings = False
         self.embedder_name = self.options.embedder or "lexical"
         self.summarizer_name = "extractive"
+        self.api_keys: dict[str, str | None] = {}
         self.pinned: set[str] = set()  # merged chunk texts
         self.excluded: set[str] = set()
         self.summaries: dict[str, Any] = {}  # merged chunk text -> Summary
@@ -123,8 +124,30 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
         # Themes are registered and chosen before the first stylesheet is built: a theme
         # switch after mount re-parses every rule (a quarter of the start-up time).
         self._register_themes()
+        self._apply_backends()
 
     # ------------------------------------------------------------------ start-up
+
+    def _backend(self, section: str, name: str | None) -> Any:
+        """The backend `name` of a stage with the config file's model, URL and key."""
+        from engine.settings import Settings
+        from tui.cli import configured_backend
+
+        o = self.options
+        flags = (o.model, o.base_url) if section == "embedder" else (None, None)
+        default = "lexical" if section == "embedder" else "extractive"
+        settings = self.settings if self.settings is not None else Settings()
+        return configured_backend(section, name, *flags, default=default, settings=settings)
+
+    def _apply_backends(self) -> None:
+        """Start with the backends the flags or the config file name (keys stay out of params)."""
+        if self.settings is None:
+            self._load_settings()
+        embedder = self._backend("embedder", self.options.embedder)
+        summarizer = self._backend("summarizer", None)
+        self.embedder_name = embedder.name
+        self.summarizer_name = summarizer.name
+        self.api_keys = {"embedder": embedder.api_key, "summarizer": summarizer.api_key}
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         from themes import variable_defaults
@@ -231,18 +254,16 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
         from engine.tokens import DEFAULT_ENCODING
 
         o = self.options
+        emb = self._backend("embedder", self.embedder_name)
+        summ = self._backend("summarizer", self.summarizer_name)
         return PipelineParams(
             strict=o.strict,
             collapse=o.collapse,
             min_chars=self.min_chars,
             tokenizer=o.tokenizer or DEFAULT_ENCODING,
-            embedder=EmbedderSpec(
-                name=self.embedder_name,
-                model=o.model if self.embedder_name != "lexical" else None,
-                base_url=o.base_url if self.embedder_name != "lexical" else None,
-            ),
+            embedder=EmbedderSpec(name=emb.name, model=emb.model, base_url=emb.base_url),
             merge=self.merge_params,
-            summarizer=SummarizerSpec(name=self.summarizer_name),
+            summarizer=SummarizerSpec(name=summ.name, model=summ.model, base_url=summ.base_url),
         )
 
     def header_info(self) -> HeaderInfo:

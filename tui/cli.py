@@ -282,7 +282,13 @@ class Backend:
 
 
 def configured_backend(
-    section: str, name: str | None, model: str | None, base_url: str | None, *, default: str
+    section: str,
+    name: str | None,
+    model: str | None,
+    base_url: str | None,
+    *,
+    default: str,
+    settings: Any = None,
 ) -> Backend:
     """Flags win; the config file's ``[embedder]`` / ``[summarizer]`` fills what they leave.
 
@@ -291,7 +297,7 @@ def configured_backend(
     """
     from engine.settings import load_settings
 
-    cfg = getattr(load_settings(), section)
+    cfg = getattr(settings if settings is not None else load_settings(), section)
     chosen = name or cfg.name or default
     same = cfg.name is None or cfg.name == chosen
     return Backend(

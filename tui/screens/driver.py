@@ -135,7 +135,7 @@ class PipelineDriver:
         worker = get_current_worker()
         warnings: list[str] = []
         try:
-            pipe = Pipeline(path, params, warn=warnings.append)
+            pipe = Pipeline(path, params, warn=warnings.append, api_keys=self.api_keys)
             self._stage(worker, "parsing")
             source = pipe.source()
             self._stage(worker, f"splitting {len(source.turns)} turns")
