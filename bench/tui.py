@@ -1,6 +1,7 @@
 """Workbench speed, headless (`App.run_test`): first screen and slider steps.
 
     python bench/tui.py [--steps N] [--chunks N]
+    python bench/tui.py --huge [--mb 100] [--timeout 600]
 
 Measures, after imports:
 
@@ -9,7 +10,20 @@ Measures, after imports:
   a generated log of about 2,000 compacted chunks;
 - ``slider step``: from a key press on a merge slider (std_k) until the screen has
   been refreshed with the new merge, on the 2,000-chunk log with its embeddings cached
-  in the pipeline (every step after the first reuses them).
+  in the pipeline (every step after the first reuses them). Two measures of each step:
+  ``screen`` injects the key as a terminal would (through the driver) and stops when
+  the updated screen has been composed (``drawn_generation``), which is what a user
+  waits for; ``pilot`` is the same step through ``Pilot.press``, which also waits for
+  the process to go idle twice (at least 2 x 20 ms of `wait_for_idle` polling after the
+  screen is up), so it overstates the latency by that polling.
+
+``--huge`` (issue 7): generates a log of ``--mb`` megabytes with `bench/parse.py`'s
+`make_log` and opens it headless: when the progress dialog appears, the stages it shows,
+the latency of a key pressed every second during the load (time until the app
+dispatches it), the time to the first screen, how many lines the chunk lists render
+(only what is visible), a slider step on the result, and the peak memory (ru_maxrss).
+A second open of the same file is cancelled with Escape after ``--cancel-after``
+seconds: the time until the dialog is gone and the load worker has stopped.
 
 Prints a table of medians (and the worst case). Uses a temporary cache directory.
 """
@@ -123,7 +137,16 @@ async def first_screen(path: Path) -> tuple[float, int]:
         return elapsed, len(bench.view.compacted)
 
 
-async def slider_steps(path: Path, steps: int) -> tuple[list[float], int]:
+def send_key(app: object, key: str) -> None:
+    """Inject a key as the terminal driver would, without the pilot's idle waits."""
+    from textual import events
+
+    event = events.Key(key, None)
+    event.set_sender(app)  # type: ignore[arg-type]
+    app._driver.send_message(event)  # type: ignore[attr-defined]
+
+
+async def slider_steps(path: Path, steps: int, *, via_pilot: bool) -> tuple[list[float], int]:
     from tui.app import ChunkscopeApp, StartOptions
 
     app = ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True))
@@ -134,10 +157,15 @@ async def slider_steps(path: Path, steps: int) -> tuple[list[float], int]:
         assert bench is not None
         bench.query_one("#std-k").focus()
         await pilot.pause()
+        await asyncio.sleep(0.5)
         for k in range(steps):
+            key = "right" if (k // 10) % 2 == 0 else "left"
             generation = app.run_generation + 1
             t0 = time.perf_counter()
-            await pilot.press("right" if (k // 10) % 2 == 0 else "left")
+            if via_pilot:
+                await pilot.press(key)
+            else:
+                send_key(app, key)
             ok = await _drawn(app, generation, 5.0)
             if ok:
                 times.append(time.perf_counter() - t0)
@@ -146,10 +174,179 @@ async def slider_steps(path: Path, steps: int) -> tuple[list[float], int]:
     return times, n
 
 
+def _rss_mib() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+async def huge_open(path: Path, timeout: float) -> dict[str, object]:
+    """Open `path` and wait for the first screen, probing the UI all the way."""
+    from textual.widgets import Static
+
+    from tui.app import ChunkscopeApp, StartOptions
+    from tui.screens.loading import LoadingScreen
+    from tui.widgets.chunk_list import ChunkList
+
+    app = ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True))
+    out: dict[str, object] = {}
+    latencies: list[float] = []
+    stages: list[tuple[float, str]] = []
+    dispatched: dict[str, float] = {}
+    original = app._check_bindings
+
+    async def probe(key: str, priority: bool = False) -> bool:
+        if key == "f12" and priority:  # unbound: the app's dispatch of our probe key
+            dispatched.setdefault(key, time.perf_counter())
+        return await original(key, priority)
+
+    app._check_bindings = probe  # type: ignore[method-assign]
+    t0 = time.perf_counter()
+    async with app.run_test(size=(160, 48)):
+        next_probe = t0 + 1.0
+        while app.drawn_generation < 1 and time.perf_counter() - t0 < timeout:
+            now = time.perf_counter()
+            screen = app._loading_screen
+            if isinstance(screen, LoadingScreen) and screen.is_mounted:
+                out.setdefault("progress_shown_s", now - t0)
+                try:
+                    text = str(screen.query_one("#loading-stage", Static).render())
+                except Exception:
+                    text = ""
+                if text and (not stages or stages[-1][1] != text):
+                    stages.append((now - t0, text))
+            if now >= next_probe:
+                dispatched.clear()
+                sent = time.perf_counter()
+                send_key(app, "f12")
+                while "f12" not in dispatched and time.perf_counter() - sent < 10:
+                    await asyncio.sleep(0.001)
+                if "f12" in dispatched:
+                    latencies.append(dispatched["f12"] - sent)
+                next_probe = time.perf_counter() + 1.0
+            await asyncio.sleep(0.02)
+        out["first_screen_s"] = time.perf_counter() - t0
+        out["loaded"] = app.drawn_generation >= 1
+        out["stages"] = stages
+        out["key_latency"] = latencies
+        out["rss_after_load_mib"] = _rss_mib()
+        bench = app.workbench
+        if bench is not None and bench.view is not None:
+            out["compacted"] = len(bench.view.compacted)
+            out["merged"] = len(bench.view.result.chunks)
+            # Only the visible lines are rendered: count the render_line calls of a repaint.
+            calls = {"n": 0}
+            lists = list(bench.query(ChunkList))
+            originals = [lst.render_line for lst in lists]
+
+            def counting(fn: object) -> object:
+                def inner(y: int) -> object:
+                    calls["n"] += 1
+                    return fn(y)  # type: ignore[operator]
+
+                return inner
+
+            for lst, fn in zip(lists, originals, strict=True):
+                lst.render_line = counting(fn)  # type: ignore[method-assign]
+                lst._invalidate()
+            await asyncio.sleep(0.3)
+            out["lines_rendered"] = calls["n"]
+            out["lines_visible"] = sum(lst.scrollable_content_region.height for lst in lists)
+            for lst, fn in zip(lists, originals, strict=True):
+                lst.render_line = fn  # type: ignore[method-assign]
+            # A slider step on the huge result.
+            bench.query_one("#std-k").focus()
+            await asyncio.sleep(0.3)
+            generation = app.run_generation + 1
+            t1 = time.perf_counter()
+            send_key(app, "right")
+            if await _drawn(app, generation, timeout):
+                out["slider_step_s"] = time.perf_counter() - t1
+    out["rss_peak_mib"] = _rss_mib()
+    return out
+
+
+async def huge_cancel(path: Path, after: float) -> dict[str, object]:
+    """Open `path`, press Escape after `after` seconds: how long until the load is gone."""
+    from tui.app import ChunkscopeApp, StartOptions
+
+    app = ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True))
+    out: dict[str, object] = {}
+    async with app.run_test(size=(160, 48)):
+        await asyncio.sleep(after)
+        worker = app._load_worker
+        shown = app._loading_screen is not None
+        t0 = time.perf_counter()
+        send_key(app, "escape")
+        while app._loading_screen is not None and time.perf_counter() - t0 < 30:
+            await asyncio.sleep(0.001)
+        out["dialog_gone_s"] = time.perf_counter() - t0
+        out["dialog_was_shown"] = shown
+        # A cancelled thread worker is marked CANCELLED at once, but its thread runs on
+        # until the stage it is in checks for cancellation: wait until the process is
+        # quiet (under 20% of a core over 200 ms) to see when the work really stopped.
+        while time.perf_counter() - t0 < 120:
+            cpu, wall = time.process_time(), time.perf_counter()
+            await asyncio.sleep(0.2)
+            if time.process_time() - cpu < 0.2 * (time.perf_counter() - wall):
+                break
+        out["worker_stopped_s"] = time.perf_counter() - t0 - 0.2
+        out["worker_state"] = str(worker.state.name) if worker is not None else "none"
+        out["app_running"] = app.is_running
+    return out
+
+
+def huge(args: argparse.Namespace, tmp: Path) -> int:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_parse", ROOT / "bench" / "parse.py")
+    assert spec is not None and spec.loader is not None
+    parse_bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(parse_bench)
+    path = tmp / "huge.jsonl"
+    t = time.perf_counter()
+    lines = parse_bench.make_log(path, args.mb)
+    size_mb = path.stat().st_size / 2**20
+    print(f"generated {size_mb:.0f} MB, {lines} lines in {time.perf_counter() - t:.1f}s")
+    rss0 = _rss_mib()
+    res = asyncio.run(huge_open(path, args.timeout))
+    lat = res["key_latency"]
+    assert isinstance(lat, list)
+    print(f"peak RSS before opening (imports, generator): {rss0:.0f} MiB")
+    print(f"progress dialog shown after: {res.get('progress_shown_s', float('nan')):.2f}s")
+    for at, stage in res["stages"]:  # type: ignore[attr-defined]
+        print(f"  {at:7.2f}s  {stage}")
+    loaded = "first screen" if res["loaded"] else f"NOT LOADED within {args.timeout:.0f}s"
+    print(f"{loaded}: {res['first_screen_s']:.1f}s")
+    if lat:
+        print(
+            f"key latency during the load: median {statistics.median(lat) * 1000:.0f} ms, "
+            f"worst {max(lat) * 1000:.0f} ms over {len(lat)} presses"
+        )
+    for k in ("compacted", "merged", "lines_rendered", "lines_visible", "slider_step_s"):
+        if k in res:
+            print(f"{k}: {res[k]}")
+    print(f"peak RSS (ru_maxrss): {res['rss_peak_mib']:.0f} MiB")
+    cancel = asyncio.run(huge_cancel(path, args.cancel_after))
+    print(
+        f"escape after {args.cancel_after:.0f}s: dialog gone in "
+        f"{cancel['dialog_gone_s'] * 1000:.0f} ms (shown: {cancel['dialog_was_shown']}), "
+        f"work stopped (CPU quiet) in {cancel['worker_stopped_s']:.2f}s "
+        f"({cancel['worker_state']}), "
+        f"app running: {cancel['app_running']}"
+    )
+    print(f"peak RSS (ru_maxrss) at the end: {_rss_mib():.0f} MiB")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--chunks", type=int, default=4000, help="paragraphs in the big log")
+    parser.add_argument("--huge", action="store_true", help="open a generated huge log")
+    parser.add_argument("--mb", type=float, default=100.0, help="size of the huge log")
+    parser.add_argument("--timeout", type=float, default=600.0, help="huge: give up after")
+    parser.add_argument("--cancel-after", type=float, default=3.0, help="huge: escape after")
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="chunkscope-bench-"))
@@ -159,6 +356,9 @@ def main() -> int:
 
     import tui.app  # noqa: F401
     from tui.samples import sample_files
+
+    if args.huge:
+        return huge(args, tmp)
 
     rows: list[tuple[str, str, float, float, str]] = []
     samples = sample_files()
@@ -187,16 +387,17 @@ def main() -> int:
             "< 3.0 s",
         )
     )
-    times, n = asyncio.run(slider_steps(big, args.steps))
-    rows.append(
-        (
-            "slider step (std_k)",
-            f"{n} chunks, {len(times)} steps",
-            statistics.median(times),
-            max(times),
-            "< 0.1 s median",
+    for via_pilot, label in ((False, "screen"), (True, "pilot")):
+        times, n = asyncio.run(slider_steps(big, args.steps, via_pilot=via_pilot))
+        rows.append(
+            (
+                f"slider step (std_k), {label}",
+                f"{n} chunks, {len(times)} steps",
+                statistics.median(times),
+                max(times),
+                "< 0.1 s median",
+            )
         )
-    )
 
     print(f"{'measure':34} {'input':22} {'median':>9} {'worst':>9}  target")
     for name, what, med, worst, target in rows:

@@ -7,7 +7,9 @@ left edge shows which merged chunk an item belongs to.
 
 Card heights are known without rendering (collapsed cards have a fixed height), so the
 list keeps a prefix sum of heights and maps a screen line to (card, row) by bisection;
-rendered lines are cached until the data, the width or the selection changes. Log text
+rendered lines are cached by (card, row, state: plain / related / selected) until the
+data or the width changes, so moving the selection or the highlighted parts re-renders
+and repaints only the cards whose state changed. Log text
 is data: it is stripped of terminal control sequences and drawn as plain segments, never
 parsed as markup.
 """
@@ -15,7 +17,7 @@ parsed as markup.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -200,7 +202,10 @@ class ChunkList(ScrollView, can_focus=True):
         self._expanded: dict[int, list[str]] = {}
         self._heights = np.zeros(0, dtype=np.int64)
         self._offsets = np.zeros(1, dtype=np.int64)
-        self._line_cache: dict[tuple[int, int], Strip] = {}
+        # Rendered lines by (card, row, state): the state (plain / related / selected)
+        # is in the key, so moving the selection or the highlight re-renders only the
+        # cards whose state changed, and repaints only their lines.
+        self._line_cache: dict[tuple[int, int, int], Strip] = {}
         self._cache_width = -1
         self._badge_style: Callable[[str], Style] | None = None
         self._styles: dict[str, Style] = {}
@@ -262,8 +267,39 @@ class ChunkList(ScrollView, can_focus=True):
     def set_related(self, start: int, end: int) -> None:
         """Highlight cards ``start..end-1`` (the parts of the selected merged chunk)."""
         if (start, end) != self._related:
+            a, b = self._related
             self._related = (start, end)
-            self._invalidate()
+            self._refresh_cards(
+                i for i in self._visible_cards() if (a <= i < b) != (start <= i < end)
+            )
+
+    def _card_state(self, i: int) -> int:
+        """0: plain, 1: part of the related range, 2: selected."""
+        if i == self.selected:
+            return 2
+        a, b = self._related
+        return 1 if a <= i < b else 0
+
+    def _visible_cards(self) -> range:
+        """The cards with a line on screen (empty before the first layout)."""
+        n = len(self._chunks)
+        height = self.scrollable_content_region.height
+        if not n or height <= 0:
+            return range(0)
+        top = self.scroll_offset.y
+        first = self.card_at(top)
+        last = self.card_at(min(top + height, int(self._offsets[-1])) - 1)
+        if first is None or last is None:
+            return range(0)
+        return range(first, last + 1)
+
+    def _refresh_cards(self, cards: Iterable[int]) -> None:
+        """Repaint the lines of `cards` (their cached lines are keyed by their state)."""
+        n = len(self._chunks)
+        for i in cards:
+            if 0 <= i < n:
+                start = int(self._offsets[i])
+                self.refresh_lines(start, int(self._offsets[i + 1]) - start)
 
     def _card_height(self, i: int) -> int:
         body = len(self._expanded[i]) if i in self._expanded else PREVIEW_LINES
@@ -343,7 +379,7 @@ class ChunkList(ScrollView, can_focus=True):
         if line >= int(self._offsets[-1]):
             return Strip.blank(width, self._style("base"))
         card, row = self._locate(line)
-        key = (card, row)
+        key = (card, row, self._card_state(card))
         strip = self._line_cache.get(key)
         if strip is None:
             strip = self._render_card_line(card, row, width)
@@ -370,34 +406,47 @@ class ChunkList(ScrollView, can_focus=True):
         return base
 
     def _render_card_line(self, i: int, row: int, width: int) -> Strip:
+        """One line of card `i`. Built as a list of segments whose cell lengths are summed
+        as they are made, so the usual line becomes one `Strip` of known length (a Strip
+        is not cheap to make: cropping and padding through Strips made four per line)."""
         chunk = self._chunks[i]
         base = self._line_style(i)
-        segments = [self._band_segment(i, base)]
-        body = width - 2
+        band = self._band_segment(i, base)
         if row == 0:
-            segments.extend(self._header_segments(i, chunk, base, body))
+            segments = self._header_segments(i, chunk, base, width - 2)
+            segments.insert(0, band)
+            return self._fit(segments, width, base)
+        text = ""
+        style = base
+        lines = self._expanded.get(i)
+        n_body = len(lines) if lines is not None else PREVIEW_LINES
+        if row <= n_body:
+            if lines is None:
+                preview = self._preview.get(i)
+                if preview is None:
+                    preview = self._preview[i] = preview_lines(chunk.text)
+                text = "  " + preview[row - 1] if row - 1 < len(preview) else "  "
+            else:
+                text = "  " + lines[row - 1]
+        elif self._cuts is not None and i < len(self._cuts):
+            style = base + self._style("cut")
+            text = "  " + cut_text(self._cuts[i])
         else:
-            lines = self._expanded.get(i)
-            n_body = len(lines) if lines is not None else PREVIEW_LINES
-            if row <= n_body:
-                if lines is None:
-                    preview = self._preview.get(i)
-                    if preview is None:
-                        preview = self._preview[i] = preview_lines(chunk.text)
-                    text = preview[row - 1] if row - 1 < len(preview) else ""
-                    if row == PREVIEW_LINES and len(preview) == PREVIEW_LINES:
-                        text = text  # continuation is shown by the cell crop below
-                    segments.append(Segment("  " + text, base))
-                else:
-                    segments.append(Segment("  " + lines[row - 1], base))
-            elif self._cuts is not None and i < len(self._cuts):
-                style = base + self._style("cut")
-                segments.append(Segment("  " + cut_text(self._cuts[i]), style))
-        strip = Strip(segments)
-        if strip.cell_length > width:
-            strip = strip.crop(0, width - 1)
-            strip = Strip([*strip, Segment("…", base + self._style("dim"))])
-        return strip.adjust_cell_length(width, base)
+            return self._fit([band], width, base)
+        length = 2 + cell_len(text)
+        if length > width:  # the continuation is shown by the crop and its ellipsis
+            return self._fit([band, Segment(text, style)], width, base)
+        return Strip([band, Segment(text, style), Segment(" " * (width - length), base)], width)
+
+    def _fit(self, segments: list[Segment], width: int, base: Style) -> Strip:
+        """`segments` cropped to `width` (the last cell an ellipsis) or padded to it."""
+        length = sum(cell_len(seg.text) for seg in segments)
+        if length > width:
+            strip = Strip(segments, length).crop(0, width - 1)
+            return Strip([*strip, Segment("…", base + self._style("dim"))], width)
+        if length < width:
+            segments.append(Segment(" " * (width - length), base))
+        return Strip(segments, width)
 
     def _header_segments(self, i: int, chunk: Any, base: Style, width: int) -> list[Segment]:
         head = base + self._style("header")
@@ -417,12 +466,14 @@ class ChunkList(ScrollView, can_focus=True):
         if self._tokens is not None and i < len(self._tokens):
             tokens = f"  {'≈' if self._tokens_approx else ''}{human_count(int(self._tokens[i]))}t"
         right = f"{human_count(chunk.chars)}c{tokens} "
-        room = width - cell_len(right) - 1
-        strip = Strip(left)
-        if strip.cell_length > room:
-            strip = Strip([*strip.crop(0, max(0, room - 1)), Segment("…", dim)])
-        pad = max(1, width - strip.cell_length - cell_len(right))
-        return [*strip, Segment(" " * pad, base), Segment(right, dim)]
+        right_len = cell_len(right)
+        room = width - right_len - 1
+        left_len = sum(cell_len(seg.text) for seg in left)
+        if left_len > room:
+            left = [*Strip(left, left_len).crop(0, max(0, room - 1)), Segment("…", dim)]
+            left_len = min(left_len, max(0, room - 1)) + 1
+        pad = max(1, width - left_len - right_len)
+        return [*left, Segment(" " * pad, base), Segment(right, dim)]
 
     def _wrap(self, i: int, width: int) -> list[str]:
         usable = max(10, width - 4)
@@ -441,8 +492,8 @@ class ChunkList(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ selection
 
-    def watch_selected(self) -> None:
-        self._invalidate()
+    def watch_selected(self, old: int, new: int) -> None:
+        self._refresh_cards((old, new))
 
     def select(self, index: int, *, scroll: bool = True, post: bool = False) -> None:
         """Move the selection to card `index` (clamped); post `Selected` when asked."""

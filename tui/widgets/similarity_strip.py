@@ -8,13 +8,17 @@ pairs and shows its lowest similarity (so a dip that caused a cut never disappea
 - row 3: where the merged chunks were cut, a glyph per reason, and ``▲`` at the selection;
 - row 4: the size of the merged chunk that holds each position, against the size cap;
 - row 5: the legend.
+
+Rows are built with numpy (one glyph and one style index per column) and drawn as runs
+of same-style cells, one Segment per run. Each row is cached under the data it shows
+(a version number per input and the width), so a re-merge that leaves the similarities
+alone rebuilds only the cut, size and legend rows, and a new selection only the cut row.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 from rich.segment import Segment
@@ -69,8 +73,13 @@ class SimilarityStrip(Widget):
         self.cap: int | None = None
         self.cap_unit = "chars"
         self.selected_pair: int | None = None
-        self._rows: list[Strip] | None = None
-        self._rows_width = -1
+        # A version per input: a row is rebuilt only when what it shows has changed.
+        self._sims_version = 0
+        self._cuts_version = 0
+        self._sizes_version = 0
+        self._row_cache: dict[str, tuple[tuple[object, ...], Strip]] = {}
+        self._styles: dict[str, Style] = {}
+        self.builds = 0  # rows built (tests and the benchmark read it)
 
     def set_data(
         self,
@@ -81,24 +90,39 @@ class SimilarityStrip(Widget):
         cap: int | None,
         cap_unit: str,
     ) -> None:
+        """New data; only the rows whose inputs changed are rebuilt and repainted."""
+        changed = False
+        if sims is not self.sims and not _same(sims, self.sims):
+            self._sims_version += 1
+            changed = True
         self.sims = sims
-        self.threshold = threshold
-        self.cuts = list(cuts)
+        if threshold != self.threshold:
+            self.threshold = threshold
+            changed = True
+        cuts = list(cuts)
+        if cuts != self.cuts:
+            self.cuts = cuts
+            self._cuts_version += 1
+            changed = True
+        if sizes is not self.sizes and not _same(sizes, self.sizes):
+            self._sizes_version += 1
+            changed = True
         self.sizes = sizes
-        self.cap = cap
-        self.cap_unit = cap_unit
-        self._rows = None
-        self.refresh()
+        if (cap, cap_unit) != (self.cap, self.cap_unit):
+            self.cap, self.cap_unit = cap, cap_unit
+            changed = True
+        if changed:
+            self.refresh()
 
     def set_selected(self, pair: int | None) -> None:
         if pair != self.selected_pair:
             self.selected_pair = pair
-            if self._rows is not None and len(self._rows) > 2:  # only the marker row changes
-                self._rows[2] = self._marker_row(self._rows_width)
-            self.refresh()
+            self.refresh()  # only the cut row is rebuilt (its key holds the selection)
 
-    def on_resize(self) -> None:
-        self._rows = None
+    def notify_style_update(self) -> None:
+        self._styles.clear()
+        self._row_cache.clear()
+        super().notify_style_update()
 
     # ------------------------------------------------------------------ layout
 
@@ -121,69 +145,94 @@ class SimilarityStrip(Widget):
             return position * cell
         return min(cols - 1, int(position * cols / n))
 
+    def _columns_of(self, positions: np.ndarray, width: int) -> np.ndarray:
+        """`column_of` for an array of positions."""
+        cols, cell, n = self._columns(width)
+        if n <= cols:
+            return positions * cell
+        return np.minimum(cols - 1, (positions * cols) // n)
+
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        if self._rows is None or self._rows_width != width:
-            self._rows = self._build(width)
-            self._rows_width = width
-        if y < len(self._rows):
-            return self._rows[y]
-        return Strip.blank(width, self.rich_style)
+        if len(self.sims) == 0:
+            rows = [self._cached("empty", (width, len(self.sizes)), self._empty_row)]
+        else:
+            rows = ["top", "bottom", "cuts", "size", "legend"]
+        if y >= len(rows):
+            return Strip.blank(width, self.rich_style)
+        row = rows[y]
+        if isinstance(row, Strip):
+            return row
+        if row in ("top", "bottom"):
+            key: tuple[object, ...] = (width, self._sims_version, len(self.sizes), self.threshold)
+            return self._cached(row, key, self._sim_rows)
+        if row == "cuts":
+            key = (width, self._sims_version, self._sizes_version, self._cuts_version)
+            return self._cached(row, (*key, self.selected_pair), self._marker_row)
+        if row == "size":
+            key = (width, self._sims_version, self._sizes_version, self.cap, self.cap_unit)
+            return self._cached(row, key, self._size_row)
+        key = (width, self._sims_version, len(self.sizes), self.threshold)
+        return self._cached(row, key, self._legend_row)
+
+    def _cached(self, name: str, key: tuple[object, ...], build: Callable[..., Any]) -> Strip:
+        hit = self._row_cache.get(name)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        self.builds += 1
+        width = key[0]
+        assert isinstance(width, int)
+        built = build(width)
+        if isinstance(built, dict):  # the two sparkline rows are built together
+            for k, strip in built.items():
+                self._row_cache[k] = (key, strip)
+            return built[name]  # type: ignore[no-any-return]
+        self._row_cache[name] = (key, built)
+        return built  # type: ignore[no-any-return]
 
     def _style(self, name: str) -> Style:
         style = self._styles.get(name)
         if style is None:
-            style = self.rich_style + self.get_component_rich_style(f"similarity-strip--{name}")
+            if name == "base":
+                style = self.rich_style
+            else:
+                style = self.rich_style + self.get_component_rich_style(f"similarity-strip--{name}")
             self._styles[name] = style
         return style
 
     def _label(self, text: str) -> Segment:
         return Segment(text.ljust(LABEL_WIDTH)[:LABEL_WIDTH], self._style("label"))
 
-    def _marker_row(self, width: int) -> Strip:
-        """Where the merged chunks were cut (a glyph per reason) and the selection."""
-        base = self.rich_style
-        cols, cell, n = self._columns(width)
-        marks = [" "] * (cols * cell)
-        mark_styles: list[Style | None] = [None] * (cols * cell)
-        best: dict[int, int] = {}
-        for pair, reason in self.cuts:
-            col = self.column_of(pair, width) + (cell - 1 if n <= cols else 0)
-            if 0 <= col < len(marks):
-                prio = CUT_PRIORITY.get(reason, 0)
-                if prio >= best.get(col, -1):
-                    best[col] = prio
-                    marks[col] = CUT_GLYPHS.get(reason, "┃")
-                    mark_styles[col] = self._style("cut")
-        if self.selected_pair is not None:
-            col = self.column_of(self.selected_pair, width)
-            if 0 <= col < len(marks):
-                marks[col] = "▲"
-                mark_styles[col] = self._style("selected")
-        marker_row: list[Segment] = [self._label("cuts")]
-        for ch, st in zip(marks, mark_styles, strict=True):
-            marker_row.append(Segment(ch, st or base))
+    def _finish(self, segments: list[Segment], width: int) -> Strip:
+        return Strip(segments).adjust_cell_length(width, self._style("base"))
 
-        return Strip(Segment.simplify(marker_row)).adjust_cell_length(width, base)
+    def _runs(
+        self, glyphs: np.ndarray, style_idx: np.ndarray, styles: list[Style]
+    ) -> list[Segment]:
+        """One Segment per run of cells with the same style (glyphs: one str per cell)."""
+        if not len(glyphs):
+            return []
+        bounds = np.flatnonzero(np.diff(style_idx)) + 1
+        starts = [0, *bounds.tolist()]
+        ends = [*bounds.tolist(), len(glyphs)]
+        cells = glyphs.tolist()
+        idx = style_idx.tolist()
+        return [
+            Segment("".join(cells[a:b]), styles[idx[a]]) for a, b in zip(starts, ends, strict=True)
+        ]
 
-    def _build(self, width: int) -> list[Strip]:
-        self._styles: dict[str, Style] = {}
-        base = self.rich_style
-        if len(self.sims) == 0:
-            text = "no neighbours to compare" if len(self.sizes) else "nothing loaded"
-            return [
-                Strip([self._label("sim"), Segment(text, self._style("label"))]).adjust_cell_length(
-                    width, base
-                )
-            ]
+    def _empty_row(self, width: int) -> Strip:
+        text = "no neighbours to compare" if len(self.sizes) else "nothing loaded"
+        return self._finish([self._label("sim"), Segment(text, self._style("label"))], width)
+
+    def _sim_rows(self, width: int) -> dict[str, Strip]:
+        """The two sparkline rows: per column, the lowest similarity of its bucket."""
         cols, cell, n = self._columns(width)
         sims = self.sims
-        # Column values: the minimum similarity of the pairs in each bucket. Pair i sits
-        # between positions i and i + 1; draw it at position i.
+        # Pair i sits between positions i and i + 1; draw it at position i.
         if n <= cols:
             col_sims = np.full(cols, np.nan)
             col_sims[: len(sims)] = sims
-            edges = None
         else:
             edges = bucket_edges(n, cols)
             by_position = np.append(sims, sims[-1]) if len(sims) < n else sims
@@ -191,74 +240,120 @@ class SimilarityStrip(Widget):
         # Scale to the document's own range, so the dips that become cuts stand out.
         lo = float(np.nanmin(sims))
         hi = float(max(np.nanmax(sims), lo + 1e-9))
-        levels = 2 * (len(BARS) - 1)
-        above, below = self._style("above"), self._style("below")
-        top: list[Segment] = [self._label("")]
-        bottom: list[Segment] = [self._label("sim")]
+        top_bar = len(BARS) - 1
+        levels = 2 * top_bar
+        missing = np.isnan(col_sims)
+        filled = np.where(missing, lo, col_sims)
+        h = np.clip(np.round((filled - lo) / (hi - lo) * levels), 1, levels).astype(np.int64)
+        bars = np.array(list(BARS))
+        lower = np.where(missing, " ", bars[np.minimum(h, top_bar)])
+        upper = np.where(missing, " ", bars[np.maximum(0, h - top_bar)])
         thr = self.threshold
-        for v in col_sims:
-            if math.isnan(v):
-                top.append(Segment(" " * cell, base))
-                bottom.append(Segment(" " * cell, base))
-                continue
-            h = round((v - lo) / (hi - lo) * levels)
-            h = max(1, min(levels, h))
-            style = above if thr is None or v >= thr else below
-            lower = min(h, len(BARS) - 1)
-            upper = max(0, h - (len(BARS) - 1))
-            top.append(Segment(BARS[upper] * cell, style))
-            bottom.append(Segment(BARS[lower] * cell, style))
+        below = np.zeros(cols, dtype=bool) if thr is None else ~missing & (filled < thr)
+        style_idx = np.where(missing, 0, np.where(below, 2, 1))
+        if cell > 1:
+            lower, upper, style_idx = (np.repeat(a, cell) for a in (lower, upper, style_idx))
+        styles = [self._style("base"), self._style("above"), self._style("below")]
+        return {
+            "top": self._finish([self._label(""), *self._runs(upper, style_idx, styles)], width),
+            "bottom": self._finish(
+                [self._label("sim"), *self._runs(lower, style_idx, styles)], width
+            ),
+        }
 
-        marker_row = self._marker_row(width)
+    def _marker_row(self, width: int) -> Strip:
+        """Where the merged chunks were cut (a glyph per reason) and the selection."""
+        cols, cell, n = self._columns(width)
+        size = cols * cell
+        glyph_idx = np.zeros(size, dtype=np.int64)  # 0: blank, 1..: CUT_GLYPHS order
+        style_idx = np.zeros(size, dtype=np.int64)  # 0: base, 1: cut, 2: selected
+        reasons = list(CUT_GLYPHS)
+        if self.cuts:
+            pairs = np.fromiter((p for p, _ in self.cuts), dtype=np.int64, count=len(self.cuts))
+            codes = np.fromiter(
+                (reasons.index(r) if r in CUT_GLYPHS else 0 for _, r in self.cuts),
+                dtype=np.int64,
+                count=len(self.cuts),
+            )
+            prio = np.fromiter(
+                (CUT_PRIORITY.get(r, 0) for _, r in self.cuts), dtype=np.int64, count=len(self.cuts)
+            )
+            col = self._columns_of(pairs, width) + (cell - 1 if n <= cols else 0)
+            ok = (col >= 0) & (col < size)
+            # Per column, the cut of highest priority (the last of equals) wins.
+            m = len(self.cuts) + 1
+            key = prio * m + np.arange(len(self.cuts))
+            best = np.full(size, -1, dtype=np.int64)
+            np.maximum.at(best, col[ok], key[ok])
+            has = best >= 0
+            glyph_idx[has] = codes[best[has] % m] + 1
+            style_idx[has] = 1
+        glyphs = np.array([" ", *CUT_GLYPHS.values(), "▲"])[glyph_idx]
+        if self.selected_pair is not None:
+            c = self.column_of(self.selected_pair, width)
+            if 0 <= c < size:
+                glyphs[c] = "▲"
+                style_idx[c] = 2
+        styles = [self._style("base"), self._style("cut"), self._style("selected")]
+        return self._finish([self._label("cuts"), *self._runs(glyphs, style_idx, styles)], width)
 
-        # Sizes: the merged chunk holding each position, against the cap.
-        size_row: list[Segment] = [self._label("size")]
+    def _size_row(self, width: int) -> Strip:
+        """The size of the merged chunk holding each position, against the cap."""
+        cols, cell, n = self._columns(width)
+        segments: list[Segment] = [self._label("size")]
         sizes = self.sizes
         if len(sizes):
             if n <= cols:
                 col_sizes = np.zeros(cols, dtype=np.int64)
                 col_sizes[: len(sizes)] = sizes
             else:
-                edges = bucket_edges(n, cols) if edges is None else edges
+                edges = bucket_edges(n, cols)
                 padded = np.resize(sizes, n) if len(sizes) < n else sizes
                 col_sizes = np.maximum.reduceat(padded, edges[:-1])
             ref = self.cap if self.cap else int(sizes.max()) or 1
-            size_style, over = self._style("size"), self._style("over")
-            for v in col_sizes.tolist():
-                frac = v / ref
-                h = max(1 if v else 0, min(len(BARS) - 1, round(frac * (len(BARS) - 1))))
-                style = over if self.cap and v > self.cap else size_style
-                size_row.append(Segment(BARS[h] * cell, style))
+            top_bar = len(BARS) - 1
+            # round() of Python floats: half to even, as numpy's round.
+            h = np.round(col_sizes / ref * top_bar).astype(np.int64)
+            h = np.maximum(np.where(col_sizes > 0, 1, 0), np.minimum(top_bar, h))
+            glyphs = np.array(list(BARS))[h]
+            over = (col_sizes > self.cap) if self.cap else np.zeros(cols, dtype=bool)
+            style_idx = over.astype(np.int64)
+            if cell > 1:
+                glyphs, style_idx = np.repeat(glyphs, cell), np.repeat(style_idx, cell)
+            segments += self._runs(glyphs, style_idx, [self._style("size"), self._style("over")])
         cap_text = (
             f"  cap {self.cap}{'c' if self.cap_unit == 'chars' else 't'}"
             if self.cap
             else "  no cap"
         )
-        size_row.append(Segment(cap_text, self._style("label")))
+        segments.append(Segment(cap_text, self._style("label")))
+        return self._finish(segments, width)
 
+    def _legend_row(self, width: int) -> Strip:
+        cols, _cell, n = self._columns(width)
+        thr = self.threshold
+        label = self._style("label")
         legend = [
             self._label(""),
-            Segment("█", above),
-            Segment(" above  ", self._style("label")),
-            Segment("█", below),
-            Segment(" below threshold", self._style("label")),
-            Segment(f" {thr:.2f}" if thr is not None else "", self._style("label")),
+            Segment("█", self._style("above")),
+            Segment(" above  ", label),
+            Segment("█", self._style("below")),
+            Segment(" below threshold", label),
+            Segment(f" {thr:.2f}" if thr is not None else "", label),
             Segment("   "),
         ]
         for reason, glyph in CUT_GLYPHS.items():
             legend.append(Segment(glyph, self._style("cut")))
-            legend.append(Segment(f" {reason.replace('_', ' ')}  ", self._style("label")))
+            legend.append(Segment(f" {reason.replace('_', ' ')}  ", label))
         legend.append(Segment("▲", self._style("selected")))
-        legend.append(Segment(" selected", self._style("label")))
+        legend.append(Segment(" selected", label))
         if n > cols:
-            legend.append(
-                Segment(f"   {n / cols:.1f} chunks per column (min)", self._style("label"))
-            )
-        strips = [
-            Strip(Segment.simplify(r)).adjust_cell_length(width, base)
-            for r in (top, bottom, size_row, legend)
-        ]
-        return [strips[0], strips[1], marker_row, strips[2], strips[3]]
+            legend.append(Segment(f"   {n / cols:.1f} chunks per column (min)", label))
+        return Strip(Segment.simplify(legend)).adjust_cell_length(width, self._style("base"))
 
     def rendered_lines(self) -> list[str]:
         return [self.render_line(y).text for y in range(self.size.height)]
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
