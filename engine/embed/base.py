@@ -52,9 +52,12 @@ class EmbeddingError(BackendError):
     """Embedding failed (see `BackendError` for ``endpoint`` and ``reason``)."""
 
 
-def normalize_rows(matrix: npt.ArrayLike) -> Matrix:
-    """``matrix`` as float32 with each row scaled to unit length; zero rows stay zero."""
-    out = np.array(matrix, dtype=np.float32, copy=True)
+def normalize_rows(matrix: npt.ArrayLike, *, copy: bool = True) -> Matrix:
+    """``matrix`` as float32 with each row scaled to unit length; zero rows stay zero.
+
+    ``copy=False`` scales a float32 matrix in place (no second matrix in memory).
+    """
+    out = np.array(matrix, dtype=np.float32) if copy else np.asarray(matrix, dtype=np.float32)
     if out.ndim != 2:
         raise ValueError(f"expected a 2-D matrix, got shape {out.shape}")
     norms = np.linalg.norm(out, axis=1, keepdims=True)

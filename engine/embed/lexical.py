@@ -125,7 +125,6 @@ class LexicalEmbedder:
             if progress is not None and (i + 1) % _PROGRESS_EVERY == 0 and i + 1 < n:
                 progress(i + 1, n)
 
-        out: npt.NDArray[np.float64] = np.zeros((n, dim), dtype=np.float64)
         if ids:
             word_ids = np.frombuffer(ids, dtype=np.int64)
             doc_of_word = np.repeat(np.arange(n, dtype=np.int64), lengths)
@@ -178,9 +177,11 @@ class LexicalEmbedder:
                     flat[lo:hi] - row * dim, weights=weights[lo:hi], minlength=(end - row) * dim
                 )
                 sums[row:end] = block.reshape(end - row, dim)
-            result = normalize_rows(sums)
+            del flat, weights
+            # In place: a copy would hold a second (n, dim) matrix at the peak.
+            result = normalize_rows(sums, copy=False)
         else:
-            result = normalize_rows(out)
+            result = np.zeros((n, dim), dtype=np.float32)
         if progress is not None:
             progress(n, n)
         return result
