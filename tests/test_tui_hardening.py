@@ -69,6 +69,26 @@ async def opened(pilot, app: ChunkscopeApp) -> None:  # type: ignore[no-untyped-
     await pilot.pause()
 
 
+async def quiet(pilot, app: ChunkscopeApp) -> None:  # type: ignore[no-untyped-def]
+    """Like `opened`, and also past the follow-up work (exact token counts, summaries,
+    the recap) that timers start after the first draw: nothing will redraw on its own."""
+    await opened(pilot, app)
+
+    def done() -> bool:
+        view = app.workbench.view if app.workbench is not None else None
+        return (
+            view is not None
+            and view.merged_tokens_exact
+            and app.selection is not None
+            and app.workers_idle()
+        )
+
+    await until(pilot, done)
+    await pilot.pause(0.3)
+    await until(pilot, app.workers_idle)
+    await pilot.pause()
+
+
 def assert_sane(app: ChunkscopeApp) -> list[str]:
     """Both columns and the strip: lines of the widget's width, no control characters.
     Returns the lines of the merged column."""
@@ -319,7 +339,7 @@ async def test_strip_rows_are_cached_but_never_stale() -> None:
     row only, a theme switch rebuilds every row in the new colours."""
     app = make_app(SAMPLE)
     async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot, app)
+        await quiet(pilot, app)
         strip = app.workbench.query_one(SimilarityStrip)
         rows = [strip.render_line(y) for y in range(5)]
         builds = strip.builds
@@ -346,7 +366,7 @@ async def test_moving_the_selection_repaints_what_a_full_repaint_would() -> None
     screen after a few moves must equal the screen after repainting everything."""
     app = make_app(SAMPLE)
     async with app.run_test(size=SIZE) as pilot:
-        await opened(pilot, app)
+        await quiet(pilot, app)
         bench = app.workbench
         merged = bench.query_one("#merged", ChunkList)
         merged.focus()

@@ -403,7 +403,9 @@ async def test_escape_cancels_a_long_load(isolated: Path, monkeypatch: pytest.Mo
         await settled(pilot, app)
         view = app.workbench.view
         app.open_path(str(slow_path))
-        await until(pilot, lambda: isinstance(app.screen, LoadingScreen))
+        # Generous: on a loaded CI machine the worker thread and the dialog's timer can
+        # both start late; the slow load itself lasts 40 s unless cancelled.
+        await until(pilot, lambda: isinstance(app.screen, LoadingScreen), timeout=35)
         await pilot.pause(0.2)
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, LoadingScreen))
