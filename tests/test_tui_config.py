@@ -12,15 +12,7 @@ from tests.test_tui_workbench import SAMPLE, SIZE, make_app, settled
 KEY = "sk-tui-PLANTED-9876543210"
 
 
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("CHUNKSCOPE_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+pytestmark = pytest.mark.usefixtures("isolated")
 
 
 async def test_config_embedder_reaches_the_workbench(isolated: Path) -> None:

@@ -20,11 +20,7 @@ SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
 SIZE = (160, 48)
 
 
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("CHUNKSCOPE_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path / "data"))
+pytestmark = pytest.mark.usefixtures("isolated")
 
 
 async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]

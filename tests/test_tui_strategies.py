@@ -25,13 +25,7 @@ MARKDOWN = ROOT / "sample_logs" / "shell_cookbook.md"
 SIZE = (160, 48)
 
 
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("CHUNKSCOPE_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+pytestmark = pytest.mark.usefixtures("isolated")
 
 
 async def until(pilot: Any, condition: Any, timeout: float = 20.0) -> None:

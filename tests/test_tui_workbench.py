@@ -27,13 +27,7 @@ INJECTION = ROOT / "sample_logs" / "markup_injection.jsonl"
 SIZE = (160, 48)
 
 
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("CHUNKSCOPE_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+pytestmark = pytest.mark.usefixtures("isolated")
 
 
 def make_app(path: Path = SAMPLE, **options: object) -> ChunkscopeApp:
