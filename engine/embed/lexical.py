@@ -101,82 +101,6 @@ class LexicalEmbedder:
             append(h)
         return np.array(out, dtype=np.uint64)
 
-    def _block_pairs(
-        self,
-        word_ids: npt.NDArray[np.int64],
-        starts: npt.NDArray[np.int64],
-        lengths: npt.NDArray[np.int64],
-        hashes: npt.NDArray[np.uint64],
-        stop: npt.NDArray[np.bool_],
-        d0: int,
-        d1: int,
-    ) -> tuple[
-        npt.NDArray[np.int64], npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.uint64]
-    ]:
-        """The (text, feature hash) pairs of texts ``d0..d1-1`` with their term counts,
-        sorted by text then hash, and the hashes used as bigrams in the block."""
-        words = word_ids[starts[d0] : starts[d1]]
-        doc = np.repeat(np.arange(d0, d1, dtype=np.int64), lengths[d0:d1])
-        # Unigrams: every non-stopword. Bigrams: adjacent words of the same text,
-        # unless both are stopwords; hashed by mixing the two word hashes.
-        keep = ~stop[words]
-        first, second = words[:-1], words[1:]
-        pair_ok = (doc[:-1] == doc[1:]) & ~(stop[first] & stop[second])
-        bi_hash = _mix64(hashes[first[pair_ok]] * _GOLDEN + hashes[second[pair_ok]])
-        feat_hash = np.concatenate([hashes[words[keep]], bi_hash])
-        feat_doc = np.concatenate([doc[keep], doc[:-1][pair_ok]])
-        local, local_id = np.unique(feat_hash, return_inverse=True)
-        pairs, tf = np.unique((feat_doc - d0) * len(local) + local_id, return_counts=True)
-        pair_doc = pairs // len(local) + d0
-        return pair_doc, local[pairs % len(local)], tf, np.unique(bi_hash)
-
-    def _weigh(
-        self, word_ids: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64], vocab: dict[str, int]
-    ) -> Matrix:
-        """TF-IDF vectors from the words of every text, a block of texts at a time.
-
-        Two passes over blocks: the first counts each feature's document frequency
-        (and whether it is ever a bigram), the second weighs and sums a block into its
-        rows. Only one block's features are in memory at once; the sums are the same,
-        in the same order, as over the whole document at once.
-        """
-        n, dim = len(lengths), self.dim
-        hashes = self._word_hashes(vocab)
-        stop = np.fromiter((w in STOPWORDS for w in vocab), dtype=bool, count=len(vocab))
-        starts = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-        rows = max(1, _BLOCK_CELLS // dim)
-        blocks = [(d0, min(n, d0 + rows)) for d0 in range(0, n, rows)]
-
-        seen: list[npt.NDArray[np.uint64]] = []
-        counts: list[npt.NDArray[np.int64]] = []
-        bigrams: list[npt.NDArray[np.uint64]] = []
-        for d0, d1 in blocks:
-            _, pair_hash, _, bi = self._block_pairs(word_ids, starts, lengths, hashes, stop, d0, d1)
-            h, c = np.unique(pair_hash, return_counts=True)
-            seen.append(h)
-            counts.append(c)
-            bigrams.append(bi)
-        distinct, where = np.unique(np.concatenate(seen), return_inverse=True)
-        df = np.bincount(where, weights=np.concatenate(counts), minlength=len(distinct))
-        del seen, counts, where
-        idf = np.log((1.0 + n) / (1.0 + df)) + 1.0
-        scale = np.ones(len(distinct), dtype=np.float64)
-        scale[np.searchsorted(distinct, np.unique(np.concatenate(bigrams)))] = self.bigram_weight
-
-        sums = np.empty((n, dim), dtype=np.float32)
-        for d0, d1 in blocks:
-            doc, h, tf, _ = self._block_pairs(word_ids, starts, lengths, hashes, stop, d0, d1)
-            f = np.searchsorted(distinct, h)
-            bucket = (h % np.uint64(dim)).astype(np.int64)
-            sign = 1.0 - 2.0 * (h >> np.uint64(63)).astype(np.float64)
-            weights = (1.0 + np.log(tf)) * idf[f] * scale[f] * sign
-            block = np.bincount(
-                (doc - d0) * dim + bucket, weights=weights, minlength=(d1 - d0) * dim
-            )
-            sums[d0:d1] = block.reshape(d1 - d0, dim)
-        # In place: a copy would hold a second (n, dim) matrix at the peak.
-        return normalize_rows(sums, copy=False)
-
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> Matrix:
         n = len(texts)
         dim = self.dim
@@ -202,7 +126,60 @@ class LexicalEmbedder:
                 progress(i + 1, n)
 
         if ids:
-            result = self._weigh(np.frombuffer(ids, dtype=np.int64), lengths, vocab)
+            word_ids = np.frombuffer(ids, dtype=np.int64)
+            doc_of_word = np.repeat(np.arange(n, dtype=np.int64), lengths)
+            hashes = self._word_hashes(vocab)
+            stop = np.fromiter((w in STOPWORDS for w in vocab), dtype=bool, count=len(vocab))
+
+            # Unigrams: every non-stopword. Bigrams: adjacent words of the same text,
+            # unless both are stopwords; hashed by mixing the two word hashes.
+            keep = ~stop[word_ids]
+            uni_hash = hashes[word_ids[keep]]
+            uni_doc = doc_of_word[keep]
+            first, second = word_ids[:-1], word_ids[1:]
+            pair_ok = (doc_of_word[:-1] == doc_of_word[1:]) & ~(stop[first] & stop[second])
+            bi_hash = _mix64(hashes[first[pair_ok]] * _GOLDEN + hashes[second[pair_ok]])
+            bi_doc = doc_of_word[:-1][pair_ok]
+            feat_hash = np.concatenate([uni_hash, bi_hash])
+            feat_doc = np.concatenate([uni_doc, bi_doc])
+            n_uni = len(uni_hash)
+            del word_ids, doc_of_word, keep, uni_hash, uni_doc, first, second, pair_ok
+            del bi_hash, bi_doc
+
+            # Term frequency per (text, feature), document frequency per feature.
+            distinct, feat_id = np.unique(feat_hash, return_inverse=True)
+            n_feat = len(distinct)
+            scale = np.ones(n_feat, dtype=np.float64)
+            scale[feat_id[n_uni:]] = self.bigram_weight
+            pairs, tf = np.unique(feat_doc * n_feat + feat_id, return_counts=True)
+            del feat_hash, feat_doc, feat_id
+            doc_of, feat_of = pairs // n_feat, pairs % n_feat
+            del pairs
+            df = np.bincount(feat_of, minlength=n_feat)
+            idf = np.log((1.0 + n) / (1.0 + df)) + 1.0
+
+            h = distinct[feat_of]
+            bucket = (h % np.uint64(dim)).astype(np.int64)
+            sign = 1.0 - 2.0 * (h >> np.uint64(63)).astype(np.float64)
+            weights = (1.0 + np.log(tf)) * idf[feat_of] * scale[feat_of] * sign
+            flat = doc_of * dim + bucket
+            # The sums per (text, bucket), a block of texts at a time: float64 for one
+            # block, never for the whole (n, dim) matrix (850 MB for 200k texts).
+            # `doc_of` is sorted (np.unique sorted the pairs text first).
+            rows = max(1, _BLOCK_CELLS // dim)
+            bounds = np.searchsorted(doc_of, np.arange(0, n + rows, rows))
+            del h, bucket, sign, doc_of, feat_of, tf
+            sums = np.empty((n, dim), dtype=np.float32)
+            for k, row in enumerate(range(0, n, rows)):
+                end = min(n, row + rows)
+                lo, hi = bounds[k], bounds[k + 1]
+                block = np.bincount(
+                    flat[lo:hi] - row * dim, weights=weights[lo:hi], minlength=(end - row) * dim
+                )
+                sums[row:end] = block.reshape(end - row, dim)
+            del flat, weights
+            # In place: a copy would hold a second (n, dim) matrix at the peak.
+            result = normalize_rows(sums, copy=False)
         else:
             result = np.zeros((n, dim), dtype=np.float32)
         if progress is not None:
