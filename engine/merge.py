@@ -364,10 +364,14 @@ class _Workspace:
 
     Pass outputs alternate between two buffers allocated once (pass outputs only
     shrink), and gathers go to reused scratch blocks, so the loop neither
-    allocates nor page-faults per pass. The caller's array is only read.
+    allocates nor page-faults per pass. The caller's array is only read, and a
+    float32 input is never copied whole: the first pass reads it a block of rows
+    at a time, each block widened to float64 before any arithmetic (which is
+    what converting the whole array first would give, bit for bit), so only the
+    first pass's output (one row per merged chunk) is ever float64 in memory.
     """
 
-    def __init__(self, w: FloatArray) -> None:
+    def __init__(self, w: npt.NDArray[np.floating]) -> None:
         self.w = w
         self.norms, self.dots = _norms_and_dots(w)
         self._buffers: list[FloatArray] = []
@@ -376,6 +380,19 @@ class _Workspace:
         rows = max(1, _BLOCK_BYTES // self._row_bytes)
         self._cur = np.empty((rows, d), dtype=np.float64)
         self._new = np.empty((rows, d), dtype=np.float64)
+        self._narrow = np.empty((rows, d), dtype=w.dtype) if w.dtype != np.float64 else None
+
+    def _gather(self, rows: IntArray, out: FloatArray) -> FloatArray:
+        """``out[:] = w[rows]`` in float64, through a scratch block when ``w`` is narrower."""
+        w, narrow = self.w, self._narrow
+        if narrow is None or w.dtype == np.float64:  # after the first pass, always
+            return np.take(w, rows, axis=0, out=out, mode="clip")
+        step = len(narrow)
+        for r0 in range(0, len(rows), step):
+            part = rows[r0 : r0 + step]
+            np.take(w, part, axis=0, out=narrow[: len(part)], mode="clip")
+            out[r0 : r0 + len(part)] = narrow[: len(part)]
+        return out
 
     def _output(self, n_out: int) -> FloatArray:
         """A buffer of ``n_out`` rows that is not the current input."""
@@ -393,9 +410,9 @@ class _Workspace:
         such neighbours is the one already known (they were neighbours in the
         pass input); only merged groups and the pairs touching them are computed.
         """
-        w, n_out = self.w, len(starts)
+        n_out = len(starts)
         out = self._output(n_out)
-        np.take(w, starts, axis=0, out=out, mode="clip")  # first members; final for singletons
+        self._gather(starts, out)  # first members; final for singletons
         norms: FloatArray = self.norms[starts]
         merged = counts >= 2
         groups = np.flatnonzero(merged)
@@ -428,17 +445,16 @@ class _Workspace:
         reference's. Groups are taken largest first in cache-sized blocks, so
         the groups still running at step ``k`` are a prefix of their block.
         """
-        w = self.w
         order = groups[np.argsort(-counts[groups], kind="stable")]
         sizes, firsts = counts[order], starts[order]
         per_block = len(self._cur)
         for b0 in range(0, len(order), per_block):
             first, size = firsts[b0 : b0 + per_block], sizes[b0 : b0 + per_block]
             m, top = len(first), int(size[0])
-            cur = np.take(w, first, axis=0, out=self._cur[:m], mode="clip")
+            cur = self._gather(first, self._cur[:m])
             running = np.searchsorted(-size, -np.arange(2, top + 1), side="right").tolist()
             for k, mk in enumerate(running, start=2):
-                new = np.take(w, first[:mk] + (k - 1), axis=0, out=self._new[:mk], mode="clip")
+                new = self._gather(first[:mk] + (k - 1), self._new[:mk])
                 head = cur[:mk]
                 np.subtract(new, head, out=new)
                 if k & (k - 1):
@@ -451,14 +467,16 @@ class _Workspace:
             norms[placed] = _row_norms(cur)
 
 
-def _norms_and_dots(w: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Row norms and neighbour dots, reading ``w`` from memory once (cache-sized blocks)."""
+def _norms_and_dots(w: npt.NDArray[np.floating]) -> tuple[FloatArray, FloatArray]:
+    """Row norms and neighbour dots in float64, reading ``w`` once (cache-sized blocks,
+    each widened to float64 first when ``w`` is float32)."""
     n = len(w)
     norms = np.empty(n, dtype=np.float64)
     dots = np.empty(max(0, n - 1), dtype=np.float64)
     step = max(2, _BLOCK_BYTES // max(8, w.shape[1] * 8))
     for r0 in range(0, n, step):
-        block = w[r0 : min(n, r0 + step + 1)]  # one row of overlap for the last dot
+        # one row of overlap for the last dot
+        block = w[r0 : min(n, r0 + step + 1)].astype(np.float64, copy=False)
         norms[r0 : r0 + step] = _row_norms(block[:step])
         dots[r0 : r0 + len(block) - 1] = _neighbour_dots(block)
     return norms, dots
@@ -472,9 +490,12 @@ def _validate(
     embeddings: npt.ArrayLike,
     params: MergeParams,
     token_counts: Sequence[int] | None,
-) -> tuple[FloatArray, IntArray]:
+) -> tuple[npt.NDArray[np.floating], IntArray]:
     n = len(chunks)
-    w = np.ascontiguousarray(embeddings, dtype=np.float64)
+    w = np.asarray(embeddings)
+    # float32 (what the embedders return) stays float32 and is widened block by
+    # block in the loop; anything else becomes float64 here.
+    w = np.ascontiguousarray(w, dtype=w.dtype if w.dtype == np.float32 else np.float64)
     if n == 0 and w.size == 0:
         w = w.reshape(0, w.shape[-1] if w.ndim == 2 else 0)
     if w.ndim != 2:
@@ -557,7 +578,8 @@ def merge(
     return MergeResult(
         bounds=bounds,
         chunks=chunks_from_spans(chunks, pairwise(bounds.tolist())),
-        vectors=ws.w.copy(),  # never the caller's array, nor a view of a larger buffer
+        # a float64 copy: never the caller's array, nor a view of a larger buffer
+        vectors=np.array(ws.w, dtype=np.float64),
         passes=passes,
         cut_similarities=cut_sims,
         cut_threshold=cut_threshold,

@@ -620,3 +620,48 @@ def test_merge_equals_the_literal_loop_for_any_params(
         if cut.reason == "size_cap":
             left, right = result.chunks[cut.after], result.chunks[cut.after + 1]
             assert len(left.text) + 1 + len(right.text) > cap
+
+
+@fast
+@given(merge_inputs())
+def test_float32_input_equals_the_literal_loop_on_its_float64_widening(
+    data: tuple[list[Chunk], FloatArray, int],
+) -> None:
+    chunks, emb, cap = data
+    emb32 = emb.astype(np.float32)
+    result = merge(chunks, emb32, MergeParams(max_chunk_chars=cap))
+    literal, vectors, thresholds = literal_merge(
+        chunks, emb32.astype(np.float64), max_chunk_chars=cap
+    )
+    assert result.spans == spans_from_merged(literal)
+    assert result.thresholds == thresholds
+    assert result.vectors.dtype == np.float64
+    if chunks:
+        assert np.array_equal(result.vectors, np.array(vectors))
+
+
+@pytest.mark.parametrize("block_bytes", [8, 40, 1 << 19])
+def test_float32_input_read_in_blocks_is_bit_identical(
+    monkeypatch: pytest.MonkeyPatch, block_bytes: int
+) -> None:
+    """The first pass reads a float32 input a block of rows at a time (never a whole
+    float64 copy); with blocks of one or a few rows the result must not change."""
+    import engine.merge as merge_module
+
+    rng = np.random.default_rng(7)
+    n, dims = 600, 5
+    # two-level structure so that several passes merge groups of many sizes
+    emb32 = np.repeat(rng.normal(size=(40, dims)), 15, axis=0) + rng.normal(size=(n, dims)) * 0.4
+    emb32 = emb32.astype(np.float32)
+    chunks = chunks_of(rng.integers(PREFIX + 1, 60, size=n).tolist())
+    monkeypatch.setattr(merge_module, "_BLOCK_BYTES", block_bytes)
+    result = merge(chunks, emb32, MergeParams(max_chunk_chars=600))
+    literal, vectors, thresholds = literal_merge(
+        chunks, emb32.astype(np.float64), max_chunk_chars=600
+    )
+    assert len(thresholds) >= 2 and len(result.chunks) < n / 3
+    assert result.spans == spans_from_merged(literal)
+    assert result.thresholds == thresholds
+    assert np.array_equal(result.vectors, np.array(vectors))
+    # the caller's array is neither copied into nor changed
+    assert emb32.dtype == np.float32 and not np.shares_memory(result.vectors, emb32)
