@@ -1,20 +1,29 @@
-"""The offline lexical embedder: shape, determinism, blank texts, topic separation."""
+"""The offline lexical embedder: shape, determinism, blank texts, topic separation,
+and agreement with a plain dictionary implementation of the documented algorithm."""
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
 import random
+import re
 import string
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+import engine.embed.lexical as lexical
 from engine.embed import Embedder, LexicalEmbedder, make_embedder
-from engine.embed.lexical import features
+from engine.embed.lexical import _tokenize, features, word_hash
+from engine.textutil import STOPWORDS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -214,3 +223,84 @@ def test_progress_reaches_total() -> None:
     LexicalEmbedder().embed(["a b c"] * 5000, progress=lambda d, t: calls.append((d, t)))
     assert calls[-1] == (5000, 5000)
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def reference_embed(texts: list[str], dim: int = 512, bigram_weight: float = 0.5) -> np.ndarray:
+    """The module docstring's algorithm with dictionaries, one text at a time."""
+    mask = (1 << 64) - 1
+
+    def mix64(x: int) -> int:
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & mask
+        return x ^ (x >> 31)
+
+    bags: list[Counter[tuple[str, ...]]] = []
+    for text in texts:
+        words = re.findall(r"\w+", text.lower())
+        bag: Counter[tuple[str, ...]] = Counter((w,) for w in words if w not in STOPWORDS)
+        bag.update(
+            (a, b) for a, b in itertools.pairwise(words) if a not in STOPWORDS or b not in STOPWORDS
+        )
+        bags.append(bag)
+    df = Counter(feature for bag in bags for feature in bag)
+    n = len(texts)
+    out = np.zeros((n, dim), dtype=np.float64)
+    for row, bag in enumerate(bags):
+        for feature, tf in bag.items():
+            if len(feature) == 1:
+                h, scale = word_hash(feature[0]), 1.0
+            else:
+                a, b = map(word_hash, feature)
+                h, scale = mix64((a * 0x9E3779B97F4A7C15 + b) & mask), bigram_weight
+            idf = math.log((1 + n) / (1 + df[feature])) + 1
+            sign = -1.0 if h >> 63 else 1.0
+            out[row, h % dim] += (1 + math.log(tf)) * idf * scale * sign
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
+
+
+# Words from a small vocabulary (so that texts share features), stopwords, digits,
+# underscores, punctuation, case and a few non-ASCII letters.
+_VOCAB = ["yeast", "Flour", "POD", "net_work", "x86", "the", "of", "and", "café", "naïve", "ß"]
+_SEPARATORS = [" ", "  ", ", ", ".\n", "-", "/", "\t", "'", "—"]
+texts_strategy = st.lists(
+    st.lists(st.tuples(st.sampled_from(_VOCAB), st.sampled_from(_SEPARATORS)), max_size=25).map(
+        lambda parts: "".join(w + sep for w, sep in parts)
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts_strategy, st.sampled_from([16, 512]))
+def test_agrees_with_a_dictionary_implementation(texts: list[str], dim: int) -> None:
+    got = LexicalEmbedder(dim).embed(texts)
+    np.testing.assert_allclose(got, reference_embed(texts, dim), rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(max_codepoint=127), max_size=40), max_size=6))
+def test_ascii_fast_path_finds_the_regex_words(texts: list[str]) -> None:
+    vocab, ids, lengths = _tokenize(texts, None)
+    words = list(vocab)
+    expected = [w for t in texts if t.strip() for w in re.findall(r"\w+", t.lower())]
+    assert [words[i].decode() for i in ids] == expected
+    assert lengths.tolist() == [len(re.findall(r"\w+", t.lower())) for t in texts]
+
+
+def test_key_overflow_fallback_gives_the_same_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past int64 keys, bigrams are numbered first (a slower path): same vectors."""
+    texts = SOURDOUGH + KUBERNETES
+    fast = LexicalEmbedder().embed(texts)
+    monkeypatch.setattr(lexical, "_KEY_LIMIT", 0)
+    np.testing.assert_array_equal(LexicalEmbedder().embed(texts), fast)
+
+
+def test_blocks_of_texts_give_the_same_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sums per cell are built a block of texts at a time; tiny blocks change nothing."""
+    texts = SOURDOUGH + KUBERNETES
+    whole = LexicalEmbedder().embed(texts)
+    monkeypatch.setattr(lexical, "_BLOCK_CELLS", 512 * 3)  # three texts per block
+    monkeypatch.setattr(lexical, "_SLICE", 7)
+    np.testing.assert_array_equal(LexicalEmbedder().embed(texts), whole)
