@@ -59,7 +59,7 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from datetime import datetime
 from typing import Any
 
-from engine.model import Turn
+from engine.model import Progress, Turn, with_progress
 from engine.parse import THINKING_ROLE, content_text, parse_timestamp
 
 __all__ = [
@@ -259,11 +259,14 @@ def _calls(msg: Mapping[str, Any]) -> list[tuple[str | None, str, Any]]:
     return out
 
 
-def collapse_messages(messages: Iterable[Mapping[str, Any]]) -> list[Turn]:
+def collapse_messages(
+    messages: Iterable[Mapping[str, Any]], progress: Progress | None = None
+) -> list[Turn]:
     """The turns of a log with every tool call and its result as one sentence.
 
     See the module docstring for the rules. Never raises on a malformed message:
-    what cannot be read is dropped or read as empty.
+    what cannot be read is dropped or read as empty. ``progress(done, total)``
+    counts messages.
     """
     turns: list[Turn] = []
     pending: dict[str, tuple[str, Any]] = {}
@@ -272,7 +275,7 @@ def collapse_messages(messages: Iterable[Mapping[str, Any]]) -> list[Turn]:
     def add(ts: datetime | None, role: str, text: str, line: int | None) -> None:
         turns.append(Turn(ts, role, text, line, len(turns)))
 
-    for msg in messages:
+    for msg in with_progress(messages, progress):
         if not isinstance(msg, Mapping):
             continue
         role = msg.get("role")

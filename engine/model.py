@@ -9,11 +9,47 @@ is a part of, so a chunk at any stage can say which turns and lines it covers.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import NamedTuple
+from itertools import islice
+from typing import NamedTuple, TypeVar
+
+_T = TypeVar("_T")
+
+#: ``progress(done, total)``: called as a stage's work completes. A callback may
+#: raise to stop the work (the workbench does when a load is cancelled): the
+#: exception comes out of the stage, which then keeps nothing.
+Progress = Callable[[int, int], None]
+
+#: Items between two progress calls in the splitting stages (a few ms of work).
+PROGRESS_EVERY = 8192
+
+
+def with_progress(
+    items: Iterable[_T], progress: Progress | None, every: int = PROGRESS_EVERY
+) -> Iterable[_T]:
+    """``items``, calling ``progress(done, total)`` after every ``every`` items and at the end.
+
+    ``total`` is ``len(items)`` when it has one, else the number done so far.
+    Without a callback, ``items`` itself.
+    """
+    if progress is None:
+        return items
+    return _reporting(items, progress, every)
+
+
+def _reporting(items: Iterable[_T], progress: Progress, every: int) -> Iterator[_T]:
+    total = len(items) if isinstance(items, Sized) else None
+    it = iter(items)
+    done = 0
+    while batch := list(islice(it, every)):
+        yield from batch
+        done += len(batch)
+        progress(done, total if total is not None else done)
+    if done == 0:
+        progress(0, 0)
 
 
 class Turn(NamedTuple):
@@ -123,10 +159,12 @@ def join_chunks(chunks: Sequence[Chunk]) -> Chunk:
     return Chunk(turns)
 
 
-def chunks_from_spans(chunks: Sequence[Chunk], spans: Iterable[Span]) -> list[Chunk]:
+def chunks_from_spans(
+    chunks: Sequence[Chunk], spans: Iterable[Span], progress: Progress | None = None
+) -> list[Chunk]:
     """Build the chunks that `spans` describe over `chunks`."""
     out: list[Chunk] = []
-    for start, end in spans:
+    for start, end in with_progress(spans, progress):
         if end - start == 1:
             out.append(chunks[start])
         else:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from engine.errors import ParseError, SourceError
-from engine.model import Turn, gc_paused
+from engine.model import Progress, Turn, gc_paused
 
 Kind = Literal["jsonl", "markdown"]
 
@@ -94,6 +94,10 @@ def _open_binary(path: Path) -> Any:
         raise SourceError(path, e.strerror or str(e)) from None
 
 
+#: Lines read between two progress calls while parsing (tens of ms on a large log).
+PROGRESS_LINES = 2048
+
+
 def _decode(raw: bytes, lineno: int, warnings: list[Problem]) -> str:
     try:
         return raw.decode("utf-8")
@@ -104,14 +108,28 @@ def _decode(raw: bytes, lineno: int, warnings: list[Problem]) -> str:
         return raw.decode("utf-8", errors="replace")
 
 
-def _iter_lines(path: Path, warnings: list[Problem]) -> Iterator[tuple[int, str]]:
-    """Yield (1-based line number, text without line ending), streaming."""
+def _iter_lines(
+    path: Path, warnings: list[Problem], progress: Progress | None = None
+) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, text without line ending), streaming.
+
+    ``progress(bytes read, file size)`` is called every `PROGRESS_LINES` lines and
+    at the end.
+    """
     with _open_binary(path) as fh:
+        total = os.fstat(fh.fileno()).st_size if progress is not None else 0
+        done = 0
         for lineno, raw in enumerate(fh, start=1):
             text = _decode(raw, lineno, warnings)
             if lineno == 1 and text.startswith("\ufeff"):
                 text = text[1:]
+            if progress is not None:
+                done += len(raw)
+                if lineno % PROGRESS_LINES == 0:
+                    progress(min(done, total), total)
             yield lineno, text.rstrip("\r\n")
+        if progress is not None:
+            progress(total, total)
 
 
 def detect_format(path: str | Path) -> Kind:
@@ -242,13 +260,17 @@ def iter_messages(
     strict: bool = False,
     skipped: list[Problem] | None = None,
     warnings: list[Problem] | None = None,
+    progress: Progress | None = None,
 ) -> Iterator[Message]:
-    """Stream the messages of a JSONL log, skipping (or, strict, raising on) bad lines."""
+    """Stream the messages of a JSONL log, skipping (or, strict, raising on) bad lines.
+
+    ``progress(bytes read, file size)`` is called as the file is read.
+    """
     p = Path(path)
     _check_regular_file(p)
     skipped = skipped if skipped is not None else []
     warnings = warnings if warnings is not None else []
-    for lineno, line in _iter_lines(p, warnings):
+    for lineno, line in _iter_lines(p, warnings, progress):
         if not line.strip():
             continue
         try:
@@ -281,13 +303,22 @@ def parse_turns(path: str | Path, *, strict: bool = False) -> list[Turn]:
     return load_jsonl(path, strict=strict).turns
 
 
-def load_jsonl(path: str | Path, *, strict: bool = False, keep_messages: bool = True) -> Source:
+def load_jsonl(
+    path: str | Path,
+    *,
+    strict: bool = False,
+    keep_messages: bool = True,
+    progress: Progress | None = None,
+) -> Source:
     skipped: list[Problem] = []
     warnings: list[Problem] = []
     turns: list[Turn] = []
     messages: list[Message] = []
     with gc_paused():
-        for msg in iter_messages(path, strict=strict, skipped=skipped, warnings=warnings):
+        messages_of = iter_messages(
+            path, strict=strict, skipped=skipped, warnings=warnings, progress=progress
+        )
+        for msg in messages_of:
             turns.extend(message_turns(msg, msg.line, len(turns)))
             if keep_messages:
                 messages.append(msg)
@@ -337,11 +368,11 @@ def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
     return sections
 
 
-def load_markdown(path: str | Path) -> Source:
+def load_markdown(path: str | Path, progress: Progress | None = None) -> Source:
     p = Path(path)
     st = _check_regular_file(p)
     warnings: list[Problem] = []
-    lines = [line for _, line in _iter_lines(p, warnings)]
+    lines = [line for _, line in _iter_lines(p, warnings, progress)]
     turns: list[Turn] = []
     if any(line.strip() for line in lines):
         mtime = datetime.fromtimestamp(st.st_mtime)
@@ -362,13 +393,16 @@ def load(
     strict: bool = False,
     kind: Kind | None = None,
     keep_messages: bool = True,
+    progress: Progress | None = None,
 ) -> Source:
     """Parse a log or markdown file, detecting the format unless `kind` is given.
 
     `keep_messages=False` drops the raw message objects (only the tool-call
     collapsing of the recap needs them), which halves the memory of a large log.
+    ``progress(bytes read, file size)`` is called as the file is read; it may
+    raise to stop the parse.
     """
     kind = kind or detect_format(path)
     if kind == "markdown":
-        return load_markdown(path)
-    return load_jsonl(path, strict=strict, keep_messages=keep_messages)
+        return load_markdown(path, progress)
+    return load_jsonl(path, strict=strict, keep_messages=keep_messages, progress=progress)

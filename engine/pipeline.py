@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from engine.model import Chunk, Span, Turn, chunks_from_spans
+from engine.model import Chunk, Progress, Span, Turn, chunks_from_spans
 from engine.parse import Source, load
 from engine.split import chunk_turns, compact_spans
 from engine.tokens import DEFAULT_ENCODING, TokenCounter, get_counter
@@ -37,8 +37,6 @@ if TYPE_CHECKING:
     from engine.summarize import Summarizer, Summary
 
 _T = TypeVar("_T")
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -202,20 +200,29 @@ class Pipeline:
     def _source_key(self) -> tuple[Hashable, ...]:
         return (self.params.strict, self.params.collapse)
 
-    def source(self) -> Source:
-        """The parsed file; raw messages are kept only when tool calls are collapsed."""
+    # Every stage takes an optional ``progress(done, total)`` callback (see
+    # `engine.model.Progress`), passed to the work that stage does itself (not to
+    # the earlier stages it needs, which report through their own call). A
+    # callback that raises stops the stage, and nothing is memoised.
+
+    def source(self, progress: Progress | None = None) -> Source:
+        """The parsed file; raw messages are kept only when tool calls are collapsed.
+
+        ``progress`` counts bytes read.
+        """
         p = self.params
         return self._stage(
             "parse",
             self._source_key(),
-            lambda: load(self.path, strict=p.strict, keep_messages=p.collapse),
+            lambda: load(self.path, strict=p.strict, keep_messages=p.collapse, progress=progress),
         )
 
     def _turns_key(self) -> tuple[Hashable, ...]:
         return self._source_key()
 
-    def turns(self) -> list[Turn]:
-        """The turns: parsed, or with tool calls collapsed when ``collapse`` is set."""
+    def turns(self, progress: Progress | None = None) -> list[Turn]:
+        """The turns: parsed, or with tool calls collapsed when ``collapse`` is set
+        (``progress`` then counts messages)."""
 
         def compute() -> list[Turn]:
             src = self.source()
@@ -223,7 +230,7 @@ class Pipeline:
                 return src.turns
             from engine.collapse import collapse_messages
 
-            return collapse_messages(src.messages)
+            return collapse_messages(src.messages, progress)
 
         return self._stage("turns", self._turns_key(), compute)
 
@@ -255,16 +262,20 @@ class Pipeline:
             ),
         )
 
-    def raw_chunks(self) -> list[Chunk]:
+    def raw_chunks(self, progress: Progress | None = None) -> list[Chunk]:
+        """The chunks of the strategy; for `blank-line`, ``progress`` counts turns."""
         if self.params.strategy == "blank-line":
-            return self._stage("chunk", self._chunk_key(), lambda: chunk_turns(self.turns()))
+            return self._stage(
+                "chunk", self._chunk_key(), lambda: chunk_turns(self.turns(), progress)
+            )
         return self._stage("chunk", self._chunk_key(), lambda: self.strategy_result().chunk_list)
 
     def _compact_key(self) -> tuple[Hashable, ...]:
         return (*self._turns_key(), self._chunk_key(), self.params.min_chars)
 
-    def compact_spans(self) -> list[Span]:
-        """Spans of the compacted chunks over the raw chunks (one each unless `blank-line`)."""
+    def compact_spans(self, progress: Progress | None = None) -> list[Span]:
+        """Spans of the compacted chunks over the raw chunks (one each unless `blank-line`);
+        ``progress`` counts raw chunks."""
         if self.params.strategy != "blank-line":
             return self._stage(
                 "compact",
@@ -274,14 +285,15 @@ class Pipeline:
         return self._stage(
             "compact",
             self._compact_key(),
-            lambda: compact_spans(self.raw_chunks(), self.params.min_chars),
+            lambda: compact_spans(self.raw_chunks(), self.params.min_chars, progress),
         )
 
-    def compacted(self) -> list[Chunk]:
+    def compacted(self, progress: Progress | None = None) -> list[Chunk]:
+        """The compacted chunks; ``progress`` counts the chunks built."""
         return self._stage(
             "compacted",
             self._compact_key(),
-            lambda: chunks_from_spans(self.raw_chunks(), self.compact_spans()),
+            lambda: chunks_from_spans(self.raw_chunks(), self.compact_spans(), progress),
         )
 
     # ------------------------------------------------------------------ tokens

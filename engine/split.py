@@ -7,30 +7,31 @@ and the workbench use to link a compacted chunk to the raw chunks it holds.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from engine.model import Chunk, Span, Turn, chunks_from_spans, gc_paused
+from engine.model import Chunk, Progress, Span, Turn, chunks_from_spans, gc_paused, with_progress
 
 PARAGRAPH_BREAK = "\n\n"
 
 
-def chunk_turns(turns: Sequence[Turn]) -> list[Chunk]:
+def chunk_turns(turns: Sequence[Turn], progress: Progress | None = None) -> list[Chunk]:
     """Split each turn's text on blank lines; each later paragraph opens a new chunk.
 
     The first paragraph of a turn extends the current chunk, so turns without a
     blank line stay together. Paragraphs keep their turn's role, timestamp,
     source line and turn index. No turns give no chunks (the reference returned
-    one empty chunk, which nothing downstream can use).
+    one empty chunk, which nothing downstream can use). ``progress(done, total)``
+    counts turns.
     """
     if not turns:
         return []
     chunks: list[list[Turn]] = [[]]
     with gc_paused():
-        _split_into(turns, chunks)
+        _split_into(with_progress(turns, progress), chunks)
         return [Chunk(c) for c in chunks]
 
 
-def _split_into(turns: Sequence[Turn], chunks: list[list[Turn]]) -> None:
+def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]]) -> None:
     for turn in turns:
         parts = turn.text.split(PARAGRAPH_BREAK)
         if len(parts) == 1:
@@ -53,13 +54,18 @@ def _joined_size(a: int, b: int) -> int:
     return a + 1 + b
 
 
-def compact_spans(chunks: Sequence[Chunk], min_chars: int = 80) -> list[Span]:
-    """The spans over `chunks` that `compact_chunks` merges into one chunk each."""
+def compact_spans(
+    chunks: Sequence[Chunk], min_chars: int = 80, progress: Progress | None = None
+) -> list[Span]:
+    """The spans over `chunks` that `compact_chunks` merges into one chunk each.
+
+    ``progress(done, total)`` counts chunks.
+    """
     if not chunks:
         return []
     spans: list[list[int]] = [[0, 1]]
     sizes: list[int] = [chunks[0].chars]
-    for i in range(1, len(chunks)):
+    for i in with_progress(range(1, len(chunks)), progress):
         size = chunks[i].chars
         if sizes[-1] < min_chars:
             spans[-1][1] = i + 1

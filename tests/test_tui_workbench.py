@@ -409,6 +409,48 @@ async def test_escape_cancels_a_long_load(isolated: Path, monkeypatch: pytest.Mo
         assert any("Load cancelled" in n.message for n in app._notifications)
 
 
+async def test_escape_stops_a_long_parse_without_reading_the_rest(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cancelling while the file is still being parsed stops the parsing thread at its
+    next progress report (every 2,048 lines), not after the whole file."""
+    import engine.parse as parse
+    from tui.screens.loading import LoadingScreen
+
+    lines = SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)
+    big = isolated / "long.jsonl"
+    big.write_text("".join(lines * (12_000 // len(lines) + 1)), encoding="utf-8")
+    real = parse.decode_message
+    decoded: list[int] = []
+    slow = {"on": False}
+
+    def decode(line: str):  # type: ignore[no-untyped-def]
+        if slow["on"]:  # about 6 s for the whole file
+            decoded.append(1)
+            time.sleep(0.0005)
+        return real(line)
+
+    monkeypatch.setattr(parse, "decode_message", decode)
+    app = make_app(loading_dialog_delay=0.01)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        view = app.workbench.view
+        slow["on"] = True
+        app.open_path(str(big))
+        await until(pilot, lambda: isinstance(app.screen, LoadingScreen) and len(decoded) > 50)
+        await pilot.press("escape")
+        at_escape = len(decoded)
+        # A cancelled thread worker is marked cancelled at once; the thread itself
+        # stops when it next looks. Wait until it stops decoding lines.
+        seen = -1
+        while seen != len(decoded):
+            seen = len(decoded)
+            await pilot.pause(0.5)
+        slow["on"] = False
+        assert seen <= at_escape + parse.PROGRESS_LINES + 10 and seen < 12_000
+        assert app.workbench.view is view and app.pipe.path == str(SAMPLE)
+
+
 async def test_command_palette_runs_namespaced_commands() -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -9,12 +9,13 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.errors import BackendError
+from engine.model import Progress as ModelProgress
 
 #: A matrix of embeddings: one float32 row per text.
 Matrix = npt.NDArray[np.float32]
 
-#: ``progress(done, total)``: called as work completes (texts done out of texts asked for).
-Progress = Callable[[int, int], None]
+#: ``progress(done, total)``: texts done out of texts asked for (see `engine.model.Progress`).
+Progress = ModelProgress
 
 #: Receives one human-readable warning line.
 Warn = Callable[[str], None]

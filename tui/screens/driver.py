@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -136,16 +137,22 @@ class PipelineDriver:
         warnings: list[str] = []
         try:
             pipe = Pipeline(path, params, warn=warnings.append, api_keys=self.api_keys)
-            self._stage(worker, "parsing")
-            source = pipe.source()
-            self._stage(worker, f"splitting {len(source.turns)} turns")
-            pipe.compacted()
-            self._stage(worker, "embedding")
 
-            def progress(done: int, total: int) -> None:
-                self._stage(worker, "embedding", done, total)
+            def progress(stage: str) -> Callable[[int, int], None]:
+                # Each stage reports as it goes; a cancelled load stops at the next report.
+                def report(done: int, total: int) -> None:
+                    self._stage(worker, stage, done, total)
 
-            pipe.embeddings(progress=progress)
+                self._stage(worker, stage)
+                return report
+
+            source = pipe.source(progress=progress("parsing"))
+            n_turns = len(source.turns)
+            pipe.turns(progress=progress("collapsing tool calls"))
+            pipe.raw_chunks(progress=progress(f"splitting {n_turns:,} turns"))
+            pipe.compact_spans(progress=progress("compacting"))
+            pipe.compacted(progress=progress("building chunks"))
+            pipe.embeddings(progress=progress("embedding"))
             self._stage(worker, "merging")
             derived = Derived()
             view = build_view(pipe, self._left_kind(), derived, threading.Lock(), with_tokens=False)

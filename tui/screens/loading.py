@@ -7,6 +7,7 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Label, ProgressBar, Static
 
@@ -29,17 +30,32 @@ class LoadingScreen(ModalScreen[None]):
     def __init__(self, path: str) -> None:
         super().__init__()
         self.path = path
+        self._latest: tuple[str, int | None, int | None] = ("reading", None, None)
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(f"Opening {self.path}", markup=False)
-            yield Static("reading", id="loading-stage", markup=False)
+            yield Static(self._latest[0], id="loading-stage", markup=False)
             yield ProgressBar(total=None, show_eta=False, id="loading-bar")
             yield Static("escape cancels", id="loading-hint")
 
+    def on_mount(self) -> None:
+        self._show()
+
     def set_stage(self, stage: str, done: int | None = None, total: int | None = None) -> None:
-        self.query_one("#loading-stage", Static).update(stage)
-        bar = self.query_one(ProgressBar)
+        """Show the load's current stage (remembered until the dialog is mounted)."""
+        self._latest = (stage, done, total)
+        if self.is_mounted:
+            self._show()
+
+    def _show(self) -> None:
+        stage, done, total = self._latest
+        try:
+            label = self.query_one("#loading-stage", Static)
+            bar = self.query_one(ProgressBar)
+        except NoMatches:  # pushed but not composed yet: on_mount shows it
+            return
+        label.update(stage)
         if total:
             bar.update(total=total, progress=done or 0)
         else:
