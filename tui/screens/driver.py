@@ -146,9 +146,8 @@ class PipelineDriver:
                 self._stage(worker, stage)
                 return report
 
-            source = pipe.source(progress=progress("parsing"))
-            n_turns = len(source.turns)
-            pipe.turns(progress=progress("collapsing tool calls"))
+            pipe.source(progress=progress("parsing"))
+            n_turns = len(pipe.turns(progress=progress("collapsing tool calls")))
             pipe.raw_chunks(progress=progress(f"splitting {n_turns:,} turns"))
             pipe.compact_spans(progress=progress("compacting"))
             pipe.compacted(progress=progress("building chunks"))
