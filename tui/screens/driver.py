@@ -10,9 +10,11 @@ cancels an older one (``exclusive=True``); follow-ups wait until the controls ar
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,45 @@ from tui.screens.runs import (
 )
 
 DEBOUNCE = 0.05
+
+_heap_lock = threading.Lock()
+_loads_running = 0
+_gc_was_enabled = True
+
+
+@contextmanager
+def loading_heap() -> Iterator[None]:
+    """No cyclic garbage collection while a file loads; then freeze what survived.
+
+    A large log adds millions of objects to the heap (turns, chunks). Collected
+    as the heap grows, they cost full collections of up to 0.6 s each, and a
+    collection holds the GIL, so the workbench stalled while the load ran. The
+    loaded data has no reference cycles (refcounting frees it when the next file
+    replaces it), so it is instead moved to the collector's permanent
+    generation (`gc.freeze`) at the end of the load, and later collections
+    (slider steps, summaries) never scan it again. A load starts with a
+    collection of what is not frozen (cheap: the earlier files are frozen). The
+    price: a frozen object that later becomes part of a garbage cycle (a
+    dismissed dialog, say) is not reclaimed, a few thousand objects per load.
+    """
+    global _loads_running, _gc_was_enabled
+    with _heap_lock:
+        if _loads_running == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.collect()
+            gc.disable()
+        _loads_running += 1
+    try:
+        yield
+    finally:
+        with _heap_lock:
+            _loads_running -= 1
+            if _loads_running == 0:
+                gc.freeze()
+                if _gc_was_enabled:
+                    gc.enable()
+
+
 FOLLOW_UP_DELAY = 0.25
 PROGRESS_INTERVAL = 0.1
 SUMMARY_DELAY = 0.15
@@ -135,26 +176,28 @@ class PipelineDriver:
 
         worker = get_current_worker()
         warnings: list[str] = []
+
+        def progress(stage: str) -> Callable[[int, int], None]:
+            # Each stage reports as it goes; a cancelled load stops at the next report.
+            def report(done: int, total: int) -> None:
+                self._stage(worker, stage, done, total)
+
+            self._stage(worker, stage)
+            return report
+
         try:
-            pipe = Pipeline(path, params, warn=warnings.append, api_keys=self.api_keys)
-
-            def progress(stage: str) -> Callable[[int, int], None]:
-                # Each stage reports as it goes; a cancelled load stops at the next report.
-                def report(done: int, total: int) -> None:
-                    self._stage(worker, stage, done, total)
-
-                self._stage(worker, stage)
-                return report
-
-            pipe.source(progress=progress("parsing"))
-            n_turns = len(pipe.turns(progress=progress("collapsing tool calls")))
-            pipe.raw_chunks(progress=progress(f"splitting {n_turns:,} turns"))
-            pipe.compact_spans(progress=progress("compacting"))
-            pipe.compacted(progress=progress("building chunks"))
-            pipe.embeddings(progress=progress("embedding"))
-            self._stage(worker, "merging")
-            derived = Derived()
-            view = build_view(pipe, self._left_kind(), derived, threading.Lock(), with_tokens=False)
+            with loading_heap():
+                pipe = Pipeline(path, params, warn=warnings.append, api_keys=self.api_keys)
+                pipe.source(progress=progress("parsing"))
+                n_turns = len(pipe.turns(progress=progress("collapsing tool calls")))
+                pipe.raw_chunks(progress=progress(f"splitting {n_turns:,} turns"))
+                pipe.compact_spans(progress=progress("compacting"))
+                pipe.compacted(progress=progress("building chunks"))
+                pipe.embeddings(progress=progress("embedding"))
+                self._stage(worker, "merging")
+                derived = Derived()
+                lock = threading.Lock()
+                view = build_view(pipe, self._left_kind(), derived, lock, with_tokens=False)
         except Cancelled:
             return
         except ChunkscopeError as e:

@@ -1,0 +1,75 @@
+"""`loading_heap`: no cyclic collection during a load, the loaded heap frozen after it."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+from tui.screens.driver import loading_heap
+
+
+class Node:
+    def __init__(self) -> None:
+        self.me = self  # a reference cycle: only the cyclic collector frees it
+
+
+def test_collection_is_off_during_a_load_and_the_survivors_are_frozen() -> None:
+    assert gc.isenabled()
+    gc.collect()
+    frozen = gc.get_freeze_count()
+    with loading_heap():
+        assert not gc.isenabled()
+        kept = [Node() for _ in range(100)]
+        assert gc.collect(0) >= 0  # an explicit collection still works
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= frozen + 100  # the loaded objects are frozen
+    assert all(n.me is n for n in kept)
+
+
+def test_a_load_starts_by_collecting_earlier_garbage() -> None:
+    gc.disable()  # no automatic collection anywhere in this test
+    try:
+        garbage = Node()
+        ref = id(garbage)
+        del garbage
+
+        def alive() -> bool:
+            return any(id(o) == ref and isinstance(o, Node) for o in gc.get_objects())
+
+        assert alive()
+        with loading_heap():
+            assert not alive()
+    finally:
+        gc.enable()
+
+
+def test_overlapping_loads_reenable_collection_once_both_end() -> None:
+    first_in, second_done = threading.Event(), threading.Event()
+    states: list[bool] = []
+
+    def first() -> None:
+        with loading_heap():
+            first_in.set()
+            second_done.wait(5)
+            states.append(gc.isenabled())  # the other load ended: still off
+
+    t = threading.Thread(target=first)
+    t.start()
+    first_in.wait(5)
+    with loading_heap():
+        pass
+    states.append(gc.isenabled())  # one load still running
+    second_done.set()
+    t.join(5)
+    assert states == [False, False]
+    assert gc.isenabled()
+
+
+def test_collection_stays_off_if_it_was_off() -> None:
+    gc.disable()
+    try:
+        with loading_heap():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
