@@ -106,10 +106,6 @@ def approximate_count(text: str) -> int:
     return n
 
 
-#: Texts encoded per tiktoken batch call by `TokenCounter.count_many`.
-_COUNT_BATCH = 1024
-
-
 class TokenCounter:
     """Counts tokens of text; `accuracy` says whether the count is exact.
 
@@ -161,20 +157,19 @@ class TokenCounter:
         return n
 
     def count_many(self, texts: list[str]) -> list[int]:
-        """Counts for many texts; uncached ones are encoded in batches.
+        """Counts for many texts; each distinct uncached text is encoded once.
 
-        Batches are bounded (only their counts are kept, not every token id of a huge
-        file at once), and the counts of this call are used directly, so texts beyond
-        the cache's size are not encoded a second time.
+        Only counts are kept, not token ids, and the counts of this call are used
+        directly, so texts beyond the cache's size are not encoded a second time.
+        One `encode_ordinary` per text: tiktoken's `encode_ordinary_batch` hands
+        each text to a thread pool, and for many short texts the pool's
+        bookkeeping costs more than the encoding (2.4x slower on chunk texts).
         """
         missing = [t for t in dict.fromkeys(texts) if t and t not in self._cache]
         fresh: dict[str, int] = {}
         if missing and self._encoding is not None and len(missing) > 8:
-            for start in range(0, len(missing), _COUNT_BATCH):
-                part = missing[start : start + _COUNT_BATCH]
-                encoded = self._encoding.encode_ordinary_batch(part)
-                for t, ids in zip(part, encoded, strict=True):
-                    fresh[t] = len(ids)
+            encode = self._encoding.encode_ordinary
+            fresh = {t: len(encode(t)) for t in missing}
             for t in missing[-self._cache_size :]:
                 self._cache[t] = fresh[t]
             while len(self._cache) > self._cache_size:
