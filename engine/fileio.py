@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -34,8 +35,11 @@ def _remove_stale_temps(directory: Path, name: str) -> None:
                     os.unlink(directory / entry)
 
 
-def atomic_write_text(path: str | Path, text: str, *, mode: int | None = None) -> Path:
-    """Write `text` to `path` via a temp file in the same directory, fsync, then rename.
+def atomic_write_text(
+    path: str | Path, text: str | Iterable[str], *, mode: int | None = None
+) -> Path:
+    """Write `text` (a string, or pieces written as they come) to `path` via a temp
+    file in the same directory, fsync, then rename.
 
     On any failure the previous file is untouched and the temp file is removed.
     `mode` sets the new file's permissions (e.g. 0o600 for a config file). The temp
@@ -49,7 +53,11 @@ def atomic_write_text(path: str | Path, text: str, *, mode: int | None = None) -
     )
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+            if isinstance(text, str):
+                fh.write(text)
+            else:
+                for piece in text:
+                    fh.write(piece)
             fh.flush()
             os.fsync(fh.fileno())
         if mode is not None:

@@ -110,6 +110,25 @@ def test_killed_writer_leaves_old_or_new_file_never_torn(tmp_path: Path) -> None
     assert any(n >= 1_000_000 for n in seen), f"no write ever finished: {seen}"
 
 
+def test_streamed_write_that_fails_midway_keeps_the_old_file(tmp_path: Path) -> None:
+    """`chunk -o` writes its text a chunk at a time: a failure after some pieces leaves
+    the previous file whole and no temp file behind."""
+    from engine.fileio import atomic_write_text
+
+    target = tmp_path / "out.txt"
+    atomic_write_text(target, iter(["old ", "text\n"]))
+    assert target.read_text(encoding="utf-8") == "old text\n"
+
+    def pieces() -> Iterator[str]:
+        yield "new " * 100_000
+        raise RuntimeError("the producer failed")
+
+    with pytest.raises(RuntimeError):
+        atomic_write_text(target, pieces())
+    assert target.read_text(encoding="utf-8") == "old text\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
 # --------------------------------------------------------------------------- secrets
 
 

@@ -11,7 +11,7 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TextIO
 
@@ -44,8 +44,9 @@ def _safe(text: str, stream: TextIO) -> str:
     return text
 
 
-def _emit(args: argparse.Namespace, text: str) -> None:
-    """Write a command's output to -o (atomically) or stdout."""
+def _emit(args: argparse.Namespace, text: str | Iterable[str]) -> None:
+    """Write a command's output (one string, or pieces written as they come) to -o
+    (atomically) or stdout."""
     out = getattr(args, "output", None)
     if out:
         from engine.fileio import atomic_write_text
@@ -56,7 +57,8 @@ def _emit(args: argparse.Namespace, text: str) -> None:
             raise CliError(f"cannot write {out}: {e.strerror or e}") from None
         print(f"chunkscope: wrote {out}", file=sys.stderr)
     else:
-        sys.stdout.write(_safe(text, sys.stdout))
+        for piece in [text] if isinstance(text, str) else text:
+            sys.stdout.write(_safe(piece, sys.stdout))
         sys.stdout.flush()
 
 
@@ -395,44 +397,58 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         _emit(args, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
         return 0
 
-    lines = [
+    mtokens = pipe.token_counts(merged.chunks) if merged is not None else []
+    # Everything that can fail has run: the text is written a chunk at a time.
+    _emit(args, _chunk_report(pipe, source, chunks, tokens, sims, merged, mtokens))
+    return 0
+
+
+def _chunk_report(
+    pipe: Any,
+    source: Any,
+    chunks: list[Any],
+    tokens: list[int],
+    sims: Any,
+    merged: Any,
+    mtokens: list[int],
+) -> Iterator[str]:
+    """The text output of `chunkscope chunk`, in pieces of one chunk or so each."""
+    counter = pipe.counter
+    head = [
         f"{source.path}: {source.kind}, {len(source.turns)} turns, {len(chunks)} chunks, "
         f"tokens by {counter.name} ({counter.accuracy})"
     ]
     if merged is not None and sims is not None:
-        lines.append("")
-        lines.append("=== Before merging ===")
+        head += ["", "=== Before merging ==="]
+    yield "\n".join(head) + "\n"
     for i, c in enumerate(chunks):
-        lines.append("")
-        lines.extend(_chunk_text(c, i, tokens[i]))
+        lines = ["", *_chunk_text(c, i, tokens[i])]
         if sims is not None and i < len(sims):
             lines.append(f"  Similarity to next chunk: {sims[i]:.4f}")
-    if merged is not None:
-        lines.append("")
-        emb = pipe.embedder
-        lines.append(f"embedder {emb.name}:{emb.model} ({emb.dim} dims)")
-        for p in merged.passes:
+        yield "\n".join(lines) + "\n"
+    if merged is None:
+        return
+    emb = pipe.embedder
+    lines = ["", f"embedder {emb.name}:{emb.model} ({emb.dim} dims)"]
+    for p in merged.passes:
+        lines.append(
+            f"pass {p.index}: {p.chunks_in} -> {p.chunks_out} chunks, threshold "
+            f"{p.threshold:.4f} (mean {p.mean:.4f}, std {p.std:.4f}), {len(p.merged)} merges, "
+            f"{len(p.refused_by_cap)} refused by the size cap"
+        )
+    lines += ["", f"=== After merging ({len(merged.chunks)} chunks) ==="]
+    yield "\n".join(lines) + "\n"
+    for i, c in enumerate(merged.chunks):
+        lines = ["", *_chunk_text(c, i, mtokens[i])]
+        start, end = merged.spans[i]
+        lines.append(f"  Parts: compacted chunks {start}..{end - 1}")
+        cut = merged.cut_after(i)
+        if cut is not None:
             lines.append(
-                f"pass {p.index}: {p.chunks_in} -> {p.chunks_out} chunks, threshold "
-                f"{p.threshold:.4f} (mean {p.mean:.4f}, std {p.std:.4f}), {len(p.merged)} merges, "
-                f"{len(p.refused_by_cap)} refused by the size cap"
+                f"  Cut after: {cut.reason.replace('_', ' ')} "
+                f"(similarity {cut.similarity:.4f}, threshold {cut.threshold:.4f})"
             )
-        lines.append("")
-        lines.append(f"=== After merging ({len(merged.chunks)} chunks) ===")
-        mtokens = pipe.token_counts(merged.chunks)
-        for i, c in enumerate(merged.chunks):
-            lines.append("")
-            lines.extend(_chunk_text(c, i, mtokens[i]))
-            start, end = merged.spans[i]
-            lines.append(f"  Parts: compacted chunks {start}..{end - 1}")
-            cut = merged.cut_after(i)
-            if cut is not None:
-                lines.append(
-                    f"  Cut after: {cut.reason.replace('_', ' ')} "
-                    f"(similarity {cut.similarity:.4f}, threshold {cut.threshold:.4f})"
-                )
-    _emit(args, "\n".join(lines) + "\n")
-    return 0
+        yield "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------- cache
