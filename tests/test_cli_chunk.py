@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.parse import load
 from engine.split import chunk_turns, compact_chunks
 from engine.tokens import get_counter
-from tui.cli import main
+from tui.cli import json_pieces, main
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_logs"
 SAMPLES = [
@@ -400,3 +402,30 @@ def test_lone_surrogate_in_log_does_not_crash_output(
     _, err = capsys.readouterr()
     assert "Traceback" not in err
     assert "You: bad \ufffd half" in out_path.read_text(encoding="utf-8")
+
+
+json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(alphabet=st.characters(codec="utf-8")),  # newlines, U+2028, quotes, emoji
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), json_values, max_size=6))
+def test_json_pieces_are_json_dumps_in_pieces(doc: dict[str, Any]) -> None:
+    """`chunk --format json` writes its document in pieces (a chunk at a time): byte for
+    byte what one json.dumps call would have written."""
+    pieces = list(json_pieces(doc))
+    assert "".join(pieces) == json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+    big_lists = [v for v in doc.values() if isinstance(v, list) and v]
+    assert len(pieces) >= min(2, len(doc) + 1) + sum(len(v) for v in big_lists)

@@ -62,6 +62,33 @@ def _emit(args: argparse.Namespace, text: str | Iterable[str]) -> None:
         sys.stdout.flush()
 
 
+def json_pieces(doc: dict[str, Any]) -> Iterator[str]:
+    """``json.dumps(doc, ensure_ascii=False, indent=2) + "\\n"``, in pieces: a top-level
+    list goes out one element at a time, so a large document is never one string."""
+
+    def nested(value: Any, depth: int) -> str:
+        # json.dumps escapes newlines inside strings: every raw newline is layout.
+        return json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n" + "  " * depth)
+
+    if not doc:
+        yield "{}\n"
+        return
+    yield "{\n"
+    last = len(doc) - 1
+    for k, (key, value) in enumerate(doc.items()):
+        end = ",\n" if k < last else "\n"
+        prefix = f"  {json.dumps(key, ensure_ascii=False)}: "
+        if isinstance(value, list) and value:
+            yield prefix + "[\n"
+            final = len(value) - 1
+            for j, item in enumerate(value):
+                yield "    " + nested(item, 2) + (",\n" if j < final else "\n")
+            yield "  ]" + end
+        else:
+            yield prefix + nested(value, 1) + end
+    yield "}\n"
+
+
 def _note(message: str) -> None:
     print(f"chunkscope: {message}", file=sys.stderr)
 
@@ -394,7 +421,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                 {**_chunk_json(c, i, mtokens[i]), "parts": list(range(*merged.spans[i]))}
                 for i, c in enumerate(merged.chunks)
             ]
-        _emit(args, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        _emit(args, json_pieces(doc))
         return 0
 
     mtokens = pipe.token_counts(merged.chunks) if merged is not None else []
