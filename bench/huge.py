@@ -1,8 +1,10 @@
 """A huge log end to end: `chunkscope chunk` and the pipeline through merge (issue 7).
 
-    python bench/huge.py [--mb 100] [--skip-merge] [--keep DIR]
+    python bench/huge.py [--mb 100] [--vocab N] [--skip-merge] [--keep DIR]
 
-Generates a log of about ``--mb`` megabytes with `bench/parse.py`'s `make_log`, then
+Generates a log of about ``--mb`` megabytes with `bench/parse.py`'s `make_log` (its
+words from a list of 40, or with ``--vocab N`` from N distinct words with a Zipf-like
+law, closer to a real log for the embedder's memory), then
 runs, each in its own process (so every peak is that run's own, from ``wait4``):
 
 * ``chunkscope chunk LOG`` (text to /dev/null) and ``chunkscope chunk LOG --format json``;
@@ -47,12 +49,12 @@ print(json.dumps({"times": times, "counts": counts, "rss_after_load_kib": rss_lo
 """
 
 
-def _make_log(path: Path, megabytes: float) -> int:
+def _make_log(path: Path, megabytes: float, vocabulary: int) -> int:
     spec = importlib.util.spec_from_file_location("bench_parse", ROOT / "bench" / "parse.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    lines: int = module.make_log(path, megabytes)
+    lines: int = module.make_log(path, megabytes, vocabulary=vocabulary)
     return lines
 
 
@@ -77,6 +79,7 @@ def _run(argv: list[str], capture: bool = False) -> tuple[float, int, bytes]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=100.0, help="size of the log (100)")
+    parser.add_argument("--vocab", type=int, default=0, help="distinct words (0: a list of 40)")
     parser.add_argument("--skip-merge", action="store_true", help="pipeline through compact only")
     parser.add_argument("--keep", metavar="DIR", help="write the log into DIR and keep it")
     args = parser.parse_args()
@@ -84,10 +87,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.keep) if args.keep else Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        log = folder / f"huge-{args.mb:g}mb.jsonl"
+        vocab = f"-v{args.vocab}" if args.vocab else ""
+        log = folder / f"huge-{args.mb:g}mb{vocab}.jsonl"
         t = time.perf_counter()
         if not log.exists():
-            _make_log(log, args.mb)
+            _make_log(log, args.mb, args.vocab)
         size_mb = log.stat().st_size / 1e6
         print(f"log: {log.name}, {size_mb:.1f} MB (ready in {time.perf_counter() - t:.1f} s)")
 

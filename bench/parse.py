@@ -68,9 +68,27 @@ WORDS = [
 ]
 
 
-def make_log(path: Path, megabytes: float, seed: int = 7) -> int:
-    """Write a realistic-shaped JSONL log of about `megabytes`; return its line count."""
+def make_log(path: Path, megabytes: float, seed: int = 7, vocabulary: int = 0) -> int:
+    """Write a realistic-shaped JSONL log of about `megabytes`; return its line count.
+
+    Words come from a list of 40 (`WORDS`), or with ``vocabulary`` from that many
+    distinct words drawn with a Zipf-like law (as in real text: a few words are
+    everywhere, most are rare), which is what the embedder's memory depends on.
+    """
     rng = random.Random(seed)
+    if vocabulary:
+        lexicon = [
+            f"{WORDS[i % len(WORDS)]}{i:x}" if i >= len(WORDS) else WORDS[i]
+            for i in range(vocabulary)
+        ]
+
+        def word() -> str:
+            return lexicon[min(vocabulary, int(rng.paretovariate(1.1))) - 1]
+    else:
+
+        def word() -> str:
+            return rng.choice(WORDS)
+
     target = int(megabytes * 1024 * 1024)
     written = 0
     lines = 0
@@ -79,7 +97,7 @@ def make_log(path: Path, megabytes: float, seed: int = 7) -> int:
             paras = []
             for _ in range(rng.randint(1, 4)):
                 n = rng.randint(5, 80)
-                paras.append(" ".join(rng.choice(WORDS) for _ in range(n)) + ".")
+                paras.append(" ".join(word() for _ in range(n)) + ".")
             role = rng.choice(("user", "assistant", "assistant", "tool"))
             msg: dict[str, object] = {
                 "role": role,
@@ -88,7 +106,7 @@ def make_log(path: Path, megabytes: float, seed: int = 7) -> int:
                 f"{lines % 60:02d}",
             }
             if role == "assistant" and rng.random() < 0.4:
-                msg["reasoning"] = " ".join(rng.choice(WORDS) for _ in range(40))
+                msg["reasoning"] = " ".join(word() for _ in range(40))
             line = json.dumps(msg) + "\n"
             fh.write(line)
             written += len(line)

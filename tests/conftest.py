@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakeserver import FakeOpenAIServer, summary_reply
+
 
 @pytest.fixture
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -28,3 +30,11 @@ def _unfreeze_the_heap() -> Iterator[None]:
     in a long test session that would keep every finished test's app alive."""
     yield
     gc.unfreeze()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[FakeOpenAIServer]:
+    """A fake OpenAI-compatible server on 127.0.0.1 (8-dim vectors, summary replies),
+    one per test module; `tests.fakeserver.backend_env` resets it per test."""
+    with FakeOpenAIServer(dim=8, chat_reply=summary_reply) as s:
+        yield s

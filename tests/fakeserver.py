@@ -446,3 +446,29 @@ def closed_port_url() -> str:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     return f"http://127.0.0.1:{port}/v1"
+
+
+def summary_reply(body: dict[str, object]) -> str:
+    """A chat reply in the summarizer's format (for tests that summarize)."""
+    return "ABSTRACT: I moved the cache to SQLite.\nSUMMARY: I moved the cache; it survives."
+
+
+def backend_env(
+    server: FakeOpenAIServer, directory: Any, monkeypatch: Any, timeout: float
+) -> dict[str, str]:
+    """A clean slate for a test against `server`: its recorded requests and faults
+    cleared, cache and config in `directory`, short timeouts and retries, no OpenAI
+    settings from the environment. Returns the variables set."""
+    server.reset()
+    values = {
+        "CHUNKSCOPE_CACHE_DIR": str(directory / "cache"),
+        "CHUNKSCOPE_CONFIG_DIR": str(directory / "config"),
+        "CHUNKSCOPE_HTTP_TIMEOUT": str(timeout),
+        "CHUNKSCOPE_MAX_RETRIES": "1",
+        "CHUNKSCOPE_BACKOFF": "0.01",
+        "OPENAI_API_KEY": "",
+        "OPENAI_BASE_URL": "",
+    }
+    for key, value in values.items():
+        monkeypatch.setenv(key, value)
+    return values

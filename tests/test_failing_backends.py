@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine.embed.cache import EmbeddingCache
-from tests.fakeserver import FakeOpenAIServer, Fault, closed_port_url
+from tests.fakeserver import FakeOpenAIServer, Fault, backend_env, closed_port_url
 from tests.hostile.proc import check_outcome, one_error_line
 from tui.cli import main
 
@@ -26,16 +25,6 @@ TIMEOUT = 0.3
 #: 600 messages of two paragraphs: 601 distinct chunks, three batches (256, 256, 89).
 MESSAGES = 600
 BATCHES = [256, 256, 89]
-
-
-def _reply(body: dict[str, object]) -> str:
-    return "ABSTRACT: I moved the cache to SQLite.\nSUMMARY: I moved the cache; it survives."
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer(dim=8, chat_reply=_reply) as s:
-        yield s
 
 
 @pytest.fixture(scope="module")
@@ -54,19 +43,7 @@ def big_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def env(
     server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> dict[str, str]:
-    server.reset()
-    values = {
-        "CHUNKSCOPE_CACHE_DIR": str(tmp_path / "cache"),
-        "CHUNKSCOPE_CONFIG_DIR": str(tmp_path / "config"),
-        "CHUNKSCOPE_HTTP_TIMEOUT": str(TIMEOUT),
-        "CHUNKSCOPE_MAX_RETRIES": "1",
-        "CHUNKSCOPE_BACKOFF": "0.01",
-        "OPENAI_API_KEY": "",
-        "OPENAI_BASE_URL": "",
-    }
-    for key, value in values.items():
-        monkeypatch.setenv(key, value)
-    return values
+    return backend_env(server, tmp_path, monkeypatch, TIMEOUT)
 
 
 def _embed(log: Path, url: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

@@ -24,7 +24,7 @@ import pytest
 
 from engine.embed.cache import EmbeddingCache
 from engine.recap import save_recap
-from tests.fakeserver import FakeOpenAIServer, Fault
+from tests.fakeserver import FakeOpenAIServer, Fault, backend_env
 from tests.hostile.proc import ROOT, check_outcome, run_cli
 from tests.hostile.recap_writer import version_text
 from tui.cli import main
@@ -33,33 +33,11 @@ SAMPLES = ROOT / "sample_logs"
 KEY = "sk-test-PLANTED-" + "7f3a9c1e5b2d4086af1c" * 2
 
 
-def _reply(body: dict[str, object]) -> str:
-    return "ABSTRACT: I moved the cache to SQLite.\nSUMMARY: I moved the cache; it survives."
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer(dim=8, chat_reply=_reply) as s:
-        yield s
-
-
 @pytest.fixture
 def env(
     server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> dict[str, str]:
-    server.reset()
-    values = {
-        "CHUNKSCOPE_CACHE_DIR": str(tmp_path / "cache"),
-        "CHUNKSCOPE_CONFIG_DIR": str(tmp_path / "config"),
-        "CHUNKSCOPE_HTTP_TIMEOUT": "0.5",
-        "CHUNKSCOPE_MAX_RETRIES": "1",
-        "CHUNKSCOPE_BACKOFF": "0.01",
-        "OPENAI_API_KEY": "",
-        "OPENAI_BASE_URL": "",
-    }
-    for key, value in values.items():
-        monkeypatch.setenv(key, value)
-    return values
+    return backend_env(server, tmp_path, monkeypatch, 0.5)
 
 
 def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
