@@ -240,11 +240,12 @@ class Pipeline:
             return self._turns_key()
         return (*self._turns_key(), p.strategy, p.strategy_params, p.tokenizer)
 
-    def strategy_result(self) -> StrategyResult:
+    def strategy_result(self, progress: Progress | None = None) -> StrategyResult:
         """The chunking strategy's chunks with their metadata (see `engine.strategies`).
 
         For `blank-line` these are the paragraphs before compaction; every other
         strategy's chunks are final (compaction leaves them as they are).
+        ``progress`` counts the texts whose tokens the strategy has counted.
         """
         from engine.strategies import run_strategy
 
@@ -259,16 +260,20 @@ class Pipeline:
                 self.counter,
                 source=self.source(),
                 for_pipeline=True,
+                progress=progress,
             ),
         )
 
     def raw_chunks(self, progress: Progress | None = None) -> list[Chunk]:
-        """The chunks of the strategy; for `blank-line`, ``progress`` counts turns."""
+        """The chunks of the strategy; ``progress`` counts turns for `blank-line`, else
+        the texts the strategy has counted tokens of."""
         if self.params.strategy == "blank-line":
             return self._stage(
                 "chunk", self._chunk_key(), lambda: chunk_turns(self.turns(), progress)
             )
-        return self._stage("chunk", self._chunk_key(), lambda: self.strategy_result().chunk_list)
+        return self._stage(
+            "chunk", self._chunk_key(), lambda: self.strategy_result(progress).chunk_list
+        )
 
     def _compact_key(self) -> tuple[Hashable, ...]:
         return (*self._turns_key(), self._chunk_key(), self.params.min_chars)

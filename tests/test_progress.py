@@ -157,3 +157,41 @@ def test_with_progress_yields_everything_and_counts_to_the_total(
     assert calls[-1] == (n, n)
     assert [d for d, _ in calls] == [min(n, k) for k in range(every, n + every, every)] or n == 0
     assert list(with_progress(items, None)) == items
+
+
+@pytest.mark.parametrize("name", ["sliding-window", "boundary", "markdown", "episodic"])
+def test_strategies_report_progress_and_stop_when_it_raises(big_log: Path, name: str) -> None:
+    from engine.strategies import run_strategy
+    from engine.tokens import get_counter
+
+    turns = load(big_log).turns
+    counter = get_counter()
+    plain = run_strategy(name, None, turns, counter)
+    calls, progress = recorder()
+    reported = run_strategy(name, None, turns, counter, progress=progress)  # type: ignore[arg-type]
+    assert [c.text for c in reported.chunk_list] == [c.text for c in plain.chunk_list]
+    assert [c.meta for c in reported.chunks] == [c.meta for c in plain.chunks]
+    if name == "markdown":
+        return  # one tokenizer pass over the document: nothing to report in between
+    assert calls and all(0 < d <= t for d, t in calls)
+
+    def stop(done: int, total: int) -> None:
+        raise Stop
+
+    with pytest.raises(Stop):
+        run_strategy(name, None, turns, counter, progress=stop)
+
+
+def test_a_stopped_strategy_stage_keeps_nothing(big_log: Path) -> None:
+    params = PipelineParams(strategy="sliding-window")
+    pipe = Pipeline(big_log, params)
+
+    def stop(done: int, total: int) -> None:
+        raise Stop
+
+    with pytest.raises(Stop):
+        pipe.raw_chunks(progress=stop)
+    assert pipe.runs["chunk"] == 0 and pipe.runs["strategy"] == 0
+    assert [c.text for c in pipe.raw_chunks()] == [
+        c.text for c in Pipeline(big_log, params).raw_chunks()
+    ]

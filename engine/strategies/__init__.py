@@ -22,6 +22,7 @@ import typing
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from engine.model import PROGRESS_EVERY, Progress
 from engine.strategies.base import (
     BaseStrategy,
     Counter,
@@ -199,14 +200,60 @@ def run_strategy(
     *,
     source: Source | None = None,
     for_pipeline: bool = False,
+    progress: Progress | None = None,
 ) -> StrategyResult:
     """Run strategy `name` with `params` over `turns` (and `source` for document strategies).
 
     With `for_pipeline`, `blank-line` returns the chunks before compaction (the
     pipeline compacts them in its own, separately memoised stage); every other
     strategy returns its final chunks, which the pipeline does not compact.
+    ``progress(done, total)`` counts the texts whose tokens have been counted, the
+    bulk of a strategy's work (a callback that raises stops the strategy).
     """
     strategy = get_strategy(name, params)
     if for_pipeline and isinstance(strategy, BlankLineStrategy):
-        return strategy.split_raw(turns)
+        return strategy.split_raw(turns, progress)
+    if progress is not None:
+        counter = ReportingCounter(counter, progress)
     return strategy.split(turns, counter, source=source)
+
+
+class ReportingCounter:
+    """A token counter that calls ``progress(done, total)`` as it counts: after every
+    `PROGRESS_EVERY` texts of a `count_many` call, and every `PROGRESS_EVERY` single
+    counts or encodings (``total`` is then the number done so far)."""
+
+    def __init__(self, inner: Counter, progress: Progress) -> None:
+        self._inner = inner
+        self._progress = progress
+        self._singles = 0
+        self.name = inner.name
+        # strategies that encode a whole document read the tiktoken encoding directly
+        self._encoding = getattr(inner, "_encoding", None)
+
+    @property
+    def exact(self) -> bool:
+        return self._inner.exact
+
+    def _single(self) -> None:
+        self._singles += 1
+        if self._singles % PROGRESS_EVERY == 0:
+            self._progress(self._singles, self._singles)
+
+    def count(self, text: str) -> int:
+        self._single()
+        return self._inner.count(text)
+
+    def count_many(self, texts: list[str]) -> list[int]:
+        out: list[int] = []
+        for start in range(0, len(texts), PROGRESS_EVERY):
+            out += self._inner.count_many(texts[start : start + PROGRESS_EVERY])
+            self._progress(len(out), len(texts))
+        return out
+
+    def encode(self, text: str) -> list[int]:
+        self._single()
+        return self._inner.encode(text)
+
+    def decode(self, ids: list[int]) -> str:
+        return self._inner.decode(ids)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.model import Turn, chunks_from_spans
+from engine.model import Progress, Turn, chunks_from_spans
 from engine.split import chunk_turns, compact_spans
 from engine.strategies.base import BaseStrategy, Counter, StrategyChunk, StrategyResult, param
 
@@ -28,9 +28,10 @@ class BlankLineStrategy(BaseStrategy[BlankLineParams]):
     description = "split turns at blank lines, then merge chunks under min_chars (the seed's)"
     params_type = BlankLineParams
 
-    def split_raw(self, turns: Sequence[Turn]) -> StrategyResult:
+    def split_raw(self, turns: Sequence[Turn], progress: Progress | None = None) -> StrategyResult:
         """The paragraphs before compaction (what the pipeline's ``chunk`` stage holds)."""
-        chunks = [StrategyChunk(c, {"paragraph": i}) for i, c in enumerate(chunk_turns(turns))]
+        paragraphs = chunk_turns(turns, progress)
+        chunks = [StrategyChunk(c, {"paragraph": i}) for i, c in enumerate(paragraphs)]
         return self.result(chunks, {"compacted": False})
 
     def split(

@@ -25,6 +25,8 @@ from typing import Any
 
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from tui.screens.runs import Cancelled
+
 SIDES = ("left", "right")
 DEFAULT_LABEL = {"left": "before merge", "right": "merged"}
 
@@ -305,15 +307,24 @@ class StrategyDriver:
 
         worker = get_current_worker()
         t0 = time.perf_counter()
+
+        def stop_if_cancelled(done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise Cancelled
+
         try:
             with self.lock:
                 turns = pipe.turns()
                 source = pipe.source()
                 counter = pipe.counter
-            result = run_strategy(spec.name, spec.params, turns, counter, source=source)
+            result = run_strategy(
+                spec.name, spec.params, turns, counter, source=source, progress=stop_if_cancelled
+            )
             if worker.is_cancelled:
                 return
             tokens = counter.count_many([c.text for c in result.chunk_list])
+        except Cancelled:
+            return
         except Exception as e:
             self._ui(self._notify_error, e, f"{spec.name} failed")  # type: ignore[attr-defined]
             return
