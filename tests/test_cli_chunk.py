@@ -420,7 +420,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.dictionaries(st.text(max_size=6), json_values, max_size=6))
 def test_json_pieces_are_json_dumps_in_pieces(doc: dict[str, Any]) -> None:
     """`chunk --format json` writes its document in pieces (a chunk at a time): byte for
