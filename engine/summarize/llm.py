@@ -1,0 +1,273 @@
+"""The LLM summarizer: any OpenAI-compatible chat endpoint, with retries and a fallback."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from engine.summarize.base import (
+    DEFAULT_WORKERS,
+    PROMPT_VERSION,
+    SYSTEM_PROMPT,
+    Summarizer,
+    Summary,
+    SummaryError,
+)
+from engine.summarize.extractive import ExtractiveSummarizer
+
+_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
+_PREFIX = re.compile(
+    r"^[\s>#*_`-]*(abstract|summary)\s*[*_`]*\s*[:：]\s*[*_`]*\s*(.*)$", re.I | re.S
+)
+
+
+def _clean_field(text: str) -> str:
+    text = " ".join(text.split())
+    text = text.strip().strip("*_` ").strip()
+    return text
+
+
+def parse_reply(reply: str | None) -> tuple[str, str] | None:
+    """(abstract, summary) from a model reply, or None when it lacks either line.
+
+    Case, surrounding whitespace and markdown emphasis around the prefixes are
+    ignored (``**Abstract:** ...``); a ``<think>`` block is skipped; lines after
+    a prefix line that carry no prefix continue its field.
+    """
+    if not reply:
+        return None
+    text = _THINK.sub("", reply)
+    fields: dict[str, list[str]] = {}
+    current: str | None = None
+    for line in text.splitlines():
+        m = _PREFIX.match(line)
+        if m:
+            current = m.group(1).lower()
+            fields[current] = [m.group(2)]
+        elif current is not None and line.strip():
+            fields[current].append(line)
+    abstract = _clean_field(" ".join(fields.get("abstract", [])))
+    summary = _clean_field(" ".join(fields.get("summary", [])))
+    if not abstract or not summary:
+        return None
+    return abstract, summary
+
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: Sent as the key to endpoints other than OpenAI's when no key is configured.
+PLACEHOLDER_KEY = "not-needed"
+
+
+def _display_url(url: str) -> str:
+    """`url` without credentials, query or trailing slash: safe to show and to key on."""
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    if not parts.scheme:
+        return url.strip().rstrip("/")
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+def _redact(text: str, secret: str | None) -> str:
+    if secret and secret != PLACEHOLDER_KEY and len(secret) >= 4:
+        text = text.replace(secret, "***")
+    return text
+
+
+class LLMSummarizer:
+    """Summaries from an OpenAI-compatible chat endpoint (see the module docstring).
+
+    `base_url` and `api_key` default to ``$OPENAI_BASE_URL`` / ``$OPENAI_API_KEY``;
+    a local server that needs no key gets a placeholder. `max_retries` is the
+    number of retries after the first attempt of one request; the wait before
+    retry ``n`` is ``backoff * 2 ** (n - 1)`` seconds (or the server's
+    ``Retry-After``, capped at `max_backoff`).
+    """
+
+    name = "llm"
+    prompt_version = PROMPT_VERSION
+    cacheable = True
+    parallel = True
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        workers: int = DEFAULT_WORKERS,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        backoff: float | None = None,
+        max_backoff: float = 30.0,
+        fallback: Summarizer | None = None,
+        client: Any | None = None,
+    ) -> None:
+        if not model:
+            raise ValueError("the LLM summarizer needs a model name")
+        # Unset: $CHUNKSCOPE_HTTP_TIMEOUT / _MAX_RETRIES / _BACKOFF, then 60 s, 3, 1 s.
+        from engine.embed.openai import ENV_BACKOFF, ENV_HTTP_TIMEOUT, ENV_MAX_RETRIES, env_number
+
+        if timeout is None:
+            timeout = env_number(ENV_HTTP_TIMEOUT, 60.0)
+        if max_retries is None:
+            max_retries = int(env_number(ENV_MAX_RETRIES, 3))
+        if backoff is None:
+            backoff = env_number(ENV_BACKOFF, 1.0)
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        if max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, got {max_retries}")
+        url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).strip()
+        self.model = model
+        self.base_url = url
+        self.endpoint = _display_url(url)
+        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        if not key:
+            if "api.openai.com" in url:
+                raise SummaryError(
+                    self.endpoint, "no API key: set OPENAI_API_KEY or use --summarizer extractive"
+                )
+            key = PLACEHOLDER_KEY
+        self._api_key = key
+        self.workers = workers
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.fallback: Summarizer = fallback or ExtractiveSummarizer()
+        self._client = client
+        self._client_lock = threading.Lock()
+        #: Requests sent (attempts included), for tests and progress displays.
+        self.requests = 0
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"LLMSummarizer(model={self.model!r}, base_url={self.endpoint!r})"
+
+    @property
+    def cache_model(self) -> str:
+        """The model as the cache files summaries under: the model and where it is served
+        (local servers often answer to any model name with whatever they loaded)."""
+        return f"{self.model}@{self.endpoint}"
+
+    def _get_client(self) -> Any:
+        with self._client_lock:
+            if self._client is None:
+                try:
+                    import openai
+                except ImportError as e:  # pragma: no cover - openai is a dependency
+                    raise SummaryError(
+                        self.endpoint, f"the openai package is missing ({e})"
+                    ) from None
+                self._client = openai.OpenAI(
+                    base_url=self.base_url,
+                    api_key=self._api_key,
+                    timeout=self.timeout,
+                    max_retries=0,
+                )
+            return self._client
+
+    def _wait(self, retry: int, retry_after: float | None) -> None:
+        delay = self.backoff * (2 ** (retry - 1))
+        if retry_after is not None:
+            delay = max(delay, retry_after)
+        time.sleep(min(delay, self.max_backoff))
+
+    def complete(self, text: str) -> str:
+        """One chat completion for `text` (retrying transient failures); the reply text."""
+        import openai
+
+        client = self._get_client()
+        messages = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": text},
+        ]
+        last = ""
+        retry_after: float | None = None
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                self._wait(attempt, retry_after)
+            retry_after = None
+            with self._client_lock:
+                self.requests += 1
+            try:
+                response = client.chat.completions.create(
+                    model=self.model, messages=messages, temperature=0
+                )
+            except openai.APIStatusError as e:
+                status = e.status_code
+                last = f"HTTP {status}"
+                if status == 429 or status >= 500:
+                    retry_after = _header_seconds(e)
+                    continue
+                detail = _redact(_error_detail(e), self._api_key)
+                raise SummaryError(self.endpoint, f"HTTP {status}{detail}") from None
+            except openai.APITimeoutError:
+                last = f"timed out after {self.timeout:g} s"
+                continue
+            except openai.APIConnectionError as e:
+                last = _redact(f"cannot connect ({_cause(e)})", self._api_key)
+                continue
+            except openai.OpenAIError as e:
+                raise SummaryError(self.endpoint, _redact(str(e), self._api_key)) from None
+            return _reply_text(response)
+        tries = f"{self.max_retries} retr{'y' if self.max_retries == 1 else 'ies'}"
+        raise SummaryError(self.endpoint, f"{last} after {tries}")
+
+    def summarize(self, text: str) -> Summary:
+        """Ask the model (twice if the first reply cannot be parsed), else fall back."""
+        for _ in range(2):
+            parsed = parse_reply(self.complete(text))
+            if parsed is not None:
+                return Summary(parsed[0], parsed[1], False, "llm")
+        return replace(self.fallback.summarize(text), flagged=True)
+
+
+def _reply_text(response: Any) -> str:
+    try:
+        content = response.choices[0].message.content
+    except (AttributeError, IndexError, TypeError):
+        return ""
+    return content if isinstance(content, str) else ""
+
+
+def _header_seconds(e: Any) -> float | None:
+    response = getattr(e, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    value = headers.get("retry-after")
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+def _error_detail(e: Any) -> str:
+    body = getattr(e, "body", None)
+    message = None
+    if isinstance(body, Mapping):
+        err = body.get("error", body)
+        if isinstance(err, Mapping):
+            message = err.get("message")
+    if not isinstance(message, str) or not message.strip():
+        return ""
+    return ": " + " ".join(message.split())[:200]
+
+
+def _cause(e: BaseException) -> str:
+    cause = e.__cause__ or e.__context__
+    text = str(cause) if cause is not None else str(e)
+    return " ".join(text.split())[:200] or type(e).__name__
+
+
+# --------------------------------------------------------------------------- many chunks
