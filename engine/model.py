@@ -9,6 +9,7 @@ is a part of, so a chunk at any stage can say which turns and lines it covers.
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,8 +19,8 @@ from typing import NamedTuple, TypeVar
 
 _T = TypeVar("_T")
 
-#: ``progress(done, total)``: called as a stage's work completes. A callback may
-#: raise to stop the work (the workbench does when a load is cancelled): the
+#: ``progress(done, total)``: called as a stage's work completes (``done`` never
+#: goes down; ``total`` is 0 when it is not known). A callback may raise to stop the work (the workbench does when a load is cancelled): the
 #: exception comes out of the stage, which then keeps nothing.
 Progress = Callable[[int, int], None]
 
@@ -32,8 +33,8 @@ def with_progress(
 ) -> Iterable[_T]:
     """``items``, calling ``progress(done, total)`` after every ``every`` items and at the end.
 
-    ``total`` is ``len(items)`` when it has one, else the number done so far.
-    Without a callback, ``items`` itself.
+    ``total`` is ``len(items)`` when it has one, else 0 (unknown). Without a
+    callback, ``items`` itself.
     """
     if progress is None:
         return items
@@ -47,7 +48,7 @@ def _reporting(items: Iterable[_T], progress: Progress, every: int) -> Iterator[
     while batch := list(islice(it, every)):
         yield from batch
         done += len(batch)
-        progress(done, total if total is not None else done)
+        progress(done, total if total is not None else 0)
     if done == 0:
         progress(0, 0)
 
@@ -172,18 +173,31 @@ def chunks_from_spans(
     return out
 
 
+_gc_lock = threading.Lock()
+_gc_pauses = 0
+_gc_was_enabled = False
+
+
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while building many acyclic objects.
 
     Parsing and splitting a large log allocate millions of tuples and strings
     and no cycles; without this, repeated full collections over the growing
-    heap cost more than the parsing itself.
+    heap cost more than the parsing itself. The collector is process-wide, so
+    pauses are counted across threads: it is switched back on when the last
+    pause ends, if it was on when the first one began.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
+    global _gc_pauses, _gc_was_enabled
+    with _gc_lock:
+        if _gc_pauses == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_pauses += 1
     try:
         yield
     finally:
-        if was_enabled:
-            gc.enable()
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_was_enabled:
+                gc.enable()

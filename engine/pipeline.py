@@ -191,9 +191,20 @@ class Pipeline:
             return value  # type: ignore[no-any-return]
 
     def _note(self, message: str) -> None:
-        self.warnings.append(message)
-        if self._warn is not None:
-            self._warn(message)
+        self._notes()(message)
+
+    def _notes(self) -> Callable[[str], None]:
+        """A callback that records a warning like `_note` without referring to the
+        pipeline, for objects the pipeline holds: a bound method would make a
+        reference cycle, and a pipeline must be freed as soon as it is dropped."""
+        warnings, warn = self.warnings, self._warn
+
+        def note(message: str) -> None:
+            warnings.append(message)
+            if warn is not None:
+                warn(message)
+
+        return note
 
     # ------------------------------------------------------------------ stages
 
@@ -341,7 +352,7 @@ class Pipeline:
             if self._cache is None:
                 from engine.embed.cache import EmbeddingCache
 
-                self._cache = EmbeddingCache(warn=self._note)
+                self._cache = EmbeddingCache(warn=self._notes())
             return self._cache
 
     def _embed_key(self) -> tuple[Hashable, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from pathlib import Path
 
 from tui.screens.driver import loading_heap
 
@@ -73,3 +74,58 @@ def test_collection_stays_off_if_it_was_off() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_used_pipeline_is_freed_without_the_collector(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """What a load builds is frozen, so the collector never frees it: a pipeline must
+    be freed by refcounting alone when another file replaces it (no reference cycle,
+    e.g. a warning callback bound to the pipeline itself)."""
+    import weakref
+
+    from engine.pipeline import Pipeline, PipelineParams
+    from tui.screens.runs import Derived, build_view
+
+    monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    log = Path(__file__).resolve().parents[1] / "sample_logs" / "cache_refactor.jsonl"
+    gc.collect()
+    gc.disable()
+    try:
+        pipe = Pipeline(log, PipelineParams(collapse=True))
+        view = build_view(pipe, "compacted", Derived(), threading.Lock(), with_tokens=False)
+        pipe.summaries()
+        pipe.recap()
+        pipe.cache.get_json_many("x", ["k"])  # the on-disk cache, opened
+        pipe.strategy_result()
+        refs = [weakref.ref(pipe), weakref.ref(pipe.cache), weakref.ref(pipe.merged())]
+        del pipe, view
+        assert [r() is None for r in refs] == [True, True, True]
+    finally:
+        gc.enable()
+
+
+def test_gc_paused_in_other_threads_cannot_leave_the_collector_off() -> None:
+    """Pauses are counted across threads: a load and slider re-runs that overlap in any
+    order leave the collector on once all of them are done."""
+    from engine.model import gc_paused
+
+    stop = threading.Event()
+
+    def reruns() -> None:
+        while not stop.is_set():
+            with gc_paused():
+                pass
+
+    threads = [threading.Thread(target=reruns) for _ in range(2)]
+    for t in threads:
+        t.start()
+    try:
+        for _ in range(30):
+            with loading_heap():
+                pass
+            with gc_paused():
+                pass
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(5)
+    assert gc.isenabled()

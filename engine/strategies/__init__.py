@@ -219,14 +219,15 @@ def run_strategy(
 
 
 class ReportingCounter:
-    """A token counter that calls ``progress(done, total)`` as it counts: after every
-    `PROGRESS_EVERY` texts of a `count_many` call, and every `PROGRESS_EVERY` single
-    counts or encodings (``total`` is then the number done so far)."""
+    """A token counter that calls ``progress(done, 0)`` as it counts, ``done`` being
+    the texts counted or encoded so far (the total a strategy will count is not
+    known): after every `PROGRESS_EVERY` texts of a `count_many` call, and every
+    `PROGRESS_EVERY` single counts or encodings."""
 
     def __init__(self, inner: Counter, progress: Progress) -> None:
         self._inner = inner
         self._progress = progress
-        self._singles = 0
+        self._done = 0
         self.name = inner.name
         # strategies that encode a whole document read the tiktoken encoding directly
         self._encoding = getattr(inner, "_encoding", None)
@@ -236,9 +237,9 @@ class ReportingCounter:
         return self._inner.exact
 
     def _single(self) -> None:
-        self._singles += 1
-        if self._singles % PROGRESS_EVERY == 0:
-            self._progress(self._singles, self._singles)
+        self._done += 1
+        if self._done % PROGRESS_EVERY == 0:
+            self._progress(self._done, 0)
 
     def count(self, text: str) -> int:
         self._single()
@@ -247,8 +248,10 @@ class ReportingCounter:
     def count_many(self, texts: list[str]) -> list[int]:
         out: list[int] = []
         for start in range(0, len(texts), PROGRESS_EVERY):
-            out += self._inner.count_many(texts[start : start + PROGRESS_EVERY])
-            self._progress(len(out), len(texts))
+            part = texts[start : start + PROGRESS_EVERY]
+            out += self._inner.count_many(part)
+            self._done += len(part)
+            self._progress(self._done, 0)
         return out
 
     def encode(self, text: str) -> list[int]:

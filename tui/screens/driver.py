@@ -23,6 +23,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.errors import ChunkscopeError
 from engine.merge import MergeParams
+from engine.model import gc_paused
 from tui.screens.loading import LoadingScreen
 from tui.screens.open_file import OpenFileScreen
 from tui.screens.runs import (
@@ -39,7 +40,6 @@ DEBOUNCE = 0.05
 
 _heap_lock = threading.Lock()
 _loads_running = 0
-_gc_was_enabled = True
 
 
 @contextmanager
@@ -48,31 +48,31 @@ def loading_heap() -> Iterator[None]:
 
     A large log adds millions of objects to the heap (turns, chunks). Collected
     as the heap grows, they cost full collections of up to 0.6 s each, and a
-    collection holds the GIL, so the workbench stalled while the load ran. The
-    loaded data has no reference cycles (refcounting frees it when the next file
-    replaces it), so it is instead moved to the collector's permanent
-    generation (`gc.freeze`) at the end of the load, and later collections
-    (slider steps, summaries) never scan it again. A load starts with a
-    collection of what is not frozen (cheap: the earlier files are frozen). The
-    price: a frozen object that later becomes part of a garbage cycle (a
-    dismissed dialog, say) is not reclaimed, a few thousand objects per load.
+    collection holds the GIL, so the workbench stalled while the load ran.
+    Instead the collector is paused for the load (`engine.model.gc_paused`, which
+    counts pauses across threads) and what the load built is moved to the
+    collector's permanent generation (`gc.freeze`) at its end, so later
+    collections (slider steps, summaries) never scan it. The loaded data has no
+    reference cycles, so refcounting frees it when another file replaces it (a
+    test checks that a used pipeline is freed without the collector). Whatever
+    else became cyclic garbage meanwhile is reclaimed when the next load starts:
+    it unfreezes the heap and runs one full collection first.
     """
-    global _loads_running, _gc_was_enabled
+    global _loads_running
     with _heap_lock:
-        if _loads_running == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.collect()
-            gc.disable()
+        first = _loads_running == 0
         _loads_running += 1
-    try:
-        yield
-    finally:
-        with _heap_lock:
-            _loads_running -= 1
-            if _loads_running == 0:
-                gc.freeze()
-                if _gc_was_enabled:
-                    gc.enable()
+    if first:
+        gc.unfreeze()
+        gc.collect()
+    with gc_paused():
+        try:
+            yield
+        finally:
+            with _heap_lock:
+                _loads_running -= 1
+                if _loads_running == 0:
+                    gc.freeze()
 
 
 FOLLOW_UP_DELAY = 0.25
