@@ -20,8 +20,9 @@ from typing import NamedTuple, TypeVar
 _T = TypeVar("_T")
 
 #: ``progress(done, total)``: called as a stage's work completes (``done`` never
-#: goes down; ``total`` is 0 when it is not known). A callback may raise to stop the work (the workbench does when a load is cancelled): the
-#: exception comes out of the stage, which then keeps nothing.
+#: goes down; ``total`` is 0 when it is not known). A callback may raise to stop
+#: the work (the workbench does when a load is cancelled): the exception comes
+#: out of the stage, which then keeps nothing.
 Progress = Callable[[int, int], None]
 
 #: Items between two progress calls in the splitting stages (a few ms of work).
