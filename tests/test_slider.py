@@ -342,3 +342,26 @@ async def test_sliders_with_one_label_width_line_up() -> None:
     async with app.run_test(size=(60, 5)):
         a, b = (app.query_one(f"#{i}", Slider).render().plain for i in "ab")
         assert a.index("●") == b.index("●") == 12
+
+
+async def test_exact_values_stay_between_steps_until_a_key_moves_to_the_grid() -> None:
+    app = SliderApp(
+        make(value=1234, minimum=100, maximum=8000, step=50, fmt="{:.0f}", exact_values=True)
+    )
+    async with app.run_test(size=(60, 5)) as pilot:
+        await _ready(pilot, app)
+        slider = app.slider
+        assert slider.value == 1234  # the constructor keeps it
+        assert slider.format_value() == "1234"
+        slider.set_value(4321, notify=False)
+        assert slider.value == 4321 and app.changes == []
+        await pilot.press("right")
+        assert slider.value == 4350  # the next step up, not 4371
+        slider.set_value(4321, notify=False)
+        await pilot.press("left")
+        assert slider.value == 4300  # the next step down
+        slider.value = 99_999
+        assert slider.value == 8000  # still clamped
+        slider.value = float("nan")
+        assert slider.value == 100
+    assert make(value=0.33).value == 0.3  # without exact_values, values snap

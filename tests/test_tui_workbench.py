@@ -158,6 +158,38 @@ async def test_pin_and_exclude_change_the_selection_and_the_meter() -> None:
         assert excluded.summary.text not in app.selection.text
 
 
+async def test_b_types_an_exact_budget_that_the_selection_uses() -> None:
+    from textual.widgets import Input, Static
+
+    app = make_app(budget=300)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        slider = bench.query_one("#budget", Slider)
+        await pilot.press("b")
+        assert isinstance(app.screen, PromptScreen)
+        field = app.screen.query_one("#prompt-input", Input)
+        assert field.value == "300"
+        field.value = "12 tokens"  # not a number: the prompt says so and stays
+        await pilot.press("enter")
+        assert isinstance(app.screen, PromptScreen)
+        assert "whole number" in str(app.screen.query_one("#prompt-error", Static).render())
+        field.value = "9000"  # out of range
+        await pilot.press("enter")
+        assert isinstance(app.screen, PromptScreen)
+        field.value = "1,234"
+        old = app.selection
+        await pilot.press("enter")
+        await until(pilot, lambda: app.selection is not old and app.workers_idle())
+        assert app.screen is bench
+        assert app.budget == 1234 and app.selection.budget == 1234
+        assert slider.value == 1234 and slider.format_value() == "1234"  # not snapped to 1250
+        assert bench.query_one(TokenMeter).used == app.selection.used_tokens <= 1234
+        await pilot.press("b")
+        await pilot.press("escape")  # cancelled: nothing changes
+        assert app.screen is bench and app.budget == 1234
+
+
 async def test_write_creates_the_file_and_asks_before_overwriting(isolated: Path) -> None:
     app = make_app()
     target = isolated / "_recap.md"

@@ -69,6 +69,11 @@ class WorkbenchCommands(Provider):
             ),
             ("recap: clear pins and exclusions", self._clear_marks, "Let the scores decide again"),
             (
+                "recap: type the budget  [b]",
+                app.action_type_budget,
+                "Set the recap's token budget to an exact number",
+            ),
+            (
                 "recap: write _recap.md",
                 app.action_write_recap,
                 "Write the recap exactly as previewed (asks before overwriting)",

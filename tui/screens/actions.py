@@ -83,6 +83,34 @@ class WorkbenchActions:
             self.budget = budget
             self.reselect()
 
+    def action_type_budget(self) -> None:
+        """Ask for the recap budget as a number (the slider moves in steps of 50)."""
+        from tui.screens.prompt import PromptScreen
+        from tui.widgets.recap_panel import BUDGET_MAX, BUDGET_MIN
+
+        def parse(value: str) -> int | None:
+            text = value.strip().replace(",", "").replace("_", "")
+            if not text.isdecimal() or not BUDGET_MIN <= int(text) <= BUDGET_MAX:
+                return None
+            return int(text)
+
+        def validate(value: str) -> str | None:
+            if parse(value) is None:
+                return f"a whole number of tokens from {BUDGET_MIN} to {BUDGET_MAX}, e.g. 1500"
+            return None
+
+        def typed(value: str | None) -> None:
+            budget = parse(value) if value is not None else None
+            if budget is None:
+                return
+            self.set_budget(budget)
+            bench = self.workbench
+            if bench is not None:
+                bench.show_params(self.merge_params, self.min_chars, self.budget)
+
+        title = f"Recap budget in tokens ({BUDGET_MIN}-{BUDGET_MAX})"
+        self.push_screen(PromptScreen(title, str(self.budget), validate=validate), typed)
+
     def _toggle_mark(self, marks: set[str], other: set[str], verb: str) -> None:
         bench = self.workbench
         picked = bench.selected_chunk() if bench is not None else None

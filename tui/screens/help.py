@@ -33,6 +33,7 @@ chunk against the cap. Every slider re-runs the merge at once from cached embedd
 | `v` | left column: turns → raw → compacted |
 | `s` | summarize all merged chunks |
 | `p` / `x` | pin / exclude the selected chunk in the recap |
+| `b` | type the recap budget (tokens) |
 | `w` | write the recap (asks before overwriting) |
 | `c` | copy the selected merged chunk's text |
 | `e` | export the merged chunks (JSON or markdown) |

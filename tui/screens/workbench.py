@@ -77,6 +77,7 @@ class WorkbenchScreen(Screen[None]):
         Binding("p", "app.pin", "Pin"),
         Binding("x", "app.exclude", "Exclude"),
         Binding("w", "app.write_recap", "Write recap"),
+        Binding("b", "app.type_budget", "Budget", show=False),
         Binding("c", "app.copy_chunk", "Copy"),
         Binding("e", "app.export", "Export"),
         Binding("v", "cycle_left", "Before: view"),

@@ -13,6 +13,9 @@ from tui.widgets.slider import Slider
 from tui.widgets.token_meter import TokenMeter
 
 DEFAULT_BUDGET = 1000
+#: The budget's range in tokens (the slider's ends, and what may be typed).
+BUDGET_MIN = 100
+BUDGET_MAX = 8000
 
 
 class RecapPanel(Vertical):
@@ -37,12 +40,13 @@ class RecapPanel(Vertical):
         with Horizontal(id="recap-controls"):
             yield Slider(
                 self._budget,
-                100,
-                8000,
+                BUDGET_MIN,
+                BUDGET_MAX,
                 50,
                 big_step=500,
                 label="budget",
                 fmt="{:.0f}",
+                exact_values=True,  # a typed budget (b) stays exact
                 id="budget",
             )
             yield TokenMeter(id="recap-meter")

@@ -123,7 +123,8 @@ class Slider(Widget, can_focus=True):
             return self.slider
 
     value: reactive[float] = reactive(0.0, init=False)
-    """The current value: always within ``[minimum, maximum]`` and on a step."""
+    """The current value: always within ``[minimum, maximum]``, and on a step unless
+    ``exact_values`` let the program set one between steps."""
 
     label: reactive[str] = reactive("", layout=False)
     """The text on the left."""
@@ -144,6 +145,7 @@ class Slider(Widget, can_focus=True):
         label_width: int | None = None,
         value_width: int | None = None,
         inf_at_max: bool = False,
+        exact_values: bool = False,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -163,6 +165,9 @@ class Slider(Widget, can_focus=True):
                 same width so their tracks line up.
             value_width: Cells for the value column (default: wide enough for the ends).
             inf_at_max: Show ``∞`` at the maximum (e.g. "max passes": no limit).
+            exact_values: A value set by the program (``set_value``, e.g. one the user
+                typed) stays as it is, between steps, instead of snapping; keys, the
+                wheel and the mouse still move to steps.
         """
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self._minimum = 0.0
@@ -173,8 +178,9 @@ class Slider(Widget, can_focus=True):
         self._inf_at_max = inf_at_max
         self._value_width_override = value_width
         self._dragging = False
+        self._exact_values = exact_values
         self._apply_range(minimum, maximum, step, big_step)
-        self.set_reactive(Slider.value, self._snap(value))
+        self.set_reactive(Slider.value, self.validate_value(value))
         self.set_reactive(Slider.label, label)
         self.set_reactive(Slider.label_width, label_width)
 
@@ -255,6 +261,11 @@ class Slider(Widget, can_focus=True):
         return snapped
 
     def validate_value(self, value: float) -> float:
+        if self._exact_values:
+            v = float(value)
+            return self._clean(
+                min(max(self._minimum if math.isnan(v) else v, self._minimum), self._maximum)
+            )
         return self._snap(value)
 
     def _moved(self, amount: float, steps: int) -> float:
