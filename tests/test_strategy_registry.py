@@ -248,3 +248,22 @@ def test_bench_runs_and_skips_missing_peers() -> None:
     assert "chunkscope markdown 450/50" in out
     for peer in ("chonkie", "langchain"):
         assert f"skip: {peer}" in out or peer in out
+
+
+def test_merge_max_tokens_gives_the_merge_its_own_cap(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--max-tokens` is the strategy's size and, with --embed, the merge's cap too;
+    `--merge-max-tokens` sets the merge's cap alone."""
+    argv = [str(LOG), "--strategy", "sliding-window", "--max-tokens", "60", "--embed"]
+    shared = _run_json(capsys, *argv)
+    assert shared["strategy"]["params"]["max_tokens"] == 60
+    assert shared["params"]["merge"]["max_chunk_tokens"] == 60
+    own = _run_json(capsys, *argv, "--merge-max-tokens", "400")
+    assert own["strategy"]["params"]["max_tokens"] == 60  # the strategy is unchanged
+    assert own["chunks"] == shared["chunks"]
+    assert own["params"]["merge"]["max_chunk_tokens"] == 400
+    assert len(own["merged"]) < len(shared["merged"])  # a larger cap merges more
+    assert all(m["tokens"] <= 400 or len(m["parts"]) == 1 for m in own["merged"])
+    code = main(["chunk", str(LOG), "--embed", "--max-chars", "900", "--merge-max-tokens", "50"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--merge-max-tokens" in err

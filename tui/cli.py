@@ -217,7 +217,14 @@ def _add_embed_args(p: argparse.ArgumentParser, *, flag: bool) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="size cap of a merged chunk in tokens",
+        help="size cap of a merged chunk in tokens (also a strategy's size with --strategy)",
+    )
+    g.add_argument(
+        "--merge-max-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="size cap of a merged chunk in tokens, for the merge only (wins over --max-tokens)",
     )
     g.add_argument(
         "--max-passes",
@@ -252,6 +259,11 @@ def _merge_params(args: argparse.Namespace, base: Any = None) -> Any:
         changes["max_chunk_tokens"] = None
     if getattr(args, "max_tokens", None) is not None:
         changes["max_chunk_tokens"] = args.max_tokens
+    merge_tokens = getattr(args, "merge_max_tokens", None)
+    if merge_tokens is not None:
+        if getattr(args, "max_chars", None) is not None:
+            raise CliError("--merge-max-tokens and --max-chars both set the merge's size cap")
+        changes["max_chunk_tokens"] = merge_tokens
     try:
         from dataclasses import replace
 
