@@ -483,6 +483,35 @@ async def test_escape_stops_a_long_parse_without_reading_the_rest(
         assert app.workbench.view is view and app.pipe.path == str(SAMPLE)
 
 
+async def test_a_big_file_shows_its_dialog_before_parsing_starts(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Drawing the dialog while the parse thread holds the GIL took up to 0.5 s: a big
+    file gets its dialog at once, and the load waits until it has been drawn."""
+    import tui.screens.driver as driver
+    from tui.screens.loading import LoadingScreen
+
+    big = isolated / "big.jsonl"
+    big.write_text(SAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(driver, "BIG_FILE", big.stat().st_size)  # this one counts as big
+    real = Pipeline.source
+    seen: list[bool] = []
+
+    def source(self, progress=None):  # type: ignore[no-untyped-def]
+        if self.path == str(big):
+            seen.append(isinstance(app.screen, LoadingScreen) and app.screen.is_mounted)
+        return real(self, progress)
+
+    monkeypatch.setattr(Pipeline, "source", source)
+    app = make_app(loading_dialog_delay=30.0)  # a small file would wait 30 s for one
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        app.open_path(str(big))
+        await until(pilot, lambda: app.pipe.path == str(big))
+        assert seen and seen[0] is True
+        assert not isinstance(app.screen, LoadingScreen)  # closed when the load ended
+
+
 async def test_command_palette_runs_namespaced_commands() -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

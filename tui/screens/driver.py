@@ -11,6 +11,7 @@ cancels an older one (``exclusive=True``); follow-ups wait until the controls ar
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -75,6 +76,11 @@ def loading_heap() -> Iterator[None]:
                     gc.freeze()
 
 
+#: Files from this size (bytes) get the loading dialog at once (see `open_path`).
+BIG_FILE = 16 * 1024 * 1024
+#: How long a big file's load waits for its dialog to be drawn, at most (seconds).
+DIALOG_WAIT = 2.0
+
 FOLLOW_UP_DELAY = 0.25
 PROGRESS_INTERVAL = 0.1
 SUMMARY_DELAY = 0.15
@@ -127,7 +133,14 @@ class PipelineDriver:
 
     def open_path(self, path: str) -> None:
         self.cancel_load()
-        worker = self._load(path, self._params())
+        try:
+            big = os.stat(path).st_size >= BIG_FILE
+        except OSError:
+            big = False  # the load reports why it cannot open it
+        # A big file gets its dialog at once, and the load waits until it is drawn:
+        # drawing it while the parse thread holds the GIL took up to half a second.
+        drawn = threading.Event() if big else None
+        worker = self._load(path, self._params(), drawn)
         self._load_worker = worker
         bench = self.workbench
         if bench is not None:
@@ -139,10 +152,15 @@ class PipelineDriver:
                 WorkerState.PENDING,
                 WorkerState.RUNNING,
             ):
-                self._loading_screen = LoadingScreen(path)
+                self._loading_screen = LoadingScreen(path, on_drawn=drawn.set if drawn else None)
                 self.push_screen(self._loading_screen)
+            elif drawn is not None:
+                drawn.set()
 
-        self.set_timer(self.options.loading_dialog_delay, show_progress)
+        if big:
+            show_progress()
+        else:
+            self.set_timer(self.options.loading_dialog_delay, show_progress)
 
     def cancel_load(self) -> None:
         worker = self._load_worker
@@ -171,11 +189,13 @@ class PipelineDriver:
             self._ui(screen.set_stage, stage, done, total)
 
     @work(thread=True, exclusive=True, group="load", description="_load")
-    def _load(self, path: str, params: Any) -> None:
+    def _load(self, path: str, params: Any, drawn: threading.Event | None = None) -> None:
         from engine.pipeline import Pipeline
 
         worker = get_current_worker()
         warnings: list[str] = []
+        if drawn is not None:
+            drawn.wait(DIALOG_WAIT)
 
         def progress(stage: str) -> Callable[[int, int], None]:
             # Each stage reports as it goes; a cancelled load stops at the next report.

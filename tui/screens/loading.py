@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -27,10 +28,11 @@ class LoadingScreen(ModalScreen[None]):
     LoadingScreen ProgressBar { margin-top: 1; }
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, on_drawn: Callable[[], object] | None = None) -> None:
         super().__init__()
         self.path = path
         self._latest: tuple[str, int | None, int | None] = ("reading", None, None)
+        self._on_drawn = on_drawn
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -41,6 +43,12 @@ class LoadingScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self._show()
+        if self._on_drawn is not None:
+            self.call_after_refresh(self._on_drawn)
+
+    def on_unmount(self) -> None:
+        if self._on_drawn is not None:  # closed before it was drawn: nobody waits
+            self._on_drawn()
 
     def set_stage(self, stage: str, done: int | None = None, total: int | None = None) -> None:
         """Show the load's current stage (remembered until the dialog is mounted)."""
