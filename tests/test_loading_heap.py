@@ -119,9 +119,10 @@ def test_gc_paused_in_other_threads_cannot_leave_the_collector_off() -> None:
     for t in threads:
         t.start()
     try:
-        for _ in range(30):
-            with loading_heap():
-                pass
+        for k in range(300):
+            if k % 100 == 0:  # a load starts with a full collection: only a few of them
+                with loading_heap():
+                    pass
             with gc_paused():
                 pass
     finally:
