@@ -44,6 +44,18 @@ def big_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_log(tmp_path_factory.mktemp("progress") / "big.jsonl", 5 * PROGRESS_LINES + 7)
 
 
+@pytest.fixture(scope="module")
+def small_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_log(tmp_path_factory.mktemp("progress") / "small.jsonl", 900)
+
+
+@pytest.fixture(scope="module")
+def stage_results(big_log: Path) -> dict[str, object]:
+    """Every stage's result on the big log, computed once without a callback."""
+    pipe = Pipeline(big_log, PipelineParams(collapse=True))
+    return {method: getattr(pipe, method)() for method in STAGES}
+
+
 def recorder() -> tuple[list[tuple[int, int]], object]:
     calls: list[tuple[int, int]] = []
     return calls, lambda done, total: calls.append((done, total))
@@ -104,10 +116,11 @@ STAGES = {
 
 
 @pytest.mark.parametrize("method", list(STAGES))
-def test_a_stopped_pipeline_stage_keeps_nothing_and_runs_again(big_log: Path, method: str) -> None:
-    params = PipelineParams(collapse=True)
-    expected = getattr(Pipeline(big_log, params), method)()
-    pipe = Pipeline(big_log, params)
+def test_a_stopped_pipeline_stage_keeps_nothing_and_runs_again(
+    big_log: Path, stage_results: dict[str, object], method: str
+) -> None:
+    expected = stage_results[method]
+    pipe = Pipeline(big_log, PipelineParams(collapse=True))
 
     def stop(done: int, total: int) -> None:
         raise Stop
@@ -160,11 +173,11 @@ def test_with_progress_yields_everything_and_counts_to_the_total(
 
 
 @pytest.mark.parametrize("name", ["sliding-window", "boundary", "markdown", "episodic"])
-def test_strategies_report_progress_and_stop_when_it_raises(big_log: Path, name: str) -> None:
+def test_strategies_report_progress_and_stop_when_it_raises(small_log: Path, name: str) -> None:
     from engine.strategies import run_strategy
     from engine.tokens import get_counter
 
-    turns = load(big_log).turns
+    turns = load(small_log).turns
     counter = get_counter()
     plain = run_strategy(name, None, turns, counter)
     calls, progress = recorder()
@@ -184,9 +197,9 @@ def test_strategies_report_progress_and_stop_when_it_raises(big_log: Path, name:
         run_strategy(name, None, turns, counter, progress=stop)
 
 
-def test_a_stopped_strategy_stage_keeps_nothing(big_log: Path) -> None:
+def test_a_stopped_strategy_stage_keeps_nothing(small_log: Path) -> None:
     params = PipelineParams(strategy="sliding-window")
-    pipe = Pipeline(big_log, params)
+    pipe = Pipeline(small_log, params)
 
     def stop(done: int, total: int) -> None:
         raise Stop
@@ -195,5 +208,5 @@ def test_a_stopped_strategy_stage_keeps_nothing(big_log: Path) -> None:
         pipe.raw_chunks(progress=stop)
     assert pipe.runs["chunk"] == 0 and pipe.runs["strategy"] == 0
     assert [c.text for c in pipe.raw_chunks()] == [
-        c.text for c in Pipeline(big_log, params).raw_chunks()
+        c.text for c in Pipeline(small_log, params).raw_chunks()
     ]
