@@ -66,6 +66,24 @@ def env_number(name: str, default: float) -> float:
     return value
 
 
+def http_settings(
+    timeout: float | None,
+    max_retries: int | None,
+    backoff: float | None,
+    *,
+    default_timeout: float,
+    default_backoff: float,
+) -> tuple[float, int, float]:
+    """Timeout, retries and first backoff of a client: each as given, else from
+    ``$CHUNKSCOPE_HTTP_TIMEOUT`` / ``_MAX_RETRIES`` / ``_BACKOFF``, else the default
+    (3 retries)."""
+    return (
+        env_number(ENV_HTTP_TIMEOUT, default_timeout) if timeout is None else timeout,
+        int(env_number(ENV_MAX_RETRIES, 3)) if max_retries is None else max_retries,
+        env_number(ENV_BACKOFF, default_backoff) if backoff is None else backoff,
+    )
+
+
 def _display_url(url: str) -> str:
     """`url` without a trailing slash, ``user:password@`` part or query (``?api-key=...``):
     safe to show in errors and to key the cache on."""
@@ -169,12 +187,9 @@ class OpenAIEmbedder:
     ) -> None:
         url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         self.endpoint = _display_url(url)
-        if timeout is None:
-            timeout = env_number(ENV_HTTP_TIMEOUT, 30.0)
-        if max_retries is None:
-            max_retries = int(env_number(ENV_MAX_RETRIES, 3))
-        if backoff_base is None:
-            backoff_base = env_number(ENV_BACKOFF, 0.5)
+        timeout, max_retries, backoff_base = http_settings(
+            timeout, max_retries, backoff_base, default_timeout=30.0, default_backoff=0.5
+        )
         if not model:
             raise EmbeddingError(self.endpoint, "no embedding model given")
         if batch_size < 1:

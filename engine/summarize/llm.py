@@ -114,14 +114,11 @@ class LLMSummarizer:
         if not model:
             raise ValueError("the LLM summarizer needs a model name")
         # Unset: $CHUNKSCOPE_HTTP_TIMEOUT / _MAX_RETRIES / _BACKOFF, then 60 s, 3, 1 s.
-        from engine.embed.openai import ENV_BACKOFF, ENV_HTTP_TIMEOUT, ENV_MAX_RETRIES, env_number
+        from engine.embed.openai import http_settings
 
-        if timeout is None:
-            timeout = env_number(ENV_HTTP_TIMEOUT, 60.0)
-        if max_retries is None:
-            max_retries = int(env_number(ENV_MAX_RETRIES, 3))
-        if backoff is None:
-            backoff = env_number(ENV_BACKOFF, 1.0)
+        timeout, max_retries, backoff = http_settings(
+            timeout, max_retries, backoff, default_timeout=60.0, default_backoff=1.0
+        )
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
         if max_retries < 0:
