@@ -24,6 +24,14 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+@pytest.fixture
+def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A config directory of this test's own (not created): `CHUNKSCOPE_CONFIG_DIR`."""
+    folder = tmp_path / "config"
+    monkeypatch.setenv("CHUNKSCOPE_CONFIG_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture(autouse=True)
 def _unfreeze_the_heap() -> Iterator[None]:
     """The workbench freezes its heap after a load (`tui.screens.driver.loading_heap`):
@@ -38,3 +46,14 @@ def server() -> Iterator[FakeOpenAIServer]:
     one per test module; `tests.fakeserver.backend_env` resets it per test."""
     with FakeOpenAIServer(dim=8, chat_reply=summary_reply) as s:
         yield s
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The hostile files (`tests/hostile/make_corpus.py`), generated once per session."""
+    from tests.hostile.make_corpus import make_corpus, make_special
+
+    root = tmp_path_factory.mktemp("hostile")
+    paths = make_corpus(root)
+    paths.update(make_special(root))
+    return paths

@@ -24,11 +24,7 @@ from tui.cli_profile import add_profile_option, add_profile_parser, apply_profil
 SECRET = "sk-never-printed-42"
 
 
-@pytest.fixture(autouse=True)
-def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "config"
-    monkeypatch.setenv("CHUNKSCOPE_CONFIG_DIR", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("config_dir")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -26,7 +26,7 @@ from engine.collapse import collapse_messages
 from engine.errors import ParseError, SourceError
 from engine.parse import load
 from engine.split import chunk_turns, compact_chunks
-from tests.hostile.make_corpus import CASES, make_corpus, make_special
+from tests.hostile.make_corpus import CASES, make_corpus
 from tests.hostile.proc import Result, check_outcome, one_error_line, run_cli
 from tui.cli import main
 
@@ -48,14 +48,6 @@ SUBPROCESS_JOBS: dict[str, tuple[str, ...]] = {
 SUBPROCESS_RUNS = [(case, c) for case, commands in SUBPROCESS_JOBS.items() for c in commands]
 #: A child's peak resident memory may not exceed this (RLIMIT_AS is 2 GiB besides).
 MAX_RSS_MIB = 1024
-
-
-@pytest.fixture(scope="session")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("hostile")
-    paths = make_corpus(root)
-    paths.update(make_special(root))
-    return paths
 
 
 @pytest.fixture(scope="session")

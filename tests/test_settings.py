@@ -30,11 +30,7 @@ from engine.settings import (
 SECRET = "sk-test-5ecret-Key-0123456789"
 
 
-@pytest.fixture(autouse=True)
-def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "config"
-    monkeypatch.setenv("CHUNKSCOPE_CONFIG_DIR", str(folder))
-    return folder
+pytestmark = pytest.mark.usefixtures("config_dir")
 
 
 def _full_settings() -> Settings:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakeserver import FakeOpenAIServer
-from tests.test_tui_workbench import SAMPLE, SIZE, make_app, settled
+from tests.pilot import SAMPLE, SIZE, make_app, settled
 
 KEY = "sk-tui-PLANTED-9876543210"
 

@@ -18,38 +18,15 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from tests.hostile.make_corpus import make_corpus, make_special
-from tui.app import ChunkscopeApp, StartOptions
+from tests.pilot import SAMPLE, SIZE, is_settled, make_app, until
+from tui.app import ChunkscopeApp
 from tui.widgets.chunk_list import ChunkList
 from tui.widgets.similarity_strip import SimilarityStrip
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
-SIZE = (160, 48)
 CONTROL = {chr(c) for c in range(32)} | {chr(127)} | {chr(c) for c in range(0x80, 0xA0)}
 
 
 pytestmark = pytest.mark.usefixtures("isolated")
-
-
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("hostile-tui")
-    paths = make_corpus(root)
-    paths.update(make_special(root))
-    return paths
-
-
-def make_app(path: Path | str, **options: object) -> ChunkscopeApp:
-    return ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True, **options))  # type: ignore[arg-type]
-
-
-async def until(pilot, condition, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
-    start = time.monotonic()
-    while not condition():
-        if time.monotonic() - start > timeout:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.02)
 
 
 def errors(app: ChunkscopeApp) -> list[str]:
@@ -67,17 +44,7 @@ async def quiet(pilot, app: ChunkscopeApp) -> None:  # type: ignore[no-untyped-d
     """Like `opened`, and also past the follow-up work (exact token counts, summaries,
     the recap) that timers start after the first draw: nothing will redraw on its own."""
     await opened(pilot, app)
-
-    def done() -> bool:
-        view = app.workbench.view if app.workbench is not None else None
-        return (
-            view is not None
-            and view.merged_tokens_exact
-            and app.selection is not None
-            and app.workers_idle()
-        )
-
-    await until(pilot, done)
+    await until(pilot, lambda: is_settled(app))
     await pilot.pause(0.3)
     await until(pilot, app.workers_idle)
     await pilot.pause()

@@ -8,37 +8,16 @@ Regenerate with ``pytest tests/test_tui_snapshots.py --snapshot-update``.
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import pytest
 
+from tests.pilot import SAMPLE, SIZE, settled
 from tui.app import ChunkscopeApp, StartOptions
-
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
-SIZE = (160, 48)
-
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
 
 async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    app = pilot.app
-    start = time.monotonic()
-    while True:
-        bench = app.workbench
-        if (
-            bench is not None
-            and bench.view is not None
-            and bench.view.merged_tokens_exact
-            and app.selection is not None
-            and app.workers_idle()
-        ):
-            break
-        assert time.monotonic() - start < 20, "the app did not settle"
-        await pilot.pause(0.05)
-    await pilot.pause()
+    await settled(pilot, pilot.app)
 
 
 def _app(theme: str) -> ChunkscopeApp:

@@ -4,7 +4,6 @@ that column only, and the default screen back when no strategy is selected."""
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -13,27 +12,18 @@ import pytest
 
 from engine.pipeline import Pipeline, PipelineParams
 from engine.strategies import StrategyResult, run_strategy
-from tui.app import ChunkscopeApp, StartOptions
+from tests.pilot import ROOT, SIZE, make_app, until
+from tui.app import ChunkscopeApp
 from tui.commands import WorkbenchCommands
 from tui.widgets.chunk_list import ChunkList
 from tui.widgets.slider import Slider
 from tui.widgets.strategy_panel import StrategyPanel
 
-ROOT = Path(__file__).resolve().parents[1]
 LOG = ROOT / "sample_logs" / "docs_cleanup.jsonl"
 MARKDOWN = ROOT / "sample_logs" / "shell_cookbook.md"
-SIZE = (160, 48)
 
 
 pytestmark = pytest.mark.usefixtures("isolated")
-
-
-async def until(pilot: Any, condition: Any, timeout: float = 20.0) -> None:
-    start = time.monotonic()
-    while not condition():
-        if time.monotonic() - start > timeout:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.02)
 
 
 async def settled(pilot: Any, app: ChunkscopeApp) -> None:
@@ -84,7 +74,7 @@ def run_command(app: ChunkscopeApp, name: str) -> None:
 
 
 async def test_two_strategies_side_by_side_with_the_cuts_that_differ() -> None:
-    app = ChunkscopeApp(StartOptions(path=str(LOG), fixed_timings=True))
+    app = make_app(LOG)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         default_titles = titles(app)
@@ -128,7 +118,7 @@ async def test_two_strategies_side_by_side_with_the_cuts_that_differ() -> None:
 
 
 async def test_a_strategy_parameter_reruns_its_column_only() -> None:
-    app = ChunkscopeApp(StartOptions(path=str(LOG), fixed_timings=True))
+    app = make_app(LOG)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         app.set_column_strategy("left", "sliding-window")
@@ -170,7 +160,7 @@ async def test_a_strategy_parameter_reruns_its_column_only() -> None:
 
 
 async def test_markdown_strategy_against_the_compacted_chunks_of_a_markdown_file() -> None:
-    app = ChunkscopeApp(StartOptions(path=str(MARKDOWN), fixed_timings=True))
+    app = make_app(MARKDOWN)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         merge_runs = app.pipe.runs["merge"]

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import json
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from engine.merge import MergeParams
 from engine.pipeline import Pipeline, PipelineParams
-from tui.app import ChunkscopeApp, StartOptions
+from tests.pilot import ROOT, SAMPLE, SIZE, make_app
+from tests.pilot import settled as pilot_settled
+from tests.pilot import until as pilot_until
+from tui.app import ChunkscopeApp
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.help import HelpScreen
 from tui.screens.prompt import PromptScreen
@@ -21,42 +25,15 @@ from tui.widgets.similarity_strip import SimilarityStrip
 from tui.widgets.slider import Slider
 from tui.widgets.token_meter import TokenMeter
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
 INJECTION = ROOT / "sample_logs" / "markup_injection.jsonl"
-SIZE = (160, 48)
 
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
 
-def make_app(path: Path = SAMPLE, **options: object) -> ChunkscopeApp:
-    return ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True, **options))  # type: ignore[arg-type]
-
-
-async def until(pilot, condition, timeout: float = 15.0) -> None:  # type: ignore[no-untyped-def]
-    start = time.monotonic()
-    while not condition():
-        if time.monotonic() - start > timeout:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.02)
-
-
-async def settled(pilot, app: ChunkscopeApp) -> None:  # type: ignore[no-untyped-def]
-    """Wait for the first run, its exact token counts, the summaries and the recap."""
-
-    def done() -> bool:
-        bench = app.workbench
-        return (
-            bench is not None
-            and bench.view is not None
-            and bench.view.merged_tokens_exact
-            and app.selection is not None
-            and app.workers_idle()
-        )
-
-    await until(pilot, done)
-    await pilot.pause()
+# This module's waits give up after 15 s (the shared default is 20 s).
+until = partial(pilot_until, timeout=15.0)
+settled = partial(pilot_settled, timeout=15.0)
 
 
 def merged_count(app: ChunkscopeApp) -> int:

@@ -1,0 +1,46 @@
+"""Helpers shared by the workbench's Pilot tests: the app on a sample log, waiting for
+a condition, and waiting until the workbench has settled."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tui.app import ChunkscopeApp, StartOptions
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
+SIZE = (160, 48)
+
+
+def make_app(path: Path | str = SAMPLE, **options: object) -> ChunkscopeApp:
+    """The app on `path` with fixed timing texts (the file name without its folder)."""
+    return ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True, **options))  # type: ignore[arg-type]
+
+
+async def until(pilot: Any, condition: Callable[[], object], timeout: float = 20.0) -> None:
+    start = time.monotonic()
+    while not condition():
+        if time.monotonic() - start > timeout:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.02)
+
+
+def is_settled(app: ChunkscopeApp) -> bool:
+    """The run is drawn with exact token counts, the recap is selected, no work is left."""
+    bench = app.workbench
+    return (
+        bench is not None
+        and bench.view is not None
+        and bench.view.merged_tokens_exact
+        and app.selection is not None
+        and app.workers_idle()
+    )
+
+
+async def settled(pilot: Any, app: ChunkscopeApp, timeout: float = 20.0) -> None:
+    """Wait for the first run, its exact token counts, the summaries and the recap."""
+    await until(pilot, lambda: is_settled(app), timeout)
+    await pilot.pause()
