@@ -304,12 +304,21 @@ def cosine_similarities(embeddings: npt.ArrayLike) -> FloatArray:
 
     Zero-safe: a pair involving a zero vector has similarity 0.0, never NaN.
     """
-    e = np.ascontiguousarray(embeddings, dtype=np.float64)
+    e = _as_embeddings(embeddings)
     if e.ndim != 2:
         raise ValueError(f"embeddings must be a 2-D array, got shape {e.shape}")
     if len(e) < 2:
         return np.zeros(0, dtype=np.float64)
-    return _cosines(_neighbour_dots(e), _row_norms(e))
+    norms, dots = _norms_and_dots(e)
+    return _cosines(dots, norms)
+
+
+def _as_embeddings(embeddings: npt.ArrayLike) -> npt.NDArray[np.floating]:
+    """A C-contiguous float32 or float64 array: float32 (what the embedders return) stays
+    float32 and is widened a block at a time where it is read; anything else becomes
+    float64 here."""
+    w = np.asarray(embeddings)
+    return np.ascontiguousarray(w, dtype=w.dtype if w.dtype == np.float32 else np.float64)
 
 
 # --------------------------------------------------------------------------- one pass
@@ -492,10 +501,7 @@ def _validate(
     token_counts: Sequence[int] | None,
 ) -> tuple[npt.NDArray[np.floating], IntArray]:
     n = len(chunks)
-    w = np.asarray(embeddings)
-    # float32 (what the embedders return) stays float32 and is widened block by
-    # block in the loop; anything else becomes float64 here.
-    w = np.ascontiguousarray(w, dtype=w.dtype if w.dtype == np.float32 else np.float64)
+    w = _as_embeddings(embeddings)
     if n == 0 and w.size == 0:
         w = w.reshape(0, w.shape[-1] if w.ndim == 2 else 0)
     if w.ndim != 2:

@@ -72,13 +72,14 @@ def add_strategy_args(p: argparse.ArgumentParser) -> None:
     )
     existing = set(p._option_string_actions)  # flags the parser already has (shared)
     added: dict[str, ParamSpec] = {}
-    for specs in _all_specs().values():
+    all_specs = _all_specs()
+    for specs in all_specs.values():
         for spec in specs:
             flag = spec.flag
             if flag is None or flag in existing or flag in added:
                 continue
             added[flag] = spec
-            users = [n for n, ss in _all_specs().items() if any(s.flag == flag for s in ss)]
+            users = [n for n, ss in all_specs.items() if any(s.flag == flag for s in ss)]
             helptext = f"{spec.help} ({', '.join(users)})"
             if spec.type == "bool":
                 g.add_argument(flag, action="store_true", default=None, help=helptext)

@@ -17,6 +17,7 @@ lists a strategy's parameters with defaults, ranges and CLI flags;
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -106,6 +107,13 @@ def _field_type(cls: type[Any], f: dataclasses.Field[Any]) -> str:
 
 def param_specs(name: str) -> list[ParamSpec]:
     """The parameters of strategy `name`: type, default, help, flag, range, choices."""
+    return list(_param_specs(name))
+
+
+@functools.cache
+def _param_specs(name: str) -> tuple[ParamSpec, ...]:
+    # Built once per strategy: reading the type hints costs milliseconds, and the
+    # command line's parser and every workbench slider step ask for them.
     cls = strategy_class(name).params_type
     out: list[ParamSpec] = []
     for f in dataclasses.fields(cls):
@@ -122,7 +130,7 @@ def param_specs(name: str) -> list[ParamSpec]:
                 choices=m.get("choices"),
             )
         )
-    return out
+    return tuple(out)
 
 
 def coerce_param(spec: ParamSpec, value: Any) -> Any:

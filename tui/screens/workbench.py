@@ -40,7 +40,6 @@ from tui.widgets.header_line import HeaderInfo, HeaderLine
 from tui.widgets.merge_panel import MergePanel
 from tui.widgets.recap_panel import RecapPanel
 from tui.widgets.similarity_strip import SimilarityStrip
-from tui.widgets.slider import Slider
 from tui.widgets.strategy_panel import StrategyPanel
 from tui.widgets.summary_panel import SummaryPanel
 
@@ -362,7 +361,8 @@ class WorkbenchScreen(Screen[None]):
             return
         by_index = {c.index: c for c in selection.candidates}
         order = [i for i in selection.order if i in by_index]
-        order += [c.index for c in selection.candidates if c.index not in set(order)]
+        listed = set(order)
+        order += [c.index for c in selection.candidates if c.index not in listed]
         rows = [
             CandidateRow(
                 index=c.index,
@@ -542,9 +542,6 @@ class WorkbenchScreen(Screen[None]):
         if self.view is None or not self.view.result.chunks:
             return None
         return self.selected, self.view.result.chunks[self.selected]
-
-    def focused_slider(self) -> Slider | None:
-        return self.focused if isinstance(self.focused, Slider) else None
 
 
 _EMPTY = {"before": "no chunks: open a file with ctrl+o", "merged": "nothing merged yet"}
