@@ -190,13 +190,10 @@ class Pipeline:
                 memo.put(key, value)
             return value  # type: ignore[no-any-return]
 
-    def _note(self, message: str) -> None:
-        self._notes()(message)
-
     def _notes(self) -> Callable[[str], None]:
-        """A callback that records a warning like `_note` without referring to the
-        pipeline, for objects the pipeline holds: a bound method would make a
-        reference cycle, and a pipeline must be freed as soon as it is dropped."""
+        """A callback that records a warning (in `warnings`, and through `warn`) without
+        referring to the pipeline, for objects the pipeline holds: a bound method would
+        make a reference cycle, and a pipeline must be freed as soon as it is dropped."""
         warnings, warn = self.warnings, self._warn
 
         def note(message: str) -> None:

@@ -68,12 +68,6 @@ def token_starts_array(text: str, counter: Counter) -> npt.NDArray[np.int64]:
     return starts
 
 
-def token_starts(text: str, counter: Counter) -> list[int]:
-    """`token_starts_array` as a list."""
-    out: list[int] = token_starts_array(text, counter).tolist()
-    return out
-
-
 def count_spans(
     starts: npt.NDArray[np.int64], begins: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]:

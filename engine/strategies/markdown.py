@@ -450,7 +450,7 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
                 warnings.append(f"chunk {i}: unbalanced code fences")
             over = n_tok > limit
             oversize += over
-            gran = "fine" if n_tok < 400 else "medium" if n_tok <= 1200 else "coarse"
+            gran = granularity(n_tok)
             meta: dict[str, Any] = {
                 "chunk_index": i,
                 "chunk_type": "code_block" if has_fence else kind,

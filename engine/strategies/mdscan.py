@@ -9,7 +9,6 @@ and the tables and lists (kept whole by the splitter when they fit).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import NamedTuple
 
 TABLE_RULE = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
@@ -130,13 +129,3 @@ def scan(text: str) -> Structure:
     if n > sec_start or not sections:
         sections.append(Section(sec_start, n, sec_path, sec_level))
     return Structure(sections, fences, blocks, title)
-
-
-def header_path(path: Sequence[str]) -> str:
-    """``A > B > C`` from a header stack (levels without a heading are skipped)."""
-    return " > ".join(h for h in path if h)
-
-
-def fences_balanced(content: str) -> bool:
-    """The seed's validation: an even number of ``` marks."""
-    return content.count("```") % 2 == 0

@@ -26,12 +26,12 @@ second run sends nothing.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from engine.model import Chunk
+from engine.embed.cache import text_key
+from engine.model import Chunk, Progress
 from engine.summarize.base import (
     DEFAULT_WORKERS,
     PROMPT_VERSION,
@@ -70,9 +70,6 @@ __all__ = [
     "summarize_chunks",
 ]
 
-#: ``progress(done, total)``: chunks summarized so far out of all chunks.
-Progress = Callable[[int, int], None]
-
 
 def make_summarizer(
     name: str = "extractive",
@@ -101,10 +98,6 @@ def cache_namespace(summarizer: Summarizer) -> str:
     """
     model = getattr(summarizer, "cache_model", summarizer.model)
     return f"summary:{summarizer.name}:{model}:v{summarizer.prompt_version}"
-
-
-def _key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def summarize_chunks(
@@ -150,7 +143,7 @@ def summarize_chunks(
 
     use_cache = cache is not None and getattr(summarizer, "cacheable", True)
     namespace = cache_namespace(summarizer)
-    keys = {t: _key(t) for t in distinct} if use_cache else {}
+    keys = {t: text_key(t) for t in distinct} if use_cache else {}
     if use_cache and cache is not None:
         found = cache.get_json_many(namespace, list(keys.values()))
         for t in distinct:

@@ -266,8 +266,6 @@ class ExtractiveSummarizer:
         if len(chosen) < k:
             rest = [i for i in distinct if i not in chosen]
             chosen += sorted(rest, key=rank)[: k - len(chosen)]
-        if abstract not in chosen:  # cannot happen (it ranks first), kept for clarity
-            chosen[-1] = abstract
         return Extract(sentences, abstract, sorted(chosen), scores)
 
     def summarize(self, text: str) -> Summary:

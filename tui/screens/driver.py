@@ -22,7 +22,6 @@ from typing import Any
 from textual import work
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from engine.errors import ChunkscopeError
 from engine.merge import MergeParams
 from engine.model import gc_paused
 from tui.screens.loading import LoadingScreen
@@ -220,10 +219,7 @@ class PipelineDriver:
                 view = build_view(pipe, self._left_kind(), derived, lock, with_tokens=False)
         except Cancelled:
             return
-        except ChunkscopeError as e:
-            self._ui(self._load_failed, e)
-            return
-        except Exception as e:  # a backend or a bug: the app keeps its state
+        except Exception as e:  # a bad file, a backend or a bug: the app keeps its state
             self._ui(self._load_failed, e)
             return
         if worker.is_cancelled:

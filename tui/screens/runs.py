@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,14 +46,9 @@ class RunView:
     left_owner: np.ndarray | None
     params: Any  # PipelineParams
     seconds: float
-    timings: dict[str, float] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # the default would print every chunk
         return f"<RunView {len(self.compacted)} -> {len(self.result.chunks)} chunks>"
-
-    @property
-    def merged(self) -> list[Chunk]:
-        return self.result.chunks  # type: ignore[no-any-return]
 
     def left_range(self, merged_index: int) -> tuple[int, int]:
         """The items of the left column that merged chunk `merged_index` holds."""
@@ -158,7 +153,6 @@ def build_view(
         else:
             left_items = compacted
         turn_to_raw = _turn_to_raw(pipe, derived) if left_kind == "turns" else None
-    timings = dict(pipe.last_timings)
 
     owners = result.owners
     spans = result.spans
@@ -197,7 +191,6 @@ def build_view(
         left_owner=left_owner,
         params=params,
         seconds=0.0,
-        timings=timings,
     )
     if with_tokens or params.merge.cap_unit == "tokens":
         with lock:

@@ -173,13 +173,6 @@ class ChunkList(ScrollView, can_focus=True):
         def control(self) -> ChunkList:
             return self.chunk_list
 
-    class ExpandToggled(Message):
-        def __init__(self, chunk_list: ChunkList, index: int, expanded: bool) -> None:
-            self.chunk_list = chunk_list
-            self.index = index
-            self.expanded = expanded
-            super().__init__()
-
     selected: reactive[int] = reactive(0, init=False, repaint=False)
 
     def __init__(
@@ -200,7 +193,6 @@ class ChunkList(ScrollView, can_focus=True):
         self._cuts: Sequence[Any] | None = None
         self._related: tuple[int, int] = (0, 0)
         self._expanded: dict[int, list[str]] = {}
-        self._heights = np.zeros(0, dtype=np.int64)
         self._offsets = np.zeros(1, dtype=np.int64)
         # Rendered lines by (card, row, state): the state (plain / related / selected)
         # is in the key, so moving the selection or the highlight re-renders only the
@@ -317,7 +309,6 @@ class ChunkList(ScrollView, can_focus=True):
         for i in self._expanded:
             if i < n:
                 heights[i] = self._card_height(i)
-        self._heights = heights
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(heights, out=offsets[1:])
         self._offsets = offsets
@@ -548,13 +539,10 @@ class ChunkList(ScrollView, can_focus=True):
             return
         if index in self._expanded:
             del self._expanded[index]
-            expanded = False
         else:
             self._expanded[index] = self._wrap(index, self.scrollable_content_region.width)
-            expanded = True
         self._relayout()
         self.scroll_to_card(index)
-        self.post_message(self.ExpandToggled(self, index, expanded))
 
     def is_expanded(self, index: int) -> bool:
         return index in self._expanded
