@@ -18,7 +18,6 @@ of the pipeline run. Nothing is written outside a temporary directory (or ``--ke
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
@@ -50,12 +49,10 @@ print(json.dumps({"times": times, "counts": counts, "rss_after_load_kib": rss_lo
 
 
 def _make_log(path: Path, megabytes: float, vocabulary: int) -> int:
-    spec = importlib.util.spec_from_file_location("bench_parse", ROOT / "bench" / "parse.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    lines: int = module.make_log(path, megabytes, vocabulary=vocabulary)
-    return lines
+    sys.path.insert(0, str(ROOT))
+    from bench.parse import make_log
+
+    return make_log(path, megabytes, vocabulary=vocabulary)
 
 
 def _run(argv: list[str], capture: bool = False) -> tuple[float, int, bytes]:

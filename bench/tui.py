@@ -297,15 +297,11 @@ async def huge_cancel(path: Path, after: float) -> dict[str, object]:
 
 
 def huge(args: argparse.Namespace, tmp: Path) -> int:
-    import importlib.util
+    from bench.parse import make_log
 
-    spec = importlib.util.spec_from_file_location("bench_parse", ROOT / "bench" / "parse.py")
-    assert spec is not None and spec.loader is not None
-    parse_bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(parse_bench)
     path = tmp / "huge.jsonl"
     t = time.perf_counter()
-    lines = parse_bench.make_log(path, args.mb)
+    lines = make_log(path, args.mb)
     size_mb = path.stat().st_size / 2**20
     print(f"generated {size_mb:.0f} MB, {lines} lines in {time.perf_counter() - t:.1f}s")
     rss0 = _rss_mib()
