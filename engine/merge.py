@@ -208,6 +208,13 @@ class Cut:
     similarity: float
     threshold: float
 
+    def __str__(self) -> str:
+        """``size cap (similarity 0.4102, threshold 0.2213)``: the reason and its numbers."""
+        return (
+            f"{self.reason.replace('_', ' ')} "
+            f"(similarity {self.similarity:.4f}, threshold {self.threshold:.4f})"
+        )
+
 
 @dataclass(eq=False)
 class MergeResult:

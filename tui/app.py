@@ -35,8 +35,8 @@ from tui.screens.loading import LoadingScreen
 from tui.screens.runs import Derived
 from tui.screens.workbench import WorkbenchScreen
 from tui.widgets.header_line import HeaderInfo
+from tui.widgets.recap_panel import DEFAULT_BUDGET
 
-DEFAULT_BUDGET = 1000
 FIXED_TIMINGS_ENV = "CHUNKSCOPE_FIXED_TIMINGS"
 
 

@@ -483,10 +483,7 @@ def _chunk_report(
         lines.append(f"  Parts: compacted chunks {start}..{end - 1}")
         cut = merged.cut_after(i)
         if cut is not None:
-            lines.append(
-                f"  Cut after: {cut.reason.replace('_', ' ')} "
-                f"(similarity {cut.similarity:.4f}, threshold {cut.threshold:.4f})"
-            )
+            lines.append(f"  Cut after: {cut}")
         yield "\n".join(lines) + "\n"
 
 

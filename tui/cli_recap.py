@@ -250,11 +250,12 @@ def _write(args: argparse.Namespace, text: str) -> None:
 
 
 def cmd_recap(args: argparse.Namespace) -> int:
+    from engine.recap import DEFAULT_BUDGET
     from tui.cli_profile import apply_profile
 
     apply_profile(args)
     if args.budget is None:
-        args.budget = 1000
+        args.budget = DEFAULT_BUDGET
     if args.scorer is None:
         args.scorer = "recency"
     spec, embed_args = _summarizer_spec(args)

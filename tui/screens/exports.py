@@ -73,10 +73,7 @@ def merged_markdown(view: RunView, summaries: dict[str, Any], counter: Any) -> s
         out.append(f"{c.chars} chars, {view.merged_tokens[i]} tokens ({counter.name})")
         cut = result.cut_after(i)
         if cut is not None:
-            out.append(
-                f"Cut after: {cut.reason.replace('_', ' ')} "
-                f"(similarity {cut.similarity:.4f}, threshold {cut.threshold:.4f})"
-            )
+            out.append(f"Cut after: {cut}")
         summary = summaries.get(c.text)
         if summary is not None:
             out.extend(["", f"**{summary.abstract}**", "", summary.summary])

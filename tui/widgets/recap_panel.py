@@ -12,7 +12,9 @@ from tui.widgets.candidate_list import CandidateList, CandidateRow
 from tui.widgets.slider import Slider
 from tui.widgets.token_meter import TokenMeter
 
-DEFAULT_BUDGET = 1000
+DEFAULT_BUDGET = (
+    1000  # as engine.recap.DEFAULT_BUDGET (not imported: the app starts without the engine)
+)
 #: The budget's range in tokens (the slider's ends, and what may be typed).
 BUDGET_MIN = 100
 BUDGET_MAX = 8000
