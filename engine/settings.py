@@ -239,6 +239,13 @@ class Settings:
             "profiles": {name: p.as_dict() for name, p in sorted(self.profiles.items())},
         }
 
+    def profile(self, name: str) -> Profile:
+        """The profile `name`; ``SettingsError`` listing the known names if there is none."""
+        if name not in self.profiles:
+            known = ", ".join(sorted(self.profiles)) or "none saved yet"
+            raise SettingsError(f"no profile named {name!r} (known: {known})")
+        return self.profiles[name]
+
 
 # --------------------------------------------------------------------------- paths
 
@@ -531,11 +538,7 @@ def list_profiles(path: str | Path | None = None) -> list[str]:
 
 def get_profile(name: str, path: str | Path | None = None) -> Profile:
     """The profile `name`; ``SettingsError`` listing the known names if there is none."""
-    profiles = load_settings(path).profiles
-    if name not in profiles:
-        known = ", ".join(sorted(profiles)) or "none saved yet"
-        raise SettingsError(f"no profile named {name!r} (known: {known})")
-    return profiles[name]
+    return load_settings(path).profile(name)
 
 
 def save_profile(name: str, profile: Profile, path: str | Path | None = None) -> Path:
@@ -550,8 +553,6 @@ def save_profile(name: str, profile: Profile, path: str | Path | None = None) ->
 def delete_profile(name: str, path: str | Path | None = None) -> None:
     """Remove the profile `name`; ``SettingsError`` if there is none."""
     settings = load_settings(path)
-    if name not in settings.profiles:
-        known = ", ".join(sorted(settings.profiles)) or "none saved yet"
-        raise SettingsError(f"no profile named {name!r} (known: {known})")
+    settings.profile(name)  # raises if there is none
     del settings.profiles[name]
     save_settings(settings, path)

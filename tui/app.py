@@ -120,6 +120,7 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
         self._summary_timer: Timer | None = None
         self._theme_ready = False
         self._init_columns()
+        self._load_settings()  # once: the profile, the theme and the backends come from it
         self._apply_profile(self.options.profile)
         # Themes are registered and chosen before the first stylesheet is built: a theme
         # switch after mount re-parses every rule (a quarter of the start-up time).
@@ -141,8 +142,6 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
 
     def _apply_backends(self) -> None:
         """Start with the backends the flags or the config file name (keys stay out of params)."""
-        if self.settings is None:
-            self._load_settings()
         embedder = self._backend("embedder", self.options.embedder)
         summarizer = self._backend("summarizer", None)
         self.embedder_name = embedder.name
@@ -179,8 +178,7 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
             self._startup_notes.append("Theme files skipped:\n" + "\n".join(errors))
         wanted = self.options.theme
         if wanted is None:
-            settings = self._load_settings()
-            wanted = settings.theme if settings is not None else DEFAULT_THEME
+            wanted = self.settings.theme if self.settings is not None else DEFAULT_THEME
         if wanted not in self.available_themes:
             if self.options.theme:
                 self._startup_notes.append(f"Unknown theme {wanted!r}; using {DEFAULT_THEME}.")
@@ -199,12 +197,10 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
         return self.settings
 
     def _apply_profile(self, name: str | None) -> None:
-        if not name:
+        if not name or self.settings is None:  # an unreadable config file is noted already
             return
-        from engine.settings import get_profile
-
         try:
-            profile = get_profile(name)
+            profile = self.settings.profile(name)
             self.merge_params = profile.to_merge_params(MergeParams())
         except ChunkscopeError as e:
             self._startup_notes.append(str(e))
