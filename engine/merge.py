@@ -47,6 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.model import Chunk, Span, chunks_from_spans
+from engine.params import SliderSpec, check_fields, knob
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -74,22 +75,6 @@ __all__ = [
 ]
 
 
-def _check_int(name: str, value: object, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise ValueError(f"{name} must be an integer or None, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-
-
-def _check_float(name: str, value: object, *, allow_inf: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    number = float(value)
-    if math.isnan(number) or (math.isinf(number) and not allow_inf):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return number
-
-
 @dataclass(frozen=True)
 class MergeParams:
     """Knobs of the merge loop; the defaults are the reference algorithm.
@@ -108,35 +93,83 @@ class MergeParams:
     - ``max_passes``: stop after this many passes (None = run to the fixed point).
     - ``min_similarity``: pairs below it never merge, whatever the threshold or
       ``always_merge``.
+
+    Each field is a knob (`engine.params`): its declaration here is where the
+    command-line flag, the workbench slider and the profile key come from.
     """
 
-    threshold: Literal["adaptive"] | float = "adaptive"
-    std_k: float = 0.5
-    always_merge: float = 0.8
-    max_chunk_chars: int | None = 8192
-    max_chunk_tokens: int | None = None
-    max_passes: int | None = None
-    min_similarity: float | None = None
+    threshold: Literal["adaptive"] | float = knob(
+        "adaptive",
+        "adaptive (mean - std_k * std of each pass's similarities) or a fixed similarity",
+        flag="--threshold",
+        words=("adaptive",),
+        metavar="adaptive|X",
+        slider=SliderSpec(0.0, 1.0, 0.01, 0.1, label="fixed", start=0.35, order=20),
+    )
+    std_k: float = knob(
+        0.5,
+        "adaptive threshold: mean - K * std",
+        flag="--std-k",
+        minimum=0,
+        metavar="K",
+        slider=SliderSpec(
+            0.0, 3.0, 0.05, 0.25, label="std_k", order=10, shown_when=("threshold", "adaptive")
+        ),
+    )
+    always_merge: float = knob(
+        0.8,
+        "a similarity at or above X always merges (inf: never)",
+        flag="--always-merge",
+        finite=False,
+        metavar="X",
+        slider=SliderSpec(0.0, 1.05, 0.01, 0.1, label="always ≥", open_at_max=True, order=30),
+    )
+    max_chunk_chars: int | None = knob(
+        8192,
+        "size cap of a merged chunk in chars",
+        flag="--max-chars",
+        minimum=1,
+        none_is=0,
+        exclusive="size cap",
+        metavar="N",
+        slider=SliderSpec(
+            256, 32768, 256, 2048, label="max chars", fmt="{:.0f}", open_at_max=True, order=40
+        ),
+    )
+    max_chunk_tokens: int | None = knob(
+        None,
+        "size cap of a merged chunk in tokens (also a strategy's size with --strategy)",
+        flag="--max-tokens",
+        minimum=1,
+        exclusive="size cap",
+        metavar="N",
+        slider=SliderSpec(
+            64,
+            8192,
+            64,
+            512,
+            label="max tokens",
+            fmt="{:.0f}",
+            open_at_max=True,
+            start=2048,
+            order=41,
+        ),
+    )
+    max_passes: int | None = knob(
+        None,
+        "stop after N passes (default: to the fixed point)",
+        flag="--max-passes",
+        minimum=1,
+        none_is=0,
+        metavar="N",
+        slider=SliderSpec(1, 20, 1, 5, label="passes", fmt="{:.0f}", open_at_max=True, order=60),
+    )
+    min_similarity: float | None = knob(
+        None, "pairs below X never merge", flag="--min-similarity", finite=False, metavar="X"
+    )
 
     def __post_init__(self) -> None:
-        if isinstance(self.threshold, str):
-            if self.threshold != "adaptive":
-                raise ValueError(
-                    f'threshold must be "adaptive" or a number, got {self.threshold!r}'
-                )
-        else:
-            _check_float("threshold", self.threshold)
-        if _check_float("std_k", self.std_k) < 0:
-            raise ValueError(f"std_k must be >= 0, got {self.std_k!r}")
-        _check_float("always_merge", self.always_merge, allow_inf=True)
-        if self.max_chunk_chars is not None:
-            _check_int("max_chunk_chars", self.max_chunk_chars, 1)
-        if self.max_chunk_tokens is not None:
-            _check_int("max_chunk_tokens", self.max_chunk_tokens, 1)
-        if self.max_passes is not None:
-            _check_int("max_passes", self.max_passes, 1)
-        if self.min_similarity is not None:
-            _check_float("min_similarity", self.min_similarity, allow_inf=True)
+        check_fields(self)
 
     @property
     def adaptive(self) -> bool:

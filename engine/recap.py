@@ -43,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.fileio import atomic_write_text
+from engine.params import SliderSpec, check_fields, knob
 from engine.summarize import Summary
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "SEPARATOR",
     "Candidate",
     "Reason",
+    "RecapParams",
     "Scorer",
     "Selection",
     "action_weights",
@@ -71,7 +73,39 @@ Scorer = Literal["recency", "salience"]
 Reason = Literal["kept", "pinned", "over budget", "excluded"]
 
 SCORERS: tuple[Scorer, ...] = ("recency", "salience")
-DEFAULT_BUDGET = 1000
+
+
+@dataclass(frozen=True)
+class RecapParams:
+    """The recap's knobs (see `engine.params`): budget, scorer and action weight."""
+
+    budget: int = knob(
+        1000,
+        "token budget of the rendered recap",
+        flag="--budget",
+        minimum=1,
+        metavar="N",
+        slider=SliderSpec(100, 8000, 50, 500, label="budget", fmt="{:.0f}"),
+    )
+    scorer: str = knob(
+        "recency",
+        "recency (newest first) or salience (novelty x centrality x recency)",
+        flag="--scorer",
+        choices=SCORERS,
+    )
+    alpha: float = knob(
+        0.0,
+        "salience: action weight 1 + A x consequential tool calls (0: off)",
+        flag="--alpha",
+        minimum=0,
+        metavar="A",
+    )
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+DEFAULT_BUDGET: int = RecapParams().budget
 RECAP_FILENAME = "_recap.md"
 #: Between two paragraphs of a recap.
 SEPARATOR = "\n\n"

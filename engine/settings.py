@@ -36,7 +36,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Self
 
@@ -44,6 +44,7 @@ from engine.errors import ChunkscopeError
 
 if TYPE_CHECKING:
     from engine.merge import MergeParams
+    from engine.tuning import Tuning
 
 CONFIG_DIR_ENV = "CHUNKSCOPE_CONFIG_DIR"
 CONFIG_NAME = "config.toml"
@@ -111,80 +112,102 @@ class SummarizerSettings(_BackendSettings):
     """``[summarizer]``: which summarizer, and where."""
 
 
-@dataclass
-class Profile:
-    """A named set of tunable parameters. ``None`` means "not set: use the default".
+class ProfileError(SettingsError, ValueError):
+    """A profile value out of its knob's range (a `SettingsError` and a `ValueError`)."""
 
-    ``max_chunk_chars = 0`` means no size cap and ``max_passes = 0`` means run to the
-    fixed point (TOML has no null, so these are how a profile says "none").
+
+class Profile:
+    """A named set of tunable parameters: knob name -> value, as the config file writes
+    them. A key left out means "not set: use the default".
+
+    The keys and their validation come from the knobs' declarations
+    (`engine.tuning.PROFILE_KNOBS`): a value a profile accepts is one the engine
+    accepts. TOML has no null, so a knob that may be None writes None as its
+    ``none_is`` (``max_chunk_chars = 0`` is no size cap, ``max_passes = 0`` runs to
+    the fixed point). Read a key as an attribute (``profile.std_k``, None if unset).
     """
 
-    min_chars: int | None = None
-    threshold: Literal["adaptive"] | float | None = None
-    std_k: float | None = None
-    always_merge: float | None = None
-    max_chunk_chars: int | None = None
-    max_chunk_tokens: int | None = None
-    max_passes: int | None = None
-    min_similarity: float | None = None
-    budget: int | None = None
-    scorer: str | None = None
+    __slots__ = ("_values",)
 
-    def __post_init__(self) -> None:
-        self.validate()
+    def __init__(self, **values: Any) -> None:
+        from engine.tuning import PROFILE_KNOBS
+
+        unknown = [k for k in values if k not in PROFILE_KNOBS]
+        if unknown:
+            raise TypeError(
+                f"unknown profile key {unknown[0]!r} (known: {', '.join(PROFILE_KNOBS)})"
+            )
+        checked: dict[str, Any] = {}
+        for name, knob in PROFILE_KNOBS.items():
+            value = values.get(name)
+            if value is None:
+                continue
+            try:
+                knob.from_profile(value)
+            except ValueError as e:
+                raise ProfileError(str(e)) from None
+            checked[name] = value
+        self._values = checked
+
+    def __getattr__(self, name: str) -> Any:
+        from engine.tuning import PROFILE_KNOBS
+
+        if name in PROFILE_KNOBS:
+            return self._values.get(name)
+        raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Profile):
+            return NotImplemented
+        return self._values == other._values
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
+        return f"Profile({inner})"
+
+    @staticmethod
+    def keys() -> list[str]:
+        """Every key a profile may hold, in the order shown."""
+        from engine.tuning import PROFILE_KNOBS
+
+        return list(PROFILE_KNOBS)
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming the first field that is out of range."""
-        for name in ("min_chars", "max_chunk_chars", "max_passes"):
-            value = getattr(self, name)
-            if value is not None and (not _is_int(value) or value < 0):
-                raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
-        for name in ("max_chunk_tokens", "budget"):
-            value = getattr(self, name)
-            if value is not None and (not _is_int(value) or value < 1):
-                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-        threshold = self.threshold
-        if (
-            threshold is not None
-            and threshold != "adaptive"
-            and (not _is_number(threshold) or math.isnan(float(threshold)))
-        ):
-            raise ValueError(f'threshold must be "adaptive" or a number, got {self.threshold!r}')
-        for name in ("std_k", "always_merge", "min_similarity"):
-            value = getattr(self, name)
-            if value is not None and (not _is_number(value) or math.isnan(float(value))):
-                raise ValueError(f"{name} must be a number, got {value!r}")
-        if self.std_k is not None and self.std_k < 0:
-            raise ValueError(f"std_k must be >= 0, got {self.std_k!r}")
-        if self.scorer is not None and (not isinstance(self.scorer, str) or not self.scorer):
-            raise ValueError(f"scorer must be a non-empty string, got {self.scorer!r}")
+        """Raise ``ValueError`` naming the first value out of range (checked when built)."""
+        Profile(**self._values)
 
-    def to_merge_params(self, base: MergeParams | None = None) -> MergeParams:
-        """The merge parameters of this profile, over `base` (default ``MergeParams()``).
+    def values(self) -> dict[str, Any]:
+        """The knob values this profile sets (``none_is`` read back as None): a layer
+        for `engine.tuning.layer`."""
+        from engine.tuning import PROFILE_KNOBS
 
-        Raises ``SettingsError`` when the combination is invalid for the merge loop.
-        """
-        from engine.merge import MergeParams
+        return {k: PROFILE_KNOBS[k].from_profile(v) for k, v in self._values.items()}
 
-        changes: dict[str, Any] = {}
-        if self.threshold is not None:
-            changes["threshold"] = (
-                "adaptive" if self.threshold == "adaptive" else float(self.threshold)
-            )
-        for name in ("std_k", "always_merge", "min_similarity"):
-            value = getattr(self, name)
-            if value is not None:
-                changes[name] = float(value)
-        if self.max_chunk_chars is not None:
-            changes["max_chunk_chars"] = self.max_chunk_chars or None
-        if self.max_chunk_tokens is not None:
-            changes["max_chunk_tokens"] = self.max_chunk_tokens
-        if self.max_passes is not None:
-            changes["max_passes"] = self.max_passes or None
+    def tuning(self, base: Tuning | None = None) -> Tuning:
+        """The parameters of this profile over `base` (default: the declared defaults)."""
+        from engine.tuning import Tuning, layer
+
         try:
-            return replace(base or MergeParams(), **changes)
+            return layer((base or Tuning()).values(), self.values())
         except ValueError as e:
             raise SettingsError(f"profile: {e}") from None
+
+    def to_merge_params(self, base: MergeParams | None = None) -> MergeParams:
+        """The merge parameters of this profile, over `base` (default ``MergeParams()``)."""
+        from engine.tuning import Tuning
+
+        return self.tuning(Tuning() if base is None else Tuning(merge=base)).merge
+
+    @classmethod
+    def from_tuning(cls, tuning: Tuning) -> Profile:
+        """A complete profile from the parameters currently in force."""
+        from engine.tuning import PROFILE_KNOBS
+
+        return cls(
+            **{name: PROFILE_KNOBS[name].to_profile(v) for name, v in tuning.values().items()}
+        )
 
     @classmethod
     def from_params(
@@ -194,29 +217,17 @@ class Profile:
         budget: int | None = None,
         scorer: str | None = None,
     ) -> Profile:
-        """A complete profile from the parameters currently in force."""
-        p = merge_params
-        return cls(
-            min_chars=min_chars,
-            threshold="adaptive" if isinstance(p.threshold, str) else float(p.threshold),
-            std_k=float(p.std_k),
-            always_merge=float(p.always_merge),
-            max_chunk_chars=0 if p.max_chunk_chars is None else int(p.max_chunk_chars),
-            max_chunk_tokens=None if p.max_chunk_tokens is None else int(p.max_chunk_tokens),
-            max_passes=0 if p.max_passes is None else int(p.max_passes),
-            min_similarity=None if p.min_similarity is None else float(p.min_similarity),
-            budget=budget,
-            scorer=scorer,
-        )
+        """A profile of the merge parameters in force (every merge knob) and the others given."""
+        from engine.params import knobs
+
+        values = {
+            k.name: k.to_profile(getattr(merge_params, k.name)) for k in knobs(type(merge_params))
+        }
+        return cls(**values, min_chars=min_chars, budget=budget, scorer=scorer)
 
     def as_dict(self) -> dict[str, Any]:
-        """The fields that are set, in schema order (for display and JSON)."""
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value is not None:
-                out[f.name] = value
-        return out
+        """The keys that are set, in declaration order (for display and JSON)."""
+        return dict(self._values)
 
 
 @dataclass
@@ -347,7 +358,7 @@ class _Reader:
         table = f"profiles.{name}"
         if not isinstance(data, dict):
             raise self.fail(f"profiles.{name} must be a table", "profiles", name)
-        known = [f.name for f in fields(Profile)]
+        known = Profile.keys()
         for key in data:
             if key not in known:
                 raise self.fail(
@@ -356,7 +367,7 @@ class _Reader:
         try:
             return Profile(**data)
         except (TypeError, ValueError) as e:
-            bad = next((k for k in known if k in str(e) and k in data), None)
+            bad = next((k for k in known if str(e).startswith(k) and k in data), None)
             raise self.fail(f"[{table}] {e}", table, bad) from None
 
     def settings(self, data: dict[str, Any]) -> Settings:
@@ -556,3 +567,68 @@ def delete_profile(name: str, path: str | Path | None = None) -> None:
     settings.profile(name)  # raises if there is none
     del settings.profiles[name]
     save_settings(settings, path)
+
+
+# --------------------------------------------------------------------------- resolving
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A stage's backend after flags and the config file are combined."""
+
+    name: str
+    model: str | None
+    base_url: str | None
+    api_key: str | None = field(default=None, repr=False)
+
+
+def resolve_backend(
+    section: Literal["embedder", "summarizer"],
+    name: str | None,
+    model: str | None = None,
+    base_url: str | None = None,
+    *,
+    default: str,
+    settings: Settings | None = None,
+) -> Backend:
+    """Which backend a stage uses: flags win; the config file's ``[embedder]`` /
+    ``[summarizer]`` fills what they leave; then `default`.
+
+    The config's model, URL and key apply only while the backend is the one it names, so
+    ``--embedder lexical`` never inherits an OpenAI model. `settings` None reads the file.
+    """
+    cfg: _BackendSettings = getattr(settings if settings is not None else load_settings(), section)
+    chosen = name or cfg.name or default
+    same = cfg.name is None or cfg.name == chosen
+    return Backend(
+        name=chosen,
+        model=model or (cfg.model if same else None),
+        base_url=base_url or (cfg.base_url if same else None),
+        api_key=cfg.api_key if same else None,
+    )
+
+
+def resolve_tuning(
+    settings: Settings | None,
+    profile: str | None = None,
+    flags: Mapping[str, Any] | None = None,
+) -> Tuning:
+    """The tunable parameters of a run, layered: the declared defaults < the config
+    file's profile `profile` < `flags` (knob name -> value, only the knobs given on the
+    command line or in the workbench's start options).
+
+    The one place both fronts combine parameters. ``SettingsError`` for an unknown
+    profile, or a value out of range (naming the knob).
+    """
+    from engine.tuning import layer
+
+    layers: list[Mapping[str, Any]] = []
+    if profile:
+        layers.append(
+            (settings if settings is not None else load_settings()).profile(profile).values()
+        )
+    layers.append(flags or {})
+    try:
+        return layer(*layers)
+    except ValueError as e:
+        raise SettingsError(str(e)) from None

@@ -8,10 +8,33 @@ and the workbench use to link a compacted chunk to the raw chunks it holds.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from engine.model import Chunk, Progress, Span, Turn, chunks_from_spans, gc_paused, with_progress
+from engine.params import SliderSpec, check_fields, knob
 
 PARAGRAPH_BREAK = "\n\n"
+
+
+@dataclass(frozen=True)
+class CompactParams:
+    """The compaction stage's knob (see `engine.params`)."""
+
+    min_chars: int = knob(
+        80,
+        "compaction minimum: a chunk shorter than N chars (role prefixes counted) absorbs the next",
+        flag="--min-chars",
+        minimum=0,
+        metavar="N",
+        slider=SliderSpec(0, 1000, 10, 100, label="min chars", fmt="{:.0f}", order=50),
+    )
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+#: The seed's compaction minimum (`compact_chunks`' default), from its declaration.
+DEFAULT_MIN_CHARS: int = CompactParams().min_chars
 
 
 def chunk_turns(turns: Sequence[Turn], progress: Progress | None = None) -> list[Chunk]:
@@ -80,7 +103,7 @@ def compact_spans(
     return [(s, e) for s, e in spans]
 
 
-def compact_chunks(chunks: Sequence[Chunk], min_chars: int = 80) -> list[Chunk]:
+def compact_chunks(chunks: Sequence[Chunk], min_chars: int = DEFAULT_MIN_CHARS) -> list[Chunk]:
     """Merge undersized chunks forward, then fold a short tail back (the seed's compaction)."""
     with gc_paused():
         return chunks_from_spans(chunks, compact_spans(chunks, min_chars))

@@ -235,12 +235,12 @@ def test_from_params_round_trips_through_the_file() -> None:
     params = MergeParams(
         threshold=0.25, std_k=0.6, always_merge=0.9, max_chunk_chars=None, min_similarity=0.05
     )
-    profile = Profile.from_params(params, min_chars=100, budget=1200, scorer="score")
+    profile = Profile.from_params(params, min_chars=100, budget=1200, scorer="salience")
     save_profile("tuned", profile)
     loaded = get_profile("tuned")
     assert loaded == profile
     assert loaded.to_merge_params() == params
-    assert (loaded.min_chars, loaded.budget, loaded.scorer) == (100, 1200, "score")
+    assert (loaded.min_chars, loaded.budget, loaded.scorer) == (100, 1200, "salience")
     adaptive = Profile.from_params(MergeParams(max_passes=4))
     assert adaptive.to_merge_params() == MergeParams(max_passes=4)
 

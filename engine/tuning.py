@@ -1,0 +1,103 @@
+"""The tunable parameters of a run, and how their layers combine.
+
+A `Tuning` holds the knobs a user tunes (compaction, merge, recap); each part
+is a parameters dataclass whose fields are declared once with `engine.params.knob`.
+`PROFILE_KNOBS` (every knob by name) is the set of keys a profile may hold, and
+`layer` combines values from lowest to highest precedence::
+
+    defaults < config file < profile < flags given on the command line
+
+`engine.settings.resolve` does that for the command line and the workbench alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from engine.merge import MergeParams
+from engine.params import Knob, all_knobs, knob_map
+from engine.recap import RecapParams
+from engine.split import CompactParams
+
+__all__ = [
+    "PROFILE_CLASSES",
+    "PROFILE_KNOBS",
+    "Tuning",
+    "layer",
+]
+
+#: The parts of a `Tuning` (its field names) and their parameters dataclasses, whose
+#: knobs a profile may set, in the order shown.
+_PARTS: dict[str, type[Any]] = {
+    "compact": CompactParams,
+    "merge": MergeParams,
+    "recap": RecapParams,
+}
+PROFILE_CLASSES: tuple[type[Any], ...] = tuple(_PARTS.values())
+#: Every tunable knob by name (the profile keys).
+PROFILE_KNOBS: dict[str, Knob] = all_knobs(PROFILE_CLASSES)
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """The tunable parameters of one run: one value per knob of `PROFILE_KNOBS`."""
+
+    compact: CompactParams = field(default_factory=CompactParams)
+    merge: MergeParams = field(default_factory=MergeParams)
+    recap: RecapParams = field(default_factory=RecapParams)
+
+    @property
+    def min_chars(self) -> int:
+        return self.compact.min_chars
+
+    def values(self) -> dict[str, Any]:
+        """Every knob's value by name."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            part = getattr(self, f.name)
+            for name in knob_map(type(part)):
+                out[name] = getattr(part, name)
+        return out
+
+    def with_values(self, values: Mapping[str, Any]) -> Tuning:
+        """This tuning with some knobs changed (validated; `ValueError` names the knob)."""
+        return layer(self.values(), values)
+
+
+def _exclusive_group(name: str) -> list[str]:
+    group = PROFILE_KNOBS[name].exclusive
+    if group is None:
+        return []
+    return [k.name for k in PROFILE_KNOBS.values() if k.exclusive == group and k.name != name]
+
+
+def layer(*layers: Mapping[str, Any]) -> Tuning:
+    """The declared defaults overlaid with `layers`, lowest precedence first.
+
+    Each layer maps the knob names it sets to their values (a key left out is not
+    set; None is a value: "no cap", "to the fixed point"). A layer
+    that sets one knob of an exclusive group (the size cap in chars or in tokens)
+    sets the whole group: the group's knobs it leaves unset go back to their
+    defaults, so a cap in chars given on the command line keeps a profile's cap in
+    tokens out. `ValueError` names an unknown knob or a value out of range.
+    """
+    values: dict[str, Any] = {name: k.default for name, k in PROFILE_KNOBS.items()}
+    for given in layers:
+        unknown = sorted(set(given) - set(PROFILE_KNOBS))
+        if unknown:
+            raise ValueError(f"unknown parameter {', '.join(unknown)}")
+        present = dict(given)
+        for name in present:
+            for other in _exclusive_group(name):
+                if other not in present:
+                    values[other] = PROFILE_KNOBS[other].default
+        for name, value in present.items():
+            values[name] = PROFILE_KNOBS[name].coerce(value)
+    return Tuning(
+        **{
+            part: cls(**{name: values[name] for name in knob_map(cls)})
+            for part, cls in _PARTS.items()
+        }
+    )
