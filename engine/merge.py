@@ -104,7 +104,7 @@ class MergeParams:
         flag="--threshold",
         words=("adaptive",),
         metavar="adaptive|X",
-        slider=SliderSpec(0.0, 1.0, 0.01, 0.1, label="fixed", start=0.35, order=20),
+        slider=SliderSpec(0.0, 1.0, 0.01, 0.1, label="fixed", start=0.35, order=20, choice="fixed"),
     )
     std_k: float = knob(
         0.5,
@@ -133,7 +133,15 @@ class MergeParams:
         exclusive="size cap",
         metavar="N",
         slider=SliderSpec(
-            256, 32768, 256, 2048, label="max chars", fmt="{:.0f}", open_at_max=True, order=40
+            256,
+            32768,
+            256,
+            2048,
+            label="max chars",
+            fmt="{:.0f}",
+            open_at_max=True,
+            order=40,
+            choice="chars",
         ),
     )
     max_chunk_tokens: int | None = knob(
@@ -153,6 +161,7 @@ class MergeParams:
             open_at_max=True,
             start=2048,
             order=41,
+            choice="tokens",
         ),
     )
     max_passes: int | None = knob(

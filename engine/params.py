@@ -44,6 +44,9 @@ class SliderSpec:
     where the slider sits while the knob's value is not a number (a word such as
     ``adaptive``, or None without ``open_at_max``). ``order`` places it in its panel.
     ``shown_when`` = (other knob, word): shown only while that knob holds that word.
+    ``choice`` names the slider in a toggle: a knob with `Knob.words` gets a toggle of
+    its words and this choice ("adaptive" / "fixed"); the knobs of an exclusive group
+    one toggle of their choices ("chars" / "tokens"), labelled with the group's name.
     """
 
     lo: float
@@ -56,6 +59,7 @@ class SliderSpec:
     start: float | None = None
     order: int = 0
     shown_when: tuple[str, str] | None = None
+    choice: str = ""  # this slider's option in its knob's mode toggle or exclusive group
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +145,13 @@ class Knob:
         if self.choices is not None and out not in self.choices:
             raise ValueError(f"{self.name} must be one of {', '.join(self.choices)}, got {out!r}")
         return out
+
+    def convert(self, text: str) -> Any:
+        """A flag's text as the knob's type (a word, or a number), not range-checked:
+        `ValueError` when it is neither. `coerce` checks the range."""
+        if text.strip() in self.words:
+            return text.strip()
+        return _convert(self.kind, text)
 
     def from_profile(self, value: Any) -> Any:
         """A profile's value (TOML) as the knob's value: ``none_is`` means None."""

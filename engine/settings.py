@@ -168,7 +168,7 @@ class Profile:
         return f"Profile({inner})"
 
     @staticmethod
-    def keys() -> list[str]:
+    def known_keys() -> list[str]:
         """Every key a profile may hold, in the order shown."""
         from engine.tuning import PROFILE_KNOBS
 
@@ -358,7 +358,7 @@ class _Reader:
         table = f"profiles.{name}"
         if not isinstance(data, dict):
             raise self.fail(f"profiles.{name} must be a table", "profiles", name)
-        known = Profile.keys()
+        known = Profile.known_keys()
         for key in data:
             if key not in known:
                 raise self.fail(

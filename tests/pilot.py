@@ -16,8 +16,15 @@ SIZE = (160, 48)
 
 
 def make_app(path: Path | str = SAMPLE, **options: object) -> ChunkscopeApp:
-    """The app on `path` with fixed timing texts (the file name without its folder)."""
-    return ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True, **options))  # type: ignore[arg-type]
+    """The app on `path` with fixed timing texts (the file name without its folder);
+    options named after a knob (``budget=300``) are knob values given at start."""
+    from engine.tuning import PROFILE_KNOBS
+
+    knobs = {k: v for k, v in options.items() if k in PROFILE_KNOBS}
+    rest = {k: v for k, v in options.items() if k not in PROFILE_KNOBS}
+    return ChunkscopeApp(
+        StartOptions(path=str(path), fixed_timings=True, knobs=knobs, **rest)  # type: ignore[arg-type]
+    )
 
 
 async def until(pilot: Any, condition: Callable[[], object], timeout: float = 20.0) -> None:

@@ -1,4 +1,4 @@
-"""`chunkscope profile ...` and `--profile NAME` (apply_profile)."""
+"""`chunkscope profile ...` and `--profile NAME` (the layering of `tuning_of`)."""
 
 from __future__ import annotations
 
@@ -15,13 +15,18 @@ from engine.settings import (
     Settings,
     SettingsError,
     list_profiles,
+    load_settings,
     save_profile,
     save_settings,
 )
-from tui.cli import build_parser
-from tui.cli_profile import add_profile_option, add_profile_parser, apply_profile
+from engine.tuning import Tuning
+from tui.cli import build_parser, main
+from tui.cli.common import add_profile_option, tuning_of
+from tui.cli.profile import add_profile_parser
 
 SECRET = "sk-never-printed-42"
+ROOT = Path(__file__).resolve().parents[1]
+LOG = ROOT / "sample_logs" / "cache_refactor.jsonl"
 
 
 pytestmark = pytest.mark.usefixtures("config_dir")
@@ -41,8 +46,12 @@ def _run(argv: list[str]) -> int:
 
 
 def _chunk_args(*argv: str) -> argparse.Namespace:
-    """The real `chunk` parser of tui/cli.py, so the option names are the real ones."""
+    """The real `chunk` parser, so the option names are the real ones."""
     return build_parser().parse_args(["chunk", "log.jsonl", "--embed", *argv])
+
+
+def _tuning(args: argparse.Namespace) -> Tuning:
+    return tuning_of(args, load_settings())
 
 
 def _tuned() -> Profile:
@@ -59,45 +68,38 @@ def _tuned() -> Profile:
     )
 
 
-# --------------------------------------------------------------------------- apply_profile
+# --------------------------------------------------------------------------- --profile
 
 
-def test_apply_profile_fills_what_the_command_line_left_out() -> None:
+def test_the_profile_fills_what_the_command_line_left_out() -> None:
     save_profile("tuned", _tuned())
-    args = _chunk_args()
-    args.profile = "tuned"
-    apply_profile(args)
-    assert args.min_chars == 120
-    assert args.threshold == 0.3
-    assert args.std_k == 0.9
-    assert args.always_merge == 0.85
-    assert args.max_chars == 4096
-    assert args.max_tokens is None
-    assert args.max_passes == 3
-    assert args.min_similarity == 0.05
-    assert args.loaded_profile == _tuned()
-    assert not hasattr(args, "budget")  # chunk has no budget: nothing is invented
+    args = _chunk_args("--profile", "tuned")
+    before = vars(args).copy()
+    tuning = _tuning(args)
+    assert tuning.min_chars == 120
+    m = tuning.merge
+    assert (m.threshold, m.std_k, m.always_merge) == (0.3, 0.9, 0.85)
+    assert (m.max_chunk_chars, m.max_chunk_tokens) == (4096, None)
+    assert (m.max_passes, m.min_similarity) == (3, 0.05)
+    assert vars(args) == before  # the profile is not written into the flags
 
 
 def test_command_line_flags_win_over_the_profile() -> None:
     save_profile("tuned", _tuned())
-    args = _chunk_args("--std-k", "0.2", "--threshold", "adaptive", "--min-chars", "0")
-    args.profile = "tuned"
-    apply_profile(args)
-    assert args.std_k == 0.2
-    assert args.threshold == "adaptive"
-    assert args.min_chars == 0  # 0 is a value, not "unset"
-    assert args.always_merge == 0.85  # not given: from the profile
+    args = _chunk_args(
+        "--std-k", "0.2", "--threshold", "adaptive", "--min-chars", "0", "--profile", "tuned"
+    )
+    tuning = _tuning(args)
+    assert tuning.merge.std_k == 0.2
+    assert tuning.merge.threshold == "adaptive"
+    assert tuning.min_chars == 0  # 0 is a value, not "unset"
+    assert tuning.merge.always_merge == 0.85  # not given: from the profile
 
 
 def test_the_profile_reaches_the_merge_parameters() -> None:
-    from tui.cli import _merge_params
-
     save_profile("tuned", _tuned())
-    args = _chunk_args("--always-merge", "0.95")
-    args.profile = "tuned"
-    apply_profile(args)
-    assert _merge_params(args) == MergeParams(
+    args = _chunk_args("--always-merge", "0.95", "--profile", "tuned")
+    assert _tuning(args).merge == MergeParams(
         threshold=0.3,
         std_k=0.9,
         always_merge=0.95,
@@ -109,49 +111,37 @@ def test_the_profile_reaches_the_merge_parameters() -> None:
 
 def test_a_size_cap_on_the_command_line_keeps_the_profile_cap_out() -> None:
     save_profile("tokens", Profile(max_chunk_tokens=600, max_chunk_chars=9000))
-    args = _chunk_args("--max-chars", "2000")
-    args.profile = "tokens"
-    apply_profile(args)
-    assert (args.max_chars, args.max_tokens) == (2000, None)
-    plain = _chunk_args()
-    plain.profile = "tokens"
-    apply_profile(plain)
-    assert (plain.max_chars, plain.max_tokens) == (None, 600)  # the cap in force
+    merge = _tuning(_chunk_args("--max-chars", "2000", "--profile", "tokens")).merge
+    assert (merge.max_chunk_chars, merge.max_chunk_tokens) == (2000, None)
+    plain = _tuning(_chunk_args("--profile", "tokens")).merge
+    assert (plain.cap, plain.cap_unit) == (600, "tokens")  # the cap in force
 
 
-def test_unlimited_passes_and_no_cap_leave_the_flags_unset() -> None:
+def test_unlimited_passes_and_no_cap() -> None:
     save_profile("open", Profile(max_passes=0, max_chunk_chars=0))
-    args = _chunk_args()
-    args.profile = "open"
-    apply_profile(args)
-    assert args.max_passes is None
-    assert args.max_chars is None
-    base = args.loaded_profile.to_merge_params()
-    assert (base.max_passes, base.max_chunk_chars) == (None, None)
+    merge = _tuning(_chunk_args("--profile", "open")).merge
+    assert (merge.max_passes, merge.max_chunk_chars, merge.cap) == (None, None, None)
 
 
 def test_recap_options_budget_and_scorer() -> None:
     save_profile("tuned", _tuned())
-    args = argparse.Namespace(profile="tuned", budget=None, scorer="position", std_k=None)
-    apply_profile(args)
-    assert args.budget == 1500
-    assert args.scorer == "position"  # given
-    assert args.std_k == 0.9
+    args = build_parser().parse_args(
+        ["recap", "log.jsonl", "--scorer", "salience", "--profile", "tuned"]
+    )
+    tuning = _tuning(args)
+    assert tuning.recap.budget == 1500
+    assert tuning.recap.scorer == "salience"  # given
+    assert tuning.merge.std_k == 0.9
 
 
-def test_no_profile_is_a_no_op() -> None:
-    args = _chunk_args()
-    args.profile = None
-    before = vars(args).copy()
-    apply_profile(args)
-    assert vars(args) == before
+def test_no_profile_is_the_defaults() -> None:
+    assert _tuning(_chunk_args()) == Tuning()
 
 
 def test_unknown_profile_names_the_known_ones() -> None:
     save_profile("alpha", Profile())
-    args = argparse.Namespace(profile="beta")
     with pytest.raises(SettingsError, match=r"no profile named 'beta' \(known: alpha\)"):
-        apply_profile(args)
+        _tuning(_chunk_args("--profile", "beta"))
 
 
 def test_add_profile_option() -> None:
@@ -159,6 +149,77 @@ def test_add_profile_option() -> None:
     add_profile_option(parser)
     assert parser.parse_args(["--profile", "x"]).profile == "x"
     assert parser.parse_args([]).profile is None
+
+
+# Bugs of the old two-step application (the profile written into the flags, then the
+# merge built on the profile again), each reproduced through the real command.
+
+
+def _chunk_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
+    code = main(["chunk", str(LOG), "--format", "json", *argv])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    doc: dict[str, object] = json.loads(captured.out)
+    return doc
+
+
+def test_a_profile_token_cap_is_not_the_strategy_size(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    save_profile("p", Profile(max_chunk_tokens=600))
+    doc = _chunk_json(capsys, "--embed", "--strategy", "sliding-window", "--profile", "p")
+    strategy = doc["strategy"]
+    assert isinstance(strategy, dict)
+    assert strategy["params"]["max_tokens"] == 1000  # the strategy's own default
+    params = doc["params"]
+    assert isinstance(params, dict)
+    assert params["merge"]["max_chunk_tokens"] == 600
+
+
+def test_merge_max_tokens_over_a_profile_char_cap(capsys: pytest.CaptureFixture[str]) -> None:
+    save_profile("p", Profile(max_chunk_chars=4096))
+    doc = _chunk_json(capsys, "--embed", "--merge-max-tokens", "500", "--profile", "p")
+    params = doc["params"]
+    assert isinstance(params, dict)
+    assert params["merge"]["max_chunk_tokens"] == 500
+
+
+def test_a_profile_refuses_what_the_merge_refuses() -> None:
+    from engine.params import knobs
+
+    for value in (float("inf"), float("nan"), "fixed"):
+        with pytest.raises(SettingsError, match="threshold"):
+            Profile(threshold=value)
+    # Every merge knob: a value MergeParams refuses, a profile refuses when built.
+    bad: dict[str, object] = {
+        "std_k": -1.0,
+        "always_merge": float("nan"),
+        "max_chunk_chars": -5,
+        "max_chunk_tokens": 0,
+        "max_passes": -1,
+        "min_similarity": float("nan"),
+    }
+    for k in knobs(MergeParams):
+        if k.name == "threshold":
+            continue
+        with pytest.raises(ValueError, match=k.name):
+            MergeParams(**{k.name: bad[k.name]})  # type: ignore[arg-type]
+        with pytest.raises(SettingsError, match=k.name):
+            Profile(**{k.name: bad[k.name]})
+
+
+def test_options_are_never_abbreviated(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["chunk", str(LOG), "--embed", "--merge", "5"])
+    assert info.value.code == 2  # argparse's usage error: exit status 2
+    assert "unrecognized arguments: --merge 5" in capsys.readouterr().err
+
+
+def test_no_keep_blocks_help_says_it_switches_off(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["chunk", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--no-keep-blocks switch off (on by default): keep tables and lists whole" in text
 
 
 # --------------------------------------------------------------------------- profile command

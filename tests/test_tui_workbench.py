@@ -583,7 +583,7 @@ async def test_T_toggles_tool_call_collapsing() -> None:
 def test_no_collapse_flag() -> None:
     import argparse
 
-    from tui.cli_tui import add_tui_parser
+    from tui.cli.workbench import add_tui_parser
 
     parser = argparse.ArgumentParser()
     add_tui_parser(parser.add_subparsers())

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from textual import work
 from textual.app import App
@@ -26,6 +27,8 @@ from textual.worker import Worker, WorkerState
 
 from engine.errors import ChunkscopeError
 from engine.merge import MergeParams
+from engine.recap import RecapParams
+from engine.split import CompactParams
 from tui.commands import WorkbenchCommands
 from tui.screens.actions import WorkbenchActions
 from tui.screens.compare import StrategyDriver
@@ -35,7 +38,10 @@ from tui.screens.loading import LoadingScreen
 from tui.screens.runs import Derived
 from tui.screens.workbench import WorkbenchScreen
 from tui.widgets.header_line import HeaderInfo
-from tui.widgets.recap_panel import DEFAULT_BUDGET
+
+if TYPE_CHECKING:
+    from engine.settings import Backend
+    from engine.tuning import Tuning
 
 FIXED_TIMINGS_ENV = "CHUNKSCOPE_FIXED_TIMINGS"
 
@@ -46,14 +52,14 @@ class StartOptions:
     theme: str | None = None
     strict: bool = False
     collapse: bool = True  # tool calls folded as `chunkscope recap` does (JSONL logs)
-    min_chars: int | None = None
     tokenizer: str | None = None
     embedder: str | None = None
     model: str | None = None
     base_url: str | None = None
     profile: str | None = None
-    budget: int | None = None
-    scorer: str = "recency"
+    #: Knob values given on the command line (knob name -> value): they win over the
+    #: profile, which wins over the defaults (`engine.settings.resolve_tuning`).
+    knobs: Mapping[str, Any] = field(default_factory=dict)
     fixed_timings: bool = False
     loading_dialog_delay: float = 0.3
     open_picker: bool = True  # without a path: start in the file picker
@@ -94,9 +100,11 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
         self.lock = threading.Lock()
         self.derived = Derived()
         self.merge_params = MergeParams()
-        self.min_chars = self.options.min_chars if self.options.min_chars is not None else 80
-        self.budget = self.options.budget or DEFAULT_BUDGET
-        self.scorer = self.options.scorer
+        self.min_chars = CompactParams().min_chars
+        recap = RecapParams()
+        self.budget = recap.budget
+        self.scorer = recap.scorer
+        self.alpha = recap.alpha
         self.headings = False
         self.embedder_name = self.options.embedder or "lexical"
         self.summarizer_name = "extractive"
@@ -121,7 +129,7 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
         self._theme_ready = False
         self._init_columns()
         self._load_settings()  # once: the profile, the theme and the backends come from it
-        self._apply_profile(self.options.profile)
+        self._apply_tuning()
         # Themes are registered and chosen before the first stylesheet is built: a theme
         # switch after mount re-parses every rule (a quarter of the start-up time).
         self._register_themes()
@@ -129,16 +137,16 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
 
     # ------------------------------------------------------------------ start-up
 
-    def _backend(self, section: str, name: str | None) -> Any:
+    def _backend(self, section: Literal["embedder", "summarizer"], name: str | None) -> Backend:
         """The backend `name` of a stage with the config file's model, URL and key."""
-        from engine.settings import Settings
-        from tui.cli import configured_backend
+        from engine.pipeline import EmbedderSpec, SummarizerSpec
+        from engine.settings import Settings, resolve_backend
 
         o = self.options
         flags = (o.model, o.base_url) if section == "embedder" else (None, None)
-        default = "lexical" if section == "embedder" else "extractive"
+        default = EmbedderSpec().name if section == "embedder" else SummarizerSpec().name
         settings = self.settings if self.settings is not None else Settings()
-        return configured_backend(section, name, *flags, default=default, settings=settings)
+        return resolve_backend(section, name, *flags, default=default, settings=settings)
 
     def _apply_backends(self) -> None:
         """Start with the backends the flags or the config file name (keys stay out of params)."""
@@ -196,19 +204,29 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
             self.settings = None
         return self.settings
 
-    def _apply_profile(self, name: str | None) -> None:
-        if not name or self.settings is None:  # an unreadable config file is noted already
-            return
+    def _apply_tuning(self) -> None:
+        """Start from the parameters the command line gives, over the profile, over the
+        defaults: the same layering as `chunkscope chunk|recap` (flags win)."""
+        from engine.settings import resolve_tuning
+
+        profile = self.options.profile if self.settings is not None else None
         try:
-            profile = self.settings.profile(name)
-            self.merge_params = profile.to_merge_params(MergeParams())
+            tuning = resolve_tuning(self.settings, profile, self.options.knobs)
         except ChunkscopeError as e:
             self._startup_notes.append(str(e))
-            return
-        if profile.min_chars is not None:
-            self.min_chars = profile.min_chars
-        if profile.budget is not None:
-            self.budget = profile.budget
+            try:
+                tuning = resolve_tuning(self.settings, None, self.options.knobs)
+            except ChunkscopeError:
+                return
+        self.set_tuning(tuning)
+
+    def set_tuning(self, tuning: Tuning) -> None:
+        """Hold `tuning`'s parameters (the controls show them once mounted)."""
+        self.merge_params = tuning.merge
+        self.min_chars = tuning.min_chars
+        self.budget = tuning.recap.budget
+        self.scorer = tuning.recap.scorer
+        self.alpha = tuning.recap.alpha
 
     @property
     def workbench(self) -> WorkbenchScreen | None:

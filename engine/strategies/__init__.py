@@ -16,14 +16,11 @@ lists a strategy's parameters with defaults, ranges and CLI flags;
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import types
-import typing
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.model import PROGRESS_EVERY, Progress
+from engine.params import knobs
 from engine.strategies.base import (
     BaseStrategy,
     Counter,
@@ -87,85 +84,14 @@ def strategy_class(name: str) -> type[BaseStrategy[Any]]:
     return cls
 
 
-def _field_type(cls: type[Any], f: dataclasses.Field[Any]) -> str:
-    hints = typing.get_type_hints(cls)
-    hint = hints.get(f.name, str)
-    if hint is bool:
-        return "bool"
-    if hint is int:
-        return "int"
-    if hint is float:
-        return "float"
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(hint) if a is not type(None)]
-        if args and args[0] is str:
-            return "str?"
-        if args and args[0] is int:
-            return "int?"
-    return "str"
-
-
 def param_specs(name: str) -> list[ParamSpec]:
-    """The parameters of strategy `name`: type, default, help, flag, range, choices."""
-    return list(_param_specs(name))
-
-
-@functools.cache
-def _param_specs(name: str) -> tuple[ParamSpec, ...]:
-    # Built once per strategy: reading the type hints costs milliseconds, and the
-    # command line's parser and every workbench slider step ask for them.
-    cls = strategy_class(name).params_type
-    out: list[ParamSpec] = []
-    for f in dataclasses.fields(cls):
-        m = f.metadata
-        out.append(
-            ParamSpec(
-                name=f.name,
-                type=_field_type(cls, f),
-                default=f.default,
-                help=str(m.get("help", "")),
-                flag=m.get("flag"),
-                minimum=m.get("min"),
-                maximum=m.get("max"),
-                choices=m.get("choices"),
-            )
-        )
-    return tuple(out)
+    """The parameters of strategy `name` (knobs): type, default, help, flag, range, choices."""
+    return list(knobs(strategy_class(name).params_type))
 
 
 def coerce_param(spec: ParamSpec, value: Any) -> Any:
     """`value` (a string from a flag, or a Python value) as the parameter's type, range-checked."""
-    if value is None:
-        if spec.type.endswith("?"):
-            return None
-        raise ValueError(f"{spec.name}: a value is required")
-    kind = spec.type.rstrip("?")
-    try:
-        if kind == "bool":
-            if isinstance(value, str):
-                low = value.strip().lower()
-                if low not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
-                    raise ValueError(value)
-                out: Any = low in ("1", "true", "yes", "on")
-            else:
-                out = bool(value)
-        elif kind == "int":
-            if isinstance(value, float) and not value.is_integer():
-                raise ValueError(value)
-            out = int(value)
-        elif kind == "float":
-            out = float(value)
-        else:
-            out = str(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{spec.name}: expected {kind}, got {value!r}") from None
-    if spec.minimum is not None and isinstance(out, int | float) and out < spec.minimum:
-        raise ValueError(f"{spec.name} must be >= {spec.minimum}, got {out}")
-    if spec.maximum is not None and isinstance(out, int | float) and out > spec.maximum:
-        raise ValueError(f"{spec.name} must be <= {spec.maximum}, got {out}")
-    if spec.choices is not None and out not in spec.choices:
-        raise ValueError(f"{spec.name} must be one of {', '.join(spec.choices)}, got {out!r}")
-    return out
+    return spec.coerce(value)
 
 
 def make_params(name: str, values: Mapping[str, Any] | ParamsPairs | None = None) -> Any:

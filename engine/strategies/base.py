@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from engine.model import Chunk, Turn
+from engine.params import Knob, SliderSpec, knob
 
 if TYPE_CHECKING:
     from engine.parse import Source
@@ -50,27 +51,23 @@ def param(
     minimum: float | None = None,
     maximum: float | None = None,
     choices: tuple[str, ...] | None = None,
+    slider: SliderSpec | None = None,
 ) -> Any:
-    """A dataclass field with the metadata the CLI and the workbench read."""
-    meta = {"help": help, "flag": flag, "min": minimum, "max": maximum, "choices": choices}
-    return field(default=default, metadata=meta)
+    """A strategy parameter: a knob (`engine.params.knob`) that the CLI and the workbench read."""
+    return knob(
+        default,
+        help,
+        flag=flag,
+        minimum=minimum,
+        maximum=maximum,
+        choices=choices,
+        slider=slider,
+        metavar="X",
+    )
 
 
-@dataclass(frozen=True, slots=True)
-class ParamSpec:
-    """One parameter of a strategy, for building a control or a flag."""
-
-    name: str
-    type: str
-    default: Any
-    help: str
-    flag: str | None
-    minimum: float | None
-    maximum: float | None
-    choices: tuple[str, ...] | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+#: One parameter of a strategy, for building a control or a flag: a knob.
+ParamSpec = Knob
 
 
 @dataclass(slots=True)

@@ -55,6 +55,7 @@ __all__ = [
     "MAX_SENTENCE_CHARS",
     "PROMPT_VERSION",
     "ROLE_WEIGHTS",
+    "SUMMARIZERS",
     "SYSTEM_PROMPT",
     "ExtractiveSummarizer",
     "LLMSummarizer",
@@ -69,6 +70,10 @@ __all__ = [
     "split_sentences",
     "summarize_chunks",
 ]
+
+
+#: The names `make_summarizer` accepts, the offline default first.
+SUMMARIZERS = ("extractive", "llm")
 
 
 def make_summarizer(
@@ -87,7 +92,7 @@ def make_summarizer(
         if not model:
             raise ValueError("the llm summarizer needs a model (--summary-model)")
         return LLMSummarizer(model, base_url, api_key, workers=workers, **kwargs)
-    raise ValueError(f"unknown summarizer {name!r} (extractive or llm)")
+    raise ValueError(f"unknown summarizer {name!r} ({' or '.join(SUMMARIZERS)})")
 
 
 def cache_namespace(summarizer: Summarizer) -> str:

@@ -86,17 +86,20 @@ class WorkbenchActions:
     def action_type_budget(self) -> None:
         """Ask for the recap budget as a number (the slider moves in steps of 50)."""
         from tui.screens.prompt import PromptScreen
-        from tui.widgets.recap_panel import BUDGET_MAX, BUDGET_MIN
+        from tui.widgets.recap_panel import BUDGET
+
+        assert BUDGET.slider is not None
+        lo, hi = round(BUDGET.slider.lo), round(BUDGET.slider.hi)
 
         def parse(value: str) -> int | None:
             text = value.strip().replace(",", "").replace("_", "")
-            if not text.isdecimal() or not BUDGET_MIN <= int(text) <= BUDGET_MAX:
+            if not text.isdecimal() or not lo <= int(text) <= hi:
                 return None
             return int(text)
 
         def validate(value: str) -> str | None:
             if parse(value) is None:
-                return f"a whole number of tokens from {BUDGET_MIN} to {BUDGET_MAX}, e.g. 1500"
+                return f"a whole number of tokens from {lo} to {hi}, e.g. 1500"
             return None
 
         def typed(value: str | None) -> None:
@@ -108,7 +111,7 @@ class WorkbenchActions:
             if bench is not None:
                 bench.show_params(self.merge_params, self.min_chars, self.budget)
 
-        title = f"Recap budget in tokens ({BUDGET_MIN}-{BUDGET_MAX})"
+        title = f"Recap budget in tokens ({lo}-{hi})"
         self.push_screen(PromptScreen(title, str(self.budget), validate=validate), typed)
 
     def _toggle_mark(self, marks: set[str], other: set[str], verb: str) -> None:

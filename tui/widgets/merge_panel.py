@@ -1,15 +1,20 @@
-"""The merge controls: threshold mode, sliders for every knob, and the run's outcome.
+"""The merge controls: one control per knob of the compaction and merge stages that
+declares a slider, and the run's outcome.
 
-The panel owns no parameters: `read()` turns the controls into ``(MergeParams,
-min_chars)`` over a base, `show()` puts parameters back into the controls (after a
-profile is loaded), and a `MergePanel.Changed` message says which stage a change
-affects ("compact" for the compaction minimum, "merge" for the rest).
+The controls come from the knobs' declarations (`engine.params`): a slider per knob
+with a `SliderSpec` (range, steps, label, format, in its declared order), a toggle
+for a knob that also takes words (threshold: adaptive / fixed) and one for each
+exclusive group (the size cap: chars / tokens). A knob added to `MergeParams` with a
+slider appears here with no change to this module.
+
+The panel owns no parameters: `values()` reads the controls as knob values, `read()`
+turns them into ``(MergeParams, min_chars)`` over a base, `show()` puts parameters back
+into the controls (after a profile is loaded), and a `MergePanel.Changed` message says
+which stage a change affects ("compact" for a compaction knob, "merge" for the rest).
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import replace
 from typing import Any
 
 from textual.app import ComposeResult
@@ -18,27 +23,40 @@ from textual.message import Message
 from textual.widgets import Static
 
 from engine.merge import MergeParams
+from engine.params import Knob, knobs, replace_knobs
+from engine.split import CompactParams
 from tui.widgets.choice_toggle import ChoiceToggle
-from tui.widgets.slider import Slider
-
-# id: (value, minimum, maximum, step, big_step, label, fmt, inf_at_max)
-SLIDERS: dict[str, tuple[float, float, float, float, float, str, str, bool]] = {
-    "std-k": (0.5, 0.0, 3.0, 0.05, 0.25, "std_k", "{:.2f}", False),
-    "fixed": (0.35, 0.0, 1.0, 0.01, 0.1, "fixed", "{:.2f}", False),
-    "always": (0.8, 0.0, 1.05, 0.01, 0.1, "always ≥", "{:.2f}", True),
-    "max-chars": (8192, 256, 32768, 256, 2048, "max chars", "{:.0f}", True),
-    "max-tokens": (2048, 64, 8192, 64, 512, "max tokens", "{:.0f}", True),
-    "min-chars": (80, 0, 1000, 10, 100, "min chars", "{:.0f}", False),
-    "max-passes": (20, 1, 20, 1, 5, "passes", "{:.0f}", True),
-}
-
+from tui.widgets.slider import Slider, knob_position, knob_slider, knob_value
 
 LABEL_WIDTH = 11
 
 
-def _is_max(slider_id: str, value: float) -> bool:
-    spec = SLIDERS[slider_id]
-    return spec[7] and (math.isinf(value) or value >= spec[2] - spec[3] / 2)
+def _slider_knobs() -> list[tuple[str, Knob]]:
+    """(stage, knob) of every knob with a slider, in the declared order."""
+    found = [("compact", k) for k in knobs(CompactParams) if k.slider is not None]
+    found += [("merge", k) for k in knobs(MergeParams) if k.slider is not None]
+    return sorted(found, key=lambda sk: sk[1].slider.order if sk[1].slider else 0)
+
+
+PANEL_KNOBS = _slider_knobs()
+_STAGE = {k.name: stage for stage, k in PANEL_KNOBS}
+
+
+def slider_id(k: Knob) -> str:
+    return (k.flag or k.name).lstrip("-").replace("_", "-")
+
+
+def _group_id(group: str) -> str:
+    return group.replace(" ", "-")
+
+
+def _mode_id(name: str) -> str:
+    """The id of the toggle between a knob's words and its number."""
+    return f"{name.replace('_', '-')}-mode"
+
+
+def _choice(k: Knob) -> str:
+    return k.slider.choice if k.slider is not None else ""
 
 
 class MergePanel(Vertical):
@@ -63,102 +81,100 @@ class MergePanel(Vertical):
             return self.panel
 
     def compose(self) -> ComposeResult:
-        yield ChoiceToggle(
-            ["adaptive", "fixed"], label="threshold", label_width=LABEL_WIDTH, id="mode"
-        )
-        for slider_id, (value, lo, hi, step, big, label, fmt, inf) in SLIDERS.items():
-            if slider_id == "max-chars":
+        for _, k in PANEL_KNOBS:
+            if k.words:
                 yield ChoiceToggle(
-                    ["chars", "tokens"], label="size cap", label_width=LABEL_WIDTH, id="cap-unit"
+                    [*k.words, _choice(k)],
+                    label=k.name,
+                    label_width=LABEL_WIDTH,
+                    id=_mode_id(k.name),
                 )
-            yield Slider(
-                value,
-                lo,
-                hi,
-                step,
-                big_step=big,
-                label=label,
-                fmt=fmt,
-                inf_at_max=inf,
-                label_width=LABEL_WIDTH,
-                value_width=6,
-                id=slider_id,
-            )
+        groups: set[str] = set()
+        for _, k in PANEL_KNOBS:
+            if k.exclusive is not None and k.exclusive not in groups:
+                groups.add(k.exclusive)
+                members = [m for _, m in PANEL_KNOBS if m.exclusive == k.exclusive]
+                yield ChoiceToggle(
+                    [_choice(m) for m in members],
+                    label=k.exclusive,
+                    label_width=LABEL_WIDTH,
+                    id=_group_id(k.exclusive),
+                )
+            yield knob_slider(k, k.default, label_width=LABEL_WIDTH, value_width=6, id=slider_id(k))
         yield Static("", id="merge-stats", markup=False)
 
     def on_mount(self) -> None:
         self._sync_visibility()
 
-    def _slider(self, slider_id: str) -> Slider:
-        return self.query_one(f"#{slider_id}", Slider)
+    def _slider(self, k: Knob) -> Slider:
+        return self.query_one(f"#{slider_id(k)}", Slider)
 
-    def _value(self, slider_id: str) -> float:
-        return float(self._slider(slider_id).value)
+    def _toggle(self, toggle_id: str) -> ChoiceToggle:
+        return self.query_one(f"#{toggle_id}", ChoiceToggle)
+
+    def _shown(self, k: Knob) -> bool:
+        spec = k.slider
+        if spec is not None and spec.shown_when is not None:
+            other, word = spec.shown_when
+            return bool(self._toggle(_mode_id(other)).value == word)
+        if k.words:
+            return bool(self._toggle(_mode_id(k.name)).value == _choice(k))
+        if k.exclusive is not None:
+            return bool(self._toggle(_group_id(k.exclusive)).value == _choice(k))
+        return True
 
     def _sync_visibility(self) -> None:
-        mode = self.query_one("#mode", ChoiceToggle).value
-        self._slider("std-k").display = mode == "adaptive"
-        self._slider("fixed").display = mode == "fixed"
-        unit = self.query_one("#cap-unit", ChoiceToggle).value
-        self._slider("max-chars").display = unit == "chars"
-        self._slider("max-tokens").display = unit == "tokens"
+        for _, k in PANEL_KNOBS:
+            self._slider(k).display = self._shown(k)
+
+    def values(self) -> dict[str, Any]:
+        """The value of every knob the panel shows, as the controls set it."""
+        out: dict[str, Any] = {}
+        for _, k in PANEL_KNOBS:
+            value = knob_value(k, float(self._slider(k).value))
+            mode = self._toggle(_mode_id(k.name)).value if k.words else None
+            if mode in k.words:
+                value = mode
+            if k.exclusive is not None and not self._shown(k):
+                value = None  # another knob of the group is in force
+            out[k.name] = value
+        return out
 
     def read(self, base: MergeParams) -> tuple[MergeParams, int]:
         """The parameters the controls show, over `base`."""
-        mode = self.query_one("#mode", ChoiceToggle).value
-        unit = self.query_one("#cap-unit", ChoiceToggle).value
-        always = self._value("always")
-        chars = self._value("max-chars")
-        tokens = self._value("max-tokens")
-        passes = self._value("max-passes")
-        params = replace(
-            base,
-            threshold="adaptive" if mode == "adaptive" else round(self._value("fixed"), 4),
-            std_k=round(self._value("std-k"), 4),
-            always_merge=math.inf if _is_max("always", always) else round(always, 4),
-            max_chunk_chars=(
-                None if unit == "chars" and _is_max("max-chars", chars) else round(chars)
-            ),
-            max_chunk_tokens=(
-                None if unit == "chars" or _is_max("max-tokens", tokens) else round(tokens)
-            ),
-            max_passes=None if _is_max("max-passes", passes) else round(passes),
-        )
-        if unit == "tokens" and params.max_chunk_tokens is None:
-            params = replace(params, max_chunk_chars=None)
-        return params, round(self._value("min-chars"))
+        values = self.values()
+        min_chars = replace_knobs(CompactParams(), values).min_chars
+        return replace_knobs(base, values), min_chars
 
     def show(self, params: MergeParams, min_chars: int) -> None:
         """Put `params` into the controls (the change messages this causes are no-ops)."""
-
-        def put(slider_id: str, value: float | None) -> None:
-            hi = SLIDERS[slider_id][2]
-            v = hi if value is None or math.isinf(value) else value
-            self._slider(slider_id).set_value(v, notify=False)
-
-        mode = "adaptive" if params.adaptive else "fixed"
-        self.query_one("#mode", ChoiceToggle).set_value(mode)
-        put("std-k", params.std_k)
-        if not params.adaptive:
-            put("fixed", float(params.threshold))
-        put("always", params.always_merge if params.always_merge <= 1.0 else None)
-        unit = "tokens" if params.max_chunk_tokens is not None else "chars"
-        self.query_one("#cap-unit", ChoiceToggle).set_value(unit)
-        if unit == "tokens":
-            put("max-tokens", params.max_chunk_tokens)
-        else:
-            put("max-chars", params.max_chunk_chars)
-        put("max-passes", params.max_passes)
-        put("min-chars", min_chars)
+        values = {
+            "min_chars": min_chars,
+            **{k.name: getattr(params, k.name) for k in knobs(MergeParams)},
+        }
+        for _, k in PANEL_KNOBS:
+            value = values[k.name]
+            if k.words:
+                word = value if isinstance(value, str) else _choice(k)
+                self._toggle(_mode_id(k.name)).set_value(word)
+            self._slider(k).set_value(knob_position(k, value), notify=False)
+        in_force: dict[str, str] = {}
+        for _, k in PANEL_KNOBS:
+            if k.exclusive is not None and values[k.name] is not None:
+                in_force[k.exclusive] = _choice(k)  # the last set one is in force (tokens)
+        for _, k in PANEL_KNOBS:
+            if k.exclusive is not None:
+                first = next(_choice(m) for _, m in PANEL_KNOBS if m.exclusive == k.exclusive)
+                self._toggle(_group_id(k.exclusive)).set_value(in_force.get(k.exclusive, first))
         self._sync_visibility()
 
     def set_stats(self, text: str) -> None:
         self.query_one("#merge-stats", Static).update(text, layout=False)
 
-    def on_slider_changed(self, event: Any) -> None:
+    def on_slider_changed(self, event: Slider.Changed) -> None:
         event.stop()
-        stage = "compact" if event.slider.id == "min-chars" else "merge"
-        self.post_message(self.Changed(self, stage))
+        name = next((k.name for _, k in PANEL_KNOBS if slider_id(k) == event.slider.id), "")
+        self.post_message(self.Changed(self, _STAGE.get(name, "merge")))
 
     def on_choice_toggle_changed(self, event: ChoiceToggle.Changed) -> None:
         event.stop()

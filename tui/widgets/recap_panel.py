@@ -8,16 +8,14 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static, TextArea
 
+from engine.params import knob_map
+from engine.recap import RecapParams
 from tui.widgets.candidate_list import CandidateList, CandidateRow
-from tui.widgets.slider import Slider
+from tui.widgets.slider import Slider, knob_slider
 from tui.widgets.token_meter import TokenMeter
 
-DEFAULT_BUDGET = (
-    1000  # as engine.recap.DEFAULT_BUDGET (not imported: the app starts without the engine)
-)
-#: The budget's range in tokens (the slider's ends, and what may be typed).
-BUDGET_MIN = 100
-BUDGET_MAX = 8000
+#: The budget knob (`engine.recap.RecapParams`): its slider's ends are what may be typed.
+BUDGET = knob_map(RecapParams)["budget"]
 
 
 class RecapPanel(Vertical):
@@ -33,21 +31,16 @@ class RecapPanel(Vertical):
     """
 
     def __init__(
-        self, budget: int = DEFAULT_BUDGET, *, id: str | None = None, classes: str | None = None
+        self, budget: int = BUDGET.default, *, id: str | None = None, classes: str | None = None
     ) -> None:
         super().__init__(id=id, classes=classes)
         self._budget = budget
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="recap-controls"):
-            yield Slider(
+            yield knob_slider(
+                BUDGET,
                 self._budget,
-                BUDGET_MIN,
-                BUDGET_MAX,
-                50,
-                big_step=500,
-                label="budget",
-                fmt="{:.0f}",
                 exact_values=True,  # a typed budget (b) stays exact
                 id="budget",
             )

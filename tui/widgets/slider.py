@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -23,6 +23,8 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
+
+from engine.params import Knob
 
 Formatter = Callable[[float], str] | str
 
@@ -444,3 +446,46 @@ class Slider(Widget, can_focus=True):
             self.action_big_step(-1)
         else:
             self.action_step(-1)
+
+
+# --------------------------------------------------------------------------- knobs
+
+
+def knob_position(knob: Knob, value: Any) -> float:
+    """Where `knob`'s slider sits for `value` (its declared `SliderSpec`)."""
+    spec = knob.slider
+    assert spec is not None, f"knob {knob.name} has no slider"
+    if value is None or (isinstance(value, float) and math.isinf(value)):
+        return spec.hi if spec.open_at_max else (spec.start if spec.start is not None else spec.lo)
+    if isinstance(value, str):  # a word such as "adaptive"
+        return spec.start if spec.start is not None else spec.lo
+    if spec.open_at_max and value > spec.hi:
+        return spec.hi
+    return float(value)
+
+
+def knob_value(knob: Knob, position: float) -> Any:
+    """The knob's value for a slider position: the open value (None, or inf) at the end of
+    a slider whose last position stands for it, else the position as the knob's type."""
+    spec = knob.slider
+    assert spec is not None, f"knob {knob.name} has no slider"
+    if spec.open_at_max and (math.isinf(position) or position >= spec.hi - spec.step / 2):
+        return None if knob.nullable else math.inf
+    return round(position) if knob.kind == "int" else round(position, 4)
+
+
+def knob_slider(knob: Knob, value: Any, **kwargs: Any) -> Slider:
+    """A slider for `knob`, from its declaration (range, steps, label, format)."""
+    spec = knob.slider
+    assert spec is not None, f"knob {knob.name} has no slider"
+    return Slider(
+        knob_position(knob, value),
+        spec.lo,
+        spec.hi,
+        spec.step,
+        big_step=spec.big,
+        label=spec.label or knob.name,
+        fmt=spec.fmt,
+        inf_at_max=spec.open_at_max,
+        **kwargs,
+    )

@@ -10,8 +10,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from tui.cli.common import CliError, add_knob_flags, checked_knobs
+
 
 def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
+    from engine.embed import BACKENDS
+    from engine.merge import MergeParams
+    from engine.recap import RecapParams
+    from engine.split import CompactParams
+
     p: argparse.ArgumentParser = sub.add_parser(
         "tui",
         help="open the workbench (also: `chunkscope FILE`, or bare `chunkscope` for a file picker)",
@@ -37,26 +44,27 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
         action="store_false",
         help="keep tool calls and their results as separate turns",
     )
-    p.add_argument(
-        "--min-chars", type=int, default=None, metavar="N", help="compaction minimum (80)"
-    )
     p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
     p.add_argument(
         "--embedder",
-        choices=("lexical", "openai"),
+        choices=BACKENDS,
         default=None,
-        help="lexical (offline, default) or an OpenAI-compatible endpoint",
+        help=f"{BACKENDS[0]} (offline, default) or an OpenAI-compatible endpoint",
     )
     p.add_argument("--model", default=None, help="embedding model of the openai backend")
     p.add_argument("--base-url", default=None, metavar="URL", help="OpenAI-compatible base URL")
     p.add_argument("--profile", default=None, metavar="NAME", help="start from a saved profile")
-    p.add_argument("--budget", type=int, default=None, metavar="TOKENS", help="recap budget (1000)")
+    add_knob_flags(
+        p.add_argument_group("starting parameters"), [CompactParams, MergeParams, RecapParams]
+    )
     p.set_defaults(run=cmd_tui)
     return p
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    from tui.cli import CliError
+    from engine.merge import MergeParams
+    from engine.recap import RecapParams
+    from engine.split import CompactParams
 
     if args.file is not None:
         path = Path(args.file)
@@ -64,10 +72,6 @@ def cmd_tui(args: argparse.Namespace) -> int:
             raise CliError(f"{args.file}: no such file")
         if path.is_dir():
             raise CliError(f"{args.file}: is a directory, not a file")
-    if args.min_chars is not None and args.min_chars < 0:
-        raise CliError("--min-chars must be 0 or more")
-    if args.budget is not None and args.budget < 1:
-        raise CliError("--budget must be 1 or more")
 
     from tui.app import ChunkscopeApp, StartOptions
 
@@ -76,13 +80,12 @@ def cmd_tui(args: argparse.Namespace) -> int:
         theme=args.theme,
         strict=args.strict,
         collapse=args.collapse,
-        min_chars=args.min_chars,
         tokenizer=args.tokenizer,
         embedder=args.embedder,
         model=args.model,
         base_url=args.base_url,
         profile=args.profile,
-        budget=args.budget,
+        knobs=checked_knobs(args, [CompactParams, MergeParams, RecapParams]),
     )
     ChunkscopeApp(options).run()
     return 0

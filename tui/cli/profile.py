@@ -1,20 +1,7 @@
-"""`chunkscope profile ...` and `--profile NAME` for the commands that merge.
+"""`chunkscope profile list|show NAME|delete NAME|path`: the named parameter sets.
 
-Wiring (in ``tui/cli.py``)::
-
-    from tui.cli_profile import add_profile_option, add_profile_parser, apply_profile
-
-    add_profile_parser(sub)            # chunkscope profile list|show NAME|delete NAME|path
-    add_profile_option(chunk)          # chunk / recap: --profile NAME
-    ...
-    def cmd_chunk(args):
-        apply_profile(args)            # before _pipeline(args): fills what the user left out
-        pipe = _pipeline(args)
-
-`apply_profile` only fills options whose value is still ``None`` (the parser's default),
-so flags given on the command line win. A profile with no size cap (``max_chunk_chars =
-0``) cannot be expressed with ``--max-chars``; for exactness build the merge parameters on
-the profile: ``_merge_params(args, base=args.loaded_profile.to_merge_params())``.
+`chunk`, `recap` and the workbench use one with ``--profile NAME``; how its values
+combine with the flags is `engine.settings.resolve_tuning`'s one rule (flags win).
 """
 
 from __future__ import annotations
@@ -32,66 +19,7 @@ from engine.settings import (
     get_profile,
     load_settings,
 )
-
-# Profile field -> argparse dest of the chunk / recap options (see tui/cli.py).
-PROFILE_ARGS: tuple[tuple[str, str], ...] = (
-    ("min_chars", "min_chars"),
-    ("threshold", "threshold"),
-    ("std_k", "std_k"),
-    ("always_merge", "always_merge"),
-    ("max_passes", "max_passes"),
-    ("min_similarity", "min_similarity"),
-    ("budget", "budget"),
-    ("scorer", "scorer"),
-)
-
-
-# --------------------------------------------------------------------------- --profile
-
-
-def add_profile_option(parser: argparse.ArgumentParser) -> None:
-    """Add ``--profile NAME`` to a command that merges (chunk, recap)."""
-    parser.add_argument(
-        "--profile",
-        default=None,
-        metavar="NAME",
-        help="use a saved profile's parameters (flags given here win); "
-        "see `chunkscope profile list`",
-    )
-
-
-def apply_profile(args: argparse.Namespace) -> None:
-    """Fill the merge / compaction / recap options the user left out from ``--profile``.
-
-    Does nothing without ``args.profile``. Options the command line set (not ``None``)
-    are kept; options the command does not have are skipped. The size cap counts as one
-    option: ``--max-chars`` or ``--max-tokens`` on the command line keeps the profile's
-    cap out. Sets ``args.loaded_profile`` to the ``Profile``. Raises ``SettingsError``
-    (a ``ChunkscopeError``) for an unknown profile or a broken config file.
-    """
-    name = getattr(args, "profile", None)
-    if not name:
-        return
-    profile = get_profile(name)
-    args.loaded_profile = profile
-    for field, dest in PROFILE_ARGS:
-        value = getattr(profile, field)
-        if value is None or not hasattr(args, dest) or getattr(args, dest) is not None:
-            continue
-        if field == "max_passes" and value == 0:  # 0 = to the fixed point = no flag
-            continue
-        setattr(args, dest, value)
-    has_cap_options = hasattr(args, "max_chars") or hasattr(args, "max_tokens")
-    cap_given = (
-        getattr(args, "max_chars", None) is not None
-        or getattr(args, "max_tokens", None) is not None
-    )
-    if has_cap_options and not cap_given:
-        if profile.max_chunk_tokens is not None and hasattr(args, "max_tokens"):
-            args.max_tokens = profile.max_chunk_tokens
-        elif profile.max_chunk_chars and hasattr(args, "max_chars"):
-            args.max_chars = profile.max_chunk_chars
-
+from tui.cli.common import note
 
 # --------------------------------------------------------------------------- profile command
 
@@ -126,10 +54,6 @@ def _out(text: str) -> None:
     sys.stdout.flush()
 
 
-def _note(message: str) -> None:
-    print(f"chunkscope: {message}", file=sys.stderr)
-
-
 def cmd_profile_list(args: argparse.Namespace) -> int:
     path = config_path()
     profiles = load_settings(path).profiles
@@ -141,7 +65,7 @@ def cmd_profile_list(args: argparse.Namespace) -> int:
         _out(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
         return 0
     if not profiles:
-        _note(f"no profiles saved yet ({path})")
+        note(f"no profiles saved yet ({path})")
         return 0
     width = max(len(n) for n in profiles)
     _out("".join(f"{n:<{width}}  {_summary(profiles[n])}\n" for n in sorted(profiles)))
@@ -159,7 +83,7 @@ def cmd_profile_show(args: argparse.Namespace) -> int:
     lines = [f"profile {args.name}  ({path})"]
     width = max((len(k) for k in values), default=0)
     lines.extend(f"  {k:<{width}}  {_show_value(k, v)}" for k, v in values.items())
-    unset = [k for k in Profile.__dataclass_fields__ if k not in values]
+    unset = [k for k in Profile.known_keys() if k not in values]
     if unset:
         lines.append(f"  defaults for: {', '.join(unset)}")
     _out("\n".join(lines) + "\n")
@@ -169,7 +93,7 @@ def cmd_profile_show(args: argparse.Namespace) -> int:
 def cmd_profile_delete(args: argparse.Namespace) -> int:
     path = config_path()
     delete_profile(args.name, path)
-    _note(f"deleted profile {args.name} from {path}")
+    note(f"deleted profile {args.name} from {path}")
     return 0
 
 

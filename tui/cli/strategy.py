@@ -3,8 +3,8 @@
 `add_strategy_args(parser)` adds ``--strategy NAME`` and one flag per strategy
 parameter (the flags come from the parameters' metadata in
 `engine.strategies`; a flag the parser already has, such as ``--max-tokens``,
-is shared rather than added twice). `apply_strategy(pipe, args)` puts the
-chosen strategy and its parameters into the pipeline; `strategy_json(...)`
+is shared rather than added twice). `strategy_choice(args)` gives the
+chosen strategy and its parameters for the pipeline; `strategy_json(...)`
 adds each chunk's metadata and cut reason, and the strategy's document-level
 information, to the JSON document. Without ``--strategy`` nothing changes.
 """
@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from engine.strategies import DEFAULT_STRATEGY, STRATEGIES, ParamSpec, param_specs
+from tui.cli.common import CliError
 
 # Flags the `chunk` parser has for its own stages, shared with strategy parameters.
 _SHARED = frozenset({"--max-tokens", "--min-chars"})
@@ -81,6 +82,9 @@ def add_strategy_args(p: argparse.ArgumentParser) -> None:
             added[flag] = spec
             users = [n for n, ss in all_specs.items() if any(s.flag == flag for s in ss)]
             helptext = f"{spec.help} ({', '.join(users)})"
+            if flag.startswith("--no-"):
+                # The parameter is on by default; the flag switches it off.
+                helptext = f"switch off (on by default): {spec.help} ({', '.join(users)})"
             if spec.type == "bool":
                 g.add_argument(flag, action="store_true", default=None, help=helptext)
             else:
@@ -117,19 +121,18 @@ def strategy_params_from_args(name: str, args: argparse.Namespace) -> dict[str, 
     return out
 
 
-def apply_strategy(pipe: Any, args: argparse.Namespace) -> Any:
-    """Configure `pipe` with ``--strategy`` and its flags; a no-op without ``--strategy``."""
+def strategy_choice(args: argparse.Namespace) -> tuple[str, tuple[tuple[str, Any], ...]] | None:
+    """``--strategy`` and its flags as (name, parameter pairs) for the pipeline; None
+    without ``--strategy``. Flags of other strategies are noted as not applying."""
     from engine.strategies import make_params, params_key
 
     name = getattr(args, "strategy", None)
     if name is None:
-        return pipe
+        return None
     values = strategy_params_from_args(name, args)
     try:
         make_params(name, values)  # validate now: one readable line, not a traceback
     except (TypeError, ValueError) as e:
-        from tui.cli import CliError
-
         raise CliError(f"--strategy {name}: {e}") from None
     own = {spec.flag for spec in param_specs(name)}
     ignored = sorted(
@@ -145,8 +148,7 @@ def apply_strategy(pipe: Any, args: argparse.Namespace) -> Any:
     )
     if ignored:
         print(f"chunkscope: {', '.join(ignored)} do(es) not apply to {name}", file=sys.stderr)
-    pipe.configure(strategy=name, strategy_params=params_key(values))
-    return pipe
+    return name, params_key(values)
 
 
 def strategy_json(pipe: Any, args: argparse.Namespace, doc: dict[str, Any]) -> None:

@@ -20,9 +20,24 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tui.cli import CliError, _add_embed_args, _add_source_args, _note, _pipeline, _report_skipped
+from tui.cli.common import (
+    CliError,
+    add_embed_args,
+    add_knob_flags,
+    add_profile_option,
+    add_source_args,
+    build_pipeline,
+    note,
+    read_settings,
+    report_skipped,
+    safe,
+)
+
+if TYPE_CHECKING:
+    from engine.pipeline import SummarizerSpec
+    from engine.settings import Settings
 
 
 def _int_at_least(minimum: int) -> Callable[[str], int]:
@@ -41,17 +56,6 @@ def _int_at_least(minimum: int) -> Callable[[str], int]:
 
 
 _positive_int = _int_at_least(1)
-_budget = _int_at_least(0)
-
-
-def _non_negative_float(value: str) -> float:
-    try:
-        x = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
-    if not x >= 0 or x == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {value}")
-    return x
 
 
 def _indices(value: str) -> list[int]:
@@ -71,6 +75,9 @@ def _indices(value: str) -> list[int]:
 
 def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
     """Add the ``recap`` subcommand to `sub` (the subparsers of the main parser)."""
+    from engine.recap import RecapParams
+    from engine.summarize import SUMMARIZERS
+
     p: argparse.ArgumentParser = sub.add_parser(
         "recap",
         help="summarize a session log into a recap within a token budget",
@@ -79,26 +86,14 @@ def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
             "summaries that fit the token budget; print the recap (or write it with -o)."
         ),
     )
-    _add_source_args(p)
+    add_source_args(p)
     g = p.add_argument_group("recap")
-    g.add_argument(
-        "--budget",
-        type=_budget,
-        default=None,
-        metavar="N",
-        help="token budget of the rendered recap (1000)",
-    )
-    g.add_argument(
-        "--scorer",
-        choices=("recency", "salience"),
-        default=None,
-        help="recency (newest first, default) or salience (novelty x centrality x recency)",
-    )
+    add_knob_flags(g, [RecapParams])
     g.add_argument(
         "--summarizer",
-        choices=("extractive", "llm"),
+        choices=SUMMARIZERS,
         default=None,
-        help="extractive (offline, default) or llm (an OpenAI-compatible chat endpoint); "
+        help=f"{SUMMARIZERS[0]} (offline, default) or llm (an OpenAI-compatible chat endpoint); "
         "default: the config file's [summarizer]",
     )
     g.add_argument(
@@ -148,31 +143,28 @@ def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="PATH",
         help="salience: a text file of existing memories, one per line (novelty)",
     )
-    g.add_argument(
-        "--alpha",
-        type=_non_negative_float,
-        default=0.0,
-        metavar="A",
-        help="salience: action weight 1 + A x consequential tool calls (0: off)",
-    )
-    _add_embed_args(p, flag=False)
+    add_embed_args(p, flag=False)
+    add_profile_option(p)
     p.set_defaults(run=cmd_recap)
     return p
 
 
-def _summarizer_spec(args: argparse.Namespace) -> tuple[Any, argparse.Namespace]:
-    """The summarizer spec, and the arguments left for the embedder."""
+def _summarizer_spec(
+    args: argparse.Namespace, settings: Settings
+) -> tuple[SummarizerSpec, str | None, argparse.Namespace]:
+    """The summarizer spec, its key, and the arguments left for the embedder."""
     from engine.pipeline import SummarizerSpec
-    from tui.cli import configured_backend
+    from engine.settings import resolve_backend
 
     embed_args = argparse.Namespace(**vars(args))
-    backend = configured_backend("summarizer", args.summarizer, None, None, default="extractive")
-    args.summarizer = backend.name
-    embed_args.summarizer_api_key = backend.api_key
+    backend = resolve_backend(
+        "summarizer", args.summarizer, default=SummarizerSpec().name, settings=settings
+    )
+    name = backend.name
     model = args.summary_model or backend.model
     base_url = args.summary_base_url or backend.base_url
-    if args.summarizer == "llm":
-        remote_embedder = (args.embedder or "lexical") != "lexical"
+    if name == "llm":
+        remote_embedder = args.embedder is not None and args.embedder != "lexical"
         if not remote_embedder:
             model = model or args.model
             base_url = base_url or args.base_url
@@ -184,16 +176,16 @@ def _summarizer_spec(args: argparse.Namespace) -> tuple[Any, argparse.Namespace]
             hint = "--summary-model" if remote_embedder else "--summary-model (or --model)"
             raise CliError(f"--summarizer llm needs a chat model: give {hint}")
     elif model or base_url:
-        _note("--summary-model/--summary-base-url apply to --summarizer llm only; ignored")
+        note("--summary-model/--summary-base-url apply to --summarizer llm only; ignored")
         model = base_url = None
     spec = SummarizerSpec(
-        name=args.summarizer,
+        name=name,
         model=model,
         base_url=base_url,
         workers=args.workers,
         use_cache=not args.no_cache,
     )
-    return spec, embed_args
+    return spec, backend.api_key, embed_args
 
 
 def _read_memories(path: str | None) -> tuple[str, ...]:
@@ -241,32 +233,26 @@ def _write(args: argparse.Namespace, text: str) -> None:
             save_recap(args.output, text)
         except OSError as e:
             raise CliError(f"cannot write {args.output}: {e.strerror or e}") from None
-        _note(f"wrote {args.output}")
+        note(f"wrote {args.output}")
         return
-    from tui.cli import _safe
-
-    sys.stdout.write(_safe(text, sys.stdout))
+    sys.stdout.write(safe(text, sys.stdout))
     sys.stdout.flush()
 
 
 def cmd_recap(args: argparse.Namespace) -> int:
-    from engine.recap import DEFAULT_BUDGET
-    from tui.cli_profile import apply_profile
-
-    apply_profile(args)
-    if args.budget is None:
-        args.budget = DEFAULT_BUDGET
-    if args.scorer is None:
-        args.scorer = "recency"
-    spec, embed_args = _summarizer_spec(args)
+    settings = read_settings()
+    spec, key, embed_args = _summarizer_spec(args, settings)
+    pipe, tuning = build_pipeline(
+        embed_args, collapse=True, settings=settings, summarizer=spec, summarizer_key=key
+    )
+    recap = tuning.recap
     memories = _read_memories(args.memories)
-    if (memories or args.alpha) and args.scorer != "salience":
-        _note("--memories/--alpha apply to --scorer salience only; ignored")
-    pipe = _pipeline(embed_args, collapse=True)
+    salience = recap.scorer == "salience"
+    if (memories or recap.alpha) and not salience:
+        note("--memories/--alpha apply to --scorer salience only; ignored")
     try:
-        pipe.configure(summarizer=spec)
         source = pipe.source()
-        _report_skipped(source)
+        report_skipped(source)
         merged = pipe.merged()
         n = len(merged.chunks)
         pinned = _check_indices("pin", [i for group in args.pin for i in group], n)
@@ -274,13 +260,13 @@ def cmd_recap(args: argparse.Namespace) -> int:
         progress = _Progress()
         try:
             selection = pipe.recap(
-                budget=args.budget,
-                scorer=args.scorer,
+                budget=recap.budget,
+                scorer=recap.scorer,  # type: ignore[arg-type]
                 pinned=pinned,
                 excluded=excluded,
                 headings=args.headings,
-                memories=memories if args.scorer == "salience" else (),
-                alpha=args.alpha if args.scorer == "salience" else 0.0,
+                memories=memories if salience else (),
+                alpha=recap.alpha if salience else 0.0,
                 progress=progress,
             )
         finally:
@@ -295,21 +281,21 @@ def cmd_recap(args: argparse.Namespace) -> int:
     counter = pipe.counter
     kept = len(selection.selected)
     flagged = sum(1 for c in selection.candidates if c.summary.flagged)
-    _note(
+    note(
         f"recap: {kept} of {n} summaries, {selection.used_tokens}/{selection.budget} tokens "
         f"({counter.name}, {counter.accuracy})"
     )
     if flagged:
-        _note(
+        note(
             f"{flagged} summar{'y' if flagged == 1 else 'ies'} could not be parsed from the "
             "model's replies; the extractive summary stands in"
         )
     if selection.newest_over_budget:
-        _note(
+        note(
             f"the newest summary alone is over the budget ({selection.used_tokens} > "
             f"{selection.budget} tokens); it is included anyway"
         )
     if not n:
-        _note("nothing to recap: the file has no turns")
+        note("nothing to recap: the file has no turns")
 
     return 0

@@ -1,0 +1,95 @@
+"""The `chunkscope` command: the workbench, and plain-text / JSON subcommands.
+
+One module per subcommand (`chunk`, `recap`, `cache`, `profile`, `workbench` for
+``tui``), and `common` for what they share. Each subcommand imports only what it
+needs: `chunk` never loads Textual, and the OpenAI client loads only when a remote
+backend is chosen. Every error a user can cause is one line on stderr and exit
+status 2, never a traceback. The workbench never imports this package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Callable, Sequence
+
+from engine import __version__
+from engine.errors import ChunkscopeError
+from tui.cli.cache import add_cache_parser
+from tui.cli.chunk import add_chunk_parser
+from tui.cli.common import EXIT_USAGE, CliError, Parser, json_pieces, note
+from tui.cli.profile import add_profile_parser
+from tui.cli.recap import add_recap_parser
+from tui.cli.workbench import add_tui_parser
+
+__all__ = ["CliError", "build_parser", "json_pieces", "main"]
+
+SUBCOMMANDS = ("chunk", "recap", "cache", "profile", "tui")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="chunkscope",
+        description=(
+            "A workbench for the chunking pipeline of agent session logs and markdown. "
+            "`chunkscope FILE` opens the workbench; the subcommands print plain text or JSON."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"chunkscope {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    add_chunk_parser(sub)
+    add_cache_parser(sub)
+    add_profile_parser(sub)
+    add_recap_parser(sub)
+    add_tui_parser(sub)
+    return parser
+
+
+def _normalise_argv(argv: Sequence[str]) -> list[str]:
+    """`chunkscope FILE` and bare `chunkscope` mean `chunkscope tui [FILE]`."""
+    argv = list(argv)
+    if not argv or (argv[0] not in SUBCOMMANDS and not argv[0].startswith("-")):
+        return ["tui", *argv]
+    return argv
+
+
+def _tolerant_output() -> None:
+    """Text a terminal or pipe cannot encode (an ASCII or Latin-1 locale, a Windows console)
+    is shown as ``?`` instead of ending the command with a UnicodeEncodeError traceback.
+    UTF-8 streams are left as they are; ``-o`` files are always UTF-8."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        reconfigure = getattr(stream, "reconfigure", None)
+        if encoding != "utf8" and getattr(stream, "errors", None) == "strict" and reconfigure:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = _normalise_argv(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    run: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
+    if run is None:
+        parser.print_help()
+        return EXIT_USAGE
+    _tolerant_output()
+    try:
+        return run(args)
+    except (CliError, ChunkscopeError) as e:
+        # One readable line, whatever the message quotes (a server's error text, a file
+        # name): no terminal escape sequences, no line breaks.
+        from engine.textutil import strip_control
+
+        note(" ".join(strip_control(str(e)).splitlines()).replace("\t", " "))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        note("interrupted")
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,7 @@
+"""``python -m tui.cli``: the `chunkscope` command."""
+
+import sys
+
+from tui.cli import main
+
+sys.exit(main())

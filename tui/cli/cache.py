@@ -1,0 +1,39 @@
+"""`chunkscope cache info|clear`: the on-disk cache of embeddings and summaries."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from tui.cli.common import note
+
+
+def add_cache_parser(sub: Any) -> argparse.ArgumentParser:
+    cache: argparse.ArgumentParser = sub.add_parser(
+        "cache", help="show or clear the on-disk embedding/summary cache"
+    )
+    cache.add_argument("action", choices=("info", "clear"))
+    cache.add_argument("--format", choices=("text", "json"), default="text")
+    cache.set_defaults(run=cmd_cache)
+    return cache
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from engine.embed.cache import EmbeddingCache
+
+    with EmbeddingCache(warn=note) as cache:
+        if args.action == "clear":
+            removed = cache.clear()
+            print(f"removed {removed} entries from {cache.path}")
+            return 0
+        info = cache.info()
+    if args.format == "json":
+        print(json.dumps(info, indent=2, default=str))
+        return 0
+    print(f"cache: {info['path']}" + ("" if info["persistent"] else " (in memory)"))
+    print(f"size: {info['size_bytes'] / 1024:.1f} KiB")
+    for row in info["vectors"]:
+        print(f"  {row['count']:>8} vectors  {row['backend']}:{row['model']} ({row['dim']} dims)")
+    print(f"  {info['json_entries']:>8} other entries (summaries)")
+    return 0

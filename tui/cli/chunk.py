@@ -1,0 +1,164 @@
+"""`chunkscope chunk FILE`: parse, split and compact (and with --embed, merge); print
+the chunks as text or as the JSON contract."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from dataclasses import asdict
+from typing import Any
+
+from tui.cli.common import (
+    add_embed_args,
+    add_profile_option,
+    add_source_args,
+    build_pipeline,
+    emit,
+    json_pieces,
+    report_skipped,
+)
+from tui.cli.strategy import add_strategy_args, strategy_choice, strategy_json
+
+
+def _iso(ts: Any) -> str | None:
+    return ts.isoformat() if ts is not None else None
+
+
+def add_chunk_parser(sub: Any) -> argparse.ArgumentParser:
+    chunk: argparse.ArgumentParser = sub.add_parser(
+        "chunk", help="parse, split and compact a file; print the chunks"
+    )
+    add_source_args(chunk)
+    chunk.add_argument("--format", choices=("text", "json"), default="text")
+    add_embed_args(chunk, flag=True)
+    add_profile_option(chunk)
+    add_strategy_args(chunk)
+    chunk.set_defaults(run=cmd_chunk)
+    return chunk
+
+
+def _chunk_json(chunk: Any, index: int, tokens: int) -> dict[str, Any]:
+    lines = chunk.lines
+    return {
+        "index": index,
+        "text": chunk.text,
+        "chars": chunk.chars,
+        "tokens": tokens,
+        "start": _iso(chunk.start),
+        "end": _iso(chunk.end),
+        "lines": list(lines) if lines else None,
+        "turn_count": len(chunk.turns),
+    }
+
+
+def _chunk_text(chunk: Any, index: int, tokens: int) -> list[str]:
+    n = len(chunk.turns)
+    out = [
+        f"--- Chunk {index} [{chunk.time_range}] ({n} turn{'s' if n != 1 else ''}, "
+        f"{chunk.chars} chars, {tokens} tokens) ---"
+    ]
+    for t in chunk.turns:
+        hms = t.timestamp.strftime("%H:%M:%S") if t.timestamp else "--:--:--"
+        body = t.text.replace("\n", "\n    ")
+        out.append(f"  {hms} {t.role}: {body}")
+    return out
+
+
+def cmd_chunk(args: argparse.Namespace) -> int:
+    pipe, _ = build_pipeline(args, strategy=strategy_choice(args))
+    source = pipe.source()
+    report_skipped(source)
+    chunks = pipe.compacted()
+    counter = pipe.counter
+    tokens = pipe.token_counts(chunks)
+    merged = sims = None
+    if args.embed:
+        merged = pipe.merged()
+        sims = pipe.similarities()
+
+    if args.format == "json":
+        doc: dict[str, Any] = {
+            "source": source.path,
+            "kind": source.kind,
+            "turns": len(source.turns),
+            "skipped_lines": [p.as_dict() for p in source.skipped],
+            "warnings": [p.as_dict() for p in source.warnings],
+            "tokenizer": {"name": counter.name, "accuracy": counter.accuracy},
+            "params": {"min_chars": pipe.params.min_chars, "strict": args.strict},
+            "chunks": [_chunk_json(c, i, tokens[i]) for i, c in enumerate(chunks)],
+        }
+        strategy_json(pipe, args, doc)
+        if merged is not None and sims is not None:
+            doc["params"]["embedder"] = pipe.params.embedder.label()
+            doc["params"]["merge"] = asdict(pipe.params.merge)
+            doc["similarities"] = [round(float(x), 6) for x in sims]
+            doc["merge"] = {
+                "passes": len(merged.passes),
+                "thresholds": [round(t, 6) for t in merged.thresholds],
+                "cuts": [
+                    {
+                        "after": c.after,
+                        "reason": c.reason,
+                        "similarity": round(c.similarity, 6),
+                        "threshold": round(c.threshold, 6),
+                    }
+                    for c in merged.cuts
+                ],
+            }
+            mtokens = pipe.token_counts(merged.chunks)
+            doc["merged"] = [
+                {**_chunk_json(c, i, mtokens[i]), "parts": list(range(*merged.spans[i]))}
+                for i, c in enumerate(merged.chunks)
+            ]
+        emit(args, json_pieces(doc))
+        return 0
+
+    mtokens = pipe.token_counts(merged.chunks) if merged is not None else []
+    # Everything that can fail has run: the text is written a chunk at a time.
+    emit(args, _chunk_report(pipe, source, chunks, tokens, sims, merged, mtokens))
+    return 0
+
+
+def _chunk_report(
+    pipe: Any,
+    source: Any,
+    chunks: list[Any],
+    tokens: list[int],
+    sims: Any,
+    merged: Any,
+    mtokens: list[int],
+) -> Iterator[str]:
+    """The text output of `chunkscope chunk`, in pieces of one chunk or so each."""
+    counter = pipe.counter
+    head = [
+        f"{source.path}: {source.kind}, {len(source.turns)} turns, {len(chunks)} chunks, "
+        f"tokens by {counter.name} ({counter.accuracy})"
+    ]
+    if merged is not None and sims is not None:
+        head += ["", "=== Before merging ==="]
+    yield "\n".join(head) + "\n"
+    for i, c in enumerate(chunks):
+        lines = ["", *_chunk_text(c, i, tokens[i])]
+        if sims is not None and i < len(sims):
+            lines.append(f"  Similarity to next chunk: {sims[i]:.4f}")
+        yield "\n".join(lines) + "\n"
+    if merged is None:
+        return
+    emb = pipe.embedder
+    lines = ["", f"embedder {emb.name}:{emb.model} ({emb.dim} dims)"]
+    for p in merged.passes:
+        lines.append(
+            f"pass {p.index}: {p.chunks_in} -> {p.chunks_out} chunks, threshold "
+            f"{p.threshold:.4f} (mean {p.mean:.4f}, std {p.std:.4f}), {len(p.merged)} merges, "
+            f"{len(p.refused_by_cap)} refused by the size cap"
+        )
+    lines += ["", f"=== After merging ({len(merged.chunks)} chunks) ==="]
+    yield "\n".join(lines) + "\n"
+    for i, c in enumerate(merged.chunks):
+        lines = ["", *_chunk_text(c, i, mtokens[i])]
+        start, end = merged.spans[i]
+        lines.append(f"  Parts: compacted chunks {start}..{end - 1}")
+        cut = merged.cut_after(i)
+        if cut is not None:
+            lines.append(f"  Cut after: {cut}")
+        yield "\n".join(lines) + "\n"

@@ -1,0 +1,337 @@
+"""What the subcommands share: errors, output, source options, flags built from the
+knobs' declarations, and the pipeline a command runs.
+
+Nothing here imports another module of `tui.cli` (the package's ``__init__`` imports
+the subcommands, each of which imports this), and nothing outside `tui.cli` imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+
+from engine.params import Knob, knob_map, knobs
+
+if TYPE_CHECKING:
+    from engine.parse import Source
+    from engine.pipeline import Pipeline
+    from engine.settings import Settings
+    from engine.tuning import Tuning
+
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    """A user-facing error: printed as ``chunkscope: message``, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit status 2, and which never
+    takes an abbreviation of an option for the option (``--merge`` is not
+    ``--merge-max-tokens``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see --help)\n")
+
+
+# --------------------------------------------------------------------------- output
+
+
+def note(message: str) -> None:
+    print(f"chunkscope: {message}", file=sys.stderr)
+
+
+def safe(text: str, stream: TextIO) -> str:
+    """Neutralise terminal escape sequences when writing log text to a terminal."""
+    isatty = getattr(stream, "isatty", None)
+    if isatty is not None and isatty():
+        from engine.textutil import strip_control
+
+        return strip_control(text)
+    return text
+
+
+def emit(args: argparse.Namespace, text: str | Iterable[str]) -> None:
+    """Write a command's output (one string, or pieces written as they come) to -o
+    (atomically) or stdout."""
+    out = getattr(args, "output", None)
+    if out:
+        from engine.fileio import atomic_write_text
+
+        try:
+            atomic_write_text(out, text)
+        except OSError as e:
+            raise CliError(f"cannot write {out}: {e.strerror or e}") from None
+        note(f"wrote {out}")
+    else:
+        for piece in [text] if isinstance(text, str) else text:
+            sys.stdout.write(safe(piece, sys.stdout))
+        sys.stdout.flush()
+
+
+def json_pieces(doc: dict[str, Any]) -> Iterator[str]:
+    """``json.dumps(doc, ensure_ascii=False, indent=2) + "\\n"``, in pieces: a top-level
+    list goes out one element at a time, so a large document is never one string."""
+
+    def nested(value: Any, depth: int) -> str:
+        # json.dumps escapes newlines inside strings: every raw newline is layout.
+        return json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n" + "  " * depth)
+
+    if not doc:
+        yield "{}\n"
+        return
+    yield "{\n"
+    last = len(doc) - 1
+    for k, (key, value) in enumerate(doc.items()):
+        end = ",\n" if k < last else "\n"
+        prefix = f"  {json.dumps(key, ensure_ascii=False)}: "
+        if isinstance(value, list) and value:
+            yield prefix + "[\n"
+            final = len(value) - 1
+            for j, item in enumerate(value):
+                yield "    " + nested(item, 2) + (",\n" if j < final else "\n")
+            yield "  ]" + end
+        else:
+            yield prefix + nested(value, 1) + end
+    yield "}\n"
+
+
+def report_skipped(source: Source) -> None:
+    if source.skipped:
+        first = source.skipped[0]
+        n = len(source.skipped)
+        note(
+            f"skipped {n} malformed line{'s' if n != 1 else ''} "
+            f"(first: {source.path}:{first.line}: {first.reason})"
+        )
+    for w in source.warnings[:3]:
+        note(f"{source.path}:{w.line}: {w.reason}")
+
+
+# --------------------------------------------------------------------------- knob flags
+
+
+def _flag_type(k: Knob) -> Callable[[str], Any]:
+    """The argparse type of a knob's flag: the text as the knob's type (the range is
+    checked with the other layers, by `checked_knobs`)."""
+
+    def parse(text: str) -> Any:
+        try:
+            return k.convert(text)
+        except ValueError:
+            expected = " or ".join([*(f"'{w}'" for w in k.words), f"a {k.kind}"])
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+
+    parse.__name__ = k.name  # argparse names the type in some messages
+    return parse
+
+
+def _knob_help(k: Knob) -> str:
+    if k.default is None or k.default == "" or isinstance(k.default, bool):
+        return k.help
+    default = f"{k.default:g}" if isinstance(k.default, float) else str(k.default)
+    return f"{k.help} ({default})"
+
+
+def add_knob_flags(
+    group: argparse._ActionsContainer, classes: Iterable[type[Any]], *, skip: Iterable[str] = ()
+) -> None:
+    """One flag per knob of `classes` (from its declaration: flag, type, range, help).
+
+    Knobs of one exclusive group (the size cap in chars or tokens) are mutually
+    exclusive flags. Every flag defaults to None, so `given_knobs` can tell a flag the
+    user gave from one left out."""
+    skipped = set(skip)
+    exclusive: dict[str, argparse._MutuallyExclusiveGroup] = {}
+    for cls in classes:
+        for k in knobs(cls):
+            if k.flag is None or k.name in skipped:
+                continue
+            target: argparse._ActionsContainer = group
+            if k.exclusive is not None:
+                if k.exclusive not in exclusive:
+                    exclusive[k.exclusive] = group.add_mutually_exclusive_group()
+                target = exclusive[k.exclusive]
+            if k.kind == "bool":
+                target.add_argument(
+                    k.flag, dest=k.dest, action="store_true", default=None, help=_knob_help(k)
+                )
+            elif k.choices is not None:
+                target.add_argument(
+                    k.flag, dest=k.dest, choices=k.choices, default=None, help=_knob_help(k)
+                )
+            else:
+                target.add_argument(
+                    k.flag,
+                    dest=k.dest,
+                    type=_flag_type(k),
+                    default=None,
+                    metavar=k.metavar or "X",
+                    help=_knob_help(k),
+                )
+
+
+def given_knobs(args: argparse.Namespace, classes: Iterable[type[Any]]) -> dict[str, Any]:
+    """The knobs of `classes` whose flags the user gave, by knob name."""
+    out: dict[str, Any] = {}
+    for cls in classes:
+        for k in knobs(cls):
+            value = getattr(args, k.dest, None)
+            if k.flag is not None and value is not None:
+                out[k.name] = value
+    return out
+
+
+def checked_knobs(args: argparse.Namespace, classes: Iterable[type[Any]]) -> dict[str, Any]:
+    """`given_knobs`, each value checked against its knob's range: `CliError` naming
+    the flag otherwise."""
+    out = given_knobs(args, classes)
+    by_name = {k.name: k for cls in classes for k in knobs(cls)}
+    for name, value in out.items():
+        k = by_name[name]
+        try:
+            out[name] = k.coerce(value)
+        except ValueError as e:
+            raise CliError(f"{k.flag}: {e}") from None
+    return out
+
+
+# --------------------------------------------------------------------------- shared options
+
+
+def add_source_args(p: argparse.ArgumentParser) -> None:
+    from engine.split import CompactParams
+
+    p.add_argument("file", help="a JSONL agent log or a markdown file")
+    p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
+    add_knob_flags(p, [CompactParams])
+    p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
+    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
+
+
+def add_profile_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--profile NAME`` to a command that merges (chunk, recap)."""
+    parser.add_argument(
+        "--profile",
+        default=None,
+        metavar="NAME",
+        help="use a saved profile's parameters (flags given here win); "
+        "see `chunkscope profile list`",
+    )
+
+
+def add_embed_args(p: argparse.ArgumentParser, *, flag: bool) -> None:
+    """The embedder and the merge loop's knobs."""
+    from engine.embed import BACKENDS
+    from engine.merge import MergeParams
+
+    g = p.add_argument_group("embedding and merging")
+    if flag:
+        g.add_argument("--embed", action="store_true", help="embed the chunks and merge them")
+    g.add_argument(
+        "--embedder",
+        choices=BACKENDS,
+        default=None,
+        help=f"{BACKENDS[0]} (offline, default) or an OpenAI-compatible endpoint",
+    )
+    g.add_argument("--model", default=None, help="embedding model of the openai backend")
+    g.add_argument(
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="OpenAI-compatible base URL (default: $OPENAI_BASE_URL)",
+    )
+    add_knob_flags(g, [MergeParams])
+    g.add_argument(
+        "--merge-max-tokens",
+        type=_flag_type(knob_map(MergeParams)["max_chunk_tokens"]),
+        default=None,
+        metavar="N",
+        help="size cap of a merged chunk in tokens, for the merge only (wins over --max-tokens)",
+    )
+    g.add_argument("--no-cache", action="store_true", help="do not use the on-disk cache")
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+def read_settings() -> Settings:
+    """The config file (once per command)."""
+    from engine.settings import load_settings
+
+    return load_settings()
+
+
+def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
+    """The run's parameters: defaults < the profile (``--profile``) < the flags given.
+
+    ``--merge-max-tokens`` is the merge's token cap even when ``--max-tokens`` is a
+    strategy's size; with ``--max-chars`` both would set the merge's cap: an error.
+    """
+    from engine.merge import MergeParams
+    from engine.recap import RecapParams
+    from engine.settings import resolve_tuning
+    from engine.split import CompactParams
+
+    flags = checked_knobs(args, [CompactParams, MergeParams, RecapParams])
+    merge_tokens = getattr(args, "merge_max_tokens", None)
+    if merge_tokens is not None:
+        try:
+            merge_tokens = knob_map(MergeParams)["max_chunk_tokens"].coerce(merge_tokens)
+        except ValueError as e:
+            raise CliError(f"--merge-max-tokens: {e}") from None
+        if "max_chunk_chars" in flags:
+            raise CliError("--merge-max-tokens and --max-chars both set the merge's size cap")
+        flags["max_chunk_tokens"] = merge_tokens
+    return resolve_tuning(settings, getattr(args, "profile", None), flags)
+
+
+def build_pipeline(
+    args: argparse.Namespace,
+    *,
+    collapse: bool = False,
+    settings: Settings | None = None,
+    summarizer: Any = None,
+    summarizer_key: str | None = None,
+    strategy: tuple[str, tuple[tuple[str, Any], ...]] | None = None,
+) -> tuple[Pipeline, Tuning]:
+    """The pipeline a command runs, with its parameters layered by `tuning_of`."""
+    from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams, SummarizerSpec
+    from engine.settings import resolve_backend
+    from engine.tokens import DEFAULT_ENCODING
+
+    settings = settings if settings is not None else read_settings()
+    tuning = tuning_of(args, settings)
+    backend = resolve_backend(
+        "embedder",
+        getattr(args, "embedder", None),
+        getattr(args, "model", None),
+        getattr(args, "base_url", None),
+        default=EmbedderSpec().name,
+        settings=settings,
+    )
+    spec = EmbedderSpec(
+        name=backend.name,
+        model=backend.model,
+        base_url=backend.base_url,
+        use_cache=not getattr(args, "no_cache", False),
+    )
+    params = PipelineParams(
+        strict=args.strict,
+        collapse=collapse,
+        min_chars=tuning.min_chars,
+        tokenizer=args.tokenizer or DEFAULT_ENCODING,
+        embedder=spec,
+        merge=tuning.merge,
+        summarizer=summarizer if summarizer is not None else SummarizerSpec(),
+        **({} if strategy is None else {"strategy": strategy[0], "strategy_params": strategy[1]}),
+    )
+    keys = {"embedder": backend.api_key, "summarizer": summarizer_key}
+    return Pipeline(args.file, params, warn=note, api_keys=keys), tuning
