@@ -17,7 +17,6 @@ layered by `layer`).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import types
 import typing
@@ -259,10 +258,19 @@ def _field_type(hint: Any) -> str:
     return "str"
 
 
-@functools.cache
+_KNOBS: dict[type[Any], tuple[Knob, ...]] = {}
+
+
 def knobs(cls: type[Any]) -> tuple[Knob, ...]:
     """The knobs of a parameters dataclass, in field order (fields without `knob()`
     metadata are not knobs). Built once per class: reading type hints is slow."""
+    known = _KNOBS.get(cls)
+    if known is None:
+        known = _KNOBS[cls] = _read_knobs(cls)
+    return known
+
+
+def _read_knobs(cls: type[Any]) -> tuple[Knob, ...]:
     hints = typing.get_type_hints(cls)
     out: list[Knob] = []
     for f in dataclasses.fields(cls):

@@ -64,6 +64,13 @@ class Source:
     skipped: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
     size_bytes: int = 0
+    #: Non-blank lines read as records (a log's lines; 0 for markdown).
+    records: int = 0
+
+    @property
+    def mostly_skipped(self) -> bool:
+        """More than half of the records were skipped."""
+        return bool(self.records) and 2 * len(self.skipped) > self.records
 
 
 # --------------------------------------------------------------------------- files
@@ -318,12 +325,14 @@ def load_jsonl(
         messages_of = iter_messages(
             path, strict=strict, skipped=skipped, warnings=warnings, progress=progress
         )
+        read = 0
         for msg in messages_of:
+            read += 1
             turns.extend(message_turns(msg, msg.line, len(turns)))
             if keep_messages:
                 messages.append(msg)
     size = Path(path).stat().st_size
-    return Source(str(path), "jsonl", turns, messages, skipped, warnings, size)
+    return Source(str(path), "jsonl", turns, messages, skipped, warnings, size, read + len(skipped))
 
 
 # --------------------------------------------------------------------------- markdown
@@ -406,3 +415,41 @@ def load(
     if kind == "markdown":
         return load_markdown(path, progress)
     return load_jsonl(path, strict=strict, keep_messages=keep_messages, progress=progress)
+
+
+# --------------------------------------------------------------------------- usable or not
+
+_DETAIL = re.compile(r"\s*\(.*\)$|\s+at column \d+.*$")
+
+
+def reason_kind(reason: str) -> str:
+    """A skip reason without its details (``not valid JSON (Expecting ...)`` -> ``not
+    valid JSON``), so reasons can be counted by kind."""
+    return _DETAIL.sub("", reason) or reason
+
+
+def skipped_summary(source: Source, kinds: int = 3) -> str:
+    """``skipped 12 malformed lines of 20 (10 missing 'role', 2 not valid JSON; first:
+    path:3: missing 'role')``: how many, of how many, the commonest reasons by kind."""
+    from collections import Counter
+
+    n = len(source.skipped)
+    counts = Counter(reason_kind(p.reason) for p in source.skipped)
+    by_kind = ", ".join(f"{c} {k}" for k, c in counts.most_common(kinds))
+    first = source.skipped[0]
+    of = f" of {source.records}" if source.records else ""
+    return (
+        f"skipped {n} malformed line{'s' if n != 1 else ''}{of} "
+        f"({by_kind}; first: {source.path}:{first.line}: {first.reason})"
+    )
+
+
+def require_turns(source: Source) -> None:
+    """`SourceError` when `source` yields no turns: every line skipped (how many, and the
+    reasons by kind), or nothing readable. A file like that is an error, never an empty
+    success: no output is written for it."""
+    if source.turns:
+        return
+    if source.skipped:
+        raise SourceError(source.path, f"no turns: {skipped_summary(source)}")
+    raise SourceError(source.path, "no turns: the file is empty or has nothing to read")

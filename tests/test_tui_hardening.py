@@ -105,16 +105,19 @@ async def test_malformed_lines_are_one_notification(
     app = make_app(corpus[case])
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot, app)
-        assert not errors(app)
-        note = skipped_note(app)
         plural = "s" if skipped != 1 else ""
-        assert f"Skipped {skipped} malformed line{plural}" in note and reason in note
-        assert f"{skipped} line{plural} skipped" in str(app.workbench.query_one("#header").render())
-        lines = assert_sane(app)
-        if case == "random_bytes":  # nothing survived: an empty, labelled screen
-            assert shown_counts(app) == (0, 0)
-            assert "nothing merged yet" in lines[0]
-        else:
+        if case == "random_bytes":  # nothing survived: an error, and nothing opens
+            (error,) = errors(app)
+            assert f"no turns: skipped {skipped} malformed line{plural}" in error
+            assert reason in error
+            assert app.pipe is None and app.workbench.view is None
+        else:  # most lines skipped: said loudly, and what was read is shown
+            assert not errors(app)
+            note = skipped_note(app)
+            assert f"skipped {skipped} malformed line{plural}" in note.lower() and reason in note
+            header = str(app.workbench.query_one("#header").render())
+            assert f"{skipped} of 5 line{plural} skipped" in header
+            lines = assert_sane(app)
             compacted, merged = shown_counts(app)
             assert compacted >= 1 and merged >= 1
             assert lines[0].lstrip("▌▍ ").startswith("▸   0")
@@ -199,16 +202,15 @@ async def test_binary_markdown_and_files_with_no_message(
     app = make_app(corpus[case])
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot, app)
-        assert not errors(app)
-        lines = assert_sane(app)
         if case == "md_binaryish":
+            assert not errors(app)
+            assert_sane(app)
             assert shown_counts(app) == (1, 1)
             assert "markdown" in str(app.workbench.query_one("#header").render())
-        else:
-            assert shown_counts(app) == (0, 0)
-            assert "nothing merged yet" in lines[0]
-            if case == "only_garbage":
-                assert "Skipped 5 malformed lines" in skipped_note(app)
+        else:  # no turns at all: one error, and the screen stays empty but drawn
+            (error,) = errors(app)
+            assert "no turns: skipped 5 malformed lines of 5" in error
+            assert app.is_running and app.workbench.view is None
         assert app.workbench.query_one(SimilarityStrip).rendered_lines()[0].strip()
 
 

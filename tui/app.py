@@ -301,6 +301,7 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
             + (_tool_calls_label(pipe.params.collapse) if src.kind == "jsonl" else ""),
             turns=len(src.turns),
             skipped=len(src.skipped),
+            records=src.records,
             tokenizer=counter.name,
             accuracy=counter.accuracy,
             embedder=f"{pipe.params.embedder.label()} · {summarizer}",

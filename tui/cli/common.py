@@ -104,7 +104,14 @@ def json_pieces(doc: dict[str, Any]) -> Iterator[str]:
 
 
 def report_skipped(source: Source) -> None:
-    if source.skipped:
+    """Skipped lines on stderr (loudly when most lines were skipped), then
+    `engine.parse.require_turns`: a file with no turns is an error, before any output."""
+    from engine.parse import require_turns, skipped_summary
+
+    require_turns(source)  # the error says what was skipped: one line, nothing else
+    if source.mostly_skipped:
+        note(f"warning: most of the file was not read: {skipped_summary(source)}")
+    elif source.skipped:
         first = source.skipped[0]
         n = len(source.skipped)
         note(

@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from engine.merge import MergeParams
 from engine.model import gc_paused
+from engine.parse import require_turns, skipped_summary
 from tui.screens.loading import LoadingScreen
 from tui.screens.open_file import OpenFileScreen
 from tui.screens.runs import (
@@ -207,7 +208,7 @@ class PipelineDriver:
         try:
             with loading_heap():
                 pipe = Pipeline(path, params, warn=warnings.append, api_keys=self.api_keys)
-                pipe.source(progress=progress("parsing"))
+                require_turns(pipe.source(progress=progress("parsing")))
                 n_turns = len(pipe.turns(progress=progress("collapsing tool calls")))
                 pipe.raw_chunks(progress=progress(f"splitting {n_turns:,} turns"))
                 pipe.compact_spans(progress=progress("compacting"))
@@ -251,7 +252,15 @@ class PipelineDriver:
         self.excluded.clear()
         self.last_run_at = self._now()
         source = view.source
-        if source.skipped:
+        if source.mostly_skipped:
+            self.notify(
+                skipped_summary(source),
+                title="Most of the file was not read",
+                severity="warning",
+                timeout=15,
+                markup=False,
+            )
+        elif source.skipped:
             first = source.skipped[0]
             n = len(source.skipped)
             self.notify(

@@ -17,6 +17,7 @@ class HeaderInfo:
     kind: str = ""
     turns: int = 0
     skipped: int = 0
+    records: int = 0  # lines read as records; more than half skipped is said loudly
     tokenizer: str = ""
     accuracy: str = ""
     embedder: str = ""
@@ -74,9 +75,10 @@ class HeaderLine(Widget):
         ]
         if i.skipped:
             word = "line" if i.skipped == 1 else "lines"
-            parts.append(
-                (f"{i.skipped} {word} skipped", self.get_component_rich_style("header-line--warn"))
-            )
+            said = f"{i.skipped} {word} skipped"
+            if i.records and 2 * i.skipped > i.records:
+                said = f"⚠ {i.skipped} of {i.records} lines skipped: most of the file not read"
+            parts.append((said, self.get_component_rich_style("header-line--warn")))
         parts.append((f"{i.tokenizer} {i.accuracy}".strip(), ""))
         parts.append((i.embedder, ""))
         if i.cache:
