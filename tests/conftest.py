@@ -34,7 +34,7 @@ def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture(autouse=True)
 def _unfreeze_the_heap() -> Iterator[None]:
-    """The workbench freezes its heap after a load (`tui.screens.driver.loading_heap`):
+    """The workbench freezes its heap after a load (`tui.workbench.loader.loading_heap`):
     in a long test session that would keep every finished test's app alive."""
     yield
     gc.unfreeze()

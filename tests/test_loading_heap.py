@@ -6,7 +6,7 @@ import gc
 import threading
 from pathlib import Path
 
-from tui.screens.driver import loading_heap
+from tui.workbench.loader import loading_heap
 
 
 class Node:
@@ -83,7 +83,7 @@ def test_a_used_pipeline_is_freed_without_the_collector(tmp_path, monkeypatch) -
     import weakref
 
     from engine.pipeline import Pipeline, PipelineParams
-    from tui.screens.runs import Derived, build_view
+    from tui.workbench.runs import Derived, build_view
 
     monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path / "cache"))
     log = Path(__file__).resolve().parents[1] / "sample_logs" / "cache_refactor.jsonl"

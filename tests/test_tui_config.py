@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakeserver import FakeOpenAIServer
-from tests.pilot import SAMPLE, SIZE, make_app, settled
+from tests.pilot import SAMPLE, SIZE, make_app, settled, until
 
 KEY = "sk-tui-PLANTED-9876543210"
 
@@ -34,3 +34,64 @@ async def test_config_embedder_reaches_the_workbench(isolated: Path) -> None:
         requests = server.requests_to("/embeddings")
     assert requests and requests[0].headers.get("authorization") == f"Bearer {KEY}"
     assert KEY not in repr(app.pipe.params) and KEY not in str(header) and KEY not in screen
+
+
+def _config(isolated: Path, text: str) -> None:
+    (isolated / "config").mkdir(exist_ok=True)
+    (isolated / "config" / "config.toml").write_text(text, encoding="utf-8")
+
+
+PROFILE = """
+[profiles.tight]
+min_chars = 200
+std_k = 1.25
+max_passes = 2
+budget = 1500
+scorer = "salience"
+"""
+
+
+async def test_a_profile_at_start_is_layered_as_on_the_command_line(isolated: Path) -> None:
+    """Defaults < profile < the flags given: the profile's scorer is used, and --budget /
+    --min-chars given at start win over the profile's (as `chunkscope recap` does)."""
+    _config(isolated, PROFILE)
+    app = make_app(SAMPLE, profile="tight", budget=700, min_chars=40)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        assert app.scorer == "salience"  # from the profile (it used to be ignored)
+        assert (app.budget, app.min_chars) == (700, 40)  # the flags win
+        assert (app.merge_params.std_k, app.merge_params.max_passes) == (1.25, 2)
+        assert app.pipe is not None and app.pipe.params.min_chars == 40
+        assert app.selection is not None and app.selection.budget == 700
+
+
+async def test_loading_a_profile_uses_its_values_over_the_defaults(isolated: Path) -> None:
+    _config(isolated, PROFILE)
+    app = make_app(SAMPLE, budget=300)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        app.load_profile("tight")
+        await settled(pilot, app)
+        assert (app.budget, app.scorer, app.min_chars) == (1500, "salience", 200)
+        assert app.pipe is not None and app.pipe.params.merge.max_passes == 2
+
+
+async def test_the_palette_summarizer_keeps_the_configured_model_and_url(
+    isolated: Path,
+) -> None:
+    _config(
+        isolated,
+        '[summarizer]\nname = "llm"\nmodel = "qwen2.5:7b"\nbase_url = "http://127.0.0.1:9/v1"\n',
+    )
+    app = make_app(SAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.pipe is not None and app.workbench.view is not None)
+        app.use_summarizer("extractive")
+        assert app.pipe is not None and app.pipe.params.summarizer.model is None
+        app.use_summarizer("llm")
+        spec = app.pipe.params.summarizer
+        assert (spec.name, spec.model, spec.base_url) == (
+            "llm",
+            "qwen2.5:7b",
+            "http://127.0.0.1:9/v1",
+        )

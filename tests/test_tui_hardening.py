@@ -265,8 +265,8 @@ async def test_token_counting_does_not_hold_up_a_slider_step(
     """On a huge file the follow-up's token counts take tens of seconds: they are counted
     in batches (the lock held per batch), so a slider step waits for one batch at most."""
     from engine.tokens import TokenCounter
-    from tui.screens import runs
     from tui.widgets.slider import Slider
+    from tui.workbench import runs
 
     monkeypatch.setattr(runs, "COUNT_BATCH", 5)
     real = TokenCounter.count_many

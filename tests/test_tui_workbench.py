@@ -465,7 +465,7 @@ async def test_a_big_file_shows_its_dialog_before_parsing_starts(
 ) -> None:
     """Drawing the dialog while the parse thread holds the GIL took up to 0.5 s: a big
     file gets its dialog at once, and the load waits until it has been drawn."""
-    import tui.screens.driver as driver
+    import tui.workbench.loader as driver
     from tui.screens.loading import LoadingScreen
 
     big = isolated / "big.jsonl"

@@ -2,12 +2,15 @@
 
 The app holds the pipeline and the user's choices (merge parameters, budget, pins,
 exclusions, summaries seen so far), registers the themes and the command palette, and
-pushes `WorkbenchScreen`, which draws everything. The work itself is in two mixins:
+pushes `WorkbenchScreen`, which draws everything. What the user has chosen is one
+immutable `tui.workbench.state.TuningState` (`app.state`); the work is in the parts of
+`tui.workbench`, each a typed `WorkbenchHost`:
 
-- `tui.screens.driver.PipelineDriver`: load (with progress; escape cancels), re-run on a
-  control change (debounced, exclusive thread workers), token counts, summaries, recap;
-- `tui.screens.actions.WorkbenchActions`: pin / exclude, write and export files, copy,
-  profiles, backends.
+- `loader.PipelineDriver`: load (with progress; escape cancels), re-run on a control
+  change (debounced, exclusive thread workers), token counts, summaries, recap;
+- `strategies.StrategyDriver`: the chunking strategy of each column;
+- `actions.WorkbenchActions`: pin / exclude, write and export files, copy, profiles,
+  backends.
 """
 
 from __future__ import annotations
@@ -15,32 +18,28 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.timer import Timer
-from textual.worker import Worker, WorkerState
+from textual.worker import WorkerState
 
 from engine.errors import ChunkscopeError
-from engine.merge import MergeParams
-from engine.recap import RecapParams
-from engine.split import CompactParams
 from tui.commands import WorkbenchCommands
-from tui.screens.actions import WorkbenchActions
-from tui.screens.compare import StrategyDriver
-from tui.screens.driver import PipelineDriver
 from tui.screens.help import HelpScreen
-from tui.screens.loading import LoadingScreen
-from tui.screens.runs import Derived
 from tui.screens.workbench import WorkbenchScreen
 from tui.widgets.header_line import HeaderInfo
+from tui.workbench.actions import WorkbenchActions
+from tui.workbench.loader import PipelineDriver
+from tui.workbench.runs import Derived
+from tui.workbench.state import TuningState
+from tui.workbench.strategies import StrategyDriver
 
 if TYPE_CHECKING:
-    from engine.settings import Backend
+    from engine.pipeline import PipelineParams
     from engine.tuning import Tuning
 
 FIXED_TIMINGS_ENV = "CHUNKSCOPE_FIXED_TIMINGS"
@@ -80,7 +79,7 @@ def _tool_calls_label(collapse: bool) -> str:
     return " · tool calls: " + ("collapsed" if collapse else "raw") + " (T)"
 
 
-class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None]):
+class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions):
     TITLE = "chunkscope"
     CSS_PATH = "app.tcss"
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {WorkbenchCommands}
@@ -96,36 +95,25 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
         self.options = options or StartOptions()
         self._startup_notes: list[str] = []
         self.fixed_timings = self.options.fixed_timings or bool(os.environ.get(FIXED_TIMINGS_ENV))
-        self.pipe: Any = None
+        self.pipe = None
         self.lock = threading.Lock()
         self.derived = Derived()
-        self.merge_params = MergeParams()
-        self.min_chars = CompactParams().min_chars
-        recap = RecapParams()
-        self.budget = recap.budget
-        self.scorer = recap.scorer
-        self.alpha = recap.alpha
-        self.headings = False
-        self.embedder_name = self.options.embedder or "lexical"
-        self.summarizer_name = "extractive"
-        self.api_keys: dict[str, str | None] = {}
-        self.pinned: set[str] = set()  # merged chunk texts
-        self.excluded: set[str] = set()
-        self.summaries: dict[str, Any] = {}  # merged chunk text -> Summary
-        self.selection: Any = None
-        self.recap_state = "idle"  # idle | waiting | running | failed
-        self.load_error: str | None = None
-        self.last_run_at: str = ""
-        self.settings: Any = None
-        self._run_timer: Timer | None = None
+        self.state = TuningState()
+        self.api_keys = {}
+        self.summaries = {}
+        self.selection = None
+        self.recap_state = "idle"
+        self.last_run_at = ""
+        self.settings = None
+        self._run_timer = None
         self._last_request = 0.0
-        self._load_worker: Worker[Any] | None = None
-        self._loading_screen: LoadingScreen | None = None
+        self._load_worker = None
+        self._loading_screen = None
         self.run_generation = 0
         self.drawn_generation = 0
         self.tokens_ready = False
-        self._follow_up_timer: Timer | None = None
-        self._summary_timer: Timer | None = None
+        self._follow_up_timer = None
+        self._summary_timer = None
         self._theme_ready = False
         self._init_columns()
         self._load_settings()  # once: the profile, the theme and the backends come from it
@@ -137,23 +125,11 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
 
     # ------------------------------------------------------------------ start-up
 
-    def _backend(self, section: Literal["embedder", "summarizer"], name: str | None) -> Backend:
-        """The backend `name` of a stage with the config file's model, URL and key."""
-        from engine.pipeline import EmbedderSpec, SummarizerSpec
-        from engine.settings import Settings, resolve_backend
-
-        o = self.options
-        flags = (o.model, o.base_url) if section == "embedder" else (None, None)
-        default = EmbedderSpec().name if section == "embedder" else SummarizerSpec().name
-        settings = self.settings if self.settings is not None else Settings()
-        return resolve_backend(section, name, *flags, default=default, settings=settings)
-
     def _apply_backends(self) -> None:
         """Start with the backends the flags or the config file name (keys stay out of params)."""
         embedder = self._backend("embedder", self.options.embedder)
         summarizer = self._backend("summarizer", None)
-        self.embedder_name = embedder.name
-        self.summarizer_name = summarizer.name
+        self.state = replace(self.state, embedder=embedder.name, summarizer=summarizer.name)
         self.api_keys = {"embedder": embedder.api_key, "summarizer": summarizer.api_key}
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -222,18 +198,7 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
 
     def set_tuning(self, tuning: Tuning) -> None:
         """Hold `tuning`'s parameters (the controls show them once mounted)."""
-        self.merge_params = tuning.merge
-        self.min_chars = tuning.min_chars
-        self.budget = tuning.recap.budget
-        self.scorer = tuning.recap.scorer
-        self.alpha = tuning.recap.alpha
-
-    @property
-    def workbench(self) -> WorkbenchScreen | None:
-        for screen in self.screen_stack:
-            if isinstance(screen, WorkbenchScreen):
-                return screen
-        return None
+        self.state = replace(self.state, tuning=tuning)
 
     def watch_theme(self, theme: str) -> None:
         bench = self.workbench
@@ -256,14 +221,7 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, App[None])
 
     # ------------------------------------------------------------------ helpers
 
-    def format_seconds(self, seconds: float) -> str:
-        if self.fixed_timings:
-            return "– ms"
-        if seconds < 1:
-            return f"{seconds * 1000:.0f} ms"
-        return f"{seconds:.2f} s"
-
-    def _params(self) -> Any:
+    def _params(self) -> PipelineParams:
         from engine.pipeline import EmbedderSpec, PipelineParams, SummarizerSpec
         from engine.tokens import DEFAULT_ENCODING
 

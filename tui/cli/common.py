@@ -330,6 +330,9 @@ def build_pipeline(
         base_url=backend.base_url,
         use_cache=not getattr(args, "no_cache", False),
     )
+    chosen: dict[str, Any] = {}
+    if strategy is not None:
+        chosen = {"strategy": strategy[0], "strategy_params": strategy[1]}
     params = PipelineParams(
         strict=args.strict,
         collapse=collapse,
@@ -338,7 +341,7 @@ def build_pipeline(
         embedder=spec,
         merge=tuning.merge,
         summarizer=summarizer if summarizer is not None else SummarizerSpec(),
-        **({} if strategy is None else {"strategy": strategy[0], "strategy_params": strategy[1]}),
+        **chosen,
     )
     keys = {"embedder": backend.api_key, "summarizer": summarizer_key}
     return Pipeline(args.file, params, warn=note, api_keys=keys), tuning

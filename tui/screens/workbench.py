@@ -4,7 +4,7 @@ similarity strip, the selected chunk's summary and the recap preview.
 The screen keeps the last run and the selection; the app keeps the pipeline and the
 user's choices. Widgets hold no state of their own that matters, so the screen can be
 recomposed when the terminal crosses the narrow breakpoint and redrawn from both.
-Slow work runs in thread workers (see `tui.screens.driver.PipelineDriver`); results
+Slow work runs in thread workers (see `tui.workbench.loader.PipelineDriver`); results
 come back through `call_from_thread`.
 """
 
@@ -23,16 +23,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from engine.merge import MergeParams
-from tui.screens.compare import (
-    DEFAULT_LABEL,
-    DIFFER,
-    NO_SIMILARITY,
-    SIDES,
-    CutMark,
-    chunk_points,
-    differing,
-)
-from tui.screens.runs import LEFT_KINDS, RunView
 from tui.widgets.candidate_list import CandidateList, CandidateRow
 from tui.widgets.choice_toggle import ChoiceToggle
 from tui.widgets.chunk_list import CUT_TEXT, ChunkList, human_count
@@ -42,6 +32,16 @@ from tui.widgets.recap_panel import RecapPanel
 from tui.widgets.similarity_strip import SimilarityStrip
 from tui.widgets.strategy_panel import StrategyPanel
 from tui.widgets.summary_panel import SummaryPanel
+from tui.workbench.columns import (
+    DEFAULT_LABEL,
+    DIFFER,
+    NO_SIMILARITY,
+    SIDES,
+    CutMark,
+    chunk_points,
+    differing,
+)
+from tui.workbench.runs import LEFT_KINDS, RunView
 
 NARROW_WIDTH = 130
 

@@ -149,11 +149,12 @@ class SimilarityStrip(Widget):
         """`column_of` for an array of positions."""
         cols, cell, n = self._columns(width)
         if n <= cols:
-            return positions * cell
-        return np.minimum(cols - 1, (positions * cols) // n)
+            return np.asarray(positions * cell)
+        return np.asarray(np.minimum(cols - 1, (positions * cols) // n))
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
+        rows: list[str | Strip]
         if len(self.sims) == 0:
             rows = [self._cached("empty", (width, len(self.sizes)), self._empty_row)]
         else:

@@ -1,7 +1,7 @@
 """The sliders of the columns' strategies (shown only while a column has a strategy).
 
 For each column with a strategy: a title line (``left · sliding-window``) and one
-`Slider` per main numeric parameter (`tui.screens.compare.MAIN_PARAMS`). A change posts
+`Slider` per main numeric parameter (`tui.workbench.columns.MAIN_PARAMS`). A change posts
 `StrategyPanel.Changed` with the column, the parameter and the value in its type.
 """
 
@@ -13,8 +13,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.screens.compare import SIDES, ColumnSpec, slider_range, slider_value
 from tui.widgets.slider import Slider
+from tui.workbench.columns import SIDES, ColumnSpec, slider_range, slider_value
 
 LABEL_WIDTH = 11
 LABELS = {

@@ -8,6 +8,7 @@ decision is made here; the engine makes them all.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -267,5 +268,5 @@ def prefetch_tokens(
             with lock:
                 counts.extend(pipe.counter.count_many(texts))
         with lock:
-            derived.get(name, items, lambda counts=counts: counts)
+            derived.get(name, items, functools.partial(list, counts))
     return not cancelled()

@@ -1,7 +1,7 @@
 """Driving the pipeline from the workbench: opening a file, re-running on a control
 change, exact token counts, summaries and the recap, all in thread workers.
 
-A mixin of `ChunkscopeApp` (it reads the app's state: the pipeline, the parameters,
+A part of `ChunkscopeApp` (it reads the app's state: the pipeline, the parameters,
 pins, exclusions and known summaries). Every worker hands its result to the UI thread
 with `_ui` (`call_from_thread`); a result for parameters that are no longer in force is
 dropped. Requests are debounced (the first of a burst runs at once) and a newer run
@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +26,10 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from engine.merge import MergeParams
 from engine.model import gc_paused
 from engine.parse import require_turns, skipped_summary
+from engine.split import CompactParams
 from tui.screens.loading import LoadingScreen
 from tui.screens.open_file import OpenFileScreen
-from tui.screens.runs import (
+from tui.workbench.runs import (
     Cancelled,
     Derived,
     RunView,
@@ -36,6 +38,7 @@ from tui.screens.runs import (
     exact_tokens,
     prefetch_tokens,
 )
+from tui.workbench.state import WorkbenchHost, _backend_hint
 
 DEBOUNCE = 0.05
 
@@ -86,41 +89,8 @@ PROGRESS_INTERVAL = 0.1
 SUMMARY_DELAY = 0.15
 
 
-def _backend_hint(error: BaseException) -> str | None:
-    name = type(error).__name__
-    if name == "EmbeddingError":
-        return "Switch to the offline embedder: ctrl+p → “embedder: lexical (offline)”."
-    if name == "SummaryError":
-        return "Switch to the offline summarizer: ctrl+p → “summarizer: extractive (offline)”."
-    return None
-
-
-class PipelineDriver:
-    """Loads, runs and follows up (see the module docstring); mixed into the app."""
-
-    # The app provides these.
-    pipe: Any
-    lock: threading.Lock
-    derived: Derived
-    options: Any
-
-    def _ui(self, callback: Any, *args: Any, **kwargs: Any) -> Any:
-        """Run `callback` on the UI thread from a worker; a closing app cancels the worker."""
-        try:
-            return self.call_from_thread(callback, *args, **kwargs)
-        except Cancelled:
-            raise
-        except Exception as e:
-            if self.is_running and not get_current_worker().is_cancelled:
-                raise
-            raise Cancelled from e
-
-    def _notify_error(self, error: BaseException, what: str) -> None:
-        hint = _backend_hint(error)
-        message = str(error) or type(error).__name__
-        if hint:
-            message += "\n" + hint
-        self.notify(message, title=what, severity="error", timeout=12, markup=False)
+class PipelineDriver(WorkbenchHost):
+    """Loads, runs and follows up (see the module docstring); a part of the app."""
 
     # ------------------------------------------------------------------ opening
 
@@ -236,7 +206,7 @@ class PipelineDriver:
         self._load_worker = None
         if self.pipe is not None:
             # Keep what is on screen, and the backend it was computed with.
-            self.embedder_name = self.pipe.params.embedder.name
+            self.state = replace(self.state, embedder=self.pipe.params.embedder.name)
         backend = _backend_hint(error) is not None
         self._notify_error(error, "Embedding failed" if backend else "Could not open the file")
 
@@ -248,8 +218,7 @@ class PipelineDriver:
         self.tokens_ready = False
         self.summaries = {}
         self.selection = None
-        self.pinned.clear()
-        self.excluded.clear()
+        self.state = replace(self.state, pinned=frozenset(), excluded=frozenset())
         self.last_run_at = self._now()
         source = view.source
         if source.mostly_skipped:
@@ -289,12 +258,16 @@ class PipelineDriver:
 
     def request_run(self, merge: MergeParams, min_chars: int, *, force: bool = False) -> None:
         """A control changed: re-run now, or after a short pause if changes come fast."""
+        changed = replace(
+            self.state,
+            tuning=replace(self.state.tuning, merge=merge, compact=CompactParams(min_chars)),
+        )
         if self.pipe is None:
-            self.merge_params, self.min_chars = merge, min_chars
+            self.state = changed
             return
-        if not force and merge == self.merge_params and min_chars == self.min_chars:
+        if not force and changed == self.state:
             return
-        self.merge_params, self.min_chars = merge, min_chars
+        self.state = changed
         self._cancel_follow_up()
         if self._run_timer is not None:
             self._run_timer.stop()

@@ -10,15 +10,23 @@ import json
 import re
 from typing import Any
 
-from tui.screens.runs import RunView
+from tui.workbench.runs import RunView
 
 
 def _iso(ts: Any) -> str | None:
     return ts.isoformat() if ts is not None else None
 
 
-def merged_json(view: RunView, summaries: dict[str, Any]) -> str:
+def _tokens(view: RunView, counter: Any) -> list[int]:
+    """The merged chunks' token counts: the view's, or counted now if it has none yet."""
+    if view.merged_tokens is not None:
+        return view.merged_tokens
+    return list(counter.count_many([c.text for c in view.result.chunks]))
+
+
+def merged_json(view: RunView, summaries: dict[str, Any], counter: Any) -> str:
     result = view.result
+    tokens = _tokens(view, counter)
     chunks = []
     for i, c in enumerate(result.chunks):
         start, end = result.spans[i]
@@ -29,7 +37,7 @@ def merged_json(view: RunView, summaries: dict[str, Any]) -> str:
                 "index": i,
                 "text": c.text,
                 "chars": c.chars,
-                "tokens": int(view.merged_tokens[i]),
+                "tokens": int(tokens[i]),
                 "tokens_exact": view.merged_tokens_exact,
                 "start": _iso(c.start),
                 "end": _iso(c.end),
@@ -65,12 +73,13 @@ def _fence(text: str) -> str:
 
 def merged_markdown(view: RunView, summaries: dict[str, Any], counter: Any) -> str:
     result = view.result
+    tokens = _tokens(view, counter)
     out = [f"# Merged chunks of {view.source.path}", ""]
     for i, c in enumerate(result.chunks):
         roles = ", ".join(c.roles)
         out.append(f"## Chunk {i} · {c.time_range} · {roles}")
         out.append("")
-        out.append(f"{c.chars} chars, {view.merged_tokens[i]} tokens ({counter.name})")
+        out.append(f"{c.chars} chars, {tokens[i]} tokens ({counter.name})")
         cut = result.cut_after(i)
         if cut is not None:
             out.append(f"Cut after: {cut}")

@@ -1,23 +1,24 @@
 """The workbench's actions on the recap and on files: pin / exclude and re-select,
 write the recap (asking before overwriting), export merged chunks, copy, profiles, and
-switching backends. A mixin of `ChunkscopeApp`.
+switching backends. A part of `ChunkscopeApp`.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from textual import work
 from textual.worker import Worker, get_current_worker
 
 from engine.errors import ChunkscopeError
-from engine.merge import MergeParams
 from tui.screens.confirm import ConfirmScreen
-from tui.screens.runs import RunView
+from tui.workbench.runs import RunView
+from tui.workbench.state import WorkbenchHost
 
 
-class WorkbenchActions:
+class WorkbenchActions(WorkbenchHost):
     """Recap selection, files and profiles (see the module docstring)."""
 
     # ------------------------------------------------------------------ recap
@@ -31,7 +32,7 @@ class WorkbenchActions:
             return "Press s to summarize all merged chunks; the recap is built from them."
         return "Summarizing…"
 
-    def _indices(self, view: RunView, texts: set[str]) -> tuple[int, ...]:
+    def _indices(self, view: RunView, texts: frozenset[str]) -> tuple[int, ...]:
         if not texts:
             return ()
         return tuple(i for i, c in enumerate(view.result.chunks) if c.text in texts)
@@ -80,7 +81,7 @@ class WorkbenchActions:
 
     def set_budget(self, budget: int) -> None:
         if budget != self.budget:
-            self.budget = budget
+            self.state = self.state.with_tuning(budget=budget)
             self.reselect()
 
     def action_type_budget(self) -> None:
@@ -114,28 +115,23 @@ class WorkbenchActions:
         title = f"Recap budget in tokens ({lo}-{hi})"
         self.push_screen(PromptScreen(title, str(self.budget), validate=validate), typed)
 
-    def _toggle_mark(self, marks: set[str], other: set[str], verb: str) -> None:
+    def _toggle_mark(self, which: Literal["pinned", "excluded"], verb: str) -> None:
         bench = self.workbench
         picked = bench.selected_chunk() if bench is not None else None
         if picked is None:
             self.notify("Nothing selected.", severity="warning")
             return
         index, chunk = picked
-        text = chunk.text
-        if text in marks:
-            marks.discard(text)
-            self.notify(f"Chunk {index}: no longer {verb}.", markup=False)
-        else:
-            marks.add(text)
-            other.discard(text)
-            self.notify(f"Chunk {index}: {verb}.", markup=False)
+        was = chunk.text in getattr(self.state, which)
+        self.state = self.state.toggled(which, chunk.text)
+        self.notify(f"Chunk {index}: {'no longer ' if was else ''}{verb}.", markup=False)
         self.reselect()
 
     def action_pin(self) -> None:
-        self._toggle_mark(self.pinned, self.excluded, "pinned")
+        self._toggle_mark("pinned", "pinned")
 
     def action_exclude(self) -> None:
-        self._toggle_mark(self.excluded, self.pinned, "excluded")
+        self._toggle_mark("excluded", "excluded")
 
     # ------------------------------------------------------------------ writing files
 
@@ -209,7 +205,7 @@ class WorkbenchActions:
         self.push_screen(ChooseScreen("Export", choices), chosen)
 
     def export(self, kind: str) -> None:
-        from tui.screens.exports import merged_json, merged_markdown
+        from tui.workbench.exports import merged_json, merged_markdown
 
         bench = self.workbench
         if bench is None or bench.view is None:
@@ -221,13 +217,15 @@ class WorkbenchActions:
         view = bench.view
         stem = Path(view.source.path).stem
         summaries = dict(self.summaries)
+        if self.pipe is None:
+            return
         counter = self.pipe.counter
         if kind == "json":
 
             def write(path: Path) -> str:
                 from engine.fileio import atomic_write_text
 
-                atomic_write_text(path, merged_json(view, summaries))
+                atomic_write_text(path, merged_json(view, summaries, counter))
                 return f"{len(view.result.chunks)} merged chunks (JSON)"
 
             self._ask_path("Export merged chunks (JSON) to", f"./{stem}.merged.json", write)
@@ -286,9 +284,7 @@ class WorkbenchActions:
     def save_profile(self, name: str) -> None:
         from engine.settings import Profile, save_profile
 
-        profile = Profile.from_params(
-            self.merge_params, min_chars=self.min_chars, budget=self.budget, scorer=self.scorer
-        )
+        profile = Profile.from_tuning(self.tuning)
         try:
             save_profile(name, profile)
         except (ChunkscopeError, OSError, ValueError) as e:
@@ -314,30 +310,26 @@ class WorkbenchActions:
         )
 
     def load_profile(self, name: str) -> None:
+        """Use profile `name`: its values over the declared defaults, as `--profile` does."""
         from engine.settings import get_profile
 
         try:
-            profile = get_profile(name)
-            merge = profile.to_merge_params(MergeParams())
+            tuning = get_profile(name).tuning()
         except (ChunkscopeError, ValueError) as e:
             self.notify(f"Profile not loaded: {e}", severity="error", markup=False)
             return
-        min_chars = profile.min_chars if profile.min_chars is not None else 80
-        if profile.budget is not None:
-            self.budget = profile.budget
-        if profile.scorer in ("recency", "salience"):
-            self.scorer = profile.scorer
         bench = self.workbench
         if bench is not None:
-            bench.show_params(merge, min_chars, self.budget)
-        self.request_run(merge, min_chars, force=True)
+            bench.show_params(tuning.merge, tuning.min_chars, tuning.recap.budget)
+        self.state = replace(self.state, tuning=tuning)
+        self.request_run(tuning.merge, tuning.min_chars, force=True)
         self.reselect()
         self.notify(f"Loaded profile {name!r}.", markup=False)
 
     # ------------------------------------------------------------------ backends
 
     def use_embedder(self, name: str) -> None:
-        self.embedder_name = name
+        self.state = replace(self.state, embedder=name)
         if self.pipe is not None:
             self.open_path(self.pipe.path)
         self.notify(f"Embedder: {name}.", markup=False)
@@ -356,13 +348,16 @@ class WorkbenchActions:
         self.notify(f"Tool calls: {state}.", markup=False)
 
     def use_summarizer(self, name: str) -> None:
-        self.summarizer_name = name
+        """Summarize with `name`, with the model, URL and key the config file gives it."""
+        self.state = replace(self.state, summarizer=name)
         self.recap_state = "idle"
         if self.pipe is not None:
             from engine.pipeline import SummarizerSpec
 
+            backend = self._backend("summarizer", name)
+            spec = SummarizerSpec(name=name, model=backend.model, base_url=backend.base_url)
             with self.lock:
-                self.pipe.configure(summarizer=SummarizerSpec(name=name))
+                self.pipe.configure(summarizer=spec)
             self.summaries.clear()
             bench = self.workbench
             if bench is not None and bench.view is not None:

@@ -1,0 +1,211 @@
+"""The workbench's state in one typed place.
+
+`TuningState` is what the user has chosen, as one immutable value: the tunable
+parameters (`engine.tuning.Tuning`: compaction, merge, recap), the pins and
+exclusions of the recap, and which backends run. A change makes a new value
+(`dataclasses.replace`); the app holds the current one (`WorkbenchHost.state`) and
+every part of the workbench reads it from there, so a parameter lives in one place
+instead of in the sliders, the app and the pipeline at once.
+
+`WorkbenchHost` is the typed base of the app's parts (`loader`, `actions`,
+`strategies`): the attributes and methods they share, declared once, so each part is
+checked by mypy against the others.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from textual.app import App
+from textual.timer import Timer
+from textual.worker import Worker, get_current_worker
+
+from engine.merge import MergeParams
+from engine.tuning import Tuning
+from tui.workbench.runs import Cancelled, Derived
+
+if TYPE_CHECKING:
+    from engine.pipeline import Pipeline, PipelineParams
+    from engine.recap import Selection
+    from engine.settings import Backend, Settings
+    from engine.summarize import Summary
+    from tui.screens.loading import LoadingScreen
+    from tui.screens.workbench import WorkbenchScreen
+    from tui.workbench.runs import RunView
+
+
+@dataclass(frozen=True)
+class TuningState:
+    """What the user has chosen (see the module docstring)."""
+
+    tuning: Tuning = field(default_factory=Tuning)
+    pinned: frozenset[str] = frozenset()  # merged chunk texts
+    excluded: frozenset[str] = frozenset()
+    headings: bool = False
+    embedder: str = "lexical"
+    summarizer: str = "extractive"
+
+    def with_tuning(self, **values: Any) -> TuningState:
+        """This state with some knobs changed (by knob name; validated)."""
+        return replace(self, tuning=self.tuning.with_values(values))
+
+    def toggled(self, which: Literal["pinned", "excluded"], text: str) -> TuningState:
+        """Pin or exclude a merged chunk's text, or undo it; a chunk is never both."""
+        pinned, excluded = self.pinned, self.excluded
+        if which == "pinned":
+            pinned = pinned - {text} if text in pinned else pinned | {text}
+            excluded = excluded - pinned
+        else:
+            excluded = excluded - {text} if text in excluded else excluded | {text}
+            pinned = pinned - excluded
+        return replace(self, pinned=pinned, excluded=excluded)
+
+
+def _backend_hint(error: BaseException) -> str | None:
+    name = type(error).__name__
+    if name == "EmbeddingError":
+        return "Switch to the offline embedder: ctrl+p → “embedder: lexical (offline)”."
+    if name == "SummaryError":
+        return "Switch to the offline summarizer: ctrl+p → “summarizer: extractive (offline)”."
+    return None
+
+
+class WorkbenchHost(App[None]):
+    """What the parts of the workbench app share (see the module docstring)."""
+
+    state: TuningState
+    options: Any  # tui.app.StartOptions
+    settings: Settings | None
+    fixed_timings: bool
+    pipe: Pipeline | None
+    lock: threading.Lock
+    derived: Derived
+    api_keys: dict[str, str | None]
+    summaries: dict[str, Summary]  # merged chunk text -> its summary
+    selection: Selection | None
+    recap_state: str  # idle | waiting | running | failed
+    last_run_at: str
+    run_generation: int
+    drawn_generation: int
+    tokens_ready: bool
+    _run_timer: Timer | None
+    _follow_up_timer: Timer | None
+    _summary_timer: Timer | None
+    _strategy_timer: Timer | None
+    _last_request: float
+    _load_worker: Worker[None] | None
+    _loading_screen: LoadingScreen | None
+
+    # ------------------------------------------------------------------ the state, read
+
+    @property
+    def tuning(self) -> Tuning:
+        return self.state.tuning
+
+    @property
+    def merge_params(self) -> MergeParams:
+        return self.state.tuning.merge
+
+    @property
+    def min_chars(self) -> int:
+        return self.state.tuning.min_chars
+
+    @property
+    def budget(self) -> int:
+        return self.state.tuning.recap.budget
+
+    @property
+    def scorer(self) -> str:
+        return self.state.tuning.recap.scorer
+
+    @property
+    def pinned(self) -> frozenset[str]:
+        return self.state.pinned
+
+    @property
+    def excluded(self) -> frozenset[str]:
+        return self.state.excluded
+
+    @property
+    def headings(self) -> bool:
+        return self.state.headings
+
+    @property
+    def embedder_name(self) -> str:
+        return self.state.embedder
+
+    @property
+    def summarizer_name(self) -> str:
+        return self.state.summarizer
+
+    # ------------------------------------------------------------------ shared parts
+
+    @property
+    def workbench(self) -> WorkbenchScreen | None:
+        from tui.screens.workbench import WorkbenchScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, WorkbenchScreen):
+                return screen
+        return None
+
+    def _ui(self, callback: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run `callback` on the UI thread from a worker; a closing app cancels the worker."""
+        try:
+            return self.call_from_thread(callback, *args, **kwargs)
+        except Cancelled:
+            raise
+        except Exception as e:
+            if self.is_running and not get_current_worker().is_cancelled:
+                raise
+            raise Cancelled from e
+
+    def _notify_error(self, error: BaseException, what: str) -> None:
+        hint = _backend_hint(error)
+        message = str(error) or type(error).__name__
+        if hint:
+            message += "\n" + hint
+        self.notify(message, title=what, severity="error", timeout=12, markup=False)
+
+    def format_seconds(self, seconds: float) -> str:
+        if self.fixed_timings:
+            return "– ms"
+        if seconds < 1:
+            return f"{seconds * 1000:.0f} ms"
+        return f"{seconds:.2f} s"
+
+    def _backend(self, section: Literal["embedder", "summarizer"], name: str | None) -> Backend:
+        """The backend `name` of a stage with the config file's model, URL and key."""
+        from engine.pipeline import EmbedderSpec, SummarizerSpec
+        from engine.settings import Settings, resolve_backend
+
+        o = self.options
+        flags = (o.model, o.base_url) if section == "embedder" else (None, None)
+        default = EmbedderSpec().name if section == "embedder" else SummarizerSpec().name
+        settings = self.settings if self.settings is not None else Settings()
+        return resolve_backend(section, name, *flags, default=default, settings=settings)
+
+    # Provided by the parts (declared here so each part type-checks against the others).
+
+    def _params(self) -> PipelineParams:
+        raise NotImplementedError
+
+    def open_path(self, path: str) -> None:
+        raise NotImplementedError
+
+    def request_run(self, merge: MergeParams, min_chars: int, *, force: bool = False) -> None:
+        raise NotImplementedError
+
+    def _current(self, pipe: Pipeline, view: RunView) -> bool:
+        raise NotImplementedError
+
+    def _after_run(self, view: RunView) -> None:
+        raise NotImplementedError
+
+    def _select(self, pipe: Pipeline, view: RunView, worker: Worker[Any]) -> None:
+        raise NotImplementedError
+
+    def reselect(self) -> None:
+        raise NotImplementedError
