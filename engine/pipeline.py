@@ -1,8 +1,9 @@
 """The one object the command line and the workbench drive.
 
-A `Pipeline` holds a source file and the parameters of every stage, and
+A `Pipeline` holds a source file and the parameters of every stage (immutable:
+`with_params` gives another pipeline over the same file, sharing every memo), and
 computes each stage on demand, memoised by the parameters that stage depends
-on::
+on (`STAGE_INPUTS`)::
 
     source -> turns -> raw chunks -> compacted -> embeddings -> merged
 
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.model import Chunk, Progress, Span, Turn, chunks_from_spans
 from engine.parse import Source, load
-from engine.split import chunk_turns, compact_spans
+from engine.split import DEFAULT_MIN_CHARS, compact_spans
 from engine.tokens import DEFAULT_ENCODING, TokenCounter, get_counter
 
 if TYPE_CHECKING:
@@ -32,8 +33,8 @@ if TYPE_CHECKING:
 
     from engine.embed.base import Embedder
     from engine.merge import MergeParams, MergeResult
-    from engine.recap import Candidate, Scorer, Selection
-    from engine.strategies import StrategyResult
+    from engine.recap import Candidate, Selection
+    from engine.strategies import BaseStrategy, StrategyResult
     from engine.summarize import Summarizer, Summary
 
 _T = TypeVar("_T")
@@ -83,7 +84,7 @@ class PipelineParams:
 
     strict: bool = False
     collapse: bool = False
-    min_chars: int = 80
+    min_chars: int = DEFAULT_MIN_CHARS
     tokenizer: str = DEFAULT_ENCODING
     embedder: EmbedderSpec = field(default_factory=EmbedderSpec)
     merge: MergeParams = field(default_factory=_default_merge)
@@ -121,12 +122,66 @@ class _Memo:
 _MISSING = object()
 
 
-class Pipeline:
-    """Memoised stages over one source file.
+#: The parameters each stage depends on (its memo key), declared once: a stage re-runs
+#: only when one of these changes.
+STAGE_INPUTS: dict[str, tuple[str, ...]] = {
+    "parse": ("strict", "collapse"),
+    "turns": ("strict", "collapse"),
+}
+STAGE_INPUTS["strategy"] = (*STAGE_INPUTS["turns"], "strategy", "strategy_params", "tokenizer")
+STAGE_INPUTS["chunk"] = STAGE_INPUTS["strategy"]
+STAGE_INPUTS["compact"] = (*STAGE_INPUTS["chunk"], "min_chars")
+STAGE_INPUTS["compacted"] = STAGE_INPUTS["compact"]
+STAGE_INPUTS["embed"] = (*STAGE_INPUTS["compact"], "embedder")
+STAGE_INPUTS["similarities"] = STAGE_INPUTS["embed"]
+STAGE_INPUTS["merge"] = (*STAGE_INPUTS["embed"], "merge")
+STAGE_INPUTS["actions"] = STAGE_INPUTS["merge"]
+STAGE_INPUTS["novelty"] = STAGE_INPUTS["merge"]
+STAGE_INPUTS["summarize"] = (*STAGE_INPUTS["merge"], "summarizer")
 
-    Thread-safe: the workbench runs stages in worker threads; one stage
-    computation runs at a time. Embedders and the disk cache are built lazily,
-    so a pipeline that never embeds never imports numpy's callers or `openai`.
+
+class _Shared:
+    """What every `Pipeline` over one file shares, whatever its parameters: the memo of
+    each stage, the embedders and summarizers built, known vectors and summaries, the
+    disk cache, and the counts of real runs. Guarded by one lock."""
+
+    def __init__(
+        self,
+        path: str,
+        embedder: Embedder | None,
+        embedder_spec: EmbedderSpec | None,
+        cache: Any | None,
+        warn: Callable[[str], None] | None,
+        api_keys: Mapping[str, str | None],
+    ) -> None:
+        self.path = path
+        self.lock = threading.RLock()
+        self.memo: dict[str, _Memo] = {}
+        self.runs: Counter[str] = Counter()
+        self.last_timings: dict[str, float] = {}
+        self.embedders: dict[EmbedderSpec, Embedder] = {}
+        if embedder is not None and embedder_spec is not None:
+            self.embedders[embedder_spec] = embedder
+        self.summarizers: dict[SummarizerSpec, Summarizer] = {}
+        self.cache = cache
+        self.vectors: dict[tuple[str, str], npt.NDArray[np.float32]] = {}
+        self.summaries: dict[tuple[str, str], Summary] = {}
+        self.summary_lock = threading.Lock()
+        self.summarized = 0
+        self.warn = warn
+        self.warnings: list[str] = []
+        self.api_keys = {k: v for k, v in api_keys.items() if v}
+
+
+class Pipeline:
+    """Memoised stages over one source file, with one set of parameters.
+
+    The parameters never change in place: `with_params` gives another pipeline over
+    the same file that shares every memo and cache, so a slider step asks
+    ``pipe.with_params(merge=...)`` and only the merge (and what follows) runs again.
+    Thread-safe without an outside lock: the workbench runs stages in worker threads,
+    one stage computation at a time. Embedders and the disk cache are built lazily, so
+    a pipeline that never embeds never imports numpy's callers or `openai`.
     """
 
     def __init__(
@@ -138,55 +193,72 @@ class Pipeline:
         cache: Any | None = None,
         warn: Callable[[str], None] | None = None,
         api_keys: Mapping[str, str | None] | None = None,
+        _shared: _Shared | None = None,
     ) -> None:
         """`api_keys` may hold keys for the "embedder" and the "summarizer" (from the
         config file); without one, the backends read ``OPENAI_API_KEY``. Keys are kept
         out of the parameters, so they never reach memo keys, caches or reprs."""
-        self.path = str(path)
-        self._api_keys = {k: v for k, v in (api_keys or {}).items() if v}
-        self.params = params or PipelineParams()
-        self.runs: Counter[str] = Counter()
-        self._lock = threading.RLock()
-        self._memo: dict[str, _Memo] = {}
-        self._embedder = embedder
-        self._embedder_spec: EmbedderSpec | None = (
-            None if embedder is None else self.params.embedder
-        )
-        self._cache = cache
-        self._vectors: dict[tuple[str, str], npt.NDArray[np.float32]] = {}
-        self._warn = warn
-        self.warnings: list[str] = []
-        self.last_timings: dict[str, float] = {}
-        # Summaries: built lazily; known summaries by (summarizer identity, chunk text).
-        self._summarizer: Summarizer | None = None
-        self._summarizer_spec: SummarizerSpec | None = None
-        self._summaries: dict[tuple[str, str], Summary] = {}
-        self._summary_lock = threading.Lock()
-        #: Chunk texts handed to a summarizer (not found in memory or on disk before).
-        self.summarized = 0
+        self._params = params or PipelineParams()
+        if _shared is None:
+            spec = self._params.embedder if embedder is not None else None
+            _shared = _Shared(str(path), embedder, spec, cache, warn, api_keys or {})
+        self._shared = _shared
 
     # ------------------------------------------------------------------ parameters
 
-    def configure(self, **changes: Any) -> PipelineParams:
-        """Replace some parameters; later stage calls recompute only what depends on them."""
-        with self._lock:
-            self.params = replace(self.params, **changes)
-            return self.params
+    @property
+    def params(self) -> PipelineParams:
+        return self._params
 
-    def set_merge(self, merge: MergeParams) -> None:
-        self.configure(merge=merge)
+    @property
+    def path(self) -> str:
+        return self._shared.path
 
-    def _stage(self, name: str, key: Hashable, compute: Callable[[], _T]) -> _T:
-        with self._lock:
-            memo = self._memo.setdefault(name, _Memo())
+    @property
+    def runs(self) -> Counter[str]:
+        """How often each stage really ran (memo misses), over every pipeline of the file."""
+        return self._shared.runs
+
+    @property
+    def warnings(self) -> list[str]:
+        return self._shared.warnings
+
+    @property
+    def last_timings(self) -> dict[str, float]:
+        return self._shared.last_timings
+
+    @property
+    def summarized(self) -> int:
+        """Chunk texts handed to a summarizer (not found in memory or on disk before)."""
+        return self._shared.summarized
+
+    def with_params(self, **changes: Any) -> Pipeline:
+        """This file with some parameters changed; every memo and cache is shared."""
+        if not changes:
+            return self
+        return Pipeline(self.path, replace(self._params, **changes), _shared=self._shared)
+
+    def same_file(self, other: Pipeline | None) -> bool:
+        """Whether `other` is this file's pipeline (any parameters): it shares the memos."""
+        return other is not None and other._shared is self._shared
+
+    def _key(self, stage: str) -> tuple[Hashable, ...]:
+        p = self._params
+        return tuple(getattr(p, name) for name in STAGE_INPUTS[stage])
+
+    def _stage(self, name: str, compute: Callable[[], _T], extra: Hashable = ()) -> _T:
+        shared = self._shared
+        key = (self._key(name), extra)
+        with shared.lock:
+            memo = shared.memo.setdefault(name, _Memo())
             value = memo.get(key)
             if value is _MISSING:
                 import time
 
                 t0 = time.perf_counter()
                 value = compute()
-                self.last_timings[name] = time.perf_counter() - t0
-                self.runs[name] += 1
+                shared.last_timings[name] = time.perf_counter() - t0
+                shared.runs[name] += 1
                 memo.put(key, value)
             return value  # type: ignore[no-any-return]
 
@@ -194,7 +266,7 @@ class Pipeline:
         """A callback that records a warning (in `warnings`, and through `warn`) without
         referring to the pipeline, for objects the pipeline holds: a bound method would
         make a reference cycle, and a pipeline must be freed as soon as it is dropped."""
-        warnings, warn = self.warnings, self._warn
+        warnings, warn = self._shared.warnings, self._shared.warn
 
         def note(message: str) -> None:
             warnings.append(message)
@@ -204,9 +276,6 @@ class Pipeline:
         return note
 
     # ------------------------------------------------------------------ stages
-
-    def _source_key(self) -> tuple[Hashable, ...]:
-        return (self.params.strict, self.params.collapse)
 
     # Every stage takes an optional ``progress(done, total)`` callback (see
     # `engine.model.Progress`), passed to the work that stage does itself (not to
@@ -221,12 +290,8 @@ class Pipeline:
         p = self.params
         return self._stage(
             "parse",
-            self._source_key(),
             lambda: load(self.path, strict=p.strict, keep_messages=p.collapse, progress=progress),
         )
-
-    def _turns_key(self) -> tuple[Hashable, ...]:
-        return self._source_key()
 
     def turns(self, progress: Progress | None = None) -> list[Turn]:
         """The turns: parsed, or with tool calls collapsed when ``collapse`` is set
@@ -240,19 +305,23 @@ class Pipeline:
 
             return collapse_messages(src.messages, progress)
 
-        return self._stage("turns", self._turns_key(), compute)
+        return self._stage("turns", compute)
 
-    def _chunk_key(self) -> tuple[Hashable, ...]:
-        p = self.params
-        if p.strategy == "blank-line" and not p.strategy_params:
-            return self._turns_key()
-        return (*self._turns_key(), p.strategy, p.strategy_params, p.tokenizer)
+    def _strategy(self) -> BaseStrategy[Any]:
+        from engine.strategies import get_strategy
+
+        return get_strategy(self.params.strategy, self.params.strategy_params)
+
+    def _compacts(self) -> bool:
+        from engine.strategies import strategy_class
+
+        return strategy_class(self.params.strategy).compacts
 
     def strategy_result(self, progress: Progress | None = None) -> StrategyResult:
         """The chunking strategy's chunks with their metadata (see `engine.strategies`).
 
-        For `blank-line` these are the paragraphs before compaction; every other
-        strategy's chunks are final (compaction leaves them as they are).
+        For a strategy whose chunks the pipeline compacts (`blank-line`) these are the
+        chunks before compaction; every other strategy's chunks are final.
         ``progress`` counts the texts whose tokens the strategy has counted.
         """
         from engine.strategies import run_strategy
@@ -260,7 +329,6 @@ class Pipeline:
         p = self.params
         return self._stage(
             "strategy",
-            self._chunk_key(),
             lambda: run_strategy(
                 p.strategy,
                 p.strategy_params,
@@ -273,39 +341,32 @@ class Pipeline:
         )
 
     def raw_chunks(self, progress: Progress | None = None) -> list[Chunk]:
-        """The chunks of the strategy; ``progress`` counts turns for `blank-line`, else
-        the texts the strategy has counted tokens of."""
-        if self.params.strategy == "blank-line":
-            return self._stage(
-                "chunk", self._chunk_key(), lambda: chunk_turns(self.turns(), progress)
-            )
-        return self._stage(
-            "chunk", self._chunk_key(), lambda: self.strategy_result(progress).chunk_list
-        )
-
-    def _compact_key(self) -> tuple[Hashable, ...]:
-        return (*self._turns_key(), self._chunk_key(), self.params.min_chars)
+        """The chunks of the strategy, before compaction: a strategy whose chunks the
+        pipeline compacts (`BaseStrategy.compacts`) gives them cheaply
+        (`BaseStrategy.raw_chunks`; ``progress`` counts turns), any other its final
+        chunks (``progress`` counts the texts it has counted tokens of)."""
+        if self._compacts():
+            strategy = self._strategy()
+            return self._stage("chunk", lambda: strategy.raw_chunks(self.turns(), progress))
+        return self._stage("chunk", lambda: self.strategy_result(progress).chunk_list)
 
     def compact_spans(self, progress: Progress | None = None) -> list[Span]:
-        """Spans of the compacted chunks over the raw chunks (one each unless `blank-line`);
-        ``progress`` counts raw chunks."""
-        if self.params.strategy != "blank-line":
-            return self._stage(
-                "compact",
-                self._compact_key(),
-                lambda: [(i, i + 1) for i in range(len(self.raw_chunks()))],
-            )
-        return self._stage(
-            "compact",
-            self._compact_key(),
-            lambda: compact_spans(self.raw_chunks(), self.params.min_chars, progress),
-        )
+        """Spans of the compacted chunks over the raw chunks: one raw chunk each unless
+        the strategy's chunks are compacted (`BaseStrategy.compacts`); ``progress``
+        counts raw chunks."""
+
+        def compute() -> list[Span]:
+            raw = self.raw_chunks()
+            if not self._compacts():
+                return [(i, i + 1) for i in range(len(raw))]
+            return compact_spans(raw, self.params.min_chars, progress)
+
+        return self._stage("compact", compute)
 
     def compacted(self, progress: Progress | None = None) -> list[Chunk]:
         """The compacted chunks; ``progress`` counts the chunks built."""
         return self._stage(
             "compacted",
-            self._compact_key(),
             lambda: chunks_from_spans(self.raw_chunks(), self.compact_spans(), progress),
         )
 
@@ -322,45 +383,50 @@ class Pipeline:
 
     @property
     def embedder(self) -> Embedder:
-        """The embedder for the current spec, built (and cached) on first use."""
-        with self._lock:
-            spec = self.params.embedder
-            if self._embedder is None or self._embedder_spec != spec:
+        """The embedder for the current spec, built (and kept) on first use."""
+        shared = self._shared
+        spec = self.params.embedder
+        with shared.lock:
+            built = shared.embedders.get(spec)
+            if built is None:
                 from engine.embed import make_embedder
 
                 cache = None
                 if spec.name != "lexical" and spec.use_cache:
                     cache = self.cache
-                self._embedder = make_embedder(
+                built = shared.embedders[spec] = make_embedder(
                     spec.name,
                     model=spec.model,
                     base_url=spec.base_url,
                     batch_size=spec.batch_size,
                     cache=cache,
-                    api_key=self._api_keys.get("embedder"),
+                    api_key=shared.api_keys.get("embedder"),
                 )
-                self._embedder_spec = spec
-            return self._embedder
+            return built
 
     @property
     def cache(self) -> Any:
         """The shared on-disk cache (embeddings, summaries), opened on first use."""
-        with self._lock:
-            if self._cache is None:
+        shared = self._shared
+        with shared.lock:
+            if shared.cache is None:
                 from engine.embed.cache import EmbeddingCache
 
-                self._cache = EmbeddingCache(warn=self._notes())
-            return self._cache
+                shared.cache = EmbeddingCache(warn=self._notes())
+            return shared.cache
 
-    def _embed_key(self) -> tuple[Hashable, ...]:
-        return (*self._compact_key(), self.params.embedder)
+    @property
+    def cache_stats(self) -> tuple[int, int] | None:
+        """(hits, misses) of the disk cache, if it has been opened."""
+        cache = self._shared.cache
+        return None if cache is None else (cache.hits, cache.misses)
 
     def embeddings(self, progress: Progress | None = None) -> npt.NDArray[np.float32]:
         """One unit vector per compacted chunk.
 
         Embedders whose vectors depend on the whole document (the lexical one
         fits its IDF on the document) are run on all texts at once; for the
-        others every distinct text is embedded once per pipeline.
+        others every distinct text is embedded once per file.
         """
 
         def compute() -> npt.NDArray[np.float32]:
@@ -371,25 +437,21 @@ class Pipeline:
             if getattr(emb, "contextual", False) or not texts:
                 return emb.embed(texts, progress=progress)
             ident = emb.name + ":" + emb.model
-            missing = list(dict.fromkeys(t for t in texts if (ident, t) not in self._vectors))
+            known = self._shared.vectors
+            missing = list(dict.fromkeys(t for t in texts if (ident, t) not in known))
             if missing:
                 vectors = emb.embed(missing, progress=progress)
                 for t, v in zip(missing, vectors, strict=True):
-                    self._vectors[(ident, t)] = v
-            return np.stack([self._vectors[(ident, t)] for t in texts])
+                    known[(ident, t)] = v
+            return np.stack([known[(ident, t)] for t in texts])
 
-        return self._stage("embed", self._embed_key(), compute)
+        return self._stage("embed", compute)
 
     def similarities(self) -> npt.NDArray[np.float64]:
         """Cosine similarity of each compacted chunk to the next (before merging)."""
         from engine.merge import cosine_similarities
 
-        return self._stage(
-            "similarities", self._embed_key(), lambda: cosine_similarities(self.embeddings())
-        )
-
-    def _merge_key(self) -> tuple[Hashable, ...]:
-        return (*self._embed_key(), self.params.merge, self.params.tokenizer)
+        return self._stage("similarities", lambda: cosine_similarities(self.embeddings()))
 
     def merged(self, progress: Progress | None = None) -> MergeResult:
         """The merge loop over the compacted chunks, with its trace."""
@@ -404,36 +466,35 @@ class Pipeline:
                 tokens = self.token_counts(chunks)
             return merge(chunks, vectors, self.params.merge, token_counts=tokens)
 
-        return self._stage("merge", self._merge_key(), compute)
+        # A token cap counts with the tokenizer: part of the key only then.
+        cap_tokens = self.params.tokenizer if self.params.merge.max_chunk_tokens else None
+        return self._stage("merge", compute, cap_tokens)
 
     # ------------------------------------------------------------------ summaries
 
     @property
     def summarizer(self) -> Summarizer:
         """The summarizer for the current spec, built on first use (see `set_summarizer`)."""
-        with self._lock:
-            spec = self.params.summarizer
-            if self._summarizer is None or self._summarizer_spec != spec:
+        shared = self._shared
+        spec = self.params.summarizer
+        with shared.lock:
+            built = shared.summarizers.get(spec)
+            if built is None:
                 from engine.summarize import make_summarizer
 
-                self._summarizer = make_summarizer(
+                built = shared.summarizers[spec] = make_summarizer(
                     spec.name,
                     model=spec.model,
                     base_url=spec.base_url,
                     workers=spec.workers,
-                    api_key=self._api_keys.get("summarizer"),
+                    api_key=shared.api_keys.get("summarizer"),
                 )
-                self._summarizer_spec = spec
-            return self._summarizer
+            return built
 
     def set_summarizer(self, summarizer: Summarizer) -> None:
-        """Use `summarizer` until the summarizer spec changes (tests, custom backends)."""
-        with self._lock:
-            self._summarizer = summarizer
-            self._summarizer_spec = self.params.summarizer
-
-    def _summary_key(self) -> tuple[Hashable, ...]:
-        return (*self._merge_key(), self.params.summarizer, id(self.summarizer))
+        """Use `summarizer` for this summarizer spec (tests, custom backends)."""
+        with self._shared.lock:
+            self._shared.summarizers[self.params.summarizer] = summarizer
 
     def _summarize_texts(self, texts: list[str], progress: Progress | None = None) -> list[Summary]:
         """Summaries of `texts`, from memory when known; others from the disk cache or
@@ -441,12 +502,13 @@ class Pipeline:
         the other stages stay available while a remote model works."""
         from engine.summarize import cache_namespace, summarize_chunks
 
+        shared = self._shared
         summarizer = self.summarizer
         spec = self.params.summarizer
         ident = cache_namespace(summarizer)
-        with self._summary_lock:
+        with shared.summary_lock:
             distinct = list(dict.fromkeys(texts))
-            missing = [t for t in distinct if (ident, t) not in self._summaries]
+            missing = [t for t in distinct if (ident, t) not in shared.summaries]
             if missing:
                 known = len(distinct) - len(missing)
                 report: Progress | None = None
@@ -462,24 +524,25 @@ class Pipeline:
                 results = summarize_chunks(
                     missing, summarizer, cache=cache, workers=spec.workers, progress=report
                 )
-                self.summarized += len(missing)
+                shared.summarized += len(missing)
                 for t, summary in zip(missing, results, strict=True):
-                    self._summaries[(ident, t)] = summary
+                    shared.summaries[(ident, t)] = summary
             elif progress is not None and distinct:
                 progress(len(distinct), len(distinct))
-            return [self._summaries[(ident, t)] for t in texts]
+            return [shared.summaries[(ident, t)] for t in texts]
 
     def summaries(self, progress: Progress | None = None) -> list[Summary]:
         """One summary per merged chunk, in order.
 
-        Memoised by the merged chunks and the summarizer spec; on a miss only
-        texts never summarized before (in this pipeline, or on disk for the LLM)
-        cost a call, so a slider move that leaves a merged chunk's text as it was
-        costs nothing for that chunk.
+        Memoised by the merged chunks and the summarizer; on a miss only texts never
+        summarized before (for this file, or on disk for the LLM) cost a call, so a
+        slider move that leaves a merged chunk's text as it was costs nothing for
+        that chunk. The summarization runs outside the stage lock.
         """
-        key = self._summary_key()
-        with self._lock:
-            memo = self._memo.setdefault("summarize", _Memo())
+        shared = self._shared
+        key = (self._key("summarize"), id(self.summarizer))
+        with shared.lock:
+            memo = shared.memo.setdefault("summarize", _Memo())
             value = memo.get(key)
             if value is not _MISSING:
                 return value  # type: ignore[no-any-return]
@@ -488,9 +551,9 @@ class Pipeline:
 
         t0 = time.perf_counter()
         result = self._summarize_texts(texts, progress)
-        with self._lock:
-            self.last_timings["summarize"] = time.perf_counter() - t0
-            self.runs["summarize"] += 1
+        with shared.lock:
+            shared.last_timings["summarize"] = time.perf_counter() - t0
+            shared.runs["summarize"] += 1
             memo.put(key, result)
         return result
 
@@ -510,8 +573,9 @@ class Pipeline:
         chunks = self.merged().chunks
         if not 0 <= index < len(chunks):
             return None
-        with self._summary_lock:
-            return self._summaries.get((cache_namespace(self.summarizer), chunks[index].text))
+        shared = self._shared
+        with shared.summary_lock:
+            return shared.summaries.get((cache_namespace(self.summarizer), chunks[index].text))
 
     # ------------------------------------------------------------------ recap
 
@@ -526,7 +590,7 @@ class Pipeline:
             indices = consequential_indices(self.turns())
             return [count_consequential(c.turns, indices) for c in self.merged().chunks]
 
-        return self._stage("actions", self._merge_key(), compute)
+        return self._stage("actions", compute)
 
     def novelty(self, memories: tuple[str, ...] = ()) -> list[float]:
         """``1 - max cosine`` of each merged chunk to existing memory texts (1.0 without).
@@ -547,33 +611,33 @@ class Pipeline:
             n = len(texts)
             return [float(x) for x in novelty_scores(vectors[:n], vectors[n:])]
 
-        return self._stage("novelty", (*self._merge_key(), memories), compute)
+        return self._stage("novelty", compute, memories)
 
     def scores(
         self,
-        scorer: Scorer = "recency",
+        scorer: str = "recency",
         *,
         memories: tuple[str, ...] = (),
         alpha: float = 0.0,
     ) -> list[float]:
-        """One score per merged chunk: ``recency`` or ``salience`` (see `engine.recap`)."""
-        from engine.recap import recency_scores, salience_scores
+        """One score per merged chunk (`engine.recap.score_chunks`): the pipeline gives
+        the merged vectors, the novelty and the consequential counts it needs."""
+        from engine.recap import score_chunks
 
-        n = len(self.merged().chunks)
-        if scorer == "recency":
-            return recency_scores(n)
-        if scorer != "salience":
-            raise ValueError(f"unknown scorer {scorer!r} (recency or salience)")
-        return salience_scores(
-            self.merged().vectors,
-            novelty=self.novelty(tuple(memories)),
-            consequential=self.consequential_counts() if alpha else None,
+        merged = self.merged()
+        salience = scorer == "salience"
+        return score_chunks(
+            scorer,
+            len(merged.chunks),
+            vectors=merged.vectors if salience else None,
+            novelty=self.novelty(tuple(memories)) if salience else None,
+            consequential=self.consequential_counts() if salience and alpha else None,
             alpha=alpha,
         )
 
     def candidates(
         self,
-        scorer: Scorer = "recency",
+        scorer: str = "recency",
         *,
         memories: tuple[str, ...] = (),
         alpha: float = 0.0,
@@ -599,8 +663,8 @@ class Pipeline:
 
     def recap(
         self,
-        budget: int = 1000,
-        scorer: Scorer = "recency",
+        budget: int | None = None,
+        scorer: str = "recency",
         pinned: tuple[int, ...] | list[int] = (),
         excluded: tuple[int, ...] | list[int] = (),
         headings: bool = False,
@@ -609,13 +673,15 @@ class Pipeline:
         alpha: float = 0.0,
         progress: Progress | None = None,
     ) -> Selection:
-        """The recap of the merged chunks within `budget` tokens of the pipeline's counter.
+        """The recap of the merged chunks within `budget` tokens of the pipeline's counter
+        (None: the declared default, `engine.recap.RecapParams`).
 
         Summaries and scores are memoised, so changing the budget, the pins or
         the exclusions re-runs only the (fast) selection. The recap pipeline
         expects ``collapse=True`` (tool calls collapsed before chunking).
         """
-        from engine.recap import select
+        from engine.recap import DEFAULT_BUDGET, select
 
         candidates = self.candidates(scorer, memories=memories, alpha=alpha, progress=progress)
+        budget = DEFAULT_BUDGET if budget is None else budget
         return select(candidates, budget, self.counter, pinned, excluded, headings)

@@ -65,6 +65,7 @@ __all__ = [
     "render_recap",
     "salience_scores",
     "save_recap",
+    "score_chunks",
     "select",
 ]
 
@@ -240,6 +241,26 @@ def salience_scores(
             raise ValueError(f"consequential has {len(weights)} entries but there are {n} chunks")
         score = score * weights
     return [float(x) for x in score]
+
+
+def score_chunks(
+    scorer: str,
+    n: int,
+    *,
+    vectors: npt.ArrayLike | None = None,
+    novelty: Sequence[float] | None = None,
+    consequential: Sequence[int] | None = None,
+    alpha: float = 0.0,
+) -> list[float]:
+    """One score per merged chunk by `scorer` (one of `SCORERS`): ``recency`` needs only
+    the count; ``salience`` the merged vectors (and novelty / consequential counts)."""
+    if scorer == "recency":
+        return recency_scores(n)
+    if scorer != "salience":
+        raise ValueError(f"unknown scorer {scorer!r} ({' or '.join(SCORERS)})")
+    if vectors is None:
+        raise ValueError("the salience scorer needs the merged chunks' vectors")
+    return salience_scores(vectors, novelty=novelty, consequential=consequential, alpha=alpha)
 
 
 # --------------------------------------------------------------------------- candidates

@@ -73,15 +73,17 @@ def test_blank_line_is_identical_to_the_seed_stages() -> None:
 def test_pipeline_memoises_by_strategy() -> None:
     pipe = Pipeline(LOG)
     default = pipe.compacted()
-    pipe.configure(strategy="sliding-window", strategy_params=params_key({"max_tokens": 200}))
+    pipe = pipe.with_params(
+        strategy="sliding-window", strategy_params=params_key({"max_tokens": 200})
+    )
     sw = pipe.compacted()
     assert sw != default and len(sw) == len(pipe.strategy_result().chunks)
     assert pipe.compact_spans() == [(i, i + 1) for i in range(len(sw))]
     runs = pipe.runs["strategy"]
-    pipe.configure(min_chars=5)  # compaction does not apply: the strategy is not re-run
+    pipe = pipe.with_params(min_chars=5)  # compaction does not apply: not re-run
     pipe.compacted()
     assert pipe.runs["strategy"] == runs
-    pipe.configure(strategy="blank-line", strategy_params=(), min_chars=80)
+    pipe = pipe.with_params(strategy="blank-line", strategy_params=(), min_chars=80)
     assert pipe.compacted() == default
 
 

@@ -249,9 +249,9 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions):
         path = src.path
         path = Path(path).name if self.fixed_timings else _display_path(path)
         cache = ""
-        c = getattr(pipe, "_cache", None)
-        if c is not None and (c.hits or c.misses):
-            cache = f"cache {c.hits}/{c.hits + c.misses}"
+        stats = pipe.cache_stats
+        if stats is not None and (stats[0] or stats[1]):
+            cache = f"cache {stats[0]}/{stats[0] + stats[1]}"
         summarizer = pipe.params.summarizer.label()
         return HeaderInfo(
             path=path,

@@ -138,14 +138,15 @@ def run_strategy(
 ) -> StrategyResult:
     """Run strategy `name` with `params` over `turns` (and `source` for document strategies).
 
-    With `for_pipeline`, `blank-line` returns the chunks before compaction (the
-    pipeline compacts them in its own, separately memoised stage); every other
-    strategy returns its final chunks, which the pipeline does not compact.
+    With `for_pipeline`, a strategy that `compacts` (`blank-line`) returns the chunks
+    before compaction (the pipeline compacts them in its own, separately memoised
+    stage); every other strategy returns its final chunks, which the pipeline does
+    not compact.
     ``progress(done, total)`` counts the texts whose tokens have been counted, the
     bulk of a strategy's work (a callback that raises stops the strategy).
     """
     strategy = get_strategy(name, params)
-    if for_pipeline and isinstance(strategy, BlankLineStrategy):
+    if for_pipeline and strategy.compacts:
         return strategy.split_raw(turns, progress)
     if progress is not None:
         counter = ReportingCounter(counter, progress)

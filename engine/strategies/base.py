@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
-from engine.model import Chunk, Turn
+from engine.model import Chunk, Progress, Turn
 from engine.params import Knob, SliderSpec, knob
 
 if TYPE_CHECKING:
@@ -134,6 +134,9 @@ class BaseStrategy(Generic[P]):
     description: ClassVar[str] = ""
     input: ClassVar[str] = "turns"
     params_type: ClassVar[type[Any]]
+    #: The pipeline compacts this strategy's chunks (`raw_chunks`, then its own
+    #: compaction stage); every other strategy's chunks are final.
+    compacts: ClassVar[bool] = False
 
     def __init__(self, params: P | None = None) -> None:
         self.params: P = params if params is not None else self.params_type()
@@ -142,6 +145,14 @@ class BaseStrategy(Generic[P]):
         self, turns: Sequence[Turn], counter: Counter, *, source: Source | None = None
     ) -> StrategyResult:
         raise NotImplementedError
+
+    def raw_chunks(self, turns: Sequence[Turn], progress: Progress | None = None) -> list[Chunk]:
+        """A compacting strategy's chunks before compaction (see `compacts`)."""
+        raise NotImplementedError(f"{self.name} does not leave compaction to the pipeline")
+
+    def split_raw(self, turns: Sequence[Turn], progress: Progress | None = None) -> StrategyResult:
+        """`raw_chunks` as a result with per-chunk metadata (a compacting strategy)."""
+        raise NotImplementedError(f"{self.name} does not leave compaction to the pipeline")
 
     def result(
         self, chunks: list[StrategyChunk], info: Mapping[str, Any] | None = None

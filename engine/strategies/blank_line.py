@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.model import Progress, Turn, chunks_from_spans
-from engine.split import chunk_turns, compact_spans
+from engine.model import Chunk, Progress, Turn, chunks_from_spans
+from engine.split import DEFAULT_MIN_CHARS, chunk_turns, compact_spans
 from engine.strategies.base import BaseStrategy, Counter, StrategyChunk, StrategyResult, param
 
 if TYPE_CHECKING:
@@ -17,7 +17,10 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class BlankLineParams:
     min_chars: int = param(
-        80, "compaction minimum: shorter chunks merge forward", flag="--min-chars", minimum=0
+        DEFAULT_MIN_CHARS,
+        "compaction minimum: shorter chunks merge forward",
+        flag="--min-chars",
+        minimum=0,
     )
 
 
@@ -27,10 +30,15 @@ class BlankLineStrategy(BaseStrategy[BlankLineParams]):
     name = "blank-line"
     description = "split turns at blank lines, then merge chunks under min_chars (the seed's)"
     params_type = BlankLineParams
+    compacts = True
+
+    def raw_chunks(self, turns: Sequence[Turn], progress: Progress | None = None) -> list[Chunk]:
+        """The paragraphs before compaction (what the pipeline's ``chunk`` stage holds)."""
+        return chunk_turns(turns, progress)
 
     def split_raw(self, turns: Sequence[Turn], progress: Progress | None = None) -> StrategyResult:
-        """The paragraphs before compaction (what the pipeline's ``chunk`` stage holds)."""
-        paragraphs = chunk_turns(turns, progress)
+        """The paragraphs before compaction, with their index as metadata."""
+        paragraphs = self.raw_chunks(turns, progress)
         chunks = [StrategyChunk(c, {"paragraph": i}) for i, c in enumerate(paragraphs)]
         return self.result(chunks, {"compacted": False})
 

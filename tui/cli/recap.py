@@ -261,7 +261,7 @@ def cmd_recap(args: argparse.Namespace) -> int:
         try:
             selection = pipe.recap(
                 budget=recap.budget,
-                scorer=recap.scorer,  # type: ignore[arg-type]
+                scorer=recap.scorer,
                 pinned=pinned,
                 excluded=excluded,
                 headings=args.headings,

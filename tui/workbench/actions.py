@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual import work
 from textual.worker import Worker, get_current_worker
@@ -16,6 +16,9 @@ from engine.errors import ChunkscopeError
 from tui.screens.confirm import ConfirmScreen
 from tui.workbench.runs import RunView
 from tui.workbench.state import WorkbenchHost
+
+if TYPE_CHECKING:
+    from engine.pipeline import Pipeline
 
 
 class WorkbenchActions(WorkbenchHost):
@@ -37,7 +40,7 @@ class WorkbenchActions(WorkbenchHost):
             return ()
         return tuple(i for i, c in enumerate(view.result.chunks) if c.text in texts)
 
-    def _select(self, pipe: Any, view: RunView, worker: Worker[Any]) -> None:
+    def _select(self, pipe: Pipeline, view: RunView, worker: Worker[Any]) -> None:
         try:
             with self.lock:
                 if not self._current(pipe, view):
@@ -76,7 +79,7 @@ class WorkbenchActions(WorkbenchHost):
         self._reselect(self.pipe, view)
 
     @work(thread=True, exclusive=True, group="recap", description="_reselect")
-    def _reselect(self, pipe: Any, view: RunView) -> None:
+    def _reselect(self, pipe: Pipeline, view: RunView) -> None:
         self._select(pipe, view, get_current_worker())
 
     def set_budget(self, budget: int) -> None:
@@ -356,8 +359,7 @@ class WorkbenchActions(WorkbenchHost):
 
             backend = self._backend("summarizer", name)
             spec = SummarizerSpec(name=name, model=backend.model, base_url=backend.base_url)
-            with self.lock:
-                self.pipe.configure(summarizer=spec)
+            self.pipe = self.pipe.with_params(summarizer=spec)
             self.summaries.clear()
             bench = self.workbench
             if bench is not None and bench.view is not None:

@@ -19,7 +19,10 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.pipeline import Pipeline
 
 SIDES = ("left", "right")
 DEFAULT_LABEL = {"left": "before merge", "right": "merged"}
@@ -77,7 +80,7 @@ class ColumnSpec:
 class ColumnResult:
     """One strategy run for one column: its chunks, token counts and where it cut."""
 
-    pipe: Any
+    pipe: Pipeline
     spec: ColumnSpec
     result: Any  # engine.strategies.StrategyResult
     tokens: list[int]

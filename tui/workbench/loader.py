@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -39,6 +39,9 @@ from tui.workbench.runs import (
     prefetch_tokens,
 )
 from tui.workbench.state import WorkbenchHost, _backend_hint
+
+if TYPE_CHECKING:
+    from engine.pipeline import Pipeline
 
 DEBOUNCE = 0.05
 
@@ -210,7 +213,7 @@ class PipelineDriver(WorkbenchHost):
         backend = _backend_hint(error) is not None
         self._notify_error(error, "Embedding failed" if backend else "Could not open the file")
 
-    def _loaded(self, pipe: Any, view: RunView, derived: Derived, warnings: list[str]) -> None:
+    def _loaded(self, pipe: Pipeline, view: RunView, derived: Derived, warnings: list[str]) -> None:
         self._close_loading()
         self._load_worker = None
         self.pipe = pipe
@@ -284,17 +287,18 @@ class PipelineDriver(WorkbenchHost):
         self._run_timer = None
         if self.pipe is None:
             return
-        self._run(self.pipe, self.merge_params, self.min_chars, self._left_kind())
+        # The run's pipeline: the open file with the parameters in force (the memos and
+        # caches are the file's, so only the stages these parameters change run again).
+        self.pipe = self.pipe.with_params(merge=self.merge_params, min_chars=self.min_chars)
+        self._run(self.pipe, self._left_kind())
 
     @work(thread=True, exclusive=True, group="run", description="_run")
-    def _run(self, pipe: Any, merge: MergeParams, min_chars: int, left_kind: str) -> None:
+    def _run(self, pipe: Pipeline, left_kind: str) -> None:
         worker = get_current_worker()
         try:
-            with self.lock:
-                pipe.configure(merge=merge, min_chars=min_chars)
-                view = build_view(
-                    pipe, left_kind, self.derived, threading.RLock(), with_tokens=self.tokens_ready
-                )
+            view = build_view(
+                pipe, left_kind, self.derived, self.lock, with_tokens=self.tokens_ready
+            )
         except Exception as e:
             self._ui(self._notify_error, e, "Merge failed")
             return
@@ -335,7 +339,7 @@ class PipelineDriver(WorkbenchHost):
         self.workers.cancel_group(self, "follow-up")
 
     @work(thread=True, exclusive=True, group="follow-up", description="_follow_up")
-    def _follow_up(self, pipe: Any, view: RunView) -> None:
+    def _follow_up(self, pipe: Pipeline, view: RunView) -> None:
         worker = get_current_worker()
 
         def cancelled() -> bool:
@@ -389,7 +393,7 @@ class PipelineDriver(WorkbenchHost):
         return None, "Summarizing…"
 
     @work(thread=True, exclusive=True, group="summary-one", description="_summarize_one")
-    def _summarize_one(self, pipe: Any, view: RunView, index: int) -> None:
+    def _summarize_one(self, pipe: Pipeline, view: RunView, index: int) -> None:
         worker = get_current_worker()
         if not self._current(pipe, view):
             return
@@ -403,7 +407,7 @@ class PipelineDriver(WorkbenchHost):
             return
         self._ui(self._summary_ready, view, index, summary)
 
-    def _current(self, pipe: Any, view: RunView) -> bool:
+    def _current(self, pipe: Pipeline, view: RunView) -> bool:
         """Whether the pipeline still holds the parameters `view` was computed with."""
         p = pipe.params
         return (
@@ -426,11 +430,11 @@ class PipelineDriver(WorkbenchHost):
         self._summarize_all(self.pipe, bench.view)
 
     @work(thread=True, exclusive=True, group="follow-up", description="_summarize_all")
-    def _summarize_all(self, pipe: Any, view: RunView) -> None:
+    def _summarize_all(self, pipe: Pipeline, view: RunView) -> None:
         self._summarize(pipe, view, get_current_worker(), announce=True)
 
     def _summarize(
-        self, pipe: Any, view: RunView, worker: Worker[Any], announce: bool = False
+        self, pipe: Pipeline, view: RunView, worker: Worker[Any], announce: bool = False
     ) -> None:
         """Summarize every merged chunk of `view` (cached ones at once), then select the recap."""
         bench = self.workbench

@@ -13,11 +13,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from engine.model import Chunk
+
+if TYPE_CHECKING:
+    from engine.pipeline import Pipeline
 
 LEFT_KINDS = ("turns", "raw", "compacted")
 TOKEN_BATCH = 50  # chunks counted per hold of the lock: a newer run waits at most one batch
@@ -93,12 +96,12 @@ def _sum_spans(values: np.ndarray, spans: list[tuple[int, int]], join: int) -> n
     return prefix[sp[:, 1]] - prefix[sp[:, 0]] + join * (sp[:, 1] - sp[:, 0] - 1)
 
 
-def _turn_items(pipe: Any, derived: Derived) -> list[Chunk]:
+def _turn_items(pipe: Pipeline, derived: Derived) -> list[Chunk]:
     turns = pipe.turns()
     return derived.get("turn-items", turns, lambda: [Chunk([t]) for t in turns])  # type: ignore[no-any-return]
 
 
-def _turn_to_raw(pipe: Any, derived: Derived) -> np.ndarray | None:
+def _turn_to_raw(pipe: Pipeline, derived: Derived) -> np.ndarray | None:
     """For each turn, the first raw chunk holding a piece of it (by turn index)."""
     turns = pipe.turns()
     raw = pipe.raw_chunks()
@@ -125,7 +128,7 @@ def _turn_to_raw(pipe: Any, derived: Derived) -> np.ndarray | None:
 
 
 def build_view(
-    pipe: Any,
+    pipe: Pipeline,
     left_kind: str,
     derived: Derived,
     lock: threading.Lock | threading.RLock,
@@ -200,7 +203,7 @@ def build_view(
     return view
 
 
-def add_tokens(pipe: Any, view: RunView, derived: Derived) -> None:
+def add_tokens(pipe: Pipeline, view: RunView, derived: Derived) -> None:
     """Token counts of the compacted and left items, and estimates for the merged ones
     (part tokens plus one per join; `exact_tokens` replaces them)."""
     counter = pipe.counter
@@ -227,7 +230,7 @@ def add_tokens(pipe: Any, view: RunView, derived: Derived) -> None:
 
 
 def exact_tokens(
-    pipe: Any, chunks: list[Chunk], lock: threading.Lock, cancelled: Callable[[], bool]
+    pipe: Pipeline, chunks: list[Chunk], lock: threading.Lock, cancelled: Callable[[], bool]
 ) -> list[int] | None:
     """Exact token counts of `chunks`, in batches so a newer run is not held up."""
     out: list[int] = []
@@ -243,7 +246,7 @@ COUNT_BATCH = 500  # texts per hold of the lock in `prefetch_tokens`
 
 
 def prefetch_tokens(
-    pipe: Any,
+    pipe: Pipeline,
     view: RunView,
     derived: Derived,
     lock: threading.Lock | threading.RLock,

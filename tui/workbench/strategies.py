@@ -10,13 +10,16 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.workbench.columns import RETRY_DELAY, SIDES, ColumnResult, ColumnSpec
 from tui.workbench.runs import Cancelled
 from tui.workbench.state import WorkbenchHost
+
+if TYPE_CHECKING:
+    from engine.pipeline import Pipeline
 
 
 class StrategyDriver(WorkbenchHost):
@@ -38,7 +41,12 @@ class StrategyDriver(WorkbenchHost):
         previous result of the same strategy (and True: it is being updated)."""
         res = self.column_results[side]
         spec = self.column_specs[side]
-        if spec is None or res is None or res.pipe is not self.pipe or res.spec.name != spec.name:
+        if (
+            spec is None
+            or res is None
+            or not res.pipe.same_file(self.pipe)
+            or res.spec.name != spec.name
+        ):
             return None, False
         return res, res.spec != spec
 
@@ -46,7 +54,7 @@ class StrategyDriver(WorkbenchHost):
         """The result for `side`'s strategy on the open pipeline, if it is in."""
         spec = self.column_specs[side]
         res = self.column_results[side]
-        if spec is None or res is None or res.pipe is not self.pipe or res.spec != spec:
+        if spec is None or res is None or not res.pipe.same_file(self.pipe) or res.spec != spec:
             return None
         return res
 
@@ -99,7 +107,7 @@ class StrategyDriver(WorkbenchHost):
                 WorkerState.PENDING,
                 WorkerState.RUNNING,
             ):
-                if pending[0] is self.pipe and pending[1] == spec:
+                if pending[0].same_file(self.pipe) and pending[1] == spec:
                     continue  # already on its way: a redraw does not restart it
                 if pending[2].state == WorkerState.RUNNING:
                     # A strategy cannot be stopped half way: one run per column at a
@@ -120,7 +128,7 @@ class StrategyDriver(WorkbenchHost):
 
         self._strategy_timer = self.set_timer(RETRY_DELAY, fire)
 
-    def _start_strategy(self, side: str, pipe: Any, spec: ColumnSpec) -> Worker[None]:
+    def _start_strategy(self, side: str, pipe: Pipeline, spec: ColumnSpec) -> Worker[None]:
         def work() -> None:
             self._strategy_work(side, pipe, spec)
 
@@ -132,7 +140,7 @@ class StrategyDriver(WorkbenchHost):
             description=f"_strategy_work {side}",
         )
 
-    def _strategy_work(self, side: str, pipe: Any, spec: ColumnSpec) -> None:
+    def _strategy_work(self, side: str, pipe: Pipeline, spec: ColumnSpec) -> None:
         from engine.strategies import run_strategy
 
         worker = get_current_worker()
@@ -164,7 +172,7 @@ class StrategyDriver(WorkbenchHost):
         self._ui(self._strategy_ready, side, done)
 
     def _strategy_ready(self, side: str, done: ColumnResult) -> None:
-        if done.pipe is not self.pipe or self.column_specs[side] != done.spec:
+        if not done.pipe.same_file(self.pipe) or self.column_specs[side] != done.spec:
             return
         self.column_results[side] = done
         self.strategy_runs[side] += 1
