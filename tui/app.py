@@ -34,6 +34,7 @@ from tui.screens.workbench import WorkbenchScreen
 from tui.widgets.header_line import HeaderInfo
 from tui.workbench.actions import WorkbenchActions
 from tui.workbench.loader import PipelineDriver
+from tui.workbench.messages import Notice
 from tui.workbench.runs import Derived
 from tui.workbench.state import TuningState
 from tui.workbench.strategies import StrategyDriver
@@ -217,7 +218,7 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions):
                 settings.theme = theme
                 save_settings(settings)
         except (ChunkscopeError, OSError) as e:
-            self._ui(self.notify, f"Theme not remembered: {e}", severity="warning", markup=False)
+            self.post_message(Notice(f"Theme not remembered: {e}", "warning"))
 
     # ------------------------------------------------------------------ helpers
 

@@ -5,7 +5,7 @@ The screen keeps the last run and the selection; the app keeps the pipeline and 
 user's choices. Widgets hold no state of their own that matters, so the screen can be
 recomposed when the terminal crosses the narrow breakpoint and redrawn from both.
 Slow work runs in thread workers (see `tui.workbench.loader.PipelineDriver`); results
-come back through `call_from_thread`.
+come back as Messages (`tui.workbench.messages`).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from textual.worker import Worker, get_current_worker
 
 from engine.errors import ChunkscopeError
 from tui.screens.confirm import ConfirmScreen
+from tui.workbench.messages import Notice, SelectionReady, WorkFailed
 from tui.workbench.runs import RunView
 from tui.workbench.state import WorkbenchHost
 
@@ -53,11 +54,14 @@ class WorkbenchActions(WorkbenchHost):
                     headings=self.headings,
                 )
         except Exception as e:
-            self._ui(self._notify_error, e, "Recap failed")
+            self.post_message(WorkFailed(e, "Recap failed"))
             return
         if worker.is_cancelled:
             return
-        self._ui(self._selection_ready, view, selection)
+        self.post_message(SelectionReady(view, selection))
+
+    def on_selection_ready(self, message: SelectionReady) -> None:
+        self._selection_ready(message.view, message.selection)
 
     def _selection_ready(self, view: RunView, selection: Any) -> None:
         bench = self.workbench
@@ -169,9 +173,9 @@ class WorkbenchActions(WorkbenchHost):
         try:
             what = write(path)
         except (OSError, ChunkscopeError) as e:
-            self._ui(self.notify, f"Could not write {path}: {e}", severity="error", markup=False)
+            self.post_message(Notice(f"Could not write {path}: {e}", "error"))
             return
-        self._ui(self.notify, f"Wrote {what} to {path}.", markup=False)
+        self.post_message(Notice(f"Wrote {what} to {path}."))
 
     def action_write_recap(self) -> None:
         selection = self.selection

@@ -2,9 +2,9 @@
 change, exact token counts, summaries and the recap, all in thread workers.
 
 A part of `ChunkscopeApp` (it reads the app's state: the pipeline, the parameters,
-pins, exclusions and known summaries). Every worker hands its result to the UI thread
-with `_ui` (`call_from_thread`); a result for parameters that are no longer in force is
-dropped. Requests are debounced (the first of a burst runs at once) and a newer run
+pins, exclusions and known summaries). Every worker answers with a Message
+(`tui.workbench.messages`), handled on the UI thread; a result for parameters that are
+no longer in force is dropped. Requests are debounced (the first of a burst runs at once) and a newer run
 cancels an older one (``exclusive=True``); follow-ups wait until the controls are still.
 """
 
@@ -29,6 +29,18 @@ from engine.parse import require_turns, skipped_summary
 from engine.split import CompactParams
 from tui.screens.loading import LoadingScreen
 from tui.screens.open_file import OpenFileScreen
+from tui.workbench.messages import (
+    Loaded,
+    LoadFailed,
+    LoadProgress,
+    RunDone,
+    SummariesFailed,
+    SummariesReady,
+    SummaryProgress,
+    SummaryReady,
+    TokensReady,
+    WorkFailed,
+)
 from tui.workbench.runs import (
     Cancelled,
     Derived,
@@ -157,9 +169,8 @@ class PipelineDriver(WorkbenchHost):
     ) -> None:
         if worker.is_cancelled:
             raise Cancelled
-        screen = self._loading_screen
-        if screen is not None:
-            self._ui(screen.set_stage, stage, done, total)
+        if self._loading_screen is not None:
+            self.post_message(LoadProgress(stage, done, total))
 
     @work(thread=True, exclusive=True, group="load", description="_load")
     def _load(self, path: str, params: Any, drawn: threading.Event | None = None) -> None:
@@ -194,11 +205,11 @@ class PipelineDriver(WorkbenchHost):
         except Cancelled:
             return
         except Exception as e:  # a bad file, a backend or a bug: the app keeps its state
-            self._ui(self._load_failed, e)
+            self.post_message(LoadFailed(e))
             return
         if worker.is_cancelled:
             return
-        self._ui(self._loaded, pipe, view, derived, warnings)
+        self.post_message(Loaded(pipe, view, derived, warnings))
 
     def _left_kind(self) -> str:
         bench = self.workbench
@@ -300,11 +311,11 @@ class PipelineDriver(WorkbenchHost):
                 pipe, left_kind, self.derived, self.lock, with_tokens=self.tokens_ready
             )
         except Exception as e:
-            self._ui(self._notify_error, e, "Merge failed")
+            self.post_message(WorkFailed(e, "Merge failed"))
             return
         if worker.is_cancelled or pipe is not self.pipe:
             return
-        self._ui(self._ran, view)
+        self.post_message(RunDone(view))
 
     def _ran(self, view: RunView) -> None:
         bench = self.workbench
@@ -352,14 +363,14 @@ class PipelineDriver(WorkbenchHost):
                 add_tokens(pipe, view, self.derived)
             if cancelled():
                 return
-            self._ui(self._tokens_ready, view)
+            self.post_message(TokensReady(view))
         tokens = exact_tokens(pipe, view.result.chunks, self.lock, cancelled)
         if tokens is None or cancelled():
             return
         view.merged_tokens = tokens
         view.merged_tokens_exact = True
         self.tokens_ready = True
-        self._ui(self._tokens_ready, view)
+        self.post_message(TokensReady(view))
         if self.summarizer_name == "extractive":
             self._summarize(pipe, view, worker)
 
@@ -400,12 +411,12 @@ class PipelineDriver(WorkbenchHost):
         try:
             summary = pipe.summary_for(index)
         except Exception as e:
-            self._ui(self._notify_error, e, "Summary failed")
+            self.post_message(WorkFailed(e, "Summary failed"))
             return
         # summary_for reads the pipeline's merge in force: keep it only if that is the view's.
         if worker.is_cancelled or not self._current(pipe, view):
             return
-        self._ui(self._summary_ready, view, index, summary)
+        self.post_message(SummaryReady(view, index, summary))
 
     def _current(self, pipe: Pipeline, view: RunView) -> bool:
         """Whether the pipeline still holds the parameters `view` was computed with."""
@@ -447,7 +458,7 @@ class PipelineDriver(WorkbenchHost):
             now = time.monotonic()
             if bench is not None and (now - last[0] > PROGRESS_INTERVAL or done == total):
                 last[0] = now
-                self._ui(bench.show_summary_progress, done, total)
+                self.post_message(SummaryProgress(done, total))
 
         t0 = time.perf_counter()
         if not self._current(pipe, view):
@@ -457,14 +468,14 @@ class PipelineDriver(WorkbenchHost):
         except Cancelled:
             return
         except Exception as e:
-            self._ui(self._summaries_failed, e)
+            self.post_message(SummariesFailed(e))
             return
         if not self._current(pipe, view) or len(summaries) != len(view.result.chunks):
             return
         if worker.is_cancelled:
             return
         elapsed = time.perf_counter() - t0
-        self._ui(self._summaries_ready, view, summaries, elapsed if announce else None)
+        self.post_message(SummariesReady(view, summaries, elapsed if announce else None))
         self._select(pipe, view, worker)
 
     def _summaries_failed(self, error: BaseException) -> None:
@@ -486,3 +497,36 @@ class PipelineDriver(WorkbenchHost):
                 f"Summarized {len(summaries)} merged chunks in {self.format_seconds(elapsed)}.",
                 markup=False,
             )
+
+    # ------------------------------------------------------------------ the workers' answers
+
+    def on_load_progress(self, message: LoadProgress) -> None:
+        screen = self._loading_screen
+        if screen is not None:
+            screen.set_stage(message.stage, message.done, message.total)
+
+    def on_loaded(self, message: Loaded) -> None:
+        self._loaded(message.pipe, message.view, message.derived, message.notes)
+
+    def on_load_failed(self, message: LoadFailed) -> None:
+        self._load_failed(message.error)
+
+    def on_run_done(self, message: RunDone) -> None:
+        self._ran(message.view)
+
+    def on_tokens_ready(self, message: TokensReady) -> None:
+        self._tokens_ready(message.view)
+
+    def on_summary_ready(self, message: SummaryReady) -> None:
+        self._summary_ready(message.view, message.index, message.summary)
+
+    def on_summary_progress(self, message: SummaryProgress) -> None:
+        bench = self.workbench
+        if bench is not None:
+            bench.show_summary_progress(message.done, message.total)
+
+    def on_summaries_ready(self, message: SummariesReady) -> None:
+        self._summaries_ready(message.view, message.summaries, message.elapsed)
+
+    def on_summaries_failed(self, message: SummariesFailed) -> None:
+        self._summaries_failed(message.error)

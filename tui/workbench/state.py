@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from textual.app import App
 from textual.timer import Timer
-from textual.worker import Worker, get_current_worker
+from textual.worker import Worker
 
 from engine.merge import MergeParams
 from engine.tuning import Tuning
-from tui.workbench.runs import Cancelled, Derived
+from tui.workbench.messages import Notice, WorkFailed
+from tui.workbench.runs import Derived
 
 if TYPE_CHECKING:
     from engine.pipeline import Pipeline, PipelineParams
@@ -151,16 +152,11 @@ class WorkbenchHost(App[None]):
                 return screen
         return None
 
-    def _ui(self, callback: Any, *args: Any, **kwargs: Any) -> Any:
-        """Run `callback` on the UI thread from a worker; a closing app cancels the worker."""
-        try:
-            return self.call_from_thread(callback, *args, **kwargs)
-        except Cancelled:
-            raise
-        except Exception as e:
-            if self.is_running and not get_current_worker().is_cancelled:
-                raise
-            raise Cancelled from e
+    def on_work_failed(self, message: WorkFailed) -> None:
+        self._notify_error(message.error, message.what)
+
+    def on_notice(self, message: Notice) -> None:
+        self.notify(message.text, severity=message.severity, markup=False)
 
     def _notify_error(self, error: BaseException, what: str) -> None:
         hint = _backend_hint(error)

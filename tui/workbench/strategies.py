@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from tui.workbench.columns import RETRY_DELAY, SIDES, ColumnResult, ColumnSpec
+from tui.workbench.messages import StrategyReady, WorkFailed
 from tui.workbench.runs import Cancelled
 from tui.workbench.state import WorkbenchHost
 
@@ -164,12 +165,15 @@ class StrategyDriver(WorkbenchHost):
         except Cancelled:
             return
         except Exception as e:
-            self._ui(self._notify_error, e, f"{spec.name} failed")
+            self.post_message(WorkFailed(e, f"{spec.name} failed"))
             return
         if worker.is_cancelled:
             return
         done = ColumnResult(pipe, spec, result, tokens, time.perf_counter() - t0)
-        self._ui(self._strategy_ready, side, done)
+        self.post_message(StrategyReady(side, done))
+
+    def on_strategy_ready(self, message: StrategyReady) -> None:
+        self._strategy_ready(message.side, message.result)
 
     def _strategy_ready(self, side: str, done: ColumnResult) -> None:
         if not done.pipe.same_file(self.pipe) or self.column_specs[side] != done.spec:

@@ -1,0 +1,129 @@
+"""What the workbench's thread workers answer with: typed Messages.
+
+A worker never touches a widget or the app's state: it posts one of these
+(`App.post_message` is safe from any thread) and the app handles it on the UI
+thread (`on_<name>` in `tui.workbench.loader`, `actions`, `strategies`), where a
+result for parameters no longer in force is dropped. A flood of progress reports
+collapses to the newest (`can_replace`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from engine.pipeline import Pipeline
+    from engine.recap import Selection
+    from engine.summarize import Summary
+    from tui.workbench.columns import ColumnResult
+    from tui.workbench.runs import Derived, RunView
+
+
+class LoadProgress(Message):
+    """A load reached `stage` (with `done` of `total` items when known)."""
+
+    def __init__(self, stage: str, done: int | None, total: int | None) -> None:
+        super().__init__()
+        self.stage, self.done, self.total = stage, done, total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LoadProgress)
+
+
+class Loaded(Message):
+    """A file is loaded and its first run computed."""
+
+    def __init__(self, pipe: Pipeline, view: RunView, derived: Derived, notes: list[str]) -> None:
+        super().__init__()
+        self.pipe, self.view, self.derived, self.notes = pipe, view, derived, notes
+
+
+class LoadFailed(Message):
+    """A file could not be loaded (the one open stays open)."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__()
+        self.error = error
+
+
+class RunDone(Message):
+    """A run after a control change is computed."""
+
+    def __init__(self, view: RunView) -> None:
+        super().__init__()
+        self.view = view
+
+
+class TokensReady(Message):
+    """Exact token counts of a run's chunks are in the view."""
+
+    def __init__(self, view: RunView) -> None:
+        super().__init__()
+        self.view = view
+
+
+class SummaryReady(Message):
+    """The summary of one merged chunk of `view`."""
+
+    def __init__(self, view: RunView, index: int, summary: Summary) -> None:
+        super().__init__()
+        self.view, self.index, self.summary = view, index, summary
+
+
+class SummaryProgress(Message):
+    """`done` of `total` merged chunks are summarized."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done, self.total = done, total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SummaryProgress)
+
+
+class SummariesReady(Message):
+    """Every merged chunk of `view` is summarized (`elapsed` set: say so)."""
+
+    def __init__(self, view: RunView, summaries: list[Summary], elapsed: float | None) -> None:
+        super().__init__()
+        self.view, self.summaries, self.elapsed = view, summaries, elapsed
+
+
+class SummariesFailed(Message):
+    def __init__(self, error: BaseException) -> None:
+        super().__init__()
+        self.error = error
+
+
+class SelectionReady(Message):
+    """The recap selection of `view` under the current budget, pins and exclusions."""
+
+    def __init__(self, view: RunView, selection: Selection) -> None:
+        super().__init__()
+        self.view, self.selection = view, selection
+
+
+class StrategyReady(Message):
+    """A column's strategy result."""
+
+    def __init__(self, side: str, result: ColumnResult) -> None:
+        super().__init__()
+        self.side, self.result = side, result
+
+
+class WorkFailed(Message):
+    """Work in a worker failed: shown as an error titled `what`."""
+
+    def __init__(self, error: BaseException, what: str) -> None:
+        super().__init__()
+        self.error, self.what = error, what
+
+
+class Notice(Message):
+    """A line for the user from a worker (a file written, a setting not saved)."""
+
+    def __init__(self, text: str, severity: Any = "information") -> None:
+        super().__init__()
+        self.text, self.severity = text, severity
