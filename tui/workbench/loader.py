@@ -4,8 +4,9 @@ change, exact token counts, summaries and the recap, all in thread workers.
 A part of `ChunkscopeApp` (it reads the app's state: the pipeline, the parameters,
 pins, exclusions and known summaries). Every worker answers with a Message
 (`tui.workbench.messages`), handled on the UI thread; a result for parameters that are
-no longer in force is dropped. Requests are debounced (the first of a burst runs at once) and a newer run
-cancels an older one (``exclusive=True``); follow-ups wait until the controls are still.
+no longer in force is dropped. Requests are debounced (the first of a burst runs at
+once) and a newer run cancels an older one (``exclusive=True``); follow-ups wait until
+the controls are still.
 """
 
 from __future__ import annotations
