@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from engine.model import Chunk, Progress, Turn
-from engine.params import Knob, SliderSpec, knob
+from engine.params import Knob, knob
 
 if TYPE_CHECKING:
     from engine.parse import Source
@@ -43,27 +43,8 @@ ParamsPairs = tuple[tuple[str, Any], ...]
 """A frozen, hashable form of a strategy's parameters (sorted name/value pairs)."""
 
 
-def param(
-    default: Any,
-    help: str,
-    *,
-    flag: str | None = None,
-    minimum: float | None = None,
-    maximum: float | None = None,
-    choices: tuple[str, ...] | None = None,
-    slider: SliderSpec | None = None,
-) -> Any:
-    """A strategy parameter: a knob (`engine.params.knob`) that the CLI and the workbench read."""
-    return knob(
-        default,
-        help,
-        flag=flag,
-        minimum=minimum,
-        maximum=maximum,
-        choices=choices,
-        slider=slider,
-        metavar="X",
-    )
+#: A strategy parameter: a knob, which the CLI and the workbench read (`engine.params`).
+param = knob
 
 
 #: One parameter of a strategy, for building a control or a flag: a knob.

@@ -234,14 +234,10 @@ def add_profile_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_embed_args(p: argparse.ArgumentParser, *, flag: bool) -> None:
-    """The embedder and the merge loop's knobs."""
+def add_embedder_args(g: argparse._ActionsContainer) -> None:
+    """``--embedder``, ``--model``, ``--base-url``: which embedder, and where."""
     from engine.embed import BACKENDS
-    from engine.merge import MergeParams
 
-    g = p.add_argument_group("embedding and merging")
-    if flag:
-        g.add_argument("--embed", action="store_true", help="embed the chunks and merge them")
     g.add_argument(
         "--embedder",
         choices=BACKENDS,
@@ -255,6 +251,16 @@ def add_embed_args(p: argparse.ArgumentParser, *, flag: bool) -> None:
         metavar="URL",
         help="OpenAI-compatible base URL (default: $OPENAI_BASE_URL)",
     )
+
+
+def add_embed_args(p: argparse.ArgumentParser, *, flag: bool) -> None:
+    """The embedder and the merge loop's knobs."""
+    from engine.merge import MergeParams
+
+    g = p.add_argument_group("embedding and merging")
+    if flag:
+        g.add_argument("--embed", action="store_true", help="embed the chunks and merge them")
+    add_embedder_args(g)
     add_knob_flags(g, [MergeParams])
     g.add_argument(
         "--merge-max-tokens",

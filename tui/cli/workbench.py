@@ -10,11 +10,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tui.cli.common import CliError, add_knob_flags, checked_knobs
+from tui.cli.common import (
+    CliError,
+    add_embedder_args,
+    add_knob_flags,
+    add_profile_option,
+    checked_knobs,
+)
 
 
 def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
-    from engine.embed import BACKENDS
     from engine.merge import MergeParams
     from engine.recap import RecapParams
     from engine.split import CompactParams
@@ -45,15 +50,8 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
         help="keep tool calls and their results as separate turns",
     )
     p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
-    p.add_argument(
-        "--embedder",
-        choices=BACKENDS,
-        default=None,
-        help=f"{BACKENDS[0]} (offline, default) or an OpenAI-compatible endpoint",
-    )
-    p.add_argument("--model", default=None, help="embedding model of the openai backend")
-    p.add_argument("--base-url", default=None, metavar="URL", help="OpenAI-compatible base URL")
-    p.add_argument("--profile", default=None, metavar="NAME", help="start from a saved profile")
+    add_embedder_args(p)
+    add_profile_option(p)
     add_knob_flags(
         p.add_argument_group("starting parameters"), [CompactParams, MergeParams, RecapParams]
     )
