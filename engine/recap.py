@@ -37,14 +37,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from engine.fileio import atomic_write_text
 from engine.params import SliderSpec, check_fields, knob
-from engine.summarize import Summary
+
+if TYPE_CHECKING:
+    from engine.summarize import Summary
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -370,10 +372,10 @@ def render_recap(
     for item in items:
         if isinstance(item, Candidate):
             blocks.append(render_block(item, headings))
-        elif isinstance(item, Summary):
+        elif isinstance(item, str):
+            blocks.append(item.strip())
+        else:  # a Summary
             blocks.append(item.text.strip())
-        else:
-            blocks.append(str(item).strip())
     return _join(blocks)
 
 
