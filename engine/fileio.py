@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -35,6 +36,13 @@ def _remove_stale_temps(directory: Path, name: str) -> None:
                     os.unlink(directory / entry)
 
 
+def _write_through(target: Path, text: str | Iterable[str]) -> Path:
+    with target.open("w", encoding="utf-8", newline="") as fh:
+        for piece in [text] if isinstance(text, str) else text:
+            fh.write(piece)
+    return target
+
+
 def atomic_write_text(
     path: str | Path, text: str | Iterable[str], *, mode: int | None = None
 ) -> Path:
@@ -45,8 +53,17 @@ def atomic_write_text(
     `mode` sets the new file's permissions (e.g. 0o600 for a config file). The temp
     file's name carries the writer's pid, so temp files of writers that were killed
     mid-write are recognised and removed by the next successful write.
+
+    A symbolic link is followed (the file it points to is replaced, the link stays);
+    a target that is not a regular file (``/dev/null``, a FIFO, a terminal) is written
+    to directly, never replaced by a file.
     """
     target = Path(path)
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
+    with contextlib.suppress(OSError):
+        if not stat.S_ISREG(target.stat().st_mode):
+            return _write_through(target, text)
     directory = target.parent if str(target.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(
         prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=directory

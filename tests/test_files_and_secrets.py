@@ -382,3 +382,35 @@ def test_two_processes_fill_the_cache_at_once(
     server.reset()
     code, _, err = _cli([*argv, str(logs[0])], capsys)
     assert code == 0 and server.requests == [], err
+
+
+def test_writing_to_a_device_or_a_fifo_never_replaces_it(tmp_path: Path) -> None:
+    """`-o /dev/null` once replaced /dev/null with a regular file (the temp file was
+    renamed over it): a target that is not a regular file is written to directly."""
+    import os
+    import stat
+    import threading
+
+    from engine.fileio import atomic_write_text
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text(encoding="utf-8")))
+    reader.start()
+    atomic_write_text(fifo, iter(["through ", "the pipe\n"]))
+    reader.join(timeout=10)
+    assert got == ["through the pipe\n"]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]  # no temp file left
+
+
+def test_a_symlink_is_followed_and_kept(tmp_path: Path) -> None:
+    from engine.fileio import atomic_write_text
+
+    real = tmp_path / "real.md"
+    real.write_text("old\n")
+    link = tmp_path / "link.md"
+    link.symlink_to(real)
+    atomic_write_text(link, "new\n")
+    assert link.is_symlink() and real.read_text() == "new\n"
