@@ -271,6 +271,20 @@ def config_dir() -> Path:
     return platformdirs.user_config_path("chunkscope")
 
 
+DATA_DIR_ENV = "CHUNKSCOPE_DATA_DIR"
+
+
+def data_dir() -> Path:
+    """``$CHUNKSCOPE_DATA_DIR`` or the platform's user data dir for chunkscope (user
+    themes, the topic marks of the files opened)."""
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return platformdirs.user_data_path("chunkscope")
+
+
 def config_path() -> Path:
     """The config file's path (it may not exist yet)."""
     return config_dir() / CONFIG_NAME

@@ -33,7 +33,6 @@ environment variable ``CHUNKSCOPE_DATA_DIR`` replaces the user data dir)::
 
 from __future__ import annotations
 
-import os
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -65,7 +64,6 @@ __all__ = [
     "variable_defaults",
 ]
 
-DATA_DIR_ENV = "CHUNKSCOPE_DATA_DIR"
 
 _COLOUR_KEYS = (
     "primary",
@@ -86,12 +84,9 @@ _KNOWN_KEYS = {"name", "dark", "variables", *_COLOUR_KEYS, *_FLOAT_KEYS}
 
 def user_themes_dir() -> Path:
     """Where user theme files live: ``$CHUNKSCOPE_DATA_DIR/themes`` or the platform's."""
-    base = os.environ.get(DATA_DIR_ENV)
-    if base:
-        return Path(base).expanduser() / "themes"
-    import platformdirs
+    from engine.settings import data_dir
 
-    return platformdirs.user_data_path("chunkscope") / "themes"
+    return data_dir() / "themes"
 
 
 class _ThemeFileError(Exception):
