@@ -60,7 +60,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.model import Progress, Turn, with_progress
-from engine.parse import THINKING_ROLE, content_text, parse_timestamp
+from engine.source import THINKING_ROLE, content_text, parse_timestamp
 
 __all__ = [
     "CONSEQUENTIAL_TOOLS",

@@ -1,399 +1,118 @@
-"""Parsing JSONL agent logs and markdown files into turns.
+"""Parsing agent logs and markdown files into turns: the entry point.
 
 `parse_turns(path)` and `parse_turns_md(path)` keep the seed's names and
 behaviour (see docs/log-format.md); `load(path)` is the richer entry point: it
-detects the format, streams the file, and reports every problem as
+finds the input format from the content (`engine.readers`: the seed's JSONL,
+Claude Code, Codex, OpenAI messages, ChatGPT exports, aider, markdown, any of
+them gzip-compressed), streams the file, and reports every problem as
 ``path:line: reason`` instead of crashing. Lenient mode (the default) skips a
 bad line and records it; strict mode raises `ParseError` at the first one.
+The pieces live in `engine.source`, which this module re-exports.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
-import stat
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
 
-from engine.errors import ParseError, SourceError
-from engine.model import Progress, Turn, gc_paused
+import engine.readers as readers
+from engine.model import Progress
+from engine.source import (
+    _DETAIL,
+    _EPOCH_MS,
+    _SURROGATE,
+    _SURROGATE_ESCAPE,
+    CALL_ARGS_CUT,
+    DOC_ROLE,
+    FENCE,
+    GZIP_MAGIC,
+    HEADING,
+    JSONL_SUFFIXES,
+    MARKDOWN_SUFFIXES,
+    PROGRESS_LINES,
+    ROLE_NAMES,
+    THINKING_ROLE,
+    Kind,
+    Message,
+    Problem,
+    Source,
+    _check_regular_file,
+    _decode,
+    _from_epoch,
+    _iter_lines,
+    _open_binary,
+    _raw_position,
+    _without_surrogates,
+    calls_text,
+    content_text,
+    decode_message,
+    decode_object,
+    iter_messages,
+    iter_records,
+    load_jsonl,
+    load_markdown,
+    markdown_sections,
+    message_turns,
+    parse_timestamp,
+    parse_turns,
+    parse_turns_md,
+    reason_kind,
+    replace_lone_surrogates,
+    require_turns,
+    skipped_summary,
+)
 
-Kind = Literal["jsonl", "markdown"]
-
-ROLE_NAMES = {"user": "You", "assistant": "Bot", "tool": "Tool"}
-THINKING_ROLE = "Bot thinking"
-DOC_ROLE = "Doc"
-
-JSONL_SUFFIXES = {".jsonl", ".ndjson"}
-MARKDOWN_SUFFIXES = {".md", ".markdown"}
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """A line the parser skipped (or, for warnings, read with a caveat)."""
-
-    line: int
-    reason: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "reason": self.reason}
-
-
-class Message(dict[str, Any]):
-    """One decoded log line: the JSON object, plus the 1-based line it came from."""
-
-    line: int
-
-    def __init__(self, data: dict[str, Any], line: int) -> None:
-        super().__init__(data)
-        self.line = line
-
-
-@dataclass(slots=True)
-class Source:
-    """A parsed file: its turns (and, for logs, its messages) plus what went wrong."""
-
-    path: str
-    kind: Kind
-    turns: list[Turn]
-    messages: list[Message] = field(default_factory=list)
-    skipped: list[Problem] = field(default_factory=list)
-    warnings: list[Problem] = field(default_factory=list)
-    size_bytes: int = 0
-    #: Non-blank lines read as records (a log's lines; 0 for markdown).
-    records: int = 0
-
-    @property
-    def mostly_skipped(self) -> bool:
-        """More than half of the records were skipped."""
-        return bool(self.records) and 2 * len(self.skipped) > self.records
-
-
-# --------------------------------------------------------------------------- files
-
-
-def _check_regular_file(path: Path) -> os.stat_result:
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        raise SourceError(path, "no such file") from None
-    except PermissionError:
-        raise SourceError(path, "permission denied") from None
-    except OSError as e:
-        raise SourceError(path, e.strerror or str(e)) from None
-    if stat.S_ISDIR(st.st_mode):
-        raise SourceError(path, "is a directory, not a file")
-    if not stat.S_ISREG(st.st_mode):
-        raise SourceError(path, "not a regular file (a FIFO, socket or device)")
-    return st
-
-
-def _open_binary(path: Path) -> Any:
-    try:
-        return path.open("rb")
-    except PermissionError:
-        raise SourceError(path, "permission denied") from None
-    except OSError as e:
-        raise SourceError(path, e.strerror or str(e)) from None
-
-
-#: Lines read between two progress calls while parsing (tens of ms on a large log).
-PROGRESS_LINES = 2048
-
-
-def _decode(raw: bytes, lineno: int, warnings: list[Problem]) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        warnings.append(
-            Problem(lineno, f"invalid UTF-8 at byte {e.start}, decoded with replacement")
-        )
-        return raw.decode("utf-8", errors="replace")
-
-
-def _iter_lines(
-    path: Path, warnings: list[Problem], progress: Progress | None = None
-) -> Iterator[tuple[int, str]]:
-    """Yield (1-based line number, text without line ending), streaming.
-
-    ``progress(bytes read, file size)`` is called every `PROGRESS_LINES` lines and
-    at the end.
-    """
-    with _open_binary(path) as fh:
-        total = os.fstat(fh.fileno()).st_size if progress is not None else 0
-        done = 0
-        for lineno, raw in enumerate(fh, start=1):
-            text = _decode(raw, lineno, warnings)
-            if lineno == 1 and text.startswith("\ufeff"):
-                text = text[1:]
-            if progress is not None:
-                done += len(raw)
-                if lineno % PROGRESS_LINES == 0:
-                    progress(min(done, total), total)
-            yield lineno, text.rstrip("\r\n")
-        if progress is not None:
-            progress(total, total)
+__all__ = [
+    "CALL_ARGS_CUT",
+    "DOC_ROLE",
+    "FENCE",
+    "GZIP_MAGIC",
+    "HEADING",
+    "JSONL_SUFFIXES",
+    "MARKDOWN_SUFFIXES",
+    "PROGRESS_LINES",
+    "ROLE_NAMES",
+    "THINKING_ROLE",
+    "_DETAIL",
+    "_EPOCH_MS",
+    "_SURROGATE",
+    "_SURROGATE_ESCAPE",
+    "Kind",
+    "Message",
+    "Problem",
+    "Source",
+    "_check_regular_file",
+    "_decode",
+    "_from_epoch",
+    "_iter_lines",
+    "_open_binary",
+    "_raw_position",
+    "_without_surrogates",
+    "calls_text",
+    "content_text",
+    "decode_message",
+    "decode_object",
+    "detect_format",
+    "iter_messages",
+    "iter_records",
+    "load",
+    "load_jsonl",
+    "load_markdown",
+    "markdown_sections",
+    "message_turns",
+    "parse_timestamp",
+    "parse_turns",
+    "parse_turns_md",
+    "reason_kind",
+    "replace_lone_surrogates",
+    "require_turns",
+    "skipped_summary",
+]
 
 
 def detect_format(path: str | Path) -> Kind:
-    """`.jsonl`/`.ndjson` are logs, `.md`/`.markdown` markdown; else sniff the first line."""
-    p = Path(path)
-    suffix = p.suffix.lower()
-    if suffix in JSONL_SUFFIXES:
-        return "jsonl"
-    if suffix in MARKDOWN_SUFFIXES:
-        return "markdown"
-    _check_regular_file(p)
-    with _open_binary(p) as fh:
-        for _ in range(10_000):
-            raw = fh.readline(65536)
-            if not raw:
-                break
-            head = raw.decode("utf-8", errors="replace").lstrip("\ufeff").strip()
-            if head:
-                return "jsonl" if head.startswith("{") else "markdown"
-    return "markdown"
-
-
-# --------------------------------------------------------------------------- JSONL
-
-
-def parse_timestamp(value: Any) -> datetime | None:
-    """ISO 8601 with optional fractional seconds, ``Z`` or ``+HH:MM``; None stays None."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ValueError(f"timestamp is {type(value).__name__}, not a string")
-    text = value.strip()
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        raise ValueError(f"unreadable timestamp {value[:40]!r}") from None
-
-
-def content_text(content: Any) -> str:
-    """A message's content as text: strings as they are, text parts joined, null empty."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts: list[str] = []
-        for part in content:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, dict):
-                text = part.get("text")
-                if isinstance(text, str):
-                    parts.append(text)
-        return "\n".join(parts)
-    return json.dumps(content, ensure_ascii=False)
-
-
-def decode_message(line: str) -> dict[str, Any]:
-    """One JSONL line as a message object; ValueError says what is wrong with it."""
-    try:
-        obj = json.loads(line)
-    except RecursionError:
-        raise ValueError("JSON nested too deeply") from None
-    except json.JSONDecodeError as e:
-        # Some of json's messages end in " at" ("Invalid control character at").
-        msg = e.msg.removesuffix(" at")
-        raise ValueError(f"not valid JSON ({msg} at column {e.colno})") from None
-    if not isinstance(obj, dict):
-        kind = "null" if obj is None else type(obj).__name__
-        kind = {"list": "an array", "str": "a string", "int": "a number", "float": "a number"}.get(
-            kind, kind
-        )
-        raise ValueError(f"not a JSON object (got {kind})")
-    role = obj.get("role")
-    if role is None:
-        raise ValueError("missing 'role'")
-    if not isinstance(role, str):
-        raise ValueError(f"'role' is {type(role).__name__}, not a string")
-    parse_timestamp(obj.get("timestamp"))
-    return obj
-
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _without_surrogates(text: str) -> str:
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-
-
-def replace_lone_surrogates(obj: Any) -> bool:
-    """Replace, in place, lone surrogates in every string of a decoded JSON value.
-
-    JSON may escape half of a UTF-16 pair (``"\\ud800"``); such a string cannot be
-    encoded as UTF-8, so writing it anywhere would fail. Returns whether any was found.
-    """
-    fixed = False
-    stack: list[Any] = [obj]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            for key in list(node):
-                value = node[key]
-                if isinstance(value, str) and _SURROGATE.search(value):
-                    node[key] = value = _without_surrogates(value)
-                    fixed = True
-                if isinstance(key, str) and _SURROGATE.search(key):
-                    del node[key]
-                    node[_without_surrogates(key)] = value
-                    fixed = True
-                if isinstance(value, dict | list):
-                    stack.append(value)
-        elif isinstance(node, list):
-            for i, value in enumerate(node):
-                if isinstance(value, str) and _SURROGATE.search(value):
-                    node[i] = _without_surrogates(value)
-                    fixed = True
-                elif isinstance(value, dict | list):
-                    stack.append(value)
-    return fixed
-
-
-def iter_messages(
-    path: str | Path,
-    *,
-    strict: bool = False,
-    skipped: list[Problem] | None = None,
-    warnings: list[Problem] | None = None,
-    progress: Progress | None = None,
-) -> Iterator[Message]:
-    """Stream the messages of a JSONL log, skipping (or, strict, raising on) bad lines.
-
-    ``progress(bytes read, file size)`` is called as the file is read.
-    """
-    p = Path(path)
-    _check_regular_file(p)
-    skipped = skipped if skipped is not None else []
-    warnings = warnings if warnings is not None else []
-    for lineno, line in _iter_lines(p, warnings, progress):
-        if not line.strip():
-            continue
-        try:
-            obj = decode_message(line)
-        except ValueError as e:
-            if strict:
-                raise ParseError(p, lineno, str(e)) from None
-            skipped.append(Problem(lineno, str(e)))
-            continue
-        if _SURROGATE_ESCAPE.search(line) and replace_lone_surrogates(obj):
-            warnings.append(Problem(lineno, "lone UTF-16 surrogate escape, replaced with U+FFFD"))
-        yield Message(obj, lineno)
-
-
-def message_turns(msg: dict[str, Any], line: int | None, first_index: int) -> list[Turn]:
-    """The turns one message yields: an optional ``Bot thinking`` turn, then its content."""
-    ts = parse_timestamp(msg.get("timestamp"))
-    role = msg["role"]
-    out: list[Turn] = []
-    reasoning = msg.get("reasoning") or msg.get("reasoning_content")
-    if reasoning:
-        out.append(Turn(ts, THINKING_ROLE, content_text(reasoning), line, first_index))
-    name = ROLE_NAMES.get(role, role)
-    out.append(Turn(ts, name, content_text(msg.get("content")), line, first_index + len(out)))
-    return out
-
-
-def parse_turns(path: str | Path, *, strict: bool = False) -> list[Turn]:
-    """The seed's JSONL parser: one turn per message, reasoning first as ``Bot thinking``."""
-    return load_jsonl(path, strict=strict).turns
-
-
-def load_jsonl(
-    path: str | Path,
-    *,
-    strict: bool = False,
-    keep_messages: bool = True,
-    progress: Progress | None = None,
-) -> Source:
-    skipped: list[Problem] = []
-    warnings: list[Problem] = []
-    turns: list[Turn] = []
-    messages: list[Message] = []
-    with gc_paused():
-        messages_of = iter_messages(
-            path, strict=strict, skipped=skipped, warnings=warnings, progress=progress
-        )
-        read = 0
-        for msg in messages_of:
-            read += 1
-            turns.extend(message_turns(msg, msg.line, len(turns)))
-            if keep_messages:
-                messages.append(msg)
-    size = Path(path).stat().st_size
-    return Source(str(path), "jsonl", turns, messages, skipped, warnings, size, read + len(skipped))
-
-
-# --------------------------------------------------------------------------- markdown
-
-HEADING = re.compile(r"^(#{1,6})\s+(.*)")
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-
-
-def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
-    """(first line number, stripped text) of each section; fenced ``#`` lines are not headings."""
-    sections: list[tuple[int, str]] = []
-    current: list[str] = []
-    start = 1
-    fence: str | None = None
-
-    def close() -> None:
-        text = "\n".join(current).strip()
-        if text:
-            offset = next(i for i, ln in enumerate(current) if ln.strip())
-            sections.append((start + offset, text))
-
-    for lineno, line in enumerate(lines, start=1):
-        m = FENCE.match(line)
-        if fence is None:
-            # A backtick fence's info string may not contain a backtick (CommonMark):
-            # "```inline``` code" is inline code, not the start of a block.
-            if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
-                fence = m.group(1)
-            elif HEADING.match(line):
-                close()
-                current = []
-                start = lineno
-        elif (
-            m
-            and m.group(1)[0] == fence[0]
-            and len(m.group(1)) >= len(fence)
-            and not line.strip().lstrip(fence[0])
-        ):
-            fence = None
-        current.append(line)
-    close()
-    return sections
-
-
-def load_markdown(path: str | Path, progress: Progress | None = None) -> Source:
-    p = Path(path)
-    st = _check_regular_file(p)
-    warnings: list[Problem] = []
-    lines = [line for _, line in _iter_lines(p, warnings, progress)]
-    turns: list[Turn] = []
-    if any(line.strip() for line in lines):
-        mtime = datetime.fromtimestamp(st.st_mtime)
-        turns.append(Turn(mtime, DOC_ROLE, p.name, None, 0))
-        for lineno, text in markdown_sections(lines):
-            turns.append(Turn(mtime, DOC_ROLE, text, lineno, len(turns)))
-    return Source(str(path), "markdown", turns, [], [], warnings, st.st_size)
-
-
-def parse_turns_md(path: str | Path) -> list[Turn]:
-    """The seed's markdown parser: the file name, then one ``Doc`` turn per section."""
-    return load_markdown(path).turns
+    """Whether `path` is read as a log ("jsonl") or a document ("markdown"), from the
+    format `engine.readers.sniff` finds in its content."""
+    return "markdown" if readers.READERS[readers.sniff(path)].kind == "markdown" else "jsonl"
 
 
 def load(
@@ -403,53 +122,19 @@ def load(
     kind: Kind | None = None,
     keep_messages: bool = True,
     progress: Progress | None = None,
+    input_format: str | None = None,
+    session: int | None = None,
 ) -> Source:
-    """Parse a log or markdown file, detecting the format unless `kind` is given.
+    """Parse a log or document of any input format (`engine.readers`), found from its
+    content unless `input_format` (or `kind`: "jsonl" for the seed's log, "markdown")
+    says which.
 
     `keep_messages=False` drops the raw message objects (only the tool-call
     collapsing of the recap needs them), which halves the memory of a large log.
     ``progress(bytes read, file size)`` is called as the file is read; it may
-    raise to stop the parse.
+    raise to stop the parse. `session` picks one of a file holding several.
     """
-    kind = kind or detect_format(path)
-    if kind == "markdown":
-        return load_markdown(path, progress)
-    return load_jsonl(path, strict=strict, keep_messages=keep_messages, progress=progress)
-
-
-# --------------------------------------------------------------------------- usable or not
-
-_DETAIL = re.compile(r"\s*\(.*\)$|\s+at column \d+.*$")
-
-
-def reason_kind(reason: str) -> str:
-    """A skip reason without its details (``not valid JSON (Expecting ...)`` -> ``not
-    valid JSON``), so reasons can be counted by kind."""
-    return _DETAIL.sub("", reason) or reason
-
-
-def skipped_summary(source: Source, kinds: int = 3) -> str:
-    """``skipped 12 malformed lines of 20 (10 missing 'role', 2 not valid JSON; first:
-    path:3: missing 'role')``: how many, of how many, the commonest reasons by kind."""
-    from collections import Counter
-
-    n = len(source.skipped)
-    counts = Counter(reason_kind(p.reason) for p in source.skipped)
-    by_kind = ", ".join(f"{c} {k}" for k, c in counts.most_common(kinds))
-    first = source.skipped[0]
-    of = f" of {source.records}" if source.records else ""
-    return (
-        f"skipped {n} malformed line{'s' if n != 1 else ''}{of} "
-        f"({by_kind}; first: {source.path}:{first.line}: {first.reason})"
-    )
-
-
-def require_turns(source: Source) -> None:
-    """`SourceError` when `source` yields no turns: every line skipped (how many, and the
-    reasons by kind), or nothing readable. A file like that is an error, never an empty
-    success: no output is written for it."""
-    if source.turns:
-        return
-    if source.skipped:
-        raise SourceError(source.path, f"no turns: {skipped_summary(source)}")
-    raise SourceError(source.path, "no turns: the file is empty or has nothing to read")
+    if input_format is None and kind is not None:
+        input_format = readers.MARKDOWN if kind == "markdown" else readers.SEED
+    options = readers.ReadOptions(strict, keep_messages, progress, session)
+    return readers.read(path, input_format, options)

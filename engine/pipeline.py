@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.model import Chunk, Progress, Span, Turn, chunks_from_spans
-from engine.parse import Source, load
+from engine.parse import load
+from engine.source import Source
 from engine.split import DEFAULT_MIN_CHARS, compact_spans
 from engine.tokens import DEFAULT_ENCODING, TokenCounter, get_counter
 
@@ -84,6 +85,8 @@ class PipelineParams:
 
     strict: bool = False
     collapse: bool = False
+    input_format: str | None = None  # None: found from the content (`engine.readers`)
+    session: int | None = None  # of a file holding several; None: the newest
     min_chars: int = DEFAULT_MIN_CHARS
     tokenizer: str = DEFAULT_ENCODING
     embedder: EmbedderSpec = field(default_factory=EmbedderSpec)
@@ -125,9 +128,9 @@ _MISSING = object()
 #: The parameters each stage depends on (its memo key), declared once: a stage re-runs
 #: only when one of these changes.
 STAGE_INPUTS: dict[str, tuple[str, ...]] = {
-    "parse": ("strict", "collapse"),
-    "turns": ("strict", "collapse"),
+    "parse": ("strict", "collapse", "input_format", "session"),
 }
+STAGE_INPUTS["turns"] = STAGE_INPUTS["parse"]
 STAGE_INPUTS["strategy"] = (*STAGE_INPUTS["turns"], "strategy", "strategy_params", "tokenizer")
 STAGE_INPUTS["chunk"] = STAGE_INPUTS["strategy"]
 STAGE_INPUTS["compact"] = (*STAGE_INPUTS["chunk"], "min_chars")
@@ -290,7 +293,14 @@ class Pipeline:
         p = self.params
         return self._stage(
             "parse",
-            lambda: load(self.path, strict=p.strict, keep_messages=p.collapse, progress=progress),
+            lambda: load(
+                self.path,
+                strict=p.strict,
+                keep_messages=p.collapse,
+                progress=progress,
+                input_format=p.input_format,
+                session=p.session,
+            ),
         )
 
     def turns(self, progress: Progress | None = None) -> list[Turn]:

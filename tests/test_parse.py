@@ -144,7 +144,7 @@ def test_missing_timestamp_is_none_not_an_error(tmp_path: Path) -> None:
     assert source.skipped == []
 
 
-@pytest.mark.parametrize("bad", ["yesterday", "2026-13-45T99:99:99", "11:25", 1739445917, ["2026"]])
+@pytest.mark.parametrize("bad", ["yesterday", "2026-13-45T99:99:99", "11:25", True, ["2026"]])
 def test_unreadable_timestamp_is_an_error(tmp_path: Path, bad: Any) -> None:
     f = write_jsonl(
         tmp_path / "log.jsonl",
@@ -527,3 +527,11 @@ def test_lone_surrogate_escapes_replaced_and_warned(tmp_path: Path) -> None:
     for t in source.turns:
         t.text.encode("utf-8")  # every text can be written out
     assert source.messages[1]["content"][0]["text"] == "\ufffdx"
+
+
+@pytest.mark.parametrize("epoch", [1739445917, 1739445917.5, 1739445917000])
+def test_epoch_timestamps_in_seconds_or_milliseconds(tmp_path: Path, epoch: float) -> None:
+    f = write_jsonl(tmp_path / "log.jsonl", {"role": "user", "content": "x", "timestamp": epoch})
+    (turn,) = load_jsonl(f, strict=True).turns
+    assert turn.timestamp is not None
+    assert turn.timestamp.isoformat().startswith("2025-02-13T11:25:17")

@@ -423,7 +423,7 @@ async def test_escape_stops_a_long_parse_without_reading_the_rest(
 ) -> None:
     """Cancelling while the file is still being parsed stops the parsing thread at its
     next progress report (every 2,048 lines), not after the whole file."""
-    import engine.parse as parse
+    import engine.source as parse
     from tui.screens.loading import LoadingScreen
 
     lines = SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)

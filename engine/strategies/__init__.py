@@ -38,7 +38,7 @@ from engine.strategies.sliding_window import SlidingWindowStrategy
 
 if TYPE_CHECKING:
     from engine.model import Turn
-    from engine.parse import Source
+    from engine.source import Source
 
 __all__ = [
     "DEFAULT_STRATEGY",

@@ -19,7 +19,7 @@ from engine.model import Chunk, Progress, Turn
 from engine.params import Knob, knob
 
 if TYPE_CHECKING:
-    from engine.parse import Source
+    from engine.source import Source
 
 
 class Counter(Protocol):

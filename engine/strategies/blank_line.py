@@ -11,7 +11,7 @@ from engine.split import DEFAULT_MIN_CHARS, chunk_turns, compact_spans
 from engine.strategies.base import BaseStrategy, Counter, StrategyChunk, StrategyResult, param
 
 if TYPE_CHECKING:
-    from engine.parse import Source
+    from engine.source import Source
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from engine.model import Chunk, Turn
 from engine.strategies.base import BaseStrategy, Counter, StrategyChunk, StrategyResult, param
 
 if TYPE_CHECKING:
-    from engine.parse import Source
+    from engine.source import Source
 
 USER_ROLES = frozenset({"You", "user", "User", "human", "Human"})
 

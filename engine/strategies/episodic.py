@@ -36,7 +36,7 @@ from engine.strategies.base import BaseStrategy, Counter, StrategyChunk, Strateg
 from engine.strategies.episodic_prompt import BOUNDARY_PROMPT, BOUNDARY_SCHEMA
 
 if TYPE_CHECKING:
-    from engine.parse import Source
+    from engine.source import Source
 
 
 SHORT_REPLIES = frozenset(

@@ -46,7 +46,7 @@ from engine.strategies.mdscan import (
 )
 
 if TYPE_CHECKING:
-    from engine.parse import Source
+    from engine.source import Source
 
 
 @dataclass(frozen=True)

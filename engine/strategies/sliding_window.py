@@ -32,7 +32,7 @@ from engine.strategies.base import (
 )
 
 if TYPE_CHECKING:
-    from engine.parse import Source
+    from engine.source import Source
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,283 @@
+"""Input formats: one module per format behind one registry, chosen by the content.
+
+`READERS` maps each format's name (``--input-format``) to its `Reader`; `sniff`
+decides the format of a file from its first bytes (gzip-compressed files are looked
+into), whatever its name; `read` reads a file as the format given or sniffed. A file
+of a kind chunkscope recognises but does not read (a zip archive, a SQLite database,
+a Jupyter notebook, ...) is refused by name, not read line by line as malformed.
+
+See `engine.readers.base` for the shape every log reader produces.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from pathlib import Path
+from typing import Any
+
+import engine.readers.aider as aider
+import engine.readers.claude as claude
+import engine.readers.codex as codex
+import engine.readers.documents as documents
+from engine.errors import SourceError
+from engine.readers.base import Reader, ReadOptions, SessionInfo
+from engine.source import (
+    GZIP_MAGIC,
+    JSONL_SUFFIXES,
+    MARKDOWN_SUFFIXES,
+    Source,
+    _check_regular_file,
+    load_jsonl,
+    load_markdown,
+)
+
+__all__ = [
+    "READERS",
+    "ReadOptions",
+    "Reader",
+    "SessionInfo",
+    "UnsupportedFormat",
+    "list_input_formats",
+    "read",
+    "sniff",
+]
+
+SEED = "seed-jsonl"
+MARKDOWN = "markdown"
+#: How much of a file `sniff` looks at (decompressed).
+SNIFF_BYTES = 1 << 16
+
+
+class UnsupportedFormat(SourceError):
+    """A file of a kind chunkscope recognises but does not read."""
+
+
+def _seed(path: Path, o: ReadOptions) -> Source:
+    source = load_jsonl(path, strict=o.strict, keep_messages=o.keep_messages, progress=o.progress)
+    source.format = SEED
+    return source
+
+
+def _markdown(path: Path, o: ReadOptions) -> Source:
+    source = load_markdown(path, o.progress)
+    source.format = MARKDOWN
+    return source
+
+
+READERS: dict[str, Reader] = {
+    r.name: r
+    for r in (
+        Reader(
+            SEED,
+            "the seed's agent log: one message a line (role, content, reasoning, tool_calls)",
+            '{"role": "user", "content": "Fix the cache", "timestamp": "2026-02-13T11:25:17"}',
+            _seed,
+        ),
+        Reader(
+            claude.NAME,
+            "Claude Code session (~/.claude/projects/<project>/<session>.jsonl)",
+            '{"type": "user", "uuid": "a1", "parentUuid": null, "sessionId": "s", '
+            '"timestamp": "2025-07-01T10:00:00Z", '
+            '"message": {"role": "user", "content": "Fix the failing test"}}',
+            claude.read,
+        ),
+        Reader(
+            codex.NAME,
+            "OpenAI Codex CLI rollout (~/.codex/sessions/.../rollout-*.jsonl), or an older "
+            "Codex log of bare items",
+            '{"timestamp": "2025-09-01T10:00:00Z", "type": "response_item", "payload": '
+            '{"type": "message", "role": "user", "content": [{"type": "input_text", '
+            '"text": "fix the bug"}]}}',
+            codex.read,
+        ),
+        Reader(
+            documents.MESSAGES,
+            'OpenAI chat messages as one JSON document: a list, or {"messages": [...]} '
+            "(an agent trajectory too); no timestamps",
+            '[{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]',
+            documents.read_messages,
+        ),
+        Reader(
+            documents.CHATGPT,
+            "ChatGPT data export (conversations.json); each conversation is a session",
+            '[{"title": "Tide pools", "current_node": "n2", "mapping": {"n1": {"message": '
+            '{"author": {"role": "user"}, "content": {"content_type": "text", "parts": '
+            '["Hi"]}}, "parent": null, "children": ["n2"]}, ...}}]',
+            documents.read_chatgpt,
+            sessions=documents.chatgpt_sessions,
+        ),
+        Reader(
+            aider.NAME,
+            "aider chat history (.aider.chat.history.md)",
+            "# aider chat started at 2024-05-01 10:00:00  /  #### fix the test  /  > Applied "
+            "edit to src/test.py",
+            aider.read,
+        ),
+        Reader(
+            MARKDOWN,
+            "a markdown document: the file name, then one Doc turn per heading section",
+            "# Caching\\n\\nThe cache keeps ...",
+            _markdown,
+            kind="markdown",
+        ),
+    )
+}
+
+#: File name endings the pickers offer (a gzip-compressed file of any of them too).
+SUFFIXES = (".jsonl", ".ndjson", ".json", ".md", ".markdown")
+
+
+def list_input_formats() -> str:
+    """Every input format with its description and an example (for --list-input-formats)."""
+    lines = []
+    for r in READERS.values():
+        lines.append(f"{r.name}: {r.description}")
+        lines.append(f"    {r.example}")
+    lines.append("Any of them gzip-compressed (.gz) is read as well.")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- sniffing
+
+
+def _head(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        raw = fh.read(SNIFF_BYTES)
+    if raw.startswith(GZIP_MAGIC):
+        try:
+            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, SNIFF_BYTES)
+        except zlib.error:
+            return raw  # not gzip after all: its bytes are read as they are
+    return raw
+
+
+_UNSUPPORTED: tuple[tuple[bytes, str], ...] = (
+    (b"PK\x03\x04", "a zip archive (a ChatGPT export? unzip it and open conversations.json)"),
+    (b"SQLite format 3\x00", "a SQLite database"),
+    (b"%PDF-", "a PDF document"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+)
+
+
+def _json_records(lines: list[str]) -> list[dict[str, Any]]:
+    """The complete JSON objects among the first lines (a JSONL file's first records)."""
+    out = []
+    for line in lines[:50]:
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+def sniff(path: str | Path) -> str:
+    """The input format of `path`, from its content.
+
+    The name narrows the choice: a ``.md`` / ``.markdown`` file is aider's history or
+    markdown, a ``.jsonl`` / ``.ndjson`` file one of the JSONL logs (the seed's when
+    nothing else fits, so its reader reports every malformed line); any other name
+    (``.json``, none) is decided by the content alone. ``.gz`` is looked through.
+    """
+    p = Path(path)
+    _check_regular_file(p)
+    head = _head(p)
+    for magic, what in _UNSUPPORTED:
+        if head.startswith(magic):
+            raise UnsupportedFormat(p, f"looks like {what}, which chunkscope does not read")
+    name = p.name.lower().removesuffix(".gz")
+    suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    first = lines[0].strip() if lines else ""
+    if suffix in MARKDOWN_SUFFIXES or name.endswith(".aider.chat.history.md"):
+        return aider.NAME if aider.looks_like(first) else MARKDOWN
+    records = _json_records(lines)
+    if len(records) == 1 and len(lines) == 1 and documents.kind_of(records[0]) is not None:
+        return _document_format(p, first)  # one JSON document on one line
+    if suffix in JSONL_SUFFIXES:
+        return _jsonl_format(records)
+    if not lines:
+        return MARKDOWN
+    if aider.looks_like(first):
+        return aider.NAME
+    if not first.startswith(("{", "[")):
+        return MARKDOWN
+    if first.startswith("{") and records and _is_jsonl(lines, records):
+        return _jsonl_format(records)
+    return _document_format(p, first)
+
+
+def _is_jsonl(lines: list[str], records: list[dict[str, Any]]) -> bool:
+    """One object a line (not a JSON document that merely starts with a whole object)."""
+    complete = len(records)
+    return complete >= min(2, len(lines)) or (complete == 1 and len(lines) == 1)
+
+
+def _jsonl_format(records: list[dict[str, Any]]) -> str:
+    votes = {claude.NAME: 0, codex.NAME: 0, SEED: 0}
+    for rec in records:
+        if claude.looks_like(rec):
+            votes[claude.NAME] += 1
+        elif codex.looks_like_rollout(rec) or codex.looks_like_legacy(rec):
+            votes[codex.NAME] += 1
+        elif "role" in rec:
+            votes[SEED] += 1
+    best = max(votes, key=lambda k: votes[k])
+    return best if votes[best] else SEED
+
+
+def _document_format(path: Path, first: str) -> str:
+    try:
+        value = json.loads(path.read_bytes() if not _compressed(path) else _gunzip(path))
+    except (ValueError, RecursionError):
+        # Not one JSON document either: read as JSONL, whose reader reports each line.
+        return SEED
+    if isinstance(value, dict) and "cells" in value and "nbformat" in value:
+        raise UnsupportedFormat(
+            path, "looks like a Jupyter notebook, which chunkscope does not read"
+        )
+    kind = documents.kind_of(value)
+    if kind is None:
+        shape = "an object" if isinstance(value, dict) else type(value).__name__
+        raise UnsupportedFormat(
+            path,
+            f"a JSON document ({shape}) of no format chunkscope reads (see --list-input-formats)",
+        )
+    return kind
+
+
+def _compressed(path: Path) -> bool:
+    with path.open("rb") as fh:
+        return fh.read(2) == GZIP_MAGIC
+
+
+def _gunzip(path: Path) -> bytes:
+    import gzip
+
+    try:
+        return gzip.decompress(path.read_bytes())
+    except (OSError, EOFError) as e:
+        raise SourceError(path, f"cannot decompress: {e}") from None
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read(
+    path: str | Path, input_format: str | None = None, options: ReadOptions | None = None
+) -> Source:
+    """Read `path` as `input_format` (a name of `READERS`), or as the format sniffed."""
+    p = Path(path)
+    options = options or ReadOptions()
+    if input_format is not None and input_format not in READERS:
+        raise SourceError(
+            p, f"unknown input format {input_format!r} (choose from {', '.join(READERS)})"
+        )
+    name = input_format or sniff(p)
+    source = READERS[name].read(p, options)
+    source.format = name
+    return source

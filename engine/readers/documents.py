@@ -1,0 +1,349 @@
+"""Sessions saved as one JSON document (pretty-printed or not).
+
+- **OpenAI chat messages**: a list of messages, or ``{"messages": [...]}`` (also an
+  agent trajectory ``{"info": ..., "messages": [...]}``): ``system``, ``user``,
+  ``assistant`` (with ``tool_calls``), ``tool`` (``tool_call_id``), the older
+  ``function`` role; content as text, as parts, or as Anthropic-style blocks
+  (``tool_use`` / ``tool_result``). No timestamps: turns without a time are fine
+  everywhere. Each message's line is the line its object starts on.
+- **Codex's older JSON sessions**: ``{"session": {...}, "items": [payloads]}``.
+- **ChatGPT's data export** (``conversations.json``): a list of conversations, each a
+  ``mapping`` tree followed from ``current_node`` back to the root (edited and
+  regenerated branches are not the conversation). Each conversation is a session;
+  the newest is read unless `ReadOptions.session` picks another.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import engine.readers.claude as claude
+import engine.readers.codex as codex
+from engine.errors import SourceError
+from engine.readers.base import Collected, ReadOptions, SessionInfo, first_text, text_of, tool_call
+from engine.source import Problem, _check_regular_file, _iter_lines
+
+MESSAGES = "openai-messages"
+CHATGPT = "chatgpt-export"
+
+
+class Document:
+    """A JSON file's text, its decoded value, and the line of any offset."""
+
+    def __init__(self, path: Path, options: ReadOptions) -> None:
+        _check_regular_file(path)
+        self.warnings: list[Problem] = []
+        self.text = "\n".join(
+            line for _, line in _iter_lines(path, self.warnings, options.progress)
+        )
+        try:
+            self.value = json.loads(self.text)
+        except RecursionError:
+            raise SourceError(path, "JSON nested too deeply") from None
+        except json.JSONDecodeError as e:
+            raise SourceError(path, f"line {e.lineno}: not valid JSON ({e.msg})") from None
+        self._newlines = [m.start() for m in re.finditer("\n", self.text)]
+
+    def line(self, offset: int) -> int:
+        return bisect.bisect_right(self._newlines, offset - 1) + 1
+
+    def offset(self, line: int) -> int:
+        """Where 1-based `line` starts."""
+        return 0 if line <= 1 else self._newlines[min(line - 2, len(self._newlines) - 1)] + 1
+
+    def array_items(self, key: str | None) -> Iterator[tuple[int, Any]]:
+        """(line, value) of each element of the top-level list, or of the list under
+        `key` of the top-level object."""
+        decoder = json.JSONDecoder()
+        wanted = self.value if key is None else self.value.get(key)
+        starts = (
+            [self.text.index("[")]
+            if key is None
+            else [m.end() - 1 for m in re.finditer(rf'"{re.escape(key)}"\s*:\s*\[', self.text)]
+        )
+        for start in starts:
+            items = list(_elements(decoder, self.text, start))
+            if [v for _, v in items] == wanted:
+                yield from ((self.line(offset), v) for offset, v in items)
+                return
+        yield from ((1, v) for v in wanted)  # not found where expected: line unknown
+
+
+def _elements(decoder: json.JSONDecoder, text: str, start: int) -> Iterator[tuple[int, Any]]:
+    i = start + 1
+    n = len(text)
+    while i < n:
+        while i < n and text[i] in " \t\r\n,":
+            i += 1
+        if i >= n or text[i] == "]":
+            return
+        value, end = decoder.raw_decode(text, i)
+        yield i, value
+        i = end
+
+
+# --------------------------------------------------------------------------- what it is
+
+
+def kind_of(value: Any) -> str | None:
+    """Which document format a decoded JSON value is (None: none of these)."""
+    items = value if isinstance(value, list) else None
+    if isinstance(value, dict):
+        if isinstance(value.get("messages"), list):
+            return MESSAGES
+        if isinstance(value.get("items"), list) and "session" in value:
+            return MESSAGES
+        if "mapping" in value and "current_node" in value:
+            return CHATGPT  # one conversation
+    if items is not None:
+        first = next((x for x in items if isinstance(x, dict)), None)
+        if first is None:
+            return MESSAGES if not items else None
+        if "mapping" in first:
+            return CHATGPT
+        if "role" in first or first.get("type") in codex.PAYLOAD_TYPES:
+            return MESSAGES
+    return None
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def _message(raw: dict[str, Any]) -> list[dict[str, Any]]:
+    role = raw.get("role")
+    if not isinstance(role, str):
+        raise ValueError("missing 'role'")
+    ts = raw.get("timestamp") or raw.get("created_at")
+    content = raw.get("content")
+    if isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "thinking")
+        for b in content
+    ):
+        return claude.block_messages(role, content, ts)
+    if role == "function":  # the older function-calling result
+        return [
+            {"role": "tool", "tool_call_id": None, "content": text_of(content), "timestamp": ts}
+        ]
+    message: dict[str, Any] = {"role": role, "content": text_of(content), "timestamp": ts}
+    for key in ("reasoning", "reasoning_content", "tool_call_id"):
+        if raw.get(key) is not None:
+            message[key] = raw[key]
+    calls = raw.get("tool_calls")
+    if isinstance(calls, list):
+        message["tool_calls"] = calls
+    elif isinstance(raw.get("function_call"), dict):
+        fc = raw["function_call"]
+        message["tool_calls"] = [tool_call(None, fc.get("name"), fc.get("arguments"))]
+    return [message]
+
+
+def read_messages(path: Path, options: ReadOptions) -> Any:
+    doc = Document(path, options)
+    out = Collected(path, MESSAGES, warnings=doc.warnings)
+    value = doc.value
+    key = None if isinstance(value, list) else ("messages" if "messages" in value else "items")
+    if isinstance(value, dict) and isinstance(value.get("info"), dict):
+        out.notes.append("an agent trajectory: its messages are read")
+    for line, raw in doc.array_items(key):
+        out.records += 1
+        if not isinstance(raw, dict):
+            out.fail(line, f"not a JSON object (got {type(raw).__name__})", options)
+            continue
+        try:
+            if (raw.get("type") in codex.PAYLOAD_TYPES and "role" not in raw) or key == "items":
+                messages = codex.payload_messages(raw, raw.get("timestamp"))
+                if messages is None:
+                    out.not_read[str(raw.get("type", "untyped"))] += 1
+                    continue
+            else:
+                messages = _message(raw)
+        except ValueError as e:
+            out.fail(line, str(e), options)
+            continue
+        for m in messages:
+            out.add(line, m)
+    return out.build(options)
+
+
+# --------------------------------------------------------------------------- ChatGPT
+
+
+def _epoch(value: Any) -> str | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return datetime.fromtimestamp(float(value), tz=UTC).isoformat()
+    return None
+
+
+def _conversations(doc: Document) -> list[tuple[int, dict[str, Any]]]:
+    if isinstance(doc.value, dict):
+        return [(1, doc.value)]
+    return [(line, c) for line, c in doc.array_items(None) if isinstance(c, dict)]
+
+
+def _newest_first(convs: list[tuple[int, dict[str, Any]]]) -> list[int]:
+    def when(i: int) -> float:
+        c = convs[i][1]
+        t = c.get("update_time") or c.get("create_time") or 0
+        return float(t) if isinstance(t, int | float) else 0.0
+
+    return sorted(range(len(convs)), key=when, reverse=True)
+
+
+def _branch(conv: dict[str, Any]) -> list[dict[str, Any]]:
+    """The nodes from the root to ``current_node`` (the conversation as last shown)."""
+    mapping = conv.get("mapping")
+    if not isinstance(mapping, dict):
+        raise ValueError("'mapping' is not an object")
+    node_id = conv.get("current_node")
+    if node_id not in mapping:  # no current node: the last node of the longest chain
+        leaves = [k for k, v in mapping.items() if isinstance(v, dict) and not v.get("children")]
+        node_id = leaves[-1] if leaves else None
+    chain: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    while isinstance(node_id, str) and node_id in mapping and node_id not in seen:
+        seen.add(node_id)
+        node = mapping[node_id]
+        if not isinstance(node, dict):
+            break
+        chain.append(node)
+        node_id = node.get("parent")
+    return chain[::-1]
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _chatgpt_messages(node: dict[str, Any]) -> list[dict[str, Any]]:
+    msg = node.get("message")
+    if not isinstance(msg, dict):
+        return []
+    meta = _obj(msg.get("metadata"))
+    if meta.get("is_visually_hidden_from_conversation"):
+        return []
+    author = _obj(msg.get("author"))
+    role = author.get("role")
+    content = _obj(msg.get("content"))
+    ctype = content.get("content_type")
+    ts = _epoch(msg.get("create_time"))
+    if ctype in ("user_editable_context", "model_editable_context"):
+        return []
+    if ctype == "thoughts":
+        thoughts = content.get("thoughts")
+        parts = [
+            f"{t.get('summary', '')}\n{t.get('content', '')}".strip()
+            for t in thoughts or []
+            if isinstance(t, dict)
+        ]
+        text = "\n\n".join(p for p in parts if p)
+        return (
+            [{"role": "assistant", "content": "", "reasoning": text, "timestamp": ts}]
+            if text
+            else []
+        )
+    if ctype == "reasoning_recap":
+        return []
+    if ctype in ("text", "multimodal_text"):
+        text = text_of(content.get("parts"))
+    elif ctype in ("code", "execution_output", "tether_quote", "system_error"):
+        text = str(content.get("text") or "")
+    else:
+        text = text_of(content.get("parts")) or str(content.get("text") or "")
+    recipient = msg.get("recipient")
+    if role == "assistant" and isinstance(recipient, str) and recipient != "all":
+        call = tool_call(msg.get("id"), recipient, {"input": text})
+        return [{"role": "assistant", "content": "", "tool_calls": [call], "timestamp": ts}]
+    if role == "tool":
+        return [
+            {
+                "role": "tool",
+                "tool_call_id": None,
+                "content": text,
+                "timestamp": ts,
+                "name": author.get("name"),
+            }
+        ]
+    if not text.strip() or role not in ("user", "assistant", "system"):
+        return []
+    return [{"role": role, "content": text, "timestamp": ts}]
+
+
+def read_chatgpt(path: Path, options: ReadOptions) -> Any:
+    doc = Document(path, options)
+    out = Collected(path, CHATGPT, warnings=doc.warnings)
+    convs = _conversations(doc)
+    if not convs:
+        return out.build(options)
+    order = _newest_first(convs)
+    index = options.session if options.session is not None else order[0]
+    if not 0 <= index < len(convs):
+        raise SourceError(
+            path, f"no session {index} (the file holds {len(convs)}: 0..{len(convs) - 1})"
+        )
+    line, conv = convs[index]
+    title = conv.get("title") if isinstance(conv.get("title"), str) else ""
+    if len(convs) > 1:
+        out.notes.append(
+            f"session {index} of {len(convs)}: {title or 'untitled'}"
+            + (" (the newest; --session N picks another)" if options.session is None else "")
+        )
+    offsets = _line_starts(doc, conv, line)
+    try:
+        nodes = _branch(conv)
+    except ValueError as e:
+        out.fail(line, str(e), options)
+        return out.build(options)
+    for node in nodes:
+        out.records += 1
+        for m in _chatgpt_messages(node):
+            out.add(offsets.get(str(node.get("id")), line), m)
+    return out.build(options)
+
+
+def _line_starts(doc: Document, conv: dict[str, Any], line: int) -> dict[str, int]:
+    """The line of each node of a conversation (where its id first appears as a key)."""
+    mapping = conv.get("mapping")
+    if not isinstance(mapping, dict):
+        return {}
+    offset = doc.offset(line)
+    out: dict[str, int] = {}
+    for node_id in mapping:
+        at = doc.text.find(f'"{node_id}"', offset)
+        out[str(node_id)] = doc.line(at) if at >= 0 else line
+    return out
+
+
+def chatgpt_sessions(path: Path) -> list[SessionInfo]:
+    doc = Document(path, ReadOptions())
+    convs = _conversations(doc)
+    size = path.stat().st_size
+    infos = []
+    for i in _newest_first(convs):
+        conv = convs[i][1]
+        when = conv.get("update_time") or conv.get("create_time") or 0
+        title = conv.get("title") if isinstance(conv.get("title"), str) else ""
+        if not title:
+            texts = [
+                m["content"]
+                for n in _branch(conv)
+                for m in _chatgpt_messages(n)
+                if m["role"] == "user"
+            ]
+            title = first_text(texts)
+        infos.append(
+            SessionInfo(
+                str(path),
+                i,
+                CHATGPT,
+                float(when) if isinstance(when, int | float) else 0.0,
+                size,
+                title,
+            )
+        )
+    return infos
