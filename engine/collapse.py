@@ -96,7 +96,11 @@ _SENTENCES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("write", re.compile(r"Wrote .+ \(\d+ lines?\)\.\Z", re.S)),
     ("remember", re.compile(r"Remembered: '.*'\.\Z", re.S)),
     ("ask", re.compile(r"Asked user: '.*'\. Response: '.*'\.\Z", re.S)),
-    ("run", re.compile(r"Ran `.*`: .*\Z", re.S)),
+    ("run", re.compile(r"Ran `.*`(: .*| \((exit -?\d+|failed)\)\.)\Z", re.S)),
+    ("search", re.compile(r"Searched (the web )?for '.*'.*\.\Z", re.S)),
+    ("fetch", re.compile(r"Fetched .+\.\Z", re.S)),
+    ("delegate", re.compile(r"Delegated to .+\Z", re.S)),
+    ("plan", re.compile(r"Updated the (todo list|plan) .*\Z", re.S)),
     ("done", re.compile(r"Finished: '.*'\.\Z", re.S)),
     ("other", re.compile(r"Called .+\(.*\)\.\Z", re.S)),
 )
@@ -177,15 +181,32 @@ def _memory_count(result: str) -> int:
     return sum(1 for ln in lines if _SEPARATOR.match(ln)) + 1
 
 
-def collapse_call(name: str, arguments: Any, result: str) -> str | None:
+def collapse_call(
+    name: str,
+    arguments: Any,
+    result: str,
+    *,
+    exit_code: int | None = None,
+    failed: bool = False,
+    agent: str | None = None,
+) -> str | None:
     """The sentence for one tool call and its result (None: the call is dropped).
 
     `arguments` is the call's ``arguments`` field as found in the log (normally
-    a JSON-encoded string); `result` the tool message's content as text.
+    a JSON-encoded string); `result` the tool message's content as text;
+    `exit_code` / `failed` what the log says of a command's outcome, if anything.
+    `agent` names the format of a log written by another agent (Claude Code, Codex,
+    ChatGPT, set by `engine.readers`): its tools are said in the seed's forms where
+    the seed has one (`_other_tool`); a log of the seed's own format (no `agent`) is
+    collapsed exactly as the reference did.
     """
-    if name in _DROPPED_TOOLS:
+    if name in _DROPPED_TOOLS and agent is None:
         return None
     args, shown = _decode_arguments(arguments)
+    if agent is not None:
+        other = _other_tool(name, args, shown, result, exit_code, failed)
+        if other is not None:
+            return other
     if name == "read":
         return f"Read {_arg(args, 'path')} ({_plural(_line_count(result), 'line')})."
     if name == "ls":
@@ -218,6 +239,116 @@ def collapse_call(name: str, arguments: Any, result: str) -> str | None:
         text = summary if isinstance(summary, str) and summary.strip() else result
         return f"Finished: '{text.strip() or '?'}'."
     return f"Called {name or '?'}({shown})."
+
+
+# --------------------------------------------------------------------------- other agents' tools
+
+_EXIT = re.compile(r"\A\s*(?:Exit code|exit status|Process exited with code)\s*:?\s*(-?\d+)", re.I)
+_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.M)
+
+
+def _path(args: Mapping[str, Any]) -> str:
+    for key in ("file_path", "notebook_path", "path", "filename"):
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return "?"
+
+
+def _command(args: Mapping[str, Any]) -> str:
+    command = args.get("command", args.get("cmd"))
+    if isinstance(command, list):
+        parts = [str(p) for p in command]
+        if len(parts) >= 3 and parts[0] in ("bash", "sh", "zsh") and parts[1] in ("-lc", "-c"):
+            return " ".join(parts[2:])
+        return " ".join(parts)
+    return command if isinstance(command, str) and command.strip() else "?"
+
+
+def _ran(command: str, result: str, exit_code: int | None, failed: bool) -> str:
+    if exit_code is None:
+        m = _EXIT.match(result)
+        if m:
+            exit_code = int(m.group(1))
+    if exit_code is not None:
+        return f"Ran `{_cut(_fold(command))}` (exit {exit_code})."
+    if failed:
+        return f"Ran `{_cut(_fold(command))}` (failed)."
+    return f"Ran `{_cut(_fold(command))}`: {_cut(_fold(result))}"
+
+
+def _listed(what: str, result: str) -> str:
+    entries = [ln.strip() for ln in result.splitlines() if ln.strip()]
+    if not entries:
+        return f"Listed {what} (empty)."
+    return f"Listed {what}: " + ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
+
+
+def _patched(patch: str) -> str:
+    """``Edited a, b.`` for the files an apply_patch input changes."""
+    files = list(dict.fromkeys(m.group(2).strip() for m in _PATCH_FILE.finditer(patch)))
+    return f"Edited {', '.join(files) if files else 'files'}."
+
+
+def _other_tool(
+    name: str,
+    args: Mapping[str, Any],
+    shown: str,
+    result: str,
+    exit_code: int | None,
+    failed: bool,
+) -> str | None:
+    """The sentence for a tool of Claude Code, Codex or ChatGPT; None: not one of theirs."""
+    if name == "Read":
+        return f"Read {_path(args)} ({_plural(_line_count(result), 'line')})."
+    if name == "Write":
+        content = args.get("content")
+        n = _line_count(content) if isinstance(content, str) else 0
+        return f"Wrote {_path(args)} ({_plural(n, 'line')})."
+    if name in ("Edit", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool"):
+        return f"Edited {_path(args)}."
+    if name in ("Bash", "shell", "local_shell", "container.exec", "exec_command"):
+        return _ran(_command(args), result, exit_code, failed)
+    if name == "python":  # ChatGPT's code interpreter: the code's first line
+        code = _arg(args, "input").strip().splitlines()
+        return _ran(code[0] if code else "python", result, exit_code, failed)
+    if name in ("LS", "list_dir"):
+        return _listed(_path(args) if _path(args) != "?" else ".", result)
+    if name == "Glob":
+        return _listed(_arg(args, "pattern"), result)
+    if name in ("Grep", "grep", "search"):
+        hits = len([ln for ln in result.splitlines() if ln.strip()])
+        where = f" in {_path(args)}" if _path(args) != "?" else ""
+        return f"Searched for '{_arg(args, 'pattern', _arg(args, 'query'))}'{where}: {hits} lines."
+    if name in ("WebSearch", "web_search", "browser", "web"):
+        query = _arg(args, "query", _arg(args, "input"))
+        return f"Searched the web for '{_cut(_fold(query))}'."
+    if name in ("WebFetch", "web_fetch"):
+        return f"Fetched {_arg(args, 'url')}."
+    if name in ("Task", "Agent"):
+        kind = _arg(args, "subagent_type", "")
+        who = f"a {kind} subagent" if kind else "a subagent"
+        return (
+            f"Delegated to {who}: '{_arg(args, 'description')}'. Result: '{_cut(_fold(result))}'."
+        )
+    if name in ("TodoWrite", "update_plan"):
+        items = args.get("todos", args.get("plan"))
+        items = items if isinstance(items, list) else []
+        done = sum(1 for t in items if isinstance(t, dict) and t.get("status") == "completed")
+        what = "todo list" if name == "TodoWrite" else "plan"
+        return f"Updated the {what} ({_plural(len(items), 'item')}, {done} done)."
+    if name == "apply_patch":
+        return _patched(_arg(args, "input", result))
+    if name in ("AskUserQuestion", "ask_user"):
+        question = _arg(args, "question", _arg(args, "questions"))
+        return f"Asked user: '{_cut(_fold(question))}'. Response: '{_cut(_fold(result))}'."
+    if name == "view_image":
+        return f"Read {_path(args)} (an image)."
+    if name.startswith("mcp__"):
+        _, _, rest = name.partition("__")
+        server, _, tool = rest.partition("__")
+        return f"Called {tool or '?'} on {server or '?'}({shown})."
+    return None
 
 
 # --------------------------------------------------------------------------- collapsing
@@ -269,8 +400,8 @@ def collapse_messages(
     counts messages.
     """
     turns: list[Turn] = []
-    pending: dict[str, tuple[str, Any]] = {}
-    anonymous: deque[tuple[str, Any]] = deque()
+    pending: dict[str, tuple[str, Any, str | None]] = {}
+    anonymous: deque[tuple[str, Any, str | None]] = deque()
 
     def add(ts: datetime | None, role: str, text: str, line: int | None) -> None:
         turns.append(Turn(ts, role, text, line, len(turns)))
@@ -293,11 +424,12 @@ def collapse_messages(
             text = content_text(msg.get("content"))
             if text.strip():
                 add(ts, BOT_ROLE, text, line)
+            agent = msg.get("agent") if isinstance(msg.get("agent"), str) else None
             for call_id, name, arguments in _calls(msg):
                 if call_id is None:
-                    anonymous.append((name, arguments))
+                    anonymous.append((name, arguments, agent))
                 else:
-                    pending[call_id] = (name, arguments)
+                    pending[call_id] = (name, arguments, agent)
         elif role == "tool":
             ref = msg.get("tool_call_id")
             if ref in (None, ""):
@@ -306,7 +438,15 @@ def collapse_messages(
                 call = pending.pop(str(ref), None)
             if call is None:
                 continue  # an orphan result
-            sentence = collapse_call(call[0], call[1], content_text(msg.get("content")))
+            code = msg.get("exit_code")
+            sentence = collapse_call(
+                call[0],
+                call[1],
+                content_text(msg.get("content")),
+                exit_code=code if isinstance(code, int) and not isinstance(code, bool) else None,
+                failed=bool(msg.get("is_error")),
+                agent=call[2],
+            )
             if sentence is not None:
                 add(_timestamp(msg), TOOL_ROLE, sentence, _source_line(msg))
         # system messages and unknown roles are dropped

@@ -74,6 +74,13 @@ class Source:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def kind_label(self) -> str:
+        """``jsonl`` or ``markdown``, with the input format when it is another agent's."""
+        if self.format in ("", "seed-jsonl", "markdown"):
+            return self.kind
+        return f"{self.kind} ({self.format})"
+
+    @property
     def mostly_skipped(self) -> bool:
         """More than half of the records were skipped."""
         return bool(self.records) and 2 * len(self.skipped) > self.records
@@ -356,13 +363,19 @@ def iter_messages(
 
 
 def message_turns(
-    msg: dict[str, Any], line: int | None, first_index: int, *, show_calls: bool = False
+    msg: dict[str, Any],
+    line: int | None,
+    first_index: int,
+    *,
+    show_calls: bool = False,
+    drop_empty: bool = False,
 ) -> list[Turn]:
     """The turns one message yields: an optional ``Bot thinking`` turn, then its content.
 
     With `show_calls`, a message without content that calls tools says which
     (``read(path="notes.md")``, arguments shortened) instead of being an empty turn;
-    the seed's `parse_turns` leaves it empty, as the reference did.
+    the seed's `parse_turns` leaves it empty, as the reference did. With
+    `drop_empty`, a message with thinking and nothing else yields the thinking alone.
     """
     ts = parse_timestamp(msg.get("timestamp"))
     role = msg["role"]
@@ -374,7 +387,8 @@ def message_turns(
     text = content_text(msg.get("content"))
     if show_calls and not text.strip() and msg.get("tool_calls"):
         text = calls_text(msg["tool_calls"])
-    out.append(Turn(ts, name, text, line, first_index + len(out)))
+    if not (drop_empty and out and not text.strip()):
+        out.append(Turn(ts, name, text, line, first_index + len(out)))
     return out
 
 
@@ -411,7 +425,9 @@ def load_jsonl(
     strict: bool = False,
     keep_messages: bool = True,
     progress: Progress | None = None,
+    show_calls: bool = False,
 ) -> Source:
+    """The seed's JSONL log (`show_calls`: see `message_turns`)."""
     skipped: list[Problem] = []
     warnings: list[Problem] = []
     turns: list[Turn] = []
@@ -423,7 +439,7 @@ def load_jsonl(
         read = 0
         for msg in messages_of:
             read += 1
-            turns.extend(message_turns(msg, msg.line, len(turns)))
+            turns.extend(message_turns(msg, msg.line, len(turns), show_calls=show_calls))
             if keep_messages:
                 messages.append(msg)
     size = Path(path).stat().st_size

@@ -34,6 +34,7 @@ CHUNK_KEYS = {"index", "text", "chars", "tokens", "start", "end", "lines", "turn
 TOP_KEYS = {
     "source",
     "kind",
+    "format",
     "turns",
     "skipped_lines",
     "warnings",

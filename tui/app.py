@@ -52,6 +52,9 @@ class StartOptions:
     theme: str | None = None
     strict: bool = False
     collapse: bool = True  # tool calls folded as `chunkscope recap` does (JSONL logs)
+    input_format: str | None = None  # None: found from the content
+    session: int | None = None  # of a file holding several; None: the newest
+    folder: str | None = None  # where the file picker opens (default: the current one)
     tokenizer: str | None = None
     embedder: str | None = None
     model: str | None = None
@@ -231,6 +234,8 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions):
         summ = self._backend("summarizer", self.summarizer_name)
         return PipelineParams(
             strict=o.strict,
+            input_format=o.input_format,
+            session=o.session,
             collapse=o.collapse,
             min_chars=self.min_chars,
             tokenizer=o.tokenizer or DEFAULT_ENCODING,
@@ -256,7 +261,7 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions):
         summarizer = pipe.params.summarizer.label()
         return HeaderInfo(
             path=path,
-            kind=src.kind
+            kind=src.kind_label
             + (_tool_calls_label(pipe.params.collapse) if src.kind == "jsonl" else ""),
             turns=len(src.turns),
             skipped=len(src.skipped),

@@ -54,7 +54,13 @@ class UnsupportedFormat(SourceError):
 
 
 def _seed(path: Path, o: ReadOptions) -> Source:
-    source = load_jsonl(path, strict=o.strict, keep_messages=o.keep_messages, progress=o.progress)
+    source = load_jsonl(
+        path,
+        strict=o.strict,
+        keep_messages=o.keep_messages,
+        progress=o.progress,
+        show_calls=True,
+    )
     source.format = SEED
     return source
 

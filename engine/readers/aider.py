@@ -51,8 +51,8 @@ def read(path: Path, options: ReadOptions) -> Any:
             continue
         if line.startswith("#### "):
             kind, text = "user", line[5:]
-        elif line.startswith(">"):
-            kind, text = "tool", line[1:].removeprefix(" ")
+        elif line == ">" or line.startswith("> "):
+            kind, text = "tool", line[2:]
         else:
             kind, text = ("assistant" if line.strip() else role), line
         if kind != role:

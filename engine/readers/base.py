@@ -78,6 +78,9 @@ class Collected:
     notes: list[str] = field(default_factory=list)
 
     def add(self, line: int, message: dict[str, Any]) -> None:
+        """Keep one message of the seed's shape, marked with the format that wrote it
+        (``agent``: collapsing says that agent's tools in the seed's forms)."""
+        message["agent"] = self.format
         self.messages.append(Message(message, line))
 
     def fail(self, line: int, reason: str, options: ReadOptions) -> None:
@@ -94,7 +97,9 @@ class Collected:
         turns: list[Turn] = []
         with gc_paused():
             for msg in self.messages:
-                turns.extend(message_turns(msg, msg.line, len(turns), show_calls=True))
+                turns.extend(
+                    message_turns(msg, msg.line, len(turns), show_calls=True, drop_empty=True)
+                )
         try:
             size = self.path.stat().st_size
         except OSError:

@@ -257,7 +257,7 @@ def _chatgpt_messages(node: dict[str, Any]) -> list[dict[str, Any]]:
         text = text_of(content.get("parts")) or str(content.get("text") or "")
     recipient = msg.get("recipient")
     if role == "assistant" and isinstance(recipient, str) and recipient != "all":
-        call = tool_call(msg.get("id"), recipient, {"input": text})
+        call = tool_call(None, recipient, {"input": text})  # its output follows it
         return [{"role": "assistant", "content": "", "tool_calls": [call], "timestamp": ts}]
     if role == "tool":
         return [
@@ -314,8 +314,9 @@ def _line_starts(doc: Document, conv: dict[str, Any], line: int) -> dict[str, in
     offset = doc.offset(line)
     out: dict[str, int] = {}
     for node_id in mapping:
-        at = doc.text.find(f'"{node_id}"', offset)
-        out[str(node_id)] = doc.line(at) if at >= 0 else line
+        key = re.compile(rf'"{re.escape(str(node_id))}"\s*:\s*\{{')
+        found = key.search(doc.text, offset)
+        out[str(node_id)] = doc.line(found.start()) if found else line
     return out
 
 

@@ -80,6 +80,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         doc: dict[str, Any] = {
             "source": source.path,
             "kind": source.kind,
+            "format": source.format,
             "turns": len(source.turns),
             "skipped_lines": [p.as_dict() for p in source.skipped],
             "warnings": [p.as_dict() for p in source.warnings],
@@ -131,7 +132,7 @@ def _chunk_report(
     """The text output of `chunkscope chunk`, in pieces of one chunk or so each."""
     counter = pipe.counter
     head = [
-        f"{source.path}: {source.kind}, {len(source.turns)} turns, {len(chunks)} chunks, "
+        f"{source.path}: {source.kind_label}, {len(source.turns)} turns, {len(chunks)} chunks, "
         f"tokens by {counter.name} ({counter.accuracy})"
     ]
     if merged is not None and sims is not None:

@@ -109,6 +109,8 @@ def report_skipped(source: Source) -> None:
     from engine.parse import require_turns, skipped_summary
 
     require_turns(source)  # the error says what was skipped: one line, nothing else
+    for line in source.notes:
+        note(line)
     if source.mostly_skipped:
         note(f"warning: most of the file was not read: {skipped_summary(source)}")
     elif source.skipped:
@@ -213,11 +215,52 @@ def checked_knobs(args: argparse.Namespace, classes: Iterable[type[Any]]) -> dic
 # --------------------------------------------------------------------------- shared options
 
 
-def add_source_args(p: argparse.ArgumentParser) -> None:
+class _ListInputFormats(argparse.Action):
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from engine.readers import list_input_formats
+
+        print(list_input_formats(), end="")
+        parser.exit(0)
+
+
+def add_input_args(p: argparse._ActionsContainer) -> None:
+    """``--input-format``, ``--list-input-formats`` and ``--session``."""
+    from engine.readers import READERS
+
+    p.add_argument(
+        "--input-format",
+        choices=list(READERS),
+        default=None,
+        metavar="NAME",
+        help="read the file as this format instead of the one its content shows "
+        f"({', '.join(READERS)})",
+    )
+    p.add_argument(
+        "--list-input-formats",
+        action=_ListInputFormats,
+        help="list the input formats with an example of each, then exit",
+    )
+    p.add_argument(
+        "--session",
+        type=int,
+        default=None,
+        metavar="N",
+        help="which session of a file holding several (a ChatGPT export; default: the newest)",
+    )
+
+
+def add_source_args(p: argparse.ArgumentParser, *, folders: bool = False) -> None:
     from engine.split import CompactParams
 
-    p.add_argument("file", help="a JSONL agent log or a markdown file")
+    what = "an agent session log or a markdown file"
+    p.add_argument(
+        "file", help=what + (" (or a folder of sessions, with --latest)" if folders else "")
+    )
     p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
+    add_input_args(p)
     add_knob_flags(p, [CompactParams])
     p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
     p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
@@ -341,6 +384,8 @@ def build_pipeline(
         chosen = {"strategy": strategy[0], "strategy_params": strategy[1]}
     params = PipelineParams(
         strict=args.strict,
+        input_format=getattr(args, "input_format", None),
+        session=getattr(args, "session", None),
         collapse=collapse,
         min_chars=tuning.min_chars,
         tokenizer=args.tokenizer or DEFAULT_ENCODING,

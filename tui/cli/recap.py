@@ -86,7 +86,13 @@ def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
             "summaries that fit the token budget; print the recap (or write it with -o)."
         ),
     )
-    add_source_args(p)
+    add_source_args(p, folders=True)
+    p.add_argument(
+        "--latest",
+        action="store_true",
+        help="FILE is a folder of sessions (a Claude Code project, a Codex sessions folder): "
+        "recap the newest",
+    )
     g = p.add_argument_group("recap")
     add_knob_flags(g, [RecapParams])
     g.add_argument(
@@ -239,7 +245,26 @@ def _write(args: argparse.Namespace, text: str) -> None:
     sys.stdout.flush()
 
 
+def _latest(args: argparse.Namespace) -> None:
+    """With --latest, FILE is a folder: recap its newest session."""
+    from pathlib import Path
+
+    from engine.readers.folders import latest
+
+    folder = Path(args.file)
+    if not args.latest:
+        if folder.is_dir():
+            raise CliError(f"{args.file}: is a directory, not a file")
+        return
+    session = latest(folder)
+    args.file = session.path
+    if session.index is not None and args.session is None:
+        args.session = session.index
+    note(f"the newest session: {session.path} ({session.label()})")
+
+
 def cmd_recap(args: argparse.Namespace) -> int:
+    _latest(args)
     settings = read_settings()
     spec, key, embed_args = _summarizer_spec(args, settings)
     pipe, tuning = build_pipeline(

@@ -13,6 +13,7 @@ from typing import Any
 from tui.cli.common import (
     CliError,
     add_embedder_args,
+    add_input_args,
     add_knob_flags,
     add_profile_option,
     checked_knobs,
@@ -36,6 +37,7 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", default=None, help="a JSONL agent log or a markdown file")
     p.add_argument("--theme", default=None, metavar="NAME", help="theme to start with")
     p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
+    add_input_args(p)
     p.add_argument(
         "--collapse",
         dest="collapse",
@@ -64,12 +66,13 @@ def cmd_tui(args: argparse.Namespace) -> int:
     from engine.recap import RecapParams
     from engine.split import CompactParams
 
+    folder = None
     if args.file is not None:
         path = Path(args.file)
         if not path.exists():
             raise CliError(f"{args.file}: no such file")
-        if path.is_dir():
-            raise CliError(f"{args.file}: is a directory, not a file")
+        if path.is_dir():  # a folder of sessions: the picker opens there
+            folder, args.file = str(path), None
 
     from tui.app import ChunkscopeApp, StartOptions
 
@@ -83,6 +86,9 @@ def cmd_tui(args: argparse.Namespace) -> int:
         model=args.model,
         base_url=args.base_url,
         profile=args.profile,
+        input_format=args.input_format,
+        session=args.session,
+        folder=folder,
         knobs=checked_knobs(args, [CompactParams, MergeParams, RecapParams]),
     )
     ChunkscopeApp(options).run()

@@ -115,7 +115,8 @@ class PipelineDriver(WorkbenchHost):
             if path:
                 self.open_path(path)
 
-        self.push_screen(OpenFileScreen(Path.cwd()), chosen)
+        start = self.options.folder or Path.cwd()
+        self.push_screen(OpenFileScreen(start), chosen)
 
     def open_path(self, path: str) -> None:
         self.cancel_load()
