@@ -202,10 +202,12 @@ def sniff(path: str | Path) -> str:
     if suffix in MARKDOWN_SUFFIXES or name.endswith(".aider.chat.history.md"):
         return aider.NAME if aider.looks_like(first) else MARKDOWN
     records = _json_records(lines)
-    if len(records) == 1 and len(lines) == 1 and documents.kind_of(records[0]) is not None:
-        return _document_format(p, first)  # one JSON document on one line
     if suffix in JSONL_SUFFIXES:
+        if len(records) == len(lines) == 1 and documents.kind_of(records[0]) is not None:
+            return _document_format(p, first)  # one JSON document on one line
         return _jsonl_format(records)
+    if len(records) == len(lines) == 1 and suffix == ".json":
+        return _document_format(p, first)  # a .json file of one line: one document
     if not lines:
         return MARKDOWN
     if aider.looks_like(first):

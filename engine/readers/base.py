@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.errors import ParseError
 from engine.model import Progress, Turn, gc_paused
-from engine.source import Message, Problem, Source, message_turns
+from engine.source import Message, Problem, Source, message_turns, parse_timestamp
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,11 @@ class Collected:
         """Keep one message of the seed's shape, marked with the format that wrote it
         (``agent``: collapsing says that agent's tools in the seed's forms)."""
         message["agent"] = self.format
+        try:
+            parse_timestamp(message.get("timestamp"))
+        except ValueError as e:
+            self.warnings.append(Problem(line, f"{e}; read without a time"))
+            message["timestamp"] = None
         self.messages.append(Message(message, line))
 
     def fail(self, line: int, reason: str, options: ReadOptions) -> None:

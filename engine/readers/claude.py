@@ -167,24 +167,34 @@ def _messages(record: dict[str, Any], options: ReadOptions) -> list[dict[str, An
     return out
 
 
-def _live(records: list[tuple[Message, str | None, str | None]]) -> set[str] | None:
-    """The uuids on the live branch (None: the records carry no chain)."""
+def _abandoned(records: list[tuple[Message, str | None, str | None]]) -> set[str]:
+    """The uuids of abandoned branches: below a record of the live chain (the one that
+    ends at the last record), on another child than the live one. Records whose
+    chain leaves the file (a parent not in it) are not abandoned."""
     parent: dict[str, str | None] = {}
+    children: dict[str, list[str]] = {}
     last: str | None = None
     for rec, uuid, up in records:
-        if uuid is None:
-            continue
-        parent.setdefault(uuid, up)
+        if uuid is None or uuid in parent:
+            continue  # a record seen twice counts where it first appears
+        parent[uuid] = up
+        if up is not None:
+            children.setdefault(up, []).append(uuid)
         if not rec.get("isSidechain"):
             last = uuid
-    if last is None:
-        return None
     live: set[str] = set()
-    node: str | None = last
+    node = last
     while node is not None and node not in live:
         live.add(node)
         node = parent.get(node)
-    return live
+    out: set[str] = set()
+    stack = [c for n in live for c in children.get(n, ()) if c not in live]
+    while stack:
+        node = stack.pop()
+        if node not in out:
+            out.add(node)
+            stack.extend(children.get(node, ()))
+    return out
 
 
 def read(path: Path, options: ReadOptions) -> Any:
@@ -201,7 +211,7 @@ def read(path: Path, options: ReadOptions) -> Any:
         uuid = rec.get("uuid") if isinstance(rec.get("uuid"), str) else None
         up = rec.get("parentUuid") or rec.get("logicalParentUuid")
         records.append((rec, uuid, up if isinstance(up, str) else None))
-    live = _live(records)
+    abandoned_ids = _abandoned(records)
     seen: set[str] = set()
     abandoned = 0
     for rec, uuid, _ in records:
@@ -213,7 +223,7 @@ def read(path: Path, options: ReadOptions) -> Any:
             if uuid in seen:
                 continue
             seen.add(uuid)
-            if live is not None and uuid not in live and not rec.get("isSidechain"):
+            if uuid in abandoned_ids and not rec.get("isSidechain"):
                 abandoned += 1
                 continue
         try:
