@@ -72,6 +72,8 @@ class Source:
     format: str = ""
     #: Notes on the whole file (records of kinds not read, a session chosen, ...).
     notes: list[str] = field(default_factory=list)
+    #: For a file holding several sessions: (index, title) of each, newest first.
+    sessions: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def kind_label(self) -> str:

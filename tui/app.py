@@ -150,7 +150,7 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions):
             self.notify(message, severity="warning", timeout=10, markup=False)
         self.push_screen(WorkbenchScreen())
         if self.options.path:
-            self.call_after_refresh(self.open_path, self.options.path)
+            self.call_after_refresh(self.open_path, self.options.path, self.options.session)
         elif self.options.open_picker:
             self.action_open_file()
 

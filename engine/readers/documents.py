@@ -303,7 +303,14 @@ def read_chatgpt(path: Path, options: ReadOptions) -> Any:
         out.records += 1
         for m in _chatgpt_messages(node):
             out.add(offsets.get(str(node.get("id")), line), m)
-    return out.build(options)
+    source = out.build(options)
+    source.sessions = [(i, _title(convs[i][1])) for i in order]
+    return source
+
+
+def _title(conv: dict[str, Any]) -> str:
+    title = conv.get("title")
+    return title if isinstance(title, str) and title else "untitled"
 
 
 def _line_starts(doc: Document, conv: dict[str, Any], line: int) -> dict[str, int]:

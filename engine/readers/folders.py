@@ -61,15 +61,28 @@ def file_session(path: Path, name: str | None = None) -> SessionInfo:
     return SessionInfo(str(path), None, name, st.st_mtime, st.st_size, title)
 
 
+#: How deep below the folder sessions are looked for (Codex nests them by date: 3).
+MAX_DEPTH = 4
+
+
+def readable_name(name: str) -> bool:
+    """Whether a file name is one chunkscope offers to open (by its ending)."""
+    lower = name.lower().removesuffix(".gz")
+    return lower.endswith(SUFFIXES) or lower.endswith(".aider.chat.history.md")
+
+
 def _candidates(folder: Path) -> list[Path]:
     found: list[tuple[float, Path]] = []
+    base_depth = len(folder.parts)
     for root, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        depth = len(Path(root).parts) - base_depth
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "node_modules"]
+        if depth >= MAX_DEPTH:
+            dirs[:] = []
         for f in files:
-            lower = f.lower().removesuffix(".gz")
-            if f.startswith(".") and not lower.endswith(".aider.chat.history.md"):
+            if f.startswith(".") and ".aider.chat.history" not in f:
                 continue
-            if lower.endswith(SUFFIXES):
+            if readable_name(f):
                 p = Path(root) / f
                 try:
                     found.append((p.stat().st_mtime, p))
@@ -79,14 +92,15 @@ def _candidates(folder: Path) -> list[Path]:
     return [p for _, p in found[:MAX_FILES]]
 
 
-def list_sessions(folder: str | Path) -> list[SessionInfo]:
-    """The sessions in `folder` (and its subfolders), newest first. Files chunkscope
-    cannot read are left out; a file that holds several sessions lists each."""
+def list_sessions(folder: str | Path, limit: int = MAX_FILES) -> list[SessionInfo]:
+    """The sessions in `folder` (and its subfolders), newest first: the `limit` newest
+    files are looked at. Files chunkscope cannot read are left out; a file that holds
+    several sessions lists each."""
     base = Path(folder)
     if not base.is_dir():
         raise SourceError(base, "not a folder")
     out: list[SessionInfo] = []
-    for path in _candidates(base):
+    for path in _candidates(base)[:limit]:
         try:
             name = sniff(path)
             reader = READERS[name]

@@ -1,11 +1,13 @@
-"""Pick a file to open: a directory tree at the current directory, the bundled sample
-logs, or a typed path. Dismisses with the chosen path or None."""
+"""Pick a file to open: a directory tree, the sessions found below its folder (newest
+first, with date, size, format and first user message), the bundled sample logs, or a
+typed path. Dismisses with the chosen (path, session) or None."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import ClassVar
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -13,7 +15,15 @@ from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from tui.samples import SAMPLE_SUFFIXES, sample_files
+from engine.readers.base import SessionInfo
+from engine.readers.folders import readable_name
+from tui.samples import sample_files
+
+#: Session files looked at for the sessions list (the newest of the folder).
+SESSIONS_LOOKED_AT = 200
+
+Chosen = tuple[str, int | None]
+"""A file and, for a file holding several sessions, which one."""
 
 
 class LogTree(DirectoryTree):
@@ -23,11 +33,22 @@ class LogTree(DirectoryTree):
         return [
             p
             for p in paths
-            if not p.name.startswith(".") and (p.is_dir() or p.suffix.lower() in SAMPLE_SUFFIXES)
+            if (not p.name.startswith(".") or ".aider.chat.history" in p.name)
+            and (p.is_dir() or readable_name(p.name))
         ]
 
 
-class OpenFileScreen(ModalScreen[str | None]):
+def session_label(s: SessionInfo) -> str:
+    """``2025-09-01 10:00  12.3 KB  codex  fix the failing test``."""
+    import time
+
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.modified)) if s.modified else "-"
+    size = f"{s.size / 1024:,.1f} KB" if s.size < 1 << 20 else f"{s.size / (1 << 20):,.1f} MB"
+    title = " ".join(s.label().split())[:70]
+    return f"{when}  {size:>9}  {s.format:<15} {title}"
+
+
+class OpenFileScreen(ModalScreen[Chosen | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     DEFAULT_CSS = """
@@ -37,8 +58,9 @@ class OpenFileScreen(ModalScreen[str | None]):
         border: thick $primary; background: $surface;
     }
     OpenFileScreen Horizontal { height: 1fr; }
-    OpenFileScreen LogTree { width: 3fr; border: round $panel; }
-    OpenFileScreen #samples { width: 2fr; border: round $panel; }
+    OpenFileScreen LogTree { width: 2fr; border: round $panel; }
+    OpenFileScreen #sessions { width: 3fr; border: round $panel; }
+    OpenFileScreen #samples { width: 1fr; border: round $panel; }
     OpenFileScreen .hint { color: $text-muted; }
     """
 
@@ -46,14 +68,18 @@ class OpenFileScreen(ModalScreen[str | None]):
         super().__init__()
         self.start = Path(start)
         self.samples = sample_files()
+        self.sessions: list[SessionInfo] = []
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Open a JSONL log or a markdown file", markup=False)
+            yield Label("Open an agent session log or a markdown file", markup=False)
             with Horizontal():
                 tree = LogTree(self.start, id="tree")
                 tree.border_title = str(self.start.resolve())
                 yield tree
+                sessions = OptionList(Option("looking for sessions…", disabled=True), id="sessions")
+                sessions.border_title = "sessions here, newest first"
+                yield sessions
                 samples = OptionList(
                     *[Option(p.name, id=str(p)) for p in self.samples], id="samples"
                 )
@@ -68,13 +94,38 @@ class OpenFileScreen(ModalScreen[str | None]):
                 Option("(no bundled sample logs found)", disabled=True)
             )
         self.query_one("#tree", LogTree).focus()
+        self._find_sessions()
+
+    @work(thread=True, exclusive=True, group="sessions", description="_find_sessions")
+    def _find_sessions(self) -> None:
+        from engine.errors import ChunkscopeError
+        from engine.readers.folders import list_sessions
+
+        try:
+            found = list_sessions(self.start, limit=SESSIONS_LOOKED_AT)
+        except (OSError, ChunkscopeError):
+            found = []
+        self.app.call_from_thread(self._show_sessions, found)
+
+    def _show_sessions(self, found: list[SessionInfo]) -> None:
+        self.sessions = found
+        box = self.query_one("#sessions", OptionList)
+        box.clear_options()
+        if not found:
+            box.add_option(Option("(no sessions in this folder)", disabled=True))
+            return
+        box.add_options(Option(session_label(s), id=f"session:{i}") for i, s in enumerate(found))
 
     def on_directory_tree_file_selected(self, event: DirectoryTree.FileSelected) -> None:
-        self.dismiss(str(event.path))
+        self.dismiss((str(event.path), None))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        if event.option.id:
-            self.dismiss(event.option.id)
+        value = event.option.id
+        if value and value.startswith("session:"):
+            chosen = self.sessions[int(value.split(":", 1)[1])]
+            self.dismiss((chosen.path, chosen.index))
+        elif value:
+            self.dismiss((value, None))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         value = event.value.strip()
@@ -84,7 +135,7 @@ class OpenFileScreen(ModalScreen[str | None]):
         if not path.is_file():
             self.notify(f"{value}: no such file", severity="error")
             return
-        self.dismiss(str(path))
+        self.dismiss((str(path), None))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

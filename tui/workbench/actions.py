@@ -338,7 +338,7 @@ class WorkbenchActions(WorkbenchHost):
     def use_embedder(self, name: str) -> None:
         self.state = replace(self.state, embedder=name)
         if self.pipe is not None:
-            self.open_path(self.pipe.path)
+            self.open_path(self.pipe.path, self.pipe.params.session)
         self.notify(f"Embedder: {name}.", markup=False)
 
     def action_toggle_collapse(self) -> None:
@@ -348,7 +348,7 @@ class WorkbenchActions(WorkbenchHost):
         """Collapse tool calls before chunking (what `chunkscope recap` does), or stop."""
         self.options.collapse = not self.options.collapse
         if self.pipe is not None:
-            self.open_path(self.pipe.path)
+            self.open_path(self.pipe.path, self.pipe.params.session)
         state = (
             "collapsed (as `chunkscope recap`)" if self.options.collapse else "raw (kept as turns)"
         )

@@ -111,14 +111,16 @@ class PipelineDriver(WorkbenchHost):
     # ------------------------------------------------------------------ opening
 
     def action_open_file(self) -> None:
-        def chosen(path: str | None) -> None:
-            if path:
-                self.open_path(path)
+        def chosen(choice: tuple[str, int | None] | None) -> None:
+            if choice:
+                self.open_path(*choice)
 
         start = self.options.folder or Path.cwd()
         self.push_screen(OpenFileScreen(start), chosen)
 
-    def open_path(self, path: str) -> None:
+    def open_path(self, path: str, session: int | None = None) -> None:
+        """Open `path` (for a file holding several sessions, `session`; None: the newest)."""
+        self.options.session = session
         self.cancel_load()
         try:
             big = os.stat(path).st_size >= BIG_FILE
@@ -258,6 +260,8 @@ class PipelineDriver(WorkbenchHost):
             )
         for w in warnings[:3]:
             self.notify(w, severity="warning", markup=False)
+        if len(source.sessions) > 1 and pipe.params.session is None:
+            self._offer_sessions(pipe.path, source.sessions)
         bench = self.workbench
         if bench is None:
             return
@@ -266,6 +270,18 @@ class PipelineDriver(WorkbenchHost):
         bench.show_header()
         self.run_generation += 1
         self._after_run(view)
+
+    def _offer_sessions(self, path: str, sessions: list[tuple[int, str]]) -> None:
+        """A file holding several sessions opens the newest; offer the others."""
+        from tui.screens.choose import ChooseScreen
+
+        def chosen(value: str | None) -> None:
+            if value is not None and int(value) != sessions[0][0]:
+                self.open_path(path, int(value))
+
+        choices = [(str(i), f"{n + 1:>3}. {title}") for n, (i, title) in enumerate(sessions)]
+        title = f"{len(sessions)} sessions in {Path(path).name}: the newest is open"
+        self.push_screen(ChooseScreen(title, choices), chosen)
 
     def _now(self) -> str:
         return "at –" if self.fixed_timings else time.strftime("%H:%M:%S")

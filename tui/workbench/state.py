@@ -188,7 +188,7 @@ class WorkbenchHost(App[None]):
     def _params(self) -> PipelineParams:
         raise NotImplementedError
 
-    def open_path(self, path: str) -> None:
+    def open_path(self, path: str, session: int | None = None) -> None:
         raise NotImplementedError
 
     def request_run(self, merge: MergeParams, min_chars: int, *, force: bool = False) -> None:
