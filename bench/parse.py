@@ -1,9 +1,15 @@
 """Parse + chunk + compact throughput on a generated log (default 100 MB).
 
     python bench/parse.py [--mb 100] [--runs 3]
+    python bench/parse.py --formats [--mb 100] [--runs 3]
 
 Prints the median time and MB/s of each stage and the peak memory of the
 process (ru_maxrss), all measured in this one process.
+
+``--formats``: the same generated content written as a Claude Code session, a Codex
+rollout and a gzip-compressed seed log; reads each (`engine.parse.load`, the format
+found from the content) in a process of its own and prints a table: median read
+time, MB/s, the ratio to the seed's reader, and the process's peak memory.
 """
 
 from __future__ import annotations
@@ -114,11 +120,140 @@ def make_log(path: Path, megabytes: float, seed: int = 7, vocabulary: int = 0) -
     return lines
 
 
+def as_claude(seed: Path, out: Path) -> None:
+    """The seed log's messages as Claude Code records (a uuid chain, blocks)."""
+    with seed.open(encoding="utf-8") as src, out.open("w", encoding="utf-8") as fh:
+        parent = None
+        for i, line in enumerate(src):
+            m = json.loads(line)
+            ts = m["timestamp"] + "Z"
+            if m["role"] == "assistant":
+                blocks = [{"type": "text", "text": m["content"]}]
+                if "reasoning" in m:
+                    blocks.insert(0, {"type": "thinking", "thinking": m["reasoning"]})
+                message: dict[str, object] = {"role": "assistant", "content": blocks}
+                kind = "assistant"
+            elif m["role"] == "tool":
+                message = {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": f"t{i}", "content": m["content"]}
+                    ],
+                }
+                kind = "user"
+            else:
+                message = {"role": "user", "content": m["content"]}
+                kind = "user"
+            rec = {
+                "parentUuid": parent,
+                "isSidechain": False,
+                "sessionId": "bench",
+                "type": kind,
+                "message": message,
+                "uuid": f"u{i}",
+                "timestamp": ts,
+            }
+            fh.write(json.dumps(rec) + "\n")
+            parent = f"u{i}"
+
+
+def as_codex(seed: Path, out: Path) -> None:
+    """The seed log's messages as a Codex rollout (response items)."""
+    with seed.open(encoding="utf-8") as src, out.open("w", encoding="utf-8") as fh:
+        for i, line in enumerate(src):
+            m = json.loads(line)
+            ts = m["timestamp"] + "Z"
+            items = []
+            if "reasoning" in m:
+                items.append(
+                    {
+                        "type": "reasoning",
+                        "summary": [{"type": "summary_text", "text": m["reasoning"]}],
+                    }
+                )
+            if m["role"] == "tool":
+                items.append(
+                    {"type": "function_call_output", "call_id": f"c{i}", "output": m["content"]}
+                )
+            else:
+                part = "input_text" if m["role"] == "user" else "output_text"
+                items.append(
+                    {
+                        "type": "message",
+                        "role": m["role"],
+                        "content": [{"type": part, "text": m["content"]}],
+                    }
+                )
+            for item in items:
+                rec = {"timestamp": ts, "type": "response_item", "payload": item}
+                fh.write(json.dumps(rec) + "\n")
+
+
+_READ_ONE = """
+import resource, statistics, sys, time
+from engine.parse import load
+times = []
+for _ in range(int(sys.argv[2])):
+    t0 = time.perf_counter()
+    source = load(sys.argv[1], keep_messages=False)
+    times.append(time.perf_counter() - t0)
+    turns, fmt = len(source.turns), source.format
+    del source
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(statistics.median(times), peak, turns, fmt)
+"""
+
+
+def formats(args: argparse.Namespace) -> None:
+    import gzip
+    import shutil
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as tmp:
+        seed = Path(tmp) / "seed.jsonl"
+        make_log(seed, args.mb)
+        files = {"seed-jsonl": seed}
+        files["claude-code"] = Path(tmp) / "claude.jsonl"
+        as_claude(seed, files["claude-code"])
+        files["codex"] = Path(tmp) / "codex.jsonl"
+        as_codex(seed, files["codex"])
+        files["seed-jsonl (gzip)"] = Path(tmp) / "seed.jsonl.gz"
+        with seed.open("rb") as src, gzip.open(files["seed-jsonl (gzip)"], "wb", 6) as dst:
+            shutil.copyfileobj(src, dst)
+        rows = []
+        for name, path in files.items():
+            proc = subprocess.run(
+                [sys.executable, "-c", _READ_ONE, str(path), str(args.runs)],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=root,
+            )
+            med, peak, turns, fmt = proc.stdout.split()
+            rows.append((name, fmt, path.stat().st_size / 1e6, float(med), float(peak), int(turns)))
+    base = rows[0][3]
+    print(f"content: {args.mb:g} MB of seed log written in each format; {args.runs} runs each")
+    print(
+        f"{'format':<20} {'read as':<12} {'MB':>7} {'turns':>8} {'median s':>9} "
+        f"{'MB/s':>7} {'x seed':>7} {'peak MiB':>9}"
+    )
+    for name, fmt, mb, med, peak, turns in rows:
+        print(
+            f"{name:<20} {fmt:<12} {mb:>7.1f} {turns:>8} {med:>9.2f} {mb / med:>7.1f} "
+            f"{med / base:>7.2f} {peak:>9.0f}"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--mb", type=float, default=100.0)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--formats", action="store_true", help="read the same content in each format")
     args = ap.parse_args()
+    if args.formats:
+        formats(args)
+        return
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.jsonl"

@@ -196,8 +196,8 @@ def _iter_lines(
 def parse_timestamp(value: Any) -> datetime | None:
     """ISO 8601 with optional fractional seconds, ``Z`` or ``+HH:MM``, or an epoch number
     (seconds, or milliseconds when it is too large to be seconds); None stays None."""
-    if value is None:
-        return None
+    if value is None or isinstance(value, datetime):
+        return value
     if isinstance(value, int | float) and not isinstance(value, bool):
         return _from_epoch(float(value))
     if not isinstance(value, str):
@@ -331,6 +331,22 @@ def iter_records(
     """Stream the JSON objects of a JSONL file (each decoded by `decode`, with its line),
     skipping (or, strict, raising on) bad lines. ``progress(bytes read, file size)`` is
     called as the file is read."""
+    for lineno, obj in iter_objects(
+        path, decode, strict=strict, skipped=skipped, warnings=warnings, progress=progress
+    ):
+        yield Message(obj, lineno)
+
+
+def iter_objects(
+    path: str | Path,
+    decode: Callable[[str], dict[str, Any]] = decode_object,
+    *,
+    strict: bool = False,
+    skipped: list[Problem] | None = None,
+    warnings: list[Problem] | None = None,
+    progress: Progress | None = None,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """`iter_records` as (line, object) pairs, without making a `Message` of each."""
     p = Path(path)
     _check_regular_file(p)
     skipped = skipped if skipped is not None else []
@@ -347,7 +363,7 @@ def iter_records(
             continue
         if _SURROGATE_ESCAPE.search(line) and replace_lone_surrogates(obj):
             warnings.append(Problem(lineno, "lone UTF-16 surrogate escape, replaced with U+FFFD"))
-        yield Message(obj, lineno)
+        yield lineno, obj
 
 
 def iter_messages(

@@ -81,8 +81,8 @@ class Collected:
         """Keep one message of the seed's shape, marked with the format that wrote it
         (``agent``: collapsing says that agent's tools in the seed's forms)."""
         message["agent"] = self.format
-        try:
-            parse_timestamp(message.get("timestamp"))
+        try:  # parsed once, here: the turns and collapsing take the datetime as it is
+            message["timestamp"] = parse_timestamp(message.get("timestamp"))
         except ValueError as e:
             self.warnings.append(Problem(line, f"{e}; read without a time"))
             message["timestamp"] = None

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.readers.base import Collected, ReadOptions, SessionInfo, first_text, text_of, tool_call
-from engine.source import Message, iter_records
+from engine.source import iter_objects
 
 NAME = "claude-code"
 SUBAGENT_ROLE = "Subagent"
@@ -167,20 +167,20 @@ def _messages(record: dict[str, Any], options: ReadOptions) -> list[dict[str, An
     return out
 
 
-def _abandoned(records: list[tuple[Message, str | None, str | None]]) -> set[str]:
+def _abandoned(records: list[tuple[bool, str, str | None]]) -> set[str]:
     """The uuids of abandoned branches: below a record of the live chain (the one that
     ends at the last record), on another child than the live one. Records whose
     chain leaves the file (a parent not in it) are not abandoned."""
     parent: dict[str, str | None] = {}
     children: dict[str, list[str]] = {}
     last: str | None = None
-    for rec, uuid, up in records:
-        if uuid is None or uuid in parent:
+    for sidechain, uuid, up in records:  # (is a subagent's, uuid, parent uuid)
+        if uuid in parent:
             continue  # a record seen twice counts where it first appears
         parent[uuid] = up
         if up is not None:
             children.setdefault(up, []).append(uuid)
-        if not rec.get("isSidechain"):
+        if not sidechain:
             last = uuid
     live: set[str] = set()
     node = last
@@ -199,8 +199,12 @@ def _abandoned(records: list[tuple[Message, str | None, str | None]]) -> set[str
 
 def read(path: Path, options: ReadOptions) -> Any:
     out = Collected(path, NAME)
-    records: list[tuple[Message, str | None, str | None]] = []
-    for rec in iter_records(
+    # Each record is turned into its messages at once (the record itself is not kept);
+    # which ones belong to abandoned branches is known only at the end.
+    chain: list[tuple[bool, str, str | None]] = []
+    kept: list[tuple[int, str | None, bool, list[dict[str, Any]]]] = []
+    seen: set[str] = set()
+    for line, rec in iter_objects(
         path,
         strict=options.strict,
         skipped=out.skipped,
@@ -208,34 +212,36 @@ def read(path: Path, options: ReadOptions) -> Any:
         progress=options.progress,
     ):
         out.records += 1
-        uuid = rec.get("uuid") if isinstance(rec.get("uuid"), str) else None
+        raw_uuid = rec.get("uuid")
+        uuid = raw_uuid if isinstance(raw_uuid, str) else None
         up = rec.get("parentUuid") or rec.get("logicalParentUuid")
-        records.append((rec, uuid, up if isinstance(up, str) else None))
-    abandoned_ids = _abandoned(records)
-    seen: set[str] = set()
-    abandoned = 0
-    for rec, uuid, _ in records:
+        sidechain = bool(rec.get("isSidechain"))
         if rec.get("type") == "summary":
             if isinstance(rec.get("summary"), str):
                 out.notes.append(f"session: {rec['summary']}")
             continue
         if uuid is not None:
             if uuid in seen:
-                continue
+                continue  # a record seen twice (a resumed session) is read once
             seen.add(uuid)
-            if uuid in abandoned_ids and not rec.get("isSidechain"):
-                abandoned += 1
-                continue
+            chain.append((sidechain, uuid, up if isinstance(up, str) else None))
         try:
             messages = _messages(rec, options)
         except ValueError as e:
-            out.fail(rec.line, str(e), options)
+            out.fail(line, str(e), options)
             continue
         if messages is None:
             out.not_read[str(rec.get("type", "untyped"))] += 1
             continue
+        kept.append((line, uuid, sidechain, messages))
+    abandoned_ids = _abandoned(chain)
+    abandoned = 0
+    for line, uuid, sidechain, messages in kept:
+        if uuid is not None and uuid in abandoned_ids and not sidechain:
+            abandoned += 1
+            continue
         for m in messages:
-            out.add(rec.line, m)
+            out.add(line, m)
     if abandoned:
         out.notes.append(f"{abandoned} records of abandoned branches (after a rewind) left out")
     return out.build(options)
