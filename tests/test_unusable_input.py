@@ -116,3 +116,33 @@ async def test_the_workbench_header_says_most_was_skipped(tmp_path: Path) -> Non
         assert "⚠ 7 of 10 lines skipped: most of the file not read" in header
         titles = [n.title for n in app._notifications]
         assert "Most of the file was not read" in titles
+
+
+def test_a_message_that_only_calls_tools_shows_the_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "read", "arguments": '{"path": "notes.md"}'},
+    }
+    log = tmp_path / "log.jsonl"
+    log.write_text(
+        json.dumps(GOOD)
+        + "\n"
+        + json.dumps(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [call],
+                "timestamp": "2026-02-13T11:25:19",
+            }
+        )
+        + "\n"
+    )
+    code, out, _ = _run(capsys, "chunk", str(log))
+    assert code == 0
+    assert '11:25:19 Bot: read({"path": "notes.md"})' in out
+    from engine.parse import parse_turns
+
+    assert parse_turns(log)[-1].text == ""  # the seed's parser keeps the reference's empty turn
