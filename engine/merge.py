@@ -55,8 +55,19 @@ BoolArray = npt.NDArray[np.bool_]
 
 _text = attrgetter("text")
 
-CutReason = Literal["threshold", "size_cap", "min_similarity", "max_passes"]
-_CUT_REASONS: tuple[CutReason, ...] = ("min_similarity", "threshold", "size_cap", "max_passes")
+CutReason = Literal["threshold", "size_cap", "min_similarity", "max_passes", "topic", "structure"]
+_CUT_REASONS: tuple[CutReason, ...] = (
+    "min_similarity",
+    "threshold",
+    "size_cap",
+    "max_passes",
+    "topic",
+    "structure",
+)
+#: The code of each cut reason in `MergeResult.cut_codes`.
+CUT_CODES: dict[str, int] = {reason: i for i, reason in enumerate(_CUT_REASONS)}
+#: How chunks are merged: the seed's loop, or the topic segmenter (`engine.segment`).
+MERGE_MODES = ("seed", "topic")
 _MAX_PASSES = 3
 
 # Bytes of member vectors gathered at a time when replaying running means, so
@@ -64,6 +75,8 @@ _MAX_PASSES = 3
 _BLOCK_BYTES = 1 << 19
 
 __all__ = [
+    "CUT_CODES",
+    "MERGE_MODES",
     "Cut",
     "CutReason",
     "MergeParams",
@@ -176,6 +189,13 @@ class MergeParams:
     min_similarity: float | None = knob(
         None, "pairs below X never merge", flag="--min-similarity", finite=False, metavar="X"
     )
+    mode: str = knob(
+        "seed",
+        "how chunks are merged: seed (the reference loop) or topic (the topic segmenter, "
+        "see --topic-* and `engine.segment`)",
+        flag="--merge",
+        choices=MERGE_MODES,
+    )
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -249,9 +269,17 @@ class Cut:
     reason: CutReason
     similarity: float
     threshold: float
+    depth: float | None = None
+    """A topic cut's score (its depth, plus the structure bonus); None for the seed loop."""
 
     def __str__(self) -> str:
-        """``size cap (similarity 0.4102, threshold 0.2213)``: the reason and its numbers."""
+        """``size cap (similarity 0.4102, threshold 0.2213)``: the reason and its numbers
+        (a topic cut: ``topic (depth 0.4102 >= 0.2213, block similarity 0.1200)``)."""
+        if self.depth is not None:
+            return (
+                f"{self.reason.replace('_', ' ')} (depth {self.depth:.4f}, threshold "
+                f"{self.threshold:.4f}, block similarity {self.similarity:.4f})"
+            )
         return (
             f"{self.reason.replace('_', ' ')} "
             f"(similarity {self.similarity:.4f}, threshold {self.threshold:.4f})"
@@ -279,6 +307,8 @@ class MergeResult:
     cut_threshold: float
     cut_codes: npt.NDArray[np.int8] = field(repr=False)
     params: MergeParams = field(default_factory=MergeParams)
+    cut_depths: FloatArray | None = None
+    """A topic segmentation's score at every cut (None for the seed loop)."""
 
     @cached_property
     def spans(self) -> list[Span]:
@@ -287,8 +317,9 @@ class MergeResult:
     @cached_property
     def cuts(self) -> list[Cut]:
         threshold = self.cut_threshold
+        depths = self.cut_depths.tolist() if self.cut_depths is not None else None
         return [
-            Cut(j, _CUT_REASONS[code], sim, threshold)
+            Cut(j, _CUT_REASONS[code], sim, threshold, None if depths is None else depths[j])
             for j, (code, sim) in enumerate(
                 zip(self.cut_codes.tolist(), self.cut_similarities.tolist(), strict=True)
             )

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from engine.embed.base import Embedder
     from engine.merge import MergeParams, MergeResult
     from engine.recap import Candidate, Selection
+    from engine.segment import TopicParams
     from engine.strategies import BaseStrategy, StrategyResult
     from engine.summarize import Summarizer, Summary
 
@@ -79,6 +80,12 @@ def _default_merge() -> MergeParams:
     return MergeParams()
 
 
+def _default_topic() -> TopicParams:
+    from engine.segment import TopicParams
+
+    return TopicParams()
+
+
 @dataclass(frozen=True)
 class PipelineParams:
     """Every parameter of every stage; a stage is keyed by the ones it reads."""
@@ -91,6 +98,7 @@ class PipelineParams:
     tokenizer: str = DEFAULT_ENCODING
     embedder: EmbedderSpec = field(default_factory=EmbedderSpec)
     merge: MergeParams = field(default_factory=_default_merge)
+    topic: TopicParams = field(default_factory=_default_topic)
     strategy: str = "blank-line"
     strategy_params: tuple[tuple[str, Any], ...] = ()  # sorted (name, value) pairs
     summarizer: SummarizerSpec = field(default_factory=SummarizerSpec)
@@ -137,7 +145,7 @@ STAGE_INPUTS["compact"] = (*STAGE_INPUTS["chunk"], "min_chars")
 STAGE_INPUTS["compacted"] = STAGE_INPUTS["compact"]
 STAGE_INPUTS["embed"] = (*STAGE_INPUTS["compact"], "embedder")
 STAGE_INPUTS["similarities"] = STAGE_INPUTS["embed"]
-STAGE_INPUTS["merge"] = (*STAGE_INPUTS["embed"], "merge")
+STAGE_INPUTS["merge"] = (*STAGE_INPUTS["embed"], "merge", "topic")
 STAGE_INPUTS["actions"] = STAGE_INPUTS["merge"]
 STAGE_INPUTS["novelty"] = STAGE_INPUTS["merge"]
 STAGE_INPUTS["summarize"] = (*STAGE_INPUTS["merge"], "summarizer")
@@ -471,6 +479,10 @@ class Pipeline:
 
             chunks = self.compacted()
             vectors = self.embeddings(progress=progress)
+            if self.params.merge.mode == "topic":
+                from engine.segment import segment
+
+                return segment(chunks, vectors, self.params.topic)
             tokens = None
             if self.params.merge.max_chunk_tokens is not None:
                 tokens = self.token_counts(chunks)

@@ -19,6 +19,7 @@ from typing import Any
 from engine.merge import MergeParams
 from engine.params import Knob, all_knobs, knob_map
 from engine.recap import RecapParams
+from engine.segment import TopicParams
 from engine.split import CompactParams
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
 _PARTS: dict[str, type[Any]] = {
     "compact": CompactParams,
     "merge": MergeParams,
+    "topic": TopicParams,
     "recap": RecapParams,
 }
 PROFILE_CLASSES: tuple[type[Any], ...] = tuple(_PARTS.values())
@@ -46,6 +48,7 @@ class Tuning:
 
     compact: CompactParams = field(default_factory=CompactParams)
     merge: MergeParams = field(default_factory=MergeParams)
+    topic: TopicParams = field(default_factory=TopicParams)
     recap: RecapParams = field(default_factory=RecapParams)
 
     @property

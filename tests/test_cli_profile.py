@@ -192,6 +192,7 @@ def test_a_profile_refuses_what_the_merge_refuses() -> None:
             Profile(threshold=value)
     # Every merge knob: a value MergeParams refuses, a profile refuses when built.
     bad: dict[str, object] = {
+        "mode": "loudest",
         "std_k": -1.0,
         "always_merge": float("nan"),
         "max_chunk_chars": -5,
@@ -210,9 +211,9 @@ def test_a_profile_refuses_what_the_merge_refuses() -> None:
 
 def test_options_are_never_abbreviated(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
-        main(["chunk", str(LOG), "--embed", "--merge", "5"])
+        main(["chunk", str(LOG), "--embed", "--merge-max", "5"])
     assert info.value.code == 2  # argparse's usage error: exit status 2
-    assert "unrecognized arguments: --merge 5" in capsys.readouterr().err
+    assert "unrecognized arguments: --merge-max 5" in capsys.readouterr().err
 
 
 def test_no_keep_blocks_help_says_it_switches_off(capsys: pytest.CaptureFixture[str]) -> None:

@@ -241,6 +241,7 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions):
             tokenizer=o.tokenizer or DEFAULT_ENCODING,
             embedder=EmbedderSpec(name=emb.name, model=emb.model, base_url=emb.base_url),
             merge=self.merge_params,
+            topic=self.state.tuning.topic,
             summarizer=SummarizerSpec(name=summ.name, model=summ.model, base_url=summ.base_url),
         )
 

@@ -305,6 +305,9 @@ def add_embed_args(p: argparse.ArgumentParser, *, flag: bool) -> None:
         g.add_argument("--embed", action="store_true", help="embed the chunks and merge them")
     add_embedder_args(g)
     add_knob_flags(g, [MergeParams])
+    from engine.segment import TopicParams
+
+    add_knob_flags(p.add_argument_group("topic segmentation (--merge topic)"), [TopicParams])
     g.add_argument(
         "--merge-max-tokens",
         type=_flag_type(knob_map(MergeParams)["max_chunk_tokens"]),
@@ -332,11 +335,10 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
     strategy's size; with ``--max-chars`` both would set the merge's cap: an error.
     """
     from engine.merge import MergeParams
-    from engine.recap import RecapParams
     from engine.settings import resolve_tuning
-    from engine.split import CompactParams
+    from engine.tuning import PROFILE_CLASSES
 
-    flags = checked_knobs(args, [CompactParams, MergeParams, RecapParams])
+    flags = checked_knobs(args, PROFILE_CLASSES)
     merge_tokens = getattr(args, "merge_max_tokens", None)
     if merge_tokens is not None:
         try:
@@ -391,6 +393,7 @@ def build_pipeline(
         tokenizer=args.tokenizer or DEFAULT_ENCODING,
         embedder=spec,
         merge=tuning.merge,
+        topic=tuning.topic,
         summarizer=summarizer if summarizer is not None else SummarizerSpec(),
         **chosen,
     )

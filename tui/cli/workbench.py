@@ -21,9 +21,7 @@ from tui.cli.common import (
 
 
 def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
-    from engine.merge import MergeParams
-    from engine.recap import RecapParams
-    from engine.split import CompactParams
+    from engine.tuning import PROFILE_CLASSES
 
     p: argparse.ArgumentParser = sub.add_parser(
         "tui",
@@ -54,17 +52,13 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
     add_embedder_args(p)
     add_profile_option(p)
-    add_knob_flags(
-        p.add_argument_group("starting parameters"), [CompactParams, MergeParams, RecapParams]
-    )
+    add_knob_flags(p.add_argument_group("starting parameters"), PROFILE_CLASSES)
     p.set_defaults(run=cmd_tui)
     return p
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    from engine.merge import MergeParams
-    from engine.recap import RecapParams
-    from engine.split import CompactParams
+    from engine.tuning import PROFILE_CLASSES
 
     folder = None
     if args.file is not None:
@@ -89,7 +83,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
         input_format=args.input_format,
         session=args.session,
         folder=folder,
-        knobs=checked_knobs(args, [CompactParams, MergeParams, RecapParams]),
+        knobs=checked_knobs(args, PROFILE_CLASSES),
     )
     ChunkscopeApp(options).run()
     return 0
