@@ -103,6 +103,11 @@ class PipelineParams:
     strategy_params: tuple[tuple[str, Any], ...] = ()  # sorted (name, value) pairs
     summarizer: SummarizerSpec = field(default_factory=SummarizerSpec)
 
+    @property
+    def by_message(self) -> bool:
+        """The topic segmenter's units start at every message (`engine.split.chunk_turns`)."""
+        return self.merge.mode == "topic"
+
     def __post_init__(self) -> None:
         if self.min_chars < 0:
             raise ValueError(f"min_chars must be >= 0, got {self.min_chars}")
@@ -140,7 +145,7 @@ STAGE_INPUTS: dict[str, tuple[str, ...]] = {
 }
 STAGE_INPUTS["turns"] = STAGE_INPUTS["parse"]
 STAGE_INPUTS["strategy"] = (*STAGE_INPUTS["turns"], "strategy", "strategy_params", "tokenizer")
-STAGE_INPUTS["chunk"] = STAGE_INPUTS["strategy"]
+STAGE_INPUTS["chunk"] = (*STAGE_INPUTS["strategy"], "by_message")
 STAGE_INPUTS["compact"] = (*STAGE_INPUTS["chunk"], "min_chars")
 STAGE_INPUTS["compacted"] = STAGE_INPUTS["compact"]
 STAGE_INPUTS["embed"] = (*STAGE_INPUTS["compact"], "embedder")
@@ -365,7 +370,10 @@ class Pipeline:
         chunks (``progress`` counts the texts it has counted tokens of)."""
         if self._compacts():
             strategy = self._strategy()
-            return self._stage("chunk", lambda: strategy.raw_chunks(self.turns(), progress))
+            by_message = self.params.by_message
+            return self._stage(
+                "chunk", lambda: strategy.raw_chunks(self.turns(), progress, by_message=by_message)
+            )
         return self._stage("chunk", lambda: self.strategy_result(progress).chunk_list)
 
     def compact_spans(self, progress: Progress | None = None) -> list[Span]:

@@ -48,7 +48,7 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Structural bonuses (before the ``structure`` weight): what starts the next chunk.
 USER_AFTER_BOT = 1.0
-HEADING = (0.0, 1.0, 0.9, 0.7, 0.5, 0.4, 0.3)  # by heading level 1..6
+HEADING = (0.0, 1.0, 0.5, 0.3, 0.15, 0.1, 0.1)  # by heading level 1..6
 LONG_PAUSE = 0.6
 DAY_CHANGE = 1.0
 #: A pause at least this long is a structural point.
@@ -62,13 +62,13 @@ class TopicParams:
     """The topic segmenter's knobs (see the module docstring and `engine.params`)."""
 
     topic_window: int = knob(
-        3,
+        12,
         "chunks compared on each side of a gap",
         flag="--topic-window",
         minimum=1,
         maximum=50,
         metavar="N",
-        slider=SliderSpec(1, 12, 1, 3, label="window", fmt="{:.0f}", order=110),
+        slider=SliderSpec(1, 30, 1, 5, label="window", fmt="{:.0f}", order=110),
     )
     topic_depth: Literal["adaptive"] | float = knob(
         "adaptive",
@@ -82,7 +82,7 @@ class TopicParams:
         ),
     )
     topic_k: float = knob(
-        0.5,
+        1.5,
         "adaptive depth: mean + K * std of the gap scores",
         flag="--topic-k",
         minimum=-2,
@@ -112,14 +112,14 @@ class TopicParams:
         ),
     )
     topic_structure: float = knob(
-        0.3,
+        3.0,
         "weight of structural cut points (a user turn after the assistant, a heading, a "
         "long pause, a day change)",
         flag="--topic-structure",
         minimum=0,
-        maximum=2,
+        maximum=5,
         metavar="W",
-        slider=SliderSpec(0.0, 1.0, 0.05, 0.2, label="structure", order=150),
+        slider=SliderSpec(0.0, 5.0, 0.1, 0.5, label="structure", order=150),
     )
 
     def __post_init__(self) -> None:

@@ -37,25 +37,31 @@ class CompactParams:
 DEFAULT_MIN_CHARS: int = CompactParams().min_chars
 
 
-def chunk_turns(turns: Sequence[Turn], progress: Progress | None = None) -> list[Chunk]:
+def chunk_turns(
+    turns: Sequence[Turn], progress: Progress | None = None, *, by_message: bool = False
+) -> list[Chunk]:
     """Split each turn's text on blank lines; each later paragraph opens a new chunk.
 
     The first paragraph of a turn extends the current chunk, so turns without a
     blank line stay together. Paragraphs keep their turn's role, timestamp,
     source line and turn index. No turns give no chunks (the reference returned
     one empty chunk, which nothing downstream can use). ``progress(done, total)``
-    counts turns.
+    counts turns. With `by_message` (not the seed's behaviour), every message (a new
+    source line: a log message, a markdown section) also opens a chunk, so chunks
+    start where a topic can change (the topic segmenter's units).
     """
     if not turns:
         return []
     chunks: list[list[Turn]] = [[]]
     with gc_paused():
-        _split_into(with_progress(turns, progress), chunks)
-        return [Chunk(c) for c in chunks]
+        _split_into(with_progress(turns, progress), chunks, by_message)
+        return [Chunk(c) for c in chunks if c] or [Chunk([])]
 
 
-def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]]) -> None:
+def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: bool) -> None:
     for turn in turns:
+        if by_message and chunks[-1] and chunks[-1][-1].source_line != turn.source_line:
+            chunks.append([])
         parts = turn.text.split(PARAGRAPH_BREAK)
         if len(parts) == 1:
             chunks[-1].append(turn)

@@ -127,8 +127,11 @@ class BaseStrategy(Generic[P]):
     ) -> StrategyResult:
         raise NotImplementedError
 
-    def raw_chunks(self, turns: Sequence[Turn], progress: Progress | None = None) -> list[Chunk]:
-        """A compacting strategy's chunks before compaction (see `compacts`)."""
+    def raw_chunks(
+        self, turns: Sequence[Turn], progress: Progress | None = None, *, by_message: bool = False
+    ) -> list[Chunk]:
+        """A compacting strategy's chunks before compaction (see `compacts`); with
+        `by_message` every message opens a chunk too."""
         raise NotImplementedError(f"{self.name} does not leave compaction to the pipeline")
 
     def split_raw(self, turns: Sequence[Turn], progress: Progress | None = None) -> StrategyResult:

@@ -32,9 +32,11 @@ class BlankLineStrategy(BaseStrategy[BlankLineParams]):
     params_type = BlankLineParams
     compacts = True
 
-    def raw_chunks(self, turns: Sequence[Turn], progress: Progress | None = None) -> list[Chunk]:
+    def raw_chunks(
+        self, turns: Sequence[Turn], progress: Progress | None = None, *, by_message: bool = False
+    ) -> list[Chunk]:
         """The paragraphs before compaction (what the pipeline's ``chunk`` stage holds)."""
-        return chunk_turns(turns, progress)
+        return chunk_turns(turns, progress, by_message=by_message)
 
     def split_raw(self, turns: Sequence[Turn], progress: Progress | None = None) -> StrategyResult:
         """The paragraphs before compaction, with their index as metadata."""

@@ -1,0 +1,237 @@
+"""A labelled development set for topic segmentation, generated from text on this machine.
+
+    python bench/segdata.py OUT_DIR [--sessions 6] [--docs 6] [--seed 1]
+
+Two kinds of file, each with a gold file (``NAME.gold.json``: the 1-based lines where a
+topic starts):
+
+- **agent sessions** (the seed's JSONL): 8 episodes, each on another topic: a user
+  question, thinking, tool calls with their results, answers, sometimes a follow-up
+  question on the same topic (so a user turn is not always a topic change), with
+  pauses drawn from one distribution within and between episodes;
+- **markdown documents**: 6 unrelated documents stitched together.
+
+Topics come from two sources, so nothing is tuned to one: the READMEs of the installed
+Python distributions (their METADATA) and the docstrings of standard-library modules.
+Each source's topics are split in two halves by a hash of their name: ``dev`` files use
+one half and ``heldout`` files the other, so tuning on dev and scoring on held-out
+never sees a topic twice. No file is committed: everything is made by this script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import inspect
+import json
+import random
+import re
+import sys
+from datetime import datetime, timedelta
+from email.parser import Parser
+from pathlib import Path
+
+STDLIB = (
+    "json csv sqlite3 asyncio re pathlib argparse datetime collections itertools functools "
+    "logging subprocess threading socket email unittest zipfile tarfile hashlib random "
+    "statistics decimal fractions heapq bisect shutil tempfile textwrap string struct uuid "
+    "urllib.parse http.client html base64 gzip pickle shelve queue contextlib dataclasses "
+    "enum typing inspect ast dis tokenize calendar locale gettext difflib pprint codecs "
+    "unicodedata fnmatch glob filecmp configparser secrets hmac ssl selectors signal mmap "
+    "ctypes array weakref copy operator math cmath numbers abc io os time sched"
+).split()
+
+Topic = tuple[str, list[str]]  # (name, paragraphs)
+
+
+def _paragraphs(text: str) -> list[str]:
+    out = []
+    for block in re.split(r"\n\s*\n", text):
+        block = block.strip()
+        if len(block) >= 60 and not block.startswith(("```", "    ", ">>>", "|", "<")):
+            out.append(" ".join(block.split()))
+    return out
+
+
+def readme_topics() -> list[Topic]:
+    """(distribution, paragraphs) from the markdown READMEs of installed distributions."""
+    import glob
+    import site
+    import sysconfig
+
+    dirs = {sysconfig.get_paths()["purelib"], *site.getsitepackages()}
+    seen: dict[str, list[str]] = {}
+    for d in sorted(dirs):
+        for meta in sorted(glob.glob(f"{d}/*.dist-info/METADATA")):
+            msg = Parser().parsestr(Path(meta).read_text(encoding="utf-8", errors="replace"))
+            body = msg.get_payload()
+            name = (msg.get("Name") or "").lower()
+            if isinstance(body, str) and name and name not in seen:
+                paras = _paragraphs(body)
+                if len(paras) >= 6:
+                    seen[name] = paras
+    return sorted(seen.items())
+
+
+def readme_markdown() -> dict[str, str]:
+    import glob
+    import site
+    import sysconfig
+
+    out: dict[str, str] = {}
+    for d in sorted({sysconfig.get_paths()["purelib"], *site.getsitepackages()}):
+        for meta in sorted(glob.glob(f"{d}/*.dist-info/METADATA")):
+            msg = Parser().parsestr(Path(meta).read_text(encoding="utf-8", errors="replace"))
+            body = msg.get_payload()
+            name = (msg.get("Name") or "").lower()
+            if (
+                isinstance(body, str)
+                and "markdown" in (msg.get("Description-Content-Type") or "").lower()
+                and len(body) > 2500
+                and name not in out
+            ):
+                out[name] = body.strip()
+    return out
+
+
+def stdlib_topics() -> list[Topic]:
+    """(module, paragraphs) from a standard-library module's docstrings."""
+    out = []
+    for name in STDLIB:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        texts = [inspect.getdoc(module) or ""]
+        for attr, obj in sorted(vars(module).items()):
+            if attr.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+                continue
+            doc = inspect.getdoc(obj)
+            if doc:
+                texts.append(f"{attr}: {doc}")
+        paras = _paragraphs("\n\n".join(texts))
+        if len(paras) >= 6:
+            out.append((name, paras))
+    return out
+
+
+def stdlib_markdown(topic: Topic) -> str:
+    name, paras = topic
+    lines = [f"# The {name} module", ""]
+    for i, p in enumerate(paras[:24]):
+        if i and i % 4 == 0:
+            lines += [f"## {p.split(':')[0][:40].strip() or 'More'}", ""]
+        lines += [p, ""]
+    return "\n".join(lines).strip()
+
+
+def half(name: str) -> str:
+    """``dev`` or ``heldout``, from a hash of the topic's name (stable everywhere)."""
+    return "dev" if hashlib.sha256(name.encode()).digest()[0] % 2 == 0 else "heldout"
+
+
+# --------------------------------------------------------------------------- sessions
+
+
+def _episode(rng: random.Random, name: str, paras: list[str], clock: list[datetime]) -> list[dict]:
+    def ts() -> str:
+        clock[0] += timedelta(seconds=rng.choice([5, 20, 60, 240, 900, 2400]))
+        return clock[0].strftime("%Y-%m-%dT%H:%M:%S")
+
+    pick = iter(rng.sample(paras, min(len(paras), 9)))
+
+    def para() -> str:
+        return next(pick, paras[0])
+
+    msgs: list[dict] = [
+        {"role": "user", "content": f"I have a question about {name}. {para()[:300]}", "timestamp": ts()}
+    ]
+    call = f"call_{rng.randrange(10**6)}"
+    msgs.append({
+        "role": "assistant", "content": "", "reasoning": para(), "timestamp": ts(),
+        "tool_calls": [{"id": call, "type": "function", "function": {
+            "name": "read", "arguments": json.dumps({"path": f"docs/{name}.md"})}}],
+    })
+    msgs.append({"role": "tool", "tool_call_id": call, "content": para() + "\n\n" + para(), "timestamp": ts()})
+    msgs.append({"role": "assistant", "content": para() + "\n\n" + para(), "timestamp": ts()})
+    if rng.random() < 0.6:  # a follow-up on the same topic: a user turn that is no topic change
+        msgs.append({"role": "user", "content": f"And {para()[:200]}", "timestamp": ts()})
+        msgs.append({"role": "assistant", "content": para(), "timestamp": ts()})
+    return msgs
+
+
+def make_session(rng: random.Random, topics: list[Topic], episodes: int = 8) -> tuple[str, list[int]]:
+    chosen = rng.sample(topics, episodes)
+    clock = [datetime(2026, 3, 1, 9, 0, 0)]
+    lines: list[str] = []
+    gold: list[int] = []
+    for name, paras in chosen:
+        gold.append(len(lines) + 1)
+        lines += [json.dumps(m) for m in _episode(rng, name, paras, clock)]
+    return "\n".join(lines) + "\n", gold
+
+
+def make_document(rng: random.Random, docs: list[str], parts: int = 6) -> tuple[str, list[int]]:
+    chosen = rng.sample(docs, parts)
+    lines: list[str] = []
+    gold: list[int] = []
+    for doc in chosen:
+        while lines and not lines[-1].strip():
+            lines.pop()
+        if lines:
+            lines.append("")
+        gold.append(len(lines) + 1)
+        lines += doc.splitlines()
+    return "\n".join(lines) + "\n", gold
+
+
+def make_dataset(out: str | Path, sessions: int = 6, docs: int = 6, seed: int = 1) -> list[dict]:
+    """Write the files and their gold; return one record per file (path, gold, kind,
+    split, source)."""
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    sources = {"readme": readme_topics(), "stdlib": stdlib_topics()}
+    md_sources = {
+        "readme": list(readme_markdown().items()),
+        "stdlib": [(n, stdlib_markdown((n, p))) for n, p in sources["stdlib"]],
+    }
+    records = []
+    for split in ("dev", "heldout"):
+        for source, topics in sources.items():
+            pool = [t for t in topics if half(t[0]) == split]
+            for i in range(sessions // 2):
+                if len(pool) < 8:
+                    break
+                text, gold = make_session(rng, pool)
+                path = folder / f"{split}-session-{source}-{i}.jsonl"
+                path.write_text(text, encoding="utf-8")
+                records.append({"path": str(path), "gold": gold, "kind": "session", "split": split, "source": source})
+        for source, named in md_sources.items():
+            pool = [doc for n, doc in named if half(n) == split]
+            for i in range(docs // 2):
+                if len(pool) < 6:
+                    break
+                text, gold = make_document(rng, pool)
+                path = folder / f"{split}-docs-{source}-{i}.md"
+                path.write_text(text, encoding="utf-8")
+                records.append({"path": str(path), "gold": gold, "kind": "docs", "split": split, "source": source})
+    for r in records:
+        Path(r["path"]).with_suffix(".gold.json").write_text(json.dumps({"starts": r["gold"]}) + "\n")
+    return records
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out")
+    ap.add_argument("--sessions", type=int, default=6, help="per split and source... halved")
+    ap.add_argument("--docs", type=int, default=6)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    for r in make_dataset(args.out, args.sessions, args.docs, args.seed):
+        print(f"{r['split']:<8} {r['kind']:<8} {r['source']:<7} {r['path']}  ({len(r['gold'])} segments)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

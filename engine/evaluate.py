@@ -1,0 +1,208 @@
+"""How good a segmentation is, against gold segment starts (`engine.gold`).
+
+Positions are characters of the source file: each source line weighs its length
+(plus its newline), so a long message counts for more than a short one, whatever the
+format. A segmentation is the list of 1-based source lines where its segments start.
+
+- **Pk** (Beeferman et al. 1999): the chance that two positions ``k`` characters
+  apart are wrongly said to be in the same segment or in different ones; ``k`` is half
+  the mean gold segment length. 0 is perfect; one segment for the whole file scores
+  about the share of gold boundaries a window crosses.
+- **WindowDiff** (Pevzner & Hearst 2002): the share of windows of ``k`` characters in
+  which the number of boundaries differs.
+- **Boundary precision, recall, F1**: a boundary found matches a gold one within
+  `tolerance` source lines (each gold boundary matched once).
+
+`sweep` and `tune` run a segmentation over a knob's range or a grid of settings, with
+the vectors computed once per file.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.model import Chunk
+
+IntArray = npt.NDArray[np.int64]
+
+#: Boundaries within this many source lines of a gold one count as found.
+TOLERANCE = 2
+
+
+@dataclass(frozen=True)
+class Scores:
+    """The scores of one segmentation (the JSON of ``chunkscope eval``)."""
+
+    pk: float
+    windowdiff: float
+    precision: float
+    recall: float
+    f1: float
+    chunks: int
+    gold_segments: int
+    k: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in asdict(self).items()}
+
+
+def line_weights(path: str | Path) -> IntArray:
+    """The length in characters (plus one for the newline) of every line of `path`
+    (decompressed if it is gzip); what each line weighs in Pk and WindowDiff."""
+    from engine.source import _iter_lines
+
+    weights = [len(line) + 1 for _, line in _iter_lines(Path(path), [])]
+    return np.asarray(weights or [1], dtype=np.int64)
+
+
+def chunk_starts(chunks: Sequence[Chunk]) -> list[int]:
+    """The 1-based source line where each chunk starts (sorted, unique; always 1)."""
+    starts = {1}
+    for chunk in chunks:
+        lines = chunk.lines
+        if lines is not None:
+            starts.add(lines[0])
+    return sorted(starts)
+
+
+def _segment_ids(starts: Sequence[int], weights: IntArray) -> IntArray:
+    """Per character: the index of the segment it is in."""
+    n_lines = len(weights)
+    bounds = np.asarray([s for s in starts if 1 < s <= n_lines], dtype=np.int64)
+    per_line = np.searchsorted(bounds, np.arange(1, n_lines + 1), side="right")
+    return np.repeat(per_line.astype(np.int64), weights)
+
+
+def pk_windowdiff(
+    hypothesis: Sequence[int], gold: Sequence[int], weights: IntArray, k: int | None = None
+) -> tuple[float, float, int]:
+    """(Pk, WindowDiff, k) of `hypothesis` against `gold` (starts, 1-based lines)."""
+    ref = _segment_ids(gold, weights)
+    hyp = _segment_ids(hypothesis, weights)
+    n = len(ref)
+    segments = int(ref[-1]) + 1 if n else 1
+    if k is None:
+        k = max(1, round(n / segments / 2))
+    if n <= k:
+        return 0.0, 0.0, k
+    ref_apart = ref[k:] - ref[:-k]  # boundaries crossed by the window (ids only grow)
+    hyp_apart = hyp[k:] - hyp[:-k]
+    pk = float(np.mean((ref_apart == 0) != (hyp_apart == 0)))
+    wd = float(np.mean(ref_apart != hyp_apart))
+    return pk, wd, k
+
+
+def boundary_f1(
+    hypothesis: Sequence[int], gold: Sequence[int], tolerance: int = TOLERANCE
+) -> tuple[float, float, float]:
+    """(precision, recall, F1) of the boundaries (starts after line 1), within `tolerance`."""
+    hyp = sorted(s for s in set(hypothesis) if s > 1)
+    ref = sorted(s for s in set(gold) if s > 1)
+    if not hyp and not ref:
+        return 1.0, 1.0, 1.0
+    used: set[int] = set()
+    hits = 0
+    for h in hyp:
+        best = None
+        for g in ref:
+            if (
+                g not in used
+                and abs(g - h) <= tolerance
+                and (best is None or abs(g - h) < abs(best - h))
+            ):
+                best = g
+        if best is not None:
+            used.add(best)
+            hits += 1
+    precision = hits / len(hyp) if hyp else 0.0
+    recall = hits / len(ref) if ref else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
+def score(
+    hypothesis: Sequence[int],
+    gold: Sequence[int],
+    weights: IntArray,
+    *,
+    chunks: int | None = None,
+    tolerance: int = TOLERANCE,
+) -> Scores:
+    """Every score of `hypothesis` against `gold` (both: segment start lines)."""
+    pk, wd, k = pk_windowdiff(hypothesis, gold, weights)
+    p, r, f = boundary_f1(hypothesis, gold, tolerance)
+    n_hyp = chunks if chunks is not None else len(set(hypothesis) | {1})
+    return Scores(pk, wd, p, r, f, n_hyp, len(set(gold) | {1}), k)
+
+
+# --------------------------------------------------------------------------- sweeps and tuning
+
+
+@dataclass(frozen=True)
+class Case:
+    """One file to segment and score: its chunks, vectors, gold starts and line weights."""
+
+    chunks: list[Chunk]
+    vectors: Any
+    gold: list[int]
+    weights: IntArray
+
+
+Segmenter = Callable[[Case, Mapping[str, Any]], list[Chunk]]
+
+
+def evaluate(case: Case, segmenter: Segmenter, values: Mapping[str, Any]) -> Scores:
+    merged = segmenter(case, values)
+    return score(chunk_starts(merged), case.gold, case.weights, chunks=len(merged))
+
+
+def sweep(
+    case: Case, segmenter: Segmenter, name: str, values: Iterable[Any], base: Mapping[str, Any]
+) -> list[tuple[Any, Scores]]:
+    """The scores of the segmentation at each value of knob `name` (others from `base`)."""
+    return [(v, evaluate(case, segmenter, {**base, name: v})) for v in values]
+
+
+def tune(
+    cases: Sequence[Case],
+    segmenter: Segmenter,
+    grid: Mapping[str, Sequence[Any]],
+    *,
+    top: int = 5,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[tuple[dict[str, Any], float, float]]:
+    """The `top` settings of `grid` with the lowest mean Pk over `cases`:
+    (setting, mean Pk, mean WindowDiff), best first."""
+    names = list(grid)
+    settings = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*grid.values())]
+    results = []
+    for i, values in enumerate(settings):
+        scores = [evaluate(case, segmenter, values) for case in cases]
+        results.append(
+            (
+                values,
+                float(np.mean([s.pk for s in scores])),
+                float(np.mean([s.windowdiff for s in scores])),
+            )
+        )
+        if progress is not None:
+            progress(i + 1, len(settings))
+    results.sort(key=lambda r: (r[1], r[2]))
+    return results[:top]
+
+
+def sparkline(values: Sequence[float], width: int = 50) -> str:
+    """A one-line plot of `values` (terminal blocks), low to high."""
+    blocks = "▁▂▃▄▅▆▇█"
+    if not values:
+        return ""
+    lo, hi = min(values), max(values)
+    span = hi - lo or 1.0
+    return "".join(blocks[min(7, int((v - lo) / span * 7.999))] for v in values)
