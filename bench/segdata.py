@@ -32,15 +32,86 @@ from datetime import datetime, timedelta
 from email.parser import Parser
 from pathlib import Path
 
-STDLIB = (
-    "json csv sqlite3 asyncio re pathlib argparse datetime collections itertools functools "
-    "logging subprocess threading socket email unittest zipfile tarfile hashlib random "
-    "statistics decimal fractions heapq bisect shutil tempfile textwrap string struct uuid "
-    "urllib.parse http.client html base64 gzip pickle shelve queue contextlib dataclasses "
-    "enum typing inspect ast dis tokenize calendar locale gettext difflib pprint codecs "
-    "unicodedata fnmatch glob filecmp configparser secrets hmac ssl selectors signal mmap "
-    "ctypes array weakref copy operator math cmath numbers abc io os time sched"
-).split()
+STDLIB = [
+    "json",
+    "csv",
+    "sqlite3",
+    "asyncio",
+    "re",
+    "pathlib",
+    "argparse",
+    "datetime",
+    "collections",
+    "itertools",
+    "functools",
+    "logging",
+    "subprocess",
+    "threading",
+    "socket",
+    "email",
+    "unittest",
+    "zipfile",
+    "tarfile",
+    "hashlib",
+    "random",
+    "statistics",
+    "decimal",
+    "fractions",
+    "heapq",
+    "bisect",
+    "shutil",
+    "tempfile",
+    "textwrap",
+    "string",
+    "struct",
+    "uuid",
+    "urllib.parse",
+    "http.client",
+    "html",
+    "base64",
+    "gzip",
+    "pickle",
+    "shelve",
+    "queue",
+    "contextlib",
+    "dataclasses",
+    "enum",
+    "typing",
+    "inspect",
+    "ast",
+    "dis",
+    "tokenize",
+    "calendar",
+    "locale",
+    "gettext",
+    "difflib",
+    "pprint",
+    "codecs",
+    "unicodedata",
+    "fnmatch",
+    "glob",
+    "filecmp",
+    "configparser",
+    "secrets",
+    "hmac",
+    "ssl",
+    "selectors",
+    "signal",
+    "mmap",
+    "ctypes",
+    "array",
+    "weakref",
+    "copy",
+    "operator",
+    "math",
+    "cmath",
+    "numbers",
+    "abc",
+    "io",
+    "os",
+    "time",
+    "sched",
+]
 
 Topic = tuple[str, list[str]]  # (name, paragraphs)
 
@@ -145,15 +216,39 @@ def _episode(rng: random.Random, name: str, paras: list[str], clock: list[dateti
         return next(pick, paras[0])
 
     msgs: list[dict] = [
-        {"role": "user", "content": f"I have a question about {name}. {para()[:300]}", "timestamp": ts()}
+        {
+            "role": "user",
+            "content": f"I have a question about {name}. {para()[:300]}",
+            "timestamp": ts(),
+        }
     ]
     call = f"call_{rng.randrange(10**6)}"
-    msgs.append({
-        "role": "assistant", "content": "", "reasoning": para(), "timestamp": ts(),
-        "tool_calls": [{"id": call, "type": "function", "function": {
-            "name": "read", "arguments": json.dumps({"path": f"docs/{name}.md"})}}],
-    })
-    msgs.append({"role": "tool", "tool_call_id": call, "content": para() + "\n\n" + para(), "timestamp": ts()})
+    msgs.append(
+        {
+            "role": "assistant",
+            "content": "",
+            "reasoning": para(),
+            "timestamp": ts(),
+            "tool_calls": [
+                {
+                    "id": call,
+                    "type": "function",
+                    "function": {
+                        "name": "read",
+                        "arguments": json.dumps({"path": f"docs/{name}.md"}),
+                    },
+                }
+            ],
+        }
+    )
+    msgs.append(
+        {
+            "role": "tool",
+            "tool_call_id": call,
+            "content": para() + "\n\n" + para(),
+            "timestamp": ts(),
+        }
+    )
     msgs.append({"role": "assistant", "content": para() + "\n\n" + para(), "timestamp": ts()})
     if rng.random() < 0.6:  # a follow-up on the same topic: a user turn that is no topic change
         msgs.append({"role": "user", "content": f"And {para()[:200]}", "timestamp": ts()})
@@ -161,7 +256,9 @@ def _episode(rng: random.Random, name: str, paras: list[str], clock: list[dateti
     return msgs
 
 
-def make_session(rng: random.Random, topics: list[Topic], episodes: int = 8) -> tuple[str, list[int]]:
+def make_session(
+    rng: random.Random, topics: list[Topic], episodes: int = 8
+) -> tuple[str, list[int]]:
     chosen = rng.sample(topics, episodes)
     clock = [datetime(2026, 3, 1, 9, 0, 0)]
     lines: list[str] = []
@@ -207,7 +304,15 @@ def make_dataset(out: str | Path, sessions: int = 6, docs: int = 6, seed: int = 
                 text, gold = make_session(rng, pool)
                 path = folder / f"{split}-session-{source}-{i}.jsonl"
                 path.write_text(text, encoding="utf-8")
-                records.append({"path": str(path), "gold": gold, "kind": "session", "split": split, "source": source})
+                records.append(
+                    {
+                        "path": str(path),
+                        "gold": gold,
+                        "kind": "session",
+                        "split": split,
+                        "source": source,
+                    }
+                )
         for source, named in md_sources.items():
             pool = [doc for n, doc in named if half(n) == split]
             for i in range(docs // 2):
@@ -216,9 +321,19 @@ def make_dataset(out: str | Path, sessions: int = 6, docs: int = 6, seed: int = 
                 text, gold = make_document(rng, pool)
                 path = folder / f"{split}-docs-{source}-{i}.md"
                 path.write_text(text, encoding="utf-8")
-                records.append({"path": str(path), "gold": gold, "kind": "docs", "split": split, "source": source})
+                records.append(
+                    {
+                        "path": str(path),
+                        "gold": gold,
+                        "kind": "docs",
+                        "split": split,
+                        "source": source,
+                    }
+                )
     for r in records:
-        Path(r["path"]).with_suffix(".gold.json").write_text(json.dumps({"starts": r["gold"]}) + "\n")
+        Path(r["path"]).with_suffix(".gold.json").write_text(
+            json.dumps({"starts": r["gold"]}) + "\n"
+        )
     return records
 
 
@@ -230,7 +345,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     for r in make_dataset(args.out, args.sessions, args.docs, args.seed):
-        print(f"{r['split']:<8} {r['kind']:<8} {r['source']:<7} {r['path']}  ({len(r['gold'])} segments)")
+        print(
+            f"{r['split']:<8} {r['kind']:<8} {r['source']:<7} {r['path']}  "
+            f"({len(r['gold'])} segments)"
+        )
 
 
 if __name__ == "__main__":

@@ -28,13 +28,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from segdata import make_dataset  # noqa: E402
+from segdata import make_dataset
 
-from engine.evaluate import Case, evaluate, line_weights, sweep, tune  # noqa: E402
-from engine.merge import MergeParams, merge  # noqa: E402
-from engine.model import Chunk, join_chunks  # noqa: E402
-from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams  # noqa: E402
-from engine.segment import TopicParams, segment  # noqa: E402
+from engine.evaluate import Case, evaluate, line_weights, sweep, tune
+from engine.merge import MergeParams, merge
+from engine.model import Chunk, join_chunks
+from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
+from engine.segment import TopicParams, segment
 
 GRID: dict[str, list[Any]] = {
     "topic_window": [2, 3, 4, 6],
@@ -65,7 +65,9 @@ def load_cases(records: list[dict[str, Any]], embedder: str) -> list[tuple[dict[
     return out
 
 
-def mean_scores(cases: list[Case], fn: Any, values: Mapping[str, Any]) -> tuple[float, float, float]:
+def mean_scores(
+    cases: list[Case], fn: Any, values: Mapping[str, Any]
+) -> tuple[float, float, float]:
     scores = [evaluate(c, fn, values) for c in cases]
     return (
         statistics.mean(s.pk for s in scores),
@@ -80,9 +82,13 @@ def table(title: str, rows: list[tuple[str, dict[str, tuple[float, float, float]
     head = f"{'method':<34}" + "".join(f" {k + ' Pk':>13} {'WD':>6} {'F1':>6}" for k in kinds)
     print(head)
     for name, by_kind in rows:
-        print(f"{name:<34}" + "".join(
-            f" {by_kind[k][0]:>13.3f} {by_kind[k][1]:>6.3f} {by_kind[k][2]:>6.3f}" for k in kinds
-        ))
+        print(
+            f"{name:<34}"
+            + "".join(
+                f" {by_kind[k][0]:>13.3f} {by_kind[k][1]:>6.3f} {by_kind[k][2]:>6.3f}"
+                for k in kinds
+            )
+        )
 
 
 def run(args: argparse.Namespace, tmp: Path, embedder: str) -> None:
@@ -91,8 +97,10 @@ def run(args: argparse.Namespace, tmp: Path, embedder: str) -> None:
 
     def pick(split: str, kind: str | None = None, source: str | None = None) -> list[Case]:
         return [
-            c for r, c in cases
-            if r["split"] == split and (kind is None or r["kind"] == kind)
+            c
+            for r, c in cases
+            if r["split"] == split
+            and (kind is None or r["kind"] == kind)
             and (source is None or r["source"] == source)
         ]
 
@@ -110,10 +118,12 @@ def run(args: argparse.Namespace, tmp: Path, embedder: str) -> None:
         ("topic, tuned on dev (both kinds)", topic, both),
     ):
         rows.append((name, {k: mean_scores(pick("heldout", k), fn, values) for k in kinds}))
-    rows.append((
-        "topic, tuned on dev (per kind)",
-        {k: mean_scores(pick("heldout", k), topic, tuned[k]) for k in kinds},
-    ))
+    rows.append(
+        (
+            "topic, tuned on dev (per kind)",
+            {k: mean_scores(pick("heldout", k), topic, tuned[k]) for k in kinds},
+        )
+    )
     table(f"held-out files, {embedder} embedder (mean over {len(pick('heldout'))} files)", rows)
     print(f"tuned on dev (both kinds): {both}")
     print(f"tuned on dev per kind: {tuned}")
@@ -122,10 +132,18 @@ def run(args: argparse.Namespace, tmp: Path, embedder: str) -> None:
     rows = []
     for train, test in (("readme", "stdlib"), ("stdlib", "readme")):
         values = tune(pick("dev", source=train), topic, GRID, top=1)[0][0]
-        rows.append((f"topic tuned on {train}, scored on {test}",
-                     {k: mean_scores(pick("heldout", k, test), topic, values) for k in kinds}))
-        rows.append((f"topic defaults, scored on {test}",
-                     {k: mean_scores(pick("heldout", k, test), topic, {}) for k in kinds}))
+        rows.append(
+            (
+                f"topic tuned on {train}, scored on {test}",
+                {k: mean_scores(pick("heldout", k, test), topic, values) for k in kinds},
+            )
+        )
+        rows.append(
+            (
+                f"topic defaults, scored on {test}",
+                {k: mean_scores(pick("heldout", k, test), topic, {}) for k in kinds},
+            )
+        )
     table("across sources", rows)
 
 
@@ -133,7 +151,9 @@ def timings() -> None:
     rng = np.random.default_rng(3)
     from engine.model import Turn
 
-    chunks = [Chunk([Turn(None, "You", "x" * int(rng.integers(50, 900)), i, i)]) for i in range(10_000)]
+    chunks = [
+        Chunk([Turn(None, "You", "x" * int(rng.integers(50, 900)), i, i)]) for i in range(10_000)
+    ]
     vectors = rng.normal(size=(10_000, 384)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     times = []
@@ -141,19 +161,30 @@ def timings() -> None:
         t0 = time.perf_counter()
         segment(chunks, vectors)
         times.append(time.perf_counter() - t0)
-    print(f"\ntopic segmentation, 10k chunks x 384 dims: {statistics.median(times) * 1000:.1f} ms "
-          "median of 7 (target <= 100 ms)")
+    print(
+        f"\ntopic segmentation, 10k chunks x 384 dims: {statistics.median(times) * 1000:.1f} ms "
+        "median of 7 (target <= 100 ms)"
+    )
     small = Case(chunks[:2000], vectors[:2000], [1, 500, 1200], np.full(2000, 400, dtype=np.int64))
     t0 = time.perf_counter()
     sweep(small, topic, "topic_k", np.linspace(-1, 3, 50).tolist(), {})
     print(f"sweep of 50 points on 2k chunks: {time.perf_counter() - t0:.2f} s (target < 2 s)")
-    cases = [Case(chunks[i * 2000:(i + 1) * 2000], vectors[i * 2000:(i + 1) * 2000],
-                  [1, 700, 1400], np.full(2000, 400, dtype=np.int64)) for i in range(5)]
+    cases = [
+        Case(
+            chunks[i * 2000 : (i + 1) * 2000],
+            vectors[i * 2000 : (i + 1) * 2000],
+            [1, 700, 1400],
+            np.full(2000, 400, dtype=np.int64),
+        )
+        for i in range(5)
+    ]
     t0 = time.perf_counter()
     tune(cases, topic, GRID)
     n = int(np.prod([len(v) for v in GRID.values()]))
-    print(f"tune on 5 files of 2k chunks, {n} settings: {time.perf_counter() - t0:.1f} s "
-          "(target < 60 s)")
+    print(
+        f"tune on 5 files of 2k chunks, {n} settings: {time.perf_counter() - t0:.1f} s "
+        "(target < 60 s)"
+    )
 
 
 def main() -> None:
