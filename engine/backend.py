@@ -22,7 +22,6 @@ Declared once here:
 
 from __future__ import annotations
 
-import email.utils
 import math
 import os
 import time
@@ -171,6 +170,8 @@ def retry_after(headers: Any, now: float | None = None) -> float | None:
         pass
     else:
         return max(0.0, seconds) if math.isfinite(seconds) else None
+    import email.utils
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
