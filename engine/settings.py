@@ -2,7 +2,8 @@
 
 The file is TOML at ``platformdirs.user_config_path("chunkscope") / "config.toml"``; the
 environment variable ``CHUNKSCOPE_CONFIG_DIR`` replaces that directory. It is read with
-``tomllib`` and written atomically with mode 0600 (it may hold an API key)::
+``tomllib`` and written with ``tomlkit``, atomically with mode 0600 (it may hold an API
+key); saving edits the existing file in place, so the user's comments and layout stay::
 
     theme = "chunkscope-dark"
 
@@ -30,12 +31,10 @@ know at the top level are kept as they are when the file is saved again.
 
 from __future__ import annotations
 
-import datetime as _dt
-import math
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Self
@@ -43,6 +42,8 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 from engine.errors import ChunkscopeError
 
 if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
+
     from engine.merge import MergeParams
     from engine.tuning import Tuning
 
@@ -52,7 +53,6 @@ DEFAULT_THEME = "chunkscope-dark"
 REDACTED = "***"
 
 _PROFILE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column \d+\)$")
 _TOML_AT_END = re.compile(r"\s*\(at end of document\)$")
 
@@ -449,103 +449,124 @@ def load_settings(path: str | Path | None = None) -> Settings:
 # --------------------------------------------------------------------------- writing
 
 
-def _key(key: str) -> str:
-    return key if _BARE_KEY.match(key) else _string(key)
+_HEADER = "# chunkscope settings (comments and layout you add are kept)"
+_PROFILES_NOTE = "# profiles: max_chunk_chars = 0 is no size cap, max_passes = 0 is no limit"
+_KNOWN_TABLES = ("theme", "embedder", "summarizer", "profiles")
 
 
-_ESCAPES = {
-    "\b": "\\b",
-    "\t": "\\t",
-    "\n": "\\n",
-    "\f": "\\f",
-    "\r": "\\r",
-    '"': '\\"',
-    "\\": "\\\\",
-}
+def _plain(value: Any) -> Any:
+    """A tomlkit item as plain Python (other values as they are)."""
+    return value.unwrap() if hasattr(value, "unwrap") else value
 
 
-def _string(value: str) -> str:
-    out = []
-    for ch in value:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
+def _set_key(table: MutableMapping[str, Any], key: str, value: Any) -> None:
+    """Set ``table[key]`` only if it changes; a new key goes after the table's last
+    key, before the comments and blank lines that end it (they belong to what follows)."""
+    if key in table:
+        if _plain(table[key]) != value or type(_plain(table[key])) is not type(value):
+            table[key] = value
+        return
+    container = getattr(table, "value", table)
+    body = getattr(container, "body", None)
+    keys = [k for k, _ in body if k is not None] if body is not None else []
+    if keys and hasattr(container, "_insert_after"):
+        import tomlkit
+
+        container._insert_after(keys[-1].key, key, tomlkit.item(value))
+    else:
+        table[key] = value
 
 
-def _value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, str):
-        return _string(value)
-    if isinstance(value, _dt.datetime | _dt.date | _dt.time):
-        return value.isoformat()
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        inner = ", ".join(
-            f"{_key(str(k))} = {_value(v)}" for k, v in value.items() if v is not None
-        )
-        return "{ " + inner + " }" if inner else "{}"
-    raise SettingsError(f"cannot write a {type(value).__name__} to the config file")
+def _sync_table(table: MutableMapping[str, Any], values: Mapping[str, Any]) -> None:
+    """Make `table` hold exactly `values` (None: key left out), editing in place."""
+    for key in [k for k in table if values.get(k) is None]:
+        del table[key]
+    for key, value in values.items():
+        if value is not None:
+            _set_key(table, key, value)
 
 
-def _is_table(value: Any) -> bool:
-    return isinstance(value, dict)
+def _new_table(values: Mapping[str, Any]) -> Any:
+    import tomlkit
+
+    table = tomlkit.table()
+    for key, value in values.items():
+        if value is not None:
+            table[key] = value
+    return table
 
 
-def _write_table(out: list[str], prefix: str, table: Mapping[str, Any]) -> None:
-    """Write `table` as ``[prefix]`` with its scalars, then its sub-tables."""
-    scalars = [(k, v) for k, v in table.items() if v is not None and not _is_table(v)]
-    subtables = [(k, v) for k, v in table.items() if _is_table(v)]
-    if scalars or not subtables:
-        if out:
-            out.append("")
-        out.append(f"[{prefix}]")
-        out.extend(f"{_key(k)} = {_value(v)}" for k, v in scalars)
-    for k, v in subtables:
-        _write_table(out, f"{prefix}.{_key(k)}", v)
+def _document(base: str | None) -> TOMLDocument:
+    import tomlkit
+    import tomlkit.exceptions
+
+    if base:
+        try:
+            return tomlkit.parse(base)
+        except tomlkit.exceptions.ParseError:
+            pass  # unreadable: written afresh (load_settings reports such a file first)
+    doc = tomlkit.document()
+    doc.add(tomlkit.comment(_HEADER[2:]))
+    return doc
 
 
-def dumps_settings(settings: Settings) -> str:
-    """The TOML text of `settings` (None values are left out)."""
-    top: dict[str, Any] = {"theme": settings.theme}
-    tables: dict[str, Any] = {}
-    for key, value in settings.extra.items():
-        (tables if _is_table(value) else top)[key] = value
-    out: list[str] = ["# chunkscope settings (written by chunkscope; comments are not kept)"]
-    out.extend(f"{_key(k)} = {_value(v)}" for k, v in top.items() if v is not None)
+def dumps_settings(settings: Settings, base: str | None = None) -> str:
+    """The TOML text of `settings` (None values are left out).
+
+    With `base` (the file's current text), that document is edited in place: the
+    user's comments, key order and blank lines are kept, only changed keys are
+    rewritten, new keys and tables are appended, and tables or keys that are gone
+    are removed."""
+    import tomlkit
+
+    doc = _document(base)
+    _set_key(doc, "theme", settings.theme)
     for name, backend in (("embedder", settings.embedder), ("summarizer", settings.summarizer)):
         values = {k: v for k, v in vars(backend).items() if v is not None}
-        if values:
-            _write_table(out, name, values)
-    if settings.profiles:
-        out.append("")
-        out.append("# profiles: max_chunk_chars = 0 is no size cap, max_passes = 0 is no limit")
+        if name in doc:
+            _sync_table(doc[name], values)
+            if not doc[name]:
+                del doc[name]
+        elif values:
+            doc[name] = _new_table(values)
+    profiles_exist = "profiles" in doc
+    if settings.profiles or profiles_exist:
+        if not profiles_exist:
+            doc.add(tomlkit.nl())
+            doc.add(tomlkit.comment(_PROFILES_NOTE[2:]))
+            doc["profiles"] = tomlkit.table(is_super_table=True)
+        table = doc["profiles"]
+        for name in [n for n in table if n not in settings.profiles]:
+            del table[name]
         for name in sorted(settings.profiles):
-            _write_table(out, f"profiles.{_key(name)}", settings.profiles[name].as_dict())
-    for key, value in tables.items():
-        _write_table(out, _key(key), value)
-    return "\n".join(out) + "\n"
+            values = settings.profiles[name].as_dict()
+            if name in table:
+                _sync_table(table[name], values)
+            else:
+                table[name] = _new_table(values)
+        if not settings.profiles and not table:
+            del doc["profiles"]
+    for key in [k for k in doc if k not in _KNOWN_TABLES and k not in settings.extra]:
+        del doc[key]
+    for key, value in settings.extra.items():
+        _set_key(doc, key, value)
+    try:
+        return tomlkit.dumps(doc)
+    except (TypeError, ValueError) as e:
+        raise SettingsError(f"cannot write the config file: {e}") from None
 
 
 def save_settings(settings: Settings, path: str | Path | None = None) -> Path:
-    """Write `settings` atomically with mode 0600; the old file survives any failure."""
+    """Write `settings` atomically with mode 0600; the old file survives any failure.
+    An existing file is edited in place (`dumps_settings`): its comments stay."""
     from engine.fileio import atomic_write_text
 
     target = config_path() if path is None else Path(path)
-    text = dumps_settings(settings)
+    try:
+        base: str | None = target.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        base = None
+    text = dumps_settings(settings, base)
     try:
         target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         return atomic_write_text(target, text, mode=0o600)
@@ -586,9 +607,15 @@ def delete_profile(name: str, path: str | Path | None = None) -> None:
 # --------------------------------------------------------------------------- resolving
 
 
+Kind = Literal["embedder", "summarizer"]
+#: The backend a stage uses when neither flags nor the config file name one.
+DEFAULT_BACKENDS: dict[str, str] = {"embedder": "lexical", "summarizer": "extractive"}
+
+
 @dataclass(frozen=True)
 class Backend:
-    """A stage's backend after flags and the config file are combined."""
+    """A stage's backend after flags and the config file are combined. The key never
+    shows in repr; an unset URL/key is filled by the client from the environment."""
 
     name: str
     model: str | None
@@ -597,22 +624,23 @@ class Backend:
 
 
 def resolve_backend(
-    section: Literal["embedder", "summarizer"],
-    name: str | None,
+    kind: Kind,
+    name: str | None = None,
     model: str | None = None,
     base_url: str | None = None,
     *,
-    default: str,
     settings: Settings | None = None,
+    default: str | None = None,
 ) -> Backend:
-    """Which backend a stage uses: flags win; the config file's ``[embedder]`` /
-    ``[summarizer]`` fills what they leave; then `default`.
-
-    The config's model, URL and key apply only while the backend is the one it names, so
-    ``--embedder lexical`` never inherits an OpenAI model. `settings` None reads the file.
-    """
-    cfg: _BackendSettings = getattr(settings if settings is not None else load_settings(), section)
-    chosen = name or cfg.name or default
+    """Which backend `kind` uses: flags (`name`, `model`, `base_url`) win; the config
+    file's ``[embedder]`` / ``[summarizer]`` fills what they leave; then `default`
+    (`DEFAULT_BACKENDS`). The config's model, URL and key apply only while the backend
+    is the one it names, so ``--embedder lexical`` never inherits an OpenAI model.
+    `settings` defaults to the config file (`load_settings`)."""
+    if settings is None:
+        settings = load_settings()
+    cfg = getattr(settings, kind)
+    chosen = name or cfg.name or default or DEFAULT_BACKENDS[kind]
     same = cfg.name is None or cfg.name == chosen
     return Backend(
         name=chosen,

@@ -135,6 +135,10 @@ class _HTTPServer(ThreadingHTTPServer):
     fake: FakeOpenAIServer
 
 
+class _HTTPServer6(_HTTPServer):
+    address_family = socket.AF_INET6
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: _HTTPServer
     protocol_version = "HTTP/1.0"
@@ -159,7 +163,9 @@ class FakeOpenAIServer:
         chat_reply: Callable[[dict[str, Any]], str] | None = None,
         reverse_order: bool = False,
         max_sleep: float = 5.0,
+        host: str = "127.0.0.1",
     ) -> None:
+        self.host = host
         self.dim = dim
         self.chat_reply = chat_reply
         self.reverse_order = reverse_order
@@ -177,7 +183,8 @@ class FakeOpenAIServer:
     def start(self) -> FakeOpenAIServer:
         if self._httpd is not None:
             return self
-        httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
+        server_type = _HTTPServer6 if ":" in self.host else _HTTPServer
+        httpd = server_type((self.host, 0), _Handler)
         httpd.fake = self
         self._httpd = httpd
         self._stopping.clear()
@@ -212,8 +219,9 @@ class FakeOpenAIServer:
 
     @property
     def base_url(self) -> str:
-        """``http://127.0.0.1:<port>/v1``"""
-        return f"http://127.0.0.1:{self.port}/v1"
+        """``http://127.0.0.1:<port>/v1`` (an IPv6 host in brackets: ``http://[::1]:<port>/v1``)"""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/v1"
 
     # -- scripting, records ----------------------------------------------------------------
 

@@ -5,11 +5,12 @@ vLLM, LM Studio, llama.cpp's server). The ``openai`` package is imported when an
 `OpenAIEmbedder` is constructed, not when this module is, so ``import engine``
 stays fast.
 
-Retries are done here, not by the client (``max_retries=0`` there), so their
+Retries are done here with `engine.backend.RetryPolicy`, not by the client, so their
 timing can be set and tested: HTTP 408/409/429/5xx, timeouts, connection errors
 and unreadable replies are tried again after ``backoff_base * 2**attempt``
-seconds (at most ``backoff_max``), or after the server's ``Retry-After`` (at most
-``retry_after_cap``). Other HTTP errors (401, 404, ...) fail at once. The timeout,
+seconds (at most ``backoff_max``), or after the server's ``retry-after-ms`` /
+``Retry-After`` (seconds or HTTP-date; at most ``retry_after_cap``). Other HTTP
+errors (401, 404, ...) fail at once. The timeout,
 the retries and the first backoff default to ``$CHUNKSCOPE_HTTP_TIMEOUT`` (30 s),
 ``$CHUNKSCOPE_MAX_RETRIES`` (3) and ``$CHUNKSCOPE_BACKOFF`` (0.5 s) when not passed, so
 the command line can be tuned (and tests kept short) without new flags.
@@ -22,117 +23,32 @@ client's exception chained to them.
 from __future__ import annotations
 
 import base64
-import email.utils
-import os
 import time
 import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
+from engine.backend import (
+    MissingKeyError,
+    RetryPolicy,
+    base_url_or_default,
+    display_endpoint,
+    http_settings,
+    make_client,
+    resolve_key,
+    retry_after,
+    retryable,
+    scrub,
+    status_detail,
+)
 from engine.embed.base import EmbeddingError, Matrix, Progress, Warn, is_blank, normalize_rows
 
 if TYPE_CHECKING:
     import openai as openai_sdk
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "text-embedding-3-small"
-#: Sent as the key to endpoints that need none (most local servers ignore it).
-PLACEHOLDER_KEY = "not-needed"
-_RETRY_STATUSES = frozenset({408, 409, 429})
-_DETAIL_LIMIT = 200
-
-#: Environment variables that set the HTTP defaults of the remote backends (the
-#: embedder here and the LLM summarizer) when no value is passed: the timeout of
-#: one request in seconds, the retries after a failed attempt, the first backoff.
-ENV_HTTP_TIMEOUT = "CHUNKSCOPE_HTTP_TIMEOUT"
-ENV_MAX_RETRIES = "CHUNKSCOPE_MAX_RETRIES"
-ENV_BACKOFF = "CHUNKSCOPE_BACKOFF"
-
-
-def env_number(name: str, default: float) -> float:
-    """``$name`` as a finite number >= 0 (a timeout must be > 0), else `default`."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        return default
-    if not value >= 0 or value == float("inf") or (name == ENV_HTTP_TIMEOUT and value == 0):
-        return default
-    return value
-
-
-def http_settings(
-    timeout: float | None,
-    max_retries: int | None,
-    backoff: float | None,
-    *,
-    default_timeout: float,
-    default_backoff: float,
-) -> tuple[float, int, float]:
-    """Timeout, retries and first backoff of a client: each as given, else from
-    ``$CHUNKSCOPE_HTTP_TIMEOUT`` / ``_MAX_RETRIES`` / ``_BACKOFF``, else the default
-    (3 retries)."""
-    return (
-        env_number(ENV_HTTP_TIMEOUT, default_timeout) if timeout is None else timeout,
-        int(env_number(ENV_MAX_RETRIES, 3)) if max_retries is None else max_retries,
-        env_number(ENV_BACKOFF, default_backoff) if backoff is None else backoff,
-    )
-
-
-def _display_url(url: str) -> str:
-    """`url` without a trailing slash, ``user:password@`` part or query (``?api-key=...``):
-    safe to show in errors and to key the cache on."""
-    parts = urlsplit(url.strip())
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/")
-
-
-def _is_openai(url: str) -> bool:
-    host = (urlsplit(url).hostname or "").lower()
-    return host == "api.openai.com"
-
-
-def _retry_after(headers: Any) -> float | None:
-    """Seconds the server asked to wait (``retry-after-ms`` or ``retry-after``), if any."""
-    if headers is None:
-        return None
-    value = headers.get("retry-after-ms")
-    if value:
-        try:
-            return max(0.0, float(value) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _status_detail(body: object) -> str:
-    """The server's own error message from an error body, shortened to one line."""
-    message: object = None
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        message = error.get("message") if isinstance(error, dict) else error
-    elif isinstance(body, str):
-        message = body
-    if not isinstance(message, str):
-        return ""
-    line = " ".join(message.split())
-    return line if len(line) <= _DETAIL_LIMIT else line[: _DETAIL_LIMIT - 1] + "…"
 
 
 def _as_floats(embedding: object) -> list[float] | None:
@@ -185,8 +101,8 @@ class OpenAIEmbedder:
         warn: Warn | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        self.endpoint = _display_url(url)
+        url = base_url_or_default(base_url)
+        self.endpoint = display_endpoint(url)
         timeout, max_retries, backoff_base = http_settings(
             timeout, max_retries, backoff_base, default_timeout=30.0, default_backoff=0.5
         )
@@ -202,14 +118,11 @@ class OpenAIEmbedder:
             raise ValueError(f"max_input_tokens must be at least 1, got {max_input_tokens}")
         if dimensions is not None and dimensions < 1:
             raise ValueError(f"dimensions must be at least 1, got {dimensions}")
-        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-        if not key:
-            if _is_openai(url):
-                raise EmbeddingError(
-                    self.endpoint, "no API key: set OPENAI_API_KEY or use --embedder lexical"
-                )
-            key = PLACEHOLDER_KEY
-        self._secret = key if key != PLACEHOLDER_KEY else ""
+        try:
+            key = resolve_key(api_key, url)
+        except MissingKeyError as e:
+            raise EmbeddingError(self.endpoint, f"{e} or use --embedder lexical") from None
+        self._secret = key
 
         self.model = model
         self.batch_size = batch_size
@@ -218,9 +131,7 @@ class OpenAIEmbedder:
         self.max_input_tokens = max_input_tokens
         self.dimensions = dimensions
         self.dim = dimensions or 0
-        self.backoff_base = backoff_base
-        self.backoff_max = backoff_max
-        self.retry_after_cap = retry_after_cap
+        self.retry = RetryPolicy(max_retries, backoff_base, backoff_max, retry_after_cap)
         self.requests = 0
         self._warn_callback = warn
         self._sleep = sleep
@@ -228,9 +139,7 @@ class OpenAIEmbedder:
         import openai as sdk
 
         self._sdk = sdk
-        self._client: openai_sdk.OpenAI = sdk.OpenAI(
-            base_url=url.strip(), api_key=key, timeout=timeout, max_retries=0
-        )
+        self._client: openai_sdk.OpenAI = make_client(url, key, timeout)
 
     @property
     def cache_model(self) -> str:
@@ -247,9 +156,7 @@ class OpenAIEmbedder:
     # -- helpers -----------------------------------------------------------------------
 
     def _scrub(self, text: str) -> str:
-        if self._secret and len(self._secret) >= 4:
-            text = text.replace(self._secret, "***")
-        return text
+        return scrub(text, self._secret)
 
     def _error(self, reason: str) -> EmbeddingError:
         return EmbeddingError(self.endpoint, self._scrub(reason))
@@ -293,11 +200,6 @@ class OpenAIEmbedder:
             )
         return out
 
-    def _delay(self, attempt: int, asked: float | None) -> float:
-        if asked is not None:
-            return min(asked, self.retry_after_cap)
-        return float(min(self.backoff_max, self.backoff_base * (2**attempt)))
-
     def _request(self, batch: list[str]) -> Any:
         """One embeddings call for `batch`, retried as the module docstring says."""
         sdk = self._sdk
@@ -314,13 +216,13 @@ class OpenAIEmbedder:
                 )
             except sdk.APIStatusError as e:
                 status = e.status_code
-                detail = _status_detail(e.body)
-                if status not in _RETRY_STATUSES and status < 500:
+                detail = status_detail(e.body)
+                if not retryable(status):
                     raise self._error(
                         f"HTTP {status}" + (f": {detail}" if detail else "")
                     ) from None
                 reason = f"HTTP {status}"
-                asked = _retry_after(e.response.headers)
+                asked = retry_after(e.response.headers)
             except sdk.APITimeoutError:
                 reason = f"timed out after {self.timeout:g} s"
             except sdk.APIConnectionError as e:
@@ -334,7 +236,7 @@ class OpenAIEmbedder:
                 if self.max_retries:
                     reason += f" after {self.max_retries} retries"
                 raise self._error(reason) from None
-            self._sleep(self._delay(attempt, asked))
+            self._sleep(self.retry.delay(attempt, asked))
             attempt += 1
 
     def _embed_batch(self, batch: list[str]) -> Matrix:

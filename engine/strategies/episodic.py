@@ -25,12 +25,22 @@ import json
 import math
 import os
 import re
+import time
 from collections import Counter as Bag
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from engine.backend import (
+    ENV_API_KEY,
+    RetryPolicy,
+    make_client,
+    resolve_key,
+    retry_after,
+    retryable,
+    scrub,
+)
 from engine.model import Chunk, Turn
 from engine.strategies.base import BaseStrategy, Counter, StrategyChunk, StrategyResult, param
 from engine.strategies.episodic_prompt import BOUNDARY_PROMPT, BOUNDARY_SCHEMA
@@ -296,25 +306,53 @@ def offline_boundaries(
     return out
 
 
+#: Retries of one boundary request (the detector falls back to the offline one anyway).
+LLM_RETRIES = 1
+
+
 def llm_boundaries(
-    turns: Sequence[Turn], base_url: str, model: str, timeout: float
+    turns: Sequence[Turn],
+    base_url: str,
+    model: str,
+    timeout: float,
+    *,
+    retry: RetryPolicy | None = None,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> BoundaryResult:
-    """Ask an OpenAI-compatible chat endpoint (the seed's prompt and JSON schema)."""
+    """Ask an OpenAI-compatible chat endpoint (the seed's prompt and JSON schema).
+
+    Transient failures are retried by `engine.backend`'s policy (`LLM_RETRIES` by
+    default); any error left is raised with the key scrubbed from its text."""
     import openai
 
-    key = os.environ.get("OPENAI_API_KEY") or "sk-no-key"
-    client = openai.OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=1)
+    policy = retry or RetryPolicy(max_retries=LLM_RETRIES)
+    key = resolve_key(None, base_url)
+    client = make_client(base_url, key, timeout)
+    prompt = BOUNDARY_PROMPT.format(messages=format_messages(turns))
     try:
-        prompt = BOUNDARY_PROMPT.format(messages=format_messages(turns))
-        reply = client.chat.completions.create(
-            model=model,
-            messages=[{"role": "user", "content": prompt}],
-            temperature=0,
-            response_format={
-                "type": "json_schema",
-                "json_schema": {"name": "episode_boundaries", "schema": BOUNDARY_SCHEMA},
-            },
-        )
+        attempt = 0
+        while True:
+            asked: float | None = None
+            try:
+                reply = client.chat.completions.create(
+                    model=model,
+                    messages=[{"role": "user", "content": prompt}],
+                    temperature=0,
+                    response_format={
+                        "type": "json_schema",
+                        "json_schema": {"name": "episode_boundaries", "schema": BOUNDARY_SCHEMA},
+                    },
+                )
+                break
+            except openai.APIStatusError as e:
+                if not retryable(e.status_code) or attempt >= policy.max_retries:
+                    raise
+                asked = retry_after(e.response.headers)
+            except (openai.APITimeoutError, openai.APIConnectionError):
+                if attempt >= policy.max_retries:
+                    raise
+            sleep(policy.delay(attempt, asked))
+            attempt += 1
         content = reply.choices[0].message.content if reply.choices else None
     finally:
         client.close()
@@ -379,9 +417,7 @@ class EpisodicStrategy(BaseStrategy[EpisodicParams]):
                 except Exception as e:  # any failure: the offline detector decides
                     error = " ".join(f"{type(e).__name__}: {e}".split())
                     # Servers echo a rejected key ("Incorrect API key provided: sk-...").
-                    secret = os.environ.get("OPENAI_API_KEY") or ""
-                    if len(secret) >= 4:
-                        error = error.replace(secret, "***")
+                    error = scrub(error, os.environ.get(ENV_API_KEY))
                     info["llm_error"] = error[:300]
                     info["detector"] = "offline (llm failed)"
             if found is None:

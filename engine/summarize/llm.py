@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-import math
-import os
 import re
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
+from engine.backend import (
+    MissingKeyError,
+    RetryPolicy,
+    base_url_or_default,
+    display_endpoint,
+    http_settings,
+    make_client,
+    resolve_key,
+    retry_after,
+    retryable,
+    scrub,
+)
 from engine.summarize.base import (
     DEFAULT_WORKERS,
     PROMPT_VERSION,
@@ -60,36 +69,15 @@ def parse_reply(reply: str | None) -> tuple[str, str] | None:
     return abstract, summary
 
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-#: Sent as the key to endpoints other than OpenAI's when no key is configured.
-PLACEHOLDER_KEY = "not-needed"
-
-
-def _display_url(url: str) -> str:
-    """`url` without credentials, query or trailing slash: safe to show and to key on."""
-    parts = urlsplit(url.strip())
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    if not parts.scheme:
-        return url.strip().rstrip("/")
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
-
-
-def _redact(text: str, secret: str | None) -> str:
-    if secret and secret != PLACEHOLDER_KEY and len(secret) >= 4:
-        text = text.replace(secret, "***")
-    return text
-
-
 class LLMSummarizer:
     """Summaries from an OpenAI-compatible chat endpoint (see the module docstring).
 
     `base_url` and `api_key` default to ``$OPENAI_BASE_URL`` / ``$OPENAI_API_KEY``;
     a local server that needs no key gets a placeholder. `max_retries` is the
     number of retries after the first attempt of one request; the wait before
-    retry ``n`` is ``backoff * 2 ** (n - 1)`` seconds (or the server's
-    ``Retry-After``, capped at `max_backoff`).
+    retry ``n`` is ``backoff * 2 ** (n - 1)`` seconds, or what the server asked for
+    (``retry-after-ms``, ``Retry-After`` in seconds or as an HTTP-date), at most
+    `max_backoff` (`engine.backend.RetryPolicy`).
     """
 
     name = "llm"
@@ -110,12 +98,11 @@ class LLMSummarizer:
         max_backoff: float = 30.0,
         fallback: Summarizer | None = None,
         client: Any | None = None,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if not model:
             raise ValueError("the LLM summarizer needs a model name")
         # Unset: $CHUNKSCOPE_HTTP_TIMEOUT / _MAX_RETRIES / _BACKOFF, then 60 s, 3, 1 s.
-        from engine.embed.openai import http_settings
-
         timeout, max_retries, backoff = http_settings(
             timeout, max_retries, backoff, default_timeout=60.0, default_backoff=1.0
         )
@@ -123,23 +110,22 @@ class LLMSummarizer:
             raise ValueError(f"workers must be >= 1, got {workers}")
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
-        url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).strip()
+        url = base_url_or_default(base_url)
         self.model = model
         self.base_url = url
-        self.endpoint = _display_url(url)
-        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-        if not key:
-            if "api.openai.com" in url:
-                raise SummaryError(
-                    self.endpoint, "no API key: set OPENAI_API_KEY or use --summarizer extractive"
-                )
-            key = PLACEHOLDER_KEY
+        self.endpoint = display_endpoint(url)
+        try:
+            key = resolve_key(api_key, url)
+        except MissingKeyError as e:
+            raise SummaryError(self.endpoint, f"{e} or use --summarizer extractive") from None
         self._api_key = key
         self.workers = workers
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff = backoff
         self.max_backoff = max_backoff
+        self.retry = RetryPolicy(max_retries, backoff, max_backoff, max_backoff)
+        self._sleep = sleep
         self.fallback: Summarizer = fallback or ExtractiveSummarizer()
         self._client = client
         self._client_lock = threading.Lock()
@@ -158,25 +144,11 @@ class LLMSummarizer:
     def _get_client(self) -> Any:
         with self._client_lock:
             if self._client is None:
-                try:
-                    import openai
-                except ImportError as e:  # pragma: no cover - openai is a dependency
-                    raise SummaryError(
-                        self.endpoint, f"the openai package is missing ({e})"
-                    ) from None
-                self._client = openai.OpenAI(
-                    base_url=self.base_url,
-                    api_key=self._api_key,
-                    timeout=self.timeout,
-                    max_retries=0,
-                )
+                self._client = make_client(self.base_url, self._api_key, self.timeout)
             return self._client
 
-    def _wait(self, retry: int, retry_after: float | None) -> None:
-        delay = self.backoff * (2 ** (retry - 1))
-        if retry_after is not None:
-            delay = max(delay, retry_after)
-        time.sleep(min(delay, self.max_backoff))
+    def _wait(self, retry: int, asked: float | None) -> None:
+        self._sleep(self.retry.delay(retry - 1, asked))
 
     def complete(self, text: str) -> str:
         """One chat completion for `text` (retrying transient failures); the reply text."""
@@ -188,11 +160,11 @@ class LLMSummarizer:
             {"role": "user", "content": text},
         ]
         last = ""
-        retry_after: float | None = None
+        asked: float | None = None
         for attempt in range(self.max_retries + 1):
             if attempt:
-                self._wait(attempt, retry_after)
-            retry_after = None
+                self._wait(attempt, asked)
+            asked = None
             with self._client_lock:
                 self.requests += 1
             try:
@@ -202,19 +174,19 @@ class LLMSummarizer:
             except openai.APIStatusError as e:
                 status = e.status_code
                 last = f"HTTP {status}"
-                if status == 429 or status >= 500:
-                    retry_after = _header_seconds(e)
+                if retryable(status):
+                    asked = retry_after(e.response.headers)
                     continue
-                detail = _redact(_error_detail(e), self._api_key)
+                detail = scrub(_error_detail(e), self._api_key)
                 raise SummaryError(self.endpoint, f"HTTP {status}{detail}") from None
             except openai.APITimeoutError:
                 last = f"timed out after {self.timeout:g} s"
                 continue
             except openai.APIConnectionError as e:
-                last = _redact(f"cannot connect ({_cause(e)})", self._api_key)
+                last = scrub(f"cannot connect ({_cause(e)})", self._api_key)
                 continue
             except openai.OpenAIError as e:
-                raise SummaryError(self.endpoint, _redact(str(e), self._api_key)) from None
+                raise SummaryError(self.endpoint, scrub(str(e), self._api_key)) from None
             return _reply_text(response)
         tries = f"{self.max_retries} retr{'y' if self.max_retries == 1 else 'ies'}"
         raise SummaryError(self.endpoint, f"{last} after {tries}")
@@ -234,19 +206,6 @@ def _reply_text(response: Any) -> str:
     except (AttributeError, IndexError, TypeError):
         return ""
     return content if isinstance(content, str) else ""
-
-
-def _header_seconds(e: Any) -> float | None:
-    response = getattr(e, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    value = headers.get("retry-after")
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        return None
-    return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
 def _error_detail(e: Any) -> str:
