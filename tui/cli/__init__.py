@@ -1,6 +1,7 @@
 """The `chunkscope` command: the workbench, and plain-text / JSON subcommands.
 
-One module per subcommand (`chunk`, `recap`, `cache`, `profile`, `workbench` for
+One module per subcommand (`chunk`, `recap`, `evaluate` for ``eval``, `cache`,
+`profile`, `workbench` for
 ``tui``), and `common` for what they share. Each subcommand imports only what it
 needs: `chunk` never loads Textual, and the OpenAI client loads only when a remote
 backend is chosen. Every error a user can cause is one line on stderr and exit
@@ -19,13 +20,14 @@ from engine.errors import ChunkscopeError
 from tui.cli.cache import add_cache_parser
 from tui.cli.chunk import add_chunk_parser
 from tui.cli.common import EXIT_USAGE, CliError, Parser, json_pieces, note
+from tui.cli.evaluate import add_eval_parser
 from tui.cli.profile import add_profile_parser
 from tui.cli.recap import add_recap_parser
 from tui.cli.workbench import add_tui_parser
 
 __all__ = ["CliError", "build_parser", "json_pieces", "main"]
 
-SUBCOMMANDS = ("chunk", "recap", "cache", "profile", "tui")
+SUBCOMMANDS = ("chunk", "recap", "eval", "cache", "profile", "tui")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_cache_parser(sub)
     add_profile_parser(sub)
     add_recap_parser(sub)
+    add_eval_parser(sub)
     add_tui_parser(sub)
     return parser
 

@@ -1,0 +1,210 @@
+"""The topic segmenter (`engine.segment`), the scores (`engine.evaluate`) and `chunkscope eval`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.evaluate import boundary_f1, pk_windowdiff, score
+from engine.model import Chunk, Turn
+from engine.segment import TopicParams, segment
+from tui.cli import main
+
+TOPICS = {
+    "cache": "sqlite cache eviction vectors rows table schema migration lru expiry",
+    "tides": "tide pools anemones crabs snails seaweed rocks ocean waves shore",
+    "taxes": "invoice receipt deduction income bracket refund filing audit ledger",
+}
+
+
+def _chunks(layout: list[tuple[str, int]], rng: np.random.Generator) -> list[Chunk]:
+    out = []
+    line = 1
+    for topic, n in layout:
+        words = TOPICS[topic].split()
+        for j in range(n):
+            text = " ".join(rng.choice(words, size=30))
+            role = "You" if j == 0 else "Bot"
+            out.append(Chunk([Turn(None, role, text, line, line - 1)]))
+            line += 1
+    return out
+
+
+def _vectors(chunks: list[Chunk]) -> np.ndarray:
+    from engine.embed import make_embedder
+
+    return make_embedder("lexical").embed([c.text for c in chunks])
+
+
+def test_three_clear_topics_are_found() -> None:
+    rng = np.random.default_rng(1)
+    chunks = _chunks([("cache", 12), ("tides", 12), ("taxes", 12)], rng)
+    result = segment(chunks, _vectors(chunks), replace(TopicParams(), topic_window=4, topic_k=1.0))
+    assert [s for s, _ in result.spans] == [0, 12, 24]
+    # each topic's first chunk is a user turn after the assistant: a structural point
+    assert [c.reason for c in result.cuts] == ["structure", "structure"]
+    plain = segment(
+        chunks,
+        _vectors(chunks),
+        replace(TopicParams(), topic_window=4, topic_k=1.0, topic_structure=0),
+    )
+    assert [s for s, _ in plain.spans] == [0, 12, 24]
+    assert [c.reason for c in plain.cuts] == ["topic", "topic"]
+    assert all(c.depth is not None and c.depth >= c.threshold for c in result.cuts)
+    assert "depth" in str(result.cuts[0])
+
+
+def test_min_and_max_size_are_respected() -> None:
+    rng = np.random.default_rng(2)
+    chunks = _chunks([("cache", 10), ("tides", 3), ("taxes", 10)], rng)
+    v = _vectors(chunks)
+    size = sum(c.chars + 1 for c in chunks[:10])
+    loose = segment(chunks, v, replace(TopicParams(), topic_k=-1.0, topic_min_chars=0))
+    strict = segment(chunks, v, replace(TopicParams(), topic_k=-1.0, topic_min_chars=size))
+    assert len(strict.chunks) < len(loose.chunks)
+    assert all(c.chars + 1 >= size for c in strict.chunks)
+    capped = segment(chunks, v, replace(TopicParams(), topic_max_chars=size // 2, topic_k=5.0))
+    assert all(c.chars <= size // 2 or len(c.turns) == 1 for c in capped.chunks)
+    assert "size_cap" in {c.reason for c in capped.cuts}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(0, 60),
+    seed=st.integers(0, 1000),
+    window=st.integers(1, 8),
+    k=st.floats(-2, 3),
+    min_chars=st.integers(0, 3000),
+)
+def test_any_input_gives_a_partition(
+    n: int, seed: int, window: int, k: float, min_chars: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    chunks = [
+        Chunk([Turn(None, "Bot", "x" * int(rng.integers(1, 400)), i + 1, i)]) for i in range(n)
+    ]
+    vectors = rng.normal(size=(n, 8))
+    params = replace(TopicParams(), topic_window=window, topic_k=k, topic_min_chars=min_chars)
+    result = segment(chunks, vectors, params)
+    spans = result.spans
+    assert (spans[0][0] if spans else 0) == 0 and (spans[-1][1] if spans else 0) == n
+    assert all(a < b for a, b in spans) and all(b == c for (_, b), (c, _) in pairwise(spans))
+    assert len(result.cuts) == max(len(spans) - 1, 0)
+    again = segment(chunks, vectors, params)
+    assert again.spans == spans  # deterministic
+
+
+def test_pk_and_windowdiff() -> None:
+    weights = np.full(100, 10, dtype=np.int64)
+    gold = [1, 26, 51, 76]
+    assert pk_windowdiff(gold, gold, weights)[:2] == (0.0, 0.0)
+    pk_one, wd_one, k = pk_windowdiff([1], gold, weights)
+    assert k == 125 and 0.3 < pk_one < 0.7 and wd_one >= pk_one
+    pk_near, _, _ = pk_windowdiff([1, 27, 50, 77], gold, weights)
+    assert 0 < pk_near < pk_one
+    assert boundary_f1([1, 27, 60, 77], gold, tolerance=2) == pytest.approx((2 / 3, 2 / 3, 2 / 3))
+    s = score([1, 26, 51], gold, weights, chunks=3)
+    assert (s.chunks, s.gold_segments, s.recall) == (3, 4, pytest.approx(2 / 3))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    gold=st.lists(st.integers(2, 200), unique=True, max_size=10),
+    hyp=st.lists(st.integers(2, 200), unique=True, max_size=10),
+)
+def test_scores_are_bounded(gold: list[int], hyp: list[int]) -> None:
+    weights = np.random.default_rng(0).integers(1, 80, size=200)
+    pk, wd, _ = pk_windowdiff(sorted([1, *hyp]), sorted([1, *gold]), weights)
+    assert 0 <= pk <= 1 and 0 <= wd <= 1
+    p, r, f = boundary_f1(hyp, gold)
+    assert 0 <= p <= 1 and 0 <= r <= 1 and 0 <= f <= 1
+
+
+def _session(path: Path) -> list[int]:
+    rng = np.random.default_rng(5)
+    lines = []
+    gold = []
+    for topic in ("cache", "tides", "taxes", "cache"):
+        gold.append(len(lines) + 1)
+        words = TOPICS[topic].split()
+        lines.append(
+            {"role": "user", "content": "Tell me about " + " ".join(rng.choice(words, 12))}
+        )
+        for _ in range(5):
+            lines.append({"role": "assistant", "content": " ".join(rng.choice(words, 40))})
+    path.write_text("".join(json.dumps(m) + "\n" for m in lines))
+    return gold
+
+
+def test_eval_scores_the_topic_mode_above_one_chunk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    log = tmp_path / "session.jsonl"
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps({"starts": _session(log)}))
+    assert (
+        main(["eval", str(log), "--gold", str(gold), "--merge", "topic", "--format", "json"]) == 0
+    )
+    topic = json.loads(capsys.readouterr().out)
+    assert set(topic) >= {
+        "pk",
+        "windowdiff",
+        "precision",
+        "recall",
+        "f1",
+        "chunks",
+        "gold_segments",
+    }
+    assert topic["gold_segments"] == 4 and topic["merge"] == "topic"
+    assert (
+        main(
+            [
+                "eval",
+                str(log),
+                "--gold",
+                str(gold),
+                "--format",
+                "json",
+                "--max-passes",
+                "50",
+                "--max-chars",
+                "1000000",
+                "--always-merge",
+                "-1",
+                "--threshold",
+                "-1",
+            ]
+        )
+        == 0
+    )
+    one = json.loads(capsys.readouterr().out)
+    assert one["chunks"] == 1
+    assert topic["pk"] < 0.1 < one["pk"] and topic["f1"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("gold", "error"),
+    [
+        ("3\n1\n", "gold:2: line 1 comes after 3 (unsorted)"),
+        ("1\n999\n", "gold:2: line 999 is out of range (1..24)"),
+        ("", "gold:1: empty gold file (expected segment start lines)"),
+        ("1\nx\n", "gold:2: 'x' is not a line number"),
+    ],
+)
+def test_eval_refuses_a_bad_gold_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path, gold: str, error: str
+) -> None:
+    log = tmp_path / "session.jsonl"
+    _session(log)
+    bad = tmp_path / "gold"
+    bad.write_text(gold)
+    assert main(["eval", str(log), "--gold", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"chunkscope: {tmp_path / error}")

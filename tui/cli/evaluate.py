@@ -1,0 +1,90 @@
+"""`chunkscope eval FILE --gold GOLD`: how well the merged chunks find the topics.
+
+Runs the pipeline as ``chunk --embed`` does (every chunk, merge and topic option),
+then scores the merged chunks' starts against the gold segment starts
+(`engine.evaluate`): Pk and WindowDiff over characters, boundary precision, recall
+and F1 within a tolerance, chunk counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from tui.cli.common import (
+    add_embed_args,
+    add_profile_option,
+    add_source_args,
+    build_pipeline,
+    report_skipped,
+    safe,
+)
+
+
+def add_eval_parser(sub: Any) -> argparse.ArgumentParser:
+    from engine.evaluate import TOLERANCE
+
+    p: argparse.ArgumentParser = sub.add_parser(
+        "eval",
+        help="score the merged chunks against gold topic starts (Pk, WindowDiff, F1)",
+        description=(
+            "Merge FILE as `chunk --embed` would, then compare where the merged chunks start "
+            'with GOLD: JSON {"starts": [...]} or one 1-based source line a line, where '
+            "each topic starts."
+        ),
+    )
+    add_source_args(p)
+    p.add_argument("--gold", required=True, metavar="GOLD", help="the gold segment starts")
+    p.add_argument(
+        "--tolerance",
+        type=int,
+        default=TOLERANCE,
+        metavar="N",
+        help=f"a boundary within N source lines of a gold one counts as found ({TOLERANCE})",
+    )
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    add_embed_args(p, flag=False)
+    add_profile_option(p)
+    p.set_defaults(run=cmd_eval)
+    return p
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from engine.evaluate import chunk_starts, line_weights, score
+    from engine.gold import read_gold
+
+    pipe, tuning = build_pipeline(args)
+    source = pipe.source()
+    report_skipped(source)
+    weights = line_weights(args.file)
+    gold = read_gold(args.gold, lines=len(weights))
+    merged = pipe.merged()
+    scores = score(
+        chunk_starts(merged.chunks),
+        gold,
+        weights,
+        chunks=len(merged.chunks),
+        tolerance=args.tolerance,
+    )
+    if args.format == "json":
+        doc = {
+            **scores.as_dict(),
+            "tolerance": args.tolerance,
+            "merge": tuning.merge.mode,
+            "embedder": pipe.params.embedder.label(),
+            "source": source.path,
+        }
+        text = json.dumps(doc, indent=2) + "\n"
+    else:
+        text = (
+            f"{source.path}: {scores.chunks} merged chunks, {scores.gold_segments} gold segments "
+            f"(merge {tuning.merge.mode}, {pipe.params.embedder.label()})\n"
+            f"Pk          {scores.pk:.4f}  (k = {scores.k:,} chars; 0 is perfect)\n"
+            f"WindowDiff  {scores.windowdiff:.4f}\n"
+            f"boundaries  precision {scores.precision:.3f}  recall {scores.recall:.3f}  "
+            f"F1 {scores.f1:.3f}  (within {args.tolerance} lines)\n"
+        )
+    sys.stdout.write(safe(text, sys.stdout))
+    return 0
