@@ -37,10 +37,10 @@ from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
 from engine.segment import TopicParams, segment
 
 GRID: dict[str, list[Any]] = {
-    "topic_window": [2, 3, 4, 6],
-    "topic_k": [-0.25, 0.0, 0.25, 0.5, 1.0],
-    "topic_structure": [0.0, 0.3, 0.6],
-    "topic_min_chars": [0, 300, 1000],
+    "topic_window": [4, 8, 12],
+    "topic_k": [1.0, 1.5, 2.0],
+    "topic_structure": [0.6, 1.5, 3.0],
+    "topic_min_chars": [300, 1000],
 }
 
 
@@ -56,10 +56,15 @@ def topic(case: Case, values: Mapping[str, Any]) -> list[Chunk]:
     return segment(case.chunks, case.vectors, replace(TopicParams(), **values)).chunks
 
 
-def load_cases(records: list[dict[str, Any]], embedder: str) -> list[tuple[dict[str, Any], Case]]:
+def load_cases(
+    records: list[dict[str, Any]], embedder: str, mode: str
+) -> list[tuple[dict[str, Any], Case]]:
+    """Each file's compacted chunks and vectors as the pipeline makes them in `mode` (the
+    topic mode's chunks start at every message, the seed's only at blank lines)."""
     out = []
     for r in records:
-        pipe = Pipeline(r["path"], PipelineParams(embedder=EmbedderSpec(name=embedder)))
+        params = PipelineParams(embedder=EmbedderSpec(name=embedder), merge=MergeParams(mode=mode))
+        pipe = Pipeline(r["path"], params)
         chunks = pipe.compacted()
         out.append((r, Case(chunks, pipe.embeddings(), r["gold"], line_weights(r["path"]))))
     return out
@@ -93,12 +98,14 @@ def table(title: str, rows: list[tuple[str, dict[str, tuple[float, float, float]
 
 def run(args: argparse.Namespace, tmp: Path, embedder: str) -> None:
     records = make_dataset(tmp / "data", args.sessions, args.docs, args.seed)
-    cases = load_cases(records, embedder)
+    by_mode = {mode: load_cases(records, embedder, mode) for mode in ("seed", "topic")}
 
-    def pick(split: str, kind: str | None = None, source: str | None = None) -> list[Case]:
+    def pick(
+        split: str, kind: str | None = None, source: str | None = None, mode: str = "topic"
+    ) -> list[Case]:
         return [
             c
-            for r, c in cases
+            for r, c in by_mode[mode]
             if r["split"] == split
             and (kind is None or r["kind"] == kind)
             and (source is None or r["source"] == source)
@@ -111,13 +118,15 @@ def run(args: argparse.Namespace, tmp: Path, embedder: str) -> None:
         tuned[kind] = best[0][0]
     both = tune(pick("dev"), topic, GRID, top=1)[0][0]
     rows = []
-    for name, fn, values in (
-        ("one chunk for the whole file", single, {}),
-        ("seed loop, defaults", seed_loop, {}),
-        ("topic, defaults (untuned)", topic, {}),
-        ("topic, tuned on dev (both kinds)", topic, both),
+    for name, fn, values, mode in (
+        ("one chunk for the whole file", single, {}, "seed"),
+        ("seed loop, defaults", seed_loop, {}, "seed"),
+        ("topic, defaults (untuned)", topic, {}, "topic"),
+        ("topic, tuned on dev (both kinds)", topic, both, "topic"),
     ):
-        rows.append((name, {k: mean_scores(pick("heldout", k), fn, values) for k in kinds}))
+        rows.append(
+            (name, {k: mean_scores(pick("heldout", k, mode=mode), fn, values) for k in kinds})
+        )
     rows.append(
         (
             "topic, tuned on dev (per kind)",
