@@ -100,7 +100,14 @@ class Chunk:
 
     @property
     def chars(self) -> int:
-        return len(self.text)
+        """``len(self.text)``, by arithmetic on the turns when the text is not built yet:
+        each line is ``role + ": " + text`` and the lines are joined with one newline."""
+        if self._text is not None:
+            return len(self._text)
+        turns = self.turns
+        if not turns:
+            return 0
+        return sum([len(t.role) + len(t.text) for t in turns]) + 3 * len(turns) - 1
 
     @property
     def time_range(self) -> str:
