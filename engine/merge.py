@@ -39,8 +39,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import pairwise
-from operator import attrgetter
+from itertools import chain, pairwise
+from operator import attrgetter, itemgetter
 from typing import Literal
 
 import numpy as np
@@ -52,7 +52,9 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-_chars = attrgetter("chars")
+_turns = attrgetter("turns")
+_role = itemgetter(1)  # Turn is a named tuple: (timestamp, role, text, ...)
+_turn_text = itemgetter(2)
 
 CutReason = Literal["threshold", "size_cap", "min_similarity", "max_passes"]
 _CUT_REASONS: tuple[CutReason, ...] = ("min_similarity", "threshold", "size_cap", "max_passes")
@@ -524,8 +526,26 @@ def _validate(
         if n and int(sizes.min()) < 0:
             raise ValueError("token_counts must be >= 0")
     else:
-        sizes = np.fromiter(map(_chars, chunks), dtype=np.int64, count=n)
+        sizes = _char_sizes(chunks)
     return w, sizes
+
+
+def _char_sizes(chunks: Sequence[Chunk]) -> IntArray:
+    """Each chunk's ``len(text)`` without building the text (`Chunk.chars`, for all
+    chunks at once): a line is ``role + ": " + text``, lines are joined by newlines."""
+    n = len(chunks)
+    per_chunk = list(map(_turns, chunks))
+    k = np.fromiter(map(len, per_chunk), dtype=np.int64, count=n)
+    flat = list(chain.from_iterable(per_chunk))
+    m = len(flat)
+    lengths = np.fromiter(map(len, map(_role, flat)), dtype=np.int64, count=m)
+    lengths += np.fromiter(map(len, map(_turn_text, flat)), dtype=np.int64, count=m)
+    csum = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(lengths, out=csum[1:])
+    ends = np.cumsum(k)
+    sizes: IntArray = csum[ends] - csum[ends - k] + 3 * k - 1
+    sizes[k == 0] = 0
+    return sizes
 
 
 def merge(

@@ -27,6 +27,7 @@ from engine.merge import (
     Cut,
     MergeParams,
     MergeResult,
+    _char_sizes,
     cosine_similarities,
     merge,
     merge_chunks,
@@ -685,3 +686,16 @@ def test_float32_input_read_in_blocks_is_bit_identical(
     assert np.array_equal(result.vectors, np.array(vectors))
     # the caller's array is neither copied into nor changed
     assert emb32.dtype == np.float32 and not np.shares_memory(result.vectors, emb32)
+
+
+@fast
+@given(
+    st.lists(
+        st.lists(st.tuples(st.text(max_size=6), st.text(max_size=12)), max_size=4),
+        max_size=6,
+    )
+)
+def test_char_sizes_are_the_text_lengths(spec: list[list[tuple[str, str]]]) -> None:
+    chunks = [Chunk(turns=[Turn(None, r, t) for r, t in turns]) for turns in spec]
+    assert _char_sizes(chunks).tolist() == [len(c.text) for c in chunks]
+    assert [c.chars for c in chunks] == [len(c.text) for c in chunks]
