@@ -53,6 +53,7 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 _turns = attrgetter("turns")
+_cached_text = attrgetter("_text")  # Chunk.text once built, else None
 _role = itemgetter(1)  # Turn is a named tuple: (timestamp, role, text, ...)
 _turn_text = itemgetter(2)
 
@@ -534,6 +535,9 @@ def _char_sizes(chunks: Sequence[Chunk]) -> IntArray:
     """Each chunk's ``len(text)`` without building the text (`Chunk.chars`, for all
     chunks at once): a line is ``role + ": " + text``, lines are joined by newlines."""
     n = len(chunks)
+    texts = list(map(_cached_text, chunks))
+    if None not in texts:  # every text already built (tokens, embeddings): its length
+        return np.fromiter(map(len, texts), dtype=np.int64, count=n)
     per_chunk = list(map(_turns, chunks))
     k = np.fromiter(map(len, per_chunk), dtype=np.int64, count=n)
     flat = list(chain.from_iterable(per_chunk))

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import islice
+from itertools import chain, islice
 from typing import NamedTuple, TypeVar
 
 _T = TypeVar("_T")
@@ -162,10 +162,7 @@ Span = tuple[int, int]
 
 def join_chunks(chunks: Sequence[Chunk]) -> Chunk:
     """One chunk holding every turn of `chunks`, in order."""
-    turns: list[Turn] = []
-    for c in chunks:
-        turns.extend(c.turns)
-    return Chunk(turns)
+    return Chunk(list(chain.from_iterable([c.turns for c in chunks])))
 
 
 def chunks_from_spans(
