@@ -129,10 +129,10 @@ def interleaved(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, tup
 
 CHONKIE_SCRIPT = """
 import json, sys
-import tiktoken
 from chonkie import RecursiveChunker
+from engine.tokens import get_counter  # the same offline cl100k_base encoding as ours
 text = open(sys.argv[1], encoding="utf-8").read()
-enc = tiktoken.get_encoding("cl100k_base")
+enc = get_counter()._encoding
 chunker = RecursiveChunker(tokenizer=enc, chunk_size=int(sys.argv[3]))
 chunks = chunker(text)
 out = [{"index": i, "text": c.text, "tokens": c.token_count, "start": c.start_index,
