@@ -142,6 +142,54 @@ def literal_merge_chunks(
     return chunks
 
 
+# ---------------------------------------------------------------- the reference's own code
+
+
+def reference_cosine_similarities(embeddings: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The reference's neighbour cosines: row dots over the product of row norms."""
+    a, b = embeddings[:-1], embeddings[1:]
+    dots = np.sum(a * b, axis=1)
+    norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    out: npt.NDArray[np.float64] = dots / norms
+    return out
+
+
+def reference_merge_chunks(
+    chunks: list[Chunk], embeddings: npt.NDArray[np.float64], max_chunk_chars: int = 8192
+) -> list[Chunk]:
+    """A port of the reference project's own ``merge_chunks`` (mindloop's chunker.py).
+
+    Per pass: the similarities, the threshold from their mean and std, then for
+    each pair a candidate ``Chunk(turns=group.turns + next.turns)`` kept when
+    ``len(candidate.text)`` is within the cap, the group vector kept as
+    ``(vec * (n - 1) + e) / n``, Python lists, and ``np.stack`` at the end of the pass.
+    """
+    while len(chunks) >= 2:
+        sims = reference_cosine_similarities(embeddings)
+        threshold = float(np.mean(sims) - 0.5 * np.std(sims))
+        new_chunks: list[Chunk] = [chunks[0]]
+        new_vecs: list[npt.NDArray[np.float64]] = [embeddings[0]]
+        n = 1
+        merged_any = False
+        for i, sim in enumerate(sims):
+            nxt = chunks[i + 1]
+            if sim >= threshold or sim >= 0.8:
+                candidate = Chunk(turns=new_chunks[-1].turns + nxt.turns)
+                if len(candidate.text) <= max_chunk_chars:
+                    new_chunks[-1] = candidate
+                    n += 1
+                    new_vecs[-1] = (new_vecs[-1] * (n - 1) + embeddings[i + 1]) / n
+                    merged_any = True
+                    continue
+            new_chunks.append(nxt)
+            new_vecs.append(embeddings[i + 1])
+            n = 1
+        chunks, embeddings = new_chunks, np.stack(new_vecs)
+        if not merged_any:
+            break
+    return chunks
+
+
 # --------------------------------------------------------------------------- timing
 
 
@@ -164,7 +212,9 @@ def _fmt(seconds: float) -> str:
 
 # literal runs, merge_chunks runs, and the target for each size
 RUNS = {1_000: (7, 21), 10_000: (5, 15), 100_000: (3, 9)}
+REFERENCE_RUNS = 5
 TARGETS = {10_000: "speed-up >= 6x", 100_000: "merge_chunks < 0.5 s"}
+REFERENCE_TARGET = 10.0  # merge_chunks at least this many times the reference's own code
 
 
 def bench_size(n: int) -> tuple[list[str], list[str]]:
@@ -199,7 +249,19 @@ def bench_size(n: int) -> tuple[list[str], list[str]]:
             lit_times.append(_timed(run_literal))
         for _ in range(min(per_literal, fast_runs - len(fast_times))):
             fast_times.append(_timed(lambda: merge_chunks(chunks, emb, MAX_CHUNK_CHARS)))
+    ref_out = reference_merge_chunks(chunks, emb, MAX_CHUNK_CHARS)
+    same_as_ref = _spans_of(ref_out, chunks) == result.spans
+    ref_times = []
+    for _ in range(REFERENCE_RUNS):  # interleaved with merge_chunks runs
+        ref_times.append(_timed(lambda: reference_merge_chunks(chunks, emb, MAX_CHUNK_CHARS)))
+        fast_times.append(_timed(lambda: merge_chunks(chunks, emb, MAX_CHUNK_CHARS)))
     lit_s, fast_s = statistics.median(lit_times), statistics.median(fast_times)
+    ref_s = statistics.median(ref_times)
+    ref_ratio = ref_s / fast_s
+    if not same_as_ref:
+        notes.append(
+            f"{n:,} chunks: the reference port's spans differ (its running mean rounds differently)"
+        )
     ratio = lit_s / fast_s
     target = TARGETS.get(n, "")
     if n == 10_000:
@@ -214,9 +276,26 @@ def bench_size(n: int) -> tuple[list[str], list[str]]:
         f"{_fmt(lit_s)} ({len(lit_times)})",
         f"{_fmt(fast_s)} ({len(fast_times)})",
         f"{ratio:.1f}x",
-        "yes",
+        f"{_fmt(ref_s)} ({len(ref_times)})",
+        f"{ref_ratio:.1f}x"
+        + ("" if n < 10_000 else (" met" if ref_ratio >= REFERENCE_TARGET else " MISSED")),
+        "yes" if same_as_ref else "literal only",
         target or "-",
     ]
+    sizes = [c.chars for c in chunks]
+    tokens = [s // 4 for s in sizes]  # a token cap of a quarter of the char cap
+    char_cap, tok_cap = (
+        MergeParams(max_chunk_chars=MAX_CHUNK_CHARS),
+        MergeParams(max_chunk_tokens=MAX_CHUNK_CHARS // 4),
+    )
+    char_s = statistics.median(_timed(lambda: merge(chunks, emb, char_cap)) for _ in range(5))
+    tok_s = statistics.median(
+        _timed(lambda: merge(chunks, emb, tok_cap, token_counts=tokens)) for _ in range(5)
+    )
+    notes.append(
+        f"{n:,} chunks: merge with a char cap {_fmt(char_s)}, with a token cap {_fmt(tok_s)} "
+        f"(token/char {tok_s / char_s:.2f}, 5 runs each)"
+    )
     emb32 = emb.astype(np.float32)  # what engine.embed returns; merge converts it once
     f32_s = statistics.median(
         _timed(lambda: merge_chunks(chunks, emb32, MAX_CHUNK_CHARS)) for _ in range(3)
@@ -252,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
         "literal median (runs)",
         "merge_chunks median (runs)",
         "speed-up",
+        "reference median (runs)",
+        "vs reference (>= 10x)",
         "identical",
         "target",
     ]

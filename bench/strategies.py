@@ -19,6 +19,16 @@ environment only, never in the project's dependencies)::
 
 Also the other chunkscope strategies on the corpus as turns, for reference.
 Prints the median of ``--repeat`` runs and each peer's time relative to ours.
+
+``--whole`` times whole processes instead (imports, reading, chunking, writing
+JSON), best of ``--repeat`` wall-clock runs taken in turn::
+
+    chunkscope chunk DOCS.md --strategy markdown --max-tokens 450 --overlap 50 --format json
+
+against a script running chonkie's ``RecursiveChunker(chunk_size=450)`` with the
+same tiktoken encoding and writing its chunks as JSON. DOCS.md (``--mb``, 4.9 by
+default, as in issue 15) is the READMEs above repeated, written to a temporary
+directory (never committed).
 """
 
 from __future__ import annotations
@@ -117,6 +127,94 @@ def interleaved(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, tup
     return {k: (statistics.median(v), outs[k]) for k, v in times.items()}
 
 
+CHONKIE_SCRIPT = """
+import json, sys
+from chonkie import RecursiveChunker
+from engine.tokens import get_counter  # the same offline cl100k_base encoding as ours
+text = open(sys.argv[1], encoding="utf-8").read()
+enc = get_counter()._encoding
+chunker = RecursiveChunker(tokenizer=enc, chunk_size=int(sys.argv[3]))
+chunks = chunker(text)
+out = [{"index": i, "text": c.text, "tokens": c.token_count, "start": c.start_index,
+        "end": c.end_index} for i, c in enumerate(chunks)]
+with open(sys.argv[2], "w", encoding="utf-8") as f:
+    json.dump({"chunks": out}, f)
+"""
+
+
+def whole_process(args: argparse.Namespace) -> int:
+    """Wall time of whole processes: our CLI against a chonkie script, on ``--mb`` MB."""
+    import json
+    import shutil
+    import subprocess
+    import tempfile
+
+    parts = [body.strip() for _, body in readmes(_site_dirs(args.site))]
+    one = "\n\n".join(parts) + "\n\n"
+    target = int(args.mb * 1_000_000)
+    text = (one * (target // len(one.encode()) + 1))[:target]
+    text = text[: text.rfind("\n\n")] + "\n"
+    cli = shutil.which("chunkscope", path=os.path.dirname(sys.executable)) or shutil.which(
+        "chunkscope"
+    )
+    if cli is None:
+        print("skip: no chunkscope command next to this interpreter")
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = os.path.join(tmp, "DOCS.md")
+        Path(docs).write_text(text, encoding="utf-8")
+        print(
+            f"DOCS.md: {len(parts)} READMEs repeated, {len(text.encode()) / 1e6:.1f} MB, "
+            f"{text.count(chr(10)):,} lines"
+        )
+        ours_out, peer_out = os.path.join(tmp, "ours.json"), os.path.join(tmp, "chonkie.json")
+        size, overlap = str(args.size), str(args.overlap)
+        cmds: dict[str, list[str]] = {
+            "chunkscope": [
+                cli, "chunk", docs, "--strategy", "markdown", "--max-tokens", size,
+                "--overlap", overlap, "--format", "json",
+            ],
+        }  # fmt: skip
+        try:
+            import chonkie  # type: ignore[import-not-found, unused-ignore]  # noqa: F401
+        except ImportError:
+            print("skip: chonkie is not installed (whole-process comparison)")
+        else:
+            cmds["chonkie"] = [sys.executable, "-c", CHONKIE_SCRIPT, docs, peer_out, size]
+        times: dict[str, list[float]] = {k: [] for k in cmds}
+        for _ in range(args.repeat):
+            for name, cmd in cmds.items():
+                t0 = time.perf_counter()
+                if name == "chunkscope":
+                    with open(ours_out, "wb") as f:
+                        subprocess.run(cmd, stdout=f, check=True)
+                else:
+                    subprocess.run(cmd, check=True)
+                times[name].append(time.perf_counter() - t0)
+        ours = json.loads(Path(ours_out).read_text(encoding="utf-8"))
+        n_ours = len(ours["chunks"]) if isinstance(ours, dict) else len(ours)
+        print(f"\n{'process':<62} {'best s':>7} {'median s':>9} {'chunks':>7} {'vs ours':>8}")
+        print("-" * 98)
+        best_ours = min(times["chunkscope"])
+        for name, ts in times.items():
+            if name == "chunkscope":
+                label, n = f"chunkscope chunk --strategy markdown {size}/{overlap} json", n_ours
+            else:
+                label = f"chonkie RecursiveChunker({size}) + json.dump"
+                n = len(json.loads(Path(peer_out).read_text(encoding="utf-8"))["chunks"])
+            print(
+                f"{label:<62} {min(ts):>7.2f} {statistics.median(ts):>9.2f} {n:>7} "
+                f"{min(ts) / best_ours:>7.2f}x"
+            )
+        if "chonkie" in times:
+            ratio = best_ours / min(times["chonkie"])
+            verdict = "met" if ratio <= 0.5 else ("at worst met" if ratio <= 1.0 else "NOT met")
+            print(
+                f"\ntarget: ours <= 0.5x chonkie's time (at worst 1.0x): {verdict} ({ratio:.2f}x)"
+            )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tokens", type=int, default=150_000, help="corpus size (150000)")
@@ -124,7 +222,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--site", action="append", default=[], help="another site-packages dir")
     ap.add_argument("--size", type=int, default=450)
     ap.add_argument("--overlap", type=int, default=50)
+    ap.add_argument("--whole", action="store_true", help="whole processes on --mb MB instead")
+    ap.add_argument("--mb", type=float, default=4.9, help="DOCS.md size for --whole (4.9)")
     args = ap.parse_args(argv)
+    if args.whole:
+        return whole_process(args)
 
     text, names, n_tokens = build_corpus(args.tokens, _site_dirs(args.site))
     print(

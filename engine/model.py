@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import islice
+from itertools import chain, islice
 from typing import NamedTuple, TypeVar
 
 _T = TypeVar("_T")
@@ -100,7 +100,14 @@ class Chunk:
 
     @property
     def chars(self) -> int:
-        return len(self.text)
+        """``len(self.text)``, by arithmetic on the turns when the text is not built yet:
+        each line is ``role + ": " + text`` and the lines are joined with one newline."""
+        if self._text is not None:
+            return len(self._text)
+        turns = self.turns
+        if not turns:
+            return 0
+        return sum([len(t.role) + len(t.text) for t in turns]) + 3 * len(turns) - 1
 
     @property
     def time_range(self) -> str:
@@ -155,10 +162,7 @@ Span = tuple[int, int]
 
 def join_chunks(chunks: Sequence[Chunk]) -> Chunk:
     """One chunk holding every turn of `chunks`, in order."""
-    turns: list[Turn] = []
-    for c in chunks:
-        turns.extend(c.turns)
-    return Chunk(turns)
+    return Chunk(list(chain.from_iterable([c.turns for c in chunks])))
 
 
 def chunks_from_spans(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ from engine.merge import (
     Cut,
     MergeParams,
     MergeResult,
+    _char_sizes,
     cosine_similarities,
     merge,
     merge_chunks,
@@ -240,12 +242,31 @@ def test_log_called_once_per_pass_with_counts() -> None:
     merged = merge_chunks(chunks, emb, max_chunk_chars=60, log=lines.append)
     assert len(merged) == 2
     result = merge(chunks, emb, MergeParams(max_chunk_chars=60))
+    # merge_chunks logs in the reference's words (programs written against the seed parse it)
     assert lines == [
-        f"pass {p.index}: {p.chunks_in} -> {p.chunks_out} chunks (threshold {p.threshold:.4f})"
+        f"Merge pass ({p.chunks_in} chunks): threshold={p.threshold:.4f} "
+        f"(mean={p.mean:.4f}, std={p.std:.4f})"
         for p in result.passes
     ]
-    assert lines[0].startswith("pass 1: 8 -> 4 chunks (threshold ")
-    assert lines[-1].startswith("pass 3: 2 -> 2 chunks")
+    assert lines[0].startswith("Merge pass (8 chunks): threshold=")
+    assert lines[-1].startswith("Merge pass (2 chunks): threshold=")
+    assert re.fullmatch(
+        r"Merge pass \(\d+ chunks\): threshold=-?\d+\.\d{4} "
+        r"\(mean=-?\d+\.\d{4}, std=\d+\.\d{4}\)",
+        lines[1],
+    )
+    # merge keeps the richer line
+    rich: list[str] = []
+    merge(chunks, emb, MergeParams(max_chunk_chars=60), log=rich.append)
+    assert rich[0].startswith("pass 1: 8 -> 4 chunks (threshold ")
+
+
+def test_chunk_chars_is_the_length_of_its_text() -> None:
+    turns = [Turn(None, "user", "héllo"), Turn(None, "assistant", ""), Turn(None, "", "x\ny")]
+    for k in range(len(turns) + 1):
+        fresh = Chunk(turns=turns[:k])
+        assert fresh.chars == len(Chunk(turns=turns[:k]).text)
+        assert fresh.chars == len(fresh.text)  # and after the text is cached
 
 
 def test_fixed_threshold_mode() -> None:
@@ -665,3 +686,16 @@ def test_float32_input_read_in_blocks_is_bit_identical(
     assert np.array_equal(result.vectors, np.array(vectors))
     # the caller's array is neither copied into nor changed
     assert emb32.dtype == np.float32 and not np.shares_memory(result.vectors, emb32)
+
+
+@fast
+@given(
+    st.lists(
+        st.lists(st.tuples(st.text(max_size=6), st.text(max_size=12)), max_size=4),
+        max_size=6,
+    )
+)
+def test_char_sizes_are_the_text_lengths(spec: list[list[tuple[str, str]]]) -> None:
+    chunks = [Chunk(turns=[Turn(None, r, t) for r, t in turns]) for turns in spec]
+    assert _char_sizes(chunks).tolist() == [len(c.text) for c in chunks]
+    assert [c.chars for c in chunks] == [len(c.text) for c in chunks]

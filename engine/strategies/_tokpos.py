@@ -34,13 +34,21 @@ def _char_counts(enc: Any) -> npt.NDArray[np.int64]:
     table = _LENGTHS.get(key)
     if table is None:
         n = int(enc.n_vocab)
-        table = np.zeros(n + 1, dtype=np.int64)
+        raws: list[bytes] = []
+        decode = enc.decode_single_token_bytes
         for i in range(n):
             try:
-                raw = enc.decode_single_token_bytes(i)
-            except Exception:
-                continue
-            table[i] = sum(1 for b in raw if not 0x80 <= b < 0xC0)
+                raws.append(decode(i))
+            except Exception:  # an unused id
+                raws.append(b"")
+        # count the bytes that start a character, all tokens at once
+        data = np.frombuffer(b"".join(raws), dtype=np.uint8)
+        starts = np.zeros(len(data) + 1, dtype=np.int64)
+        np.cumsum((data < 0x80) | (data >= 0xC0), out=starts[1:])
+        ends = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, raws), dtype=np.int64, count=n), out=ends[1:])
+        table = np.zeros(n + 1, dtype=np.int64)
+        table[:n] = starts[ends[1:]] - starts[ends[:-1]]
         _LENGTHS[key] = table
     return table
 
