@@ -37,10 +37,10 @@ from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
 from engine.segment import TopicParams, segment
 
 GRID: dict[str, list[Any]] = {
-    "topic_window": [4, 8, 12],
-    "topic_k": [1.0, 1.5, 2.0],
-    "topic_structure": [0.6, 1.5, 3.0],
-    "topic_min_chars": [300, 1000],
+    "topic_window": [1500, 2500, 4000],
+    "topic_depth": [3.0, 4.0, 5.0, 6.0],
+    "topic_structure": [2.0, 3.5, 5.0],
+    "topic_min_chars": [300, 500, 1000],
 }
 
 

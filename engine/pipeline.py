@@ -108,6 +108,12 @@ class PipelineParams:
         """The topic segmenter's units start at every message (`engine.split.chunk_turns`)."""
         return self.merge.mode == "topic"
 
+    @property
+    def compact_min(self) -> int:
+        """The compaction minimum in force: ``min_chars``, or in topic mode the topic
+        segmenter's own (its units stay small, so a cut can fall on any message)."""
+        return self.topic.topic_unit_chars if self.by_message else self.min_chars
+
     def __post_init__(self) -> None:
         if self.min_chars < 0:
             raise ValueError(f"min_chars must be >= 0, got {self.min_chars}")
@@ -146,7 +152,7 @@ STAGE_INPUTS: dict[str, tuple[str, ...]] = {
 STAGE_INPUTS["turns"] = STAGE_INPUTS["parse"]
 STAGE_INPUTS["strategy"] = (*STAGE_INPUTS["turns"], "strategy", "strategy_params", "tokenizer")
 STAGE_INPUTS["chunk"] = (*STAGE_INPUTS["strategy"], "by_message")
-STAGE_INPUTS["compact"] = (*STAGE_INPUTS["chunk"], "min_chars")
+STAGE_INPUTS["compact"] = (*STAGE_INPUTS["chunk"], "compact_min")
 STAGE_INPUTS["compacted"] = STAGE_INPUTS["compact"]
 STAGE_INPUTS["embed"] = (*STAGE_INPUTS["compact"], "embedder")
 STAGE_INPUTS["similarities"] = STAGE_INPUTS["embed"]
@@ -385,7 +391,7 @@ class Pipeline:
             raw = self.raw_chunks()
             if not self._compacts():
                 return [(i, i + 1) for i in range(len(raw))]
-            return compact_spans(raw, self.params.min_chars, progress)
+            return compact_spans(raw, self.params.compact_min, progress)
 
         return self._stage("compact", compute)
 

@@ -5,35 +5,42 @@ weak and noisy; merging then runs until the size cap stops it, so the cap, not t
 content, decides where chunks break. This segmenter, after TextTiling (Hearst 1997)
 and its embedding-based successors, instead:
 
-1. **Compares blocks.** The similarity at the gap after chunk ``i`` is the cosine of
-   the mean vector of the ``topic_window`` chunks before it and of the ``window`` chunks
-   after it (each chunk weighted by its size in chars, clipped, so a one-line chunk
-   does not count as much as a page).
-2. **Scores depth.** How far that similarity dips below the highest similarity on
-   each side within ``window`` gaps: ``(left peak - s) + (right peak - s)``. A real
-   topic change is a valley, not merely a low value in a low region.
-3. **Prefers structure, without trusting it blindly.** A gap gets a bonus (weighted by
-   ``structure``) when the chunk after it starts a user turn after the assistant
-   spoke, starts a markdown heading (more for a higher level), or follows a long
-   pause or a day change. The bonus adds to the depth; it never cuts on its own.
-4. **Cuts the deepest gaps first.** Gaps whose score reaches the threshold (a fixed
-   number, or ``adaptive``: ``mean + k * std`` of the gap scores) are taken from the
-   deepest down, skipping any that would leave a segment under ``min_chars``.
-5. **Respects a size cap.** A segment over ``max_chars`` is split at its deepest
-   remaining gaps until it fits (``size_cap`` cuts).
+1. **Compares blocks.** The similarity at a gap is the cosine of the summed (unit)
+   vectors of the chunks within ``topic_window`` characters before it and after it
+   (at least one chunk each side), so short messages and long sections weigh by
+   their text. It is measured at three scales (half, once and twice the window) so
+   one window fits both short episodes and long documents.
+2. **Scores depth.** At each scale the similarities become z-scores (so the same
+   numbers work for TF-IDF and for neural vectors, whose cosines sit near 1), and a
+   gap's depth is how far it dips below the highest similarity on each side within
+   twice the window: ``(left peak - s) + (right peak - s)``. The depths of the three
+   scales are averaged. A real topic change is a valley, not merely a low value.
+3. **Prefers structure, without trusting it blindly.** ``topic_structure`` is added
+   where the message after the gap is a user turn after the assistant spoke, a
+   level-1 markdown heading (a new document), or follows a pause of 30 minutes or a
+   day change. Lower headings are too common inside one topic to be a hint.
+4. **Cuts the deepest dips first.** Only the best gap within half a window is a
+   candidate (one per valley); candidates whose score reaches ``topic_depth`` (a
+   number, or ``adaptive``: mean + std/2 of the candidates) are taken best first,
+   skipping any that would leave a segment under ``topic_min_chars``.
+5. **Respects a size cap.** A segment over ``topic_max_chars`` is split at its best
+   gaps until it fits (``size_cap`` cuts).
 
-Everything is vectorised numpy over the gaps; 10k chunks segment in a few ms once the
-vectors exist. The result is an `engine.merge.MergeResult` (no passes), so the
-command line and the workbench show topic cuts as they show merge cuts, each with
-its reason: ``topic`` (its depth), ``structure`` (a structural point tipped it), or
-``size_cap``.
+Its units are the compacted chunks of a pipeline in topic mode, which start at every
+message (`engine.split.chunk_turns` with ``by_message``), so a cut can fall exactly
+where a user's question or a document begins. Everything is vectorised numpy over
+the gaps (a sparse table for the range maxima). The result is an
+`engine.merge.MergeResult` (no passes), so the command line and the workbench show
+topic cuts as they show merge cuts, each with its reason: ``topic`` (its depth),
+``structure`` (a structural point tipped it), or ``size_cap``.
 """
 
 from __future__ import annotations
 
+import bisect
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from itertools import pairwise
 from typing import Literal
 
@@ -45,16 +52,12 @@ from engine.model import Chunk, chunks_from_spans
 from engine.params import SliderSpec, check_fields, knob
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
-#: Structural bonuses (before the ``structure`` weight): what starts the next chunk.
-USER_AFTER_BOT = 1.0
-HEADING = (0.0, 1.0, 0.5, 0.3, 0.15, 0.1, 0.1)  # by heading level 1..6
-LONG_PAUSE = 0.6
-DAY_CHANGE = 1.0
-#: A pause at least this long is a structural point.
-PAUSE = timedelta(minutes=30)
-#: A chunk's weight in a block is its size, clipped to this many chars.
-WEIGHT_CLIP = 2000
+#: The scales of the window the depth is averaged over.
+SCALES = (0.5, 1.0, 2.0)
+#: A pause of this many seconds between two messages is a structural point.
+PAUSE_SECONDS = 30 * 60
 
 
 @dataclass(frozen=True)
@@ -62,38 +65,24 @@ class TopicParams:
     """The topic segmenter's knobs (see the module docstring and `engine.params`)."""
 
     topic_window: int = knob(
-        12,
-        "chunks compared on each side of a gap",
+        2500,
+        "chars compared on each side of a gap (at least one chunk each side)",
         flag="--topic-window",
         minimum=1,
-        maximum=50,
         metavar="N",
-        slider=SliderSpec(1, 30, 1, 5, label="window", fmt="{:.0f}", order=110),
+        slider=SliderSpec(200, 10000, 100, 1000, label="window", fmt="{:.0f}", order=110),
     )
     topic_depth: Literal["adaptive"] | float = knob(
-        "adaptive",
-        "a gap whose depth (plus structure) reaches this is a topic change; adaptive: "
-        "mean + k * std of the gaps",
+        5.0,
+        "a gap whose depth plus structure reaches this (z units) is a topic change; "
+        "adaptive: mean + std/2 of the candidate gaps",
         flag="--topic-depth",
         words=("adaptive",),
         metavar="adaptive|X",
-        slider=SliderSpec(
-            0.0, 1.0, 0.01, 0.1, label="depth", start=0.15, order=120, choice="fixed"
-        ),
-    )
-    topic_k: float = knob(
-        1.5,
-        "adaptive depth: mean + K * std of the gap scores",
-        flag="--topic-k",
-        minimum=-2,
-        maximum=5,
-        metavar="K",
-        slider=SliderSpec(
-            -1.0, 3.0, 0.05, 0.25, label="k", order=115, shown_when=("topic_depth", "adaptive")
-        ),
+        slider=SliderSpec(0.0, 10.0, 0.1, 1.0, label="depth", start=5.0, order=120, choice="fixed"),
     )
     topic_min_chars: int = knob(
-        300,
+        500,
         "no topic segment shorter than this (chars)",
         flag="--topic-min-chars",
         minimum=0,
@@ -111,15 +100,23 @@ class TopicParams:
             1000, 64000, 1000, 8000, label="max size", fmt="{:.0f}", open_at_max=True, order=140
         ),
     )
+    topic_unit_chars: int = knob(
+        20,
+        "in topic mode the compaction minimum: a unit shorter than this absorbs the next "
+        "(--min-chars is the seed mode's)",
+        flag="--topic-unit-chars",
+        minimum=0,
+        metavar="N",
+    )
     topic_structure: float = knob(
-        3.0,
-        "weight of structural cut points (a user turn after the assistant, a heading, a "
-        "long pause, a day change)",
+        3.5,
+        "added to a gap's score at a user turn after the assistant, a level-1 heading, "
+        "a long pause or a day change (z units)",
         flag="--topic-structure",
         minimum=0,
-        maximum=5,
+        maximum=10,
         metavar="W",
-        slider=SliderSpec(0.0, 5.0, 0.1, 0.5, label="structure", order=150),
+        slider=SliderSpec(0.0, 8.0, 0.1, 1.0, label="structure", order=150),
     )
 
     def __post_init__(self) -> None:
@@ -128,148 +125,223 @@ class TopicParams:
 
 @dataclass(frozen=True)
 class GapScores:
-    """Per gap (after chunk ``i``): block similarity, depth, structure bonus, score."""
+    """Per gap (after chunk ``i``): block similarity, depth, structure bonus, score,
+    whether it is the best gap of its valley, and the threshold in force."""
 
     similarity: FloatArray
     depth: FloatArray
     structure: FloatArray
     score: FloatArray
+    candidate: npt.NDArray[np.bool_]
     threshold: float
 
 
-def _block_means(v: FloatArray, w: FloatArray, window: int) -> tuple[FloatArray, FloatArray]:
-    """The weighted mean vector of the `window` chunks before and after each gap."""
-    n = len(v)
-    weighted = v * w[:, None]
-    csum = np.vstack([np.zeros((1, v.shape[1])), np.cumsum(weighted, axis=0)])
-    wsum = np.concatenate([[0.0], np.cumsum(w)])
-    gaps = np.arange(1, n)  # a gap before chunk g
-    lo = np.maximum(0, gaps - window)
-    hi = np.minimum(n, gaps + window)
-    left = (csum[gaps] - csum[lo]) / np.maximum(wsum[gaps] - wsum[lo], 1e-12)[:, None]
-    right = (csum[hi] - csum[gaps]) / np.maximum(wsum[hi] - wsum[gaps], 1e-12)[:, None]
-    return left, right
+def _reach(prefix: IntArray, width: float) -> tuple[IntArray, IntArray]:
+    """For every boundary ``b = 1..n-1``: the first chunk within ``width`` chars on
+    its left and the end of those on its right (at least one chunk each side)."""
+    n = len(prefix) - 1
+    b = np.arange(1, n, dtype=np.int64)
+    lo = np.minimum(np.searchsorted(prefix, prefix[b] - width, side="left"), b - 1)
+    hi = np.maximum(np.searchsorted(prefix, prefix[b] + width, side="right") - 1, b + 1)
+    return np.maximum(lo, 0).astype(np.int64), np.minimum(hi, n).astype(np.int64)
 
 
-def _cosines(a: FloatArray, b: FloatArray) -> FloatArray:
-    na = np.linalg.norm(a, axis=1)
-    nb = np.linalg.norm(b, axis=1)
-    dots = np.einsum("ij,ij->i", a, b)
-    out: FloatArray = dots / np.maximum(na * nb, 1e-12)
+def _gap_reach(prefix: IntArray, width: float) -> tuple[IntArray, IntArray]:
+    """For every gap: the range ``[lo, hi)`` of gaps within ``width`` chars of it."""
+    n = len(prefix) - 1
+    bpos = prefix[1:n]
+    lo = np.searchsorted(bpos, bpos - width, side="left")
+    hi = np.searchsorted(bpos, bpos + width, side="right")
+    return lo.astype(np.int64), hi.astype(np.int64)
+
+
+def _unit_prefix(vectors: FloatArray) -> npt.NDArray[np.float32]:
+    """Cumulative sums of the row-normalised vectors (float32: half the memory traffic;
+    block sums accurate to about 1e-4, far below the differences that matter)."""
+    w = np.asarray(vectors).astype(np.float32, copy=False)
+    norms = np.sqrt(np.einsum("ij,ij->i", w, w, dtype=np.float64))
+    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0).astype(np.float32)
+    cum = np.empty((len(w) + 1, w.shape[1]), dtype=np.float32)
+    cum[0] = 0.0
+    np.multiply(w, scale[:, None], out=cum[1:])
+    np.cumsum(cum[1:], axis=0, out=cum[1:])
+    return cum
+
+
+def _block_cosines(cum: npt.NDArray[np.float32], lo: IntArray, hi: IntArray) -> FloatArray:
+    g = np.arange(1, len(cum) - 1)
+    base = cum[g]
+    left = base - cum[lo]
+    right = cum[hi] - base
+    dots = np.einsum("ij,ij->i", left, right, dtype=np.float64)
+    den = np.sqrt(
+        np.einsum("ij,ij->i", left, left, dtype=np.float64)
+        * np.einsum("ij,ij->i", right, right, dtype=np.float64)
+    )
+    sims = np.zeros(len(g), dtype=np.float64)
+    np.divide(dots, den, out=sims, where=den > 0)
+    out: FloatArray = np.clip(sims, -1.0, 1.0)
     return out
 
 
-def _peaks(s: FloatArray, window: int) -> tuple[FloatArray, FloatArray]:
-    """The highest similarity within `window` gaps on the left and on the right."""
-    n = len(s)
-    pad = np.full(window, -np.inf)
-    padded = np.concatenate([pad, s, pad])
-    view = np.lib.stride_tricks.sliding_window_view(padded, window + 1)
-    left = view[:n].max(axis=1)
-    right = view[window : window + n].max(axis=1)
-    return left, right
+class _RangeMax:
+    """The maximum of ``values[lo:hi]`` for arrays of ranges (a sparse table)."""
+
+    def __init__(self, values: FloatArray) -> None:
+        self.levels = [values]
+        size = 1
+        while 2 * size <= len(values):
+            prev = self.levels[-1]
+            self.levels.append(np.maximum(prev[:-size], prev[size:]))
+            size *= 2
+
+    def query(self, lo: IntArray, hi: IntArray) -> FloatArray:
+        length = np.maximum(hi - lo, 1)
+        k = np.floor(np.log2(length)).astype(np.int64)
+        out = np.empty(len(lo), dtype=np.float64)
+        for level in np.unique(k).tolist():
+            sel = k == level
+            table = self.levels[level]
+            a, b = lo[sel], hi[sel] - (1 << level)
+            out[sel] = np.maximum(table[a], table[np.maximum(b, a)])
+        return out
 
 
-def structure_bonus(chunks: Sequence[Chunk]) -> FloatArray:
-    """The structural bonus of each gap: what starts the chunk after it."""
+def _depths(sims: FloatArray, lo: IntArray, hi: IntArray) -> FloatArray:
+    """``(max of sims[lo..i] - s) + (max of sims[i..hi-1] - s)`` of the z-scores."""
+    std = float(np.std(sims))
+    z = (sims - float(np.mean(sims))) / (std if std > 1e-12 else 1.0)
+    table = _RangeMax(z)
+    idx = np.arange(len(z), dtype=np.int64)
+    left = table.query(np.minimum(lo, idx), idx + 1)
+    right = table.query(idx, np.maximum(hi, idx + 1))
+    out: FloatArray = (left - z) + (right - z)
+    return out
+
+
+def _is_top_heading(text: str) -> bool:
+    return text.startswith("# ") or text.startswith("#\t")
+
+
+def structure_points(chunks: Sequence[Chunk]) -> FloatArray:
+    """1.0 at each gap next to a structural point (see the module docstring), else 0.
+
+    A message starts where the turn index changes. When one starts inside a chunk
+    (compaction merged a short chunk into it), the point goes on the gap before that
+    chunk when the text before the message is the smaller part of it, else on the gap
+    after it."""
     n = len(chunks)
     out = np.zeros(max(n - 1, 0))
-    for g in range(1, n):
-        before, after = chunks[g - 1], chunks[g]
-        if not before.turns or not after.turns:
-            continue
-        first, last = after.turns[0], before.turns[-1]
-        bonus = 0.0
-        if first.role == "You" and last.role != "You":
-            bonus = max(bonus, USER_AFTER_BOT)
-        if first.role == "Doc" and first.text.startswith("#"):
-            level = len(first.text) - len(first.text.lstrip("#"))
-            bonus = max(bonus, HEADING[min(level, 6)])
-        t0, t1 = last.timestamp, first.timestamp
-        if t0 is not None and t1 is not None:
-            try:
-                if t1.date() != t0.date():
-                    bonus = max(bonus, DAY_CHANGE)
-                elif t1 - t0 >= PAUSE:
-                    bonus = max(bonus, LONG_PAUSE)
-            except TypeError:  # one aware, one naive: no pause is known
-                pass
-        out[g - 1] = bonus
+    prev_role: str | None = None
+    prev_index: object = object()
+    prev_ts = None
+    for j, chunk in enumerate(chunks):
+        offset = 0
+        total = max(1, chunk.chars)
+        for t in chunk.turns:
+            if t.turn_index is None or t.turn_index != prev_index:
+                point = (t.role == "You" and prev_role is not None and prev_role != "You") or (
+                    t.role == "Doc" and _is_top_heading(t.text)
+                )
+                if not point and t.timestamp is not None and prev_ts is not None:
+                    with contextlib.suppress(TypeError):  # aware against naive: unknown
+                        point = (
+                            t.timestamp.date() != prev_ts.date()
+                            or (t.timestamp - prev_ts).total_seconds() >= PAUSE_SECONDS
+                        )
+                gap = j - 1 if 2 * offset <= total else j
+                if point and 0 <= gap < n - 1:
+                    out[gap] = 1.0
+            prev_role, prev_index = t.role, t.turn_index
+            if t.timestamp is not None:
+                prev_ts = t.timestamp
+            offset += len(t.role) + len(t.text) + 3
     return out
 
 
 def gap_scores(vectors: npt.ArrayLike, chunks: Sequence[Chunk], params: TopicParams) -> GapScores:
-    """Block similarity, depth, structure and score of every gap (see the module docstring)."""
+    """Block similarity, depth, structure and score of every gap (the module docstring)."""
     v = np.asarray(vectors, dtype=np.float64)
-    n = len(v)
+    n = len(chunks)
     if n < 2:
         empty = np.zeros(0)
-        return GapScores(empty, empty, empty, empty, 0.0)
-    sizes = np.fromiter((min(c.chars, WEIGHT_CLIP) + 1 for c in chunks), dtype=np.float64, count=n)
-    left, right = _block_means(v, sizes, params.topic_window)
-    sim = _cosines(left, right)
-    lp, rp = _peaks(sim, params.topic_window)
-    depth = (lp - sim) + (rp - sim)
-    struct = structure_bonus(chunks) * params.topic_structure
-    score = depth + struct * max(float(np.std(depth)), 1e-3) * 4
+        return GapScores(empty, empty, empty, empty, np.zeros(0, dtype=bool), 0.0)
+    chars = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((c.chars + 1 for c in chunks), dtype=np.int64, count=n), out=chars[1:])
+    cum = _unit_prefix(v)
+    depth = np.zeros(n - 1)
+    sims = np.zeros(n - 1)
+    for scale in SCALES:
+        width = params.topic_window * scale
+        s = _block_cosines(cum, *_reach(chars, width))
+        if scale == 1.0:
+            sims = s
+        depth += _depths(s, *_gap_reach(chars, 2 * width))
+    depth /= len(SCALES)
+    struct = structure_points(chunks) * params.topic_structure
+    score = depth + struct
+    lo, hi = _gap_reach(chars, params.topic_window / 2)
+    candidate = score >= _RangeMax(score).query(lo, hi)
     if isinstance(params.topic_depth, str):
-        threshold = float(np.mean(score) + params.topic_k * np.std(score))
+        pool = score[candidate & (depth > 0)]
+        threshold = float(np.mean(pool) + 0.5 * np.std(pool)) if len(pool) else np.inf
     else:
         threshold = float(params.topic_depth)
-    return GapScores(sim, depth, struct, score, threshold)
+    return GapScores(sims, depth, struct, score, candidate, threshold)
 
 
 def segment(
     chunks: Sequence[Chunk], vectors: npt.ArrayLike, params: TopicParams | None = None
 ) -> MergeResult:
-    """Topic segments of `chunks` (with their unit `vectors`) as a `MergeResult`."""
+    """Topic segments of `chunks` (with their `vectors`) as a `MergeResult`."""
     params = params or TopicParams()
     v = np.asarray(vectors, dtype=np.float64)
     n = len(chunks)
     if n == 0:
-        return _result([], v, [0], {}, 0.0, params)
+        return _result([], v, [0], {}, None)
     scores = gap_scores(v, chunks, params)
-    chars = np.fromiter((c.chars + 1 for c in chunks), dtype=np.int64, count=n)
-    cum = np.concatenate([[0], np.cumsum(chars)])
-    order = np.argsort(-scores.score, kind="stable")
+    chars = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((c.chars + 1 for c in chunks), dtype=np.int64, count=n), out=chars[1:])
+    chosen = [0, n]
     cuts: dict[int, str] = {}  # gap (after chunk) -> reason
-    starts = [0, n]  # sorted segment starts, with n as the end
-
-    def fits(g: int) -> bool:
-        # the segment holding gap g would be split into [s, g+1) and [g+1, e)
-        i = int(np.searchsorted(starts, g + 1, side="right")) - 1
-        s, e = starts[i], starts[i + 1]
-        return bool(
-            cum[g + 1] - cum[s] >= params.topic_min_chars
-            and cum[e] - cum[g + 1] >= params.topic_min_chars
-        )
-
-    for g in order.tolist():
-        if scores.score[g] < scores.threshold:
-            break
-        if fits(g):
-            starts.insert(int(np.searchsorted(starts, g + 1)), g + 1)
+    if n >= 2:
+        cand = np.flatnonzero(scores.candidate & (scores.score >= scores.threshold))
+        for g in cand[np.argsort(-scores.score[cand], kind="stable")].tolist():
+            b = g + 1
+            k = bisect.bisect_left(chosen, b)
+            lo, hi = chosen[k - 1], chosen[k]
+            least = params.topic_min_chars
+            if chars[b] - chars[lo] < least or chars[hi] - chars[b] < least:
+                continue
+            chosen.insert(k, b)
             tipped = scores.structure[g] > 0 and scores.depth[g] < scores.threshold
             cuts[g] = "structure" if tipped else "topic"
-    if params.topic_max_chars is not None:
-        _cap(starts, cuts, scores.score, cum, params.topic_max_chars)
-    return _result(chunks, v, starts, cuts, scores, params)
+        if params.topic_max_chars is not None:
+            _cap(chosen, cuts, scores.score, chars, params)
+    return _result(chunks, v, chosen, cuts, scores)
 
 
 def _cap(
-    starts: list[int], cuts: dict[int, str], score: FloatArray, cum: npt.NDArray[np.int64], cap: int
+    chosen: list[int], cuts: dict[int, str], score: FloatArray, chars: IntArray, p: TopicParams
 ) -> None:
-    """Split every segment over `cap` chars at its deepest gaps until each fits."""
-    i = 0
-    while i < len(starts) - 1:
-        s, e = starts[i], starts[i + 1]
-        if cum[e] - cum[s] <= cap or e - s < 2:
-            i += 1
+    """Split every segment over the cap at its best gap keeping the minimum both sides
+    (the cap wins when no gap can)."""
+    cap = p.topic_max_chars
+    assert cap is not None
+    todo = [(a, b) for a, b in pairwise(list(chosen)) if chars[b] - chars[a] > cap]
+    while todo:
+        a, b = todo.pop()
+        if b - a < 2:
             continue
-        inner = np.arange(s, e - 1)  # gaps inside the segment
-        g = int(inner[int(np.argmax(score[inner]))])
-        starts.insert(i + 1, g + 1)
-        cuts[g] = "size_cap"
+        inner = np.arange(a + 1, b)
+        ok = (chars[inner] - chars[a] >= p.topic_min_chars) & (
+            chars[b] - chars[inner] >= p.topic_min_chars
+        )
+        cand = inner[ok] if ok.any() else inner
+        best = int(cand[int(np.argmax(score[cand - 1]))])
+        bisect.insort(chosen, best)
+        cuts[best - 1] = "size_cap"
+        todo += [(lo, hi) for lo, hi in ((a, best), (best, b)) if chars[hi] - chars[lo] > cap]
 
 
 def _result(
@@ -277,8 +349,7 @@ def _result(
     v: FloatArray,
     starts: list[int],
     cuts: dict[int, str],
-    scores: GapScores | float,
-    params: TopicParams,
+    scores: GapScores | None,
 ) -> MergeResult:
     bounds = np.asarray(starts, dtype=np.int64)
     spans = list(pairwise(starts))
@@ -286,14 +357,13 @@ def _result(
     dim = v.shape[1] if v.ndim == 2 else 0
     vectors = np.stack([v[s:e].mean(axis=0) for s, e in spans]) if spans else np.zeros((0, dim))
     gaps = [e - 1 for _, e in spans[:-1]]
-    if isinstance(scores, GapScores):
+    if scores is not None:
         sims = np.asarray([scores.similarity[g] for g in gaps], dtype=np.float64)
         depths = np.asarray([scores.score[g] for g in gaps], dtype=np.float64)
         threshold = scores.threshold
     else:
         sims = depths = np.zeros(0)
-        threshold = float(scores)
-    codes = np.asarray([CUT_CODES[cuts[g]] for g in gaps], dtype=np.int8)
+        threshold = 0.0
     return MergeResult(
         bounds=bounds,
         chunks=merged,
@@ -301,7 +371,7 @@ def _result(
         passes=[],
         cut_similarities=sims,
         cut_threshold=threshold,
-        cut_codes=codes,
+        cut_codes=np.asarray([CUT_CODES[cuts[g]] for g in gaps], dtype=np.int8),
         params=MergeParams(mode="topic"),
         cut_depths=depths,
     )

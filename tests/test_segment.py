@@ -46,14 +46,15 @@ def _vectors(chunks: list[Chunk]) -> np.ndarray:
 def test_three_clear_topics_are_found() -> None:
     rng = np.random.default_rng(1)
     chunks = _chunks([("cache", 12), ("tides", 12), ("taxes", 12)], rng)
-    result = segment(chunks, _vectors(chunks), replace(TopicParams(), topic_window=4, topic_k=1.0))
+    result = segment(chunks, _vectors(chunks), replace(TopicParams(), topic_window=1500))
     assert [s for s, _ in result.spans] == [0, 12, 24]
-    # each topic's first chunk is a user turn after the assistant: a structural point
-    assert [c.reason for c in result.cuts] == ["structure", "structure"]
+    # each topic's first chunk is also a user turn after the assistant (a structural
+    # point), but the depth alone reaches the threshold here
+    assert [c.reason for c in result.cuts] == ["topic", "topic"]
     plain = segment(
         chunks,
         _vectors(chunks),
-        replace(TopicParams(), topic_window=4, topic_k=1.0, topic_structure=0),
+        replace(TopicParams(), topic_window=1500, topic_structure=0, topic_depth=2.0),
     )
     assert [s for s, _ in plain.spans] == [0, 12, 24]
     assert [c.reason for c in plain.cuts] == ["topic", "topic"]
@@ -66,11 +67,12 @@ def test_min_and_max_size_are_respected() -> None:
     chunks = _chunks([("cache", 10), ("tides", 3), ("taxes", 10)], rng)
     v = _vectors(chunks)
     size = sum(c.chars + 1 for c in chunks[:10])
-    loose = segment(chunks, v, replace(TopicParams(), topic_k=-1.0, topic_min_chars=0))
-    strict = segment(chunks, v, replace(TopicParams(), topic_k=-1.0, topic_min_chars=size))
+    base = replace(TopicParams(), topic_depth=0.0, topic_window=300)
+    loose = segment(chunks, v, replace(base, topic_min_chars=0))
+    strict = segment(chunks, v, replace(base, topic_min_chars=size))
     assert len(strict.chunks) < len(loose.chunks)
     assert all(c.chars + 1 >= size for c in strict.chunks)
-    capped = segment(chunks, v, replace(TopicParams(), topic_max_chars=size // 2, topic_k=5.0))
+    capped = segment(chunks, v, replace(TopicParams(), topic_max_chars=size // 2, topic_depth=9.0))
     assert all(c.chars <= size // 2 or len(c.turns) == 1 for c in capped.chunks)
     assert "size_cap" in {c.reason for c in capped.cuts}
 
@@ -79,8 +81,8 @@ def test_min_and_max_size_are_respected() -> None:
 @given(
     n=st.integers(0, 60),
     seed=st.integers(0, 1000),
-    window=st.integers(1, 8),
-    k=st.floats(-2, 3),
+    window=st.integers(1, 5000),
+    k=st.floats(0, 8),
     min_chars=st.integers(0, 3000),
 )
 def test_any_input_gives_a_partition(
@@ -91,7 +93,7 @@ def test_any_input_gives_a_partition(
         Chunk([Turn(None, "Bot", "x" * int(rng.integers(1, 400)), i + 1, i)]) for i in range(n)
     ]
     vectors = rng.normal(size=(n, 8))
-    params = replace(TopicParams(), topic_window=window, topic_k=k, topic_min_chars=min_chars)
+    params = replace(TopicParams(), topic_window=window, topic_depth=k, topic_min_chars=min_chars)
     result = segment(chunks, vectors, params)
     spans = result.spans
     assert (spans[0][0] if spans else 0) == 0 and (spans[-1][1] if spans else 0) == n
