@@ -8,11 +8,11 @@ the subcommands, each of which imports this), and nothing outside `tui.cli` impo
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
+from engine.jsonfmt import json_pieces as json_pieces  # the CLI writes JSON with it
 from engine.params import Knob, knob_map, knobs
 
 if TYPE_CHECKING:
@@ -74,33 +74,6 @@ def emit(args: argparse.Namespace, text: str | Iterable[str]) -> None:
         for piece in [text] if isinstance(text, str) else text:
             sys.stdout.write(safe(piece, sys.stdout))
         sys.stdout.flush()
-
-
-def json_pieces(doc: dict[str, Any]) -> Iterator[str]:
-    """``json.dumps(doc, ensure_ascii=False, indent=2) + "\\n"``, in pieces: a top-level
-    list goes out one element at a time, so a large document is never one string."""
-
-    def nested(value: Any, depth: int) -> str:
-        # json.dumps escapes newlines inside strings: every raw newline is layout.
-        return json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n" + "  " * depth)
-
-    if not doc:
-        yield "{}\n"
-        return
-    yield "{\n"
-    last = len(doc) - 1
-    for k, (key, value) in enumerate(doc.items()):
-        end = ",\n" if k < last else "\n"
-        prefix = f"  {json.dumps(key, ensure_ascii=False)}: "
-        if isinstance(value, list) and value:
-            yield prefix + "[\n"
-            final = len(value) - 1
-            for j, item in enumerate(value):
-                yield "    " + nested(item, 2) + (",\n" if j < final else "\n")
-            yield "  ]" + end
-        else:
-            yield prefix + nested(value, 1) + end
-    yield "}\n"
 
 
 def report_skipped(source: Source) -> None:
