@@ -176,7 +176,7 @@ def timings() -> None:
     )
     small = Case(chunks[:2000], vectors[:2000], [1, 500, 1200], np.full(2000, 400, dtype=np.int64))
     t0 = time.perf_counter()
-    sweep(small, topic, "topic_k", np.linspace(-1, 3, 50).tolist(), {})
+    sweep(small, topic, "topic_depth", np.linspace(0, 10, 50).tolist(), {})
     print(f"sweep of 50 points on 2k chunks: {time.perf_counter() - t0:.2f} s (target < 2 s)")
     cases = [
         Case(
