@@ -44,8 +44,8 @@ __all__ = [
     "normalize_rows",
 ]
 
-#: The names `make_embedder` accepts.
-BACKENDS = ("lexical", "openai")
+#: The names `make_embedder` accepts ("e5" needs the e5 extra: ``pip install 'chunkscope[e5]'``).
+BACKENDS = ("lexical", "openai", "e5")
 
 
 def make_embedder(
@@ -78,6 +78,11 @@ def make_embedder(
     key = name.strip().lower()
     if key == "lexical":
         return LexicalEmbedder(dim if dim is not None else 512)
+    if key == "e5":
+        from engine.embed.e5 import E5Embedder
+
+        e5: Embedder = E5Embedder()
+        return e5 if cache is None else CachedEmbedder(e5, cache)
     if key == "openai":
         inner = OpenAIEmbedder(
             model or DEFAULT_MODEL,

@@ -258,7 +258,8 @@ def add_embedder_args(g: argparse._ActionsContainer) -> None:
         "--embedder",
         choices=BACKENDS,
         default=None,
-        help=f"{BACKENDS[0]} (offline, default) or an OpenAI-compatible endpoint",
+        help=f"{BACKENDS[0]} (offline, default), openai (an OpenAI-compatible endpoint) or "
+        "e5 (offline, neural: pip install 'chunkscope[e5]')",
     )
     g.add_argument("--model", default=None, help="embedding model of the openai backend")
     g.add_argument(
