@@ -193,9 +193,9 @@ class MergeParams:
         None, "pairs below X never merge", flag="--min-similarity", finite=False, metavar="X"
     )
     mode: str = knob(
-        "seed",
-        "how chunks are merged: seed (the reference loop) or topic (the topic segmenter, "
-        "see --topic-* and `engine.segment`)",
+        "topic",
+        "how chunks are merged: topic (the topic segmenter, see --topic-* and "
+        "`engine.segment`) or seed (the reference loop)",
         flag="--merge",
         choices=MERGE_MODES,
     )

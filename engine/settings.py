@@ -654,17 +654,20 @@ def resolve_tuning(
     settings: Settings | None,
     profile: str | None = None,
     flags: Mapping[str, Any] | None = None,
+    *,
+    front: Mapping[str, Any] | None = None,
 ) -> Tuning:
-    """The tunable parameters of a run, layered: the declared defaults < the config
-    file's profile `profile` < `flags` (knob name -> value, only the knobs given on the
-    command line or in the workbench's start options).
+    """The tunable parameters of a run, layered: the declared defaults < `front` (a
+    front end's own defaults) < the config file's profile `profile` < `flags` (knob
+    name -> value, only the knobs given on the command line or in the workbench's start
+    options).
 
     The one place both fronts combine parameters. ``SettingsError`` for an unknown
     profile, or a value out of range (naming the knob).
     """
     from engine.tuning import layer
 
-    layers: list[Mapping[str, Any]] = []
+    layers: list[Mapping[str, Any]] = [front or {}]
     if profile:
         layers.append(
             (settings if settings is not None else load_settings()).profile(profile).values()

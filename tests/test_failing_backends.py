@@ -48,7 +48,7 @@ def env(
 
 def _embed(log: Path, url: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     argv = ["chunk", str(log), "--embed", "--embedder", "openai", "--model", "emb"]
-    code = main([*argv, "--base-url", url, "--min-chars", "0"])
+    code = main([*argv, "--base-url", url, "--min-chars", "0", "--merge", "seed"])
     out, err = capsys.readouterr()
     check_outcome(code, out, err)
     return code, out, err

@@ -130,7 +130,17 @@ def test_planted_key_never_appears_anywhere(
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     log = SAMPLES / "markup_injection.jsonl"
     url = server.base_url
-    embed = ["chunk", str(log), "--embed", "--embedder", "openai", "--model", "emb"]
+    embed = [
+        "chunk",
+        str(log),
+        "--embed",
+        "--merge",
+        "seed",
+        "--embedder",
+        "openai",
+        "--model",
+        "emb",
+    ]
     embed += ["--base-url", url]
     recap = ["recap", str(log), "--summarizer", "llm", "--summary-model", "chat"]
     recap += ["--embedder", "openai", "--model", "emb", "--base-url", url]
@@ -347,7 +357,8 @@ def test_two_processes_fill_the_cache_at_once(
     both = threading.Event()
     server.always(Fault.gated(both, seconds=30))
     logs = [_log(tmp_path / f"{tag}.jsonl", tag, 300) for tag in ("alpha", "beta")]
-    argv = ["chunk", "--embed", "--embedder", "openai", "--model", "emb", "--min-chars", "0"]
+    argv = ["chunk", "--embed", "--merge", "seed", "--embedder", "openai", "--model", "emb"]
+    argv += ["--min-chars", "0"]
     argv += ["--base-url", server.base_url]
 
     def watch() -> None:

@@ -14,10 +14,13 @@ from engine.pipeline import STAGE_INPUTS, Pipeline, PipelineParams
 LOG = Path(__file__).resolve().parents[1] / "sample_logs" / "cache_refactor.jsonl"
 
 
+SEED = PipelineParams(merge=MergeParams(mode="seed"))
+
+
 def test_with_params_is_a_new_pipeline_sharing_the_memos() -> None:
-    base = Pipeline(LOG)
-    one_pass = base.with_params(merge=MergeParams(max_passes=1))
-    assert base.params == PipelineParams() and one_pass.params.merge.max_passes == 1
+    base = Pipeline(LOG, SEED)
+    one_pass = base.with_params(merge=MergeParams(max_passes=1, mode="seed"))
+    assert base.params == SEED and one_pass.params.merge.max_passes == 1
     assert one_pass.same_file(base) and not one_pass.same_file(Pipeline(LOG))
     assert base.with_params() is base
     merged_one = one_pass.merged()

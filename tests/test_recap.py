@@ -407,7 +407,7 @@ def test_load_recap_of_a_directory_is_none(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- pipeline
 
 
-CAP = MergeParams(max_chunk_chars=700)
+CAP = MergeParams(max_chunk_chars=700, mode="seed")
 
 
 def pipeline(log: Path, **kw: Any) -> Pipeline:
@@ -432,14 +432,14 @@ def test_pipeline_recap_memoises_summaries(log: Path) -> None:
     assert pipe.runs["summarize"] == 1
 
     # A merge parameter that leaves the merged texts as they were costs no summaries.
-    pipe = pipe.with_params(merge=MergeParams(max_chunk_chars=700, max_passes=1000))
+    pipe = pipe.with_params(merge=MergeParams(max_chunk_chars=700, max_passes=1000, mode="seed"))
     assert [c.text for c in pipe.merged().chunks] == [c.text for c in merged]
     pipe.summaries()
     assert pipe.runs["summarize"] == 2
     assert pipe.summarized == texts_summarized
 
     # A change that makes new texts summarizes only those.
-    pipe = pipe.with_params(merge=MergeParams(max_chunk_chars=300))
+    pipe = pipe.with_params(merge=MergeParams(max_chunk_chars=300, mode="seed"))
     new_texts = {c.text for c in pipe.merged().chunks}
     pipe.summaries()
     assert pipe.summarized == texts_summarized + len(new_texts - {c.text for c in merged})

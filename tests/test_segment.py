@@ -174,6 +174,8 @@ def test_eval_scores_the_topic_mode_above_one_chunk(
                 str(gold),
                 "--format",
                 "json",
+                "--merge",
+                "seed",
                 "--max-passes",
                 "50",
                 "--max-chars",

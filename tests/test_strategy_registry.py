@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.merge import MergeParams
 from engine.model import Chunk, Turn
 from engine.parse import load
 from engine.pipeline import Pipeline, PipelineParams
@@ -64,9 +65,10 @@ def test_blank_line_is_identical_to_the_seed_stages() -> None:
     expected = compact_chunks(chunk_turns(turns))
     res = get_strategy("blank-line").split(turns, get_counter())
     assert res.chunk_list == expected
-    pipe = Pipeline(LOG)
+    seed = MergeParams(mode="seed")  # the seed's stages (topic mode splits at every message)
+    pipe = Pipeline(LOG, PipelineParams(merge=seed))
     assert pipe.compacted() == expected
-    explicit = Pipeline(LOG, PipelineParams(strategy="blank-line"))
+    explicit = Pipeline(LOG, PipelineParams(strategy="blank-line", merge=seed))
     assert explicit.compacted() == expected
 
 
@@ -256,6 +258,7 @@ def test_merge_max_tokens_gives_the_merge_its_own_cap(capsys: pytest.CaptureFixt
     """`--max-tokens` is the strategy's size and, with --embed, the merge's cap too;
     `--merge-max-tokens` sets the merge's cap alone."""
     argv = [str(LOG), "--strategy", "sliding-window", "--max-tokens", "60", "--embed"]
+    argv += ["--merge", "seed"]
     shared = _run_json(capsys, *argv)
     assert shared["strategy"]["params"]["max_tokens"] == 60
     assert shared["params"]["merge"]["max_chunk_tokens"] == 60

@@ -54,7 +54,8 @@ async def test_slider_step_changes_the_merged_chunk_count() -> None:
         after = merged_count(app)
         assert app.merge_params.max_chunk_chars == 6144
         expected = Pipeline(
-            SAMPLE, PipelineParams(collapse=True, merge=MergeParams(max_chunk_chars=6144))
+            SAMPLE,
+            PipelineParams(collapse=True, merge=MergeParams(max_chunk_chars=6144, mode="seed")),
         ).merged()
         assert after == len(expected.chunks)
         assert after > before
@@ -536,7 +537,7 @@ def _cli_recap(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     from tui.cli import main
 
     capsys.readouterr()
-    assert main(["recap", *args]) == 0
+    assert main(["recap", "--merge", "seed", *args]) == 0  # the workbench starts on seed
     return capsys.readouterr().out
 
 

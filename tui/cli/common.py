@@ -313,6 +313,9 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
     from engine.tuning import PROFILE_CLASSES
 
     flags = checked_knobs(args, PROFILE_CLASSES)
+    if getattr(args, "embed", True) is False:
+        # `chunk` without --embed merges nothing: its chunks are the seed's stages'.
+        flags["mode"] = "seed"
     merge_tokens = getattr(args, "merge_max_tokens", None)
     if merge_tokens is not None:
         try:
