@@ -212,3 +212,77 @@ def test_eval_refuses_a_bad_gold_file(
     assert main(["eval", str(log), "--gold", str(bad)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"chunkscope: {tmp_path / error}")
+
+
+def test_sweep_moves_one_knob_and_scores_each_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    log = tmp_path / "session.jsonl"
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps({"starts": _session(log)}))
+    argv = ["sweep", str(log), "--param", "topic-depth", "--gold", str(gold)]
+    assert main([*argv, "--from", "0", "--to", "40", "--points", "9", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["param"], doc["merge"]) == ("topic_depth", "topic")
+    points = doc["points"]
+    assert [p["value"] for p in points] == [0, 5, 10, 15, 20, 25, 30, 35, 40]
+    counts = [p["chunks"] for p in points]
+    # A deeper threshold takes fewer topic cuts: the count never rises.
+    assert all(a >= b for a, b in pairwise(counts)) and counts[0] > counts[-1]
+    # Each point is what `eval` says of that setting.
+    for p in (points[0], points[-1]):
+        assert main(["eval", str(log), "--gold", str(gold), "--format", "json",
+                     "--topic-depth", str(p["value"])]) == 0  # fmt: skip
+        one = json.loads(capsys.readouterr().out)
+        assert (one["chunks"], one["pk"]) == (p["chunks"], p["pk"])
+    # The text table: a row per value and a plot per column.
+    assert main([*argv, "--points", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "topic_depth across 5 values (merge topic" in out
+    header = next(line for line in out.splitlines() if line.strip().startswith("topic_depth"))
+    assert header.split() == ["topic_depth", "chunks", "pk", "windowdiff", "f1"]
+    plots = [line.split() for line in out.splitlines() if "(topic_depth 0 -> 10)" in line]
+    assert [p[0] for p in plots] == ["chunks", "pk", "windowdiff", "f1"]
+    assert all(len(p[1]) == 5 and set(p[1]) <= set("▁▂▃▄▅▆▇█") for p in plots)
+
+
+def test_sweep_of_a_seed_knob_runs_the_seed_loop(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    # Markdown: the seed loop's chunks are its paragraphs.
+    log = tmp_path / "notes.md"
+    rng = np.random.default_rng(2)
+    paras = [" ".join(rng.choice(TOPICS[t].split(), 40)) for t in TOPICS for _ in range(6)]
+    log.write_text("\n\n".join(paras) + "\n")
+    assert main(["sweep", str(log), "--param", "max_chunk_chars", "--from", "300",
+                 "--to", "30000", "--points", "4", "--format", "json"]) == 0  # fmt: skip
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["merge"] == "seed"
+    counts = [p["chunks"] for p in doc["points"]]
+    assert counts[0] > counts[-1] >= 1
+
+
+@pytest.mark.parametrize(
+    ("extra", "error"),
+    [
+        (["--param", "bogus"], "--param bogus: not a knob a sweep can move"),
+        (["--param", "threshold", "--merge", "topic"], "acts in --merge seed, not --merge topic"),
+        (["--param", "topic_unit_chars"], "has no default range: give --from and --to"),
+        (["--param", "topic_window", "--from", "9", "--to", "1"], "--from 9 is above --to 1"),
+        (["--param", "topic_window", "--points", "1"], "--points 1: between 2 and 500"),
+        (["--param", "topic_window", "--from", "-5", "--to", "9"], "--param topic_window:"),
+    ],
+)
+def test_sweep_refuses_bad_requests_in_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    isolated: Path,
+    extra: list[str],
+    error: str,
+) -> None:
+    log = tmp_path / "session.jsonl"
+    _session(log)
+    assert main(["sweep", str(log), *extra]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert error in captured.err and len(captured.err.strip().splitlines()) == 1

@@ -1,6 +1,6 @@
 """The `chunkscope` command: the workbench, and plain-text / JSON subcommands.
 
-One module per subcommand (`chunk`, `recap`, `evaluate` for ``eval``, `cache`,
+One module per subcommand (`chunk`, `recap`, `evaluate` for ``eval``, `sweep`, `cache`,
 `profile`, `workbench` for
 ``tui``), and `common` for what they share. Each subcommand imports only what it
 needs: `chunk` never loads Textual, and the OpenAI client loads only when a remote
@@ -23,11 +23,12 @@ from tui.cli.common import EXIT_USAGE, CliError, Parser, json_pieces, note
 from tui.cli.evaluate import add_eval_parser
 from tui.cli.profile import add_profile_parser
 from tui.cli.recap import add_recap_parser
+from tui.cli.sweep import add_sweep_parser
 from tui.cli.workbench import add_tui_parser
 
 __all__ = ["CliError", "build_parser", "json_pieces", "main"]
 
-SUBCOMMANDS = ("chunk", "recap", "eval", "cache", "profile", "tui")
+SUBCOMMANDS = ("chunk", "recap", "eval", "sweep", "cache", "profile", "tui")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_profile_parser(sub)
     add_recap_parser(sub)
     add_eval_parser(sub)
+    add_sweep_parser(sub)
     add_tui_parser(sub)
     return parser
 

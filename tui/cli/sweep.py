@@ -1,0 +1,190 @@
+"""`chunkscope sweep FILE --param NAME [--gold GOLD]`: one knob across its range.
+
+Runs the pipeline once (chunks and vectors), then the merge at each value of one merge
+or topic knob (`engine.pipeline.Pipeline.with_params` shares every memo, so only the
+merge runs again), and prints the merged chunk count at each value, with Pk,
+WindowDiff and boundary F1 when a gold file is given: a table, and a plot of each
+column drawn in the terminal (`engine.evaluate.sparkline`). The range is the knob's
+slider range unless ``--from``/``--to`` say otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from engine.params import Knob
+from tui.cli.common import (
+    CliError,
+    add_embed_args,
+    add_profile_option,
+    add_source_args,
+    build_pipeline,
+    report_skipped,
+    safe,
+)
+
+#: At most this many points (each is one merge run).
+MAX_POINTS = 500
+DEFAULT_POINTS = 20
+
+
+def _sweepable() -> dict[str, tuple[Knob, str]]:
+    """The knobs a sweep can move, by name, with the merge mode they act in: the seed
+    loop's (`MergeParams`) and the topic segmenter's (`TopicParams`) numeric knobs."""
+    from engine.merge import MergeParams
+    from engine.params import knobs
+    from engine.segment import TopicParams
+
+    out: dict[str, tuple[Knob, str]] = {}
+    for cls, mode in ((MergeParams, "seed"), (TopicParams, "topic")):
+        for k in knobs(cls):
+            if k.kind in ("int", "float"):
+                out[k.name] = (k, mode)
+    return out
+
+
+def add_sweep_parser(sub: Any) -> argparse.ArgumentParser:
+    from engine.evaluate import TOLERANCE
+
+    names = ", ".join(_sweepable())
+    p: argparse.ArgumentParser = sub.add_parser(
+        "sweep",
+        help="the merged chunk count (and Pk, with --gold) across one knob's range",
+        description=(
+            "Merge FILE at each value of one knob and print the merged chunk count (with "
+            "--gold: Pk, WindowDiff and boundary F1) as a table and as terminal plots. "
+            f"Knobs: {names}. A seed-loop knob sweeps with --merge seed, a topic knob "
+            "with --merge topic."
+        ),
+    )
+    add_source_args(p)
+    p.add_argument("--param", required=True, metavar="NAME", help="the knob to move (name or flag)")
+    p.add_argument("--from", dest="start", type=float, metavar="X", help="first value")
+    p.add_argument("--to", dest="stop", type=float, metavar="X", help="last value")
+    p.add_argument(
+        "--points",
+        type=int,
+        default=DEFAULT_POINTS,
+        metavar="N",
+        help=f"values, evenly spaced (default {DEFAULT_POINTS}, at most {MAX_POINTS})",
+    )
+    p.add_argument("--gold", metavar="GOLD", help="gold segment starts: adds Pk, WindowDiff, F1")
+    p.add_argument(
+        "--tolerance",
+        type=int,
+        default=TOLERANCE,
+        metavar="N",
+        help=f"boundary F1: within N source lines of a gold one ({TOLERANCE})",
+    )
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    add_embed_args(p, flag=False)
+    add_profile_option(p)
+    p.set_defaults(run=cmd_sweep)
+    return p
+
+
+def _find_knob(name: str) -> tuple[Knob, str]:
+    known = _sweepable()
+    key = name.strip().lstrip("-").replace("-", "_")
+    for k, mode in known.values():
+        if key in (k.name, k.dest):
+            return k, mode
+    raise CliError(f"--param {name}: not a knob a sweep can move; one of: {', '.join(known)}")
+
+
+def sweep_values(knob: Knob, start: float | None, stop: float | None, points: int) -> list[Any]:
+    """`points` values of `knob` from `start` to `stop` (default: its slider's range),
+    rounded to its type; an int knob's repeated values are dropped."""
+    if not 2 <= points <= MAX_POINTS:
+        raise CliError(f"--points {points}: between 2 and {MAX_POINTS}")
+    lo = start if start is not None else (knob.slider.lo if knob.slider else None)
+    hi = stop if stop is not None else (knob.slider.hi if knob.slider else None)
+    if lo is None or hi is None:
+        raise CliError(f"--param {knob.name} has no default range: give --from and --to")
+    if lo > hi:
+        raise CliError(f"--from {lo:g} is above --to {hi:g}")
+    raw = np.linspace(lo, hi, points)
+    values: list[Any] = []
+    for x in raw:
+        v: Any = round(float(x)) if knob.kind == "int" else round(float(x), 6)
+        try:
+            v = knob.coerce(v)
+        except ValueError as e:
+            raise CliError(f"--param {knob.name}: {e}") from None
+        if v not in values:
+            values.append(v)
+    return values
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from engine.evaluate import chunk_starts, line_weights, score
+    from engine.gold import read_gold
+    from engine.merge import MergeParams
+    from engine.params import knob_map, replace_knobs
+
+    knob, mode = _find_knob(args.param)
+    mode_flag = getattr(args, knob_map(MergeParams)["mode"].dest, None)
+    if mode_flag is not None and mode_flag != mode:
+        raise CliError(f"--param {knob.name} acts in --merge {mode}, not --merge {mode_flag}")
+    values = sweep_values(knob, args.start, args.stop, args.points)
+    pipe, _ = build_pipeline(args)
+    pipe = pipe.with_params(merge=replace(pipe.params.merge, mode=mode))
+    source = pipe.source()
+    report_skipped(source)
+    weights = line_weights(args.file) if args.gold else None
+    gold = read_gold(args.gold, lines=len(weights)) if weights is not None else None
+    rows: list[dict[str, Any]] = []
+    for v in values:
+        p = pipe.with_params(
+            merge=replace_knobs(pipe.params.merge, {knob.name: v}),
+            topic=replace_knobs(pipe.params.topic, {knob.name: v}),
+        )
+        merged = p.merged().chunks
+        row: dict[str, Any] = {"value": v, "chunks": len(merged)}
+        if gold is not None and weights is not None:
+            s = score(
+                chunk_starts(merged), gold, weights, chunks=len(merged), tolerance=args.tolerance
+            )
+            row.update(pk=round(s.pk, 6), windowdiff=round(s.windowdiff, 6), f1=round(s.f1, 6))
+        rows.append(row)
+    if args.format == "json":
+        doc = {
+            "param": knob.name,
+            "merge": mode,
+            "embedder": pipe.params.embedder.label(),
+            "source": source.path,
+            "points": rows,
+        }
+        text = json.dumps(doc, indent=2) + "\n"
+    else:
+        text = _table(knob, mode, source.path, pipe.params.embedder.label(), rows)
+    sys.stdout.write(safe(text, sys.stdout))
+    return 0
+
+
+def _table(knob: Knob, mode: str, path: str, embedder: str, rows: list[dict[str, Any]]) -> str:
+    from engine.evaluate import sparkline
+
+    cols = [c for c in ("chunks", "pk", "windowdiff", "f1") if c in rows[0]]
+    shown = [f"{r['value']:g}" for r in rows]
+    width = max(len(knob.name), *(len(v) for v in shown))
+    lines = [f"{path}: {knob.name} across {len(rows)} values (merge {mode}, {embedder})", ""]
+    lines.append(f"{knob.name:>{width}}  " + "  ".join(f"{c:>10}" for c in cols))
+    for r, value in zip(rows, shown, strict=True):
+        cells = [f"{r[c]:>10,}" if isinstance(r[c], int) else f"{r[c]:>10.4f}" for c in cols]
+        lines.append(f"{value:>{width}}  " + "  ".join(cells))
+    lines.append("")
+    first, last = shown[0], shown[-1]
+    for c in cols:
+        series = [float(r[c]) for r in rows]
+        lines.append(
+            f"{c:>10}  {sparkline(series, len(series))}  "
+            f"{min(series):g} .. {max(series):g}  ({knob.name} {first} -> {last})"
+        )
+    return "\n".join(lines) + "\n"
