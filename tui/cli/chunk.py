@@ -6,11 +6,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from tui.cli.common import (
+    SnapshotCheck,
     add_embed_args,
     add_profile_option,
+    add_snapshot_args,
     add_source_args,
     build_pipeline,
     emit,
@@ -33,6 +36,7 @@ def add_chunk_parser(sub: Any) -> argparse.ArgumentParser:
     add_embed_args(chunk, flag=True)
     add_profile_option(chunk)
     add_strategy_args(chunk)
+    add_snapshot_args(chunk)
     chunk.set_defaults(run=cmd_chunk)
     return chunk
 
@@ -66,6 +70,7 @@ def _chunk_text(chunk: Any, index: int, tokens: int) -> list[str]:
 
 def cmd_chunk(args: argparse.Namespace) -> int:
     pipe, _ = build_pipeline(args, strategy=strategy_choice(args))
+    snap = SnapshotCheck(args)
     source = pipe.source()
     report_skipped(source)
     chunks = pipe.compacted()
@@ -112,12 +117,21 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                 for i, c in enumerate(merged.chunks)
             ]
         emit(args, json_pieces(doc))
-        return 0
+        return _finish(snap, pipe, chunks, merged)
 
     mtokens = pipe.token_counts(merged.chunks) if merged is not None else []
     # Everything that can fail has run: the text is written a chunk at a time.
     emit(args, _chunk_report(pipe, source, chunks, tokens, sims, merged, mtokens))
-    return 0
+    return _finish(snap, pipe, chunks, merged)
+
+
+def _finish(snap: SnapshotCheck, pipe: Any, chunks: list[Any], merged: Any) -> int:
+    """``--snapshot``/``--check`` on the run's final chunks: the merged ones with
+    ``--embed``, the compacted ones without."""
+    about = {"source": Path(pipe.path).name, "merge": None, "embedder": None}
+    if merged is not None:
+        about.update(merge=pipe.params.merge.mode, embedder=pipe.params.embedder.label())
+    return snap.finish(merged.chunks if merged is not None else chunks, about)
 
 
 def _chunk_report(

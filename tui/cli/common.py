@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from engine.jsonfmt import json_pieces as json_pieces  # the CLI writes JSON with it
 from engine.params import Knob, knob_map, knobs
 
 if TYPE_CHECKING:
+    from engine.model import Chunk
     from engine.parse import Source
     from engine.pipeline import Pipeline
     from engine.settings import Settings
@@ -376,3 +377,57 @@ def build_pipeline(
     )
     keys = {"embedder": backend.api_key, "summarizer": summarizer_key}
     return Pipeline(args.file, params, warn=note, api_keys=keys), tuning
+
+
+#: The exit status of ``--check`` when cuts moved (2 stays "the command could not run").
+EXIT_MOVED = 1
+
+
+def add_snapshot_args(p: argparse.ArgumentParser) -> None:
+    """``--snapshot CUTS.json`` / ``--check CUTS.json`` (`engine.snapshot`)."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
+        "--snapshot",
+        metavar="CUTS.json",
+        help="write where this run's chunks start (its cuts) to CUTS.json",
+    )
+    g.add_argument(
+        "--check",
+        metavar="CUTS.json",
+        help="compare this run's cuts with CUTS.json: exit 1 and list those that moved",
+    )
+
+
+class SnapshotCheck:
+    """The ``--snapshot``/``--check`` of one run: the pinned cuts are read before the
+    run (a missing or corrupt file stops it at once), compared or written after it."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from engine.snapshot import read_snapshot
+
+        self.write_to: str | None = getattr(args, "snapshot", None)
+        self.check_with: str | None = getattr(args, "check", None)
+        self.pinned = read_snapshot(self.check_with) if self.check_with else None
+
+    def finish(self, chunks: Sequence[Chunk], about: dict[str, Any]) -> int:
+        """Write or compare the cuts of `chunks`; the command's exit status."""
+        from engine.snapshot import cuts_of, moved, write_snapshot
+
+        cuts = cuts_of(chunks)
+        if self.write_to:
+            write_snapshot(self.write_to, cuts, {**about, "chunks": len(chunks)})
+            note(f"snapshot: {len(cuts)} cuts written to {self.write_to}")
+        if self.pinned is None or self.check_with is None:
+            return 0
+        gone, new = moved(self.pinned, cuts)
+        if not gone and not new:
+            note(f"check: the {len(cuts)} cuts match {self.check_with}")
+            return 0
+        note(
+            f"check: cuts moved against {self.check_with}: {len(gone)} gone, {len(new)} new "
+            f"({len(self.pinned)} pinned, {len(cuts)} now)"
+        )
+        for label, group in (("gone", gone), ("new ", new)):
+            for cut in group:
+                print(f"  {label} {cut}", file=sys.stderr)
+        return EXIT_MOVED

@@ -20,13 +20,16 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui.cli.common import (
     CliError,
+    SnapshotCheck,
     add_embed_args,
     add_knob_flags,
     add_profile_option,
+    add_snapshot_args,
     add_source_args,
     build_pipeline,
     note,
@@ -151,6 +154,7 @@ def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
     )
     add_embed_args(p, flag=False)
     add_profile_option(p)
+    add_snapshot_args(p)
     p.set_defaults(run=cmd_recap)
     return p
 
@@ -272,6 +276,7 @@ def cmd_recap(args: argparse.Namespace) -> int:
     )
     recap = tuning.recap
     memories = _read_memories(args.memories)
+    snap = SnapshotCheck(args)
     salience = recap.scorer == "salience"
     if (memories or recap.alpha) and not salience:
         note("--memories/--alpha apply to --scorer salience only; ignored")
@@ -322,5 +327,9 @@ def cmd_recap(args: argparse.Namespace) -> int:
         )
     if not n:
         note("nothing to recap: the file has no turns")
-
-    return 0
+    about = {
+        "source": Path(pipe.path).name,
+        "merge": pipe.params.merge.mode,
+        "embedder": pipe.params.embedder.label(),
+    }
+    return snap.finish(merged.chunks, about)
