@@ -30,18 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from segdata import make_dataset
 
-from engine.evaluate import Case, evaluate, line_weights, sweep, tune
+from engine.evaluate import TUNE_GRIDS, Case, evaluate, line_weights, sweep, tune
 from engine.merge import MergeParams, merge
 from engine.model import Chunk, join_chunks
 from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
 from engine.segment import TopicParams, segment
 
-GRID: dict[str, list[Any]] = {
-    "topic_window": [1500, 2500, 4000],
-    "topic_depth": [3.0, 4.0, 5.0, 6.0],
-    "topic_structure": [2.0, 3.5, 5.0],
-    "topic_min_chars": [300, 500, 1000],
-}
+GRID = TUNE_GRIDS["topic"]
 
 
 def single(case: Case, values: Mapping[str, Any]) -> list[Chunk]:

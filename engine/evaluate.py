@@ -35,6 +35,22 @@ IntArray = npt.NDArray[np.int64]
 #: Boundaries within this many source lines of a gold one count as found.
 TOLERANCE = 2
 
+#: The settings `tune` tries by default, per merge mode (``chunkscope tune``, and
+#: ``bench/segment.py``): every combination, so keep the product small.
+TUNE_GRIDS: dict[str, dict[str, list[Any]]] = {
+    "topic": {
+        "topic_window": [1500, 2500, 4000],
+        "topic_depth": [3.0, 4.0, 5.0, 6.0],
+        "topic_structure": [2.0, 3.5, 5.0],
+        "topic_min_chars": [300, 500, 1000],
+    },
+    "seed": {
+        "threshold": ["adaptive", 0.05, 0.1, 0.15, 0.2, 0.3],
+        "std_k": [0.0, 0.5, 1.0],
+        "max_chunk_chars": [2048, 4096, 8192, 16384],
+    },
+}
+
 
 @dataclass(frozen=True)
 class Scores:

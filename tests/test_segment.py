@@ -286,3 +286,60 @@ def test_sweep_refuses_bad_requests_in_one_line(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert error in captured.err and len(captured.err.strip().splitlines()) == 1
+
+
+def test_tune_finds_a_better_setting_and_saves_it_as_a_profile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    log = tmp_path / "session.jsonl"
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps({"starts": _session(log)}))
+    argv = ["tune", str(log), str(log), "--gold", str(gold), str(gold), "--format", "json"]
+    # A grid in which only a shallow threshold finds the topics.
+    grid = ["--grid", "topic_depth=0.5,60", "--grid", "topic-window=1500,2500"]
+    assert main([*argv, *grid, "--topic-depth", "60", "--save-profile", "tuned"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["settings"] == 4 and doc["merge"] == "topic"
+    best = doc["best"][0]
+    assert best["values"]["topic_depth"] == 0.5
+    assert best["pk"] < doc["current"]["pk"] and doc["current"]["values"]["topic_depth"] == 60
+    assert [b["pk"] for b in doc["best"]] == sorted(b["pk"] for b in doc["best"])
+    # The profile is what eval (and chunk, recap, the workbench) use.
+    assert (
+        main(["eval", str(log), "--gold", str(gold), "--profile", "tuned", "--format", "json"]) == 0
+    )
+    scored = json.loads(capsys.readouterr().out)
+    assert scored["pk"] == best["pk"] and scored["merge"] == "topic"
+    assert main(["profile", "show", "tuned"]) == 0
+    shown = capsys.readouterr().out
+    assert "topic_depth" in shown and "0.5" in shown
+
+
+@pytest.mark.parametrize(
+    ("extra", "error"),
+    [
+        (["--gold"], "2 files but 1 gold files"),
+        (["--gold", "G", "--grid", "bogus=1"], "--grid bogus=1: expected NAME=V1,V2"),
+        (["--gold", "G", "--grid", "topic_window=-4"], "--grid topic_window=-4:"),
+        (["--gold", "G", "--grid", "threshold=0.1"], "(--merge topic)"),
+        (["--gold", "G", "--save-profile", "no way"], "invalid profile name"),
+    ],
+)
+def test_tune_refuses_bad_requests_in_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    isolated: Path,
+    extra: list[str],
+    error: str,
+) -> None:
+    log = tmp_path / "session.jsonl"
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps({"starts": _session(log)}))
+    extra = [str(gold) if x == "G" else x for x in extra]
+    files = [str(log), str(log)] if extra[:1] == ["--gold"] and len(extra) == 1 else [str(log)]
+    if len(extra) == 1:
+        extra = [*extra, str(gold)]
+    assert main(["tune", *files, *extra]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and error in captured.err
+    assert len(captured.err.strip().splitlines()) == 1

@@ -1,6 +1,6 @@
 """The `chunkscope` command: the workbench, and plain-text / JSON subcommands.
 
-One module per subcommand (`chunk`, `recap`, `evaluate` for ``eval``, `sweep`, `cache`,
+One module per subcommand (`chunk`, `recap`, `evaluate` for ``eval``, `sweep`, `tune`, `cache`,
 `profile`, `workbench` for
 ``tui``), and `common` for what they share. Each subcommand imports only what it
 needs: `chunk` never loads Textual, and the OpenAI client loads only when a remote
@@ -24,11 +24,12 @@ from tui.cli.evaluate import add_eval_parser
 from tui.cli.profile import add_profile_parser
 from tui.cli.recap import add_recap_parser
 from tui.cli.sweep import add_sweep_parser
+from tui.cli.tune import add_tune_parser
 from tui.cli.workbench import add_tui_parser
 
 __all__ = ["CliError", "build_parser", "json_pieces", "main"]
 
-SUBCOMMANDS = ("chunk", "recap", "eval", "sweep", "cache", "profile", "tui")
+SUBCOMMANDS = ("chunk", "recap", "eval", "sweep", "tune", "cache", "profile", "tui")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_recap_parser(sub)
     add_eval_parser(sub)
     add_sweep_parser(sub)
+    add_tune_parser(sub)
     add_tui_parser(sub)
     return parser
 

@@ -1,0 +1,201 @@
+"""`chunkscope tune FILE... --gold GOLD... [--merge seed|topic] [--save-profile NAME]`.
+
+Searches a grid of merge (or topic) settings for the lowest mean Pk over several
+labelled files (`engine.evaluate.tune`): each file is read, split and embedded once,
+then only the merge runs at each setting. Prints the best few settings with their mean
+Pk and WindowDiff next to the run's own settings, and with ``--save-profile`` saves the
+best as a profile that ``chunk``, ``recap``, ``eval`` and the workbench use
+(``--profile NAME``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from tui.cli.common import (
+    CliError,
+    add_embed_args,
+    add_profile_option,
+    add_source_args,
+    build_pipeline,
+    note,
+    report_skipped,
+    safe,
+)
+
+#: At most this many settings in one search (each is one merge per file).
+MAX_SETTINGS = 5000
+
+
+def add_tune_parser(sub: Any) -> argparse.ArgumentParser:
+    from engine.evaluate import TUNE_GRIDS
+
+    grids = "; ".join(
+        f"{mode}: " + ", ".join(f"{k} {'/'.join(map(str, v))}" for k, v in grid.items())
+        for mode, grid in TUNE_GRIDS.items()
+    )
+    p: argparse.ArgumentParser = sub.add_parser(
+        "tune",
+        help="search the merge settings for the lowest mean Pk over labelled files",
+        description=(
+            "Segment each FILE at every setting of a grid and rank the settings by mean Pk "
+            "against the GOLD files (one per FILE, in order). Default grids: "
+            f"{grids}. With --grid NAME=V1,V2 (repeatable) only the knobs named are "
+            "searched; the others keep the run's values (flags, --profile, defaults)."
+        ),
+    )
+    add_source_args(p)
+    p.add_argument("more", nargs="*", metavar="FILE", help="more labelled files")
+    p.add_argument(
+        "--gold",
+        nargs="+",
+        required=True,
+        metavar="GOLD",
+        help="the gold segment starts of each FILE, in the same order",
+    )
+    p.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="NAME=V1,V2",
+        help="search these values of one knob instead of the default grid (repeatable)",
+    )
+    p.add_argument("--top", type=int, default=5, metavar="N", help="settings shown (5)")
+    p.add_argument("--save-profile", metavar="NAME", help="save the best setting as a profile")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    add_embed_args(p, flag=False)
+    add_profile_option(p)
+    p.set_defaults(run=cmd_tune)
+    return p
+
+
+def grid_size(grid: Mapping[str, list[Any]]) -> int:
+    """How many settings `grid` has (every combination)."""
+    return math.prod(len(v) for v in grid.values())
+
+
+def _grid(mode: str, overrides: list[str]) -> dict[str, list[Any]]:
+    """The default grid of `mode`, or the knobs of ``--grid NAME=V1,V2`` (checked)."""
+    from engine.evaluate import TUNE_GRIDS
+    from engine.merge import MergeParams
+    from engine.params import knob_map
+    from engine.segment import TopicParams
+
+    own = knob_map(TopicParams if mode == "topic" else MergeParams)
+    own.pop("mode", None)
+    grid = {} if overrides else {k: list(v) for k, v in TUNE_GRIDS[mode].items()}
+    for item in overrides:
+        name, sep, values = item.partition("=")
+        key = name.strip().lstrip("-").replace("-", "_")
+        knob = next((k for k in own.values() if key in (k.name, k.dest)), None)
+        if not sep or knob is None:
+            raise CliError(
+                f"--grid {item}: expected NAME=V1,V2 with NAME one of {', '.join(own)} "
+                f"(--merge {mode})"
+            )
+        try:
+            grid[knob.name] = [knob.coerce(knob.convert(v)) for v in values.split(",") if v]
+        except ValueError as e:
+            raise CliError(f"--grid {item}: {e}") from None
+        if not grid[knob.name]:
+            raise CliError(f"--grid {item}: no values")
+    size = grid_size(grid)
+    if size > MAX_SETTINGS:
+        raise CliError(f"the grid has {size:,} settings; at most {MAX_SETTINGS:,}")
+    return grid
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    from engine.evaluate import Case, line_weights, tune
+    from engine.gold import read_gold
+    from engine.settings import Profile, check_profile_name, save_profile
+
+    files = [args.file, *args.more]
+    if len(args.gold) != len(files):
+        raise CliError(f"{len(files)} files but {len(args.gold)} gold files: give one per file")
+    if args.top < 1:
+        raise CliError(f"--top {args.top}: at least 1")
+    if args.save_profile:
+        check_profile_name(args.save_profile)
+    pipe, tuning = build_pipeline(args)
+    mode = tuning.merge.mode
+    grid = _grid(mode, args.grid)
+    if mode == "seed" and tuning.merge.max_chunk_tokens is not None:
+        raise CliError("tune searches the seed loop with a size cap in chars: drop --max-tokens")
+    cases = []
+    for path, gold_path in zip(files, args.gold, strict=True):
+        p = (
+            pipe
+            if path == args.file
+            else build_pipeline(argparse.Namespace(**{**vars(args), "file": path}))[0]
+        )
+        report_skipped(p.source())
+        weights = line_weights(path)
+        gold = read_gold(gold_path, lines=len(weights))
+        cases.append(Case(p.compacted(), p.embeddings(), gold, weights))
+
+    def segmenter(case: Case, values: Mapping[str, Any]) -> Any:
+        from engine.merge import merge
+        from engine.segment import segment
+
+        run = tuning.with_values(values)
+        if mode == "topic":
+            return segment(case.chunks, case.vectors, run.topic).chunks
+        return merge(case.chunks, case.vectors, run.merge).chunks
+
+    current = {k: tuning.values()[k] for k in grid}
+    baseline = tune(cases, segmenter, {k: [v] for k, v in current.items()}, top=1)[0]
+    best = tune(cases, segmenter, grid, top=args.top)
+    settings = grid_size(grid)
+
+    saved = None
+    if args.save_profile:
+        profile = Profile.from_tuning(tuning.with_values({**best[0][0], "mode": mode}))
+        saved = save_profile(args.save_profile, profile)
+
+    if args.format == "json":
+        doc = {
+            "merge": mode,
+            "embedder": pipe.params.embedder.label(),
+            "files": files,
+            "settings": settings,
+            "current": {
+                "values": current,
+                "pk": round(baseline[1], 6),
+                "windowdiff": round(baseline[2], 6),
+            },
+            "best": [
+                {"values": v, "pk": round(pk, 6), "windowdiff": round(wd, 6)} for v, pk, wd in best
+            ],
+            "profile": args.save_profile,
+        }
+        text = json.dumps(doc, indent=2) + "\n"
+    else:
+        names = list(grid)
+        lines = [
+            f"tune: {settings:,} settings of --merge {mode} on {len(files)} files "
+            f"({pipe.params.embedder.label()}), by mean Pk",
+            "",
+            f"{'':8}{'Pk':>8}{'WD':>8}  " + "  ".join(names),
+        ]
+
+        def row(label: str, values: Mapping[str, Any], pk: float, wd: float) -> str:
+            cells = "  ".join(f"{values[n]!s:>{len(n)}}" for n in names)
+            return f"{label:8}{pk:8.4f}{wd:8.4f}  {cells}"
+
+        for i, (setting, pk, wd) in enumerate(best, 1):
+            lines.append(row(f"#{i}", setting, pk, wd))
+        lines.append(row("current", current, baseline[1], baseline[2]))
+        text = "\n".join(lines) + "\n"
+    sys.stdout.write(safe(text, sys.stdout))
+    if saved is not None:
+        note(
+            f"saved profile {args.save_profile!r} to {saved}: "
+            f"use it with --profile {args.save_profile}"
+        )
+    return 0
