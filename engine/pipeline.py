@@ -506,6 +506,40 @@ class Pipeline:
         cap_tokens = self.params.tokenizer if self.params.merge.max_chunk_tokens else None
         return self._stage("merge", compute, cap_tokens)
 
+    def for_chunk_count(self, n: int, *, steps: int = 40) -> tuple[Pipeline, int]:
+        """This pipeline with the threshold that gives `n` merged chunks, or the count
+        closest to it, and that count: the seed loop's ``threshold`` (a higher one
+        merges less) or the topic segmenter's ``topic_depth`` (a higher one cuts less),
+        found by bisection, one merge per step. Other knobs stay as they are, so a
+        size cap or a minimum segment size may keep `n` out of reach."""
+        if n < 1:
+            raise ValueError(f"a chunk count must be at least 1, got {n}")
+        topic = self.params.merge.mode == "topic"
+        lo, hi = (-20.0, 100.0) if topic else (-1.0, 1.0001)
+
+        def at(x: float) -> tuple[Pipeline, int]:
+            if topic:
+                pipe = self.with_params(topic=replace(self.params.topic, topic_depth=x))
+            else:
+                pipe = self.with_params(merge=replace(self.params.merge, threshold=x))
+            return pipe, len(pipe.merged().chunks)
+
+        best: tuple[int, Pipeline, int] | None = None
+        for _ in range(steps):
+            mid = (lo + hi) / 2
+            pipe, count = at(round(mid, 6))
+            if best is None or abs(count - n) < best[0]:
+                best = (abs(count - n), pipe, count)
+            if count == n:
+                break
+            more = count < n  # wanted: more chunks
+            if more == topic:  # topic: a lower depth; seed: a lower threshold gives fewer
+                hi = mid
+            else:
+                lo = mid
+        assert best is not None
+        return best[1], best[2]
+
     # ------------------------------------------------------------------ summaries
 
     @property

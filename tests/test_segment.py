@@ -343,3 +343,61 @@ def test_tune_refuses_bad_requests_in_one_line(
     captured = capsys.readouterr()
     assert captured.out == "" and error in captured.err
     assert len(captured.err.strip().splitlines()) == 1
+
+
+def _notes(path: Path) -> None:
+    rng = np.random.default_rng(2)
+    paras = [" ".join(rng.choice(TOPICS[t].split(), 40)) for t in TOPICS for _ in range(6)]
+    path.write_text("\n\n".join(paras) + "\n")
+
+
+def test_chunks_n_finds_the_setting_that_gives_n_merged_chunks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    log = tmp_path / "session.jsonl"
+    _session(log)
+    assert main(["chunk", str(log), "--embed", "--chunks", "4", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert len(json.loads(captured.out)["merged"]) == 4
+    # The note names the depth it found; that depth alone gives the same chunks.
+    depth = captured.err.split("topic depth ")[1].split()[0]
+    assert main(["chunk", str(log), "--embed", "--topic-depth", depth, "--format", "json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["merged"]) == 4
+    # The seed loop: its threshold.
+    notes = tmp_path / "notes.md"
+    _notes(notes)
+    seed = ["chunk", str(notes), "--embed", "--merge", "seed", "--max-chars", "100000"]
+    for n in (2, 3):
+        assert main([*seed, "--chunks", str(n), "--format", "json"]) == 0
+        captured = capsys.readouterr()
+        assert len(json.loads(captured.out)["merged"]) == n and "threshold" in captured.err
+    # Out of reach: the closest count, said so, and the run goes on.
+    assert main([*seed, "--chunks", "500", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    closest = len(json.loads(captured.out)["merged"])
+    assert f"the closest is {closest}," in captured.err and closest < 500
+    # recap merges to the count asked for too.
+    assert main(["recap", str(log), "--chunks", "2", "--format", "json", "-o", "r.json"]) == 0
+    assert len(json.loads((tmp_path / "r.json").read_text())["candidates"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["chunk", "LOG", "--chunks", "3"], "--chunks sets the merge: add --embed"),
+        (["chunk", "LOG", "--embed", "--chunks", "0"], "--chunks 0: at least 1"),
+        (["recap", "LOG", "--chunks", "-2"], "--chunks -2: at least 1"),
+    ],
+)
+def test_chunks_n_refuses_what_it_cannot_mean(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    isolated: Path,
+    argv: list[str],
+    error: str,
+) -> None:
+    log = tmp_path / "session.jsonl"
+    _session(log)
+    assert main([str(log) if a == "LOG" else a for a in argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip() == f"chunkscope: {error}"

@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from tui.cli.common import (
+    CliError,
     SnapshotCheck,
+    add_chunks_arg,
     add_embed_args,
     add_profile_option,
     add_snapshot_args,
@@ -19,6 +21,7 @@ from tui.cli.common import (
     emit,
     json_pieces,
     report_skipped,
+    with_chunk_count,
 )
 from tui.cli.strategy import add_strategy_args, strategy_choice, strategy_json
 
@@ -37,6 +40,7 @@ def add_chunk_parser(sub: Any) -> argparse.ArgumentParser:
     add_profile_option(chunk)
     add_strategy_args(chunk)
     add_snapshot_args(chunk)
+    add_chunks_arg(chunk)
     chunk.set_defaults(run=cmd_chunk)
     return chunk
 
@@ -70,9 +74,12 @@ def _chunk_text(chunk: Any, index: int, tokens: int) -> list[str]:
 
 def cmd_chunk(args: argparse.Namespace) -> int:
     pipe, _ = build_pipeline(args, strategy=strategy_choice(args))
+    if args.chunks is not None and not args.embed:
+        raise CliError("--chunks sets the merge: add --embed")
     snap = SnapshotCheck(args)
     source = pipe.source()
     report_skipped(source)
+    pipe = with_chunk_count(args, pipe)
     chunks = pipe.compacted()
     counter = pipe.counter
     tokens = pipe.token_counts(chunks)

@@ -431,3 +431,36 @@ class SnapshotCheck:
             for cut in group:
                 print(f"  {label} {cut}", file=sys.stderr)
         return EXIT_MOVED
+
+
+def add_chunks_arg(p: argparse.ArgumentParser) -> None:
+    """``--chunks N``: find the threshold that gives N merged chunks."""
+    p.add_argument(
+        "--chunks",
+        type=int,
+        default=None,
+        metavar="N",
+        help="set the threshold (seed) or the topic depth (topic) that gives N merged chunks",
+    )
+
+
+def with_chunk_count(args: argparse.Namespace, pipe: Pipeline) -> Pipeline:
+    """The pipeline of ``--chunks N`` (or `pipe` unchanged), saying what it found."""
+    n = getattr(args, "chunks", None)
+    if n is None:
+        return pipe
+    if n < 1:
+        raise CliError(f"--chunks {n}: at least 1")
+    found, count = pipe.for_chunk_count(n)
+    if pipe.params.merge.mode == "topic":
+        knob, value = "topic depth", found.params.topic.topic_depth
+    else:
+        knob, value = "threshold", found.params.merge.threshold
+    if count == n:
+        note(f"--chunks {n}: {knob} {value:g} gives {count} merged chunk{'s' if count > 1 else ''}")
+    else:
+        note(
+            f"--chunks {n}: no {knob} gives exactly {n} merged chunks (size limits or ties); "
+            f"the closest is {count}, at {knob} {value:g}"
+        )
+    return found

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from tui.cli.common import (
     CliError,
     SnapshotCheck,
+    add_chunks_arg,
     add_embed_args,
     add_knob_flags,
     add_profile_option,
@@ -36,6 +37,7 @@ from tui.cli.common import (
     read_settings,
     report_skipped,
     safe,
+    with_chunk_count,
 )
 
 if TYPE_CHECKING:
@@ -155,6 +157,7 @@ def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
     add_embed_args(p, flag=False)
     add_profile_option(p)
     add_snapshot_args(p)
+    add_chunks_arg(p)
     p.set_defaults(run=cmd_recap)
     return p
 
@@ -283,6 +286,7 @@ def cmd_recap(args: argparse.Namespace) -> int:
     try:
         source = pipe.source()
         report_skipped(source)
+        pipe = with_chunk_count(args, pipe)
         merged = pipe.merged()
         n = len(merged.chunks)
         pinned = _check_indices("pin", [i for group in args.pin for i in group], n)
