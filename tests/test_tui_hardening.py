@@ -154,7 +154,7 @@ async def test_a_5mb_line_is_one_bounded_card_that_expands(corpus: dict[str, Pat
 
 
 async def test_broken_tool_calls_open(corpus: dict[str, Path]) -> None:
-    app = make_app(corpus["tool_calls"])
+    app = make_app(corpus["tool_calls"], mode="seed")  # the seed loop: one chunk
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot, app)
         assert not errors(app)
@@ -199,7 +199,7 @@ async def test_20000_headings_open_as_a_long_virtual_list(corpus: dict[str, Path
 async def test_binary_markdown_and_files_with_no_message(
     corpus: dict[str, Path], case: str
 ) -> None:
-    app = make_app(corpus[case])
+    app = make_app(corpus[case], mode="seed")  # the seed loop: one chunk
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot, app)
         if case == "md_binaryish":
@@ -300,7 +300,7 @@ async def test_token_counting_does_not_hold_up_a_slider_step(
 async def test_strip_rows_are_cached_but_never_stale() -> None:
     """The strip's rows are cached by what they show: a new selection rebuilds the cut
     row only, a theme switch rebuilds every row in the new colours."""
-    app = make_app(SAMPLE)
+    app = make_app(SAMPLE, mode="seed")
     async with app.run_test(size=SIZE) as pilot:
         await quiet(pilot, app)
         strip = app.workbench.query_one(SimilarityStrip)

@@ -160,7 +160,7 @@ async def test_a_strategy_parameter_reruns_its_column_only() -> None:
 
 
 async def test_markdown_strategy_against_the_compacted_chunks_of_a_markdown_file() -> None:
-    app = make_app(MARKDOWN)
+    app = make_app(MARKDOWN, mode="seed")  # the seed's compacted paragraphs
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         merge_runs = app.pipe.runs["merge"]

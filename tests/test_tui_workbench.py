@@ -43,7 +43,7 @@ def merged_count(app: ChunkscopeApp) -> int:
 
 
 async def test_slider_step_changes_the_merged_chunk_count() -> None:
-    app = make_app()
+    app = make_app(mode="seed")  # the seed loop's threshold slider
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         before = merged_count(app)
@@ -267,7 +267,7 @@ HOSTILE = [
 async def test_log_text_is_rendered_literally(isolated: Path) -> None:
     path = isolated / "hostile.jsonl"
     path.write_text("\n".join(json.dumps(m) for m in HOSTILE) + "\n", encoding="utf-8")
-    app = make_app(path, min_chars=0)
+    app = make_app(path, min_chars=0, mode="seed")
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         bench = app.workbench
@@ -537,7 +537,7 @@ def _cli_recap(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     from tui.cli import main
 
     capsys.readouterr()
-    assert main(["recap", "--merge", "seed", *args]) == 0  # the workbench starts on seed
+    assert main(["recap", *args]) == 0  # both start on the topic segmenter
     return capsys.readouterr().out
 
 
@@ -590,3 +590,45 @@ def test_no_collapse_flag() -> None:
     add_tui_parser(parser.add_subparsers())
     assert parser.parse_args(["tui", "x.jsonl"]).collapse is True
     assert parser.parse_args(["tui", "x.jsonl", "--no-collapse"]).collapse is False
+
+
+async def test_the_merge_toggle_switches_the_segmenter_and_its_controls() -> None:
+    """The workbench starts on the topic segmenter (the default of every command); the
+    merge toggle switches to the seed loop and back, each with its own sliders, and a
+    topic slider re-runs the topic segmentation."""
+    from tui.widgets.choice_toggle import ChoiceToggle
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot_settled(pilot, app)
+        bench = app.workbench
+        assert app.pipe.params.merge.mode == "topic"
+        assert bench.view.result.params.mode == "topic"
+        depth = bench.query_one("#topic-depth", Slider)
+        always = bench.query_one("#always-merge", Slider)
+        assert depth.display and not always.display
+        stats = str(bench.query_one("#merge-stats").render())
+        assert "cuts:" in stats and "units" in stats
+        topic_count = len(bench.view.result.chunks)
+        expected = Pipeline(SAMPLE, app.pipe.params).merged()
+        assert topic_count == len(expected.chunks)
+
+        toggle = bench.query_one("#merge-mode", ChoiceToggle)
+        toggle.action_step(-1)  # topic -> seed
+        await pilot_until(pilot, lambda: bench.view.result.params.mode == "seed")
+        await pilot_settled(pilot, app)
+        assert app.state.tuning.merge.mode == "seed"
+        assert always.display and not depth.display
+        assert "passes" in str(bench.query_one("#merge-stats").render())
+        seed = Pipeline(SAMPLE, app.pipe.params).merged()
+        assert len(bench.view.result.chunks) == len(seed.chunks)
+
+        toggle.action_step(1)  # back to topic; the deepest threshold cuts least
+        await pilot_until(pilot, lambda: bench.view.result.params.mode == "topic")
+        depth.set_value(depth.maximum)
+        await pilot_until(pilot, lambda: app.state.tuning.topic.topic_depth != 5.0)
+        await pilot_settled(pilot, app)
+        assert len(bench.view.result.chunks) < topic_count
+        assert len(bench.view.result.chunks) == len(
+            Pipeline(SAMPLE, app.pipe.params).merged().chunks
+        )

@@ -45,11 +45,6 @@ if TYPE_CHECKING:
 
 FIXED_TIMINGS_ENV = "CHUNKSCOPE_FIXED_TIMINGS"
 
-#: The workbench's own defaults, over the declared ones: its merge controls are the seed
-#: loop's, so it starts on the seed loop until the topic segmenter has controls of its
-#: own (`--merge topic` or a profile's ``mode`` starts it on the topic segmenter).
-FRONT = {"mode": "seed"}
-
 
 @dataclass
 class StartOptions:
@@ -196,11 +191,11 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions):
 
         profile = self.options.profile if self.settings is not None else None
         try:
-            tuning = resolve_tuning(self.settings, profile, self.options.knobs, front=FRONT)
+            tuning = resolve_tuning(self.settings, profile, self.options.knobs)
         except ChunkscopeError as e:
             self._startup_notes.append(str(e))
             try:
-                tuning = resolve_tuning(self.settings, None, self.options.knobs, front=FRONT)
+                tuning = resolve_tuning(self.settings, None, self.options.knobs)
             except ChunkscopeError:
                 return
         self.set_tuning(tuning)

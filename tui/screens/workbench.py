@@ -11,6 +11,7 @@ come back as Messages (`tui.workbench.messages`).
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
@@ -22,7 +23,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from engine.merge import MergeParams
+from engine.tuning import Tuning
 from tui.widgets.candidate_list import CandidateList, CandidateRow
 from tui.widgets.choice_toggle import ChoiceToggle
 from tui.widgets.chunk_list import CUT_TEXT, ChunkList, human_count
@@ -175,7 +176,7 @@ class WorkbenchScreen(Screen[None]):
     def redraw(self) -> None:
         """Draw every panel from the state (after a load, a recompose or a theme change)."""
         driver = self.driver
-        self.query_one("#merge-panel", MergePanel).show(driver.merge_params, driver.min_chars)
+        self.query_one("#merge-panel", MergePanel).show(driver.state.tuning)
         self.query_one(StrategyPanel).show(driver.column_specs)
         self.query_one("#left-kind").display = driver.column_specs["left"] is None
         self.show_view(self.view, keep_left=False)
@@ -255,16 +256,35 @@ class WorkbenchScreen(Screen[None]):
             merged, f"MERGED ({len(result.chunks)})", "enter expands · c copies · ] strategy"
         )
         sims = view.sims
+        topic = result.params.mode == "topic"
         if len(sims):
-            thresholds = " ".join(f"{t:.2f}" for t in result.thresholds[:12])
-            more = " …" if len(result.thresholds) > 12 else ""
+            if topic:
+                depth = view.params.topic.topic_depth
+                how = f"topic depth ≥ {depth if isinstance(depth, str) else f'{depth:.2f}'}"
+            else:
+                thresholds = " ".join(f"{t:.2f}" for t in result.thresholds[:12])
+                more = " …" if len(result.thresholds) > 12 else ""
+                how = f"thresholds by pass {thresholds}{more}"
             _set_title(
                 strip,
                 f"SIMILARITY  neighbours {len(sims)} · mean {float(sims.mean()):.2f} "
-                f"σ {float(sims.std()):.2f} · thresholds by pass {thresholds}{more}",
+                f"σ {float(sims.std()):.2f} · {how}",
             )
         else:
             _set_title(strip, "SIMILARITY")
+        seconds = self.driver.format_seconds(view.seconds)
+        if topic:
+            reasons = Counter(c.reason for c in result.cuts)
+            why = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
+            top = view.params.topic
+            cap = f"{human_count(top.topic_max_chars)}c" if top.topic_max_chars else "∞"
+            panel.set_stats(
+                f"{_plural(len(result.chunks), 'chunk')} · {_plural(len(result.cuts), 'cut')} · "
+                f"{seconds}\n"
+                f"cuts: {why or 'none'}\n"
+                f"{len(view.compacted)} units · size {human_count(top.topic_min_chars)}c–{cap}"
+            )
+            return
         passes = len(result.passes)
         cap = result.params.cap
         cap_text = (
@@ -274,7 +294,7 @@ class WorkbenchScreen(Screen[None]):
         )
         panel.set_stats(
             f"{_plural(len(result.chunks), 'chunk')} · {_plural(passes, 'pass', 'es')} · "
-            f"{self.driver.format_seconds(view.seconds)}\n"
+            f"{seconds}\n"
             f"{len(view.compacted)} compacted → {len(result.chunks)} merged · {cap_text}"
             + ("" if result.converged else "\nstopped by max passes")
         )
@@ -383,13 +403,12 @@ class WorkbenchScreen(Screen[None]):
     # ------------------------------------------------------------------ controls
 
     def on_merge_panel_changed(self, event: MergePanel.Changed) -> None:
-        merge, min_chars = event.panel.read(self.driver.merge_params)
-        self.driver.request_run(merge, min_chars)
+        self.driver.request_run(event.panel.read(self.driver.state.tuning))
 
     def on_choice_toggle_changed(self, event: ChoiceToggle.Changed) -> None:
         if event.toggle.id == "left-kind":
             self.left_kind = event.value
-            self.driver.request_run(self.driver.merge_params, self.driver.min_chars, force=True)
+            self.driver.request_run(self.driver.state.tuning, force=True)
 
     def on_slider_changed(self, event: Any) -> None:
         if getattr(event.slider, "id", None) == "budget":
@@ -532,8 +551,9 @@ class WorkbenchScreen(Screen[None]):
         toggle.action_step(1)
 
     @_while_composed
-    def show_params(self, merge: MergeParams, min_chars: int, budget: int) -> None:
-        self.query_one(MergePanel).show(merge, min_chars)
+    def show_params(self, tuning: Tuning) -> None:
+        self.query_one(MergePanel).show(tuning)
+        budget = tuning.recap.budget
         recap = self.query_one(RecapPanel)
         if recap.budget != budget:
             recap.set_budget(budget)

@@ -1,5 +1,6 @@
-"""The merge controls: one control per knob of the compaction and merge stages that
-declares a slider, and the run's outcome.
+"""The merge controls: the merge mode (the seed loop or the topic segmenter), one
+control per knob of the compaction, merge and topic stages that declares a slider, and
+the run's outcome. A knob's control shows only in the mode it acts in.
 
 The controls come from the knobs' declarations (`engine.params`): a slider per knob
 with a `SliderSpec` (range, steps, label, format, in its declared order), a toggle
@@ -8,13 +9,14 @@ exclusive group (the size cap: chars / tokens). A knob added to `MergeParams` wi
 slider appears here with no change to this module.
 
 The panel owns no parameters: `values()` reads the controls as knob values, `read()`
-turns them into ``(MergeParams, min_chars)`` over a base, `show()` puts parameters back
-into the controls (after a profile is loaded), and a `MergePanel.Changed` message says
-which stage a change affects ("compact" for a compaction knob, "merge" for the rest).
+turns them into a `Tuning` over a base, `show()` puts a tuning back into the controls
+(after a profile is loaded), and a `MergePanel.Changed` message says which stage a
+change affects ("compact" for a compaction knob, "merge" for the rest).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from textual.app import ComposeResult
@@ -23,8 +25,10 @@ from textual.message import Message
 from textual.widgets import Static
 
 from engine.merge import MergeParams
-from engine.params import Knob, knobs, replace_knobs
+from engine.params import Knob, knob_map, knobs, replace_knobs
+from engine.segment import TopicParams
 from engine.split import CompactParams
+from engine.tuning import Tuning
 from tui.widgets.choice_toggle import ChoiceToggle
 from tui.widgets.slider import Slider, knob_position, knob_slider, knob_value
 
@@ -35,11 +39,20 @@ def _slider_knobs() -> list[tuple[str, Knob]]:
     """(stage, knob) of every knob with a slider, in the declared order."""
     found = [("compact", k) for k in knobs(CompactParams) if k.slider is not None]
     found += [("merge", k) for k in knobs(MergeParams) if k.slider is not None]
+    found += [("merge", k) for k in knobs(TopicParams) if k.slider is not None]
     return sorted(found, key=lambda sk: sk[1].slider.order if sk[1].slider else 0)
 
 
 PANEL_KNOBS = _slider_knobs()
 _STAGE = {k.name: stage for stage, k in PANEL_KNOBS}
+#: The merge mode knob: its toggle picks the mode, and which knobs show.
+MODE = knob_map(MergeParams)["mode"]
+MODE_ID = "merge-mode"
+#: The mode each knob acts in: the topic segmenter's own, the seed loop's the rest
+#: (the topic mode compacts with its own minimum, so `min_chars` is the seed's too).
+_MODE_OF = {
+    k.name: ("topic" if k.name in knob_map(TopicParams) else "seed") for _, k in PANEL_KNOBS
+}
 
 
 def slider_id(k: Knob) -> str:
@@ -81,6 +94,8 @@ class MergePanel(Vertical):
             return self.panel
 
     def compose(self) -> ComposeResult:
+        assert MODE.choices is not None
+        yield ChoiceToggle(list(MODE.choices), label="merge", label_width=LABEL_WIDTH, id=MODE_ID)
         for _, k in PANEL_KNOBS:
             if k.words:
                 yield ChoiceToggle(
@@ -112,7 +127,12 @@ class MergePanel(Vertical):
     def _toggle(self, toggle_id: str) -> ChoiceToggle:
         return self.query_one(f"#{toggle_id}", ChoiceToggle)
 
+    def _mode(self) -> str:
+        return str(self._toggle(MODE_ID).value)
+
     def _shown(self, k: Knob) -> bool:
+        if _MODE_OF[k.name] != self._mode():
+            return False
         spec = k.slider
         if spec is not None and spec.shown_when is not None:
             other, word = spec.shown_when
@@ -124,34 +144,46 @@ class MergePanel(Vertical):
         return True
 
     def _sync_visibility(self) -> None:
+        mode = self._mode()
         for _, k in PANEL_KNOBS:
             self._slider(k).display = self._shown(k)
+            if k.words:
+                self._toggle(_mode_id(k.name)).display = _MODE_OF[k.name] == mode
+            if k.exclusive is not None:
+                self._toggle(_group_id(k.exclusive)).display = _MODE_OF[k.name] == mode
 
     def values(self) -> dict[str, Any]:
         """The value of every knob the panel shows, as the controls set it."""
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = {MODE.name: self._mode()}
         for _, k in PANEL_KNOBS:
             value = knob_value(k, float(self._slider(k).value))
             mode = self._toggle(_mode_id(k.name)).value if k.words else None
             if mode in k.words:
                 value = mode
-            if k.exclusive is not None and not self._shown(k):
+            if k.exclusive is not None and not self._in_group_force(k):
                 value = None  # another knob of the group is in force
             out[k.name] = value
         return out
 
-    def read(self, base: MergeParams) -> tuple[MergeParams, int]:
+    def _in_group_force(self, k: Knob) -> bool:
+        """Whether `k` is its exclusive group's knob in force (whatever the mode)."""
+        assert k.exclusive is not None
+        return bool(self._toggle(_group_id(k.exclusive)).value == _choice(k))
+
+    def read(self, base: Tuning) -> Tuning:
         """The parameters the controls show, over `base`."""
         values = self.values()
-        min_chars = replace_knobs(CompactParams(), values).min_chars
-        return replace_knobs(base, values), min_chars
+        return replace(
+            base,
+            compact=replace_knobs(base.compact, values),
+            merge=replace_knobs(base.merge, values),
+            topic=replace_knobs(base.topic, values),
+        )
 
-    def show(self, params: MergeParams, min_chars: int) -> None:
-        """Put `params` into the controls (the change messages this causes are no-ops)."""
-        values = {
-            "min_chars": min_chars,
-            **{k.name: getattr(params, k.name) for k in knobs(MergeParams)},
-        }
+    def show(self, tuning: Tuning) -> None:
+        """Put `tuning` into the controls (the change messages this causes are no-ops)."""
+        values = tuning.values()
+        self._toggle(MODE_ID).set_value(values[MODE.name])
         for _, k in PANEL_KNOBS:
             value = values[k.name]
             if k.words:

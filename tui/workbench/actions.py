@@ -117,7 +117,7 @@ class WorkbenchActions(WorkbenchHost):
             self.set_budget(budget)
             bench = self.workbench
             if bench is not None:
-                bench.show_params(self.merge_params, self.min_chars, self.budget)
+                bench.show_params(self.state.tuning)
 
         title = f"Recap budget in tokens ({lo}-{hi})"
         self.push_screen(PromptScreen(title, str(self.budget), validate=validate), typed)
@@ -327,9 +327,9 @@ class WorkbenchActions(WorkbenchHost):
             return
         bench = self.workbench
         if bench is not None:
-            bench.show_params(tuning.merge, tuning.min_chars, tuning.recap.budget)
+            bench.show_params(tuning)
         self.state = replace(self.state, tuning=tuning)
-        self.request_run(tuning.merge, tuning.min_chars, force=True)
+        self.request_run(tuning, force=True)
         self.reselect()
         self.notify(f"Loaded profile {name!r}.", markup=False)
 

@@ -24,10 +24,8 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from engine.merge import MergeParams
 from engine.model import gc_paused
 from engine.parse import require_turns, skipped_summary
-from engine.split import CompactParams
 from tui.screens.loading import LoadingScreen
 from tui.screens.open_file import OpenFileScreen
 from tui.workbench.messages import (
@@ -55,6 +53,7 @@ from tui.workbench.state import WorkbenchHost, _backend_hint
 
 if TYPE_CHECKING:
     from engine.pipeline import Pipeline
+    from engine.tuning import Tuning
 
 DEBOUNCE = 0.05
 
@@ -288,12 +287,9 @@ class PipelineDriver(WorkbenchHost):
 
     # ------------------------------------------------------------------ re-running
 
-    def request_run(self, merge: MergeParams, min_chars: int, *, force: bool = False) -> None:
+    def request_run(self, tuning: Tuning, *, force: bool = False) -> None:
         """A control changed: re-run now, or after a short pause if changes come fast."""
-        changed = replace(
-            self.state,
-            tuning=replace(self.state.tuning, merge=merge, compact=CompactParams(min_chars)),
-        )
+        changed = replace(self.state, tuning=tuning)
         if self.pipe is None:
             self.state = changed
             return
@@ -318,7 +314,10 @@ class PipelineDriver(WorkbenchHost):
             return
         # The run's pipeline: the open file with the parameters in force (the memos and
         # caches are the file's, so only the stages these parameters change run again).
-        self.pipe = self.pipe.with_params(merge=self.merge_params, min_chars=self.min_chars)
+        tuning = self.state.tuning
+        self.pipe = self.pipe.with_params(
+            merge=tuning.merge, min_chars=tuning.min_chars, topic=tuning.topic
+        )
         self._run(self.pipe, self._left_kind())
 
     @work(thread=True, exclusive=True, group="run", description="_run")
@@ -442,6 +441,7 @@ class PipelineDriver(WorkbenchHost):
         return (
             pipe is self.pipe
             and p.merge == view.params.merge
+            and p.topic == view.params.topic
             and p.min_chars == view.params.min_chars
         )
 

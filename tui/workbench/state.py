@@ -191,7 +191,7 @@ class WorkbenchHost(App[None]):
     def open_path(self, path: str, session: int | None = None) -> None:
         raise NotImplementedError
 
-    def request_run(self, merge: MergeParams, min_chars: int, *, force: bool = False) -> None:
+    def request_run(self, tuning: Tuning, *, force: bool = False) -> None:
         raise NotImplementedError
 
     def _current(self, pipe: Pipeline, view: RunView) -> bool:
