@@ -223,9 +223,10 @@ class WorkbenchScreen(Screen[None]):
             )
         mp = view.params.merge
         first_threshold = result.passes[0].threshold if result.passes else None
-        strip.set_data(
-            view.sims, first_threshold, view.cut_pairs, view.position_sizes, mp.cap, mp.cap_unit
-        )
+        cap, unit = mp.cap, mp.cap_unit
+        if mp.mode == "topic":  # its own size cap, in chars
+            cap, unit = view.params.topic.topic_max_chars, "chars"
+        strip.set_data(view.sims, first_threshold, view.cut_pairs, view.position_sizes, cap, unit)
         self._titles(view)
         if comparing:
             self.draw_columns()

@@ -29,8 +29,26 @@ from textual.widget import Widget
 BARS = " ▁▂▃▄▅▆▇█"
 LABEL_WIDTH = 6
 
-CUT_GLYPHS = {"threshold": "┃", "size_cap": "╳", "min_similarity": "◆", "max_passes": "┆"}
-CUT_PRIORITY = {"size_cap": 3, "min_similarity": 2, "max_passes": 1, "threshold": 0}
+#: A glyph per cut reason: the seed loop's (threshold, size cap, min similarity, max
+#: passes) and the topic segmenter's (topic, structure, size cap).
+CUT_GLYPHS = {
+    "threshold": "┃",
+    "topic": "┃",
+    "structure": "┇",
+    "size_cap": "╳",
+    "min_similarity": "◆",
+    "max_passes": "┆",
+}
+CUT_PRIORITY = {
+    "size_cap": 3,
+    "min_similarity": 2,
+    "max_passes": 1,
+    "structure": 1,
+    "threshold": 0,
+    "topic": 0,
+}
+#: The reasons the legend names when there are no cuts (the seed loop's).
+_SEED_REASONS = ("threshold", "size_cap", "min_similarity", "max_passes")
 
 
 def bucket_edges(n: int, columns: int) -> np.ndarray:
@@ -334,16 +352,22 @@ class SimilarityStrip(Widget):
         cols, _cell, n = self._columns(width)
         thr = self.threshold
         label = self._style("label")
-        legend = [
-            self._label(""),
-            Segment("█", self._style("above")),
-            Segment(" above  ", label),
-            Segment("█", self._style("below")),
-            Segment(" below threshold", label),
-            Segment(f" {thr:.2f}" if thr is not None else "", label),
-            Segment("   "),
-        ]
+        legend = [self._label("")]
+        if thr is not None:  # the seed loop colours by its first threshold
+            legend += [
+                Segment("█", self._style("above")),
+                Segment(" above  ", label),
+                Segment("█", self._style("below")),
+                Segment(f" below threshold {thr:.2f}", label),
+                Segment("   "),
+            ]
+        present = {r for _, r in self.cuts}
+        topic = bool(present & {"topic", "structure"})
         for reason, glyph in CUT_GLYPHS.items():
+            if topic and reason not in ("topic", "structure", "size_cap"):
+                continue
+            if not topic and reason not in _SEED_REASONS:
+                continue
             legend.append(Segment(glyph, self._style("cut")))
             legend.append(Segment(f" {reason.replace('_', ' ')}  ", label))
         legend.append(Segment("▲", self._style("selected")))
