@@ -302,6 +302,13 @@ def replace_knobs(obj: Any, values: Mapping[str, Any]) -> Any:
     return dataclasses.replace(obj, **changes) if changes else obj
 
 
+def find_knob(text: str, candidates: Iterable[Knob]) -> Knob | None:
+    """The knob of `candidates` that `text` names, by name or by flag, with dashes or
+    underscores (``topic-depth``, ``--topic-depth``, ``topic_depth``); None if none."""
+    key = text.strip().lstrip("-").replace("-", "_")
+    return next((k for k in candidates if key in (k.name, k.dest)), None)
+
+
 def all_knobs(classes: Iterable[type[Any]]) -> dict[str, Knob]:
     """The knobs of several classes by name; a name declared twice is a bug."""
     out: dict[str, Knob] = {}

@@ -38,6 +38,9 @@ _PARTS: dict[str, type[Any]] = {
     "recap": RecapParams,
 }
 PROFILE_CLASSES: tuple[type[Any], ...] = tuple(_PARTS.values())
+#: The parameters each merge mode reads besides ``mode`` itself: the seed loop's and
+#: the topic segmenter's.
+MODE_PARAMS: dict[str, type[Any]] = {"seed": MergeParams, "topic": TopicParams}
 #: Every tunable knob by name (the profile keys).
 PROFILE_KNOBS: dict[str, Knob] = all_knobs(PROFILE_CLASSES)
 

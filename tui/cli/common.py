@@ -240,6 +240,20 @@ def add_source_args(p: argparse.ArgumentParser, *, folders: bool = False) -> Non
     p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
 
 
+def add_gold_args(p: argparse.ArgumentParser, *, required: bool, help: str) -> None:
+    """``--gold GOLD`` and ``--tolerance N`` (`engine.gold`, `engine.evaluate`)."""
+    from engine.evaluate import TOLERANCE
+
+    p.add_argument("--gold", required=required, metavar="GOLD", help=help)
+    p.add_argument(
+        "--tolerance",
+        type=int,
+        default=TOLERANCE,
+        metavar="N",
+        help=f"a boundary within N source lines of a gold one counts as found ({TOLERANCE})",
+    )
+
+
 def add_profile_option(parser: argparse.ArgumentParser) -> None:
     """Add ``--profile NAME`` to a command that merges (chunk, recap)."""
     parser.add_argument(

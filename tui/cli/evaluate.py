@@ -15,6 +15,7 @@ from typing import Any
 
 from tui.cli.common import (
     add_embed_args,
+    add_gold_args,
     add_profile_option,
     add_source_args,
     build_pipeline,
@@ -24,8 +25,6 @@ from tui.cli.common import (
 
 
 def add_eval_parser(sub: Any) -> argparse.ArgumentParser:
-    from engine.evaluate import TOLERANCE
-
     p: argparse.ArgumentParser = sub.add_parser(
         "eval",
         help="score the merged chunks against gold topic starts (Pk, WindowDiff, F1)",
@@ -36,14 +35,7 @@ def add_eval_parser(sub: Any) -> argparse.ArgumentParser:
         ),
     )
     add_source_args(p)
-    p.add_argument("--gold", required=True, metavar="GOLD", help="the gold segment starts")
-    p.add_argument(
-        "--tolerance",
-        type=int,
-        default=TOLERANCE,
-        metavar="N",
-        help=f"a boundary within N source lines of a gold one counts as found ({TOLERANCE})",
-    )
+    add_gold_args(p, required=True, help="the gold segment starts")
     p.add_argument("--format", choices=("text", "json"), default="text")
     add_embed_args(p, flag=False)
     add_profile_option(p)

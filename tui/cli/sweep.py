@@ -22,6 +22,7 @@ from engine.params import Knob
 from tui.cli.common import (
     CliError,
     add_embed_args,
+    add_gold_args,
     add_profile_option,
     add_source_args,
     build_pipeline,
@@ -37,12 +38,11 @@ DEFAULT_POINTS = 20
 def _sweepable() -> dict[str, tuple[Knob, str]]:
     """The knobs a sweep can move, by name, with the merge mode they act in: the seed
     loop's (`MergeParams`) and the topic segmenter's (`TopicParams`) numeric knobs."""
-    from engine.merge import MergeParams
     from engine.params import knobs
-    from engine.segment import TopicParams
+    from engine.tuning import MODE_PARAMS
 
     out: dict[str, tuple[Knob, str]] = {}
-    for cls, mode in ((MergeParams, "seed"), (TopicParams, "topic")):
+    for mode, cls in MODE_PARAMS.items():
         for k in knobs(cls):
             if k.kind in ("int", "float"):
                 out[k.name] = (k, mode)
@@ -50,8 +50,6 @@ def _sweepable() -> dict[str, tuple[Knob, str]]:
 
 
 def add_sweep_parser(sub: Any) -> argparse.ArgumentParser:
-    from engine.evaluate import TOLERANCE
-
     names = ", ".join(_sweepable())
     p: argparse.ArgumentParser = sub.add_parser(
         "sweep",
@@ -74,14 +72,7 @@ def add_sweep_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="N",
         help=f"values, evenly spaced (default {DEFAULT_POINTS}, at most {MAX_POINTS})",
     )
-    p.add_argument("--gold", metavar="GOLD", help="gold segment starts: adds Pk, WindowDiff, F1")
-    p.add_argument(
-        "--tolerance",
-        type=int,
-        default=TOLERANCE,
-        metavar="N",
-        help=f"boundary F1: within N source lines of a gold one ({TOLERANCE})",
-    )
+    add_gold_args(p, required=False, help="gold segment starts: adds Pk, WindowDiff, F1")
     p.add_argument("--format", choices=("text", "json"), default="text")
     add_embed_args(p, flag=False)
     add_profile_option(p)
@@ -90,11 +81,12 @@ def add_sweep_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def _find_knob(name: str) -> tuple[Knob, str]:
+    from engine.params import find_knob
+
     known = _sweepable()
-    key = name.strip().lstrip("-").replace("-", "_")
-    for k, mode in known.values():
-        if key in (k.name, k.dest):
-            return k, mode
+    knob = find_knob(name, (k for k, _ in known.values()))
+    if knob is not None:
+        return known[knob.name]
     raise CliError(f"--param {name}: not a knob a sweep can move; one of: {', '.join(known)}")
 
 

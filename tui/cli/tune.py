@@ -82,17 +82,15 @@ def grid_size(grid: Mapping[str, list[Any]]) -> int:
 def _grid(mode: str, overrides: list[str]) -> dict[str, list[Any]]:
     """The default grid of `mode`, or the knobs of ``--grid NAME=V1,V2`` (checked)."""
     from engine.evaluate import TUNE_GRIDS
-    from engine.merge import MergeParams
-    from engine.params import knob_map
-    from engine.segment import TopicParams
+    from engine.params import find_knob, knob_map
+    from engine.tuning import MODE_PARAMS
 
-    own = knob_map(TopicParams if mode == "topic" else MergeParams)
+    own = knob_map(MODE_PARAMS[mode])
     own.pop("mode", None)
     grid = {} if overrides else {k: list(v) for k, v in TUNE_GRIDS[mode].items()}
     for item in overrides:
         name, sep, values = item.partition("=")
-        key = name.strip().lstrip("-").replace("-", "_")
-        knob = next((k for k in own.values() if key in (k.name, k.dest)), None)
+        knob = find_knob(name, own.values())
         if not sep or knob is None:
             raise CliError(
                 f"--grid {item}: expected NAME=V1,V2 with NAME one of {', '.join(own)} "
@@ -148,7 +146,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
             return segment(case.chunks, case.vectors, run.topic).chunks
         return merge(case.chunks, case.vectors, run.merge).chunks
 
-    current = {k: tuning.values()[k] for k in grid}
+    in_force = tuning.values()
+    current = {k: in_force[k] for k in grid}
     baseline = tune(cases, segmenter, {k: [v] for k, v in current.items()}, top=1)[0]
     best = tune(cases, segmenter, grid, top=args.top)
     settings = grid_size(grid)

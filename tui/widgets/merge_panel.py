@@ -28,7 +28,7 @@ from engine.merge import MergeParams
 from engine.params import Knob, knob_map, knobs, replace_knobs
 from engine.segment import TopicParams
 from engine.split import CompactParams
-from engine.tuning import Tuning
+from engine.tuning import MODE_PARAMS, Tuning
 from tui.widgets.choice_toggle import ChoiceToggle
 from tui.widgets.slider import Slider, knob_position, knob_slider, knob_value
 
@@ -50,9 +50,8 @@ MODE = knob_map(MergeParams)["mode"]
 MODE_ID = "merge-mode"
 #: The mode each knob acts in: the topic segmenter's own, the seed loop's the rest
 #: (the topic mode compacts with its own minimum, so `min_chars` is the seed's too).
-_MODE_OF = {
-    k.name: ("topic" if k.name in knob_map(TopicParams) else "seed") for _, k in PANEL_KNOBS
-}
+_TOPIC_KNOBS = knob_map(MODE_PARAMS["topic"])
+_MODE_OF = {k.name: ("topic" if k.name in _TOPIC_KNOBS else "seed") for _, k in PANEL_KNOBS}
 
 
 def slider_id(k: Knob) -> str:
