@@ -145,6 +145,16 @@ def _session(path: Path) -> list[int]:
     return gold
 
 
+def _refusal(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    """Run `argv`, which must be refused: exit 2, nothing on stdout, one line on stderr
+    (returned)."""
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert len(captured.err.strip().splitlines()) == 1
+    return captured.err
+
+
 def test_eval_scores_the_topic_mode_above_one_chunk(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
 ) -> None:
@@ -282,10 +292,7 @@ def test_sweep_refuses_bad_requests_in_one_line(
 ) -> None:
     log = tmp_path / "session.jsonl"
     _session(log)
-    assert main(["sweep", str(log), *extra]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert error in captured.err and len(captured.err.strip().splitlines()) == 1
+    assert error in _refusal(capsys, ["sweep", str(log), *extra])
 
 
 def test_tune_finds_a_better_setting_and_saves_it_as_a_profile(
@@ -318,11 +325,11 @@ def test_tune_finds_a_better_setting_and_saves_it_as_a_profile(
 @pytest.mark.parametrize(
     ("extra", "error"),
     [
-        (["--gold"], "2 files but 1 gold files"),
-        (["--gold", "G", "--grid", "bogus=1"], "--grid bogus=1: expected NAME=V1,V2"),
-        (["--gold", "G", "--grid", "topic_window=-4"], "--grid topic_window=-4:"),
-        (["--gold", "G", "--grid", "threshold=0.1"], "(--merge topic)"),
-        (["--gold", "G", "--save-profile", "no way"], "invalid profile name"),
+        (["LOG", "LOG", "--gold", "G"], "2 files but 1 gold files"),
+        (["LOG", "--gold", "G", "--grid", "bogus=1"], "--grid bogus=1: expected NAME=V1,V2"),
+        (["LOG", "--gold", "G", "--grid", "topic_window=-4"], "--grid topic_window=-4:"),
+        (["LOG", "--gold", "G", "--grid", "threshold=0.1"], "(--merge topic)"),
+        (["LOG", "--gold", "G", "--save-profile", "no way"], "invalid profile name"),
     ],
 )
 def test_tune_refuses_bad_requests_in_one_line(
@@ -335,14 +342,8 @@ def test_tune_refuses_bad_requests_in_one_line(
     log = tmp_path / "session.jsonl"
     gold = tmp_path / "gold.json"
     gold.write_text(json.dumps({"starts": _session(log)}))
-    extra = [str(gold) if x == "G" else x for x in extra]
-    files = [str(log), str(log)] if extra[:1] == ["--gold"] and len(extra) == 1 else [str(log)]
-    if len(extra) == 1:
-        extra = [*extra, str(gold)]
-    assert main(["tune", *files, *extra]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == "" and error in captured.err
-    assert len(captured.err.strip().splitlines()) == 1
+    names = {"LOG": str(log), "G": str(gold)}
+    assert error in _refusal(capsys, ["tune", *(names.get(x, x) for x in extra)])
 
 
 def _notes(path: Path) -> None:
@@ -398,6 +399,5 @@ def test_chunks_n_refuses_what_it_cannot_mean(
 ) -> None:
     log = tmp_path / "session.jsonl"
     _session(log)
-    assert main([str(log) if a == "LOG" else a for a in argv]) == 2
-    captured = capsys.readouterr()
-    assert captured.err.strip() == f"chunkscope: {error}"
+    err = _refusal(capsys, [str(log) if a == "LOG" else a for a in argv])
+    assert err.strip() == f"chunkscope: {error}"
