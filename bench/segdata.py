@@ -8,7 +8,10 @@ topic starts):
 - **agent sessions** (the seed's JSONL): 8 episodes, each on another topic: a user
   question, thinking, tool calls with their results, answers, sometimes a follow-up
   question on the same topic (so a user turn is not always a topic change), with
-  pauses drawn from one distribution within and between episodes;
+  pauses drawn from one distribution within and between episodes. Every other
+  session has long episodes, as a coding agent's: two to five rounds of thinking and
+  a tool call (read, grep, shell) whose result is the topic's source code where it
+  has some (standard-library modules), 3 to 10 KB an episode against about 2 KB;
 - **markdown documents**: 6 unrelated documents stitched together.
 
 Topics come from two sources, so nothing is tuned to one: the READMEs of the installed
@@ -256,16 +259,96 @@ def _episode(rng: random.Random, name: str, paras: list[str], clock: list[dateti
     return msgs
 
 
+def _long_episode(
+    rng: random.Random, name: str, paras: list[str], code: list[str], clock: list[datetime]
+) -> list[dict]:
+    """A longer episode, as a coding agent's: a question, then two to five rounds of
+    thinking and a tool call (a file read, a grep, a shell command) whose result is the
+    topic's source code or text, short progress notes, an answer, and sometimes a
+    follow-up question with its own tool round."""
+
+    def ts() -> str:
+        clock[0] += timedelta(seconds=rng.choice([3, 10, 30, 90, 300, 1200]))
+        return clock[0].strftime("%Y-%m-%dT%H:%M:%S")
+
+    def para() -> str:
+        return rng.choice(paras)
+
+    def result() -> str:
+        if code and rng.random() < 0.6:
+            return rng.choice(code)
+        return para() + "\n\n" + para()
+
+    def tool_round(msgs: list[dict]) -> None:
+        call = f"call_{rng.randrange(10**6)}"
+        tool, args = rng.choice(
+            [
+                ("read", {"path": f"src/{name.replace('.', '/')}.py"}),
+                ("grep", {"pattern": rng.choice(para().split()[:8] or [name]), "path": "src"}),
+                ("bash", {"command": f"python -m pytest tests/test_{name.split('.')[0]}.py -q"}),
+            ]
+        )
+        msgs.append(
+            {
+                "role": "assistant",
+                "content": rng.choice(["", "", "Let me look at that.", "Checking the code."]),
+                "reasoning": para()[:400],
+                "timestamp": ts(),
+                "tool_calls": [
+                    {
+                        "id": call,
+                        "type": "function",
+                        "function": {"name": tool, "arguments": json.dumps(args)},
+                    }
+                ],
+            }
+        )
+        msgs.append({"role": "tool", "tool_call_id": call, "content": result(), "timestamp": ts()})
+
+    msgs: list[dict] = [
+        {
+            "role": "user",
+            "content": f"Can you look into {name}? {para()[:400]}",
+            "timestamp": ts(),
+        }
+    ]
+    for _ in range(rng.randint(2, 5)):
+        tool_round(msgs)
+    msgs.append({"role": "assistant", "content": para() + "\n\n" + para(), "timestamp": ts()})
+    if rng.random() < 0.5:
+        msgs.append({"role": "user", "content": f"Thanks. {para()[:250]}", "timestamp": ts()})
+        tool_round(msgs)
+        msgs.append({"role": "assistant", "content": para(), "timestamp": ts()})
+    return msgs
+
+
+def _code_snippets(name: str) -> list[str]:
+    """Pieces of a standard-library module's source (functions and classes), if any."""
+    try:
+        source = inspect.getsource(importlib.import_module(name))
+    except (ImportError, OSError, TypeError):
+        return []
+    blocks = re.split(r"\n(?=def |class )", source)
+    return [b.strip()[:1500] for b in blocks if len(b.strip()) >= 200]
+
+
 def make_session(
-    rng: random.Random, topics: list[Topic], episodes: int = 8
+    rng: random.Random, topics: list[Topic], episodes: int = 8, long: bool = False
 ) -> tuple[str, list[int]]:
+    """Episodes on different topics: short ones (a question, one tool call, answers,
+    about 2 KB) or, with `long`, a coding agent's (several tool rounds whose results are
+    source code where the topic has some, 3 to 10 KB)."""
     chosen = rng.sample(topics, episodes)
     clock = [datetime(2026, 3, 1, 9, 0, 0)]
     lines: list[str] = []
     gold: list[int] = []
     for name, paras in chosen:
         gold.append(len(lines) + 1)
-        lines += [json.dumps(m) for m in _episode(rng, name, paras, clock)]
+        if long:
+            msgs = _long_episode(rng, name, paras, _code_snippets(name), clock)
+        else:
+            msgs = _episode(rng, name, paras, clock)
+        lines += [json.dumps(m) for m in msgs]
     return "\n".join(lines) + "\n", gold
 
 
@@ -301,8 +384,9 @@ def make_dataset(out: str | Path, sessions: int = 6, docs: int = 6, seed: int = 
             for i in range(sessions // 2):
                 if len(pool) < 8:
                     break
-                text, gold = make_session(rng, pool)
-                path = folder / f"{split}-session-{source}-{i}.jsonl"
+                long = i % 2 == 1
+                text, gold = make_session(rng, pool, long=long)
+                path = folder / f"{split}-session{'-long' if long else ''}-{source}-{i}.jsonl"
                 path.write_text(text, encoding="utf-8")
                 records.append(
                     {

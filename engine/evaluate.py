@@ -21,14 +21,17 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from engine.model import Chunk
+
+if TYPE_CHECKING:
+    from engine.segment import TopicFrame
 
 IntArray = npt.NDArray[np.int64]
 
@@ -39,10 +42,10 @@ TOLERANCE = 2
 #: ``bench/segment.py``): every combination, so keep the product small.
 TUNE_GRIDS: dict[str, dict[str, list[Any]]] = {
     "topic": {
-        "topic_window": [1500, 2500, 4000],
-        "topic_depth": [3.0, 4.0, 5.0, 6.0],
-        "topic_structure": [2.0, 3.5, 5.0],
-        "topic_min_chars": [300, 500, 1000],
+        "topic_window": [1000, 1500, 2500, 4000],
+        "topic_depth": [5.0, 6.0, 7.0, 8.0],
+        "topic_structure": [3.5, 5.0, 6.5],
+        "topic_min_chars": [300, 500],
     },
     "seed": {
         "threshold": ["adaptive", 0.05, 0.1, 0.15, 0.2, 0.3],
@@ -169,6 +172,15 @@ class Case:
     vectors: Any
     gold: list[int]
     weights: IntArray
+    _frame: list[TopicFrame] = field(default_factory=list, repr=False, compare=False)
+
+    def topic_frame(self) -> TopicFrame:
+        """The topic segmenter's knob-independent work on this file, done once."""
+        if not self._frame:
+            from engine.segment import frame
+
+            self._frame.append(frame(self.chunks, self.vectors))
+        return self._frame[0]
 
 
 Segmenter = Callable[[Case, Mapping[str, Any]], list[Chunk]]

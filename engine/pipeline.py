@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from engine.embed.base import Embedder
     from engine.merge import MergeParams, MergeResult
     from engine.recap import Candidate, Selection
-    from engine.segment import TopicParams
+    from engine.segment import TopicFrame, TopicParams
     from engine.strategies import BaseStrategy, StrategyResult
     from engine.summarize import Summarizer, Summary
 
@@ -156,6 +156,7 @@ STAGE_INPUTS["compact"] = (*STAGE_INPUTS["chunk"], "compact_min")
 STAGE_INPUTS["compacted"] = STAGE_INPUTS["compact"]
 STAGE_INPUTS["embed"] = (*STAGE_INPUTS["compact"], "embedder")
 STAGE_INPUTS["similarities"] = STAGE_INPUTS["embed"]
+STAGE_INPUTS["topic_frame"] = STAGE_INPUTS["embed"]
 STAGE_INPUTS["merge"] = (*STAGE_INPUTS["embed"], "merge", "topic")
 STAGE_INPUTS["actions"] = STAGE_INPUTS["merge"]
 STAGE_INPUTS["novelty"] = STAGE_INPUTS["merge"]
@@ -485,6 +486,13 @@ class Pipeline:
 
         return self._stage("similarities", lambda: cosine_similarities(self.embeddings()))
 
+    def topic_frame(self) -> TopicFrame:
+        """What the topic segmenter needs whatever its knobs (`engine.segment.frame`):
+        built once per file and embedder, so a topic slider step redoes only the rest."""
+        from engine.segment import frame
+
+        return self._stage("topic_frame", lambda: frame(self.compacted(), self.embeddings()))
+
     def merged(self, progress: Progress | None = None) -> MergeResult:
         """The merge loop over the compacted chunks, with its trace."""
 
@@ -496,7 +504,7 @@ class Pipeline:
             if self.params.merge.mode == "topic":
                 from engine.segment import segment
 
-                return segment(chunks, vectors, self.params.topic)
+                return segment(chunks, vectors, self.params.topic, self.topic_frame())
             tokens = None
             if self.params.merge.max_chunk_tokens is not None:
                 tokens = self.token_counts(chunks)

@@ -65,7 +65,7 @@ class TopicParams:
     """The topic segmenter's knobs (see the module docstring and `engine.params`)."""
 
     topic_window: int = knob(
-        2500,
+        1500,
         "chars compared on each side of a gap (at least one chunk each side)",
         flag="--topic-window",
         minimum=1,
@@ -73,13 +73,13 @@ class TopicParams:
         slider=SliderSpec(200, 10000, 100, 1000, label="window", fmt="{:.0f}", order=110),
     )
     topic_depth: Literal["adaptive"] | float = knob(
-        5.0,
+        7.0,
         "a gap whose depth plus structure reaches this (z units) is a topic change; "
         "adaptive: mean + std/2 of the candidate gaps",
         flag="--topic-depth",
         words=("adaptive",),
         metavar="adaptive|X",
-        slider=SliderSpec(0.0, 10.0, 0.1, 1.0, label="depth", start=5.0, order=120, choice="fixed"),
+        slider=SliderSpec(0.0, 10.0, 0.1, 1.0, label="depth", start=7.0, order=120, choice="fixed"),
     )
     topic_min_chars: int = knob(
         500,
@@ -109,7 +109,7 @@ class TopicParams:
         metavar="N",
     )
     topic_structure: float = knob(
-        3.5,
+        5.0,
         "added to a gap's score at a user turn after the assistant, a level-1 heading, "
         "a long pause or a day change (z units)",
         flag="--topic-structure",
@@ -171,8 +171,7 @@ def _unit_prefix(vectors: FloatArray) -> npt.NDArray[np.float32]:
 
 
 def _block_cosines(cum: npt.NDArray[np.float32], lo: IntArray, hi: IntArray) -> FloatArray:
-    g = np.arange(1, len(cum) - 1)
-    base = cum[g]
+    base = cum[1 : len(cum) - 1]  # the sums up to each gap: a view, no copy
     left = base - cum[lo]
     right = cum[hi] - base
     # Dot products in float32 (a relative error near 1e-7 here, far below what moves a
@@ -182,7 +181,7 @@ def _block_cosines(cum: npt.NDArray[np.float32], lo: IntArray, hi: IntArray) -> 
         np.einsum("ij,ij->i", left, left).astype(np.float64)
         * np.einsum("ij,ij->i", right, right).astype(np.float64)
     )
-    sims = np.zeros(len(g), dtype=np.float64)
+    sims = np.zeros(len(base), dtype=np.float64)
     np.divide(dots, den, out=sims, where=den > 0)
     out: FloatArray = np.clip(sims, -1.0, 1.0)
     return out
@@ -284,22 +283,43 @@ def _offsets(sizes: IntArray) -> IntArray:
     return chars
 
 
+@dataclass(frozen=True, eq=False)
+class TopicFrame:
+    """What the segmenter needs of the chunks and vectors whatever its knobs: each
+    chunk's size and start, the running sum of the unit vectors and the structural
+    points. Built once per file (`frame`), it makes a slider step or a sweep point
+    only the knob-dependent work."""
+
+    chunks: Sequence[Chunk]
+    vectors: FloatArray
+    sizes: IntArray
+    chars: IntArray
+    cum: npt.NDArray[np.float32]
+    structure: FloatArray
+
+
+def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
+    """The `TopicFrame` of `chunks` and their `vectors`."""
+    v = _as_vectors(vectors)
+    sizes = _sizes(chunks)
+    cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
+    return TopicFrame(chunks, v, sizes, _offsets(sizes), cum, structure_points(chunks, sizes))
+
+
 def gap_scores(
     vectors: npt.ArrayLike,
     chunks: Sequence[Chunk],
     params: TopicParams,
-    sizes: IntArray | None = None,
+    prepared: TopicFrame | None = None,
 ) -> GapScores:
     """Block similarity, depth, structure and score of every gap (the module docstring).
-    `sizes` (each chunk's ``chars``) saves computing them again."""
-    v = _as_vectors(vectors)
+    `prepared` (the `frame` of these chunks and vectors) saves computing it again."""
     n = len(chunks)
     if n < 2:
         empty = np.zeros(0)
         return GapScores(empty, empty, empty, empty, np.zeros(0, dtype=bool), 0.0)
-    sizes = sizes if sizes is not None else _sizes(chunks)
-    chars = _offsets(sizes)
-    cum = _unit_prefix(v)
+    f = prepared if prepared is not None else frame(chunks, vectors)
+    chars, cum = f.chars, f.cum
     depth = np.zeros(n - 1)
     sims = np.zeros(n - 1)
     for scale in SCALES:
@@ -309,7 +329,7 @@ def gap_scores(
             sims = s
         depth += _depths(s, *_gap_reach(chars, 2 * width))
     depth /= len(SCALES)
-    struct = structure_points(chunks, sizes) * params.topic_structure
+    struct = f.structure * params.topic_structure
     score = depth + struct
     lo, hi = _gap_reach(chars, params.topic_window / 2)
     candidate = score >= _RangeMax(score).query(lo, hi)
@@ -322,17 +342,23 @@ def gap_scores(
 
 
 def segment(
-    chunks: Sequence[Chunk], vectors: npt.ArrayLike, params: TopicParams | None = None
+    chunks: Sequence[Chunk],
+    vectors: npt.ArrayLike,
+    params: TopicParams | None = None,
+    prepared: TopicFrame | None = None,
 ) -> MergeResult:
-    """Topic segments of `chunks` (with their `vectors`) as a `MergeResult`."""
+    """Topic segments of `chunks` (with their `vectors`) as a `MergeResult`. `prepared`
+    (their `frame`, built once) leaves only the work that depends on `params`."""
     params = params or TopicParams()
-    v = _as_vectors(vectors)
     n = len(chunks)
     if n == 0:
-        return _result([], v, [0], {}, None)
-    sizes = _sizes(chunks)
-    scores = gap_scores(v, chunks, params, sizes)
-    chars = _offsets(sizes)
+        return _result([], _as_vectors(vectors), [0], {}, None)
+    f = prepared if prepared is not None else frame(chunks, vectors)
+    if len(f.sizes) != n:
+        raise ValueError(f"the frame has {len(f.sizes)} chunks, not {n}")
+    v = f.vectors
+    scores = gap_scores(v, chunks, params, f)
+    chars = f.chars
     chosen = [0, n]
     cuts: dict[int, str] = {}  # gap (after chunk) -> reason
     if n >= 2:

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from engine.evaluate import boundary_f1, pk_windowdiff, score
 from engine.model import Chunk, Turn
-from engine.segment import TopicParams, segment
+from engine.segment import TopicParams, frame, segment
+from tests.pilot import SAMPLE
 from tui.cli import main
 
 TOPICS = {
@@ -46,11 +47,13 @@ def _vectors(chunks: list[Chunk]) -> np.ndarray:
 def test_three_clear_topics_are_found() -> None:
     rng = np.random.default_rng(1)
     chunks = _chunks([("cache", 12), ("tides", 12), ("taxes", 12)], rng)
-    result = segment(chunks, _vectors(chunks), replace(TopicParams(), topic_window=1500))
+    result = segment(chunks, _vectors(chunks), TopicParams())
     assert [s for s, _ in result.spans] == [0, 12, 24]
     # each topic's first chunk is also a user turn after the assistant (a structural
-    # point), but the depth alone reaches the threshold here
-    assert [c.reason for c in result.cuts] == ["topic", "topic"]
+    # point); with a threshold of 5 the depth alone reaches it
+    lower = segment(chunks, _vectors(chunks), replace(TopicParams(), topic_depth=5.0))
+    assert [s for s, _ in lower.spans] == [0, 12, 24]
+    assert [c.reason for c in lower.cuts] == ["topic", "topic"]
     plain = segment(
         chunks,
         _vectors(chunks),
@@ -101,6 +104,27 @@ def test_any_input_gives_a_partition(
     assert len(result.cuts) == max(len(spans) - 1, 0)
     again = segment(chunks, vectors, params)
     assert again.spans == spans  # deterministic
+    # the knob-independent frame, built once, gives the same segmentation
+    prepared = segment(chunks, vectors, params, frame(chunks, vectors))
+    assert prepared.spans == spans and list(prepared.cut_codes) == list(result.cut_codes)
+
+
+def test_a_frame_of_other_chunks_is_refused() -> None:
+    rng = np.random.default_rng(4)
+    chunks = _chunks([("cache", 4), ("tides", 4)], rng)
+    v = _vectors(chunks)
+    with pytest.raises(ValueError, match="the frame has 7 chunks, not 8"):
+        segment(chunks, v, TopicParams(), frame(chunks[:7], v[:7]))
+
+
+def test_a_topic_slider_step_reuses_the_frame() -> None:
+    from engine.pipeline import Pipeline, PipelineParams
+
+    pipe = Pipeline(SAMPLE, PipelineParams())
+    first = pipe.merged()
+    stepped = pipe.with_params(topic=replace(pipe.params.topic, topic_depth=2.0)).merged()
+    assert len(stepped.chunks) >= len(first.chunks)
+    assert pipe.runs["merge"] == 2 and pipe.runs["topic_frame"] == 1 and pipe.runs["embed"] == 1
 
 
 def test_pk_and_windowdiff() -> None:

@@ -143,7 +143,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
         run = tuning.with_values(values)
         if mode == "topic":
-            return segment(case.chunks, case.vectors, run.topic).chunks
+            return segment(case.chunks, case.vectors, run.topic, case.topic_frame()).chunks
         return merge(case.chunks, case.vectors, run.merge).chunks
 
     in_force = tuning.values()
