@@ -31,7 +31,9 @@ import numpy.typing as npt
 from engine.model import Chunk
 
 if TYPE_CHECKING:
+    from engine.params import Knob
     from engine.segment import TopicFrame
+    from engine.tuning import Tuning
 
 IntArray = npt.NDArray[np.int64]
 
@@ -189,6 +191,56 @@ Segmenter = Callable[[Case, Mapping[str, Any]], list[Chunk]]
 def evaluate(case: Case, segmenter: Segmenter, values: Mapping[str, Any]) -> Scores:
     merged = segmenter(case, values)
     return score(chunk_starts(merged), case.gold, case.weights, chunks=len(merged))
+
+
+def tuning_segmenter(tuning: Tuning, mode: str | None = None) -> Segmenter:
+    """The `Segmenter` of a `Tuning` (in `mode`, default its own) with a setting's
+    values over it: what ``chunkscope tune`` and the workbench's auto-tune search."""
+    from engine.merge import merge
+    from engine.segment import segment
+
+    mode = mode or tuning.merge.mode
+
+    def run(case: Case, values: Mapping[str, Any]) -> list[Chunk]:
+        t = tuning.with_values(values)
+        if mode == "topic":
+            return segment(case.chunks, case.vectors, t.topic, case.topic_frame()).chunks
+        return merge(case.chunks, case.vectors, t.merge).chunks
+
+    return run
+
+
+def sweepable_knobs() -> dict[str, tuple[Knob, str]]:
+    """The knobs a sweep can move, by name, with the merge mode they act in: the seed
+    loop's (`MergeParams`) and the topic segmenter's (`TopicParams`) numeric knobs."""
+    from engine.params import knobs
+    from engine.tuning import MODE_PARAMS
+
+    out: dict[str, tuple[Knob, str]] = {}
+    for mode, cls in MODE_PARAMS.items():
+        for k in knobs(cls):
+            if k.kind in ("int", "float"):
+                out[k.name] = (k, mode)
+    return out
+
+
+def knob_values(knob: Knob, start: float | None, stop: float | None, points: int) -> list[Any]:
+    """`points` values of `knob` from `start` to `stop` (default: its slider's range),
+    rounded to its type; an int knob's repeated values are dropped. A range the knob
+    cannot take is a ValueError saying why."""
+    lo = start if start is not None else (knob.slider.lo if knob.slider else None)
+    hi = stop if stop is not None else (knob.slider.hi if knob.slider else None)
+    if lo is None or hi is None:
+        raise ValueError("it has no default range: give --from and --to")
+    if lo > hi:
+        raise ValueError(f"--from {lo:g} is above --to {hi:g}")
+    values: list[Any] = []
+    for x in np.linspace(lo, hi, points):
+        v: Any = round(float(x)) if knob.kind == "int" else round(float(x), 6)
+        v = knob.coerce(v)
+        if v not in values:
+            values.append(v)
+    return values
 
 
 def sweep(

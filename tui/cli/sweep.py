@@ -16,8 +16,6 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
-
 from engine.params import Knob
 from tui.cli.common import (
     CliError,
@@ -36,17 +34,9 @@ DEFAULT_POINTS = 20
 
 
 def _sweepable() -> dict[str, tuple[Knob, str]]:
-    """The knobs a sweep can move, by name, with the merge mode they act in: the seed
-    loop's (`MergeParams`) and the topic segmenter's (`TopicParams`) numeric knobs."""
-    from engine.params import knobs
-    from engine.tuning import MODE_PARAMS
+    from engine.evaluate import sweepable_knobs
 
-    out: dict[str, tuple[Knob, str]] = {}
-    for mode, cls in MODE_PARAMS.items():
-        for k in knobs(cls):
-            if k.kind in ("int", "float"):
-                out[k.name] = (k, mode)
-    return out
+    return sweepable_knobs()
 
 
 def add_sweep_parser(sub: Any) -> argparse.ArgumentParser:
@@ -91,27 +81,15 @@ def _find_knob(name: str) -> tuple[Knob, str]:
 
 
 def sweep_values(knob: Knob, start: float | None, stop: float | None, points: int) -> list[Any]:
-    """`points` values of `knob` from `start` to `stop` (default: its slider's range),
-    rounded to its type; an int knob's repeated values are dropped."""
+    """`points` values of `knob` from `start` to `stop` (`engine.evaluate.knob_values`)."""
+    from engine.evaluate import knob_values
+
     if not 2 <= points <= MAX_POINTS:
         raise CliError(f"--points {points}: between 2 and {MAX_POINTS}")
-    lo = start if start is not None else (knob.slider.lo if knob.slider else None)
-    hi = stop if stop is not None else (knob.slider.hi if knob.slider else None)
-    if lo is None or hi is None:
-        raise CliError(f"--param {knob.name} has no default range: give --from and --to")
-    if lo > hi:
-        raise CliError(f"--from {lo:g} is above --to {hi:g}")
-    raw = np.linspace(lo, hi, points)
-    values: list[Any] = []
-    for x in raw:
-        v: Any = round(float(x)) if knob.kind == "int" else round(float(x), 6)
-        try:
-            v = knob.coerce(v)
-        except ValueError as e:
-            raise CliError(f"--param {knob.name}: {e}") from None
-        if v not in values:
-            values.append(v)
-    return values
+    try:
+        return knob_values(knob, start, stop, points)
+    except ValueError as e:
+        raise CliError(f"--param {knob.name}: {e}") from None
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:

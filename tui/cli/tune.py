@@ -109,7 +109,7 @@ def _grid(mode: str, overrides: list[str]) -> dict[str, list[Any]]:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
-    from engine.evaluate import Case, line_weights, tune
+    from engine.evaluate import Case, line_weights, tune, tuning_segmenter
     from engine.gold import read_gold
     from engine.settings import Profile, check_profile_name, save_profile
 
@@ -137,14 +137,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         gold = read_gold(gold_path, lines=len(weights))
         cases.append(Case(p.compacted(), p.embeddings(), gold, weights))
 
-    def segmenter(case: Case, values: Mapping[str, Any]) -> Any:
-        from engine.merge import merge
-        from engine.segment import segment
-
-        run = tuning.with_values(values)
-        if mode == "topic":
-            return segment(case.chunks, case.vectors, run.topic, case.topic_frame()).chunks
-        return merge(case.chunks, case.vectors, run.merge).chunks
+    segmenter = tuning_segmenter(tuning, mode)
 
     in_force = tuning.values()
     current = {k: in_force[k] for k in grid}
