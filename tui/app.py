@@ -105,6 +105,7 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions):
         self.state = TuningState()
         self.api_keys = {}
         self.summaries = {}
+        self.marks = ()
         self.selection = None
         self.recap_state = "idle"
         self.last_run_at = ""

@@ -85,6 +85,7 @@ class WorkbenchHost(App[None]):
     derived: Derived
     api_keys: dict[str, str | None]
     summaries: dict[str, Summary]  # merged chunk text -> its summary
+    marks: tuple[int, ...]  # 1-based source lines where the user says a topic starts
     selection: Selection | None
     recap_state: str  # idle | waiting | running | failed
     last_run_at: str
