@@ -19,6 +19,7 @@ the vectors computed once per file.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -120,30 +121,39 @@ def pk_windowdiff(
     return pk, wd, k
 
 
+def match_boundaries(
+    hypothesis: Sequence[int], gold: Sequence[int], tolerance: int = TOLERANCE
+) -> dict[int, int]:
+    """Each boundary found (a start after line 1) matched to the nearest unmatched gold
+    one within `tolerance` lines, in order: ``{found line: gold line}``. The boundaries
+    left out of it are the spurious ones and the missed ones."""
+    hyp = sorted(s for s in set(hypothesis) if s > 1)
+    ref = sorted(s for s in set(gold) if s > 1)
+    used: set[int] = set()
+    out: dict[int, int] = {}
+    for h in hyp:
+        lo = bisect.bisect_left(ref, h - tolerance)
+        best = None
+        for g in ref[lo : bisect.bisect_right(ref, h + tolerance)]:
+            if g not in used and (best is None or abs(g - h) < abs(best - h)):
+                best = g
+        if best is not None:
+            used.add(best)
+            out[h] = best
+    return out
+
+
 def boundary_f1(
     hypothesis: Sequence[int], gold: Sequence[int], tolerance: int = TOLERANCE
 ) -> tuple[float, float, float]:
     """(precision, recall, F1) of the boundaries (starts after line 1), within `tolerance`."""
-    hyp = sorted(s for s in set(hypothesis) if s > 1)
-    ref = sorted(s for s in set(gold) if s > 1)
-    if not hyp and not ref:
+    n_hyp = len({s for s in hypothesis if s > 1})
+    n_ref = len({s for s in gold if s > 1})
+    if not n_hyp and not n_ref:
         return 1.0, 1.0, 1.0
-    used: set[int] = set()
-    hits = 0
-    for h in hyp:
-        best = None
-        for g in ref:
-            if (
-                g not in used
-                and abs(g - h) <= tolerance
-                and (best is None or abs(g - h) < abs(best - h))
-            ):
-                best = g
-        if best is not None:
-            used.add(best)
-            hits += 1
-    precision = hits / len(hyp) if hyp else 0.0
-    recall = hits / len(ref) if ref else 0.0
+    hits = len(match_boundaries(hypothesis, gold, tolerance))
+    precision = hits / n_hyp if n_hyp else 0.0
+    recall = hits / n_ref if n_ref else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return precision, recall, f1
 

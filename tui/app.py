@@ -34,6 +34,7 @@ from tui.screens.workbench import WorkbenchScreen
 from tui.widgets.header_line import HeaderInfo
 from tui.workbench.actions import WorkbenchActions
 from tui.workbench.loader import PipelineDriver
+from tui.workbench.marks import MarksDriver
 from tui.workbench.messages import Notice
 from tui.workbench.runs import Derived
 from tui.workbench.state import TuningState
@@ -66,6 +67,7 @@ class StartOptions:
     fixed_timings: bool = False
     loading_dialog_delay: float = 0.3
     open_picker: bool = True  # without a path: start in the file picker
+    gold: str | None = None  # a gold file's topic starts as the first file's marks
 
 
 def _display_path(path: str) -> str:
@@ -83,7 +85,7 @@ def _tool_calls_label(collapse: bool) -> str:
     return " · tool calls: " + ("collapsed" if collapse else "raw") + " (T)"
 
 
-class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions):
+class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDriver):
     TITLE = "chunkscope"
     CSS_PATH = "app.tcss"
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {WorkbenchCommands}
@@ -106,6 +108,7 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions):
         self.api_keys = {}
         self.summaries = {}
         self.marks = ()
+        self.file_marks = None
         self.selection = None
         self.recap_state = "idle"
         self.last_run_at = ""

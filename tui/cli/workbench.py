@@ -50,6 +50,13 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
         help="keep tool calls and their results as separate turns",
     )
     p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
+    p.add_argument(
+        "--gold",
+        default=None,
+        metavar="GOLD",
+        help="open with a gold file's topic starts (the format of `chunkscope eval`) as "
+        "FILE's topic marks",
+    )
     add_embedder_args(p)
     add_profile_option(p)
     add_knob_flags(p.add_argument_group("starting parameters"), PROFILE_CLASSES)
@@ -67,6 +74,13 @@ def cmd_tui(args: argparse.Namespace) -> int:
             raise CliError(f"{args.file}: no such file")
         if path.is_dir():  # a folder of sessions: the picker opens there
             folder, args.file = str(path), None
+    if args.gold is not None:
+        if args.file is None:
+            raise CliError("--gold needs a FILE to open")
+        from engine.evaluate import line_weights
+        from engine.gold import read_gold
+
+        read_gold(args.gold, lines=len(line_weights(args.file)))  # one line and exit 2 if bad
 
     from tui.app import ChunkscopeApp, StartOptions
 
@@ -83,6 +97,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
         input_format=args.input_format,
         session=args.session,
         folder=folder,
+        gold=args.gold,
         knobs=checked_knobs(args, PROFILE_CLASSES),
     )
     ChunkscopeApp(options).run()

@@ -81,6 +81,8 @@ class WorkbenchScreen(Screen[None]):
         Binding("c", "app.copy_chunk", "Copy"),
         Binding("e", "app.export", "Export"),
         Binding("v", "cycle_left", "Before: view"),
+        Binding("m", "app.toggle_mark", "Mark topic"),
+        Binding("M", "app.export_marks", "Export marks", show=False),
         Binding("T", "app.toggle_collapse", "Tool calls", show=False),
         Binding("left_square_bracket", "cycle_strategy('left')", "Left strategy", show=False),
         Binding("right_square_bracket", "cycle_strategy('right')", "Right strategy", show=False),
@@ -233,6 +235,31 @@ class WorkbenchScreen(Screen[None]):
         if old is not None and old is not view:
             self.query_one(RecapPanel).mark_stale()
         self.select_merged(min(self.selected, max(0, len(result.chunks) - 1)), from_left=None)
+        self.show_marks()
+
+    @_while_composed
+    def show_marks(self) -> None:
+        """The topic marks on both columns and the strip, and the live score."""
+        view = self.view
+        report = self.driver.marks_report(view) if view is not None else None
+        panel = self.query_one(MergePanel)
+        strip = self.query_one(SimilarityStrip)
+        before = self.query_one("#before", ChunkList)
+        merged = self.query_one("#merged", ChunkList)
+        if report is None or self.driver.comparing:
+            panel.set_score("")
+            strip.set_marks([], [])
+            before.set_marks({})
+            merged.set_marks({})
+            return
+        panel.set_score(report.summary())
+        strip.set_marks(report.strip_marks, report.cut_verdicts)
+        before.set_marks(report.left_flags)
+        merged.set_marks(report.merged_flags, report.cut_verdicts)
+
+    def left_selected(self) -> int:
+        """The item selected in the left column."""
+        return self.query_one("#before", ChunkList).selected
 
     def _titles(self, view: RunView | None) -> None:
         """Border titles and the run's numbers (each set only when it changes: a new

@@ -55,6 +55,10 @@ CUT_TEXT = {
 }
 
 
+#: What a cut's line says of it against the topic marks, and its style.
+VERDICT_TEXT = {"hit": ("  ✓ topic start", "hit"), "spurious": ("  ✗ no topic here", "miss")}
+
+
 def human_count(n: int) -> str:
     """412, 3.1k, 12k, 1.2M: short counts for cards."""
     if n < 1000:
@@ -144,6 +148,9 @@ class ChunkList(ScrollView, can_focus=True):
         "chunk-list--related",
         "chunk-list--cut",
         "chunk-list--empty",
+        "chunk-list--mark",
+        "chunk-list--hit",
+        "chunk-list--miss",
     }
 
     DEFAULT_CSS = """
@@ -157,6 +164,9 @@ class ChunkList(ScrollView, can_focus=True):
         & > .chunk-list--related { background: $primary 14%; }
         & > .chunk-list--cut { color: $warning; text-style: italic; }
         & > .chunk-list--empty { color: $text-muted; text-style: italic; }
+        & > .chunk-list--mark { color: $accent; text-style: bold; }
+        & > .chunk-list--hit { color: $success; text-style: bold; }
+        & > .chunk-list--miss { color: $error; text-style: bold; }
     }
     ChunkList:focus > .chunk-list--selected { background: $primary 55%; }
     """
@@ -202,6 +212,10 @@ class ChunkList(ScrollView, can_focus=True):
         self._badge_style: Callable[[str], Style] | None = None
         self._styles: dict[str, Style] = {}
         self._preview: dict[int, list[str]] = {}
+        # Topic marks: a flag per card (mark: a topic starts in it; miss: it hides a
+        # topic start no cut found) and a verdict per cut (hit | spurious).
+        self._flags: dict[int, str] = {}
+        self._verdicts: Sequence[str] = ()
 
     # ------------------------------------------------------------------ data
 
@@ -246,6 +260,14 @@ class ChunkList(ScrollView, can_focus=True):
         if old is not None and bands is not None and np.array_equal(old, bands):
             return
         self._bands = bands
+        self._invalidate()
+
+    def set_marks(self, flags: dict[int, str], verdicts: Sequence[str] = ()) -> None:
+        """Topic-mark flags per card and verdicts per cut (see `tui.workbench.marks`)."""
+        if flags == self._flags and list(verdicts) == list(self._verdicts):
+            return
+        self._flags = dict(flags)
+        self._verdicts = list(verdicts)
         self._invalidate()
 
     def set_band_styles(self, styles: list[Style]) -> None:
@@ -422,6 +444,11 @@ class ChunkList(ScrollView, can_focus=True):
         elif self._cuts is not None and i < len(self._cuts):
             style = base + self._style("cut")
             text = "  " + cut_text(self._cuts[i])
+            verdict = self._verdicts[i] if i < len(self._verdicts) else None
+            if verdict is not None:
+                note, kind = VERDICT_TEXT[verdict]
+                segments = [band, Segment(text, style), Segment(note, base + self._style(kind))]
+                return self._fit(segments, width, base)
         else:
             return self._fit([band], width, base)
         length = 2 + cell_len(text)
@@ -443,10 +470,15 @@ class ChunkList(ScrollView, can_focus=True):
         head = base + self._style("header")
         dim = base + self._style("dim")
         marker = "▾" if i in self._expanded else "▸"
-        left: list[Segment] = [
-            Segment(f"{marker}{i:>4} ", head),
-            Segment(short_time_range(chunk) + " ", dim),
-        ]
+        left: list[Segment] = [Segment(f"{marker}{i:>4} ", head)]
+        if self._flags:  # one cell for the topic flag on every card, so the cards align
+            flag = self._flags.get(i)
+            if flag is None:
+                left.append(Segment("  ", base))
+            else:
+                glyph = "✗" if flag == "miss" else "◆"
+                left.append(Segment(glyph + " ", base + self._style(flag)))
+        left.append(Segment(short_time_range(chunk) + " ", dim))
         for k, role in enumerate(chunk.roles):
             if k:
                 left.append(Segment("·", dim))

@@ -77,6 +77,7 @@ class MergePanel(Vertical):
         height: auto;
         & > Slider { margin: 0; }
         & > #merge-stats { color: $text-muted; margin-top: 1; height: 3; }
+        & > #merge-score { margin-top: 1; height: 3; display: none; }
     }
     """
 
@@ -116,6 +117,7 @@ class MergePanel(Vertical):
                 )
             yield knob_slider(k, k.default, label_width=LABEL_WIDTH, value_width=6, id=slider_id(k))
         yield Static("", id="merge-stats", markup=False)
+        yield Static("", id="merge-score", markup=False)
 
     def on_mount(self) -> None:
         self._sync_visibility()
@@ -201,6 +203,13 @@ class MergePanel(Vertical):
 
     def set_stats(self, text: str) -> None:
         self.query_one("#merge-stats", Static).update(text, layout=False)
+
+    def set_score(self, text: str) -> None:
+        """The run's score against the topic marks (empty: no marks)."""
+        score = self.query_one("#merge-score", Static)
+        if str(score.render()) != text:
+            score.update(text)
+        score.display = bool(text)
 
     def on_slider_changed(self, event: Slider.Changed) -> None:
         event.stop()

@@ -6,6 +6,8 @@ pairs and shows its lowest similarity (so a dip that caused a cut never disappea
 
 - rows 1-2: a sparkline of similarities, coloured above / below the first pass threshold;
 - row 3: where the merged chunks were cut, a glyph per reason, and ``▲`` at the selection;
+  with topic marks, a cut near a mark is green (a hit), any other red (spurious);
+- with topic marks, a row of them: ``◆`` green where a cut found it, red where none did;
 - row 4: the size of the merged chunk that holds each position, against the size cap;
 - row 5: the legend.
 
@@ -67,6 +69,8 @@ class SimilarityStrip(Widget):
         "similarity-strip--size",
         "similarity-strip--over",
         "similarity-strip--label",
+        "similarity-strip--hit",
+        "similarity-strip--miss",
     }
 
     DEFAULT_CSS = """
@@ -79,7 +83,10 @@ class SimilarityStrip(Widget):
         & > .similarity-strip--size { color: $primary; }
         & > .similarity-strip--over { color: $error; text-style: bold; }
         & > .similarity-strip--label { color: $text-muted; }
+        & > .similarity-strip--hit { color: $success; text-style: bold; }
+        & > .similarity-strip--miss { color: $error; text-style: bold; }
     }
+    SimilarityStrip.-marks { height: 8; }
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
@@ -91,6 +98,9 @@ class SimilarityStrip(Widget):
         self.cap: int | None = None
         self.cap_unit = "chars"
         self.selected_pair: int | None = None
+        self.marks: list[tuple[int, str]] = []  # (pair, hit | miss)
+        self.verdicts: list[str] = []  # per cut: hit | spurious (with marks)
+        self._marks_version = 0
         # A version per input: a row is rebuilt only when what it shows has changed.
         self._sims_version = 0
         self._cuts_version = 0
@@ -131,6 +141,16 @@ class SimilarityStrip(Widget):
             changed = True
         if changed:
             self.refresh()
+
+    def set_marks(self, marks: Sequence[tuple[int, str]], verdicts: Sequence[str]) -> None:
+        """Topic marks (pair, hit | miss) and a verdict per cut; none: no marks row."""
+        marks, verdicts = list(marks), list(verdicts)
+        if marks == self.marks and verdicts == self.verdicts:
+            return
+        self.marks, self.verdicts = marks, verdicts
+        self._marks_version += 1
+        self.set_class(bool(marks), "-marks")
+        self.refresh()
 
     def set_selected(self, pair: int | None) -> None:
         if pair != self.selected_pair:
@@ -177,6 +197,8 @@ class SimilarityStrip(Widget):
             rows = [self._cached("empty", (width, len(self.sizes)), self._empty_row)]
         else:
             rows = ["top", "bottom", "cuts", "size", "legend"]
+            if self.marks:
+                rows.insert(3, "marks")
         if y >= len(rows):
             return Strip.blank(width, self.rich_style)
         row = rows[y]
@@ -187,11 +209,15 @@ class SimilarityStrip(Widget):
             return self._cached(row, key, self._sim_rows)
         if row == "cuts":
             key = (width, self._sims_version, self._sizes_version, self._cuts_version)
-            return self._cached(row, (*key, self.selected_pair), self._marker_row)
+            key = (*key, self._marks_version, self.selected_pair)
+            return self._cached(row, key, self._marker_row)
+        if row == "marks":
+            key = (width, self._sims_version, self._sizes_version, self._marks_version)
+            return self._cached(row, key, self._marks_row)
         if row == "size":
             key = (width, self._sims_version, self._sizes_version, self.cap, self.cap_unit)
             return self._cached(row, key, self._size_row)
-        key = (width, self._sims_version, len(self.sizes), self.threshold)
+        key = (width, self._sims_version, len(self.sizes), self.threshold, self._marks_version)
         return self._cached(row, key, self._legend_row)
 
     def _cached(self, name: str, key: tuple[object, ...], build: Callable[..., Any]) -> Strip:
@@ -307,14 +333,41 @@ class SimilarityStrip(Widget):
             has = best >= 0
             glyph_idx[has] = codes[best[has] % m] + 1
             style_idx[has] = 1
+            if len(self.verdicts) == len(self.cuts):  # with marks: hit 3, spurious 4
+                hit = np.asarray([v == "hit" for v in self.verdicts], dtype=bool)
+                style_idx[has] = np.where(hit[best[has] % m], 3, 4)
         glyphs = np.array([" ", *CUT_GLYPHS.values(), "▲"])[glyph_idx]
         if self.selected_pair is not None:
             c = self.column_of(self.selected_pair, width)
             if 0 <= c < size:
                 glyphs[c] = "▲"
                 style_idx[c] = 2
-        styles = [self._style("base"), self._style("cut"), self._style("selected")]
+        styles = [
+            self._style("base"),
+            self._style("cut"),
+            self._style("selected"),
+            self._style("hit"),
+            self._style("miss"),
+        ]
         return self._finish([self._label("cuts"), *self._runs(glyphs, style_idx, styles)], width)
+
+    def _marks_row(self, width: int) -> Strip:
+        """The topic marks: where a cut found them (hit) and where none did (miss)."""
+        cols, cell, n = self._columns(width)
+        size = cols * cell
+        glyphs = np.full(size, " ")
+        style_idx = np.zeros(size, dtype=np.int64)  # 0: base, 1: hit, 2: miss
+        if self.marks:
+            pairs = np.fromiter((p for p, _ in self.marks), dtype=np.int64, count=len(self.marks))
+            miss = np.fromiter((k == "miss" for _, k in self.marks), dtype=bool)
+            col = self._columns_of(pairs, width) + (cell - 1 if n <= cols else 0)
+            ok = (col >= 0) & (col < size)
+            glyphs[col[ok]] = "◆"
+            style_idx[col[ok]] = 1
+            # A column holding a missed mark shows the miss.
+            style_idx[col[ok & miss]] = 2
+        styles = [self._style("base"), self._style("hit"), self._style("miss")]
+        return self._finish([self._label("marks"), *self._runs(glyphs, style_idx, styles)], width)
 
     def _size_row(self, width: int) -> Strip:
         """The size of the merged chunk holding each position, against the cap."""
@@ -372,6 +425,15 @@ class SimilarityStrip(Widget):
             legend.append(Segment(f" {reason.replace('_', ' ')}  ", label))
         legend.append(Segment("▲", self._style("selected")))
         legend.append(Segment(" selected", label))
+        if self.marks:
+            legend += [
+                Segment("   ◆", self._style("hit")),
+                Segment(" found  ", label),
+                Segment("◆", self._style("miss")),
+                Segment(" missed topic  ", label),
+                Segment("┃", self._style("miss")),
+                Segment(" spurious cut", label),
+            ]
         if n > cols:
             legend.append(Segment(f"   {n / cols:.1f} chunks per column (min)", label))
         return Strip(Segment.simplify(legend)).adjust_cell_length(width, self._style("base"))

@@ -54,6 +54,7 @@ from tui.workbench.state import WorkbenchHost, _backend_hint
 if TYPE_CHECKING:
     from engine.pipeline import Pipeline
     from engine.tuning import Tuning
+    from tui.workbench.topics import FileMarks
 
 DEBOUNCE = 0.05
 
@@ -205,6 +206,7 @@ class PipelineDriver(WorkbenchHost):
                 derived = Derived()
                 lock = threading.Lock()
                 view = build_view(pipe, self._left_kind(), derived, lock, with_tokens=False)
+                marks = self._read_marks(path)
         except Cancelled:
             return
         except Exception as e:  # a bad file, a backend or a bug: the app keeps its state
@@ -212,7 +214,21 @@ class PipelineDriver(WorkbenchHost):
             return
         if worker.is_cancelled:
             return
-        self.post_message(Loaded(pipe, view, derived, warnings))
+        self.post_message(Loaded(pipe, view, derived, warnings, marks))
+
+    def _read_marks(self, path: str) -> tuple[FileMarks | None, str | None]:
+        """The file's topic marks (in the load worker: it hashes the file). The gold file
+        given on the command line applies to the file it was given with."""
+        from tui.workbench.topics import read_file_marks
+
+        gold = self.options.gold
+        first = self.options.path
+        if gold is not None and (first is None or Path(first).resolve() != Path(path).resolve()):
+            gold = None
+        try:
+            return read_file_marks(path, gold)
+        except OSError as e:
+            return None, f"{path}: cannot read the topic marks: {e.strerror or e}"
 
     def _left_kind(self) -> str:
         bench = self.workbench
@@ -227,7 +243,14 @@ class PipelineDriver(WorkbenchHost):
         backend = _backend_hint(error) is not None
         self._notify_error(error, "Embedding failed" if backend else "Could not open the file")
 
-    def _loaded(self, pipe: Pipeline, view: RunView, derived: Derived, warnings: list[str]) -> None:
+    def _loaded(
+        self,
+        pipe: Pipeline,
+        view: RunView,
+        derived: Derived,
+        warnings: list[str],
+        marks: tuple[FileMarks | None, str | None] = (None, None),
+    ) -> None:
         self._close_loading()
         self._load_worker = None
         self.pipe = pipe
@@ -261,6 +284,7 @@ class PipelineDriver(WorkbenchHost):
             self.notify(w, severity="warning", markup=False)
         if len(source.sessions) > 1 and pipe.params.session is None:
             self._offer_sessions(pipe.path, source.sessions)
+        self.set_file_marks(*marks)
         bench = self.workbench
         if bench is None:
             return
@@ -524,7 +548,7 @@ class PipelineDriver(WorkbenchHost):
             screen.set_stage(message.stage, message.done, message.total)
 
     def on_loaded(self, message: Loaded) -> None:
-        self._loaded(message.pipe, message.view, message.derived, message.notes)
+        self._loaded(message.pipe, message.view, message.derived, message.notes, message.marks)
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self._load_failed(message.error)

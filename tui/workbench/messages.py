@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from engine.summarize import Summary
     from tui.workbench.columns import ColumnResult
     from tui.workbench.runs import Derived, RunView
+    from tui.workbench.topics import FileMarks
 
 
 class LoadProgress(Message):
@@ -35,9 +36,17 @@ class LoadProgress(Message):
 class Loaded(Message):
     """A file is loaded and its first run computed."""
 
-    def __init__(self, pipe: Pipeline, view: RunView, derived: Derived, notes: list[str]) -> None:
+    def __init__(
+        self,
+        pipe: Pipeline,
+        view: RunView,
+        derived: Derived,
+        notes: list[str],
+        marks: tuple[FileMarks | None, str | None] = (None, None),
+    ) -> None:
         super().__init__()
         self.pipe, self.view, self.derived, self.notes = pipe, view, derived, notes
+        self.marks = marks  # the file's topic marks, and a problem reading them
 
 
 class LoadFailed(Message):

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from tui.screens.loading import LoadingScreen
     from tui.screens.workbench import WorkbenchScreen
     from tui.workbench.runs import RunView
+    from tui.workbench.topics import FileMarks
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ class WorkbenchHost(App[None]):
     api_keys: dict[str, str | None]
     summaries: dict[str, Summary]  # merged chunk text -> its summary
     marks: tuple[int, ...]  # 1-based source lines where the user says a topic starts
+    file_marks: FileMarks | None  # the same, with where they are kept (tui.workbench.marks)
     selection: Selection | None
     recap_state: str  # idle | waiting | running | failed
     last_run_at: str
@@ -205,4 +207,10 @@ class WorkbenchHost(App[None]):
         raise NotImplementedError
 
     def reselect(self) -> None:
+        raise NotImplementedError
+
+    def _ask_path(self, title: str, default: str, write: Any) -> None:
+        raise NotImplementedError
+
+    def set_file_marks(self, marks: FileMarks | None, problem: str | None = None) -> None:
         raise NotImplementedError

@@ -1,0 +1,214 @@
+"""Topic marks in the workbench: set on the turn view, saved per file by content,
+scored live against every run, exported as a gold file, opened from one."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.evaluate import boundary_f1, chunk_starts, line_weights, match_boundaries, score
+from engine.gold import marks_path
+from tests.pilot import SAMPLE, SIZE, make_app, settled, until
+from tui.app import ChunkscopeApp
+from tui.cli import main
+from tui.widgets.chunk_list import ChunkList
+from tui.widgets.similarity_strip import SimilarityStrip
+
+
+def _user_turns(app: ChunkscopeApp) -> list[int]:
+    """Indexes of the left column's items that are a user turn after the assistant."""
+    view = app.workbench.view  # type: ignore[union-attr]
+    items = view.left_items  # type: ignore[union-attr]
+    return [
+        i
+        for i in range(1, len(items))
+        if items[i].turns[0].role == "You" and items[i - 1].turns[-1].role != "You"
+    ]
+
+
+def _score_text(app: ChunkscopeApp) -> str:
+    return str(app.workbench.query_one("#merge-score").render())  # type: ignore[union-attr]
+
+
+async def _mark(pilot, app: ChunkscopeApp, index: int) -> int:  # type: ignore[no-untyped-def]
+    before = app.workbench.query_one("#before", ChunkList)  # type: ignore[union-attr]
+    before.focus()
+    before.select(index, post=True)
+    await pilot.pause()
+    await pilot.press("m")
+    await pilot.pause()
+    line = app.workbench.view.left_items[index].lines[0]  # type: ignore[union-attr]
+    return int(line)
+
+
+def _expected(app: ChunkscopeApp, path: Path, marks: list[int]) -> tuple[float, float]:
+    result = app.workbench.view.result  # type: ignore[union-attr]
+    s = score(chunk_starts(result.chunks), [1, *marks], line_weights(path))
+    return s.pk, s.f1
+
+
+async def test_a_mark_is_saved_at_once_scored_live_and_drawn(
+    isolated: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "session.jsonl"
+    shutil.copy(SAMPLE, log)
+    app = make_app(log)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("v")  # compacted -> turns
+        await until(pilot, lambda: app.workbench.view.left_kind == "turns")  # type: ignore[union-attr]
+        users = _user_turns(app)
+        assert len(users) >= 3
+        first = await _mark(pilot, app, users[1])
+        # Saved before the key returns: a crash right after marking loses nothing.
+        saved = marks_path(log)
+        assert json.loads(saved.read_text()) == {"starts": [first]}
+        assert app.marks == (first,)
+        second = await _mark(pilot, app, users[-1])
+        assert app.marks == tuple(sorted((first, second)))
+        assert json.loads(saved.read_text()) == {"starts": sorted([first, second])}
+
+        pk, f1 = _expected(app, log, [first, second])
+        text = _score_text(app)
+        assert "2 topic marks" in text and f"Pk {pk:.3f}" in text and f"F1 {f1:.2f}" in text
+        bench = app.workbench
+        assert bench is not None
+        report = app.marks_report(bench.view)  # type: ignore[arg-type]
+        assert report is not None
+        cuts = len(bench.view.result.chunks) - 1  # type: ignore[union-attr]
+        assert report.hits + report.spurious == cuts
+        assert report.hits + report.missed == 2
+        assert f"{report.hits} hit · {report.missed} missed · {report.spurious} spurious" in text
+
+        strip = bench.query_one(SimilarityStrip)
+        rows = strip.rendered_lines()
+        marks_row = next(r for r in rows if r.startswith("marks"))
+        assert marks_row.count("◆") == 2
+        before_lines = "\n".join(bench.query_one("#before", ChunkList).rendered_lines())
+        assert "◆" in before_lines  # the selected (marked) turn is on screen
+        merged_lines = "\n".join(bench.query_one("#merged", ChunkList).rendered_lines())
+        if report.hits:
+            assert "✓ topic start" in merged_lines or "✗ no topic here" in merged_lines
+
+        # The score follows every run: another depth, the engine's score again.
+        app.request_run(app.state.tuning.with_values({"topic_depth": 2.0}))
+        await until(pilot, lambda: bench.view.params.topic.topic_depth == 2.0)  # type: ignore[union-attr]
+        await pilot.pause()
+        pk2, f12 = _expected(app, log, [first, second])
+        assert f"Pk {pk2:.3f}" in _score_text(app) and f"F1 {f12:.2f}" in _score_text(app)
+
+        # Toggling a mark off removes it; the last one off removes the file.
+        await _mark(pilot, app, users[1])
+        await _mark(pilot, app, users[-1])
+        assert app.marks == () and not saved.exists()
+        assert _score_text(app) == ""
+        assert not any(r.startswith("marks") for r in strip.rendered_lines())
+
+
+async def test_marks_follow_the_content_not_the_name(isolated: Path, tmp_path: Path) -> None:
+    log = tmp_path / "one.jsonl"
+    shutil.copy(SAMPLE, log)
+    app = make_app(log)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("v")
+        await until(pilot, lambda: app.workbench.view.left_kind == "turns")  # type: ignore[union-attr]
+        line = await _mark(pilot, app, _user_turns(app)[2])
+    moved = tmp_path / "elsewhere" / "renamed.jsonl"
+    moved.parent.mkdir()
+    log.rename(moved)
+    again = make_app(moved)
+    async with again.run_test(size=SIZE) as pilot:
+        await settled(pilot, again)
+        assert again.marks == (line,)
+        assert "1 topic mark" in _score_text(again)
+
+
+async def test_open_with_a_gold_file_and_export_the_marks(isolated: Path, tmp_path: Path) -> None:
+    log = tmp_path / "session.jsonl"
+    shutil.copy(SAMPLE, log)
+    gold = tmp_path / "session.gold.json"
+    gold.write_text('{"starts": [1, 16, 53]}\n')
+    app = make_app(log, gold=str(gold))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        assert app.marks == (16, 53)
+        assert app.file_marks is not None and app.file_marks.origin == "gold"
+        assert "2 topic marks" in _score_text(app)
+        out = tmp_path / "exported.gold.json"
+        await pilot.press("M")
+        await until(pilot, lambda: app.screen.query("#prompt-input"))
+        field = app.screen.query_one("#prompt-input")
+        field.value = str(out)  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await until(pilot, out.exists)
+        assert json.loads(out.read_text()) == {"starts": [1, 16, 53]}
+
+
+async def test_a_damaged_marks_file_is_reported_and_the_file_opens(
+    isolated: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "session.jsonl"
+    shutil.copy(SAMPLE, log)
+    saved = marks_path(log)
+    saved.parent.mkdir(parents=True)
+    saved.write_text("{not json")
+    app = make_app(log)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        assert app.marks == ()
+        notes = [str(n.message) for n in app._notifications]
+        assert any(str(saved) in n and "not valid JSON" in n for n in notes)
+
+
+@pytest.mark.parametrize(
+    ("gold_text", "error"),
+    [
+        ('{"starts": [1, 99999]}', "line 99999 is out of range"),
+        ("[3, 2]", "unsorted"),
+        ("", "empty gold file"),
+    ],
+)
+def test_the_command_line_refuses_a_bad_gold_file_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], gold_text: str, error: str
+) -> None:
+    gold = tmp_path / "g.json"
+    gold.write_text(gold_text)
+    assert main([str(SAMPLE), "--gold", str(gold)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert error in err and "\n" not in err and str(gold) in err
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    hyp=st.lists(st.integers(1, 60), max_size=15),
+    gold=st.lists(st.integers(1, 60), max_size=15),
+    tolerance=st.integers(0, 4),
+)
+def test_matching_pairs_each_found_boundary_with_the_nearest_free_gold_one(
+    hyp: list[int], gold: list[int], tolerance: int
+) -> None:
+    matched = match_boundaries(hyp, gold, tolerance)
+    # a brute-force reading of the rule: in order, the nearest unused gold within reach
+    used: set[int] = set()
+    expected: dict[int, int] = {}
+    for h in sorted({x for x in hyp if x > 1}):
+        near = [g for g in sorted({x for x in gold if x > 1}) if g not in used]
+        near = [g for g in near if abs(g - h) <= tolerance]
+        if near:
+            best = min(near, key=lambda g: (abs(g - h), g))
+            used.add(best)
+            expected[h] = best
+    assert matched == expected
+    assert len(set(matched.values())) == len(matched)
+    p, r, _ = boundary_f1(hyp, gold, tolerance)
+    n_hyp = len({x for x in hyp if x > 1})
+    n_ref = len({x for x in gold if x > 1})
+    if n_hyp and n_ref:
+        assert p == pytest.approx(len(matched) / n_hyp)
+        assert r == pytest.approx(len(matched) / n_ref)

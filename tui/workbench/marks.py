@@ -1,0 +1,105 @@
+"""The app's part that keeps the topic marks (`tui.workbench.topics` says what they are).
+
+`m` toggles a mark at the item selected in the left column (its first source line); the
+marks are saved at once, atomically, under the file's content hash, and drawn with the
+live score; `M` exports them as a gold file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tui.workbench.state import WorkbenchHost
+from tui.workbench.topics import FileMarks, MarksReport, clean_marks, marks_report
+
+if TYPE_CHECKING:
+    from tui.workbench.runs import RunView
+
+
+class MarksDriver(WorkbenchHost):
+    """The app's part that keeps the marks (see the module docstring)."""
+
+    def set_file_marks(self, marks: FileMarks | None, problem: str | None = None) -> None:
+        """The open file's marks (after a load): drawn at once."""
+        self.file_marks = marks
+        self.marks = marks.starts if marks is not None else ()
+        if problem:
+            self.notify(problem, title="Topic marks not loaded", severity="warning", markup=False)
+        elif marks is not None and marks.origin == "gold":
+            self.notify(
+                f"{len(marks.starts) + 1} topic starts from the gold file; m toggles, "
+                "M exports. Edits are saved as this file's marks.",
+                markup=False,
+            )
+        self.marks_changed()
+
+    def marks_changed(self) -> None:
+        bench = self.workbench
+        if bench is not None:
+            bench.show_marks()
+
+    def marks_report(self, view: RunView) -> MarksReport | None:
+        marks = self.file_marks
+        if marks is None or not marks.starts or view.source.path != marks.path:
+            return None
+        return marks_report(view, marks)
+
+    def action_toggle_mark(self) -> None:
+        """A topic starts (or no longer starts) at the item selected in the left column."""
+        from engine.errors import ChunkscopeError
+        from engine.gold import save_marks
+
+        bench = self.workbench
+        marks = self.file_marks
+        if bench is None or marks is None or bench.view is None:
+            self.notify("Open a file first (ctrl+o).", markup=False)
+            return
+        view = bench.view
+        index = bench.left_selected()
+        if not 0 <= index < len(view.left_items):
+            return
+        lines = view.left_items[index].lines
+        if lines is None:
+            self.notify("This item has no source line to mark.", severity="warning", markup=False)
+            return
+        line = lines[0]
+        if line <= 1:
+            self.notify("A topic always starts at line 1.", markup=False)
+            return
+        starts = set(marks.starts)
+        starts.symmetric_difference_update({line})
+        updated = replace(marks, starts=clean_marks(sorted(starts)))
+        try:
+            save_marks(marks.path, updated.starts, marks.digest)
+        except (OSError, ChunkscopeError) as e:
+            self.notify(f"Could not save the marks: {e}", severity="error", markup=False)
+            return
+        self.file_marks = updated
+        self.marks = updated.starts
+        verb = "starts" if line in starts else "no longer starts"
+        self.notify(
+            f"A topic {verb} at line {line} ({len(updated.starts) + 1} topics).",
+            timeout=3,
+            markup=False,
+        )
+        self.marks_changed()
+
+    def action_export_marks(self) -> None:
+        """Write the marks as a gold file (`chunkscope eval --gold`), atomically."""
+        from engine.fileio import atomic_write_text
+        from engine.gold import dumps_gold
+
+        marks = self.file_marks
+        if marks is None or not marks.starts:
+            self.notify("No topic marks yet: m marks the selected turn.", markup=False)
+            return
+        starts = [1, *marks.starts]
+
+        def write(path: Path) -> str:
+            atomic_write_text(path, dumps_gold(starts))
+            return f"{len(starts)} topic starts"
+
+        default = str(Path(marks.path).with_suffix("")) + ".gold.json"
+        self._ask_path("Export the topic marks as a gold file", default, write)

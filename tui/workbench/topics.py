@@ -1,0 +1,143 @@
+"""Topic marks and the live score: what they are and how a run is judged against them.
+
+A mark is a 1-based source line. `m` toggles one at the item selected in the left
+column (its first line); the marks are saved at once, atomically, in the user data
+directory under the SHA-256 of the file's content (`engine.gold`), so they survive a
+crash, a rename or a move, and load again when the file opens. ``chunkscope FILE --gold
+GOLD`` opens with a gold file's starts instead; `M` exports the marks in that format.
+
+With marks, every run is scored against them (`engine.evaluate.score`: Pk, WindowDiff,
+boundary F1 within `engine.evaluate.TOLERANCE` lines) and each merged cut is a *hit*
+(a mark near it) or *spurious*, each unmatched mark a *miss*: `MarksReport` holds what
+the columns, the strip and the merge panel draw. The app's part that keeps them is
+`tui.workbench.marks`.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from engine.evaluate import TOLERANCE, Scores, chunk_starts, match_boundaries, score
+
+if TYPE_CHECKING:
+    from engine.model import Chunk
+    from tui.workbench.runs import RunView
+
+
+@dataclass(frozen=True)
+class FileMarks:
+    """The marks of the open file: where they are kept, and what they are."""
+
+    path: str
+    digest: str
+    starts: tuple[int, ...] = ()
+    lines: int = 0  # the file's line count (marks beyond it are refused)
+    origin: str = "saved"  # saved | gold (opened with --gold GOLD)
+    _weights: list[Any] = field(default_factory=list, repr=False, compare=False)
+
+    def weights(self) -> Any:
+        """What each source line weighs in Pk (`engine.evaluate.line_weights`), read once."""
+        if not self._weights:
+            from engine.evaluate import line_weights
+
+            self._weights.append(line_weights(self.path))
+        return self._weights[0]
+
+
+def read_file_marks(path: str, gold: str | None = None) -> tuple[FileMarks, str | None]:
+    """The marks of `path` (a gold file's starts when `gold` is given, else the saved
+    ones), and a problem to report (the file's marks are then empty)."""
+    from engine.evaluate import line_weights
+    from engine.gold import GoldError, content_hash, load_marks, read_gold
+
+    digest = content_hash(path)
+    weights = line_weights(path)
+    base = FileMarks(path, digest, (), len(weights), _weights=[weights])
+    try:
+        if gold is not None:
+            starts = read_gold(gold, lines=len(weights))
+            return replace(base, starts=clean_marks(starts), origin="gold"), None
+        return replace(base, starts=clean_marks(load_marks(path, digest))), None
+    except GoldError as e:
+        return base, str(e)
+
+
+def clean_marks(starts: Sequence[int]) -> tuple[int, ...]:
+    """Marks as kept: sorted, unique, without line 1 (a topic always starts there)."""
+    return tuple(sorted({s for s in starts if s > 1}))
+
+
+def _first_lines(chunks: Sequence[Chunk]) -> list[int]:
+    """Each chunk's first source line (one without lines takes the previous one's)."""
+    out: list[int] = []
+    last = 1
+    for c in chunks:
+        lines = c.lines
+        if lines is not None:
+            last = lines[0]
+        out.append(last)
+    return out
+
+
+@dataclass(frozen=True)
+class MarksReport:
+    """A run scored against the marks, and where each verdict is drawn."""
+
+    scores: Scores
+    hits: int
+    spurious: int
+    missed: int
+    cut_verdicts: list[str]  # per merged cut (after merged chunk i): hit | spurious
+    merged_flags: dict[int, str]  # merged chunk -> "miss" when it hides an unmatched mark
+    left_flags: dict[int, str]  # left-column item -> "mark" when a mark starts in it
+    strip_marks: list[tuple[int, str]]  # (pair over compacted chunks, hit | miss)
+
+    def summary(self) -> str:
+        s = self.scores
+        marks = s.gold_segments - 1
+        return (
+            f"{marks} topic mark{'s' if marks != 1 else ''} · F1 {s.f1:.2f}\n"
+            f"Pk {s.pk:.3f} · WindowDiff {s.windowdiff:.3f}\n"
+            f"{self.hits} hit · {self.missed} missed · {self.spurious} spurious"
+        )
+
+
+def marks_report(view: RunView, marks: FileMarks) -> MarksReport | None:
+    """`view` scored against `marks` (None without marks)."""
+    gold = [1, *marks.starts]
+    if len(gold) < 2:
+        return None
+    merged = view.result.chunks
+    found = chunk_starts(merged)
+    scores = score(found, gold, marks.weights(), chunks=len(merged))
+    matched = match_boundaries(found, gold, TOLERANCE)
+    hit_gold = set(matched.values())
+    merged_first = _first_lines(merged)
+    verdicts = [
+        "hit" if merged_first[i + 1] in matched else "spurious" for i in range(len(merged) - 1)
+    ]
+    missed = [g for g in marks.starts if g not in hit_gold]
+    merged_flags = {max(0, bisect.bisect_right(merged_first, g) - 1): "miss" for g in missed}
+    left_first = _first_lines(view.left_items)
+    left_flags = {max(0, bisect.bisect_right(left_first, g) - 1): "mark" for g in marks.starts}
+    unit_first = np.asarray(_first_lines(view.compacted), dtype=np.int64)
+    strip: list[tuple[int, str]] = []
+    for g in marks.starts:
+        p = int(np.searchsorted(unit_first, g, side="left"))
+        if p > 0:
+            strip.append((p - 1, "hit" if g in hit_gold else "miss"))
+    return MarksReport(
+        scores=scores,
+        hits=len(matched),
+        spurious=verdicts.count("spurious"),
+        missed=len(missed),
+        cut_verdicts=verdicts,
+        merged_flags=merged_flags,
+        left_flags=left_flags,
+        strip_marks=strip,
+    )
