@@ -179,3 +179,62 @@ async def test_markdown_strategy_against_the_compacted_chunks_of_a_markdown_file
         # The left column keeps its items; the merge did not re-run for a strategy.
         assert app.workbench.query_one("#before", ChunkList).count == len(compacted)
         assert app.pipe.runs["merge"] == merge_runs
+
+
+async def test_the_seed_loop_and_the_topic_segmenter_side_by_side_with_their_own_sliders(
+    tmp_path: Path,
+) -> None:
+    """Issue 13: either column shows a merge mode (its chunks equal the engine's with that
+    mode's knobs); a column slider re-runs that column; with topic marks each column is
+    judged on its own (Pk in its title, a verdict on each cut)."""
+    from dataclasses import replace
+
+    from engine.evaluate import chunk_starts, line_weights, score
+    from engine.merge import MergeParams
+    from engine.segment import TopicParams
+
+    app = make_app(LOG)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        run_command(app, "strategy:left merge:seed")
+        run_command(app, "strategy:right merge:topic")
+        await settled(pilot, app)
+        base = Pipeline(LOG, PipelineParams(collapse=True))
+        seed = base.with_params(merge=MergeParams(mode="seed")).merged()
+        topic = base.with_params(merge=replace(base.params.merge, mode="topic")).merged()
+        left, right = app.column_result("left"), app.column_result("right")
+        assert left is not None and right is not None
+        assert [c.text for c in left.chunks] == [c.text for c in seed.chunks]
+        assert [c.text for c in right.chunks] == [c.text for c in topic.chunks]
+        # each column has its mode's sliders, from the knobs' declarations
+        panel = app.workbench.query_one(StrategyPanel)  # type: ignore[union-attr]
+        assert panel.slider_for("left", "std_k") is not None
+        assert panel.slider_for("right", "topic_depth") is not None
+        assert panel.slider_for("left", "topic_depth") is None
+        n_left = app.strategy_runs["left"]
+        app.set_column_param("right", "topic_depth", 3.0)
+        await settled(pilot, app)
+        assert app.strategy_runs["left"] == n_left  # the other column did not re-run
+        lower = base.with_params(
+            merge=replace(base.params.merge, mode="topic"),
+            topic=replace(TopicParams(), topic_depth=3.0),
+        ).merged()
+        right = app.column_result("right")
+        assert right is not None
+        assert [c.text for c in right.chunks] == [c.text for c in lower.chunks]
+        a, b = differ_counts(left.points(), right.points())
+        assert f"{a} cut" in titles(app)[0] and f"{b} cut" in titles(app)[1]
+
+        # With marks: each column's own score in its title.
+        starts = chunk_starts(lower.chunks)[1:3]
+        app.set_file_marks(replace(app.file_marks, starts=tuple(starts)))  # type: ignore[arg-type]
+        await pilot.pause()
+        weights = line_weights(LOG)
+        for side, chunks in (("left", left.chunks), ("right", right.chunks)):
+            s = score(chunk_starts(chunks), [1, *starts], weights)
+            title = titles(app)[0 if side == "left" else 1]
+            assert f"Pk {s.pk:.3f} F1 {s.f1:.2f}" in title
+        merged_lines = "\n".join(
+            app.workbench.query_one("#merged", ChunkList).rendered_lines()  # type: ignore[union-attr]
+        )
+        assert "✓ topic start" in merged_lines

@@ -138,7 +138,9 @@ class WorkbenchCommands(Provider):
             ("file: help", app.action_help, "Keys and what the screen shows"),
         ]
         from engine.strategies import STRATEGIES
+        from tui.workbench.columns import MERGE_COLUMN_HELP
 
+        shows = {**STRATEGIES, **MERGE_COLUMN_HELP}
         for side, default in (("left", "before merge"), ("right", "merged")):
             commands.append(
                 (
@@ -147,7 +149,7 @@ class WorkbenchCommands(Provider):
                     f"The {side} column shows the {default} chunks again",
                 )
             )
-            for name, description in STRATEGIES.items():
+            for name, description in shows.items():
                 commands.append(
                     (
                         f"strategy:{side} {name}",

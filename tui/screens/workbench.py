@@ -235,10 +235,10 @@ class WorkbenchScreen(Screen[None]):
         if old is not None and old is not view:
             self.query_one(RecapPanel).mark_stale()
         self.select_merged(min(self.selected, max(0, len(result.chunks) - 1)), from_left=None)
-        self.show_marks()
+        self.show_marks(columns=False)  # the columns were just drawn with them
 
     @_while_composed
-    def show_marks(self) -> None:
+    def show_marks(self, *, columns: bool = True) -> None:
         """The topic marks on both columns and the strip, and the live score."""
         view = self.view
         report = self.driver.marks_report(view) if view is not None else None
@@ -246,16 +246,21 @@ class WorkbenchScreen(Screen[None]):
         strip = self.query_one(SimilarityStrip)
         before = self.query_one("#before", ChunkList)
         merged = self.query_one("#merged", ChunkList)
-        if report is None or self.driver.comparing:
+        if report is None:
             panel.set_score("")
             strip.set_marks([], [])
+        else:
+            panel.set_score(report.summary())
+            strip.set_marks(report.strip_marks, report.cut_verdicts)
+        if self.driver.comparing:  # each column is judged on its own (draw_columns)
+            if columns:
+                self.draw_columns()
+        elif report is None:
             before.set_marks({})
             merged.set_marks({})
-            return
-        panel.set_score(report.summary())
-        strip.set_marks(report.strip_marks, report.cut_verdicts)
-        before.set_marks(report.left_flags)
-        merged.set_marks(report.merged_flags, report.cut_verdicts)
+        else:
+            before.set_marks(report.left_flags)
+            merged.set_marks(report.merged_flags, report.cut_verdicts)
 
     def left_selected(self) -> int:
         """The item selected in the left column."""
@@ -557,6 +562,12 @@ class WorkbenchScreen(Screen[None]):
         differ = ""
         if flags is not None:
             differ = f" · {n_differ} {'cut differs' if n_differ == 1 else 'cuts differ'}"
+        judged = driver.judge_column(chunks)
+        if judged is None:
+            lst.set_marks({})
+        else:  # against the topic marks: each cut's verdict, the missed topics, Pk
+            lst.set_marks(judged.flags, judged.cut_verdicts)
+            differ += f" · Pk {judged.scores.pk:.3f} F1 {judged.scores.f1:.2f}"
         seconds = ""
         res, updating = driver.shown_result(side)
         if res is not None:

@@ -14,7 +14,13 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui.widgets.slider import Slider
-from tui.workbench.columns import SIDES, ColumnSpec, slider_range, slider_value
+from tui.workbench.columns import (
+    SIDES,
+    ColumnSpec,
+    column_param_specs,
+    slider_range,
+    slider_value,
+)
 
 LABEL_WIDTH = 11
 LABELS = {
@@ -58,8 +64,6 @@ class StrategyPanel(Vertical):
 
     def show(self, specs: dict[str, ColumnSpec | None]) -> None:
         """Rebuild the sliders when a column's strategy changes (not on a value change)."""
-        from engine.strategies import param_specs
-
         shown = tuple((side, spec.name if spec else None) for side, spec in specs.items())
         if shown == self._shown:
             return
@@ -74,7 +78,7 @@ class StrategyPanel(Vertical):
             widgets.append(
                 Static(f"{side.upper()} · {spec.name}", classes="strategy-title", markup=False)
             )
-            for p in param_specs(spec.name):
+            for p in column_param_specs(spec.name):
                 rng = slider_range(p)
                 if rng is None:
                     continue
@@ -85,7 +89,9 @@ class StrategyPanel(Vertical):
                     hi,
                     step,
                     big_step=big,
-                    label=LABELS.get(p.name, p.name)[: LABEL_WIDTH - 1],
+                    label=LABELS.get(p.name, p.slider.label if p.slider else p.name)[
+                        : LABEL_WIDTH - 1
+                    ],
                     fmt=fmt,
                     label_width=LABEL_WIDTH,
                     value_width=6,

@@ -27,6 +27,76 @@ if TYPE_CHECKING:
 SIDES = ("left", "right")
 DEFAULT_LABEL = {"left": "before merge", "right": "merged"}
 
+#: Columns that show a merge mode instead of a strategy: the merged chunks of the seed
+#: loop or of the topic segmenter over the open file's chunks and vectors, with the
+#: mode's own knobs (from their defaults), so the two can be compared side by side.
+MERGE_COLUMNS = {"merge:seed": "seed", "merge:topic": "topic"}
+MERGE_COLUMN_HELP = {
+    "merge:seed": "the seed's merge loop, with its own sliders",
+    "merge:topic": "the topic segmenter, with its own sliders",
+}
+
+
+def column_names() -> list[str]:
+    """What a column can show besides its default: every strategy, then the merge modes."""
+    from engine.strategies import STRATEGIES
+
+    return [*STRATEGIES, *MERGE_COLUMNS]
+
+
+def column_param_specs(name: str) -> list[Any]:
+    """The parameters (knobs) of what column `name` shows: a strategy's, or for a merge
+    column its mode's knobs that have a slider and a numeric default."""
+    if name in MERGE_COLUMNS:
+        from engine.params import knobs
+        from engine.tuning import MODE_PARAMS
+
+        return [
+            k
+            for k in knobs(MODE_PARAMS[MERGE_COLUMNS[name]])
+            if k.slider is not None and isinstance(k.default, int | float)
+        ]
+    from engine.strategies import param_specs
+
+    return param_specs(name)
+
+
+def check_column_name(name: str) -> None:
+    """A ValueError listing the names for a column `name` that does not exist."""
+    if name not in MERGE_COLUMNS:
+        from engine.strategies import strategy_class
+
+        strategy_class(name)
+
+
+def run_merge_column(pipe: Pipeline, spec: ColumnSpec) -> Any:
+    """The merged chunks of a merge column (`MERGE_COLUMNS`) as a `StrategyResult`: the
+    open file's chunks and vectors (memoised), the mode's defaults and the column's
+    values."""
+    from dataclasses import replace
+
+    from engine.merge import MergeParams
+    from engine.params import replace_knobs
+    from engine.segment import TopicParams
+    from engine.strategies import StrategyChunk, StrategyResult
+
+    mode = MERGE_COLUMNS[spec.name]
+    values = dict(spec.params)
+    if mode == "seed":
+        merge = replace_knobs(MergeParams(mode="seed"), values)
+        topic = pipe.params.topic
+    else:
+        merge = replace(pipe.params.merge, mode="topic")
+        topic = replace_knobs(TopicParams(), values)
+    result = pipe.with_params(merge=merge, topic=topic).merged()
+    reasons = [c.reason for c in result.cuts]
+    chunks = [
+        StrategyChunk(chunk, {}, reasons[i] if i < len(reasons) else None)
+        for i, chunk in enumerate(result.chunks)
+    ]
+    return StrategyResult(spec.name, values, chunks, {"mode": mode})
+
+
 # Parameters a column's sliders edit, in this order (the others keep their defaults).
 MAIN_PARAMS = (
     "max_tokens",
@@ -48,9 +118,7 @@ class ColumnSpec:
     params: tuple[tuple[str, Any], ...] = ()
 
     def with_param(self, key: str, value: Any) -> ColumnSpec:
-        from engine.strategies import param_specs
-
-        default = {s.name: s.default for s in param_specs(self.name)}.get(key)
+        default = {s.name: s.default for s in column_param_specs(self.name)}.get(key)
         values = dict(self.params)
         if value == default:
             values.pop(key, None)
@@ -59,12 +127,10 @@ class ColumnSpec:
         return ColumnSpec(self.name, tuple(sorted(values.items())))
 
     def value(self, key: str) -> Any:
-        from engine.strategies import param_specs
-
         given = dict(self.params)
         if key in given:
             return given[key]
-        return {s.name: s.default for s in param_specs(self.name)}[key]
+        return {s.name: s.default for s in column_param_specs(self.name)}[key]
 
     def label(self) -> str:
         if not self.params:
@@ -145,7 +211,17 @@ def differing(a: Sequence[Point], b: Sequence[Point]) -> tuple[list[bool], list[
 
 
 def slider_range(spec: Any) -> tuple[float, float, float, float, str] | None:
-    """(minimum, maximum, step, big step, format) of a main numeric parameter, else None."""
+    """(minimum, maximum, step, big step, format) of a main numeric parameter, else None.
+    A knob that declares its slider (a merge column's) uses that declaration."""
+    declared = getattr(spec, "slider", None)
+    if spec.name not in MAIN_PARAMS and declared is not None:
+        return (
+            float(declared.lo),
+            float(declared.hi),
+            float(declared.step),
+            float(declared.big),
+            declared.fmt,
+        )
     if spec.name not in MAIN_PARAMS or spec.type not in ("int", "float"):
         return None
     default = float(spec.default)

@@ -12,9 +12,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.workbench.state import WorkbenchHost
-from tui.workbench.topics import FileMarks, MarksReport, clean_marks, marks_report
+from tui.workbench.topics import (
+    ChunksVerdict,
+    FileMarks,
+    MarksReport,
+    clean_marks,
+    judge_chunks,
+    marks_report,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from engine.model import Chunk
     from tui.workbench.runs import RunView
 
 
@@ -39,6 +49,15 @@ class MarksDriver(WorkbenchHost):
         bench = self.workbench
         if bench is not None:
             bench.show_marks()
+
+    def judge_column(self, chunks: Sequence[Chunk]) -> ChunksVerdict | None:
+        """A column's chunks (a strategy's, a merge mode's) against the marks."""
+        marks = self.file_marks
+        if marks is None or not marks.starts or self.pipe is None:
+            return None
+        if self.pipe.path != marks.path:
+            return None
+        return judge_chunks(chunks, marks)
 
     def marks_report(self, view: RunView) -> MarksReport | None:
         marks = self.file_marks

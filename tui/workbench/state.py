@@ -214,3 +214,6 @@ class WorkbenchHost(App[None]):
 
     def set_file_marks(self, marks: FileMarks | None, problem: str | None = None) -> None:
         raise NotImplementedError
+
+    def judge_column(self, chunks: Any) -> Any:
+        raise NotImplementedError

@@ -14,7 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from tui.workbench.columns import RETRY_DELAY, SIDES, ColumnResult, ColumnSpec
+from tui.workbench.columns import (
+    MERGE_COLUMNS,
+    RETRY_DELAY,
+    SIDES,
+    ColumnResult,
+    ColumnSpec,
+    check_column_name,
+    column_names,
+    run_merge_column,
+)
 from tui.workbench.messages import StrategyReady, WorkFailed
 from tui.workbench.runs import Cancelled
 from tui.workbench.state import WorkbenchHost
@@ -62,9 +71,7 @@ class StrategyDriver(WorkbenchHost):
     def set_column_strategy(self, side: str, name: str | None) -> None:
         """Show strategy `name` (None: the default view) in column `side`."""
         if name is not None:
-            from engine.strategies import strategy_class
-
-            strategy_class(name)  # an unknown name is a ValueError
+            check_column_name(name)  # an unknown name is a ValueError
         current = self.column_specs[side]
         if (current.name if current else None) == name:
             return
@@ -79,9 +86,7 @@ class StrategyDriver(WorkbenchHost):
         self._columns_changed(side, params_only=True)
 
     def cycle_column_strategy(self, side: str, delta: int = 1) -> None:
-        from engine.strategies import STRATEGIES
-
-        names: list[str | None] = [None, *STRATEGIES]
+        names: list[str | None] = [None, *column_names()]
         spec = self.column_specs[side]
         i = names.index(spec.name if spec else None)
         self.set_column_strategy(side, names[(i + delta) % len(names)])
@@ -156,9 +161,17 @@ class StrategyDriver(WorkbenchHost):
                 turns = pipe.turns()
                 source = pipe.source()
                 counter = pipe.counter
-            result = run_strategy(
-                spec.name, spec.params, turns, counter, source=source, progress=stop_if_cancelled
-            )
+            if spec.name in MERGE_COLUMNS:
+                result = run_merge_column(pipe, spec)
+            else:
+                result = run_strategy(
+                    spec.name,
+                    spec.params,
+                    turns,
+                    counter,
+                    source=source,
+                    progress=stop_if_cancelled,
+                )
             if worker.is_cancelled:
                 return
             tokens = counter.count_many([c.text for c in result.chunk_list])

@@ -107,22 +107,40 @@ class MarksReport:
         )
 
 
+@dataclass(frozen=True)
+class ChunksVerdict:
+    """Chunks scored against the marks: the scores, a verdict per cut (after chunk i:
+    hit | spurious), the chunks hiding a missed mark, and the marks a cut found."""
+
+    scores: Scores
+    cut_verdicts: list[str]
+    flags: dict[int, str]
+    found: frozenset[int]
+
+
+def judge_chunks(chunks: Sequence[Chunk], marks: FileMarks) -> ChunksVerdict:
+    """Any chunking of the file (the merged run, a strategy's column) against `marks`."""
+    gold = [1, *marks.starts]
+    found = chunk_starts(chunks)
+    scores = score(found, gold, marks.weights(), chunks=len(chunks))
+    matched = match_boundaries(found, gold, TOLERANCE)
+    first = _first_lines(chunks)
+    verdicts = ["hit" if first[i + 1] in matched else "spurious" for i in range(len(chunks) - 1)]
+    hit_gold = frozenset(matched.values())
+    flags = {
+        max(0, bisect.bisect_right(first, g) - 1): "miss" for g in marks.starts if g not in hit_gold
+    }
+    return ChunksVerdict(scores, verdicts, flags, hit_gold)
+
+
 def marks_report(view: RunView, marks: FileMarks) -> MarksReport | None:
     """`view` scored against `marks` (None without marks)."""
-    gold = [1, *marks.starts]
-    if len(gold) < 2:
+    if not marks.starts:
         return None
-    merged = view.result.chunks
-    found = chunk_starts(merged)
-    scores = score(found, gold, marks.weights(), chunks=len(merged))
-    matched = match_boundaries(found, gold, TOLERANCE)
-    hit_gold = set(matched.values())
-    merged_first = _first_lines(merged)
-    verdicts = [
-        "hit" if merged_first[i + 1] in matched else "spurious" for i in range(len(merged) - 1)
-    ]
+    judged = judge_chunks(view.result.chunks, marks)
+    scores, verdicts, hit_gold = judged.scores, judged.cut_verdicts, judged.found
     missed = [g for g in marks.starts if g not in hit_gold]
-    merged_flags = {max(0, bisect.bisect_right(merged_first, g) - 1): "miss" for g in missed}
+    merged_flags = judged.flags
     left_first = _first_lines(view.left_items)
     left_flags = {max(0, bisect.bisect_right(left_first, g) - 1): "mark" for g in marks.starts}
     unit_first = np.asarray(_first_lines(view.compacted), dtype=np.int64)
@@ -133,7 +151,7 @@ def marks_report(view: RunView, marks: FileMarks) -> MarksReport | None:
             strip.append((p - 1, "hit" if g in hit_gold else "miss"))
     return MarksReport(
         scores=scores,
-        hits=len(matched),
+        hits=len(hit_gold),
         spurious=verdicts.count("spurious"),
         missed=len(missed),
         cut_verdicts=verdicts,
