@@ -8,14 +8,21 @@ Measures, after imports:
 - ``first screen``: from start-up until both chunk columns and the similarity strip
   have been drawn with the merged result, for the largest bundled sample log and for
   a generated log of about 2,000 compacted chunks;
-- ``slider step``: from a key press on a merge slider (std_k) until the screen has
-  been refreshed with the new merge, on the 2,000-chunk log with its embeddings cached
+- ``slider step``: from a key press on a merge slider (std_k; and the topic depth with
+  the live score against topic marks: the log's topic changes, given as ``--gold``)
+  until the screen has been refreshed with the new merge, on the 2,000-chunk log with
+  its embeddings cached
   in the pipeline (every step after the first reuses them). Two measures of each step:
   ``screen`` injects the key as a terminal would (through the driver) and stops when
   the updated screen has been composed (``drawn_generation``), which is what a user
   waits for; ``pilot`` is the same step through ``Pilot.press``, which also waits for
   the process to go idle twice (at least 2 x 20 ms of `wait_for_idle` polling after the
   screen is up), so it overstates the latency by that polling.
+
+``marks survive a crash``: runs the real ``chunkscope FILE`` in a pseudo-terminal,
+presses ``v`` (the turn view), moves down and presses ``m`` (a topic mark), kills the
+process with SIGKILL 50 ms later, and checks that the mark is in the file's saved marks
+(`engine.gold.load_marks`), as a reopened workbench would load them.
 
 ``--huge`` (issue 7): generates a log of ``--mb`` megabytes with `bench/parse.py`'s
 `make_log` and opens it headless: when the progress dialog appears, the stages it shows,
@@ -83,16 +90,22 @@ WORDS = [
 
 
 def make_log(path: Path, paragraphs: int, seed: int = 7) -> Path:
-    """A synthetic agent log with about `paragraphs` paragraphs (each a raw chunk)."""
+    """A synthetic agent log with about `paragraphs` paragraphs (each a raw chunk); the
+    lines where its topic changes go to ``PATH.gold.json`` (the format of `eval`)."""
     rng = random.Random(seed)
     topics = [rng.sample(WORDS, 8) for _ in range(40)]
     topic = topics[0]
     t = datetime(2026, 2, 13, 9, 0, 0)
     n = 0
+    line = 0
+    starts = [1]
     with path.open("w", encoding="utf-8") as fh:
         while n < paragraphs:
+            line += 1
             if rng.random() < 0.08:
                 topic = rng.choice(topics)
+                if line > 1:
+                    starts.append(line)
             role = rng.choice(["user", "assistant", "assistant", "tool"])
             paras = []
             for _ in range(rng.randint(1, 3)):
@@ -111,6 +124,7 @@ def make_log(path: Path, paragraphs: int, seed: int = 7) -> Path:
             if role == "tool":
                 msg["tool_call_id"] = f"call_{n}"
             fh.write(json.dumps(msg) + "\n")
+    path.with_suffix(".gold.json").write_text(json.dumps({"starts": starts}) + "\n")
     return path
 
 
@@ -146,16 +160,20 @@ def send_key(app: object, key: str) -> None:
     app._driver.send_message(event)  # type: ignore[attr-defined]
 
 
-async def slider_steps(path: Path, steps: int, *, via_pilot: bool) -> tuple[list[float], int]:
+async def slider_steps(
+    path: Path, steps: int, *, via_pilot: bool, slider: str = "#std-k", gold: str | None = None
+) -> tuple[list[float], int]:
     from tui.app import ChunkscopeApp, StartOptions
 
-    app = ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True))
+    app = ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True, gold=gold))
     times: list[float] = []
     async with app.run_test(size=(160, 48)) as pilot:
         assert await _drawn(app, 1)
         bench = app.workbench
         assert bench is not None
-        bench.query_one("#std-k").focus()
+        if gold is not None:
+            assert app.marks, "the gold file gave no marks"
+        bench.query_one(slider).focus()
         await pilot.pause()
         await asyncio.sleep(0.5)
         for k in range(steps):
@@ -172,6 +190,60 @@ async def slider_steps(path: Path, steps: int, *, via_pilot: bool) -> tuple[list
             await asyncio.sleep(0.08)  # a user's pace between steps: no debounce
         n = len(bench.view.compacted) if bench.view else 0
     return times, n
+
+
+def crash_marks(path: Path, data_dir: Path) -> tuple[bool, float]:
+    """(the mark survived SIGKILL, seconds from the key to the kill) (see the docstring)."""
+    import pty
+    import select
+    import signal
+    import subprocess
+
+    from engine.gold import load_marks
+
+    env = {**os.environ, "CHUNKSCOPE_DATA_DIR": str(data_dir), "TERM": "xterm-256color"}
+    env.update(COLUMNS="160", LINES="48")
+    main_fd, child_fd = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", str(path)],
+        stdin=child_fd,
+        stdout=child_fd,
+        stderr=child_fd,
+        env=env,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    os.close(child_fd)
+    seen = b""
+
+    def pump(seconds: float) -> None:
+        nonlocal seen
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            ready, _, _ = select.select([main_fd], [], [], 0.05)
+            if ready:
+                try:
+                    seen += os.read(main_fd, 65536)
+                except OSError:
+                    return
+
+    try:
+        pump(6.0)  # start-up and the first run
+        for key in (b"v", b"\x1b[B", b"\x1b[B", b"\x1b[B"):
+            os.write(main_fd, key)
+            pump(0.3)
+        t0 = time.perf_counter()
+        os.write(main_fd, b"m")
+        pump(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        elapsed = time.perf_counter() - t0
+        proc.wait(5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(main_fd)
+    os.environ["CHUNKSCOPE_DATA_DIR"] = str(data_dir)
+    return bool(load_marks(path)), elapsed
 
 
 def _rss_mib() -> float:
@@ -395,9 +467,29 @@ def main() -> int:
             )
         )
 
+    gold = str(big.with_suffix(".gold.json"))
+    times, n = asyncio.run(
+        slider_steps(big, args.steps, via_pilot=False, slider="#topic-depth", gold=gold)
+    )
+    rows.append(
+        (
+            "slider step (depth), live score",
+            f"{n} chunks, {len(times)} steps",
+            statistics.median(times),
+            max(times),
+            "<= 0.1 s median",
+        )
+    )
+
+    survived, after = crash_marks(ROOT / "sample_logs" / "cache_refactor.jsonl", tmp / "data")
+
     print(f"{'measure':34} {'input':22} {'median':>9} {'worst':>9}  target")
     for name, what, med, worst, target in rows:
         print(f"{name:34} {what:22} {med * 1000:7.0f}ms {worst * 1000:7.0f}ms  {target}")
+    print(
+        f"marks survive a crash: {'yes' if survived else 'NO'} "
+        f"(SIGKILL {after * 1000:.0f} ms after the key; target: yes)"
+    )
     return 0
 
 

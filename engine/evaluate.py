@@ -94,30 +94,42 @@ def chunk_starts(chunks: Sequence[Chunk]) -> list[int]:
     return sorted(starts)
 
 
-def _segment_ids(starts: Sequence[int], weights: IntArray) -> IntArray:
-    """Per character: the index of the segment it is in."""
-    n_lines = len(weights)
-    bounds = np.asarray([s for s in starts if 1 < s <= n_lines], dtype=np.int64)
-    per_line = np.searchsorted(bounds, np.arange(1, n_lines + 1), side="right")
-    return np.repeat(per_line.astype(np.int64), weights)
+def _boundary_offsets(starts: Sequence[int], offsets: IntArray) -> IntArray:
+    """Where each segment after the first starts, in characters (sorted, unique)."""
+    n_lines = len(offsets) - 1
+    lines = np.unique(np.asarray([s for s in starts if 1 < s <= n_lines], dtype=np.int64))
+    return offsets[lines - 1]
 
 
 def pk_windowdiff(
     hypothesis: Sequence[int], gold: Sequence[int], weights: IntArray, k: int | None = None
 ) -> tuple[float, float, int]:
-    """(Pk, WindowDiff, k) of `hypothesis` against `gold` (starts, 1-based lines)."""
-    ref = _segment_ids(gold, weights)
-    hyp = _segment_ids(hypothesis, weights)
-    n = len(ref)
-    segments = int(ref[-1]) + 1 if n else 1
+    """(Pk, WindowDiff, k) of `hypothesis` against `gold` (starts, 1-based lines).
+
+    Over every character position ``i`` of the file (``i + k`` inside it), Pk counts
+    where "a boundary lies in ``(i, i + k]``" differs between the two, WindowDiff where
+    the number of boundaries there differs. Both counts change only ``k`` characters
+    before and at each boundary, so they are summed over the runs between those points:
+    the cost grows with the number of boundaries, not with the size of the file (a
+    slider step in the workbench scores a run at once)."""
+    offsets = np.zeros(len(weights) + 1, dtype=np.int64)
+    np.cumsum(weights, out=offsets[1:])
+    n = int(offsets[-1])
+    ref = _boundary_offsets(gold, offsets)
+    hyp = _boundary_offsets(hypothesis, offsets)
     if k is None:
-        k = max(1, round(n / segments / 2))
+        k = max(1, round(n / (len(ref) + 1) / 2))
     if n <= k:
         return 0.0, 0.0, k
-    ref_apart = ref[k:] - ref[:-k]  # boundaries crossed by the window (ids only grow)
-    hyp_apart = hyp[k:] - hyp[:-k]
-    pk = float(np.mean((ref_apart == 0) != (hyp_apart == 0)))
-    wd = float(np.mean(ref_apart != hyp_apart))
+    m = n - k  # window starts 0 .. m-1
+    # A boundary at b is inside (i, i + k] for i in [b - k, b): +1 at b - k, -1 at b.
+    points = np.unique(np.clip(np.concatenate([[0, m], ref - k, ref, hyp - k, hyp]), 0, m))
+    left = points[:-1]
+    length = np.diff(points)
+    ref_in = np.searchsorted(ref - k, left, side="right") - np.searchsorted(ref, left, "right")
+    hyp_in = np.searchsorted(hyp - k, left, side="right") - np.searchsorted(hyp, left, "right")
+    pk = float(np.sum(length[(ref_in == 0) != (hyp_in == 0)])) / m
+    wd = float(np.sum(length[ref_in != hyp_in])) / m
     return pk, wd, k
 
 

@@ -425,3 +425,42 @@ def test_chunks_n_refuses_what_it_cannot_mean(
     _session(log)
     err = _refusal(capsys, [str(log) if a == "LOG" else a for a in argv])
     assert err.strip() == f"chunkscope: {error}"
+
+
+def _pk_wd_per_character(
+    hyp: list[int], gold: list[int], weights: np.ndarray, k: int | None = None
+) -> tuple[float, float, int]:
+    """Pk and WindowDiff by their definition: a segment id per character, every window."""
+    n_lines = len(weights)
+
+    def ids(starts: list[int]) -> np.ndarray:
+        bounds = np.asarray(sorted({s for s in starts if 1 < s <= n_lines}), dtype=np.int64)
+        per_line = np.searchsorted(bounds, np.arange(1, n_lines + 1), side="right")
+        return np.repeat(per_line, weights)
+
+    ref, h = ids(gold), ids(hyp)
+    n = len(ref)
+    if k is None:
+        k = max(1, round(n / (int(ref[-1]) + 1) / 2))
+    if n <= k:
+        return 0.0, 0.0, k
+    ra, ha = ref[k:] - ref[:-k], h[k:] - h[:-k]
+    return float(np.mean((ra == 0) != (ha == 0))), float(np.mean(ra != ha)), k
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    weights=st.lists(st.integers(1, 40), min_size=1, max_size=40),
+    hyp=st.lists(st.integers(1, 45), max_size=12),
+    gold=st.lists(st.integers(1, 45), max_size=12),
+    k=st.one_of(st.none(), st.integers(1, 80)),
+)
+def test_pk_and_windowdiff_equal_their_definition_per_character(
+    weights: list[int], hyp: list[int], gold: list[int], k: int | None
+) -> None:
+    w = np.asarray(weights, dtype=np.int64)
+    got = pk_windowdiff(hyp, gold, w, k)
+    want = _pk_wd_per_character(hyp, gold, w, k)
+    assert got[2] == want[2]
+    assert got[0] == pytest.approx(want[0], abs=1e-12)
+    assert got[1] == pytest.approx(want[1], abs=1e-12)
