@@ -52,3 +52,49 @@ def test_help_screen(snap_compare) -> None:  # type: ignore[no-untyped-def]
         StartOptions(theme="chunkscope-dark", fixed_timings=True, open_picker=False)
     )
     assert snap_compare(app, terminal_size=SIZE, run_before=open_help)
+
+
+def _marked_app(tmp_path, theme: str = "chunkscope-dark") -> ChunkscopeApp:  # type: ignore[no-untyped-def]
+    """The sample log with topic marks from a gold file: two of the topic segmenter's own
+    cuts (hits) and a line it does not cut at (a miss)."""
+    from engine.evaluate import chunk_starts
+    from engine.pipeline import Pipeline, PipelineParams
+
+    cuts = chunk_starts(Pipeline(SAMPLE, PipelineParams(collapse=True)).merged().chunks)
+    gold = tmp_path / "sample.gold.json"
+    starts = sorted({1, cuts[1], cuts[3], 40})
+    gold.write_text(f'{{"starts": {starts}}}\n')
+    return ChunkscopeApp(
+        StartOptions(
+            path=str(SAMPLE),
+            theme=theme,
+            fixed_timings=True,
+            loading_dialog_delay=60,
+            gold=str(gold),
+        )
+    )
+
+
+def test_marks_live_score_and_seed_beside_topic(snap_compare, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    async def compare(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _settle(pilot)
+        pilot.app.set_column_strategy("left", "merge:seed")
+        await pilot.pause(0.5)
+        await _settle(pilot)
+        await _quiet(pilot)
+
+    assert snap_compare(_marked_app(tmp_path), terminal_size=SIZE, run_before=compare)
+
+
+async def _quiet(pilot) -> None:  # type: ignore[no-untyped-def]
+    """No notification on the snapshot (their timeout races a slow machine's start-up)."""
+    pilot.app.clear_notifications()
+    await pilot.pause(0.2)
+
+
+def test_marks_at_100x30(snap_compare, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _settle(pilot)
+        await _quiet(pilot)
+
+    assert snap_compare(_marked_app(tmp_path), terminal_size=(100, 30), run_before=settle)

@@ -17,10 +17,20 @@ The pipeline of the open file, stage by stage: **before merge** (turns, raw or
 compacted chunks) on the left, **merged** chunks on the right. A merged chunk's colour
 band repeats on every part it holds; selecting either side selects both.
 
-The **similarity strip** shows each pair of neighbours (red: below the threshold,
-green: above), where the merged chunks were cut and why (`┃` threshold, `╳` size cap,
-`◆` min similarity, `┆` max passes), the selection (`▲`) and the size of each merged
-chunk against the cap. Every slider re-runs the merge at once from cached embeddings.
+The **similarity strip** shows each pair of neighbours (for the seed loop, red: below
+the threshold, green: above), where the merged chunks were cut and why (the topic
+segmenter: `┃` topic, `┇` structure, `╳` size cap; the seed loop: `┃` threshold, `╳`
+size cap, `◆` min similarity, `┆` max passes), the selection (`▲`) and the size of each
+merged chunk against the cap. Every slider re-runs the merge at once from cached
+embeddings.
+
+**Topic marks** say where a topic really starts: `m` marks the item selected in the left
+column (use the turn view, `v`), and marks are saved at once for this file (by its
+content: a rename keeps them). With marks, the merge panel scores every run (Pk,
+WindowDiff, boundary F1; hits, missed topics, spurious cuts), each cut says `✓ topic
+start` or `✗ no topic here`, `✗` flags a chunk hiding a missed topic, `◆` a marked item,
+and the strip gets a row of marks (green: found, red: missed). `chunkscope FILE --gold
+GOLD` opens with a gold file's starts; `M` exports the marks in that format.
 
 ## Keys
 
@@ -31,6 +41,8 @@ chunk against the cap. Every slider re-runs the merge at once from cached embedd
 | `←` `→` (`shift` for big steps) | adjust the focused slider or toggle |
 | `enter` | expand / collapse the selected chunk |
 | `v` | left column: turns → raw → compacted |
+| `m` | a topic starts at the left column's selected item (again: it does not) |
+| `M` | export the topic marks as a gold file (`chunkscope eval --gold`) |
 | `s` | summarize all merged chunks |
 | `p` / `x` | pin / exclude the selected chunk in the recap |
 | `b` | type the recap budget (tokens) |
@@ -39,7 +51,7 @@ chunk against the cap. Every slider re-runs the merge at once from cached embedd
 | `e` | export the merged chunks (JSON or markdown) |
 | `ctrl+s` / `ctrl+l` | save / load a profile of parameters |
 | `T` | tool calls: collapsed (as `chunkscope recap`, the default) ↔ raw |
-| `[` / `]` | strategy of the left / right column (none → each strategy) |
+| `[` / `]` | what the left / right column shows: its default → each strategy → `merge:seed` → `merge:topic` (a merge mode with its own sliders) |
 | `t` | next theme |
 | `ctrl+o` | open a file |
 | `ctrl+p` | command palette (chunk:, recap:, export:, profile:, theme:) |

@@ -86,7 +86,6 @@ class SimilarityStrip(Widget):
         & > .similarity-strip--hit { color: $success; text-style: bold; }
         & > .similarity-strip--miss { color: $error; text-style: bold; }
     }
-    SimilarityStrip.-marks { height: 8; }
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
