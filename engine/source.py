@@ -202,6 +202,10 @@ def parse_timestamp(value: Any) -> datetime | None:
         return _from_epoch(float(value))
     if not isinstance(value, str):
         raise ValueError(f"timestamp is {type(value).__name__}, not a string")
+    try:  # the usual case, ``Z`` included (Python 3.11)
+        return datetime.fromisoformat(value)
+    except ValueError:
+        pass
     text = value.strip()
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"

@@ -21,6 +21,7 @@ import engine.readers.claude as claude
 import engine.readers.codex as codex
 import engine.readers.documents as documents
 from engine.errors import SourceError
+from engine.model import gc_paused
 from engine.readers.base import Reader, ReadOptions, SessionInfo
 from engine.source import (
     GZIP_MAGIC,
@@ -286,6 +287,9 @@ def read(
             p, f"unknown input format {input_format!r} (choose from {', '.join(READERS)})"
         )
     name = input_format or sniff(p)
-    source = READERS[name].read(p, options)
+    # Readers build many acyclic objects (decoded records, messages, turns): the cyclic
+    # collector is paused for all of them, as the seed's reader always did.
+    with gc_paused():
+        source = READERS[name].read(p, options)
     source.format = name
     return source

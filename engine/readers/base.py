@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ParseError
-from engine.model import Progress, Turn, gc_paused
+from engine.model import Progress, Turn
 from engine.source import Message, Problem, Source, message_turns, parse_timestamp
 
 
@@ -76,17 +76,39 @@ class Collected:
     records: int = 0
     not_read: Counter[str] = field(default_factory=Counter)  # record kinds left out
     notes: list[str] = field(default_factory=list)
+    #: False: the messages are not kept, only their turns (`ReadOptions.keep_messages`)
+    keep_messages: bool = True
+    turns: list[Turn] = field(default_factory=list)
+    added: int = 0  # messages added (kept or not)
 
     def add(self, line: int, message: dict[str, Any]) -> None:
-        """Keep one message of the seed's shape, marked with the format that wrote it
-        (``agent``: collapsing says that agent's tools in the seed's forms)."""
+        """Read one message of the seed's shape into turns at once, marked with the format
+        that wrote it (``agent``: collapsing says that agent's tools in the seed's
+        forms); the message itself is kept only with `keep_messages`."""
         message["agent"] = self.format
         try:  # parsed once, here: the turns and collapsing take the datetime as it is
             message["timestamp"] = parse_timestamp(message.get("timestamp"))
         except ValueError as e:
             self.warnings.append(Problem(line, f"{e}; read without a time"))
             message["timestamp"] = None
-        self.messages.append(Message(message, line))
+        if self.keep_messages:
+            self.messages.append(Message(message, line))
+        self.added += 1
+        turns = self.turns
+        turns.extend(message_turns(message, line, len(turns), show_calls=True, drop_empty=True))
+
+    def drop(self, spans: list[tuple[int, int, int, int]]) -> None:
+        """Take out what some messages gave: (first message, end, first turn, end) each;
+        the turns after them are renumbered."""
+        gone_turns: set[int] = set()
+        gone_messages: set[int] = set()
+        for m0, m1, t0, t1 in spans:
+            gone_turns.update(range(t0, t1))
+            gone_messages.update(range(m0, m1))
+        kept = [t for i, t in enumerate(self.turns) if i not in gone_turns]
+        self.turns = [t._replace(turn_index=i) for i, t in enumerate(kept)]
+        if self.keep_messages:
+            self.messages = [m for i, m in enumerate(self.messages) if i not in gone_messages]
 
     def fail(self, line: int, reason: str, options: ReadOptions) -> None:
         """A record that cannot be read: strict stops here, lenient skips it."""
@@ -99,12 +121,7 @@ class Collected:
         if self.not_read:
             kinds = ", ".join(f"{n} {k}" for k, n in self.not_read.most_common())
             notes.append(f"records not read as turns: {kinds}")
-        turns: list[Turn] = []
-        with gc_paused():
-            for msg in self.messages:
-                turns.extend(
-                    message_turns(msg, msg.line, len(turns), show_calls=True, drop_empty=True)
-                )
+        turns = self.turns
         try:
             size = self.path.stat().st_size
         except OSError:

@@ -26,6 +26,7 @@ records are a subagent's: read as role ``Subagent`` (or left out without
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +122,9 @@ def block_messages(role: str, content: Any, ts: Any) -> list[dict[str, Any]]:
 
 def _user_text(text: str) -> tuple[str, str]:
     """(role, text) of a user record's text: slash commands and their output cleaned."""
+    head = text[:64].lstrip()
+    if not head.startswith("<"):  # the usual message: no tag to look for
+        return "user", text
     command = _COMMAND.search(text)
     if command and text.lstrip().startswith("<command-"):
         args = (command.group(2) or "").strip()
@@ -131,9 +135,13 @@ def _user_text(text: str) -> tuple[str, str]:
     return "user", text
 
 
-def _messages(record: dict[str, Any], options: ReadOptions) -> list[dict[str, Any]] | None:
-    """The messages of one record; None when the record is not a conversation record."""
-    kind = record.get("type")
+def _messages(
+    record: dict[str, Any], options: ReadOptions, kind: Any = None
+) -> list[dict[str, Any]] | None:
+    """The messages of one record (of ``type`` `kind`, read from it when not given);
+    None when the record is not a conversation record."""
+    if kind is None:
+        kind = record.get("type")
     ts = record.get("timestamp")
     if kind == "system":
         text = record.get("content")
@@ -150,6 +158,9 @@ def _messages(record: dict[str, Any], options: ReadOptions) -> list[dict[str, An
         raise ValueError(f"'message.content' is {type(content).__name__}, not text or blocks")
     if kind == "user" and record.get("isCompactSummary"):
         return [{"role": COMPACTION_ROLE, "content": text_of(content), "timestamp": ts}]
+    if isinstance(content, str) and not record.get("isSidechain"):  # the plain message
+        role, text = _user_text(content) if kind == "user" else (kind, content)
+        return [{"role": role, "content": text, "timestamp": ts}]
     out = block_messages(kind, content, ts)
     if kind == "user":
         for m in out:
@@ -171,6 +182,9 @@ def _abandoned(records: list[tuple[bool, str, str | None]]) -> set[str]:
     """The uuids of abandoned branches: below a record of the live chain (the one that
     ends at the last record), on another child than the live one. Records whose
     chain leaves the file (a parent not in it) are not abandoned."""
+    ups = [up for _, _, up in records if up is not None]
+    if len(ups) == len(set(ups)):
+        return set()  # no record has two children: there is no branch to abandon
     parent: dict[str, str | None] = {}
     children: dict[str, list[str]] = {}
     last: str | None = None
@@ -198,12 +212,15 @@ def _abandoned(records: list[tuple[bool, str, str | None]]) -> set[str]:
 
 
 def read(path: Path, options: ReadOptions) -> Any:
-    out = Collected(path, NAME)
-    # Each record is turned into its messages at once (the record itself is not kept);
-    # which ones belong to abandoned branches is known only at the end.
+    out = Collected(path, NAME, keep_messages=options.keep_messages)
+    # Each record's messages are kept at once (the record itself is not); which belong to
+    # abandoned branches is known only at the end, so the messages of each record with
+    # a uuid remember where they start, and a rewind's are taken out then.
     chain: list[tuple[bool, str, str | None]] = []
-    kept: list[tuple[int, str | None, bool, list[dict[str, Any]]]] = []
+    # per record read: (its first message, its first turn, its uuid)
+    starts: list[tuple[int, int, str]] = []
     seen: set[str] = set()
+    add, turns, records = out.add, out.turns, 0  # bound once: this loop runs per record
     for line, rec in iter_objects(
         path,
         strict=options.strict,
@@ -211,40 +228,56 @@ def read(path: Path, options: ReadOptions) -> Any:
         warnings=out.warnings,
         progress=options.progress,
     ):
-        out.records += 1
-        raw_uuid = rec.get("uuid")
-        uuid = raw_uuid if isinstance(raw_uuid, str) else None
-        up = rec.get("parentUuid") or rec.get("logicalParentUuid")
-        sidechain = bool(rec.get("isSidechain"))
-        if rec.get("type") == "summary":
-            if isinstance(rec.get("summary"), str):
+        records += 1
+        get = rec.get
+        kind = get("type")
+        if kind == "summary":
+            if isinstance(get("summary"), str):
                 out.notes.append(f"session: {rec['summary']}")
             continue
+        uuid = get("uuid")
+        sidechain = bool(get("isSidechain"))
         if uuid is not None:
-            if uuid in seen:
+            if not isinstance(uuid, str):
+                uuid = None
+            elif uuid in seen:
                 continue  # a record seen twice (a resumed session) is read once
-            seen.add(uuid)
-            chain.append((sidechain, uuid, up if isinstance(up, str) else None))
+            else:
+                seen.add(uuid)
+                up = get("parentUuid") or get("logicalParentUuid")
+                chain.append((sidechain, uuid, up if isinstance(up, str) else None))
         try:
-            messages = _messages(rec, options)
+            messages = _messages(rec, options, kind)
         except ValueError as e:
             out.fail(line, str(e), options)
             continue
         if messages is None:
             out.not_read[str(rec.get("type", "untyped"))] += 1
             continue
-        kept.append((line, uuid, sidechain, messages))
-    abandoned_ids = _abandoned(chain)
-    abandoned = 0
-    for line, uuid, sidechain, messages in kept:
-        if uuid is not None and uuid in abandoned_ids and not sidechain:
-            abandoned += 1
-            continue
+        # where this record's messages start, and the uuid it is dropped by (a subagent's
+        # record is never dropped: its chain is its own)
+        owner = uuid if uuid is not None and not sidechain else ""
+        starts.append((out.added, len(turns), owner))
         for m in messages:
-            out.add(line, m)
-    if abandoned:
-        out.notes.append(f"{abandoned} records of abandoned branches (after a rewind) left out")
+            add(line, m)
+    out.records = records
+    abandoned_ids = _abandoned(chain)
+    if abandoned_ids:
+        _drop_records(out, starts, abandoned_ids)
     return out.build(options)
+
+
+def _drop_records(out: Collected, starts: list[tuple[int, int, str]], drop: set[str]) -> None:
+    """Take what the records in `drop` gave out of `out` (after a rewind)."""
+    bounds = [*starts, (out.added, len(out.turns), "")]
+    gone = [
+        (m0, m1, t0, t1)
+        for (m0, t0, uuid), (m1, t1, _) in pairwise(bounds)
+        if uuid and uuid in drop
+    ]
+    if gone:
+        out.drop(gone)
+        out.notes.append(f"{len(gone)} records of abandoned branches (after a rewind) left out")
 
 
 def first_user_message(records: list[dict[str, Any]]) -> str:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.readers.base import Collected, ReadOptions, first_text, text_of, tool_call
-from engine.source import iter_records
+from engine.source import iter_objects
 
 NAME = "codex"
 COMPACTION_ROLE = "compaction"
@@ -129,8 +129,8 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
 
 
 def read(path: Path, options: ReadOptions) -> Any:
-    out = Collected(path, NAME)
-    for rec in iter_records(
+    out = Collected(path, NAME, keep_messages=options.keep_messages)
+    for line, rec in iter_objects(
         path,
         strict=options.strict,
         skipped=out.skipped,
@@ -143,19 +143,19 @@ def read(path: Path, options: ReadOptions) -> Any:
         if kind == "response_item" or (kind in PAYLOAD_TYPES and "payload" not in rec):
             payload = rec.get("payload") if kind == "response_item" else rec
             if not isinstance(payload, dict):
-                out.fail(rec.line, "'payload' is not an object", options)
+                out.fail(line, "'payload' is not an object", options)
                 continue
             messages = payload_messages(payload, ts)
             if messages is None:
                 out.not_read[f"{payload.get('type', 'untyped')} items"] += 1
                 continue
             for m in messages:
-                out.add(rec.line, m)
+                out.add(line, m)
         elif kind == "compacted":
             payload = rec.get("payload")
             text = payload.get("message") if isinstance(payload, dict) else None
             if isinstance(text, str) and text.strip():
-                out.add(rec.line, {"role": COMPACTION_ROLE, "content": text, "timestamp": ts})
+                out.add(line, {"role": COMPACTION_ROLE, "content": text, "timestamp": ts})
         elif kind == "session_meta":
             meta = rec.get("payload")
             if isinstance(meta, dict) and isinstance(meta.get("cwd"), str):

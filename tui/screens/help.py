@@ -51,7 +51,7 @@ GOLD` opens with a gold file's starts; `M` exports the marks in that format.
 | `e` | export the merged chunks (JSON or markdown) |
 | `ctrl+s` / `ctrl+l` | save / load a profile of parameters |
 | `T` | tool calls: collapsed (as `chunkscope recap`, the default) ↔ raw |
-| `[` / `]` | what the left / right column shows: its default → each strategy → `merge:seed` → `merge:topic` (a merge mode with its own sliders) |
+| `[` / `]` | left / right column: default → each strategy → `merge:seed` → `merge:topic` |
 | `t` | next theme |
 | `ctrl+o` | open a file |
 | `ctrl+p` | command palette (chunk:, recap:, export:, profile:, theme:) |
