@@ -9,6 +9,8 @@ on the dev files and scored on the held-out files (other topics); then the same 
 source, to show that what is tuned on one holds on the other; then timings: topic
 segmentation of 10k chunks after the vectors exist, a 50-point sweep on a 2k-chunk
 file, and tuning on 5 files. ``--e5`` adds the offline neural embedder when installed.
+Run in the bench environment (`bench/segpeers.py`), the held-out table also has rows for
+chonkie's and LangChain's ``SemanticChunker`` on the same units and vectors.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from segdata import make_dataset
+from segpeers import peers
 
 from engine.evaluate import TUNE_GRIDS, Case, evaluate, line_weights, sweep, tune
 from engine.merge import MergeParams, merge
@@ -80,12 +83,13 @@ def mean_scores(
 
 def table(title: str, rows: list[tuple[str, dict[str, tuple[float, float, float]]]]) -> None:
     kinds = list(rows[0][1])
+    width = max(34, *(len(name) for name, _ in rows))
     print(f"\n{title}")
-    head = f"{'method':<34}" + "".join(f" {k + ' Pk':>13} {'WD':>6} {'F1':>6}" for k in kinds)
+    head = f"{'method':<{width}}" + "".join(f" {k + ' Pk':>13} {'WD':>6} {'F1':>6}" for k in kinds)
     print(head)
     for name, by_kind in rows:
         print(
-            f"{name:<34}"
+            f"{name:<{width}}"
             + "".join(
                 f" {by_kind[k][0]:>13.3f} {by_kind[k][1]:>6.3f} {by_kind[k][2]:>6.3f}"
                 for k in kinds
@@ -118,6 +122,8 @@ def run(args: argparse.Namespace, tmp: Path, embedder: str) -> None:
     for name, fn, values, mode in (
         ("one chunk for the whole file", single, {}, "seed"),
         ("seed loop, defaults", seed_loop, {}, "seed"),
+        # peers (bench/segpeers.py), when installed: the topic mode's units and vectors
+        *[(peer, segmenter, {}, "topic") for peer, segmenter in peers()],
         ("topic, defaults (untuned)", topic, {}, "topic"),
         ("topic, tuned on dev (both kinds)", topic, both, "topic"),
     ):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ from engine.model import Chunk
 
 if TYPE_CHECKING:
     from engine.params import Knob
+    from engine.pipeline import Pipeline
     from engine.segment import TopicFrame
     from engine.tuning import Tuning
 
@@ -198,6 +200,12 @@ class Case:
     weights: IntArray
     _frame: list[TopicFrame] = field(default_factory=list, repr=False, compare=False)
 
+    @classmethod
+    def of_pipeline(cls, pipe: Pipeline, gold: list[int], weights: Any) -> Case:
+        """A pipeline's compacted chunks and vectors (with its topic frame in topic mode)."""
+        frames = [pipe.topic_frame()] if pipe.params.merge.mode == "topic" else []
+        return cls(pipe.compacted(), pipe.embeddings(), gold, weights, frames)
+
     def topic_frame(self) -> TopicFrame:
         """The topic segmenter's knob-independent work on this file, done once."""
         if not self._frame:
@@ -215,9 +223,12 @@ def evaluate(case: Case, segmenter: Segmenter, values: Mapping[str, Any]) -> Sco
     return score(chunk_starts(merged), case.gold, case.weights, chunks=len(merged))
 
 
-def tuning_segmenter(tuning: Tuning, mode: str | None = None) -> Segmenter:
+def tuning_segmenter(
+    tuning: Tuning, mode: str | None = None, token_counts: Sequence[int] | None = None
+) -> Segmenter:
     """The `Segmenter` of a `Tuning` (in `mode`, default its own) with a setting's
-    values over it: what ``chunkscope tune`` and the workbench's auto-tune search."""
+    values over it: what ``chunkscope tune`` and the workbench's auto-tune and sweep
+    search. `token_counts` (the chunks') serve a seed loop capped in tokens."""
     from engine.merge import merge
     from engine.segment import segment
 
@@ -227,7 +238,8 @@ def tuning_segmenter(tuning: Tuning, mode: str | None = None) -> Segmenter:
         t = tuning.with_values(values)
         if mode == "topic":
             return segment(case.chunks, case.vectors, t.topic, case.topic_frame()).chunks
-        return merge(case.chunks, case.vectors, t.merge).chunks
+        tokens = token_counts if t.merge.max_chunk_tokens is not None else None
+        return merge(case.chunks, case.vectors, t.merge, token_counts=tokens).chunks
 
     return run
 
@@ -270,6 +282,11 @@ def sweep(
 ) -> list[tuple[Any, Scores]]:
     """The scores of the segmentation at each value of knob `name` (others from `base`)."""
     return [(v, evaluate(case, segmenter, {**base, name: v})) for v in values]
+
+
+def grid_size(grid: Mapping[str, Sequence[Any]]) -> int:
+    """How many settings `grid` has (every combination)."""
+    return math.prod(len(v) for v in grid.values())
 
 
 def tune(

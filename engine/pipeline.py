@@ -548,6 +548,20 @@ class Pipeline:
         assert best is not None
         return best[1], best[2]
 
+    def chunk_count_note(self, n: int, found: Pipeline, count: int) -> str:
+        """What `for_chunk_count(n)` found, in words (``topic depth 7.19 gives 4 merged
+        chunks``, or the closest count when `n` is out of reach)."""
+        if self.params.merge.mode == "topic":
+            knob, value = "topic depth", found.params.topic.topic_depth
+        else:
+            knob, value = "threshold", found.params.merge.threshold
+        if count == n:
+            return f"{knob} {value:g} gives {count} merged chunk{'s' if count > 1 else ''}"
+        return (
+            f"no {knob} gives exactly {n} merged chunks (size limits or ties); "
+            f"the closest is {count}, at {knob} {value:g}"
+        )
+
     # ------------------------------------------------------------------ summaries
 
     @property

@@ -10,14 +10,24 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pilot import SAMPLE, SIZE, settled
+from tests.pilot import SAMPLE, SIZE, settled, until
 from tui.app import ChunkscopeApp, StartOptions
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
 
 async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    """The run, its follow-ups and the sweep of the run drawn."""
+    from tui.widgets.sweep_panel import SweepPanel
+
     await settled(pilot, pilot.app)
+
+    def swept() -> bool:
+        panel = pilot.app.workbench.query_one(SweepPanel)
+        return panel.result is not None and not panel.busy and pilot.app.workers_idle()
+
+    await until(pilot, swept)
+    await pilot.pause()
 
 
 def _app(theme: str) -> ChunkscopeApp:

@@ -39,6 +39,7 @@ from tui.workbench.messages import Notice
 from tui.workbench.runs import Derived
 from tui.workbench.state import TuningState
 from tui.workbench.strategies import StrategyDriver
+from tui.workbench.sweep import SweepDriver
 
 if TYPE_CHECKING:
     from engine.pipeline import PipelineParams
@@ -85,7 +86,7 @@ def _tool_calls_label(collapse: bool) -> str:
     return " · tool calls: " + ("collapsed" if collapse else "raw") + " (T)"
 
 
-class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDriver):
+class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDriver, SweepDriver):
     TITLE = "chunkscope"
     CSS_PATH = "app.tcss"
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {WorkbenchCommands}

@@ -58,6 +58,26 @@ class WorkbenchCommands(Provider):
                 "Chunk the log as `chunkscope recap` does: tool calls folded into one turn",
             ),
             (
+                "chunk: N merged chunks…  [n]",
+                app.action_chunk_count,
+                "Type a chunk count; the threshold (seed) or topic depth moves to give it",
+            ),
+            (
+                "topics: mark / unmark a topic start at the selected item  [m]",
+                app.action_toggle_mark,
+                "Saved at once for this file; every run is scored against the marks",
+            ),
+            (
+                "topics: auto-tune on the marks  [A]",
+                app.action_auto_tune,
+                "Search the tune grid for the lowest Pk against the topic marks",
+            ),
+            (
+                "topics: export the marks as a gold file  [M]",
+                app.action_export_marks,
+                "The format of `chunkscope eval --gold`",
+            ),
+            (
                 "recap: pin the selected chunk",
                 app.action_pin,
                 "Always keep this chunk's summary in the recap",

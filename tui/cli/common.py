@@ -466,15 +466,5 @@ def with_chunk_count(args: argparse.Namespace, pipe: Pipeline) -> Pipeline:
     if n < 1:
         raise CliError(f"--chunks {n}: at least 1")
     found, count = pipe.for_chunk_count(n)
-    if pipe.params.merge.mode == "topic":
-        knob, value = "topic depth", found.params.topic.topic_depth
-    else:
-        knob, value = "threshold", found.params.merge.threshold
-    if count == n:
-        note(f"--chunks {n}: {knob} {value:g} gives {count} merged chunk{'s' if count > 1 else ''}")
-    else:
-        note(
-            f"--chunks {n}: no {knob} gives exactly {n} merged chunks (size limits or ties); "
-            f"the closest is {count}, at {knob} {value:g}"
-        )
+    note(f"--chunks {n}: {pipe.chunk_count_note(n, found, count)}")
     return found

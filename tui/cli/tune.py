@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Mapping
 from typing import Any
 
+from engine.evaluate import grid_size
 from tui.cli.common import (
     CliError,
     add_embed_args,
@@ -72,11 +72,6 @@ def add_tune_parser(sub: Any) -> argparse.ArgumentParser:
     add_profile_option(p)
     p.set_defaults(run=cmd_tune)
     return p
-
-
-def grid_size(grid: Mapping[str, list[Any]]) -> int:
-    """How many settings `grid` has (every combination)."""
-    return math.prod(len(v) for v in grid.values())
 
 
 def _grid(mode: str, overrides: list[str]) -> dict[str, list[Any]]:

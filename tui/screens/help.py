@@ -32,6 +32,10 @@ start` or `✗ no topic here`, `✗` flags a chunk hiding a missed topic, `◆` 
 and the strip gets a row of marks (green: found, red: missed). `chunkscope FILE --gold
 GOLD` opens with a gold file's starts; `M` exports the marks in that format.
 
+The **sweep** under the merge controls plots the chunk count (and Pk, with marks)
+across the range of the focused slider's knob, the current value marked `▲`; it is
+recomputed in the background after every run.
+
 ## Keys
 
 | key | what it does |
@@ -43,6 +47,8 @@ GOLD` opens with a gold file's starts; `M` exports the marks in that format.
 | `v` | left column: turns → raw → compacted |
 | `m` | a topic starts at the left column's selected item (again: it does not) |
 | `M` | export the topic marks as a gold file (`chunkscope eval --gold`) |
+| `n` | type a number of merged chunks: the threshold / topic depth moves to give it |
+| `A` | auto-tune: search the tune grid against the topic marks, apply or save the best |
 | `s` | summarize all merged chunks |
 | `p` / `x` | pin / exclude the selected chunk in the recap |
 | `b` | type the recap budget (tokens) |

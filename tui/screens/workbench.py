@@ -33,6 +33,7 @@ from tui.widgets.recap_panel import RecapPanel
 from tui.widgets.similarity_strip import SimilarityStrip
 from tui.widgets.strategy_panel import StrategyPanel
 from tui.widgets.summary_panel import SummaryPanel
+from tui.widgets.sweep_panel import SweepPanel
 from tui.workbench.columns import (
     DEFAULT_LABEL,
     DIFFER,
@@ -83,6 +84,8 @@ class WorkbenchScreen(Screen[None]):
         Binding("v", "cycle_left", "Before: view"),
         Binding("m", "app.toggle_mark", "Mark topic"),
         Binding("M", "app.export_marks", "Export marks", show=False),
+        Binding("n", "app.chunk_count", "N chunks", show=False),
+        Binding("A", "app.auto_tune", "Auto-tune", show=False),
         Binding("T", "app.toggle_collapse", "Tool calls", show=False),
         Binding("left_square_bracket", "cycle_strategy('left')", "Left strategy", show=False),
         Binding("right_square_bracket", "cycle_strategy('right')", "Right strategy", show=False),
@@ -119,12 +122,14 @@ class WorkbenchScreen(Screen[None]):
                 with VerticalScroll(id="controls", classes="panel"):
                     yield StrategyPanel(id="strategy-panel")
                     yield MergePanel(id="merge-panel")
+                    yield SweepPanel(id="sweep")
         yield SimilarityStrip(id="strip", classes="panel")
         if self.narrow:
             with TabbedContent(id="lower"):
                 with TabPane("Merge", id="tab-merge"), VerticalScroll(id="controls"):
                     yield StrategyPanel(id="strategy-panel")
                     yield MergePanel(id="merge-panel")
+                    yield SweepPanel(id="sweep")
                 with TabPane("Summary", id="tab-summary"):
                     yield SummaryPanel(id="summary")
                 with TabPane("Recap", id="tab-recap"):
@@ -261,6 +266,14 @@ class WorkbenchScreen(Screen[None]):
         else:
             before.set_marks(report.left_flags)
             merged.set_marks(report.merged_flags, report.cut_verdicts)
+
+    def on_descendant_focus(self, event: Any) -> None:
+        """A merge slider got the focus: the sweep follows its knob."""
+        from tui.widgets.merge_panel import slider_knob
+
+        name = slider_knob(getattr(event.widget, "id", None))
+        if name is not None:
+            self.driver.follow_knob(name)
 
     def left_selected(self) -> int:
         """The item selected in the left column."""

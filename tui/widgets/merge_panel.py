@@ -44,6 +44,13 @@ def _slider_knobs() -> list[tuple[str, Knob]]:
 
 
 PANEL_KNOBS = _slider_knobs()
+
+
+def slider_knob(widget_id: str | None) -> str | None:
+    """The knob of the merge slider with this id (None for any other widget)."""
+    return next((k.name for _, k in PANEL_KNOBS if slider_id(k) == widget_id), None)
+
+
 _STAGE = {k.name: stage for stage, k in PANEL_KNOBS}
 #: The merge mode knob: its toggle picks the mode, and which knobs show.
 MODE = knob_map(MergeParams)["mode"]
@@ -77,7 +84,7 @@ class MergePanel(Vertical):
         height: auto;
         & > Slider { margin: 0; }
         & > #merge-stats { color: $text-muted; margin-top: 1; height: 3; }
-        & > #merge-score { margin-top: 1; height: 3; display: none; }
+        & > #merge-score { height: 3; display: none; }
     }
     """
 

@@ -20,6 +20,7 @@ from tui.workbench.state import WorkbenchHost
 
 if TYPE_CHECKING:
     from engine.pipeline import Pipeline
+    from engine.tuning import Tuning
 
 
 class WorkbenchActions(WorkbenchHost):
@@ -259,6 +260,10 @@ class WorkbenchActions(WorkbenchHost):
     # ------------------------------------------------------------------ profiles
 
     def action_save_profile(self) -> None:
+        self.ask_save_profile(self.tuning)
+
+    def ask_save_profile(self, tuning: Tuning) -> None:
+        """Ask for a name and save `tuning` as that profile (asking before replacing)."""
         from engine.settings import check_profile_name, list_profiles
         from tui.screens.prompt import PromptScreen
 
@@ -279,25 +284,23 @@ class WorkbenchActions(WorkbenchHost):
             if exists:
                 self.push_screen(
                     ConfirmScreen(f"Profile {name!r} exists. Replace it?", yes="Replace"),
-                    lambda yes: self.save_profile(name) if yes else None,
+                    lambda yes: self.save_profile(name, tuning) if yes else None,
                 )
             else:
-                self.save_profile(name)
+                self.save_profile(name, tuning)
 
-        self.push_screen(
-            PromptScreen("Save the current parameters as profile", "", validate=validate), got
-        )
+        self.push_screen(PromptScreen("Save the parameters as profile", "", validate=validate), got)
 
-    def save_profile(self, name: str) -> None:
+    def save_profile(self, name: str, tuning: Tuning | None = None) -> None:
         from engine.settings import Profile, save_profile
 
-        profile = Profile.from_tuning(self.tuning)
+        profile = Profile.from_tuning(tuning if tuning is not None else self.tuning)
         try:
-            save_profile(name, profile)
+            where = save_profile(name, profile)
         except (ChunkscopeError, OSError, ValueError) as e:
             self.notify(f"Profile not saved: {e}", severity="error", markup=False)
             return
-        self.notify(f"Saved profile {name!r}.", markup=False)
+        self.notify(f"Saved profile {name!r} to {where}.", markup=False)
 
     def action_load_profile(self) -> None:
         from engine.settings import list_profiles

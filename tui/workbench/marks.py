@@ -49,6 +49,7 @@ class MarksDriver(WorkbenchHost):
         bench = self.workbench
         if bench is not None:
             bench.show_marks()
+            self.schedule_sweep(0.0)  # its Pk row follows the marks
 
     def judge_column(self, chunks: Sequence[Chunk]) -> ChunksVerdict | None:
         """A column's chunks (a strategy's, a merge mode's) against the marks."""

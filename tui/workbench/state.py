@@ -217,3 +217,9 @@ class WorkbenchHost(App[None]):
 
     def judge_column(self, chunks: Any) -> Any:
         raise NotImplementedError
+
+    def ask_save_profile(self, tuning: Tuning) -> None:
+        raise NotImplementedError
+
+    def schedule_sweep(self, delay: float | None = None) -> None:
+        raise NotImplementedError

@@ -1,0 +1,177 @@
+"""The sweep and "N chunks" stay on what the sliders can show: the open value (∞) of a
+slider's end, the value in force as a point of the sweep, and a found threshold moved
+onto the slider's steps so that the next move of another slider keeps it."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+import pytest
+from textual.widgets import Input
+
+from engine.evaluate import sweepable_knobs
+from engine.merge import MergeParams
+from engine.pipeline import Pipeline, PipelineParams
+from tests.pilot import SAMPLE, SIZE, make_app
+from tests.pilot import settled as pilot_settled
+from tests.pilot import until as pilot_until
+from tui.screens.prompt import PromptScreen
+from tui.widgets.chunk_list import ChunkList
+from tui.widgets.merge_panel import MergePanel
+from tui.widgets.slider import Slider
+from tui.widgets.sweep_panel import LABEL, SweepPanel, SweepResult, sweep_text
+from tui.workbench.sweep import on_slider_steps, sweep_values
+
+until = partial(pilot_until, timeout=10.0)
+settled = partial(pilot_settled, timeout=10.0)
+
+KNOBS = {name: knob for name, (knob, _) in sweepable_knobs().items()}
+
+
+def _seed(threshold: float = 0.35) -> Pipeline:
+    merge = MergeParams(mode="seed", threshold=threshold)
+    return Pipeline(SAMPLE, PipelineParams(collapse=True, merge=merge))
+
+
+def test_sweep_values_end_on_the_open_value_and_hold_the_value_in_force() -> None:
+    cap = sweep_values(KNOBS["topic_max_chars"], None, 25)
+    assert len(cap) == 25 and cap[0] == 1000 and cap[-1] is None  # no cap: ∞
+    never = sweep_values(KNOBS["always_merge"], 0.8, 25)
+    assert len(never) == 25 and never[-1] == float("inf") and 0.8 in never
+    assert never[:-1] == sorted(never[:-1])
+    depth = sweep_values(KNOBS["topic_depth"], 7.0, 25)
+    assert 7.0 in depth and depth == sorted(depth) and (depth[0], depth[-1]) == (0.0, 10.0)
+
+
+def test_the_panel_marks_the_value_in_force_and_prints_its_numbers() -> None:
+    values = sweep_values(KNOBS["topic_max_chars"], None, 25)
+    result = SweepResult(
+        "topic_max_chars", "max size", values, list(range(25, 0, -1)), None, None, "{:.0f}"
+    )
+    rows = sweep_text(result, width=38).plain.split("\n")
+    assert rows[0].startswith("─ SWEEP max size 1000 → ∞ ")
+    assert rows[1].endswith("    1")  # the count at ∞, the value in force
+    assert rows[2].index("▲") == LABEL + 24 and "now ∞" in rows[2]
+    assert all(len(row) <= 38 for row in rows)
+    # Too narrow for the column of numbers: they follow the marker.
+    narrow = sweep_text(result, width=34).plain.split("\n")
+    assert "now ∞: 1 chunks" in narrow[-1] or "now ∞: 1 chunks" in narrow[-2]
+
+
+@pytest.mark.parametrize("n", [10, 20])
+def test_a_found_threshold_moves_onto_the_slider_steps(n: int) -> None:
+    pipe = _seed()
+    found, count = on_slider_steps(pipe, *pipe.for_chunk_count(n), n)
+    threshold = found.params.merge.threshold
+    assert isinstance(threshold, float)
+    assert round(threshold * 100) == pytest.approx(threshold * 100)  # a 0.01 step
+    assert count == len(found.merged().chunks)
+    for other in (threshold - 0.01, threshold + 0.01):  # no nearer step
+        at = pipe.with_params(merge=replace(pipe.params.merge, threshold=round(other, 6)))
+        assert abs(len(at.merged().chunks) - n) >= abs(count - n)
+
+
+def test_a_count_out_of_reach_stays_in_the_slider_range() -> None:
+    pipe = _seed()
+    found, _ = on_slider_steps(pipe, *pipe.for_chunk_count(1), 1)
+    assert found.params.merge.threshold == 0.0  # the bisection went below the slider
+
+
+async def test_n_in_the_seed_loop_sets_a_threshold_the_slider_keeps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("tui.workbench.sweep.SWEEP_DELAY", 0.05)  # the pace only
+    app = make_app(mode="seed", threshold=0.35)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        panel = bench.query_one(SweepPanel)
+        pipe = app.pipe  # the engine on the app's own file and settings (the app is idle)
+        assert pipe is not None and pipe.params.merge == _seed().params.merge
+        found, count = on_slider_steps(pipe, *pipe.for_chunk_count(10), 10)
+        await pilot.press("n")
+        assert isinstance(app.screen, PromptScreen)
+        app.screen.query_one("#prompt-input", Input).value = "10"
+        await pilot.press("enter")
+        threshold = found.params.merge.threshold
+        await until(pilot, lambda: app.merge_params.threshold == threshold)
+        await until(
+            pilot, lambda: bench.view is not None and bench.view.params.merge.threshold == threshold
+        )
+        view = bench.view
+        assert view is not None and len(view.result.chunks) == count
+        slider = bench.query_one("#threshold", Slider)
+        assert slider.value == threshold
+        notes = [str(n.message) for n in app._notifications]
+        assert any(n.startswith("10 chunks: ") and f"threshold {threshold:g}" in n for n in notes)
+        # The sweep's numbers at the marker are the run's.
+        await until(
+            pilot,
+            lambda: (
+                panel.result is not None and panel.result.current == threshold and not panel.busy
+            ),
+        )
+        result = panel.result
+        assert result is not None
+        assert result.knob == "threshold"  # the seed loop's main knob when it is fixed
+        i = result.at_current()
+        assert i is not None and result.values[i] == threshold and result.chunks[i] == count
+        # What the controls read on the next move of another slider: the threshold
+        # stays where `n` put it.
+        assert bench.query_one(MergePanel).read(app.state.tuning) == app.state.tuning
+
+
+async def test_keys_are_answered_while_a_sweep_runs_and_a_new_run_stops_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from engine.evaluate import tuning_segmenter as real
+
+    slow = threading.Event()  # set: every point of a sweep takes 50 ms more
+    points: list[float] = []
+
+    def paced(*args: Any, **kwargs: Any) -> Any:
+        inner = real(*args, **kwargs)
+
+        def run(case: Any, values: Any) -> Any:
+            points.append(values["topic_depth"])
+            if slow.is_set():
+                time.sleep(0.05)  # only the pace: the points are the real ones
+            return inner(case, values)
+
+        return run
+
+    monkeypatch.setattr("tui.workbench.sweep.tuning_segmenter", paced)
+    monkeypatch.setattr("tui.workbench.sweep.SWEEP_DELAY", 0.05)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        panel = bench.query_one(SweepPanel)
+        slow.set()
+        settled_points = len(points)
+        app.request_run(app.state.tuning.with_values({"topic_depth": 6.0}))
+        await until(pilot, lambda: panel.busy and len(points) >= settled_points + 2)
+        # The sweep is under way in a thread: a key is answered at once.
+        merged = bench.query_one("#merged", ChunkList)
+        merged.focus()
+        before, t0 = merged.selected, time.monotonic()
+        await pilot.press("down")
+        assert merged.selected == before + 1 and time.monotonic() - t0 < 0.5
+        # A newer run: the older sweep stops at its next point, the newer one is shown.
+        generation = app._sweep_generation
+        app.request_run(app.state.tuning.with_values({"topic_depth": 6.5}))
+        await until(pilot, lambda: app._sweep_generation > generation)
+        started = len(points)
+        slow.clear()
+        await until(pilot, lambda: not panel.busy and panel.result is not None)
+        result = panel.result
+        assert result is not None and result.current == 6.5
+        # The older sweep did one point more at most.
+        assert len(points) <= started + 1 + len(result.values)
+        await until(pilot, lambda: all(w.is_finished for w in app.workers if w.group == "sweep"))

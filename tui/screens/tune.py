@@ -1,0 +1,200 @@
+"""Auto-tune: `engine.evaluate.tune` on the open file against its topic marks.
+
+The search (the grid of ``chunkscope tune``, `engine.evaluate.TUNE_GRIDS`, for the merge
+mode in force) runs in a worker with a progress bar; Escape stops it. Then the best
+settings are listed with their mean Pk and WindowDiff, next to the settings in force;
+Enter applies the highlighted one (the screen returns it as a `Tuning`), `s` saves it as
+a profile.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Label, ProgressBar, Static
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from engine.evaluate import TUNE_GRIDS, Case, grid_size, tune, tuning_segmenter
+
+if TYPE_CHECKING:
+    from engine.pipeline import Pipeline
+    from engine.tuning import Tuning
+
+#: How many settings the list shows.
+TOP = 5
+
+
+class _Stopped(Exception):
+    """The search was cancelled (Escape)."""
+
+
+class TuneScreen(ModalScreen["Tuning | None"]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("s", "save", "Save as profile"),
+    ]
+
+    DEFAULT_CSS = """
+    TuneScreen { align: center middle; }
+    TuneScreen > Vertical {
+        width: 100; max-width: 95%; height: auto; max-height: 90%;
+        padding: 1 2; border: thick $primary; background: $surface;
+    }
+    TuneScreen #tune-table { height: auto; max-height: 12; margin-top: 1; display: none; }
+    TuneScreen.-done #tune-table { display: block; }
+    TuneScreen.-done #tune-progress { display: none; }
+    TuneScreen #tune-hint { color: $text-muted; margin-top: 1; }
+    """
+
+    def __init__(self, pipe: Pipeline, tuning: Tuning, gold: list[int], weights: Any) -> None:
+        super().__init__()
+        self.pipe, self.tuning, self.gold, self.weights = pipe, tuning, gold, weights
+        self.mode = tuning.merge.mode
+        self.grid = TUNE_GRIDS[self.mode]
+        self.rows: list[tuple[dict[str, Any], float, float]] = []
+        self.worker: Worker[None] | None = None
+        self.current: tuple[dict[str, Any], float, float] | None = None
+        self.done = 0  # settings scored so far
+        self.closed = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(
+                f"Auto-tune: {grid_size(self.grid)} settings of merge {self.mode} against "
+                f"{len(self.gold) - 1} topic marks",
+                markup=False,
+            )
+            yield ProgressBar(total=grid_size(self.grid), id="tune-progress")
+            yield DataTable(id="tune-table", cursor_type="row", zebra_stripes=True)
+            yield Static("escape stops the search", id="tune-hint", markup=False)
+
+    def on_mount(self) -> None:
+        self.worker = self.run_worker(
+            self._search, thread=True, exclusive=True, group="tune", description="auto-tune"
+        )
+
+    # ------------------------------------------------------------------ the search
+
+    def _search(self) -> None:
+
+        worker = get_current_worker()
+        lock = getattr(self.app, "lock", None)  # the pipeline's stages are shared with runs
+        shown = [0]
+
+        def progress(done: int, total: int) -> None:
+            self.done = done
+            if worker.is_cancelled:
+                raise _Stopped
+            if done - shown[0] >= max(1, total // 50) or done == total:
+                shown[0] = done
+                self.app.call_from_thread(self._progress, done)
+
+        t = self.tuning
+        try:
+            # The file's stages with the compaction in force (a slider moved just before
+            # `A` may not have re-run yet); the memos are shared, so nothing runs twice.
+            pipe = self.pipe.with_params(merge=t.merge, min_chars=t.min_chars, topic=t.topic)
+            if lock is not None:
+                with lock:
+                    case = Case.of_pipeline(pipe, self.gold, self.weights)
+            else:
+                case = Case.of_pipeline(pipe, self.gold, self.weights)
+            segmenter = tuning_segmenter(self.tuning, self.mode)
+            in_force = self.tuning.values()
+            current = tune([case], segmenter, {k: [in_force[k]] for k in self.grid}, top=1)[0]
+            best = tune([case], segmenter, self.grid, top=TOP, progress=progress)
+        except _Stopped:
+            return
+        except Exception as e:  # a failed search is reported; the workbench goes on
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._failed, e)
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._done, best, current)
+
+    def _open(self) -> bool:
+        """Still on screen (a result that arrives after Escape is dropped)."""
+        return self.is_attached and not self.closed
+
+    def _progress(self, done: int) -> None:
+        if self._open():
+            self.query_one(ProgressBar).update(progress=done)
+
+    def _failed(self, error: Exception) -> None:
+        if self._open():
+            self.closed = True
+            self.app.notify(
+                str(error) or type(error).__name__,
+                title="Auto-tune failed",
+                severity="error",
+                timeout=12,
+                markup=False,
+            )
+            self.dismiss(None)
+
+    def _done(
+        self,
+        best: list[tuple[dict[str, Any], float, float]],
+        current: tuple[dict[str, Any], float, float],
+    ) -> None:
+        if not self._open():
+            return
+        self.rows, self.current = best, current
+        table = self.query_one(DataTable)
+        names = list(self.grid)
+        table.add_columns("", "Pk", "WindowDiff", *names)
+        for i, (setting, pk, wd) in enumerate(best, start=1):
+            table.add_row(
+                f"#{i}", f"{pk:.4f}", f"{wd:.4f}", *map(str, setting.values()), key=str(i)
+            )
+        setting, pk, wd = current
+        table.add_row("now", f"{pk:.4f}", f"{wd:.4f}", *(str(setting[k]) for k in names), key="now")
+        self.add_class("-done")
+        self.query_one("#tune-hint", Static).update(
+            "enter applies the highlighted setting · s saves it as a profile · escape closes"
+        )
+        table.focus()
+
+    # ------------------------------------------------------------------ choosing
+
+    def _highlighted(self) -> Tuning | None:
+        if not self.rows:
+            return None
+        row = self.query_one(DataTable).cursor_row
+        if not 0 <= row < len(self.rows):
+            return None  # the "now" row: nothing to apply
+        return self.tuning.with_values(self.rows[row][0])
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        chosen = self._highlighted()
+        if chosen is not None:
+            setting, pk, _ = self.rows[self.query_one(DataTable).cursor_row]
+            values = " · ".join(f"{k} {v}" for k, v in setting.items())
+            was = f" (it was {self.current[1]:.4f})" if self.current is not None else ""
+            self.app.notify(f"Auto-tune applied {values}: Pk {pk:.4f}{was}.", markup=False)
+        self.closed = True
+        self.dismiss(chosen)
+
+    def action_save(self) -> None:
+        chosen = self._highlighted()
+        if chosen is None:
+            self.app.notify("Highlight one of the settings found first.", markup=False)
+            return
+        self.app.ask_save_profile(chosen)  # type: ignore[attr-defined]
+
+    def action_cancel(self) -> None:
+        worker = self.worker
+        if worker is not None and worker.state in (WorkerState.PENDING, WorkerState.RUNNING):
+            worker.cancel()
+            self.app.notify(
+                f"Auto-tune cancelled: stopped after {self.done} of {grid_size(self.grid)} "
+                "settings; nothing changed.",
+                markup=False,
+            )
+        self.closed = True
+        self.dismiss(None)

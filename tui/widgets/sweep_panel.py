@@ -1,0 +1,141 @@
+"""The sweep panel: the merged chunk count (and Pk, with topic marks) across the range
+of the knob the user is tuning, with the current value marked.
+
+It only draws a `SweepResult`; the app computes one in a worker
+(`tui.workbench.sweep.SweepDriver`) after every run and whenever another slider is
+focused. Plain text, never markup.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from engine.evaluate import sparkline
+
+LABEL = 7  # "chunks " / "Pk     "
+NUMBER = 5  # the column of the numbers at the value in force ("0.573")
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """One sweep: the knob, its values, the chunk count (and Pk) at each, and the value
+    in force."""
+
+    knob: str
+    label: str
+    values: list[Any]
+    chunks: list[int]
+    pk: list[float] | None
+    current: Any
+    fmt: str = "{:g}"
+
+    def at_current(self) -> int | None:
+        """The point nearest the value in force (None when it is a word: ``adaptive``).
+        The open value of a slider's last position (∞: None or inf) is the last point."""
+        if _is_open(self.current):
+            return len(self.values) - 1 if self.values and _is_open(self.values[-1]) else None
+        points = [i for i, v in enumerate(self.values) if not _is_open(v)]
+        if not isinstance(self.current, int | float) or not points:
+            return None
+        return min(points, key=lambda i: abs(self.values[i] - self.current))
+
+
+def _is_open(value: Any) -> bool:
+    """The open value a slider's last position stands for (no cap: None, never: inf)."""
+    return value is None or (isinstance(value, float) and math.isinf(value))
+
+
+def _show(fmt: str, value: Any) -> str:
+    if _is_open(value):
+        return "∞"
+    try:
+        return fmt.format(value)
+    except (ValueError, TypeError):
+        return str(value)
+
+
+def _rule(title: str, width: int) -> Text:
+    """A rule with `title`: it parts the sweep from the merge panel's lines above
+    without a blank row (the column is full when topic marks add the score)."""
+    text = Text("─ ", style="dim")
+    text.append(title, style="bold")
+    text.append(" " + "─" * max(0, width - len(title) - 3), style="dim")
+    return text
+
+
+def sweep_text(result: SweepResult | None, busy: bool = False, width: int = 38) -> Text:
+    """The panel's text for `result`, fitted to `width` cells."""
+    if result is None:
+        return _rule("SWEEP computing…" if busy else "SWEEP", width)
+    lo, hi = result.values[0], result.values[-1]
+    head = f"SWEEP {result.label} {_show(result.fmt, lo)} → {_show(result.fmt, hi)}"
+    text = _rule(head + (" …" if busy else ""), width)
+    i = result.at_current()
+    series = [("chunks", [float(c) for c in result.chunks], "")]
+    if result.pk is not None:
+        series.append(("Pk", result.pk, ""))
+    if i is not None:
+        series[0] = (*series[0][:2], str(result.chunks[i]))
+        if result.pk is not None:
+            series[1] = (*series[1][:2], f"{result.pk[i]:.3f}")
+    # The numbers at the value in force end their series' rows when the panel is wide
+    # enough (the driver sizes the sweep to fit); else they follow the marker.
+    column = i is not None and LABEL + len(result.values) + 1 + NUMBER <= width
+    for name, values, number in series:
+        text.append(f"\n{name:<{LABEL}}")
+        text.append(sparkline(values), style="bold")
+        if column:
+            text.append(f" {number:>{NUMBER}}")
+    now = f"now {_show(result.fmt, result.current)}"
+    if i is None:
+        text.append(f"\n{now}: no point of the sweep", style="dim")
+        return text
+    if not column:
+        now += f": {result.chunks[i]} chunks"
+        if result.pk is not None:
+            now += f" · Pk {result.pk[i]:.3f}"
+    # The value goes beside the marker, on the side with room, else on a row of its own.
+    at = LABEL + i
+    if at + 2 + len(now) <= width:
+        text.append("\n" + " " * at + "▲", style="bold")
+        text.append(" " + now, style="dim")
+    elif len(now) + 1 <= at:
+        text.append("\n" + now, style="dim")
+        text.append(" " * (at - len(now)) + "▲", style="bold")
+    else:
+        text.append("\n" + " " * at + "▲", style="bold")
+        text.append("\n" + now, style="dim")
+    return text
+
+
+class SweepPanel(Static):
+    DEFAULT_CSS = """
+    SweepPanel { height: auto; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id, markup=False)
+        self.result: SweepResult | None = None
+        self.busy = False
+
+    def show(self, result: SweepResult | None, *, busy: bool = False) -> None:
+        self.result, self.busy = result, busy
+        width = self.content_size.width or 38
+        self.update(sweep_text(result, busy, width))
+
+    def set_busy(self, busy: bool) -> None:
+        if busy != self.busy:
+            self.show(self.result, busy=busy)
+
+    def off(self, reason: str) -> None:
+        """No sweep for this run, and why (plain text)."""
+        self.result, self.busy = None, False
+        self.update(Text(f"sweep: {reason}", style="dim"))
+
+    def on_resize(self) -> None:
+        self.show(self.result, busy=self.busy)  # refit the rows to the new width

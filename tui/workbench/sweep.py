@@ -1,0 +1,339 @@
+"""The sweep, "N chunks" and auto-tune: the app's part that asks the engine for settings.
+
+- **The sweep** (`tui.widgets.sweep_panel`): after every run, and whenever another
+  merge slider is focused, a worker merges the open file at each of ~30 values of that
+  slider's knob (the others as they are) and the panel plots the chunk count, and Pk
+  against the topic marks when there are some. It reuses the run's chunks, vectors and
+  topic frame, so a point costs one merge; a newer request makes an older sweep stop at
+  its next point.
+- **N chunks** (`n`): the threshold (seed) or topic depth (topic) that gives N merged
+  chunks (`engine.pipeline.Pipeline.for_chunk_count`), found in a worker and applied.
+- **Auto-tune** (`A`): `engine.evaluate.tune` on the open file and its marks, in a
+  modal screen (`tui.screens.tune`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from typing import TYPE_CHECKING, Any
+
+from textual.worker import get_current_worker
+
+from engine.evaluate import Case, chunk_starts, knob_values, score, tuning_segmenter
+from tui.widgets.slider import knob_value
+from tui.workbench.messages import Notice, WorkFailed
+from tui.workbench.state import WorkbenchHost
+
+if TYPE_CHECKING:
+    from engine.params import Knob
+    from engine.pipeline import Pipeline
+    from engine.tuning import Tuning
+    from tui.widgets.sweep_panel import SweepPanel, SweepResult
+
+#: A sweep starts this long after the last run (a slider drag makes one sweep, not many).
+SWEEP_DELAY = 0.3
+#: Points of a sweep: as many as the panel has room for (a column each, beside the row
+#: labels and the numbers at the value in force), within these bounds.
+SWEEP_POINTS = (24, 50)
+#: No background sweep above this many units (each point is a whole merge; "N chunks"
+#: and auto-tune, asked for, still run).
+SWEEP_MAX_UNITS = 10_000
+#: The knob a sweep follows until a slider is focused, per merge mode.
+DEFAULT_SWEEP = {"topic": "topic_depth", "seed": "std_k"}
+
+
+def sweep_case(pipe: Pipeline, gold: list[int], weights: Any) -> Case:
+    """The open run's chunks and vectors as a `Case` (`engine.evaluate.Case.of_pipeline`)."""
+    return Case.of_pipeline(pipe, gold, weights)
+
+
+def sweep_values(knob: Knob, current: Any, points: int) -> list[Any]:
+    """`points` values of `knob` over its slider's range, the last one the open value (∞)
+    when the slider's end stands for it, and the value in force (`current`) one of them,
+    so the panel's numbers at the marker are the run's, not a neighbouring point's."""
+
+    def spread(n: int) -> list[Any]:
+        values = knob_values(knob, None, None, n)
+        if knob.slider is not None and knob.slider.open_at_max:
+            values[-1] = knob_value(knob, knob.slider.hi)
+        return values
+
+    values = spread(points)
+    finite = [v for v in values if isinstance(v, int | float) and not math.isinf(v)]
+    if (
+        isinstance(current, int | float)
+        and finite
+        and finite[0] < current < finite[-1]
+        and current not in finite
+    ):
+        values = spread(points - 1)
+        finite = [v for v in values if isinstance(v, int | float) and not math.isinf(v)]
+        bisect.insort(values, current, hi=len(finite))
+    return values
+
+
+def on_slider_steps(pipe: Pipeline, found: Pipeline, count: int, n: int) -> tuple[Pipeline, int]:
+    """`pipe.for_chunk_count(n)`'s `found` moved onto its knob's slider (the threshold's
+    or the topic depth's): inside the slider's range and on one of its steps, so the
+    slider shows the value in force and the next move of another slider keeps it. Of the
+    two steps around the found value, the one whose count is nearer `n` (on a tie, the
+    nearer value); the count is monotonic in the knob, so no other step is nearer."""
+    from dataclasses import replace
+
+    from engine.evaluate import sweepable_knobs
+
+    topic = pipe.params.merge.mode == "topic"
+    knob = sweepable_knobs()["topic_depth" if topic else "threshold"][0]
+    value = found.params.topic.topic_depth if topic else found.params.merge.threshold
+    spec = knob.slider
+    if spec is None or not isinstance(value, int | float):
+        return found, count
+    last = round((spec.hi - spec.lo) / spec.step)
+    below = min(max(math.floor((value - spec.lo) / spec.step + 1e-9), 0), last)
+    best: tuple[int, float, Pipeline, int] | None = None
+    for i in dict.fromkeys((below, min(below + 1, last))):
+        x = round(spec.lo + i * spec.step, 6)
+        if topic:
+            at = pipe.with_params(topic=replace(pipe.params.topic, topic_depth=x))
+        else:
+            at = pipe.with_params(merge=replace(pipe.params.merge, threshold=x))
+        got = len(at.merged().chunks)
+        key = (abs(got - n), abs(x - value))
+        if best is None or key < best[:2]:
+            best = (key[0], key[1], at, got)
+    assert best is not None
+    return best[2], best[3]
+
+
+class SweepDriver(WorkbenchHost):
+    """See the module docstring."""
+
+    sweep_knob: str | None = None
+    _sweep_timer: Any = None
+    _sweep_generation: int = 0
+
+    # ------------------------------------------------------------------ the sweep
+
+    def sweep_target(self) -> Knob | None:
+        """The knob to sweep: the focused slider's when it acts in the current mode,
+        else the mode's main knob."""
+        from engine.evaluate import sweepable_knobs
+
+        known = sweepable_knobs()
+        mode = self.state.tuning.merge.mode
+        name = self.sweep_knob
+        if name is None or name not in known or known[name][1] != mode:
+            name = DEFAULT_SWEEP[mode]
+            if mode == "seed" and not isinstance(self.state.tuning.merge.threshold, str):
+                name = "threshold"  # a fixed threshold is the seed loop's main knob
+        return known[name][0] if name in known else None
+
+    def follow_knob(self, name: str) -> None:
+        """A merge slider got the focus: sweep its knob."""
+        if name != self.sweep_knob:
+            self.sweep_knob = name
+            self.schedule_sweep(0.0)
+
+    def schedule_sweep(self, delay: float | None = None) -> None:
+        if self._sweep_timer is not None:
+            self._sweep_timer.stop()
+        self._sweep_generation += 1
+        self._sweep_timer = self.set_timer(
+            SWEEP_DELAY if delay is None else max(delay, 0.001), self._start_sweep
+        )
+        panel = self._sweep_panel()
+        if panel is not None:
+            panel.set_busy(True)  # what it shows is the last run's until the sweep is done
+
+    def _sweep_panel(self) -> SweepPanel | None:
+        from tui.widgets.sweep_panel import SweepPanel
+
+        bench = self.workbench
+        if bench is None or not bench.is_mounted:
+            return None
+        found = bench.query(SweepPanel)
+        return found.first() if found else None
+
+    def _start_sweep(self) -> None:
+        from tui.widgets.sweep_panel import LABEL, NUMBER
+
+        self._sweep_timer = None
+        pipe, knob, panel = self.pipe, self.sweep_target(), self._sweep_panel()
+        if panel is None:
+            return
+        if pipe is None or knob is None:
+            panel.set_busy(False)
+            return
+        bench = self.workbench
+        units = len(bench.view.compacted) if bench is not None and bench.view is not None else 0
+        if units > SWEEP_MAX_UNITS:
+            panel.off(f"off above {SWEEP_MAX_UNITS:,} units ({units:,} here); n and A still work")
+            return
+        panel.set_busy(True)
+        room = (panel.content_size.width or 38) - LABEL - 1 - NUMBER
+        points = min(max(room, SWEEP_POINTS[0]), SWEEP_POINTS[1])
+        marks = self.file_marks
+        gold = [1, *marks.starts] if marks is not None and marks.starts else []
+        weights = marks.weights() if gold and marks is not None else None
+        generation = self._sweep_generation
+        tuning = self.state.tuning  # the run's, not whatever is in force when it starts
+
+        def work() -> None:
+            self._sweep_work(pipe, tuning, knob, gold, weights, generation, points)
+
+        self.run_worker(work, thread=True, exclusive=True, group="sweep", description="sweep")
+
+    def _sweep_work(
+        self,
+        pipe: Pipeline,
+        tuning: Tuning,
+        knob: Knob,
+        gold: list[int],
+        weights: Any,
+        generation: int,
+        points: int = SWEEP_POINTS[0],
+    ) -> None:
+        from tui.widgets.sweep_panel import SweepResult
+
+        worker = get_current_worker()
+
+        def stale() -> bool:
+            return worker.is_cancelled or generation != self._sweep_generation
+
+        try:
+            values = sweep_values(knob, tuning.values().get(knob.name), points)
+            case = sweep_case(pipe, gold, weights)
+            mode = tuning.merge.mode
+            tokens = None
+            if mode == "seed" and tuning.merge.max_chunk_tokens is not None:
+                tokens = pipe.token_counts(case.chunks)
+            segmenter = tuning_segmenter(tuning, mode, tokens)
+            counts: list[int] = []
+            pks: list[float] = []
+            for v in values:
+                if stale():
+                    return
+                merged = segmenter(case, {knob.name: v})
+                counts.append(len(merged))
+                if gold:
+                    pks.append(score(chunk_starts(merged), gold, weights).pk)
+        except Exception as e:  # a sweep is a view: it reports and the app goes on
+            self.post_message(WorkFailed(e, "Sweep failed"))
+            self.call_from_thread(self._sweep_ready, None, generation)
+            return
+        current = tuning.values().get(knob.name)
+        fmt = knob.slider.fmt if knob.slider is not None else "{:g}"
+        label = knob.slider.label if knob.slider is not None else knob.name
+        result = SweepResult(knob.name, label, values, counts, pks if gold else None, current, fmt)
+        if not stale():
+            self.call_from_thread(self._sweep_ready, result, generation)
+
+    def _sweep_ready(self, result: SweepResult | None, generation: int) -> None:
+        """Show a finished sweep (None: it failed; the panel keeps the last one)."""
+        panel = self._sweep_panel()
+        if generation != self._sweep_generation or panel is None:
+            return
+        panel.show(result if result is not None else panel.result)
+
+    # ------------------------------------------------------------------ N chunks
+
+    def action_chunk_count(self) -> None:
+        """Type a number of merged chunks; the threshold moves to give it."""
+        from tui.screens.prompt import PromptScreen
+
+        if self.pipe is None:
+            self.notify("Open a file first (ctrl+o).", markup=False)
+            return
+
+        def validate(text: str) -> str | None:
+            if not text.strip().isdecimal() or not 1 <= int(text) <= 1_000_000:
+                return "A whole number of merged chunks, at least 1."
+            return None
+
+        def typed(value: str | None) -> None:
+            if value and self.pipe is not None:
+                pipe = self.pipe
+                self.run_worker(
+                    lambda: self._chunk_count_work(pipe, int(value)),
+                    thread=True,
+                    exclusive=True,
+                    group="chunk-count",
+                    description="chunk count",
+                )
+
+        mode = self.state.tuning.merge.mode
+        knob = "topic depth" if mode == "topic" else "threshold"
+        self.push_screen(
+            PromptScreen(
+                f"Merged chunks wanted (the {knob} moves to give them)", "", validate=validate
+            ),
+            typed,
+        )
+
+    def _chunk_count_work(self, pipe: Pipeline, n: int) -> None:
+        try:
+            found, count = pipe.for_chunk_count(n)
+            exact = count == n
+            found, count = on_slider_steps(pipe, found, count, n)
+        except Exception as e:
+            self.post_message(WorkFailed(e, "N chunks failed"))
+            return
+        note = pipe.chunk_count_note(n, found, count)
+        if pipe.params.merge.mode == "topic":
+            knob, values = "topic depth", {"topic_depth": found.params.topic.topic_depth}
+        else:
+            knob, values = "threshold", {"threshold": found.params.merge.threshold}
+        if exact and count != n:
+            note = (
+                f"the {knob} that gives them lies between the slider's steps; the closest "
+                f"is {count}, at {knob} {next(iter(values.values())):g}"
+            )
+        self.call_from_thread(self._apply_chunk_count, pipe, values, n, note)
+
+    def _apply_chunk_count(self, pipe: Pipeline, values: dict[str, Any], n: int, note: str) -> None:
+        if self.pipe is None or not self.pipe.same_file(pipe):
+            return  # another file was opened meanwhile
+        self.request_run(self.state.tuning.with_values(values), force=True)
+        bench = self.workbench
+        if bench is not None:
+            bench.show_params(self.state.tuning)
+        self.post_message(Notice(f"{n} chunks: {note}"))
+
+    # ------------------------------------------------------------------ auto-tune
+
+    def action_auto_tune(self) -> None:
+        """Search the tune grid on the open file against its topic marks."""
+        from tui.screens.tune import TuneScreen
+
+        marks = self.file_marks
+        if self.pipe is None:
+            self.notify("Open a file first (ctrl+o).", markup=False)
+            return
+        if marks is None or not marks.starts:
+            self.notify(
+                "Auto-tune scores settings against your topic marks: mark where topics start "
+                "first (v for the turn view, then m on a turn), or open with --gold GOLD.",
+                severity="warning",
+                timeout=8,
+                markup=False,
+            )
+            return
+        tuning = self.state.tuning
+        if tuning.merge.mode == "seed" and tuning.merge.max_chunk_tokens is not None:
+            self.notify(
+                "Auto-tune searches the seed loop with a size cap in chars: switch the cap "
+                "to chars first.",
+                severity="warning",
+                markup=False,
+            )
+            return
+
+        def chosen(result: Tuning | None) -> None:
+            if result is not None:
+                self.request_run(result, force=True)
+                bench = self.workbench
+                if bench is not None:
+                    bench.show_params(result)
+
+        self.push_screen(TuneScreen(self.pipe, tuning, [1, *marks.starts], marks.weights()), chosen)
