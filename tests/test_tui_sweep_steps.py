@@ -157,12 +157,13 @@ async def test_keys_are_answered_while_a_sweep_runs_and_a_new_run_stops_it(
         settled_points = len(points)
         app.request_run(app.state.tuning.with_values({"topic_depth": 6.0}))
         await until(pilot, lambda: panel.busy and len(points) >= settled_points + 2)
-        # The sweep is under way in a thread: a key is answered at once.
+        # The sweep is under way in a thread: a key is answered before it is done (how
+        # fast is measured by bench/tui.py, not here).
         merged = bench.query_one("#merged", ChunkList)
         merged.focus()
-        before, t0 = merged.selected, time.monotonic()
+        before = merged.selected
         await pilot.press("down")
-        assert merged.selected == before + 1 and time.monotonic() - t0 < 0.5
+        assert merged.selected == before + 1 and panel.busy
         # A newer run: the older sweep stops at its next point, the newer one is shown.
         generation = app._sweep_generation
         app.request_run(app.state.tuning.with_values({"topic_depth": 6.5}))
