@@ -89,7 +89,9 @@ def test_chunks_cover_in_order_within_limits_fences_whole(
             assert any(s <= a and b <= e for s, e in _fence_spans(text))
         else:
             assert m["token_count"] <= size
-            assert COUNTER.count(content) <= size + 2  # re-encoded alone: edge effects
+            # re-encoded alone, each edge may merge differently: up to two tokens each
+            # when it falls beside a character of several tokens (an emoji)
+            assert COUNTER.count(content) <= size + 4
         assert content.count("```") % 2 == 0, content
         assert not m["code_integrity_warning"]
         assert m["overlap_tokens"] <= overlap
