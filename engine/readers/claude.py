@@ -40,6 +40,7 @@ COMPACTION_ROLE = "compaction"
 _COMMAND = re.compile(
     r"<command-name>(.*?)</command-name>.*?(?:<command-args>(.*?)</command-args>)?", re.S
 )
+_TAG_FIRST = re.compile(r"\s*<")  # a text that starts (after blanks) with a tag
 _STDOUT = re.compile(
     r"<local-command-(?:stdout|stderr)>(.*?)</local-command-(?:stdout|stderr)>", re.S
 )
@@ -122,8 +123,7 @@ def block_messages(role: str, content: Any, ts: Any) -> list[dict[str, Any]]:
 
 def _user_text(text: str) -> tuple[str, str]:
     """(role, text) of a user record's text: slash commands and their output cleaned."""
-    head = text[:64].lstrip()
-    if not head.startswith("<"):  # the usual message: no tag to look for
+    if not _TAG_FIRST.match(text):  # the usual message: no tag to look for
         return "user", text
     command = _COMMAND.search(text)
     if command and text.lstrip().startswith("<command-"):
