@@ -526,10 +526,7 @@ class Pipeline:
         lo, hi = (-20.0, 100.0) if topic else (-1.0, 1.0001)
 
         def at(x: float) -> tuple[Pipeline, int]:
-            if topic:
-                pipe = self.with_params(topic=replace(self.params.topic, topic_depth=x))
-            else:
-                pipe = self.with_params(merge=replace(self.params.merge, threshold=x))
+            pipe = self.with_count_knob(x)
             return pipe, len(pipe.merged().chunks)
 
         best: tuple[int, Pipeline, int] | None = None
@@ -548,13 +545,25 @@ class Pipeline:
         assert best is not None
         return best[1], best[2]
 
+    def count_knob(self) -> str:
+        """The knob `for_chunk_count` moves: ``topic_depth`` (topic), ``threshold`` (seed)."""
+        return "topic_depth" if self.params.merge.mode == "topic" else "threshold"
+
+    def count_knob_value(self) -> Any:
+        """This pipeline's value of `count_knob`."""
+        params = self.params.topic if self.params.merge.mode == "topic" else self.params.merge
+        return getattr(params, self.count_knob())
+
+    def with_count_knob(self, x: float) -> Pipeline:
+        """This pipeline with `count_knob` at `x`."""
+        if self.params.merge.mode == "topic":
+            return self.with_params(topic=replace(self.params.topic, topic_depth=x))
+        return self.with_params(merge=replace(self.params.merge, threshold=x))
+
     def chunk_count_note(self, n: int, found: Pipeline, count: int) -> str:
         """What `for_chunk_count(n)` found, in words (``topic depth 7.19 gives 4 merged
         chunks``, or the closest count when `n` is out of reach)."""
-        if self.params.merge.mode == "topic":
-            knob, value = "topic depth", found.params.topic.topic_depth
-        else:
-            knob, value = "threshold", found.params.merge.threshold
+        knob, value = self.count_knob().replace("_", " "), found.count_knob_value()
         if count == n:
             return f"{knob} {value:g} gives {count} merged chunk{'s' if count > 1 else ''}"
         return (

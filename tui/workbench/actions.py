@@ -319,6 +319,14 @@ class WorkbenchActions(WorkbenchHost):
             lambda name: self.load_profile(name) if name else None,
         )
 
+    def apply_tuning(self, tuning: Tuning) -> None:
+        """Put a whole `tuning` in force from outside the sliders (a profile, auto-tune,
+        N chunks): the controls show it and the pipeline re-runs with it."""
+        bench = self.workbench
+        if bench is not None:
+            bench.show_params(tuning)
+        self.request_run(tuning, force=True)
+
     def load_profile(self, name: str) -> None:
         """Use profile `name`: its values over the declared defaults, as `--profile` does."""
         from engine.settings import get_profile
@@ -328,11 +336,7 @@ class WorkbenchActions(WorkbenchHost):
         except (ChunkscopeError, ValueError) as e:
             self.notify(f"Profile not loaded: {e}", severity="error", markup=False)
             return
-        bench = self.workbench
-        if bench is not None:
-            bench.show_params(tuning)
-        self.state = replace(self.state, tuning=tuning)
-        self.request_run(tuning, force=True)
+        self.apply_tuning(tuning)
         self.reselect()
         self.notify(f"Loaded profile {name!r}.", markup=False)
 

@@ -223,3 +223,6 @@ class WorkbenchHost(App[None]):
 
     def schedule_sweep(self, delay: float | None = None) -> None:
         raise NotImplementedError
+
+    def apply_tuning(self, tuning: Tuning) -> None:
+        raise NotImplementedError

@@ -43,11 +43,6 @@ SWEEP_MAX_UNITS = 10_000
 DEFAULT_SWEEP = {"topic": "topic_depth", "seed": "std_k"}
 
 
-def sweep_case(pipe: Pipeline, gold: list[int], weights: Any) -> Case:
-    """The open run's chunks and vectors as a `Case` (`engine.evaluate.Case.of_pipeline`)."""
-    return Case.of_pipeline(pipe, gold, weights)
-
-
 def sweep_values(knob: Knob, current: Any, points: int) -> list[Any]:
     """`points` values of `knob` over its slider's range, the last one the open value (∞)
     when the slider's end stands for it, and the value in force (`current`) one of them,
@@ -79,13 +74,10 @@ def on_slider_steps(pipe: Pipeline, found: Pipeline, count: int, n: int) -> tupl
     slider shows the value in force and the next move of another slider keeps it. Of the
     two steps around the found value, the one whose count is nearer `n` (on a tie, the
     nearer value); the count is monotonic in the knob, so no other step is nearer."""
-    from dataclasses import replace
-
     from engine.evaluate import sweepable_knobs
 
-    topic = pipe.params.merge.mode == "topic"
-    knob = sweepable_knobs()["topic_depth" if topic else "threshold"][0]
-    value = found.params.topic.topic_depth if topic else found.params.merge.threshold
+    knob = sweepable_knobs()[pipe.count_knob()][0]
+    value = found.count_knob_value()
     spec = knob.slider
     if spec is None or not isinstance(value, int | float):
         return found, count
@@ -94,10 +86,7 @@ def on_slider_steps(pipe: Pipeline, found: Pipeline, count: int, n: int) -> tupl
     best: tuple[int, float, Pipeline, int] | None = None
     for i in dict.fromkeys((below, min(below + 1, last))):
         x = round(spec.lo + i * spec.step, 6)
-        if topic:
-            at = pipe.with_params(topic=replace(pipe.params.topic, topic_depth=x))
-        else:
-            at = pipe.with_params(merge=replace(pipe.params.merge, threshold=x))
+        at = pipe.with_count_knob(x)
         got = len(at.merged().chunks)
         key = (abs(got - n), abs(x - value))
         if best is None or key < best[:2]:
@@ -203,7 +192,7 @@ class SweepDriver(WorkbenchHost):
 
         try:
             values = sweep_values(knob, tuning.values().get(knob.name), points)
-            case = sweep_case(pipe, gold, weights)
+            case = Case.of_pipeline(pipe, gold, weights)
             mode = tuning.merge.mode
             tokens = None
             if mode == "seed" and tuning.merge.max_chunk_tokens is not None:
@@ -262,8 +251,7 @@ class SweepDriver(WorkbenchHost):
                     description="chunk count",
                 )
 
-        mode = self.state.tuning.merge.mode
-        knob = "topic depth" if mode == "topic" else "threshold"
+        knob = self.pipe.count_knob().replace("_", " ")
         self.push_screen(
             PromptScreen(
                 f"Merged chunks wanted (the {knob} moves to give them)", "", validate=validate
@@ -280,24 +268,19 @@ class SweepDriver(WorkbenchHost):
             self.post_message(WorkFailed(e, "N chunks failed"))
             return
         note = pipe.chunk_count_note(n, found, count)
-        if pipe.params.merge.mode == "topic":
-            knob, values = "topic depth", {"topic_depth": found.params.topic.topic_depth}
-        else:
-            knob, values = "threshold", {"threshold": found.params.merge.threshold}
+        name = pipe.count_knob()
+        knob, values = name.replace("_", " "), {name: found.count_knob_value()}
         if exact and count != n:
             note = (
                 f"the {knob} that gives them lies between the slider's steps; the closest "
-                f"is {count}, at {knob} {next(iter(values.values())):g}"
+                f"is {count}, at {knob} {values[name]:g}"
             )
         self.call_from_thread(self._apply_chunk_count, pipe, values, n, note)
 
     def _apply_chunk_count(self, pipe: Pipeline, values: dict[str, Any], n: int, note: str) -> None:
         if self.pipe is None or not self.pipe.same_file(pipe):
             return  # another file was opened meanwhile
-        self.request_run(self.state.tuning.with_values(values), force=True)
-        bench = self.workbench
-        if bench is not None:
-            bench.show_params(self.state.tuning)
+        self.apply_tuning(self.state.tuning.with_values(values))
         self.post_message(Notice(f"{n} chunks: {note}"))
 
     # ------------------------------------------------------------------ auto-tune
@@ -331,9 +314,6 @@ class SweepDriver(WorkbenchHost):
 
         def chosen(result: Tuning | None) -> None:
             if result is not None:
-                self.request_run(result, force=True)
-                bench = self.workbench
-                if bench is not None:
-                    bench.show_params(result)
+                self.apply_tuning(result)
 
         self.push_screen(TuneScreen(self.pipe, tuning, [1, *marks.starts], marks.weights()), chosen)

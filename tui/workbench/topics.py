@@ -36,7 +36,6 @@ class FileMarks:
     path: str
     digest: str
     starts: tuple[int, ...] = ()
-    lines: int = 0  # the file's line count (marks beyond it are refused)
     origin: str = "saved"  # saved | gold (opened with --gold GOLD)
     _weights: list[Any] = field(default_factory=list, repr=False, compare=False)
 
@@ -52,15 +51,13 @@ class FileMarks:
 def read_file_marks(path: str, gold: str | None = None) -> tuple[FileMarks, str | None]:
     """The marks of `path` (a gold file's starts when `gold` is given, else the saved
     ones), and a problem to report (the file's marks are then empty)."""
-    from engine.evaluate import line_weights
     from engine.gold import GoldError, content_hash, load_marks, read_gold
 
     digest = content_hash(path)
-    weights = line_weights(path)
-    base = FileMarks(path, digest, (), len(weights), _weights=[weights])
+    base = FileMarks(path, digest)  # its line weights are read when first scored
     try:
         if gold is not None:
-            starts = read_gold(gold, lines=len(weights))
+            starts = read_gold(gold, lines=len(base.weights()))
             return replace(base, starts=clean_marks(starts), origin="gold"), None
         return replace(base, starts=clean_marks(load_marks(path, digest))), None
     except GoldError as e:
