@@ -19,6 +19,11 @@ then merge_chunks runs) so that background load hits both alike; the garbage
 collector stays on, as in real use, after a `gc.collect()` before each run so
 that no run pays for the previous one's garbage. A literal run over 60 s is
 timed once.
+
+`merge_chunks` shares the vector work of large passes between threads
+(`engine.parallel.default_threads`: the cores this process may use, at most 4);
+the "one thread" column is `merge(..., threads=1)`, the same loop on this
+thread alone (the reference is single-threaded), timed in the same interleaving.
 """
 
 from __future__ import annotations
@@ -251,12 +256,15 @@ def bench_size(n: int) -> tuple[list[str], list[str]]:
             fast_times.append(_timed(lambda: merge_chunks(chunks, emb, MAX_CHUNK_CHARS)))
     ref_out = reference_merge_chunks(chunks, emb, MAX_CHUNK_CHARS)
     same_as_ref = _spans_of(ref_out, chunks) == result.spans
-    ref_times = []
-    for _ in range(REFERENCE_RUNS):  # interleaved with merge_chunks runs
+    one_thread = MergeParams(max_chunk_chars=MAX_CHUNK_CHARS)
+    assert merge(chunks, emb, one_thread, threads=1).spans == result.spans
+    ref_times, one_times = [], []
+    for _ in range(REFERENCE_RUNS):  # interleaved with merge_chunks runs, on 1 thread and all
         ref_times.append(_timed(lambda: reference_merge_chunks(chunks, emb, MAX_CHUNK_CHARS)))
         fast_times.append(_timed(lambda: merge_chunks(chunks, emb, MAX_CHUNK_CHARS)))
+        one_times.append(_timed(lambda: merge(chunks, emb, one_thread, threads=1)))
     lit_s, fast_s = statistics.median(lit_times), statistics.median(fast_times)
-    ref_s = statistics.median(ref_times)
+    ref_s, one_s = statistics.median(ref_times), statistics.median(one_times)
     ref_ratio = ref_s / fast_s
     if not same_as_ref:
         notes.append(
@@ -279,6 +287,7 @@ def bench_size(n: int) -> tuple[list[str], list[str]]:
         f"{_fmt(ref_s)} ({len(ref_times)})",
         f"{ref_ratio:.1f}x"
         + ("" if n < 10_000 else (" met" if ref_ratio >= REFERENCE_TARGET else " MISSED")),
+        f"{_fmt(one_s)} ({len(one_times)}) {ref_s / one_s:.1f}x",
         "yes" if same_as_ref else "literal only",
         target or "-",
     ]
@@ -333,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
         "speed-up",
         "reference median (runs)",
         "vs reference (>= 10x)",
+        "one thread, vs reference",
         "identical",
         "target",
     ]

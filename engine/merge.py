@@ -47,6 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.model import Chunk, Span, chunks_from_spans
+from engine.parallel import default_threads, run_shared
 from engine.params import SliderSpec, check_fields, knob
 
 FloatArray = npt.NDArray[np.float64]
@@ -76,6 +77,8 @@ _MAX_PASSES = 3
 # Bytes of member vectors gathered at a time when replaying running means, so
 # that a block stays in cache while it is updated.
 _BLOCK_BYTES = 1 << 19
+# Row work below this many bytes stays on one thread (handing it over costs more).
+_PARALLEL_MIN_BYTES = 1 << 21
 
 __all__ = [
     "CUT_CODES",
@@ -85,6 +88,7 @@ __all__ = [
     "MergeParams",
     "MergeResult",
     "PassTrace",
+    "char_counts",
     "cosine_similarities",
     "merge",
     "merge_chunks",
@@ -392,8 +396,8 @@ def cosine_similarities(embeddings: npt.ArrayLike) -> FloatArray:
         raise ValueError(f"embeddings must be a 2-D array, got shape {e.shape}")
     if len(e) < 2:
         return np.zeros(0, dtype=np.float64)
-    norms, dots = _norms_and_dots(e)
-    return _cosines(dots, norms)
+    ws = _Workspace(e, default_threads())
+    return _cosines(ws.dots, ws.norms)
 
 
 def _as_embeddings(embeddings: npt.ArrayLike) -> npt.NDArray[np.floating]:
@@ -451,6 +455,46 @@ def _partition(
     return starts, np.sort(refused_after) - 1
 
 
+class _Scratch:
+    """One thread's reused blocks: the groups' running vectors, the members being added,
+    and (for a float32 input) the narrow rows read before widening."""
+
+    def __init__(self, rows: int, d: int, dtype: np.dtype[np.floating]) -> None:
+        self.cur = np.empty((rows, d), dtype=np.float64)
+        self.new = np.empty((rows, d), dtype=np.float64)
+        self.narrow = np.empty((rows, d), dtype=dtype) if dtype != np.float64 else None
+        self._wide: FloatArray | None = None
+
+    def widened(self, block: npt.NDArray[np.floating]) -> FloatArray:
+        """``block`` as float64: itself, or widened into a reused buffer (a fresh array
+        per block would fault its pages in every time)."""
+        if block.dtype == np.float64:
+            return block.astype(np.float64, copy=False)  # no copy: typed as float64
+        if self._wide is None or len(self._wide) < len(block):
+            self._wide = np.empty(block.shape, dtype=np.float64)
+        wide = self._wide[: len(block)]
+        np.copyto(wide, block)
+        return wide
+
+
+Task = Callable[[_Scratch], None]
+
+
+def _gather(
+    w: npt.NDArray[np.floating], rows: IntArray, out: FloatArray, s: _Scratch
+) -> FloatArray:
+    """``out[:] = w[rows]`` in float64, through ``s.narrow`` when ``w`` is narrower."""
+    narrow = s.narrow
+    if narrow is None or w.dtype == np.float64:  # after the first pass, always
+        return np.take(w, rows, axis=0, out=out, mode="clip")
+    step = len(narrow)
+    for r0 in range(0, len(rows), step):
+        part = rows[r0 : r0 + step]
+        np.take(w, part, axis=0, out=narrow[: len(part)], mode="clip")
+        out[r0 : r0 + len(part)] = narrow[: len(part)]
+    return out
+
+
 class _Workspace:
     """Vectors, norms and neighbour dots of the current pass input, and their update.
 
@@ -461,30 +505,53 @@ class _Workspace:
     at a time, each block widened to float64 before any arithmetic (which is
     what converting the whole array first would give, bit for bit), so only the
     first pass's output (one row per merged chunk) is ever float64 in memory.
+
+    The row work of a large pass (norms and dots, running means, copies) is cut
+    into blocks shared by ``threads`` threads (`engine.parallel`): numpy releases
+    the GIL inside each block's operations, and every value is computed by the
+    same operations whichever thread runs its block, so the result does not
+    depend on the number of threads.
     """
 
-    def __init__(self, w: npt.NDArray[np.floating]) -> None:
+    def __init__(self, w: npt.NDArray[np.floating], threads: int) -> None:
         self.w = w
-        self.norms, self.dots = _norms_and_dots(w)
-        self._buffers: list[FloatArray] = []
+        self.threads = threads
         d = w.shape[1]
-        self._row_bytes = max(8, d * 8)
-        rows = max(1, _BLOCK_BYTES // self._row_bytes)
-        self._cur = np.empty((rows, d), dtype=np.float64)
-        self._new = np.empty((rows, d), dtype=np.float64)
-        self._narrow = np.empty((rows, d), dtype=w.dtype) if w.dtype != np.float64 else None
+        rows = max(1, _BLOCK_BYTES // max(8, d * 8))
+        self._scratch = [_Scratch(rows, d, w.dtype) for _ in range(max(1, threads))]
+        self.norms, self.dots = self._norms_and_dots(w)
+        self._buffers: list[FloatArray] = []
 
-    def _gather(self, rows: IntArray, out: FloatArray) -> FloatArray:
-        """``out[:] = w[rows]`` in float64, through a scratch block when ``w`` is narrower."""
-        w, narrow = self.w, self._narrow
-        if narrow is None or w.dtype == np.float64:  # after the first pass, always
-            return np.take(w, rows, axis=0, out=out, mode="clip")
-        step = len(narrow)
-        for r0 in range(0, len(rows), step):
-            part = rows[r0 : r0 + step]
-            np.take(w, part, axis=0, out=narrow[: len(part)], mode="clip")
-            out[r0 : r0 + len(part)] = narrow[: len(part)]
-        return out
+    def _run(self, tasks: list[Task], nbytes: int) -> None:
+        """Run every task once, on this thread alone or shared with the pool's."""
+        parts = self.threads if nbytes >= _PARALLEL_MIN_BYTES else 1
+        run_shared(tasks, self._scratch[:parts])
+
+    def _norms_and_dots(
+        self, w: npt.NDArray[np.floating], with_norms: bool = True
+    ) -> tuple[FloatArray, FloatArray]:
+        """Row norms (unless not ``with_norms``: then empty) and neighbour dots in float64,
+        reading ``w`` once in blocks shared by the threads (each block widened to float64
+        first when ``w`` is float32)."""
+        n = len(w)
+        norms = np.empty(n if with_norms else 0, dtype=np.float64)
+        dots = np.empty(max(0, n - 1), dtype=np.float64)
+        # larger blocks than the running means' (a vecdot call costs microseconds to set
+        # up, and a row is read once here): fastest measured, on one thread or two
+        step = max(2, 4 * len(self._scratch[0].cur))
+
+        def block(r0: int) -> Task:
+            def run(s: _Scratch) -> None:
+                # one row of overlap for the last dot
+                rows = s.widened(w[r0 : min(n, r0 + step + 1)])
+                if with_norms:
+                    norms[r0 : r0 + step] = _row_norms(rows[:step])
+                dots[r0 : r0 + len(rows) - 1] = _neighbour_dots(rows)
+
+            return run
+
+        self._run([block(r0) for r0 in range(0, n, step)], w.nbytes)
+        return norms, dots
 
     def _output(self, n_out: int) -> FloatArray:
         """A buffer of ``n_out`` rows that is not the current input."""
@@ -504,49 +571,72 @@ class _Workspace:
         """
         n_out = len(starts)
         out = self._output(n_out)
-        self._gather(starts, out)  # first members; final for singletons
         norms: FloatArray = self.norms[starts]
         merged = counts >= 2
         groups = np.flatnonzero(merged)
-        if len(groups):
-            self._running_means(starts, counts, groups, out, norms)
+        singles = np.flatnonzero(~merged)
+        per_block = len(self._scratch[0].cur)
+        tasks = [
+            self._copy_task(singles[r0 : r0 + per_block], starts, out)
+            for r0 in range(0, len(singles), per_block)
+        ]
+        # largest groups first, in cache-sized blocks: the groups still running at
+        # step k are a prefix of their block; taking blocks in turn balances threads
+        order = groups[np.argsort(-counts[groups], kind="stable")]
+        tasks[:0] = [
+            self._mean_task(order[b0 : b0 + per_block], starts, counts, out, norms)
+            for b0 in range(0, len(order), per_block)
+        ]
+        member_rows = int(counts[groups].sum()) + len(singles)
+        self._run(tasks, member_rows * self._row_bytes)
         dots = np.empty(max(0, n_out - 1), dtype=np.float64)
         if n_out >= 2:
             kept = ~(merged[:-1] | merged[1:])
             dots[kept] = self.dots[starts[:-1][kept]]
             changed = np.flatnonzero(~kept)
             if 4 * len(changed) > n_out:
-                dots[changed] = _neighbour_dots(out)[changed]
+                dots[changed] = self._norms_and_dots(out, with_norms=False)[1][changed]
             elif len(changed):
                 dots[changed] = _row_dots(out[changed], out[changed + 1])
         self.w, self.norms, self.dots = out, norms, dots
 
-    def _running_means(
+    @property
+    def _row_bytes(self) -> int:
+        return max(8, int(self.w.shape[1]) * 8)
+
+    def _copy_task(self, singles: IntArray, starts: IntArray, out: FloatArray) -> Task:
+        """Copy the vectors of chunks that merged with nothing."""
+        w = self.w
+
+        def run(s: _Scratch) -> None:
+            out[singles] = _gather(w, starts[singles], s.cur[: len(singles)], s)
+
+        return run
+
+    def _mean_task(
         self,
+        placed: IntArray,
         starts: IntArray,
         counts: IntArray,
-        groups: IntArray,
         out: FloatArray,
         norms: FloatArray,
-    ) -> None:
-        """Replay the reference running mean of every merged group into ``out``/``norms``.
+    ) -> Task:
+        """Replay the reference running mean of the merged groups ``placed`` (largest first)
+        into ``out``/``norms``.
 
         ``vec = v_1``, then ``vec = vec + (v_k - vec) / k`` for ``k = 2..count``:
         the same float64 operations in the same order as the sequential loop,
-        batched over groups, so every vector is bit-identical to the
-        reference's. Groups are taken largest first in cache-sized blocks, so
-        the groups still running at step ``k`` are a prefix of their block.
+        batched over groups, so every vector is bit-identical to the reference's.
         """
-        order = groups[np.argsort(-counts[groups], kind="stable")]
-        sizes, firsts = counts[order], starts[order]
-        per_block = len(self._cur)
-        for b0 in range(0, len(order), per_block):
-            first, size = firsts[b0 : b0 + per_block], sizes[b0 : b0 + per_block]
+        w = self.w
+        first, size = starts[placed], counts[placed]
+
+        def run(s: _Scratch) -> None:
             m, top = len(first), int(size[0])
-            cur = self._gather(first, self._cur[:m])
+            cur = _gather(w, first, s.cur[:m], s)
             running = np.searchsorted(-size, -np.arange(2, top + 1), side="right").tolist()
             for k, mk in enumerate(running, start=2):
-                new = self._gather(first[:mk] + (k - 1), self._new[:mk])
+                new = _gather(w, first[:mk] + (k - 1), s.new[:mk], s)
                 head = cur[:mk]
                 np.subtract(new, head, out=new)
                 if k & (k - 1):
@@ -554,24 +644,10 @@ class _Workspace:
                 else:  # x * 2**-j is exactly x / 2**j: same rounding, cheaper
                     np.multiply(new, 1.0 / k, out=new)
                 np.add(head, new, out=head)
-            placed = order[b0 : b0 + per_block]
             out[placed] = cur
             norms[placed] = _row_norms(cur)
 
-
-def _norms_and_dots(w: npt.NDArray[np.floating]) -> tuple[FloatArray, FloatArray]:
-    """Row norms and neighbour dots in float64, reading ``w`` once (cache-sized blocks,
-    each widened to float64 first when ``w`` is float32)."""
-    n = len(w)
-    norms = np.empty(n, dtype=np.float64)
-    dots = np.empty(max(0, n - 1), dtype=np.float64)
-    step = max(2, _BLOCK_BYTES // max(8, w.shape[1] * 8))
-    for r0 in range(0, n, step):
-        # one row of overlap for the last dot
-        block = w[r0 : min(n, r0 + step + 1)].astype(np.float64, copy=False)
-        norms[r0 : r0 + step] = _row_norms(block[:step])
-        dots[r0 : r0 + len(block) - 1] = _neighbour_dots(block)
-    return norms, dots
+        return run
 
 
 # --------------------------------------------------------------------------- the loop
@@ -600,17 +676,22 @@ def _validate(
         if n and int(sizes.min()) < 0:
             raise ValueError("token_counts must be >= 0")
     else:
-        sizes = _char_sizes(chunks)
+        sizes = char_counts(chunks)
     return w, sizes
 
 
-def _char_sizes(chunks: Sequence[Chunk]) -> IntArray:
-    """Each chunk's ``len(text)`` without building the text (`Chunk.chars`, for all
-    chunks at once): a line is ``role + ": " + text``, lines are joined by newlines."""
+def char_counts(chunks: Sequence[Chunk]) -> IntArray:
+    """Every chunk's `Chunk.chars` (``len(text)``) as an array, without building a text.
+
+    When every text is already built (the token counter and the embedder read
+    them) these are their lengths; otherwise arithmetic on the turns: a line is
+    ``role + ": " + text``, and the lines are joined by newlines.
+    """
     n = len(chunks)
-    texts = list(map(_cached_text, chunks))
-    if None not in texts:  # every text already built (tokens, embeddings): its length
-        return np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    try:  # len(None) raises: some text is not built yet
+        return np.fromiter(map(len, map(_cached_text, chunks)), dtype=np.int64, count=n)
+    except TypeError:
+        pass
     per_chunk = list(map(_turns, chunks))
     k = np.fromiter(map(len, per_chunk), dtype=np.int64, count=n)
     flat = list(chain.from_iterable(per_chunk))
@@ -631,18 +712,22 @@ def merge(
     params: MergeParams = MergeParams(),
     token_counts: Sequence[int] | None = None,
     log: Callable[[str], None] | None = None,
+    *,
+    threads: int | None = None,
 ) -> MergeResult:
     """Run the merge loop on ``chunks`` (one embedding row each) and trace it.
 
     ``token_counts`` (one per chunk) is needed when ``params.max_chunk_tokens``
     is set. ``log`` gets one line per pass, e.g.
-    ``pass 1: 137 -> 61 chunks (threshold 0.1423)``. Raises ValueError on
-    mismatched lengths or non-finite embeddings.
+    ``pass 1: 137 -> 61 chunks (threshold 0.1423)``. ``threads`` share the
+    vector work of large passes (default `engine.parallel.default_threads`);
+    the result is the same for any number. Raises ValueError on mismatched
+    lengths or non-finite embeddings.
     """
     w, sizes = _validate(chunks, embeddings, params, token_counts)
     n = len(chunks)
     cap = params.cap
-    ws = _Workspace(w)
+    ws = _Workspace(w, default_threads() if threads is None else max(1, threads))
     if not np.isfinite(ws.norms).all():
         raise ValueError("embeddings must be finite (no NaN or inf, norms must not overflow)")
 

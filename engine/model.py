@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import chain, islice
+from itertools import islice
 from typing import NamedTuple, TypeVar
 
 _T = TypeVar("_T")
@@ -160,21 +160,26 @@ Span = tuple[int, int]
 """A half-open range ``[start, end)`` of indices into the stage before."""
 
 
-def join_chunks(chunks: Sequence[Chunk]) -> Chunk:
+def join_chunks(chunks: Iterable[Chunk]) -> Chunk:
     """One chunk holding every turn of `chunks`, in order."""
-    return Chunk(list(chain.from_iterable([c.turns for c in chunks])))
+    turns: list[Turn] = []
+    extend = turns.extend  # cheaper than chaining the lists (the merge loop builds many)
+    for c in chunks:
+        extend(c.turns)
+    return Chunk(turns)
 
 
 def chunks_from_spans(
     chunks: Sequence[Chunk], spans: Iterable[Span], progress: Progress | None = None
 ) -> list[Chunk]:
-    """Build the chunks that `spans` describe over `chunks`."""
+    """Build the chunks that `spans` describe over `chunks` (a one-chunk span is that chunk)."""
     out: list[Chunk] = []
+    append = out.append
     for start, end in with_progress(spans, progress):
         if end - start == 1:
-            out.append(chunks[start])
+            append(chunks[start])
         else:
-            out.append(join_chunks(chunks[start:end]))
+            append(join_chunks(chunks[start:end]))
     return out
 
 

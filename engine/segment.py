@@ -47,7 +47,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from engine.merge import CUT_CODES, MergeParams, MergeResult
+from engine.merge import CUT_CODES, MergeParams, MergeResult, char_counts
 from engine.model import Chunk, chunks_from_spans
 from engine.params import SliderSpec, check_fields, knob
 
@@ -235,7 +235,7 @@ def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> 
     after it. `sizes` (each chunk's ``chars``) saves computing them again."""
     n = len(chunks)
     out = np.zeros(max(n - 1, 0))
-    totals = (sizes if sizes is not None else _sizes(chunks)).tolist()
+    totals = (sizes if sizes is not None else char_counts(chunks)).tolist()
     prev_role: str | None = None
     prev_index: object = object()
     prev_ts = None
@@ -271,11 +271,6 @@ def _as_vectors(vectors: npt.ArrayLike) -> FloatArray:
     return v
 
 
-def _sizes(chunks: Sequence[Chunk]) -> IntArray:
-    """Each chunk's ``chars``."""
-    return np.fromiter((c.chars for c in chunks), dtype=np.int64, count=len(chunks))
-
-
 def _offsets(sizes: IntArray) -> IntArray:
     """Where each chunk starts in the text (one newline between chunks), and the end."""
     chars = np.zeros(len(sizes) + 1, dtype=np.int64)
@@ -301,7 +296,7 @@ class TopicFrame:
 def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     """The `TopicFrame` of `chunks` and their `vectors`."""
     v = _as_vectors(vectors)
-    sizes = _sizes(chunks)
+    sizes = char_counts(chunks)
     cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
     return TopicFrame(chunks, v, sizes, _offsets(sizes), cum, structure_points(chunks, sizes))
 

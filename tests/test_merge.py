@@ -27,7 +27,7 @@ from engine.merge import (
     Cut,
     MergeParams,
     MergeResult,
-    _char_sizes,
+    char_counts,
     cosine_similarities,
     merge,
     merge_chunks,
@@ -661,12 +661,14 @@ def test_float32_input_equals_the_literal_loop_on_its_float64_widening(
         assert np.array_equal(result.vectors, np.array(vectors))
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize("block_bytes", [8, 40, 1 << 19])
 def test_float32_input_read_in_blocks_is_bit_identical(
-    monkeypatch: pytest.MonkeyPatch, block_bytes: int
+    monkeypatch: pytest.MonkeyPatch, block_bytes: int, threads: int
 ) -> None:
     """The first pass reads a float32 input a block of rows at a time (never a whole
-    float64 copy); with blocks of one or a few rows the result must not change."""
+    float64 copy); with blocks of one or a few rows, shared by several threads
+    (every pass large enough to be shared), the result must not change."""
     import engine.merge as merge_module
 
     rng = np.random.default_rng(7)
@@ -676,7 +678,8 @@ def test_float32_input_read_in_blocks_is_bit_identical(
     emb32 = emb32.astype(np.float32)
     chunks = chunks_of(rng.integers(PREFIX + 1, 60, size=n).tolist())
     monkeypatch.setattr(merge_module, "_BLOCK_BYTES", block_bytes)
-    result = merge(chunks, emb32, MergeParams(max_chunk_chars=600))
+    monkeypatch.setattr(merge_module, "_PARALLEL_MIN_BYTES", 0)
+    result = merge(chunks, emb32, MergeParams(max_chunk_chars=600), threads=threads)
     literal, vectors, thresholds = literal_merge(
         chunks, emb32.astype(np.float64), max_chunk_chars=600
     )
@@ -689,13 +692,60 @@ def test_float32_input_read_in_blocks_is_bit_identical(
 
 
 @fast
+@given(merge_inputs(), st.integers(2, 4), st.sampled_from([8, 64, 1 << 19]))
+def test_threads_share_the_work_and_change_nothing(
+    data: tuple[list[Chunk], FloatArray, int], threads: int, block_bytes: int
+) -> None:
+    """Every pass shared by 2-4 threads (blocks of one row up to the default) gives the
+    literal loop's spans, thresholds and vectors, bit for bit."""
+    import engine.merge as merge_module
+
+    chunks, emb, cap = data
+    saved = merge_module._PARALLEL_MIN_BYTES, merge_module._BLOCK_BYTES
+    merge_module._PARALLEL_MIN_BYTES, merge_module._BLOCK_BYTES = 0, block_bytes
+    try:
+        result = merge(chunks, emb, MergeParams(max_chunk_chars=cap), threads=threads)
+    finally:
+        merge_module._PARALLEL_MIN_BYTES, merge_module._BLOCK_BYTES = saved
+    literal, vectors, thresholds = literal_merge(chunks, emb, max_chunk_chars=cap)
+    assert result.spans == spans_from_merged(literal)
+    assert result.thresholds == thresholds
+    if chunks:
+        assert np.array_equal(result.vectors, np.array(vectors))
+
+
+def test_threads_give_the_one_thread_result_on_a_large_input() -> None:
+    """Passes above the sharing threshold (several MB of vectors) merge alike on 1 and 2
+    threads, float64 and float32."""
+    rng = np.random.default_rng(11)
+    n, dims = 3000, 256
+    topics = rng.normal(size=(n // 20, dims))
+    emb = np.repeat(topics, 20, axis=0) + rng.normal(size=(n, dims))
+    chunks = chunks_of(rng.integers(PREFIX + 1, 400, size=n).tolist())
+    for e in (emb, emb.astype(np.float32)):
+        one = merge(chunks, e, MergeParams(max_chunk_chars=4000), threads=1)
+        two = merge(chunks, e, MergeParams(max_chunk_chars=4000), threads=2)
+        assert len(one.passes) >= 2 and len(one.chunks) < n / 5
+        assert one.spans == two.spans and one.thresholds == two.thresholds
+        assert np.array_equal(one.vectors, two.vectors)
+
+
+@fast
 @given(
     st.lists(
         st.lists(st.tuples(st.text(max_size=6), st.text(max_size=12)), max_size=4),
         max_size=6,
-    )
+    ),
+    st.lists(st.booleans(), max_size=6),
 )
-def test_char_sizes_are_the_text_lengths(spec: list[list[tuple[str, str]]]) -> None:
+def test_char_counts_are_the_text_lengths(
+    spec: list[list[tuple[str, str]]], built: list[bool]
+) -> None:
+    """With every text built, none, or some (the arithmetic path)."""
     chunks = [Chunk(turns=[Turn(None, r, t) for r, t in turns]) for turns in spec]
-    assert _char_sizes(chunks).tolist() == [len(c.text) for c in chunks]
-    assert [c.chars for c in chunks] == [len(c.text) for c in chunks]
+    for chunk, build in zip(chunks, built, strict=False):
+        if build:
+            _ = chunk.text
+    expected = ["\n".join(f"{t.role}: {t.text}" for t in c.turns) for c in chunks]
+    assert char_counts(chunks).tolist() == [len(e) for e in expected]
+    assert [c.chars for c in chunks] == [len(e) for e in expected]
