@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from engine.merge import char_counts
 from engine.model import Chunk
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ def build_view(
     compact_chars = derived.get(
         "compact-chars",
         compacted,
-        lambda: np.fromiter((c.chars for c in compacted), dtype=np.int64, count=len(compacted)),
+        lambda: char_counts(compacted),
     )
     merged_chars = _sum_spans(compact_chars, spans, 1)
     left_owner: np.ndarray | None
