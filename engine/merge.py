@@ -498,13 +498,15 @@ def _gather(
 class _Workspace:
     """Vectors, norms and neighbour dots of the current pass input, and their update.
 
-    Pass outputs alternate between two buffers allocated once (pass outputs only
-    shrink), and gathers go to reused scratch blocks, so the loop neither
-    allocates nor page-faults per pass. The caller's array is only read, and a
-    float32 input is never copied whole: the first pass reads it a block of rows
-    at a time, each block widened to float64 before any arithmetic (which is
-    what converting the whole array first would give, bit for bit), so only the
-    first pass's output (one row per merged chunk) is ever float64 in memory.
+    The first pass writes its output (one row per merged chunk) to a float64
+    buffer; every later pass updates that buffer in place: a merged group's mean
+    goes to the row of its first member, a chunk that merged with nothing is not
+    copied, and ``rows`` says which buffer row holds each chunk of the pass input
+    (late passes merge few chunks, so they cost little). Gathers go to reused
+    scratch blocks. The caller's array is only read, and a float32 input is
+    never copied whole: the first pass reads it a block of rows at a time, each
+    block widened to float64 before any arithmetic (which is what converting the
+    whole array first would give, bit for bit).
 
     The row work of a large pass (norms and dots, running means, copies) is cut
     into blocks shared by ``threads`` threads (`engine.parallel`): numpy releases
@@ -520,7 +522,8 @@ class _Workspace:
         rows = max(1, _BLOCK_BYTES // max(8, d * 8))
         self._scratch = [_Scratch(rows, d, w.dtype) for _ in range(max(1, threads))]
         self.norms, self.dots = self._norms_and_dots(w)
-        self._buffers: list[FloatArray] = []
+        self.rows: IntArray | None = None  # buffer row of each input chunk; None: the same
+        self._buf: FloatArray | None = None  # the buffer, once the first pass has made it
 
     def _run(self, tasks: list[Task], nbytes: int) -> None:
         """Run every task once, on this thread alone or shared with the pool's."""
@@ -553,14 +556,11 @@ class _Workspace:
         self._run([block(r0) for r0 in range(0, n, step)], w.nbytes)
         return norms, dots
 
-    def _output(self, n_out: int) -> FloatArray:
-        """A buffer of ``n_out`` rows that is not the current input."""
-        for buf in self._buffers:
-            if len(buf) >= n_out and not np.may_share_memory(buf, self.w):
-                return buf[:n_out]
-        buf = np.empty((n_out, self.w.shape[1]), dtype=np.float64)
-        self._buffers = [b for b in self._buffers if np.may_share_memory(b, self.w)] + [buf]
-        return buf
+    def vectors(self) -> FloatArray:
+        """The vectors of the current chunks, a float64 array of their own."""
+        if self.rows is None:
+            return np.array(self.w, dtype=np.float64)
+        return np.take(self.w, self.rows, axis=0)
 
     def advance(self, starts: IntArray, counts: IntArray) -> None:
         """Replace the pass input by the pass output (groups ``starts``/``counts``).
@@ -570,35 +570,45 @@ class _Workspace:
         pass input); only merged groups and the pairs touching them are computed.
         """
         n_out = len(starts)
-        out = self._output(n_out)
-        norms: FloatArray = self.norms[starts]
         merged = counts >= 2
         groups = np.flatnonzero(merged)
         singles = np.flatnonzero(~merged)
         per_block = len(self._scratch[0].cur)
-        tasks = [
-            self._copy_task(singles[r0 : r0 + per_block], starts, out)
-            for r0 in range(0, len(singles), per_block)
-        ]
+        out: FloatArray
+        if self._buf is not None:  # in place: singles stay where they are
+            out, index = self._buf, self.rows
+            new_rows = starts if index is None else index[starts]
+            tasks: list[Task] = []
+            nbytes = 0
+        else:  # the first pass: a new buffer in output order, singles copied
+            out, index, new_rows = np.empty((n_out, self.w.shape[1]), dtype=np.float64), None, None
+            tasks = [
+                self._copy_task(singles[r0 : r0 + per_block], starts, out)
+                for r0 in range(0, len(singles), per_block)
+            ]
+            nbytes = len(singles) * self._row_bytes
+        norms: FloatArray = self.norms[starts]
         # largest groups first, in cache-sized blocks: the groups still running at
         # step k are a prefix of their block; taking blocks in turn balances threads
         order = groups[np.argsort(-counts[groups], kind="stable")]
         tasks[:0] = [
-            self._mean_task(order[b0 : b0 + per_block], starts, counts, out, norms)
+            self._mean_task(order[b0 : b0 + per_block], starts, counts, index, out, norms)
             for b0 in range(0, len(order), per_block)
         ]
-        member_rows = int(counts[groups].sum()) + len(singles)
-        self._run(tasks, member_rows * self._row_bytes)
+        self._run(tasks, nbytes + int(counts[groups].sum()) * self._row_bytes)
         dots = np.empty(max(0, n_out - 1), dtype=np.float64)
         if n_out >= 2:
             kept = ~(merged[:-1] | merged[1:])
             dots[kept] = self.dots[starts[:-1][kept]]
             changed = np.flatnonzero(~kept)
-            if 4 * len(changed) > n_out:
+            if new_rows is None and 4 * len(changed) > n_out:
                 dots[changed] = self._norms_and_dots(out, with_norms=False)[1][changed]
             elif len(changed):
-                dots[changed] = _row_dots(out[changed], out[changed + 1])
-        self.w, self.norms, self.dots = out, norms, dots
+                left = changed if new_rows is None else new_rows[changed]
+                right = changed + 1 if new_rows is None else new_rows[changed + 1]
+                dots[changed] = _row_dots(out[left], out[right])
+        self.w = self._buf = out
+        self.rows, self.norms, self.dots = new_rows, norms, dots
 
     @property
     def _row_bytes(self) -> int:
@@ -618,11 +628,13 @@ class _Workspace:
         placed: IntArray,
         starts: IntArray,
         counts: IntArray,
+        index: IntArray | None,
         out: FloatArray,
         norms: FloatArray,
     ) -> Task:
         """Replay the reference running mean of the merged groups ``placed`` (largest first)
-        into ``out``/``norms``.
+        into ``out``/``norms``: at the group's place in a new buffer, or (``out`` is the
+        input) at its first member's row. ``index`` maps input chunks to rows of ``w``.
 
         ``vec = v_1``, then ``vec = vec + (v_k - vec) / k`` for ``k = 2..count``:
         the same float64 operations in the same order as the sequential loop,
@@ -630,13 +642,17 @@ class _Workspace:
         """
         w = self.w
         first, size = starts[placed], counts[placed]
+        in_place = out is self._buf  # else a new buffer in output order
+
+        def rows_of(chunks: IntArray) -> IntArray:
+            return chunks if index is None else index[chunks]
 
         def run(s: _Scratch) -> None:
             m, top = len(first), int(size[0])
-            cur = _gather(w, first, s.cur[:m], s)
+            cur = _gather(w, rows_of(first), s.cur[:m], s)
             running = np.searchsorted(-size, -np.arange(2, top + 1), side="right").tolist()
             for k, mk in enumerate(running, start=2):
-                new = _gather(w, first[:mk] + (k - 1), s.new[:mk], s)
+                new = _gather(w, rows_of(first[:mk] + (k - 1)), s.new[:mk], s)
                 head = cur[:mk]
                 np.subtract(new, head, out=new)
                 if k & (k - 1):
@@ -644,7 +660,7 @@ class _Workspace:
                 else:  # x * 2**-j is exactly x / 2**j: same rounding, cheaper
                     np.multiply(new, 1.0 / k, out=new)
                 np.add(head, new, out=head)
-            out[placed] = cur
+            out[rows_of(first) if in_place else placed] = cur
             norms[placed] = _row_norms(cur)
 
         return run
@@ -774,7 +790,7 @@ def merge(
         bounds=bounds,
         chunks=chunks_from_spans(chunks, pairwise(bounds.tolist())),
         # a float64 copy: never the caller's array, nor a view of a larger buffer
-        vectors=np.array(ws.w, dtype=np.float64),
+        vectors=ws.vectors(),
         passes=passes,
         cut_similarities=cut_sims,
         cut_threshold=cut_threshold,
