@@ -55,7 +55,7 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 _turns = attrgetter("turns")
-_cached_text = attrgetter("_text")  # Chunk.text once built, else None
+_known_chars = attrgetter("_chars")  # Chunk.chars once known, else -1
 _role = itemgetter(1)  # Turn is a named tuple: (timestamp, role, text, ...)
 _turn_text = itemgetter(2)
 
@@ -699,17 +699,19 @@ def _validate(
 def char_counts(chunks: Sequence[Chunk]) -> IntArray:
     """Every chunk's `Chunk.chars` (``len(text)``) as an array, without building a text.
 
-    When every text is already built (the token counter and the embedder read
-    them) these are their lengths; otherwise arithmetic on the turns: a line is
-    ``role + ": " + text``, and the lines are joined by newlines.
+    A chunk remembers its count once its text or `Chunk.chars` has been read (the
+    token counter and the embedder read every text); the others are counted
+    together by arithmetic on their turns: a line is ``role + ": " + text``, and
+    the lines are joined by newlines.
     """
     n = len(chunks)
-    try:  # len(None) raises: some text is not built yet
-        return np.fromiter(map(len, map(_cached_text, chunks)), dtype=np.int64, count=n)
-    except TypeError:
-        pass
-    per_chunk = list(map(_turns, chunks))
-    k = np.fromiter(map(len, per_chunk), dtype=np.int64, count=n)
+    sizes = np.fromiter(map(_known_chars, chunks), dtype=np.int64, count=n)
+    unknown = np.flatnonzero(sizes < 0)
+    if len(unknown) == 0:
+        return sizes
+    rest = [chunks[i] for i in unknown.tolist()] if len(unknown) < n else chunks
+    per_chunk = list(map(_turns, rest))
+    k = np.fromiter(map(len, per_chunk), dtype=np.int64, count=len(rest))
     flat = list(chain.from_iterable(per_chunk))
     m = len(flat)
     lengths = np.fromiter(map(len, map(_role, flat)), dtype=np.int64, count=m)
@@ -717,8 +719,9 @@ def char_counts(chunks: Sequence[Chunk]) -> IntArray:
     csum = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(lengths, out=csum[1:])
     ends = np.cumsum(k)
-    sizes: IntArray = csum[ends] - csum[ends - k] + 3 * k - 1
-    sizes[k == 0] = 0
+    counted = csum[ends] - csum[ends - k] + 3 * k - 1
+    counted[k == 0] = 0
+    sizes[unknown] = counted
     return sizes
 
 

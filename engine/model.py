@@ -90,24 +90,28 @@ class Chunk:
 
     turns: list[Turn] = field(default_factory=list)
     _text: str | None = field(default=None, init=False, repr=False, compare=False)
+    _chars: int = field(default=-1, init=False, repr=False, compare=False)
 
     @property
     def text(self) -> str:
         """``role: text`` lines of every turn, joined with newlines (the seed's format)."""
         if self._text is None:
-            self._text = "\n".join(t.line for t in self.turns)
+            self._text = text = "\n".join(t.line for t in self.turns)
+            self._chars = len(text)
+            return text
         return self._text
 
     @property
     def chars(self) -> int:
         """``len(self.text)``, by arithmetic on the turns when the text is not built yet:
-        each line is ``role + ": " + text`` and the lines are joined with one newline."""
-        if self._text is not None:
-            return len(self._text)
-        turns = self.turns
-        if not turns:
-            return 0
-        return sum([len(t.role) + len(t.text) for t in turns]) + 3 * len(turns) - 1
+        each line is ``role + ": " + text`` and the lines are joined with one newline.
+        Remembered, like the text (the merge loop reads every chunk's)."""
+        if self._chars < 0:
+            turns = self.turns
+            self._chars = (
+                sum([len(t.role) + len(t.text) for t in turns]) + 3 * len(turns) - 1 if turns else 0
+            )
+        return self._chars
 
     @property
     def time_range(self) -> str:

@@ -749,3 +749,8 @@ def test_char_counts_are_the_text_lengths(
     expected = ["\n".join(f"{t.role}: {t.text}" for t in c.turns) for c in chunks]
     assert char_counts(chunks).tolist() == [len(e) for e in expected]
     assert [c.chars for c in chunks] == [len(e) for e in expected]
+    # now every count is remembered (by .chars or .text), and the text agrees with it
+    assert char_counts(chunks).tolist() == [len(e) for e in expected]
+    assert [c.text for c in chunks] == expected and [c.chars for c in chunks] == [
+        len(e) for e in expected
+    ]
