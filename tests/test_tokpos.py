@@ -1,0 +1,97 @@
+"""Token positions encoded in parts on threads are those of one pass over the text."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.strategies import _tokpos
+from engine.strategies._tokpos import (
+    SEGMENTABLE,
+    encode_ids,
+    piece_cuts,
+    token_starts_array,
+)
+from engine.tokens import get_counter
+
+COUNTER = get_counter("cl100k_base")
+ENC = COUNTER._encoding
+pytestmark = pytest.mark.skipif(ENC is None, reason="no exact cl100k encoding offline")
+
+# Characters that meet at a cut in every way the pre-tokenizer cares about:
+# line breaks (LF, CR), blanks (ASCII and not), letters of several scripts,
+# digits, apostrophe contractions, punctuation (slash, hash, dot), combining marks.
+ALPHABET = list("\n\n\n\r #a#Zs'td0912 \t./-_`~|éß\u00a0\u2003\u0301中Жا😀")
+
+
+def _whole(text: str) -> list[int]:
+    return list(ENC.encode_to_numpy(text, disallowed_special=()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=ALPHABET, max_size=200))
+def test_every_cut_keeps_the_whole_texts_tokens(text: str) -> None:
+    """Cut at every line start the rule allows, each part encoded alone gives the
+    ids of the whole text: no piece crosses a cut, and no part's last piece changes."""
+    assert ENC is not None and ENC.name in SEGMENTABLE
+    cuts = [0, *(m.end() for m in _tokpos._CUT.finditer(text)), len(text)]
+    parts: list[int] = []
+    for a, b in itertools.pairwise(cuts):
+        parts += list(ENC.encode_to_numpy(text[a:b], disallowed_special=()))
+    assert parts == _whole(text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=ALPHABET, max_size=400), st.integers(1, 6))
+def test_piece_cuts_are_ordered_line_starts(text: str, parts: int) -> None:
+    cuts = piece_cuts(text, parts)
+    assert cuts[0] == 0 and cuts[-1] == len(text)
+    assert len(cuts) <= parts + 1
+    assert all(a < b for a, b in itertools.pairwise(cuts)) or text == ""
+    for c in cuts[1:-1]:
+        assert text[c - 1] == "\n" and (text[c].isascii() and (text[c].isalnum() or text[c] == "#"))
+
+
+def _markdown(n: int) -> str:
+    blocks = []
+    for i in range(n):
+        blocks.append(
+            f"## Section {i}\n\nSome text, it's here: `code` and ü{i}.\n"
+            f"```python\nx = {i}  # not a heading\n```\n\n"
+            f"{i} items\r\n- a list\n\u00a0 indented\n"
+        )
+    return "".join(blocks)
+
+
+@pytest.mark.parametrize("threads", [2, 3, 4])
+def test_encode_ids_in_parts_matches_one_pass(
+    monkeypatch: pytest.MonkeyPatch, threads: int
+) -> None:
+    monkeypatch.setattr(_tokpos, "PART_CHARS", 64)
+    text = _markdown(40)
+    cuts = piece_cuts(text, threads)
+    assert len(cuts) == threads + 1  # really in parts
+    got = encode_ids(ENC, text, threads)
+    assert got.tolist() == _whole(text)
+
+
+def test_text_without_a_cut_is_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_tokpos, "PART_CHARS", 8)
+    text = "  ".join(["word"] * 500)  # no line break at all
+    assert piece_cuts(text, 4) == [0, len(text)]
+    assert encode_ids(ENC, text, 4).tolist() == _whole(text)
+
+
+def test_token_starts_do_not_depend_on_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = _markdown(60)
+    one = token_starts_array(text, COUNTER)
+    monkeypatch.setattr(_tokpos, "PART_CHARS", 100)
+    monkeypatch.setattr(_tokpos, "default_threads", lambda: 4)
+    many = token_starts_array(text, COUNTER)
+    assert np.array_equal(one, many)
+    # every start is a character offset, in order, the first at 0
+    assert many[0] == 0 and np.all(np.diff(many) >= 0) and many[-1] < len(text)
