@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from json.encoder import encode_basestring
 from typing import Any
 
-_CONSTANTS = {True: "true", False: "false"}
+_CONSTANTS: dict[Any, str] = {True: "true", False: "false", None: "null"}
+_KEYS: dict[str, dict[str, str]] = {}  # indent -> key -> ',\n<indent>"key": '
 
 
 def _float(x: float) -> str:
@@ -26,45 +27,86 @@ def _float(x: float) -> str:
     return "NaN" if x != x else ("Infinity" if x > 0 else "-Infinity")
 
 
-def _encode(value: Any, pad: str, out: list[str]) -> None:
+def _scalar(value: Any) -> str | None:
+    """The JSON of a str, int, float, bool or None (exact types); None for anything else."""
     t = type(value)
     if t is str:
-        out.append(encode_basestring(value))
-    elif value is None:
-        out.append("null")
-    elif t is bool:
-        out.append(_CONSTANTS[value])
-    elif t is int:
-        out.append(int.__repr__(value))
-    elif t is float:
-        out.append(_float(value))
+        return encode_basestring(value)
+    if t is int:
+        return int.__repr__(value)
+    if value is None or t is bool:
+        return _CONSTANTS[value]
+    if t is float:
+        return _float(value)
+    return None
+
+
+def _encode(value: Any, pad: str, out: list[str]) -> None:
+    # Scalars inside containers are written inline (one append per item, with
+    # the item's separator and key glued on): this is most of a chunk list.
+    t = type(value)
+    if t is dict:
+        if not value:
+            out.append("{}")
+            return
+        inner = pad + "  "
+        keys = _KEYS.get(inner)
+        if keys is None:
+            keys = _KEYS[inner] = {}
+        mark = len(out)
+        first = True
+        for k, v in value.items():
+            kp = keys.get(k)
+            if kp is None:
+                if type(k) is not str:  # the standard library decides about such keys
+                    del out[mark:]
+                    _fallback(value, pad, out)
+                    return
+                kp = keys[k] = ",\n" + inner + encode_basestring(k) + ": "
+            if first:
+                kp = "{" + kp[1:]
+                first = False
+            tv = type(v)
+            if tv is str:
+                out.append(kp + encode_basestring(v))
+            elif tv is int:
+                out.append(kp + int.__repr__(v))
+            elif v is None or tv is bool:
+                out.append(kp + _CONSTANTS[v])
+            else:
+                out.append(kp)
+                _encode(v, inner, out)
+        out.append("\n" + pad + "}")
     elif t is list or t is tuple:
         if not value:
             out.append("[]")
             return
         inner = pad + "  "
+        lead = "[\n" + inner
         sep = ",\n" + inner
-        out.append("[\n" + inner)
-        for i, item in enumerate(value):
-            if i:
-                out.append(sep)
-            _encode(item, inner, out)
+        for v in value:
+            tv = type(v)
+            if tv is str:
+                out.append(lead + encode_basestring(v))
+            elif tv is int:
+                out.append(lead + int.__repr__(v))
+            else:
+                out.append(lead)
+                _encode(v, inner, out)
+            lead = sep
         out.append("\n" + pad + "]")
-    elif t is dict and all(type(k) is str for k in value):
-        if not value:
-            out.append("{}")
-            return
-        inner = pad + "  "
-        first = True
-        out.append("{\n")
-        for k, v in value.items():
-            out.append(("" if first else ",\n") + inner + encode_basestring(k) + ": ")
-            first = False
-            _encode(v, inner, out)
-        out.append("\n" + pad + "}")
-    else:  # subclasses, non-string keys...: the standard library decides
-        text = json.dumps(value, ensure_ascii=False, indent=2)
-        out.append(text.replace("\n", "\n" + pad))
+    else:
+        text = _scalar(value)
+        if text is None:
+            _fallback(value, pad, out)
+        else:
+            out.append(text)
+
+
+def _fallback(value: Any, pad: str, out: list[str]) -> None:
+    """Subclasses, non-string keys...: the standard library's own text, re-indented."""
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    out.append(text.replace("\n", "\n" + pad))
 
 
 def indented_json(value: Any, depth: int = 0) -> str:

@@ -40,3 +40,25 @@ def test_json_pieces_join_to_the_document(doc: dict[str, Any], batch: int) -> No
 def test_special_floats_and_escapes() -> None:
     doc = {"a": [float("nan"), float("inf"), -float("inf"), 1e300, -0.0], 'é\n"': "\x00\u2028"}
     assert indented_json(doc) == json.dumps(doc, ensure_ascii=False, indent=2)
+
+
+def test_mixed_keys_subclasses_and_nesting_fall_back_exactly() -> None:
+    import enum
+
+    class Level(enum.IntEnum):
+        LOW = 1
+
+    class Name(str):
+        pass
+
+    doc = {
+        "chunks": [
+            {"a": 1, "b": [True, None, 1.5, Level.LOW, Name("x")], 3: "int key after str keys"},
+            {"meta": {"a": {}, "b": [], "c": [[]], "d": (1, "t")}, "e": Name("y")},
+        ],
+        "k": Level.LOW,
+    }
+    assert "".join(json_pieces(doc)) == json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+    assert indented_json(doc, 2) == json.dumps(doc, ensure_ascii=False, indent=2).replace(
+        "\n", "\n    "
+    )
