@@ -63,6 +63,20 @@ def test_count_many_matches_count(counter: TokenCounter, oracle: tiktoken.Encodi
     assert [counter.count(t) for t in texts] == expected
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_count_many_on_threads_keeps_each_texts_count(
+    monkeypatch: pytest.MonkeyPatch, oracle: tiktoken.Encoding, threads: int
+) -> None:
+    """Many texts counted in blocks on the shared threads: every count lands at its own text."""
+    import engine.tokens as tokens
+
+    monkeypatch.setattr(tokens, "default_threads", lambda: threads)
+    monkeypatch.setattr(tokens, "_SHARED_CHARS", 10)
+    texts = [f"{SAMPLES[i % len(SAMPLES)]} {i} " + "word " * (i % 37) for i in range(300)]
+    expected = [len(oracle.encode(t, disallowed_special=())) for t in texts]
+    assert TokenCounter("cl100k_base", cache_size=50).count_many(texts) == expected
+
+
 def test_empty_string_is_zero() -> None:
     assert TokenCounter().count("") == 0
     assert TokenCounter("no_such_encoding").count("") == 0
