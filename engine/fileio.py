@@ -6,8 +6,9 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import IO, Any
 
 
 def _pid_alive(pid: int) -> bool:
@@ -36,11 +37,18 @@ def _remove_stale_temps(directory: Path, name: str) -> None:
                     os.unlink(directory / entry)
 
 
-def _write_through(target: Path, text: str | Iterable[str]) -> Path:
-    with target.open("w", encoding="utf-8", newline="") as fh:
+def _fill_text(text: str | Iterable[str]) -> Callable[[IO[Any]], None]:
+    def fill(fh: IO[Any]) -> None:
         for piece in [text] if isinstance(text, str) else text:
             fh.write(piece)
-    return target
+
+    return fill
+
+
+def _open(target: Path | int, binary: bool) -> IO[Any]:
+    if binary:
+        return open(target, "wb")
+    return open(target, "w", encoding="utf-8", newline="")
 
 
 def atomic_write_text(
@@ -58,23 +66,32 @@ def atomic_write_text(
     a target that is not a regular file (``/dev/null``, a FIFO, a terminal) is written
     to directly, never replaced by a file.
     """
+    return _replace(path, _fill_text(text), binary=False, mode=mode)
+
+
+def atomic_write_bytes(path: str | Path, data: bytes, *, mode: int | None = None) -> Path:
+    """`atomic_write_text` for bytes."""
+    return _replace(path, lambda fh: fh.write(data), binary=True, mode=mode)
+
+
+def _replace(
+    path: str | Path, fill: Callable[[IO[Any]], object], *, binary: bool, mode: int | None
+) -> Path:
     target = Path(path)
     if target.is_symlink():
         target = Path(os.path.realpath(target))
     with contextlib.suppress(OSError):
         if not stat.S_ISREG(target.stat().st_mode):
-            return _write_through(target, text)
+            with _open(target, binary) as fh:
+                fill(fh)
+            return target
     directory = target.parent if str(target.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(
         prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=directory
     )
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            if isinstance(text, str):
-                fh.write(text)
-            else:
-                for piece in text:
-                    fh.write(piece)
+        with _open(fd, binary) as fh:
+            fill(fh)
             fh.flush()
             os.fsync(fh.fileno())
         if mode is not None:

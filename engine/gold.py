@@ -139,7 +139,7 @@ def content_hash(path: str | Path) -> str:
 
 def marks_path(source: str | Path, digest: str | None = None) -> Path:
     """Where the marks of `source` are kept (by its content hash)."""
-    from engine.settings import data_dir
+    from engine.paths import data_dir
 
     return data_dir() / "marks" / f"{digest or content_hash(source)}.json"
 

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Self
 
 from engine.errors import ChunkscopeError
+from engine.paths import config_dir
 
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
     from engine.merge import MergeParams
     from engine.tuning import Tuning
 
-CONFIG_DIR_ENV = "CHUNKSCOPE_CONFIG_DIR"
 CONFIG_NAME = "config.toml"
 DEFAULT_THEME = "chunkscope-dark"
 REDACTED = "***"
@@ -259,30 +259,6 @@ class Settings:
 
 
 # --------------------------------------------------------------------------- paths
-
-
-def config_dir() -> Path:
-    """``$CHUNKSCOPE_CONFIG_DIR`` or the platform's user config dir for chunkscope."""
-    override = os.environ.get(CONFIG_DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return platformdirs.user_config_path("chunkscope")
-
-
-DATA_DIR_ENV = "CHUNKSCOPE_DATA_DIR"
-
-
-def data_dir() -> Path:
-    """``$CHUNKSCOPE_DATA_DIR`` or the platform's user data dir for chunkscope (user
-    themes, the topic marks of the files opened)."""
-    override = os.environ.get(DATA_DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return platformdirs.user_data_path("chunkscope")
 
 
 def config_path() -> Path:

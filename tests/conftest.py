@@ -11,6 +11,15 @@ import pytest
 from tests.fakeserver import FakeOpenAIServer, summary_reply
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """No test writes to the user's cache directory: the session has one of its own
+    (where the first load of an encoding keeps its table; `isolated` gives a test its own)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path_factory.mktemp("session-cache")))
+        yield
+
+
 @pytest.fixture
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Cache, config and data directories of this test's own, no OpenAI settings from the

@@ -200,3 +200,87 @@ def test_cl100k_exact_without_any_cache(
     assert no_downloads == []
     assert c.accuracy == "exact"
     assert c.count("hello world") == 2
+
+
+# ------------------------------------------------------------ the encodings' tables
+
+
+@pytest.fixture
+def tables(isolated: Path) -> Path:
+    """This test's cache directory (`isolated`), where encodings keep their tables."""
+    return isolated
+
+
+def _fresh_load(monkeypatch: pytest.MonkeyPatch) -> TokenCounter:
+    import engine.tokens as tokens
+
+    monkeypatch.setattr(tokens, "_LOADED", {})
+    return TokenCounter("cl100k_base")
+
+
+def _table(tables: Path) -> Path:
+    found = list((tables / "cache" / "encodings").glob("cl100k_base-*.bin"))
+    assert len(found) == 1
+    return found[0]
+
+
+def test_first_load_keeps_a_table_the_next_load_reads(
+    monkeypatch: pytest.MonkeyPatch, tables: Path, oracle: tiktoken.Encoding
+) -> None:
+    import engine.tokens as tokens
+
+    assert _fresh_load(monkeypatch).exact
+    table = _table(tables)
+
+    def no_tiktoken(*_: object) -> None:
+        raise AssertionError("the table was not read")
+
+    monkeypatch.setattr(tokens, "_load_from_tiktoken", no_tiktoken)
+    counter = _fresh_load(monkeypatch)
+    assert counter.exact and counter.name == "cl100k_base"
+    for text in SAMPLES:
+        assert counter.encode(text) == oracle.encode(text, disallowed_special=())
+    assert table.stat().st_size > 1_000_000
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["flip a byte", "truncate", "garbage", "other layout"],
+)
+def test_a_damaged_table_is_ignored_and_rewritten(
+    monkeypatch: pytest.MonkeyPatch, tables: Path, oracle: tiktoken.Encoding, damage: str
+) -> None:
+    import hashlib
+    import marshal
+
+    import engine.tokens as tokens
+
+    _fresh_load(monkeypatch)
+    table = _table(tables)
+    good = table.read_bytes()
+    head = len(tokens._TABLE_MAGIC)
+    if damage == "flip a byte":  # a rank changed on disk: the digest no longer matches
+        bad = bytearray(good)
+        bad[-10] ^= 0x01
+        table.write_bytes(bytes(bad))
+    elif damage == "truncate":
+        table.write_bytes(good[: len(good) // 2])
+    elif damage == "garbage":
+        table.write_bytes(b"\x00\xff" * 100)
+    else:  # a well-formed file that holds something else
+        blob = marshal.dumps({"name": "cl100k_base", "ranks": [1, 2]})
+        table.write_bytes(good[:head] + hashlib.sha256(blob).digest() + blob)
+    counter = _fresh_load(monkeypatch)
+    assert counter.count(SAMPLES[3]) == len(oracle.encode(SAMPLES[3]))
+    assert table.read_bytes() == good
+
+
+def test_no_writable_cache_still_loads(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, oracle: tiktoken.Encoding
+) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache directory would be")
+    monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(blocker))
+    counter = _fresh_load(monkeypatch)
+    assert counter.exact and counter.count("hello world") == 2
+    assert blocker.read_text().startswith("a file")

@@ -84,7 +84,7 @@ _KNOWN_KEYS = {"name", "dark", "variables", *_COLOUR_KEYS, *_FLOAT_KEYS}
 
 def user_themes_dir() -> Path:
     """Where user theme files live: ``$CHUNKSCOPE_DATA_DIR/themes`` or the platform's."""
-    from engine.settings import data_dir
+    from engine.paths import data_dir
 
     return data_dir() / "themes"
 

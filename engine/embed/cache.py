@@ -38,8 +38,10 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from engine.paths import CACHE_DIR_ENV, cache_dir
+
 CACHE_FILENAME = "cache.sqlite3"
-ENV_CACHE_DIR = "CHUNKSCOPE_CACHE_DIR"
+ENV_CACHE_DIR = CACHE_DIR_ENV
 SCHEMA_VERSION = 1
 
 _T = TypeVar("_T")
@@ -80,12 +82,7 @@ class _NewerSchemaError(Exception):
 
 def default_cache_path() -> Path:
     """Where the cache lives unless told otherwise (see the module docstring)."""
-    env = os.environ.get(ENV_CACHE_DIR)
-    if env:
-        return Path(env).expanduser() / CACHE_FILENAME
-    import platformdirs
-
-    return platformdirs.user_cache_path("chunkscope") / CACHE_FILENAME
+    return cache_dir() / CACHE_FILENAME
 
 
 def text_key(text: str) -> str:
