@@ -472,6 +472,7 @@ def load_jsonl(
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*)")
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_MARKUP_FIRST = frozenset(" `~#")
 
 
 def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
@@ -488,6 +489,9 @@ def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
             sections.append((start + offset, text))
 
     for lineno, line in enumerate(lines, start=1):
+        if line[:1] not in _MARKUP_FIRST:  # neither a fence (up to 3 spaces first) nor a heading
+            current.append(line)
+            continue
         m = FENCE.match(line)
         if fence is None:
             # A backtick fence's info string may not contain a backtick (CommonMark):
@@ -510,11 +514,43 @@ def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
     return sections
 
 
+#: Files up to this size are read and decoded at once when they are plain UTF-8.
+WHOLE_READ_BYTES = 64 << 20
+
+
+def _whole_lines(path: Path, size: int, progress: Progress | None) -> list[str] | None:
+    """The lines `_iter_lines` would give, from one read and one decode; None when the
+    file is large, compressed or not valid UTF-8 (then it is read line by line, which
+    reports each bad line)."""
+    if size > WHOLE_READ_BYTES:
+        return None
+    with _open_binary(path) as fh:
+        if hasattr(fh, "fileobj"):
+            return None
+        data: bytes = fh.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the file ends with a line break (or is empty)
+    if lines and lines[0].startswith("\ufeff"):
+        lines[0] = lines[0][1:]
+    if "\r" in text:
+        lines = [line.rstrip("\r") for line in lines]
+    if progress is not None:
+        progress(len(data), len(data))
+    return lines
+
+
 def load_markdown(path: str | Path, progress: Progress | None = None) -> Source:
     p = Path(path)
     st = _check_regular_file(p)
     warnings: list[Problem] = []
-    lines = [line for _, line in _iter_lines(p, warnings, progress)]
+    lines = _whole_lines(p, st.st_size, progress)
+    if lines is None:
+        lines = [line for _, line in _iter_lines(p, warnings, progress)]
     turns: list[Turn] = []
     if any(line.strip() for line in lines):
         mtime = datetime.fromtimestamp(st.st_mtime)

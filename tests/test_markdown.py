@@ -276,3 +276,50 @@ def test_markdown_sections_cover_all_text_in_order(
             # Only the preamble may start without a heading.
             assert t is secs[0]
             assert not any(h < t.source_line for h in headings)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    body=st.lists(
+        st.sampled_from(
+            [
+                b"# Head",
+                b"text",
+                b"",
+                b"\r",
+                b"   ```py",
+                b"~~~",
+                b"```",
+                b"\xef\xbb\xbf",
+                b"\xc3\xa9t\xc3\xa9",
+                b"\xff",
+                b"  # not",
+                b" \t",
+                b"#x",
+            ]
+        ),
+        max_size=12,
+    ),
+    sep=st.sampled_from([b"\n", b"\r\n", b"\r\r\n"]),
+    tail=st.booleans(),
+)
+def test_whole_file_read_gives_the_lines_of_the_line_reader(
+    tmp_path: Path, body: list[bytes], sep: bytes, tail: bool
+) -> None:
+    """A plain UTF-8 file is read and decoded at once; its lines (BOM, CR, last line
+    break) and so its sections are those of the line-by-line reader, and a file that is
+    not UTF-8 is left to that reader (which reports the bad line)."""
+    from engine import source as src
+
+    data = sep.join(body) + (sep if tail and body else b"")
+    f = tmp_path / "doc.md"
+    f.write_bytes(data)
+    whole = src._whole_lines(f, len(data), None)
+    warnings: list[src.Problem] = []
+    streamed = [line for _, line in src._iter_lines(f, warnings, None)]
+    if b"\xff" in data:
+        assert whole is None and warnings
+    else:
+        assert whole == streamed
