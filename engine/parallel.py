@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from typing import TypeVar
 
 _S = TypeVar("_S")
+_R = TypeVar("_R")
 
 #: The most threads a loop shares its work with (row work is bound by memory
 #: bandwidth long before this many cores are busy).
@@ -69,3 +70,11 @@ def run_shared(tasks: Sequence[Callable[[_S], None]], states: Sequence[_S]) -> N
         wait(futures)
     for future in futures:
         future.result()
+
+
+def in_background(task: Callable[[], _R]) -> Callable[[], _R]:
+    """Start `task` on the shared pool; the returned function waits for its result
+    (or raises its exception). For work that lets go of the GIL (tiktoken, numpy)
+    while this thread does something else."""
+    future = _shared_pool().submit(task)
+    return future.result
