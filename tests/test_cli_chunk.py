@@ -433,3 +433,18 @@ def test_json_pieces_are_json_dumps_in_pieces(doc: dict[str, Any]) -> None:
     assert "".join(small) == "".join(pieces)
     big_lists = [v for v in doc.values() if isinstance(v, list) and v]
     assert len(small) >= sum(len(v) for v in big_lists)
+
+
+def test_iso_times_are_formatted_per_offset() -> None:
+    """Equal instants in two zones are equal datetimes; each keeps its own text."""
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from tui.cli.chunk import _iso
+
+    utc = datetime(2026, 1, 2, 12, 0, tzinfo=UTC)
+    plus1 = datetime(2026, 1, 2, 13, 0, tzinfo=timezone(timedelta(hours=1)))
+    assert utc == plus1
+    assert _iso(utc) == "2026-01-02T12:00:00+00:00"
+    assert _iso(plus1) == "2026-01-02T13:00:00+01:00"
+    assert _iso(datetime(2026, 1, 2, 12, 0)) == "2026-01-02T12:00:00"
+    assert _iso(None) is None

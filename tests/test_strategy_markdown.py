@@ -211,3 +211,12 @@ def test_pipeline_markdown_file_keeps_lines(tmp_path: Path) -> None:
     assert pipe.runs["strategy"] == 1
     pipe.compacted()
     assert pipe.runs["strategy"] == 1  # memoised
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet="ab\n\r é", max_size=60))
+def test_line_starts_are_where_each_line_begins(text: str) -> None:
+    from engine.strategies.markdown import _line_starts
+
+    starts = _line_starts(text)
+    assert starts == [0, *(i + 1 for i, ch in enumerate(text) if ch == "\n")]

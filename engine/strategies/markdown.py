@@ -531,13 +531,9 @@ def _turn_for(
 
 
 def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    find = text.find
-    p = find("\n")
-    while p >= 0:
-        starts.append(p + 1)
-        p = find("\n", p + 1)
-    return starts
+    """The offset of each line of `text` (one more than it has line breaks)."""
+    lengths = map(len, text.split("\n")[:-1])
+    return list(itertools.accumulate(map((1).__add__, lengths), initial=0))
 
 
 def _has_table(content: str) -> bool:

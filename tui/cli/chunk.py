@@ -26,8 +26,19 @@ from tui.cli.common import (
 from tui.cli.strategy import add_strategy_args, strategy_choice, strategy_json
 
 
-def _iso(ts: Any) -> str | None:
-    return ts.isoformat() if ts is not None else None
+def _iso(ts: Any, _seen: dict[Any, str] = {}) -> str | None:  # noqa: B006 - a cache
+    """``ts.isoformat()`` (None stays None); chunks of one file share a few timestamps,
+    so each is formatted once (a markdown file's every chunk has its mtime)."""
+    if ts is None:
+        return None
+    # equal instants in other zones are equal datetimes: the offset is part of the key
+    key = (ts, ts.utcoffset())
+    text = _seen.get(key)
+    if text is None:
+        if len(_seen) > 4096:
+            _seen.clear()
+        text = _seen[key] = ts.isoformat()
+    return text
 
 
 def add_chunk_parser(sub: Any) -> argparse.ArgumentParser:
