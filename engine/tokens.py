@@ -15,7 +15,7 @@ import os
 import re
 import tempfile
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -248,12 +248,22 @@ class TokenCounter:
         missing = [t for t in dict.fromkeys(texts) if t and t not in self._cache]
         fresh: dict[str, int] = {}
         if missing and self._encoding is not None and len(missing) > 8:
-            fresh = dict(zip(missing, _encoded_lengths(self._encoding, missing), strict=True))
+            fresh = dict(zip(missing, encoded_lengths(self._encoding, missing), strict=True))
             for t in missing[-self._cache_size :]:
                 self._cache[t] = fresh[t]
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return [fresh[t] if t in fresh else self.count(t) for t in texts]
+
+    def remember(self, counts: Iterable[tuple[str, int]]) -> None:
+        """Take counts known by other means (a strategy that read them off its own
+        tokenization, `engine.strategies._tokpos.TokenIndex.counts_alone`) into the
+        cache, so `count` and `count_many` do not encode those texts again."""
+        cache = self._cache
+        for text, n in counts:
+            cache[text] = n
+        while len(cache) > self._cache_size:
+            cache.popitem(last=False)
 
     def __repr__(self) -> str:
         return f"TokenCounter(name={self.name!r}, accuracy={self.accuracy!r})"
@@ -265,7 +275,7 @@ _BLOCK_TEXTS = 64
 _SHARED_CHARS = 1 << 16
 
 
-def _encoded_lengths(encoding: Any, texts: list[str]) -> list[int]:
+def encoded_lengths(encoding: Any, texts: list[str]) -> list[int]:
     """How many tokens each text encodes to (tiktoken lets go of the GIL while it
     encodes, so blocks of texts run on the shared threads side by side)."""
     encode = encoding.encode_ordinary

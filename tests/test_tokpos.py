@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(ENC is None, reason="no exact cl100k encoding of
 # Characters that meet at a cut in every way the pre-tokenizer cares about:
 # line breaks (LF, CR), blanks (ASCII and not), letters of several scripts,
 # digits, apostrophe contractions, punctuation (slash, hash, dot), combining marks.
-ALPHABET = list("\n\n\n\r #a#Zs'td0912 \t./-_`~|éß\u00a0\u2003\u0301中Жا😀")
+ALPHABET = list("\n\n\n\r #a#Zs'td0912 \t./-_`~|éß\u00a0\u2003\u0301中Жا😀\x1c\x85\u2028\x0b!*>")
 
 
 def _whole(text: str) -> list[int]:
@@ -53,7 +53,7 @@ def test_piece_cuts_are_ordered_line_starts(text: str, parts: int) -> None:
     assert len(cuts) <= parts + 1
     assert all(a < b for a, b in itertools.pairwise(cuts)) or text == ""
     for c in cuts[1:-1]:
-        assert text[c - 1] == "\n" and (text[c].isascii() and (text[c].isalnum() or text[c] == "#"))
+        assert text[c - 1] == "\n" and not text[c].isspace()
 
 
 def _markdown(n: int) -> str:
@@ -95,3 +95,51 @@ def test_token_starts_do_not_depend_on_threads(monkeypatch: pytest.MonkeyPatch) 
     assert np.array_equal(one, many)
     # every start is a character offset, in order, the first at 0
     assert many[0] == 0 and np.all(np.diff(many) >= 0) and many[-1] < len(text)
+
+
+LINES = st.lists(
+    st.tuples(
+        st.sampled_from([*list("#aZ0 -`>\t\r.é"), ""]), st.text(alphabet=ALPHABET, max_size=12)
+    ),
+    max_size=30,
+).map(lambda lines: "\n".join(first + rest for first, rest in lines))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    LINES,
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "Doc: ", "You: # h\n", "Bot: x\n"]),
+            st.integers(0, 300),
+            st.integers(0, 300),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+)
+def test_counts_alone_are_each_texts_own_count(
+    text: str, spans: list[tuple[str, int, int]]
+) -> None:
+    """``prefix + text[a:b]`` counted from the document's tokens and two short encodes
+    is what encoding it alone gives, wherever the span starts and ends."""
+    index = _tokpos.TokenIndex(text, COUNTER)
+    items = [(p, min(a, b, len(text)), min(max(a, b), len(text))) for p, a, b in spans]
+    got = index.counts_alone(items)
+    assert got == [len(ENC.encode_ordinary(p + text[a:b])) for p, a, b in items]
+
+
+def test_markdown_strategy_hands_the_counter_each_chunks_own_count() -> None:
+    """After a markdown split, the pipeline's per-chunk counts come from the counter's
+    cache; they are the counts a fresh counter gets by encoding each text."""
+    from engine.strategies import get_strategy
+    from engine.tokens import TokenCounter
+
+    text = _markdown(80) + "".join(f"para {i} (with a tail).\n" * 30 for i in range(20))
+    counter = TokenCounter("cl100k_base")
+    strategy = get_strategy("markdown", {"max_tokens": 60, "overlap": 10})
+    result = strategy.split_text(text, counter)  # type: ignore[attr-defined]
+    texts = [sc.chunk.text for sc in result.chunks]
+    assert len(texts) > 20 and all(t in counter._cache for t in texts)
+    fresh = TokenCounter("cl100k_base")
+    assert [counter._cache[t] for t in texts] == [len(fresh.encode(t)) for t in texts]

