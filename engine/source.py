@@ -518,10 +518,11 @@ def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
 WHOLE_READ_BYTES = 64 << 20
 
 
-def _whole_lines(path: Path, size: int, progress: Progress | None) -> list[str] | None:
+def _whole_lines(path: Path, size: int) -> list[str] | None:
     """The lines `_iter_lines` would give, from one read and one decode; None when the
     file is large, compressed or not valid UTF-8 (then it is read line by line, which
-    reports each bad line)."""
+    reports each bad line). Loads that report progress (and may be stopped through
+    it) read line by line."""
     if size > WHOLE_READ_BYTES:
         return None
     with _open_binary(path) as fh:
@@ -539,8 +540,6 @@ def _whole_lines(path: Path, size: int, progress: Progress | None) -> list[str] 
         lines[0] = lines[0][1:]
     if "\r" in text:
         lines = [line.rstrip("\r") for line in lines]
-    if progress is not None:
-        progress(len(data), len(data))
     return lines
 
 
@@ -548,7 +547,7 @@ def load_markdown(path: str | Path, progress: Progress | None = None) -> Source:
     p = Path(path)
     st = _check_regular_file(p)
     warnings: list[Problem] = []
-    lines = _whole_lines(p, st.st_size, progress)
+    lines = _whole_lines(p, st.st_size) if progress is None else None
     if lines is None:
         lines = [line for _, line in _iter_lines(p, warnings, progress)]
     turns: list[Turn] = []

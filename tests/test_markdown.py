@@ -316,7 +316,7 @@ def test_whole_file_read_gives_the_lines_of_the_line_reader(
     data = sep.join(body) + (sep if tail and body else b"")
     f = tmp_path / "doc.md"
     f.write_bytes(data)
-    whole = src._whole_lines(f, len(data), None)
+    whole = src._whole_lines(f, len(data))
     warnings: list[src.Problem] = []
     streamed = [line for _, line in src._iter_lines(f, warnings, None)]
     if b"\xff" in data:
