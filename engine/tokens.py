@@ -15,11 +15,12 @@ import os
 import re
 import tempfile
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from engine.parallel import default_threads, run_shared
+from engine.parallel import default_threads, in_background
 
 Accuracy = Literal["exact", "approximate"]
 
@@ -91,6 +92,11 @@ def _load_encoding(name: str) -> Any | None:
         enc = _load_from_tiktoken(tiktoken, name)
         if enc is not None:
             _write_table(enc, table)
+    if enc is not None:
+        # The thread that first encodes with an encoding cannot encode beside another
+        # one at full speed; make it this (loading) thread, not one of the threads
+        # that later share a long text (`engine.strategies._tokpos.encode_ids_later`).
+        enc.encode_ordinary("warm up")
     _LOADED[name] = enc
     return enc
 
@@ -276,22 +282,25 @@ _SHARED_CHARS = 1 << 16
 
 
 def encoded_lengths(encoding: Any, texts: list[str]) -> list[int]:
-    """How many tokens each text encodes to (tiktoken lets go of the GIL while it
-    encodes, so blocks of texts run on the shared threads side by side)."""
+    """How many tokens each text encodes to. Many texts are shared, in blocks, by
+    threads of the shared pool (tiktoken lets go of the GIL while it encodes); this
+    thread only waits, since the thread that first used an encoding slows down any
+    thread encoding beside it (see `_load_encoding`)."""
     encode = encoding.encode_ordinary
     threads = default_threads()
     if threads < 2 or sum(map(len, texts)) < _SHARED_CHARS:
         return [len(encode(t)) for t in texts]
     out = [0] * len(texts)
+    step = _BLOCK_TEXTS * threads
 
-    def block(lo: int) -> Callable[[None], None]:
-        def run(_: None) -> None:
+    def share(first: int) -> None:
+        for lo in range(first, len(texts), step):
             hi = lo + _BLOCK_TEXTS
             out[lo:hi] = [len(encode(t)) for t in texts[lo:hi]]
 
-        return run
-
-    run_shared([block(lo) for lo in range(0, len(texts), _BLOCK_TEXTS)], [None] * threads)
+    waits = [in_background(partial(share, i * _BLOCK_TEXTS)) for i in range(threads)]
+    for wait in waits:
+        wait()
     return out
 
 

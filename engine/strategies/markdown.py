@@ -24,15 +24,13 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from engine.model import Chunk, Turn, gc_paused
-from engine.parallel import in_background
-from engine.strategies._tokpos import PART_CHARS, SpanIndex, TokenIndex, count_spans
+from engine.strategies._tokpos import SpanIndex, TokenIndex, count_spans, token_starts_later
 from engine.strategies.base import (
     BaseStrategy,
     Counter,
@@ -396,13 +394,9 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
         file_lines: bool,
     ) -> StrategyResult:
         p = self.params
-        if len(text) >= PART_CHARS:  # tokenize on other threads while this one scans
-            pending = in_background(partial(TokenIndex, text, counter))
-            st = scan(text)
-            index = pending()
-        else:
-            st = scan(text)
-            index = TokenIndex(text, counter)
+        starts = token_starts_later(text, counter)  # a long text: on other threads
+        st = scan(text)  # meanwhile
+        index = TokenIndex(text, counter, starts())
         spans = split_spans(text, index, st, p)
         # Token counts are those of the document's own tokenization (one pass); a
         # chunk re-encoded alone can differ by a token where a cut falls in a word.
