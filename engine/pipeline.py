@@ -357,18 +357,24 @@ class Pipeline:
         from engine.strategies import run_strategy
 
         p = self.params
-        return self._stage(
-            "strategy",
-            lambda: run_strategy(
+
+        def run() -> StrategyResult:
+            counter = self.counter
+            result = run_strategy(
                 p.strategy,
                 p.strategy_params,
                 self.turns(),
-                self.counter,
+                counter,
                 source=self.source(),
                 for_pipeline=True,
                 progress=progress,
-            ),
-        )
+            )
+            if result.known_counts is not None:  # the chunks are counted next
+                counter.remember(result.known_counts())
+                result.known_counts = None
+            return result
+
+        return self._stage("strategy", run)
 
     def raw_chunks(self, progress: Progress | None = None) -> list[Chunk]:
         """The chunks of the strategy, before compaction: a strategy whose chunks the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -129,10 +130,12 @@ def test_counts_alone_are_each_texts_own_count(
     assert got == [len(ENC.encode_ordinary(p + text[a:b])) for p, a, b in items]
 
 
-def test_markdown_strategy_hands_the_counter_each_chunks_own_count() -> None:
-    """After a markdown split, the pipeline's per-chunk counts come from the counter's
-    cache; they are the counts a fresh counter gets by encoding each text."""
-    from engine.strategies import get_strategy
+def test_markdown_result_knows_each_chunks_own_count(tmp_path: Path) -> None:
+    """The markdown strategy's result tells each chunk text's own token count (what
+    encoding it alone gives); the pipeline hands them to its counter, so counting its
+    chunks encodes nothing again; a bare split leaves the counter alone."""
+    from engine.pipeline import Pipeline, PipelineParams
+    from engine.strategies import get_strategy, params_key
     from engine.tokens import TokenCounter
 
     text = _markdown(80) + "".join(f"para {i} (with a tail).\n" * 30 for i in range(20))
@@ -140,6 +143,21 @@ def test_markdown_strategy_hands_the_counter_each_chunks_own_count() -> None:
     strategy = get_strategy("markdown", {"max_tokens": 60, "overlap": 10})
     result = strategy.split_text(text, counter)  # type: ignore[attr-defined]
     texts = [sc.chunk.text for sc in result.chunks]
-    assert len(texts) > 20 and all(t in counter._cache for t in texts)
+    assert len(texts) > 20 and not any(t in counter._cache for t in texts)
+    assert result.known_counts is not None
+    known = dict(result.known_counts())
     fresh = TokenCounter("cl100k_base")
-    assert [counter._cache[t] for t in texts] == [len(fresh.encode(t)) for t in texts]
+    assert set(known) == set(texts)
+    assert [known[t] for t in texts] == [len(fresh.encode(t)) for t in texts]
+
+    doc = tmp_path / "doc.md"
+    doc.write_text(text, encoding="utf-8")
+    params = PipelineParams(
+        strategy="markdown", strategy_params=params_key({"max_tokens": 60, "overlap": 10})
+    )
+    pipe = Pipeline(doc, params)
+    chunks = pipe.compacted()
+    assert pipe.strategy_result().known_counts is None  # handed over, index let go
+    cache = pipe.counter._cache
+    assert all(c.text in cache for c in chunks)
+    assert pipe.token_counts(chunks) == [len(fresh.encode(c.text)) for c in chunks]

@@ -11,7 +11,7 @@ what the command line and the workbench build their controls from.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -76,6 +76,13 @@ class StrategyResult:
     params: dict[str, Any]
     chunks: list[StrategyChunk]
     info: dict[str, Any] = field(default_factory=dict)
+    #: When the strategy can tell each chunk text's own token count cheaply (read off
+    #: its tokenization of the whole text), this gives ``(text, count)`` pairs on
+    #: request; the pipeline hands them to its counter (`TokenCounter.remember`), so
+    #: counting the chunks does not encode the document a second time.
+    known_counts: Callable[[], list[tuple[str, int]]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def chunk_list(self) -> list[Chunk]:

@@ -491,7 +491,6 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
                 turn = Turn(None, "Doc", body, line, None)
             reason = spans[i + 1][3] if i + 1 < total else None
             chunks.append(StrategyChunk(Chunk([turn]), meta, reason))
-        _remember_alone(counter, index, chunks, spans)
         integrity = valid_code / code_chunks if code_chunks else 1.0
         info = {
             "title": doc_title,
@@ -504,18 +503,16 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
             "tokens": index.n,
             "warnings": warnings,
         }
-        return self.result(chunks, info)
+        result = self.result(chunks, info)
+        result.known_counts = lambda: _own_counts(index, chunks, spans)
+        return result
 
 
-def _remember_alone(
-    counter: Counter, index: TokenIndex, chunks: list[StrategyChunk], spans: list[_Span]
-) -> None:
-    """Hand the counter each chunk text's own token count, read off the document's
-    tokens (`TokenIndex.counts_alone`): the pipeline counts every chunk's text, and
-    would otherwise encode the document a second time."""
-    remember = getattr(counter, "remember", None)
-    if remember is None:
-        return
+def _own_counts(
+    index: TokenIndex, chunks: list[StrategyChunk], spans: list[_Span]
+) -> list[tuple[str, int]]:
+    """Each chunk text with its own token count, read off the document's tokens
+    (`TokenIndex.counts_alone`; none without a segmentable exact encoding)."""
     todo: dict[str, tuple[str, int, int]] = {}
     for sc, span in zip(chunks, spans, strict=True):
         text = sc.chunk.text  # built once here, kept by the chunk
@@ -523,8 +520,7 @@ def _remember_alone(
             start, end = span[0], span[1]
             todo[text] = (text[: len(text) - (end - start)], start, end)
     counts = index.counts_alone(list(todo.values()))
-    if counts is not None:
-        remember(zip(todo, counts, strict=True))
+    return [] if counts is None else list(zip(todo, counts, strict=True))
 
 
 def _turn_for(
