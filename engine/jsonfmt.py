@@ -7,13 +7,21 @@ text with one recursive function: strings go through the C string escaper,
 numbers through the same ``repr``\\s, and anything it does not know (non-string
 keys, other types) falls back to `json.dumps` itself, so the output is the
 standard library's byte for byte.
+
+The long lists of a document (a chunk list: ten thousand dicts with the same
+keys) are written by `json_pieces` through an encoder generated for their shape
+(`_compile_shape`): one function per key layout that unpacks a dict's values and
+joins them with the keys' text, set once, between them. A dict it was not made
+for (other keys, in another order, or nested the other way) gets the recursive
+writer; the text is the same either way.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -82,6 +90,12 @@ def _encode(value: Any, pad: str, out: list[str]) -> None:
             out.append("[]")
             return
         inner = pad + "  "
+        kinds = set(map(type, value))
+        if len(kinds) == 1 and (str in kinds or int in kinds):  # a flat list: one join
+            sep = ",\n" + inner
+            items = map(encode_basestring if str in kinds else int.__repr__, value)
+            out.append("[\n" + inner + sep.join(items) + "\n" + pad + "]")
+            return
         lead = "[\n" + inner
         sep = ",\n" + inner
         for v in value:
@@ -109,12 +123,141 @@ def _fallback(value: Any, pad: str, out: list[str]) -> None:
     out.append(text.replace("\n", "\n" + pad))
 
 
+def _text(value: Any, pad: str) -> str:
+    """The JSON of `value` nested where lines are indented by `pad`."""
+    text = _scalar(value)
+    if text is not None:
+        return text
+    out: list[str] = []
+    _encode(value, pad, out)
+    return "".join(out)
+
+
+def _list_text(value: Any, pad: str) -> str:
+    """`_text` of a value that is most likely a list."""
+    out: list[str] = []
+    _encode(value, pad, out)
+    return out[0] if len(out) == 1 else "".join(out)
+
+
+_ItemEncoder = Callable[[dict[str, Any]], "str | None"]
+#: A list shorter than this is written item by item (generating an encoder costs
+#: about as much as writing a few dozen dicts).
+COMPILE_MIN = 64
+#: At most this many key layouts per list get an encoder of their own.
+MAX_SHAPES = 8
+
+
+def _compile_shape(sample: dict[str, Any], pad: str) -> _ItemEncoder | None:
+    """An encoder for dicts laid out like `sample` (its keys in its order, and the same
+    for each non-empty dict nested in it), written as `_encode` writes them at
+    indentation `pad`; None when `sample` has a key that is not a str.
+
+    The encoder takes a dict whose keys are `sample`'s (the caller has compared them)
+    and returns its text, or None when a dict nested in it is laid out otherwise.
+    Its source holds only generated names and the keys' JSON text as Python
+    literals (`repr` of a str); values are never part of it.
+    """
+    names = itertools.count()
+    # Everything the encoder calls or joins is bound as a default argument (a local).
+    env: dict[str, Any] = {"E": encode_basestring, "R": int.__repr__, "F": float.__repr__}
+    env["T"], env["L"] = _text, _list_text
+    body: list[str] = []
+    pieces: list[str] = []  # Python expressions joined into the text
+    literal: list[str] = []  # text between two values, not yet in `pieces`
+
+    def flush() -> None:
+        if literal:
+            pieces.append(repr("".join(literal)))
+            literal.clear()
+
+    def value_text(var: str, sample: Any, pad: str) -> str:
+        """An expression for the text of `var`, fast for values of `sample`'s type."""
+        kind = type(sample)
+        generic = f"T({var}, {pad})"
+        if kind is str:
+            return f"(E({var}) if type({var}) is str else {generic})"
+        if kind is int:
+            return f"(R({var}) if type({var}) is int else {generic})"
+        if kind is bool or sample is None:
+            return (
+                f"('true' if {var} is True else 'false' if {var} is False "
+                f"else 'null' if {var} is None else {generic})"
+            )
+        if kind is list:
+            return f"L({var}, {pad})"
+        if kind is float:  # finite (x - x is nan for nan and the infinities)
+            return f"(F({var}) if type({var}) is float and {var} - {var} == 0 else {generic})"
+        return generic
+
+    def visit(d: dict[str, Any], var: str, pad: str, check: bool) -> bool:
+        keys = tuple(d)
+        if not all(type(k) is str for k in keys):
+            return False
+        if check:
+            kname = f"K{next(names)}"
+            env[kname] = keys
+            body.append(f"if type({var}) is not dict or tuple({var}) != {kname}: return None")
+        vars_ = [f"v{next(names)}" for _ in keys]
+        body.append(f"{', '.join(vars_)}, = {var}.values()")
+        inner = pad + "  "
+        pname = f"P{next(names)}"
+        env[pname] = inner
+        for n, (key, var_k) in enumerate(zip(keys, vars_, strict=True)):
+            literal.append(("{\n" if n == 0 else ",\n") + inner + encode_basestring(key) + ": ")
+            value = d[key]
+            if type(value) is dict and value and visit(value, var_k, inner, True):
+                continue
+            flush()
+            pieces.append(value_text(var_k, value, pname))
+        literal.append("\n" + pad + "}")
+        return True
+
+    if not sample or not visit(sample, "d", pad, False):
+        return None
+    flush()
+    bound = ", ".join(f"{name}={name}" for name in env)
+    lines = [f"def encode(d, {bound}):", *(f"    {line}" for line in body)]
+    lines.append(f"    return ''.join(({', '.join(pieces)},))")
+    exec("\n".join(lines), env)  # the source is built above from generated names
+    encoder: _ItemEncoder = env["encode"]
+    return encoder
+
+
+class _ListWriter:
+    """Writes the dicts of one long list through encoders made for their key layouts."""
+
+    def __init__(self, pad: str) -> None:
+        self.pad = pad
+        self.encoders: dict[tuple[Any, ...], _ItemEncoder | None] = {}
+
+    def text(self, item: Any) -> str:
+        if type(item) is dict:
+            keys = tuple(item)
+            if keys in self.encoders:
+                encoder = self.encoders[keys]
+            else:
+                encoder = None
+                if len(self.encoders) < MAX_SHAPES:
+                    encoder = _compile_shape(item, self.pad)
+                self.encoders[keys] = encoder
+            if encoder is not None:
+                text = encoder(item)
+                if text is not None:
+                    return text
+        return _text(item, self.pad)
+
+
 def indented_json(value: Any, depth: int = 0) -> str:
     """``json.dumps(value, ensure_ascii=False, indent=2)`` with every line after the
     first indented by ``depth`` more levels (as when nested ``depth`` deep)."""
     out: list[str] = []
     _encode(value, "  " * depth, out)
     return "".join(out)
+
+
+def _item(item: Any) -> str:
+    return _text(item, "    ")
 
 
 def json_pieces(doc: dict[str, Any], batch_chars: int = 1 << 20) -> Iterator[str]:
@@ -132,8 +275,9 @@ def json_pieces(doc: dict[str, Any], batch_chars: int = 1 << 20) -> Iterator[str
         if isinstance(value, list) and value:
             buf.append(prefix + "[\n")
             final = len(value) - 1
+            write = _ListWriter("    ").text if final + 1 >= COMPILE_MIN else _item
             for j, item in enumerate(value):
-                piece = "    " + indented_json(item, 2) + (",\n" if j < final else "\n")
+                piece = "    " + write(item) + (",\n" if j < final else "\n")
                 buf.append(piece)
                 size += len(piece)
                 if size >= batch_chars:
