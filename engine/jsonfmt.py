@@ -22,6 +22,7 @@ import itertools
 import json
 import math
 from collections.abc import Callable, Iterator
+from functools import partial
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -133,13 +134,6 @@ def _text(value: Any, pad: str) -> str:
     return "".join(out)
 
 
-def _list_text(value: Any, pad: str) -> str:
-    """`_text` of a value that is most likely a list."""
-    out: list[str] = []
-    _encode(value, pad, out)
-    return out[0] if len(out) == 1 else "".join(out)
-
-
 _ItemEncoder = Callable[[dict[str, Any]], "str | None"]
 #: A list shorter than this is written item by item (generating an encoder costs
 #: about as much as writing a few dozen dicts).
@@ -161,7 +155,7 @@ def _compile_shape(sample: dict[str, Any], pad: str) -> _ItemEncoder | None:
     names = itertools.count()
     # Everything the encoder calls or joins is bound as a default argument (a local).
     env: dict[str, Any] = {"E": encode_basestring, "R": int.__repr__, "F": float.__repr__}
-    env["T"], env["L"] = _text, _list_text
+    env["T"] = _text
     body: list[str] = []
     pieces: list[str] = []  # Python expressions joined into the text
     literal: list[str] = []  # text between two values, not yet in `pieces`
@@ -184,8 +178,6 @@ def _compile_shape(sample: dict[str, Any], pad: str) -> _ItemEncoder | None:
                 f"('true' if {var} is True else 'false' if {var} is False "
                 f"else 'null' if {var} is None else {generic})"
             )
-        if kind is list:
-            return f"L({var}, {pad})"
         if kind is float:  # finite (x - x is nan for nan and the infinities)
             return f"(F({var}) if type({var}) is float and {var} - {var} == 0 else {generic})"
         return generic
@@ -251,13 +243,10 @@ class _ListWriter:
 def indented_json(value: Any, depth: int = 0) -> str:
     """``json.dumps(value, ensure_ascii=False, indent=2)`` with every line after the
     first indented by ``depth`` more levels (as when nested ``depth`` deep)."""
-    out: list[str] = []
-    _encode(value, "  " * depth, out)
-    return "".join(out)
+    return _text(value, "  " * depth)
 
 
-def _item(item: Any) -> str:
-    return _text(item, "    ")
+_nested_item = partial(_text, pad="    ")  # an item of a list in the document's top level
 
 
 def json_pieces(doc: dict[str, Any], batch_chars: int = 1 << 20) -> Iterator[str]:
@@ -275,7 +264,7 @@ def json_pieces(doc: dict[str, Any], batch_chars: int = 1 << 20) -> Iterator[str
         if isinstance(value, list) and value:
             buf.append(prefix + "[\n")
             final = len(value) - 1
-            write = _ListWriter("    ").text if final + 1 >= COMPILE_MIN else _item
+            write = _ListWriter("    ").text if final + 1 >= COMPILE_MIN else _nested_item
             for j, item in enumerate(value):
                 piece = "    " + write(item) + (",\n" if j < final else "\n")
                 buf.append(piece)
