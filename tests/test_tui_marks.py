@@ -46,9 +46,11 @@ async def _mark(pilot, app: ChunkscopeApp, index: int) -> int:  # type: ignore[n
     return int(line)
 
 
-def _expected(app: ChunkscopeApp, path: Path, marks: list[int]) -> tuple[float, float]:
+def _expected(
+    app: ChunkscopeApp, path: Path, marks: list[int], partial: bool = True
+) -> tuple[float, float]:
     result = app.workbench.view.result  # type: ignore[union-attr]
-    s = score(chunk_starts(result.chunks), [1, *marks], line_weights(path))
+    s = score(chunk_starts(result.chunks), [1, *marks], line_weights(path), partial=partial)
     return s.pk, s.f1
 
 
@@ -67,11 +69,14 @@ async def test_a_mark_is_saved_at_once_scored_live_and_drawn(
         first = await _mark(pilot, app, users[1])
         # Saved before the key returns: a crash right after marking loses nothing.
         saved = marks_path(log)
-        assert json.loads(saved.read_text()) == {"starts": [first]}
+        assert json.loads(saved.read_text()) == {"starts": [first], "partial": True}
         assert app.marks == (first,)
         second = await _mark(pilot, app, users[-1])
         assert app.marks == tuple(sorted((first, second)))
-        assert json.loads(saved.read_text()) == {"starts": sorted([first, second])}
+        assert json.loads(saved.read_text()) == {
+            "starts": sorted([first, second]),
+            "partial": True,
+        }
 
         pk, f1 = _expected(app, log, [first, second])
         text = _score_text(app)
@@ -81,7 +86,8 @@ async def test_a_mark_is_saved_at_once_scored_live_and_drawn(
         report = app.marks_report(bench.view)  # type: ignore[arg-type]
         assert report is not None
         cuts = len(bench.view.result.chunks) - 1  # type: ignore[union-attr]
-        assert report.hits + report.spurious == cuts
+        outside = report.cut_verdicts.count("outside")  # partial marks: not scored
+        assert report.hits + report.spurious + outside == cuts
         assert report.hits + report.missed == 2
         assert f"{report.hits} hit · {report.missed} missed · {report.spurious} spurious" in text
 
@@ -147,7 +153,7 @@ async def test_open_with_a_gold_file_and_export_the_marks(isolated: Path, tmp_pa
         field.value = str(out)  # type: ignore[attr-defined]
         await pilot.press("enter")
         await until(pilot, out.exists)
-        assert json.loads(out.read_text()) == {"starts": [1, 16, 53]}
+        assert json.loads(out.read_text()) == {"starts": [1, 16, 53], "partial": False}
 
 
 async def test_a_damaged_marks_file_is_reported_and_the_file_opens(

@@ -94,7 +94,7 @@ def sweep_values(knob: Knob, start: float | None, stop: float | None, points: in
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from engine.evaluate import chunk_starts, line_weights, score
-    from engine.gold import read_gold
+    from engine.gold import read_gold_file
     from engine.merge import MergeParams
     from engine.params import knob_map, replace_knobs
 
@@ -108,7 +108,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     source = pipe.source()
     report_skipped(source)
     weights = line_weights(args.file) if args.gold else None
-    gold = read_gold(args.gold, lines=len(weights)) if weights is not None else None
+    gold = read_gold_file(args.gold, lines=len(weights)) if weights is not None else None
     rows: list[dict[str, Any]] = []
     for v in values:
         p = pipe.with_params(
@@ -119,7 +119,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         row: dict[str, Any] = {"value": v, "chunks": len(merged)}
         if gold is not None and weights is not None:
             s = score(
-                chunk_starts(merged), gold, weights, chunks=len(merged), tolerance=args.tolerance
+                chunk_starts(merged),
+                gold.starts,
+                weights,
+                chunks=len(merged),
+                tolerance=args.tolerance,
+                partial=gold.partial,
             )
             row.update(pk=round(s.pk, 6), windowdiff=round(s.windowdiff, 6), f1=round(s.f1, 6))
         rows.append(row)

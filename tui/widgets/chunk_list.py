@@ -56,7 +56,11 @@ CUT_TEXT = {
 
 
 #: What a cut's line says of it against the topic marks, and its style.
-VERDICT_TEXT = {"hit": ("  ✓ topic start", "hit"), "spurious": ("  ✗ no topic here", "miss")}
+VERDICT_TEXT = {
+    "hit": ("  ✓ topic start", "hit"),
+    "spurious": ("  ✗ no topic here", "miss"),
+    "outside": ("  · outside the marks", "dim"),  # partial marks: not scored
+}
 
 
 def human_count(n: int) -> str:
@@ -213,7 +217,7 @@ class ChunkList(ScrollView, can_focus=True):
         self._styles: dict[str, Style] = {}
         self._preview: dict[int, list[str]] = {}
         # Topic marks: a flag per card (mark: a topic starts in it; miss: it hides a
-        # topic start no cut found) and a verdict per cut (hit | spurious).
+        # topic start no cut found) and a verdict per cut (hit | spurious | outside).
         self._flags: dict[int, str] = {}
         self._verdicts: Sequence[str] = ()
 

@@ -2,7 +2,8 @@
 
 `m` toggles a mark at the item selected in the left column (its first source line); the
 marks are saved at once, atomically, under the file's content hash, and drawn with the
-live score; `M` exports them as a gold file.
+live score; `a` says whether they are all the topics or some (partial, the default:
+scored over the stretch they cover), saved with them; `M` exports them as a gold file.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ class MarksDriver(WorkbenchHost):
         starts.symmetric_difference_update({line})
         updated = replace(marks, starts=clean_marks(sorted(starts)))
         try:
-            save_marks(marks.path, updated.starts, marks.digest)
+            save_marks(marks.path, updated.starts, marks.digest, partial=marks.partial)
         except (OSError, ChunkscopeError) as e:
             self.notify(f"Could not save the marks: {e}", severity="error", markup=False)
             return
@@ -106,6 +107,33 @@ class MarksDriver(WorkbenchHost):
         )
         self.marks_changed()
 
+    def action_toggle_marks_complete(self) -> None:
+        """The marks are all the topics of the file, or some of them (partial: scored
+        only over the stretch from the first mark to the last); saved with them."""
+        from engine.errors import ChunkscopeError
+        from engine.gold import save_marks
+
+        marks = self.file_marks
+        if self.workbench is None or marks is None:
+            self.notify("Open a file first (ctrl+o).", markup=False)
+            return
+        updated = replace(marks, partial=not marks.partial)
+        try:
+            save_marks(marks.path, updated.starts, marks.digest, partial=updated.partial)
+        except (OSError, ChunkscopeError) as e:
+            self.notify(f"Could not save the marks: {e}", severity="error", markup=False)
+            return
+        self.file_marks = updated
+        if updated.partial:
+            text = (
+                "The marks are some of the topics: scored from the first mark to the last, "
+                "cuts outside that stretch not counted."
+            )
+        else:
+            text = "The marks are all the topics: every cut in the file is scored."
+        self.notify(text, timeout=5, markup=False)
+        self.marks_changed()
+
     def action_export_marks(self) -> None:
         """Write the marks as a gold file (`chunkscope eval --gold`), atomically."""
         from engine.fileio import atomic_write_text
@@ -117,9 +145,11 @@ class MarksDriver(WorkbenchHost):
             return
         starts = [1, *marks.starts]
 
+        partial = marks.partial
+
         def write(path: Path) -> str:
-            atomic_write_text(path, dumps_gold(starts))
-            return f"{len(starts)} topic starts"
+            atomic_write_text(path, dumps_gold(starts, partial))
+            return f"{len(starts)} topic starts" + (" (partial)" if partial else "")
 
         default = str(Path(marks.path).with_suffix("")) + ".gold.json"
         self._ask_path("Export the topic marks as a gold file", default, write)
