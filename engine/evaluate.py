@@ -29,7 +29,8 @@ the stretch touches.
 the vectors computed once per file. `tune` ranks settings by `objective`: finding the
 gold starts first (mean boundary F1, highest first), then mean Pk, then mean
 WindowDiff; a setting that finds none of the starts (F1 0) never ranks above one that
-finds some, and one that cuts everywhere loses on precision.
+finds some, and one that cuts everywhere loses on precision. Settings that score the
+same rank by how near they are to the settings in force.
 """
 
 from __future__ import annotations
@@ -411,9 +412,13 @@ def tune(
     *,
     top: int = 5,
     progress: Callable[[int, int], None] | None = None,
+    prefer: Mapping[str, Any] | None = None,
 ) -> list[Tuned]:
     """The `top` settings of `grid` by `Tuned.objective` over `cases` (mean boundary F1
-    first, then mean Pk and WindowDiff), best first; equal ones keep the grid's order."""
+    first, then mean Pk and WindowDiff), best first. Of settings that score the same
+    (with a few marks, many find them all and cut nothing else between them), the one
+    nearest `prefer` (the settings in force; `setting_distance`) comes first, else the
+    grid's order: nothing moves that does not score better."""
     names = list(grid)
     settings = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*grid.values())]
     results = []
@@ -422,8 +427,33 @@ def tune(
         results.append(Tuned.of(values, [s for s, _ in scored], [n for _, n in scored]))
         if progress is not None:
             progress(i + 1, len(settings))
-    results.sort(key=Tuned.objective)
+    if prefer is None:
+        results.sort(key=Tuned.objective)
+    else:
+        results.sort(key=lambda t: (t.objective(), setting_distance(t.values, prefer)))
     return results[:top]
+
+
+def setting_distance(values: Mapping[str, Any], other: Mapping[str, Any]) -> float:
+    """How far apart two settings are: over the knobs of `values`, each numeric one's
+    difference as a share of its slider's range, 1 for any other difference."""
+    from engine.tuning import PROFILE_KNOBS
+
+    total = 0.0
+    for name, value in values.items():
+        there = other.get(name)
+        if value == there:
+            continue
+        knob = PROFILE_KNOBS.get(name)
+        numbers = all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in (value, there)
+        )
+        if knob is not None and knob.slider is not None and numbers:
+            span = (knob.slider.hi - knob.slider.lo) or 1.0
+            total += min(1.0, abs(float(value) - float(there)) / span)
+        else:
+            total += 1.0
+    return total
 
 
 def sparkline(values: Sequence[float], width: int = 50) -> str:

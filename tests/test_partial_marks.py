@@ -230,7 +230,8 @@ def test_tuned_on_two_partial_marks_the_setting_finds_them_and_the_other_topics(
     marks = [1, gold[3], gold[4]]
     case = Case.of_pipeline(pipe, marks, weights, partial=True)
     segmenter = tuning_segmenter(Tuning(), "topic")
-    best = tune([case], segmenter, TUNE_GRIDS["topic"], top=1)[0]
+    grid = TUNE_GRIDS["topic"]
+    best = tune([case], segmenter, grid, top=1, prefer=Tuning().values())[0]
     assert best.recall == 1.0 and best.f1 >= 0.6
     chunks = segmenter(case, best.values)
     assert len(chunks) >= 4 and best.chunks == len(chunks)
@@ -313,3 +314,29 @@ def test_a_bad_partial_flag_is_one_line_and_exit_2(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.strip() == f'chunkscope: {bad}:1: "partial" is 1, expected true or false'
+
+
+def test_settings_that_score_the_same_rank_by_how_near_they_are_to_the_settings_in_force() -> None:
+    from engine.evaluate import setting_distance
+    from engine.model import Chunk, Turn, join_chunks
+
+    chunks = [Chunk([Turn(None, "You", f"turn {i}", i, i - 1)]) for i in range(1, 41)]
+    case = Case(chunks, None, [1, 11, 21], np.full(40, 50, dtype=np.int64), partial=True)
+    grid = {"topic_depth": [5.0, 6.0, 7.0, 8.0], "topic_min_chars": [300, 500]}
+
+    def same(case: Case, values: object) -> list[Chunk]:  # every setting: the same cuts
+        return [join_chunks(chunks[:10]), join_chunks(chunks[10:20]), join_chunks(chunks[20:])]
+
+    ranked = tune([case], same, grid, top=8, prefer={"topic_depth": 7.0, "topic_min_chars": 500})
+    assert all(t.f1 == 1.0 and t.pk == 0.0 for t in ranked)
+    order = [(t.values["topic_depth"], t.values["topic_min_chars"]) for t in ranked]
+    assert order[0] == (7.0, 500)
+    assert [
+        setting_distance(t.values, {"topic_depth": 7.0, "topic_min_chars": 500}) for t in ranked
+    ] == sorted(
+        setting_distance(t.values, {"topic_depth": 7.0, "topic_min_chars": 500}) for t in ranked
+    )
+    assert [t.values for t in tune([case], same, grid, top=8)] == [  # no preference: grid order
+        {"topic_depth": d, "topic_min_chars": m} for d in grid["topic_depth"] for m in (300, 500)
+    ]
+    assert setting_distance({"threshold": "adaptive"}, {"threshold": 0.1}) == 1.0

@@ -55,7 +55,8 @@ def _expected(tuning: Tuning, starts: tuple[int, ...] = MARKS, partial: bool = T
     weights = line_weights(SAMPLE)
     case = Case(pipe.compacted(), pipe.embeddings(), [1, *starts], weights, partial=partial)
     mode = tuning.merge.mode
-    return tune([case], tuning_segmenter(tuning, mode), TUNE_GRIDS[mode], top=5)
+    segmenter = tuning_segmenter(tuning, mode)
+    return tune([case], segmenter, TUNE_GRIDS[mode], top=5, prefer=tuning.values())
 
 
 async def _ready(pilot: Any, app: ChunkscopeApp) -> None:

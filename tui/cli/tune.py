@@ -144,7 +144,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     in_force = tuning.values()
     current = {k: in_force[k] for k in grid}
     baseline = tune(cases, segmenter, {k: [v] for k, v in current.items()}, top=1)[0]
-    best = tune(cases, segmenter, grid, top=args.top)
+    best = tune(cases, segmenter, grid, top=args.top, prefer=current)
     settings = grid_size(grid)
 
     saved = None

@@ -131,7 +131,7 @@ class TuneScreen(ModalScreen["Tuning | None"]):
             segmenter = tuning_segmenter(self.tuning, self.mode)
             in_force = self.tuning.values()
             current = tune([case], segmenter, {k: [in_force[k]] for k in self.grid}, top=1)[0]
-            best = tune([case], segmenter, self.grid, top=TOP, progress=progress)
+            best = tune([case], segmenter, self.grid, top=TOP, progress=progress, prefer=in_force)
         except _Stopped:
             return
         except Exception as e:  # a failed search is reported; the workbench goes on
