@@ -41,7 +41,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -445,15 +445,16 @@ def setting_distance(values: Mapping[str, Any], other: Mapping[str, Any]) -> flo
         if value == there:
             continue
         knob = PROFILE_KNOBS.get(name)
-        numbers = all(
-            isinstance(v, int | float) and not isinstance(v, bool) for v in (value, there)
-        )
-        if knob is not None and knob.slider is not None and numbers:
+        if knob is not None and knob.slider is not None and _number(value) and _number(there):
             span = (knob.slider.hi - knob.slider.lo) or 1.0
             total += min(1.0, abs(float(value) - float(there)) / span)
         else:
             total += 1.0
     return total
+
+
+def _number(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def sparkline(values: Sequence[float], width: int = 50) -> str:
