@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import ProgressBar
+from textual.widgets import Label, ProgressBar
 
 from engine.evaluate import (
     TUNE_GRIDS,
@@ -246,3 +246,39 @@ async def test_a_seed_loop_capped_in_tokens_is_refused_as_on_the_command_line() 
 
 def test_the_help_lists_the_key() -> None:
     assert "| `A` | auto-tune" in HELP
+
+
+async def test_two_partial_marks_rank_first_a_setting_that_finds_them() -> None:
+    """Two marks, partial (the default): the label says the stretch scored, the best
+    setting finds both marks, and no setting that finds none ranks above one that
+    finds some (with Pk over the whole file, one chunk for the whole log could win)."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(pilot, app)
+        _mark(app)
+        assert app.file_marks is not None and app.file_marks.partial
+        await pilot.press("A")
+        await until(pilot, lambda: isinstance(app.screen, TuneScreen))
+        screen = app.screen
+        assert isinstance(screen, TuneScreen)
+        label = str(screen.query_one(Label).render())
+        assert "2 topic marks (partial: lines 84-131)" in label
+        assert "ranked by F1 (finding the marks), then Pk" in label
+        await until(pilot, lambda: bool(screen.rows))
+        best = screen.rows[0]
+        assert best.recall == 1.0 and best.f1 >= 0.6 and best.chunks >= 4
+        found = [t.recall > 0 for t in screen.rows]
+        assert found == sorted(found, reverse=True)
+        objectives = [t.objective() for t in screen.rows]
+        assert objectives == sorted(objectives)
+        await pilot.press("enter")  # apply the best: the workbench scores it the same
+        await until(pilot, lambda: not isinstance(app.screen, TuneScreen))
+        bench = app.workbench
+        assert bench is not None
+        await until(
+            pilot,
+            lambda: bench.view is not None and bench.view.params.topic == app.state.tuning.topic,
+        )
+        report = app.marks_report(bench.view)  # type: ignore[arg-type]
+        assert report is not None and report.missed == 0
+        assert report.scores.f1 == pytest.approx(best.f1)

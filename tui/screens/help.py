@@ -32,7 +32,7 @@ start` or `✗ no topic here`, `✗` flags a chunk hiding a missed topic, `◆` 
 and the strip gets a row of marks (green: found, red: missed). Marks are *partial* unless
 you say they are all the topics (`a`; the merge panel shows which): partial marks claim
 every topic start from the first mark to the last and nothing elsewhere, so only that
-stretch is scored and cuts outside it say `· outside the marks`. `chunkscope FILE --gold
+stretch is scored and cuts outside it say `· outside marks`. `chunkscope FILE --gold
 GOLD` opens with a gold file's starts; `M` exports the marks in that format. Auto-tune
 (`A`) ranks settings by finding the marks first (F1), then Pk.
 

@@ -29,6 +29,7 @@ from engine.evaluate import (
     tune,
     tuning_segmenter,
 )
+from engine.tuning import PROFILE_KNOBS
 
 if TYPE_CHECKING:
     from engine.pipeline import Pipeline
@@ -85,11 +86,11 @@ class TuneScreen(ModalScreen["Tuning | None"]):
         scope = "all the topics"
         stretch = marked_stretch(self.gold, len(self.weights)) if self.partial else None
         if stretch is not None:
-            scope = f"partial: scored over lines {stretch[0]}-{stretch[1]}"
+            scope = f"partial: lines {stretch[0]}-{stretch[1]}"
         with Vertical():
             yield Label(
                 f"Auto-tune: {grid_size(self.grid)} settings of merge {self.mode} against "
-                f"{marks} topic mark{'s' if marks != 1 else ''} ({scope}), "
+                f"{marks} topic mark{'s' if marks != 1 else ''} ({scope}),\n"
                 "ranked by F1 (finding the marks), then Pk",
                 markup=False,
             )
@@ -167,7 +168,8 @@ class TuneScreen(ModalScreen["Tuning | None"]):
         self.rows, self.current = best, current
         table = self.query_one(DataTable)
         names = list(self.grid)
-        table.add_columns("", "F1", "recall", "Pk", "WD", "chunks", *names)
+        labels = [PROFILE_KNOBS[k].label if k in PROFILE_KNOBS else k for k in names]
+        table.add_columns("", "F1", "recall", "Pk", "WD", "chunks", *labels)
 
         def cells(t: Tuned) -> list[str]:
             return [

@@ -59,7 +59,7 @@ CUT_TEXT = {
 VERDICT_TEXT = {
     "hit": ("  ✓ topic start", "hit"),
     "spurious": ("  ✗ no topic here", "miss"),
-    "outside": ("  · outside the marks", "dim"),  # partial marks: not scored
+    "outside": ("  · outside marks", "dim"),  # partial marks: not scored
 }
 
 

@@ -112,9 +112,7 @@ class MarksReport:
     def summary(self) -> str:
         s = self.scores
         marks = s.gold_segments - 1
-        scope = "all topics"
-        if s.stretch is not None:
-            scope = f"partial: lines {s.stretch[0]}-{s.stretch[1]}"
+        scope = "partial" if s.partial else "all topics"  # `a` toggles
         return (
             f"{marks} topic mark{'s' if marks != 1 else ''} ({scope}) · F1 {s.f1:.2f}\n"
             f"Pk {s.pk:.3f} · WindowDiff {s.windowdiff:.3f}\n"
