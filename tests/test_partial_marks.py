@@ -340,3 +340,31 @@ def test_settings_that_score_the_same_rank_by_how_near_they_are_to_the_settings_
         {"topic_depth": d, "topic_min_chars": m} for d in grid["topic_depth"] for m in (300, 500)
     ]
     assert setting_distance({"threshold": "adaptive"}, {"threshold": 0.1}) == 1.0
+
+
+def test_sweep_scores_each_value_over_the_marked_stretch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    from dataclasses import replace
+
+    from engine.segment import TopicParams
+    from tui.cli import main
+
+    log = tmp_path / "session.jsonl"
+    gold = _session(log, 0)
+    marks = [gold[2], gold[3]]
+    partial = tmp_path / "partial.gold.json"
+    partial.write_text(dumps_gold(marks, partial=True))
+    argv = ["sweep", str(log), "--param", "topic-depth", "--points", "3", "--gold", str(partial)]
+    assert main([*argv, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["stretch"] == [marks[0] - 2, marks[1] + 2]
+    point = doc["points"][1]
+    pipe = Pipeline(str(log), PipelineParams())
+    merged = pipe.with_params(topic=replace(TopicParams(), topic_depth=point["value"])).merged()
+    want = score(chunk_starts(merged.chunks), marks, line_weights(log), partial=True)
+    assert point["pk"] == round(want.pk, 6) and point["f1"] == round(want.f1, 6)
+    assert main(argv) == 0
+    assert (
+        f"partial gold: scored over lines {marks[0] - 2}-{marks[1] + 2}" in capsys.readouterr().out
+    )
