@@ -229,9 +229,13 @@ async def test_a_says_the_marks_are_all_the_topics_and_is_saved_with_them(
 
     log = tmp_path / "session.jsonl"
     shutil.copy(SAMPLE, log)
+    def drawn(app: ChunkscopeApp) -> bool:  # the first run and the file's marks
+        bench = app.workbench
+        return bench is not None and bench.view is not None and app.file_marks is not None
+
     app = make_app(log)
     async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot, app)
+        await until(pilot, lambda: drawn(app))
         assert app.file_marks is not None and app.file_marks.partial  # the default
         app.set_file_marks(replace(app.file_marks, starts=(86, 129)))
         await pilot.pause()
@@ -267,7 +271,7 @@ async def test_a_says_the_marks_are_all_the_topics_and_is_saved_with_them(
     # Reopened: the flag came back with the marks.
     again = make_app(log)
     async with again.run_test(size=SIZE) as pilot:
-        await settled(pilot, again)
+        await until(pilot, lambda: drawn(again))
         assert again.file_marks is not None and again.file_marks.partial
         assert again.marks == (86, 129)
     assert "| `a` | the topic marks are all the topics" in HELP
