@@ -229,6 +229,7 @@ async def test_a_says_the_marks_are_all_the_topics_and_is_saved_with_them(
 
     log = tmp_path / "session.jsonl"
     shutil.copy(SAMPLE, log)
+
     def drawn(app: ChunkscopeApp) -> bool:  # the first run and the file's marks
         bench = app.workbench
         return bench is not None and bench.view is not None and app.file_marks is not None
