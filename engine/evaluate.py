@@ -26,11 +26,11 @@ just before the first mark and after the last is taken to have no other start wi
 the stretch touches.
 
 `sweep` and `tune` run a segmentation over a knob's range or a grid of settings, with
-the vectors computed once per file. `tune` ranks settings by `objective`: finding the
-gold starts first (mean boundary F1, highest first), then mean Pk, then mean
-WindowDiff; a setting that finds none of the starts (F1 0) never ranks above one that
-finds some, and one that cuts everywhere loses on precision. Settings that score the
-same rank by how near they are to the settings in force.
+the vectors computed once per file. `tune` ranks settings by `Tuned.objective`:
+finding the gold starts first (mean boundary F1, highest first), then mean Pk, then
+mean WindowDiff; a setting that finds none of the starts (F1 0) never ranks above one
+that finds some, and one that cuts everywhere loses on precision. Settings that score
+the same rank by how near they are to the settings in force.
 """
 
 from __future__ import annotations
