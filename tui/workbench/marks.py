@@ -39,9 +39,10 @@ class MarksDriver(WorkbenchHost):
         if problem:
             self.notify(problem, title="Topic marks not loaded", severity="warning", markup=False)
         elif marks is not None and marks.origin == "gold":
+            kind = "some topic starts (partial)" if marks.partial else "topic starts"
             self.notify(
-                f"{len(marks.starts) + 1} topic starts from the gold file; m toggles, "
-                "M exports. Edits are saved as this file's marks.",
+                f"{len(marks.starts) + 1} {kind} from the gold file; m toggles, a says "
+                "all / some, M exports. Edits are saved as this file's marks.",
                 markup=False,
             )
         self.marks_changed()
@@ -100,11 +101,13 @@ class MarksDriver(WorkbenchHost):
         self.file_marks = updated
         self.marks = updated.starts
         verb = "starts" if line in starts else "no longer starts"
-        self.notify(
-            f"A topic {verb} at line {line} ({len(updated.starts) + 1} topics).",
-            timeout=3,
-            markup=False,
+        n = len(updated.starts)
+        count = (
+            f"{n} mark{'s' if n != 1 else ''}, partial: a says they are all the topics"
+            if updated.partial
+            else f"{n + 1} topics"
         )
+        self.notify(f"A topic {verb} at line {line} ({count}).", timeout=3, markup=False)
         self.marks_changed()
 
     def action_toggle_marks_complete(self) -> None:
