@@ -394,10 +394,11 @@ def message_turns(
 ) -> list[Turn]:
     """The turns one message yields: an optional ``Bot thinking`` turn, then its content.
 
-    With `show_calls`, a message without content that calls tools says which
-    (``read(path="notes.md")``, arguments shortened) instead of being an empty turn;
-    the seed's `parse_turns` leaves it empty, as the reference did. With
-    `drop_empty`, a message with thinking and nothing else yields the thinking alone.
+    With `show_calls`, a message that calls tools says which after its text, one call
+    a line in the order made (``read(path="notes.md")``, arguments shortened), so a
+    call is never hidden by the text beside it; the seed's `parse_turns` shows only
+    the content, as the reference did. With `drop_empty`, a message with thinking and
+    nothing else yields the thinking alone.
     """
     ts = parse_timestamp(msg.get("timestamp"))
     role = msg["role"]
@@ -407,8 +408,10 @@ def message_turns(
         out.append(Turn(ts, THINKING_ROLE, content_text(reasoning), line, first_index))
     name = ROLE_NAMES.get(role, role)
     text = content_text(msg.get("content"))
-    if show_calls and not text.strip() and msg.get("tool_calls"):
-        text = calls_text(msg["tool_calls"])
+    if show_calls and msg.get("tool_calls"):
+        calls = calls_text(msg["tool_calls"])
+        if calls:
+            text = f"{text}\n{calls}" if text.strip() else calls
     if not (drop_empty and out and not text.strip()):
         out.append(Turn(ts, name, text, line, first_index + len(out)))
     return out
