@@ -74,6 +74,26 @@ class Source:
     notes: list[str] = field(default_factory=list)
     #: For a file holding several sessions: (index, title) of each, newest first.
     sessions: list[tuple[int, str]] = field(default_factory=list)
+    #: Records read; with `not_read` (reason: count) and `skipped`, every record of
+    #: the file: ``read + sum(not_read.values()) + len(skipped) == records``.
+    read: int = 0
+    not_read: dict[str, int] = field(default_factory=dict)
+    #: Parts of records read that were left out (encrypted blocks, system reminders).
+    stripped: dict[str, int] = field(default_factory=dict)
+
+    def accounting(self) -> str:
+        """One line on what was not read (empty when everything was): ``not read: 12
+        progress records, 3 file-history snapshots; left out of records read: 4
+        system-reminder blocks``."""
+        parts = []
+        if self.not_read:
+            parts.append("not read: " + ", ".join(f"{n} {k}" for k, n in self.not_read.items()))
+        if self.stripped:
+            parts.append(
+                "left out of records read: "
+                + ", ".join(f"{n} {k}" for k, n in self.stripped.items())
+            )
+        return "; ".join(parts)
 
     @property
     def kind_label(self) -> str:
@@ -468,7 +488,9 @@ def load_jsonl(
             if keep_messages:
                 messages.append(msg)
     size = Path(path).stat().st_size
-    return Source(str(path), "jsonl", turns, messages, skipped, warnings, size, read + len(skipped))
+    return Source(
+        str(path), "jsonl", turns, messages, skipped, warnings, size, read + len(skipped), read=read
+    )
 
 
 # --------------------------------------------------------------------------- markdown

@@ -17,7 +17,14 @@ from engine.errors import ParseError, SourceError
 from engine.parse import load
 from engine.readers import READERS, UnsupportedFormat, list_input_formats, sniff
 from engine.readers.folders import latest, list_sessions, sessions_in
-from tests.data.make_reader_fixtures import ANSWER, THINK, USER_ASK, claude_records, make_fixtures
+from tests.data.make_reader_fixtures import (
+    ANSWER,
+    REWIND_ASK,
+    THINK,
+    USER_ASK,
+    claude_records,
+    make_fixtures,
+)
 from tui.cli import main
 
 
@@ -87,8 +94,13 @@ def test_tool_calls_collapse_to_one_sentence_each(fx: dict[str, Path], name: str
 
 def test_claude_code_rewind_subagents_and_notes(fx: dict[str, Path]) -> None:
     source = load(fx["claude-code"])
-    assert "1 records of abandoned branches (after a rewind) left out" in source.notes
-    assert "records not read as turns: 1 file-history-snapshot" in source.notes
+    assert source.not_read == {
+        "records abandoned by a rewind": 1,
+        "file-history snapshots": 1,
+        "local-command caveats": 1,
+    }
+    assert source.stripped == {"encrypted reasoning blocks": 1}
+    assert any(t.role == "You" and t.text == REWIND_ASK for t in source.turns)
     assert "session: Fix the cache round-trip test" in source.notes
     assert [t.role for t in source.turns].count("Subagent") == 2
     assert any(t.role == "compaction" for t in source.turns)

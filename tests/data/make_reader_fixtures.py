@@ -23,6 +23,9 @@ TEST_OUT_OK = "4 passed in 0.12s"
 CACHE_PY = "def cache_key(text):\n    return sha1(text)\n"
 
 
+REWIND_ASK = "No: change only the cache key, keep the rest."
+
+
 def _jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path
@@ -101,16 +104,18 @@ def claude_records() -> list[dict[str, Any]]:
             [{"type": "tool_result", "tool_use_id": "toolu_1", "content": CACHE_PY}],
             toolUseResult={"type": "text"},
         ),
-        # an answer the user rewound: the branch u6a is abandoned
+        # an answer the user rewound: the user's message u6r re-parents onto u5, so the
+        # branch u6a is abandoned
         rec(
             "u6a",
             "u5",
             "assistant",
             [{"type": "text", "text": "ABANDONED: I will rewrite everything."}],
         ),
+        rec("u6r", "u5", "user", REWIND_ASK),
         rec(
             "u6",
-            "u5",
+            "u6r",
             "assistant",
             [
                 {
