@@ -43,9 +43,12 @@ class SessionInfo:
     path: str
     index: int | None  # the session within a file that holds several
     format: str
-    modified: float  # epoch seconds
+    modified: float  # epoch seconds: the session's last time (see `timed_by`)
     size: int
     title: str  # the first user message, or the file's title for it
+    #: where `modified` comes from: "file" (the last timestamp inside the file, or the
+    #: session's own time) or "mtime" (the file's modification time: it has none)
+    timed_by: str = "file"
 
     def label(self) -> str:
         return self.title or Path(self.path).name

@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from engine.errors import SourceError
 from engine.readers.base import Collected, ReadOptions, first_text, text_of, tool_call
 from engine.source import iter_objects
 
@@ -169,8 +170,8 @@ def read(path: Path, options: ReadOptions) -> Any:
     doc = Document(path, options)
     out = Collected(path, NAME, warnings=doc.warnings, keep_messages=options.keep_messages)
     value = doc.value
-    if not is_document(value):
-        raise ValueError("not a Gemini CLI chat")  # sniffed as one: never reached
+    if not is_document(value):  # forced with --input-format
+        raise SourceError(path, "not a Gemini CLI chat (no 'messages' list of chat messages)")
     for line, record in doc.array_items("messages"):
         out.records += 1
         if not isinstance(record, dict):
@@ -181,15 +182,17 @@ def read(path: Path, options: ReadOptions) -> Any:
 
 
 def _is_jsonl(path: Path) -> bool:
-    """JSON lines (one object a line) rather than one document."""
+    """JSON lines (a header line, then one object a line) rather than one document:
+    the first line is a whole object without the ``messages`` of a document."""
     from engine.readers import _head
 
     text = _head(path).decode("utf-8", errors="replace").lstrip("\ufeff")
     first = text.split("\n", 1)[0].strip()
     try:
-        return isinstance(json.loads(first), dict) and "\n" in text.strip()
-    except ValueError:
+        value = json.loads(first)
+    except (ValueError, RecursionError):
         return False
+    return isinstance(value, dict) and "messages" not in value
 
 
 def _read_jsonl(path: Path, options: ReadOptions) -> Any:
@@ -230,9 +233,10 @@ _FIRST_USER = re.compile(r'"type"\s*:\s*"user"')
 _STRING = re.compile(r'"(?:text|content)"\s*:\s*("(?:[^"\\]|\\.)*")')
 
 
-def first_user_message(head: str) -> str:
-    """The first user message of a chat file, from its first bytes."""
-    found = _FIRST_USER.search(head)
+def first_user_message(head: str, user: re.Pattern[str] = _FIRST_USER) -> str:
+    """The first user message of a chat file (or of any JSON document whose user
+    messages `user` finds), from its first bytes."""
+    found = user.search(head)
     while found:
         text = _STRING.search(head, found.end())
         if text:
@@ -243,5 +247,5 @@ def first_user_message(head: str) -> str:
             line = first_text([value]) if isinstance(value, str) else ""
             if line:
                 return line
-        found = _FIRST_USER.search(head, found.end())
+        found = user.search(head, found.end())
     return ""
