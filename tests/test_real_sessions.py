@@ -116,7 +116,9 @@ def _messages_truth(path: Path) -> tuple[int, list[str], list[str], list[str]]:
                 commands.append(_shown_command(args["command"]))
         if m.get("role") == "assistant" and not m.get("tool_calls"):
             # the older text-only trajectories: the command is in a ```bash block
-            for block in re.findall(r"```bash\n(.*?)```", _text(m.get("content")), re.S):
+            for block in re.findall(
+                r"```(?:bash|mswea_bash_command)\n(.*?)```", _text(m.get("content")), re.S
+            ):
                 commands.append(_folded(block)[:50])
     return len(messages), results, commands, []
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -232,25 +233,11 @@ def _why_empty(record: dict[str, Any], kind: Any, options: ReadOptions) -> str:
     return _KIND_NAMES.get(kind, "empty records") if kind == "system" else "empty records"
 
 
-def _is_prompt(record: dict[str, Any]) -> bool:
-    """A message the user typed (not a tool result, not one the tool wrote): the only
-    record that, re-parented onto an earlier point, makes a rewind."""
-    if record.get("type") != "user" or record.get("isMeta") or record.get("isCompactSummary"):
-        return False
-    message = record.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        return True
-    return isinstance(content, list) and not any(
-        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
-    )
+#: One record read: (uuid, parent uuid, a subagent's, a prompt)
+_Node = tuple[str, str | None, bool, bool]
 
 
-#: One record read: (its line, its messages, uuid, parent uuid, a subagent's, a prompt)
-_Entry = tuple[int, list[dict[str, Any]], str | None, str | None, bool, bool]
-
-
-def _abandoned(entries: list[_Entry]) -> set[str]:
+def _abandoned(nodes: list[_Node]) -> set[str]:
     """The uuids a real rewind abandoned.
 
     The conversation is the chain from the last record back to the root. Where a
@@ -260,24 +247,22 @@ def _abandoned(entries: list[_Entry]) -> set[str]:
     earlier point (an edited or resent message). Then what hangs on the other children
     was abandoned. A subagent's records have chains of their own and are never
     abandoned."""
+    ups = [n[1] for n in nodes if n[1] is not None and not n[2]]
+    if len(ups) == len(set(ups)):
+        return set()  # no record has two children: nothing can be abandoned
     parent: dict[str, str | None] = {}
     children: dict[str, list[str]] = {}
     prompts: set[str] = set()
     last: str | None = None
-    forks = False
-    for _, _, uuid, up, sidechain, prompt in entries:
-        if uuid is None or sidechain:
+    for uuid, up, sidechain, prompt in nodes:
+        if sidechain:
             continue
         parent[uuid] = up
         if up is not None:
-            siblings = children.setdefault(up, [])
-            siblings.append(uuid)
-            forks = forks or len(siblings) > 1
+            children.setdefault(up, []).append(uuid)
         if prompt:
             prompts.add(uuid)
         last = uuid
-    if not forks:
-        return set()
     live: list[str] = []
     seen: set[str] = set()
     node = last
@@ -299,36 +284,35 @@ def _abandoned(entries: list[_Entry]) -> set[str]:
     return out
 
 
-def _in_call_order(kept: list[tuple[int, dict[str, Any]]]) -> None:
-    """Each run of tool results in the order their calls were made (results of parallel
-    calls are written as they finish)."""
-    order: dict[Any, int] = {}
-    i, n = 0, len(kept)
-    while i < n:
-        m = kept[i][1]
-        if m["role"] != "tool":
-            for call in m.get("tool_calls") or ():
-                order.setdefault(call.get("id"), len(order))
-            i += 1
-            continue
-        j = i
-        while j < n and kept[j][1]["role"] == "tool":
-            j += 1
-        if j - i > 1:
-            run = kept[i:j]
-            run.sort(key=lambda lm: order.get(lm[1].get("tool_call_id"), len(order)))
-            kept[i:j] = run
-        i = j
+#: A message waiting in a run of tool results: (its line, the message, its record's uuid)
+_Pending = tuple[int, dict[str, Any], str]
 
 
 def read(path: Path, options: ReadOptions) -> Any:
     out = Collected(path, NAME, keep_messages=options.keep_messages)
-    # Which records a rewind abandoned is known only at the end: each record's messages
-    # are kept with its uuid and parent, and turned into turns once the tree is known.
-    entries: list[_Entry] = []
+    # Each record's messages become turns at once (the record itself is not kept), but
+    # for runs of tool results, put in the order of their calls first (the results of
+    # parallel calls are written as they finish). Which records a rewind abandoned is
+    # known only at the end: each message remembers where it starts and its record's
+    # uuid, and a rewind's are taken out then.
+    nodes: list[_Node] = []
+    starts: list[tuple[int, int, str]] = []  # (first message, first turn, record's uuid)
     seen: set[str] = set()
-    not_read = out.not_read
-    records = 0
+    not_read, stripped = out.not_read, out.stripped
+    add, turns = out.add, out.turns
+    order: dict[Any, int] = {}  # call id: the order it was made in
+    run: list[_Pending] = []
+    records = read = 0
+
+    def flush() -> None:
+        if len(run) > 1:
+            last = len(order)
+            run.sort(key=lambda p: order.get(p[1].get("tool_call_id"), last))
+        for line, m, owner in run:
+            starts.append((out.added, len(turns), owner))
+            add(line, m)
+        run.clear()
+
     for line, rec in iter_objects(
         path,
         strict=options.strict,
@@ -342,7 +326,7 @@ def read(path: Path, options: ReadOptions) -> Any:
         if kind == "summary":
             if isinstance(get("summary"), str):
                 out.notes.append(f"session: {rec['summary']}")
-            out.read += 1  # read as the session's title
+            read += 1  # read as the session's title
             continue
         uuid = get("uuid")
         if uuid is not None and not isinstance(uuid, str):
@@ -353,7 +337,7 @@ def read(path: Path, options: ReadOptions) -> Any:
                 continue
             seen.add(uuid)
         try:
-            messages = _messages(rec, options, kind, out.stripped)
+            messages = _messages(rec, options, kind, stripped)
         except ValueError as e:
             out.fail(line, str(e), options)
             continue
@@ -363,36 +347,56 @@ def read(path: Path, options: ReadOptions) -> Any:
         if not messages:
             not_read[_why_empty(rec, kind, options)] += 1
             continue
-        up = get("parentUuid") or get("logicalParentUuid")
-        entries.append(
-            (
-                line,
-                messages,
-                uuid,
-                up if isinstance(up, str) else None,
-                bool(get("isSidechain")),
-                kind == "user" and _is_prompt(rec),
+        read += 1
+        sidechain = bool(get("isSidechain"))
+        # the uuid a record's messages are dropped by (a subagent's: never)
+        owner = uuid if uuid is not None and not sidechain else ""
+        if uuid is not None:
+            up = get("parentUuid") or get("logicalParentUuid")
+            # a prompt: the user's text (first), and no tool result after it
+            prompt = (
+                kind == "user" and messages[0]["role"] == "user" and messages[-1]["role"] != "tool"
             )
-        )
-    out.records = records
-    gone = _abandoned(entries)
-    kept: list[tuple[int, dict[str, Any]]] = []
-    for line, messages, uuid, _, sidechain, _ in entries:
-        if uuid is not None and uuid in gone and not sidechain:
-            not_read["records abandoned by a rewind"] += 1
-            continue
-        out.read += 1
+            nodes.append((uuid, up if isinstance(up, str) else None, sidechain, prompt))
         for m in messages:
-            if m["role"] == "tool" and isinstance(m.get("content"), str):
-                m["content"], n = strip_reminders(m["content"])
-                if n:
-                    out.stripped["system-reminder blocks"] += n
-            kept.append((line, m))
-    _in_call_order(kept)
-    add = out.add
-    for line, m in kept:
-        add(line, m)
+            role = m["role"]
+            if role == "tool":
+                content = m.get("content")
+                if isinstance(content, str) and "<system-reminder>" in content:
+                    m["content"], n = strip_reminders(content)
+                    stripped["system-reminder blocks"] += n
+                run.append((line, m, owner))
+                continue
+            if run:
+                flush()
+            if role == "assistant":
+                for call in m.get("tool_calls") or ():
+                    order.setdefault(call.get("id"), len(order))
+            starts.append((out.added, len(turns), owner))
+            add(line, m)
+    flush()
+    out.records = records
+    gone = _abandoned(nodes)
+    if gone:
+        dropped = _drop_records(out, starts, gone)
+        read -= dropped
+        not_read["records abandoned by a rewind"] += dropped
+    out.read = read
     return out.build(options)
+
+
+def _drop_records(out: Collected, starts: list[tuple[int, int, str]], drop: set[str]) -> int:
+    """Take what the records in `drop` gave out of `out` (after a rewind); how many
+    records that was."""
+    bounds = [*starts, (out.added, len(out.turns), "")]
+    gone = [
+        (m0, m1, t0, t1)
+        for (m0, t0, uuid), (m1, t1, _) in pairwise(bounds)
+        if uuid and uuid in drop
+    ]
+    if gone:
+        out.drop(gone)
+    return len({uuid for _, _, uuid in starts if uuid and uuid in drop})
 
 
 def first_user_message(records: list[dict[str, Any]]) -> str:
