@@ -7,7 +7,8 @@ Prints the median time and MB/s of each stage and the peak memory of the
 process (ru_maxrss), all measured in this one process.
 
 ``--formats``: the same generated content written as a Claude Code session, a Codex
-rollout and a gzip-compressed seed log; reads each (`engine.parse.load`, the format
+rollout, an agent trajectory (OpenAI messages), a Gemini CLI chat and a gzip-compressed
+seed log; reads each (`engine.parse.load`, the format
 found from the content) in a process of its own and prints a table: median read
 time, MB/s, the ratio to the seed's reader, and the process's peak memory.
 """
@@ -189,6 +190,49 @@ def as_codex(seed: Path, out: Path) -> None:
                 fh.write(json.dumps(rec) + "\n")
 
 
+def as_messages(seed: Path, out: Path) -> None:
+    """The seed log's messages as one JSON document of OpenAI chat messages (an agent
+    trajectory: ``{"info", "messages"}``), pretty-printed as trajectories are."""
+    with seed.open(encoding="utf-8") as src:
+        messages = [json.loads(line) for line in src]
+    out.write_text(json.dumps({"info": {}, "messages": messages}, indent=1), encoding="utf-8")
+
+
+def as_gemini(seed: Path, out: Path) -> None:
+    """The seed log's messages as a Gemini CLI chat (one JSON document): a tool result
+    becomes a tool call of the answer before it, with its result."""
+    with seed.open(encoding="utf-8") as src:
+        seed_messages = [json.loads(line) for line in src]
+    messages: list[dict[str, object]] = []
+    for i, m in enumerate(seed_messages):
+        ts = m["timestamp"] + "Z"
+        if m["role"] == "tool" and messages and messages[-1]["type"] == "gemini":
+            call = {
+                "id": f"c{i}",
+                "name": "run_shell_command",
+                "args": {"command": "pytest"},
+                "result": [
+                    {"functionResponse": {"id": f"c{i}", "response": {"output": m["content"]}}}
+                ],
+                "status": "success",
+            }
+            calls = messages[-1].setdefault("toolCalls", [])
+            assert isinstance(calls, list)
+            calls.append(call)
+            continue
+        message: dict[str, object] = {
+            "id": f"m{i}",
+            "timestamp": ts,
+            "type": "gemini" if m["role"] != "user" else "user",
+            "content": m["content"],
+        }
+        if "reasoning" in m:
+            message["thoughts"] = [{"subject": "", "description": m["reasoning"]}]
+        messages.append(message)
+    doc = {"sessionId": "bench", "projectHash": "0" * 64, "startTime": "", "messages": messages}
+    out.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+
+
 _READ_ONE = """
 import resource, statistics, sys, time
 from engine.parse import load
@@ -218,6 +262,10 @@ def formats(args: argparse.Namespace) -> None:
         as_claude(seed, files["claude-code"])
         files["codex"] = Path(tmp) / "codex.jsonl"
         as_codex(seed, files["codex"])
+        files["openai-messages"] = Path(tmp) / "trajectory.json"
+        as_messages(seed, files["openai-messages"])
+        files["gemini-cli"] = Path(tmp) / "chat.json"
+        as_gemini(seed, files["gemini-cli"])
         files["seed-jsonl (gzip)"] = Path(tmp) / "seed.jsonl.gz"
         with seed.open("rb") as src, gzip.open(files["seed-jsonl (gzip)"], "wb", 6) as dst:
             shutil.copyfileobj(src, dst)
