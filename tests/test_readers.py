@@ -681,3 +681,37 @@ def test_any_gemini_chat_is_read_and_accounted(
     calls = sum(len(m.get("toolCalls") or []) for m in messages if m["type"] == "gemini")
     assert sum(1 for m in source.messages if m["role"] == "tool") <= calls
     collapse_messages(source.messages)
+
+
+def test_aider_message_echo_is_not_a_second_copy(tmp_path: Path) -> None:
+    task = "Create a file test_aider.txt with content 'Hello Aider' and commit it."
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "\n# aider chat started at 2026-05-10 11:12:34\n\n"
+        f"> /opt/homebrew/bin/aider --message {task} --yes --model openrouter/x  \n"
+        "> Aider v0.86.2  \n\n"
+        f"#### {task}  \n\n"
+        "test_aider.txt\n```\nHello Aider\n```\n\n"
+        "> Applied edit to test_aider.txt  \n"
+    )
+    source = load(path)
+    joined = "\n".join(t.text for t in source.turns)
+    assert joined.count("Hello Aider' and commit it.") == 1
+    assert "aider --message [the task, read below] --yes --model openrouter/x" in joined
+    assert [t.role for t in source.turns] == ["aider", "You", "Bot", "aider"]
+    assert source.stripped == {"tasks echoed on aider's command line": 1}
+    assert source.read == source.records == 5  # the session's start and four blocks
+
+
+def test_calls_beside_text_show_after_it_but_parse_turns_keeps_the_reference(
+    tmp_path: Path,
+) -> None:
+    from engine.parse import parse_turns
+
+    call = {"id": "c1", "type": "function", "function": {"name": "run", "arguments": "{}"}}
+    path = _write(
+        tmp_path / "seed.jsonl",
+        [{"role": "assistant", "content": "Let me run it.", "tool_calls": [call, call]}],
+    )
+    assert [t.text for t in parse_turns(path)] == ["Let me run it."]
+    assert [t.text for t in load(path).turns] == ["Let me run it.\nrun({})\nrun({})"]
