@@ -3,24 +3,29 @@
 One JSON record a line. The records read:
 
 - ``user``: ``message.content`` is the user's text, or blocks: ``text``,
-  ``tool_result`` (the result of a tool call, matched by ``tool_use_id``), ``image``.
-  ``isMeta`` records (caveats the tool adds) are left out; a slash command
-  (``<command-name>/x</command-name>``) reads as ``/x args``, its output
-  (``<local-command-stdout>``) as a system message; a compaction summary
-  (``isCompactSummary``) as a ``compaction`` message.
+  ``tool_result`` (the result of a tool call, matched by ``tool_use_id``; the
+  ``<system-reminder>`` blocks Claude Code appends are stripped, and counted),
+  ``image``. A slash command (``<command-name>/x</command-name>``) reads as ``/x
+  args``, its output (``<local-command-stdout>``) as a system message; a compaction
+  summary (``isCompactSummary``) as a ``compaction`` message. ``isMeta`` records are
+  the tool's own: hook feedback (``Stop hook feedback: ...``), a slash command's or a
+  skill's body read as role ``Meta``; the local-command caveat is boilerplate, not read.
 - ``assistant``: blocks ``text``, ``thinking`` (Bot thinking), ``redacted_thinking``
-  (nothing: it is encrypted), ``tool_use`` (a tool call: name and input).
+  (never read: it is encrypted; counted), ``tool_use`` (a tool call: name and input).
 - ``system``: kept as a system message (collapsing drops it); ``summary``: the
   session's title.
-- other record kinds (``file-history-snapshot``, ...) are counted once in a note.
+- other record kinds (``progress``, ``file-history-snapshot``, ``queue-operation``,
+  ...) are not read, and counted by kind.
 
-``uuid`` / ``parentUuid`` chain the records. After a rewind (an edited message, a
-retried answer) the file keeps the abandoned branch; the conversation is the chain
-that ends at the last record, followed back to its root (through
-``logicalParentUuid`` across a compaction), and records off it are left out (and
-counted). A record seen twice (a resumed session) is read once. ``isSidechain``
-records are a subagent's: read as role ``Subagent`` (or left out without
-`ReadOptions.subagents`).
+``uuid`` / ``parentUuid`` chain the records into a tree. The results of parallel tool
+calls are sibling records (each a child of its call's record), and one answer's blocks
+are often several records: all are read, each result after its call, a run of results
+in the order of its calls. Only a real rewind leaves records out: a message the user
+typed re-parented onto an earlier point of the conversation (the chain that ends at the
+last record, followed back through ``logicalParentUuid`` across a compaction); what
+hangs on the branch it replaced is not read, and counted. A record seen twice (a
+resumed session) is read once. ``isSidechain`` records are a subagent's: read as role
+``Subagent`` (or left out without `ReadOptions.subagents`).
 """
 
 from __future__ import annotations
