@@ -19,6 +19,7 @@ from engine.readers import READERS, UnsupportedFormat, list_input_formats, sniff
 from engine.readers.folders import latest, list_sessions, sessions_in
 from tests.data.make_reader_fixtures import (
     ANSWER,
+    CACHE_PY,
     REWIND_ASK,
     THINK,
     USER_ASK,
@@ -715,3 +716,35 @@ def test_calls_beside_text_show_after_it_but_parse_turns_keeps_the_reference(
     )
     assert [t.text for t in parse_turns(path)] == ["Let me run it."]
     assert [t.text for t in load(path).turns] == ["Let me run it.\nrun({})\nrun({})"]
+
+
+def test_a_gemini_cli_checkpoint_reads_its_parts(tmp_path: Path) -> None:
+    """A checkpoint beside the chats (~/.gemini/tmp/<hash>/checkpoint-*.json): Gemini API
+    contents, their text, function calls and responses."""
+    path = tmp_path / "checkpoint-fix.json"
+    contents = [
+        {"role": "user", "parts": [{"text": USER_ASK}]},
+        {
+            "role": "model",
+            "parts": [
+                {"text": "Reading it.", "thought": True},
+                {"text": "Let me read the cache."},
+                {"functionCall": {"name": "read_file", "args": {"absolute_path": "cache.py"}}},
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                {"functionResponse": {"name": "read_file", "response": {"output": CACHE_PY}}}
+            ],
+        },
+    ]
+    path.write_text(json.dumps(contents, indent=2))
+    source = load(path)
+    assert [t.role for t in source.turns] == ["You", "Bot", "Tool"]
+    assert (
+        source.turns[1].text == 'Let me read the cache.\nread_file({"absolute_path": "cache.py"})'
+    )
+    assert [t.text for t in collapse_messages(source.messages) if t.role == "Tool"] == [
+        "Read cache.py (2 lines)."
+    ]

@@ -184,6 +184,48 @@ def _ended(raw: dict[str, Any], ts: Any, status: Any) -> list[dict[str, Any]]:
     return [{"role": END_ROLE, "content": f"{head}\n{text}" if text else head, "timestamp": ts}]
 
 
+def _parts(role: str, parts: list[Any], ts: Any) -> list[dict[str, Any]]:
+    """A Gemini API ``Content`` (``{"role": "user" | "model", "parts": [...]}``, as a
+    Gemini CLI checkpoint saves it): text parts, ``functionCall`` parts as tool calls,
+    ``functionResponse`` parts as their results."""
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        if isinstance(part.get("text"), str) and not part.get("thought"):
+            texts.append(part["text"])
+        call, response = part.get("functionCall"), part.get("functionResponse")
+        if isinstance(call, dict):
+            calls.append(tool_call(call.get("id"), call.get("name"), call.get("args")))
+        if isinstance(response, dict):
+            output = response.get("response")
+            if isinstance(output, dict):
+                output = output.get("output", output.get("error", output))
+            text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+            results.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": response.get("id"),
+                    "content": text,
+                    "timestamp": ts,
+                }
+            )
+    out: list[dict[str, Any]] = []
+    text = "\n".join(texts)
+    if text.strip() or calls:
+        message: dict[str, Any] = {
+            "role": "assistant" if role == "model" else role,
+            "content": text,
+            "timestamp": ts,
+        }
+        if calls:
+            message["tool_calls"] = calls
+        out.append(message)
+    return out + results
+
+
 def _message(raw: dict[str, Any], status: Any = None) -> list[dict[str, Any]]:
     role = raw.get("role")
     if not isinstance(role, str):
@@ -192,6 +234,8 @@ def _message(raw: dict[str, Any], status: Any = None) -> list[dict[str, Any]]:
     content = raw.get("content")
     if role == EXIT_ROLE:
         return _ended(raw, ts, status)
+    if content is None and isinstance(raw.get("parts"), list):
+        return _parts(role, raw["parts"], ts)
     if isinstance(content, list) and any(
         isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "thinking")
         for b in content
