@@ -748,3 +748,13 @@ def test_a_gemini_cli_checkpoint_reads_its_parts(tmp_path: Path) -> None:
     assert [t.text for t in collapse_messages(source.messages) if t.role == "Tool"] == [
         "Read cache.py (2 lines)."
     ]
+
+
+def test_every_example_file_is_of_its_format() -> None:
+    from engine.readers import _ROOT, EXAMPLE_FILES
+
+    listed = list_input_formats()
+    for name, example in EXAMPLE_FILES.items():
+        path = _ROOT / example
+        assert sniff(path) == name and f"example file: {path}" in listed
+        assert load(path).turns

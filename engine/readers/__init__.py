@@ -148,12 +148,30 @@ READERS: dict[str, Reader] = {
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".md", ".markdown")
 
 
+#: A real (or bundled) file of each format, relative to the repository: shown by
+#: --list-input-formats when present (a checkout; an installed package has none).
+EXAMPLE_FILES = {
+    SEED: "sample_logs/cache_refactor.jsonl",
+    claude.NAME: "tests/fixtures/claude-code/coverage-test-fix.jsonl",
+    codex.NAME: "tests/fixtures/codex/homelab-migration.jsonl",
+    gemini.NAME: "tests/fixtures/gemini-cli/agent-history-session-01.json",
+    documents.MESSAGES: "tests/fixtures/mini-swe-agent/pydicom-901.traj.json",
+    aider.NAME: "tests/fixtures/aider/metadata-aider.aider.chat.history.md",
+    MARKDOWN: "sample_logs/architecture_guide.md",
+}
+_ROOT = Path(__file__).resolve().parent.parent.parent
+
+
 def list_input_formats() -> str:
-    """Every input format with its description and an example (for --list-input-formats)."""
+    """Every input format with its description, an example and, in a checkout, an
+    example file (for --list-input-formats)."""
     lines = []
     for r in READERS.values():
         lines.append(f"{r.name}: {r.description}")
         lines.append(f"    {r.example}")
+        example = EXAMPLE_FILES.get(r.name)
+        if example and (_ROOT / example).is_file():
+            lines.append(f"    example file: {_ROOT / example}")
     lines.append("Any of them gzip-compressed (.gz) is read as well.")
     return "\n".join(lines) + "\n"
 
