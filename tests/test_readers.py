@@ -758,3 +758,17 @@ def test_every_example_file_is_of_its_format() -> None:
         path = _ROOT / example
         assert sniff(path) == name and f"example file: {path}" in listed
         assert load(path).turns
+
+
+def test_a_claude_session_that_starts_with_records_not_read(tmp_path: Path) -> None:
+    head = [
+        {"type": "queue-operation", "operation": "dequeue", "timestamp": "t", "sessionId": "s"}
+    ] + [
+        {"type": "progress", "uuid": f"p{i}", "parentUuid": None, "sessionId": "s"}
+        for i in range(60)
+    ]
+    path = _write(tmp_path / "late.jsonl", head + claude_records()[3:5])
+    assert sniff(path) == "claude-code"
+    source = load(path)
+    assert source.not_read == {"queue operations": 1, "progress records": 60}
+    assert source.turns[0].text == USER_ASK

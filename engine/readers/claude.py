@@ -53,14 +53,20 @@ _STDOUT = re.compile(
 )
 
 
+#: Record types of a Claude Code session (a file may start with many that are not read).
+_RECORD_TYPES = frozenset(
+    {"user", "assistant", "system", "file-history-snapshot", "progress", "queue-operation"}
+)
+
+
 def looks_like(record: dict[str, Any]) -> bool:
     """A Claude Code record: a known ``type`` with Claude Code's own fields."""
     kind = record.get("type")
     if kind == "summary" and "leafUuid" in record:
         return True
-    if kind not in ("user", "assistant", "system", "file-history-snapshot"):
+    if kind not in _RECORD_TYPES:
         return False
-    return any(k in record for k in ("parentUuid", "sessionId", "uuid", "isSidechain"))
+    return any(k in record for k in ("parentUuid", "sessionId", "uuid", "isSidechain", "messageId"))
 
 
 def _tool_result_text(block: dict[str, Any]) -> str:
