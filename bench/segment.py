@@ -51,9 +51,10 @@ def seed_loop(case: Case, values: Mapping[str, Any]) -> list[Chunk]:
 
 
 def topic(case: Case, values: Mapping[str, Any]) -> list[Chunk]:
+    # the topics (scored against gold); the size cap splits them, never moves them
     return segment(
         case.chunks, case.vectors, replace(TopicParams(), **values), case.topic_frame()
-    ).chunks
+    ).topic_chunks
 
 
 def load_cases(

@@ -228,7 +228,10 @@ def tuning_segmenter(
 ) -> Segmenter:
     """The `Segmenter` of a `Tuning` (in `mode`, default its own) with a setting's
     values over it: what ``chunkscope tune`` and the workbench's auto-tune and sweep
-    search. `token_counts` (the chunks') serve a seed loop capped in tokens."""
+    search. Its chunks are the segments whose starts are scored: the topics in topic
+    mode (the size cap splits a topic into merged chunks but never moves its start),
+    the merged chunks of the seed loop. `token_counts` (the chunks') serve a seed loop
+    capped in tokens."""
     from engine.merge import merge
     from engine.segment import segment
 
@@ -236,8 +239,9 @@ def tuning_segmenter(
 
     def run(case: Case, values: Mapping[str, Any]) -> list[Chunk]:
         t = tuning.with_values(values)
-        if mode == "topic":
-            return segment(case.chunks, case.vectors, t.topic, case.topic_frame()).chunks
+        if mode == "topic":  # topic starts are scored: the size cap never moves them
+            topics = segment(case.chunks, case.vectors, t.topic, case.topic_frame(), max_chars=None)
+            return topics.topic_chunks
         tokens = token_counts if t.merge.max_chunk_tokens is not None else None
         return merge(case.chunks, case.vectors, t.merge, token_counts=tokens).chunks
 

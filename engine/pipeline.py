@@ -500,21 +500,31 @@ class Pipeline:
         return self._stage("topic_frame", lambda: frame(self.compacted(), self.embeddings()))
 
     def merged(self, progress: Progress | None = None) -> MergeResult:
-        """The merge loop over the compacted chunks, with its trace."""
+        """The merged chunks: the seed loop over the compacted chunks, with its trace, or
+        (``--merge topic``) the topic segmenter's topics split to fit the same size cap."""
 
         def compute() -> MergeResult:
             from engine.merge import merge
 
             chunks = self.compacted()
             vectors = self.embeddings(progress=progress)
-            if self.params.merge.mode == "topic":
+            mp = self.params.merge
+            tokens = None
+            if mp.max_chunk_tokens is not None:
+                tokens = self.token_counts(chunks)
+            if mp.mode == "topic":  # topics, then merged chunks within the same cap
                 from engine.segment import segment
 
-                return segment(chunks, vectors, self.params.topic, self.topic_frame())
-            tokens = None
-            if self.params.merge.max_chunk_tokens is not None:
-                tokens = self.token_counts(chunks)
-            return merge(chunks, vectors, self.params.merge, token_counts=tokens)
+                return segment(
+                    chunks,
+                    vectors,
+                    self.params.topic,
+                    self.topic_frame(),
+                    max_chars=mp.max_chunk_chars,
+                    max_tokens=mp.max_chunk_tokens,
+                    token_counts=tokens,
+                )
+            return merge(chunks, vectors, mp, token_counts=tokens)
 
         # A token cap counts with the tokenizer: part of the key only then.
         cap_tokens = self.params.tokenizer if self.params.merge.max_chunk_tokens else None

@@ -75,9 +75,14 @@ def test_min_and_max_size_are_respected() -> None:
     strict = segment(chunks, v, replace(base, topic_min_chars=size))
     assert len(strict.chunks) < len(loose.chunks)
     assert all(c.chars + 1 >= size for c in strict.chunks)
-    capped = segment(chunks, v, replace(TopicParams(), topic_max_chars=size // 2, topic_depth=9.0))
+    capped = segment(chunks, v, replace(TopicParams(), topic_depth=9.0), max_chars=size // 2)
     assert all(c.chars <= size // 2 or len(c.turns) == 1 for c in capped.chunks)
     assert "size_cap" in {c.reason for c in capped.cuts}
+    # the cap splits topics into chunks, and never moves a topic's start
+    uncapped = segment(chunks, v, replace(TopicParams(), topic_depth=9.0), max_chars=None)
+    assert capped.topic_bounds is not None and uncapped.topic_bounds is not None
+    assert capped.topic_bounds.tolist() == uncapped.topic_bounds.tolist()
+    assert len(capped.chunks) > len(uncapped.chunks) == len(uncapped.topic_spans)
 
 
 @settings(max_examples=40, deadline=None)
