@@ -268,6 +268,7 @@ HEADING_RANK = 10
 USER_RANK = 8  # a user turn after another role spoke
 MESSAGE_RANK = 3  # any other message (or document section) starts
 PARAGRAPH_RANK = 2  # a blank line inside one message
+HEADING_ONLY_RANK = 1  # right after a unit that is only a heading (it would be orphaned)
 FENCED_RANK = 0  # a blank line inside a fenced code block
 _HEADING = re.compile(r"(#{1,6})[ \t]")
 _FENCE = re.compile(r"^[ ]{0,3}(```|~~~)", re.MULTILINE)
@@ -277,8 +278,10 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
     """How good each gap (after chunk ``i``) is as a place to split a topic over the
     size cap: the rank of what starts after it (`HEADING_RANK` minus a markdown
     heading's level, `USER_RANK`, `MESSAGE_RANK`, `PARAGRAPH_RANK`), or `FENCED_RANK`
-    when the gap falls between two paragraphs of one fenced code block. Units never
-    start mid-paragraph, so every gap is at least a paragraph break."""
+    when the gap falls between two paragraphs of one fenced code block, or
+    `HEADING_ONLY_RANK` right after a unit that is nothing but a heading (a cut there
+    would part a heading from its text). Units never start mid-paragraph, so every gap
+    is at least a paragraph break."""
     n = len(chunks)
     out = np.full(max(n - 1, 0), PARAGRAPH_RANK, dtype=np.int8)
     fenced = False
@@ -300,6 +303,10 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
                     rank = USER_RANK
                 else:
                     rank = MESSAGE_RANK if new else PARAGRAPH_RANK
+                before = chunks[j - 1].turns
+                alone = len(before) == 1 and "\n" not in before[0].text.strip()
+                if alone and _HEADING.match(before[0].text) is not None:
+                    rank = min(rank, HEADING_ONLY_RANK)
                 out[j - 1] = rank
             text = t.text
             if "```" in text or "~~~" in text:

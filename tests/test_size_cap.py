@@ -16,6 +16,7 @@ from engine.model import Chunk, Turn
 from engine.pipeline import Pipeline, PipelineParams
 from engine.segment import (
     FENCED_RANK,
+    HEADING_ONLY_RANK,
     HEADING_RANK,
     MESSAGE_RANK,
     PARAGRAPH_RANK,
@@ -114,7 +115,7 @@ def test_split_ranks() -> None:
         return Turn(None, role, text, line, line)
 
     chunks = [
-        Chunk([t("Doc", "# Title", 1)]),
+        Chunk([t("Doc", "# Title\nintro", 1)]),
         Chunk([t("Doc", "## Install", 3)]),  # a heading: level 2
         Chunk([Turn(None, "Doc", "para one", 3, 3)]),  # a paragraph of the same section
         Chunk([Turn(None, "Doc", "```sh\nnpm i", 3, 3)]),  # a fence opens
@@ -125,7 +126,7 @@ def test_split_ranks() -> None:
     ]
     assert split_ranks(chunks).tolist() == [
         HEADING_RANK - 2,
-        PARAGRAPH_RANK,
+        HEADING_ONLY_RANK,  # after a heading alone: it would lose its text
         PARAGRAPH_RANK,
         FENCED_RANK,
         MESSAGE_RANK,

@@ -217,6 +217,8 @@ class WorkbenchScreen(Screen[None]):
                 tokens_approx=not view.merged_tokens_exact,
                 bands=_identity(len(result.chunks)),
                 cuts=result.cuts,
+                over=result.exceeds_limit,
+                clock=view.source.kind != "markdown",
             )
         if comparing:
             pass
@@ -226,7 +228,11 @@ class WorkbenchScreen(Screen[None]):
                 before.set_tokens(view.left_tokens)
         else:
             before.set_items(
-                view.left_items, tokens=view.left_tokens, bands=view.left_owner, cuts=None
+                view.left_items,
+                tokens=view.left_tokens,
+                bands=view.left_owner,
+                cuts=None,
+                clock=view.source.kind != "markdown",
             )
         mp = view.params.merge
         first_threshold = result.passes[0].threshold if result.passes else None
