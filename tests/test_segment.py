@@ -273,15 +273,15 @@ def test_sweep_moves_one_knob_and_scores_each_value(
         assert main(["eval", str(log), "--gold", str(gold), "--format", "json",
                      "--topic-depth", str(p["value"])]) == 0  # fmt: skip
         one = json.loads(capsys.readouterr().out)
-        assert (one["chunks"], one["pk"]) == (p["chunks"], p["pk"])
+        assert (one["chunks"], one["topics"], one["pk"]) == (p["chunks"], p["topics"], p["pk"])
     # The text table: a row per value and a plot per column.
     assert main([*argv, "--points", "5"]) == 0
     out = capsys.readouterr().out
     assert "topic_depth across 5 values (merge topic" in out
     header = next(line for line in out.splitlines() if line.strip().startswith("topic_depth"))
-    assert header.split() == ["topic_depth", "chunks", "pk", "windowdiff", "f1"]
+    assert header.split() == ["topic_depth", "chunks", "topics", "pk", "windowdiff", "f1"]
     plots = [line.split() for line in out.splitlines() if "(topic_depth 0 -> 10)" in line]
-    assert [p[0] for p in plots] == ["chunks", "pk", "windowdiff", "f1"]
+    assert [p[0] for p in plots] == ["chunks", "topics", "pk", "windowdiff", "f1"]
     assert all(len(p[1]) == 5 and set(p[1]) <= set("▁▂▃▄▅▆▇█") for p in plots)
 
 
