@@ -460,28 +460,40 @@ def fit_cap(
     so that every chunk fits `cap`: a chunk ``[a, b)`` has size ``prefix[b] - prefix[a]
     - 1`` (`prefix`: running sums of the sizes plus one). A topic over the cap is split
     at the gap that keeps the fewest chunks possible (``ceil(left / cap) + ceil(right /
-    cap)``), of the best rank (`split_ranks`), of the highest score, and its parts
-    again until they fit; a single chunk over the cap stays whole."""
-    rank = np.asarray(ranks, dtype=np.float64)
-    out = list(topics)
-    todo = [(a, b) for a, b in pairwise(topics) if b - a >= 2 and prefix[b] - prefix[a] - 1 > cap]
-    added: list[int] = []
-    while todo:
-        a, b = todo.pop()
-        inner = np.arange(a + 1, b)
-        left = prefix[inner] - prefix[a] - 1
-        right = prefix[b] - prefix[inner] - 1
+    cap)``), of the best rank (`split_ranks`), of the highest score (the first of equals),
+    and its parts again until they fit; a single chunk over the cap stays whole.
+
+    Every part waiting to be split at one depth is split at once (segmented minima and
+    maxima over the concatenated gaps), so the work is a few array operations per level
+    of the recursion, not per cut."""
+    key = np.asarray(ranks, dtype=np.float64) * 1e6 + np.clip(score, -1e5, 1e5)
+    bounds = np.asarray(topics, dtype=np.int64)
+    a, b = bounds[:-1], bounds[1:]
+    added: list[IntArray] = []
+    while True:
+        todo = (b - a >= 2) & (prefix[b] - prefix[a] - 1 > cap)
+        a, b = a[todo], b[todo]
+        if not len(a):
+            break
+        lengths = b - a - 1  # inner gaps of each part
+        offsets = np.zeros(len(a), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=offsets[1:])
+        part = np.repeat(np.arange(len(a), dtype=np.int64), lengths)
+        inner = np.arange(len(part), dtype=np.int64) - offsets[part] + a[part] + 1
+        left = prefix[inner] - prefix[a][part] - 1
+        right = prefix[b][part] - prefix[inner] - 1
         pieces = -(-left // cap) + -(-right // cap)
-        best = pieces == pieces.min()
-        gaps = inner[best] - 1
-        key = rank[gaps] * 1e6 + np.clip(score[gaps], -1e5, 1e5)
-        cut = int(gaps[int(np.argmax(key))]) + 1
+        fewest = np.minimum.reduceat(pieces, offsets)
+        k = np.where(pieces == fewest[part], key[inner - 1], -np.inf)
+        best = np.maximum.reduceat(k, offsets)
+        hit = np.flatnonzero(k == best[part])
+        _, first = np.unique(part[hit], return_index=True)  # the first of equals
+        cut = inner[hit[first]]
         added.append(cut)
-        for lo, hi in ((a, cut), (cut, b)):
-            if hi - lo >= 2 and prefix[hi] - prefix[lo] - 1 > cap:
-                todo.append((lo, hi))
-    if added:
-        out = sorted({*out, *added})
+        a, b = np.concatenate([a, cut]), np.concatenate([cut, b])
+    if not added:
+        return list(topics)
+    out: list[int] = np.union1d(bounds, np.concatenate(added)).tolist()
     return out
 
 
@@ -499,11 +511,11 @@ def _result(
     spans = list(pairwise(starts))
     merged = chunks_from_spans(list(chunks), spans) if chunks else []
     dim = v.shape[1] if v.ndim == 2 else 0
-    vectors = (
-        np.stack([v[s:e].mean(axis=0, dtype=np.float64) for s, e in spans])
-        if spans
-        else np.zeros((0, dim))
-    )
+    if spans:  # each merged chunk's mean vector, every chunk's at once
+        counts = np.diff(bounds).astype(np.float64)
+        vectors = np.add.reduceat(v, bounds[:-1], axis=0, dtype=np.float64) / counts[:, None]
+    else:
+        vectors = np.zeros((0, dim))
     gaps = [e - 1 for _, e in spans[:-1]]
     if scores is not None:
         sims = np.asarray([scores.similarity[g] for g in gaps], dtype=np.float64)
