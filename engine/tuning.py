@@ -26,6 +26,7 @@ __all__ = [
     "MODE_PARAMS",
     "PROFILE_CLASSES",
     "PROFILE_KNOBS",
+    "RETIRED_KNOBS",
     "SHARED_KNOBS",
     "Tuning",
     "knob_modes",
@@ -57,6 +58,12 @@ def knob_modes(name: str) -> tuple[str, ...]:
         return tuple(MODE_PARAMS)
     return tuple(mode for mode, cls in MODE_PARAMS.items() if name in knob_map(cls))
 
+
+#: Profile keys of earlier versions, read and dropped (what replaced each): a saved
+#: profile holds every knob, so refusing them would refuse every older config file.
+RETIRED_KNOBS: dict[str, str] = {
+    "topic_max_chars": "max_chunk_chars, the one size cap of both merge modes",
+}
 
 #: Every tunable knob by name (the profile keys).
 PROFILE_KNOBS: dict[str, Knob] = all_knobs(PROFILE_CLASSES)
