@@ -788,12 +788,13 @@ class Pipeline:
         chunks = self.merged().chunks
         summaries = self.summaries(progress=progress)
         scores = self.scores(scorer, memories=memories, alpha=alpha)
+        clock = self.source().kind != "markdown"  # a document's turns carry its mtime only
         return [
             Candidate(
                 index=i,
                 summary=summaries[i],
                 score=scores[i],
-                time_range=c.time_range,
+                time_range=c.time_range if clock else "",
                 start=c.start,
                 end=c.end,
             )
