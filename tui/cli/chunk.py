@@ -231,8 +231,8 @@ def _chunk_report(
         limit += f"; {over} over it, each one unit kept whole"
     lines += [
         "",
-        f"=== After merging ({len(merged.chunks)} chunks in {n_topics} "
-        f"topic{'s' if n_topics != 1 else ''}; {limit}) ===",
+        f"=== After merging ({len(merged.chunks)} chunk{'s' if len(merged.chunks) != 1 else ''} "
+        f"in {n_topics} topic{'s' if n_topics != 1 else ''}; {limit}) ===",
     ]
     yield "\n".join(lines) + "\n"
     topic_of, flags = merged.topic_of, merged.exceeds_limit
