@@ -56,8 +56,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     weights = line_weights(args.file)
     gold = read_gold_file(args.gold, lines=len(weights))
     merged = pipe.merged()
-    scores = score(
-        chunk_starts(merged.chunks),
+    topics = len(merged.topic_spans)
+    scores = score(  # the topic starts: the size cap splits topics, never moves them
+        chunk_starts(merged.topic_chunks),
         gold.starts,
         weights,
         chunks=len(merged.chunks),
@@ -67,6 +68,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.format == "json":
         doc = {
             **scores.as_dict(),
+            "topics": topics,
             "file_chunks": len(merged.chunks),
             "tolerance": args.tolerance,
             "merge": tuning.merge.mode,
@@ -79,11 +81,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if scores.stretch is not None:
             first, last = scores.stretch
             where = (
-                f"partial gold: scored over lines {first}-{last} "
-                f"({len(merged.chunks)} merged chunks in the file)\n"
+                f"partial gold: scored over lines {first}-{last} ({scores.chunks} of the "
+                f"topics and {scores.gold_segments} gold segments meet it)\n"
             )
         text = (
-            f"{source.path}: {scores.chunks} merged chunks, {scores.gold_segments} gold segments "
+            f"{source.path}: {topics} topic{'s' if topics != 1 else ''} in {len(merged.chunks)} "
+            f"merged chunks, {scores.gold_segments} gold segments "
             f"(merge {tuning.merge.mode}, {pipe.params.embedder.label()})\n"
             f"{where}"
             f"Pk          {scores.pk:.4f}  (k = {scores.k:,} chars; 0 is perfect)\n"

@@ -333,10 +333,11 @@ class SimilarityStrip(Widget):
             has = best >= 0
             glyph_idx[has] = codes[best[has] % m] + 1
             style_idx[has] = 1
-            if len(self.verdicts) == len(self.cuts):  # marks: hit 3, spurious 4, outside 1
-                kind = {"hit": 3, "spurious": 4}
-                codes_v = np.asarray([kind.get(v, 1) for v in self.verdicts], dtype=np.int64)
-                style_idx[has] = codes_v[best[has] % m]
+            if len(self.verdicts) == len(self.cuts):  # marks: hit 3, spurious 4, else 1
+                judged = np.asarray(
+                    [{"hit": 3, "spurious": 4}.get(v, 1) for v in self.verdicts], dtype=np.int64
+                )
+                style_idx[has] = judged[best[has] % m]
         glyphs = np.array([" ", *CUT_GLYPHS.values(), "▲"])[glyph_idx]
         if self.selected_pair is not None:
             c = self.column_of(self.selected_pair, width)
