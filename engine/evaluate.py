@@ -299,7 +299,7 @@ def evaluate(case: Case, segmenter: Segmenter, values: Mapping[str, Any]) -> Sco
 
 
 def _evaluate(case: Case, segmenter: Segmenter, values: Mapping[str, Any]) -> tuple[Scores, int]:
-    """The scores of a setting on `case`, and how many chunks it gives in the whole file."""
+    """The scores of a setting on `case`, and how many segments it gives in the whole file."""
     merged = segmenter(case, values)
     starts = chunk_starts(merged)
     scored = score(starts, case.gold, case.weights, chunks=len(merged), partial=case.partial)
@@ -408,8 +408,8 @@ def grid_size(grid: Mapping[str, Sequence[Any]]) -> int:
 
 class Tuned(NamedTuple):
     """One setting of a search, with its mean scores over the files (as `Scores`, over
-    the marked stretch when the gold is partial) and its mean chunk count in the whole
-    files."""
+    the marked stretch when the gold is partial) and the mean number of segments it
+    gives in the whole files (`chunks`: the segmenter's, topics in topic mode)."""
 
     values: dict[str, Any]
     pk: float

@@ -262,10 +262,11 @@ def test_eval_json_reports_the_same_keys_over_the_marked_stretch(
     lo, hi = doc["stretch"]
     assert (lo, hi) == (marks[0] - 2, marks[1] + 2)
     # The same numbers as the engine's, from the chunks `chunk --embed` gives.
-    merged = Pipeline(str(log), PipelineParams()).merged().chunks
-    want = score(chunk_starts(merged), marks, line_weights(log), partial=True).as_dict()
+    result = Pipeline(str(log), PipelineParams()).merged()
+    merged, topics = result.chunks, result.topic_chunks  # the topic starts are scored
+    want = score(chunk_starts(topics), marks, line_weights(log), partial=True).as_dict()
     assert {k: doc[k] for k in keys} == {k: want[k] for k in keys}
-    assert doc["file_chunks"] == len(merged) >= doc["chunks"]
+    assert doc["file_chunks"] == len(merged) and doc["topics"] == len(topics) >= doc["chunks"]
     # The same starts as a complete gold file: scored over the whole file.
     complete = tmp_path / "complete.gold.json"
     complete.write_text(dumps_gold(marks))
@@ -362,7 +363,7 @@ def test_sweep_scores_each_value_over_the_marked_stretch(
     point = doc["points"][1]
     pipe = Pipeline(str(log), PipelineParams())
     merged = pipe.with_params(topic=replace(TopicParams(), topic_depth=point["value"])).merged()
-    want = score(chunk_starts(merged.chunks), marks, line_weights(log), partial=True)
+    want = score(chunk_starts(merged.topic_chunks), marks, line_weights(log), partial=True)
     assert point["pk"] == round(want.pk, 6) and point["f1"] == round(want.f1, 6)
     assert main(argv) == 0
     assert (

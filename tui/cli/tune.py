@@ -173,11 +173,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
     else:
         names = list(grid)
         scope = f"; {partial} partial, over their marked stretch" if partial else ""
+        segments = "topics" if mode == "topic" else "chunks"  # the segments scored
         lines = [
             f"tune: {settings:,} settings of --merge {mode} on {len(files)} files "
             f"({pipe.params.embedder.label()}{scope}), by mean F1, then Pk",
             "",
-            f"{'':8}{'F1':>6}{'recall':>8}{'Pk':>8}{'WD':>8}{'chunks':>8}  " + "  ".join(names),
+            f"{'':8}{'F1':>6}{'recall':>8}{'Pk':>8}{'WD':>8}{segments:>8}  " + "  ".join(names),
         ]
 
         def row(label: str, values: Mapping[str, Any], t: Tuned) -> str:

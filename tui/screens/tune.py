@@ -4,8 +4,9 @@ The search (the grid of ``chunkscope tune``, `engine.evaluate.TUNE_GRIDS`, for t
 mode in force) runs in a worker with a progress bar; Escape stops it. Settings rank as
 ``chunkscope tune`` ranks them (`engine.evaluate.Tuned.objective`): finding the marks
 first (boundary F1), then Pk; partial marks are scored over the stretch they cover.
-Then the best settings are listed with their F1, recall, Pk, WindowDiff and the chunks
-they give in the whole file, next to the settings in force; Enter applies the
+Then the best settings are listed with their F1, recall, Pk, WindowDiff and the
+segments they give in the whole file (topics in topic mode, merged chunks in the seed
+loop), next to the settings in force; Enter applies the
 highlighted one (the screen returns it as a `Tuning`), `s` saves it as a profile.
 """
 
@@ -169,7 +170,8 @@ class TuneScreen(ModalScreen["Tuning | None"]):
         table = self.query_one(DataTable)
         names = list(self.grid)
         labels = [PROFILE_KNOBS[k].label if k in PROFILE_KNOBS else k for k in names]
-        table.add_columns("", "F1", "recall", "Pk", "WD", "chunks", *labels)
+        segments = "topics" if self.mode == "topic" else "chunks"  # the segments scored
+        table.add_columns("", "F1", "recall", "Pk", "WD", segments, *labels)
 
         def cells(t: Tuned) -> list[str]:
             return [
