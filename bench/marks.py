@@ -12,7 +12,8 @@ the file (F1, Pk). "before" is the objective auto-tune had: Pk over the whole fi
 the two marks as the only topics (ties by WindowDiff).
 
 Then the same on the bundled sample logs, with every pair of their user turns as marks
-(no gold beyond the marks: only whether the marks are found and how many chunks).
+(no gold beyond the marks: only whether the marks are found, and how often the
+setting gives one topic for the whole log).
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ def sessions(args: argparse.Namespace, tmp: Path) -> None:
 def samples() -> None:
     root = Path(__file__).resolve().parent.parent / "sample_logs"
     print("\nsample logs (workbench pipeline: tool calls collapsed), every pair of user turns")
-    print(f"{'file':<24}{'objective':<28}{'pairs':>6}{'recall 1':>9}{'recall 0':>9}{'1 chunk':>8}")
+    print(f"{'file':<24}{'objective':<28}{'pairs':>6}{'recall 1':>9}{'recall 0':>9}{'1 topic':>8}")
     for path in sorted(root.glob("*.jsonl")):
         users = []
         for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
