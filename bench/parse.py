@@ -10,7 +10,8 @@ process (ru_maxrss), all measured in this one process.
 rollout, an agent trajectory (OpenAI messages), a Gemini CLI chat and a gzip-compressed
 seed log; reads each (`engine.parse.load`, the format
 found from the content) in a process of its own and prints a table: median read
-time, MB/s, the ratio to the seed's reader, and the process's peak memory.
+time (wall and CPU), MB per CPU second, the CPU ratio to the seed's reader, and the
+process's peak memory.
 """
 
 from __future__ import annotations
@@ -247,15 +248,16 @@ def as_gemini(seed: Path, out: Path) -> None:
 _READ_ONE = """
 import resource, statistics, sys, time
 from engine.parse import load
-times = []
+times, cpu = [], []
 for _ in range(int(sys.argv[2])):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     source = load(sys.argv[1], keep_messages=False)
     times.append(time.perf_counter() - t0)
+    cpu.append(time.process_time() - c0)
     turns, fmt = len(source.turns), source.format
     del source
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(statistics.median(times), peak, turns, fmt)
+print(statistics.median(times), statistics.median(cpu), peak, turns, fmt)
 """
 
 
@@ -289,19 +291,31 @@ def formats(args: argparse.Namespace) -> None:
                 check=True,
                 cwd=root,
             )
-            med, peak, turns, fmt = proc.stdout.split()
-            rows.append((name, fmt, path.stat().st_size / 1e6, float(med), float(peak), int(turns)))
-    base = rows[0][3]
+            med, cpu, peak, turns, fmt = proc.stdout.split()
+            rows.append(
+                (
+                    name,
+                    fmt,
+                    path.stat().st_size / 1e6,
+                    float(med),
+                    float(cpu),
+                    float(peak),
+                    int(turns),
+                )
+            )
+    base = rows[0][4]
     print(f"content: {args.mb:g} MB of seed log written in each format; {args.runs} runs each")
     print(
         f"{'format':<20} {'read as':<15} {'MB':>7} {'turns':>8} {'median s':>9} "
-        f"{'MB/s':>7} {'x seed':>7} {'peak MiB':>9}"
+        f"{'CPU s':>7} {'MB/CPU s':>9} {'x seed':>7} {'peak MiB':>9}"
     )
-    for name, fmt, mb, med, peak, turns in rows:
+    for name, fmt, mb, med, cpu, peak, turns in rows:
         print(
-            f"{name:<20} {fmt:<15} {mb:>7.1f} {turns:>8} {med:>9.2f} {mb / med:>7.1f} "
-            f"{med / base:>7.2f} {peak:>9.0f}"
+            f"{name:<20} {fmt:<15} {mb:>7.1f} {turns:>8} {med:>9.2f} {cpu:>7.2f} "
+            f"{mb / cpu:>9.1f} {cpu / base:>7.2f} {peak:>9.0f}"
         )
+    print("median s: wall time; CPU s: the process's CPU time (x seed compares these), the")
+    print("steadier figure on a shared machine")
 
 
 def main() -> None:
