@@ -344,4 +344,4 @@ def cmd_recap(args: argparse.Namespace) -> int:
         "merge": pipe.params.merge.mode,
         "embedder": pipe.params.embedder.label(),
     }
-    return snap.finish(merged.chunks, about)
+    return snap.finish(merged.chunks, about, merged.topic_chunks)
