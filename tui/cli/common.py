@@ -86,6 +86,9 @@ def report_skipped(source: Source) -> None:
     require_turns(source)  # the error says what was skipped: one line, nothing else
     for line in source.notes:
         note(line)
+    accounting = source.accounting()
+    if accounting:
+        note(accounting)
     if source.mostly_skipped:
         note(f"warning: most of the file was not read: {skipped_summary(source)}")
     elif source.skipped:
