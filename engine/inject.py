@@ -212,6 +212,7 @@ class StoredRecap:
     used_tokens: int = 0
     budget: int = 0
     tokenizer: str = ""
+    profile: str = ""  # the config file's profile it was built with ("": none)
     review: Review | None = None
 
     @property
@@ -229,6 +230,7 @@ class StoredRecap:
             "used_tokens": self.used_tokens,
             "budget": self.budget,
             "tokenizer": self.tokenizer,
+            "profile": self.profile,
             "review": self.review.as_dict() if self.review is not None else None,
             "text": self.text,
         }
@@ -250,6 +252,7 @@ class StoredRecap:
                 used_tokens=int(data.get("used_tokens") or 0),
                 budget=int(data.get("budget") or 0),
                 tokenizer=str(data.get("tokenizer") or ""),
+                profile=str(data.get("profile") or ""),
                 review=Review.from_dict(data.get("review")),
             )
         except (KeyError, TypeError, ValueError) as e:
@@ -376,6 +379,7 @@ def build_recap(
         used_tokens=selection.used_tokens,
         budget=selection.budget,
         tokenizer=selection.tokenizer,
+        profile=profile or "",
         review=review,
     )
     return Built(stored, selection, texts)
@@ -445,7 +449,7 @@ def start_plan(
         is_newest = newest is None or os.path.realpath(newest) == os.path.realpath(
             stored.transcript
         )
-        newer = newest is not None and (_modified(newest) or 0.0) > stored.created + _FRESH_SLACK
+        newer = newest is not None and (_modified(newest) or 0.0) > stored.created
         if (is_newest or not newer) and not stale:
             return StartPlan(use_stored=True, reason="stored at the last session's end")
         if stale and is_newest:

@@ -73,11 +73,16 @@ def review_options(project: str | None) -> Any:
     pinned: tuple[str, ...] = ()
     excluded: tuple[str, ...] = ()
     knobs: dict[str, Any] = {}
+    profile = None
+    if from_store and stored is not None:
+        # What the hook built it with: its budget (``--budget``) and profile.
+        knobs["budget"] = stored.budget or None
+        profile = stored.profile or None
     if review is not None:
         if review.budget is not None:
             knobs["budget"] = review.budget
         if review.pinned or review.excluded:
-            built = build_recap(transcript, root, event="review", review=review)
+            built = build_recap(transcript, root, event="review", review=review, profile=profile)
             texts = built.chunk_texts
             pinned = tuple(texts[i] for i in match_chunks(texts, review.pinned))
             excluded = tuple(texts[i] for i in match_chunks(texts, review.excluded))
@@ -87,10 +92,13 @@ def review_options(project: str | None) -> Any:
         collapse=True,
         embedder="lexical",
         summarizer="extractive",
-        knobs=knobs,
+        knobs={k: v for k, v in knobs.items() if v is not None},
+        profile=profile,
         pinned=pinned,
         excluded=excluded,
-        review=ReviewTarget(str(root), transcript, session_id, stored=from_store),
+        review=ReviewTarget(
+            str(root), transcript, session_id, stored=from_store, profile=profile or ""
+        ),
     )
 
 

@@ -29,6 +29,7 @@ class ReviewTarget:
     transcript: str
     session_id: str = ""
     stored: bool = False  # whether the recap shown is the one stored (else: built now)
+    profile: str = ""  # the profile the recap is built with
 
 
 def store_path(target: ReviewTarget) -> Path:
@@ -78,6 +79,7 @@ def save_review(
         used_tokens=int(selection.used_tokens),
         budget=int(selection.budget),
         tokenizer=str(selection.tokenizer),
+        profile=target.profile,
         review=review,
     )
     return save_stored(stored)
