@@ -89,14 +89,13 @@ def is_ours(hook: Any, subcommand: str | None = None) -> bool:
 def _check_shape(doc: Any, where: str) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise SettingsFileError(f"{where}: not a JSON object; not changed")
-    hooks = doc.get("hooks")
-    if hooks is None:
+    if "hooks" not in doc:
         return doc
+    hooks = doc["hooks"]
     if not isinstance(hooks, dict):
         raise SettingsFileError(f'{where}: "hooks" is not an object; not changed')
     for spec in EVENTS:
-        groups = hooks.get(spec.event)
-        if groups is not None and not isinstance(groups, list):
+        if spec.event in hooks and not isinstance(hooks[spec.event], list):
             raise SettingsFileError(f'{where}: "hooks.{spec.event}" is not a list; not changed')
     return doc
 
