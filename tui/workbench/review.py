@@ -42,8 +42,12 @@ def announce(app: Any, target: ReviewTarget) -> None:
     from textual.css.query import NoMatches
     from textual.widgets import Static
 
+    bench = app.workbench
+    if bench is None or not bench.is_mounted:
+        app.set_timer(0.05, lambda: announce(app, target))
+        return
     with contextlib.suppress(NoMatches):
-        app.query_one("#recap-preview-title", Static).update(PREVIEW_TITLE)
+        bench.query_one("#recap-preview-title", Static).update(PREVIEW_TITLE)
     where = "stored at the last session's end" if target.stored else "not stored yet: built now"
     app.notify(
         f"Reviewing the recap of {Path(target.transcript).name} for {target.project} "
