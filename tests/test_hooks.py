@@ -199,6 +199,16 @@ def test_after_a_crash_the_newer_session_wins_over_the_stored_recap(claude: Clau
     assert "crashed.jsonl" in context.partition("\n\n")[0]
 
 
+def test_a_newer_session_with_nothing_to_recap_hides_no_stored_recap(claude: Claude) -> None:
+    claude.session("s1", MULTIPLY, age=600)
+    assert claude.end("s1").returncode == 0
+    empty = claude.folder / "opened-and-left.jsonl"
+    empty.write_text('{"type":"file-history-snapshot","messageId":"m","snapshot":{}}\n')
+    started = claude.start("new")
+    assert "s1.jsonl" in _context(started).partition("\n\n")[0]
+    assert "no turns" in (claude.data / "hooks.log").read_text()
+
+
 def test_resume_injects_nothing_and_compact_restores_this_session(claude: Claude) -> None:
     claude.session("s1", MULTIPLY)
     done = claude.run(

@@ -291,6 +291,7 @@ def _run_start(args: argparse.Namespace) -> int:
 
 
 def _start(args: argparse.Namespace, data: dict[str, Any]) -> str:
+    from engine.errors import ChunkscopeError
     from engine.inject import (
         InjectError,
         build_recap,
@@ -317,17 +318,23 @@ def _start(args: argparse.Namespace, data: dict[str, Any]) -> str:
         return injected_text(stored) if stored.text.strip() else ""
     if plan.build_from is None:
         return ""
-    review = reviewed(stored, plan.build_from) if stored is not None else None
-    built = build_recap(
-        plan.build_from,
-        root,
-        event="SessionStart",
-        session_id=session_id if plan.build_from == Path(transcript or "") else "",
-        budget=args.budget,
-        profile=args.profile,
-        review=review,
-        warn=_warn,
-    )
+    try:
+        built = build_recap(
+            plan.build_from,
+            root,
+            event="SessionStart",
+            session_id=session_id if plan.build_from == Path(transcript or "") else "",
+            budget=args.budget,
+            profile=args.profile,
+            review=reviewed(stored, plan.build_from) if stored is not None else None,
+            warn=_warn,
+        )
+    except ChunkscopeError as e:
+        # A session with nothing to recap (opened and left at once) hides no earlier one.
+        if stored is None or not stored.text.strip():
+            raise
+        _warn(f"session-start: {e}; the stored recap goes in instead")
+        return injected_text(stored)
     save_stored(built.stored)
     return injected_text(built.stored) if built.stored.text.strip() else ""
 
