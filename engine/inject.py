@@ -59,6 +59,7 @@ __all__ = [
     "project_dir",
     "project_key",
     "project_root",
+    "same_file",
     "save_stored",
     "start_plan",
 ]
@@ -385,13 +386,17 @@ def build_recap(
     return Built(stored, selection, texts)
 
 
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two paths name the same file (after links and ``..``)."""
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
 def reviewed(stored: StoredRecap, transcript: str | os.PathLike[str]) -> Review | None:
     """The review kept with `stored` when it is of `transcript` (else None: a review
     names chunks of one transcript only)."""
     if stored.review is None:
         return None
-    same = os.path.realpath(stored.transcript) == os.path.realpath(transcript)
-    return stored.review if same else None
+    return stored.review if same_file(stored.transcript, transcript) else None
 
 
 # --------------------------------------------------------------------------- session start

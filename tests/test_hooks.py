@@ -209,6 +209,22 @@ def test_a_newer_session_with_nothing_to_recap_hides_no_stored_recap(claude: Cla
     assert "no turns" in (claude.data / "hooks.log").read_text()
 
 
+def test_a_grown_session_is_built_again_with_the_hooks_budget(claude: Claude) -> None:
+    transcript = claude.session("s1", POEMS, age=600)
+    done = claude.run(
+        "hook", "pre-compact", "--budget", "120", stdin=claude.payload("PreCompact", "s1")
+    )
+    assert done.returncode == 0, done.stderr
+    first = json.loads(next((claude.data / "recaps").glob("*/recap.json")).read_text())
+    assert first["budget"] == 120 and 0 < first["used_tokens"] <= 120
+    later = transcript.stat().st_mtime + 3600  # the session went on, then was killed
+    os.utime(transcript, (later, later))
+    _context(claude.start("new"))
+    again = json.loads(next((claude.data / "recaps").glob("*/recap.json")).read_text())
+    assert again["event"] == "SessionStart" and again["created"] > first["created"]
+    assert again["budget"] == 120 and again["used_tokens"] <= 120
+
+
 def test_resume_injects_nothing_and_compact_restores_this_session(claude: Claude) -> None:
     claude.session("s1", MULTIPLY)
     done = claude.run(

@@ -89,3 +89,16 @@ async def test_review_shows_the_stored_recap_and_a_pin_changes_what_goes_in(
     # The next rebuild of the same transcript (its session ended again) keeps the pin.
     rebuilt = build_recap(transcript, project, event="SessionEnd", budget=150, review=stored.review)
     assert rebuilt.stored.text == shown
+
+
+def test_review_without_any_session_is_one_line_and_exit_2(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HOME", str(isolated / "home"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    (isolated / "proj").mkdir()
+    assert main(["review", str(isolated / "proj")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "no Claude Code session to review" in err[0]
+    assert main(["review", str(isolated / "nowhere")]) == 2
+    assert "not a folder" in capsys.readouterr().err

@@ -299,6 +299,7 @@ def _start(args: argparse.Namespace, data: dict[str, Any]) -> str:
         load_stored,
         project_root,
         reviewed,
+        same_file,
         save_stored,
         start_plan,
     )
@@ -318,14 +319,17 @@ def _start(args: argparse.Namespace, data: dict[str, Any]) -> str:
         return injected_text(stored) if stored.text.strip() else ""
     if plan.build_from is None:
         return ""
+    # Built again from the stored recap's transcript (it grew): with the same budget and
+    # profile as the hook that stored it.
+    again = stored if stored is not None and same_file(stored.transcript, plan.build_from) else None
     try:
         built = build_recap(
             plan.build_from,
             root,
             event="SessionStart",
             session_id=session_id if plan.build_from == Path(transcript or "") else "",
-            budget=args.budget,
-            profile=args.profile,
+            budget=args.budget or (again.budget if again is not None else None) or None,
+            profile=args.profile or (again.profile if again is not None else None) or None,
             review=reviewed(stored, plan.build_from) if stored is not None else None,
             warn=_warn,
         )

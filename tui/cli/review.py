@@ -44,6 +44,7 @@ def review_options(project: str | None) -> Any:
         load_stored,
         match_chunks,
         reviewed,
+        same_file,
         start_plan,
     )
     from tui.app import StartOptions
@@ -74,7 +75,7 @@ def review_options(project: str | None) -> Any:
     excluded: tuple[str, ...] = ()
     knobs: dict[str, Any] = {}
     profile = None
-    if from_store and stored is not None:
+    if stored is not None and same_file(stored.transcript, transcript):
         # What the hook built it with: its budget (``--budget``) and profile.
         knobs["budget"] = stored.budget or None
         profile = stored.profile or None
