@@ -206,7 +206,7 @@ def test_a_newer_session_with_nothing_to_recap_hides_no_stored_recap(claude: Cla
     empty.write_text('{"type":"file-history-snapshot","messageId":"m","snapshot":{}}\n')
     started = claude.start("new")
     assert "s1.jsonl" in _context(started).partition("\n\n")[0]
-    assert "no turns" in (claude.data / "hooks.log").read_text()
+    assert "the stored recap goes in instead" in (claude.data / "hooks.log").read_text()
 
 
 def test_a_grown_session_is_built_again_with_the_hooks_budget(claude: Claude) -> None:
