@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -95,10 +96,24 @@ class Claude:
             **extra,
         }
 
-    def end(self, session: str) -> subprocess.CompletedProcess[bytes]:
+    def end(self, session: str, *flags: str) -> subprocess.CompletedProcess[bytes]:
+        """session-end, in place (``--wait``) unless other flags are given."""
         return self.run(
-            "hook", "session-end", stdin=self.payload("SessionEnd", session, reason="other")
+            "hook",
+            "session-end",
+            *(flags or ("--wait",)),
+            stdin=self.payload("SessionEnd", session, reason="other"),
         )
+
+    def stored(self, timeout: float = 60.0) -> Path:
+        """The stored recap's file, once there (a background session-end writes it)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = list((self.data / "recaps").glob("*/recap.json"))
+            if found:
+                return found[0]
+            assert time.monotonic() < deadline, "no recap stored"
+            time.sleep(0.05)
 
     def start(self, session: str, source: str = "startup") -> subprocess.CompletedProcess[bytes]:
         return self.run(
@@ -133,13 +148,14 @@ def test_session_end_then_start_injects_the_recap_and_writes_nothing_in_the_proj
 ) -> None:
     claude.session("older", POEMS, age=3600)
     claude.session("s1", MULTIPLY)
-    ended = claude.end("s1")
+    # As installed: the recap is built in a background process, the hook returns at once.
+    ended = claude.end("s1", "--budget", "1000")
     assert ended.returncode == 0, ended.stderr
-    assert ended.stdout == b""
-    stored = list((claude.data / "recaps").glob("*/recap.json"))
-    assert len(stored) == 1
-    assert stored[0].parent.name == project_key(claude.project)
-    assert stored[0].parent.name.startswith("work-my-app-")
+    assert (ended.stdout, ended.stderr) == (b"", b"")
+    stored = claude.stored()
+    assert stored.parent.name == project_key(claude.project)
+    assert stored.parent.name.startswith("work-my-app-")
+    assert json.loads(stored.read_text())["transcript"].endswith("s1.jsonl")
 
     started = claude.start("s2")
     context = _context(started)
@@ -169,8 +185,11 @@ def test_bad_stdin_exits_0_with_nothing_on_stdout(claude: Claude, hook: str, std
         assert len(log) == 1 and lines[0].removeprefix("chunkscope: ") in log[0]
 
 
-def test_a_missing_transcript_is_a_logged_line_not_a_failure(claude: Claude) -> None:
-    done = claude.end("gone")
+@pytest.mark.parametrize("flags", [("--wait",), ("--budget", "500")])
+def test_a_missing_transcript_is_a_logged_line_not_a_failure(
+    claude: Claude, flags: tuple[str, ...]
+) -> None:
+    done = claude.end("gone", *flags)
     assert (done.returncode, done.stdout) == (0, b"")
     assert "gone.jsonl" in done.stderr.decode()
     assert "no such transcript" in (claude.data / "hooks.log").read_text()
@@ -242,6 +261,7 @@ def test_plain_output_and_output_file_in_the_project_only_when_asked(claude: Cla
     done = claude.run(
         "hook",
         "session-end",
+        "--wait",
         "--output",
         "notes/_recap.md",
         stdin=claude.payload("SessionEnd", "s1", reason="clear"),
@@ -312,7 +332,7 @@ def test_install_twice_keeps_the_users_settings_and_adds_ours_once(claude: Claud
         timeout=120,
     )
     assert (ran.returncode, ran.stdout) == (0, b""), ran.stderr
-    assert list((claude.data / "recaps").glob("*/recap.json"))
+    assert "s1.jsonl" in claude.stored().read_text()
 
     done = claude.run("hook", "uninstall")
     assert done.returncode == 0, done.stderr

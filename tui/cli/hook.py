@@ -4,6 +4,8 @@
   (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``, ``reason`` or
   ``trigger``) and store the recap of the transcript for the project
   (`engine.inject`), in the data directory; ``--output`` also writes it to a file.
+  session-end hands the work to a background process and returns at once (Claude Code
+  may end a SessionEnd hook still running when it exits); ``--wait`` does it in place.
 - ``hook session-start`` prints what goes into the new session's context: the stored
   recap of the project's previous session (or one built now from the newest other
   transcript when none was stored), as ``hookSpecificOutput.additionalContext`` JSON
@@ -60,6 +62,13 @@ def _add_commands(p: argparse.ArgumentParser) -> None:
             metavar="OUT",
             help="also write the recap to OUT (relative to the session's folder)",
         )
+        if name == "session-end":
+            q.add_argument(
+                "--wait",
+                action="store_true",
+                help="build the recap before returning (default: in a background process, "
+                "since Claude Code may end a SessionEnd hook that outlives the session)",
+            )
         q.set_defaults(hook_run=_run_record)
     start = sub.add_parser(
         "session-start",
@@ -225,10 +234,60 @@ def _run_record(args: argparse.Namespace) -> int:
     try:
         with _quiet_stdout():
             data = _read_stdin()
+            if what == "session-end" and not args.wait:
+                _check_transcript(data)
+                if _detach(args, data):
+                    return 0
             _record(args, data)
     except Exception as e:  # a hook never fails the agent
         return _fail(what, e)
     return 0
+
+
+def _check_transcript(data: dict[str, Any]) -> None:
+    """The payload's transcript exists (said at once, not by the background process)."""
+    transcript = os.path.expanduser(_field(data, "transcript_path"))
+    if not transcript:
+        raise HookInputError("no transcript_path in the hook's JSON")
+    if not os.path.isfile(transcript):
+        raise HookInputError(f"{transcript}: no such transcript")
+
+
+def _detach(args: argparse.Namespace, data: dict[str, Any]) -> bool:
+    """Run ``session-end --wait`` with the same payload in a process of its own session
+    (outside the hook's process group), so the recap is stored even when Claude Code
+    ends the hook as it exits; its errors go to the log. False when it cannot start."""
+    import subprocess
+
+    cmd = [sys.executable, "-m", "tui.cli", "hook", "session-end", "--wait"]
+    for flag, value in (("--budget", args.budget), ("--profile", args.profile)):
+        if value is not None:
+            cmd += [flag, str(value)]
+    if args.output:
+        cmd += ["--output", args.output]
+    options: dict[str, Any] = {}
+    if os.name == "nt":  # pragma: no cover - Windows
+        options["creationflags"] = getattr(subprocess, "DETACHED_PROCESS", 0) | getattr(
+            subprocess, "CREATE_NEW_PROCESS_GROUP", 0
+        )
+    else:
+        options["start_new_session"] = True
+    try:
+        child = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+            **options,
+        )
+        assert child.stdin is not None
+        child.stdin.write(json.dumps(data).encode("utf-8"))
+        child.stdin.close()
+    except (OSError, ValueError) as e:
+        _warn(f"session-end: no background process ({e}); building the recap now")
+        return False
+    return True
 
 
 def _record(args: argparse.Namespace, data: dict[str, Any]) -> None:
