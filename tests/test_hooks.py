@@ -420,3 +420,15 @@ def test_a_corrupt_stored_recap_is_an_error_with_the_path(
     (folder / "recap.json").write_text("{not json")
     with pytest.raises(InjectError, match=r"recap\.json: not valid JSON"):
         load_stored("/x/y")
+
+
+def test_the_project_is_claude_project_dir_whatever_the_hooks_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.inject import project_root
+
+    (tmp_path / "app" / "src").mkdir(parents=True)
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    assert project_root(tmp_path / "app" / "src") == (tmp_path / "app" / "src").resolve()
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(tmp_path / "app"))
+    assert project_root(tmp_path / "app" / "src") == (tmp_path / "app").resolve()
