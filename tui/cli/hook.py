@@ -422,7 +422,7 @@ def _executable() -> str:
 
     argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""
     if Path(argv0).name.startswith("chunkscope") and Path(argv0).exists():
-        return str(Path(argv0).resolve())
+        return str(Path(argv0).absolute())  # a link (pipx's ~/.local/bin) stays one
     beside = Path(sys.executable).parent / "chunkscope"
     if beside.exists():
         return str(beside)
