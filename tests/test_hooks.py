@@ -19,7 +19,7 @@ import pytest
 from engine.inject import InjectError, StoredRecap, project_key, start_plan
 
 FIXTURES = Path(__file__).parent / "fixtures"
-MULTIPLY = FIXTURES / "hooks_cc_multiply.jsonl"
+MULTIPLY = FIXTURES / "claude-code" / "coverage-test-fix.jsonl"
 POEMS = FIXTURES / "hooks_cc_curry_poems.jsonl"
 
 
