@@ -46,6 +46,7 @@ from engine.fileio import atomic_write_text
 from engine.params import SliderSpec, check_fields, knob
 
 if TYPE_CHECKING:
+    from engine.sections import Section
     from engine.summarize import Summary
 
 __all__ = [
@@ -103,12 +104,19 @@ class RecapParams:
         minimum=0,
         metavar="A",
     )
+    plain: bool = knob(
+        False,
+        "the chunk summaries only, as the seed's recap (no task, plan, files, outcome sections)",
+        flag="--plain",
+    )
 
     def __post_init__(self) -> None:
         check_fields(self)
 
 
 DEFAULT_BUDGET: int = RecapParams().budget
+#: The most of the budget the procedural sections take; the summaries fill the rest.
+SECTIONS_SHARE = 0.7
 RECAP_FILENAME = "_recap.md"
 #: Between two paragraphs of a recap.
 SEPARATOR = "\n\n"
@@ -323,6 +331,12 @@ class Selection:
     headings: bool = False
     tokenizer: str = ""
     order: list[int] = field(default_factory=list)
+    #: The procedural sections above the summaries (`engine.sections`), as fitted.
+    sections: list[Section] = field(default_factory=list)
+    #: Tokens of each of `sections` rendered alone (same order).
+    section_tokens: list[int] = field(default_factory=list)
+    #: The text above the summaries (the rendered sections), "" without sections.
+    prefix: str = ""
 
     @property
     def selected(self) -> list[Candidate]:
@@ -335,6 +349,10 @@ class Selection:
             "budget": self.budget,
             "used_tokens": self.used_tokens,
             "newest_over_budget": self.newest_over_budget,
+            "sections": [
+                {**s.as_dict(t), "source": s.source}
+                for s, t in zip(self.sections, self.section_tokens, strict=False)
+            ],
             "candidates": [c.as_dict() for c in self.candidates],
             "recap": self.text,
         }
@@ -351,9 +369,15 @@ def render_block(candidate: Candidate, headings: bool = False) -> str:
     return text
 
 
-def _join(blocks: Iterable[str]) -> str:
+def _join(blocks: Iterable[str], prefix: str = "") -> str:
     parts = [b for b in blocks if b]
+    if prefix:
+        parts = [prefix, SUMMARIES_HEADING, *parts] if parts else [prefix]
     return SEPARATOR.join(parts) + "\n" if parts else ""
+
+
+#: Above the chunk summaries when procedural sections come first.
+SUMMARIES_HEADING = "## What happened"
 
 
 def render_recap(
@@ -367,7 +391,9 @@ def render_recap(
     need time ranges, so they apply to a selection or candidates only.
     """
     if isinstance(items, Selection):
-        return _join(render_block(c, headings or items.headings) for c in items.selected)
+        return _join(
+            (render_block(c, headings or items.headings) for c in items.selected), items.prefix
+        )
     blocks: list[str] = []
     for item in items:
         if isinstance(item, Candidate):
@@ -389,6 +415,9 @@ def select(
     pinned: Iterable[int] = (),
     excluded: Iterable[int] = (),
     headings: bool = False,
+    *,
+    prefix: str = "",
+    dedupe: bool = False,
 ) -> Selection:
     """Pick candidates for a recap of at most `budget` tokens (see the module docstring).
 
@@ -396,6 +425,12 @@ def select(
     to the candidates' own flags; a candidate both pinned and excluded is
     excluded. The rendered recap's real token count never exceeds `budget`
     unless ``newest_over_budget`` is True.
+
+    `prefix` (the procedural sections) comes first and counts in the budget; the
+    summaries follow under `SUMMARIES_HEADING`. The caller keeps the prefix within
+    the budget; with a prefix the newest summary is never forced in. With `dedupe`,
+    a sentence already in the prefix or in a summary ranked higher is left out of
+    the next ones (no sentence appears twice in the recap).
     """
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
         raise ValueError(f"budget must be an integer >= 0, got {budget!r}")
@@ -413,6 +448,8 @@ def select(
         ),
         key=lambda c: c.index,
     )
+    if dedupe:
+        cands = _deduped(cands, prefix)
     blocks = [render_block(c, headings) for c in cands]
     tokens = counter.count_many(blocks)
     sep = counter.count(SEPARATOR)
@@ -420,10 +457,12 @@ def select(
     eligible = [i for i, c in enumerate(cands) if not c.excluded]
     priority = sorted(eligible, key=lambda i: (not cands[i].pinned, -cands[i].score, -i))
     chosen: set[int] = set()
-    used = 0
+    used = counter.count(_join((), prefix)) if prefix else 0
+    if prefix:  # the heading above the summaries comes with the first of them
+        sep += counter.count(SUMMARIES_HEADING + SEPARATOR)
 
     def render(members: Iterable[int]) -> str:
-        return _join(blocks[i] for i in sorted(members))
+        return _join((blocks[i] for i in sorted(members)), prefix)
 
     for i in priority:
         if not blocks[i]:
@@ -438,7 +477,7 @@ def select(
             used = real
 
     newest_over = False
-    if not any(blocks[i] for i in chosen) and eligible:
+    if not prefix and not any(blocks[i] for i in chosen) and eligible:
         newest = max(i for i in eligible if blocks[i]) if any(blocks[i] for i in eligible) else -1
         if newest >= 0:
             chosen.add(newest)
@@ -456,16 +495,58 @@ def select(
             reason = "over budget"
         out.append(replace(c, tokens=tokens[i], selected=i in chosen, reason=reason))
     text = render(chosen)
+    if prefix:
+        used = counter.count(text)
     return Selection(
         candidates=out,
         budget=budget,
-        used_tokens=used if chosen else 0,
+        used_tokens=used if chosen or prefix else 0,
         newest_over_budget=newest_over,
         text=text,
         headings=headings,
         tokenizer=str(getattr(counter, "name", "")),
         order=[cands[i].index for i in priority],
+        prefix=prefix,
     )
+
+
+def _norm(sentence: str) -> str:
+    return " ".join(sentence.lower().split()).rstrip(".!?;: ")
+
+
+def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
+    """The candidates with every sentence already said (in `prefix`, or in a candidate
+    ahead in priority: pinned, then higher score, then newer) taken out of their text."""
+    from engine.summarize.extractive import sentences_of, terminated
+
+    seen: set[str] = set()
+    for line in prefix.splitlines():
+        line = line.strip().lstrip("-#*> ").strip()
+        for s in sentences_of(line):
+            seen.add(_norm(s))
+    order = sorted(
+        range(len(cands)),
+        key=lambda i: (cands[i].excluded, not cands[i].pinned, -cands[i].score, -i),
+    )
+    out = list(cands)
+    for i in order:
+        c = cands[i]
+        kept: list[str] = []
+        changed = False
+        for s in sentences_of(c.text):
+            key = _norm(s)
+            if key in seen or not key:
+                changed = True
+                continue
+            if not c.excluded:
+                seen.add(key)
+            kept.append(terminated(s))
+        if changed:
+            text = " ".join(kept)
+            abstract = kept[0] if kept else ""
+            summary = replace(c.summary, abstract=abstract, summary=text)
+            out[i] = replace(c, summary=summary)
+    return out
 
 
 # --------------------------------------------------------------------------- files

@@ -41,10 +41,20 @@ CAP = ("--max-chars", "700", "--merge", "seed")  # the seed loop, whose results 
 
 
 def test_json_contract(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "recap", str(log), "--format", "json", "--budget", "120", *CAP)
+    code, out, err = run(
+        capsys, "recap", str(log), "--format", "json", "--budget", "120", "--plain", *CAP
+    )
     assert code == 0
     doc = json.loads(out)
-    assert set(doc) == {"budget", "used_tokens", "newest_over_budget", "candidates", "recap"}
+    assert set(doc) == {
+        "budget",
+        "used_tokens",
+        "newest_over_budget",
+        "sections",
+        "candidates",
+        "recap",
+    }
+    assert doc["sections"] == []  # --plain: the seed's recap
     assert doc["budget"] == 120
     assert doc["used_tokens"] == get_counter().count(doc["recap"]) <= 120
     assert doc["newest_over_budget"] is False
@@ -73,12 +83,12 @@ def test_json_contract(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_markdown_to_stdout_and_headings(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "recap", str(log), *CAP)
+    code, out, _ = run(capsys, "recap", str(log), "--plain", *CAP)
     assert code == 0
     assert out.endswith("\n") and "\n\n" in out
     assert not out.startswith("##")
     assert "chunkscope:" not in out  # messages go to stderr only
-    code, out2, _ = run(capsys, "recap", str(log), "--headings", *CAP)
+    code, out2, _ = run(capsys, "recap", str(log), "--headings", "--plain", *CAP)
     assert code == 0
     assert out2.startswith("## 09:")
     assert out2.count("## ") == out.count("\n\n") + 1
