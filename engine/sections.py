@@ -444,29 +444,59 @@ def _relative(paths: Sequence[str]) -> dict[str, str]:
     return {p: "/".join(s[common:]) for p, s in zip(absolute, split, strict=True)}
 
 
+_DIFF_FILE = re.compile(r"^diff --git a/(\S+) b/", re.M)
+
+
 def files_section(log: _Log) -> Section:
+    """Files edited by an edit tool or ``sed -i``, those a diff in a tool result shows
+    (``git diff``, a submitted patch), then files a shell command wrote (``cat > f``:
+    often a scratch script), most changed first."""
     counts: dict[str, int] = {}
+    shell_only: set[str] = set()
     created: set[str] = set()
     for call in log.calls:
         if call.failed:
             continue
+        name = call.name.lower()
+        shell = name in _SHELL_TOOLS
         for path in _edited_paths(call):
             counts[path] = counts.get(path, 0) + 1
-            if call.name.lower() in ("write", "write_file", "create_file", "create"):
+            if name in ("write", "write_file", "create_file", "create"):
                 created.add(path)
-    if not counts:
+            if shell and not _SED_INPLACE.search(_command(call.args)):
+                shell_only.add(path)
+            elif path in shell_only and not shell:
+                shell_only.discard(path)
+    diffed: list[str] = []
+    for call in log.calls:
+        if call.result and "diff --git" in call.result:
+            diffed += _DIFF_FILE.findall(call.result)
+    if not counts and not diffed:
         return Section("files", ())
     short = _relative(list(counts))
-    merged: dict[str, tuple[int, bool]] = {}
+    merged: dict[str, list[Any]] = {}  # name: [count, created, scratch, in a diff]
     for path, n in counts.items():
-        name = short.get(path, path)
-        old_n, old_new = merged.get(name, (0, False))
-        merged[name] = (old_n + n, old_new or path in created)
-    order = sorted(merged, key=lambda p: -merged[p][0])
+        name = short.get(path, path).removeprefix("./")
+        entry = merged.setdefault(name, [0, False, True, False])
+        entry[0] += n
+        entry[1] = entry[1] or path in created
+        entry[2] = entry[2] and path in shell_only
+    for path in dict.fromkeys(diffed):
+        hit = next((k for k in merged if k == path or k.endswith("/" + path)), None)
+        if hit is None:
+            hit = next((k for k in merged if path.endswith("/" + k)), None)
+        entry = merged.setdefault(hit or path, [0, False, False, True])
+        entry[2], entry[3] = False, True
+    order = sorted(merged, key=lambda p: (merged[p][2], -merged[p][3], -merged[p][0]))
     lines = []
     for name in order:
-        n, new = merged[name]
-        what = "written" if new and n == 1 else f"{n} edit{'s' if n != 1 else ''}"
+        n, new, _, _ = merged[name]
+        if n == 0:
+            what = "in the diff"
+        elif new and n == 1:
+            what = "written"
+        else:
+            what = f"{n} edit{'s' if n != 1 else ''}"
         lines.append(f"- {name} ({what})")
     return Section("files", tuple(lines), tuple(range(len(lines))))
 
@@ -517,6 +547,22 @@ _PR_TITLE = re.compile(r"--title\s+(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)')")
 _URL = re.compile(r"https://\S+/pull/\d+")
 _EXIT = re.compile(r"\s*(?:Exit code|exit status|Process exited with code)\s*:?\s*(-?\d+)", re.I)
 _COMMIT_FAILED = re.compile(r"nothing to commit|error|fatal", re.I)
+
+
+_INSTALL = re.compile(
+    r"\b(?:pip3?|uv pip|npm|yarn|pnpm|apt(?:-get)?|brew|cargo|go) (?:install|add|get)\b"
+)
+_HEREDOC_WRITE = re.compile(r"^\s*(?:cat|tee)\b[^|]*(?:>|tee)\s*\S+\s*<<|<<[^|]*>\s*\S+")
+
+
+def _first_line(command: str) -> str:
+    """The command's first line, "" when it writes a file from a here-document."""
+    first = command.strip().splitlines()[0] if command.strip() else ""
+    if _HEREDOC_WRITE.search(first) or re.match(r"\s*(?:cat|echo|printf)\b[^|]*>", first):
+        return ""
+    if _INSTALL.search(first):
+        return ""  # installing a test runner is not running it
+    return first
 
 
 def _result_summary(call: _Call) -> str:
@@ -584,7 +630,7 @@ def outcome_section(log: _Log) -> Section:
             pushes.append((call.index, f"Pushed: `{_cut(command, 80)}`"))
         if "COMPLETE_TASK_AND_SUBMIT" in command or command.strip() == "submit":
             finished.append((call.index, "Submitted the work (the agent's final action)."))
-        elif _CHECK.search(command):
+        elif _CHECK.search(_first_line(command)):
             last_check = call
     if last_check is not None:
         cmd = _cut(_command(last_check.args), 120)

@@ -71,13 +71,29 @@ _FILLER = re.compile(
 _CONTENT = re.compile(
     r"(?:[\w.-]+/[\w./-]+|\b[\w-]+\.(?:py|js|ts|tsx|jsx|rs|go|rb|java|kt|c|h|cc|cpp|hpp|"
     r"md|json|toml|yaml|yml|ex|exs|sh|sql|html|css|txt|cfg|ini|lock|swift|php|cs|scala|vue)\b|"
-    r"`[^`]+`|\b\d+(?:\.\d+)?%?|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w+|\b[A-Z][a-z]+[A-Z]\w*|"
-    r"\b(?:pass(?:es|ed)?|fail(?:s|ed|ing|ure)?|fix(?:es|ed)?|add(?:s|ed)?|remov(?:e|es|ed)|"
+    r"`[^`]+`|\b\d+(?:\.\d+)?%?|\b[A-Za-z]+_[A-Za-z_]+\b|"
+    r"\b(?i:pass(?:es|ed)?|fail(?:s|ed|ing|ure)?|fix(?:es|ed)?|add(?:s|ed)?|remov(?:e|es|ed)|"
     r"renam(?:e|ed)|replac(?:e|ed)|error|bug|because|instead|decid(?:e|ed)|root cause|"
     r"commit(?:ted)?|merged?|works?|broke|crash(?:es|ed)?|timeout|deprecated|"
-    r"must|should not|never|always)\b)",
+    r"must|should not|never|always)\b)"
+)
+# An identifier written in camelCase or PascalCase with an inner capital (case matters).
+_IDENTIFIER = re.compile(r"\b(?:[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)")
+# A narrating opener followed by a verb of looking, not of doing: never a fact.
+_LOOKING = re.compile(
+    r"^(?:(?:now|next|first|then|finally|okay|ok|alright|great|good|perfect|excellent|"
+    r"so|and|also)[,!.]?\s+)*"
+    r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|i should|"
+    r"i want to|we need to|time to)\s+(?:also\s+|now\s+|first\s+|quickly\s+)?"
+    r"(?:check|look|examine|see|read|view|explore|search|find|inspect|investigate|analy[sz]e|"
+    r"understand|open|review|start|begin|try|run|verify|confirm|test|debug|trace|get|take|"
+    r"continue|proceed|submit|create|write|make|fix|update|apply|add|clean|finally)\b",
     re.I,
 )
+
+
+def _marks(text: str) -> int:
+    return len(_CONTENT.findall(text)) + len(_IDENTIFIER.findall(text))
 
 
 def is_narration(sentence: str) -> bool:
@@ -88,21 +104,22 @@ def is_narration(sentence: str) -> bool:
         return True
     if not _NARRATION.match(text):
         return False
-    # "Let me fix `parse()` in engine/parse.py: it drops the last line" keeps its facts
-    marks = len(_CONTENT.findall(text))
-    return marks < 2 and len(text.split()) < 25
+    if text.endswith(":") or (_LOOKING.match(text) and "because" not in text.lower()):
+        return True  # a lead-in to an action, or looking around
+    # "I'll keep `parse()` in engine/parse.py: it drops the last line" keeps its facts
+    return _marks(text) < 2 and len(text.split()) < 25
 
 
 def has_content(sentence: str) -> bool:
     """Whether the sentence names something: a path, code, a number, a result, a decision."""
-    return bool(_CONTENT.search(sentence))
+    return bool(_CONTENT.search(sentence) or _IDENTIFIER.search(sentence))
 
 
 def content_weight(sentence: str) -> float:
     """0 for narration and filler; otherwise 1, more for each fact mark (up to 1.6)."""
     if is_narration(sentence):
         return 0.0
-    marks = len(_CONTENT.findall(sentence))
+    marks = _marks(sentence)
     return 1.0 + min(marks, 3) * 0.2 if marks else 0.7
 
 
