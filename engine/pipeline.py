@@ -822,6 +822,26 @@ class Pipeline:
         chosen = select(
             candidates, budget, counter, pinned, excluded, headings, prefix=prefix, dedupe=True
         )
+        # Summaries that leave budget over (a session of few merged chunks): the
+        # sections may take it, the summaries picked staying as they are.
+        spare = budget - chosen.used_tokens
+        if spare > 8 and fitted != sections:
+            keep = [c.index for c in chosen.selected]
+            drop = [c.index for c in candidates if c.index not in keep]
+            room = counter.count(prefix) + spare - 2  # "\n\n" seams may merge tokens
+            wider = fit_sections(sections, room, counter, stretch=True)
+            again = select(
+                candidates,
+                budget,
+                counter,
+                keep,
+                [*excluded, *drop],
+                headings,
+                prefix=render_sections(wider),
+                dedupe=True,
+            )
+            if again.used_tokens <= budget and {c.index for c in again.selected} == set(keep):
+                fitted, chosen = wider, _restore_flags(again, chosen)
         return replace(
             chosen,
             sections=fitted,
@@ -837,3 +857,22 @@ class Pipeline:
             return extract_sections(source.messages, source.notes)
 
         return self._stage("sections", compute)
+
+
+def _restore_flags(wider: Selection, first: Selection) -> Selection:
+    """`wider` (the second selection, where the first one's picks were pinned and the
+    rest excluded) with each candidate's pin, exclusion and reason as in `first`."""
+    from dataclasses import replace as _replace
+
+    flags = {c.index: c for c in first.candidates}
+    cands = [
+        _replace(
+            c,
+            pinned=flags[c.index].pinned,
+            excluded=flags[c.index].excluded,
+            reason=flags[c.index].reason,
+            selected=flags[c.index].selected,
+        )
+        for c in wider.candidates
+    ]
+    return _replace(wider, candidates=cands, order=first.order)

@@ -253,8 +253,11 @@ def _clean_request(text: str) -> str:
     return text.strip()
 
 
+_MACHINE = re.compile(r"\A\s*<(task-notification|bash-input|bash-stdout|bash-stderr)\b")
+
+
 def _is_request(text: str) -> bool:
-    if not text or _TRIVIAL.match(text):
+    if not text or _TRIVIAL.match(text) or _MACHINE.match(text):
         return False
     if text.startswith("/") and " " not in text.strip():
         return False  # a bare slash command (/clear, /compact)
@@ -387,7 +390,7 @@ _REDIRECT_WRITE = re.compile(
 def _edited_paths(call: _Call) -> list[str]:
     name = call.name.lower()
     args = call.args
-    if name == "apply_patch" or (name in ("bash", "shell", "local_shell", "exec_command")):
+    if name == "apply_patch" or name in _SHELL_TOOLS:
         text = " ".join(
             str(v) for k, v in args.items() if k in ("input", "patch", "command", "cmd")
         )
@@ -396,8 +399,6 @@ def _edited_paths(call: _Call) -> list[str]:
         found = [m.group(2).strip() for m in _PATCH_FILE.finditer(text)]
         if found or name == "apply_patch":
             return found
-        return _shell_writes(_command(args))
-    if name in ("run_shell_command", "execute_command", "run_terminal_cmd", "terminal"):
         return _shell_writes(_command(args))
     if name not in _EDIT_TOOLS:
         return []
@@ -509,6 +510,7 @@ _SHELL_TOOLS = frozenset(
         "shell",
         "local_shell",
         "exec_command",
+        "shell_command",
         "container.exec",
         "run_shell_command",
         "execute_command",
@@ -585,17 +587,20 @@ def _result_summary(call: _Call) -> str:
     return text or "no output"
 
 
-def _commit_line(command: str, call: _Call) -> str:
+def _commit_line(command: str, call: _Call) -> tuple[str, bool]:
+    """The line for a ``git commit`` call, and whether it made a commit."""
     out = _COMMIT_OUT.search(call.result or "")
     if out:
-        return f"Committed {out.group(2)[:10]} on {out.group(1)}: {_cut(out.group(3), 160)}"
+        line = f"Committed {out.group(2)[:10]} on {out.group(1)}: {_cut(out.group(3), 160)}"
+        return line, True
     m = _COMMIT_MSG.search(command)
     message = next((g for g in m.groups() if g), "") if m else ""
     message = message.strip().splitlines()[0] if message.strip() else ""
-    status = ""
+    what = _cut(message, 160) or _cut(command, 160)
     if call.result is not None and (call.failed or _COMMIT_FAILED.search(call.result)):
-        status = f" ({_cut(call.result, 100)})"
-    return f"Committed: {_cut(message, 160) or _cut(command, 160)}{status}"
+        reason = _cut(call.result.replace("\\n", " "), 80)
+        return f"Commit failed: {what} ({reason})", False
+    return f"Committed: {what}", call.result is None or not call.result.strip()
 
 
 def outcome_section(log: _Log) -> Section:
@@ -604,6 +609,7 @@ def outcome_section(log: _Log) -> Section:
     commits: list[tuple[int, str]] = []
     prs: list[tuple[int, str]] = []
     pushes: list[tuple[int, str]] = []
+    failed_commits: list[tuple[int, str]] = []
     finished: list[tuple[int, str]] = []
     for call in log.calls:
         name = call.name.lower()
@@ -618,7 +624,11 @@ def outcome_section(log: _Log) -> Section:
         if command == "?":
             continue
         if _COMMIT.search(command):
-            commits.append((call.index, _commit_line(command, call)))
+            line, made = _commit_line(command, call)
+            if made:
+                commits.append((call.index, line))
+            else:
+                failed_commits.append((call.index, line))
         if _PR.search(command):
             title = _PR_TITLE.search(command)
             url = _URL.search(call.result or "")
@@ -630,14 +640,20 @@ def outcome_section(log: _Log) -> Section:
             pushes.append((call.index, f"Pushed: `{_cut(command, 80)}`"))
         if "COMPLETE_TASK_AND_SUBMIT" in command or command.strip() == "submit":
             finished.append((call.index, "Submitted the work (the agent's final action)."))
-        elif _CHECK.search(_first_line(command)):
-            last_check = call
+        elif _CHECK.search(_first_line(command)) and (
+            call.result is not None or last_check is None or last_check.result is None
+        ):
+            last_check = call  # the last one whose result the log has, if any has one
     if last_check is not None:
         cmd = _cut(_command(last_check.args), 120)
         lines.append((0, last_check.index, f"Last check: `{cmd}` -> {_result_summary(last_check)}"))
-    for rank, group in ((1, finished[-2:]), (1, prs[-2:]), (2, commits[-4:]), (3, pushes[-1:])):
-        for pos, line in group:
-            lines.append((rank, pos, line))
+    # a commit that failed matters only when no commit came after it
+    if failed_commits and (not commits or failed_commits[-1][0] > commits[-1][0]):
+        lines.append((1, failed_commits[-1][0], failed_commits[-1][1]))
+    # the newest of each kind first when the allowance is short
+    for rank, group in ((1, finished[-2:]), (1, prs[-2:]), (1, commits[-6:]), (3, pushes[-1:])):
+        for age, (pos, line) in enumerate(reversed(group)):
+            lines.append((rank + age, pos, line))
     lines.sort(key=lambda t: t[1])
     return Section("outcome", tuple(t[2] for t in lines), tuple(t[0] for t in lines))
 
@@ -725,12 +741,15 @@ _PRIORITY = {
 }
 
 
-def fit_sections(sections: Sequence[Section], allowance: int, counter: TokenCount) -> list[Section]:
+def fit_sections(
+    sections: Sequence[Section], allowance: int, counter: TokenCount, *, stretch: bool = False
+) -> list[Section]:
     """The sections cut to at most `allowance` tokens of `counter` once rendered
     (`render_sections`): lines are taken in priority order (the first request, an open
     question, the plan's open items and the last check first; each section at most its
     share of the allowance), and shown in their own order. A line that does not fit is
-    skipped and the next ones are still tried."""
+    skipped and the next ones are still tried. With `stretch`, a section may take more
+    than its share when the others leave room (a second pass over what is left)."""
     if allowance <= 0:
         return []
     order: list[tuple[float, int, int, int]] = []
@@ -762,7 +781,7 @@ def fit_sections(sections: Sequence[Section], allowance: int, counter: TokenCoun
         trial = {k: set(v) for k, v in chosen.items()}
         trial.setdefault(si, set()).add(li)
         own = counter.count(build({si: trial[si]})[0].render())
-        if own > max(_SHARE.get(s.name, 0.1) * allowance, 0):
+        if not stretch and own > _SHARE.get(s.name, 0.1) * allowance:
             continue
         if counter.count(render_sections(build(trial))) > allowance:
             continue
