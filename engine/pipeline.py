@@ -794,59 +794,12 @@ class Pipeline:
         the exclusions re-runs only the (fast) selection. The recap pipeline
         expects ``collapse=True`` (tool calls collapsed before chunking).
         """
-        from engine.recap import (
-            DEFAULT_BUDGET,
-            SECTIONS_SHARE,
-            SEPARATOR,
-            SUMMARIES_HEADING,
-            render_block,
-            select,
-        )
-        from engine.sections import fit_sections, render_sections
+        from engine.recap import DEFAULT_BUDGET, compose
 
         candidates = self.candidates(scorer, memories=memories, alpha=alpha, progress=progress)
         budget = DEFAULT_BUDGET if budget is None else budget
-        counter = self.counter
-        sections = [] if plain else [s for s in self.sections() if s.lines]
-        if not sections:
-            return select(candidates, budget, counter, pinned, excluded, headings, dedupe=True)
-        pins = set(pinned) - set(excluded)
-        pinned_text = SEPARATOR.join(
-            [SUMMARIES_HEADING]
-            + [render_block(c, headings) for c in candidates if c.index in pins or c.pinned]
-        )
-        reserve = counter.count(pinned_text + SEPARATOR) if pins else 0
-        allowance = min(int(budget * SECTIONS_SHARE), budget - reserve)
-        fitted = fit_sections(sections, allowance, counter)
-        prefix = render_sections(fitted)
-        chosen = select(
-            candidates, budget, counter, pinned, excluded, headings, prefix=prefix, dedupe=True
-        )
-        # Summaries that leave budget over (a session of few merged chunks): the
-        # sections may take it, the summaries picked staying as they are.
-        spare = budget - chosen.used_tokens
-        if spare > 8 and fitted != sections:
-            keep = [c.index for c in chosen.selected]
-            drop = [c.index for c in candidates if c.index not in keep]
-            room = counter.count(prefix) + spare - 2  # "\n\n" seams may merge tokens
-            wider = fit_sections(sections, room, counter, stretch=True)
-            again = select(
-                candidates,
-                budget,
-                counter,
-                keep,
-                [*excluded, *drop],
-                headings,
-                prefix=render_sections(wider),
-                dedupe=True,
-            )
-            if again.used_tokens <= budget and {c.index for c in again.selected} == set(keep):
-                fitted, chosen = wider, _restore_flags(again, chosen)
-        return replace(
-            chosen,
-            sections=fitted,
-            section_tokens=[counter.count(s.render()) for s in fitted],
-        )
+        sections = [] if plain else self.sections()
+        return compose(candidates, sections, budget, self.counter, pinned, excluded, headings)
 
     def sections(self) -> list[Section]:
         """The recap's procedural sections of the log (`engine.sections`), unfitted."""
@@ -857,22 +810,3 @@ class Pipeline:
             return extract_sections(source.messages, source.notes)
 
         return self._stage("sections", compute)
-
-
-def _restore_flags(wider: Selection, first: Selection) -> Selection:
-    """`wider` (the second selection, where the first one's picks were pinned and the
-    rest excluded) with each candidate's pin, exclusion and reason as in `first`."""
-    from dataclasses import replace as _replace
-
-    flags = {c.index: c for c in first.candidates}
-    cands = [
-        _replace(
-            c,
-            pinned=flags[c.index].pinned,
-            excluded=flags[c.index].excluded,
-            reason=flags[c.index].reason,
-            selected=flags[c.index].selected,
-        )
-        for c in wider.candidates
-    ]
-    return _replace(wider, candidates=cands, order=first.order)

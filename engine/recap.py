@@ -33,6 +33,7 @@ abstract is not repeated: the summary already contains it or says more. With
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -61,6 +62,7 @@ __all__ = [
     "Selection",
     "action_weights",
     "centrality_scores",
+    "compose",
     "load_recap",
     "novelty_scores",
     "recency_scores",
@@ -510,6 +512,9 @@ def select(
     )
 
 
+_LABEL = re.compile(r"^[A-Z][\w ]{0,24}: ")
+
+
 def _norm(sentence: str) -> str:
     return " ".join(sentence.lower().split()).rstrip(".!?;: ")
 
@@ -522,8 +527,10 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
     seen: set[str] = set()
     for line in prefix.splitlines():
         line = line.strip().lstrip("-#*> ").strip()
-        for s in sentences_of(line):
-            seen.add(_norm(s))
+        unlabelled = _LABEL.sub("", line)  # "Later: do X." says "do X."
+        for text in {line, unlabelled}:
+            for s in sentences_of(text):
+                seen.add(_norm(s))
     order = sorted(
         range(len(cands)),
         key=lambda i: (cands[i].excluded, not cands[i].pinned, -cands[i].score, -i),
@@ -547,6 +554,77 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
             summary = replace(c.summary, abstract=abstract, summary=text)
             out[i] = replace(c, summary=summary)
     return out
+
+
+def compose(
+    candidates: Sequence[Candidate],
+    sections: Sequence[Section],
+    budget: int,
+    counter: TokenCount,
+    pinned: Iterable[int] = (),
+    excluded: Iterable[int] = (),
+    headings: bool = False,
+) -> Selection:
+    """The recap of procedural `sections` (`engine.sections`) and the summaries of
+    `candidates`, at most `budget` tokens of `counter` in all.
+
+    The sections take at most `SECTIONS_SHARE` of the budget, less what the pinned
+    summaries need (`engine.sections.fit_sections`); the summaries are selected in what
+    is left (`select`, no sentence said twice). When the summaries leave budget over (a
+    session of few merged chunks), the sections are fitted again in all that is left,
+    the summaries picked staying as they are. Without sections (none, or none with
+    lines) this is `select` of the candidates alone.
+    """
+    from engine.sections import fit_sections, render_sections
+
+    pinned, excluded = list(pinned), list(excluded)
+    present = [s for s in sections if s.lines]
+    if not present:
+        return select(candidates, budget, counter, pinned, excluded, headings, dedupe=True)
+    pins = (set(pinned) | {c.index for c in candidates if c.pinned}) - (
+        set(excluded) | {c.index for c in candidates if c.excluded}
+    )
+    reserve = 0
+    if pins:
+        blocks = [render_block(c, headings) for c in candidates if c.index in pins]
+        reserve = counter.count(SEPARATOR.join([SUMMARIES_HEADING, *blocks]) + SEPARATOR)
+    allowance = min(int(budget * SECTIONS_SHARE), budget - reserve)
+    fitted = fit_sections(present, allowance, counter)
+    prefix = render_sections(fitted)
+    chosen = select(
+        candidates, budget, counter, pinned, excluded, headings, prefix=prefix, dedupe=True
+    )
+    spare = budget - chosen.used_tokens
+    if spare > 8 and fitted != present:
+        keep = [c.index for c in chosen.selected]
+        drop = [c.index for c in candidates if c.index not in keep]
+        room = counter.count(prefix) + spare - 2  # "\n\n" seams may merge tokens
+        wider = fit_sections(present, room, counter, stretch=True)
+        again = select(
+            candidates,
+            budget,
+            counter,
+            keep,
+            [*excluded, *drop],
+            headings,
+            prefix=render_sections(wider),
+            dedupe=True,
+        )
+        if again.used_tokens <= budget and {c.index for c in again.selected} == set(keep):
+            flags = {c.index: c for c in chosen.candidates}
+            cands = [
+                replace(
+                    c,
+                    pinned=flags[c.index].pinned,
+                    excluded=flags[c.index].excluded,
+                    reason=flags[c.index].reason,
+                )
+                for c in again.candidates
+            ]
+            fitted, chosen = wider, replace(again, candidates=cands, order=chosen.order)
+    return replace(
+        chosen, sections=fitted, section_tokens=[counter.count(s.render()) for s in fitted]
+    )
 
 
 # --------------------------------------------------------------------------- files

@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 from engine.collapse import _PATCH_FILE, _calls, _command, _decode_arguments
 from engine.source import content_text
-from engine.summarize.extractive import has_content, is_narration, split_sentences
+from engine.summarize.extractive import has_content, is_narration, sentences_of, split_sentences
 
 __all__ = [
     "SECTION_TITLES",
@@ -775,9 +775,12 @@ def fit_sections(
                 )
         return out
 
-    section_tokens: dict[int, int] = {}
+    said: set[str] = set()
     for _, si, li, _rank in order:
         s = sections[si]
+        keys = _said(s.lines[li])
+        if not keys or keys & said:
+            continue  # nothing new, or a sentence already said
         trial = {k: set(v) for k, v in chosen.items()}
         trial.setdefault(si, set()).add(li)
         own = counter.count(build({si: trial[si]})[0].render())
@@ -786,8 +789,18 @@ def fit_sections(
         if counter.count(render_sections(build(trial))) > allowance:
             continue
         chosen = trial
-        section_tokens[si] = own
+        said |= keys
     return build(chosen)
+
+
+def _said(line: str) -> set[str]:
+    """The sentences of a line, normalised (to say none twice)."""
+    text = line.strip().lstrip("-#*> ").strip()
+    text = re.sub(r"^\[[x~ ]\]\s*", "", text)
+    text = re.sub(r"^[A-Z][\w ]{0,24}: ", "", text)
+    return {
+        k for k in (" ".join(p.lower().split()).rstrip(".!?;: ") for p in sentences_of(text)) if k
+    }
 
 
 def as_json(sections: Sequence[Section], counter: TokenCount) -> list[dict[str, Any]]:
