@@ -270,3 +270,42 @@ def test_recap_of_the_generated_log_mentions_the_collapsed_calls(
     doc = json.loads(out)
     assert FILE_SECRET not in out
     assert all(c["selected"] for c in doc["candidates"])
+
+
+@pytest.mark.parametrize(
+    ("fixture", "names"),
+    [
+        ("mini_swe_django_11099.traj.json", {"task", "files", "outcome", "last"}),
+        ("codex_rtchess_tail.jsonl", {"task", "files", "last"}),
+    ],
+)
+def test_json_sections(capsys: pytest.CaptureFixture[str], fixture: str, names: set[str]) -> None:
+    path = ROOT / "tests" / "fixtures" / "recap" / fixture
+    code, out, _ = run(capsys, "recap", str(path), "--format", "json", "--budget", "300")
+    assert code == 0
+    doc = json.loads(out)
+    counter = get_counter()
+    assert doc["used_tokens"] == counter.count(doc["recap"]) <= 300
+    sections = doc["sections"]
+    assert names <= {s["name"] for s in sections}
+    for s in sections:
+        assert set(s) == {"name", "title", "lines", "text", "tokens", "source"}
+        assert s["text"] == f"## {s['title']}\n" + "\n".join(s["lines"])
+        assert s["text"] in doc["recap"] and s["tokens"] == counter.count(s["text"])
+        assert s["source"] == "records"
+    assert doc["recap"].startswith(sections[0]["text"])
+    # the markdown recap is the same text; --plain leaves the sections out
+    code, md, _ = run(capsys, "recap", str(path), "--budget", "300")
+    assert md == doc["recap"]
+    code, plain, _ = run(capsys, "recap", str(path), "--budget", "300", "--plain")
+    assert "## Task" not in plain and plain.strip()
+
+
+def test_seed_log_gets_sections(capsys: pytest.CaptureFixture[str]) -> None:
+    """The seed's own log (seed 004's tools: read, write, edit, run, done) has its sections."""
+    code, out, _ = run(capsys, "recap", str(SAMPLES / "cache_refactor.jsonl"), "--budget", "600")
+    assert code == 0
+    assert out.startswith("## Task\nThe embedding cache in engine/embed_cache.py")
+    assert "## Files changed\n- engine/embed_cache.py (" in out
+    assert "\n## Last outcome\nLast check: `python -m pytest -q " in out
+    assert get_counter().count(out) <= 600
