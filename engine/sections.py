@@ -491,10 +491,10 @@ def files_section(log: _Log) -> Section:
     order = sorted(merged, key=lambda p: (merged[p][2], -merged[p][3], -merged[p][0]))
     lines = []
     for name in order:
-        n, new, _, _ = merged[name]
+        n, new, scratch, _ = merged[name]
         if n == 0:
             what = "in the diff"
-        elif new and n == 1:
+        elif (new or scratch) and n == 1:
             what = "written"
         else:
             what = f"{n} edit{'s' if n != 1 else ''}"
