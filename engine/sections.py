@@ -667,14 +667,30 @@ def _content_sentences(text: str) -> list[str]:
     return [s.text for s in split_sentences(text) if s.text.strip()]
 
 
+def _last_words(log: _Log) -> list[str]:
+    """The assistant's closing texts: its last message, and, when messages that are no
+    request (a task notification, "continue") came after the last real one, its last
+    message before them too (the report they followed)."""
+    last_i, last = log.texts[-1]
+    real = [i for i, t in log.requests if _is_request(_clean_request(t))]
+    since = real[-1] if real else -1
+    texts = [last]
+    if any(i > since for i, _ in log.requests):  # machine or nudge messages at the end
+        first_after = min((i for i, _ in log.requests if i > since), default=last_i)
+        before = [t for i, t in log.texts if since < i < first_after]
+        if before:
+            texts.insert(0, before[-1])
+    return texts
+
+
 def last_section(log: _Log) -> Section:
     if not log.texts:
         return Section("last", ())
-    _, text = log.texts[-1]
-    sentences = [s for s in _content_sentences(text) if not _QUESTION.search(s)]
-    kept = [s for s in sentences if not is_narration(s) and has_content(s)]
-    if not kept:
-        kept = [s for s in sentences if not is_narration(s)][:2]
+    kept: list[str] = []
+    for text in _last_words(log):
+        sentences = [s for s in _content_sentences(text) if not _QUESTION.search(s)]
+        found = [s for s in sentences if not is_narration(s) and has_content(s)]
+        kept += found or [s for s in sentences if not is_narration(s)][:2]
     lines = tuple(_cut(s, _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
     return Section("last", lines, tuple(range(len(lines))))
 

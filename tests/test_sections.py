@@ -250,6 +250,17 @@ def test_requests_are_cleaned() -> None:
     assert s["task"] == ("Refactor the cache.", "Later: Also move the tests into tests/cache/.")
 
 
+def test_report_before_a_notification_is_where_it_stopped() -> None:
+    msgs = [
+        user("Ship the release."),
+        bot("Released v2.1.0: 157 tests pass and the tag is pushed."),
+        user("<task-notification><status>completed</status></task-notification>"),
+        bot("That notification is from an old background run; no action needed."),
+    ]
+    s = by_name(extract_sections(msgs))
+    assert s["last"][0] == "Released v2.1.0: 157 tests pass and the tag is pushed."
+
+
 # --------------------------------------------------------------------------- real sessions
 
 
