@@ -179,7 +179,13 @@ class _Log:
     texts: list[tuple[int, str]] = field(default_factory=list)
     calls: list[_Call] = field(default_factory=list)
     last_user: int = -1
+    #: commits a tool reported outside a shell call (aider's "Commit abc1234 message")
+    commits: list[tuple[int, str]] = field(default_factory=list)
 
+
+_AIDER_EDIT = re.compile(r"^Applied edit to (.+)$", re.M)
+_AIDER_COMMIT = re.compile(r"^Commit ([0-9a-f]{7,40}) (.+)$", re.M)
+_AIDER_RUN = re.compile(r"\A\s*/(?:run|test)\s+(.+)", re.S)
 
 # A mini-swe-agent-style action: a fenced shell block in the assistant's text.
 _SHELL_BLOCK = re.compile(r"```(?:bash|sh|shell|console)?\s*\n(.*?)```", re.S)
@@ -196,8 +202,23 @@ def _read(messages: Sequence[Mapping[str, Any]]) -> _Log:
         if not isinstance(msg, Mapping):
             continue
         role = msg.get("role")
+        if role == "aider":  # aider's own output: edits applied, commits, command output
+            text = content_text(msg.get("content"))
+            if text_actions:
+                text_actions.pop().result = text
+            for m in _AIDER_EDIT.finditer(text):
+                log.calls.append(_Call(i, "edit", {"path": m.group(1).strip()}))
+            for m in _AIDER_COMMIT.finditer(text):
+                log.commits.append((i, f"Committed {m.group(1)}: {_cut(m.group(2), 160)}"))
+            continue
         if role == "user":
             text = content_text(msg.get("content"))
+            run = _AIDER_RUN.match(text)
+            if run:  # aider's /run and /test: a command, its output follows
+                call = _Call(i, "bash", {"command": run.group(1).strip()})
+                log.calls.append(call)
+                text_actions[:] = [call]
+                continue
             if _OBSERVATION.match(text) or "<returncode>" in text[:300]:
                 if text_actions:
                     call = text_actions.pop()
@@ -611,6 +632,7 @@ def outcome_section(log: _Log) -> Section:
     pushes: list[tuple[int, str]] = []
     failed_commits: list[tuple[int, str]] = []
     finished: list[tuple[int, str]] = []
+    commits += log.commits
     for call in log.calls:
         name = call.name.lower()
         if name == "done" or name in ("attempt_completion", "submit", "finish"):
@@ -647,6 +669,7 @@ def outcome_section(log: _Log) -> Section:
     if last_check is not None:
         cmd = _cut(_command(last_check.args), 120)
         lines.append((0, last_check.index, f"Last check: `{cmd}` -> {_result_summary(last_check)}"))
+    commits.sort()
     # a commit that failed matters only when no commit came after it
     if failed_commits and (not commits or failed_commits[-1][0] > commits[-1][0]):
         lines.append((1, failed_commits[-1][0], failed_commits[-1][1]))

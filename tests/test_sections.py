@@ -261,6 +261,19 @@ def test_report_before_a_notification_is_where_it_stopped() -> None:
     assert s["last"][0] == "Released v2.1.0: 157 tests pass and the tag is pushed."
 
 
+def test_aider_history(tmp_path: Path) -> None:
+    from tests.data.make_reader_fixtures import make_fixtures
+
+    source = load(make_fixtures(tmp_path)["aider"])
+    assert source.format == "aider"
+    s = by_name(extract_sections(source.messages, source.notes))
+    assert "- engine/cache.py (1 edit)" in s["files"]
+    outcome = "\n".join(s["outcome"])
+    assert "Committed 1a2b3c4: fix: include the model in the cache key" in outcome
+    assert "Last check: `pytest -q` -> " in outcome
+    assert all(not line.startswith("Later: /run") for line in s["task"])
+
+
 # --------------------------------------------------------------------------- real sessions
 
 
