@@ -195,6 +195,12 @@ _OUTPUT_TAG = re.compile(r"<output>\s*(.*?)\s*</output>", re.S)
 
 def _read(messages: Sequence[Mapping[str, Any]]) -> _Log:
     log = _Log()
+    # Shell blocks in the assistant's text are actions only in a log without tool calls
+    # (mini-swe-agent's text mode); elsewhere they are examples in an explanation.
+    text_mode = not any(
+        isinstance(m, Mapping) and m.get("role") == "assistant" and m.get("tool_calls")
+        for m in messages
+    )
     by_id: dict[str, _Call] = {}
     anonymous: list[_Call] = []
     text_actions: list[_Call] = []  # shell blocks in text, waiting for their output
@@ -242,7 +248,7 @@ def _read(messages: Sequence[Mapping[str, Any]]) -> _Log:
                     anonymous.append(call)
                 else:
                     by_id[cid] = call
-            if not calls and text:
+            if text_mode and text:
                 blocks = _SHELL_BLOCK.findall(text)
                 if blocks:
                     call = _Call(i, "bash", {"command": blocks[-1].strip()})

@@ -206,6 +206,18 @@ def test_mini_swe_agent_text_actions() -> None:
     )
 
 
+def test_code_blocks_are_actions_only_in_a_log_without_tool_calls() -> None:
+    msgs = [
+        user("Add the exporter."),
+        bot("", call("e1", "Edit", {"file_path": "src/export.py", "old_string": "a"})),
+        result("e1", "ok"),
+        bot("Done. To try it:\n\n```bash\ncat > demo.txt <<'EOF'\nx\nEOF\npytest -q\n```"),
+    ]
+    s = by_name(extract_sections(msgs))
+    assert s["files"] == ("- src/export.py (1 edit)",)
+    assert s["outcome"] == ()
+
+
 def test_seed_tools() -> None:
     msgs = [
         user("Write the notes file."),
