@@ -516,7 +516,11 @@ _LABEL = re.compile(r"^[A-Z][\w ]{0,24}: ")
 
 
 def _norm(sentence: str) -> str:
-    return " ".join(sentence.lower().split()).rstrip(".!?;: ")
+    return " ".join(sentence.replace("*", "").lower().split()).rstrip(".!?;: ")
+
+
+#: A sentence at least this long that another one contains is said by it.
+_QUOTED = 30
 
 
 def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
@@ -525,6 +529,7 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
     from engine.summarize.extractive import sentences_of, terminated
 
     seen: set[str] = set()
+    said = _norm(" ".join(prefix.split()))  # the sections' text, to find quotes in it
     for line in prefix.splitlines():
         line = line.strip().lstrip("-#*> ").strip()
         unlabelled = _LABEL.sub("", line)  # "Later: do X." says "do X."
@@ -542,8 +547,12 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
         changed = False
         for s in sentences_of(c.text):
             key = _norm(s)
-            if key in seen or not key:
-                changed = True
+            if not key or key in seen or (len(key) >= _QUOTED and key in said):
+                changed = True  # said already (or a quote of what the sections say)
+                continue
+            long = [k for k in seen if len(k) >= _QUOTED]
+            if any(k in key for k in long):
+                changed = True  # it repeats a sentence said already, and little more
                 continue
             if not c.excluded:
                 seen.add(key)

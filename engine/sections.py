@@ -804,6 +804,10 @@ def fit_sections(
             order.append((_PRIORITY.get(s.name, 5) + min(rank, 6) * 0.75, si, li, rank))
     order.sort()
     chosen: dict[int, set[int]] = {}
+    text: dict[tuple[int, int], str] = {}  # lines cut to fit
+
+    def line(si: int, li: int) -> str:
+        return text.get((si, li), sections[si].lines[li])
 
     def build(picks: Mapping[int, set[int]]) -> list[Section]:
         out = []
@@ -813,29 +817,54 @@ def fit_sections(
                 out.append(
                     Section(
                         s.name,
-                        tuple(s.lines[i] for i in keep),
+                        tuple(line(si, i) for i in keep),
                         tuple(s.ranks[i] for i in keep) if len(s.ranks) == len(s.lines) else (),
                         s.source,
                     )
                 )
         return out
 
+    def fits(trial: Mapping[int, set[int]], si: int) -> bool:
+        name = sections[si].name
+        if not stretch:
+            own = counter.count(build({si: set(trial[si])})[0].render())
+            if own > _SHARE.get(name, 0.1) * allowance:
+                return False
+        return counter.count(render_sections(build(trial))) <= allowance
+
     said: set[str] = set()
-    for _, si, li, _rank in order:
+    for _, si, li, rank in order:
         s = sections[si]
         keys = _said(s.lines[li])
         if not keys or keys & said:
             continue  # nothing new, or a sentence already said
         trial = {k: set(v) for k, v in chosen.items()}
         trial.setdefault(si, set()).add(li)
-        own = counter.count(build({si: trial[si]})[0].render())
-        if not stretch and own > _SHARE.get(s.name, 0.1) * allowance:
-            continue
-        if counter.count(render_sections(build(trial))) > allowance:
-            continue
+        if not fits(trial, si):
+            if rank != 0 or s.name not in _CUTTABLE:
+                continue
+            # the first line of the task, the question, the last words: cut it to fit
+            full = s.lines[li]
+            lo, hi, best = _MIN_CUT, len(full) - 1, ""
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                text[(si, li)] = _cut(full, mid)
+                if fits(trial, si):
+                    best, lo = text[(si, li)], mid + 1
+                else:
+                    hi = mid - 1
+            if not best:
+                text.pop((si, li), None)
+                continue
+            text[(si, li)] = best
         chosen = trial
         said |= keys
     return build(chosen)
+
+
+#: Sections whose most important line is cut to fit rather than left out.
+_CUTTABLE = frozenset({"task", "questions", "last"})
+_MIN_CUT = 60
 
 
 def _said(line: str) -> set[str]:

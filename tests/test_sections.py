@@ -331,6 +331,15 @@ def test_fit_sections_keeps_priorities_within_the_allowance() -> None:
     assert fit_sections(sections, 0, COUNTER) == []
 
 
+def test_a_long_first_request_is_cut_not_dropped() -> None:
+    request = "Port the parser to Rust and keep every test passing. " * 20
+    sections = [Section("task", (request.strip(),), (0,)), Section("files", ("- a.py (1 edit)",))]
+    fitted = fit_sections(sections, 120, COUNTER)
+    task = next(s for s in fitted if s.name == "task")
+    assert task.lines[0].startswith("Port the parser to Rust") and task.lines[0].endswith("...")
+    assert COUNTER.count(render_sections(fitted)) <= 120
+
+
 # --------------------------------------------------------------------------- properties
 
 _WORDS = st.sampled_from(
