@@ -53,8 +53,13 @@ def test_json_contract(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
         "sections",
         "candidates",
         "recap",
+        "records",
+        "read",
+        "not_read",
+        "stripped",
     }
     assert doc["sections"] == []  # --plain: the seed's recap
+    assert doc["read"] + sum(doc["not_read"].values()) == doc["records"] > 0
     assert doc["budget"] == 120
     assert doc["used_tokens"] == get_counter().count(doc["recap"]) <= 120
     assert doc["newest_over_budget"] is False
