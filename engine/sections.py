@@ -31,6 +31,7 @@ with the counter given); the chunk summaries fill the rest of the recap's budget
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -70,7 +71,7 @@ _SHARE = {
     "session": 0.08,
     "task": 0.30,
     "plan": 0.22,
-    "files": 0.15,
+    "files": 0.25,
     "outcome": 0.22,
     "last": 0.22,
     "questions": 0.12,
@@ -440,19 +441,51 @@ def _edited_paths(call: _Call) -> list[str]:
     return []
 
 
+def _shell_words(line: str) -> list[list[str]] | None:
+    """The simple commands of a shell line as word lists (split at ``&&``, ``||``, ``;``,
+    ``|``), quotes honoured; None when the line does not parse (an open quote)."""
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError:
+        return None
+    out: list[list[str]] = [[]]
+    for w in words:
+        if w in ("&&", "||", ";", "|", "&"):
+            out.append([])
+        else:
+            out[-1].append(w)
+    return [c for c in out if c]
+
+
 def _shell_writes(command: str) -> list[str]:
+    """Files a shell command writes: ``sed -i ... FILE``, ``cat > FILE``, ``tee FILE``."""
     out: list[str] = []
     for line in command.splitlines():
-        for part in re.split(r"&&|;|\|\|", line):
-            part = part.strip()
-            m = _SED_INPLACE.search(part)
-            if m:
-                out.append(m.group(1).strip("'\""))
-                continue
-            m = _REDIRECT_WRITE.search(part)
-            if m and not m.group(1).startswith("/dev/"):
-                out.append(m.group(1))
+        commands = _shell_words(line)
+        if commands is None:
+            continue
+        for words in commands:
+            if words[0] == "sed" and any(
+                w.startswith("-i") or w.startswith("--in-place") or (
+                    w.startswith("-") and not w.startswith("--") and "i" in w[1:]
+                )
+                for w in words[1:]
+            ):
+                files = [w for w in words[1:] if not w.startswith("-")][1:]
+                out += [f for f in files if _FILE_LIKE.search(f)]
+            elif words[0] in ("cat", "echo", "printf", "tee"):
+                for i, w in enumerate(words):
+                    target = words[i + 1] if w in (">", ">>") and i + 1 < len(words) else None
+                    if words[0] == "tee" and i > 0 and not w.startswith("-"):
+                        target = w
+                    if target and _FILE_LIKE.search(target) and not target.startswith("/dev/"):
+                        out.append(target)
     return out
+
+
+_FILE_LIKE = re.compile(r"^[\w./~-]+\.\w+$")
 
 
 def _relative(paths: Sequence[str]) -> dict[str, str]:
@@ -516,7 +549,9 @@ def files_section(log: _Log) -> Section:
         entry = merged.setdefault(hit or path, [0, False, False, True])
         entry[2], entry[3] = False, True
     order = sorted(merged, key=lambda p: (merged[p][2], -merged[p][3], -merged[p][0]))
-    lines = []
+    # one line per folder (its files in this order, at most _PER_LINE a line), the
+    # folders in the order of their first file: a folder is said once
+    groups: dict[tuple[str, bool], list[str]] = {}
     for name in order:
         n, new, scratch, _ = merged[name]
         if n == 0:
@@ -525,8 +560,20 @@ def files_section(log: _Log) -> Section:
             what = "written"
         else:
             what = f"{n} edit{'s' if n != 1 else ''}"
-        lines.append(f"- {name} ({what})")
+        folder, _, base = name.rpartition("/")
+        groups.setdefault((folder, bool(scratch)), []).append(f"{base} ({what})")
+    lines = []
+    for (folder, _), items in groups.items():
+        if len(items) == 1 or not folder:  # a folder of one file: its path
+            lines += [f"- {folder}/{item}" if folder else f"- {item}" for item in items]
+            continue
+        for k in range(0, len(items), _PER_LINE):
+            lines.append(f"- {folder}/: {', '.join(items[k : k + _PER_LINE])}")
     return Section("files", tuple(lines), tuple(range(len(lines))))
+
+
+#: Files of one folder on one line of the files section, at most.
+_PER_LINE = 6
 
 
 # --------------------------------------------------------------------------- outcome

@@ -141,7 +141,7 @@ def test_codex_shapes() -> None:
     ]
     s = by_name(extract_sections(msgs))
     assert s["plan"] == ("- [x] Reproduce", "- [~] Patch main.py (in progress)", "Crash fix")
-    assert s["files"] == ("- app/main.py (1 edit)", "- app/new.py (1 edit)")
+    assert s["files"] == ("- app/: main.py (1 edit), new.py (1 edit)",)  # a folder said once
     assert s["outcome"] == (
         "Last check: `cargo test` -> test result: FAILED. 3 passed; 1 failed (exit 101)",
     )
@@ -175,7 +175,7 @@ def test_gemini_cli_shapes() -> None:
     ]
     s = by_name(extract_sections(msgs))
     assert s["plan"] == ("- [x] Rename loader", "- [ ] Fix imports")
-    assert s["files"] == ("- src/config.ts (1 edit)", "- src/loader.ts (written)")
+    assert s["files"] == ("- src/: config.ts (1 edit), loader.ts (written)",)
     assert s["outcome"] == ("Last check: `npm test` -> Tests: 12 passed, 12 total",)
 
 
@@ -199,7 +199,7 @@ def test_mini_swe_agent_text_actions() -> None:
     s = by_name(extract_sections(msgs))
     assert s["task"] == ("Parser drops the last line.",)
     # a file a diff shows comes first: it is what the work leaves changed
-    assert s["files"] == ("- src/lib.py (in the diff)", "- src/parse.py (1 edit)")
+    assert s["files"] == ("- src/: lib.py (in the diff), parse.py (1 edit)",)
     assert s["outcome"] == (
         "Last check: `python -m pytest tests/test_parse.py` -> 1 failed, 9 passed in 0.3s (exit 1)",
         "Submitted the work (the agent's final action).",
