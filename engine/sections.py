@@ -468,9 +468,9 @@ def _shell_writes(command: str) -> list[str]:
             continue
         for words in commands:
             if words[0] == "sed" and any(
-                w.startswith("-i") or w.startswith("--in-place") or (
-                    w.startswith("-") and not w.startswith("--") and "i" in w[1:]
-                )
+                w.startswith("-i")
+                or w.startswith("--in-place")
+                or (w.startswith("-") and not w.startswith("--") and "i" in w[1:])
                 for w in words[1:]
             ):
                 files = [w for w in words[1:] if not w.startswith("-")][1:]
