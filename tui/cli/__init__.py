@@ -1,8 +1,8 @@
 """The `chunkscope` command: the workbench, and plain-text / JSON subcommands.
 
-One module per subcommand (`chunk`, `recap`, `evaluate` for ``eval``, `sweep`, `tune`, `cache`,
-`profile`, `workbench` for
-``tui``), and `common` for what they share. Each subcommand imports only what it
+One module per subcommand (`chunk`, `recap`, `report`, `evaluate` for ``eval``, `sweep`,
+`tune`, `cache`, `profile`, `workbench` for ``tui``, `serve`), and `common` for what they
+share. Each subcommand imports only what it
 needs: `chunk` never loads Textual, and the OpenAI client loads only when a remote
 backend is chosen. Every error a user can cause is one line on stderr and exit
 status 2, never a traceback. The workbench never imports this package.
@@ -23,13 +23,26 @@ from tui.cli.common import EXIT_USAGE, CliError, Parser, json_pieces, note
 from tui.cli.evaluate import add_eval_parser
 from tui.cli.profile import add_profile_parser
 from tui.cli.recap import add_recap_parser
+from tui.cli.report import add_report_parser
+from tui.cli.serve import add_serve_parser
 from tui.cli.sweep import add_sweep_parser
 from tui.cli.tune import add_tune_parser
 from tui.cli.workbench import add_tui_parser
 
 __all__ = ["CliError", "build_parser", "json_pieces", "main"]
 
-SUBCOMMANDS = ("chunk", "recap", "eval", "sweep", "tune", "cache", "profile", "tui")
+SUBCOMMANDS = (
+    "chunk",
+    "recap",
+    "report",
+    "eval",
+    "sweep",
+    "tune",
+    "cache",
+    "profile",
+    "tui",
+    "serve",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,10 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_cache_parser(sub)
     add_profile_parser(sub)
     add_recap_parser(sub)
+    add_report_parser(sub)
     add_eval_parser(sub)
     add_sweep_parser(sub)
     add_tune_parser(sub)
     add_tui_parser(sub)
+    add_serve_parser(sub)
     return parser
 
 
