@@ -486,6 +486,7 @@ tr.default td { color: var(--muted); }
 .chunk.kept, .chunk.pinned { border-left-color: var(--kept); }
 .chunk h3 { margin: 0; font-size: .95rem; }
 .chunk .summary { margin: .3rem 0; }
+.chunk .parts { font-weight: normal; }
 .badge { display: inline-block; font-size: .75rem; padding: 0 .4rem; border-radius: 3px;
   border: 1px solid currentColor; margin-right: .3rem; white-space: nowrap; }
 .b-kept, .b-pinned { color: var(--kept); }
@@ -603,7 +604,7 @@ def _chunk(row: ChunkRow) -> str:
         f'<article class="chunk {state}" id="chunk-{row.index}">'
         f"<h3>{badge}Chunk {row.index}{when} · {turns} · {row.chars:,} chars · "
         f"{row.tokens:,} tokens{lines} "
-        f'<span class="muted hide-narrow">(compacted {row.parts[0]}–{row.parts[1] - 1})'
+        f'<span class="muted parts hide-narrow">(compacted {row.parts[0]}–{row.parts[1] - 1})'
         f"</span></h3>"
         f'<p class="summary">{esc(row.summary)}</p>'
         f"<details><summary>text</summary>{text}</details>{cut}</article>"
