@@ -249,6 +249,23 @@ def test_selection_sections_and_topics_are_rendered(
     assert page.count("article", "chunk") == n
 
 
+def test_many_cuts_are_ticks_under_the_curves() -> None:
+    from tui.report import DENSE_CUTS, Curve, Plot, render_svg
+
+    curve = Curve("similarity", [float(x) for x in range(100)], [0.1] * 100, 0.2, "t")
+    few = Plot(100, [curve], [(10.0, "threshold", "a"), (50.0, "size_cap", "<b>")], [])
+    page = parse(render_svg(few))
+    assert page.count("line", "cut") == 2 and page.count("line", "tick") == 0
+    cuts = [(i / 10, "size_cap" if i == 7 else "threshold", "c") for i in range(1000)]
+    assert len(cuts) > DENSE_CUTS
+    page = parse(render_svg(Plot(100, [curve], cuts, [(50.0, False, 40)])))
+    ticks = [a for t, a in page.tags if t == "line" and "tick" in (a.get("class") or "")]
+    assert 100 < len(ticks) <= 960  # one a pixel column at most
+    assert {a["y1"] for a in ticks} == {ticks[0]["y1"]}  # in one row, not across the curves
+    assert any(a["stroke"] == "#c05621" for a in ticks)  # the size cap's column shows it
+    assert page.count("path", "mark") == 1
+
+
 def _run(*argv: str) -> RecapRun:
     """The run `chunkscope report ARGV` makes."""
     from tui.cli.common import Parser

@@ -27,7 +27,7 @@ import bisect
 import html
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,7 +61,11 @@ REASON_COLOURS = {
     "min_similarity": "#b7791f",
     "max_passes": "#718096",
 }
+#: Which reason a column of many cuts shows (the rarer, the more telling).
+CUT_PRIORITY = {"size_cap": 3, "min_similarity": 2, "max_passes": 1, "structure": 1}
 HIT, MISS = "#2f855a", "#c53030"
+#: More cuts than this are drawn as ticks under the curves, not lines across them.
+DENSE_CUTS = 150
 
 
 # --------------------------------------------------------------------------- the data
@@ -190,10 +194,10 @@ def _clean(text: str) -> str:
 
 
 def _preview(text: str) -> tuple[str, str]:
-    text = _clean(text)
+    """The start and the end of a chunk's text ("" for the end when the start holds it)."""
     if len(text) <= PREVIEW_HEAD + PREVIEW_TAIL:
-        return text, ""
-    return text[:PREVIEW_HEAD], text[-PREVIEW_TAIL:]
+        return _clean(text), ""
+    return _clean(text[:PREVIEW_HEAD]), _clean(text[-PREVIEW_TAIL:])
 
 
 def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
@@ -376,10 +380,30 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
+def _cut_ticks(plot: Plot, px: Callable[[float], float], left: int, bottom: int) -> str:
+    """Many cuts as one tick per pixel column in a row of their own under the curves
+    (the column's most telling reason), so the curves stay readable."""
+    columns: dict[int, list[tuple[str, str]]] = {}
+    for at, reason, tip in plot.cuts:
+        columns.setdefault(round(px(at)), []).append((reason, tip))
+    y = bottom + 8
+    out = [f'<text x="{left - 4}" y="{y + 9}" class="axis" text-anchor="end">cuts</text>']
+    for x, here in sorted(columns.items()):
+        reason = max((r for r, _ in here), key=lambda r: CUT_PRIORITY.get(r, 0))
+        tip = here[0][1] if len(here) == 1 else f"{len(here)} cuts here"
+        out.append(
+            f'<line x1="{x}" x2="{x}" y1="{y}" y2="{y + 9}" stroke="'
+            f'{REASON_COLOURS.get(reason, "#4a5568")}" class="cut tick"><title>{esc(tip)}'
+            "</title></line>"
+        )
+    return "".join(out)
+
+
 def render_svg(plot: Plot, width: int = 960) -> str:
     """The plot: one panel per curve, the cuts across every panel, gold marks below."""
     panel_h, gap, left, right, top = 110, 26, 46, 10, 8
-    marks_h = 22 if plot.gold else 0
+    dense = len(plot.cuts) > DENSE_CUTS
+    marks_h = (22 if plot.gold else 0) + (14 if dense else 0)
     panels = max(1, len(plot.curves))
     plot_w = width - left - right
     height = top + panels * (panel_h + gap) + marks_h + 18
@@ -422,16 +446,19 @@ def render_svg(plot: Plot, width: int = 960) -> str:
                 f"<title>{esc(curve.threshold_label)} {curve.threshold:.4f}</title></line>"
             )
     bottom = top + panels * (panel_h + gap) - gap
-    for at, reason, tip in plot.cuts:
-        colour = REASON_COLOURS.get(reason, "#4a5568")
-        x = px(at)
-        dash = ' stroke-dasharray="4 3"' if plot.gold and at not in plot.hits else ""
-        out.append(
-            f'<line x1="{x}" x2="{x}" y1="{top}" y2="{bottom}" stroke="{colour}" '
-            f'class="cut"{dash}><title>{esc(tip)}</title></line>'
-        )
+    if dense:
+        out.append(_cut_ticks(plot, px, left, bottom))
+    else:
+        for at, reason, tip in plot.cuts:
+            colour = REASON_COLOURS.get(reason, "#4a5568")
+            x = px(at)
+            dash = ' stroke-dasharray="4 3"' if plot.gold and at not in plot.hits else ""
+            out.append(
+                f'<line x1="{x}" x2="{x}" y1="{top}" y2="{bottom}" stroke="{colour}" '
+                f'class="cut"{dash}><title>{esc(tip)}</title></line>'
+            )
     if plot.gold:
-        my = bottom + 14
+        my = bottom + 14 + (14 if dense else 0)
         out.append(f'<text x="{left - 4}" y="{my + 4}" class="axis" text-anchor="end">gold</text>')
         for at, found, line in plot.gold:
             x = px(at)
@@ -734,7 +761,8 @@ def render_html(report: Report) -> Iterator[str]:
     yield '<h2 id="plot">Along the file</h2>'
     yield (
         '<p class="muted">Horizontal: characters into the file. Each vertical line is a cut '
-        "between merged chunks, coloured by its reason (hover for its numbers).</p>"
+        "between merged chunks (a tick under the curves when there are many), coloured by "
+        "its reason; hover for its numbers.</p>"
     )
     yield render_svg(report.plot)
     yield _legend(report.plot)
