@@ -50,10 +50,14 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+#: Where to write the README's screenshots (resolved now: some tests change directory).
+SHOTS = os.environ.get("CHUNKSCOPE_SCREENSHOTS")
+SHOTS_DIR = Path(SHOTS).resolve() if SHOTS else None
+
+
 def screenshot(page: Any, name: str, **kwargs: Any) -> None:
-    folder = os.environ.get("CHUNKSCOPE_SCREENSHOTS")
-    if folder:
-        page.screenshot(path=str(Path(folder) / name), **kwargs)
+    if SHOTS_DIR is not None:
+        page.screenshot(path=str(SHOTS_DIR / name), **kwargs)
 
 
 def wait_for(page: Any, ok: Callable[[], bool], what: str, timeout: float = 60) -> None:

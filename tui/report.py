@@ -539,8 +539,6 @@ table.scores { width: auto; }
 }
 @media (max-width: 600px) {
   body { padding: .6rem; font-size: 14px; }
-  dl.facts { grid-template-columns: 1fr; }
-  dl.facts dt { margin-top: .3rem; }
   th, td { padding: .2rem .3rem; }
   .hide-narrow { display: none; }
 }
