@@ -92,7 +92,7 @@ class Terminal:
 
 def test_the_served_page_runs_the_workbench_and_answers_keys(browser: Any) -> None:
     with serving(str(SAMPLE)) as (url, _log):
-        page = browser.new_page(viewport={"width": 1280, "height": 760})
+        page = browser.new_page(viewport={"width": 1300, "height": 760})
         term = Terminal(page)
         page.goto(url + "?fontsize=12")
         assert page.title() == "chunkscope · cache_refactor.jsonl"

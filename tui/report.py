@@ -153,7 +153,9 @@ def _offsets(sizes: Sequence[int]) -> np.ndarray:
 def _bucket(
     x: np.ndarray, y: np.ndarray, low: bool, points: int = PLOT_POINTS
 ) -> tuple[list[float], list[float]]:
-    """At most `points` points of (x, y): each bucket keeps its lowest (or highest) y."""
+    """At most `points` points of (x, y): each bucket keeps its lowest (or highest) y.
+    A value that is not finite (the cosine of an empty vector) is drawn as 0."""
+    y = np.nan_to_num(np.asarray(y, dtype=float), nan=0.0, posinf=0.0, neginf=0.0)
     if len(y) <= points:
         return x.astype(float).tolist(), y.astype(float).tolist()
     edges = np.linspace(0, len(y), points + 1).astype(np.int64)
@@ -292,6 +294,8 @@ def gather(
         sims = np.asarray(pipe.similarities(), dtype=float)
         x, y = _bucket(gaps_x, sims, low=True)
         first = merged.passes[0].threshold if merged.passes else None
+        if first is not None and not np.isfinite(first):
+            first = None
         curves.append(Curve("similarity to the next chunk", x, y, first, "pass 1 threshold"))
 
     starts = chunk_starts(merged.chunks)
