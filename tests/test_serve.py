@@ -135,6 +135,18 @@ def test_bad_arguments_are_one_line(
 
 
 @needs_serve
+def test_each_tab_runs_the_workbench_on_the_file_with_its_options() -> None:
+    import argparse
+    import shlex
+
+    from tui.cli.serve import app_command
+
+    args = argparse.Namespace(file="-odd name.jsonl", theme="chunkscope-light", profile=None)
+    argv = shlex.split(app_command(args))
+    assert argv[1:] == ["-m", "tui.cli", "tui", "--theme", "chunkscope-light", "--", args.file]
+
+
+@needs_serve
 def test_the_page_is_titled_and_loads_nothing_from_elsewhere() -> None:
     with serving(str(SAMPLE)) as (url, log):
         status, page = get(url)

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tui.cli.common import CliError, note
+from tui.cli.common import CliError, add_profile_option, note
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -76,6 +76,7 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
         help="the URL browsers reach the server at, when it is behind a proxy",
     )
     p.add_argument("--theme", default=None, metavar="NAME", help="theme to start with")
+    add_profile_option(p)
     p.set_defaults(run=cmd_serve)
     return p
 
@@ -107,8 +108,9 @@ def page_title(file: str | None) -> str:
 def app_command(args: argparse.Namespace) -> str:
     """The shell command textual-serve runs for each browser tab."""
     argv = [sys.executable, "-m", "tui.cli", "tui"]
-    if args.theme:
-        argv += ["--theme", args.theme]
+    for flag, value in (("--theme", args.theme), ("--profile", args.profile)):
+        if value:
+            argv += [flag, value]
     if args.file is not None:
         argv += ["--", args.file]
     return shlex.join(argv)
