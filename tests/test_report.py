@@ -218,18 +218,21 @@ def test_selection_sections_and_topics_are_rendered(
 ) -> None:
     """A part of the recap's JSON the page does not know shows anyway; a merge that
     groups its chunks into topics is shown by topic."""
+    import numpy as np
+
     from engine.merge import MergeResult
     from tui.report import gather, render_html
 
     run = _run(str(SAMPLE))
     merged: Any = run.merged
     n = len(merged.chunks)
-    topics = [
-        {"index": 0, "lines": [1, 80], "chunks": [0, 1], "reason": "start"},
-        {"index": 1, "lines": [81, 211], "chunks": [2, n - 1], "reason": "topic"},
-    ]
-    assert isinstance(merged, MergeResult)
-    merged.topics = topics
+    assert isinstance(merged, MergeResult) and n >= 4
+    # Two topics, the first of two merged chunks (a topic split to fit the size cap): the
+    # shape of a topic segmentation's result with its first level.
+    merged.topic_bounds = np.asarray([0, int(merged.bounds[2]), int(merged.bounds[-1])])
+    merged.topic_spans = [(0, 2), (2, n)]
+    merged.topic_reason = lambda t: ("start", "topic")[t]
+    merged.exceeds_limit = [i == 1 for i in range(n)]
     rep = gather(run.pipe, run.source, merged, run.selection, run.tuning)
     rep = replace(
         rep,
@@ -245,7 +248,11 @@ def test_selection_sections_and_topics_are_rendered(
     assert "procedure" in text and "<i>ran</i> tests" in text
     assert "open questions" in text and "why <u>this</u>?" in text
     assert page.count("section", "topic") == 2
-    assert "Topics (2) and merged chunks" in text
+    assert (
+        "Topics (2) and merged chunks" in text
+        and f"{n - 2} merged chunks · starts by topic" in text
+    )
+    assert text.count("one unit over the size cap") == 1
     assert page.count("article", "chunk") == n
 
 

@@ -89,6 +89,7 @@ class ChunkRow:
     cut_detail: str
     recap: str  # the selection's reason: kept, pinned, excluded, over budget
     topic: int | None = None
+    exceeds: bool = False  # one unit larger than the size cap, kept whole
 
 
 @dataclass(frozen=True)
@@ -166,29 +167,24 @@ def _bucket(
 
 
 def _topics(merged: MergeResult, rows: Sequence[ChunkRow]) -> list[TopicRow] | None:
-    """The merge's topics, when it has that level: None today (every merged chunk is
-    its own segment). A merge that groups its chunks into topics (``merged.topics``,
-    each with its merged chunk range and reason) is shown grouped by topic."""
-    topics = getattr(merged, "topics", None)
-    if not topics:
+    """The merge's topics when it has that level above the merged chunks (a topic
+    segmentation whose topics were split to fit the size cap: ``merged.topic_bounds``,
+    with ``topic_spans`` over the merged chunks and ``topic_reason``); None when every
+    merged chunk is its own topic, so the page lists the chunks alone."""
+    found: Any = getattr(merged, "topic_spans", None)
+    if getattr(merged, "topic_bounds", None) is None or found is None:
+        return None
+    spans: list[tuple[int, int]] = [(int(a), int(b)) for a, b in found]
+    reason_of: Any = getattr(merged, "topic_reason", None)
+    if all(end - start == 1 for start, end in spans):
         return None
     out: list[TopicRow] = []
-    for i, t in enumerate(topics):
-        first, last = (int(v) for v in _field(t, "chunks"))
-        lines = _field(t, "lines")
-        out.append(
-            TopicRow(
-                index=i,
-                chunks=(first, last + 1),
-                lines=(int(lines[0]), int(lines[1])) if lines else None,
-                reason=str(_field(t, "reason") or ""),
-            )
-        )
+    for i, (start, end) in enumerate(spans):
+        first, last = rows[start].lines, rows[end - 1].lines
+        lines = (first[0], last[1]) if first and last else None
+        reason = str(reason_of(i)) if reason_of is not None else ""
+        out.append(TopicRow(index=i, chunks=(start, end), lines=lines, reason=reason))
     return out
-
-
-def _field(obj: Any, name: str) -> Any:
-    return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
 
 
 def _clean(text: str) -> str:
@@ -253,6 +249,7 @@ def gather(
     bounds = merged.bounds.tolist()
     tokens = pipe.token_counts(merged.chunks)
     candidates = {c.index: c for c in selection.candidates}
+    over: Any = getattr(merged, "exceeds_limit", None)  # a merge that flags over-cap units
     rows: list[ChunkRow] = []
     for i, c in enumerate(merged.chunks):
         cut = merged.cut_after(i)
@@ -273,6 +270,7 @@ def gather(
                 cut_reason=None if cut is None else str(cut.reason),
                 cut_detail="" if cut is None else str(cut),
                 recap=cand.reason if cand is not None else "",
+                exceeds=bool(over[i]) if over is not None else False,
             )
         )
 
@@ -298,12 +296,14 @@ def gather(
             first = None
         curves.append(Curve("similarity to the next chunk", x, y, first, "pass 1 threshold"))
 
-    starts = chunk_starts(merged.chunks)
+    # Gold marks topic starts: a merge with topics is scored by its topics' starts.
+    scored: Any = getattr(merged, "topic_chunks", None) or merged.chunks
+    starts = chunk_starts(scored)
     matched: dict[int, int] = {}
     scores = None
     if gold is not None:
         weights = line_weights(pipe.path)
-        scores = score(starts, gold, weights, chunks=len(merged.chunks), tolerance=tolerance)
+        scores = score(starts, gold, weights, chunks=len(scored), tolerance=tolerance)
         matched = match_boundaries(starts, gold, tolerance)
     cuts: list[tuple[float, str, str]] = []
     hits: set[float] = set()
@@ -618,6 +618,8 @@ def _chunk(row: ChunkRow) -> str:
         cls = "b-over" if row.recap == "over budget" else f"b-{esc(row.recap)}"
         word = _RECAP_BADGES.get(row.recap, "did not fit the budget")
         badge = f'<span class="badge {cls}">{esc(word)}</span>'
+    if row.exceeds:
+        badge += '<span class="badge b-over">one unit over the size cap</span>'
     cut = ""
     if row.cut_reason is not None:
         colour = REASON_COLOURS.get(row.cut_reason, "#4a5568")
@@ -652,7 +654,9 @@ def _chunks(report: Report) -> Iterator[str]:
     )
     for t in report.topics:
         lines = f" · lines {t.lines[0]}–{t.lines[1]}" if t.lines else ""
-        reason = f" · starts by {esc(t.reason.replace('_', ' '))}" if t.reason else ""
+        reason = ""
+        if t.reason and t.reason != "start":
+            reason = f" · starts by {esc(t.reason.replace('_', ' '))}"
         yield (
             f'<section class="topic" id="topic-{t.index}"><h3>Topic {t.index}{lines} · '
             f"{t.chunks[1] - t.chunks[0]} merged chunks{reason}</h3>"
