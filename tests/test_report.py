@@ -256,6 +256,36 @@ def test_selection_sections_and_topics_are_rendered(
     assert page.count("article", "chunk") == n
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sample_logs/shell_cookbook.md", "--strategy", "markdown", "--max-tokens", "120"],
+        ["sample_logs/cache_refactor.jsonl", "--merge", "seed", "--std-k", "1", "--budget", "400"],
+    ],
+)
+def test_the_command_the_page_shows_makes_the_same_page(
+    argv: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import html as html_lib
+    import re
+    import shlex
+
+    monkeypatch.chdir(ROOT)
+    first, again = tmp_path / "first.html", tmp_path / "again.html"
+    assert main(["report", *argv, "-o", str(first)]) == 0
+    page = first.read_text(encoding="utf-8")
+    shown = re.search(r"The same run: <code>([^<]*)</code>", page)
+    assert shown is not None
+    command = shlex.split(html_lib.unescape(shown.group(1)))
+    assert command[:2] == ["chunkscope", "report"] and command[-2:] == ["-o", "report.html"]
+    assert main([*command[1:-1], str(again)]) == 0
+    capsys.readouterr()
+    assert again.read_text(encoding="utf-8") == page
+
+
 def test_many_cuts_are_ticks_under_the_curves() -> None:
     from tui.report import DENSE_CUTS, Curve, Plot, render_svg
 

@@ -53,6 +53,14 @@ def _given_flags(args: argparse.Namespace) -> list[str]:
         value = getattr(args, dest, None)
         if value is not None:
             out += [f"--{dest.replace('_', '-')}", str(value)]
+    if args.strategy is not None:
+        from engine.strategies import param_specs
+        from tui.cli.strategy import _flag_dest
+
+        for spec in param_specs(args.strategy):
+            given = getattr(args, _flag_dest(spec.flag), None) if spec.flag else None
+            if spec.flag and given not in (None, False):
+                out += [spec.flag] if given is True else [spec.flag, str(given)]
     return out
 
 
