@@ -321,3 +321,27 @@ def test_the_report_module_imports_no_ui() -> None:
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+async def test_the_workbench_exports_the_run_it_shows(isolated: Path) -> None:
+    """`e` → report writes the run on screen, the file's topic marks as its gold."""
+    from tests.pilot import SIZE, make_app, settled, until
+    from tui.screens.prompt import PromptScreen
+
+    app = make_app(budget=300)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await until(pilot, lambda: app.selection is not None)
+        app.marks = (1, 44, 129)
+        view = app.workbench.view
+        app.export("report")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("enter")  # ./cache_refactor.report.html
+        target = isolated / "cache_refactor.report.html"
+        await until(pilot, target.exists)
+        page = assert_self_contained(target.read_text(encoding="utf-8"))
+        assert page.count("article", "chunk") == len(view.result.chunks)
+        assert page.count("path", "mark") == 2  # the marks after line 1
+        text = "".join(page.text)
+        assert "Score against the gold topic starts" in text and "of 300 tokens" in text
