@@ -33,8 +33,9 @@ def free_port() -> int:
         return port
 
 
-def get(url: str, timeout: float = 5.0) -> tuple[int, str]:
-    with urllib.request.urlopen(url, timeout=timeout) as r:
+def get(url: str, timeout: float = 5.0, host: str | None = None) -> tuple[int, str]:
+    request = urllib.request.Request(url, headers={"Host": host} if host else {})
+    with urllib.request.urlopen(request, timeout=timeout) as r:
         return int(r.status), r.read().decode("utf-8", "replace")
 
 
@@ -156,6 +157,11 @@ def test_the_page_is_titled_and_loads_nothing_from_elsewhere() -> None:
         assert f"url('{url}static/fonts/RobotoMono-VariableFont_wght.ttf')" in page
         status, _ = get(url + "static/fonts/RobotoMono-VariableFont_wght.ttf")
         assert status == 200
+        # The page names the address the browser used (a server on 0.0.0.0 works remotely).
+        port = url.rsplit(":", 1)[1].strip("/")
+        _, page = get(url, host=f"demo.example:{port}")
+        assert f'data-session-websocket-url="ws://demo.example:{port}/ws"' in page
+        assert f"http://demo.example:{port}/static/js/textual.js" in page
         said = log.read_text()
         assert f"serving the workbench on {SAMPLE} at {url.rstrip('/')}" in said
         assert "only this machine can reach it" in said

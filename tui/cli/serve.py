@@ -9,7 +9,9 @@ user can read (the file picker, Ctrl+O), so anyone who reaches the page can too.
 non-loopback ``--host`` says that before serving. The page is served as textual-serve
 writes it with two changes: a ``<title>`` naming the file, and the Roboto Mono font
 from textual-serve's own static files instead of a font service on the internet, so
-the page makes no request beyond the server it came from.
+the page makes no request beyond the server it came from. Its URLs name the address
+the browser used (unless ``--public-url`` says otherwise), so a server listening on
+0.0.0.0 works from another machine.
 """
 
 from __future__ import annotations
@@ -160,6 +162,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
             note(f"listening on {reach}; Ctrl+C stops")
 
         async def handle_index(self, request: web.Request) -> web.StreamResponse:
+            if not args.public_url:
+                # The page's URLs (its scripts, the websocket) name the address the browser
+                # used, not the one listened on: 0.0.0.0 is no address to connect to.
+                self.public_url = f"{request.scheme}://{request.host}"
             response = await super().handle_index(request)
             if isinstance(response, web.Response) and response.text is not None:
                 static = str(self.public_url).rstrip("/") + "/static/"
