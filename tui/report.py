@@ -168,22 +168,18 @@ def _bucket(
 
 def _topics(merged: MergeResult, rows: Sequence[ChunkRow]) -> list[TopicRow] | None:
     """The merge's topics when it has that level above the merged chunks (a topic
-    segmentation whose topics were split to fit the size cap: ``merged.topic_bounds``,
-    with ``topic_spans`` over the merged chunks and ``topic_reason``); None when every
-    merged chunk is its own topic, so the page lists the chunks alone."""
-    found: Any = getattr(merged, "topic_spans", None)
-    if getattr(merged, "topic_bounds", None) is None or found is None:
+    segmentation whose topics were split to fit the size cap); None when every merged
+    chunk is its own topic, so the page lists the chunks alone."""
+    if merged.topic_bounds is None:
         return None
-    spans: list[tuple[int, int]] = [(int(a), int(b)) for a, b in found]
-    reason_of: Any = getattr(merged, "topic_reason", None)
+    spans = merged.topic_spans
     if all(end - start == 1 for start, end in spans):
         return None
     out: list[TopicRow] = []
     for i, (start, end) in enumerate(spans):
         first, last = rows[start].lines, rows[end - 1].lines
         lines = (first[0], last[1]) if first and last else None
-        reason = str(reason_of(i)) if reason_of is not None else ""
-        out.append(TopicRow(index=i, chunks=(start, end), lines=lines, reason=reason))
+        out.append(TopicRow(i, (start, end), lines, str(merged.topic_reason(i))))
     return out
 
 
@@ -249,7 +245,7 @@ def gather(
     bounds = merged.bounds.tolist()
     tokens = pipe.token_counts(merged.chunks)
     candidates = {c.index: c for c in selection.candidates}
-    over: Any = getattr(merged, "exceeds_limit", None)  # a merge that flags over-cap units
+    over = merged.exceeds_limit
     rows: list[ChunkRow] = []
     for i, c in enumerate(merged.chunks):
         cut = merged.cut_after(i)
@@ -270,7 +266,7 @@ def gather(
                 cut_reason=None if cut is None else str(cut.reason),
                 cut_detail="" if cut is None else str(cut),
                 recap=cand.reason if cand is not None else "",
-                exceeds=bool(over[i]) if over is not None else False,
+                exceeds=over[i],
             )
         )
 
@@ -297,7 +293,7 @@ def gather(
         curves.append(Curve("similarity to the next chunk", x, y, first, "pass 1 threshold"))
 
     # Gold marks topic starts: a merge with topics is scored by its topics' starts.
-    scored: Any = getattr(merged, "topic_chunks", None) or merged.chunks
+    scored = merged.topic_chunks
     starts = chunk_starts(scored)
     matched: dict[int, int] = {}
     scores = None

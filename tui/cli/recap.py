@@ -375,7 +375,16 @@ def cmd_recap(args: argparse.Namespace) -> int:
     run = run_recap(args)
     selection = run.selection
     if args.format == "json":
-        _write(args, json.dumps(selection.as_dict(), ensure_ascii=False, indent=2) + "\n")
+        doc = selection.as_dict()
+        # what of the file was read, as chunk's JSON says it (records, read, not_read)
+        source = run.source
+        doc.update(
+            records=source.records,
+            read=source.read,
+            not_read=source.not_read,
+            stripped=source.stripped,
+        )
+        _write(args, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     else:
         _write(args, selection.text)
     recap_notes(run)
@@ -385,4 +394,4 @@ def cmd_recap(args: argparse.Namespace) -> int:
         "merge": pipe.params.merge.mode,
         "embedder": pipe.params.embedder.label(),
     }
-    return snap.finish(run.merged.chunks, about)
+    return snap.finish(run.merged.chunks, about, run.merged.topic_chunks)
