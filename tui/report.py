@@ -653,9 +653,10 @@ def _chunks(report: Report) -> Iterator[str]:
         reason = ""
         if t.reason and t.reason != "start":
             reason = f" · starts by {esc(t.reason.replace('_', ' '))}"
+        k = t.chunks[1] - t.chunks[0]
         yield (
             f'<section class="topic" id="topic-{t.index}"><h3>Topic {t.index}{lines} · '
-            f"{t.chunks[1] - t.chunks[0]} merged chunks{reason}</h3>"
+            f"{k} merged chunk{'s' if k != 1 else ''}{reason}</h3>"
         )
         for row in report.chunks[t.chunks[0] : t.chunks[1]]:
             yield _chunk(row)
