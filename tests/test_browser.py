@@ -119,7 +119,8 @@ def test_the_report_opens_offline_with_chunks_plot_and_recap(
 
     out = isolated / "r.html"
     shutil.copy(SAMPLE, isolated / SAMPLE.name)  # the page names it as given: no long path
-    assert main(["report", SAMPLE.name, "-o", str(out)]) == 0
+    # a size cap that splits topics: the page shows both levels
+    assert main(["report", SAMPLE.name, "--max-chars", "3000", "-o", str(out)]) == 0
     capsys.readouterr()
     page = browser.new_page(viewport={"width": 1000, "height": 1100})
     requests: list[str] = []
@@ -137,6 +138,7 @@ def test_the_report_opens_offline_with_chunks_plot_and_recap(
     assert requests == [out.as_uri()]  # the page itself, nothing else
     assert page.title() == "chunkscope report · cache_refactor.jsonl"
     assert page.locator("article.chunk").count() >= 2
+    assert page.locator("section.topic").count() >= 2
     plot = page.locator("svg.plot")
     box = plot.bounding_box()
     assert box is not None and box["width"] > 900 and box["height"] > 150

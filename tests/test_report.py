@@ -260,6 +260,7 @@ def test_selection_sections_and_topics_are_rendered(
     [
         ["sample_logs/shell_cookbook.md", "--strategy", "markdown", "--max-tokens", "120"],
         ["sample_logs/cache_refactor.jsonl", "--merge", "seed", "--std-k", "1", "--budget", "400"],
+        ["sample_logs/docs_cleanup.jsonl", "--max-tokens", "700", "--topic-depth", "6"],
     ],
 )
 def test_the_command_the_page_shows_makes_the_same_page(

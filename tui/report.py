@@ -195,16 +195,18 @@ def _preview(text: str) -> tuple[str, str]:
 
 
 def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
-    """The knobs the run's mode reads: flag, value, whether it is the default."""
+    """The knobs the run's mode reads (`engine.tuning.knob_modes`): flag, value, whether
+    it is the default."""
     from engine.params import knobs
+    from engine.tuning import knob_modes
 
     mode = tuning.merge.mode
-    parts = [tuning.compact, tuning.merge, *([tuning.topic] if mode == "topic" else [])]
     out: list[tuple[str, str, bool]] = []
-    for part in [*parts, tuning.recap]:
+    for part in (tuning.compact, tuning.merge, tuning.topic, tuning.recap):
+        by_mode = part is tuning.merge or part is tuning.topic
         for k in knobs(type(part)):
-            if part is tuning.merge and mode != "seed" and k.name != "mode":
-                continue  # the seed loop's knobs: not read in topic mode
+            if by_mode and k.name != "mode" and mode not in knob_modes(k.name):
+                continue
             value = getattr(part, k.name)
             if value is None:
                 shown = "none"
@@ -319,6 +321,8 @@ def gather(
             k = min(bisect.bisect_left(firsts, line), n)
             marks.append((float(offsets[k]), line in found, line))
 
+    topics = _topics(merged, rows)
+    in_topics = f" in {len(topics):,} topics" if topics is not None else ""
     counter = pipe.counter
     p = pipe.params
     facts = [
@@ -330,13 +334,12 @@ def gather(
         ("summarizer", p.summarizer.label()),
         ("strategy", p.strategy),
         ("merge", mode),
-        ("chunks", f"{n:,} compacted → {len(merged.chunks):,} merged"),
+        ("chunks", f"{n:,} compacted → {len(merged.chunks):,} merged{in_topics}"),
     ]
     if source.skipped:
         facts.append(("skipped lines", f"{len(source.skipped):,}"))
     params = _params(tuning)
     report_rows = rows
-    topics = _topics(merged, rows)
     if topics is not None:
         owner = {i: t.index for t in topics for i in range(*t.chunks)}
         report_rows = [_with_topic(r, owner.get(r.index)) for r in rows]
