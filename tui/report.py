@@ -724,9 +724,13 @@ def _recap(report: Report) -> Iterator[str]:
         yield '<p class="b-over">The newest summary alone is over the budget; it is included.</p>'
     yield f'<pre class="recap-text">{esc(report.recap_text) or "(empty)"}</pre>'
     yield "<h3>What fit the budget</h3>"
-    yield _table(kept, skip=("summary",)) if kept else '<p class="muted">nothing</p>'
+    yield _table(kept, skip=("summary", "selected")) if kept else '<p class="muted">nothing</p>'
     yield "<h3>What did not</h3>"
-    yield _table(left, skip=("summary",)) if left else '<p class="muted">everything fit</p>'
+    yield (
+        _table(left, skip=("summary", "selected"))
+        if left
+        else '<p class="muted">everything fit</p>'
+    )
     shown = {"candidates", "recap", "budget", "used_tokens", "newest_over_budget"}
     scalars = [(k, v) for k, v in doc.items() if k not in shown and not isinstance(v, list | dict)]
     if scalars:
