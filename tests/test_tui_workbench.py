@@ -106,7 +106,7 @@ async def test_selecting_a_merged_chunk_highlights_its_parts() -> None:
 
 
 async def test_pin_and_exclude_change_the_selection_and_the_meter() -> None:
-    app = make_app(budget=300)
+    app = make_app(budget=500)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         bench = app.workbench

@@ -338,6 +338,7 @@ def run_recap(
                 memories=memories if salience else (),
                 alpha=recap.alpha if salience else 0.0,
                 progress=progress,
+                plain=recap.plain,
             )
         finally:
             progress.close()

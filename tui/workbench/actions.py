@@ -53,6 +53,7 @@ class WorkbenchActions(WorkbenchHost):
                     pinned=self._indices(view, self.pinned),
                     excluded=self._indices(view, self.excluded),
                     headings=self.headings,
+                    plain=self.state.tuning.recap.plain,
                 )
         except Exception as e:
             self.post_message(WorkFailed(e, "Recap failed"))
