@@ -1,7 +1,8 @@
 """The `chunkscope` command: the workbench, and plain-text / JSON subcommands.
 
-One module per subcommand (`chunk`, `recap`, `evaluate` for ``eval``, `sweep`, `tune`, `cache`,
-`profile`, `workbench` for ``tui``, `hook`, `review`), and `common` for what they share.
+One module per subcommand (`chunk`, `recap`, `report`, `evaluate` for ``eval``, `sweep`,
+`tune`, `cache`, `profile`, `workbench` for ``tui``, `serve`, `hook`, `review`), and `common`
+for what they share.
 Subcommands are imported when the parser is built (``hook`` skips that). Each subcommand
 imports only what it needs: `chunk` never loads Textual, and the OpenAI client loads
 only when a remote backend is chosen. Every error a user can cause is one line on stderr and exit
@@ -24,12 +25,14 @@ __all__ = ["CliError", "build_parser", "json_pieces", "main"]
 SUBCOMMANDS = (
     "chunk",
     "recap",
+    "report",
     "eval",
     "sweep",
     "tune",
     "cache",
     "profile",
     "tui",
+    "serve",
     "hook",
     "review",
 )
@@ -44,7 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.cli.hook import add_hook_parser
     from tui.cli.profile import add_profile_parser
     from tui.cli.recap import add_recap_parser
+    from tui.cli.report import add_report_parser
     from tui.cli.review import add_review_parser
+    from tui.cli.serve import add_serve_parser
     from tui.cli.sweep import add_sweep_parser
     from tui.cli.tune import add_tune_parser
     from tui.cli.workbench import add_tui_parser
@@ -62,10 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_cache_parser(sub)
     add_profile_parser(sub)
     add_recap_parser(sub)
+    add_report_parser(sub)
     add_eval_parser(sub)
     add_sweep_parser(sub)
     add_tune_parser(sub)
     add_tui_parser(sub)
+    add_serve_parser(sub)
     add_hook_parser(sub)
     add_review_parser(sub)
     return parser

@@ -228,6 +228,7 @@ class WorkbenchActions(WorkbenchHost):
             ("json", "merged chunks as JSON"),
             ("markdown", "merged chunks as markdown"),
             ("recap", "the recap (_recap.md)"),
+            ("report", "the run as an HTML report"),
         ]
 
         def chosen(kind: str | None) -> None:
@@ -245,6 +246,9 @@ class WorkbenchActions(WorkbenchHost):
             return
         if kind == "recap":
             self.action_write_recap()
+            return
+        if kind == "report":
+            self.export_report()
             return
         view = bench.view
         stem = Path(view.source.path).stem
@@ -270,6 +274,36 @@ class WorkbenchActions(WorkbenchHost):
                 return f"{len(view.result.chunks)} merged chunks (markdown)"
 
             self._ask_path("Export merged chunks (markdown) to", f"./{stem}.merged.md", write)
+
+    def export_report(self) -> None:
+        """The run on screen as `chunkscope report` writes it (`tui.report`), with the
+        file's topic marks as its gold starts."""
+        from dataclasses import fields
+
+        bench = self.workbench
+        selection = self.selection
+        if bench is None or bench.view is None or self.pipe is None:
+            self.notify("Nothing to export: open a file first.", severity="warning")
+            return
+        if selection is None:
+            self.notify("No recap yet: open a file and summarize it (s).", severity="warning")
+            return
+        view = bench.view
+        params = view.params
+        pipe = self.pipe.with_params(**{f.name: getattr(params, f.name) for f in fields(params)})
+        tuning = self.tuning
+        marks = list(self.marks) or None
+
+        def write(path: Path) -> str:
+            from engine.fileio import atomic_write_text
+            from tui.report import gather, render_html
+
+            report = gather(pipe, view.source, view.result, selection, tuning, gold=marks)
+            atomic_write_text(path, render_html(report))
+            return f"the report ({len(view.result.chunks)} merged chunks)"
+
+        stem = Path(view.source.path).stem
+        self._ask_path("Write the HTML report to", f"./{stem}.report.html", write)
 
     def action_copy_chunk(self) -> None:
         bench = self.workbench
