@@ -369,3 +369,20 @@ def test_sweep_scores_each_value_over_the_marked_stretch(
     assert (
         f"partial gold: scored over lines {marks[0] - 2}-{marks[1] + 2}" in capsys.readouterr().out
     )
+
+
+def test_the_report_scores_a_partial_gold_over_its_stretch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    from tui.cli import main
+
+    log = tmp_path / "session.jsonl"
+    gold = _session(log, 3)
+    marks = [gold[3], gold[4]]
+    partial = tmp_path / "partial.gold.json"
+    partial.write_text(dumps_gold(marks, partial=True))
+    out = tmp_path / "report.html"
+    assert main(["report", str(log), "--gold", str(partial), "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    lo, hi = marks[0] - 2, marks[1] + 2
+    assert "partial gold" in page and f"lines {lo}-{hi}" in page
