@@ -18,9 +18,9 @@ topic starts):
   - ``titled``: each document as it is (its level-1 title, its front matter);
   - ``notitle``: its front matter and its title line removed (a level-1 ATX or setext
     heading, or a pandoc ``%`` line, at its top), and its headings shifted so that its
-    shallowest one is at level 2 or 3 (drawn per document): a document then begins at
-    its introduction or at a level-2/3 heading, as when documents are concatenated
-    from a site whose titles lived in front matter;
+    shallowest one is at level 2 or 3 (drawn per file): a document then begins at its
+    introduction or at a level-2/3 heading, as when documents are concatenated from a
+    site whose titles lived in front matter;
   - ``frontmatter``: the title removed and put in YAML (``---``) or TOML (``+++``)
     front matter, as static-site generators keep it.
 
@@ -546,12 +546,12 @@ def shift_headings(doc: str, top: int) -> str:
     return "\n".join(lines)
 
 
-def variant_doc(rng: random.Random, doc: str, variant: str) -> str:
+def variant_doc(rng: random.Random, doc: str, variant: str, top: int = 2) -> str:
     if variant == "titled":
         return doc
     body, title = strip_title(doc)
     if variant == "notitle":
-        return shift_headings(body, rng.choice((2, 3)))
+        return shift_headings(body, top)
     title = title or "Untitled"
     if rng.random() < 0.5:
         safe = title.replace('"', "'")
@@ -600,7 +600,8 @@ def make_dataset(out: str | Path, sessions: int = 6, docs: int = 6, seed: int = 
         for variant in VARIANTS:
             for i in range(per):
                 picked = rng.sample(named, 6)
-                parts = [variant_doc(rng, doc, variant) for _, doc in picked]
+                top = rng.choice((2, 3))
+                parts = [variant_doc(rng, doc, variant, top) for _, doc in picked]
                 text, gold = make_document(rng, parts)
                 path = folder / f"{split}-docs-{corpus}-{variant}-{i}.md"
                 path.write_text(text, encoding="utf-8")

@@ -47,6 +47,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from engine.docstruct import Piece, document_starts
 from engine.merge import CUT_CODES, MergeParams, MergeResult, char_counts
 from engine.model import Chunk, chunks_from_spans
 from engine.params import SliderSpec, check_fields, knob
@@ -222,44 +223,53 @@ def _depths(sims: FloatArray, lo: IntArray, hi: IntArray) -> FloatArray:
     return out
 
 
-def _is_top_heading(text: str) -> bool:
-    return text.startswith("# ") or text.startswith("#\t")
-
-
 def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> FloatArray:
-    """1.0 at each gap next to a structural point (see the module docstring), else 0.
+    """The strength (0 to 1) of the structural point at each gap (see the module
+    docstring): 1 at a user turn after the assistant spoke, a long pause or a day
+    change; for markdown, how strongly the unit after the gap starts a document
+    (`engine.docstruct.document_starts`).
 
     A message starts where the turn index changes. When one starts inside a chunk
     (compaction merged a short chunk into it), the point goes on the gap before that
     chunk when the text before the message is the smaller part of it, else on the gap
-    after it. `sizes` (each chunk's ``chars``) saves computing them again."""
+    after it; so does a markdown paragraph. `sizes` (each chunk's ``chars``) saves
+    computing them again."""
     n = len(chunks)
     out = np.zeros(max(n - 1, 0))
     totals = (sizes if sizes is not None else char_counts(chunks)).tolist()
     prev_role: str | None = None
     prev_index: object = object()
     prev_ts = None
+    pieces: list[Piece] = []
+    piece_gaps: list[int] = []
     for j, chunk in enumerate(chunks):
         offset = 0
         total = max(1, totals[j])
         for t in chunk.turns:
-            if t.turn_index is None or t.turn_index != prev_index:
-                point = (t.role == "You" and prev_role is not None and prev_role != "You") or (
-                    t.role == "Doc" and _is_top_heading(t.text)
-                )
+            gap = j - 1 if 2 * offset <= total else j
+            opens = t.turn_index is None or t.turn_index != prev_index
+            if t.role == "Doc":
+                pieces.append(Piece(t.text, opens))
+                piece_gaps.append(gap)
+            elif opens:
+                point = t.role == "You" and prev_role is not None and prev_role != "You"
                 if not point and t.timestamp is not None and prev_ts is not None:
                     with contextlib.suppress(TypeError):  # aware against naive: unknown
                         point = (
                             t.timestamp.date() != prev_ts.date()
                             or (t.timestamp - prev_ts).total_seconds() >= PAUSE_SECONDS
                         )
-                gap = j - 1 if 2 * offset <= total else j
                 if point and 0 <= gap < n - 1:
                     out[gap] = 1.0
             prev_role, prev_index = t.role, t.turn_index
-            if t.timestamp is not None:
+            if t.timestamp is not None and t.role != "Doc":
                 prev_ts = t.timestamp
             offset += len(t.role) + len(t.text) + 3
+    if pieces:
+        found = document_starts(pieces)
+        for gap, strength in zip(piece_gaps, found.strength, strict=True):
+            if strength > 0 and 0 <= gap < n - 1:
+                out[gap] = max(out[gap], strength)
     return out
 
 
