@@ -14,8 +14,10 @@ document, so several cues count, none tied to one documentation set:
 - **Relative heading levels.** The shallowest level the file uses is its top level, so
   shifting every heading by one level changes nothing. When the top level is a title
   level (its headings are at most a third of all headings: each one heads several
-  deeper sections) a top-level heading starts a document (1); otherwise the top level
-  is the file's section level and is only a hint (`SECTION_HINT`).
+  deeper sections), or is level 1 (a ``#`` heading, a title by convention), a
+  top-level heading starts a document (1); otherwise the top level is the file's
+  section level, no document start by itself (`DocStructure.level` still says how
+  deep each section heading sits, for splitting a long document at its sections).
 - **A repeated opening.** Documents of one set open alike ("Synopsis", "Description";
   "Installation"): the first `OPENER_HEADINGS` heading names of each document are its
   opening, and a heading whose name is in the opening of the document in progress, seen
@@ -37,8 +39,6 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import NamedTuple
 
-#: The strength of a top-level heading when the top level is the file's section level.
-SECTION_HINT = 0.3
 #: The strength of a heading that repeats the opening of the document in progress.
 RESTART = 1.0
 #: How many heading names make a document's opening.
@@ -157,8 +157,6 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
         if name and counts[name] > 1 and name in opening and lv <= shallowest:
             strength[i] = max(strength[i], RESTART)
             opening, shallowest = [], 7
-        elif rel == 0:
-            strength[i] = max(strength[i], SECTION_HINT)
         shallowest = min(shallowest, lv)
         if len(opening) < OPENER_HEADINGS and name:
             opening.append(name)

@@ -59,6 +59,16 @@ IntArray = npt.NDArray[np.int64]
 SCALES = (0.5, 1.0, 2.0)
 #: A pause of this many seconds between two messages is a structural point.
 PAUSE_SECONDS = 30 * 60
+#: The window (chars each side) at which a markdown file's documents are compared.
+DOC_WINDOW = 5000.0
+#: A valley this deep (z units) at `DOC_WINDOW` starts to count as a change of document...
+DOC_VALLEY_FROM = 2.5
+#: ... and counts fully from this depth, as this much of a structural point.
+DOC_VALLEY_FULL = 6.0
+DOC_VALLEY = 0.9
+#: A markdown file with this many marked document starts (front matter, titles, a
+#: repeated opening) is trusted to mark them all: its valleys add nothing.
+EXPLICIT_STARTS = 2
 
 
 @dataclass(frozen=True)
@@ -303,12 +313,42 @@ class TopicFrame:
     structure: FloatArray
 
 
+def document_valleys(chars: IntArray, cum: npt.NDArray[np.float32]) -> FloatArray:
+    """How strongly (0 to 1) each gap is a change of document by its vocabulary alone:
+    the depth of the block similarity at `DOC_WINDOW` characters, a scale no knob
+    sets (documents are longer than the topics of a session), taken at the deepest
+    gap of each valley and spread over the gaps within `DOC_WINDOW` / 8 of it, so the
+    knob-dependent depth still picks the gap. Zero below `DOC_VALLEY_FROM` z units,
+    full at `DOC_VALLEY_FULL`."""
+    n = len(chars) - 1
+    if n < 3:
+        return np.zeros(max(n - 1, 0))
+    sims = _block_cosines(cum, *_reach(chars, DOC_WINDOW))
+    depth = _depths(sims, *_gap_reach(chars, 2 * DOC_WINDOW))
+    lo, hi = _gap_reach(chars, DOC_WINDOW / 2)
+    peak = depth >= _RangeMax(depth).query(lo, hi)
+    grade = np.clip((depth - DOC_VALLEY_FROM) / (DOC_VALLEY_FULL - DOC_VALLEY_FROM), 0.0, 1.0)
+    grade = np.where(peak, grade, 0.0)
+    near_lo, near_hi = _gap_reach(chars, DOC_WINDOW / 8)
+    out: FloatArray = _RangeMax(grade).query(near_lo, near_hi) * DOC_VALLEY
+    return out
+
+
 def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     """The `TopicFrame` of `chunks` and their `vectors`."""
     v = _as_vectors(vectors)
     sizes = char_counts(chunks)
     cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
-    return TopicFrame(chunks, v, sizes, _offsets(sizes), cum, structure_points(chunks, sizes))
+    chars = _offsets(sizes)
+    structure = structure_points(chunks, sizes)
+    if (
+        len(chunks) >= 2
+        and any(t.role == "Doc" for t in chunks[0].turns)
+        and np.count_nonzero(structure >= 1.0) < EXPLICIT_STARTS
+    ):
+        # a markdown file that marks none of its documents (or one): its vocabulary must
+        structure = np.maximum(structure, document_valleys(chars, cum))
+    return TopicFrame(chunks, v, sizes, chars, cum, structure)
 
 
 def gap_scores(
