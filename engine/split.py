@@ -71,7 +71,7 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
         # paragraphs (a document that starts without a heading) is placed exactly.
         line = turn.source_line if by_message and turn.role == "Doc" else None
         for i, part in enumerate(parts):
-            at = turn.source_line if line is None else line
+            at = turn.source_line if line is None else line + len(part) - len(part.lstrip("\n"))
             piece = Turn(turn.timestamp, turn.role, part, at, turn.turn_index)
             if line is not None:
                 line += part.count("\n") + 2
