@@ -1,6 +1,6 @@
 """A labelled development set for topic segmentation, generated from text on this machine.
 
-    python bench/segdata.py OUT_DIR [--sessions 6] [--docs 6] [--seed 1]
+    python bench/segdata.py OUT_DIR [--sessions 6] [--docs 3] [--seed 1]
 
 Two kinds of file, each with a gold file (``NAME.gold.json``: the 1-based lines where a
 topic starts):
@@ -562,10 +562,10 @@ def variant_doc(rng: random.Random, doc: str, variant: str, top: int = 2) -> str
     return front + "\n\n" + body
 
 
-def make_dataset(out: str | Path, sessions: int = 6, docs: int = 6, seed: int = 1) -> list[dict]:
+def make_dataset(out: str | Path, sessions: int = 6, docs: int = 3, seed: int = 1) -> list[dict]:
     """Write the files and their gold; return one record per file (path, gold, kind,
-    split, source and, for documents, variant). `docs` files per split and variant are
-    spread over the documentation sets."""
+    split, source and, for documents, variant): `sessions` // 2 sessions per split and
+    source, `docs` files per documentation set and variant."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
@@ -596,9 +596,8 @@ def make_dataset(out: str | Path, sessions: int = 6, docs: int = 6, seed: int = 
             print(f"segdata: documentation set {name!r} not found here: skipped", file=sys.stderr)
     for corpus, named in corpora.items():
         split = DOC_CORPORA[corpus]
-        per = max(1, docs // 3)
         for variant in VARIANTS:
-            for i in range(per):
+            for i in range(docs):
                 picked = rng.sample(named, 6)
                 top = rng.choice((2, 3))
                 parts = [variant_doc(rng, doc, variant, top) for _, doc in picked]
@@ -627,7 +626,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("--sessions", type=int, default=6, help="per split and source... halved")
-    ap.add_argument("--docs", type=int, default=6)
+    ap.add_argument("--docs", type=int, default=3, help="files per documentation set and variant")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     for r in make_dataset(args.out, args.sessions, args.docs, args.seed):

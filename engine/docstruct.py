@@ -70,10 +70,13 @@ class Piece(NamedTuple):
 
 class DocStructure(NamedTuple):
     """Per piece: how strongly it starts a document (0 to 1), and the level of the
-    heading it opens with relative to the file's shallowest (0 = top; -1: none)."""
+    heading it opens with relative to the file's shallowest (0 = top; -1: none); and
+    how many documents the file marks itself (front matter, title lines, titles), not
+    counting the starts found by a repeated opening."""
 
     strength: list[float]
     level: list[int]
+    marked: int = 0
 
 
 def heading_name(text: str) -> str:
@@ -133,7 +136,7 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
     for i in openers:
         strength[i] = 1.0
     if not heads:
-        return DocStructure(strength, level)
+        return DocStructure(strength, level, len(openers))
     top = min(lv for _, lv, _ in heads)
     tops = sum(1 for _, lv, _ in heads if lv == top)
     # a title heads deeper sections: the heading after it is deeper
@@ -142,6 +145,7 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
     counts = Counter(name for _, _, name in heads)
     at_head = {i: (lv, name) for i, lv, name in heads}
     opening: list[str] = []
+    marked = len(openers)
     shallowest = 7  # the shallowest heading level of the document in progress
     for i in sorted(at_head.keys() | openers):
         if i not in at_head:  # front matter or a pandoc title: a new document
@@ -152,6 +156,7 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
         level[i] = rel
         if i in openers or (rel == 0 and (title_level or lv == 1)):
             strength[i] = 1.0  # a title: the document's opening is what follows it
+            marked += i not in openers
             opening, shallowest = [], 7
             continue
         if name and counts[name] > 1 and name in opening and lv <= shallowest:
@@ -160,4 +165,4 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
         shallowest = min(shallowest, lv)
         if len(opening) < OPENER_HEADINGS and name:
             opening.append(name)
-    return DocStructure(strength, level)
+    return DocStructure(strength, level, marked)

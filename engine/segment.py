@@ -47,7 +47,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from engine.docstruct import Piece, document_starts
+from engine.docstruct import DocStructure, Piece, document_starts
 from engine.merge import CUT_CODES, MergeParams, MergeResult, char_counts
 from engine.model import Chunk, chunks_from_spans
 from engine.params import SliderSpec, check_fields, knob
@@ -61,13 +61,14 @@ SCALES = (0.5, 1.0, 2.0)
 PAUSE_SECONDS = 30 * 60
 #: The window (chars each side) at which a markdown file's documents are compared.
 DOC_WINDOW = 5000.0
+DOC_SCALES = (1.0,)
 #: A valley this deep (z units) at `DOC_WINDOW` starts to count as a change of document...
 DOC_VALLEY_FROM = 2.5
 #: ... and counts fully from this depth, as this much of a structural point.
 DOC_VALLEY_FULL = 6.0
 DOC_VALLEY = 0.9
-#: A markdown file with this many marked document starts (front matter, titles, a
-#: repeated opening) is trusted to mark them all: its valleys add nothing.
+#: A markdown file that marks this many documents itself (front matter, title lines,
+#: titles) is trusted to mark them all: its valleys add nothing.
 EXPLICIT_STARTS = 2
 
 
@@ -244,6 +245,13 @@ def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> 
     chunk when the text before the message is the smaller part of it, else on the gap
     after it; so does a markdown paragraph. `sizes` (each chunk's ``chars``) saves
     computing them again."""
+    return _structure(chunks, sizes)[0]
+
+
+def _structure(
+    chunks: Sequence[Chunk], sizes: IntArray | None = None
+) -> tuple[FloatArray, DocStructure | None]:
+    """`structure_points`, and the `DocStructure` of the markdown units (None if none)."""
     n = len(chunks)
     out = np.zeros(max(n - 1, 0))
     totals = (sizes if sizes is not None else char_counts(chunks)).tolist()
@@ -275,12 +283,13 @@ def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> 
             if t.timestamp is not None and t.role != "Doc":
                 prev_ts = t.timestamp
             offset += len(t.role) + len(t.text) + 3
-    if pieces:
-        found = document_starts(pieces)
-        for gap, strength in zip(piece_gaps, found.strength, strict=True):
-            if strength > 0 and 0 <= gap < n - 1:
-                out[gap] = max(out[gap], strength)
-    return out
+    if not pieces:
+        return out, None
+    found = document_starts(pieces)
+    for gap, strength in zip(piece_gaps, found.strength, strict=True):
+        if strength > 0 and 0 <= gap < n - 1:
+            out[gap] = max(out[gap], strength)
+    return out, found
 
 
 def _as_vectors(vectors: npt.ArrayLike) -> FloatArray:
@@ -323,8 +332,11 @@ def document_valleys(chars: IntArray, cum: npt.NDArray[np.float32]) -> FloatArra
     n = len(chars) - 1
     if n < 3:
         return np.zeros(max(n - 1, 0))
-    sims = _block_cosines(cum, *_reach(chars, DOC_WINDOW))
-    depth = _depths(sims, *_gap_reach(chars, 2 * DOC_WINDOW))
+    depth = np.zeros(n - 1)
+    for scale in DOC_SCALES:
+        width = DOC_WINDOW * scale
+        depth += _depths(_block_cosines(cum, *_reach(chars, width)), *_gap_reach(chars, 2 * width))
+    depth /= len(DOC_SCALES)
     lo, hi = _gap_reach(chars, DOC_WINDOW / 2)
     peak = depth >= _RangeMax(depth).query(lo, hi)
     grade = np.clip((depth - DOC_VALLEY_FROM) / (DOC_VALLEY_FULL - DOC_VALLEY_FROM), 0.0, 1.0)
@@ -340,12 +352,8 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     sizes = char_counts(chunks)
     cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
     chars = _offsets(sizes)
-    structure = structure_points(chunks, sizes)
-    if (
-        len(chunks) >= 2
-        and any(t.role == "Doc" for t in chunks[0].turns)
-        and np.count_nonzero(structure >= 1.0) < EXPLICIT_STARTS
-    ):
+    structure, docs = _structure(chunks, sizes)
+    if docs is not None and len(chunks) >= 2 and docs.marked < EXPLICIT_STARTS:
         # a markdown file that marks none of its documents (or one): its vocabulary must
         structure = np.maximum(structure, document_valleys(chars, cum))
     return TopicFrame(chunks, v, sizes, chars, cum, structure)
