@@ -32,7 +32,8 @@ held out, so nothing scored as held out was seen, even in part, while tuning:
 
 - dev: ``readme`` (the markdown READMEs of installed Python distributions),
   ``stdlib`` (markdown written from standard-library docstrings), ``nodeapi`` (Node.js's
-  API reference, ``/usr/share/doc/nodejs/api/*.md`` of Debian's ``nodejs``);
+  API reference, ``/usr/share/doc/nodejs/api/*.md`` of Debian's ``nodejs``),
+  ``nodeguide`` (the same package's other markdown: contributor guides, the README);
 - held out: ``npm`` (npm's ``docs/content``, in ``$(npm root -g)/npm``: front matter,
   sections at level 3, every command page opening with "Synopsis"), ``pipdocs`` (pip's
   MyST docs, ``/usr/share/doc/python3-pip/html``), ``debian`` (the other markdown files
@@ -401,6 +402,7 @@ DOC_CORPORA = {
     "readme": "dev",
     "stdlib": "dev",
     "nodeapi": "dev",
+    "nodeguide": "dev",
     "npm": "heldout",
     "pipdocs": "heldout",
     "debian": "heldout",
@@ -493,6 +495,9 @@ def doc_corpora() -> dict[str, list[tuple[str, str]]]:
         "readme": [(n, _clip(t)) for n, t in readme_markdown().items()],
         "stdlib": [(n, stdlib_markdown((n, p))) for n, p in stdlib_topics()],
         "nodeapi": _files_corpus(["/usr/share/doc/nodejs/api/*.md"]),
+        "nodeguide": _files_corpus(
+            ["/usr/share/doc/nodejs/*.md", "/usr/share/doc/nodejs/*/**/*.md"], exclude=("/api/",)
+        ),
         "npm": _files_corpus([f"{root}/npm/docs/content/**/*.md"] if root else []),
         "pipdocs": _files_corpus(["/usr/share/doc/python3-pip/html/**/*.md*"]),
         "debian": _files_corpus(

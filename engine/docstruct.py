@@ -41,6 +41,10 @@ from typing import NamedTuple
 
 #: The strength of a heading that repeats the opening of the document in progress.
 RESTART = 1.0
+#: The strength of a paragraph inside a section that opens with badges or a logo.
+BANNER = 0.8
+#: The strength of the paragraph after a block of link reference definitions.
+AFTER_REFERENCES = 0.8
 #: How many heading names make a document's opening.
 OPENER_HEADINGS = 2
 #: A top level with at most this share of all headings is a title level.
@@ -59,6 +63,12 @@ _FRONT = re.compile(
 _SETEXT_TITLE = re.compile(r"[^\s=#>`~|<-][^\n]*\n {0,3}=+[ \t]*(?:\n|\Z)")
 _PANDOC_TITLE = re.compile(r"% \S")
 _WORD = re.compile(r"[^\W_]+")
+#: A paragraph that opens with badges, a logo or a centred HTML block, as a project's
+#: page does.
+_BANNER = re.compile(r"\[!\[|<(?:p|div|h1)\s+align=|<(?:img|picture)\b", re.I)
+#: A paragraph made only of link reference definitions (``[name]: url``), which
+#: markdown documents keep at their end.
+_REFERENCES = re.compile(r"(?: {0,3}\[[^\]\n]+\]:[ \t]*\S+[^\n]*(?:\n|\Z))+")
 
 
 class Piece(NamedTuple):
@@ -117,6 +127,8 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
     level = [-1] * n
     heads: list[tuple[int, int, str]] = []  # (piece, absolute level, name)
     openers: set[int] = set()  # pieces that always start a document
+    banners: set[int] = set()  # paragraphs that open as a project's page does
+    after_refs: set[int] = set()  # pieces after a block of link reference definitions
     in_fence = False
     for i, (text, opens) in enumerate(pieces):
         if opens:
@@ -131,10 +143,19 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
                 openers.add(i)
                 if not text.startswith("%"):
                     heads.append((i, 1, heading_name(text.split("\n", 1)[0])))
+            elif not opens and _BANNER.match(text):
+                banners.add(i)
+            if _REFERENCES.fullmatch(text):
+                after_refs.add(i + 1)
         if _fence_toggles(text) % 2:
             in_fence = not in_fence
     for i in openers:
         strength[i] = 1.0
+    for i in banners:
+        strength[i] = max(strength[i], BANNER)
+    for i in after_refs:
+        if i < n:
+            strength[i] = max(strength[i], AFTER_REFERENCES)
     if not heads:
         return DocStructure(strength, level, len(openers))
     top = min(lv for _, lv, _ in heads)
