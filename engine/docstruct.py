@@ -24,6 +24,11 @@ document, so several cues count, none tied to one documentation set:
   again later in the file, starts the next document (`RESTART`). A name repeated inside
   one document below its opening ("Example" under each function) never counts.
 
+- **An opening or a closing paragraph.** A paragraph inside a section that opens with
+  badges (``[![``), a logo or a centred HTML block opens a project's page (`BANNER`);
+  a paragraph made only of link reference definitions (``[name]: url``) closes a
+  document, so the one after it opens the next (`AFTER_REFERENCES`).
+
 Nothing here is a cut: the segmenter adds these strengths, times its
 ``topic_structure`` knob, to the depth of the gap before the unit, so the vocabulary
 change still decides between neighbouring candidates. Headings and front matter inside

@@ -8,7 +8,14 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.docstruct import Piece, document_starts, heading_name, is_front_matter
+from engine.docstruct import (
+    AFTER_REFERENCES,
+    BANNER,
+    Piece,
+    document_starts,
+    heading_name,
+    is_front_matter,
+)
 from engine.evaluate import chunk_starts
 from engine.merge import MergeParams
 from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
@@ -79,11 +86,26 @@ def test_nothing_inside_a_code_fence_starts_a_document(secs: list, at: int) -> N
         Piece("```yaml", False),
         Piece("---\ntitle: not front matter\n---", False),
         Piece("Not a title\n===========", False),
+        Piece("[![badge](b.svg)](ci)", False),
+        Piece("[ref]: https://example.org", False),
         Piece("% not a pandoc title\n```", False),
     ]
     pieces[at:at] = fenced
     found = document_starts(pieces)
-    assert found.strength[at + 1 : at + 4] == [0.0, 0.0, 0.0]
+    assert found.strength[at + 1 : at + 6] == [0.0] * 5
+
+
+def test_a_banner_paragraph_and_the_one_after_link_references_start_documents() -> None:
+    pieces = [
+        Piece("## Usage", True),
+        Piece("Run it.", False),
+        Piece("[![CI](https://ci.example/b.svg)](https://ci.example)\nA tool for x.", False),
+        Piece("## Install", True),
+        Piece("[docs]: https://example.org/docs\n[api]: https://example.org/api", False),
+        Piece("Another page begins without a heading.", False),
+        Piece("Prose that [links][docs] inline is no reference block.", False),
+    ]
+    assert document_starts(pieces).strength == [0.0, 0.0, BANNER, 0.0, 0.0, AFTER_REFERENCES, 0.0]
 
 
 def test_front_matter_needs_keys_and_a_closing_line() -> None:
@@ -179,3 +201,24 @@ def test_a_paragraph_of_a_section_keeps_its_own_line_in_topic_mode(tmp_path: Pat
     assert lines == [1, 3, 6, 9]
     seed = chunk_turns(turns)  # the seed's paragraphs keep their section's line
     assert {t.source_line for c in seed for t in c.turns} == {None, 1}
+
+
+def _heads(*lines: str) -> list[Piece]:
+    return [Piece(line, True) for line in lines]
+
+
+def test_a_repeated_opening_starts_a_document_a_repeated_subsection_does_not() -> None:
+    pages = _heads(
+        "### Synopsis", "### Description", "### See Also", "### Synopsis", "### Description"
+    )
+    assert document_starts(pages).strength == [0.0, 0.0, 0.0, 1.0, 0.0]
+    changelog = _heads(
+        "# Changelog", "## 1.2.0", "### Fixed", "### Added", "## 1.1.0", "### Fixed", "### Added"
+    )
+    assert document_starts(changelog).strength == [1.0] + [0.0] * 6
+    # titles: one level-1 heading per document, each heading deeper sections
+    titled = _heads("# Alpha", "## Use", "## Notes", "# Beta", "## Use", "## Notes")
+    found = document_starts(titled)
+    assert found.strength == [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+    assert found.level == [0, 1, 1, 0, 1, 1]
+    assert found.marked == 2
