@@ -40,7 +40,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Literal
 
@@ -250,8 +250,9 @@ def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> 
 
 def _structure(
     chunks: Sequence[Chunk], sizes: IntArray | None = None
-) -> tuple[FloatArray, DocStructure | None]:
-    """`structure_points`, and the `DocStructure` of the markdown units (None if none)."""
+) -> tuple[FloatArray, DocStructure | None, IntArray]:
+    """`structure_points`, the `DocStructure` of the markdown units (None if none) and
+    the relative level of the heading after each gap (`TopicFrame.headings`)."""
     n = len(chunks)
     out = np.zeros(max(n - 1, 0))
     totals = (sizes if sizes is not None else char_counts(chunks)).tolist()
@@ -283,13 +284,17 @@ def _structure(
             if t.timestamp is not None and t.role != "Doc":
                 prev_ts = t.timestamp
             offset += len(t.role) + len(t.text) + 3
+    headings = np.full(max(n - 1, 0), -1, dtype=np.int64)
     if not pieces:
-        return out, None
+        return out, None, headings
     found = document_starts(pieces)
-    for gap, strength in zip(piece_gaps, found.strength, strict=True):
-        if strength > 0 and 0 <= gap < n - 1:
-            out[gap] = max(out[gap], strength)
-    return out, found
+    for gap, strength, level in zip(piece_gaps, found.strength, found.level, strict=True):
+        if 0 <= gap < n - 1:
+            if strength > 0:
+                out[gap] = max(out[gap], strength)
+            if level >= 0 and (headings[gap] < 0 or level < headings[gap]):
+                headings[gap] = level
+    return out, found, headings
 
 
 def _as_vectors(vectors: npt.ArrayLike) -> FloatArray:
@@ -320,6 +325,10 @@ class TopicFrame:
     chars: IntArray
     cum: npt.NDArray[np.float32]
     structure: FloatArray
+    #: per gap, the level of the markdown heading that opens the unit after it,
+    #: relative to the file's shallowest (0 = a top-level section; -1: no heading):
+    #: where a long document splits best (`engine.docstruct`)
+    headings: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def document_valleys(chars: IntArray, cum: npt.NDArray[np.float32]) -> FloatArray:
@@ -352,11 +361,11 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     sizes = char_counts(chunks)
     cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
     chars = _offsets(sizes)
-    structure, docs = _structure(chunks, sizes)
+    structure, docs, headings = _structure(chunks, sizes)
     if docs is not None and len(chunks) >= 2 and docs.marked < EXPLICIT_STARTS:
         # a markdown file that marks none of its documents (or one): its vocabulary must
         structure = np.maximum(structure, document_valleys(chars, cum))
-    return TopicFrame(chunks, v, sizes, chars, cum, structure)
+    return TopicFrame(chunks, v, sizes, chars, cum, structure, headings)
 
 
 def gap_scores(

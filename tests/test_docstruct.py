@@ -222,3 +222,22 @@ def test_a_repeated_opening_starts_a_document_a_repeated_subsection_does_not() -
     assert found.strength == [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
     assert found.level == [0, 1, 1, 0, 1, 1]
     assert found.marked == 2
+
+
+def test_the_frame_says_how_deep_the_heading_after_each_gap_is(tmp_path: Path) -> None:
+    path = tmp_path / "doc.md"
+    path.write_text(
+        "## Title here\n\nAn introduction of some length.\n\n### Part A\n\nText of part A.\n\n"
+        "#### Detail\n\nText of the detail.\n\n### Part B\n\nText of part B.\n"
+    )
+    params = PipelineParams(embedder=EmbedderSpec(name="lexical"), merge=MergeParams(mode="topic"))
+    pipe = Pipeline(str(path), params)
+    chunks = pipe.compacted()
+    f = frame(chunks, pipe.embeddings())
+    by_text = {
+        chunks[g + 1].turns[0].text.split("\n")[0]: int(lv) for g, lv in enumerate(f.headings)
+    }
+    assert by_text["### Part A"] == 1
+    assert by_text["#### Detail"] == 2
+    assert by_text["### Part B"] == 1
+    assert by_text["An introduction of some length."] == -1
