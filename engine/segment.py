@@ -67,6 +67,9 @@ DOC_VALLEY_FROM = 2.5
 #: ... and counts fully from this depth, as this much of a structural point.
 DOC_VALLEY_FULL = 6.0
 DOC_VALLEY = 0.9
+#: Inside a valley, a top-level section heading's strength is this much higher (a
+#: second-level one half as much, and so on): a cut lands on a heading where one is near.
+SECTION_PULL = 0.3
 #: A markdown file that marks this many documents itself (front matter, title lines,
 #: titles) is trusted to mark them all: its valleys add nothing.
 EXPLICIT_STARTS = 2
@@ -364,7 +367,10 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     structure, docs, headings = _structure(chunks, sizes)
     if docs is not None and len(chunks) >= 2 and docs.marked < EXPLICIT_STARTS:
         # a markdown file that marks none of its documents (or one): its vocabulary must
-        structure = np.maximum(structure, document_valleys(chars, cum))
+        valleys = document_valleys(chars, cum)
+        # within a valley, a section heading is where to cut (a top-level one most)
+        pull = np.where(headings >= 0, SECTION_PULL / (1.0 + np.maximum(headings, 0)), 0.0)
+        structure = np.maximum(structure, np.minimum(1.0, valleys * (1.0 + pull)))
     return TopicFrame(chunks, v, sizes, chars, cum, structure, headings)
 
 
