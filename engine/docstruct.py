@@ -95,10 +95,10 @@ class DocStructure(NamedTuple):
 
 
 def heading_name(text: str) -> str:
-    """A heading's words, lower case, without numbering or markup: ``### 2. Set-up``
-    and ``## Set up`` are both ``set up``."""
-    words = [w for w in _WORD.findall(text.casefold()) if not w.isdigit()]
-    return " ".join(words)
+    """A heading's words and numbers, lower case, without markup or punctuation:
+    ``### `Set-up`!`` and ``## Set up`` are both ``set up``. Numbers stay, so the
+    entries of a series (``Version 1.2``, ``Version 1.3``) are not one name."""
+    return " ".join(_WORD.findall(text.casefold()))
 
 
 def _fence_toggles(text: str) -> int:

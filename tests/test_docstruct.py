@@ -113,7 +113,8 @@ def test_front_matter_needs_keys_and_a_closing_line() -> None:
     assert is_front_matter('+++\ntitle = "x"\n+++\n\nBody')
     assert not is_front_matter("---\n\nA thematic break, then prose.")
     assert not is_front_matter("---\ntitle: x\nno closing line")
-    assert heading_name("### 2. Set-up") == heading_name("## Set up") == "set up"
+    assert heading_name("### `Set-up`!") == heading_name("## Set up") == "set up"
+    assert heading_name("## Version 1.2 (LTS)") != heading_name("## Version 1.3 (LTS)")
 
 
 def _npm_like(rng: random.Random, i: int) -> str:
