@@ -203,6 +203,25 @@ def timings() -> None:
         f"  from scratch {cold:.1f} ms; a slider step {step:.1f} ms "
         f"(the knob-independent frame, {once:.1f} ms, built once per file)"
     )
+    # a markdown file of 10k units: sections under headings, every 40th a page's front
+    # matter, every 120th paragraph a badge line (the document-start scan runs in the frame)
+    md = []
+    for i in range(10_000):
+        text = "y" * int(rng.integers(50, 900))
+        if i % 8 == 0:
+            text = f"{'#' * (2 + i % 3)} Section {i % 50}\n{text}"
+        elif i % 40 == 1:
+            text = f"---\ntitle: page {i}\n---\n{text}"
+        elif i % 120 == 3:
+            text = f"[![ci](https://ci.example/{i}.svg)](https://ci.example)\n{text}"
+        md.append(Chunk([Turn(None, "Doc", text, i + 1, i // 8)]))
+    md_prepared = frame(md, vectors)
+    md_once = median_ms(lambda: frame(md, vectors))
+    md_step = median_ms(lambda: segment(md, vectors, TopicParams(), md_prepared))
+    print(
+        f"markdown, 10k units: a slider step {md_step:.1f} ms (the frame, with the "
+        f"document-start scan and the valleys, {md_once:.1f} ms, built once per file)"
+    )
     small = Case(chunks[:2000], vectors[:2000], [1, 500, 1200], np.full(2000, 400, dtype=np.int64))
     t0 = time.perf_counter()
     sweep(small, topic, "topic_depth", np.linspace(0, 10, 50).tolist(), {})
