@@ -602,6 +602,9 @@ def make_dataset(out: str | Path, sessions: int = 6, docs: int = 3, seed: int = 
     for corpus, named in corpora.items():
         split = DOC_CORPORA[corpus]
         for variant in VARIANTS:
+            # one generator per set and variant: a set's files do not depend on which
+            # other sets (or which Python distributions) this machine has
+            rng = random.Random(f"{seed}-{corpus}-{variant}")
             for i in range(docs):
                 picked = rng.sample(named, 6)
                 top = rng.choice((2, 3))

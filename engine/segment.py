@@ -59,10 +59,9 @@ IntArray = npt.NDArray[np.int64]
 SCALES = (0.5, 1.0, 2.0)
 #: A pause of this many seconds between two messages is a structural point.
 PAUSE_SECONDS = 30 * 60
-#: The window (chars each side) at which a markdown file's documents are compared.
-DOC_WINDOW = 5000.0
-DOC_SCALES = (1.0,)
-#: A valley this deep (z units) at `DOC_WINDOW` starts to count as a change of document...
+#: The windows (chars each side) at which a markdown file's documents are compared.
+DOC_WINDOWS = (5000.0,)
+#: A valley this deep (z units) at one of `DOC_WINDOWS` starts to count as a change of document...
 DOC_VALLEY_FROM = 2.5
 #: ... and counts fully from this depth, as this much of a structural point.
 DOC_VALLEY_FULL = 6.0
@@ -335,27 +334,28 @@ class TopicFrame:
 
 
 def document_valleys(chars: IntArray, cum: npt.NDArray[np.float32]) -> FloatArray:
-    """How strongly (0 to 1) each gap is a change of document by its vocabulary alone:
-    the depth of the block similarity at `DOC_WINDOW` characters, a scale no knob
-    sets (documents are longer than the topics of a session), taken at the deepest
-    gap of each valley and spread over the gaps within `DOC_WINDOW` / 8 of it, so the
-    knob-dependent depth still picks the gap. Zero below `DOC_VALLEY_FROM` z units,
-    full at `DOC_VALLEY_FULL`."""
+    """How strongly (0 to 1) each gap is a change of document by its vocabulary alone.
+    At each of `DOC_WINDOWS` (chars each side; scales no knob sets, since documents
+    are longer than the topics of a session), the depth of the block similarity is
+    taken at the deepest gap of each valley, graded from 0 at `DOC_VALLEY_FROM` z units
+    to 1 at `DOC_VALLEY_FULL`, and spread over the gaps within an eighth of the window
+    so the knob-dependent depth still picks the gap; a gap gets the best grade of the
+    windows (short documents show at the small one, long ones at the large one),
+    times `DOC_VALLEY`."""
     n = len(chars) - 1
+    out = np.zeros(max(n - 1, 0))
     if n < 3:
-        return np.zeros(max(n - 1, 0))
-    depth = np.zeros(n - 1)
-    for scale in DOC_SCALES:
-        width = DOC_WINDOW * scale
-        depth += _depths(_block_cosines(cum, *_reach(chars, width)), *_gap_reach(chars, 2 * width))
-    depth /= len(DOC_SCALES)
-    lo, hi = _gap_reach(chars, DOC_WINDOW / 2)
-    peak = depth >= _RangeMax(depth).query(lo, hi)
-    grade = np.clip((depth - DOC_VALLEY_FROM) / (DOC_VALLEY_FULL - DOC_VALLEY_FROM), 0.0, 1.0)
-    grade = np.where(peak, grade, 0.0)
-    near_lo, near_hi = _gap_reach(chars, DOC_WINDOW / 8)
-    out: FloatArray = _RangeMax(grade).query(near_lo, near_hi) * DOC_VALLEY
-    return out
+        return out
+    for width in DOC_WINDOWS:
+        depth = _depths(_block_cosines(cum, *_reach(chars, width)), *_gap_reach(chars, 2 * width))
+        lo, hi = _gap_reach(chars, width / 2)
+        peak = depth >= _RangeMax(depth).query(lo, hi)
+        span = DOC_VALLEY_FULL - DOC_VALLEY_FROM
+        grade = np.where(peak, np.clip((depth - DOC_VALLEY_FROM) / span, 0.0, 1.0), 0.0)
+        near_lo, near_hi = _gap_reach(chars, width / 8)
+        np.maximum(out, _RangeMax(grade).query(near_lo, near_hi), out=out)
+    result: FloatArray = out * DOC_VALLEY
+    return result
 
 
 def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
