@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -69,6 +70,13 @@ DOC_VALLEY = 0.9
 #: Inside a valley, a top-level section heading's strength is this much higher (a
 #: second-level one half as much, and so on): a cut lands on a heading where one is near.
 SECTION_PULL = 0.3
+#: How much the `new_terms` score (z units) adds to a valley's depth.
+TERM_WEIGHT = 0.5
+#: A new word is a key term when used this many times within `TERM_REACH` chars
+#: of its first use; the blocks compared are `TERM_WINDOW` chars each side.
+TERM_RECUR = 3
+TERM_REACH = 3000
+TERM_WINDOW = 3000.0
 #: A markdown file that marks this many documents itself (front matter, title lines,
 #: titles) is trusted to mark them all: its valleys add nothing.
 EXPLICIT_STARTS = 2
@@ -333,21 +341,66 @@ class TopicFrame:
     headings: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
-def document_valleys(chars: IntArray, cum: npt.NDArray[np.float32]) -> FloatArray:
+_TERM = re.compile(r"[^\W\d_]{3,}")
+
+
+def new_terms(chunks: Sequence[Chunk], chars: IntArray) -> FloatArray:
+    """Per gap, how much more of the text after it than before it is *new key terms*
+    (z-scored): words met for the first time in the file that recur at least
+    `TERM_RECUR` times within `TERM_REACH` chars of their first use (a document's
+    subject, its names), each counted up to 5 times, per word of the blocks of
+    `TERM_WINDOW` chars each side. A new document brings its own; a new section of
+    the same one mostly reuses what its document has introduced."""
+    n = len(chunks)
+    ids: dict[str, int] = {}
+    words: list[int] = []
+    counts = np.zeros(n, dtype=np.int64)
+    for u, chunk in enumerate(chunks):
+        found = _TERM.findall(chunk.text.lower())
+        counts[u] = len(found)
+        words += [ids.setdefault(w, len(ids)) for w in found]
+    if not words or n < 3:
+        return np.zeros(max(n - 1, 0))
+    word = np.asarray(words, dtype=np.int64)
+    unit = np.repeat(np.arange(n, dtype=np.int64), counts)
+    first = np.full(len(ids), n, dtype=np.int64)
+    np.minimum.at(first, word, unit)
+    near = (chars[unit] - chars[first[word]]) <= TERM_REACH
+    uses = np.bincount(word, weights=near, minlength=len(ids))
+    weight = np.where(uses >= TERM_RECUR, np.minimum(uses, 5.0), 0.0)
+    mass = np.zeros(n + 1)
+    np.cumsum(np.bincount(first, weights=weight, minlength=n)[:n], out=mass[1:])
+    total = np.zeros(n + 1)
+    np.cumsum(counts, out=total[1:])
+    lo, hi = _reach(chars, TERM_WINDOW)
+    b = np.arange(1, n, dtype=np.int64)
+    after = (mass[hi] - mass[b]) / np.maximum(total[hi] - total[b], 1.0)
+    before = (mass[b] - mass[lo]) / np.maximum(total[b] - total[lo], 1.0)
+    d = after - before
+    std = float(np.std(d))
+    out: FloatArray = (d - float(np.mean(d))) / (std if std > 1e-12 else 1.0)
+    return out
+
+
+def document_valleys(
+    chars: IntArray, cum: npt.NDArray[np.float32], terms: FloatArray | None = None
+) -> FloatArray:
     """How strongly (0 to 1) each gap is a change of document by its vocabulary alone.
     At each of `DOC_WINDOWS` (chars each side; scales no knob sets, since documents
-    are longer than the topics of a session), the depth of the block similarity is
-    taken at the deepest gap of each valley, graded from 0 at `DOC_VALLEY_FROM` z units
-    to 1 at `DOC_VALLEY_FULL`, and spread over the gaps within an eighth of the window
-    so the knob-dependent depth still picks the gap; a gap gets the best grade of the
-    windows (short documents show at the small one, long ones at the large one),
-    times `DOC_VALLEY`."""
+    are longer than the topics of a session), the depth of the block similarity, plus
+    `TERM_WEIGHT` times the `new_terms` score when given, is taken at the deepest gap
+    of each valley, graded from 0 at `DOC_VALLEY_FROM` z units to 1 at
+    `DOC_VALLEY_FULL`, and spread over the gaps within an eighth of the window so the
+    knob-dependent depth still picks the gap; a gap gets the best grade of the
+    windows, times `DOC_VALLEY`."""
     n = len(chars) - 1
     out = np.zeros(max(n - 1, 0))
     if n < 3:
         return out
     for width in DOC_WINDOWS:
         depth = _depths(_block_cosines(cum, *_reach(chars, width)), *_gap_reach(chars, 2 * width))
+        if terms is not None:
+            depth = depth + TERM_WEIGHT * terms
         lo, hi = _gap_reach(chars, width / 2)
         peak = depth >= _RangeMax(depth).query(lo, hi)
         span = DOC_VALLEY_FULL - DOC_VALLEY_FROM
@@ -367,7 +420,8 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     structure, docs, headings = _structure(chunks, sizes)
     if docs is not None and len(chunks) >= 2 and docs.marked < EXPLICIT_STARTS:
         # a markdown file that marks none of its documents (or one): its vocabulary must
-        valleys = document_valleys(chars, cum)
+        terms = new_terms(chunks, chars) if TERM_WEIGHT > 0 else None
+        valleys = document_valleys(chars, cum, terms)
         # within a valley, a section heading is where to cut (a top-level one most)
         pull = np.where(headings >= 0, SECTION_PULL / (1.0 + np.maximum(headings, 0)), 0.0)
         structure = np.maximum(structure, np.minimum(1.0, valleys * (1.0 + pull)))
