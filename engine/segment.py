@@ -16,9 +16,12 @@ and its embedding-based successors, instead:
    twice the window: ``(left peak - s) + (right peak - s)``. The depths of the three
    scales are averaged. A real topic change is a valley, not merely a low value.
 3. **Prefers structure, without trusting it blindly.** ``topic_structure`` is added
-   where the message after the gap is a user turn after the assistant spoke, a
-   level-1 markdown heading (a new document), or follows a pause of 30 minutes or a
-   day change. Lower headings are too common inside one topic to be a hint.
+   where the message after the gap is a user turn after the assistant spoke, or
+   follows a pause of 30 minutes or a day change; in markdown, times the strength (0
+   to 1) with which the unit after the gap starts a document (`engine.docstruct`:
+   front matter, a title, a repeated opening section, a banner; and, in a file that
+   marks fewer than two documents itself, `document_valleys`: a change of
+   vocabulary at the scale of documents). A section heading alone is no hint.
 4. **Cuts the deepest dips first.** Only the best gap within half a window is a
    candidate (one per valley); candidates whose score reaches ``topic_depth`` (a
    number, or ``adaptive``: mean + std/2 of the candidates) are taken best first,
@@ -132,8 +135,8 @@ class TopicParams:
     )
     topic_structure: float = knob(
         5.0,
-        "added to a gap's score at a user turn after the assistant, a level-1 heading, "
-        "a long pause or a day change (z units)",
+        "added to a gap's score at a user turn after the assistant, a long pause, a day "
+        "change, or times its strength where a markdown document starts (z units)",
         flag="--topic-structure",
         minimum=0,
         maximum=10,
