@@ -33,7 +33,9 @@ held out, so nothing scored as held out was seen, even in part, while tuning:
 - dev: ``readme`` (the markdown READMEs of installed Python distributions),
   ``stdlib`` (markdown written from standard-library docstrings), ``nodeapi`` (Node.js's
   API reference, ``/usr/share/doc/nodejs/api/*.md`` of Debian's ``nodejs``),
-  ``nodeguide`` (the same package's other markdown: contributor guides, the README);
+  ``nodeguide`` (the same package's other markdown: contributor guides, the README),
+  ``pyman`` (manual pages written from standard-library docstrings with the same
+  section names in every page: "Synopsis", "Description", "Functions", "See Also");
 - held out: ``npm`` (npm's ``docs/content``, in ``$(npm root -g)/npm``: front matter,
   sections at level 3, every command page opening with "Synopsis"), ``pipdocs`` (pip's
   MyST docs, ``/usr/share/doc/python3-pip/html``), ``debian`` (the other markdown files
@@ -223,6 +225,29 @@ def stdlib_markdown(topic: Topic) -> str:
     return "\n".join(lines).strip()
 
 
+def pyman_markdown(topic: Topic, others: list[str]) -> str:
+    """A manual page for a standard-library module, as command references are written:
+    the same section names in every page ("Synopsis", "Description", "Functions",
+    "Classes", "See Also"), some pages without a synopsis or without functions."""
+    name, paras = topic
+    pick = hashlib.sha256(name.encode()).digest()
+    funcs = [p for p in paras[1:] if p.split(":")[0].islower()]
+    classes = [p for p in paras[1:] if p[:1].isupper() and ":" in p[:40]]
+    lines = [f"# {name}", ""]
+    if pick[1] % 4:
+        lines += ["## Synopsis", "", "```python", f"import {name}", "```", ""]
+    lines += ["## Description", "", paras[0], ""]
+    for title, items in (("Functions", funcs), ("Classes", classes)):
+        if items and (title == "Classes" or pick[2] % 3):
+            lines += [f"## {title}", ""]
+            for p in items[:5]:
+                head, _, body = p.partition(":")
+                lines += [f"### `{head.strip()[:40]}`", "", body.strip() or p, ""]
+    see = [o for o in others if o != name][pick[3] % 7 :][:3]
+    lines += ["## See Also", ""] + [f"* [{o}](/library/{o})" for o in see]
+    return "\n".join(lines).strip()
+
+
 def half(name: str) -> str:
     """``dev`` or ``heldout``, from a hash of the topic's name (stable everywhere)."""
     return "dev" if hashlib.sha256(name.encode()).digest()[0] % 2 == 0 else "heldout"
@@ -403,6 +428,7 @@ DOC_CORPORA = {
     "stdlib": "dev",
     "nodeapi": "dev",
     "nodeguide": "dev",
+    "pyman": "dev",
     "npm": "heldout",
     "pipdocs": "heldout",
     "debian": "heldout",
@@ -491,9 +517,11 @@ def npm_root() -> Path | None:
 def doc_corpora() -> dict[str, list[tuple[str, str]]]:
     """corpus -> [(name, markdown)] for every documentation set found on this machine."""
     root = npm_root()
+    stdlib = stdlib_topics()
     out = {
         "readme": [(n, _clip(t)) for n, t in readme_markdown().items()],
-        "stdlib": [(n, stdlib_markdown((n, p))) for n, p in stdlib_topics()],
+        "stdlib": [(n, stdlib_markdown((n, p))) for n, p in stdlib],
+        "pyman": [(n, pyman_markdown((n, p), [m for m, _ in stdlib])) for n, p in stdlib],
         "nodeapi": _files_corpus(["/usr/share/doc/nodejs/api/*.md"]),
         "nodeguide": _files_corpus(
             ["/usr/share/doc/nodejs/*.md", "/usr/share/doc/nodejs/*/**/*.md"], exclude=("/api/",)

@@ -3,37 +3,37 @@
 The topic segmenter's units are the paragraphs of a markdown file's sections (see
 `engine.split.chunk_turns`): a unit that opens a section starts with its heading line.
 `document_starts` reads those units in order and says, for each one, how strongly it
-opens a new *document* (0 to 1) and, when it opens a section, its heading's level
+opens a new *document* (0 to `MARKED`) and, when it opens a section, its heading's level
 relative to the file. Files stitched from several documents rarely keep one marker per
 document, so several cues count, none tied to one documentation set:
 
 - **Front matter** (YAML between ``---`` lines, TOML between ``+++`` lines, with at
-  least one ``key: value`` or ``key = value`` line and its closing line) and a **title
-  line** (a setext title underlined with ``===``, a pandoc ``% title`` line) always
-  start a document (strength 1).
+  least one ``key: value`` or ``key = value`` line and its closing line) and a pandoc
+  **title line** (``% title``) always start a document (`MARKED`). A setext heading
+  underlined with ``===`` is a level-1 heading, as ``# title`` is.
 - **Relative heading levels.** The shallowest level the file uses is its top level, so
   shifting every heading by one level changes nothing. When the top level is a title
   level (its headings are at most a third of all headings: each one heads several
-  deeper sections), or is level 1 (a ``#`` heading, a title by convention), a
-  top-level heading starts a document (1); otherwise the top level is the file's
+  deeper sections), a top-level heading starts a document (`MARKED`); a ``#``
+  heading, a title by convention, does too (1); otherwise the top level is the file's
   section level, no document start by itself (`DocStructure.level` still says how
   deep each section heading sits, for splitting a long document at its sections).
 - **A repeated opening.** Documents of one set open alike ("Synopsis", "Description";
   "Installation"): the first `OPENER_HEADINGS` heading names of each document are its
   opening, and a heading whose name is in the opening of the document in progress, seen
-  again later in the file, starts the next document (`RESTART`). A name repeated inside
-  one document below its opening ("Example" under each function) never counts.
-
+  again later at that document's shallowest level, starts the next document
+  (`RESTART`). A name repeated deeper ("Fixed" under each version of a changelog)
+  never counts, and numbers stay in names (``Version 1.2`` is not ``Version 1.3``).
 - **An opening or a closing paragraph.** A paragraph inside a section that opens with
   badges (``[![``), a logo or a centred HTML block opens a project's page (`BANNER`);
   a paragraph made only of link reference definitions (``[name]: url``) closes a
   document, so the one after it opens the next (`AFTER_REFERENCES`).
 
-Nothing here is a cut: the segmenter adds these strengths, times its
-``topic_structure`` knob, to the depth of the gap before the unit, so the vocabulary
-change still decides between neighbouring candidates. Headings and front matter inside
-fenced code are not structure. Everything is one pass over the units, done once per
-file (`engine.segment.frame`).
+The segmenter adds these strengths, times its ``topic_structure`` knob, to the depth of
+the gap before the unit, so the vocabulary change still decides between neighbouring
+candidates (only a `MARKED` start reaches the default threshold by itself). Headings
+and front matter inside fenced code are not structure. Everything is one pass over the
+units, done once per file (`engine.segment.frame`).
 """
 
 from __future__ import annotations
@@ -44,6 +44,11 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import NamedTuple
 
+#: The strength of a document start the file marks itself (front matter, a title
+#: line, a heading of a title level): above 1, so that with the default weights
+#: (``topic_structure`` 5, ``topic_depth`` 7) it starts a topic however alike the
+#: documents' words are.
+MARKED = 1.4
 #: The strength of a heading that repeats the opening of the document in progress.
 RESTART = 1.0
 #: The strength of a paragraph inside a section that opens with badges or a logo.
@@ -84,7 +89,7 @@ class Piece(NamedTuple):
 
 
 class DocStructure(NamedTuple):
-    """Per piece: how strongly it starts a document (0 to 1), and the level of the
+    """Per piece: how strongly it starts a document (0 to `MARKED`), and the level of the
     heading it opens with relative to the file's shallowest (0 = top; -1: none); and
     how many documents the file marks itself (front matter, title lines, titles), not
     counting the starts found by a repeated opening."""
@@ -119,12 +124,6 @@ def is_front_matter(text: str) -> bool:
     return text.startswith(("---", "+++")) and _FRONT.match(text) is not None
 
 
-def is_title_line(text: str) -> bool:
-    """Does `text` open with a setext title (``Title`` over ``=====``) or a pandoc
-    ``% Title`` line?"""
-    return _SETEXT_TITLE.match(text) is not None or _PANDOC_TITLE.match(text) is not None
-
-
 def document_starts(pieces: Sequence[Piece]) -> DocStructure:
     """The `DocStructure` of a markdown file's units, in order (see the module docstring)."""
     n = len(pieces)
@@ -142,12 +141,10 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
             m = _ATX.match(text, 0, text.find("\n") if "\n" in text else len(text))
             if opens and m:
                 heads.append((i, len(m.group(1)), heading_name(m.group(2) or "")))
-            elif is_front_matter(text):
+            elif is_front_matter(text) or _PANDOC_TITLE.match(text):
                 openers.add(i)
-            elif is_title_line(text):
-                openers.add(i)
-                if not text.startswith("%"):
-                    heads.append((i, 1, heading_name(text.split("\n", 1)[0])))
+            elif _SETEXT_TITLE.match(text):  # a level-1 heading, as ``# Title`` is
+                heads.append((i, 1, heading_name(text.split("\n", 1)[0])))
             elif not opens and _BANNER.match(text):
                 banners.add(i)
             if _REFERENCES.fullmatch(text):
@@ -155,7 +152,7 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
         if _fence_toggles(text) % 2:
             in_fence = not in_fence
     for i in openers:
-        strength[i] = 1.0
+        strength[i] = MARKED
     for i in banners:
         strength[i] = max(strength[i], BANNER)
     for i in after_refs:
@@ -181,7 +178,8 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
         rel = lv - top
         level[i] = rel
         if i in openers or (rel == 0 and (title_level or lv == 1)):
-            strength[i] = 1.0  # a title: the document's opening is what follows it
+            # a title: the document's opening is what follows it
+            strength[i] = MARKED if i in openers or title_level else 1.0
             marked += i not in openers
             opening, shallowest = [], 7
             continue

@@ -248,10 +248,10 @@ def _depths(sims: FloatArray, lo: IntArray, hi: IntArray) -> FloatArray:
 
 
 def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> FloatArray:
-    """The strength (0 to 1) of the structural point at each gap (see the module
-    docstring): 1 at a user turn after the assistant spoke, a long pause or a day
-    change; for markdown, how strongly the unit after the gap starts a document
-    (`engine.docstruct.document_starts`).
+    """The strength of the structural point at each gap (see the module docstring): 1
+    at a user turn after the assistant spoke, a long pause or a day change; for
+    markdown, how strongly the unit after the gap starts a document (0 to
+    `engine.docstruct.MARKED`, `engine.docstruct.document_starts`).
 
     A message starts where the turn index changes. When one starts inside a chunk
     (compaction merged a short chunk into it), the point goes on the gap before that

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from engine.docstruct import (
     AFTER_REFERENCES,
     BANNER,
+    MARKED,
     Piece,
     document_starts,
     heading_name,
@@ -73,7 +74,7 @@ def test_front_matter_always_starts_a_document(secs: list, at: int, kind: str) -
     front = "---\ntitle: A page\nweight: 3\n---" if kind == "yaml" else '+++\ntitle = "A"\n+++'
     at = min(at, len(pieces))
     pieces.insert(at, Piece(front, False))
-    assert document_starts(pieces).strength[at] == 1.0
+    assert document_starts(pieces).strength[at] == MARKED
 
 
 @settings(max_examples=60, deadline=None)
@@ -216,11 +217,11 @@ def test_a_repeated_opening_starts_a_document_a_repeated_subsection_does_not() -
     changelog = _heads(
         "# Changelog", "## 1.2.0", "### Fixed", "### Added", "## 1.1.0", "### Fixed", "### Added"
     )
-    assert document_starts(changelog).strength == [1.0] + [0.0] * 6
+    assert document_starts(changelog).strength == [MARKED] + [0.0] * 6
     # titles: one level-1 heading per document, each heading deeper sections
     titled = _heads("# Alpha", "## Use", "## Notes", "# Beta", "## Use", "## Notes")
     found = document_starts(titled)
-    assert found.strength == [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+    assert found.strength == [MARKED, 0.0, 0.0, MARKED, 0.0, 0.0]
     assert found.level == [0, 1, 1, 0, 1, 1]
     assert found.marked == 2
 
