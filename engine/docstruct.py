@@ -90,13 +90,14 @@ class Piece(NamedTuple):
 
 class DocStructure(NamedTuple):
     """Per piece: how strongly it starts a document (0 to `MARKED`), and the level of the
-    heading it opens with relative to the file's shallowest (0 = top; -1: none); and
-    how many documents the file marks itself (front matter, title lines, titles), not
-    counting the starts found by a repeated opening."""
+    heading it opens with relative to the file's shallowest (0 = top; -1: none); how
+    many documents the file marks itself (front matter, title lines, titles), and how
+    many starts a repeated opening found."""
 
     strength: list[float]
     level: list[int]
     marked: int = 0
+    restarts: int = 0
 
 
 def heading_name(text: str) -> str:
@@ -169,6 +170,7 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
     at_head = {i: (lv, name) for i, lv, name in heads}
     opening: list[str] = []
     marked = len(openers)
+    restarts = 0
     shallowest = 7  # the shallowest heading level of the document in progress
     for i in sorted(at_head.keys() | openers):
         if i not in at_head:  # front matter or a pandoc title: a new document
@@ -185,8 +187,9 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
             continue
         if name and counts[name] > 1 and name in opening and lv <= shallowest:
             strength[i] = max(strength[i], RESTART)
+            restarts += 1
             opening, shallowest = [], 7
         shallowest = min(shallowest, lv)
         if len(opening) < OPENER_HEADINGS and name:
             opening.append(name)
-    return DocStructure(strength, level, marked)
+    return DocStructure(strength, level, marked, restarts)

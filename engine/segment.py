@@ -80,8 +80,9 @@ TERM_WEIGHT = 0.5
 TERM_RECUR = 3
 TERM_REACH = 3000
 TERM_WINDOW = 3000.0
-#: A markdown file that marks this many documents itself (front matter, title lines,
-#: titles) is trusted to mark them all: its valleys add nothing.
+#: A markdown file in which this many documents are found by their markers (front
+#: matter, titles) or by a repeated opening is trusted to show them all: its valleys
+#: add nothing.
 EXPLICIT_STARTS = 2
 
 
@@ -421,8 +422,8 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
     chars = _offsets(sizes)
     structure, docs, headings = _structure(chunks, sizes)
-    if docs is not None and len(chunks) >= 2 and docs.marked < EXPLICIT_STARTS:
-        # a markdown file that marks none of its documents (or one): its vocabulary must
+    if docs is not None and len(chunks) >= 2 and docs.marked + docs.restarts < EXPLICIT_STARTS:
+        # a markdown file that shows none of its documents (or one): its vocabulary must
         terms = new_terms(chunks, chars) if TERM_WEIGHT > 0 else None
         valleys = document_valleys(chars, cum, terms)
         # within a valley, a section heading is where to cut (a top-level one most)
