@@ -213,7 +213,9 @@ def test_a_repeated_opening_starts_a_document_a_repeated_subsection_does_not() -
     pages = _heads(
         "### Synopsis", "### Description", "### See Also", "### Synopsis", "### Description"
     )
-    assert document_starts(pages).strength == [0.0, 0.0, 0.0, 1.0, 0.0]
+    found = document_starts(pages)
+    assert found.strength == [0.0, 0.0, 0.0, 1.0, 0.0]
+    assert (found.marked, found.restarts) == (0, 1)
     changelog = _heads(
         "# Changelog", "## 1.2.0", "### Fixed", "### Added", "## 1.1.0", "### Fixed", "### Added"
     )
