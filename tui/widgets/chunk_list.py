@@ -55,6 +55,9 @@ CUT_TEXT = {
 }
 
 
+#: What a card over the size cap says (one unit kept whole: ``exceeds_limit``).
+OVER_CAP = "over cap! "
+
 #: What a cut's line says of it against the topic marks, and its style.
 VERDICT_TEXT = {"hit": ("  ✓ topic start", "hit"), "spurious": ("  ✗ no topic here", "miss")}
 
@@ -85,6 +88,8 @@ def cut_text(cut: Any) -> str:
     s, t = cut.similarity, cut.threshold
     if cut.reason == "threshold":
         return f"┄ cut after: {what}  sim {s:.2f} < {t:.2f}"
+    if cut.reason == "size_cap" and getattr(cut, "depth", None) is not None:
+        return "┄ cut after: size cap · same topic, split to fit"
     if cut.reason == "size_cap":
         return f"┄ cut after: {what}  sim {s:.2f} would merge"
     return f"┄ cut after: {what}  sim {s:.2f}"
@@ -216,6 +221,8 @@ class ChunkList(ScrollView, can_focus=True):
         # topic start no cut found) and a verdict per cut (hit | spurious).
         self._flags: dict[int, str] = {}
         self._verdicts: Sequence[str] = ()
+        self._over: Sequence[bool] | None = None
+        self._clock = True
 
     # ------------------------------------------------------------------ data
 
@@ -235,13 +242,19 @@ class ChunkList(ScrollView, can_focus=True):
         tokens_approx: bool = False,
         bands: np.ndarray | None = None,
         cuts: Sequence[Any] | None = None,
+        over: Sequence[bool] | None = None,
+        clock: bool = True,
     ) -> None:
-        """Replace the cards; the selection is clamped, expansions are dropped."""
+        """Replace the cards; the selection is clamped, expansions are dropped. `over`
+        flags the cards over the size cap (one unit kept whole); without `clock` (a
+        document) the cards show no time."""
         self._chunks = chunks
         self._tokens = tokens
         self._tokens_approx = tokens_approx
         self._bands = bands
         self._cuts = cuts
+        self._over = over
+        self._clock = clock
         self._preview.clear()
         self._expanded.clear()
         self._related = (0, 0)
@@ -445,7 +458,7 @@ class ChunkList(ScrollView, can_focus=True):
             style = base + self._style("cut")
             text = "  " + cut_text(self._cuts[i])
             verdict = self._verdicts[i] if i < len(self._verdicts) else None
-            if verdict is not None:
+            if verdict:  # "" : a size cap's cut inside a topic, not judged
                 note, kind = VERDICT_TEXT[verdict]
                 segments = [band, Segment(text, style), Segment(note, base + self._style(kind))]
                 return self._fit(segments, width, base)
@@ -478,7 +491,8 @@ class ChunkList(ScrollView, can_focus=True):
             else:
                 glyph = "✗" if flag == "miss" else "◆"
                 left.append(Segment(glyph + " ", base + self._style(flag)))
-        left.append(Segment(short_time_range(chunk) + " ", dim))
+        if self._clock:
+            left.append(Segment(short_time_range(chunk) + " ", dim))
         for k, role in enumerate(chunk.roles):
             if k:
                 left.append(Segment("·", dim))
@@ -489,13 +503,21 @@ class ChunkList(ScrollView, can_focus=True):
         if self._tokens is not None and i < len(self._tokens):
             tokens = f"  {'≈' if self._tokens_approx else ''}{human_count(int(self._tokens[i]))}t"
         right = f"{human_count(chunk.chars)}c{tokens} "
-        right_len = cell_len(right)
+        over = self._over is not None and i < len(self._over) and bool(self._over[i])
+        right_len = cell_len(right) + (len(OVER_CAP) if over else 0)
         room = width - right_len - 1
         left_len = sum(cell_len(seg.text) for seg in left)
         if left_len > room:
             left = [*Strip(left, left_len).crop(0, max(0, room - 1)), Segment("…", dim)]
             left_len = min(left_len, max(0, room - 1)) + 1
         pad = max(1, width - left_len - right_len)
+        if over:  # one unit larger than the size cap, kept whole
+            return [
+                *left,
+                Segment(" " * pad, base),
+                Segment(OVER_CAP, base + self._style("miss")),
+                Segment(right, dim),
+            ]
         return [*left, Segment(" " * pad, base), Segment(right, dim)]
 
     def _wrap(self, i: int, width: int) -> list[str]:
