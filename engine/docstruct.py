@@ -98,6 +98,8 @@ class DocStructure(NamedTuple):
     level: list[int]
     marked: int = 0
     restarts: int = 0
+    #: the first marked start, as a piece index (-1: none)
+    first_marked: int = -1
 
 
 def heading_name(text: str) -> str:
@@ -160,7 +162,7 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
         if i < n:
             strength[i] = max(strength[i], AFTER_REFERENCES)
     if not heads:
-        return DocStructure(strength, level, len(openers))
+        return DocStructure(strength, level, len(openers), 0, min(openers, default=-1))
     top = min(lv for _, lv, _ in heads)
     tops = sum(1 for _, lv, _ in heads if lv == top)
     # a title heads deeper sections: the heading after it is deeper
@@ -171,6 +173,7 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
     opening: list[str] = []
     marked = len(openers)
     restarts = 0
+    first_marked = min(openers, default=-1)
     shallowest = 7  # the shallowest heading level of the document in progress
     for i in sorted(at_head.keys() | openers):
         if i not in at_head:  # front matter or a pandoc title: a new document
@@ -183,6 +186,7 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
             # a title: the document's opening is what follows it
             strength[i] = MARKED if i in openers or title_level else 1.0
             marked += i not in openers
+            first_marked = i if first_marked < 0 else first_marked
             opening, shallowest = [], 7
             continue
         if name and counts[name] > 1 and name in opening and lv <= shallowest:
@@ -192,4 +196,4 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
         shallowest = min(shallowest, lv)
         if len(opening) < OPENER_HEADINGS and name:
             opening.append(name)
-    return DocStructure(strength, level, marked, restarts)
+    return DocStructure(strength, level, marked, restarts, first_marked)

@@ -89,8 +89,8 @@ TERM_REACH = 3000
 TERM_WINDOW = 3000.0
 #: A markdown file in which this many documents are found by their markers (front
 #: matter, titles) or by a repeated opening is trusted to show them all: its valleys
-#: add nothing (a titled document alone is one document, not a series of valleys).
-EXPLICIT_STARTS = 1
+#: add nothing. So is a file whose one marked start opens it (`_unmarked`).
+EXPLICIT_STARTS = 2
 #: The size cap of a merged chunk in chars by default: the seed's (`MergeParams`).
 DEFAULT_MAX_CHARS: int | None = MergeParams().max_chunk_chars
 
@@ -468,6 +468,16 @@ def document_valleys(
     return result
 
 
+def _unmarked(docs: DocStructure) -> bool:
+    """Does a markdown file show too few of its documents to be trusted with them all?
+    Fewer than `EXPLICIT_STARTS` found by markers or a repeated opening, or only one,
+    which does not open the file (a titled document alone is one document)."""
+    shown = docs.marked + docs.restarts
+    if shown >= EXPLICIT_STARTS:
+        return False
+    return shown == 0 or not (docs.restarts == 0 and 0 <= docs.first_marked <= 1)
+
+
 def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     """The `TopicFrame` of `chunks` and their `vectors`."""
     v = _as_vectors(vectors)
@@ -475,7 +485,7 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
     chars = _offsets(sizes)
     structure, docs, headings = _structure(chunks, sizes)
-    if docs is not None and len(chunks) >= 2 and docs.marked + docs.restarts < EXPLICIT_STARTS:
+    if docs is not None and len(chunks) >= 2 and _unmarked(docs):
         # a markdown file that shows none of its documents: its vocabulary must
         terms = new_terms(chunks, chars) if TERM_WEIGHT > 0 else None
         valleys = document_valleys(chars, cum, terms)
