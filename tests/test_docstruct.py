@@ -245,3 +245,13 @@ def test_the_frame_says_how_deep_the_heading_after_each_gap_is(tmp_path: Path) -
     assert by_text["#### Detail"] == 2
     assert by_text["### Part B"] == 1
     assert by_text["An introduction of some length."] == -1
+
+
+def test_the_first_marked_start_is_known() -> None:
+    pieces = [Piece("doc.md", True), Piece("Intro text.", False), Piece("## Use", True)]
+    assert document_starts(pieces).first_marked == -1
+    pieces.append(Piece("---\ntitle: next\n---", False))
+    found = document_starts(pieces)
+    assert (found.marked, found.first_marked) == (1, 3)
+    titled = [Piece("doc.md", True), Piece("# Title", True), Piece("## Use", True)]
+    assert document_starts(titled).first_marked == 1
