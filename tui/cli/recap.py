@@ -302,6 +302,7 @@ def cmd_recap(args: argparse.Namespace) -> int:
                 memories=memories if salience else (),
                 alpha=recap.alpha if salience else 0.0,
                 progress=progress,
+                plain=recap.plain,
             )
         finally:
             progress.close()

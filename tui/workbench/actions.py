@@ -53,6 +53,7 @@ class WorkbenchActions(WorkbenchHost):
                     pinned=self._indices(view, self.pinned),
                     excluded=self._indices(view, self.excluded),
                     headings=self.headings,
+                    plain=self.state.tuning.recap.plain,
                 )
         except Exception as e:
             self.post_message(WorkFailed(e, "Recap failed"))
@@ -183,6 +184,9 @@ class WorkbenchActions(WorkbenchHost):
         if selection is None:
             self.notify("No recap yet: open a file and summarize it (s).", severity="warning")
             return
+        if self.options.review is not None:
+            self._save_review(selection)
+            return
         from engine.recap import RECAP_FILENAME, save_recap
 
         text = selection.text
@@ -192,6 +196,26 @@ class WorkbenchActions(WorkbenchHost):
             return f"the recap ({selection.used_tokens} tokens)"
 
         self._ask_path("Write the recap to", f"./{RECAP_FILENAME}", write)
+
+    def _save_review(self, selection: Any) -> None:
+        """`chunkscope review`: `w` keeps this recap, with the pins, exclusions and budget,
+        as what the project's next session start injects (`tui.workbench.review`)."""
+        from tui.workbench.review import save_review, store_path
+
+        bench = self.workbench
+        if bench is None or bench.view is None:
+            return
+        target = self.options.review
+        texts = [c.text for c in bench.view.result.chunks]
+        pinned = tuple(t for t in texts if t in self.pinned)
+        excluded = tuple(t for t in texts if t in self.excluded)
+        budget = self.budget
+
+        def write(path: Path) -> str:
+            save_review(target, selection, pinned=pinned, excluded=excluded, budget=budget)
+            return f"the reviewed recap ({selection.used_tokens} tokens) for the next session"
+
+        self._write_file(store_path(target), write)
 
     def action_export(self) -> None:
         from tui.screens.choose import ChooseScreen
