@@ -1,6 +1,6 @@
 """A labelled development set for topic segmentation, generated from text on this machine.
 
-    python bench/segdata.py OUT_DIR [--sessions 6] [--docs 6] [--seed 1]
+    python bench/segdata.py OUT_DIR [--sessions 6] [--docs 3] [--seed 1]
 
 Two kinds of file, each with a gold file (``NAME.gold.json``: the 1-based lines where a
 topic starts):
@@ -12,13 +12,38 @@ topic starts):
   session has long episodes, as a coding agent's: two to five rounds of thinking and
   a tool call (read, grep, shell) whose result is the topic's source code where it
   has some (standard-library modules), 3 to 10 KB an episode against about 2 KB;
-- **markdown documents**: 6 unrelated documents stitched together.
+- **markdown documents**: 6 unrelated documents of one documentation set stitched
+  together, in three variants (the file's ``variant``):
 
-Topics come from two sources, so nothing is tuned to one: the READMEs of the installed
-Python distributions (their METADATA) and the docstrings of standard-library modules.
-Each source's topics are split in two halves by a hash of their name: ``dev`` files use
-one half and ``heldout`` files the other, so tuning on dev and scoring on held-out
-never sees a topic twice. No file is committed: everything is made by this script.
+  - ``titled``: each document as it is (its level-1 title, its front matter);
+  - ``notitle``: its front matter and its title line removed (a level-1 ATX or setext
+    heading, or a pandoc ``%`` line, at its top), and its headings shifted so that its
+    shallowest one is at level 2 or 3 (drawn per file): a document then begins at its
+    introduction or at a level-2/3 heading, as when documents are concatenated from a
+    site whose titles lived in front matter;
+  - ``frontmatter``: the title removed and put in YAML (``---``) or TOML (``+++``)
+    front matter, as static-site generators keep it.
+
+Sessions' topics come from two sources (the READMEs of the installed Python
+distributions, their METADATA, and the docstrings of standard-library modules), split in
+two halves by a hash of their names: ``dev`` files use one half and ``heldout`` files the
+other. Documents come from whole documentation sets (``DOC_CORPORA``), each either dev or
+held out, so nothing scored as held out was seen, even in part, while tuning:
+
+- dev: ``readme`` (the markdown READMEs of installed Python distributions),
+  ``stdlib`` (markdown written from standard-library docstrings), ``nodeapi`` (Node.js's
+  API reference, ``/usr/share/doc/nodejs/api/*.md`` of Debian's ``nodejs``),
+  ``nodeguide`` (the same package's other markdown: contributor guides, the README),
+  ``pyman`` (manual pages written from standard-library docstrings with the same
+  section names in every page: "Synopsis", "Description", "Functions", "See Also");
+- held out: ``npm`` (npm's ``docs/content``, in ``$(npm root -g)/npm``: front matter,
+  sections at level 3, every command page opening with "Synopsis"), ``pipdocs`` (pip's
+  MyST docs, ``/usr/share/doc/python3-pip/html``), ``debian`` (the other markdown files
+  under ``/usr/share/doc``: systemd's Jekyll pages, READMEs and NEWS of C libraries).
+
+A document longer than ``DOC_MAX_CHARS`` is cut at its last heading before that size. No
+file is committed: everything is made by this script (a set missing on a machine is
+skipped and said so).
 """
 
 from __future__ import annotations
@@ -200,6 +225,29 @@ def stdlib_markdown(topic: Topic) -> str:
     return "\n".join(lines).strip()
 
 
+def pyman_markdown(topic: Topic, others: list[str]) -> str:
+    """A manual page for a standard-library module, as command references are written:
+    the same section names in every page ("Synopsis", "Description", "Functions",
+    "Classes", "See Also"), some pages without a synopsis or without functions."""
+    name, paras = topic
+    pick = hashlib.sha256(name.encode()).digest()
+    funcs = [p for p in paras[1:] if p.split(":")[0].islower()]
+    classes = [p for p in paras[1:] if p[:1].isupper() and ":" in p[:40]]
+    lines = [f"# {name}", ""]
+    if pick[1] % 4:
+        lines += ["## Synopsis", "", "```python", f"import {name}", "```", ""]
+    lines += ["## Description", "", paras[0], ""]
+    for title, items in (("Functions", funcs), ("Classes", classes)):
+        if items and (title == "Classes" or pick[2] % 3):
+            lines += [f"## {title}", ""]
+            for p in items[:5]:
+                head, _, body = p.partition(":")
+                lines += [f"### `{head.strip()[:40]}`", "", body.strip() or p, ""]
+    see = [o for o in others if o != name][pick[3] % 7 :][:3]
+    lines += ["## See Also", ""] + [f"* [{o}](/library/{o})" for o in see]
+    return "\n".join(lines).strip()
+
+
 def half(name: str) -> str:
     """``dev`` or ``heldout``, from a hash of the topic's name (stable everywhere)."""
     return "dev" if hashlib.sha256(name.encode()).digest()[0] % 2 == 0 else "heldout"
@@ -361,22 +409,200 @@ def make_document(rng: random.Random, docs: list[str], parts: int = 6) -> tuple[
             lines.pop()
         if lines:
             lines.append("")
+        body = doc.strip("\n").splitlines()
+        while body and not body[0].strip():
+            body.pop(0)
         gold.append(len(lines) + 1)
-        lines += doc.splitlines()
+        lines += body
     return "\n".join(lines) + "\n", gold
 
 
-def make_dataset(out: str | Path, sessions: int = 6, docs: int = 6, seed: int = 1) -> list[dict]:
+# --------------------------------------------------------------------------- documents
+
+#: Documents longer than this are cut at their last heading before it.
+DOC_MAX_CHARS = 12_000
+DOC_MIN_CHARS = 1_500
+#: corpus -> split (whole documentation sets are dev or held out, never both)
+DOC_CORPORA = {
+    "readme": "dev",
+    "stdlib": "dev",
+    "nodeapi": "dev",
+    "nodeguide": "dev",
+    "pyman": "dev",
+    "npm": "heldout",
+    "pipdocs": "heldout",
+    "debian": "heldout",
+}
+VARIANTS = ("titled", "notitle", "frontmatter")
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_ATX = re.compile(r"^(#{1,6})([ \t]+.*|)$")
+
+
+def _read_text(path: str) -> str:
+    import gzip
+
+    if path.endswith(".gz"):
+        with gzip.open(path, "rt", encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    return Path(path).read_text(encoding="utf-8", errors="replace")
+
+
+def _files_corpus(patterns: list[str], exclude: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    import glob
+
+    out = []
+    for pattern in patterns:
+        for f in sorted(glob.glob(pattern, recursive=True)):
+            if any(x in f for x in exclude):
+                continue
+            text = _read_text(f)
+            if len(text) >= DOC_MIN_CHARS:
+                out.append((f, _clip(text)))
+    return out
+
+
+def _headings(lines: list[str]) -> list[tuple[int, int]]:
+    """(line index, level) of the ATX headings outside fences."""
+    out = []
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        m = _FENCE.match(line)
+        if fence is None and m:
+            fence = m.group(1)
+        elif fence is not None:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+        else:
+            h = _ATX.match(line)
+            if h:
+                out.append((i, len(h.group(1))))
+    return out
+
+
+def _clip(text: str) -> str:
+    if len(text) <= DOC_MAX_CHARS:
+        return text.strip()
+    lines = text.splitlines()
+    size = 0
+    cut = blank = len(lines)
+    starts = {i for i, _ in _headings(lines)}
+    for i, line in enumerate(lines):
+        if i in starts and size > DOC_MAX_CHARS // 3:
+            cut = i
+        if not line.strip() and size > DOC_MAX_CHARS // 3:
+            blank = i
+        size += len(line) + 1
+        if size > DOC_MAX_CHARS:
+            break
+    if cut == len(lines):  # no heading to cut at: the last paragraph break
+        cut = blank
+    return "\n".join(lines[:cut]).strip()
+
+
+def npm_root() -> Path | None:
+    import shutil
+    import subprocess
+
+    npm = shutil.which("npm")
+    if npm is None:
+        return None
+    try:
+        out = subprocess.run([npm, "root", "-g"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
+
+
+def doc_corpora() -> dict[str, list[tuple[str, str]]]:
+    """corpus -> [(name, markdown)] for every documentation set found on this machine."""
+    root = npm_root()
+    stdlib = stdlib_topics()
+    out = {
+        "readme": [(n, _clip(t)) for n, t in readme_markdown().items()],
+        "stdlib": [(n, stdlib_markdown((n, p))) for n, p in stdlib],
+        "pyman": [(n, pyman_markdown((n, p), [m for m, _ in stdlib])) for n, p in stdlib],
+        "nodeapi": _files_corpus(["/usr/share/doc/nodejs/api/*.md"]),
+        "nodeguide": _files_corpus(
+            ["/usr/share/doc/nodejs/*.md", "/usr/share/doc/nodejs/*/**/*.md"], exclude=("/api/",)
+        ),
+        "npm": _files_corpus([f"{root}/npm/docs/content/**/*.md"] if root else []),
+        "pipdocs": _files_corpus(["/usr/share/doc/python3-pip/html/**/*.md*"]),
+        "debian": _files_corpus(
+            ["/usr/share/doc/*/*.md", "/usr/share/doc/*/*.md.gz"],
+            exclude=("/nodejs/", "/python3-pip/"),
+        ),
+    }
+    return {k: v for k, v in out.items() if len(v) >= 6}
+
+
+_FRONT = re.compile(r"\A(?:---|\+\+\+)[ \t]*\n.*?\n(?:---|\+\+\+|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_SETEXT_TITLE = re.compile(r"\A[^\n]+\n=+[ \t]*(?:\n|\Z)")
+
+
+def strip_title(doc: str) -> tuple[str, str | None]:
+    """The document without its front matter and top title, and the title if it had one."""
+    text = doc.strip("\n")
+    title: str | None = None
+    m = _FRONT.match(text)
+    if m:
+        t = re.search(r"^title\s*[:=]\s*['\"]?(.*?)['\"]?\s*$", m.group(0), re.M)
+        title = t.group(1) if t else None
+        text = text[m.end() :].lstrip("\n")
+    lines = text.splitlines()
+    # the title: a level-1 heading among the first lines (after badges, comments, labels)
+    heads = _headings(lines)
+    first = heads[0] if heads else None
+    if first is not None and first[1] == 1 and not any(ln.strip() for ln in lines[: first[0]]):
+        title = lines[first[0]].lstrip("#").strip()
+        del lines[first[0]]
+    elif _SETEXT_TITLE.match(text):
+        title = lines[0].strip()
+        del lines[:2]
+    elif lines and lines[0].startswith("% "):
+        title = lines[0][2:].strip()
+        del lines[0]
+    return "\n".join(lines).strip("\n"), title
+
+
+def shift_headings(doc: str, top: int) -> str:
+    """The document with its headings moved so that its shallowest is at level `top`
+    (never deeper than 6)."""
+    lines = doc.splitlines()
+    heads = _headings(lines)
+    if not heads:
+        return doc
+    delta = top - min(level for _, level in heads)
+    for i, level in heads:
+        new = max(1, min(6, level + delta))
+        lines[i] = "#" * new + lines[i][level:]
+    return "\n".join(lines)
+
+
+def variant_doc(rng: random.Random, doc: str, variant: str, top: int = 2) -> str:
+    if variant == "titled":
+        return doc
+    body, title = strip_title(doc)
+    if variant == "notitle":
+        return shift_headings(body, top)
+    title = title or "Untitled"
+    if rng.random() < 0.5:
+        safe = title.replace('"', "'")
+        front = f'---\ntitle: "{safe}"\nweight: {rng.randrange(1, 90)}\n---'
+    else:
+        safe = title.replace('"', "'")
+        front = f'+++\ntitle = "{safe}"\ndraft = false\n+++'
+    return front + "\n\n" + body
+
+
+def make_dataset(out: str | Path, sessions: int = 6, docs: int = 3, seed: int = 1) -> list[dict]:
     """Write the files and their gold; return one record per file (path, gold, kind,
-    split, source)."""
+    split, source and, for documents, variant): `sessions` // 2 sessions per split and
+    source, `docs` files per documentation set and variant."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     sources = {"readme": readme_topics(), "stdlib": stdlib_topics()}
-    md_sources = {
-        "readme": list(readme_markdown().items()),
-        "stdlib": [(n, stdlib_markdown((n, p))) for n, p in sources["stdlib"]],
-    }
     records = []
     for split in ("dev", "heldout"):
         for source, topics in sources.items():
@@ -397,13 +623,22 @@ def make_dataset(out: str | Path, sessions: int = 6, docs: int = 6, seed: int = 
                         "source": source,
                     }
                 )
-        for source, named in md_sources.items():
-            pool = [doc for n, doc in named if half(n) == split]
-            for i in range(docs // 2):
-                if len(pool) < 6:
-                    break
-                text, gold = make_document(rng, pool)
-                path = folder / f"{split}-docs-{source}-{i}.md"
+    corpora = doc_corpora()
+    for name in DOC_CORPORA:
+        if name not in corpora:
+            print(f"segdata: documentation set {name!r} not found here: skipped", file=sys.stderr)
+    for corpus, named in corpora.items():
+        split = DOC_CORPORA[corpus]
+        for variant in VARIANTS:
+            # one generator per set and variant: a set's files do not depend on which
+            # other sets (or which Python distributions) this machine has
+            rng = random.Random(f"{seed}-{corpus}-{variant}")
+            for i in range(docs):
+                picked = rng.sample(named, 6)
+                top = rng.choice((2, 3))
+                parts = [variant_doc(rng, doc, variant, top) for _, doc in picked]
+                text, gold = make_document(rng, parts)
+                path = folder / f"{split}-docs-{corpus}-{variant}-{i}.md"
                 path.write_text(text, encoding="utf-8")
                 records.append(
                     {
@@ -411,7 +646,9 @@ def make_dataset(out: str | Path, sessions: int = 6, docs: int = 6, seed: int = 
                         "gold": gold,
                         "kind": "docs",
                         "split": split,
-                        "source": source,
+                        "source": corpus,
+                        "variant": variant,
+                        "documents": [n for n, _ in picked],
                     }
                 )
     for r in records:
@@ -425,13 +662,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("--sessions", type=int, default=6, help="per split and source... halved")
-    ap.add_argument("--docs", type=int, default=6)
+    ap.add_argument("--docs", type=int, default=3, help="files per documentation set and variant")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     for r in make_dataset(args.out, args.sessions, args.docs, args.seed):
         print(
-            f"{r['split']:<8} {r['kind']:<8} {r['source']:<7} {r['path']}  "
-            f"({len(r['gold'])} segments)"
+            f"{r['split']:<8} {r['kind']:<8} {r['source']:<8} {r.get('variant', ''):<12} "
+            f"{r['path']}  ({len(r['gold'])} segments)"
         )
 
 

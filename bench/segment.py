@@ -1,12 +1,14 @@
 """Topic segmentation quality and speed, on a generated labelled set (`bench/segdata.py`).
 
-    python bench/segment.py [--sessions 8] [--docs 8] [--seed 1] [--e5]
+    python bench/segment.py [--sessions 8] [--docs 3] [--seed 1] [--e5]
 
-Prints mean Pk, WindowDiff and boundary F1 per kind of file (agent sessions, markdown
-documents) for: one chunk for the whole file, the seed's merge loop with its defaults,
-``--merge topic`` with its defaults, and ``--merge topic`` tuned (`engine.evaluate.tune`)
-on the dev files and scored on the held-out files (other topics); then the same per
-source, to show that what is tuned on one holds on the other; then timings: topic
+Prints mean Pk, WindowDiff and boundary F1 per kind of file (agent sessions; markdown
+files of stitched documents with their titles, without them, and with the title in
+front matter: see `bench/segdata.py`) for: one chunk for the whole file, the seed's
+merge loop with its defaults, ``--merge topic`` with its defaults, and ``--merge topic``
+tuned (`engine.evaluate.tune`) on the dev files and scored on the held-out files (other
+topics, other documentation sets); then the topic defaults' Pk per documentation set, dev
+and held out, to show that what holds on one set holds on the others; then timings: topic
 segmentation of 10k chunks after the vectors exist (its topics split to fit the default
 size cap, as the pipeline does), a 50-point sweep on a 2k-chunk
 file, and tuning on 5 files. ``--e5`` adds the offline neural embedder when installed.
@@ -83,17 +85,39 @@ def mean_scores(
     )
 
 
-def table(title: str, rows: list[tuple[str, dict[str, tuple[float, float, float]]]]) -> None:
+def kind_of(r: Mapping[str, Any]) -> str:
+    """``session`` or ``docs VARIANT`` (titled, notitle, frontmatter)."""
+    return "session" if r["kind"] == "session" else f"docs {r['variant']}"
+
+
+KINDS = ["session", "docs titled", "docs notitle", "docs frontmatter"]
+
+
+def table(
+    title: str, rows: list[tuple[str, dict[str, tuple[float, float, float]]]], pk_only: bool = False
+) -> None:
     kinds = list(rows[0][1])
     width = max(34, *(len(name) for name, _ in rows))
     print(f"\n{title}")
-    head = f"{'method':<{width}}" + "".join(f" {k + ' Pk':>13} {'WD':>6} {'F1':>6}" for k in kinds)
+    if pk_only:
+        print(f"{'':<{width}}" + "".join(f" {k:>14}" for k in kinds))
+        for name, by_kind in rows:
+            print(
+                f"{name:<{width}}"
+                + "".join(
+                    f" {by_kind[k][0]:>14.3f}" if k in by_kind else f" {'':>14}" for k in kinds
+                )
+            )
+        return
+    head = f"{'method':<{width}}" + "".join(
+        f" {k.replace('docs ', '') + ' Pk':>15} {'WD':>6} {'F1':>6}" for k in kinds
+    )
     print(head)
     for name, by_kind in rows:
         print(
             f"{name:<{width}}"
             + "".join(
-                f" {by_kind[k][0]:>13.3f} {by_kind[k][1]:>6.3f} {by_kind[k][2]:>6.3f}"
+                f" {by_kind[k][0]:>15.3f} {by_kind[k][1]:>6.3f} {by_kind[k][2]:>6.3f}"
                 for k in kinds
             )
         )
@@ -110,15 +134,11 @@ def run(args: argparse.Namespace, tmp: Path, embedder: str) -> None:
             c
             for r, c in by_mode[mode]
             if r["split"] == split
-            and (kind is None or r["kind"] == kind)
+            and (kind is None or kind_of(r) == kind)
             and (source is None or r["source"] == source)
         ]
 
-    kinds = ["session", "docs"]
-    tuned: dict[str, dict[str, Any]] = {}
-    for kind in kinds:
-        best = tune(pick("dev", kind), topic, GRID, top=1)
-        tuned[kind] = best[0][0]
+    kinds = [k for k in KINDS if pick("heldout", k)]
     both = tune(pick("dev"), topic, GRID, top=1)[0][0]
     rows = []
     for name, fn, values, mode in (
@@ -127,38 +147,35 @@ def run(args: argparse.Namespace, tmp: Path, embedder: str) -> None:
         # peers (bench/segpeers.py), when installed: the topic mode's units and vectors
         *[(peer, segmenter, {}, "topic") for peer, segmenter in peers()],
         ("topic, defaults (untuned)", topic, {}, "topic"),
-        ("topic, tuned on dev (both kinds)", topic, both, "topic"),
+        ("topic, tuned on dev", topic, both, "topic"),
     ):
         rows.append(
             (name, {k: mean_scores(pick("heldout", k, mode=mode), fn, values) for k in kinds})
         )
-    rows.append(
-        (
-            "topic, tuned on dev (per kind)",
-            {k: mean_scores(pick("heldout", k), topic, tuned[k]) for k in kinds},
-        )
-    )
-    table(f"held-out files, {embedder} embedder (mean over {len(pick('heldout'))} files)", rows)
-    print(f"tuned on dev (both kinds): {both}")
-    print(f"tuned on dev per kind: {tuned}")
+    n_files = len(pick("heldout"))
+    table(f"held-out files, {embedder} embedder (mean over {n_files} files)", rows)
+    print(f"tuned on dev (all kinds): {both}")
 
-    # across sources: tuned on one source's dev files, scored on the other's held-out
-    rows = []
-    for train, test in (("readme", "stdlib"), ("stdlib", "readme")):
-        values = tune(pick("dev", source=train), topic, GRID, top=1)[0][0]
+    # per documentation set: the dev sets and the held-out ones, topic defaults
+    doc_kinds = [k for k in kinds if k != "session"]
+    for split in ("dev", "heldout"):
+        sets = sorted({r["source"] for r, _ in by_mode["topic"] if r["split"] == split})
+        rows = []
+        for source in sets:
+            scored = {
+                k: mean_scores(cases, topic, {})
+                for k in doc_kinds
+                if (cases := pick(split, k, source))
+            }
+            if scored:
+                rows.append((f"{source}: topic defaults", scored))
         rows.append(
             (
-                f"topic tuned on {train}, scored on {test}",
-                {k: mean_scores(pick("heldout", k, test), topic, values) for k in kinds},
+                f"{split} mean: one chunk for the whole file",
+                {k: mean_scores(pick(split, k, mode="seed"), single, {}) for k in doc_kinds},
             )
         )
-        rows.append(
-            (
-                f"topic defaults, scored on {test}",
-                {k: mean_scores(pick("heldout", k, test), topic, {}) for k in kinds},
-            )
-        )
-    table("across sources", rows)
+        table(f"{split} documentation sets, {embedder}: mean Pk per set", rows, pk_only=True)
 
 
 def timings() -> None:
@@ -190,6 +207,25 @@ def timings() -> None:
         f"(the knob-independent frame, {once:.1f} ms, built once per file); "
         f"the same step without the size cap {free:.1f} ms"
     )
+    # a markdown file of 10k units: sections under headings, every 40th a page's front
+    # matter, every 120th paragraph a badge line (the document-start scan runs in the frame)
+    md = []
+    for i in range(10_000):
+        text = "y" * int(rng.integers(50, 900))
+        if i % 8 == 0:
+            text = f"{'#' * (2 + i % 3)} Section {i % 50}\n{text}"
+        elif i % 40 == 1:
+            text = f"---\ntitle: page {i}\n---\n{text}"
+        elif i % 120 == 3:
+            text = f"[![ci](https://ci.example/{i}.svg)](https://ci.example)\n{text}"
+        md.append(Chunk([Turn(None, "Doc", text, i + 1, i // 8)]))
+    md_prepared = frame(md, vectors)
+    md_once = median_ms(lambda: frame(md, vectors))
+    md_step = median_ms(lambda: segment(md, vectors, TopicParams(), md_prepared))
+    print(
+        f"markdown, 10k units: a slider step {md_step:.1f} ms (the frame, with the "
+        f"document-start scan and the valleys, {md_once:.1f} ms, built once per file)"
+    )
     small = Case(chunks[:2000], vectors[:2000], [1, 500, 1200], np.full(2000, 400, dtype=np.int64))
     t0 = time.perf_counter()
     sweep(small, topic, "topic_depth", np.linspace(0, 10, 50).tolist(), {})
@@ -215,7 +251,7 @@ def timings() -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=8)
-    ap.add_argument("--docs", type=int, default=8)
+    ap.add_argument("--docs", type=int, default=3, help="files per documentation set and variant")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--e5", action="store_true")
     ap.add_argument("--no-timings", action="store_true")

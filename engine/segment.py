@@ -16,9 +16,12 @@ and its embedding-based successors, instead:
    twice the window: ``(left peak - s) + (right peak - s)``. The depths of the three
    scales are averaged. A real topic change is a valley, not merely a low value.
 3. **Prefers structure, without trusting it blindly.** ``topic_structure`` is added
-   where the message after the gap is a user turn after the assistant spoke, a
-   level-1 markdown heading (a new document), or follows a pause of 30 minutes or a
-   day change. Lower headings are too common inside one topic to be a hint.
+   where the message after the gap is a user turn after the assistant spoke, or
+   follows a pause of 30 minutes or a day change; in markdown, times the strength
+   with which the unit after the gap starts a document (`engine.docstruct`: front
+   matter, a title, a repeated opening section, a banner; and, in a file where no
+   document start shows, `document_valleys`: a change of vocabulary at the scale of
+   documents). A section heading alone is no hint.
 4. **Cuts the deepest dips first.** Only the best gap within half a window is a
    candidate (one per valley); candidates whose score reaches ``topic_depth`` (a
    number, or ``adaptive``: mean + std/2 of the candidates) are taken best first,
@@ -48,13 +51,14 @@ import bisect
 import contextlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.docstruct import DocStructure, Piece, document_starts
 from engine.merge import CUT_CODES, MergeParams, MergeResult, char_counts
 from engine.model import Chunk, chunks_from_spans
 from engine.params import SliderSpec, check_fields, knob
@@ -66,6 +70,27 @@ IntArray = npt.NDArray[np.int64]
 SCALES = (0.5, 1.0, 2.0)
 #: A pause of this many seconds between two messages is a structural point.
 PAUSE_SECONDS = 30 * 60
+#: The windows (chars each side) at which a markdown file's documents are compared.
+DOC_WINDOWS = (5000.0,)
+#: A valley this deep (z units) at one of `DOC_WINDOWS` starts to count as a change of document...
+DOC_VALLEY_FROM = 2.5
+#: ... and counts fully from this depth, as this much of a structural point.
+DOC_VALLEY_FULL = 6.0
+DOC_VALLEY = 0.9
+#: Inside a valley, a top-level section heading's strength is this much higher (a
+#: second-level one half as much, and so on): a cut lands on a heading where one is near.
+SECTION_PULL = 0.3
+#: How much the `new_terms` score (z units) adds to a valley's depth.
+TERM_WEIGHT = 0.5
+#: A new word is a key term when used this many times within `TERM_REACH` chars
+#: of its first use; the blocks compared are `TERM_WINDOW` chars each side.
+TERM_RECUR = 3
+TERM_REACH = 3000
+TERM_WINDOW = 3000.0
+#: A markdown file in which this many documents are found by their markers (front
+#: matter, titles) or by a repeated opening is trusted to show them all: its valleys
+#: add nothing. So is a file whose one marked start opens it (`_unmarked`).
+EXPLICIT_STARTS = 2
 #: The size cap of a merged chunk in chars by default: the seed's (`MergeParams`).
 DEFAULT_MAX_CHARS: int | None = MergeParams().max_chunk_chars
 
@@ -109,8 +134,8 @@ class TopicParams:
     )
     topic_structure: float = knob(
         5.0,
-        "added to a gap's score at a user turn after the assistant, a level-1 heading, "
-        "a long pause or a day change (z units)",
+        "added to a gap's score at a user turn after the assistant, a long pause, a day "
+        "change, or times its strength where a markdown document starts (z units)",
         flag="--topic-structure",
         minimum=0,
         maximum=10,
@@ -221,45 +246,67 @@ def _depths(sims: FloatArray, lo: IntArray, hi: IntArray) -> FloatArray:
     return out
 
 
-def _is_top_heading(text: str) -> bool:
-    return text.startswith("# ") or text.startswith("#\t")
-
-
 def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> FloatArray:
-    """1.0 at each gap next to a structural point (see the module docstring), else 0.
+    """The strength of the structural point at each gap (see the module docstring): 1
+    at a user turn after the assistant spoke, a long pause or a day change; for
+    markdown, how strongly the unit after the gap starts a document (0 to
+    `engine.docstruct.MARKED`, `engine.docstruct.document_starts`).
 
     A message starts where the turn index changes. When one starts inside a chunk
     (compaction merged a short chunk into it), the point goes on the gap before that
     chunk when the text before the message is the smaller part of it, else on the gap
-    after it. `sizes` (each chunk's ``chars``) saves computing them again."""
+    after it; so does a markdown paragraph. `sizes` (each chunk's ``chars``) saves
+    computing them again."""
+    return _structure(chunks, sizes)[0]
+
+
+def _structure(
+    chunks: Sequence[Chunk], sizes: IntArray | None = None
+) -> tuple[FloatArray, DocStructure | None, IntArray]:
+    """`structure_points`, the `DocStructure` of the markdown units (None if none) and
+    the relative level of the heading after each gap (`TopicFrame.headings`)."""
     n = len(chunks)
     out = np.zeros(max(n - 1, 0))
     totals = (sizes if sizes is not None else char_counts(chunks)).tolist()
     prev_role: str | None = None
     prev_index: object = object()
     prev_ts = None
+    pieces: list[Piece] = []
+    piece_gaps: list[int] = []
     for j, chunk in enumerate(chunks):
         offset = 0
         total = max(1, totals[j])
         for t in chunk.turns:
-            if t.turn_index is None or t.turn_index != prev_index:
-                point = (t.role == "You" and prev_role is not None and prev_role != "You") or (
-                    t.role == "Doc" and _is_top_heading(t.text)
-                )
+            gap = j - 1 if 2 * offset <= total else j
+            opens = t.turn_index is None or t.turn_index != prev_index
+            if t.role == "Doc":
+                pieces.append(Piece(t.text, opens))
+                piece_gaps.append(gap)
+            elif opens:
+                point = t.role == "You" and prev_role is not None and prev_role != "You"
                 if not point and t.timestamp is not None and prev_ts is not None:
                     with contextlib.suppress(TypeError):  # aware against naive: unknown
                         point = (
                             t.timestamp.date() != prev_ts.date()
                             or (t.timestamp - prev_ts).total_seconds() >= PAUSE_SECONDS
                         )
-                gap = j - 1 if 2 * offset <= total else j
                 if point and 0 <= gap < n - 1:
                     out[gap] = 1.0
             prev_role, prev_index = t.role, t.turn_index
-            if t.timestamp is not None:
+            if t.timestamp is not None and t.role != "Doc":
                 prev_ts = t.timestamp
             offset += len(t.role) + len(t.text) + 3
-    return out
+    headings = np.full(max(n - 1, 0), -1, dtype=np.int64)
+    if not pieces:
+        return out, None, headings
+    found = document_starts(pieces)
+    for gap, strength, level in zip(piece_gaps, found.strength, found.level, strict=True):
+        if 0 <= gap < n - 1:
+            if strength > 0:
+                out[gap] = max(out[gap], strength)
+            if level >= 0 and (headings[gap] < 0 or level < headings[gap]):
+                headings[gap] = level
+    return out, found, headings
 
 
 #: `split_ranks`' values: a heading of level L ranks ``HEADING_RANK - L`` (a level-1
@@ -345,6 +392,90 @@ class TopicFrame:
     structure: FloatArray
     ranks: npt.NDArray[np.int8]
     """`split_ranks`: how good each gap is as a place to split a topic over the cap."""
+    #: per gap, the level of the markdown heading that opens the unit after it,
+    #: relative to the file's shallowest (0 = a top-level section; -1: no heading):
+    #: where a long document splits best (`engine.docstruct`)
+    headings: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+
+_TERM = re.compile(r"[^\W\d_]{3,}")
+
+
+def new_terms(chunks: Sequence[Chunk], chars: IntArray) -> FloatArray:
+    """Per gap, how much more of the text after it than before it is *new key terms*
+    (z-scored): words met for the first time in the file that recur at least
+    `TERM_RECUR` times within `TERM_REACH` chars of their first use (a document's
+    subject, its names), each counted up to 5 times, per word of the blocks of
+    `TERM_WINDOW` chars each side. A new document brings its own; a new section of
+    the same one mostly reuses what its document has introduced."""
+    n = len(chunks)
+    ids: dict[str, int] = {}
+    words: list[int] = []
+    counts = np.zeros(n, dtype=np.int64)
+    for u, chunk in enumerate(chunks):
+        found = _TERM.findall(chunk.text.lower())
+        counts[u] = len(found)
+        words += [ids.setdefault(w, len(ids)) for w in found]
+    if not words or n < 3:
+        return np.zeros(max(n - 1, 0))
+    word = np.asarray(words, dtype=np.int64)
+    unit = np.repeat(np.arange(n, dtype=np.int64), counts)
+    first = np.full(len(ids), n, dtype=np.int64)
+    np.minimum.at(first, word, unit)
+    near = (chars[unit] - chars[first[word]]) <= TERM_REACH
+    uses = np.bincount(word, weights=near, minlength=len(ids))
+    weight = np.where(uses >= TERM_RECUR, np.minimum(uses, 5.0), 0.0)
+    mass = np.zeros(n + 1)
+    np.cumsum(np.bincount(first, weights=weight, minlength=n)[:n], out=mass[1:])
+    total = np.zeros(n + 1)
+    np.cumsum(counts, out=total[1:])
+    lo, hi = _reach(chars, TERM_WINDOW)
+    b = np.arange(1, n, dtype=np.int64)
+    after = (mass[hi] - mass[b]) / np.maximum(total[hi] - total[b], 1.0)
+    before = (mass[b] - mass[lo]) / np.maximum(total[b] - total[lo], 1.0)
+    d = after - before
+    std = float(np.std(d))
+    out: FloatArray = (d - float(np.mean(d))) / (std if std > 1e-12 else 1.0)
+    return out
+
+
+def document_valleys(
+    chars: IntArray, cum: npt.NDArray[np.float32], terms: FloatArray | None = None
+) -> FloatArray:
+    """How strongly (0 to 1) each gap is a change of document by its vocabulary alone.
+    At each of `DOC_WINDOWS` (chars each side; scales no knob sets, since documents
+    are longer than the topics of a session), the depth of the block similarity, plus
+    `TERM_WEIGHT` times the `new_terms` score when given, is taken at the deepest gap
+    of each valley, graded from 0 at `DOC_VALLEY_FROM` z units to 1 at
+    `DOC_VALLEY_FULL`, and spread over the gaps within an eighth of the window so the
+    knob-dependent depth still picks the gap; a gap gets the best grade of the
+    windows, times `DOC_VALLEY`."""
+    n = len(chars) - 1
+    out = np.zeros(max(n - 1, 0))
+    if n < 3:
+        return out
+    for width in DOC_WINDOWS:
+        depth = _depths(_block_cosines(cum, *_reach(chars, width)), *_gap_reach(chars, 2 * width))
+        if terms is not None:
+            depth = depth + TERM_WEIGHT * terms
+        lo, hi = _gap_reach(chars, width / 2)
+        peak = depth >= _RangeMax(depth).query(lo, hi)
+        span = DOC_VALLEY_FULL - DOC_VALLEY_FROM
+        grade = np.where(peak, np.clip((depth - DOC_VALLEY_FROM) / span, 0.0, 1.0), 0.0)
+        near_lo, near_hi = _gap_reach(chars, width / 8)
+        np.maximum(out, _RangeMax(grade).query(near_lo, near_hi), out=out)
+    result: FloatArray = out * DOC_VALLEY
+    return result
+
+
+def _unmarked(docs: DocStructure) -> bool:
+    """Does a markdown file show too few of its documents to be trusted with them all?
+    Fewer than `EXPLICIT_STARTS` found by markers or a repeated opening, or only one,
+    which does not open the file (a titled document alone is one document)."""
+    shown = docs.marked + docs.restarts
+    if shown >= EXPLICIT_STARTS:
+        return False
+    return shown == 0 or not (docs.restarts == 0 and 0 <= docs.first_marked <= 1)
 
 
 def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
@@ -352,9 +483,16 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     v = _as_vectors(vectors)
     sizes = char_counts(chunks)
     cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
-    return TopicFrame(
-        chunks, v, sizes, _offsets(sizes), cum, structure_points(chunks, sizes), split_ranks(chunks)
-    )
+    chars = _offsets(sizes)
+    structure, docs, headings = _structure(chunks, sizes)
+    if docs is not None and len(chunks) >= 2 and _unmarked(docs):
+        # a markdown file that shows none of its documents: its vocabulary must
+        terms = new_terms(chunks, chars) if TERM_WEIGHT > 0 else None
+        valleys = document_valleys(chars, cum, terms)
+        # within a valley, a section heading is where to cut (a top-level one most)
+        pull = np.where(headings >= 0, SECTION_PULL / (1.0 + np.maximum(headings, 0)), 0.0)
+        structure = np.maximum(structure, np.minimum(1.0, valleys * (1.0 + pull)))
+    return TopicFrame(chunks, v, sizes, chars, cum, structure, split_ranks(chunks), headings)
 
 
 def gap_scores(

@@ -66,8 +66,15 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
         if len(parts) == 1:
             chunks[-1].append(turn)
             continue
+        # A document section's text is its lines from `source_line` on: with
+        # `by_message` each paragraph gets its own line, so a cut between two
+        # paragraphs (a document that starts without a heading) is placed exactly.
+        line = turn.source_line if by_message and turn.role == "Doc" else None
         for i, part in enumerate(parts):
-            piece = Turn(turn.timestamp, turn.role, part, turn.source_line, turn.turn_index)
+            at = turn.source_line if line is None else line + len(part) - len(part.lstrip("\n"))
+            piece = Turn(turn.timestamp, turn.role, part, at, turn.turn_index)
+            if line is not None:
+                line += part.count("\n") + 2
             if i == 0:
                 chunks[-1].append(piece)
             else:

@@ -1,0 +1,257 @@
+"""Where markdown documents start (engine/docstruct.py) and what the segmenter makes of it."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.docstruct import (
+    AFTER_REFERENCES,
+    BANNER,
+    MARKED,
+    Piece,
+    document_starts,
+    heading_name,
+    is_front_matter,
+)
+from engine.evaluate import chunk_starts
+from engine.merge import MergeParams
+from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
+from engine.segment import frame, segment
+from engine.source import load_markdown
+from engine.split import chunk_turns
+
+NAMES = ["Synopsis", "Description", "Usage", "Options", "Examples", "See also", "Notes"]
+PARAS = ["Some prose about it.", "More words here, and more.", "`code` and text."]
+
+
+@st.composite
+def sections(draw: st.DrawFn, lowest: int = 1) -> list[tuple[int, str, list[str]]]:
+    """(heading level, name, paragraphs) of a markdown file's sections."""
+    n = draw(st.integers(1, 12))
+    out = []
+    for _ in range(n):
+        level = draw(st.integers(lowest, 5))
+        name = draw(st.sampled_from(NAMES))
+        paras = draw(st.lists(st.sampled_from(PARAS), min_size=0, max_size=3))
+        out.append((level, name, paras))
+    return out
+
+
+def as_pieces(secs: list[tuple[int, str, list[str]]], shift: int = 0) -> list[Piece]:
+    pieces = []
+    for level, name, paras in secs:
+        pieces.append(Piece(f"{'#' * (level + shift)} {name}", True))
+        pieces += [Piece(p, False) for p in paras]
+    return pieces
+
+
+@settings(max_examples=60, deadline=None)
+@given(sections(lowest=2))
+def test_shifting_every_heading_one_level_changes_nothing(secs: list) -> None:
+    a = document_starts(as_pieces(secs))
+    b = document_starts(as_pieces(secs, shift=1))
+    assert a == b
+
+
+@settings(max_examples=60, deadline=None)
+@given(sections(lowest=1))
+def test_levels_are_relative_to_the_shallowest(secs: list) -> None:
+    found = document_starts(as_pieces(secs, shift=1))
+    top = min(level for level, _, _ in secs)
+    heads = [lv for lv in found.level if lv >= 0]
+    assert heads == [level - top for level, _, _ in secs]
+    assert min(heads) == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(sections(lowest=2), st.integers(0, 12), st.sampled_from(["yaml", "toml"]))
+def test_front_matter_always_starts_a_document(secs: list, at: int, kind: str) -> None:
+    pieces = as_pieces(secs)
+    front = "---\ntitle: A page\nweight: 3\n---" if kind == "yaml" else '+++\ntitle = "A"\n+++'
+    at = min(at, len(pieces))
+    pieces.insert(at, Piece(front, False))
+    assert document_starts(pieces).strength[at] == MARKED
+
+
+@settings(max_examples=60, deadline=None)
+@given(sections(lowest=1), st.integers(0, 12))
+def test_nothing_inside_a_code_fence_starts_a_document(secs: list, at: int) -> None:
+    pieces = as_pieces(secs)
+    at = min(at, len(pieces))
+    # a fenced block with blank lines inside: its paragraphs are pieces of one section
+    fenced = [
+        Piece("```yaml", False),
+        Piece("---\ntitle: not front matter\n---", False),
+        Piece("Not a title\n===========", False),
+        Piece("[![badge](b.svg)](ci)", False),
+        Piece("[ref]: https://example.org", False),
+        Piece("% not a pandoc title\n```", False),
+    ]
+    pieces[at:at] = fenced
+    found = document_starts(pieces)
+    assert found.strength[at + 1 : at + 6] == [0.0] * 5
+
+
+def test_a_banner_paragraph_and_the_one_after_link_references_start_documents() -> None:
+    pieces = [
+        Piece("## Usage", True),
+        Piece("Run it.", False),
+        Piece("[![CI](https://ci.example/b.svg)](https://ci.example)\nA tool for x.", False),
+        Piece("## Install", True),
+        Piece("[docs]: https://example.org/docs\n[api]: https://example.org/api", False),
+        Piece("Another page begins without a heading.", False),
+        Piece("Prose that [links][docs] inline is no reference block.", False),
+    ]
+    assert document_starts(pieces).strength == [0.0, 0.0, BANNER, 0.0, 0.0, AFTER_REFERENCES, 0.0]
+
+
+def test_front_matter_needs_keys_and_a_closing_line() -> None:
+    assert is_front_matter("---\ntitle: x\n---")
+    assert is_front_matter('+++\ntitle = "x"\n+++\n\nBody')
+    assert not is_front_matter("---\n\nA thematic break, then prose.")
+    assert not is_front_matter("---\ntitle: x\nno closing line")
+    assert heading_name("### `Set-up`!") == heading_name("## Set up") == "set up"
+    assert heading_name("## Version 1.2 (LTS)") != heading_name("## Version 1.3 (LTS)")
+
+
+def _npm_like(rng: random.Random, i: int) -> str:
+    """A command page as npm's docs write them, title in front matter."""
+    words = rng.sample(
+        [
+            "alpha",
+            "bravo",
+            "charlie",
+            "delta",
+            "echo",
+            "foxtrot",
+            "golf",
+            "hotel",
+            "india",
+            "juliet",
+            "kilo",
+            "lima",
+            "mike",
+            "november",
+            "oscar",
+            "papa",
+            "quebec",
+            "romeo",
+            "sierra",
+            "tango",
+            "uniform",
+            "victor",
+            "whiskey",
+            "xray",
+        ],
+        6,
+    )
+    body = []
+    for name in ("Synopsis", "Description", "Configuration", "See Also"):
+        body.append(f"### {name}")
+        for _ in range(3):
+            body.append("")
+            body.append(" ".join(rng.choice(words) for _ in range(40)) + ".")
+        body.append("")
+    return f"---\ntitle: cmd-{i}\nsection: 1\n---\n\n" + "\n".join(body)
+
+
+def _stitch(docs: list[str]) -> tuple[str, list[int]]:
+    lines: list[str] = []
+    gold = []
+    for doc in docs:
+        if lines:
+            lines.append("")
+        gold.append(len(lines) + 1)
+        lines += doc.strip("\n").splitlines()
+    return "\n".join(lines) + "\n", gold
+
+
+def _topic_starts(path: Path) -> list[int]:
+    params = PipelineParams(embedder=EmbedderSpec(name="lexical"), merge=MergeParams(mode="topic"))
+    pipe = Pipeline(str(path), params)
+    chunks, vectors = pipe.compacted(), pipe.embeddings()
+    return chunk_starts(segment(chunks, vectors, prepared=frame(chunks, vectors)).chunks)
+
+
+def test_stitched_pages_are_found_by_front_matter_and_by_their_repeated_opening(
+    tmp_path: Path,
+) -> None:
+    rng = random.Random(5)
+    docs = [_npm_like(rng, i) for i in range(4)]
+    text, gold = _stitch(docs)
+    with_front = tmp_path / "front.md"
+    with_front.write_text(text)
+    assert _topic_starts(with_front) == gold
+    # the front matter (and with it the title) gone: each page opens at "### Synopsis"
+    bare_docs = [d.split("---\n\n", 1)[1] for d in docs]
+    text, gold = _stitch(bare_docs)
+    bare = tmp_path / "bare.md"
+    bare.write_text(text)
+    assert _topic_starts(bare) == gold
+
+
+def test_a_paragraph_of_a_section_keeps_its_own_line_in_topic_mode(tmp_path: Path) -> None:
+    path = tmp_path / "doc.md"
+    path.write_text("# Title\n\nfirst para\nstill first\n\nsecond\n\n\nthird\n")
+    turns = load_markdown(path).turns
+    by_message = chunk_turns(turns, by_message=True)
+    lines = [t.source_line for c in by_message for t in c.turns if t.source_line is not None]
+    assert lines == [1, 3, 6, 9]
+    seed = chunk_turns(turns)  # the seed's paragraphs keep their section's line
+    assert {t.source_line for c in seed for t in c.turns} == {None, 1}
+
+
+def _heads(*lines: str) -> list[Piece]:
+    return [Piece(line, True) for line in lines]
+
+
+def test_a_repeated_opening_starts_a_document_a_repeated_subsection_does_not() -> None:
+    pages = _heads(
+        "### Synopsis", "### Description", "### See Also", "### Synopsis", "### Description"
+    )
+    found = document_starts(pages)
+    assert found.strength == [0.0, 0.0, 0.0, 1.0, 0.0]
+    assert (found.marked, found.restarts) == (0, 1)
+    changelog = _heads(
+        "# Changelog", "## 1.2.0", "### Fixed", "### Added", "## 1.1.0", "### Fixed", "### Added"
+    )
+    assert document_starts(changelog).strength == [MARKED] + [0.0] * 6
+    # titles: one level-1 heading per document, each heading deeper sections
+    titled = _heads("# Alpha", "## Use", "## Notes", "# Beta", "## Use", "## Notes")
+    found = document_starts(titled)
+    assert found.strength == [MARKED, 0.0, 0.0, MARKED, 0.0, 0.0]
+    assert found.level == [0, 1, 1, 0, 1, 1]
+    assert found.marked == 2
+
+
+def test_the_frame_says_how_deep_the_heading_after_each_gap_is(tmp_path: Path) -> None:
+    path = tmp_path / "doc.md"
+    path.write_text(
+        "## Title here\n\nAn introduction of some length.\n\n### Part A\n\nText of part A.\n\n"
+        "#### Detail\n\nText of the detail.\n\n### Part B\n\nText of part B.\n"
+    )
+    params = PipelineParams(embedder=EmbedderSpec(name="lexical"), merge=MergeParams(mode="topic"))
+    pipe = Pipeline(str(path), params)
+    chunks = pipe.compacted()
+    f = frame(chunks, pipe.embeddings())
+    by_text = {
+        chunks[g + 1].turns[0].text.split("\n")[0]: int(lv) for g, lv in enumerate(f.headings)
+    }
+    assert by_text["### Part A"] == 1
+    assert by_text["#### Detail"] == 2
+    assert by_text["### Part B"] == 1
+    assert by_text["An introduction of some length."] == -1
+
+
+def test_the_first_marked_start_is_known() -> None:
+    pieces = [Piece("doc.md", True), Piece("Intro text.", False), Piece("## Use", True)]
+    assert document_starts(pieces).first_marked == -1
+    pieces.append(Piece("---\ntitle: next\n---", False))
+    found = document_starts(pieces)
+    assert (found.marked, found.first_marked) == (1, 3)
+    titled = [Piece("doc.md", True), Piece("# Title", True), Piece("## Use", True)]
+    assert document_starts(titled).first_marked == 1
