@@ -100,6 +100,8 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDrive
     def __init__(self, options: StartOptions | None = None) -> None:
         super().__init__()
         self.options = options or StartOptions()
+        #: The line to show after an unexpected exception ended the app (`tui.crash`).
+        self.crash: str | None = None
         self._startup_notes: list[str] = []
         self.fixed_timings = self.options.fixed_timings or bool(os.environ.get(FIXED_TIMINGS_ENV))
         self.pipe = None
@@ -227,6 +229,21 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDrive
                 save_settings(settings)
         except (ChunkscopeError, OSError) as e:
             self.post_message(Notice(f"Theme not remembered: {e}", "warning"))
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An unexpected exception: a report in the data directory, one line kept for
+        the terminal (`cmd_tui` prints it), exit status non-zero, no traceback drawn.
+        Under ``run_test`` the exception is still raised to the test."""
+        from tui.crash import crash_message, write_report
+
+        if self.crash is None:
+            self.crash = crash_message(error, write_report(error))
+        self._return_code = 1
+        if self._exception is None:
+            self._exception = error
+            self._exception_event.set()
+        self.bell()
+        self._close_messages_no_wait()
 
     # ------------------------------------------------------------------ helpers
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -17,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from engine.readers.base import SessionInfo
 from engine.readers.folders import readable_name
+from engine.textutil import strip_control
 from tui.samples import sample_files
 
 #: Session files looked at for the sessions list (the newest of the folder).
@@ -44,7 +46,7 @@ def session_label(s: SessionInfo) -> str:
 
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.modified)) if s.modified else "-"
     size = f"{s.size / 1024:,.1f} KB" if s.size < 1 << 20 else f"{s.size / (1 << 20):,.1f} MB"
-    title = " ".join(s.label().split())[:70]
+    title = " ".join(strip_control(s.label()).split())[:70]
     return f"{when}  {size:>9}  {s.format:<15} {title}"
 
 
@@ -75,13 +77,15 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             yield Label("Open an agent session log or a markdown file", markup=False)
             with Horizontal():
                 tree = LogTree(self.start, id="tree")
-                tree.border_title = str(self.start.resolve())
+                tree.border_title = Text(str(self.start.resolve()))
                 yield tree
-                sessions = OptionList(Option("looking for sessions…", disabled=True), id="sessions")
+                sessions = OptionList(
+                    Option("looking for sessions…", disabled=True), id="sessions", markup=False
+                )
                 sessions.border_title = "sessions here, newest first"
                 yield sessions
                 samples = OptionList(
-                    *[Option(p.name, id=str(p)) for p in self.samples], id="samples"
+                    *[Option(p.name, id=str(p)) for p in self.samples], id="samples", markup=False
                 )
                 samples.border_title = "sample logs"
                 yield samples
@@ -133,7 +137,7 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             return
         path = Path(value).expanduser()
         if not path.is_file():
-            self.notify(f"{value}: no such file", severity="error")
+            self.notify(f"{value}: no such file", severity="error", markup=False)
             return
         self.dismiss((str(path), None))
 

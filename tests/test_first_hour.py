@@ -1,0 +1,91 @@
+"""A newcomer's first hour (issue 26): the picker on the bundled samples, text from files
+shown as text everywhere, a crash as one line and a report, keys that do what the help says.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+from textual.widgets import OptionList
+
+from tests.pilot import ROOT, SAMPLE, SIZE, settled, until
+from tui.app import ChunkscopeApp, StartOptions
+from tui.cli import main
+from tui.crash import EXIT_CRASH
+from tui.screens.open_file import OpenFileScreen
+
+SAMPLES = ROOT / "sample_logs"
+MARKUP = SAMPLES / "markup_injection.jsonl"
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+
+def _option_texts(box: OptionList) -> list[str]:
+    return [str(box.get_option_at_index(i).prompt) for i in range(box.option_count)]
+
+
+async def test_the_picker_shows_markup_as_text_and_opens_a_file() -> None:
+    app = ChunkscopeApp(StartOptions(folder=str(SAMPLES), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+        screen = app.screen
+        assert isinstance(screen, OpenFileScreen)
+        await until(pilot, lambda: len(screen.sessions) >= 5)
+        await pilot.pause()
+        box = screen.query_one("#sessions", OptionList)
+        texts = _option_texts(box)
+        assert any("[bold red]alarm[/]" in t for t in texts), texts
+        # Drawn literally: the brackets reach the screen.
+        shown = "\n".join(
+            "".join(seg.text for seg in box.render_line(y)) for y in range(box.size.height)
+        )
+        assert "[bold red]alarm[/]" in shown
+        index = next(i for i, s in enumerate(screen.sessions) if Path(s.path) == MARKUP)
+        box.focus()
+        box.highlighted = index
+        await pilot.press("enter")
+        await settled(pilot, app)
+        assert app.pipe is not None and Path(app.pipe.path).name == MARKUP.name
+
+
+def _crashing_mount(self: ChunkscopeApp) -> None:
+    raise RuntimeError("boom [bold]not markup[/]\nsecond line")
+
+
+def test_a_crash_is_one_line_a_report_and_a_nonzero_exit(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(ChunkscopeApp, "on_mount", _crashing_mount)
+    monkeypatch.setattr(
+        ChunkscopeApp, "run", functools.partialmethod(ChunkscopeApp.run, headless=True)
+    )
+    status = main(["tui", str(SAMPLE)])
+    out, err = capsys.readouterr()
+    assert status == EXIT_CRASH
+    assert "Traceback" not in out + err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "RuntimeError: boom [bold]not markup[/] second line" in lines[0]
+    reports = list((isolated / "data" / "crashes").glob("crash-*.txt"))
+    assert len(reports) == 1 and str(reports[0]) in lines[0]
+    report = reports[0].read_text()
+    assert "Traceback" in report and "_crashing_mount" in report
+
+
+def test_a_crash_in_a_command_is_one_line_and_a_report(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tui.cli.chunk
+
+    def broken(args: object) -> int:
+        raise KeyError("surprise")
+
+    monkeypatch.setattr(tui.cli.chunk, "cmd_chunk", broken)
+    status = main(["chunk", str(SAMPLE)])
+    err = capsys.readouterr().err
+    assert status == EXIT_CRASH
+    assert len(err.strip().splitlines()) == 1 and "KeyError" in err
+    assert "Traceback" not in err
+    assert len(list((isolated / "data" / "crashes").glob("crash-*.txt"))) == 1
