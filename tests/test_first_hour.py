@@ -89,3 +89,37 @@ def test_a_crash_in_a_command_is_one_line_and_a_report(
     assert len(err.strip().splitlines()) == 1 and "KeyError" in err
     assert "Traceback" not in err
     assert len(list((isolated / "data" / "crashes").glob("crash-*.txt"))) == 1
+
+
+async def test_q_quits_on_the_main_screen() -> None:
+    app = ChunkscopeApp(StartOptions(fixed_timings=True, open_picker=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+    assert app.return_code == 0
+
+
+async def test_q_is_text_in_a_prompt() -> None:
+    from textual.widgets import Input
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("ctrl+s")  # save a profile: a name prompt
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.is_running
+        assert app.screen.query_one(Input).value.endswith("q")
+
+
+def test_eval_accepts_embed(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gold = isolated / "gold.json"
+    gold.write_text('{"starts": [1, 40]}\n')
+    args = ["eval", str(SAMPLE), "--gold", str(gold), "--format", "json"]
+    assert main(args) == 0
+    plain = capsys.readouterr().out
+    assert main([*args, "--embed"]) == 0
+    assert capsys.readouterr().out == plain

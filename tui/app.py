@@ -94,7 +94,8 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDrive
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "open_file", "Open"),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
-        Binding("ctrl+q", "quit", "Quit", priority=True),
+        # `q` quits on the main screen (where no field takes text); ctrl+q everywhere.
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]
 
     def __init__(self, options: StartOptions | None = None) -> None:

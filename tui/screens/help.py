@@ -62,7 +62,7 @@ recomputed in the background after every run.
 | `ctrl+o` | open a file |
 | `ctrl+p` | command palette (chunk:, recap:, export:, profile:, theme:) |
 | `?` / `f1` | this help |
-| `ctrl+q` | quit |
+| `q` / `ctrl+q` | quit (`ctrl+q` also from a dialog) |
 
 Log text is shown exactly as typed: markup and escape sequences in a log are data.
 """

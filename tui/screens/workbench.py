@@ -93,6 +93,7 @@ class WorkbenchScreen(Screen[None]):
         Binding("ctrl+s", "app.save_profile", "Save profile", show=False),
         Binding("ctrl+l", "app.load_profile", "Load profile", show=False),
         Binding("escape", "app.cancel_work", "Cancel", show=False),
+        Binding("q", "app.quit", "Quit"),
     ]
 
     def __init__(self) -> None:
