@@ -123,3 +123,43 @@ def test_eval_accepts_embed(isolated: Path, capsys: pytest.CaptureFixture[str]) 
     plain = capsys.readouterr().out
     assert main([*args, "--embed"]) == 0
     assert capsys.readouterr().out == plain
+
+
+def _last_note(app: ChunkscopeApp) -> str:
+    return list(app._notifications)[-1].message
+
+
+async def test_a_pin_survives_exclude_then_include() -> None:
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("p")
+        await pilot.pause()
+        assert len(app.state.pinned) == 1
+        pinned = app.state.pinned
+        await pilot.press("x")
+        await pilot.pause()
+        assert not app.state.pinned and app.state.excluded == pinned
+        assert "comes back" in _last_note(app)
+        await pilot.press("x")
+        await pilot.pause()
+        assert app.state.pinned == pinned and not app.state.excluded
+        assert "pinned again" in _last_note(app)
+        await settled(pilot, app)
+        assert any(r.pinned for r in app.selection.candidates)  # type: ignore[union-attr]
+
+
+async def test_clear_pins_from_the_palette() -> None:
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("p")
+        await pilot.pause()
+        assert app.state.pinned
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"clear pins")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.is_running and not app.state.pinned
