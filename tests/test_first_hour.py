@@ -163,3 +163,54 @@ async def test_clear_pins_from_the_palette() -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert app.is_running and not app.state.pinned
+
+
+def _burst(app: ChunkscopeApp, *keys: str) -> None:
+    """Keys as a terminal delivers a burst (tmux send-keys): all queued at once, none
+    handled before the next arrives (`pilot.press` waits for each)."""
+    from textual import events
+
+    assert app._driver is not None
+    for key in keys:
+        event = events.Key(key, key if len(key) == 1 else None)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+@pytest.mark.parametrize(
+    ("keys", "field"),
+    [
+        (("b", "backspace", "backspace", "backspace", "backspace", *"1500"), "1500"),
+        (("b", "end", "backspace", "backspace", *"25"), "1025"),  # 1000 pre-filled
+    ],
+)
+async def test_a_burst_of_keys_into_the_budget_prompt_is_kept(
+    keys: tuple[str, ...], field: str
+) -> None:
+    from textual.widgets import Input
+
+    from tui.screens.prompt import PromptScreen
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        _burst(app, *keys)
+        await pilot.pause(0.5)
+        assert isinstance(app.screen, PromptScreen)
+        assert app.screen.query_one(Input).value == field
+        _burst(app, "enter")
+        await pilot.pause(0.3)
+        assert app.budget == int(field)
+
+
+async def test_n_prefills_the_current_chunk_count() -> None:
+    from textual.widgets import Input
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.workbench is not None and app.workbench.view is not None
+        count = len(app.workbench.view.result.chunks)
+        assert app.screen.query_one(Input).value == str(count)

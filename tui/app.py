@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.worker import WorkerState
@@ -230,6 +230,27 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDrive
                 save_settings(settings)
         except (ChunkscopeError, OSError) as e:
             self.post_message(Notice(f"Theme not remembered: {e}", "warning"))
+
+    # ------------------------------------------------------------------ typed-ahead keys
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            # Which screen the key was meant for: see `_on_key`.
+            event._chunkscope_screen = self.screen  # type: ignore[attr-defined]
+        await super().on_event(event)
+
+    async def _on_key(self, event: events.Key) -> None:
+        """A key typed ahead of a dialog: `b` opens the budget prompt, and the keys that
+        follow in the same burst were already queued for the main screen's focused list.
+        When such a key comes back unhandled after the screen changed, it is sent again,
+        to the screen now on top (the prompt's field), instead of being lost."""
+        meant_for = getattr(event, "_chunkscope_screen", None)
+        if meant_for is not None and meant_for is not self.screen:
+            event.prevent_default()  # not App._on_key: the bindings of the screen on top
+            event.stop()
+            again = events.Key(event.key, event.character)
+            again.set_sender(self)
+            self.post_message(again)
 
     def _handle_exception(self, error: Exception) -> None:
         """An unexpected exception: a report in the data directory, one line kept for
