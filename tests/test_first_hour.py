@@ -214,3 +214,72 @@ async def test_n_prefills_the_current_chunk_count() -> None:
         assert app.workbench is not None and app.workbench.view is not None
         count = len(app.workbench.view.result.chunks)
         assert app.screen.query_one(Input).value == str(count)
+
+
+def _look(widget: object) -> list[object]:
+    """What `widget` draws, and the border of the panel holding it (styles included)."""
+    from textual.geometry import Region
+    from textual.widget import Widget
+
+    assert isinstance(widget, Widget)
+    w, h = widget.size
+    strips = widget.render_lines(Region(0, 0, w, h))
+    panel = next((a for a in widget.ancestors_with_self if a.has_class("panel")), None)
+    border = (
+        None
+        if panel is None
+        else (str(panel.styles.border), panel.has_pseudo_class("focus-within"))
+    )
+    return [[(seg.text, seg.style) for seg in strip] for strip in strips] + [border]
+
+
+@pytest.mark.parametrize("size", [SIZE, (100, 30)])
+async def test_every_focus_stop_shows_it_and_does_something(size: tuple[int, int]) -> None:
+    from textual.containers import HorizontalScroll, VerticalScroll
+    from textual.widgets import Tabs
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        chain = list(app.screen.focus_chain)
+        assert chain
+        for widget in chain:
+            # A scroll container is no stop of its own: its controls are.
+            assert not isinstance(widget, (VerticalScroll, HorizontalScroll)), widget
+            app.screen.set_focus(None)
+            await pilot.pause()
+            plain = _look(widget)
+            widget.focus()
+            await pilot.pause()
+            assert app.focused is widget
+            if isinstance(widget, Tabs):
+                continue  # Textual's own underline
+            assert _look(widget) != plain, f"{widget!r} looks the same focused"
+        # Tab walks the chain and comes back round.
+        app.screen.set_focus(chain[0])
+        for expected in chain[1:]:
+            await pilot.press("tab")
+            assert app.focused is expected
+
+
+async def test_shift_tab_after_switching_the_mode_lands_on_a_control() -> None:
+    from tui.widgets.choice_toggle import ChoiceToggle
+    from tui.widgets.slider import Slider
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        toggle = app.screen.query_one("#merge-mode", ChoiceToggle)
+        toggle.focus()
+        await pilot.press("left")  # topic -> seed
+        await settled(pilot, app)
+        await pilot.press("right")  # and back
+        await settled(pilot, app)
+        for _ in range(len(list(app.screen.focus_chain))):
+            await pilot.press("shift+tab")
+            assert isinstance(app.focused, (ChoiceToggle, Slider)) or app.focused.id in {
+                "before",
+                "merged",
+                "candidates",
+                "recap-preview",
+            }, app.focused

@@ -72,6 +72,11 @@ ROLE_COLOURS = {
 }
 
 
+class ControlsScroll(VerticalScroll, can_focus=False):
+    """The merge controls' scroll area: never a focus stop of its own (it had one that
+    lit the panel's border and did nothing); focusing a control scrolls it into view."""
+
+
 class WorkbenchScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "app.summarize_all", "Summarize all"),
@@ -120,14 +125,14 @@ class WorkbenchScreen(Screen[None]):
                 yield ChunkList(empty_text="no chunks: open a file with ctrl+o", id="before")
             yield ChunkList(empty_text="nothing merged yet", id="merged", classes="panel")
             if not self.narrow:
-                with VerticalScroll(id="controls", classes="panel"):
+                with ControlsScroll(id="controls", classes="panel"):
                     yield StrategyPanel(id="strategy-panel")
                     yield MergePanel(id="merge-panel")
                     yield SweepPanel(id="sweep")
         yield SimilarityStrip(id="strip", classes="panel")
         if self.narrow:
             with TabbedContent(id="lower"):
-                with TabPane("Merge", id="tab-merge"), VerticalScroll(id="controls"):
+                with TabPane("Merge", id="tab-merge"), ControlsScroll(id="controls"):
                     yield StrategyPanel(id="strategy-panel")
                     yield MergePanel(id="merge-panel")
                     yield SweepPanel(id="sweep")
