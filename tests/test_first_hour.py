@@ -283,3 +283,19 @@ async def test_shift_tab_after_switching_the_mode_lands_on_a_control() -> None:
                 "candidates",
                 "recap-preview",
             }, app.focused
+
+
+async def test_the_seed_strip_fills_its_width() -> None:
+    from tests.pilot import make_app
+    from tui.widgets.similarity_strip import SimilarityStrip
+
+    app = make_app(SAMPLE, mode="seed")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        strip = app.screen.query_one(SimilarityStrip)
+        assert 10 < len(strip.sims) < 100  # fewer neighbours than columns
+        lines = strip.rendered_lines()
+        size_row = next(line for line in lines if line.startswith("size"))
+        bars = size_row.rstrip()
+        assert len(bars) >= strip.size.width - 2, size_row
+        assert "size: cap" in lines[-1] or "size: no cap" in lines[-1]
