@@ -299,3 +299,57 @@ async def test_the_seed_strip_fills_its_width() -> None:
         bars = size_row.rstrip()
         assert len(bars) >= strip.size.width - 2, size_row
         assert "size: cap" in lines[-1] or "size: no cap" in lines[-1]
+
+
+@pytest.mark.parametrize(("size", "keep"), [(SIZE, "#recap"), ((100, 30), "#lower")])
+async def test_toasts_leave_the_recap_visible(size: tuple[int, int], keep: str) -> None:
+    from textual.widgets._toast import Toast
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settled(pilot, app)
+        await pilot.press("p", "x")  # two toasts, one of them two lines long
+        app.notify("Something long enough to wrap " * 4, timeout=30)
+        await pilot.pause(0.5)
+        toasts = list(app.screen.query(Toast))
+        assert toasts
+        covered = app.screen.query_one(keep).region
+        for toast in toasts:
+            assert not toast.region.overlaps(covered), (toast.region, covered)
+
+
+async def test_the_header_drops_parts_instead_of_its_right_end() -> None:
+    from tui.widgets.header_line import HeaderLine
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        header = app.screen.query_one(HeaderLine)
+        text = header.render()
+        assert text.cell_len <= 100
+        assert "…" not in text.plain
+        assert SAMPLE.name in text.plain and "211 turns" in text.plain
+
+
+async def test_z_zooms_the_merge_tab_at_100x30_with_score_and_sweep() -> None:
+    from textual.widgets._footer import FooterKey
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        keys = [k for k in app.screen.query(FooterKey) if k.key == "z"]
+        assert keys and keys[0].region.right <= 90, "the footer names z"
+        app.screen.query_one("#merge-mode").focus()
+        await pilot.press("z")
+        await pilot.pause(0.3)
+        screen_region = app.screen.region
+        for part in ("#merge-stats", "#sweep", "#merge-mode"):
+            region = app.screen.query_one(part).region
+            assert region.height > 0 and screen_region.contains_region(region), part
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is None
+        app.screen.query_one("#merged").focus()
+        await pilot.press("z")
+        await pilot.pause(0.3)
+        assert app.screen.query_one("#merged").region.height >= 25

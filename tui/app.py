@@ -88,6 +88,7 @@ def _tool_calls_label(collapse: bool) -> str:
 
 class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDriver, SweepDriver):
     TITLE = "chunkscope"
+    NOTIFICATION_TIMEOUT = 3  # seconds; errors ask for longer
     CSS_PATH = "app.tcss"
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {WorkbenchCommands}
 

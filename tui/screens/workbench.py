@@ -21,6 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from engine.tuning import Tuning
@@ -79,6 +80,7 @@ class ControlsScroll(VerticalScroll, can_focus=False):
 
 class WorkbenchScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("z", "zoom", "Zoom"),  # first: the footer shows it at 100 columns too
         Binding("s", "app.summarize_all", "Summarize all"),
         Binding("p", "app.pin", "Pin"),
         Binding("x", "app.exclude", "Exclude"),
@@ -111,6 +113,26 @@ class WorkbenchScreen(Screen[None]):
     @property
     def driver(self) -> Any:
         return self.app
+
+    # ------------------------------------------------------------------ zoom
+
+    #: The panels `z` fills the screen with: the one holding the focus.
+    ZOOMABLE = ("before-col", "merged", "controls", "lower", "summary", "recap", "strip")
+
+    def action_zoom(self) -> None:
+        """The focused panel fills the screen (all of the merge tab's controls, score
+        and sweep at 100x30; a long merged list); `z` or escape again restores it."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        focused = self.focused
+        panels = [] if focused is None else list(focused.ancestors_with_self)
+        for widget in panels:
+            if widget.id in self.ZOOMABLE and not (self.narrow and widget.id == "controls"):
+                assert isinstance(widget, Widget)
+                self.maximized = widget
+                return
+        self.maximized = self.query_one("#merged")
 
     # ------------------------------------------------------------------ layout
 

@@ -80,14 +80,18 @@ def short_time_range(chunk: Any) -> str:
 
 
 def cut_text(cut: Any) -> str:
-    """One line on why a merged chunk ends where it does (from the merge trace)."""
-    what = CUT_TEXT.get(cut.reason, cut.reason)
+    """One line on why a merged chunk ends where it does (from the merge trace), every
+    number named: ``┄ cut: sim 0.11 < threshold 0.12``, ``┄ cut: too big to join ·
+    sim 0.30``, ``┄ cut: topic · depth 9.10 ≥ 7.00 · sim 0.06``."""
     s, t = cut.similarity, cut.threshold
-    if cut.reason == "threshold":
-        return f"┄ cut after: {what}  sim {s:.2f} < {t:.2f}"
+    depth = getattr(cut, "depth", None)
     if cut.reason == "size_cap":
-        return f"┄ cut after: {what}  sim {s:.2f} would merge"
-    return f"┄ cut after: {what}  sim {s:.2f}"
+        return f"┄ cut: too big to join · sim {s:.2f}"
+    if depth is not None:
+        return f"┄ cut: {cut.reason} · depth {depth:.2f} ≥ {t:.2f} · sim {s:.2f}"
+    if cut.reason == "threshold":
+        return f"┄ cut: sim {s:.2f} < threshold {t:.2f}"
+    return f"┄ cut: {CUT_TEXT.get(cut.reason, cut.reason)} · sim {s:.2f}"
 
 
 _ROLE_ONLY = re.compile(r"^[A-Za-z][\w ]{0,20}:\s*$")  # "Tool:" with nothing after it

@@ -100,7 +100,8 @@ class MarksDriver(WorkbenchHost):
         self.marks = updated.starts
         verb = "starts" if line in starts else "no longer starts"
         self.notify(
-            f"A topic {verb} at line {line} ({len(updated.starts) + 1} topics).",
+            f"Topic mark: a topic {verb} at item {index} (line {line} of the file); "
+            f"{len(updated.starts) + 1} topics now.",
             timeout=3,
             markup=False,
         )
