@@ -353,3 +353,24 @@ async def test_z_zooms_the_merge_tab_at_100x30_with_score_and_sweep() -> None:
         await pilot.press("z")
         await pilot.pause(0.3)
         assert app.screen.query_one("#merged").region.height >= 25
+
+
+async def test_compare_titles_keep_their_numbers_and_cards_wrap_their_one_line() -> None:
+    from tui.widgets.chunk_list import ChunkList
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("right_square_bracket")  # the right column: a strategy
+        await pilot.pause(0.5)
+        await until(pilot, app.workers_idle)
+        await pilot.pause(0.3)
+        for panel in ("#before-col", "#merged"):
+            widget = app.screen.query_one(panel)
+            title = str(widget.border_title)
+            assert "…" not in title and "differ" in title, title
+        # A compacted card of one long line wraps it over its two preview rows.
+        before = app.screen.query_one("#before", ChunkList)
+        lines = before.rendered_lines()
+        assert "You: The embedding cache in engine/embed_cache.py" in lines[1]
+        assert lines[2].strip(" ▌▍") and "is a plain in-memory dict" in lines[2]

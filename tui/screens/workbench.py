@@ -615,7 +615,7 @@ class WorkbenchScreen(Screen[None]):
             seconds = " · updating…" if updating else f" · {driver.format_seconds(res.seconds)}"
         _set_title(
             titled,
-            f"{side.upper()} · {label} ({len(chunks)}){differ}{seconds}",
+            _fit_title(side, label, len(chunks), differ, seconds, titled.size.width - 6),
             f"{key} strategy · ≠ cut only here",
         )
 
@@ -649,6 +649,26 @@ _EMPTY = {"before": "no chunks: open a file with ctrl+o", "merged": "nothing mer
 
 def _plural(n: int, word: str, suffix: str = "s") -> str:
     return f"{n} {word}{suffix if n != 1 else ''}"
+
+
+def _fit_title(side: str, label: str, count: int, differ: str, seconds: str, room: int) -> str:
+    """A compare column's title that fits `room` cells, the numbers kept to the last:
+    the time goes first, then the side's name, then the label's first words, then
+    "cuts differ" becomes "≠" (the subtitle says what ≠ means)."""
+    from rich.cells import cell_len
+
+    short = label.split(" · ")[-1]
+    terse = differ.replace(" cuts differ", " ≠").replace(" cut differs", " ≠")
+    tries = [
+        f"{side.upper()} · {label} ({count}){differ}{seconds}",
+        f"{side.upper()} · {label} ({count}){differ}",
+        f"{label} ({count}){differ}",
+        f"{short} ({count}){differ}",
+        f"{short} ({count}){terse}",
+    ]
+    if room <= 0:
+        return tries[0]
+    return next((t for t in tries if cell_len(t) <= room), tries[-1])
 
 
 def _set_title(widget: Any, title: str, subtitle: str | None = None) -> None:
