@@ -77,7 +77,10 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             yield Label("Open an agent session log or a markdown file", markup=False)
             with Horizontal():
                 tree = LogTree(self.start, id="tree")
-                tree.border_title = Text(str(self.start.resolve()))
+                where = self.start.resolve()
+                # The folder's name only under fixed timings (snapshots, demos).
+                fixed = bool(getattr(self.app, "fixed_timings", False))
+                tree.border_title = Text(where.name if fixed else str(where))
                 yield tree
                 sessions = OptionList(
                     Option("looking for sessions…", disabled=True), id="sessions", markup=False
