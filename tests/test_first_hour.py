@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import OptionList
@@ -374,3 +375,62 @@ async def test_compare_titles_keep_their_numbers_and_cards_wrap_their_one_line()
         lines = before.rendered_lines()
         assert "You: The embedding cache in engine/embed_cache.py" in lines[1]
         assert lines[2].strip(" ▌▍") and "is a plain in-memory dict" in lines[2]
+
+
+HOSTILE = ["markup_escapes", "invalid_utf8", "non_object_lines", "md_binaryish", "only_garbage"]
+
+
+async def _every_screen(pilot: Any, app: ChunkscopeApp) -> None:
+    """Open each dialog and panel in turn and close it again; the app must keep running."""
+    from textual.widgets import TabbedContent
+
+    from tui.screens.open_file import OpenFileScreen
+
+    bench = app.workbench
+    assert bench is not None
+    for keys in (("question_mark",), ("b",), ("n",), ("e",), ("ctrl+s",), ("ctrl+o",)):
+        await pilot.press(*keys)
+        await pilot.pause(0.2)
+        if isinstance(app.screen, OpenFileScreen):  # its sessions: hostile first messages
+            await until(pilot, app.workers_idle)
+            await pilot.pause(0.2)
+        assert app.is_running
+        if app.screen is not bench:
+            await pilot.press("escape")
+            await pilot.pause(0.1)
+        assert app.screen is bench, (keys, app.screen)
+    for keys in (("z",), ("z",), ("right_square_bracket",), ("left_square_bracket",), ("v",)):
+        await pilot.press(*keys)
+        await pilot.pause(0.2)
+    for tab in ("tab-summary", "tab-recap", "tab-merge"):
+        for box in bench.query(TabbedContent):
+            box.active = tab
+            await pilot.pause(0.1)
+    await until(pilot, app.workers_idle)
+    assert app.is_running
+
+
+@pytest.mark.parametrize(
+    ("case", "size"),
+    [(c, SIZE) for c in ["markup_sample", *HOSTILE]]
+    + [("markup_sample", (100, 30)), ("markup_escapes", (100, 30))],
+)
+async def test_every_screen_opens_on_hostile_files(
+    corpus: dict[str, Path], case: str, size: tuple[int, int]
+) -> None:
+    from tui.widgets.chunk_list import ChunkList
+    from tui.widgets.header_line import HeaderLine
+
+    path = MARKUP if case == "markup_sample" else corpus[case]
+    folder = path.parent  # the picker lists this folder's sessions: hostile labels too
+    app = ChunkscopeApp(StartOptions(path=str(path), folder=str(folder), fixed_timings=True))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause(0.3)
+        await until(pilot, app.workers_idle)
+        await pilot.pause(0.3)
+        if case == "markup_sample":
+            lines = "\n".join(app.screen.query_one("#before", ChunkList).rendered_lines())
+            assert "[bold red]alarm[/]" in lines
+        await _every_screen(pilot, app)
+        header = app.screen.query_one(HeaderLine).render().plain
+        assert path.name in header or "no file open" in header

@@ -86,7 +86,9 @@ def cut_text(cut: Any) -> str:
     s, t = cut.similarity, cut.threshold
     depth = getattr(cut, "depth", None)
     if not isinstance(s, (int, float)) or s != s:  # a strategy's cut: no similarity
-        return f"┄ cut: {CUT_TEXT.get(cut.reason, cut.reason)}"
+        differ = "≠ " if cut.reason.startswith("≠ ") else ""
+        reason = cut.reason.removeprefix("≠ ")
+        return f"┄ cut: {differ}{CUT_TEXT.get(reason, reason).replace('_', ' ')}"
     if cut.reason == "size_cap":
         return f"┄ cut: too big to join · sim {s:.2f}"
     if depth is not None:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
@@ -432,8 +433,10 @@ class SimilarityStrip(Widget):
         )
         if cells is None:
             legend.append(
-                Segment(f"   1 column = {n / cols:.1f} chunks: lowest sim, largest size", label)
+                Segment(f"   1 column = {n / cols:.1f} chunks (lowest sim, largest size)", label)
             )
+        if cells is None and sum(cell_len(seg.text) for seg in legend) > width:
+            legend[-1] = Segment(f"   1 column = {n / cols:.1f} chunks", label)
         return Strip(Segment.simplify(legend)).adjust_cell_length(width, self._style("base"))
 
     def rendered_lines(self) -> list[str]:
