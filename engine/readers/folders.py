@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -85,9 +86,11 @@ def _candidates(folder: Path) -> list[Path]:
             if readable_name(f):
                 p = Path(root) / f
                 try:
-                    found.append((p.stat().st_mtime, p))
+                    st = p.stat()
                 except OSError:
                     continue
+                if stat.S_ISREG(st.st_mode):  # never a FIFO: reading it would hang
+                    found.append((st.st_mtime, p))
     found.sort(key=lambda tp: tp[0], reverse=True)
     return [p for _, p in found[:MAX_FILES]]
 
