@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -86,11 +85,9 @@ def _candidates(folder: Path) -> list[Path]:
             if readable_name(f):
                 p = Path(root) / f
                 try:
-                    st = p.stat()
+                    found.append((p.stat().st_mtime, p))
                 except OSError:
                     continue
-                if stat.S_ISREG(st.st_mode):  # never a FIFO: reading it would hang
-                    found.append((st.st_mtime, p))
     found.sort(key=lambda tp: tp[0], reverse=True)
     return [p for _, p in found[:MAX_FILES]]
 
