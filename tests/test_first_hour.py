@@ -434,3 +434,27 @@ async def test_every_screen_opens_on_hostile_files(
         await _every_screen(pilot, app)
         header = app.screen.query_one(HeaderLine).render().plain
         assert path.name in header or "no file open" in header
+
+
+def test_the_readme_json_example_is_the_samples_output(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+    import re
+
+    monkeypatch.chdir(ROOT)  # the example's "source" is relative to the repository
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"--format json`, its first chunk:\n\n```json\n(.*?)```", readme, re.S)
+    assert block, "the README's JSON example"
+    shown = json.loads(block.group(1))
+    assert main(["chunk", "sample_logs/cache_refactor.jsonl", "--format", "json"]) == 0
+    real = json.loads(capsys.readouterr().out)
+    assert list(shown) == list(real)
+    for key in ("source", "kind", "format", "turns", "tokenizer", "params"):
+        assert shown[key] == real[key], key
+    first, real_first = shown["chunks"][0], real["chunks"][0]
+    assert {k: v for k, v in first.items() if k != "text"} == {
+        k: v for k, v in real_first.items() if k != "text"
+    }
+    assert real_first["text"].startswith(first["text"].removesuffix("..."))
+    assert "`--merge` is an\nunknown option" not in readme
