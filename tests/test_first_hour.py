@@ -458,3 +458,16 @@ def test_the_readme_json_example_is_the_samples_output(
     }
     assert real_first["text"].startswith(first["text"].removesuffix("..."))
     assert "`--merge` is an\nunknown option" not in readme
+
+
+async def test_tab_enter_in_the_picker_opens_the_newest_session() -> None:
+    app = ChunkscopeApp(StartOptions(folder=str(SAMPLES), fixed_timings=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+        screen = app.screen
+        assert isinstance(screen, OpenFileScreen)
+        await until(pilot, lambda: len(screen.sessions) >= 5)
+        await pilot.pause()
+        await pilot.press("tab", "enter")
+        await settled(pilot, app)
+        assert app.pipe is not None and Path(app.pipe.path) == Path(screen.sessions[0].path)

@@ -122,6 +122,7 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             box.add_option(Option("(no sessions in this folder)", disabled=True))
             return
         box.add_options(Option(session_label(s), id=f"session:{i}") for i, s in enumerate(found))
+        box.highlighted = 0  # enter opens the newest at once
 
     def on_directory_tree_file_selected(self, event: DirectoryTree.FileSelected) -> None:
         self.dismiss((str(event.path), None))
