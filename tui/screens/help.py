@@ -36,6 +36,19 @@ The **sweep** under the merge controls plots the chunk count (and Pk, with marks
 across the range of the focused slider's knob, the current value marked `▲`; it is
 recomputed in the background after every run.
 
+## Reading the numbers
+
+A card's first line: `▸ 3 09:42:02–09:50:25 You·Think 6.9kc 1.7kt` is chunk 3, its
+time range, the roles in it, 6,900 characters (`c`) and 1,700 tokens (`t`; `≈` while
+the counts are estimates). A merged card's last line says why it ends there:
+`┄ cut: sim 0.11 < threshold 0.12` (the seed loop), `┄ cut: structure · depth 8.19 ≥
+7.00 · sim 0.12` (the topic segmenter: the cut's depth score against the depth setting,
+and the neighbours' similarity), `┄ cut: too big to join` (the size cap). The recap's
+columns: `in` (✓ in the recap, ✗ left out, – excluded), `#` the merged chunk, `score`,
+`tokens`, the summary's first line (📌 pinned). The merge panel: chunks, cuts and the
+run's time; `units` are the chunks the merge starts from, `size` the minimum and maximum
+segment size.
+
 ## Focus
 
 `tab` walks the panels in this order, `shift+tab` back: the left column's view toggle
