@@ -7,7 +7,8 @@ Prints the median time and MB/s of each stage and the peak memory of the
 process (ru_maxrss), all measured in this one process.
 
 ``--formats``: the same generated content written as a Claude Code session, a Codex
-rollout and a gzip-compressed seed log; reads each (`engine.parse.load`, the format
+rollout, an agent trajectory (OpenAI messages), a Gemini CLI chat and a gzip-compressed
+seed log; reads each (`engine.parse.load`, the format
 found from the content) in a process of its own and prints a table: median read
 time, MB/s, the ratio to the seed's reader, and the process's peak memory.
 """
@@ -189,6 +190,60 @@ def as_codex(seed: Path, out: Path) -> None:
                 fh.write(json.dumps(rec) + "\n")
 
 
+def as_messages(seed: Path, out: Path) -> None:
+    """The seed log's messages as one JSON document of OpenAI chat messages (an agent
+    trajectory: ``{"info", "messages"}``), pretty-printed as trajectories are; written
+    as it is read (this process's peak memory is inherited by the readers' processes)."""
+    with seed.open(encoding="utf-8") as src, out.open("w", encoding="utf-8") as fh:
+        fh.write('{"info": {},\n "messages": [\n')
+        for i, line in enumerate(src):
+            fh.write((",\n" if i else "") + json.dumps(json.loads(line), indent=1))
+        fh.write("\n ]\n}\n")
+
+
+def as_gemini(seed: Path, out: Path) -> None:
+    """The seed log's messages as a Gemini CLI chat (one JSON document): a tool result
+    becomes a tool call of the answer before it, with its result. Written as it is read."""
+    pending: dict[str, object] | None = None
+    first = True
+
+    def emit(message: dict[str, object] | None) -> None:
+        nonlocal first
+        if message is not None:
+            fh.write(("" if first else ",\n") + json.dumps(message, indent=2))
+            first = False
+
+    with seed.open(encoding="utf-8") as src, out.open("w", encoding="utf-8") as fh:
+        fh.write('{"sessionId": "bench", "projectHash": "%s", "messages": [\n' % ("0" * 64))
+        for i, line in enumerate(src):
+            m = json.loads(line)
+            if m["role"] == "tool" and pending is not None and pending["type"] == "gemini":
+                response = {"id": f"c{i}", "response": {"output": m["content"]}}
+                calls = pending.setdefault("toolCalls", [])
+                assert isinstance(calls, list)
+                calls.append(
+                    {
+                        "id": f"c{i}",
+                        "name": "run_shell_command",
+                        "args": {"command": "pytest"},
+                        "result": [{"functionResponse": response}],
+                        "status": "success",
+                    }
+                )
+                continue
+            emit(pending)
+            pending = {
+                "id": f"m{i}",
+                "timestamp": m["timestamp"] + "Z",
+                "type": "gemini" if m["role"] != "user" else "user",
+                "content": m["content"],
+            }
+            if "reasoning" in m:
+                pending["thoughts"] = [{"subject": "", "description": m["reasoning"]}]
+        emit(pending)
+        fh.write("\n]}\n")
+
+
 _READ_ONE = """
 import resource, statistics, sys, time
 from engine.parse import load
@@ -218,6 +273,10 @@ def formats(args: argparse.Namespace) -> None:
         as_claude(seed, files["claude-code"])
         files["codex"] = Path(tmp) / "codex.jsonl"
         as_codex(seed, files["codex"])
+        files["openai-messages"] = Path(tmp) / "trajectory.json"
+        as_messages(seed, files["openai-messages"])
+        files["gemini-cli"] = Path(tmp) / "chat.json"
+        as_gemini(seed, files["gemini-cli"])
         files["seed-jsonl (gzip)"] = Path(tmp) / "seed.jsonl.gz"
         with seed.open("rb") as src, gzip.open(files["seed-jsonl (gzip)"], "wb", 6) as dst:
             shutil.copyfileobj(src, dst)
@@ -235,12 +294,12 @@ def formats(args: argparse.Namespace) -> None:
     base = rows[0][3]
     print(f"content: {args.mb:g} MB of seed log written in each format; {args.runs} runs each")
     print(
-        f"{'format':<20} {'read as':<12} {'MB':>7} {'turns':>8} {'median s':>9} "
+        f"{'format':<20} {'read as':<15} {'MB':>7} {'turns':>8} {'median s':>9} "
         f"{'MB/s':>7} {'x seed':>7} {'peak MiB':>9}"
     )
     for name, fmt, mb, med, peak, turns in rows:
         print(
-            f"{name:<20} {fmt:<12} {mb:>7.1f} {turns:>8} {med:>9.2f} {mb / med:>7.1f} "
+            f"{name:<20} {fmt:<15} {mb:>7.1f} {turns:>8} {med:>9.2f} {mb / med:>7.1f} "
             f"{med / base:>7.2f} {peak:>9.0f}"
         )
 

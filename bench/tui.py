@@ -8,8 +8,9 @@ Measures, after imports:
 - ``first screen``: from start-up until both chunk columns and the similarity strip
   have been drawn with the merged result, for the largest bundled sample log and for
   a generated log of about 2,000 compacted chunks;
-- ``slider step``: from a key press on a merge slider (std_k; and the topic depth with
-  the live score against topic marks: the log's topic changes, given as ``--gold``)
+- ``slider step``: from a key press on a merge slider (std_k; the topic depth with
+  the live score against topic marks: the log's topic changes, given as ``--gold``; and
+  the size cap, max chars, in topic mode, where each step splits the topics anew)
   until the screen has been refreshed with the new merge, on the 2,000-chunk log with
   its embeddings cached
   in the pipeline (every step after the first reuses them). Two measures of each step:
@@ -520,6 +521,20 @@ def main() -> int:
     rows.append(
         (
             "slider step (depth), live score",
+            f"{n} chunks, {len(times)} steps",
+            statistics.median(times),
+            max(times),
+            "<= 0.1 s median",
+        )
+    )
+
+    # the size cap's slider in topic mode: each step splits the topics anew to fit it
+    times, n = asyncio.run(
+        slider_steps(big, args.steps, via_pilot=False, slider="#max-chars", gold=gold)
+    )
+    rows.append(
+        (
+            "slider step (max chars, topic)",
             f"{n} chunks, {len(times)} steps",
             statistics.median(times),
             max(times),

@@ -243,12 +243,15 @@ def collapse_call(
 
 # --------------------------------------------------------------------------- other agents' tools
 
-_EXIT = re.compile(r"\A\s*(?:Exit code|exit status|Process exited with code)\s*:?\s*(-?\d+)", re.I)
+_EXIT = re.compile(
+    r"\A\s*(?:(?:Exit code|exit status|Process exited with code)\s*:?\s*|<returncode>)(-?\d+)",
+    re.I,
+)
 _PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.M)
 
 
 def _path(args: Mapping[str, Any]) -> str:
-    for key in ("file_path", "notebook_path", "path", "filename"):
+    for key in ("file_path", "notebook_path", "absolute_path", "path", "filename"):
         value = args.get(key)
         if isinstance(value, str) and value.strip():
             return value
@@ -298,29 +301,38 @@ def _other_tool(
     exit_code: int | None,
     failed: bool,
 ) -> str | None:
-    """The sentence for a tool of Claude Code, Codex or ChatGPT; None: not one of theirs."""
-    if name == "Read":
+    """The sentence for a tool of Claude Code, Codex, Gemini CLI, ChatGPT or an agent
+    trajectory's shell; None: not one of theirs."""
+    if name in ("Read", "read_file"):
         return f"Read {_path(args)} ({_plural(_line_count(result), 'line')})."
-    if name == "Write":
+    if name in ("Write", "write_file"):
         content = args.get("content")
         n = _line_count(content) if isinstance(content, str) else 0
         return f"Wrote {_path(args)} ({_plural(n, 'line')})."
-    if name in ("Edit", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool"):
+    if name in ("Edit", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool", "replace"):
         return f"Edited {_path(args)}."
-    if name in ("Bash", "shell", "local_shell", "container.exec", "exec_command"):
+    if name in (
+        "Bash",
+        "bash",
+        "shell",
+        "local_shell",
+        "container.exec",
+        "exec_command",
+        "run_shell_command",
+    ):
         return _ran(_command(args), result, exit_code, failed)
     if name == "python":  # ChatGPT's code interpreter: the code's first line
         code = _arg(args, "input").strip().splitlines()
         return _ran(code[0] if code else "python", result, exit_code, failed)
-    if name in ("LS", "list_dir"):
+    if name in ("LS", "list_dir", "list_directory"):
         return _listed(_path(args) if _path(args) != "?" else ".", result)
-    if name == "Glob":
+    if name in ("Glob", "glob"):
         return _listed(_arg(args, "pattern"), result)
-    if name in ("Grep", "grep", "search"):
+    if name in ("Grep", "grep", "search", "search_file_content"):
         hits = len([ln for ln in result.splitlines() if ln.strip()])
         where = f" in {_path(args)}" if _path(args) != "?" else ""
         return f"Searched for '{_arg(args, 'pattern', _arg(args, 'query'))}'{where}: {hits} lines."
-    if name in ("WebSearch", "web_search", "browser", "web"):
+    if name in ("WebSearch", "web_search", "browser", "web", "google_web_search"):
         query = _arg(args, "query", _arg(args, "input"))
         return f"Searched the web for '{_cut(_fold(query))}'."
     if name in ("WebFetch", "web_fetch"):
@@ -331,11 +343,11 @@ def _other_tool(
         return (
             f"Delegated to {who}: '{_arg(args, 'description')}'. Result: '{_cut(_fold(result))}'."
         )
-    if name in ("TodoWrite", "update_plan"):
+    if name in ("TodoWrite", "update_plan", "write_todos"):
         items = args.get("todos", args.get("plan"))
         items = items if isinstance(items, list) else []
         done = sum(1 for t in items if isinstance(t, dict) and t.get("status") == "completed")
-        what = "todo list" if name == "TodoWrite" else "plan"
+        what = "plan" if name == "update_plan" else "todo list"
         return f"Updated the {what} ({_plural(len(items), 'item')}, {done} done)."
     if name == "apply_patch":
         return _patched(_arg(args, "input", result))

@@ -33,6 +33,7 @@ import numpy.typing as npt
 from engine.model import Chunk
 
 if TYPE_CHECKING:
+    from engine.merge import MergeResult
     from engine.params import Knob
     from engine.pipeline import Pipeline
     from engine.segment import TopicFrame
@@ -228,7 +229,10 @@ def tuning_segmenter(
 ) -> Segmenter:
     """The `Segmenter` of a `Tuning` (in `mode`, default its own) with a setting's
     values over it: what ``chunkscope tune`` and the workbench's auto-tune and sweep
-    search. `token_counts` (the chunks') serve a seed loop capped in tokens."""
+    search. Its chunks are the segments whose starts are scored: the topics in topic
+    mode (the size cap splits a topic into merged chunks but never moves its start),
+    the merged chunks of the seed loop. `token_counts` (the chunks') serve a seed loop
+    capped in tokens."""
     from engine.merge import merge
     from engine.segment import segment
 
@@ -236,10 +240,41 @@ def tuning_segmenter(
 
     def run(case: Case, values: Mapping[str, Any]) -> list[Chunk]:
         t = tuning.with_values(values)
-        if mode == "topic":
-            return segment(case.chunks, case.vectors, t.topic, case.topic_frame()).chunks
+        if mode == "topic":  # topic starts are scored: the size cap never moves them
+            topics = segment(case.chunks, case.vectors, t.topic, case.topic_frame(), max_chars=None)
+            return topics.topic_chunks
         tokens = token_counts if t.merge.max_chunk_tokens is not None else None
         return merge(case.chunks, case.vectors, t.merge, token_counts=tokens).chunks
+
+    return run
+
+
+def tuning_merge(
+    tuning: Tuning, mode: str | None = None, token_counts: Sequence[int] | None = None
+) -> Callable[[Case, Mapping[str, Any]], MergeResult]:
+    """The whole merge of a `Tuning` (in `mode`, default its own) with a setting's values
+    over it, size cap included: both levels, the topics and the merged chunks (what the
+    workbench's sweep counts). `token_counts` (the chunks') serve a cap in tokens."""
+    from engine.merge import merge
+    from engine.segment import segment
+
+    mode = mode or tuning.merge.mode
+
+    def run(case: Case, values: Mapping[str, Any]) -> MergeResult:
+        t = tuning.with_values(values)
+        m = t.merge
+        tokens = token_counts if m.max_chunk_tokens is not None else None
+        if mode == "topic":
+            return segment(
+                case.chunks,
+                case.vectors,
+                t.topic,
+                case.topic_frame(),
+                max_chars=m.max_chunk_chars,
+                max_tokens=m.max_chunk_tokens,
+                token_counts=tokens,
+            )
+        return merge(case.chunks, case.vectors, m, token_counts=tokens)
 
     return run
 

@@ -316,10 +316,55 @@ class MergeResult:
     params: MergeParams = field(default_factory=MergeParams)
     cut_depths: FloatArray | None = None
     """A topic segmentation's score at every cut (None for the seed loop)."""
+    over_cap: BoolArray | None = None
+    """Per merged chunk: one input chunk larger than the size cap, kept whole (the
+    ``exceeds_limit`` of the JSON); None: none is."""
+    topic_bounds: IntArray | None = None
+    """The first level of a topic segmentation: where each topic starts, as an input
+    chunk index, followed by ``n`` (every topic is one or more merged chunks). None:
+    every merged chunk is its own topic (the seed loop)."""
 
     @cached_property
     def spans(self) -> list[Span]:
         return list(pairwise(self.bounds.tolist()))
+
+    @property
+    def exceeds_limit(self) -> list[bool]:
+        """Per merged chunk, whether it is one input chunk over the size cap."""
+        if self.over_cap is None:
+            return [False] * len(self.chunks)
+        return [bool(x) for x in self.over_cap.tolist()]
+
+    @cached_property
+    def topic_spans(self) -> list[Span]:
+        """Each topic as a half-open span over the merged chunks."""
+        if self.topic_bounds is None:
+            return [(i, i + 1) for i in range(len(self.chunks))]
+        at = np.searchsorted(self.bounds, self.topic_bounds).tolist()
+        return list(pairwise(at))
+
+    @cached_property
+    def topic_of(self) -> list[int]:
+        """For every merged chunk, the index of its topic."""
+        if self.topic_bounds is None:
+            return list(range(len(self.chunks)))
+        inner = self.topic_bounds[1:-1]
+        found: list[int] = np.searchsorted(inner, self.bounds[:-1], side="right").tolist()
+        return found
+
+    @cached_property
+    def topic_chunks(self) -> list[Chunk]:
+        """The topics as chunks (each the merged chunks of one topic joined): what is
+        scored against gold topic starts."""
+        if self.topic_bounds is None or len(self.topic_bounds) == len(self.bounds):
+            return self.chunks
+        return chunks_from_spans(self.chunks, self.topic_spans)
+
+    def topic_reason(self, topic: int) -> str:
+        """Why topic `topic` starts where it does: the reason of the cut before its
+        first merged chunk (``start`` for the first topic)."""
+        first = self.topic_spans[topic][0]
+        return "start" if first == 0 else self.cuts[first - 1].reason
 
     @cached_property
     def cuts(self) -> list[Cut]:
@@ -799,6 +844,7 @@ def merge(
         cut_threshold=cut_threshold,
         cut_codes=codes,
         params=params,
+        over_cap=sizes > cap if cap is not None else None,
     )
 
 

@@ -500,32 +500,45 @@ class Pipeline:
         return self._stage("topic_frame", lambda: frame(self.compacted(), self.embeddings()))
 
     def merged(self, progress: Progress | None = None) -> MergeResult:
-        """The merge loop over the compacted chunks, with its trace."""
+        """The merged chunks: the seed loop over the compacted chunks, with its trace, or
+        (``--merge topic``) the topic segmenter's topics split to fit the same size cap."""
 
         def compute() -> MergeResult:
             from engine.merge import merge
 
             chunks = self.compacted()
             vectors = self.embeddings(progress=progress)
-            if self.params.merge.mode == "topic":
+            mp = self.params.merge
+            tokens = None
+            if mp.max_chunk_tokens is not None:
+                tokens = self.token_counts(chunks)
+            if mp.mode == "topic":  # topics, then merged chunks within the same cap
                 from engine.segment import segment
 
-                return segment(chunks, vectors, self.params.topic, self.topic_frame())
-            tokens = None
-            if self.params.merge.max_chunk_tokens is not None:
-                tokens = self.token_counts(chunks)
-            return merge(chunks, vectors, self.params.merge, token_counts=tokens)
+                return segment(
+                    chunks,
+                    vectors,
+                    self.params.topic,
+                    self.topic_frame(),
+                    max_chars=mp.max_chunk_chars,
+                    max_tokens=mp.max_chunk_tokens,
+                    token_counts=tokens,
+                )
+            return merge(chunks, vectors, mp, token_counts=tokens)
 
         # A token cap counts with the tokenizer: part of the key only then.
         cap_tokens = self.params.tokenizer if self.params.merge.max_chunk_tokens else None
         return self._stage("merge", compute, cap_tokens)
 
-    def for_chunk_count(self, n: int, *, steps: int = 40) -> tuple[Pipeline, int]:
-        """This pipeline with the threshold that gives `n` merged chunks, or the count
-        closest to it, and that count: the seed loop's ``threshold`` (a higher one
-        merges less) or the topic segmenter's ``topic_depth`` (a higher one cuts less),
-        found by bisection, one merge per step. Other knobs stay as they are, so a
-        size cap or a minimum segment size may keep `n` out of reach."""
+    def for_chunk_count(
+        self, n: int, *, steps: int = 40, topics: bool = False
+    ) -> tuple[Pipeline, int]:
+        """This pipeline with the threshold that gives `n` merged chunks (with `topics`,
+        `n` topics: each is then split to fit the size cap), or the count closest to it,
+        and that count: the seed loop's ``threshold`` (a higher one merges less) or the
+        topic segmenter's ``topic_depth`` (a higher one cuts less), found by bisection,
+        one merge per step. Other knobs stay as they are, so a size cap or a minimum
+        segment size may keep `n` out of reach (`chunk_count_note` says which)."""
         if n < 1:
             raise ValueError(f"a chunk count must be at least 1, got {n}")
         topic = self.params.merge.mode == "topic"
@@ -533,7 +546,7 @@ class Pipeline:
 
         def at(x: float) -> tuple[Pipeline, int]:
             pipe = self.with_count_knob(x)
-            return pipe, len(pipe.merged().chunks)
+            return pipe, pipe.merged_count(topics=topics)
 
         best: tuple[int, Pipeline, int] | None = None
         for _ in range(steps):
@@ -551,6 +564,17 @@ class Pipeline:
         assert best is not None
         return best[1], best[2]
 
+    def merged_count(self, *, topics: bool = False) -> int:
+        """How many merged chunks (or topics) this pipeline's merge gives."""
+        result = self.merged()
+        return len(result.topic_spans) if topics else len(result.chunks)
+
+    def fewest_chunks(self) -> int:
+        """The fewest merged chunks any threshold (topic depth) gives under this size cap:
+        everything that may merge merged, every topic split to fit the cap."""
+        extreme = 100.0 if self.params.merge.mode == "topic" else -1.0
+        return self.with_count_knob(extreme).merged_count()
+
     def count_knob(self) -> str:
         """The knob `for_chunk_count` moves: ``topic_depth`` (topic), ``threshold`` (seed)."""
         return "topic_depth" if self.params.merge.mode == "topic" else "threshold"
@@ -566,16 +590,24 @@ class Pipeline:
             return self.with_params(topic=replace(self.params.topic, topic_depth=x))
         return self.with_params(merge=replace(self.params.merge, threshold=x))
 
-    def chunk_count_note(self, n: int, found: Pipeline, count: int) -> str:
+    def chunk_count_note(self, n: int, found: Pipeline, count: int, *, topics: bool = False) -> str:
         """What `for_chunk_count(n)` found, in words (``topic depth 7.19 gives 4 merged
-        chunks``, or the closest count when `n` is out of reach)."""
+        chunks``, or the closest count when `n` is out of reach, and why when the size
+        cap is the reason)."""
         knob, value = self.count_knob().replace("_", " "), found.count_knob_value()
+        what = "topic" if topics else "merged chunk"
         if count == n:
-            return f"{knob} {value:g} gives {count} merged chunk{'s' if count > 1 else ''}"
-        return (
-            f"no {knob} gives exactly {n} merged chunks (size limits or ties); "
-            f"the closest is {count}, at {knob} {value:g}"
-        )
+            return f"{knob} {value:g} gives {count} {what}{'s' if count > 1 else ''}"
+        closest = f"the closest is {count}, at {knob} {value:g}"
+        cap = self.params.merge
+        if not topics and count > n and cap.cap is not None:
+            fewest = self.fewest_chunks()
+            if fewest > n:
+                return (
+                    f"{n} merged chunk{'s' if n > 1 else ''} cannot fit the size cap "
+                    f"({cap.cap:,} {cap.cap_unit}): it needs at least {fewest}; {closest}"
+                )
+        return f"no {knob} gives exactly {n} {what}s (size limits or ties); {closest}"
 
     # ------------------------------------------------------------------ summaries
 
@@ -756,12 +788,13 @@ class Pipeline:
         chunks = self.merged().chunks
         summaries = self.summaries(progress=progress)
         scores = self.scores(scorer, memories=memories, alpha=alpha)
+        clock = self.source().kind != "markdown"  # a document's turns carry its mtime only
         return [
             Candidate(
                 index=i,
                 summary=summaries[i],
                 score=scores[i],
-                time_range=c.time_range,
+                time_range=c.time_range if clock else "",
                 start=c.start,
                 end=c.end,
             )

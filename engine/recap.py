@@ -24,7 +24,8 @@ Rendering (`render_recap`): one paragraph per picked chunk, its summary text
 (the 2-4 sentence summary; the abstract only when the summary is empty), in
 chronological order, separated by a blank line and ending with a newline. The
 abstract is not repeated: the summary already contains it or says more. With
-``headings=True`` each paragraph is preceded by ``## HH:MM:SS - HH:MM:SS``.
+``headings=True`` each paragraph is preceded by ``## HH:MM:SS - HH:MM:SS`` (a
+candidate without a time range, a markdown file's, gets none).
 
 `save_recap` writes atomically (temp file in the same directory, fsync, rename);
 `load_recap` returns None for a missing or blank file.

@@ -23,22 +23,30 @@ and its embedding-based successors, instead:
    candidate (one per valley); candidates whose score reaches ``topic_depth`` (a
    number, or ``adaptive``: mean + std/2 of the candidates) are taken best first,
    skipping any that would leave a segment under ``topic_min_chars``.
-5. **Respects a size cap.** A segment over ``topic_max_chars`` is split at its best
-   gaps until it fits (``size_cap`` cuts).
+5. **Then fits the size cap.** The topics are the first level; the second is the
+   merged chunks, which keep the seed's promise: each fits the one size cap of both
+   modes (`engine.merge.MergeParams`: ``max_chunk_chars``, 8192 by default, or
+   ``max_chunk_tokens``). A topic over the cap is split (``size_cap`` cuts) at its best
+   inner points (`split_ranks`: a heading, a user turn, another message, a paragraph
+   gap, never inside a fenced code block while another point fits; the highest score,
+   i.e. the lowest similarity, among equals), in as few chunks as the cap allows. A
+   single unit over the cap stays whole and is flagged (`MergeResult.over_cap`).
 
 Its units are the compacted chunks of a pipeline in topic mode, which start at every
 message (`engine.split.chunk_turns` with ``by_message``), so a cut can fall exactly
 where a user's question or a document begins. Everything is vectorised numpy over
 the gaps (a sparse table for the range maxima). The result is an
-`engine.merge.MergeResult` (no passes), so the command line and the workbench show
-topic cuts as they show merge cuts, each with its reason: ``topic`` (its depth),
-``structure`` (a structural point tipped it), or ``size_cap``.
+`engine.merge.MergeResult` (no passes) whose ``topic_bounds`` say where each topic
+starts, so the command line and the workbench show topic cuts as they show merge cuts,
+each with its reason: ``topic`` (its depth), ``structure`` (a structural point tipped
+it), or ``size_cap`` (inside a topic).
 """
 
 from __future__ import annotations
 
 import bisect
 import contextlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -58,6 +66,8 @@ IntArray = npt.NDArray[np.int64]
 SCALES = (0.5, 1.0, 2.0)
 #: A pause of this many seconds between two messages is a structural point.
 PAUSE_SECONDS = 30 * 60
+#: The size cap of a merged chunk in chars by default: the seed's (`MergeParams`).
+DEFAULT_MAX_CHARS: int | None = MergeParams().max_chunk_chars
 
 
 @dataclass(frozen=True)
@@ -88,17 +98,6 @@ class TopicParams:
         minimum=0,
         metavar="N",
         slider=SliderSpec(0, 5000, 50, 500, label="min size", fmt="{:.0f}", order=130),
-    )
-    topic_max_chars: int | None = knob(
-        None,
-        "split topic segments longer than this (chars; none: no cap)",
-        flag="--topic-max-chars",
-        minimum=1,
-        none_is=0,
-        metavar="N",
-        slider=SliderSpec(
-            1000, 64000, 1000, 8000, label="max size", fmt="{:.0f}", open_at_max=True, order=140
-        ),
     )
     topic_unit_chars: int = knob(
         20,
@@ -263,6 +262,59 @@ def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> 
     return out
 
 
+#: `split_ranks`' values: a heading of level L ranks ``HEADING_RANK - L`` (a level-1
+#: heading 9, a level-6 one 4).
+HEADING_RANK = 10
+USER_RANK = 8  # a user turn after another role spoke
+MESSAGE_RANK = 3  # any other message (or document section) starts
+PARAGRAPH_RANK = 2  # a blank line inside one message
+HEADING_ONLY_RANK = 1  # right after a unit that is only a heading (it would be orphaned)
+FENCED_RANK = 0  # a blank line inside a fenced code block
+_HEADING = re.compile(r"(#{1,6})[ \t]")
+_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)", re.MULTILINE)
+
+
+def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
+    """How good each gap (after chunk ``i``) is as a place to split a topic over the
+    size cap: the rank of what starts after it (`HEADING_RANK` minus a markdown
+    heading's level, `USER_RANK`, `MESSAGE_RANK`, `PARAGRAPH_RANK`), or `FENCED_RANK`
+    when the gap falls between two paragraphs of one fenced code block, or
+    `HEADING_ONLY_RANK` right after a unit that is nothing but a heading (a cut there
+    would part a heading from its text). Units never start mid-paragraph, so every gap
+    is at least a paragraph break."""
+    n = len(chunks)
+    out = np.full(max(n - 1, 0), PARAGRAPH_RANK, dtype=np.int8)
+    fenced = False
+    prev_role: str | None = None
+    prev_key: tuple[object, object] | None = None
+    for j, chunk in enumerate(chunks):
+        for k, t in enumerate(chunk.turns):
+            key = (t.turn_index, t.source_line)
+            new = prev_key is None or key != prev_key or t.turn_index is None
+            if new:
+                fenced = False
+            if k == 0 and j > 0:
+                heading = _HEADING.match(t.text)
+                if fenced:
+                    rank = FENCED_RANK
+                elif heading is not None:
+                    rank = HEADING_RANK - len(heading.group(1))
+                elif new and t.role == "You" and prev_role not in (None, "You"):
+                    rank = USER_RANK
+                else:
+                    rank = MESSAGE_RANK if new else PARAGRAPH_RANK
+                before = chunks[j - 1].turns
+                alone = len(before) == 1 and "\n" not in before[0].text.strip()
+                if alone and _HEADING.match(before[0].text) is not None:
+                    rank = min(rank, HEADING_ONLY_RANK)
+                out[j - 1] = rank
+            text = t.text
+            if "```" in text or "~~~" in text:
+                fenced ^= len(_FENCE.findall(text)) % 2 == 1
+            prev_role, prev_key = t.role, key
+    return out
+
+
 def _as_vectors(vectors: npt.ArrayLike) -> FloatArray:
     """The vectors as an array, float32 or float64 as given (no copy when they are)."""
     v = np.asarray(vectors)
@@ -291,6 +343,8 @@ class TopicFrame:
     chars: IntArray
     cum: npt.NDArray[np.float32]
     structure: FloatArray
+    ranks: npt.NDArray[np.int8]
+    """`split_ranks`: how good each gap is as a place to split a topic over the cap."""
 
 
 def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
@@ -298,7 +352,9 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     v = _as_vectors(vectors)
     sizes = char_counts(chunks)
     cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
-    return TopicFrame(chunks, v, sizes, _offsets(sizes), cum, structure_points(chunks, sizes))
+    return TopicFrame(
+        chunks, v, sizes, _offsets(sizes), cum, structure_points(chunks, sizes), split_ranks(chunks)
+    )
 
 
 def gap_scores(
@@ -341,13 +397,22 @@ def segment(
     vectors: npt.ArrayLike,
     params: TopicParams | None = None,
     prepared: TopicFrame | None = None,
+    *,
+    max_chars: int | None = DEFAULT_MAX_CHARS,
+    max_tokens: int | None = None,
+    token_counts: Sequence[int] | None = None,
 ) -> MergeResult:
-    """Topic segments of `chunks` (with their `vectors`) as a `MergeResult`. `prepared`
-    (their `frame`, built once) leaves only the work that depends on `params`."""
+    """Topic segments of `chunks` (with their `vectors`), each split into merged chunks
+    that fit the size cap, as a `MergeResult` (its ``topic_bounds`` are the topics).
+    `prepared` (their `frame`, built once) leaves only the work that depends on the
+    knobs. The cap is `max_chars` (the seed's 8192 by default; None: no cap) or, when
+    given, `max_tokens`, which needs `token_counts` (one per chunk); as in the seed
+    loop a merged chunk's size is ``sum(part sizes) + (parts - 1)``."""
     params = params or TopicParams()
+    size = MergeParams(mode="topic", max_chunk_chars=max_chars, max_chunk_tokens=max_tokens)
     n = len(chunks)
     if n == 0:
-        return _result([], _as_vectors(vectors), [0], {}, None)
+        return _result([], _as_vectors(vectors), [0], [0], {}, None, None, size)
     f = prepared if prepared is not None else frame(chunks, vectors)
     if len(f.sizes) != n:
         raise ValueError(f"the frame has {len(f.sizes)} chunks, not {n}")
@@ -368,50 +433,89 @@ def segment(
             chosen.insert(k, b)
             tipped = scores.structure[g] > 0 and scores.depth[g] < scores.threshold
             cuts[g] = "structure" if tipped else "topic"
-        if params.topic_max_chars is not None:
-            _cap(chosen, cuts, scores.score, chars, params)
-    return _result(chunks, v, chosen, cuts, scores)
+    cap = size.cap
+    bounds = chosen
+    over = None
+    if cap is not None:
+        prefix = chars
+        if max_tokens is not None:
+            if token_counts is None:
+                raise ValueError("max_tokens is set but no token_counts were given")
+            counts = np.asarray(token_counts, dtype=np.int64)
+            if counts.shape != (n,):
+                raise ValueError(f"token_counts has {len(counts)} entries but there are {n} chunks")
+            prefix = _offsets(counts)
+        bounds = fit_cap(chosen, prefix, cap, f.ranks, scores.score)
+        for b in bounds[1:-1]:
+            cuts.setdefault(b - 1, "size_cap")
+        b_arr = np.asarray(bounds, dtype=np.int64)
+        over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
+    return _result(chunks, v, bounds, chosen, cuts, scores, over, size)
 
 
-def _cap(
-    chosen: list[int], cuts: dict[int, str], score: FloatArray, chars: IntArray, p: TopicParams
-) -> None:
-    """Split every segment over the cap at its best gap keeping the minimum both sides
-    (the cap wins when no gap can)."""
-    cap = p.topic_max_chars
-    assert cap is not None
-    todo = [(a, b) for a, b in pairwise(list(chosen)) if chars[b] - chars[a] > cap]
-    while todo:
-        a, b = todo.pop()
-        if b - a < 2:
-            continue
-        inner = np.arange(a + 1, b)
-        ok = (chars[inner] - chars[a] >= p.topic_min_chars) & (
-            chars[b] - chars[inner] >= p.topic_min_chars
-        )
-        cand = inner[ok] if ok.any() else inner
-        best = int(cand[int(np.argmax(score[cand - 1]))])
-        bisect.insort(chosen, best)
-        cuts[best - 1] = "size_cap"
-        todo += [(lo, hi) for lo, hi in ((a, best), (best, b)) if chars[hi] - chars[lo] > cap]
+def fit_cap(
+    topics: Sequence[int], prefix: IntArray, cap: int, ranks: npt.ArrayLike, score: FloatArray
+) -> list[int]:
+    """The starts of the chunks that split each topic (``topics``: starts and the end)
+    so that every chunk fits `cap`: a chunk ``[a, b)`` has size ``prefix[b] - prefix[a]
+    - 1`` (`prefix`: running sums of the sizes plus one). A topic over the cap is split
+    at the gap that keeps the fewest chunks possible (``ceil(left / cap) + ceil(right /
+    cap)``), of the best rank (`split_ranks`), of the highest score (the first of equals),
+    and its parts again until they fit; a single chunk over the cap stays whole.
+
+    Every part waiting to be split at one depth is split at once (segmented minima and
+    maxima over the concatenated gaps), so the work is a few array operations per level
+    of the recursion, not per cut."""
+    key = np.asarray(ranks, dtype=np.float64) * 1e6 + np.clip(score, -1e5, 1e5)
+    bounds = np.asarray(topics, dtype=np.int64)
+    a, b = bounds[:-1], bounds[1:]
+    added: list[IntArray] = []
+    while True:
+        todo = (b - a >= 2) & (prefix[b] - prefix[a] - 1 > cap)
+        a, b = a[todo], b[todo]
+        if not len(a):
+            break
+        lengths = b - a - 1  # inner gaps of each part
+        offsets = np.zeros(len(a), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=offsets[1:])
+        part = np.repeat(np.arange(len(a), dtype=np.int64), lengths)
+        inner = np.arange(len(part), dtype=np.int64) - offsets[part] + a[part] + 1
+        left = prefix[inner] - prefix[a][part] - 1
+        right = prefix[b][part] - prefix[inner] - 1
+        pieces = -(-left // cap) + -(-right // cap)
+        fewest = np.minimum.reduceat(pieces, offsets)
+        k = np.where(pieces == fewest[part], key[inner - 1], -np.inf)
+        best = np.maximum.reduceat(k, offsets)
+        hit = np.flatnonzero(k == best[part])
+        _, first = np.unique(part[hit], return_index=True)  # the first of equals
+        cut = inner[hit[first]]
+        added.append(cut)
+        a, b = np.concatenate([a, cut]), np.concatenate([cut, b])
+    if not added:
+        return list(topics)
+    out: list[int] = np.union1d(bounds, np.concatenate(added)).tolist()
+    return out
 
 
 def _result(
     chunks: Sequence[Chunk],
     v: FloatArray,
     starts: list[int],
+    topic_starts: list[int],
     cuts: dict[int, str],
     scores: GapScores | None,
+    over: npt.NDArray[np.bool_] | None,
+    size: MergeParams,
 ) -> MergeResult:
     bounds = np.asarray(starts, dtype=np.int64)
     spans = list(pairwise(starts))
     merged = chunks_from_spans(list(chunks), spans) if chunks else []
     dim = v.shape[1] if v.ndim == 2 else 0
-    vectors = (
-        np.stack([v[s:e].mean(axis=0, dtype=np.float64) for s, e in spans])
-        if spans
-        else np.zeros((0, dim))
-    )
+    if spans:  # each merged chunk's mean vector, every chunk's at once
+        counts = np.diff(bounds).astype(np.float64)
+        vectors = np.add.reduceat(v, bounds[:-1], axis=0, dtype=np.float64) / counts[:, None]
+    else:
+        vectors = np.zeros((0, dim))
     gaps = [e - 1 for _, e in spans[:-1]]
     if scores is not None:
         sims = np.asarray([scores.similarity[g] for g in gaps], dtype=np.float64)
@@ -428,6 +532,8 @@ def _result(
         cut_similarities=sims,
         cut_threshold=threshold,
         cut_codes=np.asarray([CUT_CODES[cuts[g]] for g in gaps], dtype=np.int8),
-        params=MergeParams(mode="topic"),
+        params=size,
         cut_depths=depths,
+        over_cap=over if over is not None else np.zeros(len(spans), dtype=bool),
+        topic_bounds=np.asarray(topic_starts, dtype=np.int64),
     )

@@ -348,6 +348,10 @@ class _Reader:
         table = f"profiles.{name}"
         if not isinstance(data, dict):
             raise self.fail(f"profiles.{name} must be a table", "profiles", name)
+        from engine.tuning import RETIRED_KNOBS
+
+        # a key of an older version (saved with every knob) is dropped, not refused
+        data = {k: v for k, v in data.items() if k not in RETIRED_KNOBS}
         known = Profile.known_keys()
         for key in data:
             if key not in known:

@@ -7,12 +7,18 @@ from and its character offset in the run's chunk text (the sum of the chunks' si
 before it): the line says where a reader looks, the offset tells apart two cuts on one
 line (a long message split at its blank lines).
 
-The file is JSON, written atomically::
+A merged run has two levels, and a snapshot pins both: ``cuts``, where every merged
+chunk starts, and ``topics``, where every topic starts (the topic segmenter's first
+level; the size cap splits a topic into merged chunks, so a cap change moves ``cuts``
+and leaves ``topics``; in the seed loop both are the same). The file is JSON, written
+atomically::
 
     {"version": 1, "source": "session.jsonl", "merge": "topic", "embedder": "lexical",
-     "chunks": 9, "cuts": [{"line": 40, "char": 5123}, ...]}
+     "chunks": 9, "cuts": [{"line": 40, "char": 5123}, ...],
+     "topics": [{"line": 40, "char": 5123}, ...]}
 
-Only ``cuts`` is compared; the rest says what produced it. A missing, unreadable or
+Only ``cuts`` and ``topics`` (when the snapshot has them) are compared; the rest says
+what produced it. A missing, unreadable or
 malformed snapshot is one `SnapshotError`: ``path:line: reason``.
 """
 
@@ -30,7 +36,15 @@ from engine.model import Chunk
 
 VERSION = 1
 
-__all__ = ["Cut", "SnapshotError", "cuts_of", "moved", "read_snapshot", "write_snapshot"]
+__all__ = [
+    "Cut",
+    "SnapshotError",
+    "cuts_of",
+    "moved",
+    "read_levels",
+    "read_snapshot",
+    "write_snapshot",
+]
 
 
 class SnapshotError(ChunkscopeError):
@@ -60,18 +74,32 @@ def cuts_of(chunks: Sequence[Chunk]) -> list[Cut]:
     return out
 
 
-def write_snapshot(path: str | Path, cuts: Sequence[Cut], about: Mapping[str, Any]) -> Path:
-    """Write `cuts` (with `about`: source, merge, embedder, chunks) to `path` atomically."""
-    doc = {
+def write_snapshot(
+    path: str | Path,
+    cuts: Sequence[Cut],
+    about: Mapping[str, Any],
+    topics: Sequence[Cut] | None = None,
+) -> Path:
+    """Write `cuts` and the `topics` starts (with `about`: source, merge, embedder,
+    chunks) to `path` atomically."""
+    doc: dict[str, Any] = {
         "version": VERSION,
         **about,
         "cuts": [{"line": c.line, "char": c.char} for c in cuts],
     }
+    if topics is not None:
+        doc["topics"] = [{"line": c.line, "char": c.char} for c in topics]
     return atomic_write_text(path, json.dumps(doc, indent=1) + "\n")
 
 
 def read_snapshot(path: str | Path) -> list[Cut]:
     """The cuts of a snapshot file; `SnapshotError` when it is missing or malformed."""
+    return read_levels(path)[0]
+
+
+def read_levels(path: str | Path) -> tuple[list[Cut], list[Cut] | None]:
+    """The cuts and the topic starts of a snapshot file (None: it pins no topics);
+    `SnapshotError` when it is missing or malformed."""
     where = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -89,13 +117,22 @@ def read_snapshot(path: str | Path) -> list[Cut]:
         raise SnapshotError(f'{where}:1: not a cut snapshot (expected {{"cuts": [...]}})')
     if doc.get("version") != VERSION:
         raise SnapshotError(f"{where}:1: snapshot version {doc.get('version')!r}, not {VERSION}")
+    topics = doc.get("topics")
+    if topics is not None and not isinstance(topics, list):
+        raise SnapshotError(f'{where}:1: "topics" is not a list of cuts')
+    return _cuts(where, doc["cuts"], "cuts"), (
+        None if topics is None else _cuts(where, topics, "topics")
+    )
+
+
+def _cuts(where: str, items: list[Any], key: str) -> list[Cut]:
     cuts: list[Cut] = []
-    for i, item in enumerate(doc["cuts"]):
+    for i, item in enumerate(items):
         line = item.get("line") if isinstance(item, dict) else None
         char = item.get("char") if isinstance(item, dict) else None
         if not (_whole(line) and _whole(char)):
             raise SnapshotError(
-                f'{where}:1: cuts[{i}] is not {{"line": N, "char": N}} with whole numbers'
+                f'{where}:1: {key}[{i}] is not {{"line": N, "char": N}} with whole numbers'
             )
         cuts.append(Cut(line, char))
     return cuts

@@ -74,6 +74,26 @@ class Source:
     notes: list[str] = field(default_factory=list)
     #: For a file holding several sessions: (index, title) of each, newest first.
     sessions: list[tuple[int, str]] = field(default_factory=list)
+    #: Records read; with `not_read` (reason: count) and `skipped`, every record of
+    #: the file: ``read + sum(not_read.values()) + len(skipped) == records``.
+    read: int = 0
+    not_read: dict[str, int] = field(default_factory=dict)
+    #: Parts of records read that were left out (encrypted blocks, system reminders).
+    stripped: dict[str, int] = field(default_factory=dict)
+
+    def accounting(self) -> str:
+        """One line on what was not read (empty when everything was): ``not read: 12
+        progress records, 3 file-history snapshots; left out of records read: 4
+        system-reminder blocks``."""
+        parts = []
+        if self.not_read:
+            parts.append("not read: " + ", ".join(f"{n} {k}" for k, n in self.not_read.items()))
+        if self.stripped:
+            parts.append(
+                "left out of records read: "
+                + ", ".join(f"{n} {k}" for k, n in self.stripped.items())
+            )
+        return "; ".join(parts)
 
     @property
     def kind_label(self) -> str:
@@ -394,10 +414,11 @@ def message_turns(
 ) -> list[Turn]:
     """The turns one message yields: an optional ``Bot thinking`` turn, then its content.
 
-    With `show_calls`, a message without content that calls tools says which
-    (``read(path="notes.md")``, arguments shortened) instead of being an empty turn;
-    the seed's `parse_turns` leaves it empty, as the reference did. With
-    `drop_empty`, a message with thinking and nothing else yields the thinking alone.
+    With `show_calls`, a message that calls tools says which after its text, one call
+    a line in the order made (``read(path="notes.md")``, arguments shortened), so a
+    call is never hidden by the text beside it; the seed's `parse_turns` shows only
+    the content, as the reference did. With `drop_empty`, a message with thinking and
+    nothing else yields the thinking alone.
     """
     ts = parse_timestamp(msg.get("timestamp"))
     role = msg["role"]
@@ -407,8 +428,10 @@ def message_turns(
         out.append(Turn(ts, THINKING_ROLE, content_text(reasoning), line, first_index))
     name = ROLE_NAMES.get(role, role)
     text = content_text(msg.get("content"))
-    if show_calls and not text.strip() and msg.get("tool_calls"):
-        text = calls_text(msg["tool_calls"])
+    if show_calls and msg.get("tool_calls"):
+        calls = calls_text(msg["tool_calls"])
+        if calls:
+            text = f"{text}\n{calls}" if text.strip() else calls
     if not (drop_empty and out and not text.strip()):
         out.append(Turn(ts, name, text, line, first_index + len(out)))
     return out
@@ -465,7 +488,9 @@ def load_jsonl(
             if keep_messages:
                 messages.append(msg)
     size = Path(path).stat().st_size
-    return Source(str(path), "jsonl", turns, messages, skipped, warnings, size, read + len(skipped))
+    return Source(
+        str(path), "jsonl", turns, messages, skipped, warnings, size, read + len(skipped), read=read
+    )
 
 
 # --------------------------------------------------------------------------- markdown

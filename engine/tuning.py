@@ -17,15 +17,19 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from engine.merge import MergeParams
-from engine.params import Knob, all_knobs, knob_map
+from engine.params import Knob, all_knobs, knob_map, knobs
 from engine.recap import RecapParams
 from engine.segment import TopicParams
 from engine.split import CompactParams
 
 __all__ = [
+    "MODE_PARAMS",
     "PROFILE_CLASSES",
     "PROFILE_KNOBS",
+    "RETIRED_KNOBS",
+    "SHARED_KNOBS",
     "Tuning",
+    "knob_modes",
     "layer",
 ]
 
@@ -41,6 +45,26 @@ PROFILE_CLASSES: tuple[type[Any], ...] = tuple(_PARTS.values())
 #: The parameters each merge mode reads besides ``mode`` itself: the seed loop's and
 #: the topic segmenter's.
 MODE_PARAMS: dict[str, type[Any]] = {"seed": MergeParams, "topic": TopicParams}
+#: The knobs both merge modes read: the one size cap of a merged chunk (the seed loop
+#: merges under it; the topic segmenter splits its topics to fit it).
+SHARED_KNOBS: frozenset[str] = frozenset(
+    k.name for k in knobs(MergeParams) if k.exclusive == "size cap"
+)
+
+
+def knob_modes(name: str) -> tuple[str, ...]:
+    """The merge modes that read knob `name` (both for the size cap)."""
+    if name in SHARED_KNOBS:
+        return tuple(MODE_PARAMS)
+    return tuple(mode for mode, cls in MODE_PARAMS.items() if name in knob_map(cls))
+
+
+#: Profile keys of earlier versions, read and dropped (what replaced each): a saved
+#: profile holds every knob, so refusing them would refuse every older config file.
+RETIRED_KNOBS: dict[str, str] = {
+    "topic_max_chars": "max_chunk_chars, the one size cap of both merge modes",
+}
+
 #: Every tunable knob by name (the profile keys).
 PROFILE_KNOBS: dict[str, Knob] = all_knobs(PROFILE_CLASSES)
 

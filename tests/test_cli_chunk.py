@@ -38,6 +38,10 @@ TOP_KEYS = {
     "turns",
     "skipped_lines",
     "warnings",
+    "records",
+    "read",
+    "not_read",
+    "stripped",
     "tokenizer",
     "params",
     "chunks",
@@ -99,6 +103,7 @@ def test_json_contract(capsys: pytest.CaptureFixture[str], log: Path) -> None:
     assert doc["turns"] == 5  # You, Bot thinking, Bot, Tool, system
     assert doc["skipped_lines"] == []
     assert doc["warnings"] == []
+    assert doc["records"] == doc["read"] == 4 and doc["not_read"] == doc["stripped"] == {}
     assert doc["tokenizer"] == {"name": "cl100k_base", "accuracy": "exact"}
     assert doc["params"]["min_chars"] == 80
     assert doc["params"]["strict"] is False

@@ -44,7 +44,18 @@ def test_json_contract(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "recap", str(log), "--format", "json", "--budget", "120", *CAP)
     assert code == 0
     doc = json.loads(out)
-    assert set(doc) == {"budget", "used_tokens", "newest_over_budget", "candidates", "recap"}
+    assert set(doc) == {
+        "budget",
+        "used_tokens",
+        "newest_over_budget",
+        "candidates",
+        "recap",
+        "records",
+        "read",
+        "not_read",
+        "stripped",
+    }
+    assert doc["read"] + sum(doc["not_read"].values()) == doc["records"] > 0
     assert doc["budget"] == 120
     assert doc["used_tokens"] == get_counter().count(doc["recap"]) <= 120
     assert doc["newest_over_budget"] is False

@@ -17,7 +17,15 @@ from engine.errors import ParseError, SourceError
 from engine.parse import load
 from engine.readers import READERS, UnsupportedFormat, list_input_formats, sniff
 from engine.readers.folders import latest, list_sessions, sessions_in
-from tests.data.make_reader_fixtures import ANSWER, THINK, USER_ASK, claude_records, make_fixtures
+from tests.data.make_reader_fixtures import (
+    ANSWER,
+    CACHE_PY,
+    REWIND_ASK,
+    THINK,
+    USER_ASK,
+    claude_records,
+    make_fixtures,
+)
 from tui.cli import main
 
 
@@ -87,8 +95,13 @@ def test_tool_calls_collapse_to_one_sentence_each(fx: dict[str, Path], name: str
 
 def test_claude_code_rewind_subagents_and_notes(fx: dict[str, Path]) -> None:
     source = load(fx["claude-code"])
-    assert "1 records of abandoned branches (after a rewind) left out" in source.notes
-    assert "records not read as turns: 1 file-history-snapshot" in source.notes
+    assert source.not_read == {
+        "records abandoned by a rewind": 1,
+        "file-history snapshots": 1,
+        "local-command caveats": 1,
+    }
+    assert source.stripped == {"encrypted reasoning blocks": 1}
+    assert any(t.role == "You" and t.text == REWIND_ASK for t in source.turns)
     assert "session: Fix the cache round-trip test" in source.notes
     assert [t.role for t in source.turns].count("Subagent") == 2
     assert any(t.role == "compaction" for t in source.turns)
@@ -151,13 +164,18 @@ def test_a_folder_lists_sessions_newest_first(fx: dict[str, Path]) -> None:
     import os
 
     root = fx["claude-code"].parent.parent
-    os.utime(fx["codex"], (2_000_000_000, 2_000_000_000))
+    for path in root.rglob("*"):  # an old clone: every file equally old
+        os.utime(path, (1_000_000_000, 1_000_000_000))
     sessions = list_sessions(root)
-    assert sessions[0].path == str(fx["codex"]) and sessions[0].format == "codex"
+    # the dated sessions first, by their last time inside (the seed log's epoch answer
+    # of 2026-02-13 is the newest), the undated ones after, by their file time
+    assert sessions[0].path == str(fx["seed-jsonl"]) and sessions[0].timed_by == "file"
     assert sessions[0].title.startswith("The test test_cache_roundtrip fails")
     formats = {s.format for s in sessions}
     assert {"claude-code", "codex", "chatgpt-export", "aider", "openai-messages"} <= formats
-    assert latest(root).path == str(fx["codex"])
+    assert {"gemini-cli"} <= formats
+    assert latest(root).path == str(fx["seed-jsonl"])
+    assert {s.timed_by for s in sessions if s.format == "openai-messages"} == {"mtime"}
     modified = [s.modified for s in sessions]
     assert modified == sorted(modified, reverse=True)
 
@@ -308,6 +326,7 @@ def test_any_records_read_leniently_with_their_lines(
     assert source.format in READERS
     assert all(1 <= t.source_line <= len(lines) for t in source.turns if t.source_line)
     assert all(1 <= p.line <= len(lines) for p in source.skipped)
+    assert source.read + sum(source.not_read.values()) + len(source.skipped) == len(lines)
     collapse_messages(source.messages)
     try:
         load(path, strict=True)
@@ -318,7 +337,7 @@ def test_any_records_read_leniently_with_their_lines(
 def test_the_command_line_reads_every_format(
     fx: dict[str, Path], capsys: pytest.CaptureFixture[str], isolated: Path
 ) -> None:
-    for name in ("claude-code", "codex", "chatgpt-export", "aider", "trajectory"):
+    for name in ("claude-code", "codex", "chatgpt-export", "aider", "trajectory", "gemini-cli"):
         assert main(["recap", str(fx[name])]) == 0, capsys.readouterr().err
         assert capsys.readouterr().out.strip()
     assert main(["chunk", str(fx["codex"]), "--format", "json"]) == 0
@@ -331,3 +350,425 @@ def test_the_command_line_reads_every_format(
         main(["chunk", "--list-input-formats"])
     out = capsys.readouterr().out
     assert out == list_input_formats() and all(name in out for name in READERS)
+
+
+# --------------------------------------------------------------------------- the record tree
+
+
+def _claude(uuid: str, parent: str | None, kind: str, content: Any, **extra: Any) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "uuid": uuid,
+        "parentUuid": parent,
+        "sessionId": "s",
+        "timestamp": "2025-07-01T10:00:00Z",
+        "message": {"role": "assistant" if kind == "assistant" else "user", "content": content},
+        **extra,
+    }
+
+
+def _use(call: str, name: str = "Read") -> list[dict[str, Any]]:
+    return [{"type": "tool_use", "id": call, "name": name, "input": {"file_path": call}}]
+
+
+def _result(call: str, text: str) -> list[dict[str, Any]]:
+    return [{"type": "tool_result", "tool_use_id": call, "content": text}]
+
+
+def _write(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_parallel_results_are_kept_in_call_order(tmp_path: Path) -> None:
+    """Calls a, b, c made at once, one record each; their results written as they
+    finished (c, a, b), each a child of its own call's record."""
+    path = _write(
+        tmp_path / "parallel.jsonl",
+        [
+            _claude("u", None, "user", "read three files"),
+            _claude("a", "u", "assistant", _use("ca")),
+            _claude("b", "a", "assistant", _use("cb")),
+            _claude("c", "b", "assistant", _use("cc")),
+            _claude("rc", "c", "user", _result("cc", "third")),
+            _claude("ra", "a", "user", _result("ca", "first")),
+            _claude("rb", "b", "user", _result("cb", "second")),
+            _claude("z", "rc", "assistant", [{"type": "text", "text": "done"}]),
+        ],
+    )
+    source = load(path)
+    assert [t.text for t in source.turns if t.role == "Tool"] == ["first", "second", "third"]
+    assert source.not_read == {} and source.read == 8
+    assert [m["role"] for m in source.messages][-1] == "assistant"
+
+
+def test_only_a_prompt_re_parented_is_a_rewind(tmp_path: Path) -> None:
+    base = [
+        _claude("u", None, "user", "fix it"),
+        _claude("a", "u", "assistant", [{"type": "text", "text": "ABANDONED plan"}]),
+    ]
+    rewound = _write(
+        tmp_path / "rewound.jsonl",
+        [*base, _claude("u2", None, "user", "no, fix only the key")],
+    )
+    # the same shape, but what follows is the tool's own record, not a prompt: kept
+    kept = _write(
+        tmp_path / "kept.jsonl",
+        [*base, _claude("m", "u", "user", "Stop hook feedback: run the tests", isMeta=True)],
+    )
+    edited = _write(
+        tmp_path / "edited.jsonl",
+        [
+            _claude("r", None, "user", "start"),
+            _claude("u", "r", "user", "fix it"),
+            _claude("a", "u", "assistant", [{"type": "text", "text": "ABANDONED plan"}]),
+            _claude("u2", "r", "user", "fix only the key"),
+            _claude("a2", "u2", "assistant", [{"type": "text", "text": "ok"}]),
+        ],
+    )
+    assert "ABANDONED plan" in [t.text for t in load(rewound).turns]  # two roots: no fork
+    source = load(kept)
+    assert "ABANDONED plan" in [t.text for t in source.turns]
+    assert [t.role for t in source.turns][-1] == "Meta"
+    source = load(edited)
+    texts = [t.text for t in source.turns]
+    assert "ABANDONED plan" not in texts and "fix it" not in texts and "ok" in texts
+    assert source.not_read == {"records abandoned by a rewind": 2} and source.read == 3
+
+
+def test_meta_records_caveats_and_reminders(tmp_path: Path) -> None:
+    caveat = (
+        "Caveat: The messages below were generated by the user while running local "
+        "commands. DO NOT respond to these messages."
+    )
+    path = _write(
+        tmp_path / "meta.jsonl",
+        [
+            _claude("c", None, "user", caveat, isMeta=True),
+            _claude("u", "c", "user", "<command-name>/review</command-name>"),
+            _claude("b", "u", "user", "Review the diff for bugs.", isMeta=True),
+            _claude("a", "b", "assistant", _use("t1")),
+            _claude(
+                "r",
+                "a",
+                "user",
+                _result("t1", "line one\n<system-reminder>\nSECRET NUDGE\n</system-reminder>"),
+            ),
+        ],
+    )
+    source = load(path)
+    assert [(t.role, t.text) for t in source.turns][:2] == [
+        ("You", "/review"),
+        ("Meta", "Review the diff for bugs."),
+    ]
+    assert [t.text for t in source.turns if t.role == "Tool"] == ["line one"]
+    assert source.not_read == {"local-command caveats": 1}
+    assert source.stripped == {"system-reminder blocks": 1}
+    collapsed = collapse_messages(source.messages)
+    assert "Meta" not in {t.role for t in collapsed}  # the collapse step hides them
+
+
+# --------------------------------------------------------------------------- accounting
+
+
+def _nonblank(path: Path) -> int:
+    return sum(1 for line in path.read_text().splitlines() if line.strip())
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_record_is_accounted_for(fx: dict[str, Path], name: str) -> None:
+    source = load(fx[name])
+    if name in ("claude-code", "codex", "codex-legacy", "seed-jsonl"):
+        assert source.records == _nonblank(fx[name])
+    accounted = source.read + sum(source.not_read.values()) + len(source.skipped)
+    assert accounted == source.records > 0
+
+
+def test_the_json_says_what_was_not_read(
+    fx: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["chunk", str(fx["claude-code"]), "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert doc["not_read"]["records abandoned by a rewind"] == 1
+    assert doc["read"] + sum(doc["not_read"].values()) + len(doc["skipped_lines"]) == doc["records"]
+    (line,) = [ln for ln in err.splitlines() if "not read:" in ln]
+    assert "1 records abandoned by a rewind" in line and "1 encrypted reasoning blocks" in line
+
+
+# --------------------------------------------------------------------------- Gemini CLI
+
+
+@pytest.mark.parametrize("name", ["gemini-cli", "gemini-jsonl"])
+def test_gemini_cli_sessions(fx: dict[str, Path], name: str) -> None:
+    assert sniff(fx[name]) == "gemini-cli"
+    source = load(fx[name], strict=True)
+    roles = [t.role for t in source.turns]
+    assert roles == ["You", "Bot thinking", "Bot", "Tool", "Tool", "info", "error", "Bot"]
+    bot = source.turns[2].text
+    assert bot.startswith("Let me look at the cache") and "\nread_file(" in bot
+    assert bot.index("read_file(") < bot.index("run_shell_command(")
+    tools = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
+    assert tools == [
+        "Read /srv/proj/engine/cache.py (2 lines).",
+        "Ran `pytest -q tests/test_cache.py` (failed).",
+    ]
+    if name == "gemini-jsonl":
+        assert source.not_read == {
+            "session metadata": 1,
+            "session updates ($set)": 1,
+            "earlier copies of a message": 1,
+        }
+
+
+def test_gemini_folders_work_with_latest_and_the_picker(fx: dict[str, Path]) -> None:
+    root = fx["gemini-cli"].parents[3]  # .../gemini: tmp/<hash>/chats/
+    found = list_sessions(root)
+    assert {s.format for s in found} == {"gemini-cli"} and len(found) == 2
+    assert all(s.title == USER_ASK for s in found)
+
+
+# --------------------------------------------------------------------------- unknown shapes
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "words"),
+    [
+        (
+            "chat.json",
+            {"sessionId": "x", "turns": [{"kind": "q"}]},
+            ["a JSON document (an object with keys sessionId, turns)", "gemini-cli: no 'messages'"],
+        ),
+        (
+            "msgs.json",
+            {"messages": [{"speaker": "a", "text": "hi"}]},
+            ["openai-messages: its 'messages' items have no 'role'", "chatgpt-export: no"],
+        ),
+        ("events.jsonl", None, ["JSON lines of no format", "claude-code: no record has"]),
+    ],
+)
+def test_an_unknown_shape_names_the_readers_tried(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, content: Any, words: list[str]
+) -> None:
+    path = tmp_path / name
+    if content is None:
+        path.write_text("".join(json.dumps({"event": "tick", "n": i}) + "\n" for i in range(4)))
+    else:
+        path.write_text(json.dumps(content, indent=2))
+    assert main(["chunk", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1
+    assert "malformed" not in err and all(w in err for w in words), err
+
+
+# --------------------------------------------------------------------------- --latest
+
+
+def test_latest_is_the_newest_last_timestamp_whatever_the_mtimes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    import os
+
+    tmp_path = tmp_path / "sessions"
+    tmp_path.mkdir()
+
+    def session(name: str, minute: int, mtime: float) -> Path:
+        records = claude_records()[3:5]
+        records[-1] = {**records[-1], "timestamp": f"2025-07-01T10:{minute:02d}:00Z"}
+        path = _write(tmp_path / name, records)
+        os.utime(path, (mtime, mtime))
+        return path
+
+    newest = session("b.jsonl", 50, 1_000_000)  # the oldest file
+    session("a.jsonl", 10, 2_000_000)  # the newest file, an older session
+    undated = tmp_path / "notes.jsonl"  # no timestamp inside: its mtime counts
+    undated.write_text(json.dumps({"role": "user", "content": "hi"}) + "\n")
+    os.utime(undated, (1_500_000, 1_500_000))
+    assert latest(tmp_path).path == str(newest)
+    order = [(Path(s.path).name, s.timed_by) for s in list_sessions(tmp_path)]
+    assert order == [("b.jsonl", "file"), ("a.jsonl", "file"), ("notes.jsonl", "mtime")]
+    capsys.readouterr()
+    assert main(["recap", str(tmp_path), "--latest"]) == 0
+    assert f"the newest session: {newest} " in capsys.readouterr().err
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    order=st.permutations(range(4)).flatmap(
+        lambda p: st.tuples(st.just(p), st.integers(1, 4), st.booleans())
+    )
+)
+def test_any_fan_out_of_parallel_calls_keeps_every_result_in_call_order(
+    order: tuple[list[int], int, bool],
+) -> None:
+    """n calls made at once (one record each, or one record with n blocks), their
+    results written in any order, each under its own call's record (or the last)."""
+    import tempfile
+
+    perm, n, one_record = order
+    done = [i for i in perm if i < n]
+    records = [_claude("u", None, "user", "go")]
+    if one_record:
+        blocks = [b for i in range(n) for b in _use(f"c{i}")]
+        records.append(_claude("a0", "u", "assistant", blocks))
+        owner = ["a0"] * n
+    else:
+        owner = [f"a{i}" for i in range(n)]
+        for i in range(n):
+            records.append(_claude(f"a{i}", f"a{i - 1}" if i else "u", "assistant", _use(f"c{i}")))
+    for i in done:
+        records.append(_claude(f"r{i}", owner[i], "user", _result(f"c{i}", f"out {i}")))
+    records.append(_claude("z", f"r{done[-1]}", "user", "thanks"))
+    with tempfile.TemporaryDirectory() as d:
+        source = load(_write(Path(d) / "fan.jsonl", records))
+    assert [t.text for t in source.turns if t.role == "Tool"] == [f"out {i}" for i in range(n)]
+    assert source.read == len(records) and source.not_read == {}
+    assert source.turns[-1].text == "thanks"
+
+
+_gemini_records = st.fixed_dictionaries(
+    {"type": st.sampled_from(["user", "gemini", "info", "error", "odd"])},
+    optional={
+        "id": st.text(max_size=2),
+        "timestamp": st.none() | st.text(max_size=8) | st.integers(),
+        "content": st.none()
+        | st.text(max_size=10)
+        | st.lists(st.fixed_dictionaries({"text": st.text(max_size=5)}), max_size=2),
+        "thoughts": st.none()
+        | st.lists(
+            st.dictionaries(st.sampled_from(["subject", "description"]), st.text(max_size=5)),
+            max_size=2,
+        ),
+        "toolCalls": st.none()
+        | st.lists(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "id": st.text(max_size=2),
+                    "name": st.text(max_size=5) | st.integers(),
+                    "args": st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=2),
+                    "status": st.sampled_from(["success", "error"]),
+                    "result": st.none()
+                    | st.lists(
+                        st.just({"functionResponse": {"response": {"output": "o"}}}), max_size=1
+                    ),
+                    "resultDisplay": st.text(max_size=4),
+                },
+            ),
+            max_size=3,
+        ),
+    },
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(messages=st.lists(_gemini_records, max_size=8), as_lines=st.booleans())
+def test_any_gemini_chat_is_read_and_accounted(
+    messages: list[dict[str, Any]], as_lines: bool
+) -> None:
+    import tempfile
+
+    header = {"sessionId": "s", "projectHash": "h", "startTime": "2025-10-18T14:57:28Z"}
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / ("chat.jsonl" if as_lines else "chat.json")
+        if as_lines:
+            path.write_text("".join(json.dumps(r) + "\n" for r in [header, *messages]))
+        else:
+            path.write_text(json.dumps({**header, "messages": messages}, indent=1))
+        assert sniff(path) == "gemini-cli"
+        source = load(path)
+    assert source.read + sum(source.not_read.values()) + len(source.skipped) == source.records
+    assert source.records == len(messages) + (1 if as_lines else 0)
+    calls = sum(len(m.get("toolCalls") or []) for m in messages if m["type"] == "gemini")
+    assert sum(1 for m in source.messages if m["role"] == "tool") <= calls
+    collapse_messages(source.messages)
+
+
+def test_aider_message_echo_is_not_a_second_copy(tmp_path: Path) -> None:
+    task = "Create a file test_aider.txt with content 'Hello Aider' and commit it."
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "\n# aider chat started at 2026-05-10 11:12:34\n\n"
+        f"> /opt/homebrew/bin/aider --message {task} --yes --model openrouter/x  \n"
+        "> Aider v0.86.2  \n\n"
+        f"#### {task}  \n\n"
+        "test_aider.txt\n```\nHello Aider\n```\n\n"
+        "> Applied edit to test_aider.txt  \n"
+    )
+    source = load(path)
+    joined = "\n".join(t.text for t in source.turns)
+    assert joined.count("Hello Aider' and commit it.") == 1
+    assert "aider --message [the task, read below] --yes --model openrouter/x" in joined
+    assert [t.role for t in source.turns] == ["aider", "You", "Bot", "aider"]
+    assert source.stripped == {"tasks echoed on aider's command line": 1}
+    assert source.read == source.records == 5  # the session's start and four blocks
+
+
+def test_calls_beside_text_show_after_it_but_parse_turns_keeps_the_reference(
+    tmp_path: Path,
+) -> None:
+    from engine.parse import parse_turns
+
+    call = {"id": "c1", "type": "function", "function": {"name": "run", "arguments": "{}"}}
+    path = _write(
+        tmp_path / "seed.jsonl",
+        [{"role": "assistant", "content": "Let me run it.", "tool_calls": [call, call]}],
+    )
+    assert [t.text for t in parse_turns(path)] == ["Let me run it."]
+    assert [t.text for t in load(path).turns] == ["Let me run it.\nrun({})\nrun({})"]
+
+
+def test_a_gemini_cli_checkpoint_reads_its_parts(tmp_path: Path) -> None:
+    """A checkpoint beside the chats (~/.gemini/tmp/<hash>/checkpoint-*.json): Gemini API
+    contents, their text, function calls and responses."""
+    path = tmp_path / "checkpoint-fix.json"
+    contents = [
+        {"role": "user", "parts": [{"text": USER_ASK}]},
+        {
+            "role": "model",
+            "parts": [
+                {"text": "Reading it.", "thought": True},
+                {"text": "Let me read the cache."},
+                {"functionCall": {"name": "read_file", "args": {"absolute_path": "cache.py"}}},
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                {"functionResponse": {"name": "read_file", "response": {"output": CACHE_PY}}}
+            ],
+        },
+    ]
+    path.write_text(json.dumps(contents, indent=2))
+    source = load(path)
+    assert [t.role for t in source.turns] == ["You", "Bot", "Tool"]
+    assert (
+        source.turns[1].text == 'Let me read the cache.\nread_file({"absolute_path": "cache.py"})'
+    )
+    assert [t.text for t in collapse_messages(source.messages) if t.role == "Tool"] == [
+        "Read cache.py (2 lines)."
+    ]
+
+
+def test_every_example_file_is_of_its_format() -> None:
+    from engine.readers import _ROOT, EXAMPLE_FILES
+
+    listed = list_input_formats()
+    for name, example in EXAMPLE_FILES.items():
+        path = _ROOT / example
+        assert sniff(path) == name and f"example file: {path}" in listed
+        assert load(path).turns
+
+
+def test_a_claude_session_that_starts_with_records_not_read(tmp_path: Path) -> None:
+    head = [
+        {"type": "queue-operation", "operation": "dequeue", "timestamp": "t", "sessionId": "s"}
+    ] + [
+        {"type": "progress", "uuid": f"p{i}", "parentUuid": None, "sessionId": "s"}
+        for i in range(60)
+    ]
+    path = _write(tmp_path / "late.jsonl", head + claude_records()[3:5])
+    assert sniff(path) == "claude-code"
+    source = load(path)
+    assert source.not_read == {"queue operations": 1, "progress records": 60}
+    assert source.turns[0].text == USER_ASK

@@ -75,9 +75,14 @@ def test_min_and_max_size_are_respected() -> None:
     strict = segment(chunks, v, replace(base, topic_min_chars=size))
     assert len(strict.chunks) < len(loose.chunks)
     assert all(c.chars + 1 >= size for c in strict.chunks)
-    capped = segment(chunks, v, replace(TopicParams(), topic_max_chars=size // 2, topic_depth=9.0))
+    capped = segment(chunks, v, replace(TopicParams(), topic_depth=9.0), max_chars=size // 2)
     assert all(c.chars <= size // 2 or len(c.turns) == 1 for c in capped.chunks)
     assert "size_cap" in {c.reason for c in capped.cuts}
+    # the cap splits topics into chunks, and never moves a topic's start
+    uncapped = segment(chunks, v, replace(TopicParams(), topic_depth=9.0), max_chars=None)
+    assert capped.topic_bounds is not None and uncapped.topic_bounds is not None
+    assert capped.topic_bounds.tolist() == uncapped.topic_bounds.tolist()
+    assert len(capped.chunks) > len(uncapped.chunks) == len(uncapped.topic_spans)
 
 
 @settings(max_examples=40, deadline=None)
@@ -268,15 +273,15 @@ def test_sweep_moves_one_knob_and_scores_each_value(
         assert main(["eval", str(log), "--gold", str(gold), "--format", "json",
                      "--topic-depth", str(p["value"])]) == 0  # fmt: skip
         one = json.loads(capsys.readouterr().out)
-        assert (one["chunks"], one["pk"]) == (p["chunks"], p["pk"])
+        assert (one["chunks"], one["topics"], one["pk"]) == (p["chunks"], p["topics"], p["pk"])
     # The text table: a row per value and a plot per column.
     assert main([*argv, "--points", "5"]) == 0
     out = capsys.readouterr().out
     assert "topic_depth across 5 values (merge topic" in out
     header = next(line for line in out.splitlines() if line.strip().startswith("topic_depth"))
-    assert header.split() == ["topic_depth", "chunks", "pk", "windowdiff", "f1"]
+    assert header.split() == ["topic_depth", "chunks", "topics", "pk", "windowdiff", "f1"]
     plots = [line.split() for line in out.splitlines() if "(topic_depth 0 -> 10)" in line]
-    assert [p[0] for p in plots] == ["chunks", "pk", "windowdiff", "f1"]
+    assert [p[0] for p in plots] == ["chunks", "topics", "pk", "windowdiff", "f1"]
     assert all(len(p[1]) == 5 and set(p[1]) <= set("▁▂▃▄▅▆▇█") for p in plots)
 
 

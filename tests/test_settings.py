@@ -272,3 +272,14 @@ def test_with_environment_fills_only_what_is_unset() -> None:
     assert (filled.base_url, filled.api_key) == ("http://env/v1", "env-key")
     own = EmbedderSettings(base_url="http://mine/v1", api_key="mine").with_environment(env)
     assert (own.base_url, own.api_key) == ("http://mine/v1", "mine")
+
+
+def test_a_profile_of_an_older_version_still_loads(config_dir: Path) -> None:
+    """`topic_max_chars` (the topic mode's own cap before the one size cap of both
+    modes) is in every profile saved before: it is dropped, not refused."""
+    from engine.settings import config_path
+
+    path = config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("[profiles.old]\nstd_k = 0.7\ntopic_max_chars = 0\nmax_chunk_chars = 4000\n")
+    assert get_profile("old") == Profile(std_k=0.7, max_chunk_chars=4000)

@@ -38,8 +38,8 @@ def _seed(threshold: float = 0.35) -> Pipeline:
 
 
 def test_sweep_values_end_on_the_open_value_and_hold_the_value_in_force() -> None:
-    cap = sweep_values(KNOBS["topic_max_chars"], None, 25)
-    assert len(cap) == 25 and cap[0] == 1000 and cap[-1] is None  # no cap: ∞
+    cap = sweep_values(KNOBS["max_chunk_chars"], None, 25)
+    assert len(cap) == 25 and cap[0] == 256 and cap[-1] is None  # no cap: ∞
     never = sweep_values(KNOBS["always_merge"], 0.8, 25)
     assert len(never) == 25 and never[-1] == float("inf") and 0.8 in never
     assert never[:-1] == sorted(never[:-1])
@@ -48,12 +48,12 @@ def test_sweep_values_end_on_the_open_value_and_hold_the_value_in_force() -> Non
 
 
 def test_the_panel_marks_the_value_in_force_and_prints_its_numbers() -> None:
-    values = sweep_values(KNOBS["topic_max_chars"], None, 25)
+    values = sweep_values(KNOBS["max_chunk_chars"], None, 25)
     result = SweepResult(
-        "topic_max_chars", "max size", values, list(range(25, 0, -1)), None, None, "{:.0f}"
+        "max_chunk_chars", "max size", values, list(range(25, 0, -1)), None, None, "{:.0f}"
     )
     rows = sweep_text(result, width=38).plain.split("\n")
-    assert rows[0].startswith("─ SWEEP max size 1000 → ∞ ")
+    assert rows[0].startswith("─ SWEEP max size 256 → ∞ ")
     assert rows[1].endswith("    1")  # the count at ∞, the value in force
     assert rows[2].index("▲") == LABEL + 24 and "now ∞" in rows[2]
     assert all(len(row) <= 38 for row in rows)
@@ -129,7 +129,7 @@ async def test_n_in_the_seed_loop_sets_a_threshold_the_slider_keeps(
 async def test_keys_are_answered_while_a_sweep_runs_and_a_new_run_stops_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from engine.evaluate import tuning_segmenter as real
+    from engine.evaluate import tuning_merge as real
 
     slow = threading.Event()  # set: every point of a sweep takes 50 ms more
     points: list[float] = []
@@ -145,7 +145,7 @@ async def test_keys_are_answered_while_a_sweep_runs_and_a_new_run_stops_it(
 
         return run
 
-    monkeypatch.setattr("tui.workbench.sweep.tuning_segmenter", paced)
+    monkeypatch.setattr("tui.workbench.sweep.tuning_merge", paced)
     monkeypatch.setattr("tui.workbench.sweep.SWEEP_DELAY", 0.05)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

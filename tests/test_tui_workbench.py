@@ -4,6 +4,7 @@ writing files, profiles, themes, literal log text and the narrow layout."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from functools import partial
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 from engine.merge import MergeParams
 from engine.pipeline import Pipeline, PipelineParams
-from tests.pilot import ROOT, SAMPLE, SIZE, make_app
+from tests.pilot import ROOT, SAMPLE, SIZE, is_settled, make_app
 from tests.pilot import settled as pilot_settled
 from tests.pilot import until as pilot_until
 from tui.app import ChunkscopeApp
@@ -632,3 +633,45 @@ async def test_the_merge_toggle_switches_the_segmenter_and_its_controls() -> Non
         assert len(bench.view.result.chunks) == len(
             Pipeline(SAMPLE, app.pipe.params).merged().chunks
         )
+
+
+async def test_the_max_size_slider_caps_topic_chunks(tmp_path: Path) -> None:
+    """In topic mode the size cap's slider shows, starts at the default (not ∞), and a
+    step splits the topics into more merged chunks that fit it, without moving a topic;
+    a unit over the cap is marked on its card."""
+    from engine.merge import MergeParams as MP
+
+    doc = tmp_path / "guide.md"
+    sections = [
+        f"## Part {i}\n\n"
+        + "\n\n".join(f"Part {i} paragraph {p}. " + "text " * 80 for p in range(6))
+        for i in range(12)
+    ]
+    doc.write_text("# Guide\n\n" + "\n\n".join(sections) + "\n\n" + "word " * 1400 + "\n")
+    app = make_app(doc)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        assert app.merge_params.mode == "topic"
+        slider = bench.query_one("#max-chars", Slider)
+        assert slider.display and slider.value == MP().max_chunk_chars == 8192
+        before = bench.view.result
+        assert all(c.chars <= 8192 for c in before.chunks) and len(before.chunks) >= 3
+        generation = app.run_generation
+        slider.focus()
+        await pilot.press("shift+left", "shift+left")  # 8192 -> 4096 chars
+        await until(pilot, lambda: app.run_generation > generation and is_settled(app))
+        after = bench.view.result
+        assert bench.view.params.merge.max_chunk_chars == 4096
+        assert len(after.chunks) > len(before.chunks)
+        assert after.topic_bounds is not None and before.topic_bounds is not None
+        assert after.topic_bounds.tolist() == before.topic_bounds.tolist()
+        for chunk, over in zip(after.chunks, after.exceeds_limit, strict=True):
+            assert chunk.chars <= 4096 or (over and len(chunk.turns) == 1)
+        assert sum(after.exceeds_limit) == 1  # the 7k-char paragraph, kept whole
+        merged = bench.query_one("#merged", ChunkList)
+        merged.select(after.exceeds_limit.index(True))
+        await pilot.pause()
+        text = "\n".join(merged.rendered_lines())
+        assert "over cap!" in text and not re.search(r"\d\d:\d\d:\d\d", text)

@@ -19,7 +19,7 @@ BOT = {"role": "assistant", "content": "The cache is a dict.", "timestamp": "202
 
 
 def _unreadable(path: Path, n: int = 12) -> Path:
-    """`n` JSON lines of a shape no reader takes (every one 'missing role')."""
+    """`n` JSON lines of a shape no reader takes: refused by name, each reader tried."""
     path.write_text("".join(json.dumps({"event": "tick", "n": i}) + "\n" for i in range(n)))
     return path
 
@@ -46,7 +46,9 @@ def test_a_recap_of_nothing_keeps_the_previous_recap(
     code, out, err = _run(capsys, "recap", str(log), "-o", str(recap))
     assert code == 2 and out == ""
     line = one_error_line(err)
-    assert f"{log}: no turns: skipped 12 malformed lines of 12 (12 missing 'role';" in line
+    keys = "(first records' keys: event, n)"
+    assert f"{log}: JSON lines of no format chunkscope reads {keys}" in line
+    assert "seed-jsonl: no record has a 'role'" in line and "malformed" not in line
     assert recap.read_bytes() == b"previous good recap\n"
     assert [p.name for p in tmp_path.iterdir() if "recap" in p.name] == ["_recap.md"]
 
@@ -60,7 +62,7 @@ def test_chunk_of_nothing_is_an_error_and_writes_nothing(
     log = _unreadable(tmp_path / "session.jsonl", 3)
     code, out, err = _run(capsys, "chunk", str(log), *extra, "-o", str(target))
     assert code == 2 and out == ""
-    assert "no turns: skipped 3 malformed lines of 3" in one_error_line(err)
+    assert "JSON lines of no format chunkscope reads" in one_error_line(err)
     assert target.read_text() == "keep me\n"
 
 
@@ -102,7 +104,7 @@ async def test_the_workbench_keeps_the_open_file(tmp_path: Path) -> None:
         await settled(pilot, app)
         view = app.workbench.view
         app.open_path(str(bad))
-        await until(pilot, lambda: any("no turns" in n.message for n in app._notifications))
+        await until(pilot, lambda: any("no format" in n.message for n in app._notifications))
         assert app.is_running and app.pipe.path == str(SAMPLE)
         assert app.workbench.view is view
 

@@ -82,6 +82,13 @@ def _display_path(path: str) -> str:
     return str(p)
 
 
+def _file_date(turns: list[Any]) -> str:
+    """`` · 2026-11-26``: the date of a document (its turns' timestamp, the file's
+    modification time), or nothing when it has none."""
+    stamp = next((t.timestamp for t in turns if t.timestamp is not None), None)
+    return f" · {stamp:%Y-%m-%d}" if stamp is not None else ""
+
+
 def _tool_calls_label(collapse: bool) -> str:
     return " · tool calls: " + ("collapsed" if collapse else "raw") + " (T)"
 
@@ -305,10 +312,14 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDrive
         if stats is not None and (stats[0] or stats[1]):
             cache = f"cache {stats[0]}/{stats[0] + stats[1]}"
         summarizer = pipe.params.summarizer.label()
+        kind = src.kind_label
+        if src.kind == "jsonl":
+            kind += _tool_calls_label(pipe.params.collapse)
+        elif not self.fixed_timings:  # a document's date, once (its cards carry no clock)
+            kind += _file_date(src.turns)
         return HeaderInfo(
             path=path,
-            kind=src.kind_label
-            + (_tool_calls_label(pipe.params.collapse) if src.kind == "jsonl" else ""),
+            kind=kind,
             turns=len(src.turns),
             skipped=len(src.skipped),
             records=src.records,

@@ -20,6 +20,7 @@ import engine.readers.aider as aider
 import engine.readers.claude as claude
 import engine.readers.codex as codex
 import engine.readers.documents as documents
+import engine.readers.gemini as gemini
 from engine.errors import SourceError
 from engine.model import gc_paused
 from engine.readers.base import Reader, ReadOptions, SessionInfo
@@ -99,9 +100,21 @@ READERS: dict[str, Reader] = {
             codex.read,
         ),
         Reader(
+            gemini.NAME,
+            "Gemini CLI chat (~/.gemini/tmp/<project hash>/chats/session-*.json): one JSON "
+            "document, or JSON lines",
+            '{"sessionId": "s", "projectHash": "9f2c", "startTime": "2025-10-18T14:57:28Z", '
+            '"messages": [{"id": "m1", "timestamp": "2025-10-18T14:57:28Z", "type": "user", '
+            '"content": "List the files"}, {"type": "gemini", "content": "", "thoughts": '
+            '[{"subject": "Listing", "description": "..."}], "toolCalls": [{"name": '
+            '"list_directory", "args": {"path": "."}, "result": [...]}]}]}',
+            gemini.read,
+        ),
+        Reader(
             documents.MESSAGES,
-            'OpenAI chat messages as one JSON document: a list, or {"messages": [...]} '
-            "(an agent trajectory too); no timestamps",
+            'OpenAI chat messages as one JSON document: a list, {"messages": [...]} (a '
+            'mini-swe-agent trajectory too, its "exit" the session\'s end) or {"history": '
+            "[...]} (SWE-agent)",
             '[{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]',
             documents.read_messages,
         ),
@@ -135,12 +148,30 @@ READERS: dict[str, Reader] = {
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".md", ".markdown")
 
 
+#: A real (or bundled) file of each format, relative to the repository: shown by
+#: --list-input-formats when present (a checkout; an installed package has none).
+EXAMPLE_FILES = {
+    SEED: "sample_logs/cache_refactor.jsonl",
+    claude.NAME: "tests/fixtures/claude-code/coverage-test-fix.jsonl",
+    codex.NAME: "tests/fixtures/codex/homelab-migration.jsonl",
+    gemini.NAME: "tests/fixtures/gemini-cli/agent-history-session-01.json",
+    documents.MESSAGES: "tests/fixtures/mini-swe-agent/pydicom-901.traj.json",
+    aider.NAME: "tests/fixtures/aider/metadata-aider.aider.chat.history.md",
+    MARKDOWN: "sample_logs/architecture_guide.md",
+}
+_ROOT = Path(__file__).resolve().parent.parent.parent
+
+
 def list_input_formats() -> str:
-    """Every input format with its description and an example (for --list-input-formats)."""
+    """Every input format with its description, an example and, in a checkout, an
+    example file (for --list-input-formats)."""
     lines = []
     for r in READERS.values():
         lines.append(f"{r.name}: {r.description}")
         lines.append(f"    {r.example}")
+        example = EXAMPLE_FILES.get(r.name)
+        if example and (_ROOT / example).is_file():
+            lines.append(f"    example file: {_ROOT / example}")
     lines.append("Any of them gzip-compressed (.gz) is read as well.")
     return "\n".join(lines) + "\n"
 
@@ -186,8 +217,10 @@ def sniff(path: str | Path) -> str:
 
     The name narrows the choice: a ``.md`` / ``.markdown`` file is aider's history or
     markdown, a ``.jsonl`` / ``.ndjson`` file one of the JSONL logs (the seed's when
-    nothing else fits, so its reader reports every malformed line); any other name
+    no line decodes, so its reader reports every malformed line); any other name
     (``.json``, none) is decided by the content alone. ``.gz`` is looked through.
+    Well-formed JSON of no format read is `UnsupportedFormat`, saying which readers
+    were tried and why each refused.
     """
     p = Path(path)
     _check_regular_file(p)
@@ -206,7 +239,7 @@ def sniff(path: str | Path) -> str:
     if suffix in JSONL_SUFFIXES:
         if len(records) == len(lines) == 1 and documents.kind_of(records[0]) is not None:
             return _document_format(p, first)  # one JSON document on one line
-        return _jsonl_format(records)
+        return _jsonl_format(p, records)
     if len(records) == len(lines) == 1 and suffix == ".json":
         return _document_format(p, first)  # a .json file of one line: one document
     if not lines:
@@ -216,27 +249,57 @@ def sniff(path: str | Path) -> str:
     if not first.startswith(("{", "[")):
         return MARKDOWN
     if first.startswith("{") and records and _is_jsonl(lines, records):
-        return _jsonl_format(records)
+        return _jsonl_format(p, records)
     return _document_format(p, first)
 
 
 def _is_jsonl(lines: list[str], records: list[dict[str, Any]]) -> bool:
-    """One object a line (not a JSON document that merely starts with a whole object)."""
+    """One object a line (not a JSON document that merely starts with a whole object):
+    the first line is a whole object, and so is the next one (if any)."""
+    try:
+        head = json.loads(lines[0])
+    except (ValueError, RecursionError):
+        return False
     complete = len(records)
-    return complete >= min(2, len(lines)) or (complete == 1 and len(lines) == 1)
+    return isinstance(head, dict) and (complete >= min(2, len(lines)))
 
 
-def _jsonl_format(records: list[dict[str, Any]]) -> str:
-    votes = {claude.NAME: 0, codex.NAME: 0, SEED: 0}
+#: What each JSON-lines reader needs, said when none takes a file.
+_JSONL_NEEDS = (
+    (SEED, "no record has a 'role'"),
+    (claude.NAME, "no record has 'type' user / assistant with 'uuid' or 'sessionId'"),
+    (codex.NAME, "no record has 'type' and 'payload' (or is a bare Codex item)"),
+    (gemini.NAME, "no record has 'sessionId' and 'projectHash', or 'type' user / gemini"),
+)
+
+
+def _jsonl_format(path: Path, records: list[dict[str, Any]]) -> str:
+    """The JSON-lines format most of the first records are of; the seed's when none
+    decodes (its reader then reports each line); `UnsupportedFormat` naming each reader
+    tried and why it refused when whole objects are there but of no format read."""
+    votes = {gemini.NAME: 0, claude.NAME: 0, codex.NAME: 0, SEED: 0}
     for rec in records:
-        if claude.looks_like(rec):
+        if gemini.looks_like(rec):
+            votes[gemini.NAME] += 1
+        elif claude.looks_like(rec):
             votes[claude.NAME] += 1
         elif codex.looks_like_rollout(rec) or codex.looks_like_legacy(rec):
             votes[codex.NAME] += 1
         elif "role" in rec:
             votes[SEED] += 1
     best = max(votes, key=lambda k: votes[k])
-    return best if votes[best] else SEED
+    if votes[best]:
+        return best
+    if not records:
+        return SEED
+    keys = sorted({k for rec in records[:5] for k in rec})[:6]
+    raise UnsupportedFormat(
+        path,
+        f"JSON lines of no format chunkscope reads (first records' keys: "
+        f"{', '.join(keys) or 'none'}); tried "
+        + "; ".join(f"{name}: {why}" for name, why in _JSONL_NEEDS)
+        + " (see --list-input-formats)",
+    )
 
 
 def _document_format(path: Path, first: str) -> str:
@@ -251,10 +314,16 @@ def _document_format(path: Path, first: str) -> str:
         )
     kind = documents.kind_of(value)
     if kind is None:
-        shape = "an object" if isinstance(value, dict) else type(value).__name__
+        if isinstance(value, dict):
+            keys = ", ".join(sorted(map(str, value))[:6])
+            shape = f"an object with keys {keys}" if keys else "an empty object"
+        else:
+            shape = "a list" if isinstance(value, list) else type(value).__name__
         raise UnsupportedFormat(
             path,
-            f"a JSON document ({shape}) of no format chunkscope reads (see --list-input-formats)",
+            f"a JSON document ({shape}) of no format chunkscope reads; tried "
+            + "; ".join(documents.refusals(value))
+            + " (see --list-input-formats)",
         )
     return kind
 

@@ -4,6 +4,10 @@
 ``#### `` lines are what the user typed; ``> `` lines are aider's own output (files
 added, edits applied, commits, command output), read as tool results; everything
 else is the model's answer. Each turn keeps the line it starts on.
+
+aider echoes its command line as its first output line; run with ``--message TASK``
+that line repeats the whole task, which follows as the user's message: the echo keeps
+the command, and the task is read once.
 """
 
 from __future__ import annotations
@@ -16,6 +20,10 @@ from engine.readers.base import Collected, ReadOptions
 from engine.source import _check_regular_file, _iter_lines
 
 NAME = "aider"
+#: aider's command line echoed, with the task given by --message / -m / --msg.
+_ECHO = re.compile(
+    r"^(\S*aider\b.*?\s(?:--message|--msg|-m))\s+(.+?)(?=\s--?[A-Za-z][\w-]*(?:\s|=|$)|\s*$)"
+)
 STARTED = re.compile(r"^# aider chat started at (\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)")
 
 
@@ -33,6 +41,12 @@ def read(path: Path, options: ReadOptions) -> Any:
     ts: str | None = None
 
     def flush() -> None:
+        if role == "tool" and lines:
+            for i, ln in enumerate(lines):
+                echo = _ECHO.match(ln)
+                if echo:  # the task follows as the user's message: not a second copy
+                    lines[i] = f"{echo.group(1)} [the task, read below]{ln[echo.end() :]}"
+                    out.stripped["tasks echoed on aider's command line"] += 1
         text = "\n".join(lines).strip("\n")
         if role is not None and text.strip():
             message: dict[str, Any] = {"role": role, "content": text, "timestamp": ts}
@@ -41,6 +55,7 @@ def read(path: Path, options: ReadOptions) -> Any:
                 message["role"] = "aider"
             out.add(start, message)
             out.records += 1
+            out.read += 1
 
     for lineno, line in _iter_lines(path, out.warnings, options.progress):
         started = STARTED.match(line)
@@ -48,6 +63,8 @@ def read(path: Path, options: ReadOptions) -> Any:
             flush()
             role, lines = None, []
             ts = started.group(1).replace(" ", "T")
+            out.records += 1  # a session's start: read for its time
+            out.read += 1
             continue
         if line.startswith("#### "):
             kind, text = "user", line[5:]

@@ -43,9 +43,12 @@ class SessionInfo:
     path: str
     index: int | None  # the session within a file that holds several
     format: str
-    modified: float  # epoch seconds
+    modified: float  # epoch seconds: the session's last time (see `timed_by`)
     size: int
     title: str  # the first user message, or the file's title for it
+    #: where `modified` comes from: "file" (the last timestamp inside the file, or the
+    #: session's own time) or "mtime" (the file's modification time: it has none)
+    timed_by: str = "file"
 
     def label(self) -> str:
         return self.title or Path(self.path).name
@@ -73,8 +76,12 @@ class Collected:
     messages: list[Message] = field(default_factory=list)
     skipped: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
-    records: int = 0
-    not_read: Counter[str] = field(default_factory=Counter)  # record kinds left out
+    records: int = 0  # records in the file (non-blank lines, items of a document)
+    read: int = 0  # records read (each gave turns, or the session's title)
+    #: records not read, by reason: read + sum(not_read) + len(skipped) == records
+    not_read: Counter[str] = field(default_factory=Counter)
+    #: parts of records read that were left out (encrypted blocks, reminders), by kind
+    stripped: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
     #: False: the messages are not kept, only their turns (`ReadOptions.keep_messages`)
     keep_messages: bool = True
@@ -118,9 +125,6 @@ class Collected:
 
     def build(self, options: ReadOptions) -> Source:
         notes = list(self.notes)
-        if self.not_read:
-            kinds = ", ".join(f"{n} {k}" for k, n in self.not_read.most_common())
-            notes.append(f"records not read as turns: {kinds}")
         turns = self.turns
         try:
             size = self.path.stat().st_size
@@ -137,6 +141,9 @@ class Collected:
             self.records,
             self.format,
             notes,
+            read=self.read,
+            not_read=dict(self.not_read.most_common()),
+            stripped=dict(self.stripped.most_common()),
         )
 
 

@@ -45,7 +45,12 @@ PAYLOAD_TYPES = frozenset(
         "web_search_call",
     }
 )
-_CLI_WRITTEN = ("<environment_context>", "<user_instructions>", "<user_instructions ")
+_CLI_WRITTEN = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<user_instructions ",
+    "# AGENTS.md instructions for ",
+)
 _ROLLOUT_TYPES = frozenset(
     {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
 )
@@ -128,8 +133,19 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
     return None
 
 
+def _why_empty(payload: dict[str, Any]) -> str:
+    """Why a payload gave no message (the ``not_read`` reason)."""
+    kind = payload.get("type")
+    if kind == "reasoning":
+        return "encrypted reasoning" if payload.get("encrypted_content") else "empty reasoning"
+    if kind == "message" and payload.get("role") == "user":
+        return "context the CLI wrote (environment, instructions)"
+    return "empty messages"
+
+
 def read(path: Path, options: ReadOptions) -> Any:
     out = Collected(path, NAME, keep_messages=options.keep_messages)
+    not_read = out.not_read
     for line, rec in iter_objects(
         path,
         strict=options.strict,
@@ -147,25 +163,35 @@ def read(path: Path, options: ReadOptions) -> Any:
                 continue
             messages = payload_messages(payload, ts)
             if messages is None:
-                out.not_read[f"{payload.get('type', 'untyped')} items"] += 1
+                not_read[f"{payload.get('type', 'untyped')} items"] += 1
                 continue
+            if not messages:
+                not_read[_why_empty(payload)] += 1
+                continue
+            if payload.get("encrypted_content"):
+                out.stripped["encrypted reasoning"] += 1  # its summary is read
+            out.read += 1
             for m in messages:
                 out.add(line, m)
         elif kind == "compacted":
             payload = rec.get("payload")
             text = payload.get("message") if isinstance(payload, dict) else None
             if isinstance(text, str) and text.strip():
+                out.read += 1
                 out.add(line, {"role": COMPACTION_ROLE, "content": text, "timestamp": ts})
+            else:
+                not_read["empty compactions"] += 1
         elif kind == "session_meta":
             meta = rec.get("payload")
             if isinstance(meta, dict) and isinstance(meta.get("cwd"), str):
                 out.notes.append(f"session in {meta['cwd']}")
-        elif kind in ("turn_context", "event_msg") or "record_type" in rec:
-            continue  # the session's settings; events repeat the response items
-        elif {"id", "instructions"} <= set(rec):
-            continue  # an older log's header
+            not_read["session metadata"] += 1
+        elif kind == "turn_context" or "record_type" in rec or {"id", "instructions"} <= set(rec):
+            not_read["session metadata"] += 1  # settings, state, an older log's header
+        elif kind == "event_msg":
+            not_read["events (repeat the response items)"] += 1
         else:
-            out.not_read[str(kind or "untyped")] += 1
+            not_read[f"{kind or 'untyped'} records"] += 1
     return out.build(options)
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import engine.readers.claude as claude
 import engine.readers.codex as codex
+import engine.readers.gemini as gemini
 from engine.errors import SourceError
 from engine.readers.base import Collected, ReadOptions, SessionInfo, first_text, text_of, tool_call
 from engine.source import Problem, _check_regular_file, _iter_lines
@@ -91,36 +92,150 @@ def _elements(decoder: json.JSONDecoder, text: str, start: int) -> Iterator[tupl
 # --------------------------------------------------------------------------- what it is
 
 
+#: The keys of an object document that hold its list of messages, in the order tried.
+MESSAGE_KEYS = ("messages", "history")
+
+
+def _messages_list(items: list[Any]) -> bool:
+    """A list of chat messages (or Codex items): its first object has a ``role`` (or is
+    a Codex item); an empty list is one too."""
+    first = next((x for x in items if isinstance(x, dict)), None)
+    if first is None:
+        return not items
+    return "role" in first or first.get("type") in codex.PAYLOAD_TYPES
+
+
+def messages_key(value: dict[str, Any]) -> str | None:
+    """The key of an object document's message list (``messages``, SWE-agent's
+    ``history``), or None."""
+    for key in MESSAGE_KEYS:
+        items = value.get(key)
+        if isinstance(items, list) and _messages_list(items):
+            return key
+    return None
+
+
 def kind_of(value: Any) -> str | None:
     """Which document format a decoded JSON value is (None: none of these)."""
-    items = value if isinstance(value, list) else None
+    if gemini.is_document(value):
+        return gemini.NAME
     if isinstance(value, dict):
-        if isinstance(value.get("messages"), list):
+        if messages_key(value) is not None:
             return MESSAGES
         if isinstance(value.get("items"), list) and "session" in value:
             return MESSAGES
         if "mapping" in value and "current_node" in value:
             return CHATGPT  # one conversation
-    if items is not None:
-        first = next((x for x in items if isinstance(x, dict)), None)
-        if first is None:
-            return MESSAGES if not items else None
-        if "mapping" in first:
+    if isinstance(value, list):
+        first = next((x for x in value if isinstance(x, dict)), None)
+        if first is not None and "mapping" in first:
             return CHATGPT
-        if "role" in first or first.get("type") in codex.PAYLOAD_TYPES:
+        if _messages_list(value):
             return MESSAGES
     return None
+
+
+def refusals(value: Any) -> list[str]:
+    """Why each document format refuses a decoded JSON value (one reason each)."""
+    if isinstance(value, dict):
+        found = [k for k in MESSAGE_KEYS if isinstance(value.get(k), list)]
+        if found:
+            messages = f"its {found[0]!r} items have no 'role'"
+        else:
+            messages = "no 'messages' list of objects with a 'role'"
+        chatgpt = "no 'mapping' and 'current_node'"
+    elif isinstance(value, list):
+        messages = "its items have no 'role'"
+        chatgpt = "its items have no 'mapping'"
+    else:
+        messages = chatgpt = f"{type(value).__name__}, not a list or an object"
+    return [
+        f"{MESSAGES}: {messages}",
+        f"{CHATGPT}: {chatgpt}",
+        f"{gemini.NAME}: {gemini.refusal(value)}",
+    ]
 
 
 # --------------------------------------------------------------------------- messages
 
 
-def _message(raw: dict[str, Any]) -> list[dict[str, Any]]:
+#: The role an agent trajectory's last message has when the run ended (mini-swe-agent).
+EXIT_ROLE = "exit"
+#: The role its turn is shown with: the session's end, with how it ended.
+END_ROLE = "End"
+
+
+def _timestamp(raw: dict[str, Any]) -> Any:
+    ts = raw.get("timestamp") or raw.get("created_at")
+    if ts is None:  # mini-swe-agent keeps the time of an observation in 'extra'
+        extra = raw.get("extra")
+        ts = extra.get("timestamp") if isinstance(extra, dict) else None
+    return ts
+
+
+def _ended(raw: dict[str, Any], ts: Any, status: Any) -> list[dict[str, Any]]:
+    """mini-swe-agent's last message (role ``exit``): the session's end, how it ended
+    (``Submitted``, ``LimitsExceeded``, an error) and what it left (the submission)."""
+    extra = raw.get("extra")
+    if isinstance(extra, dict) and extra.get("exit_status"):
+        status = extra["exit_status"]
+    text = text_of(raw.get("content")).strip()
+    head = f"The session ended ({status})." if status else "The session ended."
+    return [{"role": END_ROLE, "content": f"{head}\n{text}" if text else head, "timestamp": ts}]
+
+
+def _parts(role: str, parts: list[Any], ts: Any) -> list[dict[str, Any]]:
+    """A Gemini API ``Content`` (``{"role": "user" | "model", "parts": [...]}``, as a
+    Gemini CLI checkpoint saves it): text parts, ``functionCall`` parts as tool calls,
+    ``functionResponse`` parts as their results."""
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        if isinstance(part.get("text"), str) and not part.get("thought"):
+            texts.append(part["text"])
+        call, response = part.get("functionCall"), part.get("functionResponse")
+        if isinstance(call, dict):
+            calls.append(tool_call(call.get("id"), call.get("name"), call.get("args")))
+        if isinstance(response, dict):
+            output = response.get("response")
+            if isinstance(output, dict):
+                output = output.get("output", output.get("error", output))
+            text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+            results.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": response.get("id"),
+                    "content": text,
+                    "timestamp": ts,
+                }
+            )
+    out: list[dict[str, Any]] = []
+    text = "\n".join(texts)
+    if text.strip() or calls:
+        message: dict[str, Any] = {
+            "role": "assistant" if role == "model" else role,
+            "content": text,
+            "timestamp": ts,
+        }
+        if calls:
+            message["tool_calls"] = calls
+        out.append(message)
+    return out + results
+
+
+def _message(raw: dict[str, Any], status: Any = None) -> list[dict[str, Any]]:
     role = raw.get("role")
     if not isinstance(role, str):
         raise ValueError("missing 'role'")
-    ts = raw.get("timestamp") or raw.get("created_at")
+    ts = _timestamp(raw)
     content = raw.get("content")
+    if role == EXIT_ROLE:
+        return _ended(raw, ts, status)
+    if content is None and isinstance(raw.get("parts"), list):
+        return _parts(role, raw["parts"], ts)
     if isinstance(content, list) and any(
         isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "thinking")
         for b in content
@@ -134,21 +249,31 @@ def _message(raw: dict[str, Any]) -> list[dict[str, Any]]:
     for key in ("reasoning", "reasoning_content", "tool_call_id"):
         if raw.get(key) is not None:
             message[key] = raw[key]
+    if role == "tool" and "tool_call_id" not in message:  # SWE-agent: 'tool_call_ids'
+        ids = raw.get("tool_call_ids")
+        if isinstance(ids, list) and ids:
+            message["tool_call_id"] = ids[0]
     calls = raw.get("tool_calls")
     if isinstance(calls, list):
         message["tool_calls"] = calls
     elif isinstance(raw.get("function_call"), dict):
         fc = raw["function_call"]
         message["tool_calls"] = [tool_call(None, fc.get("name"), fc.get("arguments"))]
+    if not (message["content"].strip() or message.get("tool_calls")) and not any(
+        message.get(k) for k in ("reasoning", "reasoning_content")
+    ):
+        return [] if role != "tool" else [message]  # a tool's empty output is its result
     return [message]
 
 
 def read_messages(path: Path, options: ReadOptions) -> Any:
     doc = Document(path, options)
-    out = Collected(path, MESSAGES, warnings=doc.warnings)
+    out = Collected(path, MESSAGES, warnings=doc.warnings, keep_messages=options.keep_messages)
     value = doc.value
-    key = None if isinstance(value, list) else ("messages" if "messages" in value else "items")
-    if isinstance(value, dict) and isinstance(value.get("info"), dict):
+    key = None if isinstance(value, list) else (messages_key(value) or "items")
+    info = value.get("info") if isinstance(value, dict) else None
+    status = info.get("exit_status") if isinstance(info, dict) else None
+    if isinstance(info, dict):
         out.notes.append("an agent trajectory: its messages are read")
     for line, raw in doc.array_items(key):
         out.records += 1
@@ -159,13 +284,17 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
             if (raw.get("type") in codex.PAYLOAD_TYPES and "role" not in raw) or key == "items":
                 messages = codex.payload_messages(raw, raw.get("timestamp"))
                 if messages is None:
-                    out.not_read[str(raw.get("type", "untyped"))] += 1
+                    out.not_read[f"{raw.get('type', 'untyped')} items"] += 1
                     continue
             else:
-                messages = _message(raw)
+                messages = _message(raw, status)
         except ValueError as e:
             out.fail(line, str(e), options)
             continue
+        if not messages:
+            out.not_read["empty messages"] += 1
+            continue
+        out.read += 1
         for m in messages:
             out.add(line, m)
     return out.build(options)
@@ -297,15 +426,40 @@ def read_chatgpt(path: Path, options: ReadOptions) -> Any:
     try:
         nodes = _branch(conv)
     except ValueError as e:
+        out.records += 1
         out.fail(line, str(e), options)
         return out.build(options)
+    mapping = conv["mapping"]
+    # the records of a conversation are the nodes of its tree: those of the branch shown
+    # are read (or said why not), the others belong to edited or regenerated branches
+    out.records = len(mapping)
+    out.not_read["nodes of other branches (edited or regenerated)"] = len(mapping) - len(nodes)
     for node in nodes:
-        out.records += 1
-        for m in _chatgpt_messages(node):
+        messages = _chatgpt_messages(node)
+        if not messages:
+            out.not_read[_why_hidden(node)] += 1
+            continue
+        out.read += 1
+        for m in messages:
             out.add(offsets.get(str(node.get("id")), line), m)
+    out.not_read = +out.not_read  # drop the zero counts
     source = out.build(options)
     source.sessions = [(i, _title(convs[i][1])) for i in order]
     return source
+
+
+def _why_hidden(node: dict[str, Any]) -> str:
+    msg = node.get("message")
+    if not isinstance(msg, dict):
+        return "nodes without a message (the root)"
+    if _obj(msg.get("metadata")).get("is_visually_hidden_from_conversation"):
+        return "hidden messages"
+    ctype = _obj(msg.get("content")).get("content_type")
+    if ctype in ("user_editable_context", "model_editable_context"):
+        return "custom instructions and memory"
+    if ctype == "reasoning_recap":
+        return "reasoning recaps"
+    return "empty messages"
 
 
 def _title(conv: dict[str, Any]) -> str:

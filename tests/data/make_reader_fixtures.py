@@ -23,6 +23,9 @@ TEST_OUT_OK = "4 passed in 0.12s"
 CACHE_PY = "def cache_key(text):\n    return sha1(text)\n"
 
 
+REWIND_ASK = "No: change only the cache key, keep the rest."
+
+
 def _jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path
@@ -101,16 +104,18 @@ def claude_records() -> list[dict[str, Any]]:
             [{"type": "tool_result", "tool_use_id": "toolu_1", "content": CACHE_PY}],
             toolUseResult={"type": "text"},
         ),
-        # an answer the user rewound: the branch u6a is abandoned
+        # an answer the user rewound: the user's message u6r re-parents onto u5, so the
+        # branch u6a is abandoned
         rec(
             "u6a",
             "u5",
             "assistant",
             [{"type": "text", "text": "ABANDONED: I will rewrite everything."}],
         ),
+        rec("u6r", "u5", "user", REWIND_ASK),
         rec(
             "u6",
-            "u5",
+            "u6r",
             "assistant",
             [
                 {
@@ -549,6 +554,79 @@ def chatgpt_export() -> list[dict[str, Any]]:
     return [older, newer]
 
 
+def gemini_session() -> dict[str, Any]:
+    """A Gemini CLI chat (synthetic, after the format Gemini CLI writes to
+    ~/.gemini/tmp/<project hash>/chats/): a user request, thoughts, text beside two
+    parallel tool calls with their results, an info and an error record."""
+
+    def ts(s: int) -> str:
+        return f"2025-10-18T14:57:{s:02d}.000Z"
+
+    def result(call_id: str, name: str, output: str) -> list[dict[str, Any]]:
+        return [{"functionResponse": {"id": call_id, "name": name, "response": {"output": output}}}]
+
+    return {
+        "sessionId": "f86f5318-f47b-4433-85f8-ec9d9a417f8e",
+        "projectHash": "79b6fa86e3c0d31765c7e3c6de511a7b96342a2e947135d5db396e49e27020cd",
+        "startTime": ts(0),
+        "lastUpdated": ts(30),
+        "messages": [
+            {"id": "m1", "timestamp": ts(1), "type": "user", "content": USER_ASK},
+            {
+                "id": "m2",
+                "timestamp": ts(5),
+                "type": "gemini",
+                "content": "Let me look at the cache and run its test.",
+                "thoughts": [
+                    {"subject": "Finding the key", "description": THINK, "timestamp": ts(3)}
+                ],
+                "toolCalls": [
+                    {
+                        "id": "read_file-1",
+                        "name": "read_file",
+                        "args": {"absolute_path": "/srv/proj/engine/cache.py"},
+                        "result": result("read_file-1", "read_file", CACHE_PY),
+                        "status": "success",
+                        "timestamp": ts(6),
+                        "displayName": "ReadFile",
+                    },
+                    {
+                        "id": "run_shell_command-2",
+                        "name": "run_shell_command",
+                        "args": {"command": "pytest -q tests/test_cache.py"},
+                        "result": result("run_shell_command-2", "run_shell_command", TEST_OUT_FAIL),
+                        "status": "error",
+                        "timestamp": ts(7),
+                        "displayName": "Shell",
+                    },
+                ],
+                "model": "gemini-2.5-pro",
+                "tokens": {"input": 4383, "output": 80, "total": 4463},
+            },
+            {"id": "m3", "timestamp": ts(8), "type": "info", "content": "Request cancelled."},
+            {"id": "m4", "timestamp": ts(9), "type": "error", "content": "API quota hit: retrying"},
+            {"id": "m5", "timestamp": ts(20), "type": "gemini", "content": ANSWER},
+        ],
+    }
+
+
+def gemini_jsonl(session: dict[str, Any]) -> list[dict[str, Any]]:
+    """The same chat as JSON lines, the way newer Gemini CLI versions write it: a
+    header, the messages, a ``$set`` update, and the answer with tool calls written
+    again once they finished (the last copy is the message)."""
+    header = {k: v for k, v in session.items() if k != "messages"}
+    messages = session["messages"]
+    early = {**messages[1], "toolCalls": [], "content": ""}
+    return [
+        header,
+        messages[0],
+        early,
+        {"$set": {"lastUpdated": session["lastUpdated"]}},
+        messages[1],
+        *messages[2:],
+    ]
+
+
 AIDER = f"""
 # aider chat started at 2024-05-01 10:00:00
 
@@ -631,6 +709,14 @@ def make_fixtures(folder: str | Path) -> dict[str, Path]:
     aider_file = out / ".aider.chat.history.md"
     aider_file.write_text(AIDER, encoding="utf-8")
     paths["aider"] = aider_file
+    gemini_dir = out / "gemini" / "tmp" / "79b6fa86" / "chats"
+    gemini_dir.mkdir(parents=True, exist_ok=True)
+    chat = gemini_dir / "session-2025-10-18T14-57-f86f5318.json"
+    chat.write_text(json.dumps(gemini_session(), indent=2), encoding="utf-8")
+    paths["gemini-cli"] = chat
+    paths["gemini-jsonl"] = _jsonl(
+        gemini_dir / "session-2025-10-18T15-00-f86f5318.jsonl", gemini_jsonl(gemini_session())
+    )
     gz = out / "claude-session.jsonl.gz"
     gz.write_bytes(gzip.compress(paths["claude-code"].read_bytes()))
     paths["gzip"] = gz

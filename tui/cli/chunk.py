@@ -70,23 +70,48 @@ def _chunk_json(chunk: Any, index: int, tokens: int) -> dict[str, Any]:
     }
 
 
-def _chunk_text(chunk: Any, index: int, tokens: int) -> list[str]:
+def _chunk_text(
+    chunk: Any, index: int, tokens: int, *, clock: bool = True, note: str = ""
+) -> list[str]:
+    """A chunk as text: a header line, then its turns (with their clock time unless the
+    file is a document, whose turns all carry the file's date)."""
     n = len(chunk.turns)
+    when = f"[{chunk.time_range}] " if clock else ""
     out = [
-        f"--- Chunk {index} [{chunk.time_range}] ({n} turn{'s' if n != 1 else ''}, "
-        f"{chunk.chars} chars, {tokens} tokens) ---"
+        f"--- Chunk {index} {when}({n} turn{'s' if n != 1 else ''}, "
+        f"{chunk.chars} chars, {tokens} tokens){note} ---"
     ]
     for t in chunk.turns:
-        hms = t.timestamp.strftime("%H:%M:%S") if t.timestamp else "--:--:--"
         body = t.text.replace("\n", "\n    ")
-        out.append(f"  {hms} {t.role}: {body}")
+        if clock:
+            hms = t.timestamp.strftime("%H:%M:%S") if t.timestamp else "--:--:--"
+            out.append(f"  {hms} {t.role}: {body}")
+        else:
+            out.append(f"  {t.role}: {body}")
+    return out
+
+
+def _topics_json(merged: Any) -> list[dict[str, Any]]:
+    """The topic level of a merge: each topic's lines, its merged chunks, why it starts."""
+    out = []
+    for i, (a, b) in enumerate(merged.topic_spans):
+        lines = [c.lines for c in merged.chunks[a:b] if c.lines is not None]
+        out.append(
+            {
+                "index": i,
+                "lines": [lines[0][0], max(hi for _, hi in lines)] if lines else None,
+                "chunks": [a, b - 1],
+                "reason": merged.topic_reason(i),
+            }
+        )
     return out
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
     pipe, _ = build_pipeline(args, strategy=strategy_choice(args))
-    if args.chunks is not None and not args.embed:
-        raise CliError("--chunks sets the merge: add --embed")
+    for flag in ("chunks", "topics"):
+        if getattr(args, flag, None) is not None and not args.embed:
+            raise CliError(f"--{flag} sets the merge: add --embed")
     snap = SnapshotCheck(args)
     source = pipe.source()
     report_skipped(source)
@@ -107,6 +132,10 @@ def cmd_chunk(args: argparse.Namespace) -> int:
             "turns": len(source.turns),
             "skipped_lines": [p.as_dict() for p in source.skipped],
             "warnings": [p.as_dict() for p in source.warnings],
+            "records": source.records,
+            "read": source.read,
+            "not_read": source.not_read,
+            "stripped": source.stripped,
             "tokenizer": {"name": counter.name, "accuracy": counter.accuracy},
             "params": {"min_chars": pipe.params.min_chars, "strict": args.strict},
             "chunks": [_chunk_json(c, i, tokens[i]) for i, c in enumerate(chunks)],
@@ -130,10 +159,17 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                 ],
             }
             mtokens = pipe.token_counts(merged.chunks)
+            topic_of, over = merged.topic_of, merged.exceeds_limit
             doc["merged"] = [
-                {**_chunk_json(c, i, mtokens[i]), "parts": list(range(*merged.spans[i]))}
+                {
+                    **_chunk_json(c, i, mtokens[i]),
+                    "parts": list(range(*merged.spans[i])),
+                    "topic": topic_of[i],
+                    "exceeds_limit": over[i],
+                }
                 for i, c in enumerate(merged.chunks)
             ]
+            doc["topics"] = _topics_json(merged)
         emit(args, json_pieces(doc))
         return _finish(snap, pipe, chunks, merged)
 
@@ -147,9 +183,10 @@ def _finish(snap: SnapshotCheck, pipe: Any, chunks: list[Any], merged: Any) -> i
     """``--snapshot``/``--check`` on the run's final chunks: the merged ones with
     ``--embed``, the compacted ones without."""
     about = {"source": Path(pipe.path).name, "merge": None, "embedder": None}
-    if merged is not None:
-        about.update(merge=pipe.params.merge.mode, embedder=pipe.params.embedder.label())
-    return snap.finish(merged.chunks if merged is not None else chunks, about)
+    if merged is None:
+        return snap.finish(chunks, about)
+    about.update(merge=pipe.params.merge.mode, embedder=pipe.params.embedder.label())
+    return snap.finish(merged.chunks, about, merged.topic_chunks)
 
 
 def _chunk_report(
@@ -163,15 +200,20 @@ def _chunk_report(
 ) -> Iterator[str]:
     """The text output of `chunkscope chunk`, in pieces of one chunk or so each."""
     counter = pipe.counter
+    clock = source.kind != "markdown"  # a document's turns all carry the file's date
+    dated = ""
+    if not clock:
+        stamp = next((t.timestamp for t in source.turns if t.timestamp is not None), None)
+        dated = f" dated {stamp:%Y-%m-%d}," if stamp is not None else ""
     head = [
-        f"{source.path}: {source.kind_label}, {len(source.turns)} turns, {len(chunks)} chunks, "
-        f"tokens by {counter.name} ({counter.accuracy})"
+        f"{source.path}: {source.kind_label},{dated} {len(source.turns)} turns, "
+        f"{len(chunks)} chunks, tokens by {counter.name} ({counter.accuracy})"
     ]
     if merged is not None and sims is not None:
         head += ["", "=== Before merging ==="]
     yield "\n".join(head) + "\n"
     for i, c in enumerate(chunks):
-        lines = ["", *_chunk_text(c, i, tokens[i])]
+        lines = ["", *_chunk_text(c, i, tokens[i], clock=clock)]
         if sims is not None and i < len(sims):
             lines.append(f"  Similarity to next chunk: {sims[i]:.4f}")
         yield "\n".join(lines) + "\n"
@@ -185,10 +227,22 @@ def _chunk_report(
             f"{p.threshold:.4f} (mean {p.mean:.4f}, std {p.std:.4f}), {len(p.merged)} merges, "
             f"{len(p.refused_by_cap)} refused by the size cap"
         )
-    lines += ["", f"=== After merging ({len(merged.chunks)} chunks) ==="]
+    n_topics = len(merged.topic_spans)
+    cap = merged.params
+    limit = f"size cap {cap.cap:,} {cap.cap_unit}" if cap.cap is not None else "no size cap"
+    over = sum(merged.exceeds_limit)
+    if over:
+        limit += f"; {over} over it, each one unit kept whole"
+    lines += [
+        "",
+        f"=== After merging ({len(merged.chunks)} chunk{'s' if len(merged.chunks) != 1 else ''} "
+        f"in {n_topics} topic{'s' if n_topics != 1 else ''}; {limit}) ===",
+    ]
     yield "\n".join(lines) + "\n"
+    topic_of, flags = merged.topic_of, merged.exceeds_limit
     for i, c in enumerate(merged.chunks):
-        lines = ["", *_chunk_text(c, i, mtokens[i])]
+        note = f" [topic {topic_of[i]}]" + (" [exceeds the size cap]" if flags[i] else "")
+        lines = ["", *_chunk_text(c, i, mtokens[i], clock=clock, note=note)]
         start, end = merged.spans[i]
         lines.append(f"  Parts: compacted chunks {start}..{end - 1}")
         cut = merged.cut_after(i)

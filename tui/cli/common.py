@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from engine.parse import Source
     from engine.pipeline import Pipeline
     from engine.settings import Settings
+    from engine.snapshot import Cut
     from engine.tuning import Tuning
 
 EXIT_USAGE = 2
@@ -85,6 +86,9 @@ def report_skipped(source: Source) -> None:
     require_turns(source)  # the error says what was skipped: one line, nothing else
     for line in source.notes:
         note(line)
+    accounting = source.accounting()
+    if accounting:
+        note(accounting)
     if source.mostly_skipped:
         note(f"warning: most of the file was not read: {skipped_summary(source)}")
     elif source.skipped:
@@ -423,59 +427,93 @@ def add_snapshot_args(p: argparse.ArgumentParser) -> None:
 
 class SnapshotCheck:
     """The ``--snapshot``/``--check`` of one run: the pinned cuts are read before the
-    run (a missing or corrupt file stops it at once), compared or written after it."""
+    run (a missing or corrupt file stops it at once), compared or written after it. A
+    merged run pins both levels: where its chunks start and where its topics start."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from engine.snapshot import read_snapshot
+        from engine.snapshot import read_levels
 
         self.write_to: str | None = getattr(args, "snapshot", None)
         self.check_with: str | None = getattr(args, "check", None)
-        self.pinned = read_snapshot(self.check_with) if self.check_with else None
+        self.pinned: list[Cut] | None = None
+        self.pinned_topics: list[Cut] | None = None
+        if self.check_with:
+            self.pinned, self.pinned_topics = read_levels(self.check_with)
 
-    def finish(self, chunks: Sequence[Chunk], about: dict[str, Any]) -> int:
-        """Write or compare the cuts of `chunks`; the command's exit status."""
+    def finish(
+        self,
+        chunks: Sequence[Chunk],
+        about: dict[str, Any],
+        topics: Sequence[Chunk] | None = None,
+    ) -> int:
+        """Write or compare the cuts of `chunks` (and the starts of `topics`, the topic
+        level of a merged run); the command's exit status."""
         if not self.write_to and self.pinned is None:
             return 0
         from engine.snapshot import cuts_of, moved, write_snapshot
 
         cuts = cuts_of(chunks)
+        topic_cuts = cuts_of(topics) if topics is not None else None
         if self.write_to:
-            write_snapshot(self.write_to, cuts, {**about, "chunks": len(chunks)})
-            note(f"snapshot: {len(cuts)} cuts written to {self.write_to}")
+            about = {**about, "chunks": len(chunks)}
+            if topics is not None:
+                about["topics"] = len(topics)
+            write_snapshot(self.write_to, cuts, about, topic_cuts)
+            more = f" and {len(topic_cuts)} topic starts" if topic_cuts is not None else ""
+            note(f"snapshot: {len(cuts)} cuts{more} written to {self.write_to}")
         if self.pinned is None or self.check_with is None:
             return 0
-        gone, new = moved(self.pinned, cuts)
-        if not gone and not new:
-            note(f"check: the {len(cuts)} cuts match {self.check_with}")
-            return 0
-        note(
-            f"check: cuts moved against {self.check_with}: {len(gone)} gone, {len(new)} new "
-            f"({len(self.pinned)} pinned, {len(cuts)} now)"
-        )
-        for label, group in (("gone", gone), ("new ", new)):
-            for cut in group:
-                print(f"  {label} {cut}", file=sys.stderr)
-        return EXIT_MOVED
+        levels = [("cuts", self.pinned, cuts)]
+        if self.pinned_topics is not None:
+            levels.append(("topic starts", self.pinned_topics, topic_cuts or []))
+        status = 0
+        for what, pinned, now in levels:
+            gone, new = moved(pinned, now)
+            if not gone and not new:
+                note(f"check: the {len(now)} {what} match {self.check_with}")
+                continue
+            status = EXIT_MOVED
+            note(
+                f"check: {what} moved against {self.check_with}: {len(gone)} gone, "
+                f"{len(new)} new ({len(pinned)} pinned, {len(now)} now)"
+            )
+            for label, group in (("gone", gone), ("new ", new)):
+                for cut in group:
+                    print(f"  {label} {cut}", file=sys.stderr)
+        return status
 
 
 def add_chunks_arg(p: argparse.ArgumentParser) -> None:
-    """``--chunks N``: find the threshold that gives N merged chunks."""
-    p.add_argument(
+    """``--chunks N`` / ``--topics N``: find the threshold that gives N merged chunks
+    (or N topics)."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
         "--chunks",
         type=int,
         default=None,
         metavar="N",
         help="set the threshold (seed) or the topic depth (topic) that gives N merged chunks",
     )
+    g.add_argument(
+        "--topics",
+        type=int,
+        default=None,
+        metavar="N",
+        help="set the topic depth that gives N topics (each then split to fit the size cap; "
+        "in --merge seed every merged chunk is a topic)",
+    )
 
 
 def with_chunk_count(args: argparse.Namespace, pipe: Pipeline) -> Pipeline:
-    """The pipeline of ``--chunks N`` (or `pipe` unchanged), saying what it found."""
-    n = getattr(args, "chunks", None)
-    if n is None:
-        return pipe
-    if n < 1:
-        raise CliError(f"--chunks {n}: at least 1")
-    found, count = pipe.for_chunk_count(n)
-    note(f"--chunks {n}: {pipe.chunk_count_note(n, found, count)}")
-    return found
+    """The pipeline of ``--chunks N`` or ``--topics N`` (or `pipe` unchanged), saying what
+    it found."""
+    for flag, topics in (("chunks", False), ("topics", True)):
+        n = getattr(args, flag, None)
+        if n is None:
+            continue
+        if n < 1:
+            raise CliError(f"--{flag} {n}: at least 1")
+        found, count = pipe.for_chunk_count(n, topics=topics)
+        note(f"--{flag} {n}: {pipe.chunk_count_note(n, found, count, topics=topics)}")
+        return found
+    return pipe

@@ -53,8 +53,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     weights = line_weights(args.file)
     gold = read_gold(args.gold, lines=len(weights))
     merged = pipe.merged()
-    scores = score(
-        chunk_starts(merged.chunks),
+    topics = len(merged.topic_spans)
+    scores = score(  # the topic starts: the size cap splits topics, never moves them
+        chunk_starts(merged.topic_chunks),
         gold,
         weights,
         chunks=len(merged.chunks),
@@ -63,6 +64,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.format == "json":
         doc = {
             **scores.as_dict(),
+            "topics": topics,
             "tolerance": args.tolerance,
             "merge": tuning.merge.mode,
             "embedder": pipe.params.embedder.label(),
@@ -71,7 +73,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         text = json.dumps(doc, indent=2) + "\n"
     else:
         text = (
-            f"{source.path}: {scores.chunks} merged chunks, {scores.gold_segments} gold segments "
+            f"{source.path}: {topics} topic{'s' if topics != 1 else ''} in {scores.chunks} "
+            f"merged chunks, {scores.gold_segments} gold segments "
             f"(merge {tuning.merge.mode}, {pipe.params.embedder.label()})\n"
             f"Pk          {scores.pk:.4f}  (k = {scores.k:,} chars; 0 is perfect)\n"
             f"WindowDiff  {scores.windowdiff:.4f}\n"

@@ -309,7 +309,15 @@ def cmd_recap(args: argparse.Namespace) -> int:
         raise CliError(str(e)) from None
 
     if args.format == "json":
-        _write(args, json.dumps(selection.as_dict(), ensure_ascii=False, indent=2) + "\n")
+        doc = selection.as_dict()
+        # what of the file was read, as chunk's JSON says it (records, read, not_read)
+        doc.update(
+            records=source.records,
+            read=source.read,
+            not_read=source.not_read,
+            stripped=source.stripped,
+        )
+        _write(args, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     else:
         _write(args, selection.text)
     counter = pipe.counter
@@ -336,4 +344,4 @@ def cmd_recap(args: argparse.Namespace) -> int:
         "merge": pipe.params.merge.mode,
         "embedder": pipe.params.embedder.label(),
     }
-    return snap.finish(merged.chunks, about)
+    return snap.finish(merged.chunks, about, merged.topic_chunks)

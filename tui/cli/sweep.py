@@ -115,11 +115,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             merge=replace_knobs(pipe.params.merge, {knob.name: v}),
             topic=replace_knobs(pipe.params.topic, {knob.name: v}),
         )
-        merged = p.merged().chunks
-        row: dict[str, Any] = {"value": v, "chunks": len(merged)}
-        if gold is not None and weights is not None:
+        result = p.merged()
+        merged, topics = result.chunks, result.topic_chunks
+        row: dict[str, Any] = {"value": v, "chunks": len(merged), "topics": len(topics)}
+        if gold is not None and weights is not None:  # the topic starts are scored
             s = score(
-                chunk_starts(merged), gold, weights, chunks=len(merged), tolerance=args.tolerance
+                chunk_starts(topics), gold, weights, chunks=len(merged), tolerance=args.tolerance
             )
             row.update(pk=round(s.pk, 6), windowdiff=round(s.windowdiff, 6), f1=round(s.f1, 6))
         rows.append(row)
@@ -141,7 +142,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def _table(knob: Knob, mode: str, path: str, embedder: str, rows: list[dict[str, Any]]) -> str:
     from engine.evaluate import sparkline
 
-    cols = [c for c in ("chunks", "pk", "windowdiff", "f1") if c in rows[0]]
+    cols = [
+        c
+        for c in ("chunks", "topics", "pk", "windowdiff", "f1")
+        if c in rows[0] and (c != "topics" or mode == "topic")  # the seed's are its chunks
+    ]
     shown = [f"{r['value']:g}" for r in rows]
     width = max(len(knob.name), *(len(v) for v in shown))
     lines = [f"{path}: {knob.name} across {len(rows)} values (merge {mode}, {embedder})", ""]

@@ -15,7 +15,10 @@ HELP = """\
 
 The pipeline of the open file, stage by stage: **before merge** (turns, raw or
 compacted chunks) on the left, **merged** chunks on the right. A merged chunk's colour
-band repeats on every part it holds; selecting either side selects both.
+band repeats on every part it holds; selecting either side selects both. The topic
+segmenter finds topics, then splits each topic over the size cap (`max chars` or `max
+tokens`, the same cap in both modes) at its best inner points; a card marked `over cap!`
+is one paragraph larger than the cap, kept whole.
 
 The **similarity strip** shows each pair of neighbours (for the seed loop, red: below
 the threshold, green: above), where the merged chunks were cut and why (the topic
@@ -26,10 +29,11 @@ embeddings.
 
 **Topic marks** say where a topic really starts: `m` marks the item selected in the left
 column (use the turn view, `v`), and marks are saved at once for this file (by its
-content: a rename keeps them). With marks, the merge panel scores every run (Pk,
-WindowDiff, boundary F1; hits, missed topics, spurious cuts), each cut says `✓ topic
-start` or `✗ no topic here`, `✗` flags a chunk hiding a missed topic, `◆` a marked item,
-and the strip gets a row of marks (green: found, red: missed). `chunkscope FILE --gold
+content: a rename keeps them). With marks, the merge panel scores the topic starts of
+every run (Pk, WindowDiff, boundary F1; hits, missed topics, spurious cuts), each cut
+between topics says `✓ topic start` or `✗ no topic here`, `✗` flags a chunk hiding a
+missed topic, `◆` a marked item, and the strip gets a row of marks (green: found, red:
+missed). `chunkscope FILE --gold
 GOLD` opens with a gold file's starts; `M` exports the marks in that format.
 
 The **sweep** under the merge controls plots the chunk count (and Pk, with marks)

@@ -41,10 +41,13 @@ class LogTree(DirectoryTree):
 
 
 def session_label(s: SessionInfo) -> str:
-    """``2025-09-01 10:00  12.3 KB  codex  fix the failing test``."""
+    """``2025-09-01 10:00  12.3 KB  codex  fix the failing test``: the session's last
+    time inside the file, or (marked ``~``) the file's modification time when it has
+    none, which is also the order of the list."""
     import time
 
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.modified)) if s.modified else "-"
+    when += "~" if s.timed_by == "mtime" else " "
     size = f"{s.size / 1024:,.1f} KB" if s.size < 1 << 20 else f"{s.size / (1 << 20):,.1f} MB"
     title = " ".join(strip_control(s.label()).split())[:70]
     return f"{when}  {size:>9}  {s.format:<15} {title}"
@@ -85,7 +88,7 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
                 sessions = OptionList(
                     Option("looking for sessions…", disabled=True), id="sessions", markup=False
                 )
-                sessions.border_title = "sessions here, newest first"
+                sessions.border_title = "sessions here, newest first (~: file time)"
                 yield sessions
                 samples = OptionList(
                     *[Option(p.name, id=str(p)) for p in self.samples], id="samples", markup=False

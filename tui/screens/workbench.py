@@ -245,6 +245,8 @@ class WorkbenchScreen(Screen[None]):
                 tokens_approx=not view.merged_tokens_exact,
                 bands=_identity(len(result.chunks)),
                 cuts=result.cuts,
+                over=result.exceeds_limit,
+                clock=view.source.kind != "markdown",
             )
         if comparing:
             pass
@@ -254,13 +256,15 @@ class WorkbenchScreen(Screen[None]):
                 before.set_tokens(view.left_tokens)
         else:
             before.set_items(
-                view.left_items, tokens=view.left_tokens, bands=view.left_owner, cuts=None
+                view.left_items,
+                tokens=view.left_tokens,
+                bands=view.left_owner,
+                cuts=None,
+                clock=view.source.kind != "markdown",
             )
         mp = view.params.merge
         first_threshold = result.passes[0].threshold if result.passes else None
-        cap, unit = mp.cap, mp.cap_unit
-        if mp.mode == "topic":  # its own size cap, in chars
-            cap, unit = view.params.topic.topic_max_chars, "chars"
+        cap, unit = mp.cap, mp.cap_unit  # one size cap in both modes
         strip.set_data(view.sims, first_threshold, view.cut_pairs, view.position_sizes, cap, unit)
         self._titles(view)
         if comparing:
@@ -347,25 +351,28 @@ class WorkbenchScreen(Screen[None]):
         else:
             _set_title(strip, "SIMILARITY")
         seconds = self.driver.format_seconds(view.seconds)
-        if topic:
-            reasons = Counter(c.reason for c in result.cuts)
-            why = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
-            top = view.params.topic
-            cap = f"{human_count(top.topic_max_chars)}c" if top.topic_max_chars else "∞"
-            panel.set_stats(
-                f"{_plural(len(result.chunks), 'chunk')} · {_plural(len(result.cuts), 'cut')} · "
-                f"{seconds}\n"
-                f"cuts: {why or 'none'}\n"
-                f"{len(view.compacted)} units · size {human_count(top.topic_min_chars)}c–{cap}"
-            )
-            return
-        passes = len(result.passes)
         cap = result.params.cap
         cap_text = (
             f"cap {human_count(cap)}{'c' if result.params.cap_unit == 'chars' else 't'}"
             if cap
             else "no cap"
         )
+        over = sum(result.exceeds_limit)
+        if over:
+            cap_text += f" · {over} over it"
+        if topic:
+            reasons = Counter(c.reason for c in result.cuts)
+            why = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
+            top = view.params.topic
+            panel.set_stats(
+                f"{_plural(len(result.topic_spans), 'topic')} → "
+                f"{_plural(len(result.chunks), 'chunk')} · {seconds}\n"
+                f"cuts: {why or 'none'}\n"
+                f"{len(view.compacted)} units · min {human_count(top.topic_min_chars)}c · "
+                f"{cap_text}"
+            )
+            return
+        passes = len(result.passes)
         panel.set_stats(
             f"{_plural(len(result.chunks), 'chunk')} · {_plural(passes, 'pass', 'es')} · "
             f"{seconds}\n"

@@ -55,6 +55,9 @@ CUT_TEXT = {
 }
 
 
+#: What a card over the size cap says (one unit kept whole: ``exceeds_limit``).
+OVER_CAP = "over cap! "
+
 #: What a cut's line says of it against the topic marks, and its style.
 VERDICT_TEXT = {"hit": ("  ✓ topic start", "hit"), "spurious": ("  ✗ no topic here", "miss")}
 
@@ -89,6 +92,8 @@ def cut_text(cut: Any) -> str:
         differ = "≠ " if cut.reason.startswith("≠ ") else ""
         reason = cut.reason.removeprefix("≠ ")
         return f"┄ cut: {differ}{CUT_TEXT.get(reason, reason).replace('_', ' ')}"
+    if cut.reason == "size_cap" and depth is not None:
+        return "┄ cut: size cap · same topic, split to fit"
     if cut.reason == "size_cap":
         return f"┄ cut: too big to join · sim {s:.2f}"
     if depth is not None:
@@ -239,6 +244,8 @@ class ChunkList(ScrollView, can_focus=True):
         # topic start no cut found) and a verdict per cut (hit | spurious).
         self._flags: dict[int, str] = {}
         self._verdicts: Sequence[str] = ()
+        self._over: Sequence[bool] | None = None
+        self._clock = True
 
     # ------------------------------------------------------------------ data
 
@@ -258,13 +265,19 @@ class ChunkList(ScrollView, can_focus=True):
         tokens_approx: bool = False,
         bands: np.ndarray | None = None,
         cuts: Sequence[Any] | None = None,
+        over: Sequence[bool] | None = None,
+        clock: bool = True,
     ) -> None:
-        """Replace the cards; the selection is clamped, expansions are dropped."""
+        """Replace the cards; the selection is clamped, expansions are dropped. `over`
+        flags the cards over the size cap (one unit kept whole); without `clock` (a
+        document) the cards show no time."""
         self._chunks = chunks
         self._tokens = tokens
         self._tokens_approx = tokens_approx
         self._bands = bands
         self._cuts = cuts
+        self._over = over
+        self._clock = clock
         self._preview.clear()
         self._expanded.clear()
         self._related = (0, 0)
@@ -466,7 +479,7 @@ class ChunkList(ScrollView, can_focus=True):
             style = base + self._style("cut")
             text = "  " + cut_text(self._cuts[i])
             verdict = self._verdicts[i] if i < len(self._verdicts) else None
-            if verdict is not None:
+            if verdict:  # "": a size cap's cut inside a topic, not judged
                 # The verdict first: the numbers after it are what a narrow column cuts.
                 note, kind = VERDICT_TEXT[verdict]
                 segments = [
@@ -520,7 +533,8 @@ class ChunkList(ScrollView, can_focus=True):
             else:
                 glyph = "✗" if flag == "miss" else "◆"
                 left.append(Segment(glyph + " ", base + self._style(flag)))
-        left.append(Segment(short_time_range(chunk) + " ", dim))
+        if self._clock:
+            left.append(Segment(short_time_range(chunk) + " ", dim))
         for k, role in enumerate(chunk.roles):
             if k:
                 left.append(Segment("·", dim))
@@ -531,13 +545,21 @@ class ChunkList(ScrollView, can_focus=True):
         if self._tokens is not None and i < len(self._tokens):
             tokens = f"  {'≈' if self._tokens_approx else ''}{human_count(int(self._tokens[i]))}t"
         right = f"{human_count(chunk.chars)}c{tokens} "
-        right_len = cell_len(right)
+        over = self._over is not None and i < len(self._over) and bool(self._over[i])
+        right_len = cell_len(right) + (len(OVER_CAP) if over else 0)
         room = width - right_len - 1
         left_len = sum(cell_len(seg.text) for seg in left)
         if left_len > room:
             left = [*Strip(left, left_len).crop(0, max(0, room - 1)), Segment("…", dim)]
             left_len = min(left_len, max(0, room - 1)) + 1
         pad = max(1, width - left_len - right_len)
+        if over:  # one unit larger than the size cap, kept whole
+            return [
+                *left,
+                Segment(" " * pad, base),
+                Segment(OVER_CAP, base + self._style("miss")),
+                Segment(right, dim),
+            ]
         return [*left, Segment(" " * pad, base), Segment(right, dim)]
 
     def _wrap(self, i: int, width: int) -> list[str]:

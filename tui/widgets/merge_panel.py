@@ -1,6 +1,7 @@
 """The merge controls: the merge mode (the seed loop or the topic segmenter), one
 control per knob of the compaction, merge and topic stages that declares a slider, and
-the run's outcome. A knob's control shows only in the mode it acts in.
+the run's outcome. A knob's control shows only in the modes it acts in (the size cap,
+chars or tokens, in both: `engine.tuning.SHARED_KNOBS`).
 
 The controls come from the knobs' declarations (`engine.params`): a slider per knob
 with a `SliderSpec` (range, steps, label, format, in its declared order), a toggle
@@ -28,7 +29,7 @@ from engine.merge import MergeParams
 from engine.params import Knob, knob_map, knobs, replace_knobs
 from engine.segment import TopicParams
 from engine.split import CompactParams
-from engine.tuning import MODE_PARAMS, Tuning
+from engine.tuning import MODE_PARAMS, SHARED_KNOBS, Tuning, knob_modes
 from tui.widgets.choice_toggle import ChoiceToggle
 from tui.widgets.slider import Slider, knob_position, knob_slider, knob_value
 
@@ -55,10 +56,14 @@ _STAGE = {k.name: stage for stage, k in PANEL_KNOBS}
 #: The merge mode knob: its toggle picks the mode, and which knobs show.
 MODE = knob_map(MergeParams)["mode"]
 MODE_ID = "merge-mode"
-#: The mode each knob acts in: the topic segmenter's own, the seed loop's the rest
-#: (the topic mode compacts with its own minimum, so `min_chars` is the seed's too).
+#: The modes each knob acts in: the topic segmenter's own, the size cap in both, the
+#: seed loop's the rest (the topic mode compacts with its own minimum, so `min_chars` is
+#: the seed's too).
 _TOPIC_KNOBS = knob_map(MODE_PARAMS["topic"])
-_MODE_OF = {k.name: ("topic" if k.name in _TOPIC_KNOBS else "seed") for _, k in PANEL_KNOBS}
+_MODES_OF = {
+    k.name: knob_modes(k.name) if k.name in SHARED_KNOBS or k.name in _TOPIC_KNOBS else ("seed",)
+    for _, k in PANEL_KNOBS
+}
 
 
 def slider_id(k: Knob) -> str:
@@ -139,7 +144,7 @@ class MergePanel(Vertical):
         return str(self._toggle(MODE_ID).value)
 
     def _shown(self, k: Knob) -> bool:
-        if _MODE_OF[k.name] != self._mode():
+        if self._mode() not in _MODES_OF[k.name]:
             return False
         spec = k.slider
         if spec is not None and spec.shown_when is not None:
@@ -156,9 +161,9 @@ class MergePanel(Vertical):
         for _, k in PANEL_KNOBS:
             self._slider(k).display = self._shown(k)
             if k.words:
-                self._toggle(_mode_id(k.name)).display = _MODE_OF[k.name] == mode
+                self._toggle(_mode_id(k.name)).display = mode in _MODES_OF[k.name]
             if k.exclusive is not None:
-                self._toggle(_group_id(k.exclusive)).display = _MODE_OF[k.name] == mode
+                self._toggle(_group_id(k.exclusive)).display = mode in _MODES_OF[k.name]
 
     def values(self) -> dict[str, Any]:
         """The value of every knob the panel shows, as the controls set it."""

@@ -334,8 +334,10 @@ class SimilarityStrip(Widget):
             glyph_idx[has] = codes[best[has] % m] + 1
             style_idx[has] = 1
             if len(self.verdicts) == len(self.cuts):  # with marks: hit 3, spurious 4
-                hit = np.asarray([v == "hit" for v in self.verdicts], dtype=bool)
-                style_idx[has] = np.where(hit[best[has] % m], 3, 4)
+                judged = np.asarray(
+                    [{"hit": 3, "spurious": 4}.get(v, 1) for v in self.verdicts], dtype=np.int64
+                )
+                style_idx[has] = judged[best[has] % m]
         glyphs = np.array([" ", *CUT_GLYPHS.values(), "▲"])[glyph_idx]
         if self.selected_pair is not None:
             c = self.column_of(self.selected_pair, width)

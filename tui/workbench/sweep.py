@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.worker import get_current_worker
 
-from engine.evaluate import Case, chunk_starts, knob_values, score, tuning_segmenter
+from engine.evaluate import Case, chunk_starts, knob_values, score, tuning_merge
 from tui.widgets.slider import knob_value
 from tui.workbench.messages import Notice, WorkFailed
 from tui.workbench.state import WorkbenchHost
@@ -195,18 +195,18 @@ class SweepDriver(WorkbenchHost):
             case = Case.of_pipeline(pipe, gold, weights)
             mode = tuning.merge.mode
             tokens = None
-            if mode == "seed" and tuning.merge.max_chunk_tokens is not None:
+            if tuning.merge.max_chunk_tokens is not None:
                 tokens = pipe.token_counts(case.chunks)
-            segmenter = tuning_segmenter(tuning, mode, tokens)
+            run = tuning_merge(tuning, mode, tokens)
             counts: list[int] = []
             pks: list[float] = []
             for v in values:
                 if stale():
                     return
-                merged = segmenter(case, {knob.name: v})
-                counts.append(len(merged))
+                run_v = run(case, {knob.name: v})
+                counts.append(len(run_v.chunks))  # merged chunks; topic starts are scored
                 if gold:
-                    pks.append(score(chunk_starts(merged), gold, weights).pk)
+                    pks.append(score(chunk_starts(run_v.topic_chunks), gold, weights).pk)
         except Exception as e:  # a sweep is a view: it reports and the app goes on
             self.post_message(WorkFailed(e, "Sweep failed"))
             self.call_from_thread(self._sweep_ready, None, generation)

@@ -6,9 +6,10 @@ directory under the SHA-256 of the file's content (`engine.gold`), so they survi
 crash, a rename or a move, and load again when the file opens. ``chunkscope FILE --gold
 GOLD`` opens with a gold file's starts instead; `M` exports the marks in that format.
 
-With marks, every run is scored against them (`engine.evaluate.score`: Pk, WindowDiff,
-boundary F1 within `engine.evaluate.TOLERANCE` lines) and each merged cut is a *hit*
-(a mark near it) or *spurious*, each unmatched mark a *miss*: `MarksReport` holds what
+With marks, every run's topic starts are scored against them (`engine.evaluate.score`:
+Pk, WindowDiff, boundary F1 within `engine.evaluate.TOLERANCE` lines) and each cut
+between topics is a *hit* (a mark near it) or *spurious*, each unmatched mark a *miss*
+(a cut the size cap made inside a topic is not judged): `MarksReport` holds what
 the columns, the strip and the merge panel draw. The app's part that keeps them is
 `tui.workbench.marks`.
 """
@@ -89,7 +90,7 @@ class MarksReport:
     hits: int
     spurious: int
     missed: int
-    cut_verdicts: list[str]  # per merged cut (after merged chunk i): hit | spurious
+    cut_verdicts: list[str]  # per merged cut (after chunk i): hit | spurious | "" (size cap)
     merged_flags: dict[int, str]  # merged chunk -> "miss" when it hides an unmatched mark
     left_flags: dict[int, str]  # left-column item -> "mark" when a mark starts in it
     strip_marks: list[tuple[int, str]]  # (pair over compacted chunks, hit | miss)
@@ -134,10 +135,18 @@ def marks_report(view: RunView, marks: FileMarks) -> MarksReport | None:
     """`view` scored against `marks` (None without marks)."""
     if not marks.starts:
         return None
-    judged = judge_chunks(view.result.chunks, marks)
+    result = view.result
+    topics = result.topic_chunks  # the topic starts are judged, not the size cap's cuts
+    judged = judge_chunks(topics, marks)
     scores, verdicts, hit_gold = judged.scores, judged.cut_verdicts, judged.found
     missed = [g for g in marks.starts if g not in hit_gold]
     merged_flags = judged.flags
+    if topics is not result.chunks:  # each topic's verdict on the merged cut before it
+        verdicts = [""] * max(len(result.chunks) - 1, 0)
+        for j, verdict in enumerate(judged.cut_verdicts):
+            verdicts[result.topic_spans[j + 1][0] - 1] = verdict
+        first = _first_lines(result.chunks)
+        merged_flags = {max(0, bisect.bisect_right(first, g) - 1): "miss" for g in missed}
     left_first = _first_lines(view.left_items)
     left_flags = {max(0, bisect.bisect_right(left_first, g) - 1): "mark" for g in marks.starts}
     unit_first = np.asarray(_first_lines(view.compacted), dtype=np.int64)
