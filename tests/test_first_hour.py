@@ -391,8 +391,14 @@ async def _every_screen(pilot: Any, app: ChunkscopeApp) -> None:
     for keys in (("question_mark",), ("b",), ("n",), ("e",), ("ctrl+s",), ("ctrl+o",)):
         await pilot.press(*keys)
         await pilot.pause(0.2)
-        if isinstance(app.screen, OpenFileScreen):  # its sessions: hostile first messages
-            await until(pilot, app.workers_idle)
+        screen = app.screen
+        if isinstance(screen, OpenFileScreen):  # its sessions: hostile first messages
+            box = screen.query_one("#sessions", OptionList)
+
+            def listed(box: OptionList = box) -> bool:
+                return "looking" not in str(box.get_option_at_index(0).prompt)
+
+            await until(pilot, listed)
             await pilot.pause(0.2)
         assert app.is_running
         if app.screen is not bench:

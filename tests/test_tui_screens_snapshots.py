@@ -180,6 +180,8 @@ def test_dialog(
     open_it = _dialog(dialog, tmp_path)
 
     async def run(pilot: Any) -> None:
+        from textual.widgets import Input
+
         from tui.screens.open_file import OpenFileScreen
 
         await pilot.pause()
@@ -189,6 +191,8 @@ def test_dialog(
         if isinstance(screen, OpenFileScreen):
             await until(pilot, lambda: len(screen.sessions) >= 5)
             await pilot.pause(0.3)
+        for field in screen.query(Input):  # a blinking cursor is drawn or not by the clock
+            field.cursor_blink = False
         await pilot.wait_for_scheduled_animations()
         await pilot.pause()
 

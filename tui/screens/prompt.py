@@ -20,6 +20,16 @@ class PromptInput(Input):
     (a paste-like ``tmux send-keys``, a fast typist) ``⌫ ⌫ 1 5`` became ``1 5 ⌫ ⌫``."""
 
     async def _on_key(self, event: events.Key) -> None:
+        screen = self.screen
+        if (
+            isinstance(screen, PromptScreen)
+            and screen._early
+            and not getattr(event, "_replayed", False)
+        ):  # keys typed before this one wait for their turn
+            event.prevent_default()
+            event.stop()
+            screen._early.append((event.key, event.character))
+            return
         for binding in self._bindings.key_to_bindings.get(event.key, ()):
             event.prevent_default()  # not Input._on_key: this key is done
             event.stop()
@@ -53,6 +63,7 @@ class PromptScreen(ModalScreen[str | None]):
         self.value = value
         self.hint = hint
         self.validate_value = validate
+        self._early: list[tuple[str, str | None]] = []  # keys before the field had focus
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -62,13 +73,27 @@ class PromptScreen(ModalScreen[str | None]):
             yield Static(self.hint, id="prompt-hint", markup=False)
 
     def on_key(self, event: events.Key) -> None:
-        """A key that reached the dialog before its field had focus goes to the field."""
+        """A key that reached the dialog before its field had focus goes to the field
+        (kept until the field is mounted, in the order typed)."""
+        if self.focused is not None:
+            return
+        event.stop()
+        event.prevent_default()
+        self._early.append((event.key, event.character))
+        if len(self._early) == 1:
+            self.call_after_refresh(self._replay)
+
+    def _replay(self) -> None:
         field = self.query_one("#prompt-input", Input)
-        if self.focused is None and field.is_mounted:
-            event.stop()
-            field.focus()
-            again = events.Key(event.key, event.character)
+        if not field.is_mounted:
+            self.call_after_refresh(self._replay)
+            return
+        field.focus()
+        early, self._early = self._early, []
+        for key, character in early:
+            again = events.Key(key, character)
             again.set_sender(self.app)
+            again._replayed = True  # type: ignore[attr-defined]
             field.post_message(again)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
