@@ -1,7 +1,7 @@
 """Parse + chunk + compact throughput on a generated log (default 100 MB).
 
     python bench/parse.py [--mb 100] [--runs 3]
-    python bench/parse.py --formats [--mb 100] [--runs 3]
+    python bench/parse.py --formats [--mb 100] [--runs 3] [--against DIR]
 
 Prints the median time and MB/s of each stage and the peak memory of the
 process (ru_maxrss), all measured in this one process.
@@ -10,7 +10,8 @@ process (ru_maxrss), all measured in this one process.
 rollout, an agent trajectory (OpenAI messages), a Gemini CLI chat and a gzip-compressed
 seed log; reads each (`engine.parse.load`, the format
 found from the content) in a process of its own and prints a table: median read
-time, MB/s, the ratio to the seed's reader, and the process's peak memory.
+time (wall and CPU), MB per CPU second, the CPU ratio to the seed's reader, and the
+process's peak memory.
 """
 
 from __future__ import annotations
@@ -247,15 +248,16 @@ def as_gemini(seed: Path, out: Path) -> None:
 _READ_ONE = """
 import resource, statistics, sys, time
 from engine.parse import load
-times = []
+times, cpu = [], []
 for _ in range(int(sys.argv[2])):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     source = load(sys.argv[1], keep_messages=False)
     times.append(time.perf_counter() - t0)
+    cpu.append(time.process_time() - c0)
     turns, fmt = len(source.turns), source.format
     del source
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(statistics.median(times), peak, turns, fmt)
+print(statistics.median(times), statistics.median(cpu), peak, turns, fmt)
 """
 
 
@@ -280,6 +282,9 @@ def formats(args: argparse.Namespace) -> None:
         files["seed-jsonl (gzip)"] = Path(tmp) / "seed.jsonl.gz"
         with seed.open("rb") as src, gzip.open(files["seed-jsonl (gzip)"], "wb", 6) as dst:
             shutil.copyfileobj(src, dst)
+        if args.against:
+            _against(files, root, Path(args.against), args.runs)
+            return
         rows = []
         for name, path in files.items():
             proc = subprocess.run(
@@ -289,19 +294,57 @@ def formats(args: argparse.Namespace) -> None:
                 check=True,
                 cwd=root,
             )
-            med, peak, turns, fmt = proc.stdout.split()
-            rows.append((name, fmt, path.stat().st_size / 1e6, float(med), float(peak), int(turns)))
-    base = rows[0][3]
+            med, cpu, peak, turns, fmt = proc.stdout.split()
+            rows.append(
+                (
+                    name,
+                    fmt,
+                    path.stat().st_size / 1e6,
+                    float(med),
+                    float(cpu),
+                    float(peak),
+                    int(turns),
+                )
+            )
+    base = rows[0][4]
     print(f"content: {args.mb:g} MB of seed log written in each format; {args.runs} runs each")
     print(
         f"{'format':<20} {'read as':<15} {'MB':>7} {'turns':>8} {'median s':>9} "
-        f"{'MB/s':>7} {'x seed':>7} {'peak MiB':>9}"
+        f"{'CPU s':>7} {'MB/CPU s':>9} {'x seed':>7} {'peak MiB':>9}"
     )
-    for name, fmt, mb, med, peak, turns in rows:
+    for name, fmt, mb, med, cpu, peak, turns in rows:
         print(
-            f"{name:<20} {fmt:<15} {mb:>7.1f} {turns:>8} {med:>9.2f} {mb / med:>7.1f} "
-            f"{med / base:>7.2f} {peak:>9.0f}"
+            f"{name:<20} {fmt:<15} {mb:>7.1f} {turns:>8} {med:>9.2f} {cpu:>7.2f} "
+            f"{mb / cpu:>9.1f} {cpu / base:>7.2f} {peak:>9.0f}"
         )
+    print("median s: wall time; CPU s: the process's CPU time (x seed compares these), the")
+    print("steadier figure on a shared machine")
+
+
+def _against(files: dict[str, Path], root: Path, other: Path, runs: int) -> None:
+    """Each file read by this checkout and by `other`, one run at a time, interleaved
+    (so both see the same load); the least CPU time of each."""
+    import subprocess
+
+    best: dict[tuple[str, Path], float] = {}
+    for _ in range(runs):
+        for name, path in files.items():
+            for tree in (other, root):
+                proc = subprocess.run(
+                    [sys.executable, "-c", _READ_ONE, str(path), "1"],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    cwd=tree,
+                )
+                cpu = float(proc.stdout.split()[1])
+                best[(name, tree)] = min(cpu, best.get((name, tree), cpu))
+    print(f"CPU seconds, the least of {runs} interleaved runs: {other} / this checkout")
+    print(f"{'format':<20} {'MB':>7} {'before':>8} {'after':>8} {'ratio':>6}")
+    for name, path in files.items():
+        before, after = best[(name, other)], best[(name, root)]
+        mb = path.stat().st_size / 1e6
+        print(f"{name:<20} {mb:>7.1f} {before:>8.2f} {after:>8.2f} {after / before:>6.2f}")
 
 
 def main() -> None:
@@ -309,6 +352,12 @@ def main() -> None:
     ap.add_argument("--mb", type=float, default=100.0)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--formats", action="store_true", help="read the same content in each format")
+    ap.add_argument(
+        "--against",
+        metavar="DIR",
+        help="with --formats: compare with another checkout (e.g. a git worktree of main), "
+        "in CPU time, runs interleaved",
+    )
     args = ap.parse_args()
     if args.formats:
         formats(args)

@@ -8,16 +8,27 @@ tiktoken, openai) load on first use, so ``import engine`` stays cheap.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import ChunkscopeError, ParseError, SourceError
-from engine.model import Chunk, Turn
-from engine.parse import load, parse_turns, parse_turns_md
-from engine.split import chunk_turns, compact_chunks
+
+if TYPE_CHECKING:
+    from engine.model import Chunk, Turn
+    from engine.parse import load, parse_turns, parse_turns_md
+    from engine.split import chunk_turns, compact_chunks
 
 __version__ = "0.1.0"
 
+# Even the readers load on first use: an agent tool's hook that only reads a stored
+# recap (`engine.inject`) never pays for them.
 _LAZY = {
+    "Chunk": "engine.model",
+    "Turn": "engine.model",
+    "load": "engine.parse",
+    "parse_turns": "engine.parse",
+    "parse_turns_md": "engine.parse",
+    "chunk_turns": "engine.split",
+    "compact_chunks": "engine.split",
     "TokenCounter": "engine.tokens",
     "get_counter": "engine.tokens",
     "cosine_similarities": "engine.merge",

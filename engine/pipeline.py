@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from engine.embed.base import Embedder
     from engine.merge import MergeParams, MergeResult
     from engine.recap import Candidate, Selection
+    from engine.sections import Section
     from engine.segment import TopicFrame, TopicParams
     from engine.strategies import BaseStrategy, StrategyResult
     from engine.summarize import Summarizer, Summary
@@ -150,6 +151,7 @@ STAGE_INPUTS: dict[str, tuple[str, ...]] = {
     "parse": ("strict", "collapse", "input_format", "session"),
 }
 STAGE_INPUTS["turns"] = STAGE_INPUTS["parse"]
+STAGE_INPUTS["sections"] = STAGE_INPUTS["parse"]
 STAGE_INPUTS["strategy"] = (*STAGE_INPUTS["turns"], "strategy", "strategy_params", "tokenizer")
 STAGE_INPUTS["chunk"] = (*STAGE_INPUTS["strategy"], "by_message")
 STAGE_INPUTS["compact"] = (*STAGE_INPUTS["chunk"], "compact_min")
@@ -812,16 +814,32 @@ class Pipeline:
         memories: tuple[str, ...] = (),
         alpha: float = 0.0,
         progress: Progress | None = None,
+        plain: bool = False,
     ) -> Selection:
-        """The recap of the merged chunks within `budget` tokens of the pipeline's counter
-        (None: the declared default, `engine.recap.RecapParams`).
+        """The recap within `budget` tokens of the pipeline's counter (None: the declared
+        default, `engine.recap.RecapParams`): the procedural sections read from the
+        log's records (`engine.sections`: task, plan, files changed, last outcome, where
+        it stopped, open question; at most `engine.recap.SECTIONS_SHARE` of the budget,
+        less the pinned summaries), then the merged chunks' summaries in what is left.
+        `plain` leaves the sections out (the seed's recap). No sentence is said twice.
 
         Summaries and scores are memoised, so changing the budget, the pins or
         the exclusions re-runs only the (fast) selection. The recap pipeline
         expects ``collapse=True`` (tool calls collapsed before chunking).
         """
-        from engine.recap import DEFAULT_BUDGET, select
+        from engine.recap import DEFAULT_BUDGET, compose
 
         candidates = self.candidates(scorer, memories=memories, alpha=alpha, progress=progress)
         budget = DEFAULT_BUDGET if budget is None else budget
-        return select(candidates, budget, self.counter, pinned, excluded, headings)
+        sections = [] if plain else self.sections()
+        return compose(candidates, sections, budget, self.counter, pinned, excluded, headings)
+
+    def sections(self) -> list[Section]:
+        """The recap's procedural sections of the log (`engine.sections`), unfitted."""
+        from engine.sections import extract_sections
+
+        def compute() -> list[Section]:
+            source = self.source()
+            return extract_sections(source.messages, source.notes)
+
+        return self._stage("sections", compute)

@@ -34,6 +34,7 @@ candidate without a time range, a markdown file's, gets none).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -47,6 +48,7 @@ from engine.fileio import atomic_write_text
 from engine.params import SliderSpec, check_fields, knob
 
 if TYPE_CHECKING:
+    from engine.sections import Section
     from engine.summarize import Summary
 
 __all__ = [
@@ -61,6 +63,7 @@ __all__ = [
     "Selection",
     "action_weights",
     "centrality_scores",
+    "compose",
     "load_recap",
     "novelty_scores",
     "recency_scores",
@@ -104,12 +107,19 @@ class RecapParams:
         minimum=0,
         metavar="A",
     )
+    plain: bool = knob(
+        False,
+        "the chunk summaries only, as the seed's recap (no task, plan, files, outcome sections)",
+        flag="--plain",
+    )
 
     def __post_init__(self) -> None:
         check_fields(self)
 
 
 DEFAULT_BUDGET: int = RecapParams().budget
+#: The most of the budget the procedural sections take; the summaries fill the rest.
+SECTIONS_SHARE = 0.7
 RECAP_FILENAME = "_recap.md"
 #: Between two paragraphs of a recap.
 SEPARATOR = "\n\n"
@@ -324,6 +334,12 @@ class Selection:
     headings: bool = False
     tokenizer: str = ""
     order: list[int] = field(default_factory=list)
+    #: The procedural sections above the summaries (`engine.sections`), as fitted.
+    sections: list[Section] = field(default_factory=list)
+    #: Tokens of each of `sections` rendered alone (same order).
+    section_tokens: list[int] = field(default_factory=list)
+    #: The text above the summaries (the rendered sections), "" without sections.
+    prefix: str = ""
 
     @property
     def selected(self) -> list[Candidate]:
@@ -336,6 +352,10 @@ class Selection:
             "budget": self.budget,
             "used_tokens": self.used_tokens,
             "newest_over_budget": self.newest_over_budget,
+            "sections": [
+                {**s.as_dict(t), "source": s.source}
+                for s, t in zip(self.sections, self.section_tokens, strict=False)
+            ],
             "candidates": [c.as_dict() for c in self.candidates],
             "recap": self.text,
         }
@@ -352,9 +372,15 @@ def render_block(candidate: Candidate, headings: bool = False) -> str:
     return text
 
 
-def _join(blocks: Iterable[str]) -> str:
+def _join(blocks: Iterable[str], prefix: str = "") -> str:
     parts = [b for b in blocks if b]
+    if prefix:
+        parts = [prefix, SUMMARIES_HEADING, *parts] if parts else [prefix]
     return SEPARATOR.join(parts) + "\n" if parts else ""
+
+
+#: Above the chunk summaries when procedural sections come first.
+SUMMARIES_HEADING = "## What happened"
 
 
 def render_recap(
@@ -368,7 +394,9 @@ def render_recap(
     need time ranges, so they apply to a selection or candidates only.
     """
     if isinstance(items, Selection):
-        return _join(render_block(c, headings or items.headings) for c in items.selected)
+        return _join(
+            (render_block(c, headings or items.headings) for c in items.selected), items.prefix
+        )
     blocks: list[str] = []
     for item in items:
         if isinstance(item, Candidate):
@@ -390,6 +418,9 @@ def select(
     pinned: Iterable[int] = (),
     excluded: Iterable[int] = (),
     headings: bool = False,
+    *,
+    prefix: str = "",
+    dedupe: bool = False,
 ) -> Selection:
     """Pick candidates for a recap of at most `budget` tokens (see the module docstring).
 
@@ -397,6 +428,12 @@ def select(
     to the candidates' own flags; a candidate both pinned and excluded is
     excluded. The rendered recap's real token count never exceeds `budget`
     unless ``newest_over_budget`` is True.
+
+    `prefix` (the procedural sections) comes first and counts in the budget; the
+    summaries follow under `SUMMARIES_HEADING`. The caller keeps the prefix within
+    the budget; with a prefix the newest summary is never forced in. With `dedupe`,
+    a sentence already in the prefix or in a summary ranked higher is left out of
+    the next ones (no sentence appears twice in the recap).
     """
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
         raise ValueError(f"budget must be an integer >= 0, got {budget!r}")
@@ -414,6 +451,8 @@ def select(
         ),
         key=lambda c: c.index,
     )
+    if dedupe:
+        cands = _deduped(cands, prefix)
     blocks = [render_block(c, headings) for c in cands]
     tokens = counter.count_many(blocks)
     sep = counter.count(SEPARATOR)
@@ -421,10 +460,12 @@ def select(
     eligible = [i for i, c in enumerate(cands) if not c.excluded]
     priority = sorted(eligible, key=lambda i: (not cands[i].pinned, -cands[i].score, -i))
     chosen: set[int] = set()
-    used = 0
+    used = counter.count(_join((), prefix)) if prefix else 0
+    if prefix:  # the heading above the summaries comes with the first of them
+        sep += counter.count(SUMMARIES_HEADING + SEPARATOR)
 
     def render(members: Iterable[int]) -> str:
-        return _join(blocks[i] for i in sorted(members))
+        return _join((blocks[i] for i in sorted(members)), prefix)
 
     for i in priority:
         if not blocks[i]:
@@ -439,7 +480,7 @@ def select(
             used = real
 
     newest_over = False
-    if not any(blocks[i] for i in chosen) and eligible:
+    if not prefix and not any(blocks[i] for i in chosen) and eligible:
         newest = max(i for i in eligible if blocks[i]) if any(blocks[i] for i in eligible) else -1
         if newest >= 0:
             chosen.add(newest)
@@ -457,15 +498,142 @@ def select(
             reason = "over budget"
         out.append(replace(c, tokens=tokens[i], selected=i in chosen, reason=reason))
     text = render(chosen)
+    if prefix:
+        used = counter.count(text)
     return Selection(
         candidates=out,
         budget=budget,
-        used_tokens=used if chosen else 0,
+        used_tokens=used if chosen or prefix else 0,
         newest_over_budget=newest_over,
         text=text,
         headings=headings,
         tokenizer=str(getattr(counter, "name", "")),
         order=[cands[i].index for i in priority],
+        prefix=prefix,
+    )
+
+
+_LABEL = re.compile(r"^[A-Z][\w ]{0,24}: ")
+
+
+def _norm(sentence: str) -> str:
+    return " ".join(sentence.replace("*", "").lower().split()).rstrip(".!?;: ")
+
+
+#: A sentence at least this long that another one contains is said by it.
+_QUOTED = 30
+
+
+def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
+    """The candidates with every sentence already said (in `prefix`, or in a candidate
+    ahead in priority: pinned, then higher score, then newer) taken out of their text."""
+    from engine.summarize.extractive import sentences_of, terminated
+
+    seen: set[str] = set()
+    said = _norm(" ".join(prefix.split()))  # the sections' text, to find quotes in it
+    for line in prefix.splitlines():
+        line = line.strip().lstrip("-#*> ").strip()
+        unlabelled = _LABEL.sub("", line)  # "Later: do X." says "do X."
+        for text in {line, unlabelled}:
+            for s in sentences_of(text):
+                seen.add(_norm(s))
+    order = sorted(
+        range(len(cands)),
+        key=lambda i: (cands[i].excluded, not cands[i].pinned, -cands[i].score, -i),
+    )
+    out = list(cands)
+    for i in order:
+        c = cands[i]
+        kept: list[str] = []
+        changed = False
+        for s in sentences_of(c.text):
+            key = _norm(s)
+            if not key or key in seen or (len(key) >= _QUOTED and key in said):
+                changed = True  # said already (or a quote of what the sections say)
+                continue
+            long = [k for k in seen if len(k) >= _QUOTED]
+            if any(k in key for k in long):
+                changed = True  # it repeats a sentence said already, and little more
+                continue
+            if not c.excluded:
+                seen.add(key)
+            kept.append(terminated(s))
+        if changed:
+            text = " ".join(kept)
+            abstract = kept[0] if kept else ""
+            summary = replace(c.summary, abstract=abstract, summary=text)
+            out[i] = replace(c, summary=summary)
+    return out
+
+
+def compose(
+    candidates: Sequence[Candidate],
+    sections: Sequence[Section],
+    budget: int,
+    counter: TokenCount,
+    pinned: Iterable[int] = (),
+    excluded: Iterable[int] = (),
+    headings: bool = False,
+) -> Selection:
+    """The recap of procedural `sections` (`engine.sections`) and the summaries of
+    `candidates`, at most `budget` tokens of `counter` in all.
+
+    The sections take at most `SECTIONS_SHARE` of the budget, less what the pinned
+    summaries need (`engine.sections.fit_sections`); the summaries are selected in what
+    is left (`select`, no sentence said twice). When the summaries leave budget over (a
+    session of few merged chunks), the sections are fitted again in all that is left,
+    the summaries picked staying as they are. Without sections (none, or none with
+    lines) this is `select` of the candidates alone.
+    """
+    from engine.sections import fit_sections, render_sections
+
+    pinned, excluded = list(pinned), list(excluded)
+    present = [s for s in sections if s.lines]
+    if not present:
+        return select(candidates, budget, counter, pinned, excluded, headings, dedupe=True)
+    pins = (set(pinned) | {c.index for c in candidates if c.pinned}) - (
+        set(excluded) | {c.index for c in candidates if c.excluded}
+    )
+    reserve = 0
+    if pins:
+        blocks = [render_block(c, headings) for c in candidates if c.index in pins]
+        reserve = counter.count(SEPARATOR.join([SUMMARIES_HEADING, *blocks]) + SEPARATOR)
+    allowance = min(int(budget * SECTIONS_SHARE), budget - reserve)
+    fitted = fit_sections(present, allowance, counter)
+    prefix = render_sections(fitted)
+    chosen = select(
+        candidates, budget, counter, pinned, excluded, headings, prefix=prefix, dedupe=True
+    )
+    spare = budget - chosen.used_tokens
+    if spare > 8 and fitted != present:
+        keep = [c.index for c in chosen.selected]
+        drop = [c.index for c in candidates if c.index not in keep]
+        room = counter.count(prefix) + spare - 2  # "\n\n" seams may merge tokens
+        wider = fit_sections(present, room, counter, stretch=True)
+        again = select(
+            candidates,
+            budget,
+            counter,
+            keep,
+            [*excluded, *drop],
+            headings,
+            prefix=render_sections(wider),
+            dedupe=True,
+        )
+        if again.used_tokens <= budget and {c.index for c in again.selected} == set(keep):
+            flags = {c.index: c for c in chosen.candidates}
+            cands = [
+                replace(
+                    c,
+                    pinned=flags[c.index].pinned,
+                    excluded=flags[c.index].excluded,
+                    reason=flags[c.index].reason,
+                )
+                for c in again.candidates
+            ]
+            fitted, chosen = wider, replace(again, candidates=cands, order=chosen.order)
+    return replace(
+        chosen, sections=fitted, section_tokens=[counter.count(s.render()) for s in fitted]
     )
 
 

@@ -41,13 +41,16 @@ CAP = ("--max-chars", "700", "--merge", "seed")  # the seed loop, whose results 
 
 
 def test_json_contract(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "recap", str(log), "--format", "json", "--budget", "120", *CAP)
+    code, out, err = run(
+        capsys, "recap", str(log), "--format", "json", "--budget", "120", "--plain", *CAP
+    )
     assert code == 0
     doc = json.loads(out)
     assert set(doc) == {
         "budget",
         "used_tokens",
         "newest_over_budget",
+        "sections",
         "candidates",
         "recap",
         "records",
@@ -55,6 +58,7 @@ def test_json_contract(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
         "not_read",
         "stripped",
     }
+    assert doc["sections"] == []  # --plain: the seed's recap
     assert doc["read"] + sum(doc["not_read"].values()) == doc["records"] > 0
     assert doc["budget"] == 120
     assert doc["used_tokens"] == get_counter().count(doc["recap"]) <= 120
@@ -84,12 +88,12 @@ def test_json_contract(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_markdown_to_stdout_and_headings(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "recap", str(log), *CAP)
+    code, out, _ = run(capsys, "recap", str(log), "--plain", *CAP)
     assert code == 0
     assert out.endswith("\n") and "\n\n" in out
     assert not out.startswith("##")
     assert "chunkscope:" not in out  # messages go to stderr only
-    code, out2, _ = run(capsys, "recap", str(log), "--headings", *CAP)
+    code, out2, _ = run(capsys, "recap", str(log), "--headings", "--plain", *CAP)
     assert code == 0
     assert out2.startswith("## 09:")
     assert out2.count("## ") == out.count("\n\n") + 1
@@ -271,3 +275,42 @@ def test_recap_of_the_generated_log_mentions_the_collapsed_calls(
     doc = json.loads(out)
     assert FILE_SECRET not in out
     assert all(c["selected"] for c in doc["candidates"])
+
+
+@pytest.mark.parametrize(
+    ("fixture", "names"),
+    [
+        ("mini_swe_django_11099.traj.json", {"task", "files", "outcome", "last"}),
+        ("codex_rtchess_tail.jsonl", {"task", "files", "last"}),
+    ],
+)
+def test_json_sections(capsys: pytest.CaptureFixture[str], fixture: str, names: set[str]) -> None:
+    path = ROOT / "tests" / "fixtures" / "recap" / fixture
+    code, out, _ = run(capsys, "recap", str(path), "--format", "json", "--budget", "300")
+    assert code == 0
+    doc = json.loads(out)
+    counter = get_counter()
+    assert doc["used_tokens"] == counter.count(doc["recap"]) <= 300
+    sections = doc["sections"]
+    assert names <= {s["name"] for s in sections}
+    for s in sections:
+        assert set(s) == {"name", "title", "lines", "text", "tokens", "source"}
+        assert s["text"] == f"## {s['title']}\n" + "\n".join(s["lines"])
+        assert s["text"] in doc["recap"] and s["tokens"] == counter.count(s["text"])
+        assert s["source"] == "records"
+    assert doc["recap"].startswith(sections[0]["text"])
+    # the markdown recap is the same text; --plain leaves the sections out
+    code, md, _ = run(capsys, "recap", str(path), "--budget", "300")
+    assert md == doc["recap"]
+    code, plain, _ = run(capsys, "recap", str(path), "--budget", "300", "--plain")
+    assert "## Task" not in plain and plain.strip()
+
+
+def test_seed_log_gets_sections(capsys: pytest.CaptureFixture[str]) -> None:
+    """The seed's own log (seed 004's tools: read, write, edit, run, done) has its sections."""
+    code, out, _ = run(capsys, "recap", str(SAMPLES / "cache_refactor.jsonl"), "--budget", "600")
+    assert code == 0
+    assert out.startswith("## Task\nThe embedding cache in engine/embed_cache.py")
+    assert "## Files changed\n- engine/" in out and "embed_cache.py (" in out
+    assert "\n## Last outcome\nLast check: `python -m pytest -q " in out
+    assert get_counter().count(out) <= 600

@@ -41,6 +41,8 @@ def test_profile_keys_and_flags_are_unique() -> None:
 
 
 def _value(k: Knob) -> st.SearchStrategy[Any]:
+    if k.kind == "bool":
+        return st.booleans()
     if k.choices:
         return st.sampled_from(k.choices)
     lo = k.minimum if k.minimum is not None else -1e6

@@ -193,6 +193,7 @@ def test_parallel_tool_calls_of_a_real_session_keep_every_result() -> None:
     assert answered == calls  # every call answered, in the order the calls were made
     meta = [t for t in source.turns if t.role == "Meta"]
     assert meta and meta[0].text.startswith("Stop hook feedback:")
+    assert any(n.startswith("2 Meta turns (hook feedback") for n in source.notes)
     assert source.stripped == {"system-reminder blocks": 3}
 
 

@@ -106,7 +106,7 @@ async def test_selecting_a_merged_chunk_highlights_its_parts() -> None:
 
 
 async def test_pin_and_exclude_change_the_selection_and_the_meter() -> None:
-    app = make_app(budget=300)
+    app = make_app(budget=500)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         bench = app.workbench
@@ -670,6 +670,21 @@ async def test_the_max_size_slider_caps_topic_chunks(tmp_path: Path) -> None:
         for chunk, over in zip(after.chunks, after.exceeds_limit, strict=True):
             assert chunk.chars <= 4096 or (over and len(chunk.turns) == 1)
         assert sum(after.exceeds_limit) == 1  # the 7k-char paragraph, kept whole
+        # the sweep follows the size cap in topic mode too: merged chunks per cap
+        from tui.widgets.sweep_panel import SweepPanel
+
+        panel = bench.query_one(SweepPanel)
+        await until(
+            pilot,
+            lambda: (
+                panel.result is not None
+                and panel.result.knob == "max_chunk_chars"
+                and not panel.busy
+            ),
+        )
+        swept = panel.result
+        assert swept is not None
+        assert swept.chunks[swept.values.index(4096)] == len(after.chunks)
         merged = bench.query_one("#merged", ChunkList)
         merged.select(after.exceeds_limit.index(True))
         await pilot.pause()

@@ -148,3 +148,18 @@ def test_a_message_that_only_calls_tools_shows_the_calls(
     from engine.parse import parse_turns
 
     assert parse_turns(log)[-1].text == ""  # the seed's parser keeps the reference's empty turn
+
+
+def test_keys_named_in_an_unknown_shape_error_keep_it_on_one_line(tmp_path: Path) -> None:
+    from engine.readers import UnsupportedFormat, read
+
+    lines = tmp_path / "odd.jsonl"
+    lines.write_text(json.dumps({"a\nb": 1, "c\u2028d": 2}) + "\n", encoding="utf-8")
+    doc = tmp_path / "odd.json"
+    doc.write_text(json.dumps({"x\ny": [1], "z\u2029": {}}), encoding="utf-8")
+    for path in (lines, doc):
+        with pytest.raises(UnsupportedFormat) as err:
+            read(path)
+        message = str(err.value)
+        assert len(message.splitlines()) == 1
+        assert '"a\\nb"' in message or '"x\\ny"' in message

@@ -69,6 +69,13 @@ class StartOptions:
     loading_dialog_delay: float = 0.3
     open_picker: bool = True  # without a path: start in the file picker
     gold: str | None = None  # a gold file's topic starts as the first file's marks
+    summarizer: str | None = None  # None: the config file's
+    #: Merged chunk texts pinned / excluded at the start (a review's, `chunkscope review`).
+    pinned: tuple[str, ...] = ()
+    excluded: tuple[str, ...] = ()
+    #: `chunkscope review`: the project whose next session's recap is reviewed
+    #: (a `tui.workbench.review.ReviewTarget`); `w` saves the recap for it.
+    review: Any = None
 
 
 def _display_path(path: str) -> str:
@@ -148,8 +155,14 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDrive
     def _apply_backends(self) -> None:
         """Start with the backends the flags or the config file name (keys stay out of params)."""
         embedder = self._backend("embedder", self.options.embedder)
-        summarizer = self._backend("summarizer", None)
-        self.state = replace(self.state, embedder=embedder.name, summarizer=summarizer.name)
+        summarizer = self._backend("summarizer", self.options.summarizer)
+        self.state = replace(
+            self.state,
+            embedder=embedder.name,
+            summarizer=summarizer.name,
+            pinned=frozenset(self.options.pinned),
+            excluded=frozenset(self.options.excluded) - frozenset(self.options.pinned),
+        )
         self.api_keys = {"embedder": embedder.api_key, "summarizer": summarizer.api_key}
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -165,6 +178,10 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDrive
         for message in self._startup_notes:
             self.notify(message, severity="warning", timeout=10, markup=False)
         self.push_screen(WorkbenchScreen())
+        if self.options.review is not None:
+            from tui.workbench.review import announce
+
+            self.call_after_refresh(announce, self, self.options.review)
         if self.options.path:
             self.call_after_refresh(self.open_path, self.options.path, self.options.session)
         elif self.options.open_picker:

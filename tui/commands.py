@@ -125,6 +125,11 @@ class WorkbenchCommands(Provider):
             ),
             ("export: the recap", partial(app.export, "recap"), "Write _recap.md"),
             (
+                "export: the run as an HTML report",
+                partial(app.export, "report"),
+                "One self-contained page: chunks, cuts, the plot, the recap, the marks' score",
+            ),
+            (
                 "profile: save the current parameters",
                 app.action_save_profile,
                 "Save merge parameters, compaction minimum and budget under a name",

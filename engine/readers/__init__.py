@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -273,6 +274,16 @@ _JSONL_NEEDS = (
 )
 
 
+def _key_list(keys: Iterable[Any]) -> str:
+    """The first six keys, sorted, cut at 40 characters; a key that is not plain
+    printable text is shown as a JSON string: a key is data from the file, and the
+    message it goes into stays on one line."""
+    return ", ".join(
+        (k if k.isprintable() and "," not in k else json.dumps(k))[:40]
+        for k in sorted(map(str, keys))[:6]
+    )
+
+
 def _jsonl_format(path: Path, records: list[dict[str, Any]]) -> str:
     """The JSON-lines format most of the first records are of; the seed's when none
     decodes (its reader then reports each line); `UnsupportedFormat` naming each reader
@@ -292,11 +303,11 @@ def _jsonl_format(path: Path, records: list[dict[str, Any]]) -> str:
         return best
     if not records:
         return SEED
-    keys = sorted({k for rec in records[:5] for k in rec})[:6]
+    keys = _key_list({k for rec in records[:5] for k in rec})
     raise UnsupportedFormat(
         path,
         f"JSON lines of no format chunkscope reads (first records' keys: "
-        f"{', '.join(keys) or 'none'}); tried "
+        f"{keys or 'none'}); tried "
         + "; ".join(f"{name}: {why}" for name, why in _JSONL_NEEDS)
         + " (see --list-input-formats)",
     )
@@ -315,7 +326,7 @@ def _document_format(path: Path, first: str) -> str:
     kind = documents.kind_of(value)
     if kind is None:
         if isinstance(value, dict):
-            keys = ", ".join(sorted(map(str, value))[:6])
+            keys = _key_list(value)
             shape = f"an object with keys {keys}" if keys else "an empty object"
         else:
             shape = "a list" if isinstance(value, list) else type(value).__name__

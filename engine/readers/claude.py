@@ -393,6 +393,12 @@ def read(path: Path, options: ReadOptions) -> Any:
         read -= dropped
         not_read["records abandoned by a rewind"] += dropped
     out.read = read
+    meta = sum(1 for t in out.turns if t.role == META_ROLE)
+    if meta:
+        out.notes.append(
+            f"{meta} Meta turn{'s' if meta != 1 else ''} (hook feedback, command and skill "
+            "bodies) read; collapsing tool calls leaves them out"
+        )
     return out.build(options)
 
 

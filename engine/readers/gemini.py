@@ -24,7 +24,8 @@ from typing import Any
 
 from engine.errors import SourceError
 from engine.readers.base import Collected, ReadOptions, first_text, text_of, tool_call
-from engine.source import iter_objects
+from engine.readers.jsondoc import Document
+from engine.source import _open_binary, iter_objects
 
 NAME = "gemini-cli"
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
@@ -163,8 +164,6 @@ def _add(out: Collected, line: int, record: dict[str, Any]) -> None:
 
 
 def read(path: Path, options: ReadOptions) -> Any:
-    from engine.readers.documents import Document
-
     if _is_jsonl(path):
         return _read_jsonl(path, options)
     doc = Document(path, options)
@@ -184,10 +183,8 @@ def read(path: Path, options: ReadOptions) -> Any:
 def _is_jsonl(path: Path) -> bool:
     """JSON lines (a header line, then one object a line) rather than one document:
     the first line is a whole object without the ``messages`` of a document."""
-    from engine.readers import _head
-
-    text = _head(path).decode("utf-8", errors="replace").lstrip("\ufeff")
-    first = text.split("\n", 1)[0].strip()
+    with _open_binary(path) as fh:
+        first = fh.readline(1 << 20).decode("utf-8", errors="replace").lstrip("\ufeff").strip()
     try:
         value = json.loads(first)
     except (ValueError, RecursionError):

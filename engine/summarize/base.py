@@ -11,13 +11,17 @@ from engine.errors import BackendError
 DEFAULT_WORKERS = 4
 
 #: Bumped whenever `SYSTEM_PROMPT` or the reply parsing changes: it is part of the cache key.
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"
 
 SYSTEM_PROMPT = """\
 You summarize an excerpt of a working session between "You" (the user) and "Bot" \
 (the assistant, whose private reasoning appears as "Bot thinking" and whose tool calls \
-appear as "Tool" lines).
+appear as "Tool" lines), for the assistant to resume the work later.
 Write as the assistant, in the first person ("I").
+State facts, not narration: what was asked, what was decided and why, which files, \
+functions and commands were involved, results with their numbers (tests passed or \
+failed, errors), and what is still open. Leave out what I was about to do ("Let me \
+check...", "Now I'll...") and filler ("Great!", "Perfect!"). Use complete sentences.
 Answer with exactly two lines and keep their prefixes:
 ABSTRACT: <one sentence TL;DR>
 SUMMARY: <2-4 sentence overview>"""

@@ -32,6 +32,8 @@ _ABBREVIATIONS = frozenset(
     | {"jr", "sr", "incl", "resp", "esp", "eg", "ie", "viz"}
 )
 _WORD = re.compile(r"\w+")
+# A wrapped line that starts a sentence of its own: a capitalised word (not "I").
+_NEW_LINE_SENTENCE = re.compile(r"[A-Z][a-z]+\b")
 _STOPWORDS = STOPWORDS | {
     "didn",
     "doesn",
@@ -45,6 +47,95 @@ _STOPWORDS = STOPWORDS | {
 
 #: A chosen sentence longer than this is cut at a word boundary and ends with "...".
 MAX_SENTENCE_CHARS = 280
+
+# --------------------------------------------------------------------------- content
+
+# The agent's narration of what it is about to do ("Let me check git status", "Now I'll
+# integrate...") and filler ("Perfect!"): they say nothing a resuming agent can use.
+_NARRATION = re.compile(
+    r"^(?:(?:now|next|first|then|finally|okay|ok|alright|great|good|perfect|excellent|"
+    r"so|and|also)[,!.]?\s+)*"
+    r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|i should|"
+    r"i want to|i'd like to|we need to|we'll|time to|going to|i can see|i see|i understand|"
+    r"looking at|i notice|i found the|i'm now|i am now|now i|i have to)\b",
+    re.I,
+)
+_FILLER = re.compile(
+    r"^(?:perfect|great|excellent|good|nice|awesome|done|ok(?:ay)?|alright|sure|got it|"
+    r"understood|exactly|right|indeed|wonderful|fantastic|absolutely|yes|hmm+|interesting)"
+    r"\b[\s!.,:]*(?:(?:that|this|it|now|the|everything)\b.{0,30})?[!.]?$",
+    re.I,
+)
+# Marks of a sentence that carries a fact: a path or file name, code, a number, an
+# identifier, a result or a decision.
+_CONTENT = re.compile(
+    r"(?:[\w.-]+/[\w./-]+|\b[\w-]+\.(?:py|js|ts|tsx|jsx|rs|go|rb|java|kt|c|h|cc|cpp|hpp|"
+    r"md|json|toml|yaml|yml|ex|exs|sh|sql|html|css|txt|cfg|ini|lock|swift|php|cs|scala|vue)\b|"
+    r"`[^`]+`|\b\d+(?:\.\d+)?%?|\b[A-Za-z]+_[A-Za-z_]+\b|"
+    r"\b(?i:pass(?:es|ed)?|fail(?:s|ed|ing|ure)?|fix(?:es|ed)?|add(?:s|ed)?|remov(?:e|es|ed)|"
+    r"renam(?:e|ed)|replac(?:e|ed)|error|bug|because|instead|decid(?:e|ed)|root cause|"
+    r"commit(?:ted)?|merged?|works?|broke|crash(?:es|ed)?|timeout|deprecated|"
+    r"must|should not|never|always)\b)"
+)
+# An identifier written in camelCase or PascalCase with an inner capital (case matters).
+_IDENTIFIER = re.compile(r"\b(?:[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)")
+# A narrating opener followed by a verb of looking, not of doing: never a fact.
+_LOOKING = re.compile(
+    r"^(?:(?:now|next|first|then|finally|okay|ok|alright|great|good|perfect|excellent|"
+    r"so|and|also)[,!.]?\s+)*"
+    r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|i should|"
+    r"i want to|we need to|time to)\s+(?:also\s+|now\s+|first\s+|quickly\s+)?"
+    r"(?:check|look|examine|see|read|view|explore|search|find|inspect|investigate|analy[sz]e|"
+    r"understand|open|review|start|begin|try|run|verify|confirm|test|debug|trace|get|take|"
+    r"continue|proceed|submit|create|write|make|fix|update|apply|add|clean|finally)\b",
+    re.I,
+)
+
+
+def _marks(text: str) -> int:
+    return len(_CONTENT.findall(text)) + len(_IDENTIFIER.findall(text))
+
+
+def is_narration(sentence: str) -> bool:
+    """The agent narrating its next step, or filler, with no fact in it: "Let me check
+    git status.", "Now I'll integrate the cache.", "Perfect!"."""
+    text = sentence.strip()
+    if _FILLER.match(text):
+        return True
+    if not _NARRATION.match(text):
+        return False
+    if text.endswith(":") or (_LOOKING.match(text) and "because" not in text.lower()):
+        return True  # a lead-in to an action, or looking around
+    # "I'll keep `parse()` in engine/parse.py: it drops the last line" keeps its facts
+    return _marks(text) < 2 and len(text.split()) < 25
+
+
+def has_content(sentence: str) -> bool:
+    """Whether the sentence names something: a path, code, a number, a result, a decision."""
+    return bool(_CONTENT.search(sentence) or _IDENTIFIER.search(sentence))
+
+
+def content_weight(sentence: str) -> float:
+    """0 for narration and filler; otherwise 1, more for each fact mark (up to 1.6)."""
+    if is_narration(sentence):
+        return 0.0
+    marks = _marks(sentence)
+    return 1.0 + min(marks, 3) * 0.2 if marks else 0.7
+
+
+_ENDED = re.compile(r"[.!?:;…]['\"”’)\]`*]*$")
+
+
+def terminated(sentence: str) -> str:
+    """The sentence with a full stop when it ends without punctuation (a fragment
+    joined to the next one would read as one: "takes parameters The outermost ...")."""
+    text = sentence.rstrip()
+    return text if not text or _ENDED.search(text) else text + "."
+
+
+def sentences_of(text: str) -> list[str]:
+    """The sentences of a plain paragraph (a summary's text), in order."""
+    return _split_prose(" ".join(text.split()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +236,8 @@ def split_sentences(text: str) -> list[Sentence]:
             flush()
             buffer.append(line[bullet.end() :].strip())
             continue
+        if buffer and _NEW_LINE_SENTENCE.match(stripped) and not _ENDED.search(buffer[-1]):
+            flush()  # "takes parameters" / "The outermost function": two sentences
         buffer.append(" ".join(stripped.split()))
     flush()
     return sentences
@@ -213,7 +306,7 @@ class ExtractiveSummarizer:
 
     name = "extractive"
     model = "tfidf-centrality"
-    prompt_version = "1"
+    prompt_version = "2"
     cacheable = False
     parallel = False
 
@@ -242,10 +335,17 @@ class ExtractiveSummarizer:
             for c, s in zip(central.tolist(), sentences, strict=True)
         ]
 
+    def weighted(self, sentences: Sequence[Sentence]) -> list[float]:
+        """`scores` times each sentence's content weight (narration and filler: 0)."""
+        return [
+            sc * content_weight(s.text)
+            for sc, s in zip(self.scores(sentences), sentences, strict=True)
+        ]
+
     def extract(self, text: str) -> Extract:
         """Split, score and choose (the summary's sentences are in original order)."""
         sentences = split_sentences(text)
-        scores = self.scores(sentences)
+        scores = self.weighted(sentences)
         if not sentences:
             return Extract([], None, [], [])
         # Distinct sentences only: a repeated "Edited x." is one candidate.
@@ -255,6 +355,9 @@ class ExtractiveSummarizer:
         distinct = sorted(first_of.values())
         prose = [i for i in distinct if sentences[i].prose]
         pool = prose or distinct
+        # narration and filler only when the chunk has nothing else
+        said = {i for i in distinct if is_narration(sentences[i].text)}
+        pool = [i for i in pool if i not in said] or [i for i in distinct if i not in said] or pool
 
         def rank(i: int) -> tuple[float, int]:
             return (-scores[i], i)
@@ -263,9 +366,10 @@ class ExtractiveSummarizer:
         n = len(distinct)
         k = 2 if n <= 6 else 3 if n <= 15 else 4
         chosen = sorted(pool, key=rank)[:k]
-        if len(chosen) < k:
-            rest = [i for i in distinct if i not in chosen]
-            chosen += sorted(rest, key=rank)[: k - len(chosen)]
+        if len(chosen) < 2:  # at least two sentences when the chunk has them
+            rest = [i for i in distinct if i not in chosen and i not in said]
+            rest = rest or [i for i in distinct if i not in chosen]
+            chosen += sorted(rest, key=rank)[: 2 - len(chosen)]
         return Extract(sentences, abstract, sorted(chosen), scores)
 
     def summarize(self, text: str) -> Summary:
@@ -281,7 +385,7 @@ class ExtractiveSummarizer:
         abstract = _truncate(ex.sentences[ex.abstract].text, limit)
         if len(ex.summary) < 2:
             return Summary(abstract, abstract)
-        summary = " ".join(_truncate(ex.sentences[i].text, limit) for i in ex.summary)
+        summary = " ".join(terminated(_truncate(ex.sentences[i].text, limit)) for i in ex.summary)
         return Summary(abstract, summary)
 
 

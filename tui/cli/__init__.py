@@ -1,10 +1,11 @@
 """The `chunkscope` command: the workbench, and plain-text / JSON subcommands.
 
-One module per subcommand (`chunk`, `recap`, `evaluate` for ``eval``, `sweep`, `tune`, `cache`,
-`profile`, `workbench` for
-``tui``), and `common` for what they share. Each subcommand imports only what it
-needs: `chunk` never loads Textual, and the OpenAI client loads only when a remote
-backend is chosen. Every error a user can cause is one line on stderr and exit
+One module per subcommand (`chunk`, `recap`, `report`, `evaluate` for ``eval``, `sweep`,
+`tune`, `cache`, `profile`, `workbench` for ``tui``, `serve`, `hook`, `review`), and `common`
+for what they share.
+Subcommands are imported when the parser is built (``hook`` skips that). Each subcommand
+imports only what it needs: `chunk` never loads Textual, and the OpenAI client loads
+only when a remote backend is chosen. Every error a user can cause is one line on stderr and exit
 status 2, never a traceback. The workbench never imports this package.
 """
 
@@ -17,22 +18,42 @@ from collections.abc import Callable, Sequence
 
 from engine import __version__
 from engine.errors import ChunkscopeError
-from tui.cli.cache import add_cache_parser
-from tui.cli.chunk import add_chunk_parser
 from tui.cli.common import EXIT_USAGE, CliError, Parser, json_pieces, note
-from tui.cli.evaluate import add_eval_parser
-from tui.cli.profile import add_profile_parser
-from tui.cli.recap import add_recap_parser
-from tui.cli.sweep import add_sweep_parser
-from tui.cli.tune import add_tune_parser
-from tui.cli.workbench import add_tui_parser
 
 __all__ = ["CliError", "build_parser", "json_pieces", "main"]
 
-SUBCOMMANDS = ("chunk", "recap", "eval", "sweep", "tune", "cache", "profile", "tui")
+SUBCOMMANDS = (
+    "chunk",
+    "recap",
+    "report",
+    "eval",
+    "sweep",
+    "tune",
+    "cache",
+    "profile",
+    "tui",
+    "serve",
+    "hook",
+    "review",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # The subcommands are imported here, not at the top: `chunkscope hook` (run by an
+    # agent tool at every session start) skips this parser and all of them.
+    from tui.cli.cache import add_cache_parser
+    from tui.cli.chunk import add_chunk_parser
+    from tui.cli.evaluate import add_eval_parser
+    from tui.cli.hook import add_hook_parser
+    from tui.cli.profile import add_profile_parser
+    from tui.cli.recap import add_recap_parser
+    from tui.cli.report import add_report_parser
+    from tui.cli.review import add_review_parser
+    from tui.cli.serve import add_serve_parser
+    from tui.cli.sweep import add_sweep_parser
+    from tui.cli.tune import add_tune_parser
+    from tui.cli.workbench import add_tui_parser
+
     parser = Parser(
         prog="chunkscope",
         description=(
@@ -46,10 +67,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_cache_parser(sub)
     add_profile_parser(sub)
     add_recap_parser(sub)
+    add_report_parser(sub)
     add_eval_parser(sub)
     add_sweep_parser(sub)
     add_tune_parser(sub)
     add_tui_parser(sub)
+    add_serve_parser(sub)
+    add_hook_parser(sub)
+    add_review_parser(sub)
     return parser
 
 
@@ -75,12 +100,20 @@ def _tolerant_output() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = _normalise_argv(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    args = parser.parse_args(args_list)
-    run: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
-    if run is None:
-        parser.print_help()
-        return EXIT_USAGE
+    run: Callable[[argparse.Namespace], int] | None
+    if args_list[0] == "hook":
+        # The fast path of an agent tool's hooks: only `tui.cli.hook` is imported.
+        from tui.cli.hook import cmd_hook, hook_parser
+
+        args = hook_parser().parse_args(args_list[1:])
+        run = cmd_hook
+    else:
+        parser = build_parser()
+        args = parser.parse_args(args_list)
+        run = getattr(args, "run", None)
+        if run is None:
+            parser.print_help()
+            return EXIT_USAGE
     _tolerant_output()
     try:
         return run(args)

@@ -20,6 +20,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,8 +42,12 @@ from tui.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from engine.pipeline import SummarizerSpec
+    from engine.merge import MergeResult
+    from engine.parse import Source
+    from engine.pipeline import Pipeline, SummarizerSpec
+    from engine.recap import Selection
     from engine.settings import Settings
+    from engine.tuning import Tuning
 
 
 def _int_at_least(minimum: int) -> Callable[[str], int]:
@@ -80,9 +85,6 @@ def _indices(value: str) -> list[int]:
 
 def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
     """Add the ``recap`` subcommand to `sub` (the subparsers of the main parser)."""
-    from engine.recap import RecapParams
-    from engine.summarize import SUMMARIZERS
-
     p: argparse.ArgumentParser = sub.add_parser(
         "recap",
         help="summarize a session log into a recap within a token budget",
@@ -91,6 +93,21 @@ def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
             "summaries that fit the token budget; print the recap (or write it with -o)."
         ),
     )
+    g = add_recap_args(p)
+    g.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    add_snapshot_args(p)
+    p.set_defaults(run=cmd_recap)
+    return p
+
+
+def add_recap_args(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """Every option of a run of the recap pipeline (`run_recap`): the source, the
+    recap's knobs and summarizer, pins and exclusions, the embedder and merge, the
+    profile, ``--chunks``. Returns the "recap" group (a command adds its output
+    options there)."""
+    from engine.recap import RecapParams
+    from engine.summarize import SUMMARIZERS
+
     add_source_args(p, folders=True)
     p.add_argument(
         "--latest",
@@ -126,7 +143,6 @@ def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="N",
         help="chunks summarized at once by the llm summarizer (4)",
     )
-    g.add_argument("--format", choices=("markdown", "json"), default="markdown")
     g.add_argument(
         "--headings",
         action="store_true",
@@ -156,10 +172,8 @@ def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
     )
     add_embed_args(p, flag=False)
     add_profile_option(p)
-    add_snapshot_args(p)
     add_chunks_arg(p)
-    p.set_defaults(run=cmd_recap)
-    return p
+    return g
 
 
 def _summarizer_spec(
@@ -270,16 +284,38 @@ def _latest(args: argparse.Namespace) -> None:
     note(f"the newest session: {session.path} ({session.label()})")
 
 
-def cmd_recap(args: argparse.Namespace) -> int:
+@dataclass(frozen=True)
+class RecapRun:
+    """What one run of the recap pipeline gives: the pipeline (with the parameters it
+    ran with), its parameters, the source, the merge and the selection."""
+
+    pipe: Pipeline
+    tuning: Tuning
+    source: Source
+    merged: MergeResult
+    selection: Selection
+
+
+def run_recap(
+    args: argparse.Namespace,
+    strategy: tuple[str, tuple[tuple[str, Any], ...]] | None = None,
+) -> RecapRun:
+    """Run the recap pipeline as `chunkscope recap` does:
+    collapse, chunk (with `strategy`, else the default), merge, summarize, select.
+    `recap_notes` says what it kept, once the output is written."""
     _latest(args)
     settings = read_settings()
     spec, key, embed_args = _summarizer_spec(args, settings)
     pipe, tuning = build_pipeline(
-        embed_args, collapse=True, settings=settings, summarizer=spec, summarizer_key=key
+        embed_args,
+        collapse=True,
+        settings=settings,
+        summarizer=spec,
+        summarizer_key=key,
+        strategy=strategy,
     )
     recap = tuning.recap
     memories = _read_memories(args.memories)
-    snap = SnapshotCheck(args)
     salience = recap.scorer == "salience"
     if (memories or recap.alpha) and not salience:
         note("--memories/--alpha apply to --scorer salience only; ignored")
@@ -302,24 +338,18 @@ def cmd_recap(args: argparse.Namespace) -> int:
                 memories=memories if salience else (),
                 alpha=recap.alpha if salience else 0.0,
                 progress=progress,
+                plain=recap.plain,
             )
         finally:
             progress.close()
     except ValueError as e:
         raise CliError(str(e)) from None
+    return RecapRun(pipe, tuning, source, merged, selection)
 
-    if args.format == "json":
-        doc = selection.as_dict()
-        # what of the file was read, as chunk's JSON says it (records, read, not_read)
-        doc.update(
-            records=source.records,
-            read=source.read,
-            not_read=source.not_read,
-            stripped=source.stripped,
-        )
-        _write(args, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
-    else:
-        _write(args, selection.text)
+
+def recap_notes(run: RecapRun) -> None:
+    """What the recap kept, on stderr (after the output is written)."""
+    pipe, selection, n = run.pipe, run.selection, len(run.merged.chunks)
     counter = pipe.counter
     kept = len(selection.selected)
     flagged = sum(1 for c in selection.candidates if c.summary.flagged)
@@ -339,9 +369,30 @@ def cmd_recap(args: argparse.Namespace) -> int:
         )
     if not n:
         note("nothing to recap: the file has no turns")
+
+
+def cmd_recap(args: argparse.Namespace) -> int:
+    snap = SnapshotCheck(args)
+    run = run_recap(args)
+    selection = run.selection
+    if args.format == "json":
+        doc = selection.as_dict()
+        # what of the file was read, as chunk's JSON says it (records, read, not_read)
+        source = run.source
+        doc.update(
+            records=source.records,
+            read=source.read,
+            not_read=source.not_read,
+            stripped=source.stripped,
+        )
+        _write(args, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    else:
+        _write(args, selection.text)
+    recap_notes(run)
+    pipe = run.pipe
     about = {
         "source": Path(pipe.path).name,
         "merge": pipe.params.merge.mode,
         "embedder": pipe.params.embedder.label(),
     }
-    return snap.finish(merged.chunks, about, merged.topic_chunks)
+    return snap.finish(run.merged.chunks, about, run.merged.topic_chunks)

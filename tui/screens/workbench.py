@@ -547,7 +547,10 @@ class WorkbenchScreen(Screen[None]):
             self._draw_column(side, lst, self.query_one(title_id), data[side], flags[side])
 
     def _column_data(self, side: str, view: RunView | None) -> Any:
-        """(chunks, cut points, cut lines, tokens, approx) of a column, None until known."""
+        """(chunks, cut points, cut lines, tokens, approx, cuts inside a topic) of a
+        column, None until known."""
+        from tui.workbench.topics import inner_cuts
+
         driver = self.driver
         spec = driver.column_specs[side]
         if spec is not None:
@@ -555,15 +558,24 @@ class WorkbenchScreen(Screen[None]):
             if res is None:
                 return None
             reasons = res.result.cuts
-            return (res.chunks, res.points(), reasons, res.tokens, False)
+            topic = res.result.info.get("mode") == "topic"  # a merge:topic column
+            inner = [topic and r == "size_cap" for r in reasons]
+            return (res.chunks, res.points(), reasons, res.tokens, False, inner)
         if view is None:
             return None
         if side == "left":
             items = view.left_items
-            return (items, chunk_points(items), None, view.left_tokens, False)
-        chunks = view.result.chunks
+            return (items, chunk_points(items), None, view.left_tokens, False, [])
+        result = view.result
         approx = not view.merged_tokens_exact
-        return (chunks, chunk_points(chunks), view.result.cuts, view.merged_tokens, approx)
+        return (
+            result.chunks,
+            chunk_points(result.chunks),
+            result.cuts,
+            view.merged_tokens,
+            approx,
+            inner_cuts(result),
+        )
 
     def _draw_column(
         self, side: str, lst: ChunkList, titled: Any, data: Any, flags: list[bool] | None
@@ -582,7 +594,7 @@ class WorkbenchScreen(Screen[None]):
             lst.set_items([])
             _set_title(titled, f"{side.upper()} · {label} · computing…", f"{key} strategy")
             return
-        chunks, _points, cuts, tokens, approx = data
+        chunks, _points, cuts, tokens, approx, inner = data
         n_cuts = max(0, len(chunks) - 1)
         marks = flags if flags is not None else [False] * n_cuts
         lines: list[CutMark] | None = None
@@ -610,7 +622,7 @@ class WorkbenchScreen(Screen[None]):
         differ = ""
         if flags is not None:
             differ = f" · {n_differ} {'cut differs' if n_differ == 1 else 'cuts differ'}"
-        judged = driver.judge_column(chunks)
+        judged = driver.judge_column(chunks, inner)
         if judged is None:
             lst.set_marks({})
         else:  # against the topic marks: each cut's verdict, the missed topics, Pk

@@ -410,7 +410,8 @@ class SimilarityStrip(Widget):
                 Segment("   "),
             ]
         present = {r for _, r in self.cuts}
-        topic = bool(present & {"topic", "structure"})
+        # the topic segmenter has no pass threshold; its cuts may all be the size cap's
+        topic = bool(present & {"topic", "structure"}) or (thr is None and bool(present))
         for reason, glyph in CUT_GLYPHS.items():
             if topic and reason not in ("topic", "structure", "size_cap"):
                 continue

@@ -53,6 +53,7 @@ class WorkbenchActions(WorkbenchHost):
                     pinned=self._indices(view, self.pinned),
                     excluded=self._indices(view, self.excluded),
                     headings=self.headings,
+                    plain=self.state.tuning.recap.plain,
                 )
         except Exception as e:
             self.post_message(WorkFailed(e, "Recap failed"))
@@ -191,6 +192,9 @@ class WorkbenchActions(WorkbenchHost):
         if selection is None:
             self.notify("No recap yet: open a file and summarize it (s).", severity="warning")
             return
+        if self.options.review is not None:
+            self._save_review(selection)
+            return
         from engine.recap import RECAP_FILENAME, save_recap
 
         text = selection.text
@@ -200,6 +204,26 @@ class WorkbenchActions(WorkbenchHost):
             return f"the recap ({selection.used_tokens} tokens)"
 
         self._ask_path("Write the recap to", f"./{RECAP_FILENAME}", write)
+
+    def _save_review(self, selection: Any) -> None:
+        """`chunkscope review`: `w` keeps this recap, with the pins, exclusions and budget,
+        as what the project's next session start injects (`tui.workbench.review`)."""
+        from tui.workbench.review import save_review, store_path
+
+        bench = self.workbench
+        if bench is None or bench.view is None:
+            return
+        target = self.options.review
+        texts = [c.text for c in bench.view.result.chunks]
+        pinned = tuple(t for t in texts if t in self.pinned)
+        excluded = tuple(t for t in texts if t in self.excluded)
+        budget = self.budget
+
+        def write(path: Path) -> str:
+            save_review(target, selection, pinned=pinned, excluded=excluded, budget=budget)
+            return f"the reviewed recap ({selection.used_tokens} tokens) for the next session"
+
+        self._write_file(store_path(target), write)
 
     def action_export(self) -> None:
         from tui.screens.choose import ChooseScreen
@@ -212,6 +236,7 @@ class WorkbenchActions(WorkbenchHost):
             ("json", "merged chunks as JSON"),
             ("markdown", "merged chunks as markdown"),
             ("recap", "the recap (_recap.md)"),
+            ("report", "the run as an HTML report"),
         ]
 
         def chosen(kind: str | None) -> None:
@@ -229,6 +254,9 @@ class WorkbenchActions(WorkbenchHost):
             return
         if kind == "recap":
             self.action_write_recap()
+            return
+        if kind == "report":
+            self.export_report()
             return
         view = bench.view
         stem = Path(view.source.path).stem
@@ -254,6 +282,36 @@ class WorkbenchActions(WorkbenchHost):
                 return f"{len(view.result.chunks)} merged chunks (markdown)"
 
             self._ask_path("Export merged chunks (markdown) to", f"./{stem}.merged.md", write)
+
+    def export_report(self) -> None:
+        """The run on screen as `chunkscope report` writes it (`tui.report`), with the
+        file's topic marks as its gold starts."""
+        from dataclasses import fields
+
+        bench = self.workbench
+        selection = self.selection
+        if bench is None or bench.view is None or self.pipe is None:
+            self.notify("Nothing to export: open a file first.", severity="warning")
+            return
+        if selection is None:
+            self.notify("No recap yet: open a file and summarize it (s).", severity="warning")
+            return
+        view = bench.view
+        params = view.params
+        pipe = self.pipe.with_params(**{f.name: getattr(params, f.name) for f in fields(params)})
+        tuning = self.tuning
+        marks = list(self.marks) or None
+
+        def write(path: Path) -> str:
+            from engine.fileio import atomic_write_text
+            from tui.report import gather, render_html
+
+            report = gather(pipe, view.source, view.result, selection, tuning, gold=marks)
+            atomic_write_text(path, render_html(report))
+            return f"the report ({len(view.result.chunks)} merged chunks)"
+
+        stem = Path(view.source.path).stem
+        self._ask_path("Write the HTML report to", f"./{stem}.report.html", write)
 
     def action_copy_chunk(self) -> None:
         bench = self.workbench

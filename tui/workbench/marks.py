@@ -17,7 +17,7 @@ from tui.workbench.topics import (
     FileMarks,
     MarksReport,
     clean_marks,
-    judge_chunks,
+    judge_topics,
     marks_report,
 )
 
@@ -51,14 +51,17 @@ class MarksDriver(WorkbenchHost):
             bench.show_marks()
             self.schedule_sweep(0.0)  # its Pk row follows the marks
 
-    def judge_column(self, chunks: Sequence[Chunk]) -> ChunksVerdict | None:
-        """A column's chunks (a strategy's, a merge mode's) against the marks."""
+    def judge_column(
+        self, chunks: Sequence[Chunk], inner: Sequence[bool] = ()
+    ) -> ChunksVerdict | None:
+        """A column's chunks (a strategy's, a merge mode's) against the marks; `inner`
+        flags the cuts inside a topic (the topic mode's size cap), which are not judged."""
         marks = self.file_marks
         if marks is None or not marks.starts or self.pipe is None:
             return None
         if self.pipe.path != marks.path:
             return None
-        return judge_chunks(chunks, marks)
+        return judge_topics(chunks, inner, marks)
 
     def marks_report(self, view: RunView) -> MarksReport | None:
         marks = self.file_marks

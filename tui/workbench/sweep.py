@@ -105,14 +105,15 @@ class SweepDriver(WorkbenchHost):
     # ------------------------------------------------------------------ the sweep
 
     def sweep_target(self) -> Knob | None:
-        """The knob to sweep: the focused slider's when it acts in the current mode,
-        else the mode's main knob."""
+        """The knob to sweep: the focused slider's when it acts in the current mode (the
+        size cap acts in both), else the mode's main knob."""
         from engine.evaluate import sweepable_knobs
+        from engine.tuning import knob_modes
 
         known = sweepable_knobs()
         mode = self.state.tuning.merge.mode
         name = self.sweep_knob
-        if name is None or name not in known or known[name][1] != mode:
+        if name is None or name not in known or mode not in knob_modes(name):
             name = DEFAULT_SWEEP[mode]
             if mode == "seed" and not isinstance(self.state.tuning.merge.threshold, str):
                 name = "threshold"  # a fixed threshold is the seed loop's main knob

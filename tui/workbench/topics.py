@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -131,22 +132,46 @@ def judge_chunks(chunks: Sequence[Chunk], marks: FileMarks) -> ChunksVerdict:
     return ChunksVerdict(scores, verdicts, flags, hit_gold)
 
 
+def inner_cuts(result: Any) -> list[bool]:
+    """Per cut of a `MergeResult`: whether it falls inside a topic (the size cap's)."""
+    topic_of = result.topic_of
+    return [a == b for a, b in pairwise(topic_of)]
+
+
+def judge_topics(chunks: Sequence[Chunk], inner: Sequence[bool], marks: FileMarks) -> ChunksVerdict:
+    """`judge_chunks` of the topics `chunks` make when the cuts flagged `inner` (``inner[i]``:
+    the cut after chunk ``i`` is the size cap's, inside a topic) start no topic: the topic
+    starts are judged, those cuts get no verdict (``""``), and a missed mark is flagged on
+    the chunk that holds it."""
+    if not any(inner):
+        return judge_chunks(chunks, marks)
+    from engine.model import chunks_from_spans
+
+    starts = [0, *(i + 1 for i, within in enumerate(inner) if not within), len(chunks)]
+    spans = list(pairwise(starts))
+    judged = judge_chunks(chunks_from_spans(chunks, spans), marks)
+    verdicts = [""] * max(len(chunks) - 1, 0)
+    for j, verdict in enumerate(judged.cut_verdicts):
+        verdicts[spans[j + 1][0] - 1] = verdict
+    first = _first_lines(chunks)
+    flags = {
+        max(0, bisect.bisect_right(first, g) - 1): "miss"
+        for g in marks.starts
+        if g not in judged.found
+    }
+    return ChunksVerdict(judged.scores, verdicts, flags, judged.found)
+
+
 def marks_report(view: RunView, marks: FileMarks) -> MarksReport | None:
     """`view` scored against `marks` (None without marks)."""
     if not marks.starts:
         return None
     result = view.result
-    topics = result.topic_chunks  # the topic starts are judged, not the size cap's cuts
-    judged = judge_chunks(topics, marks)
+    # the topic starts are judged, not the cuts the size cap made inside a topic
+    judged = judge_topics(result.chunks, inner_cuts(result), marks)
     scores, verdicts, hit_gold = judged.scores, judged.cut_verdicts, judged.found
     missed = [g for g in marks.starts if g not in hit_gold]
     merged_flags = judged.flags
-    if topics is not result.chunks:  # each topic's verdict on the merged cut before it
-        verdicts = [""] * max(len(result.chunks) - 1, 0)
-        for j, verdict in enumerate(judged.cut_verdicts):
-            verdicts[result.topic_spans[j + 1][0] - 1] = verdict
-        first = _first_lines(result.chunks)
-        merged_flags = {max(0, bisect.bisect_right(first, g) - 1): "miss" for g in missed}
     left_first = _first_lines(view.left_items)
     left_flags = {max(0, bisect.bisect_right(left_first, g) - 1): "mark" for g in marks.starts}
     unit_first = np.asarray(_first_lines(view.compacted), dtype=np.int64)

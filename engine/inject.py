@@ -1,0 +1,476 @@
+"""Recaps kept per project for an agent's next session, and what a session start injects.
+
+An agent tool's hooks (`tui.cli.hook`) call this module: at a session's end (or before
+its context is compacted) the recap of its transcript is built with `Pipeline.recap`
+(the same code path as ``chunkscope recap``, offline: lexical embedder, extractive
+summarizer) and stored; at the next session's start the stored recap is what goes in.
+
+Where: one folder per project under ``<data dir>/recaps/`` (`engine.paths.data_dir`),
+named ``<slug>-<hash>``: the last parts of the project's path, readable, then 12 hex
+digits of the SHA-256 of its real path (two projects never share a folder). The folder
+holds ``recap.json`` (what session-start reads: the text and where it came from) and
+``recap.md`` (the same text, for people). Both are written atomically
+(`engine.fileio`). Nothing is ever written into the project itself.
+
+A review (``chunkscope review``) saves the user's pins, exclusions and budget with the
+recap (`Review`); they are honoured by session-start (which prints the stored text) and
+by the next rebuild of the same transcript. Pins and exclusions are kept as the merged
+chunks' texts, so they still find their chunk when the transcript has grown and chunk
+numbers moved.
+
+Hook errors are appended to ``<data dir>/hooks.log`` (`log_line`), a small file that is
+cut to its newer half when it passes `LOG_MAX_BYTES`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.errors import ChunkscopeError
+from engine.fileio import atomic_write_text
+from engine.paths import data_dir
+
+if TYPE_CHECKING:
+    from engine.recap import Selection
+
+__all__ = [
+    "LOG_MAX_BYTES",
+    "RECAPS_DIR",
+    "InjectError",
+    "Review",
+    "StoredRecap",
+    "build_recap",
+    "claude_transcripts_folder",
+    "injected_text",
+    "load_stored",
+    "log_line",
+    "match_chunks",
+    "newest_transcripts",
+    "project_dir",
+    "project_key",
+    "project_root",
+    "same_file",
+    "save_stored",
+    "start_plan",
+]
+
+RECAPS_DIR = "recaps"
+STORED_NAME = "recap.json"
+READABLE_NAME = "recap.md"
+LOG_NAME = "hooks.log"
+LOG_MAX_BYTES = 64 * 1024
+#: The format of ``recap.json``; a newer one is refused rather than misread.
+FORMAT = 1
+#: A transcript modified this long after its recap was stored has grown since.
+_FRESH_SLACK = 2.0
+#: How far into a head a pin's text must match when the exact chunk is gone.
+_HEAD = 200
+
+
+class InjectError(ChunkscopeError):
+    """A stored recap that cannot be read, or a transcript that cannot be recapped."""
+
+
+# --------------------------------------------------------------------------- where
+
+
+def project_root(cwd: str | os.PathLike[str] | None = None) -> Path:
+    """The project a hook runs for: ``$CLAUDE_PROJECT_DIR`` (Claude Code sets it for
+    hooks: the folder the session started in, whatever the agent ``cd``-ed to), else
+    `cwd`, else the current directory; as a real absolute path."""
+    chosen = os.environ.get("CLAUDE_PROJECT_DIR") or (str(cwd) if cwd else "") or os.getcwd()
+    return Path(os.path.realpath(os.path.expanduser(chosen)))
+
+
+def project_key(root: str | os.PathLike[str]) -> str:
+    """``<slug>-<hash>``: the project's last two path parts (letters, digits, ``._-``;
+    at most 40 characters), then 12 hex digits of the SHA-256 of its path."""
+    path = str(root)
+    digest = hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    parts = [p for p in re.split(r"[\\/]+", path) if p and not p.endswith(":")][-2:]
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", "-".join(parts)).strip("-.")[-40:].strip("-.")
+    return f"{slug or 'root'}-{digest}"
+
+
+def project_dir(root: str | os.PathLike[str]) -> Path:
+    """The folder that keeps `root`'s recap (not created here)."""
+    return data_dir() / RECAPS_DIR / project_key(root)
+
+
+def claude_home() -> Path:
+    """Claude Code's folder: ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
+    override = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(override).expanduser() if override else Path.home() / ".claude"
+
+
+def claude_transcripts_folder(root: str | os.PathLike[str]) -> Path | None:
+    """Where Claude Code keeps the transcripts of sessions started in `root`
+    (``~/.claude/projects/<the path with every other character than a letter or a digit
+    as '-'>``), or None when there is no such folder."""
+    projects = claude_home() / "projects"
+    path = str(root)
+    for name in (re.sub(r"[^A-Za-z0-9]", "-", path), path.replace("/", "-")):
+        if (projects / name).is_dir():
+            return projects / name
+    return None
+
+
+def newest_transcripts(folder: Path, *, other_than: str | None = None) -> list[Path]:
+    """The session transcripts (``*.jsonl``) directly in `folder`, newest first, without
+    `other_than` and without subagents' (``agent-*.jsonl``)."""
+    skip = os.path.realpath(other_than) if other_than else None
+    found: list[tuple[float, Path]] = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if not entry.name.endswith(".jsonl") or entry.name.startswith("agent-"):
+                continue
+            with contextlib.suppress(OSError):
+                if not entry.is_file() or (skip and os.path.realpath(entry.path) == skip):
+                    continue
+                found.append((entry.stat().st_mtime, Path(entry.path)))
+    found.sort(key=lambda item: (-item[0], item[1].name))
+    return [path for _, path in found]
+
+
+# --------------------------------------------------------------------------- the log
+
+
+def log_line(message: str) -> None:
+    """Append one line (with the time) to the hooks' log in the data directory; never
+    raises. The log keeps its newer half when it passes `LOG_MAX_BYTES`."""
+    line = " ".join(message.split())
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    with contextlib.suppress(OSError):
+        path = data_dir() / LOG_NAME
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{stamp} {line}\n")
+        if path.stat().st_size > LOG_MAX_BYTES:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            keep = text[len(text) // 2 :]
+            atomic_write_text(path, keep[keep.find("\n") + 1 :])
+
+
+# --------------------------------------------------------------------------- what is kept
+
+
+@dataclass(frozen=True)
+class Review:
+    """What a review set for one transcript's recap: the budget, and the merged chunks
+    pinned and excluded (by their texts)."""
+
+    budget: int | None = None
+    pinned: tuple[str, ...] = ()
+    excluded: tuple[str, ...] = ()
+    at: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "budget": self.budget,
+            "pinned": list(self.pinned),
+            "excluded": list(self.excluded),
+            "at": self.at,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Review | None:
+        if not isinstance(data, dict):
+            return None
+        budget = data.get("budget")
+
+        def texts(key: str) -> tuple[str, ...]:
+            value = data.get(key)
+            return tuple(t for t in value if isinstance(t, str)) if isinstance(value, list) else ()
+
+        return cls(
+            budget=budget if isinstance(budget, int) and not isinstance(budget, bool) else None,
+            pinned=texts("pinned"),
+            excluded=texts("excluded"),
+            at=str(data.get("at") or ""),
+        )
+
+
+@dataclass(frozen=True)
+class StoredRecap:
+    """A project's recap as kept for its next session."""
+
+    project: str  # the project's real path
+    transcript: str  # the transcript it was built from
+    text: str
+    session_id: str = ""
+    event: str = ""  # the hook that wrote it: SessionEnd, PreCompact, review, SessionStart
+    created: float = field(default_factory=time.time)  # seconds since the epoch
+    used_tokens: int = 0
+    budget: int = 0
+    tokenizer: str = ""
+    profile: str = ""  # the config file's profile it was built with ("": none)
+    review: Review | None = None
+
+    @property
+    def created_text(self) -> str:
+        return datetime.fromtimestamp(self.created, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "project": self.project,
+            "transcript": self.transcript,
+            "session_id": self.session_id,
+            "event": self.event,
+            "created": self.created,
+            "used_tokens": self.used_tokens,
+            "budget": self.budget,
+            "tokenizer": self.tokenizer,
+            "profile": self.profile,
+            "review": self.review.as_dict() if self.review is not None else None,
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str) -> StoredRecap:
+        if not isinstance(data, dict):
+            raise InjectError(f"{where}: not a stored recap (expected a JSON object)")
+        if data.get("format") != FORMAT:
+            raise InjectError(f"{where}: stored recap format {data.get('format')!r} not {FORMAT}")
+        try:
+            return cls(
+                project=str(data["project"]),
+                transcript=str(data["transcript"]),
+                text=str(data["text"]),
+                session_id=str(data.get("session_id") or ""),
+                event=str(data.get("event") or ""),
+                created=float(data.get("created") or 0.0),
+                used_tokens=int(data.get("used_tokens") or 0),
+                budget=int(data.get("budget") or 0),
+                tokenizer=str(data.get("tokenizer") or ""),
+                profile=str(data.get("profile") or ""),
+                review=Review.from_dict(data.get("review")),
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise InjectError(f"{where}: stored recap is missing or has a bad {e}") from None
+
+
+def load_stored(root: str | os.PathLike[str]) -> StoredRecap | None:
+    """`root`'s stored recap, or None when there is none. `InjectError` when the file
+    is there but cannot be read or is not a stored recap."""
+    path = project_dir(root) / STORED_NAME
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InjectError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        raise InjectError(f"{path}: not valid JSON: {e}") from None
+    return StoredRecap.from_dict(data, str(path))
+
+
+def save_stored(stored: StoredRecap) -> Path:
+    """Write `stored` (``recap.json``, then ``recap.md``) atomically into its project's
+    folder; the folder is created when missing. Returns the JSON file's path."""
+    folder = project_dir(stored.project)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / STORED_NAME
+    atomic_write_text(target, json.dumps(stored.as_dict(), ensure_ascii=False, indent=2) + "\n")
+    atomic_write_text(folder / READABLE_NAME, stored.text)
+    return target
+
+
+# --------------------------------------------------------------------------- building
+
+
+def match_chunks(texts: Sequence[str], wanted: Sequence[str]) -> tuple[int, ...]:
+    """The indices of the merged chunks `texts` that the chunk texts `wanted` name: the
+    chunk with the same text, else the first chunk that holds the start of the wanted
+    text (the transcript grew and merged it with a neighbour), else the first chunk
+    whose text the wanted one holds. Texts that find nothing are left out."""
+    out: list[int] = []
+    exact = {t: i for i, t in reversed(list(enumerate(texts)))}
+    for want in wanted:
+        if not want:
+            continue
+        index = exact.get(want)
+        if index is None:
+            head = want[:_HEAD]
+            index = next((i for i, t in enumerate(texts) if head in t), None)
+        if index is None:
+            index = next((i for i, t in enumerate(texts) if t and t in want), None)
+        if index is not None and index not in out:
+            out.append(index)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Built:
+    """A recap just built: the stored form and the selection it came from."""
+
+    stored: StoredRecap
+    selection: Selection
+    chunk_texts: tuple[str, ...]
+
+
+def build_recap(
+    transcript: str | os.PathLike[str],
+    root: str | os.PathLike[str],
+    *,
+    event: str,
+    session_id: str = "",
+    budget: int | None = None,
+    profile: str | None = None,
+    review: Review | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> Built:
+    """The recap of `transcript` for the project `root`, as ``chunkscope recap`` builds
+    it (tool calls collapsed; the config file's profile `profile` and `budget` over the
+    declared defaults), offline (lexical embedder, extractive summarizer) so a hook never
+    waits on the network. A `review` of the same transcript wins over `budget`, and its
+    pins and exclusions are applied."""
+    from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams, SummarizerSpec
+    from engine.settings import load_settings, resolve_tuning
+
+    path = Path(transcript)
+    if not path.is_file():
+        raise InjectError(f"{path}: no such transcript")
+    settings = load_settings()
+    flags: dict[str, Any] = {}
+    if review is not None and review.budget is not None:
+        flags["budget"] = review.budget
+    elif budget is not None:
+        flags["budget"] = budget
+    tuning = resolve_tuning(settings, profile, flags)
+    params = PipelineParams(
+        collapse=True,
+        min_chars=tuning.min_chars,
+        merge=tuning.merge,
+        topic=tuning.topic,
+        embedder=EmbedderSpec(),
+        summarizer=SummarizerSpec(),
+    )
+    pipe = Pipeline(str(path), params, warn=warn)
+    from engine.parse import require_turns
+
+    require_turns(pipe.source())
+    texts = tuple(c.text for c in pipe.merged().chunks)
+    pinned = match_chunks(texts, review.pinned) if review is not None else ()
+    excluded = match_chunks(texts, review.excluded) if review is not None else ()
+    selection = pipe.recap(
+        budget=tuning.recap.budget,
+        scorer=tuning.recap.scorer,
+        pinned=pinned,
+        excluded=excluded,
+    )
+    stored = StoredRecap(
+        project=str(root),
+        transcript=str(path.resolve()),
+        text=selection.text,
+        session_id=session_id,
+        event=event,
+        used_tokens=selection.used_tokens,
+        budget=selection.budget,
+        tokenizer=selection.tokenizer,
+        profile=profile or "",
+        review=review,
+    )
+    return Built(stored, selection, texts)
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two paths name the same file (after links and ``..``)."""
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def reviewed(stored: StoredRecap, transcript: str | os.PathLike[str]) -> Review | None:
+    """The review kept with `stored` when it is of `transcript` (else None: a review
+    names chunks of one transcript only)."""
+    if stored.review is None:
+        return None
+    return stored.review if same_file(stored.transcript, transcript) else None
+
+
+# --------------------------------------------------------------------------- session start
+
+
+@dataclass(frozen=True)
+class StartPlan:
+    """What a session start does: print the stored recap, build one from `build_from`,
+    or nothing (`reason` says why)."""
+
+    use_stored: bool = False
+    build_from: Path | None = None
+    reason: str = ""
+
+
+def _modified(path: str | os.PathLike[str]) -> float | None:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
+
+
+def start_plan(
+    stored: StoredRecap | None,
+    *,
+    source: str,
+    session_id: str,
+    transcript: str | None,
+) -> StartPlan:
+    """Decide what a session start injects (a pure function of the files' times).
+
+    - ``resume``: nothing (the resumed session's own history is loaded).
+    - ``compact``: the recap the PreCompact hook stored for this very session, else one
+      built from its transcript now.
+    - ``startup`` / ``clear`` (and anything else): the stored recap when it is of the
+      newest other session in the transcript's folder and that session has not grown
+      since; else (a session that ended without its hook: a crash, a kill) one built
+      from that newest session.
+    """
+    if source == "resume":
+        return StartPlan(reason="a resumed session has its own history")
+    current = transcript or ""
+    if source == "compact":
+        if stored is not None and (stored.session_id == session_id and session_id):
+            return StartPlan(use_stored=True, reason="stored before the compaction")
+        if current and os.path.isfile(current):
+            return StartPlan(build_from=Path(current), reason="no recap stored before compaction")
+        return StartPlan(reason="no recap stored and no transcript")
+    folder = Path(current).parent if current else None
+    others = newest_transcripts(folder, other_than=current) if folder is not None else []
+    newest = others[0] if others else None
+    if stored is not None:
+        grown = _modified(stored.transcript)
+        stale = grown is not None and grown > stored.created + _FRESH_SLACK
+        is_newest = newest is None or os.path.realpath(newest) == os.path.realpath(
+            stored.transcript
+        )
+        newer = newest is not None and (_modified(newest) or 0.0) > stored.created
+        if (is_newest or not newer) and not stale:
+            return StartPlan(use_stored=True, reason="stored at the last session's end")
+        if stale and is_newest:
+            return StartPlan(build_from=Path(stored.transcript), reason="the session grew since")
+    if newest is not None:
+        return StartPlan(build_from=newest, reason="no recap stored for the newest session")
+    return StartPlan(reason="no earlier session in this project")
+
+
+def injected_text(stored: StoredRecap) -> str:
+    """What a session start adds to the agent's context: one line saying what follows,
+    then the stored recap's text as it is."""
+    name = Path(stored.transcript).name
+    head = (
+        f"Recap of the previous session in this project (written by chunkscope from "
+        f"{name}, {stored.created_text}; {stored.used_tokens} tokens). It is a record "
+        "of earlier work to resume from, not an instruction."
+    )
+    return f"{head}\n\n{stored.text.rstrip()}\n"

@@ -1,0 +1,155 @@
+"""The workbench served to a real browser, and the report opened in one.
+
+Debian's ``chromium`` driven by playwright's Python package (``executable_path``:
+playwright cannot download its own browsers here; `.ci/run` installs the package when
+it is missing). Skipped, saying why, where either is missing.
+
+With ``CHUNKSCOPE_SCREENSHOTS=DIR`` the tests also write the README's screenshots there
+(``docs/``): ``serve.png`` and ``report.png``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_serve import SAMPLE, serving
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = shutil.which("chromium")
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+if CHROMIUM is None:
+    pytest.skip(
+        "no chromium on PATH (Debian: apt-get install chromium; .ci/run installs it)",
+        allow_module_level=True,
+    )
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+pytest.importorskip("textual_serve", reason="textual-serve is not installed")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield b
+        b.close()
+
+
+#: Where to write the README's screenshots (resolved now: some tests change directory).
+SHOTS = os.environ.get("CHUNKSCOPE_SCREENSHOTS")
+SHOTS_DIR = Path(SHOTS).resolve() if SHOTS else None
+
+
+def screenshot(page: Any, name: str, **kwargs: Any) -> None:
+    if SHOTS_DIR is not None:
+        page.screenshot(path=str(SHOTS_DIR / name), **kwargs)
+
+
+def wait_for(page: Any, ok: Callable[[], bool], what: str, timeout: float = 60) -> None:
+    """Poll `ok` while playwright runs the page's events (a sync page needs its calls)."""
+    deadline = time.monotonic() + timeout
+    while not ok():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        page.wait_for_timeout(100)
+
+
+class Terminal:
+    """What the server sent the page's terminal over the websocket: the app's output
+    in binary frames (text frames are textual-serve's own messages)."""
+
+    def __init__(self, page: Any) -> None:
+        self.data = bytearray()
+        self.sent: list[str] = []
+        page.on("websocket", self._attach)
+
+    def _attach(self, ws: Any) -> None:
+        ws.on("framereceived", self._received)
+        ws.on("framesent", lambda payload: self.sent.append(str(payload)))
+
+    def _received(self, payload: bytes | str) -> None:
+        if not isinstance(payload, str):
+            self.data += payload
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", "replace")
+
+
+def test_the_served_page_runs_the_workbench_and_answers_keys(browser: Any) -> None:
+    with serving(str(SAMPLE)) as (url, _log):
+        page = browser.new_page(viewport={"width": 1300, "height": 760})
+        term = Terminal(page)
+        page.goto(url + "?fontsize=12")
+        assert page.title() == "chunkscope · cache_refactor.jsonl"
+        # The workbench starts in the server's process and draws into the page.
+        wait_for(page, lambda: "MERGED" in term.text() and "RECAP" in term.text(), "the workbench")
+        wait_for(page, lambda: "cut after" in term.text(), "the merged chunks")
+        page.wait_for_selector("body.-first-byte")
+        assert page.locator("canvas").count() > 0  # xterm drew it
+        page.wait_for_timeout(500)
+        screenshot(page, "serve.png")
+        # A key pressed in the page reaches the app, which answers: the help screen.
+        before = len(term.data)
+        page.locator("#terminal").click()
+        page.keyboard.press("?")
+        wait_for(page, lambda: "Keys" in term.text()[before:], "the help screen")
+        assert any("stdin" in s for s in term.sent)
+        page.close()
+
+
+def test_the_report_opens_offline_with_chunks_plot_and_recap(
+    browser: Any, isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui.cli import main
+
+    out = isolated / "r.html"
+    shutil.copy(SAMPLE, isolated / SAMPLE.name)  # the page names it as given: no long path
+    # a size cap that splits topics: the page shows both levels
+    assert main(["report", SAMPLE.name, "--max-chars", "3000", "-o", str(out)]) == 0
+    capsys.readouterr()
+    page = browser.new_page(viewport={"width": 1000, "height": 1100})
+    requests: list[str] = []
+
+    def route(r: Any) -> None:
+        requests.append(r.request.url)
+        if r.request.url == out.as_uri():
+            r.continue_()
+        else:
+            r.abort()
+
+    page.route("**/*", route)
+    page.goto(out.as_uri())
+    page.wait_for_load_state("load")
+    assert requests == [out.as_uri()]  # the page itself, nothing else
+    assert page.title() == "chunkscope report · cache_refactor.jsonl"
+    assert page.locator("article.chunk").count() >= 2
+    assert page.locator("section.topic").count() >= 2
+    plot = page.locator("svg.plot")
+    box = plot.bounding_box()
+    assert box is not None and box["width"] > 900 and box["height"] > 150
+    assert page.locator("svg.plot line.cut").count() == page.locator("article.chunk").count() - 1
+    assert page.locator("pre.recap-text").inner_text().strip()
+    assert page.get_by_text("What fit the budget").is_visible()
+    screenshot(page, "report.png")
+    # At a phone's width nothing is wider than the screen; printed, the plot stays.
+    page.set_viewport_size({"width": 390, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.emulate_media(media="print")
+    assert plot.is_visible() and page.locator("article.chunk").first.is_visible()
+    assert len(page.pdf()) > 10_000
+    page.close()

@@ -1,0 +1,347 @@
+"""`chunkscope report`: one self-contained HTML page of a run (`tui.report`).
+
+The page is parsed with the standard library's HTML parser: every tag must be one the
+report writes, with no attribute that runs or loads anything, whatever the log says.
+The browser tests (`tests/test_browser.py`) open it in Chromium.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tui.cli import main
+
+if TYPE_CHECKING:
+    from tui.cli.recap import RecapRun
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
+
+#: Every tag the report writes; anything else in a page came from the input.
+TAGS = {
+    "html", "head", "meta", "title", "style", "body", "header", "main", "footer", "p", "h1",
+    "h2", "h3", "dl", "dt", "dd", "pre", "code", "b", "span", "article", "section", "details",
+    "summary", "div", "table", "tr", "th", "td", "ul", "li", "svg", "rect", "text", "polyline",
+    "line", "path",
+}  # fmt: skip
+HOSTILE = [
+    "<script>alert(1)</script>",
+    '</pre><img src=x onerror="alert(2)">',
+    '"><svg onload=alert(3)>',
+    "</style><style>body{display:none}</style>",
+    "<!-- an open comment",
+    "<a href='https://example.com/leak'>link</a> &amp; <iframe src=//example.com>",
+    "\x1b[31mred\x1b[0m and a NUL \x00 and a bell \x07",
+]
+
+
+class Page(HTMLParser):
+    """The tags, attributes and text of a page."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.comments: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def handle_comment(self, data: str) -> None:
+        self.comments.append(data)
+
+    def count(self, tag: str, cls: str | None = None) -> int:
+        return sum(
+            1
+            for t, a in self.tags
+            if t == tag and (cls is None or cls in (a.get("class") or "").split())
+        )
+
+
+def parse(html: str) -> Page:
+    page = Page()
+    page.feed(html)
+    page.close()
+    return page
+
+
+def assert_self_contained(html: str) -> Page:
+    """Only the report's own tags; no script, no handler, nothing loaded from elsewhere."""
+    page = parse(html)
+    assert {t for t, _ in page.tags} <= TAGS
+    for tag, attrs in page.tags:
+        for name, value in attrs.items():
+            assert not name.startswith("on"), (tag, name)
+            assert name not in ("src", "href", "srcset", "action"), (tag, name)
+            assert "url(" not in (value or ""), (tag, name)
+    assert not page.comments
+    style = html[html.index("<style>") : html.index("</style>")]
+    assert "url(" not in style and "@import" not in style
+    assert "\x1b" not in html and "\x00" not in html and "\x07" not in html
+    return page
+
+
+def report(tmp_path: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    out = tmp_path / "r.html"
+    code = main(["report", *argv, "-o", str(out)])
+    capsys.readouterr()
+    return code, out.read_text(encoding="utf-8") if out.exists() else ""
+
+
+def test_the_page_shows_the_run(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, html = report(isolated, capsys, str(SAMPLE))
+    assert code == 0
+    page = assert_self_contained(html)
+    # the same run as `chunk --embed` with the recap's collapsed tool calls
+    main(["recap", str(SAMPLE), "--format", "json", "-o", str(isolated / "recap.json")])
+    capsys.readouterr()
+    doc = json.loads((isolated / "recap.json").read_text())
+    n = len(doc["candidates"])
+    assert page.count("article", "chunk") == n
+    assert page.count("svg") == 1 and page.count("polyline") == 2  # similarity and depth
+    assert page.count("line", "cut") == n - 1
+    text = "".join(page.text)
+    assert "cache_refactor.jsonl" in text and "cl100k_base" in text and "lexical" in text
+    assert "cut after: structure (depth" in text or "cut after: topic (depth" in text
+    assert doc["recap"].split("\n")[0] in text  # the recap itself
+    assert f"{doc['used_tokens']:,}" in text and "--topic-depth" in text
+    assert len(html) < 200_000
+
+
+def test_seed_mode_gold_and_budget(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gold = isolated / "gold.json"
+    gold.write_text('{"starts": [1, 44, 90, 129, 150]}')
+    argv = [str(SAMPLE), "--merge", "seed", "--budget", "300", "--gold", str(gold)]
+    code, html = report(isolated, capsys, *argv)
+    assert code == 0
+    page = assert_self_contained(html)
+    from engine.evaluate import chunk_starts, line_weights, score
+
+    merged = _run(*argv).merged  # the report's run: tool calls collapsed, as in a recap
+    starts = chunk_starts(merged.chunks)
+    scores = score(starts, [1, 44, 90, 129, 150], line_weights(SAMPLE)).as_dict()
+    text = "".join(page.text)
+    assert "Score against the gold topic starts" in text
+    assert f"{scores['pk']:.4f}" in text and f"{scores['f1']:.3f}" in text
+    assert page.count("path", "mark") == 4  # the gold starts after line 1
+    assert page.count("polyline") == 1  # the seed loop: neighbour similarity only
+    assert "What did not" in text and "over budget" in text  # 300 tokens leave some out
+    assert page.count("article", "kept") >= 1 and page.count("article", "other") >= 1
+    assert "--merge seed" in text and "--budget 300" in text
+
+
+@pytest.mark.parametrize("sample", ["markup_injection.jsonl", "shell_cookbook.md"])
+def test_log_text_is_escaped(
+    sample: str, isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, html = report(isolated, capsys, str(ROOT / "sample_logs" / sample))
+    assert code == 0
+    assert_self_contained(html)
+    if sample.startswith("markup"):
+        assert "[bold red]alarm[/]" in html  # Rich markup stays text too
+
+
+def test_hostile_html_in_a_log_stays_text(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = isolated / "<img src=x onerror=alert(9)> name.jsonl"
+    lines = [
+        json.dumps({"role": ("user", "assistant")[i % 2], "content": f"{t} turn {i} " * 3})
+        for i, t in enumerate(HOSTILE * 3)
+    ]
+    log.write_text("\n".join(lines) + "\n")
+    code, html = report(isolated, capsys, str(log), "--min-chars", "10", "--budget", "200")
+    assert code == 0
+    page = assert_self_contained(html)
+    text = "".join(page.text)
+    assert "<script>alert(1)</script>" in text  # shown as text, exactly
+    assert "<img src=x onerror=alert(9)> name.jsonl" in text
+    assert "&lt;script&gt;" in html and "<script" not in html
+
+
+def test_every_hostile_file_gives_a_page_or_one_line(
+    corpus: dict[str, Path], isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = isolated / "r.html"
+    out.write_text("before")
+    for case, path in corpus.items():
+        if case == "huge_line":
+            continue  # its megabytes of one line cost time and test nothing more here
+        try:
+            code = main(["report", str(path), "-o", str(out)])
+        except SystemExit as e:  # pragma: no cover - argparse
+            code = int(e.code or 0)
+        err = capsys.readouterr().err
+        assert "Traceback" not in err, case
+        if code == 0:
+            assert_self_contained(out.read_text(encoding="utf-8"))
+        else:
+            assert code == 2, case
+            assert len(err.strip().splitlines()) == 1, (case, err)
+            assert err.startswith("chunkscope: ")
+
+
+def test_a_failed_run_leaves_the_page_as_it_was(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = isolated / "r.html"
+    out.write_text("before")
+    empty = isolated / "empty.jsonl"
+    empty.write_text("not json\n")
+    assert main(["report", str(empty), "-o", str(out)]) == 2
+    assert out.read_text() == "before"
+    assert main(["report", str(SAMPLE), "-o", str(isolated / "no" / "dir" / "r.html")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "cannot write" in err[-1]
+    assert not list(isolated.glob(".r.html.*"))  # no temp file left
+
+
+def test_stdout_when_not_a_terminal(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(SAMPLE), "--budget", "100"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("<!DOCTYPE html>") and out.rstrip().endswith("</html>")
+
+
+def test_selection_sections_and_topics_are_rendered(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A part of the recap's JSON the page does not know shows anyway; a merge that
+    groups its chunks into topics is shown by topic."""
+    import numpy as np
+
+    from engine.merge import MergeResult
+    from tui.report import gather, render_html
+
+    run = _run(str(SAMPLE))
+    merged: Any = run.merged
+    n = len(merged.chunks)
+    assert isinstance(merged, MergeResult) and n >= 4
+    # Two topics, the first of two merged chunks (a topic split to fit the size cap), and
+    # merged chunk 1 one unit over the cap: a topic segmentation's two levels.
+    merged.topic_bounds = np.asarray([0, int(merged.bounds[2]), int(merged.bounds[-1])])
+    merged.over_cap = np.asarray([i == 1 for i in range(n)])
+    for cached in ("topic_spans", "topic_of", "topic_chunks"):
+        merged.__dict__.pop(cached, None)
+    second = merged.cuts[1].reason.replace("_", " ")
+    rep = gather(run.pipe, run.source, merged, run.selection, run.tuning)
+    rep = replace(
+        rep,
+        selection={
+            **rep.selection,
+            "procedure": [{"step": "<i>ran</i> tests", "turn": 12}],
+            "open_questions": ["why <u>this</u>?"],
+        },
+    )
+    html = "".join(render_html(rep))
+    page = assert_self_contained(html)
+    text = "".join(page.text)
+    assert "procedure" in text and "<i>ran</i> tests" in text
+    assert "open questions" in text and "why <u>this</u>?" in text
+    assert page.count("section", "topic") == 2
+    assert "Topics (2) and merged chunks" in text
+    assert f"{n - 2} merged chunks · starts by {second}" in text
+    assert text.count("one unit over the size cap") == 1
+    assert page.count("article", "chunk") == n
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sample_logs/shell_cookbook.md", "--strategy", "markdown", "--max-tokens", "120"],
+        ["sample_logs/cache_refactor.jsonl", "--merge", "seed", "--std-k", "1", "--budget", "400"],
+        ["sample_logs/docs_cleanup.jsonl", "--max-tokens", "700", "--topic-depth", "6"],
+    ],
+)
+def test_the_command_the_page_shows_makes_the_same_page(
+    argv: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import html as html_lib
+    import re
+    import shlex
+
+    monkeypatch.chdir(ROOT)
+    first, again = tmp_path / "first.html", tmp_path / "again.html"
+    assert main(["report", *argv, "-o", str(first)]) == 0
+    page = first.read_text(encoding="utf-8")
+    shown = re.search(r"The same run: <code>([^<]*)</code>", page)
+    assert shown is not None
+    command = shlex.split(html_lib.unescape(shown.group(1)))
+    assert command[:2] == ["chunkscope", "report"] and command[-2:] == ["-o", "report.html"]
+    assert main([*command[1:-1], str(again)]) == 0
+    capsys.readouterr()
+    assert again.read_text(encoding="utf-8") == page
+
+
+def test_many_cuts_are_ticks_under_the_curves() -> None:
+    from tui.report import DENSE_CUTS, Curve, Plot, render_svg
+
+    curve = Curve("similarity", [float(x) for x in range(100)], [0.1] * 100, 0.2, "t")
+    few = Plot(100, [curve], [(10.0, "threshold", "a"), (50.0, "size_cap", "<b>")], [])
+    page = parse(render_svg(few))
+    assert page.count("line", "cut") == 2 and page.count("line", "tick") == 0
+    cuts = [(i / 10, "size_cap" if i == 7 else "threshold", "c") for i in range(1000)]
+    assert len(cuts) > DENSE_CUTS
+    page = parse(render_svg(Plot(100, [curve], cuts, [(50.0, False, 40)])))
+    ticks = [a for t, a in page.tags if t == "line" and "tick" in (a.get("class") or "")]
+    assert 100 < len(ticks) <= 960  # one a pixel column at most
+    assert {a["y1"] for a in ticks} == {ticks[0]["y1"]}  # in one row, not across the curves
+    assert any(a["stroke"] == "#c05621" for a in ticks)  # the size cap's column shows it
+    assert page.count("path", "mark") == 1
+
+
+def _run(*argv: str) -> RecapRun:
+    """The run `chunkscope report ARGV` makes."""
+    from tui.cli.common import Parser
+    from tui.cli.recap import run_recap
+    from tui.cli.report import add_report_parser
+
+    parser = Parser(prog="chunkscope")
+    add_report_parser(parser.add_subparsers())
+    return run_recap(parser.parse_args(["report", *argv]))
+
+
+def test_the_report_module_imports_no_ui() -> None:
+    code = (
+        "import sys, tui.report\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+async def test_the_workbench_exports_the_run_it_shows(isolated: Path) -> None:
+    """`e` → report writes the run on screen, the file's topic marks as its gold."""
+    from tests.pilot import SIZE, make_app, settled, until
+    from tui.screens.prompt import PromptScreen
+
+    app = make_app(budget=300)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await until(pilot, lambda: app.selection is not None)
+        app.marks = (1, 44, 129)
+        view = app.workbench.view
+        app.export("report")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("enter")  # ./cache_refactor.report.html
+        target = isolated / "cache_refactor.report.html"
+        await until(pilot, target.exists)
+        page = assert_self_contained(target.read_text(encoding="utf-8"))
+        assert page.count("article", "chunk") == len(view.result.chunks)
+        assert page.count("path", "mark") == 2  # the marks after line 1
+        text = "".join(page.text)
+        assert "Score against the gold topic starts" in text and "of 300 tokens" in text

@@ -1,0 +1,104 @@
+"""`chunkscope review`: the workbench shows the recap session-start will inject, and a
+pin set there (saved with `w`) changes what session-start prints."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.inject import build_recap, load_stored, save_stored
+from tests.pilot import SIZE, until
+from tui.app import ChunkscopeApp
+from tui.cli import main
+from tui.cli.review import review_options
+
+POEMS = Path(__file__).parent / "fixtures" / "hooks_cc_curry_poems.jsonl"
+
+
+def _session_start(
+    project: Path, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> str:
+    payload = {
+        "session_id": "next",
+        "transcript_path": str(folder / "next.jsonl"),
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(payload)))
+    assert main(["hook", "session-start"]) == 0
+    out = capsys.readouterr().out
+    context: str = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    return context
+
+
+async def test_review_shows_the_stored_recap_and_a_pin_changes_what_goes_in(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HOME", str(isolated / "home"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    project = (isolated / "proj").resolve()
+    project.mkdir()
+    folder = isolated / "home" / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+    folder.mkdir(parents=True)
+    transcript = folder / "s1.jsonl"
+    shutil.copyfile(POEMS, transcript)
+    # What `chunkscope hook session-end --budget 150` stores: not every summary fits.
+    built = build_recap(transcript, project, event="SessionEnd", session_id="s1", budget=150)
+    save_stored(built.stored)
+    left_out = [c for c in built.selection.candidates if not c.selected and c.text]
+    assert left_out, "the budget should leave a summary out"
+    before = _session_start(project, folder, monkeypatch, capsys)
+    assert before.endswith(built.stored.text)
+
+    app = ChunkscopeApp(review_options(str(project)))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.selection is not None and app.workers_idle(), 60)
+        bench = app.workbench
+        assert bench is not None
+        preview = bench.query_one("#recap-preview")
+        assert preview.text == built.stored.text  # type: ignore[attr-defined]
+        title = str(bench.query_one("#recap-preview-title").render())
+        assert "next session start" in title
+
+        pick = left_out[0]
+        bench.select_merged(pick.index)
+        await pilot.press("p")
+        await until(pilot, lambda: app.selection is not None and pick.text in app.selection.text)
+        shown = app.selection.text  # type: ignore[union-attr]
+        await pilot.press("w")
+        await until(pilot, lambda: (s := load_stored(project)) is not None and s.event == "review")
+        await pilot.pause()
+
+    stored = load_stored(project)
+    assert stored is not None and stored.review is not None
+    assert stored.text == shown
+    assert stored.review.pinned == (built.chunk_texts[pick.index],)
+    after = _session_start(project, folder, monkeypatch, capsys)
+    assert pick.text in after and pick.text not in before
+    assert after.endswith(shown)
+
+    # The next rebuild of the same transcript (its session ended again) keeps the pin.
+    rebuilt = build_recap(transcript, project, event="SessionEnd", budget=150, review=stored.review)
+    assert rebuilt.stored.text == shown
+
+
+def test_review_without_any_session_is_one_line_and_exit_2(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HOME", str(isolated / "home"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    (isolated / "proj").mkdir()
+    assert main(["review", str(isolated / "proj")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "no Claude Code session to review" in err[0]
+    assert main(["review", str(isolated / "nowhere")]) == 2
+    assert "not a folder" in capsys.readouterr().err

@@ -1,0 +1,93 @@
+"""`chunkscope report FILE -o REPORT.html`: a run as one self-contained page to share.
+
+Runs the recap pipeline as `chunkscope recap` does (every option of `recap`, and
+`chunk`'s ``--strategy``; ``--gold`` scores the merged chunks as `eval` does), then
+writes the page of `tui.report` atomically. Without ``-o`` the page goes to stdout,
+unless stdout is a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from tui.cli.common import CliError, add_gold_args, emit
+from tui.cli.recap import add_recap_args, recap_notes, run_recap
+from tui.cli.strategy import add_strategy_args, strategy_choice
+
+
+def add_report_parser(sub: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "report",
+        help="write a run as one self-contained HTML page (chunks, cuts, plot, recap)",
+        description=(
+            "Chunk, merge, summarize and recap FILE as `chunkscope recap` does, and write "
+            "one HTML page that needs nothing else to open (no network, no script): the "
+            "file's facts and parameters, a plot of the similarity along the file with the "
+            "cuts, the merged chunks with their sizes and cut reasons, and the recap with "
+            "what fit the budget. --gold adds the score and the gold marks."
+        ),
+    )
+    add_recap_args(p)
+    add_gold_args(p, required=False, help="gold topic starts to score against and to mark")
+    add_strategy_args(p)
+    p.set_defaults(run=cmd_report)
+    return p
+
+
+def _given_flags(args: argparse.Namespace) -> list[str]:
+    """The options given that are not knobs (the command the page shows repeats the
+    knobs from their values): the reader, the tokenizer, the backends, the strategy."""
+    out: list[str] = ["--strict"] if args.strict else []
+    for dest in (
+        "input_format",
+        "session",
+        "tokenizer",
+        "embedder",
+        "model",
+        "summarizer",
+        "summary_model",
+        "strategy",
+    ):
+        value = getattr(args, dest, None)
+        if value is not None:
+            out += [f"--{dest.replace('_', '-')}", str(value)]
+    if args.strategy is not None:
+        from engine.strategies import param_specs
+        from tui.cli.strategy import _flag_dest
+
+        for spec in param_specs(args.strategy):
+            given = getattr(args, _flag_dest(spec.flag), None) if spec.flag else None
+            if spec.flag and given not in (None, False):
+                out += [spec.flag] if given is True else [spec.flag, str(given)]
+    return out
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from engine.gold import read_gold
+    from tui.report import gather, render_html
+
+    if not args.output and sys.stdout.isatty():
+        raise CliError("give -o REPORT.html (the page is HTML, not for a terminal)")
+    gold = None
+    if args.gold is not None:
+        from engine.evaluate import line_weights
+
+        if args.latest:
+            raise CliError("--gold scores one file: give the file, not --latest")
+        gold = read_gold(args.gold, lines=len(line_weights(args.file)))
+    run = run_recap(args, strategy=strategy_choice(args))
+    report = gather(
+        run.pipe,
+        run.source,
+        run.merged,
+        run.selection,
+        run.tuning,
+        gold=gold,
+        tolerance=args.tolerance,
+        extra_args=_given_flags(args),
+    )
+    emit(args, render_html(report))
+    recap_notes(run)
+    return 0

@@ -1,0 +1,783 @@
+"""A run as one self-contained HTML page to share (`chunkscope report FILE -o REPORT.html`).
+
+`gather` reads what a run of the recap pipeline computed (the pipeline's memoised
+stages, its merge with the cut of every boundary, the recap's selection) into a
+`Report` of plain values; `render_html` writes the page. The page needs nothing but
+itself: inline CSS, an inline SVG plot, no script, no font or image from elsewhere, so
+it opens offline and in a mail attachment alike. It reads at phone width and prints
+(CSS media queries). Every text that comes from the file, the summarizer or the
+command line is escaped (`html.escape`, control characters and terminal escapes
+removed): log text is data, never markup.
+
+What the page shows: the header (file, format, turns, tokenizer, embedder, the
+parameters and the command that reproduces them), the score against gold topic starts
+when given, a plot along the file (the similarity of neighbouring chunks; in topic mode
+also the depth score and its threshold; the cuts by reason; the gold marks, found or
+missed), the topics (when the merge gives them) and the merged chunks with their sizes,
+cut reasons and summaries, then the recap: its text, what fit the budget and what did
+not, and every other part of the selection's JSON document (`Selection.as_dict`)
+rendered generically, so a section the recap gains shows without a change here.
+
+This module uses the engine only (never textual or rich).
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from engine import __version__
+from engine.textutil import strip_control
+
+if TYPE_CHECKING:
+    from engine.evaluate import Scores
+    from engine.merge import MergeResult
+    from engine.pipeline import Pipeline
+    from engine.recap import Selection
+    from engine.source import Source
+    from engine.tuning import Tuning
+
+#: At most this many points per curve: a long file's curve is bucketed (each bucket
+#: keeps its lowest similarity and its highest depth, so a dip that cut never vanishes).
+PLOT_POINTS = 800
+#: Characters of a chunk shown from its start and from its end.
+PREVIEW_HEAD = 700
+PREVIEW_TAIL = 300
+
+#: The colour of each cut reason (the seed loop's and the topic segmenter's).
+REASON_COLOURS = {
+    "threshold": "#2b6cb0",
+    "topic": "#2b6cb0",
+    "structure": "#6b46c1",
+    "size_cap": "#c05621",
+    "min_similarity": "#b7791f",
+    "max_passes": "#718096",
+}
+#: Which reason a column of many cuts shows (the rarer, the more telling).
+CUT_PRIORITY = {"size_cap": 3, "min_similarity": 2, "max_passes": 1, "structure": 1}
+HIT, MISS = "#2f855a", "#c53030"
+#: More cuts than this are drawn as ticks under the curves, not lines across them.
+DENSE_CUTS = 150
+
+
+# --------------------------------------------------------------------------- the data
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    """One merged chunk as the page lists it."""
+
+    index: int
+    time_range: str
+    turns: int
+    chars: int
+    tokens: int
+    lines: tuple[int, int] | None
+    parts: tuple[int, int]  # compacted chunks, half-open
+    head: str
+    tail: str  # "" when the head holds the whole text
+    summary: str
+    cut_reason: str | None  # of the cut after it (None: the last chunk)
+    cut_detail: str
+    recap: str  # the selection's reason: kept, pinned, excluded, over budget
+    topic: int | None = None
+    exceeds: bool = False  # one unit larger than the size cap, kept whole
+
+
+@dataclass(frozen=True)
+class TopicRow:
+    """A topic: a run of merged chunks (``chunks`` half-open) and why it starts."""
+
+    index: int
+    chunks: tuple[int, int]
+    lines: tuple[int, int] | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class Curve:
+    """A series along the file: values at character positions, and a threshold."""
+
+    label: str
+    x: list[float]
+    y: list[float]
+    threshold: float | None
+    threshold_label: str
+
+
+@dataclass(frozen=True)
+class Plot:
+    """What the SVG shows: curves over ``0..length`` characters, the cuts and the marks."""
+
+    length: int
+    curves: list[Curve]
+    cuts: list[tuple[float, str, str]]  # (position, reason, tooltip)
+    gold: list[tuple[float, bool, int]]  # (position, found, source line)
+    hits: set[float] = field(default_factory=set)  # cut positions a gold start matched
+
+
+@dataclass(frozen=True)
+class Report:
+    title: str
+    facts: list[tuple[str, str]]
+    params: list[tuple[str, str, bool]]  # (flag or name, value, is the default)
+    command: str
+    chunks: list[ChunkRow]
+    topics: list[TopicRow] | None
+    plot: Plot
+    selection: dict[str, Any]
+    recap_text: str
+    budget: int
+    used_tokens: int
+    scores: Scores | None = None
+    tolerance: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- gathering
+
+
+def _offsets(sizes: Sequence[int]) -> np.ndarray:
+    out = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(sizes, dtype=np.int64), out=out[1:])
+    return out
+
+
+def _bucket(
+    x: np.ndarray, y: np.ndarray, low: bool, points: int = PLOT_POINTS
+) -> tuple[list[float], list[float]]:
+    """At most `points` points of (x, y): each bucket keeps its lowest (or highest) y.
+    A value that is not finite (the cosine of an empty vector) is drawn as 0."""
+    y = np.nan_to_num(np.asarray(y, dtype=float), nan=0.0, posinf=0.0, neginf=0.0)
+    if len(y) <= points:
+        return x.astype(float).tolist(), y.astype(float).tolist()
+    edges = np.linspace(0, len(y), points + 1).astype(np.int64)
+    starts = edges[:-1]
+    picked = (np.minimum if low else np.maximum).reduceat(y, starts)
+    centres = (x[starts] + x[edges[1:] - 1]) / 2
+    return centres.astype(float).tolist(), picked.astype(float).tolist()
+
+
+def _topics(merged: MergeResult, rows: Sequence[ChunkRow]) -> list[TopicRow] | None:
+    """The merge's topics when it has that level above the merged chunks (a topic
+    segmentation whose topics were split to fit the size cap); None when every merged
+    chunk is its own topic, so the page lists the chunks alone."""
+    if merged.topic_bounds is None:
+        return None
+    spans = merged.topic_spans
+    if all(end - start == 1 for start, end in spans):
+        return None
+    out: list[TopicRow] = []
+    for i, (start, end) in enumerate(spans):
+        first, last = rows[start].lines, rows[end - 1].lines
+        lines = (first[0], last[1]) if first and last else None
+        out.append(TopicRow(i, (start, end), lines, str(merged.topic_reason(i))))
+    return out
+
+
+def _clean(text: str) -> str:
+    return strip_control(text)
+
+
+def _preview(text: str) -> tuple[str, str]:
+    """The start and the end of a chunk's text ("" for the end when the start holds it)."""
+    if len(text) <= PREVIEW_HEAD + PREVIEW_TAIL:
+        return _clean(text), ""
+    return _clean(text[:PREVIEW_HEAD]), _clean(text[-PREVIEW_TAIL:])
+
+
+def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
+    """The knobs the run's mode reads (`engine.tuning.knob_modes`): flag, value, whether
+    it is the default."""
+    from engine.params import knobs
+    from engine.tuning import knob_modes
+
+    mode = tuning.merge.mode
+    out: list[tuple[str, str, bool]] = []
+    for part in (tuning.compact, tuning.merge, tuning.topic, tuning.recap):
+        by_mode = part is tuning.merge or part is tuning.topic
+        for k in knobs(type(part)):
+            if by_mode and k.name != "mode" and mode not in knob_modes(k.name):
+                continue
+            value = getattr(part, k.name)
+            if value is None:
+                shown = "none"
+            else:
+                shown = f"{value:g}" if isinstance(value, float) else str(value)
+            out.append((k.flag or k.name, shown, value == k.default))
+    return out
+
+
+def _command(path: str, params: Sequence[tuple[str, str, bool]], extra: Sequence[str]) -> str:
+    import shlex
+
+    argv = ["chunkscope", "report", path]
+    for flag, value, default in params:
+        # "none": no cap, as the other unit's cap was given (with its own flag)
+        if not default and flag.startswith("--") and value != "none":
+            argv += [flag] if value == "True" else [flag, value]
+    return shlex.join([*argv, *extra, "-o", "report.html"])
+
+
+def gather(
+    pipe: Pipeline,
+    source: Source,
+    merged: MergeResult,
+    selection: Selection,
+    tuning: Tuning,
+    *,
+    gold: Sequence[int] | None = None,
+    tolerance: int = 2,
+    extra_args: Sequence[str] = (),
+) -> Report:
+    """The `Report` of a run: `pipe` ran the recap pipeline (`merged`, `selection`)."""
+    from engine.evaluate import chunk_starts, line_weights, match_boundaries, score
+    from engine.merge import char_counts
+
+    compacted = pipe.compacted()
+    offsets = _offsets(char_counts(compacted).tolist())
+    bounds = merged.bounds.tolist()
+    tokens = pipe.token_counts(merged.chunks)
+    candidates = {c.index: c for c in selection.candidates}
+    over = merged.exceeds_limit
+    rows: list[ChunkRow] = []
+    for i, c in enumerate(merged.chunks):
+        cut = merged.cut_after(i)
+        head, tail = _preview(c.text)
+        cand = candidates.get(i)
+        rows.append(
+            ChunkRow(
+                index=i,
+                time_range=c.time_range,
+                turns=len(c.turns),
+                chars=c.chars,
+                tokens=tokens[i],
+                lines=c.lines,
+                parts=(bounds[i], bounds[i + 1]),
+                head=head,
+                tail=tail,
+                summary=_clean(cand.text) if cand is not None else "",
+                cut_reason=None if cut is None else str(cut.reason),
+                cut_detail="" if cut is None else str(cut),
+                recap=cand.reason if cand is not None else "",
+                exceeds=over[i],
+            )
+        )
+
+    # The curves: neighbour similarity (seed), block similarity and depth score (topic).
+    n = len(compacted)
+    gaps_x = offsets[1:n].astype(float) if n >= 2 else np.zeros(0)
+    curves: list[Curve] = []
+    mode = tuning.merge.mode
+    if n >= 2 and mode == "topic":
+        from engine.segment import gap_scores
+
+        gs = gap_scores(pipe.embeddings(), compacted, tuning.topic, pipe.topic_frame())
+        x, y = _bucket(gaps_x, gs.similarity, low=True)
+        curves.append(Curve("block similarity", x, y, None, ""))
+        x, y = _bucket(gaps_x, gs.score, low=False)
+        threshold = float(gs.threshold) if np.isfinite(gs.threshold) else None
+        curves.append(Curve("depth + structure", x, y, threshold, "topic depth"))
+    elif n >= 2:
+        sims = np.asarray(pipe.similarities(), dtype=float)
+        x, y = _bucket(gaps_x, sims, low=True)
+        first = merged.passes[0].threshold if merged.passes else None
+        if first is not None and not np.isfinite(first):
+            first = None
+        curves.append(Curve("similarity to the next chunk", x, y, first, "pass 1 threshold"))
+
+    # Gold marks topic starts: a merge with topics is scored by its topics' starts.
+    scored = merged.topic_chunks
+    starts = chunk_starts(scored)
+    matched: dict[int, int] = {}
+    scores = None
+    if gold is not None:
+        weights = line_weights(pipe.path)
+        scores = score(starts, gold, weights, chunks=len(scored), tolerance=tolerance)
+        matched = match_boundaries(starts, gold, tolerance)
+    cuts: list[tuple[float, str, str]] = []
+    hits: set[float] = set()
+    for j, cut in enumerate(merged.cuts):
+        at = float(offsets[bounds[j + 1]])
+        cuts.append((at, str(cut.reason), f"cut after chunk {j}: {cut}"))
+        first_line = merged.chunks[j + 1].lines
+        if first_line is not None and first_line[0] in matched:
+            hits.add(at)
+    marks: list[tuple[float, bool, int]] = []
+    if gold is not None:
+        firsts = [c.lines[0] if c.lines else 0 for c in compacted]
+        found = set(matched.values())
+        for line in sorted(set(gold)):
+            if line <= 1:
+                continue
+            k = min(bisect.bisect_left(firsts, line), n)
+            marks.append((float(offsets[k]), line in found, line))
+
+    topics = _topics(merged, rows)
+    in_topics = f" in {len(topics):,} topics" if topics is not None else ""
+    counter = pipe.counter
+    p = pipe.params
+    facts = [
+        ("file", source.path),
+        ("format", source.kind_label),
+        ("turns", f"{len(source.turns):,}"),
+        ("tokenizer", f"{counter.name} ({counter.accuracy})"),
+        ("embedder", p.embedder.label()),
+        ("summarizer", p.summarizer.label()),
+        ("strategy", p.strategy),
+        ("merge", mode),
+        ("chunks", f"{n:,} compacted → {len(merged.chunks):,} merged{in_topics}"),
+    ]
+    if source.skipped:
+        facts.append(("skipped lines", f"{len(source.skipped):,}"))
+    params = _params(tuning)
+    report_rows = rows
+    if topics is not None:
+        owner = {i: t.index for t in topics for i in range(*t.chunks)}
+        report_rows = [_with_topic(r, owner.get(r.index)) for r in rows]
+    return Report(
+        title=Path(source.path).name,
+        facts=facts,
+        params=params,
+        command=_command(source.path, params, extra_args),
+        chunks=report_rows,
+        topics=topics,
+        plot=Plot(int(offsets[-1]), curves, cuts, marks, hits),
+        selection=selection.as_dict(),
+        recap_text=_clean(selection.text),
+        budget=selection.budget,
+        used_tokens=selection.used_tokens,
+        scores=scores,
+        tolerance=tolerance,
+        notes=[_clean(w) for w in pipe.warnings],
+    )
+
+
+def _with_topic(row: ChunkRow, topic: int | None) -> ChunkRow:
+    from dataclasses import replace
+
+    return replace(row, topic=topic)
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def esc(value: object) -> str:
+    """Text from anywhere, as HTML text or attribute value: escaped, no control characters."""
+    return html.escape(_clean(str(value)), quote=True)
+
+
+def _num(x: float) -> str:
+    if abs(x) >= 1_000_000:
+        return f"{x / 1_000_000:.1f}M"
+    if abs(x) >= 1000:
+        return f"{x / 1000:.0f}k" if abs(x) >= 10_000 else f"{x / 1000:.1f}k"
+    return f"{x:g}"
+
+
+def _cut_ticks(plot: Plot, px: Callable[[float], float], left: int, bottom: int) -> str:
+    """Many cuts as one tick per pixel column in a row of their own under the curves
+    (the column's most telling reason), so the curves stay readable."""
+    columns: dict[int, list[tuple[str, str]]] = {}
+    for at, reason, tip in plot.cuts:
+        columns.setdefault(round(px(at)), []).append((reason, tip))
+    y = bottom + 8
+    out = [f'<text x="{left - 4}" y="{y + 9}" class="axis" text-anchor="end">cuts</text>']
+    for x, here in sorted(columns.items()):
+        reason = max((r for r, _ in here), key=lambda r: CUT_PRIORITY.get(r, 0))
+        tip = here[0][1] if len(here) == 1 else f"{len(here)} cuts here"
+        out.append(
+            f'<line x1="{x}" x2="{x}" y1="{y}" y2="{y + 9}" stroke="'
+            f'{REASON_COLOURS.get(reason, "#4a5568")}" class="cut tick"><title>{esc(tip)}'
+            "</title></line>"
+        )
+    return "".join(out)
+
+
+def render_svg(plot: Plot, width: int = 960) -> str:
+    """The plot: one panel per curve, the cuts across every panel, gold marks below."""
+    panel_h, gap, left, right, top = 110, 26, 46, 10, 8
+    dense = len(plot.cuts) > DENSE_CUTS
+    marks_h = (22 if plot.gold else 0) + (14 if dense else 0)
+    panels = max(1, len(plot.curves))
+    plot_w = width - left - right
+    height = top + panels * (panel_h + gap) + marks_h + 18
+    length = max(plot.length, 1)
+
+    def px(x: float) -> float:
+        return round(left + plot_w * x / length, 1)
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="similarity along the file, with the cuts" class="plot">'
+    ]
+    for k, curve in enumerate(plot.curves or [Curve("no neighbours to compare", [], [], None, "")]):
+        y0 = top + k * (panel_h + gap)
+        values = [*curve.y, *([curve.threshold] if curve.threshold is not None else [])]
+        lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
+        if hi - lo < 1e-9:
+            lo, hi = lo - 0.5, hi + 0.5
+        pad = (hi - lo) * 0.05
+        lo, hi = lo - pad, hi + pad
+
+        def py(v: float, y0: int = y0, lo: float = lo, hi: float = hi) -> float:
+            return round(y0 + panel_h - panel_h * (v - lo) / (hi - lo), 1)
+
+        out.append(
+            f'<rect x="{left}" y="{y0}" width="{plot_w}" height="{panel_h}" class="panel"/>'
+            f'<text x="{left + 4}" y="{y0 + 12}" class="label">{esc(curve.label)}</text>'
+            f'<text x="{left - 4}" y="{y0 + 10}" class="axis" text-anchor="end">'
+            f"{hi:.2f}</text>"
+            f'<text x="{left - 4}" y="{y0 + panel_h}" class="axis" text-anchor="end">'
+            f"{lo:.2f}</text>"
+        )
+        if curve.x:
+            points = " ".join(f"{px(x)},{py(y)}" for x, y in zip(curve.x, curve.y, strict=True))
+            out.append(f'<polyline points="{points}" class="curve c{k}"/>')
+        if curve.threshold is not None:
+            ty = py(curve.threshold)
+            out.append(
+                f'<line x1="{left}" x2="{left + plot_w}" y1="{ty}" y2="{ty}" class="threshold">'
+                f"<title>{esc(curve.threshold_label)} {curve.threshold:.4f}</title></line>"
+            )
+    bottom = top + panels * (panel_h + gap) - gap
+    if dense:
+        out.append(_cut_ticks(plot, px, left, bottom))
+    else:
+        for at, reason, tip in plot.cuts:
+            colour = REASON_COLOURS.get(reason, "#4a5568")
+            x = px(at)
+            dash = ' stroke-dasharray="4 3"' if plot.gold and at not in plot.hits else ""
+            out.append(
+                f'<line x1="{x}" x2="{x}" y1="{top}" y2="{bottom}" stroke="{colour}" '
+                f'class="cut"{dash}><title>{esc(tip)}</title></line>'
+            )
+    if plot.gold:
+        my = bottom + 14 + (14 if dense else 0)
+        out.append(f'<text x="{left - 4}" y="{my + 4}" class="axis" text-anchor="end">gold</text>')
+        for at, found, line in plot.gold:
+            x = px(at)
+            colour = HIT if found else MISS
+            word = "found" if found else "missed"
+            out.append(
+                f'<path d="M{x} {my - 6} L{x + 5} {my} L{x} {my + 6} L{x - 5} {my} Z" '
+                f'fill="{colour}" class="mark"><title>gold topic start at line {line}: '
+                f"{word}</title></path>"
+            )
+    ty = height - 4
+    for frac in (0, 0.25, 0.5, 0.75, 1):
+        x = px(length * frac)
+        anchor = "start" if frac == 0 else "end" if frac == 1 else "middle"
+        out.append(
+            f'<text x="{x}" y="{ty}" class="axis" text-anchor="{anchor}">'
+            f"{_num(length * frac)}{' chars' if frac == 1 else ''}</text>"
+        )
+    out.append("</svg>")
+    return "".join(out)
+
+
+CSS = """
+:root { --fg: #1a202c; --muted: #5a6578; --bg: #fff; --card: #f7f8fa; --line: #d9dee7;
+  --kept: #2f855a; --over: #c53030; --accent: #2b6cb0; color-scheme: light dark; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e2e8f0; --muted: #a0aec0; --bg: #14181f; --card: #1d232c; --line: #33404f;
+    --kept: #68d391; --over: #fc8181; --accent: #63b3ed; }
+}
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 64rem; padding: 1rem; color: var(--fg); background: var(--bg);
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+h1 { font-size: 1.4rem; margin: .2rem 0 .6rem; overflow-wrap: anywhere; }
+h2 { font-size: 1.15rem; margin: 1.6rem 0 .5rem; border-bottom: 1px solid var(--line); }
+h3 { font-size: 1rem; margin: 1rem 0 .3rem; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .1rem .8rem; margin: 0; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: .85em; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--card);
+  padding: .6rem; border-radius: 4px; margin: .3rem 0; }
+.muted { color: var(--muted); }
+.table { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; font-size: .9rem; }
+th, td { text-align: left; padding: .25rem .5rem; border-bottom: 1px solid var(--line);
+  vertical-align: top; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+tr.default td { color: var(--muted); }
+.chunk { background: var(--card); border-left: 4px solid var(--line); border-radius: 4px;
+  padding: .5rem .75rem; margin: .5rem 0; break-inside: avoid; }
+.chunk.kept, .chunk.pinned { border-left-color: var(--kept); }
+.chunk h3 { margin: 0; font-size: .95rem; }
+.chunk .summary { margin: .3rem 0; }
+.chunk .parts { font-weight: normal; }
+.badge { display: inline-block; font-size: .75rem; padding: 0 .4rem; border-radius: 3px;
+  border: 1px solid currentColor; margin-right: .3rem; white-space: nowrap; }
+.b-kept, .b-pinned { color: var(--kept); }
+.b-over, .b-excluded { color: var(--over); }
+.cutline { font-size: .85rem; margin: .2rem 0 0; }
+.swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px;
+  vertical-align: -0.1rem; margin: 0 .25rem 0 .6rem; }
+.topic { border-top: 2px solid var(--accent); margin-top: 1rem; }
+svg.plot { width: 100%; height: auto; display: block; background: var(--bg); }
+svg .panel { fill: none; stroke: var(--line); }
+svg .label { font: 11px system-ui, sans-serif; fill: var(--muted); }
+svg .axis { font: 10px system-ui, sans-serif; fill: var(--muted); }
+svg .curve { fill: none; stroke-width: 1.2; stroke: #2c5282; }
+svg .curve.c1 { stroke: #805ad5; }
+svg .threshold { stroke: #718096; stroke-dasharray: 2 3; stroke-width: 1.5; }
+svg .cut { stroke-width: 1.2; opacity: .75; }
+table.scores { width: auto; }
+.scores td { font-variant-numeric: tabular-nums; }
+.dots { display: inline-block; width: 1.2rem; border-top: 2px dotted #718096;
+  vertical-align: .25rem; margin: 0 .25rem 0 .6rem; }
+@media (prefers-color-scheme: dark) {
+  svg .curve { stroke: #90cdf4; } svg .curve.c1 { stroke: #d6bcfa; }
+}
+@media (max-width: 600px) {
+  body { padding: .6rem; font-size: 14px; }
+  th, td { padding: .2rem .3rem; }
+  .hide-narrow { display: none; }
+}
+@media print {
+  :root { --fg: #000; --muted: #444; --bg: #fff; --card: #fff; --line: #bbb; }
+  body { max-width: none; font-size: 11pt; padding: 0; }
+  .chunk { border: 1px solid var(--line); border-left-width: 4px; }
+  details > summary { list-style: none; }
+  h2 { break-after: avoid; }
+  svg.plot { break-inside: avoid; }
+}
+"""
+
+
+def _facts(items: Sequence[tuple[str, str]]) -> str:
+    body = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items)
+    return f'<dl class="facts">{body}</dl>'
+
+
+def _legend(plot: Plot) -> str:
+    reasons = Counter(reason for _, reason, _ in plot.cuts)
+    parts = [
+        f'<span class="swatch" style="background:{REASON_COLOURS.get(r, "#4a5568")}"></span>'
+        f"{esc(r.replace('_', ' '))} cut × {n}"
+        for r, n in sorted(reasons.items())
+    ]
+    if plot.gold:
+        found = sum(1 for _, f, _ in plot.gold if f)
+        parts.append(f'<span class="swatch" style="background:{HIT}"></span>gold found × {found}')
+        parts.append(
+            f'<span class="swatch" style="background:{MISS}"></span>gold missed × '
+            f"{len(plot.gold) - found} (a dashed cut matched no gold start)"
+        )
+    if not plot.cuts:
+        parts.append("no cuts: the file is one merged chunk")
+    for curve in plot.curves:
+        if curve.threshold is not None:
+            parts.append(
+                f'<span class="dots"></span>{esc(curve.threshold_label)} {curve.threshold:.4f}'
+            )
+    return f'<p class="muted">{" ".join(parts)}</p>'
+
+
+def _scores(report: Report) -> str:
+    s = report.scores
+    if s is None:
+        return ""
+    rows = [
+        ("Pk", f"{s.pk:.4f}", f"k = {s.k:,} chars; 0 is perfect"),
+        ("WindowDiff", f"{s.windowdiff:.4f}", "0 is perfect"),
+        ("precision", f"{s.precision:.3f}", f"boundaries within {report.tolerance} lines"),
+        ("recall", f"{s.recall:.3f}", ""),
+        ("F1", f"{s.f1:.3f}", ""),
+        ("segments", f"{s.chunks} found", f"{s.gold_segments} gold"),
+    ]
+    body = "".join(
+        f'<tr><th>{esc(a)}</th><td class="n">{esc(b)}</td><td class="muted">{esc(c)}</td></tr>'
+        for a, b, c in rows
+    )
+    head = '<h2 id="score">Score against the gold topic starts</h2>'
+    return f'{head}<table class="scores">{body}</table>'
+
+
+_RECAP_BADGES = {"kept": "in the recap", "pinned": "pinned", "excluded": "excluded"}
+
+
+def _chunk(row: ChunkRow) -> str:
+    lines = f" · lines {row.lines[0]}–{row.lines[1]}" if row.lines else ""
+    when = f" · {esc(row.time_range)}" if row.time_range.strip() else ""
+    turns = f"{row.turns} turn{'s' if row.turns != 1 else ''}"
+    badge = ""
+    if row.recap:
+        cls = "b-over" if row.recap == "over budget" else f"b-{esc(row.recap)}"
+        word = _RECAP_BADGES.get(row.recap, "did not fit the budget")
+        badge = f'<span class="badge {cls}">{esc(word)}</span>'
+    if row.exceeds:
+        badge += '<span class="badge b-over">one unit over the size cap</span>'
+    cut = ""
+    if row.cut_reason is not None:
+        colour = REASON_COLOURS.get(row.cut_reason, "#4a5568")
+        cut = (
+            f'<p class="cutline"><span class="swatch" style="background:{colour}"></span>'
+            f"cut after: {esc(row.cut_detail)}</p>"
+        )
+    text = f"<pre>{esc(row.head)}</pre>"
+    if row.tail:
+        text = f'<pre>{esc(row.head)}</pre><p class="muted">…</p><pre>{esc(row.tail)}</pre>'
+    state = "kept" if row.recap in ("kept", "pinned") else "other"
+    return (
+        f'<article class="chunk {state}" id="chunk-{row.index}">'
+        f"<h3>{badge}Chunk {row.index}{when} · {turns} · {row.chars:,} chars · "
+        f"{row.tokens:,} tokens{lines} "
+        f'<span class="muted parts hide-narrow">(compacted {row.parts[0]}–{row.parts[1] - 1})'
+        f"</span></h3>"
+        f'<p class="summary">{esc(row.summary)}</p>'
+        f"<details><summary>text</summary>{text}</details>{cut}</article>"
+    )
+
+
+def _chunks(report: Report) -> Iterator[str]:
+    if report.topics is None:
+        yield f'<h2 id="chunks">Merged chunks ({len(report.chunks)})</h2>'
+        for row in report.chunks:
+            yield _chunk(row)
+        return
+    yield (
+        f'<h2 id="chunks">Topics ({len(report.topics)}) and merged chunks '
+        f"({len(report.chunks)})</h2>"
+    )
+    for t in report.topics:
+        lines = f" · lines {t.lines[0]}–{t.lines[1]}" if t.lines else ""
+        reason = ""
+        if t.reason and t.reason != "start":
+            reason = f" · starts by {esc(t.reason.replace('_', ' '))}"
+        k = t.chunks[1] - t.chunks[0]
+        yield (
+            f'<section class="topic" id="topic-{t.index}"><h3>Topic {t.index}{lines} · '
+            f"{k} merged chunk{'s' if k != 1 else ''}{reason}</h3>"
+        )
+        for row in report.chunks[t.chunks[0] : t.chunks[1]]:
+            yield _chunk(row)
+        yield "</section>"
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f'<td class="n">{value:.4g}</td>'
+    if isinstance(value, bool) or value is None:
+        return f"<td>{esc(value)}</td>"
+    if isinstance(value, int):
+        return f'<td class="n">{value:,}</td>'
+    if isinstance(value, str):
+        return f"<td>{esc(value)}</td>"
+    return f"<td><code>{esc(json.dumps(value, ensure_ascii=False))}</code></td>"
+
+
+def _table(rows: Sequence[Mapping[str, Any]], skip: Sequence[str] = ()) -> str:
+    keys: list[str] = []
+    for r in rows:
+        keys += [k for k in r if k not in keys and k not in skip]
+    head = "".join(f"<th>{esc(k.replace('_', ' '))}</th>" for k in keys)
+    body = []
+    for r in rows:
+        cls = ""
+        if "selected" in r:
+            cls = ' class="kept"' if r.get("selected") else ' class="over"'
+        body.append(f"<tr{cls}>" + "".join(_cell(r.get(k)) for k in keys) + "</tr>")
+    return f'<div class="table"><table><tr>{head}</tr>{"".join(body)}</table></div>'
+
+
+def _generic(name: str, value: Any) -> str:
+    """One part of the selection's JSON document, whatever it is."""
+    title = f"<h3>{esc(name.replace('_', ' '))}</h3>"
+    if isinstance(value, str):
+        return f"{title}<pre>{esc(value)}</pre>"
+    if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+        return title + _table(value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        items = "".join(f"<li>{esc(v)}</li>" for v in value)
+        return f"{title}<ul>{items}</ul>" if value else f'{title}<p class="muted">none</p>'
+    if isinstance(value, Mapping):
+        return title + _facts([(str(k), _plain(v)) for k, v in value.items()])
+    return f"{title}<pre>{esc(json.dumps(value, ensure_ascii=False, indent=2))}</pre>"
+
+
+def _plain(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _recap(report: Report) -> Iterator[str]:
+    doc = report.selection
+    cands = [c for c in doc.get("candidates", []) if isinstance(c, Mapping)]
+    kept = [c for c in cands if c.get("selected")]
+    left = [c for c in cands if not c.get("selected")]
+    yield (
+        f'<h2 id="recap">Recap</h2><p>{len(kept)} of {len(cands)} summaries fit the budget: '
+        f"<b>{report.used_tokens:,}</b> of {report.budget:,} tokens.</p>"
+    )
+    if doc.get("newest_over_budget"):
+        yield '<p class="b-over">The newest summary alone is over the budget; it is included.</p>'
+    yield f'<pre class="recap-text">{esc(report.recap_text) or "(empty)"}</pre>'
+    yield "<h3>What fit the budget</h3>"
+    yield _table(kept, skip=("summary", "selected")) if kept else '<p class="muted">nothing</p>'
+    yield "<h3>What did not</h3>"
+    yield (
+        _table(left, skip=("summary", "selected"))
+        if left
+        else '<p class="muted">everything fit</p>'
+    )
+    shown = {"candidates", "recap", "budget", "used_tokens", "newest_over_budget"}
+    scalars = [(k, v) for k, v in doc.items() if k not in shown and not isinstance(v, list | dict)]
+    if scalars:
+        yield _facts([(k.replace("_", " "), _plain(v)) for k, v in scalars])
+    for k, v in doc.items():
+        if k not in shown and isinstance(v, list | dict):
+            yield _generic(k, v)
+
+
+def _params_table(report: Report) -> str:
+    rows = "".join(
+        f'<tr class="{"default" if d else "set"}"><td><code>{esc(f)}</code></td>'
+        f"<td>{esc(v)}</td><td>{'' if d else 'set'}</td></tr>"
+        for f, v, d in report.params
+    )
+    return (
+        '<h2 id="params">Parameters</h2>'
+        f'<div class="table"><table><tr><th>flag</th><th>value</th><th></th></tr>{rows}</table>'
+        f"</div><p>The same run: <code>{esc(report.command)}</code></p>"
+    )
+
+
+def render_html(report: Report) -> Iterator[str]:
+    """The page, in pieces (written as they come by `engine.fileio.atomic_write_text`)."""
+    yield (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'\">"
+        f"<title>chunkscope report · {esc(report.title)}</title><style>{CSS}</style></head>"
+        f'<body><header><p class="muted">chunkscope report</p><h1>{esc(report.title)}</h1>'
+    )
+    yield _facts(report.facts)
+    for note in report.notes:
+        yield f'<p class="b-over">{esc(note)}</p>'
+    yield "</header><main>"
+    yield _scores(report)
+    yield '<h2 id="plot">Along the file</h2>'
+    yield (
+        '<p class="muted">Horizontal: characters into the file. Each vertical line is a cut '
+        "between merged chunks (a tick under the curves when there are many), coloured by "
+        "its reason; hover for its numbers.</p>"
+    )
+    yield render_svg(report.plot)
+    yield _legend(report.plot)
+    yield from _chunks(report)
+    yield from _recap(report)
+    yield _params_table(report)
+    version = f'<p class="muted">chunkscope {esc(__version__)}</p>'
+    yield f"</main><footer>{version}</footer></body></html>\n"
