@@ -13,8 +13,24 @@ format. A segmentation is the list of 1-based source lines where its segments st
 - **Boundary precision, recall, F1**: a boundary found matches a gold one within
   `tolerance` source lines (each gold boundary matched once).
 
+**Partial gold** (``"partial": true``, and the workbench's marks unless the user says
+they are all the topics) names some topic starts, and claims only that no other topic
+starts between the first mark (a start after line 1) and the last. It is scored over
+that *stretch*, from ``tolerance`` lines before the first mark to ``tolerance`` lines
+after the last (`marked_stretch`): a cut outside it is neither right nor wrong and
+changes no score; a cut inside it that matches no mark is spurious. Pk and WindowDiff
+count the windows that reach into the stretch (``k`` is half the mean length of the
+marked segments, between consecutive marks), with the cuts outside dropped: the text
+just before the first mark and after the last is taken to have no other start within
+``k``, as Pk assumes anywhere. ``chunks`` and ``gold_segments`` count the segments
+the stretch touches.
+
 `sweep` and `tune` run a segmentation over a knob's range or a grid of settings, with
-the vectors computed once per file.
+the vectors computed once per file. `tune` ranks settings by `Tuned.objective`:
+finding the gold starts first (mean boundary F1, highest first), then mean Pk, then
+mean WindowDiff; a setting that finds none of the starts (F1 0) never ranks above one
+that finds some, and one that cuts everywhere loses on precision. Settings that score
+the same rank by how near they are to the settings in force.
 """
 
 from __future__ import annotations
@@ -25,7 +41,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -73,9 +89,13 @@ class Scores:
     chunks: int
     gold_segments: int
     k: int
+    partial: bool = False
+    stretch: tuple[int, int] | None = None  # the lines scored, when partial
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in asdict(self).items()}
+        out = {k: (round(v, 6) if isinstance(v, float) else v) for k, v in asdict(self).items()}
+        out["stretch"] = list(self.stretch) if self.stretch is not None else None
+        return out
 
 
 def line_weights(path: str | Path) -> IntArray:
@@ -105,7 +125,12 @@ def _boundary_offsets(starts: Sequence[int], offsets: IntArray) -> IntArray:
 
 
 def pk_windowdiff(
-    hypothesis: Sequence[int], gold: Sequence[int], weights: IntArray, k: int | None = None
+    hypothesis: Sequence[int],
+    gold: Sequence[int],
+    weights: IntArray,
+    k: int | None = None,
+    *,
+    windows: tuple[int, int] | None = None,
 ) -> tuple[float, float, int]:
     """(Pk, WindowDiff, k) of `hypothesis` against `gold` (starts, 1-based lines).
 
@@ -114,9 +139,9 @@ def pk_windowdiff(
     the number of boundaries there differs. Both counts change only ``k`` characters
     before and at each boundary, so they are summed over the runs between those points:
     the cost grows with the number of boundaries, not with the size of the file (a
-    slider step in the workbench scores a run at once)."""
-    offsets = np.zeros(len(weights) + 1, dtype=np.int64)
-    np.cumsum(weights, out=offsets[1:])
+    slider step in the workbench scores a run at once). `windows` (``lo, hi``) counts
+    only the windows starting at ``lo <= i < hi`` (a partial gold's stretch)."""
+    offsets = _offsets(weights)
     n = int(offsets[-1])
     ref = _boundary_offsets(gold, offsets)
     hyp = _boundary_offsets(hypothesis, offsets)
@@ -124,16 +149,25 @@ def pk_windowdiff(
         k = max(1, round(n / (len(ref) + 1) / 2))
     if n <= k:
         return 0.0, 0.0, k
-    m = n - k  # window starts 0 .. m-1
+    lo, hi = (0, n - k) if windows is None else (max(0, windows[0]), min(n - k, windows[1]))
+    if hi <= lo:
+        return 0.0, 0.0, k
     # A boundary at b is inside (i, i + k] for i in [b - k, b): +1 at b - k, -1 at b.
-    points = np.unique(np.clip(np.concatenate([[0, m], ref - k, ref, hyp - k, hyp]), 0, m))
+    points = np.unique(np.clip(np.concatenate([[lo, hi], ref - k, ref, hyp - k, hyp]), lo, hi))
     left = points[:-1]
     length = np.diff(points)
     ref_in = np.searchsorted(ref - k, left, side="right") - np.searchsorted(ref, left, "right")
     hyp_in = np.searchsorted(hyp - k, left, side="right") - np.searchsorted(hyp, left, "right")
-    pk = float(np.sum(length[(ref_in == 0) != (hyp_in == 0)])) / m
-    wd = float(np.sum(length[ref_in != hyp_in])) / m
+    pk = float(np.sum(length[(ref_in == 0) != (hyp_in == 0)])) / (hi - lo)
+    wd = float(np.sum(length[ref_in != hyp_in])) / (hi - lo)
     return pk, wd, k
+
+
+def _offsets(weights: IntArray) -> IntArray:
+    """Where each line starts in characters (and, last, the file's length)."""
+    offsets = np.zeros(len(weights) + 1, dtype=np.int64)
+    np.cumsum(weights, out=offsets[1:])
+    return offsets
 
 
 def match_boundaries(
@@ -173,6 +207,18 @@ def boundary_f1(
     return precision, recall, f1
 
 
+def marked_stretch(
+    gold: Sequence[int], lines: int, tolerance: int = TOLERANCE
+) -> tuple[int, int] | None:
+    """The source lines a partial gold is scored over: from `tolerance` lines before
+    its first start after line 1 to `tolerance` lines after its last (None: it has no
+    start after line 1)."""
+    marks = [s for s in gold if 1 < s <= lines]
+    if not marks:
+        return None
+    return max(2, min(marks) - tolerance), min(lines, max(marks) + tolerance)
+
+
 def score(
     hypothesis: Sequence[int],
     gold: Sequence[int],
@@ -180,12 +226,37 @@ def score(
     *,
     chunks: int | None = None,
     tolerance: int = TOLERANCE,
+    partial: bool = False,
 ) -> Scores:
-    """Every score of `hypothesis` against `gold` (both: segment start lines)."""
+    """Every score of `hypothesis` against `gold` (both: segment start lines); with
+    `partial`, over the marked stretch only (see the module docstring)."""
+    if partial:
+        return _score_partial(hypothesis, gold, weights, tolerance)
     pk, wd, k = pk_windowdiff(hypothesis, gold, weights)
     p, r, f = boundary_f1(hypothesis, gold, tolerance)
     n_hyp = chunks if chunks is not None else len(set(hypothesis) | {1})
     return Scores(pk, wd, p, r, f, n_hyp, len(set(gold) | {1}), k)
+
+
+def _score_partial(
+    hypothesis: Sequence[int], gold: Sequence[int], weights: IntArray, tolerance: int
+) -> Scores:
+    stretch = marked_stretch(gold, len(weights), tolerance)
+    if stretch is None:
+        raise ValueError("partial gold needs a topic start after line 1")
+    lo, hi = stretch
+    marks = sorted({s for s in gold if 1 < s <= len(weights)})
+    cuts = sorted({s for s in hypothesis if lo <= s <= hi})
+    offsets = _offsets(weights)
+    first, last = int(offsets[marks[0] - 1]), int(offsets[marks[-1] - 1])
+    if len(marks) > 1:  # half the mean marked segment
+        k = max(1, round((last - first) / (len(marks) - 1) / 2))
+    else:  # one mark: as a complete gold with one boundary would have it
+        k = max(1, round(int(offsets[-1]) / 2 / 2))
+    windows = (int(offsets[lo - 1]) - k, int(offsets[hi - 1]))
+    pk, wd, k = pk_windowdiff([1, *cuts], [1, *marks], weights, k, windows=windows)
+    p, r, f = boundary_f1(cuts, marks, tolerance)
+    return Scores(pk, wd, p, r, f, len(cuts) + 1, len(marks) + 1, k, True, stretch)
 
 
 # --------------------------------------------------------------------------- sweeps and tuning
@@ -193,19 +264,23 @@ def score(
 
 @dataclass(frozen=True)
 class Case:
-    """One file to segment and score: its chunks, vectors, gold starts and line weights."""
+    """One file to segment and score: its chunks, vectors, gold starts and line weights
+    (`partial`: the gold names only some starts; scored over their stretch)."""
 
     chunks: list[Chunk]
     vectors: Any
     gold: list[int]
     weights: IntArray
     _frame: list[TopicFrame] = field(default_factory=list, repr=False, compare=False)
+    partial: bool = False
 
     @classmethod
-    def of_pipeline(cls, pipe: Pipeline, gold: list[int], weights: Any) -> Case:
+    def of_pipeline(
+        cls, pipe: Pipeline, gold: list[int], weights: Any, *, partial: bool = False
+    ) -> Case:
         """A pipeline's compacted chunks and vectors (with its topic frame in topic mode)."""
         frames = [pipe.topic_frame()] if pipe.params.merge.mode == "topic" else []
-        return cls(pipe.compacted(), pipe.embeddings(), gold, weights, frames)
+        return cls(pipe.compacted(), pipe.embeddings(), gold, weights, frames, partial)
 
     def topic_frame(self) -> TopicFrame:
         """The topic segmenter's knob-independent work on this file, done once."""
@@ -220,8 +295,15 @@ Segmenter = Callable[[Case, Mapping[str, Any]], list[Chunk]]
 
 
 def evaluate(case: Case, segmenter: Segmenter, values: Mapping[str, Any]) -> Scores:
+    return _evaluate(case, segmenter, values)[0]
+
+
+def _evaluate(case: Case, segmenter: Segmenter, values: Mapping[str, Any]) -> tuple[Scores, int]:
+    """The scores of a setting on `case`, and how many segments it gives in the whole file."""
     merged = segmenter(case, values)
-    return score(chunk_starts(merged), case.gold, case.weights, chunks=len(merged))
+    starts = chunk_starts(merged)
+    scored = score(starts, case.gold, case.weights, chunks=len(merged), partial=case.partial)
+    return scored, len(merged)
 
 
 def tuning_segmenter(
@@ -324,6 +406,40 @@ def grid_size(grid: Mapping[str, Sequence[Any]]) -> int:
     return math.prod(len(v) for v in grid.values())
 
 
+class Tuned(NamedTuple):
+    """One setting of a search, with its mean scores over the files (as `Scores`, over
+    the marked stretch when the gold is partial) and the mean number of segments it
+    gives in the whole files (`chunks`: the segmenter's, topics in topic mode)."""
+
+    values: dict[str, Any]
+    pk: float
+    windowdiff: float
+    precision: float
+    recall: float
+    f1: float
+    chunks: float
+
+    @classmethod
+    def of(cls, values: dict[str, Any], scores: Sequence[Scores], chunks: Sequence[int]) -> Tuned:
+        def mean(name: str) -> float:
+            return float(np.mean([getattr(s, name) for s in scores]))
+
+        return cls(
+            values,
+            mean("pk"),
+            mean("windowdiff"),
+            mean("precision"),
+            mean("recall"),
+            mean("f1"),
+            float(np.mean(chunks)),
+        )
+
+    def objective(self) -> tuple[float, float, float]:
+        """What `tune` minimises: finding the gold starts first (F1, highest first),
+        then Pk, then WindowDiff."""
+        return (-round(self.f1, 9), round(self.pk, 9), round(self.windowdiff, 9))
+
+
 def tune(
     cases: Sequence[Case],
     segmenter: Segmenter,
@@ -331,25 +447,49 @@ def tune(
     *,
     top: int = 5,
     progress: Callable[[int, int], None] | None = None,
-) -> list[tuple[dict[str, Any], float, float]]:
-    """The `top` settings of `grid` with the lowest mean Pk over `cases`:
-    (setting, mean Pk, mean WindowDiff), best first."""
+    prefer: Mapping[str, Any] | None = None,
+) -> list[Tuned]:
+    """The `top` settings of `grid` by `Tuned.objective` over `cases` (mean boundary F1
+    first, then mean Pk and WindowDiff), best first. Of settings that score the same
+    (with a few marks, many find them all and cut nothing else between them), the one
+    nearest `prefer` (the settings in force; `setting_distance`) comes first, else the
+    grid's order: nothing moves that does not score better."""
     names = list(grid)
     settings = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*grid.values())]
     results = []
     for i, values in enumerate(settings):
-        scores = [evaluate(case, segmenter, values) for case in cases]
-        results.append(
-            (
-                values,
-                float(np.mean([s.pk for s in scores])),
-                float(np.mean([s.windowdiff for s in scores])),
-            )
-        )
+        scored = [_evaluate(case, segmenter, values) for case in cases]
+        results.append(Tuned.of(values, [s for s, _ in scored], [n for _, n in scored]))
         if progress is not None:
             progress(i + 1, len(settings))
-    results.sort(key=lambda r: (r[1], r[2]))
+    if prefer is None:
+        results.sort(key=Tuned.objective)
+    else:
+        results.sort(key=lambda t: (t.objective(), setting_distance(t.values, prefer)))
     return results[:top]
+
+
+def setting_distance(values: Mapping[str, Any], other: Mapping[str, Any]) -> float:
+    """How far apart two settings are: over the knobs of `values`, each numeric one's
+    difference as a share of its slider's range, 1 for any other difference."""
+    from engine.tuning import PROFILE_KNOBS
+
+    total = 0.0
+    for name, value in values.items():
+        there = other.get(name)
+        if value == there:
+            continue
+        knob = PROFILE_KNOBS.get(name)
+        if knob is not None and knob.slider is not None and _number(value) and _number(there):
+            span = (knob.slider.hi - knob.slider.lo) or 1.0
+            total += min(1.0, abs(float(value) - float(there)) / span)
+        else:
+            total += 1.0
+    return total
+
+
+def _number(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def sparkline(values: Sequence[float], width: int = 50) -> str:

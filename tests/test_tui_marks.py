@@ -46,9 +46,11 @@ async def _mark(pilot, app: ChunkscopeApp, index: int) -> int:  # type: ignore[n
     return int(line)
 
 
-def _expected(app: ChunkscopeApp, path: Path, marks: list[int]) -> tuple[float, float]:
+def _expected(
+    app: ChunkscopeApp, path: Path, marks: list[int], partial: bool = True
+) -> tuple[float, float]:
     result = app.workbench.view.result  # type: ignore[union-attr]
-    s = score(chunk_starts(result.chunks), [1, *marks], line_weights(path))
+    s = score(chunk_starts(result.chunks), [1, *marks], line_weights(path), partial=partial)
     return s.pk, s.f1
 
 
@@ -67,11 +69,14 @@ async def test_a_mark_is_saved_at_once_scored_live_and_drawn(
         first = await _mark(pilot, app, users[1])
         # Saved before the key returns: a crash right after marking loses nothing.
         saved = marks_path(log)
-        assert json.loads(saved.read_text()) == {"starts": [first]}
+        assert json.loads(saved.read_text()) == {"starts": [first], "partial": True}
         assert app.marks == (first,)
         second = await _mark(pilot, app, users[-1])
         assert app.marks == tuple(sorted((first, second)))
-        assert json.loads(saved.read_text()) == {"starts": sorted([first, second])}
+        assert json.loads(saved.read_text()) == {
+            "starts": sorted([first, second]),
+            "partial": True,
+        }
 
         pk, f1 = _expected(app, log, [first, second])
         text = _score_text(app)
@@ -81,7 +86,8 @@ async def test_a_mark_is_saved_at_once_scored_live_and_drawn(
         report = app.marks_report(bench.view)  # type: ignore[arg-type]
         assert report is not None
         cuts = len(bench.view.result.chunks) - 1  # type: ignore[union-attr]
-        assert report.hits + report.spurious == cuts
+        outside = report.cut_verdicts.count("outside")  # partial marks: not scored
+        assert report.hits + report.spurious + outside == cuts
         assert report.hits + report.missed == 2
         assert f"{report.hits} hit · {report.missed} missed · {report.spurious} spurious" in text
 
@@ -147,7 +153,7 @@ async def test_open_with_a_gold_file_and_export_the_marks(isolated: Path, tmp_pa
         field.value = str(out)  # type: ignore[attr-defined]
         await pilot.press("enter")
         await until(pilot, out.exists)
-        assert json.loads(out.read_text()) == {"starts": [1, 16, 53]}
+        assert json.loads(out.read_text()) == {"starts": [1, 16, 53], "partial": False}
 
 
 async def test_a_damaged_marks_file_is_reported_and_the_file_opens(
@@ -212,3 +218,61 @@ def test_matching_pairs_each_found_boundary_with_the_nearest_free_gold_one(
     if n_hyp and n_ref:
         assert p == pytest.approx(len(matched) / n_hyp)
         assert r == pytest.approx(len(matched) / n_ref)
+
+
+async def test_a_says_the_marks_are_all_the_topics_and_is_saved_with_them(
+    isolated: Path, tmp_path: Path
+) -> None:
+    from dataclasses import replace
+
+    from tui.screens.help import HELP
+
+    log = tmp_path / "session.jsonl"
+    shutil.copy(SAMPLE, log)
+
+    def drawn(app: ChunkscopeApp) -> bool:  # the first run and the file's marks
+        bench = app.workbench
+        return bench is not None and bench.view is not None and app.file_marks is not None
+
+    app = make_app(log)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: drawn(app))
+        assert app.file_marks is not None and app.file_marks.partial  # the default
+        app.set_file_marks(replace(app.file_marks, starts=(86, 129)))
+        await pilot.pause()
+        text = _score_text(app)
+        assert "2 topic marks (partial) · F1" in text
+        pk, f1 = _expected(app, log, [86, 129])
+        assert f"Pk {pk:.3f}" in text and f"F1 {f1:.2f}" in text
+        verdicts = app.marks_report(app.workbench.view).cut_verdicts  # type: ignore[union-attr, arg-type]
+        assert "outside" in verdicts  # the sample's run cuts before line 84
+        merged = "\n".join(app.workbench.query_one("#merged", ChunkList).rendered_lines())  # type: ignore[union-attr]
+        assert "· outside marks" in merged
+
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.file_marks is not None and not app.file_marks.partial
+        saved = json.loads(marks_path(log).read_text())
+        assert saved == {"starts": [86, 129], "partial": False}
+        text = _score_text(app)
+        pk, f1 = _expected(app, log, [86, 129], partial=False)
+        assert "2 topic marks (all topics) · F1" in text
+        assert f"Pk {pk:.3f}" in text and f"F1 {f1:.2f}" in text
+        report = app.marks_report(app.workbench.view)  # type: ignore[union-attr, arg-type]
+        assert report is not None and "outside" not in report.cut_verdicts
+        assert any("all the topics" in str(n.message) for n in app._notifications)
+
+        # The command palette entry does the same.
+        await pilot.press("ctrl+p")
+        await pilot.press(*"marks are all the topics")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.file_marks is not None and app.file_marks.partial)
+        assert json.loads(marks_path(log).read_text())["partial"] is True
+    # Reopened: the flag came back with the marks.
+    again = make_app(log)
+    async with again.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: drawn(again))
+        assert again.file_marks is not None and again.file_marks.partial
+        assert again.marks == (86, 129)
+    assert "| `a` | the topic marks are all the topics" in HELP

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import ProgressBar
+from textual.widgets import Label, ProgressBar
 
 from engine.evaluate import (
     TUNE_GRIDS,
@@ -48,12 +48,15 @@ def _pipeline(tuning: Tuning) -> Pipeline:
     return pipe.with_params(merge=tuning.merge, min_chars=tuning.min_chars, topic=tuning.topic)
 
 
-def _expected(tuning: Tuning, starts: tuple[int, ...] = MARKS) -> Any:
-    """What `engine.evaluate.tune` gives on the sample and its marks: the 5 best settings."""
+def _expected(tuning: Tuning, starts: tuple[int, ...] = MARKS, partial: bool = True) -> Any:
+    """What `engine.evaluate.tune` gives on the sample and its marks (partial unless
+    told): the 5 best settings."""
     pipe = _pipeline(tuning)
-    case = Case(pipe.compacted(), pipe.embeddings(), [1, *starts], line_weights(SAMPLE))
+    weights = line_weights(SAMPLE)
+    case = Case(pipe.compacted(), pipe.embeddings(), [1, *starts], weights, partial=partial)
     mode = tuning.merge.mode
-    return tune([case], tuning_segmenter(tuning, mode), TUNE_GRIDS[mode], top=5)
+    segmenter = tuning_segmenter(tuning, mode)
+    return tune([case], segmenter, TUNE_GRIDS[mode], top=5, prefer=tuning.values())
 
 
 async def _ready(pilot: Any, app: ChunkscopeApp) -> None:
@@ -125,20 +128,22 @@ async def test_progress_then_the_five_best_next_to_the_settings_in_force(
 
         want = _expected(tuning)
         assert len(screen.rows) == 5
-        for (setting, pk, wd), (w_setting, w_pk, w_wd) in zip(screen.rows, want, strict=True):
-            assert setting == w_setting
-            assert pk == pytest.approx(w_pk) and wd == pytest.approx(w_wd)
-        # The settings in force: the same Pk as the run on screen.
+        for row, w in zip(screen.rows, want, strict=True):
+            assert row.values == w.values
+            assert row.pk == pytest.approx(w.pk) and row.f1 == pytest.approx(w.f1)
+        # The settings in force: the same scores as the run on screen.
         merged = _pipeline(tuning).merged().chunks
-        now = score(chunk_starts(merged), [1, *MARKS], line_weights(SAMPLE))
+        now = score(chunk_starts(merged), [1, *MARKS], line_weights(SAMPLE), partial=True)
         assert screen.current is not None
-        assert screen.current[1] == pytest.approx(now.pk)
+        assert screen.current.pk == pytest.approx(now.pk)
+        assert screen.current.f1 == pytest.approx(now.f1)
         table = screen.query_one("#tune-table")
         assert table.row_count == 6  # type: ignore[attr-defined]
         first = [str(c) for c in table.get_row_at(0)]  # type: ignore[attr-defined]
         last = [str(c) for c in table.get_row_at(5)]  # type: ignore[attr-defined]
-        assert first[:3] == ["#1", f"{want[0][1]:.4f}", f"{want[0][2]:.4f}"]
-        assert last[:2] == ["now", f"{now.pk:.4f}"]
+        best = want[0]
+        assert first[:4] == ["#1", f"{best.f1:.2f}", f"{best.recall:.2f}", f"{best.pk:.4f}"]
+        assert last[:4] == ["now", f"{now.f1:.2f}", f"{now.recall:.2f}", f"{now.pk:.4f}"]
 
 
 async def test_enter_applies_the_highlighted_seed_setting() -> None:
@@ -153,10 +158,10 @@ async def test_enter_applies_the_highlighted_seed_setting() -> None:
         assert isinstance(screen, TuneScreen)
         await until(pilot, lambda: bool(screen.rows))
         want = _expected(tuning)
-        assert [s for s, _, _ in screen.rows] == [s for s, _, _ in want]
+        assert [t.values for t in screen.rows] == [t.values for t in want]
         await pilot.press("down", "enter")  # the second best
         await until(pilot, lambda: not isinstance(app.screen, TuneScreen))
-        chosen = tuning.with_values(want[1][0])
+        chosen = tuning.with_values(want[1].values)
         assert app.state.tuning == chosen
         bench = app.workbench
         assert bench is not None
@@ -167,7 +172,7 @@ async def test_enter_applies_the_highlighted_seed_setting() -> None:
         fresh = _pipeline(chosen).merged().chunks
         assert [c.text for c in bench.view.result.chunks] == [c.text for c in fresh]
         shown = bench.query_one(MergePanel).values()
-        assert all(shown[k] == v for k, v in want[1][0].items())  # the sliders moved
+        assert all(shown[k] == v for k, v in want[1].values.items())  # the sliders moved
         assert any(n.startswith("Auto-tune applied") for n in _notes(app))
 
 
@@ -195,7 +200,7 @@ async def test_s_saves_the_highlighted_setting_as_a_profile(isolated: Path) -> N
         field.value = "marks-tuned"  # type: ignore[attr-defined]
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, TuneScreen))
-        chosen = tuning.with_values(screen.rows[2][0])
+        chosen = tuning.with_values(screen.rows[2].values)
         assert get_profile("marks-tuned").tuning() == chosen
         assert any(
             n.startswith("Saved profile 'marks-tuned' to ") and "config" in n for n in _notes(app)
@@ -241,3 +246,39 @@ async def test_a_seed_loop_capped_in_tokens_is_refused_as_on_the_command_line() 
 
 def test_the_help_lists_the_key() -> None:
     assert "| `A` | auto-tune" in HELP
+
+
+async def test_two_partial_marks_rank_first_a_setting_that_finds_them() -> None:
+    """Two marks, partial (the default): the label says the stretch scored, the best
+    setting finds both marks, and no setting that finds none ranks above one that
+    finds some (with Pk over the whole file, one chunk for the whole log could win)."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(pilot, app)
+        _mark(app)
+        assert app.file_marks is not None and app.file_marks.partial
+        await pilot.press("A")
+        await until(pilot, lambda: isinstance(app.screen, TuneScreen))
+        screen = app.screen
+        assert isinstance(screen, TuneScreen)
+        label = str(screen.query_one(Label).render())
+        assert "2 topic marks (partial: lines 84-131)" in label
+        assert "ranked by F1 (finding the marks), then Pk" in label
+        await until(pilot, lambda: bool(screen.rows))
+        best = screen.rows[0]
+        assert best.recall == 1.0 and best.f1 >= 0.6 and best.chunks >= 4
+        found = [t.recall > 0 for t in screen.rows]
+        assert found == sorted(found, reverse=True)
+        objectives = [t.objective() for t in screen.rows]
+        assert objectives == sorted(objectives)
+        await pilot.press("enter")  # apply the best: the workbench scores it the same
+        await until(pilot, lambda: not isinstance(app.screen, TuneScreen))
+        bench = app.workbench
+        assert bench is not None
+        await until(
+            pilot,
+            lambda: bench.view is not None and bench.view.params.topic == app.state.tuning.topic,
+        )
+        report = app.marks_report(bench.view)  # type: ignore[arg-type]
+        assert report is not None and report.missed == 0
+        assert report.scores.f1 == pytest.approx(best.f1)

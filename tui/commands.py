@@ -68,9 +68,14 @@ class WorkbenchCommands(Provider):
                 "Saved at once for this file; every run is scored against the marks",
             ),
             (
+                "topics: the marks are all the topics / some of them  [a]",
+                app.action_toggle_marks_complete,
+                "Partial marks (the default) are scored only from the first mark to the last",
+            ),
+            (
                 "topics: auto-tune on the marks  [A]",
                 app.action_auto_tune,
-                "Search the tune grid for the lowest Pk against the topic marks",
+                "Search the tune grid for the setting that finds the marks (F1, then Pk)",
             ),
             (
                 "topics: export the marks as a gold file  [M]",

@@ -235,6 +235,7 @@ def gather(
     tuning: Tuning,
     *,
     gold: Sequence[int] | None = None,
+    partial: bool = False,
     tolerance: int = 2,
     extra_args: Sequence[str] = (),
 ) -> Report:
@@ -301,7 +302,9 @@ def gather(
     scores = None
     if gold is not None:
         weights = line_weights(pipe.path)
-        scores = score(starts, gold, weights, chunks=len(scored), tolerance=tolerance)
+        scores = score(  # partial gold: over the stretch it covers, as eval scores it
+            starts, gold, weights, chunks=len(scored), tolerance=tolerance, partial=partial
+        )
         matched = match_boundaries(starts, gold, tolerance)
     cuts: list[tuple[float, str, str]] = []
     hits: set[float] = set()
@@ -597,6 +600,9 @@ def _scores(report: Report) -> str:
         ("F1", f"{s.f1:.3f}", ""),
         ("segments", f"{s.chunks} found", f"{s.gold_segments} gold"),
     ]
+    if s.stretch is not None:
+        where = f"lines {s.stretch[0]}-{s.stretch[1]}"
+        rows.append(("partial gold", where, "scored only there: the stretch the starts cover"))
     body = "".join(
         f'<tr><th>{esc(a)}</th><td class="n">{esc(b)}</td><td class="muted">{esc(c)}</td></tr>'
         for a, b, c in rows

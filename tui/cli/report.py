@@ -65,18 +65,20 @@ def _given_flags(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from engine.gold import read_gold
+    from engine.gold import read_gold_file
     from tui.report import gather, render_html
 
     if not args.output and sys.stdout.isatty():
         raise CliError("give -o REPORT.html (the page is HTML, not for a terminal)")
     gold = None
+    partial = False
     if args.gold is not None:
         from engine.evaluate import line_weights
 
         if args.latest:
             raise CliError("--gold scores one file: give the file, not --latest")
-        gold = read_gold(args.gold, lines=len(line_weights(args.file)))
+        found = read_gold_file(args.gold, lines=len(line_weights(args.file)))
+        gold, partial = list(found.starts), found.partial
     run = run_recap(args, strategy=strategy_choice(args))
     report = gather(
         run.pipe,
@@ -85,6 +87,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         run.selection,
         run.tuning,
         gold=gold,
+        partial=partial,
         tolerance=args.tolerance,
         extra_args=_given_flags(args),
     )

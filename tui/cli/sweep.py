@@ -93,8 +93,8 @@ def sweep_values(knob: Knob, start: float | None, stop: float | None, points: in
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from engine.evaluate import chunk_starts, line_weights, score
-    from engine.gold import read_gold
+    from engine.evaluate import chunk_starts, line_weights, marked_stretch, score
+    from engine.gold import read_gold_file
     from engine.merge import MergeParams
     from engine.params import knob_map, replace_knobs
 
@@ -108,7 +108,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     source = pipe.source()
     report_skipped(source)
     weights = line_weights(args.file) if args.gold else None
-    gold = read_gold(args.gold, lines=len(weights)) if weights is not None else None
+    gold = read_gold_file(args.gold, lines=len(weights)) if weights is not None else None
     rows: list[dict[str, Any]] = []
     for v in values:
         p = pipe.with_params(
@@ -120,21 +120,33 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         row: dict[str, Any] = {"value": v, "chunks": len(merged), "topics": len(topics)}
         if gold is not None and weights is not None:  # the topic starts are scored
             s = score(
-                chunk_starts(topics), gold, weights, chunks=len(merged), tolerance=args.tolerance
+                chunk_starts(topics),
+                gold.starts,
+                weights,
+                chunks=len(merged),
+                tolerance=args.tolerance,
+                partial=gold.partial,
             )
             row.update(pk=round(s.pk, 6), windowdiff=round(s.windowdiff, 6), f1=round(s.f1, 6))
         rows.append(row)
+    stretch = None
+    if gold is not None and weights is not None and gold.partial:
+        stretch = marked_stretch(gold.starts, len(weights), args.tolerance)
     if args.format == "json":
-        doc = {
+        doc: dict[str, Any] = {
             "param": knob.name,
             "merge": mode,
             "embedder": pipe.params.embedder.label(),
             "source": source.path,
             "points": rows,
         }
+        if stretch is not None:
+            doc["stretch"] = list(stretch)  # partial gold: the lines scored
         text = json.dumps(doc, indent=2) + "\n"
     else:
         text = _table(knob, mode, source.path, pipe.params.embedder.label(), rows)
+        if stretch is not None:
+            text += f"partial gold: scored over lines {stretch[0]}-{stretch[1]}\n"
     sys.stdout.write(safe(text, sys.stdout))
     return 0
 

@@ -1,10 +1,12 @@
 """`chunkscope tune FILE... --gold GOLD... [--merge seed|topic] [--save-profile NAME]`.
 
-Searches a grid of merge (or topic) settings for the lowest mean Pk over several
-labelled files (`engine.evaluate.tune`): each file is read, split and embedded once,
-then only the merge runs at each setting. Prints the best few settings with their mean
-Pk and WindowDiff next to the run's own settings, and with ``--save-profile`` saves the
-best as a profile that ``chunk``, ``recap``, ``eval`` and the workbench use
+Searches a grid of merge (or topic) settings over several labelled files
+(`engine.evaluate.tune`): each file is read, split and embedded once, then only the
+merge runs at each setting. Settings rank by finding the gold starts first (mean
+boundary F1), then mean Pk and WindowDiff (`engine.evaluate.Tuned.objective`); a
+partial gold file is scored over the stretch its starts cover. Prints the best few
+settings with their scores next to the run's own settings, and with ``--save-profile``
+saves the best as a profile that ``chunk``, ``recap``, ``eval`` and the workbench use
 (``--profile NAME``).
 """
 
@@ -41,10 +43,13 @@ def add_tune_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p: argparse.ArgumentParser = sub.add_parser(
         "tune",
-        help="search the merge settings for the lowest mean Pk over labelled files",
+        help="search the merge settings that best find the topics of labelled files",
         description=(
-            "Segment each FILE at every setting of a grid and rank the settings by mean Pk "
-            "against the GOLD files (one per FILE, in order). Default grids: "
+            "Segment each FILE at every setting of a grid and rank the settings against the "
+            "GOLD files (one per FILE, in order): by mean boundary F1 (finding the topic "
+            "starts), then mean Pk, then WindowDiff. A partial GOLD "
+            '({"starts": [...], "partial": true}) is scored over the stretch it covers. '
+            "Default grids: "
             f"{grids}. With --grid NAME=V1,V2 (repeatable) only the knobs named are "
             "searched; the others keep the run's values (flags, --profile, defaults)."
         ),
@@ -104,8 +109,8 @@ def _grid(mode: str, overrides: list[str]) -> dict[str, list[Any]]:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
-    from engine.evaluate import Case, line_weights, tune, tuning_segmenter
-    from engine.gold import read_gold
+    from engine.evaluate import Case, Tuned, line_weights, tune, tuning_segmenter
+    from engine.gold import read_gold_file
     from engine.settings import Profile, check_profile_name, save_profile
 
     files = [args.file, *args.more]
@@ -129,55 +134,63 @@ def cmd_tune(args: argparse.Namespace) -> int:
         )
         report_skipped(p.source())
         weights = line_weights(path)
-        gold = read_gold(gold_path, lines=len(weights))
-        cases.append(Case(p.compacted(), p.embeddings(), gold, weights))
+        gold = read_gold_file(gold_path, lines=len(weights))
+        cases.append(
+            Case(p.compacted(), p.embeddings(), list(gold.starts), weights, partial=gold.partial)
+        )
 
     segmenter = tuning_segmenter(tuning, mode)
 
     in_force = tuning.values()
     current = {k: in_force[k] for k in grid}
     baseline = tune(cases, segmenter, {k: [v] for k, v in current.items()}, top=1)[0]
-    best = tune(cases, segmenter, grid, top=args.top)
+    best = tune(cases, segmenter, grid, top=args.top, prefer=current)
     settings = grid_size(grid)
 
     saved = None
     if args.save_profile:
-        profile = Profile.from_tuning(tuning.with_values({**best[0][0], "mode": mode}))
+        profile = Profile.from_tuning(tuning.with_values({**best[0].values, "mode": mode}))
         saved = save_profile(args.save_profile, profile)
+
+    partial = sum(c.partial for c in cases)
+
+    def entry(t: Tuned) -> dict[str, Any]:
+        scores = {k: round(v, 6) for k, v in t._asdict().items() if k not in ("values", "chunks")}
+        return {"values": t.values, **scores, "chunks": round(t.chunks, 3)}
 
     if args.format == "json":
         doc = {
             "merge": mode,
             "embedder": pipe.params.embedder.label(),
             "files": files,
+            "partial": [c.partial for c in cases],
             "settings": settings,
-            "current": {
-                "values": current,
-                "pk": round(baseline[1], 6),
-                "windowdiff": round(baseline[2], 6),
-            },
-            "best": [
-                {"values": v, "pk": round(pk, 6), "windowdiff": round(wd, 6)} for v, pk, wd in best
-            ],
+            "current": entry(baseline),
+            "best": [entry(t) for t in best],
             "profile": args.save_profile,
         }
         text = json.dumps(doc, indent=2) + "\n"
     else:
         names = list(grid)
+        scope = f"; {partial} partial, over their marked stretch" if partial else ""
+        segments = "topics" if mode == "topic" else "chunks"  # the segments scored
         lines = [
             f"tune: {settings:,} settings of --merge {mode} on {len(files)} files "
-            f"({pipe.params.embedder.label()}), by mean Pk",
+            f"({pipe.params.embedder.label()}{scope}), by mean F1, then Pk",
             "",
-            f"{'':8}{'Pk':>8}{'WD':>8}  " + "  ".join(names),
+            f"{'':8}{'F1':>6}{'recall':>8}{'Pk':>8}{'WD':>8}{segments:>8}  " + "  ".join(names),
         ]
 
-        def row(label: str, values: Mapping[str, Any], pk: float, wd: float) -> str:
+        def row(label: str, values: Mapping[str, Any], t: Tuned) -> str:
             cells = "  ".join(f"{values[n]!s:>{len(n)}}" for n in names)
-            return f"{label:8}{pk:8.4f}{wd:8.4f}  {cells}"
+            return (
+                f"{label:8}{t.f1:6.3f}{t.recall:8.3f}{t.pk:8.4f}{t.windowdiff:8.4f}"
+                f"{t.chunks:8.4g}  {cells}"
+            )
 
-        for i, (setting, pk, wd) in enumerate(best, 1):
-            lines.append(row(f"#{i}", setting, pk, wd))
-        lines.append(row("current", current, baseline[1], baseline[2]))
+        for i, t in enumerate(best, 1):
+            lines.append(row(f"#{i}", t.values, t))
+        lines.append(row("current", current, baseline))
         text = "\n".join(lines) + "\n"
     sys.stdout.write(safe(text, sys.stdout))
     if saved is not None:

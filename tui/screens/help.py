@@ -33,8 +33,12 @@ content: a rename keeps them). With marks, the merge panel scores the topic star
 every run (Pk, WindowDiff, boundary F1; hits, missed topics, spurious cuts), each cut
 between topics says `✓ topic start` or `✗ no topic here`, `✗` flags a chunk hiding a
 missed topic, `◆` a marked item, and the strip gets a row of marks (green: found, red:
-missed). `chunkscope FILE --gold
-GOLD` opens with a gold file's starts; `M` exports the marks in that format.
+missed). Marks are *partial* unless you say they are all the topics (`a`; the merge
+panel shows which): partial marks claim every topic start from the first mark to the
+last and nothing elsewhere, so only that stretch is scored and cuts outside it say
+`· outside marks`. `chunkscope FILE --gold GOLD` opens with a gold file's starts; `M`
+exports the marks in that format. Auto-tune (`A`) ranks settings by finding the marks
+first (F1), then Pk.
 
 The **sweep** under the merge controls plots the chunk count (and Pk, with marks)
 across the range of the focused slider's knob, the current value marked `▲`; it is
@@ -74,8 +78,9 @@ tabs), then the open tab's controls.
 | `v` | left column: turns → raw → compacted |
 | `m` | a topic starts at the left column's selected item (again: it does not) |
 | `M` | export the topic marks as a gold file (`chunkscope eval --gold`) |
+| `a` | the topic marks are all the topics ↔ some of them (partial, the default) |
 | `n` | type a number of merged chunks: the threshold / topic depth moves to give it |
-| `A` | auto-tune: search the tune grid against the topic marks, apply or save the best |
+| `A` | auto-tune: the settings that best find the topic marks (F1, then Pk); apply or save |
 | `s` | summarize all merged chunks |
 | `p` / `x` | pin / exclude the selected chunk in the recap |
 | `b` | type the recap budget (tokens) |

@@ -1,10 +1,13 @@
 """Auto-tune: `engine.evaluate.tune` on the open file against its topic marks.
 
 The search (the grid of ``chunkscope tune``, `engine.evaluate.TUNE_GRIDS`, for the merge
-mode in force) runs in a worker with a progress bar; Escape stops it. Then the best
-settings are listed with their mean Pk and WindowDiff, next to the settings in force;
-Enter applies the highlighted one (the screen returns it as a `Tuning`), `s` saves it as
-a profile.
+mode in force) runs in a worker with a progress bar; Escape stops it. Settings rank as
+``chunkscope tune`` ranks them (`engine.evaluate.Tuned.objective`): finding the marks
+first (boundary F1), then Pk; partial marks are scored over the stretch they cover.
+Then the best settings are listed with their F1, recall, Pk, WindowDiff and the
+segments they give in the whole file (topics in topic mode, merged chunks in the seed
+loop), next to the settings in force; Enter applies the
+highlighted one (the screen returns it as a `Tuning`), `s` saves it as a profile.
 """
 
 from __future__ import annotations
@@ -18,7 +21,16 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from engine.evaluate import TUNE_GRIDS, Case, grid_size, tune, tuning_segmenter
+from engine.evaluate import (
+    TUNE_GRIDS,
+    Case,
+    Tuned,
+    grid_size,
+    marked_stretch,
+    tune,
+    tuning_segmenter,
+)
+from engine.tuning import PROFILE_KNOBS
 
 if TYPE_CHECKING:
     from engine.pipeline import Pipeline
@@ -50,22 +62,37 @@ class TuneScreen(ModalScreen["Tuning | None"]):
     TuneScreen #tune-hint { color: $text-muted; margin-top: 1; }
     """
 
-    def __init__(self, pipe: Pipeline, tuning: Tuning, gold: list[int], weights: Any) -> None:
+    def __init__(
+        self,
+        pipe: Pipeline,
+        tuning: Tuning,
+        gold: list[int],
+        weights: Any,
+        *,
+        partial: bool = False,
+    ) -> None:
         super().__init__()
         self.pipe, self.tuning, self.gold, self.weights = pipe, tuning, gold, weights
+        self.partial = partial
         self.mode = tuning.merge.mode
         self.grid = TUNE_GRIDS[self.mode]
-        self.rows: list[tuple[dict[str, Any], float, float]] = []
+        self.rows: list[Tuned] = []
         self.worker: Worker[None] | None = None
-        self.current: tuple[dict[str, Any], float, float] | None = None
+        self.current: Tuned | None = None
         self.done = 0  # settings scored so far
         self.closed = False
 
     def compose(self) -> ComposeResult:
+        marks = len(self.gold) - 1
+        scope = "all the topics"
+        stretch = marked_stretch(self.gold, len(self.weights)) if self.partial else None
+        if stretch is not None:
+            scope = f"partial: lines {stretch[0]}-{stretch[1]}"
         with Vertical():
             yield Label(
                 f"Auto-tune: {grid_size(self.grid)} settings of merge {self.mode} against "
-                f"{len(self.gold) - 1} topic marks",
+                f"{marks} topic mark{'s' if marks != 1 else ''} ({scope}),\n"
+                "ranked by F1 (finding the marks), then Pk",
                 markup=False,
             )
             yield ProgressBar(total=grid_size(self.grid), id="tune-progress")
@@ -100,13 +127,13 @@ class TuneScreen(ModalScreen["Tuning | None"]):
             pipe = self.pipe.with_params(merge=t.merge, min_chars=t.min_chars, topic=t.topic)
             if lock is not None:
                 with lock:
-                    case = Case.of_pipeline(pipe, self.gold, self.weights)
+                    case = Case.of_pipeline(pipe, self.gold, self.weights, partial=self.partial)
             else:
-                case = Case.of_pipeline(pipe, self.gold, self.weights)
+                case = Case.of_pipeline(pipe, self.gold, self.weights, partial=self.partial)
             segmenter = tuning_segmenter(self.tuning, self.mode)
             in_force = self.tuning.values()
             current = tune([case], segmenter, {k: [in_force[k]] for k in self.grid}, top=1)[0]
-            best = tune([case], segmenter, self.grid, top=TOP, progress=progress)
+            best = tune([case], segmenter, self.grid, top=TOP, progress=progress, prefer=in_force)
         except _Stopped:
             return
         except Exception as e:  # a failed search is reported; the workbench goes on
@@ -136,23 +163,29 @@ class TuneScreen(ModalScreen["Tuning | None"]):
             )
             self.dismiss(None)
 
-    def _done(
-        self,
-        best: list[tuple[dict[str, Any], float, float]],
-        current: tuple[dict[str, Any], float, float],
-    ) -> None:
+    def _done(self, best: list[Tuned], current: Tuned) -> None:
         if not self._open():
             return
         self.rows, self.current = best, current
         table = self.query_one(DataTable)
         names = list(self.grid)
-        table.add_columns("", "Pk", "WindowDiff", *names)
-        for i, (setting, pk, wd) in enumerate(best, start=1):
-            table.add_row(
-                f"#{i}", f"{pk:.4f}", f"{wd:.4f}", *map(str, setting.values()), key=str(i)
-            )
-        setting, pk, wd = current
-        table.add_row("now", f"{pk:.4f}", f"{wd:.4f}", *(str(setting[k]) for k in names), key="now")
+        labels = [PROFILE_KNOBS[k].label if k in PROFILE_KNOBS else k for k in names]
+        segments = "topics" if self.mode == "topic" else "chunks"  # the segments scored
+        table.add_columns("", "F1", "recall", "Pk", "WD", segments, *labels)
+
+        def cells(t: Tuned) -> list[str]:
+            return [
+                f"{t.f1:.2f}",
+                f"{t.recall:.2f}",
+                f"{t.pk:.4f}",
+                f"{t.windowdiff:.4f}",
+                f"{t.chunks:g}",
+                *(str(t.values[k]) for k in names),
+            ]
+
+        for i, t in enumerate(best, start=1):
+            table.add_row(f"#{i}", *cells(t), key=str(i))
+        table.add_row("now", *cells(current), key="now")
         self.add_class("-done")
         self.query_one("#tune-hint", Static).update(
             "enter applies the highlighted setting · s saves it as a profile · escape closes"
@@ -167,16 +200,19 @@ class TuneScreen(ModalScreen["Tuning | None"]):
         row = self.query_one(DataTable).cursor_row
         if not 0 <= row < len(self.rows):
             return None  # the "now" row: nothing to apply
-        return self.tuning.with_values(self.rows[row][0])
+        return self.tuning.with_values(self.rows[row].values)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         chosen = self._highlighted()
         if chosen is not None:
-            setting, pk, _ = self.rows[self.query_one(DataTable).cursor_row]
-            values = " · ".join(f"{k} {v}" for k, v in setting.items())
-            was = f" (it was {self.current[1]:.4f})" if self.current is not None else ""
-            self.app.notify(f"Auto-tune applied {values}: Pk {pk:.4f}{was}.", markup=False)
+            t = self.rows[self.query_one(DataTable).cursor_row]
+            values = " · ".join(f"{k} {v}" for k, v in t.values.items())
+            now = self.current
+            was = f" (it was F1 {now.f1:.2f}, Pk {now.pk:.4f})" if now is not None else ""
+            self.app.notify(
+                f"Auto-tune applied {values}: F1 {t.f1:.2f}, Pk {t.pk:.4f}{was}.", markup=False
+            )
         self.closed = True
         self.dismiss(chosen)
 

@@ -91,6 +91,7 @@ class WorkbenchScreen(Screen[None]):
         Binding("v", "cycle_left", "Before: view"),
         Binding("m", "app.toggle_mark", "Mark topic"),
         Binding("M", "app.export_marks", "Export marks", show=False),
+        Binding("a", "app.toggle_marks_complete", "Marks: all / some", show=False),
         Binding("n", "app.chunk_count", "N chunks", show=False),
         Binding("A", "app.auto_tune", "Auto-tune", show=False),
         Binding("T", "app.toggle_collapse", "Tool calls", show=False),

@@ -59,7 +59,11 @@ CUT_TEXT = {
 OVER_CAP = "over cap! "
 
 #: What a cut's line says of it against the topic marks, and its style.
-VERDICT_TEXT = {"hit": ("  ✓ topic start", "hit"), "spurious": ("  ✗ no topic here", "miss")}
+VERDICT_TEXT = {
+    "hit": ("  ✓ topic start", "hit"),
+    "spurious": ("  ✗ no topic here", "miss"),
+    "outside": ("  · outside marks", "dim"),  # partial marks: not scored
+}
 
 
 def human_count(n: int) -> str:
@@ -241,7 +245,7 @@ class ChunkList(ScrollView, can_focus=True):
         self._styles: dict[str, Style] = {}
         self._preview: dict[int, list[str]] = {}
         # Topic marks: a flag per card (mark: a topic starts in it; miss: it hides a
-        # topic start no cut found) and a verdict per cut (hit | spurious).
+        # topic start no cut found) and a verdict per cut (hit | spurious | outside).
         self._flags: dict[int, str] = {}
         self._verdicts: Sequence[str] = ()
         self._over: Sequence[bool] | None = None

@@ -6,7 +6,8 @@ pairs and shows its lowest similarity (so a dip that caused a cut never disappea
 
 - rows 1-2: a sparkline of similarities, coloured above / below the first pass threshold;
 - row 3: where the merged chunks were cut, a glyph per reason, and ``▲`` at the selection;
-  with topic marks, a cut near a mark is green (a hit), any other red (spurious);
+  with topic marks, a cut near a mark is green (a hit), any other red (spurious) but
+  one outside the stretch of partial marks (not scored);
 - with topic marks, a row of them: ``◆`` green where a cut found it, red where none did;
 - row 4: the size of the merged chunk that holds each position, against the size cap;
 - row 5: the legend.
@@ -333,7 +334,7 @@ class SimilarityStrip(Widget):
             has = best >= 0
             glyph_idx[has] = codes[best[has] % m] + 1
             style_idx[has] = 1
-            if len(self.verdicts) == len(self.cuts):  # with marks: hit 3, spurious 4
+            if len(self.verdicts) == len(self.cuts):  # marks: hit 3, spurious 4, else 1
                 judged = np.asarray(
                     [{"hit": 3, "spurious": 4}.get(v, 1) for v in self.verdicts], dtype=np.int64
                 )

@@ -301,12 +301,15 @@ class WorkbenchActions(WorkbenchHost):
         pipe = self.pipe.with_params(**{f.name: getattr(params, f.name) for f in fields(params)})
         tuning = self.tuning
         marks = list(self.marks) or None
+        partial = self.file_marks.partial if self.file_marks is not None else False
 
         def write(path: Path) -> str:
             from engine.fileio import atomic_write_text
             from tui.report import gather, render_html
 
-            report = gather(pipe, view.source, view.result, selection, tuning, gold=marks)
+            report = gather(
+                pipe, view.source, view.result, selection, tuning, gold=marks, partial=partial
+            )
             atomic_write_text(path, render_html(report))
             return f"the report ({len(view.result.chunks)} merged chunks)"
 

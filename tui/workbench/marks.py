@@ -2,7 +2,8 @@
 
 `m` toggles a mark at the item selected in the left column (its first source line); the
 marks are saved at once, atomically, under the file's content hash, and drawn with the
-live score; `M` exports them as a gold file.
+live score; `a` says whether they are all the topics or some (partial, the default:
+scored over the stretch they cover), saved with them; `M` exports them as a gold file.
 """
 
 from __future__ import annotations
@@ -38,9 +39,10 @@ class MarksDriver(WorkbenchHost):
         if problem:
             self.notify(problem, title="Topic marks not loaded", severity="warning", markup=False)
         elif marks is not None and marks.origin == "gold":
+            kind = "some topic starts (partial)" if marks.partial else "topic starts"
             self.notify(
-                f"{len(marks.starts) + 1} topic starts from the gold file; m toggles, "
-                "M exports. Edits are saved as this file's marks.",
+                f"{len(marks.starts) + 1} {kind} from the gold file; m toggles, a says "
+                "all / some, M exports. Edits are saved as this file's marks.",
                 markup=False,
             )
         self.marks_changed()
@@ -95,19 +97,51 @@ class MarksDriver(WorkbenchHost):
         starts.symmetric_difference_update({line})
         updated = replace(marks, starts=clean_marks(sorted(starts)))
         try:
-            save_marks(marks.path, updated.starts, marks.digest)
+            save_marks(marks.path, updated.starts, marks.digest, partial=marks.partial)
         except (OSError, ChunkscopeError) as e:
             self.notify(f"Could not save the marks: {e}", severity="error", markup=False)
             return
         self.file_marks = updated
         self.marks = updated.starts
         verb = "starts" if line in starts else "no longer starts"
+        n = len(updated.starts)
+        count = (
+            f"{n} mark{'s' if n != 1 else ''}, partial: a says they are all the topics"
+            if updated.partial
+            else f"{n + 1} topics now"
+        )
         self.notify(
-            f"Topic mark: a topic {verb} at item {index} (line {line} of the file); "
-            f"{len(updated.starts) + 1} topics now.",
+            f"Topic mark: a topic {verb} at item {index} (line {line} of the file); {count}.",
             timeout=3,
             markup=False,
         )
+        self.marks_changed()
+
+    def action_toggle_marks_complete(self) -> None:
+        """The marks are all the topics of the file, or some of them (partial: scored
+        only over the stretch from the first mark to the last); saved with them."""
+        from engine.errors import ChunkscopeError
+        from engine.gold import save_marks
+
+        marks = self.file_marks
+        if self.workbench is None or marks is None:
+            self.notify("Open a file first (ctrl+o).", markup=False)
+            return
+        updated = replace(marks, partial=not marks.partial)
+        try:
+            save_marks(marks.path, updated.starts, marks.digest, partial=updated.partial)
+        except (OSError, ChunkscopeError) as e:
+            self.notify(f"Could not save the marks: {e}", severity="error", markup=False)
+            return
+        self.file_marks = updated
+        if updated.partial:
+            text = (
+                "The marks are some of the topics: scored from the first mark to the last, "
+                "cuts outside that stretch not counted."
+            )
+        else:
+            text = "The marks are all the topics: every cut in the file is scored."
+        self.notify(text, timeout=5, markup=False)
         self.marks_changed()
 
     def action_export_marks(self) -> None:
@@ -121,9 +155,11 @@ class MarksDriver(WorkbenchHost):
             return
         starts = [1, *marks.starts]
 
+        partial = marks.partial
+
         def write(path: Path) -> str:
-            atomic_write_text(path, dumps_gold(starts))
-            return f"{len(starts)} topic starts"
+            atomic_write_text(path, dumps_gold(starts, partial))
+            return f"{len(starts)} topic starts" + (" (partial)" if partial else "")
 
         default = str(Path(marks.path).with_suffix("")) + ".gold.json"
         self._ask_path("Export the topic marks as a gold file", default, write)

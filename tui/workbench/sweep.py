@@ -166,11 +166,12 @@ class SweepDriver(WorkbenchHost):
         marks = self.file_marks
         gold = [1, *marks.starts] if marks is not None and marks.starts else []
         weights = marks.weights() if gold and marks is not None else None
+        partial = marks.partial if marks is not None else False
         generation = self._sweep_generation
         tuning = self.state.tuning  # the run's, not whatever is in force when it starts
 
         def work() -> None:
-            self._sweep_work(pipe, tuning, knob, gold, weights, generation, points)
+            self._sweep_work(pipe, tuning, knob, gold, weights, generation, points, partial)
 
         self.run_worker(work, thread=True, exclusive=True, group="sweep", description="sweep")
 
@@ -183,6 +184,7 @@ class SweepDriver(WorkbenchHost):
         weights: Any,
         generation: int,
         points: int = SWEEP_POINTS[0],
+        partial: bool = False,
     ) -> None:
         from tui.widgets.sweep_panel import SweepResult
 
@@ -207,7 +209,8 @@ class SweepDriver(WorkbenchHost):
                 run_v = run(case, {knob.name: v})
                 counts.append(len(run_v.chunks))  # merged chunks; topic starts are scored
                 if gold:
-                    pks.append(score(chunk_starts(run_v.topic_chunks), gold, weights).pk)
+                    found = chunk_starts(run_v.topic_chunks)
+                    pks.append(score(found, gold, weights, partial=partial).pk)
         except Exception as e:  # a sweep is a view: it reports and the app goes on
             self.post_message(WorkFailed(e, "Sweep failed"))
             self.call_from_thread(self._sweep_ready, None, generation)
@@ -320,4 +323,7 @@ class SweepDriver(WorkbenchHost):
             if result is not None:
                 self.apply_tuning(result)
 
-        self.push_screen(TuneScreen(self.pipe, tuning, [1, *marks.starts], marks.weights()), chosen)
+        screen = TuneScreen(
+            self.pipe, tuning, [1, *marks.starts], marks.weights(), partial=marks.partial
+        )
+        self.push_screen(screen, chosen)

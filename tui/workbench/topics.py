@@ -6,10 +6,14 @@ directory under the SHA-256 of the file's content (`engine.gold`), so they survi
 crash, a rename or a move, and load again when the file opens. ``chunkscope FILE --gold
 GOLD`` opens with a gold file's starts instead; `M` exports the marks in that format.
 
-With marks, every run's topic starts are scored against them (`engine.evaluate.score`:
-Pk, WindowDiff, boundary F1 within `engine.evaluate.TOLERANCE` lines) and each cut
-between topics is a *hit* (a mark near it) or *spurious*, each unmatched mark a *miss*
-(a cut the size cap made inside a topic is not judged): `MarksReport` holds what
+Marks are *partial* (some of the topic starts: every one between the first mark and
+the last, none claimed elsewhere) unless the user says they are all the topics (`a`
+toggles; the flag is saved with them). With marks, every run's topic starts are scored
+against them (`engine.evaluate.score`: Pk, WindowDiff, boundary F1 within
+`engine.evaluate.TOLERANCE` lines; partial marks over the stretch they cover) and each
+cut between topics is a *hit* (a mark near it), *spurious*, or, with partial marks,
+*outside* the stretch (not scored); each unmatched mark is a *miss* (a cut the size cap
+made inside a topic is not judged): `MarksReport` holds what
 the columns, the strip and the merge panel draw. The app's part that keeps them is
 `tui.workbench.marks`.
 """
@@ -24,7 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.evaluate import TOLERANCE, Scores, chunk_starts, match_boundaries, score
+from engine.evaluate import (
+    TOLERANCE,
+    Scores,
+    chunk_starts,
+    marked_stretch,
+    match_boundaries,
+    score,
+)
 
 if TYPE_CHECKING:
     from engine.model import Chunk
@@ -39,6 +50,7 @@ class FileMarks:
     digest: str
     starts: tuple[int, ...] = ()
     origin: str = "saved"  # saved | gold (opened with --gold GOLD)
+    partial: bool = True  # some of the topics (scored over their stretch), or all of them
     _weights: list[Any] = field(default_factory=list, repr=False, compare=False)
 
     def weights(self) -> Any:
@@ -53,15 +65,18 @@ class FileMarks:
 def read_file_marks(path: str, gold: str | None = None) -> tuple[FileMarks, str | None]:
     """The marks of `path` (a gold file's starts when `gold` is given, else the saved
     ones), and a problem to report (the file's marks are then empty)."""
-    from engine.gold import GoldError, content_hash, load_marks, read_gold
+    from engine.gold import GoldError, content_hash, load_file_marks, read_gold_file
 
     digest = content_hash(path)
     base = FileMarks(path, digest)  # its line weights are read when first scored
     try:
         if gold is not None:
-            starts = read_gold(gold, lines=len(base.weights()))
-            return replace(base, starts=clean_marks(starts), origin="gold"), None
-        return replace(base, starts=clean_marks(load_marks(path, digest))), None
+            found = read_gold_file(gold, lines=len(base.weights()))
+            starts, origin = found.starts, "gold"
+        else:
+            found = load_file_marks(path, digest)
+            starts, origin = found.starts, "saved"
+        return replace(base, starts=clean_marks(starts), origin=origin, partial=found.partial), None
     except GoldError as e:
         return base, str(e)
 
@@ -99,8 +114,9 @@ class MarksReport:
     def summary(self) -> str:
         s = self.scores
         marks = s.gold_segments - 1
+        scope = "partial" if s.partial else "all topics"  # `a` toggles
         return (
-            f"{marks} topic mark{'s' if marks != 1 else ''} · F1 {s.f1:.2f}\n"
+            f"{marks} topic mark{'s' if marks != 1 else ''} ({scope}) · F1 {s.f1:.2f}\n"
             f"Pk {s.pk:.3f} · WindowDiff {s.windowdiff:.3f}\n"
             f"{self.hits} hit · {self.missed} missed · {self.spurious} spurious"
         )
@@ -112,7 +128,7 @@ class ChunksVerdict:
     hit | spurious), the chunks hiding a missed mark, and the marks a cut found."""
 
     scores: Scores
-    cut_verdicts: list[str]
+    cut_verdicts: list[str]  # hit | spurious | outside (partial marks: not scored)
     flags: dict[int, str]
     found: frozenset[int]
 
@@ -121,10 +137,20 @@ def judge_chunks(chunks: Sequence[Chunk], marks: FileMarks) -> ChunksVerdict:
     """Any chunking of the file (the merged run, a strategy's column) against `marks`."""
     gold = [1, *marks.starts]
     found = chunk_starts(chunks)
-    scores = score(found, gold, marks.weights(), chunks=len(chunks))
+    weights = marks.weights()
+    scores = score(found, gold, weights, chunks=len(chunks), partial=marks.partial)
     matched = match_boundaries(found, gold, TOLERANCE)
     first = _first_lines(chunks)
-    verdicts = ["hit" if first[i + 1] in matched else "spurious" for i in range(len(chunks) - 1)]
+    stretch = marked_stretch(gold, len(weights)) if marks.partial else None
+
+    def verdict(line: int) -> str:
+        if line in matched:
+            return "hit"
+        if stretch is not None and not stretch[0] <= line <= stretch[1]:
+            return "outside"
+        return "spurious"
+
+    verdicts = [verdict(first[i + 1]) for i in range(len(chunks) - 1)]
     hit_gold = frozenset(matched.values())
     flags = {
         max(0, bisect.bisect_right(first, g) - 1): "miss" for g in marks.starts if g not in hit_gold
