@@ -178,7 +178,7 @@ async def test_20000_headings_open_as_a_long_virtual_list(corpus: dict[str, Path
         assert compacted > 5000 and merged > 50
         bench = app.workbench
         strip = bench.query_one(SimilarityStrip)
-        assert "chunks per column" in strip.rendered_lines()[4]  # bucketed, not overflowing
+        assert "1 column = " in strip.rendered_lines()[4]  # bucketed, not overflowing
         before = bench.query_one("#before", ChunkList)
         # Only the visible lines are rendered: a repaint renders at most the lines on screen.
         calls: list[int] = []

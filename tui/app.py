@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.worker import WorkerState
@@ -102,18 +102,22 @@ def _tool_calls_label(collapse: bool) -> str:
 
 class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDriver, SweepDriver):
     TITLE = "chunkscope"
+    NOTIFICATION_TIMEOUT = 3  # seconds; errors ask for longer
     CSS_PATH = "app.tcss"
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {WorkbenchCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "open_file", "Open"),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
-        Binding("ctrl+q", "quit", "Quit", priority=True),
+        # `q` quits on the main screen (where no field takes text); ctrl+q everywhere.
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]
 
     def __init__(self, options: StartOptions | None = None) -> None:
         super().__init__()
         self.options = options or StartOptions()
+        #: The line to show after an unexpected exception ended the app (`tui.crash`).
+        self.crash: str | None = None
         self._startup_notes: list[str] = []
         self.fixed_timings = self.options.fixed_timings or bool(os.environ.get(FIXED_TIMINGS_ENV))
         self.pipe = None
@@ -251,6 +255,42 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDrive
                 save_settings(settings)
         except (ChunkscopeError, OSError) as e:
             self.post_message(Notice(f"Theme not remembered: {e}", "warning"))
+
+    # ------------------------------------------------------------------ typed-ahead keys
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            # Which screen the key was meant for: see `_on_key`.
+            event._chunkscope_screen = self.screen  # type: ignore[attr-defined]
+        await super().on_event(event)
+
+    async def _on_key(self, event: events.Key) -> None:
+        """A key typed ahead of a dialog: `b` opens the budget prompt, and the keys that
+        follow in the same burst were already queued for the main screen's focused list.
+        When such a key comes back unhandled after the screen changed, it is sent again,
+        to the screen now on top (the prompt's field), instead of being lost."""
+        meant_for = getattr(event, "_chunkscope_screen", None)
+        if meant_for is not None and meant_for is not self.screen:
+            event.prevent_default()  # not App._on_key: the bindings of the screen on top
+            event.stop()
+            again = events.Key(event.key, event.character)
+            again.set_sender(self)
+            self.post_message(again)
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An unexpected exception: a report in the data directory, one line kept for
+        the terminal (`cmd_tui` prints it), exit status non-zero, no traceback drawn.
+        Under ``run_test`` the exception is still raised to the test."""
+        from tui.crash import crash_message, write_report
+
+        if self.crash is None:
+            self.crash = crash_message(error, write_report(error))
+        self._return_code = 1
+        if self._exception is None:
+            self._exception = error
+            self._exception_event.set()
+        self.bell()
+        self._close_messages_no_wait()
 
     # ------------------------------------------------------------------ helpers
 

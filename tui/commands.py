@@ -209,8 +209,7 @@ class WorkbenchCommands(Provider):
 
     def _clear_marks(self) -> None:
         app: Any = self.app
-        app.pinned.clear()
-        app.excluded.clear()
+        app.state = app.state.cleared()
         app.reselect()
         app.notify("Pins and exclusions cleared.")
 

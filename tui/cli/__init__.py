@@ -129,6 +129,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as e:  # a bug: one line and the path of a full report
+        from tui.crash import EXIT_CRASH, crash_message, write_report
+
+        note(crash_message(e, write_report(e)))
+        return EXIT_CRASH
 
 
 if __name__ == "__main__":  # pragma: no cover

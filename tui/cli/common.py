@@ -290,12 +290,21 @@ def add_embedder_args(g: argparse._ActionsContainer) -> None:
 
 
 def add_embed_args(p: argparse.ArgumentParser, *, flag: bool) -> None:
-    """The embedder and the merge loop's knobs."""
+    """The embedder and the merge loop's knobs. `flag`: ``--embed`` chooses to embed
+    (``chunk``); otherwise the command always embeds and ``--embed`` is accepted and
+    changes nothing, so a ``chunk --embed`` command line can be reused as it is."""
     from engine.merge import MergeParams
 
     g = p.add_argument_group("embedding and merging")
     if flag:
         g.add_argument("--embed", action="store_true", help="embed the chunks and merge them")
+    else:
+        g.add_argument(
+            "--embed",
+            action="store_true",
+            default=True,
+            help="accepted for a `chunk --embed` command line: this command always embeds",
+        )
     add_embedder_args(g)
     add_knob_flags(g, [MergeParams])
     from engine.segment import TopicParams

@@ -100,5 +100,12 @@ def cmd_tui(args: argparse.Namespace) -> int:
         gold=args.gold,
         knobs=checked_knobs(args, PROFILE_CLASSES),
     )
-    ChunkscopeApp(options).run()
-    return 0
+    app = ChunkscopeApp(options)
+    app.run()
+    if app.crash is not None:
+        from tui.cli.common import note
+        from tui.crash import EXIT_CRASH
+
+        note(app.crash)
+        return EXIT_CRASH
+    return app.return_code or 0

@@ -34,7 +34,9 @@ class ChooseScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self.title_text, markup=False)
-            yield OptionList(*[Option(label, id=value) for value, label in self.choices])
+            yield OptionList(
+                *[Option(label, id=value) for value, label in self.choices], markup=False
+            )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)

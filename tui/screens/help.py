@@ -44,6 +44,29 @@ The **sweep** under the merge controls plots the chunk count (and Pk, with marks
 across the range of the focused slider's knob, the current value marked `▲`; it is
 recomputed in the background after every run.
 
+## Reading the numbers
+
+A card's first line: `▸ 3 09:42:02–09:50:25 You·Think 6.9kc 1.7kt` is chunk 3, its
+time range, the roles in it, 6,900 characters (`c`) and 1,700 tokens (`t`; `≈` while
+the counts are estimates). A merged card's last line says why it ends there:
+`┄ cut: sim 0.11 < threshold 0.12` (the seed loop), `┄ cut: structure · depth 8.19 ≥
+7.00 · sim 0.12` (the topic segmenter: the cut's depth score against the depth setting,
+and the neighbours' similarity), `┄ cut: too big to join` (the size cap). The recap's
+columns: `in` (✓ in the recap, ✗ left out, – excluded), `#` the merged chunk, `score`,
+`tokens`, the summary's first line (📌 pinned). The merge panel: chunks, cuts and the
+run's time; `units` are the chunks the merge starts from, `size` the minimum and maximum
+segment size.
+
+## Focus
+
+`tab` walks the panels in this order, `shift+tab` back: the left column's view toggle
+(`show`), the **before merge** list, the **merged** list, the merge controls (the mode,
+then each slider of that mode, top to bottom; a strategy column's sliders come first),
+the recap **budget**, the recap list, the recap preview. The focused control's row is
+tinted, a focused list lights its panel's border. Below 130 columns the merge controls,
+summary and recap are tabs: the tab bar comes after the merged list (`←` `→` switch
+tabs), then the open tab's controls.
+
 ## Keys
 
 | key | what it does |
@@ -71,7 +94,7 @@ recomputed in the background after every run.
 | `ctrl+o` | open a file |
 | `ctrl+p` | command palette (chunk:, recap:, export:, profile:, theme:) |
 | `?` / `f1` | this help |
-| `ctrl+q` | quit |
+| `q` / `ctrl+q` | quit (`ctrl+q` also from a dialog) |
 
 Log text is shown exactly as typed: markup and escape sequences in a log are data.
 """

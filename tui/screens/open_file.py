@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -17,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from engine.readers.base import SessionInfo
 from engine.readers.folders import readable_name
+from engine.textutil import strip_control
 from tui.samples import sample_files
 
 #: Session files looked at for the sessions list (the newest of the folder).
@@ -47,7 +49,7 @@ def session_label(s: SessionInfo) -> str:
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.modified)) if s.modified else "-"
     when += "~" if s.timed_by == "mtime" else " "
     size = f"{s.size / 1024:,.1f} KB" if s.size < 1 << 20 else f"{s.size / (1 << 20):,.1f} MB"
-    title = " ".join(s.label().split())[:70]
+    title = " ".join(strip_control(s.label()).split())[:70]
     return f"{when}  {size:>9}  {s.format:<15} {title}"
 
 
@@ -78,13 +80,18 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             yield Label("Open an agent session log or a markdown file", markup=False)
             with Horizontal():
                 tree = LogTree(self.start, id="tree")
-                tree.border_title = str(self.start.resolve())
+                where = self.start.resolve()
+                # The folder's name only under fixed timings (snapshots, demos).
+                fixed = bool(getattr(self.app, "fixed_timings", False))
+                tree.border_title = Text(where.name if fixed else str(where))
                 yield tree
-                sessions = OptionList(Option("looking for sessions…", disabled=True), id="sessions")
+                sessions = OptionList(
+                    Option("looking for sessions…", disabled=True), id="sessions", markup=False
+                )
                 sessions.border_title = "sessions here, newest first (~: file time)"
                 yield sessions
                 samples = OptionList(
-                    *[Option(p.name, id=str(p)) for p in self.samples], id="samples"
+                    *[Option(p.name, id=str(p)) for p in self.samples], id="samples", markup=False
                 )
                 samples.border_title = "sample logs"
                 yield samples
@@ -118,6 +125,7 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             box.add_option(Option("(no sessions in this folder)", disabled=True))
             return
         box.add_options(Option(session_label(s), id=f"session:{i}") for i, s in enumerate(found))
+        box.highlighted = 0  # enter opens the newest at once
 
     def on_directory_tree_file_selected(self, event: DirectoryTree.FileSelected) -> None:
         self.dismiss((str(event.path), None))
@@ -136,7 +144,7 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             return
         path = Path(value).expanduser()
         if not path.is_file():
-            self.notify(f"{value}: no such file", severity="error")
+            self.notify(f"{value}: no such file", severity="error", markup=False)
             return
         self.dismiss((str(path), None))
 

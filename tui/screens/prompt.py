@@ -5,11 +5,36 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
+
+
+class PromptInput(Input):
+    """An input that runs its own key bindings (backspace, delete, arrows, enter) as the
+    key arrives, in order with the characters typed. Plain Textual resolves bindings
+    only once the unhandled key has bubbled back to the app, so in a burst of keys
+    (a paste-like ``tmux send-keys``, a fast typist) ``⌫ ⌫ 1 5`` became ``1 5 ⌫ ⌫``."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        screen = self.screen
+        if (
+            isinstance(screen, PromptScreen)
+            and screen._early
+            and not getattr(event, "_replayed", False)
+        ):  # keys typed before this one wait for their turn
+            event.prevent_default()
+            event.stop()
+            screen._early.append((event.key, event.character))
+            return
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            event.prevent_default()  # not Input._on_key: this key is done
+            event.stop()
+            await self.run_action(binding.action)
+            return
 
 
 class PromptScreen(ModalScreen[str | None]):
@@ -38,13 +63,38 @@ class PromptScreen(ModalScreen[str | None]):
         self.value = value
         self.hint = hint
         self.validate_value = validate
+        self._early: list[tuple[str, str | None]] = []  # keys before the field had focus
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self.title_text, markup=False)
-            yield Input(self.value, id="prompt-input")
+            yield PromptInput(self.value, id="prompt-input")
             yield Static("", id="prompt-error", markup=False)
             yield Static(self.hint, id="prompt-hint", markup=False)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key that reached the dialog before its field had focus goes to the field
+        (kept until the field is mounted, in the order typed)."""
+        if self.focused is not None:
+            return
+        event.stop()
+        event.prevent_default()
+        self._early.append((event.key, event.character))
+        if len(self._early) == 1:
+            self.call_after_refresh(self._replay)
+
+    def _replay(self) -> None:
+        field = self.query_one("#prompt-input", Input)
+        if not field.is_mounted:
+            self.call_after_refresh(self._replay)
+            return
+        field.focus()
+        early, self._early = self._early, []
+        for key, character in early:
+            again = events.Key(key, character)
+            again.set_sender(self.app)
+            again._replayed = True  # type: ignore[attr-defined]
+            field.post_message(again)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         value = event.value.strip()

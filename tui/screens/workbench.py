@@ -21,6 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from engine.tuning import Tuning
@@ -72,8 +73,14 @@ ROLE_COLOURS = {
 }
 
 
+class ControlsScroll(VerticalScroll, can_focus=False):
+    """The merge controls' scroll area: never a focus stop of its own (it had one that
+    lit the panel's border and did nothing); focusing a control scrolls it into view."""
+
+
 class WorkbenchScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("z", "zoom", "Zoom"),  # first: the footer shows it at 100 columns too
         Binding("s", "app.summarize_all", "Summarize all"),
         Binding("p", "app.pin", "Pin"),
         Binding("x", "app.exclude", "Exclude"),
@@ -94,6 +101,7 @@ class WorkbenchScreen(Screen[None]):
         Binding("ctrl+s", "app.save_profile", "Save profile", show=False),
         Binding("ctrl+l", "app.load_profile", "Load profile", show=False),
         Binding("escape", "app.cancel_work", "Cancel", show=False),
+        Binding("q", "app.quit", "Quit"),
     ]
 
     def __init__(self) -> None:
@@ -106,6 +114,26 @@ class WorkbenchScreen(Screen[None]):
     @property
     def driver(self) -> Any:
         return self.app
+
+    # ------------------------------------------------------------------ zoom
+
+    #: The panels `z` fills the screen with: the one holding the focus.
+    ZOOMABLE = ("before-col", "merged", "controls", "lower", "summary", "recap", "strip")
+
+    def action_zoom(self) -> None:
+        """The focused panel fills the screen (all of the merge tab's controls, score
+        and sweep at 100x30; a long merged list); `z` or escape again restores it."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        focused = self.focused
+        panels = [] if focused is None else list(focused.ancestors_with_self)
+        for widget in panels:
+            if widget.id in self.ZOOMABLE and not (self.narrow and widget.id == "controls"):
+                assert isinstance(widget, Widget)
+                self.maximized = widget
+                return
+        self.maximized = self.query_one("#merged")
 
     # ------------------------------------------------------------------ layout
 
@@ -120,14 +148,14 @@ class WorkbenchScreen(Screen[None]):
                 yield ChunkList(empty_text="no chunks: open a file with ctrl+o", id="before")
             yield ChunkList(empty_text="nothing merged yet", id="merged", classes="panel")
             if not self.narrow:
-                with VerticalScroll(id="controls", classes="panel"):
+                with ControlsScroll(id="controls", classes="panel"):
                     yield StrategyPanel(id="strategy-panel")
                     yield MergePanel(id="merge-panel")
                     yield SweepPanel(id="sweep")
         yield SimilarityStrip(id="strip", classes="panel")
         if self.narrow:
             with TabbedContent(id="lower"):
-                with TabPane("Merge", id="tab-merge"), VerticalScroll(id="controls"):
+                with TabPane("Merge", id="tab-merge"), ControlsScroll(id="controls"):
                     yield StrategyPanel(id="strategy-panel")
                     yield MergePanel(id="merge-panel")
                     yield SweepPanel(id="sweep")
@@ -607,7 +635,7 @@ class WorkbenchScreen(Screen[None]):
             seconds = " · updating…" if updating else f" · {driver.format_seconds(res.seconds)}"
         _set_title(
             titled,
-            f"{side.upper()} · {label} ({len(chunks)}){differ}{seconds}",
+            _fit_title(side, label, len(chunks), differ, seconds, titled.size.width - 6),
             f"{key} strategy · ≠ cut only here",
         )
 
@@ -641,6 +669,26 @@ _EMPTY = {"before": "no chunks: open a file with ctrl+o", "merged": "nothing mer
 
 def _plural(n: int, word: str, suffix: str = "s") -> str:
     return f"{n} {word}{suffix if n != 1 else ''}"
+
+
+def _fit_title(side: str, label: str, count: int, differ: str, seconds: str, room: int) -> str:
+    """A compare column's title that fits `room` cells, the numbers kept to the last:
+    the time goes first, then the side's name, then the label's first words, then
+    "cuts differ" becomes "≠" (the subtitle says what ≠ means)."""
+    from rich.cells import cell_len
+
+    short = label.split(" · ")[-1]
+    terse = differ.replace(" cuts differ", " ≠").replace(" cut differs", " ≠")
+    tries = [
+        f"{side.upper()} · {label} ({count}){differ}{seconds}",
+        f"{side.upper()} · {label} ({count}){differ}",
+        f"{label} ({count}){differ}",
+        f"{short} ({count}){differ}",
+        f"{short} ({count}){terse}",
+    ]
+    if room <= 0:
+        return tries[0]
+    return next((t for t in tries if cell_len(t) <= room), tries[-1])
 
 
 def _set_title(widget: Any, title: str, subtitle: str | None = None) -> None:

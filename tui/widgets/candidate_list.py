@@ -22,6 +22,10 @@ from textual.strip import Strip
 from engine.textutil import strip_control
 from tui.widgets.chunk_list import set_virtual_size
 
+#: The column header over the rows (`CandidateList.render_line` draws them to it):
+#: in the recap or not, merged chunk, score, tokens, the summary's first line.
+HEADER = " in   # score tokens summary   ✓ kept  ✗ left out  – excluded  📌 pinned"
+
 
 @dataclass(frozen=True)
 class CandidateRow:
@@ -161,7 +165,7 @@ class CandidateList(ScrollView, can_focus=True):
         else:
             mark, mark_style = "✗", self._style("dropped")
         dim = base + self._style("dim")
-        segs = [
+        segs = [  # the columns of HEADER
             Segment(f" {mark} ", base + mark_style),
             Segment(f"{r.index:>4} ", base),
             Segment(f"{r.score:5.2f} ", dim),

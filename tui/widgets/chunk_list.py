@@ -87,16 +87,39 @@ def short_time_range(chunk: Any) -> str:
 
 
 def cut_text(cut: Any) -> str:
-    """One line on why a merged chunk ends where it does (from the merge trace)."""
-    what = CUT_TEXT.get(cut.reason, cut.reason)
+    """One line on why a merged chunk ends where it does (from the merge trace), every
+    number named: ``┄ cut: sim 0.11 < threshold 0.12``, ``┄ cut: too big to join ·
+    sim 0.30``, ``┄ cut: topic · depth 9.10 ≥ 7.00 · sim 0.06``."""
     s, t = cut.similarity, cut.threshold
-    if cut.reason == "threshold":
-        return f"┄ cut after: {what}  sim {s:.2f} < {t:.2f}"
-    if cut.reason == "size_cap" and getattr(cut, "depth", None) is not None:
-        return "┄ cut after: size cap · same topic, split to fit"
+    depth = getattr(cut, "depth", None)
+    if not isinstance(s, (int, float)) or s != s:  # a strategy's cut: no similarity
+        differ = "≠ " if cut.reason.startswith("≠ ") else ""
+        reason = cut.reason.removeprefix("≠ ")
+        return f"┄ cut: {differ}{CUT_TEXT.get(reason, reason).replace('_', ' ')}"
+    if cut.reason == "size_cap" and depth is not None:
+        return "┄ cut: size cap · same topic, split to fit"
     if cut.reason == "size_cap":
-        return f"┄ cut after: {what}  sim {s:.2f} would merge"
-    return f"┄ cut after: {what}  sim {s:.2f}"
+        return f"┄ cut: too big to join · sim {s:.2f}"
+    if depth is not None:
+        return f"┄ cut: {cut.reason} · depth {depth:.2f} ≥ {t:.2f} · sim {s:.2f}"
+    if cut.reason == "threshold":
+        return f"┄ cut: sim {s:.2f} < threshold {t:.2f}"
+    return f"┄ cut: {CUT_TEXT.get(cut.reason, cut.reason)} · sim {s:.2f}"
+
+
+def _wrap_words(line: str, width: int, rows: int) -> list[str]:
+    """`line` over at most `rows` rows of `width` cells, broken between words (a word
+    longer than a row is broken inside); the last row holds the rest, however long."""
+    out: list[str] = []
+    rest = line
+    while len(out) < rows - 1 and cell_len(rest) > width:
+        head = chop_cells(rest, width)[0]
+        cut = head.rfind(" ")
+        if cut > 0:
+            head = head[:cut]
+        out.append(head)
+        rest = rest[len(head) :].lstrip(" ")
+    return [*out, rest]
 
 
 _ROLE_ONLY = re.compile(r"^[A-Za-z][\w ]{0,20}:\s*$")  # "Tool:" with nothing after it
@@ -452,9 +475,7 @@ class ChunkList(ScrollView, can_focus=True):
         n_body = len(lines) if lines is not None else PREVIEW_LINES
         if row <= n_body:
             if lines is None:
-                preview = self._preview.get(i)
-                if preview is None:
-                    preview = self._preview[i] = preview_lines(chunk.text)
+                preview = self._preview_rows(i, chunk, width)
                 text = "  " + preview[row - 1] if row - 1 < len(preview) else "  "
             else:
                 text = "  " + lines[row - 1]
@@ -462,9 +483,15 @@ class ChunkList(ScrollView, can_focus=True):
             style = base + self._style("cut")
             text = "  " + cut_text(self._cuts[i])
             verdict = self._verdicts[i] if i < len(self._verdicts) else None
-            if verdict:  # "" : a size cap's cut inside a topic, not judged
+            if verdict:  # "": a size cap's cut inside a topic, not judged
+                # The verdict first: the numbers after it are what a narrow column cuts.
                 note, kind = VERDICT_TEXT[verdict]
-                segments = [band, Segment(text, style), Segment(note, base + self._style(kind))]
+                segments = [
+                    band,
+                    Segment("  ┄ ", style),
+                    Segment(note.strip() + " · ", base + self._style(kind)),
+                    Segment(text.removeprefix("  ┄ "), style),
+                ]
                 return self._fit(segments, width, base)
         else:
             return self._fit([band], width, base)
@@ -472,6 +499,21 @@ class ChunkList(ScrollView, can_focus=True):
         if length > width:  # the continuation is shown by the crop and its ellipsis
             return self._fit([band, Segment(text, style)], width, base)
         return Strip([band, Segment(text, style), Segment(" " * (width - length), base)], width)
+
+    def _preview_rows(self, i: int, chunk: Any, width: int) -> list[str]:
+        """The preview rows of card `i`: its first lines, and when they are fewer than
+        the rows, the last one wrapped over the rows left (instead of an empty row under
+        a line cut at the column's edge)."""
+        preview = self._preview.get(i)
+        if preview is None:
+            preview = self._preview[i] = preview_lines(chunk.text)
+        if not preview or len(preview) >= PREVIEW_LINES:
+            return preview
+        usable = max(10, width - 4)  # the band, and the two cells of indent
+        if cell_len(preview[-1]) <= usable:
+            return preview
+        free = PREVIEW_LINES - len(preview) + 1
+        return [*preview[:-1], *_wrap_words(preview[-1], usable, free)]
 
     def _fit(self, segments: list[Segment], width: int, base: Style) -> Strip:
         """`segments` cropped to `width` (the last cell an ellipsis) or padded to it."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widget import Widget
 
@@ -68,25 +69,32 @@ class HeaderLine(Widget):
             text.append("no file open · ctrl+o to open one", dim)
             return text
         sep = (" · ", dim)
-        text.append(strip_control(i.path))
-        parts: list[tuple[str, object]] = [
-            (i.kind, ""),
-            (f"{i.turns} turns", ""),
-        ]
+        warn = self.get_component_rich_style("header-line--warn")
+        # (text, style, keep rank): what does not fit the width is left out, lowest
+        # rank first, so the line never ends in an ellipsis before its right end.
+        parts: list[tuple[str, object, int]] = [(i.kind, "", 4), (f"{i.turns} turns", "", 7)]
         if i.skipped:
             word = "line" if i.skipped == 1 else "lines"
             said = f"{i.skipped} {word} skipped"
             if i.records and 2 * i.skipped > i.records:
                 said = f"⚠ {i.skipped} of {i.records} lines skipped: most of the file not read"
-            parts.append((said, self.get_component_rich_style("header-line--warn")))
-        parts.append((f"{i.tokenizer} {i.accuracy}".strip(), ""))
-        parts.append((i.embedder, ""))
+            parts.append((said, warn, 9))
+        parts.append((f"{i.tokenizer} {i.accuracy}".strip(), "", 2))
+        parts.append((i.embedder, "", 3))
         if i.cache:
-            parts.append((i.cache, dim))
+            parts.append((i.cache, dim, 1))
         if i.last_run:
-            parts.append((i.last_run, dim))
-        for value, style in parts:
-            if value:
+            parts.append((i.last_run, dim, 5))
+        parts = [p for p in parts if p[0]]
+        path = strip_control(i.path)
+        busy = f"  {i.busy}" if i.busy else ""
+        room = self.size.width - text.cell_len - cell_len(path) - cell_len(busy)
+        shown = sorted(parts, key=lambda p: -p[2])
+        while shown and sum(3 + cell_len(p[0]) for p in shown) > room:
+            shown.pop()
+        text.append(path)
+        for value, style, _rank in parts:
+            if any(value is p[0] for p in shown):
                 text.append(*sep)
                 text.append(value, style or None)  # type: ignore[arg-type]
         if i.busy:

@@ -10,6 +10,7 @@ from textual.widgets import Static, TextArea
 
 from engine.params import knob_map
 from engine.recap import RecapParams
+from tui.widgets.candidate_list import HEADER as CANDIDATE_HEADER
 from tui.widgets.candidate_list import CandidateList, CandidateRow
 from tui.widgets.slider import Slider, knob_slider
 from tui.widgets.token_meter import TokenMeter
@@ -24,6 +25,10 @@ class RecapPanel(Vertical):
         & > #recap-controls { height: 1; }
         & > #recap-controls > Slider { width: 1fr; }
         & > #recap-controls > TokenMeter { width: 1fr; margin-left: 2; }
+        & > #candidates-header {
+            height: 1; color: $text-muted; text-style: bold;
+            text-wrap: nowrap; text-overflow: ellipsis;
+        }
         & > CandidateList { height: 1fr; min-height: 3; }
         & > #recap-preview-title { height: 1; color: $text-muted; }
         & > TextArea { height: 1fr; min-height: 3; border: none; padding: 0 1; }
@@ -45,6 +50,7 @@ class RecapPanel(Vertical):
                 id="budget",
             )
             yield TokenMeter(id="recap-meter")
+        yield Static(CANDIDATE_HEADER, id="candidates-header", markup=False)
         yield CandidateList(id="candidates")
         yield Static("─ preview _recap.md (w writes it) ─", id="recap-preview-title", markup=False)
         yield TextArea(

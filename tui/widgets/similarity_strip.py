@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
@@ -164,30 +165,30 @@ class SimilarityStrip(Widget):
 
     # ------------------------------------------------------------------ layout
 
-    def _columns(self, width: int) -> tuple[int, int, int]:
-        """(columns used, cells per item, items) for the positions axis."""
+    def _columns(self, width: int) -> tuple[int, np.ndarray | None, int]:
+        """(columns used, cells of each item, items) for the positions axis. The
+        positions always fill the width: with fewer items than columns each item gets
+        a run of whole cells (runs differ by at most one; cells is None otherwise)."""
         n = max(len(self.sizes), len(self.sims) + 1)
         avail = max(1, width - LABEL_WIDTH - 1)
         if n <= 0:
-            return 0, 1, 0
+            return 0, None, 0
         if n <= avail:
-            cell = max(1, min(3, avail // n))
-            return n, cell, n
-        return avail, 1, n
+            return avail, np.diff((np.arange(n + 1) * avail) // n), n
+        return avail, None, n
 
     def column_of(self, position: int, width: int | None = None) -> int:
-        """The column (from the left of the bars) that shows chunk position `position`."""
+        """The column (from the left of the bars) where chunk position `position` starts."""
         width = self.size.width if width is None else width
-        cols, cell, n = self._columns(width)
-        if n <= cols:
-            return position * cell
-        return min(cols - 1, int(position * cols / n))
+        return int(self._columns_of(np.asarray([position]), width)[0])
 
-    def _columns_of(self, positions: np.ndarray, width: int) -> np.ndarray:
-        """`column_of` for an array of positions."""
-        cols, cell, n = self._columns(width)
-        if n <= cols:
-            return np.asarray(positions * cell)
+    def _columns_of(self, positions: np.ndarray, width: int, *, last: bool = False) -> np.ndarray:
+        """`column_of` for an array of positions (`last`: the last column of each)."""
+        cols, cells, n = self._columns(width)
+        if cells is not None:
+            if last:
+                return np.asarray(((positions + 1) * cols) // n - 1)
+            return np.asarray((positions * cols) // n)
         return np.asarray(np.minimum(cols - 1, (positions * cols) // n))
 
     def render_line(self, y: int) -> Strip:
@@ -218,6 +219,7 @@ class SimilarityStrip(Widget):
             key = (width, self._sims_version, self._sizes_version, self.cap, self.cap_unit)
             return self._cached(row, key, self._size_row)
         key = (width, self._sims_version, len(self.sizes), self.threshold, self._marks_version)
+        key = (*key, self.cap, self.cap_unit)
         return self._cached(row, key, self._legend_row)
 
     def _cached(self, name: str, key: tuple[object, ...], build: Callable[..., Any]) -> Strip:
@@ -272,11 +274,11 @@ class SimilarityStrip(Widget):
 
     def _sim_rows(self, width: int) -> dict[str, Strip]:
         """The two sparkline rows: per column, the lowest similarity of its bucket."""
-        cols, cell, n = self._columns(width)
+        cols, cells, n = self._columns(width)
         sims = self.sims
         # Pair i sits between positions i and i + 1; draw it at position i.
-        if n <= cols:
-            col_sims = np.full(cols, np.nan)
+        if cells is not None:
+            col_sims = np.full(n, np.nan)
             col_sims[: len(sims)] = sims
         else:
             edges = bucket_edges(n, cols)
@@ -294,10 +296,10 @@ class SimilarityStrip(Widget):
         lower = np.where(missing, " ", bars[np.minimum(h, top_bar)])
         upper = np.where(missing, " ", bars[np.maximum(0, h - top_bar)])
         thr = self.threshold
-        below = np.zeros(cols, dtype=bool) if thr is None else ~missing & (filled < thr)
+        below = np.zeros(len(col_sims), dtype=bool) if thr is None else ~missing & (filled < thr)
         style_idx = np.where(missing, 0, np.where(below, 2, 1))
-        if cell > 1:
-            lower, upper, style_idx = (np.repeat(a, cell) for a in (lower, upper, style_idx))
+        if cells is not None:
+            lower, upper, style_idx = (np.repeat(a, cells) for a in (lower, upper, style_idx))
         styles = [self._style("base"), self._style("above"), self._style("below")]
         return {
             "top": self._finish([self._label(""), *self._runs(upper, style_idx, styles)], width),
@@ -308,8 +310,7 @@ class SimilarityStrip(Widget):
 
     def _marker_row(self, width: int) -> Strip:
         """Where the merged chunks were cut (a glyph per reason) and the selection."""
-        cols, cell, n = self._columns(width)
-        size = cols * cell
+        size, _cells, _n = self._columns(width)
         glyph_idx = np.zeros(size, dtype=np.int64)  # 0: blank, 1..: CUT_GLYPHS order
         style_idx = np.zeros(size, dtype=np.int64)  # 0: base, 1: cut, 2: selected
         reasons = list(CUT_GLYPHS)
@@ -323,7 +324,7 @@ class SimilarityStrip(Widget):
             prio = np.fromiter(
                 (CUT_PRIORITY.get(r, 0) for _, r in self.cuts), dtype=np.int64, count=len(self.cuts)
             )
-            col = self._columns_of(pairs, width) + (cell - 1 if n <= cols else 0)
+            col = self._columns_of(pairs, width, last=True)
             ok = (col >= 0) & (col < size)
             # Per column, the cut of highest priority (the last of equals) wins.
             m = len(self.cuts) + 1
@@ -355,14 +356,13 @@ class SimilarityStrip(Widget):
 
     def _marks_row(self, width: int) -> Strip:
         """The topic marks: where a cut found them (hit) and where none did (miss)."""
-        cols, cell, n = self._columns(width)
-        size = cols * cell
+        size, _cells, _n = self._columns(width)
         glyphs = np.full(size, " ")
         style_idx = np.zeros(size, dtype=np.int64)  # 0: base, 1: hit, 2: miss
         if self.marks:
             pairs = np.fromiter((p for p, _ in self.marks), dtype=np.int64, count=len(self.marks))
             miss = np.fromiter((k == "miss" for _, k in self.marks), dtype=bool)
-            col = self._columns_of(pairs, width) + (cell - 1 if n <= cols else 0)
+            col = self._columns_of(pairs, width, last=True)
             ok = (col >= 0) & (col < size)
             glyphs[col[ok]] = "◆"
             style_idx[col[ok]] = 1
@@ -373,12 +373,12 @@ class SimilarityStrip(Widget):
 
     def _size_row(self, width: int) -> Strip:
         """The size of the merged chunk holding each position, against the cap."""
-        cols, cell, n = self._columns(width)
+        cols, cells, n = self._columns(width)
         segments: list[Segment] = [self._label("size")]
         sizes = self.sizes
         if len(sizes):
-            if n <= cols:
-                col_sizes = np.zeros(cols, dtype=np.int64)
+            if cells is not None:
+                col_sizes = np.zeros(n, dtype=np.int64)
                 col_sizes[: len(sizes)] = sizes
             else:
                 edges = bucket_edges(n, cols)
@@ -390,21 +390,15 @@ class SimilarityStrip(Widget):
             h = np.round(col_sizes / ref * top_bar).astype(np.int64)
             h = np.maximum(np.where(col_sizes > 0, 1, 0), np.minimum(top_bar, h))
             glyphs = np.array(list(BARS))[h]
-            over = (col_sizes > self.cap) if self.cap else np.zeros(cols, dtype=bool)
+            over = (col_sizes > self.cap) if self.cap else np.zeros(len(col_sizes), dtype=bool)
             style_idx = over.astype(np.int64)
-            if cell > 1:
-                glyphs, style_idx = np.repeat(glyphs, cell), np.repeat(style_idx, cell)
+            if cells is not None:
+                glyphs, style_idx = np.repeat(glyphs, cells), np.repeat(style_idx, cells)
             segments += self._runs(glyphs, style_idx, [self._style("size"), self._style("over")])
-        cap_text = (
-            f"  cap {self.cap}{'c' if self.cap_unit == 'chars' else 't'}"
-            if self.cap
-            else "  no cap"
-        )
-        segments.append(Segment(cap_text, self._style("label")))
-        return self._finish(segments, width)
+        return self._finish(segments, width)  # the cap is in the legend: bars fill the row
 
     def _legend_row(self, width: int) -> Strip:
-        cols, _cell, n = self._columns(width)
+        cols, cells, n = self._columns(width)
         thr = self.threshold
         label = self._style("label")
         legend = [self._label("")]
@@ -437,8 +431,16 @@ class SimilarityStrip(Widget):
                 Segment("┃", self._style("miss")),
                 Segment(" spurious cut", label),
             ]
-        if n > cols:
-            legend.append(Segment(f"   {n / cols:.1f} chunks per column (min)", label))
+        unit = "c" if self.cap_unit == "chars" else "t"
+        legend.append(
+            Segment(f"   size: cap {self.cap}{unit}" if self.cap else "   size: no cap", label)
+        )
+        if cells is None:
+            legend.append(
+                Segment(f"   1 column = {n / cols:.1f} chunks (lowest sim, largest size)", label)
+            )
+        if cells is None and sum(cell_len(seg.text) for seg in legend) > width:
+            legend[-1] = Segment(f"   1 column = {n / cols:.1f} chunks", label)
         return Strip(Segment.simplify(legend)).adjust_cell_length(width, self._style("base"))
 
     def rendered_lines(self) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
@@ -97,7 +98,7 @@ class StrategyPanel(Vertical):
                     value_width=6,
                     classes=f"strategy-slider -{side}",
                 )
-                slider.tooltip = p.help
+                slider.tooltip = Text(p.help)  # plain text, never markup
                 self._owners[id(slider)] = (side, p)
                 widgets.append(slider)
         self.remove_children()

@@ -131,9 +131,17 @@ class WorkbenchActions(WorkbenchHost):
             self.notify("Nothing selected.", severity="warning")
             return
         index, chunk = picked
-        was = chunk.text in getattr(self.state, which)
-        self.state = self.state.toggled(which, chunk.text)
-        self.notify(f"Chunk {index}: {'no longer ' if was else ''}{verb}.", markup=False)
+        before = self.state
+        was = chunk.text in getattr(before, which)
+        self.state = after = before.toggled(which, chunk.text)
+        note = f"Chunk {index}: {'no longer ' if was else ''}{verb}"
+        if chunk.text in after.held_pins and chunk.text not in before.held_pins:
+            note += " (its pin comes back when x is pressed again)"
+        elif chunk.text in before.held_pins and chunk.text in after.pinned:
+            note += "; pinned again"
+        elif which == "pinned" and chunk.text in before.excluded:
+            note += " (no longer excluded)"
+        self.notify(note + ".", markup=False)
         self.reselect()
 
     def action_pin(self) -> None:

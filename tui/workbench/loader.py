@@ -258,7 +258,7 @@ class PipelineDriver(WorkbenchHost):
         self.tokens_ready = False
         self.summaries = {}
         self.selection = None
-        self.state = replace(self.state, pinned=frozenset(), excluded=frozenset())
+        self.state = self.state.cleared()
         self.last_run_at = self._now()
         source = view.source
         if source.mostly_skipped:

@@ -108,9 +108,13 @@ class MarksDriver(WorkbenchHost):
         count = (
             f"{n} mark{'s' if n != 1 else ''}, partial: a says they are all the topics"
             if updated.partial
-            else f"{n + 1} topics"
+            else f"{n + 1} topics now"
         )
-        self.notify(f"A topic {verb} at line {line} ({count}).", timeout=3, markup=False)
+        self.notify(
+            f"Topic mark: a topic {verb} at item {index} (line {line} of the file); {count}.",
+            timeout=3,
+            markup=False,
+        )
         self.marks_changed()
 
     def action_toggle_marks_complete(self) -> None:

@@ -45,6 +45,8 @@ class TuningState:
     tuning: Tuning = field(default_factory=Tuning)
     pinned: frozenset[str] = frozenset()  # merged chunk texts
     excluded: frozenset[str] = frozenset()
+    #: Pins set aside while their chunk is excluded (restored when it is not).
+    held_pins: frozenset[str] = frozenset()
     headings: bool = False
     embedder: str = "lexical"
     summarizer: str = "extractive"
@@ -54,15 +56,27 @@ class TuningState:
         return replace(self, tuning=self.tuning.with_values(values))
 
     def toggled(self, which: Literal["pinned", "excluded"], text: str) -> TuningState:
-        """Pin or exclude a merged chunk's text, or undo it; a chunk is never both."""
-        pinned, excluded = self.pinned, self.excluded
+        """Pin or exclude a merged chunk's text, or undo it; a chunk is never both.
+        Excluding a pinned chunk sets its pin aside (`held_pins`): taking the exclusion
+        back pins it again, so ``x`` then ``x`` changes nothing."""
+        pinned, excluded, held = self.pinned, self.excluded, self.held_pins
         if which == "pinned":
             pinned = pinned - {text} if text in pinned else pinned | {text}
-            excluded = excluded - pinned
+            excluded = excluded - {text}
+            held = held - {text}
+        elif text in excluded:
+            excluded = excluded - {text}
+            if text in held:
+                pinned, held = pinned | {text}, held - {text}
         else:
-            excluded = excluded - {text} if text in excluded else excluded | {text}
-            pinned = pinned - excluded
-        return replace(self, pinned=pinned, excluded=excluded)
+            excluded = excluded | {text}
+            if text in pinned:
+                pinned, held = pinned - {text}, held | {text}
+        return replace(self, pinned=pinned, excluded=excluded, held_pins=held)
+
+    def cleared(self) -> TuningState:
+        """No pin and no exclusion."""
+        return replace(self, pinned=frozenset(), excluded=frozenset(), held_pins=frozenset())
 
 
 def _backend_hint(error: BaseException) -> str | None:

@@ -256,9 +256,12 @@ class SweepDriver(WorkbenchHost):
                 )
 
         knob = self.pipe.count_knob().replace("_", " ")
+        bench = self.workbench
+        view = bench.view if bench is not None else None
+        now = "" if view is None else str(len(view.result.chunks))  # the current count
         self.push_screen(
             PromptScreen(
-                f"Merged chunks wanted (the {knob} moves to give them)", "", validate=validate
+                f"Merged chunks wanted (the {knob} moves to give them)", now, validate=validate
             ),
             typed,
         )

@@ -1,0 +1,479 @@
+"""A newcomer's first hour (issue 26): the picker on the bundled samples, text from files
+shown as text everywhere, a crash as one line and a report, keys that do what the help says.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import OptionList
+
+from tests.pilot import ROOT, SAMPLE, SIZE, settled, until
+from tui.app import ChunkscopeApp, StartOptions
+from tui.cli import main
+from tui.crash import EXIT_CRASH
+from tui.screens.open_file import OpenFileScreen
+
+SAMPLES = ROOT / "sample_logs"
+MARKUP = SAMPLES / "markup_injection.jsonl"
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+
+def _option_texts(box: OptionList) -> list[str]:
+    return [str(box.get_option_at_index(i).prompt) for i in range(box.option_count)]
+
+
+async def test_the_picker_shows_markup_as_text_and_opens_a_file() -> None:
+    app = ChunkscopeApp(StartOptions(folder=str(SAMPLES), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+        screen = app.screen
+        assert isinstance(screen, OpenFileScreen)
+        await until(pilot, lambda: len(screen.sessions) >= 5)
+        await pilot.pause()
+        box = screen.query_one("#sessions", OptionList)
+        texts = _option_texts(box)
+        assert any("[bold red]alarm[/]" in t for t in texts), texts
+        # Drawn literally: the brackets reach the screen.
+        shown = "\n".join(
+            "".join(seg.text for seg in box.render_line(y)) for y in range(box.size.height)
+        )
+        assert "[bold red]alarm[/]" in shown
+        index = next(i for i, s in enumerate(screen.sessions) if Path(s.path) == MARKUP)
+        box.focus()
+        box.highlighted = index
+        await pilot.press("enter")
+        await settled(pilot, app)
+        assert app.pipe is not None and Path(app.pipe.path).name == MARKUP.name
+
+
+def _crashing_mount(self: ChunkscopeApp) -> None:
+    raise RuntimeError("boom [bold]not markup[/]\nsecond line")
+
+
+def test_a_crash_is_one_line_a_report_and_a_nonzero_exit(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(ChunkscopeApp, "on_mount", _crashing_mount)
+    monkeypatch.setattr(
+        ChunkscopeApp, "run", functools.partialmethod(ChunkscopeApp.run, headless=True)
+    )
+    status = main(["tui", str(SAMPLE)])
+    out, err = capsys.readouterr()
+    assert status == EXIT_CRASH
+    assert "Traceback" not in out + err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "RuntimeError: boom [bold]not markup[/] second line" in lines[0]
+    reports = list((isolated / "data" / "crashes").glob("crash-*.txt"))
+    assert len(reports) == 1 and str(reports[0]) in lines[0]
+    report = reports[0].read_text()
+    assert "Traceback" in report and "_crashing_mount" in report
+
+
+def test_a_crash_in_a_command_is_one_line_and_a_report(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tui.cli.chunk
+
+    def broken(args: object) -> int:
+        raise KeyError("surprise")
+
+    monkeypatch.setattr(tui.cli.chunk, "cmd_chunk", broken)
+    status = main(["chunk", str(SAMPLE)])
+    err = capsys.readouterr().err
+    assert status == EXIT_CRASH
+    assert len(err.strip().splitlines()) == 1 and "KeyError" in err
+    assert "Traceback" not in err
+    assert len(list((isolated / "data" / "crashes").glob("crash-*.txt"))) == 1
+
+
+async def test_q_quits_on_the_main_screen() -> None:
+    app = ChunkscopeApp(StartOptions(fixed_timings=True, open_picker=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+    assert app.return_code == 0
+
+
+async def test_q_is_text_in_a_prompt() -> None:
+    from textual.widgets import Input
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("ctrl+s")  # save a profile: a name prompt
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.is_running
+        assert app.screen.query_one(Input).value.endswith("q")
+
+
+def test_eval_accepts_embed(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gold = isolated / "gold.json"
+    gold.write_text('{"starts": [1, 40]}\n')
+    args = ["eval", str(SAMPLE), "--gold", str(gold), "--format", "json"]
+    assert main(args) == 0
+    plain = capsys.readouterr().out
+    assert main([*args, "--embed"]) == 0
+    assert capsys.readouterr().out == plain
+
+
+def _last_note(app: ChunkscopeApp) -> str:
+    return list(app._notifications)[-1].message
+
+
+async def test_a_pin_survives_exclude_then_include() -> None:
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("p")
+        await pilot.pause()
+        assert len(app.state.pinned) == 1
+        pinned = app.state.pinned
+        await pilot.press("x")
+        await pilot.pause()
+        assert not app.state.pinned and app.state.excluded == pinned
+        assert "comes back" in _last_note(app)
+        await pilot.press("x")
+        await pilot.pause()
+        assert app.state.pinned == pinned and not app.state.excluded
+        assert "pinned again" in _last_note(app)
+        await settled(pilot, app)
+        assert any(r.pinned for r in app.selection.candidates)  # type: ignore[union-attr]
+
+
+async def test_clear_pins_from_the_palette() -> None:
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("p")
+        await pilot.pause()
+        assert app.state.pinned
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"clear pins")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.is_running and not app.state.pinned
+
+
+def _burst(app: ChunkscopeApp, *keys: str) -> None:
+    """Keys as a terminal delivers a burst (tmux send-keys): all queued at once, none
+    handled before the next arrives (`pilot.press` waits for each)."""
+    from textual import events
+
+    assert app._driver is not None
+    for key in keys:
+        event = events.Key(key, key if len(key) == 1 else None)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+@pytest.mark.parametrize(
+    ("keys", "field"),
+    [
+        (("b", "backspace", "backspace", "backspace", "backspace", *"1500"), "1500"),
+        (("b", "end", "backspace", "backspace", *"25"), "1025"),  # 1000 pre-filled
+    ],
+)
+async def test_a_burst_of_keys_into_the_budget_prompt_is_kept(
+    keys: tuple[str, ...], field: str
+) -> None:
+    from textual.widgets import Input
+
+    from tui.screens.prompt import PromptScreen
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        _burst(app, *keys)
+        await pilot.pause(0.5)
+        assert isinstance(app.screen, PromptScreen)
+        assert app.screen.query_one(Input).value == field
+        _burst(app, "enter")
+        await pilot.pause(0.3)
+        assert app.budget == int(field)
+
+
+async def test_n_prefills_the_current_chunk_count() -> None:
+    from textual.widgets import Input
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.workbench is not None and app.workbench.view is not None
+        count = len(app.workbench.view.result.chunks)
+        assert app.screen.query_one(Input).value == str(count)
+
+
+def _look(widget: object) -> list[object]:
+    """What `widget` draws, and the border of the panel holding it (styles included)."""
+    from textual.geometry import Region
+    from textual.widget import Widget
+
+    assert isinstance(widget, Widget)
+    w, h = widget.size
+    strips = widget.render_lines(Region(0, 0, w, h))
+    panel = next((a for a in widget.ancestors_with_self if a.has_class("panel")), None)
+    border = (
+        None
+        if panel is None
+        else (str(panel.styles.border), panel.has_pseudo_class("focus-within"))
+    )
+    return [[(seg.text, seg.style) for seg in strip] for strip in strips] + [border]
+
+
+@pytest.mark.parametrize("size", [SIZE, (100, 30)])
+async def test_every_focus_stop_shows_it_and_does_something(size: tuple[int, int]) -> None:
+    from textual.containers import HorizontalScroll, VerticalScroll
+    from textual.widgets import Tabs
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        chain = list(app.screen.focus_chain)
+        assert chain
+        for widget in chain:
+            # A scroll container is no stop of its own: its controls are.
+            assert not isinstance(widget, (VerticalScroll, HorizontalScroll)), widget
+            app.screen.set_focus(None)
+            await pilot.pause()
+            plain = _look(widget)
+            widget.focus()
+            await pilot.pause()
+            assert app.focused is widget
+            if isinstance(widget, Tabs):
+                continue  # Textual's own underline
+            assert _look(widget) != plain, f"{widget!r} looks the same focused"
+        # Tab walks the chain and comes back round.
+        app.screen.set_focus(chain[0])
+        for expected in chain[1:]:
+            await pilot.press("tab")
+            assert app.focused is expected
+
+
+async def test_shift_tab_after_switching_the_mode_lands_on_a_control() -> None:
+    from tui.widgets.choice_toggle import ChoiceToggle
+    from tui.widgets.slider import Slider
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        toggle = app.screen.query_one("#merge-mode", ChoiceToggle)
+        toggle.focus()
+        await pilot.press("left")  # topic -> seed
+        await settled(pilot, app)
+        await pilot.press("right")  # and back
+        await settled(pilot, app)
+        for _ in range(len(list(app.screen.focus_chain))):
+            await pilot.press("shift+tab")
+            assert isinstance(app.focused, (ChoiceToggle, Slider)) or app.focused.id in {
+                "before",
+                "merged",
+                "candidates",
+                "recap-preview",
+            }, app.focused
+
+
+async def test_the_seed_strip_fills_its_width() -> None:
+    from tests.pilot import make_app
+    from tui.widgets.similarity_strip import SimilarityStrip
+
+    app = make_app(SAMPLE, mode="seed")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        strip = app.screen.query_one(SimilarityStrip)
+        assert 10 < len(strip.sims) < 100  # fewer neighbours than columns
+        lines = strip.rendered_lines()
+        size_row = next(line for line in lines if line.startswith("size"))
+        bars = size_row.rstrip()
+        assert len(bars) >= strip.size.width - 2, size_row
+        assert "size: cap" in lines[-1] or "size: no cap" in lines[-1]
+
+
+@pytest.mark.parametrize(("size", "keep"), [(SIZE, "#recap"), ((100, 30), "#lower")])
+async def test_toasts_leave_the_recap_visible(size: tuple[int, int], keep: str) -> None:
+    from textual.widgets._toast import Toast
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settled(pilot, app)
+        await pilot.press("p", "x")  # two toasts, one of them two lines long
+        app.notify("Something long enough to wrap " * 4, timeout=30)
+        await pilot.pause(0.5)
+        toasts = list(app.screen.query(Toast))
+        assert toasts
+        covered = app.screen.query_one(keep).region
+        for toast in toasts:
+            assert not toast.region.overlaps(covered), (toast.region, covered)
+
+
+async def test_the_header_drops_parts_instead_of_its_right_end() -> None:
+    from tui.widgets.header_line import HeaderLine
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        header = app.screen.query_one(HeaderLine)
+        text = header.render()
+        assert text.cell_len <= 100
+        assert "…" not in text.plain
+        assert SAMPLE.name in text.plain and "211 turns" in text.plain
+
+
+async def test_z_zooms_the_merge_tab_at_100x30_with_score_and_sweep() -> None:
+    from textual.widgets._footer import FooterKey
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        keys = [k for k in app.screen.query(FooterKey) if k.key == "z"]
+        assert keys and keys[0].region.right <= 90, "the footer names z"
+        app.screen.query_one("#merge-mode").focus()
+        await pilot.press("z")
+        await pilot.pause(0.3)
+        screen_region = app.screen.region
+        for part in ("#merge-stats", "#sweep", "#merge-mode"):
+            region = app.screen.query_one(part).region
+            assert region.height > 0 and screen_region.contains_region(region), part
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is None
+        app.screen.query_one("#merged").focus()
+        await pilot.press("z")
+        await pilot.pause(0.3)
+        assert app.screen.query_one("#merged").region.height >= 25
+
+
+async def test_compare_titles_keep_their_numbers_and_cards_wrap_their_one_line() -> None:
+    from tui.widgets.chunk_list import ChunkList
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("right_square_bracket")  # the right column: a strategy
+        await pilot.pause(0.5)
+        await until(pilot, app.workers_idle)
+        await pilot.pause(0.3)
+        for panel in ("#before-col", "#merged"):
+            widget = app.screen.query_one(panel)
+            title = str(widget.border_title)
+            assert "…" not in title and "differ" in title, title
+        # A compacted card of one long line wraps it over its two preview rows.
+        before = app.screen.query_one("#before", ChunkList)
+        lines = before.rendered_lines()
+        assert "You: The embedding cache in engine/embed_cache.py" in lines[1]
+        assert lines[2].strip(" ▌▍") and "is a plain in-memory dict" in lines[2]
+
+
+HOSTILE = ["markup_escapes", "invalid_utf8", "non_object_lines", "md_binaryish", "only_garbage"]
+
+
+async def _every_screen(pilot: Any, app: ChunkscopeApp) -> None:
+    """Open each dialog and panel in turn and close it again; the app must keep running."""
+    from textual.widgets import TabbedContent
+
+    from tui.screens.open_file import OpenFileScreen
+
+    bench = app.workbench
+    assert bench is not None
+    for keys in (("question_mark",), ("b",), ("n",), ("e",), ("ctrl+s",), ("ctrl+o",)):
+        await pilot.press(*keys)
+        await pilot.pause(0.2)
+        screen = app.screen
+        if isinstance(screen, OpenFileScreen):  # its sessions: hostile first messages
+            box = screen.query_one("#sessions", OptionList)
+
+            def listed(box: OptionList = box) -> bool:
+                return "looking" not in str(box.get_option_at_index(0).prompt)
+
+            await until(pilot, listed)
+            await pilot.pause(0.2)
+        assert app.is_running
+        if app.screen is not bench:
+            await pilot.press("escape")
+            await pilot.pause(0.1)
+        assert app.screen is bench, (keys, app.screen)
+    for keys in (("z",), ("z",), ("right_square_bracket",), ("left_square_bracket",), ("v",)):
+        await pilot.press(*keys)
+        await pilot.pause(0.2)
+    for tab in ("tab-summary", "tab-recap", "tab-merge"):
+        for box in bench.query(TabbedContent):
+            box.active = tab
+            await pilot.pause(0.1)
+    await until(pilot, app.workers_idle)
+    assert app.is_running
+
+
+@pytest.mark.parametrize(
+    ("case", "size"),
+    [(c, SIZE) for c in ["markup_sample", *HOSTILE]]
+    + [("markup_sample", (100, 30)), ("markup_escapes", (100, 30))],
+)
+async def test_every_screen_opens_on_hostile_files(
+    corpus: dict[str, Path], case: str, size: tuple[int, int]
+) -> None:
+    from tui.widgets.chunk_list import ChunkList
+    from tui.widgets.header_line import HeaderLine
+
+    path = MARKUP if case == "markup_sample" else corpus[case]
+    folder = path.parent  # the picker lists this folder's sessions: hostile labels too
+    app = ChunkscopeApp(StartOptions(path=str(path), folder=str(folder), fixed_timings=True))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause(0.3)
+        await until(pilot, app.workers_idle)
+        await pilot.pause(0.3)
+        if case == "markup_sample":
+            lines = "\n".join(app.screen.query_one("#before", ChunkList).rendered_lines())
+            assert "[bold red]alarm[/]" in lines
+        await _every_screen(pilot, app)
+        header = app.screen.query_one(HeaderLine).render().plain
+        assert path.name in header or "no file open" in header
+
+
+def test_the_readme_json_example_is_the_samples_output(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+    import re
+
+    monkeypatch.chdir(ROOT)  # the example's "source" is relative to the repository
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"--format json`, its first chunk:\n\n```json\n(.*?)```", readme, re.S)
+    assert block, "the README's JSON example"
+    shown = json.loads(block.group(1))
+    assert main(["chunk", "sample_logs/cache_refactor.jsonl", "--format", "json"]) == 0
+    real = json.loads(capsys.readouterr().out)
+    assert list(shown) == list(real)
+    for key in ("source", "kind", "format", "turns", "tokenizer", "params"):
+        assert shown[key] == real[key], key
+    first, real_first = shown["chunks"][0], real["chunks"][0]
+    assert {k: v for k, v in first.items() if k != "text"} == {
+        k: v for k, v in real_first.items() if k != "text"
+    }
+    assert real_first["text"].startswith(first["text"].removesuffix("..."))
+    assert "`--merge` is an\nunknown option" not in readme
+
+
+async def test_tab_enter_in_the_picker_opens_the_newest_session() -> None:
+    app = ChunkscopeApp(StartOptions(folder=str(SAMPLES), fixed_timings=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+        screen = app.screen
+        assert isinstance(screen, OpenFileScreen)
+        await until(pilot, lambda: len(screen.sessions) >= 5)
+        await pilot.pause()
+        await pilot.press("tab", "enter")
+        await settled(pilot, app)
+        assert app.pipe is not None and Path(app.pipe.path) == Path(screen.sessions[0].path)

@@ -1,0 +1,199 @@
+"""SVG snapshots of every screen and panel, at 160x48 and 100x30, dark and light (issue 26).
+
+The workbench views (the main screen, compare mode, a zoomed panel, the narrow layout's
+Summary and Recap tabs) open the bundled sample log and wait until it has settled; the
+dialogs (help, file picker, prompt, choice, confirmation) open over the empty workbench
+with the arguments the app gives them, so they cost a fraction of a second each.
+Regenerate with ``pytest tests/test_tui_screens_snapshots.py --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.pilot import ROOT, SAMPLE, settled, until
+from tui.app import ChunkscopeApp, StartOptions
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+SIZES = {"wide": (160, 48), "narrow": (100, 30)}
+THEMES = {"dark": "chunkscope-dark", "light": "chunkscope-light"}
+
+Step = Callable[[Any], Awaitable[None]]
+
+
+async def _settle(pilot: Any) -> None:
+    from tui.widgets.sweep_panel import SweepPanel
+
+    app = pilot.app
+    await settled(pilot, app)
+
+    def swept() -> bool:
+        panel = app.workbench.query_one(SweepPanel)
+        return panel.result is not None and not panel.busy and app.workers_idle()
+
+    await until(pilot, swept)
+    app.clear_notifications()
+    await pilot.pause(0.2)
+
+
+def _keys(*keys: str) -> Step:
+    async def run(pilot: Any) -> None:
+        await _settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause(0.2)
+        await until(pilot, pilot.app.workers_idle)
+        await _settle(pilot)
+
+    return run
+
+
+async def _compare(pilot: Any) -> None:
+    await _settle(pilot)
+    pilot.app.set_column_strategy("right", "sliding-window")
+    await pilot.pause(0.3)
+    await until(pilot, pilot.app.workers_idle)
+    await _settle(pilot)
+
+
+async def _zoom_merge(pilot: Any) -> None:
+    await _settle(pilot)
+    pilot.app.screen.query_one("#merge-mode").focus()
+    await pilot.press("z")
+    await pilot.pause(0.3)
+
+
+async def _tab(pilot: Any, tab: str) -> None:
+    from textual.widgets import TabbedContent
+
+    await _settle(pilot)
+    pilot.app.screen.query_one(TabbedContent).active = tab
+    await pilot.pause(0.3)
+
+
+async def _summary_tab(pilot: Any) -> None:
+    await _tab(pilot, "tab-summary")
+
+
+async def _recap_tab(pilot: Any) -> None:
+    await _tab(pilot, "tab-recap")
+
+
+#: Views of the workbench on the sample log: name -> what to do once it has settled.
+VIEWS: dict[str, Step] = {
+    "main": _settle,
+    "compare": _compare,
+    "zoom_merge": _zoom_merge,
+}
+NARROW_ONLY: dict[str, Step] = {"summary_tab": _summary_tab, "recap_tab": _recap_tab}
+
+
+def _cases() -> list[Any]:
+    cases = []
+    for theme in THEMES:
+        for size in SIZES:
+            for view in VIEWS:
+                cases.append(pytest.param(view, size, theme, id=f"{view}-{size}-{theme}"))
+        for view in NARROW_ONLY:
+            cases.append(pytest.param(view, "narrow", theme, id=f"{view}-narrow-{theme}"))
+    return cases
+
+
+@pytest.mark.parametrize(("view", "size", "theme"), _cases())
+def test_workbench_view(snap_compare, view: str, size: str, theme: str) -> None:  # type: ignore[no-untyped-def]
+    app = ChunkscopeApp(
+        StartOptions(
+            path=str(SAMPLE), theme=THEMES[theme], fixed_timings=True, loading_dialog_delay=60
+        )
+    )
+    step = VIEWS.get(view) or NARROW_ONLY[view]
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=step)
+
+
+# ---------------------------------------------------------------------------- dialogs
+
+
+def _samples_here(tmp: Path) -> Path:
+    """The sample logs copied with one fixed modification time (the picker shows it)."""
+    folder = tmp / "sample_logs"
+    shutil.copytree(ROOT / "sample_logs", folder)
+    stamp = time.mktime((2026, 1, 2, 3, 4, 0, 0, 0, -1))
+    for path in folder.iterdir():
+        os.utime(path, (stamp, stamp))
+    return folder
+
+
+def _dialog(name: str, tmp: Path) -> Callable[[ChunkscopeApp], None]:
+    """What opens dialog `name` over the empty workbench."""
+    from tui.screens.choose import ChooseScreen
+    from tui.screens.confirm import ConfirmScreen
+    from tui.screens.help import HelpScreen
+    from tui.screens.open_file import OpenFileScreen
+    from tui.screens.prompt import PromptScreen
+
+    def picker(app: ChunkscopeApp) -> None:
+        app.push_screen(OpenFileScreen(_samples_here(tmp)))
+
+    dialogs: dict[str, Callable[[ChunkscopeApp], None]] = {
+        "help": lambda app: app.push_screen(HelpScreen()),
+        "picker": picker,
+        "prompt": lambda app: app.push_screen(
+            PromptScreen("Recap budget in tokens (100-8000)", "1000")
+        ),
+        "choose": lambda app: app.push_screen(
+            ChooseScreen(
+                "Export",
+                [
+                    ("json", "merged chunks as JSON"),
+                    ("markdown", "merged chunks as markdown"),
+                    ("recap", "the recap (_recap.md)"),
+                ],
+            )
+        ),
+        "confirm": lambda app: app.push_screen(
+            ConfirmScreen("./_recap.md exists. Overwrite it?", yes="Overwrite")
+        ),
+    }
+    return dialogs[name]
+
+
+DIALOGS = ["help", "picker", "prompt", "choose", "confirm"]
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("dialog", DIALOGS)
+def test_dialog(
+    snap_compare, tmp_path: Path, monkeypatch, dialog: str, size: str, theme: str
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    app = ChunkscopeApp(StartOptions(theme=THEMES[theme], fixed_timings=True, open_picker=False))
+    open_it = _dialog(dialog, tmp_path)
+
+    async def run(pilot: Any) -> None:
+        from textual.widgets import Input
+
+        from tui.screens.open_file import OpenFileScreen
+
+        await pilot.pause()
+        open_it(pilot.app)
+        await pilot.pause(0.3)
+        screen = pilot.app.screen
+        if isinstance(screen, OpenFileScreen):
+            await until(pilot, lambda: len(screen.sessions) >= 5)
+            await pilot.pause(0.3)
+        for field in screen.query(Input):  # a blinking cursor is drawn or not by the clock
+            field.cursor_blink = False
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=run)
