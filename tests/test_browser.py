@@ -98,7 +98,7 @@ def test_the_served_page_runs_the_workbench_and_answers_keys(browser: Any) -> No
         assert page.title() == "chunkscope · cache_refactor.jsonl"
         # The workbench starts in the server's process and draws into the page.
         wait_for(page, lambda: "MERGED" in term.text() and "RECAP" in term.text(), "the workbench")
-        wait_for(page, lambda: "cut after" in term.text(), "the merged chunks")
+        wait_for(page, lambda: "┄ cut:" in term.text(), "the merged chunks")
         page.wait_for_selector("body.-first-byte")
         assert page.locator("canvas").count() > 0  # xterm drew it
         page.wait_for_timeout(500)
@@ -107,7 +107,7 @@ def test_the_served_page_runs_the_workbench_and_answers_keys(browser: Any) -> No
         before = len(term.data)
         page.locator("#terminal").click()
         page.keyboard.press("?")
-        wait_for(page, lambda: "Keys" in term.text()[before:], "the help screen")
+        wait_for(page, lambda: "stage by stage" in term.text()[before:], "the help screen")
         assert any("stdin" in s for s in term.sent)
         page.close()
 
