@@ -2,8 +2,10 @@
 
 The workbench views (the main screen, compare mode, a zoomed panel, the narrow layout's
 Summary and Recap tabs) open the bundled sample log and wait until it has settled; the
-dialogs (help, file picker, prompt, choice, confirmation) open over the empty workbench
-with the arguments the app gives them, so they cost a fraction of a second each.
+dialogs (help, file picker, loading progress, prompt, choice, confirmation) open over
+the empty workbench with the arguments the app gives them, so they cost a fraction of a
+second each. The auto-tune screen is shown once its search over the sample log's two
+topic marks has listed its best settings.
 Regenerate with ``pytest tests/test_tui_screens_snapshots.py --snapshot-update``.
 """
 
@@ -136,15 +138,23 @@ def _dialog(name: str, tmp: Path) -> Callable[[ChunkscopeApp], None]:
     from tui.screens.choose import ChooseScreen
     from tui.screens.confirm import ConfirmScreen
     from tui.screens.help import HelpScreen
+    from tui.screens.loading import LoadingScreen
     from tui.screens.open_file import OpenFileScreen
     from tui.screens.prompt import PromptScreen
 
     def picker(app: ChunkscopeApp) -> None:
         app.push_screen(OpenFileScreen(_samples_here(tmp)))
 
+    def loading(app: ChunkscopeApp) -> None:
+        # Frozen at a known point of the load: the worker would move it on by itself.
+        screen = LoadingScreen("sample_logs/sample.jsonl")
+        screen.set_stage("embedding chunks", 40, 100)
+        app.push_screen(screen)
+
     dialogs: dict[str, Callable[[ChunkscopeApp], None]] = {
         "help": lambda app: app.push_screen(HelpScreen()),
         "picker": picker,
+        "loading": loading,
         "prompt": lambda app: app.push_screen(
             PromptScreen("Recap budget in tokens (100-8000)", "1000")
         ),
@@ -165,7 +175,7 @@ def _dialog(name: str, tmp: Path) -> Callable[[ChunkscopeApp], None]:
     return dialogs[name]
 
 
-DIALOGS = ["help", "picker", "prompt", "choose", "confirm"]
+DIALOGS = ["help", "picker", "loading", "prompt", "choose", "confirm"]
 
 
 @pytest.mark.parametrize("theme", list(THEMES))
@@ -197,3 +207,40 @@ def test_dialog(
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run)
+
+
+# ---------------------------------------------------------------------------- auto-tune
+
+
+#: User turns of the sample log where a new request starts (as in tests/test_tui_tune.py).
+MARKS = (86, 129)
+
+
+async def _tuned(pilot: Any) -> None:
+    """`A` on the sample log with two topic marks, once the search has listed its best."""
+    from dataclasses import replace
+
+    from tui.screens.tune import TuneScreen
+
+    app = pilot.app
+    await _settle(pilot)
+    assert app.file_marks is not None
+    app.set_file_marks(replace(app.file_marks, starts=MARKS))
+    await pilot.pause(0.2)
+    await until(pilot, app.workers_idle)
+    await pilot.press("A")
+    await until(pilot, lambda: isinstance(app.screen, TuneScreen) and app.screen.has_class("-done"))
+    await until(pilot, app.workers_idle)
+    app.clear_notifications()
+    await pilot.pause(0.2)
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+@pytest.mark.parametrize("size", list(SIZES))
+def test_tune_screen(snap_compare, size: str, theme: str) -> None:  # type: ignore[no-untyped-def]
+    app = ChunkscopeApp(
+        StartOptions(
+            path=str(SAMPLE), theme=THEMES[theme], fixed_timings=True, loading_dialog_delay=60
+        )
+    )
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=_tuned)
