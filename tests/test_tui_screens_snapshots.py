@@ -244,3 +244,44 @@ def test_tune_screen(snap_compare, size: str, theme: str) -> None:  # type: igno
         )
     )
     assert snap_compare(app, terminal_size=SIZES[size], run_before=_tuned)
+
+
+# ---------------------------------------------------------------------------- review
+
+
+POEMS = ROOT / "tests" / "fixtures" / "hooks_cc_curry_poems.jsonl"
+
+
+def _review_app(tmp: Path, monkeypatch: pytest.MonkeyPatch, theme: str) -> ChunkscopeApp:
+    """`chunkscope review` of a project whose last session stored its recap (as
+    `chunkscope hook session-end --budget 150` does: not every summary fits)."""
+    import re
+    from dataclasses import replace
+
+    from engine.inject import build_recap, save_stored
+    from tui.cli.review import review_options
+
+    monkeypatch.setenv("HOME", str(tmp / "home"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    project = (tmp / "proj").resolve()
+    project.mkdir()
+    folder = tmp / "home" / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+    folder.mkdir(parents=True)
+    transcript = folder / "s1.jsonl"
+    shutil.copyfile(POEMS, transcript)
+    built = build_recap(transcript, project, event="SessionEnd", session_id="s1", budget=150)
+    save_stored(built.stored)
+    options = review_options(str(project))
+    return ChunkscopeApp(replace(options, theme=THEMES[theme], fixed_timings=True))
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+@pytest.mark.parametrize("size", list(SIZES))
+def test_review_mode(  # type: ignore[no-untyped-def]
+    snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: str, theme: str
+) -> None:
+    # The notification naming the project (a temporary folder here) is cleared by _settle;
+    # the recap preview's title says what is reviewed.
+    app = _review_app(tmp_path, monkeypatch, theme)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=_settle)
