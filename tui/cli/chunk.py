@@ -203,7 +203,9 @@ def _chunk_report(
     clock = source.kind != "markdown"  # a document's turns all carry the file's date
     dated = ""
     if not clock:
-        stamp = next((t.timestamp for t in source.turns if t.timestamp is not None), None)
+        from engine.model import first_timestamp
+
+        stamp = first_timestamp(source.turns)
         dated = f" dated {stamp:%Y-%m-%d}," if stamp is not None else ""
     head = [
         f"{source.path}: {source.kind_label},{dated} {len(source.turns)} turns, "
