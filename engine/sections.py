@@ -760,8 +760,8 @@ def last_section(log: _Log) -> Section:
     kept: list[str] = []
     for text in _last_words(log):
         sentences = [s for s in _content_sentences(text) if not _QUESTION.search(s)]
-        found = [s for s in sentences if not is_narration(s) and has_content(s)]
-        kept += found or [s for s in sentences if not is_narration(s)][:2]
+        plain = [s for s in sentences if not is_narration(s)]
+        kept += [s for s in plain if has_content(s)] or plain[:2]
     lines = tuple(_cut(s, _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
     return Section("last", lines, tuple(range(len(lines))))
 

@@ -335,17 +335,12 @@ class ExtractiveSummarizer:
             for c, s in zip(central.tolist(), sentences, strict=True)
         ]
 
-    def weighted(self, sentences: Sequence[Sentence]) -> list[float]:
-        """`scores` times each sentence's content weight (narration and filler: 0)."""
-        return [
-            sc * content_weight(s.text)
-            for sc, s in zip(self.scores(sentences), sentences, strict=True)
-        ]
-
     def extract(self, text: str) -> Extract:
         """Split, score and choose (the summary's sentences are in original order)."""
         sentences = split_sentences(text)
-        scores = self.weighted(sentences)
+        # `scores` times each sentence's content weight (narration and filler: 0)
+        weights = [content_weight(s.text) for s in sentences]
+        scores = [sc * w for sc, w in zip(self.scores(sentences), weights, strict=True)]
         if not sentences:
             return Extract([], None, [], [])
         # Distinct sentences only: a repeated "Edited x." is one candidate.
@@ -356,7 +351,7 @@ class ExtractiveSummarizer:
         prose = [i for i in distinct if sentences[i].prose]
         pool = prose or distinct
         # narration and filler only when the chunk has nothing else
-        said = {i for i in distinct if is_narration(sentences[i].text)}
+        said = {i for i in distinct if weights[i] == 0.0}  # is_narration, weighed once
         pool = [i for i in pool if i not in said] or [i for i in distinct if i not in said] or pool
 
         def rank(i: int) -> tuple[float, int]:
