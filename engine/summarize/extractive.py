@@ -52,10 +52,13 @@ MAX_SENTENCE_CHARS = 280
 
 # The agent's narration of what it is about to do ("Let me check git status", "Now I'll
 # integrate...") and filler ("Perfect!"): they say nothing a resuming agent can use.
-_NARRATION = re.compile(
+# "Now, ", "Okay so ": the openers a narrated step starts with (any number of them).
+_OPENERS = (
     r"^(?:(?:now|next|first|then|finally|okay|ok|alright|great|good|perfect|excellent|"
     r"so|and|also)[,!.]?\s+)*"
-    r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|i should|"
+)
+_NARRATION = re.compile(
+    _OPENERS + r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|i should|"
     r"i want to|i'd like to|we need to|we'll|time to|going to|i can see|i see|i understand|"
     r"looking at|i notice|i found the|i'm now|i am now|now i|i have to)\b",
     re.I,
@@ -81,9 +84,7 @@ _CONTENT = re.compile(
 _IDENTIFIER = re.compile(r"\b(?:[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)")
 # A narrating opener followed by a verb of looking, not of doing: never a fact.
 _LOOKING = re.compile(
-    r"^(?:(?:now|next|first|then|finally|okay|ok|alright|great|good|perfect|excellent|"
-    r"so|and|also)[,!.]?\s+)*"
-    r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|i should|"
+    _OPENERS + r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|i should|"
     r"i want to|we need to|time to)\s+(?:also\s+|now\s+|first\s+|quickly\s+)?"
     r"(?:check|look|examine|see|read|view|explore|search|find|inspect|investigate|analy[sz]e|"
     r"understand|open|review|start|begin|try|run|verify|confirm|test|debug|trace|get|take|"
