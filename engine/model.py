@@ -80,6 +80,11 @@ def _hms(ts: datetime | None) -> str:
     return ts.strftime("%H:%M:%S") if ts is not None else "--:--:--"
 
 
+def first_timestamp(turns: Iterable[Turn]) -> datetime | None:
+    """The timestamp of the first of `turns` that has one (None: none has)."""
+    return next((t.timestamp for t in turns if t.timestamp is not None), None)
+
+
 @dataclass(slots=True, eq=False)
 class Chunk:
     """A group of consecutive turns.
@@ -122,7 +127,7 @@ class Chunk:
 
     @property
     def start(self) -> datetime | None:
-        return next((t.timestamp for t in self.turns if t.timestamp is not None), None)
+        return first_timestamp(self.turns)
 
     @property
     def end(self) -> datetime | None:

@@ -36,9 +36,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.collapse import _PATCH_FILE, _calls, _command, _decode_arguments
+from engine.collapse import _PATCH_FILE, _calls, _command, _decode_arguments, _fold
 from engine.source import content_text
-from engine.summarize.extractive import has_content, is_narration, sentences_of, split_sentences
+from engine.summarize.extractive import (
+    _truncate,
+    has_content,
+    is_narration,
+    sentences_of,
+    split_sentences,
+)
 
 __all__ = [
     "SECTION_TITLES",
@@ -117,7 +123,6 @@ def render_sections(sections: Iterable[Section]) -> str:
 
 # --------------------------------------------------------------------------- helpers
 
-_WS = re.compile(r"\s+")
 _TAGGED = re.compile(
     r"<(system-reminder|environment_context|user_instructions|ide_[a-z_]+|"
     r"local-command-[a-z]+|command-message|command-name|command-args)\b[^>]*>.*?</\1>",
@@ -141,19 +146,9 @@ _TRIVIAL = re.compile(
 )
 
 
-def _fold(text: str) -> str:
-    return _WS.sub(" ", text).strip()
-
-
 def _cut(text: str, limit: int) -> str:
-    text = _fold(text)
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 3]
-    space = cut.rfind(" ")
-    if space >= limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:-") + "..."
+    """`text` on one line, cut at a word to at most `limit` characters."""
+    return _truncate(_fold(text), limit)
 
 
 def _calls_of(msg: Mapping[str, Any]) -> list[tuple[str | None, str, dict[str, Any]]]:
@@ -765,8 +760,8 @@ def last_section(log: _Log) -> Section:
     kept: list[str] = []
     for text in _last_words(log):
         sentences = [s for s in _content_sentences(text) if not _QUESTION.search(s)]
-        found = [s for s in sentences if not is_narration(s) and has_content(s)]
-        kept += found or [s for s in sentences if not is_narration(s)][:2]
+        plain = [s for s in sentences if not is_narration(s)]
+        kept += [s for s in plain if has_content(s)] or plain[:2]
     lines = tuple(_cut(s, _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
     return Section("last", lines, tuple(range(len(lines))))
 

@@ -81,6 +81,16 @@ class Source:
     #: Parts of records read that were left out (encrypted blocks, system reminders).
     stripped: dict[str, int] = field(default_factory=dict)
 
+    def reading(self) -> dict[str, Any]:
+        """What of the file was read, for a JSON output: ``records``, ``read``,
+        ``not_read`` and ``stripped``."""
+        return {
+            "records": self.records,
+            "read": self.read,
+            "not_read": self.not_read,
+            "stripped": self.stripped,
+        }
+
     def accounting(self) -> str:
         """One line on what was not read (empty when everything was): ``not read: 12
         progress records, 3 file-history snapshots; left out of records read: 4

@@ -92,6 +92,24 @@ def test_a_crash_in_a_command_is_one_line_and_a_report(
     assert len(list((isolated / "data" / "crashes").glob("crash-*.txt"))) == 1
 
 
+def test_a_crash_report_is_written_when_the_working_folder_is_gone(
+    isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui.crash import write_report
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    try:
+        raise KeyError("surprise")
+    except KeyError as e:
+        report = write_report(e)
+    assert report is not None and report.parent == isolated / "data" / "crashes"
+    text = report.read_text(encoding="utf-8")
+    assert "cwd: unknown" in text and "KeyError: 'surprise'" in text
+
+
 async def test_q_quits_on_the_main_screen() -> None:
     app = ChunkscopeApp(StartOptions(fixed_timings=True, open_picker=False))
     async with app.run_test(size=SIZE) as pilot:

@@ -92,7 +92,9 @@ def _display_path(path: str) -> str:
 def _file_date(turns: list[Any]) -> str:
     """`` · 2026-11-26``: the date of a document (its turns' timestamp, the file's
     modification time), or nothing when it has none."""
-    stamp = next((t.timestamp for t in turns if t.timestamp is not None), None)
+    from engine.model import first_timestamp
+
+    stamp = first_timestamp(turns)
     return f" · {stamp:%Y-%m-%d}" if stamp is not None else ""
 
 

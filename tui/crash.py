@@ -44,11 +44,15 @@ def write_report(error: BaseException) -> Path | None:
     from engine.paths import data_dir
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
+    try:
+        cwd = os.getcwd()
+    except OSError as e:  # the folder was removed: the report still gets written
+        cwd = f"unknown ({e.strerror or e})"
     lines = [
         f"chunkscope {__version__} crash report, {time.strftime('%Y-%m-%d %H:%M:%S %z')}",
         f"python {platform.python_version()} on {platform.platform()}",
         "command: " + " ".join(sys.argv),
-        f"cwd: {os.getcwd()}",
+        f"cwd: {cwd}",
         "",
         *traceback.format_exception(type(error), error, error.__traceback__),
     ]

@@ -38,7 +38,7 @@ from engine import __version__
 from engine.textutil import strip_control
 
 if TYPE_CHECKING:
-    from engine.evaluate import Scores
+    from engine.evaluate import IntArray, Scores
     from engine.merge import MergeResult
     from engine.pipeline import Pipeline
     from engine.recap import Selection
@@ -238,8 +238,10 @@ def gather(
     partial: bool = False,
     tolerance: int = 2,
     extra_args: Sequence[str] = (),
+    weights: IntArray | None = None,
 ) -> Report:
-    """The `Report` of a run: `pipe` ran the recap pipeline (`merged`, `selection`)."""
+    """The `Report` of a run: `pipe` ran the recap pipeline (`merged`, `selection`).
+    `weights`: the file's `line_weights` when the caller has read them already."""
     from engine.evaluate import chunk_starts, line_weights, match_boundaries, score
     from engine.merge import char_counts
 
@@ -301,7 +303,8 @@ def gather(
     matched: dict[int, int] = {}
     scores = None
     if gold is not None:
-        weights = line_weights(pipe.path)
+        if weights is None:
+            weights = line_weights(pipe.path)
         scores = score(  # partial gold: over the stretch it covers, as eval scores it
             starts, gold, weights, chunks=len(scored), tolerance=tolerance, partial=partial
         )

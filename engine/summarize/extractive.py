@@ -52,10 +52,13 @@ MAX_SENTENCE_CHARS = 280
 
 # The agent's narration of what it is about to do ("Let me check git status", "Now I'll
 # integrate...") and filler ("Perfect!"): they say nothing a resuming agent can use.
-_NARRATION = re.compile(
+# "Now, ", "Okay so ": the openers a narrated step starts with (any number of them).
+_OPENERS = (
     r"^(?:(?:now|next|first|then|finally|okay|ok|alright|great|good|perfect|excellent|"
     r"so|and|also)[,!.]?\s+)*"
-    r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|i should|"
+)
+_NARRATION = re.compile(
+    _OPENERS + r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|i should|"
     r"i want to|i'd like to|we need to|we'll|time to|going to|i can see|i see|i understand|"
     r"looking at|i notice|i found the|i'm now|i am now|now i|i have to)\b",
     re.I,
@@ -81,9 +84,7 @@ _CONTENT = re.compile(
 _IDENTIFIER = re.compile(r"\b(?:[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)")
 # A narrating opener followed by a verb of looking, not of doing: never a fact.
 _LOOKING = re.compile(
-    r"^(?:(?:now|next|first|then|finally|okay|ok|alright|great|good|perfect|excellent|"
-    r"so|and|also)[,!.]?\s+)*"
-    r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|i should|"
+    _OPENERS + r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|i should|"
     r"i want to|we need to|time to)\s+(?:also\s+|now\s+|first\s+|quickly\s+)?"
     r"(?:check|look|examine|see|read|view|explore|search|find|inspect|investigate|analy[sz]e|"
     r"understand|open|review|start|begin|try|run|verify|confirm|test|debug|trace|get|take|"
@@ -335,17 +336,12 @@ class ExtractiveSummarizer:
             for c, s in zip(central.tolist(), sentences, strict=True)
         ]
 
-    def weighted(self, sentences: Sequence[Sentence]) -> list[float]:
-        """`scores` times each sentence's content weight (narration and filler: 0)."""
-        return [
-            sc * content_weight(s.text)
-            for sc, s in zip(self.scores(sentences), sentences, strict=True)
-        ]
-
     def extract(self, text: str) -> Extract:
         """Split, score and choose (the summary's sentences are in original order)."""
         sentences = split_sentences(text)
-        scores = self.weighted(sentences)
+        # `scores` times each sentence's content weight (narration and filler: 0)
+        weights = [content_weight(s.text) for s in sentences]
+        scores = [sc * w for sc, w in zip(self.scores(sentences), weights, strict=True)]
         if not sentences:
             return Extract([], None, [], [])
         # Distinct sentences only: a repeated "Edited x." is one candidate.
@@ -356,7 +352,7 @@ class ExtractiveSummarizer:
         prose = [i for i in distinct if sentences[i].prose]
         pool = prose or distinct
         # narration and filler only when the chunk has nothing else
-        said = {i for i in distinct if is_narration(sentences[i].text)}
+        said = {i for i in distinct if weights[i] == 0.0}  # is_narration, weighed once
         pool = [i for i in pool if i not in said] or [i for i in distinct if i not in said] or pool
 
         def rank(i: int) -> tuple[float, int]:

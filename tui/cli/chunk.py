@@ -132,10 +132,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
             "turns": len(source.turns),
             "skipped_lines": [p.as_dict() for p in source.skipped],
             "warnings": [p.as_dict() for p in source.warnings],
-            "records": source.records,
-            "read": source.read,
-            "not_read": source.not_read,
-            "stripped": source.stripped,
+            **source.reading(),
             "tokenizer": {"name": counter.name, "accuracy": counter.accuracy},
             "params": {"min_chars": pipe.params.min_chars, "strict": args.strict},
             "chunks": [_chunk_json(c, i, tokens[i]) for i, c in enumerate(chunks)],
@@ -203,7 +200,9 @@ def _chunk_report(
     clock = source.kind != "markdown"  # a document's turns all carry the file's date
     dated = ""
     if not clock:
-        stamp = next((t.timestamp for t in source.turns if t.timestamp is not None), None)
+        from engine.model import first_timestamp
+
+        stamp = first_timestamp(source.turns)
         dated = f" dated {stamp:%Y-%m-%d}," if stamp is not None else ""
     head = [
         f"{source.path}: {source.kind_label},{dated} {len(source.turns)} turns, "

@@ -244,11 +244,17 @@ def _run_record(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_transcript(data: dict[str, Any]) -> None:
-    """The payload's transcript exists (said at once, not by the background process)."""
-    transcript = os.path.expanduser(_field(data, "transcript_path"))
+def _transcript(data: dict[str, Any]) -> str:
+    """The payload's ``transcript_path``, ``~`` expanded; `HookInputError` when none."""
+    transcript = _field(data, "transcript_path")
     if not transcript:
         raise HookInputError("no transcript_path in the hook's JSON")
+    return os.path.expanduser(transcript)
+
+
+def _check_transcript(data: dict[str, Any]) -> None:
+    """The payload's transcript exists (said at once, not by the background process)."""
+    transcript = _transcript(data)
     if not os.path.isfile(transcript):
         raise HookInputError(f"{transcript}: no such transcript")
 
@@ -293,10 +299,7 @@ def _detach(args: argparse.Namespace, data: dict[str, Any]) -> bool:
 def _record(args: argparse.Namespace, data: dict[str, Any]) -> None:
     from engine.inject import build_recap, load_stored, project_root, reviewed, save_stored
 
-    transcript = _field(data, "transcript_path")
-    if not transcript:
-        raise HookInputError("no transcript_path in the hook's JSON")
-    transcript = os.path.expanduser(transcript)
+    transcript = _transcript(data)
     root = project_root(_field(data, "cwd") or None)
     review = None
     with contextlib.suppress(Exception):

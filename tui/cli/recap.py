@@ -376,15 +376,8 @@ def cmd_recap(args: argparse.Namespace) -> int:
     run = run_recap(args)
     selection = run.selection
     if args.format == "json":
-        doc = selection.as_dict()
-        # what of the file was read, as chunk's JSON says it (records, read, not_read)
-        source = run.source
-        doc.update(
-            records=source.records,
-            read=source.read,
-            not_read=source.not_read,
-            stripped=source.stripped,
-        )
+        # what of the file was read, as chunk's JSON says it
+        doc = {**selection.as_dict(), **run.source.reading()}
         _write(args, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     else:
         _write(args, selection.text)

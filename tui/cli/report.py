@@ -72,12 +72,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise CliError("give -o REPORT.html (the page is HTML, not for a terminal)")
     gold = None
     partial = False
+    weights = None
     if args.gold is not None:
         from engine.evaluate import line_weights
 
         if args.latest:
             raise CliError("--gold scores one file: give the file, not --latest")
-        found = read_gold_file(args.gold, lines=len(line_weights(args.file)))
+        weights = line_weights(args.file)
+        found = read_gold_file(args.gold, lines=len(weights))
         gold, partial = list(found.starts), found.partial
     run = run_recap(args, strategy=strategy_choice(args))
     report = gather(
@@ -90,6 +92,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         partial=partial,
         tolerance=args.tolerance,
         extra_args=_given_flags(args),
+        weights=weights,
     )
     emit(args, render_html(report))
     recap_notes(run)

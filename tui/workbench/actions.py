@@ -301,14 +301,24 @@ class WorkbenchActions(WorkbenchHost):
         pipe = self.pipe.with_params(**{f.name: getattr(params, f.name) for f in fields(params)})
         tuning = self.tuning
         marks = list(self.marks) or None
-        partial = self.file_marks.partial if self.file_marks is not None else False
+        file_marks = self.file_marks
+        partial = file_marks.partial if file_marks is not None else False
 
         def write(path: Path) -> str:
             from engine.fileio import atomic_write_text
             from tui.report import gather, render_html
 
+            # the marks' line weights, read once for the file and kept (FileMarks.weights)
+            weights = file_marks.weights() if marks is not None and file_marks else None
             report = gather(
-                pipe, view.source, view.result, selection, tuning, gold=marks, partial=partial
+                pipe,
+                view.source,
+                view.result,
+                selection,
+                tuning,
+                gold=marks,
+                partial=partial,
+                weights=weights,
             )
             atomic_write_text(path, render_html(report))
             return f"the report ({len(view.result.chunks)} merged chunks)"

@@ -71,11 +71,22 @@ class MarksDriver(WorkbenchHost):
             return None
         return marks_report(view, marks)
 
-    def action_toggle_mark(self) -> None:
-        """A topic starts (or no longer starts) at the item selected in the left column."""
+    def _save_file_marks(self, updated: FileMarks) -> bool:
+        """Save `updated` (the file's marks, changed) and make them the file's; False,
+        with an error notification, when they could not be saved."""
         from engine.errors import ChunkscopeError
         from engine.gold import save_marks
 
+        try:
+            save_marks(updated.path, updated.starts, updated.digest, partial=updated.partial)
+        except (OSError, ChunkscopeError) as e:
+            self.notify(f"Could not save the marks: {e}", severity="error", markup=False)
+            return False
+        self.file_marks = updated
+        return True
+
+    def action_toggle_mark(self) -> None:
+        """A topic starts (or no longer starts) at the item selected in the left column."""
         bench = self.workbench
         marks = self.file_marks
         if bench is None or marks is None or bench.view is None:
@@ -96,12 +107,8 @@ class MarksDriver(WorkbenchHost):
         starts = set(marks.starts)
         starts.symmetric_difference_update({line})
         updated = replace(marks, starts=clean_marks(sorted(starts)))
-        try:
-            save_marks(marks.path, updated.starts, marks.digest, partial=marks.partial)
-        except (OSError, ChunkscopeError) as e:
-            self.notify(f"Could not save the marks: {e}", severity="error", markup=False)
+        if not self._save_file_marks(updated):
             return
-        self.file_marks = updated
         self.marks = updated.starts
         verb = "starts" if line in starts else "no longer starts"
         n = len(updated.starts)
@@ -120,20 +127,13 @@ class MarksDriver(WorkbenchHost):
     def action_toggle_marks_complete(self) -> None:
         """The marks are all the topics of the file, or some of them (partial: scored
         only over the stretch from the first mark to the last); saved with them."""
-        from engine.errors import ChunkscopeError
-        from engine.gold import save_marks
-
         marks = self.file_marks
         if self.workbench is None or marks is None:
             self.notify("Open a file first (ctrl+o).", markup=False)
             return
         updated = replace(marks, partial=not marks.partial)
-        try:
-            save_marks(marks.path, updated.starts, marks.digest, partial=updated.partial)
-        except (OSError, ChunkscopeError) as e:
-            self.notify(f"Could not save the marks: {e}", severity="error", markup=False)
+        if not self._save_file_marks(updated):
             return
-        self.file_marks = updated
         if updated.partial:
             text = (
                 "The marks are some of the topics: scored from the first mark to the last, "
