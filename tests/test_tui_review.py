@@ -9,6 +9,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -102,3 +103,20 @@ def test_review_without_any_session_is_one_line_and_exit_2(
     assert len(err) == 1 and "no Claude Code session to review" in err[0]
     assert main(["review", str(isolated / "nowhere")]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+def test_announce_gives_up_when_no_workbench_ever_mounts() -> None:
+    """A review whose file never opens must not poll for the workbench forever."""
+    from tui.workbench.review import ANNOUNCE_TRIES, announce
+
+    class NoBench:
+        workbench = None
+        timers = 0
+
+        def set_timer(self, _delay: float, callback: Any) -> None:
+            self.timers += 1
+            callback()  # the timer fires at once
+
+    app = NoBench()
+    announce(app, cast(Any, None))
+    assert app.timers == ANNOUNCE_TRIES - 1

@@ -37,14 +37,20 @@ def store_path(target: ReviewTarget) -> Path:
     return project_dir(target.project) / STORED_NAME
 
 
-def announce(app: Any, target: ReviewTarget) -> None:
+#: How long `announce` waits for the workbench to mount (a file that fails to open never
+#: mounts one), in tries 0.05 s apart.
+ANNOUNCE_TRIES = 200
+
+
+def announce(app: Any, target: ReviewTarget, tries: int = ANNOUNCE_TRIES) -> None:
     """Say what is reviewed, and title the recap preview as what goes in."""
     from textual.css.query import NoMatches
     from textual.widgets import Static
 
     bench = app.workbench
     if bench is None or not bench.is_mounted:
-        app.set_timer(0.05, lambda: announce(app, target))
+        if tries > 1:
+            app.set_timer(0.05, lambda: announce(app, target, tries - 1))
         return
     with contextlib.suppress(NoMatches):
         bench.query_one("#recap-preview-title", Static).update(PREVIEW_TITLE)
