@@ -27,12 +27,21 @@ def make_app(path: Path | str = SAMPLE, **options: object) -> ChunkscopeApp:
     )
 
 
-async def until(pilot: Any, condition: Callable[[], object], timeout: float = 20.0) -> None:
+async def wait_for(pilot: Any, condition: Callable[[], object], timeout: float = 20.0) -> bool:
+    """Poll `condition` until it holds or `timeout` seconds pass; whether it held. For a
+    wait that the test's own assertion follows (its message says what went wrong), in
+    place of a fixed pause: it returns as soon as the app is there, however slow the machine."""
     start = time.monotonic()
     while not condition():
         if time.monotonic() - start > timeout:
-            raise AssertionError("timed out waiting for the app")
+            return False
         await pilot.pause(0.02)
+    return True
+
+
+async def until(pilot: Any, condition: Callable[[], object], timeout: float = 20.0) -> None:
+    if not await wait_for(pilot, condition, timeout):
+        raise AssertionError("timed out waiting for the app")
 
 
 def is_settled(app: ChunkscopeApp) -> bool:
@@ -51,3 +60,18 @@ async def settled(pilot: Any, app: ChunkscopeApp, timeout: float = 20.0) -> None
     """Wait for the first run, its exact token counts, the summaries and the recap."""
     await until(pilot, lambda: is_settled(app), timeout)
     await pilot.pause()
+
+
+def palette_listed(app: ChunkscopeApp) -> bool:
+    """The command palette is open and has listed its hits for what was typed into it
+    (its search, a worker of its own, has ended): enter now runs the first hit."""
+    from textual.command import CommandPalette
+    from textual.worker import WorkerState
+
+    screen = app.screen
+    if not isinstance(screen, CommandPalette) or not screen.has_class("-ready"):
+        return False
+    return not any(
+        w.node is screen and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        for w in app.workers
+    )

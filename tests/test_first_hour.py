@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from textual.widgets import OptionList
 
-from tests.pilot import ROOT, SAMPLE, SIZE, settled, until
+from tests.pilot import ROOT, SAMPLE, SIZE, palette_listed, settled, until, wait_for
 from tui.app import ChunkscopeApp, StartOptions
 from tui.cli import main
 from tui.crash import EXIT_CRASH
@@ -178,7 +178,7 @@ async def test_clear_pins_from_the_palette() -> None:
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"clear pins")
-        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: palette_listed(app))
         await pilot.press("enter")
         await pilot.pause()
         assert app.is_running and not app.state.pinned
@@ -214,11 +214,17 @@ async def test_a_burst_of_keys_into_the_budget_prompt_is_kept(
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         _burst(app, *keys)
-        await pilot.pause(0.5)
+
+        def typed() -> bool:
+            screen = app.screen
+            return isinstance(screen, PromptScreen) and screen.query_one(Input).value == field
+
+        await wait_for(pilot, typed, 5)
+        await pilot.pause()  # and any key that would come after them
         assert isinstance(app.screen, PromptScreen)
         assert app.screen.query_one(Input).value == field
         _burst(app, "enter")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: app.budget == int(field), 5)
         assert app.budget == int(field)
 
 
@@ -329,7 +335,8 @@ async def test_toasts_leave_the_recap_visible(size: tuple[int, int], keep: str) 
         await settled(pilot, app)
         await pilot.press("p", "x")  # two toasts, one of them two lines long
         app.notify("Something long enough to wrap " * 4, timeout=30)
-        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: len(app.screen.query(Toast)) >= len(app._notifications))
+        await pilot.pause()  # and laid out
         toasts = list(app.screen.query(Toast))
         assert toasts
         covered = app.screen.query_one(keep).region
@@ -360,7 +367,8 @@ async def test_z_zooms_the_merge_tab_at_100x30_with_score_and_sweep() -> None:
         assert keys and keys[0].region.right <= 90, "the footer names z"
         app.screen.query_one("#merge-mode").focus()
         await pilot.press("z")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: app.screen.maximized is not None, 5)
+        await pilot.pause()
         screen_region = app.screen.region
         for part in ("#merge-stats", "#sweep", "#merge-mode"):
             region = app.screen.query_one(part).region
@@ -370,7 +378,8 @@ async def test_z_zooms_the_merge_tab_at_100x30_with_score_and_sweep() -> None:
         assert app.screen.maximized is None
         app.screen.query_one("#merged").focus()
         await pilot.press("z")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: app.screen.maximized is not None, 5)
+        await pilot.pause()
         assert app.screen.query_one("#merged").region.height >= 25
 
 
@@ -381,9 +390,9 @@ async def test_compare_titles_keep_their_numbers_and_cards_wrap_their_one_line()
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         await pilot.press("right_square_bracket")  # the right column: a strategy
-        await pilot.pause(0.5)
+        await until(pilot, lambda: app.column_result("right") is not None)
         await until(pilot, app.workers_idle)
-        await pilot.pause(0.3)
+        await pilot.pause()
         for panel in ("#before-col", "#merged"):
             widget = app.screen.query_one(panel)
             title = str(widget.border_title)
@@ -398,6 +407,18 @@ async def test_compare_titles_keep_their_numbers_and_cards_wrap_their_one_line()
 HOSTILE = ["markup_escapes", "invalid_utf8", "non_object_lines", "md_binaryish", "only_garbage"]
 
 
+def _first_load_ended(app: ChunkscopeApp) -> bool:
+    """The file given at start is open, or a notification says why it could not be."""
+    return app._load_worker is None and (app.pipe is not None or bool(app._notifications))
+
+
+async def _step_done(pilot: Any, app: ChunkscopeApp) -> None:
+    """What the last key started has finished and been drawn (no fixed pause: as long as
+    the machine needs, and no longer)."""
+    await until(pilot, app.workers_idle)
+    await pilot.pause()
+
+
 async def _every_screen(pilot: Any, app: ChunkscopeApp) -> None:
     """Open each dialog and panel in turn and close it again; the app must keep running."""
     from textual.widgets import TabbedContent
@@ -407,8 +428,15 @@ async def _every_screen(pilot: Any, app: ChunkscopeApp) -> None:
     bench = app.workbench
     assert bench is not None
     for keys in (("question_mark",), ("b",), ("n",), ("e",), ("ctrl+s",), ("ctrl+o",)):
+        notes = len(app._notifications)
         await pilot.press(*keys)
-        await pilot.pause(0.2)
+        # A dialog opens, or (no file to act on) a notification says why not.
+
+        def answered(notes: int = notes) -> bool:
+            return app.screen is not bench or len(app._notifications) > notes
+
+        await wait_for(pilot, answered, 5)
+        await pilot.pause()  # until the app is idle: the dialog composed and drawn
         screen = app.screen
         if isinstance(screen, OpenFileScreen):  # its sessions: hostile first messages
             box = screen.query_one("#sessions", OptionList)
@@ -417,19 +445,20 @@ async def _every_screen(pilot: Any, app: ChunkscopeApp) -> None:
                 return "looking" not in str(box.get_option_at_index(0).prompt)
 
             await until(pilot, listed)
-            await pilot.pause(0.2)
+            await pilot.pause()
         assert app.is_running
         if app.screen is not bench:
             await pilot.press("escape")
-            await pilot.pause(0.1)
+            await wait_for(pilot, lambda: app.screen is bench, 5)
+            await pilot.pause()
         assert app.screen is bench, (keys, app.screen)
     for keys in (("z",), ("z",), ("right_square_bracket",), ("left_square_bracket",), ("v",)):
         await pilot.press(*keys)
-        await pilot.pause(0.2)
+        await _step_done(pilot, app)
     for tab in ("tab-summary", "tab-recap", "tab-merge"):
         for box in bench.query(TabbedContent):
             box.active = tab
-            await pilot.pause(0.1)
+            await pilot.pause()
     await until(pilot, app.workers_idle)
     assert app.is_running
 
@@ -449,9 +478,8 @@ async def test_every_screen_opens_on_hostile_files(
     folder = path.parent  # the picker lists this folder's sessions: hostile labels too
     app = ChunkscopeApp(StartOptions(path=str(path), folder=str(folder), fixed_timings=True))
     async with app.run_test(size=size) as pilot:
-        await pilot.pause(0.3)
-        await until(pilot, app.workers_idle)
-        await pilot.pause(0.3)
+        await until(pilot, lambda: _first_load_ended(app))
+        await _step_done(pilot, app)
         if case == "markup_sample":
             lines = "\n".join(app.screen.query_one("#before", ChunkList).rendered_lines())
             assert "[bold red]alarm[/]" in lines

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from engine.evaluate import boundary_f1, chunk_starts, line_weights, match_boundaries, score
 from engine.gold import marks_path
-from tests.pilot import SAMPLE, SIZE, make_app, settled, until
+from tests.pilot import SAMPLE, SIZE, make_app, palette_listed, settled, until, wait_for
 from tui.app import ChunkscopeApp
 from tui.cli import main
 from tui.widgets.chunk_list import ChunkList
@@ -265,7 +265,7 @@ async def test_a_says_the_marks_are_all_the_topics_and_is_saved_with_them(
         # The command palette entry does the same.
         await pilot.press("ctrl+p")
         await pilot.press(*"marks are all the topics")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: palette_listed(app))
         await pilot.press("enter")
         await until(pilot, lambda: app.file_marks is not None and app.file_marks.partial)
         assert json.loads(marks_path(log).read_text())["partial"] is True

@@ -24,7 +24,7 @@ from engine.evaluate import (
 )
 from engine.pipeline import Pipeline, PipelineParams
 from engine.tuning import Tuning
-from tests.pilot import SAMPLE, SIZE, make_app, until
+from tests.pilot import SAMPLE, SIZE, make_app, palette_listed, until, wait_for
 from tui.app import ChunkscopeApp
 from tui.screens.help import HELP
 from tui.screens.prompt import PromptScreen
@@ -91,7 +91,7 @@ async def test_the_palette_entry_without_marks_says_how_to_make_them() -> None:
         await _ready(pilot, app)
         await pilot.press("ctrl+p")
         await pilot.press(*"auto-tune on the marks")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: palette_listed(app))
         await pilot.press("enter")
         await until(pilot, lambda: any("topic marks" in n for n in _notes(app)))
         assert not isinstance(app.screen, TuneScreen)

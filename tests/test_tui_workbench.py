@@ -13,7 +13,7 @@ import pytest
 
 from engine.merge import MergeParams
 from engine.pipeline import Pipeline, PipelineParams
-from tests.pilot import ROOT, SAMPLE, SIZE, is_settled, make_app
+from tests.pilot import ROOT, SAMPLE, SIZE, is_settled, make_app, palette_listed, wait_for
 from tests.pilot import settled as pilot_settled
 from tests.pilot import until as pilot_until
 from tui.app import ChunkscopeApp
@@ -498,12 +498,12 @@ async def test_command_palette_runs_namespaced_commands() -> None:
         chunk = app.workbench.view.result.chunks[0].text
         await pilot.press("ctrl+p")
         await pilot.press(*"pin the")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: palette_listed(app))
         await pilot.press("enter")
         await until(pilot, lambda: chunk in app.pinned)
         await pilot.press("ctrl+p")
         await pilot.press(*"contrast")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: palette_listed(app))
         await pilot.press("enter")
         await until(pilot, lambda: app.theme == "chunkscope-contrast")
 
