@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.pilot import ROOT, SAMPLE, settled, until
+from tests.pilot import ROOT, SAMPLE, settled, until, wait_for
 from tui.app import ChunkscopeApp, StartOptions
 
 pytestmark = pytest.mark.usefixtures("isolated")
@@ -42,8 +42,17 @@ async def _settle(pilot: Any) -> None:
         return panel.result is not None and not panel.busy and app.workers_idle()
 
     await until(pilot, swept)
+    await _no_toasts(pilot)
+
+
+async def _no_toasts(pilot: Any) -> None:
+    """The notifications cleared, their toasts gone from the screen and that drawn."""
+    from textual.widgets._toast import Toast
+
+    app = pilot.app
     app.clear_notifications()
-    await pilot.pause(0.2)
+    await wait_for(pilot, lambda: not app.screen.query(Toast), 5)
+    await pilot.pause()
 
 
 def _keys(*keys: str) -> Step:
@@ -51,8 +60,8 @@ def _keys(*keys: str) -> Step:
         await _settle(pilot)
         for key in keys:
             await pilot.press(key)
-            await pilot.pause(0.2)
-        await until(pilot, pilot.app.workers_idle)
+            await until(pilot, pilot.app.workers_idle)
+            await pilot.pause()
         await _settle(pilot)
 
     return run
@@ -60,25 +69,31 @@ def _keys(*keys: str) -> Step:
 
 async def _compare(pilot: Any) -> None:
     await _settle(pilot)
-    pilot.app.set_column_strategy("right", "sliding-window")
-    await pilot.pause(0.3)
-    await until(pilot, pilot.app.workers_idle)
+    app = pilot.app
+    app.set_column_strategy("right", "sliding-window")
+    await until(pilot, lambda: app.column_result("right") is not None)
+    await until(pilot, app.workers_idle)
     await _settle(pilot)
 
 
 async def _zoom_merge(pilot: Any) -> None:
     await _settle(pilot)
-    pilot.app.screen.query_one("#merge-mode").focus()
+    app = pilot.app
+    app.screen.query_one("#merge-mode").focus()
     await pilot.press("z")
-    await pilot.pause(0.3)
+    await wait_for(pilot, lambda: app.screen.maximized is not None, 5)
+    await pilot.pause()
 
 
 async def _tab(pilot: Any, tab: str) -> None:
     from textual.widgets import TabbedContent
 
     await _settle(pilot)
-    pilot.app.screen.query_one(TabbedContent).active = tab
-    await pilot.pause(0.3)
+    app = pilot.app
+    app.screen.query_one(TabbedContent).active = tab
+    await pilot.pause()  # the switch, and whatever work the newly shown tab starts
+    await until(pilot, app.workers_idle)
+    await pilot.pause()
 
 
 async def _summary_tab(pilot: Any) -> None:
@@ -178,6 +193,11 @@ def _dialog(name: str, tmp: Path) -> Callable[[ChunkscopeApp], None]:
 DIALOGS = ["help", "picker", "loading", "prompt", "choose", "confirm"]
 
 
+def _tree_listed(tree: Any) -> bool:
+    """The picker's directory tree shows the folder's entries (its loader is a worker)."""
+    return bool(tree.root.children) and tree._load_queue.empty()
+
+
 @pytest.mark.parametrize("theme", list(THEMES))
 @pytest.mark.parametrize("size", list(SIZES))
 @pytest.mark.parametrize("dialog", DIALOGS)
@@ -190,17 +210,21 @@ def test_dialog(
     open_it = _dialog(dialog, tmp_path)
 
     async def run(pilot: Any) -> None:
-        from textual.widgets import Input
+        from textual.widgets import DirectoryTree, Input
 
         from tui.screens.open_file import OpenFileScreen
 
         await pilot.pause()
+        under = pilot.app.screen
         open_it(pilot.app)
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: pilot.app.screen is not under, 5)
+        await pilot.pause()
         screen = pilot.app.screen
         if isinstance(screen, OpenFileScreen):
+            tree = screen.query_one("#tree", DirectoryTree)
             await until(pilot, lambda: len(screen.sessions) >= 5)
-            await pilot.pause(0.3)
+            await until(pilot, lambda: _tree_listed(tree))
+            await pilot.pause()
         for field in screen.query(Input):  # a blinking cursor is drawn or not by the clock
             field.cursor_blink = False
         await pilot.wait_for_scheduled_animations()
@@ -226,13 +250,12 @@ async def _tuned(pilot: Any) -> None:
     await _settle(pilot)
     assert app.file_marks is not None
     app.set_file_marks(replace(app.file_marks, starts=MARKS))
-    await pilot.pause(0.2)
+    await pilot.pause()
     await until(pilot, app.workers_idle)
     await pilot.press("A")
     await until(pilot, lambda: isinstance(app.screen, TuneScreen) and app.screen.has_class("-done"))
     await until(pilot, app.workers_idle)
-    app.clear_notifications()
-    await pilot.pause(0.2)
+    await _no_toasts(pilot)
 
 
 @pytest.mark.parametrize("theme", list(THEMES))
