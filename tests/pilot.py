@@ -75,3 +75,9 @@ def palette_listed(app: ChunkscopeApp) -> bool:
         w.node is screen and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
         for w in app.workers
     )
+
+
+def all_idle(app: ChunkscopeApp) -> bool:
+    """No pipeline work and no sweep running or scheduled (the sweep starts on a timer
+    of its own, which `workers_idle` leaves out): nothing will redraw by itself."""
+    return app.workers_idle() and app._sweep_timer is None

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from tests.pilot import SAMPLE, SIZE, is_settled, make_app, until
+from tests.pilot import SAMPLE, SIZE, all_idle, is_settled, make_app, until, wait_for
 from tui.app import ChunkscopeApp
 from tui.widgets.chunk_list import ChunkList
 from tui.widgets.similarity_strip import SimilarityStrip
@@ -45,8 +45,8 @@ async def quiet(pilot, app: ChunkscopeApp) -> None:  # type: ignore[no-untyped-d
     the recap) that timers start after the first draw: nothing will redraw on its own."""
     await opened(pilot, app)
     await until(pilot, lambda: is_settled(app))
-    await pilot.pause(0.3)
-    await until(pilot, app.workers_idle)
+    await pilot.pause()
+    await until(pilot, lambda: all_idle(app))
     await pilot.pause()
 
 
@@ -185,7 +185,8 @@ async def test_20000_headings_open_as_a_long_virtual_list(corpus: dict[str, Path
         real = before.render_line
         before.render_line = lambda y: calls.append(y) or real(y)  # type: ignore[method-assign]
         before._invalidate()
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: len(calls) > 0, 5)
+        await pilot.pause()  # the whole repaint
         assert 0 < len(calls) <= before.scrollable_content_region.height
         before.render_line = real  # type: ignore[method-assign]
         before.focus()
@@ -338,10 +339,10 @@ async def test_moving_the_selection_repaints_what_a_full_repaint_would() -> None
             merged.select(index, post=True)
             await pilot.pause()
         await until(pilot, lambda: bench.selected == 3 and app.workers_idle())
-        await pilot.pause(0.1)
+        await pilot.pause()
         partial = app.export_screenshot()
         for lst in bench.query(ChunkList):
             lst._invalidate()
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert app.workers_idle()
         assert app.export_screenshot() == partial

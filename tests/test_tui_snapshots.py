@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pilot import SAMPLE, SIZE, settled, until
+from tests.pilot import SAMPLE, SIZE, settled, until, wait_for
 from tui.app import ChunkscopeApp, StartOptions
 
 pytestmark = pytest.mark.usefixtures("isolated")
@@ -51,9 +51,12 @@ def test_main_screen_light(snap_compare) -> None:  # type: ignore[no-untyped-def
 
 def test_help_screen(snap_compare) -> None:  # type: ignore[no-untyped-def]
     async def open_help(pilot) -> None:  # type: ignore[no-untyped-def]
+        from tui.screens.help import HelpScreen
+
         await pilot.pause()
         await pilot.press("question_mark")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), 5)
+        await pilot.pause()
         await pilot.wait_for_scheduled_animations()
         await pilot.pause()
 
@@ -89,7 +92,7 @@ def test_marks_live_score_and_seed_beside_topic(snap_compare, tmp_path) -> None:
     async def compare(pilot) -> None:  # type: ignore[no-untyped-def]
         await _settle(pilot)
         pilot.app.set_column_strategy("left", "merge:seed")
-        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: pilot.app.column_result("left") is not None, 10)
         await _settle(pilot)
         await _quiet(pilot)
 
@@ -98,8 +101,11 @@ def test_marks_live_score_and_seed_beside_topic(snap_compare, tmp_path) -> None:
 
 async def _quiet(pilot) -> None:  # type: ignore[no-untyped-def]
     """No notification on the snapshot (their timeout races a slow machine's start-up)."""
+    from textual.widgets._toast import Toast
+
     pilot.app.clear_notifications()
-    await pilot.pause(0.2)
+    await wait_for(pilot, lambda: not pilot.app.screen.query(Toast), 5)
+    await pilot.pause()
 
 
 def test_marks_at_100x30(snap_compare, tmp_path) -> None:  # type: ignore[no-untyped-def]

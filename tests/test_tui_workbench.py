@@ -186,7 +186,9 @@ async def test_write_creates_the_file_and_asks_before_overwriting(isolated: Path
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("n")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), 5)
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
         assert target.read_text(encoding="utf-8") == "older recap\n"
 
         await pilot.press("w")
@@ -410,8 +412,12 @@ async def test_escape_cancels_a_long_load(isolated: Path, monkeypatch: pytest.Mo
         app.open_path(str(slow_path))
         # Generous: on a loaded CI machine the worker thread and the dialog's timer can
         # both start late; the slow load itself lasts 40 s unless cancelled.
-        await until(pilot, lambda: isinstance(app.screen, LoadingScreen), timeout=35)
-        await pilot.pause(0.2)
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, LoadingScreen) and app.screen.is_mounted,
+            timeout=35,
+        )
+        await pilot.pause()  # drawn, its keys bound
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, LoadingScreen))
         await until(pilot, app.workers_idle, timeout=10)
