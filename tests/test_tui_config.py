@@ -77,8 +77,12 @@ async def test_loading_a_profile_uses_its_values_over_the_defaults(isolated: Pat
 
 
 async def test_the_palette_summarizer_keeps_the_configured_model_and_url(
-    isolated: Path,
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Nothing listens on port 9: a summary started before the app exits fails at once
+    # instead of retrying for seconds (1 + 2 + 4 s) in a thread the test's event loop
+    # waits for when it closes.
+    monkeypatch.setenv("CHUNKSCOPE_MAX_RETRIES", "0")
     _config(
         isolated,
         '[summarizer]\nname = "llm"\nmodel = "qwen2.5:7b"\nbase_url = "http://127.0.0.1:9/v1"\n',
