@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.fakeserver import FakeOpenAIServer, summary_reply
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` (the suite's default) starts half as many workers again as there are
+    cores, 3 on 2 cores: much of a workbench test's time is spent waiting (the app's own
+    debounce, follow-up and sweep timers; a CLI subprocess; Chromium), when one worker
+    per core would leave its core idle. $PYTEST_XDIST_AUTO_NUM_WORKERS still decides."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return cores + (cores + 1) // 2
 
 
 @pytest.fixture(scope="session", autouse=True)
