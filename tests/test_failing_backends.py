@@ -22,6 +22,10 @@ from tests.hostile.proc import check_outcome, one_error_line
 from tui.cli import main
 
 TIMEOUT = 0.3
+#: The timeout of the tests whose server does answer: long enough for a loaded machine
+#: (a batch of 256 vectors could take more than 0.3 s to come back, and the retry the
+#: timeout caused made `test_500s_then_success` fail now and then).
+ANSWERED_TIMEOUT = 10.0
 #: 600 messages of two paragraphs: 601 distinct chunks, three batches (256, 256, 89).
 MESSAGES = 600
 BATCHES = [256, 256, 89]
@@ -43,7 +47,7 @@ def big_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def env(
     server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> dict[str, str]:
-    return backend_env(server, tmp_path, monkeypatch, TIMEOUT)
+    return backend_env(server, tmp_path, monkeypatch, ANSWERED_TIMEOUT)
 
 
 def _embed(log: Path, url: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -142,8 +146,13 @@ def test_bad_replies_are_refused_and_earlier_batches_kept(
 
 
 def test_a_reply_that_never_comes_times_out(
-    server: FakeOpenAIServer, env: dict[str, str], big_log: Path, capsys: pytest.CaptureFixture[str]
+    server: FakeOpenAIServer,
+    env: dict[str, str],
+    big_log: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("CHUNKSCOPE_HTTP_TIMEOUT", str(TIMEOUT))
     server.always(Fault.slow(3))
     start = time.monotonic()
     code, out, err = _embed(big_log, server.base_url, capsys)
