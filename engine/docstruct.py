@@ -100,6 +100,11 @@ class DocStructure(NamedTuple):
     restarts: int = 0
     #: the first marked start, as a piece index (-1: none)
     first_marked: int = -1
+    #: the pieces whose start is certain, whatever the words say: front matter, a
+    #: pandoc title line, a repeated opening (`engine.segment.frame` keeps them)
+    fixed: tuple[int, ...] = ()
+    #: how many documents front matter or a pandoc title line starts
+    explicit: int = 0
 
 
 def heading_name(text: str) -> str:
@@ -162,7 +167,10 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
         if i < n:
             strength[i] = max(strength[i], AFTER_REFERENCES)
     if not heads:
-        return DocStructure(strength, level, len(openers), 0, min(openers, default=-1))
+        first = min(openers, default=-1)
+        return DocStructure(
+            strength, level, len(openers), 0, first, tuple(sorted(openers)), len(openers)
+        )
     top = min(lv for _, lv, _ in heads)
     tops = sum(1 for _, lv, _ in heads if lv == top)
     # a title heads deeper sections: the heading after it is deeper
@@ -174,6 +182,7 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
     marked = len(openers)
     restarts = 0
     first_marked = min(openers, default=-1)
+    fixed = set(openers)
     shallowest = 7  # the shallowest heading level of the document in progress
     for i in sorted(at_head.keys() | openers):
         if i not in at_head:  # front matter or a pandoc title: a new document
@@ -191,9 +200,12 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
             continue
         if name and counts[name] > 1 and name in opening and lv <= shallowest:
             strength[i] = max(strength[i], RESTART)
+            fixed.add(i)
             restarts += 1
             opening, shallowest = [], 7
         shallowest = min(shallowest, lv)
         if len(opening) < OPENER_HEADINGS and name:
             opening.append(name)
-    return DocStructure(strength, level, marked, restarts, first_marked)
+    return DocStructure(
+        strength, level, marked, restarts, first_marked, tuple(sorted(fixed)), len(openers)
+    )

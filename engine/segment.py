@@ -62,6 +62,7 @@ from engine.docstruct import DocStructure, Piece, document_starts
 from engine.merge import CUT_CODES, MergeParams, MergeResult, char_counts
 from engine.model import Chunk, chunks_from_spans
 from engine.params import SliderSpec, check_fields, knob
+from engine.wordseg import DOC_PENALTY, document_words
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -70,27 +71,18 @@ IntArray = npt.NDArray[np.int64]
 SCALES = (0.5, 1.0, 2.0)
 #: A pause of this many seconds between two messages is a structural point.
 PAUSE_SECONDS = 30 * 60
-#: The windows (chars each side) at which a markdown file's documents are compared.
-DOC_WINDOWS = (5000.0,)
-#: A valley this deep (z units) at one of `DOC_WINDOWS` starts to count as a change of document...
-DOC_VALLEY_FROM = 2.5
-#: ... and counts fully from this depth, as this much of a structural point.
-DOC_VALLEY_FULL = 6.0
-DOC_VALLEY = 0.9
-#: Inside a valley, a top-level section heading's strength is this much higher (a
-#: second-level one half as much, and so on): a cut lands on a heading where one is near.
-SECTION_PULL = 0.3
-#: How much the `new_terms` score (z units) adds to a valley's depth.
-TERM_WEIGHT = 0.5
-#: A new word is a key term when used this many times within `TERM_REACH` chars
-#: of its first use; the blocks compared are `TERM_WINDOW` chars each side.
-TERM_RECUR = 3
-TERM_REACH = 3000
-TERM_WINDOW = 3000.0
-#: A markdown file in which this many documents are found by their markers (front
-#: matter, titles) or by a repeated opening is trusted to show them all: its valleys
-#: add nothing. So is a file whose one marked start opens it (`_unmarked`).
+#: How strongly a document start found by its words (`engine.wordseg`) counts, in a
+#: markdown file whose documents are not all marked for certain (`frame`).
+DOC_WORDS = 1.0
+#: A markdown file in which front matter or title lines start this many documents is
+#: trusted to mark them all: its words add nothing.
 EXPLICIT_STARTS = 2
+#: In the word model, each title a file shows (after its first unit) makes a document
+#: start the file does not mark this much dearer (times `engine.wordseg.DOC_PENALTY`):
+#: the more documents a file marks itself, the less likely it leaves one unmarked.
+TITLE_WEIGHT = 0.5
+#: How many units before a repeated opening may open its document (`document_structure`).
+LEAD_UNITS = 3
 #: The size cap of a merged chunk in chars by default: the seed's (`MergeParams`).
 DEFAULT_MAX_CHARS: int | None = MergeParams().max_chunk_chars
 
@@ -262,9 +254,10 @@ def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> 
 
 def _structure(
     chunks: Sequence[Chunk], sizes: IntArray | None = None
-) -> tuple[FloatArray, DocStructure | None, IntArray]:
-    """`structure_points`, the `DocStructure` of the markdown units (None if none) and
-    the relative level of the heading after each gap (`TopicFrame.headings`)."""
+) -> tuple[FloatArray, DocStructure | None, IntArray, npt.NDArray[np.bool_]]:
+    """`structure_points`, the `DocStructure` of the markdown units (None if none), the
+    relative level of the heading after each gap (`TopicFrame.headings`) and whether
+    the document start at each gap is certain (`DocStructure.fixed`)."""
     n = len(chunks)
     out = np.zeros(max(n - 1, 0))
     totals = (sizes if sizes is not None else char_counts(chunks)).tolist()
@@ -297,8 +290,9 @@ def _structure(
                 prev_ts = t.timestamp
             offset += len(t.role) + len(t.text) + 3
     headings = np.full(max(n - 1, 0), -1, dtype=np.int64)
+    fixed = np.zeros(max(n - 1, 0), dtype=bool)
     if not pieces:
-        return out, None, headings
+        return out, None, headings, fixed
     found = document_starts(pieces)
     for gap, strength, level in zip(piece_gaps, found.strength, found.level, strict=True):
         if 0 <= gap < n - 1:
@@ -306,7 +300,10 @@ def _structure(
                 out[gap] = max(out[gap], strength)
             if level >= 0 and (headings[gap] < 0 or level < headings[gap]):
                 headings[gap] = level
-    return out, found, headings
+    for piece in found.fixed:
+        if 0 <= piece_gaps[piece] < n - 1:
+            fixed[piece_gaps[piece]] = True
+    return out, found, headings, fixed
 
 
 #: `split_ranks`' values: a heading of level L ranks ``HEADING_RANK - L`` (a level-1
@@ -398,84 +395,58 @@ class TopicFrame:
     headings: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
-_TERM = re.compile(r"[^\W\d_]{3,}")
+def _trusted(docs: DocStructure) -> bool:
+    """Does a markdown file mark all its documents for certain? Front matter or title
+    lines start at least `EXPLICIT_STARTS` of them, or it is one titled document: one
+    marked start, which opens the file, and no repeated opening."""
+    if docs.explicit >= EXPLICIT_STARTS:
+        return True
+    return docs.marked == 1 and docs.restarts == 0 and 0 <= docs.first_marked <= 1
 
 
-def new_terms(chunks: Sequence[Chunk], chars: IntArray) -> FloatArray:
-    """Per gap, how much more of the text after it than before it is *new key terms*
-    (z-scored): words met for the first time in the file that recur at least
-    `TERM_RECUR` times within `TERM_REACH` chars of their first use (a document's
-    subject, its names), each counted up to 5 times, per word of the blocks of
-    `TERM_WINDOW` chars each side. A new document brings its own; a new section of
-    the same one mostly reuses what its document has introduced."""
-    n = len(chunks)
-    ids: dict[str, int] = {}
-    words: list[int] = []
-    counts = np.zeros(n, dtype=np.int64)
-    for u, chunk in enumerate(chunks):
-        found = _TERM.findall(chunk.text.lower())
-        counts[u] = len(found)
-        words += [ids.setdefault(w, len(ids)) for w in found]
-    if not words or n < 3:
-        return np.zeros(max(n - 1, 0))
-    word = np.asarray(words, dtype=np.int64)
-    unit = np.repeat(np.arange(n, dtype=np.int64), counts)
-    first = np.full(len(ids), n, dtype=np.int64)
-    np.minimum.at(first, word, unit)
-    near = (chars[unit] - chars[first[word]]) <= TERM_REACH
-    uses = np.bincount(word, weights=near, minlength=len(ids))
-    weight = np.where(uses >= TERM_RECUR, np.minimum(uses, 5.0), 0.0)
-    mass = np.zeros(n + 1)
-    np.cumsum(np.bincount(first, weights=weight, minlength=n)[:n], out=mass[1:])
-    total = np.zeros(n + 1)
-    np.cumsum(counts, out=total[1:])
-    lo, hi = _reach(chars, TERM_WINDOW)
-    b = np.arange(1, n, dtype=np.int64)
-    after = (mass[hi] - mass[b]) / np.maximum(total[hi] - total[b], 1.0)
-    before = (mass[b] - mass[lo]) / np.maximum(total[b] - total[lo], 1.0)
-    d = after - before
-    std = float(np.std(d))
-    out: FloatArray = (d - float(np.mean(d))) / (std if std > 1e-12 else 1.0)
-    return out
-
-
-def document_valleys(
-    chars: IntArray, cum: npt.NDArray[np.float32], terms: FloatArray | None = None
+def document_structure(
+    chunks: Sequence[Chunk],
+    structure: FloatArray,
+    fixed: npt.NDArray[np.bool_],
+    headings: IntArray,
 ) -> FloatArray:
-    """How strongly (0 to 1) each gap is a change of document by its vocabulary alone.
-    At each of `DOC_WINDOWS` (chars each side; scales no knob sets, since documents
-    are longer than the topics of a session), the depth of the block similarity, plus
-    `TERM_WEIGHT` times the `new_terms` score when given, is taken at the deepest gap
-    of each valley, graded from 0 at `DOC_VALLEY_FROM` z units to 1 at
-    `DOC_VALLEY_FULL`, and spread over the gaps within an eighth of the window so the
-    knob-dependent depth still picks the gap; a gap gets the best grade of the
-    windows, times `DOC_VALLEY`."""
-    n = len(chars) - 1
-    out = np.zeros(max(n - 1, 0))
-    if n < 3:
-        return out
-    for width in DOC_WINDOWS:
-        depth = _depths(_block_cosines(cum, *_reach(chars, width)), *_gap_reach(chars, 2 * width))
-        if terms is not None:
-            depth = depth + TERM_WEIGHT * terms
-        lo, hi = _gap_reach(chars, width / 2)
-        peak = depth >= _RangeMax(depth).query(lo, hi)
-        span = DOC_VALLEY_FULL - DOC_VALLEY_FROM
-        grade = np.where(peak, np.clip((depth - DOC_VALLEY_FROM) / span, 0.0, 1.0), 0.0)
-        near_lo, near_hi = _gap_reach(chars, width / 8)
-        np.maximum(out, _RangeMax(grade).query(near_lo, near_hi), out=out)
-    result: FloatArray = out * DOC_VALLEY
-    return result
+    """The document starts of a markdown file that does not mark them all for certain,
+    as structure strengths per gap: the most likely documents by their words
+    (`engine.wordseg.document_words`), where a document starting at a marked point
+    (a title, a banner, the end of a block of link references) is spared that much of
+    the per-document cost (all of it at a certain start: front matter, a repeated
+    opening), and an unmarked start costs `TITLE_WEIGHT` more per title the file shows.
+    The certain starts keep their strength, each document the words find gets at least
+    `DOC_WORDS`, and a marked point they do not take is no start.
 
-
-def _unmarked(docs: DocStructure) -> bool:
-    """Does a markdown file show too few of its documents to be trusted with them all?
-    Fewer than `EXPLICIT_STARTS` found by markers or a repeated opening, or only one,
-    which does not open the file (a titled document alone is one document)."""
-    shown = docs.marked + docs.restarts
-    if shown >= EXPLICIT_STARTS:
-        return False
-    return shown == 0 or not (docs.restarts == 0 and 0 <= docs.first_marked <= 1)
+    A repeated opening is a heading, and a document often opens with a paragraph or two
+    before it: the units between the heading before it and it (at most `LEAD_UNITS`)
+    are spared too, and when the words start the document at one of them, the certain
+    start moves there."""
+    n = len(chunks)
+    spared = np.zeros(n)
+    spared[1:] = np.where(fixed, 1.0, np.minimum(structure, 1.0))
+    titles = int(np.count_nonzero((structure[1:] >= 1.0) & ~fixed[1:]))
+    lead: dict[int, int] = {}  # a unit that may open the document of a repeated opening
+    heads = np.flatnonzero(headings >= 0) + 1  # units that open with a heading
+    for g in np.flatnonzero(fixed & (headings >= 0)).tolist():
+        u = g + 1
+        k = int(np.searchsorted(heads, u))
+        first = max(int(heads[k - 1]) + 1 if k else 1, u - LEAD_UNITS)
+        for v in range(first, u):
+            if not fixed[v - 1]:
+                lead[v] = u
+                spared[v] = 1.0
+    texts = ["\n".join(t.text for t in c.turns) for c in chunks]
+    found = document_words(texts, DOC_PENALTY * (1.0 + TITLE_WEIGHT * titles), spared=spared)
+    out = np.where(fixed, structure, 0.0)
+    for u in found:
+        if u in lead:  # the document of a repeated opening opens a little earlier
+            out[u - 1] = max(out[u - 1], structure[lead[u] - 1])
+            out[lead[u] - 1] = 0.0
+        else:
+            out[u - 1] = max(out[u - 1], structure[u - 1], DOC_WORDS)
+    return out
 
 
 def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
@@ -484,14 +455,9 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     sizes = char_counts(chunks)
     cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
     chars = _offsets(sizes)
-    structure, docs, headings = _structure(chunks, sizes)
-    if docs is not None and len(chunks) >= 2 and _unmarked(docs):
-        # a markdown file that shows none of its documents: its vocabulary must
-        terms = new_terms(chunks, chars) if TERM_WEIGHT > 0 else None
-        valleys = document_valleys(chars, cum, terms)
-        # within a valley, a section heading is where to cut (a top-level one most)
-        pull = np.where(headings >= 0, SECTION_PULL / (1.0 + np.maximum(headings, 0)), 0.0)
-        structure = np.maximum(structure, np.minimum(1.0, valleys * (1.0 + pull)))
+    structure, docs, headings, fixed = _structure(chunks, sizes)
+    if docs is not None and len(chunks) >= 2 and not _trusted(docs):
+        structure = document_structure(chunks, structure, fixed, headings)
     return TopicFrame(chunks, v, sizes, chars, cum, structure, split_ranks(chunks), headings)
 
 
