@@ -103,8 +103,9 @@ class DocStructure(NamedTuple):
     #: the pieces whose start is certain, whatever the words say: front matter, a
     #: pandoc title line, a repeated opening (`engine.segment.frame` keeps them)
     fixed: tuple[int, ...] = ()
-    #: how many documents front matter or a pandoc title line starts
-    explicit: int = 0
+    #: how many documents front matter, a pandoc title line or a heading of a title
+    #: level starts (strength `MARKED`)
+    certain: int = 0
 
 
 def heading_name(text: str) -> str:
@@ -206,6 +207,7 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
         shallowest = min(shallowest, lv)
         if len(opening) < OPENER_HEADINGS and name:
             opening.append(name)
+    certain = sum(1 for x in strength if x >= MARKED)
     return DocStructure(
-        strength, level, marked, restarts, first_marked, tuple(sorted(fixed)), len(openers)
+        strength, level, marked, restarts, first_marked, tuple(sorted(fixed)), certain
     )

@@ -74,12 +74,13 @@ PAUSE_SECONDS = 30 * 60
 #: How strongly a document start found by its words (`engine.wordseg`) counts, in a
 #: markdown file whose documents are not all marked for certain (`frame`).
 DOC_WORDS = 1.0
-#: A markdown file in which front matter or title lines start this many documents is
-#: trusted to mark them all: its words add nothing.
+#: A markdown file in which front matter, title lines or headings of a title level
+#: start this many documents is trusted to mark them all: its words add nothing.
 EXPLICIT_STARTS = 2
-#: In the word model, each title a file shows (after its first unit) makes a document
-#: start the file does not mark this much dearer (times `engine.wordseg.DOC_PENALTY`):
-#: the more documents a file marks itself, the less likely it leaves one unmarked.
+#: In the word model, each start a file marks (after its first unit: a title, a
+#: repeated opening) makes a start it does not mark this much dearer (times
+#: `engine.wordseg.DOC_PENALTY`): the more documents a file marks itself, the less
+#: likely it leaves one unmarked.
 TITLE_WEIGHT = 0.5
 #: How many units before a repeated opening may open its document (`document_structure`).
 LEAD_UNITS = 3
@@ -396,10 +397,11 @@ class TopicFrame:
 
 
 def _trusted(docs: DocStructure) -> bool:
-    """Does a markdown file mark all its documents for certain? Front matter or title
-    lines start at least `EXPLICIT_STARTS` of them, or it is one titled document: one
-    marked start, which opens the file, and no repeated opening."""
-    if docs.explicit >= EXPLICIT_STARTS:
+    """Does a markdown file mark all its documents for certain? Front matter, title
+    lines or headings of a title level start at least `EXPLICIT_STARTS` of them
+    (`DocStructure.certain`), or it is one titled document: one marked start, which
+    opens the file, and no repeated opening."""
+    if docs.certain >= EXPLICIT_STARTS:
         return True
     return docs.marked == 1 and docs.restarts == 0 and 0 <= docs.first_marked <= 1
 
@@ -415,7 +417,7 @@ def document_structure(
     (`engine.wordseg.document_words`), where a document starting at a marked point
     (a title, a banner, the end of a block of link references) is spared that much of
     the per-document cost (all of it at a certain start: front matter, a repeated
-    opening), and an unmarked start costs `TITLE_WEIGHT` more per title the file shows.
+    opening), and an unmarked start costs `TITLE_WEIGHT` more per start the file marks.
     The certain starts keep their strength, each document the words find gets at least
     `DOC_WORDS`, and a marked point they do not take is no start.
 
@@ -426,7 +428,7 @@ def document_structure(
     n = len(chunks)
     spared = np.zeros(n)
     spared[1:] = np.where(fixed, 1.0, np.minimum(structure, 1.0))
-    titles = int(np.count_nonzero((structure[1:] >= 1.0) & ~fixed[1:]))
+    titles = int(np.count_nonzero(structure[1:] >= 1.0))
     lead: dict[int, int] = {}  # a unit that may open the document of a repeated opening
     heads = np.flatnonzero(headings >= 0) + 1  # units that open with a heading
     for g in np.flatnonzero(fixed & (headings >= 0)).tolist():

@@ -158,15 +158,16 @@ def test_untitled_documents_are_topics_by_their_words(tmp_path: Path) -> None:
 
 
 def test_level_one_sections_of_one_document_do_not_cut_it(tmp_path: Path) -> None:
-    # documents whose sections are sometimes level-1 headings: each looks like a title,
-    # but the words say where the documents change: one start per document, at its
-    # first line or at the level-1 section that ends the document before (a start
-    # the file marks costs nothing)
-    text, gold = _markdown(random.Random(6), [6, 6, 6], title_every=3)
+    # documents whose every other section is a level-1 heading: titles by convention,
+    # but too many to be a title level (half the headings), so none is certain and the
+    # words say where the documents change: one start per document, at its first line
+    # or at the level-1 section that ends the document before (a start the file marks
+    # costs nothing)
+    text, gold = _markdown(random.Random(6), [6, 6, 6], title_every=2)
     path = tmp_path / "readmes.md"
     path.write_text(text)
     lines = text.splitlines()
-    assert sum(1 for line in lines if line.startswith("# ")) == 6
+    assert sum(1 for line in lines if line.startswith("# ")) == 9
     found = _topic_starts(path)
     assert len(found) == len(gold)
     for got, want in zip(found, gold, strict=True):
@@ -216,3 +217,43 @@ def test_any_markdown_gives_a_partition_with_bounded_strengths(
     spans = result.spans
     assert spans[0][0] == 0 and spans[-1][1] == len(chunks)
     assert all(a[1] == b[0] for a, b in pairwise(spans))
+
+
+def test_titles_of_a_title_level_are_trusted_over_the_words(tmp_path: Path) -> None:
+    # each document under a level-1 title heading deeper sections: the file marks them
+    # all, so the words add nothing (they would part a document whose halves differ)
+    rng = random.Random(8)
+    docs = []
+    for k in (0, 2, 4):
+        halves = [_paragraph(rng, _vocabulary(k + h), 80) for h in (0, 1) for _ in range(3)]
+        docs.append(
+            f"# Title {k}\n\n" + "\n\n".join(f"## Part {j}\n\n{p}" for j, p in enumerate(halves))
+        )
+    path = tmp_path / "titled.md"
+    path.write_text("\n\n".join(docs) + "\n")
+    params = PipelineParams(embedder=EmbedderSpec(name="lexical"), merge=MergeParams(mode="topic"))
+    pipe = Pipeline(str(path), params)
+    chunks, vectors = pipe.compacted(), pipe.embeddings()
+    assert np.array_equal(frame(chunks, vectors).structure, structure_points(chunks))
+
+
+def test_the_more_starts_a_file_marks_the_dearer_an_unmarked_one() -> None:
+    # pages that open alike ("Synopsis"), one of two halves with words of their own:
+    # the repeated openings are certain; with three of them, the halves stay one page
+    rng = random.Random(9)
+    chunks: list[Chunk] = []
+    starts = []
+    for k in range(4):
+        starts.append(len(chunks))
+        halves = (_vocabulary(2 * k), _vocabulary(2 * k + 1) if k == 1 else _vocabulary(2 * k))
+        for name, own in (
+            ("### Synopsis", halves[0]),
+            ("### Notes", halves[0]),
+            ("### More", halves[1]),
+            ("### Tail", halves[1]),
+        ):
+            text = f"{name}\n{_paragraph(rng, own, 200)}"
+            chunks.append(Chunk([Turn(None, "Doc", text, len(chunks) + 1, len(chunks))]))
+    vectors = np.random.default_rng(9).normal(size=(len(chunks), 8))
+    structure = frame(chunks, vectors).structure
+    assert [g + 1 for g in np.flatnonzero(structure > 0)] == starts[1:]
