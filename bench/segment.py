@@ -1,6 +1,6 @@
 """Topic segmentation quality and speed, on a generated labelled set (`bench/segdata.py`).
 
-    python bench/segment.py [--sessions 8] [--docs 3] [--seed 1] [--e5]
+    python bench/segment.py [--sessions 8] [--docs 3] [--seed 1] [--doc-max-chars N] [--e5]
 
 Prints mean Pk, WindowDiff and boundary F1 per kind of file (agent sessions; markdown
 files of stitched documents with their titles, without them, and with the title in
@@ -33,6 +33,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import segdata
 from segdata import make_dataset
 from segpeers import peers
 
@@ -274,9 +275,16 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, default=8)
     ap.add_argument("--docs", type=int, default=3, help="files per documentation set and variant")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--doc-max-chars",
+        type=int,
+        default=segdata.DOC_MAX_CHARS,
+        help="cut each document at its last heading before this size (long documents: 40000)",
+    )
     ap.add_argument("--e5", action="store_true")
     ap.add_argument("--no-timings", action="store_true")
     args = ap.parse_args()
+    segdata.DOC_MAX_CHARS = args.doc_max_chars
     with tempfile.TemporaryDirectory() as tmp:
         run(args, Path(tmp), "lexical")
         if args.e5:

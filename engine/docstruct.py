@@ -106,6 +106,8 @@ class DocStructure(NamedTuple):
     #: how many documents front matter, a pandoc title line or a heading of a title
     #: level starts (strength `MARKED`)
     certain: int = 0
+    #: the pieces that are front matter or a pandoc title line
+    opened: tuple[int, ...] = ()
 
 
 def heading_name(text: str) -> str:
@@ -169,9 +171,8 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
             strength[i] = max(strength[i], AFTER_REFERENCES)
     if not heads:
         first = min(openers, default=-1)
-        return DocStructure(
-            strength, level, len(openers), 0, first, tuple(sorted(openers)), len(openers)
-        )
+        ordered = tuple(sorted(openers))
+        return DocStructure(strength, level, len(openers), 0, first, ordered, len(openers), ordered)
     top = min(lv for _, lv, _ in heads)
     tops = sum(1 for _, lv, _ in heads if lv == top)
     # a title heads deeper sections: the heading after it is deeper
@@ -209,5 +210,12 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
             opening.append(name)
     certain = sum(1 for x in strength if x >= MARKED)
     return DocStructure(
-        strength, level, marked, restarts, first_marked, tuple(sorted(fixed)), certain
+        strength,
+        level,
+        marked,
+        restarts,
+        first_marked,
+        tuple(sorted(fixed)),
+        certain,
+        tuple(sorted(openers)),
     )

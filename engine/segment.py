@@ -53,7 +53,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -75,7 +75,8 @@ PAUSE_SECONDS = 30 * 60
 #: markdown file whose documents are not all marked for certain (`frame`).
 DOC_WORDS = 1.0
 #: A markdown file in which front matter, title lines or headings of a title level
-#: start this many documents is trusted to mark them all: its words add nothing.
+#: start this many documents is trusted to mark them all: its words add nothing; if
+#: front matter or title lines alone start this many, only they start documents.
 EXPLICIT_STARTS = 2
 #: In the word model, each start a file marks (after its first unit: a title, a
 #: repeated opening) makes a start it does not mark this much dearer (times
@@ -253,12 +254,22 @@ def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> 
     return _structure(chunks, sizes)[0]
 
 
+class _DocGaps(NamedTuple):
+    """Per gap of a markdown file: the relative level of the heading after it
+    (`TopicFrame.headings`), whether the document start there is certain
+    (`DocStructure.fixed`), and whether it is front matter or a title line
+    (`DocStructure.opened`)."""
+
+    headings: IntArray
+    fixed: npt.NDArray[np.bool_]
+    opened: npt.NDArray[np.bool_]
+
+
 def _structure(
     chunks: Sequence[Chunk], sizes: IntArray | None = None
-) -> tuple[FloatArray, DocStructure | None, IntArray, npt.NDArray[np.bool_]]:
-    """`structure_points`, the `DocStructure` of the markdown units (None if none), the
-    relative level of the heading after each gap (`TopicFrame.headings`) and whether
-    the document start at each gap is certain (`DocStructure.fixed`)."""
+) -> tuple[FloatArray, DocStructure | None, _DocGaps]:
+    """`structure_points`, the `DocStructure` of the markdown units (None if none) and
+    what it says per gap (`_DocGaps`)."""
     n = len(chunks)
     out = np.zeros(max(n - 1, 0))
     totals = (sizes if sizes is not None else char_counts(chunks)).tolist()
@@ -292,8 +303,9 @@ def _structure(
             offset += len(t.role) + len(t.text) + 3
     headings = np.full(max(n - 1, 0), -1, dtype=np.int64)
     fixed = np.zeros(max(n - 1, 0), dtype=bool)
+    opened = np.zeros(max(n - 1, 0), dtype=bool)
     if not pieces:
-        return out, None, headings, fixed
+        return out, None, _DocGaps(headings, fixed, opened)
     found = document_starts(pieces)
     for gap, strength, level in zip(piece_gaps, found.strength, found.level, strict=True):
         if 0 <= gap < n - 1:
@@ -301,10 +313,11 @@ def _structure(
                 out[gap] = max(out[gap], strength)
             if level >= 0 and (headings[gap] < 0 or level < headings[gap]):
                 headings[gap] = level
-    for piece in found.fixed:
-        if 0 <= piece_gaps[piece] < n - 1:
-            fixed[piece_gaps[piece]] = True
-    return out, found, headings, fixed
+    for pieces_of, mask in ((found.fixed, fixed), (found.opened, opened)):
+        for piece in pieces_of:
+            if 0 <= piece_gaps[piece] < n - 1:
+                mask[piece_gaps[piece]] = True
+    return out, found, _DocGaps(headings, fixed, opened)
 
 
 #: `split_ranks`' values: a heading of level L ranks ``HEADING_RANK - L`` (a level-1
@@ -400,7 +413,8 @@ def _trusted(docs: DocStructure) -> bool:
     """Does a markdown file mark all its documents for certain? Front matter, title
     lines or headings of a title level start at least `EXPLICIT_STARTS` of them
     (`DocStructure.certain`), or it is one titled document: one marked start, which
-    opens the file, and no repeated opening."""
+    opens the file, and no repeated opening. (A file where front matter or title lines
+    alone start that many is read by those alone: `frame`.)"""
     if docs.certain >= EXPLICIT_STARTS:
         return True
     return docs.marked == 1 and docs.restarts == 0 and 0 <= docs.first_marked <= 1
@@ -457,9 +471,14 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     sizes = char_counts(chunks)
     cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
     chars = _offsets(sizes)
-    structure, docs, headings, fixed = _structure(chunks, sizes)
-    if docs is not None and len(chunks) >= 2 and not _trusted(docs):
-        structure = document_structure(chunks, structure, fixed, headings)
+    structure, docs, gaps = _structure(chunks, sizes)
+    if docs is not None and len(chunks) >= 2:
+        if len(docs.opened) >= EXPLICIT_STARTS:
+            # front matter (or title lines) marks the documents: nothing else starts one
+            structure = np.where(gaps.opened, structure, 0.0)
+        elif not _trusted(docs):
+            structure = document_structure(chunks, structure, gaps.fixed, gaps.headings)
+    headings = gaps.headings
     return TopicFrame(chunks, v, sizes, chars, cum, structure, split_ranks(chunks), headings)
 
 
