@@ -58,7 +58,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from engine.docstruct import DocStructure, Piece, document_starts
+from engine.docstruct import MARKED, DocStructure, Piece, document_starts
 from engine.merge import CUT_CODES, MergeParams, MergeResult, char_counts
 from engine.model import Chunk, chunks_from_spans
 from engine.params import SliderSpec, check_fields, knob
@@ -475,7 +475,7 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     if docs is not None and len(chunks) >= 2:
         if len(docs.opened) >= EXPLICIT_STARTS:
             # front matter (or title lines) marks the documents: nothing else starts one
-            structure = np.where(gaps.opened, structure, 0.0)
+            structure = np.where(gaps.opened | (structure >= MARKED), structure, 0.0)
         elif not _trusted(docs):
             structure = document_structure(chunks, structure, gaps.fixed, gaps.headings)
     headings = gaps.headings
