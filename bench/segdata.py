@@ -431,6 +431,7 @@ DOC_CORPORA = {
     "pyman": "dev",
     "jsdeps": "dev",
     "cmake": "dev",
+    "cmakeref": "dev",
     "npm": "heldout",
     "pipdocs": "heldout",
     "debian": "heldout",
@@ -592,6 +593,14 @@ def doc_corpora() -> dict[str, list[tuple[str, str]]]:
             (n, _clip(rst_markdown(t)))
             for n, t in _files_corpus(
                 [f"/usr/share/cmake*/Help/{d}/*.rst" for d in ("command", "manual", "module")]
+            )
+        ],
+        # CMake's short reference pages (policies, variables, target properties): one
+        # screen each, alike in words and in form
+        "cmakeref": [
+            (n, _clip(rst_markdown(t)))
+            for n, t in _files_corpus(
+                [f"/usr/share/cmake*/Help/{d}/*.rst" for d in ("policy", "variable", "prop_tgt")]
             )
         ],
         "awscli": [

@@ -73,6 +73,10 @@ _FRONT = re.compile(
 _SETEXT_TITLE = re.compile(r"[^\s=#>`~|<-][^\n]*\n {0,3}=+[ \t]*(?:\n|\Z)")
 _PANDOC_TITLE = re.compile(r"% \S")
 _WORD = re.compile(r"[^\W_]+")
+#: How many tokens of a paragraph's first line make its opening pattern.
+OPENING_TOKENS = 3
+_OPENING_TOKEN = re.compile(r"[^\W\d_]+|\d+|[^\w\s]+")
+_CODE_SPAN = re.compile(r"`+[^`\n]*`+")
 #: A paragraph that opens with badges, a logo or a centred HTML block, as a project's
 #: page does.
 _BANNER = re.compile(r"\[!\[|<(?:p|div|h1)\s+align=|<(?:img|picture)\b", re.I)
@@ -115,6 +119,22 @@ def heading_name(text: str) -> str:
     ``### `Set-up`!`` and ``## Set up`` are both ``set up``. Numbers stay, so the
     entries of a series (``Version 1.2``, ``Version 1.3``) are not one name."""
     return " ".join(_WORD.findall(text.casefold()))
+
+
+def opening_pattern(text: str) -> str:
+    """How a paragraph opens: the first `OPENING_TOKENS` tokens (words, numbers, runs of
+    punctuation) of its first line, lower case, a code span as one backtick and a
+    number as ``#``: ``.. versionadded:: 3.1`` opens with ``.. versionadded ::`` and
+    ``The following ``ls`` example`` with ``the following ```. Empty for a heading, an
+    indented line (inside a list or a block) and a line of fewer than two tokens: no
+    pattern."""
+    line = text.lstrip("\n").split("\n", 1)[0].lower()
+    if line.startswith(("#", " ", "\t")):
+        return ""
+    tokens = _OPENING_TOKEN.findall(_CODE_SPAN.sub("`", line))[:OPENING_TOKENS]
+    if len(tokens) < 2:
+        return ""
+    return " ".join("#" if t.isdigit() else t for t in tokens)
 
 
 def _fence_toggles(text: str) -> int:

@@ -58,7 +58,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from engine.docstruct import MARKED, DocStructure, Piece, document_starts
+from engine.docstruct import MARKED, DocStructure, Piece, document_starts, opening_pattern
 from engine.merge import CUT_CODES, MergeParams, MergeResult, char_counts
 from engine.model import Chunk, chunks_from_spans
 from engine.params import SliderSpec, check_fields, knob
@@ -85,6 +85,10 @@ EXPLICIT_STARTS = 2
 TITLE_WEIGHT = 0.5
 #: How many units before a repeated opening may open its document (`document_structure`).
 LEAD_UNITS = 3
+#: How much of the per-document cost a unit that opens as the file's first document
+#: opens (`engine.docstruct.opening_pattern`) is spared: documents of one set often
+#: open alike (".. versionadded::", "The following example ...").
+OPENING_SPARED = 1.0
 #: The size cap of a merged chunk in chars by default: the seed's (`MergeParams`).
 DEFAULT_MAX_CHARS: int | None = MergeParams().max_chunk_chars
 
@@ -332,6 +336,16 @@ _HEADING = re.compile(r"(#{1,6})[ \t]")
 _FENCE = re.compile(r"^[ ]{0,3}(```|~~~)", re.MULTILINE)
 
 
+def _heading_only(chunk: Chunk) -> bool:
+    """Is the chunk nothing but one markdown heading line?"""
+    turns = chunk.turns
+    return (
+        len(turns) == 1
+        and "\n" not in turns[0].text.strip()
+        and _HEADING.match(turns[0].text) is not None
+    )
+
+
 def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
     """How good each gap (after chunk ``i``) is as a place to split a topic over the
     size cap: the rank of what starts after it (`HEADING_RANK` minus a markdown
@@ -361,9 +375,7 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
                     rank = USER_RANK
                 else:
                     rank = MESSAGE_RANK if new else PARAGRAPH_RANK
-                before = chunks[j - 1].turns
-                alone = len(before) == 1 and "\n" not in before[0].text.strip()
-                if alone and _HEADING.match(before[0].text) is not None:
+                if _heading_only(chunks[j - 1]):
                     rank = min(rank, HEADING_ONLY_RANK)
                 out[j - 1] = rank
             text = t.text
@@ -438,10 +450,20 @@ def document_structure(
     A repeated opening is a heading, and a document often opens with a paragraph or two
     before it: the units between the heading before it and it (at most `LEAD_UNITS`)
     are spared too, and when the words start the document at one of them, the certain
-    start moves there."""
+    start moves there. A unit that opens as the file's first document opens (its
+    first paragraph's `opening_pattern`, not a heading) is spared `OPENING_SPARED`."""
     n = len(chunks)
     spared = np.zeros(n)
     spared[1:] = np.where(fixed, 1.0, np.minimum(structure, 1.0))
+    # each unit's own first paragraph (the file's name, a line of no file, is none)
+    firsts = [next((t.text for t in c.turns if t.source_line is not None), "") for c in chunks]
+    first = next((i for i, text in enumerate(firsts) if text.strip()), n)
+    opening = opening_pattern(firsts[first]) if first < n else ""
+    if opening:
+        for u in range(first + 1, n):
+            # a paragraph right under a heading belongs to that section
+            if not _heading_only(chunks[u - 1]) and opening_pattern(firsts[u]) == opening:
+                spared[u] = max(spared[u], OPENING_SPARED)
     titles = int(np.count_nonzero(structure[1:] >= 1.0))
     lead: dict[int, int] = {}  # a unit that may open the document of a repeated opening
     heads = np.flatnonzero(headings >= 0) + 1  # units that open with a heading

@@ -263,3 +263,14 @@ def test_the_first_marked_start_is_known() -> None:
     assert (found.fixed, found.certain) == ((3,), 1)  # front matter is certain
     titled = [Piece("doc.md", True), Piece("# Title", True), Piece("## Use", True)]
     assert document_starts(titled).first_marked == 1
+
+
+def test_the_opening_pattern_of_a_paragraph() -> None:
+    from engine.docstruct import opening_pattern
+
+    assert opening_pattern(".. versionadded:: 3.1\n\nMore.") == ".. versionadded ::"
+    assert opening_pattern("The following ``ls`` example lists") == "the following `"
+    assert opening_pattern("\nVersion 2.10 (2024)") == opening_pattern("Version 3.0 (2025)")
+    assert opening_pattern("## Usage") == ""  # a heading: repeated openings see those
+    assert opening_pattern("  .. versionadded:: 3.14") == ""  # indented: inside a block
+    assert opening_pattern("Word") == ""

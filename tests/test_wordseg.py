@@ -262,3 +262,29 @@ def test_the_more_starts_a_file_marks_the_dearer_an_unmarked_one() -> None:
     vectors = np.random.default_rng(9).normal(size=(len(chunks), 8))
     structure = frame(chunks, vectors).structure
     assert [g + 1 for g in np.flatnonzero(structure > 0)] == starts[1:]
+
+
+def test_documents_that_open_alike_are_found_where_the_words_alone_miss_them(
+    tmp_path: Path,
+) -> None:
+    # short reference pages, each opening "The following `name` example": the words
+    # alone do not pay for documents this short, their opening does
+    rng = random.Random(11)
+    pages, gold, line = [], [], 1
+    for k in range(6):
+        own = _vocabulary(k, size=12)
+        body = [_paragraph(rng, own, 30) for _ in range(2)]
+        page = f"The following ``cmd-{k}`` example shows the output.\n\n" + "\n\n".join(body)
+        gold.append(line)
+        line += page.count("\n") + 2
+        pages.append(page)
+    path = tmp_path / "examples.md"
+    path.write_text("\n\n".join(pages) + "\n")
+    params = PipelineParams(embedder=EmbedderSpec(name="lexical"), merge=MergeParams(mode="topic"))
+    pipe = Pipeline(str(path), params)
+    chunks = pipe.compacted()
+    texts = ["\n".join(t.text for t in c.turns) for c in chunks]
+    assert len(document_words(texts)) < 5  # the words alone miss some
+    structure = frame(chunks, pipe.embeddings()).structure
+    starts = [chunks[g + 1].lines[0] for g in np.flatnonzero(structure >= 1.0)]
+    assert starts == gold[1:]
