@@ -126,10 +126,11 @@ def opening_pattern(text: str) -> str:
     punctuation) of its first line, lower case, a code span as one backtick and a
     number as ``#``: ``.. versionadded:: 3.1`` opens with ``.. versionadded ::`` and
     ``The following ``ls`` example`` with ``the following ```. Empty for a heading, an
-    indented line (inside a list or a block) and a line of fewer than two tokens: no
+    indented line (inside a list or a block), a code fence and a line of fewer than two
+    tokens: no
     pattern."""
     line = text.lstrip("\n").split("\n", 1)[0].lower()
-    if line.startswith(("#", " ", "\t")):
+    if line.startswith(("#", " ", "\t", "```", "~~~")):
         return ""
     tokens = _OPENING_TOKEN.findall(_CODE_SPAN.sub("`", line))[:OPENING_TOKENS]
     if len(tokens) < 2:

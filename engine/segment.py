@@ -449,9 +449,10 @@ def document_structure(
 
     A repeated opening is a heading, and a document often opens with a paragraph or two
     before it: the units between the heading before it and it (at most `LEAD_UNITS`)
-    are spared too, and when the words start the document at one of them, the certain
-    start moves there. A unit that opens as the file's first document opens (its
-    first paragraph's `opening_pattern`, not a heading) is spared `OPENING_SPARED`."""
+    are spared too, and when the words start the document at one of them and not at
+    the heading itself, the certain start moves to the last one they take. A unit that
+    opens as the file's first document opens (its first paragraph's `opening_pattern`,
+    not a heading) is spared `OPENING_SPARED`."""
     n = len(chunks)
     spared = np.zeros(n)
     spared[1:] = np.where(fixed, 1.0, np.minimum(structure, 1.0))
@@ -478,12 +479,16 @@ def document_structure(
     texts = ["\n".join(t.text for t in c.turns) for c in chunks]
     found = document_words(texts, DOC_PENALTY * (1.0 + TITLE_WEIGHT * titles), spared=spared)
     out = np.where(fixed, structure, 0.0)
+    taken = set(found)
     for u in found:
-        if u in lead:  # the document of a repeated opening opens a little earlier
-            out[u - 1] = max(out[u - 1], structure[lead[u] - 1])
-            out[lead[u] - 1] = 0.0
-        else:
+        target = lead.get(u)
+        if target is None:
             out[u - 1] = max(out[u - 1], structure[u - 1], DOC_WORDS)
+        elif target not in taken and not taken.intersection(range(u + 1, target)):
+            # the document of a repeated opening opens a little earlier (at the last lead
+            # the words take; where they take the opening itself, the leads stay before)
+            out[u - 1] = max(out[u - 1], structure[target - 1])
+            out[target - 1] = 0.0
     return out
 
 

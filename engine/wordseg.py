@@ -97,7 +97,10 @@ def document_words(
     total = len(words)
     if len(texts) < 2 or total == 0:
         return []
-    discount = np.zeros(len(texts)) if spared is None else np.clip(np.asarray(spared), 0, 1)
+    discount = np.zeros(len(texts)) if spared is None else np.asarray(spared, dtype=np.float64)
+    if not np.isfinite(discount).all():
+        raise ValueError("spared values must be finite")
+    discount = np.clip(discount, 0.0, 1.0)
     if discount.shape != (len(texts),):
         raise ValueError(f"spared has {discount.size} values for {len(texts)} texts")
     firsts = _blocks(counts, max_blocks, np.flatnonzero(discount > 0))
