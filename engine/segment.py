@@ -76,7 +76,8 @@ PAUSE_SECONDS = 30 * 60
 DOC_WORDS = 1.0
 #: A markdown file in which front matter, title lines or headings of a title level
 #: start this many documents is trusted to mark them all: its words add nothing; if
-#: front matter or title lines alone start this many, only they start documents.
+#: front matter or title lines alone start this many, only they and title-level
+#: headings start documents.
 EXPLICIT_STARTS = 2
 #: In the word model, each start a file marks (after its first unit: a title, a
 #: repeated opening) makes a start it does not mark this much dearer (times
@@ -449,10 +450,11 @@ def document_structure(
 
     A repeated opening is a heading, and a document often opens with a paragraph or two
     before it: the units between the heading before it and it (at most `LEAD_UNITS`)
-    are spared too, and when the words start the document at one of them and not at
-    the heading itself, the certain start moves to the last one they take. A unit that
-    opens as the file's first document opens (its first paragraph's `opening_pattern`,
-    not a heading) is spared `OPENING_SPARED`."""
+    are spared too, and when the words start a document at one of them, it starts there
+    with the repeated opening's strength, and the heading stays a start only if the
+    words take it too (then both are starts). A unit that opens as the file's first
+    document opens (its first paragraph's `opening_pattern`, not a heading) is spared
+    `OPENING_SPARED`."""
     n = len(chunks)
     spared = np.zeros(n)
     spared[1:] = np.where(fixed, 1.0, np.minimum(structure, 1.0))
@@ -479,16 +481,12 @@ def document_structure(
     texts = ["\n".join(t.text for t in c.turns) for c in chunks]
     found = document_words(texts, DOC_PENALTY * (1.0 + TITLE_WEIGHT * titles), spared=spared)
     out = np.where(fixed, structure, 0.0)
-    taken = set(found)
     for u in found:
-        target = lead.get(u)
-        if target is None:
+        if u in lead:  # the document of a repeated opening opens a little earlier
+            out[u - 1] = max(out[u - 1], structure[lead[u] - 1])
+            out[lead[u] - 1] = 0.0
+        else:
             out[u - 1] = max(out[u - 1], structure[u - 1], DOC_WORDS)
-        elif target not in taken and not taken.intersection(range(u + 1, target)):
-            # the document of a repeated opening opens a little earlier (at the last lead
-            # the words take; where they take the opening itself, the leads stay before)
-            out[u - 1] = max(out[u - 1], structure[target - 1])
-            out[target - 1] = 0.0
     return out
 
 
@@ -501,7 +499,8 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     structure, docs, gaps = _structure(chunks, sizes)
     if docs is not None and len(chunks) >= 2:
         if len(docs.opened) >= EXPLICIT_STARTS:
-            # front matter (or title lines) marks the documents: nothing else starts one
+            # front matter (or title lines) marks the documents: only they and
+            # title-level headings (`MARKED`) start one
             structure = np.where(gaps.opened | (structure >= MARKED), structure, 0.0)
         elif not _trusted(docs):
             structure = document_structure(chunks, structure, gaps.fixed, gaps.headings)

