@@ -19,9 +19,10 @@ and its embedding-based successors, instead:
    where the message after the gap is a user turn after the assistant spoke, or
    follows a pause of 30 minutes or a day change; in markdown, times the strength
    with which the unit after the gap starts a document (`engine.docstruct`: front
-   matter, a title, a repeated opening section, a banner; and, in a file where no
-   document start shows, `document_valleys`: a change of vocabulary at the scale of
-   documents). A section heading alone is no hint.
+   matter, a title, a repeated opening section, a banner; and, in a file that does
+   not mark its documents for certain, the documents its words make most likely,
+   `engine.wordseg`, with those marks as cheaper starts: `document_structure`). A
+   section heading alone is no hint.
 4. **Cuts the deepest dips first.** Only the best gap within half a window is a
    candidate (one per valley); candidates whose score reaches ``topic_depth`` (a
    number, or ``adaptive``: mean + std/2 of the candidates) are taken best first,
