@@ -127,8 +127,7 @@ def opening_pattern(text: str) -> str:
     number as ``#``: ``.. versionadded:: 3.1`` opens with ``.. versionadded ::`` and
     ``The following ``ls`` example`` with ``the following ```. Empty for a heading, an
     indented line (inside a list or a block), a code fence and a line of fewer than two
-    tokens: no
-    pattern."""
+    tokens: no pattern."""
     line = text.lstrip("\n").split("\n", 1)[0].lower()
     if line.startswith(("#", " ", "\t", "```", "~~~")):
         return ""

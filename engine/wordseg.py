@@ -18,9 +18,10 @@ alike, where a comparison of windows misses documents shorter than its window.
 
 Words are runs of three letters or more outside `engine.textutil.STOPWORDS`, lower case.
 A document is at most `DOC_MAX_WORDS` words long (the dynamic programme's band), and a
-file of more than `DOC_MAX_BLOCKS` units is read in that many blocks of consecutive
-units (starts then fall on block starts). Everything is numpy over the words, about
-``units x band`` operations, done once per file (`engine.segment.frame`).
+file of more than `DOC_MAX_BLOCKS` units is read in about that many blocks of consecutive
+units, plus one at every unit the caller spares (starts then fall on block starts).
+Everything is numpy over the words, about ``units x band`` operations, done once per
+file (`engine.segment.frame`).
 """
 
 from __future__ import annotations
@@ -93,16 +94,16 @@ def document_words(
     documents after the first start (see the module docstring). `spared` (one per
     text, 0 to 1): how much of the per-document cost a document starting there is
     spared, where the file itself marks a start."""
+    discount = np.zeros(len(texts)) if spared is None else np.asarray(spared, dtype=np.float64)
+    if discount.shape != (len(texts),):
+        raise ValueError(f"spared has {discount.size} values for {len(texts)} texts")
+    if not np.isfinite(discount).all():
+        raise ValueError("spared values must be finite")
+    discount = np.clip(discount, 0.0, 1.0)
     words, counts = _words(texts)
     total = len(words)
     if len(texts) < 2 or total == 0:
         return []
-    discount = np.zeros(len(texts)) if spared is None else np.asarray(spared, dtype=np.float64)
-    if not np.isfinite(discount).all():
-        raise ValueError("spared values must be finite")
-    discount = np.clip(discount, 0.0, 1.0)
-    if discount.shape != (len(texts),):
-        raise ValueError(f"spared has {discount.size} values for {len(texts)} texts")
     firsts = _blocks(counts, max_blocks, np.flatnonzero(discount > 0))
     m = len(firsts)
     # words before each block, and at the end
