@@ -429,9 +429,13 @@ DOC_CORPORA = {
     "nodeapi": "dev",
     "nodeguide": "dev",
     "pyman": "dev",
+    "jsdeps": "dev",
+    "cmake": "dev",
+    "cmakeref": "dev",
     "npm": "heldout",
     "pipdocs": "heldout",
     "debian": "heldout",
+    "awscli": "heldout",
 }
 VARIANTS = ("titled", "notitle", "frontmatter")
 
@@ -500,6 +504,50 @@ def _clip(text: str) -> str:
     return "\n".join(lines[:cut]).strip()
 
 
+_RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+.:_])\1+[ \t]*$")
+_BOLD_LINE = re.compile(r"^\*\*([^*].*?)\*\*[ \t]*$")
+
+
+def rst_markdown(text: str, bold_headings: bool = False) -> str:
+    """A reStructuredText page as markdown headings: a title over (and under) a line of
+    one punctuation character becomes an ATX heading, its level the order in which that
+    underline first appears (as reStructuredText decides levels); with `bold_headings`,
+    a line that is only bold text (the AWS CLI examples' "**To list ...**") is a heading
+    one level below the page's title. Everything else stays as it is."""
+    lines = text.splitlines()
+    levels: dict[str, int] = {}
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        over = _RST_UNDERLINE.match(line)
+        if over and i + 2 < len(lines) and lines[i + 1].strip() and lines[i + 2] == line:
+            level = levels.setdefault("over" + line[0], len(levels) + 1)
+            out.append("#" * min(level, 6) + " " + lines[i + 1].strip())
+            i += 3
+            continue
+        under = _RST_UNDERLINE.match(nxt)
+        if (
+            line.strip()
+            and not line.startswith(" ")
+            and under
+            and len(nxt.strip()) >= len(line.strip())
+        ):
+            level = levels.setdefault(nxt[0], len(levels) + 1)
+            out.append("#" * min(level, 6) + " " + line.strip())
+            i += 2
+            continue
+        bold = _BOLD_LINE.match(line) if bold_headings else None
+        if bold and (i == 0 or not lines[i - 1].strip()):
+            out.append(("# " if not out else "## ") + bold.group(1).strip())
+            i += 1
+            continue
+        out.append(line)
+        i += 1
+    return "\n".join(out)
+
+
 def npm_root() -> Path | None:
     import shutil
     import subprocess
@@ -516,6 +564,9 @@ def npm_root() -> Path | None:
 
 def doc_corpora() -> dict[str, list[tuple[str, str]]]:
     """corpus -> [(name, markdown)] for every documentation set found on this machine."""
+    import site
+    import sysconfig
+
     root = npm_root()
     stdlib = stdlib_topics()
     out = {
@@ -532,6 +583,36 @@ def doc_corpora() -> dict[str, list[tuple[str, str]]]:
             ["/usr/share/doc/*/*.md", "/usr/share/doc/*/*.md.gz"],
             exclude=("/nodejs/", "/python3-pip/"),
         ),
+        # the markdown of npm's own dependencies (READMEs, undici's API docs, node-gyp's
+        # guides, changelogs): not npm's docs/content, which is held out
+        "jsdeps": _files_corpus(
+            [f"{root}/npm/node_modules/**/*.md"] if root else [],
+            exclude=("LICENSE", "/npm/docs/"),
+        ),
+        "cmake": [
+            (n, _clip(rst_markdown(t)))
+            for n, t in _files_corpus(
+                [f"/usr/share/cmake*/Help/{d}/*.rst" for d in ("command", "manual", "module")]
+            )
+        ],
+        # CMake's short reference pages (policies, variables, target properties): one
+        # screen each, alike in words and in form
+        "cmakeref": [
+            (n, _clip(rst_markdown(t)))
+            for n, t in _files_corpus(
+                [f"/usr/share/cmake*/Help/{d}/*.rst" for d in ("policy", "variable", "prop_tgt")]
+            )
+        ],
+        "awscli": [
+            (n, _clip(rst_markdown(t, bold_headings=True)))
+            for n, t in _files_corpus(
+                [
+                    f"{d}/awscli/examples/*/*.rst"
+                    for d in sorted({sysconfig.get_paths()["purelib"], *site.getsitepackages()})
+                ]
+                + ["/root/.pyenv/versions/*/lib/python3*/site-packages/awscli/examples/*/*.rst"]
+            )
+        ],
     }
     return {k: v for k, v in out.items() if len(v) >= 6}
 

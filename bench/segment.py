@@ -1,6 +1,6 @@
 """Topic segmentation quality and speed, on a generated labelled set (`bench/segdata.py`).
 
-    python bench/segment.py [--sessions 8] [--docs 3] [--seed 1] [--e5]
+    python bench/segment.py [--sessions 8] [--docs 3] [--seed 1] [--doc-max-chars N] [--e5]
 
 Prints mean Pk, WindowDiff and boundary F1 per kind of file (agent sessions; markdown
 files of stitched documents with their titles, without them, and with the title in
@@ -33,6 +33,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import segdata
 from segdata import make_dataset
 from segpeers import peers
 
@@ -224,7 +225,28 @@ def timings() -> None:
     md_step = median_ms(lambda: segment(md, vectors, TopicParams(), md_prepared))
     print(
         f"markdown, 10k units: a slider step {md_step:.1f} ms (the frame, with the "
-        f"document-start scan and the valleys, {md_once:.1f} ms, built once per file)"
+        f"document-start scan, {md_once:.1f} ms, built once per file)"
+    )
+
+    # markdown with no front matter and no title: the word model finds its documents
+    # (engine.wordseg) in the frame. 33 documents of about 300 units, each drawing its
+    # words from its own 80 of a vocabulary that overlaps the next document's
+    def word(j: int) -> str:
+        return "".join(chr(97 + (j // 26**k) % 26) for k in range(4))
+
+    plain = []
+    for i in range(10_000):
+        base = (i // 300) * 50
+        picks = rng.integers(base, base + 80, size=int(rng.integers(8, 120)))
+        text = " ".join(word(int(j)) for j in picks)
+        if i % 8 == 0:
+            text = f"{'#' * (2 + i % 3)} Section {i % 50}\n{text}"
+        plain.append(Chunk([Turn(None, "Doc", text, i + 1, i // 8)]))
+    plain_once = median_ms(lambda: frame(plain, vectors))
+    plain_step = median_ms(lambda: segment(plain, vectors, TopicParams(), frame(plain, vectors)))
+    print(
+        f"markdown without marks, 10k units: the frame with the word model {plain_once:.1f} ms "
+        f"(once per file); frame and step {plain_step:.1f} ms"
     )
     small = Case(chunks[:2000], vectors[:2000], [1, 500, 1200], np.full(2000, 400, dtype=np.int64))
     t0 = time.perf_counter()
@@ -253,9 +275,16 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, default=8)
     ap.add_argument("--docs", type=int, default=3, help="files per documentation set and variant")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--doc-max-chars",
+        type=int,
+        default=segdata.DOC_MAX_CHARS,
+        help="cut each document at its last heading before this size (long documents: 40000)",
+    )
     ap.add_argument("--e5", action="store_true")
     ap.add_argument("--no-timings", action="store_true")
     args = ap.parse_args()
+    segdata.DOC_MAX_CHARS = args.doc_max_chars
     with tempfile.TemporaryDirectory() as tmp:
         run(args, Path(tmp), "lexical")
         if args.e5:

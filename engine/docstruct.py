@@ -73,6 +73,10 @@ _FRONT = re.compile(
 _SETEXT_TITLE = re.compile(r"[^\s=#>`~|<-][^\n]*\n {0,3}=+[ \t]*(?:\n|\Z)")
 _PANDOC_TITLE = re.compile(r"% \S")
 _WORD = re.compile(r"[^\W_]+")
+#: How many tokens of a paragraph's first line make its opening pattern.
+OPENING_TOKENS = 3
+_OPENING_TOKEN = re.compile(r"[^\W\d_]+|\d+|[^\w\s]+")
+_CODE_SPAN = re.compile(r"`+[^`\n]*`+")
 #: A paragraph that opens with badges, a logo or a centred HTML block, as a project's
 #: page does.
 _BANNER = re.compile(r"\[!\[|<(?:p|div|h1)\s+align=|<(?:img|picture)\b", re.I)
@@ -100,6 +104,14 @@ class DocStructure(NamedTuple):
     restarts: int = 0
     #: the first marked start, as a piece index (-1: none)
     first_marked: int = -1
+    #: the pieces whose start is certain, whatever the words say: front matter, a
+    #: pandoc title line, a repeated opening (`engine.segment.frame` keeps them)
+    fixed: tuple[int, ...] = ()
+    #: how many documents front matter, a pandoc title line or a heading of a title
+    #: level starts (strength `MARKED`)
+    certain: int = 0
+    #: the pieces that are front matter or a pandoc title line
+    opened: tuple[int, ...] = ()
 
 
 def heading_name(text: str) -> str:
@@ -107,6 +119,22 @@ def heading_name(text: str) -> str:
     ``### `Set-up`!`` and ``## Set up`` are both ``set up``. Numbers stay, so the
     entries of a series (``Version 1.2``, ``Version 1.3``) are not one name."""
     return " ".join(_WORD.findall(text.casefold()))
+
+
+def opening_pattern(text: str) -> str:
+    """How a paragraph opens: the first `OPENING_TOKENS` tokens (words, numbers, runs of
+    punctuation) of its first line, lower case, a code span as one backtick and a
+    number as ``#``: ``.. versionadded:: 3.1`` opens with ``.. versionadded ::`` and
+    ``The following ``ls`` example`` with ``the following ```. Empty for a heading, an
+    indented line (inside a list or a block), a code fence and a line of fewer than two
+    tokens: no pattern."""
+    line = text.lstrip("\n").split("\n", 1)[0].lower()
+    if line.startswith(("#", " ", "\t", "```", "~~~")):
+        return ""
+    tokens = _OPENING_TOKEN.findall(_CODE_SPAN.sub("`", line))[:OPENING_TOKENS]
+    if len(tokens) < 2:
+        return ""
+    return " ".join("#" if t.isdigit() else t for t in tokens)
 
 
 def _fence_toggles(text: str) -> int:
@@ -162,7 +190,9 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
         if i < n:
             strength[i] = max(strength[i], AFTER_REFERENCES)
     if not heads:
-        return DocStructure(strength, level, len(openers), 0, min(openers, default=-1))
+        first = min(openers, default=-1)
+        ordered = tuple(sorted(openers))
+        return DocStructure(strength, level, len(openers), 0, first, ordered, len(openers), ordered)
     top = min(lv for _, lv, _ in heads)
     tops = sum(1 for _, lv, _ in heads if lv == top)
     # a title heads deeper sections: the heading after it is deeper
@@ -174,6 +204,7 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
     marked = len(openers)
     restarts = 0
     first_marked = min(openers, default=-1)
+    fixed = set(openers)
     shallowest = 7  # the shallowest heading level of the document in progress
     for i in sorted(at_head.keys() | openers):
         if i not in at_head:  # front matter or a pandoc title: a new document
@@ -191,9 +222,20 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
             continue
         if name and counts[name] > 1 and name in opening and lv <= shallowest:
             strength[i] = max(strength[i], RESTART)
+            fixed.add(i)
             restarts += 1
             opening, shallowest = [], 7
         shallowest = min(shallowest, lv)
         if len(opening) < OPENER_HEADINGS and name:
             opening.append(name)
-    return DocStructure(strength, level, marked, restarts, first_marked)
+    certain = sum(1 for x in strength if x >= MARKED)
+    return DocStructure(
+        strength,
+        level,
+        marked,
+        restarts,
+        first_marked,
+        tuple(sorted(fixed)),
+        certain,
+        tuple(sorted(openers)),
+    )

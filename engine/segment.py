@@ -19,9 +19,10 @@ and its embedding-based successors, instead:
    where the message after the gap is a user turn after the assistant spoke, or
    follows a pause of 30 minutes or a day change; in markdown, times the strength
    with which the unit after the gap starts a document (`engine.docstruct`: front
-   matter, a title, a repeated opening section, a banner; and, in a file where no
-   document start shows, `document_valleys`: a change of vocabulary at the scale of
-   documents). A section heading alone is no hint.
+   matter, a title, a repeated opening section, a banner; and, in a file that does
+   not mark its documents for certain, the documents its words make most likely,
+   `engine.wordseg`, with those marks as cheaper starts: `document_structure`). A
+   section heading alone is no hint.
 4. **Cuts the deepest dips first.** Only the best gap within half a window is a
    candidate (one per valley); candidates whose score reaches ``topic_depth`` (a
    number, or ``adaptive``: mean + std/2 of the candidates) are taken best first,
@@ -53,15 +54,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.docstruct import DocStructure, Piece, document_starts
+from engine.docstruct import MARKED, DocStructure, Piece, document_starts, opening_pattern
 from engine.merge import CUT_CODES, MergeParams, MergeResult, char_counts
 from engine.model import Chunk, chunks_from_spans
 from engine.params import SliderSpec, check_fields, knob
+from engine.wordseg import DOC_PENALTY, document_words
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -70,27 +72,25 @@ IntArray = npt.NDArray[np.int64]
 SCALES = (0.5, 1.0, 2.0)
 #: A pause of this many seconds between two messages is a structural point.
 PAUSE_SECONDS = 30 * 60
-#: The windows (chars each side) at which a markdown file's documents are compared.
-DOC_WINDOWS = (5000.0,)
-#: A valley this deep (z units) at one of `DOC_WINDOWS` starts to count as a change of document...
-DOC_VALLEY_FROM = 2.5
-#: ... and counts fully from this depth, as this much of a structural point.
-DOC_VALLEY_FULL = 6.0
-DOC_VALLEY = 0.9
-#: Inside a valley, a top-level section heading's strength is this much higher (a
-#: second-level one half as much, and so on): a cut lands on a heading where one is near.
-SECTION_PULL = 0.3
-#: How much the `new_terms` score (z units) adds to a valley's depth.
-TERM_WEIGHT = 0.5
-#: A new word is a key term when used this many times within `TERM_REACH` chars
-#: of its first use; the blocks compared are `TERM_WINDOW` chars each side.
-TERM_RECUR = 3
-TERM_REACH = 3000
-TERM_WINDOW = 3000.0
-#: A markdown file in which this many documents are found by their markers (front
-#: matter, titles) or by a repeated opening is trusted to show them all: its valleys
-#: add nothing. So is a file whose one marked start opens it (`_unmarked`).
+#: How strongly a document start found by its words (`engine.wordseg`) counts, in a
+#: markdown file whose documents are not all marked for certain (`frame`).
+DOC_WORDS = 1.0
+#: A markdown file in which front matter, title lines or headings of a title level
+#: start this many documents is trusted to mark them all: its words add nothing; if
+#: front matter or title lines alone start this many, only they and title-level
+#: headings start documents.
 EXPLICIT_STARTS = 2
+#: In the word model, each start a file marks (after its first unit: a title, a
+#: repeated opening) makes a start it does not mark this much dearer (times
+#: `engine.wordseg.DOC_PENALTY`): the more documents a file marks itself, the less
+#: likely it leaves one unmarked.
+TITLE_WEIGHT = 0.5
+#: How many units before a repeated opening may open its document (`document_structure`).
+LEAD_UNITS = 3
+#: How much of the per-document cost a unit that opens as the file's first document
+#: opens (`engine.docstruct.opening_pattern`) is spared: documents of one set often
+#: open alike (".. versionadded::", "The following example ...").
+OPENING_SPARED = 1.0
 #: The size cap of a merged chunk in chars by default: the seed's (`MergeParams`).
 DEFAULT_MAX_CHARS: int | None = MergeParams().max_chunk_chars
 
@@ -260,11 +260,22 @@ def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> 
     return _structure(chunks, sizes)[0]
 
 
+class _DocGaps(NamedTuple):
+    """Per gap of a markdown file: the relative level of the heading after it
+    (`TopicFrame.headings`), whether the document start there is certain
+    (`DocStructure.fixed`), and whether it is front matter or a title line
+    (`DocStructure.opened`)."""
+
+    headings: IntArray
+    fixed: npt.NDArray[np.bool_]
+    opened: npt.NDArray[np.bool_]
+
+
 def _structure(
     chunks: Sequence[Chunk], sizes: IntArray | None = None
-) -> tuple[FloatArray, DocStructure | None, IntArray]:
+) -> tuple[FloatArray, DocStructure | None, _DocGaps]:
     """`structure_points`, the `DocStructure` of the markdown units (None if none) and
-    the relative level of the heading after each gap (`TopicFrame.headings`)."""
+    what it says per gap (`_DocGaps`)."""
     n = len(chunks)
     out = np.zeros(max(n - 1, 0))
     totals = (sizes if sizes is not None else char_counts(chunks)).tolist()
@@ -297,8 +308,10 @@ def _structure(
                 prev_ts = t.timestamp
             offset += len(t.role) + len(t.text) + 3
     headings = np.full(max(n - 1, 0), -1, dtype=np.int64)
+    fixed = np.zeros(max(n - 1, 0), dtype=bool)
+    opened = np.zeros(max(n - 1, 0), dtype=bool)
     if not pieces:
-        return out, None, headings
+        return out, None, _DocGaps(headings, fixed, opened)
     found = document_starts(pieces)
     for gap, strength, level in zip(piece_gaps, found.strength, found.level, strict=True):
         if 0 <= gap < n - 1:
@@ -306,7 +319,11 @@ def _structure(
                 out[gap] = max(out[gap], strength)
             if level >= 0 and (headings[gap] < 0 or level < headings[gap]):
                 headings[gap] = level
-    return out, found, headings
+    for pieces_of, mask in ((found.fixed, fixed), (found.opened, opened)):
+        for piece in pieces_of:
+            if 0 <= piece_gaps[piece] < n - 1:
+                mask[piece_gaps[piece]] = True
+    return out, found, _DocGaps(headings, fixed, opened)
 
 
 #: `split_ranks`' values: a heading of level L ranks ``HEADING_RANK - L`` (a level-1
@@ -319,6 +336,16 @@ HEADING_ONLY_RANK = 1  # right after a unit that is only a heading (it would be 
 FENCED_RANK = 0  # a blank line inside a fenced code block
 _HEADING = re.compile(r"(#{1,6})[ \t]")
 _FENCE = re.compile(r"^[ ]{0,3}(```|~~~)", re.MULTILINE)
+
+
+def _heading_only(chunk: Chunk) -> bool:
+    """Is the chunk nothing but one markdown heading line?"""
+    turns = chunk.turns
+    return (
+        len(turns) == 1
+        and "\n" not in turns[0].text.strip()
+        and _HEADING.match(turns[0].text) is not None
+    )
 
 
 def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
@@ -350,9 +377,7 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
                     rank = USER_RANK
                 else:
                     rank = MESSAGE_RANK if new else PARAGRAPH_RANK
-                before = chunks[j - 1].turns
-                alone = len(before) == 1 and "\n" not in before[0].text.strip()
-                if alone and _HEADING.match(before[0].text) is not None:
+                if _heading_only(chunks[j - 1]):
                     rank = min(rank, HEADING_ONLY_RANK)
                 out[j - 1] = rank
             text = t.text
@@ -398,84 +423,72 @@ class TopicFrame:
     headings: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
-_TERM = re.compile(r"[^\W\d_]{3,}")
+def _trusted(docs: DocStructure) -> bool:
+    """Does a markdown file mark all its documents for certain? Front matter, title
+    lines or headings of a title level start at least `EXPLICIT_STARTS` of them
+    (`DocStructure.certain`), or it is one titled document: one marked start, which
+    opens the file, and no repeated opening. (A file where front matter or title lines
+    alone start that many is read by those alone: `frame`.)"""
+    if docs.certain >= EXPLICIT_STARTS:
+        return True
+    return docs.marked == 1 and docs.restarts == 0 and 0 <= docs.first_marked <= 1
 
 
-def new_terms(chunks: Sequence[Chunk], chars: IntArray) -> FloatArray:
-    """Per gap, how much more of the text after it than before it is *new key terms*
-    (z-scored): words met for the first time in the file that recur at least
-    `TERM_RECUR` times within `TERM_REACH` chars of their first use (a document's
-    subject, its names), each counted up to 5 times, per word of the blocks of
-    `TERM_WINDOW` chars each side. A new document brings its own; a new section of
-    the same one mostly reuses what its document has introduced."""
-    n = len(chunks)
-    ids: dict[str, int] = {}
-    words: list[int] = []
-    counts = np.zeros(n, dtype=np.int64)
-    for u, chunk in enumerate(chunks):
-        found = _TERM.findall(chunk.text.lower())
-        counts[u] = len(found)
-        words += [ids.setdefault(w, len(ids)) for w in found]
-    if not words or n < 3:
-        return np.zeros(max(n - 1, 0))
-    word = np.asarray(words, dtype=np.int64)
-    unit = np.repeat(np.arange(n, dtype=np.int64), counts)
-    first = np.full(len(ids), n, dtype=np.int64)
-    np.minimum.at(first, word, unit)
-    near = (chars[unit] - chars[first[word]]) <= TERM_REACH
-    uses = np.bincount(word, weights=near, minlength=len(ids))
-    weight = np.where(uses >= TERM_RECUR, np.minimum(uses, 5.0), 0.0)
-    mass = np.zeros(n + 1)
-    np.cumsum(np.bincount(first, weights=weight, minlength=n)[:n], out=mass[1:])
-    total = np.zeros(n + 1)
-    np.cumsum(counts, out=total[1:])
-    lo, hi = _reach(chars, TERM_WINDOW)
-    b = np.arange(1, n, dtype=np.int64)
-    after = (mass[hi] - mass[b]) / np.maximum(total[hi] - total[b], 1.0)
-    before = (mass[b] - mass[lo]) / np.maximum(total[b] - total[lo], 1.0)
-    d = after - before
-    std = float(np.std(d))
-    out: FloatArray = (d - float(np.mean(d))) / (std if std > 1e-12 else 1.0)
-    return out
-
-
-def document_valleys(
-    chars: IntArray, cum: npt.NDArray[np.float32], terms: FloatArray | None = None
+def document_structure(
+    chunks: Sequence[Chunk],
+    structure: FloatArray,
+    fixed: npt.NDArray[np.bool_],
+    headings: IntArray,
 ) -> FloatArray:
-    """How strongly (0 to 1) each gap is a change of document by its vocabulary alone.
-    At each of `DOC_WINDOWS` (chars each side; scales no knob sets, since documents
-    are longer than the topics of a session), the depth of the block similarity, plus
-    `TERM_WEIGHT` times the `new_terms` score when given, is taken at the deepest gap
-    of each valley, graded from 0 at `DOC_VALLEY_FROM` z units to 1 at
-    `DOC_VALLEY_FULL`, and spread over the gaps within an eighth of the window so the
-    knob-dependent depth still picks the gap; a gap gets the best grade of the
-    windows, times `DOC_VALLEY`."""
-    n = len(chars) - 1
-    out = np.zeros(max(n - 1, 0))
-    if n < 3:
-        return out
-    for width in DOC_WINDOWS:
-        depth = _depths(_block_cosines(cum, *_reach(chars, width)), *_gap_reach(chars, 2 * width))
-        if terms is not None:
-            depth = depth + TERM_WEIGHT * terms
-        lo, hi = _gap_reach(chars, width / 2)
-        peak = depth >= _RangeMax(depth).query(lo, hi)
-        span = DOC_VALLEY_FULL - DOC_VALLEY_FROM
-        grade = np.where(peak, np.clip((depth - DOC_VALLEY_FROM) / span, 0.0, 1.0), 0.0)
-        near_lo, near_hi = _gap_reach(chars, width / 8)
-        np.maximum(out, _RangeMax(grade).query(near_lo, near_hi), out=out)
-    result: FloatArray = out * DOC_VALLEY
-    return result
+    """The document starts of a markdown file that does not mark them all for certain,
+    as structure strengths per gap: the most likely documents by their words
+    (`engine.wordseg.document_words`), where a document starting at a marked point
+    (a title, a banner, the end of a block of link references) is spared that much of
+    the per-document cost (all of it at a certain start: front matter, a repeated
+    opening), and an unmarked start costs `TITLE_WEIGHT` more per start the file marks.
+    The certain starts keep their strength, each document the words find gets at least
+    `DOC_WORDS`, and a marked point they do not take is no start.
 
-
-def _unmarked(docs: DocStructure) -> bool:
-    """Does a markdown file show too few of its documents to be trusted with them all?
-    Fewer than `EXPLICIT_STARTS` found by markers or a repeated opening, or only one,
-    which does not open the file (a titled document alone is one document)."""
-    shown = docs.marked + docs.restarts
-    if shown >= EXPLICIT_STARTS:
-        return False
-    return shown == 0 or not (docs.restarts == 0 and 0 <= docs.first_marked <= 1)
+    A repeated opening is a heading, and a document often opens with a paragraph or two
+    before it: the units between the heading before it and it (at most `LEAD_UNITS`)
+    are spared too, and when the words start a document at one of them, it starts there
+    with the repeated opening's strength, and the heading stays a start only if the
+    words take it too (then both are starts). A unit that opens as the file's first
+    document opens (its first paragraph's `opening_pattern`, not a heading) is spared
+    `OPENING_SPARED`."""
+    n = len(chunks)
+    spared = np.zeros(n)
+    spared[1:] = np.where(fixed, 1.0, np.minimum(structure, 1.0))
+    # each unit's own first paragraph (the file's name, a line of no file, is none)
+    firsts = [next((t.text for t in c.turns if t.source_line is not None), "") for c in chunks]
+    first = next((i for i, text in enumerate(firsts) if text.strip()), n)
+    opening = opening_pattern(firsts[first]) if first < n else ""
+    if opening:
+        for u in range(first + 1, n):
+            # a paragraph right under a heading belongs to that section
+            if not _heading_only(chunks[u - 1]) and opening_pattern(firsts[u]) == opening:
+                spared[u] = max(spared[u], OPENING_SPARED)
+    titles = int(np.count_nonzero(structure[1:] >= 1.0))
+    lead: dict[int, int] = {}  # a unit that may open the document of a repeated opening
+    heads = np.flatnonzero(headings >= 0) + 1  # units that open with a heading
+    for g in np.flatnonzero(fixed & (headings >= 0)).tolist():
+        u = g + 1
+        k = int(np.searchsorted(heads, u))
+        first = max(int(heads[k - 1]) + 1 if k else 1, u - LEAD_UNITS)
+        for v in range(first, u):
+            if not fixed[v - 1]:
+                lead[v] = u
+                spared[v] = 1.0
+    texts = ["\n".join(t.text for t in c.turns) for c in chunks]
+    found = document_words(texts, DOC_PENALTY * (1.0 + TITLE_WEIGHT * titles), spared=spared)
+    out = np.where(fixed, structure, 0.0)
+    for u in found:
+        if u in lead:  # the document of a repeated opening opens a little earlier
+            out[u - 1] = max(out[u - 1], structure[lead[u] - 1])
+            out[lead[u] - 1] = 0.0
+        else:
+            out[u - 1] = max(out[u - 1], structure[u - 1], DOC_WORDS)
+    return out
 
 
 def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
@@ -484,14 +497,15 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     sizes = char_counts(chunks)
     cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
     chars = _offsets(sizes)
-    structure, docs, headings = _structure(chunks, sizes)
-    if docs is not None and len(chunks) >= 2 and _unmarked(docs):
-        # a markdown file that shows none of its documents: its vocabulary must
-        terms = new_terms(chunks, chars) if TERM_WEIGHT > 0 else None
-        valleys = document_valleys(chars, cum, terms)
-        # within a valley, a section heading is where to cut (a top-level one most)
-        pull = np.where(headings >= 0, SECTION_PULL / (1.0 + np.maximum(headings, 0)), 0.0)
-        structure = np.maximum(structure, np.minimum(1.0, valleys * (1.0 + pull)))
+    structure, docs, gaps = _structure(chunks, sizes)
+    if docs is not None and len(chunks) >= 2:
+        if len(docs.opened) >= EXPLICIT_STARTS:
+            # front matter (or title lines) marks the documents: only they and
+            # title-level headings (`MARKED`) start one
+            structure = np.where(gaps.opened | (structure >= MARKED), structure, 0.0)
+        elif not _trusted(docs):
+            structure = document_structure(chunks, structure, gaps.fixed, gaps.headings)
+    headings = gaps.headings
     return TopicFrame(chunks, v, sizes, chars, cum, structure, split_ranks(chunks), headings)
 
 

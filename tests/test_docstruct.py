@@ -216,6 +216,7 @@ def test_a_repeated_opening_starts_a_document_a_repeated_subsection_does_not() -
     found = document_starts(pages)
     assert found.strength == [0.0, 0.0, 0.0, 1.0, 0.0]
     assert (found.marked, found.restarts) == (0, 1)
+    assert (found.fixed, found.certain) == ((3,), 0)  # certain to start, not a title
     changelog = _heads(
         "# Changelog", "## 1.2.0", "### Fixed", "### Added", "## 1.1.0", "### Fixed", "### Added"
     )
@@ -226,6 +227,12 @@ def test_a_repeated_opening_starts_a_document_a_repeated_subsection_does_not() -
     assert found.strength == [MARKED, 0.0, 0.0, MARKED, 0.0, 0.0]
     assert found.level == [0, 1, 1, 0, 1, 1]
     assert found.marked == 2
+    assert (found.fixed, found.certain) == ((), 2)  # titles are weighed against the words
+    # a README that uses level 1 for its sections: titles by convention, none certain
+    readme = _heads("# Install", "# Usage", "## Flags", "# License")
+    found = document_starts(readme)
+    assert found.strength == [1.0, 1.0, 0.0, 1.0]
+    assert (found.marked, found.certain) == (3, 0)
 
 
 def test_the_frame_says_how_deep_the_heading_after_each_gap_is(tmp_path: Path) -> None:
@@ -253,5 +260,17 @@ def test_the_first_marked_start_is_known() -> None:
     pieces.append(Piece("---\ntitle: next\n---", False))
     found = document_starts(pieces)
     assert (found.marked, found.first_marked) == (1, 3)
+    assert (found.fixed, found.certain) == ((3,), 1)  # front matter is certain
     titled = [Piece("doc.md", True), Piece("# Title", True), Piece("## Use", True)]
     assert document_starts(titled).first_marked == 1
+
+
+def test_the_opening_pattern_of_a_paragraph() -> None:
+    from engine.docstruct import opening_pattern
+
+    assert opening_pattern(".. versionadded:: 3.1\n\nMore.") == ".. versionadded ::"
+    assert opening_pattern("The following ``ls`` example lists") == "the following `"
+    assert opening_pattern("\nVersion 2.10 (2024)") == opening_pattern("Version 3.0 (2025)")
+    assert opening_pattern("## Usage") == ""  # a heading: repeated openings see those
+    assert opening_pattern("  .. versionadded:: 3.14") == ""  # indented: inside a block
+    assert opening_pattern("Word") == ""
