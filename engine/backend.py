@@ -12,7 +12,9 @@ Declared once here:
 * the retry policy (`retryable`, `retry_after`, `RetryPolicy.delay`): HTTP
   408/409/429/5xx are retried, after the server's ``retry-after-ms`` or
   ``Retry-After`` (seconds or an HTTP-date) when it sends one, else after an
-  exponential backoff; every wait is bounded;
+  exponential backoff; every wait is bounded, and a client told to stop
+  (`RetryWait.stop`: the workbench stops its clients when it quits) ends its wait at
+  once and gives up instead of retrying;
 * the client (`make_client`: the ``openai`` SDK with our timeout and its own retries
   off, since retries are done by the callers with `RetryPolicy`);
 * which backend, model, URL and key a stage uses (`resolve`).
@@ -24,7 +26,9 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -208,6 +212,31 @@ class RetryPolicy:
         if asked is not None:
             return min(asked, self.retry_after_cap)
         return float(min(self.backoff_max, self.backoff * (2**attempt)))
+
+
+class RetryWait:
+    """The waits of one client between its retries. Called with a number of seconds,
+    it waits them (with `sleep` when one is given, as tests do; else on an event that
+    `stop` sets, so a stop ends a wait at once) and says whether the client may try
+    again: after `stop`, never."""
+
+    def __init__(self, sleep: Callable[[float], None] | None = None) -> None:
+        self._sleep = sleep
+        self._stopped = threading.Event()
+
+    def stop(self) -> None:
+        """End every wait now and every retry from now on."""
+        self._stopped.set()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()
+
+    def __call__(self, seconds: float) -> bool:
+        if self._sleep is not None:
+            self._sleep(seconds)
+            return not self.stopped
+        return not self._stopped.wait(seconds)
 
 
 # --------------------------------------------------------------------------- client

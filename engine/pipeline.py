@@ -632,6 +632,17 @@ class Pipeline:
                 )
             return built
 
+    def stop_requests(self) -> None:
+        """Tell the remote clients built for this file (embedders, summarizers) to send no
+        more requests: a wait between retries ends now and the work in progress fails
+        (`engine.backend.RetryWait`). The workbench calls it when it quits. It takes no
+        lock, since a stage may hold one for as long as a request lasts."""
+        shared = self._shared
+        for client in [*list(shared.embedders.values()), *list(shared.summarizers.values())]:
+            stop = getattr(client, "stop", None)
+            if callable(stop):
+                stop()
+
     def set_summarizer(self, summarizer: Summarizer) -> None:
         """Use `summarizer` for this summarizer spec (tests, custom backends)."""
         with self._shared.lock:

@@ -147,8 +147,15 @@ def _embed(server: FakeOpenAIServer, sleeps: list[float]) -> object:
 
 
 def _chat(server: FakeOpenAIServer, sleeps: list[float]) -> object:
-    s = LLMSummarizer("m", server.base_url, KEY, max_retries=3, backoff=0.01, max_backoff=60.0)
-    s._sleep = sleeps.append
+    s = LLMSummarizer(
+        "m",
+        server.base_url,
+        KEY,
+        max_retries=3,
+        backoff=0.01,
+        max_backoff=60.0,
+        sleep=sleeps.append,
+    )
     return s.complete("text")
 
 
@@ -277,3 +284,73 @@ def test_resolve_flags_win_then_config_then_default() -> None:
     assert resolve("summarizer", "llm", settings=cfg).model == "chat-model"
     assert resolve("embedder", settings=Settings()).name == "lexical"
     assert resolve("embedder", settings=Settings(), default="openai").name == "openai"
+
+
+# --------------------------------------------------------------------------- stopping
+
+
+def _stop_during_backoff(
+    server: FakeOpenAIServer, path: str, call: Callable[[], Any], stop: Callable[[], None]
+) -> BaseException:
+    """Run `call` in a thread against a server that answers 503; once the first request
+    is in, `stop` the client. Returns the exception the call ended with."""
+    import threading
+
+    server.always(Fault.http(503))
+    ended: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as e:  # the test reads what it ended with
+            ended.append(e)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.requests_to(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    stop()
+    # the backoff is 30 s: the call ends now because of the stop, not after the wait
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+    server.always(None)
+    return ended[0]
+
+
+def test_a_stopped_summarizer_ends_its_backoff_and_sends_nothing_more(
+    fresh: FakeOpenAIServer,
+) -> None:
+    llm = LLMSummarizer("m", base_url=fresh.base_url, api_key=KEY, max_retries=5, backoff=30.0)
+    error = _stop_during_backoff(fresh, "/chat/completions", lambda: llm.summarize("x"), llm.stop)
+    assert isinstance(error, SummaryError)
+    assert "HTTP 503; stopped" in str(error)
+    assert len(fresh.requests_to("/chat/completions")) == 1
+    with pytest.raises(SummaryError, match="stopped"):  # and it sends nothing from now on
+        llm.summarize("y")
+    assert len(fresh.requests_to("/chat/completions")) == 1
+
+
+def test_a_stopped_embedder_ends_its_backoff_and_sends_nothing_more(
+    fresh: FakeOpenAIServer,
+) -> None:
+    emb = OpenAIEmbedder(
+        "e", base_url=fresh.base_url, api_key=KEY, max_retries=5, backoff_base=30.0
+    )
+    error = _stop_during_backoff(fresh, "/embeddings", lambda: emb.embed(["a"]), emb.stop)
+    assert isinstance(error, EmbeddingError)
+    assert "HTTP 503; stopped" in str(error)
+    assert len(fresh.requests_to("/embeddings")) == 1
+    with pytest.raises(EmbeddingError, match="stopped"):
+        emb.embed(["b"])
+    assert len(fresh.requests_to("/embeddings")) == 1
+
+
+def test_a_retry_wait_with_a_sleep_still_obeys_stop() -> None:
+    from engine.backend import RetryWait
+
+    slept: list[float] = []
+    wait = RetryWait(slept.append)
+    assert wait(1.5) is True and slept == [1.5]
+    wait.stop()
+    assert wait(2.0) is False and wait.stopped

@@ -99,3 +99,31 @@ async def test_the_palette_summarizer_keeps_the_configured_model_and_url(
             "qwen2.5:7b",
             "http://127.0.0.1:9/v1",
         )
+
+
+async def test_quitting_does_not_wait_for_a_summary_s_retries(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An LLM summarizer whose endpoint answers 503 waits 30 s before it retries; `q`
+    # stops it, so the app (and its summary thread) ends now, not after the backoff.
+    # (The workbench asks for the first chunk's summary as soon as the file is open.)
+    import time
+
+    from tests.fakeserver import Fault
+
+    monkeypatch.setenv("CHUNKSCOPE_BACKOFF", "30")
+    with FakeOpenAIServer(dim=16) as server:
+        server.always(Fault.http(503))
+        _config(
+            isolated,
+            f'[summarizer]\nname = "llm"\nmodel = "m"\nbase_url = "{server.base_url}"\n',
+        )
+        app = make_app(SAMPLE)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: bool(server.requests_to("/chat/completions")))
+            pressed = time.monotonic()
+            await pilot.press("q")
+        quit_took = time.monotonic() - pressed
+        sent = len(server.requests_to("/chat/completions"))
+    assert quit_took < 15, quit_took  # the first backoff alone is 30 s
+    assert sent == 1  # one summary asked, not retried after the stop

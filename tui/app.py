@@ -363,6 +363,14 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDrive
         self.theme = names[(i + 1) % len(names)]
         self.notify(f"Theme: {self.theme}", markup=False)
 
+    async def action_quit(self) -> None:
+        """Quit. The remote clients are told to stop first: a summary or an embedding
+        retrying an endpoint that does not answer would otherwise hold the exit for the
+        rest of its backoff (`engine.pipeline.Pipeline.stop_requests`)."""
+        if self.pipe is not None:
+            self.pipe.stop_requests()
+        self.exit()
+
     def action_cancel_work(self) -> None:
         cancelled = False
         for worker in self.workers:

@@ -115,6 +115,12 @@ class CachedEmbedder:
         """``cache <hits>/<requests>`` of the latest call."""
         return self.last.summary()
 
+    def stop(self) -> None:
+        """Stop the inner embedder's requests, if it sends any (`engine.backend.RetryWait`)."""
+        stop = getattr(self.inner, "stop", None)
+        if callable(stop):
+            stop()
+
     def __repr__(self) -> str:
         return f"CachedEmbedder({self.inner!r}, {self.cache!r})"
 

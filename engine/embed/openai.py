@@ -23,7 +23,6 @@ client's exception chained to them.
 from __future__ import annotations
 
 import base64
-import time
 import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -33,6 +32,7 @@ import numpy as np
 from engine.backend import (
     MissingKeyError,
     RetryPolicy,
+    RetryWait,
     base_url_or_default,
     display_endpoint,
     http_settings,
@@ -99,7 +99,7 @@ class OpenAIEmbedder:
         backoff_max: float = 20.0,
         retry_after_cap: float = 60.0,
         warn: Warn | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
     ) -> None:
         url = base_url_or_default(base_url)
         self.endpoint = display_endpoint(url)
@@ -134,7 +134,7 @@ class OpenAIEmbedder:
         self.retry = RetryPolicy(max_retries, backoff_base, backoff_max, retry_after_cap)
         self.requests = 0
         self._warn_callback = warn
-        self._sleep = sleep
+        self._wait_retry = RetryWait(sleep)
 
         import openai as sdk
 
@@ -208,6 +208,8 @@ class OpenAIEmbedder:
             extra["dimensions"] = self.dimensions
         attempt = 0
         while True:
+            if self._wait_retry.stopped:
+                raise self._error("stopped")
             asked: float | None = None
             self.requests += 1
             try:
@@ -236,8 +238,14 @@ class OpenAIEmbedder:
                 if self.max_retries:
                     reason += f" after {self.max_retries} retries"
                 raise self._error(reason) from None
-            self._sleep(self.retry.delay(attempt, asked))
+            if not self._wait_retry(self.retry.delay(attempt, asked)):
+                raise self._error(f"{reason}; stopped") from None
             attempt += 1
+
+    def stop(self) -> None:
+        """Send no more requests: a wait between retries ends now and embedding fails
+        (the workbench calls this when it quits)."""
+        self._wait_retry.stop()
 
     def _embed_batch(self, batch: list[str]) -> Matrix:
         response = self._request(batch)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from engine.backend import (
     MissingKeyError,
     RetryPolicy,
+    RetryWait,
     base_url_or_default,
     display_endpoint,
     http_settings,
@@ -98,7 +98,7 @@ class LLMSummarizer:
         max_backoff: float = 30.0,
         fallback: Summarizer | None = None,
         client: Any | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
     ) -> None:
         if not model:
             raise ValueError("the LLM summarizer needs a model name")
@@ -125,7 +125,7 @@ class LLMSummarizer:
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.retry = RetryPolicy(max_retries, backoff, max_backoff, max_backoff)
-        self._sleep = sleep
+        self._wait_retry = RetryWait(sleep)
         self.fallback: Summarizer = fallback or ExtractiveSummarizer()
         self._client = client
         self._client_lock = threading.Lock()
@@ -147,8 +147,13 @@ class LLMSummarizer:
                 self._client = make_client(self.base_url, self._api_key, self.timeout)
             return self._client
 
-    def _wait(self, retry: int, asked: float | None) -> None:
-        self._sleep(self.retry.delay(retry - 1, asked))
+    def stop(self) -> None:
+        """Send no more requests: a wait between retries ends now and the summary fails
+        (the workbench calls this when it quits)."""
+        self._wait_retry.stop()
+
+    def _stopped(self, last: str) -> SummaryError:
+        return SummaryError(self.endpoint, f"{last}; stopped" if last else "stopped")
 
     def complete(self, text: str) -> str:
         """One chat completion for `text` (retrying transient failures); the reply text."""
@@ -162,8 +167,10 @@ class LLMSummarizer:
         last = ""
         asked: float | None = None
         for attempt in range(self.max_retries + 1):
-            if attempt:
-                self._wait(attempt, asked)
+            if self._wait_retry.stopped or (
+                attempt and not self._wait_retry(self.retry.delay(attempt - 1, asked))
+            ):
+                raise self._stopped(last)
             asked = None
             with self._client_lock:
                 self.requests += 1
