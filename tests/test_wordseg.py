@@ -75,10 +75,16 @@ def test_no_words_no_documents() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.integers(6, 12), min_size=1, max_size=6), st.integers(0, 10_000))
+@given(st.lists(st.integers(4, 12), min_size=1, max_size=6), st.integers(0, 10_000))
 def test_any_stitching_of_distinct_documents_is_found(sizes: list[int], seed: int) -> None:
     texts, starts = _documents(random.Random(seed), sizes)
-    assert document_words(texts) == starts
+    found = document_words(texts)
+    # never a start inside a document; every start found once the documents are long
+    # enough to pay for themselves (8 paragraphs, about 450 words; shorter ones may
+    # merge with a neighbour: each document costs 8 x log(words))
+    assert set(found) <= set(starts)
+    if min(sizes) >= 8:
+        assert found == starts
 
 
 @settings(max_examples=60, deadline=None)
