@@ -239,6 +239,14 @@ class RetryWait:
         return not self._stopped.wait(seconds)
 
 
+def stop_requests(client: object) -> None:
+    """Tell `client` (an embedder, a summarizer, a wrapper of one) to send no more
+    requests, if it sends any: its `RetryWait` stops."""
+    stop = getattr(client, "stop", None)
+    if callable(stop):
+        stop()
+
+
 # --------------------------------------------------------------------------- client
 
 

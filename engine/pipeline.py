@@ -637,11 +637,11 @@ class Pipeline:
         more requests: a wait between retries ends now and the work in progress fails
         (`engine.backend.RetryWait`). The workbench calls it when it quits. It takes no
         lock, since a stage may hold one for as long as a request lasts."""
+        from engine.backend import stop_requests  # only on quit: not at start-up
+
         shared = self._shared
         for client in [*list(shared.embedders.values()), *list(shared.summarizers.values())]:
-            stop = getattr(client, "stop", None)
-            if callable(stop):
-                stop()
+            stop_requests(client)
 
     def set_summarizer(self, summarizer: Summarizer) -> None:
         """Use `summarizer` for this summarizer spec (tests, custom backends)."""

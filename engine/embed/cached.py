@@ -117,9 +117,9 @@ class CachedEmbedder:
 
     def stop(self) -> None:
         """Stop the inner embedder's requests, if it sends any (`engine.backend.RetryWait`)."""
-        stop = getattr(self.inner, "stop", None)
-        if callable(stop):
-            stop()
+        from engine.backend import stop_requests  # only on quit: not at start-up
+
+        stop_requests(self.inner)
 
     def __repr__(self) -> str:
         return f"CachedEmbedder({self.inner!r}, {self.cache!r})"

@@ -152,9 +152,6 @@ class LLMSummarizer:
         (the workbench calls this when it quits)."""
         self._wait_retry.stop()
 
-    def _stopped(self, last: str) -> SummaryError:
-        return SummaryError(self.endpoint, f"{last}; stopped" if last else "stopped")
-
     def complete(self, text: str) -> str:
         """One chat completion for `text` (retrying transient failures); the reply text."""
         import openai
@@ -170,7 +167,7 @@ class LLMSummarizer:
             if self._wait_retry.stopped or (
                 attempt and not self._wait_retry(self.retry.delay(attempt - 1, asked))
             ):
-                raise self._stopped(last)
+                raise SummaryError(self.endpoint, f"{last}; stopped" if last else "stopped")
             asked = None
             with self._client_lock:
                 self.requests += 1
