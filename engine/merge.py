@@ -59,7 +59,9 @@ _known_chars = attrgetter("_chars")  # Chunk.chars once known, else -1
 _role = itemgetter(1)  # Turn is a named tuple: (timestamp, role, text, ...)
 _turn_text = itemgetter(2)
 
-CutReason = Literal["threshold", "size_cap", "min_similarity", "max_passes", "topic", "structure"]
+CutReason = Literal[
+    "threshold", "size_cap", "min_similarity", "max_passes", "topic", "structure", "chunk_size"
+]
 _CUT_REASONS: tuple[CutReason, ...] = (
     "min_similarity",
     "threshold",
@@ -67,6 +69,7 @@ _CUT_REASONS: tuple[CutReason, ...] = (
     "max_passes",
     "topic",
     "structure",
+    "chunk_size",
 )
 #: The code of each cut reason in `MergeResult.cut_codes`.
 CUT_CODES: dict[str, int] = {reason: i for i, reason in enumerate(_CUT_REASONS)}
@@ -270,6 +273,10 @@ class Cut:
     - ``threshold``: the similarity is below both the threshold and ``always_merge``;
     - ``size_cap``: the similarity qualifies but the joined chunk would exceed the cap;
     - ``max_passes``: the boundary would merge on a next pass, but ``max_passes`` ran out.
+
+    The topic segmenter's: ``topic``, ``structure`` (a topic starts), ``size_cap`` (a
+    topic split to fit the cap) and ``chunk_size`` (a topic split into chunks of about
+    ``topic_chunk_chars``, the size a search context takes).
     """
 
     after: int

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from engine.embed.base import Embedder
     from engine.merge import MergeParams, MergeResult
     from engine.recap import Candidate, Selection
+    from engine.search import SearchIndex
     from engine.sections import Section
     from engine.segment import TopicFrame, TopicParams
     from engine.strategies import BaseStrategy, StrategyResult
@@ -163,6 +164,7 @@ STAGE_INPUTS["merge"] = (*STAGE_INPUTS["embed"], "merge", "topic")
 STAGE_INPUTS["actions"] = STAGE_INPUTS["merge"]
 STAGE_INPUTS["novelty"] = STAGE_INPUTS["merge"]
 STAGE_INPUTS["summarize"] = (*STAGE_INPUTS["merge"], "summarizer")
+STAGE_INPUTS["search"] = (*STAGE_INPUTS["merge"], "tokenizer")
 
 
 class _Shared:
@@ -531,6 +533,58 @@ class Pipeline:
         # A token cap counts with the tokenizer: part of the key only then.
         cap_tokens = self.params.tokenizer if self.params.merge.max_chunk_tokens else None
         return self._stage("merge", compute, cap_tokens)
+
+    def search_index(self) -> SearchIndex:
+        """The merged chunks ready for questions (`engine.search.SearchIndex`): BM25 built
+        on first use, vectors for the ``embed`` and ``fusion`` rankers from this run's
+        embedder (through its cache). Memoised with the merge."""
+        from engine.search import SearchIndex
+
+        def compute() -> SearchIndex:
+            result = self.merged()
+            return SearchIndex(
+                result.chunks, result.topic_of, self.counter, embed=self._query_embedder()
+            )
+
+        return self._stage("search", compute)
+
+    def _query_embedder(
+        self,
+    ) -> Callable[[Sequence[str]], tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]:
+        """Embeds questions, and the merged chunks they are compared with: with an
+        embedder whose vectors depend on the whole call (lexical), the chunks and the
+        questions in one call; otherwise each chunk text once per file (known vectors,
+        then the disk cache), the questions as queries where the embedder tells them
+        apart (e5)."""
+        known = self._shared.vectors
+        emb = self.embedder
+        merged = self.merged()
+        texts = [c.text for c in merged.chunks]
+
+        def embed(
+            queries: Sequence[str],
+        ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+            import numpy as np
+
+            if getattr(emb, "contextual", False):
+                both = emb.embed([*texts, *queries])
+                return both[len(texts) :], both[: len(texts)]
+            ident = emb.name + ":" + emb.model
+            missing = list(dict.fromkeys(t for t in texts if (ident, t) not in known))
+            if missing:
+                for t, v in zip(missing, emb.embed(missing), strict=True):
+                    known[(ident, t)] = v
+            dim = emb.dim
+            chunk_vectors = (
+                np.stack([known[(ident, t)] for t in texts])
+                if texts
+                else np.zeros((0, dim), dtype=np.float32)
+            )
+            ask = getattr(emb, "embed_queries", None)
+            qv = ask(list(queries)) if ask is not None else emb.embed(list(queries))
+            return np.asarray(qv, dtype=np.float32), chunk_vectors
+
+        return embed
 
     def for_chunk_count(
         self, n: int, *, steps: int = 40, topics: bool = False

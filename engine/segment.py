@@ -132,6 +132,16 @@ class TopicParams:
         minimum=0,
         metavar="N",
     )
+    topic_chunk_chars: int = knob(
+        1000,
+        "merged chunks of about this size: each topic is split into the fewest chunks of "
+        "at most N chars (0: a topic is one chunk unless over the size cap), at its best "
+        "inner points; chunks a search context can hold",
+        flag="--topic-chunk-chars",
+        minimum=0,
+        metavar="N",
+        slider=SliderSpec(0, 8000, 100, 500, label="chunk size", fmt="{:.0f}", order=140),
+    )
     topic_structure: float = knob(
         5.0,
         "added to a gap's score at a user turn after the assistant, a long pause, a day "
@@ -602,6 +612,15 @@ def segment(
             cuts.setdefault(b - 1, "size_cap")
         b_arr = np.asarray(bounds, dtype=np.int64)
         over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
+    target = params.topic_chunk_chars
+    if target > 0 and (cap is None or max_tokens is not None or target < cap):
+        # retrieval-sized chunks inside the topics (only ever splits further: the cap holds)
+        bounds = fit_cap(bounds, chars, target, f.ranks, scores.score)
+        for b in bounds[1:-1]:
+            cuts.setdefault(b - 1, "chunk_size")
+        if over is not None and cap is not None:
+            b_arr = np.asarray(bounds, dtype=np.int64)
+            over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
     return _result(chunks, v, bounds, chosen, cuts, scores, over, size)
 
 

@@ -58,6 +58,7 @@ REASON_COLOURS = {
     "topic": "#2b6cb0",
     "structure": "#6b46c1",
     "size_cap": "#c05621",
+    "chunk_size": "#718096",
     "min_similarity": "#b7791f",
     "max_passes": "#718096",
 }

@@ -27,6 +27,7 @@ SUBCOMMANDS = (
     "recap",
     "report",
     "eval",
+    "search",
     "sweep",
     "tune",
     "cache",
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.cli.recap import add_recap_parser
     from tui.cli.report import add_report_parser
     from tui.cli.review import add_review_parser
+    from tui.cli.search import add_search_parser
     from tui.cli.serve import add_serve_parser
     from tui.cli.sweep import add_sweep_parser
     from tui.cli.tune import add_tune_parser
@@ -69,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_recap_parser(sub)
     add_report_parser(sub)
     add_eval_parser(sub)
+    add_search_parser(sub)
     add_sweep_parser(sub)
     add_tune_parser(sub)
     add_tui_parser(sub)

@@ -560,7 +560,7 @@ class WorkbenchScreen(Screen[None]):
                 return None
             reasons = res.result.cuts
             topic = res.result.info.get("mode") == "topic"  # a merge:topic column
-            inner = [topic and r == "size_cap" for r in reasons]
+            inner = [topic and r in ("size_cap", "chunk_size") for r in reasons]
             return (res.chunks, res.points(), reasons, res.tokens, False, inner)
         if view is None:
             return None

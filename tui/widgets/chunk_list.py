@@ -96,6 +96,8 @@ def cut_text(cut: Any) -> str:
         differ = "≠ " if cut.reason.startswith("≠ ") else ""
         reason = cut.reason.removeprefix("≠ ")
         return f"┄ cut: {differ}{CUT_TEXT.get(reason, reason).replace('_', ' ')}"
+    if cut.reason == "chunk_size":
+        return "┄ cut: chunk size · same topic, split for search"
     if cut.reason == "size_cap" and depth is not None:
         return "┄ cut: size cap · same topic, split to fit"
     if cut.reason == "size_cap":

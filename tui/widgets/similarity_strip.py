@@ -40,6 +40,7 @@ CUT_GLYPHS = {
     "topic": "┃",
     "structure": "┇",
     "size_cap": "╳",
+    "chunk_size": "╎",
     "min_similarity": "◆",
     "max_passes": "┆",
 }
@@ -50,6 +51,7 @@ CUT_PRIORITY = {
     "structure": 1,
     "threshold": 0,
     "topic": 0,
+    "chunk_size": -1,
 }
 #: The reasons the legend names when there are no cuts (the seed loop's).
 _SEED_REASONS = ("threshold", "size_cap", "min_similarity", "max_passes")
@@ -414,7 +416,7 @@ class SimilarityStrip(Widget):
         # the topic segmenter has no pass threshold; its cuts may all be the size cap's
         topic = bool(present & {"topic", "structure"}) or (thr is None and bool(present))
         for reason, glyph in CUT_GLYPHS.items():
-            if topic and reason not in ("topic", "structure", "size_cap"):
+            if topic and reason not in ("topic", "structure", "size_cap", "chunk_size"):
                 continue
             if not topic and reason not in _SEED_REASONS:
                 continue

@@ -1,0 +1,287 @@
+"""Search: a question's best chunks, and the context they make under a token budget.
+
+`SearchIndex` holds the merged chunks of one run (their texts, topics, lines and token
+counts) and answers a question in three steps:
+
+1. **rank** every chunk with the ranker (`engine.search.rankers`);
+2. **widen**: each of the `top` best chunks lends its neighbours in the same topic a
+   priority of ``neighbours`` times its own (scores scaled so the best chunk is 1):
+   the chunk that ranks first often holds the question's words while the answer
+   sits in the next paragraph of the same topic;
+3. **fill**: chunks are taken whole by priority while they fit, at most `top` of
+   them; a chunk that does not fit in what is left is passed over for the next one
+   that does. What room is left then takes the start of the best chunk passed over,
+   cut to fit (``truncated``; so a first chunk alone over the budget is cut to it).
+   The context is the taken chunks' texts joined with a blank line, counted with the
+   run's tokenizer: never more than the budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.model import Chunk
+from engine.params import check_fields, knob
+from engine.search.queries import Query
+from engine.search.rankers import DEFAULT_RANKER, RANKERS, BM25Index, cosine_scores, order, rrf
+from engine.tokens import TokenCounter
+
+__all__ = [
+    "CONTEXT_JOIN",
+    "Answer",
+    "Result",
+    "SearchIndex",
+    "SearchParams",
+]
+
+#: Between two chunks of a context.
+CONTEXT_JOIN = "\n\n"
+
+FloatArray = npt.NDArray[np.float64]
+#: Embeds questions (and, for an embedder whose vectors depend on the whole call, the
+#: chunks again with them): ``(queries) -> (query vectors, chunk vectors)``.
+EmbedFn = Callable[[Sequence[str]], tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """The knobs of `search` (flags, the workbench's Search panel and profiles derive
+    from these declarations)."""
+
+    ranker: str = knob(
+        DEFAULT_RANKER,
+        "how chunks are ranked: bm25 (words), embed (the embedder's vectors) or fusion "
+        "(reciprocal rank fusion of both)",
+        flag="--ranker",
+        choices=RANKERS,
+    )
+    budget: int = knob(
+        1000, "tokens the context may hold (never exceeded)", flag="--budget", minimum=1
+    )
+    top: int = knob(10, "chunks in the context at most", flag="--top", minimum=1, metavar="K")
+    neighbours: float = knob(
+        0.5,
+        "a top chunk's neighbours in its topic rank at this share of its score (0: no neighbours)",
+        flag="--neighbours",
+        minimum=0,
+        maximum=1,
+        metavar="X",
+    )
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+@dataclass(frozen=True)
+class Result:
+    """One chunk of a context."""
+
+    rank: int  # 1-based place in the context
+    chunk: int  # index of the merged chunk
+    score: float  # the ranker's score of the chunk itself
+    tokens: int  # tokens of `text`
+    text: str
+    lines: tuple[int, int] | None
+    topic: int
+    via: int | None = None  # the chunk whose neighbour this is (None: ranked itself)
+    truncated: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rank": self.rank,
+            "score": round(self.score, 6),
+            "chunk": self.chunk,
+            "lines": list(self.lines) if self.lines else None,
+            "tokens": self.tokens,
+            "topic": self.topic,
+            "text": self.text,
+        }
+        if self.via is not None:
+            out["neighbour_of"] = self.via
+        if self.truncated:
+            out["truncated"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a context receives for one question, and the ranking it came from."""
+
+    query: Query
+    results: tuple[Result, ...]
+    used_tokens: int
+    budget: int
+    ranking: tuple[int, ...] = field(repr=False)  # chunks the ranker scores, best first
+
+    @property
+    def context(self) -> str:
+        return CONTEXT_JOIN.join(r.text for r in self.results)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query.query,
+            "results": [r.as_json() for r in self.results],
+            "used_tokens": self.used_tokens,
+            "budget": self.budget,
+        }
+
+
+class SearchIndex:
+    """The merged chunks of one run, ready to answer questions (see the module doc)."""
+
+    def __init__(
+        self,
+        chunks: Sequence[Chunk],
+        topic_of: Sequence[int],
+        counter: TokenCounter,
+        *,
+        embed: EmbedFn | None = None,
+    ) -> None:
+        self.chunks = list(chunks)
+        self.texts = [c.text for c in self.chunks]
+        self.topic_of = list(topic_of)
+        self.lines = [c.lines for c in self.chunks]
+        self.counter = counter
+        self.tokens = counter.count_many(self.texts)
+        self._bm25: BM25Index | None = None
+        self._embed = embed
+
+    @property
+    def bm25(self) -> BM25Index:
+        if self._bm25 is None:
+            self._bm25 = BM25Index(self.texts)
+        return self._bm25
+
+    def scores(self, queries: Sequence[str], ranker: str = DEFAULT_RANKER) -> list[FloatArray]:
+        """Each question's score of every chunk under `ranker`."""
+        if ranker not in RANKERS:
+            raise ValueError(f"ranker must be one of {', '.join(RANKERS)}, got {ranker!r}")
+        n = len(self.chunks)
+        lexical = [self.bm25.scores(q) for q in queries] if ranker != "embed" else []
+        if ranker == "bm25":
+            return lexical
+        if self._embed is None:
+            raise ValueError(f"the {ranker} ranker needs an embedder")
+        qv, cv = self._embed(list(queries))
+        dense = [cosine_scores(qv[i], cv) for i in range(len(queries))]
+        if ranker == "embed":
+            return dense
+        return [
+            rrf(order(lex), order(den, positive=False), size=n)
+            for lex, den in zip(lexical, dense, strict=True)
+        ]
+
+    def search(self, query: Query | str, params: SearchParams | None = None) -> Answer:
+        return self.search_many([query], params)[0]
+
+    def search_many(
+        self, queries: Sequence[Query | str], params: SearchParams | None = None
+    ) -> list[Answer]:
+        """Each question's context (`Answer`), under one set of `params`."""
+        p = params or SearchParams()
+        qs = [q if isinstance(q, Query) else Query(q) for q in queries]
+        all_scores = self.scores([q.query for q in qs], p.ranker) if qs else []
+        return [self._answer(q, s, p) for q, s in zip(qs, all_scores, strict=True)]
+
+    def _answer(self, query: Query, scores: FloatArray, p: SearchParams) -> Answer:
+        ranking = order(scores, positive=p.ranker != "embed")
+        priority = [
+            (i, via) for i, via in self._priorities(ranking, scores, p) if self.texts[i].strip()
+        ]
+        taken: list[tuple[int, int | None, str]] = []  # (chunk, via, text)
+        parts: list[str] = []
+        passed: tuple[int, int | None] | None = None  # the best chunk that did not fit
+        for i, via in priority:
+            if len(taken) >= p.top:
+                break
+            text = self.texts[i]
+            if self._count([*parts, text]) > p.budget:
+                if passed is None:
+                    passed = (i, via)
+                continue  # does not fit what is left: try the next one
+            parts.append(text)
+            taken.append((i, via, text))
+        truncated = -1
+        if passed is not None and len(taken) < p.top:  # the rest: the start of the best left
+            cut = self._cut_to_fit(parts, self.texts[passed[0]], p.budget)
+            if cut.strip():
+                truncated = len(taken)
+                parts.append(cut)
+                taken.append((passed[0], passed[1], cut))
+        results = tuple(
+            Result(
+                rank=k + 1,
+                chunk=i,
+                score=float(scores[i]),
+                tokens=self.counter.count(text) if k == truncated else self.tokens[i],
+                text=text,
+                lines=self.lines[i],
+                topic=self.topic_of[i],
+                via=via,
+                truncated=k == truncated,
+            )
+            for k, (i, via, text) in enumerate(taken)
+        )
+        return Answer(query, results, self._count(parts), p.budget, tuple(ranking))
+
+    def _priorities(
+        self, ranking: list[int], scores: FloatArray, p: SearchParams
+    ) -> list[tuple[int, int | None]]:
+        """(chunk, the chunk whose neighbour it is) in the order the context takes them."""
+        if not ranking:
+            return []
+        best = float(scores[ranking[0]])
+        if p.ranker == "embed":  # cosines: rank-scaled, as fusion's are
+            scaled = {i: 1.0 / (1 + r) for r, i in enumerate(ranking)}
+        else:
+            scaled = {i: float(scores[i]) / best if best > 0 else 0.0 for i in ranking}
+        prio: dict[int, tuple[float, int | None]] = {i: (s, None) for i, s in scaled.items()}
+        if p.neighbours > 0:
+            n = len(self.chunks)
+            for i in ranking[: p.top]:
+                lent = p.neighbours * scaled[i]
+                for j in (i - 1, i + 1):
+                    same = 0 <= j < n and self.topic_of[j] == self.topic_of[i]
+                    if same and lent > prio.get(j, (0.0, None))[0]:
+                        prio[j] = (lent, i)
+        ordered = sorted(prio.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        return [(i, via) for i, (s, via) in ordered if s > 0]
+
+    def _count(self, parts: list[str]) -> int:
+        return self.counter.count(CONTEXT_JOIN.join(parts))
+
+    def _cut_to_fit(self, parts: list[str], text: str, budget: int) -> str:
+        """The longest start of `text` that, joined after `parts`, keeps the context
+        within `budget` tokens."""
+        room = budget - (self._count(parts) + 1 if parts else 0)  # the join: a token
+        while room > 0:
+            cut = self._cut(text, room)
+            if self._count([*parts, cut]) <= budget:
+                return cut
+            room -= 1
+        return ""
+
+    def _cut(self, text: str, budget: int) -> str:
+        """The longest start of `text` that counts at most `budget` tokens."""
+        counter = self.counter
+        if counter.exact:
+            ids = counter.encode(text)
+            k = budget
+            cut = counter.decode(ids[:k])
+            while k > 0 and counter.count(cut) > budget:
+                k -= 1
+                cut = counter.decode(ids[:k])
+            return cut
+        lo, hi = 0, len(text)  # approximate counter: the longest prefix that fits
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if counter.count(text[:mid]) <= budget:
+                lo = mid
+            else:
+                hi = mid - 1
+        return text[:lo]

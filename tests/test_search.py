@@ -1,0 +1,342 @@
+"""`engine.search` and `chunkscope search`: ranking, the budgeted context, query files,
+retrieval scores."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.model import Chunk, Turn
+from engine.pipeline import Pipeline
+from engine.search import (
+    CONTEXT_JOIN,
+    Query,
+    QueryError,
+    SearchIndex,
+    SearchParams,
+    load_queries,
+    parse_queries,
+    score_queries,
+)
+from engine.search.rankers import BM25Index, rrf, terms
+from engine.tokens import get_counter
+from tui.cli import main
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
+COUNTER = get_counter()
+
+
+def chunk(text: str, line: int) -> Chunk:
+    return Chunk([Turn(None, "user", text, line, line)])
+
+
+TEXTS = [
+    "The build uses cmake and ninja to compile the C sources.",
+    "We chose SQLite for the cache because it needs no server.",
+    "The cache key is the SHA-256 of the text, stored in a BLOB column.",
+    "Deployment goes to a Kubernetes cluster through helm charts.",
+    "Rollbacks use helm rollback with the previous revision number.",
+]
+
+
+def index(texts: list[str] = TEXTS, topics: list[int] | None = None) -> SearchIndex:
+    chunks = [chunk(t, i + 1) for i, t in enumerate(texts)]
+    return SearchIndex(chunks, topics or [0, 1, 1, 2, 2], COUNTER)
+
+
+# --------------------------------------------------------------------------- rankers
+
+
+def test_terms_stem_drop_stop_words_and_split_names() -> None:
+    assert terms("The caches are Caching") == ["cach", "cach"]
+    assert terms("max_chunk_chars") == ["max_chunk_char", "max", "chunk", "char"]
+
+
+def test_bm25_ranks_the_chunk_with_the_words_first() -> None:
+    scores = BM25Index(TEXTS).scores("which database backs the cache?")
+    assert int(scores.argmax()) == 1
+    assert BM25Index(TEXTS).scores("zebra").max() == 0
+    assert BM25Index(["", ""]).scores("cache").tolist() == [0, 0]
+
+
+def test_rrf_sums_reciprocal_ranks() -> None:
+    out = rrf([2, 0], [0, 1], size=3, k=60)
+    assert out[0] == pytest.approx(1 / 62 + 1 / 61)
+    assert out[2] == pytest.approx(1 / 61)
+    assert out[1] == pytest.approx(1 / 62)
+
+
+# --------------------------------------------------------------------------- context
+
+
+def test_context_takes_ranked_chunks_then_neighbours_in_the_topic() -> None:
+    idx = index()
+    a = idx.search("which database did we choose for the cache", SearchParams(budget=1000))
+    chunks = [r.chunk for r in a.results]
+    assert chunks[0] == 1
+    assert 2 in chunks  # ranked itself (it says "cache") or lent rank as a neighbour
+    assert 0 not in chunks  # another topic, no shared word
+    assert a.used_tokens == COUNTER.count(a.context)
+    assert a.context == CONTEXT_JOIN.join(r.text for r in a.results)
+
+
+def test_neighbours_never_cross_a_topic_start() -> None:
+    idx = index(topics=[0, 1, 2, 3, 4])
+    a = idx.search("SQLite server", SearchParams(budget=1000))
+    assert [r.chunk for r in a.results] == [1]
+    b = index().search("SQLite server", SearchParams(budget=1000))
+    assert [(r.chunk, r.via) for r in b.results] == [(1, None), (2, 1)]
+    c = index().search("SQLite server", SearchParams(budget=1000, neighbours=0))
+    assert [r.chunk for r in c.results] == [1]
+
+
+def test_whole_chunks_that_fit_first_then_the_best_passed_over_cut_into_the_rest() -> None:
+    texts = ["alpha beta " * 200, "alpha " * 3, "beta gamma"]
+    idx = SearchIndex([chunk(t, i + 1) for i, t in enumerate(texts)], [0, 1, 2], COUNTER)
+    a = idx.search("alpha beta gamma", SearchParams(budget=60, neighbours=0))
+    # chunk 0 ranks first but is far over the budget: the two that fit come first,
+    # then chunk 0's start fills what is left
+    assert [r.chunk for r in a.results] == [2, 1, 0] or [r.chunk for r in a.results] == [1, 2, 0]
+    assert [r.truncated for r in a.results] == [False, False, True]
+    assert a.used_tokens == COUNTER.count(a.context) <= 60
+    assert a.used_tokens >= 55  # the room is used
+    assert idx.texts[0].startswith(a.results[2].text)
+
+
+def test_the_first_chunk_alone_over_the_budget_is_cut_to_it() -> None:
+    long = "cache " + "word " * 500
+    idx = SearchIndex([chunk(long, 1)], [0], COUNTER)
+    a = idx.search("cache", SearchParams(budget=50))
+    assert a.results[0].truncated
+    assert a.used_tokens <= 50
+    assert idx.texts[0].startswith(a.results[0].text)
+
+
+def test_top_limits_the_chunks() -> None:
+    a = index().search("cache helm cmake", SearchParams(top=2, neighbours=0))
+    assert len(a.results) == 2
+    assert [r.rank for r in a.results] == [1, 2]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    texts=st.lists(
+        st.text(alphabet=st.sampled_from("abc xyz\n😀é,."), min_size=0, max_size=400),
+        min_size=1,
+        max_size=12,
+    ),
+    budget=st.integers(1, 300),
+    query=st.text(alphabet=st.sampled_from("abc xyz"), min_size=1, max_size=20),
+    ranker=st.sampled_from(["bm25", "fusion", "embed"]),
+)
+def test_the_context_never_exceeds_the_budget(
+    texts: list[str], budget: int, query: str, ranker: str
+) -> None:
+    from engine.embed.lexical import LexicalEmbedder
+
+    emb = LexicalEmbedder()
+
+    def embed(qs: Any) -> Any:
+        both = emb.embed([*texts, *qs])
+        return both[len(texts) :], both[: len(texts)]
+
+    chunks = [chunk(t, i + 1) for i, t in enumerate(texts)]
+    idx = SearchIndex(chunks, [i // 3 for i in range(len(texts))], COUNTER, embed=embed)
+    a = idx.search(query, SearchParams(budget=budget, ranker=ranker))
+    assert a.used_tokens == COUNTER.count(a.context) <= budget
+    assert len({r.chunk for r in a.results}) == len(a.results)
+    for r in a.results:
+        whole = idx.texts[r.chunk]
+        assert whole.startswith(r.text) if r.truncated else whole == r.text
+
+
+# --------------------------------------------------------------------------- scores
+
+
+def test_score_hit_rate_mrr_and_ranks() -> None:
+    idx = index()
+    qs = [
+        Query("which database backs the cache", ("SQLite",)),
+        Query("how is a release undone", ("helm rollback",)),
+        Query("what compiles the sources", lines=(1, 1)),
+        Query("nothing answers this", ("not in the text",)),
+        Query("typed question only"),  # judges nothing: left out
+    ]
+    s = score_queries(idx, qs, SearchParams(budget=1000))
+    assert s.queries == 4
+    by = {o.query.query: o for o in s.outcomes}
+    assert by["which database backs the cache"].hit
+    assert by["which database backs the cache"].rank == 1
+    assert by["what compiles the sources"].hit and by["what compiles the sources"].rank == 1
+    assert not by["nothing answers this"].hit and by["nothing answers this"].rank is None
+    assert s.unanswerable == 1
+    assert s.hit_rate == pytest.approx(sum(o.hit for o in s.outcomes) / 4)
+    assert s.mrr == pytest.approx(sum(1 / o.rank for o in s.outcomes if o.rank) / 4)
+
+
+def test_a_tight_budget_turns_hits_into_misses() -> None:
+    texts = ["intro " * 300 + "the answer is 42", "unrelated text here"]
+    idx = SearchIndex([chunk(t, i + 1) for i, t in enumerate(texts)], [0, 1], COUNTER)
+    q = [Query("intro answer", ("answer is 42",))]
+    assert score_queries(idx, q, SearchParams(budget=2000)).hit_rate == 1
+    tight = score_queries(idx, q, SearchParams(budget=100))
+    assert tight.hit_rate == 0 and tight.outcomes[0].rank == 1
+
+
+# --------------------------------------------------------------------------- query files
+
+
+def test_parse_queries_forms() -> None:
+    qs = parse_queries(
+        '{"queries": [{"query": "a?", "answers": ["x"]}, {"query": "b?", "lines": [3, 5]},'
+        ' {"query": "c?", "answers": "y"}, "d?"]}'
+    )
+    assert qs == [
+        Query("a?", ("x",)),
+        Query("b?", (), (3, 5)),
+        Query("c?", ("y",)),
+        Query("d?"),
+    ]
+    assert parse_queries('[{"query": "e"}]') == [Query("e")]
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "reason"),
+    [
+        ("{", "q.json:1", "not JSON"),
+        ('{"starts": [1]}', "q.json:1", 'expected {"queries"'),
+        ('{"queries": []}', "q.json:1", "no queries"),
+        ('{"queries": [\n {"query": "ok"},\n {"query": ""}\n]}', "q.json:3", 'no "query"'),
+        (
+            '{"queries": [\n {"query": "ok"},\n {"query": "bad", "lines": [5, 2]}\n]}',
+            "q.json:3",
+            "lines",
+        ),
+        ('{"queries": [{"query": "x", "answers": [""]}]}', "q.json:1", "answers"),
+        ('{"queries": [3]}', "q.json:1", "object or a string"),
+    ],
+)
+def test_parse_queries_errors_name_the_line(text: str, where: str, reason: str) -> None:
+    with pytest.raises(QueryError) as e:
+        parse_queries(text, "q.json")
+    assert str(e.value).startswith(where + ":")
+    assert reason in str(e.value)
+
+
+@given(st.text(max_size=200))
+def test_parse_queries_raises_only_query_errors(text: str) -> None:
+    try:
+        qs = parse_queries(text, "q.json")
+    except QueryError as e:
+        assert str(e).startswith("q.json:")
+    else:
+        assert qs and all(q.query for q in qs)
+
+
+def test_load_queries_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(QueryError, match="no such file"):
+        load_queries(tmp_path / "none.json")
+
+
+# --------------------------------------------------------------------------- the pipeline
+
+
+def test_pipeline_search_index_is_memoised_with_the_merge() -> None:
+    pipe = Pipeline(SAMPLES / "cache_refactor.jsonl")
+    idx = pipe.search_index()
+    assert pipe.search_index() is idx
+    assert len(idx.chunks) == len(pipe.merged().chunks)
+    other = pipe.with_params(topic=type(pipe.params.topic)(topic_chunk_chars=0))
+    assert other.search_index() is not idx
+    assert len(other.search_index().chunks) < len(idx.chunks)
+
+
+@pytest.mark.parametrize("ranker", ["bm25", "embed", "fusion"])
+def test_every_ranker_answers_on_a_sample(ranker: str) -> None:
+    pipe = Pipeline(SAMPLES / "research_notes.jsonl")
+    a = pipe.search_index().search(
+        "what bacterium causes sea star wasting", SearchParams(ranker=ranker, budget=400)
+    )
+    assert a.results and a.used_tokens <= 400
+    assert "Vibrio" in a.context
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def test_cli_search_text(capsys: pytest.CaptureFixture[str]) -> None:
+    f = SAMPLES / "research_notes.jsonl"
+    assert (
+        main(["search", str(f), "what bacterium causes sea star wasting", "--budget", "300"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert out.startswith("query: what bacterium causes sea star wasting\ncontext: ")
+    assert " of 300 tokens" in out
+    assert "  1. score " in out and "lines " in out
+
+
+def test_cli_search_json_and_queries(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    f = SAMPLES / "research_notes.jsonl"
+    q = tmp_path / "q.json"
+    q.write_text(
+        json.dumps(
+            {
+                "queries": [
+                    {"query": "what bacterium causes sea star wasting", "answers": ["Vibrio"]},
+                    {"query": "a question with no answer given"},
+                ]
+            }
+        )
+    )
+    assert main(["search", str(f), "--queries", str(q), "--format", "json", "--budget", "500"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [e["query"] for e in doc["queries"]] == [
+        "what bacterium causes sea star wasting",
+        "a question with no answer given",
+    ]
+    first = doc["queries"][0]
+    assert first["hit"] is True and first["rank"] >= 1
+    assert first["used_tokens"] <= 500
+    assert set(first["results"][0]) >= {"rank", "score", "chunk", "lines", "tokens", "text"}
+    assert doc["score"]["queries"] == 1 and doc["score"]["hit_rate"] == 1.0
+    assert "hit" not in doc["queries"][1]
+
+
+def test_cli_search_follows_the_merge_options(capsys: pytest.CaptureFixture[str]) -> None:
+    f = SAMPLES / "research_notes.jsonl"
+    main(["search", str(f), "sea star", "--format", "json", "--topic-chunk-chars", "0"])
+    whole = json.loads(capsys.readouterr().out)["chunks"]
+    main(["search", str(f), "sea star", "--format", "json"])
+    small = json.loads(capsys.readouterr().out)["chunks"]
+    assert whole < small
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "no question"),
+        (["x", "--queries", "{q}"], "not both"),
+        (["--queries", "{missing}"], "no such file"),
+        (["x", "--budget", "0"], "--budget"),
+        (["x", "--ranker", "nope"], "invalid choice"),
+    ],
+)
+def test_cli_search_errors_are_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, args: list[str], message: str
+) -> None:
+    q = tmp_path / "q.json"
+    q.write_text('{"queries": ["x"]}')
+    filled = [a.format(q=q, missing=tmp_path / "missing.json") for a in args]
+    with pytest.raises(SystemExit) as e:
+        code = main(["search", str(SAMPLES / "research_notes.jsonl"), *filled])
+        raise SystemExit(code)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
