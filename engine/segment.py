@@ -133,7 +133,7 @@ class TopicParams:
         metavar="N",
     )
     topic_chunk_chars: int = knob(
-        1000,
+        800,
         "merged chunks of about this size: each topic is split into the fewest chunks of "
         "at most N chars (0: a topic is one chunk unless over the size cap), at its best "
         "inner points; chunks a search context can hold",

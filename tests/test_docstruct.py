@@ -174,7 +174,7 @@ def _topic_starts(path: Path) -> list[int]:
     params = PipelineParams(embedder=EmbedderSpec(name="lexical"), merge=MergeParams(mode="topic"))
     pipe = Pipeline(str(path), params)
     chunks, vectors = pipe.compacted(), pipe.embeddings()
-    return chunk_starts(segment(chunks, vectors, prepared=frame(chunks, vectors)).chunks)
+    return chunk_starts(segment(chunks, vectors, prepared=frame(chunks, vectors)).topic_chunks)
 
 
 def test_stitched_pages_are_found_by_front_matter_and_by_their_repeated_opening(

@@ -44,20 +44,24 @@ def _vectors(chunks: list[Chunk]) -> np.ndarray:
     return make_embedder("lexical").embed([c.text for c in chunks])
 
 
+#: Topics as merged chunks (no retrieval-sized split): these tests are about the topics.
+WHOLE = TopicParams(topic_chunk_chars=0)
+
+
 def test_three_clear_topics_are_found() -> None:
     rng = np.random.default_rng(1)
     chunks = _chunks([("cache", 12), ("tides", 12), ("taxes", 12)], rng)
-    result = segment(chunks, _vectors(chunks), TopicParams())
+    result = segment(chunks, _vectors(chunks), WHOLE)
     assert [s for s, _ in result.spans] == [0, 12, 24]
     # each topic's first chunk is also a user turn after the assistant (a structural
     # point); with a threshold of 5 the depth alone reaches it
-    lower = segment(chunks, _vectors(chunks), replace(TopicParams(), topic_depth=5.0))
+    lower = segment(chunks, _vectors(chunks), replace(WHOLE, topic_depth=5.0))
     assert [s for s, _ in lower.spans] == [0, 12, 24]
     assert [c.reason for c in lower.cuts] == ["topic", "topic"]
     plain = segment(
         chunks,
         _vectors(chunks),
-        replace(TopicParams(), topic_window=1500, topic_structure=0, topic_depth=2.0),
+        replace(WHOLE, topic_window=1500, topic_structure=0, topic_depth=2.0),
     )
     assert [s for s, _ in plain.spans] == [0, 12, 24]
     assert [c.reason for c in plain.cuts] == ["topic", "topic"]
@@ -70,16 +74,16 @@ def test_min_and_max_size_are_respected() -> None:
     chunks = _chunks([("cache", 10), ("tides", 3), ("taxes", 10)], rng)
     v = _vectors(chunks)
     size = sum(c.chars + 1 for c in chunks[:10])
-    base = replace(TopicParams(), topic_depth=0.0, topic_window=300)
+    base = replace(WHOLE, topic_depth=0.0, topic_window=300)
     loose = segment(chunks, v, replace(base, topic_min_chars=0))
     strict = segment(chunks, v, replace(base, topic_min_chars=size))
     assert len(strict.chunks) < len(loose.chunks)
     assert all(c.chars + 1 >= size for c in strict.chunks)
-    capped = segment(chunks, v, replace(TopicParams(), topic_depth=9.0), max_chars=size // 2)
+    capped = segment(chunks, v, replace(WHOLE, topic_depth=9.0), max_chars=size // 2)
     assert all(c.chars <= size // 2 or len(c.turns) == 1 for c in capped.chunks)
     assert "size_cap" in {c.reason for c in capped.cuts}
     # the cap splits topics into chunks, and never moves a topic's start
-    uncapped = segment(chunks, v, replace(TopicParams(), topic_depth=9.0), max_chars=None)
+    uncapped = segment(chunks, v, replace(WHOLE, topic_depth=9.0), max_chars=None)
     assert capped.topic_bounds is not None and uncapped.topic_bounds is not None
     assert capped.topic_bounds.tolist() == uncapped.topic_bounds.tolist()
     assert len(capped.chunks) > len(uncapped.chunks) == len(uncapped.topic_spans)
@@ -101,7 +105,7 @@ def test_any_input_gives_a_partition(
         Chunk([Turn(None, "Bot", "x" * int(rng.integers(1, 400)), i + 1, i)]) for i in range(n)
     ]
     vectors = rng.normal(size=(n, 8))
-    params = replace(TopicParams(), topic_window=window, topic_depth=k, topic_min_chars=min_chars)
+    params = replace(WHOLE, topic_window=window, topic_depth=k, topic_min_chars=min_chars)
     result = segment(chunks, vectors, params)
     spans = result.spans
     assert (spans[0][0] if spans else 0) == 0 and (spans[-1][1] if spans else 0) == n
@@ -119,13 +123,13 @@ def test_a_frame_of_other_chunks_is_refused() -> None:
     chunks = _chunks([("cache", 4), ("tides", 4)], rng)
     v = _vectors(chunks)
     with pytest.raises(ValueError, match="the frame has 7 chunks, not 8"):
-        segment(chunks, v, TopicParams(), frame(chunks[:7], v[:7]))
+        segment(chunks, v, WHOLE, frame(chunks[:7], v[:7]))
 
 
 def test_a_topic_slider_step_reuses_the_frame() -> None:
     from engine.pipeline import Pipeline, PipelineParams
 
-    pipe = Pipeline(SAMPLE, PipelineParams())
+    pipe = Pipeline(SAMPLE, PipelineParams(topic=WHOLE))
     first = pipe.merged()
     stepped = pipe.with_params(topic=replace(pipe.params.topic, topic_depth=2.0)).merged()
     assert len(stepped.chunks) >= len(first.chunks)
@@ -260,6 +264,7 @@ def test_sweep_moves_one_knob_and_scores_each_value(
     gold = tmp_path / "gold.json"
     gold.write_text(json.dumps({"starts": _session(log)}))
     argv = ["sweep", str(log), "--param", "topic-depth", "--gold", str(gold)]
+    argv += ["--topic-chunk-chars", "0"]  # a chunk per topic
     assert main([*argv, "--from", "0", "--to", "40", "--points", "9", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["param"], doc["merge"]) == ("topic_depth", "topic")
@@ -271,7 +276,7 @@ def test_sweep_moves_one_knob_and_scores_each_value(
     # Each point is what `eval` says of that setting.
     for p in (points[0], points[-1]):
         assert main(["eval", str(log), "--gold", str(gold), "--format", "json",
-                     "--topic-depth", str(p["value"])]) == 0  # fmt: skip
+                     "--topic-depth", str(p["value"]), *argv[-2:]]) == 0  # fmt: skip
         one = json.loads(capsys.readouterr().out)
         assert (one["chunks"], one["topics"], one["pk"]) == (p["chunks"], p["topics"], p["pk"])
     # The text table: a row per value and a plot per column.
@@ -387,12 +392,16 @@ def test_chunks_n_finds_the_setting_that_gives_n_merged_chunks(
 ) -> None:
     log = tmp_path / "session.jsonl"
     _session(log)
-    assert main(["chunk", str(log), "--embed", "--chunks", "4", "--format", "json"]) == 0
+    whole = ["--topic-chunk-chars", "0"]  # a chunk per topic: the depth gives the count
+    assert main(["chunk", str(log), "--embed", "--chunks", "4", *whole, "--format", "json"]) == 0
     captured = capsys.readouterr()
     assert len(json.loads(captured.out)["merged"]) == 4
     # The note names the depth it found; that depth alone gives the same chunks.
     depth = captured.err.split("topic depth ")[1].split()[0]
-    assert main(["chunk", str(log), "--embed", "--topic-depth", depth, "--format", "json"]) == 0
+    assert (
+        main(["chunk", str(log), "--embed", "--topic-depth", depth, *whole, "--format", "json"])
+        == 0
+    )
     assert len(json.loads(capsys.readouterr().out)["merged"]) == 4
     # The seed loop: its threshold.
     notes = tmp_path / "notes.md"
@@ -408,7 +417,9 @@ def test_chunks_n_finds_the_setting_that_gives_n_merged_chunks(
     closest = len(json.loads(captured.out)["merged"])
     assert f"the closest is {closest}," in captured.err and closest < 500
     # recap merges to the count asked for too.
-    assert main(["recap", str(log), "--chunks", "2", "--format", "json", "-o", "r.json"]) == 0
+    assert (
+        main(["recap", str(log), "--chunks", "2", *whole, "--format", "json", "-o", "r.json"]) == 0
+    )
     assert len(json.loads((tmp_path / "r.json").read_text())["candidates"]) == 2
 
 
@@ -470,3 +481,50 @@ def test_pk_and_windowdiff_equal_their_definition_per_character(
     assert got[2] == want[2]
     assert got[0] == pytest.approx(want[0], abs=1e-12)
     assert got[1] == pytest.approx(want[1], abs=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    target=st.integers(0, 3000),
+    cap=st.one_of(st.none(), st.integers(50, 6000)),
+    seed=st.integers(0, 50),
+)
+def test_topics_split_into_chunks_of_the_chunk_size_within_the_cap(
+    target: int, cap: int | None, seed: int
+) -> None:
+    """`topic_chunk_chars`: every merged chunk fits the chunk size and the size cap (or is
+    one unit), the topics never move, and the cuts inside a topic say which split them."""
+    rng = np.random.default_rng(seed)
+    chunks = _chunks([("cache", 8), ("tides", 6), ("taxes", 9)], rng)
+    v = _vectors(chunks)
+    params = replace(TopicParams(), topic_chunk_chars=target)
+    result = segment(chunks, v, params, max_chars=cap)
+    whole = segment(chunks, v, WHOLE, max_chars=None)
+    assert result.topic_bounds is not None and whole.topic_bounds is not None
+    assert result.topic_bounds.tolist() == whole.topic_bounds.tolist()
+    limit = min(x for x in (target or None, cap) if x is not None) if (target or cap) else None
+    for c in result.chunks:
+        assert limit is None or c.chars <= limit or len(c.turns) == 1
+    inner = {b - 1 for b in result.topic_bounds.tolist()[1:-1]}
+    for i, cut in enumerate(result.cuts):
+        start = int(result.bounds[i + 1] - 1)
+        if start in inner:
+            assert cut.reason in ("topic", "structure")
+        else:
+            assert cut.reason in ("size_cap", "chunk_size")
+            assert cut.reason == "size_cap" or target
+
+
+def test_the_default_chunks_are_retrieval_sized() -> None:
+    from engine.pipeline import Pipeline, PipelineParams
+
+    pipe = Pipeline(SAMPLE, PipelineParams())
+    merged = pipe.merged()
+    target = TopicParams().topic_chunk_chars
+    assert 0 < target < 8192
+    assert all(c.chars <= target or len(c.turns) == 1 for c in merged.chunks)
+    assert "chunk_size" in {c.reason for c in merged.cuts}
+    topics = pipe.with_params(topic=WHOLE).merged()
+    assert len(topics.chunks) < len(merged.chunks)
+    assert merged.topic_bounds is not None and topics.topic_bounds is not None
+    assert merged.topic_bounds.tolist() == topics.topic_bounds.tolist()

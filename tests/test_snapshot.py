@@ -62,17 +62,18 @@ def test_snapshot_then_check(
 ) -> None:
     log, cuts = tmp_path / "s.jsonl", tmp_path / "cuts.json"
     _session(log)
-    assert main(["chunk", str(log), "--embed", "--snapshot", str(cuts), "--format", "json"]) == 0
+    chunk = ["chunk", str(log), "--embed", "--topic-chunk-chars", "0"]  # a chunk per topic
+    assert main([*chunk, "--snapshot", str(cuts), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     doc = json.loads(cuts.read_text())
     assert (doc["merge"], doc["chunks"]) == ("topic", len(out["merged"]))
     assert [c["line"] for c in doc["cuts"]] == [m["lines"][0] for m in out["merged"][1:]]
     # The same run: nothing moved, exit 0, and the output is printed as usual.
-    assert main(["chunk", str(log), "--embed", "--check", str(cuts)]) == 0
+    assert main([*chunk, "--check", str(cuts)]) == 0
     captured = capsys.readouterr()
     assert "After merging" in captured.out and "cuts match" in captured.err
     # A run that cuts elsewhere: exit 1, each moved cut listed by line.
-    assert main(["chunk", str(log), "--embed", "--topic-depth", "30", "--check", str(cuts)]) == 1
+    assert main([*chunk, "--topic-depth", "30", "--check", str(cuts)]) == 1
     err = capsys.readouterr().err
     pinned = read_snapshot(cuts)
     assert "cuts moved" in err and f"gone line {pinned[0].line} (char " in err

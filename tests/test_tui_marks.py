@@ -50,7 +50,7 @@ def _expected(
     app: ChunkscopeApp, path: Path, marks: list[int], partial: bool = True
 ) -> tuple[float, float]:
     result = app.workbench.view.result  # type: ignore[union-attr]
-    s = score(chunk_starts(result.chunks), [1, *marks], line_weights(path), partial=partial)
+    s = score(chunk_starts(result.topic_chunks), [1, *marks], line_weights(path), partial=partial)
     return s.pk, s.f1
 
 
@@ -85,9 +85,11 @@ async def test_a_mark_is_saved_at_once_scored_live_and_drawn(
         assert bench is not None
         report = app.marks_report(bench.view)  # type: ignore[arg-type]
         assert report is not None
-        cuts = len(bench.view.result.chunks) - 1  # type: ignore[union-attr]
+        # the topic starts are judged; the cuts that split a topic into chunks get no verdict
+        cuts = len(bench.view.result.topic_spans) - 1  # type: ignore[union-attr]
         outside = report.cut_verdicts.count("outside")  # partial marks: not scored
         assert report.hits + report.spurious + outside == cuts
+        assert report.cut_verdicts.count("") == len(bench.view.result.chunks) - 1 - cuts  # type: ignore[union-attr]
         assert report.hits + report.missed == 2
         assert f"{report.hits} hit · {report.missed} missed · {report.spurious} spurious" in text
 
@@ -234,7 +236,7 @@ async def test_a_says_the_marks_are_all_the_topics_and_is_saved_with_them(
         bench = app.workbench
         return bench is not None and bench.view is not None and app.file_marks is not None
 
-    app = make_app(log)
+    app = make_app(log, topic_chunk_chars=0)  # a card per topic: its verdict on screen
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: drawn(app))
         assert app.file_marks is not None and app.file_marks.partial  # the default

@@ -235,7 +235,9 @@ async def test_the_seed_loop_and_the_topic_segmenter_side_by_side_with_their_own
             s = score(chunk_starts(chunks), [1, *starts], weights, partial=True)  # the default
             title = titles(app)[0 if side == "left" else 1]
             assert f"Pk {s.pk:.3f} F1 {s.f1:.2f}" in title
-        merged_lines = "\n".join(
-            app.workbench.query_one("#merged", ChunkList).rendered_lines()  # type: ignore[union-attr]
-        )
-        assert "✓ topic start" in merged_lines
+        merged = app.workbench.query_one("#merged", ChunkList)  # type: ignore[union-attr]
+        # the card that ends where the first marked topic starts says so, on screen
+        hit = list(merged._verdicts).index("hit")
+        merged.select(hit)
+        await pilot.pause()
+        assert "✓ topic start" in "\n".join(merged.rendered_lines())

@@ -132,8 +132,8 @@ async def test_progress_then_the_five_best_next_to_the_settings_in_force(
             assert row.values == w.values
             assert row.pk == pytest.approx(w.pk) and row.f1 == pytest.approx(w.f1)
         # The settings in force: the same scores as the run on screen.
-        merged = _pipeline(tuning).merged().chunks
-        now = score(chunk_starts(merged), [1, *MARKS], line_weights(SAMPLE), partial=True)
+        topics = _pipeline(tuning).merged().topic_chunks
+        now = score(chunk_starts(topics), [1, *MARKS], line_weights(SAMPLE), partial=True)
         assert screen.current is not None
         assert screen.current.pk == pytest.approx(now.pk)
         assert screen.current.f1 == pytest.approx(now.f1)

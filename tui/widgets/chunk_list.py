@@ -50,6 +50,7 @@ BADGES = {
 CUT_TEXT = {
     "threshold": "below threshold",
     "size_cap": "size cap refused",
+    "chunk_size": "chunk size, same topic",
     "min_similarity": "below min similarity",
     "max_passes": "max passes reached",
 }
