@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from engine.merge import MergeResult
     from engine.pipeline import Pipeline
     from engine.recap import Selection
+    from engine.search import Query, RetrievalScore, SearchParams
     from engine.source import Source
     from engine.tuning import Tuning
 
@@ -141,6 +142,7 @@ class Report:
     scores: Scores | None = None
     tolerance: int = 0
     notes: list[str] = field(default_factory=list)
+    retrieval: RetrievalScore | None = None
 
 
 # --------------------------------------------------------------------------- gathering
@@ -240,9 +242,12 @@ def gather(
     tolerance: int = 2,
     extra_args: Sequence[str] = (),
     weights: IntArray | None = None,
+    queries: Sequence[Query] | None = None,
+    search: SearchParams | None = None,
 ) -> Report:
     """The `Report` of a run: `pipe` ran the recap pipeline (`merged`, `selection`).
-    `weights`: the file's `line_weights` when the caller has read them already."""
+    `weights`: the file's `line_weights` when the caller has read them already;
+    `queries`: questions the merged chunks answer (`engine.search`, with `search`)."""
     from engine.evaluate import chunk_starts, line_weights, match_boundaries, score
     from engine.merge import char_counts
 
@@ -350,6 +355,11 @@ def gather(
     if topics is not None:
         owner = {i: t.index for t in topics for i in range(*t.chunks)}
         report_rows = [_with_topic(r, owner.get(r.index)) for r in rows]
+    retrieval = None
+    if queries:
+        from engine.search import retrieval_score
+
+        retrieval = retrieval_score(pipe, queries, search)
     return Report(
         title=Path(source.path).name,
         facts=facts,
@@ -365,6 +375,7 @@ def gather(
         scores=scores,
         tolerance=tolerance,
         notes=[_clean(w) for w in pipe.warnings],
+        retrieval=retrieval,
     )
 
 
@@ -592,6 +603,40 @@ def _legend(plot: Plot) -> str:
     return f'<p class="muted">{" ".join(parts)}</p>'
 
 
+def _retrieval(report: Report) -> str:
+    """The questions the merged chunks answer: scores, then a row per question."""
+    r = report.retrieval
+    if r is None:
+        return ""
+    from engine.search import RECALL_K
+
+    p = r.params
+    rows = [
+        ("hit rate", f"{r.hit_rate:.3f}", f"the answer within {p.budget} tokens ({p.ranker})"),
+        ("MRR", f"{r.mrr:.3f}", "1 / the rank of the first chunk that answers, averaged"),
+        (f"recall@{RECALL_K}", f"{r.recall_at_k:.3f}", f"an answer among the first {RECALL_K}"),
+        ("tokens used", f"{r.mean_used_tokens:.0f}", "mean context size"),
+        ("queries", str(r.queries), f"{r.unanswerable} that no chunk answers"),
+    ]
+    body = "".join(
+        f'<tr><th>{esc(a)}</th><td class="n">{esc(b)}</td><td class="muted">{esc(c)}</td></tr>'
+        for a, b, c in rows
+    )
+    per = "".join(
+        f'<tr><td style="color:{HIT if o.hit else MISS}">{"hit" if o.hit else "miss"}</td>'
+        f'<td class="n">{esc(o.rank) if o.rank else "–"}</td>'
+        f'<td class="n">{esc(", ".join(f"#{i}" for i in o.right[:3]))}</td>'
+        f"<td>{esc(o.query.query)}</td></tr>"
+        for o in r.outcomes
+    )
+    head = '<h2 id="retrieval">Questions answered</h2>'
+    table = (
+        '<div class="table"><table><tr><th></th><th>rank</th><th>chunk</th><th>question</th>'
+        f"</tr>{per}</table></div>"
+    )
+    return f'{head}<table class="scores">{body}</table>{table}'
+
+
 def _scores(report: Report) -> str:
     s = report.scores
     if s is None:
@@ -778,6 +823,7 @@ def render_html(report: Report) -> Iterator[str]:
         yield f'<p class="b-over">{esc(note)}</p>'
     yield "</header><main>"
     yield _scores(report)
+    yield _retrieval(report)
     yield '<h2 id="plot">Along the file</h2>'
     yield (
         '<p class="muted">Horizontal: characters into the file. Each vertical line is a cut '

@@ -4,7 +4,8 @@
 - `rankers`: BM25 (`bm25s`), the embedder's cosine, and their reciprocal rank fusion;
 - `core`: `SearchIndex` ranks the merged chunks and fills a context under a token
   budget (`SearchParams`: ranker, budget, top, neighbours);
-- `score`: hit rate at the budget, MRR, recall@k and tokens used (`score_queries`).
+- `score`: hit rate at the budget, MRR, recall@k and tokens used (`score_queries`);
+- `tune`: the merge settings whose chunks answer best (`tune_retrieval`).
 
 `engine.pipeline.Pipeline.search_index` builds the index of a run (memoised with the
 merge); the command line's ``search`` and ``eval --queries``, ``sweep``/``tune`` with
@@ -15,21 +16,26 @@ from engine.search.core import CONTEXT_JOIN, Answer, Result, SearchIndex, Search
 from engine.search.queries import Query, QueryError, load_queries, parse_queries
 from engine.search.rankers import DEFAULT_RANKER, RANKERS
 from engine.search.score import RECALL_K, QueryOutcome, RetrievalScore, score_queries
+from engine.search.tune import RETRIEVAL_GRIDS, RetrievalTuned, retrieval_score, tune_retrieval
 
 __all__ = [
     "CONTEXT_JOIN",
     "DEFAULT_RANKER",
     "RANKERS",
     "RECALL_K",
+    "RETRIEVAL_GRIDS",
     "Answer",
     "Query",
     "QueryError",
     "QueryOutcome",
     "Result",
     "RetrievalScore",
+    "RetrievalTuned",
     "SearchIndex",
     "SearchParams",
     "load_queries",
     "parse_queries",
+    "retrieval_score",
     "score_queries",
+    "tune_retrieval",
 ]

@@ -258,6 +258,37 @@ def add_gold_args(p: argparse.ArgumentParser, *, required: bool, help: str) -> N
     )
 
 
+def add_queries_args(
+    p: argparse.ArgumentParser,
+    *,
+    many: bool = False,
+    help: str | None = None,
+    skip: Iterable[str] = (),
+) -> None:
+    """``--queries Q.json`` (one per FILE with `many`) and the search knobs' flags
+    (``--ranker``, ``--budget``, ``--top``, ``--neighbours``: `engine.search.SearchParams`)."""
+    from engine.search import SearchParams
+
+    g = p.add_argument_group("retrieval (engine.search)")
+    g.add_argument(
+        "--queries",
+        nargs="+" if many else None,
+        default=None,
+        metavar="Q.json",
+        help=help
+        or 'questions and what answers them: {"queries": [{"query": "...", "answers": '
+        '["exact text"]} | {"query": "...", "lines": [first, last]}]}',
+    )
+    add_knob_flags(g, [SearchParams], skip=skip)
+
+
+def search_params(args: argparse.Namespace) -> Any:
+    """The search knobs the flags give, on the defaults (`engine.search.SearchParams`)."""
+    from engine.search import SearchParams
+
+    return SearchParams(**checked_knobs(args, [SearchParams]))
+
+
 def add_profile_option(parser: argparse.ArgumentParser) -> None:
     """Add ``--profile NAME`` to a command that merges (chunk, recap)."""
     parser.add_argument(

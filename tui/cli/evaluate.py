@@ -1,10 +1,14 @@
-"""`chunkscope eval FILE --gold GOLD`: how well the merged chunks find the topics.
+"""`chunkscope eval FILE --gold GOLD | --queries Q.json`: how well the merged chunks find
+the topics, and how well they answer questions.
 
 Runs the pipeline as ``chunk --embed`` does (every chunk, merge and topic option),
 then scores the merged chunks' starts against the gold segment starts
 (`engine.evaluate`): Pk and WindowDiff over characters, boundary precision, recall
 and F1 within a tolerance, chunk counts. A partial gold file (``"partial": true``) is
-scored over the stretch its starts cover, with the same keys.
+scored over the stretch its starts cover, with the same keys. With ``--queries`` the
+merged chunks answer each question through `engine.search` (``--ranker``, ``--budget``):
+hit rate at the budget, MRR, recall@5, mean tokens used, and each query's hit or miss
+with the rank of the chunk that answers it.
 """
 
 from __future__ import annotations
@@ -15,48 +19,131 @@ import sys
 from typing import Any
 
 from tui.cli.common import (
+    CliError,
     add_embed_args,
     add_gold_args,
     add_profile_option,
+    add_queries_args,
     add_source_args,
     build_pipeline,
     report_skipped,
     safe,
+    search_params,
 )
+from tui.cli.strategy import add_strategy_args, strategy_choice
+
+EXAMPLES = """\
+examples:
+  chunkscope eval session.jsonl --gold gold.json
+  chunkscope eval docs.md --queries questions.json --budget 1000
+  chunkscope eval session.jsonl --gold gold.json --queries questions.json --format json
+"""
 
 
 def add_eval_parser(sub: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = sub.add_parser(
         "eval",
-        help="score the merged chunks against gold topic starts (Pk, WindowDiff, F1)",
+        help="score the merged chunks: topic starts against gold (Pk, WindowDiff, F1), "
+        "questions answered (hit rate, MRR)",
         description=(
             "Merge FILE as `chunk --embed` would, then compare where the merged chunks start "
             'with GOLD: JSON {"starts": [...]} or one 1-based source line a line, where '
             'each topic starts. With {"starts": [...], "partial": true} the starts are some '
             "of the topic starts, every one between the first and the last: the scores are "
-            "over that stretch only (cuts outside it are not counted)."
+            "over that stretch only (cuts outside it are not counted). With --queries Q.json "
+            "the merged chunks answer each question as `search` would: the hit rate within "
+            "--budget tokens, MRR and recall@5. Give --gold, --queries or both."
         ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_source_args(p)
-    add_gold_args(p, required=True, help="the gold segment starts")
+    add_gold_args(p, required=False, help="the gold segment starts")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    add_queries_args(p)
     add_embed_args(p, flag=False)
     add_profile_option(p)
+    add_strategy_args(p)
     p.set_defaults(run=cmd_eval)
     return p
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    if not args.gold and not args.queries:
+        raise CliError("nothing to score against: give --gold GOLD, --queries Q.json or both")
+    params = search_params(args)
+    queries = None
+    if args.queries:
+        from engine.search import load_queries
+
+        queries = load_queries(args.queries)
+    pipe, tuning = build_pipeline(args, strategy=strategy_choice(args))
+    source = pipe.source()
+    report_skipped(source)
+    merged = pipe.merged()
+    topics = len(merged.topic_spans)
+    doc: dict[str, Any] = {}
+    parts: list[str] = [
+        f"{source.path}: {topics} topic{'s' if topics != 1 else ''} in {len(merged.chunks)} "
+        f"merged chunks (merge {tuning.merge.mode}, {pipe.params.embedder.label()})\n"
+    ]
+    if args.gold:
+        doc, text = _gold_scores(args, pipe)
+        parts.append(text)
+    if queries is not None:
+        from engine.search import retrieval_score
+
+        retrieval = retrieval_score(pipe, queries, params)
+        doc["retrieval"] = retrieval.as_json()
+        parts.append(retrieval_text(retrieval, verbose=True))
+    if args.format == "json":
+        doc.update(
+            topics=topics,
+            file_chunks=len(merged.chunks),
+            merge=tuning.merge.mode,
+            embedder=pipe.params.embedder.label(),
+            source=source.path,
+        )
+        text = json.dumps(doc, indent=2) + "\n"
+    else:
+        text = "".join(parts)
+    sys.stdout.write(safe(text, sys.stdout))
+    return 0
+
+
+def retrieval_text(score: Any, *, verbose: bool = False) -> str:
+    """The retrieval scores as text; `verbose`: a line per query (hit or miss, rank)."""
+    from engine.search import RECALL_K
+
+    p = score.params
+    lines = [
+        f"retrieval   {score.queries} queries, ranker {p.ranker}, budget {p.budget} tokens "
+        f"({score.chunks} chunks of {score.mean_chunk_tokens:.0f} tokens on average)",
+        f"hit rate    {score.hit_rate:.3f}  (the answer within the budget)",
+        f"MRR         {score.mrr:.3f}  recall@{RECALL_K} {score.recall_at_k:.3f}  "
+        f"mean tokens used {score.mean_used_tokens:.0f}",
+    ]
+    if score.unanswerable:
+        lines.append(
+            f"            {score.unanswerable} quer{'ies' if score.unanswerable != 1 else 'y'} "
+            "no chunk answers (an answer cut in two, or not in the text)"
+        )
+    if verbose:
+        for o in score.outcomes:
+            mark = "hit " if o.hit else "miss"
+            rank = f"rank {o.rank}" if o.rank else "unranked"
+            lines.append(f"  {mark} {rank:>9}  {o.query.query}")
+    return "\n".join(lines) + "\n"
+
+
+def _gold_scores(args: argparse.Namespace, pipe: Any) -> tuple[dict[str, Any], str]:
+    """The topic starts against the gold file: the JSON keys and the text."""
     from engine.evaluate import chunk_starts, line_weights, score
     from engine.gold import read_gold_file
 
-    pipe, tuning = build_pipeline(args)
-    source = pipe.source()
-    report_skipped(source)
     weights = line_weights(args.file)
     gold = read_gold_file(args.gold, lines=len(weights))
     merged = pipe.merged()
-    topics = len(merged.topic_spans)
     scores = score(  # the topic starts: the size cap splits topics, never moves them
         chunk_starts(merged.topic_chunks),
         gold.starts,
@@ -65,34 +152,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
         tolerance=args.tolerance,
         partial=gold.partial,
     )
-    if args.format == "json":
-        doc = {
-            **scores.as_dict(),
-            "topics": topics,
-            "file_chunks": len(merged.chunks),
-            "tolerance": args.tolerance,
-            "merge": tuning.merge.mode,
-            "embedder": pipe.params.embedder.label(),
-            "source": source.path,
-        }
-        text = json.dumps(doc, indent=2) + "\n"
-    else:
-        where = ""
-        if scores.stretch is not None:
-            first, last = scores.stretch
-            where = (
-                f"partial gold: scored over lines {first}-{last} ({scores.chunks} of the "
-                f"topics and {scores.gold_segments} gold segments meet it)\n"
-            )
-        text = (
-            f"{source.path}: {topics} topic{'s' if topics != 1 else ''} in {len(merged.chunks)} "
-            f"merged chunks, {scores.gold_segments} gold segments "
-            f"(merge {tuning.merge.mode}, {pipe.params.embedder.label()})\n"
-            f"{where}"
-            f"Pk          {scores.pk:.4f}  (k = {scores.k:,} chars; 0 is perfect)\n"
-            f"WindowDiff  {scores.windowdiff:.4f}\n"
-            f"boundaries  precision {scores.precision:.3f}  recall {scores.recall:.3f}  "
-            f"F1 {scores.f1:.3f}  (within {args.tolerance} lines)\n"
+    doc = {**scores.as_dict(), "tolerance": args.tolerance}
+    where = ""
+    if scores.stretch is not None:
+        first, last = scores.stretch
+        where = (
+            f"partial gold: scored over lines {first}-{last} ({scores.chunks} of the "
+            f"topics and {scores.gold_segments} gold segments meet it)\n"
         )
-    sys.stdout.write(safe(text, sys.stdout))
-    return 0
+    text = (
+        f"{scores.gold_segments} gold segments\n"
+        f"{where}"
+        f"Pk          {scores.pk:.4f}  (k = {scores.k:,} chars; 0 is perfect)\n"
+        f"WindowDiff  {scores.windowdiff:.4f}\n"
+        f"boundaries  precision {scores.precision:.3f}  recall {scores.recall:.3f}  "
+        f"F1 {scores.f1:.3f}  (within {args.tolerance} lines)\n"
+    )
+    return doc, text

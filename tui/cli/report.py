@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any
 
-from tui.cli.common import CliError, add_gold_args, emit
+from tui.cli.common import CliError, add_gold_args, add_queries_args, emit, search_params
 from tui.cli.recap import add_recap_args, recap_notes, run_recap
 from tui.cli.strategy import add_strategy_args, strategy_choice
 
@@ -26,11 +26,14 @@ def add_report_parser(sub: Any) -> argparse.ArgumentParser:
             "one HTML page that needs nothing else to open (no network, no script): the "
             "file's facts and parameters, a plot of the similarity along the file with the "
             "cuts, the merged chunks with their sizes and cut reasons, and the recap with "
-            "what fit the budget. --gold adds the score and the gold marks."
+            "what fit the budget. --gold adds the score and the gold marks; --queries the "
+            "questions the merged chunks answer (hit rate within 1,000 tokens, MRR)."
         ),
     )
     add_recap_args(p)
     add_gold_args(p, required=False, help="gold topic starts to score against and to mark")
+    # --budget is the recap's here: the search context keeps its default
+    add_queries_args(p, skip=("budget",))
     add_strategy_args(p)
     p.set_defaults(run=cmd_report)
     return p
@@ -81,6 +84,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         weights = line_weights(args.file)
         found = read_gold_file(args.gold, lines=len(weights))
         gold, partial = list(found.starts), found.partial
+    queries = None
+    if args.queries:
+        from engine.search import load_queries
+
+        if args.latest:
+            raise CliError("--queries asks about one file: give the file, not --latest")
+        queries = load_queries(args.queries)
+    searching = search_params(args)
     run = run_recap(args, strategy=strategy_choice(args))
     report = gather(
         run.pipe,
@@ -93,6 +104,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         tolerance=args.tolerance,
         extra_args=_given_flags(args),
         weights=weights,
+        queries=queries,
+        search=searching,
     )
     emit(args, render_html(report))
     recap_notes(run)

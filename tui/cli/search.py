@@ -17,14 +17,14 @@ from typing import Any
 from tui.cli.common import (
     CliError,
     add_embed_args,
-    add_knob_flags,
     add_profile_option,
+    add_queries_args,
     add_source_args,
     build_pipeline,
-    checked_knobs,
     emit,
     json_pieces,
     report_skipped,
+    search_params,
 )
 from tui.cli.strategy import add_strategy_args, strategy_choice
 
@@ -40,8 +40,6 @@ PREVIEW_LINES = 3
 
 
 def add_search_parser(sub: Any) -> argparse.ArgumentParser:
-    from engine.search import SearchParams
-
     p: argparse.ArgumentParser = sub.add_parser(
         "search",
         help="rank the file's chunks for a question; the context they make within a budget",
@@ -58,27 +56,13 @@ def add_search_parser(sub: Any) -> argparse.ArgumentParser:
     )
     add_source_args(p)
     p.add_argument("query", nargs="?", default=None, help="the question (or use --queries)")
-    p.add_argument(
-        "--queries",
-        metavar="Q.json",
-        default=None,
-        help='many questions: {"queries": [{"query": "...", "answers": [...] | "lines": '
-        "[first, last]}]}",
-    )
     p.add_argument("--format", choices=("text", "json"), default="text")
-    add_knob_flags(p.add_argument_group("search"), [SearchParams])
+    add_queries_args(p, help="many questions, scored where they say what answers them")
     add_embed_args(p, flag=False)
     add_profile_option(p)
     add_strategy_args(p)
     p.set_defaults(run=cmd_search)
     return p
-
-
-def search_params(args: argparse.Namespace) -> Any:
-    """The search knobs the flags give, on the defaults."""
-    from engine.search import SearchParams
-
-    return SearchParams(**checked_knobs(args, [SearchParams]))
 
 
 def _queries(args: argparse.Namespace) -> list[Any]:

@@ -4,8 +4,9 @@ Runs the pipeline once (chunks and vectors), then the merge at each value of one
 or topic knob (`engine.pipeline.Pipeline.with_params` shares every memo, so only the
 merge runs again), and prints the merged chunk count at each value, with Pk,
 WindowDiff and boundary F1 when a gold file is given: a table, and a plot of each
-column drawn in the terminal (`engine.evaluate.sparkline`). The range is the knob's
-slider range unless ``--from``/``--to`` say otherwise.
+column drawn in the terminal (`engine.evaluate.sparkline`); with ``--queries Q.json``
+the hit rate and MRR of the questions at each value (`engine.search`). The range is the
+knob's slider range unless ``--from``/``--to`` say otherwise.
 """
 
 from __future__ import annotations
@@ -22,11 +23,20 @@ from tui.cli.common import (
     add_embed_args,
     add_gold_args,
     add_profile_option,
+    add_queries_args,
     add_source_args,
     build_pipeline,
     report_skipped,
     safe,
+    search_params,
 )
+
+EXAMPLES = """\
+examples:
+  chunkscope sweep session.jsonl --param topic-depth --gold gold.json
+  chunkscope sweep docs.md --param topic-chunk-chars --queries questions.json
+  chunkscope sweep notes.md --param max-chars --merge seed --from 512 --to 8192 --points 9
+"""
 
 #: At most this many points (each is one merge run).
 MAX_POINTS = 500
@@ -43,13 +53,16 @@ def add_sweep_parser(sub: Any) -> argparse.ArgumentParser:
     names = ", ".join(_sweepable())
     p: argparse.ArgumentParser = sub.add_parser(
         "sweep",
-        help="the merged chunk count (and Pk, with --gold) across one knob's range",
+        help="the merged chunk count (and Pk with --gold, hit rate with --queries) across "
+        "one knob's range",
         description=(
             "Merge FILE at each value of one knob and print the merged chunk count (with "
             "--gold: Pk, WindowDiff and boundary F1) as a table and as terminal plots. "
             f"Knobs: {names}. A seed-loop knob sweeps with --merge seed, a topic knob "
-            "with --merge topic."
+            "with --merge topic. With --queries: the hit rate and MRR of the questions."
         ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_source_args(p)
     p.add_argument("--param", required=True, metavar="NAME", help="the knob to move (name or flag)")
@@ -64,6 +77,7 @@ def add_sweep_parser(sub: Any) -> argparse.ArgumentParser:
     )
     add_gold_args(p, required=False, help="gold segment starts: adds Pk, WindowDiff, F1")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    add_queries_args(p)
     add_embed_args(p, flag=False)
     add_profile_option(p)
     p.set_defaults(run=cmd_sweep)
@@ -103,6 +117,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if mode_flag is not None and mode_flag != mode:
         raise CliError(f"--param {knob.name} acts in --merge {mode}, not --merge {mode_flag}")
     values = sweep_values(knob, args.start, args.stop, args.points)
+    searching = search_params(args)
+    queries = None
+    if args.queries:
+        from engine.search import load_queries
+
+        queries = load_queries(args.queries)
     pipe, _ = build_pipeline(args)
     pipe = pipe.with_params(merge=replace(pipe.params.merge, mode=mode))
     source = pipe.source()
@@ -128,6 +148,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 partial=gold.partial,
             )
             row.update(pk=round(s.pk, 6), windowdiff=round(s.windowdiff, 6), f1=round(s.f1, 6))
+        if queries is not None:
+            from engine.search import retrieval_score
+
+            r = retrieval_score(p, queries, searching)
+            row.update(hit_rate=round(r.hit_rate, 6), mrr=round(r.mrr, 6))
         rows.append(row)
     stretch = None
     if gold is not None and weights is not None and gold.partial:
@@ -142,6 +167,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         }
         if stretch is not None:
             doc["stretch"] = list(stretch)  # partial gold: the lines scored
+        if queries is not None:
+            doc["search"] = {"ranker": searching.ranker, "budget": searching.budget}
         text = json.dumps(doc, indent=2) + "\n"
     else:
         text = _table(knob, mode, source.path, pipe.params.embedder.label(), rows)
@@ -156,7 +183,7 @@ def _table(knob: Knob, mode: str, path: str, embedder: str, rows: list[dict[str,
 
     cols = [
         c
-        for c in ("chunks", "topics", "pk", "windowdiff", "f1")
+        for c in ("chunks", "topics", "pk", "windowdiff", "f1", "hit_rate", "mrr")
         if c in rows[0] and (c != "topics" or mode == "topic")  # the seed's are its chunks
     ]
     shown = [f"{r['value']:g}" for r in rows]

@@ -1,4 +1,4 @@
-"""`chunkscope tune FILE... --gold GOLD... [--merge seed|topic] [--save-profile NAME]`.
+"""`chunkscope tune FILE... --gold GOLD... | --queries Q.json... [--save-profile NAME]`.
 
 Searches a grid of merge (or topic) settings over several labelled files
 (`engine.evaluate.tune`): each file is read, split and embedded once, then only the
@@ -7,7 +7,9 @@ boundary F1), then mean Pk and WindowDiff (`engine.evaluate.Tuned.objective`); a
 partial gold file is scored over the stretch its starts cover. Prints the best few
 settings with their scores next to the run's own settings, and with ``--save-profile``
 saves the best as a profile that ``chunk``, ``recap``, ``eval`` and the workbench use
-(``--profile NAME``).
+(``--profile NAME``). With ``--queries`` (one query file per FILE) the settings rank by
+how well their chunks answer the questions instead (`engine.search.tune_retrieval`: mean
+hit rate at the budget, then mean MRR), over a grid of the knobs that shape the chunks.
 """
 
 from __future__ import annotations
@@ -23,12 +25,21 @@ from tui.cli.common import (
     CliError,
     add_embed_args,
     add_profile_option,
+    add_queries_args,
     add_source_args,
     build_pipeline,
     note,
     report_skipped,
     safe,
+    search_params,
 )
+
+EXAMPLES = """\
+examples:
+  chunkscope tune a.jsonl b.jsonl --gold a.gold.json b.gold.json
+  chunkscope tune docs.md notes.md --queries docs.q.json notes.q.json --save-profile rag
+  chunkscope tune a.jsonl --gold a.gold.json --grid topic-depth=5,6,7 --format json
+"""
 
 #: At most this many settings in one search (each is one merge per file).
 MAX_SETTINGS = 5000
@@ -36,11 +47,15 @@ MAX_SETTINGS = 5000
 
 def add_tune_parser(sub: Any) -> argparse.ArgumentParser:
     from engine.evaluate import TUNE_GRIDS
+    from engine.search import RETRIEVAL_GRIDS
 
-    grids = "; ".join(
-        f"{mode}: " + ", ".join(f"{k} {'/'.join(map(str, v))}" for k, v in grid.items())
-        for mode, grid in TUNE_GRIDS.items()
-    )
+    def describe(grids: dict[str, dict[str, list[Any]]]) -> str:
+        return "; ".join(
+            f"{mode}: " + ", ".join(f"{k} {'/'.join(map(str, v))}" for k, v in grid.items())
+            for mode, grid in grids.items()
+        )
+
+    grids = describe(TUNE_GRIDS)
     p: argparse.ArgumentParser = sub.add_parser(
         "tune",
         help="search the merge settings that best find the topics of labelled files",
@@ -51,17 +66,26 @@ def add_tune_parser(sub: Any) -> argparse.ArgumentParser:
             '({"starts": [...], "partial": true}) is scored over the stretch it covers. '
             "Default grids: "
             f"{grids}. With --grid NAME=V1,V2 (repeatable) only the knobs named are "
-            "searched; the others keep the run's values (flags, --profile, defaults)."
+            "searched; the others keep the run's values (flags, --profile, defaults). "
+            "With --queries Q.json... (one per FILE) instead of --gold, the settings rank by "
+            "the questions their chunks answer: mean hit rate within --budget, then MRR; "
+            f"default grids: {describe(RETRIEVAL_GRIDS)}."
         ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_source_args(p)
     p.add_argument("more", nargs="*", metavar="FILE", help="more labelled files")
     p.add_argument(
         "--gold",
         nargs="+",
-        required=True,
+        default=None,
         metavar="GOLD",
         help="the gold segment starts of each FILE, in the same order",
+    )
+    # its --top is the settings shown: the context's chunks keep their default
+    add_queries_args(
+        p, many=True, help="the query file of each FILE, in the same order", skip=("top",)
     )
     p.add_argument(
         "--grid",
@@ -79,15 +103,19 @@ def add_tune_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _grid(mode: str, overrides: list[str]) -> dict[str, list[Any]]:
-    """The default grid of `mode`, or the knobs of ``--grid NAME=V1,V2`` (checked)."""
+def _grid(
+    mode: str, overrides: list[str], defaults: dict[str, dict[str, list[Any]]] | None = None
+) -> dict[str, list[Any]]:
+    """The default grid of `mode` (of `defaults`, else `TUNE_GRIDS`), or the knobs of
+    ``--grid NAME=V1,V2`` (checked)."""
     from engine.evaluate import TUNE_GRIDS
     from engine.params import find_knob, knob_map
     from engine.tuning import MODE_PARAMS
 
     own = knob_map(MODE_PARAMS[mode])
     own.pop("mode", None)
-    grid = {} if overrides else {k: list(v) for k, v in TUNE_GRIDS[mode].items()}
+    base = (defaults or TUNE_GRIDS)[mode]
+    grid = {} if overrides else {k: list(v) for k, v in base.items()}
     for item in overrides:
         name, sep, values = item.partition("=")
         knob = find_knob(name, own.values())
@@ -114,14 +142,20 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from engine.settings import Profile, check_profile_name, save_profile
 
     files = [args.file, *args.more]
-    if len(args.gold) != len(files):
-        raise CliError(f"{len(files)} files but {len(args.gold)} gold files: give one per file")
+    if bool(args.gold) == bool(args.queries):
+        raise CliError("give --gold GOLD... (topic starts) or --queries Q.json... (questions)")
+    labels = args.gold or args.queries
+    what = "gold files" if args.gold else "query files"
+    if len(labels) != len(files):
+        raise CliError(f"{len(files)} files but {len(labels)} {what}: give one per file")
     if args.top < 1:
         raise CliError(f"--top {args.top}: at least 1")
     if args.save_profile:
         check_profile_name(args.save_profile)
     pipe, tuning = build_pipeline(args)
     mode = tuning.merge.mode
+    if args.queries:
+        return _tune_queries(args, files, pipe, tuning)
     grid = _grid(mode, args.grid)
     if mode == "seed" and tuning.merge.max_chunk_tokens is not None:
         raise CliError("tune searches the seed loop with a size cap in chars: drop --max-tokens")
@@ -186,6 +220,84 @@ def cmd_tune(args: argparse.Namespace) -> int:
             return (
                 f"{label:8}{t.f1:6.3f}{t.recall:8.3f}{t.pk:8.4f}{t.windowdiff:8.4f}"
                 f"{t.chunks:8.4g}  {cells}"
+            )
+
+        for i, t in enumerate(best, 1):
+            lines.append(row(f"#{i}", t.values, t))
+        lines.append(row("current", current, baseline))
+        text = "\n".join(lines) + "\n"
+    sys.stdout.write(safe(text, sys.stdout))
+    if saved is not None:
+        note(
+            f"saved profile {args.save_profile!r} to {saved}: "
+            f"use it with --profile {args.save_profile}"
+        )
+    return 0
+
+
+def _tune_queries(args: argparse.Namespace, files: list[str], pipe: Any, tuning: Any) -> int:
+    """``tune --queries``: the settings whose chunks answer the questions best."""
+    from engine.search import RETRIEVAL_GRIDS, RetrievalTuned, load_queries, tune_retrieval
+    from engine.settings import Profile, save_profile
+
+    mode = tuning.merge.mode
+    grid = _grid(mode, args.grid, RETRIEVAL_GRIDS)
+    params = search_params(args)
+    cases = []
+    for path, qpath in zip(files, args.queries, strict=True):
+        p = (
+            pipe
+            if path == args.file
+            else build_pipeline(argparse.Namespace(**{**vars(args), "file": path}))[0]
+        )
+        report_skipped(p.source())
+        cases.append((p, load_queries(qpath)))
+    in_force = tuning.values()
+    current = {k: in_force[k] for k in grid}
+    baseline = tune_retrieval(cases, tuning, {k: [v] for k, v in current.items()}, params)[0]
+    best = tune_retrieval(cases, tuning, grid, params, top=args.top, prefer=current)
+    settings = grid_size(grid)
+    saved = None
+    if args.save_profile:
+        profile = Profile.from_tuning(tuning.with_values({**best[0].values, "mode": mode}))
+        saved = save_profile(args.save_profile, profile)
+    queries = sum(len(qs) for _, qs in cases)
+
+    def entry(t: RetrievalTuned) -> dict[str, Any]:
+        return {
+            "values": t.values,
+            **{k: round(v, 6) for k, v in t._asdict().items() if k != "values"},
+        }
+
+    if args.format == "json":
+        doc = {
+            "merge": mode,
+            "embedder": pipe.params.embedder.label(),
+            "files": files,
+            "queries": queries,
+            "ranker": params.ranker,
+            "budget": params.budget,
+            "settings": settings,
+            "current": entry(baseline),
+            "best": [entry(t) for t in best],
+            "profile": args.save_profile,
+        }
+        text = json.dumps(doc, indent=2) + "\n"
+    else:
+        names = list(grid)
+        lines = [
+            f"tune: {settings:,} settings of --merge {mode} on {len(files)} files, "
+            f"{queries} queries (ranker {params.ranker}, budget {params.budget} tokens), "
+            "by mean hit rate, then MRR",
+            "",
+            f"{'':8}{'hit':>6}{'MRR':>7}{'R@5':>7}{'tokens':>8}{'chunks':>8}  " + "  ".join(names),
+        ]
+
+        def row(label: str, values: Mapping[str, Any], t: RetrievalTuned) -> str:
+            cells = "  ".join(f"{values[n]!s:>{len(n)}}" for n in names)
+            return (
+                f"{label:8}{t.hit_rate:6.3f}{t.mrr:7.3f}{t.recall_at_k:7.3f}"
+                f"{t.mean_chunk_tokens:8.0f}{t.chunks:8.4g}  {cells}"
             )
 
         for i, t in enumerate(best, 1):

@@ -1,0 +1,106 @@
+"""Tuning the chunks for retrieval: the merge settings whose chunks answer questions best.
+
+`tune_retrieval` runs each setting of a grid over several files, each with its query
+file (`engine.search.queries`): the merge runs again per setting (the pipeline's memos
+keep everything before it), the run's `SearchIndex` answers the questions, and the
+settings rank by `RetrievalTuned.objective`: mean hit rate at the budget first, then
+mean MRR, then how near the setting is to the settings in force
+(`engine.evaluate.setting_distance`): nothing moves that does not answer better.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from engine.search.core import SearchParams
+from engine.search.queries import Query
+from engine.search.score import RetrievalScore, score_queries
+
+if TYPE_CHECKING:
+    from engine.pipeline import Pipeline
+    from engine.tuning import Tuning
+
+__all__ = ["RETRIEVAL_GRIDS", "RetrievalTuned", "retrieval_score", "tune_retrieval"]
+
+#: The default grid of `tune --queries`, per merge mode: the knobs that shape the chunks.
+RETRIEVAL_GRIDS: dict[str, dict[str, list[Any]]] = {
+    "topic": {
+        "topic_chunk_chars": [0, 400, 600, 800, 1000, 1200, 1600, 2400],
+        "topic_depth": [5.0, 7.0, 9.0],
+    },
+    "seed": {
+        "max_chunk_chars": [512, 1024, 2048, 4096, 8192],
+        "std_k": [0.0, 0.5, 1.0],
+    },
+}
+
+
+def retrieval_score(
+    pipe: Pipeline, queries: Sequence[Query], params: SearchParams | None = None
+) -> RetrievalScore:
+    """How well the run of `pipe` answers `queries` (`score_queries` on its index)."""
+    return score_queries(pipe.search_index(), queries, params)
+
+
+def _run(pipe: Pipeline, tuning: Tuning, values: Mapping[str, Any]) -> Pipeline:
+    t = tuning.with_values(values)
+    return pipe.with_params(merge=t.merge, topic=t.topic, min_chars=t.min_chars)
+
+
+class RetrievalTuned(NamedTuple):
+    """One setting with its mean scores over the files."""
+
+    values: dict[str, Any]
+    hit_rate: float
+    mrr: float
+    recall_at_k: float
+    mean_chunk_tokens: float
+    chunks: float
+
+    @classmethod
+    def of(cls, values: dict[str, Any], scores: Sequence[RetrievalScore]) -> RetrievalTuned:
+        n = len(scores) or 1
+        return cls(
+            values,
+            sum(s.hit_rate for s in scores) / n,
+            sum(s.mrr for s in scores) / n,
+            sum(s.recall_at_k for s in scores) / n,
+            sum(s.mean_chunk_tokens for s in scores) / n,
+            sum(s.chunks for s in scores) / n,
+        )
+
+    def objective(self) -> tuple[float, float]:
+        """What `tune_retrieval` minimises: hit rate first, then MRR (highest first)."""
+        return (-round(self.hit_rate, 9), -round(self.mrr, 9))
+
+
+def tune_retrieval(
+    cases: Sequence[tuple[Pipeline, Sequence[Query]]],
+    tuning: Tuning,
+    grid: Mapping[str, Sequence[Any]],
+    params: SearchParams | None = None,
+    *,
+    top: int = 5,
+    prefer: Mapping[str, Any] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[RetrievalTuned]:
+    """The `top` settings of `grid` by `RetrievalTuned.objective` over `cases` (each a
+    file's pipeline and its queries), best first; equals: the one nearest `prefer`."""
+    from engine.evaluate import setting_distance
+
+    names = list(grid)
+    settings = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*grid.values())]
+    results = []
+    for i, values in enumerate(settings):
+        scores = [retrieval_score(_run(p, tuning, values), qs, params) for p, qs in cases]
+        results.append(RetrievalTuned.of(values, scores))
+        if progress is not None:
+            progress(i + 1, len(settings))
+    if prefer is None:
+        results.sort(key=RetrievalTuned.objective)
+    else:
+        near = prefer
+        results.sort(key=lambda t: (t.objective(), setting_distance(t.values, near)))
+    return results[:top]

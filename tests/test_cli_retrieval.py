@@ -1,0 +1,153 @@
+"""Retrieval scores wherever a segmentation score is: `eval`, `sweep` and `tune` with
+``--queries``, and the report's "Questions answered"."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.pipeline import Pipeline
+from engine.search import Query, SearchParams, retrieval_score
+from tests.pilot import ROOT
+from tui.cli import main
+
+DOC = ROOT / "sample_logs" / "shell_cookbook.md"
+LOG = ROOT / "sample_logs" / "research_notes.jsonl"
+QUERIES = {
+    "queries": [
+        {
+            "query": "Which exit code tells me a command was killed by timeout?",
+            "answers": ["exit status 124 means it timed out"],
+        },
+        {
+            "query": "How do I undo my last commit without losing the edits?",
+            "answers": ["git reset --soft HEAD~1"],
+        },
+        {
+            "query": "in what order is the cache directory location resolved",
+            "answers": ["an explicit override wins, then XDG, then ~/.cache"],
+        },
+        {"query": "a question nothing answers", "answers": ["no such text anywhere"]},
+    ]
+}
+
+
+@pytest.fixture
+def queries(tmp_path: Path) -> Path:
+    q = tmp_path / "q.json"
+    q.write_text(json.dumps(QUERIES))
+    return q
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    assert main([*argv, "--format", "json"]) == 0
+    out: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return out
+
+
+def _expected(**topic: Any) -> Any:
+    from engine.pipeline import PipelineParams
+    from engine.segment import TopicParams
+
+    qs = [Query(q["query"], tuple(q["answers"])) for q in QUERIES["queries"]]
+    pipe = Pipeline(DOC, PipelineParams(topic=TopicParams(**topic)))
+    return retrieval_score(pipe, qs, SearchParams())
+
+
+def test_eval_queries_scores_what_search_answers(
+    capsys: pytest.CaptureFixture[str], queries: Path, isolated: Path
+) -> None:
+    doc = _json(capsys, "eval", str(DOC), "--queries", str(queries))
+    r = doc["retrieval"]
+    want = _expected()
+    assert r["queries"] == 4 and r["unanswerable"] == 1
+    assert r["hit_rate"] == pytest.approx(round(want.hit_rate, 4)) and r["hit_rate"] >= 0.5
+    assert r["mrr"] == pytest.approx(round(want.mrr, 4))
+    assert [q["hit"] for q in r["per_query"]][-1] is False
+    assert r["per_query"][-1]["rank"] is None
+    assert r["budget"] == 1000 and r["ranker"] == "bm25"
+    assert "pk" not in doc  # no gold given
+    # the text: the scores and a line per query
+    assert main(["eval", str(DOC), "--queries", str(queries), "--budget", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "hit rate" in out and "budget 200 tokens" in out
+    assert "miss  unranked  a question nothing answers" in out
+
+
+def test_eval_takes_gold_and_queries_together_and_needs_one(
+    capsys: pytest.CaptureFixture[str], queries: Path, tmp_path: Path, isolated: Path
+) -> None:
+    gold = tmp_path / "gold.json"
+    gold.write_text('{"starts": [1, 20]}')
+    doc = _json(capsys, "eval", str(DOC), "--gold", str(gold), "--queries", str(queries))
+    assert "pk" in doc and "retrieval" in doc
+    assert main(["eval", str(DOC)]) == 2
+    err = capsys.readouterr().err
+    assert "give --gold GOLD, --queries Q.json or both" in err and len(err.splitlines()) == 1
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"queries": [{"query": "x", "lines": [3]}]}')
+    assert main(["eval", str(DOC), "--queries", str(bad)]) == 2
+    assert f"{bad}:1:" in capsys.readouterr().err
+
+
+def test_sweep_queries_hit_rate_per_value(
+    capsys: pytest.CaptureFixture[str], queries: Path, isolated: Path
+) -> None:
+    doc = _json(
+        capsys, "sweep", str(DOC), "--param", "topic-chunk-chars", "--from", "0", "--to",
+        "1600", "--points", "3", "--queries", str(queries),
+    )  # fmt: skip
+    points = doc["points"]
+    assert [p["value"] for p in points] == [0, 800, 1600]
+    for p in points:
+        want = _expected(topic_chunk_chars=p["value"])
+        assert p["hit_rate"] == pytest.approx(round(want.hit_rate, 6))
+        assert p["mrr"] == pytest.approx(round(want.mrr, 6))
+    assert doc["search"] == {"ranker": "bm25", "budget": 1000}
+
+
+def test_tune_queries_ranks_by_hit_rate_then_mrr_and_saves_a_profile(
+    capsys: pytest.CaptureFixture[str], queries: Path, isolated: Path
+) -> None:
+    grid = ["--grid", "topic-chunk-chars=0,400,800", "--grid", "topic-depth=7"]
+    doc = _json(capsys, "tune", str(DOC), "--queries", str(queries), *grid, "--save-profile", "rag")
+    best = doc["best"]
+    assert len(best) == 3
+    keys = [(-b["hit_rate"], -b["mrr"]) for b in best]
+    assert keys == sorted(keys)
+    for b in best:
+        want = _expected(**b["values"])
+        assert b["hit_rate"] == pytest.approx(round(want.hit_rate, 6))
+    capsys.readouterr()
+    # the profile carries the best setting into every command
+    top = best[0]["values"]["topic_chunk_chars"]
+    again = _json(capsys, "eval", str(DOC), "--queries", str(queries), "--profile", "rag")
+    assert again["retrieval"]["hit_rate"] == pytest.approx(round(best[0]["hit_rate"], 4))
+    assert again["retrieval"]["mrr"] == pytest.approx(round(best[0]["mrr"], 4))
+    assert main(["profile", "show", "rag"]) == 0
+    assert re.search(rf"topic_chunk_chars\s+{top}\b", capsys.readouterr().out)
+
+
+def test_tune_needs_gold_or_queries_one_per_file(
+    capsys: pytest.CaptureFixture[str], queries: Path, isolated: Path
+) -> None:
+    assert main(["tune", str(DOC)]) == 2
+    assert "--gold GOLD... (topic starts) or --queries Q.json..." in capsys.readouterr().err
+    assert main(["tune", str(DOC), str(LOG), "--queries", str(queries)]) == 2
+    assert "2 files but 1 query files" in capsys.readouterr().err
+
+
+def test_report_shows_the_questions_answered(
+    queries: Path, tmp_path: Path, isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.html"
+    assert main(["report", str(DOC), "--queries", str(queries), "-o", str(out)]) == 0
+    page = out.read_text()
+    assert '<h2 id="retrieval">Questions answered</h2>' in page
+    assert "a question nothing answers" in page
+    want = _expected()
+    assert f"{want.hit_rate:.3f}" in page
