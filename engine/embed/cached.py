@@ -141,6 +141,14 @@ class CachedEmbedder:
         endpoint = getattr(self.inner, "endpoint", None)
         return endpoint if isinstance(endpoint, str) else self.inner.name
 
+    def embed_queries(self, queries: Sequence[str]) -> Matrix:
+        """Questions to search with, as the wrapped embedder reads them (not cached:
+        a question is asked once; e5 reads it with its own prefix)."""
+        own = getattr(self.inner, "embed_queries", None)
+        if own is not None:
+            return np.asarray(own(queries), dtype=np.float32)
+        return self.embed(queries)
+
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> Matrix:
         n = len(texts)
         stats = CacheStats()

@@ -47,11 +47,18 @@ class E5Embedder:
         return f"E5Embedder(dim={self.dim})"
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> Matrix:
+        return self._embed(texts, self._model.passage, progress)
+
+    def embed_queries(self, queries: Sequence[str]) -> Matrix:
+        """Questions to search with: e5 reads them with its ``query: `` prefix."""
+        return self._embed(queries, self._model.query, None)
+
+    def _embed(self, texts: Sequence[str], model: Any, progress: Progress | None) -> Matrix:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         todo = [i for i, t in enumerate(texts) if not is_blank(t)]
         for b0 in range(0, len(todo), _BATCH):
             idx = todo[b0 : b0 + _BATCH]
-            vecs = self._model.passage([texts[i] for i in idx])
+            vecs = model([texts[i] for i in idx])
             out[idx] = np.asarray(vecs, dtype=np.float32).reshape(len(idx), self.dim)
             if progress is not None:
                 progress(min(len(todo), b0 + _BATCH), len(todo))

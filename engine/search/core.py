@@ -7,7 +7,8 @@ counts) and answers a question in three steps:
 2. **widen**: each of the `top` best chunks lends its neighbours in the same topic a
    priority of ``neighbours`` times its own (scores scaled so the best chunk is 1):
    the chunk that ranks first often holds the question's words while the answer
-   sits in the next paragraph of the same topic;
+   sits in the next paragraph of the same topic. A neighbour is taken only beside a
+   chunk the context holds;
 3. **fill**: chunks are taken whole by priority while they fit, at most `top` of
    them; a chunk that does not fit in what is left is passed over for the next one
    that does. What room is left then takes the start of the best chunk passed over,
@@ -196,9 +197,12 @@ class SearchIndex:
         taken: list[tuple[int, int | None, str]] = []  # (chunk, via, text)
         parts: list[str] = []
         passed: tuple[int, int | None] | None = None  # the best chunk that did not fit
+        chosen: set[int] = set()
         for i, via in priority:
             if len(taken) >= p.top:
                 break
+            if via is not None and via not in chosen:
+                continue  # the context of a chunk that is not in it
             text = self.texts[i]
             if self._count([*parts, text]) > p.budget:
                 if passed is None:
@@ -206,6 +210,7 @@ class SearchIndex:
                 continue  # does not fit what is left: try the next one
             parts.append(text)
             taken.append((i, via, text))
+            chosen.add(i)
         truncated = -1
         if passed is not None and len(taken) < p.top:  # the rest: the start of the best left
             cut = self._cut_to_fit(parts, self.texts[passed[0]], p.budget)
