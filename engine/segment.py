@@ -613,7 +613,7 @@ def segment(
         b_arr = np.asarray(bounds, dtype=np.int64)
         over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
     target = params.topic_chunk_chars
-    if target > 0 and (cap is None or max_tokens is not None or target < cap):
+    if splits_below_cap(target, size):
         # retrieval-sized chunks inside the topics (only ever splits further: the cap holds)
         bounds = fit_cap(bounds, chars, target, f.ranks, scores.score)
         for b in bounds[1:-1]:
@@ -622,6 +622,13 @@ def segment(
             b_arr = np.asarray(bounds, dtype=np.int64)
             over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
     return _result(chunks, v, bounds, chosen, cuts, scores, over, size)
+
+
+def splits_below_cap(target: int, size: MergeParams) -> bool:
+    """Whether a chunk size of `target` chars splits topics further than the size cap of
+    `size` does (a cap in tokens: always; in chars: when the target is below it)."""
+    cap = size.cap
+    return target > 0 and (cap is None or size.cap_unit == "tokens" or target < cap)
 
 
 def fit_cap(

@@ -196,6 +196,8 @@ def _chunk_report(
     mtokens: list[int],
 ) -> Iterator[str]:
     """The text output of `chunkscope chunk`, in pieces of one chunk or so each."""
+    from engine.segment import splits_below_cap
+
     counter = pipe.counter
     clock = source.kind != "markdown"  # a document's turns all carry the file's date
     dated = ""
@@ -229,6 +231,9 @@ def _chunk_report(
     n_topics = len(merged.topic_spans)
     cap = merged.params
     limit = f"size cap {cap.cap:,} {cap.cap_unit}" if cap.cap is not None else "no size cap"
+    target = pipe.params.topic.topic_chunk_chars
+    if pipe.params.merge.mode == "topic" and splits_below_cap(target, cap):
+        limit = f"chunks of at most {target:,} chars; {limit}"
     over = sum(merged.exceeds_limit)
     if over:
         limit += f"; {over} over it, each one unit kept whole"
