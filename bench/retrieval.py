@@ -2,8 +2,9 @@
 
 Run from the repository root, in chunkscope's venv::
 
-    python bench/retrieval.py [--split dev|heldout|all] [--budget 1000] [--sets GLOB]
-        [--rankers bm25,embed] [--peer-python /work/benchvenv/bin/python] [--json OUT]
+    python bench/retrieval.py [--split dev|heldout|all] [--budget 1000] [--sets GLOB[,GLOB]]
+        [--rankers bm25,embed] [--embedder lexical|e5] [--speed | --no-speed]
+        [--peer-python /work/benchvenv/bin/python] [--json OUT]
 
 The peers run in a separate venv so that chunkscope's dependencies stay untouched::
 
@@ -21,6 +22,7 @@ What it measures
 The query sets `bench/retrieval_data/*.queries.json` (see SOURCES.md there): each names
 one file (an agent session or a markdown document), its split (dev, heldout: split by
 file) and questions whose answers are exact substrings of the file's decoded text.
+``--sets`` selects sets by name (comma-separated globs).
 
 Every chunker cuts the same text:
 
@@ -34,10 +36,13 @@ document's turns are its sections with the role ``Doc``).
 Common protocol (every row marked ``common``): the chunker's chunk texts (empty ones
 dropped) are ranked for each question by the ranker (``bm25``:
 `engine.search.rankers.BM25Index`, chunks scoring 0 are not ranked; ``embed``: cosine
-to the question under chunkscope's default lexical embedder, texts and questions of a
-file embedded in one call as `Pipeline.search_index` does; ``fusion``: their reciprocal
-rank fusion). The context is the ranked chunks' texts in rank order joined with a blank
-line, up to the budget (cl100k_base, `engine.tokens.get_counter`): the chunk that
+to the question; ``fusion``: their reciprocal rank fusion). The ``embed`` vectors come
+from ``--embedder``: ``lexical`` (default: chunkscope's default lexical embedder, texts
+and questions of a file embedded in one call as `Pipeline.search_index` does) or ``e5``
+(`engine.embed.e5.E5Embedder`, the ``e5`` extra: chunk texts as passages through
+chunkscope's embedding cache, questions with ``embed_queries``; for every chunker,
+peers included). The context is the ranked chunks' texts in rank order joined with a
+blank line, up to the budget (cl100k_base, `engine.tokens.get_counter`): the chunk that
 overflows is cut at the budget, token-exact, and nothing after it is taken.
 
 - **hit**: a question is a hit when one of its answers is a substring of the context
@@ -47,19 +52,34 @@ overflows is cut at the budget, token-exact, and nothing after it is taken.
 - **tok mean / tok med**: tokens per chunk over all chunks of the split's files;
   **chunks**: how many chunks those files make.
 
-Rows:
+Rows (with ``--embedder e5`` every chunkscope row runs with
+``PipelineParams(embedder=EmbedderSpec(name="e5"))``, so e5 also drives its topic
+segmentation):
 
 - ``chunkscope default``: merged chunks of ``Pipeline(path)`` (default params: topic
-  segmentation, topics split into ~1600-char retrieval chunks);
-- ``chunkscope topics only``: ``TopicParams(topic_chunk_chars=0)`` (the old default:
-  a topic is one chunk up to the 8192-char cap);
+  segmentation, topics split into retrieval chunks of at most ~800 chars,
+  ``TopicParams.topic_chunk_chars``);
+- ``chunkscope topics only``: ``TopicParams(topic_chunk_chars=0)`` (a topic is one
+  chunk up to the 8192-char cap);
 - ``chunkscope no merge``: the compacted chunks ``chunkscope chunk FILE`` prints
   without ``--embed`` (``Pipeline(path).compacted()``: in the default topic mode these
   are message-level units compacted to 20 chars);
-- ``chunkscope search`` (``own`` protocol): chunkscope's own context,
-  ``score_queries(pipe.search_index(), queries, SearchParams(ranker, budget))``: whole
-  chunks only (a chunk that does not fit is passed over), at most 10, neighbours of the
-  best chunks in their topic lent half their score; always bm25, embed and fusion;
+- ``chunkscope tuned on dev``: what ``chunkscope tune --queries`` would pick on the dev
+  sets. `engine.search.tune_retrieval` runs over every selected dev set (each case
+  ``(Pipeline(path), queries)``; ``Tuning()`` defaults, grid
+  ``RETRIEVAL_GRIDS["topic"]``, ``prefer`` the defaults' values of its knobs, search
+  params bm25 at ``--budget``: mean hit rate per file, then MRR, ties to the setting
+  nearest the defaults); the best setting (printed) then builds
+  ``Pipeline(path, PipelineParams(topic=..., merge=..., min_chars=...))`` from
+  ``Tuning().with_values(best.values)`` for every file of every split. On dev it is
+  in-sample; held-out says whether tuning on dev raises the hit rate over the default;
+- ``chunkscope search`` / ``chunkscope tuned on dev search`` (``own`` protocol):
+  chunkscope's own context, ``score_queries(pipe.search_index(), queries,
+  SearchParams(ranker, budget))`` (`engine.search.core`): each of the best chunks lends
+  its neighbours in its topic half its score; chunks are taken whole by that priority
+  while they fit, at most 10, a chunk that does not fit in what is left being passed
+  over for the next one that does; the room left then takes the start of the best
+  chunk passed over, cut to fit. Always bm25, embed and fusion;
 - peers: LangChain ``RecursiveCharacterTextSplitter(chunk_size=2000, chunk_overlap=200)``
   (characters); chonkie ``RecursiveChunker(tokenizer=<tiktoken cl100k_base Encoding>,
   chunk_size=512)`` (chonkie's own "cl100k_base"/"gpt2" names fetch a tokenizer from
@@ -67,6 +87,23 @@ Rows:
   ``chunkerify(cl100k_base, chunk_size=512)``; fixed 1000- and 400-token windows of
   cl100k_base tokens, no overlap (written here, in the main process). chonkie's
   SemanticChunker is left out: it needs an embedding model download.
+
+Speed (``--speed`` prints only this table; it is printed by default after the quality
+tables, ``--no-speed`` leaves it out): on the largest session of each of the two
+formats with the largest sessions that have a query set (a Claude Code
+``spotter-*.jsonl`` and ``codex-rtchess.jsonl``), always chunkscope's defaults (lexical,
+bm25, ``--budget``):
+
+- **cold CLI**: wall time of ``chunkscope search FILE "QUESTION"`` as a subprocess
+  (interpreter start, imports, tokenizer, parse, merge, index, one query, output),
+  median of 3;
+- in a fresh process (``--speed-worker``, imports and tokenizer loaded first), median of
+  3 such processes: **build** ``Pipeline(path).search_index()``; **1st query** the first
+  ``index.search(q)`` (it builds the BM25 index, lazily); **warm query** the median of
+  ``index.search(q)`` over 20 questions (the file's own, then other sets'), index built;
+- the same for LangChain-style "fixed 400t windows + BM25": build = decode the file,
+  cut the windows, ``BM25Index`` once; a query = BM25 scores, ranking and the common
+  protocol's context fill.
 """
 
 from __future__ import annotations

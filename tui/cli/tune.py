@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.evaluate import grid_size
@@ -136,10 +136,67 @@ def _grid(
     return grid
 
 
+def _pipelines(args: argparse.Namespace, files: list[str], pipe: Any) -> list[Any]:
+    """A pipeline per file, with the run's options (`pipe` is the first file's)."""
+    out = []
+    for path in files:
+        p = (
+            pipe
+            if path == args.file
+            else build_pipeline(argparse.Namespace(**{**vars(args), "file": path}))[0]
+        )
+        report_skipped(p.source())
+        out.append(p)
+    return out
+
+
+def _save_best(args: argparse.Namespace, tuning: Any, values: Mapping[str, Any]) -> Any:
+    """Save the best setting as ``--save-profile``'s profile (its path; None without)."""
+    from engine.settings import Profile, save_profile
+
+    if not args.save_profile:
+        return None
+    mode = tuning.merge.mode
+    return save_profile(
+        args.save_profile, Profile.from_tuning(tuning.with_values({**values, "mode": mode}))
+    )
+
+
+def _ranked(
+    title: str,
+    header: str,
+    names: list[str],
+    best: list[Any],
+    current: Mapping[str, Any],
+    baseline: Any,
+    scores: Callable[[Any], str],
+) -> str:
+    """The text table of a search: a row per setting, best first, then the current one."""
+
+    def row(label: str, values: Mapping[str, Any], t: Any) -> str:
+        cells = "  ".join(f"{values[n]!s:>{len(n)}}" for n in names)
+        return f"{label:8}{scores(t)}  {cells}"
+
+    lines = [title, "", f"{'':8}{header}  " + "  ".join(names)]
+    lines += [row(f"#{i}", t.values, t) for i, t in enumerate(best, 1)]
+    lines.append(row("current", current, baseline))
+    return "\n".join(lines) + "\n"
+
+
+def _finish(args: argparse.Namespace, text: str, saved: Any) -> int:
+    sys.stdout.write(safe(text, sys.stdout))
+    if saved is not None:
+        note(
+            f"saved profile {args.save_profile!r} to {saved}: "
+            f"use it with --profile {args.save_profile}"
+        )
+    return 0
+
+
 def cmd_tune(args: argparse.Namespace) -> int:
     from engine.evaluate import Case, Tuned, line_weights, tune, tuning_segmenter
     from engine.gold import read_gold_file
-    from engine.settings import Profile, check_profile_name, save_profile
+    from engine.settings import check_profile_name
 
     files = [args.file, *args.more]
     if bool(args.gold) == bool(args.queries):
@@ -160,13 +217,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if mode == "seed" and tuning.merge.max_chunk_tokens is not None:
         raise CliError("tune searches the seed loop with a size cap in chars: drop --max-tokens")
     cases = []
-    for path, gold_path in zip(files, args.gold, strict=True):
-        p = (
-            pipe
-            if path == args.file
-            else build_pipeline(argparse.Namespace(**{**vars(args), "file": path}))[0]
-        )
-        report_skipped(p.source())
+    for path, gold_path, p in zip(files, args.gold, _pipelines(args, files, pipe), strict=True):
         weights = line_weights(path)
         gold = read_gold_file(gold_path, lines=len(weights))
         cases.append(
@@ -181,10 +232,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     best = tune(cases, segmenter, grid, top=args.top, prefer=current)
     settings = grid_size(grid)
 
-    saved = None
-    if args.save_profile:
-        profile = Profile.from_tuning(tuning.with_values({**best[0].values, "mode": mode}))
-        saved = save_profile(args.save_profile, profile)
+    saved = _save_best(args, tuning, best[0].values)
 
     partial = sum(c.partial for c in cases)
 
@@ -205,62 +253,36 @@ def cmd_tune(args: argparse.Namespace) -> int:
         }
         text = json.dumps(doc, indent=2) + "\n"
     else:
-        names = list(grid)
         scope = f"; {partial} partial, over their marked stretch" if partial else ""
         segments = "topics" if mode == "topic" else "chunks"  # the segments scored
-        lines = [
+        text = _ranked(
             f"tune: {settings:,} settings of --merge {mode} on {len(files)} files "
             f"({pipe.params.embedder.label()}{scope}), by mean F1, then Pk",
-            "",
-            f"{'':8}{'F1':>6}{'recall':>8}{'Pk':>8}{'WD':>8}{segments:>8}  " + "  ".join(names),
-        ]
-
-        def row(label: str, values: Mapping[str, Any], t: Tuned) -> str:
-            cells = "  ".join(f"{values[n]!s:>{len(n)}}" for n in names)
-            return (
-                f"{label:8}{t.f1:6.3f}{t.recall:8.3f}{t.pk:8.4f}{t.windowdiff:8.4f}"
-                f"{t.chunks:8.4g}  {cells}"
-            )
-
-        for i, t in enumerate(best, 1):
-            lines.append(row(f"#{i}", t.values, t))
-        lines.append(row("current", current, baseline))
-        text = "\n".join(lines) + "\n"
-    sys.stdout.write(safe(text, sys.stdout))
-    if saved is not None:
-        note(
-            f"saved profile {args.save_profile!r} to {saved}: "
-            f"use it with --profile {args.save_profile}"
+            f"{'F1':>6}{'recall':>8}{'Pk':>8}{'WD':>8}{segments:>8}",
+            list(grid),
+            best,
+            current,
+            baseline,
+            lambda t: f"{t.f1:6.3f}{t.recall:8.3f}{t.pk:8.4f}{t.windowdiff:8.4f}{t.chunks:8.4g}",
         )
-    return 0
+    return _finish(args, text, saved)
 
 
 def _tune_queries(args: argparse.Namespace, files: list[str], pipe: Any, tuning: Any) -> int:
     """``tune --queries``: the settings whose chunks answer the questions best."""
     from engine.search import RETRIEVAL_GRIDS, RetrievalTuned, load_queries, tune_retrieval
-    from engine.settings import Profile, save_profile
 
     mode = tuning.merge.mode
     grid = _grid(mode, args.grid, RETRIEVAL_GRIDS)
     params = search_params(args)
-    cases = []
-    for path, qpath in zip(files, args.queries, strict=True):
-        p = (
-            pipe
-            if path == args.file
-            else build_pipeline(argparse.Namespace(**{**vars(args), "file": path}))[0]
-        )
-        report_skipped(p.source())
-        cases.append((p, load_queries(qpath)))
+    queries_of = [load_queries(q) for q in args.queries]
+    cases = list(zip(_pipelines(args, files, pipe), queries_of, strict=True))
     in_force = tuning.values()
     current = {k: in_force[k] for k in grid}
     baseline = tune_retrieval(cases, tuning, {k: [v] for k, v in current.items()}, params)[0]
     best = tune_retrieval(cases, tuning, grid, params, top=args.top, prefer=current)
     settings = grid_size(grid)
-    saved = None
-    if args.save_profile:
-        profile = Profile.from_tuning(tuning.with_values({**best[0].values, "mode": mode}))
-        saved = save_profile(args.save_profile, profile)
+    saved = _save_best(args, tuning, best[0].values)
     queries = sum(len(qs) for _, qs in cases)
 
     def entry(t: RetrievalTuned) -> dict[str, Any]:
@@ -284,30 +306,18 @@ def _tune_queries(args: argparse.Namespace, files: list[str], pipe: Any, tuning:
         }
         text = json.dumps(doc, indent=2) + "\n"
     else:
-        names = list(grid)
-        lines = [
+        text = _ranked(
             f"tune: {settings:,} settings of --merge {mode} on {len(files)} files, "
             f"{queries} queries (ranker {params.ranker}, budget {params.budget} tokens), "
             "by mean hit rate, then MRR",
-            "",
-            f"{'':8}{'hit':>6}{'MRR':>7}{'R@5':>7}{'tokens':>8}{'chunks':>8}  " + "  ".join(names),
-        ]
-
-        def row(label: str, values: Mapping[str, Any], t: RetrievalTuned) -> str:
-            cells = "  ".join(f"{values[n]!s:>{len(n)}}" for n in names)
-            return (
-                f"{label:8}{t.hit_rate:6.3f}{t.mrr:7.3f}{t.recall_at_k:7.3f}"
-                f"{t.mean_chunk_tokens:8.0f}{t.chunks:8.4g}  {cells}"
-            )
-
-        for i, t in enumerate(best, 1):
-            lines.append(row(f"#{i}", t.values, t))
-        lines.append(row("current", current, baseline))
-        text = "\n".join(lines) + "\n"
-    sys.stdout.write(safe(text, sys.stdout))
-    if saved is not None:
-        note(
-            f"saved profile {args.save_profile!r} to {saved}: "
-            f"use it with --profile {args.save_profile}"
+            f"{'hit':>6}{'MRR':>7}{'R@5':>7}{'tokens':>8}{'chunks':>8}",
+            list(grid),
+            best,
+            current,
+            baseline,
+            lambda t: (
+                f"{t.hit_rate:6.3f}{t.mrr:7.3f}{t.recall_at_k:7.3f}"
+                f"{t.mean_chunk_tokens:8.0f}{t.chunks:8.4g}"
+            ),
         )
-    return 0
+    return _finish(args, text, saved)
