@@ -246,10 +246,13 @@ def _snapshot_app() -> ChunkscopeApp:
 
 
 async def _open_and_ask(pilot: Any) -> None:
+    from textual.widgets import Input
     from textual.widgets._toast import Toast
 
     app = pilot.app
     await settled(pilot, app)
+    for field in app.screen.query(Input):  # a blinking cursor is drawn or not by the clock
+        field.cursor_blink = False
     await _ask(pilot, app)
     app.clear_notifications()
     await until(pilot, lambda: not app.screen.query(Toast) and app.workers_idle())
