@@ -84,7 +84,7 @@ class WorkbenchCommands(Provider):
                 "The format of `chunkscope eval --gold`",
             ),
             (
-                "search: ask the merged chunks a question  [/]",
+                "search: ask the merged chunks a question  \\[/]",  # markup: [/] closes a tag
                 partial(self._bench, "search"),
                 "Open the Search panel: ranked chunks, the context under the budget, hits marked",
             ),

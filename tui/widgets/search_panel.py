@@ -55,7 +55,7 @@ def result_row(result: Any) -> Text:
 
 class SearchPanel(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close search"),
+        Binding("escape", "close", "Close", show=False),  # the border says it
         Binding("down", "results", "Results", show=False),
     ]
 
