@@ -724,7 +724,7 @@ class WorkbenchScreen(Screen[None]):
         else:  # against the topic marks: each cut's verdict, the missed topics, Pk
             lst.set_marks(judged.flags, judged.cut_verdicts)
             differ += f" · Pk {judged.scores.pk:.3f} F1 {judged.scores.f1:.2f}"
-        if driver.queries:  # the query file's hit rate on this column's chunks
+        if driver.queries_apply():  # the query file's hit rate on this column's chunks
             shown, _ = driver.shown_result(side)
             owner = shown.result if spec is not None and shown is not None else None
             hit = driver.column_hit(chunks, owner)

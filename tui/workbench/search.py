@@ -11,9 +11,12 @@ hit rate of a query file.
   and the live score shows the hit rate beside Pk / F1; the compare view shows each
   column's hit rate in its title.
 
-Workers only read the pipeline, under the app's lock, and answer with Messages
-(`SearchReady`, `RetrievalReady`, `ColumnHitsReady`); an answer for a run no longer on
-screen is dropped (the next run asks again).
+Workers only read the pipeline and answer with Messages (`SearchReady`,
+`RetrievalReady`, `ColumnHitsReady`); an answer for a run no longer on screen is dropped
+(the next run asks again). The app's lock is held to fetch the run's index (a memoised
+stage) and for the rankers that embed, not for BM25: a search of a few hundred chunks
+takes up to ~0.1 s, which the next slider step's run need not wait for. The query file
+applies to the file it was given with, as ``--gold`` does.
 """
 
 from __future__ import annotations
@@ -100,7 +103,14 @@ class SearchDriver(WorkbenchHost):
             with self.lock:
                 if not self._current(pipe, view):
                     return
-                answer = pipe.search_index().search(query, params)
+                index = pipe.search_index()
+            if worker.is_cancelled:
+                return
+            if params.ranker == "bm25":  # the index's own words: no pipeline state
+                answer = index.search(query, params)
+            else:  # embeds the question through the pipeline's embedder and its cache
+                with self.lock:
+                    answer = index.search(query, params)
         except Exception as e:
             self.post_message(WorkFailed(e, "Search failed"))
             return
@@ -125,8 +135,17 @@ class SearchDriver(WorkbenchHost):
             return
         if self.search_open and self.search_query:
             self._search(self.pipe, view, self.search_query, self.search_params())
-        if self.queries:
+        if self.queries_apply():
             self._score_queries(self.pipe, view, self.queries, self.retrieval_params())
+
+    def queries_apply(self) -> bool:
+        """Whether the query file is about the open file (the one it was given with)."""
+        from pathlib import Path
+
+        first = self.options.path
+        if not self.queries or self.pipe is None or first is None:
+            return False
+        return Path(self.pipe.path).resolve() == Path(first).resolve()
 
     @work(thread=True, exclusive=True, group="retrieval", description="_score_queries")
     def _score_queries(
@@ -139,7 +158,10 @@ class SearchDriver(WorkbenchHost):
             with self.lock:
                 if not self._current(pipe, view):
                     return
-                score = score_queries(pipe.search_index(), queries, params)
+                index = pipe.search_index()
+            if worker.is_cancelled:
+                return
+            score = score_queries(index, queries, params)  # BM25: outside the lock
         except Exception as e:
             self.post_message(WorkFailed(e, "Scoring the queries failed"))
             return
@@ -156,7 +178,7 @@ class SearchDriver(WorkbenchHost):
 
     def retrieval_text(self) -> str:
         """The live score's line for the query file ("" without one)."""
-        if not self.queries:
+        if not self.queries_apply():
             return ""
         s = self.retrieval
         if s is None:
@@ -169,7 +191,7 @@ class SearchDriver(WorkbenchHost):
         """The query file's score on a compare column's chunks: known, or asked for in a
         worker (the columns are drawn again when it answers) and None meanwhile. Kept
         under `owner` (what the chunks come from, when the list is made on each call)."""
-        if not self.queries or self.pipe is None or not chunks:
+        if not self.queries_apply() or self.pipe is None or not chunks:
             return None
         key = owner if owner is not None else chunks
         hit = self._column_hits.get(id(key))
@@ -196,11 +218,11 @@ class SearchDriver(WorkbenchHost):
         score: RetrievalScore | None
         try:
             with self.lock:
-                if chunks is pipe.merged().chunks:
-                    index = pipe.search_index()
-                else:
-                    index = SearchIndex(chunks, range(len(chunks)), pipe.counter)
-                score = score_queries(index, queries, params)
+                merged = chunks is pipe.merged().chunks
+                index = pipe.search_index() if merged else None
+            if index is None:
+                index = SearchIndex(chunks, range(len(chunks)), pipe.counter)
+            score = score_queries(index, queries, params)
         except Exception as e:
             self.post_message(WorkFailed(e, "Scoring the queries failed"))
             score = None
