@@ -37,6 +37,7 @@ from tui.workbench.loader import PipelineDriver
 from tui.workbench.marks import MarksDriver
 from tui.workbench.messages import Notice
 from tui.workbench.runs import Derived
+from tui.workbench.search import SearchDriver
 from tui.workbench.state import TuningState
 from tui.workbench.strategies import StrategyDriver
 from tui.workbench.sweep import SweepDriver
@@ -76,6 +77,9 @@ class StartOptions:
     #: `chunkscope review`: the project whose next session's recap is reviewed
     #: (a `tui.workbench.review.ReviewTarget`); `w` saves the recap for it.
     review: Any = None
+    #: Judged queries (`engine.search.Query`, from ``--queries Q.json``): the live score
+    #: shows their hit rate.
+    queries: tuple[Any, ...] = ()
 
 
 def _display_path(path: str) -> str:
@@ -102,7 +106,9 @@ def _tool_calls_label(collapse: bool) -> str:
     return " · tool calls: " + ("collapsed" if collapse else "raw") + " (T)"
 
 
-class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDriver, SweepDriver):
+class ChunkscopeApp(
+    PipelineDriver, StrategyDriver, WorkbenchActions, MarksDriver, SweepDriver, SearchDriver
+):
     TITLE = "chunkscope"
     NOTIFICATION_TIMEOUT = 3  # seconds; errors ask for longer
     CSS_PATH = "app.tcss"
@@ -145,6 +151,7 @@ class ChunkscopeApp(PipelineDriver, StrategyDriver, WorkbenchActions, MarksDrive
         self._summary_timer = None
         self._theme_ready = False
         self._init_columns()
+        self._init_search()
         self._load_settings()  # once: the profile, the theme and the backends come from it
         self._apply_tuning()
         # Themes are registered and chosen before the first stylesheet is built: a theme

@@ -1,6 +1,7 @@
 """The command palette's chunkscope commands, namespaced by what they act on.
 
-``chunk:`` the selected chunk and the columns, ``recap:`` the recap, ``export:`` files,
+``chunk:`` the selected chunk and the columns, ``search:`` the Search panel, ``recap:`` the
+recap, ``export:`` files,
 ``profile:`` saved parameters, ``theme:`` the look, ``embedder:`` / ``summarizer:`` the
 backends (the offline ones are the way forward when a remote one fails), ``file:``.
 """
@@ -81,6 +82,11 @@ class WorkbenchCommands(Provider):
                 "topics: export the marks as a gold file  [M]",
                 app.action_export_marks,
                 "The format of `chunkscope eval --gold`",
+            ),
+            (
+                "search: ask the merged chunks a question  \\[/]",  # markup: [/] closes a tag
+                partial(self._bench, "search"),
+                "Open the Search panel: ranked chunks, the context under the budget, hits marked",
             ),
             (
                 "recap: pin the selected chunk",
@@ -199,6 +205,8 @@ class WorkbenchCommands(Provider):
             from tui.widgets.chunk_list import ChunkList
 
             bench.query_one("#merged", ChunkList).action_toggle_expand()
+        elif bench is not None and what == "search":
+            bench.action_search()
 
     def _left(self, kind: str) -> None:
         bench = self.app.workbench  # type: ignore[attr-defined]

@@ -57,6 +57,13 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
         help="open with a gold file's topic starts (the format of `chunkscope eval`) as "
         "FILE's topic marks",
     )
+    p.add_argument(
+        "--queries",
+        default=None,
+        metavar="Q.json",
+        help="questions with what answers them (the format of `chunkscope search --queries`): "
+        "the live score shows their hit rate, following every slider",
+    )
     add_embedder_args(p)
     add_profile_option(p)
     add_knob_flags(p.add_argument_group("starting parameters"), PROFILE_CLASSES)
@@ -82,6 +89,14 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
         read_gold(args.gold, lines=len(line_weights(args.file)))  # one line and exit 2 if bad
 
+    queries: tuple[Any, ...] = ()
+    if args.queries is not None:
+        from engine.search import load_queries
+
+        queries = tuple(q for q in load_queries(args.queries) if q.judged)  # one line, exit 2
+        if not queries:
+            raise CliError(f'{args.queries}: no query says what answers it ("answers" or "lines")')
+
     from tui.app import ChunkscopeApp, StartOptions
 
     options = StartOptions(
@@ -98,6 +113,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
         session=args.session,
         folder=folder,
         gold=args.gold,
+        queries=queries,
         knobs=checked_knobs(args, PROFILE_CLASSES),
     )
     app = ChunkscopeApp(options)

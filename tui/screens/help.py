@@ -40,6 +40,17 @@ last and nothing elsewhere, so only that stretch is scored and cuts outside it s
 exports the marks in that format. Auto-tune (`A`) ranks settings by finding the marks
 first (F1), then Pk.
 
+The **Search panel** (`/`) asks the merged chunks a question: type it, `enter`. It lists
+the chunks a context of the budget (1,000 tokens) receives, best first (rank, the
+ranker's score, the merged chunk, its source lines, tokens, its first line), with the
+tokens used and the ranker (`bm25`, `embed` or `fusion`: `tab` to the toggle, `←` `→`).
+The answer's chunks are marked `⌕rank` in the merged column and by their rank on the
+strip's cut row; moving in the results selects the chunk, `enter` goes to it. Every
+slider asks the question again. `esc` closes the panel (the question stays for the next
+`/`). `chunkscope FILE --queries Q.json` (the format of `chunkscope search --queries`)
+adds the hit rate and MRR of those questions to the merge panel's live score, and to
+each column's title when comparing.
+
 The **sweep** under the merge controls plots the chunk count (and Pk, with marks)
 across the range of the focused slider's knob, the current value marked `▲`; it is
 recomputed in the background after every run.
@@ -75,6 +86,7 @@ tabs), then the open tab's controls.
 | `↑` `↓` `pgup` `pgdn` `home` `end` | move in a list |
 | `←` `→` (`shift` for big steps) | adjust the focused slider or toggle |
 | `enter` | expand / collapse the selected chunk |
+| `/` | the Search panel: a question for the merged chunks (`esc` closes it) |
 | `v` | left column: turns → raw → compacted |
 | `m` | a topic starts at the left column's selected item (again: it does not) |
 | `M` | export the topic marks as a gold file (`chunkscope eval --gold`) |
@@ -92,7 +104,7 @@ tabs), then the open tab's controls.
 | `[` / `]` | left / right column: default → each strategy → `merge:seed` → `merge:topic` |
 | `t` | next theme |
 | `ctrl+o` | open a file |
-| `ctrl+p` | command palette (chunk:, recap:, export:, profile:, theme:) |
+| `ctrl+p` | command palette (chunk:, search:, recap:, export:, profile:, theme:) |
 | `?` / `f1` | this help |
 | `q` / `ctrl+q` | quit (`ctrl+q` also from a dialog) |
 

@@ -31,6 +31,7 @@ from tui.widgets.chunk_list import CUT_TEXT, ChunkList, human_count
 from tui.widgets.header_line import HeaderInfo, HeaderLine
 from tui.widgets.merge_panel import MergePanel
 from tui.widgets.recap_panel import RecapPanel
+from tui.widgets.search_panel import SearchPanel
 from tui.widgets.similarity_strip import SimilarityStrip
 from tui.widgets.strategy_panel import StrategyPanel
 from tui.widgets.summary_panel import SummaryPanel
@@ -81,6 +82,7 @@ class ControlsScroll(VerticalScroll, can_focus=False):
 class WorkbenchScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("z", "zoom", "Zoom"),  # first: the footer shows it at 100 columns too
+        Binding("slash", "search", "Find", key_display="/"),  # short: "? Help" still fits
         Binding("s", "app.summarize_all", "Summarize all"),
         Binding("p", "app.pin", "Pin"),
         Binding("x", "app.exclude", "Exclude"),
@@ -163,10 +165,13 @@ class WorkbenchScreen(Screen[None]):
                     yield SummaryPanel(id="summary")
                 with TabPane("Recap", id="tab-recap"):
                     yield RecapPanel(self.driver.budget, id="recap")
+                with TabPane("Search", id="tab-search"):
+                    yield SearchPanel(id="search")
         else:
             with Horizontal(id="lower"):
                 yield SummaryPanel(id="summary", classes="panel")
                 yield RecapPanel(self.driver.budget, id="recap", classes="panel")
+            yield SearchPanel(id="search", classes="panel")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -184,6 +189,92 @@ class WorkbenchScreen(Screen[None]):
             self.query_one("#controls").border_title = "MERGE"
             self.apply_theme_styles()
             self.redraw()
+            if self.driver.search_open:
+                self._place_search(True)
+
+    # ------------------------------------------------------------------ search
+
+    def action_search(self) -> None:
+        """Open the Search panel (in place of the summary and recap; below 130 columns,
+        its tab), the question field focused; an open question is asked again."""
+        driver = self.driver
+        was_open = driver.search_open
+        driver.search_open = True
+        self._place_search(True)
+        self.query_one(SearchPanel).open()
+        if not was_open and driver.search_query:
+            driver.search(driver.search_query)
+        self.show_search()
+
+    def close_search(self) -> None:
+        """Close the panel: the highlights go, the question stays for the next `/`."""
+        driver = self.driver
+        if not driver.search_open:
+            return
+        driver.search_open = False
+        driver.clear_search_answer()
+        self._place_search(False)
+        self.query_one("#merged", ChunkList).focus()
+
+    @_while_composed
+    def _place_search(self, shown: bool) -> None:
+        if self.narrow:
+            tabs = self.query_one(TabbedContent)
+            if shown:
+                tabs.active = "tab-search"
+            elif tabs.active == "tab-search":
+                tabs.active = "tab-merge"
+            return
+        self.query_one("#search").display = shown
+        self.query_one("#lower").display = not shown
+
+    @_while_composed
+    def show_search(self) -> None:
+        """The answer on screen: the panel's rows, and its chunks marked in the merged
+        column and on the strip (nothing when the panel is closed or the answer is about
+        another run: a newer one is being asked)."""
+        driver = self.driver
+        view = self.view
+        answer = driver.search_answer
+        if not driver.search_open or view is None or driver.search_view is not view:
+            answer = None
+        busy = driver.search_open and bool(driver.search_query) and answer is None
+        chunks = len(view.result.chunks) if view is not None else 0
+        self.query_one(SearchPanel).show_answer(
+            driver.search_query, driver.search_ranker, answer, chunks, busy=busy
+        )
+        hits = {r.chunk: r.rank for r in answer.results} if answer is not None else {}
+        merged = self.query_one("#merged", ChunkList)
+        merged.set_hits(hits if driver.column_specs["right"] is None else {})
+        strip_hits: list[tuple[int, int]] = []
+        if view is not None:
+            spans = view.result.spans
+            for chunk, rank in hits.items():
+                a, b = int(spans[chunk][0]), int(spans[chunk][1])
+                strip_hits.append(((a + b - 1) // 2, rank))
+        self.query_one(SimilarityStrip).set_hits(strip_hits)
+
+    def on_search_panel_submitted(self, event: SearchPanel.Submitted) -> None:
+        self.driver.search(event.query)
+        self.show_search()
+
+    def on_search_panel_ranker_changed(self, event: SearchPanel.RankerChanged) -> None:
+        self.driver.set_search_ranker(event.ranker)
+
+    def on_search_panel_picked(self, event: SearchPanel.Picked) -> None:
+        if self.driver.column_specs["right"] is not None:
+            return  # the merged column shows a strategy: its cards are not these chunks
+        self.select_merged(event.chunk)
+        if event.focus:
+            self.query_one("#merged", ChunkList).focus()
+
+    def on_search_panel_closed(self, event: SearchPanel.Closed) -> None:
+        self.close_search()
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """Below 130 columns the panel is a tab: choosing it opens the search."""
+        if event.pane.id == "tab-search" and not self.driver.search_open:
+            self.action_search()
 
     def apply_theme_styles(self) -> None:
         """Band and badge colours from the current theme (called again on a theme switch)."""
@@ -218,6 +309,8 @@ class WorkbenchScreen(Screen[None]):
         self.show_view(self.view, keep_left=False)
         self.show_header()
         self.show_selection_recap()
+        self._place_search(self.driver.search_open)
+        self.show_search()
 
     @_while_composed
     def show_header(self) -> None:
@@ -274,6 +367,7 @@ class WorkbenchScreen(Screen[None]):
             self.query_one(RecapPanel).mark_stale()
         self.select_merged(min(self.selected, max(0, len(result.chunks) - 1)), from_left=None)
         self.show_marks(columns=False)  # the columns were just drawn with them
+        self.show_search()
 
     @_while_composed
     def show_marks(self, *, columns: bool = True) -> None:
@@ -284,11 +378,12 @@ class WorkbenchScreen(Screen[None]):
         strip = self.query_one(SimilarityStrip)
         before = self.query_one("#before", ChunkList)
         merged = self.query_one("#merged", ChunkList)
+        hit_rate = self.driver.retrieval_text()
         if report is None:
-            panel.set_score("")
+            panel.set_score(hit_rate)
             strip.set_marks([], [])
         else:
-            panel.set_score(report.summary())
+            panel.set_score(report.summary() + (f"\n{hit_rate}" if hit_rate else ""))
             strip.set_marks(report.strip_marks, report.cut_verdicts)
         if self.driver.comparing:  # each column is judged on its own (draw_columns)
             if columns:
@@ -629,6 +724,11 @@ class WorkbenchScreen(Screen[None]):
         else:  # against the topic marks: each cut's verdict, the missed topics, Pk
             lst.set_marks(judged.flags, judged.cut_verdicts)
             differ += f" · Pk {judged.scores.pk:.3f} F1 {judged.scores.f1:.2f}"
+        if driver.queries_apply():  # the query file's hit rate on this column's chunks
+            shown, _ = driver.shown_result(side)
+            owner = shown.result if spec is not None and shown is not None else None
+            hit = driver.column_hit(chunks, owner)
+            differ += " · hit …" if hit is None else f" · hit {hit.hit_rate:.2f}"
         seconds = ""
         res, updating = driver.shown_result(side)
         if res is not None:

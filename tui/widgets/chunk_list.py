@@ -186,6 +186,7 @@ class ChunkList(ScrollView, can_focus=True):
         "chunk-list--mark",
         "chunk-list--hit",
         "chunk-list--miss",
+        "chunk-list--search",
     }
 
     DEFAULT_CSS = """
@@ -202,6 +203,7 @@ class ChunkList(ScrollView, can_focus=True):
         & > .chunk-list--mark { color: $accent; text-style: bold; }
         & > .chunk-list--hit { color: $success; text-style: bold; }
         & > .chunk-list--miss { color: $error; text-style: bold; }
+        & > .chunk-list--search { color: $warning; text-style: bold reverse; }
     }
     ChunkList:focus > .chunk-list--selected { background: $primary 55%; }
     """
@@ -253,6 +255,8 @@ class ChunkList(ScrollView, can_focus=True):
         self._verdicts: Sequence[str] = ()
         self._over: Sequence[bool] | None = None
         self._clock = True
+        # The Search panel's answer: card -> its rank in the context (`set_hits`).
+        self._hits: dict[int, int] = {}
 
     # ------------------------------------------------------------------ data
 
@@ -311,6 +315,14 @@ class ChunkList(ScrollView, can_focus=True):
             return
         self._flags = dict(flags)
         self._verdicts = list(verdicts)
+        self._invalidate()
+
+    def set_hits(self, hits: dict[int, int]) -> None:
+        """The cards in the Search panel's answer, each with its rank (none: no search);
+        a hit card's header shows ``⌕rank`` in the search style."""
+        if hits == self._hits:
+            return
+        self._hits = dict(hits)
         self._invalidate()
 
     def set_band_styles(self, styles: list[Style]) -> None:
@@ -533,6 +545,14 @@ class ChunkList(ScrollView, can_focus=True):
         dim = base + self._style("dim")
         marker = "▾" if i in self._expanded else "▸"
         left: list[Segment] = [Segment(f"{marker}{i:>4} ", head)]
+        if self._hits:  # a slot on every card, so the cards align
+            rank = self._hits.get(i)
+            if rank is None:
+                left.append(Segment("    ", base))
+            else:
+                left += [Segment(f"⌕{rank}", base + self._style("search")), Segment(" ", base)]
+                if rank < 10:
+                    left.append(Segment(" ", base))
         if self._flags:  # one cell for the topic flag on every card, so the cards align
             flag = self._flags.get(i)
             if flag is None:

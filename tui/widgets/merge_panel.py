@@ -89,7 +89,7 @@ class MergePanel(Vertical):
         height: auto;
         & > Slider { margin: 0; }
         & > #merge-stats { color: $text-muted; margin-top: 1; height: 3; }
-        & > #merge-score { height: 3; display: none; }
+        & > #merge-score { height: auto; display: none; }
     }
     """
 
@@ -217,7 +217,8 @@ class MergePanel(Vertical):
         self.query_one("#merge-stats", Static).update(text, layout=False)
 
     def set_score(self, text: str) -> None:
-        """The run's score against the topic marks (empty: no marks)."""
+        """The live score: the run against the topic marks, and the query file's hit
+        rate (empty: neither)."""
         score = self.query_one("#merge-score", Static)
         if str(score.render()) != text:
             score.update(text)

@@ -6,6 +6,7 @@ pairs and shows its lowest similarity (so a dip that caused a cut never disappea
 
 - rows 1-2: a sparkline of similarities, coloured above / below the first pass threshold;
 - row 3: where the merged chunks were cut, a glyph per reason, and ``▲`` at the selection;
+  with a search answer (the Search panel), its rank (``1``…``9``, ``+``) at each hit chunk;
   with topic marks, a cut near a mark is green (a hit), any other red (spurious) but
   one outside the stretch of partial marks (not scored);
 - with topic marks, a row of them: ``◆`` green where a cut found it, red where none did;
@@ -75,6 +76,7 @@ class SimilarityStrip(Widget):
         "similarity-strip--label",
         "similarity-strip--hit",
         "similarity-strip--miss",
+        "similarity-strip--search",
     }
 
     DEFAULT_CSS = """
@@ -89,6 +91,7 @@ class SimilarityStrip(Widget):
         & > .similarity-strip--label { color: $text-muted; }
         & > .similarity-strip--hit { color: $success; text-style: bold; }
         & > .similarity-strip--miss { color: $error; text-style: bold; }
+        & > .similarity-strip--search { color: $warning; text-style: bold reverse; }
     }
     """
 
@@ -104,6 +107,8 @@ class SimilarityStrip(Widget):
         self.marks: list[tuple[int, str]] = []  # (pair, hit | miss)
         self.verdicts: list[str] = []  # per cut: hit | spurious (with marks)
         self._marks_version = 0
+        self.hits: list[tuple[int, int]] = []  # (position, rank) of the search answer's chunks
+        self._hits_version = 0
         # A version per input: a row is rebuilt only when what it shows has changed.
         self._sims_version = 0
         self._cuts_version = 0
@@ -153,6 +158,15 @@ class SimilarityStrip(Widget):
         self.marks, self.verdicts = marks, verdicts
         self._marks_version += 1
         self.set_class(bool(marks), "-marks")
+        self.refresh()
+
+    def set_hits(self, hits: Sequence[tuple[int, int]]) -> None:
+        """The Search panel's answer: (position over compacted chunks, rank) per chunk."""
+        hits = list(hits)
+        if hits == self.hits:
+            return
+        self.hits = hits
+        self._hits_version += 1
         self.refresh()
 
     def set_selected(self, pair: int | None) -> None:
@@ -212,7 +226,7 @@ class SimilarityStrip(Widget):
             return self._cached(row, key, self._sim_rows)
         if row == "cuts":
             key = (width, self._sims_version, self._sizes_version, self._cuts_version)
-            key = (*key, self._marks_version, self.selected_pair)
+            key = (*key, self._marks_version, self._hits_version, self.selected_pair)
             return self._cached(row, key, self._marker_row)
         if row == "marks":
             key = (width, self._sims_version, self._sizes_version, self._marks_version)
@@ -221,7 +235,7 @@ class SimilarityStrip(Widget):
             key = (width, self._sims_version, self._sizes_version, self.cap, self.cap_unit)
             return self._cached(row, key, self._size_row)
         key = (width, self._sims_version, len(self.sizes), self.threshold, self._marks_version)
-        key = (*key, self.cap, self.cap_unit)
+        key = (*key, self.cap, self.cap_unit, bool(self.hits))
         return self._cached(row, key, self._legend_row)
 
     def _cached(self, name: str, key: tuple[object, ...], build: Callable[..., Any]) -> Strip:
@@ -342,6 +356,12 @@ class SimilarityStrip(Widget):
                 )
                 style_idx[has] = judged[best[has] % m]
         glyphs = np.array([" ", *CUT_GLYPHS.values(), "▲"])[glyph_idx]
+        if self.hits:  # the search answer's chunks, best last so it wins a shared column
+            for position, rank in sorted(self.hits, key=lambda h: -h[1]):
+                c = self.column_of(position, width)
+                if 0 <= c < size:
+                    glyphs[c] = str(rank) if rank < 10 else "+"
+                    style_idx[c] = 5
         if self.selected_pair is not None:
             c = self.column_of(self.selected_pair, width)
             if 0 <= c < size:
@@ -353,6 +373,7 @@ class SimilarityStrip(Widget):
             self._style("selected"),
             self._style("hit"),
             self._style("miss"),
+            self._style("search"),
         ]
         return self._finish([self._label("cuts"), *self._runs(glyphs, style_idx, styles)], width)
 
@@ -424,6 +445,9 @@ class SimilarityStrip(Widget):
             legend.append(Segment(f" {reason.replace('_', ' ')}  ", label))
         legend.append(Segment("▲", self._style("selected")))
         legend.append(Segment(" selected", label))
+        if self.hits:
+            legend += [Segment("   "), Segment("1", self._style("search"))]
+            legend.append(Segment(" search hit (its rank)", label))
         if self.marks:
             legend += [
                 Segment("   ◆", self._style("hit")),

@@ -381,6 +381,7 @@ class PipelineDriver(WorkbenchHost):
         self._follow_up_timer = self.set_timer(FOLLOW_UP_DELAY, start)
         self.call_after_refresh(self._drawn, self.run_generation)
         self.schedule_sweep()
+        self.search_follow(view)
 
     def _drawn(self, generation: int) -> None:
         self.drawn_generation = generation

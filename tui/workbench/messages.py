@@ -16,6 +16,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from engine.pipeline import Pipeline
     from engine.recap import Selection
+    from engine.search import Answer, RetrievalScore
     from engine.summarize import Summary
     from tui.workbench.columns import ColumnResult
     from tui.workbench.runs import Derived, RunView
@@ -120,6 +121,31 @@ class StrategyReady(Message):
     def __init__(self, side: str, result: ColumnResult) -> None:
         super().__init__()
         self.side, self.result = side, result
+
+
+class SearchReady(Message):
+    """The Search panel's question answered over the merged chunks of `view`."""
+
+    def __init__(self, view: RunView, answer: Answer) -> None:
+        super().__init__()
+        self.view, self.answer = view, answer
+
+
+class RetrievalReady(Message):
+    """The query file scored on the merged chunks of `view` (the live score's hit rate)."""
+
+    def __init__(self, view: RunView, score: RetrievalScore) -> None:
+        super().__init__()
+        self.view, self.score = view, score
+
+
+class ColumnHitsReady(Message):
+    """The query file scored on some compare columns' chunks (by the identity of what
+    the chunks come from: ``id(owner) -> (owner, score or None when it failed)``)."""
+
+    def __init__(self, scores: dict[int, tuple[Any, RetrievalScore | None]]) -> None:
+        super().__init__()
+        self.scores = scores
 
 
 class WorkFailed(Message):

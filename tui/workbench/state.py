@@ -240,3 +240,10 @@ class WorkbenchHost(App[None]):
 
     def apply_tuning(self, tuning: Tuning) -> None:
         raise NotImplementedError
+
+    def search_follow(self, view: RunView) -> None:
+        raise NotImplementedError
+
+    @property
+    def comparing(self) -> bool:
+        raise NotImplementedError

@@ -1,0 +1,191 @@
+"""The Search panel: a question for the merged chunks, the context they make under the
+budget, and the ranked chunks.
+
+One line for the question (enter searches, escape closes), one for the context
+(``context: 812 of 1000 tokens · 4 of 48 chunks · ranker [bm25] embed fusion``, the
+ranker a toggle), then a line per chunk of the context: rank, score, merged chunk,
+source lines, tokens and the chunk's first line. Log text is data: each row is a
+`rich.text.Text` of the text stripped of control sequences, never markup.
+
+The panel owns no search: it posts `Submitted`, `RankerChanged`, `Picked` (a result
+highlighted: its merged chunk is selected) and `Closed`; the app searches
+(`tui.workbench.search`) and `show_answer` draws what it found.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from engine.search import DEFAULT_RANKER, RANKERS
+from tui.widgets.choice_toggle import ChoiceToggle
+from tui.widgets.chunk_list import preview_lines
+
+PLACEHOLDER = "ask the merged chunks a question · enter searches · esc closes"
+
+
+def _lines(lines: tuple[int, int] | None) -> str:
+    if not lines:
+        return "-"
+    return f"{lines[0]}" if lines[0] == lines[1] else f"{lines[0]}-{lines[1]}"
+
+
+def result_row(result: Any) -> Text:
+    """One result as a line: rank, score, chunk, lines, tokens, its first line (data)."""
+    first = preview_lines(result.text, 1)
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"{result.rank:>2}. ", "bold")
+    text.append(f"{result.score:7.3f}  ")
+    text.append(f"#{result.chunk:<4}", "bold")
+    text.append(f" lines {_lines(result.lines):<9} {result.tokens:>4}t  ", "dim")
+    if result.via is not None:
+        text.append(f"beside #{result.via}  ", "italic")
+    if result.truncated:
+        text.append("cut to fit  ", "italic")
+    text.append(first[0] if first else "")
+    return text
+
+
+class SearchPanel(Vertical):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", show=False),  # the border says it
+        Binding("down", "results", "Results", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    SearchPanel {
+        padding: 0 1;
+        & > #search-input {
+            height: 1;
+            border: none;
+            padding: 0 1;
+            background: $boost;
+        }
+        & > #search-input:focus { background: $primary 30%; }
+        & > #search-bar { height: 1; }
+        & > #search-bar > #search-status { width: auto; color: $text-muted; }
+        & > #search-bar > ChoiceToggle { width: 1fr; }
+        & > #search-results {
+            height: 1fr;
+            border: none;
+            padding: 0;
+            background: $surface;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
+        }
+    }
+    """
+
+    class Submitted(Message):
+        def __init__(self, query: str) -> None:
+            super().__init__()
+            self.query = query
+
+    class RankerChanged(Message):
+        def __init__(self, ranker: str) -> None:
+            super().__init__()
+            self.ranker = ranker
+
+    class Picked(Message):
+        """A result is highlighted (or chosen: `focus` the merged column)."""
+
+        def __init__(self, chunk: int, *, focus: bool = False) -> None:
+            super().__init__()
+            self.chunk, self.focus = chunk, focus
+
+    class Closed(Message):
+        pass
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._chunks: list[int] = []
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder=PLACEHOLDER, id="search-input")
+        with Horizontal(id="search-bar"):
+            yield Static("", id="search-status", markup=False)
+            yield ChoiceToggle(
+                list(RANKERS), DEFAULT_RANKER, label=" · ranker", label_width=10, id="search-ranker"
+            )
+        yield OptionList(id="search-results")
+
+    @property
+    def input(self) -> Input:
+        return self.query_one("#search-input", Input)
+
+    @property
+    def results(self) -> OptionList:
+        return self.query_one("#search-results", OptionList)
+
+    def show_answer(
+        self, query: str, ranker: str, answer: Any, chunks: int, *, busy: bool = False
+    ) -> None:
+        """Draw `answer` (None: nothing asked yet, or it is being asked) of `chunks`
+        merged chunks; the input shows `query` unless the user is typing in it."""
+        field = self.input
+        if not field.has_focus and field.value != query:
+            field.value = query
+        self.query_one("#search-ranker", ChoiceToggle).set_value(ranker)
+        status = self.query_one("#search-status", Static)
+        results = self.results
+        if answer is None:
+            if busy:  # the last answer stays until the new one comes
+                if not self._chunks:
+                    status.update("searching…")
+                return
+            status.update("type a question, then enter")
+            self._chunks = []
+            results.clear_options()
+            return
+        status.update(
+            f"context: {answer.used_tokens} of {answer.budget} tokens · "
+            f"{len(answer.results)} of {chunks} chunks"
+        )
+        picked = [r.chunk for r in answer.results]
+        results.clear_options()
+        if not answer.results:
+            results.add_option(Option(Text("no chunk matches the question", "italic dim")))
+            self._chunks = []
+            return
+        results.add_options([Option(result_row(r)) for r in answer.results])
+        self._chunks = picked
+        results.highlighted = 0
+
+    def on_mount(self) -> None:
+        self.border_title = "SEARCH"
+        self.border_subtitle = "enter searches · ↓ results · tab ranker · esc closes"
+
+    def open(self) -> None:
+        self.input.focus()
+
+    def action_close(self) -> None:
+        self.post_message(self.Closed())
+
+    def action_results(self) -> None:
+        if self._chunks:
+            self.results.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.post_message(self.Submitted(event.value))
+
+    def on_choice_toggle_changed(self, event: ChoiceToggle.Changed) -> None:
+        event.stop()
+        self.post_message(self.RankerChanged(str(event.value)))
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if 0 <= event.option_index < len(self._chunks):
+            self.post_message(self.Picked(self._chunks[event.option_index]))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if 0 <= event.option_index < len(self._chunks):
+            self.post_message(self.Picked(self._chunks[event.option_index], focus=True))
