@@ -25,6 +25,7 @@ import pytest
 
 from engine.pipeline import Pipeline
 from engine.search import SearchParams, load_queries, score_queries
+from engine.segment import TopicParams
 from tests.pilot import ROOT, make_app, settled, until
 from tui.app import ChunkscopeApp, StartOptions
 from tui.cli import main
@@ -128,9 +129,9 @@ async def test_slash_asks_the_merged_chunks_and_marks_the_answer() -> None:
         generation = app.run_generation
         size = bench.query_one("#topic-chunk-chars", Slider)
         size.focus()
-        await pilot.press("shift+left")  # chunk size 1000 -> 500
+        await pilot.press("shift+left")  # chunk size: one big step (500 chars) down
         await until(pilot, lambda: app.run_generation > generation and _answered(app))
-        assert app.state.tuning.topic.topic_chunk_chars == 500
+        assert app.state.tuning.topic.topic_chunk_chars == TopicParams().topic_chunk_chars - 500
         again = app.search_answer
         assert again is not None and again is not answer
         assert [r.chunk for r in again.results] == [r.chunk for r in _expected(app).results]
