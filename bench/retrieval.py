@@ -112,6 +112,7 @@ import argparse
 import fnmatch
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -123,8 +124,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from engine.embed.base import Embedder
+    from engine.pipeline import Pipeline
+    from engine.search import RetrievalTuned
     from engine.search.queries import Query
     from engine.tokens import TokenCounter
+
+    Vectors = npt.NDArray[np.float64]
+    #: (chunk texts, questions) -> (chunk vectors, question vectors), unit rows.
+    PairFn = Callable[[Sequence[str], Sequence[str]], tuple[Vectors, Vectors]]
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "retrieval_data"
@@ -134,11 +145,23 @@ RECALL_K = 5
 SPLITS = ("dev", "heldout")
 KINDS = ("session", "docs")
 SEARCH_RANKERS = ("bm25", "embed", "fusion")
+EMBEDDERS = ("lexical", "e5")
 PEERS = (
     "langchain recursive 2000c/200",
     "chonkie recursive 512t",
     "semchunk 512t",
 )
+TUNED = "chunkscope tuned on dev"
+SPEED_FILES = 2  # sessions timed by the speed table
+SPEED_RUNS = 3  # cold CLI runs, and fresh in-process runs, per file
+SPEED_QUESTIONS = 20  # warm queries per in-process run
+
+_started = time.perf_counter()
+
+
+def log(msg: str) -> None:
+    """Progress on stderr (the tables go to stdout)."""
+    print(f"[{time.perf_counter() - _started:6.0f} s] {msg}", file=sys.stderr, flush=True)
 
 
 # --------------------------------------------------------------------------- data
@@ -150,6 +173,7 @@ class QuerySet:
     path: Path
     split: str
     kind: str  # "session" or "docs"
+    fmt: str  # the set's ``format`` (claude-code, codex, markdown...)
     queries: tuple[Query, ...]
 
 
@@ -174,13 +198,15 @@ class Row:
 
 
 def load_sets(pattern: str, split: str) -> tuple[list[QuerySet], list[str]]:
+    """The query sets whose name matches one of the comma-separated globs of `pattern`."""
     from engine.search.queries import parse_queries
 
+    globs = [g.strip() for g in pattern.split(",") if g.strip()] or ["*"]
     sets: list[QuerySet] = []
     notes: list[str] = []
     for qpath in sorted(DATA.glob("*.queries.json")):
         name = qpath.name.removesuffix(".queries.json")
-        if not fnmatch.fnmatch(name, pattern):
+        if not any(fnmatch.fnmatch(name, g) for g in globs):
             continue
         text = qpath.read_text(encoding="utf-8")
         data = json.loads(text)
@@ -192,26 +218,76 @@ def load_sets(pattern: str, split: str) -> tuple[list[QuerySet], list[str]]:
             continue
         kind = "docs" if data["format"] == "markdown" else "session"
         queries = tuple(q for q in parse_queries(text, str(qpath)) if q.answers)
-        sets.append(QuerySet(name, path, data["split"], kind, queries))
+        sets.append(QuerySet(name, path, data["split"], kind, data["format"], queries))
     return sets, notes
 
 
-def document_text(qs: QuerySet) -> str:
+def document_text(path: Path, kind: str) -> str:
     """The text the peers chunk: decoded turns of a session, raw text of a document."""
-    if qs.kind == "docs":
-        return qs.path.read_text(encoding="utf-8")
+    if kind == "docs":
+        return path.read_text(encoding="utf-8")
     from engine.parse import load
 
-    return JOIN.join(t.line for t in load(qs.path).turns)
+    return JOIN.join(t.line for t in load(path).turns)
+
+
+# --------------------------------------------------------------------------- embedders
+
+
+class Embedding:
+    """The ``--embedder`` choice: chunkscope's pipeline parameters for it, and the
+    vectors of the common protocol's ``embed`` ranker."""
+
+    def __init__(self, name: str) -> None:
+        from engine.pipeline import EmbedderSpec, PipelineParams
+
+        self.name = name
+        self.params = PipelineParams(embedder=EmbedderSpec(name=name))
+        self.shared: Embedder | None = None  # one e5 model and cache for every pipeline
+        self._queries: Callable[[Sequence[str]], Any] | None = None
+        if name == "e5":
+            from engine.embed.cache import EmbeddingCache
+            from engine.embed.cached import CachedEmbedder
+            from engine.embed.e5 import E5Embedder
+
+            inner = E5Embedder()  # as make_embedder("e5", cache=...) builds it
+            self._queries = inner.embed_queries
+            self.shared = CachedEmbedder(inner, EmbeddingCache())
+
+    def pipeline(self, path: Path) -> Pipeline:
+        from engine.pipeline import Pipeline
+
+        return Pipeline(path, self.params, embedder=self.shared)
+
+    def pair(self, texts: Sequence[str], queries: Sequence[str]) -> tuple[Vectors, Vectors]:
+        """Unit vectors of the chunk texts and of the questions (see the module doc)."""
+        import numpy as np
+
+        if self.shared is None:  # lexical: its IDF is fitted on the whole call
+            from engine.embed import make_embedder
+
+            both = make_embedder("lexical").embed([*texts, *queries])
+            vectors = np.asarray(both, dtype=np.float64)
+            return vectors[: len(texts)], vectors[len(texts) :]
+        assert self._queries is not None
+        chunk_v = np.asarray(self.shared.embed(list(texts)), dtype=np.float64)
+        return chunk_v, np.asarray(self._queries(list(queries)), dtype=np.float64)
+
+    def stats(self) -> str | None:
+        """Texts asked of the e5 cache over the run, and how many it held already."""
+        total = getattr(self.shared, "total", None)
+        if total is None:
+            return None
+        return f"{total.hits} of {total.requests} texts from the cache, {total.sent} embedded"
 
 
 # --------------------------------------------------------------------------- protocol
 
 
-def rankings(texts: Sequence[str], queries: Sequence[str], ranker: str) -> list[list[int]]:
+def rankings(
+    texts: Sequence[str], queries: Sequence[str], ranker: str, pair: PairFn
+) -> list[list[int]]:
     """Each question's chunk indices, best first, under `ranker` (see the module doc)."""
-    import numpy as np
-
     from engine.search.rankers import BM25Index, order, rrf
 
     lexical: list[list[int]] = []
@@ -220,10 +296,7 @@ def rankings(texts: Sequence[str], queries: Sequence[str], ranker: str) -> list[
         lexical = [order(index.scores(q)) for q in queries]
         if ranker == "bm25":
             return lexical
-    from engine.embed import make_embedder
-
-    vectors = np.asarray(make_embedder("lexical").embed([*texts, *queries]), dtype=np.float64)
-    chunk_v, query_v = vectors[: len(texts)], vectors[len(texts) :]
+    chunk_v, query_v = pair(texts, queries)
     dense = [order(chunk_v @ qv, positive=False) for qv in query_v]
     if ranker == "embed":
         return dense
@@ -259,17 +332,29 @@ def evaluate_common(
     ranker: str,
     budget: int,
     counter: TokenCounter,
+    pair: PairFn,
 ) -> SetResult:
     """One chunker's `texts` of one file under the common protocol (see the module doc)."""
     texts = [t for t in texts if t.strip()]
     out = SetResult(chunk_tokens=counter.count_many(texts))
-    ranked = rankings(texts, [q.query for q in queries], ranker)
+    ranked = rankings(texts, [q.query for q in queries], ranker, pair)
     for q, ranking in zip(queries, ranked, strict=True):
         context = fill(texts, ranking, budget, counter)
         out.hits.append(any(a in context for a in q.answers))
         right = (r for r, i in enumerate(ranking, 1) if any(a in texts[i] for a in q.answers))
         out.ranks.append(next(right, None))
     return out
+
+
+def evaluate_own(pipe: Pipeline, queries: Sequence[Query], ranker: str, budget: int) -> SetResult:
+    """chunkscope's own search context (`score_queries` on the run's index)."""
+    from engine.search import SearchParams, score_queries
+
+    index = pipe.search_index()
+    score = score_queries(index, queries, SearchParams(ranker=ranker, budget=budget))
+    return SetResult(
+        [o.hit for o in score.outcomes], [o.rank for o in score.outcomes], index.tokens
+    )
 
 
 # --------------------------------------------------------------------------- chunkers
@@ -280,18 +365,66 @@ def fixed_windows(text: str, size: int, counter: TokenCounter) -> list[str]:
     return [counter.decode(ids[i : i + size]) for i in range(0, len(ids), size)]
 
 
-def chunkscope_texts(path: Path, variant: str) -> list[str]:
-    from engine.pipeline import Pipeline, PipelineParams
+def chunkscope_texts(pipe: Pipeline, variant: str) -> list[str]:
     from engine.segment import TopicParams
 
     if variant == "default":
-        return [c.text for c in Pipeline(path).merged().chunks]
+        return [c.text for c in pipe.merged().chunks]
     if variant == "topics":
-        params = PipelineParams(topic=TopicParams(topic_chunk_chars=0))
-        return [c.text for c in Pipeline(path, params).merged().chunks]
+        tuned = pipe.with_params(topic=TopicParams(topic_chunk_chars=0))
+        return [c.text for c in tuned.merged().chunks]
     if variant == "compacted":
-        return [c.text for c in Pipeline(path).compacted()]
+        return [c.text for c in pipe.compacted()]
     raise ValueError(variant)
+
+
+@dataclass
+class TuneResult:
+    values: dict[str, Any]  # the chosen setting
+    best: list[RetrievalTuned]  # best first
+    default: RetrievalTuned  # the defaults, scored the same way
+    settings: int
+    files: int
+    queries: int
+    seconds: float
+
+
+def tune_on_dev(pipes: dict[str, Pipeline], dev: Sequence[QuerySet], budget: int) -> TuneResult:
+    """`tune_retrieval` over the dev sets, as ``chunkscope tune --queries`` does."""
+    from engine.search import RETRIEVAL_GRIDS, SearchParams, tune_retrieval
+    from engine.tuning import Tuning
+
+    t0 = time.perf_counter()
+    tuning = Tuning()
+    grid = RETRIEVAL_GRIDS["topic"]
+    defaults = tuning.values()
+    prefer = {k: defaults[k] for k in grid}
+    params = SearchParams(budget=budget)
+    cases = [(pipes[s.name], s.queries) for s in dev]
+    default = tune_retrieval(cases, tuning, {k: [v] for k, v in prefer.items()}, params)[0]
+    best = tune_retrieval(cases, tuning, grid, params, top=3, prefer=prefer)
+    settings = 1
+    for values in grid.values():
+        settings *= len(values)
+    return TuneResult(
+        dict(best[0].values),
+        best,
+        default,
+        settings,
+        len(cases),
+        sum(len(qs) for _, qs in cases),
+        time.perf_counter() - t0,
+    )
+
+
+def tuned_pipeline(pipe: Pipeline, values: dict[str, Any]) -> Pipeline:
+    """`pipe`'s file with the tuned setting: ``PipelineParams(topic=..., merge=...,
+    min_chars=...)`` from ``Tuning().with_values(values)`` (as `engine.search.tune` runs
+    it; `Pipeline.with_params` keeps the file's parse and embeddings)."""
+    from engine.tuning import Tuning
+
+    t = Tuning().with_values(values)
+    return pipe.with_params(topic=t.topic, merge=t.merge, min_chars=t.min_chars)
 
 
 def run_peers(python: str, docs: list[str]) -> dict[str, Any]:
@@ -366,6 +499,170 @@ def peer_worker(inp: str, outp: str) -> int:
             out[label] = {"error": f"{type(e).__name__}: {e}"[:160]}
     Path(outp).write_text(json.dumps(out), encoding="utf-8")
     return 0
+
+
+# --------------------------------------------------------------------------- speed
+
+
+def speed_files(sets: Sequence[QuerySet]) -> list[QuerySet]:
+    """The largest session of each format, then the `SPEED_FILES` largest of those."""
+    largest: dict[str, QuerySet] = {}
+    for s in sets:
+        if s.kind != "session":
+            continue
+        held = largest.get(s.fmt)
+        if held is None or s.path.stat().st_size > held.path.stat().st_size:
+            largest[s.fmt] = s
+    ordered = sorted(largest.values(), key=lambda s: -s.path.stat().st_size)
+    return ordered[:SPEED_FILES]
+
+
+def speed_questions(target: QuerySet, sets: Sequence[QuerySet]) -> list[str]:
+    """`SPEED_QUESTIONS` distinct questions: the file's own, then other sets'."""
+    others = [q.query for s in sets if s is not target for q in s.queries]
+    pool = dict.fromkeys([*(q.query for q in target.queries), *others])
+    return list(pool)[:SPEED_QUESTIONS]
+
+
+def speed_worker(inp: str, outp: str) -> int:
+    """In a fresh process: build, first and warm query times (seconds) of chunkscope's
+    default search and of fixed 400t windows + BM25, on one file."""
+    job = json.loads(Path(inp).read_text(encoding="utf-8"))
+    path, kind, budget, questions = Path(job["path"]), job["kind"], job["budget"], job["questions"]
+    from engine.pipeline import Pipeline
+    from engine.search import SearchParams
+    from engine.search.rankers import BM25Index, order
+    from engine.tokens import get_counter
+
+    counter = get_counter()
+    counter.count("warm up the tokenizer")
+    params = SearchParams(budget=budget)
+    clock = time.perf_counter
+
+    t0 = clock()
+    index = Pipeline(path).search_index()
+    t1 = clock()
+    index.search(questions[0], params)
+    t2 = clock()
+    warm = []
+    for q in questions:
+        a = clock()
+        index.search(q, params)
+        warm.append(clock() - a)
+    out: dict[str, Any] = {
+        "chunkscope": {
+            "build": t1 - t0,
+            "first": t2 - t1,
+            "warm": statistics.median(warm),
+            "chunks": len(index.chunks),
+        }
+    }
+
+    def fixed_query(q: str) -> str:
+        return fill(texts, order(bm25.scores(q)), budget, counter)
+
+    t0 = clock()
+    texts = [t for t in fixed_windows(document_text(path, kind), 400, counter) if t.strip()]
+    bm25 = BM25Index(texts)
+    t1 = clock()
+    fixed_query(questions[0])
+    t2 = clock()
+    warm = []
+    for q in questions:
+        a = clock()
+        fixed_query(q)
+        warm.append(clock() - a)
+    out["fixed"] = {
+        "build": t1 - t0,
+        "first": t2 - t1,
+        "warm": statistics.median(warm),
+        "chunks": len(texts),
+    }
+    Path(outp).write_text(json.dumps(out), encoding="utf-8")
+    return 0
+
+
+def chunkscope_exe() -> str | None:
+    beside = Path(sys.executable).parent / "chunkscope"
+    return str(beside) if beside.exists() else shutil.which("chunkscope")
+
+
+def speed_table(sets: Sequence[QuerySet], budget: int) -> dict[str, Any]:
+    """The speed table (see the module doc); its numbers in ms."""
+    files = speed_files(sets)
+    exe = chunkscope_exe()
+    load = os.getloadavg()  # other work on the machine skews every time below
+    header = ["file · method", "cold CLI", "build", "1st query", "warm query", "chunks"]
+    lines: list[list[str]] = []
+    numbers: dict[str, Any] = {}
+
+    def ms(x: float | None) -> str:
+        return "-" if x is None else f"{1000 * x:.0f}" if x >= 0.1 else f"{1000 * x:.1f}"
+
+    for s in files:
+        questions = speed_questions(s, sets)
+        log(f"speed: {s.name} ({len(questions)} questions)")
+        cold: list[float] = []
+        if exe is not None:
+            for _ in range(SPEED_RUNS):
+                t0 = time.perf_counter()
+                proc = subprocess.run(
+                    [exe, "search", str(s.path), questions[0], "--budget", str(budget)],
+                    capture_output=True,
+                    cwd=ROOT,
+                )
+                cold.append(time.perf_counter() - t0)
+                if proc.returncode != 0:
+                    tail = (proc.stderr.decode(errors="replace").strip().splitlines() or ["?"])[-1]
+                    raise SystemExit(f"chunkscope search failed on {s.path}: {tail}")
+        runs: list[dict[str, Any]] = []
+        with tempfile.TemporaryDirectory() as tmp:
+            inp, outp = Path(tmp) / "in.json", Path(tmp) / "out.json"
+            job = {"path": str(s.path), "kind": s.kind, "budget": budget, "questions": questions}
+            inp.write_text(json.dumps(job), encoding="utf-8")
+            for _ in range(SPEED_RUNS):
+                argv = [sys.executable, str(Path(__file__).resolve()), "--speed-worker"]
+                subprocess.run([*argv, str(inp), str(outp)], check=True, cwd=ROOT)
+                runs.append(json.loads(outp.read_text(encoding="utf-8")))
+        mb = s.path.stat().st_size / 1e6
+        entry: dict[str, Any] = {"file": str(s.path.relative_to(ROOT)), "mb": round(mb, 2)}
+        for method, label, cold_s in (
+            ("chunkscope", "chunkscope search", statistics.median(cold) if cold else None),
+            ("fixed", "fixed 400t windows + BM25", None),
+        ):
+            med = {
+                k: statistics.median(r[method][k] for r in runs) for k in ("build", "first", "warm")
+            }
+            chunks = runs[0][method]["chunks"]
+            lines.append(
+                [
+                    f"{s.name} ({mb:.1f} MB) · {label}",
+                    ms(cold_s),
+                    ms(med["build"]),
+                    ms(med["first"]),
+                    ms(med["warm"]),
+                    str(chunks),
+                ]
+            )
+            entry[method] = {
+                **{f"{k}_ms": round(1000 * v, 2) for k, v in med.items()},
+                "cold_cli_ms": None if cold_s is None else round(1000 * cold_s, 1),
+                "chunks": chunks,
+            }
+        numbers[s.name] = entry
+    title = (
+        f"== speed: medians in ms (cold CLI: {SPEED_RUNS} runs; in-process: {SPEED_RUNS} fresh "
+        f"processes, warm = median of {SPEED_QUESTIONS} questions); chunkscope defaults "
+        f"(lexical, bm25), budget {budget}; {os.cpu_count()} cores, load average "
+        f"{load[0]:.1f} before, {os.getloadavg()[0]:.1f} after =="
+    )
+    if not files:
+        print(f"\n{title}\nno session with a query set is present")
+        return numbers
+    print_table(title, header, lines)
+    if exe is None:
+        print("(cold CLI: no chunkscope executable found)")
+    return numbers
 
 
 # --------------------------------------------------------------------------- tables
@@ -474,6 +771,26 @@ def kind_table(rows: list[Row], sets: list[QuerySet], split: str) -> dict[str, A
     return numbers
 
 
+def tune_lines(tuned: TuneResult) -> list[str]:
+    """What the tuning chose, against the defaults, on its dev sets."""
+    names = list(tuned.values)
+
+    def setting(values: dict[str, Any]) -> str:
+        return ", ".join(f"{k}={values[k]}" for k in names)
+
+    def score(t: RetrievalTuned) -> str:
+        return f"hit/file {100 * t.hit_rate:.1f}, MRR {100 * t.mrr:.1f}"
+
+    out = [
+        f"{TUNED}: tune_retrieval over {tuned.files} dev files / {tuned.queries} queries, "
+        f"{tuned.settings} settings of RETRIEVAL_GRIDS['topic'] (bm25), {tuned.seconds:.0f} s",
+        f"  chosen:   {setting(tuned.values)}  ({score(tuned.best[0])} on dev, in-sample)",
+    ]
+    out += [f"  next:     {setting(t.values)}  ({score(t)})" for t in tuned.best[1:]]
+    out.append(f"  defaults: {setting(tuned.default.values)}  ({score(tuned.default)})")
+    return out
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -481,34 +798,75 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--split", choices=(*SPLITS, "all"), default="all")
     ap.add_argument("--budget", type=int, default=1000, help="context tokens (default 1000)")
-    ap.add_argument("--sets", default="*", help="glob over set names (default *)")
+    ap.add_argument("--sets", default="*", help="comma-separated globs over set names (default *)")
     ap.add_argument(
         "--rankers", default="bm25,embed", help="rankers of the common rows (bm25,embed,fusion)"
+    )
+    ap.add_argument(
+        "--embedder",
+        choices=EMBEDDERS,
+        default="lexical",
+        help="chunkscope's embedder and the embed ranker's vectors (e5: the e5 extra)",
     )
     ap.add_argument(
         "--peer-python",
         default=str(DEFAULT_PEER_PYTHON) if DEFAULT_PEER_PYTHON.exists() else "",
         help="python of the peer venv ('' skips the venv peers)",
     )
+    speed = ap.add_mutually_exclusive_group()
+    speed.add_argument("--speed", action="store_true", help="only the speed table")
+    speed.add_argument("--no-speed", action="store_true", help="leave the speed table out")
     ap.add_argument("--json", metavar="OUT", help="write every number here")
     ap.add_argument("--peer-worker", nargs=2, metavar=("IN", "OUT"), help=argparse.SUPPRESS)
+    ap.add_argument("--speed-worker", nargs=2, metavar=("IN", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.peer_worker:
         return peer_worker(*args.peer_worker)
+    if args.speed_worker:
+        return speed_worker(*args.speed_worker)
 
-    from engine.search import SearchParams, score_queries
     from engine.tokens import get_counter
 
-    rankers = [r.strip() for r in args.rankers.split(",") if r.strip()]
-    if bad := [r for r in rankers if r not in SEARCH_RANKERS]:
-        ap.error(f"unknown ranker(s): {', '.join(bad)}")
     counter = get_counter()
     if not counter.exact:
         ap.error("cl100k_base is not available: token-exact cuts need it")
+    out: dict[str, Any] = {"budget": args.budget, "embedder": args.embedder, "tables": {}}
+    if args.speed:
+        all_sets, _ = load_sets(args.sets, "all")
+        out["speed"] = speed_table(all_sets, args.budget)
+    else:
+        quality(ap, args, counter, out)
+        if not args.no_speed:
+            all_sets, _ = load_sets(args.sets, "all")
+            out["speed"] = speed_table(all_sets, args.budget)
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1), encoding="utf-8")
+    return 0
+
+
+def quality(
+    ap: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    counter: TokenCounter,
+    out: dict[str, Any],
+) -> None:
+    """The quality tables (see the module doc); their numbers go into `out`."""
+    rankers = [r.strip() for r in args.rankers.split(",") if r.strip()]
+    if bad := [r for r in rankers if r not in SEARCH_RANKERS]:
+        ap.error(f"unknown ranker(s): {', '.join(bad)}")
     sets, notes = load_sets(args.sets, args.split)
     if not sets:
         ap.error("no query sets match")
+    dev = sets if args.split == "dev" else load_sets(args.sets, "dev")[0]
+    try:
+        embedding = Embedding(args.embedder)
+    except Exception as e:  # the e5 extra is missing
+        ap.error(f"--embedder {args.embedder}: {e}")
+    pair = embedding.pair
     started = time.perf_counter()
+
+    pipes = {s.name: embedding.pipeline(s.path) for s in sets}
+    dev_pipes = {s.name: pipes.get(s.name) or embedding.pipeline(s.path) for s in dev}
 
     # Chunk texts of every common-protocol chunker, per set (or the row's error).
     chunkers: dict[str, dict[str, list[str]] | str] = {}
@@ -518,9 +876,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         "chunkscope no merge (compacted)": "compacted",
     }
     for label, variant in cs_variants.items():
-        chunkers[label] = {s.name: chunkscope_texts(s.path, variant) for s in sets}
-    docs = {s.name: document_text(s) for s in sets}
+        log(f"{label}: chunking {len(sets)} files")
+        chunkers[label] = {s.name: chunkscope_texts(pipes[s.name], variant) for s in sets}
+
+    tuned: TuneResult | None = None
+    tuned_pipes: dict[str, Pipeline] = {}
+    if dev:
+        log(f"{TUNED}: tuning on {len(dev)} dev files")
+        tuned = tune_on_dev(dev_pipes, dev, args.budget)
+        tuned_pipes = {s.name: tuned_pipeline(pipes[s.name], tuned.values) for s in sets}
+        chunkers[TUNED] = {s.name: [c.text for c in tuned_pipes[s.name].merged().chunks]
+                           for s in sets}  # fmt: skip
+    else:
+        chunkers[TUNED] = "no dev set selected"
+
+    docs = {s.name: document_text(s.path, s.kind) for s in sets}
     if args.peer_python and Path(args.peer_python).exists():
+        log("peers: chunking in the peer venv")
         peers = run_peers(args.peer_python, [docs[s.name] for s in sets])
     else:
         why = "no peer venv: pass --peer-python" if not args.peer_python else "peer python missing"
@@ -537,60 +909,87 @@ def main(argv: Sequence[str] | None = None) -> int:
             s.name: fixed_windows(docs[s.name], size, counter) for s in sets
         }
 
-    rows: list[Row] = []
+    common: dict[str, list[Row]] = {}
     for label, by_set in chunkers.items():
+        common[label] = []
         for ranker in rankers:
             row = Row(f"{label} · {ranker}", "common")
             if isinstance(by_set, str):
                 row.error = by_set
             else:
+                t0 = time.perf_counter()
                 for s in sets:
                     row.sets[s.name] = evaluate_common(
-                        by_set[s.name], s.queries, ranker, args.budget, counter
+                        by_set[s.name], s.queries, ranker, args.budget, counter, pair
                     )
-            rows.append(row)
-    search_rows = {r: Row(f"chunkscope search · {r}", "own") for r in SEARCH_RANKERS}
-    from engine.pipeline import Pipeline
+                log(f"{row.label}: {time.perf_counter() - t0:.0f} s")
+            common[label].append(row)
 
-    for s in sets:
-        index = Pipeline(s.path).search_index()
-        for ranker, row in search_rows.items():
-            score = score_queries(index, s.queries, SearchParams(ranker=ranker, budget=args.budget))
-            row.sets[s.name] = SetResult(
-                [o.hit for o in score.outcomes], [o.rank for o in score.outcomes], index.tokens
-            )
-    rows[len(cs_variants) * len(rankers) : len(cs_variants) * len(rankers)] = list(
-        search_rows.values()
-    )
+    own: dict[str, list[Row]] = {"search": [], "tuned": []}
+    for key, label, by_name in (
+        ("search", "chunkscope search", pipes),
+        ("tuned", f"{TUNED} search", tuned_pipes),
+    ):
+        for ranker in SEARCH_RANKERS:
+            row = Row(f"{label} · {ranker}", "own")
+            if not by_name:
+                row.error = "no dev set selected"
+            else:
+                t0 = time.perf_counter()
+                for s in sets:
+                    row.sets[s.name] = evaluate_own(by_name[s.name], s.queries, ranker, args.budget)
+                log(f"{row.label}: {time.perf_counter() - t0:.0f} s")
+            own[key].append(row)
 
+    rows: list[Row] = []
+    for label in cs_variants:
+        rows += common[label]
+    rows += common[TUNED] + own["search"] + own["tuned"]
+    for label in chunkers:
+        if label not in cs_variants and label != TUNED:
+            rows += common[label]
+
+    vectors = "lexical" if embedding.name == "lexical" else "e5 (multilingual-e5-small-q4)"
     print(
         f"retrieval: budget {args.budget} tokens ({counter.name}), common rankers "
-        f"{', '.join(rankers)}; {len(sets)} files; {time.perf_counter() - started:.0f} s"
+        f"{', '.join(rankers)}; embedder {vectors} (chunkscope rows and embed vectors); "
+        f"{len(sets)} files; {time.perf_counter() - started:.0f} s"
     )
-    out: dict[str, Any] = {"budget": args.budget, "rankers": rankers, "tables": {}}
+    if tuned is not None:
+        print()
+        print("\n".join(tune_lines(tuned)))
+    out["rankers"] = rankers
     for split in SPLITS:
         if any(s.split == split for s in sets):
             out["tables"][split] = split_table(rows, sets, split)
     for split in SPLITS:
         if any(s.split == split for s in sets):
             out["tables"][f"{split}_by_kind"] = kind_table(rows, sets, split)
+    if tuned is not None:
+        notes.append(f"{TUNED}: tuned on the dev sets, so its dev numbers are in-sample")
+    if stats := embedding.stats():
+        notes.append(f"e5 passages: {stats}")
     if notes:
         print("\nnotes:")
         for n in notes:
             print(f"- {n}")
     print("- chonkie SemanticChunker: left out (needs an embedding model download)")
-    if args.json:
-        out["sets"] = [
-            {"name": s.name, "file": str(s.path.relative_to(ROOT)), "split": s.split,
-             "kind": s.kind, "queries": len(s.queries)}
-            for s in sets
-        ]  # fmt: skip
-        out["per_set"] = {
-            r.label: {k: v.as_json() for k, v in r.sets.items()} if not r.error else r.error
-            for r in rows
+    if tuned is not None:
+        out["tuned"] = {
+            "values": tuned.values,
+            "best": [t._asdict() for t in tuned.best],
+            "default": tuned.default._asdict(),
+            "seconds": round(tuned.seconds, 1),
         }
-        Path(args.json).write_text(json.dumps(out, indent=1), encoding="utf-8")
-    return 0
+    out["sets"] = [
+        {"name": s.name, "file": str(s.path.relative_to(ROOT)), "split": s.split,
+         "kind": s.kind, "queries": len(s.queries)}
+        for s in sets
+    ]  # fmt: skip
+    out["per_set"] = {
+        r.label: {k: v.as_json() for k, v in r.sets.items()} if not r.error else r.error
+        for r in rows
+    }
 
 
 if __name__ == "__main__":

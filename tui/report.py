@@ -518,6 +518,7 @@ h3 { font-size: 1rem; margin: 1rem 0 .3rem; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .1rem .8rem; margin: 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+article.chunk { overflow-wrap: anywhere; }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   font-size: .85em; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--card);

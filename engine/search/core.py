@@ -40,6 +40,10 @@ __all__ = [
     "SearchParams",
 ]
 
+#: Tokens a join may save where one chunk's end and the next one's start meet (trailing
+#: space and the blank line tokenized together): a chunk more than this over the room
+#: left is passed over without counting the joined text.
+JOIN_SLACK = 4
 #: Between two chunks of a context.
 CONTEXT_JOIN = "\n\n"
 
@@ -198,16 +202,23 @@ class SearchIndex:
         parts: list[str] = []
         passed: tuple[int, int | None] | None = None  # the best chunk that did not fit
         chosen: set[int] = set()
+        used = 0  # tokens of the context so far, counted exactly
         for i, via in priority:
             if len(taken) >= p.top:
                 break
             if via is not None and via not in chosen:
                 continue  # the context of a chunk that is not in it
             text = self.texts[i]
-            if self._count([*parts, text]) > p.budget:
+            # far over what is left: no need to count the joined text to know it
+            fits = used + self.tokens[i] <= p.budget + JOIN_SLACK
+            if fits:
+                joined = self._count([*parts, text])
+                fits = joined <= p.budget
+            if not fits:
                 if passed is None:
                     passed = (i, via)
                 continue  # does not fit what is left: try the next one
+            used = joined
             parts.append(text)
             taken.append((i, via, text))
             chosen.add(i)
