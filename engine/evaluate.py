@@ -41,7 +41,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -465,31 +465,10 @@ def tune(
     if prefer is None:
         results.sort(key=Tuned.objective)
     else:
+        from engine.tuning import setting_distance
+
         results.sort(key=lambda t: (t.objective(), setting_distance(t.values, prefer)))
     return results[:top]
-
-
-def setting_distance(values: Mapping[str, Any], other: Mapping[str, Any]) -> float:
-    """How far apart two settings are: over the knobs of `values`, each numeric one's
-    difference as a share of its slider's range, 1 for any other difference."""
-    from engine.tuning import PROFILE_KNOBS
-
-    total = 0.0
-    for name, value in values.items():
-        there = other.get(name)
-        if value == there:
-            continue
-        knob = PROFILE_KNOBS.get(name)
-        if knob is not None and knob.slider is not None and _number(value) and _number(there):
-            span = (knob.slider.hi - knob.slider.lo) or 1.0
-            total += min(1.0, abs(float(value) - float(there)) / span)
-        else:
-            total += 1.0
-    return total
-
-
-def _number(value: object) -> TypeGuard[int | float]:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def sparkline(values: Sequence[float], width: int = 50) -> str:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from engine.embed.base import Embedder
     from engine.merge import MergeParams, MergeResult
     from engine.recap import Candidate, Selection
-    from engine.search import SearchIndex
+    from engine.search.core import SearchIndex
     from engine.sections import Section
     from engine.segment import TopicFrame, TopicParams
     from engine.strategies import BaseStrategy, StrategyResult
@@ -538,7 +538,7 @@ class Pipeline:
         """The merged chunks ready for questions (`engine.search.SearchIndex`): BM25 built
         on first use, vectors for the ``embed`` and ``fusion`` rankers from this run's
         embedder (through its cache). Memoised with the merge."""
-        from engine.search import SearchIndex
+        from engine.search.core import SearchIndex
 
         def compute() -> SearchIndex:
             result = self.merged()

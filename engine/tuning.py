@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, TypeGuard
 
 from engine.merge import MergeParams
 from engine.params import Knob, all_knobs, knob_map, knobs
@@ -31,6 +31,7 @@ __all__ = [
     "Tuning",
     "knob_modes",
     "layer",
+    "setting_distance",
 ]
 
 #: The parts of a `Tuning` (its field names) and their parameters dataclasses, whose
@@ -131,3 +132,24 @@ def layer(*layers: Mapping[str, Any]) -> Tuning:
             for part, cls in _PARTS.items()
         }
     )
+
+
+def setting_distance(values: Mapping[str, Any], other: Mapping[str, Any]) -> float:
+    """How far apart two settings are: over the knobs of `values`, each numeric one's
+    difference as a share of its slider's range, 1 for any other difference."""
+    total = 0.0
+    for name, value in values.items():
+        there = other.get(name)
+        if value == there:
+            continue
+        knob = PROFILE_KNOBS.get(name)
+        if knob is not None and knob.slider is not None and _number(value) and _number(there):
+            span = (knob.slider.hi - knob.slider.lo) or 1.0
+            total += min(1.0, abs(float(value) - float(there)) / span)
+        else:
+            total += 1.0
+    return total
+
+
+def _number(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -175,4 +175,4 @@ def test_markdown_text_output_has_no_clock_and_one_date(
     out = capsys.readouterr().out
     assert not re.search(r"\d\d:\d\d:\d\d", out)
     assert len(re.findall(r"dated \d{4}-\d\d-\d\d", out)) == 1
-    assert "chunks in 1 topic; size cap 8,192 chars" in out
+    assert "chunks in 1 topic; chunks of at most 800 chars; size cap 8,192 chars" in out

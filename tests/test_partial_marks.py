@@ -318,8 +318,8 @@ def test_a_bad_partial_flag_is_one_line_and_exit_2(
 
 
 def test_settings_that_score_the_same_rank_by_how_near_they_are_to_the_settings_in_force() -> None:
-    from engine.evaluate import setting_distance
     from engine.model import Chunk, Turn, join_chunks
+    from engine.tuning import setting_distance
 
     chunks = [Chunk([Turn(None, "You", f"turn {i}", i, i - 1)]) for i in range(1, 41)]
     case = Case(chunks, None, [1, 11, 21], np.full(40, 50, dtype=np.int64), partial=True)

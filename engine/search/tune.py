@@ -5,7 +5,7 @@ file (`engine.search.queries`): the merge runs again per setting (the pipeline's
 keep everything before it), the run's `SearchIndex` answers the questions, and the
 settings rank by `RetrievalTuned.objective`: mean hit rate at the budget first, then
 mean MRR, then how near the setting is to the settings in force
-(`engine.evaluate.setting_distance`): nothing moves that does not answer better.
+(`engine.tuning.setting_distance`): nothing moves that does not answer better.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def tune_retrieval(
 ) -> list[RetrievalTuned]:
     """The `top` settings of `grid` by `RetrievalTuned.objective` over `cases` (each a
     file's pipeline and its queries), best first; equals: the one nearest `prefer`."""
-    from engine.evaluate import setting_distance
+    from engine.tuning import setting_distance
 
     names = list(grid)
     settings = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*grid.values())]
