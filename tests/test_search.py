@@ -381,3 +381,25 @@ def test_a_neighbour_comes_only_beside_a_chunk_the_context_holds() -> None:
     # chunk 3 fits, then chunk 1's start fills the rest
     assert [r.chunk for r in a.results] == [3, 1]
     assert a.results[1].truncated and all(r.via is None for r in a.results)
+
+
+def test_tune_keeps_the_settings_in_force_unless_another_answers_clearly_more() -> None:
+    from engine.search import tune_retrieval
+    from engine.search.tune import min_gain
+    from engine.tuning import Tuning
+
+    pipe = Pipeline(SAMPLES / "shell_cookbook.md")
+    qs = [
+        Query("undo the last commit but keep the changes", ("git reset --soft HEAD~1",)),
+        Query("which exit code means a timeout", ("exit status 124 means it timed out",)),
+    ]
+    tuning = Tuning()
+    grid = {"topic_chunk_chars": [0, 800], "topic_depth": [7.0]}
+    prefer = {"topic_chunk_chars": 800, "topic_depth": 7.0}
+    best = tune_retrieval([(pipe, qs)], tuning, grid, prefer=prefer)
+    assert min_gain(2) == 2 and min_gain(500) == 10
+    by = {t.values["topic_chunk_chars"]: t for t in best}
+    if by[0].hits < by[800].hits + 2:
+        assert best[0].values == prefer  # not clearly better: the one in force stays
+    free = tune_retrieval([(pipe, qs)], tuning, grid)  # no settings in force: the best
+    assert [(-t.hit_rate, -t.mrr) for t in free] == sorted((-t.hit_rate, -t.mrr) for t in free)
