@@ -158,3 +158,26 @@ def test_report_shows_the_questions_answered(
     assert "a question nothing answers" in page
     want = _expected()
     assert f"{want.hit_rate:.3f}" in page
+
+
+def test_scores_need_a_query_that_says_what_answers_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, isolated: Path
+) -> None:
+    typed = tmp_path / "typed.json"
+    typed.write_text('{"queries": ["what is a cache"]}')
+    for argv in (
+        ["eval", str(DOC), "--queries", str(typed)],
+        ["sweep", str(DOC), "--param", "topic-depth", "--queries", str(typed)],
+        ["tune", str(DOC), "--queries", str(typed)],
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"{typed}:1: no query says what answers it" in err and len(err.splitlines()) == 1
+
+
+def test_tune_queries_refuses_a_seed_token_cap_it_would_drop(
+    capsys: pytest.CaptureFixture[str], queries: Path, isolated: Path
+) -> None:
+    argv = ["tune", str(DOC), "--queries", str(queries), "--merge", "seed", "--max-tokens", "200"]
+    assert main(argv) == 2
+    assert "drop --max-tokens" in capsys.readouterr().err

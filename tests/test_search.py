@@ -403,3 +403,36 @@ def test_tune_keeps_the_settings_in_force_unless_another_answers_clearly_more() 
         assert best[0].values == prefer  # not clearly better: the one in force stays
     free = tune_retrieval([(pipe, qs)], tuning, grid)  # no settings in force: the best
     assert [(-t.hit_rate, -t.mrr) for t in free] == sorted((-t.hit_rate, -t.mrr) for t in free)
+
+
+def test_a_full_share_still_takes_the_left_neighbour_and_a_chunk_keeps_its_own_score() -> None:
+    a = index().search("Rollbacks revision", SearchParams(neighbours=1.0, budget=1000))
+    assert [(r.chunk, r.via) for r in a.results][:2] == [(4, None), (3, 4)]
+
+
+def test_a_question_without_words_ranks_nothing_under_any_ranker() -> None:
+    from engine.embed.lexical import LexicalEmbedder
+
+    emb = LexicalEmbedder()
+
+    def embed(qs: Any) -> Any:
+        both = emb.embed([*TEXTS, *qs])
+        return both[len(TEXTS) :], both[: len(TEXTS)]
+
+    chunks = [chunk(t, i + 1) for i, t in enumerate(TEXTS)]
+    idx = SearchIndex(chunks, [0, 1, 1, 2, 2], COUNTER, embed=embed)
+    for ranker in ("bm25", "embed", "fusion"):
+        assert idx.search("the of and", SearchParams(ranker=ranker)).results == ()
+
+
+def test_a_lines_query_is_not_answered_by_a_chunk_cut_to_the_budget() -> None:
+    long = "cache " + "word " * 500
+    idx = SearchIndex([chunk(long, 1)], [0], COUNTER)
+    q = Query("cache", lines=(1, 1))
+    assert score_queries(idx, [q], SearchParams(budget=2000)).hit_rate == 1
+    assert score_queries(idx, [q], SearchParams(budget=20)).hit_rate == 0
+
+
+def test_a_deeply_nested_query_file_is_one_error() -> None:
+    with pytest.raises(QueryError, match=r"q\.json:1: not a query file"):
+        parse_queries("[" * 100_000, "q.json")

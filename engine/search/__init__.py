@@ -13,7 +13,13 @@ merge); the command line's ``search`` and ``eval --queries``, ``sweep``/``tune``
 """
 
 from engine.search.core import CONTEXT_JOIN, Answer, Result, SearchIndex, SearchParams
-from engine.search.queries import Query, QueryError, load_queries, parse_queries
+from engine.search.queries import (
+    Query,
+    QueryError,
+    load_judged_queries,
+    load_queries,
+    parse_queries,
+)
 from engine.search.rankers import DEFAULT_RANKER, RANKERS
 from engine.search.score import RECALL_K, QueryOutcome, RetrievalScore, score_queries
 from engine.search.tune import RETRIEVAL_GRIDS, RetrievalTuned, retrieval_score, tune_retrieval
@@ -33,6 +39,7 @@ __all__ = [
     "RetrievalTuned",
     "SearchIndex",
     "SearchParams",
+    "load_judged_queries",
     "load_queries",
     "parse_queries",
     "retrieval_score",

@@ -177,7 +177,7 @@ class SearchIndex:
         if ranker == "embed":
             return dense
         return [
-            rrf(order(lex), order(den, positive=False), size=n)
+            rrf(order(lex), order(den, positive=not den.any()), size=n)
             for lex, den in zip(lexical, dense, strict=True)
         ]
 
@@ -194,7 +194,8 @@ class SearchIndex:
         return [self._answer(q, s, p) for q, s in zip(qs, all_scores, strict=True)]
 
     def _answer(self, query: Query, scores: FloatArray, p: SearchParams) -> Answer:
-        ranking = order(scores, positive=p.ranker != "embed")
+        # cosines rank every chunk, unless the question has no vector at all
+        ranking = order(scores, positive=p.ranker != "embed" or not scores.any())
         priority = [
             (i, via) for i, via in self._priorities(ranking, scores, p) if self.texts[i].strip()
         ]
@@ -206,8 +207,8 @@ class SearchIndex:
         for i, via in priority:
             if len(taken) >= p.top:
                 break
-            if via is not None and via not in chosen:
-                continue  # the context of a chunk that is not in it
+            if i in chosen or (via is not None and via not in chosen):
+                continue  # taken already, or the context of a chunk that is not in it
             text = self.texts[i]
             # far over what is left: no need to count the joined text to know it
             fits = used + self.tokens[i] <= p.budget + JOIN_SLACK
@@ -223,7 +224,8 @@ class SearchIndex:
             taken.append((i, via, text))
             chosen.add(i)
         truncated = -1
-        if passed is not None and len(taken) < p.top:  # the rest: the start of the best left
+        if passed is not None and passed[0] not in chosen and len(taken) < p.top:
+            # the rest of the room: the start of the best chunk passed over
             cut = self._cut_to_fit(parts, self.texts[passed[0]], p.budget)
             if cut.strip():
                 truncated = len(taken)
@@ -256,20 +258,26 @@ class SearchIndex:
             scaled = {i: 1.0 / (1 + r) for r, i in enumerate(ranking)}
         else:
             scaled = {i: float(scores[i]) / best if best > 0 else 0.0 for i in ranking}
-        prio: dict[int, tuple[float, int | None]] = {i: (s, None) for i, s in scaled.items()}
+        # (priority, a chunk's own entry before a lent one, chunk, the chunk lending)
+        entries: list[tuple[float, int, int, int | None]] = [
+            (-s, 0, i, None) for i, s in scaled.items() if s > 0
+        ]
         if p.neighbours > 0:
             n = len(self.chunks)
             for i in ranking[: p.top]:
                 lent = p.neighbours * scaled[i]
                 for j in (i - 1, i + 1):
-                    same = 0 <= j < n and self.topic_of[j] == self.topic_of[i]
-                    if same and lent > prio.get(j, (0.0, None))[0]:
-                        prio[j] = (lent, i)
-        ordered = sorted(prio.items(), key=lambda kv: (-kv[1][0], kv[0]))
-        return [(i, via) for i, (s, via) in ordered if s > 0]
+                    if lent > 0 and 0 <= j < n and self.topic_of[j] == self.topic_of[i]:
+                        entries.append((-lent, 1, j, i))
+        entries.sort(key=lambda e: (e[0], e[1], e[2]))
+        return [(i, via) for _, _, i, via in entries]
 
     def _count(self, parts: list[str]) -> int:
-        return self.counter.count(CONTEXT_JOIN.join(parts))
+        """Tokens of the joined context, counted afresh: contexts are not kept in the
+        run's count cache (each question makes new ones, and the cache is shared)."""
+        text = CONTEXT_JOIN.join(parts)
+        counter = self.counter
+        return len(counter.encode(text)) if counter.exact else counter.count(text)
 
     def _cut_to_fit(self, parts: list[str], text: str, budget: int) -> str:
         """The longest start of `text` that, joined after `parts`, keeps the context
@@ -288,10 +296,10 @@ class SearchIndex:
         if counter.exact:
             ids = counter.encode(text)
             k = budget
-            cut = counter.decode(ids[:k])
-            while k > 0 and counter.count(cut) > budget:
+            cut = _prefix(text, counter.decode(ids[:k]))
+            while k > 0 and len(counter.encode(cut)) > budget:
                 k -= 1
-                cut = counter.decode(ids[:k])
+                cut = _prefix(text, counter.decode(ids[:k]))
             return cut
         lo, hi = 0, len(text)  # approximate counter: the longest prefix that fits
         while lo < hi:
@@ -301,3 +309,16 @@ class SearchIndex:
             else:
                 hi = mid - 1
         return text[:lo]
+
+
+def _prefix(text: str, decoded: str) -> str:
+    """The part of `decoded` (the first tokens of `text`, decoded) that is a start of
+    `text`: tokens that end inside a character decode to a replacement mark, dropped."""
+    if text.startswith(decoded):
+        return decoded
+    n = 0
+    for a, b in zip(decoded, text, strict=False):
+        if a != b:
+            break
+        n += 1
+    return text[:n]

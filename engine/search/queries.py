@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.errors import ChunkscopeError
 
-__all__ = ["Query", "QueryError", "load_queries", "parse_queries"]
+__all__ = ["Query", "QueryError", "load_judged_queries", "load_queries", "parse_queries"]
 
 
 class QueryError(ChunkscopeError):
@@ -54,7 +54,7 @@ def _item_lines(text: str, count: int) -> list[int]:
     (1 for any that cannot be placed): decoded one by one from the list's ``[``."""
     decoder = json.JSONDecoder()
     lines = [1] * count
-    key = text.find('"queries"')
+    key = text.rfind('"queries"')  # the top-level key comes last in any file json.dumps
     pos = text.find("[", key if key >= 0 else 0)
     if pos < 0:
         return lines
@@ -77,6 +77,8 @@ def parse_queries(text: str, where: str = "queries") -> list[Query]:
         doc = json.loads(stripped)
     except json.JSONDecodeError as e:
         raise QueryError(f"{where}:{e.lineno}: not JSON ({e.msg})") from None
+    except RecursionError:
+        raise QueryError(f"{where}:1: not a query file (JSON nested too deeply)") from None
     if isinstance(doc, list):
         items: Any = doc
     elif isinstance(doc, dict) and "queries" in doc:
@@ -137,3 +139,12 @@ def load_queries(path: str | Path) -> list[Query]:
     except OSError as e:
         raise QueryError(f"{p}: {e.strerror or e}") from None
     return parse_queries(text, str(p))
+
+
+def load_judged_queries(path: str | Path) -> list[Query]:
+    """The queries of the file at `path` that say what answers them (`QueryError` when
+    none does: there would be nothing to score)."""
+    judged = [q for q in load_queries(path) if q.judged]
+    if not judged:
+        raise QueryError(f'{path}:1: no query says what answers it ("answers" or "lines")')
+    return judged

@@ -47,7 +47,10 @@ def _hit(query: Query, answer: Answer) -> bool:
     context = answer.context
     if any(a in context for a in query.answers):
         return True
-    return query.lines is not None and any(_overlaps(r.lines, query.lines) for r in answer.results)
+    # a chunk cut to the budget may have lost the lines: only whole chunks answer by lines
+    return query.lines is not None and any(
+        _overlaps(r.lines, query.lines) for r in answer.results if not r.truncated
+    )
 
 
 @dataclass(frozen=True)

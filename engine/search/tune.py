@@ -116,6 +116,10 @@ def tune_retrieval(
         return results[:top]
     near = prefer
     current = next((t for t in results if all(t.values[k] == near.get(k) for k in names)), None)
+    if current is None:  # the settings in force are off the grid: score them too
+        values = {k: near[k] for k in names if k in near}
+        scores = [retrieval_score(_run(p, tuning, values), qs, params) for p, qs in cases]
+        current = RetrievalTuned.of(values, scores)
     gain = min_gain(sum(len(qs) for _, qs in cases))
 
     def key(t: RetrievalTuned) -> tuple[Any, ...]:

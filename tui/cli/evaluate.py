@@ -74,9 +74,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     params = search_params(args)
     queries = None
     if args.queries:
-        from engine.search import load_queries
+        from engine.search import load_judged_queries
 
-        queries = load_queries(args.queries)
+        queries = load_judged_queries(args.queries)
     pipe, tuning = build_pipeline(args, strategy=strategy_choice(args))
     source = pipe.source()
     report_skipped(source)

@@ -86,11 +86,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         gold, partial = list(found.starts), found.partial
     queries = None
     if args.queries:
-        from engine.search import load_queries
+        from engine.search import load_judged_queries
 
         if args.latest:
             raise CliError("--queries asks about one file: give the file, not --latest")
-        queries = load_queries(args.queries)
+        queries = load_judged_queries(args.queries)
     searching = search_params(args)
     run = run_recap(args, strategy=strategy_choice(args))
     report = gather(

@@ -120,9 +120,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     searching = search_params(args)
     queries = None
     if args.queries:
-        from engine.search import load_queries
+        from engine.search import load_judged_queries
 
-        queries = load_queries(args.queries)
+        queries = load_judged_queries(args.queries)
     pipe, _ = build_pipeline(args)
     pipe = pipe.with_params(merge=replace(pipe.params.merge, mode=mode))
     source = pipe.source()

@@ -211,11 +211,11 @@ def cmd_tune(args: argparse.Namespace) -> int:
         check_profile_name(args.save_profile)
     pipe, tuning = build_pipeline(args)
     mode = tuning.merge.mode
+    if mode == "seed" and tuning.merge.max_chunk_tokens is not None:
+        raise CliError("tune searches the seed loop with a size cap in chars: drop --max-tokens")
     if args.queries:
         return _tune_queries(args, files, pipe, tuning)
     grid = _grid(mode, args.grid)
-    if mode == "seed" and tuning.merge.max_chunk_tokens is not None:
-        raise CliError("tune searches the seed loop with a size cap in chars: drop --max-tokens")
     cases = []
     for path, gold_path, p in zip(files, args.gold, _pipelines(args, files, pipe), strict=True):
         weights = line_weights(path)
@@ -270,12 +270,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 def _tune_queries(args: argparse.Namespace, files: list[str], pipe: Any, tuning: Any) -> int:
     """``tune --queries``: the settings whose chunks answer the questions best."""
-    from engine.search import RETRIEVAL_GRIDS, RetrievalTuned, load_queries, tune_retrieval
+    from engine.search import RETRIEVAL_GRIDS, RetrievalTuned, load_judged_queries, tune_retrieval
 
     mode = tuning.merge.mode
     grid = _grid(mode, args.grid, RETRIEVAL_GRIDS)
     params = search_params(args)
-    queries_of = [load_queries(q) for q in args.queries]
+    queries_of = [load_judged_queries(q) for q in args.queries]
     cases = list(zip(_pipelines(args, files, pipe), queries_of, strict=True))
     in_force = tuning.values()
     current = {k: in_force[k] for k in grid}

@@ -91,11 +91,9 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
     queries: tuple[Any, ...] = ()
     if args.queries is not None:
-        from engine.search import load_queries
+        from engine.search import load_judged_queries
 
-        queries = tuple(q for q in load_queries(args.queries) if q.judged)  # one line, exit 2
-        if not queries:
-            raise CliError(f'{args.queries}: no query says what answers it ("answers" or "lines")')
+        queries = tuple(load_judged_queries(args.queries))  # one line and exit 2 if bad
 
     from tui.app import ChunkscopeApp, StartOptions
 

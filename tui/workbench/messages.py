@@ -16,7 +16,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from engine.pipeline import Pipeline
     from engine.recap import Selection
-    from engine.search import Answer, RetrievalScore
+    from engine.search import Answer, RetrievalScore, SearchParams
     from engine.summarize import Summary
     from tui.workbench.columns import ColumnResult
     from tui.workbench.runs import Derived, RunView
@@ -126,9 +126,9 @@ class StrategyReady(Message):
 class SearchReady(Message):
     """The Search panel's question answered over the merged chunks of `view`."""
 
-    def __init__(self, view: RunView, answer: Answer) -> None:
+    def __init__(self, view: RunView, answer: Answer, params: SearchParams) -> None:
         super().__init__()
-        self.view, self.answer = view, answer
+        self.view, self.answer, self.params = view, answer, params
 
 
 class RetrievalReady(Message):

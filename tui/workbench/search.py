@@ -80,6 +80,8 @@ class SearchDriver(WorkbenchHost):
         if self.pipe is None or bench is None or bench.view is None:
             self.notify("Open a file first (ctrl+o).", severity="warning", markup=False)
             return
+        self.search_answer = None  # the old answer is not this question's
+        bench.show_search()
         self._search(self.pipe, bench.view, self.search_query, self.search_params())
 
     def set_search_ranker(self, ranker: str) -> None:
@@ -115,7 +117,7 @@ class SearchDriver(WorkbenchHost):
             self.post_message(WorkFailed(e, "Search failed"))
             return
         if not worker.is_cancelled:
-            self.post_message(SearchReady(view, answer))
+            self.post_message(SearchReady(view, answer, params))
 
     def on_search_ready(self, message: SearchReady) -> None:
         bench = self.workbench
@@ -123,6 +125,8 @@ class SearchDriver(WorkbenchHost):
             return  # a newer run asks again
         if message.answer.query.query != self.search_query:
             return
+        if message.params != self.search_params():
+            return  # asked under another ranker
         self.search_answer = message.answer
         self.search_view = message.view
         bench.show_search()
@@ -181,8 +185,9 @@ class SearchDriver(WorkbenchHost):
         if not self.queries_apply():
             return ""
         s = self.retrieval
-        if s is None:
-            return "queries: hit … (scoring)"
+        bench = self.workbench
+        if s is None or bench is None or self.retrieval_view is not bench.view:
+            return "queries: hit … (scoring)"  # the score shown is the run's on screen
         return f"hit {s.hit_rate:.2f} · MRR {s.mrr:.2f} · {s.queries} queries"
 
     # ------------------------------------------------------------------ compare columns
