@@ -167,6 +167,25 @@ STAGE_INPUTS["summarize"] = (*STAGE_INPUTS["merge"], "summarizer")
 STAGE_INPUTS["search"] = (*STAGE_INPUTS["merge"], "tokenizer")
 
 
+def _each_text_once(
+    emb: Embedder,
+    texts: list[str],
+    known: dict[tuple[str, str], npt.NDArray[np.float32]],
+    progress: Progress | None = None,
+) -> npt.NDArray[np.float32]:
+    """One vector per text, each distinct text embedded once per file: `known` (the
+    file's vectors by embedder and text) first, then `emb` for the rest, remembered."""
+    import numpy as np
+
+    ident = emb.name + ":" + emb.model
+    missing = list(dict.fromkeys(t for t in texts if (ident, t) not in known))
+    if missing:
+        vectors = emb.embed(missing, progress=progress)
+        for t, v in zip(missing, vectors, strict=True):
+            known[(ident, t)] = v
+    return np.stack([known[(ident, t)] for t in texts])
+
+
 class _Shared:
     """What every `Pipeline` over one file shares, whatever its parameters: the memo of
     each stage, the embedders and summarizers built, known vectors and summaries, the
@@ -473,20 +492,12 @@ class Pipeline:
         """
 
         def compute() -> npt.NDArray[np.float32]:
-            import numpy as np
 
             texts = [c.text for c in self.compacted()]
             emb = self.embedder
             if getattr(emb, "contextual", False) or not texts:
                 return emb.embed(texts, progress=progress)
-            ident = emb.name + ":" + emb.model
-            known = self._shared.vectors
-            missing = list(dict.fromkeys(t for t in texts if (ident, t) not in known))
-            if missing:
-                vectors = emb.embed(missing, progress=progress)
-                for t, v in zip(missing, vectors, strict=True):
-                    known[(ident, t)] = v
-            return np.stack([known[(ident, t)] for t in texts])
+            return _each_text_once(emb, texts, self._shared.vectors, progress)
 
         return self._stage("embed", compute)
 
@@ -569,16 +580,10 @@ class Pipeline:
             if getattr(emb, "contextual", False):
                 both = emb.embed([*texts, *queries])
                 return both[len(texts) :], both[: len(texts)]
-            ident = emb.name + ":" + emb.model
-            missing = list(dict.fromkeys(t for t in texts if (ident, t) not in known))
-            if missing:
-                for t, v in zip(missing, emb.embed(missing), strict=True):
-                    known[(ident, t)] = v
-            dim = emb.dim
             chunk_vectors = (
-                np.stack([known[(ident, t)] for t in texts])
+                _each_text_once(emb, texts, known)
                 if texts
-                else np.zeros((0, dim), dtype=np.float32)
+                else np.zeros((0, emb.dim), dtype=np.float32)
             )
             ask = getattr(emb, "embed_queries", None)
             qv = ask(list(queries)) if ask is not None else emb.embed(list(queries))

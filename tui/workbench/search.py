@@ -32,7 +32,7 @@ from tui.workbench.state import WorkbenchHost
 
 if TYPE_CHECKING:
     from engine.pipeline import Pipeline
-    from engine.search import Answer, Query, RetrievalScore, SearchParams
+    from engine.search import Answer, Query, RetrievalScore, SearchIndex, SearchParams
     from tui.workbench.runs import RunView
 
 #: Compare-column scores kept (by the identity of the column's chunk list).
@@ -98,15 +98,21 @@ class SearchDriver(WorkbenchHost):
         if bench is not None:
             bench.show_search()
 
+    def _current_index(self, pipe: Pipeline, view: RunView) -> SearchIndex | None:
+        """The index of `view`'s run, built under the app's lock (None: a newer run is on
+        screen, or the worker was cancelled meanwhile)."""
+        with self.lock:
+            if not self._current(pipe, view):
+                return None
+            index = pipe.search_index()
+        return None if get_current_worker().is_cancelled else index
+
     @work(thread=True, exclusive=True, group="search", description="_search")
     def _search(self, pipe: Pipeline, view: RunView, query: str, params: SearchParams) -> None:
         worker = get_current_worker()
         try:
-            with self.lock:
-                if not self._current(pipe, view):
-                    return
-                index = pipe.search_index()
-            if worker.is_cancelled:
+            index = self._current_index(pipe, view)
+            if index is None:
                 return
             if params.ranker == "bm25":  # the index's own words: no pipeline state
                 answer = index.search(query, params)
@@ -159,11 +165,8 @@ class SearchDriver(WorkbenchHost):
 
         worker = get_current_worker()
         try:
-            with self.lock:
-                if not self._current(pipe, view):
-                    return
-                index = pipe.search_index()
-            if worker.is_cancelled:
+            index = self._current_index(pipe, view)
+            if index is None:
                 return
             score = score_queries(index, queries, params)  # BM25: outside the lock
         except Exception as e:
