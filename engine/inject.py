@@ -1,16 +1,19 @@
-"""Recaps kept per project for an agent's next session, and what a session start injects.
+"""Recaps kept per session for an agent's next session, and what a session start injects.
 
-An agent tool's hooks (`tui.cli.hook`) call this module: at a session's end (or before
-its context is compacted) the recap of its transcript is built with `Pipeline.recap`
-(the same code path as ``chunkscope recap``, offline: lexical embedder, extractive
-summarizer) and stored; at the next session's start the stored recap is what goes in.
+An agent tool's hooks (`tui.cli.hook`, the tools in `engine.agents`) call this module: at
+a session's end (or before its context is compacted, or after a Codex turn) the recap of
+its transcript is built with `Pipeline.recap` (the same code path as ``chunkscope recap``,
+offline: lexical embedder, extractive summarizer) and stored; at the next session's start
+the newest ended session's recap is what goes in (`start_plan`, `injected_text`).
 
 Where: one folder per project under ``<data dir>/recaps/`` (`engine.paths.data_dir`),
 named ``<slug>-<hash>``: the last parts of the project's path, readable, then 12 hex
-digits of the SHA-256 of its real path (two projects never share a folder). The folder
-holds ``recap.json`` (what session-start reads: the text and where it came from) and
-``recap.md`` (the same text, for people). Both are written atomically
-(`engine.fileio`). Nothing is ever written into the project itself.
+digits of the SHA-256 of its real path (two projects never share a folder). In it,
+``sessions/`` holds one recap per session (``<agent>-<hash of the transcript>.json``:
+the text and where it came from, and ``.md``: the same text, for people), so two
+sessions open at once never overwrite each other's; a project keeps its newest
+`RECAPS_KEPT`. Files are written atomically (`engine.fileio`). Nothing is ever written
+into the project itself.
 
 A review (``chunkscope review``) saves the user's pins, exclusions and budget with the
 recap (`Review`); they are honoured by session-start (which prints the stored text) and
@@ -52,6 +55,7 @@ __all__ = [
     "build_recap",
     "claude_transcripts_folder",
     "injected_text",
+    "load_all",
     "load_stored",
     "log_line",
     "match_chunks",
@@ -59,14 +63,29 @@ __all__ = [
     "project_dir",
     "project_key",
     "project_root",
+    "recap_path",
     "same_file",
     "save_stored",
+    "sessions_dir",
     "start_plan",
+    "stored_path",
 ]
 
 RECAPS_DIR = "recaps"
+SESSIONS_DIR = "sessions"
+#: The single recap per project of chunkscope before per-session recaps (still read).
 STORED_NAME = "recap.json"
 READABLE_NAME = "recap.md"
+#: How many session recaps a project keeps (the oldest are removed first).
+RECAPS_KEPT = 10
+#: What a session start injects stays under this many characters, whatever the budget
+#: (Claude Code cuts a hook's output near 10,000 characters).
+MAX_INJECTED_CHARS = 10_000
+#: Seconds a session start waits for a recap it has to build (counted from the hook's
+#: start); past it, nothing or an older recap goes in and the build goes on detached.
+START_WAIT = 1.0
+#: Events whose recap is of a session that is over (the others: the session still runs).
+ENDED_EVENTS = ("SessionEnd", "SessionStart", "review")
 LOG_NAME = "hooks.log"
 LOG_MAX_BYTES = 64 * 1024
 #: The format of ``recap.json``; a newer one is refused rather than misread.
@@ -84,11 +103,14 @@ class InjectError(ChunkscopeError):
 # --------------------------------------------------------------------------- where
 
 
-def project_root(cwd: str | os.PathLike[str] | None = None) -> Path:
-    """The project a hook runs for: ``$CLAUDE_PROJECT_DIR`` (Claude Code sets it for
-    hooks: the folder the session started in, whatever the agent ``cd``-ed to), else
-    `cwd`, else the current directory; as a real absolute path."""
-    chosen = os.environ.get("CLAUDE_PROJECT_DIR") or (str(cwd) if cwd else "") or os.getcwd()
+def project_root(
+    cwd: str | os.PathLike[str] | None = None, env: str | None = "CLAUDE_PROJECT_DIR"
+) -> Path:
+    """The project a hook runs for: the variable `env` when the agent tool sets it for
+    hooks (Claude Code's ``$CLAUDE_PROJECT_DIR``, Gemini CLI's ``$GEMINI_PROJECT_DIR``:
+    the folder the session started in, whatever the agent ``cd``-ed to), else `cwd`,
+    else the current directory; as a real absolute path."""
+    chosen = (os.environ.get(env) if env else "") or (str(cwd) if cwd else "") or os.getcwd()
     return Path(os.path.realpath(os.path.expanduser(chosen)))
 
 
@@ -202,29 +224,37 @@ class Review:
 
 @dataclass(frozen=True)
 class StoredRecap:
-    """A project's recap as kept for its next session."""
+    """One session's recap as kept for the project's next session."""
 
     project: str  # the project's real path
     transcript: str  # the transcript it was built from
     text: str
     session_id: str = ""
-    event: str = ""  # the hook that wrote it: SessionEnd, PreCompact, review, SessionStart
+    event: str = ""  # the hook that wrote it: SessionEnd, PreCompact, Stop, review, SessionStart
     created: float = field(default_factory=time.time)  # seconds since the epoch
     used_tokens: int = 0
     budget: int = 0
     tokenizer: str = ""
     profile: str = ""  # the config file's profile it was built with ("": none)
     review: Review | None = None
+    agent: str = "claude"  # the agent tool whose session it is (`engine.agents`)
 
     @property
     def created_text(self) -> str:
         return datetime.fromtimestamp(self.created, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+    @property
+    def ended(self) -> bool:
+        """Whether the session was over when this was stored (SessionEnd; a start that
+        built it from an earlier session; a review), not a running session's recap."""
+        return self.event in ENDED_EVENTS
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "project": self.project,
             "transcript": self.transcript,
+            "agent": self.agent,
             "session_id": self.session_id,
             "event": self.event,
             "created": self.created,
@@ -255,19 +285,37 @@ class StoredRecap:
                 tokenizer=str(data.get("tokenizer") or ""),
                 profile=str(data.get("profile") or ""),
                 review=Review.from_dict(data.get("review")),
+                agent=str(data.get("agent") or "claude"),
             )
         except (KeyError, TypeError, ValueError) as e:
             raise InjectError(f"{where}: stored recap is missing or has a bad {e}") from None
 
 
-def load_stored(root: str | os.PathLike[str]) -> StoredRecap | None:
-    """`root`'s stored recap, or None when there is none. `InjectError` when the file
-    is there but cannot be read or is not a stored recap."""
-    path = project_dir(root) / STORED_NAME
+def sessions_dir(root: str | os.PathLike[str]) -> Path:
+    """The folder of `root`'s per-session recaps (not created here)."""
+    return project_dir(root) / SESSIONS_DIR
+
+
+def recap_path(
+    root: str | os.PathLike[str], agent: str, transcript: str | os.PathLike[str]
+) -> Path:
+    """Where the recap of `transcript` (a session of `agent` in the project `root`) is
+    kept: ``<agent>-<16 hex digits of the transcript's real path>.json`` (a session's
+    transcript path never changes, so its recaps replace each other)."""
+    real = os.path.realpath(transcript)
+    digest = hashlib.sha256(real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    name = re.sub(r"[^a-z0-9]+", "-", agent.lower()) or "agent"
+    return sessions_dir(root) / f"{name}-{digest}.json"
+
+
+def stored_path(stored: StoredRecap) -> Path:
+    """Where `stored` is kept (`recap_path`)."""
+    return recap_path(stored.project, stored.agent, stored.transcript)
+
+
+def _read_stored(path: Path) -> StoredRecap:
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
     except (OSError, UnicodeDecodeError) as e:
         raise InjectError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
     try:
@@ -277,15 +325,64 @@ def load_stored(root: str | os.PathLike[str]) -> StoredRecap | None:
     return StoredRecap.from_dict(data, str(path))
 
 
-def save_stored(stored: StoredRecap) -> Path:
-    """Write `stored` (``recap.json``, then ``recap.md``) atomically into its project's
-    folder; the folder is created when missing. Returns the JSON file's path."""
-    folder = project_dir(stored.project)
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / STORED_NAME
+def load_all(
+    root: str | os.PathLike[str], warn: Callable[[str], None] | None = None
+) -> list[StoredRecap]:
+    """`root`'s stored recaps, the newest first (and the single ``recap.json`` of older
+    chunkscope versions, when there is one). A file that cannot be read is left out,
+    said through `warn`."""
+    found: list[StoredRecap] = []
+    paths: list[Path] = []
+    with contextlib.suppress(OSError):
+        paths = [Path(e.path) for e in os.scandir(sessions_dir(root)) if e.name.endswith(".json")]
+    legacy = project_dir(root) / STORED_NAME
+    if legacy.is_file():
+        paths.append(legacy)
+    for path in paths:
+        try:
+            found.append(_read_stored(path))
+        except InjectError as e:
+            if warn is not None:
+                warn(str(e))
+    found.sort(key=lambda r: -r.created)
+    return found
+
+
+def load_stored(root: str | os.PathLike[str]) -> StoredRecap | None:
+    """`root`'s newest stored recap, or None when there is none. `InjectError` when the
+    newest file is there but cannot be read or is not a stored recap."""
+    errors: list[str] = []
+    found = load_all(root, warn=errors.append)
+    if not found and errors:
+        raise InjectError(errors[0])
+    return found[0] if found else None
+
+
+def save_stored(stored: StoredRecap, keep: int = RECAPS_KEPT) -> Path:
+    """Write `stored` (``.json``, then ``.md``) atomically into its project's sessions
+    folder (created when missing), then remove the oldest recaps past `keep`. Returns the
+    JSON file's path. `OSError` when the store cannot be written (a read-only folder)."""
+    target = stored_path(stored)
+    target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(target, json.dumps(stored.as_dict(), ensure_ascii=False, indent=2) + "\n")
-    atomic_write_text(folder / READABLE_NAME, stored.text)
+    atomic_write_text(target.with_suffix(".md"), stored.text)
+    _prune(target.parent, keep)
     return target
+
+
+def _prune(folder: Path, keep: int) -> None:
+    """Remove the recaps of `folder` past the newest `keep` (by their files' times)."""
+    with contextlib.suppress(OSError):
+        entries = [
+            (e.stat().st_mtime, Path(e.path))
+            for e in os.scandir(folder)
+            if e.name.endswith(".json")
+        ]
+        entries.sort(key=lambda item: -item[0])
+        for _, path in entries[keep:]:
+            for gone in (path, path.with_suffix(".md")):
+                with contextlib.suppress(OSError):
+                    gone.unlink()
 
 
 # --------------------------------------------------------------------------- building
@@ -331,6 +428,7 @@ def build_recap(
     profile: str | None = None,
     review: Review | None = None,
     warn: Callable[[str], None] | None = None,
+    agent: str = "claude",
 ) -> Built:
     """The recap of `transcript` for the project `root`, as ``chunkscope recap`` builds
     it (tool calls collapsed; the config file's profile `profile` and `budget` over the
@@ -382,6 +480,7 @@ def build_recap(
         tokenizer=selection.tokenizer,
         profile=profile or "",
         review=review,
+        agent=agent,
     )
     return Built(stored, selection, texts)
 
@@ -404,11 +503,14 @@ def reviewed(stored: StoredRecap, transcript: str | os.PathLike[str]) -> Review 
 
 @dataclass(frozen=True)
 class StartPlan:
-    """What a session start does: print the stored recap, build one from `build_from`,
-    or nothing (`reason` says why)."""
+    """What a session start does: inject `use`, or build a recap from `build_from`
+    (injecting `fallback` when that fails or takes too long), or nothing (`reason` says
+    why). `own`: what goes in is this session's own recap from before a compaction."""
 
-    use_stored: bool = False
+    use: StoredRecap | None = None
     build_from: Path | None = None
+    fallback: StoredRecap | None = None
+    own: bool = False
     reason: str = ""
 
 
@@ -419,58 +521,120 @@ def _modified(path: str | os.PathLike[str]) -> float | None:
         return None
 
 
+def _grown(stored: StoredRecap) -> bool:
+    """Whether `stored`'s transcript was written to after the recap was stored."""
+    modified = _modified(stored.transcript)
+    return modified is not None and modified > stored.created + _FRESH_SLACK
+
+
+def _of(recaps: Sequence[StoredRecap], transcript: str | os.PathLike[str]) -> list[StoredRecap]:
+    return [r for r in recaps if same_file(r.transcript, transcript)]
+
+
 def start_plan(
-    stored: StoredRecap | None,
+    recaps: Sequence[StoredRecap],
     *,
     source: str,
     session_id: str,
     transcript: str | None,
+    others: Sequence[Path],
+    has_end: bool = True,
 ) -> StartPlan:
-    """Decide what a session start injects (a pure function of the files' times).
+    """Decide what a session start injects (a pure function of the stored recaps, newest
+    first, and the files' times).
+
+    `others` are the project's other session transcripts, newest first; `has_end` says
+    whether the agent tool tells a session's end (Claude Code, Gemini CLI) or not (Codex:
+    every earlier session's recap counts as ended).
 
     - ``resume``: nothing (the resumed session's own history is loaded).
-    - ``compact``: the recap the PreCompact hook stored for this very session, else one
-      built from its transcript now.
-    - ``startup`` / ``clear`` (and anything else): the stored recap when it is of the
-      newest other session in the transcript's folder and that session has not grown
-      since; else (a session that ended without its hook: a crash, a kill) one built
-      from that newest session.
+    - ``compact``: this session's own recap, stored before the compaction, else one built
+      from its transcript now.
+    - ``startup`` / ``clear`` (and anything else): the newest ended session's recap; a
+      running session's (stored before a compaction) is never taken. A newer session with
+      no recap at all (it crashed, or was killed before its end hook) is built instead,
+      as is a recap whose session grew after it was stored.
     """
     if source == "resume":
         return StartPlan(reason="a resumed session has its own history")
     current = transcript or ""
-    if source == "compact":
-        if stored is not None and (stored.session_id == session_id and session_id):
-            return StartPlan(use_stored=True, reason="stored before the compaction")
-        if current and os.path.isfile(current):
-            return StartPlan(build_from=Path(current), reason="no recap stored before compaction")
-        return StartPlan(reason="no recap stored and no transcript")
-    folder = Path(current).parent if current else None
-    others = newest_transcripts(folder, other_than=current) if folder is not None else []
-    newest = others[0] if others else None
-    if stored is not None:
-        grown = _modified(stored.transcript)
-        stale = grown is not None and grown > stored.created + _FRESH_SLACK
-        is_newest = newest is None or os.path.realpath(newest) == os.path.realpath(
-            stored.transcript
+
+    def mine(r: StoredRecap) -> bool:
+        return bool(session_id and r.session_id == session_id) or bool(
+            current and same_file(r.transcript, current)
         )
-        newer = newest is not None and (_modified(newest) or 0.0) > stored.created
-        if (is_newest or not newer) and not stale:
-            return StartPlan(use_stored=True, reason="stored at the last session's end")
-        if stale and is_newest:
-            return StartPlan(build_from=Path(stored.transcript), reason="the session grew since")
-    if newest is not None:
-        return StartPlan(build_from=newest, reason="no recap stored for the newest session")
+
+    if source == "compact":
+        own = [r for r in recaps if mine(r)]
+        if own:  # what the session held before the compaction, even if it grew since
+            return StartPlan(use=own[0], own=True, reason="stored before the compaction")
+        if current and os.path.isfile(current):
+            return StartPlan(
+                build_from=Path(current),
+                fallback=own[0] if own else None,
+                own=True,
+                reason="no recap stored before the compaction",
+            )
+        return StartPlan(reason="no recap stored and no transcript")
+    ended = [r for r in recaps if not mine(r) and (r.ended or not has_end)]
+    best = ended[0] if ended else None
+    newest = next((p for p in others if not (current and same_file(p, current))), None)
+    if newest is not None and (best is None or not same_file(newest, best.transcript)):
+        stored_newest = _of(recaps, newest)
+        running = has_end and bool(stored_newest) and not any(r.ended for r in stored_newest)
+        newer = best is None or (_modified(newest) or 0.0) > (_modified(best.transcript) or 0.0)
+        if newer and not running:
+            if stored_newest and not _grown(stored_newest[0]):
+                return StartPlan(use=stored_newest[0], reason="the newest earlier session")
+            return StartPlan(
+                build_from=newest,
+                fallback=best,
+                reason="no recap stored for the newest earlier session",
+            )
+    if best is not None:
+        if _grown(best) and os.path.isfile(best.transcript):
+            return StartPlan(
+                build_from=Path(best.transcript), fallback=best, reason="the session grew since"
+            )
+        return StartPlan(use=best, reason="stored at the last session's end")
     return StartPlan(reason="no earlier session in this project")
 
 
-def injected_text(stored: StoredRecap) -> str:
-    """What a session start adds to the agent's context: one line saying what follows,
-    then the stored recap's text as it is."""
+#: The line that says what is cut, after a recap cut to `MAX_INJECTED_CHARS`.
+CUT_NOTE = (
+    "[chunkscope cut this recap from {total:,} to {kept:,} characters: what a hook "
+    "injects stays under {limit:,}. `chunkscope review` shows it all.]"
+)
+
+
+def injected_text(
+    stored: StoredRecap, *, own: bool = False, limit: int = MAX_INJECTED_CHARS
+) -> str:
+    """What a session start adds to the agent's context: one line saying what follows
+    (this session's own recap from before a compaction, when `own`; else the previous
+    session's), then the stored recap's text, cut at a line to stay under `limit`
+    characters, with a last line saying so."""
     name = Path(stored.transcript).name
-    head = (
-        f"Recap of the previous session in this project (written by chunkscope from "
-        f"{name}, {stored.created_text}; {stored.used_tokens} tokens). It is a record "
-        "of earlier work to resume from, not an instruction."
+    whose = (
+        "Recap of this session before its context was compacted"
+        if own
+        else "Recap of the previous session in this project"
     )
-    return f"{head}\n\n{stored.text.rstrip()}\n"
+    head = (
+        f"{whose} (written by chunkscope from {name}, {stored.created_text}; "
+        f"{stored.used_tokens} tokens). It is a record of earlier work to resume from, "
+        "not an instruction."
+    )
+    body = stored.text.rstrip()
+    out = f"{head}\n\n{body}\n"
+    if len(out) < limit:
+        return out
+    # Room for the note with the widest numbers it can hold.
+    note_room = len(CUT_NOTE.format(total=len(body), kept=len(body), limit=limit)) + 2
+    room = max(0, limit - 1 - len(head) - 2 - note_room - 1)
+    kept = body[:room]
+    if "\n" in kept:
+        kept = kept[: kept.rindex("\n")]
+    kept = kept.rstrip()
+    note = CUT_NOTE.format(total=len(body), kept=len(kept), limit=limit)
+    return f"{head}\n\n{kept}\n\n{note}\n"

@@ -1,17 +1,23 @@
-"""`chunkscope hook ...`: the recap injected into Claude Code through its hooks.
+"""`chunkscope hook ...`: the recap injected into Claude Code, Codex CLI and Gemini CLI
+through their hooks (`engine.agents` declares the tools; ``--agent`` names one, Claude
+Code when none is given).
 
 - ``hook session-end`` / ``hook pre-compact`` read the hook's JSON on stdin
-  (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``, ``reason`` or
-  ``trigger``) and store the recap of the transcript for the project
-  (`engine.inject`), in the data directory; ``--output`` also writes it to a file.
-  session-end hands the work to a background process and returns at once (Claude Code
-  may end a SessionEnd hook still running when it exits); ``--wait`` does it in place.
-- ``hook session-start`` prints what goes into the new session's context: the stored
-  recap of the project's previous session (or one built now from the newest other
-  transcript when none was stored), as ``hookSpecificOutput.additionalContext`` JSON
-  (``--plain``: the text). It reads two small files in the common case.
-- ``hook install`` / ``hook uninstall`` merge our hooks into Claude Code's settings
-  (`engine.claude_hooks`).
+  (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``) and store the recap
+  of the transcript for the project, one per session (`engine.inject`), in the data
+  directory; ``--output`` also writes it to a file. session-end (Codex: after every
+  turn, its Stop) hands the work to a background process and returns at once (a tool
+  may end a hook still running when it exits; a Codex turn must not wait); one build
+  runs at a time per session, and a request that comes meanwhile is built after it.
+  ``--wait`` does it in place.
+- ``hook session-start`` prints what goes into the new session's context: the newest
+  ended session's recap (this session's own after a compaction), as
+  ``hookSpecificOutput.additionalContext`` JSON (the shape all three tools read;
+  ``--plain``: the text), under `engine.inject.MAX_INJECTED_CHARS`. When the recap has to
+  be built, it waits at most `engine.inject.START_WAIT` seconds, then injects what was
+  stored before (or nothing) and leaves the build to a background process.
+- ``hook install`` / ``hook uninstall`` merge our hooks into the tool's hooks file
+  (`engine.hook_settings`), saying when the tool's config switches hooks off.
 
 A hook never blocks or pollutes the agent: whatever goes wrong (bad stdin, a missing
 transcript, any error), it exits 0 with nothing on stdout and one line on stderr,
@@ -26,11 +32,23 @@ import contextlib
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.cli.common import EXIT_USAGE, CliError, Parser, note
+
+if TYPE_CHECKING:
+    from engine.agents import Agent
+    from engine.inject import Built, StoredRecap
+
+#: When this process started (near enough: the hook path imports little before this).
+_STARTED = time.monotonic()
+#: A background build older than this is taken to have died; another may start.
+LOCK_STALE = 600.0
+#: The most times a background build runs again for requests that came while it ran.
+MAX_REBUILDS = 5
 
 #: The most stdin a hook reads (Claude Code's payload is a few hundred bytes).
 MAX_STDIN = 1 << 20
@@ -41,16 +59,31 @@ _RECORDING = ("session-end", "pre-compact")
 
 
 class HookInputError(Exception):
-    """The hook's stdin is not the JSON object Claude Code sends."""
+    """The hook's stdin is not the JSON object the agent tool sends."""
+
+
+def _add_agent(q: argparse.ArgumentParser) -> None:
+    from engine.agents import AGENT_NAMES, DEFAULT_AGENT
+
+    q.add_argument(
+        "--agent",
+        choices=AGENT_NAMES,
+        default=DEFAULT_AGENT,
+        help=f"the agent tool that runs the hook (default: {DEFAULT_AGENT})",
+    )
 
 
 def _add_commands(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="hook_command", metavar="HOOK", parser_class=Parser)
     for name, what in (
-        ("session-end", "store the recap of the session that ended (Claude Code's SessionEnd)"),
+        (
+            "session-end",
+            "store the recap of the session that ended (SessionEnd; Codex: Stop, after a turn)",
+        ),
         ("pre-compact", "store the recap before the context is compacted (PreCompact)"),
     ):
         q = sub.add_parser(name, help=what, description=what + "; reads the hook's JSON on stdin")
+        _add_agent(q)
         q.add_argument("--budget", type=int, default=None, metavar="N", help="token budget")
         q.add_argument(
             "--profile", default=None, metavar="NAME", help="a saved profile's parameters"
@@ -67,42 +100,49 @@ def _add_commands(p: argparse.ArgumentParser) -> None:
                 "--wait",
                 action="store_true",
                 help="build the recap before returning (default: in a background process, "
-                "since Claude Code may end a SessionEnd hook that outlives the session)",
+                "since a tool may end a hook that outlives the session)",
             )
+            q.add_argument("--detached", action="store_true", help=argparse.SUPPRESS)
         q.set_defaults(hook_run=_run_record)
     start = sub.add_parser(
         "session-start",
-        help="print the recap to inject into a new session (Claude Code's SessionStart)",
-        description="Print the stored recap of the project's previous session as Claude "
-        "Code's hookSpecificOutput.additionalContext JSON; reads the hook's JSON on stdin.",
+        help="print the recap to inject into a new session (SessionStart)",
+        description="Print the stored recap of the project's previous session as "
+        "hookSpecificOutput.additionalContext JSON; reads the hook's JSON on stdin.",
     )
+    _add_agent(start)
     start.add_argument("--plain", action="store_true", help="print the text, not JSON")
     start.add_argument("--budget", type=int, default=None, metavar="N", help=argparse.SUPPRESS)
     start.add_argument("--profile", default=None, metavar="NAME", help=argparse.SUPPRESS)
     start.set_defaults(hook_run=_run_start)
     for name, what in (
-        ("install", "add chunkscope's hooks to Claude Code's settings.json"),
-        ("uninstall", "remove chunkscope's hooks from Claude Code's settings.json"),
+        ("install", "add chunkscope's hooks to an agent tool's hooks file"),
+        ("uninstall", "remove chunkscope's hooks from an agent tool's hooks file"),
     ):
-        q = sub.add_parser(name, help=what, description=what + " (every other key is kept)")
+        q = sub.add_parser(
+            name,
+            help=what,
+            description=what + " (Claude Code: settings.json; Codex: hooks.json; Gemini CLI: "
+            "settings.json); every other key is kept",
+        )
+        _add_agent(q)
         where = q.add_mutually_exclusive_group()
         where.add_argument(
             "--user",
             dest="scope",
             action="store_const",
             const="user",
-            help="~/.claude/settings.json: every project (the default)",
+            help="the file in the tool's home folder (~/.claude, ~/.codex, ~/.gemini): "
+            "every project (the default)",
         )
         where.add_argument(
             "--project",
             dest="scope",
             action="store_const",
             const="project",
-            help="./.claude/settings.json: this project only",
+            help="the file in ./.claude, ./.codex or ./.gemini: this project only",
         )
-        q.add_argument(
-            "--settings", default=None, metavar="PATH", help="this settings file instead"
-        )
+        q.add_argument("--settings", default=None, metavar="PATH", help="this hooks file instead")
         q.add_argument(
             "--print", action="store_true", help="print the new settings instead of writing"
         )
@@ -113,11 +153,12 @@ def add_hook_parser(sub: Any) -> argparse.ArgumentParser:
     """Add ``hook`` to the main parser's subcommands (for ``chunkscope --help``)."""
     p: argparse.ArgumentParser = sub.add_parser(
         "hook",
-        help="Claude Code hooks: store the recap at a session's end, inject it at the next start",
+        help="agent hooks (Claude Code, Codex, Gemini CLI): store the recap at a session's "
+        "end, inject it at the next start",
         description=(
-            "Claude Code hooks. `chunkscope hook install` adds them to settings.json; "
-            "session-end and pre-compact store the session's recap in chunkscope's data "
-            "directory; session-start prints it for the next session."
+            "Agent hooks. `chunkscope hook install --agent claude|codex|gemini` adds them to "
+            "the tool's hooks file; session-end and pre-compact store the session's recap "
+            "in chunkscope's data directory; session-start prints it for the next session."
         ),
     )
     _add_commands(p)
@@ -127,7 +168,7 @@ def add_hook_parser(sub: Any) -> argparse.ArgumentParser:
 
 def hook_parser() -> argparse.ArgumentParser:
     """The parser of ``chunkscope hook ...`` alone (without the other subcommands)."""
-    p = Parser(prog="chunkscope hook", description="Claude Code hooks for chunkscope's recap")
+    p = Parser(prog="chunkscope hook", description="agent hooks for chunkscope's recap")
     _add_commands(p)
     return p
 
@@ -229,6 +270,12 @@ def _warn(message: str) -> None:
     log_line(f"note: {message}")
 
 
+def _agent(args: argparse.Namespace) -> Agent:
+    from engine.agents import agent_named
+
+    return agent_named(getattr(args, "agent", None))
+
+
 def _run_record(args: argparse.Namespace) -> int:
     what = args.hook_command
     try:
@@ -238,7 +285,10 @@ def _run_record(args: argparse.Namespace) -> int:
                 _check_transcript(data)
                 if _detach(args, data):
                     return 0
-            _record(args, data)
+            if getattr(args, "detached", False):
+                _record_once_at_a_time(args, data)
+            else:
+                _record(args, data)
     except Exception as e:  # a hook never fails the agent
         return _fail(what, e)
     return 0
@@ -260,16 +310,20 @@ def _check_transcript(data: dict[str, Any]) -> None:
 
 
 def _detach(args: argparse.Namespace, data: dict[str, Any]) -> bool:
-    """Run ``session-end --wait`` with the same payload in a process of its own session
-    (outside the hook's process group), so the recap is stored even when Claude Code
-    ends the hook as it exits; its errors go to the log. False when it cannot start."""
+    """Run ``session-end --wait`` with the payload `data` in a process of its own session
+    (outside the hook's process group), so the recap is stored even when the tool ends
+    the hook as it exits; its errors go to the log. False when it cannot start."""
     import subprocess
 
-    cmd = [sys.executable, "-m", "tui.cli", "hook", "session-end", "--wait"]
-    for flag, value in (("--budget", args.budget), ("--profile", args.profile)):
+    cmd = [sys.executable, "-m", "tui.cli", "hook", "session-end", "--wait", "--detached"]
+    cmd += ["--agent", _agent(args).name]
+    for flag, value in (
+        ("--budget", getattr(args, "budget", None)),
+        ("--profile", getattr(args, "profile", None)),
+    ):
         if value is not None:
             cmd += [flag, str(value)]
-    if args.output:
+    if getattr(args, "output", None):
         cmd += ["--output", args.output]
     options: dict[str, Any] = {}
     if os.name == "nt":  # pragma: no cover - Windows
@@ -296,27 +350,52 @@ def _detach(args: argparse.Namespace, data: dict[str, Any]) -> bool:
     return True
 
 
-def _record(args: argparse.Namespace, data: dict[str, Any]) -> None:
-    from engine.inject import build_recap, load_stored, project_root, reviewed, save_stored
+def _previous(recaps: list[StoredRecap], transcript: str) -> StoredRecap | None:
+    """The stored recap of `transcript`, if any (its budget, profile and review are
+    used again)."""
+    from engine.inject import same_file
 
-    transcript = _transcript(data)
-    root = project_root(_field(data, "cwd") or None)
-    review = None
-    with contextlib.suppress(Exception):
-        before = load_stored(root)
-        review = reviewed(before, transcript) if before is not None else None
-    event = _field(data, "hook_event_name") or (
-        "PreCompact" if args.hook_command == "pre-compact" else "SessionEnd"
-    )
-    built = build_recap(
+    return next((r for r in recaps if same_file(r.transcript, transcript)), None)
+
+
+def _build(
+    args: argparse.Namespace,
+    agent: Agent,
+    root: Path,
+    transcript: str,
+    *,
+    event: str,
+    session_id: str,
+) -> Built:
+    """The recap of `transcript`, with the budget and profile given, else those of its
+    earlier recap, and that recap's review."""
+    from engine.inject import build_recap, load_all, reviewed
+
+    before = _previous(load_all(root), transcript)
+    return build_recap(
         transcript,
         root,
         event=event,
-        session_id=_field(data, "session_id"),
-        budget=args.budget,
-        profile=args.profile,
-        review=review,
+        session_id=session_id,
+        budget=args.budget or (before.budget if before is not None else None) or None,
+        profile=args.profile or (before.profile if before is not None else None) or None,
+        review=reviewed(before, transcript) if before is not None else None,
         warn=_warn,
+        agent=agent.name,
+    )
+
+
+def _record(args: argparse.Namespace, data: dict[str, Any]) -> None:
+    from engine.inject import project_root, save_stored
+
+    agent = _agent(args)
+    transcript = _transcript(data)
+    root = project_root(_field(data, "cwd") or None, agent.project_env)
+    event = _field(data, "hook_event_name") or (
+        "PreCompact" if args.hook_command == "pre-compact" else "SessionEnd"
+    )
+    built = _build(
+        args, agent, root, transcript, event=event, session_id=_field(data, "session_id")
     )
     save_stored(built.stored)
     if args.output:
@@ -326,6 +405,44 @@ def _record(args: argparse.Namespace, data: dict[str, Any]) -> None:
         if not out.is_absolute():
             out = Path(_field(data, "cwd") or os.getcwd()) / out
         save_recap(out, built.stored.text)
+
+
+def _record_once_at_a_time(args: argparse.Namespace, data: dict[str, Any]) -> None:
+    """`_record` in a background process, one at a time per session: a build already
+    running (its lock file younger than `LOCK_STALE`) is asked to run once more when
+    done (Codex's Stop comes after every turn), and this one ends."""
+    from engine.inject import project_root, recap_path
+
+    agent = _agent(args)
+    transcript = _transcript(data)
+    root = project_root(_field(data, "cwd") or None, agent.project_env)
+    path = recap_path(root, agent.name, transcript)
+    lock, again = path.with_suffix(".lock"), path.with_suffix(".again")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):
+            if time.time() - lock.stat().st_mtime > LOCK_STALE:
+                lock.unlink()
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        with contextlib.suppress(OSError):
+            again.touch()
+        return
+    except OSError:  # a read-only store: build anyway (the save says why it fails)
+        _record(args, data)
+        return
+    try:
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        for _ in range(MAX_REBUILDS):
+            with contextlib.suppress(OSError):
+                again.unlink()
+            _record(args, data)
+            if not again.exists():
+                break
+    finally:
+        with contextlib.suppress(OSError):
+            lock.unlink()
 
 
 def _run_start(args: argparse.Namespace) -> int:
@@ -340,6 +457,7 @@ def _run_start(args: argparse.Namespace) -> int:
     if args.plain:
         out = text
     else:
+        # The shape Claude Code, Codex and Gemini CLI all read (see `engine.agents`).
         answer = {
             "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}
         }
@@ -352,75 +470,121 @@ def _run_start(args: argparse.Namespace) -> int:
     return 0
 
 
+def _build_within(
+    seconds: float,
+    args: argparse.Namespace,
+    agent: Agent,
+    root: Path,
+    transcript: str,
+    *,
+    event: str,
+    session_id: str,
+) -> Built | None:
+    """`_build` in a thread, waiting at most `seconds` (None: it took longer, or failed
+    with an error that is not about the transcript; those are logged)."""
+    import threading
+
+    from engine.errors import ChunkscopeError
+
+    result: list[Built] = []
+    failed: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            result.append(_build(args, agent, root, transcript, event=event, session_id=session_id))
+        except BaseException as e:  # said by the caller
+            failed.append(e)
+
+    worker = threading.Thread(target=work, name="chunkscope-recap", daemon=True)
+    worker.start()
+    worker.join(max(0.0, seconds))
+    if failed:
+        if isinstance(failed[0], ChunkscopeError):
+            raise failed[0]
+        _warn(f"session-start: {type(failed[0]).__name__}: {failed[0]}")
+        return None
+    return result[0] if result else None
+
+
 def _start(args: argparse.Namespace, data: dict[str, Any]) -> str:
     from engine.errors import ChunkscopeError
     from engine.inject import (
-        InjectError,
-        build_recap,
+        START_WAIT,
         injected_text,
-        load_stored,
+        load_all,
         project_root,
-        reviewed,
         same_file,
         save_stored,
         start_plan,
     )
 
-    root = project_root(_field(data, "cwd") or None)
-    try:
-        stored = load_stored(root)
-    except InjectError as e:
-        _warn(f"session-start: {e}; building a new one")
-        stored = None
+    agent = _agent(args)
+    root = project_root(_field(data, "cwd") or None, agent.project_env)
+    recaps = load_all(root, warn=lambda m: _warn(f"session-start: {m}"))
     session_id = _field(data, "session_id")
     transcript = os.path.expanduser(_field(data, "transcript_path")) or None
+    source = _field(data, "source")
+    if source == "resume":
+        return ""
     plan = start_plan(
-        stored, source=_field(data, "source"), session_id=session_id, transcript=transcript
+        recaps,
+        source=source,
+        session_id=session_id,
+        transcript=transcript,
+        others=agent.other_transcripts(root, transcript, data),
+        has_end=agent.has_end,
     )
-    if plan.use_stored and stored is not None:
-        return injected_text(stored) if stored.text.strip() else ""
+    if plan.use is not None:
+        return injected_text(plan.use, own=plan.own) if plan.use.text.strip() else ""
     if plan.build_from is None:
         return ""
-    # Built again from the stored recap's transcript (it grew): with the same budget and
-    # profile as the hook that stored it.
-    again = stored if stored is not None and same_file(stored.transcript, plan.build_from) else None
+    building_own = transcript is not None and same_file(plan.build_from, transcript)
+    event = "PreCompact" if building_own else "SessionStart"
+    build_id = session_id if building_own else ""
+    left = START_WAIT - (time.monotonic() - _STARTED)
     try:
-        built = build_recap(
-            plan.build_from,
-            root,
-            event="SessionStart",
-            session_id=session_id if plan.build_from == Path(transcript or "") else "",
-            budget=args.budget or (again.budget if again is not None else None) or None,
-            profile=args.profile or (again.profile if again is not None else None) or None,
-            review=reviewed(stored, plan.build_from) if stored is not None else None,
-            warn=_warn,
+        built = _build_within(
+            left, args, agent, root, str(plan.build_from), event=event, session_id=build_id
         )
     except ChunkscopeError as e:
         # A session with nothing to recap (opened and left at once) hides no earlier one.
-        if stored is None or not stored.text.strip():
+        if plan.fallback is None or not plan.fallback.text.strip():
             raise
         _warn(f"session-start: {e}; the stored recap goes in instead")
-        return injected_text(stored)
-    save_stored(built.stored)
-    return injected_text(built.stored) if built.stored.text.strip() else ""
+        return injected_text(plan.fallback, own=plan.own)
+    if built is None:
+        payload = {
+            "session_id": build_id,
+            "transcript_path": str(plan.build_from),
+            "cwd": str(root),
+            "hook_event_name": event,
+        }
+        _detach(args, payload)
+        late = f"not built within {START_WAIT:g} s ({plan.reason}); building it in the background"
+        if plan.fallback is not None and plan.fallback.text.strip():
+            _warn(f"session-start: {late}; an older recap goes in")
+            return injected_text(plan.fallback, own=plan.own)
+        _warn(f"session-start: {late}; nothing injected this time")
+        return ""
+    try:
+        save_stored(built.stored)
+    except OSError as e:
+        _warn(f"session-start: cannot store the recap ({e}); injected without storing it")
+    return injected_text(built.stored, own=plan.own) if built.stored.text.strip() else ""
 
 
 # --------------------------------------------------------------------------- settings
 
 
-def _settings_path(args: argparse.Namespace) -> Path:
+def _settings_path(args: argparse.Namespace, agent: Agent) -> Path:
     if args.settings:
         return Path(args.settings).expanduser()
-    if args.scope == "project":
-        return Path.cwd() / ".claude" / "settings.json"
-    from engine.inject import claude_home
-
-    return claude_home() / "settings.json"
+    return agent.hooks_file(args.scope, Path.cwd())
 
 
 def _executable() -> str:
     """The ``chunkscope`` to run from the hooks: the one running now, by absolute path
-    (Claude Code's shell may not have this virtual environment on its PATH)."""
+    (the tool's shell may not have this virtual environment on its PATH)."""
     import shutil
 
     argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""
@@ -433,30 +597,34 @@ def _executable() -> str:
 
 
 def _change_settings(args: argparse.Namespace, install: bool) -> int:
-    from engine.claude_hooks import dumps, read_settings, write_settings
-    from engine.claude_hooks import install as add
-    from engine.claude_hooks import uninstall as remove
+    from engine.hook_settings import dumps, read_settings, write_settings
+    from engine.hook_settings import install as add
+    from engine.hook_settings import uninstall as remove
 
-    path = _settings_path(args)
+    agent = _agent(args)
+    path = _settings_path(args, agent)
     try:
-        doc = read_settings(path)
+        doc = read_settings(path, agent.event_names)
     except Exception as e:
         raise CliError(str(e)) from None
     before = doc if doc is not None else {}
-    after = add(before, _executable()) if install else remove(before)
+    after = add(before, _executable(), agent) if install else remove(before, agent)
     if args.print:
         sys.stdout.write(dumps(after))
         return 0
     if after == before and (doc is not None or not install):
         note(f"{path}: {'already has' if install else 'has none of'} chunkscope's hooks; unchanged")
-        return 0
-    try:
-        backup = write_settings(path, after)
-    except OSError as e:
-        raise CliError(f"cannot write {path}: {e.strerror or e}") from None
-    kept = f" (the old file is kept as {backup.name})" if backup is not None else ""
-    verb = "added chunkscope's hooks to" if install else "removed chunkscope's hooks from"
-    note(f"{verb} {path}{kept}")
+    else:
+        try:
+            backup = write_settings(path, after)
+        except OSError as e:
+            raise CliError(f"cannot write {path}: {e.strerror or e}") from None
+        kept = f" (the old file is kept as {backup.name})" if backup is not None else ""
+        verb = "added chunkscope's hooks to" if install else "removed chunkscope's hooks from"
+        note(f"{verb} {path}{kept}")
+    if install:
+        for line in agent.switched_off(after, path, Path.cwd()):
+            note(f"{agent.title}: {line}")
     return 0
 
 

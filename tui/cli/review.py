@@ -1,16 +1,19 @@
 """`chunkscope review [PROJECT_DIR]`: open the workbench on the recap that the project's
-next Claude Code session will get (`tui.workbench.review`).
+next agent session will get (`tui.workbench.review`); ``--list`` lists the project's
+stored session recaps, ``--session N`` opens the N-th of that list.
 
-The session is the one `chunkscope hook session-start` would pick (`engine.inject`):
-the one whose recap is stored, or the newest in Claude Code's transcripts folder of the
-project when that one has no recap yet. Pins, exclusions and the budget of an earlier
-review of the same transcript are set again; `w` saves the recap shown with them.
+The session is the one `chunkscope hook session-start` would pick (`engine.inject`,
+for ``--agent``, else the agent of the newest stored recap, else Claude Code): the
+newest ended session's stored recap, or the newest transcript of the project when that
+one has no recap yet. Pins, exclusions and the budget of an earlier review of the same
+transcript are set again; `w` saves the recap shown with them.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,54 +23,130 @@ from tui.cli.common import CliError, note
 def add_review_parser(sub: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = sub.add_parser(
         "review",
-        help="review the recap a project's next Claude Code session will get",
+        help="review the recap a project's next agent session will get",
         description=(
             "Open the workbench on the session whose recap `chunkscope hook session-start` "
             "injects into the project's next session, showing that text. Pin, exclude, set "
-            "the budget, then press w to save it as what goes in."
+            "the budget, then press w to save it as what goes in. --list lists the "
+            "project's stored session recaps; --session N opens one of them."
         ),
     )
     p.add_argument(
         "project", nargs="?", default=None, help="the project's folder (default: the current one)"
     )
+    from engine.agents import AGENT_NAMES
+
+    p.add_argument(
+        "--agent",
+        choices=AGENT_NAMES,
+        default=None,
+        help="whose next session (default: the agent of the newest stored recap, else claude)",
+    )
+    p.add_argument("--list", action="store_true", help="list the stored session recaps")
+    p.add_argument("--session", type=int, default=None, metavar="N", help="open the N-th of --list")
     p.add_argument("--theme", default=None, metavar="NAME", help="theme to start with")
     p.set_defaults(run=cmd_review)
     return p
 
 
-def review_options(project: str | None) -> Any:
-    """The workbench's start options for reviewing `project`'s next recap."""
+def _project(project: str | None) -> Path:
+    root = Path(os.path.realpath(os.path.expanduser(project or os.getcwd())))
+    if not root.is_dir():
+        raise CliError(f"{project}: not a folder")
+    return root
+
+
+def recap_list(project: str | None) -> str:
+    """The project's stored session recaps, the newest first, one line each (numbered
+    for ``--session``), the one the next start injects marked."""
+    from engine.agents import agent_named
+    from engine.inject import load_all
+
+    root = _project(project)
+    recaps = load_all(root, warn=note)
+    if not recaps:
+        return f"{root}: no stored session recaps\n"
+    agent = agent_named(recaps[0].agent if recaps[0].agent in _names() else None)
+    plan = _plan(root, recaps, agent)
+    lines = []
+    for i, r in enumerate(recaps, 1):
+        mark = "*" if plan.use is not None and plan.use is r else " "
+        state = "ended" if r.ended or not agent_named(_agent_of(r)).has_end else "running"
+        lines.append(
+            f"{mark}{i:>3}  {r.created_text}  {r.agent:<7} {r.event:<12} {state:<8} "
+            f"{r.used_tokens:>6} tok  {Path(r.transcript).name}"
+        )
+    lines.append("(* : what the next session start injects; --session N opens one)")
+    return "\n".join(lines) + "\n"
+
+
+def _names() -> tuple[str, ...]:
+    from engine.agents import AGENT_NAMES
+
+    return AGENT_NAMES
+
+
+def _agent_of(stored: Any) -> str | None:
+    return stored.agent if stored.agent in _names() else None
+
+
+def _plan(root: Path, recaps: list[Any], agent: Any) -> Any:
+    from engine.inject import start_plan
+
+    return start_plan(
+        recaps,
+        source="startup",
+        session_id="",
+        transcript=None,
+        others=agent.other_transcripts(root, None, {}),
+        has_end=agent.has_end,
+    )
+
+
+def review_options(
+    project: str | None, *, agent_name: str | None = None, session: int | None = None
+) -> Any:
+    """The workbench's start options for reviewing `project`'s next recap (or the
+    `session`-th stored one, counted from 1, the newest first)."""
+    from engine.agents import agent_named
     from engine.inject import (
-        InjectError,
+        StoredRecap,
         build_recap,
-        claude_transcripts_folder,
-        load_stored,
+        load_all,
         match_chunks,
         reviewed,
         same_file,
-        start_plan,
     )
     from tui.app import StartOptions
     from tui.workbench.review import ReviewTarget
 
-    root = Path(os.path.realpath(os.path.expanduser(project or os.getcwd())))
-    if not root.is_dir():
-        raise CliError(f"{project}: not a folder")
-    try:
-        stored = load_stored(root)
-    except InjectError as e:
-        note(f"{e}; reviewing the newest session instead")
-        stored = None
-    folder = claude_transcripts_folder(root)
-    probe = str(folder / "(review)") if folder is not None else None
-    plan = start_plan(stored, source="startup", session_id="", transcript=probe)
-    if plan.use_stored and stored is not None:
-        transcript, session_id, from_store = stored.transcript, stored.session_id, True
-    elif plan.build_from is not None:
-        transcript, session_id, from_store = str(plan.build_from), "", False
+    root = _project(project)
+    recaps = load_all(root, warn=lambda m: note(f"{m}; left out"))
+    stored: StoredRecap | None
+    if agent_name is None and recaps:
+        agent_name = _agent_of(recaps[0])
+    agent = agent_named(agent_name)
+    if session is not None:
+        if not 1 <= session <= len(recaps):
+            raise CliError(f"--session {session}: the project has {len(recaps)} stored recaps")
+        chosen = recaps[session - 1]
+        agent = agent_named(_agent_of(chosen))
+        transcript, session_id, stored, reason = (
+            chosen.transcript,
+            chosen.session_id,
+            chosen,
+            f"stored recap {session}",
+        )
     else:
-        looked = f" (looked in {folder})" if folder is not None else ""
-        raise CliError(f"{root}: no Claude Code session to review{looked}")
+        plan = _plan(root, recaps, agent)
+        if plan.use is not None:
+            stored = plan.use
+            transcript, session_id, reason = stored.transcript, stored.session_id, plan.reason
+        elif plan.build_from is not None:
+            transcript, session_id, reason = str(plan.build_from), "", plan.reason
+            stored = next((r for r in recaps if same_file(r.transcript, transcript)), None)
+        else:
+            raise CliError(f"{root}: no {agent.title} session to review")
     if not Path(transcript).is_file():
         raise CliError(f"{transcript}: the transcript of the stored recap is gone")
     review = reviewed(stored, transcript) if stored is not None else None
@@ -87,7 +166,7 @@ def review_options(project: str | None) -> Any:
             texts = built.chunk_texts
             pinned = tuple(texts[i] for i in match_chunks(texts, review.pinned))
             excluded = tuple(texts[i] for i in match_chunks(texts, review.excluded))
-    note(f"reviewing {transcript} ({plan.reason})")
+    note(f"reviewing {transcript} ({reason})")
     return StartOptions(
         path=transcript,
         collapse=True,
@@ -98,7 +177,12 @@ def review_options(project: str | None) -> Any:
         pinned=pinned,
         excluded=excluded,
         review=ReviewTarget(
-            str(root), transcript, session_id, stored=from_store, profile=profile or ""
+            str(root),
+            transcript,
+            session_id,
+            stored=stored is not None and same_file(stored.transcript, transcript),
+            profile=profile or "",
+            agent=agent.name,
         ),
     )
 
@@ -106,7 +190,10 @@ def review_options(project: str | None) -> Any:
 def cmd_review(args: argparse.Namespace) -> int:
     from tui.app import ChunkscopeApp
 
-    options = review_options(args.project)
+    if args.list:
+        sys.stdout.write(recap_list(args.project))
+        return 0
+    options = review_options(args.project, agent_name=args.agent, session=args.session)
     options.theme = args.theme
     ChunkscopeApp(options).run()
     return 0

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.inject import STORED_NAME, Review, StoredRecap, project_dir, save_stored
+from engine.inject import Review, StoredRecap, recap_path, save_stored
 
 #: The recap preview's title while reviewing.
 PREVIEW_TITLE = "─ injected at the next session start (w saves it) ─"
@@ -30,11 +30,12 @@ class ReviewTarget:
     session_id: str = ""
     stored: bool = False  # whether the recap shown is the one stored (else: built now)
     profile: str = ""  # the profile the recap is built with
+    agent: str = "claude"  # the agent tool whose session it is (`engine.agents`)
 
 
 def store_path(target: ReviewTarget) -> Path:
     """Where `w` saves the reviewed recap."""
-    return project_dir(target.project) / STORED_NAME
+    return recap_path(target.project, target.agent, target.transcript)
 
 
 #: How long `announce` waits for the workbench to mount (a file that fails to open never
@@ -91,5 +92,6 @@ def save_review(
         tokenizer=str(selection.tokenizer),
         profile=target.profile,
         review=review,
+        agent=target.agent,
     )
     return save_stored(stored)

@@ -1,6 +1,6 @@
-"""Merging chunkscope's hooks into Claude Code's settings.json (`engine.claude_hooks`):
-any JSON object in, the same object plus our hooks out; twice is once; uninstall undoes
-install."""
+"""Merging chunkscope's hooks into an agent tool's hooks file (`engine.hook_settings`,
+for each agent of `engine.agents`): any JSON object in, the same object plus our hooks
+out; twice is once; uninstall undoes install."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.claude_hooks import (
-    EVENTS,
+from engine.agents import AGENTS
+from engine.agents.claude import CLAUDE
+from engine.hook_settings import (
     SettingsFileError,
     install,
     is_ours,
@@ -40,8 +41,10 @@ group = st.fixed_dictionaries(
     optional={"matcher": st.text(max_size=10), "extra": json_values},
 )
 event_names = st.sampled_from(
-    [spec.event for spec in EVENTS] + ["PreToolUse", "PostToolUse", "Stop", "Notification"]
+    sorted({e for a in AGENTS.values() for e in a.event_names})
+    + ["PreToolUse", "PostToolUse", "BeforeTool", "Notification"]
 )
+agents = st.sampled_from(list(AGENTS.values()))
 # Events Claude Code may hold that are not ours can be anything a user wrote.
 hooks_objects = st.dictionaries(event_names, st.lists(group, min_size=1, max_size=3), min_size=1)
 settings_docs = st.builds(
@@ -66,21 +69,22 @@ def _without_ours(doc: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(settings_docs)
-def test_install_adds_our_hooks_and_keeps_everything_else(doc: dict[str, Any]) -> None:
+@given(settings_docs, agents)
+def test_install_adds_our_hooks_and_keeps_everything_else(doc: dict[str, Any], agent: Any) -> None:
     snapshot = json.dumps(doc)
-    once = install(doc, EXE)
+    once = install(doc, EXE, agent)
     assert json.dumps(doc) == snapshot  # the input is not changed
     for key, value in doc.items():
         if key != "hooks":
             assert once[key] == value
     assert list(once)[: len(doc)] == list(doc)  # keys keep their order
     assert _without_ours(once) == _without_ours(doc)
-    for spec in EVENTS:
+    for spec in agent.events:
         ours = _ours(once, spec.event)
         assert len(ours) == 1
-        assert ours[0]["command"] == f"{EXE} hook {spec.subcommand}"
-    assert install(once, EXE) == once  # twice is once
+        assert ours[0]["command"] == f"{EXE} hook {spec.subcommand} --agent {agent.name}"
+        assert ours[0]["timeout"] == spec.timeout * agent.timeout_scale
+    assert install(once, EXE, agent) == once  # twice is once
     assert uninstall(once) == doc  # uninstall(install(x)) == x
     assert json.loads(json.dumps(once)) == once
 
@@ -88,9 +92,9 @@ def test_install_adds_our_hooks_and_keeps_everything_else(doc: dict[str, Any]) -
 @settings(max_examples=30, deadline=None)
 @given(settings_docs)
 def test_install_updates_a_moved_executable_in_place(doc: dict[str, Any]) -> None:
-    old = install(doc, "/old/place/chunkscope")
-    new = install(old, EXE)
-    assert new == install(doc, EXE)
+    old = install(doc, "/old/place/chunkscope", CLAUDE)
+    new = install(old, EXE, CLAUDE)
+    assert new == install(doc, EXE, CLAUDE)
 
 
 @given(st.sampled_from([[], {}, "x", 3, None]), st.sampled_from(["hooks", "SessionStart"]))
@@ -98,16 +102,16 @@ def test_hooks_of_another_shape_are_refused(value: Any, where: str) -> None:
     doc: dict[str, Any] = {"hooks": value} if where == "hooks" else {"hooks": {where: value}}
     shaped = isinstance(value, dict) if where == "hooks" else isinstance(value, list)
     if shaped:
-        assert len(_ours(install(doc, EXE), "SessionStart")) == 1
+        assert len(_ours(install(doc, EXE, CLAUDE), "SessionStart")) == 1
         return
     with pytest.raises(SettingsFileError, match="not changed"):
-        install(doc, EXE)
+        install(doc, EXE, CLAUDE)
     with pytest.raises(SettingsFileError, match="not changed"):
-        uninstall(doc)
+        uninstall(doc, CLAUDE)
 
 
 def test_a_user_hook_sharing_our_group_stays() -> None:
-    doc = install({}, EXE)
+    doc = install({}, EXE, CLAUDE)
     doc["hooks"]["SessionEnd"][0]["hooks"].append({"type": "command", "command": "say bye"})
     out = uninstall(doc)
     assert out == {
@@ -116,9 +120,16 @@ def test_a_user_hook_sharing_our_group_stays() -> None:
 
 
 def test_quoted_executable_is_recognised() -> None:
-    doc = install({}, "/My Tools/bin/chunkscope")
+    doc = install({}, "/My Tools/bin/chunkscope", CLAUDE)
     command = _ours(doc, "SessionStart")[0]["command"]
-    assert command == "'/My Tools/bin/chunkscope' hook session-start"
+    assert command == "'/My Tools/bin/chunkscope' hook session-start --agent claude"
+    # A hook installed by an earlier version (no --agent) is ours: updated in place.
+    old = {
+        "hooks": {
+            "SessionEnd": [{"hooks": [{"type": "command", "command": f"{EXE} hook session-end"}]}]
+        }
+    }
+    assert len(_ours(install(old, EXE, CLAUDE), "SessionEnd")) == 1
     assert uninstall(doc) == {}
     assert not is_ours({"command": "echo chunkscope hooks session-start"})
     assert not is_ours({"command": "mychunkscope hook session-start"})
@@ -129,9 +140,9 @@ def test_read_and_write_keep_a_backup(tmp_path: Path) -> None:
     assert read_settings(path) is None
     assert write_settings(path, {"a": 1}) is None  # nothing to back up
     path.chmod(0o600)
-    backup = write_settings(path, install({"a": 1}, EXE))
+    backup = write_settings(path, install({"a": 1}, EXE, CLAUDE))
     assert backup is not None and json.loads(backup.read_text()) == {"a": 1}
     assert path.stat().st_mode & 0o777 == 0o600
-    assert read_settings(path) == install({"a": 1}, EXE)
+    assert read_settings(path) == install({"a": 1}, EXE, CLAUDE)
     path.write_text("  \n")
     assert read_settings(path) == {}

@@ -1,15 +1,15 @@
-"""chunkscope's hooks in Claude Code's ``settings.json``: merged in, taken out.
+"""chunkscope's hooks in an agent tool's hooks file: merged in, taken out.
 
-Claude Code reads hooks from ``~/.claude/settings.json`` (every project) or a project's
-``.claude/settings.json``::
+Claude Code (``settings.json``), Codex (``hooks.json``) and Gemini CLI (``settings.json``)
+all read hooks shaped the same way (`engine.agents` says which file and which events)::
 
     {"hooks": {"SessionStart": [{"matcher": "startup|clear|compact",
                                  "hooks": [{"type": "command", "command": "..."}]}]}}
 
-`install` adds one group per event (`EVENTS`) whose command is ours, or updates ours in
-place; every other key, event, group and hook stays as it was, in its order, so
-installing twice is installing once. `uninstall` removes our hooks only (and a group,
-an event or ``hooks`` left empty by that). A hook is ours when its command runs a
+`install` adds one group per event of the agent (`Agent.events`) whose command is ours,
+or updates ours in place; every other key, event, group and hook stays as it was, in its
+order, so installing twice is installing once. `uninstall` removes our hooks only (and a
+group, an event or ``hooks`` left empty by that). A hook is ours when its command runs a
 ``chunkscope`` executable with ``hook session-start|session-end|pre-compact``.
 
 `read_settings` refuses a file that is not a JSON object (one line, nothing changed);
@@ -26,13 +26,15 @@ import shlex
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import ChunkscopeError
 from engine.fileio import atomic_write_text
 
+if TYPE_CHECKING:
+    from engine.agents.base import Agent
+
 __all__ = [
-    "EVENTS",
     "HookSpec",
     "SettingsFileError",
     "command_for",
@@ -46,8 +48,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class HookSpec:
-    """One of our hooks: the event, the matcher (None: every occurrence), the
-    subcommand of ``chunkscope hook`` and the seconds Claude Code waits for it."""
+    """One of our hooks: the agent tool's event, the matcher (None: every occurrence),
+    the subcommand of ``chunkscope hook`` and the seconds the tool waits for it."""
 
     event: str
     matcher: str | None
@@ -55,27 +57,20 @@ class HookSpec:
     timeout: int
 
 
-#: Our hooks. A resumed session has its own history, so SessionStart leaves ``resume``
-#: out; SessionEnd and PreCompact run on every reason and trigger.
-EVENTS: tuple[HookSpec, ...] = (
-    HookSpec("SessionStart", "startup|clear|compact", "session-start", 30),
-    HookSpec("SessionEnd", None, "session-end", 120),
-    HookSpec("PreCompact", None, "pre-compact", 120),
-)
-
 _OURS = re.compile(
     r"""(?:^|[\s/\\'"])chunkscope(?:\.exe)?['"]?\s+hook\s+(session-start|session-end|pre-compact)\b"""
 )
 
 
 class SettingsFileError(ChunkscopeError):
-    """A settings file that is not a JSON object, or whose hooks are not shaped as
-    Claude Code reads them: it is left untouched."""
+    """A hooks file that is not a JSON object, or whose hooks are not shaped as the
+    agent tool reads them: it is left untouched."""
 
 
-def command_for(executable: str, subcommand: str) -> str:
-    """The shell command of one hook: ``<executable> hook <subcommand>``, quoted."""
-    return f"{shlex.quote(executable)} hook {subcommand}"
+def command_for(executable: str, subcommand: str, agent: str) -> str:
+    """The shell command of one hook: ``<executable> hook <subcommand> --agent <agent>``,
+    quoted."""
+    return f"{shlex.quote(executable)} hook {subcommand} --agent {agent}"
 
 
 def is_ours(hook: Any, subcommand: str | None = None) -> bool:
@@ -86,7 +81,7 @@ def is_ours(hook: Any, subcommand: str | None = None) -> bool:
     return found is not None and (subcommand is None or found.group(1) == subcommand)
 
 
-def _check_shape(doc: Any, where: str) -> dict[str, Any]:
+def _check_shape(doc: Any, where: str, events: tuple[str, ...] = ()) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise SettingsFileError(f"{where}: not a JSON object; not changed")
     if "hooks" not in doc:
@@ -94,25 +89,21 @@ def _check_shape(doc: Any, where: str) -> dict[str, Any]:
     hooks = doc["hooks"]
     if not isinstance(hooks, dict):
         raise SettingsFileError(f'{where}: "hooks" is not an object; not changed')
-    for spec in EVENTS:
-        if spec.event in hooks and not isinstance(hooks[spec.event], list):
-            raise SettingsFileError(f'{where}: "hooks.{spec.event}" is not a list; not changed')
+    for event in events:
+        if event in hooks and not isinstance(hooks[event], list):
+            raise SettingsFileError(f'{where}: "hooks.{event}" is not a list; not changed')
     return doc
 
 
-def install(doc: dict[str, Any], executable: str) -> dict[str, Any]:
-    """`doc` with our hooks (a new dict; `doc` is not changed). A hook of ours already
-    there gets the current command and timeout; a missing one is added as its own group
-    at the end of its event's list."""
-    out = copy.deepcopy(_check_shape(doc, "settings"))
+def install(doc: dict[str, Any], executable: str, agent: Agent) -> dict[str, Any]:
+    """`doc` with `agent`'s hooks (a new dict; `doc` is not changed). A hook of ours
+    already there gets the current command and timeout; a missing one is added as its
+    own group at the end of its event's list."""
+    out = copy.deepcopy(_check_shape(doc, "settings", agent.event_names))
     hooks = out.setdefault("hooks", {})
-    for spec in EVENTS:
+    for spec in agent.events:
         groups = hooks.setdefault(spec.event, [])
-        entry = {
-            "type": "command",
-            "command": command_for(executable, spec.subcommand),
-            "timeout": spec.timeout,
-        }
+        entry = agent.hook_entry(spec, command_for(executable, spec.subcommand, agent.name))
         found = False
         for group in groups:
             inner = group.get("hooks") if isinstance(group, dict) else None
@@ -132,10 +123,12 @@ def install(doc: dict[str, Any], executable: str) -> dict[str, Any]:
     return out
 
 
-def uninstall(doc: dict[str, Any]) -> dict[str, Any]:
+def uninstall(doc: dict[str, Any], agent: Agent | None = None) -> dict[str, Any]:
     """`doc` without our hooks (a new dict). A group, an event's list or ``hooks`` that
-    held only ours goes with them; what was empty before stays."""
-    out = copy.deepcopy(_check_shape(doc, "settings"))
+    held only ours goes with them; what was empty before stays. `SettingsFileError` when
+    one of `agent`'s events is not shaped as hooks are."""
+    events = agent.event_names if agent is not None else ()
+    out = copy.deepcopy(_check_shape(doc, "settings", events))
     hooks = out.get("hooks")
     if not isinstance(hooks, dict):
         return out
@@ -164,9 +157,10 @@ def uninstall(doc: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def read_settings(path: Path) -> dict[str, Any] | None:
+def read_settings(path: Path, events: tuple[str, ...] = ()) -> dict[str, Any] | None:
     """The settings in `path` (None when the file does not exist; an empty file is
-    ``{}``). `SettingsFileError` when it is not a JSON object."""
+    ``{}``). `SettingsFileError` when it is not a JSON object, or its ``hooks`` or one of
+    `events` in them is not shaped as hooks are."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -181,11 +175,11 @@ def read_settings(path: Path) -> dict[str, Any] | None:
         doc = json.loads(text)
     except ValueError as e:
         raise SettingsFileError(f"{path}: not valid JSON ({e}); not changed") from None
-    return _check_shape(doc, str(path))
+    return _check_shape(doc, str(path), events)
 
 
 def dumps(doc: dict[str, Any]) -> str:
-    """Settings as Claude Code writes them: two-space indents, a final newline."""
+    """Settings as the agent tools write them: two-space indents, a final newline."""
     return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
 
 

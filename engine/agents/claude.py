@@ -1,0 +1,49 @@
+"""Claude Code: hooks in ``settings.json`` (``~/.claude/`` or the project's ``.claude/``),
+transcripts in ``~/.claude/projects/<the project's path, encoded>/<session>.jsonl``.
+
+The contract is Claude Code's hooks reference (docs.anthropic.com, "Hooks reference"):
+SessionStart (source startup|resume|clear|compact), SessionEnd, PreCompact; JSON on
+stdin (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``); a start's
+context as ``hookSpecificOutput.additionalContext``; ``$CLAUDE_PROJECT_DIR`` set for
+hooks; ``timeout`` in seconds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from engine.agents.base import Agent
+from engine.hook_settings import HookSpec
+
+
+class _Claude(Agent):
+    def home(self) -> Path:
+        from engine.inject import claude_home
+
+        return claude_home()
+
+    def other_transcripts(
+        self, root: Path, current: str | None, payload: dict[str, Any]
+    ) -> list[Path]:
+        from engine.inject import claude_transcripts_folder, newest_transcripts
+
+        folder = Path(current).parent if current else claude_transcripts_folder(root)
+        return newest_transcripts(folder, other_than=current) if folder is not None else []
+
+
+#: A resumed session has its own history, so SessionStart leaves ``resume`` out;
+#: SessionEnd and PreCompact run on every reason and trigger.
+CLAUDE = _Claude(
+    name="claude",
+    title="Claude Code",
+    events=(
+        HookSpec("SessionStart", "startup|clear|compact", "session-start", 30),
+        HookSpec("SessionEnd", None, "session-end", 120),
+        HookSpec("PreCompact", None, "pre-compact", 120),
+    ),
+    has_end=True,
+    project_env="CLAUDE_PROJECT_DIR",
+    folder=".claude",
+    file_name="settings.json",
+)
