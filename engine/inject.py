@@ -581,7 +581,14 @@ def start_plan(
     newest = next((p for p in others if not (current and same_file(p, current))), None)
     if newest is not None and (best is None or not same_file(newest, best.transcript)):
         stored_newest = _of(recaps, newest)
-        running = has_end and bool(stored_newest) and not any(r.ended for r in stored_newest)
+        # A session with a recap stored before a compaction and none at its end is still
+        # running (or was killed): an ended session's recap is taken before it.
+        running = (
+            has_end
+            and best is not None
+            and bool(stored_newest)
+            and not any(r.ended for r in stored_newest)
+        )
         newer = best is None or (_modified(newest) or 0.0) > (_modified(best.transcript) or 0.0)
         if newer and not running:
             if stored_newest and not _grown(stored_newest[0]):

@@ -1,6 +1,7 @@
 """The Claude Code hooks run as Claude Code runs them: a subprocess with the hook's JSON
 on stdin, the session's folder as the working directory, HOME and the XDG folders in a
-temporary folder, on real public transcripts (tests/fixtures/SOURCES.md)."""
+temporary folder, on real public transcripts (tests/fixtures/SOURCES.md). Codex CLI and
+Gemini CLI: tests/test_hooks_agents.py."""
 
 from __future__ import annotations
 
@@ -109,15 +110,22 @@ class Claude:
         """The stored recap's file, once there (a background session-end writes it)."""
         deadline = time.monotonic() + timeout
         while True:
-            found = list((self.data / "recaps").glob("*/recap.json"))
+            found = list((self.data / "recaps").glob("*/sessions/*.json"))
             if found:
                 return found[0]
             assert time.monotonic() < deadline, "no recap stored"
             time.sleep(0.05)
 
-    def start(self, session: str, source: str = "startup") -> subprocess.CompletedProcess[bytes]:
+    def start(
+        self, session: str, source: str = "startup", *flags: str
+    ) -> subprocess.CompletedProcess[bytes]:
+        """session-start; one that has to build a recap may take its time (``--build-wait``)
+        unless other flags are given."""
         return self.run(
-            "hook", "session-start", stdin=self.payload("SessionStart", session, source=source)
+            "hook",
+            "session-start",
+            *(flags or ("--build-wait", "120")),
+            stdin=self.payload("SessionStart", session, source=source),
         )
 
 
@@ -153,8 +161,8 @@ def test_session_end_then_start_injects_the_recap_and_writes_nothing_in_the_proj
     assert ended.returncode == 0, ended.stderr
     assert (ended.stdout, ended.stderr) == (b"", b"")
     stored = claude.stored()
-    assert stored.parent.name == project_key(claude.project)
-    assert stored.parent.name.startswith("work-my-app-")
+    assert stored.parent.parent.name == project_key(claude.project)
+    assert stored.parent.parent.name.startswith("work-my-app-")
     assert json.loads(stored.read_text())["transcript"].endswith("s1.jsonl")
 
     started = claude.start("s2")
@@ -202,9 +210,7 @@ def test_first_run_builds_from_the_newest_other_transcript(claude: Claude) -> No
     context = _context(claude.start("new"))
     assert "multiply.jsonl" in context.partition("\n\n")[0]
     # ... and keeps it, so the next start reads it instead of building it again.
-    stored = StoredRecap.from_dict(
-        json.loads(next((claude.data / "recaps").glob("*/recap.json")).read_text()), "stored"
-    )
+    stored = StoredRecap.from_dict(json.loads(claude.stored().read_text()), "stored")
     assert stored.transcript.endswith("multiply.jsonl")
     assert stored.text in context
 
@@ -234,12 +240,12 @@ def test_a_grown_session_is_built_again_with_the_hooks_budget(claude: Claude) ->
         "hook", "pre-compact", "--budget", "120", stdin=claude.payload("PreCompact", "s1")
     )
     assert done.returncode == 0, done.stderr
-    first = json.loads(next((claude.data / "recaps").glob("*/recap.json")).read_text())
+    first = json.loads(claude.stored().read_text())
     assert first["budget"] == 120 and 0 < first["used_tokens"] <= 120
     later = transcript.stat().st_mtime + 3600  # the session went on, then was killed
     os.utime(transcript, (later, later))
     _context(claude.start("new"))
-    again = json.loads(next((claude.data / "recaps").glob("*/recap.json")).read_text())
+    again = json.loads(claude.stored().read_text())
     assert again["event"] == "SessionStart" and again["created"] > first["created"]
     assert again["budget"] == 120 and again["used_tokens"] <= 120
 
@@ -253,7 +259,9 @@ def test_resume_injects_nothing_and_compact_restores_this_session(claude: Claude
     resumed = claude.start("s1", source="resume")
     assert (resumed.returncode, resumed.stdout) == (0, b"")
     context = _context(claude.start("s1", source="compact"))
-    assert "s1.jsonl" in context.partition("\n\n")[0]
+    head = context.partition("\n\n")[0]
+    assert "s1.jsonl" in head and "this session before its context was compacted" in head
+    assert "previous session" not in head
 
 
 def test_plain_output_and_output_file_in_the_project_only_when_asked(claude: Claude) -> None:
@@ -314,7 +322,7 @@ def test_install_twice_keeps_the_users_settings_and_adds_ours_once(claude: Claud
     assert doc["hooks"]["SessionStart"][0] == USER_SETTINGS["hooks"]["SessionStart"][0]
     for event in ("SessionStart", "SessionEnd", "PreCompact"):
         assert len(_ours(doc, event)) == 1
-    assert _ours(doc, "SessionStart")[0]["command"].endswith(" hook session-start")
+    assert _ours(doc, "SessionStart")[0]["command"].endswith(" hook session-start --agent claude")
     backups = list(settings.parent.glob("settings.json.chunkscope-*.bak"))
     assert len(backups) == 1  # the second install changed nothing
     assert json.loads(backups[0].read_text()) == USER_SETTINGS
@@ -370,8 +378,12 @@ def test_a_settings_file_that_is_not_a_json_object_is_refused_untouched(
 # --------------------------------------------------------------------------- in process
 
 
-def _stored(transcript: Path, created: float, session: str = "s") -> StoredRecap:
-    return StoredRecap("/p", str(transcript), "text", session_id=session, created=created)
+def _stored(
+    transcript: Path, created: float, session: str = "s", event: str = "SessionEnd"
+) -> StoredRecap:
+    return StoredRecap(
+        "/p", str(transcript), "text", session_id=session, created=created, event=event
+    )
 
 
 def test_start_plan(tmp_path: Path) -> None:
@@ -379,26 +391,37 @@ def test_start_plan(tmp_path: Path) -> None:
     for path, t in ((old, 1000.0), (new, 2000.0)):
         path.write_text("{}\n")
         os.utime(path, (t, t))
-    (tmp_path / "agent-x.jsonl").write_text("{}\n")  # a subagent's: never a session
     current = str(tmp_path / "current.jsonl")
-    plan = start_plan(_stored(new, 2000.5), source="startup", session_id="c", transcript=current)
-    assert plan.use_stored
+    others = [new, old]
+
+    def plan(recaps: list[StoredRecap], source: str = "startup", **kw: Any) -> Any:
+        kw.setdefault("session_id", "c")
+        kw.setdefault("transcript", current)
+        return start_plan(recaps, source=source, others=others, **kw)
+
+    assert plan([_stored(new, 2000.5)]).use is not None
     # The stored recap is of an older session than the newest: a crash; build the newest.
-    plan = start_plan(_stored(old, 1000.5), source="clear", session_id="c", transcript=current)
-    assert plan.build_from == new
+    crashed = plan([_stored(old, 1000.5)], source="clear")
+    assert crashed.build_from == new and crashed.fallback is not None
     # The stored session grew after its recap was stored (killed after PreCompact).
-    plan = start_plan(_stored(new, 1500.0), source="startup", session_id="c", transcript=current)
-    assert plan.build_from == new
-    assert start_plan(None, source="startup", session_id="c", transcript=current).build_from == new
-    assert not start_plan(None, source="resume", session_id="c", transcript=current).build_from
-    compact = start_plan(
-        _stored(new, 2000.5, session="new"), source="compact", session_id="new", transcript=str(new)
-    )
-    assert compact.use_stored
-    compact = start_plan(
-        _stored(old, 2000.5, session="old"), source="compact", session_id="new", transcript=str(new)
-    )
-    assert compact.build_from == new
+    assert plan([_stored(new, 1500.0)]).build_from == new
+    assert plan([]).build_from == new
+    assert plan([], source="resume").build_from is None
+    # Two sessions at once: the running one's recap from before its compaction is not
+    # what the next session gets, the one that ended is.
+    running = _stored(new, 2000.5, session="a", event="PreCompact")
+    ended = _stored(old, 1000.5, session="b")
+    chosen = plan([running, ended])
+    assert chosen.use is ended and not chosen.own
+    # Codex tells no end: its newest earlier session's recap goes in, whatever stored it.
+    assert plan([running, ended], has_end=False).use is running
+    # After a compaction: this session's own recap, said to be its own.
+    compact = plan([running, ended], source="compact", session_id="a", transcript=str(new))
+    assert compact.use is running and compact.own
+    compact = plan([ended], source="compact", session_id="new", transcript=str(new))
+    assert compact.build_from == new and compact.own
+    # The current session's own transcript is never "an earlier session".
+    assert plan([], transcript=str(new)).build_from == old
 
 
 def test_project_keys_are_readable_and_distinct() -> None:

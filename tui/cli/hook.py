@@ -74,6 +74,8 @@ def _add_agent(q: argparse.ArgumentParser) -> None:
 
 
 def _add_commands(p: argparse.ArgumentParser) -> None:
+    from engine.inject import START_WAIT
+
     sub = p.add_subparsers(dest="hook_command", metavar="HOOK", parser_class=Parser)
     for name, what in (
         (
@@ -112,6 +114,14 @@ def _add_commands(p: argparse.ArgumentParser) -> None:
     )
     _add_agent(start)
     start.add_argument("--plain", action="store_true", help="print the text, not JSON")
+    start.add_argument(
+        "--build-wait",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds to wait for a recap that has to be built, counted from the hook's "
+        f"start (default: {START_WAIT:g}); past it the build goes on in the background",
+    )
     start.add_argument("--budget", type=int, default=None, metavar="N", help=argparse.SUPPRESS)
     start.add_argument("--profile", default=None, metavar="NAME", help=argparse.SUPPRESS)
     start.set_defaults(hook_run=_run_start)
@@ -541,7 +551,8 @@ def _start(args: argparse.Namespace, data: dict[str, Any]) -> str:
     building_own = transcript is not None and same_file(plan.build_from, transcript)
     event = "PreCompact" if building_own else "SessionStart"
     build_id = session_id if building_own else ""
-    left = START_WAIT - (time.monotonic() - _STARTED)
+    wait = START_WAIT if args.build_wait is None else args.build_wait
+    left = wait - (time.monotonic() - _STARTED)
     try:
         built = _build_within(
             left, args, agent, root, str(plan.build_from), event=event, session_id=build_id
@@ -560,7 +571,7 @@ def _start(args: argparse.Namespace, data: dict[str, Any]) -> str:
             "hook_event_name": event,
         }
         _detach(args, payload)
-        late = f"not built within {START_WAIT:g} s ({plan.reason}); building it in the background"
+        late = f"not built within {wait:g} s ({plan.reason}); building it in the background"
         if plan.fallback is not None and plan.fallback.text.strip():
             _warn(f"session-start: {late}; an older recap goes in")
             return injected_text(plan.fallback, own=plan.own)
