@@ -341,6 +341,16 @@ def test_install_twice_keeps_the_users_settings_and_adds_ours_once(claude: Claud
     )
     assert (ran.returncode, ran.stdout) == (0, b""), ran.stderr
     assert "s1.jsonl" in claude.stored().read_text()
+    started = subprocess.run(
+        _ours(doc, "SessionStart")[0]["command"],
+        shell=True,
+        input=json.dumps(claude.payload("SessionStart", "s2", source="startup")).encode(),
+        capture_output=True,
+        cwd=claude.project,
+        env={**claude.env, "CLAUDE_PROJECT_DIR": str(claude.project)},
+        timeout=120,
+    )
+    assert "s1.jsonl" in _context(started).partition("\n\n")[0]
 
     done = claude.run("hook", "uninstall")
     assert done.returncode == 0, done.stderr
