@@ -81,9 +81,10 @@ RECAPS_KEPT = 10
 #: What a session start injects stays under this many characters, whatever the budget
 #: (Claude Code cuts a hook's output near 10,000 characters).
 MAX_INJECTED_CHARS = 10_000
-#: Seconds a session start waits for a recap it has to build (counted from the hook's
-#: start); past it, nothing or an older recap goes in and the build goes on detached.
-START_WAIT = 1.0
+#: Seconds a session start waits for a recap it has to build (counted from the hook
+#: process's start); past it, nothing or an older recap goes in and the build goes on
+#: detached (handing it over and exiting take about 0.2 s more).
+START_WAIT = 0.8
 #: Events whose recap is of a session that is over (the others: the session still runs).
 ENDED_EVENTS = ("SessionEnd", "SessionStart", "review")
 LOG_NAME = "hooks.log"

@@ -43,8 +43,21 @@ if TYPE_CHECKING:
     from engine.agents import Agent
     from engine.inject import Built, StoredRecap
 
-#: When this process started (near enough: the hook path imports little before this).
+#: When this module was imported (the hook path imports little before it).
 _STARTED = time.monotonic()
+
+
+def _age() -> float:
+    """Seconds since this process started: from ``/proc`` on Linux (the interpreter's
+    own start-up counts too), else since this module was imported."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        with open("/proc/uptime", "rb") as fh:
+            uptime = float(fh.read().split()[0])
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22 of stat(5)
+        return max(0.0, uptime - started)
+    return time.monotonic() - _STARTED
 #: A background build older than this is taken to have died; another may start.
 LOCK_STALE = 600.0
 #: The most times a background build runs again for requests that came while it ran.
@@ -119,8 +132,9 @@ def _add_commands(p: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="S",
-        help="seconds to wait for a recap that has to be built, counted from the hook's "
-        f"start (default: {START_WAIT:g}); past it the build goes on in the background",
+        help="seconds to wait for a recap that has to be built, counted from the hook "
+        f"process's start (default: {START_WAIT:g}); past it the build goes on in the "
+        "background",
     )
     start.add_argument("--budget", type=int, default=None, metavar="N", help=argparse.SUPPRESS)
     start.add_argument("--profile", default=None, metavar="NAME", help=argparse.SUPPRESS)
@@ -552,7 +566,7 @@ def _start(args: argparse.Namespace, data: dict[str, Any]) -> str:
     event = "PreCompact" if building_own else "SessionStart"
     build_id = session_id if building_own else ""
     wait = START_WAIT if args.build_wait is None else args.build_wait
-    left = wait - (time.monotonic() - _STARTED)
+    left = wait - _age()
     try:
         built = _build_within(
             left, args, agent, root, str(plan.build_from), event=event, session_id=build_id
