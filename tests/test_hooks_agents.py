@@ -404,3 +404,27 @@ def test_a_start_with_nothing_stored_waits_at_most_its_deadline(
         assert time.monotonic() < deadline, "the background build stored nothing"
         time.sleep(0.05)
     assert "s1.jsonl" in _start_in_process([], payload).partition("\n\n")[0]
+
+
+def test_review_lists_the_stored_recaps_and_marks_what_goes_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui.cli.review import recap_list
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    project = (tmp_path / "proj").resolve()
+    project.mkdir()
+    assert "no stored session recaps" in recap_list(str(project))
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for path in (a, b):
+        path.write_text("{}\n")
+        os.utime(path, (1.0, 1.0))
+    ended = StoredRecap(str(project), str(a), "A", event="SessionEnd", created=10.0)
+    running = StoredRecap(str(project), str(b), "B", event="PreCompact", created=20.0)
+    save_stored(ended)
+    save_stored(running)
+    lines = recap_list(str(project)).splitlines()
+    assert lines[0].startswith(" ") and "PreCompact" in lines[0] and "running" in lines[0]
+    assert lines[1].startswith("*") and "SessionEnd" in lines[1] and "a.jsonl" in lines[1]
