@@ -41,8 +41,13 @@ group = st.fixed_dictionaries(
     optional={"matcher": st.text(max_size=10), "extra": json_values},
 )
 event_names = st.sampled_from(
-    sorted({e for a in AGENTS.values() for e in a.event_names})
-    + ["PreToolUse", "PostToolUse", "BeforeTool", "Notification"]
+    [
+        *sorted({e for a in AGENTS.values() for e in a.event_names}),
+        "PreToolUse",
+        "PostToolUse",
+        "BeforeTool",
+        "Notification",
+    ]
 )
 agents = st.sampled_from(list(AGENTS.values()))
 # Events Claude Code may hold that are not ours can be anything a user wrote.

@@ -58,6 +58,8 @@ def _age() -> float:
         started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22 of stat(5)
         return max(0.0, uptime - started)
     return time.monotonic() - _STARTED
+
+
 #: A background build older than this is taken to have died; another may start.
 LOCK_STALE = 600.0
 #: The most times a background build runs again for requests that came while it ran.
