@@ -578,7 +578,8 @@ def start_plan(
             )
         return StartPlan(reason="no recap stored and no transcript")
     ended = [r for r in recaps if not mine(r) and (r.ended or not has_end)]
-    best = ended[0] if ended else None
+    # The newest session, not the newest recap (a review stores an older one anew).
+    best = max(ended, key=lambda r: _modified(r.transcript) or r.created, default=None)
     newest = next((p for p in others if not (current and same_file(p, current))), None)
     if newest is not None and (best is None or not same_file(newest, best.transcript)):
         stored_newest = _of(recaps, newest)

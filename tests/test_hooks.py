@@ -430,6 +430,9 @@ def test_start_plan(tmp_path: Path) -> None:
     assert compact.use is running and compact.own
     compact = plan([ended], source="compact", session_id="new", transcript=str(new))
     assert compact.build_from == new and compact.own
+    # The newest session's recap, not the newest recap (a review stored an older one anew).
+    reviewed_later = _stored(old, 9000.0, session="b", event="review")
+    assert plan([reviewed_later, _stored(new, 2000.5, session="a")]).use.transcript == str(new)
     # The current session's own transcript is never "an earlier session".
     assert plan([], transcript=str(new)).build_from == old
 
