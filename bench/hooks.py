@@ -127,7 +127,7 @@ class Bench:
             folder = self.home / ".codex" / "sessions" / "2026" / "11" / "27"
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / "rollout-2026-11-27T10-00-00-019aad50-0000-7000-8000-000000000001.jsonl"
-            meta_source = source.with_suffix(".meta.tmp")
+            meta_source = self.home.parent / "rollout-with-cwd.jsonl"
             lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
             meta = json.loads(lines[0])
             meta["payload"]["cwd"] = str(self.project)

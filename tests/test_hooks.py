@@ -286,7 +286,7 @@ def test_plain_output_and_output_file_in_the_project_only_when_asked(claude: Cla
 # --------------------------------------------------------------------------- install
 
 
-USER_SETTINGS = {
+USER_SETTINGS: dict[str, Any] = {
     "permissions": {"allow": ["Bash(npm run test:*)"], "deny": ["Read(./.env)"]},
     "model": "opus",
     "hooks": {
