@@ -110,7 +110,7 @@ def _installed(file: Path, event: str) -> str:
         if " hook " in h["command"] and "chunkscope" in h["command"]
     ]
     assert len(commands) == 1
-    return commands[0]
+    return str(commands[0])
 
 
 def _context(done: subprocess.CompletedProcess[bytes]) -> str:
