@@ -65,7 +65,7 @@ def _ours(doc: dict[str, Any], event: str) -> list[dict[str, Any]]:
 
 def _without_ours(doc: dict[str, Any]) -> list[tuple[str, Any]]:
     """Every user hook of `doc` in order, with its event and group's other keys."""
-    out = []
+    out: list[tuple[str, Any]] = []
     for event, groups in doc.get("hooks", {}).items():
         for g in groups:
             rest = {k: v for k, v in g.items() if k != "hooks"}
