@@ -313,6 +313,23 @@ def test_gemini_says_when_its_settings_switch_hooks_off(
 # --------------------------------------------------------------------------- shared
 
 
+def test_claude_says_when_its_settings_switch_hooks_off(
+    home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.agents.claude import CLAUDE
+
+    monkeypatch.setenv("HOME", str(home.home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    local = home.project / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text('{"disableAllHooks": true}')
+    user = home.home / ".claude" / "settings.json"
+    (lines,) = CLAUDE.switched_off({}, user, home.project)
+    assert str(local) in lines and "disableAllHooks" in lines
+    local.write_text('{"disableAllHooks": false}')
+    assert CLAUDE.switched_off({}, user, home.project) == []
+
+
 def test_every_agent_is_declared_with_its_file_and_three_hooks() -> None:
     assert set(AGENTS) == {"claude", "codex", "gemini"}
     for agent in AGENTS.values():

@@ -5,11 +5,14 @@ The contract is Claude Code's hooks reference (docs.anthropic.com, "Hooks refere
 SessionStart (source startup|resume|clear|compact), SessionEnd, PreCompact; JSON on
 stdin (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``); a start's
 context as ``hookSpecificOutput.additionalContext``; ``$CLAUDE_PROJECT_DIR`` set for
-hooks; ``timeout`` in seconds.
+hooks; ``timeout`` in seconds. Its settings' ``disableAllHooks: true`` switches every
+hook off (docs.anthropic.com, "Claude Code settings").
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,22 @@ class _Claude(Agent):
         from engine.inject import claude_home
 
         return claude_home()
+
+    def switched_off(self, doc: dict[str, Any], path: Path, project: Path) -> list[str]:
+        files: list[tuple[Path, Any]] = [(path, doc)]
+        for other in (
+            self.home() / "settings.json",
+            project / ".claude" / "settings.json",
+            project / ".claude" / "settings.local.json",
+        ):
+            if other != path:
+                with contextlib.suppress(OSError, ValueError):
+                    files.append((other, json.loads(other.read_text(encoding="utf-8"))))
+        return [
+            f"{where}: disableAllHooks is true: Claude Code runs no hooks, chunkscope's included"
+            for where, data in files
+            if isinstance(data, dict) and data.get("disableAllHooks") is True
+        ]
 
     def other_transcripts(
         self, root: Path, current: str | None, payload: dict[str, Any]
