@@ -23,16 +23,13 @@ import json
 import os
 import re
 import shlex
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from engine.agents.base import Agent, HookSpec
 from engine.errors import ChunkscopeError
 from engine.fileio import atomic_write_text
-
-if TYPE_CHECKING:
-    from engine.agents.base import Agent
 
 __all__ = [
     "HookSpec",
@@ -44,17 +41,6 @@ __all__ = [
     "uninstall",
     "write_settings",
 ]
-
-
-@dataclass(frozen=True)
-class HookSpec:
-    """One of our hooks: the agent tool's event, the matcher (None: every occurrence),
-    the subcommand of ``chunkscope hook`` and the seconds the tool waits for it."""
-
-    event: str
-    matcher: str | None
-    subcommand: str
-    timeout: int
 
 
 _OURS = re.compile(

@@ -16,9 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.hook_settings import HookSpec
+__all__ = ["Agent", "HookSpec", "newest_files"]
 
-__all__ = ["Agent", "newest_files"]
+
+@dataclass(frozen=True)
+class HookSpec:
+    """One of our hooks: the agent tool's event, the matcher (None: every occurrence),
+    the subcommand of ``chunkscope hook`` and the seconds the tool waits for it."""
+
+    event: str
+    matcher: str | None
+    subcommand: str
+    timeout: int
 
 
 def newest_files(folder: Path, *, suffixes: tuple[str, ...], prefix: str = "") -> list[Path]:

@@ -16,8 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from engine.agents.base import Agent
-from engine.hook_settings import HookSpec
+from engine.agents.base import Agent, HookSpec
 
 
 class _Claude(Agent):

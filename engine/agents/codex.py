@@ -31,8 +31,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from engine.agents.base import Agent
-from engine.hook_settings import HookSpec
+from engine.agents.base import Agent, HookSpec
 
 #: The most rollouts whose first record a start reads to find the project's newest.
 MAX_ROLLOUTS_READ = 400

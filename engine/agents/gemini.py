@@ -32,8 +32,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from engine.agents.base import Agent, newest_files
-from engine.hook_settings import HookSpec
+from engine.agents.base import Agent, HookSpec, newest_files
 
 CHAT_SUFFIXES = (".json", ".jsonl")
 
