@@ -208,6 +208,11 @@ def test_codex_finds_the_newest_rollout_of_the_project(
     os.utime(old, (5000.0, 5000.0))  # resumed later: its file is the newest of the project
     assert CODEX.other_transcripts(home.project, str(mine), {}) == [old]
     assert CODEX.other_transcripts(home.project, str(old), {}) == [mine]
+    # No transcript_path: the session's own rollout (the newest) is known by its id.
+    own = old.with_name(old.name.replace("-a1.", f"-{'a1' * 8}."))
+    os.rename(old, own)
+    assert CODEX.other_transcripts(home.project, None, {}) == [own]
+    assert CODEX.other_transcripts(home.project, None, {"session_id": "a1" * 8}) == [mine]
     monkeypatch.setenv("CODEX_HOME", str(home.home / "nowhere"))
     assert CODEX.other_transcripts(home.project, None, {}) == []
 
@@ -295,6 +300,17 @@ def test_gemini_chats_folder_by_registry_hash_or_marker(
         json.dumps({"projects": {str(home.project): "my-app"}})
     )
     assert chats_folder(home.project) == tmp / "my-app" / "chats"
+    # Without a transcript_path, the session's own chat is known by its id's start.
+    chats = tmp / "my-app" / "chats"
+    earlier = chats / "session-2026-11-20T10-00-dcbe78d3.json"
+    own = chats / "session-2026-11-20T11-00-0f0f0f0f.jsonl"
+    for i, path in enumerate((earlier, own)):
+        path.write_text("{}")
+        os.utime(path, (1000.0 + i, 1000.0 + i))
+    (chats / "notes.json").write_text("{}")  # not a chat
+    payload = {"session_id": "0f0f0f0f-0000-4000-8000-000000000002"}
+    assert GEMINI.other_transcripts(home.project, None, payload) == [earlier]
+    assert GEMINI.other_transcripts(home.project, None, {}) == [own, earlier]
 
 
 def test_gemini_says_when_its_settings_switch_hooks_off(

@@ -124,10 +124,13 @@ class _Codex(Agent):
         `MAX_ROLLOUTS_READ` first records."""
         want = os.path.realpath(root)
         skip = os.path.realpath(current) if current else None
+        # Without a transcript_path, this session's rollout is known by its id in the name.
+        session = payload.get("session_id")
+        mine = session if isinstance(session, str) and len(session) >= 8 else None
         for i, path in enumerate(rollouts()):
             if i >= MAX_ROLLOUTS_READ:
                 break
-            if skip and os.path.realpath(path) == skip:
+            if (skip and os.path.realpath(path) == skip) or (mine and mine in path.name):
                 continue
             cwd = rollout_cwd(path)
             if cwd and os.path.realpath(os.path.expanduser(cwd)) == want:

@@ -116,10 +116,14 @@ class _Gemini(Agent):
         if folder is None:
             return []
         skip = os.path.realpath(current) if current else None
+        # Without a transcript_path, this session's chat is known by the start of its id
+        # at the end of its name (``session-<time>-<first 8 characters of the id>``).
+        session = payload.get("session_id")
+        mine = f"-{session[:8]}." if isinstance(session, str) and len(session) >= 8 else None
         return [
             p
             for p in newest_files(folder, suffixes=CHAT_SUFFIXES, prefix="session-")
-            if os.path.realpath(p) != skip
+            if os.path.realpath(p) != skip and not (mine and mine in p.name)
         ]
 
 
