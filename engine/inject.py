@@ -571,10 +571,7 @@ def start_plan(
             return StartPlan(use=own[0], own=True, reason="stored before the compaction")
         if current and os.path.isfile(current):
             return StartPlan(
-                build_from=Path(current),
-                fallback=own[0] if own else None,
-                own=True,
-                reason="no recap stored before the compaction",
+                build_from=Path(current), own=True, reason="no recap stored before the compaction"
             )
         return StartPlan(reason="no recap stored and no transcript")
     ended = [r for r in recaps if not mine(r) and (r.ended or not has_end)]
