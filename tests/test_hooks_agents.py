@@ -461,3 +461,41 @@ def test_review_lists_the_stored_recaps_and_marks_what_goes_in(
     lines = recap_list(str(project)).splitlines()
     assert lines[0].startswith(" ") and "PreCompact" in lines[0] and "running" in lines[0]
     assert lines[1].startswith("*") and "SessionEnd" in lines[1] and "a.jsonl" in lines[1]
+
+
+def test_one_background_build_per_session_and_a_request_meanwhile_runs_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.inject import recap_path
+    from tui.cli import hook
+
+    monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    transcript = tmp_path / "s1.jsonl"
+    shutil.copyfile(CLAUDE_SESSION, transcript)
+    payload = {"session_id": "s1", "transcript_path": str(transcript), "cwd": str(tmp_path)}
+    args = hook.hook_parser().parse_args(["session-end", "--wait", "--detached"])
+    path = recap_path(tmp_path.resolve(), "claude", transcript)
+    lock, again = path.with_suffix(".lock"), path.with_suffix(".again")
+    path.parent.mkdir(parents=True)
+    lock.write_text("12345")  # a build of this session is running
+    built: list[int] = []
+    monkeypatch.setattr(hook, "_record", lambda a, d: built.append(1))
+    hook._record_once_at_a_time(args, payload)
+    assert built == [] and again.exists()  # asked to run once more, did not build
+    # The running build finds the request when done and builds again, then lets go.
+    lock.unlink()
+
+    def record(a: Any, d: Any) -> None:
+        built.append(1)
+        if len(built) == 1:
+            again.touch()  # a Stop came while it built
+
+    monkeypatch.setattr(hook, "_record", record)
+    hook._record_once_at_a_time(args, payload)
+    assert built == [1, 1] and not lock.exists() and not again.exists()
+    # A lock left by a build that died long ago does not block.
+    lock.write_text("1")
+    os.utime(lock, (1.0, 1.0))
+    hook._record_once_at_a_time(args, payload)
+    assert len(built) == 3 and not lock.exists()
