@@ -1,8 +1,8 @@
 """The `chunkscope` command: the workbench, and plain-text / JSON subcommands.
 
-One module per subcommand (`chunk`, `recap`, `report`, `evaluate` for ``eval``, `sweep`,
-`tune`, `cache`, `profile`, `workbench` for ``tui``, `serve`, `hook`, `review`), and `common`
-for what they share.
+One module per subcommand (`chunk`, `recap`, `report`, `evaluate` for ``eval``, `search`,
+`sweep`, `tune`, `cache`, `profile`, `workbench` for ``tui``, `serve`, `hook`, `review`,
+`completion`), and `common` for what they share.
 Subcommands are imported when the parser is built (``hook`` skips that). Each subcommand
 imports only what it needs: `chunk` never loads Textual, and the OpenAI client loads
 only when a remote backend is chosen. Every error a user can cause is one line on stderr and exit
@@ -23,19 +23,29 @@ from tui.cli.common import EXIT_USAGE, CliError, Parser, json_pieces, note
 __all__ = ["CliError", "build_parser", "json_pieces", "main"]
 
 SUBCOMMANDS = (
+    "tui",
     "chunk",
     "recap",
-    "report",
-    "eval",
     "search",
+    "report",
+    "serve",
+    "eval",
     "sweep",
     "tune",
-    "cache",
-    "profile",
-    "tui",
-    "serve",
     "hook",
     "review",
+    "profile",
+    "cache",
+    "completion",
+)
+
+USAGE = """chunkscope [FILE | DIR] [options]   the workbench (options: tui --help)
+       chunkscope COMMAND ...            (see chunkscope COMMAND --help)"""
+
+EXAMPLES = (
+    "chunkscope sample_logs/cache_refactor.jsonl",
+    "chunkscope recap session.jsonl -o _recap.md",
+    'chunkscope search session.jsonl "why did the migration fail?"',
 )
 
 
@@ -44,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     # agent tool at every session start) skips this parser and all of them.
     from tui.cli.cache import add_cache_parser
     from tui.cli.chunk import add_chunk_parser
+    from tui.cli.completion import add_completion_parser
     from tui.cli.evaluate import add_eval_parser
     from tui.cli.hook import add_hook_parser
     from tui.cli.profile import add_profile_parser
@@ -58,26 +69,32 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = Parser(
         prog="chunkscope",
+        usage=USAGE,
         description=(
             "A workbench for the chunking pipeline of agent session logs and markdown. "
             "`chunkscope FILE` opens the workbench; the subcommands print plain text or JSON."
         ),
+        examples=EXAMPLES,
     )
-    parser.add_argument("--version", action="version", version=f"chunkscope {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    parser.add_argument("-V", "--version", action="version", version=f"chunkscope {__version__}")
+    sub = parser.add_subparsers(
+        title="commands", prog="chunkscope", dest="command", metavar="COMMAND", parser_class=Parser
+    )
+    # in the order of SUBCOMMANDS, which is the order --help lists them in
+    add_tui_parser(sub)
     add_chunk_parser(sub)
-    add_cache_parser(sub)
-    add_profile_parser(sub)
     add_recap_parser(sub)
-    add_report_parser(sub)
-    add_eval_parser(sub)
     add_search_parser(sub)
+    add_report_parser(sub)
+    add_serve_parser(sub)
+    add_eval_parser(sub)
     add_sweep_parser(sub)
     add_tune_parser(sub)
-    add_tui_parser(sub)
-    add_serve_parser(sub)
     add_hook_parser(sub)
     add_review_parser(sub)
+    add_profile_parser(sub)
+    add_cache_parser(sub)
+    add_completion_parser(sub)
     return parser
 
 

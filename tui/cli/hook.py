@@ -39,6 +39,33 @@ STDIN_TIMEOUT = 10.0
 
 _RECORDING = ("session-end", "pre-compact")
 
+#: The examples ending each ``hook`` command's --help (Claude Code writes the JSON on stdin).
+EXAMPLES = {
+    "hook": (
+        "chunkscope hook install",
+        "chunkscope hook install --project --print",
+        "chunkscope hook uninstall",
+    ),
+    "session-end": (
+        "chunkscope hook session-end < payload.json",
+        "chunkscope hook session-end --wait --budget 800 < payload.json",
+    ),
+    "pre-compact": (
+        "chunkscope hook pre-compact < payload.json",
+        "chunkscope hook pre-compact --profile tight -o _recap.md < payload.json",
+    ),
+    "session-start": (
+        "chunkscope hook session-start < payload.json",
+        "chunkscope hook session-start --plain < payload.json",
+    ),
+    "install": (
+        "chunkscope hook install",
+        "chunkscope hook install --project",
+        "chunkscope hook install --settings ./settings.json --print",
+    ),
+    "uninstall": ("chunkscope hook uninstall", "chunkscope hook uninstall --project --print"),
+}
+
 
 class HookInputError(Exception):
     """The hook's stdin is not the JSON object Claude Code sends."""
@@ -50,7 +77,12 @@ def _add_commands(p: argparse.ArgumentParser) -> None:
         ("session-end", "store the recap of the session that ended (Claude Code's SessionEnd)"),
         ("pre-compact", "store the recap before the context is compacted (PreCompact)"),
     ):
-        q = sub.add_parser(name, help=what, description=what + "; reads the hook's JSON on stdin")
+        q = sub.add_parser(
+            name,
+            help=what,
+            description=what + "; reads the hook's JSON on stdin",
+            examples=EXAMPLES[name],
+        )
         q.add_argument("--budget", type=int, default=None, metavar="N", help="token budget")
         q.add_argument(
             "--profile", default=None, metavar="NAME", help="a saved profile's parameters"
@@ -75,6 +107,7 @@ def _add_commands(p: argparse.ArgumentParser) -> None:
         help="print the recap to inject into a new session (Claude Code's SessionStart)",
         description="Print the stored recap of the project's previous session as Claude "
         "Code's hookSpecificOutput.additionalContext JSON; reads the hook's JSON on stdin.",
+        examples=EXAMPLES["session-start"],
     )
     start.add_argument("--plain", action="store_true", help="print the text, not JSON")
     start.add_argument("--budget", type=int, default=None, metavar="N", help=argparse.SUPPRESS)
@@ -84,7 +117,12 @@ def _add_commands(p: argparse.ArgumentParser) -> None:
         ("install", "add chunkscope's hooks to Claude Code's settings.json"),
         ("uninstall", "remove chunkscope's hooks from Claude Code's settings.json"),
     ):
-        q = sub.add_parser(name, help=what, description=what + " (every other key is kept)")
+        q = sub.add_parser(
+            name,
+            help=what,
+            description=what + " (every other key is kept)",
+            examples=EXAMPLES[name],
+        )
         where = q.add_mutually_exclusive_group()
         where.add_argument(
             "--user",
@@ -113,12 +151,13 @@ def add_hook_parser(sub: Any) -> argparse.ArgumentParser:
     """Add ``hook`` to the main parser's subcommands (for ``chunkscope --help``)."""
     p: argparse.ArgumentParser = sub.add_parser(
         "hook",
-        help="Claude Code hooks: store the recap at a session's end, inject it at the next start",
+        help="hooks: store a session's recap, inject it at the next start",
         description=(
             "Claude Code hooks. `chunkscope hook install` adds them to settings.json; "
             "session-end and pre-compact store the session's recap in chunkscope's data "
             "directory; session-start prints it for the next session."
         ),
+        examples=EXAMPLES["hook"],
     )
     _add_commands(p)
     p.set_defaults(run=cmd_hook)
@@ -127,7 +166,11 @@ def add_hook_parser(sub: Any) -> argparse.ArgumentParser:
 
 def hook_parser() -> argparse.ArgumentParser:
     """The parser of ``chunkscope hook ...`` alone (without the other subcommands)."""
-    p = Parser(prog="chunkscope hook", description="Claude Code hooks for chunkscope's recap")
+    p = Parser(
+        prog="chunkscope hook",
+        description="Claude Code hooks for chunkscope's recap",
+        examples=EXAMPLES["hook"],
+    )
     _add_commands(p)
     return p
 

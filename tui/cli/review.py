@@ -20,12 +20,13 @@ from tui.cli.common import CliError, note
 def add_review_parser(sub: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = sub.add_parser(
         "review",
-        help="review the recap a project's next Claude Code session will get",
+        help="review the recap the project's next session will get",
         description=(
             "Open the workbench on the session whose recap `chunkscope hook session-start` "
             "injects into the project's next session, showing that text. Pin, exclude, set "
             "the budget, then press w to save it as what goes in."
         ),
+        examples=("chunkscope review", "chunkscope review ~/src/my-project"),
     )
     p.add_argument(
         "project", nargs="?", default=None, help="the project's folder (default: the current one)"
