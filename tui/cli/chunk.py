@@ -46,9 +46,9 @@ def add_chunk_parser(sub: Any) -> argparse.ArgumentParser:
         "chunk",
         help="parse, split and compact a file; print the chunks",
         examples=(
-            "chunkscope chunk session.jsonl",
+            "chunkscope chunk sample_logs/cache_refactor.jsonl",
             "chunkscope chunk session.jsonl --embed --format json -o chunks.json",
-            "chunkscope chunk README.md --strategy markdown --max-tokens 450",
+            "chunkscope chunk sample_logs/shell_cookbook.md --strategy markdown --max-tokens 450",
         ),
     )
     add_source_args(chunk)

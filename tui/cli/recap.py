@@ -93,7 +93,7 @@ def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
             "summaries that fit the token budget; print the recap (or write it with -o)."
         ),
         examples=(
-            "chunkscope recap session.jsonl",
+            "chunkscope recap sample_logs/cache_refactor.jsonl",
             "chunkscope recap ~/.claude/projects/my-project --latest -o _recap.md",
             "chunkscope recap session.jsonl --budget 600 --format json",
         ),

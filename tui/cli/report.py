@@ -30,7 +30,7 @@ def add_report_parser(sub: Any) -> argparse.ArgumentParser:
             "questions the merged chunks answer (hit rate within 1,000 tokens, MRR)."
         ),
         examples=(
-            "chunkscope report session.jsonl -o report.html",
+            "chunkscope report sample_logs/cache_refactor.jsonl -o report.html",
             "chunkscope report session.jsonl --merge seed --budget 600 --gold gold.json -o r.html",
             "chunkscope report docs.md --queries questions.json -o docs.html",
         ),

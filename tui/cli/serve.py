@@ -58,7 +58,7 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
             "workbench can open."
         ),
         examples=(
-            "chunkscope serve session.jsonl",
+            "chunkscope serve sample_logs/cache_refactor.jsonl",
             "chunkscope serve sessions/ --port 8080",
             "chunkscope serve session.jsonl --host 0.0.0.0 --public-url https://demo.example.org",
         ),

@@ -32,7 +32,7 @@ from tui.cli.common import (
 )
 
 EXAMPLES = (
-    "chunkscope sweep session.jsonl --param topic-depth --gold gold.json",
+    "chunkscope sweep sample_logs/architecture_guide.md --param topic-depth",
     "chunkscope sweep docs.md --param topic-chunk-chars --queries questions.json",
     "chunkscope sweep notes.md --param max-chars --merge seed --from 512 --to 8192 --points 9",
 )

@@ -32,7 +32,7 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
             "sample logs beside it."
         ),
         examples=(
-            "chunkscope session.jsonl",
+            "chunkscope sample_logs/cache_refactor.jsonl",
             "chunkscope ~/.claude/projects/my-project",
             "chunkscope tui notes.md --merge seed --theme chunkscope-light",
         ),
