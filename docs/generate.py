@@ -24,6 +24,7 @@ import os
 import re
 import sys
 import tempfile
+import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -43,8 +44,11 @@ WIDTH = 100
 #: The terminal width the --help texts are formatted for.
 COLUMNS = "80"
 
+#: A generated block: its markers start their lines (an indented one, as in an example
+#: of the syntax inside a list, is not a block).
 BLOCK = re.compile(
-    r"(<!-- generated: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- end: (?P=name) -->)", re.S
+    r"^(<!-- generated: (?P<name>[\w-]+) -->\n)(?P<body>.*?)^(<!-- end: (?P=name) -->)",
+    re.S | re.M,
 )
 
 
@@ -92,8 +96,26 @@ def _cut(text: str) -> str:
     )
 
 
-def _fenced(command: str, output: str, lang: str = "text") -> str:
-    return f"```{lang}\n$ {command}\n{_cut(output).rstrip()}\n```\n"
+def _wrap(text: str) -> str:
+    return "\n".join(
+        "\n".join(
+            textwrap.wrap(
+                line,
+                WIDTH,
+                subsequent_indent=line[: len(line) - len(line.lstrip())] + "    ",
+                break_on_hyphens=False,
+            )
+        )
+        if line
+        else ""
+        for line in text.splitlines()
+    )
+
+
+def _fenced(command: str, output: str, lang: str = "text", *, wrap: bool = False) -> str:
+    """The command and its output in a fence, long lines cut (or `wrap`ped)."""
+    shown = _wrap(output) if wrap else _cut(output)
+    return f"```{lang}\n$ {command}\n{shown.rstrip()}\n```\n"
 
 
 def _help() -> str:
@@ -129,7 +151,8 @@ def _seed_merge() -> str:
 
 
 def _recap() -> str:
-    return _fenced(f"chunkscope recap {SAMPLE} --budget 400", run("recap", SAMPLE, "--budget", "400"))
+    recap = run("recap", SAMPLE, "--budget", "400")
+    return _fenced(f"chunkscope recap {SAMPLE} --budget 400", recap, wrap=True)
 
 
 def _search() -> str:
@@ -140,7 +163,8 @@ def _search() -> str:
 
 
 def _strategies() -> str:
-    return _fenced("chunkscope chunk --list-strategies", run("chunk", "--list-strategies"))
+    listed = run("chunk", "--list-strategies")
+    return _fenced("chunkscope chunk --list-strategies", listed, wrap=True)
 
 
 def _keys() -> str:
