@@ -27,6 +27,7 @@ import tempfile
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from anywhere
@@ -175,7 +176,40 @@ def _keys() -> str:
     return "\n".join(line for line in keys.strip().splitlines() if line.startswith("|")) + "\n"
 
 
+def _range(k: Any) -> str:
+    if k.choices:
+        return " / ".join(f"`{c}`" for c in k.choices)
+    low = "" if k.minimum is None else f"{k.minimum:g}"
+    high = "" if k.maximum is None else f"{k.maximum:g}"
+    words = " or ".join(f"`{w}`" for w in k.words)
+    span = f"{low} .. {high}".strip() if (low or high) else ""
+    return ", ".join(part for part in (span, words) if part)
+
+
+def _value(value: Any) -> str:
+    return (
+        "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+    )
+
+
+def _knobs() -> str:
+    """Every knob a profile may hold (`engine.tuning`), as declared (`engine.params`)."""
+    from engine.params import knobs
+    from engine.tuning import PROFILE_CLASSES
+
+    rows = ["| profile key | flag | default | range | what it sets |", "|---|---|---|---|---|"]
+    for cls in PROFILE_CLASSES:
+        for k in knobs(cls):
+            flag = f"`{k.flag}`" if k.flag else ""
+            helptext = k.help.replace("|", "\\|")
+            rows.append(
+                f"| `{k.name}` | {flag} | `{_value(k.default)}` | {_range(k)} | {helptext} |"
+            )
+    return "\n".join(rows) + "\n"
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
+    "knobs": _knobs,
     "help": _help,
     "chunk-text": _chunk_text,
     "chunk-json": _chunk_json,
@@ -210,7 +244,8 @@ def stale(pages: tuple[Path, ...] = PAGES) -> list[str]:
         text = page.read_text()
         for m in BLOCK.finditer(text):
             if regenerate(m.group(0), made) != m.group(0):
-                found.append(f"{page.relative_to(ROOT)}: {m.group('name')}")
+                where = page.relative_to(ROOT) if page.is_relative_to(ROOT) else page
+                found.append(f"{where}: {m.group('name')}")
     return found
 
 
