@@ -39,7 +39,7 @@ PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 #: The log every example runs on (bundled, so each reader can run it too).
 SAMPLE = "sample_logs/cache_refactor.jsonl"
 #: The question the search examples ask of it.
-QUESTION = "where are the vectors stored?"
+QUESTION = "how are the vectors stored in SQLite?"
 #: Output lines longer than this are cut (the docs read on a code host's page width).
 WIDTH = 100
 #: The terminal width the --help texts are formatted for.
@@ -54,7 +54,7 @@ BLOCK = re.compile(
 
 
 @contextlib.contextmanager
-def _quiet_world() -> Iterator[None]:
+def _quiet_world(cwd: Path = ROOT) -> Iterator[None]:
     """Empty config, cache and data directories, the repository as the current folder,
     a fixed terminal width."""
     names = ("CHUNKSCOPE_CONFIG_DIR", "CHUNKSCOPE_CACHE_DIR", "CHUNKSCOPE_DATA_DIR", "COLUMNS")
@@ -64,7 +64,7 @@ def _quiet_world() -> Iterator[None]:
         for name in names[:3]:
             os.environ[name] = str(Path(tmp) / name.lower())
         os.environ["COLUMNS"] = COLUMNS
-        os.chdir(ROOT)
+        os.chdir(cwd)
         try:
             yield
         finally:
@@ -76,12 +76,12 @@ def _quiet_world() -> Iterator[None]:
                     os.environ[name] = value
 
 
-def run(*argv: str) -> str:
-    """What ``chunkscope ARGV`` prints on stdout (its exit status must be 0)."""
+def run(*argv: str, cwd: Path = ROOT) -> str:
+    """What ``chunkscope ARGV`` prints on stdout, run in `cwd` (its exit status must be 0)."""
     from tui.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    with _quiet_world(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with _quiet_world(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             status = main(list(argv))
         except SystemExit as e:  # --help
@@ -97,13 +97,19 @@ def _cut(text: str) -> str:
     )
 
 
+def _continued(line: str) -> str:
+    """The indent of a wrapped line's continuation: deeper than an indented line's own."""
+    lead = line[: len(line) - len(line.lstrip())]
+    return lead + "    " if lead else ""
+
+
 def _wrap(text: str) -> str:
     return "\n".join(
         "\n".join(
             textwrap.wrap(
                 line,
                 WIDTH,
-                subsequent_indent=line[: len(line) - len(line.lstrip())] + "    ",
+                subsequent_indent=_continued(line),
                 break_on_hyphens=False,
             )
         )
@@ -163,6 +169,19 @@ def _search() -> str:
     )
 
 
+def _sweep() -> str:
+    """A sweep of the topic depth on `bench/tui.py`'s generated log, scored against its
+    own topic starts."""
+    from bench.tui import make_log
+
+    with tempfile.TemporaryDirectory() as tmp:
+        make_log(Path(tmp) / "session.jsonl", 600)
+        argv = ("sweep", "session.jsonl", "--param", "topic-depth", "--points", "12")
+        gold = ("--gold", "session.gold.json")
+        out = run(*argv, *gold, cwd=Path(tmp))
+    return _fenced(f"chunkscope {' '.join(argv + gold)}", out)
+
+
 def _strategies() -> str:
     listed = run("chunk", "--list-strategies")
     return _fenced("chunkscope chunk --list-strategies", listed, wrap=True)
@@ -217,6 +236,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "recap": _recap,
     "search": _search,
     "strategies": _strategies,
+    "sweep": _sweep,
     "keys": _keys,
 }
 

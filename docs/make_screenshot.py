@@ -22,18 +22,20 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-#: Where the screenshots go, the terminal size they are drawn at, the question asked.
+sys.path.insert(0, str(ROOT / "docs"))
+from generate import QUESTION, SAMPLE  # noqa: E402  (the docs' examples ask the same)
+
+#: Where the screenshots go and the terminal size they are drawn at.
 OUT = ROOT / "docs" / "workbench.svg"
 OUT_SEARCH = ROOT / "docs" / "workbench-search.svg"
 SIZE = (160, 48)
-QUESTION = "where are the vectors stored?"
 
 
 async def _draw(out: Path, out_search: Path) -> None:
-    from tests.pilot import SAMPLE, settled, until
+    from tests.pilot import settled, until
     from tui.app import ChunkscopeApp, StartOptions
 
-    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    app = ChunkscopeApp(StartOptions(path=str(ROOT / SAMPLE), fixed_timings=True))
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app, timeout=60)
         await until(pilot, app.workers_idle, 60)

@@ -4,8 +4,9 @@ docs/generate.py makes now (so no quoted output or figure drifts from the code),
 README's two commands are the ones that work (the test command is .ci/run's, verbatim),
 and the README stays a front page.
 
-The generated blocks run a few commands on the bundled sample log in this process
-(a recap and a search among them): about 3 s, the price of docs that cannot go stale.
+The generated blocks run a few commands in this process (a recap and a search on the
+bundled sample log, a sweep on a generated one): about 5 s, the price of docs that
+cannot go stale.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from tui.cli.common import (
 from tui.cli.strategy import add_strategy_args, strategy_choice
 
 EXAMPLES = (
-    'chunkscope search sample_logs/cache_refactor.jsonl "where are the vectors stored?"',
+    'chunkscope search sample_logs/cache_refactor.jsonl "how are the vectors stored in SQLite?"',
     'chunkscope search docs.md "how do I turn the cache off" --budget 500 --format json',
     "chunkscope search session.jsonl --queries questions.json --ranker fusion",
 )
