@@ -147,3 +147,26 @@ def test_the_readme_is_a_front_page() -> None:
     lines = README.read_text().splitlines()
     assert len(lines) <= 200
     assert "docs/workbench.svg" in README.read_text() and (DOCS / "workbench.svg").is_file()
+
+
+#: A knob's default quoted in prose beside its flag: "`--topic-min-chars` (500)",
+#: "(`--topic-unit-chars`, 20)", "`--topic-window` characters (1500)".
+QUOTED_DEFAULT = re.compile(r"`(--[a-z-]+)`(?:,| characters)? \(?(\d[\d,.]*\d|\d)")
+
+
+def test_defaults_quoted_beside_their_flags_are_the_declared_ones() -> None:
+    from engine.params import knobs
+    from engine.search import SearchParams
+    from engine.tuning import PROFILE_CLASSES
+
+    defaults = {k.flag: k.default for cls in (*PROFILE_CLASSES, SearchParams) for k in knobs(cls)}
+    quoted, wrong = 0, []
+    for page in PAGES:
+        for m in QUOTED_DEFAULT.finditer(page.read_text()):
+            flag, number = m.group(1), float(m.group(2).replace(",", ""))
+            if flag in defaults and defaults[flag] is not None:
+                quoted += 1
+                if number != float(defaults[flag]):
+                    wrong.append(f"{page.name}: {m.group(0)} (declared: {defaults[flag]})")
+    assert quoted >= 5, "the pattern still finds the defaults the docs quote"
+    assert not wrong, wrong
