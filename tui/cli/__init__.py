@@ -15,8 +15,8 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from engine import __version__
 from engine.errors import ChunkscopeError
 from tui.cli.common import EXIT_USAGE, CliError, Parser, json_pieces, note
 
@@ -49,6 +49,22 @@ EXAMPLES = (
 )
 
 
+class _Version(argparse.Action):
+    """``-V`` / ``--version``: the installed version, looked up only when asked for (the
+    package metadata costs tens of milliseconds that no other command should pay)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help="print the version"
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from engine import __version__
+
+        print(f"chunkscope {__version__}")  # on stdout, as argparse's version action does
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     # The subcommands are imported here, not at the top: `chunkscope hook` (run by an
     # agent tool at every session start) skips this parser and all of them.
@@ -76,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         examples=EXAMPLES,
     )
-    parser.add_argument("-V", "--version", action="version", version=f"chunkscope {__version__}")
+    parser.add_argument("-V", "--version", action=_Version)
     sub = parser.add_subparsers(
         title="commands", prog="chunkscope", dest="command", metavar="COMMAND", parser_class=Parser
     )
