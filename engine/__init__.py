@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from engine.parse import load, parse_turns, parse_turns_md
     from engine.split import chunk_turns, compact_chunks
 
-__version__ = "0.1.0"
+#: The distribution whose installed metadata holds the version (pyproject.toml declares it).
+DISTRIBUTION = "chunkscope"
 
 # Even the readers load on first use: an agent tool's hook that only reads a stored
 # recap (`engine.inject`) never pays for them.
@@ -56,7 +57,20 @@ __all__ = [
 ]
 
 
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml's, read from its metadata)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        value = globals()[name] = _version()
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'engine' has no attribute {name!r}")

@@ -21,7 +21,7 @@ from engine.settings import (
 )
 from engine.tuning import Tuning
 from tui.cli import build_parser, main
-from tui.cli.common import add_profile_option, tuning_of
+from tui.cli.common import Parser, add_profile_option, tuning_of
 from tui.cli.profile import add_profile_parser
 
 SECRET = "sk-never-printed-42"
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.usefixtures("config_dir")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="chunkscope")
+    parser = Parser(prog="chunkscope")
     sub = parser.add_subparsers(dest="command")
     add_profile_parser(sub)
     return parser

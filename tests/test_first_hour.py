@@ -488,16 +488,21 @@ async def test_every_screen_opens_on_hostile_files(
         assert path.name in header or "no file open" in header
 
 
-def test_the_readme_json_example_is_the_samples_output(
+def test_the_docs_json_example_is_the_samples_output(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import json
     import re
 
     monkeypatch.chdir(ROOT)  # the example's "source" is relative to the repository
-    readme = (ROOT / "README.md").read_text()
-    block = re.search(r"--format json`, its first chunk:\n\n```json\n(.*?)```", readme, re.S)
-    assert block, "the README's JSON example"
+    readme = (ROOT / "docs" / "json.md").read_text()
+    block = re.search(
+        r"--format json`, its first chunk:\n\n(?:<!-- generated: chunk-json -->\n\n)?"
+        r"```json\n(.*?)```",
+        readme,
+        re.S,
+    )
+    assert block, "the JSON contract's example"
     shown = json.loads(block.group(1))
     assert main(["chunk", "sample_logs/cache_refactor.jsonl", "--format", "json"]) == 0
     real = json.loads(capsys.readouterr().out)

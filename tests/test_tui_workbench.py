@@ -589,11 +589,10 @@ async def test_T_toggles_tool_call_collapsing() -> None:
 
 
 def test_no_collapse_flag() -> None:
-    import argparse
-
+    from tui.cli.common import Parser
     from tui.cli.workbench import add_tui_parser
 
-    parser = argparse.ArgumentParser()
+    parser = Parser()
     add_tui_parser(parser.add_subparsers())
     assert parser.parse_args(["tui", "x.jsonl"]).collapse is True
     assert parser.parse_args(["tui", "x.jsonl", "--no-collapse"]).collapse is False

@@ -1,8 +1,8 @@
 """The `chunkscope` command: the workbench, and plain-text / JSON subcommands.
 
-One module per subcommand (`chunk`, `recap`, `report`, `evaluate` for ``eval``, `sweep`,
-`tune`, `cache`, `profile`, `workbench` for ``tui``, `serve`, `hook`, `review`), and `common`
-for what they share.
+One module per subcommand (`chunk`, `recap`, `report`, `evaluate` for ``eval``, `search`,
+`sweep`, `tune`, `cache`, `profile`, `workbench` for ``tui``, `serve`, `hook`, `review`,
+`completion`), and `common` for what they share.
 Subcommands are imported when the parser is built (``hook`` skips that). Each subcommand
 imports only what it needs: `chunk` never loads Textual, and the OpenAI client loads
 only when a remote backend is chosen. Every error a user can cause is one line on stderr and exit
@@ -15,28 +15,54 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from engine import __version__
 from engine.errors import ChunkscopeError
 from tui.cli.common import EXIT_USAGE, CliError, Parser, json_pieces, note
 
 __all__ = ["CliError", "build_parser", "json_pieces", "main"]
 
 SUBCOMMANDS = (
+    "tui",
     "chunk",
     "recap",
-    "report",
-    "eval",
     "search",
+    "report",
+    "serve",
+    "eval",
     "sweep",
     "tune",
-    "cache",
-    "profile",
-    "tui",
-    "serve",
     "hook",
     "review",
+    "profile",
+    "cache",
+    "completion",
 )
+
+USAGE = """chunkscope [FILE | DIR] [options]   the workbench (options: tui --help)
+       chunkscope COMMAND ...            (see chunkscope COMMAND --help)"""
+
+EXAMPLES = (
+    "chunkscope sample_logs/cache_refactor.jsonl",
+    "chunkscope recap session.jsonl -o _recap.md",
+    'chunkscope search session.jsonl "why did the migration fail?"',
+)
+
+
+class _Version(argparse.Action):
+    """``-V`` / ``--version``: the installed version, looked up only when asked for (the
+    package metadata costs tens of milliseconds that no other command should pay)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help="print the version"
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from engine import __version__
+
+        print(f"chunkscope {__version__}")  # on stdout, as argparse's version action does
+        parser.exit(0)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     # agent tool at every session start) skips this parser and all of them.
     from tui.cli.cache import add_cache_parser
     from tui.cli.chunk import add_chunk_parser
+    from tui.cli.completion import add_completion_parser
     from tui.cli.evaluate import add_eval_parser
     from tui.cli.hook import add_hook_parser
     from tui.cli.profile import add_profile_parser
@@ -58,26 +85,32 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = Parser(
         prog="chunkscope",
+        usage=USAGE,
         description=(
             "A workbench for the chunking pipeline of agent session logs and markdown. "
             "`chunkscope FILE` opens the workbench; the subcommands print plain text or JSON."
         ),
+        examples=EXAMPLES,
     )
-    parser.add_argument("--version", action="version", version=f"chunkscope {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    parser.add_argument("-V", "--version", action=_Version)
+    sub = parser.add_subparsers(
+        title="commands", prog="chunkscope", dest="command", metavar="COMMAND", parser_class=Parser
+    )
+    # in the order of SUBCOMMANDS, which is the order --help lists them in
+    add_tui_parser(sub)
     add_chunk_parser(sub)
-    add_cache_parser(sub)
-    add_profile_parser(sub)
     add_recap_parser(sub)
-    add_report_parser(sub)
-    add_eval_parser(sub)
     add_search_parser(sub)
+    add_report_parser(sub)
+    add_serve_parser(sub)
+    add_eval_parser(sub)
     add_sweep_parser(sub)
     add_tune_parser(sub)
-    add_tui_parser(sub)
-    add_serve_parser(sub)
     add_hook_parser(sub)
     add_review_parser(sub)
+    add_profile_parser(sub)
+    add_cache_parser(sub)
+    add_completion_parser(sub)
     return parser
 
 

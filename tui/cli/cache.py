@@ -11,7 +11,13 @@ from tui.cli.common import note
 
 def add_cache_parser(sub: Any) -> argparse.ArgumentParser:
     cache: argparse.ArgumentParser = sub.add_parser(
-        "cache", help="show or clear the on-disk embedding/summary cache"
+        "cache",
+        help="show or clear the on-disk embedding/summary cache",
+        examples=(
+            "chunkscope cache info",
+            "chunkscope cache info --format json",
+            "chunkscope cache clear",
+        ),
     )
     cache.add_argument("action", choices=("info", "clear"))
     cache.add_argument("--format", choices=("text", "json"), default="text")

@@ -43,7 +43,13 @@ def _iso(ts: Any, _seen: dict[Any, str] = {}) -> str | None:  # noqa: B006 - a c
 
 def add_chunk_parser(sub: Any) -> argparse.ArgumentParser:
     chunk: argparse.ArgumentParser = sub.add_parser(
-        "chunk", help="parse, split and compact a file; print the chunks"
+        "chunk",
+        help="parse, split and compact a file; print the chunks",
+        examples=(
+            "chunkscope chunk sample_logs/cache_refactor.jsonl",
+            "chunkscope chunk session.jsonl --embed --format json -o chunks.json",
+            "chunkscope chunk sample_logs/shell_cookbook.md --strategy markdown --max-tokens 450",
+        ),
     )
     add_source_args(chunk)
     chunk.add_argument("--format", choices=("text", "json"), default="text")

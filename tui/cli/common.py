@@ -30,14 +30,44 @@ class CliError(Exception):
     """A user-facing error: printed as ``chunkscope: message``, exit status 2."""
 
 
+#: The heading of the examples that end every command's ``--help``.
+EXAMPLES_HEADING = "examples:"
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, except that the examples keep their lines as written (the
+    description is still wrapped to the terminal)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith(EXAMPLES_HEADING):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+    def _format_action(self, action: argparse.Action) -> str:
+        text = super()._format_action(action)
+        if isinstance(action, argparse._SubParsersAction):
+            # the subcommands one a line, without argparse's line of their metavar above
+            return text.split("\n", 1)[1]
+        return text
+
+
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line and exit status 2, and which never
     takes an abbreviation of an option for the option (``--merge`` is not
-    ``--merge-max-tokens``)."""
+    ``--merge-max-tokens``).
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    ``examples=("chunkscope chunk FILE", ...)`` ends the command's ``--help`` with those
+    command lines, one a line, under ``examples:`` (every subcommand gives two or three;
+    a test runs each through the parser)."""
+
+    def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        if examples:
+            kwargs["epilog"] = EXAMPLES_HEADING + "".join(f"\n  {e}" for e in examples)
         super().__init__(*args, **kwargs)
+        #: The command lines of the examples (`examples`), for tests and the docs.
+        self.examples: tuple[str, ...] = tuple(examples)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see --help)\n")

@@ -32,19 +32,17 @@ from tui.cli.common import (
 )
 from tui.cli.strategy import add_strategy_args, strategy_choice
 
-EXAMPLES = """\
-examples:
-  chunkscope eval session.jsonl --gold gold.json
-  chunkscope eval docs.md --queries questions.json --budget 1000
-  chunkscope eval session.jsonl --gold gold.json --queries questions.json --format json
-"""
+EXAMPLES = (
+    "chunkscope eval session.jsonl --gold gold.json",
+    "chunkscope eval docs.md --queries questions.json --budget 1000",
+    "chunkscope eval session.jsonl --gold gold.json --queries questions.json --format json",
+)
 
 
 def add_eval_parser(sub: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = sub.add_parser(
         "eval",
-        help="score the merged chunks: topic starts against gold (Pk, WindowDiff, F1), "
-        "questions answered (hit rate, MRR)",
+        help="score the chunks: topic starts (Pk, F1), questions (hit rate)",
         description=(
             "Merge FILE as `chunk --embed` would, then compare where the merged chunks start "
             'with GOLD: JSON {"starts": [...]} or one 1-based source line a line, where '
@@ -54,8 +52,7 @@ def add_eval_parser(sub: Any) -> argparse.ArgumentParser:
             "the merged chunks answer each question as `search` would: the hit rate within "
             "--budget tokens, MRR and recall@5. Give --gold, --queries or both."
         ),
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=EXAMPLES,
     )
     add_source_args(p)
     add_gold_args(p, required=False, help="the gold segment starts")

@@ -72,6 +72,36 @@ STDIN_TIMEOUT = 10.0
 
 _RECORDING = ("session-end", "pre-compact")
 
+#: The examples ending each ``hook`` command's --help (the agent tool writes the JSON on stdin).
+EXAMPLES = {
+    "hook": (
+        "chunkscope hook install",
+        "chunkscope hook install --agent codex --project --print",
+        "chunkscope hook uninstall --agent gemini",
+    ),
+    "session-end": (
+        "chunkscope hook session-end < payload.json",
+        "chunkscope hook session-end --wait --budget 800 < payload.json",
+    ),
+    "pre-compact": (
+        "chunkscope hook pre-compact < payload.json",
+        "chunkscope hook pre-compact --profile tight -o _recap.md < payload.json",
+    ),
+    "session-start": (
+        "chunkscope hook session-start < payload.json",
+        "chunkscope hook session-start --plain < payload.json",
+    ),
+    "install": (
+        "chunkscope hook install",
+        "chunkscope hook install --agent codex --project",
+        "chunkscope hook install --agent gemini --user --print",
+    ),
+    "uninstall": (
+        "chunkscope hook uninstall",
+        "chunkscope hook uninstall --agent codex --project --print",
+    ),
+}
+
 
 class HookInputError(Exception):
     """The hook's stdin is not the JSON object the agent tool sends."""
@@ -99,7 +129,12 @@ def _add_commands(p: argparse.ArgumentParser) -> None:
         ),
         ("pre-compact", "store the recap before the context is compacted (PreCompact)"),
     ):
-        q = sub.add_parser(name, help=what, description=what + "; reads the hook's JSON on stdin")
+        q = sub.add_parser(
+            name,
+            help=what,
+            description=what + "; reads the hook's JSON on stdin",
+            examples=EXAMPLES[name],
+        )
         _add_agent(q)
         q.add_argument("--budget", type=int, default=None, metavar="N", help="token budget")
         q.add_argument(
@@ -126,6 +161,7 @@ def _add_commands(p: argparse.ArgumentParser) -> None:
         help="print the recap to inject into a new session (SessionStart)",
         description="Print the stored recap of the project's previous session as "
         "hookSpecificOutput.additionalContext JSON; reads the hook's JSON on stdin.",
+        examples=EXAMPLES["session-start"],
     )
     _add_agent(start)
     start.add_argument("--plain", action="store_true", help="print the text, not JSON")
@@ -150,6 +186,7 @@ def _add_commands(p: argparse.ArgumentParser) -> None:
             help=what,
             description=what + " (Claude Code: settings.json; Codex: hooks.json; Gemini CLI: "
             "settings.json); every other key is kept",
+            examples=EXAMPLES[name],
         )
         _add_agent(q)
         where = q.add_mutually_exclusive_group()
@@ -179,13 +216,13 @@ def add_hook_parser(sub: Any) -> argparse.ArgumentParser:
     """Add ``hook`` to the main parser's subcommands (for ``chunkscope --help``)."""
     p: argparse.ArgumentParser = sub.add_parser(
         "hook",
-        help="agent hooks (Claude Code, Codex, Gemini CLI): store the recap at a session's "
-        "end, inject it at the next start",
+        help="hooks: store a session's recap, inject it at the next start",
         description=(
             "Agent hooks. `chunkscope hook install --agent claude|codex|gemini` adds them to "
             "the tool's hooks file; session-end and pre-compact store the session's recap "
             "in chunkscope's data directory; session-start prints it for the next session."
         ),
+        examples=EXAMPLES["hook"],
     )
     _add_commands(p)
     p.set_defaults(run=cmd_hook)
@@ -194,7 +231,11 @@ def add_hook_parser(sub: Any) -> argparse.ArgumentParser:
 
 def hook_parser() -> argparse.ArgumentParser:
     """The parser of ``chunkscope hook ...`` alone (without the other subcommands)."""
-    p = Parser(prog="chunkscope hook", description="agent hooks for chunkscope's recap")
+    p = Parser(
+        prog="chunkscope hook",
+        description="agent hooks for chunkscope's recap",
+        examples=EXAMPLES["hook"],
+    )
     _add_commands(p)
     return p
 

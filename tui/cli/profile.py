@@ -115,20 +115,41 @@ def add_profile_parser(sub: argparse._SubParsersAction[Any]) -> argparse.Argumen
             "Profiles are named sets of merge and recap parameters saved from the workbench "
             "(or by hand) in the config file; `chunk` and `recap` use one with --profile NAME."
         ),
+        examples=(
+            "chunkscope profile list",
+            "chunkscope profile show tight --format json",
+            "chunkscope profile delete tight",
+        ),
     )
     actions = profile.add_subparsers(
         dest="profile_action", metavar="ACTION", required=True, parser_class=type(profile)
     )
-    lst = actions.add_parser("list", help="the saved profiles, one a line")
+    lst = actions.add_parser(
+        "list",
+        help="the saved profiles, one a line",
+        examples=("chunkscope profile list", "chunkscope profile list --format json"),
+    )
     lst.add_argument("--format", choices=("text", "json"), default="text")
     lst.set_defaults(run=cmd_profile_list)
-    show = actions.add_parser("show", help="one profile's parameters")
+    show = actions.add_parser(
+        "show",
+        help="one profile's parameters",
+        examples=("chunkscope profile show tight", "chunkscope profile show tight --format json"),
+    )
     show.add_argument("name", metavar="NAME")
     show.add_argument("--format", choices=("text", "json"), default="text")
     show.set_defaults(run=cmd_profile_show)
-    delete = actions.add_parser("delete", help="remove a profile from the config file")
+    delete = actions.add_parser(
+        "delete",
+        help="remove a profile from the config file",
+        examples=("chunkscope profile delete tight", "chunkscope profile list"),
+    )
     delete.add_argument("name", metavar="NAME")
     delete.set_defaults(run=cmd_profile_delete)
-    path = actions.add_parser("path", help="print the config file's path")
+    path = actions.add_parser(
+        "path",
+        help="print the config file's path",
+        examples=("chunkscope profile path", "chunkscope profile list"),
+    )
     path.set_defaults(run=cmd_profile_path)
     return profile

@@ -92,6 +92,11 @@ def add_recap_parser(sub: Any) -> argparse.ArgumentParser:
             "Collapse tool calls, chunk, merge, summarize and pick the highest-scoring "
             "summaries that fit the token budget; print the recap (or write it with -o)."
         ),
+        examples=(
+            "chunkscope recap sample_logs/cache_refactor.jsonl",
+            "chunkscope recap ~/.claude/projects/my-project --latest -o _recap.md",
+            "chunkscope recap session.jsonl --budget 600 --format json",
+        ),
     )
     g = add_recap_args(p)
     g.add_argument("--format", choices=("markdown", "json"), default="markdown")

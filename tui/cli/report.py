@@ -20,7 +20,7 @@ from tui.cli.strategy import add_strategy_args, strategy_choice
 def add_report_parser(sub: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = sub.add_parser(
         "report",
-        help="write a run as one self-contained HTML page (chunks, cuts, plot, recap)",
+        help="a run as one self-contained HTML page: chunks, cuts, recap",
         description=(
             "Chunk, merge, summarize and recap FILE as `chunkscope recap` does, and write "
             "one HTML page that needs nothing else to open (no network, no script): the "
@@ -28,6 +28,11 @@ def add_report_parser(sub: Any) -> argparse.ArgumentParser:
             "cuts, the merged chunks with their sizes and cut reasons, and the recap with "
             "what fit the budget. --gold adds the score and the gold marks; --queries the "
             "questions the merged chunks answer (hit rate within 1,000 tokens, MRR)."
+        ),
+        examples=(
+            "chunkscope report sample_logs/cache_refactor.jsonl -o report.html",
+            "chunkscope report session.jsonl --merge seed --budget 600 --gold gold.json -o r.html",
+            "chunkscope report docs.md --queries questions.json -o docs.html",
         ),
     )
     add_recap_args(p)

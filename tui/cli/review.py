@@ -30,6 +30,11 @@ def add_review_parser(sub: Any) -> argparse.ArgumentParser:
             "the budget, then press w to save it as what goes in. --list lists the "
             "project's stored session recaps; --session N opens one of them."
         ),
+        examples=(
+            "chunkscope review",
+            "chunkscope review --list",
+            "chunkscope review ~/src/my-project --session 2",
+        ),
     )
     p.add_argument(
         "project", nargs="?", default=None, help="the project's folder (default: the current one)"

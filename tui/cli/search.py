@@ -28,12 +28,11 @@ from tui.cli.common import (
 )
 from tui.cli.strategy import add_strategy_args, strategy_choice
 
-EXAMPLES = """\
-examples:
-  chunkscope search session.jsonl "why did the migration fail?"
-  chunkscope search docs.md "how do I turn the cache off" --budget 500 --format json
-  chunkscope search session.jsonl --queries questions.json --ranker fusion
-"""
+EXAMPLES = (
+    'chunkscope search sample_logs/cache_refactor.jsonl "how are the vectors stored in SQLite?"',
+    'chunkscope search docs.md "how do I turn the cache off" --budget 500 --format json',
+    "chunkscope search session.jsonl --queries questions.json --ranker fusion",
+)
 
 #: Lines of each chunk the text output shows.
 PREVIEW_LINES = 3
@@ -42,7 +41,7 @@ PREVIEW_LINES = 3
 def add_search_parser(sub: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = sub.add_parser(
         "search",
-        help="rank the file's chunks for a question; the context they make within a budget",
+        help="the chunks that answer a question, within a token budget",
         description=(
             "Chunk and merge FILE as `chunk --embed` would, rank the merged chunks for "
             "QUERY and print what a context of --budget tokens would receive: the best "
@@ -51,8 +50,7 @@ def add_search_parser(sub: Any) -> argparse.ArgumentParser:
             '({"queries": [{"query": "...", "answers": ["exact text"]}]}) every query is '
             "answered, and scored where it says what answers it."
         ),
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=EXAMPLES,
     )
     add_source_args(p)
     p.add_argument("query", nargs="?", default=None, help="the question (or use --queries)")

@@ -57,6 +57,11 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
             "--host says otherwise; anyone who can reach the page can open the files the "
             "workbench can open."
         ),
+        examples=(
+            "chunkscope serve sample_logs/cache_refactor.jsonl",
+            "chunkscope serve sessions/ --port 8080",
+            "chunkscope serve session.jsonl --host 0.0.0.0 --public-url https://demo.example.org",
+        ),
     )
     p.add_argument(
         "file",

@@ -31,12 +31,11 @@ from tui.cli.common import (
     search_params,
 )
 
-EXAMPLES = """\
-examples:
-  chunkscope sweep session.jsonl --param topic-depth --gold gold.json
-  chunkscope sweep docs.md --param topic-chunk-chars --queries questions.json
-  chunkscope sweep notes.md --param max-chars --merge seed --from 512 --to 8192 --points 9
-"""
+EXAMPLES = (
+    "chunkscope sweep sample_logs/architecture_guide.md --param topic-depth",
+    "chunkscope sweep docs.md --param topic-chunk-chars --queries questions.json",
+    "chunkscope sweep notes.md --param max-chars --merge seed --from 512 --to 8192 --points 9",
+)
 
 #: At most this many points (each is one merge run).
 MAX_POINTS = 500
@@ -53,16 +52,14 @@ def add_sweep_parser(sub: Any) -> argparse.ArgumentParser:
     names = ", ".join(_sweepable())
     p: argparse.ArgumentParser = sub.add_parser(
         "sweep",
-        help="the merged chunk count (and Pk with --gold, hit rate with --queries) across "
-        "one knob's range",
+        help="chunk count, Pk or hit rate across one knob's range",
         description=(
             "Merge FILE at each value of one knob and print the merged chunk count (with "
             "--gold: Pk, WindowDiff and boundary F1) as a table and as terminal plots. "
             f"Knobs: {names}. A seed-loop knob sweeps with --merge seed, a topic knob "
             "with --merge topic. With --queries: the hit rate and MRR of the questions."
         ),
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=EXAMPLES,
     )
     add_source_args(p)
     p.add_argument("--param", required=True, metavar="NAME", help="the knob to move (name or flag)")

@@ -34,12 +34,11 @@ from tui.cli.common import (
     search_params,
 )
 
-EXAMPLES = """\
-examples:
-  chunkscope tune a.jsonl b.jsonl --gold a.gold.json b.gold.json
-  chunkscope tune docs.md notes.md --queries docs.q.json notes.q.json --save-profile rag
-  chunkscope tune a.jsonl --gold a.gold.json --grid topic-depth=5,6,7 --format json
-"""
+EXAMPLES = (
+    "chunkscope tune a.jsonl b.jsonl --gold a.gold.json b.gold.json",
+    "chunkscope tune docs.md notes.md --queries docs.q.json notes.q.json --save-profile rag",
+    "chunkscope tune a.jsonl --gold a.gold.json --grid topic-depth=5,6,7 --format json",
+)
 
 #: At most this many settings in one search (each is one merge per file).
 MAX_SETTINGS = 5000
@@ -58,7 +57,7 @@ def add_tune_parser(sub: Any) -> argparse.ArgumentParser:
     grids = describe(TUNE_GRIDS)
     p: argparse.ArgumentParser = sub.add_parser(
         "tune",
-        help="search the merge settings that best find the topics of labelled files",
+        help="the settings that best find labelled topics or answers",
         description=(
             "Segment each FILE at every setting of a grid and rank the settings against the "
             "GOLD files (one per FILE, in order): by mean boundary F1 (finding the topic "
@@ -71,8 +70,7 @@ def add_tune_parser(sub: Any) -> argparse.ArgumentParser:
             "the questions their chunks answer: mean hit rate within --budget, then MRR; "
             f"default grids: {describe(RETRIEVAL_GRIDS)}."
         ),
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=EXAMPLES,
     )
     add_source_args(p)
     p.add_argument("more", nargs="*", metavar="FILE", help="more labelled files")

@@ -25,11 +25,16 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
 
     p: argparse.ArgumentParser = sub.add_parser(
         "tui",
-        help="open the workbench (also: `chunkscope FILE`, or bare `chunkscope` for a file picker)",
+        help="open the workbench (the same as `chunkscope FILE`)",
         description=(
             "Open the chunkscope workbench on FILE (a JSONL agent log or a markdown file). "
             "Without FILE a file picker opens at the current directory, with the bundled "
             "sample logs beside it."
+        ),
+        examples=(
+            "chunkscope sample_logs/cache_refactor.jsonl",
+            "chunkscope ~/.claude/projects/my-project",
+            "chunkscope tui notes.md --merge seed --theme chunkscope-light",
         ),
     )
     p.add_argument("file", nargs="?", default=None, help="a JSONL agent log or a markdown file")
