@@ -62,65 +62,105 @@ MINI = ("SWE-agent/mini-swe-agent", "ec0e8e849fea5b1619deb1753007201000904672")
 SESSIONS = [
     # dev: looked at while the segmenter changed
     RealSession(
-        "spotter-8463c716", "dev", "claude-code", *SPOTTER,
+        "spotter-8463c716",
+        "dev",
+        "claude-code",
+        *SPOTTER,
         "test/fixtures/transcripts/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
         local="spotter-8463c716.jsonl",
     ),
     RealSession(
-        "spotter-ae4a77f8", "dev", "claude-code", *SPOTTER,
+        "spotter-ae4a77f8",
+        "dev",
+        "claude-code",
+        *SPOTTER,
         "test/fixtures/transcripts/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
         local="spotter-ae4a77f8.jsonl",
     ),
     RealSession(
-        "spotter-fa812bfe", "dev", "claude-code", *SPOTTER,
+        "spotter-fa812bfe",
+        "dev",
+        "claude-code",
+        *SPOTTER,
         "test/fixtures/transcripts/fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl",
         local="spotter-fa812bfe.jsonl",
     ),
     RealSession(
-        "aider-metadata", "dev", "aider", "AbdulAlkawasmeh/metadata-aider", "b7544e2",
+        "aider-metadata",
+        "dev",
+        "aider",
+        "AbdulAlkawasmeh/metadata-aider",
+        "b7544e2",
         ".aider.chat.history.md",
         fixture="tests/fixtures/aider/metadata-aider.aider.chat.history.md",
     ),
     RealSession(
-        "aider-calculator", "dev", "aider", "AndrewJacop/Simple-Calulator",
-        "8424ac2df6c180fb363157fbace9b1d71f774161", ".aider.chat.history.md",
+        "aider-calculator",
+        "dev",
+        "aider",
+        "AndrewJacop/Simple-Calulator",
+        "8424ac2df6c180fb363157fbace9b1d71f774161",
+        ".aider.chat.history.md",
         local="aider-calculator.md",
     ),
     RealSession(
-        "curry-poems", "dev", "claude-code", "moredip/session-share",
+        "curry-poems",
+        "dev",
+        "claude-code",
+        "moredip/session-share",
         "5bcd6c6fc60fe4a7d3aa8c68315b89103300be65",
         "samples/claude-code-projects/0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl",
         fixture="tests/fixtures/hooks_cc_curry_poems.jsonl",
     ),
     RealSession(
-        "mini-django-11099", "dev", "mini-swe-agent", *MINI,
+        "mini-django-11099",
+        "dev",
+        "mini-swe-agent",
+        *MINI,
         "output/deepseek_chat_test_1-100/django__django-11099/django__django-11099.traj.json",
         local="mini-django-11099.traj.json",
     ),
     # held out: marked, never tuned on
     RealSession(
-        "codex-rtchess", "heldout", "codex", "pinouchon/rtchess",
+        "codex-rtchess",
+        "heldout",
+        "codex",
+        "pinouchon/rtchess",
         "4272a68afdf63f79a34d5956e90413609dbcbeff",
         "dev_history/019aad50-a7e6-7422-b7a8-0b384290624f_rtchess_1.jsonl",
         local="codex-rtchess.jsonl",
     ),
     RealSession(
-        "spotter-258c7280", "heldout", "claude-code", *SPOTTER,
+        "spotter-258c7280",
+        "heldout",
+        "claude-code",
+        *SPOTTER,
         "test/fixtures/transcripts/258c7280-ae70-4798-800f-63464d01a85d.jsonl",
         local="spotter-258c7280.jsonl",
     ),
     RealSession(
-        "aider-cargame", "heldout", "aider", "BeauCranston/car-game",
-        "62288fd46cb451c94de0fd94835ffe221dd3cc75", ".aider.chat.history.md",
+        "aider-cargame",
+        "heldout",
+        "aider",
+        "BeauCranston/car-game",
+        "62288fd46cb451c94de0fd94835ffe221dd3cc75",
+        ".aider.chat.history.md",
         local="aider-cargame.md",
     ),
     RealSession(
-        "rust-port", "heldout", "claude-code", "DRMacIver/claude-reliability", "4e49f16",
+        "rust-port",
+        "heldout",
+        "claude-code",
+        "DRMacIver/claude-reliability",
+        "4e49f16",
         "snapshot-tests/tests/python-to-rust-port/transcript.jsonl",
         fixture="tests/fixtures/heldout/claude-code/python-to-rust-port.jsonl",
     ),
     RealSession(
-        "mini-sqlfluff-2419", "heldout", "mini-swe-agent", *MINI,
+        "mini-sqlfluff-2419",
+        "heldout",
+        "mini-swe-agent",
+        *MINI,
         "output/deepseek_reasoner_dev/sqlfluff__sqlfluff-2419/sqlfluff__sqlfluff-2419.traj.json",
         local="mini-sqlfluff-2419.traj.json",
     ),
@@ -140,7 +180,7 @@ def fetch(sessions: Path = SESSIONS_DIR) -> None:
         if s.fixture is not None or s.file(sessions).is_file():
             continue
         print(f"fetching {s.url()}", file=sys.stderr)
-        with urllib.request.urlopen(s.url(), timeout=60) as r:  # noqa: S310 (a fixed https URL)
+        with urllib.request.urlopen(s.url(), timeout=60) as r:
             data = r.read()
         tmp = s.file(sessions).with_suffix(".part")
         tmp.write_bytes(data)
