@@ -5,9 +5,10 @@ segmenter (`engine.segment`) weighs a user's message as the start of a topic by 
 is (`topic_start`):
 
 - **no request** (0): a background agent's report (``<task-notification>``), an
-  interruption, tool output pasted by the tool, "ok" / "continue", a bare slash command
-  or one that only manages the tool (aider's ``/model``, ``/add``, ``/commit``, Claude
-  Code's ``/compact``, ``/plugin``): it belongs to the topic in course;
+  interruption, tool output pasted by the tool, "ok" / "continue", a slash command that
+  manages the tool (`TOOL_COMMANDS`: aider's ``/model``, ``/add``, ``/commit``, Claude
+  Code's ``/compact``, ``/plugin``): it belongs to the topic in course. A slash command
+  of the user's own (``/publish-session``, ``/review``) is a request;
 - **a follow-up** (`FOLLOW_UP`): a message that continues the current goal: short
   ("try again", "did you push?"), opening on what was just done ("That's almost right",
   "Also ...", "Undo the last change", "still ..."), reporting an error in it ("I'm
@@ -70,6 +71,22 @@ _TRIVIAL = re.compile(
     re.I,
 )
 _MACHINE = re.compile(r"\A\s*<(task-notification|bash-input|bash-stdout|bash-stderr)\b")
+#: The built-in slash commands of aider, Claude Code, Codex and Gemini CLI that manage
+#: the tool (its model, files, context, settings) rather than ask for work: no request.
+#: Any other slash command is one the user defined (a workflow): a request.
+_TOOL_COMMAND_NAMES = """
+add architect ask chat-mode clear code commit context copy copy-context diff drop edit editor
+editor-model exit git help lint load ls map map-refresh model models multiline-mode paste quit
+read-only reasoning-effort report reset run save settings test think-tokens tokens undo voice
+weak-model web
+add-dir agents bug compact config cost doctor export hooks ide login logout mcp memory
+output-style permissions plugin plugins privacy-settings release-notes resume rewind status
+statusline terminal-setup todos upgrade usage vim
+approvals new mention about auth chat compress directory extensions privacy restore stats theme
+tools
+"""  # aider; Claude Code; Codex and Gemini CLI
+TOOL_COMMANDS = frozenset(_TOOL_COMMAND_NAMES.split())
+_COMMAND = re.compile(r"/([\w:.-]+)")
 #: aider's commands that carry a request after them (``/ask how ...``); every other
 #: slash command manages the tool
 _ASKING = re.compile(r"(?:\A|\s)/(?:ask|code|architect|chat)\b\s*", re.I)
@@ -246,7 +263,10 @@ def request_text(text: str) -> str | None:
     if asking:  # aider writes its commands in a row: the request follows the last
         cleaned = cleaned[asking[-1].end() :]
     elif cleaned.startswith("/"):
-        return None  # a command that manages the tool (/model, /add, /commit, /compact)
+        name = _COMMAND.match(cleaned)
+        if name is None or name.group(1).lower() in TOOL_COMMANDS:
+            return None  # a command that manages the tool (/model, /add, /commit, /compact)
+        return cleaned  # a command of the user's own (/publish-session, /review): a task
     return cleaned if is_request(cleaned) else None
 
 
@@ -257,6 +277,8 @@ def message_kind(text: str, earlier: Sequence[frozenset[str]] = ()) -> MessageKi
     cleaned = request_text(text)
     if cleaned is None:
         return "none"
+    if cleaned.startswith("/"):
+        return "request"  # a command of the user's own
     if is_follow_up(cleaned) or repeats(cleaned, earlier):
         return "follow_up"
     return "request"

@@ -60,6 +60,7 @@ def test_a_follow_up_on_the_current_goal(text: str) -> None:
         "/drop oil:///home/user/game/scenes/ /add scenes/car/Car.cs",
         "/commit the latest updates with a proper commit message",
         "/compact",
+        "/plugin",
         "continue",
     ],
 )
@@ -75,6 +76,7 @@ def test_no_request_at_all(text: str) -> None:
         "/code i want to add a dark/light mode switch on the top right of the screen",
         "/drop oil:///home/user/game/ /ask how would I separate out the engine class from Car3",
         "Let's break down app.js into multiple files. First make a proposal of a good way",
+        "/publish-session",  # a command of the user's own: a workflow, not the tool's
     ],
 )
 def test_a_new_request(text: str) -> None:
