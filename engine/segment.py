@@ -16,8 +16,12 @@ and its embedding-based successors, instead:
    twice the window: ``(left peak - s) + (right peak - s)``. The depths of the three
    scales are averaged. A real topic change is a valley, not merely a low value.
 3. **Prefers structure, without trusting it blindly.** ``topic_structure`` is added
-   where the message after the gap is a user turn after the assistant spoke, or
-   follows a pause of 30 minutes or a day change; in markdown, times the strength
+   where the message after the gap is a user's new request after the assistant spoke
+   (a follow-up on the goal in course, a background agent's report or a command of
+   the tool is none: `engine.requests`), or follows a pause of 30 minutes or a day
+   change; ``LANDED`` times it at the agent's first message after its work landed (a
+   commit, a push, a pull request) when a task follows; no topic starts before a
+   session's first request (its preamble: `TopicFrame.lead`); in markdown, times the strength
    with which the unit after the gap starts a document (`engine.docstruct`: front
    matter, a title, a repeated opening section, a banner; and, in a file that does
    not mark its documents for certain, the documents its words make most likely,
@@ -269,8 +273,12 @@ def _depths(sims: FloatArray, lo: IntArray, hi: IntArray) -> FloatArray:
 
 def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> FloatArray:
     """The strength of the structural point at each gap (see the module docstring): 1
-    at a user turn after the assistant spoke, a long pause or a day change; for
-    markdown, how strongly the unit after the gap starts a document (0 to
+    at a user's new request after the assistant spoke (`engine.requests.message_kind`;
+    `engine.requests.FOLLOW_UP` at a follow-up, nothing at a report or a command), a
+    long pause or a day change; `engine.requests.LANDED` at the agent's first message
+    after its work landed, when a task follows (at least
+    `engine.requests.LANDED_STRETCH` characters before more work lands); for markdown,
+    how strongly the unit after the gap starts a document (0 to
     `engine.docstruct.MARKED`, `engine.docstruct.document_starts`).
 
     A message starts where the turn index changes. When one starts inside a chunk
