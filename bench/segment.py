@@ -175,6 +175,15 @@ def run(args: argparse.Namespace, tmp: Path, embedder: str) -> None:
     n_files = len(pick("heldout"))
     table(f"held-out files, {embedder} embedder (mean over {n_files} files)", rows)
     print(f"tuned on dev (all kinds): {both}")
+    dev_kinds = [k for k in KINDS if pick("dev", k)]
+    dev_rows = [
+        (name, {k: mean_scores(pick("dev", k, mode=mode), fn, {}) for k in dev_kinds})
+        for name, fn, mode in (
+            ("one chunk for the whole file", single, "seed"),
+            ("topic, defaults", topic, "topic"),
+        )
+    ]
+    table(f"dev files, {embedder} embedder (mean over {len(pick('dev'))} files)", dev_rows)
 
     # per documentation set: the dev sets and the held-out ones, topic defaults
     doc_kinds = [k for k in kinds if k != "session"]
