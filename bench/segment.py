@@ -1,6 +1,19 @@
-"""Topic segmentation quality and speed, on a generated labelled set (`bench/segdata.py`).
+"""Topic segmentation quality and speed, on a generated labelled set (`bench/segdata.py`)
+and on real agent sessions marked by hand (`bench/realdata.py`).
 
     python bench/segment.py [--sessions 8] [--docs 3] [--seed 1] [--doc-max-chars N] [--e5]
+        [--before DIR] [--real-only] [--per-session]
+
+**Real sessions** (first table): the sessions of `bench/realseg/` (Claude Code, Codex,
+aider, mini-swe-agent; dev and held out; fetch the ones not committed with ``python
+bench/realdata.py fetch``), scored against the topic starts a person marked: mean Pk,
+WindowDiff, boundary F1, and the topics found against the topics marked (their totals,
+and the mean of found / marked per session), for one topic for the whole session,
+``--merge seed`` with its defaults, and the topic defaults; ``--before DIR`` adds the
+topic defaults of another checkout's engine (e.g. ``git worktree add /tmp/before
+<commit>``: the segmenter before a change), run in a subprocess; ``--per-session``
+prints each session's row.
+
 
 Prints mean Pk, WindowDiff and boundary F1 per kind of file (agent sessions; markdown
 files of stitched documents with their titles, without them, and with the title in
@@ -19,7 +32,9 @@ chonkie's and LangChain's ``SemanticChunker`` on the same units and vectors.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -32,7 +47,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+if "--engine" in sys.argv:  # another checkout's engine (--before runs this in a subprocess)
+    sys.path.insert(0, sys.argv[sys.argv.index("--engine") + 1])
+    import engine  # noqa: F401  (that one: segpeers puts this checkout first on the path)
 
+import realdata
 import segdata
 from segdata import make_dataset
 from segpeers import peers
@@ -156,6 +175,15 @@ def run(args: argparse.Namespace, tmp: Path, embedder: str) -> None:
     n_files = len(pick("heldout"))
     table(f"held-out files, {embedder} embedder (mean over {n_files} files)", rows)
     print(f"tuned on dev (all kinds): {both}")
+    dev_kinds = [k for k in KINDS if pick("dev", k)]
+    dev_rows = [
+        (name, {k: mean_scores(pick("dev", k, mode=mode), fn, {}) for k in dev_kinds})
+        for name, fn, mode in (
+            ("one chunk for the whole file", single, "seed"),
+            ("topic, defaults", topic, "topic"),
+        )
+    ]
+    table(f"dev files, {embedder} embedder (mean over {len(pick('dev'))} files)", dev_rows)
 
     # per documentation set: the dev sets and the held-out ones, topic defaults
     doc_kinds = [k for k in kinds if k != "session"]
@@ -177,6 +205,114 @@ def run(args: argparse.Namespace, tmp: Path, embedder: str) -> None:
             )
         )
         table(f"{split} documentation sets, {embedder}: mean Pk per set", rows, pk_only=True)
+
+
+# --------------------------------------------------------------------------- real sessions
+
+#: A row of the real-session table: per split, (Pk, WindowDiff, F1, topics found,
+#: topics marked, mean of found / marked per session).
+RealRow = dict[str, tuple[float, float, float, int, int, float]]
+
+
+def real_cases(mode: str) -> list[tuple[realdata.RealSession, Case]]:
+    """Each marked session that is here, read as the pipeline reads it in `mode`."""
+    from engine.gold import read_gold
+
+    here, missing = realdata.available()
+    if missing:
+        names = ", ".join(s.name for s in missing)
+        print(f"skip: {names} (run python bench/realdata.py fetch)", file=sys.stderr)
+    out = []
+    for s in here:
+        params = PipelineParams(embedder=EmbedderSpec(name="lexical"), merge=MergeParams(mode=mode))
+        pipe = Pipeline(s.file(), params)
+        weights = line_weights(s.file())
+        gold = read_gold(s.gold(), lines=len(weights))
+        out.append((s, Case(pipe.compacted(), pipe.embeddings(), gold, weights)))
+    return out
+
+
+def real_scores(
+    cases: list[tuple[realdata.RealSession, Case]], fn: Any, per_session: bool, label: str
+) -> RealRow:
+    """The mean scores per split of segmenter `fn` (see `RealRow`)."""
+    from engine.evaluate import score
+
+    def chunk_starts(chunks: list[Chunk]) -> list[int]:
+        # the first topic starts the file (as `engine.evaluate.chunk_starts` has it
+        # now; a checkout from before may count the first chunk's own line)
+        return sorted({1} | {c.lines[0] for c in chunks[1:] if c.lines is not None})
+
+    by_split: dict[str, list[tuple[float, float, float, int, int]]] = {}
+    for s, case in cases:
+        topics = fn(case, {})
+        scored = score(chunk_starts(topics), case.gold, case.weights)
+        found, marked = len(chunk_starts(topics)), len(case.gold)
+        by_split.setdefault(s.split, []).append(
+            (scored.pk, scored.windowdiff, scored.f1, found, marked)
+        )
+        if per_session:
+            print(
+                f"  {label:<28} {s.split:<8} {s.name:<20} Pk {scored.pk:.3f} "
+                f"WD {scored.windowdiff:.3f} F1 {scored.f1:.3f} topics {found}/{marked}"
+            )
+    return {
+        split: (
+            statistics.mean(r[0] for r in rows),
+            statistics.mean(r[1] for r in rows),
+            statistics.mean(r[2] for r in rows),
+            sum(r[3] for r in rows),
+            sum(r[4] for r in rows),
+            statistics.mean(r[3] / r[4] for r in rows),
+        )
+        for split, rows in by_split.items()
+    }
+
+
+def before_scores(checkout: str, per_session: bool) -> RealRow:
+    """The topic defaults of another checkout's engine on the real sessions (a subprocess
+    of this script with ``--engine``)."""
+    argv = [sys.executable, __file__, "--engine", checkout, "--real-json"]
+    if per_session:
+        argv.append("--per-session")
+    done = subprocess.run(argv, capture_output=True, text=True, check=True)
+    lines = done.stdout.strip().splitlines()
+    for line in lines[:-1]:
+        print(line)
+    return {k: tuple(v) for k, v in json.loads(lines[-1]).items()}  # type: ignore[misc]
+
+
+def real_table(args: argparse.Namespace) -> None:
+    by_mode = {mode: real_cases(mode) for mode in ("seed", "topic")}
+    if not by_mode["topic"]:
+        return
+    per = args.per_session
+    rows: list[tuple[str, RealRow]] = [
+        ("one topic for the whole session", real_scores(by_mode["seed"], single, per, "one")),
+        ("--merge seed, defaults", real_scores(by_mode["seed"], seed_loop, per, "seed")),
+    ]
+    if args.before:
+        rows.append(("topic defaults, before (--before)", before_scores(args.before, per)))
+    rows.append(("topic defaults", real_scores(by_mode["topic"], topic, per, "topic")))
+    splits = [sp for sp in ("dev", "heldout") if any(sp in r for _, r in rows)]
+    n = {sp: sum(1 for s, _ in by_mode["topic"] if s.split == sp) for sp in splits}
+    print("\nreal sessions marked by hand (bench/realseg), lexical embedder: mean per session")
+    print(
+        f"{'method':<36}"
+        + "".join(
+            f" {sp + f' ({n[sp]}) Pk':>16} {'WD':>6} {'F1':>6} {'topics/marked':>14} {'ratio':>6}"
+            for sp in splits
+        )
+    )
+    for name, row in rows:
+        print(
+            f"{name:<36}"
+            + "".join(
+                f" {row[sp][0]:>16.3f} {row[sp][1]:>6.3f} {row[sp][2]:>6.3f} "
+                f"{f'{row[sp][3]}/{row[sp][4]}':>14} {row[sp][5]:>6.2f}"
+                for sp in splits
+            )
+        )
 
 
 def timings() -> None:
@@ -283,7 +419,19 @@ def main() -> None:
     )
     ap.add_argument("--e5", action="store_true")
     ap.add_argument("--no-timings", action="store_true")
+    ap.add_argument("--before", metavar="DIR", help="another checkout: its topic defaults")
+    ap.add_argument("--real-only", action="store_true", help="only the real sessions")
+    ap.add_argument("--per-session", action="store_true", help="each real session's row")
+    ap.add_argument("--engine", metavar="DIR", help=argparse.SUPPRESS)
+    ap.add_argument("--real-json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.real_json:  # the subprocess of --before: the topic defaults as JSON
+        cases = real_cases("topic")
+        print(json.dumps(real_scores(cases, topic, args.per_session, "topic, before")))
+        return
+    real_table(args)
+    if args.real_only:
+        return
     segdata.DOC_MAX_CHARS = args.doc_max_chars
     with tempfile.TemporaryDirectory() as tmp:
         run(args, Path(tmp), "lexical")

@@ -108,12 +108,17 @@ def line_weights(path: str | Path) -> IntArray:
 
 
 def chunk_starts(chunks: Sequence[Chunk]) -> list[int]:
-    """The 1-based source line where each chunk starts (sorted, unique; always 1)."""
+    """The 1-based source line where each chunk starts (sorted, unique; always 1).
+    The first chunk starts the file at line 1 whatever line its text comes from: the
+    lines before it (a log's metadata records, blank lines) are no segment of their own."""
     starts = {1}
+    first = True
     for chunk in chunks:
         lines = chunk.lines
         if lines is not None:
-            starts.add(lines[0])
+            if not first:
+                starts.add(lines[0])
+            first = False
     return sorted(starts)
 
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine.collapse import _PATCH_FILE, _calls, _command, _decode_arguments, _fold
+from engine.requests import clean_request, is_request
 from engine.source import content_text
 from engine.summarize.extractive import (
     _truncate,
@@ -123,25 +124,13 @@ def render_sections(sections: Iterable[Section]) -> str:
 
 # --------------------------------------------------------------------------- helpers
 
-_TAGGED = re.compile(
-    r"<(system-reminder|environment_context|user_instructions|ide_[a-z_]+|"
-    r"local-command-[a-z]+|command-message|command-name|command-args)\b[^>]*>.*?</\1>",
-    re.S,
-)
 _TASK_TAG = re.compile(
     r"<(pr_description|issue|task|problem_statement|problem|issue_description)>\s*(.*?)\s*</\1>",
     re.S,
 )
-_INTERRUPT = re.compile(r"\[Request interrupted by user[^\]]*\]")
 _OBSERVATION = re.compile(
     r"\A\s*(?:<returncode>|<output>|<tool_response>|<observation>|observation:|"
     r"exit code:?\s*-?\d|<warning>|<error>|tool output|\[tool output)",
-    re.I,
-)
-_TRIVIAL = re.compile(
-    r"\A\W*(?:ok(?:ay)?|yes|yep|y|no|sure|go(?: on| ahead)?|continue|proceed|thanks?"
-    r"(?: you)?|ty|lgtm|done|next|great|perfect|cool|nice|do it|please continue|"
-    r"keep going|carry on)\W*\Z",
     re.I,
 )
 
@@ -270,25 +259,6 @@ def _read(messages: Sequence[Mapping[str, Any]]) -> _Log:
 # --------------------------------------------------------------------------- task
 
 
-def _clean_request(text: str) -> str:
-    text = _TAGGED.sub(" ", text)
-    text = _INTERRUPT.sub(" ", text)
-    return text.strip()
-
-
-_MACHINE = re.compile(r"\A\s*<(task-notification|bash-input|bash-stdout|bash-stderr)\b")
-
-
-def _is_request(text: str) -> bool:
-    if not text or _TRIVIAL.match(text) or _MACHINE.match(text):
-        return False
-    if text.startswith("/") and " " not in text.strip():
-        return False  # a bare slash command (/clear, /compact)
-    if text.startswith(("Caveat:", "[image]", "[document]")) and len(text) < 200:
-        return False
-    return len(text.split()) >= 2
-
-
 def _first_request(text: str) -> str:
     tagged = _TASK_TAG.search(text)
     if tagged and tagged.group(2).strip():
@@ -297,8 +267,8 @@ def _first_request(text: str) -> str:
 
 
 def task_section(log: _Log) -> Section:
-    requests = [(i, _clean_request(t)) for i, t in log.requests]
-    requests = [(i, t) for i, t in requests if _is_request(t)]
+    requests = [(i, clean_request(t)) for i, t in log.requests]
+    requests = [(i, t) for i, t in requests if is_request(t)]
     if not requests:
         return Section("task", ())
     lines = [_first_request(requests[0][1])]
@@ -743,7 +713,7 @@ def _last_words(log: _Log) -> list[str]:
     request (a task notification, "continue") came after the last real one, its last
     message before them too (the report they followed)."""
     last_i, last = log.texts[-1]
-    real = [i for i, t in log.requests if _is_request(_clean_request(t))]
+    real = [i for i, t in log.requests if is_request(clean_request(t))]
     since = real[-1] if real else -1
     texts = [last]
     if any(i > since for i, _ in log.requests):  # machine or nudge messages at the end

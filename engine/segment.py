@@ -16,8 +16,12 @@ and its embedding-based successors, instead:
    twice the window: ``(left peak - s) + (right peak - s)``. The depths of the three
    scales are averaged. A real topic change is a valley, not merely a low value.
 3. **Prefers structure, without trusting it blindly.** ``topic_structure`` is added
-   where the message after the gap is a user turn after the assistant spoke, or
-   follows a pause of 30 minutes or a day change; in markdown, times the strength
+   where the message after the gap is a user's new request after the assistant spoke
+   (a follow-up on the goal in course, a background agent's report or a command of
+   the tool is none: `engine.requests`), or follows a pause of 30 minutes or a day
+   change; ``LANDED`` times it at the agent's first message after its work landed (a
+   commit, a push, a pull request) when a task follows; no topic starts before a
+   session's first request (its preamble: `TopicFrame.lead`); in markdown, times the strength
    with which the unit after the gap starts a document (`engine.docstruct`: front
    matter, a title, a repeated opening section, a banner; and, in a file that does
    not mark its documents for certain, the documents its words make most likely,
@@ -63,6 +67,17 @@ from engine.docstruct import MARKED, DocStructure, Piece, document_starts, openi
 from engine.merge import CUT_CODES, MergeParams, MergeResult, char_counts
 from engine.model import Chunk, chunks_from_spans
 from engine.params import SliderSpec, check_fields, knob
+from engine.requests import (
+    FOLLOW_UP,
+    LANDED,
+    LANDED_STRETCH,
+    REPEAT_WINDOW,
+    is_tool_call,
+    lands_work,
+    message_kind,
+    request_text,
+    words,
+)
 from engine.wordseg import DOC_PENALTY, document_words
 
 FloatArray = npt.NDArray[np.float64]
@@ -258,8 +273,12 @@ def _depths(sims: FloatArray, lo: IntArray, hi: IntArray) -> FloatArray:
 
 def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> FloatArray:
     """The strength of the structural point at each gap (see the module docstring): 1
-    at a user turn after the assistant spoke, a long pause or a day change; for
-    markdown, how strongly the unit after the gap starts a document (0 to
+    at a user's new request after the assistant spoke (`engine.requests.message_kind`;
+    `engine.requests.FOLLOW_UP` at a follow-up, nothing at a report or a command), a
+    long pause or a day change; `engine.requests.LANDED` at the agent's first message
+    after its work landed, when a task follows (at least
+    `engine.requests.LANDED_STRETCH` characters before more work lands); for markdown,
+    how strongly the unit after the gap starts a document (0 to
     `engine.docstruct.MARKED`, `engine.docstruct.document_starts`).
 
     A message starts where the turn index changes. When one starts inside a chunk
@@ -281,17 +300,36 @@ class _DocGaps(NamedTuple):
     opened: npt.NDArray[np.bool_]
 
 
+def _user_texts(chunks: Sequence[Chunk]) -> dict[int, str]:
+    """The whole text of each user message, by turn index (`chunk_turns` cuts a
+    message into paragraphs that share its index)."""
+    texts: dict[int, list[str]] = {}
+    for chunk in chunks:
+        for t in chunk.turns:
+            if t.role == "You" and t.turn_index is not None:
+                texts.setdefault(t.turn_index, []).append(t.text)
+    return {i: "\n\n".join(parts) for i, parts in texts.items()}
+
+
 def _structure(
     chunks: Sequence[Chunk], sizes: IntArray | None = None
-) -> tuple[FloatArray, DocStructure | None, _DocGaps]:
-    """`structure_points`, the `DocStructure` of the markdown units (None if none) and
-    what it says per gap (`_DocGaps`)."""
+) -> tuple[FloatArray, DocStructure | None, _DocGaps, int]:
+    """`structure_points`, the `DocStructure` of the markdown units (None if none),
+    what it says per gap (`_DocGaps`), and how many gaps open the file before its
+    first user request (no topic starts there: `TopicFrame.lead`)."""
     n = len(chunks)
     out = np.zeros(max(n - 1, 0))
     totals = (sizes if sizes is not None else char_counts(chunks)).tolist()
+    user_texts = _user_texts(chunks)
     prev_role: str | None = None
     prev_index: object = object()
     prev_ts = None
+    asked = False  # the last user message was a request or a follow-up, not a report
+    lead: int | None = None  # the gap before the first user request (-1: none)
+    recent: list[frozenset[str]] = []  # the words of the user's requests so far
+    landed = False  # a commit, push or pull request since the agent last spoke
+    lands: list[int] = []  # the units where work landed
+    turns_to: list[tuple[int, int]] = []  # (gap, unit) where the agent turned after
     pieces: list[Piece] = []
     piece_gaps: list[int] = []
     for j, chunk in enumerate(chunks):
@@ -304,24 +342,60 @@ def _structure(
                 pieces.append(Piece(t.text, opens))
                 piece_gaps.append(gap)
             elif opens:
-                point = t.role == "You" and prev_role is not None and prev_role != "You"
-                if not point and t.timestamp is not None and prev_ts is not None:
+                point = 0.0
+                if t.role == "You":
+                    text = (
+                        user_texts.get(t.turn_index, t.text) if t.turn_index is not None else t.text
+                    )
+                    kind = message_kind(text, recent[-REPEAT_WINDOW:])
+                    if kind == "request":
+                        recent.append(words(request_text(text) or ""))
+                    if kind == "none":
+                        # a report, an interruption, a command: the topic in course
+                        prev_role, prev_index, asked = t.role, t.turn_index, False
+                        offset += len(t.role) + len(t.text) + 3
+                        continue
+                    start = 1.0 if kind == "request" else FOLLOW_UP
+                    landed = False
+                    if lead is None:
+                        lead = gap if prev_role is not None else -1
+                    if prev_role is not None and (prev_role != "You" or not asked):
+                        point = start
+                    asked = True
+                elif t.role == "Tool" and lands_work(t.text):
+                    landed = True
+                    lands.append(j)
+                elif landed and t.role == "Bot" and not is_tool_call(t.text):
+                    landed = False  # the agent turns to its next task (kept below)
+                    if 0 <= gap < n - 1:
+                        turns_to.append((gap, j))
+                if t.timestamp is not None and prev_ts is not None:
                     with contextlib.suppress(TypeError):  # aware against naive: unknown
-                        point = (
+                        if (
                             t.timestamp.date() != prev_ts.date()
                             or (t.timestamp - prev_ts).total_seconds() >= PAUSE_SECONDS
-                        )
-                if point and 0 <= gap < n - 1:
-                    out[gap] = 1.0
+                        ):
+                            point = 1.0
+                if point > 0 and 0 <= gap < n - 1:
+                    out[gap] = max(out[gap], point)
             prev_role, prev_index = t.role, t.turn_index
             if t.timestamp is not None and t.role != "Doc":
                 prev_ts = t.timestamp
             offset += len(t.role) + len(t.text) + 3
+    if turns_to:
+        starts = _offsets(np.asarray(totals, dtype=np.int64))
+        for gap, j in turns_to:
+            # a task follows, not the wrap-up (more commits and pushes, a summary)
+            k = bisect.bisect_right(lands, j)
+            end = lands[k] if k < len(lands) else n
+            if starts[end] - starts[j] >= LANDED_STRETCH:
+                out[gap] = max(out[gap], LANDED)
     headings = np.full(max(n - 1, 0), -1, dtype=np.int64)
     fixed = np.zeros(max(n - 1, 0), dtype=bool)
     opened = np.zeros(max(n - 1, 0), dtype=bool)
+    first = 0 if lead is None else max(lead + 1, 0)
     if not pieces:
-        return out, None, _DocGaps(headings, fixed, opened)
+        return out, None, _DocGaps(headings, fixed, opened), first
     found = document_starts(pieces)
     for gap, strength, level in zip(piece_gaps, found.strength, found.level, strict=True):
         if 0 <= gap < n - 1:
@@ -333,7 +407,7 @@ def _structure(
         for piece in pieces_of:
             if 0 <= piece_gaps[piece] < n - 1:
                 mask[piece_gaps[piece]] = True
-    return out, found, _DocGaps(headings, fixed, opened)
+    return out, found, _DocGaps(headings, fixed, opened), first
 
 
 #: `split_ranks`' values: a heading of level L ranks ``HEADING_RANK - L`` (a level-1
@@ -431,6 +505,9 @@ class TopicFrame:
     #: relative to the file's shallowest (0 = a top-level section; -1: no heading):
     #: where a long document splits best (`engine.docstruct`)
     headings: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: how many gaps open the file before its first user request: a session's preamble
+    #: (system prompt, instructions, a tool's banner) belongs to the first topic
+    lead: int = 0
 
 
 def _trusted(docs: DocStructure) -> bool:
@@ -507,7 +584,7 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     sizes = char_counts(chunks)
     cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
     chars = _offsets(sizes)
-    structure, docs, gaps = _structure(chunks, sizes)
+    structure, docs, gaps, lead = _structure(chunks, sizes)
     if docs is not None and len(chunks) >= 2:
         if len(docs.opened) >= EXPLICIT_STARTS:
             # front matter (or title lines) marks the documents: only they and
@@ -516,7 +593,7 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
         elif not _trusted(docs):
             structure = document_structure(chunks, structure, gaps.fixed, gaps.headings)
     headings = gaps.headings
-    return TopicFrame(chunks, v, sizes, chars, cum, structure, split_ranks(chunks), headings)
+    return TopicFrame(chunks, v, sizes, chars, cum, structure, split_ranks(chunks), headings, lead)
 
 
 def gap_scores(
@@ -585,6 +662,7 @@ def segment(
     cuts: dict[int, str] = {}  # gap (after chunk) -> reason
     if n >= 2:
         cand = np.flatnonzero(scores.candidate & (scores.score >= scores.threshold))
+        cand = cand[cand >= f.lead]  # no topic starts within the preamble
         for g in cand[np.argsort(-scores.score[cand], kind="stable")].tolist():
             b = g + 1
             k = bisect.bisect_left(chosen, b)

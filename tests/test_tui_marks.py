@@ -18,6 +18,7 @@ from tui.app import ChunkscopeApp
 from tui.cli import main
 from tui.widgets.chunk_list import ChunkList
 from tui.widgets.similarity_strip import SimilarityStrip
+from tui.workbench.topics import topics_against_marks
 
 
 def _user_turns(app: ChunkscopeApp) -> list[int]:
@@ -92,6 +93,9 @@ async def test_a_mark_is_saved_at_once_scored_live_and_drawn(
         assert report.cut_verdicts.count("") == len(bench.view.result.chunks) - 1 - cuts  # type: ignore[union-attr]
         assert report.hits + report.missed == 2
         assert f"{report.hits} hit · {report.missed} missed · {report.spurious} spurious" in text
+        # the topics the run makes against the topics marked, beside Pk and WindowDiff
+        assert topics_against_marks(report.scores) in text
+        assert f"{report.scores.chunks} topic" in text and "marked in the marked stretch" in text
 
         strip = bench.query_one(SimilarityStrip)
         rows = strip.rendered_lines()
@@ -240,14 +244,14 @@ async def test_a_says_the_marks_are_all_the_topics_and_is_saved_with_them(
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: drawn(app))
         assert app.file_marks is not None and app.file_marks.partial  # the default
-        app.set_file_marks(replace(app.file_marks, starts=(86, 129)))
+        app.set_file_marks(replace(app.file_marks, starts=(86, 90)))
         await pilot.pause()
         text = _score_text(app)
         assert "2 topic marks (partial) · F1" in text
-        pk, f1 = _expected(app, log, [86, 129])
+        pk, f1 = _expected(app, log, [86, 90])
         assert f"Pk {pk:.3f}" in text and f"F1 {f1:.2f}" in text
         verdicts = app.marks_report(app.workbench.view).cut_verdicts  # type: ignore[union-attr, arg-type]
-        assert "outside" in verdicts  # the sample's run cuts before line 84
+        assert "outside" in verdicts  # the sample's run cuts after line 92 (at 129)
         merged = "\n".join(app.workbench.query_one("#merged", ChunkList).rendered_lines())  # type: ignore[union-attr]
         assert "· outside marks" in merged
 
@@ -255,9 +259,9 @@ async def test_a_says_the_marks_are_all_the_topics_and_is_saved_with_them(
         await pilot.pause()
         assert app.file_marks is not None and not app.file_marks.partial
         saved = json.loads(marks_path(log).read_text())
-        assert saved == {"starts": [86, 129], "partial": False}
+        assert saved == {"starts": [86, 90], "partial": False}
         text = _score_text(app)
-        pk, f1 = _expected(app, log, [86, 129], partial=False)
+        pk, f1 = _expected(app, log, [86, 90], partial=False)
         assert "2 topic marks (all topics) · F1" in text
         assert f"Pk {pk:.3f}" in text and f"F1 {f1:.2f}" in text
         report = app.marks_report(app.workbench.view)  # type: ignore[union-attr, arg-type]
@@ -276,5 +280,5 @@ async def test_a_says_the_marks_are_all_the_topics_and_is_saved_with_them(
     async with again.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: drawn(again))
         assert again.file_marks is not None and again.file_marks.partial
-        assert again.marks == (86, 129)
+        assert again.marks == (86, 90)
     assert "| `a` | the topic marks are all the topics" in HELP

@@ -266,7 +266,9 @@ async def test_two_partial_marks_rank_first_a_setting_that_finds_them() -> None:
         assert "ranked by F1 (finding the marks), then Pk" in label
         await until(pilot, lambda: bool(screen.rows))
         best = screen.rows[0]
-        assert best.recall == 1.0 and best.f1 >= 0.6 and best.chunks >= 4
+        # the two marks make three segments at least (the follow-ups "Continue." and "Keep
+        # going" open none)
+        assert best.recall == 1.0 and best.f1 >= 0.6 and best.chunks >= 3
         found = [t.recall > 0 for t in screen.rows]
         assert found == sorted(found, reverse=True)
         objectives = [t.objective() for t in screen.rows]

@@ -2,13 +2,14 @@
 the topics, and how well they answer questions.
 
 Runs the pipeline as ``chunk --embed`` does (every chunk, merge and topic option),
-then scores the merged chunks' starts against the gold segment starts
-(`engine.evaluate`): Pk and WindowDiff over characters, boundary precision, recall
-and F1 within a tolerance, chunk counts. A partial gold file (``"partial": true``) is
-scored over the stretch its starts cover, with the same keys. With ``--queries`` the
-merged chunks answer each question through `engine.search` (``--ranker``, ``--budget``):
-hit rate at the budget, MRR, recall@5, mean tokens used, and each query's hit or miss
-with the rank of the chunk that answers it.
+then scores the topic starts against the gold segment starts (`engine.evaluate`): Pk
+and WindowDiff over characters, the topic starts found against the starts marked (an
+over-cutting setting shows there when Pk, its extra pieces small, hides it), boundary
+precision, recall and F1 within a tolerance, chunk counts. A partial gold file
+(``"partial": true``) is scored over the stretch its starts cover, with the same keys.
+With ``--queries`` the merged chunks answer each question through `engine.search`
+(``--ranker``, ``--budget``): hit rate at the budget, MRR, recall@5, mean tokens used,
+and each query's hit or miss with the rank of the chunk that answers it.
 """
 
 from __future__ import annotations
@@ -141,15 +142,20 @@ def _gold_scores(args: argparse.Namespace, pipe: Any) -> tuple[dict[str, Any], s
     weights = line_weights(args.file)
     gold = read_gold_file(args.gold, lines=len(weights))
     merged = pipe.merged()
+    starts = chunk_starts(merged.topic_chunks)
     scores = score(  # the topic starts: the size cap splits topics, never moves them
-        chunk_starts(merged.topic_chunks),
+        starts,
         gold.starts,
         weights,
         chunks=len(merged.chunks),
         tolerance=args.tolerance,
         partial=gold.partial,
     )
-    doc = {**scores.as_dict(), "tolerance": args.tolerance}
+    # the topic starts against the marked ones (after line 1; in the stretch if partial)
+    lo, hi = scores.stretch if scores.stretch is not None else (2, len(weights))
+    cuts = sum(1 for s in starts if s > 1 and lo <= s <= hi)
+    marked = sum(1 for g in gold.starts if g > 1)
+    doc = {**scores.as_dict(), "tolerance": args.tolerance, "cuts": cuts, "marked_cuts": marked}
     where = ""
     if scores.stretch is not None:
         first, last = scores.stretch
@@ -157,11 +163,14 @@ def _gold_scores(args: argparse.Namespace, pipe: Any) -> tuple[dict[str, Any], s
             f"partial gold: scored over lines {first}-{last} ({scores.chunks} of the "
             f"topics and {scores.gold_segments} gold segments meet it)\n"
         )
+    within = " in the stretch" if scores.stretch is not None else ""
     text = (
         f"{scores.gold_segments} gold segments\n"
         f"{where}"
         f"Pk          {scores.pk:.4f}  (k = {scores.k:,} chars; 0 is perfect)\n"
         f"WindowDiff  {scores.windowdiff:.4f}\n"
+        f"cuts        {cuts} topic start{'s' if cuts != 1 else ''} for {marked} marked{within}"
+        f"  (after line 1)\n"
         f"boundaries  precision {scores.precision:.3f}  recall {scores.recall:.3f}  "
         f"F1 {scores.f1:.3f}  (within {args.tolerance} lines)\n"
     )

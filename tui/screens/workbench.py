@@ -723,7 +723,9 @@ class WorkbenchScreen(Screen[None]):
             lst.set_marks({})
         else:  # against the topic marks: each cut's verdict, the missed topics, Pk
             lst.set_marks(judged.flags, judged.cut_verdicts)
-            differ += f" · Pk {judged.scores.pk:.3f} F1 {judged.scores.f1:.2f}"
+            sc = judged.scores
+            # the topics against the marked ones: over-cutting shows when Pk does not
+            differ += f" · Pk {sc.pk:.3f} F1 {sc.f1:.2f} · {sc.chunks}/{sc.gold_segments} topics"
         if driver.queries_apply():  # the query file's hit rate on this column's chunks
             shown, _ = driver.shown_result(side)
             owner = shown.result if spec is not None and shown is not None else None

@@ -98,6 +98,14 @@ def _first_lines(chunks: Sequence[Chunk]) -> list[int]:
     return out
 
 
+def topics_against_marks(s: Scores) -> str:
+    """How many topics the run makes against how many are marked (over the marked
+    stretch when the marks are partial): an over-cutting setting shows here when Pk,
+    with its extra pieces small, does not."""
+    where = " in the marked stretch" if s.partial else ""
+    return f"{s.chunks} topic{'s' if s.chunks != 1 else ''} for {s.gold_segments} marked{where}"
+
+
 @dataclass(frozen=True)
 class MarksReport:
     """A run scored against the marks, and where each verdict is drawn."""
@@ -118,6 +126,7 @@ class MarksReport:
         return (
             f"{marks} topic mark{'s' if marks != 1 else ''} ({scope}) · F1 {s.f1:.2f}\n"
             f"Pk {s.pk:.3f} · WindowDiff {s.windowdiff:.3f}\n"
+            f"{topics_against_marks(s)}\n"
             f"{self.hits} hit · {self.missed} missed · {self.spurious} spurious"
         )
 

@@ -1,0 +1,209 @@
+"""Real public agent sessions with topic starts marked by a person (`bench/realseg/`).
+
+    python bench/realdata.py fetch [--dir DIR]   # download the sessions not committed
+    python bench/realdata.py list                # each session, its split and its marks
+
+Each session has a gold file ``bench/realseg/NAME.gold`` in the plain gold format
+(`engine.gold`): one topic start a line (a 1-based source line), each with a ``#``
+comment saying why it starts a topic. The marks were written by reading the session
+(the user's prompts, the agent's answers and plan) before any segmenter ran on it.
+Sources, commits and licences are in ``bench/realseg/SOURCES.md``.
+
+Sessions committed under ``tests/fixtures/`` are read from there; the others are not
+committed (no licence, or too big): `fetch` downloads them at their recorded commit into
+``bench/recap_sessions/`` (gitignored, shared with the recap bench), where the bench
+looks for them. ``dev`` sessions were looked at while the segmenter was changed;
+``heldout`` sessions were only scored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLD_DIR = ROOT / "bench" / "realseg"
+SESSIONS_DIR = ROOT / "bench" / "recap_sessions"
+
+
+@dataclass(frozen=True)
+class RealSession:
+    """One marked session: its gold file's name, split, format, and where it lives
+    (a committed fixture, or a file `fetch` downloads from ``repo`` at ``commit``)."""
+
+    name: str
+    split: str
+    fmt: str
+    repo: str
+    commit: str
+    path: str
+    fixture: str | None = None  # a path under the repository root, when committed
+    local: str | None = None  # the file name under SESSIONS_DIR, when fetched
+
+    def file(self, sessions: Path = SESSIONS_DIR) -> Path:
+        if self.fixture is not None:
+            return ROOT / self.fixture
+        assert self.local is not None
+        return sessions / self.local
+
+    def url(self) -> str:
+        return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{self.path}"
+
+    def gold(self) -> Path:
+        return GOLD_DIR / f"{self.name}.gold"
+
+
+SPOTTER = ("marot/spotter", "8cc42b0bd39d04e71e509d7d58e6782ab435329f")
+MINI = ("SWE-agent/mini-swe-agent", "ec0e8e849fea5b1619deb1753007201000904672")
+
+SESSIONS = [
+    # dev: looked at while the segmenter changed
+    RealSession(
+        "spotter-8463c716",
+        "dev",
+        "claude-code",
+        *SPOTTER,
+        "test/fixtures/transcripts/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
+        local="spotter-8463c716.jsonl",
+    ),
+    RealSession(
+        "spotter-ae4a77f8",
+        "dev",
+        "claude-code",
+        *SPOTTER,
+        "test/fixtures/transcripts/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
+        local="spotter-ae4a77f8.jsonl",
+    ),
+    RealSession(
+        "spotter-fa812bfe",
+        "dev",
+        "claude-code",
+        *SPOTTER,
+        "test/fixtures/transcripts/fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl",
+        local="spotter-fa812bfe.jsonl",
+    ),
+    RealSession(
+        "aider-metadata",
+        "dev",
+        "aider",
+        "AbdulAlkawasmeh/metadata-aider",
+        "b7544e2",
+        ".aider.chat.history.md",
+        fixture="tests/fixtures/aider/metadata-aider.aider.chat.history.md",
+    ),
+    RealSession(
+        "aider-calculator",
+        "dev",
+        "aider",
+        "AndrewJacop/Simple-Calulator",
+        "8424ac2df6c180fb363157fbace9b1d71f774161",
+        ".aider.chat.history.md",
+        local="aider-calculator.md",
+    ),
+    RealSession(
+        "curry-poems",
+        "dev",
+        "claude-code",
+        "moredip/session-share",
+        "5bcd6c6fc60fe4a7d3aa8c68315b89103300be65",
+        "samples/claude-code-projects/0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl",
+        fixture="tests/fixtures/hooks_cc_curry_poems.jsonl",
+    ),
+    RealSession(
+        "mini-django-11099",
+        "dev",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_chat_test_1-100/django__django-11099/django__django-11099.traj.json",
+        local="mini-django-11099.traj.json",
+    ),
+    # held out: marked, never tuned on
+    RealSession(
+        "codex-rtchess",
+        "heldout",
+        "codex",
+        "pinouchon/rtchess",
+        "4272a68afdf63f79a34d5956e90413609dbcbeff",
+        "dev_history/019aad50-a7e6-7422-b7a8-0b384290624f_rtchess_1.jsonl",
+        local="codex-rtchess.jsonl",
+    ),
+    RealSession(
+        "spotter-258c7280",
+        "heldout",
+        "claude-code",
+        *SPOTTER,
+        "test/fixtures/transcripts/258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+        local="spotter-258c7280.jsonl",
+    ),
+    RealSession(
+        "aider-cargame",
+        "heldout",
+        "aider",
+        "BeauCranston/car-game",
+        "62288fd46cb451c94de0fd94835ffe221dd3cc75",
+        ".aider.chat.history.md",
+        local="aider-cargame.md",
+    ),
+    RealSession(
+        "rust-port",
+        "heldout",
+        "claude-code",
+        "DRMacIver/claude-reliability",
+        "4e49f16",
+        "snapshot-tests/tests/python-to-rust-port/transcript.jsonl",
+        fixture="tests/fixtures/heldout/claude-code/python-to-rust-port.jsonl",
+    ),
+    RealSession(
+        "mini-sqlfluff-2419",
+        "heldout",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_reasoner_dev/sqlfluff__sqlfluff-2419/sqlfluff__sqlfluff-2419.traj.json",
+        local="mini-sqlfluff-2419.traj.json",
+    ),
+]
+
+
+def available(sessions: Path = SESSIONS_DIR) -> tuple[list[RealSession], list[RealSession]]:
+    """The sessions whose file is here, and those missing (run `fetch`)."""
+    here = [s for s in SESSIONS if s.file(sessions).is_file()]
+    return here, [s for s in SESSIONS if s not in here]
+
+
+def fetch(sessions: Path = SESSIONS_DIR) -> None:
+    """Download every session that is neither committed nor already here."""
+    sessions.mkdir(parents=True, exist_ok=True)
+    for s in SESSIONS:
+        if s.fixture is not None or s.file(sessions).is_file():
+            continue
+        print(f"fetching {s.url()}", file=sys.stderr)
+        with urllib.request.urlopen(s.url(), timeout=60) as r:
+            data = r.read()
+        tmp = s.file(sessions).with_suffix(".part")
+        tmp.write_bytes(data)
+        tmp.replace(s.file(sessions))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("command", choices=("fetch", "list"))
+    ap.add_argument("--dir", type=Path, default=SESSIONS_DIR)
+    args = ap.parse_args()
+    if args.command == "fetch":
+        fetch(args.dir)
+        return
+    sys.path.insert(0, str(ROOT))
+    from engine.gold import read_gold
+
+    for s in SESSIONS:
+        marks = read_gold(s.gold())
+        where = s.file(args.dir)
+        state = "" if where.is_file() else "  (missing: run fetch)"
+        print(f"{s.name:<22} {s.split:<8} {s.fmt:<15} {len(marks):>3} topics{state}")
+
+
+if __name__ == "__main__":
+    main()

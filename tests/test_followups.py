@@ -1,0 +1,281 @@
+"""Topics follow a change of subject, not every turn (`engine.requests`, `engine.segment`):
+a follow-up on the current goal opens no topic, a new request does; a session's preamble
+belongs to its first topic; the agent's first message after its work landed is a start."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.evaluate import chunk_starts
+from engine.model import Chunk, Turn
+from engine.requests import LANDED, LANDED_STRETCH, lands_work, message_kind, topic_start
+from engine.segment import TopicParams, frame, segment, structure_points
+from tui.cli import main
+
+WHOLE = TopicParams(topic_chunk_chars=0)
+
+TOPICS = {
+    "cache": "sqlite cache eviction vectors rows table schema migration lru expiry",
+    "tides": "tide pools anemones crabs snails seaweed rocks ocean waves shore",
+    "taxes": "invoice receipt deduction income bracket refund filing audit ledger",
+}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "try again",
+        "make it bigger",
+        "did you push?",
+        "That's almost right. But the highlight should only have a quarter-circle in each corner",
+        "Also I didn't see the stop hook fire when the session ended, can you check it?",
+        "Undo the last change, it broke the dark highlight on the capture square",
+        "I'm getting: Access to script at 'file:///app.js' from origin 'null' has been blocked",
+        "The drag and drop doesn't seem to be working. Try again. Nothing happens if i drag",
+        "1: the premove auto-executes if it's a valid move, otherwise it is cancelled quietly",
+        "/code please continue what you were doing before the model switch",
+    ],
+)
+def test_a_follow_up_on_the_current_goal(text: str) -> None:
+    assert message_kind(text) == "follow_up"
+    assert topic_start(text) < 1.0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<task-notification> <task-id>b0be39e</task-id> <status>completed</status> "
+        "<summary>Agent finished</summary> </task-notification>",
+        "[Request interrupted by user]",
+        "/model openai/gpt-5.4",
+        "/drop oil:///home/user/game/scenes/ /add scenes/car/Car.cs",
+        "/commit the latest updates with a proper commit message",
+        "/compact",
+        "/plugin",
+        "continue",
+    ],
+)
+def test_no_request_at_all(text: str) -> None:
+    assert message_kind(text) == "none" and topic_start(text) == 0.0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Now let's go forward and implement the realtime aspect: pieces have a cooldown",
+        "Create a simple TypeScript frontend UI in the frontend/ folder that reads results",
+        "/code i want to add a dark/light mode switch on the top right of the screen",
+        "/drop oil:///home/user/game/ /ask how would I separate out the engine class from Car3",
+        "Let's break down app.js into multiple files. First make a proposal of a good way",
+        "/publish-session",  # a command of the user's own: a workflow, not the tool's
+    ],
+)
+def test_a_new_request(text: str) -> None:
+    assert message_kind(text) == "request" and topic_start(text) == 1.0
+
+
+def test_a_retry_of_the_request_in_course_is_a_follow_up_and_a_return_is_not() -> None:
+    from engine.requests import words
+
+    ask = "add a random hovering semi-transparent bubble with a random emoji in it"
+    again = "add a random hovering bubble with a random emoji in it, make it appear at random"
+    assert message_kind(again, [words(ask)]) == "follow_up"
+    assert message_kind(again, []) == "request"
+    # only the request in course is retried: with another one since, it is a return
+    assert message_kind(again, [words("write a README describing the project")]) == "request"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=300), st.lists(st.frozensets(st.text(max_size=8), max_size=6)))
+def test_any_message_is_one_of_three_kinds(text: str, earlier: list[frozenset[str]]) -> None:
+    kind = message_kind(text, earlier)
+    assert kind in ("request", "follow_up", "none")
+    assert topic_start(text) in (0.0, 1.0) or kind == "follow_up"
+    # a background agent's report never starts a topic, whatever it says
+    assert message_kind("<task-notification>" + text) == "none"
+
+
+def _session(layout: list[tuple[str, str]], rng: np.random.Generator) -> list[Chunk]:
+    """Units of a session: ``(role, topic or literal text)``; a topic name becomes 30
+    words of its vocabulary."""
+    out = []
+    for i, (role, what) in enumerate(layout):
+        text = " ".join(rng.choice(TOPICS[what].split(), size=30)) if what in TOPICS else what
+        out.append(Chunk([Turn(None, role, text, i + 1, i)]))
+    return out
+
+
+def _vectors(chunks: list[Chunk]) -> np.ndarray:
+    from engine.embed import make_embedder
+
+    return make_embedder("lexical").embed([c.text for c in chunks])
+
+
+def _starts(chunks: list[Chunk]) -> list[int]:
+    result = segment(chunks, _vectors(chunks), WHOLE, max_chars=None)
+    return _topic_starts(result)
+
+
+def _topic_starts(result: Any) -> list[int]:
+    """The units where the topics of a `MergeResult` start."""
+    assert result.topic_bounds is not None
+    return [int(b) for b in result.topic_bounds[:-1]]
+
+
+def test_a_short_follow_up_after_the_agent_opens_no_topic_and_a_new_request_does() -> None:
+    rng = np.random.default_rng(3)
+    layout = [("You", "Build an sqlite cache with lru eviction for the vectors table")]
+    layout += [("Bot", "cache")] * 8
+    layout += [("You", "try again")] + [("Bot", "taxes")] * 6  # what the retry brings
+    layout += [("You", "make it bigger")] + [("Bot", "taxes")] * 6
+    layout += [("You", "Write a guide to the tide pools: anemones, crabs and snails")]
+    layout += [("Bot", "tides")] * 10
+    chunks = _session(layout, rng)
+    points = structure_points(chunks)
+    follow_ups = [9, 16]  # the units "try again" and "make it bigger"
+    request = 23
+    assert points[request - 1] == 1.0
+    assert all(points[u - 1] == 0.0 for u in follow_ups)
+    starts = _starts(chunks)
+    assert request in starts
+    assert not set(follow_ups) & set(starts)
+    # before (every user turn after the agent a structural point) both follow-ups,
+    # whose content differs, opened a topic
+    before = np.zeros(len(chunks) - 1)
+    for u in (*follow_ups, request):
+        before[u - 1] = 1.0
+    f = frame(chunks, _vectors(chunks))
+    old = replace(f, structure=before)
+    old_starts = _topic_starts(segment(chunks, f.vectors, WHOLE, old, max_chars=None))
+    assert set(follow_ups) & set(old_starts)
+
+
+def test_a_background_agents_report_belongs_to_the_topic_that_launched_it() -> None:
+    rng = np.random.default_rng(4)
+    report = (
+        "<task-notification> <task-id>ac27727</task-id> <status>completed</status> "
+        "<result>" + " ".join(rng.choice(TOPICS["taxes"].split(), size=60)) + "</result>"
+        "</task-notification>"
+    )
+    layout = [("You", "Spawn agents to study the tide pools and write about them")]
+    layout += [("Bot", "tides")] * 8 + [("You", report)] + [("Bot", "tides")] * 8
+    chunks = _session(layout, rng)
+    assert structure_points(chunks)[8] == 0.0
+    assert 9 not in _starts(chunks)
+
+
+def test_the_preamble_belongs_to_the_first_topic() -> None:
+    rng = np.random.default_rng(5)
+    system = " ".join(rng.choice(TOPICS["taxes"].split(), size=200))
+    layout = [("system", system), ("Meta", "taxes"), ("Meta", "taxes")]
+    layout += [("You", "Fix the sqlite cache: rows expire before the lru eviction runs")]
+    layout += [("Bot", "cache")] * 12
+    chunks = _session(layout, rng)
+    f = frame(chunks, _vectors(chunks))
+    assert f.lead == 3  # the gaps before the first request
+    low = replace(WHOLE, topic_depth=2.0)  # a low threshold: the depth alone cuts there
+    assert _topic_starts(segment(chunks, f.vectors, low, f, max_chars=None)) == [0]
+    loose = segment(chunks, f.vectors, low, replace(f, lead=0), max_chars=None)
+    assert 3 in _topic_starts(loose)
+
+
+def test_the_agents_next_task_after_its_work_landed_is_a_structural_point() -> None:
+    rng = np.random.default_rng(6)
+    commit = "[spotter-fum 3bb8701] feat: enrich the renderer\n 2 files changed, 30 insertions(+)"
+    assert lands_work(commit) and lands_work("   dbe5100..66e1a0a  main -> main")
+    assert not lands_work("All tests pass; nothing to commit, working tree clean")
+    long_task = [("Bot", "tides")] * (LANDED_STRETCH // 150)
+    layout = [("You", "Work on the epic: run bd ready and start with the first task")]
+    layout += [("Bot", "cache")] * 10 + [("Bot", "Bash({})"), ("Tool", commit)]
+    layout += [("Bot", "Now let me check what is next."), *long_task]
+    # the wrap-up: more work lands right after the last message
+    layout += [("Bot", "Bash({})"), ("Tool", commit), ("Bot", "Now sync and push.")]
+    layout += [("Bot", "Bash({})"), ("Tool", "   abc1234..def5678  main -> main")]
+    layout += [("Bot", "All done.")]
+    chunks = _session(layout, rng)
+    points = structure_points(chunks)
+    turn = 13  # "Now let me check what is next."
+    assert points[turn - 1] == LANDED
+    wrap = len(layout) - 4  # "Now sync and push."
+    assert points[wrap - 1] == 0.0 and points[-1] == 0.0
+    assert turn in _starts(chunks)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    roles=st.lists(st.sampled_from(["You", "Bot", "Tool", "system", "Meta"]), max_size=40),
+    texts=st.lists(
+        st.sampled_from(
+            [
+                "try again",
+                "Build a tide pool guide with crabs",
+                "[main abc1234] feat: x",
+                "ok",
+                *TOPICS.values(),
+            ]
+        ),
+        min_size=40,
+        max_size=40,
+    ),
+    seed=st.integers(0, 1000),
+    depth=st.floats(0, 8),
+)
+def test_sessions_of_any_roles_give_a_partition_with_no_start_in_the_preamble(
+    roles: list[str], texts: list[str], seed: int, depth: float
+) -> None:
+    chunks = [Chunk([Turn(None, r, texts[i], i + 1, i)]) for i, r in enumerate(roles)]
+    vectors = np.random.default_rng(seed).normal(size=(len(chunks), 8))
+    result = segment(chunks, vectors, replace(WHOLE, topic_depth=depth, topic_min_chars=0))
+    spans = result.spans
+    if chunks:
+        assert spans[0][0] == 0 and spans[-1][1] == len(chunks)
+        assert all(a < b and b == c for (a, b), (c, _) in pairwise(spans))
+    points = structure_points(chunks)
+    assert ((points >= 0) & (points <= max(1.0, LANDED))).all()
+    lead = frame(chunks, vectors).lead if len(chunks) >= 2 else 0
+    assert all(s == 0 or s > lead for s in _topic_starts(result))
+
+
+def test_the_first_chunk_starts_the_file() -> None:
+    chunks = [
+        Chunk([Turn(None, "You", "hello there", 6, 0)]),
+        Chunk([Turn(None, "Bot", "x", 9, 1)]),
+    ]
+    assert chunk_starts(chunks) == [1, 9]
+
+
+def test_eval_shows_windowdiff_and_the_cuts_against_the_marked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    rng = np.random.default_rng(7)
+    lines, gold = [], []
+    for topic in ("cache", "tides", "taxes"):
+        gold.append(len(lines) + 1)
+        words = TOPICS[topic].split()
+        lines.append(
+            {"role": "user", "content": "Tell me about " + " ".join(rng.choice(words, 12))}
+        )
+        for i in range(5):
+            if i:
+                lines.append({"role": "user", "content": "try again"})  # follow-ups: no topic
+            lines.append({"role": "assistant", "content": " ".join(rng.choice(words, 40))})
+    log = tmp_path / "session.jsonl"
+    log.write_text("".join(json.dumps(m) + "\n" for m in lines))
+    gold_file = tmp_path / "gold.txt"
+    gold_file.write_text("".join(f"{g}  # a new subject\n" for g in gold))
+    assert main(["eval", str(log), "--gold", str(gold_file)]) == 0
+    text = capsys.readouterr().out
+    assert "WindowDiff  0.0000" in text
+    assert "cuts        2 topic starts for 2 marked" in text
+    assert main(["eval", str(log), "--gold", str(gold_file), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["cuts"] == 2 and doc["marked_cuts"] == 2 and doc["windowdiff"] == 0.0
