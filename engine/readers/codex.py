@@ -27,7 +27,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from engine.readers.base import Collected, ReadOptions, first_text, text_of, tool_call
+from engine.readers.base import BRANCH_NOTE, Collected, ReadOptions, first_text, text_of, tool_call
 from engine.source import iter_objects
 
 NAME = "codex"
@@ -185,6 +185,9 @@ def read(path: Path, options: ReadOptions) -> Any:
             meta = rec.get("payload")
             if isinstance(meta, dict) and isinstance(meta.get("cwd"), str):
                 out.notes.append(f"session in {meta['cwd']}")
+            git = meta.get("git") if isinstance(meta, dict) else None
+            if isinstance(git, dict) and isinstance(git.get("branch"), str) and git["branch"]:
+                out.notes.append(BRANCH_NOTE + git["branch"])
             not_read["session metadata"] += 1
         elif kind == "turn_context" or "record_type" in rec or {"id", "instructions"} <= set(rec):
             not_read["session metadata"] += 1  # settings, state, an older log's header
