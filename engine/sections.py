@@ -38,6 +38,7 @@ from typing import Any, Protocol
 
 from engine.collapse import _PATCH_FILE, _calls, _command, _decode_arguments, _fold
 from engine.readers.base import BRANCH_NOTE
+from engine.readers.documents import END_ROLE
 from engine.source import content_text
 from engine.summarize.extractive import (
     _truncate,
@@ -84,6 +85,8 @@ _LINE_CHARS = {
     "state": 200,
 }
 _FIRST_REQUEST_CHARS = 700
+#: The most of a request shown when the recap has room for it whole.
+_UNCUT_CHARS = 3000
 
 # Share of the allowance each section may take at most.
 _SHARE = {
@@ -92,7 +95,7 @@ _SHARE = {
     "plan": 0.22,
     "rejections": 0.15,
     "state": 0.18,
-    "files": 0.25,
+    "files": 0.3,
     "outcome": 0.22,
     "subagents": 0.18,
     "last": 0.22,
@@ -113,6 +116,8 @@ class Section:
     lines: tuple[str, ...]
     ranks: tuple[int, ...] = ()
     source: str = "records"
+    #: each line uncut ("" when it was not cut): shown instead when the recap has room
+    full: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:
@@ -214,6 +219,8 @@ class _Log:
     reports: list[tuple[int, str, str, str]] = field(default_factory=list)
     #: the tool's own notes on the session (`Source.notes`: ``branch: NAME``)
     notes: list[str] = field(default_factory=list)
+    #: how the run ended (a trajectory's exit record: "Submitted", an error), and its text
+    ended: tuple[int, str, str] | None = None
 
 
 _AIDER_EDIT = re.compile(r"^Applied edit to (.+)$", re.M)
@@ -231,6 +238,7 @@ _REJECTED_RESULT = re.compile(
     r"(?:the )?user (?:rejected|denied|declined|cancell?ed|aborted)\b)",
     re.I,
 )
+_ENDED = re.compile(r"\AThe session ended(?: \((.*?)\))?\.")
 _NOTIFICATION = re.compile(r"\A\s*<task-notification>(.*?)(?:</task-notification>|\Z)", re.S)
 _NOTE_FIELD = re.compile(r"<(summary|result|status)>\s*(.*?)\s*</\1>", re.S)
 _AGENT_DONE = re.compile(r'\AAgent "(.+?)" (\w+)')
@@ -325,6 +333,11 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
         if not isinstance(msg, Mapping):
             continue
         role = msg.get("role")
+        if role == END_ROLE:  # a trajectory's exit record: how the run ended
+            text = content_text(msg.get("content"))
+            how = _ENDED.match(text)
+            log.ended = (i, how.group(1) if how else "", text[how.end() :] if how else text)
+            continue
         if role == "aider":  # aider's own output: edits applied, commits, command output
             text = content_text(msg.get("content"))
             if text_actions:
@@ -458,12 +471,19 @@ def task_section(log: _Log) -> Section:
     if not requests:
         return Section("task", ())
     lines = [_first_request(requests[0][1])]
-    later = list(dict.fromkeys(_cut(t, _LINE_CHARS["task"]) for _, t in requests[1:]))
-    later = [t for t in later if t != lines[0]]
+    tagged = _TASK_TAG.search(requests[0][1])
+    first = tagged.group(2) if tagged and tagged.group(2).strip() else requests[0][1]
+    full = [_cut(first, _UNCUT_CHARS)]
+    later: dict[str, str] = {}
+    for _, t in requests[1:]:
+        later.setdefault(_cut(t, _LINE_CHARS["task"]), _cut(t, _UNCUT_CHARS))
+    later.pop(lines[0], None)
     lines += [f"Later: {t}" for t in later]
+    full += [f"Later: {t}" for t in later.values()]
     # the first request, then the later ones newest first
     ranks = [0] + [len(later) - k for k in range(len(later))]
-    return Section("task", tuple(lines), tuple(ranks))
+    uncut = tuple(f if f != line else "" for f, line in zip(full, lines, strict=True))
+    return Section("task", tuple(lines), tuple(ranks), full=uncut)
 
 
 # --------------------------------------------------------------------------- plan
@@ -868,6 +888,11 @@ def outcome_section(log: _Log) -> Section:
         lines.append((1, failed_commits[-1][0], failed_commits[-1][1]))
     for age, (pos, line) in enumerate(reversed(finished[-2:])):
         lines.append((1 + age, pos, line))
+    if log.ended is not None and log.ended[1] and log.ended[1].lower() != "submitted":
+        pos, how, text = log.ended  # a run that stopped on an error or a limit
+        first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+        detail = f": {_cut(first, 200)}" if first and not first.startswith("diff --git") else ""
+        lines.append((0, pos, f"The run ended ({_cut(how, 80)}){detail}"))
     lines.sort(key=lambda t: t[1])
     return Section("outcome", tuple(t[2] for t in lines), tuple(t[0] for t in lines))
 
@@ -1033,6 +1058,8 @@ def _short_path(path: str) -> str:
 
 def _submitted(log: _Log) -> bool:
     """The agent handed its work in (mini-swe-agent's submit): its diff is the result."""
+    if log.ended is not None:
+        return True  # a trajectory: its end record holds the submission (or says why none)
     return any(
         c.name.lower() in ("submit", "finish") or "COMPLETE_TASK_AND_SUBMIT" in _command(c.args)
         for c in log.calls
@@ -1282,6 +1309,21 @@ def fit_sections(
                 )
         return out
 
+    def widen() -> None:
+        """With room left (`stretch`), a line cut short is shown whole, most important
+        first, as long as the whole still fits."""
+        for _, si, li, _ in order:
+            s = sections[si]
+            if li not in chosen.get(si, ()) or len(s.full) != len(s.lines) or not s.full[li]:
+                continue
+            before = text.get((si, li))
+            text[(si, li)] = s.full[li]
+            if counter.count(render_sections(build(chosen))) > allowance:
+                if before is None:
+                    text.pop((si, li))
+                else:
+                    text[(si, li)] = before
+
     def fits(trial: Mapping[int, set[int]], si: int) -> bool:
         name = sections[si].name
         if not stretch:
@@ -1317,6 +1359,8 @@ def fit_sections(
             text[(si, li)] = best
         chosen = trial
         said |= keys
+    if stretch:
+        widen()
     return build(chosen)
 
 
