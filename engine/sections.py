@@ -813,6 +813,8 @@ def _first_line(command: str) -> str:
 
 
 def _result_summary(call: _Call) -> str:
+    if call.rejected:
+        return "rejected by the user, not run"
     result = call.result or ""
     lines = [ln.strip() for ln in result.splitlines() if ln.strip()]
     picked = [ln for ln in lines if _RESULT_LINE.search(ln)]
