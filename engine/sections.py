@@ -118,6 +118,9 @@ class Section:
     source: str = "records"
     #: each line uncut ("" when it was not cut): shown instead when the recap has room
     full: tuple[str, ...] = ()
+    #: the section's text whole (the last message as written): shown instead of all its
+    #: lines when they were all kept and the recap has room for it
+    whole: str = ""
 
     @property
     def title(self) -> str:
@@ -482,6 +485,10 @@ def task_section(log: _Log) -> Section:
     full += [f"Later: {t}" for t in later.values()]
     # the first request, then the later ones newest first
     ranks = [0] + [len(later) - k for k in range(len(later))]
+    answers = list(dict.fromkeys(line for _, line in _answers(log)))[-4:]
+    lines += answers
+    full += [""] * len(answers)
+    ranks += [1 + k // 2 for k in range(len(answers))][::-1]
     uncut = tuple(f if f != line else "" for f, line in zip(full, lines, strict=True))
     return Section("task", tuple(lines), tuple(ranks), full=uncut)
 
@@ -1201,7 +1208,33 @@ def last_section(log: _Log) -> Section:
         plain = [s for s in sentences if not is_narration(s)]
         kept += [s for s in plain if has_content(s)] or plain[:2]
     lines = tuple(_cut(s, _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
-    return Section("last", lines, tuple(range(len(lines))))
+    whole = _cut(" ".join(_fold(t) for t in _last_words(log)), _UNCUT_CHARS // 2)
+    return Section("last", lines, tuple(range(len(lines))), whole=whole if lines else "")
+
+
+_ASK_TOOLS = frozenset({"ask", "askuserquestion", "ask_user", "ask_followup_question"})
+# Claude Code's answer record: User has answered your questions: "Q"="A", "Q2"="A2". ...
+_ANSWERS = re.compile(r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"')
+_ANSWERED = re.compile(r"\A\s*User has answered your questions?:\s*", re.I)
+
+
+def _answers(log: _Log) -> list[tuple[int, str]]:
+    """The user's answers to the agent's questions (decisions), one line each:
+    ``Answered: QUESTION -> ANSWER``."""
+    out: list[tuple[int, str]] = []
+    for call in log.calls:
+        if call.name.lower() not in _ASK_TOOLS or call.rejected or not (call.result or "").strip():
+            continue
+        result = call.result or ""
+        pairs = _ANSWERS.findall(result) if _ANSWERED.match(result) else []
+        if pairs:
+            for q, a in pairs:
+                out.append((call.index, f"Answered: {_cut(q, 140)} -> {_cut(a, 140)}"))
+            continue
+        q = call.args.get("message", call.args.get("question"))
+        asked = f"{_cut(q, 140)} -> " if isinstance(q, str) and q.strip() else ""
+        out.append((call.index, f"Answered: {asked}{_cut(result, 160)}"))
+    return out
 
 
 def questions_section(log: _Log) -> Section:
@@ -1209,7 +1242,7 @@ def questions_section(log: _Log) -> Section:
     for call in reversed(log.calls):
         if call.index < log.last_user:
             break
-        if call.name.lower() in ("ask", "askuserquestion", "ask_user", "ask_followup_question"):
+        if call.name.lower() in _ASK_TOOLS:
             if call.result and call.result.strip():
                 break  # answered
             q = call.args.get("message", call.args.get("question", call.args.get("questions")))
@@ -1301,6 +1334,7 @@ def fit_sections(
         for si, s in enumerate(sections):
             keep = sorted(picks.get(si, ()))
             if keep:
+                keep = [i for i in keep if line(si, i)]  # "" : said by the section's whole
                 out.append(
                     Section(
                         s.name,
@@ -1312,8 +1346,20 @@ def fit_sections(
         return out
 
     def widen() -> None:
-        """With room left (`stretch`), a line cut short is shown whole, most important
-        first, as long as the whole still fits."""
+        """With room left (`stretch`), a section is shown whole (all its lines kept) and a
+        line cut short is shown uncut, most important first, as long as it still fits."""
+        for si, s in enumerate(sections):
+            if s.whole and len(chosen.get(si, ())) == len(s.lines):
+                saved = {li: text.get((si, li)) for li in range(len(s.lines))}
+                text[(si, 0)] = s.whole
+                for li in range(1, len(s.lines)):
+                    text[(si, li)] = ""
+                if counter.count(render_sections(build(chosen))) > allowance:
+                    for li, before in saved.items():
+                        if before is None:
+                            text.pop((si, li), None)
+                        else:
+                            text[(si, li)] = before
         for _, si, li, _ in order:
             s = sections[si]
             if li not in chosen.get(si, ()) or len(s.full) != len(s.lines) or not s.full[li]:

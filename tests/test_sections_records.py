@@ -352,3 +352,38 @@ def test_the_recap_is_never_over_budget(events: list[str], budget: int) -> None:
     sel = compose(cands, secs, budget, COUNTER)
     # over only when nothing fits at all and the newest summary is shown alone (and said)
     assert COUNTER.count(sel.text) <= budget or (sel.newest_over_budget and not sel.prefix)
+
+
+def test_the_users_answers_are_decisions_in_the_task() -> None:
+    msgs = [
+        user("Set up the linters."),
+        bot(
+            "",
+            call("t1", "AskUserQuestion", {"questions": [{"question": "Which tools?"}]}),
+        ),
+        result(
+            "t1",
+            'User has answered your questions: "Which tools?"="Credo + Dialyxir", '
+            '"Which rig?"="No rig". You can now continue with the user\'s answers in mind.',
+        ),
+    ]
+    s = sections(msgs)
+    assert s["task"] == (
+        "Set up the linters.",
+        "Answered: Which tools? -> Credo + Dialyxir",
+        "Answered: Which rig? -> No rig",
+    )
+    assert s["questions"] == ()  # answered: not open
+
+
+def test_a_short_last_message_is_shown_whole_when_there_is_room() -> None:
+    last = (
+        "The README.md file contains a simple heading:\n\n```markdown\n# Test Project\n```\n\n"
+        "It just declares the project name."
+    )
+    msgs = [user("Read the README and tell me what it says."), bot(last)]
+    secs = extract_sections(msgs, [])
+    roomy = render_sections(fit_sections(secs, 400, COUNTER, stretch=True))
+    assert "# Test Project" in roomy
+    tight = fit_sections(secs, 40, COUNTER, stretch=True)
+    assert COUNTER.count(render_sections(tight)) <= 40
