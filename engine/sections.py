@@ -9,15 +9,25 @@ fills each section from the exact records the log holds:
 - ``task``: the user's requests, compressed: the first one (the text of a
   ``<pr_description>`` / ``<issue>`` / ``<task>`` block when the request wraps one),
   then the later ones that say something (not "continue", "yes", tool output), the
-  latest first when the budget is short.
+  latest first when the budget is short; another hook's message and aider's commands are
+  not requests; the user's answers to the agent's questions follow (``Answered:``).
+- ``rejections``: tool calls the user refused and requests the user interrupted, with
+  the user's words (Claude Code's refusal results and ``[Request interrupted by user]``,
+  other tools' "rejected by the user" results, aider's declined shell commands).
 - ``plan``: the last todo list or plan (``TodoWrite``, ``update_plan``, ``write_todos``,
   ...): ``[x]`` done, ``[~]`` in progress, ``[ ]`` pending.
 - ``files``: the files written or edited (``Edit``, ``Write``, ``MultiEdit``,
   ``apply_patch``, the seed's ``edit`` / ``write``, Gemini's ``replace`` /
   ``write_file``, ``sed -i`` and ``cat > f`` in shell commands), with counts.
-- ``outcome``: the last test or build command and its result, the commits
-  (``git commit -m``) and pull requests (``gh pr create``) made, with their output;
-  the seed's ``done`` summary.
+- ``state``: the work's state: the branch (the readers' ``branch:`` note, ``git status``),
+  the commits made (each once), pushed or not, a pull request (``gh pr create``), what is
+  uncommitted (the last ``git status`` after the last edit, or the edits after the last
+  commit).
+- ``outcome``: the last test or build command and its result (a refused one: not run), a
+  commit that failed with nothing after it, the seed's ``done`` summary, a trajectory's
+  end on an error or a limit.
+- ``subagents``: each subagent's report (a delegation call's result, a background
+  subagent's task notification), its verdict first (``APPROVE``, ``Verdict: ...``).
 - ``last``: the assistant's last message, its sentences with content.
 - ``questions``: the assistant's closing question to the user (a question in its
   last message, or an ``ask`` call nobody answered).
@@ -60,8 +70,8 @@ __all__ = [
 SECTION_TITLES: dict[str, str] = {
     "session": "Session",
     "task": "Task",
-    "plan": "Plan",
     "rejections": "Rejected or interrupted by the user",
+    "plan": "Plan",
     "state": "Work state",
     "files": "Files changed",
     "outcome": "Last outcome",
@@ -798,7 +808,6 @@ _COMMIT_MSG = re.compile(
 _COMMIT_OUT = re.compile(r"^\[([^\]\n]+?) ([0-9a-f]{7,40})\] (.+)$", re.M)
 _PR = re.compile(r"\bgh pr create\b")
 _PR_TITLE = re.compile(r"--title\s+(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)')")
-_URL = re.compile(r"https://\S+/pull/\d+")
 _EXIT = re.compile(r"\s*(?:Exit code|exit status|Process exited with code)\s*:?\s*(-?\d+)", re.I)
 _COMMIT_FAILED = re.compile(r"nothing to commit|error|fatal", re.I)
 
