@@ -245,10 +245,13 @@ _AIDER_INTERRUPT = re.compile(r"^\s*\^C again to exit|^\s*KeyboardInterrupt", re
 # Claude Code's result of a call the user refused; the words typed with it follow "said:"
 _CC_REJECTED = re.compile(r"\A\s*The user doesn't want to proceed with this tool use\b")
 _REJECT_WORDS = re.compile(r"the user said:\s*(.+)\Z", re.S | re.I)
-# other tools' words for a call the user refused (Codex, Gemini CLI, Cline, ...)
+# other tools' words for a call the user refused: Codex's "exec command rejected by user" /
+# "patch rejected by user", Gemini CLI's "[Operation Cancelled] Reason: User denied
+# execution.", "User declined tool execution." (Claude Agent SDK clients), ...
 _REJECTED_RESULT = re.compile(
     r"\A\W*(?:[\w ]{0,40}\b(?:rejected|denied|declined|cancell?ed|aborted) by (?:the )?user\b|"
-    r"(?:the )?user (?:rejected|denied|declined|cancell?ed|aborted)\b)",
+    r"(?:the )?user (?:rejected|denied|declined|cancell?ed|aborted)\b|"
+    r"Operation Cancell?ed\]\s*Reason:\s*User\b)",
     re.I,
 )
 _ENDED = re.compile(r"\AThe session ended(?: \((.*?)\))?\.")
@@ -704,8 +707,8 @@ def files_section(log: _Log) -> Section:
     shell_only: set[str] = set()
     created: set[str] = set()
     for call in log.calls:
-        if call.failed:
-            continue
+        if call.failed or call.rejected:
+            continue  # an edit that failed or that the user refused changed nothing
         name = call.name.lower()
         shell = name in _SHELL_TOOLS
         for path in _edited_paths(call):

@@ -83,12 +83,36 @@ def test_an_interruption_during_a_call() -> None:
 
 
 def test_other_tools_refusals() -> None:
+    codex_patch = [
+        user("Rename the module."),
+        bot("", call("p1", "apply_patch", {"input": "*** Begin Patch\n*** Update File: a.py\n"})),
+        result("p1", "patch rejected by user"),
+    ]
+    s = sections(codex_patch)
+    assert s["rejections"] == ("- Rejected apply_patch",)
+    assert s["files"] == ()
     msgs = [
         user("Clean the build folder."),
         bot("", call("c1", "shell", {"command": ["bash", "-lc", "rm -rf build"]})),
         result("c1", "exec command rejected by user"),
     ]
     assert sections(msgs)["rejections"] == ("- Rejected `rm -rf build`",)
+    gemini = [
+        user("Rewrite the layout."),
+        bot("", call("g1", "replace", {"file_path": "/p/layout.css", "old_string": "a"})),
+        result(
+            "g1",
+            "[Operation Cancelled] Reason: User denied execution.",
+            is_error=True,
+        ),
+        user("I already fixed layout.css myself, go on to the header"),
+    ]
+    s = sections(gemini)
+    assert s["rejections"] == (
+        '- Rejected replace (p/layout.css): "I already fixed layout.css myself, go on to '
+        'the header"',
+    )
+    assert s["files"] == ()  # the refused edit changed nothing
 
 
 # --------------------------------------------------------------------------- work state
