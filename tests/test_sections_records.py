@@ -411,3 +411,53 @@ def test_a_short_last_message_is_shown_whole_when_there_is_room() -> None:
     assert "# Test Project" in roomy
     tight = fit_sections(secs, 40, COUNTER, stretch=True)
     assert COUNTER.count(render_sections(tight)) <= 40
+
+
+def test_a_codex_turn_the_user_interrupted(tmp_path: Path) -> None:
+    import json
+
+    def rec(kind: str, payload: dict[str, Any]) -> str:
+        return json.dumps({"timestamp": "2026-01-01T10:00:00Z", "type": kind, "payload": payload})
+
+    rollout = tmp_path / "rollout-2026-01-01T10-00-00-x.jsonl"
+    rollout.write_text(
+        "\n".join(
+            [
+                rec("session_meta", {"id": "x", "cwd": "/w", "git": {"branch": "feat/clock"}}),
+                rec(
+                    "response_item",
+                    {
+                        "type": "message",
+                        "role": "user",
+                        "content": [{"type": "input_text", "text": "Add a cooldown clock."}],
+                    },
+                ),
+                rec(
+                    "response_item",
+                    {
+                        "type": "function_call",
+                        "name": "shell",
+                        "call_id": "c1",
+                        "arguments": json.dumps({"command": ["bash", "-lc", "npm test"]}),
+                    },
+                ),
+                rec("event_msg", {"type": "turn_aborted", "reason": "interrupted"}),
+                rec(
+                    "response_item",
+                    {
+                        "type": "message",
+                        "role": "user",
+                        "content": [{"type": "input_text", "text": "skip the tests, just build"}],
+                    },
+                ),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    source = load(rollout)
+    assert source.format == "codex"
+    s = by_name(extract_sections(source.messages, source.notes))
+    assert s["rejections"] == ('- Interrupted during `npm test`: "skip the tests, just build"',)
+    assert s["state"] == ("Branch: feat/clock",)
+    assert s["task"] == ("Add a cooldown clock.", "Later: skip the tests, just build")
