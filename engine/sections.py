@@ -939,8 +939,9 @@ def _short_sha(line: str) -> str:
 
 def _commits(log: _Log) -> list[tuple[int, str]]:
     """Every commit made, each once (by its hash; a line without one by its text), in
-    the order made: aider's reports and ``git commit`` calls with their output."""
-    found: list[tuple[int, str]] = list(log.commits)
+    the order made: aider's reports and ``git commit`` calls with their output. A
+    ``git commit --amend`` replaces the commit before it (and says which)."""
+    found: list[tuple[int, str, bool]] = [(pos, line, False) for pos, line in log.commits]
     for call in log.calls:
         if call.name.lower() not in _SHELL_TOOLS or call.rejected:
             continue
@@ -948,15 +949,19 @@ def _commits(log: _Log) -> list[tuple[int, str]]:
         if command != "?" and _COMMIT.search(command):
             line, made = _commit_line(command, call)
             if made:
-                found.append((call.index, line))
+                found.append((call.index, line, "--amend" in command))
     found.sort(key=lambda t: t[0])
     seen: set[str] = set()
     out: list[tuple[int, str]] = []
-    for pos, line in found:
+    for pos, line, amend in found:
         key = _short_sha(line) or line
         if key in seen:
             continue
         seen.add(key)
+        if amend and out:
+            _, replaced = out.pop()
+            old = _short_sha(replaced)
+            line = f"{line} (amends {old})" if old else line
         out.append((pos, line))
     return out
 

@@ -149,6 +149,20 @@ def test_commits_each_once_push_and_pr() -> None:
     )
 
 
+def test_an_amended_commit_replaces_the_one_before() -> None:
+    msgs = [
+        user("Commit the styles."),
+        bot("", call("t1", "Bash", {"command": 'git commit -m "Add styles"'})),
+        result("t1", "[main 22450e1] Add styles"),
+        bot(
+            "", call("t2", "Bash", {"command": "git add -f a.css && git commit --amend --no-edit"})
+        ),
+        result("t2", "[main 3114215] Add styles\n Date: Mon"),
+    ]
+    commits = [line for line in sections(msgs)["state"] if line.startswith("Committed")]
+    assert commits == ["Committed 3114215 on main: Add styles (amends 22450e1)"]
+
+
 def test_a_push_that_updated_a_branch_and_one_that_failed_last() -> None:
     msgs = [
         user("Ship it."),
