@@ -1129,6 +1129,7 @@ _VERDICT = re.compile(
 _VERDICT_LABEL = re.compile(
     r"\b(?:verdict|decision|recommendation|result)\s*[:*]+\s*\**\s*([\w -]{2,40})", re.I
 )
+_HEADING = re.compile(r"\A\s*(?:#+\s.*|(?:\d+\.\s*)?\*\*[^*]+\*\*\W*)\Z")
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\((?:https?://)?[^)\s]*\)")
 _LAUNCHED = re.compile(r"\A\s*Async agent launched", re.I)
 _AGENT_TRAILER = re.compile(r"\n\s*agentId: .*\Z", re.S)
@@ -1146,7 +1147,9 @@ def _report(label: str, text: str, status: str = "") -> str:
         m = _VERDICT.search(text)
         verdict = m.group(1) if m else ""
     sentences = [s for s in _content_sentences(text) if not is_narration(s)]
-    facts = [s for s in sentences if has_content(s)] or sentences
+    # an introduction ("Here's what I found:") and a bare heading say nothing themselves
+    said = [s for s in sentences if not s.rstrip().endswith(":") and not _HEADING.match(s)]
+    facts = [s for s in said if has_content(s)] or said or sentences
     if verdict:
         hit = next((s for s in sentences if verdict in s), "")
         facts = [hit, *[f for f in facts if f != hit]] if hit else facts
