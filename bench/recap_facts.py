@@ -8,9 +8,12 @@ looked at while building the recap; ``heldout``: facts written from the session 
 never tuned on) and the facts a resuming agent needs (the task, files changed, outcomes,
 open items), each a case-insensitive regular expression a recap must match.
 
-The sessions themselves are not committed (they are 0.2-3.5 MB each): put them in
-``bench/recap_sessions/`` (or ``--sessions DIR``) under the file name the JSON gives;
-a missing one is skipped and said so. Nothing is fetched.
+Two sets of sessions (``set`` in the JSON): ``sessions`` (the default), whose files are
+not committed (they are 0.2-3.5 MB each): put them in ``bench/recap_sessions/`` (or
+``--sessions DIR``) under the file name the JSON gives; and ``fixtures``, small real
+sessions committed under ``tests/fixtures/`` (``file`` is their path in the repository).
+A missing file is skipped and said so. Nothing is fetched. Each set has its dev and
+held-out parts, measured apart.
 
 Measured side by side, per session and overall (micro-averaged over facts), dev and
 held-out apart:
@@ -91,19 +94,25 @@ def main() -> int:
     ap.add_argument("--show", default=None, metavar="ID", help="print that session's recaps")
     ap.add_argument("--misses", action="store_true", help="list the facts each recap missed")
     ap.add_argument("--split", choices=("dev", "heldout"), default=None, help="only these")
+    ap.add_argument("--set", dest="group", choices=("sessions", "fixtures", "fresh"), default=None)
+    ap.add_argument("--only", default="", metavar="IDS", help="these sessions (comma-separated)")
     args = ap.parse_args()
+    only = {x for x in args.only.split(",") if x}
     counter = get_counter()
     kinds = ["chunkscope", "naive"] + (["before"] if args.before else [])
     totals: dict[str, dict[str, list[int]]] = {}
     print(
-        f"| session | split | format | facts | {' | '.join(kinds)} | tokens (chunkscope) |\n"
-        f"|---|---|---|---:|{'---:|' * len(kinds)}---:|"
+        f"| session | set | split | format | facts | {' | '.join(kinds)} | tokens (chunkscope) |\n"
+        f"|---|---|---|---|---:|{'---:|' * len(kinds)}---:|"
     )
     for spec_path in sorted(FACTS.glob("*.json")):
         spec = json.loads(spec_path.read_text())
-        if args.split and spec["split"] != args.split:
+        group = spec.get("set", "sessions")
+        if (args.split and spec["split"] != args.split) or (args.group and group != args.group):
             continue
-        session = args.sessions / spec["file"]
+        if only and spec["id"] not in only:
+            continue
+        session = (ROOT if group == "fixtures" else args.sessions) / spec["file"]
         if not session.is_file():
             print(f"| {spec['id']} | {spec['split']} | missing: {session} |", file=sys.stderr)
             continue
@@ -117,7 +126,7 @@ def main() -> int:
         row = []
         for kind in kinds:
             hits = recall(texts[kind], facts)
-            split = totals.setdefault(spec["split"], {})
+            split = totals.setdefault(f"{group} {spec['split']}", {})
             got = split.setdefault(kind, [0, 0])
             got[0] += sum(hits)
             got[1] += len(hits)
@@ -128,18 +137,17 @@ def main() -> int:
                         print(f"  {spec['id']} {kind} misses: {f['fact']}", file=sys.stderr)
         tokens = counter.count(texts["chunkscope"])
         print(
-            f"| {spec['id']} | {spec['split']} | {spec['format']} | {len(facts)} | "
+            f"| {spec['id']} | {group} | {spec['split']} | {spec['format']} | {len(facts)} | "
             f"{' | '.join(row)} | {tokens} |"
         )
         if args.show == spec["id"]:
             for kind in kinds:
                 print(f"\n----- {kind} -----\n{texts[kind]}", file=sys.stderr)
     print()
-    print(f"| split | {' | '.join(kinds)} |\n|---|{'---:|' * len(kinds)}")
-    for split in ("dev", "heldout"):
-        if split in totals:
-            cells = [f"{h / n:.2f} ({h}/{n})" for h, n in (totals[split][k] for k in kinds)]
-            print(f"| {split} | {' | '.join(cells)} |")
+    print(f"| set | split | {' | '.join(kinds)} |\n|---|---|{'---:|' * len(kinds)}")
+    for name in sorted(totals):
+        cells = [f"{h / n:.2f} ({h}/{n})" for h, n in (totals[name][k] for k in kinds)]
+        print(f"| {' | '.join(name.split())} | {' | '.join(cells)} |")
     return 0
 
 

@@ -119,7 +119,7 @@ class RecapParams:
 
 DEFAULT_BUDGET: int = RecapParams().budget
 #: The most of the budget the procedural sections take; the summaries fill the rest.
-SECTIONS_SHARE = 0.7
+SECTIONS_SHARE = 0.8
 RECAP_FILENAME = "_recap.md"
 #: Between two paragraphs of a recap.
 SEPARATOR = "\n\n"
@@ -605,7 +605,7 @@ def compose(
         candidates, budget, counter, pinned, excluded, headings, prefix=prefix, dedupe=True
     )
     spare = budget - chosen.used_tokens
-    if spare > 8 and fitted != present:
+    if spare > 8:
         keep = [c.index for c in chosen.selected]
         drop = [c.index for c in candidates if c.index not in keep]
         room = counter.count(prefix) + spare - 2  # "\n\n" seams may merge tokens

@@ -63,7 +63,8 @@ _TAGGED = re.compile(
     r"local-command-[a-z]+|command-message|command-name|command-args)\b[^>]*>.*?</\1>",
     re.S,
 )
-_INTERRUPT = re.compile(r"\[Request interrupted by user[^\]]*\]")
+#: Claude Code's mark of a request the user stopped (the Codex reader writes the same)
+INTERRUPTED = re.compile(r"\[Request interrupted by user[^\]]*\]")
 _TRIVIAL = re.compile(
     r"\A\W*(?:ok(?:ay)?|yes|yep|y|no|sure|go(?: on| ahead)?|continue|proceed|thanks?"
     r"(?: you)?|ty|lgtm|done|next|great|perfect|cool|nice|do it|please continue|"
@@ -71,6 +72,14 @@ _TRIVIAL = re.compile(
     re.I,
 )
 _MACHINE = re.compile(r"\A\s*<(task-notification|bash-input|bash-stdout|bash-stderr)\b")
+#: Another hook's message in the user's place: Claude Code's "Stop hook feedback:",
+#: "PreToolUse:Bash hook error:", "... operation blocked by hook", a prompt hook's output
+_HOOK_MESSAGE = re.compile(
+    r"\A\s*(?:<user-prompt-submit-hook>|[\w:.*-]*\s*hook (?:feedback|error|blocking error|"
+    r"returned blocking error|success)\b|\w+ operation blocked by hook|"
+    r"\[[^\]\n]*\]:\s*#?\s*\w[^\n]{0,60}\bhook\b)",
+    re.I,
+)
 #: The built-in slash commands of aider, Claude Code, Codex and Gemini CLI that manage
 #: the tool (its model, files, context, settings) rather than ask for work: no request.
 #: Any other slash command is one the user defined (a workflow): a request.
@@ -142,17 +151,20 @@ def is_tool_call(text: str) -> bool:
 def clean_request(text: str) -> str:
     """A user's message without the tool's tagged blocks and interruption marks."""
     text = _TAGGED.sub(" ", text)
-    text = _INTERRUPT.sub(" ", text)
+    text = INTERRUPTED.sub(" ", text)
     return text.strip()
 
 
 def is_request(text: str) -> bool:
     """Does a (cleaned) user message ask something, rather than "ok", tool output, a
     bare slash command or boilerplate?"""
-    if not text or _TRIVIAL.match(text) or _MACHINE.match(text):
+    if not text or _TRIVIAL.match(text) or _MACHINE.match(text) or _HOOK_MESSAGE.match(text):
         return False
     if text.startswith("/") and " " not in text.strip():
         return False  # a bare slash command (/clear, /compact)
+    name = _COMMAND.match(text)
+    if name is not None and name.group(1).lower() in TOOL_COMMANDS:
+        return False  # a command that manages the tool (aider's /add, /copy-context)
     if text.startswith(("Caveat:", "[image]", "[document]")) and len(text) < 200:
         return False
     return len(text.split()) >= 2

@@ -9,15 +9,25 @@ fills each section from the exact records the log holds:
 - ``task``: the user's requests, compressed: the first one (the text of a
   ``<pr_description>`` / ``<issue>`` / ``<task>`` block when the request wraps one),
   then the later ones that say something (not "continue", "yes", tool output), the
-  latest first when the budget is short.
+  latest first when the budget is short; another hook's message and aider's commands are
+  not requests; the user's answers to the agent's questions follow (``Answered:``).
+- ``rejections``: tool calls the user refused and requests the user interrupted, with
+  the user's words (Claude Code's refusal results and ``[Request interrupted by user]``,
+  other tools' "rejected by the user" results, aider's declined shell commands).
 - ``plan``: the last todo list or plan (``TodoWrite``, ``update_plan``, ``write_todos``,
   ...): ``[x]`` done, ``[~]`` in progress, ``[ ]`` pending.
 - ``files``: the files written or edited (``Edit``, ``Write``, ``MultiEdit``,
   ``apply_patch``, the seed's ``edit`` / ``write``, Gemini's ``replace`` /
   ``write_file``, ``sed -i`` and ``cat > f`` in shell commands), with counts.
-- ``outcome``: the last test or build command and its result, the commits
-  (``git commit -m``) and pull requests (``gh pr create``) made, with their output;
-  the seed's ``done`` summary.
+- ``state``: the work's state: the branch (the readers' ``branch:`` note, ``git status``),
+  the commits made (each once), pushed or not, a pull request (``gh pr create``), what is
+  uncommitted (the last ``git status`` after the last edit, or the edits after the last
+  commit).
+- ``outcome``: the last test or build command and its result (a refused one: not run), a
+  commit that failed with nothing after it, the seed's ``done`` summary, a trajectory's
+  end on an error or a limit.
+- ``subagents``: each subagent's report (a delegation call's result, a background
+  subagent's task notification), its verdict first (``APPROVE``, ``Verdict: ...``).
 - ``last``: the assistant's last message, its sentences with content.
 - ``questions``: the assistant's closing question to the user (a question in its
   last message, or an ``ask`` call nobody answered).
@@ -37,7 +47,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine.collapse import _PATCH_FILE, _calls, _command, _decode_arguments, _fold
-from engine.requests import clean_request, is_request
+from engine.readers.base import BRANCH_NOTE
+from engine.readers.documents import END_ROLE
+from engine.requests import INTERRUPTED, request_text
 from engine.source import content_text
 from engine.summarize.extractive import (
     _truncate,
@@ -59,9 +71,12 @@ __all__ = [
 SECTION_TITLES: dict[str, str] = {
     "session": "Session",
     "task": "Task",
+    "rejections": "Rejected or interrupted by the user",
     "plan": "Plan",
+    "state": "Work state",
     "files": "Files changed",
     "outcome": "Last outcome",
+    "subagents": "Subagent results",
     "last": "Where it stopped",
     "questions": "Open question to the user",
 }
@@ -70,16 +85,30 @@ SECTION_TITLES: dict[str, str] = {
 SUMMARIES_TITLE = "What happened"
 
 # The longest a line of each section may be (characters; cut at a word with "...").
-_LINE_CHARS = {"task": 420, "plan": 160, "outcome": 260, "last": 300, "questions": 300}
+_LINE_CHARS = {
+    "task": 420,
+    "plan": 160,
+    "outcome": 260,
+    "last": 300,
+    "questions": 300,
+    "rejections": 200,
+    "subagents": 180,
+    "state": 200,
+}
 _FIRST_REQUEST_CHARS = 700
+#: The most of a request shown when the recap has room for it whole.
+_UNCUT_CHARS = 3000
 
 # Share of the allowance each section may take at most.
 _SHARE = {
     "session": 0.08,
     "task": 0.30,
     "plan": 0.22,
-    "files": 0.25,
+    "rejections": 0.15,
+    "state": 0.18,
+    "files": 0.3,
     "outcome": 0.22,
+    "subagents": 0.18,
     "last": 0.22,
     "questions": 0.12,
 }
@@ -98,6 +127,11 @@ class Section:
     lines: tuple[str, ...]
     ranks: tuple[int, ...] = ()
     source: str = "records"
+    #: each line uncut ("" when it was not cut): shown instead when the recap has room
+    full: tuple[str, ...] = ()
+    #: the section's text whole (the last message as written): shown instead of all its
+    #: lines when they were all kept and the recap has room for it
+    whole: str = ""
 
     @property
     def title(self) -> str:
@@ -154,6 +188,21 @@ class _Call:
     result: str | None = None
     exit_code: int | None = None
     failed: bool = False
+    #: the user refused it (Claude Code's "doesn't want to proceed", a tool's "rejected
+    #: by the user"): it did not run
+    rejected: bool = False
+
+
+@dataclass
+class _Rejection:
+    """A tool call the user refused, or a request the user interrupted, and the words the
+    user gave with it (the refusal's own text, or the message typed right after)."""
+
+    index: int
+    what: str  # "Rejected `git push`", "Interrupted", "Declined to run `pytest`"
+    words: str = ""
+    #: still waiting for the user's next message as its words
+    open: bool = True
 
 
 @dataclass
@@ -166,11 +215,38 @@ class _Log:
     last_user: int = -1
     #: commits a tool reported outside a shell call (aider's "Commit abc1234 message")
     commits: list[tuple[int, str]] = field(default_factory=list)
+    rejections: list[_Rejection] = field(default_factory=list)
+    #: a background subagent's report (Claude Code's task notification): (position,
+    #: its name, its status, its result)
+    reports: list[tuple[int, str, str, str]] = field(default_factory=list)
+    #: the tool's own notes on the session (`Source.notes`: ``branch: NAME``)
+    notes: list[str] = field(default_factory=list)
+    #: how the run ended (a trajectory's exit record: "Submitted", an error), and its text
+    ended: tuple[int, str, str] | None = None
 
 
 _AIDER_EDIT = re.compile(r"^Applied edit to (.+)$", re.M)
 _AIDER_COMMIT = re.compile(r"^Commit ([0-9a-f]{7,40}) (.+)$", re.M)
 _AIDER_RUN = re.compile(r"\A\s*/(?:run|test)\s+(.+)", re.S)
+# aider asking before it runs a command the model suggested, and the answer typed
+_AIDER_ASK = re.compile(r"^(.+)\n\s*Run shell commands?\? \(Y\)es/\(N\)o[^\n]*?:\s*(\w*)\s*$", re.M)
+_AIDER_INTERRUPT = re.compile(r"^\s*\^C again to exit|^\s*KeyboardInterrupt", re.M)
+# Claude Code's result of a call the user refused; the words typed with it follow "said:"
+_CC_REJECTED = re.compile(r"\A\s*The user doesn't want to proceed with this tool use\b")
+_REJECT_WORDS = re.compile(r"the user said:\s*(.+)\Z", re.S | re.I)
+# other tools' words for a call the user refused: Codex's "exec command rejected by user" /
+# "patch rejected by user", Gemini CLI's "[Operation Cancelled] Reason: User denied
+# execution.", "User declined tool execution." (Claude Agent SDK clients), ...
+_REJECTED_RESULT = re.compile(
+    r"\A\W*(?:[\w ]{0,40}\b(?:rejected|denied|declined|cancell?ed|aborted) by (?:the )?user\b|"
+    r"(?:the )?user (?:rejected|denied|declined|cancell?ed|aborted)\b|"
+    r"Operation Cancell?ed\]\s*Reason:\s*User\b)",
+    re.I,
+)
+_ENDED = re.compile(r"\AThe session ended(?: \((.*?)\))?\.")
+_NOTIFICATION = re.compile(r"\A\s*<task-notification>(.*?)(?:</task-notification>|\Z)", re.S)
+_NOTE_FIELD = re.compile(r"<(summary|result|status)>\s*(.*?)\s*</\1>", re.S)
+_AGENT_DONE = re.compile(r'\AAgent "(.+?)" (\w+)')
 
 # A mini-swe-agent-style action: a fenced shell block in the assistant's text.
 _SHELL_BLOCK = re.compile(r"```(?:bash|sh|shell|console)?\s*\n(.*?)```", re.S)
@@ -178,12 +254,81 @@ _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _OUTPUT_TAG = re.compile(r"<output>\s*(.*?)\s*</output>", re.S)
 
 
-def _read(messages: Sequence[Mapping[str, Any]]) -> _Log:
-    log = _Log()
+def _reject(log: _Log, index: int, what: str, words: str = "") -> None:
+    words = _cut(words, _LINE_CHARS["rejections"]) if words.strip() else ""
+    log.rejections.append(_Rejection(index, what, words, open=not words))
+
+
+def _user_words(log: _Log, index: int, text: str) -> None:
+    """The user's message right after a refusal or an interruption: its words."""
+    pending = [r for r in log.rejections if r.open]
+    for r in pending:
+        r.open = False
+    if pending and text:
+        pending[-1].words = _cut(text, _LINE_CHARS["rejections"])
+
+
+def _interrupted(log: _Log, index: int) -> None:
+    """The user stopped the agent ("[Request interrupted by user]"): what it was doing
+    (its last call, when nothing was said after it), unless a refusal says it already."""
+    last_call = log.calls[-1] if log.calls else None
+    if last_call is not None and any(r.index > last_call.index for r in log.rejections):
+        return  # "[Request interrupted by user for tool use]" after a refusal
+    last_text = log.texts[-1][0] if log.texts else -1
+    during = ""
+    if last_call is not None and last_call.index >= last_text and last_call.index > log.last_user:
+        during = f" during {_describe(last_call)}"
+    words = ""
+    if log.last_user > max(last_text, last_call.index if last_call else -1):
+        before = dict(log.requests).get(log.last_user, "")  # typed just before stopping it
+        words = request_text(before) or ""
+    _reject(log, index, f"Interrupted{during}", words)
+
+
+def _describe(call: _Call) -> str:
+    """A call in a few words: `` `command` ``, ``Edit path``, ``Task (description)``."""
+    name = call.name
+    if name.lower() in _SHELL_TOOLS:
+        command = _command(call.args)
+        return f"`{_cut(command, 100)}`" if command != "?" else name
+    for key in ("file_path", "path", "notebook_path", "url", "query", "pattern", "description"):
+        value = call.args.get(key)
+        if isinstance(value, str) and value.strip():
+            if key in ("file_path", "path", "notebook_path"):
+                value = "/".join(value.replace("\\", "/").split("/")[-2:])
+            return f"{name} ({_cut(value, 80)})"
+    return name
+
+
+def _notification(log: _Log, index: int, text: str) -> None:
+    """A Claude Code task notification: a background subagent's report."""
+    body = _NOTIFICATION.match(text)
+    if not body:
+        return
+    fields = {k: v for k, v in _NOTE_FIELD.findall(body.group(1))}
+    agent = _AGENT_DONE.match(fields.get("summary", ""))
+    if agent:  # a background command's notice is not a subagent's report
+        status = fields.get("status") or agent.group(2)
+        log.reports.append((index, agent.group(1), status, fields.get("result", "")))
+
+
+def _aider_output(log: _Log, index: int, text: str) -> None:
+    """aider's own output: a suggested command declined, the user's Ctrl-C."""
+    for m in _AIDER_ASK.finditer(text):
+        if m.group(2).lower().startswith("n"):
+            _reject(log, index, f"Declined to run `{_cut(m.group(1).strip(), 120)}`")
+    if _AIDER_INTERRUPT.search(text):
+        _reject(log, index, "Interrupted (Ctrl-C)")
+
+
+def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _Log:
+    log = _Log(notes=list(notes))
     # Shell blocks in the assistant's text are actions only in a log without tool calls
-    # (mini-swe-agent's text mode); elsewhere they are examples in an explanation.
+    # (mini-swe-agent's text mode); elsewhere they are examples in an explanation, and in
+    # aider's chat they are suggestions aider asks about (`_AIDER_ASK`).
     text_mode = not any(
-        isinstance(m, Mapping) and m.get("role") == "assistant" and m.get("tool_calls")
+        isinstance(m, Mapping)
+        and (m.get("role") == "aider" or (m.get("role") == "assistant" and m.get("tool_calls")))
         for m in messages
     )
     by_id: dict[str, _Call] = {}
@@ -193,6 +338,11 @@ def _read(messages: Sequence[Mapping[str, Any]]) -> _Log:
         if not isinstance(msg, Mapping):
             continue
         role = msg.get("role")
+        if role == END_ROLE:  # a trajectory's exit record: how the run ended
+            text = content_text(msg.get("content"))
+            how = _ENDED.match(text)
+            log.ended = (i, how.group(1) if how else "", text[how.end() :] if how else text)
+            continue
         if role == "aider":  # aider's own output: edits applied, commits, command output
             text = content_text(msg.get("content"))
             if text_actions:
@@ -201,9 +351,14 @@ def _read(messages: Sequence[Mapping[str, Any]]) -> _Log:
                 log.calls.append(_Call(i, "edit", {"path": m.group(1).strip()}))
             for m in _AIDER_COMMIT.finditer(text):
                 log.commits.append((i, f"Committed {m.group(1)}: {_cut(m.group(2), 160)}"))
+            _aider_output(log, i, text)
             continue
         if role == "user":
             text = content_text(msg.get("content"))
+            if INTERRUPTED.search(text):
+                _interrupted(log, i)
+            if _NOTIFICATION.match(text):
+                _notification(log, i, text)
             run = _AIDER_RUN.match(text)
             if run:  # aider's /run and /test: a command, its output follows
                 call = _Call(i, "bash", {"command": run.group(1).strip()})
@@ -219,6 +374,9 @@ def _read(messages: Sequence[Mapping[str, Any]]) -> _Log:
                     call.exit_code = int(code.group(1)) if code else None
                 continue
             text_actions.clear()
+            words = request_text(text)
+            if words is not None:
+                _user_words(log, i, words)
             log.requests.append((i, text))
             log.last_user = i
         elif role == "assistant":
@@ -253,6 +411,12 @@ def _read(messages: Sequence[Mapping[str, Any]]) -> _Log:
             if isinstance(code, int) and not isinstance(code, bool):
                 found.exit_code = code
             found.failed = bool(msg.get("is_error"))
+            result = found.result
+            refused = _CC_REJECTED.match(result)
+            if refused or _REJECTED_RESULT.match(result):
+                found.rejected = True
+                said = _REJECT_WORDS.search(result) if refused else None
+                _reject(log, i, f"Rejected {_describe(found)}", said.group(1) if said else "")
     return log
 
 
@@ -267,17 +431,27 @@ def _first_request(text: str) -> str:
 
 
 def task_section(log: _Log) -> Section:
-    requests = [(i, clean_request(t)) for i, t in log.requests]
-    requests = [(i, t) for i, t in requests if is_request(t)]
+    requests = [(i, r) for i, t in log.requests if (r := request_text(t)) is not None]
     if not requests:
         return Section("task", ())
     lines = [_first_request(requests[0][1])]
-    later = list(dict.fromkeys(_cut(t, _LINE_CHARS["task"]) for _, t in requests[1:]))
-    later = [t for t in later if t != lines[0]]
+    tagged = _TASK_TAG.search(requests[0][1])
+    first = tagged.group(2) if tagged and tagged.group(2).strip() else requests[0][1]
+    full = [_cut(first, _UNCUT_CHARS)]
+    later: dict[str, str] = {}
+    for _, t in requests[1:]:
+        later.setdefault(_cut(t, _LINE_CHARS["task"]), _cut(t, _UNCUT_CHARS))
+    later.pop(lines[0], None)
     lines += [f"Later: {t}" for t in later]
+    full += [f"Later: {t}" for t in later.values()]
     # the first request, then the later ones newest first
     ranks = [0] + [len(later) - k for k in range(len(later))]
-    return Section("task", tuple(lines), tuple(ranks))
+    answers = list(dict.fromkeys(line for _, line in _answers(log)))[-4:]
+    lines += answers
+    full += [""] * len(answers)
+    ranks += [1 + k // 2 for k in range(len(answers))][::-1]
+    uncut = tuple(f if f != line else "" for f, line in zip(full, lines, strict=True))
+    return Section("task", tuple(lines), tuple(ranks), full=uncut)
 
 
 # --------------------------------------------------------------------------- plan
@@ -481,8 +655,8 @@ def files_section(log: _Log) -> Section:
     shell_only: set[str] = set()
     created: set[str] = set()
     for call in log.calls:
-        if call.failed:
-            continue
+        if call.failed or call.rejected:
+            continue  # an edit that failed or that the user refused changed nothing
         name = call.name.lower()
         shell = name in _SHELL_TOOLS
         for path in _edited_paths(call):
@@ -585,7 +759,6 @@ _COMMIT_MSG = re.compile(
 _COMMIT_OUT = re.compile(r"^\[([^\]\n]+?) ([0-9a-f]{7,40})\] (.+)$", re.M)
 _PR = re.compile(r"\bgh pr create\b")
 _PR_TITLE = re.compile(r"--title\s+(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)')")
-_URL = re.compile(r"https://\S+/pull/\d+")
 _EXIT = re.compile(r"\s*(?:Exit code|exit status|Process exited with code)\s*:?\s*(-?\d+)", re.I)
 _COMMIT_FAILED = re.compile(r"nothing to commit|error|fatal", re.I)
 
@@ -607,6 +780,8 @@ def _first_line(command: str) -> str:
 
 
 def _result_summary(call: _Call) -> str:
+    if call.rejected:
+        return "rejected by the user, not run"
     result = call.result or ""
     lines = [ln.strip() for ln in result.splitlines() if ln.strip()]
     picked = [ln for ln in lines if _RESULT_LINE.search(ln)]
@@ -643,14 +818,13 @@ def _commit_line(command: str, call: _Call) -> tuple[str, bool]:
 
 
 def outcome_section(log: _Log) -> Section:
+    """The last check (test, build, lint) and its result (a refused one says it did not
+    run), a commit that failed with nothing after it, the agent's own final report."""
     lines: list[tuple[int, int, str]] = []  # (rank, position, line)
     last_check: _Call | None = None
-    commits: list[tuple[int, str]] = []
-    prs: list[tuple[int, str]] = []
-    pushes: list[tuple[int, str]] = []
     failed_commits: list[tuple[int, str]] = []
+    made: list[int] = [i for i, _ in log.commits]
     finished: list[tuple[int, str]] = []
-    commits += log.commits
     for call in log.calls:
         name = call.name.lower()
         if name == "done" or name in ("attempt_completion", "submit", "finish"):
@@ -663,21 +837,12 @@ def outcome_section(log: _Log) -> Section:
         command = _command(call.args)
         if command == "?":
             continue
-        if _COMMIT.search(command):
-            line, made = _commit_line(command, call)
-            if made:
-                commits.append((call.index, line))
+        if _COMMIT.search(command) and not call.rejected:
+            line, ok = _commit_line(command, call)
+            if ok:
+                made.append(call.index)
             else:
                 failed_commits.append((call.index, line))
-        if _PR.search(command):
-            title = _PR_TITLE.search(command)
-            url = _URL.search(call.result or "")
-            what = (title.group(1) or title.group(2) or "") if title else ""
-            prs.append(
-                (call.index, f"Opened PR{' ' + url.group(0) if url else ''}: {_cut(what, 160)}")
-            )
-        elif re.search(r"\bgit push\b", command) and call.result is not None:
-            pushes.append((call.index, f"Pushed: `{_cut(command, 80)}`"))
         if "COMPLETE_TASK_AND_SUBMIT" in command or command.strip() == "submit":
             finished.append((call.index, "Submitted the work (the agent's final action)."))
         elif _CHECK.search(_first_line(command)) and (
@@ -687,16 +852,294 @@ def outcome_section(log: _Log) -> Section:
     if last_check is not None:
         cmd = _cut(_command(last_check.args), 120)
         lines.append((0, last_check.index, f"Last check: `{cmd}` -> {_result_summary(last_check)}"))
-    commits.sort()
     # a commit that failed matters only when no commit came after it
-    if failed_commits and (not commits or failed_commits[-1][0] > commits[-1][0]):
+    if failed_commits and (not made or failed_commits[-1][0] > max(made)):
         lines.append((1, failed_commits[-1][0], failed_commits[-1][1]))
-    # the newest of each kind first when the allowance is short
-    for rank, group in ((1, finished[-2:]), (1, prs[-2:]), (1, commits[-6:]), (3, pushes[-1:])):
-        for age, (pos, line) in enumerate(reversed(group)):
-            lines.append((rank + age, pos, line))
+    for age, (pos, line) in enumerate(reversed(finished[-2:])):
+        lines.append((1 + age, pos, line))
+    if log.ended is not None and log.ended[1] and log.ended[1].lower() != "submitted":
+        pos, how, text = log.ended  # a run that stopped on an error or a limit
+        first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+        detail = f": {_cut(first, 200)}" if first and not first.startswith("diff --git") else ""
+        lines.append((0, pos, f"The run ended ({_cut(how, 80)}){detail}"))
     lines.sort(key=lambda t: t[1])
     return Section("outcome", tuple(t[2] for t in lines), tuple(t[0] for t in lines))
+
+
+# --------------------------------------------------------------------------- work state
+
+_PUSHED_REF = re.compile(
+    r"^\s*(?:\+\s*)?([0-9a-f]{6,40})\.\.\.?([0-9a-f]{6,40})\s+(\S+)\s+->\s+(\S+)", re.M
+)
+_NEW_REF = re.compile(r"^\s*\*\s+\[new (?:branch|tag)\]\s+(\S+)\s+->\s+(\S+)", re.M)
+_PUSH_FAILED = re.compile(r"^\s*(?:fatal|error):|\[rejected\]|\[remote rejected\]", re.M | re.I)
+_ON_BRANCH = re.compile(r"^On branch (\S+)", re.M)
+_NEW_BRANCH = re.compile(r"\bgit (?:checkout -[bB]|switch -[cC]|branch)\s+([\w./-]+)")
+_STATUS_FILE = re.compile(r"^\s+(?:modified|new file|deleted|renamed):\s+(.+)$", re.M)
+_CLEAN = re.compile(r"nothing to commit,? (?:\(?)working (?:tree|directory) clean")
+_PR_URL = re.compile(r"https://\S+/pull/\d+")
+
+
+def _short_sha(line: str) -> str:
+    m = re.match(r"Committed ([0-9a-f]{7,40})", line)
+    return m.group(1)[:7] if m else ""
+
+
+def _commits(log: _Log) -> list[tuple[int, str]]:
+    """Every commit made, each once (by its hash; a line without one by its text), in
+    the order made: aider's reports and ``git commit`` calls with their output. A
+    ``git commit --amend`` replaces the commit before it (and says which)."""
+    found: list[tuple[int, str, bool]] = [(pos, line, False) for pos, line in log.commits]
+    for call in log.calls:
+        if call.name.lower() not in _SHELL_TOOLS or call.rejected:
+            continue
+        command = _command(call.args)
+        if command != "?" and _COMMIT.search(command):
+            line, made = _commit_line(command, call)
+            if made:
+                found.append((call.index, line, "--amend" in command))
+    found.sort(key=lambda t: t[0])
+    seen: set[str] = set()
+    out: list[tuple[int, str]] = []
+    for pos, line, amend in found:
+        key = _short_sha(line) or line
+        if key in seen:
+            continue
+        seen.add(key)
+        if amend and out:
+            _, replaced = out.pop()
+            old = _short_sha(replaced)
+            line = f"{line} (amends {old})" if old else line
+        out.append((pos, line))
+    return out
+
+
+def _status_line(call: _Call) -> str:
+    """What a ``git status`` result says of the work tree."""
+    result = call.result or ""
+    if _CLEAN.search(result):
+        return "Working tree clean (`git status`)."
+    files = list(dict.fromkeys(m.strip() for m in _STATUS_FILE.findall(result)))
+    if files:
+        shown = ", ".join(files[:6]) + (f" and {len(files) - 6} more" if len(files) > 6 else "")
+        return f"Uncommitted (`git status`): {shown}."
+    return ""
+
+
+def state_section(log: _Log) -> Section:
+    """The work's state from the exact records: the branch, the commits made (each once),
+    pushed or not, a pull request, what is uncommitted (the last ``git status`` after the
+    last edit, else the files edited after the last commit)."""
+    lines: list[tuple[int, float, str]] = []  # (rank, position, line)
+    branch = next(
+        (n[len(BRANCH_NOTE) :].strip() for n in reversed(log.notes) if n.startswith(BRANCH_NOTE)),
+        "",
+    )
+    pushes: list[tuple[int, str]] = []
+    push_failed: list[tuple[int, str]] = []
+    prs: list[tuple[int, str]] = []
+    status: _Call | None = None
+    for call in log.calls:
+        if call.name.lower() not in _SHELL_TOOLS or call.rejected:
+            continue
+        command = _command(call.args)
+        result = call.result or ""
+        if not branch:
+            switched = _NEW_BRANCH.search(command)
+            on = _ON_BRANCH.search(result) if "git status" in command else None
+            if on or switched:
+                branch = (on or switched).group(1)  # type: ignore[union-attr]
+        if re.search(r"\bgit status\b", command) and call.result is not None:
+            status = call
+        if _PR.search(command):
+            title = _PR_TITLE.search(command)
+            url = _PR_URL.search(result)
+            what = (title.group(1) or title.group(2) or "") if title else ""
+            prs.append(
+                (call.index, f"Opened PR{' ' + url.group(0) if url else ''}: {_cut(what, 160)}")
+            )
+        elif re.search(r"\bgit push\b", command) and call.result is not None:
+            refs = [
+                f"{m.group(4)} ({m.group(1)[:7]}..{m.group(2)[:7]})"
+                for m in _PUSHED_REF.finditer(result)
+            ]
+            refs += [f"{m.group(2)} (new)" for m in _NEW_REF.finditer(result)]
+            if refs and not call.failed:
+                pushes.append((call.index, f"Pushed {', '.join(refs[:3])}."))
+            elif "Everything up-to-date" in result and not call.failed:
+                pushes.append((call.index, "Pushed (everything up to date)."))
+            elif call.failed or _PUSH_FAILED.search(result) or (call.exit_code or 0) != 0:
+                reason = next(
+                    (ln.strip() for ln in result.splitlines() if _PUSH_FAILED.search(ln)), ""
+                )
+                push_failed.append(
+                    (call.index, f"Push failed: {_cut(reason or result.strip(), 120)}")
+                )
+            else:
+                pushes.append((call.index, f"Pushed: `{_cut(command, 80)}`"))
+    if branch:
+        lines.append((0, -1, f"Branch: {branch}"))
+    commits = _commits(log)
+    for age, (pos, line) in enumerate(reversed(commits[-6:])):
+        lines.append((age, pos, line))
+    if len(commits) > 6:
+        lines.append((3, commits[-7][0], f"({len(commits) - 6} earlier commits)"))
+    last_push = pushes[-1][0] if pushes else -1
+    if pushes:
+        lines.append((1, pushes[-1][0], pushes[-1][1]))
+    if push_failed and push_failed[-1][0] > last_push:
+        lines.append((1, push_failed[-1][0], push_failed[-1][1]))
+    if commits and pushes and commits[-1][0] > last_push:
+        later = sum(1 for pos, _ in commits if pos > last_push)
+        lines.append(
+            (
+                1,
+                commits[-1][0] + 0.5,
+                f"Not pushed: {later} commit{'s' if later != 1 else ''} after the last push.",
+            )
+        )
+    for age, (pos, line) in enumerate(reversed(prs[-2:])):
+        lines.append((1 + age, pos, line))
+    # what is uncommitted: the last git status after the last edit says it; else the edits
+    last_commit = commits[-1][0] if commits else -1
+    edits = [
+        (c.index, p) for c in log.calls if not c.failed and not c.rejected for p in _edited_paths(c)
+    ]
+    last_edit = max((i for i, _ in edits), default=-1)
+    said = (
+        _status_line(status)
+        if status is not None and status.index >= max(last_edit, last_commit)
+        else ""
+    )
+    if said:
+        lines.append((1, status.index, said))  # type: ignore[union-attr]
+    elif edits and last_edit > last_commit and not _submitted(log):
+        after = list(dict.fromkeys(_short_path(p) for i, p in edits if i > last_commit))
+        shown = ", ".join(after[:6]) + (f" and {len(after) - 6} more" if len(after) > 6 else "")
+        if commits:
+            lines.append((1, last_edit, f"Edited after the last commit (uncommitted): {shown}."))
+        else:
+            lines.append(
+                (2, last_edit, f"Not committed: no commit in this session after editing {shown}.")
+            )
+    lines.sort(key=lambda t: t[1])
+    return Section("state", tuple(t[2] for t in lines), tuple(t[0] for t in lines))
+
+
+def _short_path(path: str) -> str:
+    return "/".join(path.replace("\\", "/").split("/")[-2:])
+
+
+def _submitted(log: _Log) -> bool:
+    """The agent handed its work in (mini-swe-agent's submit): its diff is the result."""
+    if log.ended is not None:
+        return True  # a trajectory: its end record holds the submission (or says why none)
+    return any(
+        c.name.lower() in ("submit", "finish") or "COMPLETE_TASK_AND_SUBMIT" in _command(c.args)
+        for c in log.calls
+    ) or bool(log.calls and log.calls[-1].result and "diff --git" in (log.calls[-1].result or ""))
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def rejections_section(log: _Log) -> Section:
+    """Tool calls the user refused and requests the user interrupted, with the words the
+    user gave (newest first when the allowance is short)."""
+    kept = log.rejections[-4:]
+    lines = []
+    for r in kept:
+        words = f': "{r.words}"' if r.words else ""
+        lines.append(f"- {r.what}{words}")
+    ranks = [len(kept) - 1 - k for k in range(len(kept))]
+    return Section("rejections", tuple(lines), tuple(ranks))
+
+
+# --------------------------------------------------------------------------- subagents
+
+_SUBAGENT_TOOLS = frozenset(
+    {
+        "task",
+        "agent",
+        "subagent",
+        "dispatch_agent",
+        "spawn_agent",
+        "delegate",
+        "delegate_task",
+        "run_subagent",
+        "codebase_investigator",
+    }
+)
+_VERDICT = re.compile(
+    r"\b(APPROVED?|REQUEST(?:ED)?[ _]CHANGES|CHANGES[ _]REQUESTED|LGTM|REJECT(?:ED)?|"
+    r"NEEDS[ _](?:WORK|CHANGES)|PASS(?:ED)?|FAIL(?:ED|S)?|BLOCK(?:ED|ING)?|NO[ _-]GO)\b"
+)
+_VERDICT_LABEL = re.compile(
+    r"\b(?:verdict|decision|recommendation|result)\s*[:*]+\s*\**\s*([\w -]{2,40})", re.I
+)
+_HEADING = re.compile(r"\A\s*(?:#+\s.*|(?:\d+\.\s*)?\*\*[^*]+\*\*\W*)\Z")
+_MD_LINK = re.compile(r"\[([^\]\n]*)\]\((?:https?://)?[^)\s]*\)")
+_LAUNCHED = re.compile(r"\A\s*Async agent launched", re.I)
+_AGENT_TRAILER = re.compile(r"\n\s*agentId: .*\Z", re.S)
+
+
+def _report(label: str, text: str, status: str = "") -> str:
+    """One subagent's line: its name, its verdict when it gives one, its first facts."""
+    text = _AGENT_TRAILER.sub("", text).strip()
+    text = _MD_LINK.sub(r"\1", text)  # a source list's links: their titles only
+    verdict = ""
+    labelled = _VERDICT_LABEL.search(text)
+    if labelled:
+        verdict = labelled.group(1).strip(" *")
+    else:
+        m = _VERDICT.search(text)
+        verdict = m.group(1) if m else ""
+    sentences = [s for s in _content_sentences(text) if not is_narration(s)]
+    # an introduction ("Here's what I found:") and a bare heading say nothing themselves
+    said = [s for s in sentences if not s.rstrip().endswith(":") and not _HEADING.match(s)]
+    facts = [s for s in said if has_content(s)] or said or sentences
+    if verdict:
+        hit = next((s for s in sentences if verdict in s), "")
+        facts = [hit, *[f for f in facts if f != hit]] if hit else facts
+    body = _cut(" ".join(facts[:2]), _LINE_CHARS["subagents"]) if facts else ""
+    head = f"- {label}"
+    if verdict:
+        head += f": verdict {verdict}"
+    elif status and status.lower() not in ("completed", "complete"):
+        head += f" ({status})"
+    elif status:
+        head += " (completed)"
+    return f"{head}: {body}" if body else head
+
+
+def subagents_section(log: _Log) -> Section:
+    """What each subagent reported (a reviewer's APPROVE, an explorer's findings): the
+    results of delegation calls (Claude Code's ``Task``) and background subagents' task
+    notifications, the newest first when the allowance is short."""
+    found: list[tuple[int, str]] = []
+    for call in log.calls:
+        if call.name.lower() not in _SUBAGENT_TOOLS or call.rejected or not call.result:
+            continue
+        if _LAUNCHED.match(call.result):
+            continue  # a background launch: its report comes as a notification
+        label = next(
+            (
+                str(call.args[k]).strip()
+                for k in ("description", "subagent_type", "agent", "name")
+                if isinstance(call.args.get(k), str) and str(call.args[k]).strip()
+            ),
+            call.name,
+        )
+        found.append((call.index, _report(_cut(label, 60), call.result)))
+    for pos, name, status, result in log.reports:
+        found.append((pos, _report(_cut(name, 60), result, status)))
+    found.sort(key=lambda t: t[0])
+    kept = found[-5:]
+    return Section(
+        "subagents",
+        tuple(line for _, line in kept),
+        tuple(len(kept) - 1 - k for k in range(len(kept))),
+    )
 
 
 # --------------------------------------------------------------------------- last words
@@ -713,7 +1156,7 @@ def _last_words(log: _Log) -> list[str]:
     request (a task notification, "continue") came after the last real one, its last
     message before them too (the report they followed)."""
     last_i, last = log.texts[-1]
-    real = [i for i, t in log.requests if is_request(clean_request(t))]
+    real = [i for i, t in log.requests if request_text(t) is not None]
     since = real[-1] if real else -1
     texts = [last]
     if any(i > since for i, _ in log.requests):  # machine or nudge messages at the end
@@ -733,7 +1176,33 @@ def last_section(log: _Log) -> Section:
         plain = [s for s in sentences if not is_narration(s)]
         kept += [s for s in plain if has_content(s)] or plain[:2]
     lines = tuple(_cut(s, _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
-    return Section("last", lines, tuple(range(len(lines))))
+    whole = _cut(" ".join(_fold(t) for t in _last_words(log)), _UNCUT_CHARS // 2)
+    return Section("last", lines, tuple(range(len(lines))), whole=whole if lines else "")
+
+
+_ASK_TOOLS = frozenset({"ask", "askuserquestion", "ask_user", "ask_followup_question"})
+# Claude Code's answer record: User has answered your questions: "Q"="A", "Q2"="A2". ...
+_ANSWERS = re.compile(r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"')
+_ANSWERED = re.compile(r"\A\s*User has answered your questions?:\s*", re.I)
+
+
+def _answers(log: _Log) -> list[tuple[int, str]]:
+    """The user's answers to the agent's questions (decisions), one line each:
+    ``Answered: QUESTION -> ANSWER``."""
+    out: list[tuple[int, str]] = []
+    for call in log.calls:
+        if call.name.lower() not in _ASK_TOOLS or call.rejected or not (call.result or "").strip():
+            continue
+        result = call.result or ""
+        pairs = _ANSWERS.findall(result) if _ANSWERED.match(result) else []
+        if pairs:
+            for q, a in pairs:
+                out.append((call.index, f"Answered: {_cut(q, 140)} -> {_cut(a, 140)}"))
+            continue
+        q = call.args.get("message", call.args.get("question"))
+        asked = f"{_cut(q, 140)} -> " if isinstance(q, str) and q.strip() else ""
+        out.append((call.index, f"Answered: {asked}{_cut(result, 160)}"))
+    return out
 
 
 def questions_section(log: _Log) -> Section:
@@ -741,7 +1210,7 @@ def questions_section(log: _Log) -> Section:
     for call in reversed(log.calls):
         if call.index < log.last_user:
             break
-        if call.name.lower() in ("ask", "askuserquestion", "ask_user", "ask_followup_question"):
+        if call.name.lower() in _ASK_TOOLS:
             if call.result and call.result.strip():
                 break  # answered
             q = call.args.get("message", call.args.get("question", call.args.get("questions")))
@@ -773,13 +1242,17 @@ def extract_sections(
 ) -> list[Section]:
     """Every section of `messages` (see the module docstring), in display order; a
     section without records has no lines."""
-    log = _read(messages)
+    notes = list(notes)
+    log = _read(messages, notes)
     return [
         session_section(notes),
         task_section(log),
+        rejections_section(log),
         plan_section(log),
+        state_section(log),
         files_section(log),
         outcome_section(log),
+        subagents_section(log),
         last_section(log),
         questions_section(log),
     ]
@@ -789,6 +1262,9 @@ def extract_sections(
 # by this table's value for the section, then by the line's rank.
 _PRIORITY = {
     "task": 0,
+    "rejections": 1,
+    "state": 1.5,
+    "subagents": 2.5,
     "questions": 1,
     "plan": 2,
     "outcome": 2,
@@ -826,6 +1302,7 @@ def fit_sections(
         for si, s in enumerate(sections):
             keep = sorted(picks.get(si, ()))
             if keep:
+                keep = [i for i in keep if line(si, i)]  # "" : said by the section's whole
                 out.append(
                     Section(
                         s.name,
@@ -835,6 +1312,33 @@ def fit_sections(
                     )
                 )
         return out
+
+    def widen() -> None:
+        """With room left (`stretch`), a section is shown whole (all its lines kept) and a
+        line cut short is shown uncut, most important first, as long as it still fits."""
+        for si, s in enumerate(sections):
+            if s.whole and len(chosen.get(si, ())) == len(s.lines):
+                saved = {li: text.get((si, li)) for li in range(len(s.lines))}
+                text[(si, 0)] = s.whole
+                for li in range(1, len(s.lines)):
+                    text[(si, li)] = ""
+                if counter.count(render_sections(build(chosen))) > allowance:
+                    for li, before in saved.items():
+                        if before is None:
+                            text.pop((si, li), None)
+                        else:
+                            text[(si, li)] = before
+        for _, si, li, _ in order:
+            s = sections[si]
+            if li not in chosen.get(si, ()) or len(s.full) != len(s.lines) or not s.full[li]:
+                continue
+            before = text.get((si, li))
+            text[(si, li)] = s.full[li]
+            if counter.count(render_sections(build(chosen))) > allowance:
+                if before is None:
+                    text.pop((si, li))
+                else:
+                    text[(si, li)] = before
 
     def fits(trial: Mapping[int, set[int]], si: int) -> bool:
         name = sections[si].name
@@ -871,6 +1375,8 @@ def fit_sections(
             text[(si, li)] = best
         chosen = trial
         said |= keys
+    if stretch:
+        widen()
     return build(chosen)
 
 

@@ -104,8 +104,9 @@ def test_claude_code_shapes() -> None:
     assert s["files"] == ("- src/export.py (2 edits)", "- tests/test_export.py (written)")
     outcome = "\n".join(s["outcome"])
     assert "Last check: `python -m pytest -q tests/test_export.py` -> 4 passed in 0.12s" in outcome
-    assert "Committed 1a2b3c4 on main: Add --json to export" in outcome
-    assert "Opened PR https://github.com/o/r/pull/42: Export as JSON" in outcome
+    state = "\n".join(s["state"])
+    assert "Committed 1a2b3c4 on main: Add --json to export" in state
+    assert "Opened PR https://github.com/o/r/pull/42: Export as JSON" in state
     assert s["questions"] == ("Should I also add a --yaml flag?",)
     assert s["last"] == ("The flag works and 4 tests pass.",)
 
@@ -281,7 +282,7 @@ def test_aider_history(tmp_path: Path) -> None:
     s = by_name(extract_sections(source.messages, source.notes))
     assert "- engine/cache.py (1 edit)" in s["files"]
     outcome = "\n".join(s["outcome"])
-    assert "Committed 1a2b3c4: fix: include the model in the cache key" in outcome
+    assert "Committed 1a2b3c4: fix: include the model in the cache key" in s["state"]
     assert "Last check: `pytest -q` -> " in outcome
     assert all(not line.startswith("Later: /run") for line in s["task"])
 

@@ -22,6 +22,10 @@ from engine.errors import ParseError
 from engine.model import Progress, Turn
 from engine.source import Message, Problem, Source, message_turns, parse_timestamp
 
+#: The note a reader adds for the git branch its records name (Claude Code's ``gitBranch``,
+#: a Codex rollout's ``session_meta.git.branch``): ``branch: NAME`` (`engine.sections`).
+BRANCH_NOTE = "branch: "
+
 
 @dataclass(frozen=True)
 class ReadOptions:

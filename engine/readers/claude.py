@@ -36,7 +36,15 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from engine.readers.base import Collected, ReadOptions, SessionInfo, first_text, text_of, tool_call
+from engine.readers.base import (
+    BRANCH_NOTE,
+    Collected,
+    ReadOptions,
+    SessionInfo,
+    first_text,
+    text_of,
+    tool_call,
+)
 from engine.source import iter_objects
 
 NAME = "claude-code"
@@ -314,6 +322,7 @@ def read(path: Path, options: ReadOptions) -> Any:
     order: dict[Any, int] = {}  # call id: the order it was made in
     run: list[_Pending] = []
     records = read = 0
+    branch = ""  # the last gitBranch a main-chain record names
 
     def flush() -> None:
         if len(run) > 1:
@@ -360,6 +369,8 @@ def read(path: Path, options: ReadOptions) -> Any:
             continue
         read += 1
         sidechain = bool(get("isSidechain"))
+        if not sidechain and isinstance(get("gitBranch"), str) and rec["gitBranch"].strip():
+            branch = rec["gitBranch"].strip()
         # the uuid a record's messages are dropped by (a subagent's: never)
         owner = uuid if uuid is not None and not sidechain else ""
         if uuid is not None:
@@ -393,6 +404,8 @@ def read(path: Path, options: ReadOptions) -> Any:
         read -= dropped
         not_read["records abandoned by a rewind"] += dropped
     out.read = read
+    if branch:
+        out.notes.append(BRANCH_NOTE + branch)
     meta = sum(1 for t in out.turns if t.role == META_ROLE)
     if meta:
         out.notes.append(

@@ -3,9 +3,11 @@
 **Rollouts** (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``): one record a line,
 ``{"timestamp", "type", "payload"}``. Read: ``response_item`` payloads (below) and
 ``compacted`` (the summary a compaction left, as a ``compaction`` message).
-``session_meta`` and ``turn_context`` describe the session; ``event_msg`` records
-repeat what the response items say (user and agent messages, reasoning) and are not
-read twice; other record kinds are counted once in a note.
+``session_meta`` and ``turn_context`` describe the session (its git branch is noted as
+``branch: NAME``); ``event_msg`` records repeat what the response items say (user and
+agent messages, reasoning) and are not read twice, except ``turn_aborted`` with reason
+``interrupted``: the user stopped the turn, read as a user message
+``[Request interrupted by user]``; other record kinds are counted once in a note.
 
 **Older logs**: each line is a bare payload (``{"type": "message", "role": ...}``,
 ``function_call``, ``reasoning``, ...) without a timestamp, after an optional header
@@ -27,10 +29,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from engine.readers.base import Collected, ReadOptions, first_text, text_of, tool_call
+from engine.readers.base import BRANCH_NOTE, Collected, ReadOptions, first_text, text_of, tool_call
 from engine.source import iter_objects
 
 NAME = "codex"
+#: What a turn the user interrupted (``event_msg`` ``turn_aborted``, reason
+#: ``interrupted``) reads as: Claude Code's own words for it.
+INTERRUPTED = "[Request interrupted by user]"
 COMPACTION_ROLE = "compaction"
 
 PAYLOAD_TYPES = frozenset(
@@ -185,10 +190,22 @@ def read(path: Path, options: ReadOptions) -> Any:
             meta = rec.get("payload")
             if isinstance(meta, dict) and isinstance(meta.get("cwd"), str):
                 out.notes.append(f"session in {meta['cwd']}")
+            git = meta.get("git") if isinstance(meta, dict) else None
+            if isinstance(git, dict) and isinstance(git.get("branch"), str) and git["branch"]:
+                out.notes.append(BRANCH_NOTE + git["branch"])
             not_read["session metadata"] += 1
         elif kind == "turn_context" or "record_type" in rec or {"id", "instructions"} <= set(rec):
             not_read["session metadata"] += 1  # settings, state, an older log's header
         elif kind == "event_msg":
+            payload = rec.get("payload")
+            if (
+                isinstance(payload, dict)
+                and payload.get("type") == "turn_aborted"
+                and payload.get("reason") == "interrupted"
+            ):  # the user stopped the turn (Esc / Ctrl-C): said as Claude Code says it
+                out.read += 1
+                out.add(line, {"role": "user", "content": INTERRUPTED, "timestamp": ts})
+                continue
             not_read["events (repeat the response items)"] += 1
         else:
             not_read[f"{kind or 'untyped'} records"] += 1
