@@ -66,10 +66,19 @@ def review_options(project: str | None) -> Any:
     elif plan.build_from is not None:
         transcript, session_id, from_store = str(plan.build_from), "", False
     else:
-        looked = f" (looked in {folder})" if folder is not None else ""
-        raise CliError(f"{root}: no Claude Code session to review{looked}")
+        from engine.inject import claude_home, claude_project_name
+
+        where = folder or claude_home() / "projects" / claude_project_name(root)
+        gone = "" if folder is not None else ", which does not exist"
+        raise CliError(
+            f"{root}: no Claude Code session to review (looked in {where}{gone}; a Claude "
+            "Code session started in this folder keeps its transcript there)"
+        )
     if not Path(transcript).is_file():
         raise CliError(f"{transcript}: the transcript of the stored recap is gone")
+    from engine.source import check_text
+
+    check_text(transcript)  # a binary file: one line and exit 2, no workbench
     review = reviewed(stored, transcript) if stored is not None else None
     pinned: tuple[str, ...] = ()
     excluded: tuple[str, ...] = ()

@@ -142,6 +142,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(MISSING) from None
     if args.file is not None and not Path(args.file).exists():
         raise CliError(f"{args.file}: no such file or folder")
+    if args.file is not None and not Path(args.file).is_dir():
+        from engine.source import check_text
+
+        check_text(args.file)  # a binary file: one line and exit 2, nothing served
     url = args.public_url or _url(args.host, args.port)
     title = page_title(args.file)
     if is_loopback(args.host):

@@ -81,6 +81,10 @@ def cmd_tui(args: argparse.Namespace) -> int:
             raise CliError(f"{args.file}: no such file")
         if path.is_dir():  # a folder of sessions: the picker opens there
             folder, args.file = str(path), None
+        else:
+            from engine.source import check_text
+
+            check_text(path)  # a binary file: one line and exit 2, no workbench
     if args.gold is not None:
         if args.file is None:
             raise CliError("--gold needs a FILE to open")
