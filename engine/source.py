@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from engine.errors import NotText, ParseError, SourceError
 from engine.model import Progress, Turn, gc_paused
+from engine.toolcall import calls_text as calls_text
 
 Kind = Literal["jsonl", "markdown"]
 
@@ -495,11 +496,11 @@ def message_turns(
 ) -> list[Turn]:
     """The turns one message yields: an optional ``Bot thinking`` turn, then its content.
 
-    With `show_calls`, a message that calls tools says which after its text, one call
-    a line in the order made (``read(path="notes.md")``, arguments shortened), so a
-    call is never hidden by the text beside it; the seed's `parse_turns` shows only
-    the content, as the reference did. With `drop_empty`, a message with thinking and
-    nothing else yields the thinking alone.
+    With `show_calls`, a message that calls tools says which after its text, in the
+    order made, as a person reads them (`engine.toolcall`: ``$ ls -la``, ``Read
+    notes.md``), so a call is never hidden by the text beside it; the seed's
+    `parse_turns` shows only the content, as the reference did. With `drop_empty`, a
+    message with thinking and nothing else yields the thinking alone.
     """
     ts = parse_timestamp(msg.get("timestamp"))
     role = msg["role"]
@@ -516,28 +517,6 @@ def message_turns(
     if not (drop_empty and out and not text.strip()):
         out.append(Turn(ts, name, text, line, first_index + len(out)))
     return out
-
-
-#: Arguments of a tool call shown in a turn's text are cut to this many characters.
-CALL_ARGS_CUT = 100
-
-
-def calls_text(tool_calls: Any) -> str:
-    """The tool calls of a message as text: ``name(arguments)``, one a line."""
-    lines: list[str] = []
-    for call in tool_calls if isinstance(tool_calls, list) else []:
-        if not isinstance(call, dict):
-            continue
-        inner = call.get("function")
-        func: dict[str, Any] = inner if isinstance(inner, dict) else call
-        name = func.get("name") if isinstance(func.get("name"), str) else "?"
-        args = func.get("arguments", "")
-        shown = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
-        shown = " ".join(shown.split())
-        if len(shown) > CALL_ARGS_CUT:
-            shown = shown[:CALL_ARGS_CUT] + "..."
-        lines.append(f"{name}({shown})")
-    return "\n".join(lines)
 
 
 def parse_turns(path: str | Path, *, strict: bool = False) -> list[Turn]:
@@ -661,7 +640,8 @@ def load_markdown(path: str | Path, progress: Progress | None = None) -> Source:
         mtime = datetime.fromtimestamp(st.st_mtime)
         turns.append(Turn(mtime, DOC_ROLE, p.name, None, 0))
         for lineno, text in markdown_sections(lines):
-            turns.append(Turn(mtime, DOC_ROLE, text, lineno, len(turns)))
+            last = lineno + text.count("\n")
+            turns.append(Turn(mtime, DOC_ROLE, text, lineno, len(turns), last))
     return Source(str(path), "markdown", turns, [], [], warnings, st.st_size)
 
 

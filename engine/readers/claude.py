@@ -38,6 +38,7 @@ from typing import Any
 
 from engine.readers.base import Collected, ReadOptions, SessionInfo, first_text, text_of, tool_call
 from engine.source import iter_objects
+from engine.toolcall import calls_text
 
 NAME = "claude-code"
 SUBAGENT_ROLE = "Subagent"
@@ -220,9 +221,11 @@ def _messages(
     if record.get("isSidechain"):
         if not options.subagents:
             return []
-        for m in out:  # a subagent's work: shown, but not the main agent's calls
-            m.pop("tool_calls", None)
+        for m in out:  # a subagent's work, its calls in its text: not the main agent's calls
+            calls = calls_text(m.pop("tool_calls", None))
             text = text_of(m.get("content")) or ""
+            if calls:
+                text = f"{text}\n{calls}" if text.strip() else calls
             if m.get("reasoning"):
                 text = (m.pop("reasoning") + "\n" + text).strip()
             m["role"], m["content"] = SUBAGENT_ROLE, text
