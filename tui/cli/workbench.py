@@ -64,6 +64,7 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
         help="questions with what answers them (the format of `chunkscope search --queries`): "
         "the live score shows their hit rate, following every slider",
     )
+    p.add_argument("--confine", default=None, help=argparse.SUPPRESS)  # `serve`'s tabs
     add_embedder_args(p)
     add_profile_option(p)
     add_knob_flags(p.add_argument_group("starting parameters"), PROFILE_CLASSES)
@@ -114,6 +115,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
         input_format=args.input_format,
         session=args.session,
         folder=folder,
+        confine=args.confine,
         gold=args.gold,
         queries=queries,
         knobs=checked_knobs(args, PROFILE_CLASSES),
