@@ -26,9 +26,12 @@ def open_fence(text: str) -> bool:
             continue
         if marker is None:
             marker = m.group(1)
-        elif m.group(1)[0] == marker[0] and len(m.group(1)) >= len(marker):
-            if not line.strip().lstrip(marker[0]):
-                marker = None
+        elif (
+            m.group(1)[0] == marker[0]
+            and len(m.group(1)) >= len(marker)
+            and not line.strip().lstrip(marker[0])
+        ):
+            marker = None
     return marker is not None
 
 

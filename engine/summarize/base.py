@@ -98,9 +98,12 @@ def closed_fences(text: str) -> str:
             continue
         if opened is None:
             opened, marker = i, m.group(1)
-        elif m.group(1)[0] == marker[0] and len(m.group(1)) >= len(marker):
-            if not line.strip().lstrip(marker[0]):
-                opened = None
+        elif (
+            m.group(1)[0] == marker[0]
+            and len(m.group(1)) >= len(marker)
+            and not line.strip().lstrip(marker[0])
+        ):
+            opened = None
     if opened is not None:
         line = lines[opened]
         m = FENCE.match(line)
