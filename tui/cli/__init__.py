@@ -117,6 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if run is None:
             parser.print_help()
             return EXIT_USAGE
+        args.command_line = args_list  # the command as run (the report shows it)
     _tolerant_output()
     try:
         return run(args)
