@@ -103,6 +103,26 @@ def _hms(ts: datetime | None) -> str:
     return ts.strftime("%H:%M:%S") if ts is not None else "--:--:--"
 
 
+def days_between(start: datetime | None, end: datetime | None) -> int:
+    """Calendar days from `start` to `end` (0 when either is unknown or they cannot be
+    compared): a clock range across midnight carries it."""
+    if start is None or end is None:
+        return 0
+    try:
+        return (end.date() - start.date()).days
+    except (TypeError, ValueError):
+        return 0
+
+
+def clock_range(start: datetime | None, end: datetime | None) -> str:
+    """``HH:MM:SS - HH:MM:SS``; with the dates (``YYYY-MM-DD HH:MM:SS - ...``) when the
+    two fall on different days, so a range across midnight never seems to end before
+    it starts."""
+    if days_between(start, end) and start is not None and end is not None:
+        return f"{start:%Y-%m-%d %H:%M:%S} - {end:%Y-%m-%d %H:%M:%S}"
+    return f"{_hms(start)} - {_hms(end)}"
+
+
 def first_timestamp(turns: Iterable[Turn]) -> datetime | None:
     """The timestamp of the first of `turns` that has one (None: none has)."""
     return next((t.timestamp for t in turns if t.timestamp is not None), None)
@@ -143,10 +163,11 @@ class Chunk:
 
     @property
     def time_range(self) -> str:
-        """``HH:MM:SS - HH:MM:SS`` from the first and the last turn that have a timestamp."""
+        """``HH:MM:SS - HH:MM:SS`` from the first and the last turn that have a timestamp
+        (with their dates when those differ: `clock_range`)."""
         if not self.turns:
             return ""
-        return f"{_hms(self.start)} - {_hms(self.end)}"
+        return clock_range(self.start, self.end)
 
     @property
     def start(self) -> datetime | None:
