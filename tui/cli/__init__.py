@@ -82,9 +82,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _normalise_argv(argv: Sequence[str]) -> list[str]:
-    """`chunkscope FILE` and bare `chunkscope` mean `chunkscope tui [FILE]`."""
+    """`chunkscope FILE`, `chunkscope --latest` and bare `chunkscope` mean `chunkscope tui
+    [FILE]`."""
     argv = list(argv)
-    if not argv or (argv[0] not in SUBCOMMANDS and not argv[0].startswith("-")):
+    if (
+        not argv
+        or argv[0] == "--latest"
+        or (argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"))
+    ):
         return ["tui", *argv]
     return argv
 

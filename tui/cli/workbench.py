@@ -17,6 +17,7 @@ from tui.cli.common import (
     add_knob_flags,
     add_profile_option,
     checked_knobs,
+    open_latest,
 )
 
 
@@ -33,6 +34,12 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("file", nargs="?", default=None, help="a JSONL agent log or a markdown file")
+    p.add_argument(
+        "--latest",
+        action="store_true",
+        help="FILE is a folder of sessions (the current folder without FILE): open the "
+        "newest session log",
+    )
     p.add_argument("--theme", default=None, metavar="NAME", help="theme to start with")
     p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
     add_input_args(p)
@@ -76,6 +83,12 @@ def cmd_tui(args: argparse.Namespace) -> int:
     from engine.tuning import PROFILE_CLASSES
 
     folder = None
+    if args.latest:
+        from engine.readers.folders import latest
+
+        if args.file is not None and not Path(args.file).is_dir():
+            raise CliError(f"{args.file}: --latest opens the newest session of a folder")
+        open_latest(args, latest)
     if args.file is not None:
         path = Path(args.file)
         if not path.exists():
