@@ -315,3 +315,23 @@ async def test_a_served_workbench_opens_nothing_outside_its_folder(tmp_path: Pat
             errors = [n.message for n in list(app._notifications)[before:]]
             assert len(errors) == 1 and "outside the folder this server shows" in errors[0]
             assert app.pipe is not None and app.pipe.path == str(log)
+        # Nothing is written outside it either (an export, the recap, the report).
+        from textual.widgets import Input
+
+        written: list[Path] = []
+        for target, inside in ((tmp_path / "out.md", False), (shown / "out.md", True)):
+            app._ask_path("Write to", str(target), lambda p: written.append(p) or "it")
+            await pilot.pause()
+            app.screen.query_one("#prompt-input", Input).value = str(target)
+            await pilot.press("enter")
+
+            def said(target: Path = target) -> str:
+                about = [n.message for n in app._notifications if str(target) in n.message]
+                return about[-1] if about else ""
+
+            await until(pilot, said)
+            message = said()
+            if inside:
+                assert written == [target] and message == f"Wrote it to {target}."
+            else:
+                assert not written and "outside the folder this server shows" in message
