@@ -110,3 +110,17 @@ def test_strategy_chunks_of_a_document_span_their_lines(strategy: str) -> None:
             assert body.strip("\n") in own or own.strip() in body
         else:
             assert_exact(chunk, file_lines)
+
+
+def test_aider_chunks_span_the_lines_of_their_blocks() -> None:
+    path = ROOT / "tests" / "fixtures" / "aider" / "metadata-aider.aider.chat.history.md"
+    file_lines = path.read_text(encoding="utf-8").split("\n")
+    source = load(path)
+    for chunk in compact_chunks(chunk_turns(source.turns), 80):
+        lines = chunk.lines
+        assert lines is not None
+        last_turn = max(chunk.turns, key=lambda t: t.last_line or 0)
+        last_text = last_turn.text.rstrip().split("\n")[-1].strip()
+        assert file_lines[lines[1] - 1].strip().endswith(last_text), (lines, last_text)
+        first_text = chunk.turns[0].text.strip().split("\n")[0].strip()
+        assert file_lines[lines[0] - 1].strip().endswith(first_text)
