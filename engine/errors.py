@@ -18,6 +18,10 @@ class SourceError(ChunkscopeError):
         super().__init__(f"{self.path}: {reason}")
 
 
+class NotText(SourceError):
+    """The input is not text (a program, an image, random bytes): no reader reads it."""
+
+
 class ParseError(ChunkscopeError):
     """One line of the input is malformed: ``path:line: reason``."""
 

@@ -136,13 +136,19 @@ def claude_home() -> Path:
     return Path(override).expanduser() if override else Path.home() / ".claude"
 
 
+def claude_project_name(root: str | os.PathLike[str]) -> str:
+    """The name of the folder Claude Code keeps `root`'s transcripts in (every other
+    character than a letter or a digit of the path as '-')."""
+    return re.sub(r"[^A-Za-z0-9]", "-", str(root))
+
+
 def claude_transcripts_folder(root: str | os.PathLike[str]) -> Path | None:
     """Where Claude Code keeps the transcripts of sessions started in `root`
     (``~/.claude/projects/<the path with every other character than a letter or a digit
     as '-'>``), or None when there is no such folder."""
     projects = claude_home() / "projects"
     path = str(root)
-    for name in (re.sub(r"[^A-Za-z0-9]", "-", path), path.replace("/", "-")):
+    for name in (claude_project_name(path), path.replace("/", "-")):
         if (projects / name).is_dir():
             return projects / name
     return None

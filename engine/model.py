@@ -58,10 +58,10 @@ class Turn(NamedTuple):
     """One message, reasoning step or document section.
 
     `source_line` is the 1-based line of the file the turn came from (for a
-    markdown section, the line of its heading). `turn_index` is the position of
-    the parsed turn this text belongs to: the paragraphs `chunk_turns` cuts out
-    of one turn all share it. A named tuple: immutable and cheap to create,
-    which matters on logs with millions of paragraphs.
+    markdown section, the line of its heading; for a paragraph, its first line).
+    `turn_index` is the position of the parsed turn this text belongs to: the
+    paragraphs `chunk_turns` cuts out of one turn all share it. A named tuple:
+    immutable and cheap to create, which matters on logs with millions of paragraphs.
     """
 
     timestamp: datetime | None
@@ -69,6 +69,10 @@ class Turn(NamedTuple):
     text: str
     source_line: int | None = None
     turn_index: int | None = None
+    #: The last source line of the text, when the text is the file's lines
+    #: `source_line`..`last_line` (a markdown section or paragraph); None when a turn
+    #: is one record of a log (its text is not the file's lines).
+    last_line: int | None = None
 
     @property
     def line(self) -> str:
@@ -76,8 +80,47 @@ class Turn(NamedTuple):
         return f"{self.role}: {self.text}"
 
 
+def text_lines(text: str, first: int) -> tuple[int, int]:
+    """The first and last line holding more than blanks of `text`, whose first line is
+    the file's line `first` (both `first` when it is all blank)."""
+    body = text.rstrip()
+    lead = len(body) - len(body.lstrip())
+    start = first + body.count("\n", 0, lead)
+    return (start, max(start, first + body.count("\n")))
+
+
+def turn_part(turn: Turn, lo: int, hi: int) -> Turn:
+    """`turn` with only ``text[lo:hi]``; its lines narrowed to that part's when the text
+    is the file's lines (`Turn.last_line` known)."""
+    part = turn.text[lo:hi]
+    if turn.source_line is None or turn.last_line is None:
+        return turn._replace(text=part)
+    first, last = text_lines(part, turn.source_line + turn.text.count("\n", 0, lo))
+    return turn._replace(text=part, source_line=first, last_line=last)
+
+
 def _hms(ts: datetime | None) -> str:
     return ts.strftime("%H:%M:%S") if ts is not None else "--:--:--"
+
+
+def days_between(start: datetime | None, end: datetime | None) -> int:
+    """Calendar days from `start` to `end` (0 when either is unknown or they cannot be
+    compared): a clock range across midnight carries it."""
+    if start is None or end is None:
+        return 0
+    try:
+        return (end.date() - start.date()).days
+    except (TypeError, ValueError):
+        return 0
+
+
+def clock_range(start: datetime | None, end: datetime | None) -> str:
+    """``HH:MM:SS - HH:MM:SS``; with the dates (``YYYY-MM-DD HH:MM:SS - ...``) when the
+    two fall on different days, so a range across midnight never seems to end before
+    it starts."""
+    if days_between(start, end) and start is not None and end is not None:
+        return f"{start:%Y-%m-%d %H:%M:%S} - {end:%Y-%m-%d %H:%M:%S}"
+    return f"{_hms(start)} - {_hms(end)}"
 
 
 def first_timestamp(turns: Iterable[Turn]) -> datetime | None:
@@ -120,10 +163,11 @@ class Chunk:
 
     @property
     def time_range(self) -> str:
-        """``HH:MM:SS - HH:MM:SS`` from the first and the last turn that have a timestamp."""
+        """``HH:MM:SS - HH:MM:SS`` from the first and the last turn that have a timestamp
+        (with their dates when those differ: `clock_range`)."""
         if not self.turns:
             return ""
-        return f"{_hms(self.start)} - {_hms(self.end)}"
+        return clock_range(self.start, self.end)
 
     @property
     def start(self) -> datetime | None:
@@ -135,11 +179,15 @@ class Chunk:
 
     @property
     def lines(self) -> tuple[int, int] | None:
-        """The first and last 1-based source lines the chunk covers, if known."""
-        known = [t.source_line for t in self.turns if t.source_line is not None]
-        if not known:
+        """The first and last 1-based source lines the chunk's text came from, if known:
+        from the first line of its first turn to the last line of its last (a turn's
+        `last_line`, or its one line)."""
+        turns = [t for t in self.turns if t.source_line is not None]
+        if not turns:
             return None
-        return (min(known), max(known))
+        first = min(t.source_line or 0 for t in turns)
+        last = max(t.last_line or t.source_line or 0 for t in turns)
+        return (first, last)
 
     @property
     def turn_indices(self) -> tuple[int, int] | None:

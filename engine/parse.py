@@ -21,7 +21,6 @@ from engine.source import (
     _EPOCH_MS,
     _SURROGATE,
     _SURROGATE_ESCAPE,
-    CALL_ARGS_CUT,
     DOC_ROLE,
     FENCE,
     GZIP_MAGIC,
@@ -62,7 +61,6 @@ from engine.source import (
 )
 
 __all__ = [
-    "CALL_ARGS_CUT",
     "DOC_ROLE",
     "FENCE",
     "GZIP_MAGIC",

@@ -44,3 +44,17 @@ def cache_dir() -> Path:
     import platformdirs
 
     return platformdirs.user_cache_path("chunkscope")
+
+
+def within(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> Path:
+    """`path` with every symlink and ``..`` resolved, when that is `root` (a file) or
+    inside it (a folder, itself resolved); `SourceError` otherwise. What a server that
+    shows one file or folder opens: nothing outside it."""
+    from engine.errors import SourceError
+
+    real = Path(os.path.realpath(os.path.expanduser(path)))
+    base = Path(os.path.realpath(os.path.expanduser(root)))
+    if real == base or (base.is_dir() and base in real.parents):
+        return real
+    what = "the folder" if base.is_dir() else "the file"
+    raise SourceError(os.fspath(path), f"outside {what} this server shows ({base})")

@@ -21,8 +21,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from engine.errors import ParseError, SourceError
+from engine.errors import NotText, ParseError, SourceError
 from engine.model import Progress, Turn, gc_paused
+from engine.toolcall import calls_text as calls_text
 
 Kind = Literal["jsonl", "markdown"]
 
@@ -172,6 +173,77 @@ def _raw_position(fh: Any) -> int:
         return int((inner or fh).tell())
     except (OSError, ValueError):
         return 0
+
+
+#: How much of a file (decompressed) is looked at to find its format and whether it is
+#: text at all.
+HEAD_BYTES = 1 << 16
+
+
+def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
+    """The first `size` bytes of a file, decompressed when it is gzip."""
+    with path.open("rb") as fh:
+        raw = fh.read(size)
+    if raw.startswith(GZIP_MAGIC):
+        try:
+            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, size)
+        except zlib.error:
+            return raw  # not gzip after all: its bytes are read as they are
+    return raw
+
+
+#: Control characters a text file may hold (tab, line breaks, form feed, backspace, ESC).
+_TEXT_CONTROLS = frozenset("\t\n\r\f\v\b\x1b")
+#: Of the characters looked at, more than this share not text, with a NUL among them,
+#: is a binary file; more than `_BINARY_SHARE_ALONE` is one even without a NUL.
+_BINARY_SHARE = 0.10
+_BINARY_SHARE_ALONE = 0.30
+
+
+def binary_reason(head: bytes) -> str | None:
+    """Why `head` (a file's first bytes) is not text, or None when it is.
+
+    Text is UTF-8 (a stray invalid byte or NUL in a log is read, with a warning). A file
+    is not text when it holds NUL bytes and more than a tenth of it is NULs, other
+    control bytes or bytes that are not UTF-8 (a program, an image, random bytes), or
+    when almost a third of it is, NUL or not; UTF-16 is named as such.
+    """
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "looks like UTF-16 text, not UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)"
+    if not head:
+        return None
+    text = head.decode("utf-8", errors="replace")
+    undecodable = text.count("\ufffd") - head.count("\ufffd".encode())
+    controls = sum(1 for ch in text if (ch < " " and ch not in _TEXT_CONTROLS) or ch == "\x7f")
+    share = (undecodable + controls) / len(text)
+    nul = head.find(b"\x00")
+    if nul >= 0 and share > _BINARY_SHARE:
+        odd = head[1::2].count(0) > len(head) // 4 or head[0::2].count(0) > len(head) // 4
+        if odd and head.count(0) < len(head) * 0.6:  # ASCII text stored two bytes a character
+            return "looks like UTF-16 text, not UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)"
+        return f"looks like a binary file (NUL bytes at byte {nul}), not a log or markdown"
+    if share > _BINARY_SHARE_ALONE:
+        return (
+            f"looks like a binary file ({share:.0%} of its first bytes are not text), "
+            "not a log or markdown"
+        )
+    return None
+
+
+def check_text(path: str | Path) -> None:
+    """`NotText` when `path` is not a text file (see `binary_reason`): every command and
+    the workbench's open path refuse such a file before reading it."""
+    p = Path(path)
+    _check_regular_file(p)
+    try:
+        head = read_head(p)
+    except PermissionError:
+        raise SourceError(p, "permission denied") from None
+    except OSError as e:
+        raise SourceError(p, e.strerror or str(e)) from None
+    reason = binary_reason(head)
+    if reason is not None:
+        raise NotText(p, reason)
 
 
 #: Lines read between two progress calls while parsing (tens of ms on a large log).
@@ -424,11 +496,11 @@ def message_turns(
 ) -> list[Turn]:
     """The turns one message yields: an optional ``Bot thinking`` turn, then its content.
 
-    With `show_calls`, a message that calls tools says which after its text, one call
-    a line in the order made (``read(path="notes.md")``, arguments shortened), so a
-    call is never hidden by the text beside it; the seed's `parse_turns` shows only
-    the content, as the reference did. With `drop_empty`, a message with thinking and
-    nothing else yields the thinking alone.
+    With `show_calls`, a message that calls tools says which after its text, in the
+    order made, as a person reads them (`engine.toolcall`: ``$ ls -la``, ``Read
+    notes.md``), so a call is never hidden by the text beside it; the seed's
+    `parse_turns` shows only the content, as the reference did. With `drop_empty`, a
+    message with thinking and nothing else yields the thinking alone.
     """
     ts = parse_timestamp(msg.get("timestamp"))
     role = msg["role"]
@@ -445,28 +517,6 @@ def message_turns(
     if not (drop_empty and out and not text.strip()):
         out.append(Turn(ts, name, text, line, first_index + len(out)))
     return out
-
-
-#: Arguments of a tool call shown in a turn's text are cut to this many characters.
-CALL_ARGS_CUT = 100
-
-
-def calls_text(tool_calls: Any) -> str:
-    """The tool calls of a message as text: ``name(arguments)``, one a line."""
-    lines: list[str] = []
-    for call in tool_calls if isinstance(tool_calls, list) else []:
-        if not isinstance(call, dict):
-            continue
-        inner = call.get("function")
-        func: dict[str, Any] = inner if isinstance(inner, dict) else call
-        name = func.get("name") if isinstance(func.get("name"), str) else "?"
-        args = func.get("arguments", "")
-        shown = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
-        shown = " ".join(shown.split())
-        if len(shown) > CALL_ARGS_CUT:
-            shown = shown[:CALL_ARGS_CUT] + "..."
-        lines.append(f"{name}({shown})")
-    return "\n".join(lines)
 
 
 def parse_turns(path: str | Path, *, strict: bool = False) -> list[Turn]:
@@ -590,7 +640,8 @@ def load_markdown(path: str | Path, progress: Progress | None = None) -> Source:
         mtime = datetime.fromtimestamp(st.st_mtime)
         turns.append(Turn(mtime, DOC_ROLE, p.name, None, 0))
         for lineno, text in markdown_sections(lines):
-            turns.append(Turn(mtime, DOC_ROLE, text, lineno, len(turns)))
+            last = lineno + text.count("\n")
+            turns.append(Turn(mtime, DOC_ROLE, text, lineno, len(turns), last))
     return Source(str(path), "markdown", turns, [], [], warnings, st.st_size)
 
 

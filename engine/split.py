@@ -10,7 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.model import Chunk, Progress, Span, Turn, chunks_from_spans, gc_paused, with_progress
+from engine.model import (
+    Chunk,
+    Progress,
+    Span,
+    Turn,
+    chunks_from_spans,
+    gc_paused,
+    text_lines,
+    with_progress,
+)
 from engine.params import SliderSpec, check_fields, knob
 
 PARAGRAPH_BREAK = "\n\n"
@@ -66,14 +75,22 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
         if len(parts) == 1:
             chunks[-1].append(turn)
             continue
-        # A document section's text is its lines from `source_line` on: with
-        # `by_message` each paragraph gets its own line, so a cut between two
-        # paragraphs (a document that starts without a heading) is placed exactly.
-        line = turn.source_line if by_message and turn.role == "Doc" else None
+        # A document section's text is its lines from `source_line` on (its
+        # `last_line` is known): each paragraph gets its own first and last line, so
+        # a chunk says exactly which lines it holds and a cut between two paragraphs
+        # (a document that starts without a heading) is placed exactly.
+        exact = turn.source_line is not None and turn.last_line is not None
+        line = turn.source_line if exact or (by_message and turn.role == "Doc") else None
         for i, part in enumerate(parts):
-            at = turn.source_line if line is None else line + len(part) - len(part.lstrip("\n"))
-            piece = Turn(turn.timestamp, turn.role, part, at, turn.turn_index)
-            if line is not None:
+            if line is None:
+                piece = Turn(turn.timestamp, turn.role, part, turn.source_line, turn.turn_index)
+            elif exact:
+                at, last = text_lines(part, line)
+                piece = Turn(turn.timestamp, turn.role, part, at, turn.turn_index, last)
+                line += part.count("\n") + 2
+            else:  # (by_message) the paragraph's first line
+                at = line + len(part) - len(part.lstrip("\n"))
+                piece = Turn(turn.timestamp, turn.role, part, at, turn.turn_index)
                 line += part.count("\n") + 2
             if i == 0:
                 chunks[-1].append(piece)

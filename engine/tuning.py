@@ -97,6 +97,22 @@ class Tuning:
         return layer(self.values(), values)
 
 
+def conflict(tuning: Tuning) -> str | None:
+    """Why the knobs of `tuning` cannot work together, or None: a compaction minimum
+    above the size cap in chars makes every compacted chunk too big for any merged one
+    (each knob alone is in its range; together they are not)."""
+    cap = tuning.merge.max_chunk_chars
+    if tuning.merge.max_chunk_tokens is None and cap is not None and tuning.min_chars > cap:
+        minimum = knob_map(CompactParams)["min_chars"].flag
+        maximum = knob_map(MergeParams)["max_chunk_chars"].flag
+        return (
+            f"{minimum} {tuning.min_chars} is above the size cap {maximum} {cap}: compacted "
+            f"chunks of at least {tuning.min_chars} chars cannot fit a merged chunk of at "
+            f"most {cap}; lower {minimum} or raise {maximum}"
+        )
+    return None
+
+
 def _exclusive_group(name: str) -> list[str]:
     group = PROFILE_KNOBS[name].exclusive
     if group is None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_serve import SAMPLE, serving
+from tests.test_serve import SAMPLE, serving, with_token
 
 pytestmark = pytest.mark.browser
 
@@ -94,7 +94,7 @@ def test_the_served_page_runs_the_workbench_and_answers_keys(browser: Any) -> No
     with serving(str(SAMPLE)) as (url, _log):
         page = browser.new_page(viewport={"width": 1300, "height": 760})
         term = Terminal(page)
-        page.goto(url + "?fontsize=12")
+        page.goto(with_token(url + "?fontsize=12"))
         assert page.title() == "chunkscope · cache_refactor.jsonl"
         # The workbench starts in the server's process and draws into the page.
         wait_for(page, lambda: "MERGED" in term.text() and "RECAP" in term.text(), "the workbench")

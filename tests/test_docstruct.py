@@ -201,8 +201,14 @@ def test_a_paragraph_of_a_section_keeps_its_own_line_in_topic_mode(tmp_path: Pat
     by_message = chunk_turns(turns, by_message=True)
     lines = [t.source_line for c in by_message for t in c.turns if t.source_line is not None]
     assert lines == [1, 3, 6, 9]
-    seed = chunk_turns(turns)  # the seed's paragraphs keep their section's line
-    assert {t.source_line for c in seed for t in c.turns} == {None, 1}
+    seed = chunk_turns(turns)  # the seed's cuts, each paragraph with its own lines
+    assert [(t.source_line, t.last_line) for c in seed for t in c.turns] == [
+        (None, None),
+        (1, 1),
+        (3, 4),
+        (6, 6),
+        (9, 9),
+    ]
 
 
 def _heads(*lines: str) -> list[Piece]:

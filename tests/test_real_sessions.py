@@ -60,8 +60,8 @@ def _chunk_text(source: Source) -> str:
 
 
 def _shown_command(command: str) -> str:
-    """How a command appears in the call form: JSON-escaped, folded, its start."""
-    return _folded(json.dumps(command, ensure_ascii=False)[1:-1])[:50]
+    """How a command appears: as typed (``$ command``), folded, its start."""
+    return "$ " + _folded(command)[:50]
 
 
 def _text(content: Any) -> str:
@@ -200,7 +200,7 @@ def test_parallel_tool_calls_of_a_real_session_keep_every_result() -> None:
 def test_mini_swe_agent_shows_each_command_before_its_output() -> None:
     source = load(FIXTURES / "mini-swe-agent/pydicom-901.traj.json")
     bots = [t for t in source.turns if t.role == "Bot"]
-    assert bots and all("\nbash(" in t.text for t in bots)  # text, then the call
+    assert bots and all("\n$ " in t.text for t in bots)  # text, then the command as typed
     end = source.turns[-1]
     assert end.role == "End" and end.text.startswith("The session ended (Submitted).")
     assert "diff --git a/pydicom/config.py" in end.text

@@ -273,17 +273,21 @@ def test_the_command_the_page_shows_makes_the_same_page(
     import re
     import shlex
 
-    monkeypatch.chdir(ROOT)
-    first, again = tmp_path / "first.html", tmp_path / "again.html"
-    assert main(["report", *argv, "-o", str(first)]) == 0
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sample_logs").symlink_to(ROOT / "sample_logs")
+    first = tmp_path / "out" / "first.html"
+    first.parent.mkdir()
+    assert main(["report", *argv, "-o", "out/first.html"]) == 0
     page = first.read_text(encoding="utf-8")
     shown = re.search(r"The same run: <code>([^<]*)</code>", page)
     assert shown is not None
     command = shlex.split(html_lib.unescape(shown.group(1)))
-    assert command[:2] == ["chunkscope", "report"] and command[-2:] == ["-o", "report.html"]
-    assert main([*command[1:-1], str(again)]) == 0
+    # exactly as run, the output path as given (not a made-up report.html)
+    assert command == ["chunkscope", "report", *argv, "-o", "out/first.html"]
+    first.rename(tmp_path / "kept.html")
+    assert main(command[1:]) == 0
     capsys.readouterr()
-    assert again.read_text(encoding="utf-8") == page
+    assert first.read_text(encoding="utf-8") == page
 
 
 def test_many_cuts_are_ticks_under_the_curves() -> None:
@@ -345,3 +349,43 @@ async def test_the_workbench_exports_the_run_it_shows(isolated: Path) -> None:
         assert page.count("path", "mark") == 2  # the marks after line 1
         text = "".join(page.text)
         assert "Score against the gold topic starts" in text and "of 300 tokens" in text
+
+
+def test_a_page_to_share_names_the_file_not_where_it_lives(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    private = isolated / "home" / "someone" / "private"
+    private.mkdir(parents=True)
+    log = private / "session.jsonl"
+    log.write_bytes(SAMPLE.read_bytes())
+    gold = private / "gold.json"
+    gold.write_text('{"starts": [1, 44]}')
+    out = private / "shared.html"
+    assert main(["report", str(log), "--gold", str(gold), "--plain", "-o", str(out)]) == 0
+    capsys.readouterr()
+    page = out.read_text(encoding="utf-8")
+    assert "someone" not in page and str(isolated) not in page
+    assert "session.jsonl" in page
+    assert (
+        "The same run: <code>chunkscope report session.jsonl --gold gold.json --plain "
+        "-o shared.html</code>" in page
+    )
+    # JSON's words, not Python's
+    assert "<td>true</td>" in page and ">True<" not in page and ">False<" not in page
+    assert main(["report", str(log), "--full-path", "-o", str(out)]) == 0
+    capsys.readouterr()
+    page = out.read_text(encoding="utf-8")
+    assert f"<dd>{log}</dd>" in page and f"chunkscope report {log} --full-path" in page
+
+
+def test_the_sections_table_is_wrapped_text_not_lists(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, html = report(isolated, capsys, str(SAMPLE))
+    assert code == 0
+    start = html.index("<h3>sections</h3>")
+    table = html[start : html.index("</table>", start)]
+    assert "<th>lines</th>" in table and "<th>text</th>" not in table
+    assert "[&quot;" not in table and "<code>" not in table  # no JSON list in a cell
+    assert "<td><div>" in table  # each line of a section on its own line
+    assert "overflow-wrap: anywhere; }" in html[: html.index("</style>")]

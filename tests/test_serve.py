@@ -7,12 +7,14 @@ are skipped but the one that checks the missing extra's message.
 
 from __future__ import annotations
 
+import base64
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,16 +35,33 @@ def free_port() -> int:
         return port
 
 
-def get(url: str, timeout: float = 5.0, host: str | None = None) -> tuple[int, str]:
-    request = urllib.request.Request(url, headers={"Host": host} if host else {})
-    with urllib.request.urlopen(request, timeout=timeout) as r:
-        return int(r.status), r.read().decode("utf-8", "replace")
+#: The token the servers of these tests are started with (`tui.cli.serve.TOKEN_ENV`).
+TOKEN = "test-token-" + __import__("secrets").token_urlsafe(8)
+
+
+def get(
+    url: str, timeout: float = 5.0, host: str | None = None, headers: dict[str, str] | None = None
+) -> tuple[int, str]:
+    """GET `url`: (status, body); a refusal (403) is returned, not raised."""
+    request = urllib.request.Request(
+        url, headers={**({"Host": host} if host else {}), **(headers or {})}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as r:
+            return int(r.status), r.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        return int(e.code), e.read().decode("utf-8", "replace")
+
+
+def with_token(url: str, token: str = TOKEN) -> str:
+    return url + ("&" if "?" in url else "?") + f"token={token}"
 
 
 @contextmanager
 def serving(*argv: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, Path]]:
     """``chunkscope serve ARGV`` on a free port until the page answers: (URL, its log)."""
     port = free_port()
+    env = {**(env if env is not None else os.environ), "CHUNKSCOPE_SERVE_TOKEN": TOKEN}
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"chunkscope-serve-{port}.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
@@ -58,7 +77,7 @@ def serving(*argv: str, env: dict[str, str] | None = None) -> Iterator[tuple[str
         deadline = time.monotonic() + 30
         while True:
             try:
-                get(url, timeout=2)
+                get(with_token(url), timeout=2)
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
@@ -111,7 +130,7 @@ def test_the_address_is_said_and_a_public_one_warned_about(
     assert served[-1] == ("0.0.0.0", 9001, "chunkscope · sample_logs/")
     err = capsys.readouterr().err
     assert err.startswith("chunkscope: warning: listening on 0.0.0.0, not 127.0.0.1: anyone")
-    assert "can open every file the workbench can open" in err
+    assert f"with its token can open every file in {SAMPLE.parent}" in err
 
 
 @needs_serve
@@ -144,23 +163,33 @@ def test_each_tab_runs_the_workbench_on_the_file_with_its_options() -> None:
 
     args = argparse.Namespace(file="-odd name.jsonl", theme="chunkscope-light", profile=None)
     argv = shlex.split(app_command(args))
-    assert argv[1:] == ["-m", "tui.cli", "tui", "--theme", "chunkscope-light", "--", args.file]
+    assert argv[1:] == [
+        "-m",
+        "tui.cli",
+        "tui",
+        "--confine",
+        os.path.realpath(args.file),
+        "--theme",
+        "chunkscope-light",
+        "--",
+        args.file,
+    ]
 
 
 @needs_serve
 def test_the_page_is_titled_and_loads_nothing_from_elsewhere() -> None:
     with serving(str(SAMPLE)) as (url, log):
-        status, page = get(url)
+        status, page = get(with_token(url))
         assert status == 200
         assert "<title>chunkscope · cache_refactor.jsonl</title>" in page
         assert "https://" not in page and "//fonts." not in page
         assert f"url('{url}static/fonts/RobotoMono-VariableFont_wght.ttf')" in page
-        status, _ = get(url + "static/fonts/RobotoMono-VariableFont_wght.ttf")
+        status, _ = get(with_token(url + "static/fonts/RobotoMono-VariableFont_wght.ttf"))
         assert status == 200
         # The page names the address the browser used (a server on 0.0.0.0 works remotely).
         port = url.rsplit(":", 1)[1].strip("/")
-        _, page = get(url, host=f"demo.example:{port}")
-        assert f'data-session-websocket-url="ws://demo.example:{port}/ws"' in page
+        _, page = get(with_token(url), host=f"demo.example:{port}")
+        assert f'data-session-websocket-url="ws://demo.example:{port}/ws?token={TOKEN}"' in page
         assert f"http://demo.example:{port}/static/js/textual.js" in page
         said = log.read_text()
         assert f"serving the workbench on {SAMPLE} at {url.rstrip('/')}" in said
@@ -185,3 +214,124 @@ def test_a_port_in_use_is_one_line() -> None:
         len(lines) == 1 and "in use" in lines[0].lower()
     )
     assert "Traceback" not in done.stderr
+
+
+@needs_serve
+def test_every_request_and_the_websocket_need_the_random_token() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "CHUNKSCOPE_SERVE_TOKEN"}
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "serve", str(SAMPLE), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout is not None
+        opened = ""
+        deadline = time.monotonic() + 30
+        while not opened and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if line.startswith("chunkscope: open "):
+                opened = line.removeprefix("chunkscope: open ").strip()
+        base = f"http://127.0.0.1:{port}"
+        assert opened.startswith(f"{base}/?token=")
+        token = opened.split("token=", 1)[1]
+        assert len(token) >= 24 and token != TOKEN
+        while get(opened)[0] != 200 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        # Without the token (or with a wrong one): 403, for the page, its files, the socket.
+        for path in ("/", "/static/js/textual.js", "/ws", "/download/x", "/?token=" + "x" * 32):
+            status, body = get(base + path)
+            assert status == 403, (path, status)
+            assert "token" in body
+        key = base64.b64encode(os.urandom(16)).decode()
+        upgrade = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13"}
+        upgrade["Sec-WebSocket-Key"] = key
+        assert get(base + "/ws", headers=upgrade)[0] == 403
+        # With it: the page sets a cookie that its files and the socket then carry.
+        request = urllib.request.Request(opened)
+        with urllib.request.urlopen(request, timeout=5) as r:
+            assert r.status == 200
+            cookie = r.headers["Set-Cookie"]
+            page = r.read().decode()
+        assert cookie.startswith(f"chunkscope_token={token};") and "HttpOnly" in cookie
+        assert f'/ws?token={token}"' in page
+        jar = {"Cookie": f"chunkscope_token={token}"}
+        assert get(base + "/static/js/textual.js", headers=jar)[0] == 200
+        assert get(base + "/static/js/textual.js?token=" + token)[0] == 200
+    finally:
+        os.killpg(os.getpgid(proc.pid), signal.SIGTERM)
+        proc.wait(timeout=10)
+
+
+def test_within_keeps_every_path_to_the_folder_or_file_served(tmp_path: Path) -> None:
+    from engine.errors import SourceError
+    from engine.paths import within
+
+    shown = tmp_path / "shown"
+    (shown / "sub").mkdir(parents=True)
+    inside = shown / "sub" / "a.jsonl"
+    inside.write_text("{}\n")
+    secret = tmp_path / "secret.jsonl"
+    secret.write_text("{}\n")
+    (shown / "link.jsonl").symlink_to(secret)
+    (shown / "out").symlink_to(tmp_path)
+    assert within(inside, shown) == inside.resolve()
+    assert within(shown / "sub" / ".." / "sub" / "a.jsonl", shown) == inside.resolve()
+    for outside in (
+        secret,
+        shown / ".." / "secret.jsonl",
+        shown / "link.jsonl",
+        shown / "out" / "secret.jsonl",
+        "/etc/passwd",
+        tmp_path / "shownx" / "a.jsonl",
+    ):
+        with pytest.raises(SourceError, match=r"outside the folder this server shows"):
+            within(outside, shown)
+    assert within(inside, inside) == inside.resolve()
+    with pytest.raises(SourceError, match=r"outside the file this server shows"):
+        within(shown / "sub" / "b.jsonl", inside)
+
+
+async def test_a_served_workbench_opens_nothing_outside_its_folder(tmp_path: Path) -> None:
+    from tests.pilot import SIZE, make_app, until
+
+    shown = tmp_path / "shown"
+    shown.mkdir()
+    log = shown / "session.jsonl"
+    log.write_bytes(SAMPLE.read_bytes())
+    (shown / "link.jsonl").symlink_to(SAMPLE)
+    app = make_app(log, confine=str(shown))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.pipe is not None and app.workers_idle())
+        for path in (SAMPLE, shown / ".." / SAMPLE.name, shown / "link.jsonl"):
+            before = len(app._notifications)
+            app.open_path(str(path))
+            await pilot.pause()
+            errors = [n.message for n in list(app._notifications)[before:]]
+            assert len(errors) == 1 and "outside the folder this server shows" in errors[0]
+            assert app.pipe is not None and app.pipe.path == str(log)
+        # Nothing is written outside it either (an export, the recap, the report).
+        from textual.widgets import Input
+
+        written: list[Path] = []
+        for target, inside in ((tmp_path / "out.md", False), (shown / "out.md", True)):
+            app._ask_path("Write to", str(target), lambda p: written.append(p) or "it")
+            await pilot.pause()
+            app.screen.query_one("#prompt-input", Input).value = str(target)
+            await pilot.press("enter")
+
+            def said(target: Path = target) -> str:
+                about = [n.message for n in app._notifications if str(target) in n.message]
+                return about[-1] if about else ""
+
+            await until(pilot, said)
+            message = said()
+            if inside:
+                assert written == [target] and message == f"Wrote it to {target}."
+            else:
+                assert not written and "outside the folder this server shows" in message

@@ -124,7 +124,8 @@ def test_zero_and_one_sentence_chunks() -> None:
     one = ex.summarize("Bot: Only one sentence here.")
     assert one == Summary("Only one sentence here.", "Only one sentence here.")
     code = ex.summarize("Bot: ```\nprint('x')\n```")
-    assert code.abstract == code.summary == "```"  # the first line, without its role
+    # the first line with words, without its role: never a lone fence
+    assert code.abstract == code.summary == "print('x')"
 
 
 def test_long_sentences_are_cut_at_a_word_boundary() -> None:

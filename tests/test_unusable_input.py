@@ -144,7 +144,7 @@ def test_a_message_that_only_calls_tools_shows_the_calls(
     )
     code, out, _ = _run(capsys, "chunk", str(log))
     assert code == 0
-    assert '11:25:19 Bot: read({"path": "notes.md"})' in out
+    assert "11:25:19 Bot: read notes.md" in out
     from engine.parse import parse_turns
 
     assert parse_turns(log)[-1].text == ""  # the seed's parser keeps the reference's empty turn

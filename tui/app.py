@@ -58,6 +58,8 @@ class StartOptions:
     input_format: str | None = None  # None: found from the content
     session: int | None = None  # of a file holding several; None: the newest
     folder: str | None = None  # where the file picker opens (default: the current one)
+    #: `chunkscope serve`: the file or folder every open is kept to (`engine.paths.within`)
+    confine: str | None = None
     tokenizer: str | None = None
     embedder: str | None = None
     model: str | None = None

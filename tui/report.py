@@ -27,7 +27,7 @@ import bisect
 import html
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -213,21 +213,45 @@ def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
             value = getattr(part, k.name)
             if value is None:
                 shown = "none"
+            elif isinstance(value, bool):  # JSON's words, as a config file has them
+                shown = "true" if value else "false"
             else:
                 shown = f"{value:g}" if isinstance(value, float) else str(value)
             out.append((k.flag or k.name, shown, value == k.default))
     return out
 
 
-def _command(path: str, params: Sequence[tuple[str, str, bool]], extra: Sequence[str]) -> str:
+def shown_path(path: str, full: bool = False) -> str:
+    """A path as a page to share shows it: as given when it is relative and stays
+    below the current folder, else its name (a home folder, a user name and a private
+    folder stay off the page); `full` keeps it as given."""
+    p = Path(path)
+    if full or not (p.is_absolute() or path.startswith("~") or ".." in p.parts):
+        return path
+    return p.name or path
+
+
+def _command(
+    path: str, params: Sequence[tuple[str, str, bool]], extra: Sequence[str], full: bool
+) -> str:
+    """The command that makes this run (a run the workbench exported): the knobs set."""
     import shlex
 
-    argv = ["chunkscope", "report", path]
+    argv = ["chunkscope", "report", shown_path(path, full)]
     for flag, value, default in params:
         # "none": no cap, as the other unit's cap was given (with its own flag)
         if not default and flag.startswith("--") and value != "none":
-            argv += [flag] if value == "True" else [flag, value]
+            argv += [flag] if value == "true" else [flag, value]
     return shlex.join([*argv, *extra, "-o", "report.html"])
+
+
+def command_as_run(argv: Sequence[str], paths: Collection[str], full: bool = False) -> str:
+    """``chunkscope ARGV`` exactly as run, each of `paths` (the input, -o, --gold, ...)
+    shown by `shown_path`."""
+    import shlex
+
+    private = set(paths)
+    return shlex.join(["chunkscope", *(shown_path(a, full) if a in private else a for a in argv)])
 
 
 def gather(
@@ -244,10 +268,14 @@ def gather(
     weights: IntArray | None = None,
     queries: Sequence[Query] | None = None,
     search: SearchParams | None = None,
+    command: str | None = None,
+    full_path: bool = False,
 ) -> Report:
     """The `Report` of a run: `pipe` ran the recap pipeline (`merged`, `selection`).
     `weights`: the file's `line_weights` when the caller has read them already;
-    `queries`: questions the merged chunks answer (`engine.search`, with `search`)."""
+    `queries`: questions the merged chunks answer (`engine.search`, with `search`);
+    `command`: the command line as run (`command_as_run`), else one is made from the
+    knobs; `full_path`: the file's full path instead of its name."""
     from engine.evaluate import chunk_starts, line_weights, match_boundaries, score
     from engine.merge import char_counts
 
@@ -338,7 +366,7 @@ def gather(
     counter = pipe.counter
     p = pipe.params
     facts = [
-        ("file", source.path),
+        ("file", source.path if full_path else Path(source.path).name),
         ("format", source.kind_label),
         ("turns", f"{len(source.turns):,}"),
         ("tokenizer", f"{counter.name} ({counter.accuracy})"),
@@ -364,7 +392,7 @@ def gather(
         title=Path(source.path).name,
         facts=facts,
         params=params,
-        command=_command(source.path, params, extra_args),
+        command=command or _command(source.path, params, extra_args, full_path),
         chunks=report_rows,
         topics=topics,
         plot=Plot(int(offsets[-1]), curves, cuts, marks, hits),
@@ -527,8 +555,8 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--card);
 .table { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; }
 th, td { text-align: left; padding: .25rem .5rem; border-bottom: 1px solid var(--line);
-  vertical-align: top; }
-td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+  vertical-align: top; overflow-wrap: anywhere; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.default td { color: var(--muted); }
 .chunk { background: var(--card); border-left: 4px solid var(--line); border-radius: 4px;
   padding: .5rem .75rem; margin: .5rem 0; break-inside: avoid; }
@@ -723,14 +751,22 @@ def _chunks(report: Report) -> Iterator[str]:
 
 
 def _cell(value: Any) -> str:
+    """One value of a table, as a reader reads it: numbers right-aligned, ``true`` /
+    ``false`` / ``null`` as JSON writes them, a pair of numbers as a range (``12–30``),
+    a list of texts one a line (wrapped), anything else as compact JSON."""
+    if isinstance(value, bool) or value is None:
+        return f"<td>{esc(json.dumps(value))}</td>"
     if isinstance(value, float):
         return f'<td class="n">{value:.4g}</td>'
-    if isinstance(value, bool) or value is None:
-        return f"<td>{esc(value)}</td>"
     if isinstance(value, int):
         return f'<td class="n">{value:,}</td>'
     if isinstance(value, str):
         return f"<td>{esc(value)}</td>"
+    if isinstance(value, list | tuple):
+        if len(value) == 2 and all(type(v) is int for v in value):
+            return f'<td class="n">{value[0]:,}–{value[1]:,}</td>'
+        if all(isinstance(v, str) for v in value):
+            return "<td>" + "".join(f"<div>{esc(v)}</div>" for v in value) + "</td>"
     return f"<td><code>{esc(json.dumps(value, ensure_ascii=False))}</code></td>"
 
 
@@ -754,7 +790,9 @@ def _generic(name: str, value: Any) -> str:
     if isinstance(value, str):
         return f"{title}<pre>{esc(value)}</pre>"
     if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
-        return title + _table(value)
+        # a row's ``text`` repeats its ``lines`` (the sections' ``## Title`` and lines)
+        lines = all("lines" in v and "text" in v for v in value)
+        return title + _table(value, skip=("name", "text") if lines else ())
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         items = "".join(f"<li>{esc(v)}</li>" for v in value)
         return f"{title}<ul>{items}</ul>" if value else f'{title}<p class="muted">none</p>'

@@ -88,3 +88,8 @@ class Agent:
     ) -> list[Path]:
         """The project's session transcripts other than `current`, newest first."""
         return []
+
+    def sessions_where(self, root: Path) -> str:
+        """Where the tool keeps `root`'s session transcripts, in words (for a message
+        saying where chunkscope looked)."""
+        return str(self.home())

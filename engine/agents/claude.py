@@ -41,6 +41,15 @@ class _Claude(Agent):
             if isinstance(data, dict) and data.get("disableAllHooks") is True
         ]
 
+    def sessions_where(self, root: Path) -> str:
+        from engine.inject import claude_home, claude_project_name, claude_transcripts_folder
+
+        folder = claude_transcripts_folder(root)
+        if folder is not None:
+            return str(folder)
+        where = claude_home() / "projects" / claude_project_name(root)
+        return f"{where}, which does not exist"
+
     def other_transcripts(
         self, root: Path, current: str | None, payload: dict[str, Any]
     ) -> list[Path]:

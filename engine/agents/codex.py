@@ -116,6 +116,9 @@ class _Codex(Agent):
         )
         return lines
 
+    def sessions_where(self, root: Path) -> str:
+        return f"{codex_home() / 'sessions'}, rollouts whose session_meta cwd is {root}"
+
     def other_transcripts(
         self, root: Path, current: str | None, payload: dict[str, Any]
     ) -> list[Path]:

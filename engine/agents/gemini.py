@@ -109,6 +109,12 @@ class _Gemini(Agent):
             )
         return lines
 
+    def sessions_where(self, root: Path) -> str:
+        folder = chats_folder(root)
+        if folder is not None:
+            return str(folder)
+        return f"{gemini_home() / 'tmp'}, where no chats folder belongs to {root}"
+
     def other_transcripts(
         self, root: Path, current: str | None, payload: dict[str, Any]
     ) -> list[Path]:

@@ -12,7 +12,6 @@ See `engine.readers.base` for the shape every log reader produces.
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -22,17 +21,21 @@ import engine.readers.claude as claude
 import engine.readers.codex as codex
 import engine.readers.documents as documents
 import engine.readers.gemini as gemini
-from engine.errors import SourceError
+from engine.errors import NotText, SourceError
 from engine.model import gc_paused
 from engine.readers.base import Reader, ReadOptions, SessionInfo
 from engine.source import (
     GZIP_MAGIC,
+    HEAD_BYTES,
     JSONL_SUFFIXES,
     MARKDOWN_SUFFIXES,
     Source,
     _check_regular_file,
+    binary_reason,
+    check_text,
     load_jsonl,
     load_markdown,
+    read_head,
 )
 
 __all__ = [
@@ -49,7 +52,7 @@ __all__ = [
 SEED = "seed-jsonl"
 MARKDOWN = "markdown"
 #: How much of a file `sniff` looks at (decompressed).
-SNIFF_BYTES = 1 << 16
+SNIFF_BYTES = HEAD_BYTES
 
 
 class UnsupportedFormat(SourceError):
@@ -181,14 +184,7 @@ def list_input_formats() -> str:
 
 
 def _head(path: Path) -> bytes:
-    with path.open("rb") as fh:
-        raw = fh.read(SNIFF_BYTES)
-    if raw.startswith(GZIP_MAGIC):
-        try:
-            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, SNIFF_BYTES)
-        except zlib.error:
-            return raw  # not gzip after all: its bytes are read as they are
-    return raw
+    return read_head(path, SNIFF_BYTES)
 
 
 _UNSUPPORTED: tuple[tuple[bytes, str], ...] = (
@@ -229,6 +225,9 @@ def sniff(path: str | Path) -> str:
     for magic, what in _UNSUPPORTED:
         if head.startswith(magic):
             raise UnsupportedFormat(p, f"looks like {what}, which chunkscope does not read")
+    reason = binary_reason(head)
+    if reason is not None:
+        raise NotText(p, reason)
     name = p.name.lower().removesuffix(".gz")
     suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
@@ -366,6 +365,8 @@ def read(
         raise SourceError(
             p, f"unknown input format {input_format!r} (choose from {', '.join(READERS)})"
         )
+    if input_format is not None:
+        check_text(p)  # sniffing checks it otherwise
     name = input_format or sniff(p)
     # Readers build many acyclic objects (decoded records, messages, turns): the cyclic
     # collector is paused for all of them, as the seed's reader always did.

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from engine.model import text_lines
 from engine.readers.base import Collected, ReadOptions
 from engine.source import _check_regular_file, _iter_lines
 
@@ -53,7 +54,14 @@ def read(path: Path, options: ReadOptions) -> Any:
             if role == "tool":
                 message["tool_call_id"] = None
                 message["role"] = "aider"
+            before = len(out.turns)
             out.add(start, message)
+            # the block's text is its lines (prefixes taken off): it says where it ends
+            first = start + next((i for i, ln in enumerate(lines) if ln), 0)
+            span = text_lines(text, first)
+            out.turns[before:] = [
+                t._replace(source_line=span[0], last_line=span[1]) for t in out.turns[before:]
+            ]
             out.records += 1
             out.read += 1
 

@@ -46,6 +46,7 @@ from engine.readers.base import (
     tool_call,
 )
 from engine.source import iter_objects
+from engine.toolcall import calls_text
 
 NAME = "claude-code"
 SUBAGENT_ROLE = "Subagent"
@@ -228,9 +229,11 @@ def _messages(
     if record.get("isSidechain"):
         if not options.subagents:
             return []
-        for m in out:  # a subagent's work: shown, but not the main agent's calls
-            m.pop("tool_calls", None)
+        for m in out:  # a subagent's work, its calls in its text: not the main agent's calls
+            calls = calls_text(m.pop("tool_calls", None))
             text = text_of(m.get("content")) or ""
+            if calls:
+                text = f"{text}\n{calls}" if text.strip() else calls
             if m.get("reasoning"):
                 text = (m.pop("reasoning") + "\n" + text).strip()
             m["role"], m["content"] = SUBAGENT_ROLE, text

@@ -207,11 +207,12 @@ def list_sessions(folder: str | Path, limit: int = MAX_FILES) -> list[SessionInf
 
 
 def latest(folder: str | Path) -> SessionInfo:
-    """The newest session of `folder` (by the last timestamp inside each file, its
-    modification time when it has none); `SourceError` when it has none."""
-    sessions = list_sessions(folder)
+    """The newest session log of `folder` (by the last timestamp inside each file, its
+    modification time when it has none): a markdown document is no session, whatever
+    its time. `SourceError` when it has none."""
+    sessions = [s for s in list_sessions(folder) if READERS[s.format].kind != "markdown"]
     if not sessions:
-        raise SourceError(Path(folder), "no sessions chunkscope can read in this folder")
+        raise SourceError(Path(folder), "no session logs chunkscope can read in this folder")
     return sessions[0]
 
 

@@ -486,7 +486,8 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
                 meta["original_content"] = content
                 body = enrichment_header(doc_title, path, i, total, gran, p.memory_type) + content
             if anchor_list:
-                turn = _turn_for(start, line, turns, anchor_list, body, file_lines)
+                last = line + content.count("\n")
+                turn = _turn_for(start, (line, last), turns, anchor_list, body, file_lines)
             else:
                 turn = Turn(None, "Doc", body, line, None)
             reason = spans[i + 1][3] if i + 1 < total else None
@@ -525,20 +526,22 @@ def _own_counts(
 
 def _turn_for(
     start: int,
-    line: int,
+    lines: tuple[int, int],
     turns: Sequence[Turn],
     anchors: list[int],
     body: str,
     file_lines: bool,
 ) -> Turn:
-    """The chunk as one turn: role, timestamp and turn index of the turn it starts in."""
+    """The chunk as one turn: role, timestamp and turn index of the turn it starts in;
+    its first and last line (`lines`) when they are the file's (`file_lines`)."""
+    line, last = lines
     if not turns or not anchors:
         return Turn(None, "Doc", body, line, None)
     k = min(max(bisect_right(anchors, start) - 1, 0), len(turns) - 1)
     base = turns[k]
-    return Turn(
-        base.timestamp, base.role, body, line if file_lines else base.source_line, base.turn_index
-    )
+    if file_lines:
+        return Turn(base.timestamp, base.role, body, line, base.turn_index, last)
+    return Turn(base.timestamp, base.role, body, base.source_line, base.turn_index)
 
 
 def _line_starts(text: str) -> list[int]:

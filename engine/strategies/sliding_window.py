@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.model import Chunk, Turn
+from engine.model import Chunk, Turn, turn_part
 from engine.strategies._tokpos import TokenIndex
 from engine.strategies.base import (
     BaseStrategy,
@@ -175,7 +175,7 @@ class SlidingWindowStrategy(BaseStrategy[SlidingWindowParams]):
                 if lo == 0 and hi >= len(t.text):
                     pieces.append(t)
                 elif hi > lo:
-                    pieces.append(t._replace(text=t.text[lo:hi]))
+                    pieces.append(turn_part(t, lo, hi))
             return Chunk(pieces), a, b
 
         # Windows of `window` tokens, each starting `overlap` tokens before the

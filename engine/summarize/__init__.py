@@ -40,6 +40,7 @@ from engine.summarize.base import (
     Summary,
     SummaryCache,
     SummaryError,
+    clean_summary,
 )
 from engine.summarize.extractive import (
     MAX_SENTENCE_CHARS,
@@ -154,7 +155,7 @@ def summarize_chunks(
         for t in distinct:
             hit = Summary.from_dict(found.get(keys[t]))
             if hit is not None:
-                done[t] = hit
+                done[t] = clean_summary(hit)
 
     count = {t: 0 for t in distinct}
     for t in texts:
@@ -165,6 +166,7 @@ def summarize_chunks(
 
     def record(t: str, s: Summary) -> None:
         nonlocal finished
+        s = clean_summary(s)  # whoever wrote it: no fence left open, no wordless part
         done[t] = s
         if use_cache and cache is not None and not s.flagged:
             cache.put_json_many(namespace, {keys[t]: s.as_dict()})

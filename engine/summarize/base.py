@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from engine.errors import BackendError
@@ -72,6 +73,58 @@ class Summary:
     def text(self) -> str:
         """The text a recap shows: the summary, or the abstract when the summary is empty."""
         return self.summary or self.abstract
+
+
+_WORD = re.compile(r"[^\W_]")
+
+
+def has_words(text: str) -> bool:
+    """Whether `text` has a letter or a digit (a lone "```" or "---" has none)."""
+    return bool(_WORD.search(text))
+
+
+def closed_fences(text: str) -> str:
+    """`text` with no code fence left open: the marker of a fence line that nothing
+    closes is taken out (its info string, if any, stays), so a recap that shows it
+    never turns the rest of the page into code."""
+    from engine.source import FENCE
+
+    lines = text.split("\n")
+    opened: int | None = None
+    marker = ""
+    for i, line in enumerate(lines):
+        m = FENCE.match(line)
+        if not m:
+            continue
+        if opened is None:
+            opened, marker = i, m.group(1)
+        elif (
+            m.group(1)[0] == marker[0]
+            and len(m.group(1)) >= len(marker)
+            and not line.strip().lstrip(marker[0])
+        ):
+            opened = None
+    if opened is not None:
+        line = lines[opened]
+        m = FENCE.match(line)
+        assert m is not None
+        lines[opened] = (line[: m.start(1)] + line[m.end(1) :]).strip()
+        if not lines[opened]:
+            del lines[opened]
+        return closed_fences("\n".join(lines))
+    return text
+
+
+def clean_summary(summary: Summary) -> Summary:
+    """`summary` with no fence left open, and without a part that has no words (a
+    lone "```" is never kept: that part is empty, and a recap shows nothing for it)."""
+    parts = []
+    for text in (summary.abstract, summary.summary):
+        text = closed_fences(text)
+        parts.append(text if has_words(text) else "")
+    if parts == [summary.abstract, summary.summary]:
+        return summary
+    return replace(summary, abstract=parts[0], summary=parts[1])
 
 
 class SummaryError(BackendError):

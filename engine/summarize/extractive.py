@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from engine.summarize.base import Summary
+from engine.summarize.base import Summary, has_words
 from engine.textutil import STOPWORDS
 
 #: The role names a chunk's ``role: text`` lines start with (see engine.parse).
@@ -372,10 +372,15 @@ class ExtractiveSummarizer:
         ex = self.extract(text)
         limit = self.max_sentence_chars
         if ex.abstract is None:
-            line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-            m = _ROLE_LINE.match(line)
-            if m:
-                line = line[m.end() :].strip()
+            # The first line with words that is not a fence: a chunk of code and
+            # fences alone ("```") has no summary rather than a lone fence.
+            line = ""
+            for raw in text.splitlines():
+                m = _ROLE_LINE.match(raw)
+                candidate = raw[m.end() :] if m else raw
+                if has_words(candidate) and not _FENCE.match(candidate):
+                    line = candidate.strip()
+                    break
             line = _truncate(" ".join(line.split()), limit)
             return Summary(line, line)
         abstract = _truncate(ex.sentences[ex.abstract].text, limit)

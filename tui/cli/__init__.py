@@ -115,9 +115,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _normalise_argv(argv: Sequence[str]) -> list[str]:
-    """`chunkscope FILE` and bare `chunkscope` mean `chunkscope tui [FILE]`."""
+    """`chunkscope FILE`, `chunkscope --latest` and bare `chunkscope` mean `chunkscope tui
+    [FILE]`."""
     argv = list(argv)
-    if not argv or (argv[0] not in SUBCOMMANDS and not argv[0].startswith("-")):
+    if (
+        not argv
+        or argv[0] == "--latest"
+        or (argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"))
+    ):
         return ["tui", *argv]
     return argv
 
@@ -150,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if run is None:
             parser.print_help()
             return EXIT_USAGE
+        args.command_line = args_list  # the command as run (the report shows it)
     _tolerant_output()
     try:
         return run(args)

@@ -132,6 +132,18 @@ def report_skipped(source: Source) -> None:
         note(f"{source.path}:{w.line}: {w.reason}")
 
 
+def open_latest(args: argparse.Namespace, latest: Callable[[str], Any]) -> None:
+    """``--latest``: FILE (a folder; the current one when not given) is replaced by its
+    newest session (`engine.readers.folders.latest`, passed in so this module imports
+    no reader), which is said on stderr."""
+    folder = args.file if args.file is not None else "."
+    session = latest(folder)
+    args.file = session.path
+    if session.index is not None and args.session is None:
+        args.session = session.index
+    note(f"the newest session: {session.path} ({session.label()})")
+
+
 # --------------------------------------------------------------------------- knob flags
 
 
@@ -414,7 +426,14 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
         if "max_chunk_chars" in flags:
             raise CliError("--merge-max-tokens and --max-chars both set the merge's size cap")
         flags["max_chunk_tokens"] = merge_tokens
-    return resolve_tuning(settings, getattr(args, "profile", None), flags)
+    tuning = resolve_tuning(settings, getattr(args, "profile", None), flags)
+    if getattr(args, "embed", True) is not False:  # only a merge has a size cap
+        from engine.tuning import conflict
+
+        problem = conflict(tuning)
+        if problem is not None:
+            raise CliError(problem)
+    return tuning
 
 
 def build_pipeline(

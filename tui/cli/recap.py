@@ -35,6 +35,7 @@ from tui.cli.common import (
     add_source_args,
     build_pipeline,
     note,
+    open_latest,
     read_settings,
     report_skipped,
     safe,
@@ -282,11 +283,7 @@ def _latest(args: argparse.Namespace) -> None:
         if folder.is_dir():
             raise CliError(f"{args.file}: is a directory, not a file")
         return
-    session = latest(folder)
-    args.file = session.path
-    if session.index is not None and args.session is None:
-        args.session = session.index
-    note(f"the newest session: {session.path} ({session.label()})")
+    open_latest(args, latest)
 
 
 @dataclass(frozen=True)

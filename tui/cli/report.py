@@ -40,6 +40,12 @@ def add_report_parser(sub: Any) -> argparse.ArgumentParser:
     # --budget is the recap's here: the search context keeps its default
     add_queries_args(p, skip=("budget",))
     add_strategy_args(p)
+    p.add_argument(
+        "--full-path",
+        action="store_true",
+        help="show the input's full path on the page (default: its name; paths on the "
+        "command line shown that are absolute or outside the current folder by their name)",
+    )
     p.set_defaults(run=cmd_report)
     return p
 
@@ -98,6 +104,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         queries = load_judged_queries(args.queries)
     searching = search_params(args)
     run = run_recap(args, strategy=strategy_choice(args))
+    command = None
+    argv = getattr(args, "command_line", None)
+    if argv is not None:
+        from tui.report import command_as_run
+
+        paths = [args.file, args.output, args.gold, *(args.queries or [])]
+        command = command_as_run(argv, [p for p in paths if p], args.full_path)
     report = gather(
         run.pipe,
         run.source,
@@ -111,6 +124,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         weights=weights,
         queries=queries,
         search=searching,
+        command=command,
+        full_path=args.full_path,
     )
     emit(args, render_html(report))
     recap_notes(run)

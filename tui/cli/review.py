@@ -151,9 +151,16 @@ def review_options(
             transcript, session_id, reason = str(plan.build_from), "", plan.reason
             stored = next((r for r in recaps if same_file(r.transcript, transcript)), None)
         else:
-            raise CliError(f"{root}: no {agent.title} session to review")
+            raise CliError(
+                f"{root}: no {agent.title} session to review (looked in "
+                f"{agent.sessions_where(root)}; a session started in this folder keeps its "
+                "transcript there)"
+            )
     if not Path(transcript).is_file():
         raise CliError(f"{transcript}: the transcript of the stored recap is gone")
+    from engine.source import check_text
+
+    check_text(transcript)  # a binary file: one line and exit 2, no workbench
     review = reviewed(stored, transcript) if stored is not None else None
     pinned: tuple[str, ...] = ()
     excluded: tuple[str, ...] = ()

@@ -4,9 +4,12 @@ textual-serve runs one workbench process per browser tab (``python -m tui.cli tu
 with Textual's web driver) and the page draws its terminal. It is an optional extra
 (``pip install 'chunkscope[serve]'``); without it the command says so in one line.
 
-The server binds 127.0.0.1 unless told otherwise: the workbench can open any file its
-user can read (the file picker, Ctrl+O), so anyone who reaches the page can too. A
-non-loopback ``--host`` says that before serving. The page is served as textual-serve
+The server binds 127.0.0.1 unless told otherwise, and lets in only requests that carry
+its token: a random one printed at start in the URL to open (as notebook servers do),
+then kept in a cookie; the websocket carries it too; anything else gets 403. Each
+tab's workbench opens nothing outside the file or folder served (``--confine``:
+`engine.paths.within`, symlinks and ``..`` resolved). A non-loopback ``--host`` says
+before serving that anyone with the URL can reach it. The page is served as textual-serve
 writes it with two changes: a ``<title>`` naming the file, and the Roboto Mono font
 from textual-serve's own static files instead of a font service on the internet, so
 the page makes no request beyond the server it came from. Its URLs name the address
@@ -17,8 +20,11 @@ the browser used (unless ``--public-url`` says otherwise), so a server listening
 from __future__ import annotations
 
 import argparse
+import hmac
 import html
 import ipaddress
+import os
+import secrets
 import shlex
 import sys
 from pathlib import Path
@@ -35,6 +41,24 @@ _LOCAL_FONT = (
     "src: url('{static}fonts/RobotoMono-VariableFont_wght.ttf') format('truetype'); }}</style>"
 )
 MISSING = "chunkscope serve needs textual-serve: pip install 'chunkscope[serve]'"
+#: The query parameter and the cookie that carry the server's token.
+TOKEN_PARAM = "token"
+TOKEN_COOKIE = "chunkscope_token"
+#: The environment variable that sets the token instead of a random one (tests, demos).
+TOKEN_ENV = "CHUNKSCOPE_SERVE_TOKEN"
+
+
+def new_token() -> str:
+    """The server's token: ``$CHUNKSCOPE_SERVE_TOKEN``, or 24 random URL-safe bytes."""
+    return os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(24)
+
+
+def carries(token: str, query: str | None, cookie: str | None) -> bool:
+    """Whether a request carries `token` (in its query or its cookie)."""
+    return any(
+        given is not None and hmac.compare_digest(given.encode(), token.encode())
+        for given in (query, cookie)
+    )
 
 
 def _port(text: str) -> int:
@@ -54,8 +78,9 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
         description=(
             "Serve the workbench on FILE (or the file picker at DIR) as a web page: each "
             "browser tab runs its own workbench on this machine. Binds 127.0.0.1 unless "
-            "--host says otherwise; anyone who can reach the page can open the files the "
-            "workbench can open."
+            "--host says otherwise. The URL printed at start carries a random token "
+            f"(${TOKEN_ENV} sets it); a request without it gets 403. The workbench opens "
+            "nothing outside FILE or DIR (the current folder without one)."
         ),
         examples=(
             "chunkscope serve sample_logs/cache_refactor.jsonl",
@@ -112,9 +137,16 @@ def page_title(file: str | None) -> str:
     return f"chunkscope · {path.name or file}{'/' if path.is_dir() else ''}"
 
 
+def confined_to(file: str | None) -> str:
+    """The file or folder every open of a served workbench is kept to: the one given
+    (symlinks resolved), or the current folder."""
+    return os.path.realpath(file if file is not None else os.getcwd())
+
+
 def app_command(args: argparse.Namespace) -> str:
-    """The shell command textual-serve runs for each browser tab."""
-    argv = [sys.executable, "-m", "tui.cli", "tui"]
+    """The shell command textual-serve runs for each browser tab: the workbench kept to
+    the file or folder served (``--confine``)."""
+    argv = [sys.executable, "-m", "tui.cli", "tui", "--confine", confined_to(args.file)]
     for flag, value in (("--theme", args.theme), ("--profile", args.profile)):
         if value:
             argv += [flag, value]
@@ -147,15 +179,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(MISSING) from None
     if args.file is not None and not Path(args.file).exists():
         raise CliError(f"{args.file}: no such file or folder")
+    if args.file is not None and not Path(args.file).is_dir():
+        from engine.source import check_text
+
+        check_text(args.file)  # a binary file: one line and exit 2, nothing served
     url = args.public_url or _url(args.host, args.port)
+    token = new_token()
     title = page_title(args.file)
     if is_loopback(args.host):
         reach = f"{args.host}: only this machine can reach it (--host to change)"
     else:
         reach = f"{args.host}: reachable from other machines"
         note(
-            f"warning: listening on {args.host}, not 127.0.0.1: anyone who reaches {url} can "
-            "open every file the workbench can open (the file picker reads any file you can)"
+            f"warning: listening on {args.host}, not 127.0.0.1: anyone who reaches {url} with "
+            f"its token can open every file in {confined_to(args.file)}"
         )
 
     class WorkbenchServer(Server):
@@ -165,6 +202,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
             what = args.file if args.file is not None else "the file picker"
             note(f"serving the workbench on {what} at {url}")
             note(f"listening on {reach}; Ctrl+C stops")
+            note(f"every open is kept to {confined_to(args.file)}")
+            note(f"open {url.rstrip('/')}/?{TOKEN_PARAM}={token}")
+
+        async def _make_app(self) -> web.Application:
+            app = await super()._make_app()
+
+            @web.middleware
+            async def need_token(request: web.Request, handler: Any) -> web.StreamResponse:
+                # Every request (the page, its files, the websocket) carries the token:
+                # in the URL first, then in the cookie the page sets.
+                given = request.query.get(TOKEN_PARAM)
+                if not carries(token, given, request.cookies.get(TOKEN_COOKIE)):
+                    return web.Response(
+                        status=403, text="chunkscope serve: open the URL with its token\n"
+                    )
+                response: web.StreamResponse = await handler(request)
+                if given is not None and not response.prepared:
+                    response.set_cookie(
+                        TOKEN_COOKIE, token, httponly=True, samesite="Strict", path="/"
+                    )
+                return response
+
+            app.middlewares.append(need_token)
+            return app
 
         async def handle_index(self, request: web.Request) -> web.StreamResponse:
             if not args.public_url:
@@ -174,7 +235,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             response = await super().handle_index(request)
             if isinstance(response, web.Response) and response.text is not None:
                 static = str(self.public_url).rstrip("/") + "/static/"
-                response.text = with_title(response.text, title, static)
+                page = with_title(response.text, title, static)
+                # the websocket carries the token in its URL too (besides the cookie)
+                response.text = page.replace('/ws"', f'/ws?{TOKEN_PARAM}={token}"')
             return response
 
     server = WorkbenchServer(app_command(args), host=args.host, port=args.port, title=title)

@@ -17,6 +17,7 @@ from tui.cli.common import (
     add_knob_flags,
     add_profile_option,
     checked_knobs,
+    open_latest,
 )
 
 
@@ -38,6 +39,12 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("file", nargs="?", default=None, help="a JSONL agent log or a markdown file")
+    p.add_argument(
+        "--latest",
+        action="store_true",
+        help="FILE is a folder of sessions (the current folder without FILE): open the "
+        "newest session log",
+    )
     p.add_argument("--theme", default=None, metavar="NAME", help="theme to start with")
     p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
     add_input_args(p)
@@ -69,6 +76,7 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
         help="questions with what answers them (the format of `chunkscope search --queries`): "
         "the live score shows their hit rate, following every slider",
     )
+    p.add_argument("--confine", default=None, help=argparse.SUPPRESS)  # `serve`'s tabs
     add_embedder_args(p)
     add_profile_option(p)
     add_knob_flags(p.add_argument_group("starting parameters"), PROFILE_CLASSES)
@@ -80,12 +88,22 @@ def cmd_tui(args: argparse.Namespace) -> int:
     from engine.tuning import PROFILE_CLASSES
 
     folder = None
+    if args.latest:
+        from engine.readers.folders import latest
+
+        if args.file is not None and not Path(args.file).is_dir():
+            raise CliError(f"{args.file}: --latest opens the newest session of a folder")
+        open_latest(args, latest)
     if args.file is not None:
         path = Path(args.file)
         if not path.exists():
             raise CliError(f"{args.file}: no such file")
         if path.is_dir():  # a folder of sessions: the picker opens there
             folder, args.file = str(path), None
+        else:
+            from engine.source import check_text
+
+            check_text(path)  # a binary file: one line and exit 2, no workbench
     if args.gold is not None:
         if args.file is None:
             raise CliError("--gold needs a FILE to open")
@@ -115,6 +133,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
         input_format=args.input_format,
         session=args.session,
         folder=folder,
+        confine=args.confine,
         gold=args.gold,
         queries=queries,
         knobs=checked_knobs(args, PROFILE_CLASSES),

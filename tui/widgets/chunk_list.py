@@ -82,9 +82,12 @@ def short_time_range(chunk: Any) -> str:
     start, end = chunk.start, chunk.end
     if start is None:
         return "--:--:--"
+    from engine.model import days_between
+
     a = start.strftime("%H:%M:%S")
     b = end.strftime("%H:%M:%S") if end is not None else a
-    return a if a == b else f"{a}–{b}"
+    days = days_between(start, end)  # across midnight: the end says how many days on
+    return a if a == b and not days else f"{a}–{b}" + (f"+{days}d" if days else "")
 
 
 def cut_text(cut: Any) -> str:

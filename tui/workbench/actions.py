@@ -159,6 +159,16 @@ class WorkbenchActions(WorkbenchHost):
             if not value:
                 return
             path = Path(value).expanduser()
+            confine = self.options.confine
+            if confine is not None:  # served: nothing is written outside the folder shown
+                from engine.paths import within
+
+                folder = confine if Path(confine).is_dir() else str(Path(confine).parent)
+                try:
+                    within(path, folder)
+                except ChunkscopeError as e:
+                    self.notify(str(e), severity="error", markup=False)
+                    return
             if path.is_dir():
                 self.notify(f"{value} is a directory.", severity="error", markup=False)
                 return

@@ -116,10 +116,22 @@ class PipelineDriver(WorkbenchHost):
                 self.open_path(*choice)
 
         start = self.options.folder or Path.cwd()
+        confine = self.options.confine
+        if confine is not None:  # served: the picker starts in the folder shown
+            start = confine if Path(confine).is_dir() else str(Path(confine).parent)
         self.push_screen(OpenFileScreen(start), chosen)
 
     def open_path(self, path: str, session: int | None = None) -> None:
         """Open `path` (for a file holding several sessions, `session`; None: the newest)."""
+        if self.options.confine is not None:
+            from engine.errors import SourceError
+            from engine.paths import within
+
+            try:
+                within(path, self.options.confine)
+            except SourceError as e:
+                self.notify(str(e), severity="error", markup=False)
+                return
         self.options.session = session
         self.cancel_load()
         try:

@@ -1,0 +1,191 @@
+"""A tool call as a person reads it: the one formatting every reader's turns use.
+
+A call whose arguments are one command shows as typed at a prompt (``$ find . -name
+"*.py"``), a multi-line script keeps its lines; a call on one path, pattern, query or
+URL shows as ``Read src/cache.py``; any other arguments are compact ``key=value``
+pairs; one multi-line text argument (a patch) shows as its lines. Long texts are cut
+with an ellipsis; blank lines inside a script or patch are left out, so a call stays
+one paragraph that no chunker cuts in two. The raw arguments (a JSON string, an
+object, a list) are data from the log: nothing here raises on any of them.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+#: Argument names that hold a command line (the call shows as ``$ command``).
+COMMAND_KEYS = ("command", "cmd", "script", "shell_command")
+#: Argument names that hold the one thing a call acts on (shown after the tool's name).
+SUBJECT_KEYS = (
+    "file_path",
+    "path",
+    "absolute_path",
+    "filePath",
+    "notebook_path",
+    "pattern",
+    "query",
+    "url",
+    "file",
+    "dir_path",
+    "directory",
+    "prompt",
+)
+#: Argument names that say what a command is for (shown after it as a shell comment).
+COMMENT_KEYS = ("description", "justification")
+#: A command is cut to this many lines and characters; a ``key=value`` value to
+#: `VALUE_CUT` characters; all the pairs of a call to `PAIRS_CUT` characters.
+COMMAND_LINES = 12
+COMMAND_CUT = 800
+VALUE_CUT = 80
+PAIRS_CUT = 240
+ELLIPSIS = "…"
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + ELLIPSIS
+
+
+def _command_text(value: Any) -> str | None:
+    """A command value as typed: a string as it is, an argv list joined as a shell
+    would read it (``["bash", "-lc", script]`` is the script)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        if (
+            len(value) == 3
+            and value[1] in ("-c", "-lc")
+            and value[0].rsplit("/", 1)[-1]
+            in (
+                "bash",
+                "sh",
+                "zsh",
+            )
+        ):
+            return str(value[2])
+        return shlex.join(value)
+    return None
+
+
+def _command(command: str, comment: str) -> str:
+    # Blank lines are left out: a script stays one paragraph, which no chunker cuts.
+    lines = [ln for ln in command.strip("\n").split("\n") if ln.strip()]
+    cut = len(lines) > COMMAND_LINES
+    lines = lines[:COMMAND_LINES]
+    text = "\n".join(lines)
+    if len(text) > COMMAND_CUT:
+        text, cut = text[: COMMAND_CUT - 1].rstrip(), True
+    if cut:
+        text += ELLIPSIS
+    if comment and "\n" not in text:
+        text += f"  # {comment}"
+    elif comment:
+        text = f"# {comment}\n$ {text}"
+        return text
+    return f"$ {text}"
+
+
+def _block(text: str) -> str:
+    """A multi-line argument as its lines (blank ones left out), cut like a command."""
+    lines = [ln for ln in text.strip("\n").split("\n") if ln.strip()]
+    out = "\n".join(lines[:COMMAND_LINES])
+    cut = len(lines) > COMMAND_LINES or len(out) > COMMAND_CUT
+    return (
+        (out[: COMMAND_CUT - 1].rstrip() + ELLIPSIS)
+        if len(out) > COMMAND_CUT
+        else (out + ELLIPSIS if cut else out)
+    )
+
+
+def _scalar(value: Any) -> str:
+    """One argument's value, compact: plain text when it reads unambiguously, else JSON."""
+    if isinstance(value, str):
+        plain = value and not any(c.isspace() for c in value) and '"' not in value
+        return _cut(value if plain else json.dumps(value, ensure_ascii=False), VALUE_CUT)
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        text = str(value)
+    return _cut(text, VALUE_CUT)
+
+
+def _subject(value: str) -> str:
+    """A path, pattern or query after the tool's name: as it is when it is one word."""
+    one = " ".join(value.split())
+    if one and one == value and " " not in value:
+        return _cut(value, VALUE_CUT * 2)
+    return _cut(json.dumps(value, ensure_ascii=False), VALUE_CUT * 2)
+
+
+def _pairs(args: dict[str, Any]) -> str:
+    return _cut(" ".join(f"{k}={_scalar(v)}" for k, v in args.items()), PAIRS_CUT)
+
+
+def decode_arguments(arguments: Any) -> Any:
+    """A call's arguments as a value: a JSON string decoded, anything else as it is
+    (a string that is not JSON stays the string)."""
+    if isinstance(arguments, str):
+        text = arguments.strip()
+        if text[:1] in ("{", "["):
+            try:
+                return json.loads(text)
+            except (ValueError, RecursionError):
+                return arguments
+        return arguments
+    return arguments
+
+
+def format_call(name: Any, arguments: Any) -> str:
+    """One tool call as a person reads it (see the module's docstring)."""
+    tool = name if isinstance(name, str) and name.strip() else "?"
+    tool = " ".join(tool.split())
+    args = decode_arguments(arguments)
+    if args is None or args == {} or args == "" or args == []:
+        return f"{tool}()"
+    if isinstance(args, str):  # a raw argument string: the command or input itself
+        if tool.lower() in ("bash", "shell", "sh", "exec", "run_shell_command", "exec_command"):
+            return _command(args, "")
+        return f"{tool} {_subject(args)}" if "\n" not in args.strip() else f"{tool}\n{_block(args)}"
+    if isinstance(args, list):
+        command = _command_text(args)
+        return _command(command, "") if command is not None else f"{tool} {_scalar(args)}"
+    if not isinstance(args, dict):
+        return f"{tool} {_scalar(args)}"
+    for key in COMMAND_KEYS:
+        command = _command_text(args.get(key))
+        if command is not None and command.strip():
+            rest = {k: v for k, v in args.items() if k != key}
+            comment = ""
+            for ck in COMMENT_KEYS:
+                if isinstance(rest.get(ck), str):
+                    comment = " ".join(rest.pop(ck).split())
+                    break
+            others = _pairs(rest) if rest else ""
+            if others:
+                comment = f"{comment} ({others})" if comment else others
+            return _command(command, _cut(comment, PAIRS_CUT))
+    if len(args) == 1:  # one text argument (a patch, a message): the text itself
+        ((key, value),) = args.items()
+        if isinstance(value, str) and "\n" in value.strip():
+            return f"{tool}\n{_block(value)}"
+    for key in SUBJECT_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            rest = {k: v for k, v in args.items() if k != key}
+            subject = _subject(value)
+            return f"{tool} {subject} {_pairs(rest)}" if rest else f"{tool} {subject}"
+    return f"{tool} {_pairs(args)}"
+
+
+def calls_text(tool_calls: Any) -> str:
+    """The tool calls of a message (the seed's shape: ``function.name`` /
+    ``function.arguments``, or ``name`` / ``arguments`` at the top), one after another."""
+    out: list[str] = []
+    for call in tool_calls if isinstance(tool_calls, list) else []:
+        if not isinstance(call, dict):
+            continue
+        inner = call.get("function")
+        func: dict[str, Any] = inner if isinstance(inner, dict) else call
+        out.append(format_call(func.get("name"), func.get("arguments", "")))
+    return "\n".join(out)

@@ -1,0 +1,169 @@
+"""A file that is not text (a program, an image, random bytes) is refused by every
+command and by the workbench's open path: one line saying what the file looks like,
+exit status 2, nothing read as malformed lines or as markdown."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.errors import NotText
+from engine.parse import load
+from engine.source import binary_reason, check_text
+from tests.hostile.proc import one_error_line
+from tests.pilot import SIZE, make_app, until
+from tui.cli import main
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _program(path: Path) -> Path:
+    """Bytes shaped like a compiled program: a header, runs of NULs, some strings."""
+    rng = random.Random(7)
+    body = b"\x7fELF\x02\x01\x01" + b"\x00" * 9 + b"\x03\x00>\x00"
+    for _ in range(200):
+        body += bytes(rng.getrandbits(8) for _ in range(12)) + b"\x00" * 6 + b"printf\x00"
+    path.write_bytes(body)
+    return path
+
+
+COMMANDS = [
+    ["chunk"],
+    ["chunk", "--format", "json"],
+    ["chunk", "--input-format", "markdown"],
+    ["chunk", "--embed"],
+    ["recap"],
+    ["report", "-o", "{out}"],
+    ["search", "{file}", "cache"],
+    ["eval", "--gold", "{gold}"],
+    ["tui"],
+    ["serve"],
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c))
+def test_every_command_refuses_a_binary_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    binary = _program(tmp_path / "session.jsonl")
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps({"starts": [1]}))
+    out = tmp_path / "report.html"
+    argv = [a.format(file=binary, gold=gold, out=out) for a in command]
+    if "{file}" not in command:
+        argv.insert(1, str(binary))
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    line = one_error_line(captured.err)
+    assert line == (
+        f"chunkscope: {binary}: looks like a binary file (NUL bytes at byte 7), "
+        "not a log or markdown"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.skipif(not Path("/bin/ls").is_file(), reason="no /bin/ls here")
+def test_chunk_of_a_real_program_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["chunk", "/bin/ls"]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert re.fullmatch(
+        r"chunkscope: /bin/ls: looks like a binary file \(NUL bytes at byte \d+\), "
+        r"not a log or markdown",
+        line,
+    )
+
+
+def test_gzip_of_a_binary_and_utf16_text_are_named(tmp_path: Path) -> None:
+    packed = tmp_path / "session.jsonl.gz"
+    packed.write_bytes(gzip.compress(_program(tmp_path / "x").read_bytes()))
+    with pytest.raises(NotText, match="looks like a binary file"):
+        load(packed)
+    utf16 = tmp_path / "notes.md"
+    utf16.write_bytes("# Notes\n\nThe cache keeps every entry.\n".encode("utf-16"))
+    with pytest.raises(NotText, match="looks like UTF-16 text, not UTF-8"):
+        load(utf16)
+    no_bom = tmp_path / "notes2.md"
+    no_bom.write_bytes("# Notes\n\nThe cache keeps every entry.\n".encode("utf-16-le"))
+    with pytest.raises(NotText, match="UTF-16"):
+        check_text(no_bom)
+
+
+def test_text_with_a_stray_nul_or_bad_byte_is_still_read(tmp_path: Path) -> None:
+    """A log with a raw NUL in one line, or a Latin-1 byte, is text: read with a warning."""
+    good = json.dumps({"role": "user", "content": "Fix the cache please"})
+    log = tmp_path / "nul.jsonl"
+    log.write_bytes((good + "\n").encode() * 5 + b'{"role": "user", "content": "a\x00b"}\n')
+    assert len(load(log).turns) == 5
+    doc = tmp_path / "latin.md"
+    doc.write_bytes(b"# Caf\xe9\n\nThe caf\xe9 menu, with \xe9clairs.\n")
+    assert load(doc).turns
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        *sorted(
+            p
+            for folder in ("sample_logs", "tests/fixtures", "docs")
+            for p in (ROOT / folder).rglob("*")
+            if p.is_file() and p.suffix in (".jsonl", ".json", ".md", ".gz")
+        ),
+        ROOT / "README.md",
+    ],
+    ids=lambda p: p.name,
+)
+def test_every_bundled_and_real_file_is_text(path: Path) -> None:
+    check_text(path)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs")), max_size=400))
+def test_any_utf8_text_is_text(text: str) -> None:
+    assert binary_reason(text.encode()) is None
+
+
+async def test_the_workbench_opening_a_binary_file_says_so_and_keeps_running(
+    tmp_path: Path,
+) -> None:
+    binary = _program(tmp_path / "session.jsonl")
+    app = make_app(binary)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: any(n.severity == "error" for n in app._notifications))
+        (error,) = [n.message for n in app._notifications if n.severity == "error"]
+        assert "looks like a binary file (NUL bytes at byte 7)" in error
+        assert app.is_running and app.pipe is None
+
+
+def test_review_refuses_a_binary_transcript_and_says_where_it_looked(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HOME", str(isolated / "home"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    project = (isolated / "proj").resolve()
+    project.mkdir()
+    folder = isolated / "home" / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+    # No transcripts folder at all: the message names the folder it looked for.
+    assert main(["review", str(project)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"no Claude Code session to review (looked in {folder}, which does not exist" in line
+    folder.mkdir(parents=True)
+    _program(folder / "s1.jsonl")
+    assert main(["review", str(project)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == (
+        f"chunkscope: {folder / 's1.jsonl'}: looks like a binary file (NUL bytes at byte 7), "
+        "not a log or markdown"
+    )
+    shutil.rmtree(folder)

@@ -1,0 +1,126 @@
+"""Every chunk's `lines` span exactly the file lines its text came from: the first
+line of its first paragraph to the last line of its last, compacted and merged, in
+every strategy that keeps file lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.model import Chunk
+from engine.parse import load
+from engine.pipeline import Pipeline, PipelineParams
+from engine.split import chunk_turns, compact_chunks
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def assert_exact(chunk: Chunk, file_lines: list[str]) -> None:
+    """`chunk.lines` ends on the text's last line, and each of its document
+    turns' text is the file's lines `source_line`..`last_line`, inside the span."""
+    doc = [t for t in chunk.turns if t.source_line is not None and t.text.strip()]
+    if not doc:
+        return
+    lines = chunk.lines
+    assert lines is not None
+    first, last = lines
+    assert 1 <= first <= last <= len(file_lines)
+    span = "\n".join(file_lines[first - 1 : last])
+    for t in doc:
+        assert t.last_line is not None and first <= t.source_line <= t.last_line <= last
+        own = "\n".join(file_lines[t.source_line - 1 : t.last_line])
+        assert own.strip() == t.text.strip(), (t, own)
+        assert t.text.strip() in span
+    # Beyond the text's own lines the span holds only blank lines (an empty paragraph's).
+    own_first = min(t.source_line for t in doc)  # type: ignore[type-var]
+    own_last = max(t.last_line for t in doc)  # type: ignore[type-var]
+    assert not "".join(file_lines[first - 1 : own_first - 1]).strip()
+    assert not "".join(file_lines[own_last:last]).strip()
+    # It ends on the last line of the text (not the first line of its last paragraph).
+    assert file_lines[own_last - 1].strip() == doc[-1].text.rstrip().split("\n")[-1].strip()
+
+
+_line = st.one_of(
+    st.sampled_from(["", "", "  ", "# Title", "## Part", "```", "```py", "~~~", "- item"]),
+    st.text(st.sampled_from("abc xyz#`\t"), min_size=1, max_size=12),
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(lines=st.lists(_line, min_size=1, max_size=40), min_chars=st.sampled_from([0, 10, 80]))
+def test_markdown_chunks_span_exactly_their_lines(
+    tmp_path: Path, lines: list[str], min_chars: int
+) -> None:
+    path = tmp_path / "doc.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    source = load(path)
+    file_lines = path.read_text(encoding="utf-8").split("\n")
+    for by_message in (False, True):
+        raw = chunk_turns(source.turns, by_message=by_message)
+        for chunk in [*raw, *compact_chunks(raw, min_chars)]:
+            assert_exact(chunk, file_lines)
+
+
+@pytest.mark.parametrize(
+    "name", ["README.md", "sample_logs/architecture_guide.md", "docs/retrieval.md"]
+)
+@pytest.mark.parametrize("mode", ["seed", "topic"])
+def test_merged_chunks_of_real_documents_end_on_their_last_line(name: str, mode: str) -> None:
+    path = ROOT / name
+    file_lines = path.read_text(encoding="utf-8").split("\n")
+    pipe = Pipeline(str(path), PipelineParams())
+    pipe = pipe.with_params(merge=pipe.params.merge.__class__(mode=mode))
+    merged = pipe.merged().chunks
+    for chunk in [*pipe.compacted(), *merged]:
+        assert_exact(chunk, file_lines)
+    # The last chunk ends where the document's text does.
+    last_text = max(i for i, ln in enumerate(file_lines, start=1) if ln.strip())
+    assert merged[-1].lines is not None and merged[-1].lines[1] == last_text
+
+
+def test_readme_chunk_that_ends_in_a_code_block_ends_on_its_fence() -> None:
+    """The example of the issue: a merged chunk of a 50-line section said [39, 39]."""
+    path = ROOT / "README.md"
+    file_lines = path.read_text(encoding="utf-8").split("\n")
+    pipe = Pipeline(str(path), PipelineParams())
+    for chunk in pipe.merged().chunks:
+        lines = chunk.lines
+        assert lines is not None
+        assert lines[1] - lines[0] + 1 >= chunk.text.count("\n") + 1 - len(chunk.turns), lines
+        assert file_lines[lines[1] - 1].strip() in chunk.text
+
+
+@pytest.mark.parametrize("strategy", ["markdown", "sliding-window"])
+def test_strategy_chunks_of_a_document_span_their_lines(strategy: str) -> None:
+    path = ROOT / "sample_logs" / "architecture_guide.md"
+    file_lines = path.read_text(encoding="utf-8").split("\n")
+    pipe = Pipeline(str(path), PipelineParams(strategy=strategy))
+    for sc in pipe.strategy_result().chunks:
+        chunk = sc.chunk
+        if strategy == "markdown":
+            t = chunk.turns[0]
+            body = sc.meta.get("original_content", t.text)
+            assert chunk.lines == (sc.meta["start_line"], sc.meta["end_line"])
+            own = "\n".join(file_lines[t.source_line - 1 : t.last_line])  # type: ignore[operator]
+            assert body.strip("\n") in own or own.strip() in body
+        else:
+            assert_exact(chunk, file_lines)
+
+
+def test_aider_chunks_span_the_lines_of_their_blocks() -> None:
+    path = ROOT / "tests" / "fixtures" / "aider" / "metadata-aider.aider.chat.history.md"
+    file_lines = path.read_text(encoding="utf-8").split("\n")
+    source = load(path)
+    for chunk in compact_chunks(chunk_turns(source.turns), 80):
+        lines = chunk.lines
+        assert lines is not None
+        last_turn = max(chunk.turns, key=lambda t: t.last_line or 0)
+        last_text = last_turn.text.rstrip().split("\n")[-1].strip()
+        assert file_lines[lines[1] - 1].strip().endswith(last_text), (lines, last_text)
+        first_text = chunk.turns[0].text.strip().split("\n")[0].strip()
+        assert file_lines[lines[0] - 1].strip().endswith(first_text)

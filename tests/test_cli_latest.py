@@ -1,0 +1,105 @@
+"""``--latest`` opens the newest session log of a folder (never a markdown document),
+in the workbench as in `recap`; knobs that cannot work together are one line."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hostile.proc import one_error_line
+from tui.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_logs"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A log and, newer than it by every measure, two markdown documents."""
+    out = tmp_path / "sessions"
+    out.mkdir()
+    log = out / "cache_refactor.jsonl"
+    log.write_bytes((SAMPLES / "cache_refactor.jsonl").read_bytes())
+    os.utime(log, (1_000_000, 1_000_000))
+    (out / "notes.md").write_text("# Notes\n\n2099-01-01T00:00:00Z is when it ends.\n")
+    (out / "README.md").write_bytes((ROOT / "README.md").read_bytes())
+    return out
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The start options of every workbench `main` would open (none really opens)."""
+    from tui.app import ChunkscopeApp
+
+    seen: list[Any] = []
+
+    def run(self: ChunkscopeApp, *args: Any, **kwargs: Any) -> None:
+        seen.append(self.options)
+
+    monkeypatch.setattr(ChunkscopeApp, "run", run)
+    return seen
+
+
+@pytest.mark.parametrize("argv", [["tui", "{d}", "--latest"], ["{d}", "--latest"]])
+def test_the_workbench_opens_the_newest_session_log(
+    folder: Path,
+    opened: list[Any],
+    argv: list[str],
+    capsys: pytest.CaptureFixture[str],
+    isolated: Path,
+) -> None:
+    assert main([a.format(d=folder) for a in argv]) == 0
+    (options,) = opened
+    assert options.path == str(folder / "cache_refactor.jsonl")
+    assert f"the newest session: {folder / 'cache_refactor.jsonl'} (" in capsys.readouterr().err
+
+
+def test_latest_in_the_current_folder(
+    folder: Path, opened: list[Any], monkeypatch: pytest.MonkeyPatch, isolated: Path
+) -> None:
+    monkeypatch.chdir(folder)
+    assert main(["--latest"]) == 0
+    assert opened[0].path == "cache_refactor.jsonl"
+
+
+def test_latest_of_a_file_or_a_folder_without_logs_is_one_line(
+    folder: Path, opened: list[Any], capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    assert main(["tui", str(folder / "notes.md"), "--latest"]) == 2
+    assert "--latest opens the newest session of a folder" in one_error_line(
+        capsys.readouterr().err
+    )
+    (folder / "cache_refactor.jsonl").unlink()
+    assert main(["tui", str(folder), "--latest"]) == 2
+    assert "no session logs chunkscope can read in this folder" in one_error_line(
+        capsys.readouterr().err
+    )
+    assert not opened
+
+
+def test_recap_latest_never_takes_a_markdown_file(
+    folder: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    assert main(["recap", str(folder), "--latest"]) == 0
+    assert f"the newest session: {folder / 'cache_refactor.jsonl'} (" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["chunk", "recap", "report"])
+def test_a_compaction_minimum_above_the_size_cap_is_refused(
+    command: str, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    argv = [command, str(SAMPLES / "cache_refactor.jsonl"), "--min-chars", "900"]
+    argv += ["--max-chars", "500", *(["--embed"] if command == "chunk" else [])]
+    argv += ["-o", str(isolated / "out")]
+    assert main(argv) == 2
+    assert one_error_line(capsys.readouterr().err) == (
+        "chunkscope: --min-chars 900 is above the size cap --max-chars 500: compacted chunks "
+        "of at least 900 chars cannot fit a merged chunk of at most 500; lower --min-chars "
+        "or raise --max-chars"
+    )
+    # without a merge (chunk alone) there is no cap to be above
+    if command == "chunk":
+        assert main([*argv[:-3], "-o", str(isolated / "out")]) == 0
