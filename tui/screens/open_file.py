@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -63,9 +63,11 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
         border: thick $primary; background: $surface;
     }
     OpenFileScreen Horizontal { height: 1fr; }
-    OpenFileScreen LogTree { width: 2fr; border: round $panel; }
-    OpenFileScreen #sessions { width: 3fr; border: round $panel; }
-    OpenFileScreen #samples { width: 1fr; border: round $panel; }
+    OpenFileScreen LogTree { width: 2fr; border: round $panel-border; }
+    OpenFileScreen #sessions { width: 3fr; border: round $panel-border; }
+    OpenFileScreen #samples { width: auto; max-width: 40; border: round $panel-border; }
+    /* one row per entry: a name is cut at its end with an ellipsis, never mid-word */
+    OpenFileScreen OptionList { text-wrap: nowrap; text-overflow: ellipsis; }
     OpenFileScreen .hint { color: $text-muted; }
     """
 
@@ -96,7 +98,7 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
                 samples.border_title = "sample logs"
                 yield samples
             yield Input(placeholder="or type a path and press enter", id="path")
-            yield Label("enter opens · tab switches · escape cancels", classes="hint")
+            yield Label("type a path · enter opens · tab switches · escape cancels", classes="hint")
 
     def on_mount(self) -> None:
         if not self.samples:
@@ -105,6 +107,17 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             )
         self.query_one("#tree", LogTree).focus()
         self._find_sessions()
+
+    def on_key(self, event: events.Key) -> None:
+        """A character typed in a list starts a path: it goes to the path field (the
+        lists take no text; space still opens a folder of the tree)."""
+        field = self.query_one("#path", Input)
+        if self.focused is field or not event.is_printable or event.character in (None, " "):
+            return
+        event.stop()
+        event.prevent_default()
+        field.focus()
+        field.insert_text_at_cursor(event.character or "")
 
     @work(thread=True, exclusive=True, group="sessions", description="_find_sessions")
     def _find_sessions(self) -> None:
