@@ -97,7 +97,9 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
                 )
                 samples.border_title = "sample logs"
                 yield samples
-            yield Input(placeholder="or type a path and press enter", id="path")
+            yield Input(
+                placeholder="or type a path and press enter", id="path", select_on_focus=False
+            )
             yield Label("type a path · enter opens · tab switches · escape cancels", classes="hint")
 
     def on_mount(self) -> None:

@@ -214,12 +214,11 @@ class MergePanel(Vertical):
         self._sync_visibility()
 
     def set_stats(self, text: str) -> None:
-        """The run's numbers, over as many lines as they need (a layout pass only when
-        their count changes: the usual slider step repaints the lines in place)."""
+        """The run's numbers, over as many rows as they need once wrapped (a small cap
+        makes them longer: a fixed height cut their end)."""
         stats = self.query_one("#merge-stats", Static)
-        before = str(stats.render())
-        if before != text:
-            stats.update(text, layout=before.count("\n") != text.count("\n"))
+        if str(stats.render()) != text:
+            stats.update(text)
 
     def lower_min_size(self, cap: int) -> int:
         """Put the topic minimum's slider at or below `cap` (on its grid, no message);
