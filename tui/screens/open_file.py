@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 
 from engine.readers.base import SessionInfo
 from engine.readers.folders import readable_name
-from engine.textutil import strip_control
+from tui.cells import terminal_text
 from tui.samples import sample_files
 
 #: Session files looked at for the sessions list (the newest of the folder).
@@ -49,7 +49,7 @@ def session_label(s: SessionInfo) -> str:
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.modified)) if s.modified else "-"
     when += "~" if s.timed_by == "mtime" else " "
     size = f"{s.size / 1024:,.1f} KB" if s.size < 1 << 20 else f"{s.size / (1 << 20):,.1f} MB"
-    title = " ".join(strip_control(s.label()).split())[:70]
+    title = " ".join(terminal_text(s.label()).split())[:70]
     return f"{when}  {size:>9}  {s.format:<15} {title}"
 
 
@@ -66,8 +66,9 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
     OpenFileScreen LogTree { width: 2fr; border: round $panel-border; }
     OpenFileScreen #sessions { width: 3fr; border: round $panel-border; }
     OpenFileScreen #samples { width: auto; max-width: 40; border: round $panel-border; }
-    /* one row per entry: a name is cut at its end with an ellipsis, never mid-word */
-    OpenFileScreen OptionList { text-wrap: nowrap; text-overflow: ellipsis; }
+    /* a file name on one row (cut at its end, never broken mid-word); the sessions'
+       rows wrap between words, so their first message stays readable */
+    OpenFileScreen #samples { text-wrap: nowrap; text-overflow: ellipsis; }
     OpenFileScreen .hint { color: $text-muted; }
     """
 
