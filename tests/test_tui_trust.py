@@ -88,7 +88,7 @@ async def test_at_100x30_footer_burst_turn_counts_and_judged_cuts() -> None:
         assert all("sim 0." in line for line in judged), judged
 
 
-async def test_compare_with_two_strategies_hides_the_merge_controls() -> None:
+async def test_compare_shows_the_merge_controls_only_beside_the_merged_run() -> None:
     from tui.widgets.merge_panel import MergePanel
     from tui.widgets.sweep_panel import SweepPanel
 
@@ -98,21 +98,22 @@ async def test_compare_with_two_strategies_hides_the_merge_controls() -> None:
         bench = app.workbench
         assert bench is not None
         panel, sweep = bench.query_one(MergePanel), bench.query_one(SweepPanel)
-        await pilot.press("right_square_bracket")  # the right column: a strategy
-        await until(pilot, lambda: app.column_result("right") is not None)
-        assert panel.display and sweep.display  # the left column is the run's
-        await pilot.press("left_square_bracket")  # and the left one
+        controls = bench.query_one("#controls")
+        await pilot.press("left_square_bracket")  # the left column: a strategy
         await until(pilot, lambda: app.column_result("left") is not None)
+        assert panel.display and sweep.display  # the right column is the merged run
+        await pilot.press("right_square_bracket")  # and the right one
+        await until(pilot, lambda: app.column_result("right") is not None)
         await pilot.pause()
         assert not panel.display and not sweep.display
-        assert str(bench.query_one("#controls").border_title) == "COLUMNS"
-        await pilot.press("left_square_bracket", "left_square_bracket")  # left back
-        for _ in range(len(app.column_specs) * 4):
-            if app.column_specs["left"] is None:
+        assert str(controls.border_title) == "COLUMNS"
+        for _ in range(12):  # the right column back to the merged run
+            if app.column_specs["right"] is None:
                 break
-            await pilot.press("left_square_bracket")
+            await pilot.press("right_square_bracket")
         await pilot.pause()
-        assert app.column_specs["left"] is None and panel.display
+        assert app.column_specs["right"] is None and panel.display
+        assert str(controls.border_title) == "MERGE"
 
 
 def _lines_of(widget: Any) -> list[str]:

@@ -328,15 +328,16 @@ class WorkbenchScreen(Screen[None]):
         self.show_search()
 
     def _show_column_controls(self) -> None:
-        """The columns' strategy sliders; the merge's controls and sweep unless both
-        columns show a strategy (they would then act on neither column)."""
+        """The columns' strategy sliders; the merge's controls and sweep only while the
+        right column shows the merged run (with a strategy there, a topic slider
+        beside two columns that are not the topic merge acted on neither of them)."""
         specs = self.driver.column_specs
         self.query_one(StrategyPanel).show(specs)
         self.query_one("#left-kind").display = specs["left"] is None
-        both = all(specs[side] is not None for side in SIDES)
+        merged = specs["right"] is None
         for part in (MergePanel, SweepPanel):
-            self.query_one(part).display = not both
-        self.query_one("#controls").border_title = "COLUMNS" if both else "MERGE"
+            self.query_one(part).display = merged
+        self.query_one("#controls").border_title = "MERGE" if merged else "COLUMNS"
 
     @_while_composed
     def show_header(self) -> None:
