@@ -46,6 +46,9 @@ class SliderSpec:
     ``choice`` names the slider in a toggle: a knob with `Knob.words` gets a toggle of
     its words and this choice ("adaptive" / "fixed"); the knobs of an exclusive group
     one toggle of their choices ("chars" / "tokens"), labelled with the group's name.
+    ``per_doubling`` > 0: geometric steps for a range of many doublings, this many from
+    ``lo`` times a power of two to the next (``step`` and ``big`` then serve only as
+    the grid of a sweep): every step moves the knob and shows in the run.
     """
 
     lo: float
@@ -59,6 +62,7 @@ class SliderSpec:
     order: int = 0
     shown_when: tuple[str, str] | None = None
     choice: str = ""  # this slider's option in its knob's mode toggle or exclusive group
+    per_doubling: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,6 +83,15 @@ class Tuning:
     def min_chars(self) -> int:
         return self.compact.min_chars
 
+    def min_over_cap(self) -> int | None:
+        """The size cap in chars when the topic segmenter's minimum segment is larger
+        than it, else None. The cap wins (a topic over it is split, below the minimum),
+        so a minimum above it does nothing: a front end says so and lowers it."""
+        cap = self.merge.max_chunk_chars
+        if self.merge.mode != "topic" or cap is None or self.merge.max_chunk_tokens is not None:
+            return None
+        return cap if self.topic.topic_min_chars > cap else None
+
     def values(self) -> dict[str, Any]:
         """Every knob's value by name."""
         out: dict[str, Any] = {}

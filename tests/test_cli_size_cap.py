@@ -176,3 +176,20 @@ def test_markdown_text_output_has_no_clock_and_one_date(
     assert not re.search(r"\d\d:\d\d:\d\d", out)
     assert len(re.findall(r"dated \d{4}-\d\d-\d\d", out)) == 1
     assert "chunks in 1 topic; chunks of at most 800 chars; size cap 8,192 chars" in out
+
+
+def test_a_topic_minimum_over_the_size_cap_is_said_and_the_cap_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The workbench lowers a min size over the cap; the command line keeps the cap and
+    says in one line that topics may be shorter than the minimum asked for."""
+    doc = _doc(tmp_path / "doc.md")
+    code = main(
+        ["chunk", str(doc), "--embed", "--topic-min-chars", "5000", "--max-chars", "2000"]
+        + ["--format", "json"]
+    )
+    out, err = capsys.readouterr()
+    assert code in (0, None)
+    assert "--topic-min-chars 5000 is over the size cap of 2000 chars" in err
+    merged = json.loads(out)["merged"]
+    assert merged and all(len(c["text"]) <= 2000 for c in merged)

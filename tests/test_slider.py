@@ -365,3 +365,39 @@ async def test_exact_values_stay_between_steps_until_a_key_moves_to_the_grid() -
         slider.value = float("nan")
         assert slider.value == 100
     assert make(value=0.33).value == 0.3  # without exact_values, values snap
+
+
+async def test_a_size_cap_steps_visibly_and_big_steps_come_back() -> None:
+    """Issue 35: the size cap in chars (256 to 32768) on the 160x48 panel's track: six
+    steps down each move the knob, and eight big steps down then eight up come back to
+    8192 (equal steps of 256 moved the knob less than a cell, and a big step of 2048
+    stopped at the minimum on its way down)."""
+    from engine.merge import MergeParams
+    from engine.params import knob_map
+    from tui.widgets.slider import knob_slider
+
+    k = knob_map(MergeParams)["max_chunk_chars"]
+    app = SliderApp(knob_slider(k, k.default, label_width=11, value_width=6, id="s"))
+    async with app.run_test(size=(38, 3)) as pilot:
+        await _ready(pilot, app)
+        slider = app.slider
+        assert slider.value == 8192
+        cells, shown = [slider.knob_cell()], [slider.format_value()]
+        for _ in range(6):
+            await pilot.press("left")
+            cells.append(slider.knob_cell())
+            shown.append(slider.format_value())
+        # Every step shows a new value; the knob (19 cells for 29 steps) moves every
+        # step or two, 4 cells in all (it moved 1 with equal steps).
+        assert len(set(shown)) == 7 and slider.value == 3072
+        assert cells[0] - cells[-1] >= 4 and len(set(cells)) >= 4, cells
+        await pilot.press("end")
+        await pilot.press("home", "right")
+        assert slider.value == 320  # 256 * 1.25: the first step keeps the ratio
+        slider.value = 8192
+        await pilot.press(*["shift+left"] * 8)
+        assert slider.value == 512
+        await pilot.press(*["shift+right"] * 8)
+        assert slider.value == 8192
+        slider.value = 5000  # a profile's value between steps snaps to the nearest
+        assert slider.value == 5120

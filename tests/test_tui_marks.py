@@ -105,7 +105,9 @@ async def test_a_mark_is_saved_at_once_scored_live_and_drawn(
         assert "◆" in before_lines  # the selected (marked) turn is on screen
         merged_lines = "\n".join(bench.query_one("#merged", ChunkList).rendered_lines())
         if report.hits:
-            assert "✓ topic start" in merged_lines or "✗ no topic here" in merged_lines
+            assert ("┄ ✓" in merged_lines and "topic start" in merged_lines) or (
+                "┄ ✗" in merged_lines and "no topic here" in merged_lines
+            )
 
         # The score follows every run: another depth, the engine's score again.
         app.request_run(app.state.tuning.with_values({"topic_depth": 2.0}))

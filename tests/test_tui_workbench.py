@@ -218,8 +218,8 @@ async def test_a_profile_is_saved_and_loaded(isolated: Path) -> None:
         assert profile.max_chunk_chars == 6144 and profile.min_chars == 80
 
         bench.query_one("#max-chars", Slider).focus()
-        await pilot.press("shift+right", "shift+right")
-        await until(pilot, lambda: app.merge_params.max_chunk_chars == 10240)
+        await pilot.press("shift+right", "shift+right")  # half a doubling each
+        await until(pilot, lambda: app.merge_params.max_chunk_chars == 12288)
         await pilot.press("ctrl+l")
         await pilot.pause()
         await pilot.press("enter")  # the only profile

@@ -54,6 +54,11 @@ def _band_variables(bands: tuple[str, ...]) -> dict[str, str]:
     return {f"band-{i}": colour for i, colour in enumerate(bands)}
 
 
+#: The border of a panel without the focus, by darkness: apart from the surface in 256
+#: and 16 colours too (grey 239 / 247 of 256). Textual's ``$panel-lighten-2`` of the
+#: light theme was white on its white surface, in every colour depth.
+PANEL_BORDER = {True: "#444b58", False: "#9aa3b0"}
+
 CHUNKSCOPE_DARK = Theme(
     name="chunkscope-dark",
     primary="#5aa9e6",
@@ -72,6 +77,7 @@ CHUNKSCOPE_DARK = Theme(
         "sim-above": "#7bc96f",
         "sim-below": "#ef6f6c",
         "cut": "#f4a259",
+        "panel-border": PANEL_BORDER[True],
         "block-cursor-text-style": "none",
         "footer-key-foreground": "#f4a259",
         "input-selection-background": "#5aa9e6 35%",
@@ -96,6 +102,7 @@ CHUNKSCOPE_LIGHT = Theme(
         "sim-above": "#2e7d32",
         "sim-below": "#c62828",
         "cut": "#d9600b",
+        "panel-border": PANEL_BORDER[False],
         "block-cursor-text-style": "none",
         "footer-key-foreground": "#d9600b",
         "input-selection-background": "#1f6fb2 25%",
@@ -123,6 +130,7 @@ CHUNKSCOPE_CONTRAST = Theme(
         "sim-above": "#4dff4d",
         "sim-below": "#ff5252",
         "cut": "#ffea00",
+        "panel-border": "#474747",
         "block-cursor-text-style": "bold",
         "footer-key-foreground": "#ffea00",
         "input-selection-background": "#00e5ff 40%",
@@ -148,6 +156,7 @@ def variable_defaults(dark: bool = True) -> dict[str, str]:
         "sim-above": "#7bc96f" if dark else "#2e7d32",
         "sim-below": "#ef6f6c" if dark else "#c62828",
         "cut": "#f4a259" if dark else "#d9600b",
+        "panel-border": PANEL_BORDER[dark],
     }
 
 

@@ -349,6 +349,7 @@ class ChunkscopeApp(
             path=path,
             kind=kind,
             turns=len(src.turns),
+            collapsed_turns=view.turn_count if view.params.collapse else None,
             skipped=len(src.skipped),
             records=src.records,
             tokenizer=counter.name,

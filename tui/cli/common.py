@@ -433,6 +433,12 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
         problem = conflict(tuning)
         if problem is not None:
             raise CliError(problem)
+        cap = tuning.min_over_cap()
+        if cap is not None:  # the workbench lowers it; here the cap wins, and we say so
+            note(
+                f"--topic-min-chars {tuning.topic.topic_min_chars} is over the size cap of "
+                f"{cap} chars, which splits any longer topic: topics may be shorter"
+            )
     return tuning
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 
 from engine.readers.base import SessionInfo
 from engine.readers.folders import readable_name
-from engine.textutil import strip_control
+from tui.cells import terminal_text
 from tui.samples import sample_files
 
 #: Session files looked at for the sessions list (the newest of the folder).
@@ -49,7 +49,7 @@ def session_label(s: SessionInfo) -> str:
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.modified)) if s.modified else "-"
     when += "~" if s.timed_by == "mtime" else " "
     size = f"{s.size / 1024:,.1f} KB" if s.size < 1 << 20 else f"{s.size / (1 << 20):,.1f} MB"
-    title = " ".join(strip_control(s.label()).split())[:70]
+    title = " ".join(terminal_text(s.label()).split())[:70]
     return f"{when}  {size:>9}  {s.format:<15} {title}"
 
 
@@ -63,9 +63,12 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
         border: thick $primary; background: $surface;
     }
     OpenFileScreen Horizontal { height: 1fr; }
-    OpenFileScreen LogTree { width: 2fr; border: round $panel; }
-    OpenFileScreen #sessions { width: 3fr; border: round $panel; }
-    OpenFileScreen #samples { width: 1fr; border: round $panel; }
+    OpenFileScreen LogTree { width: 2fr; border: round $panel-border; }
+    OpenFileScreen #sessions { width: 3fr; border: round $panel-border; }
+    OpenFileScreen #samples { width: auto; max-width: 40; border: round $panel-border; }
+    /* a file name on one row (cut at its end, never broken mid-word); the sessions'
+       rows wrap between words, so their first message stays readable */
+    OpenFileScreen #samples { text-wrap: nowrap; text-overflow: ellipsis; }
     OpenFileScreen .hint { color: $text-muted; }
     """
 
@@ -95,8 +98,10 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
                 )
                 samples.border_title = "sample logs"
                 yield samples
-            yield Input(placeholder="or type a path and press enter", id="path")
-            yield Label("enter opens · tab switches · escape cancels", classes="hint")
+            yield Input(
+                placeholder="or type a path and press enter", id="path", select_on_focus=False
+            )
+            yield Label("type a path · enter opens · tab switches · escape cancels", classes="hint")
 
     def on_mount(self) -> None:
         if not self.samples:
@@ -105,6 +110,17 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             )
         self.query_one("#tree", LogTree).focus()
         self._find_sessions()
+
+    def on_key(self, event: events.Key) -> None:
+        """A character typed in a list starts a path: it goes to the path field (the
+        lists take no text; space still opens a folder of the tree)."""
+        field = self.query_one("#path", Input)
+        if self.focused is field or not event.is_printable or event.character in (None, " "):
+            return
+        event.stop()
+        event.prevent_default()
+        field.focus()
+        field.insert_text_at_cursor(event.character or "")
 
     @work(thread=True, exclusive=True, group="sessions", description="_find_sessions")
     def _find_sessions(self) -> None:

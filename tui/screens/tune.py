@@ -60,6 +60,7 @@ class TuneScreen(ModalScreen["Tuning | None"]):
     TuneScreen.-done #tune-table { display: block; }
     TuneScreen.-done #tune-progress { display: none; }
     TuneScreen #tune-hint { color: $text-muted; margin-top: 1; }
+    TuneScreen #tune-none { color: $warning; margin-top: 1; display: none; }
     """
 
     def __init__(
@@ -96,6 +97,7 @@ class TuneScreen(ModalScreen["Tuning | None"]):
                 markup=False,
             )
             yield ProgressBar(total=grid_size(self.grid), id="tune-progress")
+            yield Static("", id="tune-none", markup=False)
             yield DataTable(id="tune-table", cursor_type="row", zebra_stripes=True)
             yield Static("escape stops the search", id="tune-hint", markup=False)
 
@@ -186,6 +188,15 @@ class TuneScreen(ModalScreen["Tuning | None"]):
         for i, t in enumerate(best, start=1):
             table.add_row(f"#{i}", *cells(t), key=str(i))
         table.add_row("now", *cells(current), key="now")
+        if best and all(t.f1 <= 0 for t in (*best, current)):
+            marks = len(self.gold) - 1
+            none = self.query_one("#tune-none", Static)
+            none.update(
+                f"No setting of the {grid_size(self.grid)} tried finds any of the {marks} "
+                f"topic mark{'s' if marks != 1 else ''} (F1 0.00 for all): the rows are "
+                "ranked by Pk alone. Check the marks, or try the other merge mode."
+            )
+            none.display = True
         self.add_class("-done")
         self.query_one("#tune-hint", Static).update(
             "enter applies the highlighted setting · s saves it as a profile · escape closes"

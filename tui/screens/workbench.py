@@ -17,7 +17,7 @@ from typing import Any, ClassVar, TypeVar
 
 from rich.style import Style
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import ActiveBinding, Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import Screen
@@ -28,7 +28,7 @@ from engine.tuning import Tuning
 from tui.widgets.candidate_list import CandidateList, CandidateRow
 from tui.widgets.choice_toggle import ChoiceToggle
 from tui.widgets.chunk_list import CUT_TEXT, ChunkList, human_count
-from tui.widgets.header_line import HeaderInfo, HeaderLine
+from tui.widgets.header_line import HeaderInfo, HeaderLine, turns_after_collapse
 from tui.widgets.merge_panel import MergePanel
 from tui.widgets.recap_panel import RecapPanel
 from tui.widgets.search_panel import SearchPanel
@@ -81,7 +81,7 @@ class ControlsScroll(VerticalScroll, can_focus=False):
 
 class WorkbenchScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("z", "zoom", "Zoom"),  # first: the footer shows it at 100 columns too
+        Binding("z", "zoom", "Zoom"),  # early: the footer shows it at 100 columns too
         Binding("slash", "search", "Find", key_display="/"),  # short: "? Help" still fits
         Binding("s", "app.summarize_all", "Summarize all"),
         Binding("p", "app.pin", "Pin"),
@@ -105,6 +105,22 @@ class WorkbenchScreen(Screen[None]):
         Binding("escape", "app.cancel_work", "Cancel", show=False),
         Binding("q", "app.quit", "Quit"),
     ]
+
+    #: The footer's first keys, in this order: the two a newcomer looks for, kept in
+    #: view however narrow the terminal (the footer drops what does not fit at its end).
+    FOOTER_FIRST = ("help", "app.quit")
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """Textual's bindings in force, help and quit first (only the order changes)."""
+        found = super().active_bindings
+        first = [
+            key
+            for action in self.FOOTER_FIRST
+            for key, active in found.items()
+            if active.binding.action == action and active.binding.show
+        ]
+        return {key: found[key] for key in [*first, *(k for k in found if k not in first)]}
 
     def __init__(self) -> None:
         super().__init__()
@@ -304,13 +320,24 @@ class WorkbenchScreen(Screen[None]):
         """Draw every panel from the state (after a load, a recompose or a theme change)."""
         driver = self.driver
         self.query_one("#merge-panel", MergePanel).show(driver.state.tuning)
-        self.query_one(StrategyPanel).show(driver.column_specs)
-        self.query_one("#left-kind").display = driver.column_specs["left"] is None
+        self._show_column_controls()
         self.show_view(self.view, keep_left=False)
         self.show_header()
         self.show_selection_recap()
         self._place_search(self.driver.search_open)
         self.show_search()
+
+    def _show_column_controls(self) -> None:
+        """The columns' strategy sliders; the merge's controls and sweep only while the
+        right column shows the merged run (with a strategy there, a topic slider
+        beside two columns that are not the topic merge acted on neither of them)."""
+        specs = self.driver.column_specs
+        self.query_one(StrategyPanel).show(specs)
+        self.query_one("#left-kind").display = specs["left"] is None
+        merged = specs["right"] is None
+        for part in (MergePanel, SweepPanel):
+            self.query_one(part).display = merged
+        self.query_one("#controls").border_title = "MERGE" if merged else "COLUMNS"
 
     @_while_composed
     def show_header(self) -> None:
@@ -421,10 +448,11 @@ class WorkbenchScreen(Screen[None]):
             panel.set_stats("")
             return
         result = view.result
+        count = str(len(view.left_items))
+        if view.left_kind == "turns" and len(view.left_items) != len(view.source.turns):
+            count = turns_after_collapse(len(view.left_items))  # as the header says it
         _set_title(
-            before_col,
-            f"BEFORE MERGE · {view.left_kind} ({len(view.left_items)})",
-            "v switches · [ strategy",
+            before_col, f"BEFORE MERGE · {view.left_kind} ({count})", "v switches · [ strategy"
         )
         _set_title(
             merged, f"MERGED ({len(result.chunks)})", "enter expands · c copies · ] strategy"
@@ -580,7 +608,20 @@ class WorkbenchScreen(Screen[None]):
     # ------------------------------------------------------------------ controls
 
     def on_merge_panel_changed(self, event: MergePanel.Changed) -> None:
-        self.driver.request_run(event.panel.read(self.driver.state.tuning))
+        panel = event.panel
+        tuning = panel.read(self.driver.state.tuning)
+        cap = tuning.min_over_cap()
+        if cap is not None:
+            least = tuning.topic.topic_min_chars
+            now = panel.lower_min_size(cap)
+            tuning = panel.read(self.driver.state.tuning)
+            self.notify(
+                f"min size {least} is over the size cap of {cap} chars, which splits "
+                f"any longer topic: min size set to {now}",
+                severity="warning",
+                markup=False,
+            )
+        self.driver.request_run(tuning)
 
     def on_choice_toggle_changed(self, event: ChoiceToggle.Changed) -> None:
         if event.toggle.id == "left-kind":
@@ -603,8 +644,7 @@ class WorkbenchScreen(Screen[None]):
     def columns_changed(self, *, params_only: bool = False) -> None:
         """A column's strategy (or one of its parameters) changed: redraw both columns."""
         driver = self.driver
-        self.query_one(StrategyPanel).show(driver.column_specs)
-        self.query_one("#left-kind").display = driver.column_specs["left"] is None
+        self._show_column_controls()
         if params_only:
             self.draw_columns()
             return

@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from engine.textutil import strip_control
+from tui.cells import terminal_text
 from tui.widgets.chunk_list import set_virtual_size
 
 #: The column header over the rows (`CandidateList.render_line` draws them to it):
@@ -174,7 +174,7 @@ class CandidateList(ScrollView, can_focus=True):
         ]
         if r.excluded or not r.selected:
             segs.append(Segment(f"{r.reason}  ", dim))
-        segs.append(Segment(strip_control(r.abstract).replace("\n", " "), base))
+        segs.append(Segment(terminal_text(r.abstract).replace("\n", " "), base))
         strip = Strip(segs)
         if strip.cell_length > width:
             strip = Strip([*strip.crop(0, width - 1), Segment("…", dim)])

@@ -33,7 +33,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from engine.textutil import strip_control
+from tui.cells import terminal_text
 
 PREVIEW_LINES = 2
 MAX_EXPANDED_LINES = 5000
@@ -90,27 +90,34 @@ def short_time_range(chunk: Any) -> str:
     return a if a == b and not days else f"{a}–{b}" + (f"+{days}d" if days else "")
 
 
-def cut_text(cut: Any) -> str:
-    """One line on why a merged chunk ends where it does (from the merge trace), every
-    number named: ``┄ cut: sim 0.11 < threshold 0.12``, ``┄ cut: too big to join ·
-    sim 0.30``, ``┄ cut: topic · depth 9.10 ≥ 7.00 · sim 0.06``."""
+def cut_parts(cut: Any) -> tuple[str, str]:
+    """(why, numbers) of a merged chunk's cut, from the merge trace: ``("topic",
+    "depth 9.10 ≥ 7.00 · sim 0.06")``, ``("", "sim 0.11 < threshold 0.12")``; either
+    may be empty (a strategy's cut has no numbers)."""
     s, t = cut.similarity, cut.threshold
     depth = getattr(cut, "depth", None)
     if not isinstance(s, (int, float)) or s != s:  # a strategy's cut: no similarity
         differ = "≠ " if cut.reason.startswith("≠ ") else ""
         reason = cut.reason.removeprefix("≠ ")
-        return f"┄ cut: {differ}{CUT_TEXT.get(reason, reason).replace('_', ' ')}"
+        return f"{differ}{CUT_TEXT.get(reason, reason).replace('_', ' ')}", ""
     if cut.reason == "chunk_size":
-        return "┄ cut: chunk size · same topic, split for search"
+        return "chunk size · same topic, split for search", ""
     if cut.reason == "size_cap" and depth is not None:
-        return "┄ cut: size cap · same topic, split to fit"
+        return "size cap · same topic, split to fit", ""
     if cut.reason == "size_cap":
-        return f"┄ cut: too big to join · sim {s:.2f}"
+        return "too big to join", f"sim {s:.2f}"
     if depth is not None:
-        return f"┄ cut: {cut.reason} · depth {depth:.2f} ≥ {t:.2f} · sim {s:.2f}"
+        return cut.reason, f"depth {depth:.2f} ≥ {t:.2f} · sim {s:.2f}"
     if cut.reason == "threshold":
-        return f"┄ cut: sim {s:.2f} < threshold {t:.2f}"
-    return f"┄ cut: {CUT_TEXT.get(cut.reason, cut.reason)} · sim {s:.2f}"
+        return "", f"sim {s:.2f} < threshold {t:.2f}"
+    return CUT_TEXT.get(cut.reason, cut.reason), f"sim {s:.2f}"
+
+
+def cut_text(cut: Any) -> str:
+    """One line on why a merged chunk ends where it does (from the merge trace), every
+    number named: ``┄ cut: sim 0.11 < threshold 0.12``, ``┄ cut: too big to join ·
+    sim 0.30``, ``┄ cut: topic · depth 9.10 ≥ 7.00 · sim 0.06``."""
+    return "┄ cut: " + " · ".join(p for p in cut_parts(cut) if p)
 
 
 def _wrap_words(line: str, width: int, rows: int) -> list[str]:
@@ -132,7 +139,7 @@ _ROLE_ONLY = re.compile(r"^[A-Za-z][\w ]{0,20}:\s*$")  # "Tool:" with nothing af
 
 
 def _clean(line: str) -> str:
-    return strip_control(line).replace("\t", "    ")
+    return terminal_text(line).replace("\t", "    ")
 
 
 def preview_lines(text: str, count: int = PREVIEW_LINES) -> list[str]:
@@ -502,14 +509,18 @@ class ChunkList(ScrollView, can_focus=True):
             text = "  " + cut_text(self._cuts[i])
             verdict = self._verdicts[i] if i < len(self._verdicts) else None
             if verdict:  # "": a size cap's cut inside a topic, not judged
-                # The verdict first: the numbers after it are what a narrow column cuts.
+                # The verdict's sign, the numbers, then the words: a narrow column
+                # crops the words, never the numbers.
                 note, kind = VERDICT_TEXT[verdict]
-                segments = [
-                    band,
-                    Segment("  ┄ ", style),
-                    Segment(note.strip() + " · ", base + self._style(kind)),
-                    Segment(text.removeprefix("  ┄ "), style),
-                ]
+                sign, _, words = note.strip().partition(" ")
+                why, numbers = cut_parts(self._cuts[i])
+                judged = base + self._style(kind)
+                segments = [band, Segment("  ┄ ", style), Segment(sign + " ", judged)]
+                if numbers:
+                    segments += [Segment(numbers, style), Segment(" · ", style)]
+                segments.append(Segment(words, judged))
+                if why:
+                    segments.append(Segment(f" · cut: {why}", style))
                 return self._fit(segments, width, base)
         else:
             return self._fit([band], width, base)

@@ -12,11 +12,19 @@ from textual.widget import Widget
 from engine.textutil import strip_control
 
 
+def turns_after_collapse(n: int) -> str:
+    """How the header and the turns column name the turns left once tool calls are
+    collapsed (both say it alike: the file's count and the column's differ)."""
+    return f"{n} after collapse"
+
+
 @dataclass
 class HeaderInfo:
     path: str = ""
     kind: str = ""
     turns: int = 0
+    #: The turns the columns show when fewer (tool calls collapsed into their results).
+    collapsed_turns: int | None = None
     skipped: int = 0
     records: int = 0  # lines read as records; more than half skipped is said loudly
     tokenizer: str = ""
@@ -72,7 +80,10 @@ class HeaderLine(Widget):
         warn = self.get_component_rich_style("header-line--warn")
         # (text, style, keep rank): what does not fit the width is left out, lowest
         # rank first, so the line never ends in an ellipsis before its right end.
-        parts: list[tuple[str, object, int]] = [(i.kind, "", 4), (f"{i.turns} turns", "", 7)]
+        turns = f"{i.turns} turns"
+        if i.collapsed_turns is not None and i.collapsed_turns != i.turns:
+            turns += f" · {turns_after_collapse(i.collapsed_turns)}"
+        parts: list[tuple[str, object, int]] = [(i.kind, "", 4), (turns, "", 7)]
         if i.skipped:
             word = "line" if i.skipped == 1 else "lines"
             said = f"{i.skipped} {word} skipped"

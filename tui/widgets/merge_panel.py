@@ -88,7 +88,7 @@ class MergePanel(Vertical):
     MergePanel {
         height: auto;
         & > Slider { margin: 0; }
-        & > #merge-stats { color: $text-muted; margin-top: 1; height: 3; }
+        & > #merge-stats { color: $text-muted; margin-top: 1; height: auto; }
         & > #merge-score { height: auto; display: none; }
     }
     """
@@ -214,7 +214,20 @@ class MergePanel(Vertical):
         self._sync_visibility()
 
     def set_stats(self, text: str) -> None:
-        self.query_one("#merge-stats", Static).update(text, layout=False)
+        """The run's numbers, over as many rows as they need once wrapped (a small cap
+        makes them longer: a fixed height cut their end)."""
+        stats = self.query_one("#merge-stats", Static)
+        if str(stats.render()) != text:
+            stats.update(text)
+
+    def lower_min_size(self, cap: int) -> int:
+        """Put the topic minimum's slider at or below `cap` (on its grid, no message);
+        the value it now shows."""
+        k = knob_map(TopicParams)["topic_min_chars"]
+        slider = self._slider(k)
+        step = slider.step
+        slider.set_value(slider.minimum + ((cap - slider.minimum) // step) * step, notify=False)
+        return int(knob_value(k, float(slider.value)))
 
     def set_score(self, text: str) -> None:
         """The live score: the run against the topic marks, and the query file's hit

@@ -10,6 +10,7 @@ Every change of `value` posts ``Slider.Changed``; set a value without one with
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
@@ -148,6 +149,7 @@ class Slider(Widget, can_focus=True):
         value_width: int | None = None,
         inf_at_max: bool = False,
         exact_values: bool = False,
+        per_doubling: int = 0,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -170,6 +172,12 @@ class Slider(Widget, can_focus=True):
             exact_values: A value set by the program (``set_value``, e.g. one the user
                 typed) stays as it is, between steps, instead of snapping; keys, the
                 wheel and the mouse still move to steps.
+            per_doubling: Geometric steps (`geometric_grid`): this many from ``minimum``
+                times a power of two to the next power, the track a log scale, a big
+                step half a doubling; `step` and `big_step` are then not used. For a
+                range of many doublings (a size cap from 256 to 32768 chars), where
+                equal steps were invisible at the small end of the track and a big
+                step down and back up ended elsewhere once it had hit the minimum.
         """
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self._minimum = 0.0
@@ -181,6 +189,8 @@ class Slider(Widget, can_focus=True):
         self._value_width_override = value_width
         self._dragging = False
         self._exact_values = exact_values
+        self._per_doubling = per_doubling
+        self._grid: list[float] = []
         self._apply_range(minimum, maximum, step, big_step)
         self.set_reactive(Slider.value, self.validate_value(value))
         self.set_reactive(Slider.label, label)
@@ -228,6 +238,10 @@ class Slider(Widget, can_focus=True):
         self._minimum, self._maximum, self._step = minimum, maximum, step
         self._big_step = None if big_step is None else float(big_step)
         self._digits = max(_decimals(step), _decimals(minimum))
+        if self._per_doubling > 0:
+            if minimum <= 0:
+                raise ValueError(f"a geometric slider needs a minimum > 0, got {minimum!r}")
+            self._grid = geometric_grid(minimum, maximum, self._per_doubling)
 
     def configure(
         self,
@@ -257,6 +271,12 @@ class Slider(Widget, can_focus=True):
         if math.isnan(v):
             v = lo
         v = min(max(v, lo), hi)
+        if self._grid:
+            grid = self._grid
+            i = bisect.bisect_left(grid, v)
+            if i == 0 or (i < len(grid) and grid[i] - v <= v - grid[i - 1]):
+                return grid[min(i, len(grid) - 1)]
+            return grid[i - 1]
         snapped = min(max(self._clean(lo + round((v - lo) / step) * step), lo), hi)
         if abs(hi - v) < abs(v - snapped):
             return hi
@@ -270,8 +290,20 @@ class Slider(Widget, can_focus=True):
             )
         return self._snap(value)
 
+    def _grid_moved(self, steps: int) -> float:
+        """The value `steps` points of the geometric grid away (from a value between two
+        points, the first step lands on the point in that direction)."""
+        grid, v = self._grid, self.value
+        if steps > 0:
+            index = bisect.bisect_right(grid, v + 1e-9) - 1 + steps
+        else:
+            index = bisect.bisect_left(grid, v - 1e-9) + steps
+        return grid[min(max(index, 0), len(grid) - 1)]
+
     def _moved(self, amount: float, steps: int) -> float:
         """The value `steps` grid points of size `amount` away (leaving off-grid ends)."""
+        if self._grid:
+            return self._grid_moved(steps)
         lo = self._minimum
         position = (self.value - lo) / amount
         if steps > 0:
@@ -307,6 +339,9 @@ class Slider(Widget, can_focus=True):
         self.value = self._moved(self._step, 1 if direction > 0 else -1)
 
     def action_big_step(self, direction: int) -> None:
+        if self._grid:  # half a doubling: k big steps down and k up come back
+            self.value = self._grid_moved(max(1, self._per_doubling // 2) * direction)
+            return
         # Big steps stay on the small-step grid: move by big_step, then snap.
         target = self.value + (self.big_step if direction > 0 else -self.big_step)
         if direction > 0 and self.value < self._maximum:
@@ -345,7 +380,11 @@ class Slider(Widget, can_focus=True):
 
     def _fraction(self) -> float:
         span = self._maximum - self._minimum
-        return 0.0 if span <= 0 else (self.value - self._minimum) / span
+        if span <= 0:
+            return 0.0
+        if self._grid:  # a log scale: every step the same distance along the track
+            return math.log(self.value / self._minimum) / math.log(self._maximum / self._minimum)
+        return (self.value - self._minimum) / span
 
     def knob_cell(self, width: int | None = None) -> int:
         """The knob's cell within the content line (for tests and overlays)."""
@@ -358,6 +397,8 @@ class Slider(Widget, can_focus=True):
         if track_w <= 1:
             return self.value
         fraction = min(max((x - start) / (track_w - 1), 0.0), 1.0)
+        if self._grid:
+            return self._snap(self._minimum * (self._maximum / self._minimum) ** fraction)
         return self._snap(self._minimum + fraction * (self._maximum - self._minimum))
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
@@ -451,6 +492,24 @@ class Slider(Widget, can_focus=True):
 # --------------------------------------------------------------------------- knobs
 
 
+def geometric_grid(lo: float, hi: float, per_doubling: int) -> list[float]:
+    """The values of a geometric slider: from each ``lo * 2**j`` to the next,
+    `per_doubling` equal steps (4: ``1, 1.25, 1.5, 1.75, 2`` times it), up to `hi`,
+    which is always one. Round numbers with every power of two on the grid (the
+    default cap of 8192 chars is one), each step about the same ratio."""
+    out: list[float] = []
+    octave = lo
+    while octave < hi:
+        for q in range(per_doubling):
+            v = octave * (1 + q / per_doubling)
+            if v >= hi:
+                break
+            out.append(v)
+        octave *= 2
+    out.append(hi)
+    return out
+
+
 def knob_position(knob: Knob, value: Any) -> float:
     """Where `knob`'s slider sits for `value` (its declared `SliderSpec`)."""
     spec = knob.slider
@@ -487,5 +546,6 @@ def knob_slider(knob: Knob, value: Any, **kwargs: Any) -> Slider:
         label=spec.label or knob.name,
         fmt=spec.fmt,
         inf_at_max=spec.open_at_max,
+        per_doubling=spec.per_doubling,
         **kwargs,
     )

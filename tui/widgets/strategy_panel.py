@@ -96,6 +96,8 @@ class StrategyPanel(Vertical):
                     fmt=fmt,
                     label_width=LABEL_WIDTH,
                     value_width=6,
+                    # a merge column's size cap steps as the merge panel's does
+                    per_doubling=p.slider.per_doubling if p.slider is not None else 0,
                     classes=f"strategy-slider -{side}",
                 )
                 slider.tooltip = Text(p.help)  # plain text, never markup

@@ -13,7 +13,27 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar, Static
 
-from engine.textutil import strip_control
+from tui.cells import terminal_text
+
+#: Ends of a sentence, dropped when comparing the abstract with the summary's sentences.
+_ENDS = ".!?…"
+
+
+def summary_rest(abstract: str, summary: str) -> str:
+    """`summary` without the sentence that is `abstract` (the extractive abstract is one
+    of the summary's sentences, often its first): the panel shows it once."""
+    core = abstract.strip().rstrip(_ENDS).strip()
+    at = summary.find(core) if core else -1
+    while at >= 0 and at > 0 and not summary[at - 1].isspace():
+        at = summary.find(core, at + 1)
+    if at < 0:
+        return summary.strip()
+    end = at + len(core)
+    while end < len(summary) and summary[end] in _ENDS:
+        end += 1
+    if end < len(summary) and not summary[end].isspace():
+        return summary.strip()  # the abstract is only the start of a longer sentence
+    return (summary[:at] + summary[end:]).strip()
 
 
 class SummaryPanel(Vertical):
@@ -45,9 +65,14 @@ class SummaryPanel(Vertical):
         if summary is None:
             text.append(note or "No summary yet: press s to summarize all.", style="italic dim")
         else:
-            text.append(strip_control(summary.abstract), style="bold")
-            text.append("\n\n")
-            text.append(strip_control(summary.summary))
+            abstract = terminal_text(summary.abstract).strip()
+            rest = summary_rest(abstract, terminal_text(summary.summary))
+            text.append("abstract" if rest else "abstract · the whole summary", style="dim")
+            text.append("\n")
+            text.append(abstract, style="bold")
+            if rest:
+                text.append("\n\nsummary\n", style="dim")
+                text.append(rest)
             source = getattr(summary, "source", "")
             if getattr(summary, "flagged", False):
                 text.append(

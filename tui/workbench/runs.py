@@ -51,6 +51,8 @@ class RunView:
     left_owner: np.ndarray | None
     params: Any  # PipelineParams
     seconds: float
+    #: The turns the run read (fewer than the file's once tool calls are collapsed).
+    turn_count: int = 0
 
     def __repr__(self) -> str:  # the default would print every chunk
         return f"<RunView {len(self.compacted)} -> {len(self.result.chunks)} chunks>"
@@ -148,6 +150,7 @@ def build_view(
         source = pipe.source()
         compacted = pipe.compacted()
         compact_spans = pipe.compact_spans()
+        turn_count = len(pipe.turns())
         result = pipe.merged(progress=progress)
         sims = pipe.similarities()
         params = pipe.params
@@ -196,6 +199,7 @@ def build_view(
         left_owner=left_owner,
         params=params,
         seconds=0.0,
+        turn_count=turn_count,
     )
     if with_tokens or params.merge.cap_unit == "tokens":
         with lock:

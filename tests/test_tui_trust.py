@@ -1,0 +1,277 @@
+"""The workbench details a user checks (issue 35), on the real app at 100x30 and 160x48:
+the footer keeps `? Help` and `q Quit`; a burst typed while the tab strip has the
+focus reaches the budget prompt; the header and the turns column name the same
+count; a judged cut keeps its numbers in a narrow column; both columns on a strategy
+hide the merge's controls; the picker's rows stay on one line and typing goes to its
+path field; the summary is labelled and says its abstract once; a minimum segment
+over the size cap is lowered with a warning and the run's numbers are shown whole;
+unfocused borders show in the light theme in 256 colours; an emoji line keeps a
+card's border; auto-tune says when no setting finds the marks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import unicodedata
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.color import Color as RichColor
+from rich.color import ColorSystem
+
+from tests.pilot import SAMPLE, SIZE, make_app, settled, until, wait_for
+from tests.test_first_hour import _burst
+from tests.test_tui_tune import MARKS
+from tui.app import ChunkscopeApp
+from tui.widgets.chunk_list import ChunkList
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+NARROW = (100, 30)
+
+
+def _notes(app: ChunkscopeApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def test_at_100x30_footer_burst_turn_counts_and_judged_cuts() -> None:
+    from textual.widgets import Tabs
+    from textual.widgets._footer import FooterKey
+
+    from tui.widgets.header_line import HeaderLine
+
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+
+        # The footer: help and quit on screen (they were past its right end).
+        keys = {k.key: k for k in bench.query(FooterKey)}
+        for key in ("question_mark", "q"):
+            region = keys[key].region
+            assert region.width and region.right <= NARROW[0] - 12, (key, region)
+
+        # The header and the turns column say the same count, named alike.
+        header = bench.query_one(HeaderLine).render().plain
+        assert "211 turns · 136 after collapse" in header, header
+        await pilot.press("v")  # the left column: turns
+        await until(pilot, lambda: bench.view is not None and bench.view.left_kind == "turns")
+        await pilot.pause()
+        title = str(bench.query_one("#before-col").border_title)
+        assert "turns (136 after collapse)" in title, title
+
+        # A burst typed while the tab strip has the focus: the value is kept.
+        bench.query_one(Tabs).focus()
+        await pilot.pause()
+        _burst(app, "b", *["backspace"] * 5, *"1500", "enter")
+        await wait_for(pilot, lambda: app.budget == 1500, 5)
+        assert app.budget == 1500
+
+        # A judged cut in a narrow column keeps its numbers (the words are cropped).
+        merged = bench.query_one("#merged", ChunkList)
+        assert app.file_marks is not None
+        app.set_file_marks(replace(app.file_marks, starts=MARKS))
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        judged: list[str] = []
+        for index in range(len(bench.view.result.chunks)):  # card by card, on screen
+            merged.select(index)
+            await pilot.pause()
+            judged += [s for s in merged.rendered_lines() if "┄ ✓" in s or "┄ ✗" in s]
+            if len(judged) >= 3:
+                break
+        assert judged, "no judged cut drawn"
+        assert all("sim 0." in line for line in judged), judged
+
+
+async def test_compare_shows_the_merge_controls_only_beside_the_merged_run() -> None:
+    from tui.widgets.merge_panel import MergePanel
+    from tui.widgets.sweep_panel import SweepPanel
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        panel, sweep = bench.query_one(MergePanel), bench.query_one(SweepPanel)
+        controls = bench.query_one("#controls")
+        await pilot.press("left_square_bracket")  # the left column: a strategy
+        await until(pilot, lambda: app.column_result("left") is not None)
+        assert panel.display and sweep.display  # the right column is the merged run
+        await pilot.press("right_square_bracket")  # and the right one
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await pilot.pause()
+        assert not panel.display and not sweep.display
+        assert str(controls.border_title) == "COLUMNS"
+        for _ in range(12):  # the right column back to the merged run
+            if app.column_specs["right"] is None:
+                break
+            await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert app.column_specs["right"] is None and panel.display
+        assert str(controls.border_title) == "MERGE"
+
+
+def _lines_of(widget: Any) -> list[str]:
+    return [
+        "".join(seg.text for seg in widget.render_line(y)).rstrip()
+        for y in range(widget.size.height)
+    ]
+
+
+async def test_the_picker_keeps_names_whole_and_typing_goes_to_the_path() -> None:
+    from textual.widgets import Input, OptionList
+
+    from tui.app import StartOptions
+    from tui.screens.open_file import OpenFileScreen
+
+    app = ChunkscopeApp(StartOptions(folder=str(SAMPLE.parent), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+        screen = app.screen
+        assert isinstance(screen, OpenFileScreen)
+        await until(pilot, lambda: len(screen.sessions) >= 5)
+        await pilot.pause()
+        samples = screen.query_one("#samples", OptionList)
+        shown = [line.strip(" │") for line in _lines_of(samples)]
+        for path in screen.samples:
+            assert path.name in shown, (path.name, shown)  # whole, on one row
+        assert screen.focused is screen.query_one("#tree")
+        await pilot.press(*"/tmp/x")
+        field = screen.query_one("#path", Input)
+        assert screen.focused is field and field.value == "/tmp/x"
+        await pilot.press("escape")
+
+
+async def test_summary_labels_min_size_clamp_stats_and_light_borders() -> None:
+    from tui.widgets.merge_panel import MergePanel
+    from tui.widgets.slider import Slider
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+
+        # The summary: labelled, its abstract said once.
+        await until(pilot, lambda: app.summaries)
+        for index in range(len(bench.view.result.chunks)):
+            summary = app.summaries.get(bench.view.result.chunks[index].text)
+            if summary is not None and summary.summary != summary.abstract:
+                break
+        else:
+            pytest.fail("no chunk with a summary of several sentences")
+        bench.select_merged(index)
+        await pilot.pause()
+        body = str(bench.query_one("#summary-body").render())
+        assert body.startswith("abstract\n") and "\nsummary\n" in body, body
+        core = summary.abstract.rstrip(".!?…")
+        assert body.count(core) == 1, body
+
+        # The light theme: an unfocused panel's border apart from its surface in 256
+        # colours (it was white on white).
+        app.theme = "chunkscope-light"
+        await pilot.pause()
+        strip = bench.query_one("#strip")
+        border = strip.styles.border_top[1].rich_color.downgrade(ColorSystem.EIGHT_BIT)
+        surface = strip.styles.background.rich_color.downgrade(ColorSystem.EIGHT_BIT)
+        assert border.number != surface.number, (border, surface)
+        assert isinstance(border, RichColor)
+
+        # A minimum segment over the size cap is lowered to it, with a warning; the
+        # run's numbers, longer with a small cap, are shown whole.
+        cap = bench.query_one("#max-chars", Slider)
+        cap.focus()
+        await pilot.press("home")  # 256 chars, under the 500 of min size
+        least = bench.query_one("#topic-min-chars", Slider)
+        await until(pilot, lambda: least.value <= 256)
+        await until(pilot, lambda: app.workers_idle() and bench.view is not None)
+        await pilot.pause()
+        assert least.value == 250
+        assert bench.view.params.topic.topic_min_chars == 250
+        assert any("min size 500 is over the size cap of 256" in n for n in _notes(app))
+        stats = bench.query_one(MergePanel).query_one("#merge-stats")
+        text = str(stats.render())
+        drawn = " ".join(" ".join(_lines_of(stats)).split())
+        assert " ".join(text.split()) == drawn, (text, drawn)
+        assert "cap 256c" in drawn
+
+
+def _naive_width(text: str) -> int:
+    """Cells as a terminal without emoji sequences draws `text`: each code point on its
+    own, wide ones two cells, combining marks and joiners none."""
+    total = 0
+    for ch in text:
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue
+        total += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return total
+
+
+async def test_an_emoji_line_keeps_the_cards_border(tmp_path: Path) -> None:
+    lines = [
+        ("user", "Deploy status 🚀 check the 🔥 build: ✅ or ❌ for every stage we run"),
+        ("assistant", "⚠️ Warning: the build ✔️ passed but 👍🏽 the deploy step failed"),
+        ("user", "👨‍👩‍👧 family emoji and 日本語 in one line, to check the border"),
+    ]
+    log = tmp_path / "emoji.jsonl"
+    log.write_text(
+        "".join(
+            json.dumps({"role": r, "content": c, "timestamp": f"2026-02-13T09:1{i}:00"}) + "\n"
+            for i, (r, c) in enumerate(lines)
+        ),
+        encoding="utf-8",
+    )
+    app = make_app(log)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        for name in ("#before", "#merged"):
+            widget = bench.query_one(name, ChunkList)
+            width = widget.size.width
+            rows = [
+                "".join(seg.text for seg in widget.render_line(y))
+                for y in range(widget.size.height)
+            ]
+            assert any("Warning" in row for row in rows)
+            for row in rows:
+                assert _naive_width(row) == width, (name, row)
+
+
+async def test_auto_tune_says_when_no_setting_finds_the_marks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from engine.evaluate import chunk_starts, line_weights
+    from tui.screens.tune import TuneScreen
+
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        await until(pilot, lambda: app.workbench is not None and app.workbench.view is not None)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None and app.file_marks is not None
+        # A mark in the middle of the file's longest stretch without a topic start.
+        starts = [*chunk_starts(bench.view.result.topic_chunks), len(line_weights(SAMPLE))]
+        gap = max(itertools.pairwise(starts), key=lambda ab: ab[1] - ab[0])
+        app.set_file_marks(replace(app.file_marks, starts=((gap[0] + gap[1]) // 2,)))
+        original = TuneScreen.__init__
+
+        def one_setting(self: TuneScreen, *args: Any, **kwargs: Any) -> None:
+            original(self, *args, **kwargs)
+            self.grid = {"topic_depth": [7.0]}  # the setting in force only
+
+        monkeypatch.setattr(TuneScreen, "__init__", one_setting)
+        await pilot.press("A")
+        await until(pilot, lambda: isinstance(app.screen, TuneScreen))
+        screen = app.screen
+        assert isinstance(screen, TuneScreen)
+        await until(pilot, lambda: bool(screen.rows))
+        await pilot.pause()
+        assert all(t.f1 == 0 for t in screen.rows)
+        note = screen.query_one("#tune-none")
+        assert note.display and "No setting" in str(note.render())
+        assert "finds any of the 1 topic mark" in str(note.render())
