@@ -184,10 +184,8 @@ def test_a_topic_minimum_over_the_size_cap_is_said_and_the_cap_holds(
     """The workbench lowers a min size over the cap; the command line keeps the cap and
     says in one line that topics may be shorter than the minimum asked for."""
     doc = _doc(tmp_path / "doc.md")
-    code = main(
-        ["chunk", str(doc), "--embed", "--topic-min-chars", "5000", "--max-chars", "2000"]
-        + ["--format", "json"]
-    )
+    args = ["--embed", "--topic-min-chars", "5000", "--max-chars", "2000", "--format", "json"]
+    code = main(["chunk", str(doc), *args])
     out, err = capsys.readouterr()
     assert code in (0, None)
     assert "--topic-min-chars 5000 is over the size cap of 2000 chars" in err
