@@ -71,10 +71,13 @@ from engine.requests import (
     FOLLOW_UP,
     LANDED,
     LANDED_STRETCH,
+    PHASE,
+    PHASE_STRETCH,
     REPEAT_WINDOW,
     is_tool_call,
     lands_work,
     message_kind,
+    phase_cue,
     request_text,
     words,
 )
@@ -330,6 +333,9 @@ def _structure(
     landed = False  # a commit, push or pull request since the agent last spoke
     lands: list[int] = []  # the units where work landed
     turns_to: list[tuple[int, int]] = []  # (gap, unit) where the agent turned after
+    starts = _offsets(np.asarray(totals, dtype=np.int64))
+    phase: str | None = None  # the agent's phase of the request in course (`phase_cue`)
+    phase_from = 0  # where it began (a char offset)
     pieces: list[Piece] = []
     piece_gaps: list[int] = []
     for j, chunk in enumerate(chunks):
@@ -357,6 +363,8 @@ def _structure(
                         continue
                     start = 1.0 if kind == "request" else FOLLOW_UP
                     landed = False
+                    if kind == "request":
+                        phase, phase_from = None, int(starts[j])
                     if lead is None:
                         lead = gap if prev_role is not None else -1
                     if prev_role is not None and (prev_role != "You" or not asked):
@@ -365,10 +373,18 @@ def _structure(
                 elif t.role == "Tool" and lands_work(t.text):
                     landed = True
                     lands.append(j)
-                elif landed and t.role == "Bot" and not is_tool_call(t.text):
-                    landed = False  # the agent turns to its next task (kept below)
-                    if 0 <= gap < n - 1:
-                        turns_to.append((gap, j))
+                elif t.role == "Bot" and not is_tool_call(t.text):
+                    if landed:
+                        landed = False  # the agent turns to its next task (kept below)
+                        if 0 <= gap < n - 1:
+                            turns_to.append((gap, j))
+                    cue = phase_cue(t.text)
+                    order = (None, "fix") if cue == "fix" else ("fix",) if cue else ()
+                    # the fix after an investigation; its check may follow it closely
+                    least = PHASE_STRETCH if cue == "fix" else PHASE_STRETCH // 3
+                    if phase in order and starts[j] - phase_from >= least:
+                        phase, phase_from = cue, int(starts[j])
+                        point = PHASE
                 if t.timestamp is not None and prev_ts is not None:
                     with contextlib.suppress(TypeError):  # aware against naive: unknown
                         if (
@@ -383,7 +399,6 @@ def _structure(
                 prev_ts = t.timestamp
             offset += len(t.role) + len(t.text) + 3
     if turns_to:
-        starts = _offsets(np.asarray(totals, dtype=np.int64))
         for gap, j in turns_to:
             # a task follows, not the wrap-up (more commits and pushes, a summary)
             k = bisect.bisect_right(lands, j)
