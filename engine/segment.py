@@ -523,6 +523,10 @@ class TopicFrame:
     #: how many gaps open the file before its first user request: a session's preamble
     #: (system prompt, instructions, a tool's banner) belongs to the first topic
     lead: int = 0
+    #: per gap of a markdown file: a document starts there at full strength (1 or more:
+    #: front matter, a title, a repeated opening, a document its words find); it is a
+    #: candidate even when a deeper gap lies within half a window (short documents)
+    documents: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
 
 def _trusted(docs: DocStructure) -> bool:
@@ -608,7 +612,10 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
         elif not _trusted(docs):
             structure = document_structure(chunks, structure, gaps.fixed, gaps.headings)
     headings = gaps.headings
-    return TopicFrame(chunks, v, sizes, chars, cum, structure, split_ranks(chunks), headings, lead)
+    documents = structure >= 1.0 if docs is not None else np.zeros(0, dtype=bool)
+    return TopicFrame(
+        chunks, v, sizes, chars, cum, structure, split_ranks(chunks), headings, lead, documents
+    )
 
 
 def gap_scores(
@@ -638,6 +645,8 @@ def gap_scores(
     score = depth + struct
     lo, hi = _gap_reach(chars, params.topic_window / 2)
     candidate = score >= _RangeMax(score).query(lo, hi)
+    if len(f.documents) == n - 1:
+        candidate |= f.documents  # each document start its own, however short
     if isinstance(params.topic_depth, str):
         pool = score[candidate & (depth > 0)]
         threshold = float(np.mean(pool) + 0.5 * np.std(pool)) if len(pool) else np.inf
