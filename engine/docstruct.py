@@ -22,8 +22,11 @@ document, so several cues count, none tied to one documentation set:
   "Installation"): the first `OPENER_HEADINGS` heading names of each document are its
   opening, and a heading whose name is in the opening of the document in progress, seen
   again later at that document's shallowest level, starts the next document
-  (`RESTART`). A name repeated deeper ("Fixed" under each version of a changelog)
-  never counts, and numbers stay in names (``Version 1.2`` is not ``Version 1.3``).
+  (`RESTART`); so does the name that opened an earlier document, new to the document
+  in progress once that one is past its opening (a page that opens on "Synopsis" after
+  one that opened on "Description"). A name repeated deeper ("Fixed" under each
+  version of a changelog) never counts, and numbers stay in names (``Version 1.2`` is
+  not ``Version 1.3``).
 - **An opening or a closing paragraph.** A paragraph inside a section that opens with
   badges (``[![``), a logo or a centred HTML block opens a project's page (`BANNER`);
   a paragraph made only of link reference definitions (``[name]: url``) closes a

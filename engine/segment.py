@@ -20,7 +20,9 @@ and its embedding-based successors, instead:
    (a follow-up on the goal in course, a background agent's report or a command of
    the tool is none: `engine.requests`), or follows a pause of 30 minutes or a day
    change; ``LANDED`` times it at the agent's first message after its work landed (a
-   commit, a push, a pull request) when a task follows; no topic starts before a
+   commit, a push, a pull request) when a task follows; ``PHASE`` at the agent's own
+   announcement of its task's next phase (the fix after an investigation, then its
+   verification: `engine.requests.phase_cue`); no topic starts before a
    session's first request (its preamble: `TopicFrame.lead`); in markdown, times the strength
    with which the unit after the gap starts a document (`engine.docstruct`: front
    matter, a title, a repeated opening section, a banner; and, in a file that does
@@ -28,7 +30,9 @@ and its embedding-based successors, instead:
    `engine.wordseg`, with those marks as cheaper starts: `document_structure`). A
    section heading alone is no hint.
 4. **Cuts the deepest dips first.** Only the best gap within half a window is a
-   candidate (one per valley); candidates whose score reaches ``topic_depth`` (a
+   candidate (one per valley), except that every markdown document start of full
+   strength is one (short documents lie within half a window of each other);
+   candidates whose score reaches ``topic_depth`` (a
    number, or ``adaptive``: mean + std/2 of the candidates) are taken best first,
    skipping any that would leave a segment under ``topic_min_chars``.
 5. **Then fits the size cap.** The topics are the first level; the second is the
