@@ -13,7 +13,8 @@ Sessions committed under ``tests/fixtures/`` are read from there; the others are
 committed (no licence, or too big): `fetch` downloads them at their recorded commit into
 ``bench/recap_sessions/`` (gitignored, shared with the recap bench), where the bench
 looks for them. ``dev`` sessions were looked at while the segmenter was changed;
-``heldout`` sessions were only scored.
+``heldout`` sessions were only scored; ``heldout2`` sessions were marked later (round 2
+of issue 37), before the segmenter ran on them, and scored only once changes were done.
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ class RealSession:
     def gold(self) -> Path:
         return GOLD_DIR / f"{self.name}.gold"
 
+
+#: The splits, in the order the tables show them.
+SPLITS = ("dev", "heldout", "heldout2")
 
 SPOTTER = ("marot/spotter", "8cc42b0bd39d04e71e509d7d58e6782ab435329f")
 MINI = ("SWE-agent/mini-swe-agent", "ec0e8e849fea5b1619deb1753007201000904672")
@@ -163,6 +167,51 @@ SESSIONS = [
         *MINI,
         "output/deepseek_reasoner_dev/sqlfluff__sqlfluff-2419/sqlfluff__sqlfluff-2419.traj.json",
         local="mini-sqlfluff-2419.traj.json",
+    ),
+    # held out, second part: marked in round 2 before any segmenter ran on them, and
+    # scored only at the end (bench/realseg/SOURCES.md)
+    RealSession(
+        "aider-health",
+        "heldout2",
+        "aider",
+        "0xf1e/health-analyzer-poc",
+        "87686c139eecd296ea3ab9c72b4e0c9197f68668",
+        ".aider.chat.history.md",
+        local="aider-health.md",
+    ),
+    RealSession(
+        "aider-catalog",
+        "heldout2",
+        "aider",
+        "AndreasDebel/HaaV-CatalogService",
+        "05c597791229845186ac91dd9c468f9285637b28",
+        ".aider.chat.history.md",
+        local="aider-catalog.md",
+    ),
+    RealSession(
+        "spotter-4d5611e5",
+        "heldout2",
+        "claude-code",
+        *SPOTTER,
+        "test/fixtures/transcripts/4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
+        local="spotter-4d5611e5.jsonl",
+    ),
+    RealSession(
+        "mini-astropy-12907",
+        "heldout2",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_chat_test_1-100/astropy__astropy-12907/astropy__astropy-12907.traj.json",
+        local="mini-astropy-12907.traj.json",
+    ),
+    RealSession(
+        "mini-marshmallow-1359",
+        "heldout2",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_chat_dev/marshmallow-code__marshmallow-1359/"
+        "marshmallow-code__marshmallow-1359.traj.json",
+        local="mini-marshmallow-1359.traj.json",
     ),
 ]
 

@@ -2,7 +2,7 @@
 and on real agent sessions marked by hand (`bench/realdata.py`).
 
     python bench/segment.py [--sessions 8] [--docs 3] [--seed 1] [--doc-max-chars N] [--e5]
-        [--before DIR] [--real-only] [--per-session]
+        [--before DIR] [--real-only] [--per-session] [--real-splits dev,heldout,heldout2]
 
 **Real sessions** (first table): the sessions of `bench/realseg/` (Claude Code, Codex,
 aider, mini-swe-agent; dev and held out; fetch the ones not committed with ``python
@@ -214,11 +214,16 @@ def run(args: argparse.Namespace, tmp: Path, embedder: str) -> None:
 RealRow = dict[str, tuple[float, float, float, int, int, float]]
 
 
-def real_cases(mode: str) -> list[tuple[realdata.RealSession, Case]]:
-    """Each marked session that is here, read as the pipeline reads it in `mode`."""
+def real_cases(mode: str, splits: str | None = None) -> list[tuple[realdata.RealSession, Case]]:
+    """Each marked session that is here, read as the pipeline reads it in `mode` (only
+    those of `splits`, comma-separated, when given)."""
     from engine.gold import read_gold
 
     here, missing = realdata.available()
+    if splits:
+        keep = splits.split(",")
+        here = [s for s in here if s.split in keep]
+        missing = [s for s in missing if s.split in keep]
     if missing:
         names = ", ".join(s.name for s in missing)
         print(f"skip: {names} (run python bench/realdata.py fetch)", file=sys.stderr)
@@ -269,12 +274,14 @@ def real_scores(
     }
 
 
-def before_scores(checkout: str, per_session: bool) -> RealRow:
+def before_scores(checkout: str, per_session: bool, splits: str | None) -> RealRow:
     """The topic defaults of another checkout's engine on the real sessions (a subprocess
     of this script with ``--engine``)."""
     argv = [sys.executable, __file__, "--engine", checkout, "--real-json"]
     if per_session:
         argv.append("--per-session")
+    if splits:
+        argv += ["--real-splits", splits]
     done = subprocess.run(argv, capture_output=True, text=True, check=True)
     lines = done.stdout.strip().splitlines()
     for line in lines[:-1]:
@@ -283,7 +290,7 @@ def before_scores(checkout: str, per_session: bool) -> RealRow:
 
 
 def real_table(args: argparse.Namespace) -> None:
-    by_mode = {mode: real_cases(mode) for mode in ("seed", "topic")}
+    by_mode = {mode: real_cases(mode, args.real_splits) for mode in ("seed", "topic")}
     if not by_mode["topic"]:
         return
     per = args.per_session
@@ -292,9 +299,15 @@ def real_table(args: argparse.Namespace) -> None:
         ("--merge seed, defaults", real_scores(by_mode["seed"], seed_loop, per, "seed")),
     ]
     if args.before:
-        rows.append(("topic defaults, before (--before)", before_scores(args.before, per)))
+        rows.append(
+            (
+                "topic defaults, before (--before)",
+                before_scores(args.before, per, args.real_splits),
+            )
+        )
     rows.append(("topic defaults", real_scores(by_mode["topic"], topic, per, "topic")))
-    splits = [sp for sp in ("dev", "heldout") if any(sp in r for _, r in rows)]
+    wanted = args.real_splits.split(",") if args.real_splits else list(realdata.SPLITS)
+    splits = [sp for sp in wanted if any(sp in r for _, r in rows)]
     n = {sp: sum(1 for s, _ in by_mode["topic"] if s.split == sp) for sp in splits}
     print("\nreal sessions marked by hand (bench/realseg), lexical embedder: mean per session")
     print(
@@ -422,11 +435,16 @@ def main() -> None:
     ap.add_argument("--before", metavar="DIR", help="another checkout: its topic defaults")
     ap.add_argument("--real-only", action="store_true", help="only the real sessions")
     ap.add_argument("--per-session", action="store_true", help="each real session's row")
+    ap.add_argument(
+        "--real-splits",
+        metavar="SPLITS",
+        help="only these splits of the real sessions, comma-separated (e.g. dev)",
+    )
     ap.add_argument("--engine", metavar="DIR", help=argparse.SUPPRESS)
     ap.add_argument("--real-json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.real_json:  # the subprocess of --before: the topic defaults as JSON
-        cases = real_cases("topic")
+        cases = real_cases("topic", args.real_splits)
         print(json.dumps(real_scores(cases, topic, args.per_session, "topic, before")))
         return
     real_table(args)

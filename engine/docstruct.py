@@ -22,8 +22,11 @@ document, so several cues count, none tied to one documentation set:
   "Installation"): the first `OPENER_HEADINGS` heading names of each document are its
   opening, and a heading whose name is in the opening of the document in progress, seen
   again later at that document's shallowest level, starts the next document
-  (`RESTART`). A name repeated deeper ("Fixed" under each version of a changelog)
-  never counts, and numbers stay in names (``Version 1.2`` is not ``Version 1.3``).
+  (`RESTART`); so does the name that opened an earlier document, new to the document
+  in progress once that one is past its opening (a page that opens on "Synopsis" after
+  one that opened on "Description"). A name repeated deeper ("Fixed" under each
+  version of a changelog) never counts, and numbers stay in names (``Version 1.2`` is
+  not ``Version 1.3``).
 - **An opening or a closing paragraph.** A paragraph inside a section that opens with
   badges (``[![``), a logo or a centred HTML block opens a project's page (`BANNER`);
   a paragraph made only of link reference definitions (``[name]: url``) closes a
@@ -206,9 +209,12 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
     first_marked = min(openers, default=-1)
     fixed = set(openers)
     shallowest = 7  # the shallowest heading level of the document in progress
+    seen: set[str] = set()  # the heading names of the document in progress
+    heads_in = 0  # how many headings it has had
+    leaders: set[str] = set()  # the names that opened an earlier document
     for i in sorted(at_head.keys() | openers):
         if i not in at_head:  # front matter or a pandoc title: a new document
-            opening, shallowest = [], 7
+            opening, shallowest, seen, heads_in = [], 7, set(), 0
             continue
         lv, name = at_head[i]
         rel = lv - top
@@ -218,14 +224,21 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
             strength[i] = MARKED if i in openers or title_level else 1.0
             marked += i not in openers
             first_marked = i if first_marked < 0 else first_marked
-            opening, shallowest = [], 7
+            opening, shallowest, seen, heads_in = [], 7, set(), 0
             continue
-        if name and counts[name] > 1 and name in opening and lv <= shallowest:
+        # the name that opened an earlier document, new to this one once its own
+        # opening is past ("Synopsis" of a page after one that opened on "Description")
+        leads = name in leaders and name not in seen and heads_in >= OPENER_HEADINGS
+        if name and counts[name] > 1 and (name in opening or leads) and lv <= shallowest:
             strength[i] = max(strength[i], RESTART)
             fixed.add(i)
             restarts += 1
-            opening, shallowest = [], 7
+            opening, shallowest, seen, heads_in = [], 7, set(), 0
+        if heads_in == 0 and name:
+            leaders.add(name)
         shallowest = min(shallowest, lv)
+        seen.add(name)
+        heads_in += 1
         if len(opening) < OPENER_HEADINGS and name:
             opening.append(name)
     certain = sum(1 for x in strength if x >= MARKED)

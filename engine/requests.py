@@ -31,13 +31,17 @@ __all__ = [
     "FOLLOW_UP",
     "LANDED",
     "LANDED_STRETCH",
+    "PHASE",
+    "PHASE_STRETCH",
     "MessageKind",
+    "Phase",
     "clean_request",
     "is_follow_up",
     "is_request",
     "is_tool_call",
     "lands_work",
     "message_kind",
+    "phase_cue",
     "repeats",
     "request_text",
     "topic_start",
@@ -136,6 +140,39 @@ _LANDED = re.compile(
     r"|/pull/\d+\b"  # a pull request made
 )
 _TOOL_CALL = re.compile(r"\A[\w.:-]+\(\{")
+
+
+Phase = Literal["fix", "verify"]
+
+#: How strongly the agent's own announcement of its task's next phase starts a topic
+#: (`phase_cue`): after investigating, "Now let me make the fix"; after the fix, "let me
+#: create a test to verify the fix". An agent working through one task alone, with no
+#: commit between its phases, gives no other sign of them.
+PHASE = 1.0
+#: ... when at least this many characters of the task come before it (since the user's
+#: request, or since the fix was announced): a phase, not a first step.
+PHASE_STRETCH = 3000
+_FIX_PHASE = re.compile(
+    r"\b(?:let me|let's|i'll|i will|now i)\s+(?:now\s+)?(?:make|implement|apply|write)\s+"
+    r"(?:the|a|my)\s+fix\b",
+    re.I,
+)
+_VERIFY_PHASE = re.compile(
+    r"\b(?:verify|confirm|check|test)\s+(?:that\s+)?(?:the|my|our)\s+fix\b", re.I
+)
+
+
+def phase_cue(text: str) -> Phase | None:
+    """Does the agent's message (prose, not a tool call) announce the next phase of its
+    task: ``fix`` ("Now let me make the fix ...") or ``verify`` ("... a test to verify
+    the fix")? Which phase the announcement opens is for the caller to weigh
+    (`engine.segment`): only the first of each, in that order, after enough work."""
+    head = text[:400]
+    if _FIX_PHASE.search(head):
+        return "fix"
+    if _VERIFY_PHASE.search(head):
+        return "verify"
+    return None
 
 
 def lands_work(text: str) -> bool:

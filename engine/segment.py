@@ -20,7 +20,9 @@ and its embedding-based successors, instead:
    (a follow-up on the goal in course, a background agent's report or a command of
    the tool is none: `engine.requests`), or follows a pause of 30 minutes or a day
    change; ``LANDED`` times it at the agent's first message after its work landed (a
-   commit, a push, a pull request) when a task follows; no topic starts before a
+   commit, a push, a pull request) when a task follows; ``PHASE`` at the agent's own
+   announcement of its task's next phase (the fix after an investigation, then its
+   verification: `engine.requests.phase_cue`); no topic starts before a
    session's first request (its preamble: `TopicFrame.lead`); in markdown, times the strength
    with which the unit after the gap starts a document (`engine.docstruct`: front
    matter, a title, a repeated opening section, a banner; and, in a file that does
@@ -28,7 +30,9 @@ and its embedding-based successors, instead:
    `engine.wordseg`, with those marks as cheaper starts: `document_structure`). A
    section heading alone is no hint.
 4. **Cuts the deepest dips first.** Only the best gap within half a window is a
-   candidate (one per valley); candidates whose score reaches ``topic_depth`` (a
+   candidate (one per valley), except that every markdown document start of full
+   strength is one (short documents lie within half a window of each other);
+   candidates whose score reaches ``topic_depth`` (a
    number, or ``adaptive``: mean + std/2 of the candidates) are taken best first,
    skipping any that would leave a segment under ``topic_min_chars``.
 5. **Then fits the size cap.** The topics are the first level; the second is the
@@ -71,10 +75,13 @@ from engine.requests import (
     FOLLOW_UP,
     LANDED,
     LANDED_STRETCH,
+    PHASE,
+    PHASE_STRETCH,
     REPEAT_WINDOW,
     is_tool_call,
     lands_work,
     message_kind,
+    phase_cue,
     request_text,
     words,
 )
@@ -330,6 +337,9 @@ def _structure(
     landed = False  # a commit, push or pull request since the agent last spoke
     lands: list[int] = []  # the units where work landed
     turns_to: list[tuple[int, int]] = []  # (gap, unit) where the agent turned after
+    starts = _offsets(np.asarray(totals, dtype=np.int64))
+    phase: str | None = None  # the agent's phase of the request in course (`phase_cue`)
+    phase_from = 0  # where it began (a char offset)
     pieces: list[Piece] = []
     piece_gaps: list[int] = []
     for j, chunk in enumerate(chunks):
@@ -357,6 +367,8 @@ def _structure(
                         continue
                     start = 1.0 if kind == "request" else FOLLOW_UP
                     landed = False
+                    if kind == "request":
+                        phase, phase_from = None, int(starts[j])
                     if lead is None:
                         lead = gap if prev_role is not None else -1
                     if prev_role is not None and (prev_role != "You" or not asked):
@@ -365,10 +377,18 @@ def _structure(
                 elif t.role == "Tool" and lands_work(t.text):
                     landed = True
                     lands.append(j)
-                elif landed and t.role == "Bot" and not is_tool_call(t.text):
-                    landed = False  # the agent turns to its next task (kept below)
-                    if 0 <= gap < n - 1:
-                        turns_to.append((gap, j))
+                elif t.role == "Bot" and not is_tool_call(t.text):
+                    if landed:
+                        landed = False  # the agent turns to its next task (kept below)
+                        if 0 <= gap < n - 1:
+                            turns_to.append((gap, j))
+                    cue = phase_cue(t.text)
+                    order = (None, "fix") if cue == "fix" else ("fix",) if cue else ()
+                    # the fix after an investigation; its check may follow it closely
+                    least = PHASE_STRETCH if cue == "fix" else PHASE_STRETCH // 3
+                    if phase in order and starts[j] - phase_from >= least:
+                        phase, phase_from = cue, int(starts[j])
+                        point = PHASE
                 if t.timestamp is not None and prev_ts is not None:
                     with contextlib.suppress(TypeError):  # aware against naive: unknown
                         if (
@@ -383,7 +403,6 @@ def _structure(
                 prev_ts = t.timestamp
             offset += len(t.role) + len(t.text) + 3
     if turns_to:
-        starts = _offsets(np.asarray(totals, dtype=np.int64))
         for gap, j in turns_to:
             # a task follows, not the wrap-up (more commits and pushes, a summary)
             k = bisect.bisect_right(lands, j)
@@ -508,6 +527,10 @@ class TopicFrame:
     #: how many gaps open the file before its first user request: a session's preamble
     #: (system prompt, instructions, a tool's banner) belongs to the first topic
     lead: int = 0
+    #: per gap of a markdown file: a document starts there at full strength (1 or more:
+    #: front matter, a title, a repeated opening, a document its words find); it is a
+    #: candidate even when a deeper gap lies within half a window (short documents)
+    documents: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
 
 def _trusted(docs: DocStructure) -> bool:
@@ -593,7 +616,10 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
         elif not _trusted(docs):
             structure = document_structure(chunks, structure, gaps.fixed, gaps.headings)
     headings = gaps.headings
-    return TopicFrame(chunks, v, sizes, chars, cum, structure, split_ranks(chunks), headings, lead)
+    documents = structure >= 1.0 if docs is not None else np.zeros(0, dtype=bool)
+    return TopicFrame(
+        chunks, v, sizes, chars, cum, structure, split_ranks(chunks), headings, lead, documents
+    )
 
 
 def gap_scores(
@@ -623,6 +649,8 @@ def gap_scores(
     score = depth + struct
     lo, hi = _gap_reach(chars, params.topic_window / 2)
     candidate = score >= _RangeMax(score).query(lo, hi)
+    if len(f.documents) == n - 1:
+        candidate |= f.documents  # each document start its own, however short
     if isinstance(params.topic_depth, str):
         pool = score[candidate & (depth > 0)]
         threshold = float(np.mean(pool) + 0.5 * np.std(pool)) if len(pool) else np.inf

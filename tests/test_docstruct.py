@@ -280,3 +280,46 @@ def test_the_opening_pattern_of_a_paragraph() -> None:
     assert opening_pattern("## Usage") == ""  # a heading: repeated openings see those
     assert opening_pattern("  .. versionadded:: 3.14") == ""  # indented: inside a block
     assert opening_pattern("Word") == ""
+
+
+def test_a_page_opening_as_an_earlier_one_did_starts_a_document_after_one_opening_otherwise() -> (
+    None
+):
+    # the second page has no "Synopsis"; the third has it again, before "Description"
+    pages = _heads(
+        "## Synopsis",
+        "## Description",
+        "## Classes",
+        "## See Also",
+        "## Description",
+        "## Functions",
+        "## See Also",
+        "## Synopsis",
+        "## Description",
+        "## Classes",
+    )
+    found = document_starts(pages)
+    assert found.strength == [0.0] * 4 + [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+    assert found.restarts == 2
+
+
+def test_each_short_document_starts_a_topic_however_close_the_next_one(tmp_path: Path) -> None:
+    rng = random.Random(11)
+    vocab = [
+        "tide crab pool kelp urchin shell anemone barnacle",
+        "engine piston valve gasket crankshaft torque spark",
+        "violin cello bow rosin string concerto sonata",
+        "glacier moraine crevasse firn icefall serac",
+        "orchard apple pear graft blossom cider pruning",
+        "compiler parser lexer token grammar bytecode",
+    ]
+    pages = []
+    for words in vocab:
+        w = words.split()
+        synopsis, body = (" ".join(rng.choice(w) for _ in range(k)) for k in (30, 60))
+        pages.append(f"## Synopsis\n\n{synopsis}.\n\n## Description\n\n{body}.\n")
+    text, gold = _stitch(pages)
+    path = tmp_path / "short.md"
+    path.write_text(text)
+    assert all(500 < len(p) < 750 for p in pages)  # within half a window of each other
+    assert _topic_starts(path) == gold

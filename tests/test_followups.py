@@ -17,7 +17,16 @@ from hypothesis import strategies as st
 
 from engine.evaluate import chunk_starts
 from engine.model import Chunk, Turn
-from engine.requests import LANDED, LANDED_STRETCH, lands_work, message_kind, topic_start
+from engine.requests import (
+    LANDED,
+    LANDED_STRETCH,
+    PHASE,
+    PHASE_STRETCH,
+    lands_work,
+    message_kind,
+    phase_cue,
+    topic_start,
+)
 from engine.segment import TopicParams, frame, segment, structure_points
 from tui.cli import main
 
@@ -210,6 +219,28 @@ def test_the_agents_next_task_after_its_work_landed_is_a_structural_point() -> N
     assert turn in _starts(chunks)
 
 
+def test_the_agents_fix_and_its_verification_after_an_investigation_are_structural_points() -> None:
+    rng = np.random.default_rng(8)
+    assert phase_cue("The test confirms the bug. Now let me make the fix in x.py:") == "fix"
+    assert phase_cue("Good! Now let me create a test to verify the fix works:") == "verify"
+    assert phase_cue("Let me fix the credo issue by using an implicit try:") is None
+    reading = [("Bot", "tides")] * (PHASE_STRETCH // 150)
+    layout = [("You", "Fix the bug: usernames with a trailing newline are accepted")]
+    layout += [*reading, ("Bot", "Now let me make the fix by changing the regex:")]
+    fix = len(layout) - 1
+    layout += [("Tool", "cache")] * 8 + [("Bot", "Now let me verify the fix with a test:")]
+    verify = len(layout) - 1
+    layout += [("Tool", "cache")] * 6 + [("Bot", "Let me also verify the fix on edge cases:")]
+    again = len(layout) - 1
+    chunks = _session(layout, rng)
+    points = structure_points(chunks)
+    assert PHASE > 0 and points[fix - 1] == PHASE and points[verify - 1] == PHASE
+    assert points[again - 1] == 0.0  # each phase is announced once
+    # a fix announced right after the request is its first step, not a phase
+    early = _session([layout[0], ("Bot", "Now let me make the fix."), *reading], rng)
+    assert structure_points(early)[0] == 0.0
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     roles=st.lists(st.sampled_from(["You", "Bot", "Tool", "system", "Meta"]), max_size=40),
@@ -219,6 +250,8 @@ def test_the_agents_next_task_after_its_work_landed_is_a_structural_point() -> N
                 "try again",
                 "Build a tide pool guide with crabs",
                 "[main abc1234] feat: x",
+                "Now let me make the fix " + "and " * 400,
+                "Now let me verify the fix",
                 "ok",
                 *TOPICS.values(),
             ]
@@ -240,7 +273,7 @@ def test_sessions_of_any_roles_give_a_partition_with_no_start_in_the_preamble(
         assert spans[0][0] == 0 and spans[-1][1] == len(chunks)
         assert all(a < b and b == c for (a, b), (c, _) in pairwise(spans))
     points = structure_points(chunks)
-    assert ((points >= 0) & (points <= max(1.0, LANDED))).all()
+    assert ((points >= 0) & (points <= max(1.0, LANDED, PHASE))).all()
     lead = frame(chunks, vectors).lead if len(chunks) >= 2 else 0
     assert all(s == 0 or s > lead for s in _topic_starts(result))
 
