@@ -45,14 +45,14 @@ import argparse
 import gc
 import importlib
 import os
+import statistics
 import subprocess
 import sys
-from pathlib import Path
-from types import ModuleType
-import statistics
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
@@ -448,8 +448,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{os.cpu_count()} CPUs, load average {load}"
     )
     print(
-        "reference: "
-        + (real.label if real else "a port (reference_merge_chunks; see --reference)")
+        "reference: " + (real.label if real else "a port (reference_merge_chunks; see --reference)")
     )
     print(" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
     print("-+-".join("-" * w for w in widths))
