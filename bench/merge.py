@@ -24,17 +24,35 @@ timed once.
 (`engine.parallel.default_threads`: the cores this process may use, at most 4);
 the "one thread" column is `merge(..., threads=1)`, the same loop on this
 thread alone (the reference is single-threaded), timed in the same interleaving.
+
+The reference is the reference project's own code, run as it is: ``--reference DIR``
+(or ``$CHUNKSCOPE_REFERENCE``) names a checkout of https://github.com/Hardcode84/1 (the
+mindloop project the seed documents describe; it has no licence file, so none of its
+code is in this repository), and ``mindloop.chunker.merge_chunks`` is imported from it
+and given its own ``Turn``/``Chunk`` objects built from the same turns. For example::
+
+    git clone https://github.com/Hardcode84/1 /tmp/mindloop   # needs numpy, requests
+    PYTHONPATH=. python bench/merge.py --quick --reference /tmp/mindloop
+
+Without a checkout the "reference" columns time ``reference_merge_chunks`` below, a
+port (it builds a candidate chunk only for a qualifying pair, where the real code
+builds one, and copies the turn lists, for every pair), and the table says so.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
@@ -195,6 +213,52 @@ def reference_merge_chunks(
     return chunks
 
 
+# ------------------------------------------------------------ the real reference, from a checkout
+
+
+class RealReference:
+    """``mindloop.chunker`` imported from a checkout, and its chunks built from ours."""
+
+    def __init__(self, checkout: Path) -> None:
+        if not (checkout / "mindloop" / "chunker.py").is_file():
+            raise SystemExit(f"{checkout}: no mindloop/chunker.py (a checkout of Hardcode84/1?)")
+        sys.path.insert(0, str(checkout))
+        try:
+            self.module: ModuleType = importlib.import_module("mindloop.chunker")
+        finally:
+            sys.path.remove(str(checkout))
+        self.label = f"mindloop/chunker.py in {checkout}"
+        try:
+            head = subprocess.run(
+                ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            self.label += f" at {head}"
+        except (OSError, subprocess.CalledProcessError):
+            pass
+
+    def chunks(self, chunks: list[Chunk]) -> list[object]:
+        """The reference's own Turn/Chunk objects, one per turn of ours (same text, role, time)."""
+        turn_cls, chunk_cls = self.module.Turn, self.module.Chunk
+        return [
+            chunk_cls(turns=[turn_cls(t.timestamp, t.role, t.text) for t in c.turns])
+            for c in chunks
+        ]
+
+    def spans(self, merged: list[object], n_turns_per_chunk: list[int]) -> list[tuple[int, int]]:
+        """The reference output as spans over the input chunks (by counting turns)."""
+        ends = np.cumsum(n_turns_per_chunk).tolist()
+        at = {e: i + 1 for i, e in enumerate(ends)}
+        spans, start, turns = [], 0, 0
+        for c in merged:
+            turns += len(c.turns)  # type: ignore[attr-defined]
+            spans.append((start, at[turns]))
+            start = at[turns]
+        return spans
+
+
 # --------------------------------------------------------------------------- timing
 
 
@@ -222,7 +286,7 @@ TARGETS = {10_000: "speed-up >= 6x", 100_000: "merge_chunks < 0.5 s"}
 REFERENCE_TARGET = 10.0  # merge_chunks at least this many times the reference's own code
 
 
-def bench_size(n: int) -> tuple[list[str], list[str]]:
+def bench_size(n: int, real: RealReference | None = None) -> tuple[list[str], list[str]]:
     """One table row (and notes) for ``n`` chunks."""
     rng = np.random.default_rng(n)
     chunks = make_chunks(n, rng)
@@ -254,13 +318,32 @@ def bench_size(n: int) -> tuple[list[str], list[str]]:
             lit_times.append(_timed(run_literal))
         for _ in range(min(per_literal, fast_runs - len(fast_times))):
             fast_times.append(_timed(lambda: merge_chunks(chunks, emb, MAX_CHUNK_CHARS)))
-    ref_out = reference_merge_chunks(chunks, emb, MAX_CHUNK_CHARS)
-    same_as_ref = _spans_of(ref_out, chunks) == result.spans
+    run_reference: Callable[[], object]
+    if real is not None:
+        ref_chunks = real.chunks(chunks)
+        # the reference's own types, as its callers give them (float32 from get_embeddings
+        # would round differently from the float64 both loops here read)
+        real_merge = real.module.merge_chunks
+        same_as_ref = (
+            real.spans(real_merge(ref_chunks, emb, MAX_CHUNK_CHARS), [len(c.turns) for c in chunks])
+            == result.spans
+        )
+
+        def run_reference() -> None:
+            real_merge(ref_chunks, emb, MAX_CHUNK_CHARS)
+
+    else:
+        ref_out = reference_merge_chunks(chunks, emb, MAX_CHUNK_CHARS)
+        same_as_ref = _spans_of(ref_out, chunks) == result.spans
+
+        def run_reference() -> None:
+            reference_merge_chunks(chunks, emb, MAX_CHUNK_CHARS)
+
     one_thread = MergeParams(max_chunk_chars=MAX_CHUNK_CHARS)
     assert merge(chunks, emb, one_thread, threads=1).spans == result.spans
     ref_times, one_times = [], []
     for _ in range(REFERENCE_RUNS):  # interleaved with merge_chunks runs, on 1 thread and all
-        ref_times.append(_timed(lambda: reference_merge_chunks(chunks, emb, MAX_CHUNK_CHARS)))
+        ref_times.append(_timed(run_reference))
         fast_times.append(_timed(lambda: merge_chunks(chunks, emb, MAX_CHUNK_CHARS)))
         one_times.append(_timed(lambda: merge(chunks, emb, one_thread, threads=1)))
     lit_s, fast_s = statistics.median(lit_times), statistics.median(fast_times)
@@ -268,7 +351,8 @@ def bench_size(n: int) -> tuple[list[str], list[str]]:
     ref_ratio = ref_s / fast_s
     if not same_as_ref:
         notes.append(
-            f"{n:,} chunks: the reference port's spans differ (its running mean rounds differently)"
+            f"{n:,} chunks: the reference's spans differ from the seed loop's (its cosines "
+            "and running mean round differently)"
         )
     ratio = lit_s / fast_s
     target = TARGETS.get(n, "")
@@ -322,13 +406,24 @@ def bench_size(n: int) -> tuple[list[str], list[str]]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="merge_chunks vs the literal seed loop")
     ap.add_argument("--quick", action="store_true", help="1k and 10k only")
+    ap.add_argument(
+        "--reference",
+        metavar="DIR",
+        default=os.environ.get("CHUNKSCOPE_REFERENCE"),
+        help="a checkout of github.com/Hardcode84/1: time its own merge_chunks "
+        "(default $CHUNKSCOPE_REFERENCE; without one, a port)",
+    )
+    ap.add_argument("--sizes", help="comma-separated chunk counts (default 1000,10000,100000)")
     args = ap.parse_args(argv)
     sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000]
+    if args.sizes:
+        sizes = [int(x) for x in args.sizes.split(",")]
+    real = RealReference(Path(args.reference)) if args.reference else None
 
     rows: list[list[str]] = []
     notes: list[str] = []
     for n in sizes:
-        row, row_notes = bench_size(n)
+        row, row_notes = bench_size(n, real)
         rows.append(row)
         notes.extend(row_notes)
 
@@ -351,6 +446,9 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"numpy {np.__version__}, OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '-')}, "
         f"{os.cpu_count()} CPUs, load average {load}"
+    )
+    print(
+        "reference: " + (real.label if real else "a port (reference_merge_chunks; see --reference)")
     )
     print(" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
     print("-+-".join("-" * w for w in widths))

@@ -304,3 +304,27 @@ def test_blocks_of_texts_give_the_same_vectors(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(lexical, "_BLOCK_CELLS", 512 * 3)  # three texts per block
     monkeypatch.setattr(lexical, "_SLICE", 7)
     np.testing.assert_array_equal(LexicalEmbedder().embed(texts), whole)
+
+
+def test_normalize_rows_in_blocks_is_the_whole_matrix_computation_bit_for_bit() -> None:
+    """normalize_rows works a block of rows at a time (no temporary as large as the
+    matrix); every row must come out exactly as the whole-matrix formula gives it,
+    zero rows staying zero, in place when asked."""
+    from engine.embed.base import _NORMALIZE_BLOCK_CELLS, normalize_rows
+
+    rng = np.random.default_rng(7)
+    dim = 96
+    rows = 3 * (_NORMALIZE_BLOCK_CELLS // dim) + 5  # several blocks and a partial one
+    m = (rng.standard_normal((rows, dim)) * rng.uniform(0.01, 100.0, (rows, 1))).astype(np.float32)
+    m[[0, rows // 2, rows - 1]] = 0.0
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    expected = m.copy()
+    np.divide(expected, norms, out=expected, where=norms > 0)
+
+    got = normalize_rows(m)
+    assert got.dtype == np.float32 and got.tobytes() == expected.tobytes()
+    assert not np.shares_memory(got, m)
+    same = normalize_rows(m, copy=False)
+    assert same is m or np.shares_memory(same, m)
+    assert m.tobytes() == expected.tobytes()
+    assert not np.any(m[[0, rows // 2, rows - 1]])
