@@ -541,6 +541,21 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
         range(len(cands)),
         key=lambda i: (cands[i].excluded, not cands[i].pinned, -cands[i].score, -i),
     )
+    # The long sentences said so far, by their first _QUOTED characters: a sentence that
+    # holds one holds its opening at some position, so probing each window finds them
+    # all without scanning every sentence said (which made a long log's recap quadratic).
+    openings: dict[str, list[str]] = {}
+    for k in seen:
+        if len(k) >= _QUOTED:
+            openings.setdefault(k[:_QUOTED], []).append(k)
+
+    def repeats(key: str) -> bool:
+        for p in range(len(key) - _QUOTED + 1):
+            for k in openings.get(key[p : p + _QUOTED], ()):
+                if key.startswith(k, p):
+                    return True
+        return False
+
     out = list(cands)
     for i in order:
         c = cands[i]
@@ -551,12 +566,13 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
             if not key or key in seen or (len(key) >= _QUOTED and key in said):
                 changed = True  # said already (or a quote of what the sections say)
                 continue
-            long = [k for k in seen if len(k) >= _QUOTED]
-            if any(k in key for k in long):
+            if repeats(key):
                 changed = True  # it repeats a sentence said already, and little more
                 continue
             if not c.excluded:
                 seen.add(key)
+                if len(key) >= _QUOTED:
+                    openings.setdefault(key[:_QUOTED], []).append(key)
             kept.append(terminated(s))
         if changed:
             text = " ".join(kept)

@@ -518,3 +518,21 @@ def test_pipeline_set_summarizer(log: Path, chat_server: FakeOpenAIServer) -> No
     pipe = pipeline(log)
     pipe.set_summarizer(LLMSummarizer("m", chat_server.base_url, "k", backoff=0.01))
     assert pipe.summaries()[0].source == "llm"
+
+
+def test_a_summary_repeating_a_long_sentence_said_earlier_loses_it() -> None:
+    """A sentence that holds a long sentence said already (by the sections or by a
+    candidate ahead in priority) is taken out; a short one inside a longer one is not."""
+    from engine.recap import _deduped
+
+    said = "The cache now persists embeddings in SQLite across restarts"
+    texts = [
+        f"{said}. Then the tests ran.",
+        f"We checked that {said.lower()} and more. Also ok.",
+        "The cache. Something new entirely here.",
+    ]
+    cands = [cand(i, t, score=3.0 - i) for i, t in enumerate(texts)]
+    out = [c.summary.summary for c in _deduped(cands, "")]
+    assert said in out[0]
+    assert "We checked" not in out[1] and "Also ok." in out[1]
+    assert "Something new entirely here." in out[2]
