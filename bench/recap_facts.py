@@ -94,7 +94,7 @@ def main() -> int:
     ap.add_argument("--show", default=None, metavar="ID", help="print that session's recaps")
     ap.add_argument("--misses", action="store_true", help="list the facts each recap missed")
     ap.add_argument("--split", choices=("dev", "heldout"), default=None, help="only these")
-    ap.add_argument("--set", dest="group", choices=("sessions", "fixtures", "fresh"), default=None)
+    ap.add_argument("--set", dest="group", choices=("sessions", "fixtures", "fresh", "fresh2"), default=None)
     ap.add_argument("--only", default="", metavar="IDS", help="these sessions (comma-separated)")
     args = ap.parse_args()
     only = {x for x in args.only.split(",") if x}

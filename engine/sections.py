@@ -95,7 +95,7 @@ _LINE_CHARS = {
     "subagents": 180,
     "state": 200,
 }
-_FIRST_REQUEST_CHARS = 700
+_FIRST_REQUEST_CHARS = 1000
 #: The most of a request shown when the recap has room for it whole.
 _UNCUT_CHARS = 3000
 
@@ -423,11 +423,58 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
 # --------------------------------------------------------------------------- task
 
 
-def _first_request(text: str) -> str:
+# The line that frames what follows it ("Consider the following PR description:"): the
+# text it introduces is the request.
+_PREAMBLE = re.compile(
+    r"\A\s*(?:consider|here is|here's|below is|read|see) the following [\w -]{0,40}:\s*", re.I
+)
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
+_FRAME = re.compile(r"\s*File \"")
+
+
+def _squeeze_tracebacks(text: str) -> str:
+    """Each Python traceback in `text` cut to its exception line: its frames (indented
+    lines, ``File "..."`` lines and the code line under each) say less than the exception
+    it ends on and the words around it, and they would take a cut request's room."""
+    out: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = _TRACEBACK.search(line)
+        if not m:
+            out.append(line)
+            i += 1
+            continue
+        i += 1
+        after_frame = False
+        while i < len(lines):
+            nxt = lines[i]
+            if _FRAME.match(nxt):
+                after_frame = True
+            elif not nxt.strip() or nxt[:1] in " \t" or after_frame or nxt.strip() == "...":
+                after_frame = False
+            else:
+                break
+            i += 1
+        exception = lines[i].strip() if i < len(lines) else ""
+        out.append(f"{line[: m.start()]}Traceback: {exception}".rstrip())
+        i += 1
+    return "\n".join(out)
+
+
+def _request_body(text: str) -> str:
+    """The first request as the task: the text of a ``<pr_description>`` / ``<issue>``
+    block when it wraps one, without the line that introduces it, tracebacks cut to
+    their exception."""
     tagged = _TASK_TAG.search(text)
     if tagged and tagged.group(2).strip():
         text = tagged.group(2)
-    return _cut(text, _FIRST_REQUEST_CHARS)
+    return _squeeze_tracebacks(_PREAMBLE.sub("", text, count=1))
+
+
+def _first_request(text: str) -> str:
+    return _cut(_request_body(text), _FIRST_REQUEST_CHARS)
 
 
 def task_section(log: _Log) -> Section:
@@ -435,9 +482,7 @@ def task_section(log: _Log) -> Section:
     if not requests:
         return Section("task", ())
     lines = [_first_request(requests[0][1])]
-    tagged = _TASK_TAG.search(requests[0][1])
-    first = tagged.group(2) if tagged and tagged.group(2).strip() else requests[0][1]
-    full = [_cut(first, _UNCUT_CHARS)]
+    full = [_cut(_request_body(requests[0][1]), _UNCUT_CHARS)]
     later: dict[str, str] = {}
     for _, t in requests[1:]:
         later.setdefault(_cut(t, _LINE_CHARS["task"]), _cut(t, _UNCUT_CHARS))

@@ -475,3 +475,33 @@ def test_a_codex_turn_the_user_interrupted(tmp_path: Path) -> None:
     assert s["rejections"] == ('- Interrupted during `npm test`: "skip the tests, just build"',)
     assert s["state"] == ("Branch: feat/clock",)
     assert s["task"] == ("Add a cooldown clock.", "Later: skip the tests, just build")
+
+
+# --------------------------------------------------------------------------- the first request
+
+
+def test_a_traceback_in_the_first_request_is_cut_to_its_exception() -> None:
+    frames = "".join(f'  File "lib/mod{k}.py", line {k}, in f{k}\n    g{k}()\n' for k in range(30))
+    issue = (
+        "<pr_description>\nConsider the following PR description:\n"
+        "Saving a schema with a List of DateTime fails.\n```\n"
+        f"Traceback (most recent call last):\n{frames}"
+        "AttributeError: 'List' object has no attribute 'opts'\n```\n"
+        "Expected: the format of the parent schema is used for the inner field.\n"
+        "</pr_description>"
+    )
+    task = sections([user(issue), bot("Looking.")])["task"]
+    first = task[0]
+    assert first.startswith("Saving a schema with a List")  # the framing line is left out
+    assert "AttributeError: 'List' object has no attribute 'opts'" in first
+    assert "Expected: the format of the parent schema" in first  # past the frames, still kept
+    assert "mod3.py" not in first
+
+
+def test_text_that_only_looks_like_a_traceback_is_kept() -> None:
+    request = (
+        "Please read the following notes: the word Traceback alone is no traceback, "
+        "and File names like setup.py stay."
+    )
+    task = sections([user(request), bot("OK.")])["task"]
+    assert task[0] == request
