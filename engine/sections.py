@@ -1222,7 +1222,22 @@ def last_section(log: _Log) -> Section:
         kept += [s for s in plain if has_content(s)] or plain[:2]
     lines = tuple(_cut(s, _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
     whole = _cut(" ".join(_fold(t) for t in _last_words(log)), _UNCUT_CHARS // 2)
-    return Section("last", lines, tuple(range(len(lines))), whole=whole if lines else "")
+    # the sentences that report a count ("29 unit tests pass", "3 files changed") go in
+    # first when the allowance is short: a number is what a summary cannot give back
+    counted = [i for i, line in enumerate(lines) if _COUNT.search(line)]
+    order = counted + [i for i in range(len(lines)) if i not in counted]
+    ranks = [0] * len(lines)
+    for rank, i in enumerate(order):
+        ranks[i] = rank
+    return Section("last", lines, tuple(ranks), whole=whole if lines else "")
+
+
+_COUNT = re.compile(
+    r"\b\d[\d,.]*\s+(?:[\w-]+\s+){0,2}?(?:tests?|doctests?|specs?|cases?|assertions?|"
+    r"passed|passing|failed|failing|failures?|errors?|warnings?|skipped|files?|commits?|"
+    r"lines?|issues?|checks?|examples?|benchmarks?)\b",
+    re.I,
+)
 
 
 _ASK_TOOLS = frozenset({"ask", "askuserquestion", "ask_user", "ask_followup_question"})

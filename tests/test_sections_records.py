@@ -505,3 +505,31 @@ def test_text_that_only_looks_like_a_traceback_is_kept() -> None:
     )
     task = sections([user(request), bot("OK.")])["task"]
     assert task[0] == request
+
+
+# --------------------------------------------------------------------------- reported counts
+
+
+def test_a_count_in_the_last_message_goes_in_first_when_room_is_short() -> None:
+    closing = (
+        "I reworked the parser so that it reads the header lazily. "
+        "The old eager path is gone and the reader no longer copies the buffer. "
+        "The docs now describe the lazy header and the new error message. "
+        "All 29 unit tests pass and clippy is clean."
+    )
+    msgs = [user("Port the parser to Rust."), bot(closing)]
+    last = next(s for s in extract_sections(msgs) if s.name == "last")
+    counted = [line for line, rank in zip(last.lines, last.ranks, strict=True) if rank == 0]
+    assert counted == ["All 29 unit tests pass and clippy is clean."]
+    # in a tight allowance the count is what is kept, and lines keep their own order
+    room = COUNTER.count("## Where it stopped\nAll 29 unit tests pass and clippy is clean.")
+    tight = fit_sections([last], room, COUNTER, stretch=True)
+    assert tight and tight[0].lines == ("All 29 unit tests pass and clippy is clean.",)
+    roomy = fit_sections([last], 1000, COUNTER)
+    assert roomy[0].lines == last.lines  # all kept, in their own order
+
+
+def test_a_last_message_without_counts_keeps_its_order() -> None:
+    msgs = [user("Tidy the README."), bot("I rewrote the intro. The install steps are first now.")]
+    last = next(s for s in extract_sections(msgs) if s.name == "last")
+    assert last.ranks == tuple(range(len(last.lines)))
