@@ -944,6 +944,7 @@ def _commits(log: _Log) -> list[tuple[int, str]]:
             if made:
                 found.append((call.index, line, "--amend" in command))
     found.sort(key=lambda t: t[0])
+    found = [(pos, _hash_from_log(log, pos, line), amend) for pos, line, amend in found]
     seen: set[str] = set()
     out: list[tuple[int, str]] = []
     for pos, line, amend in found:
@@ -957,6 +958,36 @@ def _commits(log: _Log) -> list[tuple[int, str]]:
             line = f"{line} (amends {old})" if old else line
         out.append((pos, line))
     return out
+
+
+_LOG_LINE = re.compile(r"^(?:commit )?([0-9a-f]{7,40})\b(?: (.*))?$", re.M)
+_SHOWS_HEAD = re.compile(r"\bgit (?:log|rev-parse|show)\b")
+
+
+def _hash_from_log(log: _Log, pos: int, line: str) -> str:
+    """A commit line without a hash (``git commit -q``, an output the log cut) with the
+    hash the next ``git log`` / ``git rev-parse HEAD`` / ``git show`` before another
+    commit printed for it: its newest line, when that line's message is the commit's
+    (or the command printed only a hash)."""
+    if not line.startswith("Committed: "):
+        return line
+    message = line[len("Committed: ") :]
+    for call in log.calls:
+        if call.index <= pos or call.name.lower() not in _SHELL_TOOLS or call.rejected:
+            continue
+        command = _command(call.args)
+        if _COMMIT.search(command):
+            return line  # another commit came first: the hash would be of that one
+        if not _SHOWS_HEAD.search(command) or not call.result or call.failed:
+            continue
+        first = _LOG_LINE.search(call.result)
+        if first is None:
+            continue
+        said = (first.group(2) or "").strip()
+        if not said or message.startswith(said[:40]) or said.startswith(message[:40]):
+            return f"Committed {first.group(1)[:10]}: {message}"
+        return line
+    return line
 
 
 def _status_line(call: _Call) -> str:
@@ -1026,6 +1057,8 @@ def state_section(log: _Log) -> Section:
         lines.append((0, -1, f"Branch: {branch}"))
     commits = _commits(log)
     for age, (pos, line) in enumerate(reversed(commits[-6:])):
+        if branch:  # said once on the Branch line
+            line = line.replace(f" on {branch}: ", ": ", 1)
         lines.append((age, pos, line))
     if len(commits) > 6:
         lines.append((3, commits[-7][0], f"({len(commits) - 6} earlier commits)"))

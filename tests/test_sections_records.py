@@ -141,10 +141,10 @@ def test_commits_each_once_push_and_pr() -> None:
     state = sections(msgs, ["branch: feat"])["state"]
     assert state == (
         "Branch: feat",
-        "Committed 1a2b3c4 on feat: Add export",
+        "Committed 1a2b3c4: Add export",  # the branch said once, above
         "Pushed feat (new).",
         "Opened PR https://github.com/o/r/pull/7: Export",
-        "Committed 9f8e7d6 on feat: Fix typo",
+        "Committed 9f8e7d6: Fix typo",
         "Not pushed: 1 commit after the last push.",
     )
 
@@ -533,3 +533,34 @@ def test_a_last_message_without_counts_keeps_its_order() -> None:
     msgs = [user("Tidy the README."), bot("I rewrote the intro. The install steps are first now.")]
     last = next(s for s in extract_sections(msgs) if s.name == "last")
     assert last.ranks == tuple(range(len(last.lines)))
+
+
+# --------------------------------------------------------------------------- commit hashes
+
+
+def test_a_quiet_commit_takes_its_hash_from_the_log_that_follows() -> None:
+    msgs = [
+        user("Commit the parser fix."),
+        bot("", call("t1", "Bash", {"command": 'git commit -q -am "Fix the parser"'})),
+        result("t1", ""),
+        bot("", call("t2", "Bash", {"command": "git log --oneline -3"})),
+        result("t2", "5e6f7a8 Fix the parser\n1a2b3c4 Add the reader\n0f0f0f0 Initial"),
+    ]
+    commits = [line for line in sections(msgs)["state"] if line.startswith("Committed")]
+    assert commits == ["Committed 5e6f7a8: Fix the parser"]
+
+
+def test_a_log_after_another_commit_or_of_another_message_gives_no_hash() -> None:
+    msgs = [
+        user("Commit both."),
+        bot("", call("t1", "Bash", {"command": 'git commit -q -m "First change"'})),
+        result("t1", ""),
+        bot("", call("t2", "Bash", {"command": "git log --oneline -1"})),
+        result("t2", "9999999 Something else entirely"),
+        bot("", call("t3", "Bash", {"command": 'git commit -q -m "Second change"'})),
+        result("t3", ""),
+        bot("", call("t4", "Bash", {"command": "git rev-parse --short HEAD"})),
+        result("t4", "abcdef1"),
+    ]
+    commits = [line for line in sections(msgs)["state"] if line.startswith("Committed")]
+    assert commits == ["Committed: First change", "Committed abcdef1: Second change"]
