@@ -681,12 +681,26 @@ def _relative(paths: Sequence[str]) -> dict[str, str]:
             return {absolute[0]: "/".join(p.split("/")[-3:])}
         return {}
     split = [p.replace("\\", "/").split("/") for p in absolute]
+    common = _shared_depth(split)
+    # the agent's own files (a plan under ~/.claude, a memory under ~/.codex) lie outside
+    # the project: the project's folder is the one the other paths share
+    project = [s for s in split if not any(part.startswith(".") for part in s[:-1])]
+    base = project if len(project) >= 2 else split
+    inner = _shared_depth(base)
+    return {
+        p: "/".join(s[inner:] if s[:inner] == base[0][:inner] else s[common:])
+        for p, s in zip(absolute, split, strict=True)
+    }
+
+
+def _shared_depth(split: Sequence[Sequence[str]]) -> int:
+    """How many leading folders every one of the split paths shares."""
     common = 0
     for parts in zip(*(s[:-1] for s in split), strict=False):
         if len(set(parts)) != 1:
             break
         common += 1
-    return {p: "/".join(s[common:]) for p, s in zip(absolute, split, strict=True)}
+    return common
 
 
 _DIFF_FILE = re.compile(r"^diff --git a/(\S+) b/", re.M)

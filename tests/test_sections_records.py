@@ -564,3 +564,37 @@ def test_a_log_after_another_commit_or_of_another_message_gives_no_hash() -> Non
     ]
     commits = [line for line in sections(msgs)["state"] if line.startswith("Committed")]
     assert commits == ["Committed: First change", "Committed abcdef1: Second change"]
+
+
+# --------------------------------------------------------------------------- file paths
+
+
+def test_the_agents_own_plan_file_does_not_lengthen_the_project_paths() -> None:
+    root = "/home/u/projects/worktrees/app"
+    msgs = [user("Render the transcript.")]
+    for k, path in enumerate(
+        [
+            f"{root}/lib/render.ex",
+            f"{root}/test/render_test.exs",
+            "/home/u/.claude/plans/drifting-whisper.md",
+            f"{root}/assets/js/app.js",
+        ]
+    ):
+        msgs += [
+            bot("", call(f"t{k}", "Write", {"file_path": path, "content": "x"})),
+            result(f"t{k}", "ok"),
+        ]
+    files = "\n".join(sections(msgs)["files"])
+    assert "lib/render.ex" in files and "projects/worktrees" not in files
+    assert "test/render_test.exs" in files and "assets/js/app.js" in files
+    assert ".claude/plans/drifting-whisper.md" in files
+
+
+def test_paths_all_under_hidden_folders_are_still_made_relative() -> None:
+    msgs = [user("Tune the config.")]
+    for k, path in enumerate(["/home/u/.config/app/a.toml", "/home/u/.config/app/b.toml"]):
+        msgs += [
+            bot("", call(f"t{k}", "Write", {"file_path": path, "content": "x"})),
+            result(f"t{k}", "ok"),
+        ]
+    assert sections(msgs)["files"] == ("- a.toml (written)", "- b.toml (written)")
