@@ -8,10 +8,12 @@ looked at while building the recap; ``heldout``: facts written from the session 
 never tuned on) and the facts a resuming agent needs (the task, files changed, outcomes,
 open items), each a case-insensitive regular expression a recap must match.
 
-Two sets of sessions (``set`` in the JSON): ``sessions`` (the default), whose files are
-not committed (they are 0.2-3.5 MB each): put them in ``bench/recap_sessions/`` (or
-``--sessions DIR``) under the file name the JSON gives; and ``fixtures``, small real
-sessions committed under ``tests/fixtures/`` (``file`` is their path in the repository).
+Four sets of sessions (``set`` in the JSON): ``sessions`` (the default), ``fresh`` and
+``fresh2``, whose files are not committed (they are 0.01-3.5 MB each): put them in
+``bench/recap_sessions/`` (or ``--sessions DIR``) under the file name the JSON gives; and
+``fixtures``, small real sessions committed under ``tests/fixtures/`` (``file`` is their
+path in the repository). ``fresh`` and ``fresh2`` are held out whole: their facts were
+written before any recap of them was run (see docs/recap.md, "Fact recall").
 A missing file is skipped and said so. Nothing is fetched. Each set has its dev and
 held-out parts, measured apart.
 
@@ -94,7 +96,9 @@ def main() -> int:
     ap.add_argument("--show", default=None, metavar="ID", help="print that session's recaps")
     ap.add_argument("--misses", action="store_true", help="list the facts each recap missed")
     ap.add_argument("--split", choices=("dev", "heldout"), default=None, help="only these")
-    ap.add_argument("--set", dest="group", choices=("sessions", "fixtures", "fresh"), default=None)
+    ap.add_argument(
+        "--set", dest="group", choices=("sessions", "fixtures", "fresh", "fresh2"), default=None
+    )
     ap.add_argument("--only", default="", metavar="IDS", help="these sessions (comma-separated)")
     args = ap.parse_args()
     only = {x for x in args.only.split(",") if x}

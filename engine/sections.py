@@ -95,7 +95,7 @@ _LINE_CHARS = {
     "subagents": 180,
     "state": 200,
 }
-_FIRST_REQUEST_CHARS = 700
+_FIRST_REQUEST_CHARS = 1000
 #: The most of a request shown when the recap has room for it whole.
 _UNCUT_CHARS = 3000
 
@@ -423,11 +423,58 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
 # --------------------------------------------------------------------------- task
 
 
-def _first_request(text: str) -> str:
+# The line that frames what follows it ("Consider the following PR description:"): the
+# text it introduces is the request.
+_PREAMBLE = re.compile(
+    r"\A\s*(?:consider|here is|here's|below is|read|see) the following [\w -]{0,40}:\s*", re.I
+)
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
+_FRAME = re.compile(r"\s*File \"")
+
+
+def _squeeze_tracebacks(text: str) -> str:
+    """Each Python traceback in `text` cut to its exception line: its frames (indented
+    lines, ``File "..."`` lines and the code line under each) say less than the exception
+    it ends on and the words around it, and they would take a cut request's room."""
+    out: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = _TRACEBACK.search(line)
+        if not m:
+            out.append(line)
+            i += 1
+            continue
+        i += 1
+        after_frame = False
+        while i < len(lines):
+            nxt = lines[i]
+            if _FRAME.match(nxt):
+                after_frame = True
+            elif not nxt.strip() or nxt[:1] in " \t" or after_frame or nxt.strip() == "...":
+                after_frame = False
+            else:
+                break
+            i += 1
+        exception = lines[i].strip() if i < len(lines) else ""
+        out.append(f"{line[: m.start()]}Traceback: {exception}".rstrip())
+        i += 1
+    return "\n".join(out)
+
+
+def _request_body(text: str) -> str:
+    """The first request as the task: the text of a ``<pr_description>`` / ``<issue>``
+    block when it wraps one, without the line that introduces it, tracebacks cut to
+    their exception."""
     tagged = _TASK_TAG.search(text)
     if tagged and tagged.group(2).strip():
         text = tagged.group(2)
-    return _cut(text, _FIRST_REQUEST_CHARS)
+    return _squeeze_tracebacks(_PREAMBLE.sub("", text, count=1))
+
+
+def _first_request(text: str) -> str:
+    return _cut(_request_body(text), _FIRST_REQUEST_CHARS)
 
 
 def task_section(log: _Log) -> Section:
@@ -435,9 +482,7 @@ def task_section(log: _Log) -> Section:
     if not requests:
         return Section("task", ())
     lines = [_first_request(requests[0][1])]
-    tagged = _TASK_TAG.search(requests[0][1])
-    first = tagged.group(2) if tagged and tagged.group(2).strip() else requests[0][1]
-    full = [_cut(first, _UNCUT_CHARS)]
+    full = [_cut(_request_body(requests[0][1]), _UNCUT_CHARS)]
     later: dict[str, str] = {}
     for _, t in requests[1:]:
         later.setdefault(_cut(t, _LINE_CHARS["task"]), _cut(t, _UNCUT_CHARS))
@@ -636,12 +681,26 @@ def _relative(paths: Sequence[str]) -> dict[str, str]:
             return {absolute[0]: "/".join(p.split("/")[-3:])}
         return {}
     split = [p.replace("\\", "/").split("/") for p in absolute]
+    common = _shared_depth(split)
+    # the agent's own files (a plan under ~/.claude, a memory under ~/.codex) lie outside
+    # the project: the project's folder is the one the other paths share
+    project = [s for s in split if not any(part.startswith(".") for part in s[:-1])]
+    base = project if len(project) >= 2 else split
+    inner = _shared_depth(base)
+    return {
+        p: "/".join(s[inner:] if s[:inner] == base[0][:inner] else s[common:])
+        for p, s in zip(absolute, split, strict=True)
+    }
+
+
+def _shared_depth(split: Sequence[Sequence[str]]) -> int:
+    """How many leading folders every one of the split paths shares."""
     common = 0
     for parts in zip(*(s[:-1] for s in split), strict=False):
         if len(set(parts)) != 1:
             break
         common += 1
-    return {p: "/".join(s[common:]) for p, s in zip(absolute, split, strict=True)}
+    return common
 
 
 _DIFF_FILE = re.compile(r"^diff --git a/(\S+) b/", re.M)
@@ -899,6 +958,7 @@ def _commits(log: _Log) -> list[tuple[int, str]]:
             if made:
                 found.append((call.index, line, "--amend" in command))
     found.sort(key=lambda t: t[0])
+    found = [(pos, _hash_from_log(log, pos, line), amend) for pos, line, amend in found]
     seen: set[str] = set()
     out: list[tuple[int, str]] = []
     for pos, line, amend in found:
@@ -912,6 +972,36 @@ def _commits(log: _Log) -> list[tuple[int, str]]:
             line = f"{line} (amends {old})" if old else line
         out.append((pos, line))
     return out
+
+
+_LOG_LINE = re.compile(r"^(?:commit )?([0-9a-f]{7,40})\b(?: (.*))?$", re.M)
+_SHOWS_HEAD = re.compile(r"\bgit (?:log|rev-parse|show)\b")
+
+
+def _hash_from_log(log: _Log, pos: int, line: str) -> str:
+    """A commit line without a hash (``git commit -q``, an output the log cut) with the
+    hash the next ``git log`` / ``git rev-parse HEAD`` / ``git show`` before another
+    commit printed for it: its newest line, when that line's message is the commit's
+    (or the command printed only a hash)."""
+    if not line.startswith("Committed: "):
+        return line
+    message = line[len("Committed: ") :]
+    for call in log.calls:
+        if call.index <= pos or call.name.lower() not in _SHELL_TOOLS or call.rejected:
+            continue
+        command = _command(call.args)
+        if _COMMIT.search(command):
+            return line  # another commit came first: the hash would be of that one
+        if not _SHOWS_HEAD.search(command) or not call.result or call.failed:
+            continue
+        first = _LOG_LINE.search(call.result)
+        if first is None:
+            continue
+        said = (first.group(2) or "").strip()
+        if not said or message.startswith(said[:40]) or said.startswith(message[:40]):
+            return f"Committed {first.group(1)[:10]}: {message}"
+        return line
+    return line
 
 
 def _status_line(call: _Call) -> str:
@@ -981,6 +1071,8 @@ def state_section(log: _Log) -> Section:
         lines.append((0, -1, f"Branch: {branch}"))
     commits = _commits(log)
     for age, (pos, line) in enumerate(reversed(commits[-6:])):
+        if branch:  # said once on the Branch line
+            line = line.replace(f" on {branch}: ", ": ", 1)
         lines.append((age, pos, line))
     if len(commits) > 6:
         lines.append((3, commits[-7][0], f"({len(commits) - 6} earlier commits)"))
@@ -1177,7 +1269,22 @@ def last_section(log: _Log) -> Section:
         kept += [s for s in plain if has_content(s)] or plain[:2]
     lines = tuple(_cut(s, _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
     whole = _cut(" ".join(_fold(t) for t in _last_words(log)), _UNCUT_CHARS // 2)
-    return Section("last", lines, tuple(range(len(lines))), whole=whole if lines else "")
+    # the sentences that report a count ("29 unit tests pass", "3 files changed") go in
+    # first when the allowance is short: a number is what a summary cannot give back
+    counted = [i for i, line in enumerate(lines) if _COUNT.search(line)]
+    order = counted + [i for i in range(len(lines)) if i not in counted]
+    ranks = [0] * len(lines)
+    for rank, i in enumerate(order):
+        ranks[i] = rank
+    return Section("last", lines, tuple(ranks), whole=whole if lines else "")
+
+
+_COUNT = re.compile(
+    r"\b\d[\d,.]*\s+(?:[\w-]+\s+){0,2}?(?:tests?|doctests?|specs?|cases?|assertions?|"
+    r"passed|passing|failed|failing|failures?|errors?|warnings?|skipped|files?|commits?|"
+    r"lines?|issues?|checks?|examples?|benchmarks?)\b",
+    re.I,
+)
 
 
 _ASK_TOOLS = frozenset({"ask", "askuserquestion", "ask_user", "ask_followup_question"})

@@ -310,7 +310,8 @@ def test_real_codex_session() -> None:
 def test_real_mini_swe_agent_trajectory() -> None:
     source = load(FIXTURES / "mini_swe_django_11099.traj.json")
     s = by_name(extract_sections(source.messages, source.notes))
-    assert s["task"][0].startswith("Consider the following PR description: UsernameValidator")
+    # the issue itself, without the line that introduces it
+    assert s["task"][0].startswith("UsernameValidator allows trailing newline")
     assert s["files"][0] == "- django/contrib/auth/validators.py (in the diff)"
     assert "Submitted the work (the agent's final action)." in s["outcome"]
 

@@ -141,10 +141,10 @@ def test_commits_each_once_push_and_pr() -> None:
     state = sections(msgs, ["branch: feat"])["state"]
     assert state == (
         "Branch: feat",
-        "Committed 1a2b3c4 on feat: Add export",
+        "Committed 1a2b3c4: Add export",  # the branch said once, above
         "Pushed feat (new).",
         "Opened PR https://github.com/o/r/pull/7: Export",
-        "Committed 9f8e7d6 on feat: Fix typo",
+        "Committed 9f8e7d6: Fix typo",
         "Not pushed: 1 commit after the last push.",
     )
 
@@ -475,3 +475,126 @@ def test_a_codex_turn_the_user_interrupted(tmp_path: Path) -> None:
     assert s["rejections"] == ('- Interrupted during `npm test`: "skip the tests, just build"',)
     assert s["state"] == ("Branch: feat/clock",)
     assert s["task"] == ("Add a cooldown clock.", "Later: skip the tests, just build")
+
+
+# --------------------------------------------------------------------------- the first request
+
+
+def test_a_traceback_in_the_first_request_is_cut_to_its_exception() -> None:
+    frames = "".join(f'  File "lib/mod{k}.py", line {k}, in f{k}\n    g{k}()\n' for k in range(30))
+    issue = (
+        "<pr_description>\nConsider the following PR description:\n"
+        "Saving a schema with a List of DateTime fails.\n```\n"
+        f"Traceback (most recent call last):\n{frames}"
+        "AttributeError: 'List' object has no attribute 'opts'\n```\n"
+        "Expected: the format of the parent schema is used for the inner field.\n"
+        "</pr_description>"
+    )
+    task = sections([user(issue), bot("Looking.")])["task"]
+    first = task[0]
+    assert first.startswith("Saving a schema with a List")  # the framing line is left out
+    assert "AttributeError: 'List' object has no attribute 'opts'" in first
+    assert "Expected: the format of the parent schema" in first  # past the frames, still kept
+    assert "mod3.py" not in first
+
+
+def test_text_that_only_looks_like_a_traceback_is_kept() -> None:
+    request = (
+        "Please read the following notes: the word Traceback alone is no traceback, "
+        "and File names like setup.py stay."
+    )
+    task = sections([user(request), bot("OK.")])["task"]
+    assert task[0] == request
+
+
+# --------------------------------------------------------------------------- reported counts
+
+
+def test_a_count_in_the_last_message_goes_in_first_when_room_is_short() -> None:
+    closing = (
+        "I reworked the parser so that it reads the header lazily. "
+        "The old eager path is gone and the reader no longer copies the buffer. "
+        "The docs now describe the lazy header and the new error message. "
+        "All 29 unit tests pass and clippy is clean."
+    )
+    msgs = [user("Port the parser to Rust."), bot(closing)]
+    last = next(s for s in extract_sections(msgs) if s.name == "last")
+    counted = [line for line, rank in zip(last.lines, last.ranks, strict=True) if rank == 0]
+    assert counted == ["All 29 unit tests pass and clippy is clean."]
+    # in a tight allowance the count is what is kept, and lines keep their own order
+    room = COUNTER.count("## Where it stopped\nAll 29 unit tests pass and clippy is clean.")
+    tight = fit_sections([last], room, COUNTER, stretch=True)
+    assert tight and tight[0].lines == ("All 29 unit tests pass and clippy is clean.",)
+    roomy = fit_sections([last], 1000, COUNTER)
+    assert roomy[0].lines == last.lines  # all kept, in their own order
+
+
+def test_a_last_message_without_counts_keeps_its_order() -> None:
+    msgs = [user("Tidy the README."), bot("I rewrote the intro. The install steps are first now.")]
+    last = next(s for s in extract_sections(msgs) if s.name == "last")
+    assert last.ranks == tuple(range(len(last.lines)))
+
+
+# --------------------------------------------------------------------------- commit hashes
+
+
+def test_a_quiet_commit_takes_its_hash_from_the_log_that_follows() -> None:
+    msgs = [
+        user("Commit the parser fix."),
+        bot("", call("t1", "Bash", {"command": 'git commit -q -am "Fix the parser"'})),
+        result("t1", ""),
+        bot("", call("t2", "Bash", {"command": "git log --oneline -3"})),
+        result("t2", "5e6f7a8 Fix the parser\n1a2b3c4 Add the reader\n0f0f0f0 Initial"),
+    ]
+    commits = [line for line in sections(msgs)["state"] if line.startswith("Committed")]
+    assert commits == ["Committed 5e6f7a8: Fix the parser"]
+
+
+def test_a_log_after_another_commit_or_of_another_message_gives_no_hash() -> None:
+    msgs = [
+        user("Commit both."),
+        bot("", call("t1", "Bash", {"command": 'git commit -q -m "First change"'})),
+        result("t1", ""),
+        bot("", call("t2", "Bash", {"command": "git log --oneline -1"})),
+        result("t2", "9999999 Something else entirely"),
+        bot("", call("t3", "Bash", {"command": 'git commit -q -m "Second change"'})),
+        result("t3", ""),
+        bot("", call("t4", "Bash", {"command": "git rev-parse --short HEAD"})),
+        result("t4", "abcdef1"),
+    ]
+    commits = [line for line in sections(msgs)["state"] if line.startswith("Committed")]
+    assert commits == ["Committed: First change", "Committed abcdef1: Second change"]
+
+
+# --------------------------------------------------------------------------- file paths
+
+
+def test_the_agents_own_plan_file_does_not_lengthen_the_project_paths() -> None:
+    root = "/home/u/projects/worktrees/app"
+    msgs = [user("Render the transcript.")]
+    for k, path in enumerate(
+        [
+            f"{root}/lib/render.ex",
+            f"{root}/test/render_test.exs",
+            "/home/u/.claude/plans/drifting-whisper.md",
+            f"{root}/assets/js/app.js",
+        ]
+    ):
+        msgs += [
+            bot("", call(f"t{k}", "Write", {"file_path": path, "content": "x"})),
+            result(f"t{k}", "ok"),
+        ]
+    files = "\n".join(sections(msgs)["files"])
+    assert "lib/render.ex" in files and "projects/worktrees" not in files
+    assert "test/render_test.exs" in files and "assets/js/app.js" in files
+    assert ".claude/plans/drifting-whisper.md" in files
+
+
+def test_paths_all_under_hidden_folders_are_still_made_relative() -> None:
+    msgs = [user("Tune the config.")]
+    for k, path in enumerate(["/home/u/.config/app/a.toml", "/home/u/.config/app/b.toml"]):
+        msgs += [
+            bot("", call(f"t{k}", "Write", {"file_path": path, "content": "x"})),
+            result(f"t{k}", "ok"),
+        ]
+    assert sections(msgs)["files"] == ("- a.toml (written)", "- b.toml (written)")

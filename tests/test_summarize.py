@@ -506,6 +506,30 @@ def test_narration_and_filler_are_passed_over() -> None:
     assert "engine/cache.py" in s.summary and "BEGIN IMMEDIATE" in s.summary
 
 
+def test_machine_text_is_passed_over() -> None:
+    from engine.summarize.extractive import is_markup
+
+    for said in (
+        "/compact",
+        "<task-notification> <task-id>be613ab</task-id> <status>completed</status>",
+        "<instructions>.",
+        "```python",
+    ):
+        assert is_markup(said), said
+    for fact in ("/usr/lib/x.so is missing.", "The <div> wrapper is gone.", "I ran /compact."):
+        assert not is_markup(fact), fact
+    text = (
+        "You: /compact\n"
+        "You: <task-notification> <task-id>be613ab</task-id> <status>completed</status> "
+        "<summary>Background command finished</summary> </task-notification>\n"
+        "Bot: The tail worker now debounces ingest to 500 ms in lib/tail_worker.ex.\n"
+        "Bot: 389 tests pass after the PubSub wiring in session_live.ex.\n"
+    )
+    s = ExtractiveSummarizer().summarize(text)
+    assert "/compact" not in s.summary and "task-notification" not in s.summary
+    assert "tail_worker.ex" in s.summary and "389 tests" in s.summary
+
+
 def test_fragments_are_not_run_together() -> None:
     text = (
         "Bot: The function takes parameters\n"

@@ -116,9 +116,22 @@ def has_content(sentence: str) -> bool:
     return bool(_CONTENT.search(sentence) or _IDENTIFIER.search(sentence))
 
 
+# Machine text, not anyone's words: a sentence that opens with a tag (``<task-notification>``,
+# ``<instructions>``, ``<returncode>``), a bare slash command ("/compact"), a code fence.
+_MARKUP = re.compile(r"^\s*(?:<[a-z][\w-]*>|/[a-z][\w:-]*[.\s]*$|```)", re.I)
+
+
+def is_markup(sentence: str) -> bool:
+    """Machine text: a sentence that opens with a tag (``<task-notification> ...``), a
+    bare slash command (``/compact``) or a code fence: never a summary's sentence when
+    the chunk has anything else."""
+    return bool(_MARKUP.match(sentence))
+
+
 def content_weight(sentence: str) -> float:
-    """0 for narration and filler; otherwise 1, more for each fact mark (up to 1.6)."""
-    if is_narration(sentence):
+    """0 for narration, filler and machine text; otherwise 1, more for each fact mark
+    (up to 1.6)."""
+    if is_narration(sentence) or is_markup(sentence):
         return 0.0
     marks = _marks(sentence)
     return 1.0 + min(marks, 3) * 0.2 if marks else 0.7
