@@ -110,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_review_parser(sub)
     add_profile_parser(sub)
     add_cache_parser(sub)
-    add_completion_parser(sub)
+    add_completion_parser(sub, parser)
     return parser
 
 

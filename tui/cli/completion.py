@@ -35,7 +35,9 @@ EXAMPLES = (
 )
 
 
-def add_completion_parser(sub: Any) -> argparse.ArgumentParser:
+def add_completion_parser(sub: Any, root: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add ``completion`` to `root`'s subcommands; its script completes `root` (passed in,
+    not imported: ``tui.cli`` imports this module)."""
     p: argparse.ArgumentParser = sub.add_parser(
         "completion",
         help="print a shell completion script (bash, zsh, fish)",
@@ -47,7 +49,7 @@ def add_completion_parser(sub: Any) -> argparse.ArgumentParser:
         examples=EXAMPLES,
     )
     p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
-    p.set_defaults(run=cmd_completion)
+    p.set_defaults(run=lambda args: _print_script(root, args.shell))
     return p
 
 
@@ -65,17 +67,14 @@ def _mark_paths(parser: argparse.ArgumentParser, marks: dict[str, Any]) -> None:
             action.complete = marks[kind]  # type: ignore[attr-defined]
 
 
-def completion_script(shell: str) -> str:
-    """The completion script of `shell` for the whole ``chunkscope`` command."""
+def completion_script(parser: argparse.ArgumentParser, shell: str) -> str:
+    """The completion script of `shell` for the whole command `parser` parses."""
     import shtab
 
-    from tui.cli import build_parser
-
-    parser = build_parser()
     _mark_paths(parser, {"file": shtab.FILE, "dir": shtab.DIRECTORY})
     return str(shtab.complete(parser, shell=shell))
 
 
-def cmd_completion(args: argparse.Namespace) -> int:
-    print(completion_script(args.shell))
+def _print_script(parser: argparse.ArgumentParser, shell: str) -> int:
+    print(completion_script(parser, shell))
     return 0
