@@ -35,9 +35,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import bisect
+import io
 import re
 import subprocess
 import sys
+import tokenize
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -215,8 +219,14 @@ class Renamer:
 
     DOTTED = re.compile(r"(?<![\w.])(?:engine|tui|themes)(?:\.[A-Za-z_]\w*)+")
 
-    def dotted(self, match: re.Match[str]) -> str:
-        """``engine.recap.f`` -> ``chunkscope.engine.recap.core.f``, if it names a module."""
+    #: Before a dotted name on its line: it is code even in prose (an import, `-m`).
+    CODE_BEFORE = re.compile(r"(?:\bimport\s+|\bfrom\s+|-m\s+|patch\(\s*[\"'])$")
+
+    def dotted(self, match: re.Match[str], text: str, prose: Callable[[int], bool]) -> str:
+        """``engine.recap.f`` -> ``chunkscope.engine.recap.core.f``, if it names a module.
+
+        In prose (comments, docstrings, markdown) the name is the folder's, without the
+        ``chunkscope.`` prefix, unless the line imports it or runs it with ``-m``."""
         parts = match.group().split(".")
         for n in range(len(parts), 0, -1):
             name = ".".join(parts[:n])
@@ -226,7 +236,13 @@ class Renamer:
             return match.group()
         if n == 1 and parts[1] not in self.members.get(name, set()):
             return match.group()  # `themes.items()` on a variable, prose like `tui.x`
-        return ".".join([PACKAGE, self.modules[name], *parts[n:]])
+        new = ".".join([self.modules[name], *parts[n:]])
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        before = text[line_start : match.start()]
+        after = text[match.end() : match.end() + 1]
+        if prose(match.start()) and not self.CODE_BEFORE.search(before) and after != ":":
+            return new
+        return f"{PACKAGE}.{new}"
 
     # import statements whose module is a bare root ----------------------------
 
@@ -270,8 +286,72 @@ class Renamer:
         if is_python:
             text = self.BARE_IMPORT.sub(lambda m: f"{m[1]}import {PACKAGE}.{m[2]}", text)
         text = self.FROM_ROOT.sub(self.from_import, text)
-        text = self.DOTTED.sub(self.dotted, text)
-        return self.PATH.sub(self.path, text)
+        spans = prose_spans(text) if is_python else [(0, len(text))]
+        starts = [a for a, _ in spans]
+
+        def prose(offset: int) -> bool:
+            i = bisect.bisect_right(starts, offset) - 1
+            return i >= 0 and offset < spans[i][1]
+
+        text = self.DOTTED.sub(lambda m: self.dotted(m, text, prose), text)
+        text = self.PATH.sub(self.path, text)
+        return wrap_prose(text) if is_python else text
+
+
+def prose_spans(text: str) -> list[tuple[int, int]]:
+    """Where a Python file's comments and docstrings are, as sorted (start, end) offsets."""
+    line_starts = [0]
+    for line in text.splitlines(keepends=True):
+        line_starts.append(line_starts[-1] + len(line))
+
+    def offset(row: int, col: int) -> int:
+        return line_starts[row - 1] + col
+
+    spans = []
+    previous = tokenize.NEWLINE
+    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    for i, tok in enumerate(tokens):
+        if tok.type == tokenize.COMMENT:
+            spans.append((offset(*tok.start), offset(*tok.end)))
+        elif tok.type == tokenize.STRING and previous in STATEMENT_START:
+            following = tokens[i + 1].type if i + 1 < len(tokens) else tokenize.NEWLINE
+            if following in (tokenize.NEWLINE, tokenize.ENDMARKER):  # a docstring
+                spans.append((offset(*tok.start), offset(*tok.end)))
+        if tok.type not in (tokenize.NL, tokenize.COMMENT):
+            previous = tok.type
+    return sorted(spans)
+
+
+STATEMENT_START = (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
+LINE_LENGTH = 100
+
+
+def wrap_prose(text: str) -> str:
+    """Split the comment and docstring lines the longer names pushed past the line length,
+    at the last space that fits; the rest goes on a line of its own, indented alike."""
+    if not any(len(line) > LINE_LENGTH for line in text.splitlines()):
+        return text
+    spans = prose_spans(text)
+    out = []
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        start, body = pos, line.rstrip("\n")
+        pos += len(line)
+        cut = body.rfind(" ", 0, LINE_LENGTH + 1)
+        inside = any(a <= start + cut < b for a, b in spans) if cut > 0 else False
+        if len(body) <= LINE_LENGTH or not inside:
+            out.append(line)
+            continue
+        indent = re.match(r"\s*", body).group()  # type: ignore[union-attr]
+        comment = body.find("#")
+        is_comment = any(a == start + comment for a, _ in spans) if comment >= 0 else False
+        lead = indent + ("# " if is_comment else "")
+        head, rest = body[:cut].rstrip(), body[cut + 1 :].lstrip()
+        out.append(head + "\n")
+        out.append(wrap_prose(lead + rest + line[len(body) :]) if is_comment else "")
+        if not is_comment:
+            out.append(lead + rest + line[len(body) :])
+    return "".join(out)
 
 
 # ---------------------------------------------------------------- the steps
@@ -513,6 +593,11 @@ def main(argv: list[str] | None = None) -> int:
     edit_architecture()
     for test, body in sorted(NEW_TESTS.items()):
         write(test, body)
+    # the longer names reorder and lengthen imports: let the project's own tools settle them
+    for fix in (["check", "--fix", "--select", "I", "--quiet"], ["format", "--quiet"]):
+        ruff = subprocess.run([sys.executable, "-m", "ruff", *fix, "."], cwd=ROOT, check=False)
+        if ruff.returncode not in (0, 1):
+            fail("ruff could not be run (pip install ruff, the version the project pins)")
     git("add", "-u")
     print(f"relayout: done ({len(MOVES)} moves, {len(NEW_PACKAGES)} new packages)")
     return 0
