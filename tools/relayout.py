@@ -283,6 +283,7 @@ class Renamer:
 
     def rewrite(self, text: str, is_python: bool) -> str:
         """Every rewrite, in an order where none sees another's output."""
+        before = set(text.splitlines())
         if is_python:
             text = self.BARE_IMPORT.sub(lambda m: f"{m[1]}import {PACKAGE}.{m[2]}", text)
         text = self.FROM_ROOT.sub(self.from_import, text)
@@ -295,7 +296,7 @@ class Renamer:
 
         text = self.DOTTED.sub(lambda m: self.dotted(m, text, prose), text)
         text = self.PATH.sub(self.path, text)
-        return wrap_prose(text) if is_python else text
+        return wrap_prose(text, before) if is_python else text
 
 
 def prose_spans(text: str) -> list[tuple[int, int]]:
@@ -326,9 +327,10 @@ STATEMENT_START = (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.
 LINE_LENGTH = 100
 
 
-def wrap_prose(text: str) -> str:
+def wrap_prose(text: str, before: set[str]) -> str:
     """Split the comment and docstring lines the longer names pushed past the line length,
-    at the last space that fits; the rest goes on a line of its own, indented alike."""
+    at the last space that fits; the rest goes on a line of its own, indented alike.
+    Lines as they were before (long ones included) and pragma comments stay as they are."""
     if not any(len(line) > LINE_LENGTH for line in text.splitlines()):
         return text
     spans = prose_spans(text)
@@ -338,19 +340,17 @@ def wrap_prose(text: str) -> str:
         start, body = pos, line.rstrip("\n")
         pos += len(line)
         cut = body.rfind(" ", 0, LINE_LENGTH + 1)
-        inside = any(a <= start + cut < b for a, b in spans) if cut > 0 else False
-        if len(body) <= LINE_LENGTH or not inside:
+        span = next((sp for sp in spans if sp[0] <= start + cut < sp[1]), None)
+        pragma = re.search(r"#\s*(type:|noqa|pragma)", body)
+        if len(body) <= LINE_LENGTH or body in before or span is None or pragma or cut <= 0:
             out.append(line)
             continue
         indent = re.match(r"\s*", body).group()  # type: ignore[union-attr]
-        comment = body.find("#")
-        is_comment = any(a == start + comment for a, _ in spans) if comment >= 0 else False
+        is_comment = text[span[0]] == "#"
         lead = indent + ("# " if is_comment else "")
         head, rest = body[:cut].rstrip(), body[cut + 1 :].lstrip()
         out.append(head + "\n")
-        out.append(wrap_prose(lead + rest + line[len(body) :]) if is_comment else "")
-        if not is_comment:
-            out.append(lead + rest + line[len(body) :])
+        out.append(lead + rest + line[len(body) :])
     return "".join(out)
 
 
@@ -415,8 +415,23 @@ EDITS: list[tuple[str, str, str]] = [
     ),
     (
         "tests/test_boundaries.py",
-        'm.split(".")[0] in ("textual", "rich", "tui")',
-        'm.split(".")[0] in ("textual", "rich") or m.startswith("chunkscope.tui")',
+        'bad = sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "rich", "tui"))',
+        'ui = ("textual.", "rich.", "chunkscope.tui.")\n'
+        'bad = sorted(m for m in sys.modules if (m + ".").startswith(ui))',
+    ),
+    (
+        "tests/test_boundaries.py",
+        "import chunkscope.engine, chunkscope.engine.read.parse, chunkscope.engine.chunk.split, ",
+        "import chunkscope.engine, chunkscope.engine.read.parse, chunkscope.engine.chunk.split\n"
+        "import ",
+    ),
+    # a comment inside a script kept as a string: the longer name pushed it past the length
+    (
+        "bench/strategies.py",
+        "from chunkscope.engine.chunk.tokens import get_counter  # the same offline cl100k_base "
+        "encoding as ours\n",
+        "# the same offline cl100k_base encoding as ours\n"
+        "from chunkscope.engine.chunk.tokens import get_counter\n",
     ),
 ]
 
