@@ -56,7 +56,6 @@ MOVES: dict[str, str] = {
     "engine/readers": "engine/read/formats",
     # chunk: turns into chunks
     "engine/split.py": "engine/chunk/split.py",
-    "engine/tokens.py": "engine/chunk/tokens.py",
     "engine/strategies": "engine/chunk/strategies",
     # segment: chunks into topics
     "engine/merge.py": "engine/segment/merge.py",
@@ -91,8 +90,8 @@ NEW_PACKAGES: dict[str, str] = {
     "engine/chunk": (
         "Chunking: turns into chunks.\n\n"
         "`split` holds the seed's paragraph splitting and compaction, `strategies` the\n"
-        "other ways to split (blank-line, sliding-window, boundary, markdown, episodic),\n"
-        "and `tokens` the token counting every budget is measured in."
+        "other ways to split (blank-line, sliding-window, boundary, markdown, episodic).\n"
+        "Token counting, which every stage's budget uses, is `engine.tokens`."
     ),
     "engine/segment": (
         "Segmenting: neighbouring chunks into topics.\n\n"
@@ -425,14 +424,6 @@ EDITS: list[tuple[str, str, str]] = [
         "import chunkscope.engine, chunkscope.engine.read.parse, chunkscope.engine.chunk.split\n"
         "import ",
     ),
-    # a comment inside a script kept as a string: the longer name pushed it past the length
-    (
-        "bench/strategies.py",
-        "from chunkscope.engine.chunk.tokens import get_counter  # the same offline cl100k_base "
-        "encoding as ours\n",
-        "# the same offline cl100k_base encoding as ours\n"
-        "from chunkscope.engine.chunk.tokens import get_counter\n",
-    ),
 ]
 
 
@@ -532,7 +523,7 @@ engine/           the pipeline, pure Python + numpy, never importing textual, ri
   read/           parse.py (load: the entry point), source.py (what readers are made of),
                   formats/ (one module per input format, folders of sessions)
   chunk/          split.py (split, compact), strategies/ (blank-line, sliding-window,
-                  boundary, markdown, episodic), tokens.py
+                  boundary, markdown, episodic)
   embed/          protocol, offline lexical, OpenAI-compatible, e5, the SQLite cache
   segment/        merge.py (the seed loop), segmenter.py (topics), docstruct.py and
                   wordseg.py (markdown structure, the word model), requests.py
@@ -545,8 +536,9 @@ engine/           the pipeline, pure Python + numpy, never importing textual, ri
   evaluate/       measure.py (Pk, WindowDiff, F1, partial gold, sweeps, tuning), gold.py,
                   snapshot.py (pinned cuts)
   config/         settings.py (config file, profiles, backends), tuning.py (layering)
-  shared          backend.py (one client set-up), pipeline.py (memoised stages),
-                  fileio.py (atomic writes), textutil.py, parallel.py, paths.py, jsonfmt.py
+  shared          backend.py (one client set-up), pipeline.py (memoised stages), tokens.py
+                  (token counts), fileio.py (atomic writes), textutil.py, parallel.py,
+                  paths.py, jsonfmt.py
 """
 ARCH_INTRO_OLD = (
     "The engine's modules, by the stage\nthey serve (today most are flat modules of "
