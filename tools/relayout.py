@@ -424,6 +424,12 @@ EDITS: list[tuple[str, str, str]] = [
         "import chunkscope.engine, chunkscope.engine.read.parse, chunkscope.engine.chunk.split\n"
         "import ",
     ),
+    (
+        "tests/test_boundaries.py",
+        '".".join(p.relative_to(root).with_suffix("").parts).removesuffix(".__init__"): p',
+        '".".join(["chunkscope", *p.relative_to(root).with_suffix("").parts])\n'
+        '        .removesuffix(".__init__"): p',
+    ),
 ]
 
 
