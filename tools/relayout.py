@@ -37,6 +37,7 @@ import argparse
 import ast
 import bisect
 import io
+import os
 import re
 import subprocess
 import sys
@@ -606,6 +607,9 @@ def main(argv: list[str] | None = None) -> int:
     edit_architecture()
     for test, body in sorted(NEW_TESTS.items()):
         write(test, body)
+    # generated docs blocks quote help text that names modules: generate them again
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, "docs/generate.py"], cwd=ROOT, env=env, check=True)
     # the longer names reorder and lengthen imports: let the project's own tools settle them
     for fix in (["check", "--fix", "--select", "I", "--quiet"], ["format", "--quiet"]):
         ruff = subprocess.run([sys.executable, "-m", "ruff", *fix, "."], cwd=ROOT, check=False)
