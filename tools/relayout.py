@@ -568,6 +568,50 @@ def edit_architecture() -> None:
     file.write_text(text.replace(ARCH_INTRO_OLD, ARCH_INTRO_NEW, 1), encoding="utf-8")
 
 
+CHANGELOG_ANCHOR = "\n### Changed\n\n"
+CHANGELOG_ENTRY = """\
+- **One installed package.** chunkscope installs one import package, `chunkscope`
+  (`chunkscope.engine`, `chunkscope.tui`, `chunkscope.themes`), where it installed three
+  top-level packages named `engine`, `tui` and `themes`, names other distributions use
+  too; `python -m chunkscope` runs the command. Code that imported `engine.x` imports
+  `chunkscope.engine...`, whose modules are arranged by pipeline stage
+  ([architecture](docs/architecture.md#layout)).
+"""
+DEVELOPMENT_ANCHOR = "\n## Snapshot tests\n"
+DEVELOPMENT_SECTION = """\
+## One package, three folders
+
+The repository keeps `engine/`, `tui/` and `themes/` at the top; they install as parts of
+one package, `chunkscope`. The wheel maps them there (`[tool.hatch.build.targets.wheel]
+sources` in pyproject.toml, with `sample_logs/` as `chunkscope/tui/sample_logs`). In a
+checkout, `chunkscope/` holds the package's `__init__.py` and `__main__.py` and three
+relative symbolic links to the folders, so `import chunkscope.engine` works from the
+repository root, from an editable install (its `.pth` file puts the root on the path) and
+for mypy, which checks each file given (`mypy engine tui themes`) and reads the linked
+copies quietly (`follow_imports = "silent"` for `chunkscope.*`). Import through
+`chunkscope.` only: a test fails when a module is imported under a second name. Tests
+build the wheel and check that `chunkscope` is its only package and that it runs unpacked.
+(hatchling's exact editable mode cannot map a folder under a new prefix, hence the links;
+on a system without symbolic links, git checks them out as small text files and the
+checkout needs `pip install .` instead.)
+
+"""
+
+
+def edit_docs_pages() -> None:
+    """The changelog's entry and development.md's section about the one package."""
+    for path, anchor, text, before in (
+        ("CHANGELOG.md", CHANGELOG_ANCHOR, CHANGELOG_ENTRY, False),
+        ("docs/development.md", DEVELOPMENT_ANCHOR, DEVELOPMENT_SECTION, True),
+    ):
+        file = ROOT / path
+        page = file.read_text(encoding="utf-8")
+        if anchor not in page:
+            fail(f"{path}: {anchor.strip()!r} not found; update this script")
+        at = page.index(anchor) + (1 if before else len(anchor))
+        file.write_text(page[:at] + text + page[at:], encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Check, move, rewrite, write; 0 when done, 2 with a reason when not."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -605,6 +649,7 @@ def main(argv: list[str] | None = None) -> int:
     make_package()
     edit_pyproject()
     edit_architecture()
+    edit_docs_pages()
     for test, body in sorted(NEW_TESTS.items()):
         write(test, body)
     # generated docs blocks quote help text that names modules: generate them again
