@@ -484,15 +484,21 @@ PYPROJECT_EDITS: list[tuple[str, str]] = [
         "# (chunkscope/ holds its __init__ and __main__, and links to the folders for a\n"
         "# checkout). An editable install puts the repository on the path, so the links\n"
         "# serve: hatchling's exact editable mode cannot map a folder under a new prefix.\n"
+        "# sample_logs is mapped, not force-included: an editable install would copy it.\n"
         "[tool.hatch.build.targets.wheel]\n"
-        'only-include = ["chunkscope/__init__.py", "chunkscope/__main__.py", "engine", "tui", '
-        '"themes"]\n'
+        "only-include = [\n"
+        '    "chunkscope/__init__.py",\n'
+        '    "chunkscope/__main__.py",\n'
+        '    "engine",\n'
+        '    "tui",\n'
+        '    "themes",\n'
+        '    "sample_logs",\n'
+        "]\n"
         'dev-mode-dirs = ["."]\n\n'
         "[tool.hatch.build.targets.wheel.sources]\n"
         '"engine" = "chunkscope/engine"\n'
         '"tui" = "chunkscope/tui"\n'
-        '"themes" = "chunkscope/themes"\n\n'
-        "[tool.hatch.build.targets.wheel.force-include]\n"
+        '"themes" = "chunkscope/themes"\n'
         '"sample_logs" = "chunkscope/tui/sample_logs"\n',
     ),
     (
@@ -583,7 +589,7 @@ DEVELOPMENT_SECTION = """\
 
 The repository keeps `engine/`, `tui/` and `themes/` at the top; they install as parts of
 one package, `chunkscope`. The wheel maps them there (`[tool.hatch.build.targets.wheel]
-sources` in pyproject.toml, with `sample_logs/` as `chunkscope/tui/sample_logs`). In a
+sources` in pyproject.toml, `sample_logs/` as `chunkscope/tui/sample_logs`). In a
 checkout, `chunkscope/` holds the package's `__init__.py` and `__main__.py` and three
 relative symbolic links to the folders, so `import chunkscope.engine` works from the
 repository root, from an editable install (its `.pth` file puts the root on the path) and
