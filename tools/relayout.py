@@ -136,7 +136,8 @@ DATA_DIRS = (
 )
 #: Text files rewritten besides Python; CHANGELOG.md is history and stays as written.
 TEXT_FILES = re.compile(r"(\.md|\.toml|^\.ci/run)$")
-KEEP = ("CHANGELOG.md", "tools/relayout.py")
+#: tests/data/make_sample_logs.py writes made-up sessions whose text names modules.
+KEEP = ("CHANGELOG.md", "tools/relayout.py", "tests/data/make_sample_logs.py")
 
 
 def git(*args: str) -> str:
@@ -239,8 +240,8 @@ class Renamer:
         new = ".".join([self.modules[name], *parts[n:]])
         line_start = text.rfind("\n", 0, match.start()) + 1
         before = text[line_start : match.start()]
-        after = text[match.end() : match.end() + 1]
-        if prose(match.start()) and not self.CODE_BEFORE.search(before) and after != ":":
+        entry_point = re.match(r":\w", text[match.end() : match.end() + 2]) is not None
+        if prose(match.start()) and not self.CODE_BEFORE.search(before) and not entry_point:
             return new
         return f"{PACKAGE}.{new}"
 
@@ -248,6 +249,9 @@ class Renamer:
 
     BARE_IMPORT = re.compile(r"^(\s*)import (engine|tui|themes)\b(?!\.)", re.M)
     FROM_ROOT = re.compile(r"^(\s*)from ([\w.]+) import (\w+)(\s+as\s+\w+)?", re.M)
+
+    #: ``import engine`` quoted in prose: what a user types is the package's name now.
+    QUOTED_IMPORT = re.compile(r"(``?)import (engine|tui|themes)(``?)")
 
     def from_import(self, match: re.Match[str]) -> str:
         """``from engine import source as src`` -> ``from chunkscope.engine.read import
@@ -287,6 +291,7 @@ class Renamer:
         if is_python:
             text = self.BARE_IMPORT.sub(lambda m: f"{m[1]}import {PACKAGE}.{m[2]}", text)
         text = self.FROM_ROOT.sub(self.from_import, text)
+        text = self.QUOTED_IMPORT.sub(rf"\1import {PACKAGE}.\2\3", text)
         spans = prose_spans(text) if is_python else [(0, len(text))]
         starts = [a for a, _ in spans]
 
