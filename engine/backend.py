@@ -209,6 +209,8 @@ class RetryPolicy:
     retry_after_cap: float = DEFAULT_RETRY_AFTER_CAP
 
     def delay(self, attempt: int, asked: float | None) -> float:
+        """Seconds to wait before retry `attempt`: the server's Retry-After (`asked`, capped),
+        else exponential backoff."""
         if asked is not None:
             return min(asked, self.retry_after_cap)
         return float(min(self.backoff_max, self.backoff * (2**attempt)))
@@ -230,9 +232,11 @@ class RetryWait:
 
     @property
     def stopped(self) -> bool:
+        """Whether `stop` was called: a waiting retry gives up."""
         return self._stopped.is_set()
 
     def __call__(self, seconds: float) -> bool:
+        """Wait `seconds`, or less when `stop` is called: True when the wait ran its course."""
         if self._sleep is not None:
             self._sleep(seconds)
             return not self.stopped

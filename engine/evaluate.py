@@ -93,6 +93,7 @@ class Scores:
     stretch: tuple[int, int] | None = None  # the lines scored, when partial
 
     def as_dict(self) -> dict[str, Any]:
+        """The scores as JSON values, floats rounded to six places."""
         out = {k: (round(v, 6) if isinstance(v, float) else v) for k, v in asdict(self).items()}
         out["stretch"] = list(self.stretch) if self.stretch is not None else None
         return out
@@ -300,6 +301,7 @@ Segmenter = Callable[[Case, Mapping[str, Any]], list[Chunk]]
 
 
 def evaluate(case: Case, segmenter: Segmenter, values: Mapping[str, Any]) -> Scores:
+    """The scores of one setting (`values`) of `segmenter` on `case`."""
     return _evaluate(case, segmenter, values)[0]
 
 
@@ -426,6 +428,8 @@ class Tuned(NamedTuple):
 
     @classmethod
     def of(cls, values: dict[str, Any], scores: Sequence[Scores], chunks: Sequence[int]) -> Tuned:
+        """One setting's result over several cases: the mean of each score."""
+
         def mean(name: str) -> float:
             return float(np.mean([getattr(s, name) for s in scores]))
 

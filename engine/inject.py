@@ -204,6 +204,7 @@ class Review:
     at: str = ""
 
     def as_dict(self) -> dict[str, Any]:
+        """The review as stored in the recap's JSON file."""
         return {
             "budget": self.budget,
             "pinned": list(self.pinned),
@@ -213,6 +214,7 @@ class Review:
 
     @classmethod
     def from_dict(cls, data: Any) -> Review | None:
+        """The review read back from its JSON form, or None when it is not one."""
         if not isinstance(data, dict):
             return None
         budget = data.get("budget")
@@ -248,6 +250,7 @@ class StoredRecap:
 
     @property
     def created_text(self) -> str:
+        """When the recap was stored, as ``YYYY-MM-DD HH:MM UTC``."""
         return datetime.fromtimestamp(self.created, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
     @property
@@ -257,6 +260,7 @@ class StoredRecap:
         return self.event in ENDED_EVENTS
 
     def as_dict(self) -> dict[str, Any]:
+        """The recap as stored on disk: a JSON object with the format number."""
         return {
             "format": FORMAT,
             "project": self.project,
@@ -275,6 +279,7 @@ class StoredRecap:
 
     @classmethod
     def from_dict(cls, data: Any, where: str) -> StoredRecap:
+        """The recap read back from its JSON form; InjectError (with `where`) when it is not one."""
         if not isinstance(data, dict):
             raise InjectError(f"{where}: not a stored recap (expected a JSON object)")
         if data.get("format") != FORMAT:

@@ -214,6 +214,7 @@ class MergeParams:
 
     @property
     def adaptive(self) -> bool:
+        """Whether the threshold adapts to each pass (a ``mean-kstd`` rule rather than a number)."""
         return isinstance(self.threshold, str)
 
     @property
@@ -225,6 +226,7 @@ class MergeParams:
 
     @property
     def cap_unit(self) -> Literal["chars", "tokens"]:
+        """What the size cap counts: tokens when ``max_chunk_tokens`` is set, else chars."""
         return "tokens" if self.max_chunk_tokens is not None else "chars"
 
     def threshold_for(self, mean: float, std: float) -> float:
@@ -335,6 +337,7 @@ class MergeResult:
 
     @cached_property
     def spans(self) -> list[Span]:
+        """The merged chunks as half-open ranges of input chunk indices."""
         return list(pairwise(self.bounds.tolist()))
 
     @property
@@ -377,6 +380,7 @@ class MergeResult:
 
     @cached_property
     def cuts(self) -> list[Cut]:
+        """Every gap between input chunks: whether it was cut, why, its similarity and depth."""
         threshold = self.cut_threshold
         depths = self.cut_depths.tolist() if self.cut_depths is not None else None
         return [

@@ -171,10 +171,12 @@ class Chunk:
 
     @property
     def start(self) -> datetime | None:
+        """The first turn's timestamp, if any turn has one."""
         return first_timestamp(self.turns)
 
     @property
     def end(self) -> datetime | None:
+        """The last turn's timestamp, if any turn has one."""
         return next((t.timestamp for t in reversed(self.turns) if t.timestamp is not None), None)
 
     @property

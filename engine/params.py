@@ -86,10 +86,12 @@ class Knob:
 
     @property
     def nullable(self) -> bool:
+        """Whether the knob may be None (its type ends in ``?``)."""
         return self.type.endswith("?")
 
     @property
     def kind(self) -> str:
+        """The knob's type without the ``?`` (``int``, ``float``, ``str``, ...)."""
         return self.type.rstrip("?")
 
     @property
@@ -99,9 +101,11 @@ class Knob:
 
     @property
     def label(self) -> str:
+        """The knob's name on the workbench: the slider's label, else its name."""
         return self.slider.label if self.slider and self.slider.label else self.name
 
     def as_dict(self) -> dict[str, Any]:
+        """The knob's declaration as JSON values (for ``--list-knobs`` and the docs)."""
         return {
             "name": self.name,
             "type": self.type,

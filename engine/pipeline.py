@@ -55,6 +55,7 @@ class EmbedderSpec:
     use_cache: bool = True
 
     def label(self) -> str:
+        """``name`` or ``name:model``, as shown in status lines."""
         return self.name if not self.model else f"{self.name}:{self.model}"
 
 
@@ -73,6 +74,7 @@ class SummarizerSpec:
     use_cache: bool = True
 
     def label(self) -> str:
+        """``name`` or ``name:model``, as shown in status lines."""
         return self.name if not self.model else f"{self.name}:{self.model}"
 
 
@@ -254,10 +256,12 @@ class Pipeline:
 
     @property
     def params(self) -> PipelineParams:
+        """The parameters this pipeline runs with."""
         return self._params
 
     @property
     def path(self) -> str:
+        """The file the pipeline reads."""
         return self._shared.path
 
     @property
@@ -267,10 +271,13 @@ class Pipeline:
 
     @property
     def warnings(self) -> list[str]:
+        """Warnings met so far (reader problems, backend fallbacks), shared by the file's
+        pipelines."""
         return self._shared.warnings
 
     @property
     def last_timings(self) -> dict[str, float]:
+        """Seconds each stage took in the latest run."""
         return self._shared.last_timings
 
     @property
@@ -436,9 +443,11 @@ class Pipeline:
 
     @property
     def counter(self) -> TokenCounter:
+        """The token counter of the run's tokenizer."""
         return get_counter(self.params.tokenizer)
 
     def token_counts(self, chunks: list[Chunk]) -> list[int]:
+        """The token count of each chunk, by the run's counter."""
         return self.counter.count_many([c.text for c in chunks])
 
     # ------------------------------------------------------------------ embeddings

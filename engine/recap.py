@@ -301,6 +301,7 @@ class Candidate:
 
     @property
     def abstract(self) -> str:
+        """The chunk summary's one-sentence abstract."""
         return self.summary.abstract
 
     @property

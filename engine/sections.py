@@ -135,12 +135,15 @@ class Section:
 
     @property
     def title(self) -> str:
+        """The section's heading as the recap shows it."""
         return SECTION_TITLES.get(self.name, self.name)
 
     def render(self) -> str:
+        """The section as markdown: its heading and lines ("" when it has none)."""
         return f"## {self.title}\n" + "\n".join(self.lines) if self.lines else ""
 
     def as_dict(self, tokens: int = 0) -> dict[str, Any]:
+        """The section as JSON values, with the tokens it takes in the recap."""
         return {
             "name": self.name,
             "title": self.title,

@@ -43,6 +43,7 @@ class Problem:
     reason: str
 
     def as_dict(self) -> dict[str, Any]:
+        """The problem as JSON values."""
         return {"line": self.line, "reason": self.reason}
 
 
@@ -629,6 +630,7 @@ def _whole_lines(path: Path, size: int) -> list[str] | None:
 
 
 def load_markdown(path: str | Path, progress: Progress | None = None) -> Source:
+    """A markdown file as a source: a turn with the file name, then one ``Doc`` turn per section."""
     p = Path(path)
     st = _check_regular_file(p)
     warnings: list[Problem] = []

@@ -47,10 +47,13 @@ _BLOB_URLS: dict[str, tuple[str, ...]] = {
 
 
 class Counter(Protocol):
+    """What counts tokens: a name, whether it is exact, and `count`."""
+
     name: str
     accuracy: Accuracy
 
-    def count(self, text: str) -> int: ...
+    def count(self, text: str) -> int:
+        """The token count of `text`."""
 
 
 def _tiktoken_cache_dir() -> str:
@@ -212,6 +215,7 @@ class TokenCounter:
 
     @property
     def exact(self) -> bool:
+        """Whether counts are tiktoken's, not the approximation."""
         return self.accuracy == "exact"
 
     def encode(self, text: str) -> list[int]:
@@ -221,11 +225,13 @@ class TokenCounter:
         return list(self._encoding.encode(text, disallowed_special=()))
 
     def decode(self, ids: list[int]) -> str:
+        """The text of token ids (exact counters only)."""
         if self._encoding is None:
             raise RuntimeError(f"{self.name}: no exact encoding is loaded")
         return str(self._encoding.decode(ids))
 
     def count(self, text: str) -> int:
+        """The token count of `text`."""
         if not text:
             return 0
         cached = self._cache.get(text)

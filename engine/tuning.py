@@ -81,6 +81,7 @@ class Tuning:
 
     @property
     def min_chars(self) -> int:
+        """The compaction's minimum chunk size (chars)."""
         return self.compact.min_chars
 
     def min_over_cap(self) -> int | None:

@@ -63,6 +63,7 @@ class Agent:
 
     @property
     def event_names(self) -> tuple[str, ...]:
+        """The hook event names the tool calls, in the order `events` declares them."""
         return tuple(spec.event for spec in self.events)
 
     def home(self) -> Path:

@@ -38,6 +38,7 @@ CHAT_SUFFIXES = (".json", ".jsonl")
 
 
 def gemini_home() -> Path:
+    """Gemini CLI's folder in the user's home (``~/.gemini``)."""
     return Path.home() / ".gemini"
 
 

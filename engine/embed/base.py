@@ -38,15 +38,19 @@ class Embedder(Protocol):
 
     # Read-only in the protocol so that both plain attributes and properties fit.
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The backend's name (``lexical``, ``openai``, ...), part of the cache key."""
 
     @property
-    def model(self) -> str: ...
+    def model(self) -> str:
+        """The model behind the vectors, part of the cache key."""
 
     @property
-    def dim(self) -> int: ...
+    def dim(self) -> int:
+        """The length of each vector (0 until the backend knows it)."""
 
-    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> Matrix: ...
+    def embed(self, texts: Sequence[str], progress: Progress | None = None) -> Matrix:
+        """One unit-length row per text, in order; `progress` is called with (done, total)."""
 
 
 class EmbeddingError(BackendError):

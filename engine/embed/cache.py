@@ -284,6 +284,7 @@ class EmbeddingCache:
         conn.execute("COMMIT")
 
     def close(self) -> None:
+        """Close the database connection; the cache is unusable afterwards."""
         with self._lock:
             self._conn.close()
 

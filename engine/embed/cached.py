@@ -33,6 +33,7 @@ class CacheStats:
     sent: int = 0
 
     def add(self, other: CacheStats) -> None:
+        """Add another call's counts to these."""
         self.requests += other.requests
         self.hits += other.hits
         self.misses += other.misses
@@ -77,38 +78,47 @@ class CachedEmbedder:
     # The embedder interface, delegated.
     @property
     def name(self) -> str:
+        """The wrapped backend's name."""
         return self.inner.name
 
     @property
     def model(self) -> str:
+        """The wrapped backend's model."""
         return self.inner.model
 
     @property
     def dim(self) -> int:
+        """The vector length: the backend's, else the one stored with cached vectors."""
         return self.inner.dim or self._remembered_dim()
 
     @property
     def cacheable(self) -> bool:
+        """Always true: this wrapper is the cache."""
         return True
 
     @property
     def contextual(self) -> bool:
+        """False: each text's vector depends on that text alone, so it can be cached."""
         return False
 
     @property
     def requests(self) -> int:
+        """Texts asked for, over every call."""
         return self.total.requests
 
     @property
     def hits(self) -> int:
+        """Texts answered from the cache, over every call."""
         return self.total.hits
 
     @property
     def misses(self) -> int:
+        """Texts the backend had to embed, over every call."""
         return self.total.misses
 
     @property
     def batches(self) -> int:
+        """Requests sent to the backend, over every call."""
         return self.total.batches
 
     def summary(self) -> str:
@@ -150,6 +160,8 @@ class CachedEmbedder:
         return self.embed(queries)
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> Matrix:
+        """The vectors of `texts`: cached ones read back, the others embedded by the backend in
+        batches and stored; blank texts get zero vectors."""
         n = len(texts)
         stats = CacheStats()
         self.last = stats

@@ -47,6 +47,7 @@ class E5Embedder:
         return f"E5Embedder(dim={self.dim})"
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> Matrix:
+        """The vectors of `texts` as passages (e5's ``passage: `` prefix)."""
         return self._embed(texts, self._model.passage, progress)
 
     def embed_queries(self, queries: Sequence[str]) -> Matrix:

@@ -116,6 +116,8 @@ class LexicalEmbedder:
         return np.array(out, dtype=np.uint64)
 
     def embed(self, texts: Sequence[str], progress: Progress | None = None) -> Matrix:
+        """The hashed TF-IDF vectors of `texts` (words and word pairs), computed offline; the
+        texts are their own corpus."""
         n = len(texts)
         if n == 0:
             return np.zeros((0, self.dim), dtype=np.float32)

@@ -151,6 +151,7 @@ class OpenAIEmbedder:
         return f"OpenAIEmbedder(model={self.model!r}, endpoint={self.endpoint!r}, dim={self.dim})"
 
     def close(self) -> None:
+        """Close the HTTP client and its connections."""
         self._client.close()
 
     # -- helpers -----------------------------------------------------------------------

@@ -29,10 +29,12 @@ STARTED = re.compile(r"^# aider chat started at (\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d
 
 
 def looks_like(first_line: str) -> bool:
+    """Whether a file's first line is aider's chat history header."""
     return bool(STARTED.match(first_line.strip()))
 
 
 def read(path: Path, options: ReadOptions) -> Any:
+    """An aider chat history file's sessions, read into turns."""
     _check_regular_file(path)
     out = Collected(path, NAME)
     role: str | None = None

@@ -55,6 +55,7 @@ class SessionInfo:
     timed_by: str = "file"
 
     def label(self) -> str:
+        """The session's title, else its file name."""
         return self.title or Path(self.path).name
 
 
@@ -128,6 +129,7 @@ class Collected:
         self.skipped.append(Problem(line, reason))
 
     def build(self, options: ReadOptions) -> Source:
+        """The `Source` of what was collected, its notes and problems included."""
         notes = list(self.notes)
         turns = self.turns
         try:

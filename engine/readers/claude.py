@@ -311,6 +311,7 @@ _Pending = tuple[int, dict[str, Any], str]
 
 
 def read(path: Path, options: ReadOptions) -> Any:
+    """A Claude Code session file (JSON lines), read into turns."""
     out = Collected(path, NAME, keep_messages=options.keep_messages)
     # Each record's messages become turns at once (the record itself is not kept), but
     # for runs of tool results, put in the order of their calls first (the results of

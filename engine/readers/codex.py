@@ -62,10 +62,12 @@ _ROLLOUT_TYPES = frozenset(
 
 
 def looks_like_rollout(record: dict[str, Any]) -> bool:
+    """Whether a record is of Codex's rollout format (``type`` plus ``payload``)."""
     return record.get("type") in _ROLLOUT_TYPES and isinstance(record.get("payload"), dict)
 
 
 def looks_like_legacy(record: dict[str, Any]) -> bool:
+    """Whether a record is of Codex's older format (payload fields at the top level)."""
     if record.get("type") in PAYLOAD_TYPES and "payload" not in record:
         return record.get("type") != "message" or "content" in record
     return {"id", "instructions"} <= set(record) or "record_type" in record
@@ -149,6 +151,7 @@ def _why_empty(payload: dict[str, Any]) -> str:
 
 
 def read(path: Path, options: ReadOptions) -> Any:
+    """A Codex session file (rollout or older JSON lines), read into turns."""
     out = Collected(path, NAME, keep_messages=options.keep_messages)
     not_read = out.not_read
     for line, rec in iter_objects(
@@ -213,6 +216,7 @@ def read(path: Path, options: ReadOptions) -> Any:
 
 
 def first_user_message(records: list[dict[str, Any]]) -> str:
+    """The text of the session's first user message ("" when there is none)."""
     texts = []
     for rec in records:
         payload = rec.get("payload") if rec.get("type") == "response_item" else rec

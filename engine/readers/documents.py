@@ -210,6 +210,7 @@ def _message(raw: dict[str, Any], status: Any = None) -> list[dict[str, Any]]:
 
 
 def read_messages(path: Path, options: ReadOptions) -> Any:
+    """A JSON document holding a list of chat messages, read into turns."""
     doc = Document(path, options)
     out = Collected(path, MESSAGES, warnings=doc.warnings, keep_messages=options.keep_messages)
     value = doc.value
@@ -347,6 +348,7 @@ def _chatgpt_messages(node: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def read_chatgpt(path: Path, options: ReadOptions) -> Any:
+    """A ChatGPT export (conversations.json), read into turns."""
     doc = Document(path, options)
     out = Collected(path, CHATGPT, warnings=doc.warnings)
     convs = _conversations(doc)
@@ -425,6 +427,7 @@ def _line_starts(doc: Document, conv: dict[str, Any], line: int) -> dict[str, in
 
 
 def chatgpt_sessions(path: Path) -> list[SessionInfo]:
+    """The conversations in a ChatGPT export, one `SessionInfo` each."""
     doc = Document(path, ReadOptions())
     convs = _conversations(doc)
     size = path.stat().st_size

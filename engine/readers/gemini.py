@@ -164,6 +164,7 @@ def _add(out: Collected, line: int, record: dict[str, Any]) -> None:
 
 
 def read(path: Path, options: ReadOptions) -> Any:
+    """A Gemini CLI session (a JSON chat file or JSON lines), read into turns."""
     if _is_jsonl(path):
         return _read_jsonl(path, options)
     doc = Document(path, options)

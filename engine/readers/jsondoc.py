@@ -33,6 +33,7 @@ class Document:
         self._newlines = [m.start() for m in re.finditer("\n", self.text)]
 
     def line(self, offset: int) -> int:
+        """The 1-based line of a character offset in the document."""
         return bisect.bisect_right(self._newlines, offset - 1) + 1
 
     def offset(self, line: int) -> int:

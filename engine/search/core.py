@@ -97,6 +97,7 @@ class Result:
     truncated: bool = False
 
     def as_json(self) -> dict[str, Any]:
+        """The result as the JSON of ``search --json``."""
         out: dict[str, Any] = {
             "rank": self.rank,
             "score": round(self.score, 6),
@@ -125,9 +126,11 @@ class Answer:
 
     @property
     def context(self) -> str:
+        """The results' texts joined: what an agent would be handed."""
         return CONTEXT_JOIN.join(r.text for r in self.results)
 
     def as_json(self) -> dict[str, Any]:
+        """The answer as the JSON of ``search --json``."""
         return {
             "query": self.query.query,
             "results": [r.as_json() for r in self.results],
@@ -158,6 +161,7 @@ class SearchIndex:
 
     @property
     def bm25(self) -> BM25Index:
+        """The BM25 index of the chunks, built on first use."""
         if self._bm25 is None:
             self._bm25 = BM25Index(self.texts)
         return self._bm25
@@ -182,6 +186,7 @@ class SearchIndex:
         ]
 
     def search(self, query: Query | str, params: SearchParams | None = None) -> Answer:
+        """The answer to one question (see `search_many`)."""
         return self.search_many([query], params)[0]
 
     def search_many(

@@ -41,6 +41,7 @@ class Query:
         return bool(self.answers) or self.lines is not None
 
     def as_json(self) -> dict[str, Any]:
+        """The query as written in a query file."""
         out: dict[str, Any] = {"query": self.query}
         if self.answers:
             out["answers"] = list(self.answers)

@@ -55,6 +55,9 @@ def _hit(query: Query, answer: Answer) -> bool:
 
 @dataclass(frozen=True)
 class QueryOutcome:
+    """How one judged query fared: hit or miss, the rank of the first right chunk, the tokens
+    handed over."""
+
     query: Query
     hit: bool
     rank: int | None  # of the first right chunk in the ranking (1-based)
@@ -63,6 +66,7 @@ class QueryOutcome:
     answer: Answer
 
     def as_json(self) -> dict[str, Any]:
+        """The outcome as JSON values."""
         return {
             "query": self.query.query,
             "hit": self.hit,
@@ -74,6 +78,8 @@ class QueryOutcome:
 
 @dataclass(frozen=True)
 class RetrievalScore:
+    """How well a run's chunks answer a set of judged queries."""
+
     outcomes: tuple[QueryOutcome, ...]
     params: SearchParams
     chunks: int
@@ -81,26 +87,31 @@ class RetrievalScore:
 
     @property
     def queries(self) -> int:
+        """How many queries were asked."""
         return len(self.outcomes)
 
     @property
     def hit_rate(self) -> float:
+        """The share of queries with an expected answer in the results."""
         return sum(o.hit for o in self.outcomes) / len(self.outcomes) if self.outcomes else 0.0
 
     @property
     def mrr(self) -> float:
+        """The mean reciprocal rank of the first expected answer (0 for a miss)."""
         if not self.outcomes:
             return 0.0
         return sum(1.0 / o.rank for o in self.outcomes if o.rank) / len(self.outcomes)
 
     @property
     def recall_at_k(self) -> float:
+        """The share of queries whose first right chunk ranks within `RECALL_K`."""
         if not self.outcomes:
             return 0.0
         return sum(1 for o in self.outcomes if o.rank and o.rank <= RECALL_K) / len(self.outcomes)
 
     @property
     def mean_used_tokens(self) -> float:
+        """The mean number of tokens of context handed over per query."""
         if not self.outcomes:
             return 0.0
         return sum(o.used_tokens for o in self.outcomes) / len(self.outcomes)
@@ -111,6 +122,7 @@ class RetrievalScore:
         return sum(1 for o in self.outcomes if not o.right)
 
     def as_json(self) -> dict[str, Any]:
+        """The score and its outcomes as JSON values."""
         return {
             "queries": self.queries,
             "hit_rate": round(self.hit_rate, 4),

@@ -66,6 +66,7 @@ class RetrievalTuned(NamedTuple):
 
     @classmethod
     def of(cls, values: dict[str, Any], scores: Sequence[RetrievalScore]) -> RetrievalTuned:
+        """One setting's result over several files: the mean of each score."""
         n = len(scores) or 1
         return cls(
             values,

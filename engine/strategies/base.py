@@ -28,15 +28,20 @@ class Counter(Protocol):
     name: str
 
     @property
-    def exact(self) -> bool: ...
+    def exact(self) -> bool:
+        """Whether counts are a real tokenizer's, not an approximation."""
 
-    def count(self, text: str) -> int: ...
+    def count(self, text: str) -> int:
+        """The token count of `text`."""
 
-    def count_many(self, texts: list[str]) -> list[int]: ...
+    def count_many(self, texts: list[str]) -> list[int]:
+        """The token count of each text."""
 
-    def encode(self, text: str) -> list[int]: ...
+    def encode(self, text: str) -> list[int]:
+        """The token ids of `text`."""
 
-    def decode(self, ids: list[int]) -> str: ...
+    def decode(self, ids: list[int]) -> str:
+        """The text of token ids."""
 
 
 ParamsPairs = tuple[tuple[str, Any], ...]
@@ -61,6 +66,7 @@ class StrategyChunk:
 
     @property
     def text(self) -> str:
+        """The chunk's text."""
         return self.chunk.text
 
 
@@ -86,6 +92,7 @@ class StrategyResult:
 
     @property
     def chunk_list(self) -> list[Chunk]:
+        """The plain chunks, without the strategy's metadata."""
         return [c.chunk for c in self.chunks]
 
     @property
@@ -132,6 +139,8 @@ class BaseStrategy(Generic[P]):
     def split(
         self, turns: Sequence[Turn], counter: Counter, *, source: Source | None = None
     ) -> StrategyResult:
+        """Split the turns into chunks; `source` gives strategies that need it the file's
+        structure."""
         raise NotImplementedError
 
     def raw_chunks(
@@ -148,6 +157,7 @@ class BaseStrategy(Generic[P]):
     def result(
         self, chunks: list[StrategyChunk], info: Mapping[str, Any] | None = None
     ) -> StrategyResult:
+        """The result of a split: its chunks, the strategy's name and parameters, and `info`."""
         params = dataclasses.asdict(self.params)  # type: ignore[call-overload]
         return StrategyResult(self.name, params, chunks, dict(info or {}))
 

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class BlankLineParams:
+    """The blank-line strategy's knobs."""
+
     min_chars: int = param(
         DEFAULT_MIN_CHARS,
         "compaction minimum: shorter chunks merge forward",
@@ -47,6 +49,7 @@ class BlankLineStrategy(BaseStrategy[BlankLineParams]):
     def split(
         self, turns: Sequence[Turn], counter: Counter, *, source: Source | None = None
     ) -> StrategyResult:
+        """The seed's split: paragraphs, compacted so none is under ``min_chars``."""
         raw = chunk_turns(turns)
         spans = compact_spans(raw, self.params.min_chars)
         compacted = chunks_from_spans(raw, spans)

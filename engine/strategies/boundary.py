@@ -58,6 +58,8 @@ WEIGHTS = {"user_turn": 1.0, "time_gap": 2.0, "topic_marker": 2.5}
 
 @dataclass(frozen=True)
 class BoundaryParams:
+    """The boundary strategy's knobs."""
+
     max_tokens: int = param(
         2000, "tokens per chunk at most", flag="--max-tokens", minimum=16, maximum=1_000_000
     )
@@ -117,6 +119,9 @@ def score_points(
 
 
 class BoundaryStrategy(BaseStrategy[BoundaryParams]):
+    """Cut at user turns, long pauses and topic markers, into balanced chunks under a token
+    limit."""
+
     name = "boundary"
     description = "cut at user turns, pauses and topic markers; balanced chunks under max_tokens"
     params_type = BoundaryParams
@@ -124,6 +129,7 @@ class BoundaryStrategy(BaseStrategy[BoundaryParams]):
     def split(
         self, turns: Sequence[Turn], counter: Counter, *, source: Source | None = None
     ) -> StrategyResult:
+        """Chunks cut at the best-scored boundaries, each under ``max_tokens``."""
         p = self.params
         n = len(turns)
         if n == 0:

@@ -24,6 +24,9 @@ _BLOCK = 1024
 
 @dataclass(frozen=True, slots=True)
 class DuplicatePair:
+    """Two chunks found to be near-duplicates: by cosine or by character ratio, and whether they
+    are neighbours."""
+
     a: int
     b: int
     cosine: float
@@ -32,6 +35,7 @@ class DuplicatePair:
     adjacent: bool
 
     def as_dict(self) -> dict[str, Any]:
+        """The pair as JSON values."""
         return asdict(self)
 
 

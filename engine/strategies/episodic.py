@@ -137,6 +137,8 @@ _STOP = frozenset(
 
 @dataclass(frozen=True)
 class EpisodicParams:
+    """The episodic strategy's knobs."""
+
     max_tokens: int = param(
         8000, "force a split at this many tokens", flag="--max-tokens", minimum=16
     )
@@ -363,6 +365,9 @@ def llm_boundaries(
 
 
 class EpisodicStrategy(BaseStrategy[EpisodicParams]):
+    """Episodes: split at hard limits, at boundaries an LLM (or the offline detector) finds, then
+    merge the small ones."""
+
     name = "episodic"
     description = "episodes: force split at limits, LLM or offline boundaries, merge small"
     params_type = EpisodicParams
@@ -370,6 +375,8 @@ class EpisodicStrategy(BaseStrategy[EpisodicParams]):
     def split(
         self, turns: Sequence[Turn], counter: Counter, *, source: Source | None = None
     ) -> StrategyResult:
+        """The session's episodes as chunks, with the boundary detector's notes in the result's
+        info."""
         p = self.params
         n = len(turns)
         info: dict[str, Any] = {

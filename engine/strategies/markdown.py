@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class MarkdownParams:
+    """The markdown strategy's knobs."""
+
     max_tokens: int = param(
         450, "target chunk size in tokens (the seed's chunk_size)", flag="--max-tokens", minimum=8
     )
@@ -77,6 +79,7 @@ class MarkdownParams:
 
     @property
     def overlap_tokens(self) -> int:
+        """The overlap in tokens (a fraction of ``max_tokens`` resolved)."""
         return resolve_overlap(self.overlap, self.max_tokens)
 
 
@@ -94,6 +97,7 @@ _SEPARATORS: tuple[tuple[str, str, int], ...] = (
 
 
 def granularity(tokens: int) -> str:
+    """A chunk size's granularity: fine under 400 tokens, medium to 1200, coarse above."""
     if tokens < 400:
         return "fine"
     if tokens <= 1200:
@@ -327,6 +331,9 @@ def split_spans(text: str, index: TokenIndex, st: Structure, params: MarkdownPar
 
 
 class MarkdownStrategy(BaseStrategy[MarkdownParams]):
+    """Markdown in two stages: split at headings, then at code-aware separators under a token
+    limit."""
+
     name = "markdown"
     description = "markdown in two stages: headings, then code-aware separators (450/50 tokens)"
     input = "document"

@@ -15,6 +15,8 @@ TABLE_RULE = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|
 
 
 class Section(NamedTuple):
+    """A section of a markdown text: its line range, heading path and heading level."""
+
     start: int
     end: int
     path: tuple[str, ...]  # the header stack, outermost first
@@ -22,6 +24,8 @@ class Section(NamedTuple):
 
 
 class Structure(NamedTuple):
+    """A markdown text's sections, fenced code blocks, tables and lists, and title."""
+
     sections: list[Section]
     fences: list[tuple[int, int]]  # fenced code blocks [start, end), in order
     blocks: list[tuple[int, int]]  # tables and lists [start, end), in order

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SlidingWindowParams:
+    """The sliding-window strategy's knobs."""
+
     max_tokens: int = param(
         1000, "tokens per chunk at most", flag="--max-tokens", minimum=16, maximum=1_000_000
     )
@@ -57,6 +59,7 @@ class SlidingWindowParams:
 
     @property
     def overlap_tokens(self) -> int:
+        """The overlap in tokens (a fraction of ``max_tokens`` resolved)."""
         return resolve_overlap(self.overlap, self.max_tokens)
 
 
@@ -66,6 +69,8 @@ def _chunk_id(kind: str, first: int, last: int, text: str) -> str:
 
 
 class SlidingWindowStrategy(BaseStrategy[SlidingWindowParams]):
+    """Fixed-size token windows with overlap, of whole turns or cut at token positions."""
+
     name = "sliding-window"
     description = "fixed-size token windows with overlap, whole turns or cut at token positions"
     params_type = SlidingWindowParams
@@ -73,6 +78,7 @@ class SlidingWindowStrategy(BaseStrategy[SlidingWindowParams]):
     def split(
         self, turns: Sequence[Turn], counter: Counter, *, source: Source | None = None
     ) -> StrategyResult:
+        """The windows over the turns, as chunks."""
         if not turns:
             return self.result([], {"overlap_tokens": self.params.overlap_tokens})
         if self.params.preserve_message_boundaries:

@@ -46,6 +46,7 @@ class Summary:
     source: str = "extractive"
 
     def as_dict(self) -> dict[str, Any]:
+        """The summary as JSON values."""
         return {
             "abstract": self.abstract,
             "summary": self.summary,
@@ -143,12 +144,15 @@ class Summarizer(Protocol):
     model: str
     prompt_version: str
 
-    def summarize(self, text: str) -> Summary: ...
+    def summarize(self, text: str) -> Summary:
+        """The abstract and summary of `text`."""
 
 
 class SummaryCache(Protocol):
     """What `summarize_chunks` needs of a cache (`EmbeddingCache` has it)."""
 
-    def get_json_many(self, namespace: str, keys: Iterable[str]) -> dict[str, Any]: ...
+    def get_json_many(self, namespace: str, keys: Iterable[str]) -> dict[str, Any]:
+        """The stored values of `keys` in `namespace` that are present."""
 
-    def put_json_many(self, namespace: str, items: Mapping[str, Any]) -> int: ...
+    def put_json_many(self, namespace: str, items: Mapping[str, Any]) -> int:
+        """Store the items in `namespace`; the number stored."""

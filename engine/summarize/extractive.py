@@ -382,6 +382,7 @@ class ExtractiveSummarizer:
         return Extract(sentences, abstract, sorted(chosen), scores)
 
     def summarize(self, text: str) -> Summary:
+        """The abstract and summary of `text`: its best-scored sentences, shortened to fit."""
         ex = self.extract(text)
         limit = self.max_sentence_chars
         if ex.abstract is None:
