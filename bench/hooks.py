@@ -11,7 +11,7 @@ temporary HOME with a session of that size in the tool's own folder for a projec
   background process does: read, chunk, recap, store);
 * ``start (stored)``: the next session's start, the recap stored (the common case);
 * ``start (nothing stored)``: a first start, or after a crash: it waits at most
-  ``engine.inject.START_WAIT`` for the build, then injects nothing and leaves the build
+  ``engine.inject.recaps.START_WAIT`` for the build, then injects nothing and leaves the build
   to a background process (awaited before the next row).
 
 The sessions are generated from real public ones (tests/fixtures/SOURCES.md): the
@@ -110,7 +110,7 @@ class Bench:
         if "CHUNKSCOPE_CACHE_DIR" in os.environ:
             self.env["CHUNKSCOPE_CACHE_DIR"] = os.environ["CHUNKSCOPE_CACHE_DIR"]
         self.store = self.home / "data" / "chunkscope" / "recaps"
-        self.exe = [sys.executable, "-m", "tui.cli"]
+        self.exe = [sys.executable, "-m", "chunkscope.tui.cli"]
 
     def place(self, source: Path, size: int) -> tuple[Path, Path]:
         """The session of `size` bytes where the tool keeps it, and the path of the next

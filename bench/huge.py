@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 PIPELINE = r"""
 import json, resource, sys, time
-from engine.pipeline import Pipeline
+from chunkscope.engine.pipeline import Pipeline
 t0 = time.perf_counter()
 pipe = Pipeline(sys.argv[1])
 times = {}
@@ -92,7 +92,7 @@ def main() -> int:
         size_mb = log.stat().st_size / 1e6
         print(f"log: {log.name}, {size_mb:.1f} MB (ready in {time.perf_counter() - t:.1f} s)")
 
-        cli = [sys.executable, "-m", "tui.cli"]
+        cli = [sys.executable, "-m", "chunkscope.tui.cli"]
         rows: list[tuple[str, float, int]] = []
         wall, rss, _ = _run([*cli, "chunk", str(log)])
         rows.append(("chunkscope chunk (text)", wall, rss))

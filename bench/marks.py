@@ -5,7 +5,7 @@
 For every generated 8-topic session of `bench/segdata.py` (dev and held-out, both
 sources) and every pair of consecutive topic starts in it, the two starts are the
 marks (partial, as the workbench makes them) and the topic grid of ``chunkscope tune``
-is searched as auto-tune (`A`) searches it: ranked by `engine.evaluate.Tuned.objective`
+is searched as auto-tune (`A`) searches it: ranked by `engine.evaluate.measure.Tuned.objective`
 (F1 over the marked stretch, then Pk), equal settings by nearness to the defaults. The
 setting chosen is then scored over the stretch (recall, F1) and against every topic of
 the file (F1, Pk). "before" is the objective auto-tune had: Pk over the whole file with
@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from segdata import make_dataset
 
-from engine.evaluate import (
+from chunkscope.engine.config.tuning import Tuning
+from chunkscope.engine.evaluate.measure import (
     TUNE_GRIDS,
     Case,
     Tuned,
@@ -42,8 +43,7 @@ from engine.evaluate import (
     tune,
     tuning_segmenter,
 )
-from engine.pipeline import Pipeline, PipelineParams
-from engine.tuning import Tuning
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
 
 GRID = TUNE_GRIDS["topic"]
 

@@ -1,4 +1,4 @@
-"""Benchmark `engine.merge.merge_chunks` against a literal implementation of the seed loop.
+"""Benchmark `engine.segment.merge.merge_chunks` against a literal implementation of the seed loop.
 
 Run from the repository root::
 
@@ -57,8 +57,8 @@ from types import ModuleType
 import numpy as np
 import numpy.typing as npt
 
-from engine.merge import MergeParams, merge, merge_chunks
-from engine.model import Chunk, Turn
+from chunkscope.engine.model import Chunk, Turn
+from chunkscope.engine.segment.merge import MergeParams, merge, merge_chunks
 
 DIMS = 384
 MAX_CHUNK_CHARS = 8192

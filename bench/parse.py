@@ -8,7 +8,7 @@ process (ru_maxrss), all measured in this one process.
 
 ``--formats``: the same generated content written as a Claude Code session, a Codex
 rollout, an agent trajectory (OpenAI messages), a Gemini CLI chat and a gzip-compressed
-seed log; reads each (`engine.parse.load`, the format
+seed log; reads each (`engine.read.parse.load`, the format
 found from the content) in a process of its own and prints a table: median read
 time (wall and CPU), MB per CPU second, the CPU ratio to the seed's reader, and the
 process's peak memory.
@@ -29,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.parse import load
-from engine.split import chunk_turns, compact_chunks
+from chunkscope.engine.chunk.split import chunk_turns, compact_chunks
+from chunkscope.engine.read.parse import load
 
 WORDS = [
     "cache",
@@ -247,7 +247,7 @@ def as_gemini(seed: Path, out: Path) -> None:
 
 _READ_ONE = """
 import resource, statistics, sys, time
-from engine.parse import load
+from chunkscope.engine.read.parse import load
 times, cpu = [], []
 for _ in range(int(sys.argv[2])):
     t0, c0 = time.perf_counter(), time.process_time()

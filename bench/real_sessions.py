@@ -28,7 +28,7 @@ def main() -> None:
     assert spec and spec.loader
     rs = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(rs)
-    from engine.parse import load
+    from chunkscope.engine.read.parse import load
 
     totals: dict[tuple[str, str], list[int]] = {}
     print(f"{'fixture':<58} {'results shown':>14} {'commands shown':>15}")

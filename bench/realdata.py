@@ -4,7 +4,7 @@
     python bench/realdata.py list                # each session, its split and its marks
 
 Each session has a gold file ``bench/realseg/NAME.gold`` in the plain gold format
-(`engine.gold`): one topic start a line (a 1-based source line), each with a ``#``
+(`engine.evaluate.gold`): one topic start a line (a 1-based source line), each with a ``#``
 comment saying why it starts a topic. The marks were written by reading the session
 (the user's prompts, the agent's answers and plan) before any segmenter ran on it.
 Sources, commits and licences are in ``bench/realseg/SOURCES.md``.
@@ -245,7 +245,7 @@ def main() -> None:
         fetch(args.dir)
         return
     sys.path.insert(0, str(ROOT))
-    from engine.gold import read_gold
+    from chunkscope.engine.evaluate.gold import read_gold
 
     for s in SESSIONS:
         marks = read_gold(s.gold())

@@ -42,8 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.parse import load  # noqa: E402
-from engine.tokens import get_counter  # noqa: E402
+from chunkscope.engine.read.parse import load  # noqa: E402
+from chunkscope.engine.tokens import get_counter  # noqa: E402
 
 FACTS = ROOT / "bench" / "recap_facts"
 SESSIONS = ROOT / "bench" / "recap_sessions"
@@ -51,7 +51,7 @@ SESSIONS = ROOT / "bench" / "recap_sessions"
 
 def recap(src: Path, session: Path, budget: int) -> str:
     """The recap `chunkscope recap` of the checkout at `src` prints for `session`."""
-    code = "import sys; from tui.cli import main; sys.exit(main())"
+    code = "import sys; from chunkscope.tui.cli import main; sys.exit(main())"
     env = {**os.environ, "PYTHONPATH": str(src)}
     out = subprocess.run(
         [sys.executable, "-c", code, "recap", str(session), "--budget", str(budget)],

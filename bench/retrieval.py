@@ -26,7 +26,7 @@ file) and questions whose answers are exact substrings of the file's decoded tex
 
 Every chunker cuts the same text:
 
-- a session: the turns `engine.parse.load` decodes, as ``"\\n\\n".join(t.line)`` (each
+- a session: the turns `engine.read.parse.load` decodes, as ``"\\n\\n".join(t.line)`` (each
   ``role: text``, the lines a chunkscope chunk is made of);
 - a markdown document (``format`` markdown): the raw file text.
 
@@ -127,11 +127,11 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from engine.embed.base import Embedder
-    from engine.pipeline import Pipeline
-    from engine.search import RetrievalTuned
-    from engine.search.queries import Query
-    from engine.tokens import TokenCounter
+    from chunkscope.engine.embed.base import Embedder
+    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.engine.search import RetrievalTuned
+    from chunkscope.engine.search.queries import Query
+    from chunkscope.engine.tokens import TokenCounter
 
     Vectors = npt.NDArray[np.float64]
     #: (chunk texts, questions) -> (chunk vectors, question vectors), unit rows.
@@ -199,7 +199,7 @@ class Row:
 
 def load_sets(pattern: str, split: str) -> tuple[list[QuerySet], list[str]]:
     """The query sets whose name matches one of the comma-separated globs of `pattern`."""
-    from engine.search.queries import parse_queries
+    from chunkscope.engine.search.queries import parse_queries
 
     globs = [g.strip() for g in pattern.split(",") if g.strip()] or ["*"]
     sets: list[QuerySet] = []
@@ -226,7 +226,7 @@ def document_text(path: Path, kind: str) -> str:
     """The text the peers chunk: decoded turns of a session, raw text of a document."""
     if kind == "docs":
         return path.read_text(encoding="utf-8")
-    from engine.parse import load
+    from chunkscope.engine.read.parse import load
 
     return JOIN.join(t.line for t in load(path).turns)
 
@@ -239,23 +239,23 @@ class Embedding:
     vectors of the common protocol's ``embed`` ranker."""
 
     def __init__(self, name: str) -> None:
-        from engine.pipeline import EmbedderSpec, PipelineParams
+        from chunkscope.engine.pipeline import EmbedderSpec, PipelineParams
 
         self.name = name
         self.params = PipelineParams(embedder=EmbedderSpec(name=name))
         self.shared: Embedder | None = None  # one e5 model and cache for every pipeline
         self._queries: Callable[[Sequence[str]], Any] | None = None
         if name == "e5":
-            from engine.embed.cache import EmbeddingCache
-            from engine.embed.cached import CachedEmbedder
-            from engine.embed.e5 import E5Embedder
+            from chunkscope.engine.embed.cache import EmbeddingCache
+            from chunkscope.engine.embed.cached import CachedEmbedder
+            from chunkscope.engine.embed.e5 import E5Embedder
 
             inner = E5Embedder()  # as make_embedder("e5", cache=...) builds it
             self._queries = inner.embed_queries
             self.shared = CachedEmbedder(inner, EmbeddingCache())
 
     def pipeline(self, path: Path) -> Pipeline:
-        from engine.pipeline import Pipeline
+        from chunkscope.engine.pipeline import Pipeline
 
         return Pipeline(path, self.params, embedder=self.shared)
 
@@ -264,7 +264,7 @@ class Embedding:
         import numpy as np
 
         if self.shared is None:  # lexical: its IDF is fitted on the whole call
-            from engine.embed import make_embedder
+            from chunkscope.engine.embed import make_embedder
 
             both = make_embedder("lexical").embed([*texts, *queries])
             vectors = np.asarray(both, dtype=np.float64)
@@ -288,7 +288,7 @@ def rankings(
     texts: Sequence[str], queries: Sequence[str], ranker: str, pair: PairFn
 ) -> list[list[int]]:
     """Each question's chunk indices, best first, under `ranker` (see the module doc)."""
-    from engine.search.rankers import BM25Index, order, rrf
+    from chunkscope.engine.search.rankers import BM25Index, order, rrf
 
     lexical: list[list[int]] = []
     if ranker in ("bm25", "fusion"):
@@ -348,7 +348,7 @@ def evaluate_common(
 
 def evaluate_own(pipe: Pipeline, queries: Sequence[Query], ranker: str, budget: int) -> SetResult:
     """chunkscope's own search context (`score_queries` on the run's index)."""
-    from engine.search import SearchParams, score_queries
+    from chunkscope.engine.search import SearchParams, score_queries
 
     index = pipe.search_index()
     score = score_queries(index, queries, SearchParams(ranker=ranker, budget=budget))
@@ -366,7 +366,7 @@ def fixed_windows(text: str, size: int, counter: TokenCounter) -> list[str]:
 
 
 def chunkscope_texts(pipe: Pipeline, variant: str) -> list[str]:
-    from engine.segment import TopicParams
+    from chunkscope.engine.segment.segmenter import TopicParams
 
     if variant == "default":
         return [c.text for c in pipe.merged().chunks]
@@ -391,8 +391,8 @@ class TuneResult:
 
 def tune_on_dev(pipes: dict[str, Pipeline], dev: Sequence[QuerySet], budget: int) -> TuneResult:
     """`tune_retrieval` over the dev sets, as ``chunkscope tune --queries`` does."""
-    from engine.search import RETRIEVAL_GRIDS, SearchParams, tune_retrieval
-    from engine.tuning import Tuning
+    from chunkscope.engine.config.tuning import Tuning
+    from chunkscope.engine.search import RETRIEVAL_GRIDS, SearchParams, tune_retrieval
 
     t0 = time.perf_counter()
     tuning = Tuning()
@@ -421,7 +421,7 @@ def tuned_pipeline(pipe: Pipeline, values: dict[str, Any]) -> Pipeline:
     """`pipe`'s file with the tuned setting: ``PipelineParams(topic=..., merge=...,
     min_chars=...)`` from ``Tuning().with_values(values)`` (as `engine.search.tune` runs
     it; `Pipeline.with_params` keeps the file's parse and embeddings)."""
-    from engine.tuning import Tuning
+    from chunkscope.engine.config.tuning import Tuning
 
     t = Tuning().with_values(values)
     return pipe.with_params(topic=t.topic, merge=t.merge, min_chars=t.min_chars)
@@ -529,10 +529,10 @@ def speed_worker(inp: str, outp: str) -> int:
     default search and of fixed 400t windows + BM25, on one file."""
     job = json.loads(Path(inp).read_text(encoding="utf-8"))
     path, kind, budget, questions = Path(job["path"]), job["kind"], job["budget"], job["questions"]
-    from engine.pipeline import Pipeline
-    from engine.search import SearchParams
-    from engine.search.rankers import BM25Index, order
-    from engine.tokens import get_counter
+    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.engine.search import SearchParams
+    from chunkscope.engine.search.rankers import BM25Index, order
+    from chunkscope.engine.tokens import get_counter
 
     counter = get_counter()
     counter.count("warm up the tokenizer")
@@ -825,7 +825,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.speed_worker:
         return speed_worker(*args.speed_worker)
 
-    from engine.tokens import get_counter
+    from chunkscope.engine.tokens import get_counter
 
     counter = get_counter()
     if not counter.exact:

@@ -19,7 +19,7 @@ Prints mean Pk, WindowDiff and boundary F1 per kind of file (agent sessions; mar
 files of stitched documents with their titles, without them, and with the title in
 front matter: see `bench/segdata.py`) for: one chunk for the whole file, the seed's
 merge loop with its defaults, ``--merge topic`` with its defaults, and ``--merge topic``
-tuned (`engine.evaluate.tune`) on the dev files and scored on the held-out files (other
+tuned (`engine.evaluate.measure.tune`) on the dev files and scored on the held-out files (other
 topics, other documentation sets); then the topic defaults' Pk per documentation set, dev
 and held out, to show that what holds on one set holds on the others; then timings: topic
 segmentation of 10k chunks after the vectors exist (its topics split to fit the default
@@ -49,18 +49,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 if "--engine" in sys.argv:  # another checkout's engine (--before runs this in a subprocess)
     sys.path.insert(0, sys.argv[sys.argv.index("--engine") + 1])
-    import engine  # noqa: F401  (that one: segpeers puts this checkout first on the path)
+    import chunkscope.engine  # noqa: F401  (that one: segpeers puts this checkout first on the path)
 
 import realdata
 import segdata
 from segdata import make_dataset
 from segpeers import peers
 
-from engine.evaluate import TUNE_GRIDS, Case, evaluate, line_weights, sweep, tune
-from engine.merge import MergeParams, merge
-from engine.model import Chunk, join_chunks
-from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
-from engine.segment import TopicParams, frame, segment
+from chunkscope.engine.evaluate.measure import TUNE_GRIDS, Case, evaluate, line_weights, sweep, tune
+from chunkscope.engine.model import Chunk, join_chunks
+from chunkscope.engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
+from chunkscope.engine.segment.merge import MergeParams, merge
+from chunkscope.engine.segment.segmenter import TopicParams, frame, segment
 
 GRID = TUNE_GRIDS["topic"]
 
@@ -217,7 +217,7 @@ RealRow = dict[str, tuple[float, float, float, int, int, float]]
 def real_cases(mode: str, splits: str | None = None) -> list[tuple[realdata.RealSession, Case]]:
     """Each marked session that is here, read as the pipeline reads it in `mode` (only
     those of `splits`, comma-separated, when given)."""
-    from engine.gold import read_gold
+    from chunkscope.engine.evaluate.gold import read_gold
 
     here, missing = realdata.available()
     if splits:
@@ -241,10 +241,10 @@ def real_scores(
     cases: list[tuple[realdata.RealSession, Case]], fn: Any, per_session: bool, label: str
 ) -> RealRow:
     """The mean scores per split of segmenter `fn` (see `RealRow`)."""
-    from engine.evaluate import score
+    from chunkscope.engine.evaluate.measure import score
 
     def chunk_starts(chunks: list[Chunk]) -> list[int]:
-        # the first topic starts the file (as `engine.evaluate.chunk_starts` has it
+        # the first topic starts the file (as `engine.evaluate.measure.chunk_starts` has it
         # now; a checkout from before may count the first chunk's own line)
         return sorted({1} | {c.lines[0] for c in chunks[1:] if c.lines is not None})
 
@@ -330,7 +330,7 @@ def real_table(args: argparse.Namespace) -> None:
 
 def timings() -> None:
     rng = np.random.default_rng(3)
-    from engine.model import Turn
+    from chunkscope.engine.model import Turn
 
     chunks = [
         Chunk([Turn(None, "You", "x" * int(rng.integers(50, 900)), i, i)]) for i in range(10_000)
@@ -378,7 +378,7 @@ def timings() -> None:
     )
 
     # markdown with no front matter and no title: the word model finds its documents
-    # (engine.wordseg) in the frame. 33 documents of about 300 units, each drawing its
+    # (engine.segment.wordseg) in the frame. 33 documents of about 300 units, each drawing its
     # words from its own 80 of a vocabulary that overlaps the next document's
     def word(j: int) -> str:
         return "".join(chr(97 + (j // 26**k) % 26) for k in range(4))

@@ -8,7 +8,7 @@ Peers are never dependencies of the project: install them in a bench environment
 
 `peers()` lists the ones importable here (a note is printed for each one that is not), as
 ``(name, segmenter)`` with the signature of ``topic()`` in ``bench/segment.py``: given an
-`engine.evaluate.Case` and a values mapping (keyword overrides of the peer's settings,
+`engine.evaluate.measure.Case` and a values mapping (keyword overrides of the peer's settings,
 ``{}`` for its defaults), the case's units merged into the peer's chunks.
 
 **Same units.** A peer gets the texts of the case's units (the compacted chunks the
@@ -56,9 +56,9 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.evaluate import Case, Segmenter
-from engine.model import Chunk, chunks_from_spans
-from engine.tokens import get_counter
+from chunkscope.engine.evaluate.measure import Case, Segmenter
+from chunkscope.engine.model import Chunk, chunks_from_spans
+from chunkscope.engine.tokens import get_counter
 
 #: Ends every unit in the text given to a peer, and is its only sentence delimiter.
 SEP = "\x1e"

@@ -51,9 +51,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.strategies import get_strategy, make_params
-from engine.strategies.markdown import MarkdownStrategy
-from engine.tokens import get_counter
+from chunkscope.engine.chunk.strategies import get_strategy, make_params
+from chunkscope.engine.chunk.strategies.markdown import MarkdownStrategy
+from chunkscope.engine.tokens import get_counter
 
 BEST: dict[str, float] = {}  # the fastest run of each interleaved contestant
 
@@ -142,7 +142,7 @@ def interleaved(
 CHONKIE_SCRIPT = """
 import json, sys
 from chonkie import RecursiveChunker
-from engine.tokens import get_counter  # the same offline cl100k_base encoding as ours
+from chunkscope.engine.tokens import get_counter  # the same offline cl100k_base encoding as ours
 text = open(sys.argv[1], encoding="utf-8").read()
 enc = get_counter()._encoding
 chunker = RecursiveChunker(tokenizer=enc, chunk_size=int(sys.argv[3]))
@@ -328,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(("(floor: one tiktoken encode of the corpus)", t_enc, c_enc, 0, "encode_ordinary"))
 
     # the turn strategies on the same text, one turn per README paragraph block
-    from engine.model import Turn
+    from chunkscope.engine.model import Turn
 
     turns = [Turn(None, "Doc", p, None, i) for i, p in enumerate(text.split("\n\n")) if p.strip()]
     cases: tuple[tuple[str, dict[str, Any]], ...] = (

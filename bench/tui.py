@@ -28,7 +28,7 @@ time until the selection has moved (the keys are answered while it runs).
 ``marks survive a crash``: runs the real ``chunkscope FILE`` in a pseudo-terminal,
 presses ``v`` (the turn view), moves down and presses ``m`` (a topic mark), kills the
 process with SIGKILL 50 ms later, and checks that the mark is in the file's saved marks
-(`engine.gold.load_marks`), as a reopened workbench would load them.
+(`engine.evaluate.gold.load_marks`), as a reopened workbench would load them.
 
 ``--huge`` (issue 7): generates a log of ``--mb`` megabytes with `bench/parse.py`'s
 `make_log` and opens it headless: when the progress dialog appears, the stages it shows,
@@ -144,7 +144,7 @@ async def _drawn(app: object, generation: int, timeout: float = 30.0) -> bool:
 
 
 async def first_screen(path: Path) -> tuple[float, int]:
-    from tui.app import ChunkscopeApp, StartOptions
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
 
     t0 = time.perf_counter()
     app = ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True))
@@ -169,7 +169,7 @@ def send_key(app: object, key: str) -> None:
 async def slider_steps(
     path: Path, steps: int, *, via_pilot: bool, slider: str = "#std-k", gold: str | None = None
 ) -> tuple[list[float], int]:
-    from tui.app import ChunkscopeApp, StartOptions
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
 
     app = ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True, gold=gold))
     times: list[float] = []
@@ -200,10 +200,10 @@ async def slider_steps(
 
 async def sweep_keys(path: Path, gold: str) -> tuple[float, list[float], int]:
     """(sweep seconds, key latencies while it ran, points) (see the docstring)."""
-    import tui.workbench.sweep as sweep
-    from tui.app import ChunkscopeApp, StartOptions
-    from tui.widgets.chunk_list import ChunkList
-    from tui.widgets.sweep_panel import SweepPanel
+    import chunkscope.tui.workbench.sweep as sweep
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+    from chunkscope.tui.widgets.sweep_panel import SweepPanel
 
     app = ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True, gold=gold))
     async with app.run_test(size=(160, 48)):
@@ -246,13 +246,13 @@ def crash_marks(path: Path, data_dir: Path) -> tuple[bool, float]:
     import signal
     import subprocess
 
-    from engine.gold import load_marks
+    from chunkscope.engine.evaluate.gold import load_marks
 
     env = {**os.environ, "CHUNKSCOPE_DATA_DIR": str(data_dir), "TERM": "xterm-256color"}
     env.update(COLUMNS="160", LINES="48")
     main_fd, child_fd = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", str(path)],
+        [sys.executable, "-m", "chunkscope.tui.cli", str(path)],
         stdin=child_fd,
         stdout=child_fd,
         stderr=child_fd,
@@ -303,9 +303,9 @@ async def huge_open(path: Path, timeout: float) -> dict[str, object]:
     """Open `path` and wait for the first screen, probing the UI all the way."""
     from textual.widgets import Static
 
-    from tui.app import ChunkscopeApp, StartOptions
-    from tui.screens.loading import LoadingScreen
-    from tui.widgets.chunk_list import ChunkList
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from chunkscope.tui.screens.loading import LoadingScreen
+    from chunkscope.tui.widgets.chunk_list import ChunkList
 
     app = ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True))
     out: dict[str, object] = {}
@@ -387,7 +387,7 @@ async def huge_open(path: Path, timeout: float) -> dict[str, object]:
 
 async def huge_cancel(path: Path, after: float) -> dict[str, object]:
     """Open `path`, press Escape after `after` seconds: how long until the load is gone."""
-    from tui.app import ChunkscopeApp, StartOptions
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
 
     app = ChunkscopeApp(StartOptions(path=str(path), fixed_timings=True))
     out: dict[str, object] = {}
@@ -469,8 +469,8 @@ def main() -> int:
     os.environ["CHUNKSCOPE_CONFIG_DIR"] = str(tmp / "config")
     import textual.app  # noqa: F401  (imports are not part of the measurement)
 
-    import tui.app  # noqa: F401
-    from tui.samples import sample_files
+    import chunkscope.tui.app  # noqa: F401
+    from chunkscope.tui.samples import sample_files
 
     if args.huge:
         return huge(args, tmp)

@@ -78,7 +78,7 @@ def _quiet_world(cwd: Path = ROOT) -> Iterator[None]:
 
 def run(*argv: str, cwd: Path = ROOT) -> str:
     """What ``chunkscope ARGV`` prints on stdout, run in `cwd` (its exit status must be 0)."""
-    from tui.cli import main
+    from chunkscope.tui.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with _quiet_world(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -189,7 +189,7 @@ def _strategies() -> str:
 
 def _keys() -> str:
     """The key table of the workbench's own help screen (`tui.screens.help.HELP`)."""
-    from tui.screens.help import HELP
+    from chunkscope.tui.screens.help import HELP
 
     keys = HELP.split("\n## Keys\n", 1)[1]
     return "\n".join(line for line in keys.strip().splitlines() if line.startswith("|")) + "\n"
@@ -212,9 +212,9 @@ def _value(value: Any) -> str:
 
 
 def _knobs() -> str:
-    """Every knob a profile may hold (`engine.tuning`), as declared (`engine.params`)."""
-    from engine.params import knobs
-    from engine.tuning import PROFILE_CLASSES
+    """Every knob a profile may hold (`engine.config.tuning`), as declared (`engine.params`)."""
+    from chunkscope.engine.config.tuning import PROFILE_CLASSES
+    from chunkscope.engine.params import knobs
 
     rows = ["| profile key | flag | default | range | what it sets |", "|---|---|---|---|---|"]
     for cls in PROFILE_CLASSES:

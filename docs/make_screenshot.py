@@ -32,8 +32,8 @@ SIZE = (160, 48)
 
 
 async def _draw(out: Path, out_search: Path) -> None:
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
     from tests.pilot import settled, until
-    from tui.app import ChunkscopeApp, StartOptions
 
     app = ChunkscopeApp(StartOptions(path=str(ROOT / SAMPLE), fixed_timings=True))
     async with app.run_test(size=SIZE) as pilot:

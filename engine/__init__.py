@@ -2,7 +2,7 @@
 
 The seed's functions are exported under their own names and signatures, so code
 written against the original pipeline runs on this one. Heavier modules (numpy,
-tiktoken, openai) load on first use, so ``import engine`` stays cheap.
+tiktoken, openai) load on first use, so ``import chunkscope.engine`` stays cheap.
 """
 
 from __future__ import annotations
@@ -10,35 +10,35 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from engine.errors import ChunkscopeError, ParseError, SourceError
+from chunkscope.engine.errors import ChunkscopeError, ParseError, SourceError
 
 if TYPE_CHECKING:
-    from engine.model import Chunk, Turn
-    from engine.parse import load, parse_turns, parse_turns_md
-    from engine.split import chunk_turns, compact_chunks
+    from chunkscope.engine.chunk.split import chunk_turns, compact_chunks
+    from chunkscope.engine.model import Chunk, Turn
+    from chunkscope.engine.read.parse import load, parse_turns, parse_turns_md
 
 #: The distribution whose installed metadata holds the version (pyproject.toml declares it).
 DISTRIBUTION = "chunkscope"
 
 # Even the readers load on first use: an agent tool's hook that only reads a stored
-# recap (`engine.inject`) never pays for them.
+# recap (`engine.inject.recaps`) never pays for them.
 _LAZY = {
-    "Chunk": "engine.model",
-    "Turn": "engine.model",
-    "load": "engine.parse",
-    "parse_turns": "engine.parse",
-    "parse_turns_md": "engine.parse",
-    "chunk_turns": "engine.split",
-    "compact_chunks": "engine.split",
-    "TokenCounter": "engine.tokens",
-    "get_counter": "engine.tokens",
-    "cosine_similarities": "engine.merge",
-    "merge_chunks": "engine.merge",
-    "merge": "engine.merge",
-    "MergeParams": "engine.merge",
-    "collapse_messages": "engine.collapse",
-    "summarize_chunks": "engine.summarize",
-    "Pipeline": "engine.pipeline",
+    "Chunk": "chunkscope.engine.model",
+    "Turn": "chunkscope.engine.model",
+    "load": "chunkscope.engine.read.parse",
+    "parse_turns": "chunkscope.engine.read.parse",
+    "parse_turns_md": "chunkscope.engine.read.parse",
+    "chunk_turns": "chunkscope.engine.chunk.split",
+    "compact_chunks": "chunkscope.engine.chunk.split",
+    "TokenCounter": "chunkscope.engine.tokens",
+    "get_counter": "chunkscope.engine.tokens",
+    "cosine_similarities": "chunkscope.engine.segment.merge",
+    "merge_chunks": "chunkscope.engine.segment.merge",
+    "merge": "chunkscope.engine.segment.merge",
+    "MergeParams": "chunkscope.engine.segment.merge",
+    "collapse_messages": "chunkscope.engine.recap.collapse",
+    "summarize_chunks": "chunkscope.engine.summarize",
+    "Pipeline": "chunkscope.engine.pipeline",
 }
 
 __all__ = [

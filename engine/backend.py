@@ -19,7 +19,7 @@ Declared once here:
   off, since retries are done by the callers with `RetryPolicy`);
 * which backend, model, URL and key a stage uses (`resolve`).
 
-``openai`` is imported only when a client is made, so ``import engine`` stays fast.
+``openai`` is imported only when a client is made, so ``import chunkscope.engine`` stays fast.
 """
 
 from __future__ import annotations

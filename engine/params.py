@@ -1,7 +1,7 @@
 """Every knob declared once: its default, range, step, help, flag and profile key.
 
-A knob is a field of a frozen parameters dataclass (`engine.merge.MergeParams`,
-`engine.recap.RecapParams`, a strategy's params, ...) declared with `knob()`::
+A knob is a field of a frozen parameters dataclass (`engine.segment.merge.MergeParams`,
+`engine.recap.core.RecapParams`, a strategy's params, ...) declared with `knob()`::
 
     std_k: float = knob(0.5, "adaptive threshold: mean - K * std", flag="--std-k",
                         minimum=0, slider=SliderSpec(0, 3, 0.05, 0.25, label="std_k"))

@@ -50,7 +50,7 @@ def within(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> Path:
     """`path` with every symlink and ``..`` resolved, when that is `root` (a file) or
     inside it (a folder, itself resolved); `SourceError` otherwise. What a server that
     shows one file or folder opens: nothing outside it."""
-    from engine.errors import SourceError
+    from chunkscope.engine.errors import SourceError
 
     real = Path(os.path.realpath(os.path.expanduser(path)))
     base = Path(os.path.realpath(os.path.expanduser(root)))

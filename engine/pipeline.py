@@ -22,24 +22,24 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from engine.model import Chunk, Progress, Span, Turn, chunks_from_spans
-from engine.parse import load
-from engine.source import Source
-from engine.split import DEFAULT_MIN_CHARS, compact_spans
-from engine.tokens import DEFAULT_ENCODING, TokenCounter, get_counter
+from chunkscope.engine.chunk.split import DEFAULT_MIN_CHARS, compact_spans
+from chunkscope.engine.model import Chunk, Progress, Span, Turn, chunks_from_spans
+from chunkscope.engine.read.parse import load
+from chunkscope.engine.read.source import Source
+from chunkscope.engine.tokens import DEFAULT_ENCODING, TokenCounter, get_counter
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from engine.embed.base import Embedder
-    from engine.merge import MergeParams, MergeResult
-    from engine.recap import Candidate, Selection
-    from engine.search.core import SearchIndex
-    from engine.sections import Section
-    from engine.segment import TopicFrame, TopicParams
-    from engine.strategies import BaseStrategy, StrategyResult
-    from engine.summarize import Summarizer, Summary
+    from chunkscope.engine.chunk.strategies import BaseStrategy, StrategyResult
+    from chunkscope.engine.embed.base import Embedder
+    from chunkscope.engine.recap.core import Candidate, Selection
+    from chunkscope.engine.recap.sections import Section
+    from chunkscope.engine.search.core import SearchIndex
+    from chunkscope.engine.segment.merge import MergeParams, MergeResult
+    from chunkscope.engine.segment.segmenter import TopicFrame, TopicParams
+    from chunkscope.engine.summarize import Summarizer, Summary
 
 _T = TypeVar("_T")
 
@@ -79,13 +79,13 @@ class SummarizerSpec:
 
 
 def _default_merge() -> MergeParams:
-    from engine.merge import MergeParams
+    from chunkscope.engine.segment.merge import MergeParams
 
     return MergeParams()
 
 
 def _default_topic() -> TopicParams:
-    from engine.segment import TopicParams
+    from chunkscope.engine.segment.segmenter import TopicParams
 
     return TopicParams()
 
@@ -96,7 +96,7 @@ class PipelineParams:
 
     strict: bool = False
     collapse: bool = False
-    input_format: str | None = None  # None: found from the content (`engine.readers`)
+    input_format: str | None = None  # None: found from the content (`engine.read.formats`)
     session: int | None = None  # of a file holding several; None: the newest
     min_chars: int = DEFAULT_MIN_CHARS
     tokenizer: str = DEFAULT_ENCODING
@@ -109,7 +109,7 @@ class PipelineParams:
 
     @property
     def by_message(self) -> bool:
-        """The topic segmenter's units start at every message (`engine.split.chunk_turns`)."""
+        """The topic segmenter's units start at every message (`engine.chunk.split.chunk_turns`)."""
         return self.merge.mode == "topic"
 
     @property
@@ -361,30 +361,30 @@ class Pipeline:
             src = self.source()
             if not self.params.collapse or src.kind != "jsonl":
                 return src.turns
-            from engine.collapse import collapse_messages
+            from chunkscope.engine.recap.collapse import collapse_messages
 
             return collapse_messages(src.messages, progress)
 
         return self._stage("turns", compute)
 
     def _strategy(self) -> BaseStrategy[Any]:
-        from engine.strategies import get_strategy
+        from chunkscope.engine.chunk.strategies import get_strategy
 
         return get_strategy(self.params.strategy, self.params.strategy_params)
 
     def _compacts(self) -> bool:
-        from engine.strategies import strategy_class
+        from chunkscope.engine.chunk.strategies import strategy_class
 
         return strategy_class(self.params.strategy).compacts
 
     def strategy_result(self, progress: Progress | None = None) -> StrategyResult:
-        """The chunking strategy's chunks with their metadata (see `engine.strategies`).
+        """The chunking strategy's chunks with their metadata (see `engine.chunk.strategies`).
 
         For a strategy whose chunks the pipeline compacts (`blank-line`) these are the
         chunks before compaction; every other strategy's chunks are final.
         ``progress`` counts the texts whose tokens the strategy has counted.
         """
-        from engine.strategies import run_strategy
+        from chunkscope.engine.chunk.strategies import run_strategy
 
         p = self.params
 
@@ -460,7 +460,7 @@ class Pipeline:
         with shared.lock:
             built = shared.embedders.get(spec)
             if built is None:
-                from engine.embed import make_embedder
+                from chunkscope.engine.embed import make_embedder
 
                 cache = None
                 if spec.name != "lexical" and spec.use_cache:
@@ -481,7 +481,7 @@ class Pipeline:
         shared = self._shared
         with shared.lock:
             if shared.cache is None:
-                from engine.embed.cache import EmbeddingCache
+                from chunkscope.engine.embed.cache import EmbeddingCache
 
                 shared.cache = EmbeddingCache(warn=self._notes())
             return shared.cache
@@ -512,14 +512,14 @@ class Pipeline:
 
     def similarities(self) -> npt.NDArray[np.float64]:
         """Cosine similarity of each compacted chunk to the next (before merging)."""
-        from engine.merge import cosine_similarities
+        from chunkscope.engine.segment.merge import cosine_similarities
 
         return self._stage("similarities", lambda: cosine_similarities(self.embeddings()))
 
     def topic_frame(self) -> TopicFrame:
-        """What the topic segmenter needs whatever its knobs (`engine.segment.frame`):
+        """What the topic segmenter needs whatever its knobs (`engine.segment.segmenter.frame`):
         built once per file and embedder, so a topic slider step redoes only the rest."""
-        from engine.segment import frame
+        from chunkscope.engine.segment.segmenter import frame
 
         return self._stage("topic_frame", lambda: frame(self.compacted(), self.embeddings()))
 
@@ -528,7 +528,7 @@ class Pipeline:
         (``--merge topic``) the topic segmenter's topics split to fit the same size cap."""
 
         def compute() -> MergeResult:
-            from engine.merge import merge
+            from chunkscope.engine.segment.merge import merge
 
             chunks = self.compacted()
             vectors = self.embeddings(progress=progress)
@@ -537,7 +537,7 @@ class Pipeline:
             if mp.max_chunk_tokens is not None:
                 tokens = self.token_counts(chunks)
             if mp.mode == "topic":  # topics, then merged chunks within the same cap
-                from engine.segment import segment
+                from chunkscope.engine.segment.segmenter import segment
 
                 return segment(
                     chunks,
@@ -558,7 +558,7 @@ class Pipeline:
         """The merged chunks ready for questions (`engine.search.SearchIndex`): BM25 built
         on first use, vectors for the ``embed`` and ``fusion`` rankers from this run's
         embedder (through its cache). Memoised with the merge."""
-        from engine.search.core import SearchIndex
+        from chunkscope.engine.search.core import SearchIndex
 
         def compute() -> SearchIndex:
             result = self.merged()
@@ -689,7 +689,7 @@ class Pipeline:
         with shared.lock:
             built = shared.summarizers.get(spec)
             if built is None:
-                from engine.summarize import make_summarizer
+                from chunkscope.engine.summarize import make_summarizer
 
                 built = shared.summarizers[spec] = make_summarizer(
                     spec.name,
@@ -705,7 +705,7 @@ class Pipeline:
         more requests: a wait between retries ends now and the work in progress fails
         (`engine.backend.RetryWait`). The workbench calls it when it quits. It takes no
         lock, since a stage may hold one for as long as a request lasts."""
-        from engine.backend import stop_requests  # only on quit: not at start-up
+        from chunkscope.engine.backend import stop_requests  # only on quit: not at start-up
 
         shared = self._shared
         for client in [*list(shared.embedders.values()), *list(shared.summarizers.values())]:
@@ -720,7 +720,7 @@ class Pipeline:
         """Summaries of `texts`, from memory when known; others from the disk cache or
         the summarizer. One summarization runs at a time, outside the stage lock, so
         the other stages stay available while a remote model works."""
-        from engine.summarize import cache_namespace, summarize_chunks
+        from chunkscope.engine.summarize import cache_namespace, summarize_chunks
 
         shared = self._shared
         summarizer = self.summarizer
@@ -788,7 +788,7 @@ class Pipeline:
     def known_summary(self, index: int) -> Summary | None:
         """The summary of merged chunk `index` if it is already known, else None (never
         summarizes: safe to call from a UI thread)."""
-        from engine.summarize import cache_namespace
+        from chunkscope.engine.summarize import cache_namespace
 
         chunks = self.merged().chunks
         if not 0 <= index < len(chunks):
@@ -804,7 +804,7 @@ class Pipeline:
 
         Meaningful when tool calls are collapsed (``collapse=True``).
         """
-        from engine.collapse import consequential_indices, count_consequential
+        from chunkscope.engine.recap.collapse import consequential_indices, count_consequential
 
         def compute() -> list[int]:
             indices = consequential_indices(self.turns())
@@ -819,7 +819,7 @@ class Pipeline:
         embedder, so both are in the same space (the lexical embedder fits its
         IDF on the texts of one call).
         """
-        from engine.recap import novelty_scores
+        from chunkscope.engine.recap.core import novelty_scores
 
         memories = tuple(m for m in memories if m.strip())
 
@@ -840,9 +840,9 @@ class Pipeline:
         memories: tuple[str, ...] = (),
         alpha: float = 0.0,
     ) -> list[float]:
-        """One score per merged chunk (`engine.recap.score_chunks`): the pipeline gives
+        """One score per merged chunk (`engine.recap.core.score_chunks`): the pipeline gives
         the merged vectors, the novelty and the consequential counts it needs."""
-        from engine.recap import score_chunks
+        from chunkscope.engine.recap.core import score_chunks
 
         merged = self.merged()
         salience = scorer == "salience"
@@ -864,7 +864,7 @@ class Pipeline:
         progress: Progress | None = None,
     ) -> list[Candidate]:
         """Every merged chunk as a recap candidate: summary, score, time range."""
-        from engine.recap import Candidate
+        from chunkscope.engine.recap.core import Candidate
 
         chunks = self.merged().chunks
         summaries = self.summaries(progress=progress)
@@ -896,9 +896,9 @@ class Pipeline:
         plain: bool = False,
     ) -> Selection:
         """The recap within `budget` tokens of the pipeline's counter (None: the declared
-        default, `engine.recap.RecapParams`): the procedural sections read from the
-        log's records (`engine.sections`: task, plan, files changed, last outcome, where
-        it stopped, open question; at most `engine.recap.SECTIONS_SHARE` of the budget,
+        default, `engine.recap.core.RecapParams`): the procedural sections read from the
+        log's records (`engine.recap.sections`: task, plan, files changed, last outcome, where
+        it stopped, open question; at most `engine.recap.core.SECTIONS_SHARE` of the budget,
         less the pinned summaries), then the merged chunks' summaries in what is left.
         `plain` leaves the sections out (the seed's recap). No sentence is said twice.
 
@@ -906,7 +906,7 @@ class Pipeline:
         the exclusions re-runs only the (fast) selection. The recap pipeline
         expects ``collapse=True`` (tool calls collapsed before chunking).
         """
-        from engine.recap import DEFAULT_BUDGET, compose
+        from chunkscope.engine.recap.core import DEFAULT_BUDGET, compose
 
         candidates = self.candidates(scorer, memories=memories, alpha=alpha, progress=progress)
         budget = DEFAULT_BUDGET if budget is None else budget
@@ -914,8 +914,8 @@ class Pipeline:
         return compose(candidates, sections, budget, self.counter, pinned, excluded, headings)
 
     def sections(self) -> list[Section]:
-        """The recap's procedural sections of the log (`engine.sections`), unfitted."""
-        from engine.sections import extract_sections
+        """The recap's procedural sections of the log (`engine.recap.sections`), unfitted."""
+        from chunkscope.engine.recap.sections import extract_sections
 
         def compute() -> list[Section]:
             source = self.source()

@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from engine.parallel import default_threads, in_background
+from chunkscope.engine.parallel import default_threads, in_background
 
 Accuracy = Literal["exact", "approximate"]
 
@@ -98,7 +98,7 @@ def _load_encoding(name: str) -> Any | None:
     if enc is not None:
         # The thread that first encodes with an encoding cannot encode beside another
         # one at full speed; make it this (loading) thread, not one of the threads
-        # that later share a long text (`engine.strategies._tokpos.encode_ids_later`).
+        # that later share a long text (`engine.chunk.strategies._tokpos.encode_ids_later`).
         enc.encode_ordinary("warm up")
     _LOADED[name] = enc
     return enc
@@ -133,7 +133,7 @@ _TABLE_FIELDS = ("name", "pat_str", "mergeable_ranks", "special_tokens")
 
 
 def _table_path(name: str, version: str) -> Path | None:
-    from engine.paths import cache_dir
+    from chunkscope.engine.paths import cache_dir
 
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{name}-tiktoken-{version}")
     try:
@@ -173,7 +173,7 @@ def _write_table(enc: Any, path: Path | None) -> None:
     }
     if path is None or any(v is None for v in fields.values()):
         return
-    from engine.fileio import atomic_write_bytes
+    from chunkscope.engine.fileio import atomic_write_bytes
 
     try:
         blob = marshal.dumps(fields)
@@ -269,7 +269,7 @@ class TokenCounter:
 
     def remember(self, counts: Iterable[tuple[str, int]]) -> None:
         """Take counts known by other means (a strategy that read them off its own
-        tokenization, `engine.strategies._tokpos.TokenIndex.counts_alone`) into the
+        tokenization, `engine.chunk.strategies._tokpos.TokenIndex.counts_alone`) into the
         cache, so `count` and `count_many` do not encode those texts again."""
         cache = self._cache
         for text, n in counts:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tui.app import ChunkscopeApp, StartOptions
+from chunkscope.tui.app import ChunkscopeApp, StartOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
@@ -18,7 +18,7 @@ SIZE = (160, 48)
 def make_app(path: Path | str = SAMPLE, **options: object) -> ChunkscopeApp:
     """The app on `path` with fixed timing texts (the file name without its folder);
     options named after a knob (``budget=300``) are knob values given at start."""
-    from engine.tuning import PROFILE_KNOBS
+    from chunkscope.engine.config.tuning import PROFILE_KNOBS
 
     knobs = {k: v for k, v in options.items() if k in PROFILE_KNOBS}
     rest = {k: v for k, v in options.items() if k not in PROFILE_KNOBS}

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.backend import (
+from chunkscope.engine.backend import (
     PLACEHOLDER_KEY,
     MissingKeyError,
     RetryPolicy,
@@ -28,14 +28,20 @@ from engine.backend import (
     retry_after,
     scrub,
 )
-from engine.embed import EmbeddingError, OpenAIEmbedder
-from engine.model import Turn
-from engine.settings import Backend, EmbedderSettings, Settings, SummarizerSettings, resolve_backend
-from engine.settings import resolve_backend as resolve
-from engine.strategies import get_strategy
-from engine.strategies.episodic import llm_boundaries
-from engine.summarize import LLMSummarizer, SummaryError
-from engine.tokens import get_counter
+from chunkscope.engine.chunk.strategies import get_strategy
+from chunkscope.engine.chunk.strategies.episodic import llm_boundaries
+from chunkscope.engine.config.settings import (
+    Backend,
+    EmbedderSettings,
+    Settings,
+    SummarizerSettings,
+    resolve_backend,
+)
+from chunkscope.engine.config.settings import resolve_backend as resolve
+from chunkscope.engine.embed import EmbeddingError, OpenAIEmbedder
+from chunkscope.engine.model import Turn
+from chunkscope.engine.summarize import LLMSummarizer, SummaryError
+from chunkscope.engine.tokens import get_counter
 from tests.fakeserver import FakeOpenAIServer, Fault, summary_reply
 
 KEY = "sk-test-SECRET-0123456789abcdef"
@@ -347,7 +353,7 @@ def test_a_stopped_embedder_ends_its_backoff_and_sends_nothing_more(
 
 
 def test_a_retry_wait_with_a_sleep_still_obeys_stop() -> None:
-    from engine.backend import RetryWait
+    from chunkscope.engine.backend import RetryWait
 
     slept: list[float] = []
     wait = RetryWait(slept.append)

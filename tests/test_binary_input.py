@@ -15,12 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import NotText
-from engine.parse import load
-from engine.source import binary_reason, check_text
+from chunkscope.engine.errors import NotText
+from chunkscope.engine.read.parse import load
+from chunkscope.engine.read.source import binary_reason, check_text
+from chunkscope.tui.cli import main
 from tests.hostile.proc import one_error_line
 from tests.pilot import SIZE, make_app, until
-from tui.cli import main
 
 pytestmark = pytest.mark.usefixtures("isolated")
 

@@ -11,18 +11,19 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "engine"
 
 OPTIONAL_MODULES = [
-    "engine.merge",
-    "engine.embed",
-    "engine.pipeline",
-    "engine.recap",
-    "engine.summarize",
-    "engine.collapse",
-    "engine.strategies",
+    "chunkscope.engine.segment.merge",
+    "chunkscope.engine.embed",
+    "chunkscope.engine.pipeline",
+    "chunkscope.engine.recap.core",
+    "chunkscope.engine.summarize",
+    "chunkscope.engine.recap.collapse",
+    "chunkscope.engine.chunk.strategies",
 ]
 
 PROBE = f"""
 import importlib, importlib.util, sys
-import engine, engine.parse, engine.split, engine.tokens, engine.model
+import chunkscope.engine, chunkscope.engine.read.parse, chunkscope.engine.chunk.split
+import chunkscope.engine.tokens, chunkscope.engine.model
 for name in {OPTIONAL_MODULES!r}:
     try:
         found = importlib.util.find_spec(name) is not None
@@ -31,7 +32,8 @@ for name in {OPTIONAL_MODULES!r}:
     if found:
         importlib.import_module(name)
         print("imported", name)
-bad = sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "rich", "tui"))
+ui = ("textual.", "rich.", "chunkscope.tui.")
+bad = sorted(m for m in sys.modules if (m + ".").startswith(ui))
 assert not bad, bad
 print("ok")
 """
@@ -49,12 +51,12 @@ def test_engine_imports_do_not_load_ui() -> None:
     assert proc.stdout.splitlines()[-1] == "ok"
 
 
-FORBIDDEN = re.compile(r"^\s*(?:import|from)\s+(?:textual|rich|tui)\b", re.M)
+FORBIDDEN = re.compile(r"^\s*(?:import|from)\s+(?:textual|rich|tui|chunkscope\.tui)\b", re.M)
 
 
 def test_no_ui_imports_in_engine_sources() -> None:
     files = sorted(ENGINE.rglob("*.py"))
-    assert (ENGINE / "parse.py") in files
+    assert (ENGINE / "read" / "parse.py") in files
     offenders = []
     for f in files:
         text = f.read_text(encoding="utf-8", errors="replace")
@@ -70,7 +72,7 @@ def test_forbidden_pattern_catches_the_imports_it_should() -> None:
         "from textual.app import App",
         "import rich.console",
         "    from rich import print",
-        "from tui.cli import main",
+        "from chunkscope.tui.cli import main",
         "import tui",
     ]:
         assert FORBIDDEN.search(bad), bad
@@ -89,7 +91,9 @@ def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
     import ast
 
     paths = {
-        ".".join(p.relative_to(root).with_suffix("").parts).removesuffix(".__init__"): p
+        ".".join(["chunkscope", *p.relative_to(root).with_suffix("").parts]).removesuffix(
+            ".__init__"
+        ): p
         for d in PACKAGES
         for p in (root / d).rglob("*.py")
     }
@@ -150,7 +154,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_cycles() -> None:
     graph = import_graph()
-    assert "tui.cli.chunk" in graph and "engine.merge" in graph
+    assert "chunkscope.tui.cli.chunk" in graph and "chunkscope.engine.segment.merge" in graph
     assert cycles(graph) == []
 
 
@@ -164,8 +168,8 @@ def test_only_the_command_line_imports_the_command_line() -> None:
     offenders = sorted(
         f"{module} -> {target}"
         for module, targets in graph.items()
-        if not (module == "tui.cli" or module.startswith("tui.cli."))
+        if not (module == "chunkscope.tui.cli" or module.startswith("chunkscope.tui.cli."))
         for target in targets
-        if target == "tui.cli" or target.startswith("tui.cli.")
+        if target == "chunkscope.tui.cli" or target.startswith("chunkscope.tui.cli.")
     )
     assert offenders == []

@@ -115,7 +115,7 @@ def test_the_served_page_runs_the_workbench_and_answers_keys(browser: Any) -> No
 def test_the_report_opens_offline_with_chunks_plot_and_recap(
     browser: Any, isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tui.cli import main
+    from chunkscope.tui.cli import main
 
     out = isolated / "r.html"
     shutil.copy(SAMPLE, isolated / SAMPLE.name)  # the page names it as given: no long path

@@ -13,8 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.embed import EmbeddingCache
-from engine.embed.cache import CACHE_FILENAME, ENV_CACHE_DIR, default_cache_path, text_key
+from chunkscope.engine.embed import EmbeddingCache
+from chunkscope.engine.embed.cache import (
+    CACHE_FILENAME,
+    ENV_CACHE_DIR,
+    default_cache_path,
+    text_key,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -251,7 +256,7 @@ def test_threads_share_one_cache(tmp_path: Path) -> None:
 _WRITER = """
 import sys
 import numpy as np
-from engine.embed import EmbeddingCache
+from chunkscope.engine.embed import EmbeddingCache
 path, who = sys.argv[1], sys.argv[2]
 seen = []
 cache = EmbeddingCache(path, warn=seen.append)

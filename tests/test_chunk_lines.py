@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.model import Chunk
-from engine.parse import load
-from engine.pipeline import Pipeline, PipelineParams
-from engine.split import chunk_turns, compact_chunks
+from chunkscope.engine.chunk.split import chunk_turns, compact_chunks
+from chunkscope.engine.model import Chunk
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
+from chunkscope.engine.read.parse import load
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.parse import load
-from engine.split import chunk_turns, compact_chunks
-from engine.tokens import get_counter
-from tui.cli import json_pieces, main
+from chunkscope.engine.chunk.split import chunk_turns, compact_chunks
+from chunkscope.engine.read.parse import load
+from chunkscope.engine.tokens import get_counter
+from chunkscope.tui.cli import json_pieces, main
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_logs"
 SAMPLES = [
@@ -444,7 +444,7 @@ def test_iso_times_are_formatted_per_offset() -> None:
     """Equal instants in two zones are equal datetimes; each keeps its own text."""
     from datetime import UTC, datetime, timedelta, timezone
 
-    from tui.cli.chunk import _iso
+    from chunkscope.tui.cli.chunk import _iso
 
     utc = datetime(2026, 1, 2, 12, 0, tzinfo=UTC)
     plus1 = datetime(2026, 1, 2, 13, 0, tzinfo=timezone(timedelta(hours=1)))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from chunkscope.tui.cli import main
 from tests.fakeserver import FakeOpenAIServer
-from tui.cli import main
 
 KEY = "sk-config-PLANTED-0123456789"
 

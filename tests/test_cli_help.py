@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tui.cli import SUBCOMMANDS, _normalise_argv, build_parser, main
-from tui.cli.common import EXAMPLES_HEADING, Parser
-from tui.cli.hook import hook_parser
+from chunkscope.tui.cli import SUBCOMMANDS, _normalise_argv, build_parser, main
+from chunkscope.tui.cli.common import EXAMPLES_HEADING, Parser
+from chunkscope.tui.cli.hook import hook_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -118,7 +118,7 @@ c chunkscope chunk ses
 def test_bash_completion_completes_in_bash(tmp_path: Path) -> None:
     script = tmp_path / "chunkscope.bash"
     made = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "completion", "bash"],
+        [sys.executable, "-m", "chunkscope.tui.cli", "completion", "bash"],
         capture_output=True,
         text=True,
         cwd=ROOT,

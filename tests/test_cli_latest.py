@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from chunkscope.tui.cli import main
 from tests.hostile.proc import one_error_line
-from tui.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_logs"
@@ -32,7 +32,7 @@ def folder(tmp_path: Path) -> Path:
 @pytest.fixture
 def opened(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """The start options of every workbench `main` would open (none really opens)."""
-    from tui.app import ChunkscopeApp
+    from chunkscope.tui.app import ChunkscopeApp
 
     seen: list[Any] = []
 

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.merge import MergeParams
-from engine.settings import (
+from chunkscope.engine.config.settings import (
     EmbedderSettings,
     Profile,
     Settings,
@@ -19,10 +18,11 @@ from engine.settings import (
     save_profile,
     save_settings,
 )
-from engine.tuning import Tuning
-from tui.cli import build_parser, main
-from tui.cli.common import Parser, add_profile_option, tuning_of
-from tui.cli.profile import add_profile_parser
+from chunkscope.engine.config.tuning import Tuning
+from chunkscope.engine.segment.merge import MergeParams
+from chunkscope.tui.cli import build_parser, main
+from chunkscope.tui.cli.common import Parser, add_profile_option, tuning_of
+from chunkscope.tui.cli.profile import add_profile_parser
 
 SECRET = "sk-never-printed-42"
 ROOT = Path(__file__).resolve().parents[1]
@@ -185,7 +185,7 @@ def test_merge_max_tokens_over_a_profile_char_cap(capsys: pytest.CaptureFixture[
 
 
 def test_a_profile_refuses_what_the_merge_refuses() -> None:
-    from engine.params import knobs
+    from chunkscope.engine.params import knobs
 
     for value in (float("inf"), float("nan"), "fixed"):
         with pytest.raises(SettingsError, match="threshold"):

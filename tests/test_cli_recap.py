@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from engine.tokens import get_counter
+from chunkscope.engine.tokens import get_counter
+from chunkscope.tui.cli import main
 from tests.fakeserver import FakeOpenAIServer, Fault
 from tests.test_recap import FILE_SECRET, make_log
-from tui.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_logs"

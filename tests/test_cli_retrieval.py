@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from engine.pipeline import Pipeline
-from engine.search import Query, SearchParams, retrieval_score
+from chunkscope.engine.pipeline import Pipeline
+from chunkscope.engine.search import Query, SearchParams, retrieval_score
+from chunkscope.tui.cli import main
 from tests.pilot import ROOT
-from tui.cli import main
 
 DOC = ROOT / "sample_logs" / "shell_cookbook.md"
 LOG = ROOT / "sample_logs" / "research_notes.jsonl"
@@ -50,8 +50,8 @@ def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
 
 
 def _expected(**topic: Any) -> Any:
-    from engine.pipeline import PipelineParams
-    from engine.segment import TopicParams
+    from chunkscope.engine.pipeline import PipelineParams
+    from chunkscope.engine.segment.segmenter import TopicParams
 
     qs = [Query(q["query"], tuple(q["answers"])) for q in QUERIES["queries"]]
     pipe = Pipeline(DOC, PipelineParams(topic=TopicParams(**topic)))

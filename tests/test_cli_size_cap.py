@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tui.cli import main
+from chunkscope.tui.cli import main
 
 WORDS = {
     "install": "package dependency registry tarball lockfile version semver tree",

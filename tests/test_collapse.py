@@ -10,7 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.collapse import (
+from chunkscope.engine.chunk.split import chunk_turns
+from chunkscope.engine.model import Turn
+from chunkscope.engine.read.parse import Message
+from chunkscope.engine.recap.collapse import (
     collapse_call,
     collapse_messages,
     collapsed_tool,
@@ -18,9 +21,6 @@ from engine.collapse import (
     count_consequential,
     is_consequential,
 )
-from engine.model import Turn
-from engine.parse import Message
-from engine.split import chunk_turns
 
 TS = "2026-02-13T11:25:17"
 

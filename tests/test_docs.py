@@ -155,9 +155,9 @@ QUOTED_DEFAULT = re.compile(r"`(--[a-z-]+)`(?:,| characters)? \(?(\d[\d,.]*\d|\d
 
 
 def test_defaults_quoted_beside_their_flags_are_the_declared_ones() -> None:
-    from engine.params import knobs
-    from engine.search import SearchParams
-    from engine.tuning import PROFILE_CLASSES
+    from chunkscope.engine.config.tuning import PROFILE_CLASSES
+    from chunkscope.engine.params import knobs
+    from chunkscope.engine.search import SearchParams
 
     defaults = {k.flag: k.default for cls in (*PROFILE_CLASSES, SearchParams) for k in knobs(cls)}
     quoted, wrong = 0, []

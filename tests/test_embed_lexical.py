@@ -20,10 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import engine.embed.lexical as lexical
-from engine.embed import Embedder, LexicalEmbedder, make_embedder
-from engine.embed.lexical import _tokenize, features, word_hash
-from engine.textutil import STOPWORDS
+import chunkscope.engine.embed.lexical as lexical
+from chunkscope.engine.embed import Embedder, LexicalEmbedder, make_embedder
+from chunkscope.engine.embed.lexical import _tokenize, features, word_hash
+from chunkscope.engine.textutil import STOPWORDS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -143,7 +143,7 @@ def test_deterministic_within_a_process() -> None:
 _CHILD = """
 import sys
 import numpy as np
-from engine.embed import LexicalEmbedder
+from chunkscope.engine.embed import LexicalEmbedder
 texts = sys.stdin.read().split("\\x1e")
 sys.stdout.write(LexicalEmbedder().embed(texts).tobytes().hex())
 """
@@ -310,7 +310,7 @@ def test_normalize_rows_in_blocks_is_the_whole_matrix_computation_bit_for_bit() 
     """normalize_rows works a block of rows at a time (no temporary as large as the
     matrix); every row must come out exactly as the whole-matrix formula gives it,
     zero rows staying zero, in place when asked."""
-    from engine.embed.base import _NORMALIZE_BLOCK_CELLS, normalize_rows
+    from chunkscope.engine.embed.base import _NORMALIZE_BLOCK_CELLS, normalize_rows
 
     rng = np.random.default_rng(7)
     dim = 96

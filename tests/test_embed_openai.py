@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine.embed import (
+from chunkscope.engine.embed import (
     CachedEmbedder,
     Embedder,
     EmbeddingCache,
@@ -27,8 +27,8 @@ from engine.embed import (
     OpenAIEmbedder,
     make_embedder,
 )
-from engine.embed.cache import CACHE_FILENAME
-from engine.tokens import get_counter
+from chunkscope.engine.embed.cache import CACHE_FILENAME
+from chunkscope.engine.tokens import get_counter
 from tests.fakeserver import FakeOpenAIServer, Fault, closed_port_url, fake_vector
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -438,8 +438,8 @@ def test_lexical_embedder_is_not_cacheable(tmp_path: Path) -> None:
 
 def test_importing_engine_embed_does_not_import_openai() -> None:
     code = (
-        "import sys, engine.embed\n"
-        "engine.embed.make_embedder('lexical').embed(['x'])\n"
+        "import sys, chunkscope.engine.embed\n"
+        "chunkscope.engine.embed.make_embedder('lexical').embed(['x'])\n"
         "assert 'openai' not in sys.modules, 'openai imported'\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

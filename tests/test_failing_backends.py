@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.embed.cache import EmbeddingCache
+from chunkscope.engine.embed.cache import EmbeddingCache
+from chunkscope.tui.cli import main
 from tests.fakeserver import FakeOpenAIServer, Fault, backend_env, closed_port_url
 from tests.hostile.proc import check_outcome, one_error_line
-from tui.cli import main
 
 TIMEOUT = 0.3
 #: The timeout of the tests whose server does answer: long enough for a loaded machine

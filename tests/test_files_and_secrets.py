@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.embed.cache import EmbeddingCache
-from engine.recap import save_recap
+from chunkscope.engine.embed.cache import EmbeddingCache
+from chunkscope.engine.recap.core import save_recap
+from chunkscope.tui.cli import main
 from tests.fakeserver import FakeOpenAIServer, Fault, backend_env
 from tests.hostile.proc import ROOT, check_outcome, run_cli
 from tests.hostile.recap_writer import version_text
-from tui.cli import main
 
 SAMPLES = ROOT / "sample_logs"
 KEY = "sk-test-PLANTED-" + "7f3a9c1e5b2d4086af1c" * 2
@@ -91,7 +91,7 @@ def test_killed_writer_leaves_old_or_new_file_never_torn(tmp_path: Path) -> None
 def test_streamed_write_that_fails_midway_keeps_the_old_file(tmp_path: Path) -> None:
     """`chunk -o` writes its text a chunk at a time: a failure after some pieces leaves
     the previous file whole and no temp file behind."""
-    from engine.fileio import atomic_write_text
+    from chunkscope.engine.fileio import atomic_write_text
 
     target = tmp_path / "out.txt"
     atomic_write_text(target, iter(["old ", "text\n"]))
@@ -184,9 +184,9 @@ def test_planted_key_never_appears_anywhere(
 
 
 def test_config_file_is_created_with_mode_0600(env: dict[str, str]) -> None:
-    settings_mod = pytest.importorskip("engine.settings")
+    settings_mod = pytest.importorskip("chunkscope.engine.config.settings")
     if not hasattr(settings_mod, "save_settings"):
-        pytest.skip("engine.settings has no save_settings yet")
+        pytest.skip("chunkscope.engine.config.settings has no save_settings yet")
     old = os.umask(0o022)
     try:
         path = settings_mod.save_settings(settings_mod.Settings())
@@ -210,7 +210,7 @@ LOG_ESCAPES = (b"\x1b[31m", b"\x1b]0;", b"\x1b[2J", b"\x07", b"\x1b]8;;")
 def _read_pty(argv: list[str], env: dict[str, str]) -> bytes:
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", *argv],
+        [sys.executable, "-m", "chunkscope.tui.cli", *argv],
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
         stdout=slave,
@@ -402,7 +402,7 @@ def test_writing_to_a_device_or_a_fifo_never_replaces_it(tmp_path: Path) -> None
     import stat
     import threading
 
-    from engine.fileio import atomic_write_text
+    from chunkscope.engine.fileio import atomic_write_text
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -417,7 +417,7 @@ def test_writing_to_a_device_or_a_fifo_never_replaces_it(tmp_path: Path) -> None
 
 
 def test_a_symlink_is_followed_and_kept(tmp_path: Path) -> None:
-    from engine.fileio import atomic_write_text
+    from chunkscope.engine.fileio import atomic_write_text
 
     real = tmp_path / "real.md"
     real.write_text("old\n")

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from textual.widgets import OptionList
 
+from chunkscope.tui.app import ChunkscopeApp, StartOptions
+from chunkscope.tui.cli import main
+from chunkscope.tui.crash import EXIT_CRASH
+from chunkscope.tui.screens.open_file import OpenFileScreen
 from tests.pilot import ROOT, SAMPLE, SIZE, palette_listed, settled, until, wait_for
-from tui.app import ChunkscopeApp, StartOptions
-from tui.cli import main
-from tui.crash import EXIT_CRASH
-from tui.screens.open_file import OpenFileScreen
 
 SAMPLES = ROOT / "sample_logs"
 MARKUP = SAMPLES / "markup_injection.jsonl"
@@ -78,12 +78,12 @@ def test_a_crash_is_one_line_a_report_and_a_nonzero_exit(
 def test_a_crash_in_a_command_is_one_line_and_a_report(
     isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import tui.cli.chunk
+    import chunkscope.tui.cli.chunk
 
     def broken(args: object) -> int:
         raise KeyError("surprise")
 
-    monkeypatch.setattr(tui.cli.chunk, "cmd_chunk", broken)
+    monkeypatch.setattr(chunkscope.tui.cli.chunk, "cmd_chunk", broken)
     status = main(["chunk", str(SAMPLE)])
     err = capsys.readouterr().err
     assert status == EXIT_CRASH
@@ -95,7 +95,7 @@ def test_a_crash_in_a_command_is_one_line_and_a_report(
 def test_a_crash_report_is_written_when_the_working_folder_is_gone(
     isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui.crash import write_report
+    from chunkscope.tui.crash import write_report
 
     gone = tmp_path / "gone"
     gone.mkdir()
@@ -208,7 +208,7 @@ async def test_a_burst_of_keys_into_the_budget_prompt_is_kept(
 ) -> None:
     from textual.widgets import Input
 
-    from tui.screens.prompt import PromptScreen
+    from chunkscope.tui.screens.prompt import PromptScreen
 
     app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
     async with app.run_test(size=SIZE) as pilot:
@@ -288,8 +288,8 @@ async def test_every_focus_stop_shows_it_and_does_something(size: tuple[int, int
 
 
 async def test_shift_tab_after_switching_the_mode_lands_on_a_control() -> None:
-    from tui.widgets.choice_toggle import ChoiceToggle
-    from tui.widgets.slider import Slider
+    from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
+    from chunkscope.tui.widgets.slider import Slider
 
     app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
     async with app.run_test(size=SIZE) as pilot:
@@ -311,8 +311,8 @@ async def test_shift_tab_after_switching_the_mode_lands_on_a_control() -> None:
 
 
 async def test_the_seed_strip_fills_its_width() -> None:
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
     from tests.pilot import make_app
-    from tui.widgets.similarity_strip import SimilarityStrip
 
     app = make_app(SAMPLE, mode="seed")
     async with app.run_test(size=SIZE) as pilot:
@@ -345,7 +345,7 @@ async def test_toasts_leave_the_recap_visible(size: tuple[int, int], keep: str) 
 
 
 async def test_the_header_drops_parts_instead_of_its_right_end() -> None:
-    from tui.widgets.header_line import HeaderLine
+    from chunkscope.tui.widgets.header_line import HeaderLine
 
     app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
     async with app.run_test(size=(100, 30)) as pilot:
@@ -384,7 +384,7 @@ async def test_z_zooms_the_merge_tab_at_100x30_with_score_and_sweep() -> None:
 
 
 async def test_compare_titles_keep_their_numbers_and_cards_wrap_their_one_line() -> None:
-    from tui.widgets.chunk_list import ChunkList
+    from chunkscope.tui.widgets.chunk_list import ChunkList
 
     app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
     async with app.run_test(size=SIZE) as pilot:
@@ -423,7 +423,7 @@ async def _every_screen(pilot: Any, app: ChunkscopeApp) -> None:
     """Open each dialog and panel in turn and close it again; the app must keep running."""
     from textual.widgets import TabbedContent
 
-    from tui.screens.open_file import OpenFileScreen
+    from chunkscope.tui.screens.open_file import OpenFileScreen
 
     bench = app.workbench
     assert bench is not None
@@ -471,8 +471,8 @@ async def _every_screen(pilot: Any, app: ChunkscopeApp) -> None:
 async def test_every_screen_opens_on_hostile_files(
     corpus: dict[str, Path], case: str, size: tuple[int, int]
 ) -> None:
-    from tui.widgets.chunk_list import ChunkList
-    from tui.widgets.header_line import HeaderLine
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+    from chunkscope.tui.widgets.header_line import HeaderLine
 
     path = MARKUP if case == "markup_sample" else corpus[case]
     folder = path.parent  # the picker lists this folder's sessions: hostile labels too

@@ -1,4 +1,5 @@
-"""Topics follow a change of subject, not every turn (`engine.requests`, `engine.segment`):
+"""Topics follow a change of subject, not every turn (`engine.segment.requests`,
+`engine.segment.segmenter`):
 a follow-up on the current goal opens no topic, a new request does; a session's preamble
 belongs to its first topic; the agent's first message after its work landed is a start."""
 
@@ -15,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.evaluate import chunk_starts
-from engine.model import Chunk, Turn
-from engine.requests import (
+from chunkscope.engine.evaluate.measure import chunk_starts
+from chunkscope.engine.model import Chunk, Turn
+from chunkscope.engine.segment.requests import (
     LANDED,
     LANDED_STRETCH,
     PHASE,
@@ -27,8 +28,8 @@ from engine.requests import (
     phase_cue,
     topic_start,
 )
-from engine.segment import TopicParams, frame, segment, structure_points
-from tui.cli import main
+from chunkscope.engine.segment.segmenter import TopicParams, frame, segment, structure_points
+from chunkscope.tui.cli import main
 
 WHOLE = TopicParams(topic_chunk_chars=0)
 
@@ -93,7 +94,7 @@ def test_a_new_request(text: str) -> None:
 
 
 def test_a_retry_of_the_request_in_course_is_a_follow_up_and_a_return_is_not() -> None:
-    from engine.requests import words
+    from chunkscope.engine.segment.requests import words
 
     ask = "add a random hovering semi-transparent bubble with a random emoji in it"
     again = "add a random hovering bubble with a random emoji in it, make it appear at random"
@@ -124,7 +125,7 @@ def _session(layout: list[tuple[str, str]], rng: np.random.Generator) -> list[Ch
 
 
 def _vectors(chunks: list[Chunk]) -> np.ndarray:
-    from engine.embed import make_embedder
+    from chunkscope.engine.embed import make_embedder
 
     return make_embedder("lexical").embed([c.text for c in chunks])
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.gold import (
+from chunkscope.engine.evaluate.gold import (
     GoldError,
     content_hash,
     dumps_gold,

@@ -1,5 +1,5 @@
-"""Merging chunkscope's hooks into an agent tool's hooks file (`engine.hook_settings`,
-for each agent of `engine.agents`): any JSON object in, the same object plus our hooks
+"""Merging chunkscope's hooks into an agent tool's hooks file (`engine.inject.hook_settings`,
+for each agent of `engine.inject.agents`): any JSON object in, the same object plus our hooks
 out; twice is once; uninstall undoes install."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.agents import AGENTS
-from engine.agents.claude import CLAUDE
-from engine.hook_settings import (
+from chunkscope.engine.inject.agents import AGENTS
+from chunkscope.engine.inject.agents.claude import CLAUDE
+from chunkscope.engine.inject.hook_settings import (
     SettingsFileError,
     install,
     is_ours,

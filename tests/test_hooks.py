@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from engine.inject import InjectError, StoredRecap, project_key, start_plan
+from chunkscope.engine.inject.recaps import InjectError, StoredRecap, project_key, start_plan
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MULTIPLY = FIXTURES / "claude-code" / "coverage-test-fix.jsonl"
@@ -26,7 +26,7 @@ POEMS = FIXTURES / "hooks_cc_curry_poems.jsonl"
 
 def _chunkscope() -> list[str]:
     script = Path(sys.executable).parent / "chunkscope"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "tui.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "chunkscope.tui.cli"]
 
 
 class Claude:
@@ -448,7 +448,7 @@ def test_project_keys_are_readable_and_distinct() -> None:
 def test_a_corrupt_stored_recap_is_an_error_with_the_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from engine.inject import load_stored, project_dir
+    from chunkscope.engine.inject.recaps import load_stored, project_dir
 
     monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path))
     folder = project_dir("/x/y")
@@ -461,7 +461,7 @@ def test_a_corrupt_stored_recap_is_an_error_with_the_path(
 def test_the_project_is_claude_project_dir_whatever_the_hooks_cwd(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from engine.inject import project_root
+    from chunkscope.engine.inject.recaps import project_root
 
     (tmp_path / "app" / "src").mkdir(parents=True)
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)

@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from engine.agents import AGENTS
-from engine.agents.codex import CODEX
-from engine.agents.gemini import GEMINI, chats_folder
-from engine.inject import (
+from chunkscope.engine.inject.agents import AGENTS
+from chunkscope.engine.inject.agents.codex import CODEX
+from chunkscope.engine.inject.agents.gemini import GEMINI, chats_folder
+from chunkscope.engine.inject.recaps import (
     MAX_INJECTED_CHARS,
     RECAPS_KEPT,
     StoredRecap,
@@ -332,7 +332,7 @@ def test_gemini_says_when_its_settings_switch_hooks_off(
 def test_claude_says_when_its_settings_switch_hooks_off(
     home: Home, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from engine.agents.claude import CLAUDE
+    from chunkscope.engine.inject.agents.claude import CLAUDE
 
     monkeypatch.setenv("HOME", str(home.home))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
@@ -389,7 +389,7 @@ def test_injected_text_stays_under_the_ceiling_and_says_so() -> None:
 
 
 def _start_in_process(args: list[str], payload: dict[str, Any]) -> str:
-    from tui.cli.hook import _start, hook_parser
+    from chunkscope.tui.cli.hook import _start, hook_parser
 
     return _start(hook_parser().parse_args(["session-start", *args]), payload)
 
@@ -442,7 +442,7 @@ def test_a_start_with_nothing_stored_waits_at_most_its_deadline(
 def test_review_lists_the_stored_recaps_and_marks_what_goes_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui.cli.review import recap_list
+    from chunkscope.tui.cli.review import recap_list
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path / "data"))
@@ -466,8 +466,8 @@ def test_review_lists_the_stored_recaps_and_marks_what_goes_in(
 def test_one_background_build_per_session_and_a_request_meanwhile_runs_it_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from engine.inject import recap_path
-    from tui.cli import hook
+    from chunkscope.engine.inject.recaps import recap_path
+    from chunkscope.tui.cli import hook
 
     monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)

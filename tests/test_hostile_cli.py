@@ -22,14 +22,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.collapse import collapse_messages
-from engine.errors import NotText, ParseError, SourceError
-from engine.parse import load
-from engine.readers import UnsupportedFormat
-from engine.split import chunk_turns, compact_chunks
+from chunkscope.engine.chunk.split import chunk_turns, compact_chunks
+from chunkscope.engine.errors import NotText, ParseError, SourceError
+from chunkscope.engine.read.formats import UnsupportedFormat
+from chunkscope.engine.read.parse import load
+from chunkscope.engine.recap.collapse import collapse_messages
+from chunkscope.tui.cli import main
 from tests.hostile.make_corpus import CASES, make_corpus
 from tests.hostile.proc import Result, check_outcome, one_error_line, run_cli
-from tui.cli import main
 
 COMMANDS: dict[str, list[str]] = {
     "chunk": ["chunk", "--format", "json"],
@@ -406,7 +406,7 @@ def test_json_ish_lines_never_crash_the_parser(
 
 
 def test_token_counts_of_more_texts_than_the_cache_holds_are_encoded_once() -> None:
-    from engine.tokens import TokenCounter
+    from chunkscope.engine.tokens import TokenCounter
 
     counter = TokenCounter(cache_size=16)
     if not counter.exact:
@@ -432,7 +432,7 @@ def test_token_counts_of_more_texts_than_the_cache_holds_are_encoded_once() -> N
 def test_lexical_vectors_do_not_depend_on_the_block_size(monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
-    from engine.embed import lexical
+    from chunkscope.engine.embed import lexical
 
     texts = [f"cache vector {i % 5} merge the sqlite {i % 3} step {i}" for i in range(50)]
     texts[7] = ""

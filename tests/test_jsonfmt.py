@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.jsonfmt import COMPILE_MIN, _ListWriter, indented_json, json_pieces
+from chunkscope.engine.jsonfmt import COMPILE_MIN, _ListWriter, indented_json, json_pieces
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
 values = st.recursive(

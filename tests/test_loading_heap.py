@@ -6,7 +6,7 @@ import gc
 import threading
 from pathlib import Path
 
-from tui.workbench.loader import loading_heap
+from chunkscope.tui.workbench.loader import loading_heap
 
 
 class Node:
@@ -82,8 +82,8 @@ def test_a_used_pipeline_is_freed_without_the_collector(tmp_path, monkeypatch) -
     e.g. a warning callback bound to the pipeline itself)."""
     import weakref
 
-    from engine.pipeline import Pipeline, PipelineParams
-    from tui.workbench.runs import Derived, build_view
+    from chunkscope.engine.pipeline import Pipeline, PipelineParams
+    from chunkscope.tui.workbench.runs import Derived, build_view
 
     monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path / "cache"))
     log = Path(__file__).resolve().parents[1] / "sample_logs" / "cache_refactor.jsonl"
@@ -106,7 +106,7 @@ def test_a_used_pipeline_is_freed_without_the_collector(tmp_path, monkeypatch) -
 def test_gc_paused_in_other_threads_cannot_leave_the_collector_off() -> None:
     """Pauses are counted across threads: a load and slider re-runs that overlap in any
     order leave the collector on once all of them are done."""
-    from engine.model import gc_paused
+    from chunkscope.engine.model import gc_paused
 
     stop = threading.Event()
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.model import Turn
-from engine.parse import load, load_markdown, parse_turns_md
+from chunkscope.engine.model import Turn
+from chunkscope.engine.read.parse import load, load_markdown, parse_turns_md
 
 MTIME = 1_770_000_000  # a fixed mtime, set with os.utime
 
@@ -311,7 +311,7 @@ def test_whole_file_read_gives_the_lines_of_the_line_reader(
     """A plain UTF-8 file is read and decoded at once; its lines (BOM, CR, last line
     break) and so its sections are those of the line-by-line reader, and a file that is
     not UTF-8 is left to that reader (which reports the bad line)."""
-    from engine import source as src
+    from chunkscope.engine.read import source as src
 
     data = sep.join(body) + (sep if tail and body else b"")
     f = tmp_path / "doc.md"

@@ -1,4 +1,4 @@
-"""Tests of the merge loop (engine/merge.py) against the seed's algorithm.
+"""Tests of the merge loop (engine/segment/merge.py) against the seed's algorithm.
 
 The literal reference below is the seed loop written step by step (one Chunk per
 merge, ``len(text)`` checks, a numpy running mean per group); it uses the
@@ -23,7 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.merge import (
+from chunkscope.engine.model import Chunk, Turn
+from chunkscope.engine.segment.merge import (
     Cut,
     MergeParams,
     MergeResult,
@@ -32,7 +33,6 @@ from engine.merge import (
     merge,
     merge_chunks,
 )
-from engine.model import Chunk, Turn
 
 FloatArray = npt.NDArray[np.float64]
 PREFIX = len("user: ")
@@ -488,7 +488,7 @@ def test_input_errors() -> None:
 
 def test_engine_merge_imports_no_terminal_library() -> None:
     code = (
-        "import sys, engine.merge; "
+        "import sys, chunkscope.engine.segment.merge; "
         "print(sorted(m for m in ('textual', 'rich', 'tui') if m in sys.modules))"
     )
     root = Path(__file__).resolve().parents[1]
@@ -669,7 +669,7 @@ def test_float32_input_read_in_blocks_is_bit_identical(
     """The first pass reads a float32 input a block of rows at a time (never a whole
     float64 copy); with blocks of one or a few rows, shared by several threads
     (every pass large enough to be shared), the result must not change."""
-    import engine.merge as merge_module
+    import chunkscope.engine.segment.merge as merge_module
 
     rng = np.random.default_rng(7)
     n, dims = 600, 5
@@ -698,7 +698,7 @@ def test_threads_share_the_work_and_change_nothing(
 ) -> None:
     """Every pass shared by 2-4 threads (blocks of one row up to the default) gives the
     literal loop's spans, thresholds and vectors, bit for bit."""
-    import engine.merge as merge_module
+    import chunkscope.engine.segment.merge as merge_module
 
     chunks, emb, cap = data
     saved = merge_module._PARALLEL_MIN_BYTES, merge_module._BLOCK_BYTES

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from engine.parallel import MAX_THREADS, default_threads, run_shared
+from chunkscope.engine.parallel import MAX_THREADS, default_threads, run_shared
 
 
 def test_every_task_runs_once_with_its_threads_state() -> None:

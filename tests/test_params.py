@@ -1,4 +1,4 @@
-"""Knobs declared once (`engine.params`) and layered once (`engine.tuning.layer`)."""
+"""Knobs declared once (`engine.params`) and layered once (`engine.config.tuning.layer`)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.merge import MergeParams
-from engine.params import Knob, SliderSpec, knobs
-from engine.settings import Profile
-from engine.strategies import STRATEGIES, param_specs
-from engine.tuning import PROFILE_KNOBS, Tuning, layer
+from chunkscope.engine.chunk.strategies import STRATEGIES, param_specs
+from chunkscope.engine.config.settings import Profile
+from chunkscope.engine.config.tuning import PROFILE_KNOBS, Tuning, layer
+from chunkscope.engine.params import Knob, SliderSpec, knobs
+from chunkscope.engine.segment.merge import MergeParams
 
 ALL = list(PROFILE_KNOBS.values()) + [k for name in STRATEGIES for k in param_specs(name)]
 
@@ -116,7 +116,7 @@ def test_a_new_knob_is_a_declaration() -> None:
     """A parameters class with `knob()` fields gets flags, ranges and a slider from them."""
     from dataclasses import dataclass
 
-    from engine.params import check_fields, knob
+    from chunkscope.engine.params import check_fields, knob
 
     @dataclass(frozen=True)
     class Extra:

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from engine.errors import ParseError, SourceError
-from engine.parse import Problem, detect_format, load, load_jsonl, parse_turns
+from chunkscope.engine.errors import ParseError, SourceError
+from chunkscope.engine.read.parse import Problem, detect_format, load, load_jsonl, parse_turns
 
 TS = "2026-02-13T11:25:17"
 T0 = datetime(2026, 2, 13, 11, 25, 17)

@@ -1,4 +1,5 @@
-"""Partial marks (`engine.gold`, `engine.evaluate`): a gold file that names only some
+"""Partial marks (`engine.evaluate.gold`, `engine.evaluate.measure`): a gold file that names only
+some
 topic starts is scored over the stretch it covers, and `tune` ranks settings by
 finding the starts first (F1 over the stretch), then Pk."""
 
@@ -12,7 +13,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.evaluate import (
+from chunkscope.engine.config.tuning import Tuning
+from chunkscope.engine.evaluate.gold import (
+    GoldError,
+    dumps_gold,
+    load_file_marks,
+    load_marks,
+    marks_path,
+    parse_gold_file,
+    save_marks,
+)
+from chunkscope.engine.evaluate.measure import (
     TUNE_GRIDS,
     Case,
     Tuned,
@@ -23,17 +34,7 @@ from engine.evaluate import (
     tune,
     tuning_segmenter,
 )
-from engine.gold import (
-    GoldError,
-    dumps_gold,
-    load_file_marks,
-    load_marks,
-    marks_path,
-    parse_gold_file,
-    save_marks,
-)
-from engine.pipeline import Pipeline, PipelineParams
-from engine.tuning import Tuning
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
 
 # --------------------------------------------------------------------------- the format
 
@@ -247,7 +248,7 @@ def test_tuned_on_two_partial_marks_the_setting_finds_them_and_the_other_topics(
 def test_eval_json_reports_the_same_keys_over_the_marked_stretch(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
 ) -> None:
-    from tui.cli import main
+    from chunkscope.tui.cli import main
 
     log = tmp_path / "session.jsonl"
     gold = _session(log, 3)
@@ -282,7 +283,7 @@ def test_eval_json_reports_the_same_keys_over_the_marked_stretch(
 def test_tune_ranks_by_f1_over_the_stretch_then_pk(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
 ) -> None:
-    from tui.cli import main
+    from chunkscope.tui.cli import main
 
     log = tmp_path / "session.jsonl"
     gold = _session(log, 3)
@@ -305,7 +306,7 @@ def test_tune_ranks_by_f1_over_the_stretch_then_pk(
 def test_a_bad_partial_flag_is_one_line_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
 ) -> None:
-    from tui.cli import main
+    from chunkscope.tui.cli import main
 
     log = tmp_path / "session.jsonl"
     _session(log, 0)
@@ -318,8 +319,8 @@ def test_a_bad_partial_flag_is_one_line_and_exit_2(
 
 
 def test_settings_that_score_the_same_rank_by_how_near_they_are_to_the_settings_in_force() -> None:
-    from engine.model import Chunk, Turn, join_chunks
-    from engine.tuning import setting_distance
+    from chunkscope.engine.config.tuning import setting_distance
+    from chunkscope.engine.model import Chunk, Turn, join_chunks
 
     chunks = [Chunk([Turn(None, "You", f"turn {i}", i, i - 1)]) for i in range(1, 41)]
     case = Case(chunks, None, [1, 11, 21], np.full(40, 50, dtype=np.int64), partial=True)
@@ -348,8 +349,8 @@ def test_sweep_scores_each_value_over_the_marked_stretch(
 ) -> None:
     from dataclasses import replace
 
-    from engine.segment import TopicParams
-    from tui.cli import main
+    from chunkscope.engine.segment.segmenter import TopicParams
+    from chunkscope.tui.cli import main
 
     log = tmp_path / "session.jsonl"
     gold = _session(log, 0)
@@ -374,7 +375,7 @@ def test_sweep_scores_each_value_over_the_marked_stretch(
 def test_the_report_scores_a_partial_gold_over_its_stretch(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
 ) -> None:
-    from tui.cli import main
+    from chunkscope.tui.cli import main
 
     log = tmp_path / "session.jsonl"
     gold = _session(log, 3)

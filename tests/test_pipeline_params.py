@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.merge import MergeParams
-from engine.pipeline import STAGE_INPUTS, Pipeline, PipelineParams
+from chunkscope.engine.pipeline import STAGE_INPUTS, Pipeline, PipelineParams
+from chunkscope.engine.segment.merge import MergeParams
 
 LOG = Path(__file__).resolve().parents[1] / "sample_logs" / "cache_refactor.jsonl"
 

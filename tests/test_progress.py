@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.collapse import collapse_messages
-from engine.model import PROGRESS_EVERY, chunks_from_spans, with_progress
-from engine.parse import PROGRESS_LINES, load
-from engine.pipeline import Pipeline, PipelineParams
-from engine.split import chunk_turns, compact_spans
+from chunkscope.engine.chunk.split import chunk_turns, compact_spans
+from chunkscope.engine.model import PROGRESS_EVERY, chunks_from_spans, with_progress
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
+from chunkscope.engine.read.parse import PROGRESS_LINES, load
+from chunkscope.engine.recap.collapse import collapse_messages
 
 
 class Stop(Exception):
@@ -87,7 +87,7 @@ def test_markdown_parse_reports_too(tmp_path: Path) -> None:
 
 
 def test_raising_from_progress_stops_the_parse_early(big_log: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import engine.parse as parse
+    import chunkscope.engine.read.parse as parse
 
     decoded: list[int] = []
     real = parse.decode_message
@@ -174,8 +174,8 @@ def test_with_progress_yields_everything_and_counts_to_the_total(
 
 @pytest.mark.parametrize("name", ["sliding-window", "boundary", "markdown", "episodic"])
 def test_strategies_report_progress_and_stop_when_it_raises(small_log: Path, name: str) -> None:
-    from engine.strategies import run_strategy
-    from engine.tokens import get_counter
+    from chunkscope.engine.chunk.strategies import run_strategy
+    from chunkscope.engine.tokens import get_counter
 
     turns = load(small_log).turns
     counter = get_counter()

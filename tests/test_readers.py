@@ -1,4 +1,4 @@
-"""Input formats (`engine.readers`): each format sniffed and read, tool calls collapsed,
+"""Input formats (`engine.read.formats`): each format sniffed and read, tool calls collapsed,
 nothing encrypted shown, rewinds and duplicates handled, hostile input reported."""
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.collapse import collapse_messages
-from engine.errors import ParseError, SourceError
-from engine.parse import load
-from engine.readers import READERS, UnsupportedFormat, list_input_formats, sniff
-from engine.readers.folders import latest, list_sessions, sessions_in
+from chunkscope.engine.errors import ParseError, SourceError
+from chunkscope.engine.read.formats import READERS, UnsupportedFormat, list_input_formats, sniff
+from chunkscope.engine.read.formats.folders import latest, list_sessions, sessions_in
+from chunkscope.engine.read.parse import load
+from chunkscope.engine.recap.collapse import collapse_messages
+from chunkscope.tui.cli import main
 from tests.data.make_reader_fixtures import (
     ANSWER,
     CACHE_PY,
@@ -26,7 +27,6 @@ from tests.data.make_reader_fixtures import (
     claude_records,
     make_fixtures,
 )
-from tui.cli import main
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +111,7 @@ def test_claude_code_rewind_subagents_and_notes(fx: dict[str, Path]) -> None:
 
 
 def test_claude_code_without_subagents(fx: dict[str, Path]) -> None:
-    from engine.readers import ReadOptions, read
+    from chunkscope.engine.read.formats import ReadOptions, read
 
     source = read(fx["claude-code"], options=ReadOptions(subagents=False))
     assert "Subagent" not in {t.role for t in source.turns}
@@ -709,7 +709,7 @@ def test_aider_message_echo_is_not_a_second_copy(tmp_path: Path) -> None:
 def test_calls_beside_text_show_after_it_but_parse_turns_keeps_the_reference(
     tmp_path: Path,
 ) -> None:
-    from engine.parse import parse_turns
+    from chunkscope.engine.read.parse import parse_turns
 
     call = {"id": "c1", "type": "function", "function": {"name": "run", "arguments": "{}"}}
     path = _write(
@@ -751,7 +751,7 @@ def test_a_gemini_cli_checkpoint_reads_its_parts(tmp_path: Path) -> None:
 
 
 def test_every_example_file_is_of_its_format() -> None:
-    from engine.readers import _ROOT, EXAMPLE_FILES
+    from chunkscope.engine.read.formats import _ROOT, EXAMPLE_FILES
 
     listed = list_input_formats()
     for name, example in EXAMPLE_FILES.items():

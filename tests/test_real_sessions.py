@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from engine.parse import load
-from engine.readers import sniff
-from engine.source import Source
-from engine.split import chunk_turns, compact_chunks
+from chunkscope.engine.chunk.split import chunk_turns, compact_chunks
+from chunkscope.engine.read.formats import sniff
+from chunkscope.engine.read.parse import load
+from chunkscope.engine.read.source import Source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HELDOUT = FIXTURES / "heldout"

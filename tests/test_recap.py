@@ -15,9 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.merge import MergeParams
-from engine.pipeline import Pipeline, PipelineParams, SummarizerSpec
-from engine.recap import (
+from chunkscope.engine.pipeline import Pipeline, PipelineParams, SummarizerSpec
+from chunkscope.engine.recap.core import (
     Candidate,
     action_weights,
     centrality_scores,
@@ -30,8 +29,9 @@ from engine.recap import (
     save_recap,
     select,
 )
-from engine.summarize import LLMSummarizer, Summary
-from engine.tokens import get_counter
+from chunkscope.engine.segment.merge import MergeParams
+from chunkscope.engine.summarize import LLMSummarizer, Summary
+from chunkscope.engine.tokens import get_counter
 from tests.fakeserver import FakeOpenAIServer
 
 COUNTER = get_counter()
@@ -523,7 +523,7 @@ def test_pipeline_set_summarizer(log: Path, chat_server: FakeOpenAIServer) -> No
 def test_a_summary_repeating_a_long_sentence_said_earlier_loses_it() -> None:
     """A sentence that holds a long sentence said already (by the sections or by a
     candidate ahead in priority) is taken out; a short one inside a longer one is not."""
-    from engine.recap import _deduped
+    from chunkscope.engine.recap.core import _deduped
 
     said = "The cache now persists embeddings in SQLite across restarts"
     texts = [

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tui.cli import main
+from chunkscope.tui.cli import main
 
 if TYPE_CHECKING:
-    from tui.cli.recap import RecapRun
+    from chunkscope.tui.cli.recap import RecapRun
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
@@ -126,7 +126,7 @@ def test_seed_mode_gold_and_budget(isolated: Path, capsys: pytest.CaptureFixture
     code, html = report(isolated, capsys, *argv)
     assert code == 0
     page = assert_self_contained(html)
-    from engine.evaluate import chunk_starts, line_weights, score
+    from chunkscope.engine.evaluate.measure import chunk_starts, line_weights, score
 
     merged = _run(*argv).merged  # the report's run: tool calls collapsed, as in a recap
     starts = chunk_starts(merged.chunks)
@@ -220,8 +220,8 @@ def test_selection_sections_and_topics_are_rendered(
     groups its chunks into topics is shown by topic."""
     import numpy as np
 
-    from engine.merge import MergeResult
-    from tui.report import gather, render_html
+    from chunkscope.engine.segment.merge import MergeResult
+    from chunkscope.tui.report import gather, render_html
 
     run = _run(str(SAMPLE))
     merged: Any = run.merged
@@ -291,7 +291,7 @@ def test_the_command_the_page_shows_makes_the_same_page(
 
 
 def test_many_cuts_are_ticks_under_the_curves() -> None:
-    from tui.report import DENSE_CUTS, Curve, Plot, render_svg
+    from chunkscope.tui.report import DENSE_CUTS, Curve, Plot, render_svg
 
     curve = Curve("similarity", [float(x) for x in range(100)], [0.1] * 100, 0.2, "t")
     few = Plot(100, [curve], [(10.0, "threshold", "a"), (50.0, "size_cap", "<b>")], [])
@@ -309,9 +309,9 @@ def test_many_cuts_are_ticks_under_the_curves() -> None:
 
 def _run(*argv: str) -> RecapRun:
     """The run `chunkscope report ARGV` makes."""
-    from tui.cli.common import Parser
-    from tui.cli.recap import run_recap
-    from tui.cli.report import add_report_parser
+    from chunkscope.tui.cli.common import Parser
+    from chunkscope.tui.cli.recap import run_recap
+    from chunkscope.tui.cli.report import add_report_parser
 
     parser = Parser(prog="chunkscope")
     add_report_parser(parser.add_subparsers())
@@ -320,7 +320,7 @@ def _run(*argv: str) -> RecapRun:
 
 def test_the_report_module_imports_no_ui() -> None:
     code = (
-        "import sys, tui.report\n"
+        "import sys, chunkscope.tui.report\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]\n"
         "assert not bad, bad\n"
     )
@@ -329,8 +329,8 @@ def test_the_report_module_imports_no_ui() -> None:
 
 async def test_the_workbench_exports_the_run_it_shows(isolated: Path) -> None:
     """`e` → report writes the run on screen, the file's topic marks as its gold."""
+    from chunkscope.tui.screens.prompt import PromptScreen
     from tests.pilot import SIZE, make_app, settled, until
-    from tui.screens.prompt import PromptScreen
 
     app = make_app(budget=300)
     async with app.run_test(size=SIZE) as pilot:

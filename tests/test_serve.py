@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.cli import main
+from chunkscope.tui.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
@@ -65,7 +65,7 @@ def serving(*argv: str, env: dict[str, str] | None = None) -> Iterator[tuple[str
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"chunkscope-serve-{port}.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tui.cli", "serve", *argv, "--port", str(port)],
+            [sys.executable, "-m", "chunkscope.tui.cli", "serve", *argv, "--port", str(port)],
             stdout=out,
             stderr=subprocess.STDOUT,
             env=env,
@@ -159,13 +159,13 @@ def test_each_tab_runs_the_workbench_on_the_file_with_its_options() -> None:
     import argparse
     import shlex
 
-    from tui.cli.serve import app_command
+    from chunkscope.tui.cli.serve import app_command
 
     args = argparse.Namespace(file="-odd name.jsonl", theme="chunkscope-light", profile=None)
     argv = shlex.split(app_command(args))
     assert argv[1:] == [
         "-m",
-        "tui.cli",
+        "chunkscope.tui.cli",
         "tui",
         "--confine",
         os.path.realpath(args.file),
@@ -203,7 +203,7 @@ def test_a_port_in_use_is_one_line() -> None:
         s.listen()
         port = s.getsockname()[1]
         done = subprocess.run(
-            [sys.executable, "-m", "tui.cli", "serve", str(SAMPLE), "--port", str(port)],
+            [sys.executable, "-m", "chunkscope.tui.cli", "serve", str(SAMPLE), "--port", str(port)],
             capture_output=True,
             text=True,
             timeout=60,
@@ -221,7 +221,7 @@ def test_every_request_and_the_websocket_need_the_random_token() -> None:
     env = {k: v for k, v in os.environ.items() if k != "CHUNKSCOPE_SERVE_TOKEN"}
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "serve", str(SAMPLE), "--port", str(port)],
+        [sys.executable, "-m", "chunkscope.tui.cli", "serve", str(SAMPLE), "--port", str(port)],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -269,8 +269,8 @@ def test_every_request_and_the_websocket_need_the_random_token() -> None:
 
 
 def test_within_keeps_every_path_to_the_folder_or_file_served(tmp_path: Path) -> None:
-    from engine.errors import SourceError
-    from engine.paths import within
+    from chunkscope.engine.errors import SourceError
+    from chunkscope.engine.paths import within
 
     shown = tmp_path / "shown"
     (shown / "sub").mkdir(parents=True)

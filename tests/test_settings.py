@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import ChunkscopeError
-from engine.merge import MergeParams
-from engine.settings import (
+from chunkscope.engine.config.settings import (
     EmbedderSettings,
     Profile,
     Settings,
@@ -26,6 +24,8 @@ from engine.settings import (
     save_profile,
     save_settings,
 )
+from chunkscope.engine.errors import ChunkscopeError
+from chunkscope.engine.segment.merge import MergeParams
 
 SECRET = "sk-test-5ecret-Key-0123456789"
 
@@ -277,7 +277,7 @@ def test_with_environment_fills_only_what_is_unset() -> None:
 def test_a_profile_of_an_older_version_still_loads(config_dir: Path) -> None:
     """`topic_max_chars` (the topic mode's own cap before the one size cap of both
     modes) is in every profile saved before: it is dropped, not refused."""
-    from engine.settings import config_path
+    from chunkscope.engine.config.settings import config_path
 
     path = config_path()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.settings import (
+from chunkscope.engine.config.settings import (
     Profile,
     Settings,
     config_path,

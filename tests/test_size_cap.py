@@ -1,5 +1,6 @@
 """The one size cap of both merge modes: topics, then merged chunks that fit it
-(`engine.segment.segment`, `engine.segment.fit_cap`, `engine.merge.merge`)."""
+(`engine.segment.segmenter.segment`, `engine.segment.segmenter.fit_cap`,
+`engine.segment.merge.merge`)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.merge import MergeParams, merge
-from engine.model import Chunk, Turn
-from engine.pipeline import Pipeline, PipelineParams
-from engine.segment import (
+from chunkscope.engine.model import Chunk, Turn
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
+from chunkscope.engine.segment.merge import MergeParams, merge
+from chunkscope.engine.segment.segmenter import (
     FENCED_RANK,
     HEADING_ONLY_RANK,
     HEADING_RANK,

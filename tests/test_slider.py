@@ -8,7 +8,7 @@ from textual.color import Color
 from textual.events import MouseScrollDown, MouseScrollUp
 from textual.pilot import Pilot
 
-from tui.widgets import Slider
+from chunkscope.tui.widgets import Slider
 
 
 class SliderApp(App[None]):
@@ -372,9 +372,9 @@ async def test_a_size_cap_steps_visibly_and_big_steps_come_back() -> None:
     steps down each move the knob, and eight big steps down then eight up come back to
     8192 (equal steps of 256 moved the knob less than a cell, and a big step of 2048
     stopped at the minimum on its way down)."""
-    from engine.merge import MergeParams
-    from engine.params import knob_map
-    from tui.widgets.slider import knob_slider
+    from chunkscope.engine.params import knob_map
+    from chunkscope.engine.segment.merge import MergeParams
+    from chunkscope.tui.widgets.slider import knob_slider
 
     k = knob_map(MergeParams)["max_chunk_chars"]
     app = SliderApp(knob_slider(k, k.default, label_width=11, value_width=6, id="s"))

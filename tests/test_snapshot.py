@@ -1,4 +1,4 @@
-"""Cut snapshots (`engine.snapshot`): ``--snapshot`` / ``--check`` on chunk and recap."""
+"""Cut snapshots (`engine.evaluate.snapshot`): ``--snapshot`` / ``--check`` on chunk and recap."""
 
 from __future__ import annotations
 
@@ -10,9 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.model import Chunk, Turn, join_chunks
-from engine.snapshot import Cut, SnapshotError, cuts_of, moved, read_snapshot, write_snapshot
-from tui.cli import main
+from chunkscope.engine.evaluate.snapshot import (
+    Cut,
+    SnapshotError,
+    cuts_of,
+    moved,
+    read_snapshot,
+    write_snapshot,
+)
+from chunkscope.engine.model import Chunk, Turn, join_chunks
+from chunkscope.tui.cli import main
 
 WORDS = {
     "cache": "sqlite cache eviction vectors rows table schema migration lru expiry",

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.model import Chunk, Turn
-from engine.parse import load_jsonl
-from engine.split import chunk_turns, compact_chunks, compact_spans
+from chunkscope.engine.chunk.split import chunk_turns, compact_chunks, compact_spans
+from chunkscope.engine.model import Chunk, Turn
+from chunkscope.engine.read.parse import load_jsonl
 
 T1 = datetime(2026, 2, 13, 11, 25, 17)
 T2 = datetime(2026, 2, 13, 12, 0, 5)

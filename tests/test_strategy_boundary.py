@@ -7,9 +7,9 @@ from datetime import datetime, timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.model import Turn
-from engine.strategies import get_strategy
-from engine.tokens import get_counter
+from chunkscope.engine.chunk.strategies import get_strategy
+from chunkscope.engine.model import Turn
+from chunkscope.engine.tokens import get_counter
 
 COUNTER = get_counter()
 T0 = datetime(2025, 3, 1, 9, 0)

@@ -9,10 +9,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.model import Turn
-from engine.strategies import get_strategy
-from engine.strategies.episodic import format_messages, parse_boundary_reply
-from engine.tokens import get_counter
+from chunkscope.engine.chunk.strategies import get_strategy
+from chunkscope.engine.chunk.strategies.episodic import format_messages, parse_boundary_reply
+from chunkscope.engine.model import Turn
+from chunkscope.engine.tokens import get_counter
 from tests.fakeserver import FakeOpenAIServer, Fault
 
 COUNTER = get_counter()

@@ -8,10 +8,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.pipeline import Pipeline, PipelineParams
-from engine.strategies import get_strategy, params_key
-from engine.strategies.markdown import enrichment_header, scan
-from engine.tokens import get_counter
+from chunkscope.engine.chunk.strategies import get_strategy, params_key
+from chunkscope.engine.chunk.strategies.markdown import enrichment_header, scan
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
+from chunkscope.engine.tokens import get_counter
 
 COUNTER = get_counter()
 WORDS = ["alpha", "beta", "gamma", "delta", "fence", "token", "chunk", "été", "naïve😀🎉", "中文字"]
@@ -216,7 +216,7 @@ def test_pipeline_markdown_file_keeps_lines(tmp_path: Path) -> None:
 @settings(max_examples=100, deadline=None)
 @given(st.text(alphabet="ab\n\r é", max_size=60))
 def test_line_starts_are_where_each_line_begins(text: str) -> None:
-    from engine.strategies.markdown import _line_starts
+    from chunkscope.engine.chunk.strategies.markdown import _line_starts
 
     starts = _line_starts(text)
     assert starts == [0, *(i + 1 for i, ch in enumerate(text) if ch == "\n")]

@@ -9,12 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.merge import MergeParams
-from engine.model import Chunk, Turn
-from engine.parse import load
-from engine.pipeline import Pipeline, PipelineParams
-from engine.split import chunk_turns, compact_chunks
-from engine.strategies import (
+from chunkscope.engine.chunk.split import chunk_turns, compact_chunks
+from chunkscope.engine.chunk.strategies import (
     DEFAULT_STRATEGY,
     STRATEGIES,
     get_strategy,
@@ -22,9 +18,13 @@ from engine.strategies import (
     param_specs,
     params_key,
 )
-from engine.strategies.dedup import find_duplicates
-from engine.tokens import get_counter
-from tui.cli import main
+from chunkscope.engine.chunk.strategies.dedup import find_duplicates
+from chunkscope.engine.model import Chunk, Turn
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
+from chunkscope.engine.read.parse import load
+from chunkscope.engine.segment.merge import MergeParams
+from chunkscope.engine.tokens import get_counter
+from chunkscope.tui.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_logs"
@@ -202,7 +202,7 @@ def test_cli_flags_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_list_strategies_and_engine_stays_headless() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "chunk", "--list-strategies"],
+        [sys.executable, "-m", "chunkscope.tui.cli", "chunk", "--list-strategies"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -210,7 +210,7 @@ def test_list_strategies_and_engine_stays_headless() -> None:
     ).stdout
     assert "markdown: " in out and "--no-preserve-boundaries" in out
     code = (
-        "import sys, engine.strategies, engine.strategies.dedup;"
+        "import sys, chunkscope.engine.chunk.strategies, chunkscope.engine.chunk.strategies.dedup;"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'tui')];"
         "print(bad); sys.exit(1 if bad else 0)"
     )

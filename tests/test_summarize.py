@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.embed.cache import EmbeddingCache
-from engine.model import Chunk, Turn
-from engine.summarize import (
+from chunkscope.engine.embed.cache import EmbeddingCache
+from chunkscope.engine.model import Chunk, Turn
+from chunkscope.engine.summarize import (
     MAX_SENTENCE_CHARS,
     SYSTEM_PROMPT,
     ExtractiveSummarizer,
@@ -477,20 +477,20 @@ def test_extractive_prefers_the_agents_sentences_to_the_users() -> None:
 
 
 def test_narration_and_filler_are_passed_over() -> None:
-    from engine.summarize.extractive import is_narration
+    from chunkscope.engine.summarize.extractive import is_narration
 
     for said in (
         "Let me check git status.",
         "Now I'll integrate the cache into the pipeline.",
         "Perfect!",
-        "Let me look at `parse_turns` in engine/parse.py:",
+        "Let me look at `parse_turns` in engine/read/parse.py:",
         "Now let me run the tests:",
     ):
         assert is_narration(said), said
     for fact in (
         "309 tests pass and dialyzer is clean.",
         "The parser drops the last line because the buffer is never flushed.",
-        "I'll keep `parse()` in engine/parse.py since three callers depend on it.",
+        "I'll keep `parse()` in engine/read/parse.py since three callers depend on it.",
     ):
         assert not is_narration(fact), fact
     text = (
@@ -507,7 +507,7 @@ def test_narration_and_filler_are_passed_over() -> None:
 
 
 def test_machine_text_is_passed_over() -> None:
-    from engine.summarize.extractive import is_markup
+    from chunkscope.engine.summarize.extractive import is_markup
 
     for said in (
         "/compact",

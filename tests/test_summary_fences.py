@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.source import FENCE
-from engine.summarize import ExtractiveSummarizer, Summary, summarize_chunks
-from engine.summarize.base import clean_summary, closed_fences, has_words
-from tui.cli import main
+from chunkscope.engine.read.source import FENCE
+from chunkscope.engine.summarize import ExtractiveSummarizer, Summary, summarize_chunks
+from chunkscope.engine.summarize.base import clean_summary, closed_fences, has_words
+from chunkscope.tui.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.color import Color, rgb_to_lab
 from textual.widgets import Static
 
-import themes
+import chunkscope.themes
 from themes import (
     BUILTIN_THEMES,
     DEFAULT_THEME,
@@ -66,7 +66,7 @@ def test_three_builtin_themes_with_the_expected_names() -> None:
 
 
 @pytest.mark.parametrize("theme", BUILTIN_THEMES, ids=lambda t: t.name)
-async def test_each_builtin_theme_registers_and_activates(theme: themes.Theme) -> None:
+async def test_each_builtin_theme_registers_and_activates(theme: chunkscope.themes.Theme) -> None:
     app = BandApp()
     async with app.run_test(size=(40, 5)) as pilot:
         app.theme = theme.name
@@ -89,7 +89,7 @@ async def test_band_variables_fall_back_under_textual_themes() -> None:
 
 
 @pytest.mark.parametrize("theme", BUILTIN_THEMES, ids=lambda t: t.name)
-def test_band_colours_are_distinct_and_visible(theme: themes.Theme) -> None:
+def test_band_colours_are_distinct_and_visible(theme: chunkscope.themes.Theme) -> None:
     bands = band_colors(theme)
     assert len(bands) == 8
     assert len({Color.parse(b).hex for b in bands}) == 8
@@ -102,7 +102,7 @@ def test_band_colours_are_distinct_and_visible(theme: themes.Theme) -> None:
 
 
 def test_band_colors_fall_back_for_a_theme_without_bands() -> None:
-    plain = themes.Theme(name="plain", primary="#123456", dark=False)
+    plain = chunkscope.themes.Theme(name="plain", primary="#123456", dark=False)
     assert band_colors(plain) == [variable_defaults(False)[f"band-{i}"] for i in range(8)]
 
 

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.model import Chunk, Turn, clock_range
-from engine.parse import load
-from engine.split import chunk_turns, compact_chunks
-from tui.cli import main
-from tui.widgets.chunk_list import short_time_range
+from chunkscope.engine.chunk.split import chunk_turns, compact_chunks
+from chunkscope.engine.model import Chunk, Turn, clock_range
+from chunkscope.engine.read.parse import load
+from chunkscope.tui.cli import main
+from chunkscope.tui.widgets.chunk_list import short_time_range
 
 HISTORY = """# aider chat started at 2024-05-01 21:49:22
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from engine.tokens import DEFAULT_ENCODING, TokenCounter, approximate_count, get_counter
+from chunkscope.engine.tokens import DEFAULT_ENCODING, TokenCounter, approximate_count, get_counter
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def test_count_many_on_threads_keeps_each_texts_count(
     monkeypatch: pytest.MonkeyPatch, oracle: tiktoken.Encoding, threads: int
 ) -> None:
     """Many texts counted in blocks on the shared threads: every count lands at its own text."""
-    import engine.tokens as tokens
+    import chunkscope.engine.tokens as tokens
 
     monkeypatch.setattr(tokens, "default_threads", lambda: threads)
     monkeypatch.setattr(tokens, "_SHARED_CHARS", 10)
@@ -212,7 +212,7 @@ def tables(isolated: Path) -> Path:
 
 
 def _fresh_load(monkeypatch: pytest.MonkeyPatch) -> TokenCounter:
-    import engine.tokens as tokens
+    import chunkscope.engine.tokens as tokens
 
     monkeypatch.setattr(tokens, "_LOADED", {})
     return TokenCounter("cl100k_base")
@@ -227,7 +227,7 @@ def _table(tables: Path) -> Path:
 def test_first_load_keeps_a_table_the_next_load_reads(
     monkeypatch: pytest.MonkeyPatch, tables: Path, oracle: tiktoken.Encoding
 ) -> None:
-    import engine.tokens as tokens
+    import chunkscope.engine.tokens as tokens
 
     assert _fresh_load(monkeypatch).exact
     table = _table(tables)
@@ -253,7 +253,7 @@ def test_a_damaged_table_is_ignored_and_rewritten(
     import hashlib
     import marshal
 
-    import engine.tokens as tokens
+    import chunkscope.engine.tokens as tokens
 
     _fresh_load(monkeypatch)
     table = _table(tables)

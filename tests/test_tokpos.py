@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.strategies import _tokpos
-from engine.strategies._tokpos import (
+from chunkscope.engine.chunk.strategies import _tokpos
+from chunkscope.engine.chunk.strategies._tokpos import (
     SEGMENTABLE,
     encode_ids,
     piece_cuts,
     token_starts_array,
 )
-from engine.tokens import get_counter
+from chunkscope.engine.tokens import get_counter
 
 COUNTER = get_counter("cl100k_base")
 ENC = COUNTER._encoding
@@ -134,9 +134,9 @@ def test_markdown_result_knows_each_chunks_own_count(tmp_path: Path) -> None:
     """The markdown strategy's result tells each chunk text's own token count (what
     encoding it alone gives); the pipeline hands them to its counter, so counting its
     chunks encodes nothing again; a bare split leaves the counter alone."""
-    from engine.pipeline import Pipeline, PipelineParams
-    from engine.strategies import get_strategy, params_key
-    from engine.tokens import TokenCounter
+    from chunkscope.engine.chunk.strategies import get_strategy, params_key
+    from chunkscope.engine.pipeline import Pipeline, PipelineParams
+    from chunkscope.engine.tokens import TokenCounter
 
     text = _markdown(80) + "".join(f"para {i} (with a tail).\n" * 30 for i in range(20))
     counter = TokenCounter("cl100k_base")

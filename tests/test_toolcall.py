@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.parse import load, parse_turns
-from engine.split import chunk_turns, compact_chunks
-from engine.toolcall import ELLIPSIS, calls_text, format_call
-from tui.cli import main
+from chunkscope.engine.chunk.split import chunk_turns, compact_chunks
+from chunkscope.engine.read.parse import load, parse_turns
+from chunkscope.engine.toolcall import ELLIPSIS, calls_text, format_call
+from chunkscope.tui.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
+from chunkscope.tui.app import ChunkscopeApp
+from chunkscope.tui.widgets.chunk_list import ChunkList
+from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
 from tests.pilot import SAMPLE, SIZE, all_idle, is_settled, make_app, until, wait_for
-from tui.app import ChunkscopeApp
-from tui.widgets.chunk_list import ChunkList
-from tui.widgets.similarity_strip import SimilarityStrip
 
 CONTROL = {chr(c) for c in range(32)} | {chr(127)} | {chr(c) for c in range(0x80, 0xA0)}
 
@@ -258,8 +258,8 @@ async def test_token_counting_does_not_hold_up_a_slider_step(
 ) -> None:
     """On a huge file the follow-up's token counts take tens of seconds: they are counted
     in batches (the lock held per batch), so a slider step waits for one batch at most."""
-    from engine.tokens import TokenCounter
-    from tui.widgets.slider import Slider
+    from chunkscope.engine.tokens import TokenCounter
+    from chunkscope.tui.widgets.slider import Slider
     from tui.workbench import runs
 
     monkeypatch.setattr(runs, "COUNT_BATCH", 5)

@@ -11,14 +11,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.evaluate import boundary_f1, chunk_starts, line_weights, match_boundaries, score
-from engine.gold import marks_path
+from chunkscope.engine.evaluate.gold import marks_path
+from chunkscope.engine.evaluate.measure import (
+    boundary_f1,
+    chunk_starts,
+    line_weights,
+    match_boundaries,
+    score,
+)
+from chunkscope.tui.app import ChunkscopeApp
+from chunkscope.tui.cli import main
+from chunkscope.tui.widgets.chunk_list import ChunkList
+from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+from chunkscope.tui.workbench.topics import topics_against_marks
 from tests.pilot import SAMPLE, SIZE, make_app, palette_listed, settled, until, wait_for
-from tui.app import ChunkscopeApp
-from tui.cli import main
-from tui.widgets.chunk_list import ChunkList
-from tui.widgets.similarity_strip import SimilarityStrip
-from tui.workbench.topics import topics_against_marks
 
 
 def _user_turns(app: ChunkscopeApp) -> list[int]:
@@ -233,7 +239,7 @@ async def test_a_says_the_marks_are_all_the_topics_and_is_saved_with_them(
 ) -> None:
     from dataclasses import replace
 
-    from tui.screens.help import HELP
+    from chunkscope.tui.screens.help import HELP
 
     log = tmp_path / "session.jsonl"
     shutil.copy(SAMPLE, log)

@@ -13,11 +13,11 @@ from typing import Any, cast
 
 import pytest
 
-from engine.inject import build_recap, load_stored, save_stored
+from chunkscope.engine.inject.recaps import build_recap, load_stored, save_stored
+from chunkscope.tui.app import ChunkscopeApp
+from chunkscope.tui.cli import main
+from chunkscope.tui.cli.review import review_options
 from tests.pilot import SIZE, until
-from tui.app import ChunkscopeApp
-from tui.cli import main
-from tui.cli.review import review_options
 
 POEMS = Path(__file__).parent / "fixtures" / "hooks_cc_curry_poems.jsonl"
 
@@ -107,7 +107,7 @@ def test_review_without_any_session_is_one_line_and_exit_2(
 
 def test_announce_gives_up_when_no_workbench_ever_mounts() -> None:
     """A review whose file never opens must not poll for the workbench forever."""
-    from tui.workbench.review import ANNOUNCE_TRIES, announce
+    from chunkscope.tui.workbench.review import ANNOUNCE_TRIES, announce
 
     class NoBench:
         workbench = None

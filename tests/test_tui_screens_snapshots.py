@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
+from chunkscope.tui.app import ChunkscopeApp, StartOptions
 from tests.pilot import ROOT, SAMPLE, settled, until, wait_for
-from tui.app import ChunkscopeApp, StartOptions
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -32,7 +32,7 @@ Step = Callable[[Any], Awaitable[None]]
 
 
 async def _settle(pilot: Any) -> None:
-    from tui.widgets.sweep_panel import SweepPanel
+    from chunkscope.tui.widgets.sweep_panel import SweepPanel
 
     app = pilot.app
     await settled(pilot, app)
@@ -150,12 +150,12 @@ def _samples_here(tmp: Path) -> Path:
 
 def _dialog(name: str, tmp: Path) -> Callable[[ChunkscopeApp], None]:
     """What opens dialog `name` over the empty workbench."""
-    from tui.screens.choose import ChooseScreen
-    from tui.screens.confirm import ConfirmScreen
-    from tui.screens.help import HelpScreen
-    from tui.screens.loading import LoadingScreen
-    from tui.screens.open_file import OpenFileScreen
-    from tui.screens.prompt import PromptScreen
+    from chunkscope.tui.screens.choose import ChooseScreen
+    from chunkscope.tui.screens.confirm import ConfirmScreen
+    from chunkscope.tui.screens.help import HelpScreen
+    from chunkscope.tui.screens.loading import LoadingScreen
+    from chunkscope.tui.screens.open_file import OpenFileScreen
+    from chunkscope.tui.screens.prompt import PromptScreen
 
     def picker(app: ChunkscopeApp) -> None:
         app.push_screen(OpenFileScreen(_samples_here(tmp)))
@@ -212,7 +212,7 @@ def test_dialog(
     async def run(pilot: Any) -> None:
         from textual.widgets import DirectoryTree, Input
 
-        from tui.screens.open_file import OpenFileScreen
+        from chunkscope.tui.screens.open_file import OpenFileScreen
 
         await pilot.pause()
         under = pilot.app.screen
@@ -244,7 +244,7 @@ async def _tuned(pilot: Any) -> None:
     """`A` on the sample log with two topic marks, once the search has listed its best."""
     from dataclasses import replace
 
-    from tui.screens.tune import TuneScreen
+    from chunkscope.tui.screens.tune import TuneScreen
 
     app = pilot.app
     await _settle(pilot)
@@ -281,8 +281,8 @@ def _review_app(tmp: Path, monkeypatch: pytest.MonkeyPatch, theme: str) -> Chunk
     import re
     from dataclasses import replace
 
-    from engine.inject import build_recap, save_stored
-    from tui.cli.review import review_options
+    from chunkscope.engine.inject.recaps import build_recap, save_stored
+    from chunkscope.tui.cli.review import review_options
 
     monkeypatch.setenv("HOME", str(tmp / "home"))
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)

@@ -23,16 +23,16 @@ from typing import Any
 
 import pytest
 
-from engine.pipeline import Pipeline
-from engine.search import SearchParams, load_queries, score_queries
-from engine.segment import TopicParams
+from chunkscope.engine.pipeline import Pipeline
+from chunkscope.engine.search import SearchParams, load_queries, score_queries
+from chunkscope.engine.segment.segmenter import TopicParams
+from chunkscope.tui.app import ChunkscopeApp, StartOptions
+from chunkscope.tui.cli import main
+from chunkscope.tui.widgets.chunk_list import ChunkList
+from chunkscope.tui.widgets.search_panel import SearchPanel
+from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+from chunkscope.tui.widgets.slider import Slider
 from tests.pilot import ROOT, make_app, settled, until
-from tui.app import ChunkscopeApp, StartOptions
-from tui.cli import main
-from tui.widgets.chunk_list import ChunkList
-from tui.widgets.search_panel import SearchPanel
-from tui.widgets.similarity_strip import SimilarityStrip
-from tui.widgets.slider import Slider
 
 pytestmark = pytest.mark.usefixtures("isolated")
 

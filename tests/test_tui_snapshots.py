@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import pytest
 
+from chunkscope.tui.app import ChunkscopeApp, StartOptions
 from tests.pilot import SAMPLE, SIZE, settled, until, wait_for
-from tui.app import ChunkscopeApp, StartOptions
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
 
 async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
     """The run, its follow-ups and the sweep of the run drawn."""
-    from tui.widgets.sweep_panel import SweepPanel
+    from chunkscope.tui.widgets.sweep_panel import SweepPanel
 
     await settled(pilot, pilot.app)
 
@@ -51,7 +51,7 @@ def test_main_screen_light(snap_compare) -> None:  # type: ignore[no-untyped-def
 
 def test_help_screen(snap_compare) -> None:  # type: ignore[no-untyped-def]
     async def open_help(pilot) -> None:  # type: ignore[no-untyped-def]
-        from tui.screens.help import HelpScreen
+        from chunkscope.tui.screens.help import HelpScreen
 
         await pilot.pause()
         await pilot.press("question_mark")
@@ -70,8 +70,8 @@ def test_help_screen(snap_compare) -> None:  # type: ignore[no-untyped-def]
 def _marked_app(tmp_path, theme: str = "chunkscope-dark") -> ChunkscopeApp:  # type: ignore[no-untyped-def]
     """The sample log with topic marks from a gold file: two of the topic segmenter's own
     cuts (hits) and a line it does not cut at (a miss)."""
-    from engine.evaluate import chunk_starts
-    from engine.pipeline import Pipeline, PipelineParams
+    from chunkscope.engine.evaluate.measure import chunk_starts
+    from chunkscope.engine.pipeline import Pipeline, PipelineParams
 
     cuts = chunk_starts(Pipeline(SAMPLE, PipelineParams(collapse=True)).merged().chunks)
     gold = tmp_path / "sample.gold.json"

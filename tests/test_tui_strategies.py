@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from engine.pipeline import Pipeline, PipelineParams
-from engine.strategies import StrategyResult, run_strategy
+from chunkscope.engine.chunk.strategies import StrategyResult, run_strategy
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
+from chunkscope.tui.app import ChunkscopeApp
+from chunkscope.tui.commands import WorkbenchCommands
+from chunkscope.tui.widgets.chunk_list import ChunkList
+from chunkscope.tui.widgets.slider import Slider
+from chunkscope.tui.widgets.strategy_panel import StrategyPanel
 from tests.pilot import ROOT, SIZE, make_app, until
-from tui.app import ChunkscopeApp
-from tui.commands import WorkbenchCommands
-from tui.widgets.chunk_list import ChunkList
-from tui.widgets.slider import Slider
-from tui.widgets.strategy_panel import StrategyPanel
 
 LOG = ROOT / "sample_logs" / "docs_cleanup.jsonl"
 MARKDOWN = ROOT / "sample_logs" / "shell_cookbook.md"
@@ -189,9 +189,9 @@ async def test_the_seed_loop_and_the_topic_segmenter_side_by_side_with_their_own
     judged on its own (Pk in its title, a verdict on each cut)."""
     from dataclasses import replace
 
-    from engine.evaluate import chunk_starts, line_weights, score
-    from engine.merge import MergeParams
-    from engine.segment import TopicParams
+    from chunkscope.engine.evaluate.measure import chunk_starts, line_weights, score
+    from chunkscope.engine.segment.merge import MergeParams
+    from chunkscope.engine.segment.segmenter import TopicParams
 
     app = make_app(LOG)
     async with app.run_test(size=SIZE) as pilot:

@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from engine.evaluate import chunk_starts, line_weights, score
-from engine.pipeline import Pipeline, PipelineParams
-from engine.segment import TopicParams
+from chunkscope.engine.evaluate.measure import chunk_starts, line_weights, score
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
+from chunkscope.engine.segment.segmenter import TopicParams
+from chunkscope.tui.app import ChunkscopeApp
+from chunkscope.tui.screens.prompt import PromptScreen
+from chunkscope.tui.widgets.slider import Slider
+from chunkscope.tui.widgets.sweep_panel import SweepPanel
+from chunkscope.tui.workbench.sweep import on_slider_steps
 from tests.pilot import SAMPLE, SIZE, make_app, settled, until
-from tui.app import ChunkscopeApp
-from tui.screens.prompt import PromptScreen
-from tui.widgets.slider import Slider
-from tui.widgets.sweep_panel import SweepPanel
-from tui.workbench.sweep import on_slider_steps
 
 pytestmark = pytest.mark.usefixtures("isolated")
 

@@ -13,18 +13,18 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
-from engine.evaluate import sweepable_knobs
-from engine.merge import MergeParams
-from engine.pipeline import Pipeline, PipelineParams
+from chunkscope.engine.evaluate.measure import sweepable_knobs
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
+from chunkscope.engine.segment.merge import MergeParams
+from chunkscope.tui.screens.prompt import PromptScreen
+from chunkscope.tui.widgets.chunk_list import ChunkList
+from chunkscope.tui.widgets.merge_panel import MergePanel
+from chunkscope.tui.widgets.slider import Slider
+from chunkscope.tui.widgets.sweep_panel import LABEL, SweepPanel, SweepResult, sweep_text
+from chunkscope.tui.workbench.sweep import on_slider_steps, sweep_values
 from tests.pilot import SAMPLE, SIZE, make_app
 from tests.pilot import settled as pilot_settled
 from tests.pilot import until as pilot_until
-from tui.screens.prompt import PromptScreen
-from tui.widgets.chunk_list import ChunkList
-from tui.widgets.merge_panel import MergePanel
-from tui.widgets.slider import Slider
-from tui.widgets.sweep_panel import LABEL, SweepPanel, SweepResult, sweep_text
-from tui.workbench.sweep import on_slider_steps, sweep_values
 
 until = partial(pilot_until, timeout=10.0)
 settled = partial(pilot_settled, timeout=10.0)
@@ -84,7 +84,7 @@ def test_a_count_out_of_reach_stays_in_the_slider_range() -> None:
 async def test_n_in_the_seed_loop_sets_a_threshold_the_slider_keeps(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("tui.workbench.sweep.SWEEP_DELAY", 0.05)  # the pace only
+    monkeypatch.setattr("chunkscope.tui.workbench.sweep.SWEEP_DELAY", 0.05)  # the pace only
     app = make_app(mode="seed", threshold=0.35)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
@@ -129,7 +129,7 @@ async def test_n_in_the_seed_loop_sets_a_threshold_the_slider_keeps(
 async def test_keys_are_answered_while_a_sweep_runs_and_a_new_run_stops_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from engine.evaluate import tuning_merge as real
+    from chunkscope.engine.evaluate.measure import tuning_merge as real
 
     slow = threading.Event()  # set: every point of a sweep takes 50 ms more
     points: list[float] = []
@@ -145,8 +145,8 @@ async def test_keys_are_answered_while_a_sweep_runs_and_a_new_run_stops_it(
 
         return run
 
-    monkeypatch.setattr("tui.workbench.sweep.tuning_merge", paced)
-    monkeypatch.setattr("tui.workbench.sweep.SWEEP_DELAY", 0.05)
+    monkeypatch.setattr("chunkscope.tui.workbench.sweep.tuning_merge", paced)
+    monkeypatch.setattr("chunkscope.tui.workbench.sweep.SWEEP_DELAY", 0.05)
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)

@@ -22,11 +22,11 @@ import pytest
 from rich.color import Color as RichColor
 from rich.color import ColorSystem
 
+from chunkscope.tui.app import ChunkscopeApp
+from chunkscope.tui.widgets.chunk_list import ChunkList
 from tests.pilot import SAMPLE, SIZE, make_app, settled, until, wait_for
 from tests.test_first_hour import _burst
 from tests.test_tui_tune import MARKS
-from tui.app import ChunkscopeApp
-from tui.widgets.chunk_list import ChunkList
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -41,7 +41,7 @@ async def test_at_100x30_footer_burst_turn_counts_and_judged_cuts() -> None:
     from textual.widgets import Tabs
     from textual.widgets._footer import FooterKey
 
-    from tui.widgets.header_line import HeaderLine
+    from chunkscope.tui.widgets.header_line import HeaderLine
 
     app = make_app()
     async with app.run_test(size=NARROW) as pilot:
@@ -89,8 +89,8 @@ async def test_at_100x30_footer_burst_turn_counts_and_judged_cuts() -> None:
 
 
 async def test_compare_shows_the_merge_controls_only_beside_the_merged_run() -> None:
-    from tui.widgets.merge_panel import MergePanel
-    from tui.widgets.sweep_panel import SweepPanel
+    from chunkscope.tui.widgets.merge_panel import MergePanel
+    from chunkscope.tui.widgets.sweep_panel import SweepPanel
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -126,8 +126,8 @@ def _lines_of(widget: Any) -> list[str]:
 async def test_the_picker_keeps_names_whole_and_typing_goes_to_the_path() -> None:
     from textual.widgets import Input, OptionList
 
-    from tui.app import StartOptions
-    from tui.screens.open_file import OpenFileScreen
+    from chunkscope.tui.app import StartOptions
+    from chunkscope.tui.screens.open_file import OpenFileScreen
 
     app = ChunkscopeApp(StartOptions(folder=str(SAMPLE.parent), fixed_timings=True))
     async with app.run_test(size=SIZE) as pilot:
@@ -148,8 +148,8 @@ async def test_the_picker_keeps_names_whole_and_typing_goes_to_the_path() -> Non
 
 
 async def test_summary_labels_min_size_clamp_stats_and_light_borders() -> None:
-    from tui.widgets.merge_panel import MergePanel
-    from tui.widgets.slider import Slider
+    from chunkscope.tui.widgets.merge_panel import MergePanel
+    from chunkscope.tui.widgets.slider import Slider
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -246,8 +246,8 @@ async def test_an_emoji_line_keeps_the_cards_border(tmp_path: Path) -> None:
 async def test_auto_tune_says_when_no_setting_finds_the_marks(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from engine.evaluate import chunk_starts, line_weights
-    from tui.screens.tune import TuneScreen
+    from chunkscope.engine.evaluate.measure import chunk_starts, line_weights
+    from chunkscope.tui.screens.tune import TuneScreen
 
     app = make_app()
     async with app.run_test(size=NARROW) as pilot:

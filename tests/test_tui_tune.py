@@ -1,5 +1,5 @@
 """Auto-tune in the workbench (`A`, `tui.screens.tune`): the search is
-`engine.evaluate.tune` on the open file against its topic marks, and what it lists,
+`engine.evaluate.measure.tune` on the open file against its topic marks, and what it lists,
 applies and saves is what the engine gives for the same file and settings."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from textual.widgets import Label, ProgressBar
 
-from engine.evaluate import (
+from chunkscope.engine.config.tuning import Tuning
+from chunkscope.engine.evaluate.measure import (
     TUNE_GRIDS,
     Case,
     chunk_starts,
@@ -22,14 +23,13 @@ from engine.evaluate import (
     tune,
     tuning_segmenter,
 )
-from engine.pipeline import Pipeline, PipelineParams
-from engine.tuning import Tuning
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
+from chunkscope.tui.app import ChunkscopeApp
+from chunkscope.tui.screens.help import HELP
+from chunkscope.tui.screens.prompt import PromptScreen
+from chunkscope.tui.screens.tune import TuneScreen
+from chunkscope.tui.widgets.merge_panel import MergePanel
 from tests.pilot import SAMPLE, SIZE, make_app, palette_listed, until, wait_for
-from tui.app import ChunkscopeApp
-from tui.screens.help import HELP
-from tui.screens.prompt import PromptScreen
-from tui.screens.tune import TuneScreen
-from tui.widgets.merge_panel import MergePanel
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -49,7 +49,7 @@ def _pipeline(tuning: Tuning) -> Pipeline:
 
 
 def _expected(tuning: Tuning, starts: tuple[int, ...] = MARKS, partial: bool = True) -> Any:
-    """What `engine.evaluate.tune` gives on the sample and its marks (partial unless
+    """What `engine.evaluate.measure.tune` gives on the sample and its marks (partial unless
     told): the 5 best settings."""
     pipe = _pipeline(tuning)
     weights = line_weights(SAMPLE)
@@ -82,7 +82,7 @@ def _slowed(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
 
         return run
 
-    monkeypatch.setattr("tui.screens.tune.tuning_segmenter", slow)
+    monkeypatch.setattr("chunkscope.tui.screens.tune.tuning_segmenter", slow)
 
 
 async def test_the_palette_entry_without_marks_says_how_to_make_them() -> None:
@@ -177,7 +177,7 @@ async def test_enter_applies_the_highlighted_seed_setting() -> None:
 
 
 async def test_s_saves_the_highlighted_setting_as_a_profile(isolated: Path) -> None:
-    from engine.settings import get_profile
+    from chunkscope.engine.config.settings import get_profile
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -11,20 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from engine.merge import MergeParams
-from engine.pipeline import Pipeline, PipelineParams
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
+from chunkscope.engine.segment.merge import MergeParams
+from chunkscope.tui.app import ChunkscopeApp
+from chunkscope.tui.screens.confirm import ConfirmScreen
+from chunkscope.tui.screens.help import HelpScreen
+from chunkscope.tui.screens.prompt import PromptScreen
+from chunkscope.tui.widgets.chunk_list import ChunkList
+from chunkscope.tui.widgets.merge_panel import MergePanel
+from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+from chunkscope.tui.widgets.slider import Slider
+from chunkscope.tui.widgets.token_meter import TokenMeter
 from tests.pilot import ROOT, SAMPLE, SIZE, is_settled, make_app, palette_listed, wait_for
 from tests.pilot import settled as pilot_settled
 from tests.pilot import until as pilot_until
-from tui.app import ChunkscopeApp
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.help import HelpScreen
-from tui.screens.prompt import PromptScreen
-from tui.widgets.chunk_list import ChunkList
-from tui.widgets.merge_panel import MergePanel
-from tui.widgets.similarity_strip import SimilarityStrip
-from tui.widgets.slider import Slider
-from tui.widgets.token_meter import TokenMeter
 
 INJECTION = ROOT / "sample_logs" / "markup_injection.jsonl"
 
@@ -201,7 +201,7 @@ async def test_write_creates_the_file_and_asks_before_overwriting(isolated: Path
 
 
 async def test_a_profile_is_saved_and_loaded(isolated: Path) -> None:
-    from engine.settings import get_profile
+    from chunkscope.engine.config.settings import get_profile
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -229,8 +229,8 @@ async def test_a_profile_is_saved_and_loaded(isolated: Path) -> None:
 
 
 async def test_theme_switch_is_applied_and_remembered() -> None:
-    from engine.settings import load_settings
-    from themes import band_colors
+    from chunkscope.engine.config.settings import load_settings
+    from chunkscope.themes import band_colors
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -355,7 +355,7 @@ async def test_help_screen_and_summarize_all() -> None:
 
 
 def test_cli_rejects_a_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
-    from tui.cli import main
+    from chunkscope.tui.cli import main
 
     assert main(["tui", "no-such-file.jsonl"]) == 2
     assert "no such file" in capsys.readouterr().err
@@ -364,7 +364,7 @@ def test_cli_rejects_a_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
 async def test_backend_failure_is_a_notification_and_the_state_stays(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from engine.embed.base import EmbeddingError
+    from chunkscope.engine.embed.base import EmbeddingError
 
     real = Pipeline.embeddings
 
@@ -392,7 +392,7 @@ async def test_backend_failure_is_a_notification_and_the_state_stays(
 
 
 async def test_escape_cancels_a_long_load(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tui.screens.loading import LoadingScreen
+    from chunkscope.tui.screens.loading import LoadingScreen
 
     real = Pipeline.embeddings
     slow_path = isolated / "slow.jsonl"
@@ -433,8 +433,8 @@ async def test_escape_stops_a_long_parse_without_reading_the_rest(
 ) -> None:
     """Cancelling while the file is still being parsed stops the parsing thread at its
     next progress report (every 2,048 lines), not after the whole file."""
-    import engine.source as parse
-    from tui.screens.loading import LoadingScreen
+    import chunkscope.engine.read.source as parse
+    from chunkscope.tui.screens.loading import LoadingScreen
 
     lines = SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)
     big = isolated / "long.jsonl"
@@ -475,8 +475,8 @@ async def test_a_big_file_shows_its_dialog_before_parsing_starts(
 ) -> None:
     """Drawing the dialog while the parse thread holds the GIL took up to 0.5 s: a big
     file gets its dialog at once, and the load waits until it has been drawn."""
-    import tui.workbench.loader as driver
-    from tui.screens.loading import LoadingScreen
+    import chunkscope.tui.workbench.loader as driver
+    from chunkscope.tui.screens.loading import LoadingScreen
 
     big = isolated / "big.jsonl"
     big.write_text(SAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
@@ -543,7 +543,7 @@ async def test_export_merged_chunks_and_copy(
 
 
 def _cli_recap(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    from tui.cli import main
+    from chunkscope.tui.cli import main
 
     capsys.readouterr()
     assert main(["recap", *args]) == 0  # both start on the topic segmenter
@@ -591,8 +591,8 @@ async def test_T_toggles_tool_call_collapsing() -> None:
 
 
 def test_no_collapse_flag() -> None:
-    from tui.cli.common import Parser
-    from tui.cli.workbench import add_tui_parser
+    from chunkscope.tui.cli.common import Parser
+    from chunkscope.tui.cli.workbench import add_tui_parser
 
     parser = Parser()
     add_tui_parser(parser.add_subparsers())
@@ -604,7 +604,7 @@ async def test_the_merge_toggle_switches_the_segmenter_and_its_controls() -> Non
     """The workbench starts on the topic segmenter (the default of every command); the
     merge toggle switches to the seed loop and back, each with its own sliders, and a
     topic slider re-runs the topic segmentation."""
-    from tui.widgets.choice_toggle import ChoiceToggle
+    from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
 
     app = make_app(topic_chunk_chars=0)  # a chunk per topic: the depth moves the count
     async with app.run_test(size=SIZE) as pilot:
@@ -646,7 +646,7 @@ async def test_the_max_size_slider_caps_topic_chunks(tmp_path: Path) -> None:
     """In topic mode the size cap's slider shows, starts at the default (not ∞), and a
     step splits the topics into more merged chunks that fit it, without moving a topic;
     a unit over the cap is marked on its card."""
-    from engine.merge import MergeParams as MP
+    from chunkscope.engine.segment.merge import MergeParams as MP
 
     doc = tmp_path / "guide.md"
     sections = [
@@ -678,7 +678,7 @@ async def test_the_max_size_slider_caps_topic_chunks(tmp_path: Path) -> None:
             assert chunk.chars <= 4096 or (over and len(chunk.turns) == 1)
         assert sum(after.exceeds_limit) == 1  # the 7k-char paragraph, kept whole
         # the sweep follows the size cap in topic mode too: merged chunks per cap
-        from tui.widgets.sweep_panel import SweepPanel
+        from chunkscope.tui.widgets.sweep_panel import SweepPanel
 
         panel = bench.query_one(SweepPanel)
         await until(

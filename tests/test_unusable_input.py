@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from chunkscope.tui.cli import main
 from tests.hostile.proc import one_error_line
 from tests.pilot import SAMPLE, SIZE, make_app, settled, until
-from tui.cli import main
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -145,13 +145,13 @@ def test_a_message_that_only_calls_tools_shows_the_calls(
     code, out, _ = _run(capsys, "chunk", str(log))
     assert code == 0
     assert "11:25:19 Bot: read notes.md" in out
-    from engine.parse import parse_turns
+    from chunkscope.engine.read.parse import parse_turns
 
     assert parse_turns(log)[-1].text == ""  # the seed's parser keeps the reference's empty turn
 
 
 def test_keys_named_in_an_unknown_shape_error_keep_it_on_one_line(tmp_path: Path) -> None:
-    from engine.readers import UnsupportedFormat, read
+    from chunkscope.engine.read.formats import UnsupportedFormat, read
 
     lines = tmp_path / "odd.jsonl"
     lines.write_text(json.dumps({"a\nb": 1, "c\u2028d": 2}) + "\n", encoding="utf-8")

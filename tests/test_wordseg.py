@@ -1,4 +1,5 @@
-"""Documents found by their words (engine/wordseg.py), and what the segmenter makes of them."""
+"""Documents found by their words (engine/segment/wordseg.py), and what the segmenter makes of
+them."""
 
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.docstruct import MARKED, Piece, document_starts
-from engine.evaluate import chunk_starts
-from engine.merge import MergeParams
-from engine.model import Chunk, Turn
-from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
-from engine.segment import frame, segment, structure_points
-from engine.wordseg import document_words
+from chunkscope.engine.evaluate.measure import chunk_starts
+from chunkscope.engine.model import Chunk, Turn
+from chunkscope.engine.pipeline import EmbedderSpec, Pipeline, PipelineParams
+from chunkscope.engine.segment.docstruct import MARKED, Piece, document_starts
+from chunkscope.engine.segment.merge import MergeParams
+from chunkscope.engine.segment.segmenter import frame, segment, structure_points
+from chunkscope.engine.segment.wordseg import document_words
 
 #: Filler every document uses alike: it tells no document from another.
 COMMON = [

@@ -1,4 +1,5 @@
-"""Review of the word model (engine/wordseg.py) and its use in engine/segment.py."""
+"""Review of the word model (engine/segment/wordseg.py) and its use in
+engine/segment/segmenter.py."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.docstruct import opening_pattern
-from engine.model import Chunk, Turn
-from engine.segment import frame
-from engine.wordseg import DOC_PRIOR, _blocks, _words, document_words
+from chunkscope.engine.model import Chunk, Turn
+from chunkscope.engine.segment.docstruct import opening_pattern
+from chunkscope.engine.segment.segmenter import frame
+from chunkscope.engine.segment.wordseg import DOC_PRIOR, _blocks, _words, document_words
 from tests.test_wordseg import _paragraph
 
 _VOCAB = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "the", "x1"]

@@ -2,7 +2,7 @@
 
 Usage in the app::
 
-    from themes import BUILTIN_THEMES, DEFAULT_THEME, load_user_themes, variable_defaults
+    from chunkscope.themes import BUILTIN_THEMES, DEFAULT_THEME, load_user_themes, variable_defaults
 
     class Workbench(App):
         def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -40,7 +40,7 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from themes.builtin import (
+from chunkscope.themes.builtin import (
     BAND_COUNT,
     BUILTIN_THEMES,
     CHUNKSCOPE_CONTRAST,
@@ -84,7 +84,7 @@ _KNOWN_KEYS = {"name", "dark", "variables", *_COLOUR_KEYS, *_FLOAT_KEYS}
 
 def user_themes_dir() -> Path:
     """Where user theme files live: ``$CHUNKSCOPE_DATA_DIR/themes`` or the platform's."""
-    from engine.paths import data_dir
+    from chunkscope.engine.paths import data_dir
 
     return data_dir() / "themes"
 

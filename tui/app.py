@@ -27,24 +27,24 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.worker import WorkerState
 
-from engine.errors import ChunkscopeError
-from tui.commands import WorkbenchCommands
-from tui.screens.help import HelpScreen
-from tui.screens.workbench import WorkbenchScreen
-from tui.widgets.header_line import HeaderInfo
-from tui.workbench.actions import WorkbenchActions
-from tui.workbench.loader import PipelineDriver
-from tui.workbench.marks import MarksDriver
-from tui.workbench.messages import Notice
-from tui.workbench.runs import Derived
-from tui.workbench.search import SearchDriver
-from tui.workbench.state import TuningState
-from tui.workbench.strategies import StrategyDriver
-from tui.workbench.sweep import SweepDriver
+from chunkscope.engine.errors import ChunkscopeError
+from chunkscope.tui.commands import WorkbenchCommands
+from chunkscope.tui.screens.help import HelpScreen
+from chunkscope.tui.screens.workbench import WorkbenchScreen
+from chunkscope.tui.widgets.header_line import HeaderInfo
+from chunkscope.tui.workbench.actions import WorkbenchActions
+from chunkscope.tui.workbench.loader import PipelineDriver
+from chunkscope.tui.workbench.marks import MarksDriver
+from chunkscope.tui.workbench.messages import Notice
+from chunkscope.tui.workbench.runs import Derived
+from chunkscope.tui.workbench.search import SearchDriver
+from chunkscope.tui.workbench.state import TuningState
+from chunkscope.tui.workbench.strategies import StrategyDriver
+from chunkscope.tui.workbench.sweep import SweepDriver
 
 if TYPE_CHECKING:
-    from engine.pipeline import PipelineParams
-    from engine.tuning import Tuning
+    from chunkscope.engine.config.tuning import Tuning
+    from chunkscope.engine.pipeline import PipelineParams
 
 FIXED_TIMINGS_ENV = "CHUNKSCOPE_FIXED_TIMINGS"
 
@@ -66,7 +66,7 @@ class StartOptions:
     base_url: str | None = None
     profile: str | None = None
     #: Knob values given on the command line (knob name -> value): they win over the
-    #: profile, which wins over the defaults (`engine.settings.resolve_tuning`).
+    #: profile, which wins over the defaults (`engine.config.settings.resolve_tuning`).
     knobs: Mapping[str, Any] = field(default_factory=dict)
     fixed_timings: bool = False
     loading_dialog_delay: float = 0.3
@@ -98,7 +98,7 @@ def _display_path(path: str) -> str:
 def _file_date(turns: list[Any]) -> str:
     """`` · 2026-11-26``: the date of a document (its turns' timestamp, the file's
     modification time), or nothing when it has none."""
-    from engine.model import first_timestamp
+    from chunkscope.engine.model import first_timestamp
 
     stamp = first_timestamp(turns)
     return f" · {stamp:%Y-%m-%d}" if stamp is not None else ""
@@ -177,7 +177,7 @@ class ChunkscopeApp(
         self.api_keys = {"embedder": embedder.api_key, "summarizer": summarizer.api_key}
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
-        from themes import variable_defaults
+        from chunkscope.themes import variable_defaults
 
         try:
             dark = self.current_theme.dark
@@ -190,7 +190,7 @@ class ChunkscopeApp(
             self.notify(message, severity="warning", timeout=10, markup=False)
         self.push_screen(WorkbenchScreen())
         if self.options.review is not None:
-            from tui.workbench.review import announce
+            from chunkscope.tui.workbench.review import announce
 
             self.call_after_refresh(announce, self, self.options.review)
         if self.options.path:
@@ -199,7 +199,7 @@ class ChunkscopeApp(
             self.action_open_file()
 
     def _register_themes(self) -> None:
-        from themes import BUILTIN_THEMES, DEFAULT_THEME, load_user_themes
+        from chunkscope.themes import BUILTIN_THEMES, DEFAULT_THEME, load_user_themes
 
         for theme in BUILTIN_THEMES:
             self.register_theme(theme)
@@ -219,7 +219,7 @@ class ChunkscopeApp(
         self._theme_ready = True
 
     def _load_settings(self) -> Any:
-        from engine.settings import load_settings
+        from chunkscope.engine.config.settings import load_settings
 
         try:
             self.settings = load_settings()
@@ -231,7 +231,7 @@ class ChunkscopeApp(
     def _apply_tuning(self) -> None:
         """Start from the parameters the command line gives, over the profile, over the
         defaults: the same layering as `chunkscope chunk|recap` (flags win)."""
-        from engine.settings import resolve_tuning
+        from chunkscope.engine.config.settings import resolve_tuning
 
         profile = self.options.profile if self.settings is not None else None
         try:
@@ -257,7 +257,7 @@ class ChunkscopeApp(
 
     @work(thread=True, exclusive=True, group="settings", description="_save_theme")
     def _save_theme(self, theme: str) -> None:
-        from engine.settings import load_settings, save_settings
+        from chunkscope.engine.config.settings import load_settings, save_settings
 
         try:
             settings = load_settings()
@@ -292,7 +292,7 @@ class ChunkscopeApp(
         """An unexpected exception: a report in the data directory, one line kept for
         the terminal (`cmd_tui` prints it), exit status non-zero, no traceback drawn.
         Under ``run_test`` the exception is still raised to the test."""
-        from tui.crash import crash_message, write_report
+        from chunkscope.tui.crash import crash_message, write_report
 
         if self.crash is None:
             self.crash = crash_message(error, write_report(error))
@@ -306,8 +306,8 @@ class ChunkscopeApp(
     # ------------------------------------------------------------------ helpers
 
     def _params(self) -> PipelineParams:
-        from engine.pipeline import EmbedderSpec, PipelineParams, SummarizerSpec
-        from engine.tokens import DEFAULT_ENCODING
+        from chunkscope.engine.pipeline import EmbedderSpec, PipelineParams, SummarizerSpec
+        from chunkscope.engine.tokens import DEFAULT_ENCODING
 
         o = self.options
         emb = self._backend("embedder", self.embedder_name)
@@ -366,7 +366,7 @@ class ChunkscopeApp(
             self.push_screen(HelpScreen())
 
     def action_next_theme(self) -> None:
-        from themes import BUILTIN_THEMES
+        from chunkscope.themes import BUILTIN_THEMES
 
         names = [t.name for t in BUILTIN_THEMES]
         i = names.index(self.theme) if self.theme in names else -1

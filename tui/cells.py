@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from engine.textutil import strip_control
+from chunkscope.engine.textutil import strip_control
 
 #: What a terminal may or may not join into one glyph: variation selectors (text /
 #: emoji presentation), the zero-width joiner, skin-tone modifiers and tag characters.

@@ -173,8 +173,8 @@ class WorkbenchCommands(Provider):
             ("file: open…", app.action_open_file, "Open another log or markdown file"),
             ("file: help", app.action_help, "Keys and what the screen shows"),
         ]
-        from engine.strategies import STRATEGIES
-        from tui.workbench.columns import MERGE_COLUMN_HELP
+        from chunkscope.engine.chunk.strategies import STRATEGIES
+        from chunkscope.tui.workbench.columns import MERGE_COLUMN_HELP
 
         shows = {**STRATEGIES, **MERGE_COLUMN_HELP}
         for side, default in (("left", "before merge"), ("right", "merged")):
@@ -202,7 +202,7 @@ class WorkbenchCommands(Provider):
     def _bench(self, what: str) -> None:
         bench = self.app.workbench  # type: ignore[attr-defined]
         if bench is not None and what == "expand":
-            from tui.widgets.chunk_list import ChunkList
+            from chunkscope.tui.widgets.chunk_list import ChunkList
 
             bench.query_one("#merged", ChunkList).action_toggle_expand()
         elif bench is not None and what == "search":
@@ -211,7 +211,7 @@ class WorkbenchCommands(Provider):
     def _left(self, kind: str) -> None:
         bench = self.app.workbench  # type: ignore[attr-defined]
         if bench is not None:
-            from tui.widgets.choice_toggle import ChoiceToggle
+            from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
 
             bench.query_one("#left-kind", ChoiceToggle).set_value(kind, post=True)
 

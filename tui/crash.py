@@ -29,7 +29,7 @@ def _cause(error: BaseException) -> BaseException:
 
 def crash_line(error: BaseException) -> str:
     """``MarkupError: auto closing tag ...``: the error's type and first line."""
-    from engine.textutil import strip_control
+    from chunkscope.engine.textutil import strip_control
 
     error = _cause(error)
     message = " ".join(strip_control(str(error)).split())
@@ -39,9 +39,9 @@ def crash_line(error: BaseException) -> str:
 
 def write_report(error: BaseException) -> Path | None:
     """Write the full report of `error`; its path, or None when it could not be written."""
-    from engine import __version__
-    from engine.fileio import atomic_write_text
-    from engine.paths import data_dir
+    from chunkscope.engine import __version__
+    from chunkscope.engine.fileio import atomic_write_text
+    from chunkscope.engine.paths import data_dir
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     try:

@@ -34,17 +34,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine import __version__
-from engine.textutil import strip_control
+from chunkscope.engine import __version__
+from chunkscope.engine.textutil import strip_control
 
 if TYPE_CHECKING:
-    from engine.evaluate import IntArray, Scores
-    from engine.merge import MergeResult
-    from engine.pipeline import Pipeline
-    from engine.recap import Selection
-    from engine.search import Query, RetrievalScore, SearchParams
-    from engine.source import Source
-    from engine.tuning import Tuning
+    from chunkscope.engine.config.tuning import Tuning
+    from chunkscope.engine.evaluate.measure import IntArray, Scores
+    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.engine.read.source import Source
+    from chunkscope.engine.recap.core import Selection
+    from chunkscope.engine.search import Query, RetrievalScore, SearchParams
+    from chunkscope.engine.segment.merge import MergeResult
 
 #: At most this many points per curve: a long file's curve is bucketed (each bucket
 #: keeps its lowest similarity and its highest depth, so a dip that cut never vanishes).
@@ -198,10 +198,10 @@ def _preview(text: str) -> tuple[str, str]:
 
 
 def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
-    """The knobs the run's mode reads (`engine.tuning.knob_modes`): flag, value, whether
+    """The knobs the run's mode reads (`engine.config.tuning.knob_modes`): flag, value, whether
     it is the default."""
-    from engine.params import knobs
-    from engine.tuning import knob_modes
+    from chunkscope.engine.config.tuning import knob_modes
+    from chunkscope.engine.params import knobs
 
     mode = tuning.merge.mode
     out: list[tuple[str, str, bool]] = []
@@ -276,8 +276,13 @@ def gather(
     `queries`: questions the merged chunks answer (`engine.search`, with `search`);
     `command`: the command line as run (`command_as_run`), else one is made from the
     knobs; `full_path`: the file's full path instead of its name."""
-    from engine.evaluate import chunk_starts, line_weights, match_boundaries, score
-    from engine.merge import char_counts
+    from chunkscope.engine.evaluate.measure import (
+        chunk_starts,
+        line_weights,
+        match_boundaries,
+        score,
+    )
+    from chunkscope.engine.segment.merge import char_counts
 
     compacted = pipe.compacted()
     offsets = _offsets(char_counts(compacted).tolist())
@@ -315,7 +320,7 @@ def gather(
     curves: list[Curve] = []
     mode = tuning.merge.mode
     if n >= 2 and mode == "topic":
-        from engine.segment import gap_scores
+        from chunkscope.engine.segment.segmenter import gap_scores
 
         gs = gap_scores(pipe.embeddings(), compacted, tuning.topic, pipe.topic_frame())
         x, y = _bucket(gaps_x, gs.similarity, low=True)
@@ -385,7 +390,7 @@ def gather(
         report_rows = [_with_topic(r, owner.get(r.index)) for r in rows]
     retrieval = None
     if queries:
-        from engine.search import retrieval_score
+        from chunkscope.engine.search import retrieval_score
 
         retrieval = retrieval_score(pipe, queries, search)
     return Report(
@@ -637,7 +642,7 @@ def _retrieval(report: Report) -> str:
     r = report.retrieval
     if r is None:
         return ""
-    from engine.search import RECALL_K
+    from chunkscope.engine.search import RECALL_K
 
     p = r.params
     rows = [

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.readers import SUFFIXES as SAMPLE_SUFFIXES
+from chunkscope.engine.read.formats import SUFFIXES as SAMPLE_SUFFIXES
 
 
 def sample_dir() -> Path | None:

@@ -3,7 +3,7 @@
 Usage: python bench/retrieval_data/check.py [--allow-missing-files] [-v]
 
 For each ``*.queries.json`` in this directory it loads the source file with
-`engine.parse.load` (sessions and markdown alike), joins the turn texts with
+`engine.read.parse.load` (sessions and markdown alike), joins the turn texts with
 newlines, and counts each answer (case-sensitive). It prints one row per set and
 exits 1 when an answer is not found, or a source file is absent (the long sessions
 live in the gitignored ``bench/recap_sessions/``: see SOURCES.md to fetch them;
@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.parse import load  # noqa: E402
+from chunkscope.engine.read.parse import load  # noqa: E402
 
 FORMATS = {"claude-code", "codex", "mini-swe-agent", "aider", "gemini-cli", "markdown"}
 SPLITS = {"dev", "heldout"}

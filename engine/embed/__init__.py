@@ -12,7 +12,7 @@ for blank texts) and raises `EmbeddingError` (one readable line) when it fails.
 
 from __future__ import annotations
 
-from engine.embed.base import (
+from chunkscope.engine.embed.base import (
     Embedder,
     EmbeddingError,
     Matrix,
@@ -21,10 +21,10 @@ from engine.embed.base import (
     is_blank,
     normalize_rows,
 )
-from engine.embed.cache import EmbeddingCache, default_cache_path
-from engine.embed.cached import CachedEmbedder, CacheStats
-from engine.embed.lexical import LexicalEmbedder
-from engine.embed.openai import DEFAULT_MODEL, OpenAIEmbedder
+from chunkscope.engine.embed.cache import EmbeddingCache, default_cache_path
+from chunkscope.engine.embed.cached import CachedEmbedder, CacheStats
+from chunkscope.engine.embed.lexical import LexicalEmbedder
+from chunkscope.engine.embed.openai import DEFAULT_MODEL, OpenAIEmbedder
 
 __all__ = [
     "BACKENDS",
@@ -79,7 +79,7 @@ def make_embedder(
     if key == "lexical":
         return LexicalEmbedder(dim if dim is not None else 512)
     if key == "e5":
-        from engine.embed.e5 import E5Embedder
+        from chunkscope.engine.embed.e5 import E5Embedder
 
         e5: Embedder = E5Embedder()
         return e5 if cache is None else CachedEmbedder(e5, cache)

@@ -8,8 +8,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from engine.errors import BackendError
-from engine.model import Progress as ModelProgress
+from chunkscope.engine.errors import BackendError
+from chunkscope.engine.model import Progress as ModelProgress
 
 #: A matrix of embeddings: one float32 row per text.
 Matrix = npt.NDArray[np.float32]

@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from engine.paths import CACHE_DIR_ENV, cache_dir
+from chunkscope.engine.paths import CACHE_DIR_ENV, cache_dir
 
 CACHE_FILENAME = "cache.sqlite3"
 ENV_CACHE_DIR = CACHE_DIR_ENV

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from engine.embed.base import Embedder, EmbeddingError, Matrix, Progress, is_blank
-from engine.embed.cache import EmbeddingCache
+from chunkscope.engine.embed.base import Embedder, EmbeddingError, Matrix, Progress, is_blank
+from chunkscope.engine.embed.cache import EmbeddingCache
 
 #: JSON namespace remembering each model's native width, so a new process can look
 #: vectors up before the endpoint has told it the width (which would cost a request).
@@ -127,7 +127,7 @@ class CachedEmbedder:
 
     def stop(self) -> None:
         """Stop the inner embedder's requests, if it sends any (`engine.backend.RetryWait`)."""
-        from engine.backend import stop_requests  # only on quit: not at start-up
+        from chunkscope.engine.backend import stop_requests  # only on quit: not at start-up
 
         stop_requests(self.inner)
 

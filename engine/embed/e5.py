@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.embed.base import EmbeddingError, Matrix, Progress, is_blank, normalize_rows
+from chunkscope.engine.embed.base import EmbeddingError, Matrix, Progress, is_blank, normalize_rows
 
 MODEL = "multilingual-e5-small-q4"
 _BATCH = 64

@@ -29,8 +29,8 @@ from collections.abc import Iterable, Iterator, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from engine.embed.base import Matrix, Progress, is_blank, normalize_rows
-from engine.textutil import STOPWORDS
+from chunkscope.engine.embed.base import Matrix, Progress, is_blank, normalize_rows
+from chunkscope.engine.textutil import STOPWORDS
 
 _WORD = re.compile(r"\w+")
 

@@ -2,7 +2,7 @@
 
 Works with OpenAI itself and with local servers that speak the same API (Ollama,
 vLLM, LM Studio, llama.cpp's server). The ``openai`` package is imported when an
-`OpenAIEmbedder` is constructed, not when this module is, so ``import engine``
+`OpenAIEmbedder` is constructed, not when this module is, so ``import chunkscope.engine``
 stays fast.
 
 Retries are done here with `engine.backend.RetryPolicy`, not by the client, so their
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.backend import (
+from chunkscope.engine.backend import (
     MissingKeyError,
     RetryPolicy,
     RetryWait,
@@ -43,7 +43,14 @@ from engine.backend import (
     scrub,
     status_detail,
 )
-from engine.embed.base import EmbeddingError, Matrix, Progress, Warn, is_blank, normalize_rows
+from chunkscope.engine.embed.base import (
+    EmbeddingError,
+    Matrix,
+    Progress,
+    Warn,
+    is_blank,
+    normalize_rows,
+)
 
 if TYPE_CHECKING:
     import openai as openai_sdk
@@ -180,7 +187,7 @@ class OpenAIEmbedder:
             if len(text) * 4 <= limit or len(text.encode("utf-8", "surrogatepass")) <= limit:
                 continue
             if counter is None:
-                from engine.tokens import get_counter
+                from chunkscope.engine.tokens import get_counter
 
                 counter = get_counter()
             if counter.exact:

@@ -12,17 +12,22 @@ merge); the command line's ``search`` and ``eval --queries``, ``sweep``/``tune``
 ``--queries`` and the workbench's Search panel all go through it.
 """
 
-from engine.search.core import CONTEXT_JOIN, Answer, Result, SearchIndex, SearchParams
-from engine.search.queries import (
+from chunkscope.engine.search.core import CONTEXT_JOIN, Answer, Result, SearchIndex, SearchParams
+from chunkscope.engine.search.queries import (
     Query,
     QueryError,
     load_judged_queries,
     load_queries,
     parse_queries,
 )
-from engine.search.rankers import DEFAULT_RANKER, RANKERS
-from engine.search.score import RECALL_K, QueryOutcome, RetrievalScore, score_queries
-from engine.search.tune import RETRIEVAL_GRIDS, RetrievalTuned, retrieval_score, tune_retrieval
+from chunkscope.engine.search.rankers import DEFAULT_RANKER, RANKERS
+from chunkscope.engine.search.score import RECALL_K, QueryOutcome, RetrievalScore, score_queries
+from chunkscope.engine.search.tune import (
+    RETRIEVAL_GRIDS,
+    RetrievalTuned,
+    retrieval_score,
+    tune_retrieval,
+)
 
 __all__ = [
     "CONTEXT_JOIN",

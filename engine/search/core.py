@@ -26,11 +26,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.model import Chunk
-from engine.params import check_fields, knob
-from engine.search.queries import Query
-from engine.search.rankers import DEFAULT_RANKER, RANKERS, BM25Index, cosine_scores, order, rrf
-from engine.tokens import TokenCounter
+from chunkscope.engine.model import Chunk
+from chunkscope.engine.params import check_fields, knob
+from chunkscope.engine.search.queries import Query
+from chunkscope.engine.search.rankers import (
+    DEFAULT_RANKER,
+    RANKERS,
+    BM25Index,
+    cosine_scores,
+    order,
+    rrf,
+)
+from chunkscope.engine.tokens import TokenCounter
 
 __all__ = [
     "CONTEXT_JOIN",

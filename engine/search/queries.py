@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import ChunkscopeError
+from chunkscope.engine.errors import ChunkscopeError
 
 __all__ = ["Query", "QueryError", "load_judged_queries", "load_queries", "parse_queries"]
 

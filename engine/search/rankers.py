@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.textutil import STOPWORDS
+from chunkscope.engine.textutil import STOPWORDS
 
 __all__ = [
     "DEFAULT_RANKER",

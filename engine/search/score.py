@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.search.core import Answer, SearchIndex, SearchParams
-from engine.search.queries import Query
+from chunkscope.engine.search.core import Answer, SearchIndex, SearchParams
+from chunkscope.engine.search.queries import Query
 
 __all__ = ["QueryOutcome", "RetrievalScore", "right_chunks", "score_queries"]
 

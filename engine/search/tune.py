@@ -8,7 +8,7 @@ mean MRR. A setting ranks above the settings in force only when it answers clear
 questions, at least `min_gain` of them (2, or 2% of the questions when that is more):
 one question either way is noise on a few files, and a setting chosen by it answered
 fewer held-out questions in `bench/retrieval.py`. The others rank by how near they are
-to the settings in force (`engine.tuning.setting_distance`).
+to the settings in force (`engine.config.tuning.setting_distance`).
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from engine.search.core import SearchParams
-from engine.search.queries import Query
-from engine.search.score import RetrievalScore, score_queries
+from chunkscope.engine.search.core import SearchParams
+from chunkscope.engine.search.queries import Query
+from chunkscope.engine.search.score import RetrievalScore, score_queries
 
 if TYPE_CHECKING:
-    from engine.pipeline import Pipeline
-    from engine.tuning import Tuning
+    from chunkscope.engine.config.tuning import Tuning
+    from chunkscope.engine.pipeline import Pipeline
 
 __all__ = ["RETRIEVAL_GRIDS", "RetrievalTuned", "min_gain", "retrieval_score", "tune_retrieval"]
 
@@ -102,7 +102,7 @@ def tune_retrieval(
     file's pipeline and its queries), best first. With `prefer` (the settings in force,
     among the grid's values), only a setting that answers `min_gain` more questions than
     it ranks above it; the rest rank by how near they are to it."""
-    from engine.tuning import setting_distance
+    from chunkscope.engine.config.tuning import setting_distance
 
     names = list(grid)
     settings = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*grid.values())]

@@ -30,9 +30,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from engine.embed.cache import text_key
-from engine.model import Chunk, Progress
-from engine.summarize.base import (
+from chunkscope.engine.embed.cache import text_key
+from chunkscope.engine.model import Chunk, Progress
+from chunkscope.engine.summarize.base import (
     DEFAULT_WORKERS,
     PROMPT_VERSION,
     SYSTEM_PROMPT,
@@ -42,14 +42,14 @@ from engine.summarize.base import (
     SummaryError,
     clean_summary,
 )
-from engine.summarize.extractive import (
+from chunkscope.engine.summarize.extractive import (
     MAX_SENTENCE_CHARS,
     ROLE_WEIGHTS,
     ExtractiveSummarizer,
     Sentence,
     split_sentences,
 )
-from engine.summarize.llm import LLMSummarizer, parse_reply
+from chunkscope.engine.summarize.llm import LLMSummarizer, parse_reply
 
 __all__ = [
     "DEFAULT_WORKERS",

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
-from engine.errors import BackendError
+from chunkscope.engine.errors import BackendError
 
 DEFAULT_WORKERS = 4
 
@@ -88,7 +88,7 @@ def closed_fences(text: str) -> str:
     """`text` with no code fence left open: the marker of a fence line that nothing
     closes is taken out (its info string, if any, stays), so a recap that shows it
     never turns the rest of the page into code."""
-    from engine.source import FENCE
+    from chunkscope.engine.read.source import FENCE
 
     lines = text.split("\n")
     opened: int | None = None

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from engine.summarize.base import Summary, has_words
-from engine.textutil import STOPWORDS
+from chunkscope.engine.summarize.base import Summary, has_words
+from chunkscope.engine.textutil import STOPWORDS
 
-#: The role names a chunk's ``role: text`` lines start with (see engine.parse).
+#: The role names a chunk's ``role: text`` lines start with (see engine.read.parse).
 KNOWN_ROLES = ("Bot thinking", "Bot", "You", "Tool", "Doc", "System", "system", "developer")
 _ROLE_LINE = re.compile(r"^(" + "|".join(re.escape(r) for r in KNOWN_ROLES) + r"): ?")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
@@ -107,7 +107,7 @@ def is_narration(sentence: str) -> bool:
         return False
     if text.endswith(":") or (_LOOKING.match(text) and "because" not in text.lower()):
         return True  # a lead-in to an action, or looking around
-    # "I'll keep `parse()` in engine/parse.py: it drops the last line" keeps its facts
+    # "I'll keep `parse()` in engine/read/parse.py: it drops the last line" keeps its facts
     return _marks(text) < 2 and len(text.split()) < 25
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from engine.backend import (
+from chunkscope.engine.backend import (
     MissingKeyError,
     RetryPolicy,
     RetryWait,
@@ -21,7 +21,7 @@ from engine.backend import (
     retryable,
     scrub,
 )
-from engine.summarize.base import (
+from chunkscope.engine.summarize.base import (
     DEFAULT_WORKERS,
     PROMPT_VERSION,
     SYSTEM_PROMPT,
@@ -29,7 +29,7 @@ from engine.summarize.base import (
     Summary,
     SummaryError,
 )
-from engine.summarize.extractive import ExtractiveSummarizer
+from chunkscope.engine.summarize.extractive import ExtractiveSummarizer
 
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 _PREFIX = re.compile(

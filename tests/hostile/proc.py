@@ -1,6 +1,6 @@
 """Running `chunkscope` as a real process: a timeout, a memory bound, its peak memory.
 
-`run_cli(args)` starts ``python -m tui.cli ARGS`` (the same entry point as the
+`run_cli(args)` starts ``python -m chunkscope.tui.cli ARGS`` (the same entry point as the
 ``chunkscope`` console script) with ``RLIMIT_AS`` at `memory_limit` bytes, kills it
 after `timeout` seconds, and returns a `Result` whose ``maxrss_kib`` is the child's
 own peak resident memory (from ``wait4``), so tests can assert "no hang, bounded
@@ -61,7 +61,7 @@ def run_cli(
     cwd: str | os.PathLike[str] = ROOT,
 ) -> Result:
     """Run ``chunkscope ARGS`` in a child process; see the module docstring."""
-    argv = [sys.executable, "-m", "tui.cli", *args]
+    argv = [sys.executable, "-m", "chunkscope.tui.cli", *args]
     full_env = {**os.environ, "PYTHONIOENCODING": "utf-8", **(env or {})}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()

@@ -1,4 +1,4 @@
-"""A writer to kill mid-write: saves ever newer ~2 MB recaps with `engine.recap.save_recap`.
+"""A writer to kill mid-write: saves ever newer ~2 MB recaps with `engine.recap.core.save_recap`.
 
     python -m tests.hostile.recap_writer TARGET FIRST_VERSION
 
@@ -23,7 +23,7 @@ def version_text(n: int) -> str:
 
 
 def main() -> None:
-    from engine.recap import save_recap
+    from chunkscope.engine.recap.core import save_recap
 
     target, n = sys.argv[1], int(sys.argv[2])
     print("ready", flush=True)

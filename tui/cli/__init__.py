@@ -17,8 +17,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.errors import ChunkscopeError
-from tui.cli.common import EXIT_USAGE, CliError, Parser, json_pieces, note
+from chunkscope.engine.errors import ChunkscopeError
+from chunkscope.tui.cli.common import EXIT_USAGE, CliError, Parser, json_pieces, note
 
 __all__ = ["CliError", "build_parser", "json_pieces", "main"]
 
@@ -59,7 +59,7 @@ class _Version(argparse.Action):
         )
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
-        from engine import __version__
+        from chunkscope.engine import __version__
 
         print(f"chunkscope {__version__}")  # on stdout, as argparse's version action does
         parser.exit(0)
@@ -68,20 +68,20 @@ class _Version(argparse.Action):
 def build_parser() -> argparse.ArgumentParser:
     # The subcommands are imported here, not at the top: `chunkscope hook` (run by an
     # agent tool at every session start) skips this parser and all of them.
-    from tui.cli.cache import add_cache_parser
-    from tui.cli.chunk import add_chunk_parser
-    from tui.cli.completion import add_completion_parser
-    from tui.cli.evaluate import add_eval_parser
-    from tui.cli.hook import add_hook_parser
-    from tui.cli.profile import add_profile_parser
-    from tui.cli.recap import add_recap_parser
-    from tui.cli.report import add_report_parser
-    from tui.cli.review import add_review_parser
-    from tui.cli.search import add_search_parser
-    from tui.cli.serve import add_serve_parser
-    from tui.cli.sweep import add_sweep_parser
-    from tui.cli.tune import add_tune_parser
-    from tui.cli.workbench import add_tui_parser
+    from chunkscope.tui.cli.cache import add_cache_parser
+    from chunkscope.tui.cli.chunk import add_chunk_parser
+    from chunkscope.tui.cli.completion import add_completion_parser
+    from chunkscope.tui.cli.evaluate import add_eval_parser
+    from chunkscope.tui.cli.hook import add_hook_parser
+    from chunkscope.tui.cli.profile import add_profile_parser
+    from chunkscope.tui.cli.recap import add_recap_parser
+    from chunkscope.tui.cli.report import add_report_parser
+    from chunkscope.tui.cli.review import add_review_parser
+    from chunkscope.tui.cli.search import add_search_parser
+    from chunkscope.tui.cli.serve import add_serve_parser
+    from chunkscope.tui.cli.sweep import add_sweep_parser
+    from chunkscope.tui.cli.tune import add_tune_parser
+    from chunkscope.tui.cli.workbench import add_tui_parser
 
     parser = Parser(
         prog="chunkscope",
@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run: Callable[[argparse.Namespace], int] | None
     if args_list[0] == "hook":
         # The fast path of an agent tool's hooks: only `tui.cli.hook` is imported.
-        from tui.cli.hook import cmd_hook, hook_parser
+        from chunkscope.tui.cli.hook import cmd_hook, hook_parser
 
         args = hook_parser().parse_args(args_list[1:])
         run = cmd_hook
@@ -162,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CliError, ChunkscopeError) as e:
         # One readable line, whatever the message quotes (a server's error text, a file
         # name): no terminal escape sequences, no line breaks.
-        from engine.textutil import strip_control
+        from chunkscope.engine.textutil import strip_control
 
         note(" ".join(strip_control(str(e)).splitlines()).replace("\t", " "))
         return EXIT_USAGE
@@ -172,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as e:  # a bug: one line and the path of a full report
-        from tui.crash import EXIT_CRASH, crash_message, write_report
+        from chunkscope.tui.crash import EXIT_CRASH, crash_message, write_report
 
         note(crash_message(e, write_report(e)))
         return EXIT_CRASH

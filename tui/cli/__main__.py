@@ -1,7 +1,7 @@
-"""``python -m tui.cli``: the `chunkscope` command."""
+"""``python -m chunkscope.tui.cli``: the `chunkscope` command."""
 
 import sys
 
-from tui.cli import main
+from chunkscope.tui.cli import main
 
 sys.exit(main())

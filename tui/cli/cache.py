@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from tui.cli.common import note
+from chunkscope.tui.cli.common import note
 
 
 def add_cache_parser(sub: Any) -> argparse.ArgumentParser:
@@ -26,7 +26,7 @@ def add_cache_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    from engine.embed.cache import EmbeddingCache
+    from chunkscope.engine.embed.cache import EmbeddingCache
 
     with EmbeddingCache(warn=note) as cache:
         if args.action == "clear":

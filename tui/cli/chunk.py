@@ -9,7 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from tui.cli.common import (
+from chunkscope.tui.cli.common import (
     CliError,
     SnapshotCheck,
     add_chunks_arg,
@@ -23,7 +23,7 @@ from tui.cli.common import (
     report_skipped,
     with_chunk_count,
 )
-from tui.cli.strategy import add_strategy_args, strategy_choice, strategy_json
+from chunkscope.tui.cli.strategy import add_strategy_args, strategy_choice, strategy_json
 
 
 def _iso(ts: Any, _seen: dict[Any, str] = {}) -> str | None:  # noqa: B006 - a cache
@@ -202,13 +202,13 @@ def _chunk_report(
     mtokens: list[int],
 ) -> Iterator[str]:
     """The text output of `chunkscope chunk`, in pieces of one chunk or so each."""
-    from engine.segment import splits_below_cap
+    from chunkscope.engine.segment.segmenter import splits_below_cap
 
     counter = pipe.counter
     clock = source.kind != "markdown"  # a document's turns all carry the file's date
     dated = ""
     if not clock:
-        from engine.model import first_timestamp
+        from chunkscope.engine.model import first_timestamp
 
         stamp = first_timestamp(source.turns)
         dated = f" dated {stamp:%Y-%m-%d}," if stamp is not None else ""

@@ -12,16 +12,16 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from engine.jsonfmt import json_pieces as json_pieces  # the CLI writes JSON with it
-from engine.params import Knob, knob_map, knobs
+from chunkscope.engine.jsonfmt import json_pieces as json_pieces  # the CLI writes JSON with it
+from chunkscope.engine.params import Knob, knob_map, knobs
 
 if TYPE_CHECKING:
-    from engine.model import Chunk
-    from engine.parse import Source
-    from engine.pipeline import Pipeline
-    from engine.settings import Settings
-    from engine.snapshot import Cut
-    from engine.tuning import Tuning
+    from chunkscope.engine.config.settings import Settings
+    from chunkscope.engine.config.tuning import Tuning
+    from chunkscope.engine.evaluate.snapshot import Cut
+    from chunkscope.engine.model import Chunk
+    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.engine.read.parse import Source
 
 EXIT_USAGE = 2
 
@@ -84,7 +84,7 @@ def safe(text: str, stream: TextIO) -> str:
     """Neutralise terminal escape sequences when writing log text to a terminal."""
     isatty = getattr(stream, "isatty", None)
     if isatty is not None and isatty():
-        from engine.textutil import strip_control
+        from chunkscope.engine.textutil import strip_control
 
         return strip_control(text)
     return text
@@ -95,7 +95,7 @@ def emit(args: argparse.Namespace, text: str | Iterable[str]) -> None:
     (atomically) or stdout."""
     out = getattr(args, "output", None)
     if out:
-        from engine.fileio import atomic_write_text
+        from chunkscope.engine.fileio import atomic_write_text
 
         try:
             atomic_write_text(out, text)
@@ -110,8 +110,8 @@ def emit(args: argparse.Namespace, text: str | Iterable[str]) -> None:
 
 def report_skipped(source: Source) -> None:
     """Skipped lines on stderr (loudly when most lines were skipped), then
-    `engine.parse.require_turns`: a file with no turns is an error, before any output."""
-    from engine.parse import require_turns, skipped_summary
+    `engine.read.parse.require_turns`: a file with no turns is an error, before any output."""
+    from chunkscope.engine.read.parse import require_turns, skipped_summary
 
     require_turns(source)  # the error says what was skipped: one line, nothing else
     for line in source.notes:
@@ -134,7 +134,7 @@ def report_skipped(source: Source) -> None:
 
 def open_latest(args: argparse.Namespace, latest: Callable[[str], Any]) -> None:
     """``--latest``: FILE (a folder; the current one when not given) is replaced by its
-    newest session (`engine.readers.folders.latest`, passed in so this module imports
+    newest session (`engine.read.formats.folders.latest`, passed in so this module imports
     no reader), which is said on stderr."""
     folder = args.file if args.file is not None else "."
     session = latest(folder)
@@ -240,7 +240,7 @@ class _ListInputFormats(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
-        from engine.readers import list_input_formats
+        from chunkscope.engine.read.formats import list_input_formats
 
         print(list_input_formats(), end="")
         parser.exit(0)
@@ -248,7 +248,7 @@ class _ListInputFormats(argparse.Action):
 
 def add_input_args(p: argparse._ActionsContainer) -> None:
     """``--input-format``, ``--list-input-formats`` and ``--session``."""
-    from engine.readers import READERS
+    from chunkscope.engine.read.formats import READERS
 
     p.add_argument(
         "--input-format",
@@ -273,7 +273,7 @@ def add_input_args(p: argparse._ActionsContainer) -> None:
 
 
 def add_source_args(p: argparse.ArgumentParser, *, folders: bool = False) -> None:
-    from engine.split import CompactParams
+    from chunkscope.engine.chunk.split import CompactParams
 
     what = "an agent session log or a markdown file"
     p.add_argument(
@@ -287,8 +287,8 @@ def add_source_args(p: argparse.ArgumentParser, *, folders: bool = False) -> Non
 
 
 def add_gold_args(p: argparse.ArgumentParser, *, required: bool, help: str) -> None:
-    """``--gold GOLD`` and ``--tolerance N`` (`engine.gold`, `engine.evaluate`)."""
-    from engine.evaluate import TOLERANCE
+    """``--gold GOLD`` and ``--tolerance N`` (`engine.evaluate.gold`, `engine.evaluate.measure`)."""
+    from chunkscope.engine.evaluate.measure import TOLERANCE
 
     p.add_argument("--gold", required=required, metavar="GOLD", help=help)
     p.add_argument(
@@ -309,9 +309,9 @@ def add_queries_args(
 ) -> None:
     """``--queries Q.json`` (one per FILE with `many`) and the search knobs' flags
     (``--ranker``, ``--budget``, ``--top``, ``--neighbours``: `engine.search.SearchParams`)."""
-    from engine.search import SearchParams
+    from chunkscope.engine.search import SearchParams
 
-    g = p.add_argument_group("retrieval (engine.search)")
+    g = p.add_argument_group("retrieval (chunkscope.engine.search)")
     g.add_argument(
         "--queries",
         nargs="+" if many else None,
@@ -326,7 +326,7 @@ def add_queries_args(
 
 def search_params(args: argparse.Namespace) -> Any:
     """The search knobs the flags give, on the defaults (`engine.search.SearchParams`)."""
-    from engine.search import SearchParams
+    from chunkscope.engine.search import SearchParams
 
     return SearchParams(**checked_knobs(args, [SearchParams]))
 
@@ -344,7 +344,7 @@ def add_profile_option(parser: argparse.ArgumentParser) -> None:
 
 def add_embedder_args(g: argparse._ActionsContainer) -> None:
     """``--embedder``, ``--model``, ``--base-url``: which embedder, and where."""
-    from engine.embed import BACKENDS
+    from chunkscope.engine.embed import BACKENDS
 
     g.add_argument(
         "--embedder",
@@ -366,7 +366,7 @@ def add_embed_args(p: argparse.ArgumentParser, *, flag: bool) -> None:
     """The embedder and the merge loop's knobs. `flag`: ``--embed`` chooses to embed
     (``chunk``); otherwise the command always embeds and ``--embed`` is accepted and
     changes nothing, so a ``chunk --embed`` command line can be reused as it is."""
-    from engine.merge import MergeParams
+    from chunkscope.engine.segment.merge import MergeParams
 
     g = p.add_argument_group("embedding and merging")
     if flag:
@@ -380,7 +380,7 @@ def add_embed_args(p: argparse.ArgumentParser, *, flag: bool) -> None:
         )
     add_embedder_args(g)
     add_knob_flags(g, [MergeParams])
-    from engine.segment import TopicParams
+    from chunkscope.engine.segment.segmenter import TopicParams
 
     add_knob_flags(p.add_argument_group("topic segmentation (--merge topic)"), [TopicParams])
     g.add_argument(
@@ -398,7 +398,7 @@ def add_embed_args(p: argparse.ArgumentParser, *, flag: bool) -> None:
 
 def read_settings() -> Settings:
     """The config file (once per command)."""
-    from engine.settings import load_settings
+    from chunkscope.engine.config.settings import load_settings
 
     return load_settings()
 
@@ -409,9 +409,9 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
     ``--merge-max-tokens`` is the merge's token cap even when ``--max-tokens`` is a
     strategy's size; with ``--max-chars`` both would set the merge's cap: an error.
     """
-    from engine.merge import MergeParams
-    from engine.settings import resolve_tuning
-    from engine.tuning import PROFILE_CLASSES
+    from chunkscope.engine.config.settings import resolve_tuning
+    from chunkscope.engine.config.tuning import PROFILE_CLASSES
+    from chunkscope.engine.segment.merge import MergeParams
 
     flags = checked_knobs(args, PROFILE_CLASSES)
     if getattr(args, "embed", True) is False:
@@ -428,7 +428,7 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
         flags["max_chunk_tokens"] = merge_tokens
     tuning = resolve_tuning(settings, getattr(args, "profile", None), flags)
     if getattr(args, "embed", True) is not False:  # only a merge has a size cap
-        from engine.tuning import conflict
+        from chunkscope.engine.config.tuning import conflict
 
         problem = conflict(tuning)
         if problem is not None:
@@ -452,9 +452,9 @@ def build_pipeline(
     strategy: tuple[str, tuple[tuple[str, Any], ...]] | None = None,
 ) -> tuple[Pipeline, Tuning]:
     """The pipeline a command runs, with its parameters layered by `tuning_of`."""
-    from engine.pipeline import EmbedderSpec, Pipeline, PipelineParams, SummarizerSpec
-    from engine.settings import resolve_backend
-    from engine.tokens import DEFAULT_ENCODING
+    from chunkscope.engine.config.settings import resolve_backend
+    from chunkscope.engine.pipeline import EmbedderSpec, Pipeline, PipelineParams, SummarizerSpec
+    from chunkscope.engine.tokens import DEFAULT_ENCODING
 
     settings = settings if settings is not None else read_settings()
     tuning = tuning_of(args, settings)
@@ -497,7 +497,7 @@ EXIT_MOVED = 1
 
 
 def add_snapshot_args(p: argparse.ArgumentParser) -> None:
-    """``--snapshot CUTS.json`` / ``--check CUTS.json`` (`engine.snapshot`)."""
+    """``--snapshot CUTS.json`` / ``--check CUTS.json`` (`engine.evaluate.snapshot`)."""
     g = p.add_mutually_exclusive_group()
     g.add_argument(
         "--snapshot",
@@ -517,7 +517,7 @@ class SnapshotCheck:
     merged run pins both levels: where its chunks start and where its topics start."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from engine.snapshot import read_levels
+        from chunkscope.engine.evaluate.snapshot import read_levels
 
         self.write_to: str | None = getattr(args, "snapshot", None)
         self.check_with: str | None = getattr(args, "check", None)
@@ -536,7 +536,7 @@ class SnapshotCheck:
         level of a merged run); the command's exit status."""
         if not self.write_to and self.pinned is None:
             return 0
-        from engine.snapshot import cuts_of, moved, write_snapshot
+        from chunkscope.engine.evaluate.snapshot import cuts_of, moved, write_snapshot
 
         cuts = cuts_of(chunks)
         topic_cuts = cuts_of(topics) if topics is not None else None

@@ -2,7 +2,7 @@
 the topics, and how well they answer questions.
 
 Runs the pipeline as ``chunk --embed`` does (every chunk, merge and topic option),
-then scores the topic starts against the gold segment starts (`engine.evaluate`): Pk
+then scores the topic starts against the gold segment starts (`engine.evaluate.measure`): Pk
 and WindowDiff over characters, the topic starts found against the starts marked (an
 over-cutting setting shows there when Pk, its extra pieces small, hides it), boundary
 precision, recall and F1 within a tolerance, chunk counts. A partial gold file
@@ -19,7 +19,7 @@ import json
 import sys
 from typing import Any
 
-from tui.cli.common import (
+from chunkscope.tui.cli.common import (
     CliError,
     add_embed_args,
     add_gold_args,
@@ -31,7 +31,7 @@ from tui.cli.common import (
     safe,
     search_params,
 )
-from tui.cli.strategy import add_strategy_args, strategy_choice
+from chunkscope.tui.cli.strategy import add_strategy_args, strategy_choice
 
 EXAMPLES = (
     "chunkscope eval session.jsonl --gold gold.json",
@@ -72,7 +72,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     params = search_params(args)
     queries = None
     if args.queries:
-        from engine.search import load_judged_queries
+        from chunkscope.engine.search import load_judged_queries
 
         queries = load_judged_queries(args.queries)
     pipe, tuning = build_pipeline(args, strategy=strategy_choice(args))
@@ -89,7 +89,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         doc, text = _gold_scores(args, pipe)
         parts.append(text)
     if queries is not None:
-        from engine.search import retrieval_score
+        from chunkscope.engine.search import retrieval_score
 
         retrieval = retrieval_score(pipe, queries, params)
         doc["retrieval"] = retrieval.as_json()
@@ -111,7 +111,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def retrieval_text(score: Any, *, verbose: bool = False) -> str:
     """The retrieval scores as text; `verbose`: a line per query (hit or miss, rank)."""
-    from engine.search import RECALL_K
+    from chunkscope.engine.search import RECALL_K
 
     p = score.params
     lines = [
@@ -136,8 +136,8 @@ def retrieval_text(score: Any, *, verbose: bool = False) -> str:
 
 def _gold_scores(args: argparse.Namespace, pipe: Any) -> tuple[dict[str, Any], str]:
     """The topic starts against the gold file: the JSON keys and the text."""
-    from engine.evaluate import chunk_starts, line_weights, score
-    from engine.gold import read_gold_file
+    from chunkscope.engine.evaluate.gold import read_gold_file
+    from chunkscope.engine.evaluate.measure import chunk_starts, line_weights, score
 
     weights = line_weights(args.file)
     gold = read_gold_file(args.gold, lines=len(weights))

@@ -1,10 +1,10 @@
 """`chunkscope hook ...`: the recap injected into Claude Code, Codex CLI and Gemini CLI
-through their hooks (`engine.agents` declares the tools; ``--agent`` names one, Claude
+through their hooks (`engine.inject.agents` declares the tools; ``--agent`` names one, Claude
 Code when none is given).
 
 - ``hook session-end`` / ``hook pre-compact`` read the hook's JSON on stdin
   (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``) and store the recap
-  of the transcript for the project, one per session (`engine.inject`), in the data
+  of the transcript for the project, one per session (`engine.inject.recaps`), in the data
   directory; ``--output`` also writes it to a file. session-end (Codex: after every
   turn, its Stop) hands the work to a background process and returns at once (a tool
   may end a hook still running when it exits; a Codex turn must not wait); one build
@@ -13,11 +13,11 @@ Code when none is given).
 - ``hook session-start`` prints what goes into the new session's context: the newest
   ended session's recap (this session's own after a compaction), as
   ``hookSpecificOutput.additionalContext`` JSON (the shape all three tools read;
-  ``--plain``: the text), under `engine.inject.MAX_INJECTED_CHARS`. When the recap has to
-  be built, it waits at most `engine.inject.START_WAIT` seconds, then injects what was
+  ``--plain``: the text), under `engine.inject.recaps.MAX_INJECTED_CHARS`. When the recap has to
+  be built, it waits at most `engine.inject.recaps.START_WAIT` seconds, then injects what was
   stored before (or nothing) and leaves the build to a background process.
 - ``hook install`` / ``hook uninstall`` merge our hooks into the tool's hooks file
-  (`engine.hook_settings`), saying when the tool's config switches hooks off.
+  (`engine.inject.hook_settings`), saying when the tool's config switches hooks off.
 
 A hook never blocks or pollutes the agent: whatever goes wrong (bad stdin, a missing
 transcript, any error), it exits 0 with nothing on stdout and one line on stderr,
@@ -37,11 +37,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.cli.common import EXIT_USAGE, CliError, Parser, note
+from chunkscope.tui.cli.common import EXIT_USAGE, CliError, Parser, note
 
 if TYPE_CHECKING:
-    from engine.agents import Agent
-    from engine.inject import Built, StoredRecap
+    from chunkscope.engine.inject.agents import Agent
+    from chunkscope.engine.inject.recaps import Built, StoredRecap
 
 #: When this module was imported (the hook path imports little before it).
 _STARTED = time.monotonic()
@@ -108,7 +108,7 @@ class HookInputError(Exception):
 
 
 def _add_agent(q: argparse.ArgumentParser) -> None:
-    from engine.agents import AGENT_NAMES, DEFAULT_AGENT
+    from chunkscope.engine.inject.agents import AGENT_NAMES, DEFAULT_AGENT
 
     q.add_argument(
         "--agent",
@@ -119,7 +119,7 @@ def _add_agent(q: argparse.ArgumentParser) -> None:
 
 
 def _add_commands(p: argparse.ArgumentParser) -> None:
-    from engine.inject import START_WAIT
+    from chunkscope.engine.inject.recaps import START_WAIT
 
     sub = p.add_subparsers(dest="hook_command", metavar="HOOK", parser_class=Parser)
     for name, what in (
@@ -254,8 +254,8 @@ def cmd_hook(args: argparse.Namespace) -> int:
 
 def _fail(what: str, error: BaseException | str) -> int:
     """One line on stderr and in the log; exit 0 (a hook never fails the agent)."""
-    from engine.inject import log_line
-    from engine.textutil import strip_control
+    from chunkscope.engine.inject.recaps import log_line
+    from chunkscope.engine.textutil import strip_control
 
     text = error if isinstance(error, str) else (str(error) or type(error).__name__)
     line = " ".join(strip_control(f"hook {what}: {text}").split())
@@ -332,13 +332,13 @@ def _quiet_stdout() -> Iterator[None]:
 
 
 def _warn(message: str) -> None:
-    from engine.inject import log_line
+    from chunkscope.engine.inject.recaps import log_line
 
     log_line(f"note: {message}")
 
 
 def _agent(args: argparse.Namespace) -> Agent:
-    from engine.agents import agent_named
+    from chunkscope.engine.inject.agents import agent_named
 
     return agent_named(getattr(args, "agent", None))
 
@@ -382,7 +382,15 @@ def _detach(args: argparse.Namespace, data: dict[str, Any]) -> bool:
     the hook as it exits; its errors go to the log. False when it cannot start."""
     import subprocess
 
-    cmd = [sys.executable, "-m", "tui.cli", "hook", "session-end", "--wait", "--detached"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "chunkscope.tui.cli",
+        "hook",
+        "session-end",
+        "--wait",
+        "--detached",
+    ]
     cmd += ["--agent", _agent(args).name]
     for flag, value in (
         ("--budget", getattr(args, "budget", None)),
@@ -420,7 +428,7 @@ def _detach(args: argparse.Namespace, data: dict[str, Any]) -> bool:
 def _previous(recaps: list[StoredRecap], transcript: str) -> StoredRecap | None:
     """The stored recap of `transcript`, if any (its budget, profile and review are
     used again)."""
-    from engine.inject import same_file
+    from chunkscope.engine.inject.recaps import same_file
 
     return next((r for r in recaps if same_file(r.transcript, transcript)), None)
 
@@ -436,7 +444,7 @@ def _build(
 ) -> Built:
     """The recap of `transcript`, with the budget and profile given, else those of its
     earlier recap, and that recap's review."""
-    from engine.inject import build_recap, load_all, reviewed
+    from chunkscope.engine.inject.recaps import build_recap, load_all, reviewed
 
     before = _previous(load_all(root), transcript)
     return build_recap(
@@ -453,7 +461,7 @@ def _build(
 
 
 def _record(args: argparse.Namespace, data: dict[str, Any]) -> None:
-    from engine.inject import project_root, save_stored
+    from chunkscope.engine.inject.recaps import project_root, save_stored
 
     agent = _agent(args)
     transcript = _transcript(data)
@@ -466,7 +474,7 @@ def _record(args: argparse.Namespace, data: dict[str, Any]) -> None:
     )
     save_stored(built.stored)
     if args.output:
-        from engine.recap import save_recap
+        from chunkscope.engine.recap.core import save_recap
 
         out = Path(os.path.expanduser(args.output))
         if not out.is_absolute():
@@ -478,7 +486,7 @@ def _record_once_at_a_time(args: argparse.Namespace, data: dict[str, Any]) -> No
     """`_record` in a background process, one at a time per session: a build already
     running (its lock file younger than `LOCK_STALE`) is asked to run once more when
     done (Codex's Stop comes after every turn), and this one ends."""
-    from engine.inject import project_root, recap_path
+    from chunkscope.engine.inject.recaps import project_root, recap_path
 
     agent = _agent(args)
     transcript = _transcript(data)
@@ -524,7 +532,7 @@ def _run_start(args: argparse.Namespace) -> int:
     if args.plain:
         out = text
     else:
-        # The shape Claude Code, Codex and Gemini CLI all read (see `engine.agents`).
+        # The shape Claude Code, Codex and Gemini CLI all read (see `engine.inject.agents`).
         answer = {
             "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}
         }
@@ -551,7 +559,7 @@ def _build_within(
     with an error that is not about the transcript; those are logged)."""
     import threading
 
-    from engine.errors import ChunkscopeError
+    from chunkscope.engine.errors import ChunkscopeError
 
     result: list[Built] = []
     failed: list[BaseException] = []
@@ -574,8 +582,8 @@ def _build_within(
 
 
 def _start(args: argparse.Namespace, data: dict[str, Any]) -> str:
-    from engine.errors import ChunkscopeError
-    from engine.inject import (
+    from chunkscope.engine.errors import ChunkscopeError
+    from chunkscope.engine.inject.recaps import (
         START_WAIT,
         injected_text,
         load_all,
@@ -665,9 +673,9 @@ def _executable() -> str:
 
 
 def _change_settings(args: argparse.Namespace, install: bool) -> int:
-    from engine.hook_settings import dumps, read_settings, write_settings
-    from engine.hook_settings import install as add
-    from engine.hook_settings import uninstall as remove
+    from chunkscope.engine.inject.hook_settings import dumps, read_settings, write_settings
+    from chunkscope.engine.inject.hook_settings import install as add
+    from chunkscope.engine.inject.hook_settings import uninstall as remove
 
     agent = _agent(args)
     path = _settings_path(args, agent)

@@ -1,7 +1,7 @@
 """`chunkscope profile list|show NAME|delete NAME|path`: the named parameter sets.
 
 `chunk`, `recap` and the workbench use one with ``--profile NAME``; how its values
-combine with the flags is `engine.settings.resolve_tuning`'s one rule (flags win).
+combine with the flags is `engine.config.settings.resolve_tuning`'s one rule (flags win).
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ import math
 import sys
 from typing import Any
 
-from engine.settings import (
+from chunkscope.engine.config.settings import (
     Profile,
     config_path,
     delete_profile,
     get_profile,
     load_settings,
 )
-from tui.cli.common import note
+from chunkscope.tui.cli.common import note
 
 # --------------------------------------------------------------------------- profile command
 

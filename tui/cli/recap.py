@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.cli.common import (
+from chunkscope.tui.cli.common import (
     CliError,
     SnapshotCheck,
     add_chunks_arg,
@@ -43,12 +43,12 @@ from tui.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from engine.merge import MergeResult
-    from engine.parse import Source
-    from engine.pipeline import Pipeline, SummarizerSpec
-    from engine.recap import Selection
-    from engine.settings import Settings
-    from engine.tuning import Tuning
+    from chunkscope.engine.config.settings import Settings
+    from chunkscope.engine.config.tuning import Tuning
+    from chunkscope.engine.pipeline import Pipeline, SummarizerSpec
+    from chunkscope.engine.read.parse import Source
+    from chunkscope.engine.recap.core import Selection
+    from chunkscope.engine.segment.merge import MergeResult
 
 
 def _int_at_least(minimum: int) -> Callable[[str], int]:
@@ -111,8 +111,8 @@ def add_recap_args(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     recap's knobs and summarizer, pins and exclusions, the embedder and merge, the
     profile, ``--chunks``. Returns the "recap" group (a command adds its output
     options there)."""
-    from engine.recap import RecapParams
-    from engine.summarize import SUMMARIZERS
+    from chunkscope.engine.recap.core import RecapParams
+    from chunkscope.engine.summarize import SUMMARIZERS
 
     add_source_args(p, folders=True)
     p.add_argument(
@@ -186,8 +186,8 @@ def _summarizer_spec(
     args: argparse.Namespace, settings: Settings
 ) -> tuple[SummarizerSpec, str | None, argparse.Namespace]:
     """The summarizer spec, its key, and the arguments left for the embedder."""
-    from engine.pipeline import SummarizerSpec
-    from engine.settings import resolve_backend
+    from chunkscope.engine.config.settings import resolve_backend
+    from chunkscope.engine.pipeline import SummarizerSpec
 
     embed_args = argparse.Namespace(**vars(args))
     backend = resolve_backend(
@@ -260,7 +260,7 @@ class _Progress:
 
 def _write(args: argparse.Namespace, text: str) -> None:
     if args.output:
-        from engine.recap import save_recap
+        from chunkscope.engine.recap.core import save_recap
 
         try:
             save_recap(args.output, text)
@@ -276,7 +276,7 @@ def _latest(args: argparse.Namespace) -> None:
     """With --latest, FILE is a folder: recap its newest session."""
     from pathlib import Path
 
-    from engine.readers.folders import latest
+    from chunkscope.engine.read.formats.folders import latest
 
     folder = Path(args.file)
     if not args.latest:

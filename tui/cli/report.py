@@ -12,9 +12,9 @@ import argparse
 import sys
 from typing import Any
 
-from tui.cli.common import CliError, add_gold_args, add_queries_args, emit, search_params
-from tui.cli.recap import add_recap_args, recap_notes, run_recap
-from tui.cli.strategy import add_strategy_args, strategy_choice
+from chunkscope.tui.cli.common import CliError, add_gold_args, add_queries_args, emit, search_params
+from chunkscope.tui.cli.recap import add_recap_args, recap_notes, run_recap
+from chunkscope.tui.cli.strategy import add_strategy_args, strategy_choice
 
 
 def add_report_parser(sub: Any) -> argparse.ArgumentParser:
@@ -68,8 +68,8 @@ def _given_flags(args: argparse.Namespace) -> list[str]:
         if value is not None:
             out += [f"--{dest.replace('_', '-')}", str(value)]
     if args.strategy is not None:
-        from engine.strategies import param_specs
-        from tui.cli.strategy import _flag_dest
+        from chunkscope.engine.chunk.strategies import param_specs
+        from chunkscope.tui.cli.strategy import _flag_dest
 
         for spec in param_specs(args.strategy):
             given = getattr(args, _flag_dest(spec.flag), None) if spec.flag else None
@@ -79,8 +79,8 @@ def _given_flags(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from engine.gold import read_gold_file
-    from tui.report import gather, render_html
+    from chunkscope.engine.evaluate.gold import read_gold_file
+    from chunkscope.tui.report import gather, render_html
 
     if not args.output and sys.stdout.isatty():
         raise CliError("give -o REPORT.html (the page is HTML, not for a terminal)")
@@ -88,7 +88,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     partial = False
     weights = None
     if args.gold is not None:
-        from engine.evaluate import line_weights
+        from chunkscope.engine.evaluate.measure import line_weights
 
         if args.latest:
             raise CliError("--gold scores one file: give the file, not --latest")
@@ -97,7 +97,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         gold, partial = list(found.starts), found.partial
     queries = None
     if args.queries:
-        from engine.search import load_judged_queries
+        from chunkscope.engine.search import load_judged_queries
 
         if args.latest:
             raise CliError("--queries asks about one file: give the file, not --latest")
@@ -107,7 +107,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     command = None
     argv = getattr(args, "command_line", None)
     if argv is not None:
-        from tui.report import command_as_run
+        from chunkscope.tui.report import command_as_run
 
         paths = [args.file, args.output, args.gold, *(args.queries or [])]
         command = command_as_run(argv, [p for p in paths if p], args.full_path)

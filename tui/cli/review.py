@@ -2,7 +2,7 @@
 next agent session will get (`tui.workbench.review`); ``--list`` lists the project's
 stored session recaps, ``--session N`` opens the N-th of that list.
 
-The session is the one `chunkscope hook session-start` would pick (`engine.inject`,
+The session is the one `chunkscope hook session-start` would pick (`engine.inject.recaps`,
 for ``--agent``, else the agent of the newest stored recap, else Claude Code): the
 newest ended session's stored recap, or the newest transcript of the project when that
 one has no recap yet. Pins, exclusions and the budget of an earlier review of the same
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tui.cli.common import CliError, note
+from chunkscope.tui.cli.common import CliError, note
 
 
 def add_review_parser(sub: Any) -> argparse.ArgumentParser:
@@ -39,7 +39,7 @@ def add_review_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "project", nargs="?", default=None, help="the project's folder (default: the current one)"
     )
-    from engine.agents import AGENT_NAMES
+    from chunkscope.engine.inject.agents import AGENT_NAMES
 
     p.add_argument(
         "--agent",
@@ -64,8 +64,8 @@ def _project(project: str | None) -> Path:
 def recap_list(project: str | None) -> str:
     """The project's stored session recaps, the newest first, one line each (numbered
     for ``--session``), the one the next start injects marked."""
-    from engine.agents import agent_named
-    from engine.inject import load_all
+    from chunkscope.engine.inject.agents import agent_named
+    from chunkscope.engine.inject.recaps import load_all
 
     root = _project(project)
     recaps = load_all(root, warn=note)
@@ -86,7 +86,7 @@ def recap_list(project: str | None) -> str:
 
 
 def _names() -> tuple[str, ...]:
-    from engine.agents import AGENT_NAMES
+    from chunkscope.engine.inject.agents import AGENT_NAMES
 
     return AGENT_NAMES
 
@@ -96,7 +96,7 @@ def _agent_of(stored: Any) -> str | None:
 
 
 def _plan(root: Path, recaps: list[Any], agent: Any) -> Any:
-    from engine.inject import start_plan
+    from chunkscope.engine.inject.recaps import start_plan
 
     return start_plan(
         recaps,
@@ -113,8 +113,8 @@ def review_options(
 ) -> Any:
     """The workbench's start options for reviewing `project`'s next recap (or the
     `session`-th stored one, counted from 1, the newest first)."""
-    from engine.agents import agent_named
-    from engine.inject import (
+    from chunkscope.engine.inject.agents import agent_named
+    from chunkscope.engine.inject.recaps import (
         StoredRecap,
         build_recap,
         load_all,
@@ -122,8 +122,8 @@ def review_options(
         reviewed,
         same_file,
     )
-    from tui.app import StartOptions
-    from tui.workbench.review import ReviewTarget
+    from chunkscope.tui.app import StartOptions
+    from chunkscope.tui.workbench.review import ReviewTarget
 
     root = _project(project)
     recaps = load_all(root, warn=lambda m: note(f"{m}; left out"))
@@ -158,7 +158,7 @@ def review_options(
             )
     if not Path(transcript).is_file():
         raise CliError(f"{transcript}: the transcript of the stored recap is gone")
-    from engine.source import check_text
+    from chunkscope.engine.read.source import check_text
 
     check_text(transcript)  # a binary file: one line and exit 2, no workbench
     review = reviewed(stored, transcript) if stored is not None else None
@@ -200,7 +200,7 @@ def review_options(
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from tui.app import ChunkscopeApp
+    from chunkscope.tui.app import ChunkscopeApp
 
     if args.list:
         sys.stdout.write(recap_list(args.project))

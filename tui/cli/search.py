@@ -14,7 +14,7 @@ import argparse
 import textwrap
 from typing import Any
 
-from tui.cli.common import (
+from chunkscope.tui.cli.common import (
     CliError,
     add_embed_args,
     add_profile_option,
@@ -26,7 +26,7 @@ from tui.cli.common import (
     report_skipped,
     search_params,
 )
-from tui.cli.strategy import add_strategy_args, strategy_choice
+from chunkscope.tui.cli.strategy import add_strategy_args, strategy_choice
 
 EXAMPLES = (
     'chunkscope search sample_logs/cache_refactor.jsonl "how are the vectors stored in SQLite?"',
@@ -64,7 +64,7 @@ def add_search_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def _queries(args: argparse.Namespace) -> list[Any]:
-    from engine.search import Query, load_queries
+    from chunkscope.engine.search import Query, load_queries
 
     if args.queries and args.query:
         raise CliError("give a QUERY or --queries Q.json, not both")
@@ -107,7 +107,7 @@ def answer_text(answer: Any, chunks: int) -> str:
 
 
 def score_text(score: Any) -> str:
-    from engine.search import RECALL_K
+    from chunkscope.engine.search import RECALL_K
 
     return (
         f"scored {score.queries} queries (ranker {score.params.ranker}, budget "
@@ -119,7 +119,7 @@ def score_text(score: Any) -> str:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from engine.search import score_queries
+    from chunkscope.engine.search import score_queries
 
     queries = _queries(args)
     params = search_params(args)

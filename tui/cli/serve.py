@@ -1,6 +1,6 @@
 """`chunkscope serve [FILE | DIR]`: the workbench in a browser, through textual-serve.
 
-textual-serve runs one workbench process per browser tab (``python -m tui.cli tui FILE``
+textual-serve runs one workbench process per browser tab (``python -m chunkscope.tui.cli tui FILE``
 with Textual's web driver) and the page draws its terminal. It is an optional extra
 (``pip install 'chunkscope[serve]'``); without it the command says so in one line.
 
@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tui.cli.common import CliError, add_profile_option, note
+from chunkscope.tui.cli.common import CliError, add_profile_option, note
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -146,7 +146,7 @@ def confined_to(file: str | None) -> str:
 def app_command(args: argparse.Namespace) -> str:
     """The shell command textual-serve runs for each browser tab: the workbench kept to
     the file or folder served (``--confine``)."""
-    argv = [sys.executable, "-m", "tui.cli", "tui", "--confine", confined_to(args.file)]
+    argv = [sys.executable, "-m", "chunkscope.tui.cli", "tui", "--confine", confined_to(args.file)]
     for flag, value in (("--theme", args.theme), ("--profile", args.profile)):
         if value:
             argv += [flag, value]
@@ -180,7 +180,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.file is not None and not Path(args.file).exists():
         raise CliError(f"{args.file}: no such file or folder")
     if args.file is not None and not Path(args.file).is_dir():
-        from engine.source import check_text
+        from chunkscope.engine.read.source import check_text
 
         check_text(args.file)  # a binary file: one line and exit 2, nothing served
     url = args.public_url or _url(args.host, args.port)

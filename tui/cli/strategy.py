@@ -2,7 +2,7 @@
 
 `add_strategy_args(parser)` adds ``--strategy NAME`` and one flag per strategy
 parameter (the flags come from the parameters' metadata in
-`engine.strategies`; a flag the parser already has, such as ``--max-tokens``,
+`engine.chunk.strategies`; a flag the parser already has, such as ``--max-tokens``,
 is shared rather than added twice). `strategy_choice(args)` gives the
 chosen strategy and its parameters for the pipeline; `strategy_json(...)`
 adds each chunk's metadata and cut reason, and the strategy's document-level
@@ -15,8 +15,8 @@ import argparse
 import sys
 from typing import Any
 
-from engine.strategies import DEFAULT_STRATEGY, STRATEGIES, ParamSpec, param_specs
-from tui.cli.common import CliError
+from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY, STRATEGIES, ParamSpec, param_specs
+from chunkscope.tui.cli.common import CliError
 
 # Flags the `chunk` parser has for its own stages, shared with strategy parameters.
 _SHARED = frozenset({"--max-tokens", "--min-chars"})
@@ -124,7 +124,7 @@ def strategy_params_from_args(name: str, args: argparse.Namespace) -> dict[str, 
 def strategy_choice(args: argparse.Namespace) -> tuple[str, tuple[tuple[str, Any], ...]] | None:
     """``--strategy`` and its flags as (name, parameter pairs) for the pipeline; None
     without ``--strategy``. Flags of other strategies are noted as not applying."""
-    from engine.strategies import make_params, params_key
+    from chunkscope.engine.chunk.strategies import make_params, params_key
 
     name = getattr(args, "strategy", None)
     if name is None:
@@ -179,7 +179,7 @@ def strategy_json(pipe: Any, args: argparse.Namespace, doc: dict[str, Any]) -> N
             file=sys.stderr,
         )
     if getattr(args, "dedup", False):
-        from engine.strategies.dedup import find_duplicates
+        from chunkscope.engine.chunk.strategies.dedup import find_duplicates
 
         texts = [c.text for c in pipe.compacted()]
         pairs = find_duplicates(

@@ -4,7 +4,7 @@ Runs the pipeline once (chunks and vectors), then the merge at each value of one
 or topic knob (`engine.pipeline.Pipeline.with_params` shares every memo, so only the
 merge runs again), and prints the merged chunk count at each value, with Pk,
 WindowDiff and boundary F1 when a gold file is given: a table, and a plot of each
-column drawn in the terminal (`engine.evaluate.sparkline`); with ``--queries Q.json``
+column drawn in the terminal (`engine.evaluate.measure.sparkline`); with ``--queries Q.json``
 the hit rate and MRR of the questions at each value (`engine.search`). The range is the
 knob's slider range unless ``--from``/``--to`` say otherwise.
 """
@@ -17,8 +17,8 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from engine.params import Knob
-from tui.cli.common import (
+from chunkscope.engine.params import Knob
+from chunkscope.tui.cli.common import (
     CliError,
     add_embed_args,
     add_gold_args,
@@ -43,7 +43,7 @@ DEFAULT_POINTS = 20
 
 
 def _sweepable() -> dict[str, tuple[Knob, str]]:
-    from engine.evaluate import sweepable_knobs
+    from chunkscope.engine.evaluate.measure import sweepable_knobs
 
     return sweepable_knobs()
 
@@ -82,7 +82,7 @@ def add_sweep_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def _find_knob(name: str) -> tuple[Knob, str]:
-    from engine.params import find_knob
+    from chunkscope.engine.params import find_knob
 
     known = _sweepable()
     knob = find_knob(name, (k for k, _ in known.values()))
@@ -92,8 +92,8 @@ def _find_knob(name: str) -> tuple[Knob, str]:
 
 
 def sweep_values(knob: Knob, start: float | None, stop: float | None, points: int) -> list[Any]:
-    """`points` values of `knob` from `start` to `stop` (`engine.evaluate.knob_values`)."""
-    from engine.evaluate import knob_values
+    """`points` values of `knob` from `start` to `stop` (`engine.evaluate.measure.knob_values`)."""
+    from chunkscope.engine.evaluate.measure import knob_values
 
     if not 2 <= points <= MAX_POINTS:
         raise CliError(f"--points {points}: between 2 and {MAX_POINTS}")
@@ -104,10 +104,10 @@ def sweep_values(knob: Knob, start: float | None, stop: float | None, points: in
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from engine.evaluate import chunk_starts, line_weights, marked_stretch, score
-    from engine.gold import read_gold_file
-    from engine.merge import MergeParams
-    from engine.params import knob_map, replace_knobs
+    from chunkscope.engine.evaluate.gold import read_gold_file
+    from chunkscope.engine.evaluate.measure import chunk_starts, line_weights, marked_stretch, score
+    from chunkscope.engine.params import knob_map, replace_knobs
+    from chunkscope.engine.segment.merge import MergeParams
 
     knob, mode = _find_knob(args.param)
     mode_flag = getattr(args, knob_map(MergeParams)["mode"].dest, None)
@@ -117,7 +117,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     searching = search_params(args)
     queries = None
     if args.queries:
-        from engine.search import load_judged_queries
+        from chunkscope.engine.search import load_judged_queries
 
         queries = load_judged_queries(args.queries)
     pipe, _ = build_pipeline(args)
@@ -146,7 +146,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             )
             row.update(pk=round(s.pk, 6), windowdiff=round(s.windowdiff, 6), f1=round(s.f1, 6))
         if queries is not None:
-            from engine.search import retrieval_score
+            from chunkscope.engine.search import retrieval_score
 
             r = retrieval_score(p, queries, searching)
             row.update(hit_rate=round(r.hit_rate, 6), mrr=round(r.mrr, 6))
@@ -176,7 +176,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _table(knob: Knob, mode: str, path: str, embedder: str, rows: list[dict[str, Any]]) -> str:
-    from engine.evaluate import sparkline
+    from chunkscope.engine.evaluate.measure import sparkline
 
     cols = [
         c

@@ -1,9 +1,9 @@
 """`chunkscope tune FILE... --gold GOLD... | --queries Q.json... [--save-profile NAME]`.
 
 Searches a grid of merge (or topic) settings over several labelled files
-(`engine.evaluate.tune`): each file is read, split and embedded once, then only the
+(`engine.evaluate.measure.tune`): each file is read, split and embedded once, then only the
 merge runs at each setting. Settings rank by finding the gold starts first (mean
-boundary F1), then mean Pk and WindowDiff (`engine.evaluate.Tuned.objective`); a
+boundary F1), then mean Pk and WindowDiff (`engine.evaluate.measure.Tuned.objective`); a
 partial gold file is scored over the stretch its starts cover. Prints the best few
 settings with their scores next to the run's own settings, and with ``--save-profile``
 saves the best as a profile that ``chunk``, ``recap``, ``eval`` and the workbench use
@@ -20,8 +20,8 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from engine.evaluate import grid_size
-from tui.cli.common import (
+from chunkscope.engine.evaluate.measure import grid_size
+from chunkscope.tui.cli.common import (
     CliError,
     add_embed_args,
     add_profile_option,
@@ -45,8 +45,8 @@ MAX_SETTINGS = 5000
 
 
 def add_tune_parser(sub: Any) -> argparse.ArgumentParser:
-    from engine.evaluate import TUNE_GRIDS
-    from engine.search import RETRIEVAL_GRIDS
+    from chunkscope.engine.evaluate.measure import TUNE_GRIDS
+    from chunkscope.engine.search import RETRIEVAL_GRIDS
 
     def describe(grids: dict[str, dict[str, list[Any]]]) -> str:
         return "; ".join(
@@ -106,9 +106,9 @@ def _grid(
 ) -> dict[str, list[Any]]:
     """The default grid of `mode` (of `defaults`, else `TUNE_GRIDS`), or the knobs of
     ``--grid NAME=V1,V2`` (checked)."""
-    from engine.evaluate import TUNE_GRIDS
-    from engine.params import find_knob, knob_map
-    from engine.tuning import MODE_PARAMS
+    from chunkscope.engine.config.tuning import MODE_PARAMS
+    from chunkscope.engine.evaluate.measure import TUNE_GRIDS
+    from chunkscope.engine.params import find_knob, knob_map
 
     own = knob_map(MODE_PARAMS[mode])
     own.pop("mode", None)
@@ -150,7 +150,7 @@ def _pipelines(args: argparse.Namespace, files: list[str], pipe: Any) -> list[An
 
 def _save_best(args: argparse.Namespace, tuning: Any, values: Mapping[str, Any]) -> Any:
     """Save the best setting as ``--save-profile``'s profile (its path; None without)."""
-    from engine.settings import Profile, save_profile
+    from chunkscope.engine.config.settings import Profile, save_profile
 
     if not args.save_profile:
         return None
@@ -192,9 +192,9 @@ def _finish(args: argparse.Namespace, text: str, saved: Any) -> int:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
-    from engine.evaluate import Case, Tuned, line_weights, tune, tuning_segmenter
-    from engine.gold import read_gold_file
-    from engine.settings import check_profile_name
+    from chunkscope.engine.config.settings import check_profile_name
+    from chunkscope.engine.evaluate.gold import read_gold_file
+    from chunkscope.engine.evaluate.measure import Case, Tuned, line_weights, tune, tuning_segmenter
 
     files = [args.file, *args.more]
     if bool(args.gold) == bool(args.queries):
@@ -268,7 +268,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 def _tune_queries(args: argparse.Namespace, files: list[str], pipe: Any, tuning: Any) -> int:
     """``tune --queries``: the settings whose chunks answer the questions best."""
-    from engine.search import RETRIEVAL_GRIDS, RetrievalTuned, load_judged_queries, tune_retrieval
+    from chunkscope.engine.search import (
+        RETRIEVAL_GRIDS,
+        RetrievalTuned,
+        load_judged_queries,
+        tune_retrieval,
+    )
 
     mode = tuning.merge.mode
     grid = _grid(mode, args.grid, RETRIEVAL_GRIDS)

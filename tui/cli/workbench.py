@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tui.cli.common import (
+from chunkscope.tui.cli.common import (
     CliError,
     add_embedder_args,
     add_input_args,
@@ -22,7 +22,7 @@ from tui.cli.common import (
 
 
 def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
-    from engine.tuning import PROFILE_CLASSES
+    from chunkscope.engine.config.tuning import PROFILE_CLASSES
 
     p: argparse.ArgumentParser = sub.add_parser(
         "tui",
@@ -85,11 +85,11 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    from engine.tuning import PROFILE_CLASSES
+    from chunkscope.engine.config.tuning import PROFILE_CLASSES
 
     folder = None
     if args.latest:
-        from engine.readers.folders import latest
+        from chunkscope.engine.read.formats.folders import latest
 
         if args.file is not None and not Path(args.file).is_dir():
             raise CliError(f"{args.file}: --latest opens the newest session of a folder")
@@ -101,24 +101,24 @@ def cmd_tui(args: argparse.Namespace) -> int:
         if path.is_dir():  # a folder of sessions: the picker opens there
             folder, args.file = str(path), None
         else:
-            from engine.source import check_text
+            from chunkscope.engine.read.source import check_text
 
             check_text(path)  # a binary file: one line and exit 2, no workbench
     if args.gold is not None:
         if args.file is None:
             raise CliError("--gold needs a FILE to open")
-        from engine.evaluate import line_weights
-        from engine.gold import read_gold
+        from chunkscope.engine.evaluate.gold import read_gold
+        from chunkscope.engine.evaluate.measure import line_weights
 
         read_gold(args.gold, lines=len(line_weights(args.file)))  # one line and exit 2 if bad
 
     queries: tuple[Any, ...] = ()
     if args.queries is not None:
-        from engine.search import load_judged_queries
+        from chunkscope.engine.search import load_judged_queries
 
         queries = tuple(load_judged_queries(args.queries))  # one line and exit 2 if bad
 
-    from tui.app import ChunkscopeApp, StartOptions
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
 
     options = StartOptions(
         path=args.file,
@@ -141,8 +141,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
     app = ChunkscopeApp(options)
     app.run()
     if app.crash is not None:
-        from tui.cli.common import note
-        from tui.crash import EXIT_CRASH
+        from chunkscope.tui.cli.common import note
+        from chunkscope.tui.crash import EXIT_CRASH
 
         note(app.crash)
         return EXIT_CRASH

@@ -16,10 +16,10 @@ from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from engine.readers.base import SessionInfo
-from engine.readers.folders import readable_name
-from tui.cells import terminal_text
-from tui.samples import sample_files
+from chunkscope.engine.read.formats.base import SessionInfo
+from chunkscope.engine.read.formats.folders import readable_name
+from chunkscope.tui.cells import terminal_text
+from chunkscope.tui.samples import sample_files
 
 #: Session files looked at for the sessions list (the newest of the folder).
 SESSIONS_LOOKED_AT = 200
@@ -124,8 +124,8 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
 
     @work(thread=True, exclusive=True, group="sessions", description="_find_sessions")
     def _find_sessions(self) -> None:
-        from engine.errors import ChunkscopeError
-        from engine.readers.folders import list_sessions
+        from chunkscope.engine.errors import ChunkscopeError
+        from chunkscope.engine.read.formats.folders import list_sessions
 
         try:
             found = list_sessions(self.start, limit=SESSIONS_LOOKED_AT)

@@ -1,8 +1,8 @@
-"""Auto-tune: `engine.evaluate.tune` on the open file against its topic marks.
+"""Auto-tune: `engine.evaluate.measure.tune` on the open file against its topic marks.
 
-The search (the grid of ``chunkscope tune``, `engine.evaluate.TUNE_GRIDS`, for the merge
+The search (the grid of ``chunkscope tune``, `engine.evaluate.measure.TUNE_GRIDS`, for the merge
 mode in force) runs in a worker with a progress bar; Escape stops it. Settings rank as
-``chunkscope tune`` ranks them (`engine.evaluate.Tuned.objective`): finding the marks
+``chunkscope tune`` ranks them (`engine.evaluate.measure.Tuned.objective`): finding the marks
 first (boundary F1), then Pk; partial marks are scored over the stretch they cover.
 Then the best settings are listed with their F1, recall, Pk, WindowDiff and the
 segments they give in the whole file (topics in topic mode, merged chunks in the seed
@@ -21,7 +21,8 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from engine.evaluate import (
+from chunkscope.engine.config.tuning import PROFILE_KNOBS
+from chunkscope.engine.evaluate.measure import (
     TUNE_GRIDS,
     Case,
     Tuned,
@@ -30,11 +31,10 @@ from engine.evaluate import (
     tune,
     tuning_segmenter,
 )
-from engine.tuning import PROFILE_KNOBS
 
 if TYPE_CHECKING:
-    from engine.pipeline import Pipeline
-    from engine.tuning import Tuning
+    from chunkscope.engine.config.tuning import Tuning
+    from chunkscope.engine.pipeline import Pipeline
 
 #: How many settings the list shows.
 TOP = 5

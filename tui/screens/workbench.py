@@ -24,19 +24,19 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from engine.tuning import Tuning
-from tui.widgets.candidate_list import CandidateList, CandidateRow
-from tui.widgets.choice_toggle import ChoiceToggle
-from tui.widgets.chunk_list import CUT_TEXT, ChunkList, human_count
-from tui.widgets.header_line import HeaderInfo, HeaderLine, turns_after_collapse
-from tui.widgets.merge_panel import MergePanel
-from tui.widgets.recap_panel import RecapPanel
-from tui.widgets.search_panel import SearchPanel
-from tui.widgets.similarity_strip import SimilarityStrip
-from tui.widgets.strategy_panel import StrategyPanel
-from tui.widgets.summary_panel import SummaryPanel
-from tui.widgets.sweep_panel import SweepPanel
-from tui.workbench.columns import (
+from chunkscope.engine.config.tuning import Tuning
+from chunkscope.tui.widgets.candidate_list import CandidateList, CandidateRow
+from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
+from chunkscope.tui.widgets.chunk_list import CUT_TEXT, ChunkList, human_count
+from chunkscope.tui.widgets.header_line import HeaderInfo, HeaderLine, turns_after_collapse
+from chunkscope.tui.widgets.merge_panel import MergePanel
+from chunkscope.tui.widgets.recap_panel import RecapPanel
+from chunkscope.tui.widgets.search_panel import SearchPanel
+from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+from chunkscope.tui.widgets.strategy_panel import StrategyPanel
+from chunkscope.tui.widgets.summary_panel import SummaryPanel
+from chunkscope.tui.widgets.sweep_panel import SweepPanel
+from chunkscope.tui.workbench.columns import (
     DEFAULT_LABEL,
     DIFFER,
     NO_SIMILARITY,
@@ -45,7 +45,7 @@ from tui.workbench.columns import (
     chunk_points,
     differing,
 )
-from tui.workbench.runs import LEFT_KINDS, RunView
+from chunkscope.tui.workbench.runs import LEFT_KINDS, RunView
 
 NARROW_WIDTH = 130
 
@@ -294,7 +294,7 @@ class WorkbenchScreen(Screen[None]):
 
     def apply_theme_styles(self) -> None:
         """Band and badge colours from the current theme (called again on a theme switch)."""
-        from themes import band_colors
+        from chunkscope.themes import band_colors
 
         theme = self.app.current_theme
         bands = [Style(color=c, bold=True) for c in band_colors(theme)]
@@ -424,7 +424,7 @@ class WorkbenchScreen(Screen[None]):
 
     def on_descendant_focus(self, event: Any) -> None:
         """A merge slider got the focus: the sweep follows its knob."""
-        from tui.widgets.merge_panel import slider_knob
+        from chunkscope.tui.widgets.merge_panel import slider_knob
 
         name = slider_knob(getattr(event.widget, "id", None))
         if name is not None:
@@ -685,7 +685,7 @@ class WorkbenchScreen(Screen[None]):
     def _column_data(self, side: str, view: RunView | None) -> Any:
         """(chunks, cut points, cut lines, tokens, approx, cuts inside a topic) of a
         column, None until known."""
-        from tui.workbench.topics import inner_cuts
+        from chunkscope.tui.workbench.topics import inner_cuts
 
         driver = self.driver
         spec = driver.column_specs[side]

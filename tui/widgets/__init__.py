@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from tui.widgets.slider import Slider
+from chunkscope.tui.widgets.slider import Slider
 
 __all__ = ["Slider"]

@@ -19,8 +19,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.cells import terminal_text
-from tui.widgets.chunk_list import set_virtual_size
+from chunkscope.tui.cells import terminal_text
+from chunkscope.tui.widgets.chunk_list import set_virtual_size
 
 #: The column header over the rows (`CandidateList.render_line` draws them to it):
 #: in the recap or not, merged chunk, score, tokens, the summary's first line.

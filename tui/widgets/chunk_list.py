@@ -33,7 +33,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui.cells import terminal_text
+from chunkscope.tui.cells import terminal_text
 
 PREVIEW_LINES = 2
 MAX_EXPANDED_LINES = 5000
@@ -82,7 +82,7 @@ def short_time_range(chunk: Any) -> str:
     start, end = chunk.start, chunk.end
     if start is None:
         return "--:--:--"
-    from engine.model import days_between
+    from chunkscope.engine.model import days_between
 
     a = start.strftime("%H:%M:%S")
     b = end.strftime("%H:%M:%S") if end is not None else a

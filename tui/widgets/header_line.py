@@ -9,7 +9,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widget import Widget
 
-from engine.textutil import strip_control
+from chunkscope.engine.textutil import strip_control
 
 
 def turns_after_collapse(n: int) -> str:

@@ -1,7 +1,7 @@
 """The merge controls: the merge mode (the seed loop or the topic segmenter), one
 control per knob of the compaction, merge and topic stages that declares a slider, and
 the run's outcome. A knob's control shows only in the modes it acts in (the size cap,
-chars or tokens, in both: `engine.tuning.SHARED_KNOBS`).
+chars or tokens, in both: `engine.config.tuning.SHARED_KNOBS`).
 
 The controls come from the knobs' declarations (`engine.params`): a slider per knob
 with a `SliderSpec` (range, steps, label, format, in its declared order), a toggle
@@ -25,13 +25,13 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from engine.merge import MergeParams
-from engine.params import Knob, knob_map, knobs, replace_knobs
-from engine.segment import TopicParams
-from engine.split import CompactParams
-from engine.tuning import MODE_PARAMS, SHARED_KNOBS, Tuning, knob_modes
-from tui.widgets.choice_toggle import ChoiceToggle
-from tui.widgets.slider import Slider, knob_position, knob_slider, knob_value
+from chunkscope.engine.chunk.split import CompactParams
+from chunkscope.engine.config.tuning import MODE_PARAMS, SHARED_KNOBS, Tuning, knob_modes
+from chunkscope.engine.params import Knob, knob_map, knobs, replace_knobs
+from chunkscope.engine.segment.merge import MergeParams
+from chunkscope.engine.segment.segmenter import TopicParams
+from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
+from chunkscope.tui.widgets.slider import Slider, knob_position, knob_slider, knob_value
 
 LABEL_WIDTH = 11
 

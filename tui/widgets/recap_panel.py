@@ -8,14 +8,14 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static, TextArea
 
-from engine.params import knob_map
-from engine.recap import RecapParams
-from tui.widgets.candidate_list import HEADER as CANDIDATE_HEADER
-from tui.widgets.candidate_list import CandidateList, CandidateRow
-from tui.widgets.slider import Slider, knob_slider
-from tui.widgets.token_meter import TokenMeter
+from chunkscope.engine.params import knob_map
+from chunkscope.engine.recap.core import RecapParams
+from chunkscope.tui.widgets.candidate_list import HEADER as CANDIDATE_HEADER
+from chunkscope.tui.widgets.candidate_list import CandidateList, CandidateRow
+from chunkscope.tui.widgets.slider import Slider, knob_slider
+from chunkscope.tui.widgets.token_meter import TokenMeter
 
-#: The budget knob (`engine.recap.RecapParams`): its slider's ends are what may be typed.
+#: The budget knob (`engine.recap.core.RecapParams`): its slider's ends are what may be typed.
 BUDGET = knob_map(RecapParams)["budget"]
 
 

@@ -24,9 +24,9 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from engine.search import DEFAULT_RANKER, RANKERS
-from tui.widgets.choice_toggle import ChoiceToggle
-from tui.widgets.chunk_list import preview_lines
+from chunkscope.engine.search import DEFAULT_RANKER, RANKERS
+from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
+from chunkscope.tui.widgets.chunk_list import preview_lines
 
 PLACEHOLDER = "ask the merged chunks a question · enter searches · esc closes"
 

@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine.params import Knob
+from chunkscope.engine.params import Knob
 
 Formatter = Callable[[float], str] | str
 

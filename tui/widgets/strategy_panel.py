@@ -14,8 +14,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.widgets.slider import Slider
-from tui.workbench.columns import (
+from chunkscope.tui.widgets.slider import Slider
+from chunkscope.tui.workbench.columns import (
     SIDES,
     ColumnSpec,
     column_param_specs,

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar, Static
 
-from tui.cells import terminal_text
+from chunkscope.tui.cells import terminal_text
 
 #: Ends of a sentence, dropped when comparing the abstract with the summary's sentences.
 _ENDS = ".!?…"

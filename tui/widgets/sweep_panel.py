@@ -15,7 +15,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from engine.evaluate import sparkline
+from chunkscope.engine.evaluate.measure import sparkline
 
 LABEL = 7  # "chunks " / "Pk     "
 NUMBER = 5  # the column of the numbers at the value in force ("0.573")

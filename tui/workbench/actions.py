@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Any, Literal
 from textual import work
 from textual.worker import Worker, get_current_worker
 
-from engine.errors import ChunkscopeError
-from tui.screens.confirm import ConfirmScreen
-from tui.workbench.messages import Notice, SelectionReady, WorkFailed
-from tui.workbench.runs import RunView
-from tui.workbench.state import WorkbenchHost
+from chunkscope.engine.errors import ChunkscopeError
+from chunkscope.tui.screens.confirm import ConfirmScreen
+from chunkscope.tui.workbench.messages import Notice, SelectionReady, WorkFailed
+from chunkscope.tui.workbench.runs import RunView
+from chunkscope.tui.workbench.state import WorkbenchHost
 
 if TYPE_CHECKING:
-    from engine.pipeline import Pipeline
-    from engine.tuning import Tuning
+    from chunkscope.engine.config.tuning import Tuning
+    from chunkscope.engine.pipeline import Pipeline
 
 
 class WorkbenchActions(WorkbenchHost):
@@ -95,8 +95,8 @@ class WorkbenchActions(WorkbenchHost):
 
     def action_type_budget(self) -> None:
         """Ask for the recap budget as a number (the slider moves in steps of 50)."""
-        from tui.screens.prompt import PromptScreen
-        from tui.widgets.recap_panel import BUDGET
+        from chunkscope.tui.screens.prompt import PromptScreen
+        from chunkscope.tui.widgets.recap_panel import BUDGET
 
         assert BUDGET.slider is not None
         lo, hi = round(BUDGET.slider.lo), round(BUDGET.slider.hi)
@@ -153,7 +153,7 @@ class WorkbenchActions(WorkbenchHost):
     # ------------------------------------------------------------------ writing files
 
     def _ask_path(self, title: str, default: str, write: Any) -> None:
-        from tui.screens.prompt import PromptScreen
+        from chunkscope.tui.screens.prompt import PromptScreen
 
         def got_path(value: str | None) -> None:
             if not value:
@@ -161,7 +161,7 @@ class WorkbenchActions(WorkbenchHost):
             path = Path(value).expanduser()
             confine = self.options.confine
             if confine is not None:  # served: nothing is written outside the folder shown
-                from engine.paths import within
+                from chunkscope.engine.paths import within
 
                 folder = confine if Path(confine).is_dir() else str(Path(confine).parent)
                 try:
@@ -205,7 +205,7 @@ class WorkbenchActions(WorkbenchHost):
         if self.options.review is not None:
             self._save_review(selection)
             return
-        from engine.recap import RECAP_FILENAME, save_recap
+        from chunkscope.engine.recap.core import RECAP_FILENAME, save_recap
 
         text = selection.text
 
@@ -218,7 +218,7 @@ class WorkbenchActions(WorkbenchHost):
     def _save_review(self, selection: Any) -> None:
         """`chunkscope review`: `w` keeps this recap, with the pins, exclusions and budget,
         as what the project's next session start injects (`tui.workbench.review`)."""
-        from tui.workbench.review import save_review, store_path
+        from chunkscope.tui.workbench.review import save_review, store_path
 
         bench = self.workbench
         if bench is None or bench.view is None:
@@ -236,7 +236,7 @@ class WorkbenchActions(WorkbenchHost):
         self._write_file(store_path(target), write)
 
     def action_export(self) -> None:
-        from tui.screens.choose import ChooseScreen
+        from chunkscope.tui.screens.choose import ChooseScreen
 
         bench = self.workbench
         if bench is None or bench.view is None:
@@ -256,7 +256,7 @@ class WorkbenchActions(WorkbenchHost):
         self.push_screen(ChooseScreen("Export", choices), chosen)
 
     def export(self, kind: str) -> None:
-        from tui.workbench.exports import merged_json, merged_markdown
+        from chunkscope.tui.workbench.exports import merged_json, merged_markdown
 
         bench = self.workbench
         if bench is None or bench.view is None:
@@ -277,7 +277,7 @@ class WorkbenchActions(WorkbenchHost):
         if kind == "json":
 
             def write(path: Path) -> str:
-                from engine.fileio import atomic_write_text
+                from chunkscope.engine.fileio import atomic_write_text
 
                 atomic_write_text(path, merged_json(view, summaries, counter))
                 return f"{len(view.result.chunks)} merged chunks (JSON)"
@@ -286,7 +286,7 @@ class WorkbenchActions(WorkbenchHost):
         else:
 
             def write(path: Path) -> str:
-                from engine.fileio import atomic_write_text
+                from chunkscope.engine.fileio import atomic_write_text
 
                 atomic_write_text(path, merged_markdown(view, summaries, counter))
                 return f"{len(view.result.chunks)} merged chunks (markdown)"
@@ -315,8 +315,8 @@ class WorkbenchActions(WorkbenchHost):
         partial = file_marks.partial if file_marks is not None else False
 
         def write(path: Path) -> str:
-            from engine.fileio import atomic_write_text
-            from tui.report import gather, render_html
+            from chunkscope.engine.fileio import atomic_write_text
+            from chunkscope.tui.report import gather, render_html
 
             # the marks' line weights, read once for the file and kept (FileMarks.weights)
             weights = file_marks.weights() if marks is not None and file_marks else None
@@ -353,8 +353,8 @@ class WorkbenchActions(WorkbenchHost):
 
     def ask_save_profile(self, tuning: Tuning) -> None:
         """Ask for a name and save `tuning` as that profile (asking before replacing)."""
-        from engine.settings import check_profile_name, list_profiles
-        from tui.screens.prompt import PromptScreen
+        from chunkscope.engine.config.settings import check_profile_name, list_profiles
+        from chunkscope.tui.screens.prompt import PromptScreen
 
         def validate(name: str) -> str | None:
             try:
@@ -381,7 +381,7 @@ class WorkbenchActions(WorkbenchHost):
         self.push_screen(PromptScreen("Save the parameters as profile", "", validate=validate), got)
 
     def save_profile(self, name: str, tuning: Tuning | None = None) -> None:
-        from engine.settings import Profile, save_profile
+        from chunkscope.engine.config.settings import Profile, save_profile
 
         profile = Profile.from_tuning(tuning if tuning is not None else self.tuning)
         try:
@@ -392,8 +392,8 @@ class WorkbenchActions(WorkbenchHost):
         self.notify(f"Saved profile {name!r} to {where}.", markup=False)
 
     def action_load_profile(self) -> None:
-        from engine.settings import list_profiles
-        from tui.screens.choose import ChooseScreen
+        from chunkscope.engine.config.settings import list_profiles
+        from chunkscope.tui.screens.choose import ChooseScreen
 
         try:
             names = list_profiles()
@@ -418,7 +418,7 @@ class WorkbenchActions(WorkbenchHost):
 
     def load_profile(self, name: str) -> None:
         """Use profile `name`: its values over the declared defaults, as `--profile` does."""
-        from engine.settings import get_profile
+        from chunkscope.engine.config.settings import get_profile
 
         try:
             tuning = get_profile(name).tuning()
@@ -455,7 +455,7 @@ class WorkbenchActions(WorkbenchHost):
         self.state = replace(self.state, summarizer=name)
         self.recap_state = "idle"
         if self.pipe is not None:
-            from engine.pipeline import SummarizerSpec
+            from chunkscope.engine.pipeline import SummarizerSpec
 
             backend = self._backend("summarizer", name)
             spec = SummarizerSpec(name=name, model=backend.model, base_url=backend.base_url)

@@ -2,7 +2,7 @@
 
 Each column of the workbench shows, by default, what it always showed (the left: the
 items before the merge; the right: the merged chunks). A `ColumnSpec` replaces a column
-with the chunks of one strategy of `engine.strategies` (with its parameters), computed
+with the chunks of one strategy of `engine.chunk.strategies` (with its parameters), computed
 in a thread worker by `StrategyDriver` (mixed into the app) and kept per column.
 
 Where a cut is, defined once for every column (`cut_keys`): the source line of the first
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from engine.pipeline import Pipeline
+    from chunkscope.engine.pipeline import Pipeline
 
 SIDES = ("left", "right")
 DEFAULT_LABEL = {"left": "before merge", "right": "merged"}
@@ -39,7 +39,7 @@ MERGE_COLUMN_HELP = {
 
 def column_names() -> list[str]:
     """What a column can show besides its default: every strategy, then the merge modes."""
-    from engine.strategies import STRATEGIES
+    from chunkscope.engine.chunk.strategies import STRATEGIES
 
     return [*STRATEGIES, *MERGE_COLUMNS]
 
@@ -48,15 +48,15 @@ def column_param_specs(name: str) -> list[Any]:
     """The parameters (knobs) of what column `name` shows: a strategy's, or for a merge
     column its mode's knobs that have a slider and a numeric default."""
     if name in MERGE_COLUMNS:
-        from engine.params import knobs
-        from engine.tuning import MODE_PARAMS
+        from chunkscope.engine.config.tuning import MODE_PARAMS
+        from chunkscope.engine.params import knobs
 
         return [
             k
             for k in knobs(MODE_PARAMS[MERGE_COLUMNS[name]])
             if k.slider is not None and isinstance(k.default, int | float)
         ]
-    from engine.strategies import param_specs
+    from chunkscope.engine.chunk.strategies import param_specs
 
     return param_specs(name)
 
@@ -64,7 +64,7 @@ def column_param_specs(name: str) -> list[Any]:
 def check_column_name(name: str) -> None:
     """A ValueError listing the names for a column `name` that does not exist."""
     if name not in MERGE_COLUMNS:
-        from engine.strategies import strategy_class
+        from chunkscope.engine.chunk.strategies import strategy_class
 
         strategy_class(name)
 
@@ -75,10 +75,10 @@ def run_merge_column(pipe: Pipeline, spec: ColumnSpec) -> Any:
     values."""
     from dataclasses import replace
 
-    from engine.merge import MergeParams
-    from engine.params import replace_knobs
-    from engine.segment import TopicParams
-    from engine.strategies import StrategyChunk, StrategyResult
+    from chunkscope.engine.chunk.strategies import StrategyChunk, StrategyResult
+    from chunkscope.engine.params import replace_knobs
+    from chunkscope.engine.segment.merge import MergeParams
+    from chunkscope.engine.segment.segmenter import TopicParams
 
     mode = MERGE_COLUMNS[spec.name]
     values = dict(spec.params)
@@ -148,7 +148,7 @@ class ColumnResult:
 
     pipe: Pipeline
     spec: ColumnSpec
-    result: Any  # engine.strategies.StrategyResult
+    result: Any  # engine.chunk.strategies.StrategyResult
     tokens: list[int]
     seconds: float
 

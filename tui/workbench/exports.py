@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from tui.workbench.runs import RunView
+from chunkscope.tui.workbench.runs import RunView
 
 
 def _iso(ts: Any) -> str | None:

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from engine.model import gc_paused
-from engine.parse import require_turns, skipped_summary
-from tui.screens.loading import LoadingScreen
-from tui.screens.open_file import OpenFileScreen
-from tui.workbench.messages import (
+from chunkscope.engine.model import gc_paused
+from chunkscope.engine.read.parse import require_turns, skipped_summary
+from chunkscope.tui.screens.loading import LoadingScreen
+from chunkscope.tui.screens.open_file import OpenFileScreen
+from chunkscope.tui.workbench.messages import (
     Loaded,
     LoadFailed,
     LoadProgress,
@@ -40,7 +40,7 @@ from tui.workbench.messages import (
     TokensReady,
     WorkFailed,
 )
-from tui.workbench.runs import (
+from chunkscope.tui.workbench.runs import (
     Cancelled,
     Derived,
     RunView,
@@ -49,12 +49,12 @@ from tui.workbench.runs import (
     exact_tokens,
     prefetch_tokens,
 )
-from tui.workbench.state import WorkbenchHost, _backend_hint
+from chunkscope.tui.workbench.state import WorkbenchHost, _backend_hint
 
 if TYPE_CHECKING:
-    from engine.pipeline import Pipeline
-    from engine.tuning import Tuning
-    from tui.workbench.topics import FileMarks
+    from chunkscope.engine.config.tuning import Tuning
+    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.tui.workbench.topics import FileMarks
 
 DEBOUNCE = 0.05
 
@@ -124,8 +124,8 @@ class PipelineDriver(WorkbenchHost):
     def open_path(self, path: str, session: int | None = None) -> None:
         """Open `path` (for a file holding several sessions, `session`; None: the newest)."""
         if self.options.confine is not None:
-            from engine.errors import SourceError
-            from engine.paths import within
+            from chunkscope.engine.errors import SourceError
+            from chunkscope.engine.paths import within
 
             try:
                 within(path, self.options.confine)
@@ -190,7 +190,7 @@ class PipelineDriver(WorkbenchHost):
 
     @work(thread=True, exclusive=True, group="load", description="_load")
     def _load(self, path: str, params: Any, drawn: threading.Event | None = None) -> None:
-        from engine.pipeline import Pipeline
+        from chunkscope.engine.pipeline import Pipeline
 
         worker = get_current_worker()
         warnings: list[str] = []
@@ -231,7 +231,7 @@ class PipelineDriver(WorkbenchHost):
     def _read_marks(self, path: str) -> tuple[FileMarks | None, str | None]:
         """The file's topic marks (in the load worker: it hashes the file). The gold file
         given on the command line applies to the file it was given with."""
-        from tui.workbench.topics import read_file_marks
+        from chunkscope.tui.workbench.topics import read_file_marks
 
         gold = self.options.gold
         first = self.options.path
@@ -308,7 +308,7 @@ class PipelineDriver(WorkbenchHost):
 
     def _offer_sessions(self, path: str, sessions: list[tuple[int, str]]) -> None:
         """A file holding several sessions opens the newest; offer the others."""
-        from tui.screens.choose import ChooseScreen
+        from chunkscope.tui.screens.choose import ChooseScreen
 
         def chosen(value: str | None) -> None:
             if value is not None and int(value) != sessions[0][0]:

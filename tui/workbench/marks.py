@@ -12,8 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.workbench.state import WorkbenchHost
-from tui.workbench.topics import (
+from chunkscope.tui.workbench.state import WorkbenchHost
+from chunkscope.tui.workbench.topics import (
     ChunksVerdict,
     FileMarks,
     MarksReport,
@@ -25,8 +25,8 @@ from tui.workbench.topics import (
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from engine.model import Chunk
-    from tui.workbench.runs import RunView
+    from chunkscope.engine.model import Chunk
+    from chunkscope.tui.workbench.runs import RunView
 
 
 class MarksDriver(WorkbenchHost):
@@ -74,8 +74,8 @@ class MarksDriver(WorkbenchHost):
     def _save_file_marks(self, updated: FileMarks) -> bool:
         """Save `updated` (the file's marks, changed) and make them the file's; False,
         with an error notification, when they could not be saved."""
-        from engine.errors import ChunkscopeError
-        from engine.gold import save_marks
+        from chunkscope.engine.errors import ChunkscopeError
+        from chunkscope.engine.evaluate.gold import save_marks
 
         try:
             save_marks(updated.path, updated.starts, updated.digest, partial=updated.partial)
@@ -146,8 +146,8 @@ class MarksDriver(WorkbenchHost):
 
     def action_export_marks(self) -> None:
         """Write the marks as a gold file (`chunkscope eval --gold`), atomically."""
-        from engine.fileio import atomic_write_text
-        from engine.gold import dumps_gold
+        from chunkscope.engine.evaluate.gold import dumps_gold
+        from chunkscope.engine.fileio import atomic_write_text
 
         marks = self.file_marks
         if marks is None or not marks.starts:

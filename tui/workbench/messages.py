@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from engine.pipeline import Pipeline
-    from engine.recap import Selection
-    from engine.search import Answer, RetrievalScore, SearchParams
-    from engine.summarize import Summary
-    from tui.workbench.columns import ColumnResult
-    from tui.workbench.runs import Derived, RunView
-    from tui.workbench.topics import FileMarks
+    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.engine.recap.core import Selection
+    from chunkscope.engine.search import Answer, RetrievalScore, SearchParams
+    from chunkscope.engine.summarize import Summary
+    from chunkscope.tui.workbench.columns import ColumnResult
+    from chunkscope.tui.workbench.runs import Derived, RunView
+    from chunkscope.tui.workbench.topics import FileMarks
 
 
 class LoadProgress(Message):

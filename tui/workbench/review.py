@@ -4,7 +4,7 @@ The workbench opens the transcript whose recap session-start injects, with the s
 pipeline as the hooks (tool calls collapsed, the offline embedder and summarizer) and
 the pins, exclusions and budget of an earlier review, so its recap preview is the text
 that goes in. `w` saves what is shown, with those settings, into the project's store
-(`engine.inject`) instead of asking for a file.
+(`engine.inject.recaps`) instead of asking for a file.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.inject import Review, StoredRecap, recap_path, save_stored
+from chunkscope.engine.inject.recaps import Review, StoredRecap, recap_path, save_stored
 
 #: The recap preview's title while reviewing.
 PREVIEW_TITLE = "─ injected at the next session start (w saves it) ─"
@@ -30,7 +30,7 @@ class ReviewTarget:
     session_id: str = ""
     stored: bool = False  # whether the recap shown is the one stored (else: built now)
     profile: str = ""  # the profile the recap is built with
-    agent: str = "claude"  # the agent tool whose session it is (`engine.agents`)
+    agent: str = "claude"  # the agent tool whose session it is (`engine.inject.agents`)
 
 
 def store_path(target: ReviewTarget) -> Path:

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.merge import char_counts
-from engine.model import Chunk
+from chunkscope.engine.model import Chunk
+from chunkscope.engine.segment.merge import char_counts
 
 if TYPE_CHECKING:
-    from engine.pipeline import Pipeline
+    from chunkscope.engine.pipeline import Pipeline
 
 LEFT_KINDS = ("turns", "raw", "compacted")
 TOKEN_BATCH = 50  # chunks counted per hold of the lock: a newer run waits at most one batch
@@ -38,7 +38,7 @@ class RunView:
     source: Any
     compacted: list[Chunk]
     compact_tokens: list[int] | None
-    result: Any  # engine.merge.MergeResult
+    result: Any  # engine.segment.merge.MergeResult
     sims: np.ndarray
     owners: np.ndarray  # merged owner of each compacted chunk
     position_sizes: np.ndarray  # size (cap unit) of the merged chunk holding each position

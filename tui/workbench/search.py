@@ -27,13 +27,18 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.worker import get_current_worker
 
-from tui.workbench.messages import ColumnHitsReady, RetrievalReady, SearchReady, WorkFailed
-from tui.workbench.state import WorkbenchHost
+from chunkscope.tui.workbench.messages import (
+    ColumnHitsReady,
+    RetrievalReady,
+    SearchReady,
+    WorkFailed,
+)
+from chunkscope.tui.workbench.state import WorkbenchHost
 
 if TYPE_CHECKING:
-    from engine.pipeline import Pipeline
-    from engine.search import Answer, Query, RetrievalScore, SearchIndex, SearchParams
-    from tui.workbench.runs import RunView
+    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.engine.search import Answer, Query, RetrievalScore, SearchIndex, SearchParams
+    from chunkscope.tui.workbench.runs import RunView
 
 #: Compare-column scores kept (by the identity of the column's chunk list).
 COLUMN_HITS_KEPT = 16
@@ -43,7 +48,7 @@ class SearchDriver(WorkbenchHost):
     """See the module docstring."""
 
     def _init_search(self) -> None:
-        from engine.search import DEFAULT_RANKER
+        from chunkscope.engine.search import DEFAULT_RANKER
 
         self.search_open = False  # the panel is open: its answer is drawn and followed
         self.search_query = ""
@@ -58,13 +63,13 @@ class SearchDriver(WorkbenchHost):
 
     def search_params(self) -> SearchParams:
         """The panel's search: its ranker, the other knobs at their defaults."""
-        from engine.search import SearchParams
+        from chunkscope.engine.search import SearchParams
 
         return SearchParams(ranker=self.search_ranker)
 
     def retrieval_params(self) -> SearchParams:
         """The query file's score: BM25 at the panel's budget."""
-        from engine.search import SearchParams
+        from chunkscope.engine.search import SearchParams
 
         return SearchParams(budget=self.search_params().budget)
 
@@ -161,7 +166,7 @@ class SearchDriver(WorkbenchHost):
     def _score_queries(
         self, pipe: Pipeline, view: RunView, queries: Sequence[Query], params: SearchParams
     ) -> None:
-        from engine.search import score_queries
+        from chunkscope.engine.search import score_queries
 
         worker = get_current_worker()
         try:
@@ -221,7 +226,7 @@ class SearchDriver(WorkbenchHost):
     ) -> None:
         """A column's chunks as a search index of their own (each chunk its own topic:
         a strategy knows no topics; the merged column, the run's index) and scored."""
-        from engine.search import SearchIndex, score_queries
+        from chunkscope.engine.search import SearchIndex, score_queries
 
         score: RetrievalScore | None
         try:

@@ -1,7 +1,7 @@
 """The workbench's state in one typed place.
 
 `TuningState` is what the user has chosen, as one immutable value: the tunable
-parameters (`engine.tuning.Tuning`: compaction, merge, recap), the pins and
+parameters (`engine.config.tuning.Tuning`: compaction, merge, recap), the pins and
 exclusions of the recap, and which backends run. A change makes a new value
 (`dataclasses.replace`); the app holds the current one (`WorkbenchHost.state`) and
 every part of the workbench reads it from there, so a parameter lives in one place
@@ -22,20 +22,20 @@ from textual.app import App
 from textual.timer import Timer
 from textual.worker import Worker
 
-from engine.merge import MergeParams
-from engine.tuning import Tuning
-from tui.workbench.messages import Notice, WorkFailed
-from tui.workbench.runs import Derived
+from chunkscope.engine.config.tuning import Tuning
+from chunkscope.engine.segment.merge import MergeParams
+from chunkscope.tui.workbench.messages import Notice, WorkFailed
+from chunkscope.tui.workbench.runs import Derived
 
 if TYPE_CHECKING:
-    from engine.pipeline import Pipeline, PipelineParams
-    from engine.recap import Selection
-    from engine.settings import Backend, Settings
-    from engine.summarize import Summary
-    from tui.screens.loading import LoadingScreen
-    from tui.screens.workbench import WorkbenchScreen
-    from tui.workbench.runs import RunView
-    from tui.workbench.topics import FileMarks
+    from chunkscope.engine.config.settings import Backend, Settings
+    from chunkscope.engine.pipeline import Pipeline, PipelineParams
+    from chunkscope.engine.recap.core import Selection
+    from chunkscope.engine.summarize import Summary
+    from chunkscope.tui.screens.loading import LoadingScreen
+    from chunkscope.tui.screens.workbench import WorkbenchScreen
+    from chunkscope.tui.workbench.runs import RunView
+    from chunkscope.tui.workbench.topics import FileMarks
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,7 @@ class WorkbenchHost(App[None]):
 
     @property
     def workbench(self) -> WorkbenchScreen | None:
-        from tui.screens.workbench import WorkbenchScreen
+        from chunkscope.tui.screens.workbench import WorkbenchScreen
 
         for screen in self.screen_stack:
             if isinstance(screen, WorkbenchScreen):
@@ -191,8 +191,8 @@ class WorkbenchHost(App[None]):
 
     def _backend(self, section: Literal["embedder", "summarizer"], name: str | None) -> Backend:
         """The backend `name` of a stage with the config file's model, URL and key."""
-        from engine.pipeline import EmbedderSpec, SummarizerSpec
-        from engine.settings import Settings, resolve_backend
+        from chunkscope.engine.config.settings import Settings, resolve_backend
+        from chunkscope.engine.pipeline import EmbedderSpec, SummarizerSpec
 
         o = self.options
         flags = (o.model, o.base_url) if section == "embedder" else (None, None)

@@ -1,6 +1,6 @@
 """Running the column strategies of the workbench in thread workers (a part of the app).
 
-Each column may show one strategy of `engine.strategies` (a `ColumnSpec`); a worker per
+Each column may show one strategy of `engine.chunk.strategies` (a `ColumnSpec`); a worker per
 column computes its result, one run at a time per column, the newest parameters running
 once the current run is done.
 """
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from tui.workbench.columns import (
+from chunkscope.tui.workbench.columns import (
     MERGE_COLUMNS,
     RETRY_DELAY,
     SIDES,
@@ -24,12 +24,12 @@ from tui.workbench.columns import (
     column_names,
     run_merge_column,
 )
-from tui.workbench.messages import StrategyReady, WorkFailed
-from tui.workbench.runs import Cancelled
-from tui.workbench.state import WorkbenchHost
+from chunkscope.tui.workbench.messages import StrategyReady, WorkFailed
+from chunkscope.tui.workbench.runs import Cancelled
+from chunkscope.tui.workbench.state import WorkbenchHost
 
 if TYPE_CHECKING:
-    from engine.pipeline import Pipeline
+    from chunkscope.engine.pipeline import Pipeline
 
 
 class StrategyDriver(WorkbenchHost):
@@ -147,7 +147,7 @@ class StrategyDriver(WorkbenchHost):
         )
 
     def _strategy_work(self, side: str, pipe: Pipeline, spec: ColumnSpec) -> None:
-        from engine.strategies import run_strategy
+        from chunkscope.engine.chunk.strategies import run_strategy
 
         worker = get_current_worker()
         t0 = time.perf_counter()

@@ -8,7 +8,7 @@
   its next point.
 - **N chunks** (`n`): the threshold (seed) or topic depth (topic) that gives N merged
   chunks (`engine.pipeline.Pipeline.for_chunk_count`), found in a worker and applied.
-- **Auto-tune** (`A`): `engine.evaluate.tune` on the open file and its marks, in a
+- **Auto-tune** (`A`): `engine.evaluate.measure.tune` on the open file and its marks, in a
   modal screen (`tui.screens.tune`).
 """
 
@@ -20,16 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 from textual.worker import get_current_worker
 
-from engine.evaluate import Case, chunk_starts, knob_values, score, tuning_merge
-from tui.widgets.slider import knob_value
-from tui.workbench.messages import Notice, WorkFailed
-from tui.workbench.state import WorkbenchHost
+from chunkscope.engine.evaluate.measure import Case, chunk_starts, knob_values, score, tuning_merge
+from chunkscope.tui.widgets.slider import knob_value
+from chunkscope.tui.workbench.messages import Notice, WorkFailed
+from chunkscope.tui.workbench.state import WorkbenchHost
 
 if TYPE_CHECKING:
-    from engine.params import Knob
-    from engine.pipeline import Pipeline
-    from engine.tuning import Tuning
-    from tui.widgets.sweep_panel import SweepPanel, SweepResult
+    from chunkscope.engine.config.tuning import Tuning
+    from chunkscope.engine.params import Knob
+    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.tui.widgets.sweep_panel import SweepPanel, SweepResult
 
 #: A sweep starts this long after the last run (a slider drag makes one sweep, not many).
 SWEEP_DELAY = 0.3
@@ -74,7 +74,7 @@ def on_slider_steps(pipe: Pipeline, found: Pipeline, count: int, n: int) -> tupl
     slider shows the value in force and the next move of another slider keeps it. Of the
     two steps around the found value, the one whose count is nearer `n` (on a tie, the
     nearer value); the count is monotonic in the knob, so no other step is nearer."""
-    from engine.evaluate import sweepable_knobs
+    from chunkscope.engine.evaluate.measure import sweepable_knobs
 
     knob = sweepable_knobs()[pipe.count_knob()][0]
     value = found.count_knob_value()
@@ -107,8 +107,8 @@ class SweepDriver(WorkbenchHost):
     def sweep_target(self) -> Knob | None:
         """The knob to sweep: the focused slider's when it acts in the current mode (the
         size cap acts in both), else the mode's main knob."""
-        from engine.evaluate import sweepable_knobs
-        from engine.tuning import knob_modes
+        from chunkscope.engine.config.tuning import knob_modes
+        from chunkscope.engine.evaluate.measure import sweepable_knobs
 
         known = sweepable_knobs()
         mode = self.state.tuning.merge.mode
@@ -137,7 +137,7 @@ class SweepDriver(WorkbenchHost):
             panel.set_busy(True)  # what it shows is the last run's until the sweep is done
 
     def _sweep_panel(self) -> SweepPanel | None:
-        from tui.widgets.sweep_panel import SweepPanel
+        from chunkscope.tui.widgets.sweep_panel import SweepPanel
 
         bench = self.workbench
         if bench is None or not bench.is_mounted:
@@ -146,7 +146,7 @@ class SweepDriver(WorkbenchHost):
         return found.first() if found else None
 
     def _start_sweep(self) -> None:
-        from tui.widgets.sweep_panel import LABEL, NUMBER
+        from chunkscope.tui.widgets.sweep_panel import LABEL, NUMBER
 
         self._sweep_timer = None
         pipe, knob, panel = self.pipe, self.sweep_target(), self._sweep_panel()
@@ -186,7 +186,7 @@ class SweepDriver(WorkbenchHost):
         points: int = SWEEP_POINTS[0],
         partial: bool = False,
     ) -> None:
-        from tui.widgets.sweep_panel import SweepResult
+        from chunkscope.tui.widgets.sweep_panel import SweepResult
 
         worker = get_current_worker()
 
@@ -233,7 +233,7 @@ class SweepDriver(WorkbenchHost):
 
     def action_chunk_count(self) -> None:
         """Type a number of merged chunks; the threshold moves to give it."""
-        from tui.screens.prompt import PromptScreen
+        from chunkscope.tui.screens.prompt import PromptScreen
 
         if self.pipe is None:
             self.notify("Open a file first (ctrl+o).", markup=False)
@@ -294,7 +294,7 @@ class SweepDriver(WorkbenchHost):
 
     def action_auto_tune(self) -> None:
         """Search the tune grid on the open file against its topic marks."""
-        from tui.screens.tune import TuneScreen
+        from chunkscope.tui.screens.tune import TuneScreen
 
         marks = self.file_marks
         if self.pipe is None:

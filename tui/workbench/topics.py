@@ -2,15 +2,15 @@
 
 A mark is a 1-based source line. `m` toggles one at the item selected in the left
 column (its first line); the marks are saved at once, atomically, in the user data
-directory under the SHA-256 of the file's content (`engine.gold`), so they survive a
+directory under the SHA-256 of the file's content (`engine.evaluate.gold`), so they survive a
 crash, a rename or a move, and load again when the file opens. ``chunkscope FILE --gold
 GOLD`` opens with a gold file's starts instead; `M` exports the marks in that format.
 
 Marks are *partial* (some of the topic starts: every one between the first mark and
 the last, none claimed elsewhere) unless the user says they are all the topics (`a`
 toggles; the flag is saved with them). With marks, every run's topic starts are scored
-against them (`engine.evaluate.score`: Pk, WindowDiff, boundary F1 within
-`engine.evaluate.TOLERANCE` lines; partial marks over the stretch they cover) and each
+against them (`engine.evaluate.measure.score`: Pk, WindowDiff, boundary F1 within
+`engine.evaluate.measure.TOLERANCE` lines; partial marks over the stretch they cover) and each
 cut between topics is a *hit* (a mark near it), *spurious*, or, with partial marks,
 *outside* the stretch (not scored); each unmatched mark is a *miss* (a cut the size cap
 made inside a topic is not judged): `MarksReport` holds what
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.evaluate import (
+from chunkscope.engine.evaluate.measure import (
     TOLERANCE,
     Scores,
     chunk_starts,
@@ -38,8 +38,8 @@ from engine.evaluate import (
 )
 
 if TYPE_CHECKING:
-    from engine.model import Chunk
-    from tui.workbench.runs import RunView
+    from chunkscope.engine.model import Chunk
+    from chunkscope.tui.workbench.runs import RunView
 
 
 @dataclass(frozen=True)
@@ -54,9 +54,10 @@ class FileMarks:
     _weights: list[Any] = field(default_factory=list, repr=False, compare=False)
 
     def weights(self) -> Any:
-        """What each source line weighs in Pk (`engine.evaluate.line_weights`), read once."""
+        """What each source line weighs in Pk (`engine.evaluate.measure.line_weights`), read
+        once."""
         if not self._weights:
-            from engine.evaluate import line_weights
+            from chunkscope.engine.evaluate.measure import line_weights
 
             self._weights.append(line_weights(self.path))
         return self._weights[0]
@@ -65,7 +66,12 @@ class FileMarks:
 def read_file_marks(path: str, gold: str | None = None) -> tuple[FileMarks, str | None]:
     """The marks of `path` (a gold file's starts when `gold` is given, else the saved
     ones), and a problem to report (the file's marks are then empty)."""
-    from engine.gold import GoldError, content_hash, load_file_marks, read_gold_file
+    from chunkscope.engine.evaluate.gold import (
+        GoldError,
+        content_hash,
+        load_file_marks,
+        read_gold_file,
+    )
 
     digest = content_hash(path)
     base = FileMarks(path, digest)  # its line weights are read when first scored
@@ -180,7 +186,7 @@ def judge_topics(chunks: Sequence[Chunk], inner: Sequence[bool], marks: FileMark
     the chunk that holds it."""
     if not any(inner):
         return judge_chunks(chunks, marks)
-    from engine.model import chunks_from_spans
+    from chunkscope.engine.model import chunks_from_spans
 
     starts = [0, *(i + 1 for i, within in enumerate(inner) if not within), len(chunks)]
     spans = list(pairwise(starts))

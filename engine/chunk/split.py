@@ -1,0 +1,139 @@
+"""The seed's splitting stages: paragraphs into chunks, then compaction.
+
+Both keep the seed's names, signatures and results. `compact_spans` is the
+same compaction expressed as spans over its input, which is what the pipeline
+and the workbench use to link a compacted chunk to the raw chunks it holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from chunkscope.engine.model import (
+    Chunk,
+    Progress,
+    Span,
+    Turn,
+    chunks_from_spans,
+    gc_paused,
+    text_lines,
+    with_progress,
+)
+from chunkscope.engine.params import SliderSpec, check_fields, knob
+
+PARAGRAPH_BREAK = "\n\n"
+
+
+@dataclass(frozen=True)
+class CompactParams:
+    """The compaction stage's knob (see `engine.params`)."""
+
+    min_chars: int = knob(
+        80,
+        "compaction minimum: a chunk shorter than N chars (role prefixes counted) absorbs the next",
+        flag="--min-chars",
+        minimum=0,
+        metavar="N",
+        slider=SliderSpec(0, 1000, 10, 100, label="min chars", fmt="{:.0f}", order=50),
+    )
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+#: The seed's compaction minimum (`compact_chunks`' default), from its declaration.
+DEFAULT_MIN_CHARS: int = CompactParams().min_chars
+
+
+def chunk_turns(
+    turns: Sequence[Turn], progress: Progress | None = None, *, by_message: bool = False
+) -> list[Chunk]:
+    """Split each turn's text on blank lines; each later paragraph opens a new chunk.
+
+    The first paragraph of a turn extends the current chunk, so turns without a
+    blank line stay together. Paragraphs keep their turn's role, timestamp,
+    source line and turn index. No turns give no chunks (the reference returned
+    one empty chunk, which nothing downstream can use). ``progress(done, total)``
+    counts turns. With `by_message` (not the seed's behaviour), every message (a new
+    source line: a log message, a markdown section) also opens a chunk, so chunks
+    start where a topic can change (the topic segmenter's units).
+    """
+    if not turns:
+        return []
+    chunks: list[list[Turn]] = [[]]
+    with gc_paused():
+        _split_into(with_progress(turns, progress), chunks, by_message)
+        return [Chunk(c) for c in chunks if c] or [Chunk([])]
+
+
+def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: bool) -> None:
+    for turn in turns:
+        if by_message and chunks[-1] and chunks[-1][-1].source_line != turn.source_line:
+            chunks.append([])
+        parts = turn.text.split(PARAGRAPH_BREAK)
+        if len(parts) == 1:
+            chunks[-1].append(turn)
+            continue
+        # A document section's text is its lines from `source_line` on (its
+        # `last_line` is known): each paragraph gets its own first and last line, so
+        # a chunk says exactly which lines it holds and a cut between two paragraphs
+        # (a document that starts without a heading) is placed exactly.
+        exact = turn.source_line is not None and turn.last_line is not None
+        line = turn.source_line if exact or (by_message and turn.role == "Doc") else None
+        for i, part in enumerate(parts):
+            if line is None:
+                piece = Turn(turn.timestamp, turn.role, part, turn.source_line, turn.turn_index)
+            elif exact:
+                at, last = text_lines(part, line)
+                piece = Turn(turn.timestamp, turn.role, part, at, turn.turn_index, last)
+                line += part.count("\n") + 2
+            else:  # (by_message) the paragraph's first line
+                at = line + len(part) - len(part.lstrip("\n"))
+                piece = Turn(turn.timestamp, turn.role, part, at, turn.turn_index)
+                line += part.count("\n") + 2
+            if i == 0:
+                chunks[-1].append(piece)
+            else:
+                chunks.append([piece])
+
+
+def _joined_size(a: int, b: int) -> int:
+    """Chars of two chunks' texts joined by the newline between their turns."""
+    if a == 0:
+        return b
+    if b == 0:
+        return a
+    return a + 1 + b
+
+
+def compact_spans(
+    chunks: Sequence[Chunk], min_chars: int = 80, progress: Progress | None = None
+) -> list[Span]:
+    """The spans over `chunks` that `compact_chunks` merges into one chunk each.
+
+    ``progress(done, total)`` counts chunks.
+    """
+    if not chunks:
+        return []
+    spans: list[list[int]] = [[0, 1]]
+    sizes: list[int] = [chunks[0].chars]
+    for i in with_progress(range(1, len(chunks)), progress):
+        size = chunks[i].chars
+        if sizes[-1] < min_chars:
+            spans[-1][1] = i + 1
+            sizes[-1] = _joined_size(sizes[-1], size)
+        else:
+            spans.append([i, i + 1])
+            sizes.append(size)
+    if len(spans) >= 2 and sizes[-1] < min_chars:
+        last = spans.pop()
+        sizes.pop()
+        spans[-1][1] = last[1]
+    return [(s, e) for s, e in spans]
+
+
+def compact_chunks(chunks: Sequence[Chunk], min_chars: int = DEFAULT_MIN_CHARS) -> list[Chunk]:
+    """Merge undersized chunks forward, then fold a short tail back (the seed's compaction)."""
+    with gc_paused():
+        return chunks_from_spans(chunks, compact_spans(chunks, min_chars))

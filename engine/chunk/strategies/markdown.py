@@ -1,0 +1,569 @@
+"""Markdown in two stages (seed 002): headings, then size with code-aware separators.
+
+Stage 1 cuts the document at its headings; each section knows its header path
+(``A > B > C``), heading level and depth. Stage 2 splits a section larger than
+`max_tokens` recursively at the seed's separators in priority order (code
+fence boundaries, ``## ``, ``### ``, paragraphs, lines, sentences, words, then
+token positions), packs the pieces greedily into chunks and starts each chunk
+with the last `overlap` tokens of the one before.
+
+Fenced code is never cut: a fenced block larger than the limit is a chunk of
+its own flagged ``exceeds_limit``, and an overlap never starts inside a fence.
+Tables and lists are not cut either when they fit in one chunk.
+
+Speed: the document is encoded once; token counts of any span come from the
+token start offsets (two binary searches), so no piece is ever re-encoded
+while splitting. The final chunks' exact counts come from one batch encode.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from chunkscope.engine.chunk.strategies._tokpos import (
+    SpanIndex,
+    TokenIndex,
+    count_spans,
+    token_starts_later,
+)
+from chunkscope.engine.chunk.strategies.base import (
+    BaseStrategy,
+    Counter,
+    StrategyChunk,
+    StrategyResult,
+    param,
+    resolve_overlap,
+)
+from chunkscope.engine.chunk.strategies.mdscan import (
+    TABLE_RULE,
+    Structure,
+    scan,
+)
+from chunkscope.engine.model import Chunk, Turn, gc_paused
+
+if TYPE_CHECKING:
+    from chunkscope.engine.read.source import Source
+
+
+@dataclass(frozen=True)
+class MarkdownParams:
+    """The markdown strategy's knobs."""
+
+    max_tokens: int = param(
+        450, "target chunk size in tokens (the seed's chunk_size)", flag="--max-tokens", minimum=8
+    )
+    overlap: float = param(
+        50,
+        "overlap in tokens (>= 1) or a fraction of max_tokens (< 1) (the seed's chunk_overlap)",
+        flag="--overlap",
+        minimum=0,
+    )
+    enrich: bool = param(
+        False,
+        "prefix each chunk with the seed's context header (document, section, position)",
+        flag="--enrich",
+    )
+    memory_type: str = param(
+        "knowledge_base", "the Type line of the enrichment header", flag="--memory-type"
+    )
+    keep_blocks: bool = param(
+        True, "keep tables and lists whole when they fit in one chunk", flag="--no-keep-blocks"
+    )
+
+    def __post_init__(self) -> None:
+        resolve_overlap(self.overlap, self.max_tokens)
+
+    @property
+    def overlap_tokens(self) -> int:
+        """The overlap in tokens (a fraction of ``max_tokens`` resolved)."""
+        return resolve_overlap(self.overlap, self.max_tokens)
+
+
+# Stage 2 separators in priority order: (name, separator, cut offset within it).
+_LANG = re.compile(r"```(\w+)")
+
+_SEPARATORS: tuple[tuple[str, str, int], ...] = (
+    ("h2", "\n## ", 1),
+    ("h3", "\n### ", 1),
+    ("paragraph", "\n\n", 0),
+    ("line", "\n", 0),
+    ("sentence", ". ", 1),
+    ("word", " ", 0),
+)
+
+
+def granularity(tokens: int) -> str:
+    """A chunk size's granularity: fine under 400 tokens, medium to 1200, coarse above."""
+    if tokens < 400:
+        return "fine"
+    if tokens <= 1200:
+        return "medium"
+    return "coarse"
+
+
+def enrichment_header(
+    title: str, path: str, index: int, total: int, gran: str, memory_type: str
+) -> str:
+    """The seed's context header (followed by a blank line, then the original content)."""
+    ratio = (index + 1) / total
+    where = "beginning" if ratio < 0.33 else "middle" if ratio < 0.67 else "end"
+    return (
+        f"Document: {title}\n"
+        f"Section: {path or 'Main Content'}\n"
+        f"Position: Chunk {index + 1} of {total} ({where}, {gran} granularity)\n"
+        f"Type: {memory_type}\n\n"
+    )
+
+
+# ----------------------------------------------------------------------------- splitting
+
+
+class _Piece(NamedTuple):
+    start: int
+    end: int
+    cut: str  # the separator level of the cut *before* this piece
+    atomic: bool  # a fenced block: never cut
+
+
+class _Splitter:
+    """Stage 2 over one document; spans are character offsets into `text`."""
+
+    def __init__(self, text: str, index: TokenIndex, st: Structure, params: MarkdownParams):
+        self.text = text
+        self.index: TokenIndex | SpanIndex = index  # set to each oversize section's own
+        self.size = params.max_tokens
+        self.overlap = params.overlap_tokens
+        self.fences = st.fences
+        self.fence_starts = [s for s, _ in st.fences]
+        # interiors nothing may cut: fences always, tables and lists when they fit
+        keep = list(st.fences)
+        if params.keep_blocks and st.blocks:
+            bounds = np.array(st.blocks, dtype=np.int64)
+            sizes = count_spans(index.array, bounds[:, 0], bounds[:, 1]).tolist()
+            keep += [blk for blk, k in zip(st.blocks, sizes, strict=True) if k <= self.size]
+        keep.sort()
+        union: list[tuple[int, int]] = []
+        for s, e in keep:
+            if union and s < union[-1][1]:
+                union[-1] = (union[-1][0], max(union[-1][1], e))
+            else:
+                union.append((s, e))
+        self.keep_starts = [s for s, _ in union]
+        self.keep = union
+
+    def _kept(self, pos: int) -> bool:
+        """Whether `pos` lies strictly inside a span that must not be cut."""
+        i = bisect_left(self.keep_starts, pos) - 1
+        return i >= 0 and pos < self.keep[i][1]
+
+    def _in_fence(self, pos: int) -> tuple[int, int] | None:
+        i = bisect_right(self.fence_starts, pos) - 1
+        if i >= 0:
+            s, e = self.fences[i]
+            if s < pos < e:
+                return (s, e)
+        return None
+
+    def pieces(self, start: int, end: int) -> list[_Piece]:
+        """Stage 2 for one section: pieces within the size, or atomic fenced blocks."""
+        out: list[_Piece] = []
+        self._split(start, end, 0, "section", out)
+        return out
+
+    def _split(self, start: int, end: int, level: int, cut: str, out: list[_Piece]) -> None:
+        if self.index.count(start, end) <= self.size:
+            out.append(_Piece(start, end, cut, False))
+            return
+        if level == 0:
+            # fenced blocks first: they become pieces of their own
+            lo = bisect_left(self.fence_starts, start)
+            pos = start
+            first = cut
+            for s, e in self.fences[lo:]:
+                if s >= end:
+                    break
+                if s > pos:
+                    self._split(pos, s, 1, first, out)
+                    first = "code_fence"
+                e = min(e, end)
+                if self.index.count(s, e) <= self.size:
+                    out.append(_Piece(s, e, first, False))
+                else:
+                    out.append(_Piece(s, e, first, True))
+                first = "code_fence"
+                pos = e
+            if pos < end:
+                self._split(pos, end, 1, first, out)
+            return
+        if level > len(_SEPARATORS):
+            self._split_tokens(start, end, cut, out)
+            return
+        name, sep, shift = _SEPARATORS[level - 1]
+        text = self.text
+        cuts: list[int] = []
+        find = text.find
+        p = find(sep, start + 1, end)
+        while p >= 0:
+            q = p + shift
+            if start < q < end and not self._kept(q):
+                cuts.append(q)
+            p = find(sep, p + len(sep), end)
+        if not cuts:
+            self._split(start, end, level + 1, cut, out)
+            return
+        pos = start
+        first = cut
+        for q in cuts:
+            self._split(pos, q, level + 1, first, out)
+            first = name
+            pos = q
+        self._split(pos, end, level + 1, first, out)
+
+    def _split_tokens(self, start: int, end: int, cut: str, out: list[_Piece]) -> None:
+        """Last resort: cut at token positions, never inside a kept span."""
+        index = self.index
+        pos = start
+        first = cut
+        while index.count(pos, end) > self.size:
+            t = index.index(pos) + self.size - 1
+            q = index.offset(t)
+            while q > pos and self._kept(q):
+                q -= 1
+            if q <= pos:  # the kept span starting here is larger than the size
+                q = max(index.offset(t), index.after(pos))
+                while q < end and self._kept(q):
+                    q += 1
+            out.append(_Piece(pos, q, first, False))
+            first = "token"
+            pos = q
+        out.append(_Piece(pos, end, first, False))
+
+    def overlap_start(self, prev_start: int, prev_end: int, next_end: int) -> int:
+        """Where the chunk after ``[prev_start, prev_end)`` starts: `overlap` tokens back.
+
+        Less overlap when the chunk would not fit (or would start inside a
+        fence); none when nothing fits.
+        """
+        if self.overlap <= 0:
+            return prev_end
+        index = self.index
+        t = max(index.index(prev_end) - self.overlap, index.index(prev_start))
+        room = index.index(next_end) - self.size
+        t = max(t, room)
+        pos = index.offset(t)
+        if pos >= prev_end or pos <= prev_start:
+            return prev_end
+        fence = self._in_fence(pos)
+        if fence is not None:
+            pos = fence[1]
+            if pos >= prev_end:
+                return prev_end
+        # tokens that share a start (bytes of one character) can make the span
+        # count more than asked: step forward until both limits hold
+        while pos < prev_end and (
+            index.count(pos, next_end) > self.size or index.count(pos, prev_end) > self.overlap
+        ):
+            pos = index.after(pos)
+        return min(pos, prev_end)
+
+
+_Span = tuple[int, int, int, str, bool, int]
+"""(start, end, section index, reason of the cut before it, oversize, end of the overlap)."""
+
+_WS = " \t\r\n"
+
+
+def split_spans(text: str, index: TokenIndex, st: Structure, params: MarkdownParams) -> list[_Span]:
+    """The chunks of `text` as trimmed spans, in document order."""
+    sp = _Splitter(text, index, st, params)
+    size = params.max_tokens
+    spans: list[_Span] = []
+    sections = st.sections
+    sec_bounds = np.array([(sec.start, sec.end) for sec in sections], dtype=np.int64)
+    sizes = count_spans(index.array, sec_bounds[:, 0], sec_bounds[:, 1]).tolist()
+    for si, sec in enumerate(sections):
+        if sizes[si] <= size:
+            spans.append((sec.start, sec.end, si, "section", False, sec.start))
+            continue
+        sp.index = local = index.span(sec.start, sec.end)
+        pieces = sp.pieces(sec.start, sec.end)
+        cs = ce = -1
+        cut = "section"
+        ov = -1
+        for piece in pieces:
+            if cs < 0:
+                cs, ce, cut, ov = piece.start, piece.end, piece.cut, piece.start
+                if piece.atomic:
+                    spans.append((cs, ce, si, cut, True, ov))
+                    cs = -1
+                continue
+            if not piece.atomic and local.count(cs, piece.end) <= size:
+                ce = piece.end
+                continue
+            spans.append((cs, ce, si, cut, False, ov))
+            if piece.atomic:
+                spans.append((piece.start, piece.end, si, piece.cut, True, piece.start))
+                cs = -1
+                continue
+            nstart = sp.overlap_start(cs, ce, piece.end)
+            cs, ov, ce, cut = nstart, ce, piece.end, piece.cut
+        if cs >= 0:
+            spans.append((cs, ce, si, cut, False, ov))
+    out: list[_Span] = []
+    ws = _WS
+    last_end = -1
+    for a, b, si, cut, big, ov in spans:
+        while a < b and text[a] in ws:
+            a += 1
+        while b > a and text[b - 1] in ws:
+            b -= 1
+        if a < b and b > last_end:  # (an overlap followed by blanks adds nothing)
+            out.append((a, b, si, cut, big, max(a, min(ov, b))))
+            last_end = b
+    return out
+
+
+# ----------------------------------------------------------------------------- strategy
+
+
+class MarkdownStrategy(BaseStrategy[MarkdownParams]):
+    """Markdown in two stages: split at headings, then at code-aware separators under a token
+    limit."""
+
+    name = "markdown"
+    description = "markdown in two stages: headings, then code-aware separators (450/50 tokens)"
+    input = "document"
+    params_type = MarkdownParams
+
+    def split(
+        self, turns: Sequence[Turn], counter: Counter, *, source: Source | None = None
+    ) -> StrategyResult:
+        """Chunks of the source's markdown text, or of the turns' texts as one document."""
+        text, title, anchors, file_lines = self._document(turns, source)
+        return self.split_text(
+            text, counter, title=title, turns=turns, anchors=anchors, file_lines=file_lines
+        )
+
+    def _document(
+        self, turns: Sequence[Turn], source: Source | None
+    ) -> tuple[str, str | None, list[int], bool]:
+        """The text, its title, and the char offset where each turn starts in it."""
+        if source is not None and source.kind == "markdown":
+            try:
+                text = Path(source.path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = None
+            if text is not None:
+                line_starts = _line_starts(text)
+                anchors = []
+                for t in turns:
+                    line = t.source_line
+                    if line is None or line - 1 >= len(line_starts):
+                        anchors.append(0)
+                    else:
+                        anchors.append(line_starts[line - 1])
+                return text, Path(source.path).name, anchors, True
+        anchors = []
+        parts: list[str] = []
+        pos = 0
+        for t in turns:
+            anchors.append(pos)
+            parts.append(t.text)
+            pos += len(t.text) + 2
+        return "\n\n".join(parts), None, anchors, False
+
+    def split_text(
+        self,
+        text: str,
+        counter: Counter,
+        *,
+        title: str | None = None,
+        turns: Sequence[Turn] = (),
+        anchors: Sequence[int] = (),
+        file_lines: bool = True,
+    ) -> StrategyResult:
+        """Chunks of markdown `text`; with `turns` and their `anchors` (start offsets),
+        each chunk also knows the turns it comes from."""
+        with gc_paused():  # many small acyclic objects: no collector passes over them
+            return self._split_text(text, counter, title, turns, anchors, file_lines)
+
+    def _split_text(
+        self,
+        text: str,
+        counter: Counter,
+        title: str | None,
+        turns: Sequence[Turn],
+        anchors: Sequence[int],
+        file_lines: bool,
+    ) -> StrategyResult:
+        p = self.params
+        starts = token_starts_later(text, counter)  # a long text: on other threads
+        st = scan(text)  # meanwhile
+        index = TokenIndex(text, counter, starts())
+        spans = split_spans(text, index, st, p)
+        # Token counts are those of the document's own tokenization (one pass); a
+        # chunk re-encoded alone can differ by a token where a cut falls in a word.
+        bounds = np.array([(a, b, ov) for a, b, _, _, _, ov in spans], dtype=np.int64)
+        if len(spans):
+            counts = count_spans(index.array, bounds[:, 0], bounds[:, 1]).tolist()
+            overlaps = count_spans(index.array, bounds[:, 0], bounds[:, 2]).tolist()
+        else:
+            counts = overlaps = []
+        doc_title = st.title or title or "Untitled"
+        total = len(spans)
+        anchor_list = list(anchors)
+        chunks: list[StrategyChunk] = []
+        code_chunks = 0
+        valid_code = 0
+        oversize = 0
+        warnings: list[str] = []
+        per_section: dict[int, tuple[str, int, list[str], int, str]] = {}
+        limit = p.max_tokens
+        enrich = p.enrich
+        sha256 = hashlib.sha256
+        count_nl = text.count
+        line = 1
+        line_pos = 0
+        for i, (start, end, si, _, _, ov_end) in enumerate(spans):
+            content = text[start:end]
+            n_tok = counts[i]
+            line += count_nl("\n", line_pos, start)
+            line_pos = start
+            sec_info = per_section.get(si)
+            if sec_info is None:
+                sec = st.sections[si]
+                names = [h for h in sec.path if h]
+                sec_info = per_section[si] = (
+                    " > ".join(names),
+                    max(len(names) - 1, 0),
+                    names,
+                    sec.level,
+                    "section" if sec.level else "text",
+                )
+            path, depth, names, level, kind = sec_info
+            ticks = content.count("```")
+            has_fence = ticks > 0 or "~~~" in content
+            balanced = ticks % 2 == 0
+            lang = None
+            if ticks:
+                code_chunks += 1
+                valid_code += balanced
+                m_lang = _LANG.search(content)
+                lang = m_lang.group(1) if m_lang else None
+            if not balanced:
+                warnings.append(f"chunk {i}: unbalanced code fences")
+            over = n_tok > limit
+            oversize += over
+            gran = granularity(n_tok)
+            meta: dict[str, Any] = {
+                "chunk_index": i,
+                "chunk_type": "code_block" if has_fence else kind,
+                "token_count": n_tok,
+                "header_path": path,
+                "section_hierarchy": names,
+                "level": level,
+                "depth": depth,
+                "content_hash": sha256(content.encode("utf-8", "replace")).hexdigest()[:16],
+                "start_char": start,
+                "end_char": end,
+                "start_line": line,
+                "end_line": line + content.count("\n"),
+                "prev_chunk": i - 1 if i else None,
+                "next_chunk": i + 1 if i + 1 < total else None,
+                "parent_title": doc_title,
+                "granularity_level": gran,
+                "chunk_position_ratio": (i + 1) / total,
+                "sibling_count": total,
+                "contains_code": has_fence,
+                "contains_table": "|" in content and _has_table(content),
+                "language": lang,
+                "exceeds_limit": over,
+                "below_typical_size": n_tok < 150,
+                "overlap_tokens": overlaps[i],
+                "overlap_chars": ov_end - start,
+                "code_integrity_warning": not balanced,
+                "is_contextually_enriched": enrich,
+            }
+            body = content
+            if enrich:
+                meta["original_content"] = content
+                body = enrichment_header(doc_title, path, i, total, gran, p.memory_type) + content
+            if anchor_list:
+                last = line + content.count("\n")
+                turn = _turn_for(start, (line, last), turns, anchor_list, body, file_lines)
+            else:
+                turn = Turn(None, "Doc", body, line, None)
+            reason = spans[i + 1][3] if i + 1 < total else None
+            chunks.append(StrategyChunk(Chunk([turn]), meta, reason))
+        integrity = valid_code / code_chunks if code_chunks else 1.0
+        info = {
+            "title": doc_title,
+            "sections": len(st.sections),
+            "code_blocks": len(st.fences),
+            "integrity_score": round(integrity, 6),
+            "code_chunks": code_chunks,
+            "oversize_chunks": oversize,
+            "overlap_tokens": p.overlap_tokens,
+            "tokens": index.n,
+            "warnings": warnings,
+        }
+        result = self.result(chunks, info)
+        result.known_counts = lambda: _own_counts(index, chunks, spans)
+        return result
+
+
+def _own_counts(
+    index: TokenIndex, chunks: list[StrategyChunk], spans: list[_Span]
+) -> list[tuple[str, int]]:
+    """Each chunk text with its own token count, read off the document's tokens
+    (`TokenIndex.counts_alone`; none without a segmentable exact encoding)."""
+    todo: dict[str, tuple[str, int, int]] = {}
+    for sc, span in zip(chunks, spans, strict=True):
+        text = sc.chunk.text  # built once here, kept by the chunk
+        if text not in todo:
+            start, end = span[0], span[1]
+            todo[text] = (text[: len(text) - (end - start)], start, end)
+    counts = index.counts_alone(list(todo.values()))
+    return [] if counts is None else list(zip(todo, counts, strict=True))
+
+
+def _turn_for(
+    start: int,
+    lines: tuple[int, int],
+    turns: Sequence[Turn],
+    anchors: list[int],
+    body: str,
+    file_lines: bool,
+) -> Turn:
+    """The chunk as one turn: role, timestamp and turn index of the turn it starts in;
+    its first and last line (`lines`) when they are the file's (`file_lines`)."""
+    line, last = lines
+    if not turns or not anchors:
+        return Turn(None, "Doc", body, line, None)
+    k = min(max(bisect_right(anchors, start) - 1, 0), len(turns) - 1)
+    base = turns[k]
+    if file_lines:
+        return Turn(base.timestamp, base.role, body, line, base.turn_index, last)
+    return Turn(base.timestamp, base.role, body, base.source_line, base.turn_index)
+
+
+def _line_starts(text: str) -> list[int]:
+    """The offset of each line of `text` (one more than it has line breaks)."""
+    lengths = map(len, text.split("\n")[:-1])
+    return list(itertools.accumulate(map((1).__add__, lengths), initial=0))
+
+
+def _has_table(content: str) -> bool:
+    if "|" not in content:
+        return False
+    lines = content.split("\n")
+    return any("|" in a and "-" in b and TABLE_RULE.match(b) for a, b in itertools.pairwise(lines))

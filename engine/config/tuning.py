@@ -1,0 +1,181 @@
+"""The tunable parameters of a run, and how their layers combine.
+
+A `Tuning` holds the knobs a user tunes (compaction, merge, recap); each part
+is a parameters dataclass whose fields are declared once with `engine.params.knob`.
+`PROFILE_KNOBS` (every knob by name) is the set of keys a profile may hold, and
+`layer` combines values from lowest to highest precedence::
+
+    defaults < config file < profile < flags given on the command line
+
+`engine.config.settings.resolve` does that for the command line and the workbench alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeGuard
+
+from chunkscope.engine.chunk.split import CompactParams
+from chunkscope.engine.params import Knob, all_knobs, knob_map, knobs
+from chunkscope.engine.recap.core import RecapParams
+from chunkscope.engine.segment.merge import MergeParams
+from chunkscope.engine.segment.segmenter import TopicParams
+
+__all__ = [
+    "MODE_PARAMS",
+    "PROFILE_CLASSES",
+    "PROFILE_KNOBS",
+    "RETIRED_KNOBS",
+    "SHARED_KNOBS",
+    "Tuning",
+    "knob_modes",
+    "layer",
+    "setting_distance",
+]
+
+#: The parts of a `Tuning` (its field names) and their parameters dataclasses, whose
+#: knobs a profile may set, in the order shown.
+_PARTS: dict[str, type[Any]] = {
+    "compact": CompactParams,
+    "merge": MergeParams,
+    "topic": TopicParams,
+    "recap": RecapParams,
+}
+PROFILE_CLASSES: tuple[type[Any], ...] = tuple(_PARTS.values())
+#: The parameters each merge mode reads besides ``mode`` itself: the seed loop's and
+#: the topic segmenter's.
+MODE_PARAMS: dict[str, type[Any]] = {"seed": MergeParams, "topic": TopicParams}
+#: The knobs both merge modes read: the one size cap of a merged chunk (the seed loop
+#: merges under it; the topic segmenter splits its topics to fit it).
+SHARED_KNOBS: frozenset[str] = frozenset(
+    k.name for k in knobs(MergeParams) if k.exclusive == "size cap"
+)
+
+
+def knob_modes(name: str) -> tuple[str, ...]:
+    """The merge modes that read knob `name` (both for the size cap)."""
+    if name in SHARED_KNOBS:
+        return tuple(MODE_PARAMS)
+    return tuple(mode for mode, cls in MODE_PARAMS.items() if name in knob_map(cls))
+
+
+#: Profile keys of earlier versions, read and dropped (what replaced each): a saved
+#: profile holds every knob, so refusing them would refuse every older config file.
+RETIRED_KNOBS: dict[str, str] = {
+    "topic_max_chars": "max_chunk_chars, the one size cap of both merge modes",
+}
+
+#: Every tunable knob by name (the profile keys).
+PROFILE_KNOBS: dict[str, Knob] = all_knobs(PROFILE_CLASSES)
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """The tunable parameters of one run: one value per knob of `PROFILE_KNOBS`."""
+
+    compact: CompactParams = field(default_factory=CompactParams)
+    merge: MergeParams = field(default_factory=MergeParams)
+    topic: TopicParams = field(default_factory=TopicParams)
+    recap: RecapParams = field(default_factory=RecapParams)
+
+    @property
+    def min_chars(self) -> int:
+        """The compaction's minimum chunk size (chars)."""
+        return self.compact.min_chars
+
+    def min_over_cap(self) -> int | None:
+        """The size cap in chars when the topic segmenter's minimum segment is larger
+        than it, else None. The cap wins (a topic over it is split, below the minimum),
+        so a minimum above it does nothing: a front end says so and lowers it."""
+        cap = self.merge.max_chunk_chars
+        if self.merge.mode != "topic" or cap is None or self.merge.max_chunk_tokens is not None:
+            return None
+        return cap if self.topic.topic_min_chars > cap else None
+
+    def values(self) -> dict[str, Any]:
+        """Every knob's value by name."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            part = getattr(self, f.name)
+            for name in knob_map(type(part)):
+                out[name] = getattr(part, name)
+        return out
+
+    def with_values(self, values: Mapping[str, Any]) -> Tuning:
+        """This tuning with some knobs changed (validated; `ValueError` names the knob)."""
+        return layer(self.values(), values)
+
+
+def conflict(tuning: Tuning) -> str | None:
+    """Why the knobs of `tuning` cannot work together, or None: a compaction minimum
+    above the size cap in chars makes every compacted chunk too big for any merged one
+    (each knob alone is in its range; together they are not)."""
+    cap = tuning.merge.max_chunk_chars
+    if tuning.merge.max_chunk_tokens is None and cap is not None and tuning.min_chars > cap:
+        minimum = knob_map(CompactParams)["min_chars"].flag
+        maximum = knob_map(MergeParams)["max_chunk_chars"].flag
+        return (
+            f"{minimum} {tuning.min_chars} is above the size cap {maximum} {cap}: compacted "
+            f"chunks of at least {tuning.min_chars} chars cannot fit a merged chunk of at "
+            f"most {cap}; lower {minimum} or raise {maximum}"
+        )
+    return None
+
+
+def _exclusive_group(name: str) -> list[str]:
+    group = PROFILE_KNOBS[name].exclusive
+    if group is None:
+        return []
+    return [k.name for k in PROFILE_KNOBS.values() if k.exclusive == group and k.name != name]
+
+
+def layer(*layers: Mapping[str, Any]) -> Tuning:
+    """The declared defaults overlaid with `layers`, lowest precedence first.
+
+    Each layer maps the knob names it sets to their values (a key left out is not
+    set; None is a value: "no cap", "to the fixed point"). A layer
+    that sets one knob of an exclusive group (the size cap in chars or in tokens)
+    sets the whole group: the group's knobs it leaves unset go back to their
+    defaults, so a cap in chars given on the command line keeps a profile's cap in
+    tokens out. `ValueError` names an unknown knob or a value out of range.
+    """
+    values: dict[str, Any] = {name: k.default for name, k in PROFILE_KNOBS.items()}
+    for given in layers:
+        unknown = sorted(set(given) - set(PROFILE_KNOBS))
+        if unknown:
+            raise ValueError(f"unknown parameter {', '.join(unknown)}")
+        present = dict(given)
+        for name in present:
+            for other in _exclusive_group(name):
+                if other not in present:
+                    values[other] = PROFILE_KNOBS[other].default
+        for name, value in present.items():
+            values[name] = PROFILE_KNOBS[name].coerce(value)
+    return Tuning(
+        **{
+            part: cls(**{name: values[name] for name in knob_map(cls)})
+            for part, cls in _PARTS.items()
+        }
+    )
+
+
+def setting_distance(values: Mapping[str, Any], other: Mapping[str, Any]) -> float:
+    """How far apart two settings are: over the knobs of `values`, each numeric one's
+    difference as a share of its slider's range, 1 for any other difference."""
+    total = 0.0
+    for name, value in values.items():
+        there = other.get(name)
+        if value == there:
+            continue
+        knob = PROFILE_KNOBS.get(name)
+        if knob is not None and knob.slider is not None and _number(value) and _number(there):
+            span = (knob.slider.hi - knob.slider.lo) or 1.0
+            total += min(1.0, abs(float(value) - float(there)) / span)
+        else:
+            total += 1.0
+    return total
+
+
+def _number(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)

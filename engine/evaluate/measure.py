@@ -1,0 +1,490 @@
+"""How good a segmentation is, against gold segment starts (`engine.evaluate.gold`).
+
+Positions are characters of the source file: each source line weighs its length
+(plus its newline), so a long message counts for more than a short one, whatever the
+format. A segmentation is the list of 1-based source lines where its segments start.
+
+- **Pk** (Beeferman et al. 1999): the chance that two positions ``k`` characters
+  apart are wrongly said to be in the same segment or in different ones; ``k`` is half
+  the mean gold segment length. 0 is perfect; one segment for the whole file scores
+  about the share of gold boundaries a window crosses.
+- **WindowDiff** (Pevzner & Hearst 2002): the share of windows of ``k`` characters in
+  which the number of boundaries differs.
+- **Boundary precision, recall, F1**: a boundary found matches a gold one within
+  `tolerance` source lines (each gold boundary matched once).
+
+**Partial gold** (``"partial": true``, and the workbench's marks unless the user says
+they are all the topics) names some topic starts, and claims only that no other topic
+starts between the first mark (a start after line 1) and the last. It is scored over
+that *stretch*, from ``tolerance`` lines before the first mark to ``tolerance`` lines
+after the last (`marked_stretch`): a cut outside it is neither right nor wrong and
+changes no score; a cut inside it that matches no mark is spurious. Pk and WindowDiff
+count the windows that reach into the stretch (``k`` is half the mean length of the
+marked segments, between consecutive marks), with the cuts outside dropped: the text
+just before the first mark and after the last is taken to have no other start within
+``k``, as Pk assumes anywhere. ``chunks`` and ``gold_segments`` count the segments
+the stretch touches.
+
+`sweep` and `tune` run a segmentation over a knob's range or a grid of settings, with
+the vectors computed once per file. `tune` ranks settings by `Tuned.objective`:
+finding the gold starts first (mean boundary F1, highest first), then mean Pk, then
+mean WindowDiff; a setting that finds none of the starts (F1 0) never ranks above one
+that finds some, and one that cuts everywhere loses on precision. Settings that score
+the same rank by how near they are to the settings in force.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from chunkscope.engine.model import Chunk
+
+if TYPE_CHECKING:
+    from chunkscope.engine.config.tuning import Tuning
+    from chunkscope.engine.params import Knob
+    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.engine.segment.merge import MergeResult
+    from chunkscope.engine.segment.segmenter import TopicFrame
+
+IntArray = npt.NDArray[np.int64]
+
+#: Boundaries within this many source lines of a gold one count as found.
+TOLERANCE = 2
+
+#: The settings `tune` tries by default, per merge mode (``chunkscope tune``, and
+#: ``bench/segment.py``): every combination, so keep the product small.
+TUNE_GRIDS: dict[str, dict[str, list[Any]]] = {
+    "topic": {
+        "topic_window": [1000, 1500, 2500, 4000],
+        "topic_depth": [5.0, 6.0, 7.0, 8.0],
+        "topic_structure": [3.5, 5.0, 6.5],
+        "topic_min_chars": [300, 500],
+    },
+    "seed": {
+        "threshold": ["adaptive", 0.05, 0.1, 0.15, 0.2, 0.3],
+        "std_k": [0.0, 0.5, 1.0],
+        "max_chunk_chars": [2048, 4096, 8192, 16384],
+    },
+}
+
+
+@dataclass(frozen=True)
+class Scores:
+    """The scores of one segmentation (the JSON of ``chunkscope eval``)."""
+
+    pk: float
+    windowdiff: float
+    precision: float
+    recall: float
+    f1: float
+    chunks: int
+    gold_segments: int
+    k: int
+    partial: bool = False
+    stretch: tuple[int, int] | None = None  # the lines scored, when partial
+
+    def as_dict(self) -> dict[str, Any]:
+        """The scores as JSON values, floats rounded to six places."""
+        out = {k: (round(v, 6) if isinstance(v, float) else v) for k, v in asdict(self).items()}
+        out["stretch"] = list(self.stretch) if self.stretch is not None else None
+        return out
+
+
+def line_weights(path: str | Path) -> IntArray:
+    """The length in characters (plus one for the newline) of every line of `path`
+    (decompressed if it is gzip); what each line weighs in Pk and WindowDiff."""
+    from chunkscope.engine.read.source import _iter_lines
+
+    weights = [len(line) + 1 for _, line in _iter_lines(Path(path), [])]
+    return np.asarray(weights or [1], dtype=np.int64)
+
+
+def chunk_starts(chunks: Sequence[Chunk]) -> list[int]:
+    """The 1-based source line where each chunk starts (sorted, unique; always 1).
+    The first chunk starts the file at line 1 whatever line its text comes from: the
+    lines before it (a log's metadata records, blank lines) are no segment of their own."""
+    starts = {1}
+    first = True
+    for chunk in chunks:
+        lines = chunk.lines
+        if lines is not None:
+            if not first:
+                starts.add(lines[0])
+            first = False
+    return sorted(starts)
+
+
+def _boundary_offsets(starts: Sequence[int], offsets: IntArray) -> IntArray:
+    """Where each segment after the first starts, in characters (sorted, unique)."""
+    n_lines = len(offsets) - 1
+    lines = np.unique(np.asarray([s for s in starts if 1 < s <= n_lines], dtype=np.int64))
+    return offsets[lines - 1]
+
+
+def pk_windowdiff(
+    hypothesis: Sequence[int],
+    gold: Sequence[int],
+    weights: IntArray,
+    k: int | None = None,
+    *,
+    windows: tuple[int, int] | None = None,
+) -> tuple[float, float, int]:
+    """(Pk, WindowDiff, k) of `hypothesis` against `gold` (starts, 1-based lines).
+
+    Over every character position ``i`` of the file (``i + k`` inside it), Pk counts
+    where "a boundary lies in ``(i, i + k]``" differs between the two, WindowDiff where
+    the number of boundaries there differs. Both counts change only ``k`` characters
+    before and at each boundary, so they are summed over the runs between those points:
+    the cost grows with the number of boundaries, not with the size of the file (a
+    slider step in the workbench scores a run at once). `windows` (``lo, hi``) counts
+    only the windows starting at ``lo <= i < hi`` (a partial gold's stretch)."""
+    offsets = _offsets(weights)
+    n = int(offsets[-1])
+    ref = _boundary_offsets(gold, offsets)
+    hyp = _boundary_offsets(hypothesis, offsets)
+    if k is None:
+        k = max(1, round(n / (len(ref) + 1) / 2))
+    if n <= k:
+        return 0.0, 0.0, k
+    lo, hi = (0, n - k) if windows is None else (max(0, windows[0]), min(n - k, windows[1]))
+    if hi <= lo:
+        return 0.0, 0.0, k
+    # A boundary at b is inside (i, i + k] for i in [b - k, b): +1 at b - k, -1 at b.
+    points = np.unique(np.clip(np.concatenate([[lo, hi], ref - k, ref, hyp - k, hyp]), lo, hi))
+    left = points[:-1]
+    length = np.diff(points)
+    ref_in = np.searchsorted(ref - k, left, side="right") - np.searchsorted(ref, left, "right")
+    hyp_in = np.searchsorted(hyp - k, left, side="right") - np.searchsorted(hyp, left, "right")
+    pk = float(np.sum(length[(ref_in == 0) != (hyp_in == 0)])) / (hi - lo)
+    wd = float(np.sum(length[ref_in != hyp_in])) / (hi - lo)
+    return pk, wd, k
+
+
+def _offsets(weights: IntArray) -> IntArray:
+    """Where each line starts in characters (and, last, the file's length)."""
+    offsets = np.zeros(len(weights) + 1, dtype=np.int64)
+    np.cumsum(weights, out=offsets[1:])
+    return offsets
+
+
+def match_boundaries(
+    hypothesis: Sequence[int], gold: Sequence[int], tolerance: int = TOLERANCE
+) -> dict[int, int]:
+    """Each boundary found (a start after line 1) matched to the nearest unmatched gold
+    one within `tolerance` lines, in order: ``{found line: gold line}``. The boundaries
+    left out of it are the spurious ones and the missed ones."""
+    hyp = sorted(s for s in set(hypothesis) if s > 1)
+    ref = sorted(s for s in set(gold) if s > 1)
+    used: set[int] = set()
+    out: dict[int, int] = {}
+    for h in hyp:
+        lo = bisect.bisect_left(ref, h - tolerance)
+        best = None
+        for g in ref[lo : bisect.bisect_right(ref, h + tolerance)]:
+            if g not in used and (best is None or abs(g - h) < abs(best - h)):
+                best = g
+        if best is not None:
+            used.add(best)
+            out[h] = best
+    return out
+
+
+def boundary_f1(
+    hypothesis: Sequence[int], gold: Sequence[int], tolerance: int = TOLERANCE
+) -> tuple[float, float, float]:
+    """(precision, recall, F1) of the boundaries (starts after line 1), within `tolerance`."""
+    n_hyp = len({s for s in hypothesis if s > 1})
+    n_ref = len({s for s in gold if s > 1})
+    if not n_hyp and not n_ref:
+        return 1.0, 1.0, 1.0
+    hits = len(match_boundaries(hypothesis, gold, tolerance))
+    precision = hits / n_hyp if n_hyp else 0.0
+    recall = hits / n_ref if n_ref else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
+def marked_stretch(
+    gold: Sequence[int], lines: int, tolerance: int = TOLERANCE
+) -> tuple[int, int] | None:
+    """The source lines a partial gold is scored over: from `tolerance` lines before
+    its first start after line 1 to `tolerance` lines after its last (None: it has no
+    start after line 1)."""
+    marks = [s for s in gold if 1 < s <= lines]
+    if not marks:
+        return None
+    return max(2, min(marks) - tolerance), min(lines, max(marks) + tolerance)
+
+
+def score(
+    hypothesis: Sequence[int],
+    gold: Sequence[int],
+    weights: IntArray,
+    *,
+    chunks: int | None = None,
+    tolerance: int = TOLERANCE,
+    partial: bool = False,
+) -> Scores:
+    """Every score of `hypothesis` against `gold` (both: segment start lines); with
+    `partial`, over the marked stretch only (see the module docstring)."""
+    if partial:
+        return _score_partial(hypothesis, gold, weights, tolerance)
+    pk, wd, k = pk_windowdiff(hypothesis, gold, weights)
+    p, r, f = boundary_f1(hypothesis, gold, tolerance)
+    n_hyp = chunks if chunks is not None else len(set(hypothesis) | {1})
+    return Scores(pk, wd, p, r, f, n_hyp, len(set(gold) | {1}), k)
+
+
+def _score_partial(
+    hypothesis: Sequence[int], gold: Sequence[int], weights: IntArray, tolerance: int
+) -> Scores:
+    stretch = marked_stretch(gold, len(weights), tolerance)
+    if stretch is None:
+        raise ValueError("partial gold needs a topic start after line 1")
+    lo, hi = stretch
+    marks = sorted({s for s in gold if 1 < s <= len(weights)})
+    cuts = sorted({s for s in hypothesis if lo <= s <= hi})
+    offsets = _offsets(weights)
+    first, last = int(offsets[marks[0] - 1]), int(offsets[marks[-1] - 1])
+    if len(marks) > 1:  # half the mean marked segment
+        k = max(1, round((last - first) / (len(marks) - 1) / 2))
+    else:  # one mark: as a complete gold with one boundary would have it
+        k = max(1, round(int(offsets[-1]) / 2 / 2))
+    windows = (int(offsets[lo - 1]) - k, int(offsets[hi - 1]))
+    pk, wd, k = pk_windowdiff([1, *cuts], [1, *marks], weights, k, windows=windows)
+    p, r, f = boundary_f1(cuts, marks, tolerance)
+    return Scores(pk, wd, p, r, f, len(cuts) + 1, len(marks) + 1, k, True, stretch)
+
+
+# --------------------------------------------------------------------------- sweeps and tuning
+
+
+@dataclass(frozen=True)
+class Case:
+    """One file to segment and score: its chunks, vectors, gold starts and line weights
+    (`partial`: the gold names only some starts; scored over their stretch)."""
+
+    chunks: list[Chunk]
+    vectors: Any
+    gold: list[int]
+    weights: IntArray
+    _frame: list[TopicFrame] = field(default_factory=list, repr=False, compare=False)
+    partial: bool = False
+
+    @classmethod
+    def of_pipeline(
+        cls, pipe: Pipeline, gold: list[int], weights: Any, *, partial: bool = False
+    ) -> Case:
+        """A pipeline's compacted chunks and vectors (with its topic frame in topic mode)."""
+        frames = [pipe.topic_frame()] if pipe.params.merge.mode == "topic" else []
+        return cls(pipe.compacted(), pipe.embeddings(), gold, weights, frames, partial)
+
+    def topic_frame(self) -> TopicFrame:
+        """The topic segmenter's knob-independent work on this file, done once."""
+        if not self._frame:
+            from chunkscope.engine.segment.segmenter import frame
+
+            self._frame.append(frame(self.chunks, self.vectors))
+        return self._frame[0]
+
+
+Segmenter = Callable[[Case, Mapping[str, Any]], list[Chunk]]
+
+
+def evaluate(case: Case, segmenter: Segmenter, values: Mapping[str, Any]) -> Scores:
+    """The scores of one setting (`values`) of `segmenter` on `case`."""
+    return _evaluate(case, segmenter, values)[0]
+
+
+def _evaluate(case: Case, segmenter: Segmenter, values: Mapping[str, Any]) -> tuple[Scores, int]:
+    """The scores of a setting on `case`, and how many segments it gives in the whole file."""
+    merged = segmenter(case, values)
+    starts = chunk_starts(merged)
+    scored = score(starts, case.gold, case.weights, chunks=len(merged), partial=case.partial)
+    return scored, len(merged)
+
+
+def tuning_segmenter(
+    tuning: Tuning, mode: str | None = None, token_counts: Sequence[int] | None = None
+) -> Segmenter:
+    """The `Segmenter` of a `Tuning` (in `mode`, default its own) with a setting's
+    values over it: what ``chunkscope tune`` and the workbench's auto-tune and sweep
+    search. Its chunks are the segments whose starts are scored: the topics in topic
+    mode (the size cap splits a topic into merged chunks but never moves its start),
+    the merged chunks of the seed loop. `token_counts` (the chunks') serve a seed loop
+    capped in tokens."""
+    from chunkscope.engine.segment.merge import merge
+    from chunkscope.engine.segment.segmenter import segment
+
+    mode = mode or tuning.merge.mode
+
+    def run(case: Case, values: Mapping[str, Any]) -> list[Chunk]:
+        t = tuning.with_values(values)
+        if mode == "topic":  # topic starts are scored: the size cap never moves them
+            topics = segment(case.chunks, case.vectors, t.topic, case.topic_frame(), max_chars=None)
+            return topics.topic_chunks
+        tokens = token_counts if t.merge.max_chunk_tokens is not None else None
+        return merge(case.chunks, case.vectors, t.merge, token_counts=tokens).chunks
+
+    return run
+
+
+def tuning_merge(
+    tuning: Tuning, mode: str | None = None, token_counts: Sequence[int] | None = None
+) -> Callable[[Case, Mapping[str, Any]], MergeResult]:
+    """The whole merge of a `Tuning` (in `mode`, default its own) with a setting's values
+    over it, size cap included: both levels, the topics and the merged chunks (what the
+    workbench's sweep counts). `token_counts` (the chunks') serve a cap in tokens."""
+    from chunkscope.engine.segment.merge import merge
+    from chunkscope.engine.segment.segmenter import segment
+
+    mode = mode or tuning.merge.mode
+
+    def run(case: Case, values: Mapping[str, Any]) -> MergeResult:
+        t = tuning.with_values(values)
+        m = t.merge
+        tokens = token_counts if m.max_chunk_tokens is not None else None
+        if mode == "topic":
+            return segment(
+                case.chunks,
+                case.vectors,
+                t.topic,
+                case.topic_frame(),
+                max_chars=m.max_chunk_chars,
+                max_tokens=m.max_chunk_tokens,
+                token_counts=tokens,
+            )
+        return merge(case.chunks, case.vectors, m, token_counts=tokens)
+
+    return run
+
+
+def sweepable_knobs() -> dict[str, tuple[Knob, str]]:
+    """The knobs a sweep can move, by name, with the merge mode they act in: the seed
+    loop's (`MergeParams`) and the topic segmenter's (`TopicParams`) numeric knobs."""
+    from chunkscope.engine.config.tuning import MODE_PARAMS
+    from chunkscope.engine.params import knobs
+
+    out: dict[str, tuple[Knob, str]] = {}
+    for mode, cls in MODE_PARAMS.items():
+        for k in knobs(cls):
+            if k.kind in ("int", "float"):
+                out[k.name] = (k, mode)
+    return out
+
+
+def knob_values(knob: Knob, start: float | None, stop: float | None, points: int) -> list[Any]:
+    """`points` values of `knob` from `start` to `stop` (default: its slider's range),
+    rounded to its type; an int knob's repeated values are dropped. A range the knob
+    cannot take is a ValueError saying why."""
+    lo = start if start is not None else (knob.slider.lo if knob.slider else None)
+    hi = stop if stop is not None else (knob.slider.hi if knob.slider else None)
+    if lo is None or hi is None:
+        raise ValueError("it has no default range: give --from and --to")
+    if lo > hi:
+        raise ValueError(f"--from {lo:g} is above --to {hi:g}")
+    values: list[Any] = []
+    for x in np.linspace(lo, hi, points):
+        v: Any = round(float(x)) if knob.kind == "int" else round(float(x), 6)
+        v = knob.coerce(v)
+        if v not in values:
+            values.append(v)
+    return values
+
+
+def sweep(
+    case: Case, segmenter: Segmenter, name: str, values: Iterable[Any], base: Mapping[str, Any]
+) -> list[tuple[Any, Scores]]:
+    """The scores of the segmentation at each value of knob `name` (others from `base`)."""
+    return [(v, evaluate(case, segmenter, {**base, name: v})) for v in values]
+
+
+def grid_size(grid: Mapping[str, Sequence[Any]]) -> int:
+    """How many settings `grid` has (every combination)."""
+    return math.prod(len(v) for v in grid.values())
+
+
+class Tuned(NamedTuple):
+    """One setting of a search, with its mean scores over the files (as `Scores`, over
+    the marked stretch when the gold is partial) and the mean number of segments it
+    gives in the whole files (`chunks`: the segmenter's, topics in topic mode)."""
+
+    values: dict[str, Any]
+    pk: float
+    windowdiff: float
+    precision: float
+    recall: float
+    f1: float
+    chunks: float
+
+    @classmethod
+    def of(cls, values: dict[str, Any], scores: Sequence[Scores], chunks: Sequence[int]) -> Tuned:
+        """One setting's result over several cases: the mean of each score."""
+
+        def mean(name: str) -> float:
+            return float(np.mean([getattr(s, name) for s in scores]))
+
+        return cls(
+            values,
+            mean("pk"),
+            mean("windowdiff"),
+            mean("precision"),
+            mean("recall"),
+            mean("f1"),
+            float(np.mean(chunks)),
+        )
+
+    def objective(self) -> tuple[float, float, float]:
+        """What `tune` minimises: finding the gold starts first (F1, highest first),
+        then Pk, then WindowDiff."""
+        return (-round(self.f1, 9), round(self.pk, 9), round(self.windowdiff, 9))
+
+
+def tune(
+    cases: Sequence[Case],
+    segmenter: Segmenter,
+    grid: Mapping[str, Sequence[Any]],
+    *,
+    top: int = 5,
+    progress: Callable[[int, int], None] | None = None,
+    prefer: Mapping[str, Any] | None = None,
+) -> list[Tuned]:
+    """The `top` settings of `grid` by `Tuned.objective` over `cases` (mean boundary F1
+    first, then mean Pk and WindowDiff), best first. Of settings that score the same
+    (with a few marks, many find them all and cut nothing else between them), the one
+    nearest `prefer` (the settings in force; `setting_distance`) comes first, else the
+    grid's order: nothing moves that does not score better."""
+    names = list(grid)
+    settings = [dict(zip(names, combo, strict=True)) for combo in itertools.product(*grid.values())]
+    results = []
+    for i, values in enumerate(settings):
+        scored = [_evaluate(case, segmenter, values) for case in cases]
+        results.append(Tuned.of(values, [s for s, _ in scored], [n for _, n in scored]))
+        if progress is not None:
+            progress(i + 1, len(settings))
+    if prefer is None:
+        results.sort(key=Tuned.objective)
+    else:
+        from chunkscope.engine.config.tuning import setting_distance
+
+        results.sort(key=lambda t: (t.objective(), setting_distance(t.values, prefer)))
+    return results[:top]
+
+
+def sparkline(values: Sequence[float], width: int = 50) -> str:
+    """A one-line plot of `values` (terminal blocks), low to high."""
+    blocks = "▁▂▃▄▅▆▇█"
+    if not values:
+        return ""
+    lo, hi = min(values), max(values)
+    span = hi - lo or 1.0
+    return "".join(blocks[min(7, int((v - lo) / span * 7.999))] for v in values)

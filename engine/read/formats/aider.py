@@ -1,0 +1,90 @@
+"""aider's chat history (``.aider.chat.history.md``).
+
+``# aider chat started at 2024-05-01 10:00:00`` opens a session and gives its time;
+``#### `` lines are what the user typed; ``> `` lines are aider's own output (files
+added, edits applied, commits, command output), read as tool results; everything
+else is the model's answer. Each turn keeps the line it starts on.
+
+aider echoes its command line as its first output line; run with ``--message TASK``
+that line repeats the whole task, which follows as the user's message: the echo keeps
+the command, and the task is read once.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from chunkscope.engine.model import text_lines
+from chunkscope.engine.read.formats.base import Collected, ReadOptions
+from chunkscope.engine.read.source import _check_regular_file, _iter_lines
+
+NAME = "aider"
+#: aider's command line echoed, with the task given by --message / -m / --msg.
+_ECHO = re.compile(
+    r"^(\S*aider\b.*?\s(?:--message|--msg|-m))\s+(.+?)(?=\s--?[A-Za-z][\w-]*(?:\s|=|$)|\s*$)"
+)
+STARTED = re.compile(r"^# aider chat started at (\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)")
+
+
+def looks_like(first_line: str) -> bool:
+    """Whether a file's first line is aider's chat history header."""
+    return bool(STARTED.match(first_line.strip()))
+
+
+def read(path: Path, options: ReadOptions) -> Any:
+    """An aider chat history file's sessions, read into turns."""
+    _check_regular_file(path)
+    out = Collected(path, NAME)
+    role: str | None = None
+    kind: str | None
+    start = 0
+    lines: list[str] = []
+    ts: str | None = None
+
+    def flush() -> None:
+        if role == "tool" and lines:
+            for i, ln in enumerate(lines):
+                echo = _ECHO.match(ln)
+                if echo:  # the task follows as the user's message: not a second copy
+                    lines[i] = f"{echo.group(1)} [the task, read below]{ln[echo.end() :]}"
+                    out.stripped["tasks echoed on aider's command line"] += 1
+        text = "\n".join(lines).strip("\n")
+        if role is not None and text.strip():
+            message: dict[str, Any] = {"role": role, "content": text, "timestamp": ts}
+            if role == "tool":
+                message["tool_call_id"] = None
+                message["role"] = "aider"
+            before = len(out.turns)
+            out.add(start, message)
+            # the block's text is its lines (prefixes taken off): it says where it ends
+            first = start + next((i for i, ln in enumerate(lines) if ln), 0)
+            span = text_lines(text, first)
+            out.turns[before:] = [
+                t._replace(source_line=span[0], last_line=span[1]) for t in out.turns[before:]
+            ]
+            out.records += 1
+            out.read += 1
+
+    for lineno, line in _iter_lines(path, out.warnings, options.progress):
+        started = STARTED.match(line)
+        if started:
+            flush()
+            role, lines = None, []
+            ts = started.group(1).replace(" ", "T")
+            out.records += 1  # a session's start: read for its time
+            out.read += 1
+            continue
+        if line.startswith("#### "):
+            kind, text = "user", line[5:]
+        elif line == ">" or line.startswith("> "):
+            kind, text = "tool", line[2:]
+        else:
+            kind, text = ("assistant" if line.strip() else role), line
+        if kind != role:
+            flush()
+            role, start, lines = kind, lineno, []
+        lines.append(text)
+    flush()
+    return out.build(options)

@@ -1,0 +1,457 @@
+"""Claude Code session files (``~/.claude/projects/<project>/<session>.jsonl``).
+
+One JSON record a line. The records read:
+
+- ``user``: ``message.content`` is the user's text, or blocks: ``text``,
+  ``tool_result`` (the result of a tool call, matched by ``tool_use_id``; the
+  ``<system-reminder>`` blocks Claude Code appends are stripped, and counted),
+  ``image``. A slash command (``<command-name>/x</command-name>``) reads as ``/x
+  args``, its output (``<local-command-stdout>``) as a system message; a compaction
+  summary (``isCompactSummary``) as a ``compaction`` message. ``isMeta`` records are
+  the tool's own: hook feedback (``Stop hook feedback: ...``), a slash command's or a
+  skill's body read as role ``Meta``; the local-command caveat is boilerplate, not read.
+- ``assistant``: blocks ``text``, ``thinking`` (Bot thinking), ``redacted_thinking``
+  (never read: it is encrypted; counted), ``tool_use`` (a tool call: name and input).
+- ``system``: kept as a system message (collapsing drops it); ``summary``: the
+  session's title.
+- other record kinds (``progress``, ``file-history-snapshot``, ``queue-operation``,
+  ...) are not read, and counted by kind.
+
+``uuid`` / ``parentUuid`` chain the records into a tree. The results of parallel tool
+calls are sibling records (each a child of its call's record), and one answer's blocks
+are often several records: all are read, each result after its call, a run of results
+in the order of its calls. Only a real rewind leaves records out: a message the user
+typed re-parented onto an earlier point of the conversation (the chain that ends at the
+last record, followed back through ``logicalParentUuid`` across a compaction); what
+hangs on the branch it replaced is not read, and counted. A record seen twice (a
+resumed session) is read once. ``isSidechain`` records are a subagent's: read as role
+``Subagent`` (or left out without `ReadOptions.subagents`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from chunkscope.engine.read.formats.base import (
+    BRANCH_NOTE,
+    Collected,
+    ReadOptions,
+    SessionInfo,
+    first_text,
+    text_of,
+    tool_call,
+)
+from chunkscope.engine.read.source import iter_objects
+from chunkscope.engine.toolcall import calls_text
+
+NAME = "claude-code"
+SUBAGENT_ROLE = "Subagent"
+COMPACTION_ROLE = "compaction"
+META_ROLE = "Meta"
+
+_COMMAND = re.compile(
+    r"<command-name>(.*?)</command-name>.*?(?:<command-args>(.*?)</command-args>)?", re.S
+)
+_TAG_FIRST = re.compile(r"\s*<")  # a text that starts (after blanks) with a tag
+_STDOUT = re.compile(
+    r"<local-command-(?:stdout|stderr)>(.*?)</local-command-(?:stdout|stderr)>", re.S
+)
+
+
+#: Record types of a Claude Code session (a file may start with many that are not read).
+_RECORD_TYPES = frozenset(
+    {"user", "assistant", "system", "file-history-snapshot", "progress", "queue-operation"}
+)
+
+
+def looks_like(record: dict[str, Any]) -> bool:
+    """A Claude Code record: a known ``type`` with Claude Code's own fields."""
+    kind = record.get("type")
+    if kind == "summary" and "leafUuid" in record:
+        return True
+    if kind not in _RECORD_TYPES:
+        return False
+    return any(k in record for k in ("parentUuid", "sessionId", "uuid", "isSidechain", "messageId"))
+
+
+def _tool_result_text(block: dict[str, Any]) -> str:
+    return text_of(block.get("content"))
+
+
+def block_messages(
+    role: str, content: Any, ts: Any, stripped: Counter[str] | None = None
+) -> list[dict[str, Any]]:
+    """Messages of the seed's shape for one Anthropic-style message (a string, or
+    blocks): also used for Anthropic message lists saved as JSON. Encrypted blocks
+    (``redacted_thinking``) are never read: counted in `stripped` when given."""
+    if not isinstance(content, list):
+        text = text_of(content)
+        return [{"role": role, "content": text, "timestamp": ts}]
+    out: list[dict[str, Any]] = []
+    if role == "assistant":
+        thinking: list[str] = []
+        texts: list[str] = []
+        calls: list[dict[str, Any]] = []
+        for block in content:
+            if not isinstance(block, dict):
+                if isinstance(block, str):
+                    texts.append(block)
+                continue
+            kind = block.get("type")
+            if kind == "thinking" and isinstance(block.get("thinking"), str):
+                thinking.append(block["thinking"])
+            elif kind == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+            elif kind in ("tool_use", "server_tool_use"):
+                calls.append(tool_call(block.get("id"), block.get("name"), block.get("input")))
+            elif kind == "redacted_thinking" and stripped is not None:
+                stripped["encrypted reasoning blocks"] += 1  # encrypted: never shown
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": "\n".join(texts),
+            "timestamp": ts,
+        }
+        if thinking:
+            message["reasoning"] = "\n".join(thinking)
+        if calls:
+            message["tool_calls"] = calls
+        if thinking or texts or calls:
+            out.append(message)
+        return out
+    texts = []
+    for block in content:
+        if isinstance(block, str):
+            texts.append(block)
+        elif isinstance(block, dict):
+            kind = block.get("type")
+            if kind == "tool_result":
+                result: dict[str, Any] = {
+                    "role": "tool",
+                    "tool_call_id": block.get("tool_use_id"),
+                    "content": _tool_result_text(block),
+                    "timestamp": ts,
+                }
+                if block.get("is_error"):
+                    result["is_error"] = True
+                out.append(result)
+            elif kind == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+            elif kind in ("image", "document"):
+                texts.append(f"[{kind}]")
+    if texts:
+        out.insert(0, {"role": role, "content": "\n".join(texts), "timestamp": ts})
+    return out
+
+
+def _user_text(text: str) -> tuple[str, str]:
+    """(role, text) of a user record's text: slash commands and their output cleaned."""
+    if not _TAG_FIRST.match(text):  # the usual message: no tag to look for
+        return "user", text
+    command = _COMMAND.search(text)
+    if command and text.lstrip().startswith("<command-"):
+        args = (command.group(2) or "").strip()
+        return "user", f"{command.group(1).strip()} {args}".strip()
+    output = _STDOUT.search(text)
+    if output and text.lstrip().startswith("<local-command-"):
+        return "system", output.group(1).strip()
+    return "user", text
+
+
+_CAVEAT = "Caveat: The messages below were generated by the user"  # local commands
+_REMINDER = re.compile(r"\s*<system-reminder>.*?</system-reminder>\s*", re.S)
+#: What a record of a kind not read is counted as (``not_read``).
+_KIND_NAMES = {
+    "progress": "progress records",
+    "file-history-snapshot": "file-history snapshots",
+    "queue-operation": "queue operations",
+    "system": "empty system records",
+}
+
+
+def strip_reminders(text: str) -> tuple[str, int]:
+    """`text` without the ``<system-reminder>`` blocks Claude Code appends to tool
+    results, and how many there were."""
+    if "<system-reminder>" not in text:
+        return text, 0
+    stripped, n = _REMINDER.subn("\n", text)
+    return stripped.strip("\n"), n
+
+
+def _meta(record: dict[str, Any], ts: Any) -> list[dict[str, Any]]:
+    """An ``isMeta`` record: the local-command caveat is boilerplate (nothing); hook
+    feedback, a slash command's or a skill's body read as role ``Meta``."""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    text = text_of(content).strip()
+    if not text or text.startswith(_CAVEAT):
+        return []
+    return [{"role": META_ROLE, "content": text, "timestamp": ts}]
+
+
+def _messages(
+    record: dict[str, Any],
+    options: ReadOptions,
+    kind: Any = None,
+    stripped: Counter[str] | None = None,
+) -> list[dict[str, Any]] | None:
+    """The messages of one record (of ``type`` `kind`, read from it when not given);
+    None when the record is not a conversation record."""
+    if kind is None:
+        kind = record.get("type")
+    ts = record.get("timestamp")
+    if kind == "system":
+        text = record.get("content")
+        return [{"role": "system", "content": text_of(text), "timestamp": ts}] if text else []
+    if kind not in ("user", "assistant"):
+        return None
+    if record.get("isMeta"):
+        return _meta(record, ts)
+    message = record.get("message")
+    if not isinstance(message, dict):
+        raise ValueError(f"'message' is {type(message).__name__}, not an object")
+    content = message.get("content")
+    if content is not None and not isinstance(content, str | list):
+        raise ValueError(f"'message.content' is {type(content).__name__}, not text or blocks")
+    if kind == "user" and record.get("isCompactSummary"):
+        return [{"role": COMPACTION_ROLE, "content": text_of(content), "timestamp": ts}]
+    if isinstance(content, str) and not record.get("isSidechain"):  # the plain message
+        role, text = _user_text(content) if kind == "user" else (kind, content)
+        return [{"role": role, "content": text, "timestamp": ts}]
+    out = block_messages(kind, content, ts, stripped)
+    if kind == "user":
+        for m in out:
+            if m["role"] == "user" and isinstance(m.get("content"), str):
+                m["role"], m["content"] = _user_text(m["content"])
+    if record.get("isSidechain"):
+        if not options.subagents:
+            return []
+        for m in out:  # a subagent's work, its calls in its text: not the main agent's calls
+            calls = calls_text(m.pop("tool_calls", None))
+            text = text_of(m.get("content")) or ""
+            if calls:
+                text = f"{text}\n{calls}" if text.strip() else calls
+            if m.get("reasoning"):
+                text = (m.pop("reasoning") + "\n" + text).strip()
+            m["role"], m["content"] = SUBAGENT_ROLE, text
+    return out
+
+
+def _why_empty(record: dict[str, Any], kind: Any, options: ReadOptions) -> str:
+    """Why a conversation record gave no message (the ``not_read`` reason)."""
+    if record.get("isMeta"):
+        return "local-command caveats"
+    if record.get("isSidechain") and not options.subagents:
+        return "subagent records (not asked for)"
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "redacted_thinking" for b in content
+    ):
+        return "encrypted reasoning"
+    return _KIND_NAMES.get(kind, "empty records") if kind == "system" else "empty records"
+
+
+#: One record read: (uuid, parent uuid, a subagent's, a prompt)
+_Node = tuple[str, str | None, bool, bool]
+
+
+def _abandoned(nodes: list[_Node]) -> set[str]:
+    """The uuids a real rewind abandoned.
+
+    The conversation is the chain from the last record back to the root. Where a
+    record of that chain has other children, they are kept (the results of parallel
+    tool calls, the blocks of one answer written as several records) unless the
+    chain goes on with a prompt: a message the user typed, re-parented onto an
+    earlier point (an edited or resent message). Then what hangs on the other children
+    was abandoned. A subagent's records have chains of their own and are never
+    abandoned."""
+    ups = [n[1] for n in nodes if n[1] is not None and not n[2]]
+    if len(ups) == len(set(ups)):
+        return set()  # no record has two children: nothing can be abandoned
+    parent: dict[str, str | None] = {}
+    children: dict[str, list[str]] = {}
+    prompts: set[str] = set()
+    last: str | None = None
+    for uuid, up, sidechain, prompt in nodes:
+        if sidechain:
+            continue
+        parent[uuid] = up
+        if up is not None:
+            children.setdefault(up, []).append(uuid)
+        if prompt:
+            prompts.add(uuid)
+        last = uuid
+    live: list[str] = []
+    seen: set[str] = set()
+    node = last
+    while node is not None and node not in seen:
+        seen.add(node)
+        live.append(node)
+        node = parent.get(node)
+    out: set[str] = set()
+    for child in live:  # each record of the chain, and the one it hangs on
+        up = parent.get(child)
+        if up is None or child not in prompts or len(children.get(up, ())) < 2:
+            continue
+        stack = [c for c in children[up] if c != child and c not in seen]
+        while stack:
+            n = stack.pop()
+            if n not in out:
+                out.add(n)
+                stack.extend(children.get(n, ()))
+    return out
+
+
+#: A message waiting in a run of tool results: (its line, the message, its record's uuid)
+_Pending = tuple[int, dict[str, Any], str]
+
+
+def read(path: Path, options: ReadOptions) -> Any:
+    """A Claude Code session file (JSON lines), read into turns."""
+    out = Collected(path, NAME, keep_messages=options.keep_messages)
+    # Each record's messages become turns at once (the record itself is not kept), but
+    # for runs of tool results, put in the order of their calls first (the results of
+    # parallel calls are written as they finish). Which records a rewind abandoned is
+    # known only at the end: each message remembers where it starts and its record's
+    # uuid, and a rewind's are taken out then.
+    nodes: list[_Node] = []
+    starts: list[tuple[int, int, str]] = []  # (first message, first turn, record's uuid)
+    seen: set[str] = set()
+    not_read, stripped = out.not_read, out.stripped
+    add, turns = out.add, out.turns
+    order: dict[Any, int] = {}  # call id: the order it was made in
+    run: list[_Pending] = []
+    records = read = 0
+    branch = ""  # the last gitBranch a main-chain record names
+
+    def flush() -> None:
+        if len(run) > 1:
+            last = len(order)
+            run.sort(key=lambda p: order.get(p[1].get("tool_call_id"), last))
+        for line, m, owner in run:
+            starts.append((out.added, len(turns), owner))
+            add(line, m)
+        run.clear()
+
+    for line, rec in iter_objects(
+        path,
+        strict=options.strict,
+        skipped=out.skipped,
+        warnings=out.warnings,
+        progress=options.progress,
+    ):
+        records += 1
+        get = rec.get
+        kind = get("type")
+        if kind == "summary":
+            if isinstance(get("summary"), str):
+                out.notes.append(f"session: {rec['summary']}")
+            read += 1  # read as the session's title
+            continue
+        uuid = get("uuid")
+        if uuid is not None and not isinstance(uuid, str):
+            uuid = None
+        if uuid is not None:
+            if uuid in seen:
+                not_read["records written twice"] += 1  # a resumed session
+                continue
+            seen.add(uuid)
+        try:
+            messages = _messages(rec, options, kind, stripped)
+        except ValueError as e:
+            out.fail(line, str(e), options)
+            continue
+        if messages is None:
+            not_read[_KIND_NAMES.get(str(kind), f"{kind or 'untyped'} records")] += 1
+            continue
+        if not messages:
+            not_read[_why_empty(rec, kind, options)] += 1
+            continue
+        read += 1
+        sidechain = bool(get("isSidechain"))
+        if not sidechain and isinstance(get("gitBranch"), str) and rec["gitBranch"].strip():
+            branch = rec["gitBranch"].strip()
+        # the uuid a record's messages are dropped by (a subagent's: never)
+        owner = uuid if uuid is not None and not sidechain else ""
+        if uuid is not None:
+            up = get("parentUuid") or get("logicalParentUuid")
+            # a prompt: the user's text (first), and no tool result after it
+            prompt = (
+                kind == "user" and messages[0]["role"] == "user" and messages[-1]["role"] != "tool"
+            )
+            nodes.append((uuid, up if isinstance(up, str) else None, sidechain, prompt))
+        for m in messages:
+            role = m["role"]
+            if role == "tool":
+                content = m.get("content")
+                if isinstance(content, str) and "<system-reminder>" in content:
+                    m["content"], n = strip_reminders(content)
+                    stripped["system-reminder blocks"] += n
+                run.append((line, m, owner))
+                continue
+            if run:
+                flush()
+            if role == "assistant":
+                for call in m.get("tool_calls") or ():
+                    order.setdefault(call.get("id"), len(order))
+            starts.append((out.added, len(turns), owner))
+            add(line, m)
+    flush()
+    out.records = records
+    gone = _abandoned(nodes)
+    if gone:
+        dropped = _drop_records(out, starts, gone)
+        read -= dropped
+        not_read["records abandoned by a rewind"] += dropped
+    out.read = read
+    if branch:
+        out.notes.append(BRANCH_NOTE + branch)
+    meta = sum(1 for t in out.turns if t.role == META_ROLE)
+    if meta:
+        out.notes.append(
+            f"{meta} Meta turn{'s' if meta != 1 else ''} (hook feedback, command and skill "
+            "bodies) read; collapsing tool calls leaves them out"
+        )
+    return out.build(options)
+
+
+def _drop_records(out: Collected, starts: list[tuple[int, int, str]], drop: set[str]) -> int:
+    """Take what the records in `drop` gave out of `out` (after a rewind); how many
+    records that was."""
+    bounds = [*starts, (out.added, len(out.turns), "")]
+    gone = [
+        (m0, m1, t0, t1)
+        for (m0, t0, uuid), (m1, t1, _) in pairwise(bounds)
+        if uuid and uuid in drop
+    ]
+    if gone:
+        out.drop(gone)
+    return len({uuid for _, _, uuid in starts if uuid and uuid in drop})
+
+
+def first_user_message(records: list[dict[str, Any]]) -> str:
+    texts = []
+    for rec in records:
+        if rec.get("type") == "user" and not rec.get("isMeta") and not rec.get("isSidechain"):
+            message = rec.get("message")
+            if isinstance(message, dict):
+                for m in block_messages("user", message.get("content"), None):
+                    if m["role"] == "user":
+                        role, text = _user_text(m["content"])
+                        if role == "user" and not text.startswith("/"):
+                            texts.append(text)
+    return first_text(texts)
+
+
+def session_title(records: list[dict[str, Any]]) -> str:
+    for rec in records:
+        if rec.get("type") == "summary" and isinstance(rec.get("summary"), str):
+            return str(rec["summary"])
+    return first_user_message(records)
+
+
+__all__ = ["NAME", "SessionInfo", "block_messages", "looks_like", "read"]

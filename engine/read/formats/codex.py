@@ -1,0 +1,236 @@
+"""OpenAI Codex CLI session files.
+
+**Rollouts** (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``): one record a line,
+``{"timestamp", "type", "payload"}``. Read: ``response_item`` payloads (below) and
+``compacted`` (the summary a compaction left, as a ``compaction`` message).
+``session_meta`` and ``turn_context`` describe the session (its git branch is noted as
+``branch: NAME``); ``event_msg`` records repeat what the response items say (user and
+agent messages, reasoning) and are not read twice, except ``turn_aborted`` with reason
+``interrupted``: the user stopped the turn, read as a user message
+``[Request interrupted by user]``; other record kinds are counted once in a note.
+
+**Older logs**: each line is a bare payload (``{"type": "message", "role": ...}``,
+``function_call``, ``reasoning``, ...) without a timestamp, after an optional header
+line (``{"id", "timestamp", "instructions"}``); ``record_type`` lines are state.
+
+Payloads: ``message`` (``input_text`` / ``output_text`` parts; the user messages the
+CLI writes itself, ``<environment_context>`` and ``<user_instructions>``, are left
+out), ``reasoning`` (its ``summary`` is Bot thinking; ``encrypted_content`` is never
+read), ``function_call`` / ``function_call_output``, ``custom_tool_call`` /
+``custom_tool_call_output`` (``apply_patch``), ``local_shell_call``,
+``web_search_call``. A tool output that is JSON ``{"output", "metadata":
+{"exit_code"}}`` is read as its output, and its exit code kept for the collapsed
+sentence.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from chunkscope.engine.read.formats.base import (
+    BRANCH_NOTE,
+    Collected,
+    ReadOptions,
+    first_text,
+    text_of,
+    tool_call,
+)
+from chunkscope.engine.read.source import iter_objects
+
+NAME = "codex"
+#: What a turn the user interrupted (``event_msg`` ``turn_aborted``, reason
+#: ``interrupted``) reads as: Claude Code's own words for it.
+INTERRUPTED = "[Request interrupted by user]"
+COMPACTION_ROLE = "compaction"
+
+PAYLOAD_TYPES = frozenset(
+    {
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "web_search_call",
+    }
+)
+_CLI_WRITTEN = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<user_instructions ",
+    "# AGENTS.md instructions for ",
+)
+_ROLLOUT_TYPES = frozenset(
+    {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
+)
+
+
+def looks_like_rollout(record: dict[str, Any]) -> bool:
+    """Whether a record is of Codex's rollout format (``type`` plus ``payload``)."""
+    return record.get("type") in _ROLLOUT_TYPES and isinstance(record.get("payload"), dict)
+
+
+def looks_like_legacy(record: dict[str, Any]) -> bool:
+    """Whether a record is of Codex's older format (payload fields at the top level)."""
+    if record.get("type") in PAYLOAD_TYPES and "payload" not in record:
+        return record.get("type") != "message" or "content" in record
+    return {"id", "instructions"} <= set(record) or "record_type" in record
+
+
+def _output(raw: Any) -> tuple[str, int | None]:
+    """A tool output's text and exit code (from a JSON ``{"output", "metadata"}``)."""
+    if isinstance(raw, dict):
+        data: Any = raw
+    elif isinstance(raw, str) and raw.lstrip().startswith("{"):
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            return raw, None
+    else:
+        return text_of(raw), None
+    if not isinstance(data, dict) or "output" not in data:
+        return raw if isinstance(raw, str) else json.dumps(raw), None
+    meta = data.get("metadata")
+    code = meta.get("exit_code") if isinstance(meta, dict) else None
+    return text_of(data.get("output")), code if isinstance(code, int) else None
+
+
+def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] | None:
+    """Messages of the seed's shape for one payload; None for a kind not read."""
+    kind = payload.get("type")
+    if kind == "message":
+        role = payload.get("role")
+        text = text_of(payload.get("content"))
+        if role == "user" and text.lstrip().startswith(_CLI_WRITTEN):
+            return []
+        if role not in ("user", "assistant"):
+            role = "system"
+        return [{"role": role, "content": text, "timestamp": ts}] if text.strip() else []
+    if kind == "reasoning":
+        summary = text_of(payload.get("summary"))
+        if not summary.strip():
+            summary = text_of(payload.get("content"))  # plain reasoning text, if any
+        if not summary.strip():
+            return []
+        return [{"role": "assistant", "content": "", "reasoning": summary, "timestamp": ts}]
+    if kind in ("function_call", "custom_tool_call"):
+        args = (
+            payload.get("arguments") if kind == "function_call" else {"input": payload.get("input")}
+        )
+        call = tool_call(payload.get("call_id"), payload.get("name"), args)
+        return [{"role": "assistant", "content": "", "tool_calls": [call], "timestamp": ts}]
+    if kind == "local_shell_call":
+        action = payload.get("action")
+        command = action.get("command") if isinstance(action, dict) else None
+        call = tool_call(payload.get("call_id"), "local_shell", {"command": command})
+        return [{"role": "assistant", "content": "", "tool_calls": [call], "timestamp": ts}]
+    if kind == "web_search_call":
+        action = payload.get("action")
+        query = action.get("query") if isinstance(action, dict) else None
+        call = tool_call(payload.get("id") or "web_search", "web_search", {"query": query})
+        result = {"role": "tool", "tool_call_id": call["id"], "content": "", "timestamp": ts}
+        return [{"role": "assistant", "content": "", "tool_calls": [call], "timestamp": ts}, result]
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        text, code = _output(payload.get("output"))
+        message: dict[str, Any] = {
+            "role": "tool",
+            "tool_call_id": payload.get("call_id"),
+            "content": text,
+            "timestamp": ts,
+        }
+        if code is not None:
+            message["exit_code"] = code
+        return [message]
+    return None
+
+
+def _why_empty(payload: dict[str, Any]) -> str:
+    """Why a payload gave no message (the ``not_read`` reason)."""
+    kind = payload.get("type")
+    if kind == "reasoning":
+        return "encrypted reasoning" if payload.get("encrypted_content") else "empty reasoning"
+    if kind == "message" and payload.get("role") == "user":
+        return "context the CLI wrote (environment, instructions)"
+    return "empty messages"
+
+
+def read(path: Path, options: ReadOptions) -> Any:
+    """A Codex session file (rollout or older JSON lines), read into turns."""
+    out = Collected(path, NAME, keep_messages=options.keep_messages)
+    not_read = out.not_read
+    for line, rec in iter_objects(
+        path,
+        strict=options.strict,
+        skipped=out.skipped,
+        warnings=out.warnings,
+        progress=options.progress,
+    ):
+        out.records += 1
+        kind = rec.get("type")
+        ts = rec.get("timestamp")
+        if kind == "response_item" or (kind in PAYLOAD_TYPES and "payload" not in rec):
+            payload = rec.get("payload") if kind == "response_item" else rec
+            if not isinstance(payload, dict):
+                out.fail(line, "'payload' is not an object", options)
+                continue
+            messages = payload_messages(payload, ts)
+            if messages is None:
+                not_read[f"{payload.get('type', 'untyped')} items"] += 1
+                continue
+            if not messages:
+                not_read[_why_empty(payload)] += 1
+                continue
+            if payload.get("encrypted_content"):
+                out.stripped["encrypted reasoning"] += 1  # its summary is read
+            out.read += 1
+            for m in messages:
+                out.add(line, m)
+        elif kind == "compacted":
+            payload = rec.get("payload")
+            text = payload.get("message") if isinstance(payload, dict) else None
+            if isinstance(text, str) and text.strip():
+                out.read += 1
+                out.add(line, {"role": COMPACTION_ROLE, "content": text, "timestamp": ts})
+            else:
+                not_read["empty compactions"] += 1
+        elif kind == "session_meta":
+            meta = rec.get("payload")
+            if isinstance(meta, dict) and isinstance(meta.get("cwd"), str):
+                out.notes.append(f"session in {meta['cwd']}")
+            git = meta.get("git") if isinstance(meta, dict) else None
+            if isinstance(git, dict) and isinstance(git.get("branch"), str) and git["branch"]:
+                out.notes.append(BRANCH_NOTE + git["branch"])
+            not_read["session metadata"] += 1
+        elif kind == "turn_context" or "record_type" in rec or {"id", "instructions"} <= set(rec):
+            not_read["session metadata"] += 1  # settings, state, an older log's header
+        elif kind == "event_msg":
+            payload = rec.get("payload")
+            if (
+                isinstance(payload, dict)
+                and payload.get("type") == "turn_aborted"
+                and payload.get("reason") == "interrupted"
+            ):  # the user stopped the turn (Esc / Ctrl-C): said as Claude Code says it
+                out.read += 1
+                out.add(line, {"role": "user", "content": INTERRUPTED, "timestamp": ts})
+                continue
+            not_read["events (repeat the response items)"] += 1
+        else:
+            not_read[f"{kind or 'untyped'} records"] += 1
+    return out.build(options)
+
+
+def first_user_message(records: list[dict[str, Any]]) -> str:
+    """The text of the session's first user message ("" when there is none)."""
+    texts = []
+    for rec in records:
+        payload = rec.get("payload") if rec.get("type") == "response_item" else rec
+        if not isinstance(payload, dict) or payload.get("type") != "message":
+            continue
+        if payload.get("role") == "user":
+            text = text_of(payload.get("content"))
+            if not text.lstrip().startswith(_CLI_WRITTEN):
+                texts.append(text)
+    return first_text(texts)

@@ -1,0 +1,464 @@
+"""Sessions saved as one JSON document (pretty-printed or not).
+
+- **OpenAI chat messages**: a list of messages, or ``{"messages": [...]}`` (also an
+  agent trajectory ``{"info": ..., "messages": [...]}``): ``system``, ``user``,
+  ``assistant`` (with ``tool_calls``), ``tool`` (``tool_call_id``), the older
+  ``function`` role; content as text, as parts, or as Anthropic-style blocks
+  (``tool_use`` / ``tool_result``). No timestamps: turns without a time are fine
+  everywhere. Each message's line is the line its object starts on.
+- **Codex's older JSON sessions**: ``{"session": {...}, "items": [payloads]}``.
+- **ChatGPT's data export** (``conversations.json``): a list of conversations, each a
+  ``mapping`` tree followed from ``current_node`` back to the root (edited and
+  regenerated branches are not the conversation). Each conversation is a session;
+  the newest is read unless `ReadOptions.session` picks another.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import chunkscope.engine.read.formats.claude as claude
+import chunkscope.engine.read.formats.codex as codex
+import chunkscope.engine.read.formats.gemini as gemini
+from chunkscope.engine.errors import SourceError
+from chunkscope.engine.read.formats.base import (
+    Collected,
+    ReadOptions,
+    SessionInfo,
+    first_text,
+    text_of,
+    tool_call,
+)
+from chunkscope.engine.read.formats.jsondoc import Document
+
+MESSAGES = "openai-messages"
+CHATGPT = "chatgpt-export"
+
+
+# --------------------------------------------------------------------------- what it is
+
+
+#: The keys of an object document that hold its list of messages, in the order tried.
+MESSAGE_KEYS = ("messages", "history")
+
+
+def _messages_list(items: list[Any]) -> bool:
+    """A list of chat messages (or Codex items): its first object has a ``role`` (or is
+    a Codex item); an empty list is one too."""
+    first = next((x for x in items if isinstance(x, dict)), None)
+    if first is None:
+        return not items
+    return "role" in first or first.get("type") in codex.PAYLOAD_TYPES
+
+
+def messages_key(value: dict[str, Any]) -> str | None:
+    """The key of an object document's message list (``messages``, SWE-agent's
+    ``history``), or None."""
+    for key in MESSAGE_KEYS:
+        items = value.get(key)
+        if isinstance(items, list) and _messages_list(items):
+            return key
+    return None
+
+
+def kind_of(value: Any) -> str | None:
+    """Which document format a decoded JSON value is (None: none of these)."""
+    if gemini.is_document(value):
+        return gemini.NAME
+    if isinstance(value, dict):
+        if messages_key(value) is not None:
+            return MESSAGES
+        if isinstance(value.get("items"), list) and "session" in value:
+            return MESSAGES
+        if "mapping" in value and "current_node" in value:
+            return CHATGPT  # one conversation
+    if isinstance(value, list):
+        first = next((x for x in value if isinstance(x, dict)), None)
+        if first is not None and "mapping" in first:
+            return CHATGPT
+        if _messages_list(value):
+            return MESSAGES
+    return None
+
+
+def refusals(value: Any) -> list[str]:
+    """Why each document format refuses a decoded JSON value (one reason each)."""
+    if isinstance(value, dict):
+        found = [k for k in MESSAGE_KEYS if isinstance(value.get(k), list)]
+        if found:
+            messages = f"its {found[0]!r} items have no 'role'"
+        else:
+            messages = "no 'messages' list of objects with a 'role'"
+        chatgpt = "no 'mapping' and 'current_node'"
+    elif isinstance(value, list):
+        messages = "its items have no 'role'"
+        chatgpt = "its items have no 'mapping'"
+    else:
+        messages = chatgpt = f"{type(value).__name__}, not a list or an object"
+    return [
+        f"{MESSAGES}: {messages}",
+        f"{CHATGPT}: {chatgpt}",
+        f"{gemini.NAME}: {gemini.refusal(value)}",
+    ]
+
+
+# --------------------------------------------------------------------------- messages
+
+
+#: The role an agent trajectory's last message has when the run ended (mini-swe-agent).
+EXIT_ROLE = "exit"
+#: The role its turn is shown with: the session's end, with how it ended.
+END_ROLE = "End"
+
+
+def _timestamp(raw: dict[str, Any]) -> Any:
+    ts = raw.get("timestamp") or raw.get("created_at")
+    if ts is None:  # mini-swe-agent keeps the time of an observation in 'extra'
+        extra = raw.get("extra")
+        ts = extra.get("timestamp") if isinstance(extra, dict) else None
+    return ts
+
+
+def _ended(raw: dict[str, Any], ts: Any, status: Any) -> list[dict[str, Any]]:
+    """mini-swe-agent's last message (role ``exit``): the session's end, how it ended
+    (``Submitted``, ``LimitsExceeded``, an error) and what it left (the submission)."""
+    extra = raw.get("extra")
+    if isinstance(extra, dict) and extra.get("exit_status"):
+        status = extra["exit_status"]
+    text = text_of(raw.get("content")).strip()
+    head = f"The session ended ({status})." if status else "The session ended."
+    return [{"role": END_ROLE, "content": f"{head}\n{text}" if text else head, "timestamp": ts}]
+
+
+def _parts(role: str, parts: list[Any], ts: Any) -> list[dict[str, Any]]:
+    """A Gemini API ``Content`` (``{"role": "user" | "model", "parts": [...]}``, as a
+    Gemini CLI checkpoint saves it): text parts, ``functionCall`` parts as tool calls,
+    ``functionResponse`` parts as their results."""
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        if isinstance(part.get("text"), str) and not part.get("thought"):
+            texts.append(part["text"])
+        call, response = part.get("functionCall"), part.get("functionResponse")
+        if isinstance(call, dict):
+            calls.append(tool_call(call.get("id"), call.get("name"), call.get("args")))
+        if isinstance(response, dict):
+            output = response.get("response")
+            if isinstance(output, dict):
+                output = output.get("output", output.get("error", output))
+            text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+            results.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": response.get("id"),
+                    "content": text,
+                    "timestamp": ts,
+                }
+            )
+    out: list[dict[str, Any]] = []
+    text = "\n".join(texts)
+    if text.strip() or calls:
+        message: dict[str, Any] = {
+            "role": "assistant" if role == "model" else role,
+            "content": text,
+            "timestamp": ts,
+        }
+        if calls:
+            message["tool_calls"] = calls
+        out.append(message)
+    return out + results
+
+
+def _message(raw: dict[str, Any], status: Any = None) -> list[dict[str, Any]]:
+    role = raw.get("role")
+    if not isinstance(role, str):
+        raise ValueError("missing 'role'")
+    ts = _timestamp(raw)
+    content = raw.get("content")
+    if role == EXIT_ROLE:
+        return _ended(raw, ts, status)
+    if content is None and isinstance(raw.get("parts"), list):
+        return _parts(role, raw["parts"], ts)
+    if isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "thinking")
+        for b in content
+    ):
+        return claude.block_messages(role, content, ts)
+    if role == "function":  # the older function-calling result
+        return [
+            {"role": "tool", "tool_call_id": None, "content": text_of(content), "timestamp": ts}
+        ]
+    message: dict[str, Any] = {"role": role, "content": text_of(content), "timestamp": ts}
+    for key in ("reasoning", "reasoning_content", "tool_call_id"):
+        if raw.get(key) is not None:
+            message[key] = raw[key]
+    if role == "tool" and "tool_call_id" not in message:  # SWE-agent: 'tool_call_ids'
+        ids = raw.get("tool_call_ids")
+        if isinstance(ids, list) and ids:
+            message["tool_call_id"] = ids[0]
+    calls = raw.get("tool_calls")
+    if isinstance(calls, list):
+        message["tool_calls"] = calls
+    elif isinstance(raw.get("function_call"), dict):
+        fc = raw["function_call"]
+        message["tool_calls"] = [tool_call(None, fc.get("name"), fc.get("arguments"))]
+    if not (message["content"].strip() or message.get("tool_calls")) and not any(
+        message.get(k) for k in ("reasoning", "reasoning_content")
+    ):
+        return [] if role != "tool" else [message]  # a tool's empty output is its result
+    return [message]
+
+
+def read_messages(path: Path, options: ReadOptions) -> Any:
+    """A JSON document holding a list of chat messages, read into turns."""
+    doc = Document(path, options)
+    out = Collected(path, MESSAGES, warnings=doc.warnings, keep_messages=options.keep_messages)
+    value = doc.value
+    key = None if isinstance(value, list) else (messages_key(value) or "items")
+    info = value.get("info") if isinstance(value, dict) else None
+    status = info.get("exit_status") if isinstance(info, dict) else None
+    if isinstance(info, dict):
+        out.notes.append("an agent trajectory: its messages are read")
+    for line, raw in doc.array_items(key):
+        out.records += 1
+        if not isinstance(raw, dict):
+            out.fail(line, f"not a JSON object (got {type(raw).__name__})", options)
+            continue
+        try:
+            if (raw.get("type") in codex.PAYLOAD_TYPES and "role" not in raw) or key == "items":
+                messages = codex.payload_messages(raw, raw.get("timestamp"))
+                if messages is None:
+                    out.not_read[f"{raw.get('type', 'untyped')} items"] += 1
+                    continue
+            else:
+                messages = _message(raw, status)
+        except ValueError as e:
+            out.fail(line, str(e), options)
+            continue
+        if not messages:
+            out.not_read["empty messages"] += 1
+            continue
+        out.read += 1
+        for m in messages:
+            out.add(line, m)
+    return out.build(options)
+
+
+# --------------------------------------------------------------------------- ChatGPT
+
+
+def _epoch(value: Any) -> str | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return datetime.fromtimestamp(float(value), tz=UTC).isoformat()
+    return None
+
+
+def _conversations(doc: Document) -> list[tuple[int, dict[str, Any]]]:
+    if isinstance(doc.value, dict):
+        return [(1, doc.value)]
+    return [(line, c) for line, c in doc.array_items(None) if isinstance(c, dict)]
+
+
+def _newest_first(convs: list[tuple[int, dict[str, Any]]]) -> list[int]:
+    def when(i: int) -> float:
+        c = convs[i][1]
+        t = c.get("update_time") or c.get("create_time") or 0
+        return float(t) if isinstance(t, int | float) else 0.0
+
+    return sorted(range(len(convs)), key=when, reverse=True)
+
+
+def _branch(conv: dict[str, Any]) -> list[dict[str, Any]]:
+    """The nodes from the root to ``current_node`` (the conversation as last shown)."""
+    mapping = conv.get("mapping")
+    if not isinstance(mapping, dict):
+        raise ValueError("'mapping' is not an object")
+    node_id = conv.get("current_node")
+    if node_id not in mapping:  # no current node: the last node of the longest chain
+        leaves = [k for k, v in mapping.items() if isinstance(v, dict) and not v.get("children")]
+        node_id = leaves[-1] if leaves else None
+    chain: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    while isinstance(node_id, str) and node_id in mapping and node_id not in seen:
+        seen.add(node_id)
+        node = mapping[node_id]
+        if not isinstance(node, dict):
+            break
+        chain.append(node)
+        node_id = node.get("parent")
+    return chain[::-1]
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _chatgpt_messages(node: dict[str, Any]) -> list[dict[str, Any]]:
+    msg = node.get("message")
+    if not isinstance(msg, dict):
+        return []
+    meta = _obj(msg.get("metadata"))
+    if meta.get("is_visually_hidden_from_conversation"):
+        return []
+    author = _obj(msg.get("author"))
+    role = author.get("role")
+    content = _obj(msg.get("content"))
+    ctype = content.get("content_type")
+    ts = _epoch(msg.get("create_time"))
+    if ctype in ("user_editable_context", "model_editable_context"):
+        return []
+    if ctype == "thoughts":
+        thoughts = content.get("thoughts")
+        parts = [
+            f"{t.get('summary', '')}\n{t.get('content', '')}".strip()
+            for t in thoughts or []
+            if isinstance(t, dict)
+        ]
+        text = "\n\n".join(p for p in parts if p)
+        return (
+            [{"role": "assistant", "content": "", "reasoning": text, "timestamp": ts}]
+            if text
+            else []
+        )
+    if ctype == "reasoning_recap":
+        return []
+    if ctype in ("text", "multimodal_text"):
+        text = text_of(content.get("parts"))
+    elif ctype in ("code", "execution_output", "tether_quote", "system_error"):
+        text = str(content.get("text") or "")
+    else:
+        text = text_of(content.get("parts")) or str(content.get("text") or "")
+    recipient = msg.get("recipient")
+    if role == "assistant" and isinstance(recipient, str) and recipient != "all":
+        call = tool_call(None, recipient, {"input": text})  # its output follows it
+        return [{"role": "assistant", "content": "", "tool_calls": [call], "timestamp": ts}]
+    if role == "tool":
+        return [
+            {
+                "role": "tool",
+                "tool_call_id": None,
+                "content": text,
+                "timestamp": ts,
+                "name": author.get("name"),
+            }
+        ]
+    if not text.strip() or role not in ("user", "assistant", "system"):
+        return []
+    return [{"role": role, "content": text, "timestamp": ts}]
+
+
+def read_chatgpt(path: Path, options: ReadOptions) -> Any:
+    """A ChatGPT export (conversations.json), read into turns."""
+    doc = Document(path, options)
+    out = Collected(path, CHATGPT, warnings=doc.warnings)
+    convs = _conversations(doc)
+    if not convs:
+        return out.build(options)
+    order = _newest_first(convs)
+    index = options.session if options.session is not None else order[0]
+    if not 0 <= index < len(convs):
+        raise SourceError(
+            path, f"no session {index} (the file holds {len(convs)}: 0..{len(convs) - 1})"
+        )
+    line, conv = convs[index]
+    title = conv.get("title") if isinstance(conv.get("title"), str) else ""
+    if len(convs) > 1:
+        out.notes.append(
+            f"session {index} of {len(convs)}: {title or 'untitled'}"
+            + (" (the newest; --session N picks another)" if options.session is None else "")
+        )
+    offsets = _line_starts(doc, conv, line)
+    try:
+        nodes = _branch(conv)
+    except ValueError as e:
+        out.records += 1
+        out.fail(line, str(e), options)
+        return out.build(options)
+    mapping = conv["mapping"]
+    # the records of a conversation are the nodes of its tree: those of the branch shown
+    # are read (or said why not), the others belong to edited or regenerated branches
+    out.records = len(mapping)
+    out.not_read["nodes of other branches (edited or regenerated)"] = len(mapping) - len(nodes)
+    for node in nodes:
+        messages = _chatgpt_messages(node)
+        if not messages:
+            out.not_read[_why_hidden(node)] += 1
+            continue
+        out.read += 1
+        for m in messages:
+            out.add(offsets.get(str(node.get("id")), line), m)
+    out.not_read = +out.not_read  # drop the zero counts
+    source = out.build(options)
+    source.sessions = [(i, _title(convs[i][1])) for i in order]
+    return source
+
+
+def _why_hidden(node: dict[str, Any]) -> str:
+    msg = node.get("message")
+    if not isinstance(msg, dict):
+        return "nodes without a message (the root)"
+    if _obj(msg.get("metadata")).get("is_visually_hidden_from_conversation"):
+        return "hidden messages"
+    ctype = _obj(msg.get("content")).get("content_type")
+    if ctype in ("user_editable_context", "model_editable_context"):
+        return "custom instructions and memory"
+    if ctype == "reasoning_recap":
+        return "reasoning recaps"
+    return "empty messages"
+
+
+def _title(conv: dict[str, Any]) -> str:
+    title = conv.get("title")
+    return title if isinstance(title, str) and title else "untitled"
+
+
+def _line_starts(doc: Document, conv: dict[str, Any], line: int) -> dict[str, int]:
+    """The line of each node of a conversation (where its id first appears as a key)."""
+    mapping = conv.get("mapping")
+    if not isinstance(mapping, dict):
+        return {}
+    offset = doc.offset(line)
+    out: dict[str, int] = {}
+    for node_id in mapping:
+        key = re.compile(rf'"{re.escape(str(node_id))}"\s*:\s*\{{')
+        found = key.search(doc.text, offset)
+        out[str(node_id)] = doc.line(found.start()) if found else line
+    return out
+
+
+def chatgpt_sessions(path: Path) -> list[SessionInfo]:
+    """The conversations in a ChatGPT export, one `SessionInfo` each."""
+    doc = Document(path, ReadOptions())
+    convs = _conversations(doc)
+    size = path.stat().st_size
+    infos = []
+    for i in _newest_first(convs):
+        conv = convs[i][1]
+        when = conv.get("update_time") or conv.get("create_time") or 0
+        title = conv.get("title") if isinstance(conv.get("title"), str) else ""
+        if not title:
+            texts = [
+                m["content"]
+                for n in _branch(conv)
+                for m in _chatgpt_messages(n)
+                if m["role"] == "user"
+            ]
+            title = first_text(texts)
+        infos.append(
+            SessionInfo(
+                str(path),
+                i,
+                CHATGPT,
+                float(when) if isinstance(when, int | float) else 0.0,
+                size,
+                title,
+            )
+        )
+    return infos

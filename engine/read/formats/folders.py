@@ -1,0 +1,226 @@
+"""Folders of sessions: a Claude Code project folder, a Codex sessions folder (nested by
+date), a Gemini CLI folder (``~/.gemini/tmp/<project hash>/chats``), or any folder of
+logs. `list_sessions` lists them newest first with their date, size, format and first
+user message, reading only the start of each file for its title and its end for its
+date: the last timestamp inside the file (`last_timestamp`), the file's modification
+time only when it has none. So a session resumed later, or files copied or cloned
+with equal times, are ordered by when their sessions happened."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import chunkscope.engine.read.formats.aider as aider
+import chunkscope.engine.read.formats.claude as claude
+import chunkscope.engine.read.formats.codex as codex
+import chunkscope.engine.read.formats.documents as documents
+import chunkscope.engine.read.formats.gemini as gemini
+from chunkscope.engine.errors import ChunkscopeError, SourceError
+from chunkscope.engine.read.formats import READERS, SUFFIXES, _head, sniff
+from chunkscope.engine.read.formats.base import SessionInfo, first_text, text_of
+from chunkscope.engine.read.source import GZIP_MAGIC, parse_timestamp
+
+#: Files looked at in a folder, at most (newest first).
+MAX_FILES = 2000
+
+
+def _records(head: bytes) -> list[dict[str, Any]]:
+    out = []
+    for line in head.decode("utf-8", errors="replace").splitlines()[:400]:
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+_USER_ROLE = re.compile(r'"role"\s*:\s*"user"')
+
+
+def _title(path: Path, name: str) -> str:
+    head = _head(path)
+    if name == claude.NAME:
+        return claude.session_title(_records(head))
+    if name == codex.NAME:
+        return codex.first_user_message(_records(head))
+    if name == "seed-jsonl":
+        return first_text(
+            text_of(r.get("content")) for r in _records(head) if r.get("role") == "user"
+        )
+    text = head.decode("utf-8", errors="replace")
+    if name == gemini.NAME:
+        return gemini.first_user_message(text)
+    if name == documents.MESSAGES:
+        return gemini.first_user_message(text, _USER_ROLE)
+    if name == aider.NAME:
+        return first_text(ln[5:] for ln in text.splitlines() if ln.startswith("#### "))
+    if name == "markdown":
+        return first_text(ln.lstrip("# ") for ln in text.splitlines())
+    return ""
+
+
+#: A timestamp field's value in a log's text (ISO text or epoch number), and aider's
+#: session start.
+_STAMP = re.compile(
+    rb'"(?:timestamp|lastUpdated|update_time|create_time)"\s*:\s*(?:"([^"\\]{6,40})"|(\d{9,13}(?:\.\d+)?))'
+    rb"|^# aider chat started at (\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)",
+    re.M,
+)
+#: How far from its end a file is searched for a timestamp, in blocks of `_BLOCK`.
+_BLOCK = 1 << 16
+_BLOCKS = 16
+#: A gzip-compressed file is decompressed for its timestamp up to this size.
+_GZIP_LOOKED_INTO = 4 << 20
+
+
+def _latest_in(block: bytes) -> float | None:
+    best: float | None = None
+    for m in _STAMP.finditer(block):
+        raw = m.group(1) or m.group(3)
+        try:
+            when = parse_timestamp(
+                raw.decode("ascii", "replace").replace(" ", "T") if raw else float(m.group(2))
+            )
+        except (ValueError, OverflowError):
+            continue
+        if when is not None:
+            seconds = when.timestamp()
+            best = seconds if best is None else max(best, seconds)
+    return best
+
+
+def last_timestamp(path: Path) -> float | None:
+    """The time (epoch seconds) of the last timestamp inside a log, read from its end:
+    the latest of the timestamps in the last stretch of the file that has any (a
+    record's ``timestamp``, a Gemini chat's ``lastUpdated``, a ChatGPT conversation's
+    ``update_time``, aider's last session start). None when the file has none (a
+    markdown document) near its end."""
+    with path.open("rb") as fh:
+        if fh.read(2) == GZIP_MAGIC:
+            if path.stat().st_size > _GZIP_LOOKED_INTO:
+                return None
+            fh.seek(0)
+            try:
+                data = gzip.decompress(fh.read())
+            except (OSError, EOFError):
+                return None
+            return _latest_in(data[-_BLOCK * _BLOCKS :])
+        end = fh.seek(0, os.SEEK_END)
+        pos = end
+        for _ in range(_BLOCKS):
+            if pos <= 0:
+                break
+            start = max(0, pos - _BLOCK)
+            fh.seek(start)
+            # a little past the block's end, so a timestamp cut by the boundary is whole
+            block = fh.read(pos - start + 64)
+            found = _latest_in(block)
+            if found is not None:
+                return found
+            pos = start
+    return None
+
+
+def file_session(path: Path, name: str | None = None) -> SessionInfo:
+    """A file as one session: its format, its last timestamp (or its modification
+    time), size and first message."""
+    st = path.stat()
+    name = name or sniff(path)
+    try:
+        title = _title(path, name)
+    except (OSError, ChunkscopeError):
+        title = ""
+    try:  # a markdown document's timestamps (if any) are its text, not its time
+        when = last_timestamp(path) if READERS[name].kind != "markdown" else None
+    except OSError:
+        when = None
+    return SessionInfo(
+        str(path),
+        None,
+        name,
+        when if when is not None else st.st_mtime,
+        st.st_size,
+        title,
+        timed_by="file" if when is not None else "mtime",
+    )
+
+
+#: How deep below the folder sessions are looked for (Codex nests them by date: 3).
+MAX_DEPTH = 4
+
+
+def readable_name(name: str) -> bool:
+    """Whether a file name is one chunkscope offers to open (by its ending)."""
+    lower = name.lower().removesuffix(".gz")
+    return lower.endswith(SUFFIXES) or lower.endswith(".aider.chat.history.md")
+
+
+def _candidates(folder: Path) -> list[Path]:
+    found: list[tuple[float, Path]] = []
+    base_depth = len(folder.parts)
+    for root, dirs, files in os.walk(folder):
+        depth = len(Path(root).parts) - base_depth
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "node_modules"]
+        if depth >= MAX_DEPTH:
+            dirs[:] = []
+        for f in files:
+            if f.startswith(".") and ".aider.chat.history" not in f:
+                continue
+            if readable_name(f):
+                p = Path(root) / f
+                try:
+                    found.append((p.stat().st_mtime, p))
+                except OSError:
+                    continue
+    found.sort(key=lambda tp: tp[0], reverse=True)
+    return [p for _, p in found[:MAX_FILES]]
+
+
+def list_sessions(folder: str | Path, limit: int = MAX_FILES) -> list[SessionInfo]:
+    """The sessions in `folder` (and its subfolders), newest first by the last time
+    inside each (`file_session`): the `limit` most recently modified files are looked
+    at. Files chunkscope cannot read are left out; a file that holds several sessions
+    lists each."""
+    base = Path(folder)
+    if not base.is_dir():
+        raise SourceError(base, "not a folder")
+    out: list[SessionInfo] = []
+    for path in _candidates(base)[:limit]:
+        try:
+            name = sniff(path)
+            reader = READERS[name]
+            if reader.sessions is not None:
+                out.extend(reader.sessions(path))
+            else:
+                out.append(file_session(path, name))
+        except (OSError, ChunkscopeError):
+            continue
+    out.sort(key=lambda s: (s.modified, s.path), reverse=True)
+    return out
+
+
+def latest(folder: str | Path) -> SessionInfo:
+    """The newest session log of `folder` (by the last timestamp inside each file, its
+    modification time when it has none): a markdown document is no session, whatever
+    its time. `SourceError` when it has none."""
+    sessions = [s for s in list_sessions(folder) if READERS[s.format].kind != "markdown"]
+    if not sessions:
+        raise SourceError(Path(folder), "no session logs chunkscope can read in this folder")
+    return sessions[0]
+
+
+def sessions_in(path: str | Path, input_format: str | None = None) -> list[SessionInfo]:
+    """The sessions a file holds, newest first (one for most formats)."""
+    p = Path(path)
+    name = input_format or sniff(p)
+    reader = READERS[name]
+    if reader.sessions is not None:
+        return reader.sessions(p)
+    return [file_session(p, name)]

@@ -1,0 +1,255 @@
+"""Gemini CLI chat files (``~/.gemini/tmp/<project hash>/chats/session-*.json``).
+
+One JSON document ``{"sessionId", "projectHash", "startTime", "lastUpdated",
+"messages": [...]}``, or (newer versions) the same as JSON lines: a header line with
+the session's fields, then one message a line, ``{"$set": {...}}`` lines updating the
+header, and a message written again (same ``id``) when its tool calls finish: the last
+copy is the message.
+
+A message: ``{"id", "timestamp", "type", "content", "thoughts", "toolCalls", "model",
+"tokens"}``. ``type`` ``user`` is what the user typed (``content`` a string or parts
+``[{"text"}]``); ``gemini`` the model's answer, its ``thoughts`` (``subject`` and
+``description``) read as Bot thinking and its ``toolCalls`` (``name``, ``args``,
+``result`` as ``[{"functionResponse": {"response": {"output" | "error"}}}]``,
+``status``, ``resultDisplay``) as tool calls each followed by its result; ``info``,
+``error`` and ``warning`` are the CLI's own notes, read as roles of those names.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from chunkscope.engine.errors import SourceError
+from chunkscope.engine.read.formats.base import (
+    Collected,
+    ReadOptions,
+    first_text,
+    text_of,
+    tool_call,
+)
+from chunkscope.engine.read.formats.jsondoc import Document
+from chunkscope.engine.read.source import _open_binary, iter_objects
+
+NAME = "gemini-cli"
+MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
+_HEADER_KEYS = ("projectHash", "startTime", "lastUpdated")
+
+
+def looks_like(record: dict[str, Any]) -> bool:
+    """A record of a Gemini CLI chat file written as JSON lines."""
+    if "$set" in record or ("sessionId" in record and "projectHash" in record):
+        return True
+    return (
+        record.get("type") in MESSAGE_TYPES
+        and "id" in record
+        and "content" in record
+        and "message" not in record  # Claude Code's records keep theirs in 'message'
+        and "role" not in record
+    )
+
+
+def is_document(value: Any) -> bool:
+    """A Gemini CLI chat saved as one JSON document."""
+    if not isinstance(value, dict) or not isinstance(value.get("messages"), list):
+        return False
+    if any(k in value for k in _HEADER_KEYS) and "sessionId" in value:
+        return True
+    first = next((m for m in value["messages"] if isinstance(m, dict)), None)
+    return first is not None and looks_like(first)
+
+
+def refusal(value: Any) -> str:
+    """Why a JSON document is not a Gemini CLI chat."""
+    if not isinstance(value, dict):
+        return "not an object"
+    if not isinstance(value.get("messages"), list):
+        return "no 'messages' list"
+    return "no 'sessionId' / 'projectHash', and its messages have no 'type' user / gemini"
+
+
+def _text(content: Any) -> str:
+    """A message's content: a string, or parts (``{"text"}``; other parts left out)."""
+    if isinstance(content, list):
+        return text_of([p for p in content if isinstance(p, dict | str)])
+    return text_of(content)
+
+
+def _result(call: dict[str, Any]) -> str:
+    """The text of a tool call's result (what the model was given), else what the CLI
+    showed (``resultDisplay``), else its error."""
+    parts: list[str] = []
+    result = call.get("result")
+    for item in result if isinstance(result, list) else [result]:
+        if not isinstance(item, dict):
+            continue
+        fr = item.get("functionResponse")
+        response = fr.get("response") if isinstance(fr, dict) else None
+        if isinstance(response, dict):
+            value = response.get("output", response.get("error"))
+            if value is None:
+                value = response.get("content")
+            if value is not None:
+                parts.append(value if isinstance(value, str) else text_of(value))
+        elif isinstance(item.get("text"), str):
+            parts.append(item["text"])
+    if not parts:
+        display = call.get("resultDisplay")
+        if isinstance(display, str):
+            parts.append(display)
+        elif isinstance(display, dict) and isinstance(display.get("fileDiff"), str):
+            parts.append(display["fileDiff"])
+    if not parts and isinstance(call.get("error"), str):
+        parts.append(call["error"])
+    return "\n".join(parts)
+
+
+def _thinking(thoughts: Any) -> str:
+    out = []
+    for t in thoughts if isinstance(thoughts, list) else []:
+        if not isinstance(t, dict):
+            continue
+        subject = str(t.get("subject") or "").strip()
+        description = str(t.get("description") or "").strip()
+        if subject and description:
+            out.append(f"{subject}: {description}")
+        elif subject or description:
+            out.append(subject or description)
+    return "\n".join(out)
+
+
+def messages_of(record: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """Messages of the seed's shape for one chat message; None for a kind not read."""
+    kind = record.get("type")
+    ts = record.get("timestamp")
+    if kind not in MESSAGE_TYPES:
+        return None
+    text = _text(record.get("content"))
+    if kind == "user":
+        return [{"role": "user", "content": text, "timestamp": ts}] if text.strip() else []
+    if kind != "gemini":
+        return [{"role": kind, "content": text, "timestamp": ts}] if text.strip() else []
+    message: dict[str, Any] = {"role": "assistant", "content": text, "timestamp": ts}
+    thinking = _thinking(record.get("thoughts"))
+    if thinking:
+        message["reasoning"] = thinking
+    calls = record.get("toolCalls")
+    results: list[dict[str, Any]] = []
+    if isinstance(calls, list) and calls:
+        tool_calls = []
+        for i, call in enumerate(c for c in calls if isinstance(c, dict)):
+            call_id = call.get("id") or f"{record.get('id')}-{i}"
+            tool_calls.append(tool_call(call_id, call.get("name"), call.get("args")))
+            result: dict[str, Any] = {
+                "role": "tool",
+                "tool_call_id": tool_calls[-1]["id"],
+                "content": _result(call),
+                "timestamp": call.get("timestamp") or ts,
+            }
+            if call.get("status") not in (None, "success"):
+                result["is_error"] = True
+            results.append(result)
+        message["tool_calls"] = tool_calls
+    if not (text.strip() or thinking or results):
+        return []
+    return [message, *results]
+
+
+def _add(out: Collected, line: int, record: dict[str, Any]) -> None:
+    messages = messages_of(record)
+    if messages is None:
+        out.not_read[f"{record.get('type') or 'untyped'} records"] += 1
+    elif not messages:
+        out.not_read["empty messages"] += 1
+    else:
+        out.read += 1
+        for m in messages:
+            out.add(line, m)
+
+
+def read(path: Path, options: ReadOptions) -> Any:
+    """A Gemini CLI session (a JSON chat file or JSON lines), read into turns."""
+    if _is_jsonl(path):
+        return _read_jsonl(path, options)
+    doc = Document(path, options)
+    out = Collected(path, NAME, warnings=doc.warnings, keep_messages=options.keep_messages)
+    value = doc.value
+    if not is_document(value):  # forced with --input-format
+        raise SourceError(path, "not a Gemini CLI chat (no 'messages' list of chat messages)")
+    for line, record in doc.array_items("messages"):
+        out.records += 1
+        if not isinstance(record, dict):
+            out.fail(line, f"not a JSON object (got {type(record).__name__})", options)
+            continue
+        _add(out, line, record)
+    return out.build(options)
+
+
+def _is_jsonl(path: Path) -> bool:
+    """JSON lines (a header line, then one object a line) rather than one document:
+    the first line is a whole object without the ``messages`` of a document."""
+    with _open_binary(path) as fh:
+        first = fh.readline(1 << 20).decode("utf-8", errors="replace").lstrip("\ufeff").strip()
+    try:
+        value = json.loads(first)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, dict) and "messages" not in value
+
+
+def _read_jsonl(path: Path, options: ReadOptions) -> Any:
+    out = Collected(path, NAME, keep_messages=options.keep_messages)
+    # A message is written again when its tool calls finish: the last copy counts, in
+    # the place of the first.
+    order: list[tuple[int, dict[str, Any]]] = []
+    where: dict[str, int] = {}
+    for line, record in iter_objects(
+        path,
+        strict=options.strict,
+        skipped=out.skipped,
+        warnings=out.warnings,
+        progress=options.progress,
+    ):
+        out.records += 1
+        if "$set" in record:
+            out.not_read["session updates ($set)"] += 1
+            continue
+        if "type" not in record and "sessionId" in record:
+            out.not_read["session metadata"] += 1
+            continue
+        key = record.get("id")
+        if isinstance(key, str) and key in where:
+            out.not_read["earlier copies of a message"] += 1
+            i = where[key]
+            order[i] = (line, record)
+            continue
+        if isinstance(key, str):
+            where[key] = len(order)
+        order.append((line, record))
+    for line, record in order:
+        _add(out, line, record)
+    return out.build(options)
+
+
+_FIRST_USER = re.compile(r'"type"\s*:\s*"user"')
+_STRING = re.compile(r'"(?:text|content)"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+
+def first_user_message(head: str, user: re.Pattern[str] = _FIRST_USER) -> str:
+    """The first user message of a chat file (or of any JSON document whose user
+    messages `user` finds), from its first bytes."""
+    found = user.search(head)
+    while found:
+        text = _STRING.search(head, found.end())
+        if text:
+            try:
+                value = json.loads(text.group(1))
+            except ValueError:
+                value = ""
+            line = first_text([value]) if isinstance(value, str) else ""
+            if line:
+                return line
+        found = user.search(head, found.end())
+    return ""

@@ -1,0 +1,690 @@
+"""The pieces every reader is made of: a parsed `Source`, its problems, reading a
+file's lines (gzip looked through), JSON lines, timestamps, turns of the seed's
+messages, the seed's JSONL and markdown readers, and whether a source is usable.
+
+`engine.read.parse` is the entry point (`load`, the seed's `parse_turns` /
+`parse_turns_md`); `engine.read.formats` builds every input format from these pieces.
+Lenient mode (the default) skips a bad line and records it; strict mode raises
+`ParseError` at the first one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from chunkscope.engine.errors import NotText, ParseError, SourceError
+from chunkscope.engine.model import Progress, Turn, gc_paused
+from chunkscope.engine.toolcall import calls_text as calls_text
+
+Kind = Literal["jsonl", "markdown"]
+
+ROLE_NAMES = {"user": "You", "assistant": "Bot", "tool": "Tool"}
+THINKING_ROLE = "Bot thinking"
+DOC_ROLE = "Doc"
+
+JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+MARKDOWN_SUFFIXES = {".md", ".markdown"}
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A line the parser skipped (or, for warnings, read with a caveat)."""
+
+    line: int
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The problem as JSON values."""
+        return {"line": self.line, "reason": self.reason}
+
+
+class Message(dict[str, Any]):
+    """One decoded log line: the JSON object, plus the 1-based line it came from."""
+
+    line: int
+
+    def __init__(self, data: dict[str, Any], line: int) -> None:
+        super().__init__(data)
+        self.line = line
+
+
+@dataclass(slots=True)
+class Source:
+    """A parsed file: its turns (and, for logs, its messages) plus what went wrong."""
+
+    path: str
+    kind: Kind
+    turns: list[Turn]
+    messages: list[Message] = field(default_factory=list)
+    skipped: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    size_bytes: int = 0
+    #: Non-blank lines read as records (a log's lines; 0 for markdown).
+    records: int = 0
+    #: The input format it was read as (`engine.read.formats`), e.g. "claude-code".
+    format: str = ""
+    #: Notes on the whole file (records of kinds not read, a session chosen, ...).
+    notes: list[str] = field(default_factory=list)
+    #: For a file holding several sessions: (index, title) of each, newest first.
+    sessions: list[tuple[int, str]] = field(default_factory=list)
+    #: Records read; with `not_read` (reason: count) and `skipped`, every record of
+    #: the file: ``read + sum(not_read.values()) + len(skipped) == records``.
+    read: int = 0
+    not_read: dict[str, int] = field(default_factory=dict)
+    #: Parts of records read that were left out (encrypted blocks, system reminders).
+    stripped: dict[str, int] = field(default_factory=dict)
+
+    def reading(self) -> dict[str, Any]:
+        """What of the file was read, for a JSON output: ``records``, ``read``,
+        ``not_read`` and ``stripped``."""
+        return {
+            "records": self.records,
+            "read": self.read,
+            "not_read": self.not_read,
+            "stripped": self.stripped,
+        }
+
+    def accounting(self) -> str:
+        """One line on what was not read (empty when everything was): ``not read: 12
+        progress records, 3 file-history snapshots; left out of records read: 4
+        system-reminder blocks``."""
+        parts = []
+        if self.not_read:
+            parts.append("not read: " + ", ".join(f"{n} {k}" for k, n in self.not_read.items()))
+        if self.stripped:
+            parts.append(
+                "left out of records read: "
+                + ", ".join(f"{n} {k}" for k, n in self.stripped.items())
+            )
+        return "; ".join(parts)
+
+    @property
+    def kind_label(self) -> str:
+        """``jsonl`` or ``markdown``, with the input format when it is another agent's."""
+        if self.format in ("", "seed-jsonl", "markdown"):
+            return self.kind
+        return f"{self.kind} ({self.format})"
+
+    @property
+    def mostly_skipped(self) -> bool:
+        """More than half of the records were skipped."""
+        return bool(self.records) and 2 * len(self.skipped) > self.records
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _check_regular_file(path: Path) -> os.stat_result:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise SourceError(path, "no such file") from None
+    except PermissionError:
+        raise SourceError(path, "permission denied") from None
+    except OSError as e:
+        raise SourceError(path, e.strerror or str(e)) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise SourceError(path, "is a directory, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise SourceError(path, "not a regular file (a FIFO, socket or device)")
+    return st
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _open_binary(path: Path) -> Any:
+    """The file's bytes; a gzip-compressed file is decompressed as it is read."""
+    try:
+        fh = path.open("rb")
+    except PermissionError:
+        raise SourceError(path, "permission denied") from None
+    except OSError as e:
+        raise SourceError(path, e.strerror or str(e)) from None
+    if fh.read(2) != GZIP_MAGIC:
+        fh.seek(0)
+        return fh
+    import gzip
+    import zlib
+
+    fh.seek(0)
+    gz = gzip.GzipFile(fileobj=fh, mode="rb")
+    try:
+        gz.read(1)
+        gz.seek(0)
+    except (OSError, EOFError, zlib.error):
+        fh.seek(0)  # not gzip after all (or empty): the bytes are read as they are
+        return fh
+    return gz
+
+
+def _raw_position(fh: Any) -> int:
+    """Bytes of the file read so far (of the compressed file, for gzip)."""
+    inner = getattr(fh, "fileobj", None)
+    try:
+        return int((inner or fh).tell())
+    except (OSError, ValueError):
+        return 0
+
+
+#: How much of a file (decompressed) is looked at to find its format and whether it is
+#: text at all.
+HEAD_BYTES = 1 << 16
+
+
+def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
+    """The first `size` bytes of a file, decompressed when it is gzip."""
+    with path.open("rb") as fh:
+        raw = fh.read(size)
+    if raw.startswith(GZIP_MAGIC):
+        try:
+            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, size)
+        except zlib.error:
+            return raw  # not gzip after all: its bytes are read as they are
+    return raw
+
+
+#: Control characters a text file may hold (tab, line breaks, form feed, backspace, ESC).
+_TEXT_CONTROLS = frozenset("\t\n\r\f\v\b\x1b")
+#: Of the characters looked at, more than this share not text, with a NUL among them,
+#: is a binary file; more than `_BINARY_SHARE_ALONE` is one even without a NUL.
+_BINARY_SHARE = 0.10
+_BINARY_SHARE_ALONE = 0.30
+
+
+def binary_reason(head: bytes) -> str | None:
+    """Why `head` (a file's first bytes) is not text, or None when it is.
+
+    Text is UTF-8 (a stray invalid byte or NUL in a log is read, with a warning). A file
+    is not text when it holds NUL bytes and more than a tenth of it is NULs, other
+    control bytes or bytes that are not UTF-8 (a program, an image, random bytes), or
+    when almost a third of it is, NUL or not; UTF-16 is named as such.
+    """
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "looks like UTF-16 text, not UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)"
+    if not head:
+        return None
+    text = head.decode("utf-8", errors="replace")
+    undecodable = text.count("\ufffd") - head.count("\ufffd".encode())
+    controls = sum(1 for ch in text if (ch < " " and ch not in _TEXT_CONTROLS) or ch == "\x7f")
+    share = (undecodable + controls) / len(text)
+    nul = head.find(b"\x00")
+    if nul >= 0 and share > _BINARY_SHARE:
+        odd = head[1::2].count(0) > len(head) // 4 or head[0::2].count(0) > len(head) // 4
+        if odd and head.count(0) < len(head) * 0.6:  # ASCII text stored two bytes a character
+            return "looks like UTF-16 text, not UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)"
+        return f"looks like a binary file (NUL bytes at byte {nul}), not a log or markdown"
+    if share > _BINARY_SHARE_ALONE:
+        return (
+            f"looks like a binary file ({share:.0%} of its first bytes are not text), "
+            "not a log or markdown"
+        )
+    return None
+
+
+def check_text(path: str | Path) -> None:
+    """`NotText` when `path` is not a text file (see `binary_reason`): every command and
+    the workbench's open path refuse such a file before reading it."""
+    p = Path(path)
+    _check_regular_file(p)
+    try:
+        head = read_head(p)
+    except PermissionError:
+        raise SourceError(p, "permission denied") from None
+    except OSError as e:
+        raise SourceError(p, e.strerror or str(e)) from None
+    reason = binary_reason(head)
+    if reason is not None:
+        raise NotText(p, reason)
+
+
+#: Lines read between two progress calls while parsing (tens of ms on a large log).
+PROGRESS_LINES = 2048
+
+
+def _decode(raw: bytes, lineno: int, warnings: list[Problem]) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        warnings.append(
+            Problem(lineno, f"invalid UTF-8 at byte {e.start}, decoded with replacement")
+        )
+        return raw.decode("utf-8", errors="replace")
+
+
+def _iter_lines(
+    path: Path, warnings: list[Problem], progress: Progress | None = None
+) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, text without line ending), streaming.
+
+    ``progress(bytes read, file size)`` is called every `PROGRESS_LINES` lines and
+    at the end.
+    """
+    with _open_binary(path) as fh:
+        total = path.stat().st_size if progress is not None else 0
+        compressed = hasattr(fh, "fileobj")
+        done = read = 0
+        try:
+            for lineno, raw in enumerate(fh, start=1):
+                read = lineno
+                text = _decode(raw, lineno, warnings)
+                if lineno == 1 and text.startswith("\ufeff"):
+                    text = text[1:]
+                if progress is not None:
+                    done += len(raw)
+                    if lineno % PROGRESS_LINES == 0:
+                        at = _raw_position(fh) if compressed else done
+                        progress(min(at, total), total)
+                yield lineno, text.rstrip("\r\n")
+        except (OSError, EOFError, zlib.error) as e:  # a damaged or truncated gzip stream
+            warnings.append(
+                Problem(read + 1, f"the compressed file ends early ({e}); the rest is lost")
+            )
+        if progress is not None:
+            progress(total, total)
+
+
+# --------------------------------------------------------------------------- JSONL
+
+
+def parse_timestamp(value: Any) -> datetime | None:
+    """ISO 8601 with optional fractional seconds, ``Z`` or ``+HH:MM``, or an epoch number
+    (seconds, or milliseconds when it is too large to be seconds); None stays None."""
+    if value is None or isinstance(value, datetime):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return _from_epoch(float(value))
+    if not isinstance(value, str):
+        raise ValueError(f"timestamp is {type(value).__name__}, not a string")
+    try:  # the usual case, ``Z`` included (Python 3.11)
+        return datetime.fromisoformat(value)
+    except ValueError:
+        pass
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"unreadable timestamp {value[:40]!r}") from None
+
+
+#: An epoch number above this is in milliseconds (1e11 s is the year 5138).
+_EPOCH_MS = 1e11
+
+
+def _from_epoch(seconds: float) -> datetime:
+    from datetime import UTC
+
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        raise ValueError("timestamp is not a finite number")
+    if abs(seconds) > _EPOCH_MS:
+        seconds /= 1000.0
+    try:
+        return datetime.fromtimestamp(seconds, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        raise ValueError(f"timestamp {seconds:g} is out of range") from None
+
+
+def content_text(content: Any) -> str:
+    """A message's content as text: strings as they are, text parts joined, null empty."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict):
+                text = part.get("text")
+                if isinstance(text, str):
+                    parts.append(text)
+        return "\n".join(parts)
+    return json.dumps(content, ensure_ascii=False)
+
+
+def decode_object(line: str) -> dict[str, Any]:
+    """One JSONL line as a JSON object; ValueError says what is wrong with it."""
+    try:
+        obj = json.loads(line)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    except json.JSONDecodeError as e:
+        # Some of json's messages end in " at" ("Invalid control character at").
+        msg = e.msg.removesuffix(" at")
+        raise ValueError(f"not valid JSON ({msg} at column {e.colno})") from None
+    if not isinstance(obj, dict):
+        kind = "null" if obj is None else type(obj).__name__
+        kind = {"list": "an array", "str": "a string", "int": "a number", "float": "a number"}.get(
+            kind, kind
+        )
+        raise ValueError(f"not a JSON object (got {kind})")
+    return obj
+
+
+def decode_message(line: str) -> dict[str, Any]:
+    """One JSONL line as a message object of the seed's format; ValueError says what is
+    wrong with it."""
+    obj = decode_object(line)
+    role = obj.get("role")
+    if role is None:
+        raise ValueError("missing 'role'")
+    if not isinstance(role, str):
+        raise ValueError(f"'role' is {type(role).__name__}, not a string")
+    parse_timestamp(obj.get("timestamp"))
+    return obj
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(text: str) -> str:
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def replace_lone_surrogates(obj: Any) -> bool:
+    """Replace, in place, lone surrogates in every string of a decoded JSON value.
+
+    JSON may escape half of a UTF-16 pair (``"\\ud800"``); such a string cannot be
+    encoded as UTF-8, so writing it anywhere would fail. Returns whether any was found.
+    """
+    fixed = False
+    stack: list[Any] = [obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key in list(node):
+                value = node[key]
+                if isinstance(value, str) and _SURROGATE.search(value):
+                    node[key] = value = _without_surrogates(value)
+                    fixed = True
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    del node[key]
+                    node[_without_surrogates(key)] = value
+                    fixed = True
+                if isinstance(value, dict | list):
+                    stack.append(value)
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                if isinstance(value, str) and _SURROGATE.search(value):
+                    node[i] = _without_surrogates(value)
+                    fixed = True
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+    return fixed
+
+
+def iter_records(
+    path: str | Path,
+    decode: Callable[[str], dict[str, Any]] = decode_object,
+    *,
+    strict: bool = False,
+    skipped: list[Problem] | None = None,
+    warnings: list[Problem] | None = None,
+    progress: Progress | None = None,
+) -> Iterator[Message]:
+    """Stream the JSON objects of a JSONL file (each decoded by `decode`, with its line),
+    skipping (or, strict, raising on) bad lines. ``progress(bytes read, file size)`` is
+    called as the file is read."""
+    for lineno, obj in iter_objects(
+        path, decode, strict=strict, skipped=skipped, warnings=warnings, progress=progress
+    ):
+        yield Message(obj, lineno)
+
+
+def iter_objects(
+    path: str | Path,
+    decode: Callable[[str], dict[str, Any]] = decode_object,
+    *,
+    strict: bool = False,
+    skipped: list[Problem] | None = None,
+    warnings: list[Problem] | None = None,
+    progress: Progress | None = None,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """`iter_records` as (line, object) pairs, without making a `Message` of each."""
+    p = Path(path)
+    _check_regular_file(p)
+    skipped = skipped if skipped is not None else []
+    warnings = warnings if warnings is not None else []
+    for lineno, line in _iter_lines(p, warnings, progress):
+        if not line.strip():
+            continue
+        try:
+            obj = decode(line)
+        except ValueError as e:
+            if strict:
+                raise ParseError(p, lineno, str(e)) from None
+            skipped.append(Problem(lineno, str(e)))
+            continue
+        if _SURROGATE_ESCAPE.search(line) and replace_lone_surrogates(obj):
+            warnings.append(Problem(lineno, "lone UTF-16 surrogate escape, replaced with U+FFFD"))
+        yield lineno, obj
+
+
+def iter_messages(
+    path: str | Path,
+    *,
+    strict: bool = False,
+    skipped: list[Problem] | None = None,
+    warnings: list[Problem] | None = None,
+    progress: Progress | None = None,
+) -> Iterator[Message]:
+    """Stream the messages of a JSONL log of the seed's format (see `iter_records`)."""
+    return iter_records(
+        path, decode_message, strict=strict, skipped=skipped, warnings=warnings, progress=progress
+    )
+
+
+def message_turns(
+    msg: dict[str, Any],
+    line: int | None,
+    first_index: int,
+    *,
+    show_calls: bool = False,
+    drop_empty: bool = False,
+) -> list[Turn]:
+    """The turns one message yields: an optional ``Bot thinking`` turn, then its content.
+
+    With `show_calls`, a message that calls tools says which after its text, in the
+    order made, as a person reads them (`engine.toolcall`: ``$ ls -la``, ``Read
+    notes.md``), so a call is never hidden by the text beside it; the seed's
+    `parse_turns` shows only the content, as the reference did. With `drop_empty`, a
+    message with thinking and nothing else yields the thinking alone.
+    """
+    ts = parse_timestamp(msg.get("timestamp"))
+    role = msg["role"]
+    out: list[Turn] = []
+    reasoning = msg.get("reasoning") or msg.get("reasoning_content")
+    if reasoning:
+        out.append(Turn(ts, THINKING_ROLE, content_text(reasoning), line, first_index))
+    name = ROLE_NAMES.get(role, role)
+    text = content_text(msg.get("content"))
+    if show_calls and msg.get("tool_calls"):
+        calls = calls_text(msg["tool_calls"])
+        if calls:
+            text = f"{text}\n{calls}" if text.strip() else calls
+    if not (drop_empty and out and not text.strip()):
+        out.append(Turn(ts, name, text, line, first_index + len(out)))
+    return out
+
+
+def parse_turns(path: str | Path, *, strict: bool = False) -> list[Turn]:
+    """The seed's JSONL parser: one turn per message, reasoning first as ``Bot thinking``."""
+    return load_jsonl(path, strict=strict).turns
+
+
+def load_jsonl(
+    path: str | Path,
+    *,
+    strict: bool = False,
+    keep_messages: bool = True,
+    progress: Progress | None = None,
+    show_calls: bool = False,
+) -> Source:
+    """The seed's JSONL log (`show_calls`: see `message_turns`)."""
+    skipped: list[Problem] = []
+    warnings: list[Problem] = []
+    turns: list[Turn] = []
+    messages: list[Message] = []
+    with gc_paused():
+        messages_of = iter_messages(
+            path, strict=strict, skipped=skipped, warnings=warnings, progress=progress
+        )
+        read = 0
+        for msg in messages_of:
+            read += 1
+            turns.extend(message_turns(msg, msg.line, len(turns), show_calls=show_calls))
+            if keep_messages:
+                messages.append(msg)
+    size = Path(path).stat().st_size
+    return Source(
+        str(path), "jsonl", turns, messages, skipped, warnings, size, read + len(skipped), read=read
+    )
+
+
+# --------------------------------------------------------------------------- markdown
+
+HEADING = re.compile(r"^(#{1,6})\s+(.*)")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_MARKUP_FIRST = frozenset(" `~#")
+
+
+def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
+    """(first line number, stripped text) of each section; fenced ``#`` lines are not headings."""
+    sections: list[tuple[int, str]] = []
+    current: list[str] = []
+    start = 1
+    fence: str | None = None
+
+    def close() -> None:
+        text = "\n".join(current).strip()
+        if text:
+            offset = next(i for i, ln in enumerate(current) if ln.strip())
+            sections.append((start + offset, text))
+
+    for lineno, line in enumerate(lines, start=1):
+        if line[:1] not in _MARKUP_FIRST:  # neither a fence (up to 3 spaces first) nor a heading
+            current.append(line)
+            continue
+        m = FENCE.match(line)
+        if fence is None:
+            # A backtick fence's info string may not contain a backtick (CommonMark):
+            # "```inline``` code" is inline code, not the start of a block.
+            if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
+                fence = m.group(1)
+            elif HEADING.match(line):
+                close()
+                current = []
+                start = lineno
+        elif (
+            m
+            and m.group(1)[0] == fence[0]
+            and len(m.group(1)) >= len(fence)
+            and not line.strip().lstrip(fence[0])
+        ):
+            fence = None
+        current.append(line)
+    close()
+    return sections
+
+
+#: Files up to this size are read and decoded at once when they are plain UTF-8.
+WHOLE_READ_BYTES = 64 << 20
+
+
+def _whole_lines(path: Path, size: int) -> list[str] | None:
+    """The lines `_iter_lines` would give, from one read and one decode; None when the
+    file is large, compressed or not valid UTF-8 (then it is read line by line, which
+    reports each bad line). Loads that report progress (and may be stopped through
+    it) read line by line."""
+    if size > WHOLE_READ_BYTES:
+        return None
+    with _open_binary(path) as fh:
+        if hasattr(fh, "fileobj"):
+            return None
+        data: bytes = fh.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the file ends with a line break (or is empty)
+    if lines and lines[0].startswith("\ufeff"):
+        lines[0] = lines[0][1:]
+    if "\r" in text:
+        lines = [line.rstrip("\r") for line in lines]
+    return lines
+
+
+def load_markdown(path: str | Path, progress: Progress | None = None) -> Source:
+    """A markdown file as a source: a turn with the file name, then one ``Doc`` turn per section."""
+    p = Path(path)
+    st = _check_regular_file(p)
+    warnings: list[Problem] = []
+    lines = _whole_lines(p, st.st_size) if progress is None else None
+    if lines is None:
+        lines = [line for _, line in _iter_lines(p, warnings, progress)]
+    turns: list[Turn] = []
+    if any(line.strip() for line in lines):
+        mtime = datetime.fromtimestamp(st.st_mtime)
+        turns.append(Turn(mtime, DOC_ROLE, p.name, None, 0))
+        for lineno, text in markdown_sections(lines):
+            last = lineno + text.count("\n")
+            turns.append(Turn(mtime, DOC_ROLE, text, lineno, len(turns), last))
+    return Source(str(path), "markdown", turns, [], [], warnings, st.st_size)
+
+
+def parse_turns_md(path: str | Path) -> list[Turn]:
+    """The seed's markdown parser: the file name, then one ``Doc`` turn per section."""
+    return load_markdown(path).turns
+
+
+# --------------------------------------------------------------------------- usable or not
+
+_DETAIL = re.compile(r"\s*\(.*\)$|\s+at column \d+.*$")
+
+
+def reason_kind(reason: str) -> str:
+    """A skip reason without its details (``not valid JSON (Expecting ...)`` -> ``not
+    valid JSON``), so reasons can be counted by kind."""
+    return _DETAIL.sub("", reason) or reason
+
+
+def skipped_summary(source: Source, kinds: int = 3) -> str:
+    """``skipped 12 malformed lines of 20 (10 missing 'role', 2 not valid JSON; first:
+    path:3: missing 'role')``: how many, of how many, the commonest reasons by kind."""
+    from collections import Counter
+
+    n = len(source.skipped)
+    counts = Counter(reason_kind(p.reason) for p in source.skipped)
+    by_kind = ", ".join(f"{c} {k}" for k, c in counts.most_common(kinds))
+    first = source.skipped[0]
+    of = f" of {source.records}" if source.records else ""
+    return (
+        f"skipped {n} malformed line{'s' if n != 1 else ''}{of} "
+        f"({by_kind}; first: {source.path}:{first.line}: {first.reason})"
+    )
+
+
+def require_turns(source: Source) -> None:
+    """`SourceError` when `source` yields no turns: every line skipped (how many, and the
+    reasons by kind), or nothing readable. A file like that is an error, never an empty
+    success: no output is written for it."""
+    if source.turns:
+        return
+    if source.skipped:
+        raise SourceError(source.path, f"no turns: {skipped_summary(source)}")
+    raise SourceError(source.path, "no turns: the file is empty or has nothing to read")

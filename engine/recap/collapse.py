@@ -1,0 +1,512 @@
+"""Tool-call collapsing: the recap's pre-processing (log-format.md section 6).
+
+`collapse_messages(messages)` keeps the seed's name and turns the messages of a
+log into turns where every tool call and its result become one short sentence:
+
+- ``system`` messages (and any role other than user, assistant and tool) are dropped;
+- a ``user`` message with non-blank content becomes a ``You`` turn;
+- an ``assistant`` message yields a ``Bot thinking`` turn (truthy ``reasoning``),
+  then a ``Bot`` turn (non-blank content), and remembers each of its tool calls;
+- a ``tool`` message is matched to its call by ``tool_call_id`` and becomes one
+  ``Tool`` turn with the sentence of the table below; an orphan result (no
+  matching call, or a call already answered) is dropped.
+
+=================  ==========================================================
+tool               sentence
+=================  ==========================================================
+``status``         dropped
+``read``           ``Read {path} (N lines).`` (lines of the result)
+``ls``             ``Listed {path or .}: a, b, c, d, e, ...`` (first five non-blank
+                   lines of the result; ``, ...`` only when there are more)
+``recall``         ``Recalled N memories about '{query}'.``
+``recall_detail``  ``Retrieved full text of memory #{chunk_id}.``
+``edit``           ``Edited {path}.``
+``write``          ``Wrote {path} (N lines).`` (lines of the written content)
+``remember``       ``Remembered: '{abstract}'.`` (the whole abstract)
+``ask``            ``Asked user: '{message}'. Response: '{result, cut at 120 chars}'.``
+``run``            ``Ran `{command}`: {result cut at 120 chars}``
+``done``           ``Finished: '{summary}'.``
+any other          ``Called {name}({arguments as compact JSON}).``
+=================  ==========================================================
+
+Details the table leaves open, decided here:
+
+- Every turn keeps its message's own timestamp and 1-based source line (the
+  line of a `engine.read.parse.Message`, else None); ``turn_index`` numbers the
+  output turns 0, 1, 2, ...
+- A missing argument reads ``?`` (``ls`` without a path lists ``.``); arguments
+  that are not JSON, or JSON that is not an object, count as no arguments, except
+  for an unknown tool, whose sentence shows them as given.
+- Counts are pluralised properly (``1 line``, ``1 memory``).
+- Results quoted by ``ask`` and ``run`` have their whitespace folded to single
+  spaces before the cut, so a collapsed turn is one line; a cut ends with ``...``.
+- A call without an id is matched to the next result without a ``tool_call_id``;
+  a call without a name collapses as an unknown tool named ``?``.
+- Multi-part content (a list of text parts) is read as its joined text.
+
+The consequential tools (write, edit, remember, ask) changed state; the recap's
+action weight counts them. `collapsed_tool` recognises which tool a collapsed
+turn came from by its sentence (exact for this module's output), and
+`consequential_indices` / `count_consequential` count them per chunk.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence, Set
+from datetime import datetime
+from typing import Any
+
+from chunkscope.engine.model import Progress, Turn, with_progress
+from chunkscope.engine.read.source import THINKING_ROLE, content_text, parse_timestamp
+
+__all__ = [
+    "CONSEQUENTIAL_TOOLS",
+    "CUT",
+    "TOOL_ROLE",
+    "collapse_call",
+    "collapse_messages",
+    "collapsed_tool",
+    "consequential_indices",
+    "count_consequential",
+    "is_consequential",
+]
+
+TOOL_ROLE = "Tool"
+USER_ROLE = "You"
+BOT_ROLE = "Bot"
+
+#: Tools that change state; the recap's action weight counts them.
+CONSEQUENTIAL_TOOLS: frozenset[str] = frozenset({"write", "edit", "remember", "ask"})
+
+#: Quoted results (``ask``, ``run``) are cut to this many characters.
+CUT = 120
+
+_DROPPED_TOOLS = frozenset({"status"})
+
+# The sentence forms of this module, to tell which tool a collapsed turn came from.
+_SENTENCES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("read", re.compile(r"Read .+ \(\d+ lines?\)\.\Z", re.S)),
+    ("ls", re.compile(r"Listed .+?(: .*| \(empty\)\.)\Z", re.S)),
+    ("recall", re.compile(r"Recalled \d+ memor(y|ies) about '.*'\.\Z", re.S)),
+    ("recall_detail", re.compile(r"Retrieved full text of memory #.*\.\Z", re.S)),
+    ("edit", re.compile(r"Edited .+\.\Z", re.S)),
+    ("write", re.compile(r"Wrote .+ \(\d+ lines?\)\.\Z", re.S)),
+    ("remember", re.compile(r"Remembered: '.*'\.\Z", re.S)),
+    ("ask", re.compile(r"Asked user: '.*'\. Response: '.*'\.\Z", re.S)),
+    ("run", re.compile(r"Ran `.*`(: .*| \((exit -?\d+|failed)\)\.)\Z", re.S)),
+    ("search", re.compile(r"Searched (the web )?for '.*'.*\.\Z", re.S)),
+    ("fetch", re.compile(r"Fetched .+\.\Z", re.S)),
+    ("delegate", re.compile(r"Delegated to .+\Z", re.S)),
+    ("plan", re.compile(r"Updated the (todo list|plan) .*\Z", re.S)),
+    ("done", re.compile(r"Finished: '.*'\.\Z", re.S)),
+    ("other", re.compile(r"Called .+\(.*\)\.\Z", re.S)),
+)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (plural or word + 's')}"
+
+
+def _fold(text: str) -> str:
+    """Whitespace runs (newlines included) folded to one space, ends stripped."""
+    return " ".join(text.split())
+
+
+def _cut(text: str, limit: int = CUT) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _arg(args: Mapping[str, Any], key: str, default: str = "?") -> str:
+    value = args.get(key)
+    if value is None:
+        return default
+    if isinstance(value, str):
+        return value if value.strip() else default
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _decode_arguments(raw: Any) -> tuple[dict[str, Any], str]:
+    """(arguments as an object, or {} when they are not one; arguments as shown)."""
+    if isinstance(raw, Mapping):
+        obj = dict(raw)
+        return obj, json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+    if raw is None:
+        return {}, "{}"
+    if not isinstance(raw, str):
+        shown = json.dumps(raw, ensure_ascii=False, separators=(",", ":"), default=str)
+        return {}, shown
+    if not raw.strip():
+        return {}, "{}"
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        return {}, raw
+    shown = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return (value if isinstance(value, dict) else {}), shown
+
+
+def _line_count(text: str) -> int:
+    return len(text.splitlines())
+
+
+_RECALLED_N = re.compile(r"\b(\d+)\s+memor(?:y|ies)\b", re.I)
+_MEMORY_LINE = re.compile(r"^\s*#\d+\b")
+_SEPARATOR = re.compile(r"^\s*-{3,}\s*$")
+
+
+def _memory_count(result: str) -> int:
+    """How many memories a ``recall`` result holds.
+
+    Understands a header that states the number ("Recalled 3 memories:"), one
+    ``#id`` line per memory, and the reference's ``---``-separated entries.
+    """
+    if not result.strip():
+        return 0
+    lines = result.splitlines()
+    first = next((ln for ln in lines if ln.strip()), "")
+    m = _RECALLED_N.search(first)
+    if m:
+        return int(m.group(1))
+    if first.strip().lower().startswith("no memor"):
+        return 0
+    numbered = sum(1 for ln in lines if _MEMORY_LINE.match(ln))
+    if numbered:
+        return numbered
+    return sum(1 for ln in lines if _SEPARATOR.match(ln)) + 1
+
+
+def collapse_call(
+    name: str,
+    arguments: Any,
+    result: str,
+    *,
+    exit_code: int | None = None,
+    failed: bool = False,
+    agent: str | None = None,
+) -> str | None:
+    """The sentence for one tool call and its result (None: the call is dropped).
+
+    `arguments` is the call's ``arguments`` field as found in the log (normally
+    a JSON-encoded string); `result` the tool message's content as text;
+    `exit_code` / `failed` what the log says of a command's outcome, if anything.
+    `agent` names the format of a log written by another agent (Claude Code, Codex,
+    ChatGPT, set by `engine.read.formats`): its tools are said in the seed's forms where
+    the seed has one (`_other_tool`); a log of the seed's own format (no `agent`) is
+    collapsed exactly as the reference did.
+    """
+    if name in _DROPPED_TOOLS and agent is None:
+        return None
+    args, shown = _decode_arguments(arguments)
+    if agent is not None:
+        other = _other_tool(name, args, shown, result, exit_code, failed)
+        if other is not None:
+            return other
+    if name == "read":
+        return f"Read {_arg(args, 'path')} ({_plural(_line_count(result), 'line')})."
+    if name == "ls":
+        entries = [ln.strip() for ln in result.splitlines() if ln.strip()]
+        path = _arg(args, "path", ".")
+        if not entries:
+            return f"Listed {path} (empty)."
+        preview = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
+        return f"Listed {path}: {preview}"
+    if name == "recall":
+        n = _memory_count(result)
+        return f"Recalled {_plural(n, 'memory', 'memories')} about '{_arg(args, 'query')}'."
+    if name == "recall_detail":
+        return f"Retrieved full text of memory #{_arg(args, 'chunk_id')}."
+    if name == "edit":
+        return f"Edited {_arg(args, 'path')}."
+    if name == "write":
+        content = args.get("content")
+        n = _line_count(content) if isinstance(content, str) else 0
+        return f"Wrote {_arg(args, 'path')} ({_plural(n, 'line')})."
+    if name == "remember":
+        abstract = _arg(args, "abstract", _arg(args, "text"))
+        return f"Remembered: '{abstract}'."
+    if name == "ask":
+        return f"Asked user: '{_arg(args, 'message')}'. Response: '{_cut(_fold(result))}'."
+    if name == "run":
+        return f"Ran `{_arg(args, 'command')}`: {_cut(_fold(result))}"
+    if name == "done":
+        summary = args.get("summary")
+        text = summary if isinstance(summary, str) and summary.strip() else result
+        return f"Finished: '{text.strip() or '?'}'."
+    return f"Called {name or '?'}({shown})."
+
+
+# --------------------------------------------------------------------------- other agents' tools
+
+_EXIT = re.compile(
+    r"\A\s*(?:(?:Exit code|exit status|Process exited with code)\s*:?\s*|<returncode>)(-?\d+)",
+    re.I,
+)
+_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.M)
+
+
+def _path(args: Mapping[str, Any]) -> str:
+    for key in ("file_path", "notebook_path", "absolute_path", "path", "filename"):
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return "?"
+
+
+def _command(args: Mapping[str, Any]) -> str:
+    command = args.get("command", args.get("cmd"))
+    if isinstance(command, list):
+        parts = [str(p) for p in command]
+        if len(parts) >= 3 and parts[0] in ("bash", "sh", "zsh") and parts[1] in ("-lc", "-c"):
+            return " ".join(parts[2:])
+        return " ".join(parts)
+    return command if isinstance(command, str) and command.strip() else "?"
+
+
+def _ran(command: str, result: str, exit_code: int | None, failed: bool) -> str:
+    if exit_code is None:
+        m = _EXIT.match(result)
+        if m:
+            exit_code = int(m.group(1))
+    if exit_code is not None:
+        return f"Ran `{_cut(_fold(command))}` (exit {exit_code})."
+    if failed:
+        return f"Ran `{_cut(_fold(command))}` (failed)."
+    return f"Ran `{_cut(_fold(command))}`: {_cut(_fold(result))}"
+
+
+def _listed(what: str, result: str) -> str:
+    entries = [ln.strip() for ln in result.splitlines() if ln.strip()]
+    if not entries:
+        return f"Listed {what} (empty)."
+    return f"Listed {what}: " + ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
+
+
+def _patched(patch: str) -> str:
+    """``Edited a, b.`` for the files an apply_patch input changes."""
+    files = list(dict.fromkeys(m.group(2).strip() for m in _PATCH_FILE.finditer(patch)))
+    return f"Edited {', '.join(files) if files else 'files'}."
+
+
+def _other_tool(
+    name: str,
+    args: Mapping[str, Any],
+    shown: str,
+    result: str,
+    exit_code: int | None,
+    failed: bool,
+) -> str | None:
+    """The sentence for a tool of Claude Code, Codex, Gemini CLI, ChatGPT or an agent
+    trajectory's shell; None: not one of theirs."""
+    if name in ("Read", "read_file"):
+        return f"Read {_path(args)} ({_plural(_line_count(result), 'line')})."
+    if name in ("Write", "write_file"):
+        content = args.get("content")
+        n = _line_count(content) if isinstance(content, str) else 0
+        return f"Wrote {_path(args)} ({_plural(n, 'line')})."
+    if name in ("Edit", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool", "replace"):
+        return f"Edited {_path(args)}."
+    if name in (
+        "Bash",
+        "bash",
+        "shell",
+        "local_shell",
+        "container.exec",
+        "exec_command",
+        "run_shell_command",
+    ):
+        return _ran(_command(args), result, exit_code, failed)
+    if name == "python":  # ChatGPT's code interpreter: the code's first line
+        code = _arg(args, "input").strip().splitlines()
+        return _ran(code[0] if code else "python", result, exit_code, failed)
+    if name in ("LS", "list_dir", "list_directory"):
+        return _listed(_path(args) if _path(args) != "?" else ".", result)
+    if name in ("Glob", "glob"):
+        return _listed(_arg(args, "pattern"), result)
+    if name in ("Grep", "grep", "search", "search_file_content"):
+        hits = len([ln for ln in result.splitlines() if ln.strip()])
+        where = f" in {_path(args)}" if _path(args) != "?" else ""
+        return f"Searched for '{_arg(args, 'pattern', _arg(args, 'query'))}'{where}: {hits} lines."
+    if name in ("WebSearch", "web_search", "browser", "web", "google_web_search"):
+        query = _arg(args, "query", _arg(args, "input"))
+        return f"Searched the web for '{_cut(_fold(query))}'."
+    if name in ("WebFetch", "web_fetch"):
+        return f"Fetched {_arg(args, 'url')}."
+    if name in ("Task", "Agent"):
+        kind = _arg(args, "subagent_type", "")
+        who = f"a {kind} subagent" if kind else "a subagent"
+        return (
+            f"Delegated to {who}: '{_arg(args, 'description')}'. Result: '{_cut(_fold(result))}'."
+        )
+    if name in ("TodoWrite", "update_plan", "write_todos"):
+        items = args.get("todos", args.get("plan"))
+        items = items if isinstance(items, list) else []
+        done = sum(1 for t in items if isinstance(t, dict) and t.get("status") == "completed")
+        what = "plan" if name == "update_plan" else "todo list"
+        return f"Updated the {what} ({_plural(len(items), 'item')}, {done} done)."
+    if name == "apply_patch":
+        return _patched(_arg(args, "input", result))
+    if name in ("AskUserQuestion", "ask_user"):
+        question = _arg(args, "question", _arg(args, "questions"))
+        return f"Asked user: '{_cut(_fold(question))}'. Response: '{_cut(_fold(result))}'."
+    if name == "view_image":
+        return f"Read {_path(args)} (an image)."
+    if name.startswith("mcp__"):
+        _, _, rest = name.partition("__")
+        server, _, tool = rest.partition("__")
+        return f"Called {tool or '?'} on {server or '?'}({shown})."
+    return None
+
+
+# --------------------------------------------------------------------------- collapsing
+
+
+def _timestamp(msg: Mapping[str, Any]) -> datetime | None:
+    try:
+        return parse_timestamp(msg.get("timestamp"))
+    except ValueError:
+        return None
+
+
+def _source_line(msg: Mapping[str, Any]) -> int | None:
+    line = getattr(msg, "line", None)
+    return line if isinstance(line, int) and not isinstance(line, bool) else None
+
+
+def _calls(msg: Mapping[str, Any]) -> list[tuple[str | None, str, Any]]:
+    """(id or None, name, raw arguments) of each well-enough-formed tool call."""
+    raw = msg.get("tool_calls")
+    if not isinstance(raw, list):
+        return []
+    out: list[tuple[str | None, str, Any]] = []
+    for tc in raw:
+        if not isinstance(tc, Mapping):
+            continue
+        call_id = tc.get("id")
+        func = tc.get("function")
+        func = func if isinstance(func, Mapping) else {}
+        name = func.get("name", tc.get("name"))
+        arguments = func.get("arguments", tc.get("arguments"))
+        out.append(
+            (
+                str(call_id) if call_id not in (None, "") else None,
+                name if isinstance(name, str) else "",
+                arguments,
+            )
+        )
+    return out
+
+
+def collapse_messages(
+    messages: Iterable[Mapping[str, Any]], progress: Progress | None = None
+) -> list[Turn]:
+    """The turns of a log with every tool call and its result as one sentence.
+
+    See the module docstring for the rules. Never raises on a malformed message:
+    what cannot be read is dropped or read as empty. ``progress(done, total)``
+    counts messages.
+    """
+    turns: list[Turn] = []
+    pending: dict[str, tuple[str, Any, str | None]] = {}
+    anonymous: deque[tuple[str, Any, str | None]] = deque()
+
+    def add(ts: datetime | None, role: str, text: str, line: int | None) -> None:
+        turns.append(Turn(ts, role, text, line, len(turns)))
+
+    for msg in with_progress(messages, progress):
+        if not isinstance(msg, Mapping):
+            continue
+        role = msg.get("role")
+        if role == "user":
+            text = content_text(msg.get("content"))
+            if text.strip():
+                add(_timestamp(msg), USER_ROLE, text, _source_line(msg))
+        elif role == "assistant":
+            ts, line = _timestamp(msg), _source_line(msg)
+            reasoning = msg.get("reasoning") or msg.get("reasoning_content")
+            if reasoning:
+                thinking = content_text(reasoning)
+                if thinking.strip():
+                    add(ts, THINKING_ROLE, thinking, line)
+            text = content_text(msg.get("content"))
+            if text.strip():
+                add(ts, BOT_ROLE, text, line)
+            agent = msg.get("agent") if isinstance(msg.get("agent"), str) else None
+            for call_id, name, arguments in _calls(msg):
+                if call_id is None:
+                    anonymous.append((name, arguments, agent))
+                else:
+                    pending[call_id] = (name, arguments, agent)
+        elif role == "tool":
+            ref = msg.get("tool_call_id")
+            if ref in (None, ""):
+                call = anonymous.popleft() if anonymous else None
+            else:
+                call = pending.pop(str(ref), None)
+            if call is None:
+                continue  # an orphan result
+            code = msg.get("exit_code")
+            sentence = collapse_call(
+                call[0],
+                call[1],
+                content_text(msg.get("content")),
+                exit_code=code if isinstance(code, int) and not isinstance(code, bool) else None,
+                failed=bool(msg.get("is_error")),
+                agent=call[2],
+            )
+            if sentence is not None:
+                add(_timestamp(msg), TOOL_ROLE, sentence, _source_line(msg))
+        # system messages and unknown roles are dropped
+    return turns
+
+
+# --------------------------------------------------------------------------- actions
+
+
+def collapsed_tool(turn: Turn) -> str | None:
+    """Which tool a collapsed ``Tool`` turn came from ("other" for an unknown one).
+
+    None for any other turn. Exact for the whole turns `collapse_messages`
+    returns; a paragraph that `chunk_turns` cut out of the middle of one is not
+    recognised.
+    """
+    if turn.role != TOOL_ROLE:
+        return None
+    for name, pattern in _SENTENCES:
+        if pattern.match(turn.text):
+            return name
+    return None
+
+
+def is_consequential(turn: Turn) -> bool:
+    """True for a collapsed call of a tool that changed state (write, edit, remember, ask)."""
+    return collapsed_tool(turn) in CONSEQUENTIAL_TOOLS
+
+
+def consequential_indices(turns: Iterable[Turn]) -> frozenset[int]:
+    """The ``turn_index`` of every consequential collapsed turn among `turns`.
+
+    Compute it on the collapsed turns before they are split into chunks, then
+    count per chunk with `count_consequential`: a chunk knows the turn indices of
+    its paragraphs even when a turn was split.
+    """
+    return frozenset(
+        t.turn_index for t in turns if t.turn_index is not None and is_consequential(t)
+    )
+
+
+def count_consequential(turns: Sequence[Turn], indices: Set[int] | None = None) -> int:
+    """Consequential tool calls among `turns` (e.g. one chunk's turns).
+
+    With `indices` (from `consequential_indices`), the distinct turn indices of
+    `turns` found there are counted, so a split turn counts once. Without it,
+    each turn is recognised by its sentence (`is_consequential`).
+    """
+    if indices is None:
+        return sum(1 for t in turns if is_consequential(t))
+    return len({t.turn_index for t in turns if t.turn_index is not None} & set(indices))

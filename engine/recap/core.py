@@ -1,0 +1,684 @@
+"""The session recap: scoring, selection within a token budget, rendering, save/load.
+
+Scoring (one score per merged chunk, higher is kept first):
+
+- ``recency``: ``(i + 1) / n``, the reference's v1 scorer and the default.
+- ``salience``: ``novelty x centrality x recency``, optionally times the action
+  weight ``1 + alpha * consequential tool calls``. Centrality is TextRank
+  (PageRank power iteration over the graph of positive cosine similarities of
+  the merged chunks' vectors), scaled so the most central chunk has 1.0.
+  Novelty is ``1 - max cosine`` to existing memories embedded with the same
+  embedder (1.0 for every chunk without memories).
+
+Selection (`select`): candidates are taken in priority order, pinned ones
+first, then by score (newer first on ties); each is added when the *rendered*
+recap, separators and the final newline included, still counts at most
+``budget`` tokens with the given counter, otherwise it is skipped and smaller
+ones are still tried. Excluded candidates are never taken. The picks are shown
+in chronological order. If nothing fits at all, the newest candidate that is not
+excluded is included alone and ``newest_over_budget`` is True (the reference
+always keeps the newest summary; this makes it visible). That is the only way
+the recap can exceed the budget.
+
+Rendering (`render_recap`): one paragraph per picked chunk, its summary text
+(the 2-4 sentence summary; the abstract only when the summary is empty), in
+chronological order, separated by a blank line and ending with a newline. The
+abstract is not repeated: the summary already contains it or says more. With
+``headings=True`` each paragraph is preceded by ``## HH:MM:SS - HH:MM:SS`` (a
+candidate without a time range, a markdown file's, gets none).
+
+`save_recap` writes atomically (temp file in the same directory, fsync, rename);
+`load_recap` returns None for a missing or blank file.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from chunkscope.engine.fileio import atomic_write_text
+from chunkscope.engine.params import SliderSpec, check_fields, knob
+
+if TYPE_CHECKING:
+    from chunkscope.engine.recap.sections import Section
+    from chunkscope.engine.summarize import Summary
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "RECAP_FILENAME",
+    "SCORERS",
+    "SEPARATOR",
+    "Candidate",
+    "Reason",
+    "RecapParams",
+    "Scorer",
+    "Selection",
+    "action_weights",
+    "centrality_scores",
+    "compose",
+    "load_recap",
+    "novelty_scores",
+    "recency_scores",
+    "render_block",
+    "render_recap",
+    "salience_scores",
+    "save_recap",
+    "score_chunks",
+    "select",
+]
+
+FloatArray = npt.NDArray[np.float64]
+Scorer = Literal["recency", "salience"]
+Reason = Literal["kept", "pinned", "over budget", "excluded"]
+
+SCORERS: tuple[Scorer, ...] = ("recency", "salience")
+
+
+@dataclass(frozen=True)
+class RecapParams:
+    """The recap's knobs (see `engine.params`): budget, scorer and action weight."""
+
+    budget: int = knob(
+        1000,
+        "token budget of the rendered recap",
+        flag="--budget",
+        minimum=1,
+        metavar="N",
+        slider=SliderSpec(100, 8000, 50, 500, label="budget", fmt="{:.0f}"),
+    )
+    scorer: str = knob(
+        "recency",
+        "recency (newest first) or salience (novelty x centrality x recency)",
+        flag="--scorer",
+        choices=SCORERS,
+    )
+    alpha: float = knob(
+        0.0,
+        "salience: action weight 1 + A x consequential tool calls (0: off)",
+        flag="--alpha",
+        minimum=0,
+        metavar="A",
+    )
+    plain: bool = knob(
+        False,
+        "the chunk summaries only, as the seed's recap (no task, plan, files, outcome sections)",
+        flag="--plain",
+    )
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+DEFAULT_BUDGET: int = RecapParams().budget
+#: The most of the budget the procedural sections take; the summaries fill the rest.
+SECTIONS_SHARE = 0.8
+RECAP_FILENAME = "_recap.md"
+#: Between two paragraphs of a recap.
+SEPARATOR = "\n\n"
+
+# Joining paragraphs can merge a few tokens at each seam (".\n\n" is one token), so
+# a candidate whose additive estimate is over the budget by at most this much is
+# still checked against the real count of the rendered recap.
+_SEAM_SLACK = 4
+
+
+class TokenCount(Protocol):
+    """What `select` needs of a token counter (`engine.tokens.TokenCounter` has it)."""
+
+    def count(self, text: str) -> int: ...
+
+    def count_many(self, texts: list[str]) -> list[int]: ...
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def recency_scores(n: int) -> list[float]:
+    """``(i + 1) / n`` for ``i`` in ``0..n-1``: the newest chunk scores 1.0."""
+    return [(i + 1) / n for i in range(n)]
+
+
+def _unit_rows(vectors: npt.ArrayLike) -> FloatArray:
+    v = np.asarray(vectors, dtype=np.float64)
+    if v.ndim != 2:
+        raise ValueError(f"vectors must be a 2-D array, got shape {v.shape}")
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    out = np.zeros_like(v)
+    np.divide(v, norms, out=out, where=norms > 0)
+    return out
+
+
+def centrality_scores(
+    vectors: npt.ArrayLike,
+    *,
+    damping: float = 0.85,
+    max_iter: int = 200,
+    tol: float = 1e-10,
+) -> FloatArray:
+    """TextRank centrality of each row, scaled so the most central one is 1.0.
+
+    The graph links every pair of rows with weight ``max(cosine, 0)`` (no
+    self-loops); a row without positive links spreads its rank evenly. PageRank
+    power iteration with `damping` runs until the change is below `tol`.
+    """
+    unit = _unit_rows(vectors)
+    n = len(unit)
+    if n == 0:
+        return np.zeros(0, dtype=np.float64)
+    if n == 1:
+        return np.ones(1, dtype=np.float64)
+    sim = np.clip(unit @ unit.T, 0.0, None)
+    np.fill_diagonal(sim, 0.0)
+    row_sums = sim.sum(axis=1, keepdims=True)
+    dangling = row_sums[:, 0] <= 0
+    transition = np.zeros_like(sim)
+    np.divide(sim, row_sums, out=transition, where=row_sums > 0)
+    transition[dangling] = 1.0 / n
+    rank = np.full(n, 1.0 / n)
+    for _ in range(max_iter):
+        new = (1.0 - damping) / n + damping * (transition.T @ rank)
+        if float(np.abs(new - rank).sum()) < tol:
+            rank = new
+            break
+        rank = new
+    top = float(rank.max())
+    result: FloatArray = rank / top if top > 0 else np.ones(n, dtype=np.float64)
+    return result
+
+
+def novelty_scores(
+    vectors: npt.ArrayLike, memory_vectors: npt.ArrayLike | None = None
+) -> FloatArray:
+    """``1 - max cosine`` of each row to the memories, clipped to [0, 1]; 1.0 without any."""
+    unit = _unit_rows(vectors)
+    n = len(unit)
+    if memory_vectors is None:
+        return np.ones(n, dtype=np.float64)
+    mem = np.asarray(memory_vectors, dtype=np.float64)
+    if mem.size == 0:
+        return np.ones(n, dtype=np.float64)
+    mem_unit = _unit_rows(mem)
+    if mem_unit.shape[1] != unit.shape[1]:
+        raise ValueError(
+            f"memory vectors have {mem_unit.shape[1]} dims, chunk vectors {unit.shape[1]}"
+        )
+    nearest = (unit @ mem_unit.T).max(axis=1) if n else np.zeros(0)
+    result: FloatArray = np.clip(1.0 - nearest, 0.0, 1.0)
+    return result
+
+
+def action_weights(consequential: Sequence[int], alpha: float) -> FloatArray:
+    """``1 + alpha * count`` per chunk (the seed's action weight)."""
+    if not math.isfinite(alpha) or alpha < 0:
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+    counts = np.asarray(list(consequential), dtype=np.float64)
+    result: FloatArray = 1.0 + alpha * counts
+    return result
+
+
+def salience_scores(
+    vectors: npt.ArrayLike,
+    *,
+    memory_vectors: npt.ArrayLike | None = None,
+    novelty: Sequence[float] | None = None,
+    consequential: Sequence[int] | None = None,
+    alpha: float = 0.0,
+) -> list[float]:
+    """``novelty x centrality x recency`` (x the action weight when `alpha` > 0).
+
+    Pass either precomputed `novelty` or `memory_vectors` (same embedder as
+    `vectors`). `consequential` counts consequential tool calls per chunk.
+    """
+    v = np.asarray(vectors, dtype=np.float64)
+    n = len(v)
+    if n == 0:
+        return []
+    if novelty is not None:
+        nov = np.asarray(list(novelty), dtype=np.float64)
+        if nov.shape != (n,):
+            raise ValueError(f"novelty has {len(nov)} entries but there are {n} chunks")
+    else:
+        nov = novelty_scores(v, memory_vectors)
+    score = nov * centrality_scores(v) * np.asarray(recency_scores(n))
+    if consequential is not None and alpha:
+        weights = action_weights(consequential, alpha)
+        if weights.shape != (n,):
+            raise ValueError(f"consequential has {len(weights)} entries but there are {n} chunks")
+        score = score * weights
+    return [float(x) for x in score]
+
+
+def score_chunks(
+    scorer: str,
+    n: int,
+    *,
+    vectors: npt.ArrayLike | None = None,
+    novelty: Sequence[float] | None = None,
+    consequential: Sequence[int] | None = None,
+    alpha: float = 0.0,
+) -> list[float]:
+    """One score per merged chunk by `scorer` (one of `SCORERS`): ``recency`` needs only
+    the count; ``salience`` the merged vectors (and novelty / consequential counts)."""
+    if scorer == "recency":
+        return recency_scores(n)
+    if scorer != "salience":
+        raise ValueError(f"unknown scorer {scorer!r} ({' or '.join(SCORERS)})")
+    if vectors is None:
+        raise ValueError("the salience scorer needs the merged chunks' vectors")
+    return salience_scores(vectors, novelty=novelty, consequential=consequential, alpha=alpha)
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A merged chunk's summary competing for a place in the recap.
+
+    `select` fills in ``tokens`` (of the candidate's rendered paragraph alone),
+    ``selected`` and ``reason``.
+    """
+
+    index: int
+    summary: Summary
+    score: float
+    time_range: str = ""
+    start: datetime | None = None
+    end: datetime | None = None
+    tokens: int = 0
+    pinned: bool = False
+    excluded: bool = False
+    selected: bool = False
+    reason: Reason = "over budget"
+
+    @property
+    def abstract(self) -> str:
+        """The chunk summary's one-sentence abstract."""
+        return self.summary.abstract
+
+    @property
+    def text(self) -> str:
+        """What the recap shows for this candidate."""
+        return self.summary.text.strip()
+
+    def as_dict(self) -> dict[str, Any]:
+        """The candidate as in ``chunkscope recap --format json``."""
+        return {
+            "index": self.index,
+            "time_range": self.time_range,
+            "abstract": self.summary.abstract,
+            "summary": self.summary.summary,
+            "score": round(self.score, 6),
+            "tokens": self.tokens,
+            "selected": self.selected,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The outcome of `select`: every candidate with its reason, and the recap text."""
+
+    candidates: list[Candidate]
+    budget: int
+    used_tokens: int
+    newest_over_budget: bool
+    text: str
+    headings: bool = False
+    tokenizer: str = ""
+    order: list[int] = field(default_factory=list)
+    #: The procedural sections above the summaries (`engine.recap.sections`), as fitted.
+    sections: list[Section] = field(default_factory=list)
+    #: Tokens of each of `sections` rendered alone (same order).
+    section_tokens: list[int] = field(default_factory=list)
+    #: The text above the summaries (the rendered sections), "" without sections.
+    prefix: str = ""
+
+    @property
+    def selected(self) -> list[Candidate]:
+        """The picks, in chronological order."""
+        return [c for c in self.candidates if c.selected]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON document of ``chunkscope recap --format json``."""
+        return {
+            "budget": self.budget,
+            "used_tokens": self.used_tokens,
+            "newest_over_budget": self.newest_over_budget,
+            "sections": [
+                {**s.as_dict(t), "source": s.source}
+                for s, t in zip(self.sections, self.section_tokens, strict=False)
+            ],
+            "candidates": [c.as_dict() for c in self.candidates],
+            "recap": self.text,
+        }
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def render_block(candidate: Candidate, headings: bool = False) -> str:
+    """One candidate's paragraph (with its ``## time range`` heading when asked)."""
+    text = candidate.text
+    if headings and candidate.time_range:
+        return f"## {candidate.time_range}{SEPARATOR}{text}" if text else ""
+    return text
+
+
+def _join(blocks: Iterable[str], prefix: str = "") -> str:
+    parts = [b for b in blocks if b]
+    if prefix:
+        parts = [prefix, SUMMARIES_HEADING, *parts] if parts else [prefix]
+    return SEPARATOR.join(parts) + "\n" if parts else ""
+
+
+#: Above the chunk summaries when procedural sections come first.
+SUMMARIES_HEADING = "## What happened"
+
+
+def render_recap(
+    items: Selection | Sequence[Candidate] | Sequence[Summary] | Sequence[str],
+    headings: bool = False,
+) -> str:
+    """The recap text: one paragraph per item, blank lines between, a final newline.
+
+    A `Selection` renders its picks (its own ``headings`` setting, or this one);
+    candidates and summaries render all of them, in the order given. Headings
+    need time ranges, so they apply to a selection or candidates only.
+    """
+    if isinstance(items, Selection):
+        return _join(
+            (render_block(c, headings or items.headings) for c in items.selected), items.prefix
+        )
+    blocks: list[str] = []
+    for item in items:
+        if isinstance(item, Candidate):
+            blocks.append(render_block(item, headings))
+        elif isinstance(item, str):
+            blocks.append(item.strip())
+        else:  # a Summary
+            blocks.append(item.text.strip())
+    return _join(blocks)
+
+
+# --------------------------------------------------------------------------- selection
+
+
+def select(
+    candidates: Sequence[Candidate],
+    budget: int,
+    counter: TokenCount,
+    pinned: Iterable[int] = (),
+    excluded: Iterable[int] = (),
+    headings: bool = False,
+    *,
+    prefix: str = "",
+    dedupe: bool = False,
+) -> Selection:
+    """Pick candidates for a recap of at most `budget` tokens (see the module docstring).
+
+    `pinned` and `excluded` are candidate indices (``Candidate.index``), added
+    to the candidates' own flags; a candidate both pinned and excluded is
+    excluded. The rendered recap's real token count never exceeds `budget`
+    unless ``newest_over_budget`` is True.
+
+    `prefix` (the procedural sections) comes first and counts in the budget; the
+    summaries follow under `SUMMARIES_HEADING`. The caller keeps the prefix within
+    the budget; with a prefix the newest summary is never forced in. With `dedupe`,
+    a sentence already in the prefix or in a summary ranked higher is left out of
+    the next ones (no sentence appears twice in the recap).
+    """
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+        raise ValueError(f"budget must be an integer >= 0, got {budget!r}")
+    pin = set(pinned) | {c.index for c in candidates if c.pinned}
+    exclude = set(excluded) | {c.index for c in candidates if c.excluded}
+    cands = sorted(
+        (
+            replace(
+                c,
+                pinned=c.index in pin and c.index not in exclude,
+                excluded=c.index in exclude,
+                selected=False,
+            )
+            for c in candidates
+        ),
+        key=lambda c: c.index,
+    )
+    if dedupe:
+        cands = _deduped(cands, prefix)
+    blocks = [render_block(c, headings) for c in cands]
+    tokens = counter.count_many(blocks)
+    sep = counter.count(SEPARATOR)
+
+    eligible = [i for i, c in enumerate(cands) if not c.excluded]
+    priority = sorted(eligible, key=lambda i: (not cands[i].pinned, -cands[i].score, -i))
+    chosen: set[int] = set()
+    used = counter.count(_join((), prefix)) if prefix else 0
+    if prefix:  # the heading above the summaries comes with the first of them
+        sep += counter.count(SUMMARIES_HEADING + SEPARATOR)
+
+    def render(members: Iterable[int]) -> str:
+        return _join((blocks[i] for i in sorted(members)), prefix)
+
+    for i in priority:
+        if not blocks[i]:
+            chosen.add(i)  # an empty paragraph costs nothing and renders as nothing
+            continue
+        estimate = used + tokens[i] + (sep if used else 0)
+        if estimate > budget + _SEAM_SLACK:
+            continue
+        real = counter.count(render(chosen | {i}))
+        if real <= budget:
+            chosen.add(i)
+            used = real
+
+    newest_over = False
+    if not prefix and not any(blocks[i] for i in chosen) and eligible:
+        newest = max(i for i in eligible if blocks[i]) if any(blocks[i] for i in eligible) else -1
+        if newest >= 0:
+            chosen.add(newest)
+            used = counter.count(render(chosen))
+            newest_over = used > budget
+
+    out: list[Candidate] = []
+    for i, c in enumerate(cands):
+        reason: Reason
+        if c.excluded:
+            reason = "excluded"
+        elif i in chosen:
+            reason = "pinned" if c.pinned else "kept"
+        else:
+            reason = "over budget"
+        out.append(replace(c, tokens=tokens[i], selected=i in chosen, reason=reason))
+    text = render(chosen)
+    if prefix:
+        used = counter.count(text)
+    return Selection(
+        candidates=out,
+        budget=budget,
+        used_tokens=used if chosen or prefix else 0,
+        newest_over_budget=newest_over,
+        text=text,
+        headings=headings,
+        tokenizer=str(getattr(counter, "name", "")),
+        order=[cands[i].index for i in priority],
+        prefix=prefix,
+    )
+
+
+_LABEL = re.compile(r"^[A-Z][\w ]{0,24}: ")
+
+
+def _norm(sentence: str) -> str:
+    return " ".join(sentence.replace("*", "").lower().split()).rstrip(".!?;: ")
+
+
+#: A sentence at least this long that another one contains is said by it.
+_QUOTED = 30
+
+
+def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
+    """The candidates with every sentence already said (in `prefix`, or in a candidate
+    ahead in priority: pinned, then higher score, then newer) taken out of their text."""
+    from chunkscope.engine.summarize.extractive import sentences_of, terminated
+
+    seen: set[str] = set()
+    said = _norm(" ".join(prefix.split()))  # the sections' text, to find quotes in it
+    for line in prefix.splitlines():
+        line = line.strip().lstrip("-#*> ").strip()
+        unlabelled = _LABEL.sub("", line)  # "Later: do X." says "do X."
+        for text in {line, unlabelled}:
+            for s in sentences_of(text):
+                seen.add(_norm(s))
+    order = sorted(
+        range(len(cands)),
+        key=lambda i: (cands[i].excluded, not cands[i].pinned, -cands[i].score, -i),
+    )
+    # The long sentences said so far, by their first _QUOTED characters: a sentence that
+    # holds one holds its opening at some position, so probing each window finds them
+    # all without scanning every sentence said (which made a long log's recap quadratic).
+    openings: dict[str, list[str]] = {}
+    for k in seen:
+        if len(k) >= _QUOTED:
+            openings.setdefault(k[:_QUOTED], []).append(k)
+
+    def repeats(key: str) -> bool:
+        for p in range(len(key) - _QUOTED + 1):
+            for k in openings.get(key[p : p + _QUOTED], ()):
+                if key.startswith(k, p):
+                    return True
+        return False
+
+    out = list(cands)
+    for i in order:
+        c = cands[i]
+        kept: list[str] = []
+        changed = False
+        for s in sentences_of(c.text):
+            key = _norm(s)
+            if not key or key in seen or (len(key) >= _QUOTED and key in said):
+                changed = True  # said already (or a quote of what the sections say)
+                continue
+            if repeats(key):
+                changed = True  # it repeats a sentence said already, and little more
+                continue
+            if not c.excluded:
+                seen.add(key)
+                if len(key) >= _QUOTED:
+                    openings.setdefault(key[:_QUOTED], []).append(key)
+            kept.append(terminated(s))
+        if changed:
+            text = " ".join(kept)
+            abstract = kept[0] if kept else ""
+            summary = replace(c.summary, abstract=abstract, summary=text)
+            out[i] = replace(c, summary=summary)
+    return out
+
+
+def compose(
+    candidates: Sequence[Candidate],
+    sections: Sequence[Section],
+    budget: int,
+    counter: TokenCount,
+    pinned: Iterable[int] = (),
+    excluded: Iterable[int] = (),
+    headings: bool = False,
+) -> Selection:
+    """The recap of procedural `sections` (`engine.recap.sections`) and the summaries of
+    `candidates`, at most `budget` tokens of `counter` in all.
+
+    The sections take at most `SECTIONS_SHARE` of the budget, less what the pinned
+    summaries need (`engine.recap.sections.fit_sections`); the summaries are selected in what
+    is left (`select`, no sentence said twice). When the summaries leave budget over (a
+    session of few merged chunks), the sections are fitted again in all that is left,
+    the summaries picked staying as they are. Without sections (none, or none with
+    lines) this is `select` of the candidates alone.
+    """
+    from chunkscope.engine.recap.sections import fit_sections, render_sections
+
+    pinned, excluded = list(pinned), list(excluded)
+    present = [s for s in sections if s.lines]
+    if not present:
+        return select(candidates, budget, counter, pinned, excluded, headings, dedupe=True)
+    pins = (set(pinned) | {c.index for c in candidates if c.pinned}) - (
+        set(excluded) | {c.index for c in candidates if c.excluded}
+    )
+    reserve = 0
+    if pins:
+        blocks = [render_block(c, headings) for c in candidates if c.index in pins]
+        reserve = counter.count(SEPARATOR.join([SUMMARIES_HEADING, *blocks]) + SEPARATOR)
+    allowance = min(int(budget * SECTIONS_SHARE), budget - reserve)
+    fitted = fit_sections(present, allowance, counter)
+    prefix = render_sections(fitted)
+    chosen = select(
+        candidates, budget, counter, pinned, excluded, headings, prefix=prefix, dedupe=True
+    )
+    spare = budget - chosen.used_tokens
+    if spare > 8:
+        keep = [c.index for c in chosen.selected]
+        drop = [c.index for c in candidates if c.index not in keep]
+        room = counter.count(prefix) + spare - 2  # "\n\n" seams may merge tokens
+        wider = fit_sections(present, room, counter, stretch=True)
+        again = select(
+            candidates,
+            budget,
+            counter,
+            keep,
+            [*excluded, *drop],
+            headings,
+            prefix=render_sections(wider),
+            dedupe=True,
+        )
+        if again.used_tokens <= budget and {c.index for c in again.selected} == set(keep):
+            flags = {c.index: c for c in chosen.candidates}
+            cands = [
+                replace(
+                    c,
+                    pinned=flags[c.index].pinned,
+                    excluded=flags[c.index].excluded,
+                    reason=flags[c.index].reason,
+                )
+                for c in again.candidates
+            ]
+            fitted, chosen = wider, replace(again, candidates=cands, order=chosen.order)
+    return replace(
+        chosen, sections=fitted, section_tokens=[counter.count(s.render()) for s in fitted]
+    )
+
+
+# --------------------------------------------------------------------------- files
+
+
+def save_recap(path: str | Path, text: str) -> Path:
+    """Write the recap atomically; a failed write leaves the previous file untouched.
+
+    The parent directory is created when missing. Raises OSError on failure.
+    """
+    target = Path(path)
+    if str(target.parent) not in ("", "."):
+        target.parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write_text(target, text)
+
+
+def load_recap(path: str | Path) -> str | None:
+    """The recap stored at `path` (stripped), or None when it is missing or blank.
+
+    Other read errors (permission denied, ...) raise OSError.
+    """
+    p = Path(path)
+    if not p.is_file():
+        return None
+    try:
+        text = p.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:  # removed in between
+        return None
+    text = text.strip()
+    return text or None

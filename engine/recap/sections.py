@@ -1,0 +1,1510 @@
+"""The recap's procedural sections: what a resuming agent reads first.
+
+`extract_sections(messages, notes)` reads a session's messages (`Source.messages`, the
+seed's shape that every reader produces: ``role``, ``content``, ``tool_calls`` with
+``function.name`` / ``function.arguments``, tool results with ``tool_call_id``) and
+fills each section from the exact records the log holds:
+
+- ``session``: the tool's own title records (Claude Code's ``summary`` records).
+- ``task``: the user's requests, compressed: the first one (the text of a
+  ``<pr_description>`` / ``<issue>`` / ``<task>`` block when the request wraps one),
+  then the later ones that say something (not "continue", "yes", tool output), the
+  latest first when the budget is short; another hook's message and aider's commands are
+  not requests; the user's answers to the agent's questions follow (``Answered:``).
+- ``rejections``: tool calls the user refused and requests the user interrupted, with
+  the user's words (Claude Code's refusal results and ``[Request interrupted by user]``,
+  other tools' "rejected by the user" results, aider's declined shell commands).
+- ``plan``: the last todo list or plan (``TodoWrite``, ``update_plan``, ``write_todos``,
+  ...): ``[x]`` done, ``[~]`` in progress, ``[ ]`` pending.
+- ``files``: the files written or edited (``Edit``, ``Write``, ``MultiEdit``,
+  ``apply_patch``, the seed's ``edit`` / ``write``, Gemini's ``replace`` /
+  ``write_file``, ``sed -i`` and ``cat > f`` in shell commands), with counts.
+- ``state``: the work's state: the branch (the readers' ``branch:`` note, ``git status``),
+  the commits made (each once), pushed or not, a pull request (``gh pr create``), what is
+  uncommitted (the last ``git status`` after the last edit, or the edits after the last
+  commit).
+- ``outcome``: the last test or build command and its result (a refused one: not run), a
+  commit that failed with nothing after it, the seed's ``done`` summary, a trajectory's
+  end on an error or a limit.
+- ``subagents``: each subagent's report (a delegation call's result, a background
+  subagent's task notification), its verdict first (``APPROVE``, ``Verdict: ...``).
+- ``last``: the assistant's last message, its sentences with content.
+- ``questions``: the assistant's closing question to the user (a question in its
+  last message, or an ``ask`` call nobody answered).
+
+Nothing here is guessed from a model: a section the log has no record for is empty and
+left out. `fit_sections` keeps the most useful lines within a token allowance (exact,
+with the counter given); the chunk summaries fill the rest of the recap's budget
+(`engine.recap.core.select`).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from chunkscope.engine.read.formats.base import BRANCH_NOTE
+from chunkscope.engine.read.formats.documents import END_ROLE
+from chunkscope.engine.read.source import content_text
+from chunkscope.engine.recap.collapse import _PATCH_FILE, _calls, _command, _decode_arguments, _fold
+from chunkscope.engine.segment.requests import INTERRUPTED, request_text
+from chunkscope.engine.summarize.extractive import (
+    _truncate,
+    has_content,
+    is_narration,
+    sentences_of,
+    split_sentences,
+)
+
+__all__ = [
+    "SECTION_TITLES",
+    "Section",
+    "extract_sections",
+    "fit_sections",
+    "render_sections",
+]
+
+#: Each section's name and heading, in the order they are shown.
+SECTION_TITLES: dict[str, str] = {
+    "session": "Session",
+    "task": "Task",
+    "rejections": "Rejected or interrupted by the user",
+    "plan": "Plan",
+    "state": "Work state",
+    "files": "Files changed",
+    "outcome": "Last outcome",
+    "subagents": "Subagent results",
+    "last": "Where it stopped",
+    "questions": "Open question to the user",
+}
+
+#: The heading above the chunk summaries when sections come before them.
+SUMMARIES_TITLE = "What happened"
+
+# The longest a line of each section may be (characters; cut at a word with "...").
+_LINE_CHARS = {
+    "task": 420,
+    "plan": 160,
+    "outcome": 260,
+    "last": 300,
+    "questions": 300,
+    "rejections": 200,
+    "subagents": 180,
+    "state": 200,
+}
+_FIRST_REQUEST_CHARS = 1000
+#: The most of a request shown when the recap has room for it whole.
+_UNCUT_CHARS = 3000
+
+# Share of the allowance each section may take at most.
+_SHARE = {
+    "session": 0.08,
+    "task": 0.30,
+    "plan": 0.22,
+    "rejections": 0.15,
+    "state": 0.18,
+    "files": 0.3,
+    "outcome": 0.22,
+    "subagents": 0.18,
+    "last": 0.22,
+    "questions": 0.12,
+}
+
+
+class TokenCount(Protocol):
+    def count(self, text: str) -> int: ...
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section: its name (a key of `SECTION_TITLES`), its lines in display order and,
+    for each line, its rank (0 is kept first when the allowance is short)."""
+
+    name: str
+    lines: tuple[str, ...]
+    ranks: tuple[int, ...] = ()
+    source: str = "records"
+    #: each line uncut ("" when it was not cut): shown instead when the recap has room
+    full: tuple[str, ...] = ()
+    #: the section's text whole (the last message as written): shown instead of all its
+    #: lines when they were all kept and the recap has room for it
+    whole: str = ""
+
+    @property
+    def title(self) -> str:
+        """The section's heading as the recap shows it."""
+        return SECTION_TITLES.get(self.name, self.name)
+
+    def render(self) -> str:
+        """The section as markdown: its heading and lines ("" when it has none)."""
+        return f"## {self.title}\n" + "\n".join(self.lines) if self.lines else ""
+
+    def as_dict(self, tokens: int = 0) -> dict[str, Any]:
+        """The section as JSON values, with the tokens it takes in the recap."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "lines": list(self.lines),
+            "text": self.render(),
+            "tokens": tokens,
+            "source": self.source,
+        }
+
+
+def render_sections(sections: Iterable[Section]) -> str:
+    """The sections' text: each ``## Title`` and its lines, a blank line between."""
+    return "\n\n".join(s.render() for s in sections if s.lines)
+
+
+# --------------------------------------------------------------------------- helpers
+
+_TASK_TAG = re.compile(
+    r"<(pr_description|issue|task|problem_statement|problem|issue_description)>\s*(.*?)\s*</\1>",
+    re.S,
+)
+_OBSERVATION = re.compile(
+    r"\A\s*(?:<returncode>|<output>|<tool_response>|<observation>|observation:|"
+    r"exit code:?\s*-?\d|<warning>|<error>|tool output|\[tool output)",
+    re.I,
+)
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` on one line, cut at a word to at most `limit` characters."""
+    return _truncate(_fold(text), limit)
+
+
+def _calls_of(msg: Mapping[str, Any]) -> list[tuple[str | None, str, dict[str, Any]]]:
+    return [(cid, name, _decode_arguments(raw)[0]) for cid, name, raw in _calls(msg)]
+
+
+@dataclass
+class _Call:
+    """A tool call with its result (when the log has it)."""
+
+    index: int  # position of the calling message
+    name: str
+    args: dict[str, Any]
+    result: str | None = None
+    exit_code: int | None = None
+    failed: bool = False
+    #: the user refused it (Claude Code's "doesn't want to proceed", a tool's "rejected
+    #: by the user"): it did not run
+    rejected: bool = False
+
+
+@dataclass
+class _Rejection:
+    """A tool call the user refused, or a request the user interrupted, and the words the
+    user gave with it (the refusal's own text, or the message typed right after)."""
+
+    index: int
+    what: str  # "Rejected `git push`", "Interrupted", "Declined to run `pytest`"
+    words: str = ""
+    #: still waiting for the user's next message as its words
+    open: bool = True
+
+
+@dataclass
+class _Log:
+    """The messages of a session, read once: user requests, assistant texts, calls."""
+
+    requests: list[tuple[int, str]] = field(default_factory=list)
+    texts: list[tuple[int, str]] = field(default_factory=list)
+    calls: list[_Call] = field(default_factory=list)
+    last_user: int = -1
+    #: commits a tool reported outside a shell call (aider's "Commit abc1234 message")
+    commits: list[tuple[int, str]] = field(default_factory=list)
+    rejections: list[_Rejection] = field(default_factory=list)
+    #: a background subagent's report (Claude Code's task notification): (position,
+    #: its name, its status, its result)
+    reports: list[tuple[int, str, str, str]] = field(default_factory=list)
+    #: the tool's own notes on the session (`Source.notes`: ``branch: NAME``)
+    notes: list[str] = field(default_factory=list)
+    #: how the run ended (a trajectory's exit record: "Submitted", an error), and its text
+    ended: tuple[int, str, str] | None = None
+
+
+_AIDER_EDIT = re.compile(r"^Applied edit to (.+)$", re.M)
+_AIDER_COMMIT = re.compile(r"^Commit ([0-9a-f]{7,40}) (.+)$", re.M)
+_AIDER_RUN = re.compile(r"\A\s*/(?:run|test)\s+(.+)", re.S)
+# aider asking before it runs a command the model suggested, and the answer typed
+_AIDER_ASK = re.compile(r"^(.+)\n\s*Run shell commands?\? \(Y\)es/\(N\)o[^\n]*?:\s*(\w*)\s*$", re.M)
+_AIDER_INTERRUPT = re.compile(r"^\s*\^C again to exit|^\s*KeyboardInterrupt", re.M)
+# Claude Code's result of a call the user refused; the words typed with it follow "said:"
+_CC_REJECTED = re.compile(r"\A\s*The user doesn't want to proceed with this tool use\b")
+_REJECT_WORDS = re.compile(r"the user said:\s*(.+)\Z", re.S | re.I)
+# other tools' words for a call the user refused: Codex's "exec command rejected by user" /
+# "patch rejected by user", Gemini CLI's "[Operation Cancelled] Reason: User denied
+# execution.", "User declined tool execution." (Claude Agent SDK clients), ...
+_REJECTED_RESULT = re.compile(
+    r"\A\W*(?:[\w ]{0,40}\b(?:rejected|denied|declined|cancell?ed|aborted) by (?:the )?user\b|"
+    r"(?:the )?user (?:rejected|denied|declined|cancell?ed|aborted)\b|"
+    r"Operation Cancell?ed\]\s*Reason:\s*User\b)",
+    re.I,
+)
+_ENDED = re.compile(r"\AThe session ended(?: \((.*?)\))?\.")
+_NOTIFICATION = re.compile(r"\A\s*<task-notification>(.*?)(?:</task-notification>|\Z)", re.S)
+_NOTE_FIELD = re.compile(r"<(summary|result|status)>\s*(.*?)\s*</\1>", re.S)
+_AGENT_DONE = re.compile(r'\AAgent "(.+?)" (\w+)')
+
+# A mini-swe-agent-style action: a fenced shell block in the assistant's text.
+_SHELL_BLOCK = re.compile(r"```(?:bash|sh|shell|console)?\s*\n(.*?)```", re.S)
+_RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
+_OUTPUT_TAG = re.compile(r"<output>\s*(.*?)\s*</output>", re.S)
+
+
+def _reject(log: _Log, index: int, what: str, words: str = "") -> None:
+    words = _cut(words, _LINE_CHARS["rejections"]) if words.strip() else ""
+    log.rejections.append(_Rejection(index, what, words, open=not words))
+
+
+def _user_words(log: _Log, index: int, text: str) -> None:
+    """The user's message right after a refusal or an interruption: its words."""
+    pending = [r for r in log.rejections if r.open]
+    for r in pending:
+        r.open = False
+    if pending and text:
+        pending[-1].words = _cut(text, _LINE_CHARS["rejections"])
+
+
+def _interrupted(log: _Log, index: int) -> None:
+    """The user stopped the agent ("[Request interrupted by user]"): what it was doing
+    (its last call, when nothing was said after it), unless a refusal says it already."""
+    last_call = log.calls[-1] if log.calls else None
+    if last_call is not None and any(r.index > last_call.index for r in log.rejections):
+        return  # "[Request interrupted by user for tool use]" after a refusal
+    last_text = log.texts[-1][0] if log.texts else -1
+    during = ""
+    if last_call is not None and last_call.index >= last_text and last_call.index > log.last_user:
+        during = f" during {_describe(last_call)}"
+    words = ""
+    if log.last_user > max(last_text, last_call.index if last_call else -1):
+        before = dict(log.requests).get(log.last_user, "")  # typed just before stopping it
+        words = request_text(before) or ""
+    _reject(log, index, f"Interrupted{during}", words)
+
+
+def _describe(call: _Call) -> str:
+    """A call in a few words: `` `command` ``, ``Edit path``, ``Task (description)``."""
+    name = call.name
+    if name.lower() in _SHELL_TOOLS:
+        command = _command(call.args)
+        return f"`{_cut(command, 100)}`" if command != "?" else name
+    for key in ("file_path", "path", "notebook_path", "url", "query", "pattern", "description"):
+        value = call.args.get(key)
+        if isinstance(value, str) and value.strip():
+            if key in ("file_path", "path", "notebook_path"):
+                value = "/".join(value.replace("\\", "/").split("/")[-2:])
+            return f"{name} ({_cut(value, 80)})"
+    return name
+
+
+def _notification(log: _Log, index: int, text: str) -> None:
+    """A Claude Code task notification: a background subagent's report."""
+    body = _NOTIFICATION.match(text)
+    if not body:
+        return
+    fields = {k: v for k, v in _NOTE_FIELD.findall(body.group(1))}
+    agent = _AGENT_DONE.match(fields.get("summary", ""))
+    if agent:  # a background command's notice is not a subagent's report
+        status = fields.get("status") or agent.group(2)
+        log.reports.append((index, agent.group(1), status, fields.get("result", "")))
+
+
+def _aider_output(log: _Log, index: int, text: str) -> None:
+    """aider's own output: a suggested command declined, the user's Ctrl-C."""
+    for m in _AIDER_ASK.finditer(text):
+        if m.group(2).lower().startswith("n"):
+            _reject(log, index, f"Declined to run `{_cut(m.group(1).strip(), 120)}`")
+    if _AIDER_INTERRUPT.search(text):
+        _reject(log, index, "Interrupted (Ctrl-C)")
+
+
+def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _Log:
+    log = _Log(notes=list(notes))
+    # Shell blocks in the assistant's text are actions only in a log without tool calls
+    # (mini-swe-agent's text mode); elsewhere they are examples in an explanation, and in
+    # aider's chat they are suggestions aider asks about (`_AIDER_ASK`).
+    text_mode = not any(
+        isinstance(m, Mapping)
+        and (m.get("role") == "aider" or (m.get("role") == "assistant" and m.get("tool_calls")))
+        for m in messages
+    )
+    by_id: dict[str, _Call] = {}
+    anonymous: list[_Call] = []
+    text_actions: list[_Call] = []  # shell blocks in text, waiting for their output
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, Mapping):
+            continue
+        role = msg.get("role")
+        if role == END_ROLE:  # a trajectory's exit record: how the run ended
+            text = content_text(msg.get("content"))
+            how = _ENDED.match(text)
+            log.ended = (i, how.group(1) if how else "", text[how.end() :] if how else text)
+            continue
+        if role == "aider":  # aider's own output: edits applied, commits, command output
+            text = content_text(msg.get("content"))
+            if text_actions:
+                text_actions.pop().result = text
+            for m in _AIDER_EDIT.finditer(text):
+                log.calls.append(_Call(i, "edit", {"path": m.group(1).strip()}))
+            for m in _AIDER_COMMIT.finditer(text):
+                log.commits.append((i, f"Committed {m.group(1)}: {_cut(m.group(2), 160)}"))
+            _aider_output(log, i, text)
+            continue
+        if role == "user":
+            text = content_text(msg.get("content"))
+            if INTERRUPTED.search(text):
+                _interrupted(log, i)
+            if _NOTIFICATION.match(text):
+                _notification(log, i, text)
+            run = _AIDER_RUN.match(text)
+            if run:  # aider's /run and /test: a command, its output follows
+                call = _Call(i, "bash", {"command": run.group(1).strip()})
+                log.calls.append(call)
+                text_actions[:] = [call]
+                continue
+            if _OBSERVATION.match(text) or "<returncode>" in text[:300]:
+                if text_actions:
+                    call = text_actions.pop()
+                    code = _RETURNCODE.search(text)
+                    out = _OUTPUT_TAG.search(text)
+                    call.result = out.group(1) if out else text
+                    call.exit_code = int(code.group(1)) if code else None
+                continue
+            text_actions.clear()
+            words = request_text(text)
+            if words is not None:
+                _user_words(log, i, words)
+            log.requests.append((i, text))
+            log.last_user = i
+        elif role == "assistant":
+            text = content_text(msg.get("content"))
+            calls = _calls_of(msg)
+            if text.strip():
+                log.texts.append((i, text))
+            for cid, name, args in calls:
+                call = _Call(i, name, args)
+                log.calls.append(call)
+                if cid is None:
+                    anonymous.append(call)
+                else:
+                    by_id[cid] = call
+            if text_mode and text:
+                blocks = _SHELL_BLOCK.findall(text)
+                if blocks:
+                    call = _Call(i, "bash", {"command": blocks[-1].strip()})
+                    log.calls.append(call)
+                    text_actions[:] = [call]
+        elif role == "tool":
+            ref = msg.get("tool_call_id")
+            found: _Call | None
+            if ref in (None, ""):
+                found = anonymous.pop(0) if anonymous else None
+            else:
+                found = by_id.pop(str(ref), None)
+            if found is None:
+                continue
+            found.result = content_text(msg.get("content"))
+            code = msg.get("exit_code")
+            if isinstance(code, int) and not isinstance(code, bool):
+                found.exit_code = code
+            found.failed = bool(msg.get("is_error"))
+            result = found.result
+            refused = _CC_REJECTED.match(result)
+            if refused or _REJECTED_RESULT.match(result):
+                found.rejected = True
+                said = _REJECT_WORDS.search(result) if refused else None
+                _reject(log, i, f"Rejected {_describe(found)}", said.group(1) if said else "")
+    return log
+
+
+# --------------------------------------------------------------------------- task
+
+
+# The line that frames what follows it ("Consider the following PR description:"): the
+# text it introduces is the request.
+_PREAMBLE = re.compile(
+    r"\A\s*(?:consider|here is|here's|below is|read|see) the following [\w -]{0,40}:\s*", re.I
+)
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
+_FRAME = re.compile(r"\s*File \"")
+
+
+def _squeeze_tracebacks(text: str) -> str:
+    """Each Python traceback in `text` cut to its exception line: its frames (indented
+    lines, ``File "..."`` lines and the code line under each) say less than the exception
+    it ends on and the words around it, and they would take a cut request's room."""
+    out: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = _TRACEBACK.search(line)
+        if not m:
+            out.append(line)
+            i += 1
+            continue
+        i += 1
+        after_frame = False
+        while i < len(lines):
+            nxt = lines[i]
+            if _FRAME.match(nxt):
+                after_frame = True
+            elif not nxt.strip() or nxt[:1] in " \t" or after_frame or nxt.strip() == "...":
+                after_frame = False
+            else:
+                break
+            i += 1
+        exception = lines[i].strip() if i < len(lines) else ""
+        out.append(f"{line[: m.start()]}Traceback: {exception}".rstrip())
+        i += 1
+    return "\n".join(out)
+
+
+def _request_body(text: str) -> str:
+    """The first request as the task: the text of a ``<pr_description>`` / ``<issue>``
+    block when it wraps one, without the line that introduces it, tracebacks cut to
+    their exception."""
+    tagged = _TASK_TAG.search(text)
+    if tagged and tagged.group(2).strip():
+        text = tagged.group(2)
+    return _squeeze_tracebacks(_PREAMBLE.sub("", text, count=1))
+
+
+def _first_request(text: str) -> str:
+    return _cut(_request_body(text), _FIRST_REQUEST_CHARS)
+
+
+def task_section(log: _Log) -> Section:
+    requests = [(i, r) for i, t in log.requests if (r := request_text(t)) is not None]
+    if not requests:
+        return Section("task", ())
+    lines = [_first_request(requests[0][1])]
+    full = [_cut(_request_body(requests[0][1]), _UNCUT_CHARS)]
+    later: dict[str, str] = {}
+    for _, t in requests[1:]:
+        later.setdefault(_cut(t, _LINE_CHARS["task"]), _cut(t, _UNCUT_CHARS))
+    later.pop(lines[0], None)
+    lines += [f"Later: {t}" for t in later]
+    full += [f"Later: {t}" for t in later.values()]
+    # the first request, then the later ones newest first
+    ranks = [0] + [len(later) - k for k in range(len(later))]
+    answers = list(dict.fromkeys(line for _, line in _answers(log)))[-4:]
+    lines += answers
+    full += [""] * len(answers)
+    ranks += [1 + k // 2 for k in range(len(answers))][::-1]
+    uncut = tuple(f if f != line else "" for f, line in zip(full, lines, strict=True))
+    return Section("task", tuple(lines), tuple(ranks), full=uncut)
+
+
+# --------------------------------------------------------------------------- plan
+
+_PLAN_TOOLS = frozenset(
+    {"todowrite", "update_plan", "write_todos", "todo_write", "todowrite_tool", "plan", "todo"}
+)
+_DONE = frozenset({"completed", "complete", "done", "finished"})
+_ACTIVE = frozenset({"in_progress", "in-progress", "active", "doing", "started"})
+_DROPPED_STATUS = frozenset({"cancelled", "canceled", "skipped"})
+
+
+def _plan_items(args: Mapping[str, Any]) -> list[tuple[str, str]] | None:
+    items = None
+    for key in ("todos", "plan", "items", "steps", "tasks"):
+        if isinstance(args.get(key), list):
+            items = args[key]
+            break
+    if items is None:
+        return None
+    out: list[tuple[str, str]] = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(("pending", item))
+            continue
+        if not isinstance(item, Mapping):
+            continue
+        text = next(
+            (
+                item[k]
+                for k in ("content", "step", "description", "title", "task", "text")
+                if isinstance(item.get(k), str) and item[k].strip()
+            ),
+            "",
+        )
+        status = item.get("status")
+        if text:
+            out.append((str(status).lower() if isinstance(status, str) else "pending", text))
+    return out
+
+
+def plan_section(log: _Log) -> Section:
+    for call in reversed(log.calls):
+        if call.name.lower() not in _PLAN_TOOLS:
+            continue
+        items = _plan_items(call.args)
+        if items is None:
+            continue
+        lines: list[str] = []
+        ranks: list[int] = []
+        for status, text in items:
+            if status in _DROPPED_STATUS:
+                continue
+            text = _cut(text, _LINE_CHARS["plan"])
+            if status in _DONE:
+                lines.append(f"- [x] {text}")
+                ranks.append(2)
+            elif status in _ACTIVE:
+                lines.append(f"- [~] {text} (in progress)")
+                ranks.append(0)
+            else:
+                lines.append(f"- [ ] {text}")
+                ranks.append(1)
+        explanation = call.args.get("explanation")
+        if isinstance(explanation, str) and explanation.strip():
+            lines.append(_cut(explanation, _LINE_CHARS["plan"]))
+            ranks.append(3)
+        if lines:
+            return Section("plan", tuple(lines), tuple(ranks))
+    return Section("plan", ())
+
+
+# --------------------------------------------------------------------------- files
+
+_EDIT_TOOLS = frozenset(
+    {
+        "edit",
+        "write",
+        "multiedit",
+        "notebookedit",
+        "replace",
+        "write_file",
+        "edit_file",
+        "create_file",
+        "str_replace",
+        "insert",
+        "create",
+        "str_replace_editor",
+        "str_replace_based_edit_tool",
+        "apply_diff",
+        "search_replace",
+        "write_to_file",
+        "replace_in_file",
+    }
+)
+_VIEW_COMMANDS = frozenset({"view", "undo_edit"})
+_SED_INPLACE = re.compile(r"\bsed\s+(?:-[a-zA-Z]*i[a-zA-Z]*\S*|--in-place\S*)\s+.*?(\S+)\s*$")
+_REDIRECT_WRITE = re.compile(
+    r"(?:\bcat|\becho|\bprintf|\btee)\b[^|;&\n]*?(?:>|\btee)\s*['\"]?([\w./-]+\.\w+)"
+)
+
+
+def _edited_paths(call: _Call) -> list[str]:
+    name = call.name.lower()
+    args = call.args
+    if name == "apply_patch" or name in _SHELL_TOOLS:
+        text = " ".join(
+            str(v) for k, v in args.items() if k in ("input", "patch", "command", "cmd")
+        )
+        if isinstance(args.get("command"), list):
+            text = " ".join(str(p) for p in args["command"])
+        found = [m.group(2).strip() for m in _PATCH_FILE.finditer(text)]
+        if found or name == "apply_patch":
+            return found
+        return _shell_writes(_command(args))
+    if name not in _EDIT_TOOLS:
+        return []
+    if name in ("str_replace_editor", "str_replace_based_edit_tool") and (
+        str(args.get("command", "")) in _VIEW_COMMANDS
+    ):
+        return []
+    for key in ("file_path", "notebook_path", "path", "filename", "target_file", "absolute_path"):
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return [value.strip()]
+    return []
+
+
+def _shell_words(line: str) -> list[list[str]] | None:
+    """The simple commands of a shell line as word lists (split at ``&&``, ``||``, ``;``,
+    ``|``), quotes honoured; None when the line does not parse (an open quote)."""
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError:
+        return None
+    out: list[list[str]] = [[]]
+    for w in words:
+        if w in ("&&", "||", ";", "|", "&"):
+            out.append([])
+        else:
+            out[-1].append(w)
+    return [c for c in out if c]
+
+
+def _shell_writes(command: str) -> list[str]:
+    """Files a shell command writes: ``sed -i ... FILE``, ``cat > FILE``, ``tee FILE``."""
+    out: list[str] = []
+    for line in command.splitlines():
+        commands = _shell_words(line)
+        if commands is None:
+            continue
+        for words in commands:
+            if words[0] == "sed" and any(
+                w.startswith("-i")
+                or w.startswith("--in-place")
+                or (w.startswith("-") and not w.startswith("--") and "i" in w[1:])
+                for w in words[1:]
+            ):
+                files = [w for w in words[1:] if not w.startswith("-")][1:]
+                out += [f for f in files if _FILE_LIKE.search(f)]
+            elif words[0] in ("cat", "echo", "printf", "tee"):
+                for i, w in enumerate(words):
+                    target = words[i + 1] if w in (">", ">>") and i + 1 < len(words) else None
+                    if words[0] == "tee" and i > 0 and not w.startswith("-"):
+                        target = w
+                    if target and _FILE_LIKE.search(target) and not target.startswith("/dev/"):
+                        out.append(target)
+    return out
+
+
+_FILE_LIKE = re.compile(r"^[\w./~-]+\.\w+$")
+
+
+def _relative(paths: Sequence[str]) -> dict[str, str]:
+    """Each path without the folder every absolute one shares (the project's)."""
+    absolute = [p for p in paths if p.startswith("/") or re.match(r"[A-Za-z]:[\\/]", p)]
+    if len(absolute) < 2:
+        if len(absolute) == 1:
+            p = absolute[0].replace("\\", "/")
+            return {absolute[0]: "/".join(p.split("/")[-3:])}
+        return {}
+    split = [p.replace("\\", "/").split("/") for p in absolute]
+    common = _shared_depth(split)
+    # the agent's own files (a plan under ~/.claude, a memory under ~/.codex) lie outside
+    # the project: the project's folder is the one the other paths share
+    project = [s for s in split if not any(part.startswith(".") for part in s[:-1])]
+    base = project if len(project) >= 2 else split
+    inner = _shared_depth(base)
+    return {
+        p: "/".join(s[inner:] if s[:inner] == base[0][:inner] else s[common:])
+        for p, s in zip(absolute, split, strict=True)
+    }
+
+
+def _shared_depth(split: Sequence[Sequence[str]]) -> int:
+    """How many leading folders every one of the split paths shares."""
+    common = 0
+    for parts in zip(*(s[:-1] for s in split), strict=False):
+        if len(set(parts)) != 1:
+            break
+        common += 1
+    return common
+
+
+_DIFF_FILE = re.compile(r"^diff --git a/(\S+) b/", re.M)
+
+
+def files_section(log: _Log) -> Section:
+    """Files edited by an edit tool or ``sed -i``, those a diff in a tool result shows
+    (``git diff``, a submitted patch), then files a shell command wrote (``cat > f``:
+    often a scratch script), most changed first."""
+    counts: dict[str, int] = {}
+    shell_only: set[str] = set()
+    created: set[str] = set()
+    for call in log.calls:
+        if call.failed or call.rejected:
+            continue  # an edit that failed or that the user refused changed nothing
+        name = call.name.lower()
+        shell = name in _SHELL_TOOLS
+        for path in _edited_paths(call):
+            counts[path] = counts.get(path, 0) + 1
+            if name in ("write", "write_file", "create_file", "create"):
+                created.add(path)
+            if shell and not _SED_INPLACE.search(_command(call.args)):
+                shell_only.add(path)
+            elif path in shell_only and not shell:
+                shell_only.discard(path)
+    diffed: list[str] = []
+    for call in log.calls:
+        if call.result and "diff --git" in call.result:
+            diffed += _DIFF_FILE.findall(call.result)
+    if not counts and not diffed:
+        return Section("files", ())
+    short = _relative(list(counts))
+    merged: dict[str, list[Any]] = {}  # name: [count, created, scratch, in a diff]
+    for path, n in counts.items():
+        name = short.get(path, path).removeprefix("./")
+        entry = merged.setdefault(name, [0, False, True, False])
+        entry[0] += n
+        entry[1] = entry[1] or path in created
+        entry[2] = entry[2] and path in shell_only
+    for path in dict.fromkeys(diffed):
+        hit = next((k for k in merged if k == path or k.endswith("/" + path)), None)
+        if hit is None:
+            hit = next((k for k in merged if path.endswith("/" + k)), None)
+        entry = merged.setdefault(hit or path, [0, False, False, True])
+        entry[2], entry[3] = False, True
+    order = sorted(merged, key=lambda p: (merged[p][2], -merged[p][3], -merged[p][0]))
+    # one line per folder (its files in this order, at most _PER_LINE a line), the
+    # folders in the order of their first file: a folder is said once
+    groups: dict[tuple[str, bool], list[str]] = {}
+    for name in order:
+        n, new, scratch, _ = merged[name]
+        if n == 0:
+            what = "in the diff"
+        elif (new or scratch) and n == 1:
+            what = "written"
+        else:
+            what = f"{n} edit{'s' if n != 1 else ''}"
+        folder, _, base = name.rpartition("/")
+        groups.setdefault((folder, bool(scratch)), []).append(f"{base} ({what})")
+    lines = []
+    for (folder, _), items in groups.items():
+        if len(items) == 1 or not folder:  # a folder of one file: its path
+            lines += [f"- {folder}/{item}" if folder else f"- {item}" for item in items]
+            continue
+        for k in range(0, len(items), _PER_LINE):
+            lines.append(f"- {folder}/: {', '.join(items[k : k + _PER_LINE])}")
+    return Section("files", tuple(lines), tuple(range(len(lines))))
+
+
+#: Files of one folder on one line of the files section, at most.
+_PER_LINE = 6
+
+
+# --------------------------------------------------------------------------- outcome
+
+_SHELL_TOOLS = frozenset(
+    {
+        "bash",
+        "shell",
+        "local_shell",
+        "exec_command",
+        "shell_command",
+        "container.exec",
+        "run_shell_command",
+        "execute_command",
+        "run_terminal_cmd",
+        "terminal",
+        "run",
+        "execute_bash",
+    }
+)
+_CHECK = re.compile(
+    r"\b(?:pytest|py\.test|unittest|tox|nox|nosetests|mypy|ruff|flake8|pylint|jest|vitest|mocha|"
+    r"go (?:test|build|vet)|cargo (?:test|build|check|clippy|nextest)|make\b|cmake --build|ninja|"
+    r"mix (?:test|compile)|npm (?:test|run \S*(?:test|build|lint|check|typecheck)\S*)|"
+    r"yarn (?:test|build|lint)|pnpm (?:test|build|lint|run)|bun test|deno test|tsc\b|"
+    r"gradle|gradlew|mvn|dotnet (?:test|build)|rspec|phpunit|ctest|bazel (?:test|build)|"
+    r"swift (?:test|build)|xcodebuild|runtests|manage\.py test|python\S* -m (?:pytest|unittest)|"
+    r"python\S* \S*test\S*\.py|reproduce\S*\.py)",
+    re.I,
+)
+_RESULT_LINE = re.compile(
+    r"(?:\b\d+ (?:passed|failed|errors?|tests?|skipped|warnings?|examples?|failures?)\b|"
+    r"\btest result\b|\bTests?:|\bFAILED\b|\bPASS(?:ED)?\b|\bFAIL\b|\bOK\b|\berror\b|"
+    r"\bSuccess|\bBuild (?:succeeded|failed)|\bfound \d+ errors?|\bAll checks passed|"
+    r"\bno issues found|\bcompiled|\bFinished\b|\bTraceback\b|\bError:|✓|✗|✔|✘)",
+    re.I,
+)
+_COMMIT = re.compile(r"\bgit\b[^|;&]*?\bcommit\b")
+_COMMIT_MSG = re.compile(
+    r"-[a-zA-Z]*m\s+(?:\"\$\(cat <<'?\"?EOF'?\"?\s*\n(.*?)\n\s*EOF|"
+    r"\"((?:[^\"\\]|\\.)*)\"|'([^']*)'|(\S+))",
+    re.S,
+)
+_COMMIT_OUT = re.compile(r"^\[([^\]\n]+?) ([0-9a-f]{7,40})\] (.+)$", re.M)
+_PR = re.compile(r"\bgh pr create\b")
+_PR_TITLE = re.compile(r"--title\s+(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)')")
+_EXIT = re.compile(r"\s*(?:Exit code|exit status|Process exited with code)\s*:?\s*(-?\d+)", re.I)
+_COMMIT_FAILED = re.compile(r"nothing to commit|error|fatal", re.I)
+
+
+_INSTALL = re.compile(
+    r"\b(?:pip3?|uv pip|npm|yarn|pnpm|apt(?:-get)?|brew|cargo|go) (?:install|add|get)\b"
+)
+_HEREDOC_WRITE = re.compile(r"^\s*(?:cat|tee)\b[^|]*(?:>|tee)\s*\S+\s*<<|<<[^|]*>\s*\S+")
+
+
+def _first_line(command: str) -> str:
+    """The command's first line, "" when it writes a file from a here-document."""
+    first = command.strip().splitlines()[0] if command.strip() else ""
+    if _HEREDOC_WRITE.search(first) or re.match(r"\s*(?:cat|echo|printf)\b[^|]*>", first):
+        return ""
+    if _INSTALL.search(first):
+        return ""  # installing a test runner is not running it
+    return first
+
+
+def _result_summary(call: _Call) -> str:
+    if call.rejected:
+        return "rejected by the user, not run"
+    result = call.result or ""
+    lines = [ln.strip() for ln in result.splitlines() if ln.strip()]
+    picked = [ln for ln in lines if _RESULT_LINE.search(ln)]
+    keep = picked[-2:] if picked else lines[-1:]
+    text = "; ".join(_cut(ln.strip("=-_* "), 140) for ln in keep)
+    code = call.exit_code
+    if code is None:
+        m = _EXIT.match(result)
+        if m:
+            code = int(m.group(1))
+    if code is not None:
+        text = f"{text} (exit {code})" if text else f"exit {code}"
+    elif call.failed:
+        text = f"{text} (failed)" if text else "failed"
+    if call.result is None:
+        return "no result in the log"
+    return text or "no output"
+
+
+def _commit_line(command: str, call: _Call) -> tuple[str, bool]:
+    """The line for a ``git commit`` call, and whether it made a commit."""
+    out = _COMMIT_OUT.search(call.result or "")
+    if out:
+        line = f"Committed {out.group(2)[:10]} on {out.group(1)}: {_cut(out.group(3), 160)}"
+        return line, True
+    m = _COMMIT_MSG.search(command)
+    message = next((g for g in m.groups() if g), "") if m else ""
+    message = message.strip().splitlines()[0] if message.strip() else ""
+    what = _cut(message, 160) or _cut(command, 160)
+    if call.result is not None and (call.failed or _COMMIT_FAILED.search(call.result)):
+        reason = _cut(call.result.replace("\\n", " "), 80)
+        return f"Commit failed: {what} ({reason})", False
+    return f"Committed: {what}", call.result is None or not call.result.strip()
+
+
+def outcome_section(log: _Log) -> Section:
+    """The last check (test, build, lint) and its result (a refused one says it did not
+    run), a commit that failed with nothing after it, the agent's own final report."""
+    lines: list[tuple[int, int, str]] = []  # (rank, position, line)
+    last_check: _Call | None = None
+    failed_commits: list[tuple[int, str]] = []
+    made: list[int] = [i for i, _ in log.commits]
+    finished: list[tuple[int, str]] = []
+    for call in log.calls:
+        name = call.name.lower()
+        if name == "done" or name in ("attempt_completion", "submit", "finish"):
+            summary = call.args.get("summary", call.args.get("result", call.result or ""))
+            if isinstance(summary, str) and summary.strip():
+                finished.append((call.index, f"Finished: {_cut(summary, 260)}"))
+            continue
+        if name not in _SHELL_TOOLS:
+            continue
+        command = _command(call.args)
+        if command == "?":
+            continue
+        if _COMMIT.search(command) and not call.rejected:
+            line, ok = _commit_line(command, call)
+            if ok:
+                made.append(call.index)
+            else:
+                failed_commits.append((call.index, line))
+        if "COMPLETE_TASK_AND_SUBMIT" in command or command.strip() == "submit":
+            finished.append((call.index, "Submitted the work (the agent's final action)."))
+        elif _CHECK.search(_first_line(command)) and (
+            call.result is not None or last_check is None or last_check.result is None
+        ):
+            last_check = call  # the last one whose result the log has, if any has one
+    if last_check is not None:
+        cmd = _cut(_command(last_check.args), 120)
+        lines.append((0, last_check.index, f"Last check: `{cmd}` -> {_result_summary(last_check)}"))
+    # a commit that failed matters only when no commit came after it
+    if failed_commits and (not made or failed_commits[-1][0] > max(made)):
+        lines.append((1, failed_commits[-1][0], failed_commits[-1][1]))
+    for age, (pos, line) in enumerate(reversed(finished[-2:])):
+        lines.append((1 + age, pos, line))
+    if log.ended is not None and log.ended[1] and log.ended[1].lower() != "submitted":
+        pos, how, text = log.ended  # a run that stopped on an error or a limit
+        first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+        detail = f": {_cut(first, 200)}" if first and not first.startswith("diff --git") else ""
+        lines.append((0, pos, f"The run ended ({_cut(how, 80)}){detail}"))
+    lines.sort(key=lambda t: t[1])
+    return Section("outcome", tuple(t[2] for t in lines), tuple(t[0] for t in lines))
+
+
+# --------------------------------------------------------------------------- work state
+
+_PUSHED_REF = re.compile(
+    r"^\s*(?:\+\s*)?([0-9a-f]{6,40})\.\.\.?([0-9a-f]{6,40})\s+(\S+)\s+->\s+(\S+)", re.M
+)
+_NEW_REF = re.compile(r"^\s*\*\s+\[new (?:branch|tag)\]\s+(\S+)\s+->\s+(\S+)", re.M)
+_PUSH_FAILED = re.compile(r"^\s*(?:fatal|error):|\[rejected\]|\[remote rejected\]", re.M | re.I)
+_ON_BRANCH = re.compile(r"^On branch (\S+)", re.M)
+_NEW_BRANCH = re.compile(r"\bgit (?:checkout -[bB]|switch -[cC]|branch)\s+([\w./-]+)")
+_STATUS_FILE = re.compile(r"^\s+(?:modified|new file|deleted|renamed):\s+(.+)$", re.M)
+_CLEAN = re.compile(r"nothing to commit,? (?:\(?)working (?:tree|directory) clean")
+_PR_URL = re.compile(r"https://\S+/pull/\d+")
+
+
+def _short_sha(line: str) -> str:
+    m = re.match(r"Committed ([0-9a-f]{7,40})", line)
+    return m.group(1)[:7] if m else ""
+
+
+def _commits(log: _Log) -> list[tuple[int, str]]:
+    """Every commit made, each once (by its hash; a line without one by its text), in
+    the order made: aider's reports and ``git commit`` calls with their output. A
+    ``git commit --amend`` replaces the commit before it (and says which)."""
+    found: list[tuple[int, str, bool]] = [(pos, line, False) for pos, line in log.commits]
+    for call in log.calls:
+        if call.name.lower() not in _SHELL_TOOLS or call.rejected:
+            continue
+        command = _command(call.args)
+        if command != "?" and _COMMIT.search(command):
+            line, made = _commit_line(command, call)
+            if made:
+                found.append((call.index, line, "--amend" in command))
+    found.sort(key=lambda t: t[0])
+    found = [(pos, _hash_from_log(log, pos, line), amend) for pos, line, amend in found]
+    seen: set[str] = set()
+    out: list[tuple[int, str]] = []
+    for pos, line, amend in found:
+        key = _short_sha(line) or line
+        if key in seen:
+            continue
+        seen.add(key)
+        if amend and out:
+            _, replaced = out.pop()
+            old = _short_sha(replaced)
+            line = f"{line} (amends {old})" if old else line
+        out.append((pos, line))
+    return out
+
+
+_LOG_LINE = re.compile(r"^(?:commit )?([0-9a-f]{7,40})\b(?: (.*))?$", re.M)
+_SHOWS_HEAD = re.compile(r"\bgit (?:log|rev-parse|show)\b")
+
+
+def _hash_from_log(log: _Log, pos: int, line: str) -> str:
+    """A commit line without a hash (``git commit -q``, an output the log cut) with the
+    hash the next ``git log`` / ``git rev-parse HEAD`` / ``git show`` before another
+    commit printed for it: its newest line, when that line's message is the commit's
+    (or the command printed only a hash)."""
+    if not line.startswith("Committed: "):
+        return line
+    message = line[len("Committed: ") :]
+    for call in log.calls:
+        if call.index <= pos or call.name.lower() not in _SHELL_TOOLS or call.rejected:
+            continue
+        command = _command(call.args)
+        if _COMMIT.search(command):
+            return line  # another commit came first: the hash would be of that one
+        if not _SHOWS_HEAD.search(command) or not call.result or call.failed:
+            continue
+        first = _LOG_LINE.search(call.result)
+        if first is None:
+            continue
+        said = (first.group(2) or "").strip()
+        if not said or message.startswith(said[:40]) or said.startswith(message[:40]):
+            return f"Committed {first.group(1)[:10]}: {message}"
+        return line
+    return line
+
+
+def _status_line(call: _Call) -> str:
+    """What a ``git status`` result says of the work tree."""
+    result = call.result or ""
+    if _CLEAN.search(result):
+        return "Working tree clean (`git status`)."
+    files = list(dict.fromkeys(m.strip() for m in _STATUS_FILE.findall(result)))
+    if files:
+        shown = ", ".join(files[:6]) + (f" and {len(files) - 6} more" if len(files) > 6 else "")
+        return f"Uncommitted (`git status`): {shown}."
+    return ""
+
+
+def state_section(log: _Log) -> Section:
+    """The work's state from the exact records: the branch, the commits made (each once),
+    pushed or not, a pull request, what is uncommitted (the last ``git status`` after the
+    last edit, else the files edited after the last commit)."""
+    lines: list[tuple[int, float, str]] = []  # (rank, position, line)
+    branch = next(
+        (n[len(BRANCH_NOTE) :].strip() for n in reversed(log.notes) if n.startswith(BRANCH_NOTE)),
+        "",
+    )
+    pushes: list[tuple[int, str]] = []
+    push_failed: list[tuple[int, str]] = []
+    prs: list[tuple[int, str]] = []
+    status: _Call | None = None
+    for call in log.calls:
+        if call.name.lower() not in _SHELL_TOOLS or call.rejected:
+            continue
+        command = _command(call.args)
+        result = call.result or ""
+        if not branch:
+            switched = _NEW_BRANCH.search(command)
+            on = _ON_BRANCH.search(result) if "git status" in command else None
+            if on or switched:
+                branch = (on or switched).group(1)  # type: ignore[union-attr]
+        if re.search(r"\bgit status\b", command) and call.result is not None:
+            status = call
+        if _PR.search(command):
+            title = _PR_TITLE.search(command)
+            url = _PR_URL.search(result)
+            what = (title.group(1) or title.group(2) or "") if title else ""
+            prs.append(
+                (call.index, f"Opened PR{' ' + url.group(0) if url else ''}: {_cut(what, 160)}")
+            )
+        elif re.search(r"\bgit push\b", command) and call.result is not None:
+            refs = [
+                f"{m.group(4)} ({m.group(1)[:7]}..{m.group(2)[:7]})"
+                for m in _PUSHED_REF.finditer(result)
+            ]
+            refs += [f"{m.group(2)} (new)" for m in _NEW_REF.finditer(result)]
+            if refs and not call.failed:
+                pushes.append((call.index, f"Pushed {', '.join(refs[:3])}."))
+            elif "Everything up-to-date" in result and not call.failed:
+                pushes.append((call.index, "Pushed (everything up to date)."))
+            elif call.failed or _PUSH_FAILED.search(result) or (call.exit_code or 0) != 0:
+                reason = next(
+                    (ln.strip() for ln in result.splitlines() if _PUSH_FAILED.search(ln)), ""
+                )
+                push_failed.append(
+                    (call.index, f"Push failed: {_cut(reason or result.strip(), 120)}")
+                )
+            else:
+                pushes.append((call.index, f"Pushed: `{_cut(command, 80)}`"))
+    if branch:
+        lines.append((0, -1, f"Branch: {branch}"))
+    commits = _commits(log)
+    for age, (pos, line) in enumerate(reversed(commits[-6:])):
+        if branch:  # said once on the Branch line
+            line = line.replace(f" on {branch}: ", ": ", 1)
+        lines.append((age, pos, line))
+    if len(commits) > 6:
+        lines.append((3, commits[-7][0], f"({len(commits) - 6} earlier commits)"))
+    last_push = pushes[-1][0] if pushes else -1
+    if pushes:
+        lines.append((1, pushes[-1][0], pushes[-1][1]))
+    if push_failed and push_failed[-1][0] > last_push:
+        lines.append((1, push_failed[-1][0], push_failed[-1][1]))
+    if commits and pushes and commits[-1][0] > last_push:
+        later = sum(1 for pos, _ in commits if pos > last_push)
+        lines.append(
+            (
+                1,
+                commits[-1][0] + 0.5,
+                f"Not pushed: {later} commit{'s' if later != 1 else ''} after the last push.",
+            )
+        )
+    for age, (pos, line) in enumerate(reversed(prs[-2:])):
+        lines.append((1 + age, pos, line))
+    # what is uncommitted: the last git status after the last edit says it; else the edits
+    last_commit = commits[-1][0] if commits else -1
+    edits = [
+        (c.index, p) for c in log.calls if not c.failed and not c.rejected for p in _edited_paths(c)
+    ]
+    last_edit = max((i for i, _ in edits), default=-1)
+    said = (
+        _status_line(status)
+        if status is not None and status.index >= max(last_edit, last_commit)
+        else ""
+    )
+    if said:
+        lines.append((1, status.index, said))  # type: ignore[union-attr]
+    elif edits and last_edit > last_commit and not _submitted(log):
+        after = list(dict.fromkeys(_short_path(p) for i, p in edits if i > last_commit))
+        shown = ", ".join(after[:6]) + (f" and {len(after) - 6} more" if len(after) > 6 else "")
+        if commits:
+            lines.append((1, last_edit, f"Edited after the last commit (uncommitted): {shown}."))
+        else:
+            lines.append(
+                (2, last_edit, f"Not committed: no commit in this session after editing {shown}.")
+            )
+    lines.sort(key=lambda t: t[1])
+    return Section("state", tuple(t[2] for t in lines), tuple(t[0] for t in lines))
+
+
+def _short_path(path: str) -> str:
+    return "/".join(path.replace("\\", "/").split("/")[-2:])
+
+
+def _submitted(log: _Log) -> bool:
+    """The agent handed its work in (mini-swe-agent's submit): its diff is the result."""
+    if log.ended is not None:
+        return True  # a trajectory: its end record holds the submission (or says why none)
+    return any(
+        c.name.lower() in ("submit", "finish") or "COMPLETE_TASK_AND_SUBMIT" in _command(c.args)
+        for c in log.calls
+    ) or bool(log.calls and log.calls[-1].result and "diff --git" in (log.calls[-1].result or ""))
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def rejections_section(log: _Log) -> Section:
+    """Tool calls the user refused and requests the user interrupted, with the words the
+    user gave (newest first when the allowance is short)."""
+    kept = log.rejections[-4:]
+    lines = []
+    for r in kept:
+        words = f': "{r.words}"' if r.words else ""
+        lines.append(f"- {r.what}{words}")
+    ranks = [len(kept) - 1 - k for k in range(len(kept))]
+    return Section("rejections", tuple(lines), tuple(ranks))
+
+
+# --------------------------------------------------------------------------- subagents
+
+_SUBAGENT_TOOLS = frozenset(
+    {
+        "task",
+        "agent",
+        "subagent",
+        "dispatch_agent",
+        "spawn_agent",
+        "delegate",
+        "delegate_task",
+        "run_subagent",
+        "codebase_investigator",
+    }
+)
+_VERDICT = re.compile(
+    r"\b(APPROVED?|REQUEST(?:ED)?[ _]CHANGES|CHANGES[ _]REQUESTED|LGTM|REJECT(?:ED)?|"
+    r"NEEDS[ _](?:WORK|CHANGES)|PASS(?:ED)?|FAIL(?:ED|S)?|BLOCK(?:ED|ING)?|NO[ _-]GO)\b"
+)
+_VERDICT_LABEL = re.compile(
+    r"\b(?:verdict|decision|recommendation|result)\s*[:*]+\s*\**\s*([\w -]{2,40})", re.I
+)
+_HEADING = re.compile(r"\A\s*(?:#+\s.*|(?:\d+\.\s*)?\*\*[^*]+\*\*\W*)\Z")
+_MD_LINK = re.compile(r"\[([^\]\n]*)\]\((?:https?://)?[^)\s]*\)")
+_LAUNCHED = re.compile(r"\A\s*Async agent launched", re.I)
+_AGENT_TRAILER = re.compile(r"\n\s*agentId: .*\Z", re.S)
+
+
+def _report(label: str, text: str, status: str = "") -> str:
+    """One subagent's line: its name, its verdict when it gives one, its first facts."""
+    text = _AGENT_TRAILER.sub("", text).strip()
+    text = _MD_LINK.sub(r"\1", text)  # a source list's links: their titles only
+    verdict = ""
+    labelled = _VERDICT_LABEL.search(text)
+    if labelled:
+        verdict = labelled.group(1).strip(" *")
+    else:
+        m = _VERDICT.search(text)
+        verdict = m.group(1) if m else ""
+    sentences = [s for s in _content_sentences(text) if not is_narration(s)]
+    # an introduction ("Here's what I found:") and a bare heading say nothing themselves
+    said = [s for s in sentences if not s.rstrip().endswith(":") and not _HEADING.match(s)]
+    facts = [s for s in said if has_content(s)] or said or sentences
+    if verdict:
+        hit = next((s for s in sentences if verdict in s), "")
+        facts = [hit, *[f for f in facts if f != hit]] if hit else facts
+    body = _cut(" ".join(facts[:2]), _LINE_CHARS["subagents"]) if facts else ""
+    head = f"- {label}"
+    if verdict:
+        head += f": verdict {verdict}"
+    elif status and status.lower() not in ("completed", "complete"):
+        head += f" ({status})"
+    elif status:
+        head += " (completed)"
+    return f"{head}: {body}" if body else head
+
+
+def subagents_section(log: _Log) -> Section:
+    """What each subagent reported (a reviewer's APPROVE, an explorer's findings): the
+    results of delegation calls (Claude Code's ``Task``) and background subagents' task
+    notifications, the newest first when the allowance is short."""
+    found: list[tuple[int, str]] = []
+    for call in log.calls:
+        if call.name.lower() not in _SUBAGENT_TOOLS or call.rejected or not call.result:
+            continue
+        if _LAUNCHED.match(call.result):
+            continue  # a background launch: its report comes as a notification
+        label = next(
+            (
+                str(call.args[k]).strip()
+                for k in ("description", "subagent_type", "agent", "name")
+                if isinstance(call.args.get(k), str) and str(call.args[k]).strip()
+            ),
+            call.name,
+        )
+        found.append((call.index, _report(_cut(label, 60), call.result)))
+    for pos, name, status, result in log.reports:
+        found.append((pos, _report(_cut(name, 60), result, status)))
+    found.sort(key=lambda t: t[0])
+    kept = found[-5:]
+    return Section(
+        "subagents",
+        tuple(line for _, line in kept),
+        tuple(len(kept) - 1 - k for k in range(len(kept))),
+    )
+
+
+# --------------------------------------------------------------------------- last words
+
+_QUESTION = re.compile(r"\?[\"'”’)\]]*$")
+
+
+def _content_sentences(text: str) -> list[str]:
+    return [s.text for s in split_sentences(text) if s.text.strip()]
+
+
+def _last_words(log: _Log) -> list[str]:
+    """The assistant's closing texts: its last message, and, when messages that are no
+    request (a task notification, "continue") came after the last real one, its last
+    message before them too (the report they followed)."""
+    last_i, last = log.texts[-1]
+    real = [i for i, t in log.requests if request_text(t) is not None]
+    since = real[-1] if real else -1
+    texts = [last]
+    if any(i > since for i, _ in log.requests):  # machine or nudge messages at the end
+        first_after = min((i for i, _ in log.requests if i > since), default=last_i)
+        before = [t for i, t in log.texts if since < i < first_after]
+        if before:
+            texts.insert(0, before[-1])
+    return texts
+
+
+def last_section(log: _Log) -> Section:
+    if not log.texts:
+        return Section("last", ())
+    kept: list[str] = []
+    for text in _last_words(log):
+        sentences = [s for s in _content_sentences(text) if not _QUESTION.search(s)]
+        plain = [s for s in sentences if not is_narration(s)]
+        kept += [s for s in plain if has_content(s)] or plain[:2]
+    lines = tuple(_cut(s, _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
+    whole = _cut(" ".join(_fold(t) for t in _last_words(log)), _UNCUT_CHARS // 2)
+    # the sentences that report a count ("29 unit tests pass", "3 files changed") go in
+    # first when the allowance is short: a number is what a summary cannot give back
+    counted = [i for i, line in enumerate(lines) if _COUNT.search(line)]
+    order = counted + [i for i in range(len(lines)) if i not in counted]
+    ranks = [0] * len(lines)
+    for rank, i in enumerate(order):
+        ranks[i] = rank
+    return Section("last", lines, tuple(ranks), whole=whole if lines else "")
+
+
+_COUNT = re.compile(
+    r"\b\d[\d,.]*\s+(?:[\w-]+\s+){0,2}?(?:tests?|doctests?|specs?|cases?|assertions?|"
+    r"passed|passing|failed|failing|failures?|errors?|warnings?|skipped|files?|commits?|"
+    r"lines?|issues?|checks?|examples?|benchmarks?)\b",
+    re.I,
+)
+
+
+_ASK_TOOLS = frozenset({"ask", "askuserquestion", "ask_user", "ask_followup_question"})
+# Claude Code's answer record: User has answered your questions: "Q"="A", "Q2"="A2". ...
+_ANSWERS = re.compile(r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"')
+_ANSWERED = re.compile(r"\A\s*User has answered your questions?:\s*", re.I)
+
+
+def _answers(log: _Log) -> list[tuple[int, str]]:
+    """The user's answers to the agent's questions (decisions), one line each:
+    ``Answered: QUESTION -> ANSWER``."""
+    out: list[tuple[int, str]] = []
+    for call in log.calls:
+        if call.name.lower() not in _ASK_TOOLS or call.rejected or not (call.result or "").strip():
+            continue
+        result = call.result or ""
+        pairs = _ANSWERS.findall(result) if _ANSWERED.match(result) else []
+        if pairs:
+            for q, a in pairs:
+                out.append((call.index, f"Answered: {_cut(q, 140)} -> {_cut(a, 140)}"))
+            continue
+        q = call.args.get("message", call.args.get("question"))
+        asked = f"{_cut(q, 140)} -> " if isinstance(q, str) and q.strip() else ""
+        out.append((call.index, f"Answered: {asked}{_cut(result, 160)}"))
+    return out
+
+
+def questions_section(log: _Log) -> Section:
+    lines: list[str] = []
+    for call in reversed(log.calls):
+        if call.index < log.last_user:
+            break
+        if call.name.lower() in _ASK_TOOLS:
+            if call.result and call.result.strip():
+                break  # answered
+            q = call.args.get("message", call.args.get("question", call.args.get("questions")))
+            if isinstance(q, list):
+                q = " ".join(
+                    str(x.get("question", "")) if isinstance(x, Mapping) else str(x) for x in q
+                )
+            if isinstance(q, str) and q.strip():
+                lines.append(_cut(q, _LINE_CHARS["questions"]))
+            break
+    if not lines and log.texts and log.texts[-1][0] > log.last_user:
+        _, text = log.texts[-1]
+        asked = [s for s in _content_sentences(text) if _QUESTION.search(s)]
+        lines = [_cut(s, _LINE_CHARS["questions"]) for s in dict.fromkeys(asked[-2:])]
+    return Section("questions", tuple(lines), tuple(range(len(lines))))
+
+
+# --------------------------------------------------------------------------- all
+
+
+def session_section(notes: Iterable[str]) -> Section:
+    titles = [n.split(":", 1)[1].strip() for n in notes if n.startswith("session: ")]
+    titles = list(dict.fromkeys(t for t in titles if t))[-3:]
+    return Section("session", tuple(_cut(t, 160) for t in titles), tuple(range(len(titles))))
+
+
+def extract_sections(
+    messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()
+) -> list[Section]:
+    """Every section of `messages` (see the module docstring), in display order; a
+    section without records has no lines."""
+    notes = list(notes)
+    log = _read(messages, notes)
+    return [
+        session_section(notes),
+        task_section(log),
+        rejections_section(log),
+        plan_section(log),
+        state_section(log),
+        files_section(log),
+        outcome_section(log),
+        subagents_section(log),
+        last_section(log),
+        questions_section(log),
+    ]
+
+
+# Which sections' lines go first when the allowance is short: (section, rank) sorts
+# by this table's value for the section, then by the line's rank.
+_PRIORITY = {
+    "task": 0,
+    "rejections": 1,
+    "state": 1.5,
+    "subagents": 2.5,
+    "questions": 1,
+    "plan": 2,
+    "outcome": 2,
+    "files": 3,
+    "last": 3,
+    "session": 4,
+}
+
+
+def fit_sections(
+    sections: Sequence[Section], allowance: int, counter: TokenCount, *, stretch: bool = False
+) -> list[Section]:
+    """The sections cut to at most `allowance` tokens of `counter` once rendered
+    (`render_sections`): lines are taken in priority order (the first request, an open
+    question, the plan's open items and the last check first; each section at most its
+    share of the allowance), and shown in their own order. A line that does not fit is
+    skipped and the next ones are still tried. With `stretch`, a section may take more
+    than its share when the others leave room (a second pass over what is left)."""
+    if allowance <= 0:
+        return []
+    order: list[tuple[float, int, int, int]] = []
+    for si, s in enumerate(sections):
+        ranks = s.ranks if len(s.ranks) == len(s.lines) else tuple(range(len(s.lines)))
+        for li, rank in enumerate(ranks):
+            order.append((_PRIORITY.get(s.name, 5) + min(rank, 6) * 0.75, si, li, rank))
+    order.sort()
+    chosen: dict[int, set[int]] = {}
+    text: dict[tuple[int, int], str] = {}  # lines cut to fit
+
+    def line(si: int, li: int) -> str:
+        return text.get((si, li), sections[si].lines[li])
+
+    def build(picks: Mapping[int, set[int]]) -> list[Section]:
+        out = []
+        for si, s in enumerate(sections):
+            keep = sorted(picks.get(si, ()))
+            if keep:
+                keep = [i for i in keep if line(si, i)]  # "" : said by the section's whole
+                out.append(
+                    Section(
+                        s.name,
+                        tuple(line(si, i) for i in keep),
+                        tuple(s.ranks[i] for i in keep) if len(s.ranks) == len(s.lines) else (),
+                        s.source,
+                    )
+                )
+        return out
+
+    def widen() -> None:
+        """With room left (`stretch`), a section is shown whole (all its lines kept) and a
+        line cut short is shown uncut, most important first, as long as it still fits."""
+        for si, s in enumerate(sections):
+            if s.whole and len(chosen.get(si, ())) == len(s.lines):
+                saved = {li: text.get((si, li)) for li in range(len(s.lines))}
+                text[(si, 0)] = s.whole
+                for li in range(1, len(s.lines)):
+                    text[(si, li)] = ""
+                if counter.count(render_sections(build(chosen))) > allowance:
+                    for li, before in saved.items():
+                        if before is None:
+                            text.pop((si, li), None)
+                        else:
+                            text[(si, li)] = before
+        for _, si, li, _ in order:
+            s = sections[si]
+            if li not in chosen.get(si, ()) or len(s.full) != len(s.lines) or not s.full[li]:
+                continue
+            before = text.get((si, li))
+            text[(si, li)] = s.full[li]
+            if counter.count(render_sections(build(chosen))) > allowance:
+                if before is None:
+                    text.pop((si, li))
+                else:
+                    text[(si, li)] = before
+
+    def fits(trial: Mapping[int, set[int]], si: int) -> bool:
+        name = sections[si].name
+        if not stretch:
+            own = counter.count(build({si: set(trial[si])})[0].render())
+            if own > _SHARE.get(name, 0.1) * allowance:
+                return False
+        return counter.count(render_sections(build(trial))) <= allowance
+
+    said: set[str] = set()
+    for _, si, li, rank in order:
+        s = sections[si]
+        keys = _said(s.lines[li])
+        if not keys or keys & said:
+            continue  # nothing new, or a sentence already said
+        trial = {k: set(v) for k, v in chosen.items()}
+        trial.setdefault(si, set()).add(li)
+        if not fits(trial, si):
+            if rank != 0 or s.name not in _CUTTABLE:
+                continue
+            # the first line of the task, the question, the last words: cut it to fit
+            full = s.lines[li]
+            lo, hi, best = _MIN_CUT, len(full) - 1, ""
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                text[(si, li)] = _cut(full, mid)
+                if fits(trial, si):
+                    best, lo = text[(si, li)], mid + 1
+                else:
+                    hi = mid - 1
+            if not best:
+                text.pop((si, li), None)
+                continue
+            text[(si, li)] = best
+        chosen = trial
+        said |= keys
+    if stretch:
+        widen()
+    return build(chosen)
+
+
+#: Sections whose most important line is cut to fit rather than left out.
+_CUTTABLE = frozenset({"task", "questions", "last"})
+_MIN_CUT = 60
+
+
+def _said(line: str) -> set[str]:
+    """The sentences of a line, normalised (to say none twice)."""
+    text = line.strip().lstrip("-#*> ").strip()
+    text = re.sub(r"^\[[x~ ]\]\s*", "", text)
+    text = re.sub(r"^[A-Z][\w ]{0,24}: ", "", text)
+    return {
+        k for k in (" ".join(p.lower().split()).rstrip(".!?;: ") for p in sentences_of(text)) if k
+    }
+
+
+def as_json(sections: Sequence[Section], counter: TokenCount) -> list[dict[str, Any]]:
+    """The sections as in ``chunkscope recap --format json``."""
+    return [s.as_dict(counter.count(s.render())) for s in sections]

@@ -1,0 +1,340 @@
+"""What a user's message is to the session: a new request, a follow-up, or no request.
+
+The recap (`engine.recap.sections`) keeps the user's requests that say something; the topic
+segmenter (`engine.segment.segmenter`) weighs a user's message as the start of a topic by what it
+is (`topic_start`):
+
+- **no request** (0): a background agent's report (``<task-notification>``), an
+  interruption, tool output pasted by the tool, "ok" / "continue", a slash command that
+  manages the tool (`TOOL_COMMANDS`: aider's ``/model``, ``/add``, ``/commit``, Claude
+  Code's ``/compact``, ``/plugin``): it belongs to the topic in course. A slash command
+  of the user's own (``/publish-session``, ``/review``) is a request;
+- **a follow-up** (`FOLLOW_UP`): a message that continues the current goal: short
+  ("try again", "did you push?"), opening on what was just done ("That's almost right",
+  "Also ...", "Undo the last change", "still ..."), reporting an error in it ("I'm
+  getting ...", "Nothing happens when ..."), or answering the agent's questions ("1: ...");
+- **a request** (1): anything else, e.g. "Now let's implement the realtime aspect",
+  "Create a TypeScript frontend ...", "/code add a dark mode switch".
+
+These are cues in the text, in English; a message they miss counts as a request, as
+every user message did before. The text's content still decides with them: a cut needs
+the block similarity to dip too (`engine.segment.segmenter`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+__all__ = [
+    "FOLLOW_UP",
+    "LANDED",
+    "LANDED_STRETCH",
+    "PHASE",
+    "PHASE_STRETCH",
+    "MessageKind",
+    "Phase",
+    "clean_request",
+    "is_follow_up",
+    "is_request",
+    "is_tool_call",
+    "lands_work",
+    "message_kind",
+    "phase_cue",
+    "repeats",
+    "request_text",
+    "topic_start",
+    "words",
+]
+
+MessageKind = Literal["request", "follow_up", "none"]
+
+#: How strongly a follow-up starts a topic, against 1 for a new request.
+FOLLOW_UP = 0.0
+#: A message of at most this many words is a follow-up ("try again", "make it bigger").
+SHORT_WORDS = 5
+#: Error cues count in this many first characters of a message (a report opens on them).
+ERROR_CHARS = 160
+#: A request sharing this share of its words with one of the last few is a retry.
+REPEAT_SHARE = 0.4
+#: How many earlier requests a retry is looked for in: the one in course (a return to
+#: an older subject after another is a new topic).
+REPEAT_WINDOW = 1
+
+_TAGGED = re.compile(
+    r"<(system-reminder|environment_context|user_instructions|ide_[a-z_]+|"
+    r"local-command-[a-z]+|command-message|command-name|command-args)\b[^>]*>.*?</\1>",
+    re.S,
+)
+#: Claude Code's mark of a request the user stopped (the Codex reader writes the same)
+INTERRUPTED = re.compile(r"\[Request interrupted by user[^\]]*\]")
+_TRIVIAL = re.compile(
+    r"\A\W*(?:ok(?:ay)?|yes|yep|y|no|sure|go(?: on| ahead)?|continue|proceed|thanks?"
+    r"(?: you)?|ty|lgtm|done|next|great|perfect|cool|nice|do it|please continue|"
+    r"keep going|carry on)\W*\Z",
+    re.I,
+)
+_MACHINE = re.compile(r"\A\s*<(task-notification|bash-input|bash-stdout|bash-stderr)\b")
+#: Another hook's message in the user's place: Claude Code's "Stop hook feedback:",
+#: "PreToolUse:Bash hook error:", "... operation blocked by hook", a prompt hook's output
+_HOOK_MESSAGE = re.compile(
+    r"\A\s*(?:<user-prompt-submit-hook>|[\w:.*-]*\s*hook (?:feedback|error|blocking error|"
+    r"returned blocking error|success)\b|\w+ operation blocked by hook|"
+    r"\[[^\]\n]*\]:\s*#?\s*\w[^\n]{0,60}\bhook\b)",
+    re.I,
+)
+#: The built-in slash commands of aider, Claude Code, Codex and Gemini CLI that manage
+#: the tool (its model, files, context, settings) rather than ask for work: no request.
+#: Any other slash command is one the user defined (a workflow): a request.
+_TOOL_COMMAND_NAMES = """
+add architect ask chat-mode clear code commit context copy copy-context diff drop edit editor
+editor-model exit git help lint load ls map map-refresh model models multiline-mode paste quit
+read-only reasoning-effort report reset run save settings test think-tokens tokens undo voice
+weak-model web
+add-dir agents bug compact config cost doctor export hooks ide login logout mcp memory
+output-style permissions plugin plugins privacy-settings release-notes resume rewind status
+statusline terminal-setup todos upgrade usage vim
+approvals new mention about auth chat compress directory extensions privacy restore stats theme
+tools
+"""  # aider; Claude Code; Codex and Gemini CLI
+TOOL_COMMANDS = frozenset(_TOOL_COMMAND_NAMES.split())
+_COMMAND = re.compile(r"/([\w:.-]+)")
+#: aider's commands that carry a request after them (``/ask how ...``); every other
+#: slash command manages the tool
+_ASKING = re.compile(r"(?:\A|\s)/(?:ask|code|architect|chat)\b\s*", re.I)
+_OPENS_ON_WHAT_WAS_DONE = re.compile(
+    r"\A\W*(?:that'?s|that is|that was|this is|this was|it'?s|it is|it does|it doesn'?t|"
+    r"it still|still|also|but|ok(?:ay)?\b|yes|yeah|no\b|nope|undo|revert|roll ?back|"
+    r"try (?:again|it)|again|same|please continue|continue|instead|why\b|what about|"
+    r"and\b|great|thanks|thank you|looks|almost|better|not quite|hmm|wait|actually|"
+    r"close\b|nearly|good\b|perfect|nice\b|works|it works|\(?\d+[.:)]\s|"
+    r"(?:please |can you |help me )?(?:fix|debug)\b)",
+    re.I,
+)
+_REFERS_BACK = re.compile(
+    r"\b(?:the last change|last change|you just|your last|the previous (?:change|version)|"
+    r"go back to|undo|revert|try again|as before)\b",
+    re.I,
+)
+_ERROR = re.compile(
+    r"\b(?:error|exception|traceback|doesn'?t (?:seem to )?work|does not work|not working|"
+    r"isn'?t working|nothing (?:happens|changed)|i'?m (?:still )?getting|i (?:still )?get\b|"
+    r"i have this|still (?:getting|see|doesn'?t|not)|can'?t see|cannot see|"
+    r"didn'?t (?:work|change|fire|write|create)|doesn'?t (?:seem|show|appear)|"
+    r"not (?:displaying|showing))",
+    re.I,
+)
+
+
+#: How strongly the agent's first message after its work landed (`lands_work`) starts a
+#: topic: it turns to the next task of its plan.
+LANDED = 1.2
+#: ... when at least this many characters of the session follow it before more work
+#: lands (or the session ends): a task, not the wrap-up of the last one.
+LANDED_STRETCH = 4000
+_LANDED = re.compile(
+    r"(?m)^\s*\[[^\]\s]+(?: \(root-commit\))? [0-9a-f]{7,40}\] "  # git commit's summary
+    r"|\b[0-9a-f]{7,40}\.\.[0-9a-f]{7,40}\s+\S+\s+->\s+\S+"  # git push
+    r"|\* \[new branch\]\s+\S+\s+->"
+    r"|/pull/\d+\b"  # a pull request made
+)
+_TOOL_CALL = re.compile(r"\A[\w.:-]+\(\{")
+
+
+Phase = Literal["fix", "verify"]
+
+#: How strongly the agent's own announcement of its task's next phase starts a topic
+#: (`phase_cue`): after investigating, "Now let me make the fix"; after the fix, "let me
+#: create a test to verify the fix". An agent working through one task alone, with no
+#: commit between its phases, gives no other sign of them.
+PHASE = 1.0
+#: ... when at least this many characters of the task come before it (since the user's
+#: request, or since the fix was announced): a phase, not a first step.
+PHASE_STRETCH = 3000
+_FIX_PHASE = re.compile(
+    r"\b(?:let me|let's|i'll|i will|now i)\s+(?:now\s+)?(?:make|implement|apply|write)\s+"
+    r"(?:the|a|my)\s+fix\b",
+    re.I,
+)
+_VERIFY_PHASE = re.compile(
+    r"\b(?:verify|confirm|check|test)\s+(?:that\s+)?(?:the|my|our)\s+fix\b", re.I
+)
+
+
+def phase_cue(text: str) -> Phase | None:
+    """Does the agent's message (prose, not a tool call) announce the next phase of its
+    task: ``fix`` ("Now let me make the fix ...") or ``verify`` ("... a test to verify
+    the fix")? Which phase the announcement opens is for the caller to weigh
+    (`engine.segment.segmenter`): only the first of each, in that order, after enough work."""
+    head = text[:400]
+    if _FIX_PHASE.search(head):
+        return "fix"
+    if _VERIFY_PHASE.search(head):
+        return "verify"
+    return None
+
+
+def lands_work(text: str) -> bool:
+    """Does a tool's output show work landed: a commit made, a push, a pull request?"""
+    return _LANDED.search(text) is not None
+
+
+def is_tool_call(text: str) -> bool:
+    """Is an assistant message a tool call as the readers write it (``Bash({...})``)?"""
+    return _TOOL_CALL.match(text) is not None
+
+
+def clean_request(text: str) -> str:
+    """A user's message without the tool's tagged blocks and interruption marks."""
+    text = _TAGGED.sub(" ", text)
+    text = INTERRUPTED.sub(" ", text)
+    return text.strip()
+
+
+def is_request(text: str) -> bool:
+    """Does a (cleaned) user message ask something, rather than "ok", tool output, a
+    bare slash command or boilerplate?"""
+    if not text or _TRIVIAL.match(text) or _MACHINE.match(text) or _HOOK_MESSAGE.match(text):
+        return False
+    if text.startswith("/") and " " not in text.strip():
+        return False  # a bare slash command (/clear, /compact)
+    name = _COMMAND.match(text)
+    if name is not None and name.group(1).lower() in TOOL_COMMANDS:
+        return False  # a command that manages the tool (aider's /add, /copy-context)
+    if text.startswith(("Caveat:", "[image]", "[document]")) and len(text) < 200:
+        return False
+    return len(text.split()) >= 2
+
+
+_WORD = re.compile(r"[a-z0-9_]{3,}")
+_COMMON = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "that",
+        "this",
+        "you",
+        "your",
+        "are",
+        "was",
+        "were",
+        "have",
+        "has",
+        "had",
+        "not",
+        "but",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "make",
+        "add",
+        "use",
+        "using",
+        "from",
+        "into",
+        "onto",
+        "out",
+        "all",
+        "any",
+        "some",
+        "more",
+        "also",
+        "then",
+        "than",
+        "there",
+        "here",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "how",
+        "why",
+        "its",
+        "it's",
+        "let's",
+        "please",
+        "want",
+        "need",
+        "now",
+        "just",
+        "like",
+        "get",
+        "got",
+        "one",
+        "two",
+        "new",
+        "file",
+        "files",
+        "code",
+    ]
+)
+
+
+def words(text: str) -> frozenset[str]:
+    """The distinct lowercase words of three characters or more of `text`, without the
+    most common ones."""
+    return frozenset(_WORD.findall(text.lower())) - _COMMON
+
+
+def repeats(text: str, earlier: Sequence[frozenset[str]]) -> bool:
+    """Does a request repeat one of the `earlier` ones (their `words`): at least
+    `REPEAT_SHARE` of the words of the shorter of the two in common (a retry, after
+    a model switch or a reset)?"""
+    mine = words(text)
+    for other in earlier:
+        least = min(len(mine), len(other))
+        if least and len(mine & other) >= REPEAT_SHARE * least:
+            return True
+    return False
+
+
+def is_follow_up(text: str) -> bool:
+    """Does a (cleaned) request continue the current goal rather than start another?
+    (See the module docstring.)"""
+    if len(text.split()) <= SHORT_WORDS:
+        return True
+    if _OPENS_ON_WHAT_WAS_DONE.match(text) or _REFERS_BACK.search(text):
+        return True
+    return _ERROR.search(text[:ERROR_CHARS]) is not None
+
+
+def request_text(text: str) -> str | None:
+    """The request a user's message makes, cleaned (after aider's ``/ask``, ``/code``),
+    or None when it makes none (a report, an interruption, a command)."""
+    cleaned = clean_request(text)
+    asking = list(_ASKING.finditer(cleaned)) if cleaned.startswith("/") else []
+    if asking:  # aider writes its commands in a row: the request follows the last
+        cleaned = cleaned[asking[-1].end() :]
+    elif cleaned.startswith("/"):
+        name = _COMMAND.match(cleaned)
+        if name is None or name.group(1).lower() in TOOL_COMMANDS:
+            return None  # a command that manages the tool (/model, /add, /commit, /compact)
+        return cleaned  # a command of the user's own (/publish-session, /review): a task
+    return cleaned if is_request(cleaned) else None
+
+
+def message_kind(text: str, earlier: Sequence[frozenset[str]] = ()) -> MessageKind:
+    """What a user's message is to the session: ``request``, ``follow_up`` or ``none``
+    (see the module docstring); `earlier`: the `words` of the last requests, which a
+    retry repeats."""
+    cleaned = request_text(text)
+    if cleaned is None:
+        return "none"
+    if cleaned.startswith("/"):
+        return "request"  # a command of the user's own
+    if is_follow_up(cleaned) or repeats(cleaned, earlier):
+        return "follow_up"
+    return "request"
+
+
+def topic_start(text: str) -> float:
+    """How strongly a user's message starts a topic: 1 for a new request, `FOLLOW_UP`
+    for a follow-up, 0 for no request (see the module docstring)."""
+    kind = message_kind(text)
+    return 1.0 if kind == "request" else FOLLOW_UP if kind == "follow_up" else 0.0

@@ -1,0 +1,829 @@
+"""The topic segmenter: where the topic changes, over the compacted chunks and their vectors.
+
+The seed's merge loop compares single neighbours, and on agent logs that signal is
+weak and noisy; merging then runs until the size cap stops it, so the cap, not the
+content, decides where chunks break. This segmenter, after TextTiling (Hearst 1997)
+and its embedding-based successors, instead:
+
+1. **Compares blocks.** The similarity at a gap is the cosine of the summed (unit)
+   vectors of the chunks within ``topic_window`` characters before it and after it
+   (at least one chunk each side), so short messages and long sections weigh by
+   their text. It is measured at three scales (half, once and twice the window) so
+   one window fits both short episodes and long documents.
+2. **Scores depth.** At each scale the similarities become z-scores (so the same
+   numbers work for TF-IDF and for neural vectors, whose cosines sit near 1), and a
+   gap's depth is how far it dips below the highest similarity on each side within
+   twice the window: ``(left peak - s) + (right peak - s)``. The depths of the three
+   scales are averaged. A real topic change is a valley, not merely a low value.
+3. **Prefers structure, without trusting it blindly.** ``topic_structure`` is added
+   where the message after the gap is a user's new request after the assistant spoke
+   (a follow-up on the goal in course, a background agent's report or a command of
+   the tool is none: `engine.segment.requests`), or follows a pause of 30 minutes or a day
+   change; ``LANDED`` times it at the agent's first message after its work landed (a
+   commit, a push, a pull request) when a task follows; ``PHASE`` at the agent's own
+   announcement of its task's next phase (the fix after an investigation, then its
+   verification: `engine.segment.requests.phase_cue`); no topic starts before a
+   session's first request (its preamble: `TopicFrame.lead`); in markdown, times the strength
+   with which the unit after the gap starts a document (`engine.segment.docstruct`: front
+   matter, a title, a repeated opening section, a banner; and, in a file that does
+   not mark its documents for certain, the documents its words make most likely,
+   `engine.segment.wordseg`, with those marks as cheaper starts: `document_structure`). A
+   section heading alone is no hint.
+4. **Cuts the deepest dips first.** Only the best gap within half a window is a
+   candidate (one per valley), except that every markdown document start of full
+   strength is one (short documents lie within half a window of each other);
+   candidates whose score reaches ``topic_depth`` (a
+   number, or ``adaptive``: mean + std/2 of the candidates) are taken best first,
+   skipping any that would leave a segment under ``topic_min_chars``.
+5. **Then fits the size cap.** The topics are the first level; the second is the
+   merged chunks, which keep the seed's promise: each fits the one size cap of both
+   modes (`engine.segment.merge.MergeParams`: ``max_chunk_chars``, 8192 by default, or
+   ``max_chunk_tokens``). A topic over the cap is split (``size_cap`` cuts) at its best
+   inner points (`split_ranks`: a heading, a user turn, another message, a paragraph
+   gap, never inside a fenced code block while another point fits; the highest score,
+   i.e. the lowest similarity, among equals), in as few chunks as the cap allows. A
+   single unit over the cap stays whole and is flagged (`MergeResult.over_cap`).
+
+Its units are the compacted chunks of a pipeline in topic mode, which start at every
+message (`engine.chunk.split.chunk_turns` with ``by_message``), so a cut can fall exactly
+where a user's question or a document begins. Everything is vectorised numpy over
+the gaps (a sparse table for the range maxima). The result is an
+`engine.segment.merge.MergeResult` (no passes) whose ``topic_bounds`` say where each topic
+starts, so the command line and the workbench show topic cuts as they show merge cuts,
+each with its reason: ``topic`` (its depth), ``structure`` (a structural point tipped
+it), or ``size_cap`` (inside a topic).
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Literal, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from chunkscope.engine.model import Chunk, chunks_from_spans
+from chunkscope.engine.params import SliderSpec, check_fields, knob
+from chunkscope.engine.segment.docstruct import (
+    MARKED,
+    DocStructure,
+    Piece,
+    document_starts,
+    opening_pattern,
+)
+from chunkscope.engine.segment.merge import CUT_CODES, MergeParams, MergeResult, char_counts
+from chunkscope.engine.segment.requests import (
+    FOLLOW_UP,
+    LANDED,
+    LANDED_STRETCH,
+    PHASE,
+    PHASE_STRETCH,
+    REPEAT_WINDOW,
+    is_tool_call,
+    lands_work,
+    message_kind,
+    phase_cue,
+    request_text,
+    words,
+)
+from chunkscope.engine.segment.wordseg import DOC_PENALTY, document_words
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: The scales of the window the depth is averaged over.
+SCALES = (0.5, 1.0, 2.0)
+#: A pause of this many seconds between two messages is a structural point.
+PAUSE_SECONDS = 30 * 60
+#: How strongly a document start found by its words (`engine.segment.wordseg`) counts, in a
+#: markdown file whose documents are not all marked for certain (`frame`).
+DOC_WORDS = 1.0
+#: A markdown file in which front matter, title lines or headings of a title level
+#: start this many documents is trusted to mark them all: its words add nothing; if
+#: front matter or title lines alone start this many, only they and title-level
+#: headings start documents.
+EXPLICIT_STARTS = 2
+#: In the word model, each start a file marks (after its first unit: a title, a
+#: repeated opening) makes a start it does not mark this much dearer (times
+#: `engine.segment.wordseg.DOC_PENALTY`): the more documents a file marks itself, the less
+#: likely it leaves one unmarked.
+TITLE_WEIGHT = 0.5
+#: How many units before a repeated opening may open its document (`document_structure`).
+LEAD_UNITS = 3
+#: How much of the per-document cost a unit that opens as the file's first document
+#: opens (`engine.segment.docstruct.opening_pattern`) is spared: documents of one set often
+#: open alike (".. versionadded::", "The following example ...").
+OPENING_SPARED = 1.0
+#: The size cap of a merged chunk in chars by default: the seed's (`MergeParams`).
+DEFAULT_MAX_CHARS: int | None = MergeParams().max_chunk_chars
+
+
+@dataclass(frozen=True)
+class TopicParams:
+    """The topic segmenter's knobs (see the module docstring and `engine.params`)."""
+
+    topic_window: int = knob(
+        1500,
+        "chars compared on each side of a gap (at least one chunk each side)",
+        flag="--topic-window",
+        minimum=1,
+        metavar="N",
+        slider=SliderSpec(200, 10000, 100, 1000, label="window", fmt="{:.0f}", order=110),
+    )
+    topic_depth: Literal["adaptive"] | float = knob(
+        7.0,
+        "a gap whose depth plus structure reaches this (z units) is a topic change; "
+        "adaptive: mean + std/2 of the candidate gaps",
+        flag="--topic-depth",
+        words=("adaptive",),
+        metavar="adaptive|X",
+        slider=SliderSpec(0.0, 10.0, 0.1, 1.0, label="depth", start=7.0, order=120, choice="fixed"),
+    )
+    topic_min_chars: int = knob(
+        500,
+        "no topic segment shorter than this (chars)",
+        flag="--topic-min-chars",
+        minimum=0,
+        metavar="N",
+        slider=SliderSpec(0, 5000, 50, 500, label="min size", fmt="{:.0f}", order=130),
+    )
+    topic_unit_chars: int = knob(
+        20,
+        "in topic mode the compaction minimum: a unit shorter than this absorbs the next "
+        "(--min-chars is the seed mode's)",
+        flag="--topic-unit-chars",
+        minimum=0,
+        metavar="N",
+    )
+    topic_chunk_chars: int = knob(
+        800,
+        "merged chunks of about this size: each topic is split into the fewest chunks of "
+        "at most N chars (0: a topic is one chunk unless over the size cap), at its best "
+        "inner points; chunks a search context can hold",
+        flag="--topic-chunk-chars",
+        minimum=0,
+        metavar="N",
+        slider=SliderSpec(0, 8000, 100, 500, label="chunk size", fmt="{:.0f}", order=140),
+    )
+    topic_structure: float = knob(
+        5.0,
+        "added to a gap's score at a user turn after the assistant, a long pause, a day "
+        "change, or times its strength where a markdown document starts (z units)",
+        flag="--topic-structure",
+        minimum=0,
+        maximum=10,
+        metavar="W",
+        slider=SliderSpec(0.0, 8.0, 0.1, 1.0, label="structure", order=150),
+    )
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+
+
+@dataclass(frozen=True)
+class GapScores:
+    """Per gap (after chunk ``i``): block similarity, depth, structure bonus, score,
+    whether it is the best gap of its valley, and the threshold in force."""
+
+    similarity: FloatArray
+    depth: FloatArray
+    structure: FloatArray
+    score: FloatArray
+    candidate: npt.NDArray[np.bool_]
+    threshold: float
+
+
+def _reach(prefix: IntArray, width: float) -> tuple[IntArray, IntArray]:
+    """For every boundary ``b = 1..n-1``: the first chunk within ``width`` chars on
+    its left and the end of those on its right (at least one chunk each side)."""
+    n = len(prefix) - 1
+    b = np.arange(1, n, dtype=np.int64)
+    lo = np.minimum(np.searchsorted(prefix, prefix[b] - width, side="left"), b - 1)
+    hi = np.maximum(np.searchsorted(prefix, prefix[b] + width, side="right") - 1, b + 1)
+    return np.maximum(lo, 0).astype(np.int64), np.minimum(hi, n).astype(np.int64)
+
+
+def _gap_reach(prefix: IntArray, width: float) -> tuple[IntArray, IntArray]:
+    """For every gap: the range ``[lo, hi)`` of gaps within ``width`` chars of it."""
+    n = len(prefix) - 1
+    bpos = prefix[1:n]
+    lo = np.searchsorted(bpos, bpos - width, side="left")
+    hi = np.searchsorted(bpos, bpos + width, side="right")
+    return lo.astype(np.int64), hi.astype(np.int64)
+
+
+def _unit_prefix(vectors: FloatArray) -> npt.NDArray[np.float32]:
+    """Cumulative sums of the row-normalised vectors (float32: half the memory traffic;
+    block sums accurate to about 1e-4, far below the differences that matter)."""
+    w = np.asarray(vectors).astype(np.float32, copy=False)
+    norms = np.sqrt(np.einsum("ij,ij->i", w, w, dtype=np.float64))
+    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0).astype(np.float32)
+    # The running sum along each dimension, with the dimensions as rows: contiguous
+    # inner loops, a third faster than summing down the columns.
+    cols = np.empty((w.shape[1], len(w) + 1), dtype=np.float32)
+    cols[:, 0] = 0.0
+    np.multiply(w.T, scale[None, :], out=cols[:, 1:])
+    np.cumsum(cols[:, 1:], axis=1, out=cols[:, 1:])
+    return np.ascontiguousarray(cols.T)
+
+
+def _block_cosines(cum: npt.NDArray[np.float32], lo: IntArray, hi: IntArray) -> FloatArray:
+    base = cum[1 : len(cum) - 1]  # the sums up to each gap: a view, no copy
+    left = base - cum[lo]
+    right = cum[hi] - base
+    # Dot products in float32 (a relative error near 1e-7 here, far below what moves a
+    # cut): four times faster than casting every element to float64.
+    dots = np.einsum("ij,ij->i", left, right).astype(np.float64)
+    den = np.sqrt(
+        np.einsum("ij,ij->i", left, left).astype(np.float64)
+        * np.einsum("ij,ij->i", right, right).astype(np.float64)
+    )
+    sims = np.zeros(len(base), dtype=np.float64)
+    np.divide(dots, den, out=sims, where=den > 0)
+    out: FloatArray = np.clip(sims, -1.0, 1.0)
+    return out
+
+
+class _RangeMax:
+    """The maximum of ``values[lo:hi]`` for arrays of ranges (a sparse table)."""
+
+    def __init__(self, values: FloatArray) -> None:
+        self.levels = [values]
+        size = 1
+        while 2 * size <= len(values):
+            prev = self.levels[-1]
+            self.levels.append(np.maximum(prev[:-size], prev[size:]))
+            size *= 2
+
+    def query(self, lo: IntArray, hi: IntArray) -> FloatArray:
+        length = np.maximum(hi - lo, 1)
+        k = np.floor(np.log2(length)).astype(np.int64)
+        out = np.empty(len(lo), dtype=np.float64)
+        for level in np.unique(k).tolist():
+            sel = k == level
+            table = self.levels[level]
+            a, b = lo[sel], hi[sel] - (1 << level)
+            out[sel] = np.maximum(table[a], table[np.maximum(b, a)])
+        return out
+
+
+def _depths(sims: FloatArray, lo: IntArray, hi: IntArray) -> FloatArray:
+    """``(max of sims[lo..i] - s) + (max of sims[i..hi-1] - s)`` of the z-scores."""
+    std = float(np.std(sims))
+    z = (sims - float(np.mean(sims))) / (std if std > 1e-12 else 1.0)
+    table = _RangeMax(z)
+    idx = np.arange(len(z), dtype=np.int64)
+    left = table.query(np.minimum(lo, idx), idx + 1)
+    right = table.query(idx, np.maximum(hi, idx + 1))
+    out: FloatArray = (left - z) + (right - z)
+    return out
+
+
+def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> FloatArray:
+    """The strength of the structural point at each gap (see the module docstring): 1
+    at a user's new request after the assistant spoke (`engine.segment.requests.message_kind`;
+    `engine.segment.requests.FOLLOW_UP` at a follow-up, nothing at a report or a command), a
+    long pause or a day change; `engine.segment.requests.LANDED` at the agent's first message
+    after its work landed, when a task follows (at least
+    `engine.segment.requests.LANDED_STRETCH` characters before more work lands); for markdown,
+    how strongly the unit after the gap starts a document (0 to
+    `engine.segment.docstruct.MARKED`, `engine.segment.docstruct.document_starts`).
+
+    A message starts where the turn index changes. When one starts inside a chunk
+    (compaction merged a short chunk into it), the point goes on the gap before that
+    chunk when the text before the message is the smaller part of it, else on the gap
+    after it; so does a markdown paragraph. `sizes` (each chunk's ``chars``) saves
+    computing them again."""
+    return _structure(chunks, sizes)[0]
+
+
+class _DocGaps(NamedTuple):
+    """Per gap of a markdown file: the relative level of the heading after it
+    (`TopicFrame.headings`), whether the document start there is certain
+    (`DocStructure.fixed`), and whether it is front matter or a title line
+    (`DocStructure.opened`)."""
+
+    headings: IntArray
+    fixed: npt.NDArray[np.bool_]
+    opened: npt.NDArray[np.bool_]
+
+
+def _user_texts(chunks: Sequence[Chunk]) -> dict[int, str]:
+    """The whole text of each user message, by turn index (`chunk_turns` cuts a
+    message into paragraphs that share its index)."""
+    texts: dict[int, list[str]] = {}
+    for chunk in chunks:
+        for t in chunk.turns:
+            if t.role == "You" and t.turn_index is not None:
+                texts.setdefault(t.turn_index, []).append(t.text)
+    return {i: "\n\n".join(parts) for i, parts in texts.items()}
+
+
+def _structure(
+    chunks: Sequence[Chunk], sizes: IntArray | None = None
+) -> tuple[FloatArray, DocStructure | None, _DocGaps, int]:
+    """`structure_points`, the `DocStructure` of the markdown units (None if none),
+    what it says per gap (`_DocGaps`), and how many gaps open the file before its
+    first user request (no topic starts there: `TopicFrame.lead`)."""
+    n = len(chunks)
+    out = np.zeros(max(n - 1, 0))
+    totals = (sizes if sizes is not None else char_counts(chunks)).tolist()
+    user_texts = _user_texts(chunks)
+    prev_role: str | None = None
+    prev_index: object = object()
+    prev_ts = None
+    asked = False  # the last user message was a request or a follow-up, not a report
+    lead: int | None = None  # the gap before the first user request (-1: none)
+    recent: list[frozenset[str]] = []  # the words of the user's requests so far
+    landed = False  # a commit, push or pull request since the agent last spoke
+    lands: list[int] = []  # the units where work landed
+    turns_to: list[tuple[int, int]] = []  # (gap, unit) where the agent turned after
+    starts = _offsets(np.asarray(totals, dtype=np.int64))
+    phase: str | None = None  # the agent's phase of the request in course (`phase_cue`)
+    phase_from = 0  # where it began (a char offset)
+    pieces: list[Piece] = []
+    piece_gaps: list[int] = []
+    for j, chunk in enumerate(chunks):
+        offset = 0
+        total = max(1, totals[j])
+        for t in chunk.turns:
+            gap = j - 1 if 2 * offset <= total else j
+            opens = t.turn_index is None or t.turn_index != prev_index
+            if t.role == "Doc":
+                pieces.append(Piece(t.text, opens))
+                piece_gaps.append(gap)
+            elif opens:
+                point = 0.0
+                if t.role == "You":
+                    text = (
+                        user_texts.get(t.turn_index, t.text) if t.turn_index is not None else t.text
+                    )
+                    kind = message_kind(text, recent[-REPEAT_WINDOW:])
+                    if kind == "request":
+                        recent.append(words(request_text(text) or ""))
+                    if kind == "none":
+                        # a report, an interruption, a command: the topic in course
+                        prev_role, prev_index, asked = t.role, t.turn_index, False
+                        offset += len(t.role) + len(t.text) + 3
+                        continue
+                    start = 1.0 if kind == "request" else FOLLOW_UP
+                    landed = False
+                    if kind == "request":
+                        phase, phase_from = None, int(starts[j])
+                    if lead is None:
+                        lead = gap if prev_role is not None else -1
+                    if prev_role is not None and (prev_role != "You" or not asked):
+                        point = start
+                    asked = True
+                elif t.role == "Tool" and lands_work(t.text):
+                    landed = True
+                    lands.append(j)
+                elif t.role == "Bot" and not is_tool_call(t.text):
+                    if landed:
+                        landed = False  # the agent turns to its next task (kept below)
+                        if 0 <= gap < n - 1:
+                            turns_to.append((gap, j))
+                    cue = phase_cue(t.text)
+                    order = (None, "fix") if cue == "fix" else ("fix",) if cue else ()
+                    # the fix after an investigation; its check may follow it closely
+                    least = PHASE_STRETCH if cue == "fix" else PHASE_STRETCH // 3
+                    if phase in order and starts[j] - phase_from >= least:
+                        phase, phase_from = cue, int(starts[j])
+                        point = PHASE
+                if t.timestamp is not None and prev_ts is not None:
+                    with contextlib.suppress(TypeError):  # aware against naive: unknown
+                        if (
+                            t.timestamp.date() != prev_ts.date()
+                            or (t.timestamp - prev_ts).total_seconds() >= PAUSE_SECONDS
+                        ):
+                            point = 1.0
+                if point > 0 and 0 <= gap < n - 1:
+                    out[gap] = max(out[gap], point)
+            prev_role, prev_index = t.role, t.turn_index
+            if t.timestamp is not None and t.role != "Doc":
+                prev_ts = t.timestamp
+            offset += len(t.role) + len(t.text) + 3
+    if turns_to:
+        for gap, j in turns_to:
+            # a task follows, not the wrap-up (more commits and pushes, a summary)
+            k = bisect.bisect_right(lands, j)
+            end = lands[k] if k < len(lands) else n
+            if starts[end] - starts[j] >= LANDED_STRETCH:
+                out[gap] = max(out[gap], LANDED)
+    headings = np.full(max(n - 1, 0), -1, dtype=np.int64)
+    fixed = np.zeros(max(n - 1, 0), dtype=bool)
+    opened = np.zeros(max(n - 1, 0), dtype=bool)
+    first = 0 if lead is None else max(lead + 1, 0)
+    if not pieces:
+        return out, None, _DocGaps(headings, fixed, opened), first
+    found = document_starts(pieces)
+    for gap, strength, level in zip(piece_gaps, found.strength, found.level, strict=True):
+        if 0 <= gap < n - 1:
+            if strength > 0:
+                out[gap] = max(out[gap], strength)
+            if level >= 0 and (headings[gap] < 0 or level < headings[gap]):
+                headings[gap] = level
+    for pieces_of, mask in ((found.fixed, fixed), (found.opened, opened)):
+        for piece in pieces_of:
+            if 0 <= piece_gaps[piece] < n - 1:
+                mask[piece_gaps[piece]] = True
+    return out, found, _DocGaps(headings, fixed, opened), first
+
+
+#: `split_ranks`' values: a heading of level L ranks ``HEADING_RANK - L`` (a level-1
+#: heading 9, a level-6 one 4).
+HEADING_RANK = 10
+USER_RANK = 8  # a user turn after another role spoke
+MESSAGE_RANK = 3  # any other message (or document section) starts
+PARAGRAPH_RANK = 2  # a blank line inside one message
+HEADING_ONLY_RANK = 1  # right after a unit that is only a heading (it would be orphaned)
+FENCED_RANK = 0  # a blank line inside a fenced code block
+_HEADING = re.compile(r"(#{1,6})[ \t]")
+_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)", re.MULTILINE)
+
+
+def _heading_only(chunk: Chunk) -> bool:
+    """Is the chunk nothing but one markdown heading line?"""
+    turns = chunk.turns
+    return (
+        len(turns) == 1
+        and "\n" not in turns[0].text.strip()
+        and _HEADING.match(turns[0].text) is not None
+    )
+
+
+def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
+    """How good each gap (after chunk ``i``) is as a place to split a topic over the
+    size cap: the rank of what starts after it (`HEADING_RANK` minus a markdown
+    heading's level, `USER_RANK`, `MESSAGE_RANK`, `PARAGRAPH_RANK`), or `FENCED_RANK`
+    when the gap falls between two paragraphs of one fenced code block, or
+    `HEADING_ONLY_RANK` right after a unit that is nothing but a heading (a cut there
+    would part a heading from its text). Units never start mid-paragraph, so every gap
+    is at least a paragraph break."""
+    n = len(chunks)
+    out = np.full(max(n - 1, 0), PARAGRAPH_RANK, dtype=np.int8)
+    fenced = False
+    prev_role: str | None = None
+    prev_key: tuple[object, object] | None = None
+    for j, chunk in enumerate(chunks):
+        for k, t in enumerate(chunk.turns):
+            key = (t.turn_index, t.source_line)
+            new = prev_key is None or key != prev_key or t.turn_index is None
+            if new:
+                fenced = False
+            if k == 0 and j > 0:
+                heading = _HEADING.match(t.text)
+                if fenced:
+                    rank = FENCED_RANK
+                elif heading is not None:
+                    rank = HEADING_RANK - len(heading.group(1))
+                elif new and t.role == "You" and prev_role not in (None, "You"):
+                    rank = USER_RANK
+                else:
+                    rank = MESSAGE_RANK if new else PARAGRAPH_RANK
+                if _heading_only(chunks[j - 1]):
+                    rank = min(rank, HEADING_ONLY_RANK)
+                out[j - 1] = rank
+            text = t.text
+            if "```" in text or "~~~" in text:
+                fenced ^= len(_FENCE.findall(text)) % 2 == 1
+            prev_role, prev_key = t.role, key
+    return out
+
+
+def _as_vectors(vectors: npt.ArrayLike) -> FloatArray:
+    """The vectors as an array, float32 or float64 as given (no copy when they are)."""
+    v = np.asarray(vectors)
+    if v.dtype not in (np.float32, np.float64):
+        v = v.astype(np.float64)
+    return v
+
+
+def _offsets(sizes: IntArray) -> IntArray:
+    """Where each chunk starts in the text (one newline between chunks), and the end."""
+    chars = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes + 1, out=chars[1:])
+    return chars
+
+
+@dataclass(frozen=True, eq=False)
+class TopicFrame:
+    """What the segmenter needs of the chunks and vectors whatever its knobs: each
+    chunk's size and start, the running sum of the unit vectors and the structural
+    points. Built once per file (`frame`), it makes a slider step or a sweep point
+    only the knob-dependent work."""
+
+    chunks: Sequence[Chunk]
+    vectors: FloatArray
+    sizes: IntArray
+    chars: IntArray
+    cum: npt.NDArray[np.float32]
+    structure: FloatArray
+    ranks: npt.NDArray[np.int8]
+    """`split_ranks`: how good each gap is as a place to split a topic over the cap."""
+    #: per gap, the level of the markdown heading that opens the unit after it,
+    #: relative to the file's shallowest (0 = a top-level section; -1: no heading):
+    #: where a long document splits best (`engine.segment.docstruct`)
+    headings: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: how many gaps open the file before its first user request: a session's preamble
+    #: (system prompt, instructions, a tool's banner) belongs to the first topic
+    lead: int = 0
+    #: per gap of a markdown file: a document starts there at full strength (1 or more:
+    #: front matter, a title, a repeated opening, a document its words find); it is a
+    #: candidate even when a deeper gap lies within half a window (short documents)
+    documents: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
+
+
+def _trusted(docs: DocStructure) -> bool:
+    """Does a markdown file mark all its documents for certain? Front matter, title
+    lines or headings of a title level start at least `EXPLICIT_STARTS` of them
+    (`DocStructure.certain`), or it is one titled document: one marked start, which
+    opens the file, and no repeated opening. (A file where front matter or title lines
+    alone start that many is read by those alone: `frame`.)"""
+    if docs.certain >= EXPLICIT_STARTS:
+        return True
+    return docs.marked == 1 and docs.restarts == 0 and 0 <= docs.first_marked <= 1
+
+
+def document_structure(
+    chunks: Sequence[Chunk],
+    structure: FloatArray,
+    fixed: npt.NDArray[np.bool_],
+    headings: IntArray,
+) -> FloatArray:
+    """The document starts of a markdown file that does not mark them all for certain,
+    as structure strengths per gap: the most likely documents by their words
+    (`engine.segment.wordseg.document_words`), where a document starting at a marked point
+    (a title, a banner, the end of a block of link references) is spared that much of
+    the per-document cost (all of it at a certain start: front matter, a repeated
+    opening), and an unmarked start costs `TITLE_WEIGHT` more per start the file marks.
+    The certain starts keep their strength, each document the words find gets at least
+    `DOC_WORDS`, and a marked point they do not take is no start.
+
+    A repeated opening is a heading, and a document often opens with a paragraph or two
+    before it: the units between the heading before it and it (at most `LEAD_UNITS`)
+    are spared too, and when the words start a document at one of them, it starts there
+    with the repeated opening's strength, and the heading stays a start only if the
+    words take it too (then both are starts). A unit that opens as the file's first
+    document opens (its first paragraph's `opening_pattern`, not a heading) is spared
+    `OPENING_SPARED`."""
+    n = len(chunks)
+    spared = np.zeros(n)
+    spared[1:] = np.where(fixed, 1.0, np.minimum(structure, 1.0))
+    # each unit's own first paragraph (the file's name, a line of no file, is none)
+    firsts = [next((t.text for t in c.turns if t.source_line is not None), "") for c in chunks]
+    first = next((i for i, text in enumerate(firsts) if text.strip()), n)
+    opening = opening_pattern(firsts[first]) if first < n else ""
+    if opening:
+        for u in range(first + 1, n):
+            # a paragraph right under a heading belongs to that section
+            if not _heading_only(chunks[u - 1]) and opening_pattern(firsts[u]) == opening:
+                spared[u] = max(spared[u], OPENING_SPARED)
+    titles = int(np.count_nonzero(structure[1:] >= 1.0))
+    lead: dict[int, int] = {}  # a unit that may open the document of a repeated opening
+    heads = np.flatnonzero(headings >= 0) + 1  # units that open with a heading
+    for g in np.flatnonzero(fixed & (headings >= 0)).tolist():
+        u = g + 1
+        k = int(np.searchsorted(heads, u))
+        first = max(int(heads[k - 1]) + 1 if k else 1, u - LEAD_UNITS)
+        for v in range(first, u):
+            if not fixed[v - 1]:
+                lead[v] = u
+                spared[v] = 1.0
+    texts = ["\n".join(t.text for t in c.turns) for c in chunks]
+    found = document_words(texts, DOC_PENALTY * (1.0 + TITLE_WEIGHT * titles), spared=spared)
+    out = np.where(fixed, structure, 0.0)
+    for u in found:
+        if u in lead:  # the document of a repeated opening opens a little earlier
+            out[u - 1] = max(out[u - 1], structure[lead[u] - 1])
+            out[lead[u] - 1] = 0.0
+        else:
+            out[u - 1] = max(out[u - 1], structure[u - 1], DOC_WORDS)
+    return out
+
+
+def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
+    """The `TopicFrame` of `chunks` and their `vectors`."""
+    v = _as_vectors(vectors)
+    sizes = char_counts(chunks)
+    cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
+    chars = _offsets(sizes)
+    structure, docs, gaps, lead = _structure(chunks, sizes)
+    if docs is not None and len(chunks) >= 2:
+        if len(docs.opened) >= EXPLICIT_STARTS:
+            # front matter (or title lines) marks the documents: only they and
+            # title-level headings (`MARKED`) start one
+            structure = np.where(gaps.opened | (structure >= MARKED), structure, 0.0)
+        elif not _trusted(docs):
+            structure = document_structure(chunks, structure, gaps.fixed, gaps.headings)
+    headings = gaps.headings
+    documents = structure >= 1.0 if docs is not None else np.zeros(0, dtype=bool)
+    return TopicFrame(
+        chunks, v, sizes, chars, cum, structure, split_ranks(chunks), headings, lead, documents
+    )
+
+
+def gap_scores(
+    vectors: npt.ArrayLike,
+    chunks: Sequence[Chunk],
+    params: TopicParams,
+    prepared: TopicFrame | None = None,
+) -> GapScores:
+    """Block similarity, depth, structure and score of every gap (the module docstring).
+    `prepared` (the `frame` of these chunks and vectors) saves computing it again."""
+    n = len(chunks)
+    if n < 2:
+        empty = np.zeros(0)
+        return GapScores(empty, empty, empty, empty, np.zeros(0, dtype=bool), 0.0)
+    f = prepared if prepared is not None else frame(chunks, vectors)
+    chars, cum = f.chars, f.cum
+    depth = np.zeros(n - 1)
+    sims = np.zeros(n - 1)
+    for scale in SCALES:
+        width = params.topic_window * scale
+        s = _block_cosines(cum, *_reach(chars, width))
+        if scale == 1.0:
+            sims = s
+        depth += _depths(s, *_gap_reach(chars, 2 * width))
+    depth /= len(SCALES)
+    struct = f.structure * params.topic_structure
+    score = depth + struct
+    lo, hi = _gap_reach(chars, params.topic_window / 2)
+    candidate = score >= _RangeMax(score).query(lo, hi)
+    if len(f.documents) == n - 1:
+        candidate |= f.documents  # each document start its own, however short
+    if isinstance(params.topic_depth, str):
+        pool = score[candidate & (depth > 0)]
+        threshold = float(np.mean(pool) + 0.5 * np.std(pool)) if len(pool) else np.inf
+    else:
+        threshold = float(params.topic_depth)
+    return GapScores(sims, depth, struct, score, candidate, threshold)
+
+
+def segment(
+    chunks: Sequence[Chunk],
+    vectors: npt.ArrayLike,
+    params: TopicParams | None = None,
+    prepared: TopicFrame | None = None,
+    *,
+    max_chars: int | None = DEFAULT_MAX_CHARS,
+    max_tokens: int | None = None,
+    token_counts: Sequence[int] | None = None,
+) -> MergeResult:
+    """Topic segments of `chunks` (with their `vectors`), each split into merged chunks
+    that fit the size cap, as a `MergeResult` (its ``topic_bounds`` are the topics).
+    `prepared` (their `frame`, built once) leaves only the work that depends on the
+    knobs. The cap is `max_chars` (the seed's 8192 by default; None: no cap) or, when
+    given, `max_tokens`, which needs `token_counts` (one per chunk); as in the seed
+    loop a merged chunk's size is ``sum(part sizes) + (parts - 1)``."""
+    params = params or TopicParams()
+    size = MergeParams(mode="topic", max_chunk_chars=max_chars, max_chunk_tokens=max_tokens)
+    n = len(chunks)
+    if n == 0:
+        return _result([], _as_vectors(vectors), [0], [0], {}, None, None, size)
+    f = prepared if prepared is not None else frame(chunks, vectors)
+    if len(f.sizes) != n:
+        raise ValueError(f"the frame has {len(f.sizes)} chunks, not {n}")
+    v = f.vectors
+    scores = gap_scores(v, chunks, params, f)
+    chars = f.chars
+    chosen = [0, n]
+    cuts: dict[int, str] = {}  # gap (after chunk) -> reason
+    if n >= 2:
+        cand = np.flatnonzero(scores.candidate & (scores.score >= scores.threshold))
+        cand = cand[cand >= f.lead]  # no topic starts within the preamble
+        for g in cand[np.argsort(-scores.score[cand], kind="stable")].tolist():
+            b = g + 1
+            k = bisect.bisect_left(chosen, b)
+            lo, hi = chosen[k - 1], chosen[k]
+            least = params.topic_min_chars
+            if chars[b] - chars[lo] < least or chars[hi] - chars[b] < least:
+                continue
+            chosen.insert(k, b)
+            tipped = scores.structure[g] > 0 and scores.depth[g] < scores.threshold
+            cuts[g] = "structure" if tipped else "topic"
+    cap = size.cap
+    bounds = chosen
+    over = None
+    if cap is not None:
+        prefix = chars
+        if max_tokens is not None:
+            if token_counts is None:
+                raise ValueError("max_tokens is set but no token_counts were given")
+            counts = np.asarray(token_counts, dtype=np.int64)
+            if counts.shape != (n,):
+                raise ValueError(f"token_counts has {len(counts)} entries but there are {n} chunks")
+            prefix = _offsets(counts)
+        bounds = fit_cap(chosen, prefix, cap, f.ranks, scores.score)
+        for b in bounds[1:-1]:
+            cuts.setdefault(b - 1, "size_cap")
+        b_arr = np.asarray(bounds, dtype=np.int64)
+        over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
+    target = params.topic_chunk_chars
+    if splits_below_cap(target, size):
+        # retrieval-sized chunks inside the topics (only ever splits further: the cap holds)
+        bounds = fit_cap(bounds, chars, target, f.ranks, scores.score)
+        for b in bounds[1:-1]:
+            cuts.setdefault(b - 1, "chunk_size")
+        if over is not None and cap is not None:
+            b_arr = np.asarray(bounds, dtype=np.int64)
+            over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
+    return _result(chunks, v, bounds, chosen, cuts, scores, over, size)
+
+
+def splits_below_cap(target: int, size: MergeParams) -> bool:
+    """Whether a chunk size of `target` chars splits topics further than the size cap of
+    `size` does (a cap in tokens: always; in chars: when the target is below it)."""
+    cap = size.cap
+    return target > 0 and (cap is None or size.cap_unit == "tokens" or target < cap)
+
+
+def fit_cap(
+    topics: Sequence[int], prefix: IntArray, cap: int, ranks: npt.ArrayLike, score: FloatArray
+) -> list[int]:
+    """The starts of the chunks that split each topic (``topics``: starts and the end)
+    so that every chunk fits `cap`: a chunk ``[a, b)`` has size ``prefix[b] - prefix[a]
+    - 1`` (`prefix`: running sums of the sizes plus one). A topic over the cap is split
+    at the gap that keeps the fewest chunks possible (``ceil(left / cap) + ceil(right /
+    cap)``), of the best rank (`split_ranks`), of the highest score (the first of equals),
+    and its parts again until they fit; a single chunk over the cap stays whole.
+
+    Every part waiting to be split at one depth is split at once (segmented minima and
+    maxima over the concatenated gaps), so the work is a few array operations per level
+    of the recursion, not per cut."""
+    key = np.asarray(ranks, dtype=np.float64) * 1e6 + np.clip(score, -1e5, 1e5)
+    bounds = np.asarray(topics, dtype=np.int64)
+    a, b = bounds[:-1], bounds[1:]
+    added: list[IntArray] = []
+    while True:
+        todo = (b - a >= 2) & (prefix[b] - prefix[a] - 1 > cap)
+        a, b = a[todo], b[todo]
+        if not len(a):
+            break
+        lengths = b - a - 1  # inner gaps of each part
+        offsets = np.zeros(len(a), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=offsets[1:])
+        part = np.repeat(np.arange(len(a), dtype=np.int64), lengths)
+        inner = np.arange(len(part), dtype=np.int64) - offsets[part] + a[part] + 1
+        left = prefix[inner] - prefix[a][part] - 1
+        right = prefix[b][part] - prefix[inner] - 1
+        pieces = -(-left // cap) + -(-right // cap)
+        fewest = np.minimum.reduceat(pieces, offsets)
+        k = np.where(pieces == fewest[part], key[inner - 1], -np.inf)
+        best = np.maximum.reduceat(k, offsets)
+        hit = np.flatnonzero(k == best[part])
+        _, first = np.unique(part[hit], return_index=True)  # the first of equals
+        cut = inner[hit[first]]
+        added.append(cut)
+        a, b = np.concatenate([a, cut]), np.concatenate([cut, b])
+    if not added:
+        return list(topics)
+    out: list[int] = np.union1d(bounds, np.concatenate(added)).tolist()
+    return out
+
+
+def _result(
+    chunks: Sequence[Chunk],
+    v: FloatArray,
+    starts: list[int],
+    topic_starts: list[int],
+    cuts: dict[int, str],
+    scores: GapScores | None,
+    over: npt.NDArray[np.bool_] | None,
+    size: MergeParams,
+) -> MergeResult:
+    bounds = np.asarray(starts, dtype=np.int64)
+    spans = list(pairwise(starts))
+    merged = chunks_from_spans(list(chunks), spans) if chunks else []
+    dim = v.shape[1] if v.ndim == 2 else 0
+    if spans:  # each merged chunk's mean vector, every chunk's at once
+        counts = np.diff(bounds).astype(np.float64)
+        vectors = np.add.reduceat(v, bounds[:-1], axis=0, dtype=np.float64) / counts[:, None]
+    else:
+        vectors = np.zeros((0, dim))
+    gaps = [e - 1 for _, e in spans[:-1]]
+    if scores is not None:
+        sims = np.asarray([scores.similarity[g] for g in gaps], dtype=np.float64)
+        depths = np.asarray([scores.score[g] for g in gaps], dtype=np.float64)
+        threshold = scores.threshold
+    else:
+        sims = depths = np.zeros(0)
+        threshold = 0.0
+    return MergeResult(
+        bounds=bounds,
+        chunks=merged,
+        vectors=vectors,
+        passes=[],
+        cut_similarities=sims,
+        cut_threshold=threshold,
+        cut_codes=np.asarray([CUT_CODES[cuts[g]] for g in gaps], dtype=np.int8),
+        params=size,
+        cut_depths=depths,
+        over_cap=over if over is not None else np.zeros(len(spans), dtype=bool),
+        topic_bounds=np.asarray(topic_starts, dtype=np.int64),
+    )
