@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -81,3 +82,21 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     paths = make_corpus(root)
     paths.update(make_special(root))
     return paths
+
+
+_FOLDER_NAMES = ("engine", "tui", "themes")
+
+
+def _strays() -> set[str]:
+    return {m for m in list(sys.modules) if m.split(".", 1)[0] in _FOLDER_NAMES}
+
+
+@pytest.fixture(autouse=True)
+def _one_package() -> Iterator[None]:
+    """Every module is imported as part of the one ``chunkscope`` package: a test that
+    imports ``engine``, ``tui`` or ``themes`` by their folder names loads a second copy
+    of them, whose monkeypatches and state the app never sees."""
+    yield
+    strays = _strays()
+    if strays:
+        pytest.fail(f"imported outside the chunkscope package: {', '.join(sorted(strays)[:5])}")

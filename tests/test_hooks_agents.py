@@ -410,6 +410,8 @@ def test_a_read_only_store_still_injects_what_was_built(
         "cwd": str(tmp_path),
         "source": "startup",
     }
+    # The wait counts from the hook process's start: here a test worker's, long ago.
+    monkeypatch.setattr("chunkscope.tui.cli.hook._age", lambda: 0.0)
     text = _start_in_process(["--build-wait", "120"], payload)
     assert "s1.jsonl" in text.partition("\n\n")[0] and "multiply" in text.lower()
 

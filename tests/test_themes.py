@@ -11,7 +11,7 @@ from textual.color import Color, rgb_to_lab
 from textual.widgets import Static
 
 import chunkscope.themes
-from themes import (
+from chunkscope.themes import (
     BUILTIN_THEMES,
     DEFAULT_THEME,
     band_colors,

@@ -260,7 +260,7 @@ async def test_token_counting_does_not_hold_up_a_slider_step(
     in batches (the lock held per batch), so a slider step waits for one batch at most."""
     from chunkscope.engine.tokens import TokenCounter
     from chunkscope.tui.widgets.slider import Slider
-    from tui.workbench import runs
+    from chunkscope.tui.workbench import runs
 
     monkeypatch.setattr(runs, "COUNT_BATCH", 5)
     real = TokenCounter.count_many

@@ -175,7 +175,9 @@ async def test_markdown_strategy_against_the_compacted_chunks_of_a_markdown_file
         left_title, right_title = titles(app)
         assert f"before merge · compacted ({len(compacted)}) · {only_c} cut" in left_title
         assert f"markdown ({len(b)}) · {only_b} cut" in right_title
-        assert 0 < only_b < len(b) - 1  # the headings both cut at agree
+        # Each side has cuts of its own (a compacted chunk starts at the paragraph it
+        # starts at, rarely at a heading the markdown strategy cuts at).
+        assert only_c > 0 and 0 < only_b <= len(b) - 1
         # The left column keeps its items; the merge did not re-run for a strategy.
         assert app.workbench.query_one("#before", ChunkList).count == len(compacted)
         assert app.pipe.runs["merge"] == merge_runs
