@@ -24,7 +24,8 @@ from rich.color import ColorSystem
 
 from chunkscope.tui.app import ChunkscopeApp
 from chunkscope.tui.widgets.chunk_list import ChunkList
-from tests.pilot import SAMPLE, SIZE, make_app, settled, until, wait_for
+from tests.pilot import SAMPLE, SIZE, settled, until, wait_for
+from tests.pilot import make_app as _make_app
 from tests.test_first_hour import _burst
 from tests.test_tui_tune import MARKS
 
@@ -33,8 +34,24 @@ pytestmark = pytest.mark.usefixtures("isolated")
 NARROW = (100, 30)
 
 
+def make_app(*args: Any, **kwargs: Any) -> ChunkscopeApp:
+    """The app, recording every notification it shows (a toast expires after a few
+    seconds, sooner than a loaded machine gets to the check)."""
+    app = _make_app(*args, **kwargs)
+    shown: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, *a: Any, **kw: Any) -> None:
+        shown.append(str(message))
+        notify(message, *a, **kw)
+
+    app.notify = recording  # type: ignore[method-assign]
+    app._shown_notes = shown  # type: ignore[attr-defined]
+    return app
+
+
 def _notes(app: ChunkscopeApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    return list(app._shown_notes)  # type: ignore[attr-defined]
 
 
 async def test_at_100x30_footer_burst_turn_counts_and_judged_cuts() -> None:

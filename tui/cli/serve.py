@@ -235,9 +235,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             response = await super().handle_index(request)
             if isinstance(response, web.Response) and response.text is not None:
                 static = str(self.public_url).rstrip("/") + "/static/"
-                page = with_title(response.text, title, static)
-                # the websocket carries the token in its URL too (besides the cookie)
-                response.text = page.replace('/ws"', f'/ws?{TOKEN_PARAM}={token}"')
+                # The websocket carries the token in the cookie this page sets, not in its
+                # URL: textual-serve's script appends "?width=..&height=.." to that URL.
+                response.text = with_title(response.text, title, static)
             return response
 
     server = WorkbenchServer(app_command(args), host=args.host, port=args.port, title=title)
