@@ -694,7 +694,12 @@ def _scores(report: Report) -> str:
     return f'{head}<table class="scores">{body}</table>'
 
 
-_RECAP_BADGES = {"kept": "in the recap", "pinned": "pinned", "excluded": "excluded"}
+_RECAP_BADGES = {
+    "kept": "in the recap",
+    "pinned": "pinned",
+    "excluded": "excluded",
+    "said already": "said already in the recap",
+}
 
 
 def _chunk(row: ChunkRow) -> str:
