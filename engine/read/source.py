@@ -501,7 +501,8 @@ def message_turns(
     order made, as a person reads them (`engine.toolcall`: ``$ ls -la``, ``Read
     notes.md``), so a call is never hidden by the text beside it; the seed's
     `parse_turns` shows only the content, as the reference did. With `drop_empty`, a
-    message with thinking and nothing else yields the thinking alone.
+    message whose text is blank and that calls no tool yields no turn of its own (its
+    thinking alone, or nothing: an assistant message of "\\n\\n" says nothing).
     """
     ts = parse_timestamp(msg.get("timestamp"))
     role = msg["role"]
@@ -515,7 +516,7 @@ def message_turns(
         calls = calls_text(msg["tool_calls"])
         if calls:
             text = f"{text}\n{calls}" if text.strip() else calls
-    if not (drop_empty and out and not text.strip()):
+    if not (drop_empty and not text.strip()):
         out.append(Turn(ts, name, text, line, first_index + len(out)))
     return out
 
