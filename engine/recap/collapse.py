@@ -61,6 +61,7 @@ from typing import Any
 
 from chunkscope.engine.model import Progress, Turn, with_progress
 from chunkscope.engine.read.source import THINKING_ROLE, content_text, parse_timestamp
+from chunkscope.engine.textutil import plural
 from chunkscope.engine.toolcall import ELLIPSIS, format_call
 
 __all__ = [
@@ -110,8 +111,8 @@ _SENTENCES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # --------------------------------------------------------------------------- helpers
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (plural or word + 's')}"
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return plural(n, word, many)
 
 
 def _fold(text: str) -> str:
@@ -353,7 +354,8 @@ def _other_tool(
         return f"Fetched {_arg(args, 'url')}."
     if name in ("Task", "Agent"):
         kind = _arg(args, "subagent_type", "")
-        who = f"a {kind} subagent" if kind else "a subagent"
+        article = "an" if kind[:1].lower() in tuple("aeiou") else "a"
+        who = f"{article} {kind} subagent" if kind else "a subagent"
         return (
             f"Delegated to {who}: '{_arg(args, 'description')}'. Result: '{_cut(_fold(result))}'."
         )
