@@ -49,3 +49,26 @@ def test_theme_help_and_an_unknown_theme_name_the_themes() -> None:
     app = ChunkscopeApp(StartOptions(theme="nope", open_picker=False))
     (note,) = [n for n in app._startup_notes if "nope" in n]
     assert all(name in note for name in THEME_NAMES) and app.theme == THEME_NAMES[0]
+
+
+def test_markdown_export_labels_the_summary_and_says_the_abstract_once() -> None:
+    from types import SimpleNamespace
+
+    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.engine.summarize import Summary
+    from chunkscope.engine.tokens import get_counter
+    from chunkscope.tui.workbench.exports import merged_markdown
+
+    root = Path(__file__).resolve().parents[1]
+    pipe = Pipeline(root / "sample_logs" / "cache_refactor.jsonl")
+    result = pipe.merged()
+    first, second = result.chunks[0].text, result.chunks[1].text
+    summaries = {
+        first: Summary("The cache persists.", "The cache persists. Then the tests ran."),
+        second: Summary("Only this.", "Only this."),
+    }
+    view = SimpleNamespace(source=pipe.source(), result=result, merged_tokens=None)
+    md = merged_markdown(view, summaries, get_counter("cl100k_base"))  # type: ignore[arg-type]
+    assert "**Abstract:** The cache persists.\n\n**Summary:** Then the tests ran." in md
+    assert "**Abstract (the whole summary):** Only this." in md
+    assert md.count("The cache persists.") == 1 and md.count("Only this.") == 1
