@@ -550,3 +550,18 @@ def test_a_candidate_the_dedupe_empties_is_said_already_not_kept() -> None:
     by = {c.index: c for c in sel.candidates}
     assert by[0].reason == "said already" and not by[0].selected and by[0].tokens == 0
     assert by[1].reason == "kept" and by[1].selected
+
+
+def test_more_room_for_the_sections_never_drops_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Once the summaries leave budget over, the sections are fitted again in more
+    room: that refit may widen them, never drop "Where it stopped" for a longer task."""
+    from chunkscope.tui.cli import main
+
+    sample = Path(__file__).resolve().parents[1] / "sample_logs" / "cache_refactor.jsonl"
+    assert main(["recap", str(sample), "--budget", "400", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    names = [s["name"] for s in doc["sections"]]
+    assert "last" in names and "state" in names
+    assert doc["used_tokens"] <= 400

@@ -640,6 +640,8 @@ def compose(
         drop = [c.index for c in candidates if c.index not in keep]
         room = counter.count(prefix) + spare - 2  # "\n\n" seams may merge tokens
         wider = fit_sections(present, room, counter, stretch=True)
+        if not {x.name for x in wider} >= {x.name for x in fitted}:
+            wider = fitted  # more room never drops a section ("Where it stopped")
         again = select(
             candidates,
             budget,
