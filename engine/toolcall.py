@@ -126,8 +126,11 @@ def _quoted(text: str) -> str:
 
 def _with_block(head: str, args: dict[str, Any]) -> str:
     """`head` and the ``key=value`` pairs of `args`; a multi-line text value shows
-    as its lines after them (``content:`` then the lines), cut like a command."""
-    multi = next((k for k, v in args.items() if isinstance(v, str) and "\n" in v.strip()), None)
+    as its lines after them (``content:`` then the lines), cut like a command. Of
+    several, the last (an edit's ``new`` after its ``old``); the others show their
+    first line."""
+    many = [k for k, v in args.items() if isinstance(v, str) and "\n" in v.strip()]
+    multi = many[-1] if many else None
     if multi is None:
         return f"{head} {_pairs(args)}" if args else head
     rest = {k: v for k, v in args.items() if k != multi}

@@ -49,8 +49,8 @@ def test_a_multi_line_value_shows_its_lines_and_quotes_stay_as_typed() -> None:
     assert shown == 'Write /tmp/hello.sh content:\n#!/bin/bash\necho "Hello world"'
     assert "\\" not in shown
     # a second multi-line value is its first line, cut; a quote needs no escape
-    two = format_call("f", {"a": "x\ny", "b": "one\ntwo", "c": 'say "hi"'})
-    assert two == f'f b="one"{ELLIPSIS} c=\'say "hi"\' a:\nx\ny'
+    two = format_call("edit", {"old": "x\ny", "new": "one\ntwo", "c": 'say "hi"'})
+    assert two == f'edit old="x"{ELLIPSIS} c=\'say "hi"\' new:\none\ntwo'
 
 
 def test_a_script_keeps_its_lines_and_a_long_one_is_cut() -> None:
