@@ -113,6 +113,12 @@ class PipelineParams:
         return self.merge.mode == "topic"
 
     @property
+    def seed_calls(self) -> bool:
+        """Collapsed tool calls read as the seed's reference says them (``--merge seed``);
+        else as the readers show a call (`engine.recap.collapse.collapse_call`)."""
+        return self.merge.mode == "seed"
+
+    @property
     def compact_min(self) -> int:
         """The compaction minimum in force: ``min_chars``, or in topic mode the topic
         segmenter's own (its units stay small, so a cut can fall on any message)."""
@@ -153,7 +159,7 @@ _MISSING = object()
 STAGE_INPUTS: dict[str, tuple[str, ...]] = {
     "parse": ("strict", "collapse", "input_format", "session"),
 }
-STAGE_INPUTS["turns"] = STAGE_INPUTS["parse"]
+STAGE_INPUTS["turns"] = (*STAGE_INPUTS["parse"], "seed_calls")
 STAGE_INPUTS["sections"] = STAGE_INPUTS["parse"]
 STAGE_INPUTS["strategy"] = (*STAGE_INPUTS["turns"], "strategy", "strategy_params", "tokenizer")
 STAGE_INPUTS["chunk"] = (*STAGE_INPUTS["strategy"], "by_message")
@@ -363,7 +369,7 @@ class Pipeline:
                 return src.turns
             from chunkscope.engine.recap.collapse import collapse_messages
 
-            return collapse_messages(src.messages, progress)
+            return collapse_messages(src.messages, progress, readable=not self.params.seed_calls)
 
         return self._stage("turns", compute)
 

@@ -16,6 +16,12 @@ _ANSI = re.compile(
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 turn``, ``2 turns``: the count and the word, plural (`many`, else word + "s")
+    only when the count is not 1. The one way every message counts things."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
 def strip_control(text: str) -> str:
     """`text` without terminal escape sequences or control characters (newline, tab kept)."""
     if not text.isprintable():

@@ -99,10 +99,14 @@ def _block(text: str) -> str:
 
 
 def _scalar(value: Any) -> str:
-    """One argument's value, compact: plain text when it reads unambiguously, else JSON."""
+    """One argument's value, compact: plain text when it reads unambiguously, else JSON;
+    a multi-line text shows its first line, cut with an ellipsis (no ``\\n`` escapes)."""
+    if isinstance(value, str) and "\n" in value.strip():
+        first = next(ln for ln in value.strip().split("\n") if ln.strip())
+        return _cut(_quoted(first.strip()), VALUE_CUT - 1) + ELLIPSIS
     if isinstance(value, str):
         plain = value and not any(c.isspace() for c in value) and '"' not in value
-        return _cut(value if plain else json.dumps(value, ensure_ascii=False), VALUE_CUT)
+        return _cut(value if plain else _quoted(value), VALUE_CUT)
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError):
@@ -110,12 +114,36 @@ def _scalar(value: Any) -> str:
     return _cut(text, VALUE_CUT)
 
 
+def _quoted(text: str) -> str:
+    """A text in quotes as typed: double quotes, or single ones when it holds a double
+    quote and no single one (JSON escapes only when it holds both)."""
+    if '"' not in text:
+        return f'"{text}"'
+    if "'" not in text:
+        return f"'{text}'"
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _with_block(head: str, args: dict[str, Any]) -> str:
+    """`head` and the ``key=value`` pairs of `args`; a multi-line text value shows
+    as its lines after them (``content:`` then the lines), cut like a command. Of
+    several, the last (an edit's ``new`` after its ``old``); the others show their
+    first line."""
+    many = [k for k, v in args.items() if isinstance(v, str) and "\n" in v.strip()]
+    multi = many[-1] if many else None
+    if multi is None:
+        return f"{head} {_pairs(args)}" if args else head
+    rest = {k: v for k, v in args.items() if k != multi}
+    line = f"{head} {_pairs(rest)}" if rest else head
+    return f"{line} {multi}:\n{_block(args[multi])}"
+
+
 def _subject(value: str) -> str:
     """A path, pattern or query after the tool's name: as it is when it is one word."""
     one = " ".join(value.split())
     if one and one == value and " " not in value:
         return _cut(value, VALUE_CUT * 2)
-    return _cut(json.dumps(value, ensure_ascii=False), VALUE_CUT * 2)
+    return _cut(_quoted(value), VALUE_CUT * 2)
 
 
 def _pairs(args: dict[str, Any]) -> str:
@@ -173,9 +201,8 @@ def format_call(name: Any, arguments: Any) -> str:
         value = args.get(key)
         if isinstance(value, str) and value.strip():
             rest = {k: v for k, v in args.items() if k != key}
-            subject = _subject(value)
-            return f"{tool} {subject} {_pairs(rest)}" if rest else f"{tool} {subject}"
-    return f"{tool} {_pairs(args)}"
+            return _with_block(f"{tool} {_subject(value)}", rest)
+    return _with_block(tool, args)
 
 
 def calls_text(tool_calls: Any) -> str:

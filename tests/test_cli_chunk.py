@@ -177,8 +177,8 @@ def test_markdown_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> No
     f.write_text("# Title\n\nintro\n\n## Part\n" + LONG + "\n", encoding="utf-8")
     doc = run_json(capsys, str(f))
     assert doc["kind"] == "markdown"
-    assert doc["turns"] == 3
-    assert doc["chunks"][0]["text"].startswith("Doc: guide.md\nDoc: # Title")
+    assert doc["turns"] == 2  # the sections: the file's name is no turn of its own
+    assert doc["chunks"][0]["text"].startswith("Doc: # Title")
     assert doc["chunks"][0]["lines"][0] == 1
 
 

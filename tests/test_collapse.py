@@ -146,6 +146,38 @@ def test_any_other_tool_shows_compact_json() -> None:
     )
 
 
+def test_the_readable_form_shows_an_other_tool_as_the_readers_do() -> None:
+    """The default pipeline's form: no JSON, no doubled backslash (the seed's
+    function, `collapse_messages` without `readable`, keeps the reference's text)."""
+    args = json.dumps({"query": "ochre sea star \\[tag]"})
+    msgs = [call("c1", "search_web", args), result("c1", "hits")]
+    assert [t.text for t in collapse_messages(msgs, readable=True)] == [
+        'Called search_web "ochre sea star \\[tag]".'
+    ]
+    assert [t.text for t in collapse_messages(msgs)] == [
+        'Called search_web({"query":"ochre sea star \\\\[tag]"}).'
+    ]
+    sh = [call("c1", "shell", json.dumps({"command": "ls -a"})), result("c1", "x")]
+    (turn,) = collapse_messages(sh, readable=True)
+    assert turn.text == "Called shell: $ ls -a."
+    assert collapsed_tool(turn) == "other"
+
+
+def test_the_pipeline_collapses_readably_except_in_seed_mode(tmp_path: Any) -> None:
+    from dataclasses import replace
+
+    from chunkscope.engine.pipeline import Pipeline, PipelineParams
+
+    path = tmp_path / "s.jsonl"
+    args = json.dumps({"query": "sea star"})
+    lines = [call("c1", "search_web", args), result("c1", "hits")]
+    path.write_text("\n".join(json.dumps(m) for m in lines) + "\n")
+    pipe = Pipeline(path, PipelineParams(collapse=True))
+    assert [t.text for t in pipe.turns()] == ['Called search_web "sea star".']
+    seed = pipe.with_params(merge=replace(pipe.params.merge, mode="seed"))
+    assert [t.text for t in seed.turns()] == ['Called search_web({"query":"sea star"}).']
+
+
 # --------------------------------------------------------------------------- messages
 
 

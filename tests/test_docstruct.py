@@ -245,7 +245,8 @@ def test_a_repeated_opening_starts_a_document_a_repeated_subsection_does_not() -
 def test_the_frame_says_how_deep_the_heading_after_each_gap_is(tmp_path: Path) -> None:
     path = tmp_path / "doc.md"
     path.write_text(
-        "## Title here\n\nAn introduction of some length.\n\n### Part A\n\nText of part A.\n\n"
+        "## Title here\n\nAn introduction of some length.\n\n"
+        "A second paragraph of the introduction.\n\n### Part A\n\nText of part A.\n\n"
         "#### Detail\n\nText of the detail.\n\n### Part B\n\nText of part B.\n"
     )
     params = PipelineParams(embedder=EmbedderSpec(name="lexical"), merge=MergeParams(mode="topic"))
@@ -258,7 +259,7 @@ def test_the_frame_says_how_deep_the_heading_after_each_gap_is(tmp_path: Path) -
     assert by_text["### Part A"] == 1
     assert by_text["#### Detail"] == 2
     assert by_text["### Part B"] == 1
-    assert by_text["An introduction of some length."] == -1
+    assert by_text["A second paragraph of the introduction."] == -1
 
 
 def test_the_first_marked_start_is_known() -> None:

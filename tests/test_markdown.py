@@ -194,7 +194,10 @@ def test_source_is_markdown_kind(tmp_path: Path) -> None:
     source = load(f)
     assert source.kind == "markdown"
     assert source.skipped == []
-    assert source.turns[0].text == "notes.markdown"
+    # the name is the seed's turn only: read as a format, every turn is the file's text
+    assert [t.text for t in source.turns] == ["# x"]
+    assert all(t.source_line is not None for t in source.turns)
+    assert [t.text for t in parse_turns_md(f)] == ["notes.markdown", "# x"]
 
 
 # --------------------------------------------------------------------------- property test
@@ -323,3 +326,20 @@ def test_whole_file_read_gives_the_lines_of_the_line_reader(
         assert whole is None and warnings
     else:
         assert whole == streamed
+
+
+def test_no_merged_chunk_is_the_file_name_and_every_one_has_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from chunkscope.tui.cli import main
+
+    f = write_md(
+        tmp_path / "cook.md", "# Cookbook\n\nSmall recipes.\n\n## Find\n\nfind . -name x\n"
+    )
+    assert main(["chunk", str(f), "--embed", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["merged"] and all(m["lines"] is not None for m in doc["merged"])
+    assert all("cook.md" not in m["text"] for m in doc["merged"])
+    assert doc["merged"][0]["lines"][0] == 1

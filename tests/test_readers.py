@@ -380,6 +380,25 @@ def _write(path: Path, records: list[dict[str, Any]]) -> Path:
     return path
 
 
+def test_a_blank_assistant_message_gives_no_turn_but_is_read(tmp_path: Path) -> None:
+    """Claude Code writes an assistant text block of "\\n\\n" between calls: no empty
+    ``Bot:`` turn; the record still counts as read (every record accounted)."""
+    path = _write(
+        tmp_path / "blank.jsonl",
+        [
+            _claude("u", None, "user", "read it"),
+            _claude("a", "u", "assistant", [{"type": "text", "text": "\n\n"}]),
+            _claude("b", "a", "assistant", "  \n"),
+            _claude("c", "b", "assistant", _use("ca")),
+            _claude("r", "c", "user", _result("ca", "text")),
+        ],
+    )
+    source = load(path)
+    assert [t.role for t in source.turns] == ["You", "Bot", "Tool"]
+    assert all(t.text.strip() for t in source.turns)
+    assert source.records == 5 == source.read + sum(source.not_read.values()) + len(source.skipped)
+
+
 def test_parallel_results_are_kept_in_call_order(tmp_path: Path) -> None:
     """Calls a, b, c made at once, one record each; their results written as they
     finished (c, a, b), each a child of its own call's record."""

@@ -6,6 +6,7 @@ import json
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -536,3 +537,31 @@ def test_a_summary_repeating_a_long_sentence_said_earlier_loses_it() -> None:
     assert said in out[0]
     assert "We checked" not in out[1] and "Also ok." in out[1]
     assert "Something new entirely here." in out[2]
+
+
+def test_a_candidate_the_dedupe_empties_is_said_already_not_kept() -> None:
+    """Every sentence of its summary (and abstract) said by the sections: 0 tokens, no
+    text, so it is not "kept" but has its own reason."""
+    said = cand(0, "The cache persists embeddings in SQLite across restarts now.", score=1.0)
+    said = replace(said, summary=Summary("", said.summary.summary))
+    fresh = cand(1, para(1, 6), score=2.0)
+    prefix = "## Done\n\n- The cache persists embeddings in SQLite across restarts now."
+    sel = select([said, fresh], 1000, COUNTER, prefix=prefix, dedupe=True)
+    by = {c.index: c for c in sel.candidates}
+    assert by[0].reason == "said already" and not by[0].selected and by[0].tokens == 0
+    assert by[1].reason == "kept" and by[1].selected
+
+
+def test_more_room_for_the_sections_never_drops_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Once the summaries leave budget over, the sections are fitted again in more
+    room: that refit may widen them, never drop "Where it stopped" for a longer task."""
+    from chunkscope.tui.cli import main
+
+    sample = Path(__file__).resolve().parents[1] / "sample_logs" / "cache_refactor.jsonl"
+    assert main(["recap", str(sample), "--budget", "400", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    names = [s["name"] for s in doc["sections"]]
+    assert "last" in names and "state" in names
+    assert doc["used_tokens"] <= 400

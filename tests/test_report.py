@@ -8,6 +8,7 @@ The browser tests (`tests/test_browser.py`) open it in Chromium.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -117,6 +118,9 @@ def test_the_page_shows_the_run(isolated: Path, capsys: pytest.CaptureFixture[st
     assert doc["recap"].split("\n")[0] in text  # the recap itself
     assert f"{doc['used_tokens']:,}" in text and "--topic-depth" in text
     assert len(html) < 200_000
+    # a range of one says it once; the second range names what it counts
+    assert not re.search(r"lines (\d+)–\1\b", text)
+    assert "(compacted chunks " in text and "(compacted 0" not in text
 
 
 def test_seed_mode_gold_and_budget(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -137,6 +137,28 @@ def test_split_ranks() -> None:
     ]
 
 
+def test_split_ranks_see_a_fence_across_paragraphs_with_their_own_lines() -> None:
+    """The paragraphs of one section each start at their own line (as `chunk_turns`
+    gives them): a gap inside a fence is still fenced, a paragraph is not a message."""
+
+    def para(text: str, line: int) -> Chunk:
+        return Chunk([Turn(None, "Doc", text, line, 4)])
+
+    chunks = [
+        para("### Delete old files", 19),
+        para("Always run the dry run first.", 21),
+        para("```bash\n# dry run: show what would go\nfind . -print", 24),
+        para("# the real thing\nfind . -delete\n```", 28),
+        para("After the block.", 31),
+    ]
+    assert split_ranks(chunks).tolist() == [
+        HEADING_ONLY_RANK,
+        PARAGRAPH_RANK,
+        FENCED_RANK,
+        PARAGRAPH_RANK,
+    ]
+
+
 def test_a_long_section_splits_at_its_best_points(tmp_path: Path) -> None:
     """A document of one topic over the cap splits at its headings, then paragraphs,
     never inside a code block while another point fits; a paragraph over the cap

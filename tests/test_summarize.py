@@ -539,3 +539,20 @@ def test_fragments_are_not_run_together() -> None:
     s = ExtractiveSummarizer().summarize(text)
     assert "parameters The" not in s.summary
     assert not re.search(r"[a-z] [A-Z][a-z]+ [a-z]", s.summary.replace(". ", "|")), s.summary
+
+
+def test_a_sentence_is_not_cut_after_e_g_or_inside_a_quoted_question() -> None:
+    from chunkscope.engine.summarize.extractive import sentences_of
+
+    text = (
+        'It asks with the numbers, e.g. "Delete 18 vectors (3 MB)?", and clearing empties it. '
+        'Use a tool, i.e. Grep. A vs. B wins. It said "Stop!" and left. Also etc. Then more.'
+    )
+    assert sentences_of(text) == [
+        'It asks with the numbers, e.g. "Delete 18 vectors (3 MB)?", and clearing empties it.',
+        "Use a tool, i.e. Grep.",
+        "A vs. B wins.",
+        'It said "Stop!" and left.',
+        "Also etc.",
+        "Then more.",
+    ]

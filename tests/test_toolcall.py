@@ -43,6 +43,16 @@ def test_a_call_shows_as_typed(name: object, arguments: object, shown: str) -> N
     assert format_call(name, arguments) == shown
 
 
+def test_a_multi_line_value_shows_its_lines_and_quotes_stay_as_typed() -> None:
+    content = '#!/bin/bash\necho "Hello world"\n'
+    shown = format_call("Write", {"file_path": "/tmp/hello.sh", "content": content})
+    assert shown == 'Write /tmp/hello.sh content:\n#!/bin/bash\necho "Hello world"'
+    assert "\\" not in shown
+    # a second multi-line value is its first line, cut; a quote needs no escape
+    two = format_call("edit", {"old": "x\ny", "new": "one\ntwo", "c": 'say "hi"'})
+    assert two == f'edit old="x"{ELLIPSIS} c=\'say "hi"\' new:\none\ntwo'
+
+
 def test_a_script_keeps_its_lines_and_a_long_one_is_cut() -> None:
     script = "cat > x.py << 'EOF'\nimport sys\n\nprint(sys.argv)\nEOF\npython x.py"
     assert format_call("bash", {"command": script}) == (

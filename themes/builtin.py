@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from textual.theme import Theme
 
+from chunkscope.engine.config.settings import THEME_NAMES
+
 BAND_COUNT = 8
 
 DARK_BANDS = (
@@ -60,7 +62,7 @@ def _band_variables(bands: tuple[str, ...]) -> dict[str, str]:
 PANEL_BORDER = {True: "#444b58", False: "#9aa3b0"}
 
 CHUNKSCOPE_DARK = Theme(
-    name="chunkscope-dark",
+    name=THEME_NAMES[0],
     primary="#5aa9e6",
     secondary="#8b7fd1",
     accent="#f4a259",
@@ -85,7 +87,7 @@ CHUNKSCOPE_DARK = Theme(
 )
 
 CHUNKSCOPE_LIGHT = Theme(
-    name="chunkscope-light",
+    name=THEME_NAMES[1],
     primary="#1f6fb2",
     secondary="#6a4fc4",
     accent="#d9600b",
@@ -110,7 +112,7 @@ CHUNKSCOPE_LIGHT = Theme(
 )
 
 CHUNKSCOPE_CONTRAST = Theme(
-    name="chunkscope-contrast",
+    name=THEME_NAMES[2],
     primary="#00e5ff",
     secondary="#a58bff",
     accent="#ffea00",

@@ -213,7 +213,11 @@ class ChunkscopeApp(
             wanted = self.settings.theme if self.settings is not None else DEFAULT_THEME
         if wanted not in self.available_themes:
             if self.options.theme:
-                self._startup_notes.append(f"Unknown theme {wanted!r}; using {DEFAULT_THEME}.")
+                ours = [t.name for t in BUILTIN_THEMES]
+                names = ours + sorted(n for n in self.available_themes if n not in ours)
+                self._startup_notes.append(
+                    f"Unknown theme {wanted!r}; using {DEFAULT_THEME}. Themes: {', '.join(names)}."
+                )
             wanted = DEFAULT_THEME
         self.theme = wanted
         self._theme_ready = True

@@ -694,11 +694,21 @@ def _scores(report: Report) -> str:
     return f'{head}<table class="scores">{body}</table>'
 
 
-_RECAP_BADGES = {"kept": "in the recap", "pinned": "pinned", "excluded": "excluded"}
+def _range(first: int, last: int) -> str:
+    """``33`` for one, ``32–33`` for several."""
+    return str(first) if first == last else f"{first}–{last}"
+
+
+_RECAP_BADGES = {
+    "kept": "in the recap",
+    "pinned": "pinned",
+    "excluded": "excluded",
+    "said already": "said already in the recap",
+}
 
 
 def _chunk(row: ChunkRow) -> str:
-    lines = f" · lines {row.lines[0]}–{row.lines[1]}" if row.lines else ""
+    lines = f" · lines {_range(row.lines[0], row.lines[1])}" if row.lines else ""
     when = f" · {esc(row.time_range)}" if row.time_range.strip() else ""
     turns = f"{row.turns} turn{'s' if row.turns != 1 else ''}"
     badge = ""
@@ -719,11 +729,12 @@ def _chunk(row: ChunkRow) -> str:
     if row.tail:
         text = f'<pre>{esc(row.head)}</pre><p class="muted">…</p><pre>{esc(row.tail)}</pre>'
     state = "kept" if row.recap in ("kept", "pinned") else "other"
+    parts = _range(row.parts[0], row.parts[1] - 1)
     return (
         f'<article class="chunk {state}" id="chunk-{row.index}">'
         f"<h3>{badge}Chunk {row.index}{when} · {turns} · {row.chars:,} chars · "
         f"{row.tokens:,} tokens{lines} "
-        f'<span class="muted parts hide-narrow">(compacted {row.parts[0]}–{row.parts[1] - 1})'
+        f'<span class="muted parts hide-narrow">(compacted chunks {parts})'
         f"</span></h3>"
         f'<p class="summary">{esc(row.summary)}</p>'
         f"<details><summary>text</summary>{text}</details>{cut}</article>"

@@ -49,7 +49,9 @@ if TYPE_CHECKING:
     from chunkscope.engine.segment.merge import MergeParams
 
 CONFIG_NAME = "config.toml"
-DEFAULT_THEME = "chunkscope-dark"
+#: The workbench's own themes (`chunkscope.themes.builtin` draws them), the default first.
+THEME_NAMES = ("chunkscope-dark", "chunkscope-light", "chunkscope-contrast")
+DEFAULT_THEME = THEME_NAMES[0]
 REDACTED = "***"
 
 _PROFILE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

@@ -501,7 +501,8 @@ def message_turns(
     order made, as a person reads them (`engine.toolcall`: ``$ ls -la``, ``Read
     notes.md``), so a call is never hidden by the text beside it; the seed's
     `parse_turns` shows only the content, as the reference did. With `drop_empty`, a
-    message with thinking and nothing else yields the thinking alone.
+    message whose text is blank and that calls no tool yields no turn of its own (its
+    thinking alone, or nothing: an assistant message of "\\n\\n" says nothing).
     """
     ts = parse_timestamp(msg.get("timestamp"))
     role = msg["role"]
@@ -515,7 +516,7 @@ def message_turns(
         calls = calls_text(msg["tool_calls"])
         if calls:
             text = f"{text}\n{calls}" if text.strip() else calls
-    if not (drop_empty and out and not text.strip()):
+    if not (drop_empty and not text.strip()):
         out.append(Turn(ts, name, text, line, first_index + len(out)))
     return out
 
@@ -629,8 +630,13 @@ def _whole_lines(path: Path, size: int) -> list[str] | None:
     return lines
 
 
-def load_markdown(path: str | Path, progress: Progress | None = None) -> Source:
-    """A markdown file as a source: a turn with the file name, then one ``Doc`` turn per section."""
+def load_markdown(
+    path: str | Path, progress: Progress | None = None, *, name_turn: bool = True
+) -> Source:
+    """A markdown file as a source: a turn with the file name (the seed's, without a
+    line: `name_turn`), then one ``Doc`` turn per section. The markdown reader of
+    `engine.read.formats` leaves the name turn out: a chunk of its own with no line,
+    and a recap that opens with a bare file name, say nothing the source path does not."""
     p = Path(path)
     st = _check_regular_file(p)
     warnings: list[Problem] = []
@@ -640,7 +646,8 @@ def load_markdown(path: str | Path, progress: Progress | None = None) -> Source:
     turns: list[Turn] = []
     if any(line.strip() for line in lines):
         mtime = datetime.fromtimestamp(st.st_mtime)
-        turns.append(Turn(mtime, DOC_ROLE, p.name, None, 0))
+        if name_turn:
+            turns.append(Turn(mtime, DOC_ROLE, p.name, None, 0))
         for lineno, text in markdown_sections(lines):
             last = lineno + text.count("\n")
             turns.append(Turn(mtime, DOC_ROLE, text, lineno, len(turns), last))

@@ -61,6 +61,8 @@ from typing import Any
 
 from chunkscope.engine.model import Progress, Turn, with_progress
 from chunkscope.engine.read.source import THINKING_ROLE, content_text, parse_timestamp
+from chunkscope.engine.textutil import plural
+from chunkscope.engine.toolcall import ELLIPSIS, format_call
 
 __all__ = [
     "CONSEQUENTIAL_TOOLS",
@@ -102,15 +104,15 @@ _SENTENCES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("delegate", re.compile(r"Delegated to .+\Z", re.S)),
     ("plan", re.compile(r"Updated the (todo list|plan) .*\Z", re.S)),
     ("done", re.compile(r"Finished: '.*'\.\Z", re.S)),
-    ("other", re.compile(r"Called .+\(.*\)\.\Z", re.S)),
+    ("other", re.compile(r"Called .+\Z", re.S)),
 )
 
 
 # --------------------------------------------------------------------------- helpers
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (plural or word + 's')}"
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return plural(n, word, many)
 
 
 def _fold(text: str) -> str:
@@ -189,6 +191,7 @@ def collapse_call(
     exit_code: int | None = None,
     failed: bool = False,
     agent: str | None = None,
+    readable: bool = False,
 ) -> str | None:
     """The sentence for one tool call and its result (None: the call is dropped).
 
@@ -198,7 +201,9 @@ def collapse_call(
     `agent` names the format of a log written by another agent (Claude Code, Codex,
     ChatGPT, set by `engine.read.formats`): its tools are said in the seed's forms where
     the seed has one (`_other_tool`); a log of the seed's own format (no `agent`) is
-    collapsed exactly as the reference did.
+    collapsed exactly as the reference did. With `readable`, a tool of no known form
+    reads as `engine.toolcall.format_call` shows it (``Called search_web "sea star".``)
+    instead of the reference's ``Called search_web({"query":"sea star"}).``
     """
     if name in _DROPPED_TOOLS and agent is None:
         return None
@@ -238,7 +243,17 @@ def collapse_call(
         summary = args.get("summary")
         text = summary if isinstance(summary, str) and summary.strip() else result
         return f"Finished: '{text.strip() or '?'}'."
+    if readable:
+        return _called(name, arguments)
     return f"Called {name or '?'}({shown})."
+
+
+def _called(name: str, arguments: Any) -> str:
+    """The readable sentence of a tool of no known form: the call as the readers show it."""
+    shown = format_call(name, arguments)
+    if shown.startswith(("$ ", "# ")):  # a command: the tool's name, then the command
+        shown = f"{name or '?'}: {shown}"
+    return f"Called {shown}" + ("" if shown.endswith((".", ELLIPSIS, "\n")) else ".")
 
 
 # --------------------------------------------------------------------------- other agents' tools
@@ -339,7 +354,8 @@ def _other_tool(
         return f"Fetched {_arg(args, 'url')}."
     if name in ("Task", "Agent"):
         kind = _arg(args, "subagent_type", "")
-        who = f"a {kind} subagent" if kind else "a subagent"
+        article = "an" if kind[:1].lower() in tuple("aeiou") else "a"
+        who = f"{article} {kind} subagent" if kind else "a subagent"
         return (
             f"Delegated to {who}: '{_arg(args, 'description')}'. Result: '{_cut(_fold(result))}'."
         )
@@ -403,11 +419,16 @@ def _calls(msg: Mapping[str, Any]) -> list[tuple[str | None, str, Any]]:
 
 
 def collapse_messages(
-    messages: Iterable[Mapping[str, Any]], progress: Progress | None = None
+    messages: Iterable[Mapping[str, Any]],
+    progress: Progress | None = None,
+    *,
+    readable: bool = False,
 ) -> list[Turn]:
     """The turns of a log with every tool call and its result as one sentence.
 
-    See the module docstring for the rules. Never raises on a malformed message:
+    See the module docstring for the rules. Without `readable` (the seed's own
+    function) a tool of no known form is said as the reference did; with it, as
+    the readers show a call (`collapse_call`). Never raises on a malformed message:
     what cannot be read is dropped or read as empty. ``progress(done, total)``
     counts messages.
     """
@@ -458,6 +479,7 @@ def collapse_messages(
                 exit_code=code if isinstance(code, int) and not isinstance(code, bool) else None,
                 failed=bool(msg.get("is_error")),
                 agent=call[2],
+                readable=readable,
             )
             if sentence is not None:
                 add(_timestamp(msg), TOOL_ROLE, sentence, _source_line(msg))

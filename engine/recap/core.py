@@ -77,7 +77,9 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 Scorer = Literal["recency", "salience"]
-Reason = Literal["kept", "pinned", "over budget", "excluded"]
+#: Why a candidate is in the recap or not; "said already": every sentence of its summary
+#: was said before it (by the sections or a candidate ahead), so it adds nothing.
+Reason = Literal["kept", "pinned", "over budget", "excluded", "said already"]
 
 SCORERS: tuple[Scorer, ...] = ("recency", "salience")
 
@@ -452,8 +454,15 @@ def select(
         ),
         key=lambda c: c.index,
     )
+    said: set[int] = set()  # emptied by the dedupe: nothing left to say
     if dedupe:
+        before = cands
         cands = _deduped(cands, prefix)
+        said = {
+            i
+            for i, (b, c) in enumerate(zip(before, cands, strict=True))
+            if not c.excluded and render_block(b, headings) and not render_block(c, headings)
+        }
     blocks = [render_block(c, headings) for c in cands]
     tokens = counter.count_many(blocks)
     sep = counter.count(SEPARATOR)
@@ -469,6 +478,8 @@ def select(
         return _join((blocks[i] for i in sorted(members)), prefix)
 
     for i in priority:
+        if i in said:
+            continue
         if not blocks[i]:
             chosen.add(i)  # an empty paragraph costs nothing and renders as nothing
             continue
@@ -495,6 +506,8 @@ def select(
             reason = "excluded"
         elif i in chosen:
             reason = "pinned" if c.pinned else "kept"
+        elif i in said:
+            reason = "said already"
         else:
             reason = "over budget"
         out.append(replace(c, tokens=tokens[i], selected=i in chosen, reason=reason))
@@ -627,6 +640,8 @@ def compose(
         drop = [c.index for c in candidates if c.index not in keep]
         room = counter.count(prefix) + spare - 2  # "\n\n" seams may merge tokens
         wider = fit_sections(present, room, counter, stretch=True)
+        if not {x.name for x in wider} >= {x.name for x in fitted}:
+            wider = fitted  # more room never drops a section ("Where it stopped")
         again = select(
             candidates,
             budget,

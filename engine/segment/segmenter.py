@@ -472,7 +472,9 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
     prev_key: tuple[object, object] | None = None
     for j, chunk in enumerate(chunks):
         for k, t in enumerate(chunk.turns):
-            key = (t.turn_index, t.source_line)
+            # The paragraphs of one turn share its index and role; each has its own line
+            # (`engine.chunk.split`), so the line never tells a new message.
+            key = (t.turn_index, t.role)
             new = prev_key is None or key != prev_key or t.turn_index is None
             if new:
                 fenced = False

@@ -156,3 +156,25 @@ class SummaryCache(Protocol):
 
     def put_json_many(self, namespace: str, items: Mapping[str, Any]) -> int:
         """Store the items in `namespace`; the number stored."""
+
+
+#: Ends of a sentence, dropped when comparing the abstract with the summary's sentences.
+_ENDS = ".!?…"
+
+
+def summary_rest(abstract: str, summary: str) -> str:
+    """`summary` without the sentence that is `abstract` (the extractive abstract is one
+    of the summary's sentences, often its first): the workbench's panel and
+    the markdown export show it once."""
+    core = abstract.strip().rstrip(_ENDS).strip()
+    at = summary.find(core) if core else -1
+    while at >= 0 and at > 0 and not summary[at - 1].isspace():
+        at = summary.find(core, at + 1)
+    if at < 0:
+        return summary.strip()
+    end = at + len(core)
+    while end < len(summary) and summary[end] in _ENDS:
+        end += 1
+    if end < len(summary) and not summary[end].isspace():
+        return summary.strip()  # the abstract is only the start of a longer sentence
+    return (summary[:at] + summary[end:]).strip()

@@ -31,6 +31,9 @@ _ABBREVIATIONS = frozenset(
     {"etc", "vs", "cf", "approx", "al", "fig", "ca", "nos", "mr", "mrs", "ms", "dr", "st"}
     | {"jr", "sr", "incl", "resp", "esp", "eg", "ie", "viz"}
 )
+# Abbreviations that introduce what follows (e.g., i.e., vs.): never a sentence's end,
+# even before a capital or a quote ("e.g. \"Delete 18 files?\"").
+_INTRODUCERS = frozenset({"eg", "ie", "vs", "cf", "viz"})
 _WORD = re.compile(r"\w+")
 # A wrapped line that starts a sentence of its own: a capitalised word (not "I").
 _NEW_LINE_SENTENCE = re.compile(r"[A-Z][a-z]+\b")
@@ -168,6 +171,10 @@ class Sentence:
 
 def _is_boundary(text: str, stop: int, nxt: int) -> bool:
     """Whether the stop ending at `stop` (index of its first mark) ends a sentence."""
+    if text[stop] == ".":
+        word = text[text.rfind(" ", 0, stop) + 1 : stop].lstrip("\"'“‘([")
+        if word.replace(".", "").lower() in _INTRODUCERS:
+            return False
     if _STARTER.match(text, nxt):
         return True
     if not _LOWER_START.match(text, nxt) or text[stop] != ".":

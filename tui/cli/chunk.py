@@ -9,6 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from chunkscope.engine.textutil import plural
 from chunkscope.tui.cli.common import (
     CliError,
     SnapshotCheck,
@@ -213,8 +214,8 @@ def _chunk_report(
         stamp = first_timestamp(source.turns)
         dated = f" dated {stamp:%Y-%m-%d}," if stamp is not None else ""
     head = [
-        f"{source.path}: {source.kind_label},{dated} {len(source.turns)} turns, "
-        f"{len(chunks)} chunks, tokens by {counter.name} ({counter.accuracy})"
+        f"{source.path}: {source.kind_label},{dated} {plural(len(source.turns), 'turn')}, "
+        f"{plural(len(chunks), 'chunk')}, tokens by {counter.name} ({counter.accuracy})"
     ]
     if merged is not None and sims is not None:
         head += ["", "=== Before merging ==="]

@@ -331,6 +331,20 @@ def search_params(args: argparse.Namespace) -> Any:
     return SearchParams(**checked_knobs(args, [SearchParams]))
 
 
+def add_theme_option(p: argparse.ArgumentParser) -> None:
+    """``--theme NAME``, its help naming the themes (the workbench, review, serve)."""
+    from chunkscope.engine.config.settings import THEME_NAMES
+
+    ours = ", ".join(THEME_NAMES)
+    p.add_argument(
+        "--theme",
+        default=None,
+        metavar="NAME",
+        help=f"theme to start with: {ours} (the first is the default), a theme "
+        "file's name or one of Textual's (textual-dark, nord, ...)",
+    )
+
+
 def add_profile_option(parser: argparse.ArgumentParser) -> None:
     """Add ``--profile NAME`` to a command that merges (chunk, recap)."""
     parser.add_argument(

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from chunkscope.tui.cli.common import CliError, note
+from chunkscope.tui.cli.common import CliError, add_theme_option, note
 
 
 def add_review_parser(sub: Any) -> argparse.ArgumentParser:
@@ -49,7 +49,7 @@ def add_review_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--list", action="store_true", help="list the stored session recaps")
     p.add_argument("--session", type=int, default=None, metavar="N", help="open the N-th of --list")
-    p.add_argument("--theme", default=None, metavar="NAME", help="theme to start with")
+    add_theme_option(p)
     p.set_defaults(run=cmd_review)
     return p
 

@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from chunkscope.tui.cli.common import CliError, add_profile_option, note
+from chunkscope.tui.cli.common import CliError, add_profile_option, add_theme_option, note
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -107,7 +107,7 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="URL",
         help="the URL browsers reach the server at, when it is behind a proxy",
     )
-    p.add_argument("--theme", default=None, metavar="NAME", help="theme to start with")
+    add_theme_option(p)
     add_profile_option(p)
     p.set_defaults(run=cmd_serve)
     return p

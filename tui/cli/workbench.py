@@ -16,6 +16,7 @@ from chunkscope.tui.cli.common import (
     add_input_args,
     add_knob_flags,
     add_profile_option,
+    add_theme_option,
     checked_knobs,
     open_latest,
 )
@@ -45,7 +46,7 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
         help="FILE is a folder of sessions (the current folder without FILE): open the "
         "newest session log",
     )
-    p.add_argument("--theme", default=None, metavar="NAME", help="theme to start with")
+    add_theme_option(p)
     p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
     add_input_args(p)
     p.add_argument(

@@ -25,6 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from chunkscope.engine.config.tuning import Tuning
+from chunkscope.engine.textutil import plural
 from chunkscope.tui.widgets.candidate_list import CandidateList, CandidateRow
 from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
 from chunkscope.tui.widgets.chunk_list import CUT_TEXT, ChunkList, human_count
@@ -810,7 +811,7 @@ _EMPTY = {"before": "no chunks: open a file with ctrl+o", "merged": "nothing mer
 
 
 def _plural(n: int, word: str, suffix: str = "s") -> str:
-    return f"{n} {word}{suffix if n != 1 else ''}"
+    return plural(n, word, word + suffix)
 
 
 def _fit_title(side: str, label: str, count: int, differ: str, seconds: str, room: int) -> str:

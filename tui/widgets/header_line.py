@@ -9,7 +9,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widget import Widget
 
-from chunkscope.engine.textutil import strip_control
+from chunkscope.engine.textutil import plural, strip_control
 
 
 def turns_after_collapse(n: int) -> str:
@@ -80,7 +80,7 @@ class HeaderLine(Widget):
         warn = self.get_component_rich_style("header-line--warn")
         # (text, style, keep rank): what does not fit the width is left out, lowest
         # rank first, so the line never ends in an ellipsis before its right end.
-        turns = f"{i.turns} turns"
+        turns = plural(i.turns, "turn")
         if i.collapsed_turns is not None and i.collapsed_turns != i.turns:
             turns += f" · {turns_after_collapse(i.collapsed_turns)}"
         parts: list[tuple[str, object, int]] = [(i.kind, "", 4), (turns, "", 7)]

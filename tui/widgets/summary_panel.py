@@ -13,27 +13,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar, Static
 
+from chunkscope.engine.summarize.base import summary_rest
 from chunkscope.tui.cells import terminal_text
 
-#: Ends of a sentence, dropped when comparing the abstract with the summary's sentences.
-_ENDS = ".!?…"
-
-
-def summary_rest(abstract: str, summary: str) -> str:
-    """`summary` without the sentence that is `abstract` (the extractive abstract is one
-    of the summary's sentences, often its first): the panel shows it once."""
-    core = abstract.strip().rstrip(_ENDS).strip()
-    at = summary.find(core) if core else -1
-    while at >= 0 and at > 0 and not summary[at - 1].isspace():
-        at = summary.find(core, at + 1)
-    if at < 0:
-        return summary.strip()
-    end = at + len(core)
-    while end < len(summary) and summary[end] in _ENDS:
-        end += 1
-    if end < len(summary) and not summary[end].isspace():
-        return summary.strip()  # the abstract is only the start of a longer sentence
-    return (summary[:at] + summary[end:]).strip()
+__all__ = ["SummaryPanel", "summary_rest"]
 
 
 class SummaryPanel(Vertical):

@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any
 
+from chunkscope.engine.summarize.base import summary_rest
 from chunkscope.tui.workbench.runs import RunView
 
 
@@ -84,8 +85,13 @@ def merged_markdown(view: RunView, summaries: dict[str, Any], counter: Any) -> s
         if cut is not None:
             out.append(f"Cut after: {cut}")
         summary = summaries.get(c.text)
-        if summary is not None:
-            out.extend(["", f"**{summary.abstract}**", "", summary.summary])
+        if summary is not None:  # said once, labelled, as the Summary panel shows it
+            abstract = summary.abstract.strip()
+            rest = summary_rest(abstract, summary.summary)
+            if rest:
+                out.extend(["", f"**Abstract:** {abstract}", "", f"**Summary:** {rest}"])
+            else:
+                out.extend(["", f"**Abstract (the whole summary):** {abstract}"])
         fence = _fence(c.text)
         out.extend(["", f"{fence}text", c.text, fence, ""])
     return "\n".join(out)

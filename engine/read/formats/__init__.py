@@ -72,7 +72,7 @@ def _seed(path: Path, o: ReadOptions) -> Source:
 
 
 def _markdown(path: Path, o: ReadOptions) -> Source:
-    source = load_markdown(path, o.progress)
+    source = load_markdown(path, o.progress, name_turn=False)
     source.format = MARKDOWN
     return source
 

@@ -82,7 +82,7 @@ class Collected:
     skipped: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
     records: int = 0  # records in the file (non-blank lines, items of a document)
-    read: int = 0  # records read (each gave turns, or the session's title)
+    read: int = 0  # records read (each gave turns, the session's title, or only blank text)
     #: records not read, by reason: read + sum(not_read) + len(skipped) == records
     not_read: Counter[str] = field(default_factory=Counter)
     #: parts of records read that were left out (encrypted blocks, reminders), by kind

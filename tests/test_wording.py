@@ -1,0 +1,74 @@
+"""Counts, articles and ranges said as a person would: "1 turn", "an Explore subagent",
+"lines 33", theme names listed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chunkscope.engine.config.settings import THEME_NAMES
+from chunkscope.engine.recap.collapse import collapse_call
+from chunkscope.engine.textutil import plural
+from chunkscope.tui.cli import main
+
+
+def test_plural_only_when_the_count_is_not_one() -> None:
+    assert [plural(n, "turn") for n in (0, 1, 2)] == ["0 turns", "1 turn", "2 turns"]
+    assert plural(1, "pass", "passes") == "1 pass" and plural(3, "pass", "passes") == "3 passes"
+
+
+def test_chunk_header_says_1_turn_and_1_chunk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "one.jsonl"
+    log.write_text(json.dumps({"role": "user", "content": "hello there, one turn"}) + "\n")
+    assert main(["chunk", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert " 1 turn, 1 chunk, " in out
+
+
+def test_a_subagent_type_takes_the_right_article() -> None:
+    args = json.dumps({"subagent_type": "Explore", "description": "find it"})
+    said = collapse_call("Task", args, "ok", agent="claude")
+    assert said is not None and said.startswith("Delegated to an Explore subagent:")
+    other = collapse_call("Task", json.dumps({"subagent_type": "general-purpose"}), "ok", agent="c")
+    assert other is not None and other.startswith("Delegated to a general-purpose subagent:")
+
+
+def test_theme_help_and_an_unknown_theme_name_the_themes() -> None:
+    import argparse
+
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from chunkscope.tui.cli.common import add_theme_option
+
+    p = argparse.ArgumentParser()
+    add_theme_option(p)
+    assert all(name in " ".join(p.format_help().split()) for name in THEME_NAMES)
+    app = ChunkscopeApp(StartOptions(theme="nope", open_picker=False))
+    (note,) = [n for n in app._startup_notes if "nope" in n]
+    assert all(name in note for name in THEME_NAMES) and app.theme == THEME_NAMES[0]
+
+
+def test_markdown_export_labels_the_summary_and_says_the_abstract_once() -> None:
+    from types import SimpleNamespace
+
+    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.engine.summarize import Summary
+    from chunkscope.engine.tokens import get_counter
+    from chunkscope.tui.workbench.exports import merged_markdown
+
+    root = Path(__file__).resolve().parents[1]
+    pipe = Pipeline(root / "sample_logs" / "cache_refactor.jsonl")
+    result = pipe.merged()
+    first, second = result.chunks[0].text, result.chunks[1].text
+    summaries = {
+        first: Summary("The cache persists.", "The cache persists. Then the tests ran."),
+        second: Summary("Only this.", "Only this."),
+    }
+    view = SimpleNamespace(source=pipe.source(), result=result, merged_tokens=None)
+    md = merged_markdown(view, summaries, get_counter("cl100k_base"))  # type: ignore[arg-type]
+    assert "**Abstract:** The cache persists.\n\n**Summary:** Then the tests ran." in md
+    assert "**Abstract (the whole summary):** Only this." in md
+    assert md.count("The cache persists.") == 1 and md.count("Only this.") == 1
