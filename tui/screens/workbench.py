@@ -27,7 +27,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 from chunkscope.engine.config.tuning import Tuning
 from chunkscope.tui.widgets.candidate_list import CandidateList, CandidateRow
 from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
-from chunkscope.tui.widgets.chunk_list import CUT_TEXT, ChunkList, human_count
+from chunkscope.tui.widgets.chunk_list import ChunkList, human_count
 from chunkscope.tui.widgets.header_line import HeaderInfo, HeaderLine, turns_after_collapse
 from chunkscope.tui.widgets.merge_panel import MergePanel
 from chunkscope.tui.widgets.recap_panel import RecapPanel
@@ -696,7 +696,9 @@ class WorkbenchScreen(Screen[None]):
             reasons = res.result.cuts
             topic = res.result.info.get("mode") == "topic"  # a merge:topic column
             inner = [topic and r in ("size_cap", "chunk_size") for r in reasons]
-            return (res.chunks, res.points(), reasons, res.tokens, False, inner)
+            # a merge column: the merge's cuts, with their numbers
+            cuts = res.result.info.get("cuts", reasons)
+            return (res.chunks, res.points(), cuts, res.tokens, False, inner)
         if view is None:
             return None
         if side == "left":
@@ -734,17 +736,15 @@ class WorkbenchScreen(Screen[None]):
         n_cuts = max(0, len(chunks) - 1)
         marks = flags if flags is not None else [False] * n_cuts
         lines: list[CutMark] | None = None
-        if spec is not None:
+        if cuts is not None:  # a strategy's reasons, or a merge's cuts (one wording)
             lines = [
-                CutMark((DIFFER if f else "") + (r or "cut"), NO_SIMILARITY)
-                for r, f in zip(cuts, marks, strict=False)
-            ]
-        elif cuts is not None:
-            lines = [
-                CutMark(
-                    (DIFFER + CUT_TEXT.get(c.reason, c.reason)) if f else c.reason,
+                CutMark((DIFFER if f else "") + (c or "cut"), NO_SIMILARITY)
+                if c is None or isinstance(c, str)
+                else CutMark(
+                    (DIFFER if f else "") + c.reason,
                     c.similarity,
                     c.threshold,
+                    getattr(c, "depth", None),
                 )
                 for c, f in zip(cuts, marks, strict=False)
             ]
