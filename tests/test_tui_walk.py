@@ -34,6 +34,19 @@ async def test_expanded_cards_break_between_words_and_judged_cuts_read_in_order(
         assert bench is not None and bench.view is not None
         merged = bench.query_one("#merged", ChunkList)
 
+        # The footer drops whole keys: none is cut by the palette key or the edge.
+        from textual.widgets._footer import FooterKey
+
+        await pilot.pause()
+        keys = list(bench.query(FooterKey))
+        palette = next(k for k in keys if k.has_class("-command-palette"))
+        shown = [k for k in keys if k.display and k is not palette]
+        assert {"question_mark", "q", "z"} <= {k.key for k in shown}, [k.key for k in shown]
+        assert all(k.region.right <= palette.region.x for k in shown), [
+            (k.key, k.region) for k in shown
+        ]
+        assert any(not k.display for k in keys)  # at 100 columns some keys are left out
+
         # An expanded card: every word whole on one row (it was "…read th / em, check…").
         merged.focus()
         merged.select(0)
@@ -75,6 +88,23 @@ async def test_expanded_cards_break_between_words_and_judged_cuts_read_in_order(
         assert seen, "no judged cut with numbers"
         shown = _cut_row(merged, verdicts.index("spurious"))  # as drawn: the verdict cropped
         assert "sim 0." in shown and shown.startswith(("▌ ", "▍ ")), shown
+
+
+def test_every_workbench_key_is_in_the_help() -> None:
+    from textual.binding import Binding
+    from textual.keys import key_to_character
+
+    from chunkscope.tui.screens.help import HELP
+    from chunkscope.tui.screens.workbench import WorkbenchScreen
+
+    table = HELP.split("## Keys", 1)[1]
+    for binding in WorkbenchScreen.BINDINGS:
+        assert isinstance(binding, Binding)
+        for key in binding.key.split(","):
+            shown = binding.key_display or ("esc" if key == "escape" else key)
+            if "+" not in key and len(key) > 1 and key != "escape":
+                shown = key_to_character(key) or shown
+            assert f"`{shown}`" in table, (key, binding.description)
 
 
 async def test_a_merge_column_words_its_cuts_as_the_main_view() -> None:

@@ -23,6 +23,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets._footer import FooterKey
 
 from chunkscope.engine.config.tuning import Tuning
 from chunkscope.tui.widgets.candidate_list import CandidateList, CandidateRow
@@ -77,6 +78,31 @@ ROLE_COLOURS = {
 class ControlsScroll(VerticalScroll, can_focus=False):
     """The merge controls' scroll area: never a focus stop of its own (it had one that
     lit the panel's border and did nothing); focusing a control scrolls it into view."""
+
+
+class FittingFooter(Footer):
+    """Textual's footer, dropping whole keys that do not fit (it cut the last label
+    mid-word: ``w Write re▏^p palette``); the first keys stay (`FOOTER_FIRST`)."""
+
+    async def recompose(self) -> None:
+        await super().recompose()
+        self.call_after_refresh(self._fit_keys)
+
+    def on_resize(self) -> None:
+        for key in self.query(FooterKey):  # measured again, all shown
+            key.display = True
+        self.call_after_refresh(self._fit_keys)
+
+    def _fit_keys(self) -> None:
+        keys = list(self.query(FooterKey))
+        palette = [k for k in keys if k.has_class("-command-palette")]
+        right = self.region.right - sum(k.outer_size.width for k in palette)
+        over = False
+        for key in keys:
+            if key in palette:
+                continue
+            over = over or key.region.right > right
+            key.display = not over
 
 
 class WorkbenchScreen(Screen[None]):
@@ -188,7 +214,7 @@ class WorkbenchScreen(Screen[None]):
                 yield SummaryPanel(id="summary", classes="panel")
                 yield RecapPanel(self.driver.budget, id="recap", classes="panel")
             yield SearchPanel(id="search", classes="panel")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.set_class(self.narrow, "-narrow")
