@@ -20,6 +20,13 @@ NOTES = ROOT / "sample_logs" / "research_notes.jsonl"
 GUIDE = ROOT / "sample_logs" / "architecture_guide.md"
 
 
+def _static_lines(widget: object) -> list[str]:
+    from textual.widgets import Static
+
+    assert isinstance(widget, Static)
+    return ["".join(seg.text for seg in widget.render_line(y)) for y in range(widget.size.height)]
+
+
 def _cut_row(lst: ChunkList, i: int, width: int | None = None) -> str:
     """The text of card `i`'s cut line (its last row), drawn at the list's width or `width`."""
     row = int(lst._offsets[i + 1] - lst._offsets[i]) - 1
@@ -86,6 +93,25 @@ async def test_expanded_cards_break_between_words_and_judged_cuts_read_in_order(
                 seen.add(verdict)
             assert line.endswith(" · " + words), line
         assert seen, "no judged cut with numbers"
+
+        # The merge panel's stats: the legend's names, broken between items; the
+        # toggle's label readable and apart from its value.
+        from textual.widgets import Static
+
+        from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
+        from chunkscope.tui.widgets.merge_panel import MergePanel
+
+        panel = bench.query_one(MergePanel)
+        stats = panel.query_one("#merge-stats", Static)
+        rows = [str(line).rstrip() for line in _static_lines(stats)]
+        text = "\n".join(rows)
+        assert "cuts:" in text and "_" not in text, rows
+        assert "chunk size" in text and "size cap" in text, rows
+        for row in rows:  # no item broken over two rows
+            assert not row.endswith((" chunk", " size")), rows
+        toggles = [t.render().plain for t in panel.query(ChoiceToggle)]
+        assert any(t.startswith("topic depth [") or t.startswith("topic depth  ") for t in toggles)
+        assert not any("_" in t.split("[")[0] for t in toggles), toggles
         shown = _cut_row(merged, verdicts.index("spurious"))  # as drawn: the verdict cropped
         assert "sim 0." in shown and shown.startswith(("▌ ", "▍ ")), shown
 

@@ -33,7 +33,7 @@ from chunkscope.tui.widgets.header_line import HeaderInfo, HeaderLine, turns_aft
 from chunkscope.tui.widgets.merge_panel import MergePanel
 from chunkscope.tui.widgets.recap_panel import RecapPanel
 from chunkscope.tui.widgets.search_panel import SearchPanel
-from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+from chunkscope.tui.widgets.similarity_strip import SimilarityStrip, cut_name
 from chunkscope.tui.widgets.strategy_panel import StrategyPanel
 from chunkscope.tui.widgets.summary_panel import SummaryPanel
 from chunkscope.tui.widgets.sweep_panel import SweepPanel
@@ -512,7 +512,7 @@ class WorkbenchScreen(Screen[None]):
             cap_text += f" · {over} over it"
         if topic:
             reasons = Counter(c.reason for c in result.cuts)
-            why = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
+            why = ", ".join(f"{n} {cut_name(r)}" for r, n in sorted(reasons.items()))
             top = view.params.topic
             panel.set_stats(
                 f"{_plural(len(result.topic_spans), 'topic')} → "
