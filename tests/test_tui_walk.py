@@ -41,6 +41,11 @@ async def test_expanded_cards_break_between_words_and_judged_cuts_read_in_order(
         assert bench is not None and bench.view is not None
         merged = bench.query_one("#merged", ChunkList)
 
+        # The compacted items are named units, as the merge panel's stats name them.
+        n_units = len(bench.view.compacted)
+        title = str(bench.query_one("#before-col").border_title)
+        assert f"compacted ({n_units} units)" in title, title
+
         # The footer drops whole keys: none is cut by the palette key or the edge.
         from textual.widgets._footer import FooterKey
 
@@ -106,6 +111,7 @@ async def test_expanded_cards_break_between_words_and_judged_cuts_read_in_order(
         rows = [str(line).rstrip() for line in _static_lines(stats)]
         text = "\n".join(rows)
         assert "cuts:" in text and "_" not in text, rows
+        assert f"{n_units} units" in text, rows
         assert "chunk size" in text and "size cap" in text, rows
         for row in rows:  # no item broken over two rows
             assert not row.endswith((" chunk", " size")), rows

@@ -477,6 +477,8 @@ class WorkbenchScreen(Screen[None]):
         count = str(len(view.left_items))
         if view.left_kind == "turns" and len(view.left_items) != len(view.source.turns):
             count = turns_after_collapse(len(view.left_items))  # as the header says it
+        elif view.left_kind == "compacted":  # paragraphs: more than the turns, so named
+            count = f"{count} units"  # as the merge panel's stats say it
         _set_title(
             before_col, f"BEFORE MERGE · {view.left_kind} ({count})", "v switches · [ strategy"
         )
