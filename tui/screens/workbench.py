@@ -460,6 +460,12 @@ class WorkbenchScreen(Screen[None]):
         """The item selected in the left column."""
         return self.query_one("#before", ChunkList).selected
 
+    def _strip_whose(self) -> str:
+        """Whose cuts the strip shows, when the right column is not that run: the strip
+        draws the merge panel's run (its mode, sliders and cap), not the columns."""
+        spec = self.driver.column_specs["right"] if self.driver.comparing else None
+        return "" if spec is None else " (the merged run, not the columns)"
+
     def _titles(self, view: RunView | None) -> None:
         """Border titles and the run's numbers (each set only when it changes: a new
         title repaints its whole panel)."""
@@ -497,8 +503,8 @@ class WorkbenchScreen(Screen[None]):
                 how = f"thresholds by pass {thresholds}{more}"
             _set_title(
                 strip,
-                f"SIMILARITY  neighbours {len(sims)} · mean {float(sims.mean()):.2f} "
-                f"σ {float(sims.std()):.2f} · {how}",
+                f"SIMILARITY{self._strip_whose()}  neighbours {len(sims)} · "
+                f"mean {float(sims.mean()):.2f} σ {float(sims.std()):.2f} · {how}",
             )
         else:
             _set_title(strip, "SIMILARITY")
@@ -702,6 +708,7 @@ class WorkbenchScreen(Screen[None]):
         if left is not None and right is not None:
             flags["left"], flags["right"] = differing(left[1], right[1])
         styles = self._compare_band_styles()
+        self._titles(view)  # the strip's title says whose run it shows
         for side, lst_id, title_id in (
             ("left", "#before", "#before-col"),
             ("right", "#merged", "#merged"),

@@ -135,11 +135,12 @@ def cut_line_tiers(cut: Any, verdict: str) -> list[tuple[str, str]]:
     (``┄ structure · depth 8.07 · sim 0.15``, `` · ✗``)."""
     why, numbers = cut_parts(cut)
     sign = verdict.split(" ", 1)[0]
+    sign = "" if sign == "·" else " · " + sign  # "outside marks": nothing to sign
     short = " · ".join(p for p in (why, _THRESHOLD.sub("", numbers)) if p)
     return [
         (cut_text(cut), " · " + verdict),
-        (cut_text(cut), " · " + sign),
-        ("┄ " + short, " · " + sign),
+        (cut_text(cut), sign),
+        ("┄ " + short, sign),
     ]
 
 
