@@ -82,6 +82,12 @@ async def test_expanded_cards_break_between_words_and_judged_cuts_read_in_order(
         await until(pilot, lambda: app.workers_idle() and any(merged._verdicts))
         await pilot.pause()
         verdicts = list(merged._verdicts)
+        # the counts say what they count: 2 marks cut the marked stretch in 3 topics
+        from tests.test_tui_marks import _score_text
+
+        score = _score_text(app)
+        assert "2 topic marks (partial)" in score, score
+        assert "for 3 marked (2 marks cut the marked stretch in 3)" in score, score
         assert any(v in ("hit", "spurious") for v in verdicts), verdicts
         seen = set()
         for i, verdict in enumerate(verdicts):

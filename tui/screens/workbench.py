@@ -800,7 +800,9 @@ class WorkbenchScreen(Screen[None]):
             lst.set_marks(judged.flags, judged.cut_verdicts)
             sc = judged.scores
             # the topics against the marked ones: over-cutting shows when Pk does not
-            differ += f" · Pk {sc.pk:.3f} F1 {sc.f1:.2f} · {sc.chunks}/{sc.gold_segments} topics"
+            differ += (
+                f" · Pk {sc.pk:.3f} F1 {sc.f1:.2f} · {sc.chunks} topics/{sc.gold_segments} marked"
+            )
         if driver.queries_apply():  # the query file's hit rate on this column's chunks
             shown, _ = driver.shown_result(side)
             owner = shown.result if spec is not None and shown is not None else None
