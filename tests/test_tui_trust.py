@@ -95,10 +95,16 @@ async def test_at_100x30_footer_burst_turn_counts_and_judged_cuts() -> None:
         await until(pilot, app.workers_idle)
         await pilot.pause()
         judged: list[str] = []
-        for index in range(len(bench.view.result.chunks)):  # card by card, on screen
+        for index, verdict in enumerate(merged._verdicts):  # card by card, on screen
+            if verdict not in ("hit", "spurious"):
+                continue
             merged.select(index)
             await pilot.pause()
-            judged += [s for s in merged.rendered_lines() if "┄ ✓" in s or "┄ ✗" in s]
+            judged += [
+                s
+                for s in merged.rendered_lines()
+                if "┄ " in s and s.rstrip().endswith(("· ✓", "· ✗"))
+            ]
             if len(judged) >= 3:
                 break
         assert judged, "no judged cut drawn"

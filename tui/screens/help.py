@@ -86,6 +86,7 @@ tabs), then the open tab's controls.
 | `↑` `↓` `pgup` `pgdn` `home` `end` | move in a list |
 | `←` `→` (`shift` for big steps) | adjust the focused slider or toggle |
 | `enter` | expand / collapse the selected chunk |
+| `z` | zoom: the focused panel fills the screen (`z` or `esc` again restores it) |
 | `/` | the Search panel: a question for the merged chunks (`esc` closes it) |
 | `v` | left column: turns → raw → compacted |
 | `m` | a topic starts at the left column's selected item (again: it does not) |
@@ -103,6 +104,7 @@ tabs), then the open tab's controls.
 | `T` | tool calls: collapsed (as `chunkscope recap`, the default) ↔ raw |
 | `[` / `]` | left / right column: default → each strategy → `merge:seed` → `merge:topic` |
 | `t` | next theme |
+| `esc` | cancel the work under way (a summary, a sweep, a load); leave a zoom |
 | `ctrl+o` | open a file |
 | `ctrl+p` | command palette (chunk:, search:, recap:, export:, profile:, theme:) |
 | `?` / `f1` | this help |

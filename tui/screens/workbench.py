@@ -23,17 +23,18 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets._footer import FooterKey
 
 from chunkscope.engine.config.tuning import Tuning
 from chunkscope.engine.textutil import plural
 from chunkscope.tui.widgets.candidate_list import CandidateList, CandidateRow
 from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
-from chunkscope.tui.widgets.chunk_list import CUT_TEXT, ChunkList, human_count
+from chunkscope.tui.widgets.chunk_list import ChunkList, human_count
 from chunkscope.tui.widgets.header_line import HeaderInfo, HeaderLine, turns_after_collapse
 from chunkscope.tui.widgets.merge_panel import MergePanel
 from chunkscope.tui.widgets.recap_panel import RecapPanel
 from chunkscope.tui.widgets.search_panel import SearchPanel
-from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+from chunkscope.tui.widgets.similarity_strip import SimilarityStrip, cut_name
 from chunkscope.tui.widgets.strategy_panel import StrategyPanel
 from chunkscope.tui.widgets.summary_panel import SummaryPanel
 from chunkscope.tui.widgets.sweep_panel import SweepPanel
@@ -78,6 +79,31 @@ ROLE_COLOURS = {
 class ControlsScroll(VerticalScroll, can_focus=False):
     """The merge controls' scroll area: never a focus stop of its own (it had one that
     lit the panel's border and did nothing); focusing a control scrolls it into view."""
+
+
+class FittingFooter(Footer):
+    """Textual's footer, dropping whole keys that do not fit (it cut the last label
+    mid-word: ``w Write re▏^p palette``); the first keys stay (`FOOTER_FIRST`)."""
+
+    async def recompose(self) -> None:
+        await super().recompose()
+        self.call_after_refresh(self._fit_keys)
+
+    def on_resize(self) -> None:
+        for key in self.query(FooterKey):  # measured again, all shown
+            key.display = True
+        self.call_after_refresh(self._fit_keys)
+
+    def _fit_keys(self) -> None:
+        keys = list(self.query(FooterKey))
+        palette = [k for k in keys if k.has_class("-command-palette")]
+        right = self.region.right - sum(k.outer_size.width for k in palette)
+        over = False
+        for key in keys:
+            if key in palette:
+                continue
+            over = over or key.region.right > right
+            key.display = not over
 
 
 class WorkbenchScreen(Screen[None]):
@@ -189,7 +215,7 @@ class WorkbenchScreen(Screen[None]):
                 yield SummaryPanel(id="summary", classes="panel")
                 yield RecapPanel(self.driver.budget, id="recap", classes="panel")
             yield SearchPanel(id="search", classes="panel")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.set_class(self.narrow, "-narrow")
@@ -435,6 +461,12 @@ class WorkbenchScreen(Screen[None]):
         """The item selected in the left column."""
         return self.query_one("#before", ChunkList).selected
 
+    def _strip_whose(self) -> str:
+        """Whose cuts the strip shows, when the right column is not that run: the strip
+        draws the merge panel's run (its mode, sliders and cap), not the columns."""
+        spec = self.driver.column_specs["right"] if self.driver.comparing else None
+        return "" if spec is None else " (the merged run, not the columns)"
+
     def _titles(self, view: RunView | None) -> None:
         """Border titles and the run's numbers (each set only when it changes: a new
         title repaints its whole panel)."""
@@ -452,6 +484,8 @@ class WorkbenchScreen(Screen[None]):
         count = str(len(view.left_items))
         if view.left_kind == "turns" and len(view.left_items) != len(view.source.turns):
             count = turns_after_collapse(len(view.left_items))  # as the header says it
+        elif view.left_kind == "compacted":  # paragraphs: more than the turns, so named
+            count = f"{count} units"  # as the merge panel's stats say it
         _set_title(
             before_col, f"BEFORE MERGE · {view.left_kind} ({count})", "v switches · [ strategy"
         )
@@ -470,8 +504,8 @@ class WorkbenchScreen(Screen[None]):
                 how = f"thresholds by pass {thresholds}{more}"
             _set_title(
                 strip,
-                f"SIMILARITY  neighbours {len(sims)} · mean {float(sims.mean()):.2f} "
-                f"σ {float(sims.std()):.2f} · {how}",
+                f"SIMILARITY{self._strip_whose()}  neighbours {len(sims)} · "
+                f"mean {float(sims.mean()):.2f} σ {float(sims.std()):.2f} · {how}",
             )
         else:
             _set_title(strip, "SIMILARITY")
@@ -487,7 +521,7 @@ class WorkbenchScreen(Screen[None]):
             cap_text += f" · {over} over it"
         if topic:
             reasons = Counter(c.reason for c in result.cuts)
-            why = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
+            why = ", ".join(f"{n} {cut_name(r)}" for r, n in sorted(reasons.items()))
             top = view.params.topic
             panel.set_stats(
                 f"{_plural(len(result.topic_spans), 'topic')} → "
@@ -675,6 +709,7 @@ class WorkbenchScreen(Screen[None]):
         if left is not None and right is not None:
             flags["left"], flags["right"] = differing(left[1], right[1])
         styles = self._compare_band_styles()
+        self._titles(view)  # the strip's title says whose run it shows
         for side, lst_id, title_id in (
             ("left", "#before", "#before-col"),
             ("right", "#merged", "#merged"),
@@ -697,7 +732,9 @@ class WorkbenchScreen(Screen[None]):
             reasons = res.result.cuts
             topic = res.result.info.get("mode") == "topic"  # a merge:topic column
             inner = [topic and r in ("size_cap", "chunk_size") for r in reasons]
-            return (res.chunks, res.points(), reasons, res.tokens, False, inner)
+            # a merge column: the merge's cuts, with their numbers
+            cuts = res.result.info.get("cuts", reasons)
+            return (res.chunks, res.points(), cuts, res.tokens, False, inner)
         if view is None:
             return None
         if side == "left":
@@ -735,17 +772,15 @@ class WorkbenchScreen(Screen[None]):
         n_cuts = max(0, len(chunks) - 1)
         marks = flags if flags is not None else [False] * n_cuts
         lines: list[CutMark] | None = None
-        if spec is not None:
+        if cuts is not None:  # a strategy's reasons, or a merge's cuts (one wording)
             lines = [
-                CutMark((DIFFER if f else "") + (r or "cut"), NO_SIMILARITY)
-                for r, f in zip(cuts, marks, strict=False)
-            ]
-        elif cuts is not None:
-            lines = [
-                CutMark(
-                    (DIFFER + CUT_TEXT.get(c.reason, c.reason)) if f else c.reason,
+                CutMark((DIFFER if f else "") + (c or "cut"), NO_SIMILARITY)
+                if c is None or isinstance(c, str)
+                else CutMark(
+                    (DIFFER if f else "") + c.reason,
                     c.similarity,
                     c.threshold,
+                    getattr(c, "depth", None),
                 )
                 for c, f in zip(cuts, marks, strict=False)
             ]
@@ -766,7 +801,9 @@ class WorkbenchScreen(Screen[None]):
             lst.set_marks(judged.flags, judged.cut_verdicts)
             sc = judged.scores
             # the topics against the marked ones: over-cutting shows when Pk does not
-            differ += f" · Pk {sc.pk:.3f} F1 {sc.f1:.2f} · {sc.chunks}/{sc.gold_segments} topics"
+            differ += (
+                f" · Pk {sc.pk:.3f} F1 {sc.f1:.2f} · {sc.chunks} topics/{sc.gold_segments} marked"
+            )
         if driver.queries_apply():  # the query file's hit rate on this column's chunks
             shown, _ = driver.shown_result(side)
             owner = shown.result if spec is not None and shown is not None else None

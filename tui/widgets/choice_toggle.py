@@ -73,7 +73,7 @@ class ChoiceToggle(Widget, can_focus=True):
     def render(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(
-            self.label.ljust(self.label_width),
+            (self.label + " " if self.label else "").ljust(self.label_width),
             self.get_component_rich_style("choice-toggle--label"),
         )
         self._spans = []

@@ -93,24 +93,29 @@ def short_time_range(chunk: Any) -> str:
 def cut_parts(cut: Any) -> tuple[str, str]:
     """(why, numbers) of a merged chunk's cut, from the merge trace: ``("topic",
     "depth 9.10 ≥ 7.00 · sim 0.06")``, ``("", "sim 0.11 < threshold 0.12")``; either
-    may be empty (a strategy's cut has no numbers)."""
-    s, t = cut.similarity, cut.threshold
-    depth = getattr(cut, "depth", None)
+    may be empty (a strategy's cut has no numbers). A reason starting ``≠ `` (a cut
+    only this column of the compare view has) keeps the sign in front of the why."""
+    differ = "≠ " if cut.reason.startswith("≠ ") else ""
+    why, numbers = _cut_parts(
+        cut.reason.removeprefix("≠ "), cut.similarity, cut.threshold, getattr(cut, "depth", None)
+    )
+    return (differ + why).strip(), numbers
+
+
+def _cut_parts(reason: str, s: Any, t: Any, depth: Any) -> tuple[str, str]:
     if not isinstance(s, (int, float)) or s != s:  # a strategy's cut: no similarity
-        differ = "≠ " if cut.reason.startswith("≠ ") else ""
-        reason = cut.reason.removeprefix("≠ ")
-        return f"{differ}{CUT_TEXT.get(reason, reason).replace('_', ' ')}", ""
-    if cut.reason == "chunk_size":
+        return CUT_TEXT.get(reason, reason).replace("_", " "), ""
+    if reason == "chunk_size":
         return "chunk size · same topic, split for search", ""
-    if cut.reason == "size_cap" and depth is not None:
+    if reason == "size_cap" and depth is not None:
         return "size cap · same topic, split to fit", ""
-    if cut.reason == "size_cap":
+    if reason == "size_cap":
         return "too big to join", f"sim {s:.2f}"
     if depth is not None:
-        return cut.reason, f"depth {depth:.2f} ≥ {t:.2f} · sim {s:.2f}"
-    if cut.reason == "threshold":
+        return reason, f"depth {depth:.2f} ≥ {t:.2f} · sim {s:.2f}"
+    if reason == "threshold":
         return "", f"sim {s:.2f} < threshold {t:.2f}"
-    return CUT_TEXT.get(cut.reason, cut.reason), f"sim {s:.2f}"
+    return CUT_TEXT.get(reason, reason), f"sim {s:.2f}"
 
 
 def cut_text(cut: Any) -> str:
@@ -120,19 +125,48 @@ def cut_text(cut: Any) -> str:
     return "┄ cut: " + " · ".join(p for p in cut_parts(cut) if p)
 
 
+_THRESHOLD = re.compile(r" [≥<] (?:threshold )?-?\d+\.\d+")
+
+
+def cut_line_tiers(cut: Any, verdict: str) -> list[tuple[str, str]]:
+    """A judged cut's line, longest first, as (cut text, verdict text): in full
+    (``┄ cut: structure · depth 8.07 ≥ 7.00 · sim 0.15``, `` · ✗ no topic here``), the
+    verdict's sign alone, then the numbers without the thresholds they were held to
+    (``┄ structure · depth 8.07 · sim 0.15``, `` · ✗``)."""
+    why, numbers = cut_parts(cut)
+    sign = verdict.split(" ", 1)[0]
+    sign = "" if sign == "·" else " · " + sign  # "outside marks": nothing to sign
+    short = " · ".join(p for p in (why, _THRESHOLD.sub("", numbers)) if p)
+    return [
+        (cut_text(cut), " · " + verdict),
+        (cut_text(cut), sign),
+        ("┄ " + short, sign),
+    ]
+
+
 def _wrap_words(line: str, width: int, rows: int) -> list[str]:
     """`line` over at most `rows` rows of `width` cells, broken between words (a word
     longer than a row is broken inside); the last row holds the rest, however long."""
     out: list[str] = []
-    rest = line
-    while len(out) < rows - 1 and cell_len(rest) > width:
-        head = chop_cells(rest, width)[0]
+    pos = 0
+    n = len(line)
+    while len(out) < rows - 1 and cell_len(line[pos : pos + 2 * width + 2]) > width:
+        head = chop_cells(line[pos : pos + 2 * width + 2], width)[0]
         cut = head.rfind(" ")
         if cut > 0:
             head = head[:cut]
-        out.append(head)
-        rest = rest[len(head) :].lstrip(" ")
-    return [*out, rest]
+        out.append(head.rstrip(" "))
+        pos += len(head)
+        while pos < n and line[pos] == " ":
+            pos += 1
+    return [*out, line[pos:]]
+
+
+def wrap_words(line: str, width: int, rows: int) -> list[str]:
+    """`line` over rows of `width` cells broken between words, at most `rows` rows
+    (more than `rows`: the rest is dropped, not kept on the last row)."""
+    out = _wrap_words(line, width, rows + 1)
+    return out[:rows] if len(out) > rows else out
 
 
 _ROLE_ONLY = re.compile(r"^[A-Za-z][\w ]{0,20}:\s*$")  # "Tool:" with nothing after it
@@ -509,18 +543,15 @@ class ChunkList(ScrollView, can_focus=True):
             text = "  " + cut_text(self._cuts[i])
             verdict = self._verdicts[i] if i < len(self._verdicts) else None
             if verdict:  # "": a size cap's cut inside a topic, not judged
-                # The verdict's sign, the numbers, then the words: a narrow column
-                # crops the words, never the numbers.
+                # Why, the numbers, then the verdict against the marks (the order the
+                # help gives); a narrow column drops the verdict's words, then the
+                # comparisons' thresholds, before it crops anything.
                 note, kind = VERDICT_TEXT[verdict]
-                sign, _, words = note.strip().partition(" ")
-                why, numbers = cut_parts(self._cuts[i])
                 judged = base + self._style(kind)
-                segments = [band, Segment("  ┄ ", style), Segment(sign + " ", judged)]
-                if numbers:
-                    segments += [Segment(numbers, style), Segment(" · ", style)]
-                segments.append(Segment(words, judged))
-                if why:
-                    segments.append(Segment(f" · cut: {why}", style))
+                for body, said in cut_line_tiers(self._cuts[i], note.strip()):
+                    if 4 + cell_len(body) + cell_len(said) <= width:
+                        break
+                segments = [band, Segment("  " + body, style), Segment(said, judged)]
                 return self._fit(segments, width, base)
         else:
             return self._fit([band], width, base)
@@ -604,6 +635,7 @@ class ChunkList(ScrollView, can_focus=True):
         return [*left, Segment(" " * pad, base), Segment(right, dim)]
 
     def _wrap(self, i: int, width: int) -> list[str]:
+        """Card `i`'s text over rows of the column, broken between words."""
         usable = max(10, width - 4)
         out: list[str] = []
         for raw in self._chunks[i].text.split("\n"):
@@ -611,7 +643,7 @@ class ChunkList(ScrollView, can_focus=True):
             if not line:
                 out.append("")
             else:
-                out.extend(chop_cells(line, usable))
+                out.extend(wrap_words(line, usable, MAX_EXPANDED_LINES + 1 - len(out)))
             if len(out) >= MAX_EXPANDED_LINES:
                 out = out[:MAX_EXPANDED_LINES]
                 out.append("… (truncated)")

@@ -17,9 +17,11 @@ change affects ("compact" for a compaction knob, "merge" for the rest).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
@@ -83,6 +85,21 @@ def _choice(k: Knob) -> str:
     return k.slider.choice if k.slider is not None else ""
 
 
+def wrap_items(text: str, width: int) -> str:
+    """`text` with each line broken between its items (``, `` and `` · `` end one)
+    rather than between the words of an item, where a line is wider than `width`."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        row = ""
+        for item in re.split(r"(?<=, )|(?<= · )", line):
+            if row and cell_len(row + item.rstrip()) > width:
+                out.append(row.rstrip())
+                row = ""
+            row += item
+        out.append(row.rstrip())
+    return "\n".join(out)
+
+
 class MergePanel(Vertical):
     DEFAULT_CSS = """
     MergePanel {
@@ -112,7 +129,7 @@ class MergePanel(Vertical):
             if k.words:
                 yield ChoiceToggle(
                     [*k.words, _choice(k)],
-                    label=k.name,
+                    label=k.name.replace("_", " "),
                     label_width=LABEL_WIDTH,
                     id=_mode_id(k.name),
                 )
@@ -215,10 +232,20 @@ class MergePanel(Vertical):
 
     def set_stats(self, text: str) -> None:
         """The run's numbers, over as many rows as they need once wrapped (a small cap
-        makes them longer: a fixed height cut their end)."""
+        makes them longer: a fixed height cut their end), broken between items."""
+        self._stats = text
+        self._show_stats()
+
+    def on_resize(self) -> None:
+        self._show_stats()
+
+    def _show_stats(self) -> None:
         stats = self.query_one("#merge-stats", Static)
-        if str(stats.render()) != text:
-            stats.update(text)
+        text = getattr(self, "_stats", "")
+        width = stats.content_region.width
+        shown = wrap_items(text, width) if width > 0 else text
+        if str(stats.render()) != shown:
+            stats.update(shown)
 
     def lower_min_size(self, cap: int) -> int:
         """Put the topic minimum's slider at or below `cap` (on its grid, no message);

@@ -54,6 +54,14 @@ CUT_PRIORITY = {
     "topic": 0,
     "chunk_size": -1,
 }
+
+
+def cut_name(reason: str) -> str:
+    """A cut reason as the user reads it (``size_cap`` → ``size cap``): the strip's
+    legend and the merge panel's stats."""
+    return reason.replace("_", " ")
+
+
 #: The reasons the legend names when there are no cuts (the seed loop's).
 _SEED_REASONS = ("threshold", "size_cap", "min_similarity", "max_passes")
 
@@ -442,7 +450,7 @@ class SimilarityStrip(Widget):
             if not topic and reason not in _SEED_REASONS:
                 continue
             legend.append(Segment(glyph, self._style("cut")))
-            legend.append(Segment(f" {reason.replace('_', ' ')}  ", label))
+            legend.append(Segment(f" {cut_name(reason)}  ", label))
         legend.append(Segment("▲", self._style("selected")))
         legend.append(Segment(" selected", label))
         if self.hits:

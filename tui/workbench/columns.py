@@ -94,7 +94,8 @@ def run_merge_column(pipe: Pipeline, spec: ColumnSpec) -> Any:
         StrategyChunk(chunk, {}, reasons[i] if i < len(reasons) else None)
         for i, chunk in enumerate(result.chunks)
     ]
-    return StrategyResult(spec.name, values, chunks, {"mode": mode})
+    # the merge's own cuts (their numbers), so the column's cut lines read as the main view's
+    return StrategyResult(spec.name, values, chunks, {"mode": mode, "cuts": result.cuts})
 
 
 # Parameters a column's sliders edit, in this order (the others keep their defaults).
@@ -162,11 +163,12 @@ class ColumnResult:
 
 @dataclass(frozen=True)
 class CutMark:
-    """A cut line for `ChunkList` (it reads `reason`, `similarity`, `threshold`)."""
+    """A cut line for `ChunkList` (it reads `reason`, `similarity`, `threshold`, `depth`)."""
 
     reason: str
     similarity: Any = field(default=None)
     threshold: Any = None
+    depth: Any = None
 
 
 class _NoSimilarity:

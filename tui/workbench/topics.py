@@ -108,8 +108,12 @@ def topics_against_marks(s: Scores) -> str:
     """How many topics the run makes against how many are marked (over the marked
     stretch when the marks are partial): an over-cutting setting shows here when Pk,
     with its extra pieces small, does not."""
-    where = " in the marked stretch" if s.partial else ""
-    return f"{s.chunks} topic{'s' if s.chunks != 1 else ''} for {s.gold_segments} marked{where}"
+    marks = s.gold_segments - 1  # n marks cut the file (the marked stretch) in n + 1
+    where = "the marked stretch" if s.partial else "the file"
+    return (
+        f"{s.chunks} topic{'s' if s.chunks != 1 else ''} for {s.gold_segments} marked "
+        f"({marks} mark{'s' if marks != 1 else ''} cut {where} in {s.gold_segments})"
+    )
 
 
 @dataclass(frozen=True)

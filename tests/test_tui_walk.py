@@ -1,0 +1,176 @@
+"""A reviewer's walk through the workbench (issue 35, second pass), on the real app:
+expanded cards break between words; a judged cut reads why, numbers, verdict (the
+help's order); a merge column in the compare view words its cuts as the main view
+does, numbers included."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from rich.cells import cell_len
+
+from chunkscope.tui.widgets.chunk_list import ChunkList
+from tests.pilot import ROOT, SIZE, make_app, settled, until
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+NARROW = (100, 30)
+NOTES = ROOT / "sample_logs" / "research_notes.jsonl"
+GUIDE = ROOT / "sample_logs" / "architecture_guide.md"
+
+
+def _static_lines(widget: object) -> list[str]:
+    from textual.widgets import Static
+
+    assert isinstance(widget, Static)
+    return ["".join(seg.text for seg in widget.render_line(y)) for y in range(widget.size.height)]
+
+
+def _cut_row(lst: ChunkList, i: int, width: int | None = None) -> str:
+    """The text of card `i`'s cut line (its last row), drawn at the list's width or `width`."""
+    row = int(lst._offsets[i + 1] - lst._offsets[i]) - 1
+    return lst._render_card_line(i, row, width or lst.scrollable_content_region.width).text
+
+
+async def test_expanded_cards_break_between_words_and_judged_cuts_read_in_order() -> None:
+    app = make_app(NOTES)
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        merged = bench.query_one("#merged", ChunkList)
+
+        # The compacted items are named units, as the merge panel's stats name them.
+        n_units = len(bench.view.compacted)
+        title = str(bench.query_one("#before-col").border_title)
+        assert f"compacted ({n_units} units)" in title, title
+
+        # The footer drops whole keys: none is cut by the palette key or the edge.
+        from textual.widgets._footer import FooterKey
+
+        await pilot.pause()
+        keys = list(bench.query(FooterKey))
+        palette = next(k for k in keys if k.has_class("-command-palette"))
+        shown = [k for k in keys if k.display and k is not palette]
+        assert {"question_mark", "q", "z"} <= {k.key for k in shown}, [k.key for k in shown]
+        assert all(k.region.right <= palette.region.x for k in shown), [
+            (k.key, k.region) for k in shown
+        ]
+        assert any(not k.display for k in keys)  # at 100 columns some keys are left out
+
+        # An expanded card: every word whole on one row (it was "…read th / em, check…").
+        merged.focus()
+        merged.select(0)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert merged.is_expanded(0)
+        usable = merged.scrollable_content_region.width - 4
+        rows = merged._expanded[0]
+        assert len(rows) > 3 and all(cell_len(r) <= usable for r in rows)
+        text = " ".join(rows)
+        for word in merged.chunks[0].text.split():
+            if cell_len(word) < usable:
+                assert word in text, (word, rows)
+
+        # Marks: each judged cut says why, its numbers, then the verdict.
+        await pilot.resize_terminal(*SIZE)  # room for the whole line
+        await pilot.pause()
+        assert app.file_marks is not None
+        app.set_file_marks(replace(app.file_marks, starts=(10, 126), partial=True))
+        merged = bench.query_one("#merged", ChunkList)
+        await until(pilot, lambda: app.workers_idle() and any(merged._verdicts))
+        await pilot.pause()
+        verdicts = list(merged._verdicts)
+        # the counts say what they count: 2 marks cut the marked stretch in 3 topics
+        from tests.test_tui_marks import _score_text
+
+        score = _score_text(app)
+        assert "2 topic marks (partial)" in score, score
+        assert "for 3 marked (2 marks cut the marked stretch in 3)" in score, score
+        assert any(v in ("hit", "spurious") for v in verdicts), verdicts
+        seen = set()
+        for i, verdict in enumerate(verdicts):
+            if not verdict:
+                continue
+            line = _cut_row(merged, i, 200).strip(" ▌▍…")
+            assert line.startswith("┄ cut: "), line
+            words = {"hit": "✓ topic start", "spurious": "✗ no topic here"}.get(
+                verdict, "· outside marks"
+            )
+            cut = merged._cuts[i] if merged._cuts is not None else None
+            if cut is not None and "sim" in line and verdict in ("hit", "spurious"):
+                assert line.index("sim ") < line.index(words[0]), line
+                seen.add(verdict)
+            assert line.endswith(" · " + words), line
+        assert seen, "no judged cut with numbers"
+
+        # The merge panel's stats: the legend's names, broken between items; the
+        # toggle's label readable and apart from its value.
+        from textual.widgets import Static
+
+        from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
+        from chunkscope.tui.widgets.merge_panel import MergePanel
+
+        panel = bench.query_one(MergePanel)
+        stats = panel.query_one("#merge-stats", Static)
+        rows = [str(line).rstrip() for line in _static_lines(stats)]
+        text = "\n".join(rows)
+        assert "cuts:" in text and "_" not in text, rows
+        assert f"{n_units} units" in text, rows
+        assert "chunk size" in text and "size cap" in text, rows
+        for row in rows:  # no item broken over two rows
+            assert not row.endswith((" chunk", " size")), rows
+        toggles = [t.render().plain for t in panel.query(ChoiceToggle)]
+        assert any(t.startswith("topic depth [") or t.startswith("topic depth  ") for t in toggles)
+        assert not any("_" in t.split("[")[0] for t in toggles), toggles
+        shown = _cut_row(merged, verdicts.index("spurious"))  # as drawn: the verdict cropped
+        assert "sim 0." in shown and shown.startswith(("▌ ", "▍ ")), shown
+
+
+def test_every_workbench_key_is_in_the_help() -> None:
+    from textual.binding import Binding
+    from textual.keys import key_to_character
+
+    from chunkscope.tui.screens.help import HELP
+    from chunkscope.tui.screens.workbench import WorkbenchScreen
+
+    table = HELP.split("## Keys", 1)[1]
+    for binding in WorkbenchScreen.BINDINGS:
+        assert isinstance(binding, Binding)
+        for key in binding.key.split(","):
+            shown = binding.key_display or ("esc" if key == "escape" else key)
+            if "+" not in key and len(key) > 1 and key != "escape":
+                shown = key_to_character(key) or shown
+            assert f"`{shown}`" in table, (key, binding.description)
+
+
+async def test_a_merge_column_words_its_cuts_as_the_main_view() -> None:
+    from chunkscope.tui.widgets.chunk_list import cut_text
+
+    app = make_app(GUIDE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        for _ in range(12):  # the right column to the seed's merge loop
+            spec = app.column_specs["right"]
+            if spec is not None and spec.name == "merge:seed":
+                break
+            await pilot.press("right_square_bracket")
+            await pilot.pause()
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        right = bench.query_one("#merged", ChunkList)
+        # the strip shows the merged run's cuts, and says so beside a column that is not it
+        from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+        strip_title = str(bench.query_one(SimilarityStrip).border_title)
+        assert "(the merged run, not the columns)" in strip_title, strip_title
+        assert right._cuts is not None and len(right._cuts) == 2
+        lines = [cut_text(c) for c in right._cuts]
+        # the same function as the main view of `--merge seed`: every cut has its numbers
+        assert lines == ["┄ cut: too big to join · sim 0.10", "┄ cut: sim -0.06 < threshold -0.02"]
+        drawn = _cut_row(right, 0)
+        assert "┄ cut:" in drawn and "sim " in drawn, drawn
