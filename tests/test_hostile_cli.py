@@ -242,7 +242,7 @@ def test_in_process_results_say_what_happened(
     assert any("timestamp" in r for r in reasons)
 
     fence = _chunk_doc(corpus["md_unclosed_fence"], capsys)
-    assert fence["kind"] == "markdown" and fence["turns"] == 2  # name + one section
+    assert fence["kind"] == "markdown" and fence["turns"] == 1  # one section (no name turn)
 
     escapes = _chunk_doc(corpus["markup_escapes"], capsys)
     assert "\x1b[31m" in escapes["chunks"][0]["text"]  # not a terminal: data kept as is
