@@ -135,7 +135,7 @@ def _with_block(head: str, args: dict[str, Any]) -> str:
         return f"{head} {_pairs(args)}" if args else head
     rest = {k: v for k, v in args.items() if k != multi}
     line = f"{head} {_pairs(rest)}" if rest else head
-    return f"{line} {multi}:\n{_block(args[multi])}"
+    return f"{line} {_key(multi)}:\n{_block(args[multi])}"
 
 
 def _subject(value: str) -> str:
@@ -146,8 +146,13 @@ def _subject(value: str) -> str:
     return _cut(_quoted(value), VALUE_CUT * 2)
 
 
+def _key(key: Any) -> str:
+    """An argument's name on one line (a name may hold any text, newlines included)."""
+    return " ".join(str(key).split()) or '""'
+
+
 def _pairs(args: dict[str, Any]) -> str:
-    return _cut(" ".join(f"{k}={_scalar(v)}" for k, v in args.items()), PAIRS_CUT)
+    return _cut(" ".join(f"{_key(k)}={_scalar(v)}" for k, v in args.items()), PAIRS_CUT)
 
 
 def decode_arguments(arguments: Any) -> Any:

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from chunkscope.engine.chunk.split import chunk_turns, compact_chunks
@@ -79,6 +79,8 @@ _json = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(name=st.none() | st.text(max_size=10) | st.integers(), args=_json | _json.map(json.dumps))
+@example(name=None, args={"\n\n": None})  # an argument's name holding newlines
+@example(name="edit", args={"a\n\nb": "x\ny"})
 def test_any_arguments_give_a_bounded_text(name: object, args: object) -> None:
     shown = format_call(name, args)
     assert shown and len(shown) < 2000
