@@ -119,6 +119,24 @@ def test_any_input_gives_a_partition(
     assert prepared.spans == spans and list(prepared.cut_codes) == list(result.cut_codes)
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 1000), windows=st.lists(st.integers(1, 4000), min_size=2, max_size=5))
+def test_a_frame_shared_by_steps_of_other_windows_gives_what_a_new_one_gives(
+    seed: int, windows: list[int]
+) -> None:
+    """A frame keeps each window's similarities and depths: a sweep or slider steps that
+    go back and forth between windows get each window's own, never the last one's."""
+    rng = np.random.default_rng(seed)
+    chunks = _chunks([("cache", 5), ("tides", 4), ("taxes", 5)], rng)
+    v = _vectors(chunks)
+    shared = frame(chunks, v)
+    for window in [*windows, *reversed(windows)]:
+        params = replace(WHOLE, topic_window=window)
+        got = segment(chunks, v, params, shared)
+        fresh = segment(chunks, v, params, frame(chunks, v))
+        assert got.spans == fresh.spans and list(got.cut_codes) == list(fresh.cut_codes)
+
+
 def test_a_frame_of_other_chunks_is_refused() -> None:
     rng = np.random.default_rng(4)
     chunks = _chunks([("cache", 4), ("tides", 4)], rng)

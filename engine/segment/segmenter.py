@@ -539,6 +539,35 @@ class TopicFrame:
     #: front matter, a title, a repeated opening, a document its words find); it is a
     #: candidate even when a deeper gap lies within half a window (short documents)
     documents: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    #: the block similarity and depth of every gap by topic window (`window_depths`):
+    #: a step of another knob (depth, structure, min size, the cap) or a sweep over one
+    #: reuses them; filled as windows are asked for, read-only arrays
+    _by_window: dict[float, tuple[FloatArray, FloatArray, IntArray, IntArray]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+
+    def window_depths(self, window: float) -> tuple[FloatArray, FloatArray, IntArray, IntArray]:
+        """(similarity at the window, depth averaged over the `SCALES`) of every gap, and
+        the first and last gap within half a window of each (where a candidate is the
+        deepest)."""
+        found = self._by_window.get(window)
+        if found is None:
+            chars, cum = self.chars, self.cum
+            n = len(self.sizes)
+            depth = np.zeros(n - 1)
+            sims = np.zeros(n - 1)
+            for scale in SCALES:
+                width = window * scale
+                s = _block_cosines(cum, *_reach(chars, width))
+                if scale == 1.0:
+                    sims = s
+                depth += _depths(s, *_gap_reach(chars, 2 * width))
+            depth /= len(SCALES)
+            lo, hi = _gap_reach(chars, window / 2)
+            for a in (sims, depth, lo, hi):
+                a.setflags(write=False)
+            found = self._by_window[window] = (sims, depth, lo, hi)
+        return found
 
 
 def _trusted(docs: DocStructure) -> bool:
@@ -643,19 +672,9 @@ def gap_scores(
         empty = np.zeros(0)
         return GapScores(empty, empty, empty, empty, np.zeros(0, dtype=bool), 0.0)
     f = prepared if prepared is not None else frame(chunks, vectors)
-    chars, cum = f.chars, f.cum
-    depth = np.zeros(n - 1)
-    sims = np.zeros(n - 1)
-    for scale in SCALES:
-        width = params.topic_window * scale
-        s = _block_cosines(cum, *_reach(chars, width))
-        if scale == 1.0:
-            sims = s
-        depth += _depths(s, *_gap_reach(chars, 2 * width))
-    depth /= len(SCALES)
+    sims, depth, lo, hi = f.window_depths(params.topic_window)
     struct = f.structure * params.topic_structure
     score = depth + struct
-    lo, hi = _gap_reach(chars, params.topic_window / 2)
     candidate = score >= _RangeMax(score).query(lo, hi)
     if len(f.documents) == n - 1:
         candidate |= f.documents  # each document start its own, however short
