@@ -228,6 +228,24 @@ async def test_a_burst_of_keys_into_the_budget_prompt_is_kept(
         assert app.budget == int(field)
 
 
+async def test_a_key_that_arrives_while_the_app_closes_is_dropped() -> None:
+    """Keys of a burst still queued when the app quits (its screens gone) are dropped,
+    not an exception: `q` then a late key must exit cleanly."""
+    from textual import events
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+    assert not app.screen_stack
+    for forwarded in (False, True):
+        key = events.Key("x", "x")
+        if forwarded:
+            key._set_forwarded()
+        await app.on_event(key)
+        await app._on_key(key)
+    assert app._exception is None
+
+
 async def test_n_prefills_the_current_chunk_count() -> None:
     from textual.widgets import Input
 

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 from textual.worker import WorkerState
 
 from chunkscope.engine.errors import ChunkscopeError
@@ -273,10 +274,22 @@ class ChunkscopeApp(
 
     # ------------------------------------------------------------------ typed-ahead keys
 
+    def _top_screen(self) -> Screen[Any] | None:
+        """The screen on top, None once the app is closing (its screens are gone: a key
+        typed while it quits is then dropped, not a crash)."""
+        try:
+            return self.screen
+        except ScreenStackError:
+            return None
+
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and not event.is_forwarded:
-            # Which screen the key was meant for: see `_on_key`.
-            event._chunkscope_screen = self.screen  # type: ignore[attr-defined]
+        if isinstance(event, events.Key):
+            top = self._top_screen()
+            if top is None:
+                return  # typed while the app closes: there is nothing left to take it
+            if not event.is_forwarded:
+                # Which screen the key was meant for: see `_on_key`.
+                event._chunkscope_screen = top  # type: ignore[attr-defined]
         await super().on_event(event)
 
     async def _on_key(self, event: events.Key) -> None:
@@ -285,7 +298,12 @@ class ChunkscopeApp(
         When such a key comes back unhandled after the screen changed, it is sent again,
         to the screen now on top (the prompt's field), instead of being lost."""
         meant_for = getattr(event, "_chunkscope_screen", None)
-        if meant_for is not None and meant_for is not self.screen:
+        top = self._top_screen()
+        if top is None:
+            event.prevent_default()
+            event.stop()
+            return
+        if meant_for is not None and meant_for is not top:
             event.prevent_default()  # not App._on_key: the bindings of the screen on top
             event.stop()
             again = events.Key(event.key, event.character)
