@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from chunkscope.engine.pipeline import Pipeline
     from chunkscope.tui.widgets.sweep_panel import SweepPanel, SweepResult
 
-#: A sweep starts this long after the last run (a slider drag makes one sweep, not many).
+#: A sweep starts this long after the last run or focus change (a slider drag or a tab
+#: walk through the sliders makes one sweep, not many).
 SWEEP_DELAY = 0.3
 #: Points of a sweep: as many as the panel has room for (a column each, beside the row
 #: labels and the numbers at the value in force), within these bounds.
@@ -120,10 +121,11 @@ class SweepDriver(WorkbenchHost):
         return known[name][0] if name in known else None
 
     def follow_knob(self, name: str) -> None:
-        """A merge slider got the focus: sweep its knob."""
+        """A merge slider got the focus: sweep its knob once the focus stays there
+        (`SWEEP_DELAY`: tab walking through the sliders starts no sweep at each one)."""
         if name != self.sweep_knob:
             self.sweep_knob = name
-            self.schedule_sweep(0.0)
+            self.schedule_sweep()
 
     def schedule_sweep(self, delay: float | None = None) -> None:
         if self._sweep_timer is not None:
