@@ -466,8 +466,8 @@ def _heading_only(chunk: Chunk) -> bool:
     turns = chunk.turns
     return (
         len(turns) == 1
+        and _HEADING.match(turns[0].text) is not None  # cheap: before stripping a long text
         and "\n" not in turns[0].text.strip()
-        and _HEADING.match(turns[0].text) is not None
     )
 
 
