@@ -1,6 +1,7 @@
 """A huge log end to end: `chunkscope chunk` and the pipeline through merge (issue 7).
 
     python bench/huge.py [--mb 100] [--vocab N] [--skip-merge] [--keep DIR]
+                         [--recap] [--against DIR] [--runs N]
 
 Generates a log of about ``--mb`` megabytes with `bench/parse.py`'s `make_log` (its
 words from a list of 40, or with ``--vocab N`` from N distinct words with a Zipf-like
@@ -13,6 +14,11 @@ runs, each in its own process (so every peak is that run's own, from ``wait4``):
 
 Prints a table of wall time and peak resident memory (ru_maxrss), and the stage times
 of the pipeline run. Nothing is written outside a temporary directory (or ``--keep``).
+
+``--recap`` also times ``chunkscope recap LOG`` (to /dev/null). ``--against DIR`` runs
+every command a second time with the code of another checkout (``PYTHONPATH=DIR``, e.g.
+the main branch before a change), in turn with ours, and adds its columns and the ratio;
+``--runs N`` repeats each (in turn) and reports medians.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -55,20 +62,25 @@ def _make_log(path: Path, megabytes: float, vocabulary: int) -> int:
     return make_log(path, megabytes, vocabulary=vocabulary)
 
 
-def _run(argv: list[str], capture: bool = False) -> tuple[float, int, bytes]:
-    """Run `argv`; (wall seconds, peak RSS in KiB, its stdout when `capture`)."""
+def _run(argv: list[str], capture: bool = False, code: Path = ROOT) -> tuple[float, int, bytes]:
+    """Run `argv` with the code of checkout `code`; (wall seconds, peak RSS in KiB, its
+    stdout when `capture`)."""
+    # as after an install: modules' bytecode cached (a PYTHONDONTWRITEBYTECODE in this
+    # shell would make every run compile its sources again)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(code)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(
-            argv, cwd=ROOT, stdout=out if capture else subprocess.DEVNULL, stderr=err
+            argv, cwd=code, stdout=out if capture else subprocess.DEVNULL, stderr=err, env=env
         )
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
-        code = os.waitstatus_to_exitcode(status)
+        code_ = os.waitstatus_to_exitcode(status)
         err.seek(0)
-        if code != 0:
+        if code_ != 0:
             message = err.read().decode("utf-8", "replace")[-2000:]
-            raise SystemExit(f"{' '.join(argv)} failed with exit {code}:\n{message}")
+            raise SystemExit(f"{' '.join(argv)} failed with exit {code_}:\n{message}")
         out.seek(0)
         return wall, int(usage.ru_maxrss), out.read()
 
@@ -79,7 +91,11 @@ def main() -> int:
     parser.add_argument("--vocab", type=int, default=0, help="distinct words (0: a list of 40)")
     parser.add_argument("--skip-merge", action="store_true", help="pipeline through compact only")
     parser.add_argument("--keep", metavar="DIR", help="write the log into DIR and keep it")
+    parser.add_argument("--recap", action="store_true", help="also time chunkscope recap")
+    parser.add_argument("--against", metavar="DIR", help="also run another checkout's code")
+    parser.add_argument("--runs", type=int, default=1, help="runs of each, in turn (1)")
     args = parser.parse_args()
+    codes = [ROOT] + ([Path(args.against).resolve()] if args.against else [])
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.keep) if args.keep else Path(tmp)
@@ -93,26 +109,70 @@ def main() -> int:
         print(f"log: {log.name}, {size_mb:.1f} MB (ready in {time.perf_counter() - t:.1f} s)")
 
         cli = [sys.executable, "-m", "chunkscope.tui.cli"]
-        rows: list[tuple[str, float, int]] = []
-        wall, rss, _ = _run([*cli, "chunk", str(log)])
-        rows.append(("chunkscope chunk (text)", wall, rss))
-        wall, rss, _ = _run([*cli, "chunk", str(log), "--format", "json"])
-        rows.append(("chunkscope chunk --format json", wall, rss))
         stage = "compact" if args.skip_merge else "merge"
-        wall, rss, out = _run([sys.executable, "-c", PIPELINE, str(log), stage], capture=True)
-        report = json.loads(out)
-        rows.append((f"pipeline through {stage} (lexical)", wall, rss))
+        runs: list[tuple[str, list[str], bool]] = [
+            ("chunkscope chunk (text)", [*cli, "chunk", str(log)], False),
+            (
+                "chunkscope chunk --format json",
+                [*cli, "chunk", str(log), "--format", "json"],
+                False,
+            ),
+            (
+                f"pipeline through {stage} (lexical)",
+                [sys.executable, "-c", PIPELINE, str(log), stage],
+                True,
+            ),
+        ]
+        if args.recap:
+            runs.append(("chunkscope recap", [*cli, "recap", str(log)], False))
+        # name -> code -> [(wall, rss)]; stage times of the pipeline runs, per code
+        took: dict[str, dict[Path, list[tuple[float, int]]]] = {n: {} for n, _, _ in runs}
+        stages: dict[Path, list[dict[str, float]]] = {c: [] for c in codes}
+        reports: dict[Path, dict[str, object]] = {}
+        for _ in range(max(1, args.runs)):
+            for name, argv, capture in runs:
+                for code in codes:
+                    wall, rss, out = _run(argv, capture=capture, code=code)
+                    took[name].setdefault(code, []).append((wall, rss))
+                    if capture:
+                        reports[code] = json.loads(out)
+                        stages[code].append(reports[code]["times"])  # type: ignore[arg-type]
+
+    def med(xs: list[float]) -> float:
+        return statistics.median(xs)
 
     print()
-    print(f"| run ({size_mb:.0f} MB log) | wall s | MB/s | peak RSS MiB |")
-    print("|---|---:|---:|---:|")
-    for name, wall, rss in rows:
-        print(f"| {name} | {wall:.1f} | {size_mb / wall:.1f} | {rss / 1024:.0f} |")
+    if args.against:
+        print(
+            f"| run ({size_mb:.0f} MB log) | wall s | peak RSS MiB | before: wall s "
+            "| before: peak RSS MiB | time / before |"
+        )
+        print("|---|---:|---:|---:|---:|---:|")
+    else:
+        print(f"| run ({size_mb:.0f} MB log) | wall s | MB/s | peak RSS MiB |")
+        print("|---|---:|---:|---:|")
+    for name, _, _ in runs:
+        ours = took[name][ROOT]
+        wall, rss = med([w for w, _ in ours]), max(r for _, r in ours)
+        if args.against:
+            theirs = took[name][codes[1]]
+            b_wall, b_rss = med([w for w, _ in theirs]), max(r for _, r in theirs)
+            print(
+                f"| {name} | {wall:.1f} | {rss / 1024:.0f} | {b_wall:.1f} | {b_rss / 1024:.0f} "
+                f"| {wall / b_wall:.2f} |"
+            )
+        else:
+            print(f"| {name} | {wall:.1f} | {size_mb / wall:.1f} | {rss / 1024:.0f} |")
     print()
-    times = report["times"]
-    print("pipeline stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()))
-    print("counts: " + ", ".join(f"{k} {v}" for k, v in report["counts"].items()))
-    print(f"peak RSS after parse + compact: {report['rss_after_load_kib'] / 1024:.0f} MiB")
+    for code in codes:
+        keys = stages[code][0].keys()
+        times = {k: med([s[k] for s in stages[code]]) for k in keys}
+        who = "ours" if code == ROOT else f"before ({code})"
+        print(f"pipeline stages, {who}: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()))
+    report = reports[ROOT]
+    print("counts: " + ", ".join(f"{k} {v}" for k, v in report["counts"].items()))  # type: ignore[attr-defined]
+    print(f"peak RSS after parse + compact: {int(report['rss_after_load_kib']) / 1024:.0f} MiB")  # type: ignore[call-overload]
+    print(f"runs of each: {max(1, args.runs)} (medians; peak RSS: the largest)")
     return 0
 
 

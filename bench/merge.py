@@ -34,6 +34,9 @@ and given its own ``Turn``/``Chunk`` objects built from the same turns. For exam
     git clone https://github.com/Hardcode84/1 /tmp/mindloop   # needs numpy, requests
     PYTHONPATH=. python bench/merge.py --quick --reference /tmp/mindloop
 
+``--against DIR`` also times another checkout's ``merge_chunks`` (say, the main branch
+before a change) in the same interleaving, and checks that it gives the same chunks.
+
 Without a checkout the "reference" columns time ``reference_merge_chunks`` below, a
 port (it builds a candidate chunk only for a qualifying pair, where the real code
 builds one, and copies the turn lists, for every pair), and the table says so.
@@ -44,6 +47,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -259,6 +263,28 @@ class RealReference:
         return spans
 
 
+# ------------------------------------------------------------ another checkout's merge (--against)
+
+
+def load_other(checkout: Path) -> ModuleType:
+    """``engine/segment/merge.py`` of another checkout of chunkscope (before a change),
+    imported under another name with that checkout's ``engine/parallel.py`` (the rest,
+    the model, is this checkout's)."""
+    loaded: dict[str, ModuleType] = {}
+    for name, rel in (("other_parallel", "parallel.py"), ("other_merge", "segment/merge.py")):
+        path = checkout / "engine" / rel
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise SystemExit(f"{path}: not a chunkscope checkout")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        loaded[name] = module
+    other = loaded["other_merge"]
+    other.run_shared = loaded["other_parallel"].run_shared  # type: ignore[attr-defined]
+    return other
+
+
 # --------------------------------------------------------------------------- timing
 
 
@@ -286,7 +312,9 @@ TARGETS = {10_000: "speed-up >= 6x", 100_000: "merge_chunks < 0.5 s"}
 REFERENCE_TARGET = 10.0  # merge_chunks at least this many times the reference's own code
 
 
-def bench_size(n: int, real: RealReference | None = None) -> tuple[list[str], list[str]]:
+def bench_size(
+    n: int, real: RealReference | None = None, other: ModuleType | None = None
+) -> tuple[list[str], list[str]]:
     """One table row (and notes) for ``n`` chunks."""
     rng = np.random.default_rng(n)
     chunks = make_chunks(n, rng)
@@ -341,11 +369,17 @@ def bench_size(n: int, real: RealReference | None = None) -> tuple[list[str], li
 
     one_thread = MergeParams(max_chunk_chars=MAX_CHUNK_CHARS)
     assert merge(chunks, emb, one_thread, threads=1).spans == result.spans
-    ref_times, one_times = [], []
+    ref_times, one_times, other_times = [], [], []
+    if other is not None:
+        assert [c.turns for c in other.merge_chunks(chunks, emb, MAX_CHUNK_CHARS)] == [
+            c.turns for c in fast
+        ], f"the other checkout's result differs at n={n}"
     for _ in range(REFERENCE_RUNS):  # interleaved with merge_chunks runs, on 1 thread and all
         ref_times.append(_timed(run_reference))
         fast_times.append(_timed(lambda: merge_chunks(chunks, emb, MAX_CHUNK_CHARS)))
         one_times.append(_timed(lambda: merge(chunks, emb, one_thread, threads=1)))
+        if other is not None:
+            other_times.append(_timed(lambda: other.merge_chunks(chunks, emb, MAX_CHUNK_CHARS)))
     lit_s, fast_s = statistics.median(lit_times), statistics.median(fast_times)
     ref_s, one_s = statistics.median(ref_times), statistics.median(one_times)
     ref_ratio = ref_s / fast_s
@@ -375,6 +409,13 @@ def bench_size(n: int, real: RealReference | None = None) -> tuple[list[str], li
         "yes" if same_as_ref else "literal only",
         target or "-",
     ]
+    if other is not None:
+        other_s = statistics.median(other_times)
+        notes.append(
+            f"{n:,} chunks: the other checkout's merge_chunks {_fmt(other_s)} "
+            f"({len(other_times)} runs, {ref_s / other_s:.1f}x the reference; this one "
+            f"{ref_s / fast_s:.1f}x), timed in the same interleaving"
+        )
     sizes = [c.chars for c in chunks]
     tokens = [s // 4 for s in sizes]  # a token cap of a quarter of the char cap
     char_cap, tok_cap = (
@@ -414,16 +455,22 @@ def main(argv: list[str] | None = None) -> int:
         "(default $CHUNKSCOPE_REFERENCE; without one, a port)",
     )
     ap.add_argument("--sizes", help="comma-separated chunk counts (default 1000,10000,100000)")
+    ap.add_argument(
+        "--against",
+        metavar="DIR",
+        help="also time another chunkscope checkout's merge_chunks (before a change)",
+    )
     args = ap.parse_args(argv)
     sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000]
     if args.sizes:
         sizes = [int(x) for x in args.sizes.split(",")]
     real = RealReference(Path(args.reference)) if args.reference else None
+    other = load_other(Path(args.against)) if args.against else None
 
     rows: list[list[str]] = []
     notes: list[str] = []
     for n in sizes:
-        row, row_notes = bench_size(n, real)
+        row, row_notes = bench_size(n, real, other)
         rows.append(row)
         notes.extend(row_notes)
 

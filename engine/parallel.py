@@ -45,10 +45,11 @@ def _shared_pool() -> ThreadPoolExecutor:
 def run_shared(tasks: Sequence[Callable[[_S], None]], states: Sequence[_S]) -> None:
     """Run every task once, on ``len(states)`` threads, each with its own state.
 
-    This thread is one of them. Thread ``i`` runs tasks ``i``, ``i + k``,
-    ``i + 2k``... for ``k`` threads (put tasks in decreasing size for balance):
-    a fixed share is cheaper than taking tasks from a shared queue, where every
-    task would wait for the GIL once more. Returns when all are done; the first
+    This thread is one of them. Each thread takes the next task not yet taken (put
+    tasks in decreasing size for balance), so a thread of the pool that the system
+    runs late, on a machine busy with other work, leaves its share to the others
+    rather than holding them up (taking a task is one step of a shared iterator,
+    under the GIL the thread holds anyway). Returns when all are done; the first
     exception raised by a task is raised here, after every thread has stopped.
     """
     parts = min(len(states), len(tasks))
@@ -56,10 +57,11 @@ def run_shared(tasks: Sequence[Callable[[_S], None]], states: Sequence[_S]) -> N
         for task in tasks:
             task(states[0])
         return
+    pending = iter(tasks)
 
     def share(i: int) -> None:
         state = states[i]
-        for task in tasks[i::parts]:
+        for task in pending:
             task(state)
 
     pool = _shared_pool()

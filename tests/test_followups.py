@@ -313,3 +313,48 @@ def test_eval_shows_windowdiff_and_the_cuts_against_the_marked(
     assert main(["eval", str(log), "--gold", str(gold_file), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["cuts"] == 2 and doc["marked_cuts"] == 2 and doc["windowdiff"] == 0.0
+
+
+_CUE_TEXT = st.lists(
+    st.sampled_from(
+        [
+            *" \n\tabx.[]-/>*0",
+            "Let me make the fix",
+            "TEST THE FIX",
+            "verify that our fix",
+            "you just",
+            "Go back to",
+            "REVERT",
+            "as before",
+            "undo",
+            "[main 1a2b3c4]",
+            "1a2b3c4..5d6e7f8 main -> main",
+            "* [new branch]      x -> x",
+            "/pull/12",
+            "\u017f",  # long s: matches "s" with re.I
+            "\u212a",  # Kelvin sign: matches "k"
+            "\u0130",
+            "fi\u017f",
+        ]
+    ),
+    max_size=25,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_CUE_TEXT)
+def test_the_cheap_screens_keep_every_pattern_match(text: str) -> None:
+    """Phase cues, landed work and references back are screened by the words they need
+    before the patterns run: the answers are the patterns' own, in ASCII and beyond."""
+    from chunkscope.engine.segment import requests as r
+
+    head = text[:400]
+    plain_cue = (
+        "fix" if r._FIX_PHASE.search(head) else "verify" if r._VERIFY_PHASE.search(head) else None
+    )
+    assert phase_cue(text) == plain_cue
+    assert lands_work(text) == (r._LANDED.search(text) is not None)
+    plain_back = r._REFERS_BACK.search(text) is not None
+    assert (
+        bool(r._may_hold(text, r._REFERS_BACK_NEEDS) and r._REFERS_BACK.search(text)) == plain_back
+    )

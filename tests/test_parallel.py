@@ -21,15 +21,34 @@ def test_every_task_runs_once_with_its_threads_state() -> None:
         return run
 
     states: list[list[str]] = [[], [], []]
-    run_shared([task(i) for i in range(10)], states)
-    assert sorted(i for i, _, _ in seen) == list(range(10))
-    # task i runs with state i % 3
-    by_task = {i: sid for i, sid, _ in seen}
-    assert all(by_task[i] == id(states[i % 3]) for i in range(10))
-    # one share runs on the calling thread; a share's tasks all run on one thread
-    assert {name for i, _, name in seen if i % 3 == 0} == {threading.current_thread().name}
-    for share in (1, 2):
-        assert len({name for i, _, name in seen if i % 3 == share}) == 1
+    run_shared([task(i) for i in range(30)], states)
+    assert sorted(i for i, _, _ in seen) == list(range(30))
+    # each state belongs to one thread, the calling thread's to it
+    threads_of = {sid: {name for _, s, name in seen if s == sid} for _, sid, _ in seen}
+    assert all(len(names) == 1 for names in threads_of.values())
+    assert {id(s) for s in states} >= set(threads_of)
+    if id(states[0]) in threads_of:
+        assert threads_of[id(states[0])] == {threading.current_thread().name}
+
+
+def test_a_late_thread_leaves_its_tasks_to_the_others() -> None:
+    """The thread that runs the first task stalls until every other task ran: the other
+    thread takes them all (with fixed shares it would wait for the stalled one)."""
+    done: list[int] = []
+    rest_done = threading.Event()
+    stalled: list[bool] = []
+
+    def first(_: None) -> None:
+        stalled.append(not rest_done.wait(5))
+
+    def other(_: None) -> None:
+        done.append(1)
+        if len(done) == 9:
+            rest_done.set()
+
+    run_shared([first, *[other] * 9], [None, None])
+    assert len(done) == 9
+    assert stalled == [False]
 
 
 def test_one_state_or_one_task_stays_on_the_calling_thread() -> None:

@@ -565,3 +565,52 @@ def test_more_room_for_the_sections_never_drops_one(
     names = [s["name"] for s in doc["sections"]]
     assert "last" in names and "state" in names
     assert doc["used_tokens"] <= 400
+
+
+_PHRASES = [
+    "the cache keeps the last vectors",
+    "the cache keeps the last vectors and drops the rest",
+    "we renamed the parser",
+    "tests pass on the merge branch now",
+    "so tests pass on the merge branch now, after the fix",
+    "the cache keeps the last vectors of each row",
+    "é vérifié: the cache keeps the last vectors",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    picks=st.lists(
+        st.lists(st.integers(0, len(_PHRASES) - 1), min_size=1, max_size=4), max_size=12
+    ),
+    excluded=st.sets(st.integers(0, 11)),
+    batch=st.integers(1, 5),
+)
+def test_dedupe_leaves_out_what_a_sentence_said_before_holds(
+    picks: list[list[int]], excluded: set[int], batch: int
+) -> None:
+    """A sentence is left out when it is one said before, or holds one of 30 characters
+    or more said before: the window hashes only screen, the plain substring rule decides
+    (checked against that rule, in batches of any size)."""
+    from chunkscope.engine.recap import core
+    from chunkscope.engine.summarize.extractive import sentences_of
+
+    cands = [
+        cand(i, " ".join(_PHRASES[j].capitalize() + "." for j in js), excluded=i in excluded)
+        for i, js in enumerate(picks)
+    ]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(core, "_HASH_BATCH", batch)
+        got = core._deduped(cands, "")
+    seen: set[str] = set()
+    order = sorted(range(len(cands)), key=lambda i: (cands[i].excluded, -cands[i].score, -i))
+    for i in order:
+        c, kept = cands[i], []
+        for s in sentences_of(cands[i].summary.summary):
+            key = core._norm(s)
+            if key in seen or any(len(k) >= core._QUOTED and k in key for k in seen):
+                continue
+            if not c.excluded:
+                seen.add(key)
+            kept.append(key)
+        assert [core._norm(s) for s in sentences_of(got[i].summary.summary)] == kept

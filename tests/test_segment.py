@@ -549,3 +549,43 @@ def test_the_default_chunks_are_retrieval_sized() -> None:
     assert len(topics.chunks) < len(merged.chunks)
     assert merged.topic_bounds is not None and topics.topic_bounds is not None
     assert merged.topic_bounds.tolist() == topics.topic_bounds.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lengths=st.lists(st.integers(1, 40), min_size=1, max_size=60),
+    dims=st.integers(1, 9),
+    seed=st.integers(0, 2**32 - 1),
+    wide=st.booleans(),
+)
+def test_segment_sums_are_reduceats_bit_for_bit(
+    lengths: list[int], dims: int, seed: int, wide: bool
+) -> None:
+    """The merged chunks' vectors: `_segment_sums` gives exactly np.add.reduceat's float64
+    sums, signed zeros included, for float32 rows (its own batched order) and float64."""
+    from chunkscope.engine.segment.segmenter import _segment_sums
+
+    rng = np.random.default_rng(seed)
+    n = sum(lengths)
+    v = rng.standard_normal((n, dims)) * 10.0 ** rng.integers(-3, 4, size=(n, 1))
+    v[rng.random((n, dims)) < 0.3] = 0.0
+    v[rng.random((n, dims)) < 0.2] = -0.0
+    v = v.astype(np.float64 if wide else np.float32)
+    bounds = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    want = np.add.reduceat(v, bounds[:-1], axis=0, dtype=np.float64)
+    got = _segment_sums(v, bounds)
+    assert got.dtype == np.float64
+    assert np.array_equal(got.view(np.int64), want.view(np.int64))
+
+
+def test_segment_sums_of_long_segments_in_many_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Segments of thousands of rows and more segments than one block holds."""
+    from chunkscope.engine.segment import segmenter
+
+    monkeypatch.setattr(segmenter, "_SUM_BLOCK", 7)
+    rng = np.random.default_rng(5)
+    lengths = [3000, 1, 2, 9000, *rng.integers(1, 30, size=40).tolist()]
+    v = rng.standard_normal((sum(lengths), 4)).astype(np.float32)
+    bounds = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    want = np.add.reduceat(v, bounds[:-1], axis=0, dtype=np.float64)
+    assert np.array_equal(segmenter._segment_sums(v, bounds).view(np.int64), want.view(np.int64))

@@ -556,3 +556,22 @@ def test_a_sentence_is_not_cut_after_e_g_or_inside_a_quoted_question() -> None:
         "Also etc.",
         "Then more.",
     ]
+
+
+_MARK_TEXT = st.lists(
+    st.sampled_from(
+        [*"abcfiloprsx_`./-5 \n", "pass", "Fix", "ROOT cause", "\u017f", "\u212a", "\u0663", "py"]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(_MARK_TEXT, max_size=4).map("".join), most=st.integers(1, 4))
+def test_marks_count_every_kind_as_the_whole_pattern_does(text: str, most: int) -> None:
+    """The fact marks, found with only the kinds that can match in the text, are those
+    of the whole pattern (ASCII and Unicode case folding, Unicode digits), up to `most`."""
+    from chunkscope.engine.summarize.extractive import _CONTENT, _IDENTIFIER, _marks
+
+    whole = len(_CONTENT.findall(text)) + len(_IDENTIFIER.findall(text))
+    assert _marks(text, most) == min(whole, most)

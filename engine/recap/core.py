@@ -38,6 +38,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -536,6 +537,45 @@ def _norm(sentence: str) -> str:
 
 #: A sentence at least this long that another one contains is said by it.
 _QUOTED = 30
+#: Candidates whose sentences `_deduped` hashes together (one numpy pass per batch).
+_HASH_BATCH = 256
+_MASK = (1 << 64) - 1
+_BASE = 0x100000001B3
+
+
+def _window_hashes(keys: Sequence[str]) -> list[list[int]]:
+    """For each key, a hash of each of its `_QUOTED`-character windows, in order (none
+    for a shorter key): equal windows hash equal. All keys' at once, with numpy."""
+    out: list[list[int]] = [[] for _ in keys]
+    long = [i for i, k in enumerate(keys) if len(k) >= _QUOTED]
+    if not long:
+        return out
+    text = "".join([keys[i] for i in long])
+    raw = text.encode("utf-32-le", "surrogatepass")
+    codes = np.frombuffer(raw, dtype=np.uint32).astype(np.uint64)
+
+    def power(k: int) -> np.uint64:
+        return np.uint64(pow(_BASE, k, 1 << 64) & _MASK)
+
+    # hashes of the windows of width 1, 2, 4, 8, 16 starting at each position, then 30
+    # as 16 + 8 + 4 + 2 (uint64 arithmetic wraps around)
+    width = {1: codes}
+    w = 1
+    while w < 16:
+        h = width[w]
+        width[2 * w] = h[:-w] * power(w) + h[w:]
+        w *= 2
+    m = len(codes) - _QUOTED + 1
+    h30 = width[16][:m] * power(14)
+    h30 += width[8][16 : 16 + m] * power(6)
+    h30 += width[4][24 : 24 + m] * power(2)
+    h30 += width[2][28 : 28 + m]
+    at = 0
+    for i in long:
+        n = len(keys[i])
+        out[i] = h30[at : at + n - _QUOTED + 1].tolist()
+        at += n
+    return out
 
 
 def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
@@ -558,12 +598,17 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
     # The long sentences said so far, by their first _QUOTED characters: a sentence that
     # holds one holds its opening at some position, so probing each window finds them
     # all without scanning every sentence said (which made a long log's recap quadratic).
+    # The hashes of those openings screen a sentence first: when none of its windows'
+    # hashes is one of them, no window is an opening (the probing would find nothing).
     openings: dict[str, list[str]] = {}
     for k in seen:
         if len(k) >= _QUOTED:
             openings.setdefault(k[:_QUOTED], []).append(k)
+    opened = {hashes[0] for hashes in _window_hashes(list(openings)) if hashes}
 
-    def repeats(key: str) -> bool:
+    def repeats(key: str, hashes: list[int]) -> bool:
+        if opened.isdisjoint(hashes):
+            return False
         for p in range(len(key) - _QUOTED + 1):
             for k in openings.get(key[p : p + _QUOTED], ()):
                 if key.startswith(k, p):
@@ -571,28 +616,35 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
         return False
 
     out = list(cands)
-    for i in order:
-        c = cands[i]
-        kept: list[str] = []
-        changed = False
-        for s in sentences_of(c.text):
-            key = _norm(s)
-            if not key or key in seen or (len(key) >= _QUOTED and key in said):
-                changed = True  # said already (or a quote of what the sections say)
-                continue
-            if repeats(key):
-                changed = True  # it repeats a sentence said already, and little more
-                continue
-            if not c.excluded:
-                seen.add(key)
-                if len(key) >= _QUOTED:
-                    openings.setdefault(key[:_QUOTED], []).append(key)
-            kept.append(terminated(s))
-        if changed:
-            text = " ".join(kept)
-            abstract = kept[0] if kept else ""
-            summary = replace(c.summary, abstract=abstract, summary=text)
-            out[i] = replace(c, summary=summary)
+    for b0 in range(0, len(order), _HASH_BATCH):
+        batch = order[b0 : b0 + _HASH_BATCH]
+        sentences = [sentences_of(cands[i].text) for i in batch]
+        keys = [[_norm(s) for s in ss] for ss in sentences]
+        flat = _window_hashes(list(chain.from_iterable(keys)))
+        at = 0
+        for i, ss, ks in zip(batch, sentences, keys, strict=True):
+            c = cands[i]
+            kept: list[str] = []
+            changed = False
+            for s, key, hashes in zip(ss, ks, flat[at : at + len(ks)], strict=True):
+                if not key or key in seen or (len(key) >= _QUOTED and key in said):
+                    changed = True  # said already (or a quote of what the sections say)
+                    continue
+                if repeats(key, hashes):
+                    changed = True  # it repeats a sentence said already, and little more
+                    continue
+                if not c.excluded:
+                    seen.add(key)
+                    if len(key) >= _QUOTED:
+                        openings.setdefault(key[:_QUOTED], []).append(key)
+                        opened.add(hashes[0])
+                kept.append(terminated(s))
+            at += len(ks)
+            if changed:
+                text = " ".join(kept)
+                abstract = kept[0] if kept else ""
+                summary = replace(c.summary, abstract=abstract, summary=text)
+                out[i] = replace(c, summary=summary)
     return out
 
 

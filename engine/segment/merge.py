@@ -801,6 +801,21 @@ def merge(
     the result is the same for any number. Raises ValueError on mismatched
     lengths or non-finite embeddings.
     """
+    return _merge(chunks, embeddings, params, token_counts, log, threads, with_vectors=True)
+
+
+def _merge(
+    chunks: Sequence[Chunk],
+    embeddings: npt.ArrayLike,
+    params: MergeParams,
+    token_counts: Sequence[int] | None,
+    log: Callable[[str], None] | None,
+    threads: int | None,
+    *,
+    with_vectors: bool,
+) -> MergeResult:
+    """`merge`; without ``with_vectors`` the result's ``vectors`` are left empty (zero
+    rows), for `merge_chunks`, whose caller only gets the chunks."""
     w, sizes = _validate(chunks, embeddings, params, token_counts)
     n = len(chunks)
     cap = params.cap
@@ -851,7 +866,7 @@ def merge(
         bounds=bounds,
         chunks=chunks_from_spans(chunks, pairwise(bounds.tolist())),
         # a float64 copy: never the caller's array, nor a view of a larger buffer
-        vectors=ws.vectors(),
+        vectors=ws.vectors() if with_vectors else np.zeros((0, w.shape[1]), dtype=np.float64),
         passes=passes,
         cut_similarities=cut_sims,
         cut_threshold=cut_threshold,
@@ -905,7 +920,8 @@ def merge_chunks(
     ``log`` gets one line per pass in the reference's words,
     ``Merge pass (137 chunks): threshold=0.1423 (mean=0.2311, std=0.1776)``
     (`merge`'s ``log`` has the richer ``pass 1: 137 -> 61 chunks ...`` line)."""
-    result = merge(chunks, embeddings, MergeParams(max_chunk_chars=max_chunk_chars))
+    params = MergeParams(max_chunk_chars=max_chunk_chars)
+    result = _merge(chunks, embeddings, params, None, None, None, with_vectors=False)
     if log is not None:
         for p in result.passes:
             log(

@@ -162,12 +162,31 @@ _VERIFY_PHASE = re.compile(
 )
 
 
+def _may_hold(text: str, needles: tuple[str, ...]) -> bool:
+    """False only when `text` holds none of `needles` (lowercase ASCII) in any case, so
+    that a case-insensitive pattern needing one cannot match in it. A text beyond ASCII
+    goes to the pattern (case folding there matches ``ſ`` to ``s``, ``K`` to ``k``)."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(needle in low for needle in needles)
+
+
+#: What `_REFERS_BACK` needs in a text to match in it (one of them, in any case).
+_REFERS_BACK_NEEDS = (
+    "last change", "you just", "your last", "the previous", "go back to", "undo", "revert",
+    "try again", "as before",
+)  # fmt: skip
+
+
 def phase_cue(text: str) -> Phase | None:
     """Does the agent's message (prose, not a tool call) announce the next phase of its
     task: ``fix`` ("Now let me make the fix ...") or ``verify`` ("... a test to verify
     the fix")? Which phase the announcement opens is for the caller to weigh
     (`engine.segment.segmenter`): only the first of each, in that order, after enough work."""
     head = text[:400]
+    if not _may_hold(head, ("fix",)):  # both patterns end in "fix"
+        return None
     if _FIX_PHASE.search(head):
         return "fix"
     if _VERIFY_PHASE.search(head):
@@ -177,6 +196,8 @@ def phase_cue(text: str) -> Phase | None:
 
 def lands_work(text: str) -> bool:
     """Does a tool's output show work landed: a commit made, a push, a pull request?"""
+    if "[" not in text and ".." not in text and "/pull/" not in text:
+        return False  # what every kind of landing shows: "[branch sha]", "a..b", "/pull/"
     return _LANDED.search(text) is not None
 
 
@@ -299,7 +320,9 @@ def is_follow_up(text: str) -> bool:
     (See the module docstring.)"""
     if len(text.split()) <= SHORT_WORDS:
         return True
-    if _OPENS_ON_WHAT_WAS_DONE.match(text) or _REFERS_BACK.search(text):
+    if _OPENS_ON_WHAT_WAS_DONE.match(text) or (
+        _may_hold(text, _REFERS_BACK_NEEDS) and _REFERS_BACK.search(text)
+    ):
         return True
     return _ERROR.search(text[:ERROR_CHARS]) is not None
 

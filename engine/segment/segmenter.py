@@ -217,34 +217,48 @@ def _gap_reach(prefix: IntArray, width: float) -> tuple[IntArray, IntArray]:
     return lo.astype(np.int64), hi.astype(np.int64)
 
 
+# Rows of the running sums added up at a time: a block's rows stay in cache while each
+# takes the one above it (summing down whole columns of a large array is slower).
+_PREFIX_BLOCK = 16
+# Gaps whose block cosines are computed at a time (their rows stay in cache, and the
+# temporaries are a block's, never the whole file's).
+_COSINE_BLOCK = 1024
+
+
 def _unit_prefix(vectors: FloatArray) -> npt.NDArray[np.float32]:
     """Cumulative sums of the row-normalised vectors (float32: half the memory traffic;
-    block sums accurate to about 1e-4, far below the differences that matter)."""
+    block sums accurate to about 1e-4, far below the differences that matter): row ``i``
+    is the sum of the first ``i`` unit vectors, each added in turn, so a block of rows
+    at a time gives the same numbers as one running sum down the columns."""
     w = np.asarray(vectors).astype(np.float32, copy=False)
     norms = np.sqrt(np.einsum("ij,ij->i", w, w, dtype=np.float64))
     scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0).astype(np.float32)
-    # The running sum along each dimension, with the dimensions as rows: contiguous
-    # inner loops, a third faster than summing down the columns.
-    cols = np.empty((w.shape[1], len(w) + 1), dtype=np.float32)
-    cols[:, 0] = 0.0
-    np.multiply(w.T, scale[None, :], out=cols[:, 1:])
-    np.cumsum(cols[:, 1:], axis=1, out=cols[:, 1:])
-    return np.ascontiguousarray(cols.T)
+    cum = np.empty((len(w) + 1, w.shape[1]), dtype=np.float32)
+    cum[0] = 0.0
+    np.multiply(w, scale[:, None], out=cum[1:])
+    for r0 in range(1, len(cum), _PREFIX_BLOCK):
+        block = cum[r0 : r0 + _PREFIX_BLOCK]
+        block[0] += cum[r0 - 1]
+        np.add.accumulate(block, axis=0, out=block)
+    return cum
 
 
 def _block_cosines(cum: npt.NDArray[np.float32], lo: IntArray, hi: IntArray) -> FloatArray:
-    base = cum[1 : len(cum) - 1]  # the sums up to each gap: a view, no copy
-    left = base - cum[lo]
-    right = cum[hi] - base
-    # Dot products in float32 (a relative error near 1e-7 here, far below what moves a
-    # cut): four times faster than casting every element to float64.
-    dots = np.einsum("ij,ij->i", left, right).astype(np.float64)
-    den = np.sqrt(
-        np.einsum("ij,ij->i", left, left).astype(np.float64)
-        * np.einsum("ij,ij->i", right, right).astype(np.float64)
-    )
-    sims = np.zeros(len(base), dtype=np.float64)
-    np.divide(dots, den, out=sims, where=den > 0)
+    n = len(cum) - 2  # gaps
+    sims = np.zeros(n, dtype=np.float64)
+    for g0 in range(0, n, _COSINE_BLOCK):
+        g1 = min(n, g0 + _COSINE_BLOCK)
+        base = cum[g0 + 1 : g1 + 1]  # the sums up to each gap: a view, no copy
+        left = base - cum[lo[g0:g1]]
+        right = cum[hi[g0:g1]] - base
+        # Dot products in float32 (a relative error near 1e-7 here, far below what moves
+        # a cut): four times faster than casting every element to float64.
+        dots = np.einsum("ij,ij->i", left, right).astype(np.float64)
+        den = np.sqrt(
+            np.einsum("ij,ij->i", left, left).astype(np.float64)
+            * np.einsum("ij,ij->i", right, right).astype(np.float64)
+        )
+        np.divide(dots, den, out=sims[g0:g1], where=den > 0)
     out: FloatArray = np.clip(sims, -1.0, 1.0)
     return out
 
@@ -452,8 +466,8 @@ def _heading_only(chunk: Chunk) -> bool:
     turns = chunk.turns
     return (
         len(turns) == 1
+        and _HEADING.match(turns[0].text) is not None  # cheap: before stripping a long text
         and "\n" not in turns[0].text.strip()
-        and _HEADING.match(turns[0].text) is not None
     )
 
 
@@ -808,6 +822,40 @@ def fit_cap(
     return out
 
 
+# Groups whose sums `_segment_sums` adds up at a time (bounds its scratch rows).
+_SUM_BLOCK = 4096
+
+
+def _segment_sums(v: FloatArray, bounds: IntArray) -> FloatArray:
+    """The float64 sum of the rows of every segment ``bounds[i]:bounds[i + 1]``: the same
+    numbers, bit for bit, as ``np.add.reduceat(v, bounds[:-1], axis=0, dtype=np.float64)``,
+    several times faster on float32 rows (what the embedders return), where reduceat
+    widens them a row at a time.
+
+    For float32 rows reduceat adds the widened rows after the first in order and then
+    adds that sum to the first row, ``v0 + ((v1 + v2) + v3)`` (a test holds this to
+    reduceat itself, signed zeros included); here the same additions run batched over
+    the segments, largest first in blocks, so each step is one numpy call over the
+    segments still running. Float64 rows go to reduceat (its pairwise sums there are
+    another order)."""
+    starts, counts = bounds[:-1], np.diff(bounds)
+    if v.dtype != np.float32:
+        sums: FloatArray = np.add.reduceat(v, starts, axis=0, dtype=np.float64)
+        return sums
+    out = v[starts].astype(np.float64)
+    multi = np.flatnonzero(counts >= 2)
+    order = multi[np.argsort(-counts[multi], kind="stable")]
+    for b0 in range(0, len(order), _SUM_BLOCK):
+        block = order[b0 : b0 + _SUM_BLOCK]
+        first, size = starts[block], counts[block]
+        rest = v[first + 1].astype(np.float64)
+        running = np.searchsorted(-size, -np.arange(3, int(size[0]) + 1), side="right")
+        for k, mk in enumerate(running.tolist(), start=2):
+            rest[:mk] += v[first[:mk] + k]  # float32 widened exactly, then added
+        out[block] += rest
+    return out
+
+
 def _result(
     chunks: Sequence[Chunk],
     v: FloatArray,
@@ -824,7 +872,8 @@ def _result(
     dim = v.shape[1] if v.ndim == 2 else 0
     if spans:  # each merged chunk's mean vector, every chunk's at once
         counts = np.diff(bounds).astype(np.float64)
-        vectors = np.add.reduceat(v, bounds[:-1], axis=0, dtype=np.float64) / counts[:, None]
+        vectors = _segment_sums(v, bounds)
+        np.divide(vectors, counts[:, None], out=vectors)
     else:
         vectors = np.zeros((0, dim))
     gaps = [e - 1 for _, e in spans[:-1]]

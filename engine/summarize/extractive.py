@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import chain, islice
 
 import numpy as np
 import numpy.typing as npt
@@ -74,15 +76,59 @@ _FILLER = re.compile(
 )
 # Marks of a sentence that carries a fact: a path or file name, code, a number, an
 # identifier, a result or a decision.
-_CONTENT = re.compile(
-    r"(?:[\w.-]+/[\w./-]+|\b[\w-]+\.(?:py|js|ts|tsx|jsx|rs|go|rb|java|kt|c|h|cc|cpp|hpp|"
-    r"md|json|toml|yaml|yml|ex|exs|sh|sql|html|css|txt|cfg|ini|lock|swift|php|cs|scala|vue)\b|"
-    r"`[^`]+`|\b\d+(?:\.\d+)?%?|\b[A-Za-z]+_[A-Za-z_]+\b|"
-    r"\b(?i:pass(?:es|ed)?|fail(?:s|ed|ing|ure)?|fix(?:es|ed)?|add(?:s|ed)?|remov(?:e|es|ed)|"
-    r"renam(?:e|ed)|replac(?:e|ed)|error|bug|because|instead|decid(?:e|ed)|root cause|"
-    r"commit(?:ted)?|merged?|works?|broke|crash(?:es|ed)?|timeout|deprecated|"
-    r"must|should not|never|always)\b)"
+# The kinds of fact mark, each with what a text must hold for it to match anywhere: a
+# path, a file name, inline code, a number, a snake_case name, a word of outcome.
+_CONTENT_KINDS: tuple[tuple[str, str], ...] = (
+    ("/", r"[\w.-]+/[\w./-]+"),
+    (
+        ".",
+        r"\b[\w-]+\.(?:py|js|ts|tsx|jsx|rs|go|rb|java|kt|c|h|cc|cpp|hpp|"
+        r"md|json|toml|yaml|yml|ex|exs|sh|sql|html|css|txt|cfg|ini|lock|swift|php|cs|scala|vue)\b",
+    ),
+    ("`", r"`[^`]+`"),
+    ("digit", r"\b\d+(?:\.\d+)?%?"),
+    ("_", r"\b[A-Za-z]+_[A-Za-z_]+\b"),
+    (
+        "word",
+        r"\b(?i:pass(?:es|ed)?|fail(?:s|ed|ing|ure)?|fix(?:es|ed)?|add(?:s|ed)?|remov(?:e|es|ed)|"
+        r"renam(?:e|ed)|replac(?:e|ed)|error|bug|because|instead|decid(?:e|ed)|root cause|"
+        r"commit(?:ted)?|merged?|works?|broke|crash(?:es|ed)?|timeout|deprecated|"
+        r"must|should not|never|always)\b",
+    ),
 )
+_CONTENT = re.compile("(?:" + "|".join(p for _, p in _CONTENT_KINDS) + ")")
+# What an ASCII text holds in lower case when the word kind can match in it.
+_OUTCOME_STEMS = (
+    "pass", "fail", "fix", "add", "remov", "renam", "replac", "error", "bug", "because",
+    "instead", "decid", "root cause", "commit", "merge", "work", "broke", "crash",
+    "timeout", "deprecated", "must", "should not", "never", "always",
+)  # fmt: skip
+_ANY_DIGIT = re.compile(r"\d")
+
+
+@lru_cache(maxsize=64)
+def _content_of(kinds: int) -> re.Pattern[str]:
+    """`_CONTENT` with only the kinds in the bit set `kinds` (one bit per `_CONTENT_KINDS`)."""
+    parts = [p for i, (_, p) in enumerate(_CONTENT_KINDS) if kinds >> i & 1]
+    return re.compile("(?:" + "|".join(parts) + ")")
+
+
+def _content_for(text: str) -> re.Pattern[str] | None:
+    """`_CONTENT` without the kinds that cannot match anywhere in `text` (None: no kind
+    can): the same matches, found without trying every kind at every position."""
+    kinds = 0
+    for i, (needs, _) in enumerate(_CONTENT_KINDS):
+        if needs == "digit":
+            can = _ANY_DIGIT.search(text) is not None
+        elif needs == "word":  # case folding beyond ASCII: leave it to the pattern
+            low = text.lower()
+            can = not text.isascii() or any(stem in low for stem in _OUTCOME_STEMS)
+        else:
+            can = needs in text
+        kinds |= can << i
+    return _content_of(kinds) if kinds else None
+
+
 # An identifier written in camelCase or PascalCase with an inner capital (case matters).
 _IDENTIFIER = re.compile(r"\b(?:[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)")
 # A narrating opener followed by a verb of looking, not of doing: never a fact.
@@ -96,8 +142,15 @@ _LOOKING = re.compile(
 )
 
 
-def _marks(text: str) -> int:
-    return len(_CONTENT.findall(text)) + len(_IDENTIFIER.findall(text))
+def _marks(text: str, most: int) -> int:
+    """The fact marks of `text` (`_CONTENT` and `_IDENTIFIER` matches), counted up to
+    `most`: the callers compare with 2 or take at most 3, and a long tool output has
+    thousands, which findall would list."""
+    content = _content_for(text)
+    found = 0 if content is None else sum(1 for _ in islice(content.finditer(text), most))
+    if found < most:
+        found += sum(1 for _ in islice(_IDENTIFIER.finditer(text), most - found))
+    return found
 
 
 def is_narration(sentence: str) -> bool:
@@ -111,7 +164,7 @@ def is_narration(sentence: str) -> bool:
     if text.endswith(":") or (_LOOKING.match(text) and "because" not in text.lower()):
         return True  # a lead-in to an action, or looking around
     # "I'll keep `parse()` in engine/read/parse.py: it drops the last line" keeps its facts
-    return _marks(text) < 2 and len(text.split()) < 25
+    return _marks(text, 2) < 2 and len(text.split()) < 25
 
 
 def has_content(sentence: str) -> bool:
@@ -136,8 +189,8 @@ def content_weight(sentence: str) -> float:
     (up to 1.6)."""
     if is_narration(sentence) or is_markup(sentence):
         return 0.0
-    marks = _marks(sentence)
-    return 1.0 + min(marks, 3) * 0.2 if marks else 0.7
+    marks = _marks(sentence, 3)
+    return 1.0 + marks * 0.2 if marks else 0.7
 
 
 _ENDED = re.compile(r"[.!?:;…]['\"”’)\]`*]*$")
@@ -281,14 +334,15 @@ def _tfidf(sentences: Sequence[Sentence]) -> npt.NDArray[np.float64]:
         for s in sentences
     ]
     vocab: dict[str, int] = {}
-    for words in docs:
-        for w in words:
-            vocab.setdefault(w, len(vocab))
+    ids = [[vocab.setdefault(w, len(vocab)) for w in words] for words in docs]
     n = len(docs)
-    matrix = np.zeros((n, max(len(vocab), 1)), dtype=np.float64)
-    for i, words in enumerate(docs):
-        for w in words:
-            matrix[i, vocab[w]] += 1.0
+    width = max(len(vocab), 1)
+    matrix = np.zeros((n, width), dtype=np.float64)
+    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=n)
+    if lengths.any():  # the word counts (whole numbers, exact in float64), all at once
+        cells = np.repeat(np.arange(n, dtype=np.int64) * width, lengths)
+        cells += np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=len(cells))
+        np.add.at(matrix.reshape(-1), cells, 1.0)
     df = np.count_nonzero(matrix, axis=0)
     idf = np.log((1.0 + n) / (1.0 + df)) + 1.0
     np.log1p(matrix, out=matrix, where=matrix > 0)
