@@ -222,7 +222,7 @@ def test_dialog(
         screen = pilot.app.screen
         if isinstance(screen, OpenFileScreen):
             tree = screen.query_one("#tree", DirectoryTree)
-            await until(pilot, lambda: len(screen.sessions) >= 5)
+            await until(pilot, lambda: screen.listed)
             await until(pilot, lambda: _tree_listed(tree))
             await pilot.pause()
         for field in screen.query(Input):  # a blinking cursor is drawn or not by the clock

@@ -157,7 +157,7 @@ async def test_the_picker_keeps_names_whole_and_typing_goes_to_the_path() -> Non
         await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
         screen = app.screen
         assert isinstance(screen, OpenFileScreen)
-        await until(pilot, lambda: len(screen.sessions) >= 5)
+        await until(pilot, lambda: screen.listed)
         await pilot.pause()
         samples = screen.query_one("#samples", OptionList)
         shown = [line.strip(" │") for line in _lines_of(samples)]
@@ -167,6 +167,73 @@ async def test_the_picker_keeps_names_whole_and_typing_goes_to_the_path() -> Non
         await pilot.press(*"/tmp/x")
         field = screen.query_one("#path", Input)
         assert screen.focused is field and field.value == "/tmp/x"
+        await pilot.press("escape")
+
+
+def _picker_folder(tmp: Path) -> Path:
+    """Two session logs (one with a long name), and a README newer than both."""
+    import os
+    import shutil
+
+    folder = tmp / "logs"
+    folder.mkdir()
+    long_name = "a-session-with-a-very-long-file-name-" + "x" * 60 + ".jsonl"
+    for name in ["short.jsonl", long_name]:
+        shutil.copy(SAMPLE, folder / name)
+    readme = folder / "README.md"
+    readme.write_text("# About these logs\n\nNotes on the sessions.\n", encoding="utf-8")
+    later = (folder / "short.jsonl").stat().st_mtime + 3600
+    os.utime(readme, (later, later))
+    return folder
+
+
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["100x30", "160x48"])
+async def test_the_picker_cuts_names_with_an_ellipsis_rows_on_one_line_markdown_no_session(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    import re
+
+    from textual.widgets import DirectoryTree, OptionList
+
+    from chunkscope.engine.read.formats.folders import is_session, latest
+    from chunkscope.tui.app import StartOptions
+    from chunkscope.tui.screens.open_file import OpenFileScreen
+
+    folder = _picker_folder(tmp_path)
+    app = ChunkscopeApp(StartOptions(folder=str(folder), fixed_timings=True))
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+        screen = app.screen
+        assert isinstance(screen, OpenFileScreen)
+        tree = screen.query_one("#tree", DirectoryTree)
+        await until(pilot, lambda: screen.listed and len(tree.root.children) == 3)
+        await pilot.pause()
+
+        # The tree: a name longer than the tree is wide says it is cut, and the tree
+        # does not scroll sideways to it.
+        rows = [line.strip("│ ") for line in _lines_of(tree)]
+        cut = [r for r in rows if "a-session-" in r]
+        assert len(cut) == 1 and cut[0].endswith("…"), rows
+        assert tree.virtual_size.width <= tree.scrollable_content_region.width
+
+        # The README is a document, not a session: not counted, not the newest.
+        assert [Path(s.path).suffix for s in screen.sessions] == [".jsonl", ".jsonl"]
+        assert [Path(s.path).name for s in screen.documents] == ["README.md"]
+        assert all(is_session(s) for s in screen.sessions)
+        assert Path(latest(folder).path).suffix == ".jsonl"
+        box = screen.query_one("#sessions", OptionList)
+        assert box.highlighted is not None
+        assert box.get_option_at_index(box.highlighted).id == "session:0"
+        assert "2 sessions" in str(box.border_subtitle)
+
+        # Each row on one line, the date and size in their place, the first message
+        # cut with an ellipsis when the list is narrower than it.
+        shown = [line.strip("│ ").rstrip("▁▂▃▄▅▆▇█ ") for line in _lines_of(box)]
+        dated = [line for line in shown if re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d", line)]
+        assert len(dated) == 3, shown  # two sessions and the README, no wrapped lines
+        assert len({line.index("KB") for line in dated}) == 1, dated
+        assert all(line.endswith("…") for line in dated[:2]), dated
+        assert "markdown documents (1)" in shown
         await pilot.press("escape")
 
 
