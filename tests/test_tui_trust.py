@@ -111,6 +111,40 @@ async def test_at_100x30_footer_burst_turn_counts_and_judged_cuts() -> None:
         assert all("sim 0." in line for line in judged), judged
 
 
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["100x30", "160x48"])
+async def test_the_footer_fits_its_keys_on_its_first_drawing_and_under_a_dialog(
+    size: tuple[int, int],
+) -> None:
+    from textual.widgets._footer import FooterKey
+
+    from chunkscope.tui.app import StartOptions
+    from chunkscope.tui.screens.confirm import ConfirmScreen
+    from chunkscope.tui.screens.workbench import FittingFooter
+
+    app = ChunkscopeApp(StartOptions(fixed_timings=True, open_picker=False))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        footer = app.screen.query_one(FittingFooter)
+
+        def shown_right_ends() -> tuple[list[int], int]:
+            keys = list(footer.query(FooterKey))
+            palette = next(k for k in keys if k.has_class("-command-palette"))
+            shown = [k for k in keys if k is not palette and k.display]
+            return [k.region.right for k in shown], palette.region.x
+
+        # The first drawing: whole keys, help and quit first.
+        rights, palette_x = shown_right_ends()
+        assert rights and max(rights) <= palette_x, (rights, palette_x)
+        keys = [k.key for k in footer.query(FooterKey) if k.display]
+        assert keys[:2] == ["question_mark", "q"], keys
+
+        # Under a dialog, after one pause, no label runs under the palette key.
+        app.push_screen(ConfirmScreen("./_recap.md exists. Overwrite it?", yes="Overwrite"))
+        await pilot.pause()
+        rights, palette_x = shown_right_ends()
+        assert rights and max(rights) <= palette_x, (rights, palette_x)
+
+
 async def test_compare_shows_the_merge_controls_only_beside_the_merged_run() -> None:
     from chunkscope.tui.widgets.merge_panel import MergePanel
     from chunkscope.tui.widgets.sweep_panel import SweepPanel

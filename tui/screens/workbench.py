@@ -83,27 +83,35 @@ class ControlsScroll(VerticalScroll, can_focus=False):
 
 class FittingFooter(Footer):
     """Textual's footer, dropping whole keys that do not fit (it cut the last label
-    mid-word: ``w Write re▏^p palette``); the first keys stay (`FOOTER_FIRST`)."""
+    mid-word: ``w Write re▏^p palette``); the first keys stay (`FOOTER_FIRST`). The keys
+    are measured, not laid out, so they fit from the footer's first drawing on (it
+    waited for a refresh, and a redraw after it)."""
 
     async def recompose(self) -> None:
         await super().recompose()
-        self.call_after_refresh(self._fit_keys)
+        self._fit_keys()
 
     def on_resize(self) -> None:
-        for key in self.query(FooterKey):  # measured again, all shown
-            key.display = True
-        self.call_after_refresh(self._fit_keys)
+        self._fit_keys()
+
+    def _cells(self, key: FooterKey) -> int:
+        """The cells `key` takes in the footer's row: its text, padding, border, margin."""
+        size = self.size if self.size.width else self.app.size
+        content = key.get_content_width(size, self.app.size)
+        return content + key.styles.gutter.width + key.styles.margin.width
 
     def _fit_keys(self) -> None:
         keys = list(self.query(FooterKey))
         palette = [k for k in keys if k.has_class("-command-palette")]
-        right = self.region.right - sum(k.outer_size.width for k in palette)
-        over = False
+        room = (self.size.width or self.app.size.width) - sum(self._cells(k) for k in palette)
+        used = 0
         for key in keys:
             if key in palette:
                 continue
-            over = over or key.region.right > right
-            key.display = not over
+            used += self._cells(key)
+            key.display = used <= room
+            if not key.display:
+                room = -1  # the keys after it go too, however short
 
 
 class WorkbenchScreen(Screen[None]):
