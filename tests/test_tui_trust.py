@@ -173,6 +173,59 @@ async def test_compare_shows_the_merge_controls_only_beside_the_merged_run() -> 
         assert str(controls.border_title) == "MERGE"
 
 
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["100x30", "160x48"])
+async def test_compare_draws_each_columns_own_similarity_strip(size: tuple[int, int]) -> None:
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        main = bench.query_one("#strip", SimilarityStrip)
+        left = bench.query_one("#strip-left", SimilarityStrip)
+        right = bench.query_one("#strip-right", SimilarityStrip)
+        pair = bench.query_one("#column-strips")
+        assert main.display and not pair.display
+        merged_cuts = list(main.cuts)
+
+        # A strategy on the right: its own cuts, and no similarities it has not got.
+        app.set_column_strategy("right", "sliding-window")
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        assert not main.display and pair.display
+        res = app.column_result("right")
+        assert res is not None
+        assert len(right.sims) == 0 and right.note is not None
+        assert "no similarity scores" in right.note
+        assert right.cuts and right.cuts != merged_cuts
+        assert {r for _, r in right.cuts} == {r for r in res.result.cuts if r}
+        assert len(right.cuts) <= len(res.chunks) - 1
+        drawn = "\n".join(right.rendered_lines())
+        assert "no similarity scores" in drawn, drawn
+        assert "sliding-window" in str(right.border_title)
+        # the items before the merge: the units' similarities, no cuts (not the merge's)
+        assert left.cuts == [] and len(left.sims) == len(bench.view.sims)
+
+        # The seed's merge loop on the right: its own run, cuts and similarities.
+        app.set_column_strategy("right", "merge:seed")
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        res = app.column_result("right")
+        assert res is not None
+        run = res.result.info["merge_run"]
+        assert [r for _, r in right.cuts] == [c.reason for c in run.cuts]
+        assert len(right.sims) == len(run.owners) - 1 and right.note is None
+        assert "merge:seed" in str(right.border_title)
+
+        # Back to the merged run: the one strip, as before.
+        app.set_column_strategy("right", None)
+        await pilot.pause()
+        assert main.display and not pair.display and list(main.cuts) == merged_cuts
+
+
 def _lines_of(widget: Any) -> list[str]:
     return [
         "".join(seg.text for seg in widget.render_line(y)).rstrip()
