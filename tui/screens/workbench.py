@@ -454,6 +454,7 @@ class WorkbenchScreen(Screen[None]):
         if self.driver.comparing:  # each column is judged on its own (draw_columns)
             if columns:
                 self.draw_columns()
+            self._column_strip_marks()
         elif report is None:
             before.set_marks({})
             merged.set_marks({})
@@ -715,12 +716,24 @@ class WorkbenchScreen(Screen[None]):
             lst.set_band_styles(styles)
             self._draw_column(side, lst, self.query_one(title_id), data[side], flags[side])
             self._draw_column_strip(side, view, data[side])
+        self._column_strip_marks()
 
     def _show_column_strips(self, comparing: bool) -> None:
         """Comparing: a strip under each column, of that column's run; else the one strip
         of the merged run."""
         self.query_one("#strip").display = not comparing
         self.query_one("#column-strips").display = comparing
+
+    def _column_strip_marks(self) -> None:
+        """The topic marks on the merged run's strip under the right column (the strips
+        of other runs have no marks row: their columns show their verdicts)."""
+        main = self.query_one("#strip", SimilarityStrip)
+        right = self.query_one("#strip-right", SimilarityStrip)
+        if self.driver.column_specs["right"] is None:
+            right.set_marks(main.marks, main.verdicts)
+        else:
+            right.set_marks([], [])
+        self.query_one("#column-strips").set_class(bool(right.marks), "-marks")
 
     def _draw_column_strip(self, side: str, view: RunView | None, data: Any) -> None:
         """Column `side`'s own similarity strip: its similarities, cuts and sizes over
@@ -732,7 +745,7 @@ class WorkbenchScreen(Screen[None]):
 
         strip = self.query_one(f"#strip-{side}", SimilarityStrip)
         spec = self.driver.column_specs[side]
-        name = f"{side.upper()} · " + (spec.label() if spec is not None else DEFAULT_LABEL[side])
+        name = spec.label() if spec is not None else DEFAULT_LABEL[side]  # under its column
         if view is None or data is None:
             strip.set_note(None)
             strip.set_data(np.zeros(0), None, [], np.zeros(0, dtype=np.int64), None, "chars")

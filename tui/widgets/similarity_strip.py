@@ -319,9 +319,11 @@ class SimilarityStrip(Widget):
         return self._finish([self._label("sim"), Segment(text, self._style("label"))], width)
 
     def _note_row(self, width: int) -> Strip:
-        return self._finish(
-            [self._label("sim"), Segment(self.note or "", self._style("label"))], width
-        )
+        label = self._style("label")
+        strip = Strip([self._label("sim"), Segment(self.note or "", label)])
+        if strip.cell_length > width:  # cut, and saying so
+            strip = Strip([*strip.crop(0, width - 1), Segment("…", label)])
+        return strip.adjust_cell_length(width, self._style("base"))
 
     def _sim_rows(self, width: int) -> dict[str, Strip]:
         """The two sparkline rows: per column, the lowest similarity of its bucket."""
@@ -466,7 +468,7 @@ class SimilarityStrip(Widget):
                 Segment(" above  ", label),
                 Segment("█", self._style("below")),
                 Segment(f" below threshold {thr:.2f}", label),
-                Segment("   "),
+                Segment("   ", label),
             ]
         present = {r for _, r in self.cuts}
         known = present & set(CUT_GLYPHS)
@@ -489,7 +491,7 @@ class SimilarityStrip(Widget):
             legend.append(Segment("▲", self._style("selected")))
             legend.append(Segment(" selected", label))
         if self.hits:
-            legend += [Segment("   "), Segment("1", self._style("search"))]
+            legend += [Segment("   ", label), Segment("1", self._style("search"))]
             legend.append(Segment(" search hit (its rank)", label))
         if self.marks:
             legend += [

@@ -349,10 +349,10 @@ def column_strip(
     if result is None:
         sizes = _chunk_sizes(view.compacted, view.compact_tokens, mp.cap_unit)
         title = (
-            f"units' neighbours {len(sims)} · mean {float(sims.mean()):.2f} σ "
-            f"{float(sims.std()):.2f} · no cuts before the merge"
+            f"neighbours {len(sims)} · mean {float(sims.mean()):.2f} σ "
+            f"{float(sims.std()):.2f} · no cuts yet"
             if len(sims)
-            else "no cuts before the merge"
+            else "no cuts yet"
         )
         return ColumnStrip(sims, None, [], sizes, mp.cap, mp.cap_unit, None, title)
     merged = result.info.get("merge_run")
@@ -381,8 +381,6 @@ def column_strip(
     owner = np.searchsorted(starts, np.arange(units), side="right")
     sizes = chunk_sizes[np.minimum(owner, len(chunk_sizes) - 1)] if len(chunk_sizes) else owner
     why = ", ".join(sorted({cut_name(r) for r in reasons}))
-    note = f"no similarity scores: {result.strategy} " + (
-        f"cuts by {why}" if why else "made no cut"
-    )
+    note = f"no scores: {result.strategy} " + (f"cuts by {why}" if why else "made no cut")
     title = f"no similarity scores · {plural(len(reasons), 'cut')}" + (f" ({why})" if why else "")
     return ColumnStrip(np.zeros(0), None, cuts, sizes, None, unit, note, title)
