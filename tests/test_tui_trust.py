@@ -226,6 +226,22 @@ async def test_compare_draws_each_columns_own_similarity_strip(size: tuple[int, 
         assert main.display and not pair.display and list(main.cuts) == merged_cuts
 
 
+async def test_the_strip_draws_chunk_size_cuts() -> None:
+    from chunkscope.tui.widgets.similarity_strip import CUT_GLYPHS, SimilarityStrip
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        reasons = [r for _, r in bench.view.cut_pairs]
+        assert reasons.count("chunk_size") > 10  # the sample's topics split for search
+        strip = bench.query_one("#strip", SimilarityStrip)
+        cuts_row = next(line for line in strip.rendered_lines() if line.startswith("cuts"))
+        # a chunk-size cut (the lowest priority) shows where no other cut shares its column
+        assert cuts_row.count(CUT_GLYPHS["chunk_size"]) > 5, cuts_row
+
+
 def _lines_of(widget: Any) -> list[str]:
     return [
         "".join(seg.text for seg in widget.render_line(y)).rstrip()

@@ -379,9 +379,10 @@ class SimilarityStrip(Widget):
             )
             col = self._columns_of(pairs, width, last=True)
             ok = (col >= 0) & (col < size)
-            # Per column, the cut of highest priority (the last of equals) wins.
+            # Per column, the cut of highest priority (the last of equals) wins; the
+            # keys count from 0 (a chunk-size cut's priority is below 0: it was never drawn).
             m = len(self.cuts) + 1
-            key = prio * m + np.arange(len(self.cuts))
+            key = (prio - min(CUT_PRIORITY.values())) * m + np.arange(len(self.cuts))
             best = np.full(size, -1, dtype=np.int64)
             np.maximum.at(best, col[ok], key[ok])
             has = best >= 0

@@ -309,22 +309,28 @@ def _chunk_sizes(chunks: Sequence[Any], tokens: Sequence[int] | None, unit: str)
 
 def _unit_pairs(view: Any, points: Sequence[Point]) -> list[int | None]:
     """Where each cut of a column falls on the strip's axis: the pair of compacted units
-    it comes before (by the first turn's index, else its source line); None when the
-    cut says neither or falls outside."""
+    it comes before, by the source line and then the turn index of the first turn of the
+    chunk after it (a markdown paragraph has its own line in one turn; a log's turns may
+    share a record's line), by the turn index alone when lines are unknown; None when
+    the cut says neither or falls outside."""
     from bisect import bisect_left
 
     units = view.compacted
     firsts = [u.turns[0] if u.turns else None for u in units]
     by_index = [t.turn_index for t in firsts if t is not None and t.turn_index is not None]
-    by_line = [t.source_line for t in firsts if t is not None and t.source_line is not None]
+    by_place = [
+        (t.source_line, t.turn_index)
+        for t in firsts
+        if t is not None and t.source_line is not None and t.turn_index is not None
+    ]
     use_index = len(by_index) == len(units)
-    use_line = len(by_line) == len(units)
+    use_place = len(by_place) == len(units)
     out: list[int | None] = []
     for index, line in points:
-        if index is not None and use_index:
+        if line is not None and use_place:
+            at = bisect_left(by_place, (line, -1 if index is None else index))
+        elif index is not None and use_index:
             at = bisect_left(by_index, index)
-        elif line is not None and use_line:
-            at = bisect_left(by_line, line)
         else:
             out.append(None)
             continue
