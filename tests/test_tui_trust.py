@@ -242,6 +242,24 @@ async def test_the_strip_draws_chunk_size_cuts() -> None:
         assert cuts_row.count(CUT_GLYPHS["chunk_size"]) > 5, cuts_row
 
 
+async def test_a_long_file_name_is_cut_in_the_header_with_an_ellipsis(tmp_path: Path) -> None:
+    import shutil
+
+    from chunkscope.tui.widgets.header_line import HeaderLine
+
+    path = tmp_path / ("a-session-with-a-very-long-file-name-" + "y" * 80 + ".jsonl")
+    shutil.copy(SAMPLE, path)
+    app = make_app(path)
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        line = _lines_of(bench.query_one(HeaderLine))[0]
+        # one line (it wrapped out of sight: the header read " chunkscope"), the name's
+        # end and the turn count kept, the cut said
+        assert "…" in line and ".jsonl · 211 turns" in line, line
+
+
 def _lines_of(widget: Any) -> list[str]:
     return [
         "".join(seg.text for seg in widget.render_line(y)).rstrip()
