@@ -260,6 +260,25 @@ async def test_a_long_file_name_is_cut_in_the_header_with_an_ellipsis(tmp_path: 
         assert "…" in line and ".jsonl · 211 turns" in line, line
 
 
+async def test_the_loading_dialog_cuts_a_long_path_with_an_ellipsis() -> None:
+    from textual.widgets import Label
+
+    from chunkscope.tui.app import StartOptions
+    from chunkscope.tui.screens.loading import LoadingScreen
+
+    app = ChunkscopeApp(StartOptions(fixed_timings=True, open_picker=False))
+    async with app.run_test(size=NARROW) as pilot:
+        await pilot.pause()
+        app.push_screen(LoadingScreen("/tmp/" + "a-very-long-folder-name/" * 5 + "s.jsonl"))
+        await until(pilot, lambda: isinstance(app.screen, LoadingScreen))
+        await pilot.pause()
+        label = app.screen.query_one(Label)
+        box = label.parent
+        assert box is not None and label.region.right <= box.content_region.right
+        shown = _lines_of(label)
+        assert len(shown) == 1 and shown[0].endswith("…"), shown
+
+
 def _lines_of(widget: Any) -> list[str]:
     return [
         "".join(seg.text for seg in widget.render_line(y)).rstrip()

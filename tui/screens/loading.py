@@ -25,6 +25,8 @@ class LoadingScreen(ModalScreen[None]):
         border: thick $primary; background: $surface;
     }
     LoadingScreen #loading-stage { color: $text-muted; }
+    /* a long path on one row, cut with an ellipsis (it ran past the border) */
+    LoadingScreen Label { width: 100%; text-wrap: nowrap; text-overflow: ellipsis; }
     LoadingScreen ProgressBar { margin-top: 1; }
     """
 
