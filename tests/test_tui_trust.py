@@ -272,7 +272,7 @@ async def test_the_loading_dialog_cuts_a_long_path_with_an_ellipsis() -> None:
         app.push_screen(LoadingScreen("/tmp/" + "a-very-long-folder-name/" * 5 + "s.jsonl"))
         await until(pilot, lambda: isinstance(app.screen, LoadingScreen))
         await pilot.pause()
-        label = app.screen.query_one(Label)
+        label = app.screen.query_one("#loading-path", Label)
         box = label.parent
         assert box is not None and label.region.right <= box.content_region.right
         shown = _lines_of(label)
