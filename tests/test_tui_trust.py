@@ -279,6 +279,27 @@ async def test_the_loading_dialog_cuts_a_long_path_with_an_ellipsis() -> None:
         assert len(shown) == 1 and shown[0].endswith("…"), shown
 
 
+async def test_a_choice_dialog_keeps_a_long_title_inside_it() -> None:
+    from textual.widgets import Label
+
+    from chunkscope.tui.app import StartOptions
+    from chunkscope.tui.screens.choose import ChooseScreen
+
+    name = "conversations-" + "z" * 70 + ".json"
+    title = f"12 sessions in {name}: the newest is open"
+    app = ChunkscopeApp(StartOptions(fixed_timings=True, open_picker=False))
+    async with app.run_test(size=NARROW) as pilot:
+        await pilot.pause()
+        app.push_screen(ChooseScreen(title, [("1", "one"), ("2", "two")]))
+        await until(pilot, lambda: isinstance(app.screen, ChooseScreen))
+        await pilot.pause()
+        label = app.screen.query_one(Label)
+        box = label.parent
+        assert box is not None and label.region.right <= box.content_region.right
+        shown = "".join(_lines_of(label))
+        assert shown.replace(" ", "") == title.replace(" ", ""), shown  # whole, wrapped
+
+
 def _lines_of(widget: Any) -> list[str]:
     return [
         "".join(seg.text for seg in widget.render_line(y)).rstrip()
