@@ -396,11 +396,11 @@ async def test_the_picker_cuts_names_with_an_ellipsis_rows_on_one_line_markdown_
         assert all(line.endswith("…") for line in dated[:2]), dated
         assert "markdown documents (1)" in shown
 
-        # A folder typed as the path: said to be a folder (it read "no such file").
+        # A folder typed as the path: said to be one (it read "no such file").
         await pilot.press(*str(folder), "enter")
         await pilot.pause()
         said = [n.message for n in app._notifications]
-        assert any("a folder" in m for m in said), said
+        assert any("is a directory" in m for m in said), said
         await pilot.press("escape")
 
 

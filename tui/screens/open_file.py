@@ -257,7 +257,7 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             return
         path = Path(value).expanduser()
         if path.is_dir():
-            self.notify(f"{value}: a folder; type a file's path", severity="error", markup=False)
+            self.notify(f"{value}: is a directory, not a file", severity="error", markup=False)
             return
         if not path.is_file():
             self.notify(f"{value}: no such file", severity="error", markup=False)
