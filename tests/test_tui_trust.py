@@ -397,7 +397,11 @@ async def test_the_picker_cuts_names_with_an_ellipsis_rows_on_one_line_markdown_
         assert "markdown documents (1)" in shown
 
         # A folder typed as the path: said to be one (it read "no such file").
-        await pilot.press(*str(folder), "enter")
+        from textual.widgets import Input
+
+        screen.query_one("#path", Input).value = str(folder)
+        screen.query_one("#path", Input).focus()
+        await pilot.press("enter")
         await pilot.pause()
         said = [n.message for n in app._notifications]
         assert any("is a directory" in m for m in said), said
