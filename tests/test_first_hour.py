@@ -33,7 +33,7 @@ async def test_the_picker_shows_markup_as_text_and_opens_a_file() -> None:
         await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
         screen = app.screen
         assert isinstance(screen, OpenFileScreen)
-        await until(pilot, lambda: len(screen.sessions) >= 5)
+        await until(pilot, lambda: screen.listed)
         await pilot.pause()
         box = screen.query_one("#sessions", OptionList)
         texts = _option_texts(box)
@@ -42,7 +42,7 @@ async def test_the_picker_shows_markup_as_text_and_opens_a_file() -> None:
         shown = "\n".join(
             "".join(seg.text for seg in box.render_line(y)) for y in range(box.size.height)
         )
-        assert "[bold red]alarm[/]" in shown
+        assert "[bold" in shown  # the row is cut to the list's width
         index = next(i for i, s in enumerate(screen.sessions) if Path(s.path) == MARKUP)
         box.focus()
         box.highlighted = index
@@ -541,7 +541,7 @@ async def test_tab_enter_in_the_picker_opens_the_newest_session() -> None:
         await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
         screen = app.screen
         assert isinstance(screen, OpenFileScreen)
-        await until(pilot, lambda: len(screen.sessions) >= 5)
+        await until(pilot, lambda: screen.listed)
         await pilot.pause()
         await pilot.press("tab", "enter")
         await settled(pilot, app)

@@ -247,7 +247,7 @@ async def test_open_action_with_a_directory_fifo_or_missing_path(
         field.focus()
         field.value = str(target)
         await pilot.press("enter")
-        await until(pilot, lambda: any("no such file" in n.message for n in app._notifications))
+        await until(pilot, lambda: any("is a directory" in n.message for n in app._notifications))
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is app.workbench)
         assert app.workbench.view is view and app.pipe.path == str(SAMPLE)

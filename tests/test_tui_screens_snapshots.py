@@ -222,16 +222,12 @@ def test_dialog(
         screen = pilot.app.screen
         if isinstance(screen, OpenFileScreen):
             tree = screen.query_one("#tree", DirectoryTree)
-            await until(pilot, lambda: len(screen.sessions) >= 5)
+            await until(pilot, lambda: screen.listed)
             await until(pilot, lambda: _tree_listed(tree))
             await pilot.pause()
         for field in screen.query(Input):  # a blinking cursor is drawn or not by the clock
             field.cursor_blink = False
         await pilot.wait_for_scheduled_animations()
-        # The footer under a dialog fits its keys after a refresh, and that redraw asks
-        # for one more: settle both before the picture.
-        for _ in range(3):
-            await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run)
 

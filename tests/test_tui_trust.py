@@ -111,6 +111,40 @@ async def test_at_100x30_footer_burst_turn_counts_and_judged_cuts() -> None:
         assert all("sim 0." in line for line in judged), judged
 
 
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["100x30", "160x48"])
+async def test_the_footer_fits_its_keys_on_its_first_drawing_and_under_a_dialog(
+    size: tuple[int, int],
+) -> None:
+    from textual.widgets._footer import FooterKey
+
+    from chunkscope.tui.app import StartOptions
+    from chunkscope.tui.screens.confirm import ConfirmScreen
+    from chunkscope.tui.screens.workbench import FittingFooter
+
+    app = ChunkscopeApp(StartOptions(fixed_timings=True, open_picker=False))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        footer = app.screen.query_one(FittingFooter)
+
+        def shown_right_ends() -> tuple[list[int], int]:
+            keys = list(footer.query(FooterKey))
+            palette = next(k for k in keys if k.has_class("-command-palette"))
+            shown = [k for k in keys if k is not palette and k.display]
+            return [k.region.right for k in shown], palette.region.x
+
+        # The first drawing: whole keys, help and quit first.
+        rights, palette_x = shown_right_ends()
+        assert rights and max(rights) <= palette_x, (rights, palette_x)
+        keys = [k.key for k in footer.query(FooterKey) if k.display]
+        assert keys[:2] == ["question_mark", "q"], keys
+
+        # Under a dialog, after one pause, no label runs under the palette key.
+        app.push_screen(ConfirmScreen("./_recap.md exists. Overwrite it?", yes="Overwrite"))
+        await pilot.pause()
+        rights, palette_x = shown_right_ends()
+        assert rights and max(rights) <= palette_x, (rights, palette_x)
+
+
 async def test_compare_shows_the_merge_controls_only_beside_the_merged_run() -> None:
     from chunkscope.tui.widgets.merge_panel import MergePanel
     from chunkscope.tui.widgets.sweep_panel import SweepPanel
@@ -139,6 +173,133 @@ async def test_compare_shows_the_merge_controls_only_beside_the_merged_run() -> 
         assert str(controls.border_title) == "MERGE"
 
 
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["100x30", "160x48"])
+async def test_compare_draws_each_columns_own_similarity_strip(size: tuple[int, int]) -> None:
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        main = bench.query_one("#strip", SimilarityStrip)
+        left = bench.query_one("#strip-left", SimilarityStrip)
+        right = bench.query_one("#strip-right", SimilarityStrip)
+        pair = bench.query_one("#column-strips")
+        assert main.display and not pair.display
+        merged_cuts = list(main.cuts)
+
+        # A strategy on the right: its own cuts, and no similarities it has not got.
+        app.set_column_strategy("right", "sliding-window")
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        assert not main.display and pair.display
+        res = app.column_result("right")
+        assert res is not None
+        assert len(right.sims) == 0 and right.note is not None
+        assert "no scores" in right.note and "no similarity scores" in str(right.border_title)
+        assert right.cuts and right.cuts != merged_cuts
+        assert {r for _, r in right.cuts} == {r for r in res.result.cuts if r}
+        assert len(right.cuts) <= len(res.chunks) - 1
+        drawn = "\n".join(right.rendered_lines())
+        assert "no scores" in drawn, drawn
+        assert "sliding-window" in str(right.border_title)
+        # the items before the merge: the units' similarities, no cuts (not the merge's)
+        assert left.cuts == [] and len(left.sims) == len(bench.view.sims)
+
+        # The seed's merge loop on the right: its own run, cuts and similarities.
+        app.set_column_strategy("right", "merge:seed")
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        res = app.column_result("right")
+        assert res is not None
+        run = res.result.info["merge_run"]
+        assert [r for _, r in right.cuts] == [c.reason for c in run.cuts]
+        assert len(right.sims) == len(run.owners) - 1 and right.note is None
+        assert "merge:seed" in str(right.border_title)
+
+        # Back to the merged run: the one strip, as before.
+        app.set_column_strategy("right", None)
+        await pilot.pause()
+        assert main.display and not pair.display and list(main.cuts) == merged_cuts
+
+
+async def test_the_strip_draws_chunk_size_cuts() -> None:
+    from chunkscope.tui.widgets.similarity_strip import CUT_GLYPHS, SimilarityStrip
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        reasons = [r for _, r in bench.view.cut_pairs]
+        assert reasons.count("chunk_size") > 10  # the sample's topics split for search
+        strip = bench.query_one("#strip", SimilarityStrip)
+        cuts_row = next(line for line in strip.rendered_lines() if line.startswith("cuts"))
+        # a chunk-size cut (the lowest priority) shows where no other cut shares its column
+        assert cuts_row.count(CUT_GLYPHS["chunk_size"]) > 5, cuts_row
+
+
+async def test_a_long_file_name_is_cut_in_the_header_with_an_ellipsis(tmp_path: Path) -> None:
+    import shutil
+
+    from chunkscope.tui.widgets.header_line import HeaderLine
+
+    path = tmp_path / ("a-session-with-a-very-long-file-name-" + "y" * 80 + ".jsonl")
+    shutil.copy(SAMPLE, path)
+    app = make_app(path)
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        line = _lines_of(bench.query_one(HeaderLine))[0]
+        # one line (it wrapped out of sight: the header read " chunkscope"), the name's
+        # end and the turn count kept, the cut said
+        assert "…" in line and ".jsonl · 211 turns" in line, line
+
+
+async def test_the_loading_dialog_cuts_a_long_path_with_an_ellipsis() -> None:
+    from textual.widgets import Label
+
+    from chunkscope.tui.app import StartOptions
+    from chunkscope.tui.screens.loading import LoadingScreen
+
+    app = ChunkscopeApp(StartOptions(fixed_timings=True, open_picker=False))
+    async with app.run_test(size=NARROW) as pilot:
+        await pilot.pause()
+        app.push_screen(LoadingScreen("/tmp/" + "a-very-long-folder-name/" * 5 + "s.jsonl"))
+        await until(pilot, lambda: isinstance(app.screen, LoadingScreen))
+        await pilot.pause()
+        label = app.screen.query_one("#loading-path", Label)
+        box = label.parent
+        assert box is not None and label.region.right <= box.content_region.right
+        shown = _lines_of(label)
+        assert len(shown) == 1 and shown[0].endswith("…"), shown
+
+
+async def test_a_choice_dialog_keeps_a_long_title_inside_it() -> None:
+    from textual.widgets import Label
+
+    from chunkscope.tui.app import StartOptions
+    from chunkscope.tui.screens.choose import ChooseScreen
+
+    name = "conversations-" + "z" * 70 + ".json"
+    title = f"12 sessions in {name}: the newest is open"
+    app = ChunkscopeApp(StartOptions(fixed_timings=True, open_picker=False))
+    async with app.run_test(size=NARROW) as pilot:
+        await pilot.pause()
+        app.push_screen(ChooseScreen(title, [("1", "one"), ("2", "two")]))
+        await until(pilot, lambda: isinstance(app.screen, ChooseScreen))
+        await pilot.pause()
+        label = app.screen.query_one(Label)
+        box = label.parent
+        assert box is not None and label.region.right <= box.content_region.right
+        shown = "".join(_lines_of(label))
+        assert shown.replace(" ", "") == title.replace(" ", ""), shown  # whole, wrapped
+
+
 def _lines_of(widget: Any) -> list[str]:
     return [
         "".join(seg.text for seg in widget.render_line(y)).rstrip()
@@ -157,7 +318,7 @@ async def test_the_picker_keeps_names_whole_and_typing_goes_to_the_path() -> Non
         await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
         screen = app.screen
         assert isinstance(screen, OpenFileScreen)
-        await until(pilot, lambda: len(screen.sessions) >= 5)
+        await until(pilot, lambda: screen.listed)
         await pilot.pause()
         samples = screen.query_one("#samples", OptionList)
         shown = [line.strip(" │") for line in _lines_of(samples)]
@@ -167,6 +328,83 @@ async def test_the_picker_keeps_names_whole_and_typing_goes_to_the_path() -> Non
         await pilot.press(*"/tmp/x")
         field = screen.query_one("#path", Input)
         assert screen.focused is field and field.value == "/tmp/x"
+        await pilot.press("escape")
+
+
+def _picker_folder(tmp: Path) -> Path:
+    """Two session logs (one with a long name), and a README newer than both."""
+    import os
+    import shutil
+
+    folder = tmp / "logs"
+    folder.mkdir()
+    long_name = "a-session-with-a-very-long-file-name-" + "x" * 60 + ".jsonl"
+    for name in ["short.jsonl", long_name]:
+        shutil.copy(SAMPLE, folder / name)
+    readme = folder / "README.md"
+    readme.write_text("# About these logs\n\nNotes on the sessions.\n", encoding="utf-8")
+    later = (folder / "short.jsonl").stat().st_mtime + 3600
+    os.utime(readme, (later, later))
+    return folder
+
+
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["100x30", "160x48"])
+async def test_the_picker_cuts_names_with_an_ellipsis_rows_on_one_line_markdown_no_session(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    import re
+
+    from textual.widgets import DirectoryTree, OptionList
+
+    from chunkscope.engine.read.formats.folders import is_session, latest
+    from chunkscope.tui.app import StartOptions
+    from chunkscope.tui.screens.open_file import OpenFileScreen
+
+    folder = _picker_folder(tmp_path)
+    app = ChunkscopeApp(StartOptions(folder=str(folder), fixed_timings=True))
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+        screen = app.screen
+        assert isinstance(screen, OpenFileScreen)
+        tree = screen.query_one("#tree", DirectoryTree)
+        await until(pilot, lambda: screen.listed and len(tree.root.children) == 3)
+        await pilot.pause()
+
+        # The tree: a name longer than the tree is wide says it is cut, and the tree
+        # does not scroll sideways to it.
+        rows = [line.strip("│ ") for line in _lines_of(tree)]
+        cut = [r for r in rows if "a-session-" in r]
+        assert len(cut) == 1 and cut[0].endswith("…"), rows
+        assert tree.virtual_size.width <= tree.scrollable_content_region.width
+
+        # The README is a document, not a session: not counted, not the newest.
+        assert [Path(s.path).suffix for s in screen.sessions] == [".jsonl", ".jsonl"]
+        assert [Path(s.path).name for s in screen.documents] == ["README.md"]
+        assert all(is_session(s) for s in screen.sessions)
+        assert Path(latest(folder).path).suffix == ".jsonl"
+        box = screen.query_one("#sessions", OptionList)
+        assert box.highlighted is not None
+        assert box.get_option_at_index(box.highlighted).id == "session:0"
+        assert "2 sessions" in str(box.border_subtitle)
+
+        # Each row on one line, the date and size in their place, the first message
+        # cut with an ellipsis when the list is narrower than it.
+        shown = [line.strip("│ ").rstrip("▁▂▃▄▅▆▇█ ") for line in _lines_of(box)]
+        dated = [line for line in shown if re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d", line)]
+        assert len(dated) == 3, shown  # two sessions and the README, no wrapped lines
+        assert len({line.index("KB") for line in dated}) == 1, dated
+        assert all(line.endswith("…") for line in dated[:2]), dated
+        assert "markdown documents (1)" in shown
+
+        # A folder typed as the path: said to be one (it read "no such file").
+        from textual.widgets import Input
+
+        screen.query_one("#path", Input).value = str(folder)
+        screen.query_one("#path", Input).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert any("is a directory" in m for m in said), said
         await pilot.press("escape")
 
 

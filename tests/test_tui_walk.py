@@ -163,11 +163,13 @@ async def test_a_merge_column_words_its_cuts_as_the_main_view() -> None:
         await until(pilot, app.workers_idle)
         await pilot.pause()
         right = bench.query_one("#merged", ChunkList)
-        # the strip shows the merged run's cuts, and says so beside a column that is not it
+        # the column's own strip: the seed loop's cuts, not the merged run's
         from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
 
-        strip_title = str(bench.query_one(SimilarityStrip).border_title)
-        assert "(the merged run, not the columns)" in strip_title, strip_title
+        strip = bench.query_one("#strip-right", SimilarityStrip)
+        assert bench.query_one("#column-strips").display
+        assert "merge:seed" in str(strip.border_title)
+        assert right._cuts is not None and len(strip.cuts) == len(right._cuts)
         assert right._cuts is not None and len(right._cuts) == 2
         lines = [cut_text(c) for c in right._cuts]
         # the same function as the main view of `--merge seed`: every cut has its numbers

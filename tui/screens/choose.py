@@ -23,6 +23,8 @@ class ChooseScreen(ModalScreen[str | None]):
         border: thick $primary; background: $surface;
     }
     ChooseScreen OptionList { height: auto; max-height: 20; }
+    /* a long title (a file's name) wraps inside the dialog: it ran past its border */
+    ChooseScreen > Vertical > Label { width: 100%; }
     """
 
     def __init__(self, title: str, choices: Sequence[tuple[str, str]]) -> None:

@@ -25,7 +25,9 @@ the threshold, green: above), where the merged chunks were cut and why (the topi
 segmenter: `┃` topic, `┇` structure, `╳` size cap; the seed loop: `┃` threshold, `╳`
 size cap, `◆` min similarity, `┆` max passes), the selection (`▲`) and the size of each
 merged chunk against the cap. Every slider re-runs the merge at once from cached
-embeddings.
+embeddings. When comparing (`[` `]`), each column has a strip of its own run under it: a
+merge mode's similarities and cuts, a strategy's cuts (`│`, named in the legend) with
+"no scores" in place of the similarities it does not have.
 
 **Topic marks** say where a topic really starts: `m` marks the item selected in the left
 column (use the turn view, `v`), and marks are saved at once for this file (by its

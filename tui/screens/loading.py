@@ -25,6 +25,8 @@ class LoadingScreen(ModalScreen[None]):
         border: thick $primary; background: $surface;
     }
     LoadingScreen #loading-stage { color: $text-muted; }
+    /* a long path on one row, cut with an ellipsis (it ran past the border) */
+    LoadingScreen #loading-path { width: 100%; text-wrap: nowrap; text-overflow: ellipsis; }
     LoadingScreen ProgressBar { margin-top: 1; }
     """
 
@@ -36,7 +38,7 @@ class LoadingScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(f"Opening {self.path}", markup=False)
+            yield Label(f"Opening {self.path}", markup=False, id="loading-path")
             yield Static(self._latest[0], id="loading-stage", markup=False)
             yield ProgressBar(total=None, show_eta=False, id="loading-bar")
             yield Static("escape cancels", id="loading-hint")

@@ -7,6 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.style import Style
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
@@ -14,10 +18,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Input, Label, OptionList
+from textual.widgets.directory_tree import DirEntry
 from textual.widgets.option_list import Option
+from textual.widgets.tree import TreeNode
 
 from chunkscope.engine.read.formats.base import SessionInfo
-from chunkscope.engine.read.formats.folders import readable_name
+from chunkscope.engine.read.formats.folders import is_session, readable_name
+from chunkscope.engine.textutil import plural
 from chunkscope.tui.cells import terminal_text
 from chunkscope.tui.samples import sample_files
 
@@ -39,18 +46,79 @@ class LogTree(DirectoryTree):
             and (p.is_dir() or readable_name(p.name))
         ]
 
+    def _room(self, node: TreeNode[DirEntry]) -> int | None:
+        """The cells a node's label has beside its guides, None before a layout."""
+        width = self.scrollable_content_region.width
+        if not self.is_mounted or width <= 0:
+            return None
+        depth = 0
+        parent = node.parent
+        while parent is not None:
+            depth += 1
+            parent = parent.parent
+        if not self.show_root:
+            depth -= 1
+        return max(1, width - depth * self.guide_depth)
 
-def session_label(s: SessionInfo) -> str:
+    def render_label(self, node: TreeNode[DirEntry], base_style: Style, style: Style) -> Text:
+        """The label on one row: a name longer than the tree is wide is cut with an
+        ellipsis (it was cut at the edge, and scrolled sideways)."""
+        label = super().render_label(node, base_style, style)
+        room = self._room(node)
+        if room is not None and label.cell_len > room:
+            label.truncate(room, overflow="ellipsis")
+        return label
+
+
+#: Below this width (cells) a session's row leaves out its format, so its first
+#: message keeps some room beside the date and size.
+FORMAT_SHOWN_FROM = 60
+#: The longest first message shown on a row, in cells, however wide the list.
+TITLE_CELLS = 70
+
+
+def _cut(text: str, cells: int) -> str:
+    """`text` in at most `cells` cells: cut text ends with an ellipsis."""
+    if cells <= 0:
+        return ""
+    line = Text(text, no_wrap=True, end="")
+    line.truncate(cells, overflow="ellipsis")
+    return line.plain
+
+
+def session_label(s: SessionInfo, width: int | None = None) -> str:
     """``2025-09-01 10:00  12.3 KB  codex  fix the failing test``: the session's last
     time inside the file, or (marked ``~``) the file's modification time when it has
-    none, which is also the order of the list."""
+    none, which is also the order of the list. Given a `width`, one line of at most
+    that many cells: the date and size keep their place, the first message is cut
+    (with an ellipsis) and, in a narrow list, the format left out."""
     import time
 
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.modified)) if s.modified else "-"
     when += "~" if s.timed_by == "mtime" else " "
     size = f"{s.size / 1024:,.1f} KB" if s.size < 1 << 20 else f"{s.size / (1 << 20):,.1f} MB"
-    title = " ".join(terminal_text(s.label()).split())[:70]
-    return f"{when}  {size:>9}  {s.format:<15} {title}"
+    head = f"{when}  {size:>9}  "
+    if width is None or width >= FORMAT_SHOWN_FROM:
+        head += f"{s.format:<15} "
+    title = " ".join(terminal_text(s.label()).split())
+    line = head + _cut(title, TITLE_CELLS)
+    return line if width is None else _cut(line, width)
+
+
+class SessionRow:
+    """A row of the sessions list, laid out for the width it is drawn at (one line)."""
+
+    def __init__(self, info: SessionInfo) -> None:
+        self.info = info
+
+    def __str__(self) -> str:
+        return session_label(self.info)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text(session_label(self.info, options.max_width), no_wrap=True)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, cell_len(session_label(self.info)))
 
 
 class OpenFileScreen(ModalScreen[Chosen | None]):
@@ -63,27 +131,33 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
         border: thick $primary; background: $surface;
     }
     OpenFileScreen Horizontal { height: 1fr; }
-    OpenFileScreen LogTree { width: 2fr; border: round $panel-border; }
-    OpenFileScreen #sessions { width: 3fr; border: round $panel-border; }
+    OpenFileScreen LogTree { width: 1fr; border: round $panel-border; }
+    OpenFileScreen #sessions { width: 2fr; height: 1fr; border: round $panel-border; }
     OpenFileScreen #samples { width: auto; max-width: 40; border: round $panel-border; }
-    /* a file name on one row (cut at its end, never broken mid-word); the sessions'
-       rows wrap between words, so their first message stays readable */
-    OpenFileScreen #samples { text-wrap: nowrap; text-overflow: ellipsis; }
+    /* a file name, a session on one row (cut at its end with an ellipsis, never
+       broken mid-word: a session's row is laid out for its width, `SessionRow`) */
+    OpenFileScreen OptionList { text-wrap: nowrap; text-overflow: ellipsis; }
     OpenFileScreen .hint { color: $text-muted; }
+    /* a narrow terminal: the whole of it, so the sessions' first messages have room */
+    OpenFileScreen.-narrow > Vertical { width: 100%; height: 100%; }
     """
 
     def __init__(self, start: str | Path = ".") -> None:
         super().__init__()
         self.start = Path(start)
         self.samples = sample_files()
+        #: The folder's session logs, newest first (`is_session`: no markdown), and
+        #: its markdown documents, listed under them; `listed` once both are known.
         self.sessions: list[SessionInfo] = []
+        self.documents: list[SessionInfo] = []
+        self.listed = False
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Open an agent session log or a markdown file", markup=False)
             with Horizontal():
-                tree = LogTree(self.start, id="tree")
                 where = self.start.resolve()
+                tree = LogTree(where, id="tree")  # its root named ("." has no name)
                 # The folder's name only under fixed timings (snapshots, demos).
                 fixed = bool(getattr(self.app, "fixed_timings", False))
                 tree.border_title = Text(where.name if fixed else str(where))
@@ -103,7 +177,13 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             )
             yield Label("type a path · enter opens · tab switches · escape cancels", classes="hint")
 
+    def on_resize(self) -> None:
+        from chunkscope.tui.screens.workbench import NARROW_WIDTH
+
+        self.set_class(self.app.size.width < NARROW_WIDTH, "-narrow")
+
     def on_mount(self) -> None:
+        self.on_resize()
         if not self.samples:
             self.query_one("#samples", OptionList).add_option(
                 Option("(no bundled sample logs found)", disabled=True)
@@ -134,22 +214,39 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
         self.app.call_from_thread(self._show_sessions, found)
 
     def _show_sessions(self, found: list[SessionInfo]) -> None:
-        self.sessions = found
+        """The session logs, newest first, then the markdown documents under their own
+        heading: a document is never counted, nor opened first, as a session."""
+        self.sessions = [s for s in found if is_session(s)]
+        self.documents = [s for s in found if not is_session(s)]
         box = self.query_one("#sessions", OptionList)
         box.clear_options()
-        if not found:
+        if self.sessions:
+            box.add_options(
+                Option(SessionRow(s), id=f"session:{i}") for i, s in enumerate(self.sessions)
+            )
+        else:
             box.add_option(Option("(no sessions in this folder)", disabled=True))
-            return
-        box.add_options(Option(session_label(s), id=f"session:{i}") for i, s in enumerate(found))
-        box.highlighted = 0  # enter opens the newest at once
+        if self.documents:
+            box.add_option(None)
+            box.add_option(Option(f"markdown documents ({len(self.documents)})", disabled=True))
+            box.add_options(
+                Option(SessionRow(s), id=f"document:{i}") for i, s in enumerate(self.documents)
+            )
+        box.border_subtitle = plural(len(self.sessions), "session") + (
+            f" · {plural(len(self.documents), 'document')}" if self.documents else ""
+        )
+        if self.sessions or self.documents:
+            box.highlighted = 0 if self.sessions else box.option_count - len(self.documents)
+        self.listed = True
 
     def on_directory_tree_file_selected(self, event: DirectoryTree.FileSelected) -> None:
         self.dismiss((str(event.path), None))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         value = event.option.id
-        if value and value.startswith("session:"):
-            chosen = self.sessions[int(value.split(":", 1)[1])]
+        if value and value.startswith(("session:", "document:")):
+            kind, at = value.split(":", 1)
+            chosen = (self.sessions if kind == "session" else self.documents)[int(at)]
             self.dismiss((chosen.path, chosen.index))
         elif value:
             self.dismiss((value, None))
@@ -159,6 +256,9 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
         if not value:
             return
         path = Path(value).expanduser()
+        if path.is_dir():
+            self.notify(f"{value}: is a directory, not a file", severity="error", markup=False)
+            return
         if not path.is_file():
             self.notify(f"{value}: no such file", severity="error", markup=False)
             return

@@ -46,6 +46,7 @@ from chunkscope.tui.workbench.columns import (
     CutMark,
     chunk_points,
     differing,
+    strip_numbers,
 )
 from chunkscope.tui.workbench.runs import LEFT_KINDS, RunView
 
@@ -83,27 +84,35 @@ class ControlsScroll(VerticalScroll, can_focus=False):
 
 class FittingFooter(Footer):
     """Textual's footer, dropping whole keys that do not fit (it cut the last label
-    mid-word: ``w Write re▏^p palette``); the first keys stay (`FOOTER_FIRST`)."""
+    mid-word: ``w Write re▏^p palette``); the first keys stay (`FOOTER_FIRST`). The keys
+    are measured, not laid out, so they fit from the footer's first drawing on (it
+    waited for a refresh, and a redraw after it)."""
 
     async def recompose(self) -> None:
         await super().recompose()
-        self.call_after_refresh(self._fit_keys)
+        self._fit_keys()
 
     def on_resize(self) -> None:
-        for key in self.query(FooterKey):  # measured again, all shown
-            key.display = True
-        self.call_after_refresh(self._fit_keys)
+        self._fit_keys()
+
+    def _cells(self, key: FooterKey) -> int:
+        """The cells `key` takes in the footer's row: its text, padding, border, margin."""
+        size = self.size if self.size.width else self.app.size
+        content = key.get_content_width(size, self.app.size)
+        return content + key.styles.gutter.width + key.styles.margin.width
 
     def _fit_keys(self) -> None:
         keys = list(self.query(FooterKey))
         palette = [k for k in keys if k.has_class("-command-palette")]
-        right = self.region.right - sum(k.outer_size.width for k in palette)
-        over = False
+        room = (self.size.width or self.app.size.width) - sum(self._cells(k) for k in palette)
+        used = 0
         for key in keys:
             if key in palette:
                 continue
-            over = over or key.region.right > right
-            key.display = not over
+            used += self._cells(key)
+            key.display = used <= room
+            if not key.display:
+                room = -1  # the keys after it go too, however short
 
 
 class WorkbenchScreen(Screen[None]):
@@ -198,6 +207,9 @@ class WorkbenchScreen(Screen[None]):
                     yield MergePanel(id="merge-panel")
                     yield SweepPanel(id="sweep")
         yield SimilarityStrip(id="strip", classes="panel")
+        with Horizontal(id="column-strips"):  # comparing: a strip per column, its own run
+            for side in SIDES:
+                yield SimilarityStrip(id=f"strip-{side}", classes="panel column-strip")
         if self.narrow:
             with TabbedContent(id="lower"):
                 with TabPane("Merge", id="tab-merge"), ControlsScroll(id="controls"):
@@ -295,7 +307,7 @@ class WorkbenchScreen(Screen[None]):
             for chunk, rank in hits.items():
                 a, b = int(spans[chunk][0]), int(spans[chunk][1])
                 strip_hits.append(((a + b - 1) // 2, rank))
-        self.query_one(SimilarityStrip).set_hits(strip_hits)
+        self.query_one("#strip", SimilarityStrip).set_hits(strip_hits)
 
     def on_search_panel_submitted(self, event: SearchPanel.Submitted) -> None:
         self.driver.search(event.query)
@@ -378,7 +390,7 @@ class WorkbenchScreen(Screen[None]):
         self.view = view
         before = self.query_one("#before", ChunkList)
         merged = self.query_one("#merged", ChunkList)
-        strip = self.query_one(SimilarityStrip)
+        strip = self.query_one("#strip", SimilarityStrip)
         if view is None:
             before.set_items([])
             merged.set_items([])
@@ -429,7 +441,7 @@ class WorkbenchScreen(Screen[None]):
         view = self.view
         report = self.driver.marks_report(view) if view is not None else None
         panel = self.query_one(MergePanel)
-        strip = self.query_one(SimilarityStrip)
+        strip = self.query_one("#strip", SimilarityStrip)
         before = self.query_one("#before", ChunkList)
         merged = self.query_one("#merged", ChunkList)
         hit_rate = self.driver.retrieval_text()
@@ -442,6 +454,7 @@ class WorkbenchScreen(Screen[None]):
         if self.driver.comparing:  # each column is judged on its own (draw_columns)
             if columns:
                 self.draw_columns()
+            self._column_strip_marks()
         elif report is None:
             before.set_marks({})
             merged.set_marks({})
@@ -461,18 +474,12 @@ class WorkbenchScreen(Screen[None]):
         """The item selected in the left column."""
         return self.query_one("#before", ChunkList).selected
 
-    def _strip_whose(self) -> str:
-        """Whose cuts the strip shows, when the right column is not that run: the strip
-        draws the merge panel's run (its mode, sliders and cap), not the columns."""
-        spec = self.driver.column_specs["right"] if self.driver.comparing else None
-        return "" if spec is None else " (the merged run, not the columns)"
-
     def _titles(self, view: RunView | None) -> None:
         """Border titles and the run's numbers (each set only when it changes: a new
         title repaints its whole panel)."""
         before_col = self.query_one("#before-col")
         merged = self.query_one("#merged", ChunkList)
-        strip = self.query_one(SimilarityStrip)
+        strip = self.query_one("#strip", SimilarityStrip)
         panel = self.query_one(MergePanel)
         if view is None:
             before_col.border_title = f"BEFORE MERGE · {self.left_kind}"
@@ -492,23 +499,9 @@ class WorkbenchScreen(Screen[None]):
         _set_title(
             merged, f"MERGED ({len(result.chunks)})", "enter expands · c copies · ] strategy"
         )
-        sims = view.sims
         topic = result.params.mode == "topic"
-        if len(sims):
-            if topic:
-                depth = view.params.topic.topic_depth
-                how = f"topic depth ≥ {depth if isinstance(depth, str) else f'{depth:.2f}'}"
-            else:
-                thresholds = " ".join(f"{t:.2f}" for t in result.thresholds[:12])
-                more = " …" if len(result.thresholds) > 12 else ""
-                how = f"thresholds by pass {thresholds}{more}"
-            _set_title(
-                strip,
-                f"SIMILARITY{self._strip_whose()}  neighbours {len(sims)} · "
-                f"mean {float(sims.mean()):.2f} σ {float(sims.std()):.2f} · {how}",
-            )
-        else:
-            _set_title(strip, "SIMILARITY")
+        depth = view.params.topic.topic_depth
+        _set_title(strip, "SIMILARITY" + strip_numbers(view.sims, result, depth))
         seconds = self.driver.format_seconds(view.seconds)
         cap = result.params.cap
         cap_text = (
@@ -578,7 +571,10 @@ class WorkbenchScreen(Screen[None]):
                     before.scroll_to_card(a, top=True)
             else:
                 before.select(from_left)
-        self.query_one(SimilarityStrip).set_selected(int(view.result.spans[index][0]))
+        pair = int(view.result.spans[index][0])
+        self.query_one("#strip", SimilarityStrip).set_selected(pair)
+        if specs["right"] is None:  # comparing, the merged run's strip under its column
+            self.query_one("#strip-right", SimilarityStrip).set_selected(pair)
         self.show_summary()
         self.query_one(RecapPanel).show_chunk(index)
 
@@ -683,6 +679,7 @@ class WorkbenchScreen(Screen[None]):
         if params_only:
             self.draw_columns()
             return
+        self._show_column_strips(driver.comparing)
         if not driver.comparing:
             # Back to the default screen, exactly as it is drawn without strategies.
             for lst in self.query(ChunkList):
@@ -709,7 +706,8 @@ class WorkbenchScreen(Screen[None]):
         if left is not None and right is not None:
             flags["left"], flags["right"] = differing(left[1], right[1])
         styles = self._compare_band_styles()
-        self._titles(view)  # the strip's title says whose run it shows
+        self._titles(view)
+        self._show_column_strips(True)
         for side, lst_id, title_id in (
             ("left", "#before", "#before-col"),
             ("right", "#merged", "#merged"),
@@ -717,6 +715,61 @@ class WorkbenchScreen(Screen[None]):
             lst = self.query_one(lst_id, ChunkList)
             lst.set_band_styles(styles)
             self._draw_column(side, lst, self.query_one(title_id), data[side], flags[side])
+            self._draw_column_strip(side, view, data[side])
+        self._column_strip_marks()
+
+    def _show_column_strips(self, comparing: bool) -> None:
+        """Comparing: a strip under each column, of that column's run; else the one strip
+        of the merged run."""
+        self.query_one("#strip").display = not comparing
+        self.query_one("#column-strips").display = comparing
+
+    def _column_strip_marks(self) -> None:
+        """The topic marks on the merged run's strip under the right column (the strips
+        of other runs have no marks row: their columns show their verdicts)."""
+        main = self.query_one("#strip", SimilarityStrip)
+        right = self.query_one("#strip-right", SimilarityStrip)
+        if self.driver.column_specs["right"] is None:
+            right.set_marks(main.marks, main.verdicts)
+        else:
+            right.set_marks([], [])
+        self.query_one("#column-strips").set_class(bool(right.marks), "-marks")
+
+    def _draw_column_strip(self, side: str, view: RunView | None, data: Any) -> None:
+        """Column `side`'s own similarity strip: its similarities, cuts and sizes over
+        the compacted units; a strategy's column, which has no similarity scores, says so
+        (its cuts drawn where they fall). Never another run's."""
+        import numpy as np
+
+        from chunkscope.tui.workbench.columns import column_strip
+
+        strip = self.query_one(f"#strip-{side}", SimilarityStrip)
+        spec = self.driver.column_specs[side]
+        name = spec.label() if spec is not None else DEFAULT_LABEL[side]  # under its column
+        if view is None or data is None:
+            strip.set_note(None)
+            strip.set_data(np.zeros(0), None, [], np.zeros(0, dtype=np.int64), None, "chars")
+            _set_title(strip, f"{name} · computing…" if view is not None else name)
+            return
+        if spec is None and side == "right":  # the merged run: the main strip's data
+            result = view.result
+            first = result.passes[0].threshold if result.passes else None
+            mp = view.params.merge
+            strip.set_note(None)
+            strip.set_data(
+                view.sims, first, view.cut_pairs, view.position_sizes, mp.cap, mp.cap_unit
+            )
+            strip.set_selected(self.query_one("#strip", SimilarityStrip).selected_pair)
+            depth = view.params.topic.topic_depth
+            _set_title(strip, name + strip_numbers(view.sims, result, depth))
+            return
+        res, _updating = self.driver.shown_result(side)
+        shown = column_strip(view, res.result if res is not None else None, data[0], data[3])
+        strip.uncut = spec is None  # the items before the merge
+        strip.set_note(shown.note)
+        strip.set_data(shown.sims, shown.threshold, shown.cuts, shown.sizes, shown.cap, shown.unit)
+        strip.set_selected(None)
+        _set_title(strip, f"{name}  {shown.title}")
 
     def _column_data(self, side: str, view: RunView | None) -> Any:
         """(chunks, cut points, cut lines, tokens, approx, cuts inside a topic) of a

@@ -99,6 +99,9 @@ class HeaderLine(Widget):
         parts = [p for p in parts if p[0]]
         path = strip_control(i.path)
         busy = f"  {i.busy}" if i.busy else ""
+        if self.size.width:  # a path too long for the line: its start cut, its name kept
+            room = self.size.width - text.cell_len - cell_len(busy) - 3 - cell_len(turns)
+            path = _tail(path, max(20, room))
         room = self.size.width - text.cell_len - cell_len(path) - cell_len(busy)
         shown = sorted(parts, key=lambda p: -p[2])
         while shown and sum(3 + cell_len(p[0]) for p in shown) > room:
@@ -111,4 +114,19 @@ class HeaderLine(Widget):
         if i.busy:
             text.append("  ")
             text.append(i.busy, self.get_component_rich_style("header-line--busy"))
+        if self.size.width and text.cell_len > self.size.width:  # one line, cut saying so
+            text.truncate(self.size.width, overflow="ellipsis")
         return text
+
+
+def _tail(text: str, cells: int) -> str:
+    """`text` in at most `cells` cells: its end, after an ellipsis when cut."""
+    if cell_len(text) <= cells:
+        return text
+    kept, used = [], 1
+    for ch in reversed(text):
+        used += cell_len(ch)
+        if used > cells:
+            break
+        kept.append(ch)
+    return "…" + "".join(reversed(kept))

@@ -45,6 +45,9 @@ CUT_GLYPHS = {
     "min_similarity": "◆",
     "max_passes": "┆",
 }
+#: The glyph of a cut whose reason is none of those (a chunking strategy's: "token
+#: limit", "message count", ...); the legend names each such reason.
+OTHER_GLYPH = "│"
 CUT_PRIORITY = {
     "size_cap": 3,
     "min_similarity": 2,
@@ -112,6 +115,11 @@ class SimilarityStrip(Widget):
         self.cap: int | None = None
         self.cap_unit = "chars"
         self.selected_pair: int | None = None
+        #: What the similarity rows say when the run has no similarity scores (a
+        #: chunking strategy's column): its cuts and sizes are drawn all the same.
+        self.note: str | None = None
+        #: The run makes no cuts (the items before the merge): the legend names none.
+        self.uncut = False
         self.marks: list[tuple[int, str]] = []  # (pair, hit | miss)
         self.verdicts: list[str] = []  # per cut: hit | spurious (with marks)
         self._marks_version = 0
@@ -177,6 +185,13 @@ class SimilarityStrip(Widget):
         self._hits_version += 1
         self.refresh()
 
+    def set_note(self, note: str | None) -> None:
+        """Say `note` in place of the similarities (None: the similarities, if any)."""
+        if note != self.note:
+            self.note = note
+            self._row_cache.clear()
+            self.refresh()
+
     def set_selected(self, pair: int | None) -> None:
         if pair != self.selected_pair:
             self.selected_pair = pair
@@ -218,8 +233,10 @@ class SimilarityStrip(Widget):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         rows: list[str | Strip]
-        if len(self.sims) == 0:
+        if len(self.sims) == 0 and (self.note is None or not len(self.sizes)):
             rows = [self._cached("empty", (width, len(self.sizes)), self._empty_row)]
+        elif len(self.sims) == 0:  # no similarity scores: said, the cuts still drawn
+            rows = ["blank", "note", "cuts", "size", "legend"]
         else:
             rows = ["top", "bottom", "cuts", "size", "legend"]
             if self.marks:
@@ -229,6 +246,10 @@ class SimilarityStrip(Widget):
         row = rows[y]
         if isinstance(row, Strip):
             return row
+        if row == "blank":
+            return Strip.blank(width, self._style("base"))
+        if row == "note":
+            return self._cached(row, (width, self.note), self._note_row)
         if row in ("top", "bottom"):
             key: tuple[object, ...] = (width, self._sims_version, len(self.sizes), self.threshold)
             return self._cached(row, key, self._sim_rows)
@@ -243,7 +264,8 @@ class SimilarityStrip(Widget):
             key = (width, self._sims_version, self._sizes_version, self.cap, self.cap_unit)
             return self._cached(row, key, self._size_row)
         key = (width, self._sims_version, len(self.sizes), self.threshold, self._marks_version)
-        key = (*key, self.cap, self.cap_unit, bool(self.hits))
+        key = (*key, self.cap, self.cap_unit, bool(self.hits), self._cuts_version)
+        key = (*key, self.selected_pair is not None, self.uncut)
         return self._cached(row, key, self._legend_row)
 
     def _cached(self, name: str, key: tuple[object, ...], build: Callable[..., Any]) -> Strip:
@@ -296,6 +318,13 @@ class SimilarityStrip(Widget):
         text = "no neighbours to compare" if len(self.sizes) else "nothing loaded"
         return self._finish([self._label("sim"), Segment(text, self._style("label"))], width)
 
+    def _note_row(self, width: int) -> Strip:
+        label = self._style("label")
+        strip = Strip([self._label("sim"), Segment(self.note or "", label)])
+        if strip.cell_length > width:  # cut, and saying so
+            strip = Strip([*strip.crop(0, width - 1), Segment("…", label)])
+        return strip.adjust_cell_length(width, self._style("base"))
+
     def _sim_rows(self, width: int) -> dict[str, Strip]:
         """The two sparkline rows: per column, the lowest similarity of its bucket."""
         cols, cells, n = self._columns(width)
@@ -341,7 +370,7 @@ class SimilarityStrip(Widget):
         if self.cuts:
             pairs = np.fromiter((p for p, _ in self.cuts), dtype=np.int64, count=len(self.cuts))
             codes = np.fromiter(
-                (reasons.index(r) if r in CUT_GLYPHS else 0 for _, r in self.cuts),
+                (reasons.index(r) if r in CUT_GLYPHS else len(reasons) for _, r in self.cuts),
                 dtype=np.int64,
                 count=len(self.cuts),
             )
@@ -350,9 +379,10 @@ class SimilarityStrip(Widget):
             )
             col = self._columns_of(pairs, width, last=True)
             ok = (col >= 0) & (col < size)
-            # Per column, the cut of highest priority (the last of equals) wins.
+            # Per column, the cut of highest priority (the last of equals) wins; the
+            # keys count from 0 (a chunk-size cut's priority is below 0: it was never drawn).
             m = len(self.cuts) + 1
-            key = prio * m + np.arange(len(self.cuts))
+            key = (prio - min(CUT_PRIORITY.values())) * m + np.arange(len(self.cuts))
             best = np.full(size, -1, dtype=np.int64)
             np.maximum.at(best, col[ok], key[ok])
             has = best >= 0
@@ -363,7 +393,7 @@ class SimilarityStrip(Widget):
                     [{"hit": 3, "spurious": 4}.get(v, 1) for v in self.verdicts], dtype=np.int64
                 )
                 style_idx[has] = judged[best[has] % m]
-        glyphs = np.array([" ", *CUT_GLYPHS.values(), "▲"])[glyph_idx]
+        glyphs = np.array([" ", *CUT_GLYPHS.values(), OTHER_GLYPH])[glyph_idx]
         if self.hits:  # the search answer's chunks, best last so it wins a shared column
             for position, rank in sorted(self.hits, key=lambda h: -h[1]):
                 c = self.column_of(position, width)
@@ -439,22 +469,30 @@ class SimilarityStrip(Widget):
                 Segment(" above  ", label),
                 Segment("█", self._style("below")),
                 Segment(f" below threshold {thr:.2f}", label),
-                Segment("   "),
+                Segment("   ", label),
             ]
         present = {r for _, r in self.cuts}
+        known = present & set(CUT_GLYPHS)
+        # a chunking strategy's reasons, named each (no merge's legend beside them)
+        for reason in sorted(present - known):
+            legend.append(Segment(OTHER_GLYPH, self._style("cut")))
+            legend.append(Segment(f" {cut_name(reason)}  ", label))
         # the topic segmenter has no pass threshold; its cuts may all be the size cap's
-        topic = bool(present & {"topic", "structure"}) or (thr is None and bool(present))
+        topic = bool(known & {"topic", "structure"}) or (thr is None and bool(known))
         for reason, glyph in CUT_GLYPHS.items():
+            if (known != present and not known) or self.uncut:
+                break
             if topic and reason not in ("topic", "structure", "size_cap", "chunk_size"):
                 continue
             if not topic and reason not in _SEED_REASONS:
                 continue
             legend.append(Segment(glyph, self._style("cut")))
             legend.append(Segment(f" {cut_name(reason)}  ", label))
-        legend.append(Segment("▲", self._style("selected")))
-        legend.append(Segment(" selected", label))
+        if self.selected_pair is not None:
+            legend.append(Segment("▲", self._style("selected")))
+            legend.append(Segment(" selected", label))
         if self.hits:
-            legend += [Segment("   "), Segment("1", self._style("search"))]
+            legend += [Segment("   ", label), Segment("1", self._style("search"))]
             legend.append(Segment(" search hit (its rank)", label))
         if self.marks:
             legend += [
@@ -475,7 +513,10 @@ class SimilarityStrip(Widget):
             )
         if cells is None and sum(cell_len(seg.text) for seg in legend) > width:
             legend[-1] = Segment(f"   1 column = {n / cols:.1f} chunks", label)
-        return Strip(Segment.simplify(legend)).adjust_cell_length(width, self._style("base"))
+        strip = Strip(Segment.simplify(legend))
+        if strip.cell_length > width:  # cut, and saying so
+            strip = Strip([*strip.crop(0, width - 1), Segment("…", label)])
+        return strip.adjust_cell_length(width, self._style("base"))
 
     def rendered_lines(self) -> list[str]:
         return [self.render_line(y).text for y in range(self.size.height)]

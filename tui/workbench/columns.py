@@ -88,14 +88,18 @@ def run_merge_column(pipe: Pipeline, spec: ColumnSpec) -> Any:
     else:
         merge = replace(pipe.params.merge, mode="topic")
         topic = replace_knobs(TopicParams(), values)
-    result = pipe.with_params(merge=merge, topic=topic).merged()
+    run = pipe.with_params(merge=merge, topic=topic)
+    result = run.merged()
     reasons = [c.reason for c in result.cuts]
     chunks = [
         StrategyChunk(chunk, {}, reasons[i] if i < len(reasons) else None)
         for i, chunk in enumerate(result.chunks)
     ]
-    # the merge's own cuts (their numbers), so the column's cut lines read as the main view's
-    return StrategyResult(spec.name, values, chunks, {"mode": mode, "cuts": result.cuts})
+    # the merge's own cuts (their numbers), so the column's cut lines read as the main
+    # view's; the run itself and its units' similarities (the seed loop and the topic
+    # segmenter compact differently) for the column's similarity strip
+    info = {"mode": mode, "cuts": result.cuts, "merge_run": result, "sims": run.similarities()}
+    return StrategyResult(spec.name, values, chunks, info)
 
 
 # Parameters a column's sliders edit, in this order (the others keep their defaults).
@@ -258,3 +262,131 @@ def slider_range(spec: Any) -> tuple[float, float, float, float, str] | None:
 def slider_value(spec: Any, value: float) -> Any:
     """A slider's value as the parameter's type."""
     return round(value) if spec.type == "int" else round(value, 4)
+
+
+@dataclass(frozen=True)
+class ColumnStrip:
+    """What a compare column's similarity strip draws, over the compacted units (the
+    strip's axis): the column's own similarities (none for a chunking strategy: `note`
+    says so), its cuts as (pair, reason), the size of its chunk holding each unit
+    against its cap, and the numbers of its title."""
+
+    sims: Any  # np.ndarray
+    threshold: float | None
+    cuts: list[tuple[int, str]]
+    sizes: Any  # np.ndarray
+    cap: int | None
+    unit: str
+    note: str | None
+    title: str
+
+
+def strip_numbers(sims: Any, result: Any, depth: Any) -> str:
+    """``  neighbours 165 · mean 0.14 σ 0.27 · topic depth ≥ 7.00``: a merged run's
+    similarities and how it cut (its topic depth, or its thresholds by pass); empty
+    without similarities."""
+    if not len(sims):
+        return ""
+    if result.params.mode == "topic":
+        how = f"topic depth ≥ {depth if isinstance(depth, str) else f'{depth:.2f}'}"
+    else:
+        thresholds = " ".join(f"{t:.2f}" for t in result.thresholds[:12])
+        more = " …" if len(result.thresholds) > 12 else ""
+        how = f"thresholds by pass {thresholds}{more}"
+    return (
+        f"  neighbours {len(sims)} · mean {float(sims.mean()):.2f} σ "
+        f"{float(sims.std()):.2f} · {how}"
+    )
+
+
+def _chunk_sizes(chunks: Sequence[Any], tokens: Sequence[int] | None, unit: str) -> Any:
+    import numpy as np
+
+    if unit == "tokens" and tokens is not None and len(tokens) == len(chunks):
+        return np.asarray(tokens, dtype=np.int64)
+    return np.asarray([len(c.text) for c in chunks], dtype=np.int64)
+
+
+def _unit_pairs(view: Any, points: Sequence[Point]) -> list[int | None]:
+    """Where each cut of a column falls on the strip's axis: the pair of compacted units
+    it comes before, by the source line and then the turn index of the first turn of the
+    chunk after it (a markdown paragraph has its own line in one turn; a log's turns may
+    share a record's line), by the turn index alone when lines are unknown; None when
+    the cut says neither or falls outside."""
+    from bisect import bisect_left
+
+    units = view.compacted
+    firsts = [u.turns[0] if u.turns else None for u in units]
+    by_index = [t.turn_index for t in firsts if t is not None and t.turn_index is not None]
+    by_place = [
+        (t.source_line, t.turn_index)
+        for t in firsts
+        if t is not None and t.source_line is not None and t.turn_index is not None
+    ]
+    use_index = len(by_index) == len(units)
+    use_place = len(by_place) == len(units)
+    out: list[int | None] = []
+    for index, line in points:
+        if line is not None and use_place:
+            at = bisect_left(by_place, (line, -1 if index is None else index))
+        elif index is not None and use_index:
+            at = bisect_left(by_index, index)
+        else:
+            out.append(None)
+            continue
+        out.append(at - 1 if 1 <= at < len(units) else None)
+    return out
+
+
+def column_strip(
+    view: Any, result: Any, chunks: Sequence[Any], tokens: Sequence[int] | None
+) -> ColumnStrip:
+    """The strip of a compare column (`ColumnStrip`): `result` is the column's
+    `StrategyResult` (a merge column's holds its run), None for the items before the
+    merge (the default left column: the compacted units' neighbours, no cuts yet)."""
+    import numpy as np
+
+    from chunkscope.engine.textutil import plural
+    from chunkscope.tui.widgets.similarity_strip import cut_name
+
+    mp = view.params.merge
+    sims = view.sims
+    units = len(view.compacted)
+    if result is None:
+        sizes = _chunk_sizes(view.compacted, view.compact_tokens, mp.cap_unit)
+        title = (
+            f"neighbours {len(sims)} · mean {float(sims.mean()):.2f} σ "
+            f"{float(sims.std()):.2f} · no cuts yet"
+            if len(sims)
+            else "no cuts yet"
+        )
+        return ColumnStrip(sims, None, [], sizes, mp.cap, mp.cap_unit, None, title)
+    merged = result.info.get("merge_run")
+    if merged is not None:  # a merge column: its own run over the same units
+        spans = merged.spans
+        cuts = [(int(spans[c.after][1]) - 1, c.reason) for c in merged.cuts]
+        own = np.asarray(result.info.get("sims", np.zeros(0)), dtype=np.float64)
+        own = own if len(merged.owners) == len(own) + 1 else np.zeros(0)
+        first = merged.passes[0].threshold if merged.passes else None
+        unit = merged.params.cap_unit
+        sizes = _chunk_sizes(merged.chunks, tokens, unit)[merged.owners]
+        from chunkscope.engine.segment.segmenter import TopicParams
+
+        depth = result.params.get("topic_depth", TopicParams().topic_depth)
+        numbers = strip_numbers(own, merged, depth).strip()
+        title = f"{numbers} · {plural(len(cuts), 'cut')}" if numbers else plural(len(cuts), "cut")
+        note = None if len(own) else "no similarities for these units"
+        return ColumnStrip(own, first, cuts, sizes, merged.params.cap, unit, note, title)
+    # a chunking strategy: no similarity scores; its cuts where they fall
+    pairs = _unit_pairs(view, result.cut_points())
+    reasons = [r or "cut" for r in result.cuts]
+    cuts = [(p, r) for p, r in zip(pairs, reasons, strict=False) if p is not None]
+    unit = "tokens" if tokens is not None and len(tokens) == len(chunks) else "chars"
+    chunk_sizes = _chunk_sizes(chunks, tokens, unit)
+    starts = np.asarray(sorted(p + 1 for p, _ in cuts), dtype=np.int64)
+    owner = np.searchsorted(starts, np.arange(units), side="right")
+    sizes = chunk_sizes[np.minimum(owner, len(chunk_sizes) - 1)] if len(chunk_sizes) else owner
+    why = ", ".join(sorted({cut_name(r) for r in reasons}))
+    note = f"no scores: {result.strategy} " + (f"cuts by {why}" if why else "made no cut")
+    title = f"no similarity scores · {plural(len(reasons), 'cut')}" + (f" ({why})" if why else "")
+    return ColumnStrip(np.zeros(0), None, cuts, sizes, None, unit, note, title)

@@ -206,11 +206,17 @@ def list_sessions(folder: str | Path, limit: int = MAX_FILES) -> list[SessionInf
     return out
 
 
+def is_session(info: SessionInfo) -> bool:
+    """Whether a listed file is a session log: a markdown document is none, whatever
+    its time (the one rule of `latest` and the pickers)."""
+    return READERS[info.format].kind != "markdown"
+
+
 def latest(folder: str | Path) -> SessionInfo:
     """The newest session log of `folder` (by the last timestamp inside each file, its
-    modification time when it has none): a markdown document is no session, whatever
-    its time. `SourceError` when it has none."""
-    sessions = [s for s in list_sessions(folder) if READERS[s.format].kind != "markdown"]
+    modification time when it has none): a markdown document is no session
+    (`is_session`). `SourceError` when it has none."""
+    sessions = [s for s in list_sessions(folder) if is_session(s)]
     if not sessions:
         raise SourceError(Path(folder), "no session logs chunkscope can read in this folder")
     return sessions[0]
