@@ -137,6 +137,40 @@ def test_a_frame_shared_by_steps_of_other_windows_gives_what_a_new_one_gives(
         assert got.spans == fresh.spans and list(got.cut_codes) == list(fresh.cut_codes)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 1000),
+    bodies=st.lists(st.integers(100, 3000), min_size=1, max_size=6),
+    target=st.integers(200, 1500),
+    cap=st.one_of(st.none(), st.integers(300, 4000)),
+)
+def test_a_heading_stays_with_its_text_when_the_cap_allows(
+    seed: int, bodies: list[int], target: int, cap: int | None
+) -> None:
+    """The chunk-size split is a target: it never leaves a heading alone in a chunk when
+    the heading and the text after it fit the size cap together; the cap still holds."""
+    rng = np.random.default_rng(seed)
+    words = TOPICS["cache"].split()
+    chunks: list[Chunk] = []
+    line = 1
+    for i, size in enumerate(bodies):
+        title = f"## Section {i}"
+        chunks.append(Chunk([Turn(None, "Doc", title, line, 2 * i)]))
+        body = " ".join(rng.choice(words, size=size // 6))[:size]
+        chunks.append(Chunk([Turn(None, "Doc", body, line + 2, 2 * i + 1)]))
+        line += 4
+    params = replace(WHOLE, topic_chunk_chars=target)
+    result = segment(chunks, _vectors(chunks), params, max_chars=cap)
+    for merged in result.chunks:
+        lone = len(merged.turns) == 1 and merged.turns[0].text.startswith("## ")
+        if lone:  # only where the cap leaves no choice
+            i = next(j for j, c in enumerate(chunks) if c.turns[0] is merged.turns[0])
+            together = len(chunks[i].text) + 1 + len(chunks[i + 1].text)
+            assert cap is not None and together > cap, merged.text
+        if cap is not None and len(merged.turns) > 1:
+            assert len(merged.text) <= cap
+
+
 def test_a_frame_of_other_chunks_is_refused() -> None:
     rng = np.random.default_rng(4)
     chunks = _chunks([("cache", 4), ("tides", 4)], rng)

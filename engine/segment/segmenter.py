@@ -762,13 +762,34 @@ def segment(
     target = params.topic_chunk_chars
     if splits_below_cap(target, size):
         # retrieval-sized chunks inside the topics (only ever splits further: the cap holds)
-        bounds = fit_cap(bounds, chars, target, f.ranks, scores.score)
+        split = fit_cap(bounds, chars, target, f.ranks, scores.score)
+        bounds = _keep_together(split, bounds, f.ranks, chars if cap is None else prefix, cap)
         for b in bounds[1:-1]:
             cuts.setdefault(b - 1, "chunk_size")
         if over is not None and cap is not None:
             b_arr = np.asarray(bounds, dtype=np.int64)
             over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
     return _result(chunks, v, bounds, chosen, cuts, scores, over, size)
+
+
+def _keep_together(
+    split: list[int], fixed: Sequence[int], ranks: npt.ArrayLike, prefix: IntArray, cap: int | None
+) -> list[int]:
+    """`split` (the chunk-size pass's starts) without its cuts that would leave a heading
+    alone or cut a code block (`split_ranks` at `HEADING_ONLY_RANK` or below) where the
+    joined chunk still fits the `cap` (in `prefix`'s unit): the chunk size is a target,
+    the cap a promise. The starts in `fixed` (topics, the cap's) all stay."""
+    rank = np.asarray(ranks)
+    keep = set(fixed)
+    out = [split[0]]
+    for i in range(1, len(split) - 1):
+        b = split[i]
+        joinable = b not in keep and rank[b - 1] <= HEADING_ONLY_RANK
+        if joinable and (cap is None or prefix[split[i + 1]] - prefix[out[-1]] - 1 <= cap):
+            continue
+        out.append(b)
+    out.append(split[-1])
+    return out
 
 
 def splits_below_cap(target: int, size: MergeParams) -> bool:
@@ -786,12 +807,16 @@ def fit_cap(
     - 1`` (`prefix`: running sums of the sizes plus one). A topic over the cap is split
     at the gap that keeps the fewest chunks possible (``ceil(left / cap) + ceil(right /
     cap)``), of the best rank (`split_ranks`), of the highest score (the first of equals),
-    and its parts again until they fit; a single chunk over the cap stays whole.
+    and its parts again until they fit; a single chunk over the cap stays whole. A gap
+    ranked `HEADING_ONLY_RANK` or below (after a lone heading, inside a code block) is
+    taken only in a part that has no other, however few chunks it would make.
 
     Every part waiting to be split at one depth is split at once (segmented minima and
     maxima over the concatenated gaps), so the work is a few array operations per level
     of the recursion, not per cut."""
-    key = np.asarray(ranks, dtype=np.float64) * 1e6 + np.clip(score, -1e5, 1e5)
+    rank = np.asarray(ranks, dtype=np.float64)
+    key = rank * 1e6 + np.clip(score, -1e5, 1e5)
+    whole = rank != HEADING_ONLY_RANK  # the gaps that part no heading from its text
     bounds = np.asarray(topics, dtype=np.int64)
     a, b = bounds[:-1], bounds[1:]
     added: list[IntArray] = []
@@ -808,8 +833,14 @@ def fit_cap(
         left = prefix[inner] - prefix[a][part] - 1
         right = prefix[b][part] - prefix[inner] - 1
         pieces = -(-left // cap) + -(-right // cap)
+        # a gap that would leave a heading alone or cut a code block is taken only in a
+        # part that has no other (fewer pieces do not outweigh a title torn from its text)
+        good = whole[inner - 1]
+        has_good = np.maximum.reduceat(good.astype(np.int8), offsets) > 0
+        eligible = good | ~has_good[part]
+        pieces = np.where(eligible, pieces, np.iinfo(np.int64).max)
         fewest = np.minimum.reduceat(pieces, offsets)
-        k = np.where(pieces == fewest[part], key[inner - 1], -np.inf)
+        k = np.where(eligible & (pieces == fewest[part]), key[inner - 1], -np.inf)
         best = np.maximum.reduceat(k, offsets)
         hit = np.flatnonzero(k == best[part])
         _, first = np.unique(part[hit], return_index=True)  # the first of equals
