@@ -88,8 +88,25 @@ class FittingFooter(Footer):
     are measured, not laid out, so they fit from the footer's first drawing on (it
     waited for a refresh, and a redraw after it)."""
 
+    _drawn: tuple[object, ...] | None = None
+
+    def _keys_in_force(self) -> tuple[object, ...]:
+        """What `compose` would draw: every binding in force (shown or not: the palette
+        key is one) with its label, state and tooltip, and the footer's own options."""
+        found = tuple(
+            (name, b.key, b.key_display, b.description, b.action, b.show, on, tip)
+            for name, (_, b, on, tip) in self.screen.active_bindings.items()
+        )
+        return (self.compact, self.show_command_palette, *found)
+
     async def recompose(self) -> None:
+        """Drawn again only when the keys changed: Textual recomposes the footer at every
+        focus change, mounting and styling each key anew, mostly for the same keys."""
+        drawn = self._keys_in_force() if self._bindings_ready else None
+        if drawn is not None and drawn == self._drawn and self.children:
+            return
         await super().recompose()
+        self._drawn = drawn
         self._fit_keys()
 
     def on_resize(self) -> None:
