@@ -541,6 +541,43 @@ def test_fragments_are_not_run_together() -> None:
     assert not re.search(r"[a-z] [A-Z][a-z]+ [a-z]", s.summary.replace(". ", "|")), s.summary
 
 
+def test_html_comments_are_no_text() -> None:
+    """A markdown comment (a generated block's marker) is not read: not in a sentence,
+    not a summary of a chunk that holds nothing else."""
+    from chunkscope.engine.summarize.extractive import ExtractiveSummarizer, split_sentences
+
+    text = (
+        "Doc: <!-- generated: search -->\n"
+        "The search ranks the chunks. <!-- a note\n"
+        "over two lines --> It prints the context.\n"
+    )
+    said = " ".join(s.text for s in split_sentences(text))
+    assert "<!--" not in said and "note" not in said and "-->" not in said
+    assert "ranks the chunks" in said and "prints the context" in said
+    alone = ExtractiveSummarizer().summarize("Doc: <!-- generated: search -->")
+    assert alone.summary == "" and alone.abstract == ""
+
+
+def test_a_sentence_wrapped_before_a_name_stays_one() -> None:
+    """Hard-wrapped prose: a line that ends inside brackets, on a name or on "the" runs
+    on into a next line that starts with a capital (the README's summary began
+    "Code, Codex, Gemini CLI, aider, ...)")."""
+    from chunkscope.engine.summarize.extractive import split_sentences
+
+    text = (
+        "Doc: chunkscope turns agent session logs (Claude\n"
+        "Code, Codex, Gemini CLI, aider, ...) and markdown into chunks and a recap.\n"
+        "It was written by Jane\n"
+        "Doe and tested on the\n"
+        "Debian machines of the lab.\n"
+    )
+    assert [s.text for s in split_sentences(text)] == [
+        "chunkscope turns agent session logs (Claude Code, Codex, Gemini CLI, aider, ...) "
+        "and markdown into chunks and a recap.",
+        "It was written by Jane Doe and tested on the Debian machines of the lab.",
+    ]
+
+
 def test_a_sentence_is_not_cut_after_e_g_or_inside_a_quoted_question() -> None:
     from chunkscope.engine.summarize.extractive import sentences_of
 

@@ -21,6 +21,7 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
 _TABLE = re.compile(r"^\s*\|")
+_COMMENT = re.compile(r"<!--.*?-->")
 _RULE = re.compile(r"^\s*([-*_=])\s*(\1\s*){2,}$")
 # A sentence ends at . ! ? (possibly followed by a closing quote or bracket) and
 # whitespace. It is a boundary when the next sentence starts with a capital, a digit
@@ -274,6 +275,7 @@ def split_sentences(text: str) -> list[Sentence]:
         if s:
             sentences.append(Sentence(s, role, len(sentences), prose))
 
+    in_comment = False
     for raw in text.splitlines():
         line = raw
         m = _ROLE_LINE.match(line)
@@ -281,6 +283,18 @@ def split_sentences(text: str) -> list[Sentence]:
             flush()
             role = m.group(1)
             line = line[m.end() :]
+        if in_code is None and (in_comment or "<!--" in line):
+            # an HTML comment is no text a reader of the rendered markdown sees
+            if in_comment:
+                end = line.find("-->")
+                if end < 0:
+                    continue
+                line, in_comment = line[end + 3 :], False
+            line = _COMMENT.sub("", line)
+            if "<!--" in line:
+                line, in_comment = line[: line.index("<!--")], True
+            if not line.strip():
+                continue
         fence = _FENCE.match(line)
         if in_code is not None:
             if fence and fence.group(1)[0] == in_code[0] and len(fence.group(1)) >= len(in_code):
@@ -310,11 +324,67 @@ def split_sentences(text: str) -> list[Sentence]:
             flush()
             buffer.append(line[bullet.end() :].strip())
             continue
-        if buffer and _NEW_LINE_SENTENCE.match(stripped) and not _ENDED.search(buffer[-1]):
+        if buffer and _NEW_LINE_SENTENCE.match(stripped) and _fragment_ends(buffer):
             flush()  # "takes parameters" / "The outermost function": two sentences
         buffer.append(" ".join(stripped.split()))
     flush()
     return sentences
+
+
+#: Words a sentence does not end on: a line ending with one runs on into the next.
+_RUNS_ON = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "nor",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "as",
+        "than",
+        "that",
+        "which",
+        "who",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "via",
+        "per",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "e.g.",
+        "i.e.",
+    ]
+)
+
+
+def _fragment_ends(buffer: Sequence[str]) -> bool:
+    """Does the paragraph so far end a fragment, so that a capitalised word on the next
+    line starts a new sentence? Not when it ends with punctuation (the sentence splitter
+    sees that), inside brackets ("(Claude" / "Code, Codex ...)"), on a capitalised word
+    (a name wrapped across lines) or on a word a sentence does not end on."""
+    last = buffer[-1]
+    if _ENDED.search(last):
+        return False
+    joined = " ".join(buffer)
+    if joined.count("(") > joined.count(")") or joined.count("[") > joined.count("]"):
+        return False
+    word = last.rsplit(None, 1)[-1] if last.strip() else ""
+    return not (word[:1].isupper() or word.lower() in _RUNS_ON)
 
 
 def _truncate(text: str, limit: int = MAX_SENTENCE_CHARS) -> str:
@@ -452,7 +522,7 @@ class ExtractiveSummarizer:
             line = ""
             for raw in text.splitlines():
                 m = _ROLE_LINE.match(raw)
-                candidate = raw[m.end() :] if m else raw
+                candidate = _COMMENT.sub("", raw[m.end() :] if m else raw)
                 if has_words(candidate) and not _FENCE.match(candidate):
                     line = candidate.strip()
                     break
