@@ -103,3 +103,21 @@ def test_a_compaction_minimum_above_the_size_cap_is_refused(
     # without a merge (chunk alone) there is no cap to be above
     if command == "chunk":
         assert main([*argv[:-3], "-o", str(isolated / "out")]) == 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--theme", "chunkscope-light", "{d}/cache_refactor.jsonl"],
+        ["--strict", "{d}/cache_refactor.jsonl"],
+        ["--budget", "300", "--latest", "{d}"],
+    ],
+)
+def test_the_workbench_options_come_before_the_file_too(
+    folder: Path, opened: list[Any], argv: list[str], isolated: Path
+) -> None:
+    """`chunkscope --theme NAME FILE` is `chunkscope tui --theme NAME FILE`, as the docs
+    list the options for bare `chunkscope` (an option first was read as a command)."""
+    assert main([a.format(d=folder) for a in argv]) == 0
+    (options,) = opened
+    assert options.path == str(folder / "cache_refactor.jsonl")

@@ -22,6 +22,10 @@ from chunkscope.tui.cli.common import EXIT_USAGE, CliError, Parser, json_pieces,
 
 __all__ = ["CliError", "build_parser", "json_pieces", "main"]
 
+#: `chunkscope`'s own options; any other leading option is the workbench's (`tui`).
+VERSION_FLAGS = ("-V", "--version")
+TOP_OPTIONS = ("-h", "--help", *VERSION_FLAGS)
+
 SUBCOMMANDS = (
     "tui",
     "chunk",
@@ -92,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         examples=EXAMPLES,
     )
-    parser.add_argument("-V", "--version", action=_Version)
+    parser.add_argument(*VERSION_FLAGS, action=_Version)
     sub = parser.add_subparsers(
         title="commands", prog="chunkscope", dest="command", metavar="COMMAND", parser_class=Parser
     )
@@ -115,14 +119,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _normalise_argv(argv: Sequence[str]) -> list[str]:
-    """`chunkscope FILE`, `chunkscope --latest` and bare `chunkscope` mean `chunkscope tui
-    [FILE]`."""
+    """`chunkscope FILE`, `chunkscope --latest`, `chunkscope --theme NAME ...` (any of the
+    workbench's options) and bare `chunkscope` mean `chunkscope tui ...`."""
     argv = list(argv)
-    if (
-        not argv
-        or argv[0] == "--latest"
-        or (argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"))
-    ):
+    if not argv or argv[0] not in (*SUBCOMMANDS, *TOP_OPTIONS):
         return ["tui", *argv]
     return argv
 
