@@ -453,3 +453,23 @@ def test_iso_times_are_formatted_per_offset() -> None:
     assert _iso(plus1) == "2026-01-02T13:00:00+01:00"
     assert _iso(datetime(2026, 1, 2, 12, 0)) == "2026-01-02T12:00:00"
     assert _iso(None) is None
+
+
+def test_a_documents_counts_name_sections_and_paragraphs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A markdown file's header counts its sections, each chunk its paragraphs (both were
+    "turns": "2 turns, 11 chunks", then chunks of 2 turns each summing to 16)."""
+    import re
+
+    doc = tmp_path / "guide.md"
+    doc.write_text(
+        "# Guide\n\nFirst paragraph.\n\nSecond paragraph.\n\n## Usage\n\nRun it.\n",
+        encoding="utf-8",
+    )
+    assert main(["chunk", str(doc)]) == 0
+    out = capsys.readouterr().out
+    assert ": markdown, " in out and " 2 sections, " in out
+    per_chunk = [int(n) for n in re.findall(r"--- Chunk \d+ \((\d+) paragraphs?, ", out)]
+    assert per_chunk and sum(per_chunk) == len(re.findall(r"^  Doc: ", out, re.M))
+    assert " turn" not in out

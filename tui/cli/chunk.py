@@ -82,12 +82,11 @@ def _chunk_text(
 ) -> list[str]:
     """A chunk as text: a header line, then its turns (with their clock time unless the
     file is a document, whose turns all carry the file's date)."""
-    n = len(chunk.turns)
+    # a session's chunk counts its turns (the seed's "(k turns)"); a document's, its
+    # paragraphs (its turns are sections: the file's header line counts those)
+    parts = plural(len(chunk.turns), "turn" if clock else "paragraph")
     when = f"[{chunk.time_range}] " if clock else ""
-    out = [
-        f"--- Chunk {index} {when}({n} turn{'s' if n != 1 else ''}, "
-        f"{chunk.chars} chars, {tokens} tokens){note} ---"
-    ]
+    out = [f"--- Chunk {index} {when}({parts}, {chunk.chars} chars, {tokens} tokens){note} ---"]
     for t in chunk.turns:
         body = t.text.replace("\n", "\n    ")
         if clock:
@@ -213,8 +212,9 @@ def _chunk_report(
 
         stamp = first_timestamp(source.turns)
         dated = f" dated {stamp:%Y-%m-%d}," if stamp is not None else ""
+    turns = plural(len(source.turns), "turn" if clock else "section")
     head = [
-        f"{source.path}: {source.kind_label},{dated} {plural(len(source.turns), 'turn')}, "
+        f"{source.path}: {source.kind_label},{dated} {turns}, "
         f"{plural(len(chunks), 'chunk')}, tokens by {counter.name} ({counter.accuracy})"
     ]
     if merged is not None and sims is not None:
