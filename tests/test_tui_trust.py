@@ -502,6 +502,12 @@ async def test_an_emoji_line_keeps_the_cards_border(tmp_path: Path) -> None:
             assert any("Warning" in row for row in rows)
             for row in rows:
                 assert _naive_width(row) == width, (name, row)
+        # the recap preview draws the same text the same way (it kept the joiners)
+        from textual.widgets import TextArea
+
+        preview = bench.query_one("#recap-preview", TextArea)
+        assert "family emoji" in preview.text
+        assert "\u200d" not in preview.text and "\ufe0f" not in preview.text
 
 
 async def test_auto_tune_says_when_no_setting_finds_the_marks(

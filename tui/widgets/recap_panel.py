@@ -10,6 +10,7 @@ from textual.widgets import Static, TextArea
 
 from chunkscope.engine.params import knob_map
 from chunkscope.engine.recap.core import RecapParams
+from chunkscope.tui.cells import terminal_text
 from chunkscope.tui.widgets.candidate_list import HEADER as CANDIDATE_HEADER
 from chunkscope.tui.widgets.candidate_list import CandidateList, CandidateRow
 from chunkscope.tui.widgets.slider import Slider, knob_slider
@@ -70,8 +71,9 @@ class RecapPanel(Vertical):
         self.query_one(CandidateList).set_rows(rows, chunk=chunk)
         self.query_one(TokenMeter).set_usage(used, budget)
         preview = self.query_one("#recap-preview", TextArea)
-        if preview.text != text:
-            preview.load_text(text)
+        shown = terminal_text(text)  # drawn as the cards draw it: emoji keep the border
+        if preview.text != shown:
+            preview.load_text(shown)
         kept = sum(1 for r in rows if r.selected)
         self.border_title = f"RECAP · {kept}/{len(rows)} kept"
 
