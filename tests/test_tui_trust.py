@@ -386,6 +386,17 @@ async def test_the_picker_cuts_names_with_an_ellipsis_rows_on_one_line_markdown_
         assert box.highlighted is not None
         assert box.get_option_at_index(box.highlighted).id == "session:0"
         assert "2 sessions" in str(box.border_subtitle)
+        # Two copies of one log: the rows are alike, the file under the list tells them
+        # apart (the highlighted row's path from the folder, its start cut when long).
+        names = []
+        for i in range(2):
+            box.highlighted = i
+            await pilot.pause()
+            names.append(str(box.border_subtitle).split(" · ")[0])
+        for name, info in zip(names, screen.sessions, strict=True):
+            full = Path(info.path).name
+            assert name == full or (name.startswith("…") and full.endswith(name[1:])), names
+        assert names[0] != names[1]
 
         # Each row on one line, the date and size in their place, the first message
         # cut with an ellipsis when the list is narrower than it.

@@ -122,6 +122,7 @@ class SessionRow:
 
 
 class OpenFileScreen(ModalScreen[Chosen | None]):
+    _counts = ""  # "4 sessions · 2 documents", under the list once it is listed
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     DEFAULT_CSS = """
@@ -232,21 +233,50 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             box.add_options(
                 Option(SessionRow(s), id=f"document:{i}") for i, s in enumerate(self.documents)
             )
-        box.border_subtitle = plural(len(self.sessions), "session") + (
+        self._counts = plural(len(self.sessions), "session") + (
             f" · {plural(len(self.documents), 'document')}" if self.documents else ""
         )
+        box.border_subtitle = self._counts
         if self.sessions or self.documents:
             box.highlighted = 0 if self.sessions else box.option_count - len(self.documents)
         self.listed = True
+
+    def _row_info(self, option_id: str | None) -> SessionInfo | None:
+        if not option_id or not option_id.startswith(("session:", "document:")):
+            return None
+        kind, at = option_id.split(":", 1)
+        return (self.sessions if kind == "session" else self.documents)[int(at)]
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        """The highlighted row's file, under the list (rows show a date, a size and a first
+        message: two sessions of one day, in subfolders, were told apart by nothing)."""
+        if event.option_list.id != "sessions":
+            return
+        info = self._row_info(event.option.id)
+        counts = self._counts
+        if info is None:
+            event.option_list.border_subtitle = counts
+            return
+        try:
+            name = str(Path(info.path).resolve().relative_to(self.start.resolve()))
+        except ValueError:
+            name = info.path
+        name = terminal_text(name)
+        room = max(event.option_list.size.width - 6, 12)  # the border's corners and dashes
+        if cell_len(name) + 3 + cell_len(counts) <= room:
+            event.option_list.border_subtitle = f"{name} · {counts}"
+            return
+        if cell_len(name) > room:  # the end of a path says most: cut at its start
+            name = "…" + name[-(room - 1) :]
+        event.option_list.border_subtitle = name  # the counts give way to the name
 
     def on_directory_tree_file_selected(self, event: DirectoryTree.FileSelected) -> None:
         self.dismiss((str(event.path), None))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         value = event.option.id
-        if value and value.startswith(("session:", "document:")):
-            kind, at = value.split(":", 1)
-            chosen = (self.sessions if kind == "session" else self.documents)[int(at)]
+        chosen = self._row_info(value)
+        if chosen is not None:
             self.dismiss((chosen.path, chosen.index))
         elif value:
             self.dismiss((value, None))
