@@ -41,7 +41,9 @@ class SliderSpec:
     (None for a knob that may be None, such as "no cap"; ``inf`` for a float that
     may be infinite, such as "never always-merge"), drawn as ``∞``. ``start`` is
     where the slider sits while the knob's value is not a number (a word such as
-    ``adaptive``, or None without ``open_at_max``). ``order`` places it in its panel.
+    ``adaptive``, or None without ``open_at_max``; for a knob of an exclusive group,
+    None while another knob of the group is in force, so choosing it starts there, not
+    at ``∞``). ``order`` places it in its panel.
     ``shown_when`` = (other knob, word): shown only while that knob holds that word.
     ``choice`` names the slider in a toggle: a knob with `Knob.words` gets a toggle of
     its words and this choice ("adaptive" / "fixed"); the knobs of an exclusive group

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
     from chunkscope.engine.chunk.strategies import BaseStrategy, StrategyResult
     from chunkscope.engine.embed.base import Embedder
+    from chunkscope.engine.params import Knob
     from chunkscope.engine.recap.core import Candidate, Selection
     from chunkscope.engine.recap.sections import Section
     from chunkscope.engine.search.core import SearchIndex
@@ -613,8 +614,11 @@ class Pipeline:
         `n` topics: each is then split to fit the size cap), or the count closest to it,
         and that count: the seed loop's ``threshold`` (a higher one merges less) or the
         topic segmenter's ``topic_depth`` (a higher one cuts less), found by bisection,
-        one merge per step. Other knobs stay as they are, so a size cap or a minimum
-        segment size may keep `n` out of reach (`chunk_count_note` says which)."""
+        one merge per step, then, when the bisection misses `n`, on the knob's slider
+        steps (`on_count_steps`): the count of merged chunks need not be monotonic in the
+        knob (the chunk size splits fewer topics into more pieces). Other knobs stay as
+        they are, so a size cap or a chunk size may keep `n` out of reach
+        (`chunk_count_note` says which)."""
         if n < 1:
             raise ValueError(f"a chunk count must be at least 1, got {n}")
         topic = self.params.merge.mode == "topic"
@@ -638,6 +642,34 @@ class Pipeline:
             else:
                 lo = mid
         assert best is not None
+        if best[0]:
+            stepped, count = self.on_count_steps(n, best[1].count_knob_value(), topics=topics)
+            if abs(count - n) < best[0]:
+                return stepped, count
+        return best[1], best[2]
+
+    def count_steps(self) -> list[float]:
+        """The values of `count_knob` on its slider, from its low end to its high one."""
+        spec = self._count_knob_spec().slider
+        assert spec is not None
+        last = round((spec.hi - spec.lo) / spec.step)
+        return [round(spec.lo + i * spec.step, 6) for i in range(last + 1)]
+
+    def on_count_steps(self, n: int, near: float, *, topics: bool = False) -> tuple[Pipeline, int]:
+        """This pipeline with `count_knob` on the slider step whose count of merged chunks
+        (`topics`: topics) is nearest `n`, and that count; of equal ones the step nearest
+        `near`. Steps are tried outwards from `near` and the search stops at the first
+        that gives `n`; otherwise every step is tried (the count need not be monotonic)."""
+        values = sorted(self.count_steps(), key=lambda x: abs(x - near))
+        best: tuple[int, Pipeline, int] | None = None
+        for x in values:
+            pipe = self.with_count_knob(x)
+            count = pipe.merged_count(topics=topics)
+            if best is None or abs(count - n) < best[0]:
+                best = (abs(count - n), pipe, count)
+            if count == n:
+                break
+        assert best is not None
         return best[1], best[2]
 
     def merged_count(self, *, topics: bool = False) -> int:
@@ -646,14 +678,26 @@ class Pipeline:
         return len(result.topic_spans) if topics else len(result.chunks)
 
     def fewest_chunks(self) -> int:
-        """The fewest merged chunks any threshold (topic depth) gives under this size cap:
-        everything that may merge merged, every topic split to fit the cap."""
-        extreme = 100.0 if self.params.merge.mode == "topic" else -1.0
-        return self.with_count_knob(extreme).merged_count()
+        """The fewest merged chunks any threshold (topic depth) gives under this size cap
+        and chunk size: the seed loop with everything that may merge merged; the topic
+        segmenter at the fewest topics or on any slider step (fewer topics may be split
+        into more pieces by the chunk size)."""
+        if self.params.merge.mode != "topic":
+            return self.with_count_knob(-1.0).merged_count()
+        counts = [self.with_count_knob(x).merged_count() for x in (100.0, *self.count_steps())]
+        return min(counts)
 
     def count_knob(self) -> str:
         """The knob `for_chunk_count` moves: ``topic_depth`` (topic), ``threshold`` (seed)."""
         return "topic_depth" if self.params.merge.mode == "topic" else "threshold"
+
+    def _count_knob_spec(self) -> Knob:
+        from chunkscope.engine.params import knob_map
+        from chunkscope.engine.segment.merge import MergeParams
+        from chunkscope.engine.segment.segmenter import TopicParams
+
+        cls = TopicParams if self.params.merge.mode == "topic" else MergeParams
+        return knob_map(cls)[self.count_knob()]
 
     def count_knob_value(self) -> Any:
         """This pipeline's value of `count_knob`."""
@@ -666,22 +710,41 @@ class Pipeline:
             return self.with_params(topic=replace(self.params.topic, topic_depth=x))
         return self.with_params(merge=replace(self.params.merge, threshold=x))
 
+    def count_limit(self) -> str | None:
+        """The size limit that sets the fewest merged chunks, in words: in topic mode the
+        chunk size when it splits below the cap (``the chunk size (topic_chunk_chars
+        800, --topic-chunk-chars)``), else the size cap (``the size cap (8,192 chars)``);
+        None without either."""
+        from chunkscope.engine.params import knob_map
+        from chunkscope.engine.segment.segmenter import TopicParams, splits_below_cap
+
+        mp = self.params.merge
+        target = self.params.topic.topic_chunk_chars
+        if mp.mode == "topic" and splits_below_cap(target, mp):
+            k = knob_map(TopicParams)["topic_chunk_chars"]
+            label = k.slider.label if k.slider is not None else k.name
+            return f"the {label} ({k.name} {target:,}, {k.flag})"
+        if mp.cap is not None:
+            return f"the size cap ({mp.cap:,} {mp.cap_unit})"
+        return None
+
     def chunk_count_note(self, n: int, found: Pipeline, count: int, *, topics: bool = False) -> str:
         """What `for_chunk_count(n)` found, in words (``topic depth 7.19 gives 4 merged
-        chunks``, or the closest count when `n` is out of reach, and why when the size
-        cap is the reason)."""
+        chunks``, or the closest count when `n` is out of reach, and why when a size limit
+        (`count_limit`: the chunk size or the size cap) is the reason). The CLI's
+        ``--chunks`` and the workbench's ``n`` both say it."""
         knob, value = self.count_knob().replace("_", " "), found.count_knob_value()
         what = "topic" if topics else "merged chunk"
         if count == n:
             return f"{knob} {value:g} gives {count} {what}{'s' if count > 1 else ''}"
         closest = f"the closest is {count}, at {knob} {value:g}"
-        cap = self.params.merge
-        if not topics and count > n and cap.cap is not None:
+        limit = self.count_limit()
+        if not topics and count > n and limit is not None:
             fewest = self.fewest_chunks()
             if fewest > n:
                 return (
-                    f"{n} merged chunk{'s' if n > 1 else ''} cannot fit the size cap "
-                    f"({cap.cap:,} {cap.cap_unit}): it needs at least {fewest}; {closest}"
+                    f"{n} merged chunk{'s' if n > 1 else ''} cannot fit {limit}: "
+                    f"it needs at least {fewest}; {closest}"
                 )
         return f"no {knob} gives exactly {n} {what}s (size limits or ties); {closest}"
 

@@ -157,7 +157,17 @@ def test_chunks_says_when_the_cap_makes_n_unreachable_and_topics_asks_for_topics
     tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
 ) -> None:
     path = _doc(tmp_path / "npm-thing.md")
+    # The chunk size (800 chars) needs ~46 chunks for ~37k chars, the cap only 5: the
+    # note names the limit that applies, and the run gives the fewest it can.
     code, doc, err = _run(capsys, str(path), "--chunks", "2")
+    assert code == 0 and "size cap" not in err
+    fewest = len(doc["merged"])
+    assert (
+        "2 merged chunks cannot fit the chunk size (topic_chunk_chars 800, "
+        f"--topic-chunk-chars): it needs at least {fewest};" in err
+    )
+    _fits(doc, "chars", 800)
+    code, doc, err = _run(capsys, str(path), "--chunks", "2", "--topic-chunk-chars", "0")
     assert code == 0
     assert "cannot fit the size cap (8,192 chars): it needs at least" in err
     _fits(doc, "chars", 8192)

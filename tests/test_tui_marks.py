@@ -101,7 +101,7 @@ async def test_a_mark_is_saved_at_once_scored_live_and_drawn(
         assert f"{report.hits} hit · {report.missed} missed · {report.spurious} spurious" in text
         # the topics the run makes against the topics marked, beside Pk and WindowDiff
         assert topics_against_marks(report.scores) in text
-        assert f"{report.scores.chunks} topic" in text and "cut the marked stretch in" in text
+        assert f"{report.scores.chunks} topic" in text and "the marked stretch's" in text
 
         strip = bench.query_one(SimilarityStrip)
         rows = strip.rendered_lines()

@@ -77,8 +77,40 @@ def test_a_found_threshold_moves_onto_the_slider_steps(n: int) -> None:
 
 def test_a_count_out_of_reach_stays_in_the_slider_range() -> None:
     pipe = _seed()
-    found, _ = on_slider_steps(pipe, *pipe.for_chunk_count(1), 1)
-    assert found.params.merge.threshold == 0.0  # the bisection went below the slider
+    found, count = on_slider_steps(pipe, *pipe.for_chunk_count(1), 1)
+    threshold = found.params.merge.threshold  # the bisection went below the slider
+    assert isinstance(threshold, float) and 0.0 <= threshold <= 1.0
+    # the fewest on the slider (the count is not monotonic here either: 0.08 gives
+    # fewer than 0.0)
+    assert count == min(pipe.with_count_knob(x).merged_count() for x in pipe.count_steps())
+
+
+def _topic() -> Pipeline:
+    return Pipeline(SAMPLE, PipelineParams(collapse=True, merge=MergeParams(mode="topic")))
+
+
+def test_n_in_topic_mode_finds_a_count_the_depth_gives_though_not_monotonic() -> None:
+    """The chunk size splits fewer topics into more pieces: on the sample depth 7 gives
+    57 merged chunks, depth 4.6 gives 58, depth 4.1 gives 60 (a bisection saw 57)."""
+    pipe = _topic()  # a few seconds: n out of reach tries all 101 steps of the slider
+    counts = {x: pipe.with_count_knob(x).merged_count() for x in (7.0, 4.6, 4.1)}
+    assert counts == {7.0: 57, 4.6: 58, 4.1: 60}
+    for n in (58, 60):
+        found, count = on_slider_steps(pipe, *pipe.for_chunk_count(n), n)
+        assert count == n == found.merged_count()
+        assert found.params.topic.topic_depth in pipe.count_steps()
+        assert pipe.chunk_count_note(n, found, count).startswith("topic depth ")
+    # Out of reach: the real closest, and the limit that applies is the chunk size
+    # (~29k chars: the 8,192-char cap would need 4 chunks).
+    found, count = on_slider_steps(pipe, *pipe.for_chunk_count(20), 20)
+    assert count == pipe.fewest_chunks() < 57
+    note = pipe.chunk_count_note(20, found, count)
+    assert note.startswith(
+        "20 merged chunks cannot fit the chunk size (topic_chunk_chars 800, "
+        f"--topic-chunk-chars): it needs at least {count}; the closest is {count},"
+    )
+    found, count = on_slider_steps(pipe, *pipe.for_chunk_count(61), 61)
+    assert count == 60 and "no topic depth gives exactly" in pipe.chunk_count_note(61, found, count)
 
 
 async def test_n_in_the_seed_loop_sets_a_threshold_the_slider_keeps(

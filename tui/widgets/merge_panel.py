@@ -100,6 +100,25 @@ def wrap_items(text: str, width: int) -> str:
     return "\n".join(out)
 
 
+def _group_choices(values: dict[str, Any]) -> dict[str, str]:
+    """Each exclusive group's choice in force for these knob values: its last knob set
+    (tokens over chars), else its first (chars: no cap shows as chars at ∞)."""
+    out: dict[str, str] = {}
+    for _, k in PANEL_KNOBS:
+        if k.exclusive is None:
+            continue
+        out.setdefault(k.exclusive, _choice(k))
+        if values[k.name] is not None:
+            out[k.exclusive] = _choice(k)
+    return out
+
+
+def _in_force_by_default(k: Knob) -> bool:
+    """Whether `k` is its exclusive group's choice in force with every knob's default."""
+    assert k.exclusive is not None
+    return _group_choices({m.name: m.default for _, m in PANEL_KNOBS})[k.exclusive] == _choice(k)
+
+
 class MergePanel(Vertical):
     DEFAULT_CSS = """
     MergePanel {
@@ -144,7 +163,14 @@ class MergePanel(Vertical):
                     label_width=LABEL_WIDTH,
                     id=_group_id(k.exclusive),
                 )
-            yield knob_slider(k, k.default, label_width=LABEL_WIDTH, value_width=6, id=slider_id(k))
+            yield knob_slider(
+                k,
+                k.default,
+                in_force=k.exclusive is None or _in_force_by_default(k),
+                label_width=LABEL_WIDTH,
+                value_width=6,
+                id=slider_id(k),
+            )
         yield Static("", id="merge-stats", markup=False)
         yield Static("", id="merge-score", markup=False)
 
@@ -211,23 +237,20 @@ class MergePanel(Vertical):
         )
 
     def show(self, tuning: Tuning) -> None:
-        """Put `tuning` into the controls (the change messages this causes are no-ops)."""
+        """Put `tuning` into the controls (the change messages this causes are no-ops).
+        A size cap knob not in force sits where choosing it starts (`knob_position`)."""
         values = tuning.values()
         self._toggle(MODE_ID).set_value(values[MODE.name])
+        in_force = _group_choices(values)
         for _, k in PANEL_KNOBS:
             value = values[k.name]
             if k.words:
                 word = value if isinstance(value, str) else _choice(k)
                 self._toggle(_mode_id(k.name)).set_value(word)
-            self._slider(k).set_value(knob_position(k, value), notify=False)
-        in_force: dict[str, str] = {}
-        for _, k in PANEL_KNOBS:
-            if k.exclusive is not None and values[k.name] is not None:
-                in_force[k.exclusive] = _choice(k)  # the last set one is in force (tokens)
-        for _, k in PANEL_KNOBS:
-            if k.exclusive is not None:
-                first = next(_choice(m) for _, m in PANEL_KNOBS if m.exclusive == k.exclusive)
-                self._toggle(_group_id(k.exclusive)).set_value(in_force.get(k.exclusive, first))
+            chosen = k.exclusive is None or in_force[k.exclusive] == _choice(k)
+            self._slider(k).set_value(knob_position(k, value, in_force=chosen), notify=False)
+        for group, choice in in_force.items():
+            self._toggle(_group_id(group)).set_value(choice)
         self._sync_visibility()
 
     def set_stats(self, text: str) -> None:

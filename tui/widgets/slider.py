@@ -510,10 +510,17 @@ def geometric_grid(lo: float, hi: float, per_doubling: int) -> list[float]:
     return out
 
 
-def knob_position(knob: Knob, value: Any) -> float:
-    """Where `knob`'s slider sits for `value` (its declared `SliderSpec`)."""
+def knob_position(knob: Knob, value: Any, *, in_force: bool = True) -> float:
+    """Where `knob`'s slider sits for `value` (its declared `SliderSpec`). A knob of an
+    exclusive group (the size cap in chars or tokens) that is not the one `in_force`
+    sits, while None, where choosing it starts (its ``start``, else its default): the
+    open value would make choosing it mean no cap."""
     spec = knob.slider
     assert spec is not None, f"knob {knob.name} has no slider"
+    if value is None and not in_force:
+        start = spec.start if spec.start is not None else knob.default
+        if isinstance(start, int | float):
+            return float(start)
     if value is None or (isinstance(value, float) and math.isinf(value)):
         return spec.hi if spec.open_at_max else (spec.start if spec.start is not None else spec.lo)
     if isinstance(value, str):  # a word such as "adaptive"
@@ -533,12 +540,13 @@ def knob_value(knob: Knob, position: float) -> Any:
     return round(position) if knob.kind == "int" else round(position, 4)
 
 
-def knob_slider(knob: Knob, value: Any, **kwargs: Any) -> Slider:
-    """A slider for `knob`, from its declaration (range, steps, label, format)."""
+def knob_slider(knob: Knob, value: Any, *, in_force: bool = True, **kwargs: Any) -> Slider:
+    """A slider for `knob`, from its declaration (range, steps, label, format); `in_force`
+    as in `knob_position`."""
     spec = knob.slider
     assert spec is not None, f"knob {knob.name} has no slider"
     return Slider(
-        knob_position(knob, value),
+        knob_position(knob, value, in_force=in_force),
         spec.lo,
         spec.hi,
         spec.step,

@@ -72,28 +72,14 @@ def sweep_values(knob: Knob, current: Any, points: int) -> list[Any]:
 def on_slider_steps(pipe: Pipeline, found: Pipeline, count: int, n: int) -> tuple[Pipeline, int]:
     """`pipe.for_chunk_count(n)`'s `found` moved onto its knob's slider (the threshold's
     or the topic depth's): inside the slider's range and on one of its steps, so the
-    slider shows the value in force and the next move of another slider keeps it. Of the
-    two steps around the found value, the one whose count is nearer `n` (on a tie, the
-    nearer value); the count is monotonic in the knob, so no other step is nearer."""
-    from chunkscope.engine.evaluate.measure import sweepable_knobs
-
-    knob = sweepable_knobs()[pipe.count_knob()][0]
+    slider shows the value in force and the next move of another slider keeps it. The
+    step whose count is nearest `n`, of equal ones the nearest the found value
+    (`Pipeline.on_count_steps`: the count need not be monotonic in the knob, so every
+    step may be tried)."""
     value = found.count_knob_value()
-    spec = knob.slider
-    if spec is None or not isinstance(value, int | float):
+    if not isinstance(value, int | float):
         return found, count
-    last = round((spec.hi - spec.lo) / spec.step)
-    below = min(max(math.floor((value - spec.lo) / spec.step + 1e-9), 0), last)
-    best: tuple[int, float, Pipeline, int] | None = None
-    for i in dict.fromkeys((below, min(below + 1, last))):
-        x = round(spec.lo + i * spec.step, 6)
-        at = pipe.with_count_knob(x)
-        got = len(at.merged().chunks)
-        key = (abs(got - n), abs(x - value))
-        if best is None or key < best[:2]:
-            best = (key[0], key[1], at, got)
-    assert best is not None
-    return best[2], best[3]
+    return pipe.on_count_steps(n, float(value))
 
 
 class SweepDriver(WorkbenchHost):

@@ -109,10 +109,10 @@ def topics_against_marks(s: Scores) -> str:
     stretch when the marks are partial): an over-cutting setting shows here when Pk,
     with its extra pieces small, does not."""
     marks = s.gold_segments - 1  # n marks cut the file (the marked stretch) in n + 1
-    where = "the marked stretch" if s.partial else "the file"
+    where = "the marked stretch's" if s.partial else "the file's"
     return (
-        f"{s.chunks} topic{'s' if s.chunks != 1 else ''} for {s.gold_segments} marked "
-        f"({marks} mark{'s' if marks != 1 else ''} cut {where} in {s.gold_segments})"
+        f"{s.chunks} topic{'s' if s.chunks != 1 else ''} vs {where} {s.gold_segments} "
+        f"({marks} mark{'s' if marks != 1 else ''} split it)"
     )
 
 
