@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from chunkscope.engine.evaluate.measure import boundary_f1, pk_windowdiff, score
@@ -592,6 +592,9 @@ def test_the_default_chunks_are_retrieval_sized() -> None:
     seed=st.integers(0, 2**32 - 1),
     wide=st.booleans(),
 )
+# reduceat sums 9 rows and more pairwise: a segment of 9 with magnitudes far apart
+@example(lengths=[9, 1, 17], dims=7, seed=4294967295, wide=False)
+@example(lengths=[1, 1, 1, 1, 39, 40, 25, 33], dims=7, seed=4294967295, wide=False)
 def test_segment_sums_are_reduceats_bit_for_bit(
     lengths: list[int], dims: int, seed: int, wide: bool
 ) -> None:

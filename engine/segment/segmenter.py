@@ -855,6 +855,9 @@ def fit_cap(
 
 # Groups whose sums `_segment_sums` adds up at a time (bounds its scratch rows).
 _SUM_BLOCK = 4096
+# The most rows whose sum reduceat adds in order: from 9 (8 after the first) its inner
+# loop sums pairwise (eight running sums), another order, so longer segments go to it.
+_IN_ORDER_ROWS = 8
 
 
 def _segment_sums(v: FloatArray, bounds: IntArray) -> FloatArray:
@@ -863,18 +866,22 @@ def _segment_sums(v: FloatArray, bounds: IntArray) -> FloatArray:
     several times faster on float32 rows (what the embedders return), where reduceat
     widens them a row at a time.
 
-    For float32 rows reduceat adds the widened rows after the first in order and then
-    adds that sum to the first row, ``v0 + ((v1 + v2) + v3)`` (a test holds this to
-    reduceat itself, signed zeros included); here the same additions run batched over
-    the segments, largest first in blocks, so each step is one numpy call over the
-    segments still running. Float64 rows go to reduceat (its pairwise sums there are
-    another order)."""
+    For float32 rows of a segment of at most `_IN_ORDER_ROWS` rows, reduceat adds the
+    widened rows after the first in order and then adds that sum to the first row,
+    ``v0 + ((v1 + v2) + v3)`` (a test holds this to reduceat itself, signed zeros
+    included); here the same additions run batched over those segments, largest first
+    in blocks, so each step is one numpy call over the segments still running. Longer
+    segments (reduceat sums them pairwise) and float64 rows go to reduceat itself, one
+    segment at a time (the same bits as over the whole array)."""
     starts, counts = bounds[:-1], np.diff(bounds)
     if v.dtype != np.float32:
         sums: FloatArray = np.add.reduceat(v, starts, axis=0, dtype=np.float64)
         return sums
     out = v[starts].astype(np.float64)
-    multi = np.flatnonzero(counts >= 2)
+    for i in np.flatnonzero(counts > _IN_ORDER_ROWS).tolist():
+        a, b = int(starts[i]), int(starts[i] + counts[i])
+        out[i] = np.add.reduceat(v[a:b], [0], axis=0, dtype=np.float64)[0]
+    multi = np.flatnonzero((counts >= 2) & (counts <= _IN_ORDER_ROWS))
     order = multi[np.argsort(-counts[multi], kind="stable")]
     for b0 in range(0, len(order), _SUM_BLOCK):
         block = order[b0 : b0 + _SUM_BLOCK]
