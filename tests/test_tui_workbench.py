@@ -200,6 +200,40 @@ async def test_write_creates_the_file_and_asks_before_overwriting(isolated: Path
         await until(pilot, lambda: target.read_text(encoding="utf-8") == expected)
 
 
+async def test_the_overwrite_dialog_moves_between_its_buttons_with_the_arrows(
+    isolated: Path,
+) -> None:
+    """← and → move between "No" and "Overwrite" (not only Tab); enter presses the
+    focused one, and the arrows stop at the ends."""
+    from textual.widgets import Button
+
+    target = isolated / "_recap.md"
+    target.write_text("older recap\n", encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        expected = app.selection.text
+        await pilot.press("w", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        dialog = app.screen
+
+        def focused() -> str | None:
+            return dialog.focused.id if isinstance(dialog.focused, Button) else None
+
+        assert focused() == "no"
+        await pilot.press("right")
+        assert focused() == "yes"
+        await pilot.press("right")  # the last button: stays
+        assert focused() == "yes"
+        await pilot.press("left")
+        assert focused() == "no"
+        await pilot.press("left")
+        assert focused() == "no"
+        await pilot.press("right", "enter")
+        await until(pilot, lambda: target.read_text(encoding="utf-8") == expected)
+        assert app.screen is app.workbench
+
+
 async def test_a_profile_is_saved_and_loaded(isolated: Path) -> None:
     from chunkscope.engine.config.settings import get_profile
 
