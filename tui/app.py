@@ -33,7 +33,7 @@ from textual.worker import WorkerState
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.tui.commands import WorkbenchCommands
 from chunkscope.tui.screens.help import HelpScreen
-from chunkscope.tui.screens.workbench import WorkbenchScreen
+from chunkscope.tui.screens.workbench import NARROW_WIDTH, WorkbenchScreen
 from chunkscope.tui.widgets.header_line import HeaderInfo
 from chunkscope.tui.workbench.actions import WorkbenchActions
 from chunkscope.tui.workbench.loader import PipelineDriver
@@ -126,6 +126,12 @@ class ChunkscopeApp(
     TITLE = "chunkscope"
     NOTIFICATION_TIMEOUT = 3  # seconds; errors ask for longer
     CSS_PATH = "app.tcss"
+    # Every screen, dialogs included, places its toasts as the workbench's layout at this
+    # width does (app.tcss). Typed as Textual types it (not a ClassVar there).
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [  # noqa: RUF012
+        (0, "-toasts-narrow"),
+        (NARROW_WIDTH, "-toasts-wide"),
+    ]
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {WorkbenchCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
