@@ -188,10 +188,14 @@ def _burst(app: ChunkscopeApp, *keys: str) -> None:
     """Keys as a terminal delivers a burst (tmux send-keys): all queued at once, none
     handled before the next arrives (`pilot.press` waits for each)."""
     from textual import events
+    from textual.keys import _character_to_key
 
     assert app._driver is not None
     for key in keys:
-        event = events.Key(key, key if len(key) == 1 else None)
+        if len(key) == 1:  # a character: named as the terminal names it ("/" is slash)
+            event = events.Key(_character_to_key(key), key)
+        else:
+            event = events.Key(key, " " if key == "space" else None)
         event.set_sender(app)
         app._driver.send_message(event)
 
@@ -226,6 +230,37 @@ async def test_a_burst_of_keys_into_the_budget_prompt_is_kept(
         _burst(app, "enter")
         await wait_for(pilot, lambda: app.budget == int(field), 5)
         assert app.budget == int(field)
+
+
+@pytest.mark.parametrize("size", [SIZE, (100, 30)])
+async def test_a_burst_after_slash_goes_into_the_question(
+    size: tuple[int, int], isolated: Path
+) -> None:
+    """`/` then the question at once (a paste, a fast typist): every letter lands in
+    the search field, none reaches the workbench's keys (`q` quits, `c` copies, `a`
+    flips the marks flag, `e` opens Export, `w` writes the recap)."""
+    from textual.widgets import Input
+
+    from chunkscope.tui.widgets.search_panel import SearchPanel
+
+    app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        question = "sqlite cache query now"
+        before = _files(isolated)
+        _burst(app, "/", *question)
+        field = app.screen.query_one(SearchPanel).query_one("#search-input", Input)
+        await wait_for(pilot, lambda: field.value == question, 5)
+        await pilot.pause()
+        assert app.is_running
+        assert field.value == question
+        assert field.has_focus
+        assert app.screen is app.workbench  # no Export dialog, no prompt
+        assert _files(isolated) == before  # `w` wrote no recap, `a` saved no settings
+
+
+def _files(root: Path) -> set[Path]:
+    return {p for p in root.rglob("*") if p.is_file() and "cache" not in p.relative_to(root).parts}
 
 
 async def test_a_key_that_arrives_while_the_app_closes_is_dropped() -> None:

@@ -200,6 +200,40 @@ async def test_write_creates_the_file_and_asks_before_overwriting(isolated: Path
         await until(pilot, lambda: target.read_text(encoding="utf-8") == expected)
 
 
+async def test_the_overwrite_dialog_moves_between_its_buttons_with_the_arrows(
+    isolated: Path,
+) -> None:
+    """← and → move between "No" and "Overwrite" (not only Tab); enter presses the
+    focused one, and the arrows stop at the ends."""
+    from textual.widgets import Button
+
+    target = isolated / "_recap.md"
+    target.write_text("older recap\n", encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        expected = app.selection.text
+        await pilot.press("w", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        dialog = app.screen
+
+        def focused() -> str | None:
+            return dialog.focused.id if isinstance(dialog.focused, Button) else None
+
+        assert focused() == "no"
+        await pilot.press("right")
+        assert focused() == "yes"
+        await pilot.press("right")  # the last button: stays
+        assert focused() == "yes"
+        await pilot.press("left")
+        assert focused() == "no"
+        await pilot.press("left")
+        assert focused() == "no"
+        await pilot.press("right", "enter")
+        await until(pilot, lambda: target.read_text(encoding="utf-8") == expected)
+        assert app.screen is app.workbench
+
+
 async def test_a_profile_is_saved_and_loaded(isolated: Path) -> None:
     from chunkscope.engine.config.settings import get_profile
 
@@ -697,3 +731,33 @@ async def test_the_max_size_slider_caps_topic_chunks(tmp_path: Path) -> None:
         await pilot.pause()
         text = "\n".join(merged.rendered_lines())
         assert "over cap!" in text and not re.search(r"\d\d:\d\d:\d\d", text)
+
+
+@pytest.mark.parametrize("size", [SIZE, (100, 30)])
+async def test_a_toast_shown_under_a_dialog_is_drawn_once_and_off_the_recap_preview(
+    size: tuple[int, int],
+) -> None:
+    """`t` then `?` within the toast's life: the help screen shows the theme's toast
+    once (the workbench's own copy, behind the dialog, is not drawn too), where the
+    workbench puts it: never over the recap preview."""
+    from chunkscope.tui.screens.help import HelpScreen
+
+    app = make_app()
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settled(pilot, app)
+        await pilot.press("t")
+        message = f"Theme: {app.theme}"
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await until(pilot, lambda: bool(app.screen.query("Toast")))
+        await pilot.pause()
+        drawn = [
+            toast
+            for screen in app.screen_stack
+            for toast in screen.query("Toast")
+            if toast.region and all(node.display for node in toast.ancestors_with_self[:-1])
+        ]
+        assert len(drawn) == 1, drawn
+        assert message in str(drawn[0].render())
+        preview = app.workbench.query_one("#recap-preview").region
+        assert not drawn[0].region.overlaps(preview), (drawn[0].region, preview)

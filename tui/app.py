@@ -26,12 +26,14 @@ from textual import events, work
 from textual.app import App, ScreenStackError
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input, TextArea
 from textual.worker import WorkerState
 
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.tui.commands import WorkbenchCommands
 from chunkscope.tui.screens.help import HelpScreen
-from chunkscope.tui.screens.workbench import WorkbenchScreen
+from chunkscope.tui.screens.workbench import NARROW_WIDTH, WorkbenchScreen
 from chunkscope.tui.widgets.header_line import HeaderInfo
 from chunkscope.tui.workbench.actions import WorkbenchActions
 from chunkscope.tui.workbench.loader import PipelineDriver
@@ -85,6 +87,15 @@ class StartOptions:
     queries: tuple[Any, ...] = ()
 
 
+def _moved_to_text_field(event: events.Key, focused: Widget | None) -> bool:
+    """Whether the focus went to a text field after `event` was typed (for another
+    widget): the key was then typed for that field."""
+    editable = isinstance(focused, Input) or (
+        isinstance(focused, TextArea) and not focused.read_only
+    )
+    return editable and focused is not getattr(event, "_chunkscope_focus", None)
+
+
 def _display_path(path: str) -> str:
     """`path` relative to the current directory when inside it, else with ~ for home."""
     p = Path(path).resolve()
@@ -115,6 +126,12 @@ class ChunkscopeApp(
     TITLE = "chunkscope"
     NOTIFICATION_TIMEOUT = 3  # seconds; errors ask for longer
     CSS_PATH = "app.tcss"
+    # Every screen, dialogs included, places its toasts as the workbench's layout at this
+    # width does (app.tcss). Typed as Textual types it (not a ClassVar there).
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [  # noqa: RUF012
+        (0, "-toasts-narrow"),
+        (NARROW_WIDTH, "-toasts-wide"),
+    ]
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {WorkbenchCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -288,22 +305,30 @@ class ChunkscopeApp(
             if top is None:
                 return  # typed while the app closes: there is nothing left to take it
             if not event.is_forwarded:
-                # Which screen the key was meant for: see `_on_key`.
+                # Which screen, and which widget in it, the key was meant for: see `_on_key`.
                 event._chunkscope_screen = top  # type: ignore[attr-defined]
+                event._chunkscope_focus = top.focused  # type: ignore[attr-defined]
         await super().on_event(event)
 
     async def _on_key(self, event: events.Key) -> None:
         """A key typed ahead of a dialog: `b` opens the budget prompt, and the keys that
         follow in the same burst were already queued for the main screen's focused list.
         When such a key comes back unhandled after the screen changed, it is sent again,
-        to the screen now on top (the prompt's field), instead of being lost."""
+        to the screen now on top (the prompt's field), instead of being lost.
+
+        The same for a key typed ahead of a text field: `/` focuses the search question,
+        and the letters after it, queued for the list, would run the list's keys (`q`
+        quits). A key that comes back unhandled from a widget that has since lost the
+        focus to a text field is sent again, to that field."""
         meant_for = getattr(event, "_chunkscope_screen", None)
         top = self._top_screen()
         if top is None:
             event.prevent_default()
             event.stop()
             return
-        if meant_for is not None and meant_for is not top:
+        if meant_for is not None and (
+            meant_for is not top or _moved_to_text_field(event, top.focused)
+        ):
             event.prevent_default()  # not App._on_key: the bindings of the screen on top
             event.stop()
             again = events.Key(event.key, event.character)

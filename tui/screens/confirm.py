@@ -15,6 +15,8 @@ class ConfirmScreen(ModalScreen[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,n", "answer(False)", "No"),
         Binding("y", "answer(True)", "Yes"),
+        Binding("left", "move(-1)", "Previous button", show=False),
+        Binding("right", "move(1)", "Next button", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -48,3 +50,10 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
+
+    def action_move(self, step: int) -> None:
+        """← / → : the focus to the button before / after (enter presses it); it stays
+        on the first or last one."""
+        buttons = list(self.query(Button))
+        at = buttons.index(self.focused) if self.focused in buttons else 0
+        buttons[max(0, min(len(buttons) - 1, at + step))].focus()

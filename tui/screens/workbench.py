@@ -253,6 +253,16 @@ class WorkbenchScreen(Screen[None]):
         self.redraw()
         self.query_one("#merged", ChunkList).focus()
 
+    def on_screen_suspend(self) -> None:
+        """A dialog on top shows the notifications (placed as here): this screen's copy,
+        drawn behind the dialog, would show each one twice."""
+        for rack in self.query("ToastRack"):
+            rack.display = False
+
+    def on_screen_resume(self) -> None:
+        for rack in self.query("ToastRack"):
+            rack.display = True
+
     async def on_resize(self) -> None:
         narrow = self.size.width < NARROW_WIDTH
         if narrow != self.narrow:

@@ -163,7 +163,9 @@ class SearchPanel(Vertical):
         self.border_subtitle = "enter searches · ↓ results · tab ranker · esc closes"
 
     def open(self) -> None:
-        self.input.focus()
+        """Focus the question now, not after the next refresh (`Widget.focus`): the
+        keys typed right after `/` then find the field focused (see `App._on_key`)."""
+        self.screen.set_focus(self.input)
 
     def action_close(self) -> None:
         self.post_message(self.Closed())
