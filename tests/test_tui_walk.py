@@ -96,8 +96,9 @@ async def test_expanded_cards_break_between_words_and_judged_cuts_read_in_order(
             line = _cut_row(merged, i, 200).strip(" ▌▍…")
             assert line.startswith("┄ cut: "), line
             words = {"hit": "✓ topic start", "spurious": "✗ no topic here"}.get(
-                verdict, "· outside marks"
+                verdict, "outside marks"
             )
+            assert " · · " not in line and "  " not in line.strip(), line
             cut = merged._cuts[i] if merged._cuts is not None else None
             if cut is not None and "sim" in line and verdict in ("hit", "spurious"):
                 assert line.index("sim ") < line.index(words[0]), line
@@ -176,3 +177,65 @@ async def test_a_merge_column_words_its_cuts_as_the_main_view() -> None:
         assert lines == ["┄ cut: too big to join · sim 0.10", "┄ cut: sim -0.06 < threshold -0.02"]
         drawn = _cut_row(right, 0)
         assert "┄ cut:" in drawn and "sim " in drawn, drawn
+
+
+CUT_KINDS = [
+    ("threshold", 0.11, 0.12, None),
+    ("size_cap", 0.2, 0.3, None),
+    ("size_cap", 0.2, 0.3, 8.0),
+    ("chunk_size", 0.2, 0.3, 8.0),
+    ("min_similarity", 0.01, 0.3, None),
+    ("max_passes", 0.5, 0.3, None),
+    ("topic", 0.06, 7.0, 9.1),
+    ("structure", 0.15, 7.0, 8.07),
+    ("paragraph", None, None, None),  # a strategy's cut: no numbers
+    ("≠ paragraph", None, None, None),  # only this compare column cuts here
+    ("≠ threshold", 0.11, 0.12, None),
+]
+
+
+@pytest.mark.parametrize("verdict", ["hit", "spurious", "outside"])
+def test_every_cut_kind_and_verdict_has_single_separators(verdict: str) -> None:
+    """Issue 35: `┄ cut: paragraph · · outside marks` once marks exist; every tier of
+    every cut kind joins its parts with one separator, an empty part leaving none."""
+    from chunkscope.tui.widgets.chunk_list import VERDICT_TEXT, cut_line_tiers
+    from chunkscope.tui.workbench.columns import NO_SIMILARITY, CutMark
+
+    note = VERDICT_TEXT[verdict][0].strip()
+    for reason, s, t, depth in CUT_KINDS:
+        cut = CutMark(reason, NO_SIMILARITY if s is None else s, t, depth)
+        for body, said in cut_line_tiers(cut, note):
+            line = body + said
+            assert " · · " not in line and "··" not in line, line
+            assert not line.endswith((" ·", ": ")) and ":  " not in line, line
+            assert "·  " not in line and "  ·" not in line, line
+        full = "".join(cut_line_tiers(cut, note)[0])
+        assert full.endswith(" · " + note.removeprefix("· ")), full
+
+
+async def test_cut_lines_with_partial_marks_have_single_separators_in_compare() -> None:
+    """Seed mode with partial marks, then every compare column: no cut line has two
+    separators in a row (it read `┄ cut: too big to join · sim 0.20 · · outside marks`)."""
+    app = make_app(GUIDE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        assert app.file_marks is not None
+        app.set_file_marks(replace(app.file_marks, starts=(10,), partial=True))
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        checked = 0
+        for _ in range(8):  # the right column through the strategies
+            await pilot.press("right_square_bracket")
+            await pilot.pause()
+            await until(pilot, app.workers_idle)
+            await pilot.pause()
+            for lst in bench.query(ChunkList):
+                for i, verdict in enumerate(lst._verdicts):
+                    if not verdict or lst._cuts is None or i >= len(lst._cuts):
+                        continue
+                    line = _cut_row(lst, i, 200).rstrip(" ▌▍…")
+                    assert " · · " not in line, line
+                    checked += verdict == "outside"
+        assert checked, "no cut outside the marks was drawn"
