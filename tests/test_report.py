@@ -355,6 +355,39 @@ async def test_the_workbench_exports_the_run_it_shows(isolated: Path) -> None:
         assert "Score against the gold topic starts" in text and "of 300 tokens" in text
 
 
+async def test_the_workbench_export_shows_the_path_it_wrote(isolated: Path) -> None:
+    """Issue 35: the exported page's "same run" said `-o report.html` whatever path was
+    chosen; it shows the page written, by its name as the CLI shows an absolute -o."""
+    import html as html_lib
+    import re
+    import shlex
+
+    from textual.widgets import Input
+
+    from chunkscope.tui.screens.prompt import PromptScreen
+    from tests.pilot import SIZE, make_app, settled, until
+
+    target = isolated / "x" / "wb.html"
+    target.parent.mkdir()
+    app = make_app(ROOT / "sample_logs" / "docs_cleanup.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await until(pilot, lambda: app.selection is not None)
+        app.export("report")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        app.screen.query_one(Input).value = str(target)
+        await pilot.press("enter")
+        await until(pilot, target.exists)
+    page = target.read_text(encoding="utf-8")
+    shown = re.search(r"The same run: <code>([^<]*)</code>", page)
+    assert shown is not None
+    command = shlex.split(html_lib.unescape(shown.group(1)))
+    assert command[:3] == ["chunkscope", "report", "docs_cleanup.jsonl"], command
+    assert command[-2:] == ["-o", "wb.html"], command
+    assert str(isolated) not in page
+
+
 def test_a_page_to_share_names_the_file_not_where_it_lives(
     isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -232,9 +232,14 @@ def shown_path(path: str, full: bool = False) -> str:
 
 
 def _command(
-    path: str, params: Sequence[tuple[str, str, bool]], extra: Sequence[str], full: bool
+    path: str,
+    params: Sequence[tuple[str, str, bool]],
+    extra: Sequence[str],
+    full: bool,
+    output: str | None = None,
 ) -> str:
-    """The command that makes this run (a run the workbench exported): the knobs set."""
+    """The command that makes this run (a run the workbench exported): the knobs set,
+    and `output`, the page written, shown as `command_as_run` shows ``-o``."""
     import shlex
 
     argv = ["chunkscope", "report", shown_path(path, full)]
@@ -242,7 +247,8 @@ def _command(
         # "none": no cap, as the other unit's cap was given (with its own flag)
         if not default and flag.startswith("--") and value != "none":
             argv += [flag] if value == "true" else [flag, value]
-    return shlex.join([*argv, *extra, "-o", "report.html"])
+    out = shown_path(output, full) if output else "report.html"
+    return shlex.join([*argv, *extra, "-o", out])
 
 
 def command_as_run(argv: Sequence[str], paths: Collection[str], full: bool = False) -> str:
@@ -270,12 +276,14 @@ def gather(
     search: SearchParams | None = None,
     command: str | None = None,
     full_path: bool = False,
+    output: str | None = None,
 ) -> Report:
     """The `Report` of a run: `pipe` ran the recap pipeline (`merged`, `selection`).
     `weights`: the file's `line_weights` when the caller has read them already;
     `queries`: questions the merged chunks answer (`engine.search`, with `search`);
     `command`: the command line as run (`command_as_run`), else one is made from the
-    knobs; `full_path`: the file's full path instead of its name."""
+    knobs, with `output` (the page's path) as its ``-o``; `full_path`: the file's full
+    path instead of its name."""
     from chunkscope.engine.evaluate.measure import (
         chunk_starts,
         line_weights,
@@ -397,7 +405,7 @@ def gather(
         title=Path(source.path).name,
         facts=facts,
         params=params,
-        command=command or _command(source.path, params, extra_args, full_path),
+        command=command or _command(source.path, params, extra_args, full_path, output),
         chunks=report_rows,
         topics=topics,
         plot=Plot(int(offsets[-1]), curves, cuts, marks, hits),

@@ -329,6 +329,7 @@ class WorkbenchActions(WorkbenchHost):
                 gold=marks,
                 partial=partial,
                 weights=weights,
+                output=str(path),  # "the same run" writes this page, as the CLI shows
             )
             atomic_write_text(path, render_html(report))
             return f"the report ({len(view.result.chunks)} merged chunks)"
