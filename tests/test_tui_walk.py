@@ -239,3 +239,61 @@ async def test_cut_lines_with_partial_marks_have_single_separators_in_compare() 
                     assert " · · " not in line, line
                     checked += verdict == "outside"
         assert checked, "no cut outside the marks was drawn"
+
+
+async def test_at_100x30_the_strip_legend_and_the_tabs_say_what_160x48_says() -> None:
+    """Issue 35: at 100x30 the strip had no legend row (its glyphs, the cap, the
+    bucket's size), the Summary tab did not say its chunk, nor the Recap tab its count."""
+    from textual.widgets import TabbedContent
+
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+    app = make_app(ROOT / "sample_logs" / "cache_refactor.jsonl")
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        await until(pilot, lambda: app.selection is not None)
+        await pilot.pause()
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        strip = bench.query_one("#strip", SimilarityStrip)
+        assert strip.size.height < 5  # no room for the legend row
+        await until(pilot, lambda: bool(strip.border_subtitle))
+        legend = strip._border_subtitle.plain if strip._border_subtitle else ""
+        n = len(bench.view.compacted)
+        assert n > strip.size.width  # bucketed: the legend says by how much
+        for words in ("┃ topic", "╳ size cap", "cap 8192c", "1 column = "):
+            assert words in legend, legend
+        assert strip.outer_size.width - 6 >= len(legend), legend
+        assert legend == legend.strip() and "   " not in legend, legend
+        tabs = bench.query_one(TabbedContent)
+        labels = [t.label.plain for t in tabs.query("ContentTab")]
+        assert "Summary · chunk 0" in labels, labels
+        assert any(
+            label.startswith("Recap · ")
+            and label.endswith(f"/{len(bench.view.result.chunks)} kept")
+            for label in labels
+        ), labels
+
+
+def test_a_legend_too_long_is_cut_between_words_with_an_ellipsis() -> None:
+    from rich.segment import Segment
+    from rich.style import Style
+
+    from chunkscope.tui.widgets.similarity_strip import fit_words
+
+    parts = [
+        "┃ topic  ",
+        "┇ structure  ",
+        "╳ size cap  ",
+        "size: cap 8192c   ",
+        "1 column = 1.9 chunks",
+    ]
+    segments = [Segment(p) for p in parts]
+    text = "".join(parts)
+    assert fit_words(segments, len(text), Style()) == segments
+    for width in range(12, len(text)):
+        cut = "".join(s.text for s in fit_words(segments, width, Style()))
+        assert cell_len(cut) <= width and cut.endswith(" …"), (width, cut)
+        head = cut.removesuffix(" …").rstrip()
+        assert text.startswith(head)
+        assert text[len(head)] == " ", (width, cut)  # never inside a word
