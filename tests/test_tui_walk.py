@@ -297,3 +297,33 @@ def test_a_legend_too_long_is_cut_between_words_with_an_ellipsis() -> None:
         head = cut.removesuffix(" …").rstrip()
         assert text.startswith(head)
         assert text[len(head)] == " ", (width, cut)  # never inside a word
+
+
+async def test_comparing_the_strips_agree_with_the_titles_and_the_panels_say_whose_run() -> None:
+    """Issue 35: comparing, the left column's title counted "127 cuts differ" (and a Pk)
+    while its strip said "no cuts yet"; the summary and the recap, of the merge panel's
+    run (in neither column), did not say so."""
+    from chunkscope.tui.widgets.recap_panel import RecapPanel
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+    from chunkscope.tui.widgets.summary_panel import SummaryPanel
+
+    app = make_app(ROOT / "sample_logs" / "docs_cleanup.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await until(pilot, lambda: app.selection is not None)
+        bench = app.workbench
+        assert bench is not None
+        summary, recap = bench.query_one(SummaryPanel), bench.query_one(RecapPanel)
+        assert "merged run" not in str(recap.border_title)
+        await pilot.press("right_square_bracket")
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        left = bench.query_one("#before", ChunkList)
+        n_cuts = len(left.chunks) - 1
+        strip = str(bench.query_one("#strip-left", SimilarityStrip).border_title)
+        assert "no cuts yet" not in strip and f"{n_cuts} cuts" in strip, strip
+        title = str(bench.query_one("#before-col").border_title)
+        assert f"({n_cuts + 1})" in title, title
+        assert str(summary.border_title).endswith(" · merged run"), summary.border_title
+        assert str(recap.border_title).endswith(" kept · merged run"), recap.border_title

@@ -29,3 +29,22 @@ def set_panel_title(widget: Widget, title: str) -> None:
             if tab.label.plain != label:
                 tab.label = Content(label)
             return
+
+
+class TitledPanel(Widget):
+    """A lower panel whose title may say whose run it is about (`set_about`: comparing,
+    the summary and the recap are the merge panel's run's, which neither column may show)."""
+
+    _title_base = ""
+    _about = ""
+
+    def show_title(self, title: str) -> None:
+        self._title_base = title
+        set_panel_title(self, title + self._about)
+
+    def set_about(self, about: str) -> None:
+        """`about`: `` · merged run`` while comparing, "" else."""
+        if about != self._about:
+            self._about = about
+            if self._title_base:
+                set_panel_title(self, self._title_base + about)

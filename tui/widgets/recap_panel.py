@@ -12,7 +12,7 @@ from chunkscope.engine.params import knob_map
 from chunkscope.engine.recap.core import RecapParams
 from chunkscope.tui.widgets.candidate_list import HEADER as CANDIDATE_HEADER
 from chunkscope.tui.widgets.candidate_list import CandidateList, CandidateRow
-from chunkscope.tui.widgets.panel_title import set_panel_title
+from chunkscope.tui.widgets.panel_title import TitledPanel
 from chunkscope.tui.widgets.slider import Slider, knob_slider
 from chunkscope.tui.widgets.token_meter import TokenMeter
 
@@ -20,7 +20,7 @@ from chunkscope.tui.widgets.token_meter import TokenMeter
 BUDGET = knob_map(RecapParams)["budget"]
 
 
-class RecapPanel(Vertical):
+class RecapPanel(TitledPanel, Vertical):
     DEFAULT_CSS = """
     RecapPanel {
         & > #recap-controls { height: 1; }
@@ -74,13 +74,13 @@ class RecapPanel(Vertical):
         if preview.text != text:
             preview.load_text(text)
         kept = sum(1 for r in rows if r.selected)
-        set_panel_title(self, f"RECAP · {kept}/{len(rows)} kept")
+        self.show_title(f"RECAP · {kept}/{len(rows)} kept")
 
     def mark_stale(self) -> None:
         """The merge changed: the list below is the previous one until the new recap is in."""
-        title = str(self.border_title or "RECAP")
+        title = self._title_base or "RECAP"
         if "updating" not in title:
-            set_panel_title(self, f"{title} · updating…")
+            self.show_title(f"{title} · updating…")
 
     def show_chunk(self, index: int) -> None:
         self.query_one(CandidateList).show_chunk(index)
