@@ -327,3 +327,18 @@ async def test_comparing_the_strips_agree_with_the_titles_and_the_panels_say_who
         assert f"({n_cuts + 1})" in title, title
         assert str(summary.border_title).endswith(" · merged run"), summary.border_title
         assert str(recap.border_title).endswith(" kept · merged run"), recap.border_title
+
+
+async def test_t_on_a_markdown_file_says_it_has_no_tool_calls_and_changes_nothing() -> None:
+    """Issue 35: `T` on a markdown file said `Tool calls: collapsed (as chunkscope recap).`"""
+    app = make_app(GUIDE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        before = app.options.collapse
+        pipe = app.pipe
+        await pilot.press("T")
+        await pilot.pause()
+        said = [str(n.message) for n in app._notifications]
+        assert any("markdown document: it has no tool calls" in m for m in said), said
+        assert not any(m.startswith("Tool calls:") for m in said), said
+        assert app.options.collapse == before and app.pipe is pipe  # not reopened
