@@ -261,7 +261,7 @@ async def test_at_100x30_the_strip_legend_and_the_tabs_say_what_160x48_says() ->
         legend = strip._border_subtitle.plain if strip._border_subtitle else ""
         n = len(bench.view.compacted)
         assert n > strip.size.width  # bucketed: the legend says by how much
-        for words in ("┃ topic", "╳ size cap", "cap 8192c", "1 column = "):
+        for words in ("┇ structure", "╳ size cap", "cap 8192c", "1 column = "):
             assert words in legend, legend
         assert strip.outer_size.width - 6 >= len(legend), legend
         assert legend == legend.strip() and "   " not in legend, legend

@@ -531,6 +531,8 @@ class SimilarityStrip(Widget):
                 continue
             if not topic and reason not in _SEED_REASONS:
                 continue
+            if compact and reason not in present:  # the border: only the glyphs drawn
+                continue
             legend.append(Segment(glyph, self._style("cut")))
             legend.append(Segment(f" {cut_name(reason)}  ", label))
         if self.selected_pair is not None:
@@ -539,8 +541,9 @@ class SimilarityStrip(Widget):
         if self.hits:
             legend += [Segment("   ", label), Segment("1", self._style("search"))]
             legend.append(Segment(" search hit (its rank)", label))
+        marks: list[Segment] = []
         if self.marks:
-            legend += [
+            marks = [
                 Segment("   ◆", self._style("hit")),
                 Segment(" found  ", label),
                 Segment("◆", self._style("miss")),
@@ -548,6 +551,8 @@ class SimilarityStrip(Widget):
                 Segment("┃", self._style("miss")),
                 Segment(" spurious cut", label),
             ]
+        if not compact:
+            legend += marks
         unit = "c" if self.cap_unit == "chars" else "t"
         legend.append(
             Segment(f"   size: cap {self.cap}{unit}" if self.cap else "   size: no cap", label)
@@ -560,6 +565,8 @@ class SimilarityStrip(Widget):
             legend = [Segment(_compact(seg.text), seg.style) for seg in legend]
         if cells is None and sum(cell_len(seg.text) for seg in legend) > room:
             legend[-1] = Segment(_compact(f"   1 column = {n / cols:.1f} chunks", compact), label)
+        if compact:  # the marks last: the cap and the columns' size said first
+            legend += [Segment(_compact(seg.text), seg.style) for seg in marks]
         return legend
 
     def rendered_lines(self) -> list[str]:
