@@ -355,6 +355,39 @@ async def test_the_workbench_exports_the_run_it_shows(isolated: Path) -> None:
         assert "Score against the gold topic starts" in text and "of 300 tokens" in text
 
 
+async def test_the_workbench_export_shows_the_path_it_wrote(isolated: Path) -> None:
+    """Issue 35: the exported page's "same run" said `-o report.html` whatever path was
+    chosen; it shows the page written, by its name as the CLI shows an absolute -o."""
+    import html as html_lib
+    import re
+    import shlex
+
+    from textual.widgets import Input
+
+    from chunkscope.tui.screens.prompt import PromptScreen
+    from tests.pilot import SIZE, make_app, settled, until
+
+    target = isolated / "x" / "wb.html"
+    target.parent.mkdir()
+    app = make_app(ROOT / "sample_logs" / "docs_cleanup.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await until(pilot, lambda: app.selection is not None)
+        app.export("report")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        app.screen.query_one(Input).value = str(target)
+        await pilot.press("enter")
+        await until(pilot, target.exists)
+    page = target.read_text(encoding="utf-8")
+    shown = re.search(r"The same run: <code>([^<]*)</code>", page)
+    assert shown is not None
+    command = shlex.split(html_lib.unescape(shown.group(1)))
+    assert command[:3] == ["chunkscope", "report", "docs_cleanup.jsonl"], command
+    assert command[-2:] == ["-o", "wb.html"], command
+    assert str(isolated) not in page
+
+
 def test_a_page_to_share_names_the_file_not_where_it_lives(
     isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -389,7 +422,39 @@ def test_the_sections_table_is_wrapped_text_not_lists(
     assert code == 0
     start = html.index("<h3>sections</h3>")
     table = html[start : html.index("</table>", start)]
-    assert "<th>lines</th>" in table and "<th>text</th>" not in table
+    # "lines" means line numbers everywhere else: the sections' column is their text;
+    # where they are read from is said once, not "records" on every row
+    assert "<th>section</th><th>text</th><th>tokens</th></tr>" in table, table[:300]
+    assert "<th>lines</th>" not in table and "<th>source</th>" not in table
+    assert ">records<" not in table
+    assert "Each section is read from the log&#x27;s records." in table
     assert "[&quot;" not in table and "<code>" not in table  # no JSON list in a cell
     assert "<td><div>" in table  # each line of a section on its own line
     assert "overflow-wrap: anywhere; }" in html[: html.index("</style>")]
+
+
+def test_a_score_column_writes_every_score_alike(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 35: the recap tables wrote `1` beside `0.9123`."""
+    import re
+
+    code, html = report(isolated, capsys, str(SAMPLE))
+    assert code == 0
+    scores = []
+    for head in ("<h3>What fit the budget</h3>", "<h3>What did not</h3>"):
+        start = html.index(head)
+        table = html[start : html.index("</table>", start)]
+        col = re.findall(r"<th>([^<]*)</th>", table).index("score")
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table)[1:]:
+            scores.append(re.findall(r"<td[^>]*>(.*?)</td>", row)[col])
+    assert scores and all(re.fullmatch(r"\d\.\d{4}", s) for s in scores), scores
+    assert "1.0000" in scores, scores  # the newest: 1, written as the others are
+
+
+def test_cells_of_a_column_with_fractions_share_one_format() -> None:
+    from chunkscope.tui.report import _table
+
+    page = _table([{"score": 1}, {"score": 0.9123}, {"score": 0.01754}, {"n": 3}])
+    assert ">1.0000<" in page and ">0.9123<" in page and ">0.0175<" in page
+    assert ">3<" in page  # a column of whole numbers keeps them whole

@@ -99,8 +99,9 @@ async def test_expanded_cards_break_between_words_and_judged_cuts_read_in_order(
             line = _cut_row(merged, i, 200).strip(" ▌▍…")
             assert line.startswith("┄ cut: "), line
             words = {"hit": "✓ topic start", "spurious": "✗ no topic here"}.get(
-                verdict, "· outside marks"
+                verdict, "outside marks"
             )
+            assert " · · " not in line and "  " not in line.strip(), line
             cut = merged._cuts[i] if merged._cuts is not None else None
             if cut is not None and "sim" in line and verdict in ("hit", "spurious"):
                 assert line.index("sim ") < line.index(words[0]), line
@@ -185,3 +186,168 @@ async def test_a_merge_column_words_its_cuts_as_the_main_view() -> None:
         assert lines == ["┄ cut: too big to join · sim 0.10", "┄ cut: sim -0.06 < threshold -0.02"]
         drawn = _cut_row(right, 0)
         assert "┄ cut:" in drawn and "sim " in drawn, drawn
+
+
+CUT_KINDS = [
+    ("threshold", 0.11, 0.12, None),
+    ("size_cap", 0.2, 0.3, None),
+    ("size_cap", 0.2, 0.3, 8.0),
+    ("chunk_size", 0.2, 0.3, 8.0),
+    ("min_similarity", 0.01, 0.3, None),
+    ("max_passes", 0.5, 0.3, None),
+    ("topic", 0.06, 7.0, 9.1),
+    ("structure", 0.15, 7.0, 8.07),
+    ("paragraph", None, None, None),  # a strategy's cut: no numbers
+    ("≠ paragraph", None, None, None),  # only this compare column cuts here
+    ("≠ threshold", 0.11, 0.12, None),
+]
+
+
+@pytest.mark.parametrize("verdict", ["hit", "spurious", "outside"])
+def test_every_cut_kind_and_verdict_has_single_separators(verdict: str) -> None:
+    """Issue 35: `┄ cut: paragraph · · outside marks` once marks exist; every tier of
+    every cut kind joins its parts with one separator, an empty part leaving none."""
+    from chunkscope.tui.widgets.chunk_list import VERDICT_TEXT, cut_line_tiers
+    from chunkscope.tui.workbench.columns import NO_SIMILARITY, CutMark
+
+    note = VERDICT_TEXT[verdict][0].strip()
+    for reason, s, t, depth in CUT_KINDS:
+        cut = CutMark(reason, NO_SIMILARITY if s is None else s, t, depth)
+        for body, said in cut_line_tiers(cut, note):
+            line = body + said
+            assert " · · " not in line and "··" not in line, line
+            assert not line.endswith((" ·", ": ")) and ":  " not in line, line
+            assert "·  " not in line and "  ·" not in line, line
+        full = "".join(cut_line_tiers(cut, note)[0])
+        assert full.endswith(" · " + note.removeprefix("· ")), full
+
+
+async def test_cut_lines_with_partial_marks_have_single_separators_in_compare() -> None:
+    """Seed mode with partial marks, then every compare column: no cut line has two
+    separators in a row (it read `┄ cut: too big to join · sim 0.20 · · outside marks`)."""
+    app = make_app(GUIDE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        assert app.file_marks is not None
+        app.set_file_marks(replace(app.file_marks, starts=(10,), partial=True))
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        checked = 0
+        for _ in range(8):  # the right column through the strategies
+            await pilot.press("right_square_bracket")
+            await pilot.pause()
+            await until(pilot, app.workers_idle)
+            await pilot.pause()
+            for lst in bench.query(ChunkList):
+                for i, verdict in enumerate(lst._verdicts):
+                    if not verdict or lst._cuts is None or i >= len(lst._cuts):
+                        continue
+                    line = _cut_row(lst, i, 200).rstrip(" ▌▍…")
+                    assert " · · " not in line, line
+                    checked += verdict == "outside"
+        assert checked, "no cut outside the marks was drawn"
+
+
+async def test_at_100x30_the_strip_legend_and_the_tabs_say_what_160x48_says() -> None:
+    """Issue 35: at 100x30 the strip had no legend row (its glyphs, the cap, the
+    bucket's size), the Summary tab did not say its chunk, nor the Recap tab its count."""
+    from textual.widgets import TabbedContent
+
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+    app = make_app(ROOT / "sample_logs" / "cache_refactor.jsonl")
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        await until(pilot, lambda: app.selection is not None)
+        await pilot.pause()
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        strip = bench.query_one("#strip", SimilarityStrip)
+        assert strip.size.height < 5  # no room for the legend row
+        await until(pilot, lambda: bool(strip.border_subtitle))
+        legend = strip._border_subtitle.plain if strip._border_subtitle else ""
+        n = len(bench.view.compacted)
+        assert n > strip.size.width  # bucketed: the legend says by how much
+        for words in ("┇ structure", "╳ size cap", "cap 8192c", "1 column = "):
+            assert words in legend, legend
+        assert strip.outer_size.width - 6 >= len(legend), legend
+        assert legend == legend.strip() and "   " not in legend, legend
+        tabs = bench.query_one(TabbedContent)
+        labels = [t.label.plain for t in tabs.query("ContentTab")]
+        assert "Summary · chunk 0" in labels, labels
+        assert any(
+            label.startswith("Recap · ")
+            and label.endswith(f"/{len(bench.view.result.chunks)} kept")
+            for label in labels
+        ), labels
+
+
+def test_a_legend_too_long_is_cut_between_words_with_an_ellipsis() -> None:
+    from rich.segment import Segment
+    from rich.style import Style
+
+    from chunkscope.tui.widgets.similarity_strip import fit_words
+
+    parts = [
+        "┃ topic  ",
+        "┇ structure  ",
+        "╳ size cap  ",
+        "size: cap 8192c   ",
+        "1 column = 1.9 chunks",
+    ]
+    segments = [Segment(p) for p in parts]
+    text = "".join(parts)
+    assert fit_words(segments, len(text), Style()) == segments
+    for width in range(12, len(text)):
+        cut = "".join(s.text for s in fit_words(segments, width, Style()))
+        assert cell_len(cut) <= width and cut.endswith(" …"), (width, cut)
+        head = cut.removesuffix(" …").rstrip()
+        assert text.startswith(head)
+        assert text[len(head)] == " ", (width, cut)  # never inside a word
+
+
+async def test_comparing_the_strips_agree_with_the_titles_and_the_panels_say_whose_run() -> None:
+    """Issue 35: comparing, the left column's title counted "127 cuts differ" (and a Pk)
+    while its strip said "no cuts yet"; the summary and the recap, of the merge panel's
+    run (in neither column), did not say so."""
+    from chunkscope.tui.widgets.recap_panel import RecapPanel
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+    from chunkscope.tui.widgets.summary_panel import SummaryPanel
+
+    app = make_app(ROOT / "sample_logs" / "docs_cleanup.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await until(pilot, lambda: app.selection is not None)
+        bench = app.workbench
+        assert bench is not None
+        summary, recap = bench.query_one(SummaryPanel), bench.query_one(RecapPanel)
+        assert "merged run" not in str(recap.border_title)
+        await pilot.press("right_square_bracket")
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        left = bench.query_one("#before", ChunkList)
+        n_cuts = len(left.chunks) - 1
+        strip = str(bench.query_one("#strip-left", SimilarityStrip).border_title)
+        assert "no cuts yet" not in strip and f"{n_cuts} cuts" in strip, strip
+        title = str(bench.query_one("#before-col").border_title)
+        assert f"({n_cuts + 1})" in title, title
+        assert str(summary.border_title).endswith(" · merged run"), summary.border_title
+        assert str(recap.border_title).endswith(" kept · merged run"), recap.border_title
+
+
+async def test_t_on_a_markdown_file_says_it_has_no_tool_calls_and_changes_nothing() -> None:
+    """Issue 35: `T` on a markdown file said `Tool calls: collapsed (as chunkscope recap).`"""
+    app = make_app(GUIDE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        before = app.options.collapse
+        pipe = app.pipe
+        await pilot.press("T")
+        await pilot.pause()
+        said = [str(n.message) for n in app._notifications]
+        assert any("markdown document: it has no tool calls" in m for m in said), said
+        assert not any(m.startswith("Tool calls:") for m in said), said
+        assert app.options.collapse == before and app.pipe is pipe  # not reopened

@@ -232,9 +232,14 @@ def shown_path(path: str, full: bool = False) -> str:
 
 
 def _command(
-    path: str, params: Sequence[tuple[str, str, bool]], extra: Sequence[str], full: bool
+    path: str,
+    params: Sequence[tuple[str, str, bool]],
+    extra: Sequence[str],
+    full: bool,
+    output: str | None = None,
 ) -> str:
-    """The command that makes this run (a run the workbench exported): the knobs set."""
+    """The command that makes this run (a run the workbench exported): the knobs set,
+    and `output`, the page written, shown as `command_as_run` shows ``-o``."""
     import shlex
 
     argv = ["chunkscope", "report", shown_path(path, full)]
@@ -242,7 +247,8 @@ def _command(
         # "none": no cap, as the other unit's cap was given (with its own flag)
         if not default and flag.startswith("--") and value != "none":
             argv += [flag] if value == "true" else [flag, value]
-    return shlex.join([*argv, *extra, "-o", "report.html"])
+    out = shown_path(output, full) if output else "report.html"
+    return shlex.join([*argv, *extra, "-o", out])
 
 
 def command_as_run(argv: Sequence[str], paths: Collection[str], full: bool = False) -> str:
@@ -270,12 +276,14 @@ def gather(
     search: SearchParams | None = None,
     command: str | None = None,
     full_path: bool = False,
+    output: str | None = None,
 ) -> Report:
     """The `Report` of a run: `pipe` ran the recap pipeline (`merged`, `selection`).
     `weights`: the file's `line_weights` when the caller has read them already;
     `queries`: questions the merged chunks answer (`engine.search`, with `search`);
     `command`: the command line as run (`command_as_run`), else one is made from the
-    knobs; `full_path`: the file's full path instead of its name."""
+    knobs, with `output` (the page's path) as its ``-o``; `full_path`: the file's full
+    path instead of its name."""
     from chunkscope.engine.evaluate.measure import (
         chunk_starts,
         line_weights,
@@ -397,7 +405,7 @@ def gather(
         title=Path(source.path).name,
         facts=facts,
         params=params,
-        command=command or _command(source.path, params, extra_args, full_path),
+        command=command or _command(source.path, params, extra_args, full_path, output),
         chunks=report_rows,
         topics=topics,
         plot=Plot(int(offsets[-1]), curves, cuts, marks, hits),
@@ -766,12 +774,19 @@ def _chunks(report: Report) -> Iterator[str]:
         yield "</section>"
 
 
-def _cell(value: Any) -> str:
+#: How a table writes a column of numbers with fractions (a score: 0.9123, 1 as 1.0000).
+FRACTION_FORMAT = ".4f"
+
+
+def _cell(value: Any, fractions: bool = False) -> str:
     """One value of a table, as a reader reads it: numbers right-aligned, ``true`` /
     ``false`` / ``null`` as JSON writes them, a pair of numbers as a range (``12–30``),
-    a list of texts one a line (wrapped), anything else as compact JSON."""
+    a list of texts one a line (wrapped), anything else as compact JSON. `fractions`:
+    the column holds fractions, each written the same way (`FRACTION_FORMAT`)."""
     if isinstance(value, bool) or value is None:
         return f"<td>{esc(json.dumps(value))}</td>"
+    if fractions and isinstance(value, int | float):
+        return f'<td class="n">{value:{FRACTION_FORMAT}}</td>'
     if isinstance(value, float):
         return f'<td class="n">{value:.4g}</td>'
     if isinstance(value, int):
@@ -791,13 +806,47 @@ def _table(rows: Sequence[Mapping[str, Any]], skip: Sequence[str] = ()) -> str:
     for r in rows:
         keys += [k for k in r if k not in keys and k not in skip]
     head = "".join(f"<th>{esc(k.replace('_', ' '))}</th>" for k in keys)
+    fractions = {k for k in keys if _fractions([r.get(k) for r in rows])}
     body = []
     for r in rows:
         cls = ""
         if "selected" in r:
             cls = ' class="kept"' if r.get("selected") else ' class="over"'
-        body.append(f"<tr{cls}>" + "".join(_cell(r.get(k)) for k in keys) + "</tr>")
+        cells = "".join(_cell(r.get(k), k in fractions) for k in keys)
+        body.append(f"<tr{cls}>{cells}</tr>")
     return f'<div class="table"><table><tr>{head}</tr>{"".join(body)}</table></div>'
+
+
+def _fractions(values: Sequence[Any]) -> bool:
+    """A column of numbers with a fraction among them (scores): written alike."""
+    numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    return (
+        bool(numbers)
+        and len(numbers) == sum(v is not None for v in values)
+        and any(isinstance(v, float) and not v.is_integer() for v in numbers)
+        and all(abs(v) < 1e6 for v in numbers)
+    )
+
+
+def _sections(title: str, rows: Sequence[Mapping[str, Any]]) -> str:
+    """The recap's sections: each one's heading, its text (one line of the recap a
+    line: not line numbers, which ``lines`` means everywhere else on the page) and its
+    tokens; where it was read from, said once when every section says the same."""
+    sources = {str(r.get("source", "")) for r in rows} - {""}
+    shown = [
+        {
+            "section": r.get("title", r.get("name", "")),
+            "text": list(r.get("lines", [])),
+            "tokens": r.get("tokens", 0),
+            **({"read from": r.get("source")} if len(sources) > 1 else {}),
+        }
+        for r in rows
+    ]
+    said = ""
+    if len(sources) == 1:
+        where = "the log's records" if sources == {"records"} else next(iter(sources))
+        said = f'<p class="muted">Each section is read from {esc(where)}.</p>'
+    return title + said + _table(shown)
 
 
 def _generic(name: str, value: Any) -> str:
@@ -806,9 +855,10 @@ def _generic(name: str, value: Any) -> str:
     if isinstance(value, str):
         return f"{title}<pre>{esc(value)}</pre>"
     if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
-        # a row's ``text`` repeats its ``lines`` (the sections' ``## Title`` and lines)
-        lines = all("lines" in v and "text" in v for v in value)
-        return title + _table(value, skip=("name", "text") if lines else ())
+        # the sections: a row's ``text`` repeats its ``lines`` (``## Title`` and lines)
+        if all("lines" in v and "text" in v for v in value):
+            return _sections(title, value)
+        return title + _table(value)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         items = "".join(f"<li>{esc(v)}</li>" for v in value)
         return f"{title}<ul>{items}</ul>" if value else f'{title}<p class="muted">none</p>'

@@ -750,6 +750,10 @@ class WorkbenchScreen(Screen[None]):
         of the merged run."""
         self.query_one("#strip").display = not comparing
         self.query_one("#column-strips").display = comparing
+        # the summary and the recap stay the merge panel's run's: said while comparing
+        about = " · merged run" if comparing else ""
+        self.query_one(SummaryPanel).set_about(about)
+        self.query_one(RecapPanel).set_about(about)
 
     def _column_strip_marks(self) -> None:
         """The topic marks on the merged run's strip under the right column (the strips

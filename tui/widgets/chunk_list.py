@@ -118,11 +118,19 @@ def _cut_parts(reason: str, s: Any, t: Any, depth: Any) -> tuple[str, str]:
     return CUT_TEXT.get(reason, reason), f"sim {s:.2f}"
 
 
+def joined(*parts: str) -> str:
+    """`parts` joined by `` · ``; an empty part (or a lone ``·``, the sign of a verdict
+    that has none) leaves no separator behind, and a part's own leading ``· `` is
+    dropped, so two separators never meet (``paragraph · · outside marks``)."""
+    words = (p.strip().removeprefix("·").strip() for p in parts)
+    return " · ".join(w for w in words if w)
+
+
 def cut_text(cut: Any) -> str:
     """One line on why a merged chunk ends where it does (from the merge trace), every
     number named: ``┄ cut: sim 0.11 < threshold 0.12``, ``┄ cut: too big to join ·
     sim 0.30``, ``┄ cut: topic · depth 9.10 ≥ 7.00 · sim 0.06``."""
-    return "┄ cut: " + " · ".join(p for p in cut_parts(cut) if p)
+    return "┄ cut: " + joined(*cut_parts(cut))
 
 
 _THRESHOLD = re.compile(r" [≥<] (?:threshold )?-?\d+\.\d+")
@@ -134,11 +142,12 @@ def cut_line_tiers(cut: Any, verdict: str) -> list[tuple[str, str]]:
     verdict's sign alone, then the numbers without the thresholds they were held to
     (``┄ structure · depth 8.07 · sim 0.15``, `` · ✗``)."""
     why, numbers = cut_parts(cut)
-    sign = verdict.split(" ", 1)[0]
-    sign = "" if sign == "·" else " · " + sign  # "outside marks": nothing to sign
-    short = " · ".join(p for p in (why, _THRESHOLD.sub("", numbers)) if p)
+    said = joined(verdict)  # "· outside marks": its dot is the separator, not doubled
+    sign = joined(verdict.split(" ", 1)[0])  # "outside marks": nothing to sign
+    said, sign = (" · " + said if said else ""), (" · " + sign if sign else "")
+    short = joined(why, _THRESHOLD.sub("", numbers))
     return [
-        (cut_text(cut), " · " + verdict),
+        (cut_text(cut), said),
         (cut_text(cut), sign),
         ("┄ " + short, sign),
     ]

@@ -13,6 +13,7 @@ from chunkscope.engine.recap.core import RecapParams
 from chunkscope.tui.cells import terminal_text
 from chunkscope.tui.widgets.candidate_list import HEADER as CANDIDATE_HEADER
 from chunkscope.tui.widgets.candidate_list import CandidateList, CandidateRow
+from chunkscope.tui.widgets.panel_title import TitledPanel
 from chunkscope.tui.widgets.slider import Slider, knob_slider
 from chunkscope.tui.widgets.token_meter import TokenMeter
 
@@ -20,7 +21,7 @@ from chunkscope.tui.widgets.token_meter import TokenMeter
 BUDGET = knob_map(RecapParams)["budget"]
 
 
-class RecapPanel(Vertical):
+class RecapPanel(TitledPanel, Vertical):
     DEFAULT_CSS = """
     RecapPanel {
         & > #recap-controls { height: 1; }
@@ -75,13 +76,13 @@ class RecapPanel(Vertical):
         if preview.text != shown:
             preview.load_text(shown)
         kept = sum(1 for r in rows if r.selected)
-        self.border_title = f"RECAP · {kept}/{len(rows)} kept"
+        self.show_title(f"RECAP · {kept}/{len(rows)} kept")
 
     def mark_stale(self) -> None:
         """The merge changed: the list below is the previous one until the new recap is in."""
-        title = str(self.border_title or "RECAP")
+        title = self._title_base or "RECAP"
         if "updating" not in title:
-            self.border_title = f"{title} · updating…"
+            self.show_title(f"{title} · updating…")
 
     def show_chunk(self, index: int) -> None:
         self.query_one(CandidateList).show_chunk(index)

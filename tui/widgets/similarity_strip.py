@@ -28,6 +28,7 @@ import numpy as np
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -131,6 +132,7 @@ class SimilarityStrip(Widget):
         self._sizes_version = 0
         self._row_cache: dict[str, tuple[tuple[object, ...], Strip]] = {}
         self._styles: dict[str, Style] = {}
+        self._border_key: tuple[object, ...] | None = None  # the legend in the border
         self.builds = 0  # rows built (tests and the benchmark read it)
 
     def set_data(
@@ -200,6 +202,7 @@ class SimilarityStrip(Widget):
     def notify_style_update(self) -> None:
         self._styles.clear()
         self._row_cache.clear()
+        self._border_key = None
         super().notify_style_update()
 
     # ------------------------------------------------------------------ layout
@@ -230,17 +233,26 @@ class SimilarityStrip(Widget):
             return np.asarray((positions * cols) // n)
         return np.asarray(np.minimum(cols - 1, (positions * cols) // n))
 
+    def _rows(self, width: int) -> list[str | Strip]:
+        if len(self.sims) == 0 and (self.note is None or not len(self.sizes)):
+            return [self._cached("empty", (width, len(self.sizes)), self._empty_row)]
+        if len(self.sims) == 0:  # no similarity scores: said, the cuts still drawn
+            return ["blank", "note", "cuts", "size", "legend"]
+        rows: list[str | Strip] = ["top", "bottom", "cuts", "size", "legend"]
+        if self.marks:
+            rows.insert(3, "marks")
+        return rows
+
+    def _legend_key(self, width: int) -> tuple[object, ...]:
+        key: tuple[object, ...] = (width, self._sims_version, len(self.sizes), self.threshold)
+        key = (*key, self._marks_version, self.cap, self.cap_unit, bool(self.hits))
+        return (*key, self._cuts_version, self.selected_pair is not None, self.uncut)
+
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        rows: list[str | Strip]
-        if len(self.sims) == 0 and (self.note is None or not len(self.sizes)):
-            rows = [self._cached("empty", (width, len(self.sizes)), self._empty_row)]
-        elif len(self.sims) == 0:  # no similarity scores: said, the cuts still drawn
-            rows = ["blank", "note", "cuts", "size", "legend"]
-        else:
-            rows = ["top", "bottom", "cuts", "size", "legend"]
-            if self.marks:
-                rows.insert(3, "marks")
+        rows = self._rows(width)
+        if y == 0:
+            self._legend_in_border(rows)
         if y >= len(rows):
             return Strip.blank(width, self.rich_style)
         row = rows[y]
@@ -263,10 +275,35 @@ class SimilarityStrip(Widget):
         if row == "size":
             key = (width, self._sims_version, self._sizes_version, self.cap, self.cap_unit)
             return self._cached(row, key, self._size_row)
-        key = (width, self._sims_version, len(self.sizes), self.threshold, self._marks_version)
-        key = (*key, self.cap, self.cap_unit, bool(self.hits), self._cuts_version)
-        key = (*key, self.selected_pair is not None, self.uncut)
-        return self._cached(row, key, self._legend_row)
+        return self._cached(row, self._legend_key(width), self._legend_row)
+
+    def _legend_in_border(self, rows: list[str | Strip]) -> None:
+        """When the strip is too short for its legend row (the narrow layout), the
+        legend goes in the bottom border, cut between items with an ellipsis."""
+        hidden = "legend" in rows and rows.index("legend") >= self.size.height
+        width = self.outer_size.width - 6  # "╰─ " and " ─╯" about the text
+        key = self._legend_key(width) if hidden and width > 10 else None
+        if key == self._border_key:
+            return
+        self._border_key = key
+        text = Text()
+        if key is not None:
+            segments: list[Segment] = []
+            gap = True  # no space at the start, and never more than two in a row
+            for seg in self._legend_segments(width, compact=True):
+                words = seg.text.lstrip(" ") if gap else seg.text
+                if words:
+                    segments.append(Segment(words, seg.style))
+                    gap = words.endswith("  ") or (gap and not words.strip())
+            fitted = fit_words(segments, width, self._style("label"))
+            for seg in Segment.simplify(fitted):  # the glyphs' colours, the border's ground
+                style = seg.style or Style()
+                text.append(seg.text, Style(color=style.color, bold=style.bold))
+            text.rstrip()
+        self.call_later(self._set_border_legend, text if key is not None else None)
+
+    def _set_border_legend(self, text: Text | None) -> None:
+        self.border_subtitle = text
 
     def _cached(self, name: str, key: tuple[object, ...], build: Callable[..., Any]) -> Strip:
         hit = self._row_cache.get(name)
@@ -459,10 +496,18 @@ class SimilarityStrip(Widget):
         return self._finish(segments, width)  # the cap is in the legend: bars fill the row
 
     def _legend_row(self, width: int) -> Strip:
-        cols, cells, n = self._columns(width)
+        segments = [self._label(""), *self._legend_segments(width - LABEL_WIDTH)]
+        strip = Strip(fit_words(segments, width, self._style("label")))
+        return strip.adjust_cell_length(width, self._style("base"))
+
+    def _legend_segments(self, room: int, compact: bool = False) -> list[Segment]:
+        """The legend's items in `room` cells when it can (the bucket's words said in
+        short when not), else all of them: `fit_words` cuts them between words.
+        `compact`: the border's, the gaps and the cap's words shorter."""
+        cols, cells, n = self._columns(self.size.width)
         thr = self.threshold
         label = self._style("label")
-        legend = [self._label("")]
+        legend: list[Segment] = []
         if thr is not None:  # the seed loop colours by its first threshold
             legend += [
                 Segment("█", self._style("above")),
@@ -486,6 +531,8 @@ class SimilarityStrip(Widget):
                 continue
             if not topic and reason not in _SEED_REASONS:
                 continue
+            if compact and reason not in present:  # the border: only the glyphs drawn
+                continue
             legend.append(Segment(glyph, self._style("cut")))
             legend.append(Segment(f" {cut_name(reason)}  ", label))
         if self.selected_pair is not None:
@@ -494,8 +541,9 @@ class SimilarityStrip(Widget):
         if self.hits:
             legend += [Segment("   ", label), Segment("1", self._style("search"))]
             legend.append(Segment(" search hit (its rank)", label))
+        marks: list[Segment] = []
         if self.marks:
-            legend += [
+            marks = [
                 Segment("   ◆", self._style("hit")),
                 Segment(" found  ", label),
                 Segment("◆", self._style("miss")),
@@ -503,6 +551,8 @@ class SimilarityStrip(Widget):
                 Segment("┃", self._style("miss")),
                 Segment(" spurious cut", label),
             ]
+        if not compact:
+            legend += marks
         unit = "c" if self.cap_unit == "chars" else "t"
         legend.append(
             Segment(f"   size: cap {self.cap}{unit}" if self.cap else "   size: no cap", label)
@@ -511,15 +561,45 @@ class SimilarityStrip(Widget):
             legend.append(
                 Segment(f"   1 column = {n / cols:.1f} chunks (lowest sim, largest size)", label)
             )
-        if cells is None and sum(cell_len(seg.text) for seg in legend) > width:
-            legend[-1] = Segment(f"   1 column = {n / cols:.1f} chunks", label)
-        strip = Strip(Segment.simplify(legend))
-        if strip.cell_length > width:  # cut, and saying so
-            strip = Strip([*strip.crop(0, width - 1), Segment("…", label)])
-        return strip.adjust_cell_length(width, self._style("base"))
+        if compact:  # the border's: narrower gaps, "cap 8192c"
+            legend = [Segment(_compact(seg.text), seg.style) for seg in legend]
+        if cells is None and sum(cell_len(seg.text) for seg in legend) > room:
+            legend[-1] = Segment(_compact(f"   1 column = {n / cols:.1f} chunks", compact), label)
+        if compact:  # the marks last: the cap and the columns' size said first
+            legend += [Segment(_compact(seg.text), seg.style) for seg in marks]
+        return legend
 
     def rendered_lines(self) -> list[str]:
         return [self.render_line(y).text for y in range(self.size.height)]
+
+
+def _compact(text: str, compact: bool = True) -> str:
+    """A legend item as the border says it: two-space gaps, ``cap 8192c``."""
+    if not compact:
+        return text
+    return text.replace("   ", "  ").replace("size: cap", "cap").replace("size: no cap", "no cap")
+
+
+def fit_words(segments: Sequence[Segment], width: int, style: Style) -> list[Segment]:
+    """`segments` in `width` cells: whole, or cut at the last space that leaves room
+    for `` …`` (between items when it can, never inside a word), saying so."""
+    text = "".join(seg.text for seg in segments)
+    if cell_len(text) <= width:
+        return list(segments)
+    room = width - 2  # " …"
+    best = gap = 0
+    cells = 0
+    for k, ch in enumerate(text):
+        if cells > room:
+            break
+        if ch == " " and k and text[k - 1] != " ":  # the end of a word
+            best = k
+            if text[k + 1 : k + 2] == " ":  # two spaces: between two items
+                gap = k
+        cells += cell_len(ch)
+    cut = gap if gap > room // 2 else best
+    kept = cell_len(text[:cut])
+    return [*Strip(segments).crop(0, kept), Segment(" …", style)]
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:

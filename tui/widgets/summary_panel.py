@@ -15,11 +15,12 @@ from textual.widgets import Label, ProgressBar, Static
 
 from chunkscope.engine.summarize.base import summary_rest
 from chunkscope.tui.cells import terminal_text
+from chunkscope.tui.widgets.panel_title import TitledPanel
 
 __all__ = ["SummaryPanel", "summary_rest"]
 
 
-class SummaryPanel(Vertical):
+class SummaryPanel(TitledPanel, Vertical):
     DEFAULT_CSS = """
     SummaryPanel {
         & > #summary-status { height: 1; }
@@ -43,7 +44,7 @@ class SummaryPanel(Vertical):
         if key == self._shown:
             return
         self._shown = key
-        self.border_title = "SUMMARY" if index is None else f"SUMMARY · chunk {index}"
+        self.show_title("SUMMARY" if index is None else f"SUMMARY · chunk {index}")
         text = Text()
         if summary is None:
             text.append(note or "No summary yet: press s to summarize all.", style="italic dim")

@@ -329,6 +329,7 @@ class WorkbenchActions(WorkbenchHost):
                 gold=marks,
                 partial=partial,
                 weights=weights,
+                output=str(path),  # "the same run" writes this page, as the CLI shows
             )
             atomic_write_text(path, render_html(report))
             return f"the report ({len(view.result.chunks)} merged chunks)"
@@ -441,7 +442,17 @@ class WorkbenchActions(WorkbenchHost):
         self.toggle_collapse()
 
     def toggle_collapse(self) -> None:
-        """Collapse tool calls before chunking (what `chunkscope recap` does), or stop."""
+        """Collapse tool calls before chunking (what `chunkscope recap` does), or stop.
+        A markdown document has no tool calls: said, and nothing changes."""
+        bench = self.workbench
+        view = bench.view if bench is not None else None
+        if view is not None and view.source.kind == "markdown":
+            name = Path(view.source.path).name
+            self.notify(
+                f"{name} is a markdown document: it has no tool calls to collapse.",
+                markup=False,
+            )
+            return
         self.options.collapse = not self.options.collapse
         if self.pipe is not None:
             self.open_path(self.pipe.path, self.pipe.params.session)

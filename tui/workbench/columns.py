@@ -354,11 +354,14 @@ def column_strip(
     units = len(view.compacted)
     if result is None:
         sizes = _chunk_sizes(view.compacted, view.compact_tokens, mp.cap_unit)
+        # the column's items are its chunks: a cut between each two, as its title counts
+        # them (not "no cuts yet" beside "127 cuts differ" and a Pk of its own)
+        items = plural(max(0, len(chunks) - 1), "cut") + ", one per item"
         title = (
             f"neighbours {len(sims)} · mean {float(sims.mean()):.2f} σ "
-            f"{float(sims.std()):.2f} · no cuts yet"
+            f"{float(sims.std()):.2f} · {items}"
             if len(sims)
-            else "no cuts yet"
+            else items
         )
         return ColumnStrip(sims, None, [], sizes, mp.cap, mp.cap_unit, None, title)
     merged = result.info.get("merge_run")
