@@ -589,3 +589,66 @@ def test_segment_sums_of_long_segments_in_many_blocks(monkeypatch: pytest.Monkey
     bounds = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     want = np.add.reduceat(v, bounds[:-1], axis=0, dtype=np.float64)
     assert np.array_equal(segmenter._segment_sums(v, bounds).view(np.int64), want.view(np.int64))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 1000),
+    steps=st.lists(st.tuples(st.integers(200, 3000), st.floats(0.0, 2.0)), min_size=3, max_size=6),
+)
+def test_steps_on_a_shared_frame_give_a_new_frames_chunks_and_vectors_bit_for_bit(
+    seed: int, steps: list[tuple[int, float]]
+) -> None:
+    """A frame remembers the merged chunks and mean vectors of its last segmentation's
+    spans: steps of the size cap and the depth back and forth give, bit for bit, what a
+    new frame gives, and a span kept from the step before is the same chunk object (from
+    the frame's second segmentation on: a one-off `segment` keeps nothing)."""
+    rng = np.random.default_rng(seed)
+    chunks = _chunks([("cache", 6), ("tides", 5), ("taxes", 6)], rng)
+    v = _vectors(chunks).astype(np.float32)
+    shared = frame(chunks, v)
+    before: dict[tuple[int, int], Chunk] = {}
+    for k, (cap, depth) in enumerate([*steps, *reversed(steps)]):
+        params = replace(WHOLE, topic_depth=depth)
+        got = segment(chunks, v, params, shared, max_chars=cap)
+        fresh = segment(chunks, v, params, frame(chunks, v), max_chars=cap)
+        assert got.spans == fresh.spans
+        assert np.array_equal(got.vectors.view(np.int64), fresh.vectors.view(np.int64))
+        assert [c.turns for c in got.chunks] == [c.turns for c in fresh.chunks]
+        assert [c.lines for c in got.chunks] == [c.lines for c in fresh.chunks]
+        kept = [before[s] is c for s, c in zip(got.spans, got.chunks, strict=True) if s in before]
+        assert all(kept)
+        if k:  # the first segmentation leaves nothing in the frame
+            before = dict(zip(got.spans, got.chunks, strict=True))
+    assert shared._span_memo["runs"] == 2 * len(steps)
+
+
+@given(
+    lines=st.lists(
+        st.lists(
+            st.tuples(
+                st.one_of(st.none(), st.integers(1, 50)), st.one_of(st.none(), st.integers(1, 60))
+            ),
+            max_size=4,
+        ),
+        max_size=5,
+    ),
+    known=st.lists(st.booleans(), min_size=5, max_size=5),
+)
+def test_a_joined_chunks_lines_are_its_turns_lines(
+    lines: list[list[tuple[int | None, int | None]]], known: list[bool]
+) -> None:
+    """`join_chunks` takes its lines from the parts' when each part knows its own: the
+    same as computing them from the turns."""
+    from chunkscope.engine.model import join_chunks
+
+    parts = [
+        Chunk([Turn(None, "Bot", "x", first, None, last) for first, last in turns])
+        for turns in lines
+    ]
+    for part, ask in zip(parts, known, strict=False):
+        if ask:
+            _ = part.lines
+    joined = join_chunks(parts)
+    plain = Chunk(list(joined.turns))
+    assert joined.lines == plain.lines

@@ -378,6 +378,12 @@ class MergeResult:
         first = self.topic_spans[topic][0]
         return "start" if first == 0 else self.cuts[first - 1].reason
 
+    @property
+    def cut_reasons(self) -> list[CutReason]:
+        """``Cut.reason`` of every boundary, without building the `cuts`."""
+        reasons = _CUT_REASONS
+        return [reasons[code] for code in self.cut_codes.tolist()]
+
     @cached_property
     def cuts(self) -> list[Cut]:
         """Every gap between input chunks: whether it was cut, why, its similarity and depth."""

@@ -62,12 +62,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from chunkscope.engine.model import Chunk, chunks_from_spans
+from chunkscope.engine.model import Chunk, Span, chunks_from_spans
 from chunkscope.engine.params import SliderSpec, check_fields, knob
 from chunkscope.engine.segment.docstruct import (
     MARKED,
@@ -559,6 +559,12 @@ class TopicFrame:
     _by_window: dict[float, tuple[FloatArray, FloatArray, IntArray, IntArray]] = field(
         default_factory=dict, init=False, repr=False
     )
+    #: the merged chunk and the mean vector of every span ``(start, end)`` of the last
+    #: segmentations (`segment` after the first: a slider step keeps most of the spans
+    #: of the step before, and their chunks and means are the same objects and bits);
+    #: ``"spans"`` holds them (replaced, never changed in place, so threads sharing the
+    #: frame read one or the other), ``"runs"`` counts the segmentations
+    _span_memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def window_depths(self, window: float) -> tuple[FloatArray, FloatArray, IntArray, IntArray]:
         """(similarity at the window, depth averaged over the `SCALES`) of every gap, and
@@ -768,7 +774,7 @@ def segment(
         if over is not None and cap is not None:
             b_arr = np.asarray(bounds, dtype=np.int64)
             over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
-    return _result(chunks, v, bounds, chosen, cuts, scores, over, size)
+    return _result(chunks, v, bounds, chosen, cuts, scores, over, size, f)
 
 
 def splits_below_cap(target: int, size: MergeParams) -> bool:
@@ -826,7 +832,9 @@ def fit_cap(
 _SUM_BLOCK = 4096
 
 
-def _segment_sums(v: FloatArray, bounds: IntArray) -> FloatArray:
+def _segment_sums(
+    v: FloatArray, bounds: IntArray, starts: IntArray | None = None, counts: IntArray | None = None
+) -> FloatArray:
     """The float64 sum of the rows of every segment ``bounds[i]:bounds[i + 1]``: the same
     numbers, bit for bit, as ``np.add.reduceat(v, bounds[:-1], axis=0, dtype=np.float64)``,
     several times faster on float32 rows (what the embedders return), where reduceat
@@ -837,8 +845,10 @@ def _segment_sums(v: FloatArray, bounds: IntArray) -> FloatArray:
     reduceat itself, signed zeros included); here the same additions run batched over
     the segments, largest first in blocks, so each step is one numpy call over the
     segments still running. Float64 rows go to reduceat (its pairwise sums there are
-    another order)."""
-    starts, counts = bounds[:-1], np.diff(bounds)
+    another order). Given `starts` and `counts` (float32 rows only), the segments are
+    those (any spans, in any order: each sum is its own), and `bounds` is not read."""
+    if starts is None or counts is None:
+        starts, counts = bounds[:-1], np.diff(bounds)
     if v.dtype != np.float32:
         sums: FloatArray = np.add.reduceat(v, starts, axis=0, dtype=np.float64)
         return sums
@@ -856,6 +866,51 @@ def _segment_sums(v: FloatArray, bounds: IntArray) -> FloatArray:
     return out
 
 
+def _memo_spans(
+    f: TopicFrame, chunks: list[Chunk], v: FloatArray, bounds: IntArray, spans: list[Span]
+) -> tuple[list[Chunk], FloatArray]:
+    """The merged chunks and mean vectors of `spans`, as `_result` computes them, those of
+    spans the frame's last segmentation had taken from it (the same chunk objects, the
+    same bits: each span's sum is its own). The frame remembers the spans of this call
+    from its second segmentation on (a one-off `segment` keeps nothing)."""
+    memo = f._span_memo
+    last: tuple[dict[Span, tuple[int, Chunk]], FloatArray] | None = memo.get("last")
+    keep = memo.get("runs", 0) >= 1
+    memo["runs"] = memo.get("runs", 0) + 1
+    n = len(spans)
+    counts = np.diff(bounds)
+    hits: list[tuple[int, Chunk] | None] = [None] * n
+    if last is not None:
+        get = last[0].get
+        hits = [get(span) for span in spans]
+    missing = [i for i, hit in enumerate(hits) if hit is None]
+    if len(missing) == n:  # nothing known: as `_result` without a frame
+        merged = chunks_from_spans(chunks, spans)
+        vectors = _segment_sums(v, bounds)
+        np.divide(vectors, counts.astype(np.float64)[:, None], out=vectors)
+    else:
+        assert last is not None
+        vectors = np.empty((n, v.shape[1]), dtype=np.float64)
+        merged = [hit[1] if hit is not None else chunks[0] for hit in hits]
+        at_hit = [i for i, hit in enumerate(hits) if hit is not None]
+        rows = [hit[0] for hit in hits if hit is not None]
+        vectors[at_hit] = last[1][rows]
+        if missing:
+            at = np.asarray(missing, dtype=np.int64)
+            sums = _segment_sums(v, bounds, bounds[:-1][at], counts[at])
+            np.divide(sums, counts[at].astype(np.float64)[:, None], out=sums)
+            vectors[at] = sums
+            made = chunks_from_spans(chunks, [spans[i] for i in missing])
+            for i, chunk in zip(missing, made, strict=True):
+                merged[i] = chunk
+    if keep:
+        memo["last"] = (
+            {span: (i, c) for i, (span, c) in enumerate(zip(spans, merged, strict=True))},
+            vectors,
+        )
+    return merged, vectors
+
+
 def _result(
     chunks: Sequence[Chunk],
     v: FloatArray,
@@ -865,17 +920,21 @@ def _result(
     scores: GapScores | None,
     over: npt.NDArray[np.bool_] | None,
     size: MergeParams,
+    f: TopicFrame | None = None,
 ) -> MergeResult:
     bounds = np.asarray(starts, dtype=np.int64)
     spans = list(pairwise(starts))
-    merged = chunks_from_spans(list(chunks), spans) if chunks else []
     dim = v.shape[1] if v.ndim == 2 else 0
-    if spans:  # each merged chunk's mean vector, every chunk's at once
-        counts = np.diff(bounds).astype(np.float64)
-        vectors = _segment_sums(v, bounds)
-        np.divide(vectors, counts[:, None], out=vectors)
+    if f is not None and spans and v.dtype == np.float32:
+        merged, vectors = _memo_spans(f, list(chunks), v, bounds, spans)
     else:
-        vectors = np.zeros((0, dim))
+        merged = chunks_from_spans(list(chunks), spans) if chunks else []
+        if spans:  # each merged chunk's mean vector, every chunk's at once
+            counts = np.diff(bounds).astype(np.float64)
+            vectors = _segment_sums(v, bounds)
+            np.divide(vectors, counts[:, None], out=vectors)
+        else:
+            vectors = np.zeros((0, dim))
     gaps = [e - 1 for _, e in spans[:-1]]
     if scores is not None:
         sims = np.asarray([scores.similarity[g] for g in gaps], dtype=np.float64)
