@@ -480,36 +480,44 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
     would part a heading from its text). Units never start mid-paragraph, so every gap
     is at least a paragraph break."""
     n = len(chunks)
-    out = np.full(max(n - 1, 0), PARAGRAPH_RANK, dtype=np.int8)
+    ranks = [PARAGRAPH_RANK] * max(n - 1, 0)
     fenced = False
     prev_role: str | None = None
     prev_key: tuple[object, object] | None = None
+    heading_only = False  # `_heading_only` of the chunk before
+    match_heading = _HEADING.match
     for j, chunk in enumerate(chunks):
-        for k, t in enumerate(chunk.turns):
+        turns = chunk.turns
+        for k, t in enumerate(turns):
             # The paragraphs of one turn share its index and role; each has its own line
             # (`engine.chunk.split`), so the line never tells a new message.
             key = (t.turn_index, t.role)
             new = prev_key is None or key != prev_key or t.turn_index is None
             if new:
                 fenced = False
-            if k == 0 and j > 0:
-                heading = _HEADING.match(t.text)
-                if fenced:
-                    rank = FENCED_RANK
-                elif heading is not None:
-                    rank = HEADING_RANK - len(heading.group(1))
-                elif new and t.role == "You" and prev_role not in (None, "You"):
-                    rank = USER_RANK
-                else:
-                    rank = MESSAGE_RANK if new else PARAGRAPH_RANK
-                if _heading_only(chunks[j - 1]):
-                    rank = min(rank, HEADING_ONLY_RANK)
-                out[j - 1] = rank
             text = t.text
+            if k == 0:
+                heading = match_heading(text)
+                if j > 0:
+                    if fenced:
+                        rank = FENCED_RANK
+                    elif heading is not None:
+                        rank = HEADING_RANK - len(heading.group(1))
+                    elif new and t.role == "You" and prev_role not in (None, "You"):
+                        rank = USER_RANK
+                    else:
+                        rank = MESSAGE_RANK if new else PARAGRAPH_RANK
+                    if heading_only:
+                        rank = min(rank, HEADING_ONLY_RANK)
+                    ranks[j - 1] = rank
+                # as `_heading_only(chunk)`, its heading matched once
+                heading_only = len(turns) == 1 and heading is not None and "\n" not in text.strip()
             if "```" in text or "~~~" in text:
                 fenced ^= len(_FENCE.findall(text)) % 2 == 1
             prev_role, prev_key = t.role, key
-    return out
+        if not turns:
+            heading_only = False
+    return np.asarray(ranks, dtype=np.int8)
 
 
 def _as_vectors(vectors: npt.ArrayLike) -> FloatArray:
