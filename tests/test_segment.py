@@ -652,3 +652,23 @@ def test_a_joined_chunks_lines_are_its_turns_lines(
     joined = join_chunks(parts)
     plain = Chunk(list(joined.turns))
     assert joined.lines == plain.lines
+
+
+def test_lazy_cuts_and_reason_counts_are_the_cuts() -> None:
+    """What the merged list draws (`lazy_cuts`, a cut built when its line is drawn) and
+    the merge panel counts (`reason_counts`) are the `cuts` themselves."""
+    from collections import Counter
+
+    rng = np.random.default_rng(3)
+    chunks = _chunks([("cache", 6), ("tides", 5), ("taxes", 6)], rng)
+    v = _vectors(chunks)
+    result = segment(chunks, v, WHOLE, max_chars=300)
+    lazy = result.lazy_cuts
+    assert "cuts" not in result.__dict__  # nothing built yet
+    assert len(lazy) == len(result.cut_codes) > 2
+    assert [lazy[j] for j in range(len(lazy))] == result.cuts and lazy[-1] == result.cuts[-1]
+    assert lazy[1:3] == result.cuts[1:3]
+    with pytest.raises(IndexError):
+        _ = lazy[len(lazy)]
+    assert result.reason_counts() == Counter(c.reason for c in result.cuts)
+    assert result.cut_reasons == [c.reason for c in result.cuts]

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain, pairwise
 from operator import attrgetter, itemgetter
-from typing import Literal
+from typing import Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -384,6 +384,34 @@ class MergeResult:
         reasons = _CUT_REASONS
         return [reasons[code] for code in self.cut_codes.tolist()]
 
+    def cut(self, j: int) -> Cut:
+        """``cuts[j]``, built alone (the cuts' list is built on first access)."""
+        if "cuts" in self.__dict__:
+            return self.cuts[j]
+        n = len(self.cut_codes)
+        if not -n <= j < n:
+            raise IndexError(f"cut {j} out of range 0..{n - 1}")
+        j %= n
+        depths = self.cut_depths
+        return Cut(
+            j,
+            _CUT_REASONS[int(self.cut_codes[j])],
+            float(self.cut_similarities[j]),
+            self.cut_threshold,
+            None if depths is None else float(depths[j]),
+        )
+
+    @property
+    def lazy_cuts(self) -> Sequence[Cut]:
+        """The `cuts` as a sequence that builds only the cuts it is asked for (a list
+        drawing the lines on screen)."""
+        return _LazyCuts(self)
+
+    def reason_counts(self) -> dict[CutReason, int]:
+        """How many cuts have each reason (only the reasons some cut has)."""
+        codes, counts = np.unique(self.cut_codes, return_counts=True)
+        return {_CUT_REASONS[int(c)]: int(k) for c, k in zip(codes, counts, strict=True)}
+
     @cached_property
     def cuts(self) -> list[Cut]:
         """Every gap between input chunks: whether it was cut, why, its similarity and depth."""
@@ -448,6 +476,25 @@ def _cosines(dots: FloatArray, norms: FloatArray) -> FloatArray:
     np.divide(dots, denom, out=sims, where=denom > 0.0)
     np.clip(sims, -1.0, 1.0, out=sims)
     return sims
+
+
+class _LazyCuts(Sequence[Cut]):
+    """`MergeResult.lazy_cuts`."""
+
+    def __init__(self, result: MergeResult) -> None:
+        self._result = result
+
+    def __len__(self) -> int:
+        return len(self._result.cut_codes)
+
+    @overload
+    def __getitem__(self, j: int) -> Cut: ...
+    @overload
+    def __getitem__(self, j: slice) -> list[Cut]: ...
+    def __getitem__(self, j: int | slice) -> Cut | list[Cut]:
+        if isinstance(j, slice):
+            return self._result.cuts[j]
+        return self._result.cut(j)
 
 
 def cosine_similarities(embeddings: npt.ArrayLike) -> FloatArray:

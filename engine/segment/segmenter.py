@@ -882,40 +882,42 @@ def _memo_spans(
     same bits: each span's sum is its own). The frame remembers the spans of this call
     from its second segmentation on (a one-off `segment` keeps nothing)."""
     memo = f._span_memo
-    last: tuple[dict[Span, tuple[int, Chunk]], FloatArray] | None = memo.get("last")
+    last: tuple[IntArray, list[Chunk], FloatArray] | None = memo.get("last")
     keep = memo.get("runs", 0) >= 1
     memo["runs"] = memo.get("runs", 0) + 1
     n = len(spans)
     counts = np.diff(bounds)
-    hits: list[tuple[int, Chunk] | None] = [None] * n
-    if last is not None:
-        get = last[0].get
-        hits = [get(span) for span in spans]
-    missing = [i for i, hit in enumerate(hits) if hit is None]
-    if len(missing) == n:  # nothing known: as `_result` without a frame
+    # a span as one number (start, end): sorted like the spans, as the bounds are
+    keys = bounds[:-1] * (len(chunks) + 1) + bounds[1:]
+    found = np.zeros(n, dtype=bool)
+    if last is not None and len(last[0]):
+        at = np.minimum(np.searchsorted(last[0], keys), len(last[0]) - 1)
+        found = last[0][at] == keys
+    if not found.any():  # nothing known: as `_result` without a frame
         merged = chunks_from_spans(chunks, spans)
         vectors = _segment_sums(v, bounds)
         np.divide(vectors, counts.astype(np.float64)[:, None], out=vectors)
     else:
         assert last is not None
         vectors = np.empty((n, v.shape[1]), dtype=np.float64)
-        merged = [hit[1] if hit is not None else chunks[0] for hit in hits]
-        at_hit = [i for i, hit in enumerate(hits) if hit is not None]
-        rows = [hit[0] for hit in hits if hit is not None]
-        vectors[at_hit] = last[1][rows]
-        if missing:
-            at = np.asarray(missing, dtype=np.int64)
-            sums = _segment_sums(v, bounds, bounds[:-1][at], counts[at])
-            np.divide(sums, counts[at].astype(np.float64)[:, None], out=sums)
-            vectors[at] = sums
+        hit = np.flatnonzero(found)
+        rows = at[hit]
+        vectors[hit] = last[2][rows]
+        old = last[1]
+        merged = [chunks[0]] * n
+        for i, r in zip(hit.tolist(), rows.tolist(), strict=True):
+            merged[i] = old[r]
+        miss = np.flatnonzero(~found)
+        if len(miss):
+            sums = _segment_sums(v, bounds, bounds[:-1][miss], counts[miss])
+            np.divide(sums, counts[miss].astype(np.float64)[:, None], out=sums)
+            vectors[miss] = sums
+            missing = miss.tolist()
             made = chunks_from_spans(chunks, [spans[i] for i in missing])
             for i, chunk in zip(missing, made, strict=True):
                 merged[i] = chunk
     if keep:
-        memo["last"] = (
-            {span: (i, c) for i, (span, c) in enumerate(zip(spans, merged, strict=True))},
-            vectors,
-        )
+        memo["last"] = (keys, merged, vectors)
     return merged, vectors
 
 
