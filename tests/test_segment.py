@@ -672,3 +672,17 @@ def test_lazy_cuts_and_reason_counts_are_the_cuts() -> None:
         _ = lazy[len(lazy)]
     assert result.reason_counts() == Counter(c.reason for c in result.cuts)
     assert result.cut_reasons == [c.reason for c in result.cuts]
+
+
+def test_the_merged_vectors_are_computed_when_first_read() -> None:
+    """A topic merge's mean vectors wait for their first read (a slider step never reads
+    them) and are then each merged chunk's mean, kept."""
+    rng = np.random.default_rng(8)
+    chunks = _chunks([("cache", 6), ("tides", 5)], rng)
+    v = _vectors(chunks).astype(np.float32)
+    result = segment(chunks, v, WHOLE, max_chars=300)
+    assert "LazyVectors" in type(result.__dict__["vectors"]).__name__
+    got = result.vectors
+    want = np.asarray([v[a:b].astype(np.float64).mean(axis=0) for a, b in result.spans])
+    assert got.shape == want.shape and np.allclose(got, want)
+    assert result.vectors is got  # computed once

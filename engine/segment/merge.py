@@ -318,7 +318,8 @@ class MergeResult:
     """Start of every merged chunk as an input-chunk index, followed by ``n``."""
     chunks: list[Chunk]
     vectors: FloatArray
-    """The group vectors as the loop computed them (float64), one per merged chunk."""
+    """The group vectors as the loop computed them (float64), one per merged chunk
+    (given as a `LazyVectors`: computed on first read)."""
     passes: list[PassTrace]
     cut_similarities: FloatArray
     """``Cut.similarity`` of every boundary, as an array."""
@@ -476,6 +477,33 @@ def _cosines(dots: FloatArray, norms: FloatArray) -> FloatArray:
     np.divide(dots, denom, out=sims, where=denom > 0.0)
     np.clip(sims, -1.0, 1.0, out=sims)
     return sims
+
+
+class LazyVectors:
+    """A `MergeResult`'s ``vectors`` not computed yet: pass one (cast to the array type)
+    as ``vectors=``, and the result calls it on the first read of ``vectors`` and keeps
+    what it returns. A slider step never reads the merged chunks' vectors; the recap's
+    salience does."""
+
+    def __init__(self, compute: Callable[[], FloatArray]) -> None:
+        self.compute = compute
+
+
+def _get_vectors(self: MergeResult) -> FloatArray:
+    found = self.__dict__["vectors"]
+    if isinstance(found, LazyVectors):
+        found = found.compute()
+        self.__dict__["vectors"] = found
+    return found  # type: ignore[no-any-return]
+
+
+def _set_vectors(self: MergeResult, value: FloatArray) -> None:
+    self.__dict__["vectors"] = value
+
+
+# after the dataclass is made (its __init__ assigns ``self.vectors``, which stores the
+# array or the `LazyVectors`); `vectors` reads as the array, computed on first use
+MergeResult.vectors = property(_get_vectors, _set_vectors)  # type: ignore[assignment]
 
 
 class _LazyCuts(Sequence[Cut]):

@@ -62,7 +62,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -76,7 +76,13 @@ from chunkscope.engine.segment.docstruct import (
     document_starts,
     opening_pattern,
 )
-from chunkscope.engine.segment.merge import CUT_CODES, MergeParams, MergeResult, char_counts
+from chunkscope.engine.segment.merge import (
+    CUT_CODES,
+    LazyVectors,
+    MergeParams,
+    MergeResult,
+    char_counts,
+)
 from chunkscope.engine.segment.requests import (
     FOLLOW_UP,
     LANDED,
@@ -874,51 +880,46 @@ def _segment_sums(
     return out
 
 
-def _memo_spans(
-    f: TopicFrame, chunks: list[Chunk], v: FloatArray, bounds: IntArray, spans: list[Span]
-) -> tuple[list[Chunk], FloatArray]:
-    """The merged chunks and mean vectors of `spans`, as `_result` computes them, those of
-    spans the frame's last segmentation had taken from it (the same chunk objects, the
-    same bits: each span's sum is its own). The frame remembers the spans of this call
-    from its second segmentation on (a one-off `segment` keeps nothing)."""
+def _memo_chunks(
+    f: TopicFrame, chunks: list[Chunk], bounds: IntArray, spans: list[Span]
+) -> list[Chunk]:
+    """`chunks_from_spans(chunks, spans)`, with the chunks of the spans the frame's last
+    segmentation had taken from it (the same chunk objects: a slider step keeps most of
+    the step before's). The frame remembers the spans of this call from its second
+    segmentation on (a one-off `segment` keeps nothing)."""
     memo = f._span_memo
-    last: tuple[IntArray, list[Chunk], FloatArray] | None = memo.get("last")
+    last: tuple[IntArray, list[Chunk]] | None = memo.get("last")
     keep = memo.get("runs", 0) >= 1
     memo["runs"] = memo.get("runs", 0) + 1
-    n = len(spans)
-    counts = np.diff(bounds)
     # a span as one number (start, end): sorted like the spans, as the bounds are
     keys = bounds[:-1] * (len(chunks) + 1) + bounds[1:]
-    found = np.zeros(n, dtype=bool)
+    found = np.zeros(len(spans), dtype=bool)
     if last is not None and len(last[0]):
         at = np.minimum(np.searchsorted(last[0], keys), len(last[0]) - 1)
         found = last[0][at] == keys
-    if not found.any():  # nothing known: as `_result` without a frame
+    if not found.any():
         merged = chunks_from_spans(chunks, spans)
-        vectors = _segment_sums(v, bounds)
-        np.divide(vectors, counts.astype(np.float64)[:, None], out=vectors)
     else:
         assert last is not None
-        vectors = np.empty((n, v.shape[1]), dtype=np.float64)
-        hit = np.flatnonzero(found)
-        rows = at[hit]
-        vectors[hit] = last[2][rows]
         old = last[1]
-        merged = [chunks[0]] * n
-        for i, r in zip(hit.tolist(), rows.tolist(), strict=True):
+        merged = [chunks[0]] * len(spans)
+        hit = np.flatnonzero(found)
+        for i, r in zip(hit.tolist(), at[hit].tolist(), strict=True):
             merged[i] = old[r]
-        miss = np.flatnonzero(~found)
-        if len(miss):
-            sums = _segment_sums(v, bounds, bounds[:-1][miss], counts[miss])
-            np.divide(sums, counts[miss].astype(np.float64)[:, None], out=sums)
-            vectors[miss] = sums
-            missing = miss.tolist()
-            made = chunks_from_spans(chunks, [spans[i] for i in missing])
-            for i, chunk in zip(missing, made, strict=True):
-                merged[i] = chunk
+        missing = np.flatnonzero(~found).tolist()
+        made = chunks_from_spans(chunks, [spans[i] for i in missing])
+        for i, chunk in zip(missing, made, strict=True):
+            merged[i] = chunk
     if keep:
-        memo["last"] = (keys, merged, vectors)
-    return merged, vectors
+        memo["last"] = (keys, merged)
+    return merged
+
+
+def _mean_vectors(v: FloatArray, bounds: IntArray) -> FloatArray:
+    """Each merged chunk's mean vector, every chunk's at once."""
+    vectors = _segment_sums(v, bounds)
+    np.divide(vectors, np.diff(bounds).astype(np.float64)[:, None], out=vectors)
+    return vectors
 
 
 def _result(
@@ -935,16 +936,15 @@ def _result(
     bounds = np.asarray(starts, dtype=np.int64)
     spans = list(pairwise(starts))
     dim = v.shape[1] if v.ndim == 2 else 0
-    if f is not None and spans and v.dtype == np.float32:
-        merged, vectors = _memo_spans(f, list(chunks), v, bounds, spans)
+    if f is not None and spans:
+        merged = _memo_chunks(f, list(chunks), bounds, spans)
     else:
         merged = chunks_from_spans(list(chunks), spans) if chunks else []
-        if spans:  # each merged chunk's mean vector, every chunk's at once
-            counts = np.diff(bounds).astype(np.float64)
-            vectors = _segment_sums(v, bounds)
-            np.divide(vectors, counts[:, None], out=vectors)
-        else:
-            vectors = np.zeros((0, dim))
+    vectors: FloatArray
+    if spans:  # computed when first read (a slider step never reads them)
+        vectors = cast("FloatArray", LazyVectors(lambda: _mean_vectors(v, bounds)))
+    else:
+        vectors = np.zeros((0, dim))
     gaps = [e - 1 for _, e in spans[:-1]]
     if scores is not None:
         sims = np.asarray([scores.similarity[g] for g in gaps], dtype=np.float64)
