@@ -846,9 +846,7 @@ def fit_cap(
 _SUM_BLOCK = 4096
 
 
-def _segment_sums(
-    v: FloatArray, bounds: IntArray, starts: IntArray | None = None, counts: IntArray | None = None
-) -> FloatArray:
+def _segment_sums(v: FloatArray, bounds: IntArray) -> FloatArray:
     """The float64 sum of the rows of every segment ``bounds[i]:bounds[i + 1]``: the same
     numbers, bit for bit, as ``np.add.reduceat(v, bounds[:-1], axis=0, dtype=np.float64)``,
     several times faster on float32 rows (what the embedders return), where reduceat
@@ -859,10 +857,8 @@ def _segment_sums(
     reduceat itself, signed zeros included); here the same additions run batched over
     the segments, largest first in blocks, so each step is one numpy call over the
     segments still running. Float64 rows go to reduceat (its pairwise sums there are
-    another order). Given `starts` and `counts` (float32 rows only), the segments are
-    those (any spans, in any order: each sum is its own), and `bounds` is not read."""
-    if starts is None or counts is None:
-        starts, counts = bounds[:-1], np.diff(bounds)
+    another order)."""
+    starts, counts = bounds[:-1], np.diff(bounds)
     if v.dtype != np.float32:
         sums: FloatArray = np.add.reduceat(v, starts, axis=0, dtype=np.float64)
         return sums
