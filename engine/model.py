@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import islice
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar, cast
 
 _T = TypeVar("_T")
 
@@ -128,6 +128,9 @@ def first_timestamp(turns: Iterable[Turn]) -> datetime | None:
     return next((t.timestamp for t in turns if t.timestamp is not None), None)
 
 
+_UNKNOWN = object()  # a `Chunk`'s lines not computed yet
+
+
 @dataclass(slots=True, eq=False)
 class Chunk:
     """A group of consecutive turns.
@@ -139,6 +142,10 @@ class Chunk:
     turns: list[Turn] = field(default_factory=list)
     _text: str | None = field(default=None, init=False, repr=False, compare=False)
     _chars: int = field(default=-1, init=False, repr=False, compare=False)
+    # `lines` once known (`_UNKNOWN` until then; None is a known "no line")
+    _lines: tuple[int, int] | object | None = field(
+        default=_UNKNOWN, init=False, repr=False, compare=False
+    )
 
     @property
     def text(self) -> str:
@@ -183,13 +190,19 @@ class Chunk:
     def lines(self) -> tuple[int, int] | None:
         """The first and last 1-based source lines the chunk's text came from, if known:
         from the first line of its first turn to the last line of its last (a turn's
-        `last_line`, or its one line)."""
+        `last_line`, or its one line). Remembered (the live score reads every chunk's
+        at each run; a chunk's turns do not change)."""
+        known = self._lines
+        if known is not _UNKNOWN:
+            return known  # type: ignore[return-value]
         turns = [t for t in self.turns if t.source_line is not None]
-        if not turns:
-            return None
-        first = min(t.source_line or 0 for t in turns)
-        last = max(t.last_line or t.source_line or 0 for t in turns)
-        return (first, last)
+        lines: tuple[int, int] | None = None
+        if turns:
+            first = min(t.source_line or 0 for t in turns)
+            last = max(t.last_line or t.source_line or 0 for t in turns)
+            lines = (first, last)
+        self._lines = lines
+        return lines
 
     @property
     def turn_indices(self) -> tuple[int, int] | None:
@@ -220,12 +233,30 @@ Span = tuple[int, int]
 
 
 def join_chunks(chunks: Iterable[Chunk]) -> Chunk:
-    """One chunk holding every turn of `chunks`, in order."""
+    """One chunk holding every turn of `chunks`, in order (its `lines` taken from the
+    parts' when every part knows its own: the least first line and the greatest last)."""
     turns: list[Turn] = []
     extend = turns.extend  # cheaper than chaining the lists (the merge loop builds many)
+    first: int | None = None
+    last = 0
+    known = True
     for c in chunks:
         extend(c.turns)
-    return Chunk(turns)
+        if known:
+            lines = c._lines
+            if lines is _UNKNOWN:
+                known = False
+            elif lines is not None:
+                a, b = cast("tuple[int, int]", lines)
+                if first is None:
+                    first, last = a, b
+                else:
+                    first = min(first, a)
+                    last = max(last, b)
+    out = Chunk(turns)
+    if known:
+        out._lines = None if first is None else (first, last)
+    return out
 
 
 def chunks_from_spans(

@@ -387,3 +387,16 @@ def test_the_report_scores_a_partial_gold_over_its_stretch(
     page = out.read_text(encoding="utf-8")
     lo, hi = marks[0] - 2, marks[1] + 2
     assert "partial gold" in page and f"lines {lo}-{hi}" in page
+
+
+def test_first_lines_are_each_lists_own_when_kept() -> None:
+    """The live score keeps the first lines of the lists it scored (the units and the
+    left column are the same list at every run): another list gets its own."""
+    from chunkscope.engine.model import Chunk, Turn
+    from chunkscope.tui.workbench.topics import _first_lines
+
+    a = [Chunk([Turn(None, "Bot", "x", line)]) for line in (3, 5, 9)]
+    b = [Chunk([Turn(None, "Bot", "x", line)]) for line in (2, 4)] + [Chunk([])]
+    assert _first_lines(a) == [3, 5, 9]
+    assert _first_lines(b) == [2, 4, 4]  # a chunk without lines takes the one before's
+    assert _first_lines(a) == [3, 5, 9] and _first_lines(list(a[:2])) == [3, 5]

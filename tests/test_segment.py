@@ -626,3 +626,100 @@ def test_segment_sums_of_long_segments_in_many_blocks(monkeypatch: pytest.Monkey
     bounds = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     want = np.add.reduceat(v, bounds[:-1], axis=0, dtype=np.float64)
     assert np.array_equal(segmenter._segment_sums(v, bounds).view(np.int64), want.view(np.int64))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 1000),
+    steps=st.lists(st.tuples(st.integers(200, 3000), st.floats(0.0, 2.0)), min_size=3, max_size=6),
+)
+def test_steps_on_a_shared_frame_give_a_new_frames_chunks_and_vectors_bit_for_bit(
+    seed: int, steps: list[tuple[int, float]]
+) -> None:
+    """A frame remembers the merged chunks and mean vectors of its last segmentation's
+    spans: steps of the size cap and the depth back and forth give, bit for bit, what a
+    new frame gives, and a span kept from the step before is the same chunk object (from
+    the frame's second segmentation on: a one-off `segment` keeps nothing)."""
+    rng = np.random.default_rng(seed)
+    chunks = _chunks([("cache", 6), ("tides", 5), ("taxes", 6)], rng)
+    v = _vectors(chunks).astype(np.float32)
+    shared = frame(chunks, v)
+    before: dict[tuple[int, int], Chunk] = {}
+    for k, (cap, depth) in enumerate([*steps, *reversed(steps)]):
+        params = replace(WHOLE, topic_depth=depth)
+        got = segment(chunks, v, params, shared, max_chars=cap)
+        fresh = segment(chunks, v, params, frame(chunks, v), max_chars=cap)
+        assert got.spans == fresh.spans
+        assert np.array_equal(got.vectors.view(np.int64), fresh.vectors.view(np.int64))
+        assert [c.turns for c in got.chunks] == [c.turns for c in fresh.chunks]
+        assert [c.lines for c in got.chunks] == [c.lines for c in fresh.chunks]
+        kept = [before[s] is c for s, c in zip(got.spans, got.chunks, strict=True) if s in before]
+        assert all(kept)
+        if k:  # the first segmentation leaves nothing in the frame
+            before = dict(zip(got.spans, got.chunks, strict=True))
+    assert shared._span_memo["runs"] == 2 * len(steps)
+
+
+@given(
+    lines=st.lists(
+        st.lists(
+            st.tuples(
+                st.one_of(st.none(), st.integers(1, 50)), st.one_of(st.none(), st.integers(1, 60))
+            ),
+            max_size=4,
+        ),
+        max_size=5,
+    ),
+    known=st.lists(st.booleans(), min_size=5, max_size=5),
+)
+def test_a_joined_chunks_lines_are_its_turns_lines(
+    lines: list[list[tuple[int | None, int | None]]], known: list[bool]
+) -> None:
+    """`join_chunks` takes its lines from the parts' when each part knows its own: the
+    same as computing them from the turns."""
+    from chunkscope.engine.model import join_chunks
+
+    parts = [
+        Chunk([Turn(None, "Bot", "x", first, None, last) for first, last in turns])
+        for turns in lines
+    ]
+    for part, ask in zip(parts, known, strict=False):
+        if ask:
+            _ = part.lines
+    joined = join_chunks(parts)
+    plain = Chunk(list(joined.turns))
+    assert joined.lines == plain.lines
+
+
+def test_lazy_cuts_and_reason_counts_are_the_cuts() -> None:
+    """What the merged list draws (`lazy_cuts`, a cut built when its line is drawn) and
+    the merge panel counts (`reason_counts`) are the `cuts` themselves."""
+    from collections import Counter
+
+    rng = np.random.default_rng(3)
+    chunks = _chunks([("cache", 6), ("tides", 5), ("taxes", 6)], rng)
+    v = _vectors(chunks)
+    result = segment(chunks, v, WHOLE, max_chars=300)
+    lazy = result.lazy_cuts
+    assert "cuts" not in result.__dict__  # nothing built yet
+    assert len(lazy) == len(result.cut_codes) > 2
+    assert [lazy[j] for j in range(len(lazy))] == result.cuts and lazy[-1] == result.cuts[-1]
+    assert lazy[1:3] == result.cuts[1:3]
+    with pytest.raises(IndexError):
+        _ = lazy[len(lazy)]
+    assert result.reason_counts() == Counter(c.reason for c in result.cuts)
+    assert result.cut_reasons == [c.reason for c in result.cuts]
+
+
+def test_the_merged_vectors_are_computed_when_first_read() -> None:
+    """A topic merge's mean vectors wait for their first read (a slider step never reads
+    them) and are then each merged chunk's mean, kept."""
+    rng = np.random.default_rng(8)
+    chunks = _chunks([("cache", 6), ("tides", 5)], rng)
+    v = _vectors(chunks).astype(np.float32)
+    result = segment(chunks, v, WHOLE, max_chars=300)
+    assert "LazyVectors" in type(result.__dict__["vectors"]).__name__
+    got = result.vectors
+    want = np.asarray([v[a:b].astype(np.float64).mean(axis=0) for a, b in result.spans])
+    assert got.shape == want.shape and np.allclose(got, want)
+    assert result.vectors is got  # computed once

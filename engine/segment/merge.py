@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain, pairwise
 from operator import attrgetter, itemgetter
-from typing import Literal
+from typing import Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -318,7 +318,8 @@ class MergeResult:
     """Start of every merged chunk as an input-chunk index, followed by ``n``."""
     chunks: list[Chunk]
     vectors: FloatArray
-    """The group vectors as the loop computed them (float64), one per merged chunk."""
+    """The group vectors as the loop computed them (float64), one per merged chunk
+    (given as a `LazyVectors`: computed on first read)."""
     passes: list[PassTrace]
     cut_similarities: FloatArray
     """``Cut.similarity`` of every boundary, as an array."""
@@ -377,6 +378,40 @@ class MergeResult:
         first merged chunk (``start`` for the first topic)."""
         first = self.topic_spans[topic][0]
         return "start" if first == 0 else self.cuts[first - 1].reason
+
+    @property
+    def cut_reasons(self) -> list[CutReason]:
+        """``Cut.reason`` of every boundary, without building the `cuts`."""
+        reasons = _CUT_REASONS
+        return [reasons[code] for code in self.cut_codes.tolist()]
+
+    def cut(self, j: int) -> Cut:
+        """``cuts[j]``, built alone (the cuts' list is built on first access)."""
+        if "cuts" in self.__dict__:
+            return self.cuts[j]
+        n = len(self.cut_codes)
+        if not -n <= j < n:
+            raise IndexError(f"cut {j} out of range 0..{n - 1}")
+        j %= n
+        depths = self.cut_depths
+        return Cut(
+            j,
+            _CUT_REASONS[int(self.cut_codes[j])],
+            float(self.cut_similarities[j]),
+            self.cut_threshold,
+            None if depths is None else float(depths[j]),
+        )
+
+    @property
+    def lazy_cuts(self) -> Sequence[Cut]:
+        """The `cuts` as a sequence that builds only the cuts it is asked for (a list
+        drawing the lines on screen)."""
+        return _LazyCuts(self)
+
+    def reason_counts(self) -> dict[CutReason, int]:
+        """How many cuts have each reason (only the reasons some cut has)."""
+        codes, counts = np.unique(self.cut_codes, return_counts=True)
+        return {_CUT_REASONS[int(c)]: int(k) for c, k in zip(codes, counts, strict=True)}
 
     @cached_property
     def cuts(self) -> list[Cut]:
@@ -442,6 +477,52 @@ def _cosines(dots: FloatArray, norms: FloatArray) -> FloatArray:
     np.divide(dots, denom, out=sims, where=denom > 0.0)
     np.clip(sims, -1.0, 1.0, out=sims)
     return sims
+
+
+class LazyVectors:
+    """A `MergeResult`'s ``vectors`` not computed yet: pass one (cast to the array type)
+    as ``vectors=``, and the result calls it on the first read of ``vectors`` and keeps
+    what it returns. A slider step never reads the merged chunks' vectors; the recap's
+    salience does."""
+
+    def __init__(self, compute: Callable[[], FloatArray]) -> None:
+        self.compute = compute
+
+
+def _get_vectors(self: MergeResult) -> FloatArray:
+    found = self.__dict__["vectors"]
+    if isinstance(found, LazyVectors):
+        found = found.compute()
+        self.__dict__["vectors"] = found
+    return found  # type: ignore[no-any-return]
+
+
+def _set_vectors(self: MergeResult, value: FloatArray) -> None:
+    self.__dict__["vectors"] = value
+
+
+# after the dataclass is made (its __init__ assigns ``self.vectors``, which stores the
+# array or the `LazyVectors`); `vectors` reads as the array, computed on first use
+MergeResult.vectors = property(_get_vectors, _set_vectors)  # type: ignore[assignment]
+
+
+class _LazyCuts(Sequence[Cut]):
+    """`MergeResult.lazy_cuts`."""
+
+    def __init__(self, result: MergeResult) -> None:
+        self._result = result
+
+    def __len__(self) -> int:
+        return len(self._result.cut_codes)
+
+    @overload
+    def __getitem__(self, j: int) -> Cut: ...
+    @overload
+    def __getitem__(self, j: slice) -> list[Cut]: ...
+    def __getitem__(self, j: int | slice) -> Cut | list[Cut]:
+        if isinstance(j, slice):
+            return self._result.cuts[j]
+        return self._result.cut(j)
 
 
 def cosine_similarities(embeddings: npt.ArrayLike) -> FloatArray:

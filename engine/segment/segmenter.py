@@ -62,12 +62,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from chunkscope.engine.model import Chunk, chunks_from_spans
+from chunkscope.engine.model import Chunk, Span, chunks_from_spans
 from chunkscope.engine.params import SliderSpec, check_fields, knob
 from chunkscope.engine.segment.docstruct import (
     MARKED,
@@ -76,7 +76,13 @@ from chunkscope.engine.segment.docstruct import (
     document_starts,
     opening_pattern,
 )
-from chunkscope.engine.segment.merge import CUT_CODES, MergeParams, MergeResult, char_counts
+from chunkscope.engine.segment.merge import (
+    CUT_CODES,
+    LazyVectors,
+    MergeParams,
+    MergeResult,
+    char_counts,
+)
 from chunkscope.engine.segment.requests import (
     FOLLOW_UP,
     LANDED,
@@ -480,36 +486,44 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
     would part a heading from its text). Units never start mid-paragraph, so every gap
     is at least a paragraph break."""
     n = len(chunks)
-    out = np.full(max(n - 1, 0), PARAGRAPH_RANK, dtype=np.int8)
+    ranks = [PARAGRAPH_RANK] * max(n - 1, 0)
     fenced = False
     prev_role: str | None = None
     prev_key: tuple[object, object] | None = None
+    heading_only = False  # `_heading_only` of the chunk before
+    match_heading = _HEADING.match
     for j, chunk in enumerate(chunks):
-        for k, t in enumerate(chunk.turns):
+        turns = chunk.turns
+        for k, t in enumerate(turns):
             # The paragraphs of one turn share its index and role; each has its own line
             # (`engine.chunk.split`), so the line never tells a new message.
             key = (t.turn_index, t.role)
             new = prev_key is None or key != prev_key or t.turn_index is None
             if new:
                 fenced = False
-            if k == 0 and j > 0:
-                heading = _HEADING.match(t.text)
-                if fenced:
-                    rank = FENCED_RANK
-                elif heading is not None:
-                    rank = HEADING_RANK - len(heading.group(1))
-                elif new and t.role == "You" and prev_role not in (None, "You"):
-                    rank = USER_RANK
-                else:
-                    rank = MESSAGE_RANK if new else PARAGRAPH_RANK
-                if _heading_only(chunks[j - 1]):
-                    rank = min(rank, HEADING_ONLY_RANK)
-                out[j - 1] = rank
             text = t.text
+            if k == 0:
+                heading = match_heading(text)
+                if j > 0:
+                    if fenced:
+                        rank = FENCED_RANK
+                    elif heading is not None:
+                        rank = HEADING_RANK - len(heading.group(1))
+                    elif new and t.role == "You" and prev_role not in (None, "You"):
+                        rank = USER_RANK
+                    else:
+                        rank = MESSAGE_RANK if new else PARAGRAPH_RANK
+                    if heading_only:
+                        rank = min(rank, HEADING_ONLY_RANK)
+                    ranks[j - 1] = rank
+                # as `_heading_only(chunk)`, its heading matched once
+                heading_only = len(turns) == 1 and heading is not None and "\n" not in text.strip()
             if "```" in text or "~~~" in text:
                 fenced ^= len(_FENCE.findall(text)) % 2 == 1
             prev_role, prev_key = t.role, key
-    return out
+        if not turns:
+            heading_only = False
+    return np.asarray(ranks, dtype=np.int8)
 
 
 def _as_vectors(vectors: npt.ArrayLike) -> FloatArray:
@@ -559,6 +573,12 @@ class TopicFrame:
     _by_window: dict[float, tuple[FloatArray, FloatArray, IntArray, IntArray]] = field(
         default_factory=dict, init=False, repr=False
     )
+    #: the merged chunk and the mean vector of every span ``(start, end)`` of the last
+    #: segmentations (`segment` after the first: a slider step keeps most of the spans
+    #: of the step before, and their chunks and means are the same objects and bits);
+    #: ``"spans"`` holds them (replaced, never changed in place, so threads sharing the
+    #: frame read one or the other), ``"runs"`` counts the segmentations
+    _span_memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def window_depths(self, window: float) -> tuple[FloatArray, FloatArray, IntArray, IntArray]:
         """(similarity at the window, depth averaged over the `SCALES`) of every gap, and
@@ -769,7 +789,7 @@ def segment(
         if over is not None and cap is not None:
             b_arr = np.asarray(bounds, dtype=np.int64)
             over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
-    return _result(chunks, v, bounds, chosen, cuts, scores, over, size)
+    return _result(chunks, v, bounds, chosen, cuts, scores, over, size, f)
 
 
 def _keep_together(
@@ -894,6 +914,48 @@ def _segment_sums(v: FloatArray, bounds: IntArray) -> FloatArray:
     return out
 
 
+def _memo_chunks(
+    f: TopicFrame, chunks: list[Chunk], bounds: IntArray, spans: list[Span]
+) -> list[Chunk]:
+    """`chunks_from_spans(chunks, spans)`, with the chunks of the spans the frame's last
+    segmentation had taken from it (the same chunk objects: a slider step keeps most of
+    the step before's). The frame remembers the spans of this call from its second
+    segmentation on (a one-off `segment` keeps nothing)."""
+    memo = f._span_memo
+    last: tuple[IntArray, list[Chunk]] | None = memo.get("last")
+    keep = memo.get("runs", 0) >= 1
+    memo["runs"] = memo.get("runs", 0) + 1
+    # a span as one number (start, end): sorted like the spans, as the bounds are
+    keys = bounds[:-1] * (len(chunks) + 1) + bounds[1:]
+    found = np.zeros(len(spans), dtype=bool)
+    if last is not None and len(last[0]):
+        at = np.minimum(np.searchsorted(last[0], keys), len(last[0]) - 1)
+        found = last[0][at] == keys
+    if not found.any():
+        merged = chunks_from_spans(chunks, spans)
+    else:
+        assert last is not None
+        old = last[1]
+        merged = [chunks[0]] * len(spans)
+        hit = np.flatnonzero(found)
+        for i, r in zip(hit.tolist(), at[hit].tolist(), strict=True):
+            merged[i] = old[r]
+        missing = np.flatnonzero(~found).tolist()
+        made = chunks_from_spans(chunks, [spans[i] for i in missing])
+        for i, chunk in zip(missing, made, strict=True):
+            merged[i] = chunk
+    if keep:
+        memo["last"] = (keys, merged)
+    return merged
+
+
+def _mean_vectors(v: FloatArray, bounds: IntArray) -> FloatArray:
+    """Each merged chunk's mean vector, every chunk's at once."""
+    vectors = _segment_sums(v, bounds)
+    np.divide(vectors, np.diff(bounds).astype(np.float64)[:, None], out=vectors)
+    return vectors
+
+
 def _result(
     chunks: Sequence[Chunk],
     v: FloatArray,
@@ -903,15 +965,18 @@ def _result(
     scores: GapScores | None,
     over: npt.NDArray[np.bool_] | None,
     size: MergeParams,
+    f: TopicFrame | None = None,
 ) -> MergeResult:
     bounds = np.asarray(starts, dtype=np.int64)
     spans = list(pairwise(starts))
-    merged = chunks_from_spans(list(chunks), spans) if chunks else []
     dim = v.shape[1] if v.ndim == 2 else 0
-    if spans:  # each merged chunk's mean vector, every chunk's at once
-        counts = np.diff(bounds).astype(np.float64)
-        vectors = _segment_sums(v, bounds)
-        np.divide(vectors, counts[:, None], out=vectors)
+    if f is not None and spans:
+        merged = _memo_chunks(f, list(chunks), bounds, spans)
+    else:
+        merged = chunks_from_spans(list(chunks), spans) if chunks else []
+    vectors: FloatArray
+    if spans:  # computed when first read (a slider step never reads them)
+        vectors = cast("FloatArray", LazyVectors(lambda: _mean_vectors(v, bounds)))
     else:
         vectors = np.zeros((0, dim))
     gaps = [e - 1 for _, e in spans[:-1]]

@@ -11,7 +11,6 @@ come back as Messages (`tui.workbench.messages`).
 from __future__ import annotations
 
 import functools
-from collections import Counter
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
@@ -431,7 +430,7 @@ class WorkbenchScreen(Screen[None]):
                 tokens=view.merged_tokens,
                 tokens_approx=not view.merged_tokens_exact,
                 bands=_identity(len(result.chunks)),
-                cuts=result.cuts,
+                cuts=result.lazy_cuts,  # a cut is built when its line is drawn
                 over=result.exceeds_limit,
                 clock=view.source.kind != "markdown",
             )
@@ -540,7 +539,7 @@ class WorkbenchScreen(Screen[None]):
         if over:
             cap_text += f" · {over} over it"
         if topic:
-            reasons = Counter(c.reason for c in result.cuts)
+            reasons = result.reason_counts()
             why = ", ".join(f"{n} {cut_name(r)}" for r, n in sorted(reasons.items()))
             top = view.params.topic
             panel.set_stats(

@@ -192,7 +192,8 @@ def build_view(
         position_sizes=merged_chars[owners] if len(owners) else np.zeros(0, dtype=np.int64),
         merged_tokens=None,
         merged_tokens_exact=False,
-        cut_pairs=[(int(spans[c.after][1]) - 1, c.reason) for c in result.cuts],
+        # (the last unit before each cut, why): cut j ends merged chunk j
+        cut_pairs=list(zip((result.bounds[1:-1] - 1).tolist(), result.cut_reasons, strict=True)),
         left_kind=left_kind,
         left_items=left_items,
         left_tokens=None,

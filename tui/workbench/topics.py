@@ -92,8 +92,24 @@ def clean_marks(starts: Sequence[int]) -> tuple[int, ...]:
     return tuple(sorted({s for s in starts if s > 1}))
 
 
+# `_first_lines` of the last few lists asked for (the compacted units and the left
+# column's items are the same list at every run): (the list, its first lines) by id
+_FIRST_LINES: dict[int, tuple[Sequence[Chunk], list[int]]] = {}
+
+
 def _first_lines(chunks: Sequence[Chunk]) -> list[int]:
     """Each chunk's first source line (one without lines takes the previous one's)."""
+    hit = _FIRST_LINES.get(id(chunks))
+    if hit is not None and hit[0] is chunks and len(chunks) == len(hit[1]):
+        return hit[1]
+    out = _first_lines_of(chunks)
+    if len(_FIRST_LINES) >= 8:
+        _FIRST_LINES.clear()
+    _FIRST_LINES[id(chunks)] = (chunks, out)
+    return out
+
+
+def _first_lines_of(chunks: Sequence[Chunk]) -> list[int]:
     out: list[int] = []
     last = 1
     for c in chunks:
