@@ -151,6 +151,34 @@ def test_recency() -> None:
     assert recency_scores(0) == []
 
 
+def test_centrality_over_its_row_limit_is_an_error_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The salience scorer's graph is n x n: a 21 MB log's 27,872 merged chunks needed
+    6.2 GB and the process died of a segfault. Over the limit it is one clear error (the
+    CLI: exit 2, one line), and at the limit the scores are what they were."""
+    from chunkscope.engine.errors import ChunkscopeError
+    from chunkscope.engine.recap import core
+    from chunkscope.tui.cli import main
+
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(40, 6))
+    want = centrality_scores(vectors)
+    monkeypatch.setattr(core, "CENTRALITY_MAX_ROWS", 40)
+    assert np.array_equal(centrality_scores(vectors), want)
+    monkeypatch.setattr(core, "CENTRALITY_MAX_ROWS", 39)
+    with pytest.raises(ChunkscopeError, match="40 here, over its limit of 39"):
+        centrality_scores(vectors)
+    monkeypatch.setattr(core, "CENTRALITY_MAX_ROWS", 3)
+    out = tmp_path / "recap.md"
+    from tests.pilot import SAMPLE
+
+    assert main(["recap", str(SAMPLE), "--scorer", "salience", "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "salience scorer" in err[0] and "recency" in err[0]
+    assert not out.exists()
+
+
 def test_centrality_prefers_the_hub() -> None:
     hub = [1.0, 1.0, 1.0]
     vectors = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], hub])

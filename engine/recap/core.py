@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.fileio import atomic_write_text
 from chunkscope.engine.params import SliderSpec, check_fields, knob
 
@@ -159,6 +160,11 @@ def _unit_rows(vectors: npt.ArrayLike) -> FloatArray:
     return out
 
 
+#: The most rows `centrality_scores` takes: its graph is an n x n float64 matrix (512 MB
+#: here); a 21 MB log's 27,872 merged chunks would need 6.2 GB (it ended in a segfault).
+CENTRALITY_MAX_ROWS = 8_000
+
+
 def centrality_scores(
     vectors: npt.ArrayLike,
     *,
@@ -178,11 +184,19 @@ def centrality_scores(
         return np.zeros(0, dtype=np.float64)
     if n == 1:
         return np.ones(1, dtype=np.float64)
-    sim = np.clip(unit @ unit.T, 0.0, None)
+    if n > CENTRALITY_MAX_ROWS:
+        gb = n * n * 8 / 1e9
+        raise ChunkscopeError(
+            f"the salience scorer links every pair of merged chunks: {n:,} here, over its "
+            f"limit of {CENTRALITY_MAX_ROWS:,} (a {gb:,.1f} GB matrix); use the recency "
+            "scorer, or fewer, larger chunks (a higher --max-chars or --topic-chunk-chars)"
+        )
+    sim = unit @ unit.T  # one n x n matrix, worked on in place (the same numbers)
+    np.clip(sim, 0.0, None, out=sim)
     np.fill_diagonal(sim, 0.0)
     row_sums = sim.sum(axis=1, keepdims=True)
     dangling = row_sums[:, 0] <= 0
-    transition = np.zeros_like(sim)
+    transition = sim
     np.divide(sim, row_sums, out=transition, where=row_sums > 0)
     transition[dangling] = 1.0 / n
     rank = np.full(n, 1.0 / n)
