@@ -599,3 +599,45 @@ async def test_a_refused_file_leaves_the_picker_open_with_the_path_to_correct(
             await pilot.press("escape")
             await until(pilot, lambda: not isinstance(app.screen, OpenFileScreen))
         assert app.pipe is not None and Path(app.pipe.path).name == SAMPLE.name  # kept
+
+
+async def test_up_and_down_move_between_the_merge_controls() -> None:
+    """↓ on a control focuses the next one shown, ↑ the previous, stopping at the
+    panel's ends; → then adjusts the control focused, never the one left."""
+    from chunkscope.tui.widgets.merge_panel import MergePanel
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        panel = app.screen.query_one(MergePanel)
+        controls = [w for w in app.screen.focus_chain if panel in w.ancestors]
+        assert len(controls) >= 3
+        controls[0].focus()
+        await pilot.pause()
+        await pilot.press("up")  # the first: nowhere to go
+        assert app.screen.focused is controls[0]
+        for control in controls[1:]:
+            await pilot.press("down")
+            assert app.screen.focused is control
+        await pilot.press("down")  # the last: it stays
+        assert app.screen.focused is controls[-1]
+        await pilot.press("up")
+        assert app.screen.focused is controls[-2]
+        left = controls[-1].render().plain
+        await pilot.press("right")
+        await pilot.pause()
+        assert controls[-1].render().plain == left  # the control left keeps its value
+
+
+def test_the_merge_panels_keys_are_in_the_help() -> None:
+    from textual.binding import Binding
+
+    from chunkscope.tui.screens.help import HELP
+    from chunkscope.tui.widgets.merge_panel import MergePanel
+
+    table = HELP.split("## Keys", 1)[1]
+    (row,) = [r for r in table.splitlines() if "in the merge controls" in r]
+    arrows = {"up": "↑", "down": "↓"}
+    for binding in MergePanel.BINDINGS:
+        assert isinstance(binding, Binding)
+        assert f"`{arrows[binding.key]}`" in row.split("|")[1], binding.key
