@@ -386,6 +386,10 @@ async def test_the_workbench_export_shows_the_path_it_wrote(isolated: Path) -> N
     assert command[:3] == ["chunkscope", "report", "docs_cleanup.jsonl"], command
     assert command[-2:] == ["-o", "wb.html"], command
     assert str(isolated) not in page
+    # the command names the page without its folder: the page says so beside it
+    from chunkscope.tui.report import FOLDERS_DROPPED_NOTE
+
+    assert f"</code> {html_lib.escape(FOLDERS_DROPPED_NOTE)}</p>" in page
 
 
 def test_a_page_to_share_names_the_file_not_where_it_lives(
@@ -405,7 +409,8 @@ def test_a_page_to_share_names_the_file_not_where_it_lives(
     assert "session.jsonl" in page
     assert (
         "The same run: <code>chunkscope report session.jsonl --gold gold.json --plain "
-        "-o shared.html</code>" in page
+        "-o shared.html</code> (paths name the file only, -o too; --full-path shows "
+        "folders)</p>" in page
     )
     # JSON's words, not Python's
     assert "<td>true</td>" in page and ">True<" not in page and ">False<" not in page
@@ -413,6 +418,7 @@ def test_a_page_to_share_names_the_file_not_where_it_lives(
     capsys.readouterr()
     page = out.read_text(encoding="utf-8")
     assert f"<dd>{log}</dd>" in page and f"chunkscope report {log} --full-path" in page
+    assert "--full-path shows folders" not in page  # every path as given: no note
 
 
 def test_the_sections_table_is_wrapped_text_not_lists(

@@ -553,3 +553,91 @@ async def test_auto_tune_says_when_no_setting_finds_the_marks(
         note = screen.query_one("#tune-none")
         assert note.display and "No setting" in str(note.render())
         assert "finds any of the 1 topic mark" in str(note.render())
+
+
+async def test_a_refused_file_leaves_the_picker_open_with_the_path_to_correct(
+    tmp_path: Path,
+) -> None:
+    """A binary file, a missing path, a file with no turns: the picker stays (or comes
+    back) with the typed path in its field, focused, so the next keys correct it and
+    never reach the workbench."""
+    from textual.widgets import Input
+
+    from chunkscope.tui.screens.open_file import OpenFileScreen
+
+    binary = tmp_path / "ls"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01" + b"\x00" * 200 + bytes(range(256)) * 4)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        for path, why in [
+            (binary, "looks like a binary file"),
+            (tmp_path / "missing.jsonl", "no such file"),
+            (empty, "no turns"),
+        ]:
+            await pilot.press("ctrl+o")
+            await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+            screen = app.screen
+            field = screen.query_one("#path", Input)
+            field.focus()
+            field.value = str(path)
+            await pilot.press("enter")
+            await until(pilot, lambda why=why: any(why in n for n in _notes(app)))
+            await until(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, OpenFileScreen)
+                    and app.screen.focused is app.screen.query_one("#path", Input)
+                ),
+            )
+            field = app.screen.query_one("#path", Input)
+            assert field.value == str(path), why
+            await pilot.press("x")
+            assert field.value == str(path) + "x"  # the keys go to the field
+            await pilot.press("escape")
+            await until(pilot, lambda: not isinstance(app.screen, OpenFileScreen))
+        assert app.pipe is not None and Path(app.pipe.path).name == SAMPLE.name  # kept
+
+
+async def test_up_and_down_move_between_the_merge_controls() -> None:
+    """↓ on a control focuses the next one shown, ↑ the previous, stopping at the
+    panel's ends; → then adjusts the control focused, never the one left."""
+    from chunkscope.tui.widgets.merge_panel import MergePanel
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        panel = app.screen.query_one(MergePanel)
+        controls = [w for w in app.screen.focus_chain if panel in w.ancestors]
+        assert len(controls) >= 3
+        controls[0].focus()
+        await pilot.pause()
+        await pilot.press("up")  # the first: nowhere to go
+        assert app.screen.focused is controls[0]
+        for control in controls[1:]:
+            await pilot.press("down")
+            assert app.screen.focused is control
+        await pilot.press("down")  # the last: it stays
+        assert app.screen.focused is controls[-1]
+        await pilot.press("up")
+        assert app.screen.focused is controls[-2]
+        left = controls[-1].render().plain
+        await pilot.press("right")
+        await pilot.pause()
+        assert controls[-1].render().plain == left  # the control left keeps its value
+
+
+def test_the_merge_panels_keys_are_in_the_help() -> None:
+    from textual.binding import Binding
+
+    from chunkscope.tui.screens.help import HELP
+    from chunkscope.tui.widgets.merge_panel import MergePanel
+
+    table = HELP.split("## Keys", 1)[1]
+    (row,) = [r for r in table.splitlines() if "in the merge controls" in r]
+    arrows = {"up": "↑", "down": "↓"}
+    for binding in MergePanel.BINDINGS:
+        assert isinstance(binding, Binding)
+        assert f"`{arrows[binding.key]}`" in row.split("|")[1], binding.key

@@ -143,6 +143,13 @@ class Report:
     tolerance: int = 0
     notes: list[str] = field(default_factory=list)
     retrieval: RetrievalScore | None = None
+    #: The command shows a path by its name only (`shown_path`: folders kept off the
+    #: page): the page says so, as running it writes `-o` to the current folder.
+    folders_dropped: bool = False
+
+
+#: Beside "the same run" when a path in it lost its folders (`Report.folders_dropped`).
+FOLDERS_DROPPED_NOTE = "(paths name the file only, -o too; --full-path shows folders)"
 
 
 # --------------------------------------------------------------------------- gathering
@@ -277,13 +284,15 @@ def gather(
     command: str | None = None,
     full_path: bool = False,
     output: str | None = None,
+    paths: Sequence[str] = (),
 ) -> Report:
     """The `Report` of a run: `pipe` ran the recap pipeline (`merged`, `selection`).
     `weights`: the file's `line_weights` when the caller has read them already;
     `queries`: questions the merged chunks answer (`engine.search`, with `search`);
     `command`: the command line as run (`command_as_run`), else one is made from the
     knobs, with `output` (the page's path) as its ``-o``; `full_path`: the file's full
-    path instead of its name."""
+    path instead of its name; `paths`: the other paths the command shows (-o, --gold),
+    to say on the page when one of them is shown without its folders."""
     from chunkscope.engine.evaluate.measure import (
         chunk_starts,
         line_weights,
@@ -417,6 +426,8 @@ def gather(
         tolerance=tolerance,
         notes=[_clean(w) for w in pipe.warnings],
         retrieval=retrieval,
+        folders_dropped=not full_path
+        and any(shown_path(p) != p for p in (source.path, output, *paths) if p),
     )
 
 
@@ -909,7 +920,8 @@ def _params_table(report: Report) -> str:
     return (
         '<h2 id="params">Parameters</h2>'
         f'<div class="table"><table><tr><th>flag</th><th>value</th><th></th></tr>{rows}</table>'
-        f"</div><p>The same run: <code>{esc(report.command)}</code></p>"
+        f"</div><p>The same run: <code>{esc(report.command)}</code>"
+        f"{' ' + esc(FOLDERS_DROPPED_NOTE) if report.folders_dropped else ''}</p>"
     )
 
 

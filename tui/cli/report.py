@@ -106,10 +106,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     run = run_recap(args, strategy=strategy_choice(args))
     command = None
     argv = getattr(args, "command_line", None)
+    paths = [p for p in [args.file, args.output, args.gold, *(args.queries or [])] if p]
     if argv is not None:
         from chunkscope.tui.report import command_as_run
 
-        paths = [args.file, args.output, args.gold, *(args.queries or [])]
         command = command_as_run(argv, [p for p in paths if p], args.full_path)
     report = gather(
         run.pipe,
@@ -126,6 +126,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         search=searching,
         command=command,
         full_path=args.full_path,
+        paths=paths,
     )
     emit(args, render_html(report))
     recap_notes(run)

@@ -87,6 +87,7 @@ tabs), then the open tab's controls.
 | `tab` / `shift+tab` | next / previous panel |
 | `↑` `↓` `pgup` `pgdn` `home` `end` | move in a list |
 | `←` `→` (`shift` for big steps) | adjust the focused slider or toggle |
+| `↑` `↓` in the merge controls | the previous / next slider or toggle |
 | `enter` | expand / collapse the selected chunk |
 | `z` | zoom: the focused panel fills the screen (`z` or `esc` again restores it) |
 | `/` | the Search panel: a question for the merged chunks (`esc` closes it) |

@@ -143,9 +143,12 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
     OpenFileScreen.-narrow > Vertical { width: 100%; height: 100%; }
     """
 
-    def __init__(self, start: str | Path = ".") -> None:
+    def __init__(self, start: str | Path = ".", typed: str = "") -> None:
         super().__init__()
         self.start = Path(start)
+        #: A path typed before (a file the workbench refused after the picker closed):
+        #: it is back in the path field, focused, to be corrected.
+        self.typed = typed
         self.samples = sample_files()
         #: The folder's session logs, newest first (`is_session`: no markdown), and
         #: its markdown documents, listed under them; `listed` once both are known.
@@ -189,7 +192,13 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             self.query_one("#samples", OptionList).add_option(
                 Option("(no bundled sample logs found)", disabled=True)
             )
-        self.query_one("#tree", LogTree).focus()
+        if self.typed:
+            field = self.query_one("#path", Input)
+            field.value = self.typed
+            field.cursor_position = len(self.typed)
+            field.focus()
+        else:
+            self.query_one("#tree", LogTree).focus()
         self._find_sessions()
 
     def on_key(self, event: events.Key) -> None:
@@ -270,29 +279,37 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             name = "…" + name[-(room - 1) :]
         event.option_list.border_subtitle = name  # the counts give way to the name
 
+    def _choose(self, path: str, session: int | None = None) -> None:
+        """Dismiss with `path`, unless the workbench would refuse it (missing, a folder,
+        unreadable, binary: `engine.read.source.check_text`): then say why and stay open,
+        the path field focused and its text kept, so the user can correct it."""
+        from chunkscope.engine.errors import ChunkscopeError
+        from chunkscope.engine.read.source import check_text
+
+        try:
+            check_text(path)
+        except ChunkscopeError as e:
+            self.notify(str(e), severity="error", markup=False)
+            self.query_one("#path", Input).focus()
+            return
+        self.dismiss((path, session))
+
     def on_directory_tree_file_selected(self, event: DirectoryTree.FileSelected) -> None:
-        self.dismiss((str(event.path), None))
+        self._choose(str(event.path))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         value = event.option.id
         chosen = self._row_info(value)
         if chosen is not None:
-            self.dismiss((chosen.path, chosen.index))
+            self._choose(chosen.path, chosen.index)
         elif value:
-            self.dismiss((value, None))
+            self._choose(value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         value = event.value.strip()
         if not value:
             return
-        path = Path(value).expanduser()
-        if path.is_dir():
-            self.notify(f"{value}: is a directory, not a file", severity="error", markup=False)
-            return
-        if not path.is_file():
-            self.notify(f"{value}: no such file", severity="error", markup=False)
-            return
-        self.dismiss((str(path), None))
+        self._choose(str(Path(value).expanduser()))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

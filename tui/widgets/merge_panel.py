@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
@@ -120,6 +121,13 @@ def _in_force_by_default(k: Knob) -> bool:
 
 
 class MergePanel(Vertical):
+    #: ↑ ↓ move between the panel's controls shown (as in a list), stopping at its
+    #: ends; ← → adjust the focused one (`Slider`, `ChoiceToggle`).
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move_focus(-1)", "previous control", show=False),
+        Binding("down", "move_focus(1)", "next control", show=False),
+    ]
+
     DEFAULT_CSS = """
     MergePanel {
         height: auto;
@@ -176,6 +184,16 @@ class MergePanel(Vertical):
 
     def on_mount(self) -> None:
         self._sync_visibility()
+
+    def action_move_focus(self, delta: int) -> None:
+        """Focus the previous / next control shown in the panel; none past its ends."""
+        controls = [w for w in self.screen.focus_chain if self in w.ancestors]
+        focused = self.screen.focused
+        if focused not in controls:
+            return
+        at = controls.index(focused) + delta
+        if 0 <= at < len(controls):
+            controls[at].focus()
 
     def _slider(self, k: Knob) -> Slider:
         return self.query_one(f"#{slider_id(k)}", Slider)

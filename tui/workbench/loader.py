@@ -108,21 +108,27 @@ SUMMARY_DELAY = 0.15
 class PipelineDriver(WorkbenchHost):
     """Loads, runs and follows up (see the module docstring); a part of the app."""
 
+    #: The path the picker chose for the load running, None for any other load: a
+    #: file refused once read (no turns) reopens the picker with it, to be corrected.
+    _picked: str | None = None
+
     # ------------------------------------------------------------------ opening
 
-    def action_open_file(self) -> None:
+    def action_open_file(self, typed: str = "") -> None:
         def chosen(choice: tuple[str, int | None] | None) -> None:
             if choice:
                 self.open_path(*choice)
+                self._picked = choice[0]
 
         start = self.options.folder or Path.cwd()
         confine = self.options.confine
         if confine is not None:  # served: the picker starts in the folder shown
             start = confine if Path(confine).is_dir() else str(Path(confine).parent)
-        self.push_screen(OpenFileScreen(start), chosen)
+        self.push_screen(OpenFileScreen(start, typed), chosen)
 
     def open_path(self, path: str, session: int | None = None) -> None:
         """Open `path` (for a file holding several sessions, `session`; None: the newest)."""
+        self._picked = None
         if self.options.confine is not None:
             from chunkscope.engine.errors import SourceError
             from chunkscope.engine.paths import within
@@ -254,6 +260,11 @@ class PipelineDriver(WorkbenchHost):
             self.state = replace(self.state, embedder=self.pipe.params.embedder.name)
         backend = _backend_hint(error) is not None
         self._notify_error(error, "Embedding failed" if backend else "Could not open the file")
+        from chunkscope.engine.errors import SourceError
+
+        picked, self._picked = self._picked, None
+        if picked is not None and isinstance(error, SourceError):
+            self.action_open_file(picked)  # the picker back, the path to correct
 
     def _loaded(
         self,
@@ -263,6 +274,7 @@ class PipelineDriver(WorkbenchHost):
         warnings: list[str],
         marks: tuple[FileMarks | None, str | None] = (None, None),
     ) -> None:
+        self._picked = None
         self._close_loading()
         self._load_worker = None
         self.pipe = pipe
