@@ -363,7 +363,9 @@ class WorkbenchScreen(Screen[None]):
 
         theme = self.app.current_theme
         bands = [Style(color=c, bold=True) for c in band_colors(theme)]
-        variables = self.app.theme_variables
+        # computed from the current theme: `theme_variables` is refreshed only after the
+        # CSS is, later than the theme watcher that calls this (a switch kept the old colours)
+        variables = self.app.get_css_variables()
         badge_cache: dict[str, Style] = {}
         for role, var in ROLE_COLOURS.items():
             colour = variables.get(var.lstrip("$"), None)

@@ -1,0 +1,45 @@
+"""Defects of a fresh review walk of the workbench (issue 35): the cards' role colours
+follow a theme switch."""
+
+from __future__ import annotations
+
+import pytest
+
+from chunkscope.tui.widgets.chunk_list import ChunkList
+from tests.pilot import SIZE, make_app, settled, until
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+
+def _badge_colours(lst: ChunkList) -> dict[str, str]:
+    """The colour of each role badge drawn on the list's visible card headers."""
+    colours: dict[str, str] = {}
+    for y in range(lst.scrollable_content_region.height):
+        for seg in lst.render_line(y):
+            if seg.text in ("You", "Bot", "Tool", "Think") and seg.style is not None:
+                colours.setdefault(seg.text, str(seg.style.color))
+    return colours
+
+
+async def _drawn_colours(theme: str, switch_to: str | None = None) -> dict[str, str]:
+    app = make_app(theme=theme)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        if switch_to is not None:
+            app.theme = switch_to
+            await pilot.pause()
+            await until(pilot, lambda: app.current_theme.name == switch_to)
+            await settled(pilot, app)
+            await pilot.pause()
+        return _badge_colours(bench.query_one("#merged", ChunkList))
+
+
+async def test_a_theme_switch_redraws_the_role_badges_in_the_new_themes_colours() -> None:
+    fresh = await _drawn_colours("chunkscope-light")
+    switched = await _drawn_colours("chunkscope-dark", switch_to="chunkscope-light")
+    dark = await _drawn_colours("chunkscope-dark")
+    assert {"You", "Bot"} <= fresh.keys(), fresh
+    assert fresh["Bot"] != dark["Bot"]  # the themes differ: the check can see a stale colour
+    assert switched == fresh
