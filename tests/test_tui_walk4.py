@@ -3,10 +3,15 @@ follow a theme switch."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from chunkscope.engine.textutil import plural
 from chunkscope.tui.widgets.chunk_list import ChunkList
 from tests.pilot import SIZE, make_app, settled, until
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -43,3 +48,17 @@ async def test_a_theme_switch_redraws_the_role_badges_in_the_new_themes_colours(
     assert {"You", "Bot"} <= fresh.keys(), fresh
     assert fresh["Bot"] != dark["Bot"]  # the themes differ: the check can see a stale colour
     assert switched == fresh
+
+
+async def test_the_header_counts_a_markdown_files_sections_as_the_cli_does() -> None:
+    from chunkscope.tui.widgets.header_line import HeaderLine
+
+    app = make_app(ROOT / "sample_logs" / "shell_cookbook.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        n = len(bench.view.source.turns)
+        header = bench.query_one(HeaderLine).render().plain
+        assert f"· {plural(n, 'section')}" in header, header
+        assert "turn" not in header, header
