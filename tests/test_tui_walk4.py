@@ -62,3 +62,24 @@ async def test_the_header_counts_a_markdown_files_sections_as_the_cli_does() -> 
         header = bench.query_one(HeaderLine).render().plain
         assert f"· {plural(n, 'section')}" in header, header
         assert "turn" not in header, header
+
+
+async def test_the_wide_strips_legend_names_only_the_cut_glyphs_it_draws() -> None:
+    from chunkscope.tui.widgets.similarity_strip import CUT_GLYPHS, SimilarityStrip, cut_name
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        reasons = {r for _, r in bench.view.cut_pairs}
+        assert "topic" not in reasons  # the sample's first run: no topic cut
+        strip = bench.query_one("#strip", SimilarityStrip)
+        lines = strip.rendered_lines()
+        cuts_row = next(line for line in lines if line.startswith("cuts"))
+        legend = lines[-1]
+        for reason, glyph in CUT_GLYPHS.items():
+            named = f"{glyph} {cut_name(reason)}" in legend
+            assert named == (reason in reasons), (reason, legend)
+            if named:
+                assert glyph in cuts_row, (reason, cuts_row)

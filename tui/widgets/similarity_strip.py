@@ -531,7 +531,8 @@ class SimilarityStrip(Widget):
                 continue
             if not topic and reason not in _SEED_REASONS:
                 continue
-            if compact and reason not in present:  # the border: only the glyphs drawn
+            # only the glyphs drawn (a run without cuts names the reasons it may make)
+            if reason not in present and (compact or present):
                 continue
             legend.append(Segment(glyph, self._style("cut")))
             legend.append(Segment(f" {cut_name(reason)}  ", label))
