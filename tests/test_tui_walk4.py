@@ -83,3 +83,30 @@ async def test_the_wide_strips_legend_names_only_the_cut_glyphs_it_draws() -> No
             assert named == (reason in reasons), (reason, legend)
             if named:
                 assert glyph in cuts_row, (reason, cuts_row)
+
+
+async def test_each_compare_strip_counts_its_own_chunks_per_column() -> None:
+    import re
+
+    from chunkscope.tui.widgets.similarity_strip import LABEL_WIDTH, SimilarityStrip
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await pilot.press("right_square_bracket")  # a strategy in the right column
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await until(pilot, app.workers_idle)
+        await settled(pilot, app)
+        await pilot.pause()
+        said: dict[str, float] = {}
+        for side, lst_id in (("left", "#before"), ("right", "#merged")):
+            strip = bench.query_one(f"#strip-{side}", SimilarityStrip)
+            chunks = len(bench.query_one(lst_id, ChunkList)._chunks)
+            cols = strip.size.width - LABEL_WIDTH - 1
+            found = re.search(r"1 column = ([\d.]+) chunks", str(strip.border_subtitle))
+            assert found, (side, strip.border_subtitle)
+            said[side] = float(found.group(1))
+            assert said[side] == round(chunks / cols, 1), (side, chunks, cols)
+        assert said["left"] != said["right"]  # the columns hold different runs

@@ -776,6 +776,11 @@ class WorkbenchScreen(Screen[None]):
         from chunkscope.tui.workbench.columns import column_strip
 
         strip = self.query_one(f"#strip-{side}", SimilarityStrip)
+        # its own chunks per column, not the units of the strip's axis
+        own = len(data[0]) if data is not None else None
+        if own != strip.own_chunks:
+            strip.own_chunks = own
+            strip.refresh()
         spec = self.driver.column_specs[side]
         name = spec.label() if spec is not None else DEFAULT_LABEL[side]  # under its column
         if view is None or data is None:
