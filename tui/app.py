@@ -396,6 +396,7 @@ class ChunkscopeApp(
             path=path,
             kind=kind,
             turns=len(src.turns),
+            turn_word=src.turn_word,
             collapsed_turns=view.turn_count if view.params.collapse else None,
             skipped=len(src.skipped),
             records=src.records,

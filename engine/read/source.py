@@ -115,6 +115,11 @@ class Source:
         return f"{self.kind} ({self.format})"
 
     @property
+    def turn_word(self) -> str:
+        """What a turn is called when counted: a document's turns are its sections."""
+        return "section" if self.kind == "markdown" else "turn"
+
+    @property
     def mostly_skipped(self) -> bool:
         """More than half of the records were skipped."""
         return bool(self.records) and 2 * len(self.skipped) > self.records

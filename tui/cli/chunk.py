@@ -212,7 +212,7 @@ def _chunk_report(
 
         stamp = first_timestamp(source.turns)
         dated = f" dated {stamp:%Y-%m-%d}," if stamp is not None else ""
-    turns = plural(len(source.turns), "turn" if clock else "section")
+    turns = plural(len(source.turns), source.turn_word)
     head = [
         f"{source.path}: {source.kind_label},{dated} {turns}, "
         f"{plural(len(chunks), 'chunk')}, tokens by {counter.name} ({counter.accuracy})"

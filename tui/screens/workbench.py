@@ -363,7 +363,9 @@ class WorkbenchScreen(Screen[None]):
 
         theme = self.app.current_theme
         bands = [Style(color=c, bold=True) for c in band_colors(theme)]
-        variables = self.app.theme_variables
+        # computed from the current theme: `theme_variables` is refreshed only after the
+        # CSS is, later than the theme watcher that calls this (a switch kept the old colours)
+        variables = self.app.get_css_variables()
         badge_cache: dict[str, Style] = {}
         for role, var in ROLE_COLOURS.items():
             colour = variables.get(var.lstrip("$"), None)
@@ -774,6 +776,11 @@ class WorkbenchScreen(Screen[None]):
         from chunkscope.tui.workbench.columns import column_strip
 
         strip = self.query_one(f"#strip-{side}", SimilarityStrip)
+        # its own chunks per column, not the units of the strip's axis
+        own = len(data[0]) if data is not None else None
+        if own != strip.own_chunks:
+            strip.own_chunks = own
+            strip.refresh()
         spec = self.driver.column_specs[side]
         name = spec.label() if spec is not None else DEFAULT_LABEL[side]  # under its column
         if view is None or data is None:

@@ -23,6 +23,8 @@ class HeaderInfo:
     path: str = ""
     kind: str = ""
     turns: int = 0
+    #: What a turn is called: a markdown file's are its sections.
+    turn_word: str = "turn"
     #: The turns the columns show when fewer (tool calls collapsed into their results).
     collapsed_turns: int | None = None
     skipped: int = 0
@@ -80,7 +82,7 @@ class HeaderLine(Widget):
         warn = self.get_component_rich_style("header-line--warn")
         # (text, style, keep rank): what does not fit the width is left out, lowest
         # rank first, so the line never ends in an ellipsis before its right end.
-        turns = plural(i.turns, "turn")
+        turns = plural(i.turns, i.turn_word)
         if i.collapsed_turns is not None and i.collapsed_turns != i.turns:
             turns += f" · {turns_after_collapse(i.collapsed_turns)}"
         parts: list[tuple[str, object, int]] = [(i.kind, "", 4), (turns, "", 7)]

@@ -121,6 +121,9 @@ class SimilarityStrip(Widget):
         self.note: str | None = None
         #: The run makes no cuts (the items before the merge): the legend names none.
         self.uncut = False
+        #: The chunks of the run the strip shows when it is not one per unit of its axis
+        #: (a compare column's): its "1 column = N chunks" counts those.
+        self.own_chunks: int | None = None
         self.marks: list[tuple[int, str]] = []  # (pair, hit | miss)
         self.verdicts: list[str] = []  # per cut: hit | spurious (with marks)
         self._marks_version = 0
@@ -246,7 +249,8 @@ class SimilarityStrip(Widget):
     def _legend_key(self, width: int) -> tuple[object, ...]:
         key: tuple[object, ...] = (width, self._sims_version, len(self.sizes), self.threshold)
         key = (*key, self._marks_version, self.cap, self.cap_unit, bool(self.hits))
-        return (*key, self._cuts_version, self.selected_pair is not None, self.uncut)
+        key = (*key, self._cuts_version, self.selected_pair is not None, self.uncut)
+        return (*key, self.own_chunks)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -531,7 +535,8 @@ class SimilarityStrip(Widget):
                 continue
             if not topic and reason not in _SEED_REASONS:
                 continue
-            if compact and reason not in present:  # the border: only the glyphs drawn
+            # only the glyphs drawn (a run without cuts names the reasons it may make)
+            if reason not in present and (compact or present):
                 continue
             legend.append(Segment(glyph, self._style("cut")))
             legend.append(Segment(f" {cut_name(reason)}  ", label))
@@ -557,14 +562,19 @@ class SimilarityStrip(Widget):
         legend.append(
             Segment(f"   size: cap {self.cap}{unit}" if self.cap else "   size: no cap", label)
         )
+        per = (n if self.own_chunks is None else self.own_chunks) / max(1, cols)
+        # a run of few chunks (a compare column's) says how wide each is
+        scale = (
+            f"1 column = {per:.1f} chunks"
+            if per >= 1 or not per
+            else f"1 chunk = {1 / per:.1f} columns"
+        )
         if cells is None:
-            legend.append(
-                Segment(f"   1 column = {n / cols:.1f} chunks (lowest sim, largest size)", label)
-            )
+            legend.append(Segment(f"   {scale} (lowest sim, largest size)", label))
         if compact:  # the border's: narrower gaps, "cap 8192c"
             legend = [Segment(_compact(seg.text), seg.style) for seg in legend]
         if cells is None and sum(cell_len(seg.text) for seg in legend) > room:
-            legend[-1] = Segment(_compact(f"   1 column = {n / cols:.1f} chunks", compact), label)
+            legend[-1] = Segment(_compact(f"   {scale}", compact), label)
         if compact:  # the marks last: the cap and the columns' size said first
             legend += [Segment(_compact(seg.text), seg.style) for seg in marks]
         return legend
