@@ -73,6 +73,10 @@ class Turn(NamedTuple):
     #: `source_line`..`last_line` (a markdown section or paragraph); None when a turn
     #: is one record of a log (its text is not the file's lines).
     last_line: int | None = None
+    #: For a collapsed tool call (`engine.recap.collapse`): the line of the record
+    #: holding the call, when it is before `source_line` (the result's line), so the
+    #: turn's lines are `call_line`..`source_line`; None for any other turn.
+    call_line: int | None = None
 
     @property
     def line(self) -> str:
@@ -198,7 +202,7 @@ class Chunk:
         turns = [t for t in self.turns if t.source_line is not None]
         lines: tuple[int, int] | None = None
         if turns:
-            first = min(t.source_line or 0 for t in turns)
+            first = min(t.call_line or t.source_line or 0 for t in turns)
             last = max(t.last_line or t.source_line or 0 for t in turns)
             lines = (first, last)
         self._lines = lines

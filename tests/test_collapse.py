@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from chunkscope.engine.chunk.split import chunk_turns
 from chunkscope.engine.model import Turn
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
 from chunkscope.engine.read.parse import Message
 from chunkscope.engine.recap.collapse import (
     collapse_call,
@@ -428,3 +430,37 @@ def test_collapse_call_is_the_sentence_of_one_pair() -> None:
 @pytest.mark.parametrize("bad", ["", "   ", "null"])
 def test_blank_or_null_arguments(bad: str) -> None:
     assert one("read", bad, "a") == "Read ? (1 line)."
+
+
+SAMPLE_LOGS = sorted((Path(__file__).resolve().parents[1] / "sample_logs").glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", SAMPLE_LOGS, ids=lambda p: p.name)
+def test_collapsed_turn_lines_contain_the_calls_line(path: Path) -> None:
+    """Issue 35: a collapsed tool call's chunk lines start at the record holding the
+    call (its ``tool_calls``) and end at its result's, in the chunks the CLI and the
+    workbench show."""
+    records = [json.loads(x) if x.strip() else None for x in path.read_text().splitlines()]
+    call_line: dict[str, int] = {}
+    for n, rec in enumerate(records, 1):
+        if isinstance(rec, dict) and rec.get("role") == "assistant":
+            for tc in rec.get("tool_calls") or []:
+                call_line[str(tc.get("id"))] = n
+    result_call = {
+        n: call_line[ref]
+        for n, rec in enumerate(records, 1)
+        if isinstance(rec, dict)
+        and rec.get("role") == "tool"
+        and (ref := str(rec.get("tool_call_id"))) in call_line
+    }
+    pipe = Pipeline(path, PipelineParams(collapse=True))
+    checked = 0
+    for chunk in pipe.compacted():
+        for t in chunk.turns:
+            if t.role == "Tool" and t.source_line in result_call:
+                lines = chunk.lines
+                assert lines is not None
+                call = result_call[t.source_line]
+                assert lines[0] <= call <= t.source_line <= lines[1], (t, lines)
+                checked += 1
+    assert checked

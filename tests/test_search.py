@@ -436,3 +436,40 @@ def test_a_lines_query_is_not_answered_by_a_chunk_cut_to_the_budget() -> None:
 def test_a_deeply_nested_query_file_is_one_error() -> None:
     with pytest.raises(QueryError, match=r"q\.json:1: not a query file"):
         parse_queries("[" * 100_000, "q.json")
+
+
+def test_a_cut_too_small_to_carry_anything_is_left_out_and_said() -> None:
+    """Issue 35: a chunk's start cut to fit a few tokens of room (a lone ``Tool``) is
+    left out; the answer says the budget's rest is unused, and the budget holds."""
+    from chunkscope.engine.search import core
+
+    small = "sqlite cache works with the blob column"
+    big = "Tool: sqlite cache " + "wal mode pragma " * 200
+    idx = SearchIndex([chunk(small, 1), chunk(big, 2)], [0, 1], COUNTER)
+    need = idx._count([idx.texts[0]])
+    for room in range(1, core.MIN_CUT_TOKENS + 4):
+        a = idx.search("sqlite cache", SearchParams(budget=need + room, neighbours=0))
+        assert a.used_tokens <= a.budget
+        for r in a.results:
+            if r.truncated:
+                assert r.tokens >= core.MIN_CUT_TOKENS and r.text.strip() not in {"Tool", "Tool:"}
+        if not any(r.truncated for r in a.results):
+            assert a.left_out == 1 and a.rest_note and "unused" in a.rest_note
+            assert a.as_json()["left_out"] == 1
+    tiny = idx.search("sqlite cache", SearchParams(budget=need + 4, neighbours=0))
+    assert [r.chunk for r in tiny.results] == [0] and tiny.left_out == 1
+    roomy = idx.search("sqlite cache", SearchParams(budget=need + 40, neighbours=0))
+    assert roomy.results[-1].truncated and roomy.left_out is None and roomy.rest_note is None
+
+
+def test_search_text_output_says_the_rest_is_unused() -> None:
+    from chunkscope.tui.cli.search import answer_text
+
+    small = "sqlite cache works with the blob column"
+    big = "Tool: sqlite cache " + "wal mode pragma " * 200
+    idx = SearchIndex([chunk(small, 1), chunk(big, 2)], [0, 1], COUNTER)
+    budget = idx._count([idx.texts[0]]) + 4
+    a = idx.search("sqlite cache", SearchParams(budget=budget, neighbours=0))
+    out = answer_text(a, 2)
+    assert "(the rest (4 tokens) unused: the start of #1 that fits carries nothing)" in out
+    assert "cut to the budget" not in out

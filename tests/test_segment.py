@@ -723,3 +723,29 @@ def test_the_merged_vectors_are_computed_when_first_read() -> None:
     want = np.asarray([v[a:b].astype(np.float64).mean(axis=0) for a, b in result.spans])
     assert got.shape == want.shape and np.allclose(got, want)
     assert result.vectors is got  # computed once
+
+
+def test_boundary_matching_is_one_to_one_nearest_first() -> None:
+    """Issue 35: one mark matches one cut, the nearest; cuts at one line count each."""
+    from chunkscope.engine.evaluate.measure import boundary_f1, match_boundaries
+
+    assert match_boundaries([12, 14], [1, 14], 3) == {14: 14}
+    p, r, f = boundary_f1([14, 14, 14], [1, 14], 3)
+    assert (round(p, 3), r) == (0.333, 1.0) and f < 1
+
+
+@given(
+    st.lists(st.integers(1, 60), max_size=30),
+    st.lists(st.integers(1, 60), max_size=10),
+    st.integers(0, 5),
+)
+def test_boundary_f1_precision_at_most_one_and_matches_at_most_marks(
+    hyp: list[int], gold: list[int], tol: int
+) -> None:
+    from chunkscope.engine.evaluate.measure import boundary_f1, match_boundaries
+
+    p, r, f = boundary_f1(hyp, gold, tol)
+    assert 0 <= p <= 1 and 0 <= r <= 1 and 0 <= f <= 1
+    matched = match_boundaries(hyp, gold, tol)
+    assert len(matched) <= len({g for g in gold if g > 1})
+    assert len(set(matched.values())) == len(matched)

@@ -83,7 +83,10 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
         line = turn.source_line if exact or (by_message and turn.role == "Doc") else None
         for i, part in enumerate(parts):
             if line is None:
-                piece = Turn(turn.timestamp, turn.role, part, turn.source_line, turn.turn_index)
+                # a collapsed call's line stays with its first paragraph
+                call = turn.call_line if i == 0 else None
+                at = turn.source_line
+                piece = Turn(turn.timestamp, turn.role, part, at, turn.turn_index, call_line=call)
             elif exact:
                 at, last = text_lines(part, line)
                 piece = Turn(turn.timestamp, turn.role, part, at, turn.turn_index, last)

@@ -179,30 +179,32 @@ def _offsets(weights: IntArray) -> IntArray:
 def match_boundaries(
     hypothesis: Sequence[int], gold: Sequence[int], tolerance: int = TOLERANCE
 ) -> dict[int, int]:
-    """Each boundary found (a start after line 1) matched to the nearest unmatched gold
-    one within `tolerance` lines, in order: ``{found line: gold line}``. The boundaries
-    left out of it are the spurious ones and the missed ones."""
+    """The boundaries found (starts after line 1) matched one-to-one to gold ones within
+    `tolerance` lines, nearest pairs first: ``{found line: gold line}``. Each gold
+    boundary matches at most one found line; the boundaries left out of it are the
+    spurious ones and the missed ones."""
     hyp = sorted(s for s in set(hypothesis) if s > 1)
     ref = sorted(s for s in set(gold) if s > 1)
-    used: set[int] = set()
-    out: dict[int, int] = {}
+    pairs: list[tuple[int, int, int]] = []
     for h in hyp:
         lo = bisect.bisect_left(ref, h - tolerance)
-        best = None
-        for g in ref[lo : bisect.bisect_right(ref, h + tolerance)]:
-            if g not in used and (best is None or abs(g - h) < abs(best - h)):
-                best = g
-        if best is not None:
-            used.add(best)
-            out[h] = best
+        pairs.extend((abs(g - h), h, g) for g in ref[lo : bisect.bisect_right(ref, h + tolerance)])
+    used: set[int] = set()
+    out: dict[int, int] = {}
+    for _, h, g in sorted(pairs):
+        if h not in out and g not in used:
+            used.add(g)
+            out[h] = g
     return out
 
 
 def boundary_f1(
     hypothesis: Sequence[int], gold: Sequence[int], tolerance: int = TOLERANCE
 ) -> tuple[float, float, float]:
-    """(precision, recall, F1) of the boundaries (starts after line 1), within `tolerance`."""
-    n_hyp = len({s for s in hypothesis if s > 1})
+    """(precision, recall, F1) of the boundaries (starts after line 1), within `tolerance`.
+    Every cut counts, several at one line too (paragraphs of one record): one of them
+    at most matches a mark, the others are spurious."""
+    n_hyp = len([s for s in hypothesis if s > 1])
     n_ref = len({s for s in gold if s > 1})
     if not n_hyp and not n_ref:
         return 1.0, 1.0, 1.0
@@ -252,7 +254,7 @@ def _score_partial(
         raise ValueError("partial gold needs a topic start after line 1")
     lo, hi = stretch
     marks = sorted({s for s in gold if 1 < s <= len(weights)})
-    cuts = sorted({s for s in hypothesis if lo <= s <= hi})
+    cuts = sorted(s for s in hypothesis if lo <= s <= hi)  # every cut, one line or not
     offsets = _offsets(weights)
     first, last = int(offsets[marks[0] - 1]), int(offsets[marks[-1] - 1])
     if len(marks) > 1:  # half the mean marked segment

@@ -32,8 +32,9 @@ any other          ``Called {name}({arguments as compact JSON}).``
 Details the table leaves open, decided here:
 
 - Every turn keeps its message's own timestamp and 1-based source line (the
-  line of a `engine.read.parse.Message`, else None); ``turn_index`` numbers the
-  output turns 0, 1, 2, ...
+  line of a `engine.read.parse.Message`, else None); a ``Tool`` turn also keeps
+  the line of the record holding its call (``Turn.call_line``), so its lines run
+  from the call to the result; ``turn_index`` numbers the output turns 0, 1, 2, ...
 - A missing argument reads ``?`` (``ls`` without a path lists ``.``); arguments
   that are not JSON, or JSON that is not an object, count as no arguments, except
   for an unknown tool, whose sentence shows them as given.
@@ -433,11 +434,15 @@ def collapse_messages(
     counts messages.
     """
     turns: list[Turn] = []
-    pending: dict[str, tuple[str, Any, str | None]] = {}
-    anonymous: deque[tuple[str, Any, str | None]] = deque()
+    pending: dict[str, tuple[str, Any, str | None, int | None]] = {}
+    anonymous: deque[tuple[str, Any, str | None, int | None]] = deque()
 
-    def add(ts: datetime | None, role: str, text: str, line: int | None) -> None:
-        turns.append(Turn(ts, role, text, line, len(turns)))
+    def add(
+        ts: datetime | None, role: str, text: str, line: int | None, call_line: int | None = None
+    ) -> None:
+        if call_line is not None and (line is None or call_line >= line):
+            call_line = None  # the call's line adds nothing to the result's
+        turns.append(Turn(ts, role, text, line, len(turns), call_line=call_line))
 
     for msg in with_progress(messages, progress):
         if not isinstance(msg, Mapping):
@@ -460,9 +465,9 @@ def collapse_messages(
             agent = msg.get("agent") if isinstance(msg.get("agent"), str) else None
             for call_id, name, arguments in _calls(msg):
                 if call_id is None:
-                    anonymous.append((name, arguments, agent))
+                    anonymous.append((name, arguments, agent, line))
                 else:
-                    pending[call_id] = (name, arguments, agent)
+                    pending[call_id] = (name, arguments, agent, line)
         elif role == "tool":
             ref = msg.get("tool_call_id")
             if ref in (None, ""):
@@ -482,7 +487,8 @@ def collapse_messages(
                 readable=readable,
             )
             if sentence is not None:
-                add(_timestamp(msg), TOOL_ROLE, sentence, _source_line(msg))
+                # the turn spans the call's record line to its result's
+                add(_timestamp(msg), TOOL_ROLE, sentence, _source_line(msg), call[3])
         # system messages and unknown roles are dropped
     return turns
 

@@ -13,12 +13,16 @@ counts) and answers a question in three steps:
    them; a chunk that does not fit in what is left is passed over for the next one
    that does. What room is left then takes the start of the best chunk passed over,
    cut to fit (``truncated``; so a first chunk alone over the budget is cut to it).
+   A start too small to carry anything (under `MIN_CUT_TOKENS` tokens, or no word
+   beyond a role label) is left out: the rest of the budget stays unused, and the
+   answer says so (``Answer.left_out``, `Answer.rest_note`).
    The context is the taken chunks' texts joined with a blank line, counted with the
    run's tokenizer: never more than the budget.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,10 +41,12 @@ from chunkscope.engine.search.rankers import (
     order,
     rrf,
 )
+from chunkscope.engine.textutil import plural
 from chunkscope.engine.tokens import TokenCounter
 
 __all__ = [
     "CONTEXT_JOIN",
+    "MIN_CUT_TOKENS",
     "Answer",
     "Result",
     "SearchIndex",
@@ -53,6 +59,11 @@ __all__ = [
 JOIN_SLACK = 4
 #: Between two chunks of a context.
 CONTEXT_JOIN = "\n\n"
+#: The fewest tokens a chunk's start cut to fit the budget's rest must hold to be
+#: kept: a smaller one (a role label, half a word) carries nothing.
+MIN_CUT_TOKENS = 8
+#: A role label at the start of a chunk's text (``Tool:``, ``Bot thinking:``).
+_ROLE_LABEL = re.compile(r"\A\s*[A-Za-z][A-Za-z ]{0,30}:")
 
 FloatArray = npt.NDArray[np.float64]
 #: Embeds questions (and, for an embedder whose vectors depend on the whole call, the
@@ -130,20 +141,36 @@ class Answer:
     used_tokens: int
     budget: int
     ranking: tuple[int, ...] = field(repr=False)  # chunks the ranker scores, best first
+    #: The chunk whose start would have filled the budget's rest but was too small to
+    #: carry anything (see the module doc), so the rest is unused; None otherwise.
+    left_out: int | None = None
 
     @property
     def context(self) -> str:
         """The results' texts joined: what an agent would be handed."""
         return CONTEXT_JOIN.join(r.text for r in self.results)
 
+    @property
+    def rest_note(self) -> str | None:
+        """What the output says when the budget's rest is left unused, else None."""
+        if self.left_out is None:
+            return None
+        return (
+            f"the rest ({plural(self.budget - self.used_tokens, 'token')}) unused: "
+            f"the start of #{self.left_out} that fits carries nothing"
+        )
+
     def as_json(self) -> dict[str, Any]:
         """The answer as the JSON of ``search --json``."""
-        return {
+        out: dict[str, Any] = {
             "query": self.query.query,
             "results": [r.as_json() for r in self.results],
             "used_tokens": self.used_tokens,
             "budget": self.budget,
         }
+        if self.left_out is not None:
+            out["left_out"] = self.left_out
+        return out
 
 
 class SearchIndex:
@@ -236,13 +263,16 @@ class SearchIndex:
             taken.append((i, via, text))
             chosen.add(i)
         truncated = -1
+        left_out: int | None = None
         if passed is not None and passed[0] not in chosen and len(taken) < p.top:
             # the rest of the room: the start of the best chunk passed over
             cut = self._cut_to_fit(parts, self.texts[passed[0]], p.budget)
-            if cut.strip():
+            if self._carries_words(cut):
                 truncated = len(taken)
                 parts.append(cut)
                 taken.append((passed[0], passed[1], cut))
+            else:
+                left_out = passed[0]
         results = tuple(
             Result(
                 rank=k + 1,
@@ -257,7 +287,14 @@ class SearchIndex:
             )
             for k, (i, via, text) in enumerate(taken)
         )
-        return Answer(query, results, self._count(parts), p.budget, tuple(ranking))
+        return Answer(query, results, self._count(parts), p.budget, tuple(ranking), left_out)
+
+    def _carries_words(self, cut: str) -> bool:
+        """True when a chunk's start cut to fit carries something: at least
+        `MIN_CUT_TOKENS` tokens and a word beyond its role label."""
+        if not any(ch.isalnum() for ch in _ROLE_LABEL.sub("", cut, count=1)):
+            return False
+        return self.counter.count(cut) >= MIN_CUT_TOKENS
 
     def _priorities(
         self, ranking: list[int], scores: FloatArray, p: SearchParams

@@ -95,6 +95,8 @@ def answer_text(answer: Any, chunks: int) -> str:
     ]
     if not answer.results:
         out.append("  (no chunk matches)")
+    if answer.rest_note:
+        out.append(f"  ({answer.rest_note})")
     for r in answer.results:
         how = f"  beside #{r.via}" if r.via is not None else ""
         cut = "  [cut to the budget]" if r.truncated else ""

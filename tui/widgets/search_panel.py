@@ -147,6 +147,7 @@ class SearchPanel(Vertical):
         status.update(
             f"context: {answer.used_tokens} of {answer.budget} tokens · "
             f"{len(answer.results)} of {chunks} chunks"
+            + (f" · {answer.rest_note}" if answer.rest_note else "")
         )
         picked = [r.chunk for r in answer.results]
         results.clear_options()

@@ -31,7 +31,6 @@ import numpy as np
 from chunkscope.engine.evaluate.measure import (
     TOLERANCE,
     Scores,
-    chunk_starts,
     marked_stretch,
     match_boundaries,
     score,
@@ -171,15 +170,19 @@ class ChunksVerdict:
 def judge_chunks(chunks: Sequence[Chunk], marks: FileMarks) -> ChunksVerdict:
     """Any chunking of the file (the merged run, a strategy's column) against `marks`."""
     gold = [1, *marks.starts]
-    found = chunk_starts(chunks)
+    first = _first_lines(chunks)
+    # every cut, several at one line too: one of them at most matches a mark
+    found = [1, *(first[i + 1] for i in range(len(chunks) - 1))]
     weights = marks.weights()
     scores = score(found, gold, weights, chunks=len(chunks), partial=marks.partial)
     matched = match_boundaries(found, gold, TOLERANCE)
-    first = _first_lines(chunks)
     stretch = marked_stretch(gold, len(weights)) if marks.partial else None
 
+    claimed: set[int] = set()  # a matched line's first cut is the hit
+
     def verdict(line: int) -> str:
-        if line in matched:
+        if line in matched and line not in claimed:
+            claimed.add(line)
             return "hit"
         if stretch is not None and not stretch[0] <= line <= stretch[1]:
             return "outside"
