@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from chunkscope.tui.app import ChunkscopeApp, StartOptions
-from tests.pilot import SAMPLE, SIZE, settled, until, wait_for
+from tests.pilot import SAMPLE, SIZE, all_idle, settled, until, wait_for
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -24,7 +24,9 @@ async def _settle(pilot) -> None:  # type: ignore[no-untyped-def]
 
     def swept() -> bool:
         panel = pilot.app.workbench.query_one(SweepPanel)
-        return panel.result is not None and not panel.busy and pilot.app.workers_idle()
+        # all_idle: no sweep scheduled either (a column's run schedules one 0.3 s later;
+        # the panel's rows, and so the controls' scrollbar, change when it is drawn)
+        return panel.result is not None and not panel.busy and all_idle(pilot.app)
 
     await until(pilot, swept)
     await pilot.pause()
