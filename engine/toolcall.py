@@ -41,6 +41,8 @@ COMMAND_CUT = 800
 VALUE_CUT = 80
 PAIRS_CUT = 240
 ELLIPSIS = "…"
+#: Tools whose arguments are a shell command: shown as ``$ command``.
+SHELL_TOOLS = frozenset(("bash", "shell", "sh", "exec", "run_shell_command", "exec_command"))
 
 
 def _cut(text: str, limit: int) -> str:
@@ -177,12 +179,16 @@ def format_call(name: Any, arguments: Any) -> str:
     if args is None or args == {} or args == "" or args == []:
         return f"{tool}()"
     if isinstance(args, str):  # a raw argument string: the command or input itself
-        if tool.lower() in ("bash", "shell", "sh", "exec", "run_shell_command", "exec_command"):
+        if tool.lower() in SHELL_TOOLS:
             return _command(args, "")
         return f"{tool} {_subject(args)}" if "\n" not in args.strip() else f"{tool}\n{_block(args)}"
     if isinstance(args, list):
         command = _command_text(args)
-        return _command(command, "") if command is not None else f"{tool} {_scalar(args)}"
+        if command is None:
+            return f"{tool} {_scalar(args)}"
+        if tool.lower() in SHELL_TOOLS or tool == "?":
+            return _command(command, "")
+        return f"{tool} {_cut(' '.join(command.split()), VALUE_CUT * 2)}"  # grep's argv
     if not isinstance(args, dict):
         return f"{tool} {_scalar(args)}"
     for key in COMMAND_KEYS:

@@ -175,3 +175,11 @@ def test_the_seed_keeps_its_own_text(tmp_path: Path) -> None:
     assert [t.text for t in parse_turns(path)] == [content]
     assert [t.text for t in load(path).turns] == [content + "\n$ ls"]
     assert calls_text([call]) == "$ ls"
+
+
+def test_an_argv_list_keeps_the_tools_name_unless_the_tool_is_a_shell() -> None:
+    """`grep` called with ``["not", "an", "object"]`` read ``$ not an object``: the list
+    is the tool's arguments, not a command of its own."""
+    assert format_call("grep", '["not", "an", "object"]') == "grep not an object"
+    assert format_call("shell", ["bash", "-lc", "ls -la"]) == "$ ls -la"
+    assert format_call("exec_command", ["git", "status"]) == "$ git status"
