@@ -41,8 +41,27 @@ COMMAND_CUT = 800
 VALUE_CUT = 80
 PAIRS_CUT = 240
 ELLIPSIS = "…"
-#: Tools whose arguments are a shell command: shown as ``$ command``.
-SHELL_TOOLS = frozenset(("bash", "shell", "sh", "exec", "run_shell_command", "exec_command"))
+#: Tools whose arguments are a shell command (lower case; compare ``name.lower()``): shown
+#: as ``$ command``, collapsed as "Ran ...", and read by the recap's outcome of checks.
+SHELL_TOOLS = frozenset(
+    (
+        "bash",
+        "shell",
+        "sh",
+        "zsh",
+        "exec",
+        "local_shell",
+        "shell_command",
+        "container.exec",
+        "exec_command",
+        "run_shell_command",
+        "execute_command",
+        "execute_bash",
+        "run_terminal_cmd",
+        "terminal",
+        "run",
+    )
+)
 
 
 def _cut(text: str, limit: int) -> str:

@@ -63,7 +63,7 @@ from typing import Any
 from chunkscope.engine.model import Progress, Turn, with_progress
 from chunkscope.engine.read.source import THINKING_ROLE, content_text, parse_timestamp
 from chunkscope.engine.textutil import plural
-from chunkscope.engine.toolcall import ELLIPSIS, format_call
+from chunkscope.engine.toolcall import ELLIPSIS, SHELL_TOOLS, format_call
 
 __all__ = [
     "CONSEQUENTIAL_TOOLS",
@@ -327,15 +327,7 @@ def _other_tool(
         return f"Wrote {_path(args)} ({_plural(n, 'line')})."
     if name in ("Edit", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool", "replace"):
         return f"Edited {_path(args)}."
-    if name in (
-        "Bash",
-        "bash",
-        "shell",
-        "local_shell",
-        "container.exec",
-        "exec_command",
-        "run_shell_command",
-    ):
+    if name.lower() in SHELL_TOOLS:
         return _ran(_command(args), result, exit_code, failed)
     if name == "python":  # ChatGPT's code interpreter: the code's first line
         code = _arg(args, "input").strip().splitlines()

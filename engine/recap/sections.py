@@ -58,6 +58,7 @@ from chunkscope.engine.summarize.extractive import (
     sentences_of,
     split_sentences,
 )
+from chunkscope.engine.toolcall import SHELL_TOOLS
 
 __all__ = [
     "SECTION_TITLES",
@@ -291,7 +292,7 @@ def _interrupted(log: _Log, index: int) -> None:
 def _describe(call: _Call) -> str:
     """A call in a few words: `` `command` ``, ``Edit path``, ``Task (description)``."""
     name = call.name
-    if name.lower() in _SHELL_TOOLS:
+    if name.lower() in SHELL_TOOLS:
         command = _command(call.args)
         return f"`{_cut(command, 100)}`" if command != "?" else name
     for key in ("file_path", "path", "notebook_path", "url", "query", "pattern", "description"):
@@ -605,7 +606,7 @@ _REDIRECT_WRITE = re.compile(
 def _edited_paths(call: _Call) -> list[str]:
     name = call.name.lower()
     args = call.args
-    if name == "apply_patch" or name in _SHELL_TOOLS:
+    if name == "apply_patch" or name in SHELL_TOOLS:
         text = " ".join(
             str(v) for k, v in args.items() if k in ("input", "patch", "command", "cmd")
         )
@@ -720,7 +721,7 @@ def files_section(log: _Log) -> Section:
         if call.failed or call.rejected:
             continue  # an edit that failed or that the user refused changed nothing
         name = call.name.lower()
-        shell = name in _SHELL_TOOLS
+        shell = name in SHELL_TOOLS
         for path in _edited_paths(call):
             counts[path] = counts.get(path, 0) + 1
             if name in ("write", "write_file", "create_file", "create"):
@@ -779,22 +780,6 @@ _PER_LINE = 6
 
 # --------------------------------------------------------------------------- outcome
 
-_SHELL_TOOLS = frozenset(
-    {
-        "bash",
-        "shell",
-        "local_shell",
-        "exec_command",
-        "shell_command",
-        "container.exec",
-        "run_shell_command",
-        "execute_command",
-        "run_terminal_cmd",
-        "terminal",
-        "run",
-        "execute_bash",
-    }
-)
 _CHECK = re.compile(
     r"\b(?:pytest|py\.test|unittest|tox|nox|nosetests|mypy|ruff|flake8|pylint|jest|vitest|mocha|"
     r"go (?:test|build|vet)|cargo (?:test|build|check|clippy|nextest)|make\b|cmake --build|ninja|"
@@ -894,7 +879,7 @@ def outcome_section(log: _Log) -> Section:
             if isinstance(summary, str) and summary.strip():
                 finished.append((call.index, f"Finished: {_cut(summary, 260)}"))
             continue
-        if name not in _SHELL_TOOLS:
+        if name not in SHELL_TOOLS:
             continue
         command = _command(call.args)
         if command == "?":
@@ -953,7 +938,7 @@ def _commits(log: _Log) -> list[tuple[int, str]]:
     ``git commit --amend`` replaces the commit before it (and says which)."""
     found: list[tuple[int, str, bool]] = [(pos, line, False) for pos, line in log.commits]
     for call in log.calls:
-        if call.name.lower() not in _SHELL_TOOLS or call.rejected:
+        if call.name.lower() not in SHELL_TOOLS or call.rejected:
             continue
         command = _command(call.args)
         if command != "?" and _COMMIT.search(command):
@@ -990,7 +975,7 @@ def _hash_from_log(log: _Log, pos: int, line: str) -> str:
         return line
     message = line[len("Committed: ") :]
     for call in log.calls:
-        if call.index <= pos or call.name.lower() not in _SHELL_TOOLS or call.rejected:
+        if call.index <= pos or call.name.lower() not in SHELL_TOOLS or call.rejected:
             continue
         command = _command(call.args)
         if _COMMIT.search(command):
@@ -1033,7 +1018,7 @@ def state_section(log: _Log) -> Section:
     prs: list[tuple[int, str]] = []
     status: _Call | None = None
     for call in log.calls:
-        if call.name.lower() not in _SHELL_TOOLS or call.rejected:
+        if call.name.lower() not in SHELL_TOOLS or call.rejected:
             continue
         command = _command(call.args)
         result = call.result or ""
