@@ -111,11 +111,25 @@ class FittingFooter(Footer):
     def on_resize(self) -> None:
         self._fit_keys()
 
+    #: A key's cells by what it shows: measuring renders the key, and the footer is
+    #: fitted anew at every change of the keys in force, mostly to the same keys.
+    _widths: ClassVar[dict[tuple[str, str, bool, bool], int]] = {}
+
     def _cells(self, key: FooterKey) -> int:
         """The cells `key` takes in the footer's row: its text, padding, border, margin."""
-        size = self.size if self.size.width else self.app.size
-        content = key.get_content_width(size, self.app.size)
-        return content + key.styles.gutter.width + key.styles.margin.width
+        shown = (
+            key.key_display,
+            key.description,
+            key.has_class("-compact"),
+            key.has_class("-command-palette"),
+        )
+        cells = self._widths.get(shown)
+        if cells is None:
+            size = self.size if self.size.width else self.app.size
+            content = key.get_content_width(size, self.app.size)
+            cells = content + key.styles.gutter.width + key.styles.margin.width
+            self._widths[shown] = cells
+        return cells
 
     def _fit_keys(self) -> None:
         keys = list(self.query(FooterKey))
