@@ -48,6 +48,7 @@ import numpy.typing as npt
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.fileio import atomic_write_text
 from chunkscope.engine.params import SliderSpec, check_fields, knob
+from chunkscope.engine.textutil import literal_markdown
 
 if TYPE_CHECKING:
     from chunkscope.engine.recap.sections import Section
@@ -383,8 +384,9 @@ class Selection:
 
 
 def render_block(candidate: Candidate, headings: bool = False) -> str:
-    """One candidate's paragraph (with its ``## time range`` heading when asked)."""
-    text = candidate.text
+    """One candidate's paragraph (with its ``## time range`` heading when asked); the
+    summary is the log's text, so no line of it reads as a heading (`literal_markdown`)."""
+    text = literal_markdown(candidate.text)
     if headings and candidate.time_range:
         return f"## {candidate.time_range}{SEPARATOR}{text}" if text else ""
     return text
@@ -420,9 +422,9 @@ def render_recap(
         if isinstance(item, Candidate):
             blocks.append(render_block(item, headings))
         elif isinstance(item, str):
-            blocks.append(item.strip())
+            blocks.append(literal_markdown(item.strip()))
         else:  # a Summary
-            blocks.append(item.text.strip())
+            blocks.append(literal_markdown(item.text.strip()))
     return _join(blocks)
 
 
@@ -600,7 +602,7 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
     seen: set[str] = set()
     said = _norm(" ".join(prefix.split()))  # the sections' text, to find quotes in it
     for line in prefix.splitlines():
-        line = line.strip().lstrip("-#*> ").strip()
+        line = line.strip().lstrip("-#*>\\ ").strip()
         unlabelled = _LABEL.sub("", line)  # "Later: do X." says "do X."
         for text in {line, unlabelled}:
             for s in sentences_of(text):
