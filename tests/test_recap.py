@@ -287,6 +287,21 @@ def test_newest_over_budget() -> None:
     assert empty.text == "" and empty.candidates == []
 
 
+def test_a_candidate_without_summary_text_is_not_kept_and_says_why() -> None:
+    """A merged chunk with no text to summarize (an HTML comment alone) has an empty
+    summary: it is not kept (it was, at 0 tokens, with a blank row), pinned or not, and
+    its reason says so; the others are selected as before."""
+    cands = [cand(0, para(0, 5)), cand(1, ""), cand(2, para(2, 5)), cand(3, "")]
+    cands[1] = replace(cands[1], summary=Summary("", ""))
+    cands[3] = replace(cands[3], summary=Summary("", ""))
+    sel = select(cands, 10_000, COUNTER, pinned=[3])
+    assert [c.index for c in sel.selected] == [0, 2]
+    assert [c.reason for c in sel.candidates] == ["kept", "no summary", "kept", "no summary"]
+    assert sel.text == render_recap([cands[0], cands[2]])
+    alone = select([replace(cands[1], index=0)], 100, COUNTER)
+    assert alone.selected == [] and alone.text == "" and alone.used_tokens == 0
+
+
 def test_select_validates_the_budget() -> None:
     with pytest.raises(ValueError):
         select([], -1, COUNTER)

@@ -81,8 +81,9 @@ __all__ = [
 FloatArray = npt.NDArray[np.float64]
 Scorer = Literal["recency", "salience"]
 #: Why a candidate is in the recap or not; "said already": every sentence of its summary
-#: was said before it (by the sections or a candidate ahead), so it adds nothing.
-Reason = Literal["kept", "pinned", "over budget", "excluded", "said already"]
+#: was said before it (by the sections or a candidate ahead), so it adds nothing; "no
+#: summary": its chunk has no text with words to summarize (an HTML comment, a lone fence).
+Reason = Literal["kept", "pinned", "over budget", "excluded", "said already", "no summary"]
 
 SCORERS: tuple[Scorer, ...] = ("recency", "salience")
 
@@ -495,11 +496,8 @@ def select(
         return _join((blocks[i] for i in sorted(members)), prefix)
 
     for i in priority:
-        if i in said:
-            continue
         if not blocks[i]:
-            chosen.add(i)  # an empty paragraph costs nothing and renders as nothing
-            continue
+            continue  # nothing to say (no summary, or all of it said already): not kept
         estimate = used + tokens[i] + (sep if used else 0)
         if estimate > budget + _SEAM_SLACK:
             continue
@@ -525,6 +523,8 @@ def select(
             reason = "pinned" if c.pinned else "kept"
         elif i in said:
             reason = "said already"
+        elif not blocks[i]:
+            reason = "no summary"
         else:
             reason = "over budget"
         out.append(replace(c, tokens=tokens[i], selected=i in chosen, reason=reason))
