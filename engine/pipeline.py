@@ -385,6 +385,12 @@ class Pipeline:
 
         return strategy_class(self.params.strategy).compacts
 
+    @property
+    def compacts(self) -> bool:
+        """Whether the pipeline compacts the strategy's chunks (`blank-line`): the
+        compacted chunks are then `raw_chunks` joined to at least `compact_min` chars."""
+        return self._compacts()
+
     def strategy_result(self, progress: Progress | None = None) -> StrategyResult:
         """The chunking strategy's chunks with their metadata (see `engine.chunk.strategies`).
 
