@@ -161,7 +161,8 @@ STAGE_INPUTS: dict[str, tuple[str, ...]] = {
     "parse": ("strict", "collapse", "input_format", "session"),
 }
 STAGE_INPUTS["turns"] = (*STAGE_INPUTS["parse"], "seed_calls")
-STAGE_INPUTS["sections"] = STAGE_INPUTS["parse"]
+# the sections read the log's messages whether or not its tool calls are collapsed
+STAGE_INPUTS["sections"] = tuple(n for n in STAGE_INPUTS["parse"] if n != "collapse")
 STAGE_INPUTS["strategy"] = (*STAGE_INPUTS["turns"], "strategy", "strategy_params", "tokenizer")
 STAGE_INPUTS["chunk"] = (*STAGE_INPUTS["strategy"], "by_message")
 STAGE_INPUTS["compact"] = (*STAGE_INPUTS["chunk"], "compact_min")
@@ -383,6 +384,12 @@ class Pipeline:
         from chunkscope.engine.chunk.strategies import strategy_class
 
         return strategy_class(self.params.strategy).compacts
+
+    @property
+    def compacts(self) -> bool:
+        """Whether the pipeline compacts the strategy's chunks (`blank-line`): the
+        compacted chunks are then `raw_chunks` joined to at least `compact_min` chars."""
+        return self._compacts()
 
     def strategy_result(self, progress: Progress | None = None) -> StrategyResult:
         """The chunking strategy's chunks with their metadata (see `engine.chunk.strategies`).
@@ -973,7 +980,8 @@ class Pipeline:
 
         Summaries and scores are memoised, so changing the budget, the pins or
         the exclusions re-runs only the (fast) selection. The recap pipeline
-        expects ``collapse=True`` (tool calls collapsed before chunking).
+        expects ``collapse=True`` (tool calls collapsed before chunking); with raw
+        tool calls the summaries are of the raw turns, the sections the same.
         """
         from chunkscope.engine.recap.core import DEFAULT_BUDGET, compose
 
@@ -983,11 +991,23 @@ class Pipeline:
         return compose(candidates, sections, budget, self.counter, pinned, excluded, headings)
 
     def sections(self) -> list[Section]:
-        """The recap's procedural sections of the log (`engine.recap.sections`), unfitted."""
+        """The recap's procedural sections of the log (`engine.recap.sections`), unfitted:
+        the same whether tool calls are collapsed or not (a raw parse keeps no messages,
+        so they are read once more for the sections, and not kept)."""
         from chunkscope.engine.recap.sections import extract_sections
 
         def compute() -> list[Section]:
-            source = self.source()
+            p = self.params
+            if p.collapse:
+                source = self.source()
+            else:  # raw tool calls: the parse kept no messages; read them once, unkept
+                source = load(
+                    self.path,
+                    strict=p.strict,
+                    keep_messages=True,
+                    input_format=p.input_format,
+                    session=p.session,
+                )
             return extract_sections(source.messages, source.notes)
 
         return self._stage("sections", compute)

@@ -22,6 +22,31 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
+#: A line that markdown may read as a heading (CommonMark's ATX heading: one to six ``#``
+#: and a space, a tab or the line's end), in a list item or a quote too, at any indent (a
+#: list item's continuation is indented: whether it is code depends on the lines above).
+_HEADING_LINE = re.compile(
+    r"^((?:[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]*>[ \t]?)*[ \t]*)(#{1,6})(?=[ \t]|$)", re.M
+)
+
+
+#: A line that underlines the one above into a heading (a setext heading: ``===``, ``---``).
+_UNDERLINE = re.compile(r"^([ \t]*)(=+|-+)(?=[ \t]*$)", re.M)
+
+
+def literal_markdown(text: str) -> str:
+    """Log text made data in a markdown page: a line that would read as a heading
+    (``# Goal``) gets a backslash before its ``#`` (``\\# Goal``, shown as written), and a
+    line of ``=`` or ``-`` that would underline the line above into one, before its first
+    mark; so a heading in someone's message never becomes one of the page's. Other text
+    is kept as it is."""
+    if "#" in text:
+        text = _HEADING_LINE.sub(r"\1\\\2", text)
+    if "\n" in text and ("=" in text or "-" in text):
+        text = _UNDERLINE.sub(r"\1\\\2", text)
+    return text
+
+
 def strip_control(text: str) -> str:
     """`text` without terminal escape sequences or control characters (newline, tab kept)."""
     if not text.isprintable():

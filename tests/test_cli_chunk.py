@@ -473,3 +473,70 @@ def test_a_documents_counts_name_sections_and_paragraphs(
     per_chunk = [int(n) for n in re.findall(r"--- Chunk \d+ \((\d+) paragraphs?, ", out)]
     assert per_chunk and sum(per_chunk) == len(re.findall(r"^  Doc: ", out, re.M))
     assert " turn" not in out
+
+
+# --------------------------------------------------------------------------- what the counts are
+
+
+def test_the_text_output_says_what_its_chunk_counts_are(capsys: pytest.CaptureFixture[str]) -> None:
+    """`chunk FILE` prints 118 chunks and `chunk FILE --embed` 303 before merging: each
+    says what its count is (the split, the compaction minimum and its flag), and the
+    topic merge's says what `chunk` alone has; `--merge seed` prints what it always did."""
+    sample = str(SAMPLE_DIR / "cache_refactor.jsonl")
+    plain = run_json(capsys, sample)
+    assert main(["chunk", sample]) == 0
+    out = capsys.readouterr().out.splitlines()
+    n = len(plain["chunks"])
+    assert re.fullmatch(
+        rf"{n} chunks: \d+ split at blank lines, compacted to at least 80 chars \(--min-chars\)",
+        out[1],
+    ), out[1]
+    assert main(["chunk", sample, "--embed", "--format", "json"]) == 0
+    units = len(json.loads(capsys.readouterr().out)["chunks"])
+    assert units != n  # the two counts differ: the lines below say why
+    assert main(["chunk", sample, "--embed"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert f", {units} chunks, tokens by" in out[0]
+    assert out[2] == "=== Before merging: the topic merge's units ==="
+    assert out[3].startswith(f"{units} chunks: ") and "split at every message and blank" in out[3]
+    assert "compacted to at least 20 chars (--topic-unit-chars)" in out[3]
+    assert out[4] == (
+        f"(`chunk` without --embed, and --merge seed: {n} chunks, split at blank lines only "
+        "and compacted to at least 80 chars, --min-chars)"
+    )
+    assert main(["chunk", sample, "--embed", "--merge", "seed"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert f", {n} chunks, tokens by" in out[0] and out[1:3] == ["", "=== Before merging ==="]
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--merge", "topic"],
+        ["--merge", "seed"],
+        ["--threshold", "0.3"],
+        ["--topic-depth", "3"],
+        ["--max-chars", "500"],
+        ["--merge-max-tokens", "40"],
+    ],
+)
+def test_a_merge_flag_without_embed_is_refused_not_ignored(
+    capsys: pytest.CaptureFixture[str], log: Path, flags: list[str]
+) -> None:
+    """`chunk FILE --merge topic` merged nothing and said nothing: a flag that sets the
+    merge needs --embed, as --chunks and --topics do (one line, exit 2)."""
+    assert main(["chunk", str(log), *flags]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert (
+        err == f"chunkscope: {flags[0]} sets the merge, which runs only with --embed: add --embed\n"
+    )
+    assert main(["chunk", str(log), *flags, "--embed", "--format", "json"]) == 0
+    assert "merged" in json.loads(capsys.readouterr().out)
+
+
+def test_a_strategys_size_is_no_merge_flag(capsys: pytest.CaptureFixture[str], log: Path) -> None:
+    """`--max-tokens` is a strategy's size too (with --embed, the merge's cap as well)."""
+    argv = ["chunk", str(log), "--strategy", "sliding-window", "--max-tokens", "60"]
+    assert main(argv) == 0
+    assert capsys.readouterr().err == ""

@@ -100,9 +100,13 @@ def test_a_compaction_minimum_above_the_size_cap_is_refused(
         "of at least 900 chars cannot fit a merged chunk of at most 500; lower --min-chars "
         "or raise --max-chars"
     )
-    # without a merge (chunk alone) there is no cap to be above
+    # without a merge (chunk alone) there is no cap to be above: --max-chars asks for --embed
     if command == "chunk":
-        assert main([*argv[:-3], "-o", str(isolated / "out")]) == 0
+        assert main([*argv[:-3], "-o", str(isolated / "out")]) == 2
+        assert one_error_line(capsys.readouterr().err) == (
+            "chunkscope: --max-chars sets the merge, which runs only with --embed: add --embed"
+        )
+        assert main([*argv[:-5], "-o", str(isolated / "out")]) == 0
 
 
 @pytest.mark.parametrize(

@@ -306,6 +306,43 @@ def test_json_sections(capsys: pytest.CaptureFixture[str], fixture: str, names: 
     assert "## Task" not in plain and plain.strip()
 
 
+DOC = """# Using it
+
+**1. Open a session.** The workbench opens the newest session of the folder and shows
+its chunks beside the merged ones.
+
+<!-- generated: search -->
+
+**4. Show it to someone.** One self-contained HTML page of the run, or the whole
+workbench in a browser. The page needs no network.
+
+<!-- end: search -->
+"""
+
+
+def test_recap_of_a_markdown_file_keeps_bold_lead_ins_whole_and_no_empty_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's shape: numbered bold lead-ins stay in their sentence (not `**4.` and
+    `Show it to someone.**`), and a chunk of an HTML comment alone is no kept row of 0
+    tokens: it is not kept, and its reason and a note say why."""
+    path = tmp_path / "guide.md"
+    path.write_text(DOC, encoding="utf-8")
+    small = ("--max-chars", "120")  # each paragraph and comment a merged chunk of its own
+    code, out, err = run(capsys, "recap", str(path), *small, "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    for c in doc["candidates"]:
+        assert c["summary"].count("**") % 2 == 0 and c["abstract"].count("**") % 2 == 0, c
+        assert c["selected"] == bool(c["summary"] or c["abstract"]), c
+        assert c["reason"] == ("kept" if c["selected"] else "no summary"), c
+    assert [c["reason"] for c in doc["candidates"]].count("no summary") >= 1
+    assert "**4. Show it to someone.** One self-contained HTML page" in doc["recap"]
+    assert "with no text to summarize" in err
+    code, md, _ = run(capsys, "recap", str(path), *small)
+    assert md == doc["recap"] and "\n\n\n" not in md
+
+
 def test_seed_log_gets_sections(capsys: pytest.CaptureFixture[str]) -> None:
     """The seed's own log (seed 004's tools: read, write, edit, run, done) has its sections."""
     code, out, _ = run(capsys, "recap", str(SAMPLES / "cache_refactor.jsonl"), "--budget", "600")

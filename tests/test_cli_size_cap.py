@@ -174,7 +174,8 @@ def test_chunks_says_when_the_cap_makes_n_unreachable_and_topics_asks_for_topics
     code, doc, err = _run(capsys, str(path), "--topics", "3", "--max-chars", "100000")
     assert code == 0 and len(doc["topics"]) == 3 and "gives 3 topics" in err
     assert main(["chunk", str(path), "--topics", "3"]) == 2
-    assert "--topics sets the merge: add --embed" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--topics sets the merge, which runs only with --embed: add --embed" in err
 
 
 def test_markdown_text_output_has_no_clock_and_one_date(

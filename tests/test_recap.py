@@ -287,6 +287,21 @@ def test_newest_over_budget() -> None:
     assert empty.text == "" and empty.candidates == []
 
 
+def test_a_candidate_without_summary_text_is_not_kept_and_says_why() -> None:
+    """A merged chunk with no text to summarize (an HTML comment alone) has an empty
+    summary: it is not kept (it was, at 0 tokens, with a blank row), pinned or not, and
+    its reason says so; the others are selected as before."""
+    cands = [cand(0, para(0, 5)), cand(1, ""), cand(2, para(2, 5)), cand(3, "")]
+    cands[1] = replace(cands[1], summary=Summary("", ""))
+    cands[3] = replace(cands[3], summary=Summary("", ""))
+    sel = select(cands, 10_000, COUNTER, pinned=[3])
+    assert [c.index for c in sel.selected] == [0, 2]
+    assert [c.reason for c in sel.candidates] == ["kept", "no summary", "kept", "no summary"]
+    assert sel.text == render_recap([cands[0], cands[2]])
+    alone = select([replace(cands[1], index=0)], 100, COUNTER)
+    assert alone.selected == [] and alone.text == "" and alone.used_tokens == 0
+
+
 def test_select_validates_the_budget() -> None:
     with pytest.raises(ValueError):
         select([], -1, COUNTER)
@@ -642,3 +657,83 @@ def test_dedupe_leaves_out_what_a_sentence_said_before_holds(
                 seen.add(key)
             kept.append(key)
         assert [core._norm(s) for s in sentences_of(got[i].summary.summary)] == kept
+
+
+# --------------------------------------------------------------------------- log text is data
+
+# A user's request and the assistant's last message open with markdown headings.
+HEADED_LOG = [
+    {"role": "user", "content": "# Goal\nMake the parser strict about bad lines.\n# Notes\nKeep."},
+    {"role": "assistant", "content": "I will edit engine/parse.py to raise on bad lines."},
+    {"role": "assistant", "content": "## Result\nThe parser raises ParseError; 12 tests pass."},
+]
+
+
+def markdown_headings(text: str) -> list[str]:
+    """The headings a markdown renderer (CommonMark) reads in `text`, as it shows them."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(text)
+    return [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+
+
+def recap_headings() -> set[str]:
+    """The headings a recap writes itself: its sections' titles and the summaries'."""
+    from chunkscope.engine.recap.core import SUMMARIES_HEADING
+    from chunkscope.engine.recap.sections import SECTION_TITLES
+
+    return {*SECTION_TITLES.values(), SUMMARIES_HEADING.lstrip("# ")}
+
+
+@pytest.mark.parametrize("collapse", [True, False], ids=["collapsed", "raw"])
+def test_the_recap_has_its_sections_and_only_its_own_headings_in_every_mode(
+    tmp_path: Path, collapse: bool
+) -> None:
+    """Raw tool calls (the workbench's T) or collapsed, the recap opens with its sections
+    (the raw parse keeps no messages: the sections read them all the same), and a log
+    line opening with `#` stays a line of text, not a heading of the recap."""
+    path = tmp_path / "headed.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in HEADED_LOG) + "\n", encoding="utf-8")
+    text = Pipeline(path, PipelineParams(collapse=collapse)).recap().text
+    headings = markdown_headings(text)
+    assert "Task" in headings and "Where it stopped" in headings
+    assert set(headings) <= recap_headings(), headings
+    assert "# Goal Make the parser strict about bad lines." in text.replace("\\#", "#")
+
+
+@pytest.mark.parametrize("name", ["docs_cleanup.jsonl", "research_notes.jsonl"])
+def test_a_raw_recap_of_a_sample_keeps_its_sections_and_no_heading_of_the_log(name: str) -> None:
+    """The samples whose chunk summaries open with a log's `# Changelog` / `## Sun 5
+    April` line: in raw mode those were headings of the recap, and it had no sections."""
+    sample = Path(__file__).resolve().parents[1] / "sample_logs" / name
+    text = Pipeline(sample, PipelineParams(collapse=False)).recap().text
+    headings = markdown_headings(text)
+    assert "Task" in headings
+    assert set(headings) <= recap_headings(), headings
+
+
+def test_a_summary_opening_with_a_hash_renders_as_text() -> None:
+    cand = Candidate(0, Summary("# install the deps first.", "# install the deps first. pip."), 1)
+    assert render_block(cand) == "\\# install the deps first. pip."
+    assert markdown_headings(render_recap([cand])) == []
+    assert markdown_headings(render_block(replace(cand, time_range="09:00 - 09:01"), True)) == [
+        "09:00 - 09:01"
+    ]
+
+
+_md_line = st.one_of(
+    st.sampled_from(["# a", "## b c", "   ### d", "#", "###### e", "####### f", "#tag", "x # y"]),
+    st.sampled_from(["    # code", "\t# tab", "#\tg", "- # item", "> # quote", "1. # n", "text"]),
+    st.text(alphabet=" #ab\t->1.*=", max_size=10),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_md_line, max_size=8))
+def test_literal_markdown_leaves_no_heading_and_only_adds_backslashes(lines: list[str]) -> None:
+    from chunkscope.engine.textutil import literal_markdown
+
+    text = "\n".join(lines)
+    out = literal_markdown(text)
+    assert markdown_headings(out) == []
+    assert out.replace("\\", "") == text  # only backslashes added (the text has none)

@@ -479,7 +479,10 @@ def test_chunks_n_finds_the_setting_that_gives_n_merged_chunks(
 @pytest.mark.parametrize(
     ("argv", "error"),
     [
-        (["chunk", "LOG", "--chunks", "3"], "--chunks sets the merge: add --embed"),
+        (
+            ["chunk", "LOG", "--chunks", "3"],
+            "--chunks sets the merge, which runs only with --embed: add --embed",
+        ),
         (["chunk", "LOG", "--embed", "--chunks", "0"], "--chunks 0: at least 1"),
         (["recap", "LOG", "--chunks", "-2"], "--chunks -2: at least 1"),
     ],

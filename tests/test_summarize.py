@@ -595,6 +595,69 @@ def test_a_sentence_is_not_cut_after_e_g_or_inside_a_quoted_question() -> None:
     ]
 
 
+def test_a_numbered_bold_lead_in_is_not_cut() -> None:
+    """``**4. Show it to someone.** rest``: one sentence (it was "**4." and "Show it to
+    someone.** rest"); a stop inside bold is no end; an item's number opening a
+    sentence is none either; a fragment without words is no sentence."""
+    from chunkscope.engine.summarize.extractive import sentences_of
+
+    text = (
+        "**4. Show it to someone.** One page of the run. Read **the guide. Then the FAQ.** "
+        "first. 2. Open the file. It has 12. Then 3 more. **"
+    )
+    assert sentences_of(text) == [
+        "**4. Show it to someone.** One page of the run.",
+        "Read **the guide. Then the FAQ.** first.",
+        "2. Open the file.",
+        "It has 12.",
+        "Then 3 more.",
+    ]
+    doc = "Doc: **5. Show it to someone.** One self-contained page.\nDoc: **\nDoc: ---"
+    assert [s.text for s in split_sentences(doc)] == [
+        "**5. Show it to someone.** One self-contained page."
+    ]
+
+
+def test_a_sentence_cut_inside_bold_closes_it() -> None:
+    from chunkscope.engine.summarize.extractive import _truncate
+
+    cut = _truncate("**" + "word " * 80 + "end.** Rest.", 100)
+    assert len(cut) <= 102 and cut.endswith("...**") and cut.count("**") == 2
+
+
+_WORDS = st.sampled_from(["the", "cache", "Parser", "12", "x.py", "ran", "It", "tests"])
+_PIECE = st.one_of(
+    _WORDS,
+    st.sampled_from([".", "!", "?", ":", "--", "**"]),
+    st.builds(lambda n, w: f"**{n}. {w}.**", st.integers(1, 120), _WORDS),  # a lead-in
+    st.builds(lambda a, b: f"**{a}. {b}.**", _WORDS, _WORDS),  # two sentences in bold
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(_PIECE, min_size=1, max_size=12), min_size=1, max_size=4))
+def test_no_sentence_has_an_unbalanced_bold_or_no_words(
+    paragraphs: list[list[str]],
+) -> None:
+    """Over paragraphs of words, stops, bold spans and numbered bold lead-ins whose bold
+    marks pair up: every sentence (and every summary sentence) has its bold marks in
+    pairs and has words."""
+    from chunkscope.engine.summarize.base import has_words
+    from chunkscope.engine.summarize.extractive import sentences_of
+
+    paras = []
+    for words in paragraphs:
+        if sum(w.count("**") for w in words) % 2:
+            words = [*words, "**"]  # bold marks in pairs, as written markdown has them
+        paras.append(" ".join(words))
+    text = "\n\n".join("Doc: " + p for p in paras)
+    said = [s.text for s in split_sentences(text)]
+    summary = ExtractiveSummarizer().summarize(text)
+    for sentence in [*said, *sentences_of(summary.summary), *sentences_of(summary.abstract)]:
+        assert sentence.count("**") % 2 == 0, (sentence, text)
+        assert has_words(sentence), (sentence, text)
+
+
 _MARK_TEXT = st.lists(
     st.sampled_from(
         [*"abcfiloprsx_`./-5 \n", "pass", "Fix", "ROOT cause", "\u017f", "\u212a", "\u0663", "py"]

@@ -624,6 +624,33 @@ async def test_T_toggles_tool_call_collapsing() -> None:
         assert "tool calls: collapsed" in str(app.workbench.query_one("#header").render())
 
 
+async def test_w_writes_a_sectioned_recap_in_raw_tool_call_mode_with_the_logs_headings_as_text(
+    isolated: Path,
+) -> None:
+    """T (raw tool calls) then w: the written recap has its sections, as the collapsed
+    mode's and `chunkscope recap`'s, and the log's `# Changelog` line (a chunk summary's
+    opening) is a line of text, not a heading of the recap. (About 5 s: the file runs
+    twice, collapsed then raw, each with its summaries.)"""
+    from tests.test_recap import markdown_headings, recap_headings
+
+    target = isolated / "_recap.md"
+    app = make_app(ROOT / "sample_logs" / "docs_cleanup.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("T")
+        await until(pilot, lambda: not app.pipe.params.collapse)
+        await settled(pilot, app)
+        await pilot.press("w")
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("enter")
+        await until(pilot, target.exists)
+    text = target.read_text(encoding="utf-8")
+    headings = markdown_headings(text)
+    assert "Task" in headings and "What happened" in headings
+    assert set(headings) <= recap_headings(), headings
+    assert "\\# Changelog." in text
+
+
 def test_no_collapse_flag() -> None:
     from chunkscope.tui.cli.common import Parser
     from chunkscope.tui.cli.workbench import add_tui_parser

@@ -723,6 +723,7 @@ _RECAP_BADGES = {
     "pinned": "pinned",
     "excluded": "excluded",
     "said already": "said already in the recap",
+    "no summary": "no summary: no text with words",
 }
 
 

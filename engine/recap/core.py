@@ -48,6 +48,7 @@ import numpy.typing as npt
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.fileio import atomic_write_text
 from chunkscope.engine.params import SliderSpec, check_fields, knob
+from chunkscope.engine.textutil import literal_markdown
 
 if TYPE_CHECKING:
     from chunkscope.engine.recap.sections import Section
@@ -80,8 +81,9 @@ __all__ = [
 FloatArray = npt.NDArray[np.float64]
 Scorer = Literal["recency", "salience"]
 #: Why a candidate is in the recap or not; "said already": every sentence of its summary
-#: was said before it (by the sections or a candidate ahead), so it adds nothing.
-Reason = Literal["kept", "pinned", "over budget", "excluded", "said already"]
+#: was said before it (by the sections or a candidate ahead), so it adds nothing; "no
+#: summary": its chunk has no text with words to summarize (an HTML comment, a lone fence).
+Reason = Literal["kept", "pinned", "over budget", "excluded", "said already", "no summary"]
 
 SCORERS: tuple[Scorer, ...] = ("recency", "salience")
 
@@ -383,8 +385,9 @@ class Selection:
 
 
 def render_block(candidate: Candidate, headings: bool = False) -> str:
-    """One candidate's paragraph (with its ``## time range`` heading when asked)."""
-    text = candidate.text
+    """One candidate's paragraph (with its ``## time range`` heading when asked); the
+    summary is the log's text, so no line of it reads as a heading (`literal_markdown`)."""
+    text = literal_markdown(candidate.text)
     if headings and candidate.time_range:
         return f"## {candidate.time_range}{SEPARATOR}{text}" if text else ""
     return text
@@ -420,9 +423,9 @@ def render_recap(
         if isinstance(item, Candidate):
             blocks.append(render_block(item, headings))
         elif isinstance(item, str):
-            blocks.append(item.strip())
+            blocks.append(literal_markdown(item.strip()))
         else:  # a Summary
-            blocks.append(item.text.strip())
+            blocks.append(literal_markdown(item.text.strip()))
     return _join(blocks)
 
 
@@ -493,11 +496,8 @@ def select(
         return _join((blocks[i] for i in sorted(members)), prefix)
 
     for i in priority:
-        if i in said:
-            continue
         if not blocks[i]:
-            chosen.add(i)  # an empty paragraph costs nothing and renders as nothing
-            continue
+            continue  # nothing to say (no summary, or all of it said already): not kept
         estimate = used + tokens[i] + (sep if used else 0)
         if estimate > budget + _SEAM_SLACK:
             continue
@@ -523,6 +523,8 @@ def select(
             reason = "pinned" if c.pinned else "kept"
         elif i in said:
             reason = "said already"
+        elif not blocks[i]:
+            reason = "no summary"
         else:
             reason = "over budget"
         out.append(replace(c, tokens=tokens[i], selected=i in chosen, reason=reason))
@@ -600,7 +602,7 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
     seen: set[str] = set()
     said = _norm(" ".join(prefix.split()))  # the sections' text, to find quotes in it
     for line in prefix.splitlines():
-        line = line.strip().lstrip("-#*> ").strip()
+        line = line.strip().lstrip("-#*>\\ ").strip()
         unlabelled = _LABEL.sub("", line)  # "Later: do X." says "do X."
         for text in {line, unlabelled}:
             for s in sentences_of(text):

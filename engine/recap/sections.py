@@ -58,6 +58,7 @@ from chunkscope.engine.summarize.extractive import (
     sentences_of,
     split_sentences,
 )
+from chunkscope.engine.textutil import literal_markdown
 from chunkscope.engine.toolcall import SHELL_TOOLS
 
 __all__ = [
@@ -140,8 +141,11 @@ class Section:
         return SECTION_TITLES.get(self.name, self.name)
 
     def render(self) -> str:
-        """The section as markdown: its heading and lines ("" when it has none)."""
-        return f"## {self.title}\n" + "\n".join(self.lines) if self.lines else ""
+        """The section as markdown: its heading and lines ("" when it has none); the
+        lines are the log's text, so none of them reads as a heading (`literal_markdown`)."""
+        if not self.lines:
+            return ""
+        return f"## {self.title}\n" + literal_markdown("\n".join(self.lines))
 
     def as_dict(self, tokens: int = 0) -> dict[str, Any]:
         """The section as JSON values, with the tokens it takes in the recap."""

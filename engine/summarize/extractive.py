@@ -223,12 +223,36 @@ class Sentence:
     prose: bool
 
 
-def _is_boundary(text: str, stop: int, nxt: int) -> bool:
-    """Whether the stop ending at `stop` (index of its first mark) ends a sentence."""
+#: Bold's marks: a sentence never ends inside bold (its closing marks follow).
+_BOLD = "**"
+#: The markup a list number or a bold lead-in opens with: ``**4.``, ``_2.``.
+_LEAD_MARKS = "*_"
+
+
+def _in_bold(text: str, begin: int, stop: int) -> bool:
+    """Whether `stop` is inside a bold span opened since `begin` and closed after it:
+    ``**4. Show it to someone.** More`` is one sentence, not "**4." and the rest."""
+    return text.count(_BOLD, begin, stop) % 2 == 1 and text.find(_BOLD, stop) >= 0
+
+
+def _is_boundary(text: str, stop: int, nxt: int, begin: int = 0, bold: bool = False) -> bool:
+    """Whether the stop ending at `stop` (index of its first mark) ends a sentence that
+    began at `begin`. A list item's number (``4.`` opening the sentence, ``**4.``) is no
+    end, nor is a stop inside bold (`bold`: the text has bold marks)."""
     if text[stop] == ".":
-        word = text[text.rfind(" ", 0, stop) + 1 : stop].lstrip("\"'“‘([")
+        start = text.rfind(" ", 0, stop) + 1
+        word = text[start:stop].lstrip("\"'“‘([")
         if word.replace(".", "").lower() in _INTRODUCERS:
             return False
+        number = word.lstrip(_LEAD_MARKS)
+        if (
+            number.isdecimal()
+            and len(number) <= 3
+            and not text[begin:start].strip(_LEAD_MARKS + " ")
+        ):
+            return False  # "4. Show it", "**4. Show it": an item's number
+    if bold and _in_bold(text, begin, stop):
+        return False
     if _STARTER.match(text, nxt):
         return True
     if not _LOWER_START.match(text, nxt) or text[stop] != ".":
@@ -239,14 +263,17 @@ def _is_boundary(text: str, stop: int, nxt: int) -> bool:
 
 
 def _split_prose(text: str) -> list[str]:
+    """The sentences of a paragraph; a fragment without words (a lone ``**``, ``--``)
+    is no sentence (`has_words`, the rule a summary's parts follow)."""
     parts: list[str] = []
     begin = 0
+    bold = _BOLD in text
     for m in _SENTENCE_END.finditer(text):
-        if _is_boundary(text, m.start(), m.end()):
+        if _is_boundary(text, m.start(), m.end(), begin, bold):
             parts.append(text[begin : m.start(1)])
             begin = m.end()
     parts.append(text[begin:])
-    return [p.strip() for p in parts if p.strip()]
+    return [p.strip() for p in parts if has_words(p)]
 
 
 def split_sentences(text: str) -> list[Sentence]:
@@ -272,7 +299,7 @@ def split_sentences(text: str) -> list[Sentence]:
 
     def single(s: str, prose: bool) -> None:
         s = " ".join(s.split())
-        if s:
+        if has_words(s):
             sentences.append(Sentence(s, role, len(sentences), prose))
 
     in_comment = False
@@ -394,7 +421,8 @@ def _truncate(text: str, limit: int = MAX_SENTENCE_CHARS) -> str:
     space = cut.rfind(" ")
     if space >= limit // 2:
         cut = cut[:space]
-    return cut.rstrip(" ,;:-") + "..."
+    cut = cut.rstrip(" ,;:-") + "..."
+    return cut + _BOLD if cut.count(_BOLD) % 2 else cut  # a bold span cut open is closed
 
 
 def _tfidf(sentences: Sequence[Sentence]) -> npt.NDArray[np.float64]:

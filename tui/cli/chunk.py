@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,12 @@ from chunkscope.tui.cli.common import (
     report_skipped,
     with_chunk_count,
 )
-from chunkscope.tui.cli.strategy import add_strategy_args, strategy_choice, strategy_json
+from chunkscope.tui.cli.strategy import (
+    SHARED_FLAGS,
+    add_strategy_args,
+    strategy_choice,
+    strategy_json,
+)
 
 
 def _iso(ts: Any, _seen: dict[Any, str] = {}) -> str | None:  # noqa: B006 - a cache
@@ -113,11 +118,35 @@ def _topics_json(merged: Any) -> list[dict[str, Any]]:
     return out
 
 
+#: The flags of `chunk` that set the merge besides its knobs' (`merge_flags`).
+_MERGE_OPTIONS = ("--chunks", "--topics", "--merge-max-tokens")
+
+
+def merge_flags(args: argparse.Namespace) -> list[str]:
+    """The flags given that set the merge, which only ``--embed`` runs: ``--merge``, the
+    merge's and the topic segmenter's knobs (a strategy's size, ``--max-tokens``, is not
+    one), ``--merge-max-tokens``, ``--chunks`` and ``--topics``."""
+    from chunkscope.engine.params import knobs
+    from chunkscope.engine.segment.merge import MergeParams
+    from chunkscope.engine.segment.segmenter import TopicParams
+
+    flags = [
+        k.flag
+        for cls in (MergeParams, TopicParams)
+        for k in knobs(cls)
+        if k.flag is not None
+        and k.flag not in SHARED_FLAGS
+        and getattr(args, k.dest, None) is not None
+    ]
+    given = [f for f in _MERGE_OPTIONS if getattr(args, f[2:].replace("-", "_"), None) is not None]
+    return [*given, *flags]
+
+
 def cmd_chunk(args: argparse.Namespace) -> int:
+    if not args.embed:  # without a merge these would change nothing: said, not ignored
+        for flag in merge_flags(args):
+            raise CliError(f"{flag} sets the merge, which runs only with --embed: add --embed")
     pipe, _ = build_pipeline(args, strategy=strategy_choice(args))
-    for flag in ("chunks", "topics"):
-        if getattr(args, flag, None) is not None and not args.embed:
-            raise CliError(f"--{flag} sets the merge: add --embed")
     snap = SnapshotCheck(args)
     source = pipe.source()
     report_skipped(source)
@@ -192,6 +221,31 @@ def _finish(snap: SnapshotCheck, pipe: Any, chunks: list[Any], merged: Any) -> i
     return snap.finish(merged.chunks, about, merged.topic_chunks)
 
 
+def _what_the_chunks_are(pipe: Any, source: Any, chunks: list[Any]) -> list[str]:
+    """The line that says what the chunks counted are: how many the split gave and the
+    minimum they were compacted to. The topic merge (`--embed`, `--merge topic`) splits at
+    every message too, with a minimum of its own, so its units are more than the chunks
+    of `chunk` alone (or of the seed's merge, `--merge seed`): the line gives both."""
+    if not pipe.compacts:
+        return []
+    n, raw, p = len(chunks), len(pipe.raw_chunks()), pipe.params
+    if not p.by_message:
+        return [
+            f"{plural(n, 'chunk')}: {raw} split at blank lines, compacted to at least "
+            f"{p.compact_min} chars (--min-chars)"
+        ]
+    part = "section" if source.kind == "markdown" else "message"
+    alone = pipe.with_params(merge=replace(p.merge, mode="seed"))
+    return [
+        f"{plural(n, 'chunk')}: {raw} split at every {part} and blank line, compacted to "
+        f"at least {p.compact_min} chars (--topic-unit-chars), so that a topic can start at "
+        f"any {part}",
+        f"(`chunk` without --embed, and --merge seed: {plural(len(alone.compacted()), 'chunk')}"
+        f", split at blank lines only and compacted to at least {alone.params.compact_min} "
+        "chars, --min-chars)",
+    ]
+
+
 def _chunk_report(
     pipe: Any,
     source: Any,
@@ -217,8 +271,14 @@ def _chunk_report(
         f"{source.path}: {source.kind_label},{dated} {turns}, "
         f"{plural(len(chunks), 'chunk')}, tokens by {counter.name} ({counter.accuracy})"
     ]
-    if merged is not None and sims is not None:
-        head += ["", "=== Before merging ==="]
+    if merged is None:
+        head += _what_the_chunks_are(pipe, source, chunks)
+    elif sims is not None:
+        if pipe.params.by_message and pipe.compacts:
+            head += ["", "=== Before merging: the topic merge's units ==="]
+            head += _what_the_chunks_are(pipe, source, chunks)
+        else:  # the seed's stages (--merge seed): its chunks, as the seed printed them
+            head += ["", "=== Before merging ==="]
     yield "\n".join(head) + "\n"
     for i, c in enumerate(chunks):
         lines = ["", *_chunk_text(c, i, tokens[i], clock=clock)]

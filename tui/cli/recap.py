@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chunkscope.engine.textutil import plural
 from chunkscope.tui.cli.common import (
     CliError,
     SnapshotCheck,
@@ -359,6 +360,12 @@ def recap_notes(run: RecapRun) -> None:
         f"recap: {kept} of {n} summaries, {selection.used_tokens}/{selection.budget} tokens "
         f"({counter.name}, {counter.accuracy})"
     )
+    empty = sum(1 for c in selection.candidates if c.reason == "no summary")
+    if empty:
+        note(
+            f"{plural(empty, 'merged chunk')} with no text to summarize (no words: an HTML "
+            "comment, a fence alone): not in the recap"
+        )
     if flagged:
         note(
             f"{flagged} summar{'y' if flagged == 1 else 'ies'} could not be parsed from the "

@@ -19,7 +19,7 @@ from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY, STRATEGIES, Par
 from chunkscope.tui.cli.common import CliError
 
 # Flags the `chunk` parser has for its own stages, shared with strategy parameters.
-_SHARED = frozenset({"--max-tokens", "--min-chars"})
+SHARED_FLAGS = frozenset({"--max-tokens", "--min-chars"})
 
 
 def _flag_dest(flag: str) -> str:
@@ -142,7 +142,7 @@ def strategy_choice(args: argparse.Namespace) -> tuple[str, tuple[tuple[str, Any
             for spec in specs
             if spec.flag
             and spec.flag not in own
-            and spec.flag not in _SHARED
+            and spec.flag not in SHARED_FLAGS
             and getattr(args, _flag_dest(spec.flag), None) not in (None, False)
         }
     )
