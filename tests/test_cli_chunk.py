@@ -539,4 +539,41 @@ def test_a_strategys_size_is_no_merge_flag(capsys: pytest.CaptureFixture[str], l
     """`--max-tokens` is a strategy's size too (with --embed, the merge's cap as well)."""
     argv = ["chunk", str(log), "--strategy", "sliding-window", "--max-tokens", "60"]
     assert main(argv) == 0
-    assert capsys.readouterr().err == ""
+    err = capsys.readouterr().err  # one message is longer than 60 tokens: said, not refused
+    assert "sets the merge" not in err and err.endswith(
+        "over --max-tokens 60: units it cannot "
+        "split, or its own merge rule "
+        "(meta.exceeds_limit in --format json)\n"
+    )
+
+
+@pytest.mark.parametrize("strategy", [[], ["--strategy", "blank-line"]])
+def test_max_tokens_where_nothing_has_a_token_cap_is_refused(
+    capsys: pytest.CaptureFixture[str], strategy: list[str]
+) -> None:
+    """The blank-line split has no size cap in tokens: `chunk FILE --max-tokens 300` gave
+    chunks of 2,228 tokens and said nothing. Without --embed there is nothing to cap."""
+    argv = ["chunk", "sample_logs/cache_refactor.jsonl", *strategy, "--max-tokens", "300"]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert "--max-tokens" in err and "add --embed" in err
+    assert main([*argv, "--embed", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    for m in doc["merged"]:  # with --embed, the merge's cap: over it only one unit, flagged
+        assert m["tokens"] <= 300 or (m["exceeds_limit"] and len(m["parts"]) == 1), m
+
+
+def test_a_strategy_that_goes_over_its_cap_says_how_often(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Episodes merge past the cap (the seed's rule) and one message longer than the cap
+    stays whole: the chunks over --max-tokens are counted on stderr, not silent."""
+    argv = ["chunk", "sample_logs/cache_refactor.jsonl", "--strategy", "episodic"]
+    assert main([*argv, "--max-tokens", "300", "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    over = [c for c in json.loads(out)["chunks"] if c["meta"]["exceeds_limit"]]
+    assert over and all(c["tokens"] > 300 for c in over)
+    assert f"{len(over)} of " in err and "over --max-tokens 300" in err
+    assert main([*argv, "--max-tokens", "100000"]) == 0
+    assert "over --max-tokens" not in capsys.readouterr().err

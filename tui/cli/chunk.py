@@ -9,6 +9,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY
 from chunkscope.engine.textutil import plural
 from chunkscope.tui.cli.common import (
     CliError,
@@ -27,6 +28,8 @@ from chunkscope.tui.cli.common import (
 from chunkscope.tui.cli.strategy import (
     SHARED_FLAGS,
     add_strategy_args,
+    check_token_cap,
+    note_over_cap,
     strategy_choice,
     strategy_json,
 )
@@ -146,12 +149,15 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     if not args.embed:  # without a merge these would change nothing: said, not ignored
         for flag in merge_flags(args):
             raise CliError(f"{flag} sets the merge, which runs only with --embed: add --embed")
+        if getattr(args, "strategy", None) is None:
+            check_token_cap(args, DEFAULT_STRATEGY)
     pipe, _ = build_pipeline(args, strategy=strategy_choice(args))
     snap = SnapshotCheck(args)
     source = pipe.source()
     report_skipped(source)
     pipe = with_chunk_count(args, pipe)
     chunks = pipe.compacted()
+    note_over_cap(pipe, args)
     counter = pipe.counter
     tokens = pipe.token_counts(chunks)
     merged = sims = None

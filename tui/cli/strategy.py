@@ -121,6 +121,17 @@ def strategy_params_from_args(name: str, args: argparse.Namespace) -> dict[str, 
     return out
 
 
+def check_token_cap(args: argparse.Namespace, name: str) -> None:
+    """``--max-tokens`` without ``--embed`` caps the strategy's chunks; one without a size
+    in tokens (blank-line, the default) would ignore it: refused, in one line."""
+    own = {spec.flag for spec in param_specs(name)}
+    if "--max-tokens" not in own and getattr(args, "max_tokens", None) and not args.embed:
+        raise CliError(
+            f"--max-tokens: the {name} strategy has no size cap in tokens; "
+            "add --embed to cap the merged chunks, or choose a --strategy with one"
+        )
+
+
 def strategy_choice(args: argparse.Namespace) -> tuple[str, tuple[tuple[str, Any], ...]] | None:
     """``--strategy`` and its flags as (name, parameter pairs) for the pipeline; None
     without ``--strategy``. Flags of other strategies are noted as not applying."""
@@ -134,6 +145,7 @@ def strategy_choice(args: argparse.Namespace) -> tuple[str, tuple[tuple[str, Any
         make_params(name, values)  # validate now: one readable line, not a traceback
     except (TypeError, ValueError) as e:
         raise CliError(f"--strategy {name}: {e}") from None
+    check_token_cap(args, name)
     own = {spec.flag for spec in param_specs(name)}
     ignored = sorted(
         {
@@ -149,6 +161,25 @@ def strategy_choice(args: argparse.Namespace) -> tuple[str, tuple[tuple[str, Any
     if ignored:
         print(f"chunkscope: {', '.join(ignored)} do(es) not apply to {name}", file=sys.stderr)
     return name, params_key(values)
+
+
+def note_over_cap(pipe: Any, args: argparse.Namespace) -> None:
+    """One line when a strategy's chunks go over its ``--max-tokens``: the strategy keeps
+    a unit it cannot split (a message, a fence) or merges by a rule of its own, and
+    flags each such chunk ``exceeds_limit`` (its JSON ``meta``): the cap is not silent."""
+    name = getattr(args, "strategy", None)
+    if name is None or name == DEFAULT_STRATEGY:
+        return
+    result = pipe.strategy_result()
+    over = sum(1 for sc in result.chunks if sc.meta.get("exceeds_limit"))
+    cap = result.params.get("max_tokens")
+    if over and cap is not None:
+        print(
+            f"chunkscope: {over} of {len(result.chunks)} {name} chunks are over --max-tokens "
+            f"{cap}: units it cannot split, or its own merge rule "
+            "(meta.exceeds_limit in --format json)",
+            file=sys.stderr,
+        )
 
 
 def strategy_json(pipe: Any, args: argparse.Namespace, doc: dict[str, Any]) -> None:
