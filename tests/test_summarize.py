@@ -675,3 +675,18 @@ def test_marks_count_every_kind_as_the_whole_pattern_does(text: str, most: int) 
 
     whole = len(_CONTENT.findall(text)) + len(_IDENTIFIER.findall(text))
     assert _marks(text, most) == min(whole, most)
+
+
+def test_a_prompt_templates_lone_tags_are_no_sentence_and_no_summary() -> None:
+    """mini-swe-agent's task prompt frames the issue in tags on lines of their own: the
+    recap of its trajectories kept `</pr_description>` as a chunk's whole summary."""
+    text = (
+        "Consider the following PR description:\nThe validator allows a trailing newline.\n\n"
+        "</pr_description>\n\n<instructions>\n# Task Instructions\n"
+        '<example_response kind="shell">\nRun the tests in tests/auth first.\n'
+    )
+    said = [s.text for s in split_sentences(text)]
+    assert not any(s.startswith("<") or s.endswith(">") for s in said), said
+    assert "Run the tests in tests/auth first." in said
+    alone = ExtractiveSummarizer().summarize("</pr_description>\n\n<instructions>\n")
+    assert alone.summary == "" and alone.abstract == ""

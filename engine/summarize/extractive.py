@@ -22,6 +22,9 @@ _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
 _TABLE = re.compile(r"^\s*\|")
 _COMMENT = re.compile(r"<!--.*?-->")
+#: A line that is one tag and nothing else (``</pr_description>``, ``<instructions>``): the
+#: frame of a prompt template, no sentence of anyone's.
+_TAG_LINE = re.compile(r"^\s*</?[a-z][\w:-]*(?:\s[^<>]*)?/?>\s*$", re.I)
 _RULE = re.compile(r"^\s*([-*_=])\s*(\1\s*){2,}$")
 # A sentence ends at . ! ? (possibly followed by a closing quote or bracket) and
 # whitespace. It is a boundary when the next sentence starts with a capital, a digit
@@ -175,7 +178,7 @@ def has_content(sentence: str) -> bool:
 
 # Machine text, not anyone's words: a sentence that opens with a tag (``<task-notification>``,
 # ``<instructions>``, ``<returncode>``), a bare slash command ("/compact"), a code fence.
-_MARKUP = re.compile(r"^\s*(?:<[a-z][\w-]*>|/[a-z][\w:-]*[.\s]*$|```)", re.I)
+_MARKUP = re.compile(r"^\s*(?:</?[a-z][\w-]*>|/[a-z][\w:-]*[.\s]*$|```)", re.I)
 
 
 def is_markup(sentence: str) -> bool:
@@ -339,7 +342,7 @@ def split_sentences(text: str) -> list[Sentence]:
             flush()
             single(stripped, False)
             continue
-        if _TABLE.match(line) or _RULE.match(line):
+        if _TABLE.match(line) or _RULE.match(line) or _TAG_LINE.match(line):
             flush()
             continue
         if _HEADING.match(line):
@@ -545,13 +548,16 @@ class ExtractiveSummarizer:
         ex = self.extract(text)
         limit = self.max_sentence_chars
         if ex.abstract is None:
-            # The first line with words that is not a fence: a chunk of code and
-            # fences alone ("```") has no summary rather than a lone fence.
+            # The first line with words that is not a fence nor a lone tag: a chunk of
+            # code and fences alone ("```") has no summary rather than a lone fence, one
+            # of a template's tags alone ("</pr_description>") none rather than the tag.
             line = ""
             for raw in text.splitlines():
                 m = _ROLE_LINE.match(raw)
                 candidate = _COMMENT.sub("", raw[m.end() :] if m else raw)
-                if has_words(candidate) and not _FENCE.match(candidate):
+                if has_words(candidate) and not (
+                    _FENCE.match(candidate) or _TAG_LINE.match(candidate)
+                ):
                     line = candidate.strip()
                     break
             line = _truncate(" ".join(line.split()), limit)
