@@ -18,6 +18,20 @@ from tests.pilot import SAMPLE, SIZE, make_app, settled, until
 pytestmark = pytest.mark.usefixtures("isolated")
 
 
+def _recording(app: ChunkscopeApp) -> list[str]:
+    """Every notification `app` shows from now on (a toast expires sooner than a loaded
+    machine gets to the check)."""
+    shown: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, *a: Any, **kw: Any) -> None:
+        shown.append(str(message))
+        notify(message, *a, **kw)
+
+    app.notify = recording  # type: ignore[method-assign]
+    return shown
+
+
 def _cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
     from chunkscope.tui.cli import main
 
@@ -67,3 +81,44 @@ async def test_the_json_export_is_the_clis_document_with_the_modes_own_settings(
     assert set(doc["merged"][0]) == set(cli["merged"][0]) | {"summary"}
     assert doc["merged"][0]["summary"]["abstract"]
     assert doc["topics"] == cli["topics"] and doc["merge"] == cli["merge"]
+
+
+async def test_a_min_size_lowered_to_fit_the_cap_comes_back_as_the_cap_rises() -> None:
+    from chunkscope.tui.widgets.slider import Slider
+
+    app = make_app(topic_min_chars=1000)
+    notes = _recording(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        least = bench.query_one("#topic-min-chars", Slider)
+        cap = bench.query_one("#max-chars", Slider)
+
+        async def run_with(value: int) -> None:
+            await until(pilot, lambda: bench.view.params.topic.topic_min_chars == value)
+            await until(pilot, app.workers_idle)
+
+        cap.focus()
+        await pilot.press("home")  # 256 chars: min size 1000 lowered to fit
+        await run_with(250)
+        assert least.value == 250
+        assert "min size set to 250 until the cap allows 1000 again" in notes[-1]
+        await pilot.press("shift+right", "shift+right")  # 384, 512: as much of 1000 as fits
+        await run_with(500)
+        assert "as much of your 1000 as the size cap of 512 chars allows" in notes[-1]
+        await pilot.press("shift+right", "shift+right")  # 768, 1024: the user's min size back
+        await run_with(1000)
+        assert least.value == 1000 and bench.view.params.merge.max_chunk_chars == 1024
+        assert "allows min size 1000 again" in notes[-1]
+
+        # The user's own min size, moved while lowered, is the one kept from then on.
+        await pilot.press("home")
+        await run_with(250)
+        least.focus()
+        await pilot.press("left")  # 200: the user's choice now
+        await run_with(200)
+        cap.focus()
+        await pilot.press("end")  # no cap: nothing comes back over the user's 200
+        await until(pilot, lambda: bench.view.params.merge.max_chunk_chars is None)
+        await until(pilot, app.workers_idle)
+        assert least.value == 200 and bench.view.params.topic.topic_min_chars == 200
