@@ -122,3 +122,103 @@ async def test_a_min_size_lowered_to_fit_the_cap_comes_back_as_the_cap_rises() -
         await until(pilot, lambda: bench.view.params.merge.max_chunk_chars is None)
         await until(pilot, app.workers_idle)
         assert least.value == 200 and bench.view.params.topic.topic_min_chars == 200
+
+
+async def _mark_item(pilot: Any, app: ChunkscopeApp, index: int) -> int:
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+
+    before = app.workbench.query_one("#before", ChunkList)
+    before.focus()
+    before.select(index, post=True)
+    await pilot.pause()
+    await pilot.press("m")
+    await pilot.pause()
+    return int(app.workbench.view.left_items[index].lines[0])
+
+
+async def test_marks_are_drawn_where_they_were_set_and_auto_tune_names_their_lines(
+    isolated: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    from chunkscope.tui.screens.tune import TuneScreen
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+    log = tmp_path / "session.jsonl"
+    shutil.copy(SAMPLE, log)
+    app = make_app(log)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        view = bench.view
+        firsts = [c.lines[0] if c.lines else 0 for c in view.left_items]
+        # an item sharing its first line with the next (thinking blocks of one record)
+        shared = next(
+            i for i in range(1, len(firsts) - 1) if firsts[i - 1] < firsts[i] == firsts[i + 1]
+        )
+        line = await _mark_item(pilot, app, shared)
+        assert app.marks == (line,) and line == firsts[shared]  # the item's own first line
+        report = app.marks_report(bench.view)
+        assert report is not None
+        assert report.left_flags == {shared: "mark"}  # on the item marked, not a later one
+        before = bench.query_one("#before", ChunkList)
+        assert before._flags == {shared: "mark"}
+
+        # Two marks in one column of the strip: their count, and the legend says so.
+        strip = bench.query_one(SimilarityStrip)
+        units = [c.lines[0] if c.lines else 0 for c in view.compacted]
+        width = strip.size.width
+
+        def column(mark: int) -> int:
+            p = next(i for i, first in enumerate(units) if first >= mark)
+            return strip.column_of(p - 1, width)
+
+        await _mark_item(pilot, app, shared)  # off again
+        assert app.marks == ()
+        a, b = next(
+            (i, j)
+            for i in range(1, len(firsts))
+            for j in range(i + 1, min(i + 6, len(firsts)))
+            if firsts[i - 1] < firsts[i] < firsts[j] and column(firsts[i]) == column(firsts[j])
+        )
+        line = await _mark_item(pilot, app, a)
+        second = await _mark_item(pilot, app, b)
+        assert app.marks == (line, second)
+        await pilot.pause()
+        rows = strip.rendered_lines()
+        marks_row = next(r for r in rows if r.startswith("marks"))
+        assert "2" in marks_row and "◆" not in marks_row, marks_row
+        legend = " ".join(rows[-1].split())
+        assert "2 2 marks in one column" in legend, legend
+
+        # Auto-tune names the marks' own lines, and the stretch scored around them.
+        await pilot.press("A")
+        await until(pilot, lambda: isinstance(app.screen, TuneScreen))
+        title = str(app.screen.query_one("Label").render())
+        lo, hi = max(2, line - 2), second + 2
+        assert f"at lines {line}, {second}; partial: scored over lines {lo}-{hi}" in title
+        await pilot.press("escape")
+
+
+@pytest.mark.parametrize("size", [SIZE, (100, 30)])
+async def test_compare_strips_say_the_cuts_and_the_cap_in_force(size: tuple[int, int]) -> None:
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        await pilot.press("right_square_bracket", "right_square_bracket")  # sliding-window
+        await until(pilot, lambda: "sliding-window" in str(app.column_specs["right"]))
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        right = bench.query_one("#strip-right", SimilarityStrip)
+        await until(pilot, lambda: right.cap is not None)
+        assert (right.cap, right.cap_unit) == (1000, "tokens")  # its max tokens
+        said = " ".join(right.rendered_lines()) + str(right.border_subtitle or "")
+        assert "cap 1000t" in said and "no cap" not in said, said
+        left = bench.query_one("#strip-left", SimilarityStrip)
+        cuts_row = next(r for r in left.rendered_lines() if r.startswith("cuts"))
+        assert cuts_row[len("cuts") :].strip(), "an empty cuts row"
+        assert "a cut after every item" in cuts_row
