@@ -222,3 +222,38 @@ async def test_compare_strips_say_the_cuts_and_the_cap_in_force(size: tuple[int,
         cuts_row = next(r for r in left.rendered_lines() if r.startswith("cuts"))
         assert cuts_row[len("cuts") :].strip(), "an empty cuts row"
         assert "a cut after every item" in cuts_row
+
+
+async def test_a_topic_split_to_fit_the_cap_is_named_so_wherever_cuts_are_named(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+    from tests.test_tui_walk import _cut_row
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        result = bench.view.result
+        assert result.params.mode == "topic"
+        split = [
+            i for i in range(len(result.chunks) - 1) if result.cut_after(i).reason == "size_cap"
+        ]
+        assert split, "the sample's topics fit the cap: no split to check"
+        merged = bench.query_one("#merged", ChunkList)
+        line = _cut_row(merged, split[0], 200)
+        assert "┄ cut: split to fit cap · same topic, at its best gap" in line, line
+        stats = str(bench.query_one("#merge-stats").render())
+        assert f"{len(split)} split to fit cap" in " ".join(stats.split()), stats
+        legend = " ".join(bench.query_one(SimilarityStrip).rendered_lines()[-1].split())
+        assert "╳ split to fit cap" in legend, legend
+        for said in (line, stats, legend):
+            assert "size cap" not in said, said  # read as two small chunks that hit the cap
+
+    from chunkscope.tui.cli import main
+
+    capsys.readouterr()
+    assert main(["chunk", str(SAMPLE), "--embed"]) == 0
+    out = capsys.readouterr().out
+    assert "Cut after: split to fit cap (depth" in out and "Cut after: size cap" not in out

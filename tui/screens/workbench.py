@@ -542,7 +542,7 @@ class WorkbenchScreen(Screen[None]):
             cap_text += f" · {over} over it"
         if topic:
             reasons = result.reason_counts()
-            why = ", ".join(f"{n} {cut_name(r)}" for r, n in sorted(reasons.items()))
+            why = ", ".join(f"{n} {cut_name(r, topic)}" for r, n in sorted(reasons.items()))
             top = view.params.topic
             panel.set_stats(
                 f"{_plural(len(result.topic_spans), 'topic')} → "

@@ -61,10 +61,12 @@ CUT_PRIORITY = {
 }
 
 
-def cut_name(reason: str) -> str:
-    """A cut reason as the user reads it (``size_cap`` → ``size cap``): the strip's
+def cut_name(reason: str, topic: bool = False) -> str:
+    """A cut reason as the user reads it (`engine.segment.merge.cut_name`): the strip's
     legend and the merge panel's stats."""
-    return reason.replace("_", " ")
+    from chunkscope.engine.segment.merge import cut_name as named
+
+    return named(reason, topic)
 
 
 #: The reasons the legend names when there are no cuts (the seed loop's).
@@ -560,7 +562,7 @@ class SimilarityStrip(Widget):
             if reason not in present and (compact or present):
                 continue
             legend.append(Segment(glyph, self._style("cut")))
-            legend.append(Segment(f" {cut_name(reason)}  ", label))
+            legend.append(Segment(f" {cut_name(reason, topic)}  ", label))
         if self.selected_pair is not None:
             legend.append(Segment("▲", self._style("selected")))
             legend.append(Segment(" selected", label))
