@@ -91,7 +91,7 @@ class TuneScreen(ModalScreen["Tuning | None"]):
         with Vertical():
             yield Label(
                 f"Auto-tune: {grid_size(self.grid)} settings of merge {self.mode} against "
-                f"{marks} topic mark{'s' if marks != 1 else ''} ({self._scope()}),\n"
+                f"{marks} topic mark{'s' if marks != 1 else ''}\n({self._scope()}),\n"
                 "ranked by F1 (finding the marks), then Pk",
                 markup=False,
             )

@@ -369,7 +369,7 @@ class SimilarityStrip(Widget):
         """The cuts row of items not merged yet (the compare view's "before merge"):
         each item is a chunk of its own, so the row says so rather than stay empty."""
         label = self._style("label")
-        text = f"a cut after every item ({max(0, items - 1)}): none merged yet"
+        text = f"a cut after every item ({max(0, items - 1)})"
         strip = Strip([self._label("cuts"), Segment(text, label)])
         if strip.cell_length > width:  # cut, and saying so
             strip = Strip([*strip.crop(0, width - 1), Segment("…", label)])
