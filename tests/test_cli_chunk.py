@@ -444,7 +444,7 @@ def test_iso_times_are_formatted_per_offset() -> None:
     """Equal instants in two zones are equal datetimes; each keeps its own text."""
     from datetime import UTC, datetime, timedelta, timezone
 
-    from chunkscope.tui.cli.chunk import _iso
+    from chunkscope.engine.runjson import iso as _iso
 
     utc = datetime(2026, 1, 2, 12, 0, tzinfo=UTC)
     plus1 = datetime(2026, 1, 2, 13, 0, tzinfo=timezone(timedelta(hours=1)))

@@ -262,7 +262,7 @@ async def test_two_partial_marks_rank_first_a_setting_that_finds_them() -> None:
         screen = app.screen
         assert isinstance(screen, TuneScreen)
         label = str(screen.query_one(Label).render())
-        assert "2 topic marks (partial: lines 84-131)" in label
+        assert "2 topic marks\n(at lines 86, 129; partial: scored over lines 84-131" in label
         assert "ranked by F1 (finding the marks), then Pk" in label
         await until(pilot, lambda: bool(screen.rows))
         best = screen.rows[0]

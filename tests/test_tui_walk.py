@@ -122,7 +122,7 @@ async def test_expanded_cards_break_between_words_and_judged_cuts_read_in_order(
         text = "\n".join(rows)
         assert "cuts:" in text and "_" not in text, rows
         assert f"{n_units} units" in text, rows
-        assert "chunk size" in text and "size cap" in text, rows
+        assert "chunk size" in text and "split to fit cap" in text, rows
         for row in rows:  # no item broken over two rows
             assert not row.endswith((" chunk", " size")), rows
         toggles = [t.render().plain for t in panel.query(ChoiceToggle)]
@@ -270,7 +270,7 @@ async def test_at_100x30_the_strip_legend_and_the_tabs_say_what_160x48_says() ->
         legend = strip._border_subtitle.plain if strip._border_subtitle else ""
         n = len(bench.view.compacted)
         assert n > strip.size.width  # bucketed: the legend says by how much
-        for words in ("┇ structure", "╳ size cap", "cap 8192c", "1 column = "):
+        for words in ("┇ structure", "╳ split to fit cap", "cap 8192c", "1 column = "):
             assert words in legend, legend
         assert strip.outer_size.width - 6 >= len(legend), legend
         assert legend == legend.strip() and "   " not in legend, legend

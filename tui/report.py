@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chunkscope.engine import __version__
+from chunkscope.engine.segment.merge import cut_name
 from chunkscope.engine.textutil import strip_control
 
 if TYPE_CHECKING:
@@ -124,6 +125,7 @@ class Plot:
     cuts: list[tuple[float, str, str]]  # (position, reason, tooltip)
     gold: list[tuple[float, bool, int]]  # (position, found, source line)
     hits: set[float] = field(default_factory=set)  # cut positions a gold start matched
+    topic: bool = False  # the topic segmenter's cuts (their names: `cut_name`)
 
 
 @dataclass(frozen=True)
@@ -417,7 +419,7 @@ def gather(
         command=command or _command(source.path, params, extra_args, full_path, output),
         chunks=report_rows,
         topics=topics,
-        plot=Plot(int(offsets[-1]), curves, cuts, marks, hits),
+        plot=Plot(int(offsets[-1]), curves, cuts, marks, hits, merged.params.mode == "topic"),
         selection=selection.as_dict(),
         recap_text=_clean(selection.text),
         budget=selection.budget,
@@ -636,7 +638,7 @@ def _legend(plot: Plot) -> str:
     reasons = Counter(reason for _, reason, _ in plot.cuts)
     parts = [
         f'<span class="swatch" style="background:{REASON_COLOURS.get(r, "#4a5568")}"></span>'
-        f"{esc(r.replace('_', ' '))} cut × {n}"
+        f"{esc(cut_name(r, plot.topic))} cut × {n}"
         for r, n in sorted(reasons.items())
     ]
     if plot.gold:

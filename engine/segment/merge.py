@@ -71,6 +71,21 @@ _CUT_REASONS: tuple[CutReason, ...] = (
     "structure",
     "chunk_size",
 )
+#: The cut reasons a reader names otherwise in the topic segmenter: its ``size_cap`` cut
+#: splits a topic over the size cap, at the topic's best inner gap (the chunks either
+#: side of it may be small), where the seed loop's is a join the cap refused.
+TOPIC_CUT_NAMES: dict[str, str] = {"size_cap": "split to fit cap"}
+
+
+def cut_name(reason: str, topic: bool = False) -> str:
+    """A cut reason as the user reads it, everywhere one is named (the workbench's cut
+    lines, strip legend and stats, the report, the text output): ``size_cap`` → ``size
+    cap``, or in the topic segmenter (`topic`) ``split to fit cap``."""
+    if topic and reason in TOPIC_CUT_NAMES:
+        return TOPIC_CUT_NAMES[reason]
+    return reason.replace("_", " ")
+
+
 #: The code of each cut reason in `MergeResult.cut_codes`.
 CUT_CODES: dict[str, int] = {reason: i for i, reason in enumerate(_CUT_REASONS)}
 #: How chunks are merged: the seed's loop, or the topic segmenter (`engine.segment.segmenter`).
@@ -93,6 +108,7 @@ __all__ = [
     "PassTrace",
     "char_counts",
     "cosine_similarities",
+    "cut_name",
     "merge",
     "merge_chunks",
 ]
@@ -293,13 +309,13 @@ class Cut:
     def __str__(self) -> str:
         """``size cap (similarity 0.4102, threshold 0.2213)``: the reason and its numbers
         (a topic cut: ``topic (depth 0.4102 >= 0.2213, block similarity 0.1200)``)."""
-        if self.depth is not None:
+        if self.depth is not None:  # the topic segmenter's
             return (
-                f"{self.reason.replace('_', ' ')} (depth {self.depth:.4f}, threshold "
+                f"{cut_name(self.reason, topic=True)} (depth {self.depth:.4f}, threshold "
                 f"{self.threshold:.4f}, block similarity {self.similarity:.4f})"
             )
         return (
-            f"{self.reason.replace('_', ' ')} "
+            f"{cut_name(self.reason)} "
             f"(similarity {self.similarity:.4f}, threshold {self.threshold:.4f})"
         )
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY
+from chunkscope.engine.runjson import add_merge, run_json
 from chunkscope.engine.textutil import plural
 from chunkscope.tui.cli.common import (
     CliError,
@@ -35,21 +36,6 @@ from chunkscope.tui.cli.strategy import (
 )
 
 
-def _iso(ts: Any, _seen: dict[Any, str] = {}) -> str | None:  # noqa: B006 - a cache
-    """``ts.isoformat()`` (None stays None); chunks of one file share a few timestamps,
-    so each is formatted once (a markdown file's every chunk has its mtime)."""
-    if ts is None:
-        return None
-    # equal instants in other zones are equal datetimes: the offset is part of the key
-    key = (ts, ts.utcoffset())
-    text = _seen.get(key)
-    if text is None:
-        if len(_seen) > 4096:
-            _seen.clear()
-        text = _seen[key] = ts.isoformat()
-    return text
-
-
 def add_chunk_parser(sub: Any) -> argparse.ArgumentParser:
     chunk: argparse.ArgumentParser = sub.add_parser(
         "chunk",
@@ -71,20 +57,6 @@ def add_chunk_parser(sub: Any) -> argparse.ArgumentParser:
     return chunk
 
 
-def _chunk_json(chunk: Any, index: int, tokens: int) -> dict[str, Any]:
-    lines = chunk.lines
-    return {
-        "index": index,
-        "text": chunk.text,
-        "chars": chunk.chars,
-        "tokens": tokens,
-        "start": _iso(chunk.start),
-        "end": _iso(chunk.end),
-        "lines": list(lines) if lines else None,
-        "turn_count": len(chunk.turns),
-    }
-
-
 def _chunk_text(
     chunk: Any, index: int, tokens: int, *, clock: bool = True, note: str = ""
 ) -> list[str]:
@@ -102,22 +74,6 @@ def _chunk_text(
             out.append(f"  {hms} {t.role}: {body}")
         else:
             out.append(f"  {t.role}: {body}")
-    return out
-
-
-def _topics_json(merged: Any) -> list[dict[str, Any]]:
-    """The topic level of a merge: each topic's lines, its merged chunks, why it starts."""
-    out = []
-    for i, (a, b) in enumerate(merged.topic_spans):
-        lines = [c.lines for c in merged.chunks[a:b] if c.lines is not None]
-        out.append(
-            {
-                "index": i,
-                "lines": [lines[0][0], max(hi for _, hi in lines)] if lines else None,
-                "chunks": [a, b - 1],
-                "reason": merged.topic_reason(i),
-            }
-        )
     return out
 
 
@@ -166,48 +122,10 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         sims = pipe.similarities()
 
     if args.format == "json":
-        doc: dict[str, Any] = {
-            "source": source.path,
-            "kind": source.kind,
-            "format": source.format,
-            "turns": len(source.turns),
-            "skipped_lines": [p.as_dict() for p in source.skipped],
-            "warnings": [p.as_dict() for p in source.warnings],
-            **source.reading(),
-            "tokenizer": {"name": counter.name, "accuracy": counter.accuracy},
-            "params": {"min_chars": pipe.params.min_chars, "strict": args.strict},
-            "chunks": [_chunk_json(c, i, tokens[i]) for i, c in enumerate(chunks)],
-        }
+        doc = run_json(source, pipe.params, counter, chunks, tokens)
         strategy_json(pipe, args, doc)
         if merged is not None and sims is not None:
-            doc["params"]["embedder"] = pipe.params.embedder.label()
-            doc["params"]["merge"] = asdict(pipe.params.merge)
-            doc["similarities"] = [round(float(x), 6) for x in sims]
-            doc["merge"] = {
-                "passes": len(merged.passes),
-                "thresholds": [round(t, 6) for t in merged.thresholds],
-                "cuts": [
-                    {
-                        "after": c.after,
-                        "reason": c.reason,
-                        "similarity": round(c.similarity, 6),
-                        "threshold": round(c.threshold, 6),
-                    }
-                    for c in merged.cuts
-                ],
-            }
-            mtokens = pipe.token_counts(merged.chunks)
-            topic_of, over = merged.topic_of, merged.exceeds_limit
-            doc["merged"] = [
-                {
-                    **_chunk_json(c, i, mtokens[i]),
-                    "parts": list(range(*merged.spans[i])),
-                    "topic": topic_of[i],
-                    "exceeds_limit": over[i],
-                }
-                for i, c in enumerate(merged.chunks)
-            ]
-            doc["topics"] = _topics_json(merged)
+            add_merge(doc, pipe.params, merged, sims, pipe.token_counts(merged.chunks))
         emit(args, json_pieces(doc))
         return _finish(snap, pipe, chunks, merged)
 

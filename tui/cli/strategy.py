@@ -187,6 +187,25 @@ def strategy_json(pipe: Any, args: argparse.Namespace, doc: dict[str, Any]) -> N
     name = getattr(args, "strategy", None)
     if name is None and not getattr(args, "dedup", False):
         return
+    info = add_strategy(pipe, doc)
+    if info.get("should_wait"):
+        print(
+            "chunkscope: should_wait: the last episode may still grow (--flush packs it)",
+            file=sys.stderr,
+        )
+    if getattr(args, "dedup", False):
+        from chunkscope.engine.chunk.strategies.dedup import find_duplicates
+
+        texts = [c.text for c in pipe.compacted()]
+        pairs = find_duplicates(
+            texts, embedder=pipe.embedder, cosine_threshold=args.dedup_threshold
+        )
+        doc["duplicates"] = [d.as_dict() for d in pairs]
+
+
+def add_strategy(pipe: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    """Add the run's strategy (name, parameters, information) to `doc`, and each of its
+    ``chunks`` the strategy's ``meta`` and cut ``reason``; the strategy's information."""
     result = pipe.strategy_result()
     chunks = doc.get("chunks", [])
     if pipe.params.strategy == DEFAULT_STRATEGY:
@@ -203,17 +222,5 @@ def strategy_json(pipe: Any, args: argparse.Namespace, doc: dict[str, Any]) -> N
         "params": result.params,
         "info": result.info,
     }
-    info = result.info
-    if info.get("should_wait"):
-        print(
-            "chunkscope: should_wait: the last episode may still grow (--flush packs it)",
-            file=sys.stderr,
-        )
-    if getattr(args, "dedup", False):
-        from chunkscope.engine.chunk.strategies.dedup import find_duplicates
-
-        texts = [c.text for c in pipe.compacted()]
-        pairs = find_duplicates(
-            texts, embedder=pipe.embedder, cosine_threshold=args.dedup_threshold
-        )
-        doc["duplicates"] = [d.as_dict() for d in pairs]
+    info: dict[str, Any] = result.info
+    return info

@@ -23,6 +23,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from chunkscope.engine.config.tuning import PROFILE_KNOBS
 from chunkscope.engine.evaluate.measure import (
+    TOLERANCE,
     TUNE_GRIDS,
     Case,
     Tuned,
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
 
 #: How many settings the list shows.
 TOP = 5
+#: How many of the marks' lines the title names (then the last one).
+MARKS_SHOWN = 6
 
 
 class _Stopped(Exception):
@@ -85,14 +88,10 @@ class TuneScreen(ModalScreen["Tuning | None"]):
 
     def compose(self) -> ComposeResult:
         marks = len(self.gold) - 1
-        scope = "all the topics"
-        stretch = marked_stretch(self.gold, len(self.weights)) if self.partial else None
-        if stretch is not None:
-            scope = f"partial: lines {stretch[0]}-{stretch[1]}"
         with Vertical():
             yield Label(
                 f"Auto-tune: {grid_size(self.grid)} settings of merge {self.mode} against "
-                f"{marks} topic mark{'s' if marks != 1 else ''} ({scope}),\n"
+                f"{marks} topic mark{'s' if marks != 1 else ''}\n({self._scope()}),\n"
                 "ranked by F1 (finding the marks), then Pk",
                 markup=False,
             )
@@ -100,6 +99,22 @@ class TuneScreen(ModalScreen["Tuning | None"]):
             yield Static("", id="tune-none", markup=False)
             yield DataTable(id="tune-table", cursor_type="row", zebra_stripes=True)
             yield Static("escape stops the search", id="tune-hint", markup=False)
+
+    def _scope(self) -> str:
+        """The marks' own lines and, when partial, the lines scored: the stretch reaches
+        `TOLERANCE` lines past the first and last mark (a cut there still finds it)."""
+        marks = sorted(s for s in self.gold if s > 1)
+        shown = ", ".join(str(s) for s in marks[:MARKS_SHOWN])
+        if len(marks) > MARKS_SHOWN:
+            shown += f", … {marks[-1]}"
+        at = f"at line{'s' if len(marks) != 1 else ''} {shown}"
+        stretch = marked_stretch(self.gold, len(self.weights)) if self.partial else None
+        if stretch is None:
+            return f"{at}; all the topics"
+        return (
+            f"{at}; partial: scored over lines {stretch[0]}-{stretch[1]}, "
+            f"{TOLERANCE} lines around them"
+        )
 
     def on_mount(self) -> None:
         self.worker = self.run_worker(

@@ -556,7 +556,7 @@ class WorkbenchScreen(Screen[None]):
             cap_text += f" · {over} over it"
         if topic:
             reasons = result.reason_counts()
-            why = ", ".join(f"{n} {cut_name(r)}" for r, n in sorted(reasons.items()))
+            why = ", ".join(f"{n} {cut_name(r, topic)}" for r, n in sorted(reasons.items()))
             top = view.params.topic
             panel.set_stats(
                 f"{_plural(len(result.topic_spans), 'topic')} → "
@@ -683,17 +683,11 @@ class WorkbenchScreen(Screen[None]):
     def on_merge_panel_changed(self, event: MergePanel.Changed) -> None:
         panel = event.panel
         tuning = panel.read(self.driver.state.tuning)
-        cap = tuning.min_over_cap()
-        if cap is not None:
-            least = tuning.topic.topic_min_chars
-            now = panel.lower_min_size(cap)
+        fitted = panel.fit_min_size(tuning)  # lowered to fit the cap, or back as it rises
+        if fitted is not None:
+            note, warning = fitted
             tuning = panel.read(self.driver.state.tuning)
-            self.notify(
-                f"min size {least} is over the size cap of {cap} chars, which splits "
-                f"any longer topic: min size set to {now}",
-                severity="warning",
-                markup=False,
-            )
+            self.notify(note, severity="warning" if warning else "information", markup=False)
         self.driver.request_run(tuning)
 
     def on_choice_toggle_changed(self, event: ChoiceToggle.Changed) -> None:

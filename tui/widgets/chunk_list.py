@@ -33,6 +33,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from chunkscope.engine.segment.merge import cut_name
 from chunkscope.tui.cells import terminal_text
 
 PREVIEW_LINES = 2
@@ -107,8 +108,8 @@ def _cut_parts(reason: str, s: Any, t: Any, depth: Any) -> tuple[str, str]:
         return CUT_TEXT.get(reason, reason).replace("_", " "), ""
     if reason == "chunk_size":
         return "chunk size · same topic, split for search", ""
-    if reason == "size_cap" and depth is not None:
-        return "size cap · same topic, split to fit", ""
+    if reason == "size_cap" and depth is not None:  # the topic's best gap, not a full chunk
+        return f"{cut_name(reason, topic=True)} · same topic, at its best gap", ""
     if reason == "size_cap":
         return "too big to join", f"sim {s:.2f}"
     if depth is not None:

@@ -63,6 +63,8 @@ MODE_ID = "merge-mode"
 #: seed loop's the rest (the topic mode compacts with its own minimum, so `min_chars` is
 #: the seed's too).
 _TOPIC_KNOBS = knob_map(MODE_PARAMS["topic"])
+#: The topic segmenter's minimum segment: kept within the size cap (`MergePanel.fit_min_size`).
+_MIN_SIZE = _TOPIC_KNOBS["topic_min_chars"]
 _MODES_OF = {
     k.name: knob_modes(k.name) if k.name in SHARED_KNOBS or k.name in _TOPIC_KNOBS else ("seed",)
     for _, k in PANEL_KNOBS
@@ -136,6 +138,10 @@ class MergePanel(Vertical):
         & > #merge-score { height: auto; display: none; }
     }
     """
+
+    #: The min size the user chose while the panel shows it lowered to fit the size cap
+    #: (`fit_min_size`); None when the slider shows the user's own value.
+    _chosen_min: int | None = None
 
     class Changed(Message):
         """A control changed; `stage` is the first pipeline stage it affects."""
@@ -258,6 +264,8 @@ class MergePanel(Vertical):
         """Put `tuning` into the controls (the change messages this causes are no-ops).
         A size cap knob not in force sits where choosing it starts (`knob_position`)."""
         values = tuning.values()
+        if self._chosen_min is not None and values[_MIN_SIZE.name] != self._min_size():
+            self._chosen_min = None  # another min size put in force (a profile, auto-tune)
         self._toggle(MODE_ID).set_value(values[MODE.name])
         in_force = _group_choices(values)
         for _, k in PANEL_KNOBS:
@@ -288,14 +296,57 @@ class MergePanel(Vertical):
         if str(stats.render()) != shown:
             stats.update(shown)
 
-    def lower_min_size(self, cap: int) -> int:
-        """Put the topic minimum's slider at or below `cap` (on its grid, no message);
+    def _min_size(self) -> int:
+        return int(knob_value(_MIN_SIZE, float(self._slider(_MIN_SIZE).value)))
+
+    def _put_min_size(self, value: int) -> int:
+        """Put the min size slider at the grid value at or below `value` (no message);
         the value it now shows."""
-        k = knob_map(TopicParams)["topic_min_chars"]
-        slider = self._slider(k)
+        slider = self._slider(_MIN_SIZE)
         step = slider.step
-        slider.set_value(slider.minimum + ((cap - slider.minimum) // step) * step, notify=False)
-        return int(knob_value(k, float(slider.value)))
+        at = slider.minimum + max(0, (value - slider.minimum) // step) * step
+        slider.set_value(at, notify=False)
+        return self._min_size()
+
+    def fit_min_size(self, tuning: Tuning) -> tuple[str, bool] | None:
+        """Keep the topic min size within the size cap of `tuning` (the controls' values):
+        a min size over the cap is lowered to fit it, the user's own value remembered,
+        and put back as far as the cap allows when it rises again. What to tell the user
+        (and whether it is a warning), or None when the min size is left as it is."""
+        chosen = self._chosen_min
+        cap = tuning.min_over_cap()
+        if cap is not None:
+            wanted = tuning.topic.topic_min_chars if chosen is None else chosen
+            self._chosen_min = wanted
+            now = self._put_min_size(cap)
+            return (
+                f"min size {wanted} is over the size cap of {cap} chars, which splits any "
+                f"longer topic: min size set to {now} until the cap allows {wanted} again",
+                True,
+            )
+        if chosen is None:
+            return None
+        shown = tuning.topic.topic_min_chars
+        limit = tuning.merge.max_chunk_chars
+        whole = (
+            tuning.merge.mode != "topic"
+            or limit is None
+            or tuning.merge.max_chunk_tokens is not None
+            or chosen <= limit
+        )
+        if whole:
+            self._chosen_min = None
+            now = self._put_min_size(chosen)
+            return (f"the size cap allows min size {now} again: your min size is back", False)
+        assert limit is not None  # (a cap in chars below the user's min size)
+        now = self._put_min_size(limit)
+        if now <= shown:
+            return None
+        return (
+            f"min size set to {now}, as much of your {chosen} as the size cap of {limit} "
+            f"chars allows; {chosen} comes back when the cap allows it",
+            False,
+        )
 
     def set_score(self, text: str) -> None:
         """The live score: the run against the topic marks, and the query file's hit
@@ -308,6 +359,8 @@ class MergePanel(Vertical):
     def on_slider_changed(self, event: Slider.Changed) -> None:
         event.stop()
         name = next((k.name for _, k in PANEL_KNOBS if slider_id(k) == event.slider.id), "")
+        if name == _MIN_SIZE.name:
+            self._chosen_min = None  # the user's own choice, whatever was remembered
         self.post_message(self.Changed(self, _STAGE.get(name, "merge")))
 
     def on_choice_toggle_changed(self, event: ChoiceToggle.Changed) -> None:

@@ -9,7 +9,8 @@ pairs and shows its lowest similarity (so a dip that caused a cut never disappea
   with a search answer (the Search panel), its rank (``1``…``9``, ``+``) at each hit chunk;
   with topic marks, a cut near a mark is green (a hit), any other red (spurious) but
   one outside the stretch of partial marks (not scored);
-- with topic marks, a row of them: ``◆`` green where a cut found it, red where none did;
+- with topic marks, a row of them: ``◆`` green where a cut found it, red where none did,
+  a digit where several marks share a column (their count, red if one of them was missed);
 - row 4: the size of the merged chunk that holds each position, against the size cap;
 - row 5: the legend.
 
@@ -60,10 +61,12 @@ CUT_PRIORITY = {
 }
 
 
-def cut_name(reason: str) -> str:
-    """A cut reason as the user reads it (``size_cap`` → ``size cap``): the strip's
+def cut_name(reason: str, topic: bool = False) -> str:
+    """A cut reason as the user reads it (`engine.segment.merge.cut_name`): the strip's
     legend and the merge panel's stats."""
-    return reason.replace("_", " ")
+    from chunkscope.engine.segment.merge import cut_name as named
+
+    return named(reason, topic)
 
 
 #: The reasons the legend names when there are no cuts (the seed loop's).
@@ -269,6 +272,9 @@ class SimilarityStrip(Widget):
         if row in ("top", "bottom"):
             key: tuple[object, ...] = (width, self._sims_version, len(self.sizes), self.threshold)
             return self._cached(row, key, self._sim_rows)
+        if row == "cuts" and self.uncut and not self.cuts:
+            n = max(len(self.sizes), len(self.sims) + 1)
+            return self._cached("uncut", (width, n), lambda w: self._uncut_row(w, n))
         if row == "cuts":
             key = (width, self._sims_version, self._sizes_version, self._cuts_version)
             key = (*key, self._marks_version, self._hits_version, self.selected_pair)
@@ -358,6 +364,16 @@ class SimilarityStrip(Widget):
     def _empty_row(self, width: int) -> Strip:
         text = "no neighbours to compare" if len(self.sizes) else "nothing loaded"
         return self._finish([self._label("sim"), Segment(text, self._style("label"))], width)
+
+    def _uncut_row(self, width: int, items: int) -> Strip:
+        """The cuts row of items not merged yet (the compare view's "before merge"):
+        each item is a chunk of its own, so the row says so rather than stay empty."""
+        label = self._style("label")
+        text = f"a cut after every item ({max(0, items - 1)})"
+        strip = Strip([self._label("cuts"), Segment(text, label)])
+        if strip.cell_length > width:  # cut, and saying so
+            strip = Strip([*strip.crop(0, width - 1), Segment("…", label)])
+        return strip.adjust_cell_length(width, self._style("base"))
 
     def _note_row(self, width: int) -> Strip:
         label = self._style("label")
@@ -456,20 +472,27 @@ class SimilarityStrip(Widget):
         ]
         return self._finish([self._label("cuts"), *self._runs(glyphs, style_idx, styles)], width)
 
-    def _marks_row(self, width: int) -> Strip:
-        """The topic marks: where a cut found them (hit) and where none did (miss)."""
+    def _mark_counts(self, width: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per column of the bars: how many marks it holds, and how many of them missed."""
         size, _cells, _n = self._columns(width)
-        glyphs = np.full(size, " ")
-        style_idx = np.zeros(size, dtype=np.int64)  # 0: base, 1: hit, 2: miss
+        counts = np.zeros(size, dtype=np.int64)
+        missed = np.zeros(size, dtype=np.int64)
         if self.marks:
             pairs = np.fromiter((p for p, _ in self.marks), dtype=np.int64, count=len(self.marks))
             miss = np.fromiter((k == "miss" for _, k in self.marks), dtype=bool)
             col = self._columns_of(pairs, width, last=True)
             ok = (col >= 0) & (col < size)
-            glyphs[col[ok]] = "◆"
-            style_idx[col[ok]] = 1
-            # A column holding a missed mark shows the miss.
-            style_idx[col[ok & miss]] = 2
+            np.add.at(counts, col[ok], 1)
+            np.add.at(missed, col[ok & miss], 1)
+        return counts, missed
+
+    def _marks_row(self, width: int) -> Strip:
+        """The topic marks: where a cut found them (hit) and where none did (miss); a
+        column holding several says how many (`marks_glyph`)."""
+        counts, missed = self._mark_counts(width)
+        glyphs = np.array([marks_glyph(int(c)) for c in counts])
+        # 0: base, 1: hit, 2: miss (a column holding a missed mark shows the miss)
+        style_idx = np.where(missed > 0, 2, np.where(counts > 0, 1, 0))
         styles = [self._style("base"), self._style("hit"), self._style("miss")]
         return self._finish([self._label("marks"), *self._runs(glyphs, style_idx, styles)], width)
 
@@ -539,7 +562,7 @@ class SimilarityStrip(Widget):
             if reason not in present and (compact or present):
                 continue
             legend.append(Segment(glyph, self._style("cut")))
-            legend.append(Segment(f" {cut_name(reason)}  ", label))
+            legend.append(Segment(f" {cut_name(reason, topic)}  ", label))
         if self.selected_pair is not None:
             legend.append(Segment("▲", self._style("selected")))
             legend.append(Segment(" selected", label))
@@ -549,13 +572,20 @@ class SimilarityStrip(Widget):
         marks: list[Segment] = []
         if self.marks:
             marks = [
-                Segment("   ◆", self._style("hit")),
+                Segment(f"   {MARK_GLYPH}", self._style("hit")),
                 Segment(" found  ", label),
-                Segment("◆", self._style("miss")),
+                Segment(MARK_GLYPH, self._style("miss")),
                 Segment(" missed topic  ", label),
                 Segment("┃", self._style("miss")),
                 Segment(" spurious cut", label),
             ]
+            shared = int(self._mark_counts(self.size.width)[0].max(initial=0))
+            if shared > 1:  # a digit where marks share a column: said, not hidden
+                many = f"{shared}" if shared < 10 else "10 or more"
+                marks += [
+                    Segment(f"  {marks_glyph(shared)}", self._style("hit")),
+                    Segment(f" {many} marks in one column", label),
+                ]
         if not compact:
             legend += marks
         unit = "c" if self.cap_unit == "chars" else "t"
@@ -581,6 +611,20 @@ class SimilarityStrip(Widget):
 
     def rendered_lines(self) -> list[str]:
         return [self.render_line(y).text for y in range(self.size.height)]
+
+
+#: A topic mark on the strip's marks row; a column holding several shows their count.
+MARK_GLYPH = "◆"
+
+
+def marks_glyph(count: int) -> str:
+    """The marks row's glyph for a column holding `count` marks: blank, ``◆``, their
+    number (2 to 9), or ``+`` for ten or more."""
+    if count <= 0:
+        return " "
+    if count == 1:
+        return MARK_GLYPH
+    return str(count) if count < 10 else "+"
 
 
 def _compact(text: str, compact: bool = True) -> str:

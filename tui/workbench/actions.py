@@ -275,11 +275,17 @@ class WorkbenchActions(WorkbenchHost):
             return
         counter = self.pipe.counter
         if kind == "json":
+            from dataclasses import fields
+
+            params = view.params  # the run on screen, whatever the sliders did since
+            pipe = self.pipe.with_params(
+                **{f.name: getattr(params, f.name) for f in fields(params)}
+            )
 
             def write(path: Path) -> str:
                 from chunkscope.engine.fileio import atomic_write_text
 
-                atomic_write_text(path, merged_json(view, summaries, counter))
+                atomic_write_text(path, merged_json(view, summaries, counter, pipe))
                 return f"{len(view.result.chunks)} merged chunks (JSON)"
 
             self._ask_path("Export merged chunks (JSON) to", f"./{stem}.merged.json", write)

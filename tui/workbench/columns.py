@@ -346,6 +346,7 @@ def column_strip(
     merge (the default left column: the compacted units' neighbours, no cuts yet)."""
     import numpy as np
 
+    from chunkscope.engine.chunk.strategies.base import strategy_size_cap
     from chunkscope.engine.textutil import plural
     from chunkscope.tui.widgets.similarity_strip import cut_name
 
@@ -385,6 +386,8 @@ def column_strip(
     reasons = [r or "cut" for r in result.cuts]
     cuts = [(p, r) for p, r in zip(pairs, reasons, strict=False) if p is not None]
     unit = "tokens" if tokens is not None and len(tokens) == len(chunks) else "chars"
+    # the strategy's own cap (its max tokens), against its chunks' tokens
+    cap = strategy_size_cap(result.params) if unit == "tokens" else None
     chunk_sizes = _chunk_sizes(chunks, tokens, unit)
     starts = np.asarray(sorted(p + 1 for p, _ in cuts), dtype=np.int64)
     owner = np.searchsorted(starts, np.arange(units), side="right")
@@ -392,4 +395,4 @@ def column_strip(
     why = ", ".join(sorted({cut_name(r) for r in reasons}))
     note = f"no scores: {result.strategy} " + (f"cuts by {why}" if why else "made no cut")
     title = f"no similarity scores · {plural(len(reasons), 'cut')}" + (f" ({why})" if why else "")
-    return ColumnStrip(np.zeros(0), None, cuts, sizes, None, unit, note, title)
+    return ColumnStrip(np.zeros(0), None, cuts, sizes, cap, unit, note, title)

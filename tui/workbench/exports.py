@@ -1,7 +1,9 @@
-"""The workbench's export formats: merged chunks as JSON or markdown.
+"""The workbench's export formats: a run as JSON or its merged chunks as markdown.
 
-The JSON follows `chunkscope chunk --embed --format json`'s ``merged`` entries, plus
-each chunk's cut and (when known) its summary.
+The JSON is `chunkscope chunk --embed --format json`'s document for the run on screen,
+built by the same `engine.runjson` (the same keys: ``chunks`` the compacted chunks,
+``merged`` the merged ones, ``params.merge`` the settings of the mode in force), plus
+each merged chunk's ``summary`` when known.
 """
 
 from __future__ import annotations
@@ -10,60 +12,35 @@ import json
 import re
 from typing import Any
 
+from chunkscope.engine.runjson import add_merge, run_json
 from chunkscope.engine.summarize.base import summary_rest
 from chunkscope.tui.workbench.runs import RunView
 
 
-def _iso(ts: Any) -> str | None:
-    return ts.isoformat() if ts is not None else None
-
-
 def _tokens(view: RunView, counter: Any) -> list[int]:
-    """The merged chunks' token counts: the view's, or counted now if it has none yet."""
-    if view.merged_tokens is not None:
+    """The merged chunks' token counts: the view's when exact, else counted now."""
+    if view.merged_tokens is not None and view.merged_tokens_exact:
         return view.merged_tokens
     return list(counter.count_many([c.text for c in view.result.chunks]))
 
 
-def merged_json(view: RunView, summaries: dict[str, Any], counter: Any) -> str:
-    result = view.result
-    tokens = _tokens(view, counter)
-    chunks = []
-    for i, c in enumerate(result.chunks):
-        start, end = result.spans[i]
-        cut = result.cut_after(i)
-        summary = summaries.get(c.text)
-        chunks.append(
-            {
-                "index": i,
-                "text": c.text,
-                "chars": c.chars,
-                "tokens": int(tokens[i]),
-                "tokens_exact": view.merged_tokens_exact,
-                "start": _iso(c.start),
-                "end": _iso(c.end),
-                "lines": list(c.lines) if c.lines else None,
-                "parts": list(range(start, end)),
-                "cut_after": None
-                if cut is None
-                else {
-                    "reason": cut.reason,
-                    "similarity": round(cut.similarity, 6),
-                    "threshold": round(cut.threshold, 6),
-                },
-                "summary": None if summary is None else summary.as_dict(),
-            }
-        )
-    from dataclasses import asdict
+def merged_json(view: RunView, summaries: dict[str, Any], counter: Any, pipe: Any = None) -> str:
+    """The run of `view` as the CLI's JSON document; `pipe` (the run's pipeline) adds
+    the strategy when the run uses one other than the default, as ``--strategy`` does."""
+    from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY
 
-    doc = {
-        "source": view.source.path,
-        "kind": view.source.kind,
-        "params": {"min_chars": view.params.min_chars, "merge": asdict(view.params.merge)},
-        "passes": len(result.passes),
-        "thresholds": [round(t, 6) for t in result.thresholds],
-        "merged": chunks,
-    }
+    ctokens = view.compact_tokens
+    if ctokens is None:
+        ctokens = list(counter.count_many([c.text for c in view.compacted]))
+    doc = run_json(view.source, view.params, counter, view.compacted, ctokens)
+    if pipe is not None and view.params.strategy != DEFAULT_STRATEGY:
+        from chunkscope.tui.cli.strategy import add_strategy
+
+        add_strategy(pipe, doc)
+    add_merge(doc, view.params, view.result, view.sims, _tokens(view, counter))
+    for entry, c in zip(doc["merged"], view.result.chunks, strict=True):
+        summary = summaries.get(c.text)
+        entry["summary"] = None if summary is None else summary.as_dict()
     return json.dumps(doc, ensure_ascii=False, indent=2, default=str) + "\n"
 
 

@@ -119,6 +119,17 @@ def _first_lines_of(chunks: Sequence[Chunk]) -> list[int]:
     return out
 
 
+def holder(first: Sequence[int], line: int) -> int:
+    """The item (of those whose first lines are `first`, in order) where a topic marked
+    at `line` starts: the first item starting at that line (several can: the thinking
+    blocks of one record; `m` on any of them marks the line, where the first begins),
+    else the last one starting before it, which holds the line."""
+    i = bisect.bisect_left(first, line)
+    if i < len(first) and first[i] == line:
+        return i
+    return max(0, i - 1)
+
+
 def topics_against_marks(s: Scores) -> str:
     """How many topics the run makes against how many are marked (over the marked
     stretch when the marks are partial): an over-cutting setting shows here when Pk,
@@ -190,9 +201,7 @@ def judge_chunks(chunks: Sequence[Chunk], marks: FileMarks) -> ChunksVerdict:
 
     verdicts = [verdict(first[i + 1]) for i in range(len(chunks) - 1)]
     hit_gold = frozenset(matched.values())
-    flags = {
-        max(0, bisect.bisect_right(first, g) - 1): "miss" for g in marks.starts if g not in hit_gold
-    }
+    flags = {holder(first, g): "miss" for g in marks.starts if g not in hit_gold}
     return ChunksVerdict(scores, verdicts, flags, hit_gold)
 
 
@@ -218,11 +227,7 @@ def judge_topics(chunks: Sequence[Chunk], inner: Sequence[bool], marks: FileMark
     for j, verdict in enumerate(judged.cut_verdicts):
         verdicts[spans[j + 1][0] - 1] = verdict
     first = _first_lines(chunks)
-    flags = {
-        max(0, bisect.bisect_right(first, g) - 1): "miss"
-        for g in marks.starts
-        if g not in judged.found
-    }
+    flags = {holder(first, g): "miss" for g in marks.starts if g not in judged.found}
     return ChunksVerdict(judged.scores, verdicts, flags, judged.found)
 
 
@@ -237,7 +242,7 @@ def marks_report(view: RunView, marks: FileMarks) -> MarksReport | None:
     missed = [g for g in marks.starts if g not in hit_gold]
     merged_flags = judged.flags
     left_first = _first_lines(view.left_items)
-    left_flags = {max(0, bisect.bisect_right(left_first, g) - 1): "mark" for g in marks.starts}
+    left_flags = {holder(left_first, g): "mark" for g in marks.starts}
     unit_first = np.asarray(_first_lines(view.compacted), dtype=np.int64)
     strip: list[tuple[int, str]] = []
     for g in marks.starts:

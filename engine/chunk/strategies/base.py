@@ -170,3 +170,14 @@ def resolve_overlap(overlap: float, max_tokens: int) -> int:
     if tokens >= max_tokens:
         raise ValueError(f"overlap ({tokens} tokens) must be below max_tokens ({max_tokens})")
     return tokens
+
+
+#: The parameter that caps a strategy's chunk size, in tokens (sliding-window, boundary,
+#: episodic and markdown have one; blank-line has none).
+SIZE_CAP_PARAM = "max_tokens"
+
+
+def strategy_size_cap(params: Mapping[str, Any]) -> int | None:
+    """The size cap in tokens a strategy's parameters put on its chunks, or None."""
+    value = params.get(SIZE_CAP_PARAM)
+    return int(value) if isinstance(value, int | float) and value > 0 else None
