@@ -690,3 +690,38 @@ def test_a_prompt_templates_lone_tags_are_no_sentence_and_no_summary() -> None:
     assert "Run the tests in tests/auth first." in said
     alone = ExtractiveSummarizer().summarize("</pr_description>\n\n<instructions>\n")
     assert alone.summary == "" and alone.abstract == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Doc: ## Work state\n",  # docs/recap.md: a heading alone
+        "Doc: # The manual\n\n## Reading\n",
+        "Doc: | score | meaning |\n|---|---|\n| 1 | hit |\n",  # a table alone
+        "Doc: ## Results\n\n| chunker | hit |\n|---|---:|\n| ours | 70.7 |\n",
+    ],
+)
+def test_a_heading_or_a_table_alone_is_no_summary(text: str) -> None:
+    """The recap of README kept `The manual`, of docs/recap.md `Work state`, of
+    docs/retrieval.md `| score | meaning |`: a title or a table's header alone is no
+    sentence that tells what the chunk says."""
+    summary = ExtractiveSummarizer().summarize(text)
+    assert summary.summary == "" and summary.abstract == ""
+
+
+def test_a_lead_in_whose_block_is_left_out_ends_with_a_full_stop() -> None:
+    """README's summary read `... (Python 3.11+, nothing else needed): Install the test
+    dependencies and run the whole test suite:`: the code each colon led to is not in
+    a summary, so the sentence ends there."""
+    text = (
+        "Doc: Open the workbench on a bundled sample log (Python 3.11+):\n\n```sh\npip install .\n"
+        "```\n\nInstall the test dependencies and run the whole test suite:\n\n```sh\npytest\n```\n"
+    )
+    summary = ExtractiveSummarizer().summarize(text)
+    assert summary.summary == (
+        "Open the workbench on a bundled sample log (Python 3.11+). "
+        "Install the test dependencies and run the whole test suite."
+    )
+    assert not summary.abstract.endswith(":")
+    heading_and_text = ExtractiveSummarizer().summarize("Doc: ## Setup\n\nRun make first.\n")
+    assert heading_and_text.summary == "Run make first."

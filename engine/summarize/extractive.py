@@ -202,8 +202,11 @@ _ENDED = re.compile(r"[.!?:;…]['\"”’)\]`*]*$")
 
 def terminated(sentence: str) -> str:
     """The sentence with a full stop when it ends without punctuation (a fragment
-    joined to the next one would read as one: "takes parameters The outermost ...")."""
+    joined to the next one would read as one: "takes parameters The outermost ..."), or
+    with a colon: the lead-in of a block (code, a table, a list) a summary leaves out."""
     text = sentence.rstrip()
+    if text.endswith(":") and not text.endswith("::"):
+        return text[:-1].rstrip() + "."
     return text if not text or _ENDED.search(text) else text + "."
 
 
@@ -217,13 +220,15 @@ class Sentence:
     """One sentence of a chunk, with the role of the turn it came from.
 
     ``prose`` is False for collapsed tool sentences, headings and other
-    boilerplate that should not stand for a chunk that has real prose.
+    boilerplate that should not stand for a chunk that has real prose. ``heading``: a
+    markdown heading, a title of what follows, never a summary on its own.
     """
 
     text: str
     role: str
     position: int
     prose: bool
+    heading: bool = False
 
 
 #: Bold's marks: a sentence never ends inside bold (its closing marks follow).
@@ -300,10 +305,10 @@ def split_sentences(text: str) -> list[Sentence]:
                 sentences.append(Sentence(s, role, len(sentences), True))
             buffer.clear()
 
-    def single(s: str, prose: bool) -> None:
+    def single(s: str, prose: bool, heading: bool = False) -> None:
         s = " ".join(s.split())
         if has_words(s):
-            sentences.append(Sentence(s, role, len(sentences), prose))
+            sentences.append(Sentence(s, role, len(sentences), prose, heading))
 
     in_comment = False
     for raw in text.splitlines():
@@ -347,7 +352,7 @@ def split_sentences(text: str) -> list[Sentence]:
             continue
         if _HEADING.match(line):
             flush()
-            single(_HEADING.sub("", line), False)
+            single(_HEADING.sub("", line), False, heading=True)
             continue
         bullet = _BULLET.match(line)
         if bullet:
@@ -525,7 +530,11 @@ class ExtractiveSummarizer:
             first_of.setdefault(s.text, s.position)
         distinct = sorted(first_of.values())
         prose = [i for i in distinct if sentences[i].prose]
-        pool = prose or distinct
+        # headings title what follows: a chunk of headings alone has no sentence to tell
+        distinct = [i for i in distinct if not sentences[i].heading] or distinct
+        pool = prose or [i for i in distinct if not sentences[i].heading]
+        if not pool:
+            return Extract(sentences, None, [], scores)
         # narration and filler only when the chunk has nothing else
         said = {i for i in distinct if weights[i] == 0.0}  # is_narration, weighed once
         pool = [i for i in pool if i not in said] or [i for i in distinct if i not in said] or pool
@@ -556,13 +565,18 @@ class ExtractiveSummarizer:
                 m = _ROLE_LINE.match(raw)
                 candidate = _COMMENT.sub("", raw[m.end() :] if m else raw)
                 if has_words(candidate) and not (
-                    _FENCE.match(candidate) or _TAG_LINE.match(candidate)
+                    _FENCE.match(candidate)
+                    or _TAG_LINE.match(candidate)
+                    or _HEADING.match(candidate)
+                    or _TABLE.match(candidate)
                 ):
                     line = candidate.strip()
                     break
             line = _truncate(" ".join(line.split()), limit)
             return Summary(line, line)
         abstract = _truncate(ex.sentences[ex.abstract].text, limit)
+        if abstract.endswith(":"):
+            abstract = terminated(abstract)
         if len(ex.summary) < 2:
             return Summary(abstract, abstract)
         summary = " ".join(terminated(_truncate(ex.sentences[i].text, limit)) for i in ex.summary)
