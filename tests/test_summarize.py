@@ -725,3 +725,16 @@ def test_a_lead_in_whose_block_is_left_out_ends_with_a_full_stop() -> None:
     assert not summary.abstract.endswith(":")
     heading_and_text = ExtractiveSummarizer().summarize("Doc: ## Setup\n\nRun make first.\n")
     assert heading_and_text.summary == "Run make first."
+
+
+def test_an_edit_blocks_file_name_is_no_sentence() -> None:
+    """aider writes the file's name alone above each edit block: the recap's "Where it
+    stopped" ended on a lone `README.md`."""
+    text = (
+        "Bot: Here is the edit block for the readme, with the usage section.\n\n"
+        "README.md\n````markdown\n<<<<<<< SEARCH\n=======\n# Title\n>>>>>>> REPLACE\n````\n"
+    )
+    said = [s.text for s in split_sentences(text)]
+    assert said == ["Here is the edit block for the readme, with the usage section."]
+    kept = [s.text for s in split_sentences("Doc: See README.md for more.\n\n```\nx\n```\n")]
+    assert kept == ["See README.md for more."]  # a sentence naming a file stays

@@ -57,6 +57,7 @@ from chunkscope.engine.summarize.extractive import (
     is_narration,
     sentences_of,
     split_sentences,
+    terminated,
 )
 from chunkscope.engine.textutil import literal_markdown
 from chunkscope.engine.toolcall import SHELL_TOOLS
@@ -1259,7 +1260,8 @@ def last_section(log: _Log) -> Section:
         sentences = [s for s in _content_sentences(text) if not _QUESTION.search(s)]
         plain = [s for s in sentences if not is_narration(s)]
         kept += [s for s in plain if has_content(s)] or plain[:2]
-    lines = tuple(_cut(s, _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
+    # a lead-in's block (code, an edit) is not in the recap: its colon ends nothing
+    lines = tuple(_cut(terminated(s), _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
     whole = _cut(" ".join(_fold(t) for t in _last_words(log)), _UNCUT_CHARS // 2)
     # the sentences that report a count ("29 unit tests pass", "3 files changed") go in
     # first when the allowance is short: a number is what a summary cannot give back

@@ -22,6 +22,8 @@ _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
 _TABLE = re.compile(r"^\s*\|")
 _COMMENT = re.compile(r"<!--.*?-->")
+#: A line that is a file's name alone, just above a fenced block: the block's label.
+_FILE_LABEL = re.compile(r"^\s*[\w./-]*\w\.\w+\s*$")
 #: A line that is one tag and nothing else (``</pr_description>``, ``<instructions>``): the
 #: frame of a prompt template, no sentence of anyone's.
 _TAG_LINE = re.compile(r"^\s*</?[a-z][\w:-]*(?:\s[^<>]*)?/?>\s*$", re.I)
@@ -336,6 +338,8 @@ def split_sentences(text: str) -> list[Sentence]:
                 in_code = None
             continue
         if fence:
+            if len(buffer) == 1 and _FILE_LABEL.match(buffer[0]):
+                buffer.clear()  # the block's file name (aider's edit blocks): no sentence
             flush()
             in_code = fence.group(1)
             continue
