@@ -16,7 +16,7 @@ from chunkscope.tui.widgets.similarity_strip import (
     SimilarityStrip,
     cut_name,
 )
-from tests.pilot import make_app, settled, until
+from tests.pilot import SIZE, make_app, settled, until
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -136,3 +136,22 @@ async def test_at_100x30_a_compare_strip_with_marks_names_every_glyph_drawn() ->
             assert "…" not in legend, (strip.id, legend)
         assert "◆ missed" in said(right)
         assert left.size.height == right.size.height  # one height for the two
+
+
+@pytest.mark.parametrize("size", [SIZE, NARROW])
+async def test_the_before_merge_compare_strip_says_no_cap_applies(size: tuple[int, int]) -> None:
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        await pilot.press("right_square_bracket")  # a strategy right, before merge left
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await until(pilot, app.workers_idle)
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        left = bench.query_one("#strip-left", SimilarityStrip)
+        await until(pilot, lambda: left.uncut and len(left.sizes) > 0 and bool(said(left)))
+        await pilot.pause()
+        legend = " ".join(said(left).split())
+        assert left.cap is None
+        assert "no cap (not merged)" in legend and "cap 8192" not in legend, legend

@@ -650,9 +650,12 @@ class SimilarityStrip(Widget):
         if not compact:
             legend += marks
         unit = "c" if self.cap_unit == "chars" else "t"
-        legend.append(
-            Segment(f"   size: cap {self.cap}{unit}" if self.cap else "   size: no cap", label)
-        )
+        if self.uncut:  # the items before the merge: no size cap applies to them
+            legend.append(Segment("   size: no cap (not merged)", label))
+        else:
+            legend.append(
+                Segment(f"   size: cap {self.cap}{unit}" if self.cap else "   size: no cap", label)
+            )
         per = (n if self.own_chunks is None else self.own_chunks) / max(1, cols)
         # a run of few chunks (a compare column's) says how wide each is
         scale = (
