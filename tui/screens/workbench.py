@@ -33,7 +33,7 @@ from chunkscope.tui.widgets.header_line import HeaderInfo, HeaderLine, turns_aft
 from chunkscope.tui.widgets.merge_panel import MergePanel
 from chunkscope.tui.widgets.recap_panel import RecapPanel
 from chunkscope.tui.widgets.search_panel import SearchPanel
-from chunkscope.tui.widgets.similarity_strip import SimilarityStrip, cut_name
+from chunkscope.tui.widgets.similarity_strip import LEGEND_ROWS, SimilarityStrip, cut_name
 from chunkscope.tui.widgets.strategy_panel import StrategyPanel
 from chunkscope.tui.widgets.summary_panel import SummaryPanel
 from chunkscope.tui.widgets.sweep_panel import SweepPanel
@@ -619,6 +619,15 @@ class WorkbenchScreen(Screen[None]):
             self.query_one("#strip-right", SimilarityStrip).set_selected(pair)
         self.show_summary()
         self.query_one(RecapPanel).show_chunk(index)
+
+    def on_similarity_strip_legend_wrapped(self, event: SimilarityStrip.LegendWrapped) -> None:
+        """A compare strip's legend asks for rows: both strips of the pair get the most
+        either asks for (one height for the two, as with the marks row)."""
+        box = event.strip.parent
+        if isinstance(box, Widget) and box.id == "column-strips":
+            rows = max(s.legend_rows for s in box.query(SimilarityStrip))
+            for n in range(1, LEGEND_ROWS):
+                box.set_class(rows == n, f"-legend-{n}")
 
     def on_chunk_list_selected(self, event: ChunkList.Selected) -> None:
         if self.driver.comparing:

@@ -22,6 +22,7 @@ alone rebuilds only the cut, size and legend rows, and a new selection only the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -30,11 +31,14 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
 BARS = " ▁▂▃▄▅▆▇█"
 LABEL_WIDTH = 6
+#: At most this many rows of the strip hold its legend (the rest goes in the border).
+LEGEND_ROWS = 4
 
 #: A glyph per cut reason: the seed loop's (threshold, size cap, min similarity, max
 #: passes) and the topic segmenter's (topic, structure, size cap).
@@ -80,6 +84,14 @@ def bucket_edges(n: int, columns: int) -> np.ndarray:
 
 class SimilarityStrip(Widget):
     """Sparklines of similarities and sizes with cut and selection markers."""
+
+    class LegendWrapped(Message):
+        """The strip's legend asks for another number of rows of its own beside the
+        border (its `legend_rows`)."""
+
+        def __init__(self, strip: SimilarityStrip) -> None:
+            super().__init__()
+            self.strip = strip
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "similarity-strip--above",
@@ -138,7 +150,11 @@ class SimilarityStrip(Widget):
         self._sizes_version = 0
         self._row_cache: dict[str, tuple[tuple[object, ...], Strip]] = {}
         self._styles: dict[str, Style] = {}
-        self._border_key: tuple[object, ...] | None = None  # the legend in the border
+        self._border_key: tuple[object, ...] | None = None  # where the legend went
+        self._legend_lines: list[list[Segment]] = []  # the legend rows' part of it
+        #: Rows the legend asked for beside the border (see `_legend_in_border`).
+        self.legend_rows = 0
+        self._legend_indent = LABEL_WIDTH
         self.builds = 0  # rows built (tests and the benchmark read it)
 
     def set_data(
@@ -243,8 +259,8 @@ class SimilarityStrip(Widget):
         if len(self.sims) == 0 and (self.note is None or not len(self.sizes)):
             return [self._cached("empty", (width, len(self.sizes)), self._empty_row)]
         if len(self.sims) == 0:  # no similarity scores: said, the cuts still drawn
-            return ["blank", "note", "cuts", "size", "legend"]
-        rows: list[str | Strip] = ["top", "bottom", "cuts", "size", "legend"]
+            return ["blank", "note", "cuts", "size", *["legend"] * LEGEND_ROWS]
+        rows: list[str | Strip] = ["top", "bottom", "cuts", "size", *["legend"] * LEGEND_ROWS]
         if self.marks:
             rows.insert(3, "marks")
         return rows
@@ -258,7 +274,7 @@ class SimilarityStrip(Widget):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         rows = self._rows(width)
-        if y == 0:
+        if y == 0 or (y < len(rows) and rows[y] == "legend"):  # where the legend goes
             self._legend_in_border(rows)
         if y >= len(rows):
             return Strip.blank(width, self.rich_style)
@@ -285,32 +301,75 @@ class SimilarityStrip(Widget):
         if row == "size":
             key = (width, self._sims_version, self._sizes_version, self.cap, self.cap_unit)
             return self._cached(row, key, self._size_row)
-        return self._cached(row, self._legend_key(width), self._legend_row)
+        line = rows[: y + 1].count("legend") - 1
+        return self._cached(
+            f"legend{line}", (width, self._border_key), lambda w: self._legend_row(w, line)
+        )
 
     def _legend_in_border(self, rows: list[str | Strip]) -> None:
-        """When the strip is too short for its legend row (the narrow layout), the
-        legend goes in the bottom border, cut between items with an ellipsis."""
-        hidden = "legend" in rows and rows.index("legend") >= self.size.height
-        width = self.outer_size.width - 6  # "╰─ " and " ─╯" about the text
-        key = self._legend_key(width) if hidden and width > 10 else None
+        """Where the legend goes: its row, when it fits there whole (the wide layout);
+        else its items wrapped over the legend rows the strip shows and the bottom
+        border (the narrow layout shows none: the border alone). A legend longer than
+        that asks for rows of its own (`legend_rows`: the ``-legend-1`` to ``-legend-3``
+        classes, which the layout's CSS reads) so that every glyph drawn is named; what
+        is still too long is cut between items with an ellipsis."""
+        at = rows.index("legend") if "legend" in rows else None
+        shown = 0 if at is None else max(0, min(LEGEND_ROWS, self.size.height - at))
+        border = self.outer_size.width - 6  # "╰─ " and " ─╯" about the text
+        key = (self._legend_key(self.size.width), shown, border)
         if key == self._border_key:
             return
         self._border_key = key
+        row_room = self.size.width - LABEL_WIDTH
+        label = self._style("label")
+        lines: list[list[Segment]] = []
+        indent = LABEL_WIDTH
+        if at is not None and border > 10:
+            full = self._legend_segments(row_room)
+            if full and full[0].text.startswith(" "):  # no gap before the first item
+                full[0] = Segment(full[0].text.lstrip(" "), full[0].style)
+            if shown and sum(cell_len(seg.text) for seg in full) <= row_room:
+                lines = [full]  # whole in its row: the border says nothing
+                indent = LABEL_WIDTH  # under the bars
+            else:
+                # wrapped, the rows' lines take the whole width, as the border's
+                row_room = self.size.width
+                items = legend_items(self._legend_segments(border, compact=True))
+                rooms = [row_room] * shown + [border]
+                lines = wrap_items(items, rooms, label, limit=len(rooms))
+                need = next(
+                    (
+                        n
+                        for n in range(LEGEND_ROWS)
+                        if len(wrap_items(items, [row_room] * n + [border])) <= n + 1
+                    ),
+                    LEGEND_ROWS - 1,
+                )
+                if shown < need or self.legend_rows:  # rows of its own, or fewer
+                    self._want_rows(need)
+                indent = 0
+        else:
+            self._want_rows(0)
+        self._legend_lines = [fit_words(line, row_room, label) for line in lines[:shown]]
+        self._legend_indent = indent
+        lines = lines[shown:]
         text = Text()
-        if key is not None:
-            segments: list[Segment] = []
-            gap = True  # no space at the start, and never more than two in a row
-            for seg in self._legend_segments(width, compact=True):
-                words = seg.text.lstrip(" ") if gap else seg.text
-                if words:
-                    segments.append(Segment(words, seg.style))
-                    gap = words.endswith("  ") or (gap and not words.strip())
-            fitted = fit_words(segments, width, self._style("label"))
-            for seg in Segment.simplify(fitted):  # the glyphs' colours, the border's ground
-                style = seg.style or Style()
+        if lines:
+            for seg in Segment.simplify(fit_words(lines[0], border, label)):
+                style = seg.style or Style()  # the glyphs' colours, the border's ground
                 text.append(seg.text, Style(color=style.color, bold=style.bold))
             text.rstrip()
-        self.call_later(self._set_border_legend, text if key is not None else None)
+        self.call_later(self._set_border_legend, text if lines else None)
+
+    def _want_rows(self, rows: int) -> None:
+        """Ask for `rows` legend rows of the strip's own (or give them back): the
+        ``-legend-N`` class, which the layout's CSS reads, and a `LegendWrapped` for
+        the strip's container."""
+        if rows != self.legend_rows:
+            self.legend_rows = rows
+            for n in range(1, LEGEND_ROWS):
+                self.set_class(rows == n, f"-legend-{n}")
+            self.post_message(self.LegendWrapped(self))
 
     def _set_border_legend(self, text: Text | None) -> None:
         self.border_subtitle = text
@@ -522,10 +581,12 @@ class SimilarityStrip(Widget):
             segments += self._runs(glyphs, style_idx, [self._style("size"), self._style("over")])
         return self._finish(segments, width)  # the cap is in the legend: bars fill the row
 
-    def _legend_row(self, width: int) -> Strip:
-        segments = [self._label(""), *self._legend_segments(width - LABEL_WIDTH)]
-        strip = Strip(fit_words(segments, width, self._style("label")))
-        return strip.adjust_cell_length(width, self._style("base"))
+    def _legend_row(self, width: int, line: int = 0) -> Strip:
+        if line >= len(self._legend_lines):
+            return Strip.blank(width, self._style("base"))
+        segments = [self._label("")] if self._legend_indent else []
+        segments += self._legend_lines[line]
+        return Strip(segments).adjust_cell_length(width, self._style("base"))
 
     def _legend_segments(self, room: int, compact: bool = False) -> list[Segment]:
         """The legend's items in `room` cells when it can (the bucket's words said in
@@ -575,7 +636,7 @@ class SimilarityStrip(Widget):
                 Segment(f"   {MARK_GLYPH}", self._style("hit")),
                 Segment(" found  ", label),
                 Segment(MARK_GLYPH, self._style("miss")),
-                Segment(" missed topic  ", label),
+                Segment(" missed  " if compact else " missed topic  ", label),
                 Segment("┃", self._style("miss")),
                 Segment(" spurious cut", label),
             ]
@@ -589,9 +650,12 @@ class SimilarityStrip(Widget):
         if not compact:
             legend += marks
         unit = "c" if self.cap_unit == "chars" else "t"
-        legend.append(
-            Segment(f"   size: cap {self.cap}{unit}" if self.cap else "   size: no cap", label)
-        )
+        if self.uncut:  # the items before the merge: no size cap applies to them
+            legend.append(Segment("   size: no cap (not merged)", label))
+        else:
+            legend.append(
+                Segment(f"   size: cap {self.cap}{unit}" if self.cap else "   size: no cap", label)
+            )
         per = (n if self.own_chunks is None else self.own_chunks) / max(1, cols)
         # a run of few chunks (a compare column's) says how wide each is
         scale = (
@@ -632,6 +696,52 @@ def _compact(text: str, compact: bool = True) -> str:
     if not compact:
         return text
     return text.replace("   ", "  ").replace("size: cap", "cap").replace("size: no cap", "no cap")
+
+
+def legend_items(segments: Sequence[Segment]) -> list[list[Segment]]:
+    """The legend's items (a glyph and its words, the cap, the scale), each without
+    the spaces about it: items are parted by two spaces or more."""
+    items: list[list[Segment]] = []
+    item: list[Segment] = []
+    for seg in segments:
+        parts = re.split(r"( {2,})", seg.text)
+        for k, part in enumerate(parts):
+            if k % 2:  # a gap: the item so far is whole
+                if item:
+                    items.append(item)
+                item = []
+            elif part:
+                item.append(Segment(part, seg.style))
+    if item:
+        items.append(item)
+    return [it for it in items if "".join(seg.text for seg in it).strip()]
+
+
+def wrap_items(
+    items: Sequence[list[Segment]],
+    rooms: Sequence[int],
+    style: Style | None = None,
+    limit: int | None = None,
+) -> list[list[Segment]]:
+    """`items` over lines of `rooms` cells (the last room for every line after),
+    parted by two spaces; an item wider than its line starts a line of its own (it is
+    cut there by `fit_words`). At least one line; with `limit`, at most that many (the
+    last holds the rest, for `fit_words` to cut with an ellipsis)."""
+    gap = Segment("  ", style)
+    lines: list[list[Segment]] = [[]]
+    used = 0
+    for item in items:
+        room = rooms[min(len(lines), len(rooms)) - 1]
+        cells = sum(cell_len(seg.text) for seg in item)
+        if lines[-1] and used + 2 + cells > room and (limit is None or len(lines) < limit):
+            lines.append([])
+            used = 0
+        if lines[-1]:
+            lines[-1].append(gap)
+            used += 2
+        lines[-1].extend(item)
+        used += cells
+    return lines
 
 
 def fit_words(segments: Sequence[Segment], width: int, style: Style) -> list[Segment]:

@@ -364,7 +364,8 @@ def column_strip(
             if len(sims)
             else items
         )
-        return ColumnStrip(sims, None, [], sizes, mp.cap, mp.cap_unit, None, title)
+        # not merged: the merge's size cap does not apply to them (sizes in its unit)
+        return ColumnStrip(sims, None, [], sizes, None, mp.cap_unit, None, title)
     merged = result.info.get("merge_run")
     if merged is not None:  # a merge column: its own run over the same units
         spans = merged.spans

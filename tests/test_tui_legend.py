@@ -1,0 +1,157 @@
+"""The similarity strip's legend names every glyph the strip draws, at 100x30 too (its
+rows and its bottom border), and each compare strip says the size cap of its own column
+(issue 35)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from chunkscope.tui.app import ChunkscopeApp
+from chunkscope.tui.widgets.chunk_list import ChunkList
+from chunkscope.tui.widgets.similarity_strip import (
+    CUT_GLYPHS,
+    OTHER_GLYPH,
+    SimilarityStrip,
+    cut_name,
+)
+from tests.pilot import SIZE, make_app, settled, until
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+NARROW = (100, 30)
+
+
+def said(strip: SimilarityStrip) -> str:
+    """What the strip's legend says: its rows under the size row, then its border."""
+    rows = strip.rendered_lines()
+    at = next(i for i, row in enumerate(rows) if row.startswith("size"))
+    border = strip._border_subtitle.plain if strip._border_subtitle else ""
+    return "\n".join([*(row.strip() for row in rows[at + 1 :]), border]).strip()
+
+
+def glyph_entries(strip: SimilarityStrip) -> list[str]:
+    """The legend entry of every glyph drawn on the strip's cuts and marks rows."""
+    rows = strip.rendered_lines()
+    reasons = {r for _, r in strip.cuts}
+    topic = bool(reasons & {"topic", "structure"}) or strip.threshold is None
+    entries = [
+        f"{CUT_GLYPHS.get(r, OTHER_GLYPH)} {cut_name(r, topic)}"
+        for r in reasons
+        if CUT_GLYPHS.get(r, OTHER_GLYPH) in next(x for x in rows if x.startswith("cuts"))
+    ]
+    if strip.selected_pair is not None:
+        entries.append("▲ selected")
+    marks = next((x for x in rows if x.startswith("marks")), None)
+    if marks is not None:
+        entries += ["◆ found", "◆ missed", "┃ spurious cut"]
+        digits = sorted({c for c in marks[len("marks") :] if c.isdigit()})
+        entries += [f"{d} {d} marks in one column" for d in digits]
+    return entries
+
+
+async def _mark(pilot: Any, app: ChunkscopeApp, index: int) -> None:
+    before = app.workbench.query_one("#before", ChunkList)  # type: ignore[union-attr]
+    before.focus()
+    before.select(index, post=True)
+    await pilot.pause()
+    await pilot.press("m")
+    await pilot.pause()
+
+
+async def _marks_sharing_a_column(pilot: Any, app: ChunkscopeApp) -> None:
+    """Two topic marks in one column of the main strip, and one far from them."""
+    bench = app.workbench
+    assert bench is not None and bench.view is not None
+    view = bench.view
+    strip = bench.query_one("#strip", SimilarityStrip)
+    firsts = [c.lines[0] if c.lines else 0 for c in view.left_items]
+    units = [c.lines[0] if c.lines else 0 for c in view.compacted]
+
+    def column(mark: int) -> int:
+        p = next(i for i, first in enumerate(units) if first >= mark)
+        return strip.column_of(p - 1, strip.size.width)
+
+    a, b = next(
+        (i, j)
+        for i in range(1, len(firsts))
+        for j in range(i + 1, min(i + 6, len(firsts)))
+        if firsts[i - 1] < firsts[i] < firsts[j] and column(firsts[i]) == column(firsts[j])
+    )
+    for index in (a, b, len(firsts) - 3):
+        await _mark(pilot, app, index)
+    await until(pilot, lambda: len(app.marks) == 3)
+    await until(pilot, lambda: bool(strip.marks))
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+async def test_at_100x30_the_legend_names_every_glyph_drawn_with_marks(theme: str) -> None:
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        if theme == "light":
+            app.theme = "chunkscope-light"
+            await pilot.pause()
+        await _marks_sharing_a_column(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        strip = bench.query_one("#strip", SimilarityStrip)
+        await until(pilot, lambda: strip.selected_pair is not None)
+        await until(pilot, lambda: bool(strip.border_subtitle))
+        await pilot.pause()
+        legend = said(strip)
+        entries = glyph_entries(strip)
+        assert "◆ missed" in entries and any("marks in one column" in e for e in entries)
+        flat = " ".join(legend.split())
+        for entry in (*entries, "cap 8192c", "1 column = "):
+            assert entry in flat, (entry, legend)
+        assert "…" not in legend, legend
+        border = strip._border_subtitle.plain if strip._border_subtitle else ""
+        assert len(border) <= strip.outer_size.width - 6, border
+        assert all(len(row) <= strip.size.width for row in legend.splitlines())
+
+
+async def test_at_100x30_a_compare_strip_with_marks_names_every_glyph_drawn() -> None:
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        await _marks_sharing_a_column(pilot, app)
+        await pilot.press("left_square_bracket")  # a strategy left, the merged run right
+        await until(pilot, lambda: app.column_result("left") is not None)
+        await until(pilot, app.workers_idle)
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        right = bench.query_one("#strip-right", SimilarityStrip)
+        left = bench.query_one("#strip-left", SimilarityStrip)
+        await until(pilot, lambda: bool(right.marks) and right.selected_pair is not None)
+        await until(pilot, lambda: right.legend_rows > 0)
+        await pilot.pause()
+        for strip in (left, right):
+            legend = said(strip)
+            flat = " ".join(legend.split())
+            for entry in (*glyph_entries(strip), "cap", "1 c"):
+                assert entry in flat, (strip.id, entry, legend)
+            assert "…" not in legend, (strip.id, legend)
+        assert "◆ missed" in said(right)
+        assert left.size.height == right.size.height  # one height for the two
+
+
+@pytest.mark.parametrize("size", [SIZE, NARROW])
+async def test_the_before_merge_compare_strip_says_no_cap_applies(size: tuple[int, int]) -> None:
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        await pilot.press("right_square_bracket")  # a strategy right, before merge left
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await until(pilot, app.workers_idle)
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        left = bench.query_one("#strip-left", SimilarityStrip)
+        await until(pilot, lambda: left.uncut and len(left.sizes) > 0 and bool(said(left)))
+        await pilot.pause()
+        legend = " ".join(said(left).split())
+        assert left.cap is None
+        assert "no cap (not merged)" in legend and "cap 8192" not in legend, legend
