@@ -123,8 +123,10 @@ class PipelineDriver(WorkbenchHost):
         start = self.options.folder or Path.cwd()
         confine = self.options.confine
         if confine is not None:  # served: the picker starts in the folder shown
-            start = confine if Path(confine).is_dir() else str(Path(confine).parent)
-        self.push_screen(OpenFileScreen(start, typed), chosen)
+            from chunkscope.engine.paths import served_folder
+
+            start = served_folder(confine)
+        self.push_screen(OpenFileScreen(start, typed, confine), chosen)
 
     def open_path(self, path: str, session: int | None = None) -> None:
         """Open `path` (for a file holding several sessions, `session`; None: the newest)."""
