@@ -111,6 +111,11 @@ class PipelineDriver(WorkbenchHost):
     #: The path the picker chose for the load running, None for any other load: a
     #: file refused once read (no turns) reopens the picker with it, to be corrected.
     _picked: str | None = None
+    #: The next `open_path` is the file given at the start; `_first_load` is its load.
+    _first_open: bool = False
+    _first_load: Worker[None] | None = None
+    #: Why the first file was refused, when that ended the app (`exit_if_refused`).
+    refused: str | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -151,6 +156,8 @@ class PipelineDriver(WorkbenchHost):
         drawn = threading.Event() if big else None
         worker = self._load(path, self._params(), drawn)
         self._load_worker = worker
+        first, self._first_open = self._first_open, False
+        self._first_load = worker if first else None
         bench = self.workbench
         if bench is not None:
             bench.show_busy(f"opening {Path(path).name}…")
@@ -255,6 +262,15 @@ class PipelineDriver(WorkbenchHost):
         return bench.left_kind if bench is not None else "compacted"
 
     def _load_failed(self, error: BaseException) -> None:
+        from chunkscope.engine.errors import SourceError
+
+        first = self._first_load is not None and self._first_load is self._load_worker
+        self._first_load = None
+        if first and self.options.exit_if_refused and isinstance(error, SourceError):
+            # the file given on the command line: one line and exit 2, as `chunk` says it
+            self.refused = str(error)
+            self.exit(return_code=2)
+            return
         self._close_loading()
         self._load_worker = None
         if self.pipe is not None:
@@ -262,8 +278,6 @@ class PipelineDriver(WorkbenchHost):
             self.state = replace(self.state, embedder=self.pipe.params.embedder.name)
         backend = _backend_hint(error) is not None
         self._notify_error(error, "Embedding failed" if backend else "Could not open the file")
-        from chunkscope.engine.errors import SourceError
-
         picked, self._picked = self._picked, None
         if picked is not None and isinstance(error, SourceError):
             self.action_open_file(picked)  # the picker back, the path to correct
@@ -277,6 +291,7 @@ class PipelineDriver(WorkbenchHost):
         marks: tuple[FileMarks | None, str | None] = (None, None),
     ) -> None:
         self._picked = None
+        self._first_load = None
         self._close_loading()
         self._load_worker = None
         self.pipe = pipe
