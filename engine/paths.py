@@ -58,3 +58,31 @@ def within(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> Path:
         return real
     what = "the folder" if base.is_dir() else "the file"
     raise SourceError(os.fspath(path), f"outside {what} this server shows ({base})")
+
+
+def inside(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
+    """Whether `within` keeps `path` (symlinks and ``..`` resolved): what a confined
+    picker lists, reads or previews; nothing else."""
+    from chunkscope.engine.errors import SourceError
+
+    try:
+        within(path, root)
+    except SourceError:
+        return False
+    return True
+
+
+def served_folder(root: str | os.PathLike[str]) -> Path:
+    """The folder a server that shows `root` works in: `root` itself (a folder), or the
+    folder of `root` (a file). Its picker starts there, its files are written there, and
+    a relative path typed in it (``./_recap.md``, the default of every write) is taken
+    there, never in the server's working directory."""
+    base = Path(os.path.realpath(os.path.expanduser(root)))
+    return base if base.is_dir() else base.parent
+
+
+def served_path(value: str | os.PathLike[str], root: str | os.PathLike[str]) -> Path:
+    """`value` (a path typed in a workbench that a server confines to `root`): a relative
+    path is taken in `served_folder`. Not checked: `within` does that."""
+    path = Path(os.path.expanduser(value))
+    return path if path.is_absolute() else served_folder(root) / path

@@ -340,3 +340,130 @@ async def test_a_served_workbench_opens_nothing_outside_its_folder(tmp_path: Pat
                 assert written == [target] and message == f"Wrote it to {target}."
             else:
                 assert not written and "outside the folder this server shows" in message
+
+
+def _served_folder_with_links_out(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The reviewer's folder: a log, ``link.md`` to a file outside (a secret first line),
+    ``outdir`` to a folder of logs outside. (the folder shown, its log, the secret)"""
+    shown = tmp_path / "shown"
+    shown.mkdir()
+    log = shown / "session.jsonl"
+    log.write_bytes(SAMPLE.read_bytes())
+    secret = tmp_path / "secret.md"
+    secret.write_text("# root:x:0:0:secret first line\n\nnot to be read\n")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "elsewhere.jsonl").write_bytes(SAMPLE.read_bytes())
+    (shown / "link.md").symlink_to(secret)
+    (shown / "outdir").symlink_to(other)
+    (shown / "inlink.jsonl").symlink_to(log)  # a link that stays inside: kept
+    return shown, log, secret
+
+
+def test_a_confined_listing_reads_nothing_through_a_link_out(tmp_path: Path) -> None:
+    from chunkscope.engine.read.formats.folders import list_sessions
+
+    shown, log, _ = _served_folder_with_links_out(tmp_path)
+    free = {Path(s.path).name for s in list_sessions(shown)}
+    assert {"link.md", "session.jsonl", "inlink.jsonl"} <= free  # unconfined: links followed
+    confined = list_sessions(shown, confine=shown)
+    assert sorted(Path(s.path).name for s in confined) == ["inlink.jsonl", "session.jsonl"]
+    assert all("root:x" not in s.title for s in confined)
+    # confined to one file: its siblings are outside too (a link to it is it)
+    by_file = sorted(Path(s.path).name for s in list_sessions(shown, confine=log))
+    assert by_file == ["inlink.jsonl", "session.jsonl"]
+
+
+async def test_a_served_picker_lists_and_previews_nothing_outside_its_folder(
+    tmp_path: Path,
+) -> None:
+    """The picker of `serve`'s workbench: no row, tree entry or preview of a file outside
+    the folder (symlinks resolved), no sample logs, and a link out typed in the path field
+    refused before it is read."""
+    from textual.widgets import Input, OptionList
+
+    from chunkscope.tui.screens.open_file import LogTree, OpenFileScreen
+    from tests.pilot import SIZE, make_app, until
+
+    shown, log, _ = _served_folder_with_links_out(tmp_path)
+    app = make_app(log, confine=str(shown))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.pipe is not None and app.workers_idle())
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen) and app.screen.listed)
+        screen = app.screen
+        assert isinstance(screen, OpenFileScreen)
+        listed = [Path(s.path).name for s in screen.sessions + screen.documents]
+        assert sorted(listed) == ["inlink.jsonl", "session.jsonl"]
+        rows = screen.query_one("#sessions", OptionList)
+        shown_rows = [str(rows.get_option_at_index(i).prompt) for i in range(rows.option_count)]
+        assert not any("root:x" in row for row in shown_rows)
+        samples = screen.query_one("#samples", OptionList)
+        assert samples.option_count == 1 and samples.get_option_at_index(0).disabled
+        tree = screen.query_one(LogTree)
+        await until(pilot, lambda: len(tree.root.children) > 0)
+        names = sorted(str(node.label) for node in tree.root.children)
+        assert names == ["inlink.jsonl", "session.jsonl"]  # no link.md, no outdir to expand
+        for typed in (str(shown / "link.md"), "outdir/elsewhere.jsonl", "../secret.md"):
+            before = len(app._notifications)
+            field = screen.query_one("#path", Input)
+            field.focus()
+            field.value = typed
+            await pilot.press("enter")
+            await until(pilot, lambda before=before: len(app._notifications) > before)
+            said = [n.message for n in list(app._notifications)[before:]]
+            assert len(said) == 1 and "outside the folder this server shows" in said[0], said
+            assert app.screen is screen  # the picker stays
+        # a relative path typed is taken in the folder shown, not in the server's cwd
+        field.value = "inlink.jsonl"
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, OpenFileScreen))
+        await until(pilot, lambda: app.pipe is not None and app.pipe.path.endswith("inlink.jsonl"))
+        assert app.pipe is not None and Path(app.pipe.path) == shown / "inlink.jsonl"
+
+
+async def test_a_served_workbench_writes_its_default_paths_in_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`chunkscope serve sessions/` started elsewhere: the export's default path (and any
+    relative one) is in the folder shown, not in the server's working directory; one
+    outside stays refused. Confined to a file: in that file's folder."""
+    from textual.widgets import Input
+
+    from chunkscope.tui.screens.prompt import PromptScreen
+    from tests.pilot import SIZE, make_app, until
+
+    shown, log, _ = _served_folder_with_links_out(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    for confine in (shown, log):
+        app = make_app(log, confine=str(confine))
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda app=app: app.pipe is not None and app.workers_idle())
+            for kind, name in (("markdown", "session.merged.md"), ("json", "session.merged.json")):
+                target = shown / name
+                target.unlink(missing_ok=True)
+                app.export(kind)
+                await until(
+                    pilot,
+                    lambda app=app: (
+                        isinstance(app.screen, PromptScreen)
+                        and bool(app.screen.query("#prompt-input"))
+                    ),
+                )
+                field = app.screen.query_one("#prompt-input", Input)
+                assert field.value == f"./{name}"  # the default, as typed
+                await pilot.press("enter")
+                await until(pilot, lambda t=target: t.exists())
+                assert f"to {target}." in [n.message for n in app._notifications][-1]
+            app._ask_path("Write to", "../out.md", lambda p: "it")
+            await until(
+                pilot,
+                lambda app=app: (
+                    isinstance(app.screen, PromptScreen) and bool(app.screen.query("#prompt-input"))
+                ),
+            )
+            await pilot.press("enter")
+            await until(pilot, lambda app=app: "outside" in list(app._notifications)[-1].message)
+        assert list(elsewhere.iterdir()) == [] and not (tmp_path / "out.md").exists()

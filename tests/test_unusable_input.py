@@ -163,3 +163,32 @@ def test_keys_named_in_an_unknown_shape_error_keep_it_on_one_line(tmp_path: Path
         message = str(err.value)
         assert len(message.splitlines()) == 1
         assert '"a\\nb"' in message or '"x\\ny"' in message
+
+
+def test_the_workbench_refuses_a_first_file_with_no_turns_as_chunk_does(
+    isolated: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`chunkscope FILE` on an empty file: exit 2 and `chunk`'s one line, not an empty
+    workbench with a notice (the real app, headless: no terminal under pytest)."""
+    import threading
+
+    from textual.app import App
+
+    from chunkscope.tui.app import ChunkscopeApp
+
+    def headless(self: ChunkscopeApp) -> None:
+        # a workbench left open (the bug) is ended after a while: the test then fails
+        guard = threading.Timer(15, lambda: self.call_from_thread(self.exit))
+        guard.start()
+        try:
+            App.run(self, headless=True, size=SIZE)
+        finally:
+            guard.cancel()
+
+    monkeypatch.setattr(ChunkscopeApp, "run", headless)
+    path = isolated / "empty.jsonl"  # one real app start (a few seconds): the reviewer's case
+    path.write_text("")
+    said = one_error_line(_run(capsys, "chunk", str(path))[2])
+    code, out, err = _run(capsys, "tui", str(path))
+    assert code == 2 and out == "" and one_error_line(err) == said, err
+    assert said.endswith("no turns: the file is empty or has nothing to read")

@@ -63,6 +63,10 @@ class StartOptions:
     folder: str | None = None  # where the file picker opens (default: the current one)
     #: `chunkscope serve`: the file or folder every open is kept to (`engine.paths.within`)
     confine: str | None = None
+    #: The command line's workbench (`chunkscope FILE`): a first file refused once read
+    #: (no turns, `engine.read.parse.require_turns`) ends the app with exit code 2 and its
+    #: one line in `refused`, as `chunk` does, instead of an empty workbench and a notice.
+    exit_if_refused: bool = False
     tokenizer: str | None = None
     embedder: str | None = None
     model: str | None = None
@@ -212,6 +216,7 @@ class ChunkscopeApp(
 
             self.call_after_refresh(announce, self, self.options.review)
         if self.options.path:
+            self._first_open = True
             self.call_after_refresh(self.open_path, self.options.path, self.options.session)
         elif self.options.open_picker:
             self.action_open_file()

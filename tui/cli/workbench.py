@@ -135,6 +135,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
         session=args.session,
         folder=folder,
         confine=args.confine,
+        exit_if_refused=True,
         gold=args.gold,
         queries=queries,
         knobs=checked_knobs(args, PROFILE_CLASSES),
@@ -147,4 +148,6 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
         note(app.crash)
         return EXIT_CRASH
+    if app.refused is not None:  # the file has no turns: one line, as `chunk` says it
+        raise CliError(app.refused)
     return app.return_code or 0

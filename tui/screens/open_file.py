@@ -22,6 +22,7 @@ from textual.widgets.directory_tree import DirEntry
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
+from chunkscope.engine.paths import inside, served_path
 from chunkscope.engine.read.formats.base import SessionInfo
 from chunkscope.engine.read.formats.folders import is_session, readable_name
 from chunkscope.engine.textutil import plural
@@ -36,13 +37,21 @@ Chosen = tuple[str, int | None]
 
 
 class LogTree(DirectoryTree):
-    """A directory tree that shows folders and the files chunkscope can open."""
+    """A directory tree that shows folders and the files chunkscope can open; given
+    `confine` (what a server shows), only what is inside it once symlinks are resolved
+    (`engine.paths.inside`): a link out of it is not shown, so neither listed nor opened."""
+
+    def __init__(self, path: str | Path, *, confine: str | None = None, id: str | None = None):
+        super().__init__(path, id=id)
+        self.confine = confine
 
     def filter_paths(self, paths):  # type: ignore[no-untyped-def]
+        confine = self.confine
         return [
             p
             for p in paths
             if (not p.name.startswith(".") or ".aider.chat.history" in p.name)
+            and (confine is None or inside(p, confine))  # before is_dir: no stat outside
             and (p.is_dir() or readable_name(p.name))
         ]
 
@@ -143,13 +152,19 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
     OpenFileScreen.-narrow > Vertical { width: 100%; height: 100%; }
     """
 
-    def __init__(self, start: str | Path = ".", typed: str = "") -> None:
+    def __init__(
+        self, start: str | Path = ".", typed: str = "", confine: str | None = None
+    ) -> None:
         super().__init__()
         self.start = Path(start)
+        #: What a server shows (`tui --confine`): the picker lists, reads and offers
+        #: nothing outside it (no sample logs), and a typed relative path is taken in
+        #: its folder (`engine.paths.served_path`).
+        self.confine = confine
         #: A path typed before (a file the workbench refused after the picker closed):
         #: it is back in the path field, focused, to be corrected.
         self.typed = typed
-        self.samples = sample_files()
+        self.samples = sample_files() if confine is None else []
         #: The folder's session logs, newest first (`is_session`: no markdown), and
         #: its markdown documents, listed under them; `listed` once both are known.
         self.sessions: list[SessionInfo] = []
@@ -161,7 +176,8 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             yield Label("Open an agent session log or a markdown file", markup=False)
             with Horizontal():
                 where = self.start.resolve()
-                tree = LogTree(where, id="tree")  # its root named ("." has no name)
+                # its root named ("." has no name)
+                tree = LogTree(where, confine=self.confine, id="tree")
                 # The folder's name only under fixed timings (snapshots, demos).
                 fixed = bool(getattr(self.app, "fixed_timings", False))
                 tree.border_title = Text(where.name if fixed else str(where))
@@ -189,9 +205,8 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
     def on_mount(self) -> None:
         self.on_resize()
         if not self.samples:
-            self.query_one("#samples", OptionList).add_option(
-                Option("(no bundled sample logs found)", disabled=True)
-            )
+            none = "(not offered here)" if self.confine else "(no bundled sample logs found)"
+            self.query_one("#samples", OptionList).add_option(Option(none, disabled=True))
         if self.typed:
             field = self.query_one("#path", Input)
             field.value = self.typed
@@ -218,7 +233,7 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
         from chunkscope.engine.read.formats.folders import list_sessions
 
         try:
-            found = list_sessions(self.start, limit=SESSIONS_LOOKED_AT)
+            found = list_sessions(self.start, limit=SESSIONS_LOOKED_AT, confine=self.confine)
         except (OSError, ChunkscopeError):
             found = []
         self.app.call_from_thread(self._show_sessions, found)
@@ -284,9 +299,12 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
         unreadable, binary: `engine.read.source.check_text`): then say why and stay open,
         the path field focused and its text kept, so the user can correct it."""
         from chunkscope.engine.errors import ChunkscopeError
+        from chunkscope.engine.paths import within
         from chunkscope.engine.read.source import check_text
 
         try:
+            if self.confine is not None:  # refused before a byte of it is read
+                within(path, self.confine)
             check_text(path)
         except ChunkscopeError as e:
             self.notify(str(e), severity="error", markup=False)
@@ -309,7 +327,10 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
         value = event.value.strip()
         if not value:
             return
-        self._choose(str(Path(value).expanduser()))
+        if self.confine is not None:
+            self._choose(str(served_path(value, self.confine)))
+        else:
+            self._choose(str(Path(value).expanduser()))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -161,11 +161,12 @@ class WorkbenchActions(WorkbenchHost):
             path = Path(value).expanduser()
             confine = self.options.confine
             if confine is not None:  # served: nothing is written outside the folder shown
-                from chunkscope.engine.paths import within
+                from chunkscope.engine.paths import served_folder, served_path, within
 
-                folder = confine if Path(confine).is_dir() else str(Path(confine).parent)
+                # a relative path (every default) is taken there, not in the server's cwd
+                path = served_path(value, confine)
                 try:
-                    within(path, folder)
+                    within(path, served_folder(confine))
                 except ChunkscopeError as e:
                     self.notify(str(e), severity="error", markup=False)
                     return

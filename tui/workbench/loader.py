@@ -111,6 +111,11 @@ class PipelineDriver(WorkbenchHost):
     #: The path the picker chose for the load running, None for any other load: a
     #: file refused once read (no turns) reopens the picker with it, to be corrected.
     _picked: str | None = None
+    #: The next `open_path` is the file given at the start; `_first_load` is its load.
+    _first_open: bool = False
+    _first_load: Worker[None] | None = None
+    #: Why the first file was refused, when that ended the app (`exit_if_refused`).
+    refused: str | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -123,8 +128,10 @@ class PipelineDriver(WorkbenchHost):
         start = self.options.folder or Path.cwd()
         confine = self.options.confine
         if confine is not None:  # served: the picker starts in the folder shown
-            start = confine if Path(confine).is_dir() else str(Path(confine).parent)
-        self.push_screen(OpenFileScreen(start, typed), chosen)
+            from chunkscope.engine.paths import served_folder
+
+            start = served_folder(confine)
+        self.push_screen(OpenFileScreen(start, typed, confine), chosen)
 
     def open_path(self, path: str, session: int | None = None) -> None:
         """Open `path` (for a file holding several sessions, `session`; None: the newest)."""
@@ -149,6 +156,8 @@ class PipelineDriver(WorkbenchHost):
         drawn = threading.Event() if big else None
         worker = self._load(path, self._params(), drawn)
         self._load_worker = worker
+        first, self._first_open = self._first_open, False
+        self._first_load = worker if first else None
         bench = self.workbench
         if bench is not None:
             bench.show_busy(f"opening {Path(path).name}…")
@@ -253,6 +262,15 @@ class PipelineDriver(WorkbenchHost):
         return bench.left_kind if bench is not None else "compacted"
 
     def _load_failed(self, error: BaseException) -> None:
+        from chunkscope.engine.errors import SourceError
+
+        first = self._first_load is not None and self._first_load is self._load_worker
+        self._first_load = None
+        if first and self.options.exit_if_refused and isinstance(error, SourceError):
+            # the file given on the command line: one line and exit 2, as `chunk` says it
+            self.refused = str(error)
+            self.exit(return_code=2)
+            return
         self._close_loading()
         self._load_worker = None
         if self.pipe is not None:
@@ -260,8 +278,6 @@ class PipelineDriver(WorkbenchHost):
             self.state = replace(self.state, embedder=self.pipe.params.embedder.name)
         backend = _backend_hint(error) is not None
         self._notify_error(error, "Embedding failed" if backend else "Could not open the file")
-        from chunkscope.engine.errors import SourceError
-
         picked, self._picked = self._picked, None
         if picked is not None and isinstance(error, SourceError):
             self.action_open_file(picked)  # the picker back, the path to correct
@@ -275,6 +291,7 @@ class PipelineDriver(WorkbenchHost):
         marks: tuple[FileMarks | None, str | None] = (None, None),
     ) -> None:
         self._picked = None
+        self._first_load = None
         self._close_loading()
         self._load_worker = None
         self.pipe = pipe

@@ -21,6 +21,7 @@ import chunkscope.engine.read.formats.codex as codex
 import chunkscope.engine.read.formats.documents as documents
 import chunkscope.engine.read.formats.gemini as gemini
 from chunkscope.engine.errors import ChunkscopeError, SourceError
+from chunkscope.engine.paths import inside
 from chunkscope.engine.read.formats import READERS, SUFFIXES, _head, sniff
 from chunkscope.engine.read.formats.base import SessionInfo, first_text, text_of
 from chunkscope.engine.read.source import GZIP_MAGIC, parse_timestamp
@@ -162,7 +163,7 @@ def readable_name(name: str) -> bool:
     return lower.endswith(SUFFIXES) or lower.endswith(".aider.chat.history.md")
 
 
-def _candidates(folder: Path) -> list[Path]:
+def _candidates(folder: Path, confine: str | Path | None = None) -> list[Path]:
     found: list[tuple[float, Path]] = []
     base_depth = len(folder.parts)
     for root, dirs, files in os.walk(folder):
@@ -175,6 +176,8 @@ def _candidates(folder: Path) -> list[Path]:
                 continue
             if readable_name(f):
                 p = Path(root) / f
+                if confine is not None and not inside(p, confine):
+                    continue  # a link out of the folder served: not even its time is read
                 try:
                     found.append((p.stat().st_mtime, p))
                 except OSError:
@@ -183,16 +186,19 @@ def _candidates(folder: Path) -> list[Path]:
     return [p for _, p in found[:MAX_FILES]]
 
 
-def list_sessions(folder: str | Path, limit: int = MAX_FILES) -> list[SessionInfo]:
+def list_sessions(
+    folder: str | Path, limit: int = MAX_FILES, confine: str | Path | None = None
+) -> list[SessionInfo]:
     """The sessions in `folder` (and its subfolders), newest first by the last time
     inside each (`file_session`): the `limit` most recently modified files are looked
     at. Files chunkscope cannot read are left out; a file that holds several sessions
-    lists each."""
+    lists each. Given `confine` (what a server shows), a file outside it once its
+    symlinks are resolved (`engine.paths.inside`) is neither read nor listed."""
     base = Path(folder)
     if not base.is_dir():
         raise SourceError(base, "not a folder")
     out: list[SessionInfo] = []
-    for path in _candidates(base)[:limit]:
+    for path in _candidates(base, confine)[:limit]:
         try:
             name = sniff(path)
             reader = READERS[name]
