@@ -140,3 +140,28 @@ def add_merge(
         for i, c in enumerate(merged.chunks)
     ]
     doc["topics"] = topics_json(merged)
+
+
+def add_strategy(pipe: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    """Add the run's strategy (name, parameters, information) to `doc`, and each of its
+    ``chunks`` the strategy's ``meta`` and cut ``reason``; the strategy's information."""
+    from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY
+
+    result = pipe.strategy_result()
+    chunks = doc.get("chunks", [])
+    if pipe.params.strategy == DEFAULT_STRATEGY:
+        spans = pipe.compact_spans()
+        for entry, (start, end) in zip(chunks, spans, strict=False):
+            entry["meta"] = {"raw_chunks": [start, end]}
+            entry["reason"] = "paragraph" if end < len(result.chunks) else None
+    else:
+        for entry, sc in zip(chunks, result.chunks, strict=False):
+            entry["meta"] = sc.meta
+            entry["reason"] = sc.reason
+    doc["strategy"] = {
+        "name": pipe.params.strategy,
+        "params": result.params,
+        "info": result.info,
+    }
+    info: dict[str, Any] = result.info
+    return info

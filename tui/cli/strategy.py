@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY, STRATEGIES, ParamSpec, param_specs
+from chunkscope.engine.runjson import add_strategy
 from chunkscope.tui.cli.common import CliError
 
 # Flags the `chunk` parser has for its own stages, shared with strategy parameters.
@@ -201,26 +202,3 @@ def strategy_json(pipe: Any, args: argparse.Namespace, doc: dict[str, Any]) -> N
             texts, embedder=pipe.embedder, cosine_threshold=args.dedup_threshold
         )
         doc["duplicates"] = [d.as_dict() for d in pairs]
-
-
-def add_strategy(pipe: Any, doc: dict[str, Any]) -> dict[str, Any]:
-    """Add the run's strategy (name, parameters, information) to `doc`, and each of its
-    ``chunks`` the strategy's ``meta`` and cut ``reason``; the strategy's information."""
-    result = pipe.strategy_result()
-    chunks = doc.get("chunks", [])
-    if pipe.params.strategy == DEFAULT_STRATEGY:
-        spans = pipe.compact_spans()
-        for entry, (start, end) in zip(chunks, spans, strict=False):
-            entry["meta"] = {"raw_chunks": [start, end]}
-            entry["reason"] = "paragraph" if end < len(result.chunks) else None
-    else:
-        for entry, sc in zip(chunks, result.chunks, strict=False):
-            entry["meta"] = sc.meta
-            entry["reason"] = sc.reason
-    doc["strategy"] = {
-        "name": pipe.params.strategy,
-        "params": result.params,
-        "info": result.info,
-    }
-    info: dict[str, Any] = result.info
-    return info

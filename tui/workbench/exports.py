@@ -34,7 +34,7 @@ def merged_json(view: RunView, summaries: dict[str, Any], counter: Any, pipe: An
         ctokens = list(counter.count_many([c.text for c in view.compacted]))
     doc = run_json(view.source, view.params, counter, view.compacted, ctokens)
     if pipe is not None and view.params.strategy != DEFAULT_STRATEGY:
-        from chunkscope.tui.cli.strategy import add_strategy
+        from chunkscope.engine.runjson import add_strategy
 
         add_strategy(pipe, doc)
     add_merge(doc, view.params, view.result, view.sims, _tokens(view, counter))
