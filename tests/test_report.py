@@ -455,9 +455,9 @@ def test_report_no_collapse_keeps_the_calls_as_turns(
 ) -> None:
     """`report --no-collapse` runs on the raw turns (as `chunk` and the workbench's T),
     and a relative -o keeps its folder, which the note beside the command says."""
-    from chunkscope.tui.report import FOLDERS_DROPPED_NOTE, OUTPUT_DROPPED_NOTE
-
     import html as html_lib
+
+    from chunkscope.tui.report import FOLDERS_DROPPED_NOTE, OUTPUT_DROPPED_NOTE
 
     (isolated / "rep").mkdir()
     log = str(ROOT / "sample_logs" / "markup_injection.jsonl")
