@@ -113,6 +113,11 @@ class PipelineParams:
         """The topic segmenter's units start at every message (`engine.chunk.split.chunk_turns`)."""
         return self.merge.mode == "topic"
 
+    def collapses(self, kind: str) -> bool:
+        """Whether tool calls are collapsed in a source of `kind` (`Source.kind`): with
+        ``collapse`` set, in a log only (a document has no calls)."""
+        return self.collapse and kind == "jsonl"
+
     @property
     def seed_calls(self) -> bool:
         """Collapsed tool calls read as the seed's reference says them (``--merge seed``);
@@ -367,7 +372,7 @@ class Pipeline:
 
         def compute() -> list[Turn]:
             src = self.source()
-            if not self.params.collapse or src.kind != "jsonl":
+            if not self.params.collapses(src.kind):
                 return src.turns
             from chunkscope.engine.recap.collapse import collapse_messages
 

@@ -98,7 +98,11 @@ def run_json(
         "warnings": [p.as_dict() for p in source.warnings],
         **source.reading(),
         "tokenizer": {"name": counter.name, "accuracy": counter.accuracy},
-        "params": {"min_chars": params.min_chars, "strict": params.strict},
+        "params": {
+            "min_chars": params.min_chars,
+            "strict": params.strict,
+            "collapse": params.collapses(source.kind),
+        },
         "chunks": [chunk_json(c, i, tokens[i]) for i, c in enumerate(chunks)],
     }
 
