@@ -221,6 +221,7 @@ def _preview(text: str) -> tuple[str, str]:
 def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
     """The knobs the run's mode reads (`engine.config.tuning.knob_modes`): flag, value, whether
     it is the default."""
+    from chunkscope.engine.config.settings import toml_value
     from chunkscope.engine.config.tuning import knob_modes
     from chunkscope.engine.params import knobs
 
@@ -234,8 +235,8 @@ def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
             value = getattr(part, k.name)
             if value is None:
                 shown = "none"
-            elif isinstance(value, bool):  # JSON's words, as a config file has them
-                shown = "true" if value else "false"
+            elif isinstance(value, bool):  # as a config file has them
+                shown = toml_value(value)
             else:
                 shown = f"{value:g}" if isinstance(value, float) else str(value)
             out.append((k.flag or k.name, shown, value == k.default))
