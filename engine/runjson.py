@@ -93,6 +93,7 @@ def run_json(
         "source": source.path,
         "kind": source.kind,
         "format": source.format,
+        "container": source.file_container,
         "turns": len(source.turns),
         "skipped_lines": [p.as_dict() for p in source.skipped],
         "warnings": [p.as_dict() for p in source.warnings],

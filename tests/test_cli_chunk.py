@@ -35,6 +35,7 @@ TOP_KEYS = {
     "source",
     "kind",
     "format",
+    "container",
     "turns",
     "skipped_lines",
     "warnings",
@@ -602,3 +603,30 @@ async def test_the_json_says_whether_tool_calls_were_collapsed(
     md = isolated / "notes.md"
     md.write_text("# Notes\n\nOne paragraph of text about caching.\n")
     assert run_json(capsys, str(md))["params"]["collapse"] is False
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.mark.parametrize(
+    ("path", "label", "container"),
+    [
+        ("aider/metadata-aider.aider.chat.history.md", "aider chat history (markdown)", "markdown"),
+        ("mini-swe-agent/pydicom-901.traj.json", "mini-swe-agent trajectory (json)", "json"),
+        ("gemini-cli/agent-history-session-01.json", "gemini-cli (json)", "json"),
+        ("claude-code/coverage-test-fix.jsonl", "claude-code (jsonl)", "jsonl"),
+        ("../../sample_logs/cache_refactor.jsonl", "jsonl", "jsonl"),
+    ],
+)
+def test_the_header_names_the_files_real_format(
+    capsys: pytest.CaptureFixture[str], path: str, label: str, container: str
+) -> None:
+    """An aider history (markdown), a trajectory and a Gemini chat (one JSON document)
+    were all called `jsonl (...)`: the header says what the file is and how it holds its
+    records, and the JSON's ``container`` says the latter (``kind`` stays the contract's)."""
+    file = str(FIXTURES / path)
+    assert main(["chunk", file]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert header.startswith(f"{file}: {label}, "), header
+    doc = run_json(capsys, file)
+    assert doc["container"] == container and doc["kind"] == "jsonl"
