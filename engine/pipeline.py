@@ -113,6 +113,11 @@ class PipelineParams:
         """The topic segmenter's units start at every message (`engine.chunk.split.chunk_turns`)."""
         return self.merge.mode == "topic"
 
+    def collapses(self, kind: str) -> bool:
+        """Whether tool calls are collapsed in a source of `kind` (`Source.kind`): with
+        ``collapse`` set, in a log only (a document has no calls)."""
+        return self.collapse and kind == "jsonl"
+
     @property
     def seed_calls(self) -> bool:
         """Collapsed tool calls read as the seed's reference says them (``--merge seed``);
@@ -367,7 +372,7 @@ class Pipeline:
 
         def compute() -> list[Turn]:
             src = self.source()
-            if not self.params.collapse or src.kind != "jsonl":
+            if not self.params.collapses(src.kind):
                 return src.turns
             from chunkscope.engine.recap.collapse import collapse_messages
 
@@ -622,8 +627,9 @@ class Pipeline:
         and that count: the seed loop's ``threshold`` (a higher one merges less) or the
         topic segmenter's ``topic_depth`` (a higher one cuts less), found by bisection,
         one merge per step, then, when the bisection misses `n`, on the knob's slider
-        steps (`on_count_steps`): the count of merged chunks need not be monotonic in the
-        knob (the chunk size splits fewer topics into more pieces). Other knobs stay as
+        steps (`on_count_steps`, the step nearest the setting in force of those as close
+        as any): the count of merged chunks need not be monotonic in the knob (the chunk
+        size splits fewer topics into more pieces). Other knobs stay as
         they are, so a size cap or a chunk size may keep `n` out of reach
         (`chunk_count_note` says which)."""
         if n < 1:
@@ -650,8 +656,14 @@ class Pipeline:
                 lo = mid
         assert best is not None
         if best[0]:
-            stepped, count = self.on_count_steps(n, best[1].count_knob_value(), topics=topics)
-            if abs(count - n) < best[0]:
+            # `n` is out of reach: of the values that come as close, the slider step
+            # nearest the setting in force (one rule for the CLI's --chunks and the
+            # workbench's n, which can only set a step); a value off the slider only
+            # when it comes strictly closer.
+            now = self.count_knob_value()
+            near = now if isinstance(now, int | float) else best[1].count_knob_value()
+            stepped, count = self.on_count_steps(n, float(near), topics=topics)
+            if abs(count - n) <= best[0]:
                 return stepped, count
         return best[1], best[2]
 

@@ -93,12 +93,17 @@ def run_json(
         "source": source.path,
         "kind": source.kind,
         "format": source.format,
+        "container": source.file_container,
         "turns": len(source.turns),
         "skipped_lines": [p.as_dict() for p in source.skipped],
         "warnings": [p.as_dict() for p in source.warnings],
         **source.reading(),
         "tokenizer": {"name": counter.name, "accuracy": counter.accuracy},
-        "params": {"min_chars": params.min_chars, "strict": params.strict},
+        "params": {
+            "min_chars": params.min_chars,
+            "strict": params.strict,
+            "collapse": params.collapses(source.kind),
+        },
         "chunks": [chunk_json(c, i, tokens[i]) for i, c in enumerate(chunks)],
     }
 

@@ -128,11 +128,65 @@ def _scalar(value: Any) -> str:
     if isinstance(value, str):
         plain = value and not any(c.isspace() for c in value) and '"' not in value
         return _cut(value if plain else _quoted(value), VALUE_CUT)
+    if isinstance(value, (list, dict)):
+        return _cut(_structured(value, 0), PAIRS_CUT)
+    return _cut(_json_scalar(value), VALUE_CUT)
+
+
+def _json_scalar(value: Any) -> str:
     try:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError):
-        text = str(value)
-    return _cut(text, VALUE_CUT)
+        return str(value)
+
+
+#: Characters that make a text inside a list or object ambiguous unquoted.
+_NESTED_MARKS = frozenset(',;=[]()"')
+#: Lists and objects deeper than this show as an ellipsis.
+_NESTED_DEPTH = 4
+
+
+def _structured(value: Any, depth: int) -> str:
+    """A list or object as a person writes it, with no JSON braces or key quotes: a list
+    is ``[a, b]``, its objects ``key=value, key=value`` one after another with ``; ``
+    between them (``todos=[content="Port the parser", status=pending; ...]``), an object
+    elsewhere ``(key=value, ...)``. Texts are quoted only when they hold a space or a
+    mark of this notation; a multi-line one shows its first line and an ellipsis. Built
+    only up to `PAIRS_CUT` characters (a list of thousands costs no more)."""
+    if isinstance(value, str):
+        if "\n" in value.strip():
+            first = next(ln for ln in value.strip().split("\n") if ln.strip())
+            return _cut(_quoted(first.strip()), VALUE_CUT - 1) + ELLIPSIS
+        plain = value and not any(c.isspace() or c in _NESTED_MARKS for c in value)
+        return _cut(value if plain else _quoted(value), VALUE_CUT)
+    if not isinstance(value, (list, dict)):
+        return _cut(_json_scalar(value), VALUE_CUT)
+    if depth >= _NESTED_DEPTH:
+        return ELLIPSIS
+    if isinstance(value, dict):
+        inner = _joined((f"{_key(k)}={_structured(v, depth + 1)}" for k, v in value.items()), ", ")
+        return f"({inner})"
+    objects = bool(value) and all(isinstance(v, dict) for v in value)
+    if objects:
+        items = (
+            _joined((f"{_key(k)}={_structured(x, depth + 2)}" for k, x in v.items()), ", ")
+            for v in value
+        )
+        return f"[{_joined(items, '; ')}]"
+    return f"[{_joined((_structured(v, depth + 1) for v in value), ', ')}]"
+
+
+def _joined(parts: Any, sep: str) -> str:
+    """`parts` joined by `sep`, stopping once the text is past `PAIRS_CUT` (the caller cuts)."""
+    out: list[str] = []
+    size = 0
+    for part in parts:
+        out.append(part)
+        size += len(part) + len(sep)
+        if size > PAIRS_CUT:
+            out.append(ELLIPSIS)
+            break
+    return sep.join(out)
 
 
 def _quoted(text: str) -> str:

@@ -35,6 +35,7 @@ TOP_KEYS = {
     "source",
     "kind",
     "format",
+    "container",
     "turns",
     "skipped_lines",
     "warnings",
@@ -107,6 +108,7 @@ def test_json_contract(capsys: pytest.CaptureFixture[str], log: Path) -> None:
     assert doc["tokenizer"] == {"name": "cl100k_base", "accuracy": "exact"}
     assert doc["params"]["min_chars"] == 80
     assert doc["params"]["strict"] is False
+    assert doc["params"]["collapse"] is False  # `chunk` keeps every tool call a turn
 
     counter = get_counter("cl100k_base")
     source = load(log)
@@ -577,3 +579,54 @@ def test_a_strategy_that_goes_over_its_cap_says_how_often(
     assert f"{len(over)} of " in err and "over --max-tokens 300" in err
     assert main([*argv, "--max-tokens", "100000"]) == 0
     assert "over --max-tokens" not in capsys.readouterr().err
+
+
+async def test_the_json_says_whether_tool_calls_were_collapsed(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The workbench's JSON export (tool calls collapsed by default) and `chunk --embed
+    --format json` (never collapsed) counted other chunks with nothing to tell them apart:
+    ``params.collapse`` says which; a document has no calls to collapse."""
+    from chunkscope.tui.workbench.exports import merged_json
+    from tests.pilot import SIZE, make_app, settled
+
+    log = Path(__file__).resolve().parents[1] / "sample_logs" / "markup_injection.jsonl"
+    cli = run_json(capsys, str(log), "--embed")
+    assert cli["params"]["collapse"] is False
+    app = make_app(log)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        view = app.workbench.view
+        exported = json.loads(merged_json(view, {}, app.pipe.counter))
+    assert exported["params"]["collapse"] is True
+    assert len(exported["chunks"]) != len(cli["chunks"])
+    md = isolated / "notes.md"
+    md.write_text("# Notes\n\nOne paragraph of text about caching.\n")
+    assert run_json(capsys, str(md))["params"]["collapse"] is False
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.mark.parametrize(
+    ("path", "label", "container"),
+    [
+        ("aider/metadata-aider.aider.chat.history.md", "aider chat history (markdown)", "markdown"),
+        ("mini-swe-agent/pydicom-901.traj.json", "mini-swe-agent trajectory (json)", "json"),
+        ("gemini-cli/agent-history-session-01.json", "gemini-cli (json)", "json"),
+        ("claude-code/coverage-test-fix.jsonl", "claude-code (jsonl)", "jsonl"),
+        ("../../sample_logs/cache_refactor.jsonl", "jsonl", "jsonl"),
+    ],
+)
+def test_the_header_names_the_files_real_format(
+    capsys: pytest.CaptureFixture[str], path: str, label: str, container: str
+) -> None:
+    """An aider history (markdown), a trajectory and a Gemini chat (one JSON document)
+    were all called `jsonl (...)`: the header says what the file is and how it holds its
+    records, and the JSON's ``container`` says the latter (``kind`` stays the contract's)."""
+    file = str(FIXTURES / path)
+    assert main(["chunk", file]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert header.startswith(f"{file}: {label}, "), header
+    doc = run_json(capsys, file)
+    assert doc["container"] == container and doc["kind"] == "jsonl"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -261,6 +262,24 @@ def test_profile_show_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads(capsys.readouterr().out)  # strict JSON: no bare Infinity
     assert doc["name"] == "inf"
     assert doc["profile"] == {"threshold": 0.25, "always_merge": "inf"}
+
+
+def test_profile_list_and_show_print_values_as_the_config_file_has_them(
+    capsys: pytest.CaptureFixture[str], config_dir: Path
+) -> None:
+    """`profile list` and `show` printed ``plain False`` (Python's repr) where config.toml
+    holds ``plain = false``: each value now reads as the file writes it."""
+    save_profile("walkp", Profile(plain=False, mode="topic", topic_depth=7.5, budget=800))
+    toml = (config_dir / "config.toml").read_text()
+    assert _run(["profile", "show", "walkp"]) == 0
+    shown = capsys.readouterr().out
+    assert _run(["profile", "list"]) == 0
+    listed = capsys.readouterr().out
+    for key, value in (("plain", "false"), ("mode", '"topic"'), ("topic_depth", "7.5")):
+        assert f"{key} = {value}" in toml
+        assert re.search(rf"^  {key} +{re.escape(value)}$", shown, re.M), (key, shown)
+        assert f"{key} {value}" in listed
+    assert "False" not in shown + listed and "True" not in shown + listed
 
 
 def test_profile_show_unknown_raises_a_settings_error() -> None:

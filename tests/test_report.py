@@ -387,9 +387,90 @@ async def test_the_workbench_export_shows_the_path_it_wrote(isolated: Path) -> N
     assert command[-2:] == ["-o", "wb.html"], command
     assert str(isolated) not in page
     # the command names the page without its folder: the page says so beside it
-    from chunkscope.tui.report import FOLDERS_DROPPED_NOTE
+    from chunkscope.tui.report import OUTPUT_DROPPED_NOTE
 
-    assert f"</code> {html_lib.escape(FOLDERS_DROPPED_NOTE)}</p>" in page
+    assert f"</code> {html_lib.escape(OUTPUT_DROPPED_NOTE)}</p>" in page
+
+
+def _same_run(page: str) -> list[str]:
+    import html as html_lib
+    import shlex
+
+    shown = re.search(r"The same run: <code>([^<]*)</code>", page)
+    assert shown is not None
+    return shlex.split(html_lib.unescape(shown.group(1)))
+
+
+def _fact(page: str, name: str) -> str:
+    found = re.search(rf"<dt>{name}</dt><dd>([^<]*)</dd>", page)
+    assert found is not None, name
+    return found.group(1)
+
+
+async def test_the_workbench_export_of_raw_calls_and_saved_marks_runs_as_shown(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A page exported after `T` (raw tool calls) with saved topic marks showed `303
+    compacted` and a score, beside `chunkscope report FILE -o ...`, which collapses the
+    calls and scores nothing: the command now carries --no-collapse and --gold (the
+    marks file, named on the page), and running it gives the page's counts and score."""
+    from chunkscope.engine.evaluate.gold import marks_path, save_marks
+    from chunkscope.tui.screens.prompt import PromptScreen
+    from tests.pilot import SIZE, make_app, settled, until
+
+    log = isolated / "markup_injection.jsonl"
+    log.write_bytes((ROOT / "sample_logs" / "markup_injection.jsonl").read_bytes())
+    save_marks(log, [8, 17], partial=False)
+    app = make_app(log, collapse=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await until(pilot, lambda: app.selection is not None)
+        assert not app.pipe.params.collapse and app.marks == (8, 17)
+        app.export("report")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("enter")
+        target = isolated / "markup_injection.report.html"
+        await until(pilot, target.exists)
+    page = target.read_text(encoding="utf-8")
+    command = _same_run(page)
+    saved = marks_path(log)
+    assert command[:3] == ["chunkscope", "report", "markup_injection.jsonl"], command
+    assert "--no-collapse" in command and command[command.index("--gold") + 1] == saved.name
+    assert str(isolated) not in page and "marks/" in page  # the note says where it is
+    # run it as shown (the marks file found where the note says)
+    argv = command[1:]
+    argv[argv.index("--gold") + 1] = str(saved)
+    argv[argv.index("-o") + 1] = "again.html"
+    assert main(argv) == 0
+    capsys.readouterr()
+    again = (isolated / "again.html").read_text(encoding="utf-8")
+    assert _fact(again, "chunks") == _fact(page, "chunks")
+    assert "Score against the gold topic starts" in page
+    assert "Score against the gold topic starts" in again
+
+
+def test_report_no_collapse_keeps_the_calls_as_turns(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`report --no-collapse` runs on the raw turns (as `chunk` and the workbench's T),
+    and a relative -o keeps its folder, which the note beside the command says."""
+    import html as html_lib
+
+    from chunkscope.tui.report import FOLDERS_DROPPED_NOTE, OUTPUT_DROPPED_NOTE
+
+    (isolated / "rep").mkdir()
+    log = str(ROOT / "sample_logs" / "markup_injection.jsonl")
+    assert main(["report", log, "--no-collapse", "-o", "rep/raw.html"]) == 0
+    assert main(["report", log, "-o", "rep/folded.html"]) == 0
+    capsys.readouterr()
+    raw = (isolated / "rep" / "raw.html").read_text(encoding="utf-8")
+    folded = (isolated / "rep" / "folded.html").read_text(encoding="utf-8")
+    assert _fact(raw, "chunks") != _fact(folded, "chunks")
+    assert _same_run(raw)[2:] == ["markup_injection.jsonl", "--no-collapse", "-o", "rep/raw.html"]
+    # the input lost its folders, -o did not: the note says only what was done
+    assert f"</code> {html_lib.escape(FOLDERS_DROPPED_NOTE)}</p>" in raw
+    assert html_lib.escape(OUTPUT_DROPPED_NOTE) not in raw
 
 
 def test_a_page_to_share_names_the_file_not_where_it_lives(
@@ -409,8 +490,8 @@ def test_a_page_to_share_names_the_file_not_where_it_lives(
     assert "session.jsonl" in page
     assert (
         "The same run: <code>chunkscope report session.jsonl --gold gold.json --plain "
-        "-o shared.html</code> (paths name the file only, -o too; --full-path shows "
-        "folders)</p>" in page
+        "-o shared.html</code> (paths outside the current folder name the file only, -o "
+        "too: this writes the page here; --full-path shows folders)</p>" in page
     )
     # JSON's words, not Python's
     assert "<td>true</td>" in page and ">True<" not in page and ">False<" not in page

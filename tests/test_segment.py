@@ -410,6 +410,25 @@ def test_tune_finds_a_better_setting_and_saves_it_as_a_profile(
     assert "topic_depth" in shown and "0.5" in shown
 
 
+def test_tune_says_when_no_setting_finds_a_mark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    """`tune` ranked rows all of F1 0.000 without a word, where the workbench's auto-tune
+    says no setting finds a mark: the CLI says it too, in the same words (one function)."""
+    from chunkscope.engine.evaluate.measure import Tuned, no_mark_found
+
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps({"starts": [1, 6, 75], "partial": False}))
+    grid = ["--grid", "topic_depth=7,40"]
+    assert main(["tune", str(SAMPLE), "--gold", str(gold), *grid]) == 0
+    out = capsys.readouterr().out
+    zero = Tuned({}, 0.2, 0.2, 0.0, 0.0, 0.0, 3.0)
+    said = no_mark_found([zero], 2, 2)
+    assert said is not None and said.startswith("No setting of the 2 tried finds any of the 2 ")
+    assert out.rstrip().endswith(said)
+    assert no_mark_found([zero, zero._replace(f1=0.5)], 2, 2) is None
+
+
 @pytest.mark.parametrize(
     ("extra", "error"),
     [

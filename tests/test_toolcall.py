@@ -32,7 +32,8 @@ FIXTURES = ROOT / "tests" / "fixtures"
         ("Grep", {"pattern": "def main"}, 'Grep "def main"'),
         ("Glob", {"pattern": "**/*.py"}, "Glob **/*.py"),
         ("ask", {"message": "Where?", "urgent": True}, "ask message=Where? urgent=true"),
-        ("todo", {"items": [1, 2], "done": None}, "todo items=[1,2] done=null"),
+        ("todo", {"items": [1, 2], "done": None}, "todo items=[1, 2] done=null"),
+        ("x", {"opts": {"a": 1, "b": "two words"}}, 'x opts=(a=1, b="two words")'),
         ("run", "{}", "run()"),
         ("run", "", "run()"),
         (None, {"x": 1}, "? x=1"),
@@ -137,6 +138,40 @@ def test_chunk_of_mini_swe_agent_trajectories_shows_every_command_as_typed(
             total += 1
         assert "bash({" not in out
     assert total == 42  # 15 + 20 + 7 commands
+
+
+def test_a_list_of_objects_reads_as_written_not_as_json() -> None:
+    """TodoWrite showed ``todos=[{"content":"Initialize Rust…","status":…`` (JSON quotes
+    and braces): a list of objects reads as ``key=value`` items, one after another."""
+    todos = [
+        {"content": "Initialize Rust library project structure", "status": "in_progress"},
+        {"content": "Port string_utils", "status": "pending", "tags": ["a", "b c"]},
+    ]
+    assert format_call("TodoWrite", {"todos": todos}) == (
+        'TodoWrite todos=[content="Initialize Rust library project structure", '
+        'status=in_progress; content="Port string_utils", status=pending, tags=[a, "b c"]]'
+    )
+    many = format_call("TodoWrite", {"todos": todos * 50})
+    assert many.endswith(ELLIPSIS) and len(many) <= len("TodoWrite ") + 240
+    assert format_call("x", [{"a": "b"}]) == "x [a=b]"
+
+
+@settings(max_examples=200, deadline=None)
+@given(args=st.dictionaries(st.text(min_size=1, max_size=8), _json, min_size=1, max_size=3))
+def test_no_structured_argument_shows_json_braces(args: dict[str, object]) -> None:
+    """Structured values never show as JSON: no ``{"`` or ``":`` unless a text holds it."""
+    shown = format_call("tool", args)
+    assert '{"' not in shown or any('{"' in t for t in _texts(args))
+
+
+def _texts(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [str(k) for k in value] + [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return []
 
 
 def test_the_embedding_and_summaries_see_the_readable_form() -> None:

@@ -208,3 +208,32 @@ async def test_keys_are_answered_while_a_sweep_runs_and_a_new_run_stops_it(
         # The older sweep did one point more at most.
         assert len(points) <= started + 1 + len(result.values)
         await until(pilot, lambda: all(w.is_finished for w in app.workers if w.group == "sweep"))
+
+
+async def test_n_out_of_reach_names_the_setting_the_cli_names(
+    isolated: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`n` 5 in the workbench (tool calls raw) said "the closest is 16, at topic depth 10"
+    where `chunk --embed --chunks 5` (raw too) said "... at topic depth 40": several depths
+    give 16, and each named another. One rule (`Pipeline.for_chunk_count`): the slider
+    step nearest the setting in force; both say the same."""
+    from pathlib import Path
+
+    from chunkscope.tui.cli import main
+
+    path = Path(__file__).resolve().parent / "fixtures" / "claude-code" / "coverage-test-fix.jsonl"
+    assert main(["chunk", str(path), "--embed", "--chunks", "5"]) == 0
+    err = capsys.readouterr().err
+    (cli,) = [ln for ln in err.splitlines() if ln.startswith("chunkscope: --chunks 5: ")]
+    said = cli.removeprefix("chunkscope: --chunks 5: ")
+    assert said.endswith("at topic depth 7")  # the depth in force gives the closest count
+    app = make_app(path, collapse=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("n")
+        assert isinstance(app.screen, PromptScreen)
+        app.screen.query_one("#prompt-input", Input).value = "5"
+        await pilot.press("enter")
+        await until(pilot, lambda: any("5 chunks: " in str(n.message) for n in app._notifications))
+        (shown,) = [str(n.message) for n in app._notifications if "5 chunks: " in str(n.message)]
+    assert shown == f"5 chunks: {said}"

@@ -148,10 +148,22 @@ class Report:
     #: The command shows a path by its name only (`shown_path`: folders kept off the
     #: page): the page says so, as running it writes `-o` to the current folder.
     folders_dropped: bool = False
+    #: Of those paths, ``-o``'s: running the command writes the page to the current folder.
+    output_dropped: bool = False
+    #: What the command cannot say of the run (the workbench's unsaved topic marks).
+    command_note: str = ""
 
 
-#: Beside "the same run" when a path in it lost its folders (`Report.folders_dropped`).
-FOLDERS_DROPPED_NOTE = "(paths name the file only, -o too; --full-path shows folders)"
+#: Beside "the same run" when a path in it lost its folders (`Report.folders_dropped`):
+#: `shown_path` names a path outside the current folder by its name only.
+FOLDERS_DROPPED_NOTE = (
+    "(paths outside the current folder name the file only; --full-path shows folders)"
+)
+#: The same when ``-o``'s path is one of them (`Report.output_dropped`).
+OUTPUT_DROPPED_NOTE = (
+    "(paths outside the current folder name the file only, -o too: this writes the page "
+    "here; --full-path shows folders)"
+)
 
 
 # --------------------------------------------------------------------------- gathering
@@ -209,6 +221,7 @@ def _preview(text: str) -> tuple[str, str]:
 def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
     """The knobs the run's mode reads (`engine.config.tuning.knob_modes`): flag, value, whether
     it is the default."""
+    from chunkscope.engine.config.settings import toml_value
     from chunkscope.engine.config.tuning import knob_modes
     from chunkscope.engine.params import knobs
 
@@ -222,8 +235,8 @@ def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
             value = getattr(part, k.name)
             if value is None:
                 shown = "none"
-            elif isinstance(value, bool):  # JSON's words, as a config file has them
-                shown = "true" if value else "false"
+            elif isinstance(value, bool):  # as a config file has them
+                shown = toml_value(value)
             else:
                 shown = f"{value:g}" if isinstance(value, float) else str(value)
             out.append((k.flag or k.name, shown, value == k.default))
@@ -246,9 +259,11 @@ def _command(
     extra: Sequence[str],
     full: bool,
     output: str | None = None,
+    paths: Collection[str] = (),
 ) -> str:
     """The command that makes this run (a run the workbench exported): the knobs set,
-    and `output`, the page written, shown as `command_as_run` shows ``-o``."""
+    `extra` (each of `paths` in it shown by `shown_path`), and `output`, the page
+    written, shown as `command_as_run` shows ``-o``."""
     import shlex
 
     argv = ["chunkscope", "report", shown_path(path, full)]
@@ -257,7 +272,9 @@ def _command(
         if not default and flag.startswith("--") and value != "none":
             argv += [flag] if value == "true" else [flag, value]
     out = shown_path(output, full) if output else "report.html"
-    return shlex.join([*argv, *extra, "-o", out])
+    private = set(paths)
+    shown = [shown_path(a, full) if a in private else a for a in extra]
+    return shlex.join([*argv, *shown, "-o", out])
 
 
 def command_as_run(argv: Sequence[str], paths: Collection[str], full: bool = False) -> str:
@@ -287,14 +304,17 @@ def gather(
     full_path: bool = False,
     output: str | None = None,
     paths: Sequence[str] = (),
+    command_note: str = "",
 ) -> Report:
     """The `Report` of a run: `pipe` ran the recap pipeline (`merged`, `selection`).
     `weights`: the file's `line_weights` when the caller has read them already;
     `queries`: questions the merged chunks answer (`engine.search`, with `search`);
     `command`: the command line as run (`command_as_run`), else one is made from the
-    knobs, with `output` (the page's path) as its ``-o``; `full_path`: the file's full
-    path instead of its name; `paths`: the other paths the command shows (-o, --gold),
-    to say on the page when one of them is shown without its folders."""
+    knobs, with `output` (the page's path, given either way) as its ``-o``;
+    `full_path`: the file's full path instead of its name; `paths`: the other paths
+    the command shows (-o, --gold), each by `shown_path`, and to say on the page when
+    one of them is shown without its folders; `command_note`: what the command cannot
+    say of the run, shown beside it."""
     from chunkscope.engine.evaluate.measure import (
         chunk_starts,
         line_weights,
@@ -416,7 +436,7 @@ def gather(
         title=Path(source.path).name,
         facts=facts,
         params=params,
-        command=command or _command(source.path, params, extra_args, full_path, output),
+        command=command or _command(source.path, params, extra_args, full_path, output, paths),
         chunks=report_rows,
         topics=topics,
         plot=Plot(int(offsets[-1]), curves, cuts, marks, hits, merged.params.mode == "topic"),
@@ -430,6 +450,8 @@ def gather(
         retrieval=retrieval,
         folders_dropped=not full_path
         and any(shown_path(p) != p for p in (source.path, output, *paths) if p),
+        output_dropped=not full_path and output is not None and shown_path(output) != output,
+        command_note=command_note,
     )
 
 
@@ -924,8 +946,13 @@ def _params_table(report: Report) -> str:
         '<h2 id="params">Parameters</h2>'
         f'<div class="table"><table><tr><th>flag</th><th>value</th><th></th></tr>{rows}</table>'
         f"</div><p>The same run: <code>{esc(report.command)}</code>"
-        f"{' ' + esc(FOLDERS_DROPPED_NOTE) if report.folders_dropped else ''}</p>"
+        f"{' ' + esc(_folders_note(report)) if report.folders_dropped else ''}"
+        f"{' ' + esc(report.command_note) if report.command_note else ''}</p>"
     )
+
+
+def _folders_note(report: Report) -> str:
+    return OUTPUT_DROPPED_NOTE if report.output_dropped else FOLDERS_DROPPED_NOTE
 
 
 def render_html(report: Report) -> Iterator[str]:

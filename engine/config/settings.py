@@ -492,6 +492,19 @@ def _document(base: str | None) -> TOMLDocument:
     return doc
 
 
+def toml_value(value: Any) -> str:
+    """`value` as the config file writes it (the TOML writer's own spelling: ``false``,
+    ``"topic"``, ``7.0``, ``inf``), for a listing of settings or profiles."""
+    import tomlkit
+
+    try:
+        return str(tomlkit.item(value).as_string())
+    except (ValueError, TypeError):  # not a TOML value (None): as JSON names it
+        import json
+
+        return json.dumps(value, default=str)
+
+
 def dumps_settings(settings: Settings, base: str | None = None) -> str:
     """The TOML text of `settings` (None values are left out).
 

@@ -451,6 +451,20 @@ class Tuned(NamedTuple):
         return (-round(self.f1, 9), round(self.pk, 9), round(self.windowdiff, 9))
 
 
+def no_mark_found(rows: Sequence[Tuned], tried: int, marks: int) -> str | None:
+    """What to say under a search's `rows` (the best and the current setting) when none
+    finds a single one of the `marks` topic marks (F1 0 for all, so `tune` ranked them by
+    Pk alone): the workbench's auto-tune and `chunkscope tune` say it alike; None when
+    some row finds a mark."""
+    if not rows or any(t.f1 > 0 for t in rows):
+        return None
+    return (
+        f"No setting of the {tried:,} tried finds any of the {marks} "
+        f"topic mark{'s' if marks != 1 else ''} (F1 0.00 for all): the rows are "
+        "ranked by Pk alone. Check the marks, or try the other merge mode."
+    )
+
+
 def tune(
     cases: Sequence[Case],
     segmenter: Segmenter,

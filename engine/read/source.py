@@ -82,6 +82,17 @@ class Source:
     not_read: dict[str, int] = field(default_factory=dict)
     #: Parts of records read that were left out (encrypted blocks, system reminders).
     stripped: dict[str, int] = field(default_factory=dict)
+    #: How the file holds its records: ``jsonl`` (one a line), ``json`` (one document) or
+    #: ``markdown`` (an aider chat history, a document); "": as `kind` says.
+    container: str = ""
+    #: What the file is, in words, when its reader knows better than its format's name
+    #: (``mini-swe-agent trajectory``, ``aider chat history``); "": the format's name.
+    label: str = ""
+
+    @property
+    def file_container(self) -> str:
+        """``jsonl``, ``json`` or ``markdown``: how the file holds its records."""
+        return self.container or self.kind
 
     def reading(self) -> dict[str, Any]:
         """What of the file was read, for a JSON output: ``records``, ``read``,
@@ -109,10 +120,12 @@ class Source:
 
     @property
     def kind_label(self) -> str:
-        """``jsonl`` or ``markdown``, with the input format when it is another agent's."""
+        """``jsonl`` or ``markdown``; another agent's file as what it is and how it holds
+        its records: ``claude-code (jsonl)``, ``gemini-cli (json)``, ``mini-swe-agent
+        trajectory (json)``, ``aider chat history (markdown)``."""
         if self.format in ("", "seed-jsonl", "markdown"):
             return self.kind
-        return f"{self.kind} ({self.format})"
+        return f"{self.label or self.format} ({self.file_container})"
 
     @property
     def turn_word(self) -> str:

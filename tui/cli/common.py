@@ -286,6 +286,30 @@ def add_source_args(p: argparse.ArgumentParser, *, folders: bool = False) -> Non
     p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
 
 
+#: The flag that keeps tool calls and their results as turns of their own (`PipelineParams.collapse`
+#: off): the workbench's and `report`'s, and the command a workbench export shows.
+NO_COLLAPSE_FLAG = "--no-collapse"
+
+
+def add_collapse_args(p: argparse._ActionsContainer, *, what: str) -> None:
+    """``--collapse`` (the default) / ``--no-collapse``: whether tool calls are collapsed
+    as `chunkscope recap` does (`engine.recap.collapse`); `what` follows "the default"
+    in the help (``" for JSONL logs"``)."""
+    p.add_argument(
+        "--collapse",
+        dest="collapse",
+        action="store_true",
+        default=True,
+        help=f"collapse tool calls as `chunkscope recap` does (the default{what})",
+    )
+    p.add_argument(
+        NO_COLLAPSE_FLAG,
+        dest="collapse",
+        action="store_false",
+        help="keep tool calls and their results as separate turns (the workbench's T)",
+    )
+
+
 def add_gold_args(p: argparse.ArgumentParser, *, required: bool, help: str) -> None:
     """``--gold GOLD`` and ``--tolerance N`` (`engine.evaluate.gold`, `engine.evaluate.measure`)."""
     from chunkscope.engine.evaluate.measure import TOLERANCE

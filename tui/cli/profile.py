@@ -18,6 +18,7 @@ from chunkscope.engine.config.settings import (
     delete_profile,
     get_profile,
     load_settings,
+    toml_value,
 )
 from chunkscope.tui.cli.common import note
 
@@ -39,9 +40,7 @@ def _show_value(field: str, value: Any) -> str:
         return "∞ (to the fixed point)"
     if field == "max_chunk_chars" and value == 0:
         return "no cap"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
+    return toml_value(value)  # as config.toml has it: false, "topic", 0.5
 
 
 def _summary(profile: Profile) -> str:

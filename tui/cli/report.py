@@ -12,7 +12,14 @@ import argparse
 import sys
 from typing import Any
 
-from chunkscope.tui.cli.common import CliError, add_gold_args, add_queries_args, emit, search_params
+from chunkscope.tui.cli.common import (
+    CliError,
+    add_collapse_args,
+    add_gold_args,
+    add_queries_args,
+    emit,
+    search_params,
+)
 from chunkscope.tui.cli.recap import add_recap_args, recap_notes, run_recap
 from chunkscope.tui.cli.strategy import add_strategy_args, strategy_choice
 
@@ -40,6 +47,7 @@ def add_report_parser(sub: Any) -> argparse.ArgumentParser:
     # --budget is the recap's here: the search context keeps its default
     add_queries_args(p, skip=("budget",))
     add_strategy_args(p)
+    add_collapse_args(p, what="")
     p.add_argument(
         "--full-path",
         action="store_true",
@@ -126,6 +134,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         search=searching,
         command=command,
         full_path=args.full_path,
+        output=args.output,
         paths=paths,
     )
     emit(args, render_html(report))

@@ -194,7 +194,14 @@ def _finish(args: argparse.Namespace, text: str, saved: Any) -> int:
 def cmd_tune(args: argparse.Namespace) -> int:
     from chunkscope.engine.config.settings import check_profile_name
     from chunkscope.engine.evaluate.gold import read_gold_file
-    from chunkscope.engine.evaluate.measure import Case, Tuned, line_weights, tune, tuning_segmenter
+    from chunkscope.engine.evaluate.measure import (
+        Case,
+        Tuned,
+        line_weights,
+        no_mark_found,
+        tune,
+        tuning_segmenter,
+    )
 
     files = [args.file, *args.more]
     if bool(args.gold) == bool(args.queries):
@@ -263,6 +270,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
             baseline,
             lambda t: f"{t.f1:6.3f}{t.recall:8.3f}{t.pk:8.4f}{t.windowdiff:8.4f}{t.chunks:8.4g}",
         )
+    marks = sum(1 for c in cases for line in set(c.gold) if line > 1)
+    said = no_mark_found([*best, baseline], settings, marks)
+    if said is not None and args.format == "json":
+        note(said)
+    elif said is not None:
+        text += "\n" + said + "\n"
     return _finish(args, text, saved)
 
 

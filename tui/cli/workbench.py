@@ -12,6 +12,7 @@ from typing import Any
 
 from chunkscope.tui.cli.common import (
     CliError,
+    add_collapse_args,
     add_embedder_args,
     add_input_args,
     add_knob_flags,
@@ -49,19 +50,7 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
     add_theme_option(p)
     p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
     add_input_args(p)
-    p.add_argument(
-        "--collapse",
-        dest="collapse",
-        action="store_true",
-        default=True,
-        help="collapse tool calls as `chunkscope recap` does (the default for JSONL logs)",
-    )
-    p.add_argument(
-        "--no-collapse",
-        dest="collapse",
-        action="store_false",
-        help="keep tool calls and their results as separate turns",
-    )
+    add_collapse_args(p, what=" for JSONL logs")
     p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
     p.add_argument(
         "--gold",

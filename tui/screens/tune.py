@@ -29,6 +29,7 @@ from chunkscope.engine.evaluate.measure import (
     Tuned,
     grid_size,
     marked_stretch,
+    no_mark_found,
     tune,
     tuning_segmenter,
 )
@@ -203,14 +204,10 @@ class TuneScreen(ModalScreen["Tuning | None"]):
         for i, t in enumerate(best, start=1):
             table.add_row(f"#{i}", *cells(t), key=str(i))
         table.add_row("now", *cells(current), key="now")
-        if best and all(t.f1 <= 0 for t in (*best, current)):
-            marks = len(self.gold) - 1
+        said = no_mark_found((*best, current), grid_size(self.grid), len(self.gold) - 1)
+        if best and said is not None:
             none = self.query_one("#tune-none", Static)
-            none.update(
-                f"No setting of the {grid_size(self.grid)} tried finds any of the {marks} "
-                f"topic mark{'s' if marks != 1 else ''} (F1 0.00 for all): the rows are "
-                "ranked by Pk alone. Check the marks, or try the other merge mode."
-            )
+            none.update(said)
             none.display = True
         self.add_class("-done")
         self.query_one("#tune-hint", Static).update(

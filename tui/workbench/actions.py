@@ -320,6 +320,7 @@ class WorkbenchActions(WorkbenchHost):
         marks = list(self.marks) or None
         file_marks = self.file_marks
         partial = file_marks.partial if file_marks is not None else False
+        extra, command_note = self._report_args(pipe.params.collapse, marks, partial)
 
         def write(path: Path) -> str:
             from chunkscope.engine.fileio import atomic_write_text
@@ -337,12 +338,47 @@ class WorkbenchActions(WorkbenchHost):
                 partial=partial,
                 weights=weights,
                 output=str(path),  # "the same run" writes this page, as the CLI shows
+                extra_args=extra,
+                paths=extra,  # a --gold path is shown as the CLI shows it
+                command_note=command_note,
             )
             atomic_write_text(path, render_html(report))
             return f"the report ({len(view.result.chunks)} merged chunks)"
 
         stem = Path(view.source.path).stem
         self._ask_path("Write the HTML report to", f"./{stem}.report.html", write)
+
+    def _report_args(
+        self, collapse: bool, marks: list[int] | None, partial: bool
+    ) -> tuple[list[str], str]:
+        """The options of `chunkscope report` that make the run on screen beside its knobs
+        (raw tool calls: ``--no-collapse``; the marks scored: ``--gold`` with the file
+        that holds them), and a note when no file holds the marks as scored."""
+        from chunkscope.engine.errors import ChunkscopeError
+        from chunkscope.engine.evaluate.gold import load_file_marks, marks_path, read_gold_file
+        from chunkscope.tui.cli.common import NO_COLLAPSE_FLAG
+
+        extra = [] if collapse else [NO_COLLAPSE_FLAG]
+        file_marks = self.file_marks
+        if marks is None or file_marks is None:
+            return extra, ""
+        wanted = (sorted(set(marks)), partial)
+        try:
+            saved = load_file_marks(file_marks.path, file_marks.digest)
+            if (sorted(set(saved.starts)), saved.partial) == wanted:
+                where = marks_path(file_marks.path, file_marks.digest)
+                return [*extra, "--gold", str(where)], (
+                    f"(--gold {where.name}: the topic marks the workbench saved for this "
+                    "file, in chunkscope's data folder, marks/)"
+                )
+            gold = self.options.gold
+            if file_marks.origin == "gold" and gold is not None:
+                found = read_gold_file(gold)
+                if (sorted(set(found.starts)), found.partial) == wanted:
+                    return [*extra, "--gold", gold], ""
+        except (OSError, ChunkscopeError):
+            pass
+        return extra, "(the score uses the workbench's topic marks, which no file holds)"
 
     def action_copy_chunk(self) -> None:
         bench = self.workbench

@@ -113,6 +113,7 @@ READERS: dict[str, Reader] = {
             '[{"subject": "Listing", "description": "..."}], "toolCalls": [{"name": '
             '"list_directory", "args": {"path": "."}, "result": [...]}]}]}',
             gemini.read,
+            container="json",  # or jsonl, as the reader finds it
         ),
         Reader(
             documents.MESSAGES,
@@ -121,6 +122,7 @@ READERS: dict[str, Reader] = {
             "[...]} (SWE-agent)",
             '[{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]',
             documents.read_messages,
+            container="json",
         ),
         Reader(
             documents.CHATGPT,
@@ -130,6 +132,7 @@ READERS: dict[str, Reader] = {
             '["Hi"]}}, "parent": null, "children": ["n2"]}, ...}}]',
             documents.read_chatgpt,
             sessions=documents.chatgpt_sessions,
+            container="json",
         ),
         Reader(
             aider.NAME,
@@ -137,6 +140,8 @@ READERS: dict[str, Reader] = {
             "# aider chat started at 2024-05-01 10:00:00  /  #### fix the test  /  > Applied "
             "edit to src/test.py",
             aider.read,
+            container="markdown",
+            label="aider chat history",
         ),
         Reader(
             MARKDOWN,
@@ -144,6 +149,7 @@ READERS: dict[str, Reader] = {
             "# Caching\\n\\nThe cache keeps ...",
             _markdown,
             kind="markdown",
+            container="markdown",
         ),
     )
 }
@@ -371,6 +377,9 @@ def read(
     # Readers build many acyclic objects (decoded records, messages, turns): the cyclic
     # collector is paused for all of them, as the seed's reader always did.
     with gc_paused():
-        source = READERS[name].read(p, options)
+        reader = READERS[name]
+        source = reader.read(p, options)
     source.format = name
+    source.container = source.container or reader.container
+    source.label = source.label or reader.label
     return source

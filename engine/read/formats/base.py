@@ -70,6 +70,10 @@ class Reader:
     read: Callable[[Path, ReadOptions], Source]
     kind: str = "jsonl"  # the JSON contract's "kind": a log ("jsonl") or "markdown"
     sessions: Callable[[Path], list[SessionInfo]] | None = None
+    #: How its files hold their records (`Source.container`), unless the reader says.
+    container: str = "jsonl"
+    #: What its files are, in words (`Source.label`); "": the name.
+    label: str = ""
 
 
 @dataclass
@@ -90,6 +94,9 @@ class Collected:
     notes: list[str] = field(default_factory=list)
     #: False: the messages are not kept, only their turns (`ReadOptions.keep_messages`)
     keep_messages: bool = True
+    #: `Source.container` and `Source.label` when the reader knows them from the file.
+    container: str = ""
+    label: str = ""
     turns: list[Turn] = field(default_factory=list)
     added: int = 0  # messages added (kept or not)
 
@@ -150,6 +157,8 @@ class Collected:
             read=self.read,
             not_read=dict(self.not_read.most_common()),
             stripped=dict(self.stripped.most_common()),
+            container=self.container,
+            label=self.label,
         )
 
 

@@ -216,6 +216,18 @@ def _message(raw: dict[str, Any], status: Any = None) -> list[dict[str, Any]]:
     return [message]
 
 
+def trajectory_label(value: dict[str, Any]) -> str:
+    """What an agent's trajectory is called: mini-swe-agent's says so (its
+    ``trajectory_format``, its ``info.mini_version``)."""
+    info = value.get("info")
+    form = value.get("trajectory_format")
+    if (isinstance(form, str) and form.startswith("mini-swe-agent")) or (
+        isinstance(info, dict) and "mini_version" in info
+    ):
+        return "mini-swe-agent trajectory"
+    return "agent trajectory"
+
+
 def read_messages(path: Path, options: ReadOptions) -> Any:
     """A JSON document holding a list of chat messages, read into turns."""
     doc = Document(path, options)
@@ -226,6 +238,9 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
     status = info.get("exit_status") if isinstance(info, dict) else None
     if isinstance(info, dict):
         out.notes.append("an agent trajectory: its messages are read")
+        out.label = trajectory_label(value)
+    elif key == "history":
+        out.label = "SWE-agent trajectory"
     for line, raw in doc.array_items(key):
         out.records += 1
         if not isinstance(raw, dict):

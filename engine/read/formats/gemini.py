@@ -200,7 +200,7 @@ def _is_jsonl(path: Path) -> bool:
 
 
 def _read_jsonl(path: Path, options: ReadOptions) -> Any:
-    out = Collected(path, NAME, keep_messages=options.keep_messages)
+    out = Collected(path, NAME, keep_messages=options.keep_messages, container="jsonl")
     # A message is written again when its tool calls finish: the last copy counts, in
     # the place of the first.
     order: list[tuple[int, dict[str, Any]]] = []
