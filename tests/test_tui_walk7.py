@@ -1,0 +1,74 @@
+"""Defects of a seventh review walk of the workbench (issue 35), on the real app at
+100x30: the Search panel's context line wraps whole and keeps its ranker toggle in
+view; the arrows on the tab bar walk the tabs past Search; the help explains every cut
+the strip and the cards draw; `s` says when every summary is done; the selected card's
+role badge and the light footer's keys are readable; the marks export counts as the
+panel does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from chunkscope.tui.app import ChunkscopeApp
+from tests.pilot import SAMPLE, SIZE, make_app, settled, until
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+NARROW = (100, 30)
+QUESTION = "how are the vectors stored in SQLite?"
+
+
+def _recording(app: ChunkscopeApp) -> list[str]:
+    """Every notification `app` shows from now on (a toast expires sooner than a loaded
+    machine gets to the check)."""
+    shown: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, *a: Any, **kw: Any) -> None:
+        shown.append(str(message))
+        notify(message, *a, **kw)
+
+    app.notify = recording  # type: ignore[method-assign]
+    return shown
+
+
+def _lines_of(widget: Any) -> list[str]:
+    return [
+        "".join(seg.text for seg in widget.render_line(y)).rstrip()
+        for y in range(widget.size.height)
+    ]
+
+
+def _keys(text: str) -> list[str]:
+    return ["space" if c == " " else c for c in text]
+
+
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
+async def test_the_search_context_line_wraps_whole_and_keeps_the_ranker(
+    size: tuple[int, int],
+) -> None:
+    from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        await pilot.press("slash")
+        await until(pilot, lambda: app.focused is not None and app.focused.id == "search-input")
+        await pilot.press(*_keys(QUESTION), "enter")
+        await until(pilot, lambda: app.search_answer is not None and app.workers_idle())
+        await pilot.pause()
+        answer = app.search_answer
+        assert answer is not None and answer.rest_note  # the long line of the walk
+        status = app.screen.query_one("#search-status")
+        full = str(status.render())
+        assert answer.rest_note in full
+        shown = " ".join(_lines_of(status))
+        assert shown.split() == full.split(), shown  # whole: wrapped, not cut
+        assert status.region.right <= app.size.width
+        toggle = app.screen.query_one("#search-ranker", ChoiceToggle)
+        assert toggle.region.width > 0 and toggle.region.right <= app.size.width
+        drawn = "".join(_lines_of(toggle))
+        for ranker in toggle.options:
+            assert ranker in drawn, drawn
