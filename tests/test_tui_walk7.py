@@ -72,3 +72,43 @@ async def test_the_search_context_line_wraps_whole_and_keeps_the_ranker(
         drawn = "".join(_lines_of(toggle))
         for ranker in toggle.options:
             assert ranker in drawn, drawn
+
+
+async def test_the_arrows_on_the_tab_bar_walk_past_search_without_entering_it() -> None:
+    from textual.widgets import TabbedContent, Tabs
+
+    from chunkscope.tui.widgets.search_panel import SearchPanel
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        tabbed = bench.query_one(TabbedContent)
+        bar = tabbed.query_one(Tabs)
+        bar.focus()
+        await pilot.pause()
+        await pilot.press("right", "right", "right")
+        await until(pilot, lambda: tabbed.active == "tab-search")
+        await pilot.pause()
+        assert app.focused is bar  # the tab is shown, the focus stays on the bar
+        assert bench.driver.search_open
+        field = bench.query_one(SearchPanel).input
+        await pilot.press("x")
+        await pilot.pause()
+        assert field.value == "" and app.focused is bar
+        await pilot.press("left", "left")
+        await until(pilot, lambda: tabbed.active == "tab-summary")
+        assert app.focused is bar and not bench.driver.search_open  # leaving the tab closes it
+        await pilot.press("right", "right")
+        await until(pilot, lambda: tabbed.active == "tab-search")
+        await pilot.press("enter")  # enter goes in
+        await until(pilot, lambda: app.focused is field)
+        await pilot.press("escape")
+        await until(pilot, lambda: tabbed.active == "tab-merge" and not bench.driver.search_open)
+        bar.focus()
+        await pilot.press("left")  # merge → search (wraps round), then tab goes in
+        await until(pilot, lambda: tabbed.active == "tab-search")
+        assert app.focused is bar
+        await pilot.press("tab")
+        await until(pilot, lambda: app.focused is field)
