@@ -7,6 +7,7 @@ panel does."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -112,3 +113,56 @@ async def test_the_arrows_on_the_tab_bar_walk_past_search_without_entering_it() 
         assert app.focused is bar
         await pilot.press("tab")
         await until(pilot, lambda: app.focused is field)
+
+
+def _explained(help_text: str, reason: str, topic: bool) -> None:
+    """The help names `reason`'s glyph as the strip's legend does, and explains the cut
+    line a card draws for it."""
+    from chunkscope.engine.segment.merge import Cut, cut_name
+    from chunkscope.tui.widgets.chunk_list import cut_parts
+    from chunkscope.tui.widgets.similarity_strip import CUT_GLYPHS
+
+    assert f"`{CUT_GLYPHS[reason]}` {cut_name(reason, topic)}" in help_text, reason
+    depth = 8.0 if topic else None
+    why, numbers = cut_parts(Cut(0, reason, 0.2, 7.0 if topic else 0.3, depth))  # type: ignore[arg-type]
+    if why:
+        assert f"┄ cut: {why}" in help_text, (reason, why)
+    else:  # the line is its numbers: the same words, other numbers
+        number = re.compile(r"\d+\.\d+")
+        assert number.sub("N", f"┄ cut: {numbers}") in number.sub("N", help_text), numbers
+
+
+async def test_the_help_explains_every_cut_the_strip_and_the_cards_draw() -> None:
+    from textual.widgets import Markdown
+
+    from chunkscope.tui.screens.help import HelpScreen
+    from chunkscope.tui.widgets.chunk_list import cut_parts
+    from chunkscope.tui.widgets.similarity_strip import (
+        CUT_GLYPHS,
+        SEED_REASONS,
+        TOPIC_REASONS,
+        SimilarityStrip,
+    )
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        legend = bench.query_one(SimilarityStrip).rendered_lines()[-1]
+        drawn = {cut_parts(c)[0] for c in bench.view.result.cuts}
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        shown = app.screen.query_one(Markdown).source
+    # what this run draws: the legend's glyphs and the cards' cut lines
+    glyphs = "".join(sorted(set(CUT_GLYPHS.values())))
+    named = re.findall(rf"([{glyphs}]) ([a-z][a-z ]*?)(?=  |$)", legend)
+    assert len(named) >= 3, legend
+    for glyph, name in named:
+        assert f"`{glyph}` {name}" in shown, (glyph, name)
+    assert drawn and all(f"┄ cut: {why}" in shown for why in drawn if why), drawn
+    # and every cut either merge mode can draw
+    for reason in TOPIC_REASONS:
+        _explained(shown, reason, topic=True)
+    for reason in SEED_REASONS:
+        _explained(shown, reason, topic=False)
