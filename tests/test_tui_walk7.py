@@ -166,3 +166,22 @@ async def test_the_help_explains_every_cut_the_strip_and_the_cards_draw() -> Non
         _explained(shown, reason, topic=True)
     for reason in SEED_REASONS:
         _explained(shown, reason, topic=False)
+
+
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
+async def test_summarize_all_says_when_every_summary_is_done(size: tuple[int, int]) -> None:
+    app = make_app(SAMPLE)
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        n = len(bench.view.result.chunks)
+        assert all(c.text in app.summaries for c in bench.view.result.chunks)
+        shown = _recording(app)
+        await pilot.press("s")
+        await until(pilot, lambda: bool(shown) and app.workers_idle())
+        assert shown == [f"All {n} summaries are done."], shown
+        app.summaries.clear()  # not done: they are made (from the pipeline's cache)
+        await pilot.press("s")
+        await until(pilot, lambda: len(shown) > 1 and app.workers_idle())
+        assert shown[1].startswith(f"Summarized {n} merged chunks"), shown
