@@ -185,3 +185,61 @@ async def test_summarize_all_says_when_every_summary_is_done(size: tuple[int, in
         await pilot.press("s")
         await until(pilot, lambda: len(shown) > 1 and app.workers_idle())
         assert shown[1].startswith(f"Summarized {n} merged chunks"), shown
+
+
+def _shown(colour: Any, colours_256: bool) -> str:
+    """`colour` (a Rich colour) as hex, as a terminal of 24-bit or 256 colours shows it."""
+    from rich.color import ColorSystem
+
+    if colours_256:
+        colour = colour.downgrade(ColorSystem.EIGHT_BIT)
+    return str(colour.get_truecolor().hex)
+
+
+def _worst(segments: list[Any]) -> float:
+    """The least contrast of `segments`' text on their background, in 24-bit and in 256
+    colours (the walk measured `tmux capture-pane -e` in 256)."""
+    from tests.test_themes import _contrast
+
+    return min(
+        _contrast(_shown(s.style.color, c256), _shown(s.style.bgcolor, c256))
+        for s in segments
+        for c256 in (False, True)
+    )
+
+
+@pytest.mark.parametrize("theme", ["chunkscope-dark", "chunkscope-light", "chunkscope-contrast"])
+async def test_the_selected_cards_badges_and_the_footer_keys_are_readable(theme: str) -> None:
+    from textual.widgets._footer import FooterKey
+
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+
+    app = make_app(SAMPLE, theme=theme)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        merged = bench.query_one("#merged", ChunkList)
+        think = next(i for i, c in enumerate(merged.chunks) if "Bot thinking" in c.roles)
+        merged.select(think)
+        for focused in (True, False):
+            if focused:
+                merged.focus()
+            else:
+                bench.query_one("#before", ChunkList).focus()
+            await until(pilot, lambda f=focused: merged.has_focus == f)  # type: ignore[misc]
+            await pilot.pause()
+            row = merged._offsets[merged.selected] - merged.scroll_offset.y
+            header = list(merged.render_line(int(row)))
+            badges = [s for s in header if s.text in ("Think", "Bot", "You", "Tool")]
+            assert len(badges) >= 2, [s.text for s in header]
+            assert _worst(badges) >= 4.5, (focused, [(s.text, s.style) for s in badges])
+            text = [s for s in header if any(c.isalnum() for c in s.text)]  # not the band
+            assert _worst(text) >= 4.5, (focused, [(s.text, s.style) for s in text])
+        keys = [
+            s
+            for key in app.screen.query(FooterKey)
+            for s in key.render_line(0)
+            if s.text.strip() and s.style is not None and s.style.bgcolor is not None
+        ]
+        assert keys and _worst(keys) >= 4.5
