@@ -8,6 +8,7 @@ panel does."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -243,3 +244,36 @@ async def test_the_selected_cards_badges_and_the_footer_keys_are_readable(theme:
             if s.text.strip() and s.style is not None and s.style.bgcolor is not None
         ]
         assert keys and _worst(keys) >= 4.5
+
+
+@pytest.mark.parametrize("partial", [False, True])
+async def test_the_marks_export_counts_the_marks_as_the_panel_does(
+    tmp_path: Path, partial: bool
+) -> None:
+    import json
+    import shutil
+
+    log = tmp_path / "session.jsonl"
+    shutil.copy(SAMPLE, log)
+    gold = tmp_path / "session.gold.json"
+    gold.write_text(json.dumps({"starts": [1, 16, 53], "partial": partial}) + "\n")
+    app = make_app(log, gold=str(gold))
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        score = str(bench.query_one("#merge-score").render())
+        assert "2 topic marks" in score, score
+        shown = _recording(app)
+        out = tmp_path / "exported.gold.json"
+        await pilot.press("M")
+        await until(pilot, lambda: app.screen.query("#prompt-input"))
+        field = app.screen.query_one("#prompt-input")
+        field.value = str(out)  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await until(pilot, lambda: out.exists() and bool(shown))
+        assert json.loads(out.read_text()) == {"starts": [1, 16, 53], "partial": partial}
+        scope = "partial; " if partial else ""
+        assert shown == [
+            f"Wrote 2 topic marks ({scope}3 topic starts with the file's start) to {out}."
+        ], shown
