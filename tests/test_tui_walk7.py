@@ -277,3 +277,24 @@ async def test_the_marks_export_counts_the_marks_as_the_panel_does(
         assert shown == [
             f"Wrote 2 topic marks ({scope}3 topic starts with the file's start) to {out}."
         ], shown
+
+
+async def test_the_search_stays_open_across_a_resize_to_its_tab() -> None:
+    from textual.widgets import TabbedContent
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await pilot.press("slash")
+        await until(pilot, lambda: app.focused is not None and app.focused.id == "search-input")
+        await pilot.press(*_keys(QUESTION), "enter")
+        await until(pilot, lambda: app.search_answer is not None and app.workers_idle())
+        await pilot.resize_terminal(*NARROW)
+        await until(pilot, lambda: bool(bench.query(TabbedContent)))
+        tabbed = bench.query_one(TabbedContent)
+        await until(pilot, lambda: tabbed.active == "tab-search")
+        await pilot.pause(0.2)
+        assert tabbed.active == "tab-search" and bench.driver.search_open
+        assert app.search_answer is not None

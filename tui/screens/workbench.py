@@ -374,13 +374,14 @@ class WorkbenchScreen(Screen[None]):
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """Below 130 columns the panel is a tab: choosing it opens the search, leaving
-        it closes the search (as the wide layout's panel shows or not). Chosen on the
-        tab bar, the focus stays there: the arrows walk on, tab or enter go in."""
+        it on the tab bar closes the search (as the wide layout's panel shows or not; a
+        resize that rebuilds the tabs leaves it open). Chosen on the tab bar, the focus
+        stays there: the arrows walk on, tab or enter go in."""
         on_bar = isinstance(self.focused, Tabs)
         if event.pane.id == "tab-search" and not self.driver.search_open:
             self.action_search(focus=not on_bar)
-        elif event.pane.id != "tab-search" and self.driver.search_open:
-            self.close_search(focus=not on_bar)
+        elif event.pane.id != "tab-search" and self.driver.search_open and on_bar:
+            self.close_search(focus=False)
 
     def on_key(self, event: events.Key) -> None:
         """Enter on the tab bar, the Search tab chosen: into its question field."""
