@@ -6,6 +6,8 @@ import itertools
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 from textual.color import Color, rgb_to_lab
 from textual.widgets import Static
@@ -195,3 +197,27 @@ async def test_a_user_theme_activates_in_an_app(tmp_path: Path) -> None:
         await pilot.pause()
         band = app.query_one("#band", Static)
         assert band.styles.color == Color.parse(variable_defaults(False)["band-3"])
+
+
+@given(
+    st.tuples(*[st.integers(0, 255)] * 3),
+    st.tuples(*[st.integers(0, 255)] * 3),
+)
+def test_readable_reaches_the_text_contrast_whenever_white_or_black_does(
+    fg: tuple[int, int, int], bg: tuple[int, int, int]
+) -> None:
+    from chunkscope.themes import TEXT_CONTRAST, contrast_ratio, readable
+
+    colour, ground = Color(*fg), Color(*bg)
+    shown = readable(colour, ground)
+    worst = min(contrast_ratio(shown, ground), contrast_ratio(shown, ground, colours_256=True))
+    best_end = max(
+        min(contrast_ratio(end, ground), contrast_ratio(end, ground, colours_256=True))
+        for end in (Color(255, 255, 255), Color(0, 0, 0))
+    )
+    if best_end >= TEXT_CONTRAST:
+        assert worst >= TEXT_CONTRAST
+    already = min(contrast_ratio(colour, ground), contrast_ratio(colour, ground, colours_256=True))
+    if already >= TEXT_CONTRAST:
+        assert shown == colour  # a readable colour is left as it is
+    assert abs(contrast_ratio(shown, ground) - _contrast(shown.hex, ground.hex)) < 1e-6

@@ -47,7 +47,11 @@ from chunkscope.themes.builtin import (
     CHUNKSCOPE_DARK,
     CHUNKSCOPE_LIGHT,
     DEFAULT_THEME,
+    TEXT_CONTRAST,
     band_colors,
+    contrast_ratio,
+    readable,
+    readable_highlight,
     variable_defaults,
 )
 
@@ -58,8 +62,12 @@ __all__ = [
     "CHUNKSCOPE_DARK",
     "CHUNKSCOPE_LIGHT",
     "DEFAULT_THEME",
+    "TEXT_CONTRAST",
     "band_colors",
+    "contrast_ratio",
     "load_user_themes",
+    "readable",
+    "readable_highlight",
     "user_themes_dir",
     "variable_defaults",
 ]

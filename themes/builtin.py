@@ -12,6 +12,9 @@ Besides Textual's colour system each theme defines variables the workbench uses:
 
 from __future__ import annotations
 
+from rich.color import Color as RichColor
+from rich.color import ColorSystem
+from textual.color import Color
 from textual.theme import Theme
 
 from chunkscope.engine.config.settings import THEME_NAMES
@@ -106,7 +109,7 @@ CHUNKSCOPE_LIGHT = Theme(
         "cut": "#d9600b",
         "panel-border": PANEL_BORDER[False],
         "block-cursor-text-style": "none",
-        "footer-key-foreground": "#d9600b",
+        "footer-key-foreground": "#b02a00",  # #d9600b was 2.7:1 on the footer in 256 colours
         "input-selection-background": "#1f6fb2 25%",
     },
 )
@@ -166,3 +169,72 @@ def band_colors(theme: Theme) -> list[str]:
     """The eight band colours of `theme` (its ``band-N`` variables, else the defaults)."""
     defaults = variable_defaults(theme.dark)
     return [theme.variables.get(f"band-{i}", defaults[f"band-{i}"]) for i in range(BAND_COUNT)]
+
+
+#: The least contrast (WCAG 2) a line of text must have on its background.
+TEXT_CONTRAST = 4.5
+
+
+def _luminance(colour: Color) -> float:
+    """WCAG 2's relative luminance of `colour`."""
+
+    def channel(x: int) -> float:
+        v = x / 255
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(colour.r) + 0.7152 * channel(colour.g) + 0.0722 * channel(colour.b)
+
+
+def contrast_ratio(a: Color, b: Color, *, colours_256: bool = False) -> float:
+    """WCAG 2's contrast of `a` on `b` (1 to 21); `colours_256`: as a terminal of 256
+    colours shows them (the nearest of its palette)."""
+    if colours_256:
+        a, b = (_as_256(c) for c in (a, b))
+    lo, hi = sorted((_luminance(a), _luminance(b)))
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def _as_256(colour: Color) -> Color:
+    shown = RichColor.from_rgb(colour.r, colour.g, colour.b).downgrade(ColorSystem.EIGHT_BIT)
+    return Color.from_rich_color(shown)
+
+
+def _enough(text: Color, background: Color, minimum: float) -> bool:
+    """`text` reaches `minimum` on `background` in 24-bit colour and in 256 colours."""
+    return (
+        min(contrast_ratio(text, background), contrast_ratio(text, background, colours_256=True))
+        >= minimum
+    )
+
+
+def readable_highlight(
+    text: Color, tint: Color, ground: Color, minimum: float = TEXT_CONTRAST
+) -> tuple[Color, Color]:
+    """(text, tint) of a highlight (the selected card's `tint` over `ground`) that can be
+    read: the text made `readable` on the tint, else, when no text colour is (a bright
+    tint, read in 256 colours), the tint faded toward `ground` as far as it takes."""
+    shown = readable(text, tint, minimum)
+    if _enough(shown, tint, minimum):
+        return shown, tint
+    for step in range(1, 11):
+        faded = tint.blend(ground, step / 10)
+        shown = readable(text, faded, minimum)
+        if _enough(shown, faded, minimum):
+            return shown, faded
+    return shown, tint
+
+
+def readable(colour: Color, background: Color, minimum: float = TEXT_CONTRAST) -> Color:
+    """`colour`, moved toward white or black (whichever `background` sets off more) only as
+    far as it takes to be read on `background`: a contrast of `minimum`, in 24-bit colour
+    and in 256 colours. A role's badge on the selected card's tint keeps its hue."""
+
+    def worst(c: Color) -> float:
+        return min(contrast_ratio(c, background), contrast_ratio(c, background, colours_256=True))
+
+    end = max((Color(255, 255, 255), Color(0, 0, 0)), key=worst)
+    for step in range(21):
+        moved = colour.blend(end, step / 20)
+        if _enough(moved, background, minimum):
+            return moved
+    return end

@@ -10,6 +10,10 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
+from chunkscope.engine.segment.merge import Cut, CutReason
+from chunkscope.tui.widgets.chunk_list import cut_text
+from chunkscope.tui.widgets.similarity_strip import glyph_key
+
 HELP = """\
 # chunkscope
 
@@ -22,8 +26,7 @@ is one paragraph larger than the cap, kept whole.
 
 The **similarity strip** shows each pair of neighbours (for the seed loop, red: below
 the threshold, green: above), where the merged chunks were cut and why (the topic
-segmenter: `┃` topic, `┇` structure, `╳` size cap; the seed loop: `┃` threshold, `╳`
-size cap, `◆` min similarity, `┆` max passes), the selection (`▲`) and the size of each
+segmenter: {topic_glyphs}; the seed loop: {seed_glyphs}), the selection (`▲`) and the size of each
 merged chunk against the cap. Every slider re-runs the merge at once from cached
 embeddings. When comparing (`[` `]`), each column has a strip of its own run under it: a
 merge mode's similarities and cuts, a strategy's cuts (`│`, named in the legend) with
@@ -61,10 +64,14 @@ recomputed in the background after every run.
 
 A card's first line: `▸ 3 09:42:02–09:50:25 You·Think 6.9kc 1.7kt` is chunk 3, its
 time range, the roles in it, 6,900 characters (`c`) and 1,700 tokens (`t`; `≈` while
-the counts are estimates). A merged card's last line says why it ends there:
-`┄ cut: sim 0.11 < threshold 0.12` (the seed loop), `┄ cut: structure · depth 8.19 ≥
-7.00 · sim 0.12` (the topic segmenter: the cut's depth score against the depth setting,
-and the neighbours' similarity), `┄ cut: too big to join` (the size cap). The recap's
+the counts are estimates). A merged card's last line says why it ends there. The topic
+segmenter: `{topic}` or `{structure}` (a topic starts; `structure` when a structural
+point (a new request, a pause, a heading) tipped it: the cut's depth score against the depth
+setting, and the neighbours' similarity); `{chunk_size}` (the topic goes on, cut into
+chunks of about `chunk size` for search); `{topic_cap}` (the topic is over the size
+cap, split at its best inner gap). The seed loop: `{threshold}`;
+`{seed_cap}` (joined they would pass the size cap); `{min_similarity}`;
+`{max_passes}`. The recap's
 columns: `in` (✓ in the recap, ✗ left out, – excluded), `#` the merged chunk, `score`,
 `tokens`, the summary's first line (📌 pinned). The merge panel: chunks, cuts and the
 run's time; `units` are the chunks the merge starts from, `size` the minimum and maximum
@@ -117,6 +124,29 @@ Log text is shown exactly as typed: markup and escape sequences in a log are dat
 """
 
 
+def _cut_line(reason: CutReason, similarity: float, depth: float | None = None) -> str:
+    """A merged card's cut line, drawn by the cards' own `cut_text`."""
+    threshold = 7.0 if depth is not None else 0.12
+    return cut_text(Cut(0, reason, similarity, threshold, depth))
+
+
+def help_text() -> str:
+    """The help, its glyphs and cut lines drawn by the code that draws them on the
+    screen (the strip's legend, the cards' cut lines): the two cannot drift apart."""
+    return HELP.format(
+        topic_glyphs=glyph_key(topic=True),
+        seed_glyphs=glyph_key(topic=False),
+        topic=_cut_line("topic", 0.06, 9.1),
+        structure=_cut_line("structure", 0.12, 8.19),
+        chunk_size=_cut_line("chunk_size", 0.31, 2.5),
+        topic_cap=_cut_line("size_cap", 0.28, 3.1),
+        threshold=_cut_line("threshold", 0.11),
+        seed_cap=_cut_line("size_cap", 0.30),
+        min_similarity=_cut_line("min_similarity", 0.05),
+        max_passes=_cut_line("max_passes", 0.40),
+    )
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,f1", "close", "Close"),
@@ -132,7 +162,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Markdown(HELP)
+            yield Markdown(help_text())
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -15,13 +15,14 @@ from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
 from rich.style import Style
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import Footer, TabbedContent, TabPane, Tabs
 from textual.widgets._footer import FooterKey
 
 from chunkscope.engine.config.tuning import Tuning
@@ -289,27 +290,32 @@ class WorkbenchScreen(Screen[None]):
 
     # ------------------------------------------------------------------ search
 
-    def action_search(self) -> None:
+    def action_search(self, focus: bool = True) -> None:
         """Open the Search panel (in place of the summary and recap; below 130 columns,
-        its tab), the question field focused; an open question is asked again."""
+        its tab), the question field focused (unless `focus` is False: the tab chosen
+        on the tab bar, where the arrows keep walking the tabs); an open question is
+        asked again."""
         driver = self.driver
         was_open = driver.search_open
         driver.search_open = True
         self._place_search(True)
-        self.query_one(SearchPanel).open()
+        if focus:
+            self.query_one(SearchPanel).open()
         if not was_open and driver.search_query:
             driver.search(driver.search_query)
         self.show_search()
 
-    def close_search(self) -> None:
-        """Close the panel: the highlights go, the question stays for the next `/`."""
+    def close_search(self, focus: bool = True) -> None:
+        """Close the panel: the highlights go, the question stays for the next `/`; the
+        merged column gets the focus unless `focus` is False."""
         driver = self.driver
         if not driver.search_open:
             return
         driver.search_open = False
         driver.clear_search_answer()
         self._place_search(False)
-        self.query_one("#merged", ChunkList).focus()
+        if focus:
+            self.query_one("#merged", ChunkList).focus()
 
     @_while_composed
     def _place_search(self, shown: bool) -> None:
@@ -367,9 +373,23 @@ class WorkbenchScreen(Screen[None]):
         self.close_search()
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        """Below 130 columns the panel is a tab: choosing it opens the search."""
+        """Below 130 columns the panel is a tab: choosing it opens the search, leaving
+        it on the tab bar closes the search (as the wide layout's panel shows or not; a
+        resize that rebuilds the tabs leaves it open). Chosen on the tab bar, the focus
+        stays there: the arrows walk on, tab or enter go in."""
+        on_bar = isinstance(self.focused, Tabs)
         if event.pane.id == "tab-search" and not self.driver.search_open:
-            self.action_search()
+            self.action_search(focus=not on_bar)
+        elif event.pane.id != "tab-search" and self.driver.search_open and on_bar:
+            self.close_search(focus=False)
+
+    def on_key(self, event: events.Key) -> None:
+        """Enter on the tab bar, the Search tab chosen: into its question field."""
+        if event.key != "enter" or not isinstance(self.focused, Tabs):
+            return
+        if self.narrow and self.query_one(TabbedContent).active == "tab-search":
+            event.stop()
+            self.query_one(SearchPanel).open()
 
     def apply_theme_styles(self) -> None:
         """Band and badge colours from the current theme (called again on a theme switch)."""

@@ -2,10 +2,11 @@
 budget, and the ranked chunks.
 
 One line for the question (enter searches, escape closes), one for the context
-(``context: 812 of 1000 tokens · 4 of 48 chunks · ranker [bm25] embed fusion``, the
-ranker a toggle), then a line per chunk of the context: rank, score, merged chunk,
-source lines, tokens and the chunk's first line. Log text is data: each row is a
-`rich.text.Text` of the text stripped of control sequences, never markup.
+(``context: 812 of 1000 tokens · 4 of 48 chunks  · ranker [bm25] embed fusion``, the
+ranker a toggle at its right; a long context wraps, the toggle stays), then a line
+per chunk of the context: rank, score, merged chunk, source lines, tokens and the
+chunk's first line. Log text is data: each row is a `rich.text.Text` of the text
+stripped of control sequences, never markup.
 
 The panel owns no search: it posts `Submitted`, `RankerChanged`, `Picked` (a result
 highlighted: its merged chunk is selected) and `Closed`; the app searches
@@ -69,9 +70,10 @@ class SearchPanel(Vertical):
             background: $boost;
         }
         & > #search-input:focus { background: $primary 30%; }
-        & > #search-bar { height: 1; }
-        & > #search-bar > #search-status { width: auto; color: $text-muted; }
-        & > #search-bar > ChoiceToggle { width: 1fr; }
+        & > #search-bar { height: auto; }
+        /* the context line wraps (never cut mid-word); the ranker stays at its right */
+        & > #search-bar > #search-status { width: 1fr; height: auto; color: $text-muted; }
+        & > #search-bar > ChoiceToggle { width: auto; }
         & > #search-results {
             height: 1fr;
             border: none;

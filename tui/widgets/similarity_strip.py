@@ -73,8 +73,17 @@ def cut_name(reason: str, topic: bool = False) -> str:
     return named(reason, topic)
 
 
-#: The reasons the legend names when there are no cuts (the seed loop's).
-_SEED_REASONS = ("threshold", "size_cap", "min_similarity", "max_passes")
+#: The cut reasons of each merge mode, in the legend's order; with no cuts, the legend
+#: names the seed loop's.
+SEED_REASONS = ("threshold", "size_cap", "min_similarity", "max_passes")
+TOPIC_REASONS = ("topic", "structure", "size_cap", "chunk_size")
+
+
+def glyph_key(topic: bool) -> str:
+    """The cut glyphs a merge mode draws, named as the legend names them, for the help:
+    ``"`┃` topic, `┇` structure, `╳` split to fit cap, `╎` chunk size"``."""
+    reasons = TOPIC_REASONS if topic else SEED_REASONS
+    return ", ".join(f"`{CUT_GLYPHS[r]}` {cut_name(r, topic)}" for r in reasons)
 
 
 def bucket_edges(n: int, columns: int) -> np.ndarray:
@@ -615,9 +624,9 @@ class SimilarityStrip(Widget):
         for reason, glyph in CUT_GLYPHS.items():
             if (known != present and not known) or self.uncut:
                 break
-            if topic and reason not in ("topic", "structure", "size_cap", "chunk_size"):
+            if topic and reason not in TOPIC_REASONS:
                 continue
-            if not topic and reason not in _SEED_REASONS:
+            if not topic and reason not in SEED_REASONS:
                 continue
             # only the glyphs drawn (a run without cuts names the reasons it may make)
             if reason not in present and (compact or present):

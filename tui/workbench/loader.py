@@ -523,6 +523,12 @@ class PipelineDriver(WorkbenchHost):
         if self.pipe is None or bench is None or bench.view is None:
             self.notify("Open a file first (ctrl+o).", severity="warning")
             return
+        chunks = bench.view.result.chunks
+        if all(chunk.text in self.summaries for chunk in chunks):
+            # nothing to do: said, not a "Summarized 57 merged chunks in 0 ms" of cache hits
+            n = len(chunks)
+            self.notify(f"All {n} summaries are done." if n != 1 else "The summary is done.")
+            return
         self._summarize_all(self.pipe, bench.view)
 
     @work(thread=True, exclusive=True, group="follow-up", description="_summarize_all")

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chunkscope.engine.textutil import plural
 from chunkscope.tui.workbench.state import WorkbenchHost
 from chunkscope.tui.workbench.topics import (
     ChunksVerdict,
@@ -153,13 +154,15 @@ class MarksDriver(WorkbenchHost):
         if marks is None or not marks.starts:
             self.notify("No topic marks yet: m marks the selected turn.", markup=False)
             return
-        starts = [1, *marks.starts]
-
+        starts = sorted({1, *marks.starts})  # a gold file counts the file's start
         partial = marks.partial
+        # counted as the merge panel counts them: the marks, not the file's start
+        what = f"{plural(len(starts) - 1, 'topic mark')} ({'partial; ' if partial else ''}"
+        what += f"{plural(len(starts), 'topic start')} with the file's start)"
 
         def write(path: Path) -> str:
             atomic_write_text(path, dumps_gold(starts, partial))
-            return f"{len(starts)} topic starts" + (" (partial)" if partial else "")
+            return what
 
         default = str(Path(marks.path).with_suffix("")) + ".gold.json"
         self._ask_path("Export the topic marks as a gold file", default, write)
