@@ -129,7 +129,9 @@ def _scalar(value: Any) -> str:
         plain = value and not any(c.isspace() for c in value) and '"' not in value
         return _cut(value if plain else _quoted(value), VALUE_CUT)
     if isinstance(value, (list, dict)):
-        return _cut(_structured(value, 0), PAIRS_CUT)
+        # a value like any other: to `VALUE_CUT` (a to-do list of twelve items in full at
+        # every update crowded its chunks, and search ranked them worse)
+        return _cut(_structured(value, 0), VALUE_CUT)
     return _cut(_json_scalar(value), VALUE_CUT)
 
 
