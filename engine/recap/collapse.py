@@ -65,6 +65,10 @@ from chunkscope.engine.read.source import THINKING_ROLE, content_text, parse_tim
 from chunkscope.engine.textutil import plural
 from chunkscope.engine.toolcall import ELLIPSIS, SHELL_TOOLS, format_call
 
+#: The command line's flag that keeps tool calls as they are (the workbench's `T`): one
+#: name for the commands that take it and the commands the workbench writes out.
+NO_COLLAPSE_FLAG = "--no-collapse"
+
 __all__ = [
     "CONSEQUENTIAL_TOOLS",
     "CUT",

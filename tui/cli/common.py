@@ -288,13 +288,12 @@ def add_source_args(p: argparse.ArgumentParser, *, folders: bool = False) -> Non
 
 #: The flag that keeps tool calls and their results as turns of their own (`PipelineParams.collapse`
 #: off): the workbench's and `report`'s, and the command a workbench export shows.
-NO_COLLAPSE_FLAG = "--no-collapse"
-
-
 def add_collapse_args(p: argparse._ActionsContainer, *, what: str) -> None:
     """``--collapse`` (the default) / ``--no-collapse``: whether tool calls are collapsed
     as `chunkscope recap` does (`engine.recap.collapse`); `what` follows "the default"
     in the help (``" for JSONL logs"``)."""
+    from chunkscope.engine.recap.collapse import NO_COLLAPSE_FLAG
+
     p.add_argument(
         "--collapse",
         dest="collapse",

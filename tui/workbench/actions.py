@@ -356,7 +356,7 @@ class WorkbenchActions(WorkbenchHost):
         that holds them), and a note when no file holds the marks as scored."""
         from chunkscope.engine.errors import ChunkscopeError
         from chunkscope.engine.evaluate.gold import load_file_marks, marks_path, read_gold_file
-        from chunkscope.tui.cli.common import NO_COLLAPSE_FLAG
+        from chunkscope.engine.recap.collapse import NO_COLLAPSE_FLAG
 
         extra = [] if collapse else [NO_COLLAPSE_FLAG]
         file_marks = self.file_marks
