@@ -467,3 +467,27 @@ async def test_a_served_workbench_writes_its_default_paths_in_its_folder(
             await pilot.press("enter")
             await until(pilot, lambda app=app: "outside" in list(app._notifications)[-1].message)
         assert list(elsewhere.iterdir()) == [] and not (tmp_path / "out.md").exists()
+
+
+async def test_a_confined_screenshot_is_saved_in_the_served_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The palette's Screenshot saved to ~/Downloads: outside the folder a served
+    workbench may write to. Confined (and not in a browser) it is saved in that folder."""
+    from tests.pilot import SIZE, make_app, until
+
+    shown, log, _ = _served_folder_with_links_out(tmp_path)
+    home = tmp_path / "home"
+    (home / "Downloads").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DOWNLOAD_DIR", str(home / "Downloads"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    app = make_app(log, confine=str(shown))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.pipe is not None and app.workers_idle())
+        app.deliver_screenshot("shot.svg")
+        await until(pilot, lambda: (shown / "shot.svg").exists())
+    assert (shown / "shot.svg").read_text().lstrip().startswith("<svg")
+    assert not any((home / "Downloads").iterdir()) and not any(elsewhere.iterdir())

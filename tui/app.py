@@ -145,6 +145,21 @@ class ChunkscopeApp(
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]
 
+    def deliver_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str | None:
+        """The palette's Screenshot: saved in the served folder when confined (Textual
+        saves in ~/Downloads, outside the folder a served workbench may write to); in a
+        browser it is a download, as Textual does it."""
+        if self.options.confine is not None and not self.is_web:
+            from chunkscope.engine.paths import served_folder
+
+            path = str(served_folder(self.options.confine))
+        return super().deliver_screenshot(filename, path, time_format)
+
     def __init__(self, options: StartOptions | None = None) -> None:
         super().__init__()
         self.options = options or StartOptions()
