@@ -22,6 +22,20 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
+def counted(n: int, phrase: str) -> str:
+    """``1 queue operation``, ``2 queue operations``: a count and a phrase written in the
+    plural (``records abandoned by a rewind``, ``events (repeat the response items)``),
+    its first plural word made singular when the count is 1."""
+    if n != 1:
+        return f"{n} {phrase}"
+    words = phrase.split(" ")
+    for i, word in enumerate(words):
+        if word.endswith("s") and not word.endswith("ss") and len(word) > 2:
+            words[i] = word[:-1]
+            break
+    return f"1 {' '.join(words)}"
+
+
 #: A line that markdown may read as a heading (CommonMark's ATX heading: one to six ``#``
 #: and a space, a tab or the line's end), in a list item or a quote too, at any indent (a
 #: list item's continuation is indented: whether it is code depends on the lines above).

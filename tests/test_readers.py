@@ -512,7 +512,7 @@ def test_the_json_says_what_was_not_read(
     assert doc["not_read"]["records abandoned by a rewind"] == 1
     assert doc["read"] + sum(doc["not_read"].values()) + len(doc["skipped_lines"]) == doc["records"]
     (line,) = [ln for ln in err.splitlines() if "not read:" in ln]
-    assert "1 records abandoned by a rewind" in line and "1 encrypted reasoning blocks" in line
+    assert "1 record abandoned by a rewind" in line and "1 encrypted reasoning block" in line
 
 
 # --------------------------------------------------------------------------- Gemini CLI

@@ -432,7 +432,7 @@ def test_tune_says_when_no_setting_finds_a_mark(
 @pytest.mark.parametrize(
     ("extra", "error"),
     [
-        (["LOG", "LOG", "--gold", "G"], "2 files but 1 gold files"),
+        (["LOG", "LOG", "--gold", "G"], "2 files but 1 gold file"),
         (["LOG", "--gold", "G", "--grid", "bogus=1"], "--grid bogus=1: expected NAME=V1,V2"),
         (["LOG", "--gold", "G", "--grid", "topic_window=-4"], "--grid topic_window=-4:"),
         (["LOG", "--gold", "G", "--grid", "threshold=0.1"], "(--merge topic)"),

@@ -298,3 +298,22 @@ async def test_the_search_stays_open_across_a_resize_to_its_tab() -> None:
         await pilot.pause(0.2)
         assert tabbed.active == "tab-search" and bench.driver.search_open
         assert app.search_answer is not None
+
+
+async def test_the_help_names_every_thing_e_exports() -> None:
+    """The help said `e` exports "the merged chunks (JSON or markdown)"; its dialog also
+    offers the recap and the run as an HTML report."""
+    from chunkscope.tui.screens.choose import ChooseScreen
+    from chunkscope.tui.screens.help import HELP
+
+    row = next(line for line in HELP.splitlines() if line.startswith("| `e` |"))
+    app = make_app(SAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ChooseScreen))
+        assert isinstance(app.screen, ChooseScreen)
+        labels = [label for _, label in app.screen.choices]
+    assert len(labels) == 4
+    for words in ("JSON", "markdown", "recap", "HTML report"):
+        assert any(words in label for label in labels) and words in row, words

@@ -10,13 +10,41 @@ import pytest
 
 from chunkscope.engine.config.settings import THEME_NAMES
 from chunkscope.engine.recap.collapse import collapse_call
-from chunkscope.engine.textutil import plural
+from chunkscope.engine.textutil import counted, plural
 from chunkscope.tui.cli import main
 
 
 def test_plural_only_when_the_count_is_not_one() -> None:
     assert [plural(n, "turn") for n in (0, 1, 2)] == ["0 turns", "1 turn", "2 turns"]
     assert plural(1, "pass", "passes") == "1 pass" and plural(3, "pass", "passes") == "3 passes"
+
+
+def test_what_was_not_read_is_counted_in_the_singular_for_one() -> None:
+    """A Codex log said "not read: ... 1 events"; tune "on 1 files"."""
+    from chunkscope.engine.read.source import Source
+
+    assert counted(1, "events (repeat the response items)") == "1 event (repeat the response items)"
+    assert counted(1, "progress records") == "1 progress record"
+    assert counted(1, "records abandoned by a rewind") == "1 record abandoned by a rewind"
+    assert counted(1, "session metadata") == "1 session metadata"
+    assert counted(3, "queue operations") == "3 queue operations"
+    src = Source.__new__(Source)
+    object.__setattr__(src, "not_read", {"events (repeat the response items)": 1})
+    object.__setattr__(src, "stripped", {"system-reminder blocks": 1})
+    assert src.accounting() == (
+        "not read: 1 event (repeat the response items); "
+        "left out of records read: 1 system-reminder block"
+    )
+
+
+def test_tune_counts_one_file_in_the_singular(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gold = tmp_path / "g.json"
+    gold.write_text('{"starts": [1, 6]}')
+    log = "sample_logs/cache_refactor.jsonl"
+    assert main(["tune", log, "other.jsonl", "--gold", str(gold)]) == 2
+    assert "2 files but 1 gold file: give one per file" in capsys.readouterr().err
 
 
 def test_chunk_header_says_1_turn_and_1_chunk(

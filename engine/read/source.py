@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from chunkscope.engine.errors import NotText, ParseError, SourceError
 from chunkscope.engine.model import Progress, Turn, gc_paused
+from chunkscope.engine.textutil import counted
 from chunkscope.engine.toolcall import calls_text as calls_text
 
 Kind = Literal["jsonl", "markdown"]
@@ -110,11 +111,11 @@ class Source:
         system-reminder blocks``."""
         parts = []
         if self.not_read:
-            parts.append("not read: " + ", ".join(f"{n} {k}" for k, n in self.not_read.items()))
+            parts.append("not read: " + ", ".join(counted(n, k) for k, n in self.not_read.items()))
         if self.stripped:
             parts.append(
                 "left out of records read: "
-                + ", ".join(f"{n} {k}" for k, n in self.stripped.items())
+                + ", ".join(counted(n, k) for k, n in self.stripped.items())
             )
         return "; ".join(parts)
 

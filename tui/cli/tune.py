@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from chunkscope.engine.evaluate.measure import grid_size
+from chunkscope.engine.textutil import plural
 from chunkscope.tui.cli.common import (
     CliError,
     add_embed_args,
@@ -207,9 +208,11 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if bool(args.gold) == bool(args.queries):
         raise CliError("give --gold GOLD... (topic starts) or --queries Q.json... (questions)")
     labels = args.gold or args.queries
-    what = "gold files" if args.gold else "query files"
+    what = "gold file" if args.gold else "query file"
     if len(labels) != len(files):
-        raise CliError(f"{len(files)} files but {len(labels)} {what}: give one per file")
+        raise CliError(
+            f"{plural(len(files), 'file')} but {plural(len(labels), what)}: give one per file"
+        )
     if args.top < 1:
         raise CliError(f"--top {args.top}: at least 1")
     if args.save_profile:
@@ -261,7 +264,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         scope = f"; {partial} partial, over their marked stretch" if partial else ""
         segments = "topics" if mode == "topic" else "chunks"  # the segments scored
         text = _ranked(
-            f"tune: {settings:,} settings of --merge {mode} on {len(files)} files "
+            f"tune: {settings:,} settings of --merge {mode} on {plural(len(files), 'file')} "
             f"({pipe.params.embedder.label()}{scope}), by mean F1, then Pk",
             f"{'F1':>6}{'recall':>8}{'Pk':>8}{'WD':>8}{segments:>8}",
             list(grid),
@@ -323,7 +326,7 @@ def _tune_queries(args: argparse.Namespace, files: list[str], pipe: Any, tuning:
         text = json.dumps(doc, indent=2) + "\n"
     else:
         text = _ranked(
-            f"tune: {settings:,} settings of --merge {mode} on {len(files)} files, "
+            f"tune: {settings:,} settings of --merge {mode} on {plural(len(files), 'file')}, "
             f"{queries} queries (ranker {params.ranker}, budget {params.budget} tokens), "
             "by mean hit rate, then MRR",
             f"{'hit':>6}{'MRR':>7}{'R@5':>7}{'tokens':>8}{'chunks':>8}",

@@ -109,7 +109,7 @@ tabs), then the open tab's controls.
 | `b` | type the recap budget (tokens) |
 | `w` | write the recap (asks before overwriting) |
 | `c` | copy the selected merged chunk's text |
-| `e` | export the merged chunks (JSON or markdown) |
+| `e` | export: the merged chunks (JSON or markdown), the recap, or the run as an HTML report |
 | `ctrl+s` / `ctrl+l` | save / load a profile of parameters |
 | `T` | tool calls: collapsed (as `chunkscope recap`, the default) ↔ raw |
 | `[` / `]` | left / right column: default → each strategy → `merge:seed` → `merge:topic` |

@@ -554,7 +554,7 @@ class WorkbenchScreen(Screen[None]):
         if view.left_kind == "turns" and len(view.left_items) != len(view.source.turns):
             count = turns_after_collapse(len(view.left_items))  # as the header says it
         elif view.left_kind == "compacted":  # paragraphs: more than the turns, so named
-            count = f"{count} units"  # as the merge panel's stats say it
+            count = plural(len(view.left_items), "unit")  # as the merge panel's stats say it
         _set_title(
             before_col, f"BEFORE MERGE · {view.left_kind} ({count})", "v switches · [ strategy"
         )
@@ -582,7 +582,8 @@ class WorkbenchScreen(Screen[None]):
                 f"{_plural(len(result.topic_spans), 'topic')} → "
                 f"{_plural(len(result.chunks), 'chunk')} · {seconds}\n"
                 f"cuts: {why or 'none'}\n"
-                f"{len(view.compacted)} units · min {human_count(top.topic_min_chars)}c · "
+                f"{plural(len(view.compacted), 'unit')} · "
+                f"min {human_count(top.topic_min_chars)}c · "
                 f"{cap_text}"
             )
             return
