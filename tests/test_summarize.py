@@ -772,3 +772,22 @@ def test_an_edit_block_is_code_up_to_its_replace_line() -> None:
     # a chunk that starts inside a block: its lone markers are no text
     tail = "Bot: =======\nBot: >>>>>>> REPLACE\nBot: The block replaces the old title.\n"
     assert [s.text for s in split_sentences(tail)] == ["The block replaces the old title."]
+
+
+def test_a_command_output_block_is_no_sentence() -> None:
+    """mini-swe-agent hands a command's output back as `<returncode>N</returncode>` and
+    an `<output>` block: the recap kept `<returncode>1</returncode>. cat: ...` and a raw
+    `ls -la` listing as the chunk's summary; the agent's own words are the summary."""
+    text = (
+        "You: <returncode>0</returncode>\n<output>\ntotal 44\n"
+        "drwxr-xr-x 6 root root 4096 Jul 17 01:31 .\n-rw-r--r-- 1 root root 183 README.md\n"
+        "You: </output>\n"
+        "Bot: The tests folder holds missing_colon.py, the file the issue names.\n"
+        "Bot: ```mswea_bash_command\ncat tests/missing_colon.py\n```\n"
+    )
+    said = [s.text for s in split_sentences(text)]
+    assert said == ["The tests folder holds missing_colon.py, the file the issue names."]
+    cut = "You: <returncode>1</returncode>\n<output_head>\nTraceback (most recent call last)\n"
+    assert ExtractiveSummarizer().summarize(cut) == Summary("", "")  # cut inside the output
+    prose = "Bot: The <output> tag wraps what a command printed, then </output> ends it."
+    assert [s.text for s in split_sentences(prose)] == [prose.removeprefix("Bot: ")]

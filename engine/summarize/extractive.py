@@ -36,23 +36,43 @@ _TAG_LINE = re.compile(r"^\s*</?[a-z][\w:-]*(?:\s[^<>]*)?/?>\s*$", re.I)
 _RULE = re.compile(r"^\s*([-*_=])\s*(\1\s*){2,}$")
 
 
+#: A command's output as mini-swe-agent hands it back (``<returncode>0</returncode>``, then
+#: ``<output>`` ... ``</output>`` on lines of their own): a listing, a traceback, no one's
+#: sentence (the agent says what it found in its own words).
+_RETURNCODE = re.compile(r"^\s*<returncode>-?\d+</returncode>\s*$")
+_OUTPUT_OPEN = re.compile(r"^\s*<(output|output_head|output_tail)>\s*$")
+
+
 class _Code:
     """Where a walk through a chunk's lines is: in fenced code, in an aider edit block,
-    or in text. `code(line)` says whether `line` is code or a code marker (a fence, an
-    edit-block marker), never text; the split and the summary's fallback both ask it."""
+    in a command's output, or in text. `code(line)` says whether `line` is code or a
+    code marker (a fence, an edit-block marker, an output tag), never text; the split
+    and the summary's fallback both ask it."""
 
-    __slots__ = ("edit", "fence")
+    __slots__ = ("edit", "fence", "output")
 
     def __init__(self) -> None:
         self.fence: str | None = None
         self.edit = False
+        self.output: str | None = None  # the closing tag of the output block it is in
 
     @property
     def busy(self) -> bool:
-        """In fenced code or an edit block (a role prefix there is the code's own text)."""
-        return self.fence is not None or self.edit
+        """In fenced code, an edit block or an output (a role prefix there is their own)."""
+        return self.fence is not None or self.edit or self.output is not None
 
     def code(self, line: str) -> bool:
+        if self.output is not None:
+            if line.strip() == self.output or _ROLE_LINE.sub("", line).strip() == self.output:
+                self.output = None
+            return True
+        if self.fence is None and not self.edit:
+            if _RETURNCODE.match(line):
+                return True
+            opened = _OUTPUT_OPEN.match(line)
+            if opened:
+                self.output = f"</{opened.group(1)}>"
+                return True
         if self.edit:
             self.edit = not _EDIT_CLOSE.match(line)
             return True
