@@ -791,3 +791,18 @@ def test_a_command_output_block_is_no_sentence() -> None:
     assert ExtractiveSummarizer().summarize(cut) == Summary("", "")  # cut inside the output
     prose = "Bot: The <output> tag wraps what a command printed, then </output> ends it."
     assert [s.text for s in split_sentences(prose)] == [prose.removeprefix("Bot: ")]
+
+
+def test_a_prompt_templates_example_response_is_no_sentence() -> None:
+    """mini-swe-agent's template shows an example answer: the recap's "What happened"
+    opened with "Here is an example of a correct response. THOUGHT: I need to understand
+    the structure of the repository first." (the example's words, not the agent's)."""
+    text = (
+        "You: ## Formatting your response\nYou: Here is an example of a correct response:\n"
+        "You: <example_response>\nTHOUGHT: I need to understand the structure of the "
+        "repository first.\nYou: ```mswea_bash_command\nls -la\n```\n</example_response>\n"
+        "Bot: The failing import is in setup.py, line 12.\n"
+    )
+    said = [s.text for s in split_sentences(text)]
+    assert "THOUGHT" not in " ".join(said)
+    assert said[-1] == "The failing import is in setup.py, line 12."

@@ -38,9 +38,10 @@ _RULE = re.compile(r"^\s*([-*_=])\s*(\1\s*){2,}$")
 
 #: A command's output as mini-swe-agent hands it back (``<returncode>0</returncode>``, then
 #: ``<output>`` ... ``</output>`` on lines of their own): a listing, a traceback, no one's
-#: sentence (the agent says what it found in its own words).
+#: sentence (the agent says what it found in its own words). Its prompt template's
+#: ``<example_response>`` block is no one's either: an example, not the session.
 _RETURNCODE = re.compile(r"^\s*<returncode>-?\d+</returncode>\s*$")
-_OUTPUT_OPEN = re.compile(r"^\s*<(output|output_head|output_tail)>\s*$")
+_OUTPUT_OPEN = re.compile(r"^\s*<(output|output_head|output_tail|example_response)>\s*$")
 
 
 class _Code:
