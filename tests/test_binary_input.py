@@ -73,6 +73,22 @@ def test_every_command_refuses_a_binary_file(
     assert not out.exists()
 
 
+@pytest.mark.parametrize("command", [["eval"], []], ids=["eval", "workbench"])
+def test_a_binary_gold_file_is_refused_in_the_same_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """`eval README.md --gold /bin/ls` dumped the program's first bytes as "is not a line
+    number"; a gold file that is not text is refused as every input is."""
+    gold = _program(tmp_path / "gold.txt")
+    code = main([*command, str(ROOT / "README.md"), "--gold", str(gold)])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    line = one_error_line(captured.err)
+    assert line == (
+        f"chunkscope: {gold}: looks like a binary file (NUL bytes at byte 7), not a gold file"
+    )
+
+
 @pytest.mark.skipif(not Path("/bin/ls").is_file(), reason="no /bin/ls here")
 def test_chunk_of_a_real_program_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["chunk", "/bin/ls"]) == 2

@@ -338,7 +338,7 @@ def test_recap_of_a_markdown_file_keeps_bold_lead_ins_whole_and_no_empty_row(
         assert c["reason"] == ("kept" if c["selected"] else "no summary"), c
     assert [c["reason"] for c in doc["candidates"]].count("no summary") >= 1
     assert "**4. Show it to someone.** One self-contained HTML page" in doc["recap"]
-    assert "with no text to summarize" in err
+    assert "with no summary, no text with words" in err
     code, md, _ = run(capsys, "recap", str(path), *small)
     assert md == doc["recap"] and "\n\n\n" not in md
 

@@ -124,8 +124,8 @@ def test_zero_and_one_sentence_chunks() -> None:
     one = ex.summarize("Bot: Only one sentence here.")
     assert one == Summary("Only one sentence here.", "Only one sentence here.")
     code = ex.summarize("Bot: ```\nprint('x')\n```")
-    # the first line with words, without its role: never a lone fence
-    assert code.abstract == code.summary == "print('x')"
+    # a chunk whose only text is code has no summary: never a lone fence nor a code line
+    assert code == Summary("", "")
 
 
 def test_long_sentences_are_cut_at_a_word_boundary() -> None:
@@ -738,3 +738,71 @@ def test_an_edit_blocks_file_name_is_no_sentence() -> None:
     assert said == ["Here is the edit block for the readme, with the usage section."]
     kept = [s.text for s in split_sentences("Doc: See README.md for more.\n\n```\nx\n```\n")]
     assert kept == ["See README.md for more."]  # a sentence naming a file stays
+
+
+def test_a_chunk_of_code_alone_has_no_summary() -> None:
+    """A markdown section of a heading and a code block (a cookbook's recipe) was summed
+    up by the block's first line: `import os`, `name: tests`, a shell command. Code is
+    no summary, nor is a `# comment` line inside it nor a file name above it."""
+    ex = ExtractiveSummarizer()
+    recipe = "Doc: ### Retry with backoff\nDoc: ```python\nimport random\nimport time\n```\n"
+    assert ex.summarize(recipe) == Summary("", "")
+    commented = "Doc: ## Text\nDoc: ```bash\n# field 9 is the status\nawk '{ print $9 }' log\n```"
+    assert ex.summarize(commented) == Summary("", "")
+    yaml = "Doc: ```yaml\n# .github/workflows/tests.yml\nname: tests\nDoc: jobs:\n  test: 1\n```"
+    assert ex.summarize(yaml) == Summary("", "")
+    labelled = "Bot: frontend/display.ts\n```typescript\n<<<<<<< SEARCH\n=======\nx = 1\n"
+    assert ex.summarize(labelled) == Summary("", "")  # the chunk ends inside the block
+    folder = "Bot: data/\n```bash\nmkdir data\n```\n"
+    assert ex.summarize(folder) == Summary("", "")
+
+
+def test_an_edit_block_is_code_up_to_its_replace_line() -> None:
+    """aider's edit block of a markdown file holds fences of its own (```bash inside
+    ````markdown or even ```markdown): they close nothing; the block ends at
+    `>>>>>>> REPLACE`, and no marker line is ever a sentence."""
+    text = (
+        "Bot: frontend/README.md\n```markdown\n<<<<<<< SEARCH\n=======\n# Frontend\n"
+        "Bot: To run the display script, use the following command:\n"
+        "Bot: ```bash\nts-node frontend/display.ts\n```\n>>>>>>> REPLACE\n```\n"
+        "Bot: Please confirm if you would like to proceed with these changes.\n"
+    )
+    said = [s.text for s in split_sentences(text)]
+    assert said == ["Please confirm if you would like to proceed with these changes."]
+    # a chunk that starts inside a block: its lone markers are no text
+    tail = "Bot: =======\nBot: >>>>>>> REPLACE\nBot: The block replaces the old title.\n"
+    assert [s.text for s in split_sentences(tail)] == ["The block replaces the old title."]
+
+
+def test_a_command_output_block_is_no_sentence() -> None:
+    """mini-swe-agent hands a command's output back as `<returncode>N</returncode>` and
+    an `<output>` block: the recap kept `<returncode>1</returncode>. cat: ...` and a raw
+    `ls -la` listing as the chunk's summary; the agent's own words are the summary."""
+    text = (
+        "You: <returncode>0</returncode>\n<output>\ntotal 44\n"
+        "drwxr-xr-x 6 root root 4096 Jul 17 01:31 .\n-rw-r--r-- 1 root root 183 README.md\n"
+        "You: </output>\n"
+        "Bot: The tests folder holds missing_colon.py, the file the issue names.\n"
+        "Bot: ```mswea_bash_command\ncat tests/missing_colon.py\n```\n"
+    )
+    said = [s.text for s in split_sentences(text)]
+    assert said == ["The tests folder holds missing_colon.py, the file the issue names."]
+    cut = "You: <returncode>1</returncode>\n<output_head>\nTraceback (most recent call last)\n"
+    assert ExtractiveSummarizer().summarize(cut) == Summary("", "")  # cut inside the output
+    prose = "Bot: The <output> tag wraps what a command printed, then </output> ends it."
+    assert [s.text for s in split_sentences(prose)] == [prose.removeprefix("Bot: ")]
+
+
+def test_a_prompt_templates_example_response_is_no_sentence() -> None:
+    """mini-swe-agent's template shows an example answer: the recap's "What happened"
+    opened with "Here is an example of a correct response. THOUGHT: I need to understand
+    the structure of the repository first." (the example's words, not the agent's)."""
+    text = (
+        "You: ## Formatting your response\nYou: Here is an example of a correct response:\n"
+        "You: <example_response>\nTHOUGHT: I need to understand the structure of the "
+        "repository first.\nYou: ```mswea_bash_command\nls -la\n```\n</example_response>\n"
+        "Bot: The failing import is in setup.py, line 12.\n"
+    )
+    said = [s.text for s in split_sentences(text)]
+    assert "THOUGHT" not in " ".join(said)
+    assert said[-1] == "The failing import is in setup.py, line 12."

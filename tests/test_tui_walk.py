@@ -351,3 +351,26 @@ async def test_t_on_a_markdown_file_says_it_has_no_tool_calls_and_changes_nothin
         assert any("markdown document: it has no tool calls" in m for m in said), said
         assert not any(m.startswith("Tool calls:") for m in said), said
         assert app.options.collapse == before and app.pipe is pipe  # not reopened
+
+
+async def test_the_summary_panel_says_why_a_chunk_of_code_alone_has_no_summary() -> None:
+    """A chunk whose only text is code has an empty summary (not its first code line):
+    the panel said "abstract · the whole summary" over nothing."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    from chunkscope.engine.summarize import ExtractiveSummarizer
+    from chunkscope.tui.widgets.summary_panel import NO_SUMMARY, SummaryPanel
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield SummaryPanel()
+
+    empty = ExtractiveSummarizer().summarize("Doc: ### Retry\nDoc: ```python\nimport random\n```")
+    async with Host().run_test(size=SIZE) as pilot:
+        panel = pilot.app.query_one(SummaryPanel)
+        panel.show_summary(5, empty)
+        await pilot.pause()
+        shown = str(panel.query_one("#summary-body", Static).render())
+        assert shown == NO_SUMMARY and "abstract" not in shown
+        assert "code only" in NO_SUMMARY

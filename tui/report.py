@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chunkscope.engine import __version__
+from chunkscope.engine.recap.core import NO_SUMMARY_WHY
 from chunkscope.engine.segment.merge import cut_name
 from chunkscope.engine.textutil import strip_control
 
@@ -747,7 +748,7 @@ _RECAP_BADGES = {
     "pinned": "pinned",
     "excluded": "excluded",
     "said already": "said already in the recap",
-    "no summary": "no summary: no text with words",
+    "no summary": f"no summary: {NO_SUMMARY_WHY}",
 }
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chunkscope.engine.errors import ChunkscopeError
+from chunkscope.engine.read.source import HEAD_BYTES, binary_reason
 
 __all__ = [
     "Gold",
@@ -154,9 +155,13 @@ def read_gold_file(path: str | Path, *, lines: int | None = None, partial: bool 
     """`parse_gold_file` of a file; a file that cannot be read is a `GoldError` too."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8", errors="replace")
+        raw = p.read_bytes()
     except OSError as e:
         raise GoldError(f"{p}: cannot read: {e.strerror or e}") from None
+    reason = binary_reason(raw[:HEAD_BYTES], "a gold file")  # refused as every input is
+    if reason is not None:
+        raise GoldError(f"{p}: {reason}")
+    text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
     return parse_gold_file(text, str(p), lines=lines, partial=partial)
 
 

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_BUDGET",
+    "NO_SUMMARY_WHY",
     "RECAP_FILENAME",
     "SCORERS",
     "SEPARATOR",
@@ -82,8 +83,10 @@ FloatArray = npt.NDArray[np.float64]
 Scorer = Literal["recency", "salience"]
 #: Why a candidate is in the recap or not; "said already": every sentence of its summary
 #: was said before it (by the sections or a candidate ahead), so it adds nothing; "no
-#: summary": its chunk has no text with words to summarize (an HTML comment, a lone fence).
+#: summary": its chunk has no text with words to summarize (`NO_SUMMARY_WHY`).
 Reason = Literal["kept", "pinned", "over budget", "excluded", "said already", "no summary"]
+#: What a chunk with no summary holds: said by the command line, the report and the workbench.
+NO_SUMMARY_WHY = "no text with words (code only, an HTML comment, a fence alone)"
 
 SCORERS: tuple[Scorer, ...] = ("recency", "salience")
 

@@ -22,12 +22,78 @@ _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
 _TABLE = re.compile(r"^\s*\|")
 _COMMENT = re.compile(r"<!--.*?-->")
-#: A line that is a file's name alone, just above a fenced block: the block's label.
-_FILE_LABEL = re.compile(r"^\s*[\w./-]*\w\.\w+\s*$")
+#: A line that is a file's (or a folder's) name alone, just above a fenced block: the
+#: block's label (aider's ``src/app.py`` and ``data/`` above its edit blocks).
+_FILE_LABEL = re.compile(r"^\s*[\w./-]*(?:\w\.\w+|\w/)\s*$")
+#: aider's edit-block markers: the SEARCH line opens a block of code that only the
+#: REPLACE line closes (fences inside it are the file's own); none of them is text.
+_EDIT_OPEN = re.compile(r"^\s*<{7} SEARCH\s*$")
+_EDIT_CLOSE = re.compile(r"^\s*>{7} REPLACE\s*$")
+_EDIT_MARK = re.compile(r"^\s*(?:<{7} SEARCH|={7}|>{7} REPLACE)\s*$")
 #: A line that is one tag and nothing else (``</pr_description>``, ``<instructions>``): the
 #: frame of a prompt template, no sentence of anyone's.
 _TAG_LINE = re.compile(r"^\s*</?[a-z][\w:-]*(?:\s[^<>]*)?/?>\s*$", re.I)
 _RULE = re.compile(r"^\s*([-*_=])\s*(\1\s*){2,}$")
+
+
+#: A command's output as mini-swe-agent hands it back (``<returncode>0</returncode>``, then
+#: ``<output>`` ... ``</output>`` on lines of their own): a listing, a traceback, no one's
+#: sentence (the agent says what it found in its own words). Its prompt template's
+#: ``<example_response>`` block is no one's either: an example, not the session.
+_RETURNCODE = re.compile(r"^\s*<returncode>-?\d+</returncode>\s*$")
+_OUTPUT_OPEN = re.compile(r"^\s*<(output|output_head|output_tail|example_response)>\s*$")
+
+
+class _Code:
+    """Where a walk through a chunk's lines is: in fenced code, in an aider edit block,
+    in a command's output, or in text. `code(line)` says whether `line` is code or a
+    code marker (a fence, an edit-block marker, an output tag), never text; the split
+    and the summary's fallback both ask it."""
+
+    __slots__ = ("edit", "fence", "output")
+
+    def __init__(self) -> None:
+        self.fence: str | None = None
+        self.edit = False
+        self.output: str | None = None  # the closing tag of the output block it is in
+
+    @property
+    def busy(self) -> bool:
+        """In fenced code, an edit block or an output (a role prefix there is their own)."""
+        return self.fence is not None or self.edit or self.output is not None
+
+    def code(self, line: str) -> bool:
+        if self.output is not None:
+            if line.strip() == self.output or _ROLE_LINE.sub("", line).strip() == self.output:
+                self.output = None
+            return True
+        if self.fence is None and not self.edit:
+            if _RETURNCODE.match(line):
+                return True
+            opened = _OUTPUT_OPEN.match(line)
+            if opened:
+                self.output = f"</{opened.group(1)}>"
+                return True
+        if self.edit:
+            self.edit = not _EDIT_CLOSE.match(line)
+            return True
+        if _EDIT_OPEN.match(line):
+            self.edit = True
+            return True
+        if _EDIT_MARK.match(line):
+            return True  # the rest of an edit block whose start is in another chunk
+        fence = _FENCE.match(line)
+        if self.fence is not None:
+            mark = fence.group(1) if fence else ""
+            if mark[:1] == self.fence[0] and len(mark) >= len(self.fence):
+                self.fence = None
+            return True
+        if fence:
+            self.fence = fence.group(1)
+            return True
+        return False
+
+
 # A sentence ends at . ! ? (possibly followed by a closing quote or bracket) and
 # whitespace. It is a boundary when the next sentence starts with a capital, a digit
 # or an opening mark; before a lowercase word only when the word before the stop is
@@ -298,7 +364,7 @@ def split_sentences(text: str) -> list[Sentence]:
     sentences: list[Sentence] = []
     role = ""
     buffer: list[str] = []
-    in_code: str | None = None
+    code = _Code()
 
     def flush() -> None:
         if buffer:
@@ -316,11 +382,11 @@ def split_sentences(text: str) -> list[Sentence]:
     for raw in text.splitlines():
         line = raw
         m = _ROLE_LINE.match(line)
-        if m and in_code is None:
+        if m and not code.busy:
             flush()
             role = m.group(1)
             line = line[m.end() :]
-        if in_code is None and (in_comment or "<!--" in line):
+        if not code.busy and (in_comment or "<!--" in line):
             # an HTML comment is no text a reader of the rendered markdown sees
             if in_comment:
                 end = line.find("-->")
@@ -332,16 +398,12 @@ def split_sentences(text: str) -> list[Sentence]:
                 line, in_comment = line[: line.index("<!--")], True
             if not line.strip():
                 continue
-        fence = _FENCE.match(line)
-        if in_code is not None:
-            if fence and fence.group(1)[0] == in_code[0] and len(fence.group(1)) >= len(in_code):
-                in_code = None
-            continue
-        if fence:
-            if len(buffer) == 1 and _FILE_LABEL.match(buffer[0]):
-                buffer.clear()  # the block's file name (aider's edit blocks): no sentence
-            flush()
-            in_code = fence.group(1)
+        was_text = not code.busy
+        if code.code(line):
+            if was_text:  # a block opens
+                if len(buffer) == 1 and _FILE_LABEL.match(buffer[0]):
+                    buffer.clear()  # the block's file name (aider's edit blocks): no sentence
+                flush()
             continue
         stripped = line.strip()
         if not stripped:
@@ -564,12 +626,17 @@ class ExtractiveSummarizer:
             # The first line with words that is not a fence nor a lone tag: a chunk of
             # code and fences alone ("```") has no summary rather than a lone fence, one
             # of a template's tags alone ("</pr_description>") none rather than the tag.
+            # Nor a line of code, a file's name or an edit-block marker: a chunk whose only
+            # text is code has no summary ("import os" alone tells a reader nothing).
             line = ""
+            code = _Code()
             for raw in text.splitlines():
-                m = _ROLE_LINE.match(raw)
+                m = _ROLE_LINE.match(raw) if not code.busy else None
                 candidate = _COMMENT.sub("", raw[m.end() :] if m else raw)
+                if code.code(candidate):
+                    continue
                 if has_words(candidate) and not (
-                    _FENCE.match(candidate)
+                    _FILE_LABEL.match(candidate)
                     or _TAG_LINE.match(candidate)
                     or _HEADING.match(candidate)
                     or _TABLE.match(candidate)

@@ -362,10 +362,9 @@ def recap_notes(run: RecapRun) -> None:
     )
     empty = sum(1 for c in selection.candidates if c.reason == "no summary")
     if empty:
-        note(
-            f"{plural(empty, 'merged chunk')} with no text to summarize (no words: an HTML "
-            "comment, a fence alone): not in the recap"
-        )
+        from chunkscope.engine.recap.core import NO_SUMMARY_WHY
+
+        note(f"{plural(empty, 'merged chunk')} with no summary, {NO_SUMMARY_WHY}: not in the recap")
     if flagged:
         note(
             f"{flagged} summar{'y' if flagged == 1 else 'ies'} could not be parsed from the "

@@ -13,11 +13,15 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar, Static
 
+from chunkscope.engine.recap.core import NO_SUMMARY_WHY
 from chunkscope.engine.summarize.base import summary_rest
 from chunkscope.tui.cells import terminal_text
 from chunkscope.tui.widgets.panel_title import TitledPanel
 
 __all__ = ["SummaryPanel", "summary_rest"]
+
+#: What the panel says of a chunk with no summary (it is left out of the recap).
+NO_SUMMARY = f"No summary: {NO_SUMMARY_WHY}; the recap leaves this chunk out."
 
 
 class SummaryPanel(TitledPanel, Vertical):
@@ -48,6 +52,8 @@ class SummaryPanel(TitledPanel, Vertical):
         text = Text()
         if summary is None:
             text.append(note or "No summary yet: press s to summarize all.", style="italic dim")
+        elif not (summary.abstract.strip() or summary.summary.strip()):
+            text.append(NO_SUMMARY, style="italic dim")
         else:
             abstract = terminal_text(summary.abstract).strip()
             rest = summary_rest(abstract, terminal_text(summary.summary))
