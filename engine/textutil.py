@@ -44,8 +44,11 @@ _HEADING_LINE = re.compile(
 )
 
 
-#: A line that underlines the one above into a heading (a setext heading: ``===``, ``---``).
-_UNDERLINE = re.compile(r"^([ \t]*)(=+|-+)(?=[ \t]*$)", re.M)
+#: A line that underlines the one above into a heading (a setext heading: ``===``, ``---``),
+#: in a list item or a quote too (``>=`` under ``> text``).
+_UNDERLINE = re.compile(
+    r"^((?:[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]*>[ \t]?)*[ \t]*)(=+|-+)(?=[ \t]*$)", re.M
+)
 
 
 def literal_markdown(text: str) -> str:
