@@ -51,6 +51,8 @@ from chunkscope.tui.workbench.columns import (
 from chunkscope.tui.workbench.runs import LEFT_KINDS, RunView
 
 NARROW_WIDTH = 130
+#: The item of each left-column view, singular, as a strip's scale counts it.
+SCALE_NOUN = {"turns": "turn", "raw": "turn", "compacted": "unit"}
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -815,10 +817,13 @@ class WorkbenchScreen(Screen[None]):
         strip = self.query_one(f"#strip-{side}", SimilarityStrip)
         # its own chunks per column, not the units of the strip's axis
         own = len(data[0]) if data is not None else None
-        if own != strip.own_chunks:
-            strip.own_chunks = own
-            strip.refresh()
         spec = self.driver.column_specs[side]
+        # what the column shows: the left column's view (turns, units) before the merge
+        noun = SCALE_NOUN[self.left_kind] if spec is None and side == "left" else "chunk"
+        if own != strip.own_chunks or noun != strip.scale_noun:
+            strip.own_chunks = own
+            strip.scale_noun = noun
+            strip.refresh()
         name = spec.label() if spec is not None else DEFAULT_LABEL[side]  # under its column
         if view is None or data is None:
             strip.set_note(None)

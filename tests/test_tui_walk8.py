@@ -1,0 +1,50 @@
+"""Defects of an eighth review walk of the workbench (issue 35): a strip counts the
+items its view shows and names them, compare titles count the topic marks and fit, the
+header keeps the format and the collapse state, the picker names files, an empty file is
+refused before the app starts, and the budget in force is said."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.pilot import SIZE, make_app, settled, until
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+
+async def _compare(pilot: object, app: object) -> None:
+    await pilot.press("right_square_bracket")  # type: ignore[attr-defined]
+    await until(pilot, lambda: app.column_result("right") is not None)  # type: ignore[attr-defined]
+    await until(pilot, app.workers_idle)  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+
+
+async def test_the_before_merge_strip_counts_and_names_the_items_its_view_shows() -> None:
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await pilot.press("v")  # the left column shows the turns
+        await until(pilot, lambda: bench.left_kind == "turns")
+        await settled(pilot, app)
+        await _compare(pilot, app)
+        turns = len(bench.query_one("#before", ChunkList)._chunks)
+        left = bench.query_one("#strip-left", SimilarityStrip)
+        assert turns < len(left.sizes)  # the axis plots more units than the turns
+        await until(pilot, lambda: f"({turns - 1})" in " ".join(left.rendered_lines()))
+        cuts_row = next(r for r in left.rendered_lines() if r.startswith("cuts"))
+        assert f"a cut after every item ({turns - 1})" in cuts_row, cuts_row
+        assert f"{turns - 1} cuts, one per item" in str(left.border_title)
+        legend = " ".join(left.rendered_lines()) + str(left.border_subtitle or "")
+        assert re.search(r"1 column = [\d.]+ turns", legend), legend
+        main = bench.query_one("#strip", SimilarityStrip)
+        assert main.scale_noun == "unit"  # the main strip plots the compacted units
+        right = bench.query_one("#strip-right", SimilarityStrip)
+        said = " ".join(right.rendered_lines()) + str(right.border_subtitle or "")
+        assert "chunk" in said and "unit" not in said, said
