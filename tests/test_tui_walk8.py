@@ -5,11 +5,13 @@ refused before the app starts, and the budget in force is said."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
-from tests.pilot import SIZE, make_app, settled, until
+from tests.pilot import SAMPLE, SIZE, make_app, settled, until
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -48,3 +50,27 @@ async def test_the_before_merge_strip_counts_and_names_the_items_its_view_shows(
         right = bench.query_one("#strip-right", SimilarityStrip)
         said = " ".join(right.rendered_lines()) + str(right.border_subtitle or "")
         assert "chunk" in said and "unit" not in said, said
+
+
+@pytest.mark.parametrize("size", [(240, 48), SIZE, (100, 30)])
+async def test_compare_titles_with_marks_count_the_marks_and_fit(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    from rich.cells import cell_len
+
+    gold = tmp_path / "session.gold.json"
+    gold.write_text(json.dumps({"starts": [1, 16, 53, 90], "partial": False}) + "\n")
+    app = make_app(SAMPLE, gold=str(gold))
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await _compare(pilot, app)
+        for lid in ("#before-col", "#merged"):
+            lst = bench.query_one(lid)
+            await until(pilot, lambda lst=lst: "Pk " in str(lst.border_title))
+            title = str(lst.border_title)
+            assert cell_len(title) <= lst.size.width - 6, (size, title)
+            assert "marked" not in title and "4 marks" not in title, title
+            if size[0] >= 240:  # room for the whole score: the marks counted as marks
+                assert "topics/3 marks" in title, title
