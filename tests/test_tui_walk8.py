@@ -74,3 +74,42 @@ async def test_compare_titles_with_marks_count_the_marks_and_fit(
             assert "marked" not in title and "4 marks" not in title, title
             if size[0] >= 240:  # room for the whole score: the marks counted as marks
                 assert "topics/3 marks" in title, title
+
+
+@pytest.mark.parametrize("width", [160, 100, 80])
+async def test_a_long_path_leaves_the_header_its_format_and_collapse_state(width: int) -> None:
+    """A long path in the header: its name, the turns, the format and the tool calls'
+    state kept (in short at 100 wide); the run's time is the first to go."""
+    from textual.app import App, ComposeResult
+
+    from chunkscope.tui.widgets.header_line import HeaderInfo, HeaderLine
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield HeaderLine(id="header")
+
+    folder = "/home/someone/projects/chunkscope/tests/fixtures/aider/"
+    info = HeaderInfo(
+        path=folder + "metadata-aider.aider.chat.history.md",
+        kind="jsonl",
+        state="tool calls: raw (T)",
+        state_short="T: raw",
+        turns=211,
+        collapsed_turns=None,
+        tokenizer="cl100k_base",
+        accuracy="exact",
+        embedder="lexical · extractive",
+        last_run="run 09:09:54",
+    )
+    app = One()
+    async with app.run_test(size=(width, 10)) as pilot:
+        header = app.query_one(HeaderLine)
+        header.set_info(info)
+        await pilot.pause()
+        line = header.render().plain
+        assert "metadata-aider.aider.chat.history.md" in line, line
+        assert " · jsonl · " in line and "211 turns" in line, line
+        assert "tool calls: raw (T)" in line or (width < 160 and "T: raw" in line), line
+        if "run 09:09:54" in line:
+            assert "lexical" in line and "cl100k_base" in line, line
+        assert len(line) <= width, line
