@@ -119,22 +119,22 @@ class HeaderLine(Widget):
             name = cell_len(path.replace("\\", "/").rsplit("/", 1)[-1]) + 1
             path = _tail(path, max(min(name, free), free - first, 20))
         room = self.size.width - text.cell_len - cell_len(path) - cell_len(busy)
-        said: dict[int, str] = {}  # by rank, each that fits (the state in short if so)
+        kept: dict[int, str] = {}  # by rank, each that fits (the state in short if so)
         for value, _style, rank in sorted(parts, key=lambda p: -p[2]):
-            if rank < KEPT_RANK and len(said) < sum(p[2] >= KEPT_RANK for p in parts):
-                break  # one of the first left out: none of the rest said before it
+            if rank < KEPT_RANK and len(kept) < sum(p[2] >= KEPT_RANK for p in parts):
+                break  # one of the first left out: none of the rest kept before it
             tries = [value, i.state_short] if value == i.state and i.state_short else [value]
             fits = [t for t in tries if 3 + cell_len(t) <= room]
             if fits:
-                said[rank] = fits[0]
+                kept[rank] = fits[0]
                 room -= 3 + cell_len(fits[0])
             elif rank < KEPT_RANK:
                 break
         text.append(path)
         for _value, style, rank in parts:
-            if rank in said:
+            if rank in kept:
                 text.append(*sep)
-                text.append(said[rank], style or None)  # type: ignore[arg-type]
+                text.append(kept[rank], style or None)  # type: ignore[arg-type]
         if i.busy:
             text.append("  ")
             text.append(i.busy, self.get_component_rich_style("header-line--busy"))
