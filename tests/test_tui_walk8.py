@@ -113,3 +113,34 @@ async def test_a_long_path_leaves_the_header_its_format_and_collapse_state(width
         if "run 09:09:54" in line:
             assert "lexical" in line and "cl100k_base" in line, line
         assert len(line) <= width, line
+
+
+@pytest.mark.parametrize("content", ["", "  \n\n\t\n"], ids=["empty", "whitespace"])
+def test_an_empty_file_is_refused_before_the_workbench_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str
+) -> None:
+    """No frame drawn before the error: the same one line as `chunk`, exit 2."""
+    import os
+    import subprocess
+    import sys
+
+    from chunkscope.tui.cli import main
+    from tests.pilot import ROOT
+
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(content)
+    assert main(["chunk", str(empty)]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said.endswith("no turns: the file is empty or has nothing to read"), said
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [sys.executable, "-m", "chunkscope", str(empty)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 2, run
+    assert run.stdout == "", run.stdout[:200]  # no workbench frame
+    assert run.stderr.strip() == said
