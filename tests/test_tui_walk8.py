@@ -146,7 +146,8 @@ def test_an_empty_file_is_refused_before_the_workbench_starts(
     assert run.stderr.strip() == said
 
 
-async def test_the_picker_rows_name_their_files(tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", [SIZE, (100, 30)])
+async def test_the_picker_rows_name_their_files(tmp_path: Path, size: tuple[int, int]) -> None:
     """Markdown files alike in their first heading: each row says its file's name (the
     heading after it when there is room), not "Task" on every row."""
     from textual.widgets import OptionList
@@ -157,22 +158,19 @@ async def test_the_picker_rows_name_their_files(tmp_path: Path) -> None:
     names = [f"notes-{i:02d}-a-rather-long-name.md" for i in range(12)]
     for name in names:
         (tmp_path / name).write_text("# Task\n\nDo the thing, then the other.\n")
-    for size in (SIZE, (100, 30)):
-        app = ChunkscopeApp(StartOptions(folder=str(tmp_path), fixed_timings=True))
-        async with app.run_test(size=size) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
-            screen = app.screen
-            assert isinstance(screen, OpenFileScreen)
-            await until(pilot, lambda: screen.listed)
-            await pilot.pause()
-            box = screen.query_one("#sessions", OptionList)
-            shown = [
-                "".join(seg.text for seg in box.render_line(y)) for y in range(box.size.height)
-            ]
-            rows = [r for r in shown if "KB" in r]
-            assert rows, shown
-            for row in rows:  # narrow: the name's start (its end under the list)
-                said = names if size == SIZE else [n[: len("notes-00")] for n in names]
-                assert any(name in row for name in said), (size, row)
-            if size == SIZE:
-                assert all("Task" in row for row in rows), rows
+    app = ChunkscopeApp(StartOptions(folder=str(tmp_path), fixed_timings=True))
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+        screen = app.screen
+        assert isinstance(screen, OpenFileScreen)
+        await until(pilot, lambda: screen.listed)
+        await pilot.pause()
+        box = screen.query_one("#sessions", OptionList)
+        shown = ["".join(seg.text for seg in box.render_line(y)) for y in range(box.size.height)]
+        rows = [r for r in shown if "KB" in r]
+        assert rows, shown
+        for row in rows:  # narrow: the name's start (its end under the list)
+            said = names if size == SIZE else [n[: len("notes-00")] for n in names]
+            assert any(name in row for name in said), (size, row)
+        if size == SIZE:
+            assert all("Task" in row for row in rows), rows
