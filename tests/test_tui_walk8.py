@@ -174,3 +174,37 @@ async def test_the_picker_rows_name_their_files(tmp_path: Path, size: tuple[int,
             assert any(name in row for name in said), (size, row)
         if size == SIZE:
             assert all("Task" in row for row in rows), rows
+
+
+async def test_a_budget_set_with_b_is_the_sessions_and_the_recap_says_it() -> None:
+    """The budget typed with `b` stays when another file is opened (the session's, as
+    docs/workbench.md says); the recap's title says the budget in force beside its kept
+    count whenever it is not the default."""
+    from textual.widgets import Input
+
+    from chunkscope.tui.screens.prompt import PromptScreen
+    from chunkscope.tui.widgets.recap_panel import BUDGET, RecapPanel
+    from tests.pilot import ROOT
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        recap = bench.query_one(RecapPanel)
+        assert "budget" not in str(recap.border_title)  # the default: not said
+        await pilot.press("b")
+        assert isinstance(app.screen, PromptScreen)
+        app.screen.query_one("#prompt-input", Input).value = "300"
+        old = app.selection
+        await pilot.press("enter")
+        await until(pilot, lambda: app.selection is not old and app.workers_idle())
+        said = f"kept · budget 300 tokens (default {BUDGET.default})"
+        await until(pilot, lambda: said in str(recap.border_title))
+        old = app.selection
+        app.open_path(str(ROOT / "sample_logs" / "markup_injection.jsonl"))
+        await until(pilot, lambda: app.selection is not old)
+        await settled(pilot, app)
+        assert app.budget == 300 and app.selection.budget == 300  # the session's
+        recap = app.workbench.query_one(RecapPanel)
+        assert said in str(recap.border_title), recap.border_title
