@@ -29,7 +29,7 @@ def _option_texts(box: OptionList) -> list[str]:
 
 async def test_the_picker_shows_markup_as_text_and_opens_a_file() -> None:
     app = ChunkscopeApp(StartOptions(folder=str(SAMPLES), fixed_timings=True))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(220, 48)) as pilot:  # the name, then the message
         await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
         screen = app.screen
         assert isinstance(screen, OpenFileScreen)

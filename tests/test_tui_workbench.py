@@ -594,7 +594,7 @@ async def test_recap_preview_is_what_chunkscope_recap_writes(
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         assert app.pipe.params.collapse  # the recap path by default
-        assert "tool calls: collapsed" in app.header_info().kind
+        assert "tool calls: collapsed" in app.header_info().state
         preview = app.workbench.query_one("#recap-preview", TextArea).text
     expected = _cli_recap(capsys, str(SAMPLE), "--budget", "400")
     assert preview.strip()
@@ -603,7 +603,7 @@ async def test_recap_preview_is_what_chunkscope_recap_writes(
     raw = make_app(budget=400, collapse=False)
     async with raw.run_test(size=SIZE) as pilot:
         await settled(pilot, raw)
-        assert "tool calls: raw" in raw.header_info().kind
+        assert "tool calls: raw" in raw.header_info().state
         raw_preview = raw.workbench.query_one("#recap-preview", TextArea).text
     assert raw_preview != expected
 

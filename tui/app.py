@@ -112,16 +112,18 @@ def _display_path(path: str) -> str:
 
 
 def _file_date(turns: list[Any]) -> str:
-    """`` · 2026-11-26``: the date of a document (its turns' timestamp, the file's
+    """``2026-11-26``: the date of a document (its turns' timestamp, the file's
     modification time), or nothing when it has none."""
     from chunkscope.engine.model import first_timestamp
 
     stamp = first_timestamp(turns)
-    return f" · {stamp:%Y-%m-%d}" if stamp is not None else ""
+    return f"{stamp:%Y-%m-%d}" if stamp is not None else ""
 
 
-def _tool_calls_label(collapse: bool) -> str:
-    return " · tool calls: " + ("collapsed" if collapse else "raw") + " (T)"
+def _tool_calls_label(collapse: bool, short: bool = False) -> str:
+    """The tool calls' state in the header (`short`: a narrow header's)."""
+    said = "collapsed" if collapse else "raw"
+    return f"T: {said}" if short else f"tool calls: {said} (T)"
 
 
 class ChunkscopeApp(
@@ -408,13 +410,17 @@ class ChunkscopeApp(
             cache = f"cache {stats[0]}/{stats[0] + stats[1]}"
         summarizer = pipe.params.summarizer.label()
         kind = src.kind_label
+        state = short = ""
         if src.kind == "jsonl":
-            kind += _tool_calls_label(pipe.params.collapse)
+            state = _tool_calls_label(pipe.params.collapse)
+            short = _tool_calls_label(pipe.params.collapse, short=True)
         elif not self.fixed_timings:  # a document's date, once (its cards carry no clock)
-            kind += _file_date(src.turns)
+            state = _file_date(src.turns)
         return HeaderInfo(
             path=path,
             kind=kind,
+            state=state,
+            state_short=short,
             turns=len(src.turns),
             turn_word=src.turn_word,
             collapsed_turns=view.turn_count if view.params.collapse else None,

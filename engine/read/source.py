@@ -703,6 +703,25 @@ def skipped_summary(source: Source, kinds: int = 3) -> str:
     )
 
 
+#: What `require_turns` and `check_not_blank` say of a file with nothing to read.
+NOTHING_TO_READ = "no turns: the file is empty or has nothing to read"
+
+
+def check_not_blank(path: str | Path) -> None:
+    """`SourceError` (as `require_turns` says it) when `path` is a small file of no bytes
+    or only whitespace: a cheap check, so the workbench refuses it before it starts. A
+    larger file, or one that only parses to no turns, is `require_turns`' to refuse."""
+    p = Path(path)
+    try:
+        if p.stat().st_size > HEAD_BYTES:
+            return
+        raw = p.read_bytes()
+    except OSError:
+        return  # `check_text` says why it cannot be read
+    if not raw.startswith(GZIP_MAGIC) and not raw.strip():
+        raise SourceError(p, NOTHING_TO_READ)
+
+
 def require_turns(source: Source) -> None:
     """`SourceError` when `source` yields no turns: every line skipped (how many, and the
     reasons by kind), or nothing readable. A file like that is an error, never an empty
@@ -711,4 +730,4 @@ def require_turns(source: Source) -> None:
         return
     if source.skipped:
         raise SourceError(source.path, f"no turns: {skipped_summary(source)}")
-    raise SourceError(source.path, "no turns: the file is empty or has nothing to read")
+    raise SourceError(source.path, NOTHING_TO_READ)

@@ -91,9 +91,10 @@ def cmd_tui(args: argparse.Namespace) -> int:
         if path.is_dir():  # a folder of sessions: the picker opens there
             folder, args.file = str(path), None
         else:
-            from chunkscope.engine.read.source import check_text
+            from chunkscope.engine.read.source import check_not_blank, check_text
 
             check_text(path)  # a binary file: one line and exit 2, no workbench
+            check_not_blank(path)  # nothing to read: the same, as `chunk` says it
     if args.gold is not None:
         if args.file is None:
             raise CliError("--gold needs a FILE to open")

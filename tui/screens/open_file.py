@@ -82,6 +82,8 @@ class LogTree(DirectoryTree):
 #: Below this width (cells) a session's row leaves out its format, so its first
 #: message keeps some room beside the date and size.
 FORMAT_SHOWN_FROM = 60
+#: The title's cells a row keeps before the format is shown.
+TITLE_SOME = 12
 #: The longest first message shown on a row, in cells, however wide the list.
 TITLE_CELLS = 70
 
@@ -96,22 +98,35 @@ def _cut(text: str, cells: int) -> str:
 
 
 def session_label(s: SessionInfo, width: int | None = None) -> str:
-    """``2025-09-01 10:00  12.3 KB  codex  fix the failing test``: the session's last
+    """``2025-09-01 10:00  12.3 KB  codex  a1b2.jsonl  fix the failing test``: the
+    session's file name and first message (or title), the session's last
     time inside the file, or (marked ``~``) the file's modification time when it has
     none, which is also the order of the list. Given a `width`, one line of at most
-    that many cells: the date and size keep their place, the first message is cut
-    (with an ellipsis) and, in a narrow list, the format left out."""
+    that many cells: the date, size and file name keep their place, the first message
+    is cut (with an ellipsis) or left out and, in a narrow list, the format left out."""
     import time
 
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.modified)) if s.modified else "-"
     when += "~" if s.timed_by == "mtime" else " "
     size = f"{s.size / 1024:,.1f} KB" if s.size < 1 << 20 else f"{s.size / (1 << 20):,.1f} MB"
     head = f"{when}  {size:>9}  "
-    if width is None or width >= FORMAT_SHOWN_FROM:
-        head += f"{s.format:<15} "
-    title = " ".join(terminal_text(s.label()).split())
-    line = head + _cut(title, TITLE_CELLS)
-    return line if width is None else _cut(line, width)
+    # the file's name first (files alike in their first heading told apart), then the
+    # first message or title in the room left; the format only where the name fits too
+    name = " ".join(terminal_text(Path(s.path).name).split())
+    kind = f"{s.format:<15} "
+    title = " ".join(terminal_text(s.title).split())
+    some = min(cell_len(title), TITLE_SOME) + 2 if title and title != name else 0
+    if width is None or (
+        width >= FORMAT_SHOWN_FROM and cell_len(head + kind + name) + some <= width
+    ):
+        head += kind
+    head += name
+    if not title or title == name:
+        return head if width is None else _cut(head, width)
+    room = TITLE_CELLS if width is None else min(TITLE_CELLS, width - cell_len(head) - 2)
+    if room < 4:  # no room for a word of the title: the name alone
+        return head if width is None else _cut(head, width)
+    return f"{head}  {_cut(title, room)}"
 
 
 class SessionRow:

@@ -11,7 +11,7 @@ come back as Messages (`tui.workbench.messages`).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from rich.style import Style
@@ -51,6 +51,8 @@ from chunkscope.tui.workbench.columns import (
 from chunkscope.tui.workbench.runs import LEFT_KINDS, RunView
 
 NARROW_WIDTH = 130
+#: The item of each left-column view, singular, as a strip's scale counts it.
+SCALE_NOUN = {"turns": "turn", "raw": "turn", "compacted": "unit"}
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -816,10 +818,13 @@ class WorkbenchScreen(Screen[None]):
         strip = self.query_one(f"#strip-{side}", SimilarityStrip)
         # its own chunks per column, not the units of the strip's axis
         own = len(data[0]) if data is not None else None
-        if own != strip.own_chunks:
-            strip.own_chunks = own
-            strip.refresh()
         spec = self.driver.column_specs[side]
+        # what the column shows: the left column's view (turns, units) before the merge
+        noun = SCALE_NOUN[self.left_kind] if spec is None and side == "left" else "chunk"
+        if own != strip.own_chunks or noun != strip.scale_noun:
+            strip.own_chunks = own
+            strip.scale_noun = noun
+            strip.refresh()
         name = spec.label() if spec is not None else DEFAULT_LABEL[side]  # under its column
         if view is None or data is None:
             strip.set_note(None)
@@ -925,25 +930,38 @@ class WorkbenchScreen(Screen[None]):
         judged = driver.judge_column(chunks, inner)
         if judged is None:
             lst.set_marks({})
+            scores = [""]
         else:  # against the topic marks: each cut's verdict, the missed topics, Pk
             lst.set_marks(judged.flags, judged.cut_verdicts)
             sc = judged.scores
-            # the topics against the marked ones: over-cutting shows when Pk does not
-            differ += (
-                f" · Pk {sc.pk:.3f} F1 {sc.f1:.2f} · {sc.chunks} topics/{sc.gold_segments} marked"
-            )
+            # the topics against the marks (counted as the merge panel counts them, not
+            # the file's start): over-cutting shows when Pk does not
+            n_marks = sc.gold_segments - 1
+            scores = [
+                f" · Pk {sc.pk:.3f} F1 {sc.f1:.2f} · {sc.chunks} topics/{n_marks} marks",
+                f" · Pk {sc.pk:.3f} F1 {sc.f1:.2f}",
+                f" · Pk {sc.pk:.3f}",
+            ]
+        hit_text = ""
         if driver.queries_apply():  # the query file's hit rate on this column's chunks
             shown, _ = driver.shown_result(side)
             owner = shown.result if spec is not None and shown is not None else None
             hit = driver.column_hit(chunks, owner)
-            differ += " · hit …" if hit is None else f" · hit {hit.hit_rate:.2f}"
+            hit_text = " · hit …" if hit is None else f" · hit {hit.hit_rate:.2f}"
         seconds = ""
         res, updating = driver.shown_result(side)
         if res is not None:
             seconds = " · updating…" if updating else f" · {driver.format_seconds(res.seconds)}"
         _set_title(
             titled,
-            _fit_title(side, label, len(chunks), differ, seconds, titled.size.width - 6),
+            _fit_title(
+                side,
+                label,
+                len(chunks),
+                [differ + score + hit_text for score in scores],
+                seconds,
+                titled.size.width - 6,
+            ),
             f"{key} strategy · ≠ cut only here",
         )
 
@@ -979,21 +997,26 @@ def _plural(n: int, word: str, suffix: str = "s") -> str:
     return plural(n, word, word + suffix)
 
 
-def _fit_title(side: str, label: str, count: int, differ: str, seconds: str, room: int) -> str:
+def _fit_title(
+    side: str, label: str, count: int, differs: Sequence[str], seconds: str, room: int
+) -> str:
     """A compare column's title that fits `room` cells, the numbers kept to the last:
     the time goes first, then the side's name, then the label's first words, then
-    "cuts differ" becomes "≠" (the subtitle says what ≠ means)."""
+    "cuts differ" becomes "≠" (the subtitle says what ≠ means), then the scores' least
+    useful parts (`differs`: the column's numbers, each shorter than the one before)."""
     from rich.cells import cell_len
 
     short = label.split(" · ")[-1]
-    terse = differ.replace(" cuts differ", " ≠").replace(" cut differs", " ≠")
+    differ = differs[0]
     tries = [
         f"{side.upper()} · {label} ({count}){differ}{seconds}",
         f"{side.upper()} · {label} ({count}){differ}",
         f"{label} ({count}){differ}",
         f"{short} ({count}){differ}",
-        f"{short} ({count}){terse}",
     ]
+    for shorter in differs:
+        terse = shorter.replace(" cuts differ", " ≠").replace(" cut differs", " ≠")
+        tries.append(f"{short} ({count}){terse}")
     if room <= 0:
         return tries[0]
     return next((t for t in tries if cell_len(t) <= room), tries[-1])

@@ -22,6 +22,10 @@ def turns_after_collapse(n: int) -> str:
 class HeaderInfo:
     path: str = ""
     kind: str = ""
+    #: How the file is read beyond its format: the tool calls' collapse state (a log's)
+    #: or a document's date; kept after the format, before the rest.
+    state: str = ""
+    state_short: str = ""  # the state in a narrow header ("T: collapsed")
     turns: int = 0
     #: What a turn is called: a markdown file's are its sections.
     turn_word: str = "turn"
@@ -35,6 +39,11 @@ class HeaderInfo:
     cache: str = ""
     last_run: str = ""
     busy: str = ""
+
+
+#: The header's parts of this rank and above (the turns, the format, the collapse state)
+#: are kept beside the path: a long path's start is cut for them.
+KEPT_RANK = 5
 
 
 class HeaderLine(Widget):
@@ -85,34 +94,47 @@ class HeaderLine(Widget):
         turns = plural(i.turns, i.turn_word)
         if i.collapsed_turns is not None and i.collapsed_turns != i.turns:
             turns += f" · {turns_after_collapse(i.collapsed_turns)}"
-        parts: list[tuple[str, object, int]] = [(i.kind, "", 4), (turns, "", 7)]
+        # the file's name, its turns, its format and its state said first; the run's
+        # time is the first to go
+        parts: list[tuple[str, object, int]] = [(i.kind, "", 6), (i.state, "", 5)]
+        parts.append((turns, "", 7))
         if i.skipped:
             word = "line" if i.skipped == 1 else "lines"
             said = f"{i.skipped} {word} skipped"
             if i.records and 2 * i.skipped > i.records:
                 said = f"⚠ {i.skipped} of {i.records} lines skipped: most of the file not read"
             parts.append((said, warn, 9))
-        parts.append((f"{i.tokenizer} {i.accuracy}".strip(), "", 2))
-        parts.append((i.embedder, "", 3))
+        parts.append((f"{i.tokenizer} {i.accuracy}".strip(), "", 3))
+        parts.append((i.embedder, "", 4))
         if i.cache:
             parts.append((i.cache, dim, 1))
         if i.last_run:
-            parts.append((i.last_run, dim, 5))
+            parts.append((i.last_run, dim, 0))
         parts = [p for p in parts if p[0]]
         path = strip_control(i.path)
         busy = f"  {i.busy}" if i.busy else ""
         if self.size.width:  # a path too long for the line: its start cut, its name kept
-            room = self.size.width - text.cell_len - cell_len(busy) - 3 - cell_len(turns)
-            path = _tail(path, max(20, room))
+            free = self.size.width - text.cell_len - cell_len(busy)
+            first = sum(3 + cell_len(p[0]) for p in parts if p[2] >= KEPT_RANK)
+            name = cell_len(path.replace("\\", "/").rsplit("/", 1)[-1]) + 1
+            path = _tail(path, max(min(name, free), free - first, 20))
         room = self.size.width - text.cell_len - cell_len(path) - cell_len(busy)
-        shown = sorted(parts, key=lambda p: -p[2])
-        while shown and sum(3 + cell_len(p[0]) for p in shown) > room:
-            shown.pop()
+        kept: dict[int, str] = {}  # by rank, each that fits (the state in short if so)
+        for value, _style, rank in sorted(parts, key=lambda p: -p[2]):
+            if rank < KEPT_RANK and len(kept) < sum(p[2] >= KEPT_RANK for p in parts):
+                break  # one of the first left out: none of the rest kept before it
+            tries = [value, i.state_short] if value == i.state and i.state_short else [value]
+            fits = [t for t in tries if 3 + cell_len(t) <= room]
+            if fits:
+                kept[rank] = fits[0]
+                room -= 3 + cell_len(fits[0])
+            elif rank < KEPT_RANK:
+                break
         text.append(path)
-        for value, style, _rank in parts:
-            if any(value is p[0] for p in shown):
+        for _value, style, rank in parts:
+            if rank in kept:
                 text.append(*sep)
-                text.append(value, style or None)  # type: ignore[arg-type]
+                text.append(kept[rank], style or None)  # type: ignore[arg-type]
         if i.busy:
             text.append("  ")
             text.append(i.busy, self.get_component_rich_style("header-line--busy"))

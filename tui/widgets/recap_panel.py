@@ -21,6 +21,15 @@ from chunkscope.tui.widgets.token_meter import TokenMeter
 BUDGET = knob_map(RecapParams)["budget"]
 
 
+def budget_note(budget: int) -> str:
+    """`` · budget 300 tokens (default 1000)``: the budget in force beside the kept
+    count when it is not the default (a budget set with `b` is the session's: it stays
+    when another file is opened), else nothing."""
+    if budget == BUDGET.default:
+        return ""
+    return f" · budget {budget} tokens (default {BUDGET.default})"
+
+
 class RecapPanel(TitledPanel, Vertical):
     DEFAULT_CSS = """
     RecapPanel {
@@ -76,7 +85,7 @@ class RecapPanel(TitledPanel, Vertical):
         if preview.text != shown:
             preview.load_text(shown)
         kept = sum(1 for r in rows if r.selected)
-        self.show_title(f"RECAP · {kept}/{len(rows)} kept")
+        self.show_title(f"RECAP · {kept}/{len(rows)} kept{budget_note(budget)}")
 
     def mark_stale(self) -> None:
         """The merge changed: the list below is the previous one until the new recap is in."""

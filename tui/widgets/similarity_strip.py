@@ -148,6 +148,9 @@ class SimilarityStrip(Widget):
         #: The chunks of the run the strip shows when it is not one per unit of its axis
         #: (a compare column's): its "1 column = N chunks" counts those.
         self.own_chunks: int | None = None
+        #: What one item of the scale is, singular ("unit": the compacted units the
+        #: axis plots; a compare column's own: "turn", "chunk"): see `scale_text`.
+        self.scale_noun = "unit"
         self.marks: list[tuple[int, str]] = []  # (pair, hit | miss)
         self.verdicts: list[str] = []  # per cut: hit | spurious (with marks)
         self._marks_version = 0
@@ -278,7 +281,7 @@ class SimilarityStrip(Widget):
         key: tuple[object, ...] = (width, self._sims_version, len(self.sizes), self.threshold)
         key = (*key, self._marks_version, self.cap, self.cap_unit, bool(self.hits))
         key = (*key, self._cuts_version, self.selected_pair is not None, self.uncut)
-        return (*key, self.own_chunks)
+        return (*key, self.own_chunks, self.scale_noun)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -298,7 +301,9 @@ class SimilarityStrip(Widget):
             key: tuple[object, ...] = (width, self._sims_version, len(self.sizes), self.threshold)
             return self._cached(row, key, self._sim_rows)
         if row == "cuts" and self.uncut and not self.cuts:
+            # the items the view shows (a column's turns), as its title counts them
             n = max(len(self.sizes), len(self.sims) + 1)
+            n = n if self.own_chunks is None else self.own_chunks
             return self._cached("uncut", (width, n), lambda w: self._uncut_row(w, n))
         if row == "cuts":
             key = (width, self._sims_version, self._sizes_version, self._cuts_version)
@@ -666,12 +671,7 @@ class SimilarityStrip(Widget):
                 Segment(f"   size: cap {self.cap}{unit}" if self.cap else "   size: no cap", label)
             )
         per = (n if self.own_chunks is None else self.own_chunks) / max(1, cols)
-        # a run of few chunks (a compare column's) says how wide each is
-        scale = (
-            f"1 column = {per:.1f} chunks"
-            if per >= 1 or not per
-            else f"1 chunk = {1 / per:.1f} columns"
-        )
+        scale = scale_text(per, self.scale_noun)
         if cells is None:
             legend.append(Segment(f"   {scale} (lowest sim, largest size)", label))
         if compact:  # the border's: narrower gaps, "cap 8192c"
@@ -684,6 +684,15 @@ class SimilarityStrip(Widget):
 
     def rendered_lines(self) -> list[str]:
         return [self.render_line(y).text for y in range(self.size.height)]
+
+
+def scale_text(per: float, noun: str) -> str:
+    """The strip's scale, `per` items of `noun` (singular) in one column: "1 column =
+    1.9 units"; a run of few items (a compare column's) says how wide each is instead,
+    "1 chunk = 1.8 columns". The one wording of every strip's scale."""
+    if per >= 1 or not per:
+        return f"1 column = {per:.1f} {noun}s"
+    return f"1 {noun} = {1 / per:.1f} columns"
 
 
 #: A topic mark on the strip's marks row; a column holding several shows their count.

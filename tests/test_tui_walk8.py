@@ -1,0 +1,210 @@
+"""Defects of an eighth review walk of the workbench (issue 35): a strip counts the
+items its view shows and names them, compare titles count the topic marks and fit, the
+header keeps the format and the collapse state, the picker names files, an empty file is
+refused before the app starts, and the budget in force is said."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.pilot import SAMPLE, SIZE, make_app, settled, until
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+
+async def _compare(pilot: object, app: object) -> None:
+    await pilot.press("right_square_bracket")  # type: ignore[attr-defined]
+    await until(pilot, lambda: app.column_result("right") is not None)  # type: ignore[attr-defined]
+    await until(pilot, app.workers_idle)  # type: ignore[attr-defined]
+    await pilot.pause()  # type: ignore[attr-defined]
+
+
+async def test_the_before_merge_strip_counts_and_names_the_items_its_view_shows() -> None:
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await pilot.press("v")  # the left column shows the turns
+        await until(pilot, lambda: bench.left_kind == "turns")
+        await settled(pilot, app)
+        await _compare(pilot, app)
+        turns = len(bench.query_one("#before", ChunkList)._chunks)
+        left = bench.query_one("#strip-left", SimilarityStrip)
+        assert turns < len(left.sizes)  # the axis plots more units than the turns
+        await until(pilot, lambda: f"({turns - 1})" in " ".join(left.rendered_lines()))
+        cuts_row = next(r for r in left.rendered_lines() if r.startswith("cuts"))
+        assert f"a cut after every item ({turns - 1})" in cuts_row, cuts_row
+        assert f"{turns - 1} cuts, one per item" in str(left.border_title)
+        legend = " ".join(left.rendered_lines()) + str(left.border_subtitle or "")
+        assert re.search(r"1 column = [\d.]+ turns", legend), legend
+        main = bench.query_one("#strip", SimilarityStrip)
+        assert main.scale_noun == "unit"  # the main strip plots the compacted units
+        right = bench.query_one("#strip-right", SimilarityStrip)
+        said = " ".join(right.rendered_lines()) + str(right.border_subtitle or "")
+        assert "chunk" in said and "unit" not in said, said
+
+
+@pytest.mark.parametrize("size", [(240, 48), SIZE, (100, 30)])
+async def test_compare_titles_with_marks_count_the_marks_and_fit(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    from rich.cells import cell_len
+
+    gold = tmp_path / "session.gold.json"
+    gold.write_text(json.dumps({"starts": [1, 16, 53, 90], "partial": False}) + "\n")
+    app = make_app(SAMPLE, gold=str(gold))
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await _compare(pilot, app)
+        for lid in ("#before-col", "#merged"):
+            lst = bench.query_one(lid)
+            await until(pilot, lambda lst=lst: "Pk " in str(lst.border_title))
+            title = str(lst.border_title)
+            assert cell_len(title) <= lst.size.width - 6, (size, title)
+            assert "marked" not in title and "4 marks" not in title, title
+            if size[0] >= 240:  # room for the whole score: the marks counted as marks
+                assert "topics/3 marks" in title, title
+
+
+@pytest.mark.parametrize("width", [160, 100, 80])
+async def test_a_long_path_leaves_the_header_its_format_and_collapse_state(width: int) -> None:
+    """A long path in the header: its name, the turns, the format and the tool calls'
+    state kept (in short at 100 wide); the run's time is the first to go."""
+    from textual.app import App, ComposeResult
+
+    from chunkscope.tui.widgets.header_line import HeaderInfo, HeaderLine
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield HeaderLine(id="header")
+
+    folder = "/home/someone/projects/chunkscope/tests/fixtures/aider/"
+    info = HeaderInfo(
+        path=folder + "metadata-aider.aider.chat.history.md",
+        kind="jsonl",
+        state="tool calls: raw (T)",
+        state_short="T: raw",
+        turns=211,
+        collapsed_turns=None,
+        tokenizer="cl100k_base",
+        accuracy="exact",
+        embedder="lexical · extractive",
+        last_run="run 09:09:54",
+    )
+    app = One()
+    async with app.run_test(size=(width, 10)) as pilot:
+        header = app.query_one(HeaderLine)
+        header.set_info(info)
+        await pilot.pause()
+        line = header.render().plain
+        assert "metadata-aider.aider.chat.history.md" in line, line
+        assert " · jsonl · " in line and "211 turns" in line, line
+        assert "tool calls: raw (T)" in line or (width < 160 and "T: raw" in line), line
+        if "run 09:09:54" in line:
+            assert "lexical" in line and "cl100k_base" in line, line
+        assert len(line) <= width, line
+
+
+@pytest.mark.parametrize("content", ["", "  \n\n\t\n"], ids=["empty", "whitespace"])
+def test_an_empty_file_is_refused_before_the_workbench_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str
+) -> None:
+    """No frame drawn before the error: the same one line as `chunk`, exit 2."""
+    import os
+    import subprocess
+    import sys
+
+    from chunkscope.tui.cli import main
+    from tests.pilot import ROOT
+
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(content)
+    assert main(["chunk", str(empty)]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said.endswith("no turns: the file is empty or has nothing to read"), said
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [sys.executable, "-m", "chunkscope", str(empty)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 2, run
+    assert run.stdout == "", run.stdout[:200]  # no workbench frame
+    assert run.stderr.strip() == said
+
+
+@pytest.mark.parametrize("size", [SIZE, (100, 30)])
+async def test_the_picker_rows_name_their_files(tmp_path: Path, size: tuple[int, int]) -> None:
+    """Markdown files alike in their first heading: each row says its file's name (the
+    heading after it when there is room), not "Task" on every row."""
+    from textual.widgets import OptionList
+
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from chunkscope.tui.screens.open_file import OpenFileScreen
+
+    names = [f"notes-{i:02d}-a-rather-long-name.md" for i in range(12)]
+    for name in names:
+        (tmp_path / name).write_text("# Task\n\nDo the thing, then the other.\n")
+    app = ChunkscopeApp(StartOptions(folder=str(tmp_path), fixed_timings=True))
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+        screen = app.screen
+        assert isinstance(screen, OpenFileScreen)
+        await until(pilot, lambda: screen.listed)
+        await pilot.pause()
+        box = screen.query_one("#sessions", OptionList)
+        shown = ["".join(seg.text for seg in box.render_line(y)) for y in range(box.size.height)]
+        rows = [r for r in shown if "KB" in r]
+        assert rows, shown
+        for row in rows:  # narrow: the name's start (its end under the list)
+            said = names if size == SIZE else [n[: len("notes-00")] for n in names]
+            assert any(name in row for name in said), (size, row)
+        if size == SIZE:
+            assert all("Task" in row for row in rows), rows
+
+
+async def test_a_budget_set_with_b_is_the_sessions_and_the_recap_says_it() -> None:
+    """The budget typed with `b` stays when another file is opened (the session's, as
+    docs/workbench.md says); the recap's title says the budget in force beside its kept
+    count whenever it is not the default."""
+    from textual.widgets import Input
+
+    from chunkscope.tui.screens.prompt import PromptScreen
+    from chunkscope.tui.widgets.recap_panel import BUDGET, RecapPanel
+    from tests.pilot import ROOT
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        recap = bench.query_one(RecapPanel)
+        assert "budget" not in str(recap.border_title)  # the default: not said
+        await pilot.press("b")
+        assert isinstance(app.screen, PromptScreen)
+        app.screen.query_one("#prompt-input", Input).value = "300"
+        old = app.selection
+        await pilot.press("enter")
+        await until(pilot, lambda: app.selection is not old and app.workers_idle())
+        said = f"kept · budget 300 tokens (default {BUDGET.default})"
+        await until(pilot, lambda: said in str(recap.border_title))
+        old = app.selection
+        app.open_path(str(ROOT / "sample_logs" / "markup_injection.jsonl"))
+        await until(pilot, lambda: app.selection is not old)
+        await settled(pilot, app)
+        assert app.budget == 300 and app.selection.budget == 300  # the session's
+        recap = app.workbench.query_one(RecapPanel)
+        assert said in str(recap.border_title), recap.border_title
