@@ -145,7 +145,7 @@ def test_tune_needs_gold_or_queries_one_per_file(
     assert main(["tune", str(DOC)]) == 2
     assert "--gold GOLD... (topic starts) or --queries Q.json..." in capsys.readouterr().err
     assert main(["tune", str(DOC), str(LOG), "--queries", str(queries)]) == 2
-    assert "2 files but 1 query files" in capsys.readouterr().err
+    assert "2 files but 1 query file" in capsys.readouterr().err
 
 
 def test_report_shows_the_questions_answered(

@@ -116,8 +116,10 @@ class HeaderLine(Widget):
         if self.size.width:  # a path too long for the line: its start cut, its name kept
             free = self.size.width - text.cell_len - cell_len(busy)
             first = sum(3 + cell_len(p[0]) for p in parts if p[2] >= KEPT_RANK)
+            top = max((p for p in parts if p[2] >= KEPT_RANK), key=lambda p: p[2], default=None)
+            must = 3 + cell_len(top[0]) if top is not None else 0  # the turns, at least
             name = cell_len(path.replace("\\", "/").rsplit("/", 1)[-1]) + 1
-            path = _tail(path, max(min(name, free), free - first, 20))
+            path = _tail(path, max(min(name, free - must), free - first, 20))
         room = self.size.width - text.cell_len - cell_len(path) - cell_len(busy)
         kept: dict[int, str] = {}  # by rank, each that fits (the state in short if so)
         for value, _style, rank in sorted(parts, key=lambda p: -p[2]):
