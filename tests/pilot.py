@@ -81,3 +81,17 @@ def all_idle(app: ChunkscopeApp) -> bool:
     """No pipeline work and no sweep running or scheduled (the sweep starts on a timer
     of its own, which `workers_idle` leaves out): nothing will redraw by itself."""
     return app.workers_idle() and app._sweep_timer is None
+
+
+def recording_notifications(app: ChunkscopeApp) -> list[str]:
+    """Every notification `app` shows from now on (a toast expires sooner than a loaded
+    machine gets to the check)."""
+    shown: list[str] = []
+    notify = app.notify
+
+    def recording(message: str, *a: Any, **kw: Any) -> None:
+        shown.append(str(message))
+        notify(message, *a, **kw)
+
+    app.notify = recording  # type: ignore[method-assign]
+    return shown

@@ -13,23 +13,9 @@ import pytest
 
 from chunkscope.tui.app import ChunkscopeApp
 from chunkscope.tui.screens.prompt import PromptScreen
-from tests.pilot import SAMPLE, SIZE, make_app, settled, until
+from tests.pilot import SAMPLE, SIZE, make_app, recording_notifications, settled, until
 
 pytestmark = pytest.mark.usefixtures("isolated")
-
-
-def _recording(app: ChunkscopeApp) -> list[str]:
-    """Every notification `app` shows from now on (a toast expires sooner than a loaded
-    machine gets to the check)."""
-    shown: list[str] = []
-    notify = app.notify
-
-    def recording(message: str, *a: Any, **kw: Any) -> None:
-        shown.append(str(message))
-        notify(message, *a, **kw)
-
-    app.notify = recording  # type: ignore[method-assign]
-    return shown
 
 
 def _cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
@@ -87,7 +73,7 @@ async def test_a_min_size_lowered_to_fit_the_cap_comes_back_as_the_cap_rises() -
     from chunkscope.tui.widgets.slider import Slider
 
     app = make_app(topic_min_chars=1000)
-    notes = _recording(app)
+    notes = recording_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         bench = app.workbench

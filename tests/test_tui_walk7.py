@@ -13,27 +13,12 @@ from typing import Any
 
 import pytest
 
-from chunkscope.tui.app import ChunkscopeApp
-from tests.pilot import SAMPLE, SIZE, make_app, settled, until
+from tests.pilot import SAMPLE, SIZE, make_app, recording_notifications, settled, until
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
 NARROW = (100, 30)
 QUESTION = "how are the vectors stored in SQLite?"
-
-
-def _recording(app: ChunkscopeApp) -> list[str]:
-    """Every notification `app` shows from now on (a toast expires sooner than a loaded
-    machine gets to the check)."""
-    shown: list[str] = []
-    notify = app.notify
-
-    def recording(message: str, *a: Any, **kw: Any) -> None:
-        shown.append(str(message))
-        notify(message, *a, **kw)
-
-    app.notify = recording  # type: ignore[method-assign]
-    return shown
 
 
 def _lines_of(widget: Any) -> list[str]:
@@ -178,7 +163,7 @@ async def test_summarize_all_says_when_every_summary_is_done(size: tuple[int, in
         assert bench is not None and bench.view is not None
         n = len(bench.view.result.chunks)
         assert all(c.text in app.summaries for c in bench.view.result.chunks)
-        shown = _recording(app)
+        shown = recording_notifications(app)
         await pilot.press("s")
         await until(pilot, lambda: bool(shown) and app.workers_idle())
         assert shown == [f"All {n} summaries are done."], shown
@@ -264,7 +249,7 @@ async def test_the_marks_export_counts_the_marks_as_the_panel_does(
         assert bench is not None
         score = str(bench.query_one("#merge-score").render())
         assert "2 topic marks" in score, score
-        shown = _recording(app)
+        shown = recording_notifications(app)
         out = tmp_path / "exported.gold.json"
         await pilot.press("M")
         await until(pilot, lambda: app.screen.query("#prompt-input"))
