@@ -791,3 +791,21 @@ def test_a_claude_session_that_starts_with_records_not_read(tmp_path: Path) -> N
     source = load(path)
     assert source.not_read == {"queue operations": 1, "progress records": 60}
     assert source.turns[0].text == USER_ASK
+
+
+def test_a_template_s_instructions_go_only_from_a_request_that_wraps_a_task() -> None:
+    from chunkscope.engine.read.formats.documents import strip_template
+
+    wrapped = "<issue>\nParser drops the last line.\n</issue>\n\n<instructions>\nBe brief.\n"
+    mine = {"role": "user", "content": wrapped + "</instructions>\n\nAlso see #12."}
+    assert strip_template(mine) == 1
+    assert mine["content"] == "<issue>\nParser drops the last line.\n</issue>\n\nAlso see #12."
+    cut_short = {"role": "user", "content": wrapped + "Step 1: ...\n[trimmed]"}
+    assert strip_template(cut_short) == 1  # no closing tag: the block runs to the end
+    assert cut_short["content"] == "<issue>\nParser drops the last line.\n</issue>"
+    for kept in (
+        {"role": "user", "content": "<instructions>Use tabs.</instructions> Fix the parser."},
+        {"role": "assistant", "content": wrapped},
+    ):
+        before = dict(kept)
+        assert strip_template(kept) == 0 and kept == before

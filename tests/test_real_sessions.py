@@ -209,3 +209,22 @@ def test_mini_swe_agent_shows_each_command_before_its_output() -> None:
 def test_a_trajectory_that_timed_out_says_so() -> None:
     source = load(FIXTURES / "mini-swe-agent/pvlib-1154-timeout.traj.json")
     assert source.turns[-1].text.startswith("The session ended (Timeout).")
+
+
+def test_a_trajectory_s_template_instructions_are_left_out_and_counted() -> None:
+    """mini-swe-agent's instance template follows the task with the same ``<instructions>``
+    for every task ("You'll be helping implement ...", "Step 3: Submit (EXACT command
+    required)"): its recaps opened "What happened" on them. The block is left out of the
+    request, counted, and the wrapped task kept."""
+    path = FIXTURES / "mini-swe-agent/pydicom-901.traj.json"
+    raw = json.loads(path.read_text())["messages"][1]["content"]
+    assert "<instructions>" in raw and "Step 1: Create the patch file" in raw
+    source = load(path)
+    request = next(t for t in source.turns if t.role == "You")
+    assert "<pr_description>" in request.text and request.text.endswith("</pr_description>")
+    assert "Step 1" not in request.text and "<instructions>" not in request.text
+    assert source.stripped == {"prompt-template instruction blocks": 1}
+    assert "1 prompt-template instruction block" in source.accounting()
+    # a request that wraps no task keeps its words, tags included
+    plain = load(FIXTURES / "mini-swe-agent/github_issue.traj.json")
+    assert plain.stripped == {}

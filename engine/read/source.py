@@ -129,6 +129,17 @@ class Source:
         return f"{self.label or self.format} ({self.file_container})"
 
     @property
+    def kind_short(self) -> str:
+        """`kind_label` where the room is short (a narrow header): the tool's name alone,
+        ``mini-swe-agent``, ``aider``, ``claude-code``; a generic trajectory's format."""
+        if self.format in ("", "seed-jsonl", "markdown"):
+            return self.kind
+        words = self.label.split()
+        if len(words) > 1 and words[0] != "agent":
+            return words[0]
+        return self.format
+
+    @property
     def turn_word(self) -> str:
         """What a turn is called when counted: a document's turns are its sections."""
         return "section" if self.kind == "markdown" else "turn"

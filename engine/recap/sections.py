@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from chunkscope.engine.read.formats.base import BRANCH_NOTE
-from chunkscope.engine.read.formats.documents import END_ROLE
+from chunkscope.engine.read.formats.documents import END_ROLE, TASK_TAG
 from chunkscope.engine.read.source import content_text
 from chunkscope.engine.recap.collapse import _PATCH_FILE, _calls, _command, _decode_arguments, _fold
 from chunkscope.engine.segment.requests import INTERRUPTED, request_text
@@ -167,10 +167,6 @@ def render_sections(sections: Iterable[Section]) -> str:
 
 # --------------------------------------------------------------------------- helpers
 
-_TASK_TAG = re.compile(
-    r"<(pr_description|issue|task|problem_statement|problem|issue_description)>\s*(.*?)\s*</\1>",
-    re.S,
-)
 _OBSERVATION = re.compile(
     r"\A\s*(?:<returncode>|<output>|<tool_response>|<observation>|observation:|"
     r"exit code:?\s*-?\d|<warning>|<error>|tool output|\[tool output)",
@@ -476,7 +472,7 @@ def _request_body(text: str) -> str:
     """The first request as the task: the text of a ``<pr_description>`` / ``<issue>``
     block when it wraps one, without the line that introduces it, tracebacks cut to
     their exception."""
-    tagged = _TASK_TAG.search(text)
+    tagged = TASK_TAG.search(text)
     if tagged and tagged.group(2).strip():
         text = tagged.group(2)
     return _squeeze_tracebacks(_PREAMBLE.sub("", text, count=1))

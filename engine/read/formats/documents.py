@@ -113,6 +113,32 @@ def refusals(value: Any) -> list[str]:
 EXIT_ROLE = "exit"
 #: The role its turn is shown with: the session's end, with how it ended.
 END_ROLE = "End"
+#: A block wrapping the task in a request (SWE-bench style templates): its tag, its text.
+TASK_TAG = re.compile(
+    r"<(pr_description|issue|task|problem_statement|problem|issue_description)>\s*(.*?)\s*</\1>",
+    re.S,
+)
+#: The harness's standing instructions after a wrapped task (mini-swe-agent's instance
+#: template: ``<instructions>`` ... ``</instructions>``, the same words for every task):
+#: left out of the request and counted, so that no summary, topic or recap of the
+#: session is made of the template. A block cut short (no closing tag) runs to the end.
+_TEMPLATE_INSTRUCTIONS = re.compile(r"\s*<instructions>.*?(?:</instructions>\s*|\Z)", re.S)
+TEMPLATE_STRIPPED = "prompt-template instruction blocks"
+
+
+def strip_template(message: dict[str, Any]) -> int:
+    """Take the template's ``<instructions>`` block out of a user's request that wraps
+    its task in a tag (`TASK_TAG`); how many blocks were taken out (0: none, the message
+    as it was)."""
+    text = message.get("content")
+    if message.get("role") != "user" or not isinstance(text, str) or "<instructions>" not in text:
+        return 0
+    if not TASK_TAG.search(text):
+        return 0
+    rest, n = _TEMPLATE_INSTRUCTIONS.subn("\n\n", text)
+    if n:
+        message["content"] = rest.strip("\n")
+    return n
 
 
 def _timestamp(raw: dict[str, Any]) -> Any:
@@ -262,6 +288,8 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
             continue
         out.read += 1
         for m in messages:
+            if n := strip_template(m):
+                out.stripped[TEMPLATE_STRIPPED] += n
             out.add(line, m)
     return out.build(options)
 
