@@ -45,7 +45,13 @@ def glyph_entries(strip: SimilarityStrip) -> list[str]:
         entries.append("▲ selected")
     marks = next((x for x in rows if x.startswith("marks")), None)
     if marks is not None:
-        entries += ["◆ found", "◆ missed", "┃ spurious cut"]
+        counts, missed = strip._mark_counts(strip.size.width)  # what the marks row draws
+        if ((counts > 0) & (missed == 0)).any():
+            entries.append("◆ found")
+        if (missed > 0).any():
+            entries.append("◆ missed")
+        if "spurious" in strip.verdicts:  # a cut the cuts row draws red
+            entries.append("┃ spurious cut")
         digits = sorted({c for c in marks[len("marks") :] if c.isdigit()})
         entries += [f"{d} {d} marks in one column" for d in digits]
     return entries
@@ -106,6 +112,8 @@ async def test_at_100x30_the_legend_names_every_glyph_drawn_with_marks(theme: st
         flat = " ".join(legend.split())
         for entry in (*entries, "cap 8192c", "1 column = "):
             assert entry in flat, (entry, legend)
+        for kind in ("found", "missed", "spurious cut"):  # nothing named that is not drawn
+            assert (kind in flat) == any(e.endswith(kind) for e in entries), (kind, legend)
         assert "…" not in legend, legend
         border = strip._border_subtitle.plain if strip._border_subtitle else ""
         assert len(border) <= strip.outer_size.width - 6, border

@@ -115,6 +115,47 @@ async def test_a_long_path_leaves_the_header_its_format_and_collapse_state(width
         assert len(line) <= width, line
 
 
+@pytest.mark.parametrize("width", [160, 100])
+async def test_a_long_format_name_is_said_short_in_a_narrow_header(width: int) -> None:
+    """At 100 wide the header dropped ``mini-swe-agent trajectory (json)`` altogether: the
+    format is said in short (the tool's name) before it is left out."""
+    from textual.app import App, ComposeResult
+
+    from chunkscope.engine.read.parse import load
+    from chunkscope.tui.widgets.header_line import HeaderInfo, HeaderLine
+    from tests.pilot import ROOT
+
+    source = load(ROOT / "tests/fixtures/heldout/mini-swe-agent/django-11039.traj.json")
+    assert source.kind_label == "mini-swe-agent trajectory (json)"
+    assert source.kind_short == "mini-swe-agent"
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield HeaderLine(id="header")
+
+    info = HeaderInfo(
+        path="bench/recap_sessions/mini-django-11099.traj.json",
+        kind=source.kind_label,
+        kind_short=source.kind_short,
+        state="tool calls: collapsed (T)",
+        state_short="T: collapsed",
+        turns=86,
+        collapsed_turns=77,
+        tokenizer="cl100k_base",
+        accuracy="exact",
+    )
+    app = One()
+    async with app.run_test(size=(width, 10)) as pilot:
+        header = app.query_one(HeaderLine)
+        header.set_info(info)
+        await pilot.pause()
+        line = header.render().plain
+        assert "mini-django-11099.traj.json" in line and "86 turns" in line, line
+        said = "mini-swe-agent trajectory (json)" if width == 160 else " mini-swe-agent "
+        assert said in line, line
+        assert len(line) <= width, line
+
+
 @pytest.mark.parametrize("content", ["", "  \n\n\t\n"], ids=["empty", "whitespace"])
 def test_an_empty_file_is_refused_before_the_workbench_starts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str

@@ -419,6 +419,7 @@ class ChunkscopeApp(
         return HeaderInfo(
             path=path,
             kind=kind,
+            kind_short=src.kind_short,
             state=state,
             state_short=short,
             turns=len(src.turns),

@@ -22,6 +22,7 @@ def turns_after_collapse(n: int) -> str:
 class HeaderInfo:
     path: str = ""
     kind: str = ""
+    kind_short: str = ""  # the format in a narrow header ("mini-swe-agent")
     #: How the file is read beyond its format: the tool calls' collapse state (a log's)
     #: or a document's date; kept after the format, before the rest.
     state: str = ""
@@ -125,7 +126,8 @@ class HeaderLine(Widget):
         for value, _style, rank in sorted(parts, key=lambda p: -p[2]):
             if rank < KEPT_RANK and len(kept) < sum(p[2] >= KEPT_RANK for p in parts):
                 break  # one of the first left out: none of the rest kept before it
-            tries = [value, i.state_short] if value == i.state and i.state_short else [value]
+            shorter = {i.state: i.state_short, i.kind: i.kind_short}.get(value, "")
+            tries = [value, shorter] if shorter else [value]
             fits = [t for t in tries if 3 + cell_len(t) <= room]
             if fits:
                 kept[rank] = fits[0]

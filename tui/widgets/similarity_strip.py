@@ -646,15 +646,18 @@ class SimilarityStrip(Widget):
             legend.append(Segment(" search hit (its rank)", label))
         marks: list[Segment] = []
         if self.marks:
-            marks = [
-                Segment(f"   {MARK_GLYPH}", self._style("hit")),
-                Segment(" found  ", label),
-                Segment(MARK_GLYPH, self._style("miss")),
-                Segment(" missed  " if compact else " missed topic  ", label),
-                Segment("┃", self._style("miss")),
-                Segment(" spurious cut", label),
-            ]
-            shared = int(self._mark_counts(self.size.width)[0].max(initial=0))
+            # only what is drawn: a found mark, a missed one, a spurious cut
+            counts, missed = self._mark_counts(self.size.width)
+            if ((counts > 0) & (missed == 0)).any():
+                marks += [Segment(f"   {MARK_GLYPH}", self._style("hit")), Segment(" found", label)]
+            if (missed > 0).any():
+                marks += [
+                    Segment(f"   {MARK_GLYPH}", self._style("miss")),
+                    Segment(" missed" if compact else " missed topic", label),
+                ]
+            if "spurious" in self.verdicts:
+                marks += [Segment("   ┃", self._style("miss")), Segment(" spurious cut", label)]
+            shared = int(counts.max(initial=0))
             if shared > 1:  # a digit where marks share a column: said, not hidden
                 many = f"{shared}" if shared < 10 else "10 or more"
                 marks += [
