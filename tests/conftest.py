@@ -12,6 +12,13 @@ import pytest
 
 from tests.fakeserver import FakeOpenAIServer, summary_reply
 
+# The suite starts hundreds of Python processes (xdist workers, the CLI and hooks run as
+# the installed command): with $PYTHONDONTWRITEBYTECODE set (some containers set it) each
+# of them compiled the whole package again from source. The test run keeps its bytecode
+# (in the gitignored __pycache__ folders); the user's own shell is not touched.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """`-n auto` (the suite's default) starts half as many workers again as there are
