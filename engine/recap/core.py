@@ -38,7 +38,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from itertools import chain
+from itertools import chain, compress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -628,7 +628,8 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
     def repeats(key: str, hashes: list[int]) -> bool:
         if opened.isdisjoint(hashes):
             return False
-        for p in range(len(key) - _QUOTED + 1):
+        # probe only the windows whose hash is an opening's (equal windows hash equal)
+        for p in compress(range(len(hashes)), map(opened.__contains__, hashes)):
             for k in openings.get(key[p : p + _QUOTED], ()):
                 if key.startswith(k, p):
                     return True
