@@ -148,18 +148,37 @@ Phase = Literal["fix", "verify"]
 #: (`phase_cue`): after investigating, "Now let me make the fix"; after the fix, "let me
 #: create a test to verify the fix". An agent working through one task alone, with no
 #: commit between its phases, gives no other sign of them.
-PHASE = 1.0
+PHASE = 1.2
 #: ... when at least this many characters of the task come before it (since the user's
 #: request, or since the fix was announced): a phase, not a first step.
 PHASE_STRETCH = 3000
-_FIX_PHASE = re.compile(
-    r"\b(?:let me|let's|i'll|i will|now i)\s+(?:now\s+)?(?:make|implement|apply|write)\s+"
-    r"(?:the|a|my)\s+fix\b",
+#: Who announces: "let me", "I need to", ... and a word that makes it the next step
+#: ("now", "first"), before it or right after it ("Now let me", "let me first").
+_ANNOUNCE = (
+    r"(?:\bnow,?\s+|\bfirst,?\s+|\bactually,?\s+)(?:{who})\s+(?:go ahead and\s+)?(?:{what})"
+    r"|\b(?:{who})\s+(?:now|first)\s+(?:{what})"
+)
+_WHO = r"let me|let's|let us|i'll|i will|i need to|i'm going to|i am going to|we need to"
+#: The change announced: making or applying the fix or the changes, fixing the issue (or
+#: bug, problem), editing or modifying the code (not a test or reproduction script).
+_CHANGE = (
+    r"(?:make|apply|implement|write)\s+(?:the|a|my|our|these|those)\s+(?:\w+\s+)?"
+    r"(?:fix|changes?|modifications?)\b"
+    r"|fix\s+(?:the|this|that)\s+(?:\w+\s+)?(?:issue|bug|problem)\b"
+    r"|(?:edit|modify)\s+(?:the\s+)?(?!\S*\s*(?:test|script|reproduc))\S"
+)
+_FIX_PHASE = re.compile(_ANNOUNCE.format(who=_WHO, what=_CHANGE), re.I)
+#: The check announced: verifying or testing the fix, that the changes (or "this") work.
+_VERIFY_PHASE = re.compile(
+    r"\b(?:verify|confirm|check|test|ensure|make sure)\s+(?:that\s+|if\s+|whether\s+)?"
+    r"(?:(?:the|my|our)\s+fix\b|(?:the|my|our)\s+changes?\s+(?:\w+\s+)?work"
+    r"|(?:this|it|everything)\s+works\b)",
     re.I,
 )
-_VERIFY_PHASE = re.compile(
-    r"\b(?:verify|confirm|check|test)\s+(?:that\s+)?(?:the|my|our)\s+fix\b", re.I
-)
+#: A line that runs a command (`engine.toolcall`: a shell call shows as ``$ command``).
+_COMMAND_LINE = re.compile(r"(?m)^\$ ")
+#: What either pattern needs in a text to match in it (one of them, in any case).
+_PHASE_NEEDS = ("fix", "change", "modif", "edit", "issue", "bug", "problem", "work")
 
 
 def _may_hold(text: str, needles: tuple[str, ...]) -> bool:
@@ -184,8 +203,8 @@ def phase_cue(text: str) -> Phase | None:
     task: ``fix`` ("Now let me make the fix ...") or ``verify`` ("... a test to verify
     the fix")? Which phase the announcement opens is for the caller to weigh
     (`engine.segment.segmenter`): only the first of each, in that order, after enough work."""
-    head = text[:400]
-    if not _may_hold(head, ("fix",)):  # both patterns end in "fix"
+    head = _COMMAND_LINE.split(text[:400], 1)[0]  # its words, not a command it runs
+    if not _may_hold(head, _PHASE_NEEDS):
         return None
     if _FIX_PHASE.search(head):
         return "fix"
