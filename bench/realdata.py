@@ -141,8 +141,7 @@ SESSIONS = [
         "dev2",
         "mini-swe-agent",
         *MINI,
-        "output/deepseek_chat_dev/pylint-dev__astroid-1978/"
-        "pylint-dev__astroid-1978.traj.json",
+        "output/deepseek_chat_dev/pylint-dev__astroid-1978/pylint-dev__astroid-1978.traj.json",
         local="mini-astroid-1978.traj.json",
     ),
     RealSession(
@@ -150,8 +149,7 @@ SESSIONS = [
         "dev2",
         "mini-swe-agent",
         *MINI,
-        "output/deepseek_chat_test_1-100/django__django-13447/"
-        "django__django-13447.traj.json",
+        "output/deepseek_chat_test_1-100/django__django-13447/django__django-13447.traj.json",
         local="mini-django-13447.traj.json",
     ),
     RealSession(
@@ -159,8 +157,7 @@ SESSIONS = [
         "dev2",
         "mini-swe-agent",
         *MINI,
-        "output/deepseek_chat_test_1-100/astropy__astropy-14182/"
-        "astropy__astropy-14182.traj.json",
+        "output/deepseek_chat_test_1-100/astropy__astropy-14182/astropy__astropy-14182.traj.json",
         local="mini-astropy-14182.traj.json",
     ),
     # held out: marked, never tuned on
