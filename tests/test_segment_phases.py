@@ -40,6 +40,7 @@ def test_the_agent_announces_its_fix(text: str) -> None:
     "text",
     [
         "Good! Now let me test if the fix works:",
+        "Now let me test if this fixes the issue:",
         "Now let me create a test to verify the changes work correctly:",
         "Now let me create a test to verify this works:",
         "Let me write a more comprehensive test to verify our fix works.",
@@ -100,9 +101,10 @@ _EDIT = ["replace", "anchor", "regex", "validator", "pattern", "backup", "module
 _TESTS = ["passed", "ok", "tests", "suite", "ran", "assertion", "username", "validator", "expected"]
 
 
-def _traj(path: Path, fix: str, verify: str) -> None:
+def _traj(path: Path, fix: str, verify: str, edits: int = 3) -> None:
     """A mini-swe-agent (1.1) trajectory: the task, a long investigation, the fix
-    announced as `fix`, the check announced as `verify`, each step a bash call."""
+    announced as `fix` and `edits` more steps of it, the check announced as `verify`,
+    each step a bash call."""
     rng = np.random.default_rng(3)
     messages: list[dict[str, object]] = [
         {"role": "system", "content": "You are a helpful assistant that can use a shell."},
@@ -141,7 +143,7 @@ def _traj(path: Path, fix: str, verify: str) -> None:
     for _ in range(12):
         step(_CODE, "Let me look at the code:", 60)
     step(_EDIT, fix, 40)
-    for _ in range(3):
+    for _ in range(edits):
         step(_EDIT, "Let me look at the result:", 40)
     step(_TESTS, verify, 40)
     for _ in range(6):
@@ -184,6 +186,11 @@ def test_a_run_is_cut_into_investigation_fix_and_verification(tmp_path: Path) ->
         "Now let me fix the issue by an",
         "Now let me test if the fix wor",
     ]
+    # a fix announced again later (after more reading) opens no other phase
+    again = tmp_path / "again.traj.json"
+    _traj(again, "Now let me fix the issue by anchoring the regex:",
+          "Now let me fix the issue with a better anchor:", edits=12)  # fmt: skip
+    assert _topic_openings(again) == ["Now let me fix the issue by an"]
     # the same run where the agent announces nothing: its words alone do not cut it
     quiet = tmp_path / "quiet.traj.json"
     _traj(quiet, "Let me look at the code:", "Let me look at the code:")

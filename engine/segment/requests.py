@@ -172,7 +172,7 @@ _FIX_PHASE = re.compile(_ANNOUNCE.format(who=_WHO, what=_CHANGE), re.I)
 _VERIFY_PHASE = re.compile(
     r"\b(?:verify|confirm|check|test|ensure|make sure)\s+(?:that\s+|if\s+|whether\s+)?"
     r"(?:(?:the|my|our)\s+fix\b|(?:the|my|our)\s+changes?\s+(?:\w+\s+)?work"
-    r"|(?:this|it|everything)\s+works\b)",
+    r"|(?:this|it|everything)\s+(?:works|fixes)\b)",
     re.I,
 )
 #: A line that runs a command (`engine.toolcall`: a shell call shows as ``$ command``).
