@@ -145,9 +145,10 @@ _TOOL_CALL = re.compile(r"\A[\w.:-]+\(\{")
 Phase = Literal["fix", "verify"]
 
 #: How strongly the agent's own announcement of its task's next phase starts a topic
-#: (`phase_cue`): after investigating, "Now let me make the fix"; after the fix, "let me
-#: create a test to verify the fix". An agent working through one task alone, with no
-#: commit between its phases, gives no other sign of them.
+#: (`phase_cue`): after investigating, "Now let me fix the issue"; after the fix, "Now let
+#: me test if the fix works". An agent working through one task alone, with no commit
+#: between its phases, gives no other sign of them. As strong as landed work (`LANDED`):
+#: where the words change little between phases, 1 left the fix uncut.
 PHASE = 1.2
 #: ... when at least this many characters of the task come before it (since the user's
 #: request, or since the fix was announced): a phase, not a first step.
@@ -200,9 +201,12 @@ _REFERS_BACK_NEEDS = (
 
 def phase_cue(text: str) -> Phase | None:
     """Does the agent's message (prose, not a tool call) announce the next phase of its
-    task: ``fix`` ("Now let me make the fix ...") or ``verify`` ("... a test to verify
-    the fix")? Which phase the announcement opens is for the caller to weigh
-    (`engine.segment.segmenter`): only the first of each, in that order, after enough work."""
+    task: ``fix`` ("Now let me fix the issue", "Now I need to make the changes", "let me
+    first apply the fix", "Now let me edit the RST class") or ``verify`` ("Now let me test
+    if the fix works", "a test to verify the changes work")? Only its words count, in its
+    first 400 characters: a command it runs (from a ``$ `` line on) says nothing. Which
+    phase the announcement opens is for the caller to weigh (`engine.segment.segmenter`):
+    only the first of each, in that order, after enough work."""
     head = _COMMAND_LINE.split(text[:400], 1)[0]  # its words, not a command it runs
     if not _may_hold(head, _PHASE_NEEDS):
         return None
