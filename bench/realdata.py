@@ -14,7 +14,12 @@ committed (no licence, or too big): `fetch` downloads them at their recorded com
 ``bench/recap_sessions/`` (gitignored, shared with the recap bench), where the bench
 looks for them. ``dev`` sessions were looked at while the segmenter was changed;
 ``heldout`` sessions were only scored; ``heldout2`` sessions were marked later (round 2
-of issue 37), before the segmenter ran on them, and scored only once changes were done.
+of issue 37), before the segmenter ran on them, and scored only once changes were done;
+``dev2`` sessions (four mini-swe-agent runs, round 4) were marked before the segmenter ran
+on them and then looked at, as ``dev`` is, while the phase cues changed; ``dev3`` sessions
+(four more, never used by any bench before) were marked before the segmenter ran on them
+and scored once with the round's phase cue as it stood, a fresh check, before any change
+was made on them.
 """
 
 from __future__ import annotations
@@ -58,7 +63,7 @@ class RealSession:
 
 
 #: The splits, in the order the tables show them.
-SPLITS = ("dev", "heldout", "heldout2")
+SPLITS = ("dev", "dev2", "dev3", "heldout", "heldout2")
 
 SPOTTER = ("marot/spotter", "8cc42b0bd39d04e71e509d7d58e6782ab435329f")
 MINI = ("SWE-agent/mini-swe-agent", "ec0e8e849fea5b1619deb1753007201000904672")
@@ -123,6 +128,75 @@ SESSIONS = [
         *MINI,
         "output/deepseek_chat_test_1-100/django__django-11099/django__django-11099.traj.json",
         local="mini-django-11099.traj.json",
+    ),
+    # dev, second part (round 4): four more mini-swe-agent runs, marked before any
+    # segmenter ran on them, looked at while the segmenter changed (its phase cues)
+    RealSession(
+        "mini-pydicom-1256",
+        "dev2",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_chat_dev/pydicom__pydicom-1256/pydicom__pydicom-1256.traj.json",
+        local="mini-pydicom-1256.traj.json",
+    ),
+    RealSession(
+        "mini-astroid-1978",
+        "dev2",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_chat_dev/pylint-dev__astroid-1978/pylint-dev__astroid-1978.traj.json",
+        local="mini-astroid-1978.traj.json",
+    ),
+    RealSession(
+        "mini-django-13447",
+        "dev2",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_chat_test_1-100/django__django-13447/django__django-13447.traj.json",
+        local="mini-django-13447.traj.json",
+    ),
+    RealSession(
+        "mini-astropy-14182",
+        "dev2",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_chat_test_1-100/astropy__astropy-14182/astropy__astropy-14182.traj.json",
+        local="mini-astropy-14182.traj.json",
+    ),
+    # dev, third part (round 4): four more mini-swe-agent runs never used before, marked
+    # before any segmenter ran on them and scored once with the round's cue as it stood
+    # (a fresh check), then looked at as dev is
+    RealSession(
+        "mini-pvlib-1072",
+        "dev3",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_chat_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json",
+        local="mini-pvlib-1072.traj.json",
+    ),
+    RealSession(
+        "mini-sqlfluff-1625",
+        "dev3",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_chat_dev/sqlfluff__sqlfluff-1625/sqlfluff__sqlfluff-1625.traj.json",
+        local="mini-sqlfluff-1625.traj.json",
+    ),
+    RealSession(
+        "mini-pyvista-4315",
+        "dev3",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_chat_dev/pyvista__pyvista-4315/pyvista__pyvista-4315.traj.json",
+        local="mini-pyvista-4315.traj.json",
+    ),
+    RealSession(
+        "mini-django-15213",
+        "dev3",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_chat_test_1-100/django__django-15213/django__django-15213.traj.json",
+        local="mini-django-15213.traj.json",
     ),
     # held out: marked, never tuned on
     RealSession(

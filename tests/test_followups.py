@@ -320,6 +320,11 @@ _CUE_TEXT = st.lists(
         [
             *" \n\tabx.[]-/>*0",
             "Let me make the fix",
+            "Now I need to make the changes",
+            "now let me EDIT the ",
+            "Fix the bug",
+            "verify this works",
+            "\n$ ",
             "TEST THE FIX",
             "verify that our fix",
             "you just",
@@ -348,7 +353,9 @@ def test_the_cheap_screens_keep_every_pattern_match(text: str) -> None:
     before the patterns run: the answers are the patterns' own, in ASCII and beyond."""
     from chunkscope.engine.segment import requests as r
 
-    head = text[:400]
+    head = text[:400].split("\n$ ", 1)[0]  # the agent's words, not a command line
+    if head.startswith("$ "):
+        head = ""
     plain_cue = (
         "fix" if r._FIX_PHASE.search(head) else "verify" if r._VERIFY_PHASE.search(head) else None
     )

@@ -145,21 +145,41 @@ _TOOL_CALL = re.compile(r"\A[\w.:-]+\(\{")
 Phase = Literal["fix", "verify"]
 
 #: How strongly the agent's own announcement of its task's next phase starts a topic
-#: (`phase_cue`): after investigating, "Now let me make the fix"; after the fix, "let me
-#: create a test to verify the fix". An agent working through one task alone, with no
-#: commit between its phases, gives no other sign of them.
-PHASE = 1.0
+#: (`phase_cue`): after investigating, "Now let me fix the issue"; after the fix, "Now let
+#: me test if the fix works". An agent working through one task alone, with no commit
+#: between its phases, gives no other sign of them. As strong as landed work (`LANDED`):
+#: where the words change little between phases, 1 left the fix uncut.
+PHASE = 1.2
 #: ... when at least this many characters of the task come before it (since the user's
 #: request, or since the fix was announced): a phase, not a first step.
 PHASE_STRETCH = 3000
-_FIX_PHASE = re.compile(
-    r"\b(?:let me|let's|i'll|i will|now i)\s+(?:now\s+)?(?:make|implement|apply|write)\s+"
-    r"(?:the|a|my)\s+fix\b",
+#: Who announces: "let me", "I need to", ... and a word that makes it the next step
+#: ("now", "first"), before it or right after it ("Now let me", "let me first").
+_ANNOUNCE = (
+    r"(?:\bnow,?\s+|\bfirst,?\s+|\bactually,?\s+)(?:{who})\s+(?:go ahead and\s+)?(?:{what})"
+    r"|\b(?:{who})\s+(?:now|first)\s+(?:{what})"
+)
+_WHO = r"let me|let's|let us|i'll|i will|i need to|i'm going to|i am going to|we need to"
+#: The change announced: making or applying the fix or the changes, fixing the issue (or
+#: bug, problem), editing or modifying the code (not a test or reproduction script).
+_CHANGE = (
+    r"(?:make|apply|implement|write)\s+(?:the|a|my|our|these|those)\s+(?:\w+\s+)?"
+    r"(?:fix|changes?|modifications?)\b"
+    r"|fix\s+(?:the|this|that)\s+(?:\w+\s+)?(?:issue|bug|problem)\b"
+    r"|(?:edit|modify)\s+(?:the\s+)?(?!\S*\s*(?:test|script|reproduc))\S"
+)
+_FIX_PHASE = re.compile(_ANNOUNCE.format(who=_WHO, what=_CHANGE), re.I)
+#: The check announced: verifying or testing the fix, that the changes (or "this") work.
+_VERIFY_PHASE = re.compile(
+    r"\b(?:verify|confirm|check|test|ensure|make sure)\s+(?:that\s+|if\s+|whether\s+)?"
+    r"(?:(?:the|my|our)\s+fix\b|(?:the|my|our)\s+changes?\s+(?:\w+\s+)?work"
+    r"|(?:this|it|everything)\s+(?:works|fixes)\b)",
     re.I,
 )
-_VERIFY_PHASE = re.compile(
-    r"\b(?:verify|confirm|check|test)\s+(?:that\s+)?(?:the|my|our)\s+fix\b", re.I
-)
+#: A line that runs a command (`engine.toolcall`: a shell call shows as ``$ command``).
+_COMMAND_LINE = re.compile(r"(?m)^\$ ")
+#: What either pattern needs in a text to match in it (one of them, in any case).
+_PHASE_NEEDS = ("fix", "change", "modif", "edit", "issue", "bug", "problem", "work")
 
 
 def _may_hold(text: str, needles: tuple[str, ...]) -> bool:
@@ -181,11 +201,14 @@ _REFERS_BACK_NEEDS = (
 
 def phase_cue(text: str) -> Phase | None:
     """Does the agent's message (prose, not a tool call) announce the next phase of its
-    task: ``fix`` ("Now let me make the fix ...") or ``verify`` ("... a test to verify
-    the fix")? Which phase the announcement opens is for the caller to weigh
-    (`engine.segment.segmenter`): only the first of each, in that order, after enough work."""
-    head = text[:400]
-    if not _may_hold(head, ("fix",)):  # both patterns end in "fix"
+    task: ``fix`` ("Now let me fix the issue", "Now I need to make the changes", "let me
+    first apply the fix", "Now let me edit the RST class") or ``verify`` ("Now let me test
+    if the fix works", "a test to verify the changes work")? Only its words count, in its
+    first 400 characters: a command it runs (from a ``$ `` line on) says nothing. Which
+    phase the announcement opens is for the caller to weigh (`engine.segment.segmenter`):
+    only the first of each, in that order, after enough work."""
+    head = _COMMAND_LINE.split(text[:400], 1)[0]  # its words, not a command it runs
+    if not _may_hold(head, _PHASE_NEEDS):
         return None
     if _FIX_PHASE.search(head):
         return "fix"

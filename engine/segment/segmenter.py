@@ -409,8 +409,9 @@ def _structure(
                         if 0 <= gap < n - 1:
                             turns_to.append((gap, j))
                     cue = phase_cue(t.text)
-                    order = (None, "fix") if cue == "fix" else ("fix",) if cue else ()
-                    # the fix after an investigation; its check may follow it closely
+                    # the fix after an investigation, once (a fix announced again after
+                    # more reading is the same phase); its check may follow it closely
+                    order = (None,) if cue == "fix" else ("fix",) if cue else ()
                     least = PHASE_STRETCH if cue == "fix" else PHASE_STRETCH // 3
                     if phase in order and starts[j] - phase_from >= least:
                         phase, phase_from = cue, int(starts[j])
