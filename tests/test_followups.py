@@ -19,17 +19,14 @@ from hypothesis import strategies as st
 from chunkscope.engine.evaluate.measure import chunk_starts
 from chunkscope.engine.model import Chunk, Turn
 from chunkscope.engine.segment.requests import (
-    ECHO_LEAST,
     LANDED,
     LANDED_STRETCH,
     PHASE,
     PHASE_STRETCH,
-    echoes,
     lands_work,
     message_kind,
     phase_cue,
     topic_start,
-    words,
 )
 from chunkscope.engine.segment.segmenter import TopicParams, frame, segment, structure_points
 from chunkscope.tui.cli import main
@@ -56,9 +53,6 @@ TOPICS = {
         "The drag and drop doesn't seem to be working. Try again. Nothing happens if i drag",
         "1: the premove auto-executes if it's a valid move, otherwise it is cancelled quietly",
         "/code please continue what you were doing before the model switch",
-        "There are still issues opening database file in the tests: FAILED test_query",
-        "The health endpoints return db_url with sqlfile://// which is wrong.",
-        '  File "C:\\app\\backend\\app.py", line 5, in <module>\n    from .nodes import run',
     ],
 )
 def test_a_follow_up_on_the_current_goal(text: str) -> None:
@@ -108,42 +102,6 @@ def test_a_retry_of_the_request_in_course_is_a_follow_up_and_a_return_is_not() -
     assert message_kind(again, []) == "request"
     # only the request in course is retried: with another one since, it is a return
     assert message_kind(again, [words("write a README describing the project")]) == "request"
-    # two words in common with a short request are chance, not a retry
-    plan = "Create a plan to make this command line app a web service in the backend folder"
-    tests = "Now I want you to create an e2e testsuite for the backend api."
-    assert message_kind(tests, [words(plan)]) == "request"
-
-
-def test_the_agents_answer_passed_on_as_a_user_message_is_no_request() -> None:
-    """aider's architect mode hands the architect's plan to the editor model as a user
-    message: it repeats the agent, the user asks nothing."""
-    plan = (
-        "Here are the minimal, precise changes to add an end-to-end test suite for the "
-        "FastAPI backend: add pytest.ini, a conftest with a temporary sqlite database, "
-        "and one test per endpoint."
-    )
-    said = words("Sure. " + plan + " Then run pytest from the repository root.")
-    assert echoes(plan, said)
-    assert message_kind(plan, [], said) == "none"
-    assert message_kind(plan) == "request"  # the same words with no agent message before
-    ask = "Now add a minimal web client frontend in a frontend directory, no dependencies."
-    assert not echoes(ask, said) and message_kind(ask, [], said) == "request"
-
-
-@settings(max_examples=100, deadline=None)
-@given(
-    said=st.lists(st.sampled_from(sorted(" ".join(TOPICS.values()).split())), max_size=40),
-    extra=st.lists(st.sampled_from(["alpha", "bravo", "charlie", "delta"]), max_size=4),
-)
-def test_an_echo_is_most_of_a_long_message_in_the_agents_words(
-    said: list[str], extra: list[str]
-) -> None:
-    agent = words(" ".join(said))
-    text = " ".join(said + extra)
-    mine = words(text)
-    assert echoes(text, agent) == (len(mine) >= ECHO_LEAST and len(mine & agent) >= 0.8 * len(mine))
-    assert not echoes(text, frozenset())  # no agent message: nothing is passed on
-    assert not echoes(" ".join(said[: ECHO_LEAST - 1]), agent)  # too short to be a plan
 
 
 @settings(max_examples=60, deadline=None)
@@ -284,45 +242,9 @@ def test_the_agents_fix_and_its_verification_after_an_investigation_are_structur
     assert structure_points(early)[0] == 0.0
 
 
-def test_a_passed_on_plan_opens_no_topic_and_the_next_request_after_it_does() -> None:
-    rng = np.random.default_rng(9)
-    plan = "Plan: " + " ".join(rng.choice(TOPICS["cache"].split(), size=40))
-    layout = [("You", "Make a plan for an sqlite cache with lru eviction for the vectors")]
-    layout += [("Bot", plan), ("aider", "Tokens: 2k sent, 1k received."), ("You", plan)]
-    echo = len(layout) - 1
-    layout += [("Bot", "cache")] * 8
-    layout += [("You", "Write a guide to the tide pools: anemones, crabs and snails")]
-    ask = len(layout) - 1
-    layout += [("Bot", "tides")] * 8
-    chunks = _session(layout, rng)
-    points = structure_points(chunks)
-    assert points[echo - 1] == 0.0 and points[ask - 1] == 1.0
-    assert echo not in _starts(chunks) and ask in _starts(chunks)
-
-
-def test_a_reasoners_announcement_in_its_thinking_opens_its_fix() -> None:
-    """A reasoner (DeepSeek reasoner under mini-swe-agent) says what it does next only
-    in its thinking; the fix it announces there opens the phase as said words do."""
-    rng = np.random.default_rng(10)
-    assert phase_cue("Great. Now we need to replace that line. Let's do it with sed:") == "fix"
-    assert phase_cue("Now let me replace the test script with a smaller one") is None
-    reading = [("Bot thinking", "tides")] * (PHASE_STRETCH // 150)
-    layout = [("You", "Fix the bug: fuentes fails on a tz-aware index")]
-    layout += [*reading, ("Bot thinking", "Now we need to replace that line. Let's do it:")]
-    fix = len(layout) - 1
-    layout += [("Bot", "$ python replace_line.py"), ("Tool", "cache"), ("Tool", "cache")]
-    chunks = _session(layout, rng)
-    assert structure_points(chunks)[fix - 1] == PHASE
-    # the same words as a command it runs are no announcement
-    ran = [*layout[:fix], ("Bot", "$ echo Now we need to replace that line"), *layout[fix + 1 :]]
-    assert structure_points(_session(ran, rng))[fix - 1] == 0.0
-
-
 @settings(max_examples=40, deadline=None)
 @given(
-    roles=st.lists(
-        st.sampled_from(["You", "Bot", "Bot thinking", "Tool", "system", "Meta"]), max_size=40
-    ),
+    roles=st.lists(st.sampled_from(["You", "Bot", "Tool", "system", "Meta"]), max_size=40),
     texts=st.lists(
         st.sampled_from(
             [
@@ -400,8 +322,6 @@ _CUE_TEXT = st.lists(
             "Let me make the fix",
             "Now I need to make the changes",
             "now let me EDIT the ",
-            "Now we need to REPLACE that line",
-            "now let's change the ",
             "Fix the bug",
             "verify this works",
             "\n$ ",

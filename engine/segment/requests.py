@@ -36,7 +36,6 @@ __all__ = [
     "MessageKind",
     "Phase",
     "clean_request",
-    "echoes",
     "is_follow_up",
     "is_request",
     "is_tool_call",
@@ -59,17 +58,9 @@ SHORT_WORDS = 5
 ERROR_CHARS = 160
 #: A request sharing this share of its words with one of the last few is a retry.
 REPEAT_SHARE = 0.4
-#: ... and at least this many words in common: two words shared with a short request
-#: ("create ... backend") are chance, not a retry.
-REPEAT_LEAST = 3
 #: How many earlier requests a retry is looked for in: the one in course (a return to
 #: an older subject after another is a new topic).
 REPEAT_WINDOW = 1
-#: A user message of at least `ECHO_LEAST` words of which this share are words of the
-#: agent's last message repeats it: the tool passing the agent's answer on (aider's
-#: architect mode sends the architect's plan to the editor model as a user message).
-ECHO_SHARE = 0.8
-ECHO_LEAST = 8
 
 _TAGGED = re.compile(
     r"<(system-reminder|environment_context|user_instructions|ide_[a-z_]+|"
@@ -131,9 +122,7 @@ _ERROR = re.compile(
     r"isn'?t working|nothing (?:happens|changed)|i'?m (?:still )?getting|i (?:still )?get\b|"
     r"i have this|still (?:getting|see|doesn'?t|not)|can'?t see|cannot see|"
     r"didn'?t (?:work|change|fire|write|create)|doesn'?t (?:seem|show|appear)|"
-    r"not (?:displaying|showing)|still (?:an? |some )?(?:issues?|problems?|errors?|fail)|"
-    r"(?:is|are|looks?) (?:wrong|incorrect|broken)\b|"
-    r"\A\s*file \"[^\"\n]+\", line \d)",  # a Python traceback's frame, pasted
+    r"not (?:displaying|showing))",
     re.I,
 )
 
@@ -177,7 +166,7 @@ _CHANGE = (
     r"(?:make|apply|implement|write)\s+(?:the|a|my|our|these|those)\s+(?:\w+\s+)?"
     r"(?:fix|changes?|modifications?)\b"
     r"|fix\s+(?:the|this|that)\s+(?:\w+\s+)?(?:issue|bug|problem)\b"
-    r"|(?:edit|modify|replace|change)\s+(?:the\s+|that\s+|this\s+)?(?!\S*\s*(?:test|script|reproduc))\S"
+    r"|(?:edit|modify)\s+(?:the\s+)?(?!\S*\s*(?:test|script|reproduc))\S"
 )
 _FIX_PHASE = re.compile(_ANNOUNCE.format(who=_WHO, what=_CHANGE), re.I)
 #: The check announced: verifying or testing the fix, that the changes (or "this") work.
@@ -190,7 +179,7 @@ _VERIFY_PHASE = re.compile(
 #: A line that runs a command (`engine.toolcall`: a shell call shows as ``$ command``).
 _COMMAND_LINE = re.compile(r"(?m)^\$ ")
 #: What either pattern needs in a text to match in it (one of them, in any case).
-_PHASE_NEEDS = ("fix", "change", "modif", "edit", "replac", "issue", "bug", "problem", "work")
+_PHASE_NEEDS = ("fix", "change", "modif", "edit", "issue", "bug", "problem", "work")
 
 
 def _may_hold(text: str, needles: tuple[str, ...]) -> bool:
@@ -339,26 +328,14 @@ def words(text: str) -> frozenset[str]:
 
 def repeats(text: str, earlier: Sequence[frozenset[str]]) -> bool:
     """Does a request repeat one of the `earlier` ones (their `words`): at least
-    `REPEAT_SHARE` of the words of the shorter of the two in common, and at least
-    `REPEAT_LEAST` words (a retry, after a model switch or a reset)?"""
+    `REPEAT_SHARE` of the words of the shorter of the two in common (a retry, after
+    a model switch or a reset)?"""
     mine = words(text)
     for other in earlier:
         least = min(len(mine), len(other))
-        shared = len(mine & other)
-        if least and shared >= REPEAT_LEAST and shared >= REPEAT_SHARE * least:
+        if least and len(mine & other) >= REPEAT_SHARE * least:
             return True
     return False
-
-
-def echoes(text: str, agent: frozenset[str]) -> bool:
-    """Does a user message repeat the agent's last message (`agent`: its `words`): at
-    least `ECHO_LEAST` words, `ECHO_SHARE` of them the agent's? That is the tool passing
-    the agent's answer on (aider's architect mode hands the architect's plan to the
-    editor model as a user message), not the user asking."""
-    if not agent:
-        return False
-    mine = words(text)
-    return len(mine) >= ECHO_LEAST and len(mine & agent) >= ECHO_SHARE * len(mine)
 
 
 def is_follow_up(text: str) -> bool:
@@ -388,15 +365,12 @@ def request_text(text: str) -> str | None:
     return cleaned if is_request(cleaned) else None
 
 
-def message_kind(
-    text: str, earlier: Sequence[frozenset[str]] = (), agent: frozenset[str] = frozenset()
-) -> MessageKind:
+def message_kind(text: str, earlier: Sequence[frozenset[str]] = ()) -> MessageKind:
     """What a user's message is to the session: ``request``, ``follow_up`` or ``none``
     (see the module docstring); `earlier`: the `words` of the last requests, which a
-    retry repeats; `agent`: the `words` of the agent's last message, which the tool may
-    pass on as a user message (`echoes`: none)."""
+    retry repeats."""
     cleaned = request_text(text)
-    if cleaned is None or echoes(cleaned, agent):
+    if cleaned is None:
         return "none"
     if cleaned.startswith("/"):
         return "request"  # a command of the user's own

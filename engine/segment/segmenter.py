@@ -69,7 +69,6 @@ import numpy.typing as npt
 
 from chunkscope.engine.model import Chunk, Span, chunks_from_spans
 from chunkscope.engine.params import SliderSpec, check_fields, knob
-from chunkscope.engine.read.source import THINKING_ROLE
 from chunkscope.engine.segment.docstruct import (
     MARKED,
     DocStructure,
@@ -367,8 +366,6 @@ def _structure(
     starts = _offsets(np.asarray(totals, dtype=np.int64))
     phase: str | None = None  # the agent's phase of the request in course (`phase_cue`)
     phase_from = 0  # where it began (a char offset)
-    agent: list[str] = []  # the paragraphs of the agent's last message (not a tool call)
-    agent_index: object = object()  # its turn index
     pieces: list[Piece] = []
     piece_gaps: list[int] = []
     for j, chunk in enumerate(chunks):
@@ -380,17 +377,13 @@ def _structure(
             if t.role == "Doc":
                 pieces.append(Piece(t.text, opens))
                 piece_gaps.append(gap)
-            elif not opens:
-                if t.role == "Bot" and t.turn_index == agent_index:
-                    agent.append(t.text)  # the next paragraph of the agent's message
             elif opens:
                 point = 0.0
                 if t.role == "You":
                     text = (
                         user_texts.get(t.turn_index, t.text) if t.turn_index is not None else t.text
                     )
-                    said = words(" ".join(agent)) if len(text) > 40 else frozenset()
-                    kind = message_kind(text, recent[-REPEAT_WINDOW:], said)
+                    kind = message_kind(text, recent[-REPEAT_WINDOW:])
                     if kind == "request":
                         recent.append(words(request_text(text) or ""))
                     if kind == "none":
@@ -411,14 +404,10 @@ def _structure(
                     landed = True
                     lands.append(j)
                 elif t.role == "Bot" and not is_tool_call(t.text):
-                    # the agent's last message, which the tool may pass on (`echoes`)
-                    agent, agent_index = [t.text], t.turn_index
                     if landed:
                         landed = False  # the agent turns to its next task (kept below)
                         if 0 <= gap < n - 1:
                             turns_to.append((gap, j))
-                if t.role in ("Bot", THINKING_ROLE) and not is_tool_call(t.text):
-                    # the agent's words, said or thought (a reasoner's are in its thinking)
                     cue = phase_cue(t.text)
                     # the fix after an investigation, once (a fix announced again after
                     # more reading is the same phase); its check may follow it closely
