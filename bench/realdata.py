@@ -19,7 +19,9 @@ of issue 37), before the segmenter ran on them, and scored only once changes wer
 on them and then looked at, as ``dev`` is, while the phase cues changed; ``dev3`` sessions
 (four more, never used by any bench before) were marked before the segmenter ran on them
 and scored once with the round's phase cue as it stood, a fresh check, before any change
-was made on them.
+was made on them; ``dev4`` sessions (issue 37, second pass: two DeepSeek reasoner runs of
+mini-swe-agent, an aider project in architect mode) were marked before any segmenter ran on
+them, then looked at as ``dev`` is.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ class RealSession:
 
 
 #: The splits, in the order the tables show them.
-SPLITS = ("dev", "dev2", "dev3", "heldout", "heldout2")
+SPLITS = ("dev", "dev2", "dev3", "dev4", "heldout", "heldout2")
 
 SPOTTER = ("marot/spotter", "8cc42b0bd39d04e71e509d7d58e6782ab435329f")
 MINI = ("SWE-agent/mini-swe-agent", "ec0e8e849fea5b1619deb1753007201000904672")
@@ -197,6 +199,35 @@ SESSIONS = [
         *MINI,
         "output/deepseek_chat_test_1-100/django__django-15213/django__django-15213.traj.json",
         local="mini-django-15213.traj.json",
+    ),
+    # dev, fourth part (round 2 of issue 37's second pass): sessions of the kinds the
+    # held-out misses are (a reasoner's run whose words are in thinking turns, an aider
+    # project in architect mode), marked before any segmenter ran on them
+    RealSession(
+        "mini-r-marshmallow-1343",
+        "dev4",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_reasoner_dev/marshmallow-code__marshmallow-1343/"
+        "marshmallow-code__marshmallow-1343.traj.json",
+        local="mini-r-marshmallow-1343.traj.json",
+    ),
+    RealSession(
+        "mini-r-pvlib-1072",
+        "dev4",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_reasoner_dev/pvlib__pvlib-python-1072/pvlib__pvlib-python-1072.traj.json",
+        local="mini-r-pvlib-1072.traj.json",
+    ),
+    RealSession(
+        "aider-text2sql",
+        "dev4",
+        "aider",
+        "BjornNordblom/pocketflow-text2sql-gui",
+        "fa36619313c0eb9605ca446524c7c0b111af6b59",
+        ".aider.chat.history.md",
+        local="aider-text2sql.md",
     ),
     # held out: marked, never tuned on
     RealSession(
