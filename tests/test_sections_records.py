@@ -598,3 +598,13 @@ def test_paths_all_under_hidden_folders_are_still_made_relative() -> None:
             result(f"t{k}", "ok"),
         ]
     assert sections(msgs)["files"] == ("- a.toml (written)", "- b.toml (written)")
+
+
+def test_a_trajectory_submitted_without_a_submit_command_says_so() -> None:
+    """A mini-swe-agent run cut short before its submit command (the fixture) ends with
+    the exit status Submitted: the outcome says the work was submitted (its recap said
+    nothing of it once the template's own "Submit" words were left out)."""
+    source = load(FIXTURES / "mini-swe-agent/pydicom-901.traj.json")
+    outcome = by_name(extract_sections(source.messages, source.notes))["outcome"]
+    assert "Submitted the work (the run's exit status)." in outcome
+    assert not any("COMPLETE_TASK" in str(m.get("content")) for m in source.messages)
