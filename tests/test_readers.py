@@ -793,18 +793,46 @@ def test_a_claude_session_that_starts_with_records_not_read(tmp_path: Path) -> N
     assert source.turns[0].text == USER_ASK
 
 
-def test_a_template_s_instructions_go_only_from_a_request_that_wraps_a_task() -> None:
+_task_words = st.text(st.characters(blacklist_characters="<\r", codec="utf-8"), max_size=60)
+
+
+@given(task=_task_words.filter(lambda t: t.strip()), tag=st.sampled_from(["issue", "task"]))
+def test_any_task_comes_out_of_either_template_whole(task: str, tag: str) -> None:
+    from chunkscope.engine.read.formats.documents import task_of
+
+    framed = f"<{tag}>\nConsider the following PR description:\n{task}\n</{tag}>\n\n"
+    assert task_of(framed + "<instructions>\nRules.\n</instructions>") == task.strip()
+    rules = "You can execute bash commands and edit files to implement the necessary changes."
+    assert task_of(f"Please solve this issue: {task}\n\n{rules}\n## Rules") == task.strip()
+    assert task_of(task) == task  # no template: the request as it is
+
+
+def test_a_template_s_words_go_only_from_a_request_written_from_it() -> None:
     from chunkscope.engine.read.formats.documents import strip_template
 
-    wrapped = "<issue>\nParser drops the last line.\n</issue>\n\n<instructions>\nBe brief.\n"
+    wrapped = (
+        "<issue>\nConsider the following PR description:\nParser drops the last line.\n"
+        "</issue>\n\n<instructions>\nBe brief.\n"
+    )
     mine = {"role": "user", "content": wrapped + "</instructions>\n\nAlso see #12."}
-    assert strip_template(mine) == 1
-    assert mine["content"] == "<issue>\nParser drops the last line.\n</issue>\n\nAlso see #12."
+    assert strip_template(mine) == 1  # the tag, its framing line and the instructions
+    assert mine["content"] == "Parser drops the last line.\n\nAlso see #12."
     cut_short = {"role": "user", "content": wrapped + "Step 1: ...\n[trimmed]"}
     assert strip_template(cut_short) == 1  # no closing tag: the block runs to the end
-    assert cut_short["content"] == "<issue>\nParser drops the last line.\n</issue>"
+    assert cut_short["content"] == "Parser drops the last line."
+    solve = {
+        "role": "user",
+        "content": "Please solve this issue: Fix the parser.\nIt drops a line.\n\n"
+        "You can execute bash commands and edit files to implement the necessary changes."
+        "\n\n## Important Rules\n1. Every response must contain exactly one action",
+    }
+    assert strip_template(solve) == 1
+    assert solve["content"] == "Fix the parser.\nIt drops a line."
     for kept in (
         {"role": "user", "content": "<instructions>Use tabs.</instructions> Fix the parser."},
+        {"role": "user", "content": "Fix this: <issue>the parser</issue> drops a line."},
+        {"role": "user", "content": "<issue>\nConsider the following PR description:\n</issue>"},
+        {"role": "user", "content": "Please solve this issue: the parser drops a line."},
         {"role": "assistant", "content": wrapped},
     ):
         before = dict(kept)

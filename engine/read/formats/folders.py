@@ -59,7 +59,7 @@ def _title(path: Path, name: str) -> str:
     if name == gemini.NAME:
         return gemini.first_user_message(text)
     if name == documents.MESSAGES:
-        return gemini.first_user_message(text, _USER_ROLE)
+        return gemini.first_user_message(text, _USER_ROLE, documents.task_of)
     if name == aider.NAME:
         return first_text(ln[5:] for ln in text.splitlines() if ln.startswith("#### "))
     if name == "markdown":
