@@ -82,7 +82,7 @@ def test_tool_calls_collapse_to_one_sentence_each(fx: dict[str, Path], name: str
             "Delegated to a general-purpose subagent: 'Check other callers'. "
             "Result: 'Only engine/embed.py calls it.'.",
             "Updated the todo list (2 items, 1 done).",
-            'Called create_issue on github({"title":"cache key"}).',
+            'Called create_issue on github: title="cache key".',
         ]
     if name == "codex":
         assert tools == [

@@ -49,7 +49,15 @@ from typing import Any, Protocol
 from chunkscope.engine.read.formats.base import BRANCH_NOTE
 from chunkscope.engine.read.formats.documents import END_ROLE, task_of
 from chunkscope.engine.read.source import content_text
-from chunkscope.engine.recap.collapse import _PATCH_FILE, _calls, _command, _decode_arguments, _fold
+from chunkscope.engine.recap.collapse import (
+    _PATCH_FILE,
+    _calls,
+    _command,
+    _decode_arguments,
+    _fold,
+    answers_given,
+    question_text,
+)
 from chunkscope.engine.segment.requests import INTERRUPTED, request_text
 from chunkscope.engine.summarize.extractive import (
     _truncate,
@@ -1271,9 +1279,6 @@ _COUNT = re.compile(
 
 
 _ASK_TOOLS = frozenset({"ask", "askuserquestion", "ask_user", "ask_followup_question"})
-# Claude Code's answer record: User has answered your questions: "Q"="A", "Q2"="A2". ...
-_ANSWERS = re.compile(r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"')
-_ANSWERED = re.compile(r"\A\s*User has answered your questions?:\s*", re.I)
 
 
 def _answers(log: _Log) -> list[tuple[int, str]]:
@@ -1283,15 +1288,14 @@ def _answers(log: _Log) -> list[tuple[int, str]]:
     for call in log.calls:
         if call.name.lower() not in _ASK_TOOLS or call.rejected or not (call.result or "").strip():
             continue
-        result = call.result or ""
-        pairs = _ANSWERS.findall(result) if _ANSWERED.match(result) else []
+        pairs = answers_given(call.result or "")
         if pairs:
             for q, a in pairs:
                 out.append((call.index, f"Answered: {_cut(q, 140)} -> {_cut(a, 140)}"))
             continue
-        q = call.args.get("message", call.args.get("question"))
-        asked = f"{_cut(q, 140)} -> " if isinstance(q, str) and q.strip() else ""
-        out.append((call.index, f"Answered: {asked}{_cut(result, 160)}"))
+        q = question_text(call.args)
+        asked = f"{_cut(q, 140)} -> " if q.strip() else ""
+        out.append((call.index, f"Answered: {asked}{_cut(call.result or '', 160)}"))
     return out
 
 
@@ -1303,12 +1307,8 @@ def questions_section(log: _Log) -> Section:
         if call.name.lower() in _ASK_TOOLS:
             if call.result and call.result.strip():
                 break  # answered
-            q = call.args.get("message", call.args.get("question", call.args.get("questions")))
-            if isinstance(q, list):
-                q = " ".join(
-                    str(x.get("question", "")) if isinstance(x, Mapping) else str(x) for x in q
-                )
-            if isinstance(q, str) and q.strip():
+            q = question_text(call.args)
+            if q.strip():
                 lines.append(_cut(q, _LINE_CHARS["questions"]))
             break
     if not lines and log.texts and log.texts[-1][0] > log.last_user:
