@@ -725,6 +725,40 @@ def test_aider_message_echo_is_not_a_second_copy(tmp_path: Path) -> None:
     assert source.read == source.records == 5  # the session's start and four blocks
 
 
+def test_a_request_aider_repeats_after_its_command_is_read_once(tmp_path: Path) -> None:
+    """aider writes a request given with ``/code`` (``/ask``, ``/architect``) again as the
+    next ``####`` line: the recap's Task said "Later: X X". It is read once, with its
+    command, counted as left out; the turn still ends on the repeat's line."""
+    from chunkscope.engine.recap.sections import extract_sections
+
+    ask = "i want the buttons to have a 3d look"
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "# aider chat started at 2026-05-10 11:12:34\n\n"
+        "#### give me an overview of this repo  \n\n"
+        "It is a calculator.\n\n"
+        f"#### /code {ask}  \n\n#### {ask}  \n\n"
+        "Here are the changes.\n\n"
+        f"#### /ask why is {ask} hard  \n\n#### why is it hard  \n\n"  # not a repeat: kept
+        "Because.\n"
+    )
+    source = load(path)
+    requests = [
+        (t.text.strip(), t.source_line, t.last_line) for t in source.turns if t.role == "You"
+    ]
+    assert requests == [
+        ("give me an overview of this repo", 3, 3),
+        (f"/code {ask}", 7, 9),
+        (f"/ask why is {ask} hard  \n\nwhy is it hard", 13, 15),
+    ]
+    assert source.stripped == {
+        "requests aider repeats after their /code, /ask or /architect command": 1
+    }
+    (task,) = [s for s in extract_sections(source.messages) if s.name == "task"]
+    assert f"Later: {ask}" in task.lines
+    assert not any(line.count(ask) > 1 for line in task.lines)
+
+
 def test_calls_beside_text_show_after_it_but_parse_turns_keeps_the_reference(
     tmp_path: Path,
 ) -> None:
