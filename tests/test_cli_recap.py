@@ -376,3 +376,20 @@ def test_control_characters_never_reach_the_recap(
         assert "escaped" in text and "controls" in text
         assert not any((ord(c) < 32 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F for c in text)
         assert text.count("controls") == 1  # said in "Where it stopped" only
+
+
+def test_no_chunk_of_a_trajectory_is_its_template_s_closing_tag(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """mini-swe-agent's request ended ``</pr_description>`` then its instructions: the
+    workbench showed a chunk ``You: </pr_description>`` (22 characters, past the minimum
+    size) and the recap said "1 merged chunk with no summary". The request is its task
+    alone, so no chunk is a tag and every merged chunk has words to summarize."""
+    path = Path(__file__).parent / "fixtures/recap/mini_swe_django_11099.traj.json"
+    code, out, _ = run(capsys, "chunk", str(path), "--embed", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    for key in ("chunks", "merged"):
+        assert not [c["text"] for c in data[key] if "pr_description>" in c["text"]]
+    code, _, err = run(capsys, "recap", str(path))
+    assert code == 0 and "no summary" not in err
