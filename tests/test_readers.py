@@ -725,6 +725,33 @@ def test_aider_message_echo_is_not_a_second_copy(tmp_path: Path) -> None:
     assert source.read == source.records == 5  # the session's start and four blocks
 
 
+def test_only_what_the_submit_command_printed_ends_an_older_trajectory(tmp_path: Path) -> None:
+    """An older mini-swe-agent trajectory (no ``exit`` message) gives the submission as
+    a user message after the submit command: the session's end. A failed submit (its
+    return code shown), or the marker named outside the one action (the harness then
+    answers with a format error), is no end."""
+    mark = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+    messages = [
+        {"role": "user", "content": "Fix the parser."},
+        {"role": "assistant", "content": f"I will run `{mark}` once done.\n```bash\nls\n```"},
+        {"role": "user", "content": "<returncode>0</returncode>\n<output>\na.py\n</output>"},
+        {"role": "assistant", "content": f"Two actions:\n```bash\n{mark}\n```\n```bash\nls\n```"},
+        {"role": "user", "content": "Please always provide EXACTLY ONE action."},
+        {"role": "assistant", "content": f"Submitting.\n```bash\n{mark} && git diff\n```"},
+        {"role": "user", "content": "<returncode>1</returncode>\n<output>\nfatal\n</output>"},
+        {"role": "assistant", "content": f"Again.\n```bash\n{mark} && git diff\n```"},
+        {"role": "user", "content": "diff --git a/p.py b/p.py\n-old\n+new\n"},
+    ]
+    path = tmp_path / "old.traj.json"
+    path.write_text(json.dumps(messages))
+    roles = [t.role for t in load(path).turns]
+    assert roles == ["You", "Bot", "You", "Bot", "You", "Bot", "You", "Bot", "End"]
+    assert (
+        load(path).turns[-1].text
+        == "The session ended (Submitted).\ndiff --git a/p.py b/p.py\n-old\n+new"
+    )
+
+
 def test_a_request_aider_repeats_after_its_command_is_read_once(tmp_path: Path) -> None:
     """aider writes a request given with ``/code`` (``/ask``, ``/architect``) again as the
     next ``####`` line: the recap's Task said "Later: X X". It is read once, with its

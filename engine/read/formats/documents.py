@@ -306,14 +306,24 @@ SUBMIT_MARK = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 _OBSERVATION = "<returncode>"
 
 
+#: A fenced block of an assistant's text: mini-swe-agent runs it when it is the only one
+#: (with none or several, the harness answers with a format error instead).
+_FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+
+
 def _submits(message: dict[str, Any]) -> bool:
-    """Does an assistant's message run mini-swe-agent's submit command?"""
+    """Does an assistant's message run mini-swe-agent's submit command (in its one
+    fenced action, or in a tool call)?"""
     if message.get("role") != "assistant":
         return False
     calls = message.get("tool_calls")
-    return SUBMIT_MARK in str(message.get("content") or "") or (
-        isinstance(calls, list) and SUBMIT_MARK in json.dumps(calls, default=str)
-    )
+    if isinstance(calls, list) and SUBMIT_MARK in json.dumps(calls, default=str):
+        return True
+    text = message.get("content")
+    if not isinstance(text, str) or SUBMIT_MARK not in text:
+        return False
+    actions = _FENCED.findall(text)
+    return len(actions) == 1 and SUBMIT_MARK in actions[0]
 
 
 def _submitted(message: dict[str, Any]) -> dict[str, Any]:
