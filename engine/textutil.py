@@ -55,8 +55,11 @@ def literal_markdown(text: str) -> str:
     """Log text made data in a markdown page: a line that would read as a heading
     (``# Goal``) gets a backslash before its ``#`` (``\\# Goal``, shown as written), and a
     line of ``=`` or ``-`` that would underline the line above into one, before its first
-    mark; so a heading in someone's message never becomes one of the page's. Other text
-    is kept as it is."""
+    mark; so a heading in someone's message never becomes one of the page's. Terminal
+    escape sequences and control characters (a NUL, ``\\x01``) are left out
+    (`strip_control`): a page (the recap, printed or written) holds none. Other text is
+    kept as it is."""
+    text = strip_control(text)
     if "#" in text:
         text = _HEADING_LINE.sub(r"\1\\\2", text)
     if "\n" in text and ("=" in text or "-" in text):

@@ -135,6 +135,15 @@ def _scalar(value: Any) -> str:
     return _cut(_json_scalar(value), VALUE_CUT)
 
 
+def compact_value(value: Any) -> str:
+    """One argument's value as a call shows it (``[a, b]``, ``(key=value, ...)``, a text
+    as it is), with no JSON braces or key quotes: the tool-call sentences of the recap
+    (`engine.recap.collapse`) say a value so."""
+    if isinstance(value, str):
+        return value
+    return _structured(value, 0)
+
+
 def _json_scalar(value: Any) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

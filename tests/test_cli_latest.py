@@ -87,6 +87,41 @@ def test_recap_latest_never_takes_a_markdown_file(
     assert f"the newest session: {folder / 'cache_refactor.jsonl'} (" in capsys.readouterr().err
 
 
+def test_latest_passes_over_newer_files_with_nothing_to_read(
+    folder: Path, opened: list[Any], capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    """``recap DIR --latest`` took the newest file even when it was empty, blank or
+    unreadable, then failed on it (``no turns``, exit 2): the newest session with
+    something to read is taken, and what was passed over is said."""
+    (folder / "empty.jsonl").write_bytes(b"")
+    (folder / "blank.jsonl").write_text("  \n\n\t\n")
+    (folder / "garbage.jsonl").write_text("[1, 2]\nnot json\n")
+    (folder / "quiet.jsonl").write_text('{"role": "user", "content": ""}\n')
+    for k, name in enumerate(["empty", "blank", "garbage", "quiet"]):
+        os.utime(folder / f"{name}.jsonl", (4_000_000_000 + k, 4_000_000_000 + k))
+    assert main(["recap", str(folder), "--latest"]) == 0
+    err = capsys.readouterr().err
+    assert f"the newest session: {folder / 'cache_refactor.jsonl'} (" in err
+    passed = next(line for line in err.splitlines() if "passed over" in line)
+    assert passed.startswith("chunkscope: passed over 4 newer files with nothing to read: ")
+    assert passed.endswith(  # newest first, three named
+        "quiet.jsonl (nothing to read), garbage.jsonl (no turns: skipped 2 malformed lines "
+        "of 2), blank.jsonl (nothing to read) and 1 more"
+    )
+    assert main(["tui", str(folder), "--latest"]) == 0  # the workbench alike
+    assert opened[0].path == str(folder / "cache_refactor.jsonl")
+    os.utime(folder / "empty.jsonl", (4_100_000_000, 4_100_000_000))
+    assert main(["recap", str(folder), "--latest"]) == 0
+    assert "passed over 4 newer files with nothing to read: empty.jsonl (empty), quiet" in (
+        capsys.readouterr().err
+    )
+    (folder / "cache_refactor.jsonl").unlink()
+    assert main(["recap", str(folder), "--latest"]) == 2
+    assert one_error_line(capsys.readouterr().err).endswith(
+        "no session logs chunkscope can read in this folder (4 files with nothing to read)"
+    )
+
+
 @pytest.mark.parametrize("command", ["chunk", "recap", "report"])
 def test_a_compaction_minimum_above_the_size_cap_is_refused(
     command: str, capsys: pytest.CaptureFixture[str], isolated: Path

@@ -351,3 +351,45 @@ def test_seed_log_gets_sections(capsys: pytest.CaptureFixture[str]) -> None:
     assert "## Files changed\n- engine/" in out and "embed_cache.py (" in out
     assert "\n## Last outcome\nLast check: `python -m pytest -q " in out
     assert get_counter().count(out) <= 600
+
+
+def test_control_characters_never_reach_the_recap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log's JSON-escaped NUL and control bytes (``\\u0000``, ``\\u0001``) and an
+    escape sequence were printed as they were, and written into ``-o``'s file; `report`
+    of the same log had none. The recap's text is made safe where all of it is made
+    markdown (`literal_markdown`), so stdout and the file hold none, and a sentence said
+    in a section is still not said twice."""
+    path = tmp_path / "nul.jsonl"
+    records = [
+        {"role": "user", "content": "Make the cache survive restarts.\x00\x07"},
+        {"role": "assistant", "content": "escaped \x00 nul and \x01\x02 controls \x1b[31mred"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert "\\u0000" in path.read_text()
+    out_file = tmp_path / "recap.md"
+    code, out, _ = run(capsys, "recap", str(path))
+    assert code == 0
+    assert run(capsys, "recap", str(path), "-o", str(out_file))[0] == 0
+    for text in (out, out_file.read_text()):
+        assert "escaped" in text and "controls" in text
+        assert not any((ord(c) < 32 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F for c in text)
+        assert text.count("controls") == 1  # said in "Where it stopped" only
+
+
+def test_no_chunk_of_a_trajectory_is_its_template_s_closing_tag(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """mini-swe-agent's request ended ``</pr_description>`` then its instructions: the
+    workbench showed a chunk ``You: </pr_description>`` (22 characters, past the minimum
+    size) and the recap said "1 merged chunk with no summary". The request is its task
+    alone, so no chunk is a tag and every merged chunk has words to summarize."""
+    path = Path(__file__).parent / "fixtures/recap/mini_swe_django_11099.traj.json"
+    code, out, _ = run(capsys, "chunk", str(path), "--embed", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    for key in ("chunks", "merged"):
+        assert not [c["text"] for c in data[key] if "pr_description>" in c["text"]]
+    code, _, err = run(capsys, "recap", str(path))
+    assert code == 0 and "no summary" not in err

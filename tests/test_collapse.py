@@ -165,6 +165,39 @@ def test_the_readable_form_shows_an_other_tool_as_the_readers_do() -> None:
     assert collapsed_tool(turn) == "other"
 
 
+def test_another_agent_s_question_and_mcp_calls_read_as_the_raw_view_shows_them() -> None:
+    """AskUserQuestion showed its questions as JSON (``Asked user: '[{"question":...``) and
+    an MCP tool its arguments as JSON: the question texts, the answers alone, and the
+    arguments as `engine.toolcall.format_call` shows them."""
+    mcp = collapse_call(
+        "mcp__github__search_issues",
+        '{"query":"login bug","repo":"acme/web"}',
+        "3 issues",
+        agent="claude-code",
+    )
+    assert mcp == 'Called search_issues on github: "login bug" repo=acme/web.'
+    assert collapse_call("mcp__github__list", "{}", "", agent="claude-code") == (
+        "Called list on github."
+    )
+    questions = {
+        "questions": [
+            {"question": "Which rig?", "header": "Rig", "options": [{"label": "none"}]},
+            {"question": "Which tools?", "header": "Tools", "multiSelect": True},
+        ]
+    }
+    answered = 'User has answered your questions: "Which rig?"="No rig", "Which tools?"="Credo".'
+    asked = collapse_call("AskUserQuestion", json.dumps(questions), answered, agent="claude-code")
+    assert asked == "Asked user: 'Which rig? Which tools?'. Response: 'No rig; Credo'."
+    assert collapsed_tool(Turn(None, "Tool", asked, 1, 0)) == "ask"
+    # a list argument of another agent's tool: as the raw view writes it, not JSON
+    task = collapse_call("Task", {"description": ["lint", "types"]}, "ok", agent="claude-code")
+    assert task == "Delegated to a subagent: '[lint, types]'. Result: 'ok'."
+    # the seed's own tools keep the reference's text, bit for bit
+    assert one("ask", {"message": ["a", "b"]}, "yes") == (
+        """Asked user: '["a","b"]'. Response: 'yes'."""
+    )
+
+
 def test_the_pipeline_collapses_readably_except_in_seed_mode(tmp_path: Any) -> None:
     from dataclasses import replace
 

@@ -82,7 +82,7 @@ def test_tool_calls_collapse_to_one_sentence_each(fx: dict[str, Path], name: str
             "Delegated to a general-purpose subagent: 'Check other callers'. "
             "Result: 'Only engine/embed.py calls it.'.",
             "Updated the todo list (2 items, 1 done).",
-            'Called create_issue on github({"title":"cache key"}).',
+            'Called create_issue on github: title="cache key".',
         ]
     if name == "codex":
         assert tools == [
@@ -725,6 +725,67 @@ def test_aider_message_echo_is_not_a_second_copy(tmp_path: Path) -> None:
     assert source.read == source.records == 5  # the session's start and four blocks
 
 
+def test_only_what_the_submit_command_printed_ends_an_older_trajectory(tmp_path: Path) -> None:
+    """An older mini-swe-agent trajectory (no ``exit`` message) gives the submission as
+    a user message after the submit command: the session's end. A failed submit (its
+    return code shown), or the marker named outside the one action (the harness then
+    answers with a format error), is no end."""
+    mark = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+    messages = [
+        {"role": "user", "content": "Fix the parser."},
+        {"role": "assistant", "content": f"I will run `{mark}` once done.\n```bash\nls\n```"},
+        {"role": "user", "content": "<returncode>0</returncode>\n<output>\na.py\n</output>"},
+        {"role": "assistant", "content": f"Two actions:\n```bash\n{mark}\n```\n```bash\nls\n```"},
+        {"role": "user", "content": "Please always provide EXACTLY ONE action."},
+        {"role": "assistant", "content": f"Submitting.\n```bash\n{mark} && git diff\n```"},
+        {"role": "user", "content": "<returncode>1</returncode>\n<output>\nfatal\n</output>"},
+        {"role": "assistant", "content": f"Again.\n```bash\n{mark} && git diff\n```"},
+        {"role": "user", "content": "diff --git a/p.py b/p.py\n-old\n+new\n"},
+    ]
+    path = tmp_path / "old.traj.json"
+    path.write_text(json.dumps(messages))
+    roles = [t.role for t in load(path).turns]
+    assert roles == ["You", "Bot", "You", "Bot", "You", "Bot", "You", "Bot", "End"]
+    assert (
+        load(path).turns[-1].text
+        == "The session ended (Submitted).\ndiff --git a/p.py b/p.py\n-old\n+new"
+    )
+
+
+def test_a_request_aider_repeats_after_its_command_is_read_once(tmp_path: Path) -> None:
+    """aider writes a request given with ``/code`` (``/ask``, ``/architect``) again as the
+    next ``####`` line: the recap's Task said "Later: X X". It is read once, with its
+    command, counted as left out; the turn still ends on the repeat's line."""
+    from chunkscope.engine.recap.sections import extract_sections
+
+    ask = "i want the buttons to have a 3d look"
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "# aider chat started at 2026-05-10 11:12:34\n\n"
+        "#### give me an overview of this repo  \n\n"
+        "It is a calculator.\n\n"
+        f"#### /code {ask}  \n\n#### {ask}  \n\n"
+        "Here are the changes.\n\n"
+        f"#### /ask why is {ask} hard  \n\n#### why is it hard  \n\n"  # not a repeat: kept
+        "Because.\n"
+    )
+    source = load(path)
+    requests = [
+        (t.text.strip(), t.source_line, t.last_line) for t in source.turns if t.role == "You"
+    ]
+    assert requests == [
+        ("give me an overview of this repo", 3, 3),
+        (f"/code {ask}", 7, 9),
+        (f"/ask why is {ask} hard  \n\nwhy is it hard", 13, 15),
+    ]
+    assert source.stripped == {
+        "requests aider repeats after their /code, /ask or /architect command": 1
+    }
+    (task,) = [s for s in extract_sections(source.messages) if s.name == "task"]
+    assert f"Later: {ask}" in task.lines
+    assert not any(line.count(ask) > 1 for line in task.lines)
+
+
 def test_calls_beside_text_show_after_it_but_parse_turns_keeps_the_reference(
     tmp_path: Path,
 ) -> None:
@@ -793,18 +854,46 @@ def test_a_claude_session_that_starts_with_records_not_read(tmp_path: Path) -> N
     assert source.turns[0].text == USER_ASK
 
 
-def test_a_template_s_instructions_go_only_from_a_request_that_wraps_a_task() -> None:
+_task_words = st.text(st.characters(blacklist_characters="<\r", codec="utf-8"), max_size=60)
+
+
+@given(task=_task_words.filter(lambda t: t.strip()), tag=st.sampled_from(["issue", "task"]))
+def test_any_task_comes_out_of_either_template_whole(task: str, tag: str) -> None:
+    from chunkscope.engine.read.formats.documents import task_of
+
+    framed = f"<{tag}>\nConsider the following PR description:\n{task}\n</{tag}>\n\n"
+    assert task_of(framed + "<instructions>\nRules.\n</instructions>") == task.strip()
+    rules = "You can execute bash commands and edit files to implement the necessary changes."
+    assert task_of(f"Please solve this issue: {task}\n\n{rules}\n## Rules") == task.strip()
+    assert task_of(task) == task  # no template: the request as it is
+
+
+def test_a_template_s_words_go_only_from_a_request_written_from_it() -> None:
     from chunkscope.engine.read.formats.documents import strip_template
 
-    wrapped = "<issue>\nParser drops the last line.\n</issue>\n\n<instructions>\nBe brief.\n"
+    wrapped = (
+        "<issue>\nConsider the following PR description:\nParser drops the last line.\n"
+        "</issue>\n\n<instructions>\nBe brief.\n"
+    )
     mine = {"role": "user", "content": wrapped + "</instructions>\n\nAlso see #12."}
-    assert strip_template(mine) == 1
-    assert mine["content"] == "<issue>\nParser drops the last line.\n</issue>\n\nAlso see #12."
+    assert strip_template(mine) == 1  # the tag, its framing line and the instructions
+    assert mine["content"] == "Parser drops the last line.\n\nAlso see #12."
     cut_short = {"role": "user", "content": wrapped + "Step 1: ...\n[trimmed]"}
     assert strip_template(cut_short) == 1  # no closing tag: the block runs to the end
-    assert cut_short["content"] == "<issue>\nParser drops the last line.\n</issue>"
+    assert cut_short["content"] == "Parser drops the last line."
+    solve = {
+        "role": "user",
+        "content": "Please solve this issue: Fix the parser.\nIt drops a line.\n\n"
+        "You can execute bash commands and edit files to implement the necessary changes."
+        "\n\n## Important Rules\n1. Every response must contain exactly one action",
+    }
+    assert strip_template(solve) == 1
+    assert solve["content"] == "Fix the parser.\nIt drops a line."
     for kept in (
         {"role": "user", "content": "<instructions>Use tabs.</instructions> Fix the parser."},
+        {"role": "user", "content": "Fix this: <issue>the parser</issue> drops a line."},
+        {"role": "user", "content": "<issue>\nConsider the following PR description:\n</issue>"},
+        {"role": "user", "content": "Please solve this issue: the parser drops a line."},
         {"role": "assistant", "content": wrapped},
     ):
         before = dict(kept)

@@ -211,20 +211,47 @@ def test_a_trajectory_that_timed_out_says_so() -> None:
     assert source.turns[-1].text.startswith("The session ended (Timeout).")
 
 
-def test_a_trajectory_s_template_instructions_are_left_out_and_counted() -> None:
-    """mini-swe-agent's instance template follows the task with the same ``<instructions>``
-    for every task ("You'll be helping implement ...", "Step 3: Submit (EXACT command
-    required)"): its recaps opened "What happened" on them. The block is left out of the
-    request, counted, and the wrapped task kept."""
+def test_a_trajectory_s_template_is_left_out_and_counted() -> None:
+    """mini-swe-agent's instance template wraps the task in ``<pr_description>`` with a
+    framing line ("Consider the following PR description:") and follows it with the same
+    ``<instructions>`` for every task ("You'll be helping implement ...", "Step 3: Submit
+    (EXACT command required)"): its recaps opened on them, the picker titled the session
+    ``<pr_description> Consider the following ...``, and a chunk held only the closing
+    tag. The request is read as its task alone, the template counted as left out, and
+    the picker's title is the same task."""
+    from chunkscope.engine.read.formats.folders import file_session
+
     path = FIXTURES / "mini-swe-agent/pydicom-901.traj.json"
     raw = json.loads(path.read_text())["messages"][1]["content"]
     assert "<instructions>" in raw and "Step 1: Create the patch file" in raw
+    assert "Consider the following PR description:" in raw
     source = load(path)
     request = next(t for t in source.turns if t.role == "You")
-    assert "<pr_description>" in request.text and request.text.endswith("</pr_description>")
-    assert "Step 1" not in request.text and "<instructions>" not in request.text
-    assert source.stripped == {"prompt-template instruction blocks": 1}
-    assert "1 prompt-template instruction block" in source.accounting()
-    # a request that wraps no task keeps its words, tags included
-    plain = load(FIXTURES / "mini-swe-agent/github_issue.traj.json")
-    assert plain.stripped == {}
+    assert request.text.startswith("pydicom should not define handler, formatter")
+    for template in ("<pr_description>", "</pr_description>", "Consider the following", "Step 1"):
+        assert template not in request.text
+    assert source.stripped == {"prompt-template texts around the task": 1}
+    assert "1 prompt-template text around the task" in source.accounting()
+    assert file_session(path).title.startswith("pydicom should not define handler, formatter")
+
+
+def test_the_older_mini_swe_agent_template_is_left_out_and_its_submission_ends_it() -> None:
+    """The older instance template, ``Please solve this issue: {{task}}`` then its
+    workflow, rules and ``<example_response>``: the task alone is the request (the recap's
+    Task had the rules, "What happened" the example response). Its submission comes as a
+    user message after the submit command: the session's end, not a later request."""
+    from chunkscope.engine.read.formats.folders import file_session
+
+    path = FIXTURES / "mini-swe-agent/github_issue.traj.json"
+    source = load(path)
+    requests = [t for t in source.turns if t.role == "You"]
+    first = requests[0].text
+    assert first.startswith("GitHub Issue: SyntaxError: invalid syntax")
+    assert first.splitlines()[-2:] == ["SyntaxError: invalid syntax", "```"]  # the issue's end
+    for template in ("Please solve this issue", "Recommended Workflow", "example_response"):
+        assert all(template not in t.text for t in source.turns)
+    assert source.stripped == {"prompt-template texts around the task": 1}
+    assert not any(t.text.startswith("diff --git") for t in requests)
+    end = source.turns[-1]
+    assert end.role == "End" and end.text.startswith("The session ended (Submitted).\ndiff --git")
+    assert file_session(path).title.startswith("GitHub Issue: SyntaxError: invalid syntax I'm")

@@ -63,7 +63,7 @@ from typing import Any
 from chunkscope.engine.model import Progress, Turn, with_progress
 from chunkscope.engine.read.source import THINKING_ROLE, content_text, parse_timestamp
 from chunkscope.engine.textutil import plural
-from chunkscope.engine.toolcall import ELLIPSIS, SHELL_TOOLS, format_call
+from chunkscope.engine.toolcall import ELLIPSIS, SHELL_TOOLS, compact_value, format_call
 
 #: The command line's flag that keeps tool calls as they are (the workbench's `T`): one
 #: name for the commands that take it and the commands the workbench writes out.
@@ -136,6 +136,43 @@ def _arg(args: Mapping[str, Any], key: str, default: str = "?") -> str:
     if isinstance(value, str):
         return value if value.strip() else default
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _value(args: Mapping[str, Any], key: str, default: str = "?") -> str:
+    """An argument of another agent's tool as the raw view shows it
+    (`engine.toolcall.compact_value`: ``[a, b]``, not JSON); `_arg` is the seed's."""
+    value = args.get(key)
+    if value is None:
+        return default
+    text = compact_value(value)
+    return text if text.strip() else default
+
+
+def question_text(args: Mapping[str, Any]) -> str:
+    """What an ask call asks: its ``message`` or ``question``, else the ``question`` of
+    each of its ``questions`` (Claude Code's AskUserQuestion), joined by a space; ""
+    when it names none."""
+    for key in ("message", "question", "questions"):
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+        if isinstance(value, list):
+            texts = [x.get("question") if isinstance(x, Mapping) else x for x in value]
+            joined = " ".join(t.strip() for t in texts if isinstance(t, str) and t.strip())
+            if joined:
+                return joined
+    return ""
+
+
+# Claude Code's answer record: User has answered your questions: "Q"="A", "Q2"="A2". ...
+_ANSWERS = re.compile(r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"')
+_ANSWERED = re.compile(r"\A\s*User has answered your questions?:\s*", re.I)
+
+
+def answers_given(result: str) -> list[tuple[str, str]]:
+    """(question, answer) of each answer in an ask call's result when it is Claude Code's
+    answer record (``User has answered your questions: "Q"="A", ...``); [] otherwise."""
+    return _ANSWERS.findall(result) if _ANSWERED.match(result) else []
 
 
 def _decode_arguments(raw: Any) -> tuple[dict[str, Any], str]:
@@ -214,7 +251,7 @@ def collapse_call(
         return None
     args, shown = _decode_arguments(arguments)
     if agent is not None:
-        other = _other_tool(name, args, shown, result, exit_code, failed)
+        other = _other_tool(name, args, arguments, result, exit_code, failed)
         if other is not None:
             return other
     if name == "read":
@@ -316,13 +353,14 @@ def _patched(patch: str) -> str:
 def _other_tool(
     name: str,
     args: Mapping[str, Any],
-    shown: str,
+    arguments: Any,
     result: str,
     exit_code: int | None,
     failed: bool,
 ) -> str | None:
     """The sentence for a tool of Claude Code, Codex, Gemini CLI, ChatGPT or an agent
-    trajectory's shell; None: not one of theirs."""
+    trajectory's shell (`args` decoded from the raw `arguments`), its arguments said as
+    the raw view shows them (`engine.toolcall`); None: not one of theirs."""
     if name in ("Read", "read_file"):
         return f"Read {_path(args)} ({_plural(_line_count(result), 'line')})."
     if name in ("Write", "write_file"):
@@ -334,27 +372,28 @@ def _other_tool(
     if name.lower() in SHELL_TOOLS:
         return _ran(_command(args), result, exit_code, failed)
     if name == "python":  # ChatGPT's code interpreter: the code's first line
-        code = _arg(args, "input").strip().splitlines()
+        code = _value(args, "input").strip().splitlines()
         return _ran(code[0] if code else "python", result, exit_code, failed)
     if name in ("LS", "list_dir", "list_directory"):
         return _listed(_path(args) if _path(args) != "?" else ".", result)
     if name in ("Glob", "glob"):
-        return _listed(_arg(args, "pattern"), result)
+        return _listed(_value(args, "pattern"), result)
     if name in ("Grep", "grep", "search", "search_file_content"):
         hits = len([ln for ln in result.splitlines() if ln.strip()])
         where = f" in {_path(args)}" if _path(args) != "?" else ""
-        return f"Searched for '{_arg(args, 'pattern', _arg(args, 'query'))}'{where}: {hits} lines."
+        pattern = _value(args, "pattern", _value(args, "query"))
+        return f"Searched for '{pattern}'{where}: {hits} lines."
     if name in ("WebSearch", "web_search", "browser", "web", "google_web_search"):
-        query = _arg(args, "query", _arg(args, "input"))
+        query = _value(args, "query", _value(args, "input"))
         return f"Searched the web for '{_cut(_fold(query))}'."
     if name in ("WebFetch", "web_fetch"):
-        return f"Fetched {_arg(args, 'url')}."
+        return f"Fetched {_value(args, 'url')}."
     if name in ("Task", "Agent"):
-        kind = _arg(args, "subagent_type", "")
+        kind = _value(args, "subagent_type", "")
         article = "an" if kind[:1].lower() in tuple("aeiou") else "a"
         who = f"{article} {kind} subagent" if kind else "a subagent"
         return (
-            f"Delegated to {who}: '{_arg(args, 'description')}'. Result: '{_cut(_fold(result))}'."
+            f"Delegated to {who}: '{_value(args, 'description')}'. Result: '{_cut(_fold(result))}'."
         )
     if name in ("TodoWrite", "update_plan", "write_todos"):
         items = args.get("todos", args.get("plan"))
@@ -363,17 +402,38 @@ def _other_tool(
         what = "plan" if name == "update_plan" else "todo list"
         return f"Updated the {what} ({_plural(len(items), 'item')}, {done} done)."
     if name == "apply_patch":
-        return _patched(_arg(args, "input", result))
+        return _patched(_value(args, "input", result))
     if name in ("AskUserQuestion", "ask_user"):
-        question = _arg(args, "question", _arg(args, "questions"))
-        return f"Asked user: '{_cut(_fold(question))}'. Response: '{_cut(_fold(result))}'."
+        question = question_text(args) or "?"
+        answers = "; ".join(a for _, a in answers_given(result)) or result  # not the Qs again
+        return f"Asked user: '{_cut(_fold(question))}'. Response: '{_cut(_fold(answers))}'."
     if name == "view_image":
         return f"Read {_path(args)} (an image)."
     if name.startswith("mcp__"):
         _, _, rest = name.partition("__")
         server, _, tool = rest.partition("__")
-        return f"Called {tool or '?'} on {server or '?'}({shown})."
+        tool = tool or "?"
+        return _sentence(f"Called {tool} on {server or '?'}", _arguments_shown(tool, arguments))
     return None
+
+
+def _arguments_shown(tool: str, arguments: Any) -> str:
+    """A call's arguments as the raw view shows them after the tool's name
+    (`engine.toolcall.format_call`: ``"login bug" repo=acme/web``, ``$ make``); "": none."""
+    shown = format_call(tool, arguments)
+    if shown == f"{tool}()":
+        return ""
+    if shown.startswith(tool) and shown[len(tool) : len(tool) + 1] in (" ", "\n"):
+        return shown[len(tool) + 1 :]
+    return shown
+
+
+def _sentence(head: str, arguments: str) -> str:
+    """``head: arguments.``, or ``head.`` when there are none."""
+    if not arguments:
+        return f"{head}."
+    end = "" if arguments.endswith((".", ELLIPSIS, "\n")) else "."
+    return f"{head}: {arguments}{end}"
 
 
 # --------------------------------------------------------------------------- collapsing

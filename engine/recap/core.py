@@ -48,7 +48,7 @@ import numpy.typing as npt
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.fileio import atomic_write_text
 from chunkscope.engine.params import SliderSpec, check_fields, knob
-from chunkscope.engine.textutil import literal_markdown
+from chunkscope.engine.textutil import literal_markdown, strip_control
 
 if TYPE_CHECKING:
     from chunkscope.engine.recap.sections import Section
@@ -551,7 +551,9 @@ _LABEL = re.compile(r"^[A-Z][\w ]{0,24}: ")
 
 
 def _norm(sentence: str) -> str:
-    return " ".join(sentence.replace("*", "").lower().split()).rstrip(".!?;: ")
+    """A sentence as the dedupe compares it: as the recap shows it (`literal_markdown`
+    leaves control characters out), case and spacing aside."""
+    return " ".join(strip_control(sentence).replace("*", "").lower().split()).rstrip(".!?;: ")
 
 
 #: A sentence at least this long that another one contains is said by it.

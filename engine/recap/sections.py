@@ -47,9 +47,17 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from chunkscope.engine.read.formats.base import BRANCH_NOTE
-from chunkscope.engine.read.formats.documents import END_ROLE, TASK_TAG
+from chunkscope.engine.read.formats.documents import END_ROLE, task_of
 from chunkscope.engine.read.source import content_text
-from chunkscope.engine.recap.collapse import _PATCH_FILE, _calls, _command, _decode_arguments, _fold
+from chunkscope.engine.recap.collapse import (
+    _PATCH_FILE,
+    _calls,
+    _command,
+    _decode_arguments,
+    _fold,
+    answers_given,
+    question_text,
+)
 from chunkscope.engine.segment.requests import INTERRUPTED, request_text
 from chunkscope.engine.summarize.extractive import (
     _truncate,
@@ -253,8 +261,9 @@ _NOTIFICATION = re.compile(r"\A\s*<task-notification>(.*?)(?:</task-notification
 _NOTE_FIELD = re.compile(r"<(summary|result|status)>\s*(.*?)\s*</\1>", re.S)
 _AGENT_DONE = re.compile(r'\AAgent "(.+?)" (\w+)')
 
-# A mini-swe-agent-style action: a fenced shell block in the assistant's text.
-_SHELL_BLOCK = re.compile(r"```(?:bash|sh|shell|console)?\s*\n(.*?)```", re.S)
+# A mini-swe-agent-style action: a fenced shell block in the assistant's text (its older
+# trajectories name the fence `mswea_bash_command`).
+_SHELL_BLOCK = re.compile(r"```(?:bash|sh|shell|console|mswea_bash_command)?\s*\n(.*?)```", re.S)
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _OUTPUT_TAG = re.compile(r"<output>\s*(.*?)\s*</output>", re.S)
 
@@ -428,11 +437,6 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
 # --------------------------------------------------------------------------- task
 
 
-# The line that frames what follows it ("Consider the following PR description:"): the
-# text it introduces is the request.
-_PREAMBLE = re.compile(
-    r"\A\s*(?:consider|here is|here's|below is|read|see) the following [\w -]{0,40}:\s*", re.I
-)
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
 _FRAME = re.compile(r"\s*File \"")
 
@@ -469,13 +473,10 @@ def _squeeze_tracebacks(text: str) -> str:
 
 
 def _request_body(text: str) -> str:
-    """The first request as the task: the text of a ``<pr_description>`` / ``<issue>``
-    block when it wraps one, without the line that introduces it, tracebacks cut to
-    their exception."""
-    tagged = TASK_TAG.search(text)
-    if tagged and tagged.group(2).strip():
-        text = tagged.group(2)
-    return _squeeze_tracebacks(_PREAMBLE.sub("", text, count=1))
+    """The first request as the task: its task alone when it is written from a prompt
+    template (`engine.read.formats.documents.task_of`, as the reader keeps it and a
+    picker titles it), tracebacks cut to their exception."""
+    return _squeeze_tracebacks(task_of(text))
 
 
 def _first_request(text: str) -> str:
@@ -1282,9 +1283,6 @@ _COUNT = re.compile(
 
 
 _ASK_TOOLS = frozenset({"ask", "askuserquestion", "ask_user", "ask_followup_question"})
-# Claude Code's answer record: User has answered your questions: "Q"="A", "Q2"="A2". ...
-_ANSWERS = re.compile(r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"')
-_ANSWERED = re.compile(r"\A\s*User has answered your questions?:\s*", re.I)
 
 
 def _answers(log: _Log) -> list[tuple[int, str]]:
@@ -1294,15 +1292,14 @@ def _answers(log: _Log) -> list[tuple[int, str]]:
     for call in log.calls:
         if call.name.lower() not in _ASK_TOOLS or call.rejected or not (call.result or "").strip():
             continue
-        result = call.result or ""
-        pairs = _ANSWERS.findall(result) if _ANSWERED.match(result) else []
+        pairs = answers_given(call.result or "")
         if pairs:
             for q, a in pairs:
                 out.append((call.index, f"Answered: {_cut(q, 140)} -> {_cut(a, 140)}"))
             continue
-        q = call.args.get("message", call.args.get("question"))
-        asked = f"{_cut(q, 140)} -> " if isinstance(q, str) and q.strip() else ""
-        out.append((call.index, f"Answered: {asked}{_cut(result, 160)}"))
+        q = question_text(call.args)
+        asked = f"{_cut(q, 140)} -> " if q.strip() else ""
+        out.append((call.index, f"Answered: {asked}{_cut(call.result or '', 160)}"))
     return out
 
 
@@ -1314,12 +1311,8 @@ def questions_section(log: _Log) -> Section:
         if call.name.lower() in _ASK_TOOLS:
             if call.result and call.result.strip():
                 break  # answered
-            q = call.args.get("message", call.args.get("question", call.args.get("questions")))
-            if isinstance(q, list):
-                q = " ".join(
-                    str(x.get("question", "")) if isinstance(x, Mapping) else str(x) for x in q
-                )
-            if isinstance(q, str) and q.strip():
+            q = question_text(call.args)
+            if q.strip():
                 lines.append(_cut(q, _LINE_CHARS["questions"]))
             break
     if not lines and log.texts and log.texts[-1][0] > log.last_user:

@@ -27,6 +27,8 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from chunkscope.engine.read.formats.aider import ASKING_COMMANDS
+
 __all__ = [
     "FOLLOW_UP",
     "LANDED",
@@ -100,9 +102,9 @@ tools
 """  # aider; Claude Code; Codex and Gemini CLI
 TOOL_COMMANDS = frozenset(_TOOL_COMMAND_NAMES.split())
 _COMMAND = re.compile(r"/([\w:.-]+)")
-#: aider's commands that carry a request after them (``/ask how ...``); every other
-#: slash command manages the tool
-_ASKING = re.compile(r"(?:\A|\s)/(?:ask|code|architect|chat)\b\s*", re.I)
+#: aider's commands that carry a request after them (``/ask how ...``,
+#: `engine.read.formats.aider.ASKING_COMMANDS`); every other slash command manages the tool
+_ASKING = re.compile(rf"(?:\A|\s)/(?:{'|'.join(ASKING_COMMANDS)})\b\s*", re.I)
 _OPENS_ON_WHAT_WAS_DONE = re.compile(
     r"\A\W*(?:that'?s|that is|that was|this is|this was|it'?s|it is|it does|it doesn'?t|"
     r"it still|still|also|but|ok(?:ay)?\b|yes|yeah|no\b|nope|undo|revert|roll ?back|"

@@ -132,15 +132,25 @@ def report_skipped(source: Source) -> None:
         note(f"{source.path}:{w.line}: {w.reason}")
 
 
-def open_latest(args: argparse.Namespace, latest: Callable[[str], Any]) -> None:
+def open_latest(args: argparse.Namespace, newest: Callable[[str], Any]) -> None:
     """``--latest``: FILE (a folder; the current one when not given) is replaced by its
-    newest session (`engine.read.formats.folders.latest`, passed in so this module imports
-    no reader), which is said on stderr."""
+    newest session that has something to read (`engine.read.formats.folders.
+    newest_readable`, passed in so this module imports no reader), which is said on
+    stderr, with the newer files passed over and why."""
     folder = args.file if args.file is not None else "."
-    session = latest(folder)
+    session, skipped = newest(folder)
     args.file = session.path
     if session.index is not None and args.session is None:
         args.session = session.index
+    if skipped:
+        from pathlib import Path
+
+        from chunkscope.engine.textutil import counted
+
+        passed = ", ".join(f"{Path(s.path).name} ({why})" for s, why in skipped[:3])
+        more = f" and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+        what = counted(len(skipped), "newer files")
+        note(f"passed over {what} with nothing to read: {passed}{more}")
     note(f"the newest session: {session.path} ({session.label()})")
 
 

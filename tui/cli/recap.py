@@ -277,14 +277,14 @@ def _latest(args: argparse.Namespace) -> None:
     """With --latest, FILE is a folder: recap its newest session."""
     from pathlib import Path
 
-    from chunkscope.engine.read.formats.folders import latest
+    from chunkscope.engine.read.formats.folders import newest_readable
 
     folder = Path(args.file)
     if not args.latest:
         if folder.is_dir():
             raise CliError(f"{args.file}: is a directory, not a file")
         return
-    open_latest(args, latest)
+    open_latest(args, newest_readable)
 
 
 @dataclass(frozen=True)

@@ -79,11 +79,11 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
     folder = None
     if args.latest:
-        from chunkscope.engine.read.formats.folders import latest
+        from chunkscope.engine.read.formats.folders import newest_readable
 
         if args.file is not None and not Path(args.file).is_dir():
             raise CliError(f"{args.file}: --latest opens the newest session of a folder")
-        open_latest(args, latest)
+        open_latest(args, newest_readable)
     if args.file is not None:
         path = Path(args.file)
         if not path.exists():

@@ -7,7 +7,8 @@ else is the model's answer. Each turn keeps the line it starts on.
 
 aider echoes its command line as its first output line; run with ``--message TASK``
 that line repeats the whole task, which follows as the user's message: the echo keeps
-the command, and the task is read once.
+the command, and the task is read once. A request given with a command (``/code X``)
+is written again as the next ``####`` line (``X``): it is read once too, with its command.
 """
 
 from __future__ import annotations
@@ -26,6 +27,27 @@ _ECHO = re.compile(
     r"^(\S*aider\b.*?\s(?:--message|--msg|-m))\s+(.+?)(?=\s--?[A-Za-z][\w-]*(?:\s|=|$)|\s*$)"
 )
 STARTED = re.compile(r"^# aider chat started at (\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)")
+#: aider's commands that carry a request after them (``/code add a dark mode``); every
+#: other slash command manages the tool (`engine.segment.requests` reads them so).
+ASKING_COMMANDS = ("ask", "code", "architect", "context", "chat")
+#: A request given with one of them: aider writes it again as the next ``####`` line.
+_ASKED = re.compile(rf"/(?:{'|'.join(ASKING_COMMANDS)})\s+(\S.*)", re.I)
+#: What `_repeat` leaves out, as `Source.stripped` counts it.
+REPEATED = "requests aider repeats after their /code, /ask or /architect command"
+
+
+def _repeat(lines: list[str]) -> int | None:
+    """The index of the line of a user's block that repeats the request of the command
+    line before it (``/code X`` then ``X``: aider writes the message it sends), None when
+    no line does."""
+    for i, line in enumerate(lines):
+        asked = _ASKED.fullmatch(line.strip())
+        if asked is None:
+            continue
+        nxt = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
+        if nxt is not None and lines[nxt].strip() == asked.group(1).strip():
+            return nxt
+    return None
 
 
 def looks_like(first_line: str) -> bool:
@@ -44,6 +66,12 @@ def read(path: Path, options: ReadOptions) -> Any:
     ts: str | None = None
 
     def flush() -> None:
+        # the block's last line with text, in the file (a repeat left out still ends it)
+        end = start + max((i for i, ln in enumerate(lines) if ln.strip()), default=0)
+        if role == "user":
+            while (repeat := _repeat(lines)) is not None:  # read once, with its command
+                del lines[repeat]
+                out.stripped[REPEATED] += 1
         if role == "tool" and lines:
             for i, ln in enumerate(lines):
                 echo = _ECHO.match(ln)
@@ -62,7 +90,8 @@ def read(path: Path, options: ReadOptions) -> Any:
             first = start + next((i for i, ln in enumerate(lines) if ln), 0)
             span = text_lines(text, first)
             out.turns[before:] = [
-                t._replace(source_line=span[0], last_line=span[1]) for t in out.turns[before:]
+                t._replace(source_line=span[0], last_line=max(span[1], end))
+                for t in out.turns[before:]
             ]
             out.records += 1
             out.read += 1

@@ -113,32 +113,76 @@ def refusals(value: Any) -> list[str]:
 EXIT_ROLE = "exit"
 #: The role its turn is shown with: the session's end, with how it ended.
 END_ROLE = "End"
-#: A block wrapping the task in a request (SWE-bench style templates): its tag, its text.
+# The prompt templates an agent harness writes its task into, each declared here once:
+# what of the request is the task (the user's words) and what is the template (the
+# harness's words, the same for every task). The reader keeps the task only
+# (`strip_template`, counted in `Source.stripped`); the recap's Task (`task_of`) and a
+# picker's title (`engine.read.formats.folders`) take the same text.
+
+#: SWE-bench style (mini-swe-agent's ``swebench`` config): the request opens on the task
+#: wrapped in a tag, ``<pr_description>`` / ``<issue>`` / ...: its tag, its text.
 TASK_TAG = re.compile(
-    r"<(pr_description|issue|task|problem_statement|problem|issue_description)>\s*(.*?)\s*</\1>",
+    r"\A\s*<(pr_description|issue|task|problem_statement|problem|issue_description)>"
+    r"(.*?)</\1>",
     re.S,
 )
-#: The harness's standing instructions after a wrapped task (mini-swe-agent's instance
-#: template: ``<instructions>`` ... ``</instructions>``, the same words for every task):
-#: left out of the request and counted, so that no summary, topic or recap of the
-#: session is made of the template. A block cut short (no closing tag) runs to the end.
-_TEMPLATE_INSTRUCTIONS = re.compile(r"\s*<instructions>.*?(?:</instructions>\s*|\Z)", re.S)
-TEMPLATE_STRIPPED = "prompt-template instruction blocks"
+#: ... the tagged text's first line when it frames what follows ("Consider the following
+#: PR description:") ...
+_FRAMING = re.compile(
+    r"\A(?:consider|here is|here's|below is|read|see) the following [\w -]{0,40}:\s*", re.I
+)
+#: ... and the standing instructions after it (``<instructions>`` ... ``</instructions>``);
+#: a block cut short (no closing tag) runs to the end. Other text after the tag is kept.
+_TEMPLATE_INSTRUCTIONS = re.compile(r"<instructions>.*?(?:</instructions>|\Z)", re.S)
+#: mini-swe-agent's default (its ``mini`` and ``github_issue`` configs): ``Please solve
+#: this issue: {{task}}``, then its workflow, rules and example response, which open on
+#: the line below. Without that line the request is someone's own words.
+_SOLVE_ISSUE = "Please solve this issue:"
+_SOLVE_ISSUE_RULES = (
+    "You can execute bash commands and edit files to implement the necessary changes."
+)
+#: What `strip_template` leaves out, as `Source.stripped` counts it.
+TEMPLATE_STRIPPED = "prompt-template texts around the task"
+
+
+def template_task(text: str) -> str | None:
+    """The task of a request written from one of the prompt templates above, without the
+    template's words; None when the request is not written from one (or its task is
+    blank)."""
+    tagged = TASK_TAG.match(text)
+    if tagged:
+        task = _FRAMING.sub("", tagged.group(2).strip(), count=1).strip()
+        rest = _TEMPLATE_INSTRUCTIONS.sub("\n\n", text[tagged.end() :]).strip()
+        if task:
+            return f"{task}\n\n{rest}" if rest else task
+        return None
+    head = text.lstrip()
+    if head.startswith(_SOLVE_ISSUE):
+        task, rules, _ = head[len(_SOLVE_ISSUE) :].partition(_SOLVE_ISSUE_RULES)
+        if rules and task.rstrip(" \t").endswith("\n") and task.strip():
+            return task.strip()
+    return None
+
+
+def task_of(text: str) -> str:
+    """A request's task: `template_task` when it is written from a prompt template, else
+    the request as it is."""
+    task = template_task(text)
+    return text if task is None else task
 
 
 def strip_template(message: dict[str, Any]) -> int:
-    """Take the template's ``<instructions>`` block out of a user's request that wraps
-    its task in a tag (`TASK_TAG`); how many blocks were taken out (0: none, the message
-    as it was)."""
+    """Keep only the task of a user's request written from a prompt template
+    (`template_task`); how many template texts were left out (0: none, the message as
+    it was)."""
     text = message.get("content")
-    if message.get("role") != "user" or not isinstance(text, str) or "<instructions>" not in text:
+    if message.get("role") != "user" or not isinstance(text, str):
         return 0
-    if not TASK_TAG.search(text):
+    task = template_task(text)
+    if task is None:
         return 0
-    rest, n = _TEMPLATE_INSTRUCTIONS.subn("\n\n", text)
-    if n:
-        message["content"] = rest.strip("\n")
-    return n
+    message["content"] = task
+    return 1
 
 
 def _timestamp(raw: dict[str, Any]) -> Any:
@@ -254,6 +298,47 @@ def trajectory_label(value: dict[str, Any]) -> str:
     return "agent trajectory"
 
 
+#: mini-swe-agent's command to submit (its prompt asks for ``echo SUBMIT_MARK``): older
+#: trajectories, with no ``exit`` message, give what the command printed after it (the
+#: submission) as a user message, which is the session's end, not a request.
+SUBMIT_MARK = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+#: How a command's output (an observation) opens in such a trajectory.
+_OBSERVATION = "<returncode>"
+
+
+#: A fenced block of an assistant's text: mini-swe-agent runs it when it is the only one
+#: (with none or several, the harness answers with a format error instead).
+_FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+
+
+def _submits(message: dict[str, Any]) -> bool:
+    """Does an assistant's message run mini-swe-agent's submit command (in its one
+    fenced action, or in a tool call)?"""
+    if message.get("role") != "assistant":
+        return False
+    calls = message.get("tool_calls")
+    if isinstance(calls, list) and SUBMIT_MARK in json.dumps(calls, default=str):
+        return True
+    text = message.get("content")
+    if not isinstance(text, str) or SUBMIT_MARK not in text:
+        return False
+    actions = _FENCED.findall(text)
+    return len(actions) == 1 and SUBMIT_MARK in actions[0]
+
+
+def _submitted(message: dict[str, Any]) -> dict[str, Any]:
+    """The user message after the submit command that is its submission (not an
+    observation: a failed submit shows its return code), as the session's end."""
+    text = message.get("content")
+    if message.get("role") != "user" or not isinstance(text, str):
+        return message
+    if text.lstrip().startswith(_OBSERVATION):
+        return message
+    head = "The session ended (Submitted)."
+    body = text.strip()
+    return {**message, "role": END_ROLE, "content": f"{head}\n{body}" if body else head}
+
+
 def read_messages(path: Path, options: ReadOptions) -> Any:
     """A JSON document holding a list of chat messages, read into turns."""
     doc = Document(path, options)
@@ -267,6 +352,7 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
         out.label = trajectory_label(value)
     elif key == "history":
         out.label = "SWE-agent trajectory"
+    submitting = False  # the last message ran the submit command (`SUBMIT_MARK`)
     for line, raw in doc.array_items(key):
         out.records += 1
         if not isinstance(raw, dict):
@@ -288,8 +374,11 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
             continue
         out.read += 1
         for m in messages:
+            if submitting:
+                m = _submitted(m)
             if n := strip_template(m):
                 out.stripped[TEMPLATE_STRIPPED] += n
+            submitting = _submits(m)
             out.add(line, m)
     return out.build(options)
 

@@ -25,6 +25,7 @@ from chunkscope.engine.paths import inside
 from chunkscope.engine.read.formats import READERS, SUFFIXES, _head, sniff
 from chunkscope.engine.read.formats.base import SessionInfo, first_text, text_of
 from chunkscope.engine.read.source import GZIP_MAGIC, parse_timestamp
+from chunkscope.engine.textutil import counted
 
 #: Files looked at in a folder, at most (newest first).
 MAX_FILES = 2000
@@ -59,7 +60,7 @@ def _title(path: Path, name: str) -> str:
     if name == gemini.NAME:
         return gemini.first_user_message(text)
     if name == documents.MESSAGES:
-        return gemini.first_user_message(text, _USER_ROLE)
+        return gemini.first_user_message(text, _USER_ROLE, documents.task_of)
     if name == aider.NAME:
         return first_text(ln[5:] for ln in text.splitlines() if ln.startswith("#### "))
     if name == "markdown":
@@ -218,14 +219,53 @@ def is_session(info: SessionInfo) -> bool:
     return READERS[info.format].kind != "markdown"
 
 
+def nothing_to_read(info: SessionInfo) -> str | None:
+    """Why a listed session has nothing to read (its file empty, blank, unreadable, or
+    read to no turns with text), None when it has: a session with a first user message
+    has one; another is read to know (`engine.read.parse.load`, its messages not kept)."""
+    if info.title:
+        return None
+    from chunkscope.engine.read.parse import load  # parse imports the readers: not at the top
+    from chunkscope.engine.read.source import NOTHING_TO_READ, require_turns
+
+    if info.size == 0:
+        return "empty"
+    try:
+        source = load(info.path, keep_messages=False, session=info.index)
+        require_turns(source)
+        if not any(t.text.strip() for t in source.turns):
+            return "nothing to read"  # turns of no text (the seed's empty messages)
+    except SourceError as e:
+        if e.reason == NOTHING_TO_READ:
+            return "nothing to read"
+        return " ".join(e.reason.split(" (", 1)[0].split())  # its first clause: one line
+    except (OSError, ChunkscopeError) as e:
+        return " ".join(str(e).split())
+    return None
+
+
+def newest_readable(folder: str | Path) -> tuple[SessionInfo, list[tuple[SessionInfo, str]]]:
+    """The newest session log of `folder` that has something to read (by the last
+    timestamp inside each file, its modification time when it has none; a markdown
+    document is no session, `is_session`), and the newer ones passed over, each with
+    why (`nothing_to_read`). `SourceError` when it has none."""
+    skipped: list[tuple[SessionInfo, str]] = []
+    for info in list_sessions(folder):
+        if not is_session(info):
+            continue
+        why = nothing_to_read(info)
+        if why is None:
+            return info, skipped
+        skipped.append((info, why))
+    what = "no session logs chunkscope can read in this folder"
+    if skipped:
+        what += f" ({counted(len(skipped), 'files')} with nothing to read)"
+    raise SourceError(Path(folder), what)
+
+
 def latest(folder: str | Path) -> SessionInfo:
-    """The newest session log of `folder` (by the last timestamp inside each file, its
-    modification time when it has none): a markdown document is no session
-    (`is_session`). `SourceError` when it has none."""
-    sessions = [s for s in list_sessions(folder) if is_session(s)]
-    if not sessions:
-        raise SourceError(Path(folder), "no session logs chunkscope can read in this folder")
-    return sessions[0]
+    """The newest session log of `folder` that has something to read (`newest_readable`)."""
+    return newest_readable(folder)[0]
 
 
 def sessions_in(path: str | Path, input_format: str | None = None) -> list[SessionInfo]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -237,9 +238,12 @@ _FIRST_USER = re.compile(r'"type"\s*:\s*"user"')
 _STRING = re.compile(r'"(?:text|content)"\s*:\s*("(?:[^"\\]|\\.)*")')
 
 
-def first_user_message(head: str, user: re.Pattern[str] = _FIRST_USER) -> str:
+def first_user_message(
+    head: str, user: re.Pattern[str] = _FIRST_USER, task: Callable[[str], str] = str
+) -> str:
     """The first user message of a chat file (or of any JSON document whose user
-    messages `user` finds), from its first bytes."""
+    messages `user` finds), from its first bytes; `task`: what of it is shown (a
+    trajectory's request: its task without the prompt template's words)."""
     found = user.search(head)
     while found:
         text = _STRING.search(head, found.end())
@@ -248,7 +252,7 @@ def first_user_message(head: str, user: re.Pattern[str] = _FIRST_USER) -> str:
                 value = json.loads(text.group(1))
             except ValueError:
                 value = ""
-            line = first_text([value]) if isinstance(value, str) else ""
+            line = first_text([task(value)]) if isinstance(value, str) else ""
             if line:
                 return line
         found = user.search(head, found.end())
