@@ -16,6 +16,7 @@ from typing import Any, ClassVar, TypeVar
 
 from rich.style import Style
 from textual import events
+from textual._context import NoActiveAppError
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -197,6 +198,29 @@ class WorkbenchScreen(Screen[None]):
         self.narrow = False
         self.left_kind = "compacted"
         self.selected = 0
+        self._resumed = False
+        self._set_breakpoint_classes()
+
+    def _set_breakpoint_classes(self) -> None:
+        """The breakpoint classes Textual gives the screen at its first resize
+        (`App.HORIZONTAL_BREAKPOINTS`), given as it is built: added then, they restyled
+        every widget of the screen a second time at each start."""
+        try:
+            app = self.app
+            width, height = app.size
+        except NoActiveAppError:
+            return
+        classes: dict[str, bool] = {}
+        for mine, apps, dimension in (
+            (self.HORIZONTAL_BREAKPOINTS, app.HORIZONTAL_BREAKPOINTS, width),
+            (self.VERTICAL_BREAKPOINTS, app.VERTICAL_BREAKPOINTS, height),
+        ):
+            breakpoints = (apps if mine is None else mine) or []
+            for _, name in breakpoints:
+                classes.setdefault(name, False)
+            for name in self._get_breakpoint_classes(dimension, breakpoints):
+                classes[name] = True
+        self.update_classes(classes, update=False)
 
     @property
     def driver(self) -> Any:
@@ -275,7 +299,12 @@ class WorkbenchScreen(Screen[None]):
         for rack in self.query("ToastRack"):
             rack.display = False
 
-    def on_screen_resume(self) -> None:
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        if not self._resumed:
+            # Pushed: its widgets were styled as they mounted, a moment ago; Textual
+            # styles them all again when a screen resumes (this handler runs first).
+            self._resumed = True
+            event.refresh_styles = False
         for rack in self.query("ToastRack"):
             rack.display = True
 
