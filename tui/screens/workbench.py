@@ -93,6 +93,16 @@ class FittingFooter(Footer):
 
     _drawn: tuple[object, ...] | None = None
 
+    def compose(self) -> ComposeResult:
+        """Textual's keys, each bound to the footer's `compact` already holding its
+        value: a key starts compact and takes the footer's on mount, restyled once for
+        each (two restyles of every key at every build of the footer)."""
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                widget.set_reactive(FooterKey.compact, self.compact)
+                widget.set_class(self.compact, "-compact", update=False)
+            yield widget
+
     def _keys_in_force(self) -> tuple[object, ...]:
         """What `compose` would draw: every binding in force (shown or not: the palette
         key is one) with its label, state and tooltip, and the footer's own options."""
@@ -291,7 +301,9 @@ class WorkbenchScreen(Screen[None]):
         self.query_one("#controls").border_title = "MERGE"
         self.apply_theme_styles()
         self.redraw()
-        self.query_one("#merged", ChunkList).focus()
+        # at once, not after the queue (`Widget.focus`): the footer, built for the keys
+        # in force after the next refresh, was built for the first control's, then again
+        self.set_focus(self.query_one("#merged", ChunkList))
 
     def on_screen_suspend(self) -> None:
         """A dialog on top shows the notifications (placed as here): this screen's copy,
