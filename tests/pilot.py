@@ -17,11 +17,16 @@ SIZE = (160, 48)
 
 def make_app(path: Path | str = SAMPLE, **options: object) -> ChunkscopeApp:
     """The app on `path` with fixed timing texts (the file name without its folder);
-    options named after a knob (``budget=300``) are knob values given at start."""
+    options named after a knob (``budget=300``) are knob values given at start. The
+    loading dialog waits for a load longer than any test's (a test of the dialog gives
+    its own `loading_dialog_delay`): on a busy machine a small file's load could take
+    the default 0.3 s, and the dialog came and went at random (its drawing, and a whole
+    redraw of the workbench after it, in about one start of three)."""
     from chunkscope.engine.config.tuning import PROFILE_KNOBS
 
     knobs = {k: v for k, v in options.items() if k in PROFILE_KNOBS}
     rest = {k: v for k, v in options.items() if k not in PROFILE_KNOBS}
+    rest.setdefault("loading_dialog_delay", 60.0)
     return ChunkscopeApp(
         StartOptions(path=str(path), fixed_timings=True, knobs=knobs, **rest)  # type: ignore[arg-type]
     )

@@ -44,6 +44,27 @@ def test_a_load_starts_by_collecting_earlier_garbage() -> None:
         gc.enable()
 
 
+def test_garbage_an_earlier_load_froze_is_collected_by_the_next() -> None:
+    """Garbage frozen with a load's heap (in the permanent generation, out of the
+    collector's sight) is freed when the next load starts: it collects the old
+    generation too, not only the young ones it collects when nothing is frozen."""
+    import weakref
+
+    gc.disable()  # no automatic collection anywhere in this test
+    try:
+        with loading_heap():
+            garbage = Node()
+            ref = weakref.ref(garbage)
+            del garbage
+        assert gc.get_freeze_count() > 0
+        assert ref() is not None  # frozen: no collection sees it
+        with loading_heap():
+            assert ref() is None
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
 def test_overlapping_loads_reenable_collection_once_both_end() -> None:
     first_in, second_done = threading.Event(), threading.Event()
     states: list[bool] = []

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, TypeVar
 
 from rich.style import Style
 from textual import events
+from textual._context import NoActiveAppError
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -91,6 +92,16 @@ class FittingFooter(Footer):
     waited for a refresh, and a redraw after it)."""
 
     _drawn: tuple[object, ...] | None = None
+
+    def compose(self) -> ComposeResult:
+        """Textual's keys, each bound to the footer's `compact` already holding its
+        value: a key starts compact and takes the footer's on mount, restyled once for
+        each (two restyles of every key at every build of the footer)."""
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                widget.set_reactive(FooterKey.compact, self.compact)
+                widget.set_class(self.compact, "-compact", update=False)
+            yield widget
 
     def _keys_in_force(self) -> tuple[object, ...]:
         """What `compose` would draw: every binding in force (shown or not: the palette
@@ -197,6 +208,29 @@ class WorkbenchScreen(Screen[None]):
         self.narrow = False
         self.left_kind = "compacted"
         self.selected = 0
+        self._resumed = False
+        self._set_breakpoint_classes()
+
+    def _set_breakpoint_classes(self) -> None:
+        """The breakpoint classes Textual gives the screen at its first resize
+        (`App.HORIZONTAL_BREAKPOINTS`), given as it is built: added then, they restyled
+        every widget of the screen a second time at each start."""
+        try:
+            app = self.app
+            width, height = app.size
+        except NoActiveAppError:
+            return
+        classes: dict[str, bool] = {}
+        for mine, apps, dimension in (
+            (self.HORIZONTAL_BREAKPOINTS, app.HORIZONTAL_BREAKPOINTS, width),
+            (self.VERTICAL_BREAKPOINTS, app.VERTICAL_BREAKPOINTS, height),
+        ):
+            breakpoints = (apps if mine is None else mine) or []
+            for _, name in breakpoints:
+                classes.setdefault(name, False)
+            for name in self._get_breakpoint_classes(dimension, breakpoints):
+                classes[name] = True
+        self.update_classes(classes, update=False)
 
     @property
     def driver(self) -> Any:
@@ -267,7 +301,9 @@ class WorkbenchScreen(Screen[None]):
         self.query_one("#controls").border_title = "MERGE"
         self.apply_theme_styles()
         self.redraw()
-        self.query_one("#merged", ChunkList).focus()
+        # at once, not after the queue (`Widget.focus`): the footer, built for the keys
+        # in force after the next refresh, was built for the first control's, then again
+        self.set_focus(self.query_one("#merged", ChunkList))
 
     def on_screen_suspend(self) -> None:
         """A dialog on top shows the notifications (placed as here): this screen's copy,
@@ -275,7 +311,12 @@ class WorkbenchScreen(Screen[None]):
         for rack in self.query("ToastRack"):
             rack.display = False
 
-    def on_screen_resume(self) -> None:
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        if not self._resumed:
+            # Pushed: its widgets were styled as they mounted, a moment ago; Textual
+            # styles them all again when a screen resumes (this handler runs first).
+            self._resumed = True
+            event.refresh_styles = False
         for rack in self.query("ToastRack"):
             rack.display = True
 
