@@ -21,12 +21,14 @@ from chunkscope.tui.widgets.token_meter import TokenMeter
 BUDGET = knob_map(RecapParams)["budget"]
 
 
-def budget_note(budget: int) -> str:
-    """`` · budget 300 tokens (default 1000)``: the budget in force beside the kept
-    count when it is not the default (a budget set with `b` is the session's: it stays
-    when another file is opened), else nothing."""
+def budget_note(budget: int, *, short: bool = False) -> str:
+    """`` · budget 300 tokens (default 1000)`` (`short`: `` · budget 300``): the budget
+    in force beside the kept count when it is not the default (a budget set with `b` is
+    the session's: it stays when another file is opened), else nothing."""
     if budget == BUDGET.default:
         return ""
+    if short:
+        return f" · budget {budget}"
     return f" · budget {budget} tokens (default {BUDGET.default})"
 
 
@@ -84,14 +86,14 @@ class RecapPanel(TitledPanel, Vertical):
         shown = terminal_text(text)  # drawn as the cards draw it: emoji keep the border
         if preview.text != shown:
             preview.load_text(shown)
-        kept = sum(1 for r in rows if r.selected)
-        self.show_title(f"RECAP · {kept}/{len(rows)} kept{budget_note(budget)}")
+        kept = f"RECAP · {sum(1 for r in rows if r.selected)}/{len(rows)} kept"
+        self.show_title(kept + budget_note(budget), kept + budget_note(budget, short=True), kept)
 
     def mark_stale(self) -> None:
         """The merge changed: the list below is the previous one until the new recap is in."""
-        title = self._title_base or "RECAP"
-        if "updating" not in title:
-            self.show_title(f"{title} · updating…")
+        forms = self._title_forms or ("RECAP",)
+        if "updating" not in forms[0]:
+            self.show_title(*(f"{form} · updating…" for form in dict.fromkeys(forms)))
 
     def show_chunk(self, index: int) -> None:
         self.query_one(CandidateList).show_chunk(index)
