@@ -412,15 +412,23 @@ async def test_the_picker_cuts_names_with_an_ellipsis_rows_on_one_line_markdown_
         assert any(line.endswith("…") for line in dated), dated
         assert "markdown documents (1)" in shown
 
-        # A folder typed as the path: said to be one (it read "no such file").
+        # A folder typed as the path is gone into, as the command line takes a folder
+        # (it was refused: "is a directory, not a file"): its tree and its sessions.
+        import shutil
+
         from textual.widgets import Input
 
-        screen.query_one("#path", Input).value = str(folder)
-        screen.query_one("#path", Input).focus()
+        inner = folder / "inner"
+        inner.mkdir()
+        shutil.copy(SAMPLE, inner / "inner-session.jsonl")
+        field = screen.query_one("#path", Input)
+        field.value = str(inner)
+        field.focus()
         await pilot.press("enter")
-        await pilot.pause()
-        said = [n.message for n in app._notifications]
-        assert any("is a directory" in m for m in said), said
+        await until(pilot, lambda: screen.listed and len(screen.sessions) == 1)
+        assert app.screen is screen and Path(screen.sessions[0].path).name == "inner-session.jsonl"
+        assert Path(tree.path).resolve() == inner.resolve() and field.value == ""
+        assert not [n for n in app._notifications if "directory" in n.message]
         await pilot.press("escape")
 
 

@@ -193,9 +193,7 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
                 where = self.start.resolve()
                 # its root named ("." has no name)
                 tree = LogTree(where, confine=self.confine, id="tree")
-                # The folder's name only under fixed timings (snapshots, demos).
-                fixed = bool(getattr(self.app, "fixed_timings", False))
-                tree.border_title = Text(where.name if fixed else str(where))
+                tree.border_title = self._folder_title(where)
                 yield tree
                 sessions = OptionList(
                     Option("looking for sessions…", disabled=True), id="sessions", markup=False
@@ -211,6 +209,12 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
                 placeholder="or type a path and press enter", id="path", select_on_focus=False
             )
             yield Label("type a path · enter opens · tab switches · escape cancels", classes="hint")
+
+    def _folder_title(self, where: Path) -> Text:
+        """The tree's title: the folder shown (its name only under fixed timings, as
+        snapshots and demos run)."""
+        fixed = bool(getattr(self.app, "fixed_timings", False))
+        return Text(where.name if fixed else str(where))
 
     def on_resize(self) -> None:
         from chunkscope.tui.screens.workbench import NARROW_WIDTH
@@ -339,13 +343,43 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             self._choose(value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """A typed file is opened; a typed folder is gone into (as the command line takes
+        a folder): its tree and its sessions shown, the field emptied for the next path."""
+        from chunkscope.engine.errors import ChunkscopeError
+        from chunkscope.engine.paths import within
+
         value = event.value.strip()
         if not value:
             return
         if self.confine is not None:
-            self._choose(str(served_path(value, self.confine)))
+            path = served_path(value, self.confine)
+            try:
+                within(path, self.confine)  # no stat outside what is served
+            except ChunkscopeError as e:
+                self.notify(str(e), severity="error", markup=False)
+                return
         else:
-            self._choose(str(Path(value).expanduser()))
+            path = Path(value).expanduser()
+        if path.is_dir():
+            self._go_into(path)
+        else:
+            self._choose(str(path))
+
+    def _go_into(self, folder: Path) -> None:
+        """Show `folder`: its tree, its sessions (looked for again), the tree focused."""
+        self.start = folder
+        where = folder.resolve()
+        tree = self.query_one("#tree", LogTree)
+        tree.path = where
+        tree.border_title = self._folder_title(where)
+        self.query_one("#path", Input).value = ""
+        box = self.query_one("#sessions", OptionList)
+        box.clear_options()
+        box.add_option(Option("looking for sessions…", disabled=True))
+        box.border_subtitle = ""
+        self.sessions, self.documents, self.listed = [], [], False
+        tree.focus()
+        self._find_sessions()
 
     def action_cancel(self) -> None:
         self.dismiss(None)
