@@ -249,3 +249,23 @@ async def test_a_budget_set_with_b_is_the_sessions_and_the_recap_says_it() -> No
         assert app.budget == 300 and app.selection.budget == 300  # the session's
         recap = app.workbench.query_one(RecapPanel)
         assert said in str(recap.border_title), recap.border_title
+
+        # Walk 6: `b` takes the knob's range, as `recap --budget` does (it took only the
+        # slider's 100-8000): beyond either end of the slider it is taken and the slider
+        # shows it; below the knob's minimum the prompt stays open and says the range.
+        from chunkscope.tui.widgets.slider import Slider
+
+        slider = recap.query_one("#budget", Slider)
+        assert BUDGET.minimum == 1 and BUDGET.slider is not None and BUDGET.slider.lo > 20
+        for typed in ("20000", "20"):
+            await pilot.press("b")
+            app.screen.query_one("#prompt-input", Input).value = typed
+            old = app.selection
+            await pilot.press("enter")
+            await until(pilot, lambda old=old: app.selection is not old and app.workers_idle())
+            assert app.budget == int(typed) and app.selection.budget == int(typed)
+            assert slider.format_value() == typed
+        await pilot.press("b")
+        app.screen.query_one("#prompt-input", Input).value = "0"
+        await pilot.press("enter")
+        assert isinstance(app.screen, PromptScreen) and "at least 1" in app.screen.title_text

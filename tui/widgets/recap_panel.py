@@ -32,6 +32,17 @@ def budget_note(budget: int, *, short: bool = False) -> str:
     return f" · budget {budget} tokens (default {BUDGET.default})"
 
 
+def _show_budget(slider: Slider, budget: int) -> None:
+    """`budget` on the budget slider (no ``Changed`` posted). The knob takes more than
+    the slider's declared span (typed with `b`, given with ``--budget``): a budget beyond
+    an end moves that end to it, so the slider shows the budget in force."""
+    spec = BUDGET.slider
+    assert spec is not None
+    with slider.prevent(Slider.Changed):
+        slider.configure(minimum=min(spec.lo, budget), maximum=max(spec.hi, budget))
+        slider.set_value(budget)
+
+
 class RecapPanel(TitledPanel, Vertical):
     DEFAULT_CSS = """
     RecapPanel {
@@ -56,12 +67,14 @@ class RecapPanel(TitledPanel, Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="recap-controls"):
-            yield knob_slider(
+            slider = knob_slider(
                 BUDGET,
                 self._budget,
                 exact_values=True,  # a typed budget (b) stays exact
                 id="budget",
             )
+            _show_budget(slider, self._budget)
+            yield slider
             yield TokenMeter(id="recap-meter")
         yield Static(CANDIDATE_HEADER, id="candidates-header", markup=False)
         yield CandidateList(id="candidates")
@@ -75,7 +88,7 @@ class RecapPanel(TitledPanel, Vertical):
         return round(float(self.query_one("#budget", Slider).value))
 
     def set_budget(self, budget: int) -> None:
-        self.query_one("#budget", Slider).set_value(budget, notify=False)
+        _show_budget(self.query_one("#budget", Slider), budget)
 
     def show_selection(
         self, rows: Sequence[CandidateRow], used: int, budget: int, text: str, chunk: int | None
