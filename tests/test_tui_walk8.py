@@ -113,6 +113,20 @@ async def test_a_long_path_leaves_the_header_its_format_and_collapse_state(width
         if "run 09:09:54" in line:
             assert "lexical" in line and "cl100k_base" in line, line
         assert len(line) <= width, line
+        # Walk 6: the path was cut mid-folder (``…ain/bench/…``) and the parts left out
+        # went silently: whole folders are cut, and what is left out is said (what, or
+        # how many more), all of it on hover.
+        shown = line.removeprefix(" chunkscope  ").split(" · ")[0]
+        full = info.path
+        assert shown == full or (shown.startswith("…/") and full.endswith(shown[1:])), line
+        left_out = [w for w in ("lexical", "cl100k_base", "run 09:09:54") if w not in line]
+        if left_out and width >= 100:  # at 80 the name, turns, format and state fill it
+            assert re.search(r" · \+(\d more|\d| [a-z ,]+)$", line), line
+        if left_out or shown != full:
+            tip = str(header.tooltip)
+            assert full in tip and "cl100k_base" in tip and "run 09:09:54" in tip, tip
+        else:
+            assert header.tooltip is None
 
 
 @pytest.mark.parametrize("width", [160, 100])
@@ -128,6 +142,17 @@ async def test_a_long_format_name_is_said_short_in_a_narrow_header(width: int) -
     source = load(ROOT / "tests/fixtures/heldout/mini-swe-agent/django-11039.traj.json")
     assert source.kind_label == "mini-swe-agent trajectory (json)"
     assert source.kind_short == "mini-swe-agent"
+    # every format has a short form: the tool's name, without how the file holds it
+    from dataclasses import replace
+
+    from chunkscope.engine.read.formats import READERS
+
+    labels = {r.label for r in READERS.values()} | {"SWE-agent trajectory", "agent trajectory"}
+    for name, reader in READERS.items():
+        for label in labels:
+            said = replace(source, format=name, label=label, container=reader.container)
+            assert said.kind_short and "(" not in said.kind_short, (name, label)
+            assert len(said.kind_short) <= len(said.kind_label), (name, label)
 
     class One(App[None]):
         def compose(self) -> ComposeResult:
