@@ -215,13 +215,17 @@ def test_an_empty_file_is_refused_before_the_workbench_starts(
 @pytest.mark.parametrize("size", [SIZE, (100, 30)])
 async def test_the_picker_rows_name_their_files(tmp_path: Path, size: tuple[int, int]) -> None:
     """Markdown files alike in their first heading: each row says its file's name (the
-    heading after it when there is room), not "Task" on every row."""
+    heading after it when there is room), not "Task" on every row. Walk 6: at 100x30 the
+    names were cut to about 10 cells (``stop-hook-…`` twice), and at 160 the format shown
+    on some rows only put the names out of line: the names have the room first, in one
+    column, a long one cut in its middle."""
     from textual.widgets import OptionList
 
     from chunkscope.tui.app import ChunkscopeApp, StartOptions
     from chunkscope.tui.screens.open_file import OpenFileScreen
 
-    names = [f"notes-{i:02d}-a-rather-long-name.md" for i in range(12)]
+    names = [f"notes-{i:02d}-a-rather-long-name.md" for i in range(10)]
+    names += ["stop-hook-uncommitted-changes-in-the-tree.md", "stop-hook-reflection-first-stop.md"]
     for name in names:
         (tmp_path / name).write_text("# Task\n\nDo the thing, then the other.\n")
     app = ChunkscopeApp(StartOptions(folder=str(tmp_path), fixed_timings=True))
@@ -233,13 +237,28 @@ async def test_the_picker_rows_name_their_files(tmp_path: Path, size: tuple[int,
         await pilot.pause()
         box = screen.query_one("#sessions", OptionList)
         shown = ["".join(seg.text for seg in box.render_line(y)) for y in range(box.size.height)]
-        rows = [r for r in shown if "KB" in r]
-        assert rows, shown
-        for row in rows:  # narrow: the name's start (its end under the list)
-            said = names if size == SIZE else [n[: len("notes-00")] for n in names]
-            assert any(name in row for name in said), (size, row)
+        rows = [r.strip("│ ▁▂▃▄▅▆▇█") for r in shown if re.search(r"\d\d:\d\d", r)]
+        assert len(rows) == len(names), shown
+        starts = set()
+        for row in rows:
+            said = [
+                (n, row.index(token))
+                for token in row.split()
+                for n in names
+                if token == n
+                or (  # cut in its middle: its start and its end kept
+                    (cut := token.partition("…"))[1]
+                    and min(len(cut[0]), len(cut[2])) >= 6
+                    and n.startswith(cut[0])
+                    and n.endswith(cut[2])
+                )
+            ]
+            assert len(said) == 1, (row, said)  # each row names one file, told apart
+            starts.add(said[0][1])
+        assert len(starts) == 1, rows  # the names in one column
+        assert "sessions, newest first (~: file time)" in str(box.border_title)
         if size == SIZE:
-            assert all("Task" in row for row in rows), rows
+            assert all("Task" in row for row in rows if "stop-hook" not in row), rows
 
 
 async def test_a_budget_set_with_b_is_the_sessions_and_the_recap_says_it() -> None:
