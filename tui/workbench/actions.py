@@ -519,8 +519,14 @@ class WorkbenchActions(WorkbenchHost):
             backend = self._backend("summarizer", name)
             spec = SummarizerSpec(name=name, model=backend.model, base_url=backend.base_url)
             self.pipe = self.pipe.with_params(summarizer=spec)
+            # the previous summarizer's summaries and recap are not shown as this one's
             self.summaries.clear()
+            self.selection = None
+            self.summary_failure = ""
             bench = self.workbench
             if bench is not None and bench.view is not None:
+                bench.show_summary_progress(0, len(bench.view.result.chunks))
+                bench.show_summary()
+                bench.show_selection_recap()
                 self._after_run(bench.view)
         self.notify(f"Summarizer: {name}.", markup=False)
