@@ -729,11 +729,12 @@ class Pipeline:
             return self.with_params(topic=replace(self.params.topic, topic_depth=x))
         return self.with_params(merge=replace(self.params.merge, threshold=x))
 
-    def count_limit(self) -> str | None:
+    def count_limit(self, *, flags: bool = True) -> str | None:
         """The size limit that sets the fewest merged chunks, in words: in topic mode the
         chunk size when it splits below the cap (``the chunk size (topic_chunk_chars
-        800, --topic-chunk-chars)``), else the size cap (``the size cap (8,192 chars)``);
-        None without either."""
+        800, --topic-chunk-chars)``; without `flags`, as the workbench's slider says it,
+        ``the chunk size (800 chars)``), else the size cap (``the size cap (8,192
+        chars)``); None without either."""
         from chunkscope.engine.params import knob_map
         from chunkscope.engine.segment.segmenter import TopicParams, splits_below_cap
 
@@ -742,22 +743,27 @@ class Pipeline:
         if mp.mode == "topic" and splits_below_cap(target, mp):
             k = knob_map(TopicParams)["topic_chunk_chars"]
             label = k.slider.label if k.slider is not None else k.name
+            if not flags:
+                return f"the {label} ({target:,} chars)"
             return f"the {label} ({k.name} {target:,}, {k.flag})"
         if mp.cap is not None:
             return f"the size cap ({mp.cap:,} {mp.cap_unit})"
         return None
 
-    def chunk_count_note(self, n: int, found: Pipeline, count: int, *, topics: bool = False) -> str:
+    def chunk_count_note(
+        self, n: int, found: Pipeline, count: int, *, topics: bool = False, flags: bool = True
+    ) -> str:
         """What `for_chunk_count(n)` found, in words (``topic depth 7.19 gives 4 merged
         chunks``, or the closest count when `n` is out of reach, and why when a size limit
         (`count_limit`: the chunk size or the size cap) is the reason). The CLI's
-        ``--chunks`` and the workbench's ``n`` both say it."""
+        ``--chunks`` and the workbench's ``n`` (without `flags`: the limit named as its
+        slider is) both say it."""
         knob, value = self.count_knob().replace("_", " "), found.count_knob_value()
         what = "topic" if topics else "merged chunk"
         if count == n:
             return f"{knob} {value:g} gives {count} {what}{'s' if count > 1 else ''}"
         closest = f"the closest is {count}, at {knob} {value:g}"
-        limit = self.count_limit()
+        limit = self.count_limit(flags=flags)
         if not topics and count > n and limit is not None:
             fewest = self.fewest_chunks()
             if fewest > n:

@@ -404,7 +404,7 @@ async def test_a_served_picker_lists_and_previews_nothing_outside_its_folder(
         await until(pilot, lambda: len(tree.root.children) > 0)
         names = sorted(str(node.label) for node in tree.root.children)
         assert names == ["inlink.jsonl", "session.jsonl"]  # no link.md, no outdir to expand
-        for typed in (str(shown / "link.md"), "outdir/elsewhere.jsonl", "../secret.md"):
+        for typed in (str(shown / "link.md"), "outdir/elsewhere.jsonl", "../secret.md", "outdir"):
             before = len(app._notifications)
             field = screen.query_one("#path", Input)
             field.focus()

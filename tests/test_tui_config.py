@@ -92,6 +92,13 @@ async def test_the_palette_summarizer_keeps_the_configured_model_and_url(
         await until(pilot, lambda: app.pipe is not None and app.workbench.view is not None)
         app.use_summarizer("extractive")
         assert app.pipe is not None and app.pipe.params.summarizer.model is None
+        # Walk 6: after a switch whose summaries fail, the Summary panel kept showing the
+        # previous summarizer's summary as current (at 100%), and the recap its recap.
+        from chunkscope.tui.widgets.summary_panel import SummaryPanel
+
+        panel = app.workbench.query_one(SummaryPanel)
+        await until(pilot, lambda: panel._shown is not None and panel._shown[1] is not None)
+        await until(pilot, lambda: app.selection is not None)
         app.use_summarizer("llm")
         spec = app.pipe.params.summarizer
         assert (spec.name, spec.model, spec.base_url) == (
@@ -99,6 +106,9 @@ async def test_the_palette_summarizer_keeps_the_configured_model_and_url(
             "qwen2.5:7b",
             "http://127.0.0.1:9/v1",
         )
+        assert panel._shown[1] is None and app.selection is None  # not the old ones
+        await until(pilot, lambda: "The llm summarizer failed: " in panel._shown[2])
+        assert "no summary is shown" in panel._shown[2].lower()
 
 
 async def test_quitting_does_not_wait_for_a_summary_s_retries(

@@ -109,6 +109,8 @@ def test_n_in_topic_mode_finds_a_count_the_depth_gives_though_not_monotonic() ->
         "20 merged chunks cannot fit the chunk size (topic_chunk_chars 800, "
         f"--topic-chunk-chars): it needs at least {count}; the closest is {count},"
     )
+    said = pipe.chunk_count_note(20, found, count, flags=False)  # the workbench's words
+    assert said.startswith("20 merged chunks cannot fit the chunk size (800 chars): ")
     found, count = on_slider_steps(pipe, *pipe.for_chunk_count(61), 61)
     assert count == 60 and "no topic depth gives exactly" in pipe.chunk_count_note(61, found, count)
 
@@ -236,4 +238,17 @@ async def test_n_out_of_reach_names_the_setting_the_cli_names(
         await pilot.press("enter")
         await until(pilot, lambda: any("5 chunks: " in str(n.message) for n in app._notifications))
         (shown,) = [str(n.message) for n in app._notifications if "5 chunks: " in str(n.message)]
-    assert shown == f"5 chunks: {said}"
+        # Walk 6: the same, with the limit named as the workbench's slider is, not as the
+        # command line's flag; and a count out of reach moves nothing (depth 7 -> 3.7 for
+        # 17 chunks where 25 were asked): it says where the closest is.
+        depth = app.state.tuning.topic.topic_depth
+        await pilot.press("n")
+        app.screen.query_one("#prompt-input", Input).value = "25"
+        await pilot.press("enter")
+        await until(pilot, lambda: any("25 chunks: " in str(n.message) for n in app._notifications))
+        (far,) = [str(n.message) for n in app._notifications if "25 chunks: " in str(n.message)]
+        assert far.endswith("; topic depth left at 7 (n 17 goes there)"), far
+        assert app.state.tuning.topic.topic_depth == depth
+    flag = "chunk size (topic_chunk_chars 800, --topic-chunk-chars)"
+    assert flag in said and "--" not in shown
+    assert shown == f"5 chunks: {said.replace(flag, 'chunk size (800 chars)')}"

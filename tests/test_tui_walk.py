@@ -283,6 +283,27 @@ async def test_at_100x30_the_strip_legend_and_the_tabs_say_what_160x48_says() ->
             for label in labels
         ), labels
 
+        # Walk 6: a typed budget and the compare view made the Recap tab's label push
+        # Search off the bar; the labels now give up detail, whole words, to fit.
+        from textual.widgets import Input
+
+        await pilot.press("b")
+        await until(pilot, lambda: bool(app.screen.query(Input)))
+        app.screen.query_one(Input).value = "1500"
+        await pilot.press("enter")
+        await until(pilot, lambda: app.budget == 1500)
+        await pilot.press("]")
+
+        def labels_now() -> list[str]:
+            return [t.label.plain for t in tabs.query("ContentTab")]
+
+        await until(pilot, lambda: "merged run" in " ".join(labels_now()))
+        await pilot.pause()
+        labels = labels_now()
+        assert labels[0] == "Merge" and labels[-1] == "Search", labels
+        assert sum(cell_len(label) + 2 for label in labels) <= NARROW[0], labels
+        assert any(label.startswith("Recap · ") and "budget 1500" in label for label in labels)
+
 
 def test_a_legend_too_long_is_cut_between_words_with_an_ellipsis() -> None:
     from rich.segment import Segment

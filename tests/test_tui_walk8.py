@@ -113,6 +113,20 @@ async def test_a_long_path_leaves_the_header_its_format_and_collapse_state(width
         if "run 09:09:54" in line:
             assert "lexical" in line and "cl100k_base" in line, line
         assert len(line) <= width, line
+        # Walk 6: the path was cut mid-folder (``…ain/bench/…``) and the parts left out
+        # went silently: whole folders are cut, and what is left out is said (what, or
+        # how many more), all of it on hover.
+        shown = line.removeprefix(" chunkscope  ").split(" · ")[0]
+        full = info.path
+        assert shown == full or (shown.startswith("…/") and full.endswith(shown[1:])), line
+        left_out = [w for w in ("lexical", "cl100k_base", "run 09:09:54") if w not in line]
+        if left_out and width >= 100:  # at 80 the name, turns, format and state fill it
+            assert re.search(r" · \+(\d more|\d| [a-z ,]+)$", line), line
+        if left_out or shown != full:
+            tip = str(header.tooltip)
+            assert full in tip and "cl100k_base" in tip and "run 09:09:54" in tip, tip
+        else:
+            assert header.tooltip is None
 
 
 @pytest.mark.parametrize("width", [160, 100])
@@ -128,6 +142,17 @@ async def test_a_long_format_name_is_said_short_in_a_narrow_header(width: int) -
     source = load(ROOT / "tests/fixtures/heldout/mini-swe-agent/django-11039.traj.json")
     assert source.kind_label == "mini-swe-agent trajectory (json)"
     assert source.kind_short == "mini-swe-agent"
+    # every format has a short form: the tool's name, without how the file holds it
+    from dataclasses import replace
+
+    from chunkscope.engine.read.formats import READERS
+
+    labels = {r.label for r in READERS.values()} | {"SWE-agent trajectory", "agent trajectory"}
+    for name, reader in READERS.items():
+        for label in labels:
+            said = replace(source, format=name, label=label, container=reader.container)
+            assert said.kind_short and "(" not in said.kind_short, (name, label)
+            assert len(said.kind_short) <= len(said.kind_label), (name, label)
 
     class One(App[None]):
         def compose(self) -> ComposeResult:
@@ -190,13 +215,17 @@ def test_an_empty_file_is_refused_before_the_workbench_starts(
 @pytest.mark.parametrize("size", [SIZE, (100, 30)])
 async def test_the_picker_rows_name_their_files(tmp_path: Path, size: tuple[int, int]) -> None:
     """Markdown files alike in their first heading: each row says its file's name (the
-    heading after it when there is room), not "Task" on every row."""
+    heading after it when there is room), not "Task" on every row. Walk 6: at 100x30 the
+    names were cut to about 10 cells (``stop-hook-…`` twice), and at 160 the format shown
+    on some rows only put the names out of line: the names have the room first, in one
+    column, a long one cut in its middle."""
     from textual.widgets import OptionList
 
     from chunkscope.tui.app import ChunkscopeApp, StartOptions
     from chunkscope.tui.screens.open_file import OpenFileScreen
 
-    names = [f"notes-{i:02d}-a-rather-long-name.md" for i in range(12)]
+    names = [f"notes-{i:02d}-a-rather-long-name.md" for i in range(10)]
+    names += ["stop-hook-uncommitted-changes-in-the-tree.md", "stop-hook-reflection-first-stop.md"]
     for name in names:
         (tmp_path / name).write_text("# Task\n\nDo the thing, then the other.\n")
     app = ChunkscopeApp(StartOptions(folder=str(tmp_path), fixed_timings=True))
@@ -208,13 +237,28 @@ async def test_the_picker_rows_name_their_files(tmp_path: Path, size: tuple[int,
         await pilot.pause()
         box = screen.query_one("#sessions", OptionList)
         shown = ["".join(seg.text for seg in box.render_line(y)) for y in range(box.size.height)]
-        rows = [r for r in shown if "KB" in r]
-        assert rows, shown
-        for row in rows:  # narrow: the name's start (its end under the list)
-            said = names if size == SIZE else [n[: len("notes-00")] for n in names]
-            assert any(name in row for name in said), (size, row)
+        rows = [r.strip("│ ▁▂▃▄▅▆▇█") for r in shown if re.search(r"\d\d:\d\d", r)]
+        assert len(rows) == len(names), shown
+        starts = set()
+        for row in rows:
+            said = [
+                (n, row.index(token))
+                for token in row.split()
+                for n in names
+                if token == n
+                or (  # cut in its middle: its start and its end kept
+                    (cut := token.partition("…"))[1]
+                    and min(len(cut[0]), len(cut[2])) >= 6
+                    and n.startswith(cut[0])
+                    and n.endswith(cut[2])
+                )
+            ]
+            assert len(said) == 1, (row, said)  # each row names one file, told apart
+            starts.add(said[0][1])
+        assert len(starts) == 1, rows  # the names in one column
+        assert "sessions, newest first (~: file time)" in str(box.border_title)
         if size == SIZE:
-            assert all("Task" in row for row in rows), rows
+            assert all("Task" in row for row in rows if "stop-hook" not in row), rows
 
 
 async def test_a_budget_set_with_b_is_the_sessions_and_the_recap_says_it() -> None:
@@ -249,3 +293,23 @@ async def test_a_budget_set_with_b_is_the_sessions_and_the_recap_says_it() -> No
         assert app.budget == 300 and app.selection.budget == 300  # the session's
         recap = app.workbench.query_one(RecapPanel)
         assert said in str(recap.border_title), recap.border_title
+
+        # Walk 6: `b` takes the knob's range, as `recap --budget` does (it took only the
+        # slider's 100-8000): beyond either end of the slider it is taken and the slider
+        # shows it; below the knob's minimum the prompt stays open and says the range.
+        from chunkscope.tui.widgets.slider import Slider
+
+        slider = recap.query_one("#budget", Slider)
+        assert BUDGET.minimum == 1 and BUDGET.slider is not None and BUDGET.slider.lo > 20
+        for typed in ("20000", "20"):
+            await pilot.press("b")
+            app.screen.query_one("#prompt-input", Input).value = typed
+            old = app.selection
+            await pilot.press("enter")
+            await until(pilot, lambda old=old: app.selection is not old and app.workers_idle())
+            assert app.budget == int(typed) and app.selection.budget == int(typed)
+            assert slider.format_value() == typed
+        await pilot.press("b")
+        app.screen.query_one("#prompt-input", Input).value = "0"
+        await pilot.press("enter")
+        assert isinstance(app.screen, PromptScreen) and "at least 1" in app.screen.title_text

@@ -10,6 +10,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
+from textual.command import CommandList
 
 from chunkscope.engine.pipeline import Pipeline, PipelineParams
 from chunkscope.engine.segment.merge import MergeParams
@@ -155,7 +156,7 @@ async def test_b_types_an_exact_budget_that_the_selection_uses() -> None:
         await pilot.press("enter")
         assert isinstance(app.screen, PromptScreen)
         assert "whole number" in str(app.screen.query_one("#prompt-error", Static).render())
-        field.value = "9000"  # out of range
+        field.value = "0"  # below the budget knob's minimum (9000 is taken: walk6 #23)
         await pilot.press("enter")
         assert isinstance(app.screen, PromptScreen)
         field.value = "1,234"
@@ -544,6 +545,15 @@ async def test_command_palette_runs_namespaced_commands() -> None:
         await wait_for(pilot, lambda: palette_listed(app))
         await pilot.press("enter")
         await until(pilot, lambda: chunk in app.pinned)
+        # The key hints are text, not markup: typed or listed, each line ends in its key.
+        for query, hint in (("topic start", "[m]"), ("type the budget", "[b]"), ("", "[T]")):
+            await pilot.press("ctrl+p")
+            await pilot.press(*query)
+            await wait_for(pilot, lambda: palette_listed(app))
+            commands = app.screen.query_one(CommandList)
+            shown = [commands.get_option_at_index(i).prompt for i in range(commands.option_count)]
+            assert any(str(p).split("\n")[0].endswith(hint) for p in shown), (hint, shown[:3])
+            await pilot.press("escape")
         await pilot.press("ctrl+p")
         await pilot.press(*"contrast")
         await wait_for(pilot, lambda: palette_listed(app))

@@ -179,6 +179,7 @@ class ChunkscopeApp(
         self.file_marks = None
         self.selection = None
         self.recap_state = "idle"
+        self.summary_failure = ""
         self.last_run_at = ""
         self.settings = None
         self._run_timer = None

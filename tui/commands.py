@@ -13,6 +13,9 @@ from functools import partial
 from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.fuzzy import Matcher
+from textual.markup import escape
 
 Command = tuple[str, Callable[[], Any], str]
 
@@ -84,7 +87,7 @@ class WorkbenchCommands(Provider):
                 "The format of `chunkscope eval --gold`",
             ),
             (
-                "search: ask the merged chunks a question  \\[/]",  # markup: [/] closes a tag
+                "search: ask the merged chunks a question  [/]",
                 partial(self._bench, "search"),
                 "Open the Search panel: ranked chunks, the context under the budget, hits marked",
             ),
@@ -235,11 +238,29 @@ class WorkbenchCommands(Provider):
 
     async def discover(self) -> Hits:
         for name, action, help_text in self._commands():
-            yield DiscoveryHit(name, action, help=help_text)
+            yield DiscoveryHit(Content(name), action, text=name, help=_plain(help_text))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for name, action, help_text in self._commands():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), action, help=help_text)
+                shown = _highlighted(matcher, name)
+                yield Hit(score, shown, action, text=name, help=_plain(help_text))
+
+
+def _plain(text: str) -> str:
+    """`text` as the palette shows it: the palette reads a command's help as markup, and
+    the key hints (``[m]``, ``[/]``) are text."""
+    return escape(text)
+
+
+def _highlighted(matcher: Matcher, name: str) -> Content:
+    """`name` as plain text with the letters the query matched highlighted (Textual's own
+    ``Matcher.highlight`` reads the name as markup, which swallows a key hint like ``[m]``)."""
+    content = Content(name)
+    _score, offsets = matcher.fuzzy_search.match(matcher.query, name)
+    for offset in offsets:
+        if not name[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content

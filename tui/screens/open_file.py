@@ -79,13 +79,16 @@ class LogTree(DirectoryTree):
         return label
 
 
-#: Below this width (cells) a session's row leaves out its format, so its first
-#: message keeps some room beside the date and size.
-FORMAT_SHOWN_FROM = 60
 #: The title's cells a row keeps before the format is shown.
 TITLE_SOME = 12
 #: The longest first message shown on a row, in cells, however wide the list.
 TITLE_CELLS = 70
+#: The most cells a list's name column takes: a longer name is cut in its middle.
+NAME_CELLS = 44
+#: The cells a name keeps before the date's year and the size are left out.
+NAME_SOME = 28
+#: The format's column: the longest reader name (``openai-messages``) and a space.
+KIND_CELLS = 16
 
 
 def _cut(text: str, cells: int) -> str:
@@ -97,49 +100,84 @@ def _cut(text: str, cells: int) -> str:
     return line.plain
 
 
-def session_label(s: SessionInfo, width: int | None = None) -> str:
+def cut_middle(text: str, cells: int) -> str:
+    """`text` in at most `cells` cells, cut in its middle (``stop-hook-unc…st-stop.jsonl``):
+    two names alike in their start, such as a folder's sessions, stay told apart by their
+    ends (the extension kept)."""
+    if cell_len(text) <= cells:
+        return text
+    if cells <= 1:
+        return "…"[:cells]
+    tail_cells = (cells - 1) // 2
+    head = _cut(text, cells - tail_cells)  # its start and the ellipsis
+    tail, used = "", 0
+    for ch in reversed(text):
+        if used + cell_len(ch) > tail_cells:
+            break
+        tail, used = ch + tail, used + cell_len(ch)
+    return head + tail
+
+
+def session_label(s: SessionInfo, width: int | None = None, name_cells: int = 0) -> str:
     """``2025-09-01 10:00  12.3 KB  codex  a1b2.jsonl  fix the failing test``: the
     session's file name and first message (or title), the session's last
     time inside the file, or (marked ``~``) the file's modification time when it has
     none, which is also the order of the list. Given a `width`, one line of at most
-    that many cells: the date, size and file name keep their place, the first message
-    is cut (with an ellipsis) or left out and, in a narrow list, the format left out."""
+    that many cells, laid out alike for every row of a list whose names take at most
+    `name_cells` (its longest, up to `NAME_CELLS`): the names in one column, given
+    room first (`NAME_SOME` cells at least, else a narrow list says the date without
+    its year, and no size); then the format and the first message where room is left
+    (the format on every row or none); a name longer than its room is cut in its
+    middle, the first message at its end."""
     import time
 
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.modified)) if s.modified else "-"
-    when += "~" if s.timed_by == "mtime" else " "
+    stamp = time.localtime(s.modified) if s.modified else None
+    mark = "~" if s.timed_by == "mtime" else " "
+    when = (time.strftime("%Y-%m-%d %H:%M", stamp) if stamp else "-") + mark
     size = f"{s.size / 1024:,.1f} KB" if s.size < 1 << 20 else f"{s.size / (1 << 20):,.1f} MB"
-    head = f"{when}  {size:>9}  "
-    # the file's name first (files alike in their first heading told apart), then the
-    # first message or title in the room left; the format only where the name fits too
     name = " ".join(terminal_text(Path(s.path).name).split())
-    kind = f"{s.format:<15} "
+    kind = f"{s.format:<{KIND_CELLS - 1}} "
     title = " ".join(terminal_text(s.title).split())
-    some = min(cell_len(title), TITLE_SOME) + 2 if title and title != name else 0
-    if width is None or (
-        width >= FORMAT_SHOWN_FROM and cell_len(head + kind + name) + some <= width
-    ):
-        head += kind
-    head += name
-    if not title or title == name:
-        return head if width is None else _cut(head, width)
-    room = TITLE_CELLS if width is None else min(TITLE_CELLS, width - cell_len(head) - 2)
-    if room < 4:  # no room for a word of the title: the name alone
-        return head if width is None else _cut(head, width)
-    return f"{head}  {_cut(title, room)}"
+    if title == name:
+        title = ""
+    if width is None:
+        line = f"{when}  {size:>9}  {kind}{name}"
+        return f"{line}  {_cut(title, TITLE_CELLS)}" if title else line
+    column = min(name_cells or cell_len(name), NAME_CELLS)
+    full = f"{when}  {size:>9}  "
+    short = (time.strftime("%m-%d %H:%M", stamp) if stamp else "-") + mark + "  "
+    some = TITLE_SOME + 2
+    if cell_len(full) + KIND_CELLS + column + some <= width:
+        head = full + kind
+    elif cell_len(full) + min(column, NAME_SOME) <= width:
+        head = full
+    else:
+        head = short
+    room = max(width - cell_len(head), 1)
+    shown = cut_middle(name, min(column, room))
+    line = head + shown
+    rest = width - cell_len(line) - 2
+    if not title or rest < 4:  # no room for a word of the title: the name alone
+        return line
+    pad = ""  # the titles in one column too where the list has room for some of each
+    if width - cell_len(head) - column - 2 >= TITLE_SOME:
+        pad = " " * max(0, column - cell_len(shown))
+    return f"{line}{pad}  {_cut(title, min(TITLE_CELLS, rest - cell_len(pad)))}"
 
 
 class SessionRow:
-    """A row of the sessions list, laid out for the width it is drawn at (one line)."""
+    """A row of the sessions list, laid out for the width it is drawn at (one line), its
+    name in a column `name_cells` wide (the list's longest name)."""
 
-    def __init__(self, info: SessionInfo) -> None:
+    def __init__(self, info: SessionInfo, name_cells: int = 0) -> None:
         self.info = info
+        self.name_cells = name_cells
 
     def __str__(self) -> str:
         return session_label(self.info)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield Text(session_label(self.info, options.max_width), no_wrap=True)
+        yield Text(session_label(self.info, options.max_width, self.name_cells), no_wrap=True)
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement(1, cell_len(session_label(self.info)))
@@ -193,14 +231,12 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
                 where = self.start.resolve()
                 # its root named ("." has no name)
                 tree = LogTree(where, confine=self.confine, id="tree")
-                # The folder's name only under fixed timings (snapshots, demos).
-                fixed = bool(getattr(self.app, "fixed_timings", False))
-                tree.border_title = Text(where.name if fixed else str(where))
+                tree.border_title = self._folder_title(where)
                 yield tree
                 sessions = OptionList(
                     Option("looking for sessions…", disabled=True), id="sessions", markup=False
                 )
-                sessions.border_title = "sessions here, newest first (~: file time)"
+                sessions.border_title = "sessions, newest first (~: file time)"
                 yield sessions
                 samples = OptionList(
                     *[Option(p.name, id=str(p)) for p in self.samples], id="samples", markup=False
@@ -211,6 +247,12 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
                 placeholder="or type a path and press enter", id="path", select_on_focus=False
             )
             yield Label("type a path · enter opens · tab switches · escape cancels", classes="hint")
+
+    def _folder_title(self, where: Path) -> Text:
+        """The tree's title: the folder shown (its name only under fixed timings, as
+        snapshots and demos run)."""
+        fixed = bool(getattr(self.app, "fixed_timings", False))
+        return Text(where.name if fixed else str(where))
 
     def on_resize(self) -> None:
         from chunkscope.tui.screens.workbench import NARROW_WIDTH
@@ -260,9 +302,10 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
         self.documents = [s for s in found if not is_session(s)]
         box = self.query_one("#sessions", OptionList)
         box.clear_options()
+        names = max((cell_len(Path(s.path).name) for s in found), default=0)
         if self.sessions:
             box.add_options(
-                Option(SessionRow(s), id=f"session:{i}") for i, s in enumerate(self.sessions)
+                Option(SessionRow(s, names), id=f"session:{i}") for i, s in enumerate(self.sessions)
             )
         else:
             box.add_option(Option("(no sessions in this folder)", disabled=True))
@@ -270,7 +313,8 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             box.add_option(None)
             box.add_option(Option(f"markdown documents ({len(self.documents)})", disabled=True))
             box.add_options(
-                Option(SessionRow(s), id=f"document:{i}") for i, s in enumerate(self.documents)
+                Option(SessionRow(s, names), id=f"document:{i}")
+                for i, s in enumerate(self.documents)
             )
         self._counts = plural(len(self.sessions), "session") + (
             f" · {plural(len(self.documents), 'document')}" if self.documents else ""
@@ -339,13 +383,43 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
             self._choose(value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """A typed file is opened; a typed folder is gone into (as the command line takes
+        a folder): its tree and its sessions shown, the field emptied for the next path."""
+        from chunkscope.engine.errors import ChunkscopeError
+        from chunkscope.engine.paths import within
+
         value = event.value.strip()
         if not value:
             return
         if self.confine is not None:
-            self._choose(str(served_path(value, self.confine)))
+            path = served_path(value, self.confine)
+            try:
+                within(path, self.confine)  # no stat outside what is served
+            except ChunkscopeError as e:
+                self.notify(str(e), severity="error", markup=False)
+                return
         else:
-            self._choose(str(Path(value).expanduser()))
+            path = Path(value).expanduser()
+        if path.is_dir():
+            self._go_into(path)
+        else:
+            self._choose(str(path))
+
+    def _go_into(self, folder: Path) -> None:
+        """Show `folder`: its tree, its sessions (looked for again), the tree focused."""
+        self.start = folder
+        where = folder.resolve()
+        tree = self.query_one("#tree", LogTree)
+        tree.path = where
+        tree.border_title = self._folder_title(where)
+        self.query_one("#path", Input).value = ""
+        box = self.query_one("#sessions", OptionList)
+        box.clear_options()
+        box.add_option(Option("looking for sessions…", disabled=True))
+        box.border_subtitle = ""
+        self.sessions, self.documents, self.listed = [], [], False
+        tree.focus()
+        self._find_sessions()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

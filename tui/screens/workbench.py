@@ -33,6 +33,7 @@ from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
 from chunkscope.tui.widgets.chunk_list import ChunkList, human_count
 from chunkscope.tui.widgets.header_line import HeaderInfo, HeaderLine, turns_after_collapse
 from chunkscope.tui.widgets.merge_panel import MergePanel
+from chunkscope.tui.widgets.panel_title import fit_tabs
 from chunkscope.tui.widgets.recap_panel import RecapPanel
 from chunkscope.tui.widgets.search_panel import SearchPanel
 from chunkscope.tui.widgets.similarity_strip import LEGEND_ROWS, SimilarityStrip, cut_name
@@ -330,6 +331,8 @@ class WorkbenchScreen(Screen[None]):
             self.redraw()
             if self.driver.search_open:
                 self._place_search(True)
+        elif narrow:  # the tab bar's new width: the labels that fit it
+            self.call_after_refresh(fit_tabs, self.query_one(TabbedContent))
 
     # ------------------------------------------------------------------ search
 

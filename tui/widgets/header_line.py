@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.content import Content
 from textual.widget import Widget
 
 from chunkscope.engine.textutil import plural, strip_control
@@ -70,10 +71,17 @@ class HeaderLine(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.info = HeaderInfo()
+        self._whole = ""
 
     def set_info(self, info: HeaderInfo) -> None:
         self.info = info
         self.refresh()
+
+    def _set_tooltip(self, whole: str) -> None:
+        """The whole header line on hover when the line leaves some of it out ("": none)."""
+        if whole != self._whole:
+            self._whole = whole
+            self.tooltip = Content(whole) if whole else None  # a path is data, never markup
 
     def set_busy(self, busy: str) -> None:
         self.info.busy = busy
@@ -90,61 +98,114 @@ class HeaderLine(Widget):
             return text
         sep = (" · ", dim)
         warn = self.get_component_rich_style("header-line--warn")
-        # (text, style, keep rank): what does not fit the width is left out, lowest
-        # rank first, so the line never ends in an ellipsis before its right end.
+        # (text, style, keep rank, what it is): what does not fit the width is left out,
+        # lowest rank first, so the line never ends in an ellipsis before its right end.
         turns = plural(i.turns, i.turn_word)
         if i.collapsed_turns is not None and i.collapsed_turns != i.turns:
             turns += f" · {turns_after_collapse(i.collapsed_turns)}"
         # the file's name, its turns, its format and its state said first; the run's
         # time is the first to go
-        parts: list[tuple[str, object, int]] = [(i.kind, "", 6), (i.state, "", 5)]
-        parts.append((turns, "", 7))
+        parts: list[tuple[str, object, int, str]] = [
+            (i.kind, "", 6, "format"),
+            (i.state, "", 5, "state"),
+            (turns, "", 7, "turns"),
+        ]
         if i.skipped:
             word = "line" if i.skipped == 1 else "lines"
             said = f"{i.skipped} {word} skipped"
             if i.records and 2 * i.skipped > i.records:
                 said = f"⚠ {i.skipped} of {i.records} lines skipped: most of the file not read"
-            parts.append((said, warn, 9))
-        parts.append((f"{i.tokenizer} {i.accuracy}".strip(), "", 3))
-        parts.append((i.embedder, "", 4))
+            parts.append((said, warn, 9, "skipped lines"))
+        parts.append((f"{i.tokenizer} {i.accuracy}".strip(), "", 3, "tokenizer"))
+        parts.append((i.embedder, "", 4, "embedder"))
         if i.cache:
-            parts.append((i.cache, dim, 1))
+            parts.append((i.cache, dim, 1, "cache"))
         if i.last_run:
-            parts.append((i.last_run, dim, 0))
+            parts.append((i.last_run, dim, 0, "run time"))
         parts = [p for p in parts if p[0]]
+        shorter = {i.state: i.state_short, i.kind: i.kind_short}
+
+        def least(part: tuple[str, object, int, str]) -> int:
+            """The cells a part takes in its shortest form, its separator included."""
+            return 3 + cell_len(shorter.get(part[0]) or part[0])
+
         path = strip_control(i.path)
         busy = f"  {i.busy}" if i.busy else ""
-        if self.size.width:  # a path too long for the line: its start cut, its name kept
+        whole_path = path
+        if self.size.width:  # a path too long for the line: whole folders cut, its name kept
             free = self.size.width - text.cell_len - cell_len(busy)
-            first = sum(3 + cell_len(p[0]) for p in parts if p[2] >= KEPT_RANK)
+            # the first parts in short (the format's tool name): the path's folders before
+            # a long form of them
+            first = sum(least(p) for p in parts if p[2] >= KEPT_RANK)
+            if any(p[2] < KEPT_RANK for p in parts):
+                first += 5  # `` · +3``: that the rest is left out
             top = max((p for p in parts if p[2] >= KEPT_RANK), key=lambda p: p[2], default=None)
             must = 3 + cell_len(top[0]) if top is not None else 0  # the turns, at least
-            name = cell_len(path.replace("\\", "/").rsplit("/", 1)[-1]) + 1
-            path = _tail(path, max(min(name, free - must), free - first, 20))
+            name = cell_len(_file_name(path)) + 2
+            path = fit_path(path, max(min(name, free - must), free - first, 20))
         room = self.size.width - text.cell_len - cell_len(path) - cell_len(busy)
+        note = 5 if any(p[2] < KEPT_RANK for p in parts) else 0  # `` · +3``: more left out
         kept: dict[int, str] = {}  # by rank, each that fits (the state in short if so)
-        for value, _style, rank in sorted(parts, key=lambda p: -p[2]):
+        ranked = sorted(parts, key=lambda p: -p[2])
+        for at, (value, _style, rank, _what) in enumerate(ranked):
             if rank < KEPT_RANK and len(kept) < sum(p[2] >= KEPT_RANK for p in parts):
                 break  # one of the first left out: none of the rest kept before it
-            shorter = {i.state: i.state_short, i.kind: i.kind_short}.get(value, "")
-            tries = [value, shorter] if shorter else [value]
-            fits = [t for t in tries if 3 + cell_len(t) <= room]
+            short = shorter.get(value, "")
+            # a long form only where the first parts after it still fit in short
+            after = sum(least(p) for p in ranked[at + 1 :] if p[2] >= KEPT_RANK) + note
+            tries = [value, short] if short else [value]
+            fits = [t for t in tries if 3 + cell_len(t) + (after if t != short else 0) <= room]
+            fits += [t for t in tries if t not in fits and 3 + cell_len(t) <= room]
             if fits:
                 kept[rank] = fits[0]
                 room -= 3 + cell_len(fits[0])
             elif rank < KEPT_RANK:
                 break
         text.append(path)
-        for _value, style, rank in parts:
+        for _value, style, rank, _what in parts:
             if rank in kept:
                 text.append(*sep)
                 text.append(kept[rank], style or None)  # type: ignore[arg-type]
+        left_out = [p[3] for p in ranked if p[2] not in kept]
+        if left_out:  # said in short (what, or how many more); all of it on hover
+            n = len(left_out)
+            tries = ["+ " + ", ".join(left_out), f"+{n} more", f"+{n}"]
+            said = next((t for t in tries if 3 + cell_len(t) <= room), "")
+            if said:
+                text.append(*sep)
+                text.append(said, dim)
+        whole = " · ".join([whole_path, *(p[0] for p in parts)])
+        self._set_tooltip(whole if left_out or path != whole_path else "")
         if i.busy:
             text.append("  ")
             text.append(i.busy, self.get_component_rich_style("header-line--busy"))
         if self.size.width and text.cell_len > self.size.width:  # one line, cut saying so
             text.truncate(self.size.width, overflow="ellipsis")
         return text
+
+
+def _file_name(path: str) -> str:
+    """The last part of `path` (a file's name)."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def fit_path(path: str, cells: int) -> str:
+    """`path` in at most `cells` cells: whole, else its file name after as many of its
+    last folders as fit (``…/recap_sessions/a.json``: never a folder cut in two); a name
+    longer than that, its end after an ellipsis."""
+    if cell_len(path) <= cells:
+        return path
+    name = _file_name(path)
+    folders = path[: len(path) - len(name)].replace("\\", "/").rstrip("/").split("/")
+    shown = "…/" + name
+    if cell_len(shown) > cells:
+        return _tail(name, cells)
+    for folder in reversed(folders):
+        longer = "…/" + folder + "/" + shown[2:]
+        if not folder or cell_len(longer) > cells:
+            break
+        shown = longer
+    return shown
 
 
 def _tail(text: str, cells: int) -> str:

@@ -1,12 +1,22 @@
 """A lower panel's title where it shows: its border at full size; in the narrow layout
 (the panel is a tab's content, without a border) the tab's label, so the chunk a
-summary is about or the recap's count is said at every size."""
+summary is about or the recap's count is said at every size.
+
+The tab bar has one row: when the labels do not fit it, the longest gives up its
+detail first (a panel gives its title in shorter forms, whole words each), down to the
+panel's name alone, so every tab stays on the bar."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from rich.cells import cell_len
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
+
+#: The cells a tab takes beside its label (Textual's ``Tab { padding: 0 1; }``).
+TAB_PADDING = 2
 
 
 def tab_label(title: str) -> str:
@@ -15,8 +25,54 @@ def tab_label(title: str) -> str:
     return head.capitalize() + sep + rest
 
 
+def tab_choices(forms: Sequence[str], about: str) -> tuple[str, ...]:
+    """A tab's labels, longest first: each of the title's `forms` (longest first) with
+    what the panel is `about`, then the shortest form without it, then the panel's name."""
+    shortest = forms[-1]
+    labels = [tab_label(form + about) for form in forms]
+    labels += [tab_label(shortest), tab_label(shortest.partition(" · ")[0])]
+    return tuple(dict.fromkeys(labels))
+
+
+def fit_labels(choices: Sequence[Sequence[str]], width: int) -> list[str]:
+    """One label per tab from its `choices` (longest first), all together within `width`
+    cells: while they do not fit, the tab with the longest label takes its next shorter
+    one (when no tab has a shorter one left, the shortest are given)."""
+    index = [0] * len(choices)
+
+    def label(k: int) -> str:
+        return choices[k][index[k]]
+
+    while sum(cell_len(label(k)) + TAB_PADDING for k in range(len(choices))) > width:
+        shorter = [k for k in range(len(choices)) if index[k] + 1 < len(choices[k])]
+        if not shorter:
+            break
+        longest = max(shorter, key=lambda k: cell_len(label(k)))
+        index[longest] += 1
+    return [label(k) for k in range(len(choices))]
+
+
+def fit_tabs(tabbed: TabbedContent) -> None:
+    """Label `tabbed`'s tabs with their panels' titles in the longest forms that fit its width."""
+    panes = [pane for pane in tabbed.query(TabPane) if pane.id]
+    if not panes:
+        return
+    choices: list[tuple[str, ...]] = []
+    for pane in panes:
+        panels = pane.query_children(TitledPanel)
+        if panels and panels.first()._tab_choices:
+            choices.append(panels.first()._tab_choices)
+        else:
+            choices.append((tabbed.get_tab(pane.id or "").label.plain,))
+    width = tabbed.size.width or tabbed.app.size.width
+    for pane, label in zip(panes, fit_labels(choices, width), strict=True):
+        tab = tabbed.get_tab(pane.id or "")
+        if tab.label.plain != label:
+            tab.label = Content(label)  # log text is data, never markup
+
+
 def set_panel_title(widget: Widget, title: str) -> None:
-    """`title` in `widget`'s border, and in its tab's label when it is a tab's pane."""
+    """`title` in `widget`'s border, and the tabs relabelled when it is a tab's pane."""
     if str(widget.border_title or "") != title:
         widget.border_title = Content(title)  # log text is data, never markup
     pane = widget.parent
@@ -24,10 +80,7 @@ def set_panel_title(widget: Widget, title: str) -> None:
         return
     for node in widget.ancestors:
         if isinstance(node, TabbedContent):
-            tab = node.get_tab(pane.id)
-            label = tab_label(title)
-            if tab.label.plain != label:
-                tab.label = Content(label)
+            fit_tabs(node)
             return
 
 
@@ -35,16 +88,27 @@ class TitledPanel(Widget):
     """A lower panel whose title may say whose run it is about (`set_about`: comparing,
     the summary and the recap are the merge panel's run's, which neither column may show)."""
 
-    _title_base = ""
+    _title_forms: tuple[str, ...] = ()
     _about = ""
+    _tab_choices: tuple[str, ...] = ()
 
-    def show_title(self, title: str) -> None:
-        self._title_base = title
-        set_panel_title(self, title + self._about)
+    @property
+    def _title_base(self) -> str:
+        return self._title_forms[0] if self._title_forms else ""
+
+    def show_title(self, title: str, *shorter: str) -> None:
+        """`title` in the border; on a tab, it or one of the `shorter` forms (longest
+        first, whole words: each says less) that lets every tab fit the bar."""
+        self._title_forms = (title, *shorter)
+        self._show()
 
     def set_about(self, about: str) -> None:
         """`about`: `` · merged run`` while comparing, "" else."""
         if about != self._about:
             self._about = about
-            if self._title_base:
-                set_panel_title(self, self._title_base + about)
+            if self._title_forms:
+                self._show()
+
+    def _show(self) -> None:
+        self._tab_choices = tab_choices(self._title_forms, self._about)
+        set_panel_title(self, self._title_base + self._about)

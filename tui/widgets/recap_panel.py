@@ -21,13 +21,26 @@ from chunkscope.tui.widgets.token_meter import TokenMeter
 BUDGET = knob_map(RecapParams)["budget"]
 
 
-def budget_note(budget: int) -> str:
-    """`` · budget 300 tokens (default 1000)``: the budget in force beside the kept
-    count when it is not the default (a budget set with `b` is the session's: it stays
-    when another file is opened), else nothing."""
+def budget_note(budget: int, *, short: bool = False) -> str:
+    """`` · budget 300 tokens (default 1000)`` (`short`: `` · budget 300``): the budget
+    in force beside the kept count when it is not the default (a budget set with `b` is
+    the session's: it stays when another file is opened), else nothing."""
     if budget == BUDGET.default:
         return ""
+    if short:
+        return f" · budget {budget}"
     return f" · budget {budget} tokens (default {BUDGET.default})"
+
+
+def _show_budget(slider: Slider, budget: int) -> None:
+    """`budget` on the budget slider (no ``Changed`` posted). The knob takes more than
+    the slider's declared span (typed with `b`, given with ``--budget``): a budget beyond
+    an end moves that end to it, so the slider shows the budget in force."""
+    spec = BUDGET.slider
+    assert spec is not None
+    with slider.prevent(Slider.Changed):
+        slider.configure(minimum=min(spec.lo, budget), maximum=max(spec.hi, budget))
+        slider.set_value(budget)
 
 
 class RecapPanel(TitledPanel, Vertical):
@@ -54,12 +67,14 @@ class RecapPanel(TitledPanel, Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="recap-controls"):
-            yield knob_slider(
+            slider = knob_slider(
                 BUDGET,
                 self._budget,
                 exact_values=True,  # a typed budget (b) stays exact
                 id="budget",
             )
+            _show_budget(slider, self._budget)
+            yield slider
             yield TokenMeter(id="recap-meter")
         yield Static(CANDIDATE_HEADER, id="candidates-header", markup=False)
         yield CandidateList(id="candidates")
@@ -73,7 +88,7 @@ class RecapPanel(TitledPanel, Vertical):
         return round(float(self.query_one("#budget", Slider).value))
 
     def set_budget(self, budget: int) -> None:
-        self.query_one("#budget", Slider).set_value(budget, notify=False)
+        _show_budget(self.query_one("#budget", Slider), budget)
 
     def show_selection(
         self, rows: Sequence[CandidateRow], used: int, budget: int, text: str, chunk: int | None
@@ -84,14 +99,14 @@ class RecapPanel(TitledPanel, Vertical):
         shown = terminal_text(text)  # drawn as the cards draw it: emoji keep the border
         if preview.text != shown:
             preview.load_text(shown)
-        kept = sum(1 for r in rows if r.selected)
-        self.show_title(f"RECAP · {kept}/{len(rows)} kept{budget_note(budget)}")
+        kept = f"RECAP · {sum(1 for r in rows if r.selected)}/{len(rows)} kept"
+        self.show_title(kept + budget_note(budget), kept + budget_note(budget, short=True), kept)
 
     def mark_stale(self) -> None:
         """The merge changed: the list below is the previous one until the new recap is in."""
-        title = self._title_base or "RECAP"
-        if "updating" not in title:
-            self.show_title(f"{title} · updating…")
+        forms = self._title_forms or ("RECAP",)
+        if "updating" not in forms[0]:
+            self.show_title(*(f"{form} · updating…" for form in dict.fromkeys(forms)))
 
     def show_chunk(self, index: int) -> None:
         self.query_one(CandidateList).show_chunk(index)

@@ -94,22 +94,27 @@ class WorkbenchActions(WorkbenchHost):
             self.reselect()
 
     def action_type_budget(self) -> None:
-        """Ask for the recap budget as a number (the slider moves in steps of 50)."""
+        """Ask for the recap budget as a number (the slider moves in steps of 50): any the
+        knob takes, as on the command line (`--budget`), beyond the slider's ends too."""
         from chunkscope.tui.screens.prompt import PromptScreen
         from chunkscope.tui.widgets.recap_panel import BUDGET
 
-        assert BUDGET.slider is not None
-        lo, hi = round(BUDGET.slider.lo), round(BUDGET.slider.hi)
+        lo, hi = BUDGET.minimum, BUDGET.maximum
+        assert lo is not None
+        allowed = f"at least {lo:g}" if hi is None else f"from {lo:g} to {hi:g}"
 
         def parse(value: str) -> int | None:
             text = value.strip().replace(",", "").replace("_", "")
-            if not text.isdecimal() or not lo <= int(text) <= hi:
+            if not text.isdecimal():
                 return None
-            return int(text)
+            try:
+                return int(BUDGET.coerce(text))
+            except ValueError:
+                return None
 
         def validate(value: str) -> str | None:
             if parse(value) is None:
-                return f"a whole number of tokens from {lo} to {hi}, e.g. 1500"
+                return f"a whole number of tokens, {allowed}, e.g. 1500"
             return None
 
         def typed(value: str | None) -> None:
@@ -121,7 +126,7 @@ class WorkbenchActions(WorkbenchHost):
             if bench is not None:
                 bench.show_params(self.state.tuning)
 
-        title = f"Recap budget in tokens ({lo}-{hi})"
+        title = f"Recap budget in tokens ({allowed})"
         self.push_screen(PromptScreen(title, str(self.budget), validate=validate), typed)
 
     def _toggle_mark(self, which: Literal["pinned", "excluded"], verb: str) -> None:
@@ -514,8 +519,14 @@ class WorkbenchActions(WorkbenchHost):
             backend = self._backend("summarizer", name)
             spec = SummarizerSpec(name=name, model=backend.model, base_url=backend.base_url)
             self.pipe = self.pipe.with_params(summarizer=spec)
+            # the previous summarizer's summaries and recap are not shown as this one's
             self.summaries.clear()
+            self.selection = None
+            self.summary_failure = ""
             bench = self.workbench
             if bench is not None and bench.view is not None:
+                bench.show_summary_progress(0, len(bench.view.result.chunks))
+                bench.show_summary()
+                bench.show_selection_recap()
                 self._after_run(bench.view)
         self.notify(f"Summarizer: {name}.", markup=False)

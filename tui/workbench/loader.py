@@ -479,6 +479,13 @@ class PipelineDriver(WorkbenchHost):
         summary = self.summaries.get(view.result.chunks[index].text)
         if summary is not None:
             return summary, ""
+        if self.summary_failure:  # said, not tried again on every chunk selected
+            name = self.summarizer_name
+            return None, (
+                f"The {name} summarizer failed: {self.summary_failure}. No summary is shown "
+                "(the previous summarizer's are gone). s tries again; the palette's "
+                "“summarizer: extractive (offline)” needs no model."
+            )
         # Summarize the selection once it stays put for a moment (not on every step of a
         # slider drag or every key of a scroll).
         if self._summary_timer is not None:
@@ -499,8 +506,8 @@ class PipelineDriver(WorkbenchHost):
             return
         try:
             summary = pipe.summary_for(index)
-        except Exception as e:
-            self.post_message(WorkFailed(e, "Summary failed"))
+        except Exception as e:  # said in the panel too: not tried on every chunk selected
+            self.post_message(SummariesFailed(e))
             return
         # summary_for reads the pipeline's merge in force: keep it only if that is the view's.
         if worker.is_cancelled or not self._current(pipe, view):
@@ -576,12 +583,15 @@ class PipelineDriver(WorkbenchHost):
 
     def _summaries_failed(self, error: BaseException) -> None:
         self.recap_state = "failed"
+        self.summary_failure = str(error).strip() or type(error).__name__
         self._notify_error(error, "Summaries failed")
         bench = self.workbench
         if bench is not None:
+            bench.show_summary()
             bench.show_selection_recap()
 
     def _summaries_ready(self, view: RunView, summaries: list[Any], elapsed: float | None) -> None:
+        self.summary_failure = ""
         for chunk, summary in zip(view.result.chunks, summaries, strict=True):
             self.summaries[chunk.text] = summary
         bench = self.workbench

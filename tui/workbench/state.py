@@ -104,6 +104,10 @@ class WorkbenchHost(App[None]):
     file_marks: FileMarks | None  # the same, with where they are kept (tui.workbench.marks)
     selection: Selection | None
     recap_state: str  # idle | waiting | running | failed
+    #: Why summarizing every merged chunk failed with the summarizer in force ("": it did
+    #: not): the Summary panel says so in place of a summary, and no longer summarizes
+    #: each chunk selected (`s` tries again).
+    summary_failure: str
     last_run_at: str
     run_generation: int
     drawn_generation: int

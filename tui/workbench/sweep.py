@@ -262,7 +262,7 @@ class SweepDriver(WorkbenchHost):
         except Exception as e:
             self.post_message(WorkFailed(e, "N chunks failed"))
             return
-        note = pipe.chunk_count_note(n, found, count)
+        note = pipe.chunk_count_note(n, found, count, flags=False)
         name = pipe.count_knob()
         knob, values = name.replace("_", " "), {name: found.count_knob_value()}
         if exact and count != n:
@@ -270,12 +270,19 @@ class SweepDriver(WorkbenchHost):
                 f"the {knob} that gives them lies between the slider's steps; the closest "
                 f"is {count}, at {knob} {values[name]:g}"
             )
+        elif count != n:  # out of reach: the setting stays, the closest may be far from it
+            now = pipe.count_knob_value()
+            if values[name] != now:
+                shown = f"{now:g}" if isinstance(now, int | float) else str(now)
+                note += f"; {knob} left at {shown} (n {count} goes there)"
+            values = {}
         self.call_from_thread(self._apply_chunk_count, pipe, values, n, note)
 
     def _apply_chunk_count(self, pipe: Pipeline, values: dict[str, Any], n: int, note: str) -> None:
         if self.pipe is None or not self.pipe.same_file(pipe):
             return  # another file was opened meanwhile
-        self.apply_tuning(self.state.tuning.with_values(values))
+        if values:
+            self.apply_tuning(self.state.tuning.with_values(values))
         self.post_message(Notice(f"{n} chunks: {note}"))
 
     # ------------------------------------------------------------------ auto-tune
