@@ -49,6 +49,7 @@ from chunkscope.tui.workbench.columns import (
     strip_numbers,
 )
 from chunkscope.tui.workbench.runs import LEFT_KINDS, RunView
+from chunkscope.tui.workbench.topics import ColumnMarks
 
 NARROW_WIDTH = 130
 #: The item of each left-column view, singular, as a strip's scale counts it.
@@ -518,7 +519,6 @@ class WorkbenchScreen(Screen[None]):
         if self.driver.comparing:  # each column is judged on its own (draw_columns)
             if columns:
                 self.draw_columns()
-            self._column_strip_marks()
         elif report is None:
             before.set_marks({})
             merged.set_marks({})
@@ -769,6 +769,7 @@ class WorkbenchScreen(Screen[None]):
         driver.ensure_columns()
         view = self.view
         data = {side: self._column_data(side, view) for side in SIDES}
+        judged = {side: self._column_marks(side, view, data[side]) for side in SIDES}
         flags: dict[str, list[bool] | None] = dict.fromkeys(SIDES)
         left, right = data["left"], data["right"]
         if left is not None and right is not None:
@@ -782,9 +783,12 @@ class WorkbenchScreen(Screen[None]):
         ):
             lst = self.query_one(lst_id, ChunkList)
             lst.set_band_styles(styles)
-            self._draw_column(side, lst, self.query_one(title_id), data[side], flags[side])
-            self._draw_column_strip(side, view, data[side])
-        self._column_strip_marks()
+            titled = self.query_one(title_id)
+            self._draw_column(side, lst, titled, data[side], flags[side], judged[side])
+            self._draw_column_strip(side, view, data[side], judged[side])
+        # one height for the two strips: a marks row in both when either has one
+        strips = self.query_one("#column-strips")
+        strips.set_class(any(s.marks for s in strips.query(SimilarityStrip)), "-marks")
 
     def _show_column_strips(self, comparing: bool) -> None:
         """Comparing: a strip under each column, of that column's run; else the one strip
@@ -796,21 +800,27 @@ class WorkbenchScreen(Screen[None]):
         self.query_one(SummaryPanel).set_about(about)
         self.query_one(RecapPanel).set_about(about)
 
-    def _column_strip_marks(self) -> None:
-        """The topic marks on the merged run's strip under the right column (the strips
-        of other runs have no marks row: their columns show their verdicts)."""
-        main = self.query_one("#strip", SimilarityStrip)
-        right = self.query_one("#strip-right", SimilarityStrip)
-        if self.driver.column_specs["right"] is None:
-            right.set_marks(main.marks, main.verdicts)
-        else:
-            right.set_marks([], [])
-        self.query_one("#column-strips").set_class(bool(right.marks), "-marks")
+    def _column_marks(self, side: str, view: RunView | None, data: Any) -> ColumnMarks | None:
+        """Column `side` against the topic marks (None without marks or data): the
+        items before the merge flag where each marked topic starts (``◆``), as the left
+        column of the main view does; a column of chunks its verdicts and ``✗``."""
+        if view is None or data is None:
+            return None
+        spec = self.driver.column_specs[side]
+        items = side == "left" and spec is None
+        # the strip's axis: the open file's units, or a merge column's own (its run's)
+        res = self.driver.shown_result(side)[0] if spec is not None else None
+        units = res.result.info.get("units", view.compacted) if res is not None else view.compacted
+        column: ColumnMarks | None = self.driver.column_marks(units, data[0], data[5], items=items)
+        return column
 
-    def _draw_column_strip(self, side: str, view: RunView | None, data: Any) -> None:
+    def _draw_column_strip(
+        self, side: str, view: RunView | None, data: Any, judged: ColumnMarks | None
+    ) -> None:
         """Column `side`'s own similarity strip: its similarities, cuts and sizes over
         the compacted units; a strategy's column, which has no similarity scores, says so
-        (its cuts drawn where they fall). Never another run's."""
+        (its cuts drawn where they fall). Never another run's. With topic marks, its
+        marks row and its cuts coloured by their verdicts, this column's (`judged`)."""
         import numpy as np
 
         from chunkscope.tui.workbench.columns import column_strip
@@ -828,6 +838,7 @@ class WorkbenchScreen(Screen[None]):
         name = spec.label() if spec is not None else DEFAULT_LABEL[side]  # under its column
         if view is None or data is None:
             strip.set_note(None)
+            strip.set_marks([], [])
             strip.set_data(np.zeros(0), None, [], np.zeros(0, dtype=np.int64), None, "chars")
             _set_title(strip, f"{name} · computing…" if view is not None else name)
             return
@@ -840,6 +851,10 @@ class WorkbenchScreen(Screen[None]):
                 view.sims, first, view.cut_pairs, view.position_sizes, mp.cap, mp.cap_unit
             )
             strip.set_selected(self.query_one("#strip", SimilarityStrip).selected_pair)
+            if judged is None:
+                strip.set_marks([], [])
+            else:  # a verdict per merged cut, as the cuts drawn
+                strip.set_marks(judged.strip, judged.verdict.cut_verdicts)
             depth = view.params.topic.topic_depth
             _set_title(strip, name + strip_numbers(view.sims, result, depth))
             return
@@ -849,6 +864,13 @@ class WorkbenchScreen(Screen[None]):
         strip.set_note(shown.note)
         strip.set_data(shown.sims, shown.threshold, shown.cuts, shown.sizes, shown.cap, shown.unit)
         strip.set_selected(None)
+        if judged is None:
+            strip.set_marks([], [])
+        else:  # the verdicts of the cuts drawn (a strategy's may fall outside the axis)
+            verdicts = judged.verdict.cut_verdicts
+            strip.set_marks(
+                judged.strip, [verdicts[i] if i < len(verdicts) else "" for i in shown.cut_of]
+            )
         _set_title(strip, f"{name}  {shown.title}")
 
     def _column_data(self, side: str, view: RunView | None) -> Any:
@@ -885,7 +907,13 @@ class WorkbenchScreen(Screen[None]):
         )
 
     def _draw_column(
-        self, side: str, lst: ChunkList, titled: Any, data: Any, flags: list[bool] | None
+        self,
+        side: str,
+        lst: ChunkList,
+        titled: Any,
+        data: Any,
+        flags: list[bool] | None,
+        judged: ColumnMarks | None,
     ) -> None:
         driver = self.driver
         spec = driver.column_specs[side]
@@ -901,7 +929,7 @@ class WorkbenchScreen(Screen[None]):
             lst.set_items([])
             _set_title(titled, f"{side.upper()} · {label} · computing…", f"{key} strategy")
             return
-        chunks, _points, cuts, tokens, approx, inner = data
+        chunks, _points, cuts, tokens, approx, _inner = data
         n_cuts = max(0, len(chunks) - 1)
         marks = flags if flags is not None else [False] * n_cuts
         lines: list[CutMark] | None = None
@@ -927,13 +955,12 @@ class WorkbenchScreen(Screen[None]):
         differ = ""
         if flags is not None:
             differ = f" · {n_differ} {'cut differs' if n_differ == 1 else 'cuts differ'}"
-        judged = driver.judge_column(chunks, inner)
         if judged is None:
             lst.set_marks({})
             scores = [""]
         else:  # against the topic marks: each cut's verdict, the missed topics, Pk
-            lst.set_marks(judged.flags, judged.cut_verdicts)
-            sc = judged.scores
+            lst.set_marks(judged.flags, judged.verdict.cut_verdicts)
+            sc = judged.verdict.scores
             # the topics against the marks (counted as the merge panel counts them, not
             # the file's start): over-cutting shows when Pk does not
             n_marks = sc.gold_segments - 1

@@ -270,9 +270,9 @@ class SimilarityStrip(Widget):
     def _rows(self, width: int) -> list[str | Strip]:
         if len(self.sims) == 0 and (self.note is None or not len(self.sizes)):
             return [self._cached("empty", (width, len(self.sizes)), self._empty_row)]
-        if len(self.sims) == 0:  # no similarity scores: said, the cuts still drawn
-            return ["blank", "note", "cuts", "size", *["legend"] * LEGEND_ROWS]
         rows: list[str | Strip] = ["top", "bottom", "cuts", "size", *["legend"] * LEGEND_ROWS]
+        if len(self.sims) == 0:  # no similarity scores: said, the cuts still drawn
+            rows[:2] = ["blank", "note"]
         if self.marks:
             rows.insert(3, "marks")
         return rows

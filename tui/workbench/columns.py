@@ -96,9 +96,15 @@ def run_merge_column(pipe: Pipeline, spec: ColumnSpec) -> Any:
         for i, chunk in enumerate(result.chunks)
     ]
     # the merge's own cuts (their numbers), so the column's cut lines read as the main
-    # view's; the run itself and its units' similarities (the seed loop and the topic
-    # segmenter compact differently) for the column's similarity strip
-    info = {"mode": mode, "cuts": result.cuts, "merge_run": result, "sims": run.similarities()}
+    # view's; the run itself, its units and their similarities (the seed loop and the
+    # topic segmenter compact differently: the axis of the column's similarity strip)
+    info = {
+        "mode": mode,
+        "cuts": result.cuts,
+        "merge_run": result,
+        "sims": run.similarities(),
+        "units": run.compacted(),
+    }
     return StrategyResult(spec.name, values, chunks, info)
 
 
@@ -269,7 +275,8 @@ class ColumnStrip:
     """What a compare column's similarity strip draws, over the compacted units (the
     strip's axis): the column's own similarities (none for a chunking strategy: `note`
     says so), its cuts as (pair, reason), the size of its chunk holding each unit
-    against its cap, and the numbers of its title."""
+    against its cap, the numbers of its title, and which of the column's cuts each cut
+    drawn is (`cut_of`: the chunk before it, for its verdict against the marks)."""
 
     sims: Any  # np.ndarray
     threshold: float | None
@@ -279,6 +286,7 @@ class ColumnStrip:
     unit: str
     note: str | None
     title: str
+    cut_of: list[int] = field(default_factory=list)
 
 
 def strip_numbers(sims: Any, result: Any, depth: Any) -> str:
@@ -370,6 +378,7 @@ def column_strip(
     if merged is not None:  # a merge column: its own run over the same units
         spans = merged.spans
         cuts = [(int(spans[c.after][1]) - 1, c.reason) for c in merged.cuts]
+        cut_of = [int(c.after) for c in merged.cuts]
         own = np.asarray(result.info.get("sims", np.zeros(0)), dtype=np.float64)
         own = own if len(merged.owners) == len(own) + 1 else np.zeros(0)
         first = merged.passes[0].threshold if merged.passes else None
@@ -381,11 +390,13 @@ def column_strip(
         numbers = strip_numbers(own, merged, depth).strip()
         title = f"{numbers} · {plural(len(cuts), 'cut')}" if numbers else plural(len(cuts), "cut")
         note = None if len(own) else "no similarities for these units"
-        return ColumnStrip(own, first, cuts, sizes, merged.params.cap, unit, note, title)
+        return ColumnStrip(own, first, cuts, sizes, merged.params.cap, unit, note, title, cut_of)
     # a chunking strategy: no similarity scores; its cuts where they fall
     pairs = _unit_pairs(view, result.cut_points())
     reasons = [r or "cut" for r in result.cuts]
-    cuts = [(p, r) for p, r in zip(pairs, reasons, strict=False) if p is not None]
+    drawn = [(i, p, r) for i, (p, r) in enumerate(zip(pairs, reasons, strict=False))]
+    cuts = [(p, r) for _, p, r in drawn if p is not None]
+    cut_of = [i for i, p, _ in drawn if p is not None]
     unit = "tokens" if tokens is not None and len(tokens) == len(chunks) else "chars"
     # the strategy's own cap (its max tokens), against its chunks' tokens
     cap = strategy_size_cap(result.params) if unit == "tokens" else None
@@ -396,4 +407,4 @@ def column_strip(
     why = ", ".join(sorted({cut_name(r) for r in reasons}))
     note = f"no scores: {result.strategy} " + (f"cuts by {why}" if why else "made no cut")
     title = f"no similarity scores · {plural(len(reasons), 'cut')}" + (f" ({why})" if why else "")
-    return ColumnStrip(np.zeros(0), None, cuts, sizes, cap, unit, note, title)
+    return ColumnStrip(np.zeros(0), None, cuts, sizes, cap, unit, note, title, cut_of)
