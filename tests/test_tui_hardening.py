@@ -310,7 +310,7 @@ async def test_strip_rows_are_cached_but_never_stale() -> None:
         new_rows = [strip.render_line(y) for y in range(5)]
         assert strip.builds == builds + 1
         assert new_rows[:2] == rows[:2] and new_rows[3:] == rows[3:]
-        col = 6 + strip.column_of(old + 1)
+        col = 6 + strip.chunk_column(old + 1, old + 2)  # in the selected chunk's columns
         assert new_rows[2].text[col] == "▲" and rows[2].text[col] != "▲"
         bar_styles = {seg.style for seg in rows[1] if seg.text.strip("▁▂▃▄▅▆▇█") == ""}
         app.action_next_theme()

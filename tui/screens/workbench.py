@@ -350,12 +350,11 @@ class WorkbenchScreen(Screen[None]):
         hits = {r.chunk: r.rank for r in answer.results} if answer is not None else {}
         merged = self.query_one("#merged", ChunkList)
         merged.set_hits(hits if driver.column_specs["right"] is None else {})
-        strip_hits: list[tuple[int, int]] = []
-        if view is not None:
+        strip_hits: list[tuple[tuple[int, int], int]] = []
+        if view is not None:  # drawn in the chunk's column, as the selection's ▲
             spans = view.result.spans
             for chunk, rank in hits.items():
-                a, b = int(spans[chunk][0]), int(spans[chunk][1])
-                strip_hits.append(((a + b - 1) // 2, rank))
+                strip_hits.append(((int(spans[chunk][0]), int(spans[chunk][1])), rank))
         self.query_one("#strip", SimilarityStrip).set_hits(strip_hits)
 
     def on_search_panel_submitted(self, event: SearchPanel.Submitted) -> None:
@@ -636,10 +635,10 @@ class WorkbenchScreen(Screen[None]):
                     before.scroll_to_card(a, top=True)
             else:
                 before.select(from_left)
-        pair = int(view.result.spans[index][0])
-        self.query_one("#strip", SimilarityStrip).set_selected(pair)
+        pair, end = (int(p) for p in view.result.spans[index])
+        self.query_one("#strip", SimilarityStrip).set_selected(pair, end)
         if specs["right"] is None:  # comparing, the merged run's strip under its column
-            self.query_one("#strip-right", SimilarityStrip).set_selected(pair)
+            self.query_one("#strip-right", SimilarityStrip).set_selected(pair, end)
         self.show_summary()
         self.query_one(RecapPanel).show_chunk(index)
 
@@ -850,7 +849,8 @@ class WorkbenchScreen(Screen[None]):
             strip.set_data(
                 view.sims, first, view.cut_pairs, view.position_sizes, mp.cap, mp.cap_unit
             )
-            strip.set_selected(self.query_one("#strip", SimilarityStrip).selected_pair)
+            main = self.query_one("#strip", SimilarityStrip)
+            strip.set_selected(main.selected_pair, main.selected_end)
             if judged is None:
                 strip.set_marks([], [])
             else:  # a verdict per merged cut, as the cuts drawn

@@ -139,7 +139,8 @@ class SimilarityStrip(Widget):
         self.sizes = np.zeros(0, dtype=np.int64)  # per compacted chunk: its merged chunk's size
         self.cap: int | None = None
         self.cap_unit = "chars"
-        self.selected_pair: int | None = None
+        self.selected_pair: int | None = None  # the selected chunk's first position
+        self.selected_end: int | None = None  # and one past its last
         #: What the similarity rows say when the run has no similarity scores (a
         #: chunking strategy's column): its cuts and sizes are drawn all the same.
         self.note: str | None = None
@@ -154,7 +155,8 @@ class SimilarityStrip(Widget):
         self.marks: list[tuple[int, str]] = []  # (pair, hit | miss)
         self.verdicts: list[str] = []  # per cut: hit | spurious (with marks)
         self._marks_version = 0
-        self.hits: list[tuple[int, int]] = []  # (position, rank) of the search answer's chunks
+        #: ((first position, one past the last), rank) of the search answer's chunks
+        self.hits: list[tuple[tuple[int, int], int]] = []
         self._hits_version = 0
         # A version per input: a row is rebuilt only when what it shows has changed.
         self._sims_version = 0
@@ -212,8 +214,9 @@ class SimilarityStrip(Widget):
         self.set_class(bool(marks), "-marks")
         self.refresh()
 
-    def set_hits(self, hits: Sequence[tuple[int, int]]) -> None:
-        """The Search panel's answer: (position over compacted chunks, rank) per chunk."""
+    def set_hits(self, hits: Sequence[tuple[tuple[int, int], int]]) -> None:
+        """The Search panel's answer: (the chunk's positions over the compacted chunks,
+        from its first to one past its last, and its rank) per chunk."""
         hits = list(hits)
         if hits == self.hits:
             return
@@ -228,9 +231,12 @@ class SimilarityStrip(Widget):
             self._row_cache.clear()
             self.refresh()
 
-    def set_selected(self, pair: int | None) -> None:
-        if pair != self.selected_pair:
-            self.selected_pair = pair
+    def set_selected(self, pair: int | None, end: int | None = None) -> None:
+        """The selected chunk: its first position `pair` and one past its last `end`
+        (one position when not given); None: no selection."""
+        end = None if pair is None else (pair + 1 if end is None else max(end, pair + 1))
+        if (pair, end) != (self.selected_pair, self.selected_end):
+            self.selected_pair, self.selected_end = pair, end
             self.refresh()  # only the cut row is rebuilt (its key holds the selection)
 
     def notify_style_update(self) -> None:
@@ -253,19 +259,36 @@ class SimilarityStrip(Widget):
             return avail, np.diff((np.arange(n + 1) * avail) // n), n
         return avail, None, n
 
-    def column_of(self, position: int, width: int | None = None) -> int:
-        """The column (from the left of the bars) where chunk position `position` starts."""
+    def column_of(self, position: int, width: int | None = None, *, last: bool = False) -> int:
+        """The column (from the left of the bars) where chunk position `position` starts
+        (`last`: where it ends; a cut after it is drawn there)."""
         width = self.size.width if width is None else width
-        return int(self._columns_of(np.asarray([position]), width)[0])
+        return int(self._columns_of(np.asarray([position]), width, last=last)[0])
 
     def _columns_of(self, positions: np.ndarray, width: int, *, last: bool = False) -> np.ndarray:
-        """`column_of` for an array of positions (`last`: the last column of each)."""
+        """`column_of` for an array of positions (`last`: the last column of each). With
+        more positions than columns, the column whose bucket holds each (`bucket_edges`,
+        as the similarity and size rows draw them)."""
         cols, cells, n = self._columns(width)
         if cells is not None:
             if last:
                 return np.asarray(((positions + 1) * cols) // n - 1)
             return np.asarray((positions * cols) // n)
-        return np.asarray(np.minimum(cols - 1, (positions * cols) // n))
+        at = np.searchsorted(bucket_edges(n, cols), positions, side="right") - 1
+        return np.asarray(np.clip(at, 0, cols - 1))
+
+    def chunk_column(self, first: int, end: int, width: int | None = None) -> int:
+        """The one column where the cuts row marks the chunk over positions `first` to
+        `end` - 1 (the selection's ``▲``, a search hit's rank): between the cut before
+        it and the cut after it (drawn on its last column), at the middle of the columns
+        it has of its own; a chunk with none left (its column shared with a cut) takes
+        its last column."""
+        width = self.size.width if width is None else width
+        last = self.column_of(max(first, end - 1), width, last=True)
+        lo = self.column_of(first - 1, width, last=True) + 1 if first > 0 else 0
+        if last <= lo:
+            return last
+        return (lo + last - 1) // 2
 
     def _rows(self, width: int) -> list[str | Strip]:
         if len(self.sims) == 0 and (self.note is None or not len(self.sizes)):
@@ -308,6 +331,7 @@ class SimilarityStrip(Widget):
         if row == "cuts":
             key = (width, self._sims_version, self._sizes_version, self._cuts_version)
             key = (*key, self._marks_version, self._hits_version, self.selected_pair)
+            key = (*key, self.selected_end)
             return self._cached(row, key, self._marker_row)
         if row == "marks":
             key = (width, self._sims_version, self._sizes_version, self._marks_version)
@@ -525,13 +549,14 @@ class SimilarityStrip(Widget):
                 style_idx[has] = judged[best[has] % m]
         glyphs = np.array([" ", *CUT_GLYPHS.values(), OTHER_GLYPH])[glyph_idx]
         if self.hits:  # the search answer's chunks, best last so it wins a shared column
-            for position, rank in sorted(self.hits, key=lambda h: -h[1]):
-                c = self.column_of(position, width)
+            for (first, end), rank in sorted(self.hits, key=lambda h: -h[1]):
+                c = self.chunk_column(first, end, width)
                 if 0 <= c < size:
                     glyphs[c] = str(rank) if rank < 10 else "+"
                     style_idx[c] = 5
-        if self.selected_pair is not None:
-            c = self.column_of(self.selected_pair, width)
+        if self.selected_pair is not None:  # in its chunk's column, as its search rank
+            end = self.selected_end or self.selected_pair + 1
+            c = self.chunk_column(self.selected_pair, end, width)
             if 0 <= c < size:
                 glyphs[c] = "▲"
                 style_idx[c] = 2
