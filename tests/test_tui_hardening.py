@@ -153,6 +153,11 @@ async def test_broken_tool_calls_open(corpus: dict[str, Path]) -> None:
         await opened(pilot, app)
         assert not errors(app)
         assert shown_counts(app) == (1, 1)
+        # One chunk, no scrollbar: its cell is kept all the same, so the card's text
+        # never runs into the border (walk 6, 15).
+        merged = app.workbench.query_one("#merged", ChunkList)
+        assert merged.max_scroll_y == 0
+        assert max(map(cell_len, merged.rendered_lines())) == merged.size.width - 1
         await pilot.press("v")  # the left column as turns: every one, damaged or not
         await until(pilot, lambda: app.workbench.view.left_kind == "turns")
         await until(pilot, app.workers_idle)
