@@ -23,7 +23,10 @@ async def _compare(pilot: object, app: object) -> None:
     await pilot.pause()  # type: ignore[attr-defined]
 
 
-async def test_the_before_merge_strip_counts_and_names_the_items_its_view_shows() -> None:
+async def test_the_before_merge_strip_counts_and_names_the_units_it_plots() -> None:
+    """Its numbers, its cuts row and its scale in the compacted units its rows plot, named,
+    whatever the column shows (turns here: walk 6, 12 found "neighbours 165 · 135 cuts,
+    one per item" beside "1 column = 2.0 turns")."""
     from chunkscope.tui.widgets.chunk_list import ChunkList
     from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
 
@@ -38,13 +41,18 @@ async def test_the_before_merge_strip_counts_and_names_the_items_its_view_shows(
         await _compare(pilot, app)
         turns = len(bench.query_one("#before", ChunkList)._chunks)
         left = bench.query_one("#strip-left", SimilarityStrip)
-        assert turns < len(left.sizes)  # the axis plots more units than the turns
-        await until(pilot, lambda: f"({turns - 1})" in " ".join(left.rendered_lines()))
+        units = len(bench.view.compacted)  # type: ignore[union-attr]
+        assert turns < len(left.sizes) == units  # the axis plots more units than the turns
+        await until(pilot, lambda: f"({units - 1})" in " ".join(left.rendered_lines()))
         cuts_row = next(r for r in left.rendered_lines() if r.startswith("cuts"))
-        assert f"a cut after every item ({turns - 1})" in cuts_row, cuts_row
-        assert f"{turns - 1} cuts, one per item" in str(left.border_title)
+        assert f"a cut after every unit ({units - 1})" in cuts_row, cuts_row
+        title = str(left.border_title)
+        assert f"{units} units · neighbours {units - 1} · mean" in title, title
         legend = " ".join(left.rendered_lines()) + str(left.border_subtitle or "")
-        assert re.search(r"1 column = [\d.]+ turns", legend), legend
+        assert re.search(r"1 column = [\d.]+ units", legend), legend
+        cols = left.size.width - 7  # the label's 6 cells and the one after the bars
+        assert f"1 column = {units / cols:.1f} units" in legend, legend
+        assert str(turns) not in title + legend and str(turns - 1) not in title + legend
         main = bench.query_one("#strip", SimilarityStrip)
         assert main.scale_noun == "unit"  # the main strip plots the compacted units
         right = bench.query_one("#strip-right", SimilarityStrip)

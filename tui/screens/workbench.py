@@ -53,7 +53,6 @@ from chunkscope.tui.workbench.topics import ColumnMarks
 
 NARROW_WIDTH = 130
 #: The item of each left-column view, singular, as a strip's scale counts it.
-SCALE_NOUN = {"turns": "turn", "raw": "turn", "compacted": "unit"}
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -825,11 +824,12 @@ class WorkbenchScreen(Screen[None]):
         from chunkscope.tui.workbench.columns import column_strip
 
         strip = self.query_one(f"#strip-{side}", SimilarityStrip)
-        # its own chunks per column, not the units of the strip's axis
-        own = len(data[0]) if data is not None else None
         spec = self.driver.column_specs[side]
-        # what the column shows: the left column's view (turns, units) before the merge
-        noun = SCALE_NOUN[self.left_kind] if spec is None and side == "left" else "chunk"
+        # a run's own chunks per column; the items before the merge are the units the
+        # strip plots (whatever the column's view: turns, raw or units), counted as such
+        before = spec is None and side == "left"
+        own = len(data[0]) if data is not None and not before else None
+        noun = "unit" if before else "chunk"
         if own != strip.own_chunks or noun != strip.scale_noun:
             strip.own_chunks = own
             strip.scale_noun = noun

@@ -324,9 +324,8 @@ class SimilarityStrip(Widget):
             key: tuple[object, ...] = (width, self._sims_version, len(self.sizes), self.threshold)
             return self._cached(row, key, self._sim_rows)
         if row == "cuts" and self.uncut and not self.cuts:
-            # the items the view shows (a column's turns), as its title counts them
+            # the positions the strip plots, as its title and its scale count them
             n = max(len(self.sizes), len(self.sims) + 1)
-            n = n if self.own_chunks is None else self.own_chunks
             return self._cached("uncut", (width, n), lambda w: self._uncut_row(w, n))
         if row == "cuts":
             key = (width, self._sims_version, self._sizes_version, self._cuts_version)
@@ -464,9 +463,10 @@ class SimilarityStrip(Widget):
 
     def _uncut_row(self, width: int, items: int) -> Strip:
         """The cuts row of items not merged yet (the compare view's "before merge"):
-        each item is a chunk of its own, so the row says so rather than stay empty."""
+        each is a chunk of its own, so the row says so rather than stay empty (in the
+        units the strip plots, `scale_noun`, as its scale counts them)."""
         label = self._style("label")
-        text = f"a cut after every item ({max(0, items - 1)})"
+        text = f"not merged: a cut after every {self.scale_noun} ({max(0, items - 1)})"
         strip = Strip([self._label("cuts"), Segment(text, label)])
         if strip.cell_length > width:  # cut, and saying so
             strip = Strip([*strip.crop(0, width - 1), Segment("…", label)])

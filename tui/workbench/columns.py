@@ -363,12 +363,12 @@ def column_strip(
     units = len(view.compacted)
     if result is None:
         sizes = _chunk_sizes(view.compacted, view.compact_tokens, mp.cap_unit)
-        # the column's items are its chunks: a cut between each two, as its title counts
-        # them (not "no cuts yet" beside "127 cuts differ" and a Pk of its own)
-        items = plural(max(0, len(chunks) - 1), "cut") + ", one per item"
+        # in the units the strip plots, named (the column may show turns: its title
+        # counts those), not its neighbours' numbers beside the turns' cuts
+        items = plural(units, "unit")
         title = (
-            f"neighbours {len(sims)} · mean {float(sims.mean()):.2f} σ "
-            f"{float(sims.std()):.2f} · {items}"
+            f"{items} · neighbours {len(sims)} · mean {float(sims.mean()):.2f} σ "
+            f"{float(sims.std()):.2f}"
             if len(sims)
             else items
         )
