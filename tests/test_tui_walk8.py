@@ -83,6 +83,30 @@ async def test_compare_titles_with_marks_count_the_marks_and_fit(
             if size[0] >= 240:  # room for the whole score: the marks counted as marks
                 assert "topics/3 marks" in title, title
 
+        # walk 6, 16: a merge column with a parameter set (the walk's `merge:seed
+        # std_k=3`) keeps its F1 at 100 wide, its parameters left to the panel; the
+        # strips' titles are whole at every width (a shorter form, never `0.…`)
+        from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+        app.set_column_strategy("left", "merge:seed")
+        app.set_column_param("left", "std_k", 3.0)
+        await until(pilot, lambda: app.column_result("left") is not None)
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        lst = bench.query_one("#before-col")
+        await until(pilot, lambda: "Pk " in str(lst.border_title))
+        title = str(lst.border_title)
+        assert cell_len(title) <= lst.size.width - 6 and "F1 " in title, (size, title)
+        assert "merge:seed" in title, title
+        for sid in ("#strip-left", "#strip-right"):
+            strip = bench.query_one(sid, SimilarityStrip)
+            said = str(strip.border_title)
+            assert cell_len(said) <= strip.outer_size.width - 6, (size, said)
+            assert not re.search(r"\d\.…|\d…|· …", said), (size, said)  # no number cut
+            whole = strip._title[1][0]  # what the widest title says
+            if size[0] >= 240:
+                assert said.endswith(whole), (said, whole)
+
 
 @pytest.mark.parametrize("width", [160, 100, 80])
 async def test_a_long_path_leaves_the_header_its_format_and_collapse_state(width: int) -> None:

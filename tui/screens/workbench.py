@@ -46,7 +46,7 @@ from chunkscope.tui.workbench.columns import (
     CutMark,
     chunk_points,
     differing,
-    strip_numbers,
+    strip_number_forms,
 )
 from chunkscope.tui.workbench.runs import LEFT_KINDS, RunView
 from chunkscope.tui.workbench.topics import ColumnMarks
@@ -546,7 +546,7 @@ class WorkbenchScreen(Screen[None]):
         if view is None:
             before_col.border_title = f"BEFORE MERGE · {self.left_kind}"
             merged.border_title = "MERGED"
-            strip.border_title = "SIMILARITY"
+            strip.set_title("SIMILARITY", [])
             panel.set_stats("")
             return
         result = view.result
@@ -563,7 +563,7 @@ class WorkbenchScreen(Screen[None]):
         )
         topic = result.params.mode == "topic"
         depth = view.params.topic.topic_depth
-        _set_title(strip, "SIMILARITY" + strip_numbers(view.sims, result, depth))
+        strip.set_title("SIMILARITY", strip_number_forms(view.sims, result, depth))
         seconds = self.driver.format_seconds(view.seconds)
         cap = result.params.cap
         cap_text = (
@@ -839,7 +839,7 @@ class WorkbenchScreen(Screen[None]):
             strip.set_note(None)
             strip.set_marks([], [])
             strip.set_data(np.zeros(0), None, [], np.zeros(0, dtype=np.int64), None, "chars")
-            _set_title(strip, f"{name} · computing…" if view is not None else name)
+            strip.set_title(f"{name} · computing…" if view is not None else name, [])
             return
         if spec is None and side == "right":  # the merged run: the main strip's data
             result = view.result
@@ -856,7 +856,7 @@ class WorkbenchScreen(Screen[None]):
             else:  # a verdict per merged cut, as the cuts drawn
                 strip.set_marks(judged.strip, judged.verdict.cut_verdicts)
             depth = view.params.topic.topic_depth
-            _set_title(strip, name + strip_numbers(view.sims, result, depth))
+            strip.set_title(name, strip_number_forms(view.sims, result, depth))
             return
         res, _updating = self.driver.shown_result(side)
         shown = column_strip(view, res.result if res is not None else None, data[0], data[3])
@@ -871,7 +871,7 @@ class WorkbenchScreen(Screen[None]):
             strip.set_marks(
                 judged.strip, [verdicts[i] if i < len(verdicts) else "" for i in shown.cut_of]
             )
-        _set_title(strip, f"{name}  {shown.title}")
+        strip.set_title(name, shown.titles)
 
     def _column_data(self, side: str, view: RunView | None) -> Any:
         """(chunks, cut points, cut lines, tokens, approx, cuts inside a topic) of a
@@ -988,6 +988,7 @@ class WorkbenchScreen(Screen[None]):
                 [differ + score + hit_text for score in scores],
                 seconds,
                 titled.size.width - 6,
+                bare=spec.name if spec is not None else None,
             ),
             f"{key} strategy · ≠ cut only here",
         )
@@ -1025,25 +1026,38 @@ def _plural(n: int, word: str, suffix: str = "s") -> str:
 
 
 def _fit_title(
-    side: str, label: str, count: int, differs: Sequence[str], seconds: str, room: int
+    side: str,
+    label: str,
+    count: int,
+    differs: Sequence[str],
+    seconds: str,
+    room: int,
+    *,
+    bare: str | None = None,
 ) -> str:
     """A compare column's title that fits `room` cells, the numbers kept to the last:
     the time goes first, then the side's name, then the label's first words, then
-    "cuts differ" becomes "≠" (the subtitle says what ≠ means), then the scores' least
-    useful parts (`differs`: the column's numbers, each shorter than the one before)."""
+    "cuts differ" becomes "≠" (the subtitle says what ≠ means), then the strategy's
+    parameters (`bare`: its name alone; the panel shows them) before any score, then the
+    scores' least useful parts (`differs`: the column's numbers, each shorter than the
+    one before); at the last, the name and count alone. Never a number cut."""
     from rich.cells import cell_len
 
     short = label.split(" · ")[-1]
+    names = [short] if bare is None or bare == short else [short, bare]
     differ = differs[0]
     tries = [
         f"{side.upper()} · {label} ({count}){differ}{seconds}",
         f"{side.upper()} · {label} ({count}){differ}",
         f"{label} ({count}){differ}",
-        f"{short} ({count}){differ}",
     ]
     for shorter in differs:
         terse = shorter.replace(" cuts differ", " ≠").replace(" cut differs", " ≠")
-        tries.append(f"{short} ({count}){terse}")
+        for name in names:
+            if shorter is differs[0]:
+                tries.append(f"{name} ({count}){shorter}")
+            tries.append(f"{name} ({count}){terse}")
+    tries += [f"{names[-1]} ({count})", names[-1]]
     if room <= 0:
         return tries[0]
     return next((t for t in tries if cell_len(t) <= room), tries[-1])

@@ -35,6 +35,8 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from chunkscope.tui.widgets.panel_title import fit_title
+
 BARS = " ▁▂▃▄▅▆▇█"
 LABEL_WIDTH = 6
 #: At most this many rows of the strip hold its legend (the rest goes in the border).
@@ -170,6 +172,7 @@ class SimilarityStrip(Widget):
         self.legend_rows = 0
         self._legend_indent = LABEL_WIDTH
         self.builds = 0  # rows built (tests and the benchmark read it)
+        self._title: tuple[str, list[str]] = ("", [])  # see `set_title`
 
     def set_data(
         self,
@@ -223,6 +226,21 @@ class SimilarityStrip(Widget):
         self.hits = hits
         self._hits_version += 1
         self.refresh()
+
+    def set_title(self, name: str, forms: Sequence[str]) -> None:
+        """The border's title: `name` and the first of `forms` (its numbers, whole to
+        shortest) that fits, fitted again when the strip's width changes."""
+        self._title = (name, list(forms))
+        self._fit_title()
+
+    def on_resize(self) -> None:
+        self._fit_title()
+
+    def _fit_title(self) -> None:
+        name, forms = self._title
+        title = fit_title(name, forms, self.outer_size.width - 6)  # "╭─ " and " ─╮"
+        if str(self.border_title or "") != title:
+            self.border_title = title
 
     def set_note(self, note: str | None) -> None:
         """Say `note` in place of the similarities (None: the similarities, if any)."""
