@@ -510,7 +510,7 @@ async def test_an_emoji_line_keeps_the_cards_border(tmp_path: Path) -> None:
         assert bench is not None
         for name in ("#before", "#merged"):
             widget = bench.query_one(name, ChunkList)
-            width = widget.size.width
+            width = widget.scrollable_content_region.width  # the scrollbar's cell apart
             rows = [
                 "".join(seg.text for seg in widget.render_line(y))
                 for y in range(widget.size.height)
