@@ -419,5 +419,6 @@ def column_strip(
         ["no similarity scores", "no scores", ""],
         [f"{counted} ({why})" if why else counted, counted],
     ]
-    titles = title_forms(slots, [0, 0, 1])
+    # "no scores" (the row under says it too), then the reasons (the legend names them)
+    titles = title_forms(slots, [0, 1, 0])
     return ColumnStrip(np.zeros(0), None, cuts, sizes, cap, unit, note, titles, cut_of)
