@@ -103,6 +103,29 @@ def test_band_colours_are_distinct_and_visible(theme: chunkscope.themes.Theme) -
         assert worst >= 3.0, f"a band of {theme.name} is faint on {ground} ({worst:.2f})"
 
 
+@pytest.mark.parametrize("theme", BUILTIN_THEMES, ids=lambda t: t.name)
+def test_the_colours_of_text_read_on_the_background_and_surface(
+    theme: chunkscope.themes.Theme,
+) -> None:
+    """Each colour text is drawn in (cut lines: the warning; titles: the accent; ...)
+    reads at 4.5:1 on the theme's background and surface, in 24-bit and 256 colours; the
+    light theme's are derived from its palette (`with_legible_text`), kept where they read."""
+    from chunkscope.themes import TEXT_CONTRAST, contrast_ratio
+    from chunkscope.themes.builtin import CHUNKSCOPE_LIGHT_BASE, TEXT_ROLES
+
+    for role in TEXT_ROLES:
+        text = Color.parse(getattr(theme, role))
+        for ground in (theme.background, theme.surface):
+            assert ground is not None
+            under = Color.parse(ground)
+            worst = min(contrast_ratio(text, under), contrast_ratio(text, under, colours_256=True))
+            assert worst >= TEXT_CONTRAST, (theme.name, role, ground, round(worst, 2))
+        if theme.name == CHUNKSCOPE_LIGHT_BASE.name:  # only what did not read was changed
+            base = getattr(CHUNKSCOPE_LIGHT_BASE, role)
+            assert (getattr(theme, role) == base) == (role not in ("warning", "accent"))
+            assert _delta_e(getattr(theme, role), base) < 15  # a shade of it, not another
+
+
 def test_band_colors_fall_back_for_a_theme_without_bands() -> None:
     plain = chunkscope.themes.Theme(name="plain", primary="#123456", dark=False)
     assert band_colors(plain) == [variable_defaults(False)[f"band-{i}"] for i in range(8)]

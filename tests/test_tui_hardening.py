@@ -153,6 +153,11 @@ async def test_broken_tool_calls_open(corpus: dict[str, Path]) -> None:
         await opened(pilot, app)
         assert not errors(app)
         assert shown_counts(app) == (1, 1)
+        # One chunk, no scrollbar: its cell is kept all the same, so the card's text
+        # never runs into the border (walk 6, 15).
+        merged = app.workbench.query_one("#merged", ChunkList)
+        assert merged.max_scroll_y == 0
+        assert max(map(cell_len, merged.rendered_lines())) == merged.size.width - 1
         await pilot.press("v")  # the left column as turns: every one, damaged or not
         await until(pilot, lambda: app.workbench.view.left_kind == "turns")
         await until(pilot, app.workers_idle)
@@ -310,7 +315,7 @@ async def test_strip_rows_are_cached_but_never_stale() -> None:
         new_rows = [strip.render_line(y) for y in range(5)]
         assert strip.builds == builds + 1
         assert new_rows[:2] == rows[:2] and new_rows[3:] == rows[3:]
-        col = 6 + strip.column_of(old + 1)
+        col = 6 + strip.chunk_column(old + 1, old + 2)  # in the selected chunk's columns
         assert new_rows[2].text[col] == "▲" and rows[2].text[col] != "▲"
         bar_styles = {seg.style for seg in rows[1] if seg.text.strip("▁▂▃▄▅▆▇█") == ""}
         app.action_next_theme()

@@ -144,6 +144,53 @@ async def test_at_100x30_a_compare_strip_with_marks_names_every_glyph_drawn() ->
             assert "…" not in legend, (strip.id, legend)
         assert "◆ missed" in said(right)
         assert left.size.height == right.size.height  # one height for the two
+        # walk 6, 6: the strategy's strip has the marks row too, judged by its own cuts
+        assert [p for p, _ in left.marks] == [p for p, _ in right.marks] != []
+        assert any(row.startswith("marks") for row in left.rendered_lines())
+        column = app.column_result("left")
+        assert column is not None
+        judged = app.judge_column(column.chunks, [])
+        assert judged is not None
+        hits = sum(k == "hit" for _, k in left.marks)
+        assert hits == len(judged.found & set(app.marks))  # found by the strategy's cuts
+
+        # The items before the merge on the left, a strategy on the right: the left list
+        # keeps its ◆ where a marked topic starts, as in the main view, and both strips
+        # their marks row.
+        report = app.marks_report(bench.view)
+        assert report is not None and report.left_flags
+        app.set_column_strategy("left", None)
+        app.set_column_strategy("right", "blank-line")
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        before = bench.query_one("#before", ChunkList)
+        assert before._flags == report.left_flags
+        first = min(report.left_flags)
+        before.scroll_to_card(first, top=True)
+        await pilot.pause()
+        assert any(f"▸{first:>4} ◆" in line for line in before.rendered_lines())
+        assert [p for p, _ in left.marks] == [p for p, _ in right.marks] != []
+        assert {k for _, k in left.marks} == {"hit"}  # a cut after every item finds each
+        assert bench.query_one("#column-strips").has_class("-marks")
+        for strip in (left, right):
+            assert any(row.startswith("marks") for row in strip.rendered_lines()), strip.id
+
+        # A merge column's strip is over its own run's units: its marks where they start.
+        app.set_column_strategy("right", "merge:seed")
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        column = app.column_result("right")
+        assert column is not None
+        units = [u.lines[0] if u.lines else 0 for u in column.result.info["units"]]
+        assert len(units) != len(bench.view.compacted)  # another axis than the left's
+        drawn = [p for p, _ in right.marks]
+        assert drawn == [
+            next(i for i, first in enumerate(units) if first >= m) - 1
+            for m in app.marks
+            if units[0] < m
+        ]
 
 
 @pytest.mark.parametrize("size", [SIZE, NARROW])

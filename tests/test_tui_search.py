@@ -17,6 +17,7 @@ Checks, on the real app under ``run_test()``:
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from chunkscope.tui.app import ChunkscopeApp, StartOptions
 from chunkscope.tui.cli import main
 from chunkscope.tui.widgets.chunk_list import ChunkList
 from chunkscope.tui.widgets.search_panel import SearchPanel
-from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+from chunkscope.tui.widgets.similarity_strip import LABEL_WIDTH, SimilarityStrip, bucket_edges
 from chunkscope.tui.widgets.slider import Slider
 from tests.pilot import ROOT, make_app, settled, until
 
@@ -49,6 +50,37 @@ QUERIES = {
         {"query": "what needs booking from the itinerary", "answers": ["Pena Palace"]},
     ]
 }
+
+
+def _chunk_columns(strip: SimilarityStrip, first: int, end: int) -> set[int]:
+    """The columns of the strip's bars (its similarity and size rows) that show a
+    position of the chunk over positions `first` to `end` - 1."""
+    cols, cells, n = strip._columns(strip.size.width)
+    if cells is None:  # a bucket of positions per column, as the rows draw them
+        edges = bucket_edges(n, cols)
+        return {c for c in range(cols) if edges[c] < end and edges[c + 1] > first}
+    starts = [0, *itertools.accumulate(int(c) for c in cells)]
+    return set(range(starts[first], starts[end]))
+
+
+def _check_strip_marks(app: ChunkscopeApp) -> None:
+    """On the strip's cut row, the selection's ▲ and each hit's rank stand in a column of
+    their own chunk's bars; the selected chunk's rank is where its ▲ is (walk 6, 11)."""
+    bench = app.workbench
+    answer = app.search_answer
+    assert bench is not None and bench.view is not None and answer is not None
+    strip = bench.query_one("#strip", SimilarityStrip)
+    row = next(r for r in strip.rendered_lines() if r.startswith("cuts"))[LABEL_WIDTH:]
+    spans = bench.view.result.spans
+    a, b = (int(p) for p in spans[bench.selected])
+    assert [c for c, g in enumerate(row) if g == "▲"] == [strip.chunk_column(a, b)]
+    assert row.index("▲") in _chunk_columns(strip, a, b), (row, a, b)
+    for r in answer.results:
+        a, b = (int(p) for p in spans[r.chunk])
+        if r.chunk == bench.selected:
+            assert r.rank >= 10 or str(r.rank) not in row  # its column shows the ▲
+        elif r.rank < 10 and str(r.rank) in row:  # unless a better rank shares its column
+            assert row.index(str(r.rank)) in _chunk_columns(strip, a, b), (row, r.rank, a, b)
 
 
 def _keys(text: str) -> list[str]:
@@ -120,6 +152,7 @@ async def test_slash_asks_the_merged_chunks_and_marks_the_answer() -> None:
         # rank 1 is the selected chunk, where ▲ stands; the others show their rank
         assert cuts_row.startswith("cuts") and "▲" in cuts_row and "2" in cuts_row
         assert "search hit" in strip.rendered_lines()[4]
+        _check_strip_marks(app)
         # moving in the results selects that chunk
         options.focus()
         await pilot.press("down")
@@ -165,6 +198,7 @@ async def test_the_panel_is_a_tab_when_narrow() -> None:
         assert bench is not None
         await _ask(pilot, app)
         assert bench.query_one(TabbedContent).active == "tab-search"
+        _check_strip_marks(app)
         assert bench.query_one("#merged", ChunkList)._hits
         await pilot.press("escape")
         await until(pilot, lambda: bench.query_one(TabbedContent).active == "tab-merge")

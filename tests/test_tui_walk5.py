@@ -209,7 +209,7 @@ async def test_compare_strips_say_the_cuts_and_the_cap_in_force(size: tuple[int,
         left = bench.query_one("#strip-left", SimilarityStrip)
         cuts_row = next(r for r in left.rendered_lines() if r.startswith("cuts"))
         assert cuts_row[len("cuts") :].strip(), "an empty cuts row"
-        assert "a cut after every item" in cuts_row
+        assert "not merged: a cut after every unit" in cuts_row  # the units it plots
 
 
 async def test_a_topic_split_to_fit_the_cap_is_named_so_wherever_cuts_are_named(

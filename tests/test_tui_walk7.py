@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.segment import Segment
+from rich.style import Style
 
 from tests.pilot import SAMPLE, SIZE, make_app, recording_notifications, settled, until
 
@@ -194,6 +196,25 @@ def _worst(segments: list[Any]) -> float:
     )
 
 
+def _screen_text(app: Any) -> list[Any]:
+    """Every segment of text on the screen (a letter or a digit in it) with its colours."""
+    return [
+        seg
+        for strip in app.screen._compositor.render_strips()
+        for seg in strip
+        if any(c.isalnum() for c in seg.text)
+        and seg.style is not None
+        and seg.style.color is not None
+        and seg.style.bgcolor is not None
+    ]
+
+
+def _unreadable(app: Any) -> list[tuple[str, float]]:
+    """The text on the screen under 4.5:1 (in 24-bit or 256 colours), worst first."""
+    low = [(seg.text.strip(), _worst([seg])) for seg in _screen_text(app)]
+    return sorted((x for x in low if x[1] < 4.5), key=lambda x: x[1])
+
+
 @pytest.mark.parametrize("theme", ["chunkscope-dark", "chunkscope-light", "chunkscope-contrast"])
 async def test_the_selected_cards_badges_and_the_footer_keys_are_readable(theme: str) -> None:
     from textual.widgets._footer import FooterKey
@@ -229,6 +250,23 @@ async def test_the_selected_cards_badges_and_the_footer_keys_are_readable(theme:
             if s.text.strip() and s.style is not None and s.style.bgcolor is not None
         ]
         assert keys and _worst(keys) >= 4.5
+        # Every text on the screen, cut lines first (walk 6, 10: the light theme's were
+        # 3.3:1), then at 100x30 comparing (its tabs, a column's panel title).
+        assert any("cut:" in seg.text for seg in _screen_text(app))
+        assert not _unreadable(app), _unreadable(app)[:5]
+        from chunkscope.tui.widgets.header_line import HeaderLine
+
+        header = bench.query_one(HeaderLine)  # its warning and busy text, on its panel
+        for name in ("header-line--warn", "header-line--busy"):
+            said = header._on_panel(name)
+            assert _worst([Segment("x", said + Style(bgcolor=header.rich_style.bgcolor))]) >= 4.5
+        await pilot.resize_terminal(*NARROW)
+        await pilot.press("right_square_bracket")
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        assert any("RIGHT · " in seg.text for seg in _screen_text(app))  # its panel's title
+        assert not _unreadable(app), _unreadable(app)[:5]
 
 
 @pytest.mark.parametrize("partial", [False, True])

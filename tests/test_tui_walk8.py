@@ -23,7 +23,10 @@ async def _compare(pilot: object, app: object) -> None:
     await pilot.pause()  # type: ignore[attr-defined]
 
 
-async def test_the_before_merge_strip_counts_and_names_the_items_its_view_shows() -> None:
+async def test_the_before_merge_strip_counts_and_names_the_units_it_plots() -> None:
+    """Its numbers, its cuts row and its scale in the compacted units its rows plot, named,
+    whatever the column shows (turns here: walk 6, 12 found "neighbours 165 · 135 cuts,
+    one per item" beside "1 column = 2.0 turns")."""
     from chunkscope.tui.widgets.chunk_list import ChunkList
     from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
 
@@ -38,13 +41,18 @@ async def test_the_before_merge_strip_counts_and_names_the_items_its_view_shows(
         await _compare(pilot, app)
         turns = len(bench.query_one("#before", ChunkList)._chunks)
         left = bench.query_one("#strip-left", SimilarityStrip)
-        assert turns < len(left.sizes)  # the axis plots more units than the turns
-        await until(pilot, lambda: f"({turns - 1})" in " ".join(left.rendered_lines()))
+        units = len(bench.view.compacted)  # type: ignore[union-attr]
+        assert turns < len(left.sizes) == units  # the axis plots more units than the turns
+        await until(pilot, lambda: f"({units - 1})" in " ".join(left.rendered_lines()))
         cuts_row = next(r for r in left.rendered_lines() if r.startswith("cuts"))
-        assert f"a cut after every item ({turns - 1})" in cuts_row, cuts_row
-        assert f"{turns - 1} cuts, one per item" in str(left.border_title)
+        assert f"a cut after every unit ({units - 1})" in cuts_row, cuts_row
+        title = str(left.border_title)
+        assert f"{units} units · neighbours {units - 1} · mean" in title, title
         legend = " ".join(left.rendered_lines()) + str(left.border_subtitle or "")
-        assert re.search(r"1 column = [\d.]+ turns", legend), legend
+        assert re.search(r"1 column = [\d.]+ units", legend), legend
+        cols = left.size.width - 7  # the label's 6 cells and the one after the bars
+        assert f"1 column = {units / cols:.1f} units" in legend, legend
+        assert str(turns) not in title + legend and str(turns - 1) not in title + legend
         main = bench.query_one("#strip", SimilarityStrip)
         assert main.scale_noun == "unit"  # the main strip plots the compacted units
         right = bench.query_one("#strip-right", SimilarityStrip)
@@ -74,6 +82,30 @@ async def test_compare_titles_with_marks_count_the_marks_and_fit(
             assert "marked" not in title and "4 marks" not in title, title
             if size[0] >= 240:  # room for the whole score: the marks counted as marks
                 assert "topics/3 marks" in title, title
+
+        # walk 6, 16: a merge column with a parameter set (the walk's `merge:seed
+        # std_k=3`) keeps its F1 at 100 wide, its parameters left to the panel; the
+        # strips' titles are whole at every width (a shorter form, never `0.…`)
+        from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+        app.set_column_strategy("left", "merge:seed")
+        app.set_column_param("left", "std_k", 3.0)
+        await until(pilot, lambda: app.column_result("left") is not None)
+        await until(pilot, app.workers_idle)
+        await pilot.pause()
+        lst = bench.query_one("#before-col")
+        await until(pilot, lambda: "Pk " in str(lst.border_title))
+        title = str(lst.border_title)
+        assert cell_len(title) <= lst.size.width - 6 and "F1 " in title, (size, title)
+        assert "merge:seed" in title, title
+        for sid in ("#strip-left", "#strip-right"):
+            strip = bench.query_one(sid, SimilarityStrip)
+            said = str(strip.border_title)
+            assert cell_len(said) <= strip.outer_size.width - 6, (size, said)
+            assert not re.search(r"\d\.…|\d…|· …", said), (size, said)  # no number cut
+            whole = strip._title[1][0]  # what the widest title says
+            if size[0] >= 240:
+                assert said.endswith(whole), (said, whole)
 
 
 @pytest.mark.parametrize("width", [160, 100, 80])

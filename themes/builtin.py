@@ -12,6 +12,9 @@ Besides Textual's colour system each theme defines variables the workbench uses:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+
 from rich.color import Color as RichColor
 from rich.color import ColorSystem
 from textual.color import Color
@@ -89,7 +92,7 @@ CHUNKSCOPE_DARK = Theme(
     },
 )
 
-CHUNKSCOPE_LIGHT = Theme(
+CHUNKSCOPE_LIGHT_BASE = Theme(
     name=THEME_NAMES[1],
     primary="#1f6fb2",
     secondary="#6a4fc4",
@@ -141,11 +144,6 @@ CHUNKSCOPE_CONTRAST = Theme(
         "input-selection-background": "#00e5ff 40%",
     },
 )
-
-BUILTIN_THEMES: list[Theme] = [CHUNKSCOPE_DARK, CHUNKSCOPE_LIGHT, CHUNKSCOPE_CONTRAST]
-"""The app's themes, the default first."""
-
-DEFAULT_THEME = CHUNKSCOPE_DARK.name
 
 
 def variable_defaults(dark: bool = True) -> dict[str, str]:
@@ -238,3 +236,64 @@ def readable(colour: Color, background: Color, minimum: float = TEXT_CONTRAST) -
         if _enough(moved, background, minimum):
             return moved
     return end
+
+
+#: A theme's colours that colour text: made `legible` by `with_legible_text`.
+TEXT_ROLES = ("primary", "secondary", "accent", "warning", "error", "success")
+
+#: Textual's muted foreground (slider labels; the tabs, app.tcss): its foreground at 60%.
+MUTED_ALPHA = 0.6
+
+
+def legible(colour: str, grounds: Sequence[str], minimum: float | None = None) -> str:
+    """`colour` as text on each of `grounds`: itself when it reads on every one (a
+    contrast of `minimum`, `TEXT_CONTRAST` by default, in 24-bit and in 256 colours),
+    else the least shade of it toward black or white that does."""
+    need = TEXT_CONTRAST if minimum is None else minimum
+    text = Color.parse(colour)
+    under = [Color.parse(g) for g in grounds]
+
+    def reads(c: Color) -> bool:
+        return all(_enough(c, g, need) for g in under)
+
+    if reads(text):
+        return colour
+
+    def worst(c: Color) -> float:
+        return min(min(contrast_ratio(c, g), contrast_ratio(c, g, colours_256=True)) for g in under)
+
+    end = max((Color(255, 255, 255), Color(0, 0, 0)), key=worst)
+    for step in range(1, 21):
+        moved = text.blend(end, step / 20)
+        if reads(moved):
+            return moved.hex
+    return end.hex
+
+
+def with_legible_text(theme: Theme) -> Theme:
+    """`theme` with the colours its text is drawn in (`TEXT_ROLES`, and the muted
+    foreground) `legible` on the grounds the workbench draws most text on (its background
+    and surface; a widget on its panel or a tint makes its own text `readable` there):
+    each kept where it reads already, else derived from it. The light theme's warning
+    (every cut line) was 3.3:1 on its surface in 256 colours."""
+    grounds = [g for g in (theme.background, theme.surface) if g]
+    changed: dict[str, str] = {}
+    for role in TEXT_ROLES:
+        colour = getattr(theme, role)
+        if colour is not None and grounds:
+            changed[role] = legible(colour, grounds)
+    variables = dict(theme.variables)
+    if theme.foreground and theme.background and "foreground-muted" not in variables:
+        muted = Color.parse(theme.foreground).blend(Color.parse(theme.background), 1 - MUTED_ALPHA)
+        shown = legible(muted.hex, grounds)
+        if shown != muted.hex:  # else Textual's own (60% of the foreground) reads
+            variables["foreground-muted"] = shown
+    return replace(theme, **changed, variables=variables)  # type: ignore[arg-type]
+
+
+CHUNKSCOPE_LIGHT = with_legible_text(CHUNKSCOPE_LIGHT_BASE)
+
+BUILTIN_THEMES: list[Theme] = [CHUNKSCOPE_DARK, CHUNKSCOPE_LIGHT, CHUNKSCOPE_CONTRAST]
+"""The app's themes, the default first."""
+
+DEFAULT_THEME = CHUNKSCOPE_DARK.name

@@ -48,13 +48,13 @@ from chunkscope.tui.workbench.columns import (
     CutMark,
     chunk_points,
     differing,
-    strip_numbers,
+    strip_number_forms,
 )
 from chunkscope.tui.workbench.runs import LEFT_KINDS, RunView
+from chunkscope.tui.workbench.topics import ColumnMarks
 
 NARROW_WIDTH = 130
 #: The item of each left-column view, singular, as a strip's scale counts it.
-SCALE_NOUN = {"turns": "turn", "raw": "turn", "compacted": "unit"}
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -393,12 +393,11 @@ class WorkbenchScreen(Screen[None]):
         hits = {r.chunk: r.rank for r in answer.results} if answer is not None else {}
         merged = self.query_one("#merged", ChunkList)
         merged.set_hits(hits if driver.column_specs["right"] is None else {})
-        strip_hits: list[tuple[int, int]] = []
-        if view is not None:
+        strip_hits: list[tuple[tuple[int, int], int]] = []
+        if view is not None:  # drawn in the chunk's column, as the selection's ▲
             spans = view.result.spans
             for chunk, rank in hits.items():
-                a, b = int(spans[chunk][0]), int(spans[chunk][1])
-                strip_hits.append(((a + b - 1) // 2, rank))
+                strip_hits.append(((int(spans[chunk][0]), int(spans[chunk][1])), rank))
         self.query_one("#strip", SimilarityStrip).set_hits(strip_hits)
 
     def on_search_panel_submitted(self, event: SearchPanel.Submitted) -> None:
@@ -562,7 +561,6 @@ class WorkbenchScreen(Screen[None]):
         if self.driver.comparing:  # each column is judged on its own (draw_columns)
             if columns:
                 self.draw_columns()
-            self._column_strip_marks()
         elif report is None:
             before.set_marks({})
             merged.set_marks({})
@@ -592,7 +590,7 @@ class WorkbenchScreen(Screen[None]):
         if view is None:
             before_col.border_title = f"BEFORE MERGE · {self.left_kind}"
             merged.border_title = "MERGED"
-            strip.border_title = "SIMILARITY"
+            strip.set_title("SIMILARITY", [])
             panel.set_stats("")
             return
         result = view.result
@@ -609,7 +607,7 @@ class WorkbenchScreen(Screen[None]):
         )
         topic = result.params.mode == "topic"
         depth = view.params.topic.topic_depth
-        _set_title(strip, "SIMILARITY" + strip_numbers(view.sims, result, depth))
+        strip.set_title("SIMILARITY", strip_number_forms(view.sims, result, depth))
         seconds = self.driver.format_seconds(view.seconds)
         cap = result.params.cap
         cap_text = (
@@ -680,10 +678,10 @@ class WorkbenchScreen(Screen[None]):
                     before.scroll_to_card(a, top=True)
             else:
                 before.select(from_left)
-        pair = int(view.result.spans[index][0])
-        self.query_one("#strip", SimilarityStrip).set_selected(pair)
+        pair, end = (int(p) for p in view.result.spans[index])
+        self.query_one("#strip", SimilarityStrip).set_selected(pair, end)
         if specs["right"] is None:  # comparing, the merged run's strip under its column
-            self.query_one("#strip-right", SimilarityStrip).set_selected(pair)
+            self.query_one("#strip-right", SimilarityStrip).set_selected(pair, end)
         self.show_summary()
         self.query_one(RecapPanel).show_chunk(index)
 
@@ -813,6 +811,7 @@ class WorkbenchScreen(Screen[None]):
         driver.ensure_columns()
         view = self.view
         data = {side: self._column_data(side, view) for side in SIDES}
+        judged = {side: self._column_marks(side, view, data[side]) for side in SIDES}
         flags: dict[str, list[bool] | None] = dict.fromkeys(SIDES)
         left, right = data["left"], data["right"]
         if left is not None and right is not None:
@@ -826,9 +825,12 @@ class WorkbenchScreen(Screen[None]):
         ):
             lst = self.query_one(lst_id, ChunkList)
             lst.set_band_styles(styles)
-            self._draw_column(side, lst, self.query_one(title_id), data[side], flags[side])
-            self._draw_column_strip(side, view, data[side])
-        self._column_strip_marks()
+            titled = self.query_one(title_id)
+            self._draw_column(side, lst, titled, data[side], flags[side], judged[side])
+            self._draw_column_strip(side, view, data[side], judged[side])
+        # one height for the two strips: a marks row in both when either has one
+        strips = self.query_one("#column-strips")
+        strips.set_class(any(s.marks for s in strips.query(SimilarityStrip)), "-marks")
 
     def _show_column_strips(self, comparing: bool) -> None:
         """Comparing: a strip under each column, of that column's run; else the one strip
@@ -840,31 +842,38 @@ class WorkbenchScreen(Screen[None]):
         self.query_one(SummaryPanel).set_about(about)
         self.query_one(RecapPanel).set_about(about)
 
-    def _column_strip_marks(self) -> None:
-        """The topic marks on the merged run's strip under the right column (the strips
-        of other runs have no marks row: their columns show their verdicts)."""
-        main = self.query_one("#strip", SimilarityStrip)
-        right = self.query_one("#strip-right", SimilarityStrip)
-        if self.driver.column_specs["right"] is None:
-            right.set_marks(main.marks, main.verdicts)
-        else:
-            right.set_marks([], [])
-        self.query_one("#column-strips").set_class(bool(right.marks), "-marks")
+    def _column_marks(self, side: str, view: RunView | None, data: Any) -> ColumnMarks | None:
+        """Column `side` against the topic marks (None without marks or data): the
+        items before the merge flag where each marked topic starts (``◆``), as the left
+        column of the main view does; a column of chunks its verdicts and ``✗``."""
+        if view is None or data is None:
+            return None
+        spec = self.driver.column_specs[side]
+        items = side == "left" and spec is None
+        # the strip's axis: the open file's units, or a merge column's own (its run's)
+        res = self.driver.shown_result(side)[0] if spec is not None else None
+        units = res.result.info.get("units", view.compacted) if res is not None else view.compacted
+        column: ColumnMarks | None = self.driver.column_marks(units, data[0], data[5], items=items)
+        return column
 
-    def _draw_column_strip(self, side: str, view: RunView | None, data: Any) -> None:
+    def _draw_column_strip(
+        self, side: str, view: RunView | None, data: Any, judged: ColumnMarks | None
+    ) -> None:
         """Column `side`'s own similarity strip: its similarities, cuts and sizes over
         the compacted units; a strategy's column, which has no similarity scores, says so
-        (its cuts drawn where they fall). Never another run's."""
+        (its cuts drawn where they fall). Never another run's. With topic marks, its
+        marks row and its cuts coloured by their verdicts, this column's (`judged`)."""
         import numpy as np
 
         from chunkscope.tui.workbench.columns import column_strip
 
         strip = self.query_one(f"#strip-{side}", SimilarityStrip)
-        # its own chunks per column, not the units of the strip's axis
-        own = len(data[0]) if data is not None else None
         spec = self.driver.column_specs[side]
-        # what the column shows: the left column's view (turns, units) before the merge
-        noun = SCALE_NOUN[self.left_kind] if spec is None and side == "left" else "chunk"
+        # a run's own chunks per column; the items before the merge are the units the
+        # strip plots (whatever the column's view: turns, raw or units), counted as such
+        before = spec is None and side == "left"
+        own = len(data[0]) if data is not None and not before else None
+        noun = "unit" if before else "chunk"
         if own != strip.own_chunks or noun != strip.scale_noun:
             strip.own_chunks = own
             strip.scale_noun = noun
@@ -872,8 +881,9 @@ class WorkbenchScreen(Screen[None]):
         name = spec.label() if spec is not None else DEFAULT_LABEL[side]  # under its column
         if view is None or data is None:
             strip.set_note(None)
+            strip.set_marks([], [])
             strip.set_data(np.zeros(0), None, [], np.zeros(0, dtype=np.int64), None, "chars")
-            _set_title(strip, f"{name} · computing…" if view is not None else name)
+            strip.set_title(f"{name} · computing…" if view is not None else name, [])
             return
         if spec is None and side == "right":  # the merged run: the main strip's data
             result = view.result
@@ -883,9 +893,14 @@ class WorkbenchScreen(Screen[None]):
             strip.set_data(
                 view.sims, first, view.cut_pairs, view.position_sizes, mp.cap, mp.cap_unit
             )
-            strip.set_selected(self.query_one("#strip", SimilarityStrip).selected_pair)
+            main = self.query_one("#strip", SimilarityStrip)
+            strip.set_selected(main.selected_pair, main.selected_end)
+            if judged is None:
+                strip.set_marks([], [])
+            else:  # a verdict per merged cut, as the cuts drawn
+                strip.set_marks(judged.strip, judged.verdict.cut_verdicts)
             depth = view.params.topic.topic_depth
-            _set_title(strip, name + strip_numbers(view.sims, result, depth))
+            strip.set_title(name, strip_number_forms(view.sims, result, depth))
             return
         res, _updating = self.driver.shown_result(side)
         shown = column_strip(view, res.result if res is not None else None, data[0], data[3])
@@ -893,7 +908,14 @@ class WorkbenchScreen(Screen[None]):
         strip.set_note(shown.note)
         strip.set_data(shown.sims, shown.threshold, shown.cuts, shown.sizes, shown.cap, shown.unit)
         strip.set_selected(None)
-        _set_title(strip, f"{name}  {shown.title}")
+        if judged is None:
+            strip.set_marks([], [])
+        else:  # the verdicts of the cuts drawn (a strategy's may fall outside the axis)
+            verdicts = judged.verdict.cut_verdicts
+            strip.set_marks(
+                judged.strip, [verdicts[i] if i < len(verdicts) else "" for i in shown.cut_of]
+            )
+        strip.set_title(name, shown.titles)
 
     def _column_data(self, side: str, view: RunView | None) -> Any:
         """(chunks, cut points, cut lines, tokens, approx, cuts inside a topic) of a
@@ -929,7 +951,13 @@ class WorkbenchScreen(Screen[None]):
         )
 
     def _draw_column(
-        self, side: str, lst: ChunkList, titled: Any, data: Any, flags: list[bool] | None
+        self,
+        side: str,
+        lst: ChunkList,
+        titled: Any,
+        data: Any,
+        flags: list[bool] | None,
+        judged: ColumnMarks | None,
     ) -> None:
         driver = self.driver
         spec = driver.column_specs[side]
@@ -945,7 +973,7 @@ class WorkbenchScreen(Screen[None]):
             lst.set_items([])
             _set_title(titled, f"{side.upper()} · {label} · computing…", f"{key} strategy")
             return
-        chunks, _points, cuts, tokens, approx, inner = data
+        chunks, _points, cuts, tokens, approx, _inner = data
         n_cuts = max(0, len(chunks) - 1)
         marks = flags if flags is not None else [False] * n_cuts
         lines: list[CutMark] | None = None
@@ -971,13 +999,12 @@ class WorkbenchScreen(Screen[None]):
         differ = ""
         if flags is not None:
             differ = f" · {n_differ} {'cut differs' if n_differ == 1 else 'cuts differ'}"
-        judged = driver.judge_column(chunks, inner)
         if judged is None:
             lst.set_marks({})
             scores = [""]
         else:  # against the topic marks: each cut's verdict, the missed topics, Pk
-            lst.set_marks(judged.flags, judged.cut_verdicts)
-            sc = judged.scores
+            lst.set_marks(judged.flags, judged.verdict.cut_verdicts)
+            sc = judged.verdict.scores
             # the topics against the marks (counted as the merge panel counts them, not
             # the file's start): over-cutting shows when Pk does not
             n_marks = sc.gold_segments - 1
@@ -1005,6 +1032,7 @@ class WorkbenchScreen(Screen[None]):
                 [differ + score + hit_text for score in scores],
                 seconds,
                 titled.size.width - 6,
+                bare=spec.name if spec is not None else None,
             ),
             f"{key} strategy · ≠ cut only here",
         )
@@ -1042,25 +1070,38 @@ def _plural(n: int, word: str, suffix: str = "s") -> str:
 
 
 def _fit_title(
-    side: str, label: str, count: int, differs: Sequence[str], seconds: str, room: int
+    side: str,
+    label: str,
+    count: int,
+    differs: Sequence[str],
+    seconds: str,
+    room: int,
+    *,
+    bare: str | None = None,
 ) -> str:
     """A compare column's title that fits `room` cells, the numbers kept to the last:
     the time goes first, then the side's name, then the label's first words, then
-    "cuts differ" becomes "≠" (the subtitle says what ≠ means), then the scores' least
-    useful parts (`differs`: the column's numbers, each shorter than the one before)."""
+    "cuts differ" becomes "≠" (the subtitle says what ≠ means), then the strategy's
+    parameters (`bare`: its name alone; the panel shows them) before any score, then the
+    scores' least useful parts (`differs`: the column's numbers, each shorter than the
+    one before); at the last, the name and count alone. Never a number cut."""
     from rich.cells import cell_len
 
     short = label.split(" · ")[-1]
+    names = [short] if bare is None or bare == short else [short, bare]
     differ = differs[0]
     tries = [
         f"{side.upper()} · {label} ({count}){differ}{seconds}",
         f"{side.upper()} · {label} ({count}){differ}",
         f"{label} ({count}){differ}",
-        f"{short} ({count}){differ}",
     ]
     for shorter in differs:
         terse = shorter.replace(" cuts differ", " ≠").replace(" cut differs", " ≠")
-        tries.append(f"{short} ({count}){terse}")
+        for name in names:
+            if shorter is differs[0]:
+                tries.append(f"{name} ({count}){shorter}")
+            tries.append(f"{name} ({count}){terse}")
+    tries += [f"{names[-1]} ({count})", names[-1]]
     if room <= 0:
         return tries[0]
     return next((t for t in tries if cell_len(t) <= room), tries[-1])

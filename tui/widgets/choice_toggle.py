@@ -9,12 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.color import Color
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
+
+from chunkscope.themes import readable_highlight
 
 
 class ChoiceToggle(Widget, can_focus=True):
@@ -70,6 +74,21 @@ class ChoiceToggle(Widget, can_focus=True):
         self.set_reactive(ChoiceToggle.value, value if value in self.options else self.options[0])
         self._spans: list[tuple[int, int, str]] = []
 
+    def _chosen_style(self) -> Style:
+        """The chosen option's style, its text readable on its tint (the dark theme's
+        foreground on its primary at 40% was 4.4:1)."""
+        style = self.get_component_rich_style("choice-toggle--on")
+        base = self.rich_style
+        text = style.color or base.color
+        if style.bgcolor is None or text is None or base.bgcolor is None:
+            return style
+        shown, tint = readable_highlight(
+            Color.from_rich_color(text),
+            Color.from_rich_color(style.bgcolor),
+            Color.from_rich_color(base.bgcolor),
+        )
+        return style + Style(color=shown.rich_color, bgcolor=tint.rich_color)
+
     def render(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(
@@ -80,7 +99,7 @@ class ChoiceToggle(Widget, can_focus=True):
         for option in self.options:
             start = text.cell_len
             if option == self.value:
-                text.append(f"[{option}]", self.get_component_rich_style("choice-toggle--on"))
+                text.append(f"[{option}]", self._chosen_style())
             else:
                 text.append(f" {option} ", self.get_component_rich_style("choice-toggle--off"))
             self._spans.append((start, text.cell_len, option))

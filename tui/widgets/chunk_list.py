@@ -250,6 +250,8 @@ class ChunkList(ScrollView, can_focus=True):
         background: $surface;
         overflow-x: hidden;
         scrollbar-size-vertical: 1;
+        /* the scrollbar's cell kept when there is none: text never meets the border */
+        scrollbar-gutter: stable;
         & > .chunk-list--header { text-style: bold; }
         & > .chunk-list--dim { color: $text-muted; }
         & > .chunk-list--selected { background: $primary 35%; }

@@ -6,11 +6,14 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
+from textual.color import Color
 from textual.content import Content
 from textual.widget import Widget
 
 from chunkscope.engine.textutil import plural, strip_control
+from chunkscope.themes import readable
 
 
 def turns_after_collapse(n: int) -> str:
@@ -87,6 +90,17 @@ class HeaderLine(Widget):
         self.info.busy = busy
         self.refresh()
 
+    def _on_panel(self, name: str) -> Style:
+        """Component `name`'s style, its colour made `readable` on the line's own
+        background (the theme's panel: its warning and accent are kept legible on its
+        background and surface, not on the panel)."""
+        style = self.get_component_rich_style(name)
+        ground = self.rich_style.bgcolor
+        if style.color is None or ground is None:
+            return style
+        shown = readable(Color.from_rich_color(style.color), Color.from_rich_color(ground))
+        return style + Style(color=shown.rich_color)
+
     def render(self) -> Text:
         i = self.info
         dim = self.get_component_rich_style("header-line--dim")
@@ -97,7 +111,7 @@ class HeaderLine(Widget):
             text.append("no file open · ctrl+o to open one", dim)
             return text
         sep = (" · ", dim)
-        warn = self.get_component_rich_style("header-line--warn")
+        warn = self._on_panel("header-line--warn")
         # (text, style, keep rank, what it is): what does not fit the width is left out,
         # lowest rank first, so the line never ends in an ellipsis before its right end.
         turns = plural(i.turns, i.turn_word)
@@ -178,7 +192,7 @@ class HeaderLine(Widget):
         self._set_tooltip(whole if left_out or path != whole_path else "")
         if i.busy:
             text.append("  ")
-            text.append(i.busy, self.get_component_rich_style("header-line--busy"))
+            text.append(i.busy, self._on_panel("header-line--busy"))
         if self.size.width and text.cell_len > self.size.width:  # one line, cut saying so
             text.truncate(self.size.width, overflow="ellipsis")
         return text

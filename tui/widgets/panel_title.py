@@ -19,6 +19,34 @@ from textual.widgets import TabbedContent, TabPane
 TAB_PADDING = 2
 
 
+def title_forms(slots: Sequence[Sequence[str]], order: Sequence[int]) -> list[str]:
+    """The forms of a title made of `slots` parted by `` · `` (each slot its forms,
+    longest first; ``""`` leaves it out), from the whole title to its shortest: the slot
+    named next in `order` takes its next form, one step at a time. Every form is made of
+    whole parts: a title that has to be short says less, it never cuts a number."""
+    at = [0] * len(slots)
+
+    def joined() -> str:
+        return " · ".join(s[a] for s, a in zip(slots, at, strict=True) if s[a])
+
+    out = [joined()]
+    for k in order:
+        if at[k] + 1 < len(slots[k]):
+            at[k] += 1
+            out.append(joined())
+    return out
+
+
+def fit_title(name: str, forms: Sequence[str], room: int) -> str:
+    """`name` and the first of `forms` (a title's numbers, whole to shortest) that fits
+    `room` cells; the name alone when none does (none at all: `room` unknown, <= 0,
+    takes the whole)."""
+    tries = [f"{name}  {form}" if form else name for form in forms] or [name]
+    if room <= 0:
+        return tries[0]
+    return next((t for t in tries if cell_len(t) <= room), name)
+
+
 def tab_label(title: str) -> str:
     """``SUMMARY · chunk 0`` as a tab names it: ``Summary · chunk 0``."""
     head, sep, rest = title.partition(" · ")

@@ -35,6 +35,8 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from chunkscope.tui.widgets.panel_title import fit_title
+
 BARS = " ▁▂▃▄▅▆▇█"
 LABEL_WIDTH = 6
 #: At most this many rows of the strip hold its legend (the rest goes in the border).
@@ -139,7 +141,8 @@ class SimilarityStrip(Widget):
         self.sizes = np.zeros(0, dtype=np.int64)  # per compacted chunk: its merged chunk's size
         self.cap: int | None = None
         self.cap_unit = "chars"
-        self.selected_pair: int | None = None
+        self.selected_pair: int | None = None  # the selected chunk's first position
+        self.selected_end: int | None = None  # and one past its last
         #: What the similarity rows say when the run has no similarity scores (a
         #: chunking strategy's column): its cuts and sizes are drawn all the same.
         self.note: str | None = None
@@ -154,7 +157,8 @@ class SimilarityStrip(Widget):
         self.marks: list[tuple[int, str]] = []  # (pair, hit | miss)
         self.verdicts: list[str] = []  # per cut: hit | spurious (with marks)
         self._marks_version = 0
-        self.hits: list[tuple[int, int]] = []  # (position, rank) of the search answer's chunks
+        #: ((first position, one past the last), rank) of the search answer's chunks
+        self.hits: list[tuple[tuple[int, int], int]] = []
         self._hits_version = 0
         # A version per input: a row is rebuilt only when what it shows has changed.
         self._sims_version = 0
@@ -168,6 +172,7 @@ class SimilarityStrip(Widget):
         self.legend_rows = 0
         self._legend_indent = LABEL_WIDTH
         self.builds = 0  # rows built (tests and the benchmark read it)
+        self._title: tuple[str, list[str]] = ("", [])  # see `set_title`
 
     def set_data(
         self,
@@ -212,14 +217,30 @@ class SimilarityStrip(Widget):
         self.set_class(bool(marks), "-marks")
         self.refresh()
 
-    def set_hits(self, hits: Sequence[tuple[int, int]]) -> None:
-        """The Search panel's answer: (position over compacted chunks, rank) per chunk."""
+    def set_hits(self, hits: Sequence[tuple[tuple[int, int], int]]) -> None:
+        """The Search panel's answer: (the chunk's positions over the compacted chunks,
+        from its first to one past its last, and its rank) per chunk."""
         hits = list(hits)
         if hits == self.hits:
             return
         self.hits = hits
         self._hits_version += 1
         self.refresh()
+
+    def set_title(self, name: str, forms: Sequence[str]) -> None:
+        """The border's title: `name` and the first of `forms` (its numbers, whole to
+        shortest) that fits, fitted again when the strip's width changes."""
+        self._title = (name, list(forms))
+        self._fit_title()
+
+    def on_resize(self) -> None:
+        self._fit_title()
+
+    def _fit_title(self) -> None:
+        name, forms = self._title
+        title = fit_title(name, forms, self.outer_size.width - 6)  # "╭─ " and " ─╮"
+        if str(self.border_title or "") != title:
+            self.border_title = title
 
     def set_note(self, note: str | None) -> None:
         """Say `note` in place of the similarities (None: the similarities, if any)."""
@@ -228,9 +249,12 @@ class SimilarityStrip(Widget):
             self._row_cache.clear()
             self.refresh()
 
-    def set_selected(self, pair: int | None) -> None:
-        if pair != self.selected_pair:
-            self.selected_pair = pair
+    def set_selected(self, pair: int | None, end: int | None = None) -> None:
+        """The selected chunk: its first position `pair` and one past its last `end`
+        (one position when not given); None: no selection."""
+        end = None if pair is None else (pair + 1 if end is None else max(end, pair + 1))
+        if (pair, end) != (self.selected_pair, self.selected_end):
+            self.selected_pair, self.selected_end = pair, end
             self.refresh()  # only the cut row is rebuilt (its key holds the selection)
 
     def notify_style_update(self) -> None:
@@ -253,26 +277,43 @@ class SimilarityStrip(Widget):
             return avail, np.diff((np.arange(n + 1) * avail) // n), n
         return avail, None, n
 
-    def column_of(self, position: int, width: int | None = None) -> int:
-        """The column (from the left of the bars) where chunk position `position` starts."""
+    def column_of(self, position: int, width: int | None = None, *, last: bool = False) -> int:
+        """The column (from the left of the bars) where chunk position `position` starts
+        (`last`: where it ends; a cut after it is drawn there)."""
         width = self.size.width if width is None else width
-        return int(self._columns_of(np.asarray([position]), width)[0])
+        return int(self._columns_of(np.asarray([position]), width, last=last)[0])
 
     def _columns_of(self, positions: np.ndarray, width: int, *, last: bool = False) -> np.ndarray:
-        """`column_of` for an array of positions (`last`: the last column of each)."""
+        """`column_of` for an array of positions (`last`: the last column of each). With
+        more positions than columns, the column whose bucket holds each (`bucket_edges`,
+        as the similarity and size rows draw them)."""
         cols, cells, n = self._columns(width)
         if cells is not None:
             if last:
                 return np.asarray(((positions + 1) * cols) // n - 1)
             return np.asarray((positions * cols) // n)
-        return np.asarray(np.minimum(cols - 1, (positions * cols) // n))
+        at = np.searchsorted(bucket_edges(n, cols), positions, side="right") - 1
+        return np.asarray(np.clip(at, 0, cols - 1))
+
+    def chunk_column(self, first: int, end: int, width: int | None = None) -> int:
+        """The one column where the cuts row marks the chunk over positions `first` to
+        `end` - 1 (the selection's ``▲``, a search hit's rank): between the cut before
+        it and the cut after it (drawn on its last column), at the middle of the columns
+        it has of its own; a chunk with none left (its column shared with a cut) takes
+        its last column."""
+        width = self.size.width if width is None else width
+        last = self.column_of(max(first, end - 1), width, last=True)
+        lo = self.column_of(first - 1, width, last=True) + 1 if first > 0 else 0
+        if last <= lo:
+            return last
+        return (lo + last - 1) // 2
 
     def _rows(self, width: int) -> list[str | Strip]:
         if len(self.sims) == 0 and (self.note is None or not len(self.sizes)):
             return [self._cached("empty", (width, len(self.sizes)), self._empty_row)]
-        if len(self.sims) == 0:  # no similarity scores: said, the cuts still drawn
-            return ["blank", "note", "cuts", "size", *["legend"] * LEGEND_ROWS]
         rows: list[str | Strip] = ["top", "bottom", "cuts", "size", *["legend"] * LEGEND_ROWS]
+        if len(self.sims) == 0:  # no similarity scores: said, the cuts still drawn
+            rows[:2] = ["blank", "note"]
         if self.marks:
             rows.insert(3, "marks")
         return rows
@@ -301,13 +342,13 @@ class SimilarityStrip(Widget):
             key: tuple[object, ...] = (width, self._sims_version, len(self.sizes), self.threshold)
             return self._cached(row, key, self._sim_rows)
         if row == "cuts" and self.uncut and not self.cuts:
-            # the items the view shows (a column's turns), as its title counts them
+            # the positions the strip plots, as its title and its scale count them
             n = max(len(self.sizes), len(self.sims) + 1)
-            n = n if self.own_chunks is None else self.own_chunks
             return self._cached("uncut", (width, n), lambda w: self._uncut_row(w, n))
         if row == "cuts":
             key = (width, self._sims_version, self._sizes_version, self._cuts_version)
             key = (*key, self._marks_version, self._hits_version, self.selected_pair)
+            key = (*key, self.selected_end)
             return self._cached(row, key, self._marker_row)
         if row == "marks":
             key = (width, self._sims_version, self._sizes_version, self._marks_version)
@@ -440,9 +481,10 @@ class SimilarityStrip(Widget):
 
     def _uncut_row(self, width: int, items: int) -> Strip:
         """The cuts row of items not merged yet (the compare view's "before merge"):
-        each item is a chunk of its own, so the row says so rather than stay empty."""
+        each is a chunk of its own, so the row says so rather than stay empty (in the
+        units the strip plots, `scale_noun`, as its scale counts them)."""
         label = self._style("label")
-        text = f"a cut after every item ({max(0, items - 1)})"
+        text = f"not merged: a cut after every {self.scale_noun} ({max(0, items - 1)})"
         strip = Strip([self._label("cuts"), Segment(text, label)])
         if strip.cell_length > width:  # cut, and saying so
             strip = Strip([*strip.crop(0, width - 1), Segment("…", label)])
@@ -525,13 +567,14 @@ class SimilarityStrip(Widget):
                 style_idx[has] = judged[best[has] % m]
         glyphs = np.array([" ", *CUT_GLYPHS.values(), OTHER_GLYPH])[glyph_idx]
         if self.hits:  # the search answer's chunks, best last so it wins a shared column
-            for position, rank in sorted(self.hits, key=lambda h: -h[1]):
-                c = self.column_of(position, width)
+            for (first, end), rank in sorted(self.hits, key=lambda h: -h[1]):
+                c = self.chunk_column(first, end, width)
                 if 0 <= c < size:
                     glyphs[c] = str(rank) if rank < 10 else "+"
                     style_idx[c] = 5
-        if self.selected_pair is not None:
-            c = self.column_of(self.selected_pair, width)
+        if self.selected_pair is not None:  # in its chunk's column, as its search rank
+            end = self.selected_end or self.selected_pair + 1
+            c = self.chunk_column(self.selected_pair, end, width)
             if 0 <= c < size:
                 glyphs[c] = "▲"
                 style_idx[c] = 2

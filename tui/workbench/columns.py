@@ -21,6 +21,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from chunkscope.tui.widgets.panel_title import title_forms
+
 if TYPE_CHECKING:
     from chunkscope.engine.pipeline import Pipeline
 
@@ -96,9 +98,15 @@ def run_merge_column(pipe: Pipeline, spec: ColumnSpec) -> Any:
         for i, chunk in enumerate(result.chunks)
     ]
     # the merge's own cuts (their numbers), so the column's cut lines read as the main
-    # view's; the run itself and its units' similarities (the seed loop and the topic
-    # segmenter compact differently) for the column's similarity strip
-    info = {"mode": mode, "cuts": result.cuts, "merge_run": result, "sims": run.similarities()}
+    # view's; the run itself, its units and their similarities (the seed loop and the
+    # topic segmenter compact differently: the axis of the column's similarity strip)
+    info = {
+        "mode": mode,
+        "cuts": result.cuts,
+        "merge_run": result,
+        "sims": run.similarities(),
+        "units": run.compacted(),
+    }
     return StrategyResult(spec.name, values, chunks, info)
 
 
@@ -269,7 +277,8 @@ class ColumnStrip:
     """What a compare column's similarity strip draws, over the compacted units (the
     strip's axis): the column's own similarities (none for a chunking strategy: `note`
     says so), its cuts as (pair, reason), the size of its chunk holding each unit
-    against its cap, and the numbers of its title."""
+    against its cap, the numbers of its title, and which of the column's cuts each cut
+    drawn is (`cut_of`: the chunk before it, for its verdict against the marks)."""
 
     sims: Any  # np.ndarray
     threshold: float | None
@@ -278,25 +287,36 @@ class ColumnStrip:
     cap: int | None
     unit: str
     note: str | None
-    title: str
+    titles: list[str]  # the numbers of its title, whole to shortest (`title_forms`)
+    cut_of: list[int] = field(default_factory=list)
 
 
-def strip_numbers(sims: Any, result: Any, depth: Any) -> str:
-    """``  neighbours 165 · mean 0.14 σ 0.27 · topic depth ≥ 7.00``: a merged run's
-    similarities and how it cut (its topic depth, or its thresholds by pass); empty
-    without similarities."""
+def strip_number_forms(sims: Any, result: Any, depth: Any, cuts: str = "") -> list[str]:
+    """``neighbours 165 · mean 0.14 σ 0.27 · topic depth ≥ 7.00`` (then `cuts`, a count)
+    and its shorter forms: a merged run's similarities and how it cut (its topic depth,
+    or its thresholds by pass, fewer of them first); without similarities, `cuts`."""
     if not len(sims):
-        return ""
+        return [cuts]
     if result.params.mode == "topic":
-        how = f"topic depth ≥ {depth if isinstance(depth, str) else f'{depth:.2f}'}"
+        shown = depth if isinstance(depth, str) else f"{depth:.2f}"
+        how = [f"topic depth ≥ {shown}", f"depth ≥ {shown}", ""]
     else:
-        thresholds = " ".join(f"{t:.2f}" for t in result.thresholds[:12])
-        more = " …" if len(result.thresholds) > 12 else ""
-        how = f"thresholds by pass {thresholds}{more}"
-    return (
-        f"  neighbours {len(sims)} · mean {float(sims.mean()):.2f} σ "
-        f"{float(sims.std()):.2f} · {how}"
-    )
+        passes = [f"{t:.2f}" for t in result.thresholds[:12]]
+        how = [
+            f"thresholds by pass {' '.join(passes[:k])}"
+            + (" …" if k < len(result.thresholds) else "")
+            for k in range(len(passes), 0, -1)
+        ] + [""]
+    slots = [
+        [f"neighbours {len(sims)}", ""],
+        [f"mean {float(sims.mean()):.2f} σ {float(sims.std()):.2f}", ""],
+        how,
+        [cuts, ""],
+    ]
+    # the thresholds beyond the first, then the count of neighbours, the spread, the
+    # cuts, and how it cut last
+    order = [2] * max(0, len(how) - 2) + [0, 1, 3, 2]
+    return title_forms(slots, order)
 
 
 def _chunk_sizes(chunks: Sequence[Any], tokens: Sequence[int] | None, unit: str) -> Any:
@@ -355,21 +375,19 @@ def column_strip(
     units = len(view.compacted)
     if result is None:
         sizes = _chunk_sizes(view.compacted, view.compact_tokens, mp.cap_unit)
-        # the column's items are its chunks: a cut between each two, as its title counts
-        # them (not "no cuts yet" beside "127 cuts differ" and a Pk of its own)
-        items = plural(max(0, len(chunks) - 1), "cut") + ", one per item"
-        title = (
-            f"neighbours {len(sims)} · mean {float(sims.mean()):.2f} σ "
-            f"{float(sims.std()):.2f} · {items}"
-            if len(sims)
-            else items
-        )
+        # in the units the strip plots, named (the column may show turns: its title
+        # counts those), not its neighbours' numbers beside the turns' cuts
+        items = plural(units, "unit")
+        stats = f"mean {float(sims.mean()):.2f} σ {float(sims.std()):.2f}" if len(sims) else ""
+        slots = [[items], [f"neighbours {len(sims)}" if len(sims) else "", ""], [stats, ""]]
+        titles = title_forms(slots, [1, 2])
         # not merged: the merge's size cap does not apply to them (sizes in its unit)
-        return ColumnStrip(sims, None, [], sizes, None, mp.cap_unit, None, title)
+        return ColumnStrip(sims, None, [], sizes, None, mp.cap_unit, None, titles)
     merged = result.info.get("merge_run")
     if merged is not None:  # a merge column: its own run over the same units
         spans = merged.spans
         cuts = [(int(spans[c.after][1]) - 1, c.reason) for c in merged.cuts]
+        cut_of = [int(c.after) for c in merged.cuts]
         own = np.asarray(result.info.get("sims", np.zeros(0)), dtype=np.float64)
         own = own if len(merged.owners) == len(own) + 1 else np.zeros(0)
         first = merged.passes[0].threshold if merged.passes else None
@@ -378,14 +396,15 @@ def column_strip(
         from chunkscope.engine.segment.segmenter import TopicParams
 
         depth = result.params.get("topic_depth", TopicParams().topic_depth)
-        numbers = strip_numbers(own, merged, depth).strip()
-        title = f"{numbers} · {plural(len(cuts), 'cut')}" if numbers else plural(len(cuts), "cut")
+        titles = strip_number_forms(own, merged, depth, plural(len(cuts), "cut"))
         note = None if len(own) else "no similarities for these units"
-        return ColumnStrip(own, first, cuts, sizes, merged.params.cap, unit, note, title)
+        return ColumnStrip(own, first, cuts, sizes, merged.params.cap, unit, note, titles, cut_of)
     # a chunking strategy: no similarity scores; its cuts where they fall
     pairs = _unit_pairs(view, result.cut_points())
     reasons = [r or "cut" for r in result.cuts]
-    cuts = [(p, r) for p, r in zip(pairs, reasons, strict=False) if p is not None]
+    drawn = [(i, p, r) for i, (p, r) in enumerate(zip(pairs, reasons, strict=False))]
+    cuts = [(p, r) for _, p, r in drawn if p is not None]
+    cut_of = [i for i, p, _ in drawn if p is not None]
     unit = "tokens" if tokens is not None and len(tokens) == len(chunks) else "chars"
     # the strategy's own cap (its max tokens), against its chunks' tokens
     cap = strategy_size_cap(result.params) if unit == "tokens" else None
@@ -395,5 +414,11 @@ def column_strip(
     sizes = chunk_sizes[np.minimum(owner, len(chunk_sizes) - 1)] if len(chunk_sizes) else owner
     why = ", ".join(sorted({cut_name(r) for r in reasons}))
     note = f"no scores: {result.strategy} " + (f"cuts by {why}" if why else "made no cut")
-    title = f"no similarity scores · {plural(len(reasons), 'cut')}" + (f" ({why})" if why else "")
-    return ColumnStrip(np.zeros(0), None, cuts, sizes, cap, unit, note, title)
+    counted = plural(len(reasons), "cut")
+    slots = [
+        ["no similarity scores", "no scores", ""],
+        [f"{counted} ({why})" if why else counted, counted],
+    ]
+    # "no scores" (the row under says it too), then the reasons (the legend names them)
+    titles = title_forms(slots, [0, 1, 0])
+    return ColumnStrip(np.zeros(0), None, cuts, sizes, cap, unit, note, titles, cut_of)

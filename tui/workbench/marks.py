@@ -16,11 +16,14 @@ from chunkscope.engine.textutil import plural
 from chunkscope.tui.workbench.state import WorkbenchHost
 from chunkscope.tui.workbench.topics import (
     ChunksVerdict,
+    ColumnMarks,
     FileMarks,
     MarksReport,
     clean_marks,
     judge_topics,
+    mark_flags,
     marks_report,
+    strip_marks,
 )
 
 if TYPE_CHECKING:
@@ -65,6 +68,26 @@ class MarksDriver(WorkbenchHost):
         if self.pipe.path != marks.path:
             return None
         return judge_topics(chunks, inner, marks)
+
+    def column_marks(
+        self,
+        units: Sequence[Chunk],
+        chunks: Sequence[Chunk],
+        inner: Sequence[bool],
+        *,
+        items: bool,
+    ) -> ColumnMarks | None:
+        """A compare column against the marks, drawn as the main view draws them: its
+        verdict (`judge_column`), its list's flags (`items`: the items before the merge,
+        ``◆`` where a marked topic starts, as the left column; else ``✗`` on a chunk hiding
+        a missed mark) and its strip's marks row over `units`, the strip's axis (found by
+        this column's cuts or not)."""
+        judged = self.judge_column(chunks, inner)
+        marks = self.file_marks
+        if judged is None or marks is None:
+            return None
+        flags = mark_flags(chunks, marks) if items else judged.flags
+        return ColumnMarks(judged, flags, strip_marks(units, marks, judged.found))
 
     def marks_report(self, view: RunView) -> MarksReport | None:
         marks = self.file_marks

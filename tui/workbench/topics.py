@@ -178,6 +178,15 @@ class ChunksVerdict:
     found: frozenset[int]
 
 
+@dataclass(frozen=True)
+class ColumnMarks:
+    """A compare column against the marks (`MarksDriver.column_marks`)."""
+
+    verdict: ChunksVerdict
+    flags: dict[int, str]  # its list's: item -> "mark" (◆), or chunk -> "miss" (✗)
+    strip: list[tuple[int, str]]  # its strip's marks row: (pair, hit | miss)
+
+
 def judge_chunks(chunks: Sequence[Chunk], marks: FileMarks) -> ChunksVerdict:
     """Any chunking of the file (the merged run, a strategy's column) against `marks`."""
     gold = [1, *marks.starts]
@@ -231,6 +240,27 @@ def judge_topics(chunks: Sequence[Chunk], inner: Sequence[bool], marks: FileMark
     return ChunksVerdict(judged.scores, verdicts, flags, judged.found)
 
 
+def mark_flags(items: Sequence[Chunk], marks: FileMarks) -> dict[int, str]:
+    """The items (a left column's turns or units) where a marked topic starts: ``◆``."""
+    first = _first_lines(items)
+    return {holder(first, g): "mark" for g in marks.starts}
+
+
+def strip_marks(
+    units: Sequence[Chunk], marks: FileMarks, found: frozenset[int]
+) -> list[tuple[int, str]]:
+    """The marks on a similarity strip's axis (the compacted `units`): (the pair before
+    the unit where each starts, hit when a cut of the run found it (`found`), else miss);
+    a mark in the first unit has no pair and is not drawn."""
+    unit_first = np.asarray(_first_lines(units), dtype=np.int64)
+    out: list[tuple[int, str]] = []
+    for g in marks.starts:
+        p = int(np.searchsorted(unit_first, g, side="left"))
+        if p > 0:
+            out.append((p - 1, "hit" if g in found else "miss"))
+    return out
+
+
 def marks_report(view: RunView, marks: FileMarks) -> MarksReport | None:
     """`view` scored against `marks` (None without marks)."""
     if not marks.starts:
@@ -241,14 +271,6 @@ def marks_report(view: RunView, marks: FileMarks) -> MarksReport | None:
     scores, verdicts, hit_gold = judged.scores, judged.cut_verdicts, judged.found
     missed = [g for g in marks.starts if g not in hit_gold]
     merged_flags = judged.flags
-    left_first = _first_lines(view.left_items)
-    left_flags = {holder(left_first, g): "mark" for g in marks.starts}
-    unit_first = np.asarray(_first_lines(view.compacted), dtype=np.int64)
-    strip: list[tuple[int, str]] = []
-    for g in marks.starts:
-        p = int(np.searchsorted(unit_first, g, side="left"))
-        if p > 0:
-            strip.append((p - 1, "hit" if g in hit_gold else "miss"))
     return MarksReport(
         scores=scores,
         hits=len(hit_gold),
@@ -256,6 +278,6 @@ def marks_report(view: RunView, marks: FileMarks) -> MarksReport | None:
         missed=len(missed),
         cut_verdicts=verdicts,
         merged_flags=merged_flags,
-        left_flags=left_flags,
-        strip_marks=strip,
+        left_flags=mark_flags(view.left_items, marks),
+        strip_marks=strip_marks(view.compacted, marks, hit_gold),
     )
