@@ -957,7 +957,7 @@ class Pipeline:
         chunks = self.merged().chunks
         summaries = self.summaries(progress=progress)
         scores = self.scores(scorer, memories=memories, alpha=alpha)
-        clock = self.source().kind != "markdown"  # a document's turns carry its mtime only
+        clock = self.source().has_clock
         return [
             Candidate(
                 index=i,

@@ -470,7 +470,7 @@ class WorkbenchScreen(Screen[None]):
                 bands=_identity(len(result.chunks)),
                 cuts=result.lazy_cuts,  # a cut is built when its line is drawn
                 over=result.exceeds_limit,
-                clock=view.source.kind != "markdown",
+                clock=view.source.has_clock,
             )
         if comparing:
             pass
@@ -484,7 +484,7 @@ class WorkbenchScreen(Screen[None]):
                 tokens=view.left_tokens,
                 bands=view.left_owner,
                 cuts=None,
-                clock=view.source.kind != "markdown",
+                clock=view.source.has_clock,
             )
         mp = view.params.merge
         first_threshold = result.passes[0].threshold if result.passes else None
@@ -922,7 +922,10 @@ class WorkbenchScreen(Screen[None]):
         bands = np.zeros(len(chunks), dtype=np.int64)
         if marks:
             bands[: len(marks)] = np.asarray(marks, dtype=np.int64)
-        lst.set_items(chunks, tokens=tokens, tokens_approx=approx, bands=bands, cuts=lines)
+        clock = self.view is None or self.view.source.has_clock  # a document's: no time
+        lst.set_items(
+            chunks, tokens=tokens, tokens_approx=approx, bands=bands, cuts=lines, clock=clock
+        )
         n_differ = sum(marks)
         differ = ""
         if flags is not None:
