@@ -51,6 +51,8 @@ from chunkscope.tui.workbench.columns import (
 from chunkscope.tui.workbench.runs import LEFT_KINDS, RunView
 
 NARROW_WIDTH = 130
+#: What the question panel is called wherever it is named: its tab and its key (`/`).
+SEARCH = "Search"
 #: The item of each left-column view, singular, as a strip's scale counts it.
 SCALE_NOUN = {"turns": "turn", "raw": "turn", "compacted": "unit"}
 
@@ -151,7 +153,7 @@ class FittingFooter(Footer):
 class WorkbenchScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("z", "zoom", "Zoom"),  # early: the footer shows it at 100 columns too
-        Binding("slash", "search", "Find", key_display="/"),  # short: "? Help" still fits
+        Binding("slash", "search", SEARCH, key_display="/"),
         Binding("s", "app.summarize_all", "Summarize all"),
         Binding("p", "app.pin", "Pin"),
         Binding("x", "app.exclude", "Exclude"),
@@ -253,7 +255,7 @@ class WorkbenchScreen(Screen[None]):
                     yield SummaryPanel(id="summary")
                 with TabPane("Recap", id="tab-recap"):
                     yield RecapPanel(self.driver.budget, id="recap")
-                with TabPane("Search", id="tab-search"):
+                with TabPane(SEARCH, id="tab-search"):
                     yield SearchPanel(id="search")
         else:
             with Horizontal(id="lower"):
