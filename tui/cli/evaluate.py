@@ -134,6 +134,10 @@ def retrieval_text(score: Any, *, verbose: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: What eval's ``cuts`` line counts: topic starts, the file's own start left out.
+CUTS_COUNTED = "topic starts; the file's start at line 1 is no cut"
+
+
 def _gold_scores(args: argparse.Namespace, pipe: Any) -> tuple[dict[str, Any], str]:
     """The topic starts against the gold file: the JSON keys and the text."""
     from chunkscope.engine.evaluate.gold import read_gold_file
@@ -169,8 +173,7 @@ def _gold_scores(args: argparse.Namespace, pipe: Any) -> tuple[dict[str, Any], s
         f"{where}"
         f"Pk          {scores.pk:.4f}  (k = {scores.k:,} chars; 0 is perfect)\n"
         f"WindowDiff  {scores.windowdiff:.4f}\n"
-        f"cuts        {cuts} topic start{'s' if cuts != 1 else ''} for {marked} marked{within}"
-        f"  (after line 1)\n"
+        f"cuts        {cuts} made, {marked} marked{within}  ({CUTS_COUNTED})\n"
         f"boundaries  precision {scores.precision:.3f}  recall {scores.recall:.3f}  "
         f"F1 {scores.f1:.3f}  (within {args.tolerance} lines)\n"
     )
