@@ -21,7 +21,6 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from chunkscope.engine.config.tuning import PROFILE_KNOBS
 from chunkscope.engine.evaluate.measure import (
     TOLERANCE,
     TUNE_GRIDS,
@@ -46,6 +45,16 @@ MARKS_SHOWN = 6
 
 class _Stopped(Exception):
     """The search was cancelled (Escape)."""
+
+
+def two_lines(name: str) -> str:
+    """A knob's name on two lines, broken after the underscore that makes the longer
+    line shortest (``topic_`` / ``min_chars``); a name without one as it is."""
+    cuts = [i + 1 for i, c in enumerate(name) if c == "_"]
+    if not cuts:
+        return name
+    at = min(cuts, key=lambda i: max(i, len(name) - i))
+    return f"{name[:at]}\n{name[at:]}"
 
 
 class TuneScreen(ModalScreen["Tuning | None"]):
@@ -187,8 +196,11 @@ class TuneScreen(ModalScreen["Tuning | None"]):
         self.rows, self.current = best, current
         table = self.query_one(DataTable)
         names = list(self.grid)
-        labels = [PROFILE_KNOBS[k].label if k in PROFILE_KNOBS else k for k in names]
+        # the knobs by name, as `chunkscope tune`, --grid and a profile name them, each
+        # on two lines at an underscore so that the table fits 100 columns
+        labels = [two_lines(k) for k in names]
         segments = "topics" if self.mode == "topic" else "chunks"  # the segments scored
+        table.header_height = 2 if any("\n" in label for label in labels) else 1
         table.add_columns("", "F1", "recall", "Pk", "WD", segments, *labels)
 
         def cells(t: Tuned) -> list[str]:
