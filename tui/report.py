@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chunkscope.engine import __version__
+from chunkscope.engine.evaluate.measure import score_text
 from chunkscope.engine.recap.core import NO_SUMMARY_WHY
 from chunkscope.engine.segment.merge import cut_name
 from chunkscope.engine.textutil import plural, strip_control
@@ -722,8 +723,8 @@ def _scores(report: Report) -> str:
     if s is None:
         return ""
     rows = [
-        ("Pk", f"{s.pk:.4f}", f"k = {s.k:,} chars; 0 is perfect"),
-        ("WindowDiff", f"{s.windowdiff:.4f}", "0 is perfect"),
+        ("Pk", score_text(s.pk), f"k = {s.k:,} chars; 0 is perfect"),
+        ("WindowDiff", score_text(s.windowdiff), "0 is perfect"),
         ("precision", f"{s.precision:.3f}", f"boundaries within {report.tolerance} lines"),
         ("recall", f"{s.recall:.3f}", ""),
         ("F1", f"{s.f1:.3f}", ""),

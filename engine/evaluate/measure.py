@@ -60,6 +60,13 @@ IntArray = npt.NDArray[np.int64]
 #: Boundaries within this many source lines of a gold one count as found.
 TOLERANCE = 2
 
+
+def score_text(value: float) -> str:
+    """Pk or WindowDiff as every output writes it (eval, tune, sweep, the report, the
+    workbench): three decimals, ``0.021``."""
+    return f"{value:.3f}"
+
+
 #: The settings `tune` tries by default, per merge mode (``chunkscope tune``, and
 #: ``bench/segment.py``): every combination, so keep the product small.
 TUNE_GRIDS: dict[str, dict[str, list[Any]]] = {

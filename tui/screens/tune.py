@@ -29,6 +29,7 @@ from chunkscope.engine.evaluate.measure import (
     grid_size,
     marked_stretch,
     no_mark_found,
+    score_text,
     tune,
     tuning_segmenter,
 )
@@ -207,8 +208,8 @@ class TuneScreen(ModalScreen["Tuning | None"]):
             return [
                 f"{t.f1:.2f}",
                 f"{t.recall:.2f}",
-                f"{t.pk:.4f}",
-                f"{t.windowdiff:.4f}",
+                score_text(t.pk),
+                score_text(t.windowdiff),
                 f"{t.chunks:g}",
                 *(str(t.values[k]) for k in names),
             ]
@@ -244,9 +245,10 @@ class TuneScreen(ModalScreen["Tuning | None"]):
             t = self.rows[self.query_one(DataTable).cursor_row]
             values = " · ".join(f"{k} {v}" for k, v in t.values.items())
             now = self.current
-            was = f" (it was F1 {now.f1:.2f}, Pk {now.pk:.4f})" if now is not None else ""
+            was = f" (it was F1 {now.f1:.2f}, Pk {score_text(now.pk)})" if now is not None else ""
             self.app.notify(
-                f"Auto-tune applied {values}: F1 {t.f1:.2f}, Pk {t.pk:.4f}{was}.", markup=False
+                f"Auto-tune applied {values}: F1 {t.f1:.2f}, Pk {score_text(t.pk)}{was}.",
+                markup=False,
             )
         self.closed = True
         self.dismiss(chosen)

@@ -26,6 +26,7 @@ from textual.widgets import Footer, TabbedContent, TabPane, Tabs
 from textual.widgets._footer import FooterKey
 
 from chunkscope.engine.config.tuning import Tuning
+from chunkscope.engine.evaluate.measure import score_text
 from chunkscope.engine.textutil import plural
 from chunkscope.tui.widgets.candidate_list import CandidateList, CandidateRow
 from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
@@ -943,9 +944,9 @@ class WorkbenchScreen(Screen[None]):
             # the file's start): over-cutting shows when Pk does not
             n_marks = sc.gold_segments - 1
             scores = [
-                f" · Pk {sc.pk:.3f} F1 {sc.f1:.2f} · {sc.chunks} topics/{n_marks} marks",
-                f" · Pk {sc.pk:.3f} F1 {sc.f1:.2f}",
-                f" · Pk {sc.pk:.3f}",
+                f" · Pk {score_text(sc.pk)} F1 {sc.f1:.2f} · {sc.chunks} topics/{n_marks} marks",
+                f" · Pk {score_text(sc.pk)} F1 {sc.f1:.2f}",
+                f" · Pk {score_text(sc.pk)}",
             ]
         hit_text = ""
         if driver.queries_apply():  # the query file's hit rate on this column's chunks
