@@ -22,7 +22,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from chunkscope.engine.chunk.split import DEFAULT_MIN_CHARS, compact_spans
+from chunkscope.engine.chunk.split import (
+    DEFAULT_MIN_CHARS,
+    compact_spans,
+    compact_unit_spans,
+    section_heads,
+)
 from chunkscope.engine.model import Chunk, Progress, Span, Turn, chunks_from_spans
 from chunkscope.engine.read.parse import load
 from chunkscope.engine.read.source import Source
@@ -441,13 +446,19 @@ class Pipeline:
     def compact_spans(self, progress: Progress | None = None) -> list[Span]:
         """Spans of the compacted chunks over the raw chunks: one raw chunk each unless
         the strategy's chunks are compacted (`BaseStrategy.compacts`); ``progress``
-        counts raw chunks."""
+        counts raw chunks. A document's topic units (`by_message`) keep each heading at
+        the start of its unit (`compact_unit_spans`); the seed's (``--merge seed``) are
+        compacted as the seed did (`compact_spans`)."""
 
         def compute() -> list[Span]:
             raw = self.raw_chunks()
             if not self._compacts():
                 return [(i, i + 1) for i in range(len(raw))]
-            return compact_spans(raw, self.params.compact_min, progress)
+            p = self.params
+            if p.by_message and self.source().kind == "markdown":
+                heads = section_heads(raw)
+                return compact_unit_spans(raw, p.compact_min, heads, progress)
+            return compact_spans(raw, p.compact_min, progress)
 
         return self._stage("compact", compute)
 
@@ -963,7 +974,7 @@ class Pipeline:
         chunks = self.merged().chunks
         summaries = self.summaries(progress=progress)
         scores = self.scores(scorer, memories=memories, alpha=alpha)
-        clock = self.source().kind != "markdown"  # a document's turns carry its mtime only
+        clock = self.source().has_clock
         return [
             Candidate(
                 index=i,

@@ -141,3 +141,23 @@ def test_bash_completion_completes_in_bash(tmp_path: Path) -> None:
         "bash|zsh|fish|",
         "session.jsonl|",
     ]
+
+
+@pytest.mark.parametrize("name", ["cache", "profile"])
+def test_a_commands_one_line_help_names_only_its_real_actions(name: str) -> None:
+    """``cache  show or clear ...`` while `cache show` was refused (the action is
+    `info`): the actions a command's line names are the ones it takes."""
+    import re
+
+    top = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    line = next(str(c.help) for c in top._choices_actions if c.dest == name)
+    parser = top.choices[name]
+    taken: set[str] = set()
+    for action in parser._actions:
+        subcommands = isinstance(action, argparse._SubParsersAction)
+        if subcommands or (not action.option_strings and action.choices):
+            taken |= set(action.choices or ())
+    lead = re.match(r"[a-z]+(?:, [a-z]+)*(?: or [a-z]+)?", line)
+    assert lead is not None, line
+    named = re.split(r", | or ", lead.group(0))
+    assert len(named) >= 2 and set(named) <= taken, (line, taken)

@@ -308,8 +308,10 @@ def test_eval_shows_windowdiff_and_the_cuts_against_the_marked(
     gold_file.write_text("".join(f"{g}  # a new subject\n" for g in gold))
     assert main(["eval", str(log), "--gold", str(gold_file)]) == 0
     text = capsys.readouterr().out
-    assert "WindowDiff  0.0000" in text
-    assert "cuts        2 topic starts for 2 marked" in text
+    assert "WindowDiff  0.000\n" in text
+    assert (
+        "cuts        2 made, 2 marked  (topic starts; the file's start at line 1 is no cut)" in text
+    )
     assert main(["eval", str(log), "--gold", str(gold_file), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["cuts"] == 2 and doc["marked_cuts"] == 2 and doc["windowdiff"] == 0.0

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -10,9 +12,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunkscope.engine.model import Turn
+from chunkscope.engine.chunk.split import (
+    BODY,
+    chunk_turns,
+    compact_chunks,
+    compact_spans,
+    compact_unit_spans,
+)
+from chunkscope.engine.model import Chunk, Turn
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
 from chunkscope.engine.read.parse import load, load_markdown, parse_turns_md
 
+ROOT = Path(__file__).resolve().parents[1]
 MTIME = 1_770_000_000  # a fixed mtime, set with os.utime
 
 
@@ -343,3 +354,71 @@ def test_no_merged_chunk_is_the_file_name_and_every_one_has_lines(
     assert doc["merged"] and all(m["lines"] is not None for m in doc["merged"])
     assert all("cook.md" not in m["text"] for m in doc["merged"])
     assert doc["merged"][0]["lines"][0] == 1
+
+
+# --------------------------------------------------------------------------- topic units
+
+_DOCS = itertools.count()
+
+
+def _pipe(path: Path, **topic: int) -> Pipeline:
+    """The default run (topic merge) of `path`, with topic knobs changed."""
+    pipe = Pipeline(str(path), PipelineParams())
+    return pipe.with_params(topic=replace(pipe.params.topic, **topic))
+
+
+def test_a_short_body_stays_with_its_heading_not_the_next(isolated: Path) -> None:
+    """The hostile corpus's case: ``Body 4.`` (under the unit minimum) was glued to the
+    next section's heading, a unit ``Body 4.\\n###### Heading 5``."""
+    text = "".join(f"{'#' * (i % 6 + 1)} Heading {i}\n\nBody {i}.\n\n" for i in range(12))
+    pipe = _pipe(write_md(isolated / "headings.md", text))
+    units = [c.text for c in pipe.compacted()]
+    assert units == [f"Doc: {'#' * (i % 6 + 1)} Heading {i}\nDoc: Body {i}." for i in range(12)]
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    doc=markdown_doc(),
+    unit=st.sampled_from([0, 20, 60, 200]),
+    size=st.sampled_from([0, 60, 800]),
+)
+def test_no_topic_unit_or_merged_chunk_ends_with_a_heading(
+    isolated: Path, doc: tuple[list[str], set[int], set[int]], unit: int, size: int
+) -> None:
+    """A heading starts its unit, never ends one: no compacted or merged chunk of the
+    topic merge ends on a heading line unless that is the document's last line."""
+    lines, _in_fence, headings = doc
+    path = write_md(isolated / f"doc{next(_DOCS)}.md", "\n".join(lines) + "\n")
+    pipe = _pipe(path, topic_unit_chars=unit, topic_chunk_chars=size)
+    if not pipe.source().turns:
+        return
+    last = max(i for i, line in enumerate(lines, start=1) if line.strip())
+    for chunk in [*pipe.compacted(), *pipe.merged().chunks]:
+        assert chunk.lines is not None
+        end = chunk.lines[1]
+        assert end not in headings or end == last, (end, chunk.text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 120), min_size=0, max_size=30),
+    min_chars=st.sampled_from([0, 20, 80]),
+)
+def test_without_headings_the_units_are_the_seeds_compaction(
+    sizes: list[int], min_chars: int
+) -> None:
+    chunks = [Chunk([Turn(None, "Doc", "x" * n, i + 1, i)]) for i, n in enumerate(sizes)]
+    heads = [BODY] * len(chunks)
+    assert compact_unit_spans(chunks, min_chars, heads) == compact_spans(chunks, min_chars)
+
+
+@pytest.mark.parametrize("name", ["sample_logs/architecture_guide.md", "README.md"])
+def test_the_seed_merge_compacts_a_document_as_the_seed_did(name: str) -> None:
+    """``--merge seed`` keeps the seed's compaction bit for bit, headings and all."""
+    pipe = Pipeline(str(ROOT / name), PipelineParams())
+    seed = pipe.with_params(merge=replace(pipe.params.merge, mode="seed"))
+    raw = chunk_turns(seed.turns())
+    assert seed.compact_spans() == compact_spans(raw, seed.params.min_chars)
+    assert [c.text for c in seed.compacted()] == [c.text for c in compact_chunks(raw)]

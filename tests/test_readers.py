@@ -352,6 +352,34 @@ def test_the_command_line_reads_every_format(
     assert out == list_input_formats() and all(name in out for name in READERS)
 
 
+def test_the_format_the_header_names_can_be_passed_back(
+    capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    """The header says ``mini-swe-agent trajectory (json)``: ``--input-format
+    mini-swe-agent`` reads the file as the reader that said so; an unknown name is one
+    line listing every name, aliases beside their format, and exit 2."""
+    traj = Path(__file__).parent / "fixtures" / "mini-swe-agent" / "pydicom-901.traj.json"
+    assert main(["chunk", str(traj), "--format", "json"]) == 0
+    sniffed = json.loads(capsys.readouterr().out)
+    label = sniffed["format"]
+    assert main(["chunk", str(traj)]) == 0
+    header = capsys.readouterr().out.split("\n")[0]
+    named = header.split(": ", 1)[1].split(" ")[0]
+    assert named == "mini-swe-agent" and named not in READERS
+    for name in (named, "SWE-agent", label):
+        assert main(["chunk", str(traj), "--input-format", name, "--format", "json"]) == 0
+        assert json.loads(capsys.readouterr().out) == sniffed
+    with pytest.raises(SystemExit) as e:
+        main(["chunk", str(traj), "--input-format", "mini-swe"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown input format 'mini-swe'" in err
+    assert "openai-messages (or mini-swe-agent, swe-agent)" in err
+    with pytest.raises(SourceError, match="unknown input format 'nope'"):
+        load(traj, input_format="nope")
+    assert load(traj, input_format="mini-swe-agent").format == label
+
+
 # --------------------------------------------------------------------------- the record tree
 
 

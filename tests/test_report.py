@@ -130,14 +130,14 @@ def test_seed_mode_gold_and_budget(isolated: Path, capsys: pytest.CaptureFixture
     code, html = report(isolated, capsys, *argv)
     assert code == 0
     page = assert_self_contained(html)
-    from chunkscope.engine.evaluate.measure import chunk_starts, line_weights, score
+    from chunkscope.engine.evaluate.measure import chunk_starts, line_weights, score, score_text
 
     merged = _run(*argv).merged  # the report's run: tool calls collapsed, as in a recap
     starts = chunk_starts(merged.chunks)
     scores = score(starts, [1, 44, 90, 129, 150], line_weights(SAMPLE)).as_dict()
     text = "".join(page.text)
     assert "Score against the gold topic starts" in text
-    assert f"{scores['pk']:.4f}" in text and f"{scores['f1']:.3f}" in text
+    assert score_text(scores["pk"]) in text and f"{scores['f1']:.3f}" in text
     assert page.count("path", "mark") == 4  # the gold starts after line 1
     assert page.count("polyline") == 1  # the seed loop: neighbour similarity only
     assert "What did not" in text and "over budget" in text  # 300 tokens leave some out
@@ -545,3 +545,54 @@ def test_cells_of_a_column_with_fractions_share_one_format() -> None:
     page = _table([{"score": 1}, {"score": 0.9123}, {"score": 0.01754}, {"n": 3}])
     assert ">1.0000<" in page and ">0.9123<" in page and ">0.0175<" in page
     assert ">3<" in page  # a column of whole numbers keeps them whole
+
+
+def test_a_document_counts_sections_and_paragraphs_and_shows_no_clock(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A markdown file's turns are its sections and a chunk's are paragraphs, as `chunk`
+    and the workbench header say; its turns carry only the file's date, so no chunk
+    shows a time of day; one topic is ``1 topic``."""
+    doc = ROOT / "sample_logs" / "architecture_guide.md"
+    code, html = report(isolated, capsys, str(doc), "--topics", "1")
+    assert code == 0
+    facts = dict(zip(_texts(html, "dt"), _texts(html, "dd"), strict=False))
+    assert "turns" not in facts and facts["sections"].isdigit()
+    assert facts["chunks"].endswith(" in 1 topic")
+    heads = [h[h.index("Chunk ") :] for h in _texts(html, "h3") if "Chunk " in h]
+    assert heads and all(" paragraph" in h and " turn" not in h for h in heads)
+    assert not any(re.search(r"\d\d:\d\d:\d\d", h) for h in heads)
+    assert "time range" not in _texts(html, "th")
+    # a session keeps its clock and its turns
+    code, html = report(isolated, capsys, str(SAMPLE))
+    heads = [h[h.index("Chunk ") :] for h in _texts(html, "h3") if "Chunk " in h]
+    clock = re.compile(r"\d\d:\d\d:\d\d - \d\d:\d\d:\d\d · \d+ turns?")
+    assert heads and all(clock.search(h) for h in heads)
+    assert "turns" in _texts(html, "dt")
+
+
+def _texts(html: str, tag: str) -> list[str]:
+    """The text of every `tag` element of a page (outside nested elements of the same tag)."""
+    out: list[str] = []
+
+    class Grab(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.depth = 0
+
+        def handle_starttag(self, t: str, attrs: list[tuple[str, str | None]]) -> None:
+            if t == tag:
+                if self.depth == 0:
+                    out.append("")
+                self.depth += 1
+
+        def handle_endtag(self, t: str) -> None:
+            if t == tag and self.depth:
+                self.depth -= 1
+
+        def handle_data(self, data: str) -> None:
+            if self.depth:
+                out[-1] += data
+
+    Grab().feed(html)
+    return [t.strip() for t in out]

@@ -4,13 +4,17 @@ onto the slider's steps so that the next move of another slider keeps it."""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import replace
 from functools import partial
 from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from textual.widgets import Input
 
 from chunkscope.engine.evaluate.measure import sweepable_knobs
@@ -252,3 +256,37 @@ async def test_n_out_of_reach_names_the_setting_the_cli_names(
     flag = "chunk size (topic_chunk_chars 800, --topic-chunk-chars)"
     assert flag in said and "--" not in shown
     assert shown == f"5 chunks: {said.replace(flag, 'chunk size (800 chars)')}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lo=st.floats(0, 50, allow_nan=False),
+    span=st.floats(0.001, 5000, allow_nan=False),
+    points=st.integers(2, 60),
+)
+def test_sweep_values_are_rounded_to_their_spacing_and_stay_apart(
+    lo: float, span: float, points: int
+) -> None:
+    """`sweep --param topic_depth` printed 0.526316, 1.05263, 1.57895: a float knob's
+    values keep two significant digits of their spacing, as few decimals as keep every
+    value apart, and each is within a twentieth of the spacing of the exact one."""
+    from chunkscope.engine.evaluate.measure import knob_values
+
+    knob = KNOBS["topic_depth"]
+    values = knob_values(knob, lo, lo + span, points)
+    assert len(values) == points and values == sorted(set(values))
+    step = span / (points - 1)
+    for v, exact in zip(values, np.linspace(lo, lo + span, points), strict=True):
+        assert abs(v - exact) <= step / 20 + 1e-12
+    decimals = {len(f"{v:.6f}".rstrip("0").split(".")[1]) for v in values}
+    assert max(decimals) <= max(0, math.ceil(-math.log10(step) - 1e-9) + 1)
+
+
+def test_the_default_depth_sweep_is_printed_as_a_person_writes_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from chunkscope.tui.cli import main
+
+    assert main(["sweep", str(SAMPLE), "--param", "topic_depth", "--points", "20"]) == 0
+    shown = [line.split()[0] for line in capsys.readouterr().out.splitlines()[3:23]]
+    assert shown[:4] == ["0", "0.53", "1.05", "1.58"] and shown[-1] == "10"

@@ -142,8 +142,8 @@ async def test_progress_then_the_five_best_next_to_the_settings_in_force(
         first = [str(c) for c in table.get_row_at(0)]  # type: ignore[attr-defined]
         last = [str(c) for c in table.get_row_at(5)]  # type: ignore[attr-defined]
         best = want[0]
-        assert first[:4] == ["#1", f"{best.f1:.2f}", f"{best.recall:.2f}", f"{best.pk:.4f}"]
-        assert last[:4] == ["now", f"{now.f1:.2f}", f"{now.recall:.2f}", f"{now.pk:.4f}"]
+        assert first[:4] == ["#1", f"{best.f1:.2f}", f"{best.recall:.2f}", f"{best.pk:.3f}"]
+        assert last[:4] == ["now", f"{now.f1:.2f}", f"{now.recall:.2f}", f"{now.pk:.3f}"]
 
 
 async def test_enter_applies_the_highlighted_seed_setting() -> None:

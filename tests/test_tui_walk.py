@@ -181,7 +181,9 @@ async def test_a_merge_column_words_its_cuts_as_the_main_view() -> None:
         assert "merge:seed" in str(strip.border_title)
         assert right._cuts is not None and len(strip.cuts) == len(right._cuts)
         assert right._cuts is not None and len(right._cuts) == 2
-        lines = [cut_text(c) for c in right._cuts]
+        # (a cut the other column lacks is marked ``≠``: which ones depends on where the
+        # topic merge's units fall, not on the wording checked here)
+        lines = [re.sub(r"≠ (· )?", "", cut_text(c)) for c in right._cuts]
         # the same function as the main view of `--merge seed`: every cut has its numbers
         assert lines == ["┄ cut: too big to join · sim 0.10", "┄ cut: sim -0.06 < threshold -0.02"]
         drawn = _cut_row(right, 0)

@@ -100,3 +100,33 @@ def test_markdown_export_labels_the_summary_and_says_the_abstract_once() -> None
     assert "**Abstract:** The cache persists.\n\n**Summary:** Then the tests ran." in md
     assert "**Abstract (the whole summary):** Only this." in md
     assert md.count("The cache persists.") == 1 and md.count("Only this.") == 1
+
+
+def test_pk_is_written_one_way_in_the_cli_the_report_and_the_workbench(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pk was ``0.0210`` from eval, tune and auto-tune and ``0.021`` in the merge panel:
+    every output writes a score with `score_text`."""
+    from chunkscope.engine.evaluate.measure import Scores, score_text
+    from chunkscope.tui.workbench.topics import MarksReport
+
+    log = "sample_logs/cache_refactor.jsonl"
+    gold = tmp_path / "g.json"
+    gold.write_text('{"starts": [1, 60, 120]}')
+    assert main(["eval", log, "--gold", str(gold), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert main(["eval", log, "--gold", str(gold)]) == 0
+    text = capsys.readouterr().out
+    pk, wd = score_text(doc["pk"]), score_text(doc["windowdiff"])
+    assert pk == f"{doc['pk']:.3f}"
+    assert f"Pk          {pk}  (" in text and f"WindowDiff  {wd}\n" in text
+    assert main(["report", log, "--gold", str(gold), "-o", str(tmp_path / "r.html")]) == 0
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert f">{pk}<" in page and f">{wd}<" in page
+    assert main(["tune", log, "--gold", str(gold), "--top", "1"]) == 0
+    row = capsys.readouterr().out.splitlines()[3].split()
+    assert len(row[3]) == len(pk) and row[3].startswith("0.")  # #1's Pk: three decimals
+    scores = Scores(doc["pk"], doc["windowdiff"], 0.5, 0.5, 0.5, 3, 3, 100)
+    panel = MarksReport(scores, 1, 1, 1, [], {}, {}, []).summary()
+    assert f"Pk {pk} · WindowDiff {wd}" in panel
+    assert score_text(0.021) == "0.021"

@@ -35,9 +35,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chunkscope.engine import __version__
+from chunkscope.engine.evaluate.measure import score_text
 from chunkscope.engine.recap.core import NO_SUMMARY_WHY
 from chunkscope.engine.segment.merge import cut_name
-from chunkscope.engine.textutil import strip_control
+from chunkscope.engine.textutil import plural, strip_control
 
 if TYPE_CHECKING:
     from chunkscope.engine.config.tuning import Tuning
@@ -94,6 +95,7 @@ class ChunkRow:
     recap: str  # the selection's reason: kept, pinned, excluded, over budget
     topic: int | None = None
     exceeds: bool = False  # one unit larger than the size cap, kept whole
+    part_word: str = "turn"  # what its turns are called: a document's are paragraphs
 
 
 @dataclass(frozen=True)
@@ -338,7 +340,7 @@ def gather(
         rows.append(
             ChunkRow(
                 index=i,
-                time_range=c.time_range,
+                time_range=c.time_range if source.has_clock else "",
                 turns=len(c.turns),
                 chars=c.chars,
                 tokens=tokens[i],
@@ -351,6 +353,7 @@ def gather(
                 cut_detail="" if cut is None else str(cut),
                 recap=cand.reason if cand is not None else "",
                 exceeds=over[i],
+                part_word=source.part_word,
             )
         )
 
@@ -407,13 +410,13 @@ def gather(
             marks.append((float(offsets[k]), line in found, line))
 
     topics = _topics(merged, rows)
-    in_topics = f" in {len(topics):,} topics" if topics is not None else ""
+    in_topics = f" in {plural(len(topics), 'topic')}" if topics is not None else ""
     counter = pipe.counter
     p = pipe.params
     facts = [
         ("file", source.path if full_path else Path(source.path).name),
         ("format", source.kind_label),
-        ("turns", f"{len(source.turns):,}"),
+        (f"{source.turn_word}s", f"{len(source.turns):,}"),
         ("tokenizer", f"{counter.name} ({counter.accuracy})"),
         ("embedder", p.embedder.label()),
         ("summarizer", p.summarizer.label()),
@@ -720,8 +723,8 @@ def _scores(report: Report) -> str:
     if s is None:
         return ""
     rows = [
-        ("Pk", f"{s.pk:.4f}", f"k = {s.k:,} chars; 0 is perfect"),
-        ("WindowDiff", f"{s.windowdiff:.4f}", "0 is perfect"),
+        ("Pk", score_text(s.pk), f"k = {s.k:,} chars; 0 is perfect"),
+        ("WindowDiff", score_text(s.windowdiff), "0 is perfect"),
         ("precision", f"{s.precision:.3f}", f"boundaries within {report.tolerance} lines"),
         ("recall", f"{s.recall:.3f}", ""),
         ("F1", f"{s.f1:.3f}", ""),
@@ -755,7 +758,7 @@ _RECAP_BADGES = {
 def _chunk(row: ChunkRow) -> str:
     lines = f" · lines {_range(row.lines[0], row.lines[1])}" if row.lines else ""
     when = f" · {esc(row.time_range)}" if row.time_range.strip() else ""
-    turns = f"{row.turns} turn{'s' if row.turns != 1 else ''}"
+    turns = plural(row.turns, row.part_word)
     badge = ""
     if row.recap:
         cls = "b-over" if row.recap == "over budget" else f"b-{esc(row.recap)}"
@@ -842,6 +845,8 @@ def _table(rows: Sequence[Mapping[str, Any]], skip: Sequence[str] = ()) -> str:
     keys: list[str] = []
     for r in rows:
         keys += [k for k in r if k not in keys and k not in skip]
+    # a column with no text in any row says nothing (a document's time ranges)
+    keys = [k for k in keys if any(r.get(k, "") != "" for r in rows)]
     head = "".join(f"<th>{esc(k.replace('_', ' '))}</th>" for k in keys)
     fractions = {k for k in keys if _fractions([r.get(k) for r in rows])}
     body = []

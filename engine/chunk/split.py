@@ -3,10 +3,15 @@
 Both keep the seed's names, signatures and results. `compact_spans` is the
 same compaction expressed as spans over its input, which is what the pipeline
 and the workbench use to link a compacted chunk to the raw chunks it holds.
+
+`compact_unit_spans` is not the seed's: the topic segmenter's units of a markdown
+document (`section_heads` says where its headings are), compacted so that a heading
+starts its unit and never ends one (a short body is never glued to the next heading).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -140,3 +145,73 @@ def compact_chunks(chunks: Sequence[Chunk], min_chars: int = DEFAULT_MIN_CHARS) 
     """Merge undersized chunks forward, then fold a short tail back (the seed's compaction)."""
     with gc_paused():
         return chunks_from_spans(chunks, compact_spans(chunks, min_chars))
+
+
+#: What a raw chunk of a document holds of a section's heading (`section_heads`): none,
+#: the heading and text after it, or the heading line alone.
+BODY, HEADED, HEADING_ALONE = 0, 1, 2
+
+#: A line a markdown section starts at (`engine.read.source.HEADING`), or one the reader
+#: stripped to its marks (``#`` and trailing blanks).
+_SECTION_HEADING = re.compile(r"#{1,6}(?:\s|$)")
+
+
+def section_heads(chunks: Sequence[Chunk]) -> list[int]:
+    """For each raw chunk of a markdown document (`chunk_turns` with `by_message`: one
+    paragraph each), whether it opens a section with its heading (`HEADED`), is that
+    heading alone (`HEADING_ALONE`) or neither (`BODY`). A section's first paragraph
+    starts with its heading line (the markdown reader opens a section at a heading,
+    fenced ``#`` lines aside); a later paragraph never does, whatever it holds."""
+    out: list[int] = []
+    previous: int | None = -1
+    for c in chunks:
+        head = BODY
+        if c.turns:
+            t = c.turns[0]
+            first = t.turn_index != previous  # the first paragraph of its section
+            if first and t.source_line is not None and _SECTION_HEADING.match(t.text):
+                alone = len(c.turns) == 1 and "\n" not in t.text
+                head = HEADING_ALONE if alone else HEADED
+            previous = c.turns[-1].turn_index
+        out.append(head)
+    return out
+
+
+def compact_unit_spans(
+    chunks: Sequence[Chunk],
+    min_chars: int,
+    heads: Sequence[int],
+    progress: Progress | None = None,
+) -> list[Span]:
+    """`compact_spans` for a document's topic units, where `heads` (`section_heads`)
+    says which chunks hold a heading: a heading starts its unit and never ends one.
+
+    A unit ending with a heading alone takes the next chunk, whatever its size. A unit
+    under `min_chars` takes the next chunk unless that opens a section; then it goes
+    back into the unit before it, unless it opens a section itself (it stays short: a
+    section under the minimum) or is the first (a short text before the first heading).
+    The short last unit goes back into the one before unless it opens a section. With
+    no heading in `heads` this is `compact_spans` exactly."""
+    if not chunks:
+        return []
+    spans: list[list[int]] = [[0, 1]]
+    sizes: list[int] = [chunks[0].chars]
+    for i in with_progress(range(1, len(chunks)), progress):
+        size = chunks[i].chars
+        short = sizes[-1] < min_chars
+        if heads[i - 1] == HEADING_ALONE or (short and heads[i] == BODY):
+            spans[-1][1] = i + 1
+            sizes[-1] = _joined_size(sizes[-1], size)
+            continue
+        if short and heads[spans[-1][0]] == BODY and len(spans) >= 2:
+            last = spans.pop()  # a short body before a heading: with the text before it
+            spans[-1][1] = last[1]
+            own = sizes.pop()
+            sizes[-1] = _joined_size(sizes[-1], own)
+        spans.append([i, i + 1])
+        sizes.append(size)
+    if len(spans) >= 2 and sizes[-1] < min_chars and heads[spans[-1][0]] == BODY:
+        last = spans.pop()
+        sizes.pop()
+        spans[-1][1] = last[1]
+    return [(s, e) for s, e in spans]

@@ -60,6 +60,13 @@ IntArray = npt.NDArray[np.int64]
 #: Boundaries within this many source lines of a gold one count as found.
 TOLERANCE = 2
 
+
+def score_text(value: float) -> str:
+    """Pk or WindowDiff as every output writes it (eval, tune, sweep, the report, the
+    workbench): three decimals, ``0.021``."""
+    return f"{value:.3f}"
+
+
 #: The settings `tune` tries by default, per merge mode (``chunkscope tune``, and
 #: ``bench/segment.py``): every combination, so keep the product small.
 TUNE_GRIDS: dict[str, dict[str, list[Any]]] = {
@@ -384,10 +391,22 @@ def sweepable_knobs() -> dict[str, tuple[Knob, str]]:
     return out
 
 
+def spacing_decimals(step: float) -> int:
+    """The decimals that write values `step` apart with two significant digits of the
+    step (0.526 apart: 2, ``0.53``; 0.05: 3; 5: 1; 500: 0): rounded so, values stay
+    apart (each moves less than a twentieth of the step)."""
+    if not math.isfinite(step) or step <= 0:
+        return 6
+    # (a step a hair under a power of ten, 0.9999999999999996, is that power's)
+    return max(0, min(6, math.ceil(-math.log10(step) - 1e-9) + 1))
+
+
 def knob_values(knob: Knob, start: float | None, stop: float | None, points: int) -> list[Any]:
     """`points` values of `knob` from `start` to `stop` (default: its slider's range),
-    rounded to its type; an int knob's repeated values are dropped. A range the knob
-    cannot take is a ValueError saying why."""
+    rounded to its type; an int knob's repeated values are dropped. A float knob's are
+    rounded to two significant digits of their spacing (``0.53, 1.05, 1.58``, not
+    ``0.526316, 1.05263``): as few decimals as keep them apart, the same for each. A
+    range the knob cannot take is a ValueError saying why."""
     lo = start if start is not None else (knob.slider.lo if knob.slider else None)
     hi = stop if stop is not None else (knob.slider.hi if knob.slider else None)
     if lo is None or hi is None:
@@ -395,8 +414,9 @@ def knob_values(knob: Knob, start: float | None, stop: float | None, points: int
     if lo > hi:
         raise ValueError(f"--from {lo:g} is above --to {hi:g}")
     values: list[Any] = []
+    decimals = spacing_decimals((hi - lo) / (points - 1)) if points > 1 else 6
     for x in np.linspace(lo, hi, points):
-        v: Any = round(float(x)) if knob.kind == "int" else round(float(x), 6)
+        v: Any = round(float(x)) if knob.kind == "int" else round(float(x), decimals)
         v = knob.coerce(v)
         if v not in values:
             values.append(v)

@@ -145,6 +145,18 @@ class Source:
         return "section" if self.kind == "markdown" else "turn"
 
     @property
+    def part_word(self) -> str:
+        """What a chunk's parts are called when counted: a session's chunk holds turns,
+        a document's holds paragraphs (the pieces its sections were split into)."""
+        return "paragraph" if self.kind == "markdown" else "turn"
+
+    @property
+    def has_clock(self) -> bool:
+        """Do the turns carry the time they were said? A document's turns all carry
+        the file's date only, so its chunks have no time of day to show."""
+        return self.kind != "markdown"
+
+    @property
     def mostly_skipped(self) -> bool:
         """More than half of the records were skipped."""
         return bool(self.records) and 2 * len(self.skipped) > self.records

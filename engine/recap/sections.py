@@ -904,8 +904,10 @@ def outcome_section(log: _Log) -> Section:
     # a commit that failed matters only when no commit came after it
     if failed_commits and (not made or failed_commits[-1][0] > max(made)):
         lines.append((1, failed_commits[-1][0], failed_commits[-1][1]))
-    if log.ended is not None and log.ended[1].lower() == "submitted" and not any(
-        line.startswith("Submitted") for _, line in finished
+    if (
+        log.ended is not None
+        and log.ended[1].lower() == "submitted"
+        and not any(line.startswith("Submitted") for _, line in finished)
     ):  # no submit command in the log (cut short, or another harness): its exit says so
         finished.append((log.ended[0], "Submitted the work (the run's exit status)."))
     for age, (pos, line) in enumerate(reversed(finished[-2:])):

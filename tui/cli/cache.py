@@ -8,18 +8,21 @@ from typing import Any
 
 from chunkscope.tui.cli.common import note
 
+#: The actions of `chunkscope cache`, as typed (the help names these, not synonyms).
+ACTIONS = ("info", "clear")
+
 
 def add_cache_parser(sub: Any) -> argparse.ArgumentParser:
     cache: argparse.ArgumentParser = sub.add_parser(
         "cache",
-        help="show or clear the on-disk embedding/summary cache",
+        help=f"{' or '.join(ACTIONS)}: the on-disk embedding/summary cache",
         examples=(
             "chunkscope cache info",
             "chunkscope cache info --format json",
             "chunkscope cache clear",
         ),
     )
-    cache.add_argument("action", choices=("info", "clear"))
+    cache.add_argument("action", choices=ACTIONS)
     cache.add_argument("--format", choices=("text", "json"), default="text")
     cache.set_defaults(run=cmd_cache)
     return cache

@@ -58,13 +58,19 @@ def add_chunk_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def _chunk_text(
-    chunk: Any, index: int, tokens: int, *, clock: bool = True, note: str = ""
+    chunk: Any,
+    index: int,
+    tokens: int,
+    *,
+    clock: bool = True,
+    part_word: str = "turn",
+    note: str = "",
 ) -> list[str]:
     """A chunk as text: a header line, then its turns (with their clock time unless the
     file is a document, whose turns all carry the file's date)."""
     # a session's chunk counts its turns (the seed's "(k turns)"); a document's, its
-    # paragraphs (its turns are sections: the file's header line counts those)
-    parts = plural(len(chunk.turns), "turn" if clock else "paragraph")
+    # paragraphs (`Source.part_word`; its turns are sections: the header line counts those)
+    parts = plural(len(chunk.turns), part_word)
     when = f"[{chunk.time_range}] " if clock else ""
     out = [f"--- Chunk {index} {when}({parts}, {chunk.chars} chars, {tokens} tokens){note} ---"]
     for t in chunk.turns:
@@ -183,7 +189,7 @@ def _chunk_report(
     from chunkscope.engine.segment.segmenter import splits_below_cap
 
     counter = pipe.counter
-    clock = source.kind != "markdown"  # a document's turns all carry the file's date
+    clock = source.has_clock
     dated = ""
     if not clock:
         from chunkscope.engine.model import first_timestamp
@@ -205,7 +211,7 @@ def _chunk_report(
             head += ["", "=== Before merging ==="]
     yield "\n".join(head) + "\n"
     for i, c in enumerate(chunks):
-        lines = ["", *_chunk_text(c, i, tokens[i], clock=clock)]
+        lines = ["", *_chunk_text(c, i, tokens[i], clock=clock, part_word=source.part_word)]
         if sims is not None and i < len(sims):
             lines.append(f"  Similarity to next chunk: {sims[i]:.4f}")
         yield "\n".join(lines) + "\n"
@@ -237,7 +243,10 @@ def _chunk_report(
     topic_of, flags = merged.topic_of, merged.exceeds_limit
     for i, c in enumerate(merged.chunks):
         note = f" [topic {topic_of[i]}]" + (" [exceeds the size cap]" if flags[i] else "")
-        lines = ["", *_chunk_text(c, i, mtokens[i], clock=clock, note=note)]
+        lines = [
+            "",
+            *_chunk_text(c, i, mtokens[i], clock=clock, part_word=source.part_word, note=note),
+        ]
         start, end = merged.spans[i]
         lines.append(f"  Parts: compacted chunks {start}..{end - 1}")
         cut = merged.cut_after(i)

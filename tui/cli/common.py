@@ -256,17 +256,28 @@ class _ListInputFormats(argparse.Action):
         parser.exit(0)
 
 
+def _input_format(name: str) -> str:
+    """``--input-format``'s value: the format's name, an alias given as its format's."""
+    from chunkscope.engine.read.formats import format_named
+
+    try:
+        return format_named(name)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def add_input_args(p: argparse._ActionsContainer) -> None:
     """``--input-format``, ``--list-input-formats`` and ``--session``."""
-    from chunkscope.engine.read.formats import READERS
+    from chunkscope.engine.read.formats import ALIASES, READERS, format_choices
 
     p.add_argument(
         "--input-format",
-        choices=list(READERS),
+        type=_input_format,
+        choices=[*READERS, *ALIASES],  # what a shell completes; `_input_format` checks
         default=None,
         metavar="NAME",
         help="read the file as this format instead of the one its content shows "
-        f"({', '.join(READERS)})",
+        f"({format_choices()})",
     )
     p.add_argument(
         "--list-input-formats",

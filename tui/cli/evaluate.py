@@ -134,10 +134,14 @@ def retrieval_text(score: Any, *, verbose: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: What eval's ``cuts`` line counts: topic starts, the file's own start left out.
+CUTS_COUNTED = "topic starts; the file's start at line 1 is no cut"
+
+
 def _gold_scores(args: argparse.Namespace, pipe: Any) -> tuple[dict[str, Any], str]:
     """The topic starts against the gold file: the JSON keys and the text."""
     from chunkscope.engine.evaluate.gold import read_gold_file
-    from chunkscope.engine.evaluate.measure import chunk_starts, line_weights, score
+    from chunkscope.engine.evaluate.measure import chunk_starts, line_weights, score, score_text
 
     weights = line_weights(args.file)
     gold = read_gold_file(args.gold, lines=len(weights))
@@ -167,10 +171,9 @@ def _gold_scores(args: argparse.Namespace, pipe: Any) -> tuple[dict[str, Any], s
     text = (
         f"{scores.gold_segments} gold segments\n"
         f"{where}"
-        f"Pk          {scores.pk:.4f}  (k = {scores.k:,} chars; 0 is perfect)\n"
-        f"WindowDiff  {scores.windowdiff:.4f}\n"
-        f"cuts        {cuts} topic start{'s' if cuts != 1 else ''} for {marked} marked{within}"
-        f"  (after line 1)\n"
+        f"Pk          {score_text(scores.pk)}  (k = {scores.k:,} chars; 0 is perfect)\n"
+        f"WindowDiff  {score_text(scores.windowdiff)}\n"
+        f"cuts        {cuts} made, {marked} marked{within}  ({CUTS_COUNTED})\n"
         f"boundaries  precision {scores.precision:.3f}  recall {scores.recall:.3f}  "
         f"F1 {scores.f1:.3f}  (within {args.tolerance} lines)\n"
     )

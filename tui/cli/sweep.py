@@ -175,8 +175,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The columns of a sweep that are segmentation scores (written by `score_text`).
+SCORES = ("pk", "windowdiff")
+
+
 def _table(knob: Knob, mode: str, path: str, embedder: str, rows: list[dict[str, Any]]) -> str:
-    from chunkscope.engine.evaluate.measure import sparkline
+    from chunkscope.engine.evaluate.measure import score_text, sparkline
 
     cols = [
         c
@@ -188,7 +192,12 @@ def _table(knob: Knob, mode: str, path: str, embedder: str, rows: list[dict[str,
     lines = [f"{path}: {knob.name} across {len(rows)} values (merge {mode}, {embedder})", ""]
     lines.append(f"{knob.name:>{width}}  " + "  ".join(f"{c:>10}" for c in cols))
     for r, value in zip(rows, shown, strict=True):
-        cells = [f"{r[c]:>10,}" if isinstance(r[c], int) else f"{r[c]:>10.4f}" for c in cols]
+        cells = [
+            f"{r[c]:>10,}"
+            if isinstance(r[c], int)
+            else f"{score_text(r[c]) if c in SCORES else format(r[c], '.4f'):>10}"
+            for c in cols
+        ]
         lines.append(f"{value:>{width}}  " + "  ".join(cells))
     lines.append("")
     first, last = shown[0], shown[-1]

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from chunkscope.engine.evaluate.measure import grid_size
+from chunkscope.engine.evaluate.measure import grid_size, score_text
 from chunkscope.engine.textutil import plural
 from chunkscope.tui.cli.common import (
     CliError,
@@ -271,7 +271,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
             best,
             current,
             baseline,
-            lambda t: f"{t.f1:6.3f}{t.recall:8.3f}{t.pk:8.4f}{t.windowdiff:8.4f}{t.chunks:8.4g}",
+            lambda t: (
+                f"{t.f1:6.3f}{t.recall:8.3f}{score_text(t.pk):>8}{score_text(t.windowdiff):>8}"
+                f"{t.chunks:8.4g}"
+            ),
         )
     marks = sum(1 for c in cases for line in set(c.gold) if line > 1)
     said = no_mark_found([*best, baseline], settings, marks)

@@ -21,7 +21,6 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from chunkscope.engine.config.tuning import PROFILE_KNOBS
 from chunkscope.engine.evaluate.measure import (
     TOLERANCE,
     TUNE_GRIDS,
@@ -30,6 +29,7 @@ from chunkscope.engine.evaluate.measure import (
     grid_size,
     marked_stretch,
     no_mark_found,
+    score_text,
     tune,
     tuning_segmenter,
 )
@@ -46,6 +46,16 @@ MARKS_SHOWN = 6
 
 class _Stopped(Exception):
     """The search was cancelled (Escape)."""
+
+
+def two_lines(name: str) -> str:
+    """A knob's name on two lines, broken after the underscore that makes the longer
+    line shortest (``topic_`` / ``min_chars``); a name without one as it is."""
+    cuts = [i + 1 for i, c in enumerate(name) if c == "_"]
+    if not cuts:
+        return name
+    at = min(cuts, key=lambda i: max(i, len(name) - i))
+    return f"{name[:at]}\n{name[at:]}"
 
 
 class TuneScreen(ModalScreen["Tuning | None"]):
@@ -187,16 +197,19 @@ class TuneScreen(ModalScreen["Tuning | None"]):
         self.rows, self.current = best, current
         table = self.query_one(DataTable)
         names = list(self.grid)
-        labels = [PROFILE_KNOBS[k].label if k in PROFILE_KNOBS else k for k in names]
+        # the knobs by name, as `chunkscope tune`, --grid and a profile name them, each
+        # on two lines at an underscore so that the table fits 100 columns
+        labels = [two_lines(k) for k in names]
         segments = "topics" if self.mode == "topic" else "chunks"  # the segments scored
+        table.header_height = 2 if any("\n" in label for label in labels) else 1
         table.add_columns("", "F1", "recall", "Pk", "WD", segments, *labels)
 
         def cells(t: Tuned) -> list[str]:
             return [
                 f"{t.f1:.2f}",
                 f"{t.recall:.2f}",
-                f"{t.pk:.4f}",
-                f"{t.windowdiff:.4f}",
+                score_text(t.pk),
+                score_text(t.windowdiff),
                 f"{t.chunks:g}",
                 *(str(t.values[k]) for k in names),
             ]
@@ -232,9 +245,10 @@ class TuneScreen(ModalScreen["Tuning | None"]):
             t = self.rows[self.query_one(DataTable).cursor_row]
             values = " · ".join(f"{k} {v}" for k, v in t.values.items())
             now = self.current
-            was = f" (it was F1 {now.f1:.2f}, Pk {now.pk:.4f})" if now is not None else ""
+            was = f" (it was F1 {now.f1:.2f}, Pk {score_text(now.pk)})" if now is not None else ""
             self.app.notify(
-                f"Auto-tune applied {values}: F1 {t.f1:.2f}, Pk {t.pk:.4f}{was}.", markup=False
+                f"Auto-tune applied {values}: F1 {t.f1:.2f}, Pk {score_text(t.pk)}{was}.",
+                markup=False,
             )
         self.closed = True
         self.dismiss(chosen)

@@ -27,6 +27,7 @@ from textual.widgets import Footer, TabbedContent, TabPane, Tabs
 from textual.widgets._footer import FooterKey
 
 from chunkscope.engine.config.tuning import Tuning
+from chunkscope.engine.evaluate.measure import score_text
 from chunkscope.engine.textutil import plural
 from chunkscope.tui.widgets.candidate_list import CandidateList, CandidateRow
 from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
@@ -54,6 +55,8 @@ from chunkscope.tui.workbench.runs import LEFT_KINDS, RunView
 from chunkscope.tui.workbench.topics import ColumnMarks
 
 NARROW_WIDTH = 130
+#: What the question panel is called wherever it is named: its tab and its key (`/`).
+SEARCH = "Search"
 #: The item of each left-column view, singular, as a strip's scale counts it.
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -163,7 +166,7 @@ class FittingFooter(Footer):
 class WorkbenchScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("z", "zoom", "Zoom"),  # early: the footer shows it at 100 columns too
-        Binding("slash", "search", "Find", key_display="/"),  # short: "? Help" still fits
+        Binding("slash", "search", SEARCH, key_display="/"),
         Binding("s", "app.summarize_all", "Summarize all"),
         Binding("p", "app.pin", "Pin"),
         Binding("x", "app.exclude", "Exclude"),
@@ -288,7 +291,7 @@ class WorkbenchScreen(Screen[None]):
                     yield SummaryPanel(id="summary")
                 with TabPane("Recap", id="tab-recap"):
                     yield RecapPanel(self.driver.budget, id="recap")
-                with TabPane("Search", id="tab-search"):
+                with TabPane(SEARCH, id="tab-search"):
                     yield SearchPanel(id="search")
         else:
             with Horizontal(id="lower"):
@@ -513,7 +516,7 @@ class WorkbenchScreen(Screen[None]):
                 bands=_identity(len(result.chunks)),
                 cuts=result.lazy_cuts,  # a cut is built when its line is drawn
                 over=result.exceeds_limit,
-                clock=view.source.kind != "markdown",
+                clock=view.source.has_clock,
             )
         if comparing:
             pass
@@ -527,7 +530,7 @@ class WorkbenchScreen(Screen[None]):
                 tokens=view.left_tokens,
                 bands=view.left_owner,
                 cuts=None,
-                clock=view.source.kind != "markdown",
+                clock=view.source.has_clock,
             )
         mp = view.params.merge
         first_threshold = result.passes[0].threshold if result.passes else None
@@ -994,7 +997,10 @@ class WorkbenchScreen(Screen[None]):
         bands = np.zeros(len(chunks), dtype=np.int64)
         if marks:
             bands[: len(marks)] = np.asarray(marks, dtype=np.int64)
-        lst.set_items(chunks, tokens=tokens, tokens_approx=approx, bands=bands, cuts=lines)
+        clock = self.view is None or self.view.source.has_clock  # a document's: no time
+        lst.set_items(
+            chunks, tokens=tokens, tokens_approx=approx, bands=bands, cuts=lines, clock=clock
+        )
         n_differ = sum(marks)
         differ = ""
         if flags is not None:
@@ -1009,9 +1015,9 @@ class WorkbenchScreen(Screen[None]):
             # the file's start): over-cutting shows when Pk does not
             n_marks = sc.gold_segments - 1
             scores = [
-                f" · Pk {sc.pk:.3f} F1 {sc.f1:.2f} · {sc.chunks} topics/{n_marks} marks",
-                f" · Pk {sc.pk:.3f} F1 {sc.f1:.2f}",
-                f" · Pk {sc.pk:.3f}",
+                f" · Pk {score_text(sc.pk)} F1 {sc.f1:.2f} · {sc.chunks} topics/{n_marks} marks",
+                f" · Pk {score_text(sc.pk)} F1 {sc.f1:.2f}",
+                f" · Pk {score_text(sc.pk)}",
             ]
         hit_text = ""
         if driver.queries_apply():  # the query file's hit rate on this column's chunks

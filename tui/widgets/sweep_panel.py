@@ -15,7 +15,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from chunkscope.engine.evaluate.measure import sparkline
+from chunkscope.engine.evaluate.measure import score_text, sparkline
 
 LABEL = 7  # "chunks " / "Pk     "
 NUMBER = 5  # the column of the numbers at the value in force ("0.573")
@@ -82,7 +82,7 @@ def sweep_text(result: SweepResult | None, busy: bool = False, width: int = 38) 
     if i is not None:
         series[0] = (*series[0][:2], str(result.chunks[i]))
         if result.pk is not None:
-            series[1] = (*series[1][:2], f"{result.pk[i]:.3f}")
+            series[1] = (*series[1][:2], score_text(result.pk[i]))
     # The numbers at the value in force end their series' rows when the panel is wide
     # enough (the driver sizes the sweep to fit); else they follow the marker.
     column = i is not None and LABEL + len(result.values) + 1 + NUMBER <= width
@@ -98,7 +98,7 @@ def sweep_text(result: SweepResult | None, busy: bool = False, width: int = 38) 
     if not column:
         now += f": {result.chunks[i]} chunks"
         if result.pk is not None:
-            now += f" · Pk {result.pk[i]:.3f}"
+            now += f" · Pk {score_text(result.pk[i])}"
     # The value goes beside the marker, on the side with room, else on a row of its own.
     at = LABEL + i
     if at + 2 + len(now) <= width:

@@ -34,6 +34,7 @@ from chunkscope.engine.evaluate.measure import (
     marked_stretch,
     match_boundaries,
     score,
+    score_text,
 )
 
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ class MarksReport:
         scope = "partial" if s.partial else "all topics"  # `a` toggles
         return (
             f"{marks} topic mark{'s' if marks != 1 else ''} ({scope}) · F1 {s.f1:.2f}\n"
-            f"Pk {s.pk:.3f} · WindowDiff {s.windowdiff:.3f}\n"
+            f"Pk {score_text(s.pk)} · WindowDiff {score_text(s.windowdiff)}\n"
             f"{topics_against_marks(s)}\n"
             f"{self.hits} hit · {self.missed} missed · {self.spurious} spurious"
         )

@@ -39,11 +39,14 @@ from chunkscope.engine.read.source import (
 )
 
 __all__ = [
+    "ALIASES",
     "READERS",
     "ReadOptions",
     "Reader",
     "SessionInfo",
     "UnsupportedFormat",
+    "format_choices",
+    "format_named",
     "list_input_formats",
     "read",
     "sniff",
@@ -123,6 +126,7 @@ READERS: dict[str, Reader] = {
             '[{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]',
             documents.read_messages,
             container="json",
+            aliases=(documents.MINI_SWE_AGENT, documents.SWE_AGENT.lower()),
         ),
         Reader(
             documents.CHATGPT,
@@ -154,6 +158,29 @@ READERS: dict[str, Reader] = {
     )
 }
 
+#: Every other name of a format (`Reader.aliases`): the format it stands for.
+ALIASES: dict[str, str] = {a: r.name for r in READERS.values() for a in r.aliases}
+
+
+def format_choices() -> str:
+    """The names ``--input-format`` takes, each format's aliases beside it:
+    ``seed-jsonl, ..., openai-messages (or mini-swe-agent, swe-agent), ...``."""
+    return ", ".join(
+        f"{r.name} (or {', '.join(r.aliases)})" if r.aliases else r.name for r in READERS.values()
+    )
+
+
+def format_named(name: str) -> str:
+    """The format `name` reads a file as: a format's name, or an alias of one (any case);
+    ValueError naming the choices when it is neither."""
+    key = name.strip().lower()
+    if key in READERS:
+        return key
+    if key in ALIASES:
+        return ALIASES[key]
+    raise ValueError(f"unknown input format {name!r} (choose from {format_choices()})")
+
+
 #: File name endings the pickers offer (a gzip-compressed file of any of them too).
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".md", ".markdown")
 
@@ -177,7 +204,8 @@ def list_input_formats() -> str:
     example file (for --list-input-formats)."""
     lines = []
     for r in READERS.values():
-        lines.append(f"{r.name}: {r.description}")
+        also = f" (also named {', '.join(r.aliases)})" if r.aliases else ""
+        lines.append(f"{r.name}: {r.description}{also}")
         lines.append(f"    {r.example}")
         example = EXAMPLE_FILES.get(r.name)
         if example and (_ROOT / example).is_file():
@@ -367,11 +395,11 @@ def read(
     """Read `path` as `input_format` (a name of `READERS`), or as the format sniffed."""
     p = Path(path)
     options = options or ReadOptions()
-    if input_format is not None and input_format not in READERS:
-        raise SourceError(
-            p, f"unknown input format {input_format!r} (choose from {', '.join(READERS)})"
-        )
     if input_format is not None:
+        try:
+            input_format = format_named(input_format)
+        except ValueError as e:
+            raise SourceError(p, str(e)) from None
         check_text(p)  # sniffing checks it otherwise
     name = input_format or sniff(p)
     # Readers build many acyclic objects (decoded records, messages, turns): the cyclic

@@ -74,6 +74,9 @@ class Reader:
     container: str = "jsonl"
     #: What its files are, in words (`Source.label`); "": the name.
     label: str = ""
+    #: Other names ``--input-format`` takes for it: the agents whose files it reads
+    #: and the header names (``mini-swe-agent``), lower case.
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass

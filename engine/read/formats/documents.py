@@ -37,6 +37,10 @@ from chunkscope.engine.read.formats.jsondoc import Document
 
 MESSAGES = "openai-messages"
 CHATGPT = "chatgpt-export"
+#: The agents whose trajectories `read_messages` names (`Source.label`): also names of
+#: the format (`Reader.aliases`), so the name the header shows can be passed back.
+MINI_SWE_AGENT = "mini-swe-agent"
+SWE_AGENT = "SWE-agent"
 
 
 # --------------------------------------------------------------------------- what it is
@@ -291,10 +295,10 @@ def trajectory_label(value: dict[str, Any]) -> str:
     ``trajectory_format``, its ``info.mini_version``)."""
     info = value.get("info")
     form = value.get("trajectory_format")
-    if (isinstance(form, str) and form.startswith("mini-swe-agent")) or (
+    if (isinstance(form, str) and form.startswith(MINI_SWE_AGENT)) or (
         isinstance(info, dict) and "mini_version" in info
     ):
-        return "mini-swe-agent trajectory"
+        return f"{MINI_SWE_AGENT} trajectory"
     return "agent trajectory"
 
 
@@ -351,7 +355,7 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
         out.notes.append("an agent trajectory: its messages are read")
         out.label = trajectory_label(value)
     elif key == "history":
-        out.label = "SWE-agent trajectory"
+        out.label = f"{SWE_AGENT} trajectory"
     submitting = False  # the last message ran the submit command (`SUBMIT_MARK`)
     for line, raw in doc.array_items(key):
         out.records += 1

@@ -22,7 +22,7 @@ import chunkscope.engine.read.formats.documents as documents
 import chunkscope.engine.read.formats.gemini as gemini
 from chunkscope.engine.errors import ChunkscopeError, SourceError
 from chunkscope.engine.paths import inside
-from chunkscope.engine.read.formats import READERS, SUFFIXES, _head, sniff
+from chunkscope.engine.read.formats import READERS, SUFFIXES, _head, format_named, sniff
 from chunkscope.engine.read.formats.base import SessionInfo, first_text, text_of
 from chunkscope.engine.read.source import GZIP_MAGIC, parse_timestamp
 from chunkscope.engine.textutil import counted
@@ -271,7 +271,7 @@ def latest(folder: str | Path) -> SessionInfo:
 def sessions_in(path: str | Path, input_format: str | None = None) -> list[SessionInfo]:
     """The sessions a file holds, newest first (one for most formats)."""
     p = Path(path)
-    name = input_format or sniff(p)
+    name = format_named(input_format) if input_format else sniff(p)
     reader = READERS[name]
     if reader.sessions is not None:
         return reader.sessions(p)
