@@ -175,9 +175,10 @@ async def test_marks_are_drawn_where_they_were_set_and_auto_tune_names_their_lin
         rows = strip.rendered_lines()
         marks_row = next(r for r in rows if r.startswith("marks"))
         assert "2" in marks_row and "◆" not in marks_row, marks_row
-        await until(pilot, lambda: bool(strip.border_subtitle))  # the legend wraps there
+        # the legend: its rows under the size row, and the border when it wraps there
+        at = next(i for i, row in enumerate(rows) if row.startswith("size"))
         border = strip._border_subtitle.plain if strip._border_subtitle else ""
-        legend = " ".join((rows[-1] + " " + border).split())
+        legend = " ".join(" ".join([*rows[at + 1 :], border]).split())
         assert "2 2 marks in one column" in legend, legend
 
         # Auto-tune names the marks' own lines, and the stretch scored around them.
