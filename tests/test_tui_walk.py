@@ -353,8 +353,13 @@ async def test_comparing_the_strips_agree_with_the_titles_and_the_panels_say_who
         await pilot.pause()
         left = bench.query_one("#before", ChunkList)
         n_cuts = len(left.chunks) - 1
-        strip = str(bench.query_one("#strip-left", SimilarityStrip).border_title)
-        assert "no cuts yet" not in strip and f"{n_cuts} cuts" in strip, strip
+        # the strip plots the compacted units, and says its numbers in them (walk 6)
+        strip_widget = bench.query_one("#strip-left", SimilarityStrip)
+        strip = str(strip_widget.border_title)
+        units = len(bench.view.compacted)  # type: ignore[union-attr]
+        assert "no cuts yet" not in strip and f"{units} units" in strip, strip
+        cuts_row = next(r for r in strip_widget.rendered_lines() if r.startswith("cuts"))
+        assert f"a cut after every unit ({units - 1})" in cuts_row, cuts_row
         title = str(bench.query_one("#before-col").border_title)
         assert f"({n_cuts + 1})" in title, title
         assert str(summary.border_title).endswith(" · merged run"), summary.border_title
