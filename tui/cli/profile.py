@@ -109,7 +109,7 @@ def add_profile_parser(sub: argparse._SubParsersAction[Any]) -> argparse.Argumen
     """
     profile: argparse.ArgumentParser = sub.add_parser(
         "profile",
-        help="list, show or delete saved parameter profiles",
+        help="list, show, delete or path: the saved parameter profiles",
         description=(
             "Profiles are named sets of merge and recap parameters saved from the workbench "
             "(or by hand) in the config file; `chunk` and `recap` use one with --profile NAME."
