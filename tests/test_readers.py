@@ -515,6 +515,31 @@ def test_meta_records_caveats_and_reminders(tmp_path: Path) -> None:
     assert "Meta" not in {t.role for t in collapsed}  # the collapse step hides them
 
 
+def test_a_slash_commands_arguments_are_the_users_request(tmp_path: Path) -> None:
+    """Claude Code writes a command's message, name and arguments on lines of their own:
+    the arguments (the user's request to the command) were dropped, so the recap's Task
+    was ``/handgemacht:create-beads`` alone (walk 7)."""
+    args = "websearch how to set up credo\n\nMaybe there are igniter scripts?"
+    path = _write(
+        tmp_path / "command.jsonl",
+        [
+            _claude(
+                "u",
+                None,
+                "user",
+                "<command-message>create-beads</command-message>\n"
+                "<command-name>/create-beads</command-name>\n"
+                f"<command-args>{args}</command-args>",
+            ),
+            _claude(
+                "v", "u", "user", "<command-args>b c</command-args><command-name>/x</command-name>"
+            ),
+        ],
+    )
+    texts = [t.text for t in load(path).turns]
+    assert texts == [f"/create-beads {args}", "/x b c"]
+
+
 # --------------------------------------------------------------------------- accounting
 
 

@@ -53,9 +53,9 @@ SUBAGENT_ROLE = "Subagent"
 COMPACTION_ROLE = "compaction"
 META_ROLE = "Meta"
 
-_COMMAND = re.compile(
-    r"<command-name>(.*?)</command-name>.*?(?:<command-args>(.*?)</command-args>)?", re.S
-)
+_COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.S)
+#: The command's arguments: the user's request to it (in either order beside its name).
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _TAG_FIRST = re.compile(r"\s*<")  # a text that starts (after blanks) with a tag
 _STDOUT = re.compile(
     r"<local-command-(?:stdout|stderr)>(.*?)</local-command-(?:stdout|stderr)>", re.S
@@ -153,7 +153,8 @@ def _user_text(text: str) -> tuple[str, str]:
         return "user", text
     command = _COMMAND.search(text)
     if command and text.lstrip().startswith("<command-"):
-        args = (command.group(2) or "").strip()
+        given = _COMMAND_ARGS.search(text)
+        args = given.group(1).strip() if given else ""
         return "user", f"{command.group(1).strip()} {args}".strip()
     output = _STDOUT.search(text)
     if output and text.lstrip().startswith("<local-command-"):
