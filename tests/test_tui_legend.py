@@ -50,8 +50,18 @@ def glyph_entries(strip: SimilarityStrip) -> list[str]:
             entries.append("◆ found")
         if (missed > 0).any():
             entries.append("◆ missed")
-        if "spurious" in strip.verdicts:  # a cut the cuts row draws red
-            entries.append("┃ spurious cut")
+        # a cut the cuts row draws red, with its own reason's glyph (a strategy's is │)
+        spurious = "".join(
+            dict.fromkeys(
+                CUT_GLYPHS.get(r, OTHER_GLYPH)
+                for (_, r), v in zip(strip.cuts, strip.verdicts, strict=True)
+                if v == "spurious"
+            )
+        )
+        cuts_row = next(x for x in rows if x.startswith("cuts"))
+        assert all(g in cuts_row for g in spurious), (spurious, cuts_row)
+        if spurious:
+            entries.append(f"{spurious} spurious cut")
         digits = sorted({c for c in marks[len("marks") :] if c.isdigit()})
         entries += [f"{d} {d} marks in one column" for d in digits]
     return entries

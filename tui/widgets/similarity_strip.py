@@ -698,8 +698,16 @@ class SimilarityStrip(Widget):
                     Segment(f"   {MARK_GLYPH}", self._style("miss")),
                     Segment(" missed" if compact else " missed topic", label),
                 ]
-            if "spurious" in self.verdicts:
-                marks += [Segment("   ┃", self._style("miss")), Segment(" spurious cut", label)]
+            if "spurious" in self.verdicts:  # drawn with its own reason's glyph, in red
+                drawn = dict.fromkeys(
+                    CUT_GLYPHS.get(r, OTHER_GLYPH)
+                    for (_, r), v in zip(self.cuts, self.verdicts, strict=False)
+                    if v == "spurious"
+                )
+                marks += [
+                    Segment("   " + "".join(drawn), self._style("miss")),
+                    Segment(" spurious cut", label),
+                ]
             shared = int(counts.max(initial=0))
             if shared > 1:  # a digit where marks share a column: said, not hidden
                 many = f"{shared}" if shared < 10 else "10 or more"
