@@ -602,9 +602,10 @@ class WorkbenchScreen(Screen[None]):
             count = turns_after_collapse(len(view.left_items))  # as the header says it
         elif view.left_kind == "compacted":  # paragraphs: more than the turns, so named
             count = plural(len(view.left_items), "unit")  # as the merge panel's stats say it
-        _set_title(
-            before_col, f"BEFORE MERGE · {view.left_kind} ({count})", "v switches · [ strategy"
-        )
+        shown = view.left_kind  # a document's turns are its sections, as the header says
+        if shown == "turns" and view.source.turn_word != "turn":
+            shown = f"{view.source.turn_word}s"
+        _set_title(before_col, f"BEFORE MERGE · {shown} ({count})", "v switches · [ strategy")
         _set_title(
             merged, f"MERGED ({len(result.chunks)})", "enter expands · c copies · ] strategy"
         )

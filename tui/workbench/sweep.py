@@ -296,9 +296,11 @@ class SweepDriver(WorkbenchHost):
             self.notify("Open a file first (ctrl+o).", markup=False)
             return
         if marks is None or not marks.starts:
+            bench = self.workbench
+            word = bench.view.source.turn_word if bench and bench.view else "turn"
             self.notify(
                 "Auto-tune scores settings against your topic marks: mark where topics start "
-                "first (v for the turn view, then m on a turn), or open with --gold GOLD.",
+                f"first (v for the {word} view, then m on a {word}), or open with --gold GOLD.",
                 severity="warning",
                 timeout=8,
                 markup=False,
