@@ -806,3 +806,12 @@ def test_a_prompt_templates_example_response_is_no_sentence() -> None:
     said = [s.text for s in split_sentences(text)]
     assert "THOUGHT" not in " ".join(said)
     assert said[-1] == "The failing import is in setup.py, line 12."
+
+
+def test_the_llm_summarizer_without_a_model_says_where_to_set_one() -> None:
+    """The workbench showed "(--summary-model)", a flag it has no field for (walk 7): the
+    message names the flag and the config file's key."""
+    from chunkscope.engine.summarize import make_summarizer
+
+    with pytest.raises(ValueError, match=r"--summary-model, or model under \[summarizer\]"):
+        make_summarizer("llm")

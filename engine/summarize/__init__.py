@@ -91,7 +91,10 @@ def make_summarizer(
         return ExtractiveSummarizer()
     if name == "llm":
         if not model:
-            raise ValueError("the llm summarizer needs a model (--summary-model)")
+            raise ValueError(
+                "the llm summarizer needs a model: --summary-model, or model under [summarizer]"
+                " in the config file (chunkscope profile path)"
+            )
         return LLMSummarizer(model, base_url, api_key, workers=workers, **kwargs)
     raise ValueError(f"unknown summarizer {name!r} ({' or '.join(SUMMARIZERS)})")
 
