@@ -104,6 +104,23 @@ def test_band_colours_are_distinct_and_visible(theme: chunkscope.themes.Theme) -
 
 
 @pytest.mark.parametrize("theme", BUILTIN_THEMES, ids=lambda t: t.name)
+def test_unfocused_borders_are_seen_on_the_background_and_surface(
+    theme: chunkscope.themes.Theme,
+) -> None:
+    """Walk 7: the light theme's panel borders were 2.7:1 on white in 256 colours (the
+    dark theme's 2.2:1, the contrast theme's 2.3:1): at least 3:1 in both depths."""
+    from chunkscope.themes import contrast_ratio
+    from chunkscope.themes.builtin import BORDER_CONTRAST
+
+    border = Color.parse(theme.variables["panel-border"])
+    for ground in (theme.background, theme.surface):
+        assert ground is not None
+        under = Color.parse(ground)
+        worst = min(contrast_ratio(border, under), contrast_ratio(border, under, colours_256=True))
+        assert worst >= BORDER_CONTRAST, (theme.name, ground, round(worst, 2))
+
+
+@pytest.mark.parametrize("theme", BUILTIN_THEMES, ids=lambda t: t.name)
 def test_the_colours_of_text_read_on_the_background_and_surface(
     theme: chunkscope.themes.Theme,
 ) -> None:

@@ -62,10 +62,14 @@ def _band_variables(bands: tuple[str, ...]) -> dict[str, str]:
     return {f"band-{i}": colour for i, colour in enumerate(bands)}
 
 
-#: The border of a panel without the focus, by darkness: apart from the surface in 256
-#: and 16 colours too (grey 239 / 247 of 256). Textual's ``$panel-lighten-2`` of the
-#: light theme was white on its white surface, in every colour depth.
-PANEL_BORDER = {True: "#444b58", False: "#9aa3b0"}
+#: The border of a panel without the focus, by darkness: at least `BORDER_CONTRAST` to
+#: the background and the surface, in 24-bit and in 256 colours (Textual's
+#: ``$panel-lighten-2`` of the light theme was white on its white surface; the greys
+#: chosen before this were 2.2:1 and 2.6:1).
+PANEL_BORDER = {True: "#606a7a", False: "#858d99"}
+#: What a border needs to be seen against what it frames (WCAG's 3:1 for the outline of
+#: a user-interface component).
+BORDER_CONTRAST = 3.0
 
 CHUNKSCOPE_DARK = Theme(
     name=THEME_NAMES[0],
@@ -138,7 +142,7 @@ CHUNKSCOPE_CONTRAST = Theme(
         "sim-above": "#4dff4d",
         "sim-below": "#ff5252",
         "cut": "#ffea00",
-        "panel-border": "#474747",
+        "panel-border": "#767676",
         "block-cursor-text-style": "bold",
         "footer-key-foreground": "#ffea00",
         "input-selection-background": "#00e5ff 40%",
