@@ -608,3 +608,13 @@ def test_a_trajectory_submitted_without_a_submit_command_says_so() -> None:
     outcome = by_name(extract_sections(source.messages, source.notes))["outcome"]
     assert "Submitted the work (the run's exit status)." in outcome
     assert not any("COMPLETE_TASK" in str(m.get("content")) for m in source.messages)
+
+
+def test_a_declined_aider_command_does_not_take_the_next_request_as_its_words() -> None:
+    """aider asks "Run shell command?"; the user says n, then types a new request: the
+    recap said `Declined to run \\`mkdir frontend\\`: "Implement the synthetic data ..."`,
+    as if the request were why (walk 7)."""
+    source = load(FIXTURES / "aider" / "metadata-aider.aider.chat.history.md")
+    rejections = by_name(extract_sections(source.messages, source.notes))["rejections"]
+    declined = [line for line in rejections if line.startswith("- Declined to run `mkdir")]
+    assert len(declined) == 3 and all(":" not in line for line in declined), declined

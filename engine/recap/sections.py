@@ -58,7 +58,7 @@ from chunkscope.engine.recap.collapse import (
     answers_given,
     question_text,
 )
-from chunkscope.engine.segment.requests import INTERRUPTED, request_text
+from chunkscope.engine.segment.requests import INTERRUPTED, message_kind, request_text
 from chunkscope.engine.summarize.extractive import (
     _truncate,
     has_content,
@@ -216,6 +216,9 @@ class _Rejection:
     words: str = ""
     #: still waiting for the user's next message as its words
     open: bool = True
+    #: a question the tool asked (aider's "Run shell command?"): the next message is its
+    #: words only when it follows up on it, never a new request of the user's
+    asked: bool = False
 
 
 @dataclass
@@ -268,9 +271,9 @@ _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _OUTPUT_TAG = re.compile(r"<output>\s*(.*?)\s*</output>", re.S)
 
 
-def _reject(log: _Log, index: int, what: str, words: str = "") -> None:
+def _reject(log: _Log, index: int, what: str, words: str = "", asked: bool = False) -> None:
     words = _cut(words, _LINE_CHARS["rejections"]) if words.strip() else ""
-    log.rejections.append(_Rejection(index, what, words, open=not words))
+    log.rejections.append(_Rejection(index, what, words, open=not words, asked=asked))
 
 
 def _user_words(log: _Log, index: int, text: str) -> None:
@@ -278,6 +281,8 @@ def _user_words(log: _Log, index: int, text: str) -> None:
     pending = [r for r in log.rejections if r.open]
     for r in pending:
         r.open = False
+    if pending and pending[-1].asked and message_kind(text) == "request":
+        return  # declined, then on to something else: no words about the decline
     if pending and text:
         pending[-1].words = _cut(text, _LINE_CHARS["rejections"])
 
@@ -330,7 +335,7 @@ def _aider_output(log: _Log, index: int, text: str) -> None:
     """aider's own output: a suggested command declined, the user's Ctrl-C."""
     for m in _AIDER_ASK.finditer(text):
         if m.group(2).lower().startswith("n"):
-            _reject(log, index, f"Declined to run `{_cut(m.group(1).strip(), 120)}`")
+            _reject(log, index, f"Declined to run `{_cut(m.group(1).strip(), 120)}`", asked=True)
     if _AIDER_INTERRUPT.search(text):
         _reject(log, index, "Interrupted (Ctrl-C)")
 
