@@ -24,7 +24,7 @@ from rich.color import ColorSystem
 
 from chunkscope.tui.app import ChunkscopeApp
 from chunkscope.tui.widgets.chunk_list import ChunkList
-from tests.pilot import SAMPLE, SIZE, settled, until, wait_for
+from tests.pilot import SAMPLE, SIZE, recording_notifications, settled, until, wait_for
 from tests.pilot import make_app as _make_app
 from tests.test_first_hour import _burst
 from tests.test_tui_tune import MARKS
@@ -38,15 +38,7 @@ def make_app(*args: Any, **kwargs: Any) -> ChunkscopeApp:
     """The app, recording every notification it shows (a toast expires after a few
     seconds, sooner than a loaded machine gets to the check)."""
     app = _make_app(*args, **kwargs)
-    shown: list[str] = []
-    notify = app.notify
-
-    def recording(message: str, *a: Any, **kw: Any) -> None:
-        shown.append(str(message))
-        notify(message, *a, **kw)
-
-    app.notify = recording  # type: ignore[method-assign]
-    app._shown_notes = shown  # type: ignore[attr-defined]
+    app._shown_notes = recording_notifications(app)  # type: ignore[attr-defined]
     return app
 
 

@@ -8,10 +8,14 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.pilot import SAMPLE, SIZE, make_app, settled, until
+
+if TYPE_CHECKING:
+    from chunkscope.tui.widgets.header_line import HeaderInfo
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -108,17 +112,30 @@ async def test_compare_titles_with_marks_count_the_marks_and_fit(
                 assert said.endswith(whole), (said, whole)
 
 
-@pytest.mark.parametrize("width", [160, 100, 80])
-async def test_a_long_path_leaves_the_header_its_format_and_collapse_state(width: int) -> None:
-    """A long path in the header: its name, the turns, the format and the tool calls'
-    state kept (in short at 100 wide); the run's time is the first to go."""
+async def _header_at(info: HeaderInfo, width: int) -> tuple[str, object]:
+    """The header line drawing `info` at `width` cells, alone in an app: its text and
+    its tooltip."""
     from textual.app import App, ComposeResult
 
-    from chunkscope.tui.widgets.header_line import HeaderInfo, HeaderLine
+    from chunkscope.tui.widgets.header_line import HeaderLine
 
     class One(App[None]):
         def compose(self) -> ComposeResult:
             yield HeaderLine(id="header")
+
+    app = One()
+    async with app.run_test(size=(width, 10)) as pilot:
+        header = app.query_one(HeaderLine)
+        header.set_info(info)
+        await pilot.pause()
+        return header.render().plain, header.tooltip
+
+
+@pytest.mark.parametrize("width", [160, 100, 80])
+async def test_a_long_path_leaves_the_header_its_format_and_collapse_state(width: int) -> None:
+    """A long path in the header: its name, the turns, the format and the tool calls'
+    state kept (in short at 100 wide); the run's time is the first to go."""
+    from chunkscope.tui.widgets.header_line import HeaderInfo
 
     folder = "/home/someone/projects/chunkscope/tests/fixtures/aider/"
     info = HeaderInfo(
@@ -133,42 +150,35 @@ async def test_a_long_path_leaves_the_header_its_format_and_collapse_state(width
         embedder="lexical · extractive",
         last_run="run 09:09:54",
     )
-    app = One()
-    async with app.run_test(size=(width, 10)) as pilot:
-        header = app.query_one(HeaderLine)
-        header.set_info(info)
-        await pilot.pause()
-        line = header.render().plain
-        assert "metadata-aider.aider.chat.history.md" in line, line
-        assert " · jsonl · " in line and "211 turns" in line, line
-        assert "tool calls: raw (T)" in line or (width < 160 and "T: raw" in line), line
-        if "run 09:09:54" in line:
-            assert "lexical" in line and "cl100k_base" in line, line
-        assert len(line) <= width, line
-        # Walk 6: the path was cut mid-folder (``…ain/bench/…``) and the parts left out
-        # went silently: whole folders are cut, and what is left out is said (what, or
-        # how many more), all of it on hover.
-        shown = line.removeprefix(" chunkscope  ").split(" · ")[0]
-        full = info.path
-        assert shown == full or (shown.startswith("…/") and full.endswith(shown[1:])), line
-        left_out = [w for w in ("lexical", "cl100k_base", "run 09:09:54") if w not in line]
-        if left_out and width >= 100:  # at 80 the name, turns, format and state fill it
-            assert re.search(r" · \+(\d more|\d| [a-z ,]+)$", line), line
-        if left_out or shown != full:
-            tip = str(header.tooltip)
-            assert full in tip and "cl100k_base" in tip and "run 09:09:54" in tip, tip
-        else:
-            assert header.tooltip is None
+    line, tooltip = await _header_at(info, width)
+    assert "metadata-aider.aider.chat.history.md" in line, line
+    assert " · jsonl · " in line and "211 turns" in line, line
+    assert "tool calls: raw (T)" in line or (width < 160 and "T: raw" in line), line
+    if "run 09:09:54" in line:
+        assert "lexical" in line and "cl100k_base" in line, line
+    assert len(line) <= width, line
+    # Walk 6: the path was cut mid-folder (``…ain/bench/…``) and the parts left out
+    # went silently: whole folders are cut, and what is left out is said (what, or
+    # how many more), all of it on hover.
+    shown = line.removeprefix(" chunkscope  ").split(" · ")[0]
+    full = info.path
+    assert shown == full or (shown.startswith("…/") and full.endswith(shown[1:])), line
+    left_out = [w for w in ("lexical", "cl100k_base", "run 09:09:54") if w not in line]
+    if left_out and width >= 100:  # at 80 the name, turns, format and state fill it
+        assert re.search(r" · \+(\d more|\d| [a-z ,]+)$", line), line
+    if left_out or shown != full:
+        tip = str(tooltip)
+        assert full in tip and "cl100k_base" in tip and "run 09:09:54" in tip, tip
+    else:
+        assert tooltip is None
 
 
 @pytest.mark.parametrize("width", [160, 100])
 async def test_a_long_format_name_is_said_short_in_a_narrow_header(width: int) -> None:
     """At 100 wide the header dropped ``mini-swe-agent trajectory (json)`` altogether: the
     format is said in short (the tool's name) before it is left out."""
-    from textual.app import App, ComposeResult
-
     from chunkscope.engine.read.parse import load
-    from chunkscope.tui.widgets.header_line import HeaderInfo, HeaderLine
+    from chunkscope.tui.widgets.header_line import HeaderInfo
     from tests.pilot import ROOT
 
     source = load(ROOT / "tests/fixtures/heldout/mini-swe-agent/django-11039.traj.json")
@@ -186,10 +196,6 @@ async def test_a_long_format_name_is_said_short_in_a_narrow_header(width: int) -
             assert said.kind_short and "(" not in said.kind_short, (name, label)
             assert len(said.kind_short) <= len(said.kind_label), (name, label)
 
-    class One(App[None]):
-        def compose(self) -> ComposeResult:
-            yield HeaderLine(id="header")
-
     info = HeaderInfo(
         path="bench/recap_sessions/mini-django-11099.traj.json",
         kind=source.kind_label,
@@ -201,16 +207,11 @@ async def test_a_long_format_name_is_said_short_in_a_narrow_header(width: int) -
         tokenizer="cl100k_base",
         accuracy="exact",
     )
-    app = One()
-    async with app.run_test(size=(width, 10)) as pilot:
-        header = app.query_one(HeaderLine)
-        header.set_info(info)
-        await pilot.pause()
-        line = header.render().plain
-        assert "mini-django-11099.traj.json" in line and "86 turns" in line, line
-        said = "mini-swe-agent trajectory (json)" if width == 160 else " mini-swe-agent "
-        assert said in line, line
-        assert len(line) <= width, line
+    line, _ = await _header_at(info, width)
+    assert "mini-django-11099.traj.json" in line and "86 turns" in line, line
+    said = "mini-swe-agent trajectory (json)" if width == 160 else " mini-swe-agent "
+    assert said in line, line
+    assert len(line) <= width, line
 
 
 @pytest.mark.parametrize("content", ["", "  \n\n\t\n"], ids=["empty", "whitespace"])
