@@ -6,9 +6,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkscope.tui.app import ChunkscopeApp, StartOptions
+
+if TYPE_CHECKING:
+    from chunkscope.tui.screens.tune import TuneScreen
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
@@ -65,6 +68,18 @@ async def settled(pilot: Any, app: ChunkscopeApp, timeout: float = 20.0) -> None
     """Wait for the first run, its exact token counts, the summaries and the recap."""
     await until(pilot, lambda: is_settled(app), timeout)
     await pilot.pause()
+
+
+async def auto_tune(pilot: Any, app: ChunkscopeApp) -> TuneScreen:
+    """Press ``A`` and wait for the auto-tune screen to list its settings; the screen."""
+    from chunkscope.tui.screens.tune import TuneScreen
+
+    await pilot.press("A")
+    await until(pilot, lambda: isinstance(app.screen, TuneScreen))
+    screen = app.screen
+    assert isinstance(screen, TuneScreen)
+    await until(pilot, lambda: bool(screen.rows))
+    return screen
 
 
 def palette_listed(app: ChunkscopeApp) -> bool:

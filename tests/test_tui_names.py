@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pilot import make_app
+from tests.pilot import auto_tune, make_app
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -38,8 +38,7 @@ async def test_auto_tune_names_the_knobs_as_the_tune_command_does(
 
     from chunkscope.engine.evaluate.measure import TUNE_GRIDS
     from chunkscope.tui.cli import main
-    from chunkscope.tui.screens.tune import TuneScreen
-    from tests.pilot import SAMPLE, until
+    from tests.pilot import SAMPLE
     from tests.test_tui_tune import MARKS, _mark, _ready
 
     gold = tmp_path / "gold.json"
@@ -53,11 +52,7 @@ async def test_auto_tune_names_the_knobs_as_the_tune_command_does(
     async with app.run_test(size=(100, 30)) as pilot:
         await _ready(pilot, app)
         _mark(app)
-        await pilot.press("A")
-        await until(pilot, lambda: isinstance(app.screen, TuneScreen))
-        screen = app.screen
-        assert isinstance(screen, TuneScreen)
-        await until(pilot, lambda: bool(screen.rows))
+        screen = await auto_tune(pilot, app)
         await pilot.pause()
         table = screen.query_one(DataTable)
         labels = [c.label.plain.replace("\n", "") for c in table.columns.values()]

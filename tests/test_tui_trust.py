@@ -24,7 +24,7 @@ from rich.color import ColorSystem
 
 from chunkscope.tui.app import ChunkscopeApp
 from chunkscope.tui.widgets.chunk_list import ChunkList
-from tests.pilot import SAMPLE, SIZE, recording_notifications, settled, until, wait_for
+from tests.pilot import SAMPLE, SIZE, auto_tune, recording_notifications, settled, until, wait_for
 from tests.pilot import make_app as _make_app
 from tests.test_first_hour import _burst
 from tests.test_tui_tune import MARKS
@@ -555,11 +555,7 @@ async def test_auto_tune_says_when_no_setting_finds_the_marks(
             self.grid = {"topic_depth": [7.0]}  # the setting in force only
 
         monkeypatch.setattr(TuneScreen, "__init__", one_setting)
-        await pilot.press("A")
-        await until(pilot, lambda: isinstance(app.screen, TuneScreen))
-        screen = app.screen
-        assert isinstance(screen, TuneScreen)
-        await until(pilot, lambda: bool(screen.rows))
+        screen = await auto_tune(pilot, app)
         await pilot.pause()
         assert all(t.f1 == 0 for t in screen.rows)
         note = screen.query_one("#tune-none")

@@ -29,7 +29,7 @@ from chunkscope.tui.screens.help import HELP
 from chunkscope.tui.screens.prompt import PromptScreen
 from chunkscope.tui.screens.tune import TuneScreen
 from chunkscope.tui.widgets.merge_panel import MergePanel
-from tests.pilot import SAMPLE, SIZE, make_app, palette_listed, until, wait_for
+from tests.pilot import SAMPLE, SIZE, auto_tune, make_app, palette_listed, until, wait_for
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -116,11 +116,7 @@ async def test_progress_then_the_five_best_next_to_the_settings_in_force(
         await _ready(pilot, app)
         _mark(app)
         tuning = app.state.tuning
-        await pilot.press("A")
-        await until(pilot, lambda: isinstance(app.screen, TuneScreen))
-        screen = app.screen
-        assert isinstance(screen, TuneScreen)
-        await until(pilot, lambda: bool(screen.rows))
+        screen = await auto_tune(pilot, app)
         total = grid_size(TUNE_GRIDS["topic"])
         assert any(0 < done < total and on for done, on in shown)  # fed while it ran
         assert shown[-1] == (total, True)
@@ -152,11 +148,7 @@ async def test_enter_applies_the_highlighted_seed_setting() -> None:
         await _ready(pilot, app)
         _mark(app)
         tuning = app.state.tuning
-        await pilot.press("A")
-        await until(pilot, lambda: isinstance(app.screen, TuneScreen))
-        screen = app.screen
-        assert isinstance(screen, TuneScreen)
-        await until(pilot, lambda: bool(screen.rows))
+        screen = await auto_tune(pilot, app)
         want = _expected(tuning)
         assert [t.values for t in screen.rows] == [t.values for t in want]
         await pilot.press("down", "enter")  # the second best
@@ -184,11 +176,7 @@ async def test_s_saves_the_highlighted_setting_as_a_profile(isolated: Path) -> N
         await _ready(pilot, app)
         _mark(app)
         tuning = app.state.tuning
-        await pilot.press("A")
-        await until(pilot, lambda: isinstance(app.screen, TuneScreen))
-        screen = app.screen
-        assert isinstance(screen, TuneScreen)
-        await until(pilot, lambda: bool(screen.rows))
+        screen = await auto_tune(pilot, app)
         await pilot.press("down", "down", "s")
         await until(pilot, lambda: isinstance(app.screen, PromptScreen))
         field = app.screen.query_one("#prompt-input")
