@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from chunkscope.tui.app import ChunkscopeApp, StartOptions
 
 if TYPE_CHECKING:
+    from chunkscope.tui.screens.open_file import OpenFileScreen
     from chunkscope.tui.screens.tune import TuneScreen
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,6 +69,17 @@ async def settled(pilot: Any, app: ChunkscopeApp, timeout: float = 20.0) -> None
     """Wait for the first run, its exact token counts, the summaries and the recap."""
     await until(pilot, lambda: is_settled(app), timeout)
     await pilot.pause()
+
+
+async def picker_listed(pilot: Any, app: ChunkscopeApp) -> OpenFileScreen:
+    """Wait for the file picker to be open and to have listed its folder; the picker."""
+    from chunkscope.tui.screens.open_file import OpenFileScreen
+
+    await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+    screen = app.screen
+    assert isinstance(screen, OpenFileScreen)
+    await until(pilot, lambda: screen.listed)
+    return screen
 
 
 async def auto_tune(pilot: Any, app: ChunkscopeApp) -> TuneScreen:

@@ -15,7 +15,7 @@ from chunkscope.tui.app import ChunkscopeApp, StartOptions
 from chunkscope.tui.cli import main
 from chunkscope.tui.crash import EXIT_CRASH
 from chunkscope.tui.screens.open_file import OpenFileScreen
-from tests.pilot import ROOT, SAMPLE, SIZE, palette_listed, settled, until, wait_for
+from tests.pilot import ROOT, SAMPLE, SIZE, palette_listed, picker_listed, settled, until, wait_for
 
 SAMPLES = ROOT / "sample_logs"
 MARKUP = SAMPLES / "markup_injection.jsonl"
@@ -30,10 +30,7 @@ def _option_texts(box: OptionList) -> list[str]:
 async def test_the_picker_shows_markup_as_text_and_opens_a_file() -> None:
     app = ChunkscopeApp(StartOptions(folder=str(SAMPLES), fixed_timings=True))
     async with app.run_test(size=(220, 48)) as pilot:  # the name, then the message
-        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
-        screen = app.screen
-        assert isinstance(screen, OpenFileScreen)
-        await until(pilot, lambda: screen.listed)
+        screen = await picker_listed(pilot, app)
         await pilot.pause()
         box = screen.query_one("#sessions", OptionList)
         texts = _option_texts(box)
@@ -476,8 +473,6 @@ async def _every_screen(pilot: Any, app: ChunkscopeApp) -> None:
     """Open each dialog and panel in turn and close it again; the app must keep running."""
     from textual.widgets import TabbedContent
 
-    from chunkscope.tui.screens.open_file import OpenFileScreen
-
     bench = app.workbench
     assert bench is not None
     for keys in (("question_mark",), ("b",), ("n",), ("e",), ("ctrl+s",), ("ctrl+o",)):
@@ -573,10 +568,7 @@ def test_the_docs_json_example_is_the_samples_output(
 async def test_tab_enter_in_the_picker_opens_the_newest_session() -> None:
     app = ChunkscopeApp(StartOptions(folder=str(SAMPLES), fixed_timings=True))
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
-        screen = app.screen
-        assert isinstance(screen, OpenFileScreen)
-        await until(pilot, lambda: screen.listed)
+        screen = await picker_listed(pilot, app)
         await pilot.pause()
         await pilot.press("tab", "enter")
         await settled(pilot, app)

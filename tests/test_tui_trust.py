@@ -24,7 +24,16 @@ from rich.color import ColorSystem
 
 from chunkscope.tui.app import ChunkscopeApp
 from chunkscope.tui.widgets.chunk_list import ChunkList
-from tests.pilot import SAMPLE, SIZE, auto_tune, recording_notifications, settled, until, wait_for
+from tests.pilot import (
+    SAMPLE,
+    SIZE,
+    auto_tune,
+    picker_listed,
+    recording_notifications,
+    settled,
+    until,
+    wait_for,
+)
 from tests.pilot import make_app as _make_app
 from tests.test_first_hour import _burst
 from tests.test_tui_tune import MARKS
@@ -306,14 +315,10 @@ async def test_the_picker_keeps_names_whole_and_typing_goes_to_the_path() -> Non
     from textual.widgets import Input, OptionList
 
     from chunkscope.tui.app import StartOptions
-    from chunkscope.tui.screens.open_file import OpenFileScreen
 
     app = ChunkscopeApp(StartOptions(folder=str(SAMPLE.parent), fixed_timings=True))
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
-        screen = app.screen
-        assert isinstance(screen, OpenFileScreen)
-        await until(pilot, lambda: screen.listed)
+        screen = await picker_listed(pilot, app)
         await pilot.pause()
         samples = screen.query_one("#samples", OptionList)
         shown = [line.strip(" │") for line in _lines_of(samples)]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.pilot import SAMPLE, SIZE, make_app, settled, until
+from tests.pilot import SAMPLE, SIZE, make_app, picker_listed, settled, until
 
 if TYPE_CHECKING:
     from chunkscope.tui.widgets.header_line import HeaderInfo
@@ -255,7 +255,6 @@ async def test_the_picker_rows_name_their_files(tmp_path: Path, size: tuple[int,
     from textual.widgets import OptionList
 
     from chunkscope.tui.app import ChunkscopeApp, StartOptions
-    from chunkscope.tui.screens.open_file import OpenFileScreen
 
     names = [f"notes-{i:02d}-a-rather-long-name.md" for i in range(10)]
     names += ["stop-hook-uncommitted-changes-in-the-tree.md", "stop-hook-reflection-first-stop.md"]
@@ -263,10 +262,7 @@ async def test_the_picker_rows_name_their_files(tmp_path: Path, size: tuple[int,
         (tmp_path / name).write_text("# Task\n\nDo the thing, then the other.\n")
     app = ChunkscopeApp(StartOptions(folder=str(tmp_path), fixed_timings=True))
     async with app.run_test(size=size) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
-        screen = app.screen
-        assert isinstance(screen, OpenFileScreen)
-        await until(pilot, lambda: screen.listed)
+        screen = await picker_listed(pilot, app)
         await pilot.pause()
         box = screen.query_one("#sessions", OptionList)
         shown = ["".join(seg.text for seg in box.render_line(y)) for y in range(box.size.height)]
