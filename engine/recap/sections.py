@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from chunkscope.engine.read.formats.base import BRANCH_NOTE
-from chunkscope.engine.read.formats.documents import END_ROLE, task_of
+from chunkscope.engine.read.formats.documents import END_ROLE, SUBMIT_PREFIX, task_of
 from chunkscope.engine.read.source import content_text
 from chunkscope.engine.recap.collapse import (
     _PATCH_FILE,
@@ -897,7 +897,7 @@ def outcome_section(log: _Log) -> Section:
                 made.append(call.index)
             else:
                 failed_commits.append((call.index, line))
-        if "COMPLETE_TASK_AND_SUBMIT" in command or command.strip() == "submit":
+        if SUBMIT_PREFIX in command or command.strip() == "submit":
             finished.append((call.index, "Submitted the work (the agent's final action)."))
         elif _CHECK.search(_first_line(command)) and (
             call.result is not None or last_check is None or last_check.result is None
@@ -1128,7 +1128,7 @@ def _submitted(log: _Log) -> bool:
     if log.ended is not None:
         return True  # a trajectory: its end record holds the submission (or says why none)
     return any(
-        c.name.lower() in ("submit", "finish") or "COMPLETE_TASK_AND_SUBMIT" in _command(c.args)
+        c.name.lower() in ("submit", "finish") or SUBMIT_PREFIX in _command(c.args)
         for c in log.calls
     ) or bool(log.calls and log.calls[-1].result and "diff --git" in (log.calls[-1].result or ""))
 

@@ -306,6 +306,8 @@ def trajectory_label(value: dict[str, Any]) -> str:
 #: trajectories, with no ``exit`` message, give what the command printed after it (the
 #: submission) as a user message, which is the session's end, not a request.
 SUBMIT_MARK = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+#: What of it the recap looks for in a command (`engine.recap.sections`): any version's.
+SUBMIT_PREFIX = SUBMIT_MARK.removesuffix("_FINAL_OUTPUT")
 #: How a command's output (an observation) opens in such a trajectory.
 _OBSERVATION = "<returncode>"
 
