@@ -101,6 +101,9 @@ class PipelineParams:
     """Every parameter of every stage; a stage is keyed by the ones it reads."""
 
     strict: bool = False
+    #: Tool calls collapsed (`engine.recap.collapse`). A library caller reads the log as
+    #: it is unless it asks; every front end asks as `collapse_by_default` says (the one
+    #: default of the commands and the workbench, declared there).
     collapse: bool = False
     input_format: str | None = None  # None: found from the content (`engine.read.formats`)
     session: int | None = None  # of a file holding several; None: the newest

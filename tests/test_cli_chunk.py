@@ -481,9 +481,10 @@ def test_a_documents_counts_name_sections_and_paragraphs(
 
 
 def test_the_text_output_says_what_its_chunk_counts_are(capsys: pytest.CaptureFixture[str]) -> None:
-    """`chunk FILE` prints 118 chunks and `chunk FILE --embed` 303 before merging: each
+    """`chunk FILE` prints 118 chunks and `chunk FILE --embed` 166 before merging: each
     says what its count is (the split, the compaction minimum and its flag), and the
-    topic merge's says what `chunk` alone has; `--merge seed` prints what it always did."""
+    topic merge's says what `chunk` alone has (its tool calls kept, where the topic
+    merge collapses them); `--merge seed` prints what it always did."""
     sample = str(SAMPLE_DIR / "cache_refactor.jsonl")
     plain = run_json(capsys, sample)
     assert main(["chunk", sample]) == 0
@@ -503,8 +504,8 @@ def test_the_text_output_says_what_its_chunk_counts_are(capsys: pytest.CaptureFi
     assert out[3].startswith(f"{units} chunks: ") and "split at every message and blank" in out[3]
     assert "compacted to at least 20 chars (--topic-unit-chars)" in out[3]
     assert out[4] == (
-        f"(`chunk` without --embed, and --merge seed: {n} chunks, split at blank lines only "
-        "and compacted to at least 80 chars, --min-chars)"
+        f"(`chunk` without --embed, and --merge seed, tool calls kept: {n} chunks, split at "
+        "blank lines only and compacted to at least 80 chars, --min-chars)"
     )
     assert main(["chunk", sample, "--embed", "--merge", "seed"]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -581,28 +582,71 @@ def test_a_strategy_that_goes_over_its_cap_says_how_often(
     assert "over --max-tokens" not in capsys.readouterr().err
 
 
-async def test_the_json_says_whether_tool_calls_were_collapsed(
+async def test_the_workbench_and_chunk_give_the_same_chunks(
     isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The workbench's JSON export (tool calls collapsed by default) and `chunk --embed
-    --format json` (never collapsed) counted other chunks with nothing to tell them apart:
-    ``params.collapse`` says which; a document has no calls to collapse."""
+    """Issue 35: the workbench collapsed tool calls by default and `chunk --embed` never
+    did, so one log gave 57 merged chunks in one and 131 in the other with nothing to say
+    why. One default now: for the same file and settings both collapse and give the same
+    chunks, and ``params.collapse`` says so; the seed mode keeps the seed's chunks (no
+    call collapsed, as ``--no-collapse``); a document has no calls to collapse."""
     from chunkscope.tui.workbench.exports import merged_json
     from tests.pilot import SIZE, make_app, settled
 
     log = Path(__file__).resolve().parents[1] / "sample_logs" / "markup_injection.jsonl"
     cli = run_json(capsys, str(log), "--embed")
-    assert cli["params"]["collapse"] is False
+    assert cli["params"]["collapse"] is True
     app = make_app(log)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         view = app.workbench.view
         exported = json.loads(merged_json(view, {}, app.pipe.counter))
     assert exported["params"]["collapse"] is True
-    assert len(exported["chunks"]) != len(cli["chunks"])
+    for level in ("chunks", "merged"):
+        assert [c["text"] for c in exported[level]] == [c["text"] for c in cli[level]]
+        assert [c["lines"] for c in exported[level]] == [c["lines"] for c in cli[level]]
+    raw = run_json(capsys, str(log), "--embed", "--no-collapse")
+    assert raw["params"]["collapse"] is False and raw["turns"] == cli["turns"]
+    assert len(raw["chunks"]) != len(cli["chunks"])  # the switch changes the run
+    seed = run_json(capsys, str(log), "--embed", "--merge", "seed")
+    assert seed["params"]["collapse"] is False
+    assert seed["chunks"] == run_json(capsys, str(log))["chunks"]  # `chunk` alone: the seed's
+    assert seed["chunks"] == run_json(capsys, str(log), "--no-collapse")["chunks"]
+    explicit = run_json(capsys, str(log), "--embed", "--merge", "seed", "--collapse")
+    assert explicit["params"]["collapse"] is True  # a flag given wins over the mode
+    assert explicit["chunks"] != seed["chunks"]
     md = isolated / "notes.md"
     md.write_text("# Notes\n\nOne paragraph of text about caching.\n")
-    assert run_json(capsys, str(md))["params"]["collapse"] is False
+    assert run_json(capsys, str(md), "--embed")["params"]["collapse"] is False
+
+
+def test_the_header_says_whether_tool_calls_were_collapsed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`chunk`'s first line says what became of a log's tool calls and which flag does
+    the other; a document's says nothing of them."""
+    log = str(SAMPLE_DIR / "cache_refactor.jsonl")
+
+    def header(*flags: str) -> str:
+        assert main(["chunk", log, *flags]) == 0
+        return capsys.readouterr().out.splitlines()[0]
+
+    assert (
+        ", 211 turns, tool calls collapsed to 136 turns (--no-collapse keeps them), "
+        in header("--embed")
+    )
+    assert ", tool calls collapsed to 136 turns (--no-collapse keeps them), " in header(
+        "--collapse"
+    )
+    assert ", tool calls kept as turns in the seed mode, as the seed's chunk did " in header()
+    assert "(--collapse collapses them, as the workbench does), " in header()
+    assert ", tool calls kept as turns (--no-collapse), " in header("--embed", "--no-collapse")
+    assert "tool calls" not in header_of(capsys, str(SAMPLE_DIR / "shell_cookbook.md"))
+
+
+def header_of(capsys: pytest.CaptureFixture[str], path: str) -> str:
+    assert main(["chunk", path]) == 0
+    return capsys.readouterr().out.splitlines()[0]
 
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -31,6 +31,7 @@ from textual.widgets import Input, TextArea
 from textual.worker import WorkerState
 
 from chunkscope.engine.errors import ChunkscopeError
+from chunkscope.engine.recap.collapse import COLLAPSE_BY_DEFAULT
 from chunkscope.tui.commands import WorkbenchCommands
 from chunkscope.tui.screens.help import HelpScreen
 from chunkscope.tui.screens.workbench import NARROW_WIDTH, WorkbenchScreen
@@ -57,7 +58,8 @@ class StartOptions:
     path: str | None = None
     theme: str | None = None
     strict: bool = False
-    collapse: bool = True  # tool calls folded as `chunkscope recap` does (JSONL logs)
+    #: Tool calls folded as `chunkscope recap` does (JSONL logs): the commands' default.
+    collapse: bool = COLLAPSE_BY_DEFAULT
     input_format: str | None = None  # None: found from the content
     session: int | None = None  # of a file holding several; None: the newest
     folder: str | None = None  # where the file picker opens (default: the current one)

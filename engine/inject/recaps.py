@@ -449,6 +449,7 @@ def build_recap(
     pins and exclusions are applied."""
     from chunkscope.engine.config.settings import load_settings, resolve_tuning
     from chunkscope.engine.pipeline import EmbedderSpec, Pipeline, PipelineParams, SummarizerSpec
+    from chunkscope.engine.recap.collapse import COLLAPSE_BY_DEFAULT
 
     path = Path(transcript)
     if not path.is_file():
@@ -461,7 +462,7 @@ def build_recap(
         flags["budget"] = budget
     tuning = resolve_tuning(settings, profile, flags)
     params = PipelineParams(
-        collapse=True,
+        collapse=COLLAPSE_BY_DEFAULT,  # as `chunkscope recap` builds it
         min_chars=tuning.min_chars,
         merge=tuning.merge,
         topic=tuning.topic,

@@ -65,14 +65,36 @@ from chunkscope.engine.read.source import THINKING_ROLE, content_text, parse_tim
 from chunkscope.engine.textutil import plural
 from chunkscope.engine.toolcall import ELLIPSIS, SHELL_TOOLS, compact_value, format_call
 
-#: The command line's flag that keeps tool calls as they are (the workbench's `T`): one
-#: name for the commands that take it and the commands the workbench writes out.
+#: The command line's flags that collapse tool calls and keep them as they are (the
+#: workbench's `T`): one name for the commands that take them and the commands the
+#: workbench writes out.
+COLLAPSE_FLAG = "--collapse"
 NO_COLLAPSE_FLAG = "--no-collapse"
 
+#: Whether a JSONL log's tool calls are collapsed when no flag says: the one default of
+#: every command that chunks a log, the workbench, the hooks and `review` (the recap
+#: pipeline collapses them, as the seed's recap did). `collapse_by_default` adds the one
+#: exception, `chunk`'s seed mode.
+COLLAPSE_BY_DEFAULT = True
+
+
+def collapse_by_default(*, seed_chunk: bool = False) -> bool:
+    """Whether a run collapses tool calls when neither ``--collapse`` nor
+    ``--no-collapse`` is given: `COLLAPSE_BY_DEFAULT`, except for `seed_chunk`, the
+    seed's chunk output (``chunk`` in the seed mode: without ``--embed``, or with
+    ``--merge seed``), whose chunks are `mindloop-chunk`'s, which never collapsed a call
+    (log-format.md sections 6 and 8)."""
+    return COLLAPSE_BY_DEFAULT and not seed_chunk
+
+
 __all__ = [
+    "COLLAPSE_BY_DEFAULT",
+    "COLLAPSE_FLAG",
     "CONSEQUENTIAL_TOOLS",
     "CUT",
+    "NO_COLLAPSE_FLAG",
     "TOOL_ROLE",
+    "collapse_by_default",
     "collapse_call",
     "collapse_messages",
     "collapsed_tool",

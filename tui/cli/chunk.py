@@ -21,6 +21,7 @@ from chunkscope.tui.cli.common import (
     add_snapshot_args,
     add_source_args,
     build_pipeline,
+    collapse_of,
     emit,
     json_pieces,
     report_skipped,
@@ -46,7 +47,7 @@ def add_chunk_parser(sub: Any) -> argparse.ArgumentParser:
             "chunkscope chunk sample_logs/shell_cookbook.md --strategy markdown --max-tokens 450",
         ),
     )
-    add_source_args(chunk)
+    add_source_args(chunk, seed_chunk=True)
     chunk.add_argument("--format", choices=("text", "json"), default="text")
     add_embed_args(chunk, flag=True)
     add_profile_option(chunk)
@@ -113,7 +114,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
             raise CliError(f"{flag} sets the merge, which runs only with --embed: add --embed")
         if getattr(args, "strategy", None) is None:
             check_token_cap(args, DEFAULT_STRATEGY)
-    pipe, _ = build_pipeline(args, strategy=strategy_choice(args))
+    pipe, _ = build_pipeline(args, seed_chunk=True, strategy=strategy_choice(args))
     snap = SnapshotCheck(args)
     source = pipe.source()
     report_skipped(source)
@@ -137,7 +138,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
     mtokens = pipe.token_counts(merged.chunks) if merged is not None else []
     # Everything that can fail has run: the text is written a chunk at a time.
-    emit(args, _chunk_report(pipe, source, chunks, tokens, sims, merged, mtokens))
+    emit(args, _chunk_report(args, pipe, source, chunks, tokens, sims, merged, mtokens))
     return _finish(snap, pipe, chunks, merged)
 
 
@@ -151,11 +152,32 @@ def _finish(snap: SnapshotCheck, pipe: Any, chunks: list[Any], merged: Any) -> i
     return snap.finish(merged.chunks, about, merged.topic_chunks)
 
 
-def _what_the_chunks_are(pipe: Any, source: Any, chunks: list[Any]) -> list[str]:
+def tool_calls_said(args: argparse.Namespace, pipe: Any, source: Any) -> str:
+    """What the header line says of a log's tool calls: collapsed (to how many turns) or
+    kept, and the flag that does the other; nothing for a document."""
+    from chunkscope.engine.recap.collapse import COLLAPSE_FLAG, NO_COLLAPSE_FLAG
+
+    if source.kind != "jsonl":
+        return ""
+    if pipe.params.collapse:
+        turns = plural(len(pipe.turns()), source.turn_word)
+        return f", tool calls collapsed to {turns} ({NO_COLLAPSE_FLAG} keeps them)"
+    if args.collapse is False:
+        return f", tool calls kept as turns ({NO_COLLAPSE_FLAG})"
+    return (
+        ", tool calls kept as turns in the seed mode, as the seed's chunk did "
+        f"({COLLAPSE_FLAG} collapses them, as the workbench does)"
+    )
+
+
+def _what_the_chunks_are(
+    args: argparse.Namespace, pipe: Any, source: Any, chunks: list[Any]
+) -> list[str]:
     """The line that says what the chunks counted are: how many the split gave and the
     minimum they were compacted to. The topic merge (`--embed`, `--merge topic`) splits at
     every message too, with a minimum of its own, so its units are more than the chunks
-    of `chunk` alone (or of the seed's merge, `--merge seed`): the line gives both."""
+    of `chunk` alone (or of the seed's merge, `--merge seed`): the line gives both, and
+    says when those keep the tool calls this run collapses (`collapse_of`)."""
     if not pipe.compacts:
         return []
     n, raw, p = len(chunks), len(pipe.raw_chunks()), pipe.params
@@ -165,18 +187,21 @@ def _what_the_chunks_are(pipe: Any, source: Any, chunks: list[Any]) -> list[str]
             f"{p.compact_min} chars (--min-chars)"
         ]
     part = "section" if source.kind == "markdown" else "message"
-    alone = pipe.with_params(merge=replace(p.merge, mode="seed"))
+    collapse = collapse_of(args, seed_chunk=True)
+    alone = pipe.with_params(merge=replace(p.merge, mode="seed"), collapse=collapse)
+    kept = ", tool calls kept" if p.collapses(source.kind) and not collapse else ""
     return [
         f"{plural(n, 'chunk')}: {raw} split at every {part} and blank line, compacted to "
         f"at least {p.compact_min} chars (--topic-unit-chars), so that a topic can start at "
         f"any {part}",
-        f"(`chunk` without --embed, and --merge seed: {plural(len(alone.compacted()), 'chunk')}"
-        f", split at blank lines only and compacted to at least {alone.params.compact_min} "
-        "chars, --min-chars)",
+        f"(`chunk` without --embed, and --merge seed{kept}: "
+        f"{plural(len(alone.compacted()), 'chunk')}, split at blank lines only and compacted "
+        f"to at least {alone.params.compact_min} chars, --min-chars)",
     ]
 
 
 def _chunk_report(
+    args: argparse.Namespace,
     pipe: Any,
     source: Any,
     chunks: list[Any],
@@ -198,15 +223,15 @@ def _chunk_report(
         dated = f" dated {stamp:%Y-%m-%d}," if stamp is not None else ""
     turns = plural(len(source.turns), source.turn_word)
     head = [
-        f"{source.path}: {source.kind_label},{dated} {turns}, "
-        f"{plural(len(chunks), 'chunk')}, tokens by {counter.name} ({counter.accuracy})"
+        f"{source.path}: {source.kind_label},{dated} {turns}{tool_calls_said(args, pipe, source)}"
+        f", {plural(len(chunks), 'chunk')}, tokens by {counter.name} ({counter.accuracy})"
     ]
     if merged is None:
-        head += _what_the_chunks_are(pipe, source, chunks)
+        head += _what_the_chunks_are(args, pipe, source, chunks)
     elif sims is not None:
         if pipe.params.by_message and pipe.compacts:
             head += ["", "=== Before merging: the topic merge's units ==="]
-            head += _what_the_chunks_are(pipe, source, chunks)
+            head += _what_the_chunks_are(args, pipe, source, chunks)
         else:  # the seed's stages (--merge seed): its chunks, as the seed printed them
             head += ["", "=== Before merging ==="]
     yield "\n".join(head) + "\n"

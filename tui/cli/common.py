@@ -293,7 +293,11 @@ def add_input_args(p: argparse._ActionsContainer) -> None:
     )
 
 
-def add_source_args(p: argparse.ArgumentParser, *, folders: bool = False) -> None:
+def add_source_args(
+    p: argparse.ArgumentParser, *, folders: bool = False, seed_chunk: bool = False
+) -> None:
+    """FILE and how it is read: ``--strict``, the input options, ``--collapse`` /
+    ``--no-collapse`` (`seed_chunk`: ``chunk``'s help), ``--min-chars``, ``--tokenizer``, -o."""
     from chunkscope.engine.chunk.split import CompactParams
 
     what = "an agent session log or a markdown file"
@@ -302,32 +306,48 @@ def add_source_args(p: argparse.ArgumentParser, *, folders: bool = False) -> Non
     )
     p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
     add_input_args(p)
+    add_collapse_args(p, seed_chunk=seed_chunk)
     add_knob_flags(p, [CompactParams])
     p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
     p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
 
 
-#: The flag that keeps tool calls and their results as turns of their own (`PipelineParams.collapse`
-#: off): the workbench's and `report`'s, and the command a workbench export shows.
-def add_collapse_args(p: argparse._ActionsContainer, *, what: str) -> None:
-    """``--collapse`` (the default) / ``--no-collapse``: whether tool calls are collapsed
-    as `chunkscope recap` does (`engine.recap.collapse`); `what` follows "the default"
-    in the help (``" for JSONL logs"``)."""
-    from chunkscope.engine.recap.collapse import NO_COLLAPSE_FLAG
+def add_collapse_args(p: argparse._ActionsContainer, *, seed_chunk: bool = False) -> None:
+    """``--collapse`` / ``--no-collapse``: whether a JSONL log's tool calls are collapsed
+    as `chunkscope recap` does (`engine.recap.collapse`). Neither given (None): the
+    default of `collapse_of`; `seed_chunk` (``chunk``) says its seed-mode exception."""
+    from chunkscope.engine.recap.collapse import COLLAPSE_FLAG, NO_COLLAPSE_FLAG
 
+    default = "the default"
+    if seed_chunk:
+        default += (
+            "; not in the seed mode, without --embed or with --merge seed, which keeps "
+            "them as the seed's mindloop-chunk did"
+        )
     p.add_argument(
-        "--collapse",
+        COLLAPSE_FLAG,
         dest="collapse",
         action="store_true",
-        default=True,
-        help=f"collapse tool calls as `chunkscope recap` does (the default{what})",
+        default=None,
+        help="collapse a JSONL log's tool calls to one sentence each, as the recap pipeline "
+        f"and the workbench do ({default})",
     )
     p.add_argument(
         NO_COLLAPSE_FLAG,
         dest="collapse",
         action="store_false",
-        help="keep tool calls and their results as separate turns (the workbench's T)",
+        help="keep each tool call and its result a turn of its own (the workbench's T)",
     )
+
+
+def collapse_of(args: argparse.Namespace, *, seed_chunk: bool = False) -> bool:
+    """Whether the run collapses tool calls: ``--collapse`` / ``--no-collapse`` when
+    given, else `engine.recap.collapse.collapse_by_default` (`seed_chunk`: the run is
+    ``chunk``'s seed mode)."""
+    from chunkscope.engine.recap.collapse import collapse_by_default
+
+    given: bool | None = getattr(args, "collapse", None)
+    return given if given is not None else collapse_by_default(seed_chunk=seed_chunk)
 
 
 def add_gold_args(p: argparse.ArgumentParser, *, required: bool, help: str) -> None:
@@ -503,13 +523,15 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
 def build_pipeline(
     args: argparse.Namespace,
     *,
-    collapse: bool = False,
+    seed_chunk: bool = False,
     settings: Settings | None = None,
     summarizer: Any = None,
     summarizer_key: str | None = None,
     strategy: tuple[str, tuple[tuple[str, Any], ...]] | None = None,
 ) -> tuple[Pipeline, Tuning]:
-    """The pipeline a command runs, with its parameters layered by `tuning_of`."""
+    """The pipeline a command runs, with its parameters layered by `tuning_of` and its
+    tool calls collapsed as `collapse_of` says (`seed_chunk`: the command is ``chunk``,
+    whose seed mode keeps them)."""
     from chunkscope.engine.config.settings import resolve_backend
     from chunkscope.engine.pipeline import EmbedderSpec, Pipeline, PipelineParams, SummarizerSpec
     from chunkscope.engine.tokens import DEFAULT_ENCODING
@@ -537,7 +559,7 @@ def build_pipeline(
         strict=args.strict,
         input_format=getattr(args, "input_format", None),
         session=getattr(args, "session", None),
-        collapse=collapse,
+        collapse=collapse_of(args, seed_chunk=seed_chunk and tuning.merge.mode == "seed"),
         min_chars=tuning.min_chars,
         tokenizer=args.tokenizer or DEFAULT_ENCODING,
         embedder=spec,

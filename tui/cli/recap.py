@@ -311,7 +311,6 @@ def run_recap(
     spec, key, embed_args = _summarizer_spec(args, settings)
     pipe, tuning = build_pipeline(
         embed_args,
-        collapse=getattr(args, "collapse", True),  # `report --no-collapse`
         settings=settings,
         summarizer=spec,
         summarizer_key=key,

@@ -14,7 +14,6 @@ from typing import Any
 
 from chunkscope.tui.cli.common import (
     CliError,
-    add_collapse_args,
     add_gold_args,
     add_queries_args,
     emit,
@@ -47,7 +46,6 @@ def add_report_parser(sub: Any) -> argparse.ArgumentParser:
     # --budget is the recap's here: the search context keeps its default
     add_queries_args(p, skip=("budget",))
     add_strategy_args(p)
-    add_collapse_args(p, what="")
     p.add_argument(
         "--full-path",
         action="store_true",

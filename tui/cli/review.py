@@ -122,6 +122,7 @@ def review_options(
         reviewed,
         same_file,
     )
+    from chunkscope.engine.recap.collapse import COLLAPSE_BY_DEFAULT
     from chunkscope.tui.app import StartOptions
     from chunkscope.tui.workbench.review import ReviewTarget
 
@@ -181,7 +182,7 @@ def review_options(
     note(f"reviewing {transcript} ({reason})")
     return StartOptions(
         path=transcript,
-        collapse=True,
+        collapse=COLLAPSE_BY_DEFAULT,  # the hook's recap (`engine.inject.recaps.build_recap`)
         embedder="lexical",
         summarizer="extractive",
         knobs={k: v for k, v in knobs.items() if v is not None},

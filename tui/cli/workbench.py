@@ -19,6 +19,7 @@ from chunkscope.tui.cli.common import (
     add_profile_option,
     add_theme_option,
     checked_knobs,
+    collapse_of,
     open_latest,
 )
 
@@ -50,7 +51,7 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
     add_theme_option(p)
     p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
     add_input_args(p)
-    add_collapse_args(p, what=" for JSONL logs")
+    add_collapse_args(p)
     p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
     p.add_argument(
         "--gold",
@@ -115,7 +116,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
         path=args.file,
         theme=args.theme,
         strict=args.strict,
-        collapse=args.collapse,
+        collapse=collapse_of(args),
         tokenizer=args.tokenizer,
         embedder=args.embedder,
         model=args.model,
