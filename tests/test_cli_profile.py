@@ -6,6 +6,7 @@ import argparse
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -320,3 +321,35 @@ def test_the_api_key_is_never_printed(capsys: pytest.CaptureFixture[str]) -> Non
         assert _run(argv) == 0
         captured = capsys.readouterr()
         assert SECRET not in captured.out + captured.err
+
+
+def test_a_profile_of_an_earlier_version_loads_and_its_mode_decides_the_tool_calls(
+    capsys: pytest.CaptureFixture[str], config_dir: Path
+) -> None:
+    """Issue 35: a profile holds knobs, no collapse setting, so one written before the
+    `--collapse` switch (with a retired key) loads as it did; its merge mode is the
+    run's, and `chunk`'s seed mode keeps the seed's chunks (tool calls kept) where the
+    topic mode collapses them, as the workbench does, unless a flag says otherwise."""
+    config_dir.mkdir()
+    (config_dir / "config.toml").write_text(
+        '[profiles.old]\nmin_chars = 100\nmode = "seed"\ntopic_max_chars = 2048\n\n'
+        "[profiles.topics]\ntopic_depth = 3.0\n"
+    )
+    small = str(ROOT / "sample_logs" / "markup_injection.jsonl")
+
+    def run(*argv: str) -> dict[str, Any]:
+        assert main(["chunk", small, "--format", "json", *argv]) == 0
+        doc: dict[str, Any] = json.loads(capsys.readouterr().out)
+        return doc
+
+    seed = run("--embed", "--profile", "old")
+    params = seed["params"]
+    assert params["merge"]["mode"] == "seed" and params["min_chars"] == 100
+    assert params["collapse"] is False  # the seed's chunk: every call a turn of its own
+    plain = run("--min-chars", "100", "--no-collapse")
+    assert seed["chunks"] == plain["chunks"]
+    given = run("--embed", "--profile", "old", "--collapse")["params"]
+    assert given["collapse"] is True  # the flag wins
+    topics = run("--embed", "--profile", "topics")["params"]
+    assert topics["collapse"] is True
+    assert topics["merge"]["topic_depth"] == 3.0

@@ -400,3 +400,76 @@ def test_first_lines_are_each_lists_own_when_kept() -> None:
     assert _first_lines(a) == [3, 5, 9]
     assert _first_lines(b) == [2, 4, 4]  # a chunk without lines takes the one before's
     assert _first_lines(a) == [3, 5, 9] and _first_lines(list(a[:2])) == [3, 5]
+
+
+# --------------------------------------------------------------------------- collapsed tool calls
+
+
+def _tool_session(path: Path, seed: int) -> list[int]:
+    """An 8-topic session like `_session` whose answers each call a tool and get its
+    result (two records a call): its gold topic starts, the lines of its user turns."""
+    rng = np.random.default_rng(seed)
+    lines: list[dict[str, object]] = []
+    gold: list[int] = []
+    for t in rng.permutation(len(TOPICS8)):
+        gold.append(len(lines) + 1)
+        words = TOPICS8[t].split()
+
+        def text(n: int, words: list[str] = words) -> str:
+            return " ".join(
+                str(rng.choice(words)) if rng.random() > 0.8 else str(rng.choice(COMMON))
+                for _ in range(n)
+            )
+
+        lines.append({"role": "user", "content": "Next: " + text(12)})
+        for _ in range(rng.integers(3, 6)):
+            cid = f"c{len(lines)}"
+            args = json.dumps({"path": f"src/{words[0]}.py"})
+            call = {"id": cid, "type": "function", "function": {"name": "read", "arguments": args}}
+            lines.append({"role": "assistant", "content": text(40), "tool_calls": [call]})
+            lines.append({"role": "tool", "tool_call_id": cid, "content": text(30)})
+    path.write_text("".join(json.dumps(m) + "\n" for m in lines))
+    return gold
+
+
+async def test_gold_lines_line_up_with_collapsed_tool_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    """Issue 35: `eval`, `tune` and the workbench now collapse tool calls by default, and
+    gold files and marks name lines of the file, not turns: a topic start found in the
+    collapsed run is at the very line of its user record (tolerance 0), in both modes,
+    and the workbench scores the same marks as `eval` does."""
+    from chunkscope.tui.cli import main
+    from tests.pilot import SIZE, make_app, settled
+
+    log = tmp_path / "session.jsonl"
+    gold = _tool_session(log, 3)
+    weights = line_weights(log)
+    gold_file = tmp_path / "session.gold.json"
+    gold_file.write_text(dumps_gold(gold))
+    keys = ("pk", "windowdiff", "precision", "recall", "f1")
+    argv = ["eval", str(log), "--gold", str(gold_file), "--format", "json"]
+    for flag, collapse in (("--collapse", True), ("--no-collapse", False)):
+        assert main([*argv, "--tolerance", "0", flag]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        pipe = Pipeline(str(log), PipelineParams(collapse=collapse))
+        # collapsed: each call and its result one turn over both records' lines
+        assert any(t.call_line is not None for t in pipe.turns()) == collapse
+        starts = chunk_starts(pipe.merged().topic_chunks)
+        want = score(starts, gold, weights, tolerance=0).as_dict()
+        assert {k: doc[k] for k in keys} == {k: want[k] for k in keys}
+        assert doc["recall"] > 0.4 and doc["precision"] == 1.0  # every cut on a gold line
+    assert main(argv) == 0  # no flag: collapsed, scored as the workbench scores
+    cli = json.loads(capsys.readouterr().out)
+    argv = ["tune", str(log), "--gold", str(gold_file), "--format", "json"]
+    assert main([*argv, "--grid", "topic_depth=2,5"]) == 0
+    best = json.loads(capsys.readouterr().out)["best"][0]
+    assert best["precision"] == 1.0 and best["recall"] > 0.4
+    app = make_app(log, gold=str(gold_file))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        assert app.options.collapse and app.marks == tuple(gold[1:])
+        report = app.marks_report(app.workbench.view)
+    assert report is not None
+    shown = report.scores.as_dict()
+    assert {k: shown[k] for k in keys} == {k: cli[k] for k in keys}

@@ -102,6 +102,46 @@ def test_markdown_export_labels_the_summary_and_says_the_abstract_once() -> None
     assert md.count("The cache persists.") == 1 and md.count("Only this.") == 1
 
 
+def test_the_json_export_says_the_abstract_once() -> None:
+    """Issue 35: the workbench's JSON export wrote a ``summary`` whose first sentence was
+    the ``abstract`` again; it keeps the rest, as the panel and the markdown export do."""
+    import json
+    from types import SimpleNamespace
+
+    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.engine.summarize import Summary
+    from chunkscope.engine.tokens import get_counter
+    from chunkscope.tui.workbench.exports import merged_json
+
+    root = Path(__file__).resolve().parents[1]
+    pipe = Pipeline(root / "sample_logs" / "docs_cleanup.jsonl")
+    result = pipe.merged()
+    first, second = result.chunks[0].text, result.chunks[1].text
+    summaries = {
+        first: Summary("The cache persists.", "The cache persists. Then the tests ran."),
+        second: Summary("Only this.", "Only this.", source="llm"),
+    }
+    view = SimpleNamespace(
+        source=pipe.source(),
+        params=pipe.params,
+        compacted=pipe.compacted(),
+        compact_tokens=None,
+        result=result,
+        sims=pipe.similarities(),
+        merged_tokens=None,
+    )
+    doc = json.loads(merged_json(view, summaries, get_counter("cl100k_base")))  # type: ignore[arg-type]
+    said = [m["summary"] for m in doc["merged"]]
+    assert said[0] == {
+        "abstract": "The cache persists.",
+        "summary": "Then the tests ran.",
+        "flagged": False,
+        "source": "extractive",
+    }
+    assert said[1] == {"abstract": "Only this.", "summary": "", "flagged": False, "source": "llm"}
+    assert all(s is None for s in said[2:])
+
+
 def test_pk_is_written_one_way_in_the_cli_the_report_and_the_workbench(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

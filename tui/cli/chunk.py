@@ -161,11 +161,11 @@ def tool_calls_said(args: argparse.Namespace, pipe: Any, source: Any) -> str:
         return ""
     if pipe.params.collapse:
         turns = plural(len(pipe.turns()), source.turn_word)
-        return f", tool calls collapsed to {turns} ({NO_COLLAPSE_FLAG} keeps them)"
+        return f"; tool calls collapsed to {turns} ({NO_COLLAPSE_FLAG} keeps them)"
     if args.collapse is False:
-        return f", tool calls kept as turns ({NO_COLLAPSE_FLAG})"
+        return f"; tool calls kept as turns ({NO_COLLAPSE_FLAG})"
     return (
-        ", tool calls kept as turns in the seed mode, as the seed's chunk did "
+        "; tool calls kept as turns in the seed mode, as the seed's chunk did "
         f"({COLLAPSE_FLAG} collapses them, as the workbench does)"
     )
 
@@ -223,8 +223,8 @@ def _chunk_report(
         dated = f" dated {stamp:%Y-%m-%d}," if stamp is not None else ""
     turns = plural(len(source.turns), source.turn_word)
     head = [
-        f"{source.path}: {source.kind_label},{dated} {turns}{tool_calls_said(args, pipe, source)}"
-        f", {plural(len(chunks), 'chunk')}, tokens by {counter.name} ({counter.accuracy})"
+        f"{source.path}: {source.kind_label},{dated} {turns}, {plural(len(chunks), 'chunk')}, "
+        f"tokens by {counter.name} ({counter.accuracy}){tool_calls_said(args, pipe, source)}"
     ]
     if merged is None:
         head += _what_the_chunks_are(args, pipe, source, chunks)

@@ -3,7 +3,9 @@
 The JSON is `chunkscope chunk --embed --format json`'s document for the run on screen,
 built by the same `engine.runjson` (the same keys: ``chunks`` the compacted chunks,
 ``merged`` the merged ones, ``params.merge`` the settings of the mode in force), plus
-each merged chunk's ``summary`` when known.
+each merged chunk's ``summary`` when known: its abstract, and the summary without the
+abstract's sentence (`summary_rest`, as the Summary panel and the markdown export say it
+once).
 """
 
 from __future__ import annotations
@@ -40,8 +42,16 @@ def merged_json(view: RunView, summaries: dict[str, Any], counter: Any, pipe: An
     add_merge(doc, view.params, view.result, view.sims, _tokens(view, counter))
     for entry, c in zip(doc["merged"], view.result.chunks, strict=True):
         summary = summaries.get(c.text)
-        entry["summary"] = None if summary is None else summary.as_dict()
+        entry["summary"] = None if summary is None else _said_once(summary)
     return json.dumps(doc, ensure_ascii=False, indent=2, default=str) + "\n"
+
+
+def _said_once(summary: Any) -> dict[str, Any]:
+    """A summary as the JSON export writes it: `Summary.as_dict`, its ``summary`` without
+    the sentence that is its ``abstract`` (empty when the abstract is the whole summary)."""
+    out: dict[str, Any] = summary.as_dict()
+    out["summary"] = summary_rest(summary.abstract, summary.summary)
+    return out
 
 
 def _fence(text: str) -> str:
