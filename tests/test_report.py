@@ -596,3 +596,31 @@ def _texts(html: str, tag: str) -> list[str]:
 
     Grab().feed(html)
     return [t.strip() for t in out]
+
+
+@pytest.mark.parametrize("form", ["--output={}", "-o{}"])
+def test_a_path_attached_to_its_option_is_shown_as_a_separate_one_is(
+    isolated: Path, capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    """Issue 35: ``--output=/private/folder/page.html`` (or ``-o/private/...``) put the
+    folder on the page to share, beside a note saying -o was shown by its name only: an
+    option's path is shown one way however it was written."""
+    private = isolated / "home" / "someone"
+    private.mkdir(parents=True)
+    out = private / "page.html"
+    log = str(ROOT / "sample_logs" / "markup_injection.jsonl")
+    assert main(["report", log, form.format(out)]) == 0
+    capsys.readouterr()
+    page = out.read_text(encoding="utf-8")
+    assert "someone" not in page
+    assert _same_run(page) == [
+        "chunkscope",
+        "report",
+        "markup_injection.jsonl",
+        form.format("page.html"),
+    ]
+    (isolated / "sub").mkdir()
+    assert main(["report", log, form.format("sub/page.html")]) == 0
+    capsys.readouterr()
+    page = (isolated / "sub" / "page.html").read_text(encoding="utf-8")
+    assert _same_run(page)[-1] == form.format("sub/page.html")  # as given, below here

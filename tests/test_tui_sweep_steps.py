@@ -228,7 +228,7 @@ async def test_n_out_of_reach_names_the_setting_the_cli_names(
     from chunkscope.tui.cli import main
 
     path = Path(__file__).resolve().parent / "fixtures" / "claude-code" / "coverage-test-fix.jsonl"
-    assert main(["chunk", str(path), "--embed", "--chunks", "5"]) == 0
+    assert main(["chunk", str(path), "--embed", "--no-collapse", "--chunks", "5"]) == 0
     err = capsys.readouterr().err
     (cli,) = [ln for ln in err.splitlines() if ln.startswith("chunkscope: --chunks 5: ")]
     said = cli.removeprefix("chunkscope: --chunks 5: ")

@@ -43,8 +43,8 @@ async def _export_json(app: ChunkscopeApp, pilot: Any, target: Path) -> dict[str
 async def test_the_json_export_is_the_clis_document_with_the_modes_own_settings(
     isolated: Path, capsys: pytest.CaptureFixture[str], mode: str
 ) -> None:
-    cli = _cli_json(capsys, "--merge", mode)
-    app = make_app(mode=mode, collapse=False)  # as `chunk` reads the calls
+    cli = _cli_json(capsys, "--merge", mode, "--no-collapse")
+    app = make_app(mode=mode, collapse=False)  # the calls kept, in both modes
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         view = app.workbench.view

@@ -663,13 +663,14 @@ async def test_w_writes_a_sectioned_recap_in_raw_tool_call_mode_with_the_logs_he
 
 
 def test_no_collapse_flag() -> None:
-    from chunkscope.tui.cli.common import Parser
+    from chunkscope.tui.cli.common import Parser, collapse_of
     from chunkscope.tui.cli.workbench import add_tui_parser
 
     parser = Parser()
     add_tui_parser(parser.add_subparsers())
-    assert parser.parse_args(["tui", "x.jsonl"]).collapse is True
-    assert parser.parse_args(["tui", "x.jsonl", "--no-collapse"]).collapse is False
+    assert collapse_of(parser.parse_args(["tui", "x.jsonl"])) is True
+    assert collapse_of(parser.parse_args(["tui", "x.jsonl", "--no-collapse"])) is False
+    assert collapse_of(parser.parse_args(["tui", "x.jsonl", "--collapse"])) is True
 
 
 async def test_the_merge_toggle_switches_the_segmenter_and_its_controls() -> None:

@@ -282,11 +282,24 @@ def _command(
 
 def command_as_run(argv: Sequence[str], paths: Collection[str], full: bool = False) -> str:
     """``chunkscope ARGV`` exactly as run, each of `paths` (the input, -o, --gold, ...)
-    shown by `shown_path`."""
+    shown by `shown_path`, whether it was its own word or attached to its option
+    (``--output=PATH``, ``-oPATH``)."""
     import shlex
 
     private = set(paths)
-    return shlex.join(["chunkscope", *(shown_path(a, full) if a in private else a for a in argv)])
+
+    def shown(arg: str) -> str:
+        if arg in private:
+            return shown_path(arg, full)
+        if arg.startswith("--") and "=" in arg:
+            flag, _, value = arg.partition("=")
+            if value in private:
+                return f"{flag}={shown_path(value, full)}"
+        elif arg.startswith("-") and len(arg) > 2 and arg[2:] in private:
+            return arg[:2] + shown_path(arg[2:], full)
+        return arg
+
+    return shlex.join(["chunkscope", *(shown(a) for a in argv)])
 
 
 def gather(
