@@ -176,6 +176,22 @@ def test_each_tab_runs_the_workbench_on_the_file_with_its_options() -> None:
     ]
 
 
+def test_each_tab_keeps_the_tool_calls_as_serve_was_told() -> None:
+    """`serve --no-collapse` (or --collapse) starts each tab's workbench so; without
+    either, the workbench's own default."""
+    import shlex
+
+    from chunkscope.tui.cli import build_parser
+    from chunkscope.tui.cli.serve import app_command
+
+    def tab(*flags: str) -> list[str]:
+        return shlex.split(app_command(build_parser().parse_args(["serve", "s.jsonl", *flags])))
+
+    assert tab("--no-collapse")[-3:] == ["--no-collapse", "--", "s.jsonl"]
+    assert tab("--collapse")[-3:] == ["--collapse", "--", "s.jsonl"]
+    assert not {"--collapse", "--no-collapse"} & set(tab())
+
+
 @needs_serve
 def test_the_page_is_titled_and_loads_nothing_from_elsewhere() -> None:
     with serving(str(SAMPLE)) as (url, log):

@@ -30,7 +30,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from chunkscope.tui.cli.common import CliError, add_profile_option, add_theme_option, note
+from chunkscope.tui.cli.common import (
+    CliError,
+    add_collapse_args,
+    add_profile_option,
+    add_theme_option,
+    note,
+)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -109,6 +115,7 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
     )
     add_theme_option(p)
     add_profile_option(p)
+    add_collapse_args(p)
     p.set_defaults(run=cmd_serve)
     return p
 
@@ -150,6 +157,11 @@ def app_command(args: argparse.Namespace) -> str:
     for flag, value in (("--theme", args.theme), ("--profile", args.profile)):
         if value:
             argv += [flag, value]
+    collapse = getattr(args, "collapse", None)
+    if collapse is not None:  # given: each tab's workbench starts so (else its default)
+        from chunkscope.engine.recap.collapse import COLLAPSE_FLAG, NO_COLLAPSE_FLAG
+
+        argv.append(COLLAPSE_FLAG if collapse else NO_COLLAPSE_FLAG)
     if args.file is not None:
         argv += ["--", args.file]
     return shlex.join(argv)
