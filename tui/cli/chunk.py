@@ -152,27 +152,40 @@ def _finish(snap: SnapshotCheck, pipe: Any, chunks: list[Any], merged: Any) -> i
 
 
 def _what_the_chunks_are(pipe: Any, source: Any, chunks: list[Any]) -> list[str]:
-    """The line that says what the chunks counted are: how many the split gave and the
-    minimum they were compacted to. The topic merge (`--embed`, `--merge topic`) splits at
-    every message too, with a minimum of its own, so its units are more than the chunks
-    of `chunk` alone (or of the seed's merge, `--merge seed`): the line gives both."""
+    """The line that says what the chunks counted are: how many the split gave, where it
+    cut (a document's at its headings too, `PipelineParams.split_at`) and the minimum
+    they were compacted to. The topic merge (`--embed`, `--merge topic`) splits at every
+    message too, with a minimum of its own, so its units are more than the chunks of
+    `chunk` alone (or of the seed's merge, `--merge seed`): the line gives both."""
     if not pipe.compacts:
         return []
-    n, raw, p = len(chunks), len(pipe.raw_chunks()), pipe.params
+    n, raw, p, kind = len(chunks), len(pipe.raw_chunks()), pipe.params, source.kind
     if not p.by_message:
         return [
-            f"{plural(n, 'chunk')}: {raw} split at blank lines, compacted to at least "
+            f"{plural(n, 'chunk')}: {raw} split at {p.split_at(kind)}, compacted to at least "
             f"{p.compact_min} chars (--min-chars)"
         ]
     part = "section" if source.kind == "markdown" else "message"
-    alone = pipe.with_params(merge=replace(p.merge, mode="seed"))
+    alone = pipe.with_params(merges=False)
+    seed = pipe.with_params(merge=replace(p.merge, mode="seed"))
+    minimum = f"compacted to at least {alone.params.compact_min} chars, --min-chars"
+    n_alone = plural(len(alone.compacted()), "chunk")
+    if alone.params.split_at(kind) == seed.params.split_at(kind):
+        other = (
+            f"`chunk` without --embed, and --merge seed: {n_alone}, split at blank lines only "
+            f"and {minimum}"
+        )
+    else:  # a document: `chunk` alone splits at its headings, the seed's merge does not
+        other = (
+            f"`chunk` without --embed: {n_alone}, split at {alone.params.split_at(kind)}; "
+            f"--merge seed: {plural(len(seed.compacted()), 'chunk')}, at blank lines only; "
+            f"both {minimum}"
+        )
     return [
         f"{plural(n, 'chunk')}: {raw} split at every {part} and blank line, compacted to "
         f"at least {p.compact_min} chars (--topic-unit-chars), so that a topic can start at "
         f"any {part}",
-        f"(`chunk` without --embed, and --merge seed: {plural(len(alone.compacted()), 'chunk')}"
-        f", split at blank lines only and compacted to at least {alone.params.compact_min} "
-        "chars, --min-chars)",
+        f"({other})",
     ]
 
 

@@ -461,6 +461,12 @@ def read_settings() -> Settings:
     return load_settings()
 
 
+def merges(args: argparse.Namespace) -> bool:
+    """Whether the command merges its chunks: every one but `chunk` without ``--embed``,
+    whose chunks no merge mode shapes (`PipelineParams.merges`)."""
+    return getattr(args, "embed", True) is not False
+
+
 def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
     """The run's parameters: defaults < the profile (``--profile``) < the flags given.
 
@@ -472,9 +478,6 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
     from chunkscope.engine.segment.merge import MergeParams
 
     flags = checked_knobs(args, PROFILE_CLASSES)
-    if getattr(args, "embed", True) is False:
-        # `chunk` without --embed merges nothing: its chunks are the seed's stages'.
-        flags["mode"] = "seed"
     merge_tokens = getattr(args, "merge_max_tokens", None)
     if merge_tokens is not None:
         try:
@@ -485,7 +488,7 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
             raise CliError("--merge-max-tokens and --max-chars both set the merge's size cap")
         flags["max_chunk_tokens"] = merge_tokens
     tuning = resolve_tuning(settings, getattr(args, "profile", None), flags)
-    if getattr(args, "embed", True) is not False:  # only a merge has a size cap
+    if merges(args):  # only a merge has a size cap
         from chunkscope.engine.config.tuning import conflict
 
         problem = conflict(tuning)
@@ -544,6 +547,7 @@ def build_pipeline(
         merge=tuning.merge,
         topic=tuning.topic,
         summarizer=summarizer if summarizer is not None else SummarizerSpec(),
+        merges=merges(args),
         **chosen,
     )
     keys = {"embedder": backend.api_key, "summarizer": summarizer_key}
