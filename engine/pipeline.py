@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from chunkscope.engine.chunk.split import (
     DEFAULT_MIN_CHARS,
     compact_spans,
-    compact_unit_spans,
-    section_heads,
+    opens_at_headings,
+    section_spans,
+    split_words,
 )
 from chunkscope.engine.model import Chunk, Progress, Span, Turn, chunks_from_spans
 from chunkscope.engine.read.parse import load
@@ -115,11 +116,31 @@ class PipelineParams:
     strategy: str = "blank-line"
     strategy_params: tuple[tuple[str, Any], ...] = ()  # sorted (name, value) pairs
     summarizer: SummarizerSpec = field(default_factory=SummarizerSpec)
+    #: False: the run ends at the compacted chunks (`chunk` without ``--embed``), so no
+    #: merge mode shapes them: the split and compaction of `chunk` alone.
+    merges: bool = True
 
     @property
     def by_message(self) -> bool:
         """The topic segmenter's units start at every message (`engine.chunk.split.chunk_turns`)."""
-        return self.merge.mode == "topic"
+        return self.merges and self.merge.mode == "topic"
+
+    @property
+    def seed_split(self) -> bool:
+        """The seed's own split and compaction, bit for bit: the input of the seed's merge
+        (``--merge seed``), where a document's headings open no chunk of their own."""
+        return self.merges and self.merge.mode == "seed"
+
+    def by_section(self, kind: str) -> bool:
+        """Whether the chunks of a source of `kind` (`Source.kind`) start at its headings:
+        each section opens a chunk and compaction keeps every heading first
+        (`engine.chunk.split.section_spans`). A markdown document's
+        (`engine.chunk.split.opens_at_headings`), in every run but the seed's (`seed_split`)."""
+        return opens_at_headings(kind) and not self.seed_split
+
+    def split_at(self, kind: str) -> str:
+        """Where the split (`blank-line`) cuts a source of `kind`, in words."""
+        return split_words(sections=self.by_section(kind), messages=self.by_message)
 
     def collapses(self, kind: str) -> bool:
         """Whether tool calls are collapsed in a source of `kind` (`Source.kind`): with
@@ -177,7 +198,7 @@ STAGE_INPUTS["turns"] = (*STAGE_INPUTS["parse"], "seed_calls")
 # the sections read the log's messages whether or not its tool calls are collapsed
 STAGE_INPUTS["sections"] = tuple(n for n in STAGE_INPUTS["parse"] if n != "collapse")
 STAGE_INPUTS["strategy"] = (*STAGE_INPUTS["turns"], "strategy", "strategy_params", "tokenizer")
-STAGE_INPUTS["chunk"] = (*STAGE_INPUTS["strategy"], "by_message")
+STAGE_INPUTS["chunk"] = (*STAGE_INPUTS["strategy"], "by_message", "seed_split")
 STAGE_INPUTS["compact"] = (*STAGE_INPUTS["chunk"], "compact_min")
 STAGE_INPUTS["compacted"] = STAGE_INPUTS["compact"]
 STAGE_INPUTS["embed"] = (*STAGE_INPUTS["compact"], "embedder")
@@ -440,27 +461,30 @@ class Pipeline:
         chunks (``progress`` counts the texts it has counted tokens of)."""
         if self._compacts():
             strategy = self._strategy()
-            by_message = self.params.by_message
-            return self._stage(
-                "chunk", lambda: strategy.raw_chunks(self.turns(), progress, by_message=by_message)
-            )
+            p = self.params
+
+            def split() -> list[Chunk]:
+                # a document's sections open chunks as messages do (`by_section`)
+                by_message = p.by_message or p.by_section(self.source().kind)
+                return strategy.raw_chunks(self.turns(), progress, by_message=by_message)
+
+            return self._stage("chunk", split)
         return self._stage("chunk", lambda: self.strategy_result(progress).chunk_list)
 
     def compact_spans(self, progress: Progress | None = None) -> list[Span]:
         """Spans of the compacted chunks over the raw chunks: one raw chunk each unless
         the strategy's chunks are compacted (`BaseStrategy.compacts`); ``progress``
-        counts raw chunks. A document's topic units (`by_message`) keep each heading at
-        the start of its unit (`compact_unit_spans`); the seed's (``--merge seed``) are
-        compacted as the seed did (`compact_spans`)."""
+        counts raw chunks. A document's chunks (`by_section`) keep each heading at the
+        start of its chunk (`section_spans`); the seed's (``--merge seed``) and a log's
+        are compacted as the seed did (`compact_spans`)."""
 
         def compute() -> list[Span]:
             raw = self.raw_chunks()
             if not self._compacts():
                 return [(i, i + 1) for i in range(len(raw))]
             p = self.params
-            if p.by_message and self.source().kind == "markdown":
-                heads = section_heads(raw)
-                return compact_unit_spans(raw, p.compact_min, heads, progress)
+            if p.by_section(self.source().kind):
+                return section_spans(raw, p.compact_min, progress)
             return compact_spans(raw, p.compact_min, progress)
 
         return self._stage("compact", compute)

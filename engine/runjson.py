@@ -150,15 +150,20 @@ def add_merge(
 def add_strategy(pipe: Any, doc: dict[str, Any]) -> dict[str, Any]:
     """Add the run's strategy (name, parameters, information) to `doc`, and each of its
     ``chunks`` the strategy's ``meta`` and cut ``reason``; the strategy's information."""
+    from chunkscope.engine.chunk.split import cut_reasons
     from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY
 
     result = pipe.strategy_result()
     chunks = doc.get("chunks", [])
+    info: dict[str, Any] = result.info
     if pipe.params.strategy == DEFAULT_STRATEGY:
-        spans = pipe.compact_spans()
-        for entry, (start, end) in zip(chunks, spans, strict=False):
+        # the pipeline's own split and compaction (`Pipeline.compact_spans`)
+        raw, spans, kind = pipe.raw_chunks(), pipe.compact_spans(), pipe.source().kind
+        reasons = cut_reasons(raw, spans, sections=pipe.params.by_section(kind))
+        for entry, (start, end), reason in zip(chunks, spans, reasons, strict=False):
             entry["meta"] = {"raw_chunks": [start, end]}
-            entry["reason"] = "paragraph" if end < len(result.chunks) else None
+            entry["reason"] = reason
+        info = {"compacted": True, "raw_chunks": len(raw), "split": pipe.params.split_at(kind)}
     else:
         for entry, sc in zip(chunks, result.chunks, strict=False):
             entry["meta"] = sc.meta
@@ -166,7 +171,6 @@ def add_strategy(pipe: Any, doc: dict[str, Any]) -> dict[str, Any]:
     doc["strategy"] = {
         "name": pipe.params.strategy,
         "params": result.params,
-        "info": result.info,
+        "info": info,
     }
-    info: dict[str, Any] = result.info
     return info

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunkscope.engine.chunk.split import chunk_turns, compact_chunks
-from chunkscope.engine.model import Chunk
+from chunkscope.engine.chunk.split import chunk_turns, compact_chunks, section_spans
+from chunkscope.engine.model import Chunk, chunks_from_spans
 from chunkscope.engine.pipeline import Pipeline, PipelineParams
 from chunkscope.engine.read.parse import load
 
@@ -64,6 +64,10 @@ def test_markdown_chunks_span_exactly_their_lines(
         raw = chunk_turns(source.turns, by_message=by_message)
         for chunk in [*raw, *compact_chunks(raw, min_chars)]:
             assert_exact(chunk, file_lines)
+    # a document split at its headings (`chunk` without --embed, the blank-line strategy)
+    alone = Pipeline(path, PipelineParams(min_chars=min_chars, merges=False)).compacted()
+    for chunk in [*chunks_from_spans(raw, section_spans(raw, min_chars)), *alone]:
+        assert_exact(chunk, file_lines)
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunkscope.engine.chunk.split import chunk_turns, compact_chunks
+from chunkscope.engine.chunk.split import (
+    DEFAULT_MIN_CHARS,
+    chunk_turns,
+    compact_chunks,
+    section_spans,
+)
+from chunkscope.engine.model import chunks_from_spans
 from chunkscope.engine.read.parse import load
 from chunkscope.engine.tokens import get_counter
 from chunkscope.tui.cli import json_pieces, main
@@ -390,7 +396,11 @@ def test_bundled_sample_parses_cleanly(name: str, capsys: pytest.CaptureFixture[
     assert source.skipped == []
     assert source.turns
     assert source.kind == ("markdown" if name.endswith(".md") else "jsonl")
-    chunks = compact_chunks(chunk_turns(source.turns))
+    if source.kind == "markdown":  # split at its headings too, each kept first
+        raw = chunk_turns(source.turns, by_message=True)
+        chunks = chunks_from_spans(raw, section_spans(raw, DEFAULT_MIN_CHARS))
+    else:
+        chunks = compact_chunks(chunk_turns(source.turns))
     assert chunks
     doc = run_json(capsys, str(path), "--strict")
     assert len(doc["chunks"]) == len(chunks)

@@ -4,9 +4,11 @@ Both keep the seed's names, signatures and results. `compact_spans` is the
 same compaction expressed as spans over its input, which is what the pipeline
 and the workbench use to link a compacted chunk to the raw chunks it holds.
 
-`compact_unit_spans` is not the seed's: the topic segmenter's units of a markdown
-document (`section_heads` says where its headings are), compacted so that a heading
-starts its unit and never ends one (a short body is never glued to the next heading).
+`compact_unit_spans` is not the seed's: the chunks of a markdown document, each section
+opening one (`chunk_turns` with `by_message`; `section_heads` says where its headings
+are), compacted so that a heading starts its chunk and never ends one (a short body is
+never glued to the next heading). Every chunk of a document but the seed's own
+(``--merge seed``) is made so (`opens_at_headings`, `section_spans`).
 """
 
 from __future__ import annotations
@@ -174,6 +176,48 @@ def section_heads(chunks: Sequence[Chunk]) -> list[int]:
                 head = HEADING_ALONE if alone else HEADED
             previous = c.turns[-1].turn_index
         out.append(head)
+    return out
+
+
+def opens_at_headings(kind: str) -> bool:
+    """Whether the chunks of a source of `kind` (`Source.kind`) start at its headings
+    outside the seed's own split (`engine.pipeline.PipelineParams.by_section`): a
+    markdown document's, whose turns are its sections (a log's turns have no headings)."""
+    return kind == "markdown"
+
+
+def section_spans(
+    chunks: Sequence[Chunk], min_chars: int, progress: Progress | None = None
+) -> list[Span]:
+    """The compaction of a document's chunks split at its headings and blank lines
+    (`chunk_turns` with `by_message`): `compact_unit_spans` over their `section_heads`."""
+    return compact_unit_spans(chunks, min_chars, section_heads(chunks), progress)
+
+
+def split_words(*, sections: bool, messages: bool = False) -> str:
+    """Where `chunk_turns` cuts, in words: at a document's headings (`sections`), at every
+    message (`messages`, the topic segmenter's units), and at blank lines."""
+    if sections:
+        return "headings and blank lines"
+    if messages:
+        return "every message and blank line"
+    return "blank lines"
+
+
+def cut_reasons(
+    chunks: Sequence[Chunk], spans: Sequence[Span], *, sections: bool
+) -> list[str | None]:
+    """Why each compacted chunk (`spans` over `chunks`) ends where it does: with
+    `sections` (a document split at its headings), ``section`` when the next one opens a
+    section with its heading (`section_heads`); else ``paragraph`` (a blank line). None
+    for the last."""
+    heads = section_heads(chunks) if sections else [BODY] * len(chunks)
+    out: list[str | None] = []
+    for i in range(len(spans)):
+        if i + 1 == len(spans):
+            out.append(None)
+        else:
+            out.append("paragraph" if heads[spans[i + 1][0]] == BODY else "section")
     return out
 
 

@@ -47,7 +47,7 @@ def add_chunk_parser(sub: Any) -> argparse.ArgumentParser:
             "chunkscope chunk sample_logs/shell_cookbook.md --strategy markdown --max-tokens 450",
         ),
     )
-    add_source_args(chunk, seed_chunk=True)
+    add_source_args(chunk)
     chunk.add_argument("--format", choices=("text", "json"), default="text")
     add_embed_args(chunk, flag=True)
     add_profile_option(chunk)
@@ -114,7 +114,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
             raise CliError(f"{flag} sets the merge, which runs only with --embed: add --embed")
         if getattr(args, "strategy", None) is None:
             check_token_cap(args, DEFAULT_STRATEGY)
-    pipe, _ = build_pipeline(args, seed_chunk=True, strategy=strategy_choice(args))
+    pipe, _ = build_pipeline(args, strategy=strategy_choice(args))
     snap = SnapshotCheck(args)
     source = pipe.source()
     report_skipped(source)
@@ -165,38 +165,48 @@ def tool_calls_said(args: argparse.Namespace, pipe: Any, source: Any) -> str:
     if args.collapse is False:
         return f"; tool calls kept as turns ({NO_COLLAPSE_FLAG})"
     return (
-        "; tool calls kept as turns in the seed mode, as the seed's chunk did "
-        f"({COLLAPSE_FLAG} collapses them, as the workbench does)"
+        "; tool calls kept as turns, every word findable "
+        f"({COLLAPSE_FLAG} collapses them, as the recap and the workbench do)"
     )
 
 
 def _what_the_chunks_are(
     args: argparse.Namespace, pipe: Any, source: Any, chunks: list[Any]
 ) -> list[str]:
-    """The line that says what the chunks counted are: how many the split gave and the
-    minimum they were compacted to. The topic merge (`--embed`, `--merge topic`) splits at
-    every message too, with a minimum of its own, so its units are more than the chunks
-    of `chunk` alone (or of the seed's merge, `--merge seed`): the line gives both, and
-    says when those keep the tool calls this run collapses (`collapse_of`)."""
+    """The line that says what the chunks counted are: how many the split gave, where it
+    cut (a document's at its headings too, `PipelineParams.split_at`) and the minimum
+    they were compacted to. The topic merge (`--embed`, `--merge topic`) splits at every
+    message too, with a minimum of its own, so its units are more than the chunks of
+    `chunk` alone (or of the seed's merge, `--merge seed`): the line gives both."""
     if not pipe.compacts:
         return []
-    n, raw, p = len(chunks), len(pipe.raw_chunks()), pipe.params
+    n, raw, p, kind = len(chunks), len(pipe.raw_chunks()), pipe.params, source.kind
     if not p.by_message:
         return [
-            f"{plural(n, 'chunk')}: {raw} split at blank lines, compacted to at least "
+            f"{plural(n, 'chunk')}: {raw} split at {p.split_at(kind)}, compacted to at least "
             f"{p.compact_min} chars (--min-chars)"
         ]
     part = "section" if source.kind == "markdown" else "message"
-    collapse = collapse_of(args, seed_chunk=True)
-    alone = pipe.with_params(merge=replace(p.merge, mode="seed"), collapse=collapse)
-    kept = ", tool calls kept" if p.collapses(source.kind) and not collapse else ""
+    alone = pipe.with_params(merges=False)
+    seed = pipe.with_params(merge=replace(p.merge, mode="seed"))
+    minimum = f"compacted to at least {alone.params.compact_min} chars, --min-chars"
+    n_alone = plural(len(alone.compacted()), "chunk")
+    if alone.params.split_at(kind) == seed.params.split_at(kind):
+        other = (
+            f"`chunk` without --embed, and --merge seed: {n_alone}, split at blank lines only "
+            f"and {minimum}"
+        )
+    else:  # a document: `chunk` alone splits at its headings, the seed's merge does not
+        other = (
+            f"`chunk` without --embed: {n_alone}, split at {alone.params.split_at(kind)}; "
+            f"--merge seed: {plural(len(seed.compacted()), 'chunk')}, at blank lines only; "
+            f"both {minimum}"
+        )
     return [
         f"{plural(n, 'chunk')}: {raw} split at every {part} and blank line, compacted to "
         f"at least {p.compact_min} chars (--topic-unit-chars), so that a topic can start at "
         f"any {part}",
-        f"(`chunk` without --embed, and --merge seed{kept}: "
-        f"{plural(len(alone.compacted()), 'chunk')}, split at blank lines only and compacted "
-        f"to at least {alone.params.compact_min} chars, --min-chars)",
+        f"({other})",
     ]
 
 

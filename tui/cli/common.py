@@ -294,10 +294,11 @@ def add_input_args(p: argparse._ActionsContainer) -> None:
 
 
 def add_source_args(
-    p: argparse.ArgumentParser, *, folders: bool = False, seed_chunk: bool = False
+    p: argparse.ArgumentParser, *, folders: bool = False, purpose: str = "chunks"
 ) -> None:
     """FILE and how it is read: ``--strict``, the input options, ``--collapse`` /
-    ``--no-collapse`` (`seed_chunk`: ``chunk``'s help), ``--min-chars``, ``--tokenizer``, -o."""
+    ``--no-collapse`` (their default for `purpose`, `add_collapse_args`), ``--min-chars``,
+    ``--tokenizer``, -o."""
     from chunkscope.engine.chunk.split import CompactParams
 
     what = "an agent session log or a markdown file"
@@ -306,48 +307,51 @@ def add_source_args(
     )
     p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
     add_input_args(p)
-    add_collapse_args(p, seed_chunk=seed_chunk)
+    add_collapse_args(p, purpose=purpose)
     add_knob_flags(p, [CompactParams])
     p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
     p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
 
 
-def add_collapse_args(p: argparse._ActionsContainer, *, seed_chunk: bool = False) -> None:
+def add_collapse_args(p: argparse.ArgumentParser, *, purpose: str) -> None:
     """``--collapse`` / ``--no-collapse``: whether a JSONL log's tool calls are collapsed
     as `chunkscope recap` does (`engine.recap.collapse`). Neither given (None): the
-    default of `collapse_of`; `seed_chunk` (``chunk``) says its seed-mode exception."""
-    from chunkscope.engine.recap.collapse import COLLAPSE_FLAG, NO_COLLAPSE_FLAG
+    default of the command's `purpose` (`engine.recap.collapse.COLLAPSE_DEFAULTS`), which
+    the parser keeps for `collapse_of` and its help says."""
+    from chunkscope.engine.recap.collapse import (
+        COLLAPSE_FLAG,
+        NO_COLLAPSE_FLAG,
+        collapse_by_default,
+    )
 
-    default = "the default"
-    if seed_chunk:
-        default += (
-            "; not in the seed mode, without --embed or with --merge seed, which keeps "
-            "them as the seed's mindloop-chunk did"
-        )
+    on = collapse_by_default(purpose)
+    p.set_defaults(collapse_purpose=purpose)
     p.add_argument(
         COLLAPSE_FLAG,
         dest="collapse",
         action="store_true",
         default=None,
         help="collapse a JSONL log's tool calls to one sentence each, as the recap pipeline "
-        f"and the workbench do ({default})",
+        "and the workbench do" + (" (the default)" if on else ""),
     )
     p.add_argument(
         NO_COLLAPSE_FLAG,
         dest="collapse",
         action="store_false",
-        help="keep each tool call and its result a turn of its own (the workbench's T)",
+        help="keep each tool call and its result a turn of its own, every word findable "
+        "(the workbench's T" + ("" if on else "; the default") + ")",
     )
 
 
-def collapse_of(args: argparse.Namespace, *, seed_chunk: bool = False) -> bool:
+def collapse_of(args: argparse.Namespace) -> bool:
     """Whether the run collapses tool calls: ``--collapse`` / ``--no-collapse`` when
-    given, else `engine.recap.collapse.collapse_by_default` (`seed_chunk`: the run is
-    ``chunk``'s seed mode)."""
+    given, else the default of the command's purpose (`add_collapse_args`)."""
     from chunkscope.engine.recap.collapse import collapse_by_default
 
     given: bool | None = getattr(args, "collapse", None)
-    return given if given is not None else collapse_by_default(seed_chunk=seed_chunk)
+    if given is not None:
+        return given
+    return collapse_by_default(getattr(args, "collapse_purpose", "chunks"))
 
 
 def add_gold_args(p: argparse.ArgumentParser, *, required: bool, help: str) -> None:
@@ -481,6 +485,12 @@ def read_settings() -> Settings:
     return load_settings()
 
 
+def merges(args: argparse.Namespace) -> bool:
+    """Whether the command merges its chunks: every one but `chunk` without ``--embed``,
+    whose chunks no merge mode shapes (`PipelineParams.merges`)."""
+    return getattr(args, "embed", True) is not False
+
+
 def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
     """The run's parameters: defaults < the profile (``--profile``) < the flags given.
 
@@ -492,9 +502,6 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
     from chunkscope.engine.segment.merge import MergeParams
 
     flags = checked_knobs(args, PROFILE_CLASSES)
-    if getattr(args, "embed", True) is False:
-        # `chunk` without --embed merges nothing: its chunks are the seed's stages'.
-        flags["mode"] = "seed"
     merge_tokens = getattr(args, "merge_max_tokens", None)
     if merge_tokens is not None:
         try:
@@ -505,7 +512,7 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
             raise CliError("--merge-max-tokens and --max-chars both set the merge's size cap")
         flags["max_chunk_tokens"] = merge_tokens
     tuning = resolve_tuning(settings, getattr(args, "profile", None), flags)
-    if getattr(args, "embed", True) is not False:  # only a merge has a size cap
+    if merges(args):  # only a merge has a size cap
         from chunkscope.engine.config.tuning import conflict
 
         problem = conflict(tuning)
@@ -523,15 +530,13 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
 def build_pipeline(
     args: argparse.Namespace,
     *,
-    seed_chunk: bool = False,
     settings: Settings | None = None,
     summarizer: Any = None,
     summarizer_key: str | None = None,
     strategy: tuple[str, tuple[tuple[str, Any], ...]] | None = None,
 ) -> tuple[Pipeline, Tuning]:
     """The pipeline a command runs, with its parameters layered by `tuning_of` and its
-    tool calls collapsed as `collapse_of` says (`seed_chunk`: the command is ``chunk``,
-    whose seed mode keeps them)."""
+    tool calls collapsed as `collapse_of` says."""
     from chunkscope.engine.config.settings import resolve_backend
     from chunkscope.engine.pipeline import EmbedderSpec, Pipeline, PipelineParams, SummarizerSpec
     from chunkscope.engine.tokens import DEFAULT_ENCODING
@@ -559,13 +564,14 @@ def build_pipeline(
         strict=args.strict,
         input_format=getattr(args, "input_format", None),
         session=getattr(args, "session", None),
-        collapse=collapse_of(args, seed_chunk=seed_chunk and tuning.merge.mode == "seed"),
+        collapse=collapse_of(args),
         min_chars=tuning.min_chars,
         tokenizer=args.tokenizer or DEFAULT_ENCODING,
         embedder=spec,
         merge=tuning.merge,
         topic=tuning.topic,
         summarizer=summarizer if summarizer is not None else SummarizerSpec(),
+        merges=merges(args),
         **chosen,
     )
     keys = {"embedder": backend.api_key, "summarizer": summarizer_key}

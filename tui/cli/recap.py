@@ -115,7 +115,7 @@ def add_recap_args(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     from chunkscope.engine.recap.core import RecapParams
     from chunkscope.engine.summarize import SUMMARIZERS
 
-    add_source_args(p, folders=True)
+    add_source_args(p, folders=True, purpose="recap")
     p.add_argument(
         "--latest",
         action="store_true",

@@ -115,7 +115,7 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
     )
     add_theme_option(p)
     add_profile_option(p)
-    add_collapse_args(p)
+    add_collapse_args(p, purpose="recap")
     p.set_defaults(run=cmd_serve)
     return p
 

@@ -51,7 +51,7 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
     add_theme_option(p)
     p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
     add_input_args(p)
-    add_collapse_args(p)
+    add_collapse_args(p, purpose="recap")
     p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
     p.add_argument(
         "--gold",

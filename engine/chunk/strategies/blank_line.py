@@ -1,4 +1,7 @@
-"""The seed's split: paragraphs of each turn, then compaction of short chunks (the default)."""
+"""The seed's split: paragraphs of each turn, then compaction of short chunks (the default).
+
+A markdown document's chunks also start at its headings (`engine.chunk.split.section_spans`);
+the seed's own, bit for bit, are the pipeline's under ``--merge seed``."""
 
 from __future__ import annotations
 
@@ -6,7 +9,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chunkscope.engine.chunk.split import DEFAULT_MIN_CHARS, chunk_turns, compact_spans
+from chunkscope.engine.chunk.split import (
+    DEFAULT_MIN_CHARS,
+    chunk_turns,
+    compact_spans,
+    cut_reasons,
+    opens_at_headings,
+    section_spans,
+    split_words,
+)
 from chunkscope.engine.chunk.strategies.base import (
     BaseStrategy,
     Counter,
@@ -33,10 +44,11 @@ class BlankLineParams:
 
 
 class BlankLineStrategy(BaseStrategy[BlankLineParams]):
-    """`chunk_turns` then `compact_chunks`: identical to the pipeline's default stages."""
+    """`chunk_turns` then `compact_chunks` (a document's: at its headings too, each kept
+    first): identical to the pipeline's stages outside the topic merge."""
 
     name = "blank-line"
-    description = "split turns at blank lines, then merge chunks under min_chars (the seed's)"
+    description = "split turns at blank lines and headings, then merge chunks under min_chars"
     params_type = BlankLineParams
     compacts = True
 
@@ -55,12 +67,16 @@ class BlankLineStrategy(BaseStrategy[BlankLineParams]):
     def split(
         self, turns: Sequence[Turn], counter: Counter, *, source: Source | None = None
     ) -> StrategyResult:
-        """The seed's split: paragraphs, compacted so none is under ``min_chars``."""
-        raw = chunk_turns(turns)
-        spans = compact_spans(raw, self.params.min_chars)
+        """The seed's split: paragraphs, compacted so none is under ``min_chars``; a
+        markdown `source`'s split at its headings too, each heading first in its chunk."""
+        sections = source is not None and opens_at_headings(source.kind)
+        raw = chunk_turns(turns, by_message=sections)
+        min_chars = self.params.min_chars
+        spans = section_spans(raw, min_chars) if sections else compact_spans(raw, min_chars)
         compacted = chunks_from_spans(raw, spans)
+        reasons = cut_reasons(raw, spans, sections=sections)
         out: list[StrategyChunk] = []
-        for i, (chunk, (start, end)) in enumerate(zip(compacted, spans, strict=True)):
-            reason = "paragraph" if i < len(spans) - 1 else None
+        for chunk, (start, end), reason in zip(compacted, spans, reasons, strict=True):
             out.append(StrategyChunk(chunk, {"raw_chunks": [start, end]}, reason))
-        return self.result(out, {"compacted": True, "raw_chunks": len(raw)})
+        info = {"compacted": True, "raw_chunks": len(raw), "split": split_words(sections=sections)}
+        return self.result(out, info)
