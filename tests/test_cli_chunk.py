@@ -493,8 +493,8 @@ def test_a_documents_counts_name_sections_and_paragraphs(
 def test_the_text_output_says_what_its_chunk_counts_are(capsys: pytest.CaptureFixture[str]) -> None:
     """`chunk FILE` prints 118 chunks and `chunk FILE --embed` 166 before merging: each
     says what its count is (the split, the compaction minimum and its flag), and the
-    topic merge's says what `chunk` alone has (its tool calls kept, where the topic
-    merge collapses them); `--merge seed` prints what it always did."""
+    topic merge's says what `chunk` alone and the seed's merge have; `--merge seed`
+    prints what it always did."""
     sample = str(SAMPLE_DIR / "cache_refactor.jsonl")
     plain = run_json(capsys, sample)
     assert main(["chunk", sample]) == 0
@@ -514,7 +514,7 @@ def test_the_text_output_says_what_its_chunk_counts_are(capsys: pytest.CaptureFi
     assert out[3].startswith(f"{units} chunks: ") and "split at every message and blank" in out[3]
     assert "compacted to at least 20 chars (--topic-unit-chars)" in out[3]
     assert out[4] == (
-        f"(`chunk` without --embed, and --merge seed, tool calls kept: {n} chunks, split at "
+        f"(`chunk` without --embed, and --merge seed: {n} chunks, split at "
         "blank lines only and compacted to at least 80 chars, --min-chars)"
     )
     assert main(["chunk", sample, "--embed", "--merge", "seed"]) == 0
@@ -595,39 +595,42 @@ def test_a_strategy_that_goes_over_its_cap_says_how_often(
 async def test_the_workbench_and_chunk_give_the_same_chunks(
     isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 35: the workbench collapsed tool calls by default and `chunk --embed` never
-    did, so one log gave 57 merged chunks in one and 131 in the other with nothing to say
-    why. One default now: for the same file and settings both collapse and give the same
-    chunks, and ``params.collapse`` says so; the seed mode keeps the seed's chunks (no
-    call collapsed, as ``--no-collapse``); a document has no calls to collapse."""
+    """Issue 35: the workbench collapsed tool calls by default and `chunk --embed` had no
+    switch, so one log gave 57 merged chunks in one and 131 in the other with nothing to
+    say why. Every command now takes --collapse/--no-collapse, its default declared by
+    what it is for (`COLLAPSE_DEFAULTS`): the recap's (the workbench) collapses, chunks to
+    find keep every word. With the same switch both give the same chunks, and
+    ``params.collapse`` says which; a document has no calls to collapse."""
+    from chunkscope.engine.recap.collapse import COLLAPSE_DEFAULTS
     from chunkscope.tui.workbench.exports import merged_json
     from tests.pilot import SIZE, make_app, settled
 
     log = Path(__file__).resolve().parents[1] / "sample_logs" / "markup_injection.jsonl"
-    cli = run_json(capsys, str(log), "--embed")
+    cli = run_json(capsys, str(log), "--embed", "--collapse")
     assert cli["params"]["collapse"] is True
     app = make_app(log)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         view = app.workbench.view
         exported = json.loads(merged_json(view, {}, app.pipe.counter))
-    assert exported["params"]["collapse"] is True
+    assert exported["params"]["collapse"] is COLLAPSE_DEFAULTS["recap"] is True
     for level in ("chunks", "merged"):
         assert [c["text"] for c in exported[level]] == [c["text"] for c in cli[level]]
         assert [c["lines"] for c in exported[level]] == [c["lines"] for c in cli[level]]
-    raw = run_json(capsys, str(log), "--embed", "--no-collapse")
-    assert raw["params"]["collapse"] is False and raw["turns"] == cli["turns"]
+    raw = run_json(capsys, str(log), "--embed")
+    assert raw["params"]["collapse"] is COLLAPSE_DEFAULTS["chunks"] is False
+    assert raw["turns"] == cli["turns"]
     assert len(raw["chunks"]) != len(cli["chunks"])  # the switch changes the run
+    assert raw == run_json(capsys, str(log), "--embed", "--no-collapse")
     seed = run_json(capsys, str(log), "--embed", "--merge", "seed")
     assert seed["params"]["collapse"] is False
     assert seed["chunks"] == run_json(capsys, str(log))["chunks"]  # `chunk` alone: the seed's
-    assert seed["chunks"] == run_json(capsys, str(log), "--no-collapse")["chunks"]
     explicit = run_json(capsys, str(log), "--embed", "--merge", "seed", "--collapse")
-    assert explicit["params"]["collapse"] is True  # a flag given wins over the mode
+    assert explicit["params"]["collapse"] is True  # a flag given wins over the default
     assert explicit["chunks"] != seed["chunks"]
     md = isolated / "notes.md"
     md.write_text("# Notes\n\nOne paragraph of text about caching.\n")
-    assert run_json(capsys, str(md), "--embed")["params"]["collapse"] is False
+    assert run_json(capsys, str(md), "--embed", "--collapse")["params"]["collapse"] is False
 
 
 def test_the_header_says_whether_tool_calls_were_collapsed(
@@ -642,11 +645,13 @@ def test_the_header_says_whether_tool_calls_were_collapsed(
         return capsys.readouterr().out.splitlines()[0]
 
     collapsed = " (exact); tool calls collapsed to 136 turns (--no-collapse keeps them)"
-    assert header("--embed").endswith(collapsed) and header("--collapse").endswith(collapsed)
-    assert header().endswith(
-        " (exact); tool calls kept as turns in the seed mode, as the seed's chunk did "
-        "(--collapse collapses them, as the workbench does)"
+    assert header("--embed", "--collapse").endswith(collapsed)
+    assert header("--collapse").endswith(collapsed)
+    kept = (
+        " (exact); tool calls kept as turns, every word findable (--collapse collapses them, "
+        "as the recap and the workbench do)"
     )
+    assert header().endswith(kept) and header("--embed").endswith(kept)
     assert header("--embed", "--no-collapse").endswith("; tool calls kept as turns (--no-collapse)")
     assert "tool calls" not in header_of(capsys, str(SAMPLE_DIR / "shell_cookbook.md"))
 

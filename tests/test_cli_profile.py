@@ -323,13 +323,12 @@ def test_the_api_key_is_never_printed(capsys: pytest.CaptureFixture[str]) -> Non
         assert SECRET not in captured.out + captured.err
 
 
-def test_a_profile_of_an_earlier_version_loads_and_its_mode_decides_the_tool_calls(
+def test_a_profile_of_an_earlier_version_loads_and_keeps_the_tool_calls_switch(
     capsys: pytest.CaptureFixture[str], config_dir: Path
 ) -> None:
     """Issue 35: a profile holds knobs, no collapse setting, so one written before the
     `--collapse` switch (with a retired key) loads as it did; its merge mode is the
-    run's, and `chunk`'s seed mode keeps the seed's chunks (tool calls kept) where the
-    topic mode collapses them, as the workbench does, unless a flag says otherwise."""
+    run's, and the switch (`chunk` keeps calls by default) is the same in any mode."""
     config_dir.mkdir()
     (config_dir / "config.toml").write_text(
         '[profiles.old]\nmin_chars = 100\nmode = "seed"\ntopic_max_chars = 2048\n\n'
@@ -345,11 +344,11 @@ def test_a_profile_of_an_earlier_version_loads_and_its_mode_decides_the_tool_cal
     seed = run("--embed", "--profile", "old")
     params = seed["params"]
     assert params["merge"]["mode"] == "seed" and params["min_chars"] == 100
-    assert params["collapse"] is False  # the seed's chunk: every call a turn of its own
-    plain = run("--min-chars", "100", "--no-collapse")
+    assert params["collapse"] is False  # chunk's default: every call a turn of its own
+    plain = run("--min-chars", "100")
     assert seed["chunks"] == plain["chunks"]
     given = run("--embed", "--profile", "old", "--collapse")["params"]
     assert given["collapse"] is True  # the flag wins
     topics = run("--embed", "--profile", "topics")["params"]
-    assert topics["collapse"] is True
+    assert topics["collapse"] is False
     assert topics["merge"]["topic_depth"] == 3.0

@@ -21,7 +21,6 @@ from chunkscope.tui.cli.common import (
     add_snapshot_args,
     add_source_args,
     build_pipeline,
-    collapse_of,
     emit,
     json_pieces,
     report_skipped,
