@@ -1015,9 +1015,10 @@ class WorkbenchScreen(Screen[None]):
             # the topics against the marks (counted as the merge panel counts them, not
             # the file's start): over-cutting shows when Pk does not
             n_marks = sc.gold_segments - 1
+            pk_f1 = f" · Pk {score_text(sc.pk)} F1 {score_text(sc.f1)}"
             scores = [
-                f" · Pk {score_text(sc.pk)} F1 {sc.f1:.2f} · {sc.chunks} topics/{n_marks} marks",
-                f" · Pk {score_text(sc.pk)} F1 {sc.f1:.2f}",
+                f"{pk_f1} · {sc.chunks} topics/{n_marks} marks",
+                pk_f1,
                 f" · Pk {score_text(sc.pk)}",
             ]
         hit_text = ""
