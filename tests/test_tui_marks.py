@@ -40,7 +40,8 @@ def _user_turns(app: ChunkscopeApp) -> list[int]:
 
 
 def _score_text(app: ChunkscopeApp) -> str:
-    return str(app.workbench.query_one("#merge-score").render())  # type: ignore[union-attr]
+    """The live score as one line (the panel breaks it between items to its width)."""
+    return " ".join(str(app.workbench.query_one("#merge-score").render()).split("\n"))  # type: ignore[union-attr]
 
 
 async def _mark(pilot, app: ChunkscopeApp, index: int) -> int:  # type: ignore[no-untyped-def]

@@ -86,7 +86,13 @@ ROLE_COLOURS = {
 
 class ControlsScroll(VerticalScroll, can_focus=False):
     """The merge controls' scroll area: never a focus stop of its own (it had one that
-    lit the panel's border and did nothing); focusing a control scrolls it into view."""
+    lit the panel's border and did nothing); focusing a control scrolls it into view.
+    While its scrollbar shows (class ``-scrolling``), a cell between the controls and
+    the scrollbar: Textual draws the bar inside the padding, against the sliders' values
+    (``7.00▇``)."""
+
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        self.set_class(shown, "-scrolling")
 
 
 class FittingFooter(Footer):
