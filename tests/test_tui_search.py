@@ -31,7 +31,12 @@ from chunkscope.tui.app import ChunkscopeApp, StartOptions
 from chunkscope.tui.cli import main
 from chunkscope.tui.widgets.chunk_list import ChunkList
 from chunkscope.tui.widgets.search_panel import SearchPanel
-from chunkscope.tui.widgets.similarity_strip import LABEL_WIDTH, SimilarityStrip, bucket_edges
+from chunkscope.tui.widgets.similarity_strip import (
+    LABEL_WIDTH,
+    SimilarityStrip,
+    bucket_edges,
+    rank_glyph,
+)
 from chunkscope.tui.widgets.slider import Slider
 from tests.pilot import ROOT, make_app, settled, until
 
@@ -65,7 +70,8 @@ def _chunk_columns(strip: SimilarityStrip, first: int, end: int) -> set[int]:
 
 def _check_strip_marks(app: ChunkscopeApp) -> None:
     """On the strip's cut row, the selection's ▲ and each hit's rank stand in a column of
-    their own chunk's bars; the selected chunk's rank is where its ▲ is (walk 6, 11)."""
+    their own chunk's bars (walk 6, 11); a selected hit keeps its rank there, lit, in
+    place of its ▲ (walk 9: the ▲ hid rank 1)."""
     bench = app.workbench
     answer = app.search_answer
     assert bench is not None and bench.view is not None and answer is not None
@@ -73,13 +79,16 @@ def _check_strip_marks(app: ChunkscopeApp) -> None:
     row = next(r for r in strip.rendered_lines() if r.startswith("cuts"))[LABEL_WIDTH:]
     spans = bench.view.result.spans
     a, b = (int(p) for p in spans[bench.selected])
-    assert [c for c, g in enumerate(row) if g == "▲"] == [strip.chunk_column(a, b)]
-    assert row.index("▲") in _chunk_columns(strip, a, b), (row, a, b)
+    at = strip.chunk_column(a, b)
+    assert at in _chunk_columns(strip, a, b), (row, a, b)
+    selected = next((r.rank for r in answer.results if r.chunk == bench.selected), None)
+    if selected is None:
+        assert [c for c, g in enumerate(row) if g == "▲"] == [at]
+    else:
+        assert "▲" not in row and row[at] == rank_glyph(selected), (row, selected)
     for r in answer.results:
         a, b = (int(p) for p in spans[r.chunk])
-        if r.chunk == bench.selected:
-            assert r.rank >= 10 or str(r.rank) not in row  # its column shows the ▲
-        elif r.rank < 10 and str(r.rank) in row:  # unless a better rank shares its column
+        if r.rank < 10 and str(r.rank) in row:  # unless a better rank shares its column
             assert row.index(str(r.rank)) in _chunk_columns(strip, a, b), (row, r.rank, a, b)
 
 
@@ -149,14 +158,17 @@ async def test_slash_asks_the_merged_chunks_and_marks_the_answer() -> None:
         strip = bench.query_one(SimilarityStrip)
         assert sorted(rank for _, rank in strip.hits) == [r.rank for r in answer.results]
         cuts_row = strip.rendered_lines()[2]
-        # rank 1 is the selected chunk, where ▲ stands; the others show their rank
-        assert cuts_row.startswith("cuts") and "▲" in cuts_row and "2" in cuts_row
+        # rank 1 is the selected chunk: its rank stands for its ▲; the others show theirs
+        assert cuts_row.startswith("cuts") and "▲" not in cuts_row
+        assert "1" in cuts_row and "2" in cuts_row
         assert "search hit" in strip.rendered_lines()[4]
         _check_strip_marks(app)
         # moving in the results selects that chunk
         options.focus()
         await pilot.press("down")
         await until(pilot, lambda: bench.selected == answer.results[1].chunk)
+        await pilot.pause()
+        _check_strip_marks(app)
 
         # a slider step asks again, of the new chunks
         generation = app.run_generation

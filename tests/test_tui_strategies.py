@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from chunkscope.engine.chunk.strategies import StrategyResult, run_strategy
+from chunkscope.engine.evaluate.measure import score_text
 from chunkscope.engine.pipeline import Pipeline, PipelineParams
 from chunkscope.tui.app import ChunkscopeApp
 from chunkscope.tui.commands import WorkbenchCommands
@@ -237,8 +238,8 @@ async def test_the_seed_loop_and_the_topic_segmenter_side_by_side_with_their_own
             s = score(chunk_starts(chunks), [1, *starts], weights, partial=True)  # the default
             title = titles(app)[0 if side == "left" else 1]
             # a title too wide drops its topics/marks count, then F1 (never cut mid-word)
-            assert f"Pk {s.pk:.3f}" in title
-            assert "F1" not in title or f"Pk {s.pk:.3f} F1 {s.f1:.2f}" in title
+            assert f"Pk {score_text(s.pk)}" in title
+            assert "F1" not in title or f"Pk {score_text(s.pk)} F1 {score_text(s.f1)}" in title
         merged = app.workbench.query_one("#merged", ChunkList)  # type: ignore[union-attr]
         # the card that ends where the first marked topic starts says so, on screen
         hit = list(merged._verdicts).index("hit")

@@ -20,6 +20,7 @@ from chunkscope.engine.evaluate.measure import (
     grid_size,
     line_weights,
     score,
+    score_text,
     tune,
     tuning_segmenter,
 )
@@ -138,8 +139,13 @@ async def test_progress_then_the_five_best_next_to_the_settings_in_force(
         first = [str(c) for c in table.get_row_at(0)]  # type: ignore[attr-defined]
         last = [str(c) for c in table.get_row_at(5)]  # type: ignore[attr-defined]
         best = want[0]
-        assert first[:4] == ["#1", f"{best.f1:.2f}", f"{best.recall:.2f}", f"{best.pk:.3f}"]
-        assert last[:4] == ["now", f"{now.f1:.2f}", f"{now.recall:.2f}", f"{now.pk:.3f}"]
+        assert first[:4] == [
+            "#1",
+            score_text(best.f1),
+            score_text(best.recall),
+            score_text(best.pk),
+        ]
+        assert last[:4] == ["now", score_text(now.f1), score_text(now.recall), score_text(now.pk)]
 
 
 async def test_enter_applies_the_highlighted_seed_setting() -> None:

@@ -738,9 +738,9 @@ def _scores(report: Report) -> str:
     rows = [
         ("Pk", score_text(s.pk), f"k = {s.k:,} chars; 0 is perfect"),
         ("WindowDiff", score_text(s.windowdiff), "0 is perfect"),
-        ("precision", f"{s.precision:.3f}", f"boundaries within {report.tolerance} lines"),
-        ("recall", f"{s.recall:.3f}", ""),
-        ("F1", f"{s.f1:.3f}", ""),
+        ("precision", score_text(s.precision), f"boundaries within {report.tolerance} lines"),
+        ("recall", score_text(s.recall), ""),
+        ("F1", score_text(s.f1), ""),
         ("segments", f"{s.chunks} found", f"{s.gold_segments} gold"),
     ]
     if s.stretch is not None:

@@ -62,8 +62,9 @@ TOLERANCE = 2
 
 
 def score_text(value: float) -> str:
-    """Pk or WindowDiff as every output writes it (eval, tune, sweep, the report, the
-    workbench): three decimals, ``0.021``."""
+    """A score as every output writes it (eval, tune, sweep, the report, the workbench's
+    marks line, compare titles and auto-tune): Pk, WindowDiff, and the boundaries'
+    precision, recall and F1, each three decimals, ``0.021``."""
     return f"{value:.3f}"
 
 

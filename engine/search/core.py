@@ -153,11 +153,19 @@ class Answer:
     @property
     def rest_note(self) -> str | None:
         """What the output says when the budget's rest is left unused, else None."""
+        return self.rest_notes[0] if self.rest_notes else None
+
+    @property
+    def rest_notes(self) -> tuple[str, ...]:
+        """`rest_note` and its short form (``8 tokens unused``), for a line with little
+        room; none when the budget's rest is used."""
         if self.left_out is None:
-            return None
+            return ()
+        unused = f"{plural(self.budget - self.used_tokens, 'token')} unused"
         return (
             f"the rest ({plural(self.budget - self.used_tokens, 'token')}) unused: "
-            f"the start of #{self.left_out} that fits carries nothing"
+            f"the start of #{self.left_out} that fits carries nothing",
+            unused,
         )
 
     def as_json(self) -> dict[str, Any]:

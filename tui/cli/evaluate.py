@@ -174,7 +174,8 @@ def _gold_scores(args: argparse.Namespace, pipe: Any) -> tuple[dict[str, Any], s
         f"Pk          {score_text(scores.pk)}  (k = {scores.k:,} chars; 0 is perfect)\n"
         f"WindowDiff  {score_text(scores.windowdiff)}\n"
         f"cuts        {cuts} made, {marked} marked{within}  ({CUTS_COUNTED})\n"
-        f"boundaries  precision {scores.precision:.3f}  recall {scores.recall:.3f}  "
-        f"F1 {scores.f1:.3f}  (within {args.tolerance} lines)\n"
+        f"boundaries  precision {score_text(scores.precision)}  "
+        f"recall {score_text(scores.recall)}  F1 {score_text(scores.f1)}  "
+        f"(within {args.tolerance} lines)\n"
     )
     return doc, text

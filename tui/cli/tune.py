@@ -272,7 +272,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
             current,
             baseline,
             lambda t: (
-                f"{t.f1:6.3f}{t.recall:8.3f}{score_text(t.pk):>8}{score_text(t.windowdiff):>8}"
+                f"{score_text(t.f1):>6}{score_text(t.recall):>8}{score_text(t.pk):>8}{score_text(t.windowdiff):>8}"
                 f"{t.chunks:8.4g}"
             ),
         )

@@ -206,8 +206,8 @@ class TuneScreen(ModalScreen["Tuning | None"]):
 
         def cells(t: Tuned) -> list[str]:
             return [
-                f"{t.f1:.2f}",
-                f"{t.recall:.2f}",
+                score_text(t.f1),
+                score_text(t.recall),
                 score_text(t.pk),
                 score_text(t.windowdiff),
                 f"{t.chunks:g}",
@@ -245,9 +245,11 @@ class TuneScreen(ModalScreen["Tuning | None"]):
             t = self.rows[self.query_one(DataTable).cursor_row]
             values = " · ".join(f"{k} {v}" for k, v in t.values.items())
             now = self.current
-            was = f" (it was F1 {now.f1:.2f}, Pk {score_text(now.pk)})" if now is not None else ""
+            was = ""
+            if now is not None:
+                was = f" (it was F1 {score_text(now.f1)}, Pk {score_text(now.pk)})"
             self.app.notify(
-                f"Auto-tune applied {values}: F1 {t.f1:.2f}, Pk {score_text(t.pk)}{was}.",
+                f"Auto-tune applied {values}: F1 {score_text(t.f1)}, Pk {score_text(t.pk)}{was}.",
                 markup=False,
             )
         self.closed = True

@@ -34,7 +34,7 @@ from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
 from chunkscope.tui.widgets.chunk_list import ChunkList, human_count
 from chunkscope.tui.widgets.header_line import HeaderInfo, HeaderLine, turns_after_collapse
 from chunkscope.tui.widgets.merge_panel import MergePanel
-from chunkscope.tui.widgets.panel_title import fit_tabs
+from chunkscope.tui.widgets.panel_title import fit_tabs, fit_text
 from chunkscope.tui.widgets.recap_panel import RecapPanel
 from chunkscope.tui.widgets.search_panel import SearchPanel
 from chunkscope.tui.widgets.similarity_strip import LEGEND_ROWS, SimilarityStrip, cut_name
@@ -86,7 +86,13 @@ ROLE_COLOURS = {
 
 class ControlsScroll(VerticalScroll, can_focus=False):
     """The merge controls' scroll area: never a focus stop of its own (it had one that
-    lit the panel's border and did nothing); focusing a control scrolls it into view."""
+    lit the panel's border and did nothing); focusing a control scrolls it into view.
+    While its scrollbar shows (class ``-scrolling``), a cell between the controls and
+    the scrollbar: Textual draws the bar inside the padding, against the sliders' values
+    (``7.00▇``)."""
+
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        self.set_class(shown, "-scrolling")
 
 
 class FittingFooter(Footer):
@@ -1015,9 +1021,10 @@ class WorkbenchScreen(Screen[None]):
             # the topics against the marks (counted as the merge panel counts them, not
             # the file's start): over-cutting shows when Pk does not
             n_marks = sc.gold_segments - 1
+            pk_f1 = f" · Pk {score_text(sc.pk)} F1 {score_text(sc.f1)}"
             scores = [
-                f" · Pk {score_text(sc.pk)} F1 {sc.f1:.2f} · {sc.chunks} topics/{n_marks} marks",
-                f" · Pk {score_text(sc.pk)} F1 {sc.f1:.2f}",
+                f"{pk_f1} · {sc.chunks} topics/{n_marks} marks",
+                pk_f1,
                 f" · Pk {score_text(sc.pk)}",
             ]
         hit_text = ""
@@ -1092,8 +1099,6 @@ def _fit_title(
     parameters (`bare`: its name alone; the panel shows them) before any score, then the
     scores' least useful parts (`differs`: the column's numbers, each shorter than the
     one before); at the last, the name and count alone. Never a number cut."""
-    from rich.cells import cell_len
-
     short = label.split(" · ")[-1]
     names = [short] if bare is None or bare == short else [short, bare]
     differ = differs[0]
@@ -1109,9 +1114,7 @@ def _fit_title(
                 tries.append(f"{name} ({count}){shorter}")
             tries.append(f"{name} ({count}){terse}")
     tries += [f"{names[-1]} ({count})", names[-1]]
-    if room <= 0:
-        return tries[0]
-    return next((t for t in tries if cell_len(t) <= room), tries[-1])
+    return fit_text(tries, room)
 
 
 def _set_title(widget: Any, title: str, subtitle: str | None = None) -> None:

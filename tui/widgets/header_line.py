@@ -14,6 +14,7 @@ from textual.widget import Widget
 
 from chunkscope.engine.textutil import plural, strip_control
 from chunkscope.themes import readable
+from chunkscope.tui.widgets.panel_title import fit_labels
 
 
 def turns_after_collapse(n: int) -> str:
@@ -184,7 +185,7 @@ class HeaderLine(Widget):
         if left_out:  # said in short (what, or how many more); all of it on hover
             n = len(left_out)
             tries = ["+ " + ", ".join(left_out), f"+{n} more", f"+{n}"]
-            said = next((t for t in tries if 3 + cell_len(t) <= room), "")
+            said = fit_labels([[*tries, ""]], room, gap=3)[0]
             if said:
                 text.append(*sep)
                 text.append(said, dim)

@@ -287,6 +287,7 @@ class MergePanel(Vertical):
 
     def on_resize(self) -> None:
         self._show_stats()
+        self._show_score()
 
     def _show_stats(self) -> None:
         stats = self.query_one("#merge-stats", Static)
@@ -350,10 +351,18 @@ class MergePanel(Vertical):
 
     def set_score(self, text: str) -> None:
         """The live score: the run against the topic marks, and the query file's hit
-        rate (empty: neither)."""
+        rate (empty: neither), broken between items as the stats are (a score's name
+        and its number stay together)."""
+        self._score = text
+        self._show_score()
+
+    def _show_score(self) -> None:
         score = self.query_one("#merge-score", Static)
-        if str(score.render()) != text:
-            score.update(text)
+        text = getattr(self, "_score", "")
+        width = self.content_region.width  # the score's own is 0 while it is hidden
+        shown = wrap_items(text, width) if width > 0 else text
+        if str(score.render()) != shown:
+            score.update(shown)
         score.display = bool(text)
 
     def on_slider_changed(self, event: Slider.Changed) -> None:

@@ -41,10 +41,17 @@ def fit_title(name: str, forms: Sequence[str], room: int) -> str:
     """`name` and the first of `forms` (a title's numbers, whole to shortest) that fits
     `room` cells; the name alone when none does (none at all: `room` unknown, <= 0,
     takes the whole)."""
-    tries = [f"{name}  {form}" if form else name for form in forms] or [name]
+    tries = [f"{name}  {form}" if form else name for form in forms]
+    return fit_text([*tries, name], room)
+
+
+def fit_text(forms: Sequence[str], room: int) -> str:
+    """The first of `forms` (longest first) that fits `room` cells, the last when none
+    does; the first when `room` is unknown (<= 0: not laid out yet). `fit_labels` for
+    one label."""
     if room <= 0:
-        return tries[0]
-    return next((t for t in tries if cell_len(t) <= room), name)
+        return forms[0]
+    return fit_labels([forms], room, gap=0)[0]
 
 
 def tab_label(title: str) -> str:
@@ -62,16 +69,20 @@ def tab_choices(forms: Sequence[str], about: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(labels))
 
 
-def fit_labels(choices: Sequence[Sequence[str]], width: int) -> list[str]:
+def fit_labels(
+    choices: Sequence[Sequence[str]], width: int, *, gap: int = TAB_PADDING
+) -> list[str]:
     """One label per tab from its `choices` (longest first), all together within `width`
-    cells: while they do not fit, the tab with the longest label takes its next shorter
-    one (when no tab has a shorter one left, the shortest are given)."""
+    cells, each taking `gap` cells more: while they do not fit, the tab with the longest
+    label takes its next shorter one (when no tab has a shorter one left, the shortest
+    are given). Every text shortened to fit its room goes through here: one label is a
+    title, a line or a header's note (`fit_text`)."""
     index = [0] * len(choices)
 
     def label(k: int) -> str:
         return choices[k][index[k]]
 
-    while sum(cell_len(label(k)) + TAB_PADDING for k in range(len(choices))) > width:
+    while sum(cell_len(label(k)) + gap for k in range(len(choices))) > width:
         shorter = [k for k in range(len(choices)) if index[k] + 1 < len(choices[k])]
         if not shorter:
             break

@@ -3,7 +3,8 @@ budget, and the ranked chunks.
 
 One line for the question (enter searches, escape closes), one for the context
 (``context: 812 of 1000 tokens · 4 of 48 chunks  · ranker [bm25] embed fusion``, the
-ranker a toggle at its right; a long context wraps, the toggle stays), then a line
+ranker a toggle at its right; a context too long for its row is said in shorter forms,
+whole parts each, `panel_title.fit_text`, the whole of it on hover), then a line
 per chunk of the context: rank, score, merged chunk, source lines, tokens and the
 chunk's first line. Log text is data: each row is a `rich.text.Text` of the text
 stripped of control sequences, never markup.
@@ -28,6 +29,7 @@ from textual.widgets.option_list import Option
 from chunkscope.engine.search import DEFAULT_RANKER, RANKERS
 from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
 from chunkscope.tui.widgets.chunk_list import preview_lines
+from chunkscope.tui.widgets.panel_title import fit_text, title_forms
 
 PLACEHOLDER = "ask the merged chunks a question · enter searches · esc closes"
 
@@ -54,6 +56,37 @@ def result_row(result: Any) -> Text:
     return text
 
 
+def context_forms(answer: Any, chunks: int) -> list[str]:
+    """What `answer`'s context holds of `chunks` merged chunks, longest first: the note
+    on the budget's unused rest shortened first, then the counts, then the note left out."""
+    used, budget, picked = answer.used_tokens, answer.budget, len(answer.results)
+    slots = [
+        [f"context: {used} of {budget} tokens", f"context {used}/{budget} tokens"],
+        [f"{picked} of {chunks} chunks", f"{picked}/{chunks} chunks"],
+        [*answer.rest_notes, ""],
+    ]
+    return title_forms(slots, [2, 0, 1, 2])
+
+
+class ContextLine(Static):
+    """The context line: the longest of its forms that fits its row (fitted again when
+    the row's width changes), the whole of it on hover when shortened."""
+
+    _forms: tuple[str, ...] = ("",)
+
+    def show(self, *forms: str) -> None:
+        self._forms = forms or ("",)
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        shown = fit_text(self._forms, self.size.width)
+        self.update(shown)
+        self.tooltip = self._forms[0] if shown != self._forms[0] else None
+
+
 class SearchPanel(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", show=False),  # the border says it
@@ -70,9 +103,11 @@ class SearchPanel(Vertical):
             background: $boost;
         }
         & > #search-input:focus { background: $primary 30%; }
-        & > #search-bar { height: auto; }
-        /* the context line wraps (never cut mid-word); the ranker stays at its right */
-        & > #search-bar > #search-status { width: 1fr; height: auto; color: $text-muted; }
+        & > #search-bar { height: 1; }
+        /* the context line keeps to its row (said shorter); the ranker at its right */
+        & > #search-bar > #search-status {
+            width: 1fr; height: 1; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis;
+        }
         & > #search-bar > ChoiceToggle { width: auto; }
         & > #search-results {
             height: 1fr;
@@ -112,7 +147,7 @@ class SearchPanel(Vertical):
     def compose(self) -> ComposeResult:
         yield Input(placeholder=PLACEHOLDER, id="search-input")
         with Horizontal(id="search-bar"):
-            yield Static("", id="search-status", markup=False)
+            yield ContextLine("", id="search-status", markup=False)
             yield ChoiceToggle(
                 list(RANKERS), DEFAULT_RANKER, label=" · ranker", label_width=10, id="search-ranker"
             )
@@ -135,22 +170,18 @@ class SearchPanel(Vertical):
         if not field.has_focus and field.value != query:
             field.value = query
         self.query_one("#search-ranker", ChoiceToggle).set_value(ranker)
-        status = self.query_one("#search-status", Static)
+        status = self.query_one("#search-status", ContextLine)
         results = self.results
         if answer is None:
             if busy:  # the last answer stays until the new one comes
                 if not self._chunks:
-                    status.update("searching…")
+                    status.show("searching…")
                 return
-            status.update("type a question, then enter")
+            status.show("type a question, then enter")
             self._chunks = []
             results.clear_options()
             return
-        status.update(
-            f"context: {answer.used_tokens} of {answer.budget} tokens · "
-            f"{len(answer.results)} of {chunks} chunks"
-            + (f" · {answer.rest_note}" if answer.rest_note else "")
-        )
+        status.show(*context_forms(answer, chunks))
         picked = [r.chunk for r in answer.results]
         results.clear_options()
         if not answer.results:

@@ -6,7 +6,9 @@ pairs and shows its lowest similarity (so a dip that caused a cut never disappea
 
 - rows 1-2: a sparkline of similarities, coloured above / below the first pass threshold;
 - row 3: where the merged chunks were cut, a glyph per reason, and ``▲`` at the selection;
-  with a search answer (the Search panel), its rank (``1``…``9``, ``+``) at each hit chunk;
+  with a search answer (the Search panel), its rank (``1``…``9``, ``+``) at each hit chunk,
+  the selected hit's rank lit (a block of its own colour) in place of its ``▲`` (the legend
+  says so: ``1 selected``), so every rank stays on the row;
   with topic marks, a cut near a mark is green (a hit), any other red (spurious) but
   one outside the stretch of partial marks (not scored);
 - with topic marks, a row of them: ``◆`` green where a cut found it, red where none did,
@@ -115,6 +117,7 @@ class SimilarityStrip(Widget):
         "similarity-strip--hit",
         "similarity-strip--miss",
         "similarity-strip--search",
+        "similarity-strip--selected-hit",
     }
 
     DEFAULT_CSS = """
@@ -130,6 +133,7 @@ class SimilarityStrip(Widget):
         & > .similarity-strip--hit { color: $success; text-style: bold; }
         & > .similarity-strip--miss { color: $error; text-style: bold; }
         & > .similarity-strip--search { color: $warning; text-style: bold reverse; }
+        & > .similarity-strip--selected-hit { color: $primary; text-style: bold reverse; }
     }
     """
 
@@ -295,6 +299,17 @@ class SimilarityStrip(Widget):
         at = np.searchsorted(bucket_edges(n, cols), positions, side="right") - 1
         return np.asarray(np.clip(at, 0, cols - 1))
 
+    def _selected_rank(self) -> str | None:
+        """The rank glyph of the search hit that is the selected chunk (None: the
+        selection is no hit, or there is none): drawn, lit, where its ``▲`` would be."""
+        if self.selected_pair is None:
+            return None
+        selected = (self.selected_pair, self.selected_end or self.selected_pair + 1)
+        for (first, end), rank in self.hits:
+            if (first, max(end, first + 1)) == selected:
+                return rank_glyph(rank)
+        return None
+
     def chunk_column(self, first: int, end: int, width: int | None = None) -> int:
         """The one column where the cuts row marks the chunk over positions `first` to
         `end` - 1 (the selection's ``▲``, a search hit's rank): between the cut before
@@ -322,6 +337,7 @@ class SimilarityStrip(Widget):
         key: tuple[object, ...] = (width, self._sims_version, len(self.sizes), self.threshold)
         key = (*key, self._marks_version, self.cap, self.cap_unit, bool(self.hits))
         key = (*key, self._cuts_version, self.selected_pair is not None, self.uncut)
+        key = (*key, self._selected_rank())
         return (*key, self.own_chunks, self.scale_noun)
 
     def render_line(self, y: int) -> Strip:
@@ -570,14 +586,15 @@ class SimilarityStrip(Widget):
             for (first, end), rank in sorted(self.hits, key=lambda h: -h[1]):
                 c = self.chunk_column(first, end, width)
                 if 0 <= c < size:
-                    glyphs[c] = str(rank) if rank < 10 else "+"
+                    glyphs[c] = rank_glyph(rank)
                     style_idx[c] = 5
         if self.selected_pair is not None:  # in its chunk's column, as its search rank
             end = self.selected_end or self.selected_pair + 1
             c = self.chunk_column(self.selected_pair, end, width)
-            if 0 <= c < size:
-                glyphs[c] = "▲"
-                style_idx[c] = 2
+            lit = self._selected_rank()
+            if 0 <= c < size:  # a hit keeps its rank, lit as the selection
+                glyphs[c] = lit or "▲"
+                style_idx[c] = 2 if lit is None else 6
         styles = [
             self._style("base"),
             self._style("cut"),
@@ -585,6 +602,7 @@ class SimilarityStrip(Widget):
             self._style("hit"),
             self._style("miss"),
             self._style("search"),
+            self._style("selected-hit"),
         ]
         return self._finish([self._label("cuts"), *self._runs(glyphs, style_idx, styles)], width)
 
@@ -682,7 +700,12 @@ class SimilarityStrip(Widget):
             legend.append(Segment(glyph, self._style("cut")))
             legend.append(Segment(f" {cut_name(reason, topic)}  ", label))
         if self.selected_pair is not None:
-            legend.append(Segment("▲", self._style("selected")))
+            rank = self._selected_rank()
+            legend.append(
+                Segment("▲", self._style("selected"))
+                if rank is None
+                else Segment(rank, self._style("selected-hit"))
+            )
             legend.append(Segment(" selected", label))
         if self.hits:
             legend += [Segment("   ", label), Segment("1", self._style("search"))]
@@ -751,6 +774,11 @@ def scale_text(per: float, noun: str) -> str:
 
 #: A topic mark on the strip's marks row; a column holding several shows their count.
 MARK_GLYPH = "◆"
+
+
+def rank_glyph(rank: int) -> str:
+    """A search hit's rank in the one cell the cuts row has for it: ``1``…``9``, ``+``."""
+    return str(rank) if rank < 10 else "+"
 
 
 def marks_glyph(count: int) -> str:

@@ -161,7 +161,7 @@ class MarksReport:
         marks = s.gold_segments - 1
         scope = "partial" if s.partial else "all topics"  # `a` toggles
         return (
-            f"{marks} topic mark{'s' if marks != 1 else ''} ({scope}) · F1 {s.f1:.2f}\n"
+            f"{marks} topic mark{'s' if marks != 1 else ''} ({scope}) · F1 {score_text(s.f1)}\n"
             f"Pk {score_text(s.pk)} · WindowDiff {score_text(s.windowdiff)}\n"
             f"{topics_against_marks(s)}\n"
             f"{self.hits} hit · {self.missed} missed · {self.spurious} spurious"

@@ -1,0 +1,114 @@
+"""Defects of a ninth review walk of the workbench at 100x30 (issue 35): the search
+panel's context line keeps to its row beside the ranker toggle, the selected hit's rank
+stays on the strip beside its ▲, and the scrolling controls keep a cell between their
+values and the scrollbar."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.pilot import SIZE, make_app, settled, until
+
+if TYPE_CHECKING:
+    from chunkscope.tui.app import ChunkscopeApp
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+NARROW = (100, 30)
+
+
+@pytest.mark.parametrize("size", [NARROW, (130, 30)], ids=["narrow", "wide-short"])
+async def test_the_controls_scrollbar_keeps_a_cell_from_the_slider_values(
+    size: tuple[int, int],
+) -> None:
+    """The merge tab at 100x30 (and the merge panel of a short wide terminal) scrolls:
+    its bar stood against the values (``7.00▇``)."""
+    from chunkscope.tui.widgets.slider import Slider
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        controls = app.workbench.query_one("#controls")  # type: ignore[union-attr]
+        assert controls.show_vertical_scrollbar, "the controls should scroll at this size"
+        bar = controls.vertical_scrollbar.region
+        sliders = [s for s in controls.query(Slider) if s.region.width]
+        assert sliders
+        for slider in sliders:
+            assert slider.region.right < bar.x, (slider.id, slider.region, bar)
+
+
+async def _ask(pilot: Any, app: ChunkscopeApp, question: str) -> None:
+    await pilot.press("slash")
+    await until(pilot, lambda: app.focused is not None and app.focused.id == "search-input")
+    await pilot.press(*["space" if c == " " else c for c in question], "enter")
+    await until(
+        pilot,
+        lambda: (
+            app.search_answer is not None
+            and app.search_view is app.workbench.view  # type: ignore[union-attr]
+            and app.workers_idle()
+        ),
+    )
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
+async def test_the_search_context_line_keeps_to_its_row_beside_the_ranker(
+    size: tuple[int, int],
+) -> None:
+    """An answer that leaves the budget's rest unused says so on the context line; at
+    100x30 the line wrapped around the ranker toggle (walk 9, 1): it keeps to its one
+    row, in a shorter form when it must, and says the whole on hover."""
+    from chunkscope.tui.widgets.search_panel import SearchPanel, context_forms
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        await _ask(pilot, app, "embedding cache")
+        answer = app.search_answer
+        assert answer is not None and answer.rest_note, "the question should leave a rest"
+        panel = app.workbench.query_one(SearchPanel)  # type: ignore[union-attr]
+        status = panel.query_one("#search-status")
+        toggle = panel.query_one("#search-ranker")
+        shown = str(status.render())
+        assert status.region.height == 1 and status.region.y == toggle.region.y
+        assert status.region.right <= toggle.region.x
+        assert len(shown.rstrip()) <= status.region.width, shown
+        forms = context_forms(answer, len(app.workbench.view.result.chunks))  # type: ignore[union-attr]
+        assert shown.rstrip() in forms
+        assert "unused" in shown  # the rest is said, short or whole
+        if size == SIZE:
+            assert shown.rstrip() == forms[0] and answer.rest_note in shown
+        else:
+            assert shown.rstrip() != forms[0] and status.tooltip == forms[0]
+
+
+async def test_the_selected_search_hit_keeps_its_rank_on_the_strip() -> None:
+    """At 100x30 the ▲ of the selected chunk stood on its rank: the best hit, selected
+    first, showed no ``1`` (walk 9, 2). Each hit selected in turn keeps its rank in its
+    column, lit as the selection (the legend says so), the others theirs."""
+    from chunkscope.tui.widgets.search_panel import SearchPanel
+    from chunkscope.tui.widgets.similarity_strip import LABEL_WIDTH, SimilarityStrip
+
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        await _ask(pilot, app, "how is the embedding cache stored")
+        bench, answer = app.workbench, app.search_answer
+        assert bench is not None and bench.view is not None and answer is not None
+        strip = bench.query_one("#strip", SimilarityStrip)
+        results = bench.query_one(SearchPanel).results
+        results.focus()
+        for hit in answer.results[:3]:
+            results.highlighted = hit.rank - 1
+            await until(pilot, lambda hit=hit: bench.selected == hit.chunk)  # type: ignore[misc]
+            await pilot.pause()
+            lines = strip.rendered_lines()
+            row = next(r for r in lines if r.startswith("cuts"))[LABEL_WIDTH:]
+            a, b = (int(p) for p in bench.view.result.spans[hit.chunk])
+            assert "▲" not in row and row[strip.chunk_column(a, b)] == str(hit.rank), row
+            legend = " ".join(lines[lines.index(next(r for r in lines if r.startswith("size"))) :])
+            assert f"{hit.rank} selected" in legend
+        assert "1" in row and "2" in row and "3" in row
