@@ -460,6 +460,9 @@ def test_a_cut_too_small_to_carry_anything_is_left_out_and_said() -> None:
     assert [r.chunk for r in tiny.results] == [0] and tiny.left_out == 1
     roomy = idx.search("sqlite cache", SearchParams(budget=need + 40, neighbours=0))
     assert roomy.results[-1].truncated and roomy.left_out is None and roomy.rest_note is None
+    # a budget the first chunk fills exactly has no rest: nothing is said unused
+    full = idx.search("sqlite cache", SearchParams(budget=need, neighbours=0))
+    assert full.used_tokens == full.budget and full.left_out is None and full.rest_note is None
 
 
 def test_search_text_output_says_the_rest_is_unused() -> None:

@@ -782,6 +782,8 @@ async def test_a_toast_shown_under_a_dialog_is_drawn_once_and_off_the_recap_prev
     from chunkscope.tui.screens.help import HelpScreen
 
     app = make_app()
+    # the toast must outlive the restyle and the dialog's start on a loaded machine
+    app.NOTIFICATION_TIMEOUT = 60
     async with app.run_test(size=size, notifications=True) as pilot:
         await settled(pilot, app)
         await pilot.press("t")

@@ -272,7 +272,12 @@ class SearchIndex:
             chosen.add(i)
         truncated = -1
         left_out: int | None = None
-        if passed is not None and passed[0] not in chosen and len(taken) < p.top:
+        if (
+            passed is not None
+            and passed[0] not in chosen
+            and len(taken) < p.top
+            and self._count(parts) < p.budget  # a full budget has no rest to fill
+        ):
             # the rest of the room: the start of the best chunk passed over
             cut = self._cut_to_fit(parts, self.texts[passed[0]], p.budget)
             if self._carries_words(cut):
