@@ -75,6 +75,8 @@ def test_fragments(text: str) -> None:
         'We need to answer the question: "Is it global? What is best?"',
         "Run `echo a:` first",  # the colon is the code's
         "**All tests pass.**",
+        "**Verdict: APPROVE**",
+        "**All tests pass**",
         "is the cache shared between windows?",  # a question, not the rest of a sentence
     ],
 )
@@ -224,3 +226,20 @@ def test_no_summary_of_a_real_log_keeps_a_fragment(
             assert s != "I've added.", cand["index"]
     what = doc["recap"].split("## What happened", 1)[-1]
     assert "but I get the following error" not in what
+
+
+def test_where_it_stopped_keeps_no_lead_in() -> None:
+    """The sections say the last message's sentences by the same rule: its list's
+    lead-in ("I've added:") is none of them."""
+    from chunkscope.engine.recap.sections import extract_sections
+    from tests.test_sections import bot as bot_msg
+    from tests.test_sections import by_name, user
+
+    last = (
+        "Done. I've added:\n\n1. **`multiply_numbers`** in `src/math_utils.py`\n"
+        "2. **`test_multiply_numbers`** in `tests/test_math_utils.py`\n"
+    )
+    msgs = [user("Add a multiply function with a test."), bot_msg(last)]
+    lines = by_name(extract_sections(msgs, []))["last"]
+    assert lines and not any("added" in line for line in lines), lines
+    assert any("src/math_utils.py" in line for line in lines)

@@ -62,6 +62,7 @@ from chunkscope.engine.segment.requests import INTERRUPTED, message_kind, reques
 from chunkscope.engine.summarize.extractive import (
     _truncate,
     has_content,
+    is_fragment,
     is_narration,
     sentences_of,
     split_sentences,
@@ -1241,7 +1242,9 @@ _QUESTION = re.compile(r"\?[\"'”’)\]]*$")
 
 
 def _content_sentences(text: str) -> list[str]:
-    return [s.text for s in split_sentences(text) if s.text.strip()]
+    """The sentences of `text` a section may say: no fragment (`is_fragment`: a lead-in
+    whose list or block is not said, the rest of a sentence cut by one, a label)."""
+    return [s.text for s in split_sentences(text) if s.text.strip() and not is_fragment(s)]
 
 
 def _last_words(log: _Log) -> list[str]:

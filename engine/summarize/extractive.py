@@ -299,7 +299,7 @@ def is_fragment(sentence: Sentence) -> bool:
     - it only introduces what follows, which is not in a summary (a list, a block): it
       ends with a colon and says little itself ("I've added:", "Here's the fix:", "Use
       it when:"), or it is a label with no value ("Depends on: —", "**Description:**");
-    - a title in bold alone (``**Inspecting repository**``);
+    - a title in bold alone that names nothing (``**Inspecting repository**``);
     - it starts mid-sentence: a plain lowercase word that goes on from something
       ("but", "with", "to", ...), or any plain lowercase word right after a block the
       summary leaves out, opening a list item ("1. a separate model, **or**"), or
@@ -331,8 +331,9 @@ def is_fragment(sentence: Sentence) -> bool:
         ):
             return True
     title = _BOLD_TITLE.fullmatch(text)
-    if title and not _ENDED.search(title.group(1).rstrip()):
-        return True
+    named = title.group(1).rstrip() if title else ""
+    if named and not _ENDED.search(named) and ":" not in named and not has_content(named):
+        return True  # "**Inspecting repository**", not "**Verdict: APPROVE**"
     first = _PLAIN_FIRST.match(text)
     if first:
         word = first.group(0)
