@@ -1380,7 +1380,7 @@ _PRIORITY = {
 
 #: The first request (the task) may take this many tokens of the allowance even when
 #: its share is less: at a small budget the task comes before every other line.
-TASK_FLOOR = 40
+TASK_FLOOR = 16
 
 
 def fit_sections(
