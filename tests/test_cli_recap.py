@@ -136,12 +136,30 @@ def test_pin_exclude_and_salience(log: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_newest_over_budget_is_reported(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "recap", str(log), "--format", "json", "--budget", "3", *CAP)
+    """The seed's recap (`--plain`, summaries only) keeps the newest summary, and says so."""
+    code, out, err = run(
+        capsys, "recap", str(log), "--format", "json", "--budget", "3", "--plain", *CAP
+    )
     assert code == 0
     doc = json.loads(out)
     assert doc["newest_over_budget"] is True
     assert [c["index"] for c in doc["candidates"] if c["selected"]] == [len(doc["candidates"]) - 1]
     assert "over the budget" in err
+
+
+def test_a_budget_too_small_for_the_task_holds_and_says_so(
+    log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With the sections, the task comes first: when not even its first word fits, the
+    recap is empty (the budget holds, no summary stands in for the task) and says so."""
+    code, out, err = run(capsys, "recap", str(log), "--format", "json", "--budget", "3", *CAP)
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["recap"] == "" and doc["used_tokens"] == 0 and doc["sections"] == []
+    assert doc["newest_over_budget"] is False
+    assert not any(c["selected"] for c in doc["candidates"])
+    assert {c["reason"] for c in doc["candidates"]} <= {"over budget", "no summary"}
+    assert "too small for even the task" in err
 
 
 @pytest.mark.parametrize(
@@ -338,7 +356,7 @@ def test_recap_of_a_markdown_file_keeps_bold_lead_ins_whole_and_no_empty_row(
         assert c["reason"] == ("kept" if c["selected"] else "no summary"), c
     assert [c["reason"] for c in doc["candidates"]].count("no summary") >= 1
     assert "**4. Show it to someone.** One self-contained HTML page" in doc["recap"]
-    assert "with no summary, no text with words" in err
+    assert "with no summary, no sentence to tell" in err
     code, md, _ = run(capsys, "recap", str(path), *small)
     assert md == doc["recap"] and "\n\n\n" not in md
 

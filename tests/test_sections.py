@@ -418,8 +418,13 @@ def test_compose_properties(
     for c in sel.candidates:
         if c.index in excluded:
             assert c.reason == "excluded"
+    # the task comes before anything else: it is shown, or (not even its first word
+    # fits) nothing is, and the recap says so
+    if any(s.name == "task" and s.lines for s in sections):
+        assert sel.task_left_out or "## Task\n" in sel.text, sel.text
+        assert not sel.task_left_out or sel.text == ""
     pins = sorted(pinned - excluded)
-    if pins:
+    if pins and not any(s.name == "task" and s.lines for s in sections):  # the task first
         alone = compose([cands[i] for i in pins], [], budget, COUNTER, pins, [], headings)
         if not alone.newest_over_budget and all(c.selected for c in alone.candidates):
             shown = {c.index: c.text for c in sel.candidates}

@@ -83,10 +83,10 @@ FloatArray = npt.NDArray[np.float64]
 Scorer = Literal["recency", "salience"]
 #: Why a candidate is in the recap or not; "said already": every sentence of its summary
 #: was said before it (by the sections or a candidate ahead), so it adds nothing; "no
-#: summary": its chunk has no text with words to summarize (`NO_SUMMARY_WHY`).
+#: summary": its chunk has no sentence to tell (`NO_SUMMARY_WHY`).
 Reason = Literal["kept", "pinned", "over budget", "excluded", "said already", "no summary"]
 #: What a chunk with no summary holds: said by the command line, the report and the workbench.
-NO_SUMMARY_WHY = "no text with words (code only, an HTML comment, a fence alone)"
+NO_SUMMARY_WHY = "no sentence to tell (code only, an HTML comment, a fence or a lead-in alone)"
 
 SCORERS: tuple[Scorer, ...] = ("recency", "salience")
 
@@ -363,6 +363,9 @@ class Selection:
     section_tokens: list[int] = field(default_factory=list)
     #: The text above the summaries (the rendered sections), "" without sections.
     prefix: str = ""
+    #: The log has a task but the budget is too small for even its first word: the
+    #: recap is empty rather than over the budget or without the task.
+    task_left_out: bool = False
 
     @property
     def selected(self) -> list[Candidate]:
@@ -684,12 +687,16 @@ def compose(
 
     The sections take at most `SECTIONS_SHARE` of the budget, less what the pinned
     summaries need (`engine.recap.sections.fit_sections`); the summaries are selected in what
-    is left (`select`, no sentence said twice). When the summaries leave budget over (a
-    session of few merged chunks), the sections are fitted again in all that is left,
-    the summaries picked staying as they are. Without sections (none, or none with
-    lines) this is `select` of the candidates alone.
+    is left (`select`, no sentence said twice). The task comes before anything else: its
+    first request is in the sections at every budget (cut at a word to fit, in at least
+    `TASK_FLOOR` tokens of the sections' share, pins or not), and when not even its first
+    word fits, the recap is empty and says so (``task_left_out``): never over the budget,
+    never without the task. When the summaries leave budget over (a session of few merged
+    chunks), the sections are fitted again in all that is left, the summaries picked
+    staying as they are. Without sections (none, or none with lines) this is `select` of
+    the candidates alone.
     """
-    from chunkscope.engine.recap.sections import fit_sections, render_sections
+    from chunkscope.engine.recap.sections import TASK_FLOOR, fit_sections, render_sections
 
     pinned, excluded = list(pinned), list(excluded)
     present = [s for s in sections if s.lines]
@@ -702,8 +709,28 @@ def compose(
     if pins:
         blocks = [render_block(c, headings) for c in candidates if c.index in pins]
         reserve = counter.count(SEPARATOR.join([SUMMARIES_HEADING, *blocks]) + SEPARATOR)
-    allowance = min(int(budget * SECTIONS_SHARE), budget - reserve)
+    share = int(budget * SECTIONS_SHARE)
+    allowance = min(share, budget - reserve)
+    has_task = any(s.name == "task" for s in present)
+    if has_task:
+        allowance = max(allowance, min(share, TASK_FLOOR))  # the task before any pin
     fitted = fit_sections(present, allowance, counter)
+    if has_task and not any(s.name == "task" for s in fitted) and budget - 1 > allowance:
+        # a budget too small for the sections' share: the task alone may take it all
+        # but the recap's final newline
+        task = [s for s in present if s.name == "task"]
+        fitted = fit_sections(task, budget - 1, counter, stretch=True)
+    if has_task and not any(s.name == "task" for s in fitted):
+        # not even the task's first word fits: nothing else takes its place
+        left_out = set(excluded) | {c.index for c in candidates if c.excluded}
+        nothing = select(candidates, 0, counter, [], [c.index for c in candidates], headings)
+        cands = [
+            c
+            if c.index in left_out
+            else replace(c, excluded=False, pinned=c.index in pins, reason="over budget")
+            for c in nothing.candidates
+        ]
+        return replace(nothing, candidates=cands, budget=budget, task_left_out=True)
     prefix = render_sections(fitted)
     chosen = select(
         candidates, budget, counter, pinned, excluded, headings, prefix=prefix, dedupe=True

@@ -62,6 +62,7 @@ from chunkscope.engine.segment.requests import INTERRUPTED, message_kind, reques
 from chunkscope.engine.summarize.extractive import (
     _truncate,
     has_content,
+    is_fragment,
     is_narration,
     sentences_of,
     split_sentences,
@@ -1241,7 +1242,9 @@ _QUESTION = re.compile(r"\?[\"'”’)\]]*$")
 
 
 def _content_sentences(text: str) -> list[str]:
-    return [s.text for s in split_sentences(text) if s.text.strip()]
+    """The sentences of `text` a section may say: no fragment (`is_fragment`: a lead-in
+    whose list or block is not said, the rest of a sentence cut by one, a label)."""
+    return [s.text for s in split_sentences(text) if s.text.strip() and not is_fragment(s)]
 
 
 def _last_words(log: _Log) -> list[str]:
@@ -1375,6 +1378,11 @@ _PRIORITY = {
 }
 
 
+#: The first request (the task) may take this many tokens of the allowance even when
+#: its share is less: at a small budget the task comes before every other line.
+TASK_FLOOR = 16
+
+
 def fit_sections(
     sections: Sequence[Section], allowance: int, counter: TokenCount, *, stretch: bool = False
 ) -> list[Section]:
@@ -1382,7 +1390,9 @@ def fit_sections(
     (`render_sections`): lines are taken in priority order (the first request, an open
     question, the plan's open items and the last check first; each section at most its
     share of the allowance), and shown in their own order. A line that does not fit is
-    skipped and the next ones are still tried. With `stretch`, a section may take more
+    skipped and the next ones are still tried. The first request goes in first, cut at
+    a word to fit when it must (its share at least `TASK_FLOOR` tokens, down to its first
+    word), so no other line ever takes its place. With `stretch`, a section may take more
     than its share when the others leave room (a second pass over what is left)."""
     if allowance <= 0:
         return []
@@ -1445,7 +1455,10 @@ def fit_sections(
         name = sections[si].name
         if not stretch:
             own = counter.count(build({si: set(trial[si])})[0].render())
-            if own > _SHARE.get(name, 0.1) * allowance:
+            share = _SHARE.get(name, 0.1) * allowance
+            if name == "task" and trial[si] == {0}:
+                share = max(share, TASK_FLOOR)  # the first request alone
+            if own > share:
                 return False
         return counter.count(render_sections(build(trial))) <= allowance
 
@@ -1461,11 +1474,15 @@ def fit_sections(
             if rank != 0 or s.name not in _CUTTABLE:
                 continue
             # the first line of the task, the question, the last words: cut it to fit
+            # (the task at a word, down to its first one; the others to _MIN_CUT)
             full = s.lines[li]
-            lo, hi, best = _MIN_CUT, len(full) - 1, ""
+            cuts: Sequence[str] = (
+                _word_cuts(full) if s.name == "task" else _CharCuts(full, _MIN_CUT)
+            )
+            lo, hi, best = 0, len(cuts) - 1, ""
             while lo <= hi:
                 mid = (lo + hi) // 2
-                text[(si, li)] = _cut(full, mid)
+                text[(si, li)] = cuts[mid]
                 if fits(trial, si):
                     best, lo = text[(si, li)], mid + 1
                 else:
@@ -1484,6 +1501,32 @@ def fit_sections(
 #: Sections whose most important line is cut to fit rather than left out.
 _CUTTABLE = frozenset({"task", "questions", "last"})
 _MIN_CUT = 60
+
+
+def _word_cuts(line: str) -> list[str]:
+    """`line` cut after each of its words but the last, shortest first, each ending with
+    "..." (and closing what the cut leaves open: code, a quotation, bold)."""
+    words = _fold(line).split(" ")
+    out: list[str] = []
+    size = -1
+    for word in words[:-1]:
+        size += len(word) + 1
+        out.append(_truncate(_fold(line), size + 4))
+    return list(dict.fromkeys(out))
+
+
+class _CharCuts(Sequence[str]):
+    """`line` cut at `low` characters and more, one more at each index (`_cut`), made
+    only when looked at: a binary search over them looks at a few."""
+
+    def __init__(self, line: str, low: int) -> None:
+        self.line, self.low = line, low
+
+    def __len__(self) -> int:
+        return max(len(self.line) - self.low, 0)
+
+    def __getitem__(self, i: int) -> str:  # type: ignore[override]
+        return _cut(self.line, self.low + i)
 
 
 def _said(line: str) -> set[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -21,6 +22,9 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
 _TABLE = re.compile(r"^\s*\|")
+#: A quote's markers at the start of a line (``> ``, ``> > ``, a ``>`` alone): not
+#: ``>>> `` (a Python prompt) nor ``->``.
+_QUOTE = re.compile(r"^ {0,3}>(?: >)*(?:[ \t]|$)")
 _COMMENT = re.compile(r"<!--.*?-->")
 #: A line that is a file's (or a folder's) name alone, just above a fenced block: the
 #: block's label (aider's ``src/app.py`` and ``data/`` above its edit blocks).
@@ -256,6 +260,94 @@ def is_markup(sentence: str) -> bool:
     return bool(_MARKUP.match(sentence))
 
 
+# ------------------------------------------------------------------- fragments
+
+#: Words a sentence does not start on: the rest of a sentence cut in two (by a code
+#: block, a list, a chunk's edge): "but I get the following error", "with.".
+_CONTINUES = frozenset(
+    {"and", "but", "or", "nor", "yet", "with", "without", "which", "whose", "whom", "that"}
+    | {"than", "because", "whereas", "although", "though", "unless", "whether", "as", "of"}
+    | {"to", "by", "from", "into", "onto", "via", "per", "on", "at", "in", "for", "like"}
+)
+#: Words that open a question as well as go on from a cut ("is it done?"): a
+#: continuation only when the sentence is no question.
+_CONTINUES_UNLESS_ASKED = frozenset(
+    {"is", "are", "was", "were", "be", "been", "being", "has", "have", "had"}
+)
+#: A sentence's first word when it is a plain lowercase word (not a name such as
+#: ``cache_key()``, ``conftest.py`` or ``spotter-fum.2``, which may open a sentence).
+_PLAIN_FIRST = re.compile(r"[a-z][a-z'’-]*(?=[\s,;!?]|$)")
+#: The agent writes sentences that start with a capital: one of its sentences that
+#: starts lowercase after another one is the rest of a sentence the split cut.
+_AGENT_ROLES = frozenset({"Bot", "Bot thinking"})
+#: Markup around a sentence's words (bold, italics, code marks).
+_MARKS = "*_`~ \t"
+#: A lead-in with at most this many words of content only introduces what follows.
+_LEAD_IN_WORDS = 3
+#: Words that point at what follows: a lead-in with one only introduces it.
+_POINTERS = frozenset({"following", "follows", "below", "here", "these", "this"})
+#: Words a lead-in ends on that leave its sentence open ("Use environment variables
+#: when:", "Values like:").
+_INTRODUCES = frozenset({"when", "if", "where", "like", "include", "includes", "including"})
+#: A title written in bold alone (``**Inspecting repository**``): no sentence.
+_BOLD_TITLE = re.compile(r"\*\*([^*]+)\*\*[\s.:]*")
+
+
+def is_fragment(sentence: Sentence) -> bool:
+    """Whether `sentence` is a fragment, never a summary's sentence however central:
+
+    - it only introduces what follows, which is not in a summary (a list, a block): it
+      ends with a colon and says little itself ("I've added:", "Here's the fix:", "Use
+      it when:"), or it is a label with no value ("Depends on: —", "**Description:**");
+    - a title in bold alone that names nothing (``**Inspecting repository**``);
+    - it starts mid-sentence: a plain lowercase word that goes on from something
+      ("but", "with", "to", ...), or any plain lowercase word right after a block the
+      summary leaves out, opening a list item ("1. a separate model, **or**"), or
+      after another sentence of the agent's;
+    - it ends mid-sentence (on "or", "the", "is", ... with no stop);
+    - it starts or ends inside a quotation (an odd number of ``"`` outside code);
+    - it has no word of content (each word a stopword: "You have.").
+    """
+    text = sentence.text.strip()
+    if not has_words(text):
+        return True
+    prose = _INLINE_CODE.sub(" code ", text)  # a colon or a quote mark in code is the code's
+    bare = prose.rstrip(_MARKS)
+    words = [w.lower() for w in _WORD.findall(prose)]
+    content = [w for w in words if w not in _STOPWORDS or w.isdecimal()]
+    if not content:
+        return True
+    head, colon, tail = bare.rpartition(":")
+    if colon and not head.endswith(":") and not has_words(tail):
+        # a lead-in (or a label) whose block is not here: a fragment when introducing
+        # is all it does ("I've added:", "Here's the fix:", "Depends on: —"), not when
+        # it says something itself ("Install the dependencies and run the tests:")
+        last = head.rstrip(_MARKS).rsplit(None, 1)[-1].lower() if head.strip() else ""
+        if (
+            len(content) <= _LEAD_IN_WORDS
+            or not _POINTERS.isdisjoint(words)
+            or last in _RUNS_ON
+            or last in _INTRODUCES
+        ):
+            return True
+    title = _BOLD_TITLE.fullmatch(text)
+    named = title.group(1).rstrip() if title else ""
+    if named and not _ENDED.search(named) and ":" not in named and not has_content(named):
+        return True  # "**Inspecting repository**", not "**Verdict: APPROVE**"
+    first = _PLAIN_FIRST.match(text)
+    if first:
+        word = first.group(0)
+        if word in _CONTINUES or sentence.after in ("block", "item"):
+            return True
+        if word in _CONTINUES_UNLESS_ASKED and not bare.endswith("?"):
+            return True
+        if sentence.after == "sentence" and sentence.role in _AGENT_ROLES:
+            return True
+    if not _ENDED.search(bare) and bare.rsplit(None, 1)[-1].strip(_MARKS).lower() in _RUNS_ON:
+        return True  # "solve static contact constraints, or"
+    return prose.count('"') % 2 == 1
+
+
 def content_weight(sentence: str) -> float:
     """0 for narration, filler and machine text; otherwise 1, more for each fact mark
     (up to 1.6)."""
@@ -273,8 +365,9 @@ def terminated(sentence: str) -> str:
     joined to the next one would read as one: "takes parameters The outermost ..."), or
     with a colon: the lead-in of a block (code, a table, a list) a summary leaves out."""
     text = sentence.rstrip()
-    if text.endswith(":") and not text.endswith("::"):
-        return text[:-1].rstrip() + "."
+    core = text.rstrip("*_")  # "**1. Update the styles:**" ends as "**1. Update the styles.**"
+    if core.endswith(":") and not core.endswith("::"):
+        return core[:-1].rstrip() + "." + text[len(core) :]
     return text if not text or _ENDED.search(text) else text + "."
 
 
@@ -289,7 +382,8 @@ class Sentence:
 
     ``prose`` is False for collapsed tool sentences, headings and other
     boilerplate that should not stand for a chunk that has real prose. ``heading``: a
-    markdown heading, a title of what follows, never a summary on its own.
+    markdown heading, a title of what follows, never a summary on its own. ``after``
+    tells a sentence that goes on from something cut out (`is_fragment`).
     """
 
     text: str
@@ -297,6 +391,11 @@ class Sentence:
     position: int
     prose: bool
     heading: bool = False
+    #: What comes right before it in its turn: "block" (fenced code, a table, an output:
+    #: the paragraph goes on after something a summary leaves out), "item" (it opens a
+    #: list item, often the end of the sentence that introduced the list), "sentence"
+    #: (another sentence of its paragraph) or "" (it opens its turn or paragraph).
+    after: str = ""
 
 
 #: Bold's marks: a sentence never ends inside bold (its closing marks follow).
@@ -331,20 +430,71 @@ def _is_boundary(text: str, stop: int, nxt: int, begin: int = 0, bold: bool = Fa
         return False
     if _STARTER.match(text, nxt):
         return True
-    if not _LOWER_START.match(text, nxt) or text[stop] != ".":
-        return False
+    if not _LOWER_START.match(text, nxt) or text[stop] != "." or text.startswith("..", stop):
+        return False  # an ellipsis before a lowercase word: the sentence goes on
     start = text.rfind(" ", 0, stop) + 1
     word = text[start:stop]
     return len(word) >= 2 and "." not in word and word.lower() not in _ABBREVIATIONS
 
 
+_TICKS = re.compile(r"`+")
+#: Inline code: a quote mark inside it is the code's, no quotation.
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+#: The farthest a quotation's closing mark may be from a stop inside it for the stop
+#: not to end a sentence (an unclosed mark further away is a stray one).
+_QUOTE_REACH = 400
+
+
+class _Quotes:
+    """Where a paragraph's quotations are (straight ``"`` and curly marks, outside
+    inline code), to tell whether a stop is inside one: a quoted question ("Is it
+    right? What is best?") is part of the sentence that quotes it."""
+
+    __slots__ = ("close", "open", "straight")
+
+    def __init__(self, text: str) -> None:
+        spans = [m.span() for m in _INLINE_CODE.finditer(text)] if "`" in text else []
+        starts = [a for a, _ in spans]
+
+        def outside(mark: str) -> list[int]:
+            if mark not in text:
+                return []
+            at = (m.start() for m in re.finditer(mark, text))
+            return [
+                i
+                for i in at
+                if not spans or (k := bisect_right(starts, i) - 1) < 0 or i >= spans[k][1]
+            ]
+
+        self.straight = outside('"')
+        self.open = outside("“")
+        self.close = outside("”")
+
+    def inside(self, begin: int, stop: int) -> bool:
+        """Whether `stop` is inside a quotation opened since `begin` and closed soon
+        after it."""
+        lo, hi = bisect_left(self.straight, begin), bisect_left(self.straight, stop)
+        if (hi - lo) % 2 and hi < len(self.straight) and self.straight[hi] - stop < _QUOTE_REACH:
+            return True
+        opened = bisect_left(self.open, stop) - bisect_left(self.open, begin)
+        closed = bisect_left(self.close, stop) - bisect_left(self.close, begin)
+        after = bisect_left(self.close, stop)
+        return (
+            opened > closed and after < len(self.close) and self.close[after] - stop < _QUOTE_REACH
+        )
+
+
 def _split_prose(text: str) -> list[str]:
     """The sentences of a paragraph; a fragment without words (a lone ``**``, ``--``)
-    is no sentence (`has_words`, the rule a summary's parts follow)."""
+    is no sentence (`has_words`, the rule a summary's parts follow). A stop inside a
+    quotation that closes soon after it ends no sentence."""
     parts: list[str] = []
     begin = 0
     bold = _BOLD in text
+    quotes = _Quotes(text) if '"' in text or "“" in text else None
     for m in _SENTENCE_END.finditer(text):
+        if quotes is not None and quotes.inside(begin, m.start(1)):
+            continue  # the closing marks after the stop are the sentence's own
         if _is_boundary(text, m.start(), m.end(), begin, bold):
             parts.append(text[begin : m.start(1)])
             begin = m.end()
@@ -358,19 +508,27 @@ def split_sentences(text: str) -> list[Sentence]:
     A line starting with a known role (``Bot: ...``) opens a turn. Within a
     turn, consecutive lines form a paragraph (joined with spaces); a blank line,
     a list item or a heading starts a new one. Fenced code, tables and
-    horizontal rules are left out. ``Tool`` lines are one sentence each, never
-    prose; headings are not prose either.
+    horizontal rules are left out. A quote (``> ...`` lines) is a block of its own:
+    its markers are taken off and its lines read as any others (a quoted list item,
+    heading or fence is one), never joined to the text around it. ``Tool`` lines are
+    one sentence each (a list item's or a quote's marker taken off), never prose;
+    headings are not prose either.
     """
     sentences: list[Sentence] = []
     role = ""
     buffer: list[str] = []
     code = _Code()
+    opened_after = ""  # what the paragraph in `buffer` follows: "block" or ""
+    after_block = False  # a block (code, a table, an output) came last in this turn
+    in_quote = False  # the lines in `buffer` are a quote's
+    code_quoted = False  # the code block being walked opened inside a quote
 
     def flush() -> None:
         if buffer:
             para = " ".join(buffer)
-            for s in _split_prose(para):
-                sentences.append(Sentence(s, role, len(sentences), True))
+            for k, s in enumerate(_split_prose(para)):
+                after = "sentence" if k else opened_after
+                sentences.append(Sentence(s, role, len(sentences), True, after=after))
             buffer.clear()
 
     def single(s: str, prose: bool, heading: bool = False) -> None:
@@ -384,6 +542,8 @@ def split_sentences(text: str) -> list[Sentence]:
         m = _ROLE_LINE.match(line)
         if m and not code.busy:
             flush()
+            if m.group(1) != role:
+                after_block = False
             role = m.group(1)
             line = line[m.end() :]
         if not code.busy and (in_comment or "<!--" in line):
@@ -398,35 +558,53 @@ def split_sentences(text: str) -> list[Sentence]:
                 line, in_comment = line[: line.index("<!--")], True
             if not line.strip():
                 continue
+        quote = _QUOTE.match(line) if not code.busy or code_quoted else None
+        if quote:
+            line = line[quote.end() :]
         was_text = not code.busy
         if code.code(line):
             if was_text:  # a block opens
                 if len(buffer) == 1 and _FILE_LABEL.match(buffer[0]):
                     buffer.clear()  # the block's file name (aider's edit blocks): no sentence
                 flush()
+                code_quoted = bool(quote)
+            after_block = True
             continue
+        if bool(quote) != in_quote:
+            flush()  # a quote starts or ends: its lines are never joined to others
+            in_quote = bool(quote)
         stripped = line.strip()
         if not stripped:
             flush()
             continue
         if role == "Tool":
             flush()
-            single(stripped, False)
+            single(_BULLET.sub("", stripped, count=1), False)
             continue
-        if _TABLE.match(line) or _RULE.match(line) or _TAG_LINE.match(line):
+        if _TABLE.match(line) or _TAG_LINE.match(line):
             flush()
+            after_block = True
+            continue
+        if _RULE.match(line):
+            flush()
+            after_block = False
             continue
         if _HEADING.match(line):
             flush()
             single(_HEADING.sub("", line), False, heading=True)
+            after_block = False
             continue
         bullet = _BULLET.match(line)
         if bullet:
             flush()
             buffer.append(line[bullet.end() :].strip())
+            opened_after, after_block = "item", False
             continue
         if buffer and _NEW_LINE_SENTENCE.match(stripped) and _fragment_ends(buffer):
             flush()  # "takes parameters" / "The outermost function": two sentences
+        if not buffer:
+            opened_after = "block" if after_block else ""
+        after_block = False
         buffer.append(" ".join(stripped.split()))
     flush()
     return sentences
@@ -496,7 +674,13 @@ def _truncate(text: str, limit: int = MAX_SENTENCE_CHARS) -> str:
     if space >= limit // 2:
         cut = cut[:space]
     cut = cut.rstrip(" ,;:-") + "..."
-    return cut + _BOLD if cut.count(_BOLD) % 2 else cut  # a bold span cut open is closed
+    # what the cut leaves open is closed: inline code, a quotation, bold
+    ticks = _TICKS.findall(cut)
+    if len(ticks) % 2:
+        cut += ticks[-1]
+    if _INLINE_CODE.sub("", cut).count('"') % 2:
+        cut += '"'
+    return cut + _BOLD if cut.count(_BOLD) % 2 else cut
 
 
 def _tfidf(sentences: Sequence[Sentence]) -> npt.NDArray[np.float64]:
@@ -590,11 +774,12 @@ class ExtractiveSummarizer:
         scores = [sc * w for sc, w in zip(self.scores(sentences), weights, strict=True)]
         if not sentences:
             return Extract([], None, [], [])
-        # Distinct sentences only: a repeated "Edited x." is one candidate.
+        # Distinct sentences only: a repeated "Edited x." is one candidate; a fragment
+        # (`is_fragment`: a lead-in, a label, the rest of a cut sentence) is none.
         first_of: dict[str, int] = {}
         for s in sentences:
             first_of.setdefault(s.text, s.position)
-        distinct = sorted(first_of.values())
+        distinct = [i for i in sorted(first_of.values()) if not is_fragment(sentences[i])]
         prose = [i for i in distinct if sentences[i].prose]
         # headings title what follows: a chunk of headings alone has no sentence to tell
         distinct = [i for i in distinct if not sentences[i].heading] or distinct
@@ -623,6 +808,8 @@ class ExtractiveSummarizer:
         ex = self.extract(text)
         limit = self.max_sentence_chars
         if ex.abstract is None:
+            if ex.sentences:  # every sentence a heading or a fragment: nothing to tell
+                return Summary("", "")
             # The first line with words that is not a fence nor a lone tag: a chunk of
             # code and fences alone ("```") has no summary rather than a lone fence, one
             # of a template's tags alone ("</pr_description>") none rather than the tag.

@@ -369,6 +369,11 @@ def recap_notes(run: RecapRun) -> None:
             f"{flagged} summar{'y' if flagged == 1 else 'ies'} could not be parsed from the "
             "model's replies; the extractive summary stands in"
         )
+    if selection.task_left_out:
+        note(
+            f"the budget ({selection.budget} tokens) is too small for even the task's first "
+            "word: the recap is empty"
+        )
     if selection.newest_over_budget:
         note(
             f"the newest summary alone is over the budget ({selection.used_tokens} > "
