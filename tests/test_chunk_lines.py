@@ -128,3 +128,25 @@ def test_aider_chunks_span_the_lines_of_their_blocks() -> None:
         assert file_lines[lines[1] - 1].strip().endswith(last_text), (lines, last_text)
         first_text = chunk.turns[0].text.strip().split("\n")[0].strip()
         assert file_lines[lines[0] - 1].strip().endswith(first_text)
+
+
+@pytest.mark.parametrize("strategy", ["markdown", "sliding-window", "boundary", "blank-line"])
+def test_strategy_chunks_of_an_aider_chat_contain_their_text(strategy: str) -> None:
+    """Walk 8: the markdown strategy over a session (an aider chat: its turns' texts
+    joined, not the file's lines) gave each chunk its first turn's first line only, so a
+    chunk spanning lines 19-36 said [17, 17]. Every line of a chunk's text (its role
+    prefix left out) is now in the file between its first and last line."""
+    path = ROOT / "tests" / "fixtures" / "aider" / "metadata-aider.aider.chat.history.md"
+    file_lines = path.read_text(encoding="utf-8").split("\n")
+    pipe = Pipeline(str(path), PipelineParams(strategy=strategy))
+    chunks = pipe.strategy_result().chunk_list
+    assert len(chunks) > 3
+    for chunk in chunks:
+        lines = chunk.lines
+        assert lines is not None
+        span = "\n".join(file_lines[lines[0] - 1 : lines[1]])
+        for t in chunk.turns:
+            for text_line in t.text.split("\n"):
+                words = text_line.strip()
+                if len(words) > 3:  # a fence or a lone marker is anywhere
+                    assert words in span, (lines, words)

@@ -499,7 +499,7 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
                 body = enrichment_header(doc_title, path, i, total, gran, p.memory_type) + content
             if anchor_list:
                 last = line + content.count("\n")
-                turn = _turn_for(start, (line, last), turns, anchor_list, body, file_lines)
+                turn = _turn_for((start, end), (line, last), turns, anchor_list, body, file_lines)
             else:
                 turn = Turn(None, "Doc", body, line, None)
             reason = spans[i + 1][3] if i + 1 < total else None
@@ -537,23 +537,36 @@ def _own_counts(
 
 
 def _turn_for(
-    start: int,
+    span: tuple[int, int],
     lines: tuple[int, int],
     turns: Sequence[Turn],
     anchors: list[int],
     body: str,
     file_lines: bool,
 ) -> Turn:
-    """The chunk as one turn: role, timestamp and turn index of the turn it starts in;
-    its first and last line (`lines`) when they are the file's (`file_lines`)."""
+    """The chunk (the text's chars `span`) as one turn: role, timestamp and turn index of
+    the turn it starts in; its first and last line (`lines`) when they are the file's
+    (`file_lines`), else those of the turns it spans, the first's to the last's."""
     line, last = lines
     if not turns or not anchors:
         return Turn(None, "Doc", body, line, None)
+    start, end = span
     k = min(max(bisect_right(anchors, start) - 1, 0), len(turns) - 1)
     base = turns[k]
     if file_lines:
         return Turn(base.timestamp, base.role, body, line, base.turn_index, last)
-    return Turn(base.timestamp, base.role, body, base.source_line, base.turn_index)
+    k_end = min(max(bisect_right(anchors, max(end - 1, start)) - 1, k), len(turns) - 1)
+    spanned = [t.last_line or t.source_line for t in turns[k : k_end + 1]]
+    known = [n for n in spanned if n is not None]
+    return Turn(
+        base.timestamp,
+        base.role,
+        body,
+        base.source_line,
+        base.turn_index,
+        max(known) if known and base.source_line is not None else None,
+        base.call_line,
+    )
 
 
 def _line_starts(text: str) -> list[int]:
