@@ -112,3 +112,26 @@ async def test_the_selected_search_hit_keeps_its_rank_on_the_strip() -> None:
             legend = " ".join(lines[lines.index(next(r for r in lines if r.startswith("size"))) :])
             assert f"{hit.rank} selected" in legend
         assert "1" in row and "2" in row and "3" in row
+
+
+async def test_a_strip_of_alike_similarities_draws_them_as_they_are_across_the_width(
+    tmp_path: Any,
+) -> None:
+    """Walk 8: a log of two alike messages has one pair of similarity 1.00, drawn as the
+    lowest bar (the bars scale to the range of the similarities on show, and one pair
+    has none), and the last unit's cells of the sim row were blank."""
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+    log = tmp_path / "alike.jsonl"
+    line = '{"role": "user", "content": "the same words about the cache", "timestamp": "%s"}'
+    log.write_text("\n".join(line % f"2026-01-01T10:0{i}:00" for i in range(2)) + "\n")
+    app = make_app(log)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        strip = app.workbench.query_one("#strip", SimilarityStrip)  # type: ignore[union-attr]
+        assert len(strip.sims) == 1 and strip.sims[0] > 0.99
+        row = next(r for r in strip.rendered_lines() if r.startswith("sim"))
+        bars = row[len("sim") :].strip()
+        assert bars and set(bars) == {"█"}, row
+        size = next(r for r in strip.rendered_lines() if r.startswith("size"))
+        assert len(row.rstrip()) == len(size.rstrip()), (row, size)  # as wide as the size row

@@ -39,6 +39,9 @@ from textual.widget import Widget
 
 from chunkscope.tui.widgets.panel_title import fit_title
 
+#: Similarities spread over less than this have no range of their own to scale to.
+FLAT_RANGE = 1e-6
+
 BARS = " ▁▂▃▄▅▆▇█"
 LABEL_WIDTH = 6
 #: At most this many rows of the strip hold its legend (the rest goes in the border).
@@ -519,7 +522,9 @@ class SimilarityStrip(Widget):
         sims = self.sims
         # Pair i sits between positions i and i + 1; draw it at position i.
         if cells is not None:
-            col_sims = np.full(n, np.nan)
+            # the last unit has no pair after it: it shows the pair before, as a bucket
+            # holding the last unit does, so the rows fill the width
+            col_sims = np.full(n, sims[-1] if len(sims) else np.nan)
             col_sims[: len(sims)] = sims
         else:
             edges = bucket_edges(n, cols)
@@ -527,7 +532,9 @@ class SimilarityStrip(Widget):
             col_sims = np.minimum.reduceat(by_position, edges[:-1])
         # Scale to the document's own range, so the dips that become cuts stand out.
         lo = float(np.nanmin(sims))
-        hi = float(max(np.nanmax(sims), lo + 1e-9))
+        hi = float(np.nanmax(sims))
+        if hi - lo < FLAT_RANGE:  # one pair, or all alike: no range to scale to, so the
+            lo, hi = min(lo, 0.0), max(hi, 1.0)  # bars show the values on 0..1 themselves
         top_bar = len(BARS) - 1
         levels = 2 * top_bar
         missing = np.isnan(col_sims)
