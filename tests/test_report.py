@@ -569,6 +569,15 @@ def test_a_document_counts_sections_and_paragraphs_and_shows_no_clock(
     clock = re.compile(r"\d\d:\d\d:\d\d - \d\d:\d\d:\d\d · \d+ turns?")
     assert heads and all(clock.search(h) for h in heads)
     assert "turns" in _texts(html, "dt")
+    # walk 8: the page said "turns 211" and never that the chunks come from 136 (tool
+    # calls collapsed); it says both, and what --no-collapse does, as the header does
+    facts = dict(zip(_texts(html, "dt"), _texts(html, "dd"), strict=False))
+    assert facts["turns"] == "211 · 136 after collapse"
+    assert facts["tool calls"] == "collapsed, as the recap reads them (--no-collapse keeps them)"
+    code, html = report(isolated, capsys, str(SAMPLE), "--no-collapse")
+    facts = dict(zip(_texts(html, "dt"), _texts(html, "dd"), strict=False))
+    assert facts["turns"] == "211" and facts["tool calls"].startswith("kept as turns")
+    assert "tool calls" not in dict.fromkeys(_texts(report(isolated, capsys, str(doc))[1], "dt"))
 
 
 def _texts(html: str, tag: str) -> list[str]:

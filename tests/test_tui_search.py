@@ -303,6 +303,8 @@ async def _open_and_ask(pilot: Any) -> None:
     await _ask(pilot, app)
     app.clear_notifications()
     await until(pilot, lambda: not app.screen.query(Toast) and app.workers_idle())
+    # the columns scroll to the hit: a loaded machine drew them mid-scroll
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 
 

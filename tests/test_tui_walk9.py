@@ -135,3 +135,28 @@ async def test_a_strip_of_alike_similarities_draws_them_as_they_are_across_the_w
         assert bars and set(bars) == {"█"}, row
         size = next(r for r in strip.rendered_lines() if r.startswith("size"))
         assert len(row.rstrip()) == len(size.rstrip()), (row, size)  # as wide as the size row
+
+
+@pytest.mark.parametrize("theme", ["chunkscope-dark", "chunkscope-light", "chunkscope-contrast"])
+async def test_the_focused_tab_bars_active_label_is_readable(theme: str) -> None:
+    """Walk 8: at 100x30 with the tab bar focused, the active tab's label kept the page's
+    foreground on the primary-coloured cursor (1.7:1 dark, 2.8:1 light)."""
+    from textual.widgets import Tab, Tabs
+
+    from tests.test_tui_walk7 import _worst
+
+    app = make_app(theme=theme)
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        tabs = app.workbench.query_one(Tabs)  # type: ignore[union-attr]
+        tabs.focus()
+        await until(pilot, lambda: tabs.has_focus)
+        await pilot.press("right", "right")
+        await pilot.pause()
+        active = tabs.query_one("Tab.-active", Tab)
+        segments = [
+            s
+            for s in active.render_line(0)
+            if s.text.strip() and s.style is not None and s.style.bgcolor is not None
+        ]
+        assert segments and _worst(segments) >= 4.5, [(s.text, s.style) for s in segments]

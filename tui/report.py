@@ -426,10 +426,29 @@ def gather(
     in_topics = f" in {plural(len(topics), 'topic')}" if topics is not None else ""
     counter = pipe.counter
     p = pipe.params
+    turns = f"{len(source.turns):,}"
+    calls: list[tuple[str, str]] = []
+    if source.kind == "jsonl":  # a log: what became of its tool calls
+        from chunkscope.engine.recap.collapse import COLLAPSE_FLAG, NO_COLLAPSE_FLAG
+        from chunkscope.tui.widgets.header_line import turns_after_collapse
+
+        if p.collapses(source.kind):
+            kept = len(pipe.turns())
+            if kept != len(source.turns):
+                turns += f" · {turns_after_collapse(kept)}"
+            calls = [
+                (
+                    "tool calls",
+                    f"collapsed, as the recap reads them ({NO_COLLAPSE_FLAG} keeps them)",
+                )
+            ]
+        else:
+            calls = [("tool calls", f"kept as turns ({COLLAPSE_FLAG} collapses them)")]
     facts = [
         ("file", source.path if full_path else Path(source.path).name),
         ("format", source.kind_label),
-        (f"{source.turn_word}s", f"{len(source.turns):,}"),
+        (f"{source.turn_word}s", turns),
+        *calls,
         ("tokenizer", f"{counter.name} ({counter.accuracy})"),
         ("embedder", p.embedder.label()),
         ("summarizer", p.summarizer.label()),
