@@ -150,3 +150,26 @@ def test_strategy_chunks_of_an_aider_chat_contain_their_text(strategy: str) -> N
                 words = text_line.strip()
                 if len(words) > 3:  # a fence or a lone marker is anywhere
                     assert words in span, (lines, words)
+
+
+@pytest.mark.parametrize("strategy", ["blank-line", "markdown"])
+@pytest.mark.parametrize(("bom", "end"), [("", "\r"), ("\ufeff", "\r\n"), ("\ufeff", "\r")])
+def test_a_document_with_other_line_ends_chunks_as_with_line_feeds(
+    tmp_path: Path, strategy: str, bom: str, end: str
+) -> None:
+    """Walk 8: a markdown file with a CR alone at each line end was read as one line
+    (`lines [1, 1]`, words glued across lines); the markdown strategy kept a BOM in its
+    first chunk. Any line ends and a BOM give the chunks of the file with line feeds."""
+    text = (ROOT / "sample_logs" / "architecture_guide.md").read_text(encoding="utf-8")
+    other = tmp_path / "guide.md"
+    other.write_bytes((bom + text.replace("\n", end)).encode("utf-8"))
+    plain = tmp_path / "plain.md"
+    plain.write_text(text, encoding="utf-8")
+
+    def chunks(path: Path) -> list[tuple[str, tuple[int, int] | None]]:
+        pipe = Pipeline(str(path), PipelineParams(strategy=strategy))
+        return [(c.text, c.lines) for c in pipe.strategy_result().chunk_list]
+
+    got, want = chunks(other), chunks(plain)
+    assert len(want) > 10 and got == want
+    assert "\ufeff" not in got[0][0]

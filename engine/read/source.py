@@ -683,6 +683,8 @@ def load_markdown(
     lines = _whole_lines(p, st.st_size) if progress is None else None
     if lines is None:
         lines = [line for _, line in _iter_lines(p, warnings, progress)]
+    if len(lines) == 1 and "\r" in lines[0]:  # classic Mac line ends (a CR alone): its lines
+        lines = lines[0].split("\r")
     turns: list[Turn] = []
     if any(line.strip() for line in lines):
         mtime = datetime.fromtimestamp(st.st_mtime)

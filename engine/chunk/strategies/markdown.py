@@ -359,10 +359,12 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
         """The text, its title, and the char offset where each turn starts in it."""
         if source is not None and source.kind == "markdown":
             try:
-                text = Path(source.path).read_text(encoding="utf-8", errors="replace")
+                text = Path(source.path).read_text(encoding="utf-8-sig", errors="replace")
             except OSError:
                 text = None
             if text is not None:
+                if "\r" in text:  # the lines the reader numbered (CRLF, or a CR alone)
+                    text = text.replace("\r\n", "\n").replace("\r", "\n")
                 line_starts = _line_starts(text)
                 anchors = []
                 for t in turns:
