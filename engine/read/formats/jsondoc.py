@@ -51,10 +51,8 @@ class Document:
         self, key: str | None, text_keys: Collection[str] = ()
     ) -> Iterator[tuple[int, int, Any]]:
         """(first line, last line, value) of each element of the top-level list, or of
-        the list under `key` of the top-level object. The first line is where the
-        element starts (an object's ``{``); for an object the last line is that of the
-        end of its last member named in `text_keys` (what the reader makes text of),
-        else of its last member; for any other value, of its end."""
+        the list under `key` of the top-level object: from where the element starts (an
+        object's ``{``) to its last text (`last_line`)."""
         decoder = json.JSONDecoder()
         wanted = self.value if key is None else self.value.get(key)
         starts = (
@@ -64,68 +62,42 @@ class Document:
         )
         for start in starts:
             items = list(_elements(decoder, self.text, start))
-            if [v for _, v, _ in items] == wanted:
-                for offset, value, ends in items:
-                    yield self.line(offset), self._last_line(offset, ends, text_keys), value
+            if [v for _, _, v in items] == wanted:
+                for offset, end, value in items:
+                    yield self.line(offset), self.last_line(offset, end, value, text_keys), value
                 return
         yield from ((1, 1, v) for v in wanted)  # not found where expected: line unknown
 
     def object_end(self, offset: int, text_keys: Collection[str] = ()) -> int:
-        """The last line of the object starting at `offset` (its ``{``): that of the end
-        of its last member named in `text_keys`, else of its last member."""
-        _, _, ends = _element(json.JSONDecoder(), self.text, offset)
-        return self._last_line(offset, ends, text_keys)
+        """`last_line` of the object starting at `offset` (its ``{``)."""
+        value, end = json.JSONDecoder().raw_decode(self.text, offset)
+        return self.last_line(offset, end, value, text_keys)
 
-    def _last_line(self, start: int, ends: dict[str, int], text_keys: Collection[str]) -> int:
-        """The line of the last value character before the end of the last member named
-        in `text_keys` (else of the last member): a list's closing brackets are not text."""
-        end = max((ends[k] for k in text_keys if k in ends), default=ends[""])
+    def last_line(self, start: int, end: int, value: Any, text_keys: Collection[str] = ()) -> int:
+        """The last line of the text of `value`, written at ``text[start:end]``: for an
+        object, that of the end of its last member named in `text_keys` (the members a
+        reader makes text of), else of its last member; for any other value, of its
+        end. Closing brackets after the text are not text. The member's end is found
+        from where the member after it is named (a JSON object keeps its members'
+        order), searched from the object's end: never before the true end, and no
+        second decoding."""
         text = self.text
+        if isinstance(value, dict) and text_keys:
+            names = list(value)
+            last = max((i for i, name in enumerate(names) if name in text_keys), default=None)
+            if last is not None and last + 1 < len(names):
+                after = text.rfind(json.dumps(names[last + 1], ensure_ascii=False), start, end)
+                if after > start:
+                    end = after
         while end > start + 1 and text[end - 1] in _CLOSING:
             end -= 1
         return self.line(end - 1)
 
 
-_BLANKS = frozenset(" \t\n\r")
 _CLOSING = frozenset(" \t\n\r]},")
 
 
-def _skip(text: str, i: int) -> int:
-    """`i` moved past any blanks."""
-    while text[i] in _BLANKS:
-        i += 1
-    return i
-
-
-def _element(decoder: json.JSONDecoder, text: str, i: int) -> tuple[Any, int, dict[str, int]]:
-    """The value starting at `i`, where it ends, and for an object where each member's
-    value ends (``""``: the last member's end, or the value's end when it has none).
-    An object is read member by member (decoding each value once, as `raw_decode`
-    would the whole)."""
-    if text[i] != "{":
-        value, end = decoder.raw_decode(text, i)
-        return value, end, {"": end}
-    members: dict[str, Any] = {}
-    ends: dict[str, int] = {}
-    j = _skip(text, i + 1)
-    last = j + 1  # an empty object: its ``}``
-    if text[j] != "}":
-        while True:
-            name, j = decoder.raw_decode(text, j)  # the member's name (a string)
-            j = _skip(text, _skip(text, j) + 1)  # past the ':'
-            members[name], j = decoder.raw_decode(text, j)
-            ends[name] = last = j
-            j = _skip(text, j)
-            if text[j] != ",":
-                break
-            j = _skip(text, j + 1)
-    ends[""] = last
-    return members, j + 1, ends
-
-
-def _elements(
-    decoder: json.JSONDecoder, text: str, start: int
-) -> Iterator[tuple[int, Any, dict[str, int]]]:
+def _elements(decoder: json.JSONDecoder, text: str, start: int) -> Iterator[tuple[int, int, Any]]:
     i = start + 1
     n = len(text)
     while i < n:
@@ -133,6 +105,6 @@ def _elements(
             i += 1
         if i >= n or text[i] == "]":
             return
-        value, end, ends = _element(decoder, text, i)
-        yield i, value, ends
+        value, end = decoder.raw_decode(text, i)
+        yield i, end, value
         i = end
