@@ -230,7 +230,8 @@ def test_gemini_chat_merged_chunk_reaches_the_assistant_text() -> None:
     ],
 )
 def test_real_json_sessions_chunks_hold_their_text_lines(name: str) -> None:
-    assert_within(ROOT / name)
+    others = [(s, {"strategy": s}) for s in ("markdown", "blank-line", "boundary")]
+    assert_within(ROOT / name, [*RUNS, *others])
 
 
 def test_reader_fixtures_of_json_documents_hold_their_text_lines(tmp_path: Path) -> None:
