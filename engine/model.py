@@ -77,6 +77,11 @@ class Turn(NamedTuple):
     #: holding the call, when it is before `source_line` (the result's line), so the
     #: turn's lines are `call_line`..`source_line`; None for any other turn.
     call_line: int | None = None
+    #: The last line of the record the turn came from when the record spans several
+    #: lines but its text is not the file's lines (a message of a JSON document: it
+    #: runs from its object's ``{`` at `source_line` to the last line of its text);
+    #: None for any other turn. Unlike `last_line`, a part of the turn keeps it.
+    end_line: int | None = None
 
     @property
     def line(self) -> str:
@@ -194,7 +199,7 @@ class Chunk:
     def lines(self) -> tuple[int, int] | None:
         """The first and last 1-based source lines the chunk's text came from, if known:
         from the first line of its first turn to the last line of its last (a turn's
-        `last_line`, or its one line). Remembered (the live score reads every chunk's
+        `last_line` or `end_line`, or its one line). Remembered (the live score reads every chunk's
         at each run; a chunk's turns do not change)."""
         known = self._lines
         if known is not _UNKNOWN:
@@ -203,7 +208,7 @@ class Chunk:
         lines: tuple[int, int] | None = None
         if turns:
             first = min(t.call_line or t.source_line or 0 for t in turns)
-            last = max(t.last_line or t.source_line or 0 for t in turns)
+            last = max(t.last_line or t.end_line or t.source_line or 0 for t in turns)
             lines = (first, last)
         self._lines = lines
         return lines

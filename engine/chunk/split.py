@@ -93,7 +93,15 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
                 # a collapsed call's line stays with its first paragraph
                 call = turn.call_line if i == 0 else None
                 at = turn.source_line
-                piece = Turn(turn.timestamp, turn.role, part, at, turn.turn_index, call_line=call)
+                piece = Turn(
+                    turn.timestamp,
+                    turn.role,
+                    part,
+                    at,
+                    turn.turn_index,
+                    call_line=call,
+                    end_line=turn.end_line,
+                )
             elif exact:
                 at, last = text_lines(part, line)
                 piece = Turn(turn.timestamp, turn.role, part, at, turn.turn_index, last)

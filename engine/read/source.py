@@ -49,13 +49,17 @@ class Problem:
 
 
 class Message(dict[str, Any]):
-    """One decoded log line: the JSON object, plus the 1-based line it came from."""
+    """One decoded log line: the JSON object, plus the 1-based line it came from (and,
+    for a message of a JSON document spanning several lines, the last line of its text:
+    `Turn.end_line`)."""
 
     line: int
+    end_line: int | None
 
-    def __init__(self, data: dict[str, Any], line: int) -> None:
+    def __init__(self, data: dict[str, Any], line: int, end_line: int | None = None) -> None:
         super().__init__(data)
         self.line = line
+        self.end_line = end_line
 
 
 @dataclass(slots=True)
@@ -534,6 +538,7 @@ def message_turns(
     *,
     show_calls: bool = False,
     drop_empty: bool = False,
+    end_line: int | None = None,
 ) -> list[Turn]:
     """The turns one message yields: an optional ``Bot thinking`` turn, then its content.
 
@@ -543,13 +548,16 @@ def message_turns(
     `parse_turns` shows only the content, as the reference did. With `drop_empty`, a
     message whose text is blank and that calls no tool yields no turn of its own (its
     thinking alone, or nothing: an assistant message of "\\n\\n" says nothing).
+    `end_line`: the message's last line when it spans several (`Turn.end_line`).
     """
     ts = parse_timestamp(msg.get("timestamp"))
     role = msg["role"]
     out: list[Turn] = []
     reasoning = msg.get("reasoning") or msg.get("reasoning_content")
     if reasoning:
-        out.append(Turn(ts, THINKING_ROLE, content_text(reasoning), line, first_index))
+        out.append(
+            Turn(ts, THINKING_ROLE, content_text(reasoning), line, first_index, end_line=end_line)
+        )
     name = ROLE_NAMES.get(role, role)
     text = content_text(msg.get("content"))
     if show_calls and msg.get("tool_calls"):
@@ -557,7 +565,7 @@ def message_turns(
         if calls:
             text = f"{text}\n{calls}" if text.strip() else calls
     if not (drop_empty and not text.strip()):
-        out.append(Turn(ts, name, text, line, first_index + len(out)))
+        out.append(Turn(ts, name, text, line, first_index + len(out), end_line=end_line))
     return out
 
 

@@ -475,8 +475,8 @@ def _timestamp(msg: Mapping[str, Any]) -> datetime | None:
         return None
 
 
-def _source_line(msg: Mapping[str, Any]) -> int | None:
-    line = getattr(msg, "line", None)
+def _source_line(msg: Mapping[str, Any], attr: str = "line") -> int | None:
+    line = getattr(msg, attr, None)
     return line if isinstance(line, int) and not isinstance(line, bool) else None
 
 
@@ -523,11 +523,16 @@ def collapse_messages(
     anonymous: deque[tuple[str, Any, str | None, int | None]] = deque()
 
     def add(
-        ts: datetime | None, role: str, text: str, line: int | None, call_line: int | None = None
+        ts: datetime | None,
+        role: str,
+        text: str,
+        msg: Mapping[str, Any],
+        call_line: int | None = None,
     ) -> None:
+        line, end = _source_line(msg), _source_line(msg, "end_line")
         if call_line is not None and (line is None or call_line >= line):
             call_line = None  # the call's line adds nothing to the result's
-        turns.append(Turn(ts, role, text, line, len(turns), call_line=call_line))
+        turns.append(Turn(ts, role, text, line, len(turns), call_line=call_line, end_line=end))
 
     for msg in with_progress(messages, progress):
         if not isinstance(msg, Mapping):
@@ -536,17 +541,17 @@ def collapse_messages(
         if role == "user":
             text = content_text(msg.get("content"))
             if text.strip():
-                add(_timestamp(msg), USER_ROLE, text, _source_line(msg))
+                add(_timestamp(msg), USER_ROLE, text, msg)
         elif role == "assistant":
             ts, line = _timestamp(msg), _source_line(msg)
             reasoning = msg.get("reasoning") or msg.get("reasoning_content")
             if reasoning:
                 thinking = content_text(reasoning)
                 if thinking.strip():
-                    add(ts, THINKING_ROLE, thinking, line)
+                    add(ts, THINKING_ROLE, thinking, msg)
             text = content_text(msg.get("content"))
             if text.strip():
-                add(ts, BOT_ROLE, text, line)
+                add(ts, BOT_ROLE, text, msg)
             agent = msg.get("agent") if isinstance(msg.get("agent"), str) else None
             for call_id, name, arguments in _calls(msg):
                 if call_id is None:
@@ -573,7 +578,7 @@ def collapse_messages(
             )
             if sentence is not None:
                 # the turn spans the call's record line to its result's
-                add(_timestamp(msg), TOOL_ROLE, sentence, _source_line(msg), call[3])
+                add(_timestamp(msg), TOOL_ROLE, sentence, msg, call[3])
         # system messages and unknown roles are dropped
     return turns
 

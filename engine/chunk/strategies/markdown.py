@@ -558,7 +558,7 @@ def _turn_for(
     if file_lines:
         return Turn(base.timestamp, base.role, body, line, base.turn_index, last)
     k_end = min(max(bisect_right(anchors, max(end - 1, start)) - 1, k), len(turns) - 1)
-    spanned = [t.last_line or t.source_line for t in turns[k : k_end + 1]]
+    spanned = [t.last_line or t.end_line or t.source_line for t in turns[k : k_end + 1]]
     known = [n for n in spanned if n is not None]
     return Turn(
         base.timestamp,

@@ -103,10 +103,12 @@ class Collected:
     turns: list[Turn] = field(default_factory=list)
     added: int = 0  # messages added (kept or not)
 
-    def add(self, line: int, message: dict[str, Any]) -> None:
+    def add(self, line: int, message: dict[str, Any], end_line: int | None = None) -> None:
         """Read one message of the seed's shape into turns at once, marked with the format
         that wrote it (``agent``: collapsing says that agent's tools in the seed's
-        forms); the message itself is kept only with `keep_messages`."""
+        forms); the message itself is kept only with `keep_messages`. `end_line`: the
+        last line of its text when its record spans lines from `line` (`Turn.end_line`)."""
+        end_line = end_line if end_line is not None and end_line > line else None
         message["agent"] = self.format
         try:  # parsed once, here: the turns and collapsing take the datetime as it is
             message["timestamp"] = parse_timestamp(message.get("timestamp"))
@@ -114,10 +116,14 @@ class Collected:
             self.warnings.append(Problem(line, f"{e}; read without a time"))
             message["timestamp"] = None
         if self.keep_messages:
-            self.messages.append(Message(message, line))
+            self.messages.append(Message(message, line, end_line))
         self.added += 1
         turns = self.turns
-        turns.extend(message_turns(message, line, len(turns), show_calls=True, drop_empty=True))
+        turns.extend(
+            message_turns(
+                message, line, len(turns), show_calls=True, drop_empty=True, end_line=end_line
+            )
+        )
 
     def drop(self, spans: list[tuple[int, int, int, int]]) -> None:
         """Take out what some messages gave: (first message, end, first turn, end) each;

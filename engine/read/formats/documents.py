@@ -345,6 +345,21 @@ def _submitted(message: dict[str, Any]) -> dict[str, Any]:
     return {**message, "role": END_ROLE, "content": f"{head}\n{body}" if body else head}
 
 
+#: The members of a message object (chat messages, SWE-agent's history, Codex
+#: response items) that its turns' text comes from: a turn's lines end at the last.
+MESSAGE_TEXT_KEYS = (
+    "content",
+    "parts",
+    "tool_calls",
+    "function_call",
+    "reasoning",
+    "reasoning_content",
+    "arguments",
+    "output",
+    "summary",
+)
+
+
 def read_messages(path: Path, options: ReadOptions) -> Any:
     """A JSON document holding a list of chat messages, read into turns."""
     doc = Document(path, options)
@@ -359,7 +374,7 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
     elif key == "history":
         out.label = f"{SWE_AGENT} trajectory"
     submitting = False  # the last message ran the submit command (`SUBMIT_MARK`)
-    for line, raw in doc.array_items(key):
+    for line, end, raw in doc.array_spans(key, MESSAGE_TEXT_KEYS):
         out.records += 1
         if not isinstance(raw, dict):
             out.fail(line, f"not a JSON object (got {type(raw).__name__})", options)
@@ -385,7 +400,7 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
             if n := strip_template(m):
                 out.stripped[TEMPLATE_STRIPPED] += n
             submitting = _submits(m)
-            out.add(line, m)
+            out.add(line, m, end)
     return out.build(options)
 
 
@@ -512,7 +527,7 @@ def read_chatgpt(path: Path, options: ReadOptions) -> Any:
             f"session {index} of {len(convs)}: {title or 'untitled'}"
             + (" (the newest; --session N picks another)" if options.session is None else "")
         )
-    offsets = _line_starts(doc, conv, line)
+    offsets = _line_spans(doc, conv, line)
     try:
         nodes = _branch(conv)
     except ValueError as e:
@@ -530,8 +545,9 @@ def read_chatgpt(path: Path, options: ReadOptions) -> Any:
             out.not_read[_why_hidden(node)] += 1
             continue
         out.read += 1
+        first, last = offsets.get(str(node.get("id")), (line, line))
         for m in messages:
-            out.add(offsets.get(str(node.get("id")), line), m)
+            out.add(first, m, last)
     out.not_read = +out.not_read  # drop the zero counts
     source = out.build(options)
     source.sessions = [(i, _title(convs[i][1])) for i in order]
@@ -557,17 +573,22 @@ def _title(conv: dict[str, Any]) -> str:
     return title if isinstance(title, str) and title else "untitled"
 
 
-def _line_starts(doc: Document, conv: dict[str, Any], line: int) -> dict[str, int]:
-    """The line of each node of a conversation (where its id first appears as a key)."""
+def _line_spans(doc: Document, conv: dict[str, Any], line: int) -> dict[str, tuple[int, int]]:
+    """The first and last line of each node of a conversation: from where its id first
+    appears as a key to the end of its ``message`` (its text)."""
     mapping = conv.get("mapping")
     if not isinstance(mapping, dict):
         return {}
     offset = doc.offset(line)
-    out: dict[str, int] = {}
+    out: dict[str, tuple[int, int]] = {}
     for node_id in mapping:
         key = re.compile(rf'"{re.escape(str(node_id))}"\s*:\s*\{{')
         found = key.search(doc.text, offset)
-        out[str(node_id)] = doc.line(found.start()) if found else line
+        if found:
+            end = doc.object_end(found.end() - 1, ("message",))
+            out[str(node_id)] = (doc.line(found.start()), end)
+        else:
+            out[str(node_id)] = (line, line)
     return out
 
 

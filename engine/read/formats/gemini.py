@@ -158,7 +158,11 @@ def messages_of(record: dict[str, Any]) -> list[dict[str, Any]] | None:
     return [message, *results]
 
 
-def _add(out: Collected, line: int, record: dict[str, Any]) -> None:
+#: The members of a chat message its turns' text comes from: a turn's lines end at the last.
+TEXT_KEYS = ("content", "thoughts", "toolCalls")
+
+
+def _add(out: Collected, line: int, record: dict[str, Any], end: int | None = None) -> None:
     messages = messages_of(record)
     if messages is None:
         out.not_read[f"{record.get('type') or 'untyped'} records"] += 1
@@ -167,7 +171,7 @@ def _add(out: Collected, line: int, record: dict[str, Any]) -> None:
     else:
         out.read += 1
         for m in messages:
-            out.add(line, m)
+            out.add(line, m, end)
 
 
 def read(path: Path, options: ReadOptions) -> Any:
@@ -179,12 +183,12 @@ def read(path: Path, options: ReadOptions) -> Any:
     value = doc.value
     if not is_document(value):  # forced with --input-format
         raise SourceError(path, "not a Gemini CLI chat (no 'messages' list of chat messages)")
-    for line, record in doc.array_items("messages"):
+    for line, end, record in doc.array_spans("messages", TEXT_KEYS):
         out.records += 1
         if not isinstance(record, dict):
             out.fail(line, f"not a JSON object (got {type(record).__name__})", options)
             continue
-        _add(out, line, record)
+        _add(out, line, record, end)
     return out.build(options)
 
 

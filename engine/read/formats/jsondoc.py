@@ -1,12 +1,13 @@
 """A session saved as one JSON document: its text, its decoded value, and the line of
-any offset (each message keeps the line its object starts on)."""
+any offset. Each message's lines run from the line its object starts on (its ``{``) to
+the last line of its text members (`Document.array_spans`)."""
 
 from __future__ import annotations
 
 import bisect
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,15 @@ class Document:
     def array_items(self, key: str | None) -> Iterator[tuple[int, Any]]:
         """(line, value) of each element of the top-level list, or of the list under
         `key` of the top-level object."""
+        for first, _, value in self.array_spans(key):
+            yield first, value
+
+    def array_spans(
+        self, key: str | None, text_keys: Collection[str] = ()
+    ) -> Iterator[tuple[int, int, Any]]:
+        """(first line, last line, value) of each element of the top-level list, or of
+        the list under `key` of the top-level object: from where the element starts (an
+        object's ``{``) to its last text (`last_line`)."""
         decoder = json.JSONDecoder()
         wanted = self.value if key is None else self.value.get(key)
         starts = (
@@ -52,13 +62,42 @@ class Document:
         )
         for start in starts:
             items = list(_elements(decoder, self.text, start))
-            if [v for _, v in items] == wanted:
-                yield from ((self.line(offset), v) for offset, v in items)
+            if [v for _, _, v in items] == wanted:
+                for offset, end, value in items:
+                    yield self.line(offset), self.last_line(offset, end, value, text_keys), value
                 return
-        yield from ((1, v) for v in wanted)  # not found where expected: line unknown
+        yield from ((1, 1, v) for v in wanted)  # not found where expected: line unknown
+
+    def object_end(self, offset: int, text_keys: Collection[str] = ()) -> int:
+        """`last_line` of the object starting at `offset` (its ``{``)."""
+        value, end = json.JSONDecoder().raw_decode(self.text, offset)
+        return self.last_line(offset, end, value, text_keys)
+
+    def last_line(self, start: int, end: int, value: Any, text_keys: Collection[str] = ()) -> int:
+        """The last line of the text of `value`, written at ``text[start:end]``: for an
+        object, that of the end of its last member named in `text_keys` (the members a
+        reader makes text of), else of its last member; for any other value, of its
+        end. Closing brackets after the text are not text. The member's end is found
+        from where the member after it is named (a JSON object keeps its members'
+        order), searched from the object's end: never before the true end, and no
+        second decoding."""
+        text = self.text
+        if isinstance(value, dict) and text_keys:
+            names = list(value)
+            last = max((i for i, name in enumerate(names) if name in text_keys), default=None)
+            if last is not None and last + 1 < len(names):
+                after = text.rfind(json.dumps(names[last + 1], ensure_ascii=False), start, end)
+                if after > start:
+                    end = after
+        while end > start + 1 and text[end - 1] in _CLOSING:
+            end -= 1
+        return self.line(end - 1)
 
 
-def _elements(decoder: json.JSONDecoder, text: str, start: int) -> Iterator[tuple[int, Any]]:
+_CLOSING = frozenset(" \t\n\r]},")
+
+
+def _elements(decoder: json.JSONDecoder, text: str, start: int) -> Iterator[tuple[int, int, Any]]:
     i = start + 1
     n = len(text)
     while i < n:
@@ -67,5 +106,5 @@ def _elements(decoder: json.JSONDecoder, text: str, start: int) -> Iterator[tupl
         if i >= n or text[i] == "]":
             return
         value, end = decoder.raw_decode(text, i)
-        yield i, value
+        yield i, end, value
         i = end
