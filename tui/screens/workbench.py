@@ -585,9 +585,14 @@ class WorkbenchScreen(Screen[None]):
         if name is not None:
             self.driver.follow_knob(name)
 
-    def left_selected(self) -> int:
-        """The item selected in the left column."""
-        return self.query_one("#before", ChunkList).selected
+    def left_selected_item(self) -> tuple[int, Any] | None:
+        """The card selected in the left column and its index, of what the column shows
+        (the items before the merge, or while comparing a strategy's or a merge mode's
+        chunks); None when it is empty."""
+        lst = self.query_one("#before", ChunkList)
+        if not 0 <= lst.selected < len(lst.chunks):
+            return None
+        return lst.selected, lst.chunks[lst.selected]
 
     def _titles(self, view: RunView | None) -> None:
         """Border titles and the run's numbers (each set only when it changes: a new

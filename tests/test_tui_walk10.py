@@ -1,0 +1,63 @@
+"""Defects of the compare view and the recap list found by a review walk (issue 35,
+walk 8, 12-15): `m` marks the card selected in a strategy's column, `c` copies the
+focused column's card and `p`/`x` say why they do not act on a strategy's card, the
+column titles keep their short forms after a resize, and a candidate "said already"
+shows its summary."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.pilot import ROOT, SIZE, make_app, settled, until
+
+if TYPE_CHECKING:
+    from chunkscope.tui.app import ChunkscopeApp
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+DOCS_CLEANUP = ROOT / "sample_logs" / "docs_cleanup.jsonl"
+
+
+async def _compare(pilot: Any, app: ChunkscopeApp, key: str) -> ChunkList:
+    """Press `key` (``[`` or ``]``: that column shows blank-line) and wait for the
+    strategy's chunks in its column; the column's list."""
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+
+    side, lst_id = ("left", "#before") if key == "left_square_bracket" else ("right", "#merged")
+    await pilot.press(key)
+    bench = app.workbench
+    assert bench is not None
+    await until(pilot, lambda: app.shown_result(side)[0] is not None and app.workers_idle())
+    await pilot.pause()
+    lst = bench.query_one(lst_id, ChunkList)
+    res = app.shown_result(side)[0]
+    assert res is not None and res.spec.name == "blank-line"
+    assert list(lst.chunks) == list(res.chunks)
+    return lst
+
+
+async def test_m_in_the_compare_view_marks_the_strategy_card_selected() -> None:
+    """With blank-line in the left column, `m` took the selected index into the main
+    view's items: item 10 (lines 48-52) set a mark at line 13 (walk 8, 12)."""
+    app = make_app(DOCS_CLEANUP)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        lst = await _compare(pilot, app, "left_square_bracket")
+        index = 10
+        lst.focus()
+        lst.select(index)
+        await pilot.pause()
+        card = lst.chunks[index]
+        assert card.lines is not None
+        line = card.lines[0]
+        view = app.workbench.view  # type: ignore[union-attr]
+        assert view is not None
+        assert view.left_items[index].lines[0] != line  # the two lists differ here
+        await pilot.press("m")
+        await until(pilot, lambda: bool(app.marks))
+        assert list(app.marks) == [line], (line, view.left_items[index].lines)
+        await pilot.press("m")  # again: no longer a topic start
+        await until(pilot, lambda: not app.marks)
