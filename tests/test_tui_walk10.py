@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.pilot import ROOT, SIZE, make_app, settled, until
+from tests.pilot import ROOT, SIZE, make_app, recording_notifications, settled, until
 
 if TYPE_CHECKING:
     from chunkscope.tui.app import ChunkscopeApp
@@ -61,3 +61,44 @@ async def test_m_in_the_compare_view_marks_the_strategy_card_selected() -> None:
         assert list(app.marks) == [line], (line, view.left_items[index].lines)
         await pilot.press("m")  # again: no longer a topic start
         await until(pilot, lambda: not app.marks)
+
+
+async def test_c_copies_the_strategy_card_and_p_x_say_why_they_do_not_act() -> None:
+    """With blank-line in the right column, `c` copied merged chunk 0 of the hidden merge
+    run and `p` pinned it (walk 8, 13): `c` copies the selected card, `p`/`x` leave the
+    recap as it was and say why."""
+    app = make_app(DOCS_CLEANUP)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        lst = await _compare(pilot, app, "right_square_bracket")
+        lst.focus()
+        lst.select(5)
+        await pilot.pause()
+        card = lst.chunks[5]
+        view = app.workbench.view  # type: ignore[union-attr]
+        assert view is not None and view.result.chunks[0].text != card.text
+        shown = recording_notifications(app)
+        await pilot.press("c")
+        await until(pilot, lambda: bool(shown))
+        assert app.clipboard == card.text
+        assert shown[-1] == f"Copied blank-line chunk 5 ({card.chars} chars) to the clipboard."
+        for key, verb in (("p", "pinned"), ("x", "excluded")):
+            n = len(shown)
+            await pilot.press(key)
+            await until(pilot, lambda: len(shown) > n)  # noqa: B023 (awaited here)
+            assert shown[-1].startswith(f"Not {verb}: blank-line chunk 5 is not a chunk of")
+        assert not app.state.pinned and not app.state.excluded
+        # the merged run back in the column: c copies its selected chunk, as ever
+        for _ in range(8):
+            if app.column_specs["right"] is None:
+                break
+            await pilot.press("right_square_bracket")
+        assert app.column_specs["right"] is None
+        await until(pilot, lambda: app.workers_idle())
+        bench = app.workbench
+        assert bench is not None
+        picked = bench.selected_chunk()
+        assert picked is not None
+        await pilot.press("c")
+        await until(pilot, lambda: shown[-1].startswith("Copied chunk"))
+        assert app.clipboard == picked[1].text

@@ -1075,6 +1075,25 @@ class WorkbenchScreen(Screen[None]):
         if recap.budget != budget:
             recap.set_budget(budget)
 
+    def column_card(self) -> tuple[str, int, Any] | None:
+        """While comparing, the card selected in the focused column when that column does
+        not show the merged run (a strategy's or a merge mode's chunks, or the items before
+        the merge): what it is (``blank-line chunk``, ``item``), its index and the chunk;
+        None otherwise (the merged run's selected chunk is `selected_chunk`)."""
+        if not self.driver.comparing:
+            return None
+        focused = self.focused
+        if not isinstance(focused, ChunkList) or focused.id not in ("before", "merged"):
+            return None
+        side = "left" if focused.id == "before" else "right"
+        spec = self.driver.column_specs[side]
+        if spec is None and side == "right":
+            return None
+        if not 0 <= focused.selected < len(focused.chunks):
+            return None
+        what = f"{spec.name} chunk" if spec is not None else "item"
+        return what, focused.selected, focused.chunks[focused.selected]
+
     def selected_chunk(self) -> tuple[int, Any] | None:
         if self.view is None or not self.view.result.chunks:
             return None
