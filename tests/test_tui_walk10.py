@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.pilot import ROOT, SIZE, make_app, recording_notifications, settled, until
+from tests.pilot import ROOT, SAMPLE, SIZE, make_app, recording_notifications, settled, until
 
 if TYPE_CHECKING:
     from chunkscope.tui.app import ChunkscopeApp
@@ -102,3 +102,65 @@ async def test_c_copies_the_strategy_card_and_p_x_say_why_they_do_not_act() -> N
         await pilot.press("c")
         await until(pilot, lambda: shown[-1].startswith("Copied chunk"))
         assert app.clipboard == picked[1].text
+
+
+def _column_titles(app: ChunkscopeApp) -> list[tuple[str, int]]:
+    """Each compare column's title and the cells its border leaves it."""
+    bench = app.workbench
+    assert bench is not None
+    return [
+        (str(bench.query_one(i).border_title), bench.query_one(i).size.width - 6)
+        for i in ("#before-col", "#merged")
+    ]
+
+
+@pytest.mark.parametrize("reload", [False, True], ids=["resize", "ctrl+o"])
+async def test_compare_titles_are_fitted_again_after_a_resize_or_a_new_file(
+    reload: bool,
+) -> None:
+    """After a resize across the narrow breakpoint (or a file opened while comparing) the
+    titles took their longest form, cut with "…" by the border, losing Pk and F1 (walk
+    8, 14): they are fitted to their columns again, as at the first draw."""
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        before = bench.query_one("#before", ChunkList)
+        before.focus()
+        before.select(5)
+        await pilot.press("m")
+        await until(pilot, lambda: bool(app.marks))
+        await _compare(pilot, app, "right_square_bracket")
+        first = _column_titles(app)
+        assert all("Pk" in t and "F1" in t and len(t) <= room for t, room in first), first
+        if reload:  # another file, as ctrl+o opens it, then this one again
+            for path in (DOCS_CLEANUP, SAMPLE):
+                app.open_path(str(path))
+                await until(
+                    pilot,
+                    lambda p=path: (  # type: ignore[misc]
+                        app.pipe is not None
+                        and str(app.pipe.path) == str(p)
+                        and app.workers_idle()
+                        and app.shown_result("right")[0] is not None
+                    ),
+                )
+                await pilot.pause()
+                titles = _column_titles(app)
+                assert all(len(t) <= room for t, room in titles), titles
+            assert titles == first
+            return
+        for size in ((120, 40), SIZE, (100, 30)):
+            await pilot.resize_terminal(*size)
+            await until(pilot, lambda: app.workers_idle())
+            await pilot.pause()
+            await pilot.pause()
+            titles = _column_titles(app)
+            for title, room in titles:
+                assert len(title) <= room, titles
+                assert not title.startswith(("LEFT · before merge", "RIGHT")), titles
+            if size == SIZE:
+                assert titles == first

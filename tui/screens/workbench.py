@@ -219,6 +219,9 @@ class WorkbenchScreen(Screen[None]):
         self.left_kind = "compacted"
         self.selected = 0
         self._resumed = False
+        #: each compare column's title forms (longest first) and subtitle, by the id of
+        #: the widget whose border shows it: fitted again when the column's width changes
+        self._column_titles: dict[str, tuple[list[str], str]] = {}
         self._set_breakpoint_classes()
 
     def _set_breakpoint_classes(self) -> None:
@@ -342,6 +345,8 @@ class WorkbenchScreen(Screen[None]):
                 self._place_search(True)
         elif narrow:  # the tab bar's new width: the labels that fit it
             self.call_after_refresh(fit_tabs, self.query_one(TabbedContent))
+        # the compare columns' new widths (once laid out): their titles' forms that fit
+        self.call_after_refresh(self._refit_column_titles)
 
     # ------------------------------------------------------------------ search
 
@@ -986,6 +991,7 @@ class WorkbenchScreen(Screen[None]):
         if data is None:
             lst.empty_text = f"computing {label}…"
             lst.set_items([])
+            self._column_titles.pop(titled.id or "", None)
             _set_title(titled, f"{side.upper()} · {label} · computing…", f"{key} strategy")
             return
         chunks, _points, cuts, tokens, approx, _inner = data
@@ -1042,19 +1048,39 @@ class WorkbenchScreen(Screen[None]):
         res, updating = driver.shown_result(side)
         if res is not None:
             seconds = " · updating…" if updating else f" · {driver.format_seconds(res.seconds)}"
-        _set_title(
-            titled,
-            _fit_title(
-                side,
-                label,
-                len(chunks),
-                [differ + score + hit_text for score in scores],
-                seconds,
-                titled.size.width - 6,
-                bare=spec.name if spec is not None else None,
-            ),
-            f"{key} strategy · ≠ cut only here",
+        forms = _title_forms(
+            side,
+            label,
+            len(chunks),
+            [differ + score + hit_text for score in scores],
+            seconds,
+            bare=spec.name if spec is not None else None,
         )
+        self._column_titles[titled.id or ""] = (forms, f"{key} strategy · ≠ cut only here")
+        self._refit_column_titles([titled])
+
+    def _refit_column_titles(
+        self, widgets: Sequence[Widget] | None = None, *, retries: int = 3
+    ) -> None:
+        """The compare columns' titles (of `widgets`, else both), each the longest of its
+        forms that fits its border now; one not laid out yet (after a recompose, at a
+        resize across the narrow breakpoint) is fitted again once it is, never left in
+        its longest form for the border to cut."""
+        if not self.driver.comparing or not self.is_mounted:
+            return
+        if widgets is None:
+            widgets = [self.query_one(f"#{i}") for i in self._column_titles]
+        for titled in widgets:
+            known = self._column_titles.get(titled.id or "")
+            if known is None:
+                continue
+            room = titled.size.width - 6
+            if room <= 0:  # not laid out (or hidden: then a few refreshes, no more)
+                if retries > 0:
+                    self.call_after_refresh(self._refit_column_titles, retries=retries - 1)
+                continue
+            forms, subtitle = known
+            _set_title(titled, fit_text(forms, room), subtitle)
 
     def _compare_band_styles(self) -> list[Style]:
         error = self.app.theme_variables.get("error") or "red"
@@ -1107,17 +1133,17 @@ def _plural(n: int, word: str, suffix: str = "s") -> str:
     return plural(n, word, word + suffix)
 
 
-def _fit_title(
+def _title_forms(
     side: str,
     label: str,
     count: int,
     differs: Sequence[str],
     seconds: str,
-    room: int,
     *,
     bare: str | None = None,
-) -> str:
-    """A compare column's title that fits `room` cells, the numbers kept to the last:
+) -> list[str]:
+    """A compare column's title, longest first (`fit_text` takes the one that fits its
+    border), the numbers kept to the last:
     the time goes first, then the side's name, then the label's first words, then
     "cuts differ" becomes "≠" (the subtitle says what ≠ means), then the strategy's
     parameters (`bare`: its name alone; the panel shows them) before any score, then the
@@ -1138,7 +1164,7 @@ def _fit_title(
                 tries.append(f"{name} ({count}){shorter}")
             tries.append(f"{name} ({count}){terse}")
     tries += [f"{names[-1]} ({count})", names[-1]]
-    return fit_text(tries, room)
+    return tries
 
 
 def _set_title(widget: Any, title: str, subtitle: str | None = None) -> None:
