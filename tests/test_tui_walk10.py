@@ -164,3 +164,37 @@ async def test_compare_titles_are_fitted_again_after_a_resize_or_a_new_file(
                 assert not title.startswith(("LEFT · before merge", "RIGHT")), titles
             if size == SIZE:
                 assert titles == first
+
+
+async def test_a_candidate_said_already_shows_its_summary_pin_or_not() -> None:
+    """The best-scored candidates of research_notes read ``0t said already`` and no
+    text; a pin elsewhere made the same row show its text and tokens (walk 8, 15): a
+    row said already shows its summary and tokens, the same with or without the pin."""
+    from chunkscope.tui.widgets.candidate_list import CandidateList
+
+    app = make_app(ROOT / "sample_logs" / "research_notes.jsonl")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        listed = bench.query_one(CandidateList)
+
+        def said() -> dict[int, tuple[str, int]]:
+            return {
+                r.index: (r.abstract, r.tokens) for r in listed.rows if r.reason == "said already"
+            }
+
+        first = said()
+        assert first, "research_notes should have a candidate said already"
+        for index, (abstract, tokens) in first.items():
+            assert abstract.strip() and tokens > 0, (index, abstract, tokens)
+        # a pin on a chunk neither said already nor kept changes nothing on those rows
+        other = next(r.index for r in listed.rows if not r.selected and r.index not in first)
+        bench.select_merged(other)
+        await pilot.press("p")
+        await until(pilot, lambda: app.state.pinned and app.workers_idle())
+        await pilot.pause()
+        again = said()
+        for index in again.keys() & first.keys():
+            assert again[index] == first[index]
+        assert again, "the pin should leave a candidate said already"
