@@ -118,9 +118,11 @@ def _column_titles(app: ChunkscopeApp) -> list[tuple[str, int]]:
 async def test_compare_titles_are_fitted_again_after_a_resize_or_a_new_file(
     reload: bool,
 ) -> None:
-    """After a resize across the narrow breakpoint (or a file opened while comparing) the
-    titles took their longest form, cut with "…" by the border, losing Pk and F1 (walk
-    8, 14): they are fitted to their columns again, as at the first draw."""
+    """After a resize across the narrow breakpoint the titles took their longest form,
+    cut with "…" by the border, losing Pk and F1 (walk 8, 14): they are fitted to their
+    columns again, as at the first draw. The walk saw the same after ctrl+o; opening
+    files here (another, then this one again) did not show it before the fix either: a
+    guard that a new file's titles are fitted too."""
     from chunkscope.tui.widgets.chunk_list import ChunkList
 
     app = make_app()
