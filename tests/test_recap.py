@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from chunkscope.engine.pipeline import Pipeline, PipelineParams, SummarizerSpec
 from chunkscope.engine.recap.core import (
+    SUMMARIES_HEADING,
     Candidate,
     action_weights,
     centrality_scores,
@@ -583,15 +584,19 @@ def test_a_summary_repeating_a_long_sentence_said_earlier_loses_it() -> None:
 
 
 def test_a_candidate_the_dedupe_empties_is_said_already_not_kept() -> None:
-    """Every sentence of its summary (and abstract) said by the sections: 0 tokens, no
-    text, so it is not "kept" but has its own reason."""
+    """Every sentence of its summary (and abstract) said by the sections: nothing to
+    add, so it is not "kept" but has its own reason, and shows its own summary and its
+    tokens (it read "0t said already" with no text: what was said could not be seen)."""
     said = cand(0, "The cache persists embeddings in SQLite across restarts now.", score=1.0)
     said = replace(said, summary=Summary("", said.summary.summary))
     fresh = cand(1, para(1, 6), score=2.0)
     prefix = "## Done\n\n- The cache persists embeddings in SQLite across restarts now."
     sel = select([said, fresh], 1000, COUNTER, prefix=prefix, dedupe=True)
     by = {c.index: c for c in sel.candidates}
-    assert by[0].reason == "said already" and not by[0].selected and by[0].tokens == 0
+    assert by[0].reason == "said already" and not by[0].selected
+    assert by[0].summary == said.summary
+    assert by[0].tokens == COUNTER.count(render_block(said, False)) > 0
+    assert said.summary.summary not in sel.text.partition(SUMMARIES_HEADING)[2]
     assert by[1].reason == "kept" and by[1].selected
 
 

@@ -479,8 +479,8 @@ def select(
         key=lambda c: c.index,
     )
     said: set[int] = set()  # emptied by the dedupe: nothing left to say
+    before = cands  # as given: a candidate said already is shown with its own summary
     if dedupe:
-        before = cands
         cands = _deduped(cands, prefix)
         said = {
             i
@@ -520,6 +520,14 @@ def select(
             used = counter.count(render(chosen))
             newest_over = used > budget
 
+    # what a candidate said already would have said, and its tokens (the list shows them)
+    said_tokens = dict(
+        zip(
+            sorted(said),
+            counter.count_many([render_block(before[i], headings) for i in sorted(said)]),
+            strict=True,
+        )
+    )
     out: list[Candidate] = []
     for i, c in enumerate(cands):
         reason: Reason
@@ -533,7 +541,10 @@ def select(
             reason = "no summary"
         else:
             reason = "over budget"
-        out.append(replace(c, tokens=tokens[i], selected=i in chosen, reason=reason))
+        if i in said:  # its summary as it is, not the nothing the dedupe left of it
+            c = replace(c, summary=before[i].summary)
+        n = said_tokens.get(i, tokens[i])
+        out.append(replace(c, tokens=n, selected=i in chosen, reason=reason))
     text = render(chosen)
     if prefix:
         used = counter.count(text)
@@ -755,6 +766,9 @@ def compose(
         )
         if again.used_tokens <= budget and {c.index for c in again.selected} == set(keep):
             flags = {c.index: c for c in chosen.candidates}
+            # the kept as the wider sections leave them; the rest as the first selection
+            # judged them (there, left out by `drop`: a summary said already came out
+            # empty, and another its own, as a pin elsewhere changed the sections)
             cands = [
                 replace(
                     c,
@@ -762,6 +776,8 @@ def compose(
                     excluded=flags[c.index].excluded,
                     reason=flags[c.index].reason,
                 )
+                if c.selected
+                else flags[c.index]
                 for c in again.candidates
             ]
             fitted, chosen = wider, replace(again, candidates=cands, order=chosen.order)

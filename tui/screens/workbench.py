@@ -219,6 +219,9 @@ class WorkbenchScreen(Screen[None]):
         self.left_kind = "compacted"
         self.selected = 0
         self._resumed = False
+        #: each compare column's title forms (longest first) and subtitle, by the id of
+        #: the widget whose border shows it: fitted again when the column's width changes
+        self._column_titles: dict[str, tuple[list[str], str]] = {}
         self._set_breakpoint_classes()
 
     def _set_breakpoint_classes(self) -> None:
@@ -342,6 +345,8 @@ class WorkbenchScreen(Screen[None]):
                 self._place_search(True)
         elif narrow:  # the tab bar's new width: the labels that fit it
             self.call_after_refresh(fit_tabs, self.query_one(TabbedContent))
+        # the compare columns' new widths (once laid out): their titles' forms that fit
+        self.call_after_refresh(self._refit_column_titles)
 
     # ------------------------------------------------------------------ search
 
@@ -585,9 +590,14 @@ class WorkbenchScreen(Screen[None]):
         if name is not None:
             self.driver.follow_knob(name)
 
-    def left_selected(self) -> int:
-        """The item selected in the left column."""
-        return self.query_one("#before", ChunkList).selected
+    def left_selected_item(self) -> tuple[int, Any] | None:
+        """The card selected in the left column and its index, of what the column shows
+        (the items before the merge, or while comparing a strategy's or a merge mode's
+        chunks); None when it is empty."""
+        lst = self.query_one("#before", ChunkList)
+        if not 0 <= lst.selected < len(lst.chunks):
+            return None
+        return lst.selected, lst.chunks[lst.selected]
 
     def _titles(self, view: RunView | None) -> None:
         """Border titles and the run's numbers (each set only when it changes: a new
@@ -981,6 +991,7 @@ class WorkbenchScreen(Screen[None]):
         if data is None:
             lst.empty_text = f"computing {label}…"
             lst.set_items([])
+            self._column_titles.pop(titled.id or "", None)
             _set_title(titled, f"{side.upper()} · {label} · computing…", f"{key} strategy")
             return
         chunks, _points, cuts, tokens, approx, _inner = data
@@ -1037,19 +1048,39 @@ class WorkbenchScreen(Screen[None]):
         res, updating = driver.shown_result(side)
         if res is not None:
             seconds = " · updating…" if updating else f" · {driver.format_seconds(res.seconds)}"
-        _set_title(
-            titled,
-            _fit_title(
-                side,
-                label,
-                len(chunks),
-                [differ + score + hit_text for score in scores],
-                seconds,
-                titled.size.width - 6,
-                bare=spec.name if spec is not None else None,
-            ),
-            f"{key} strategy · ≠ cut only here",
+        forms = _title_forms(
+            side,
+            label,
+            len(chunks),
+            [differ + score + hit_text for score in scores],
+            seconds,
+            bare=spec.name if spec is not None else None,
         )
+        self._column_titles[titled.id or ""] = (forms, f"{key} strategy · ≠ cut only here")
+        self._refit_column_titles([titled])
+
+    def _refit_column_titles(
+        self, widgets: Sequence[Widget] | None = None, *, retries: int = 3
+    ) -> None:
+        """The compare columns' titles (of `widgets`, else both), each the longest of its
+        forms that fits its border now; one not laid out yet (after a recompose, at a
+        resize across the narrow breakpoint) is fitted again once it is, never left in
+        its longest form for the border to cut."""
+        if not self.driver.comparing or not self.is_mounted:
+            return
+        if widgets is None:
+            widgets = [self.query_one(f"#{i}") for i in self._column_titles]
+        for titled in widgets:
+            known = self._column_titles.get(titled.id or "")
+            if known is None:
+                continue
+            room = titled.size.width - 6
+            if room <= 0:  # not laid out (or hidden: then a few refreshes, no more)
+                if retries > 0:
+                    self.call_after_refresh(self._refit_column_titles, retries=retries - 1)
+                continue
+            forms, subtitle = known
+            _set_title(titled, fit_text(forms, room), subtitle)
 
     def _compare_band_styles(self) -> list[Style]:
         error = self.app.theme_variables.get("error") or "red"
@@ -1070,6 +1101,25 @@ class WorkbenchScreen(Screen[None]):
         if recap.budget != budget:
             recap.set_budget(budget)
 
+    def column_card(self) -> tuple[str, int, Any] | None:
+        """While comparing, the card selected in the focused column when that column does
+        not show the merged run (a strategy's or a merge mode's chunks, or the items before
+        the merge): what it is (``blank-line chunk``, ``item``), its index and the chunk;
+        None otherwise (the merged run's selected chunk is `selected_chunk`)."""
+        if not self.driver.comparing:
+            return None
+        focused = self.focused
+        if not isinstance(focused, ChunkList) or focused.id not in ("before", "merged"):
+            return None
+        side = "left" if focused.id == "before" else "right"
+        spec = self.driver.column_specs[side]
+        if spec is None and side == "right":
+            return None
+        if not 0 <= focused.selected < len(focused.chunks):
+            return None
+        what = f"{spec.name} chunk" if spec is not None else "item"
+        return what, focused.selected, focused.chunks[focused.selected]
+
     def selected_chunk(self) -> tuple[int, Any] | None:
         if self.view is None or not self.view.result.chunks:
             return None
@@ -1083,17 +1133,17 @@ def _plural(n: int, word: str, suffix: str = "s") -> str:
     return plural(n, word, word + suffix)
 
 
-def _fit_title(
+def _title_forms(
     side: str,
     label: str,
     count: int,
     differs: Sequence[str],
     seconds: str,
-    room: int,
     *,
     bare: str | None = None,
-) -> str:
-    """A compare column's title that fits `room` cells, the numbers kept to the last:
+) -> list[str]:
+    """A compare column's title, longest first (`fit_text` takes the one that fits its
+    border), the numbers kept to the last:
     the time goes first, then the side's name, then the label's first words, then
     "cuts differ" becomes "≠" (the subtitle says what ≠ means), then the strategy's
     parameters (`bare`: its name alone; the panel shows them) before any score, then the
@@ -1114,7 +1164,7 @@ def _fit_title(
                 tries.append(f"{name} ({count}){shorter}")
             tries.append(f"{name} ({count}){terse}")
     tries += [f"{names[-1]} ({count})", names[-1]]
-    return fit_text(tries, room)
+    return tries
 
 
 def _set_title(widget: Any, title: str, subtitle: str | None = None) -> None:

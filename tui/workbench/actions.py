@@ -131,6 +131,16 @@ class WorkbenchActions(WorkbenchHost):
 
     def _toggle_mark(self, which: Literal["pinned", "excluded"], verb: str) -> None:
         bench = self.workbench
+        card = bench.column_card() if bench is not None else None
+        if card is not None:  # the recap's candidates are the merged run's chunks
+            what, index, _chunk = card
+            self.notify(
+                f"Not {verb}: {what} {index} is not a chunk of the recap, which picks from "
+                "the merged run's chunks; choose one in the recap's list.",
+                severity="warning",
+                markup=False,
+            )
+            return
         picked = bench.selected_chunk() if bench is not None else None
         if picked is None:
             self.notify("Nothing selected.", severity="warning")
@@ -387,6 +397,14 @@ class WorkbenchActions(WorkbenchHost):
 
     def action_copy_chunk(self) -> None:
         bench = self.workbench
+        card = bench.column_card() if bench is not None else None
+        if card is not None:  # comparing: the card selected in the focused column
+            what, index, chunk = card
+            self.copy_to_clipboard(chunk.text)
+            self.notify(
+                f"Copied {what} {index} ({chunk.chars} chars) to the clipboard.", markup=False
+            )
+            return
         picked = bench.selected_chunk() if bench is not None else None
         if picked is None:
             self.notify("Nothing selected to copy.", severity="warning")

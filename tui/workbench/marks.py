@@ -116,11 +116,11 @@ class MarksDriver(WorkbenchHost):
         if bench is None or marks is None or bench.view is None:
             self.notify("Open a file first (ctrl+o).", markup=False)
             return
-        view = bench.view
-        index = bench.left_selected()
-        if not 0 <= index < len(view.left_items):
+        picked = bench.left_selected_item()  # the card on show (while comparing: its)
+        if picked is None:
             return
-        lines = view.left_items[index].lines
+        index, item = picked
+        lines = item.lines
         if lines is None:
             self.notify("This item has no source line to mark.", severity="warning", markup=False)
             return
