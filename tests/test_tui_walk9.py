@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.pilot import SIZE, make_app, settled, until
+from tests.pilot import SIZE, auto_tune, make_app, settled, until
 
 if TYPE_CHECKING:
     from chunkscope.tui.app import ChunkscopeApp
@@ -135,3 +135,36 @@ async def test_a_strip_of_alike_similarities_draws_them_as_they_are_across_the_w
         assert bars and set(bars) == {"█"}, row
         size = next(r for r in strip.rendered_lines() if r.startswith("size"))
         assert len(row.rstrip()) == len(size.rstrip()), (row, size)  # as wide as the size row
+
+
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
+async def test_the_auto_tune_table_names_each_knob_whole(size: tuple[int, int]) -> None:
+    """Walk 8, 6: the knobs' names were broken at an underscore over two header rows
+    (``topic_`` / ``window``), with the room for them whole at 160x48. Each header is the
+    knob's name as `tune` and a profile spell it, on one row, and every column is on
+    screen without scrolling sideways."""
+    from dataclasses import replace
+
+    from textual.widgets import DataTable
+
+    from chunkscope.engine.evaluate.measure import TUNE_GRIDS
+
+    mode = "topic"  # the longest names (the seed loop's fit as they are)
+    app = make_app(mode=mode)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.workbench is not None and app.workbench.view is not None)
+        assert app.file_marks is not None
+        app.set_file_marks(replace(app.file_marks, starts=(86,)))
+        screen = await auto_tune(pilot, app)
+        await pilot.pause()
+        table = screen.query_one("#tune-table", DataTable)
+        labels = [str(c.label) for c in table.ordered_columns]
+        assert labels[6:] == list(TUNE_GRIDS[mode]) and table.header_height == 1
+        assert table.virtual_size.width <= table.scrollable_content_region.width, labels
+        shown = "\n".join(
+            "".join(s.text for s in table.render_line(y)) for y in range(table.size.height)
+        )
+        header = shown.splitlines()[0].split()
+        assert header[-len(TUNE_GRIDS[mode]) :] == list(TUNE_GRIDS[mode]), shown
+        if size == SIZE:
+            assert table.cell_padding == 1  # the room for two cells between columns
