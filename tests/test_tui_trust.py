@@ -260,8 +260,9 @@ async def test_a_long_file_name_is_cut_in_the_header_with_an_ellipsis(tmp_path: 
         assert bench is not None
         line = _lines_of(bench.query_one(HeaderLine))[0]
         # one line (it wrapped out of sight: the header read " chunkscope"), the name's
-        # end and the turn count kept, the cut said
-        assert "…" in line and ".jsonl · 211 turns" in line, line
+        # end and the turn count kept, the cut said (walk 9: and the format and the
+        # tool calls' state beside it)
+        assert "…" in line and ".jsonl · jsonl · T: collapsed · 211 turns" in line, line
 
 
 async def test_the_loading_dialog_cuts_a_long_path_with_an_ellipsis() -> None:

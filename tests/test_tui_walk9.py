@@ -203,3 +203,32 @@ async def test_a_toast_under_a_dialog_leaves_the_dialog_whole(
         assert "All 57 summaries are done." in str(drawn[0].render())
         assert not drawn[0].region.overlaps(dialog.region), (drawn[0].region, dialog.region)
         assert screen.region.contains_region(dialog.region), (dialog.region, screen.region)
+
+
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
+async def test_the_header_keeps_the_tool_calls_state_of_a_trajectory(
+    size: tuple[int, int],
+) -> None:
+    """Walk 8, 9: at 100x30 the header of a mini-swe-agent trajectory left out
+    ``T: collapsed`` and kept ``14 after collapse``; what it leaves out read ``+4`` at
+    100 columns and ``+3 more`` at 160. The name, the format, the state and the turns
+    (``16 → 14 turns`` when narrow) are kept, and the count reads alike at both sizes."""
+    import re
+
+    from chunkscope.tui.widgets.header_line import HeaderLine
+    from tests.pilot import ROOT
+
+    app = make_app(ROOT / "tests/fixtures/recap/mini_swe_django_11099.traj.json")
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        header = app.workbench.query_one(HeaderLine)  # type: ignore[union-attr]
+        line = header.render().plain
+        assert len(line) <= size[0], line
+        parts = line.removeprefix(" chunkscope  ").split(" · ")
+        assert parts[0].endswith("mini_swe_django_11099.traj.json"), line
+        assert parts[1].startswith("mini-swe-agent"), line
+        assert parts[2] in ("T: collapsed", "tool calls: collapsed (T)"), line
+        assert parts[3:5] == ["16 turns", "14 after collapse"] or parts[3] == "16 → 14 turns"
+        if size == NARROW:
+            assert parts[3] == "16 → 14 turns", line
+        assert re.fullmatch(r"\+(\d+| [a-z ,]+)", parts[-1]), line  # never `+3 more`
