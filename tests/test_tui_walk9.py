@@ -232,3 +232,80 @@ async def test_the_header_keeps_the_tool_calls_state_of_a_trajectory(
         if size == NARROW:
             assert parts[3] == "16 → 14 turns", line
         assert re.fullmatch(r"\+(\d+| [a-z ,]+)", parts[-1]), line  # never `+3 more`
+
+
+def test_a_wide_name_is_cut_between_its_characters_without_a_stray_space() -> None:
+    """Walk 8, 10: a CJK name cut at its end read ``日本語のセッ …`` (a wide character
+    split into a space before the ellipsis); cut in its middle, the same."""
+    from rich.cells import cell_len
+
+    from chunkscope.tui.screens.open_file import _cut, cut_middle
+
+    name = "日本語のセッション名.jsonl"
+    for cells in range(2, cell_len(name)):
+        for cut in (_cut(name, cells), cut_middle(name, cells)):
+            assert cell_len(cut) <= cells and "…" in cut, (cells, cut)
+            assert " " not in cut, (cells, cut)
+        if cells >= 13:  # the extension kept
+            assert cut_middle(name, cells).endswith(".jsonl"), cells
+    assert _cut(name, 6) == "日本…" and cut_middle(name, 12) == "日本語…jsonl"
+
+
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
+async def test_the_picker_gives_a_folder_of_long_names_the_width(
+    tmp_path: Any, size: tuple[int, int]
+) -> None:
+    """Walk 8, 10: the sample logs' box kept a column the dialog's whole height while
+    the sessions list cut its long names and dropped their first messages; the tree cut
+    two long names alike in their start to the same ``2026-01-21-se…``. The samples sit
+    under the tree, the list takes the width and shows each session's first message,
+    and the tree cuts names in their middle, as the list does."""
+    import shutil
+
+    from textual.widgets import OptionList
+
+    from chunkscope.tui.screens.open_file import LogTree
+    from tests.pilot import ROOT, picker_listed
+
+    long = "2026-01-21-session-with-a-very-long-descriptive-name-about-the-hello-world-{}.jsonl"
+    names = [long.format("one"), long.format("two"), "日本語のセッション名.jsonl"]
+    folder = tmp_path / "long"
+    folder.mkdir()
+    for name, sample in zip(
+        names, ["cache_refactor", "docs_cleanup", "research_notes"], strict=True
+    ):
+        shutil.copy(ROOT / "sample_logs" / f"{sample}.jsonl", folder / name)
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        await pilot.press("ctrl+o")
+        screen = await picker_listed(pilot, app)
+        await pilot.press(*str(folder), "enter")
+        await until(pilot, lambda: screen.listed and len(screen.sessions) == 3)
+        tree = screen.query_one(LogTree)
+        await until(pilot, lambda: len(tree.root.children) == 3)
+        await pilot.pause()
+        box = screen.query_one("#sessions", OptionList)
+        samples = screen.query_one("#samples", OptionList)
+        # the samples under the tree, not a column beside the list
+        assert samples.region.right <= box.region.x and samples.region.y > tree.region.y
+        assert box.region.width > 2 * samples.region.width - 8, (box.region, samples.region)
+
+        def rows(widget: Any) -> list[str]:
+            return [
+                "".join(seg.text for seg in widget.render_line(y)).strip("│ ")
+                for y in range(widget.size.height)
+            ]
+
+        listed = [r for r in rows(box) if "jsonl" in r]
+        assert len(listed) == 3, listed
+        for info in screen.sessions:  # each row its first message, some of it at least
+            title = " ".join(info.title.split())
+            row = next(r for r in listed if r.endswith(title[:6]) or title[:8] in r)
+            assert row, (title, listed)
+        tree_rows = [r for r in rows(tree) if ".jsonl" in r]
+        assert len(tree_rows) == 3 and len(set(tree_rows)) == 3, tree_rows
+        for row in tree_rows:
+            assert row.rstrip().endswith(".jsonl") and " …" not in row, row
+        assert any("one.jsonl" in r for r in tree_rows), tree_rows
+        assert any("two.jsonl" in r for r in tree_rows), tree_rows
