@@ -264,6 +264,7 @@ async def test_the_picker_gives_a_folder_of_long_names_the_width(
 
     from textual.widgets import OptionList
 
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
     from chunkscope.tui.screens.open_file import LogTree
     from tests.pilot import ROOT, picker_listed
 
@@ -275,13 +276,10 @@ async def test_the_picker_gives_a_folder_of_long_names_the_width(
         names, ["cache_refactor", "docs_cleanup", "research_notes"], strict=True
     ):
         shutil.copy(ROOT / "sample_logs" / f"{sample}.jsonl", folder / name)
-    app = make_app()
+    # the picker on the folder (as ctrl+o, then the folder typed, shows it)
+    app = ChunkscopeApp(StartOptions(folder=str(folder), fixed_timings=True))
     async with app.run_test(size=size) as pilot:
-        await settled(pilot, app)
-        await pilot.press("ctrl+o")
         screen = await picker_listed(pilot, app)
-        await pilot.press(*str(folder), "enter")
-        await until(pilot, lambda: screen.listed and len(screen.sessions) == 3)
         tree = screen.query_one(LogTree)
         await until(pilot, lambda: len(tree.root.children) == 3)
         await pilot.pause()
@@ -301,8 +299,7 @@ async def test_the_picker_gives_a_folder_of_long_names_the_width(
         assert len(listed) == 3, listed
         for info in screen.sessions:  # each row its first message, some of it at least
             title = " ".join(info.title.split())
-            row = next(r for r in listed if r.endswith(title[:6]) or title[:8] in r)
-            assert row, (title, listed)
+            assert any(title[:8] in r for r in listed), (title, listed)
         tree_rows = [r for r in rows(tree) if ".jsonl" in r]
         assert len(tree_rows) == 3 and len(set(tree_rows)) == 3, tree_rows
         for row in tree_rows:
