@@ -260,8 +260,9 @@ async def test_a_long_file_name_is_cut_in_the_header_with_an_ellipsis(tmp_path: 
         assert bench is not None
         line = _lines_of(bench.query_one(HeaderLine))[0]
         # one line (it wrapped out of sight: the header read " chunkscope"), the name's
-        # end and the turn count kept, the cut said
-        assert "…" in line and ".jsonl · 211 turns" in line, line
+        # end and the turn count kept, the cut said (walk 9: and the format and the
+        # tool calls' state beside it)
+        assert "…" in line and ".jsonl · jsonl · T: collapsed · 211 turns" in line, line
 
 
 async def test_the_loading_dialog_cuts_a_long_path_with_an_ellipsis() -> None:
@@ -374,7 +375,8 @@ async def test_the_picker_cuts_names_with_an_ellipsis_rows_on_one_line_markdown_
         # does not scroll sideways to it.
         rows = [line.strip("│ ") for line in _lines_of(tree)]
         cut = [r for r in rows if "a-session-" in r]
-        assert len(cut) == 1 and cut[0].endswith("…"), rows
+        # (walk 9: cut in its middle, as the sessions list cuts it, its end kept)
+        assert len(cut) == 1 and "…" in cut[0] and cut[0].endswith(".jsonl"), rows
         assert tree.virtual_size.width <= tree.scrollable_content_region.width
 
         # The README is a document, not a session: not counted, not the newest.

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.pilot import SIZE, make_app, settled, until
+from tests.pilot import SIZE, auto_tune, make_app, settled, until
 
 if TYPE_CHECKING:
     from chunkscope.tui.app import ChunkscopeApp
@@ -160,3 +160,174 @@ async def test_the_focused_tab_bars_active_label_is_readable(theme: str) -> None
             if s.text.strip() and s.style is not None and s.style.bgcolor is not None
         ]
         assert segments and _worst(segments) >= 4.5, [(s.text, s.style) for s in segments]
+
+
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
+async def test_the_auto_tune_table_names_each_knob_whole(size: tuple[int, int]) -> None:
+    """Walk 8, 6: the knobs' names were broken at an underscore over two header rows
+    (``topic_`` / ``window``), with the room for them whole at 160x48. Each header is the
+    knob's name as `tune` and a profile spell it, on one row, and every column is on
+    screen without scrolling sideways."""
+    from dataclasses import replace
+
+    from textual.widgets import DataTable
+
+    from chunkscope.engine.evaluate.measure import TUNE_GRIDS
+
+    mode = "topic"  # the longest names (the seed loop's fit as they are)
+    app = make_app(mode=mode)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.workbench is not None and app.workbench.view is not None)
+        assert app.file_marks is not None
+        app.set_file_marks(replace(app.file_marks, starts=(86,)))
+        screen = await auto_tune(pilot, app)
+        await pilot.pause()
+        table = screen.query_one("#tune-table", DataTable)
+        labels = [str(c.label) for c in table.ordered_columns]
+        assert labels[6:] == list(TUNE_GRIDS[mode]) and table.header_height == 1
+        assert table.virtual_size.width <= table.scrollable_content_region.width, labels
+        shown = "\n".join(
+            "".join(s.text for s in table.render_line(y)) for y in range(table.size.height)
+        )
+        header = shown.splitlines()[0].split()
+        assert header[-len(TUNE_GRIDS[mode]) :] == list(TUNE_GRIDS[mode]), shown
+        if size == SIZE:
+            assert table.cell_padding == 1  # the room for two cells between columns
+
+
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
+@pytest.mark.parametrize("key", ["ctrl+s", "question_mark", "ctrl+o"])
+async def test_a_toast_under_a_dialog_leaves_the_dialog_whole(
+    size: tuple[int, int], key: str
+) -> None:
+    """Walk 8, 7: at 100x30 a notification still on screen when a dialog opened (``All
+    57 summaries are done.`` then ctrl+s) was drawn over the dialog's input and hint. The
+    toast is drawn once, off the dialog (the save-profile prompt, the help, the picker)."""
+    from textual.screen import ModalScreen
+
+    if size == SIZE and key == "question_mark":
+        pytest.skip("at 160x48 the help (90% high) still meets a toast's corner: see walk 9")
+    app = make_app()
+    app.NOTIFICATION_TIMEOUT = 60  # on screen for the whole test
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settled(pilot, app)
+        app.notify("All 57 summaries are done.", markup=False)
+        await pilot.press(key)
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        await until(pilot, lambda: bool(app.screen.query("Toast")))
+        await pilot.pause()
+        screen = app.screen
+        dialog = next(w for w in screen.children if type(w).__name__ != "ToastRack")
+        drawn = [
+            toast
+            for s in app.screen_stack
+            for toast in s.query("Toast")
+            if toast.region and all(node.display for node in toast.ancestors_with_self[:-1])
+        ]
+        assert len(drawn) == 1, drawn
+        assert "All 57 summaries are done." in str(drawn[0].render())
+        assert not drawn[0].region.overlaps(dialog.region), (drawn[0].region, dialog.region)
+        assert screen.region.contains_region(dialog.region), (dialog.region, screen.region)
+
+
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
+async def test_the_header_keeps_the_tool_calls_state_of_a_trajectory(
+    size: tuple[int, int],
+) -> None:
+    """Walk 8, 9: at 100x30 the header of a mini-swe-agent trajectory left out
+    ``T: collapsed`` and kept ``14 after collapse``; what it leaves out read ``+4`` at
+    100 columns and ``+3 more`` at 160. The name, the format, the state and the turns
+    (``16 → 14 turns`` when narrow) are kept, and the count reads alike at both sizes."""
+    import re
+
+    from chunkscope.tui.widgets.header_line import HeaderLine
+    from tests.pilot import ROOT
+
+    app = make_app(ROOT / "tests/fixtures/recap/mini_swe_django_11099.traj.json")
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        header = app.workbench.query_one(HeaderLine)  # type: ignore[union-attr]
+        line = header.render().plain
+        assert len(line) <= size[0], line
+        parts = line.removeprefix(" chunkscope  ").split(" · ")
+        assert parts[0].endswith("mini_swe_django_11099.traj.json"), line
+        assert parts[1].startswith("mini-swe-agent"), line
+        assert parts[2] in ("T: collapsed", "tool calls: collapsed (T)"), line
+        assert parts[3:5] == ["16 turns", "14 after collapse"] or parts[3] == "16 → 14 turns"
+        if size == NARROW:
+            assert parts[3] == "16 → 14 turns", line
+        assert re.fullmatch(r"\+(\d+| [a-z ,]+)", parts[-1]), line  # never `+3 more`
+
+
+def test_a_wide_name_is_cut_between_its_characters_without_a_stray_space() -> None:
+    """Walk 8, 10: a CJK name cut at its end read ``日本語のセッ …`` (a wide character
+    split into a space before the ellipsis); cut in its middle, the same."""
+    from rich.cells import cell_len
+
+    from chunkscope.tui.screens.open_file import _cut, cut_middle
+
+    name = "日本語のセッション名.jsonl"
+    for cells in range(2, cell_len(name)):
+        for cut in (_cut(name, cells), cut_middle(name, cells)):
+            assert cell_len(cut) <= cells and "…" in cut, (cells, cut)
+            assert " " not in cut, (cells, cut)
+        if cells >= 13:  # the extension kept
+            assert cut_middle(name, cells).endswith(".jsonl"), cells
+    assert _cut(name, 6) == "日本…" and cut_middle(name, 12) == "日本語…jsonl"
+
+
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
+async def test_the_picker_gives_a_folder_of_long_names_the_width(
+    tmp_path: Any, size: tuple[int, int]
+) -> None:
+    """Walk 8, 10: the sample logs' box kept a column the dialog's whole height while
+    the sessions list cut its long names and dropped their first messages; the tree cut
+    two long names alike in their start to the same ``2026-01-21-se…``. The samples sit
+    under the tree, the list takes the width and shows each session's first message,
+    and the tree cuts names in their middle, as the list does."""
+    import shutil
+
+    from textual.widgets import OptionList
+
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from chunkscope.tui.screens.open_file import LogTree
+    from tests.pilot import ROOT, picker_listed
+
+    long = "2026-01-21-session-with-a-very-long-descriptive-name-about-the-hello-world-{}.jsonl"
+    names = [long.format("one"), long.format("two"), "日本語のセッション名.jsonl"]
+    folder = tmp_path / "long"
+    folder.mkdir()
+    for name, sample in zip(
+        names, ["cache_refactor", "docs_cleanup", "research_notes"], strict=True
+    ):
+        shutil.copy(ROOT / "sample_logs" / f"{sample}.jsonl", folder / name)
+    # the picker on the folder (as ctrl+o, then the folder typed, shows it)
+    app = ChunkscopeApp(StartOptions(folder=str(folder), fixed_timings=True))
+    async with app.run_test(size=size) as pilot:
+        screen = await picker_listed(pilot, app)
+        tree = screen.query_one(LogTree)
+        await until(pilot, lambda: len(tree.root.children) == 3)
+        await pilot.pause()
+        box = screen.query_one("#sessions", OptionList)
+        samples = screen.query_one("#samples", OptionList)
+        # the samples under the tree, not a column beside the list
+        assert samples.region.right <= box.region.x and samples.region.y > tree.region.y
+        assert box.region.width > 2 * samples.region.width - 8, (box.region, samples.region)
+
+        def rows(widget: Any) -> list[str]:
+            return [
+                "".join(seg.text for seg in widget.render_line(y)).strip("│ ")
+                for y in range(widget.size.height)
+            ]
+
+        listed = [r for r in rows(box) if "jsonl" in r]
+        assert len(listed) == 3, listed
+        for info in screen.sessions:  # each row its first message, some of it at least
+            title = " ".join(info.title.split())
+            assert any(title[:8] in r for r in listed), (title, listed)
+        tree_rows = [r for r in rows(tree) if ".jsonl" in r]
+        assert len(tree_rows) == 3 and len(set(tree_rows)) == 3, tree_rows
+        for row in tree_rows:
+            assert row.rstrip().endswith(".jsonl") and " …" not in row, row
+        assert any("one.jsonl" in r for r in tree_rows), tree_rows
+        assert any("two.jsonl" in r for r in tree_rows), tree_rows

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Container, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Input, Label, OptionList
 from textual.widgets.directory_tree import DirEntry
@@ -70,13 +70,33 @@ class LogTree(DirectoryTree):
         return max(1, width - depth * self.guide_depth)
 
     def render_label(self, node: TreeNode[DirEntry], base_style: Style, style: Style) -> Text:
-        """The label on one row: a name longer than the tree is wide is cut with an
-        ellipsis (it was cut at the edge, and scrolled sideways)."""
+        """The label on one row: a name longer than the tree is wide is cut in its
+        middle, as the sessions list cuts it (`cut_middle`: two names alike in their
+        start stay told apart by their ends)."""
         label = super().render_label(node, base_style, style)
         room = self._room(node)
-        if room is not None and label.cell_len > room:
+        if room is None or label.cell_len <= room:
+            return label
+        plain = label.plain
+        name = str(node.label)
+        start = plain.rfind(name) if name else -1
+        if start < 0:  # no name found in it: its end cut
             label.truncate(room, overflow="ellipsis")
-        return label
+            return label
+        end = start + len(name)
+        prefix = label[:start]
+        parts = middle_parts(name, room - prefix.cell_len - cell_len(plain[end:]))
+        if parts is None:
+            return label
+        head, tail = parts
+        cut = prefix + label[start : start + head]
+        # the ellipsis styled as the name is
+        spans = [sp.style for sp in label.spans if sp.start <= start < sp.end]
+        cut.append("…", spans[-1] if spans else None)
+        if tail:
+            cut.append_text(label[end - tail : end])
+        cut.append_text(label[end:])
+        return cut
 
 
 #: The title's cells a row keeps before the format is shown.
@@ -92,30 +112,53 @@ KIND_CELLS = 16
 
 
 def _cut(text: str, cells: int) -> str:
-    """`text` in at most `cells` cells: cut text ends with an ellipsis."""
+    """`text` in at most `cells` cells: cut text ends with an ellipsis, right after the
+    last whole character that fits (a wide one is never split into a space)."""
     if cells <= 0:
         return ""
-    line = Text(text, no_wrap=True, end="")
-    line.truncate(cells, overflow="ellipsis")
-    return line.plain
+    if cell_len(text) <= cells:
+        return text
+    return _start(text, cells - 1) + "…"
+
+
+def _start(text: str, cells: int) -> str:
+    """The whole characters `text` starts with, in at most `cells` cells."""
+    used = 0
+    for at, ch in enumerate(text):
+        used += cell_len(ch)
+        if used > cells:
+            return text[:at]
+    return text
+
+
+def middle_parts(text: str, cells: int) -> tuple[int, int] | None:
+    """Where `cut_middle` cuts `text` for `cells` cells: how many characters it keeps of
+    its start and of its end (an ellipsis between them); None when it is whole."""
+    if cell_len(text) <= cells:
+        return None
+    if cells <= 1:
+        return 0, 0
+    tail_cells = (cells - 1) // 2
+    head = _start(text, cells - tail_cells - 1)
+    tail, used = 0, 0
+    for ch in reversed(text):
+        if used + cell_len(ch) > tail_cells:
+            break
+        tail, used = tail + 1, used + cell_len(ch)
+    return len(head), tail
 
 
 def cut_middle(text: str, cells: int) -> str:
     """`text` in at most `cells` cells, cut in its middle (``stop-hook-unc…st-stop.jsonl``):
     two names alike in their start, such as a folder's sessions, stay told apart by their
-    ends (the extension kept)."""
-    if cell_len(text) <= cells:
+    ends (the extension kept); wide characters are kept or left out whole."""
+    parts = middle_parts(text, cells)
+    if parts is None:
         return text
-    if cells <= 1:
-        return "…"[:cells]
-    tail_cells = (cells - 1) // 2
-    head = _cut(text, cells - tail_cells)  # its start and the ellipsis
-    tail, used = "", 0
-    for ch in reversed(text):
-        if used + cell_len(ch) > tail_cells:
-            break
-        tail, used = ch + tail, used + cell_len(ch)
-    return head + tail
+    if cells <= 0:
+        return ""
+    head, tail = parts
+    return text[:head] + "…" + (text[len(text) - tail :] if tail else "")
 
 
 def session_label(s: SessionInfo, width: int | None = None, name_cells: int = 0) -> str:
@@ -125,10 +168,11 @@ def session_label(s: SessionInfo, width: int | None = None, name_cells: int = 0)
     none, which is also the order of the list. Given a `width`, one line of at most
     that many cells, laid out alike for every row of a list whose names take at most
     `name_cells` (its longest, up to `NAME_CELLS`): the names in one column, given
-    room first (`NAME_SOME` cells at least, else a narrow list says the date without
-    its year, and no size); then the format and the first message where room is left
-    (the format on every row or none); a name longer than its room is cut in its
-    middle, the first message at its end."""
+    room first (`NAME_SOME` cells at least, and `TITLE_SOME` of the first message, else
+    a narrow list says the date without its year, and no size); then the format and
+    the rest of the first message where room is left (the format on every row or
+    none); a name longer than its room is cut in its middle, the first message at its
+    end."""
     import time
 
     stamp = time.localtime(s.modified) if s.modified else None
@@ -147,13 +191,20 @@ def session_label(s: SessionInfo, width: int | None = None, name_cells: int = 0)
     full = f"{when}  {size:>9}  "
     short = (time.strftime("%m-%d %H:%M", stamp) if stamp else "-") + mark + "  "
     some = TITLE_SOME + 2
+    least = min(column, NAME_SOME)
     if cell_len(full) + KIND_CELLS + column + some <= width:
         head = full + kind
-    elif cell_len(full) + min(column, NAME_SOME) <= width:
+    elif cell_len(full) + least + some <= width:
+        head = full
+    elif cell_len(short) + least + some <= width:  # some of the title before the year
+        head = short
+    elif cell_len(full) + least <= width:
         head = full
     else:
         head = short
     room = max(width - cell_len(head), 1)
+    # a long name gives way (down to `NAME_SOME`) to some of the first message
+    column = min(column, max(NAME_SOME, room - some))
     shown = cut_middle(name, min(column, room))
     line = head + shown
     rest = width - cell_len(line) - 2
@@ -193,10 +244,15 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
         width: 90%; height: 85%; padding: 0 1;
         border: thick $primary; background: $surface;
     }
-    OpenFileScreen Horizontal { height: 1fr; }
-    OpenFileScreen LogTree { width: 1fr; border: round $panel-border; }
-    OpenFileScreen #sessions { width: 2fr; height: 1fr; border: round $panel-border; }
-    OpenFileScreen #samples { width: auto; max-width: 40; border: round $panel-border; }
+    /* the tree over the sample logs, the sessions list beside them, the two rows high,
+       taking the rest: a folder's long names and first messages have the width (tab
+       goes from the tree to the list, then to the samples) */
+    OpenFileScreen #picker-lists {
+        height: 1fr; layout: grid; grid-size: 2 2; grid-columns: 1fr 2fr; grid-rows: 1fr auto;
+    }
+    OpenFileScreen LogTree { height: 1fr; border: round $panel-border; }
+    OpenFileScreen #sessions { height: 1fr; row-span: 2; border: round $panel-border; }
+    OpenFileScreen #samples { height: auto; max-height: 9; border: round $panel-border; }
     /* a file name, a session on one row (cut at its end with an ellipsis, never
        broken mid-word: a session's row is laid out for its width, `SessionRow`) */
     OpenFileScreen OptionList { text-wrap: nowrap; text-overflow: ellipsis; }
@@ -227,7 +283,7 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Open an agent session log or a markdown file", markup=False)
-            with Horizontal():
+            with Container(id="picker-lists"):
                 where = self.start.resolve()
                 # its root named ("." has no name)
                 tree = LogTree(where, confine=self.confine, id="tree")

@@ -48,14 +48,16 @@ class _Stopped(Exception):
     """The search was cancelled (Escape)."""
 
 
-def two_lines(name: str) -> str:
-    """A knob's name on two lines, broken after the underscore that makes the longer
-    line shortest (``topic_`` / ``min_chars``); a name without one as it is."""
-    cuts = [i + 1 for i, c in enumerate(name) if c == "_"]
-    if not cuts:
-        return name
-    at = min(cuts, key=lambda i: max(i, len(name) - i))
-    return f"{name[:at]}\n{name[at:]}"
+def column_widths(header: list[str], rows: list[list[str]], room: int) -> tuple[list[int], int]:
+    """The table's columns, each as wide as its header or widest cell, and the cell
+    padding to draw them with: two blank cells between columns when the whole table fits
+    ``room`` so (padding 1 each side, the widths as they are), else one (padding 0, each
+    column but the last one cell wider). Knob names stay whole, as `tune`, ``--grid`` and
+    a profile spell them; a table wider than the room even so scrolls sideways."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    if sum(widths) + 2 * len(widths) <= room:
+        return widths, 1
+    return [w + 1 for w in widths[:-1]] + widths[-1:], 0
 
 
 class TuneScreen(ModalScreen["Tuning | None"]):
@@ -67,7 +69,7 @@ class TuneScreen(ModalScreen["Tuning | None"]):
     DEFAULT_CSS = """
     TuneScreen { align: center middle; }
     TuneScreen > Vertical {
-        width: 100; max-width: 95%; height: auto; max-height: 90%;
+        width: 110; max-width: 98%; height: auto; max-height: 90%;
         padding: 1 2; border: thick $primary; background: $surface;
     }
     TuneScreen #tune-table { height: auto; max-height: 12; margin-top: 1; display: none; }
@@ -96,6 +98,7 @@ class TuneScreen(ModalScreen["Tuning | None"]):
         self.current: Tuned | None = None
         self.done = 0  # settings scored so far
         self.closed = False
+        self._fitted: tuple[int, list[int]] = (1, [])  # the table's padding and widths
 
     def compose(self) -> ComposeResult:
         marks = len(self.gold) - 1
@@ -195,14 +198,28 @@ class TuneScreen(ModalScreen["Tuning | None"]):
         if not self._open():
             return
         self.rows, self.current = best, current
+        self._fill_table()
+        said = no_mark_found((*best, current), grid_size(self.grid), len(self.gold) - 1)
+        if best and said is not None:
+            none = self.query_one("#tune-none", Static)
+            none.update(said)
+            none.display = True
+        self.add_class("-done")
+        self.query_one("#tune-hint", Static).update(
+            "enter applies the highlighted setting · s saves it as a profile · escape closes"
+        )
+        self.query_one(DataTable).focus()
+
+    def _fill_table(self) -> None:
+        """List the settings found and the ones in force, the knobs by name as
+        `chunkscope tune`, ``--grid`` and a profile name them (`column_widths`: the
+        table closes its columns up to one blank cell when narrow)."""
+        if self.current is None:
+            return
         table = self.query_one(DataTable)
         names = list(self.grid)
-        # the knobs by name, as `chunkscope tune`, --grid and a profile name them, each
-        # on two lines at an underscore so that the table fits 100 columns
-        labels = [two_lines(k) for k in names]
         segments = "topics" if self.mode == "topic" else "chunks"  # the segments scored
-        table.header_height = 2 if any("\n" in label for label in labels) else 1
-        table.add_columns("", "F1", "recall", "Pk", "WD", segments, *labels)
+        header = ["", "F1", "recall", "Pk", "WD", segments, *names]
 
         def cells(t: Tuned) -> list[str]:
             return [
@@ -214,19 +231,25 @@ class TuneScreen(ModalScreen["Tuning | None"]):
                 *(str(t.values[k]) for k in names),
             ]
 
-        for i, t in enumerate(best, start=1):
-            table.add_row(f"#{i}", *cells(t), key=str(i))
-        table.add_row("now", *cells(current), key="now")
-        said = no_mark_found((*best, current), grid_size(self.grid), len(self.gold) - 1)
-        if best and said is not None:
-            none = self.query_one("#tune-none", Static)
-            none.update(said)
-            none.display = True
-        self.add_class("-done")
-        self.query_one("#tune-hint", Static).update(
-            "enter applies the highlighted setting · s saves it as a profile · escape closes"
-        )
-        table.focus()
+        rows = [[f"#{i}", *cells(t)] for i, t in enumerate(self.rows, start=1)]
+        rows.append(["now", *cells(self.current)])
+        room = self.query_one(Vertical).content_size.width
+        widths, padding = column_widths(header, rows, room)
+        if table.columns and (padding, widths) == self._fitted:
+            return
+        self._fitted = (padding, widths)
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        table.cell_padding = padding
+        for label, width in zip(header, widths, strict=True):
+            table.add_column(label, width=width)
+        for row in rows:
+            table.add_row(*row, key=row[0].lstrip("#"))
+        table.move_cursor(row=cursor)
+
+    def on_resize(self) -> None:
+        if self.has_class("-done"):
+            self._fill_table()
 
     # ------------------------------------------------------------------ choosing
 

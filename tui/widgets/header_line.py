@@ -115,9 +115,11 @@ class HeaderLine(Widget):
         warn = self._on_panel("header-line--warn")
         # (text, style, keep rank, what it is): what does not fit the width is left out,
         # lowest rank first, so the line never ends in an ellipsis before its right end.
-        turns = plural(i.turns, i.turn_word)
+        turns, turns_short = plural(i.turns, i.turn_word), ""
         if i.collapsed_turns is not None and i.collapsed_turns != i.turns:
             turns += f" · {turns_after_collapse(i.collapsed_turns)}"
+            # narrow: ``16 → 14 turns``, beside ``T: collapsed`` that says why
+            turns_short = f"{i.turns} → {plural(i.collapsed_turns, i.turn_word)}"
         # the file's name, its turns, its format and its state said first; the run's
         # time is the first to go
         parts: list[tuple[str, object, int, str]] = [
@@ -138,7 +140,7 @@ class HeaderLine(Widget):
         if i.last_run:
             parts.append((i.last_run, dim, 0, "run time"))
         parts = [p for p in parts if p[0]]
-        shorter = {i.state: i.state_short, i.kind: i.kind_short}
+        shorter = {i.state: i.state_short, i.kind: i.kind_short, turns: turns_short}
 
         def least(part: tuple[str, object, int, str]) -> int:
             """The cells a part takes in its shortest form, its separator included."""
@@ -150,14 +152,21 @@ class HeaderLine(Widget):
         if self.size.width:  # a path too long for the line: whole folders cut, its name kept
             free = self.size.width - text.cell_len - cell_len(busy)
             # the first parts in short (the format's tool name): the path's folders before
-            # a long form of them
-            first = sum(least(p) for p in parts if p[2] >= KEPT_RANK)
+            # a long form of them; the turns whole before the folders (``16 → 14 turns``
+            # only beside a name that leaves no room for ``· 14 after collapse``)
+            first = sum(
+                3 + cell_len(p[0]) if p[3] == "turns" else least(p)
+                for p in parts
+                if p[2] >= KEPT_RANK
+            )
             if any(p[2] < KEPT_RANK for p in parts):
                 first += 5  # `` · +3``: that the rest is left out
             top = max((p for p in parts if p[2] >= KEPT_RANK), key=lambda p: p[2], default=None)
-            must = 3 + cell_len(top[0]) if top is not None else 0  # the turns, at least
+            must = least(top) if top is not None else 0  # the turns, at least
             name = cell_len(_file_name(path)) + 2
-            path = fit_path(path, max(min(name, free - must), free - first, 20))
+            # the name whole beside the turns; a name cut even so leaves all the first
+            # parts their room (in short)
+            path = fit_path(path, max(name if name <= free - must else 0, free - first, 20))
         room = self.size.width - text.cell_len - cell_len(path) - cell_len(busy)
         note = 5 if any(p[2] < KEPT_RANK for p in parts) else 0  # `` · +3``: more left out
         kept: dict[int, str] = {}  # by rank, each that fits (the state in short if so)
@@ -182,9 +191,8 @@ class HeaderLine(Widget):
                 text.append(*sep)
                 text.append(kept[rank], style or None)  # type: ignore[arg-type]
         left_out = [p[3] for p in ranked if p[2] not in kept]
-        if left_out:  # said in short (what, or how many more); all of it on hover
-            n = len(left_out)
-            tries = ["+ " + ", ".join(left_out), f"+{n} more", f"+{n}"]
+        if left_out:  # said in short (what, or how many: ``+3``); all of it on hover
+            tries = ["+ " + ", ".join(left_out), f"+{len(left_out)}"]
             said = fit_labels([[*tries, ""]], room, gap=3)[0]
             if said:
                 text.append(*sep)
