@@ -105,10 +105,10 @@ tabs), then the open tab's controls.
 | `n` | type a number of merged chunks: the threshold / topic depth moves to give it |
 | `A` | auto-tune: the settings that best find the topic marks (F1, then Pk); apply or save |
 | `s` | summarize all merged chunks |
-| `p` / `x` | pin / exclude the selected chunk in the recap |
+| `p` / `x` | pin / exclude the selected chunk in the recap (not a strategy's card) |
 | `b` | type the recap budget (tokens) |
 | `w` | write the recap (asks before overwriting) |
-| `c` | copy the selected merged chunk's text |
+| `c` | copy the selected chunk's text (comparing: the focused column's card) |
 | `e` | export: the merged chunks (JSON or markdown), the recap, or the run as an HTML report |
 | `ctrl+s` / `ctrl+l` | save / load a profile of parameters |
 | `T` | tool calls: collapsed (as `chunkscope recap`, the default) ↔ raw |
