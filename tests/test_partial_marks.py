@@ -193,6 +193,13 @@ COMMON = [
 ]
 
 
+def _text(rng: np.random.Generator, words: list[str], n: int) -> str:
+    """`n` words of a topic's session text: one in five the topic's own, the rest common."""
+    return " ".join(
+        str(rng.choice(words)) if rng.random() > 0.8 else str(rng.choice(COMMON)) for _ in range(n)
+    )
+
+
 def _session(path: Path, seed: int) -> list[int]:
     """An 8-topic session (a user turn, then 4-7 answers a topic) in which most words
     are common to every topic: its gold topic starts."""
@@ -203,14 +210,11 @@ def _session(path: Path, seed: int) -> list[int]:
         gold.append(len(lines) + 1)
         words = TOPICS8[t].split()
 
-        def text(n: int, words: list[str] = words) -> str:
-            return " ".join(
-                str(rng.choice(words)) if rng.random() > 0.8 else str(rng.choice(COMMON))
-                for _ in range(n)
-            )
-
-        lines.append({"role": "user", "content": "Next: " + text(12)})
-        lines += [{"role": "assistant", "content": text(40)} for _ in range(rng.integers(4, 8))]
+        lines.append({"role": "user", "content": "Next: " + _text(rng, words, 12)})
+        lines += [
+            {"role": "assistant", "content": _text(rng, words, 40)}
+            for _ in range(rng.integers(4, 8))
+        ]
     path.write_text("".join(json.dumps(m) + "\n" for m in lines))
     return gold
 
@@ -415,19 +419,15 @@ def _tool_session(path: Path, seed: int) -> list[int]:
         gold.append(len(lines) + 1)
         words = TOPICS8[t].split()
 
-        def text(n: int, words: list[str] = words) -> str:
-            return " ".join(
-                str(rng.choice(words)) if rng.random() > 0.8 else str(rng.choice(COMMON))
-                for _ in range(n)
-            )
-
-        lines.append({"role": "user", "content": "Next: " + text(12)})
+        lines.append({"role": "user", "content": "Next: " + _text(rng, words, 12)})
         for _ in range(rng.integers(3, 6)):
             cid = f"c{len(lines)}"
             args = json.dumps({"path": f"src/{words[0]}.py"})
             call = {"id": cid, "type": "function", "function": {"name": "read", "arguments": args}}
-            lines.append({"role": "assistant", "content": text(40), "tool_calls": [call]})
-            lines.append({"role": "tool", "tool_call_id": cid, "content": text(30)})
+            lines.append(
+                {"role": "assistant", "content": _text(rng, words, 40), "tool_calls": [call]}
+            )
+            lines.append({"role": "tool", "tool_call_id": cid, "content": _text(rng, words, 30)})
     path.write_text("".join(json.dumps(m) + "\n" for m in lines))
     return gold
 
@@ -435,10 +435,10 @@ def _tool_session(path: Path, seed: int) -> list[int]:
 async def test_gold_lines_line_up_with_collapsed_tool_calls(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
 ) -> None:
-    """Issue 35: `eval`, `tune` and the workbench now collapse tool calls by default, and
-    gold files and marks name lines of the file, not turns: a topic start found in the
-    collapsed run is at the very line of its user record (tolerance 0), in both modes,
-    and the workbench scores the same marks as `eval` does."""
+    """Issue 35: the workbench collapses tool calls by default (`eval` and `tune` with
+    --collapse), and gold files and marks name lines of the file, not turns: a topic
+    start found in the collapsed run is at the very line of its user record (tolerance
+    0), in both modes, and the workbench scores the same marks as `eval` does."""
     from chunkscope.tui.cli import main
     from tests.pilot import SIZE, make_app, settled
 
@@ -459,9 +459,9 @@ async def test_gold_lines_line_up_with_collapsed_tool_calls(
         want = score(starts, gold, weights, tolerance=0).as_dict()
         assert {k: doc[k] for k in keys} == {k: want[k] for k in keys}
         assert doc["recall"] > 0.4 and doc["precision"] == 1.0  # every cut on a gold line
-    assert main(argv) == 0  # no flag: collapsed, scored as the workbench scores
+    assert main([*argv, "--collapse"]) == 0  # scored as the workbench (collapsing) scores
     cli = json.loads(capsys.readouterr().out)
-    argv = ["tune", str(log), "--gold", str(gold_file), "--format", "json"]
+    argv = ["tune", str(log), "--gold", str(gold_file), "--format", "json", "--collapse"]
     assert main([*argv, "--grid", "topic_depth=2,5"]) == 0
     best = json.loads(capsys.readouterr().out)["best"][0]
     assert best["precision"] == 1.0 and best["recall"] > 0.4
