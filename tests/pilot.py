@@ -127,3 +127,14 @@ def recording_notifications(app: ChunkscopeApp) -> list[str]:
 
     app.notify = recording  # type: ignore[method-assign]
     return shown
+
+
+def drawn_toasts(app: ChunkscopeApp) -> list[Any]:
+    """The toasts on every screen of the stack that are drawn: placed, and neither they
+    nor a container of theirs hidden (a screen's own rack behind a dialog is not)."""
+    return [
+        toast
+        for screen in app.screen_stack
+        for toast in screen.query("Toast")
+        if toast.region and all(node.display for node in toast.ancestors_with_self[:-1])
+    ]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.pilot import SIZE, auto_tune, make_app, settled, until
+from tests.pilot import SIZE, auto_tune, drawn_toasts, make_app, settled, until
 
 if TYPE_CHECKING:
     from chunkscope.tui.app import ChunkscopeApp
@@ -218,12 +218,7 @@ async def test_a_toast_under_a_dialog_leaves_the_dialog_whole(
         await pilot.pause()
         screen = app.screen
         dialog = next(w for w in screen.children if type(w).__name__ != "ToastRack")
-        drawn = [
-            toast
-            for s in app.screen_stack
-            for toast in s.query("Toast")
-            if toast.region and all(node.display for node in toast.ancestors_with_self[:-1])
-        ]
+        drawn = drawn_toasts(app)
         assert len(drawn) == 1, drawn
         assert "All 57 summaries are done." in str(drawn[0].render())
         assert not drawn[0].region.overlaps(dialog.region), (drawn[0].region, dialog.region)

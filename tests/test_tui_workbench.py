@@ -23,7 +23,16 @@ from chunkscope.tui.widgets.merge_panel import MergePanel
 from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
 from chunkscope.tui.widgets.slider import Slider
 from chunkscope.tui.widgets.token_meter import TokenMeter
-from tests.pilot import ROOT, SAMPLE, SIZE, is_settled, make_app, palette_listed, wait_for
+from tests.pilot import (
+    ROOT,
+    SAMPLE,
+    SIZE,
+    drawn_toasts,
+    is_settled,
+    make_app,
+    palette_listed,
+    wait_for,
+)
 from tests.pilot import settled as pilot_settled
 from tests.pilot import until as pilot_until
 
@@ -792,12 +801,7 @@ async def test_a_toast_shown_under_a_dialog_is_drawn_once_and_off_the_recap_prev
         await until(pilot, lambda: isinstance(app.screen, HelpScreen))
         await until(pilot, lambda: bool(app.screen.query("Toast")))
         await pilot.pause()
-        drawn = [
-            toast
-            for screen in app.screen_stack
-            for toast in screen.query("Toast")
-            if toast.region and all(node.display for node in toast.ancestors_with_self[:-1])
-        ]
+        drawn = drawn_toasts(app)
         assert len(drawn) == 1, drawn
         assert message in str(drawn[0].render())
         preview = app.workbench.query_one("#recap-preview").region
