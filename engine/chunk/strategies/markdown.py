@@ -560,14 +560,15 @@ def _turn_for(
     k_end = min(max(bisect_right(anchors, max(end - 1, start)) - 1, k), len(turns) - 1)
     spanned = [t.last_line or t.end_line or t.source_line for t in turns[k : k_end + 1]]
     known = [n for n in spanned if n is not None]
+    # the turns' lines, not the text's own (`Turn.end_line`, as a JSON message's)
     return Turn(
         base.timestamp,
         base.role,
         body,
         base.source_line,
         base.turn_index,
-        max(known) if known and base.source_line is not None else None,
-        base.call_line,
+        call_line=base.call_line,
+        end_line=max(known) if known and base.source_line is not None else None,
     )
 
 
