@@ -155,7 +155,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 90; max-width: 95%; height: 90%;
+        width: 90; max-width: 95%; height: 80%;
         border: thick $primary; background: $surface; padding: 0 1;
     }
     """

@@ -69,7 +69,7 @@ class TuneScreen(ModalScreen["Tuning | None"]):
     DEFAULT_CSS = """
     TuneScreen { align: center middle; }
     TuneScreen > Vertical {
-        width: 110; max-width: 98%; height: auto; max-height: 90%;
+        width: 110; max-width: 98%; height: auto; max-height: 80%;
         padding: 1 2; border: thick $primary; background: $surface;
     }
     TuneScreen #tune-table { height: auto; max-height: 12; margin-top: 1; display: none; }
