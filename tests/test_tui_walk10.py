@@ -164,6 +164,10 @@ async def test_compare_titles_are_fitted_again_after_a_resize_or_a_new_file(
             for title, room in titles:
                 assert len(title) <= room, titles
                 assert not title.startswith(("LEFT · before merge", "RIGHT")), titles
+            # walk 9: both titles name their side, or neither does (at 100x30 the right
+            # one kept "RIGHT · " where the left had no room for "LEFT · ")
+            sided = {t.startswith(("LEFT · ", "RIGHT · ")) for t, _ in titles}
+            assert len(sided) == 1, titles
             if size == SIZE:
                 assert titles == first
 

@@ -1057,19 +1057,19 @@ class WorkbenchScreen(Screen[None]):
             bare=spec.name if spec is not None else None,
         )
         self._column_titles[titled.id or ""] = (forms, f"{key} strategy · ≠ cut only here")
-        self._refit_column_titles([titled])
+        self._refit_column_titles()
 
-    def _refit_column_titles(
-        self, widgets: Sequence[Widget] | None = None, *, retries: int = 3
-    ) -> None:
-        """The compare columns' titles (of `widgets`, else both), each the longest of its
-        forms that fits its border now; one not laid out yet (after a recompose, at a
+    def _refit_column_titles(self, *, retries: int = 3) -> None:
+        """The compare columns' titles, each the longest of its forms that fits its
+        border now; one not laid out yet (after a recompose, at a
         resize across the narrow breakpoint) is fitted again once it is, never left in
         its longest form for the border to cut."""
         if not self.driver.comparing or not self.is_mounted:
             return
-        if widgets is None:
-            widgets = [self.query_one(f"#{i}") for i in self._column_titles]
+        # Both columns are fitted together: when one has no room for its side's name
+        # ("LEFT · ", "RIGHT · "), neither shows it, so the two titles read alike.
+        widgets = [self.query_one(f"#{i}") for i in self._column_titles]
+        fitted: list[tuple[Widget, list[str], int, str]] = []
         for titled in widgets:
             known = self._column_titles.get(titled.id or "")
             if known is None:
@@ -1080,6 +1080,13 @@ class WorkbenchScreen(Screen[None]):
                     self.call_after_refresh(self._refit_column_titles, retries=retries - 1)
                 continue
             forms, subtitle = known
+            fitted.append((titled, forms, room, subtitle))
+        named = all(
+            fit_text(forms, room).startswith(_side_name(forms)) for _, forms, room, _ in fitted
+        )
+        for titled, forms, room, subtitle in fitted:
+            if not named:
+                forms = [f for f in forms if not f.startswith(_side_name(forms))] or forms
             _set_title(titled, fit_text(forms, room), subtitle)
 
     def _compare_band_styles(self) -> list[Style]:
@@ -1165,6 +1172,11 @@ def _title_forms(
             tries.append(f"{name} ({count}){terse}")
     tries += [f"{names[-1]} ({count})", names[-1]]
     return tries
+
+
+def _side_name(forms: Sequence[str]) -> str:
+    """The side's name that begins a compare column's longest title ("RIGHT · ")."""
+    return forms[0].split(" · ", 1)[0] + " · " if forms else ""
 
 
 def _set_title(widget: Any, title: str, subtitle: str | None = None) -> None:
