@@ -204,3 +204,17 @@ async def test_a_candidate_said_already_shows_its_summary_pin_or_not() -> None:
         for index in again.keys() & first.keys():
             assert again[index] == first[index]
         assert again, "the pin should leave a candidate said already"
+
+
+async def test_compare_titles_name_both_sides_or_neither_at_100x30() -> None:
+    """Walk 9: at 100x30 the left title had no room for ``LEFT · `` and dropped it while
+    the right kept ``RIGHT · blank-line (39)``: both are fitted together now."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        await _compare(pilot, app, "right_square_bracket")
+        await pilot.pause()
+        titles = _column_titles(app)
+        assert all(len(t) <= room for t, room in titles), titles
+        assert titles[1][0].startswith("blank-line (39)"), titles
+        assert not titles[0][0].startswith("LEFT"), titles
