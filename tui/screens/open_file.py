@@ -99,8 +99,11 @@ class LogTree(DirectoryTree):
         return cut
 
 
-#: The title's cells a row keeps before the format is shown.
+#: The title's cells a row keeps before the date's year and the size are left out.
 TITLE_SOME = 12
+#: The title's cells a row keeps before the format is shown: a first message says more
+#: about a session than its reader's name.
+TITLE_BEFORE_KIND = 32
 #: The longest first message shown on a row, in cells, however wide the list.
 TITLE_CELLS = 70
 #: The most cells a list's name column takes: a longer name is cut in its middle.
@@ -169,9 +172,9 @@ def session_label(s: SessionInfo, width: int | None = None, name_cells: int = 0)
     that many cells, laid out alike for every row of a list whose names take at most
     `name_cells` (its longest, up to `NAME_CELLS`): the names in one column, given
     room first (`NAME_SOME` cells at least, and `TITLE_SOME` of the first message, else
-    a narrow list says the date without its year, and no size); then the format and
-    the rest of the first message where room is left (the format on every row or
-    none); a name longer than its room is cut in its middle, the first message at its
+    a narrow list says the date without its year, and no size); then the format where
+    `TITLE_BEFORE_KIND` cells of the first message are left beside it (on every row or
+    none), and the rest of the first message; a name longer than its room is cut in its middle, the first message at its
     end."""
     import time
 
@@ -192,7 +195,7 @@ def session_label(s: SessionInfo, width: int | None = None, name_cells: int = 0)
     short = (time.strftime("%m-%d %H:%M", stamp) if stamp else "-") + mark + "  "
     some = TITLE_SOME + 2
     least = min(column, NAME_SOME)
-    if cell_len(full) + KIND_CELLS + column + some <= width:
+    if cell_len(full) + KIND_CELLS + column + TITLE_BEFORE_KIND + 2 <= width:
         head = full + kind
     elif cell_len(full) + least + some <= width:
         head = full
@@ -248,7 +251,7 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
        taking the rest: a folder's long names and first messages have the width (tab
        goes from the tree to the list, then to the samples) */
     OpenFileScreen #picker-lists {
-        height: 1fr; layout: grid; grid-size: 2 2; grid-columns: 1fr 2fr; grid-rows: 1fr auto;
+        height: 1fr; layout: grid; grid-size: 2 2; grid-columns: 1fr 3fr; grid-rows: 1fr auto;
     }
     OpenFileScreen LogTree { height: 1fr; border: round $panel-border; }
     OpenFileScreen #sessions { height: 1fr; row-span: 2; border: round $panel-border; }
@@ -259,6 +262,8 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
     OpenFileScreen .hint { color: $text-muted; }
     /* a narrow terminal: the whole of it, so the sessions' first messages have room */
     OpenFileScreen.-narrow > Vertical { width: 100%; height: 100%; }
+    /* a quarter of a wide one for the tree: its first messages have room to be read */
+    OpenFileScreen.-narrow #picker-lists { grid-columns: 1fr 2fr; }
     """
 
     def __init__(
