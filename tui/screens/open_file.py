@@ -174,8 +174,8 @@ def session_label(s: SessionInfo, width: int | None = None, name_cells: int = 0)
     room first (`NAME_SOME` cells at least, and `TITLE_SOME` of the first message, else
     a narrow list says the date without its year, and no size); then the format where
     `TITLE_BEFORE_KIND` cells of the first message are left beside it (on every row or
-    none), and the rest of the first message; a name longer than its room is cut in its middle, the first message at its
-    end."""
+    none), and the rest of the first message; a name longer than its room is cut in its
+    middle, the first message at its end."""
     import time
 
     stamp = time.localtime(s.modified) if s.modified else None
