@@ -742,3 +742,27 @@ def test_literal_markdown_leaves_no_heading_and_only_adds_backslashes(lines: lis
     out = literal_markdown(text)
     assert markdown_headings(out) == []
     assert out.replace("\\", "") == text  # only backslashes added (the text has none)
+
+
+def test_a_fenced_block_in_the_task_reads_as_inline_code() -> None:
+    """Walk 8's open item: the Task line folded a request's code blocks into its words
+    (``as follows: ```python division(23, 0) ``` but I get``): each block is inline code
+    now, without its language's name, and no fence is left in the Task."""
+    from chunkscope.engine.recap.sections import extract_sections
+
+    root = Path(__file__).resolve().parents[1]
+    path = root / "tests/fixtures/mini-swe-agent/github_issue.traj.json"
+    task = Pipeline(path, PipelineParams()).recap().text.split("## Task\n", 1)[1]
+    task = task.split("\n## ", 1)[0]
+    assert "```" not in task and "python division" not in task, task
+    assert "as follows: `division(23, 0)` but I get the following error: `File " in task
+    # a later request's block too, a backtick in the code kept by a longer span, and
+    # an unclosed block running to the end
+    messages = [
+        {"role": "user", "content": "Fix it:\n```py\nx = `1`\n```\nplease"},
+        {"role": "assistant", "content": "Done."},
+        {"role": "user", "content": "Also this:\n~~~\nrm -rf build\nmake"},
+    ]
+    (task_lines,) = [s.lines for s in extract_sections(messages) if s.name == "task"]
+    assert task_lines[0] == "Fix it: `` x = `1` `` please", task_lines
+    assert task_lines[1] == "Later: Also this: `rm -rf build make`", task_lines

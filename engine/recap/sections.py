@@ -48,7 +48,7 @@ from typing import Any, Protocol
 
 from chunkscope.engine.read.formats.base import BRANCH_NOTE
 from chunkscope.engine.read.formats.documents import END_ROLE, SUBMIT_PREFIX, task_of
-from chunkscope.engine.read.source import content_text
+from chunkscope.engine.read.source import FENCE, content_text
 from chunkscope.engine.recap.collapse import (
     _PATCH_FILE,
     _calls,
@@ -478,11 +478,43 @@ def _squeeze_tracebacks(text: str) -> str:
     return "\n".join(out)
 
 
+def _inline_fences(text: str) -> str:
+    """Each fenced code block of `text` as inline code: a task line is one line, and a
+    block folded into it read ``I run ```python division(23, 0) ``` and get``, stray
+    backticks and the language's name among the words; it reads ``I run
+    `division(23, 0)` and get`` now. An unclosed block runs to the end, as in markdown."""
+    lines = text.splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        # "```inline``` code" is inline code already (CommonMark), not a block's start
+        if m is None or (m.group(1)[0] == "`" and "`" in lines[i][m.end() :]):
+            out.append(lines[i])
+            i += 1
+            continue
+        fence = m.group(1)
+        body: list[str] = []
+        i += 1
+        while i < len(lines):
+            closing = lines[i].strip()
+            i += 1
+            if closing.startswith(fence) and not closing.strip(fence[0]):
+                break
+            body.append(lines[i - 1])
+        code = " ".join(" ".join(body).split())
+        if code:
+            ticks = "`" * (max((len(r) for r in re.findall("`+", code)), default=0) + 1)
+            pad = " " if code[0] == "`" or code[-1] == "`" else ""
+            out.append(f"{ticks}{pad}{code}{pad}{ticks}")
+    return "\n".join(out)
+
+
 def _request_body(text: str) -> str:
     """The first request as the task: its task alone when it is written from a prompt
     template (`engine.read.formats.documents.task_of`, as the reader keeps it and a
-    picker titles it), tracebacks cut to their exception."""
-    return _squeeze_tracebacks(task_of(text))
+    picker titles it), tracebacks cut to their exception, code blocks inline."""
+    return _inline_fences(_squeeze_tracebacks(task_of(text)))
 
 
 def _first_request(text: str) -> str:
@@ -497,6 +529,7 @@ def task_section(log: _Log) -> Section:
     full = [_cut(_request_body(requests[0][1]), _UNCUT_CHARS)]
     later: dict[str, str] = {}
     for _, t in requests[1:]:
+        t = _inline_fences(t)
         later.setdefault(_cut(t, _LINE_CHARS["task"]), _cut(t, _UNCUT_CHARS))
     later.pop(lines[0], None)
     lines += [f"Later: {t}" for t in later]
