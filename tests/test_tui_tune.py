@@ -30,7 +30,16 @@ from chunkscope.tui.screens.help import HELP
 from chunkscope.tui.screens.prompt import PromptScreen
 from chunkscope.tui.screens.tune import TuneScreen
 from chunkscope.tui.widgets.merge_panel import MergePanel
-from tests.pilot import SAMPLE, SIZE, auto_tune, make_app, palette_listed, until, wait_for
+from tests.pilot import (
+    SAMPLE,
+    SIZE,
+    auto_tune,
+    make_app,
+    palette_listed,
+    recording_notifications,
+    until,
+    wait_for,
+)
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -66,10 +75,6 @@ async def _ready(pilot: Any, app: ChunkscopeApp) -> None:
     await until(pilot, lambda: app.workbench is not None and app.workbench.view is not None)
 
 
-def _notes(app: ChunkscopeApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
-
-
 def _slowed(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     """Each setting of the search takes `seconds` longer (the search is the real one)."""
     real = tuning_segmenter
@@ -88,15 +93,16 @@ def _slowed(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
 
 async def test_the_palette_entry_without_marks_says_how_to_make_them() -> None:
     app = make_app()
+    notes = recording_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
         await _ready(pilot, app)
         await pilot.press("ctrl+p")
         await pilot.press(*"auto-tune on the marks")
         await wait_for(pilot, lambda: palette_listed(app))
         await pilot.press("enter")
-        await until(pilot, lambda: any("topic marks" in n for n in _notes(app)))
+        await until(pilot, lambda: any("topic marks" in n for n in notes))
         assert not isinstance(app.screen, TuneScreen)
-        assert any(" m " in n for n in _notes(app))  # the key that marks a topic
+        assert any(" m " in n for n in notes)  # the key that marks a topic
 
 
 async def test_progress_then_the_five_best_next_to_the_settings_in_force(
@@ -150,6 +156,7 @@ async def test_progress_then_the_five_best_next_to_the_settings_in_force(
 
 async def test_enter_applies_the_highlighted_seed_setting() -> None:
     app = make_app(mode="seed")
+    notes = recording_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
         await _ready(pilot, app)
         _mark(app)
@@ -171,13 +178,14 @@ async def test_enter_applies_the_highlighted_seed_setting() -> None:
         assert [c.text for c in bench.view.result.chunks] == [c.text for c in fresh]
         shown = bench.query_one(MergePanel).values()
         assert all(shown[k] == v for k, v in want[1].values.items())  # the sliders moved
-        assert any(n.startswith("Auto-tune applied") for n in _notes(app))
+        assert any(n.startswith("Auto-tune applied") for n in notes)
 
 
 async def test_s_saves_the_highlighted_setting_as_a_profile(isolated: Path) -> None:
     from chunkscope.engine.config.settings import get_profile
 
     app = make_app()
+    notes = recording_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
         await _ready(pilot, app)
         _mark(app)
@@ -196,9 +204,7 @@ async def test_s_saves_the_highlighted_setting_as_a_profile(isolated: Path) -> N
         await until(pilot, lambda: isinstance(app.screen, TuneScreen))
         chosen = tuning.with_values(screen.rows[2].values)
         assert get_profile("marks-tuned").tuning() == chosen
-        assert any(
-            n.startswith("Saved profile 'marks-tuned' to ") and "config" in n for n in _notes(app)
-        )
+        assert any(n.startswith("Saved profile 'marks-tuned' to ") and "config" in n for n in notes)
         await pilot.press("escape")  # closes without applying
         await until(pilot, lambda: not isinstance(app.screen, TuneScreen))
         assert app.state.tuning == tuning
@@ -207,6 +213,7 @@ async def test_s_saves_the_highlighted_setting_as_a_profile(isolated: Path) -> N
 async def test_escape_during_the_search_cancels_it(monkeypatch: pytest.MonkeyPatch) -> None:
     _slowed(monkeypatch, 0.02)
     app = make_app()
+    notes = recording_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
         await _ready(pilot, app)
         _mark(app)
@@ -223,19 +230,20 @@ async def test_escape_during_the_search_cancels_it(monkeypatch: pytest.MonkeyPat
         await until(pilot, lambda: worker.is_finished)
         assert screen.done < grid_size(TUNE_GRIDS["topic"]) and not screen.rows
         assert app.state.tuning == before
-        assert any(n.startswith("Auto-tune cancelled") for n in _notes(app))
+        assert any(n.startswith("Auto-tune cancelled") for n in notes)
         assert app.is_running  # a late result is dropped, not drawn on a closed screen
 
 
 async def test_a_seed_loop_capped_in_tokens_is_refused_as_on_the_command_line() -> None:
     app = make_app(mode="seed", max_chunk_tokens=800)
+    notes = recording_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
         await _ready(pilot, app)
         _mark(app)
         await pilot.press("A")
         await pilot.pause()
         assert not isinstance(app.screen, TuneScreen)
-        assert any("size cap in chars" in n for n in _notes(app))
+        assert any("size cap in chars" in n for n in notes)
 
 
 def test_the_help_lists_the_key() -> None:
