@@ -244,7 +244,7 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
     DEFAULT_CSS = """
     OpenFileScreen { align: center middle; }
     OpenFileScreen > Vertical {
-        width: 90%; height: 85%; padding: 0 1;
+        width: 90%; height: 80%; padding: 0 1;
         border: thick $primary; background: $surface;
     }
     /* the tree over the sample logs, the sessions list beside them, the two rows high,
