@@ -27,6 +27,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from chunkscope.engine.evaluate.measure import (
     TOLERANCE,
@@ -190,12 +191,17 @@ class ColumnMarks:
 
 def judge_chunks(chunks: Sequence[Chunk], marks: FileMarks) -> ChunksVerdict:
     """Any chunking of the file (the merged run, a strategy's column) against `marks`."""
+    return _judge_first(_first_lines(chunks), marks)
+
+
+def _judge_first(first: Sequence[int], marks: FileMarks) -> ChunksVerdict:
+    """`judge_chunks` of the chunks whose first lines (`_first_lines`) are `first`."""
+    n = len(first)  # the chunks
     gold = [1, *marks.starts]
-    first = _first_lines(chunks)
     # every cut, several at one line too: one of them at most matches a mark
-    found = [1, *(first[i + 1] for i in range(len(chunks) - 1))]
+    found = [1, *(first[i + 1] for i in range(n - 1))]
     weights = marks.weights()
-    scores = score(found, gold, weights, chunks=len(chunks), partial=marks.partial)
+    scores = score(found, gold, weights, chunks=n, partial=marks.partial)
     matched = match_boundaries(found, gold, TOLERANCE)
     stretch = marked_stretch(gold, len(weights)) if marks.partial else None
 
@@ -209,7 +215,7 @@ def judge_chunks(chunks: Sequence[Chunk], marks: FileMarks) -> ChunksVerdict:
             return "outside"
         return "spurious"
 
-    verdicts = [verdict(first[i + 1]) for i in range(len(chunks) - 1)]
+    verdicts = [verdict(first[i + 1]) for i in range(n - 1)]
     hit_gold = frozenset(matched.values())
     flags = {holder(first, g): "miss" for g in marks.starts if g not in hit_gold}
     return ChunksVerdict(scores, verdicts, flags, hit_gold)
@@ -228,17 +234,43 @@ def judge_topics(chunks: Sequence[Chunk], inner: Sequence[bool], marks: FileMark
     the chunk that holds it."""
     if not any(inner):
         return judge_chunks(chunks, marks)
-    from chunkscope.engine.model import chunks_from_spans
-
     starts = [0, *(i + 1 for i, within in enumerate(inner) if not within), len(chunks)]
-    spans = list(pairwise(starts))
-    judged = judge_chunks(chunks_from_spans(chunks, spans), marks)
+    own = _own_first_lines(chunks)
+    judged = _judge_first(_joined_first_lines(own, starts[:-1]), marks)
     verdicts = [""] * max(len(chunks) - 1, 0)
     for j, verdict in enumerate(judged.cut_verdicts):
-        verdicts[spans[j + 1][0] - 1] = verdict
-    first = _first_lines(chunks)
+        verdicts[starts[j + 1] - 1] = verdict
+    first = _joined_first_lines(own, range(len(chunks)))
     flags = {holder(first, g): "miss" for g in marks.starts if g not in judged.found}
     return ChunksVerdict(judged.scores, verdicts, flags, judged.found)
+
+
+_NO_LINE = np.iinfo(np.int64).max  # `_own_first_lines` of a chunk without lines
+
+
+def _own_first_lines(chunks: Sequence[Chunk]) -> npt.NDArray[np.int64]:
+    """Each chunk's first source line (`_NO_LINE` for a chunk without lines)."""
+    return np.fromiter(
+        (_NO_LINE if (lines := c.lines) is None else lines[0] for c in chunks),
+        dtype=np.int64,
+        count=len(chunks),
+    )
+
+
+def _joined_first_lines(own: npt.NDArray[np.int64], starts: Sequence[int]) -> list[int]:
+    """`_first_lines` of the chunks `chunks_from_spans(chunks, spans)` would build for the
+    spans that start at `starts` (and run to the next start, the last to the end), from
+    the chunks' own first lines (`_own_first_lines`), without building them: a joined
+    chunk's first line is the least of its parts' (`join_chunks`); one without lines
+    takes the previous one's (the first: line 1)."""
+    if not len(starts):
+        return []
+    least = np.minimum.reduceat(own, np.asarray(starts, dtype=np.int64))
+    # where a span has no line, the index of the last span before it that has one
+    known = least != _NO_LINE
+    last = np.maximum.accumulate(np.where(known, np.arange(len(least)), -1))
+    out: list[int] = np.where(last >= 0, least[np.maximum(last, 0)], 1).tolist()
+    return out
 
 
 def mark_flags(items: Sequence[Chunk], marks: FileMarks) -> dict[int, str]:
@@ -254,12 +286,11 @@ def strip_marks(
     the unit where each starts, hit when a cut of the run found it (`found`), else miss);
     a mark in the first unit has no pair and is not drawn."""
     unit_first = np.asarray(_first_lines(units), dtype=np.int64)
-    out: list[tuple[int, str]] = []
-    for g in marks.starts:
-        p = int(np.searchsorted(unit_first, g, side="left"))
-        if p > 0:
-            out.append((p - 1, "hit" if g in found else "miss"))
-    return out
+    starts = list(marks.starts)
+    at = np.searchsorted(unit_first, np.asarray(starts, dtype=np.int64), side="left").tolist()
+    return [
+        (p - 1, "hit" if g in found else "miss") for g, p in zip(starts, at, strict=True) if p > 0
+    ]
 
 
 def marks_report(view: RunView, marks: FileMarks) -> MarksReport | None:
