@@ -16,7 +16,15 @@ from hypothesis import strategies as st
 from chunkscope.engine.model import Chunk, Turn, chunks_from_spans
 from chunkscope.engine.segment.segmenter import HEADING_ONLY_RANK, _keep_together, fit_cap
 from chunkscope.tui.workbench.runs import _sum_spans
-from chunkscope.tui.workbench.topics import FileMarks, _first_lines_of, judge_chunks, judge_topics
+from chunkscope.tui.workbench.topics import (
+    FileMarks,
+    _first_lines_of,
+    _own_first_lines,
+    holder,
+    holders,
+    judge_chunks,
+    judge_topics,
+)
 
 
 def plain_fit_cap(
@@ -173,3 +181,35 @@ def test_judging_topics_is_judging_the_joined_chunks(
 def _holder(first: list[int], line: int) -> int:
     i = bisect.bisect_left(first, line)
     return i if i < len(first) and first[i] == line else max(0, i - 1)
+
+
+@given(
+    st.lists(st.integers(1, 60), max_size=30),
+    st.lists(st.integers(0, 70), max_size=12),
+    st.booleans(),
+)
+def test_holders_is_holder_of_each_line(first: list[int], lines: list[int], ordered: bool) -> None:
+    """The items' first lines in order (as they are) or not: `holders` is `holder` of each."""
+    if ordered:
+        first = sorted(first)
+    assert holders(first, lines) == [holder(first, line) for line in lines]
+
+
+@given(
+    st.lists(
+        st.lists(st.one_of(st.none(), st.integers(1, 400)), max_size=3), min_size=1, max_size=30
+    ),
+    st.data(),
+)
+def test_a_merged_chunks_first_line_is_the_least_of_its_units(
+    per_unit: list[list[int | None]], data: st.DataObject
+) -> None:
+    """What `marks_report` takes from the units (the least of a merged chunk's units' own
+    first lines) is the merged chunk's own first line."""
+    units = [_chunk(lines) for lines in per_unit]
+    n = len(units)
+    inner = sorted(data.draw(st.sets(st.integers(1, n - 1))) if n > 1 else set())
+    bounds = np.asarray([0, *inner, n], dtype=np.int64)
+    merged = chunks_from_spans(units, pairwise(bounds.tolist()))
+    from_units = np.minimum.reduceat(_own_first_lines(units), bounds[:-1])
+    assert from_units.tolist() == _own_first_lines(merged).tolist()

@@ -132,6 +132,19 @@ def holder(first: Sequence[int], line: int) -> int:
     return max(0, i - 1)
 
 
+def holders(first: Sequence[int], lines: Sequence[int]) -> list[int]:
+    """`holder` of each of `lines`, at once (one search of an array when `first` is in
+    order, as it is unless a chunk's lines start before the one before's)."""
+    arr = np.asarray(first, dtype=np.int64)
+    if len(arr) == 0 or np.any(arr[1:] < arr[:-1]):
+        return [holder(first, line) for line in lines]
+    want = np.asarray(lines, dtype=np.int64)
+    i = np.searchsorted(arr, want, side="left")
+    exact = (i < len(arr)) & (arr[np.minimum(i, len(arr) - 1)] == want)
+    found: list[int] = np.where(exact, i, np.maximum(i - 1, 0)).tolist()
+    return found
+
+
 def topics_against_marks(s: Scores) -> str:
     """How many topics the run makes against how many are marked (over the marked
     stretch when the marks are partial): an over-cutting setting shows here when Pk,
@@ -217,7 +230,7 @@ def _judge_first(first: Sequence[int], marks: FileMarks) -> ChunksVerdict:
 
     verdicts = [verdict(first[i + 1]) for i in range(n - 1)]
     hit_gold = frozenset(matched.values())
-    flags = {holder(first, g): "miss" for g in marks.starts if g not in hit_gold}
+    flags = dict.fromkeys(holders(first, [g for g in marks.starts if g not in hit_gold]), "miss")
     return ChunksVerdict(scores, verdicts, flags, hit_gold)
 
 
@@ -227,21 +240,28 @@ def inner_cuts(result: Any) -> list[bool]:
     return [a == b for a, b in pairwise(topic_of)]
 
 
-def judge_topics(chunks: Sequence[Chunk], inner: Sequence[bool], marks: FileMarks) -> ChunksVerdict:
+def judge_topics(
+    chunks: Sequence[Chunk],
+    inner: Sequence[bool],
+    marks: FileMarks,
+    own: npt.NDArray[np.int64] | None = None,
+) -> ChunksVerdict:
     """`judge_chunks` of the topics `chunks` make when the cuts flagged `inner` (``inner[i]``:
     the cut after chunk ``i`` is the size cap's, inside a topic) start no topic: the topic
     starts are judged, those cuts get no verdict (``""``), and a missed mark is flagged on
-    the chunk that holds it."""
+    the chunk that holds it. `own`: the chunks' `_own_first_lines`, when known."""
     if not any(inner):
         return judge_chunks(chunks, marks)
     starts = [0, *(i + 1 for i, within in enumerate(inner) if not within), len(chunks)]
-    own = _own_first_lines(chunks)
+    if own is None:
+        own = _own_first_lines(chunks)
     judged = _judge_first(_joined_first_lines(own, starts[:-1]), marks)
     verdicts = [""] * max(len(chunks) - 1, 0)
     for j, verdict in enumerate(judged.cut_verdicts):
         verdicts[starts[j + 1] - 1] = verdict
     first = _joined_first_lines(own, range(len(chunks)))
-    flags = {holder(first, g): "miss" for g in marks.starts if g not in judged.found}
+    missed = [g for g in marks.starts if g not in judged.found]
+    flags = dict.fromkeys(holders(first, missed), "miss")
     return ChunksVerdict(judged.scores, verdicts, flags, judged.found)
 
 
@@ -255,6 +275,22 @@ def _own_first_lines(chunks: Sequence[Chunk]) -> npt.NDArray[np.int64]:
         dtype=np.int64,
         count=len(chunks),
     )
+
+
+# `_own_first_lines` of the compacted units of the last few runs: (the list, its lines) by id
+_OWN_LINES: dict[int, tuple[Sequence[Chunk], npt.NDArray[np.int64]]] = {}
+
+
+def _units_own_first_lines(units: Sequence[Chunk]) -> npt.NDArray[np.int64]:
+    """`_own_first_lines(units)`, remembered for the list (the same at every run)."""
+    hit = _OWN_LINES.get(id(units))
+    if hit is not None and hit[0] is units and len(units) == len(hit[1]):
+        return hit[1]
+    out = _own_first_lines(units)
+    if len(_OWN_LINES) >= 8:
+        _OWN_LINES.clear()
+    _OWN_LINES[id(units)] = (units, out)
+    return out
 
 
 def _joined_first_lines(own: npt.NDArray[np.int64], starts: Sequence[int]) -> list[int]:
@@ -276,7 +312,7 @@ def _joined_first_lines(own: npt.NDArray[np.int64], starts: Sequence[int]) -> li
 def mark_flags(items: Sequence[Chunk], marks: FileMarks) -> dict[int, str]:
     """The items (a left column's turns or units) where a marked topic starts: ``◆``."""
     first = _first_lines(items)
-    return {holder(first, g): "mark" for g in marks.starts}
+    return dict.fromkeys(holders(first, marks.starts), "mark")
 
 
 def strip_marks(
@@ -299,7 +335,13 @@ def marks_report(view: RunView, marks: FileMarks) -> MarksReport | None:
         return None
     result = view.result
     # the topic starts are judged, not the cuts the size cap made inside a topic
-    judged = judge_topics(result.chunks, inner_cuts(result), marks)
+    # the merged chunks' first lines from the units' (a merged chunk's is the least of
+    # its units', as `join_chunks` takes them): the units are the same list at every run
+    units, bounds = view.compacted, result.bounds
+    own = None
+    if len(bounds) >= 2 and len(bounds) - 1 == len(result.chunks) and bounds[-1] == len(units):
+        own = np.minimum.reduceat(_units_own_first_lines(units), bounds[:-1])
+    judged = judge_topics(result.chunks, inner_cuts(result), marks, own)
     scores, verdicts, hit_gold = judged.scores, judged.cut_verdicts, judged.found
     missed = [g for g in marks.starts if g not in hit_gold]
     merged_flags = judged.flags
