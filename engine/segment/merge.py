@@ -362,7 +362,8 @@ class MergeResult:
         """Per merged chunk, whether it is one input chunk over the size cap."""
         if self.over_cap is None:
             return [False] * len(self.chunks)
-        return [bool(x) for x in self.over_cap.tolist()]
+        flags: list[bool] = self.over_cap.astype(bool, copy=False).tolist()
+        return flags
 
     @cached_property
     def topic_spans(self) -> list[Span]:

@@ -741,7 +741,7 @@ def segment(
     size = MergeParams(mode="topic", max_chunk_chars=max_chars, max_chunk_tokens=max_tokens)
     n = len(chunks)
     if n == 0:
-        return _result([], _as_vectors(vectors), [0], [0], {}, None, None, size)
+        return _result([], _as_vectors(vectors), [0], [0], np.zeros(0, np.int8), None, None, size)
     f = prepared if prepared is not None else frame(chunks, vectors)
     if len(f.sizes) != n:
         raise ValueError(f"the frame has {len(f.sizes)} chunks, not {n}")
@@ -749,20 +749,27 @@ def segment(
     scores = gap_scores(v, chunks, params, f)
     chars = f.chars
     chosen = [0, n]
-    cuts: dict[int, str] = {}  # gap (after chunk) -> reason
+    # the reason of the cut after every gap (a code of `CUT_CODES`; -1: no cut)
+    cuts = np.full(n - 1, -1, dtype=np.int8)
     if n >= 2:
         cand = np.flatnonzero(scores.candidate & (scores.score >= scores.threshold))
         cand = cand[cand >= f.lead]  # no topic starts within the preamble
-        for g in cand[np.argsort(-scores.score[cand], kind="stable")].tolist():
-            b = g + 1
+        order = cand[np.argsort(-scores.score[cand], kind="stable")]
+        least = params.topic_min_chars
+        # each candidate's start, and the text before and after it, as Python ints
+        at = (order + 1).tolist()
+        offset = chars.tolist()
+        taken: list[int] = []
+        for i, b in enumerate(at):
             k = bisect.bisect_left(chosen, b)
-            lo, hi = chosen[k - 1], chosen[k]
-            least = params.topic_min_chars
-            if chars[b] - chars[lo] < least or chars[hi] - chars[b] < least:
+            here = offset[b]
+            if here - offset[chosen[k - 1]] < least or offset[chosen[k]] - here < least:
                 continue
             chosen.insert(k, b)
-            tipped = scores.structure[g] > 0 and scores.depth[g] < scores.threshold
-            cuts[g] = "structure" if tipped else "topic"
+            taken.append(i)
+        gaps = order[taken]
+        tipped = (scores.structure[gaps] > 0) & (scores.depth[gaps] < scores.threshold)
+        cuts[gaps] = np.where(tipped, CUT_CODES["structure"], CUT_CODES["topic"])
     cap = size.cap
     bounds = chosen
     over = None
@@ -776,19 +783,17 @@ def segment(
                 raise ValueError(f"token_counts has {len(counts)} entries but there are {n} chunks")
             prefix = _offsets(counts)
         bounds = fit_cap(chosen, prefix, cap, f.ranks, scores.score)
-        for b in bounds[1:-1]:
-            cuts.setdefault(b - 1, "size_cap")
         b_arr = np.asarray(bounds, dtype=np.int64)
+        _cut_where_none(cuts, b_arr, CUT_CODES["size_cap"])
         over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
     target = params.topic_chunk_chars
     if splits_below_cap(target, size):
         # retrieval-sized chunks inside the topics (only ever splits further: the cap holds)
         split = fit_cap(bounds, chars, target, f.ranks, scores.score)
         bounds = _keep_together(split, bounds, f.ranks, chars if cap is None else prefix, cap)
-        for b in bounds[1:-1]:
-            cuts.setdefault(b - 1, "chunk_size")
+        b_arr = np.asarray(bounds, dtype=np.int64)
+        _cut_where_none(cuts, b_arr, CUT_CODES["chunk_size"])
         if over is not None and cap is not None:
-            b_arr = np.asarray(bounds, dtype=np.int64)
             over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
     return _result(chunks, v, bounds, chosen, cuts, scores, over, size, f)
 
@@ -801,16 +806,29 @@ def _keep_together(
     joined chunk still fits the `cap` (in `prefix`'s unit): the chunk size is a target,
     the cap a promise. The starts in `fixed` (topics, the cap's) all stay."""
     rank = np.asarray(ranks)
-    keep = set(fixed)
+    inner = np.asarray(split[1:-1], dtype=np.int64)
+    # the starts that may go: not fixed, after a gap of such a rank (the rest all stay)
+    joinable = (rank[inner - 1] <= HEADING_ONLY_RANK) & ~np.isin(inner, fixed)
+    if not joinable.any():
+        return list(split)
+    may_go = joinable.tolist()
+    offset = None if cap is None else prefix[np.asarray(split, dtype=np.int64)].tolist()
     out = [split[0]]
+    last = 0  # index in `split` of the last start kept
     for i in range(1, len(split) - 1):
-        b = split[i]
-        joinable = b not in keep and rank[b - 1] <= HEADING_ONLY_RANK
-        if joinable and (cap is None or prefix[split[i + 1]] - prefix[out[-1]] - 1 <= cap):
+        if may_go[i - 1] and (offset is None or offset[i + 1] - offset[last] - 1 <= cap):
             continue
-        out.append(b)
+        out.append(split[i])
+        last = i
     out.append(split[-1])
     return out
+
+
+def _cut_where_none(cuts: npt.NDArray[np.int8], bounds: IntArray, code: int) -> None:
+    """Give every cut at `bounds` (a merge's starts and end) that has no reason yet in
+    `cuts` (-1) the reason `code`."""
+    gaps = bounds[1:-1] - 1
+    cuts[gaps[cuts[gaps] < 0]] = code
 
 
 def splits_below_cap(target: int, size: MergeParams) -> bool:
@@ -864,13 +882,17 @@ def fit_cap(
         k = np.where(eligible & (pieces == fewest[part]), key[inner - 1], -np.inf)
         best = np.maximum.reduceat(k, offsets)
         hit = np.flatnonzero(k == best[part])
-        _, first = np.unique(part[hit], return_index=True)  # the first of equals
+        # the first of equals: ``part[hit]`` is sorted, so each part's first hit is
+        # where it changes (what ``np.unique(part[hit], return_index=True)`` finds)
+        owner = part[hit]
+        first = np.flatnonzero(np.diff(owner, prepend=-1))
         cut = inner[hit[first]]
         added.append(cut)
         a, b = np.concatenate([a, cut]), np.concatenate([cut, b])
     if not added:
         return list(topics)
-    out: list[int] = np.union1d(bounds, np.concatenate(added)).tolist()
+    # every cut is inside a part (between two starts), so none repeats a start
+    out: list[int] = np.sort(np.concatenate([bounds, *added])).tolist()
     return out
 
 
@@ -962,7 +984,7 @@ def _result(
     v: FloatArray,
     starts: list[int],
     topic_starts: list[int],
-    cuts: dict[int, str],
+    cuts: npt.NDArray[np.int8],
     scores: GapScores | None,
     over: npt.NDArray[np.bool_] | None,
     size: MergeParams,
@@ -980,10 +1002,10 @@ def _result(
         vectors = cast("FloatArray", LazyVectors(lambda: _mean_vectors(v, bounds)))
     else:
         vectors = np.zeros((0, dim))
-    gaps = [e - 1 for _, e in spans[:-1]]
+    gap_at = bounds[1:-1] - 1  # the gap before every merged chunk after the first
     if scores is not None:
-        sims = np.asarray([scores.similarity[g] for g in gaps], dtype=np.float64)
-        depths = np.asarray([scores.score[g] for g in gaps], dtype=np.float64)
+        sims = np.asarray(scores.similarity, dtype=np.float64)[gap_at]
+        depths = np.asarray(scores.score, dtype=np.float64)[gap_at]
         threshold = scores.threshold
     else:
         sims = depths = np.zeros(0)
@@ -995,7 +1017,7 @@ def _result(
         passes=[],
         cut_similarities=sims,
         cut_threshold=threshold,
-        cut_codes=np.asarray([CUT_CODES[cuts[g]] for g in gaps], dtype=np.int8),
+        cut_codes=cuts[gap_at],
         params=size,
         cut_depths=depths,
         over_cap=over if over is not None else np.zeros(len(spans), dtype=bool),

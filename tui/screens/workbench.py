@@ -409,9 +409,9 @@ class WorkbenchScreen(Screen[None]):
         merged.set_hits(hits if driver.column_specs["right"] is None else {})
         strip_hits: list[tuple[tuple[int, int], int]] = []
         if view is not None:  # drawn in the chunk's column, as the selection's ▲
-            spans = view.result.spans
+            bounds = view.result.bounds
             for chunk, rank in hits.items():
-                strip_hits.append(((int(spans[chunk][0]), int(spans[chunk][1])), rank))
+                strip_hits.append(((int(bounds[chunk]), int(bounds[chunk + 1])), rank))
         self.query_one("#strip", SimilarityStrip).set_hits(strip_hits)
 
     def on_search_panel_submitted(self, event: SearchPanel.Submitted) -> None:
@@ -698,7 +698,8 @@ class WorkbenchScreen(Screen[None]):
                     before.scroll_to_card(a, top=True)
             else:
                 before.select(from_left)
-        pair, end = (int(p) for p in view.result.spans[index])
+        bounds = view.result.bounds  # merged chunk `index` spans units bounds[index]:[index + 1]
+        pair, end = int(bounds[index]), int(bounds[index + 1])
         self.query_one("#strip", SimilarityStrip).set_selected(pair, end)
         if specs["right"] is None:  # comparing, the merged run's strip under its column
             self.query_one("#strip-right", SimilarityStrip).set_selected(pair, end)

@@ -16,6 +16,7 @@ parsed as markup.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
@@ -299,6 +300,7 @@ class ChunkList(ScrollView, can_focus=True):
         self._related: tuple[int, int] = (0, 0)
         self._expanded: dict[int, list[str]] = {}
         self._offsets = np.zeros(1, dtype=np.int64)
+        self._offset_list: list[int] = [0]
         # Rendered lines by (card, row, state): the state (plain / related / selected)
         # is in the key, so moving the selection or the highlight re-renders only the
         # cards whose state changed, and repaints only their lines.
@@ -448,6 +450,9 @@ class ChunkList(ScrollView, can_focus=True):
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(heights, out=offsets[1:])
         self._offsets = offsets
+        # the same offsets as a list, for `_locate`: a search per line drawn, which in
+        # numpy lets go of the GIL and waits to get it back while a sweep runs
+        self._offset_list = offsets.tolist()
         total = int(offsets[-1]) if n else 1
         set_virtual_size(self, Size(0, total))
         self._invalidate()
@@ -508,8 +513,9 @@ class ChunkList(ScrollView, can_focus=True):
     # ------------------------------------------------------------------ rendering
 
     def _locate(self, line: int) -> tuple[int, int]:
-        card = int(np.searchsorted(self._offsets, line, side="right")) - 1
-        return card, line - int(self._offsets[card])
+        offsets = self._offset_list
+        card = bisect.bisect_right(offsets, line) - 1
+        return card, line - offsets[card]
 
     def card_at(self, line: int) -> int | None:
         """The card shown on virtual line `line`, if any."""

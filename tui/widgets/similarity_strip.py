@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import Any, ClassVar
 
 import numpy as np
@@ -563,15 +564,16 @@ class SimilarityStrip(Widget):
         style_idx = np.zeros(size, dtype=np.int64)  # 0: base, 1: cut, 2: selected
         reasons = list(CUT_GLYPHS)
         if self.cuts:
-            pairs = np.fromiter((p for p, _ in self.cuts), dtype=np.int64, count=len(self.cuts))
+            k = len(self.cuts)
+            # the pairs and reasons apart, looked up with map (no Python loop per cut:
+            # a step of a large file redraws thousands)
+            at, names = zip(*self.cuts, strict=True)
+            pairs = np.fromiter(at, dtype=np.int64, count=k)
+            code_of = {r: i for i, r in enumerate(reasons)}
             codes = np.fromiter(
-                (reasons.index(r) if r in CUT_GLYPHS else len(reasons) for _, r in self.cuts),
-                dtype=np.int64,
-                count=len(self.cuts),
+                map(code_of.get, names, repeat(len(reasons), k)), dtype=np.int64, count=k
             )
-            prio = np.fromiter(
-                (CUT_PRIORITY.get(r, 0) for _, r in self.cuts), dtype=np.int64, count=len(self.cuts)
-            )
+            prio = np.fromiter(map(CUT_PRIORITY.get, names, repeat(0, k)), dtype=np.int64, count=k)
             col = self._columns_of(pairs, width, last=True)
             ok = (col >= 0) & (col < size)
             # Per column, the cut of highest priority (the last of equals) wins; the
@@ -584,8 +586,10 @@ class SimilarityStrip(Widget):
             glyph_idx[has] = codes[best[has] % m] + 1
             style_idx[has] = 1
             if len(self.verdicts) == len(self.cuts):  # marks: hit 3, spurious 4, else 1
-                judged = np.asarray(
-                    [{"hit": 3, "spurious": 4}.get(v, 1) for v in self.verdicts], dtype=np.int64
+                judged = np.fromiter(
+                    map({"hit": 3, "spurious": 4}.get, self.verdicts, repeat(1)),
+                    dtype=np.int64,
+                    count=len(self.verdicts),
                 )
                 style_idx[has] = judged[best[has] % m]
         glyphs = np.array([" ", *CUT_GLYPHS.values(), OTHER_GLYPH])[glyph_idx]

@@ -89,14 +89,16 @@ class Derived:
         return value
 
 
-def _sum_spans(values: np.ndarray, spans: list[tuple[int, int]], join: int) -> np.ndarray:
-    """Sum of `values` over each span, plus `join` per join between parts."""
+def _sum_spans(values: np.ndarray, bounds: np.ndarray, join: int) -> np.ndarray:
+    """Sum of `values` over each span ``bounds[i]:bounds[i + 1]`` (a merge's `bounds`:
+    its spans' starts and the end), plus `join` per join between parts."""
+    if len(bounds) < 2:
+        return np.zeros(0, dtype=np.int64)
     prefix = np.zeros(len(values) + 1, dtype=np.int64)
     np.cumsum(values, out=prefix[1:])
-    if not spans:
-        return np.zeros(0, dtype=np.int64)
-    sp = np.asarray(spans, dtype=np.int64)
-    return prefix[sp[:, 1]] - prefix[sp[:, 0]] + join * (sp[:, 1] - sp[:, 0] - 1)
+    lo, hi = bounds[:-1], bounds[1:]
+    sums: np.ndarray = prefix[hi] - prefix[lo] + join * (hi - lo - 1)
+    return sums
 
 
 def _turn_items(pipe: Pipeline, derived: Derived) -> list[Chunk]:
@@ -163,18 +165,21 @@ def build_view(
         turn_to_raw = _turn_to_raw(pipe, derived) if left_kind == "turns" else None
 
     owners = result.owners
-    spans = result.spans
     compact_chars = derived.get(
         "compact-chars",
         compacted,
         lambda: char_counts(compacted),
     )
-    merged_chars = _sum_spans(compact_chars, spans, 1)
+    merged_chars = _sum_spans(compact_chars, result.bounds, 1)
     left_owner: np.ndarray | None
     if left_kind == "compacted":
         left_owner = owners
     else:
-        lengths = np.asarray([b - a for a, b in compact_spans], dtype=np.int64)
+        lengths = derived.get(
+            "compact-lengths",
+            compact_spans,
+            lambda: np.asarray([b - a for a, b in compact_spans], dtype=np.int64),
+        )
         raw_owner = np.repeat(owners, lengths) if len(owners) else np.zeros(0, dtype=np.int64)
         if left_kind == "raw":
             left_owner = raw_owner
@@ -229,7 +234,7 @@ def add_tokens(pipe: Pipeline, view: RunView, derived: Derived) -> None:
         view.compact_tokens,
         lambda: np.asarray(view.compact_tokens, dtype=np.int64),
     )
-    merged_tokens = _sum_spans(tok_arr, view.result.spans, 1)
+    merged_tokens = _sum_spans(tok_arr, view.result.bounds, 1)
     view.merged_tokens = merged_tokens.tolist()
     if view.params.merge.cap_unit == "tokens" and len(view.owners):
         view.position_sizes = merged_tokens[view.owners]

@@ -27,6 +27,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from chunkscope.engine.evaluate.measure import (
     TOLERANCE,
@@ -131,6 +132,19 @@ def holder(first: Sequence[int], line: int) -> int:
     return max(0, i - 1)
 
 
+def holders(first: Sequence[int], lines: Sequence[int]) -> list[int]:
+    """`holder` of each of `lines`, at once (one search of an array when `first` is in
+    order, as it is unless a chunk's lines start before the one before's)."""
+    arr = np.asarray(first, dtype=np.int64)
+    if len(arr) == 0 or np.any(arr[1:] < arr[:-1]):
+        return [holder(first, line) for line in lines]
+    want = np.asarray(lines, dtype=np.int64)
+    i = np.searchsorted(arr, want, side="left")
+    exact = (i < len(arr)) & (arr[np.minimum(i, len(arr) - 1)] == want)
+    found: list[int] = np.where(exact, i, np.maximum(i - 1, 0)).tolist()
+    return found
+
+
 def topics_against_marks(s: Scores) -> str:
     """How many topics the run makes against how many are marked (over the marked
     stretch when the marks are partial): an over-cutting setting shows here when Pk,
@@ -190,12 +204,17 @@ class ColumnMarks:
 
 def judge_chunks(chunks: Sequence[Chunk], marks: FileMarks) -> ChunksVerdict:
     """Any chunking of the file (the merged run, a strategy's column) against `marks`."""
+    return _judge_first(_first_lines(chunks), marks)
+
+
+def _judge_first(first: Sequence[int], marks: FileMarks) -> ChunksVerdict:
+    """`judge_chunks` of the chunks whose first lines (`_first_lines`) are `first`."""
+    n = len(first)  # the chunks
     gold = [1, *marks.starts]
-    first = _first_lines(chunks)
     # every cut, several at one line too: one of them at most matches a mark
-    found = [1, *(first[i + 1] for i in range(len(chunks) - 1))]
+    found = [1, *(first[i + 1] for i in range(n - 1))]
     weights = marks.weights()
-    scores = score(found, gold, weights, chunks=len(chunks), partial=marks.partial)
+    scores = score(found, gold, weights, chunks=n, partial=marks.partial)
     matched = match_boundaries(found, gold, TOLERANCE)
     stretch = marked_stretch(gold, len(weights)) if marks.partial else None
 
@@ -209,9 +228,9 @@ def judge_chunks(chunks: Sequence[Chunk], marks: FileMarks) -> ChunksVerdict:
             return "outside"
         return "spurious"
 
-    verdicts = [verdict(first[i + 1]) for i in range(len(chunks) - 1)]
+    verdicts = [verdict(first[i + 1]) for i in range(n - 1)]
     hit_gold = frozenset(matched.values())
-    flags = {holder(first, g): "miss" for g in marks.starts if g not in hit_gold}
+    flags = dict.fromkeys(holders(first, [g for g in marks.starts if g not in hit_gold]), "miss")
     return ChunksVerdict(scores, verdicts, flags, hit_gold)
 
 
@@ -221,30 +240,79 @@ def inner_cuts(result: Any) -> list[bool]:
     return [a == b for a, b in pairwise(topic_of)]
 
 
-def judge_topics(chunks: Sequence[Chunk], inner: Sequence[bool], marks: FileMarks) -> ChunksVerdict:
+def judge_topics(
+    chunks: Sequence[Chunk],
+    inner: Sequence[bool],
+    marks: FileMarks,
+    own: npt.NDArray[np.int64] | None = None,
+) -> ChunksVerdict:
     """`judge_chunks` of the topics `chunks` make when the cuts flagged `inner` (``inner[i]``:
     the cut after chunk ``i`` is the size cap's, inside a topic) start no topic: the topic
     starts are judged, those cuts get no verdict (``""``), and a missed mark is flagged on
-    the chunk that holds it."""
+    the chunk that holds it. `own`: the chunks' `_own_first_lines`, when known."""
     if not any(inner):
         return judge_chunks(chunks, marks)
-    from chunkscope.engine.model import chunks_from_spans
-
     starts = [0, *(i + 1 for i, within in enumerate(inner) if not within), len(chunks)]
-    spans = list(pairwise(starts))
-    judged = judge_chunks(chunks_from_spans(chunks, spans), marks)
+    if own is None:
+        own = _own_first_lines(chunks)
+    judged = _judge_first(_joined_first_lines(own, starts[:-1]), marks)
     verdicts = [""] * max(len(chunks) - 1, 0)
     for j, verdict in enumerate(judged.cut_verdicts):
-        verdicts[spans[j + 1][0] - 1] = verdict
-    first = _first_lines(chunks)
-    flags = {holder(first, g): "miss" for g in marks.starts if g not in judged.found}
+        verdicts[starts[j + 1] - 1] = verdict
+    first = _joined_first_lines(own, range(len(chunks)))
+    missed = [g for g in marks.starts if g not in judged.found]
+    flags = dict.fromkeys(holders(first, missed), "miss")
     return ChunksVerdict(judged.scores, verdicts, flags, judged.found)
+
+
+_NO_LINE = np.iinfo(np.int64).max  # `_own_first_lines` of a chunk without lines
+
+
+def _own_first_lines(chunks: Sequence[Chunk]) -> npt.NDArray[np.int64]:
+    """Each chunk's first source line (`_NO_LINE` for a chunk without lines)."""
+    return np.fromiter(
+        (_NO_LINE if (lines := c.lines) is None else lines[0] for c in chunks),
+        dtype=np.int64,
+        count=len(chunks),
+    )
+
+
+# `_own_first_lines` of the compacted units of the last few runs: (the list, its lines) by id
+_OWN_LINES: dict[int, tuple[Sequence[Chunk], npt.NDArray[np.int64]]] = {}
+
+
+def _units_own_first_lines(units: Sequence[Chunk]) -> npt.NDArray[np.int64]:
+    """`_own_first_lines(units)`, remembered for the list (the same at every run)."""
+    hit = _OWN_LINES.get(id(units))
+    if hit is not None and hit[0] is units and len(units) == len(hit[1]):
+        return hit[1]
+    out = _own_first_lines(units)
+    if len(_OWN_LINES) >= 8:
+        _OWN_LINES.clear()
+    _OWN_LINES[id(units)] = (units, out)
+    return out
+
+
+def _joined_first_lines(own: npt.NDArray[np.int64], starts: Sequence[int]) -> list[int]:
+    """`_first_lines` of the chunks `chunks_from_spans(chunks, spans)` would build for the
+    spans that start at `starts` (and run to the next start, the last to the end), from
+    the chunks' own first lines (`_own_first_lines`), without building them: a joined
+    chunk's first line is the least of its parts' (`join_chunks`); one without lines
+    takes the previous one's (the first: line 1)."""
+    if not len(starts):
+        return []
+    least = np.minimum.reduceat(own, np.asarray(starts, dtype=np.int64))
+    # where a span has no line, the index of the last span before it that has one
+    known = least != _NO_LINE
+    last = np.maximum.accumulate(np.where(known, np.arange(len(least)), -1))
+    out: list[int] = np.where(last >= 0, least[np.maximum(last, 0)], 1).tolist()
+    return out
 
 
 def mark_flags(items: Sequence[Chunk], marks: FileMarks) -> dict[int, str]:
     """The items (a left column's turns or units) where a marked topic starts: ``◆``."""
     first = _first_lines(items)
-    return {holder(first, g): "mark" for g in marks.starts}
+    return dict.fromkeys(holders(first, marks.starts), "mark")
 
 
 def strip_marks(
@@ -254,12 +322,11 @@ def strip_marks(
     the unit where each starts, hit when a cut of the run found it (`found`), else miss);
     a mark in the first unit has no pair and is not drawn."""
     unit_first = np.asarray(_first_lines(units), dtype=np.int64)
-    out: list[tuple[int, str]] = []
-    for g in marks.starts:
-        p = int(np.searchsorted(unit_first, g, side="left"))
-        if p > 0:
-            out.append((p - 1, "hit" if g in found else "miss"))
-    return out
+    starts = list(marks.starts)
+    at = np.searchsorted(unit_first, np.asarray(starts, dtype=np.int64), side="left").tolist()
+    return [
+        (p - 1, "hit" if g in found else "miss") for g, p in zip(starts, at, strict=True) if p > 0
+    ]
 
 
 def marks_report(view: RunView, marks: FileMarks) -> MarksReport | None:
@@ -268,7 +335,13 @@ def marks_report(view: RunView, marks: FileMarks) -> MarksReport | None:
         return None
     result = view.result
     # the topic starts are judged, not the cuts the size cap made inside a topic
-    judged = judge_topics(result.chunks, inner_cuts(result), marks)
+    # the merged chunks' first lines from the units' (a merged chunk's is the least of
+    # its units', as `join_chunks` takes them): the units are the same list at every run
+    units, bounds = view.compacted, result.bounds
+    own = None
+    if len(bounds) >= 2 and len(bounds) - 1 == len(result.chunks) and bounds[-1] == len(units):
+        own = np.minimum.reduceat(_units_own_first_lines(units), bounds[:-1])
+    judged = judge_topics(result.chunks, inner_cuts(result), marks, own)
     scores, verdicts, hit_gold = judged.scores, judged.cut_verdicts, judged.found
     missed = [g for g in marks.starts if g not in hit_gold]
     merged_flags = judged.flags
