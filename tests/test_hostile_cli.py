@@ -49,6 +49,9 @@ SUBPROCESS_JOBS: dict[str, tuple[str, ...]] = {
 SUBPROCESS_RUNS = [(case, c) for case, commands in SUBPROCESS_JOBS.items() for c in commands]
 #: A child's peak resident memory may not exceed this (RLIMIT_AS is 2 GiB besides).
 MAX_RSS_MIB = 1024
+#: The tests reading `processes`, on one xdist worker (``--dist loadgroup``): a session
+#: fixture runs once per worker that needs it, and its processes take ~10 s of both cores.
+ON_THE_PROCESSES_WORKER = pytest.mark.xdist_group("hostile-processes")
 
 
 @pytest.fixture(scope="session")
@@ -98,6 +101,7 @@ UNUSABLE = frozenset(
 )
 
 
+@ON_THE_PROCESSES_WORKER
 @pytest.mark.parametrize(("case", "command"), SUBPROCESS_RUNS)
 def test_process_exits_cleanly_in_bounded_memory(
     processes: dict[tuple[str, str], Result], case: str, command: str
@@ -118,6 +122,7 @@ def _doc(processes: dict[tuple[str, str], Result], case: str) -> dict[str, Any]:
     return result
 
 
+@ON_THE_PROCESSES_WORKER
 def test_process_results_say_what_happened(processes: dict[tuple[str, str], Result]) -> None:
     random = processes[("random_bytes", "chunk")]
     assert random.returncode == 2 and not random.stdout
@@ -146,6 +151,7 @@ def test_process_results_say_what_happened(processes: dict[tuple[str, str], Resu
     assert "recap: " in headings.stderr and headings.text.count("Body") > 10
 
 
+@ON_THE_PROCESSES_WORKER
 def test_directory_and_fifo_are_one_line_errors(
     processes: dict[tuple[str, str], Result], corpus: dict[str, Path]
 ) -> None:
@@ -161,6 +167,7 @@ def test_directory_and_fifo_are_one_line_errors(
     assert "not a regular file" in one_error_line(r.stderr)
 
 
+@ON_THE_PROCESSES_WORKER
 def test_output_an_ascii_stream_cannot_encode_is_replaced(
     processes: dict[tuple[str, str], Result],
 ) -> None:
@@ -170,6 +177,7 @@ def test_output_an_ascii_stream_cannot_encode_is_replaced(
     assert r.stdout.isascii() and b"## " in r.stdout
 
 
+@ON_THE_PROCESSES_WORKER
 def test_strict_mode_stops_at_the_first_bad_line(
     processes: dict[tuple[str, str], Result],
     corpus: dict[str, Path],

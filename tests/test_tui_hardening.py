@@ -292,7 +292,10 @@ async def test_token_counting_does_not_hold_up_a_slider_step(
         # idle the machine: a step that waited for them would take that long; one that
         # waits for the batch in course at most (0.3 s of sleep) takes far less.
         assert time.monotonic() - t0 < 4.5
-        # The follow-up starts again once the controls are still, and finishes.
+        # The follow-up starts again once the controls are still, and finishes (counting
+        # at full speed now: the slow counter has shown what it was for, and another ~10 s
+        # of sleeping through the new column would show nothing more).
+        monkeypatch.setattr(TokenCounter, "count_many", real)
         await until(pilot, lambda: app.tokens_ready and app.workers_idle(), timeout=30)
         view = app.workbench.view
         assert view.merged_tokens_exact
