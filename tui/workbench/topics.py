@@ -21,10 +21,10 @@ the columns, the strip and the merge panel draw. The app's part that keeps them 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence, Sized
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -98,16 +98,29 @@ def clean_marks(starts: Sequence[int]) -> tuple[int, ...]:
 _FIRST_LINES: dict[int, tuple[Sequence[Chunk], list[int]]] = {}
 
 
-def _first_lines(chunks: Sequence[Chunk]) -> list[int]:
-    """Each chunk's first source line (one without lines takes the previous one's)."""
-    hit = _FIRST_LINES.get(id(chunks))
+_Lines = TypeVar("_Lines", bound=Sized)
+
+
+def _remembered(
+    store: dict[int, tuple[Sequence[Chunk], _Lines]],
+    chunks: Sequence[Chunk],
+    compute: Callable[[Sequence[Chunk]], _Lines],
+) -> _Lines:
+    """`compute(chunks)`, remembered in `store` for the list (by its identity; the last
+    few lists asked for)."""
+    hit = store.get(id(chunks))
     if hit is not None and hit[0] is chunks and len(chunks) == len(hit[1]):
         return hit[1]
-    out = _first_lines_of(chunks)
-    if len(_FIRST_LINES) >= 8:
-        _FIRST_LINES.clear()
-    _FIRST_LINES[id(chunks)] = (chunks, out)
+    out = compute(chunks)
+    if len(store) >= 8:
+        store.clear()
+    store[id(chunks)] = (chunks, out)
     return out
+
+
+def _first_lines(chunks: Sequence[Chunk]) -> list[int]:
+    """Each chunk's first source line (one without lines takes the previous one's)."""
+    return _remembered(_FIRST_LINES, chunks, _first_lines_of)
 
 
 def _first_lines_of(chunks: Sequence[Chunk]) -> list[int]:
@@ -283,14 +296,7 @@ _OWN_LINES: dict[int, tuple[Sequence[Chunk], npt.NDArray[np.int64]]] = {}
 
 def _units_own_first_lines(units: Sequence[Chunk]) -> npt.NDArray[np.int64]:
     """`_own_first_lines(units)`, remembered for the list (the same at every run)."""
-    hit = _OWN_LINES.get(id(units))
-    if hit is not None and hit[0] is units and len(units) == len(hit[1]):
-        return hit[1]
-    out = _own_first_lines(units)
-    if len(_OWN_LINES) >= 8:
-        _OWN_LINES.clear()
-    _OWN_LINES[id(units)] = (units, out)
-    return out
+    return _remembered(_OWN_LINES, units, _own_first_lines)
 
 
 def _joined_first_lines(own: npt.NDArray[np.int64], starts: Sequence[int]) -> list[int]:
