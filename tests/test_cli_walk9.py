@@ -73,3 +73,28 @@ def test_bad_numbers_are_worded_one_way(
         f"argument {flag}: expected {words}, got 'x' (see --help)".replace("'x'", repr(args[-1]))
     )
     assert "a int" not in err and "invalid" not in err
+
+
+def test_cache_info_of_an_empty_cache_says_no_vectors_before_other_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty cache printed only "0 other entries": other than what? (walk 9 #14)."""
+    monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path))
+    assert main(["cache", "info"]) == 0
+    lines = [line.split() for line in capsys.readouterr().out.splitlines()]
+    assert lines[2:] == [["0", "vectors"], ["0", "other", "entries", "(summaries)"]]
+
+
+def test_eval_names_its_scores_as_sweep_and_tune_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One name per score in every command's text (`SCORE_NAMES`; walk 9 #14)."""
+    from chunkscope.engine.evaluate.measure import SCORE_NAMES
+
+    gold = tmp_path / "gold.json"
+    gold.write_text('{"starts": [1, 6, 75]}', encoding="utf-8")
+    assert main(["eval", LOG, "--gold", str(gold)]) == 0
+    out = capsys.readouterr().out
+    for key in ("pk", "windowdiff", "precision", "recall", "f1"):
+        assert f"{SCORE_NAMES[key]} 0." in out or f"{SCORE_NAMES[key]}  " in out
+    assert "WD " not in out

@@ -567,7 +567,7 @@ async def test_auto_tune_says_when_no_setting_finds_the_marks(
         assert all(t.f1 == 0 for t in screen.rows)
         note = screen.query_one("#tune-none")
         assert note.display and "No setting" in str(note.render())
-        assert "finds any of the 1 topic mark" in str(note.render())
+        assert "finds the one topic mark (F1 0.000" in str(note.render())
 
 
 async def test_a_refused_file_leaves_the_picker_open_with_the_path_to_correct(
