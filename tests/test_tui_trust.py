@@ -408,9 +408,10 @@ async def test_the_picker_cuts_names_with_an_ellipsis_rows_on_one_line_markdown_
         shown = [line.strip("│ ").rstrip("▁▂▃▄▅▆▇█ ") for line in _lines_of(box)]
         dated = [line for line in shown if re.match(r"(\d{4}-)?\d\d-\d\d \d\d:\d\d", line)]
         assert len(dated) == 3, shown  # two sessions and the README, no wrapped lines
-        assert all(("KB" in line) == (size == SIZE) for line in dated), dated
+        sizes = [re.search(r"\d (B|KB|MB)\b", line) for line in dated]  # 43 B: README
+        assert all((m is not None) == (size == SIZE) for m in sizes), dated
         if size == SIZE:
-            assert len({line.index("KB") for line in dated}) == 1, dated
+            assert len({m.end() for m in sizes if m is not None}) == 1, dated
         for line, info in zip(dated, [*screen.sessions, *screen.documents], strict=True):
             name = Path(info.path).name
             start, cut, end = next(w for w in line.split() if w[:3] == name[:3]).partition("…")

@@ -1,327 +1,85 @@
-"""Defects of a ninth review walk of the workbench at 100x30 (issue 35): the search
-panel's context line keeps to its row beside the ranker toggle, the selected hit's rank
-stays on the strip beside its ▲, and the scrolling controls keep a cell between their
-values and the scrollbar."""
+"""Walk 9's workbench findings: the picker sets apart what `--latest` passes over (#11),
+the report's command says the pins and excludes (#4), one rule for the save paths (#15)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import os
+import shutil
+from pathlib import Path
 
-import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tests.pilot import SIZE, auto_tune, drawn_toasts, make_app, settled, until
-
-if TYPE_CHECKING:
-    from chunkscope.tui.app import ChunkscopeApp
-
-pytestmark = pytest.mark.usefixtures("isolated")
-
-NARROW = (100, 30)
+from chunkscope.engine.textutil import file_size
+from chunkscope.tui.app import ChunkscopeApp
+from tests.pilot import SAMPLE, until
 
 
-@pytest.mark.parametrize("size", [NARROW, (130, 30)], ids=["narrow", "wide-short"])
-async def test_the_controls_scrollbar_keeps_a_cell_from_the_slider_values(
-    size: tuple[int, int],
+def _corpus(folder: Path) -> Path:
+    """A real session, and newer: an empty file, a blank one, one of garbage."""
+    folder.mkdir()
+    shutil.copy(SAMPLE, folder / "real.jsonl")
+    os.utime(folder / "real.jsonl", (1_000_000_000, 1_000_000_000))
+    (folder / "empty.jsonl").write_bytes(b"")
+    (folder / "blank.jsonl").write_text("\n   \n\n", encoding="utf-8")
+    (folder / "garbage.jsonl").write_text("[1]\n[2]\n3\n{bad\n", encoding="utf-8")
+    return folder
+
+
+def test_the_picker_and_latest_set_apart_the_same_files(tmp_path: Path) -> None:
+    """One rule (`set_apart`, `nothing_to_read`): what `--latest` passes over is what the
+    picker lists last, as nothing to read."""
+    from chunkscope.engine.read.formats.folders import list_sessions, newest_readable, set_apart
+
+    folder = _corpus(tmp_path / "logs")
+    sessions, documents, unread = set_apart(list_sessions(folder))
+    newest, passed = newest_readable(folder)
+    assert [s.path for s in sessions] == [newest.path]
+    assert sorted(s.path for s, _ in unread) == sorted(s.path for s, _ in passed)
+    assert {Path(s.path).name: why for s, why in unread}["empty.jsonl"] == "empty"
+    assert documents == []
+
+
+async def test_the_picker_lists_files_with_nothing_to_read_last_and_apart(
+    tmp_path: Path,
 ) -> None:
-    """The merge tab at 100x30 (and the merge panel of a short wide terminal) scrolls:
-    its bar stood against the values (``7.00▇``)."""
-    from chunkscope.tui.widgets.slider import Slider
-
-    app = make_app()
-    async with app.run_test(size=size) as pilot:
-        await settled(pilot, app)
-        controls = app.workbench.query_one("#controls")  # type: ignore[union-attr]
-        assert controls.show_vertical_scrollbar, "the controls should scroll at this size"
-        bar = controls.vertical_scrollbar.region
-        sliders = [s for s in controls.query(Slider) if s.region.width]
-        assert sliders
-        for slider in sliders:
-            assert slider.region.right < bar.x, (slider.id, slider.region, bar)
-
-
-async def _ask(pilot: Any, app: ChunkscopeApp, question: str) -> None:
-    await pilot.press("slash")
-    await until(pilot, lambda: app.focused is not None and app.focused.id == "search-input")
-    await pilot.press(*["space" if c == " " else c for c in question], "enter")
-    await until(
-        pilot,
-        lambda: (
-            app.search_answer is not None
-            and app.search_view is app.workbench.view  # type: ignore[union-attr]
-            and app.workers_idle()
-        ),
-    )
-    await pilot.pause()
-
-
-@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
-async def test_the_search_context_line_keeps_to_its_row_beside_the_ranker(
-    size: tuple[int, int],
-) -> None:
-    """An answer that leaves the budget's rest unused says so on the context line; at
-    100x30 the line wrapped around the ranker toggle (walk 9, 1): it keeps to its one
-    row, in a shorter form when it must, and says the whole on hover."""
-    from chunkscope.tui.widgets.search_panel import SearchPanel, context_forms
-
-    app = make_app()
-    async with app.run_test(size=size) as pilot:
-        await settled(pilot, app)
-        await _ask(pilot, app, "embedding cache")
-        answer = app.search_answer
-        assert answer is not None and answer.rest_note, "the question should leave a rest"
-        panel = app.workbench.query_one(SearchPanel)  # type: ignore[union-attr]
-        status = panel.query_one("#search-status")
-        toggle = panel.query_one("#search-ranker")
-        shown = str(status.render())
-        assert status.region.height == 1 and status.region.y == toggle.region.y
-        assert status.region.right <= toggle.region.x
-        assert len(shown.rstrip()) <= status.region.width, shown
-        forms = context_forms(answer, len(app.workbench.view.result.chunks))  # type: ignore[union-attr]
-        assert shown.rstrip() in forms
-        assert "unused" in shown  # the rest is said, short or whole
-        if size == SIZE:
-            assert shown.rstrip() == forms[0] and answer.rest_note in shown
-        else:
-            assert shown.rstrip() != forms[0] and status.tooltip == forms[0]
-
-
-async def test_the_selected_search_hit_keeps_its_rank_on_the_strip() -> None:
-    """At 100x30 the ▲ of the selected chunk stood on its rank: the best hit, selected
-    first, showed no ``1`` (walk 9, 2). Each hit selected in turn keeps its rank in its
-    column, lit as the selection (the legend says so), the others theirs."""
-    from chunkscope.tui.widgets.search_panel import SearchPanel
-    from chunkscope.tui.widgets.similarity_strip import LABEL_WIDTH, SimilarityStrip
-
-    app = make_app()
-    async with app.run_test(size=NARROW) as pilot:
-        await settled(pilot, app)
-        await _ask(pilot, app, "how is the embedding cache stored")
-        bench, answer = app.workbench, app.search_answer
-        assert bench is not None and bench.view is not None and answer is not None
-        strip = bench.query_one("#strip", SimilarityStrip)
-        results = bench.query_one(SearchPanel).results
-        results.focus()
-        for hit in answer.results[:3]:
-            results.highlighted = hit.rank - 1
-            await until(pilot, lambda hit=hit: bench.selected == hit.chunk)  # type: ignore[misc]
-            await pilot.pause()
-            lines = strip.rendered_lines()
-            row = next(r for r in lines if r.startswith("cuts"))[LABEL_WIDTH:]
-            a, b = (int(p) for p in bench.view.result.spans[hit.chunk])
-            assert "▲" not in row and row[strip.chunk_column(a, b)] == str(hit.rank), row
-            legend = " ".join(lines[lines.index(next(r for r in lines if r.startswith("size"))) :])
-            assert f"{hit.rank} selected" in legend
-        assert "1" in row and "2" in row and "3" in row
-
-
-async def test_a_strip_of_alike_similarities_draws_them_as_they_are_across_the_width(
-    tmp_path: Any,
-) -> None:
-    """Walk 8: a log of two alike messages has one pair of similarity 1.00, drawn as the
-    lowest bar (the bars scale to the range of the similarities on show, and one pair
-    has none), and the last unit's cells of the sim row were blank."""
-    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
-
-    log = tmp_path / "alike.jsonl"
-    line = '{"role": "user", "content": "the same words about the cache", "timestamp": "%s"}'
-    log.write_text("\n".join(line % f"2026-01-01T10:0{i}:00" for i in range(2)) + "\n")
-    app = make_app(log)
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot, app)
-        strip = app.workbench.query_one("#strip", SimilarityStrip)  # type: ignore[union-attr]
-        assert len(strip.sims) == 1 and strip.sims[0] > 0.99
-        row = next(r for r in strip.rendered_lines() if r.startswith("sim"))
-        bars = row[len("sim") :].strip()
-        assert bars and set(bars) == {"█"}, row
-        size = next(r for r in strip.rendered_lines() if r.startswith("size"))
-        assert len(row.rstrip()) == len(size.rstrip()), (row, size)  # as wide as the size row
-
-
-@pytest.mark.parametrize("theme", ["chunkscope-dark", "chunkscope-light", "chunkscope-contrast"])
-async def test_the_focused_tab_bars_active_label_is_readable(theme: str) -> None:
-    """Walk 8: at 100x30 with the tab bar focused, the active tab's label kept the page's
-    foreground on the primary-coloured cursor (1.7:1 dark, 2.8:1 light)."""
-    from textual.widgets import Tab, Tabs
-
-    from tests.test_tui_walk7 import _worst
-
-    app = make_app(theme=theme)
-    async with app.run_test(size=NARROW) as pilot:
-        await settled(pilot, app)
-        tabs = app.workbench.query_one(Tabs)  # type: ignore[union-attr]
-        tabs.focus()
-        await until(pilot, lambda: tabs.has_focus)
-        await pilot.press("right", "right")
-        await pilot.pause()
-        active = tabs.query_one("Tab.-active", Tab)
-        segments = [
-            s
-            for s in active.render_line(0)
-            if s.text.strip() and s.style is not None and s.style.bgcolor is not None
-        ]
-        assert segments and _worst(segments) >= 4.5, [(s.text, s.style) for s in segments]
-
-
-@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
-async def test_the_auto_tune_table_names_each_knob_whole(size: tuple[int, int]) -> None:
-    """Walk 8, 6: the knobs' names were broken at an underscore over two header rows
-    (``topic_`` / ``window``), with the room for them whole at 160x48. Each header is the
-    knob's name as `tune` and a profile spell it, on one row, and every column is on
-    screen without scrolling sideways."""
-    from dataclasses import replace
-
-    from textual.widgets import DataTable
-
-    from chunkscope.engine.evaluate.measure import TUNE_GRIDS
-
-    mode = "topic"  # the longest names (the seed loop's fit as they are)
-    app = make_app(mode=mode)
-    async with app.run_test(size=size) as pilot:
-        await until(pilot, lambda: app.workbench is not None and app.workbench.view is not None)
-        assert app.file_marks is not None
-        app.set_file_marks(replace(app.file_marks, starts=(86,)))
-        screen = await auto_tune(pilot, app)
-        await pilot.pause()
-        table = screen.query_one("#tune-table", DataTable)
-        labels = [str(c.label) for c in table.ordered_columns]
-        assert labels[6:] == list(TUNE_GRIDS[mode]) and table.header_height == 1
-        assert table.virtual_size.width <= table.scrollable_content_region.width, labels
-        shown = "\n".join(
-            "".join(s.text for s in table.render_line(y)) for y in range(table.size.height)
-        )
-        header = shown.splitlines()[0].split()
-        assert header[-len(TUNE_GRIDS[mode]) :] == list(TUNE_GRIDS[mode]), shown
-        if size == SIZE:
-            assert table.cell_padding == 1  # the room for two cells between columns
-
-
-@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
-@pytest.mark.parametrize("key", ["ctrl+s", "question_mark", "ctrl+o"])
-async def test_a_toast_under_a_dialog_leaves_the_dialog_whole(
-    size: tuple[int, int], key: str
-) -> None:
-    """Walk 8, 7: at 100x30 a notification still on screen when a dialog opened (``All
-    57 summaries are done.`` then ctrl+s) was drawn over the dialog's input and hint. The
-    toast is drawn once, off the dialog (the save-profile prompt, the help, the picker);
-    at 160x48 the help, once 90% high, met a toast's corner: it is 80% high now."""
-    from textual.screen import ModalScreen
-
-    app = make_app()
-    app.NOTIFICATION_TIMEOUT = 60  # on screen for the whole test
-    async with app.run_test(size=size, notifications=True) as pilot:
-        await settled(pilot, app)
-        app.notify("All 57 summaries are done.", markup=False)
-        await pilot.press(key)
-        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
-        await until(pilot, lambda: bool(app.screen.query("Toast")))
-        await pilot.pause()
-        screen = app.screen
-        dialog = next(w for w in screen.children if type(w).__name__ != "ToastRack")
-        drawn = drawn_toasts(app)
-        assert len(drawn) == 1, drawn
-        assert "All 57 summaries are done." in str(drawn[0].render())
-        assert not drawn[0].region.overlaps(dialog.region), (drawn[0].region, dialog.region)
-        assert screen.region.contains_region(dialog.region), (dialog.region, screen.region)
-
-
-@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
-async def test_the_header_keeps_the_tool_calls_state_of_a_trajectory(
-    size: tuple[int, int],
-) -> None:
-    """Walk 8, 9: at 100x30 the header of a mini-swe-agent trajectory left out
-    ``T: collapsed`` and kept ``14 after collapse``; what it leaves out read ``+4`` at
-    100 columns and ``+3 more`` at 160. The name, the format, the state and the turns
-    (``16 → 14 turns`` when narrow) are kept, and the count reads alike at both sizes."""
-    import re
-
-    from chunkscope.tui.widgets.header_line import HeaderLine
-    from tests.pilot import ROOT
-
-    app = make_app(ROOT / "tests/fixtures/recap/mini_swe_django_11099.traj.json")
-    async with app.run_test(size=size) as pilot:
-        await settled(pilot, app)
-        header = app.workbench.query_one(HeaderLine)  # type: ignore[union-attr]
-        line = header.render().plain
-        assert len(line) <= size[0], line
-        parts = line.removeprefix(" chunkscope  ").split(" · ")
-        assert parts[0].endswith("mini_swe_django_11099.traj.json"), line
-        assert parts[1].startswith("mini-swe-agent"), line
-        assert parts[2] in ("T: collapsed", "tool calls: collapsed (T)"), line
-        assert parts[3:5] == ["16 turns", "14 after collapse"] or parts[3] == "16 → 14 turns"
-        if size == NARROW:
-            assert parts[3] == "16 → 14 turns", line
-        assert re.fullmatch(r"\+(\d+| [a-z ,]+)", parts[-1]), line  # never `+3 more`
-
-
-def test_a_wide_name_is_cut_between_its_characters_without_a_stray_space() -> None:
-    """Walk 8, 10: a CJK name cut at its end read ``日本語のセッ …`` (a wide character
-    split into a space before the ellipsis); cut in its middle, the same."""
-    from rich.cells import cell_len
-
-    from chunkscope.tui.screens.open_file import _cut, cut_middle
-
-    name = "日本語のセッション名.jsonl"
-    for cells in range(2, cell_len(name)):
-        for cut in (_cut(name, cells), cut_middle(name, cells)):
-            assert cell_len(cut) <= cells and "…" in cut, (cells, cut)
-            assert " " not in cut, (cells, cut)
-        if cells >= 13:  # the extension kept
-            assert cut_middle(name, cells).endswith(".jsonl"), cells
-    assert _cut(name, 6) == "日本…" and cut_middle(name, 12) == "日本語…jsonl"
-
-
-@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
-async def test_the_picker_gives_a_folder_of_long_names_the_width(
-    tmp_path: Any, size: tuple[int, int]
-) -> None:
-    """Walk 8, 10: the sample logs' box kept a column the dialog's whole height while
-    the sessions list cut its long names and dropped their first messages; the tree cut
-    two long names alike in their start to the same ``2026-01-21-se…``. The samples sit
-    under the tree, the list takes the width and shows each session's first message,
-    and the tree cuts names in their middle, as the list does."""
-    import shutil
-
+    """The picker listed empty, blank and unreadable files first among the sessions (a
+    20-byte file as 0.0 KB) while `--latest` passed over them (walk 9 #11)."""
     from textual.widgets import OptionList
 
-    from chunkscope.tui.app import ChunkscopeApp, StartOptions
-    from chunkscope.tui.screens.open_file import LogTree
-    from tests.pilot import ROOT, picker_listed
+    from chunkscope.tui.app import StartOptions
+    from chunkscope.tui.screens.open_file import OpenFileScreen, SessionRow
 
-    long = "2026-01-21-session-with-a-very-long-descriptive-name-about-the-hello-world-{}.jsonl"
-    names = [long.format("one"), long.format("two"), "日本語のセッション名.jsonl"]
-    folder = tmp_path / "long"
-    folder.mkdir()
-    for name, sample in zip(
-        names, ["cache_refactor", "docs_cleanup", "research_notes"], strict=True
-    ):
-        shutil.copy(ROOT / "sample_logs" / f"{sample}.jsonl", folder / name)
-    # the picker on the folder (as ctrl+o, then the folder typed, shows it)
+    folder = _corpus(tmp_path / "logs")
     app = ChunkscopeApp(StartOptions(folder=str(folder), fixed_timings=True))
-    async with app.run_test(size=size) as pilot:
-        screen = await picker_listed(pilot, app)
-        tree = screen.query_one(LogTree)
-        await until(pilot, lambda: len(tree.root.children) == 3)
-        await pilot.pause()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+        screen = app.screen
+        assert isinstance(screen, OpenFileScreen)
+        await until(pilot, lambda: screen.listed)
+        assert [Path(s.path).name for s in screen.sessions] == ["real.jsonl"]
+        assert sorted(Path(s.path).name for s, _ in screen.unread) == [
+            "blank.jsonl",
+            "empty.jsonl",
+            "garbage.jsonl",
+        ]
         box = screen.query_one("#sessions", OptionList)
-        samples = screen.query_one("#samples", OptionList)
-        # the samples under the tree, not a column beside the list
-        assert samples.region.right <= box.region.x and samples.region.y > tree.region.y
-        assert box.region.width > 2 * samples.region.width - 8, (box.region, samples.region)
+        assert box.get_option_at_index(0).id == "session:0"  # the real one first
+        rows = [box.get_option_at_index(i) for i in range(box.option_count)]
+        texts = [str(o.prompt) for o in rows]
+        heading = texts.index("nothing to read (3)")
+        last = rows[heading + 1 :]
+        assert all(o.disabled and isinstance(o.prompt, SessionRow) for o in last)
+        garbage = next(str(o.prompt) for o in last if "garbage" in str(o.prompt))
+        size = (folder / "garbage.jsonl").stat().st_size
+        assert f"{size} B" in garbage and "0.0 KB" not in garbage and "(no turns" in garbage
+        assert "3 with nothing to read" in str(box.border_subtitle)
 
-        def rows(widget: Any) -> list[str]:
-            return [
-                "".join(seg.text for seg in widget.render_line(y)).strip("│ ")
-                for y in range(widget.size.height)
-            ]
 
-        listed = [r for r in rows(box) if "jsonl" in r]
-        assert len(listed) == 3, listed
-        for info in screen.sessions:  # each row its first message, some of it at least
-            title = " ".join(info.title.split())
-            assert any(title[:8] in r for r in listed), (title, listed)
-        tree_rows = [r for r in rows(tree) if ".jsonl" in r]
-        assert len(tree_rows) == 3 and len(set(tree_rows)) == 3, tree_rows
-        for row in tree_rows:
-            assert row.rstrip().endswith(".jsonl") and " …" not in row, row
-        assert any("one.jsonl" in r for r in tree_rows), tree_rows
-        assert any("two.jsonl" in r for r in tree_rows), tree_rows
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 1 << 40))
+def test_a_file_size_is_never_zero_for_a_file_that_is_not_empty(n: int) -> None:
+    shown = file_size(n)
+    number = float(shown.split()[0].replace(",", ""))
+    assert (number == 0) == (n == 0)
+    assert shown.split()[1] == ("B" if n < 1024 else "KB" if n < 1 << 20 else "MB")
