@@ -83,3 +83,27 @@ def test_a_file_size_is_never_zero_for_a_file_that_is_not_empty(n: int) -> None:
     number = float(shown.split()[0].replace(",", ""))
     assert (number == 0) == (n == 0)
     assert shown.split()[1] == ("B" if n < 1024 else "KB" if n < 1 << 20 else "MB")
+
+
+async def test_every_writer_proposes_a_file_in_the_current_folder(
+    isolated: Path, tmp_path: Path
+) -> None:
+    """`M` proposed an absolute path next to the log, `w` and `e` one in the current
+    folder: one rule (`save_path`), `./NAME` (walk 9 #15)."""
+    from tests.pilot import make_app, settled
+
+    log = tmp_path / "session.jsonl"
+    shutil.copy(SAMPLE, log)
+    gold = tmp_path / "session.gold.json"
+    gold.write_text('{"starts": [1, 16, 53]}\n')
+    app = make_app(log, gold=str(gold))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        proposed = []
+        for key in ("M", "w"):
+            await pilot.press(key)
+            await until(pilot, lambda: app.screen.query("#prompt-input"))
+            proposed.append(app.screen.query_one("#prompt-input").value)  # type: ignore[attr-defined]
+            await pilot.press("escape")
+            await until(pilot, lambda: not app.screen.query("#prompt-input"))
+        assert proposed == ["./session.gold.json", "./_recap.md"]
