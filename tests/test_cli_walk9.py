@@ -37,6 +37,35 @@ def test_dash_output_is_stdout(
     assert list(tmp_path.iterdir()) == []
 
 
+GOLD = '{"starts": [1, 6, 75]}'
+SCORED = {
+    "eval": ["--gold", "GOLD"],
+    "sweep": ["--param", "topic_depth", "--points", "2", "--gold", "GOLD"],
+    "tune": ["--gold", "GOLD", "--grid", "topic_depth=7,40"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(SCORED))
+def test_scoring_commands_write_to_o_or_stdout(
+    command: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`eval`, `sweep` and `tune` took -o OUT and printed to stdout all the same; now OUT
+    is written (atomically, as every command's) and `-o -` is stdout (walk 9 #13)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "g.json").write_text(GOLD, encoding="utf-8")
+    args = [command, LOG, *("g.json" if a == "GOLD" else a for a in SCORED[command])]
+    assert main([*args, "-o", "-"]) == 0
+    printed = capsys.readouterr().out
+    assert "Pk" in printed and sorted(p.name for p in tmp_path.iterdir()) == ["g.json"]
+    assert main([*args, "-o", "out.txt"]) == 0
+    out = capsys.readouterr()
+    assert out.out == "" and "wrote out.txt" in out.err
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8") == printed
+
+
 def test_hook_refuses_dash_output_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from chunkscope.tui.cli.common import (
@@ -27,8 +26,8 @@ from chunkscope.tui.cli.common import (
     add_queries_args,
     add_source_args,
     build_pipeline,
+    emit,
     report_skipped,
-    safe,
     search_params,
 )
 from chunkscope.tui.cli.strategy import add_strategy_args, strategy_choice
@@ -105,7 +104,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         text = json.dumps(doc, indent=2) + "\n"
     else:
         text = "".join(parts)
-    sys.stdout.write(safe(text, sys.stdout))
+    emit(args, text)
     return 0
 
 

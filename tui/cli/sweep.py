@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import replace
 from typing import Any
 
@@ -26,8 +25,8 @@ from chunkscope.tui.cli.common import (
     add_queries_args,
     add_source_args,
     build_pipeline,
+    emit,
     report_skipped,
-    safe,
     search_params,
 )
 
@@ -171,7 +170,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         text = _table(knob, mode, source.path, pipe.params.embedder.label(), rows)
         if stretch is not None:
             text += f"partial gold: scored over lines {stretch[0]}-{stretch[1]}\n"
-    sys.stdout.write(safe(text, sys.stdout))
+    emit(args, text)
     return 0
 
 

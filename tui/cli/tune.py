@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -29,9 +28,9 @@ from chunkscope.tui.cli.common import (
     add_queries_args,
     add_source_args,
     build_pipeline,
+    emit,
     note,
     report_skipped,
-    safe,
     search_params,
 )
 
@@ -188,7 +187,7 @@ def _header(columns: list[tuple[str, int]]) -> str:
 
 
 def _finish(args: argparse.Namespace, text: str, saved: Any) -> int:
-    sys.stdout.write(safe(text, sys.stdout))
+    emit(args, text)
     if saved is not None:
         note(
             f"saved profile {args.save_profile!r} to {saved}: "
