@@ -576,7 +576,7 @@ def _turn_parts(
         if hi > lo and not t.text[lo:hi].isspace():
             parts.append(t if lo == 0 and hi == len(t.text) else turn_part(t, lo, hi))
         k += 1
-    if not parts:  # only blanks: the text as it is, under the turn it starts in
+    if not parts:  # only blanks: an empty part of the turn it starts in
         k = min(max(bisect_right(anchors, start) - 1, 0), len(turns) - 1)
         parts = [turns[k]._replace(text="")]
     if header:
