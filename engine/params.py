@@ -97,6 +97,12 @@ class Knob:
         return self.type.rstrip("?")
 
     @property
+    def expected(self) -> str:
+        """What a value of the knob's type is called in an error: ``a whole number``,
+        ``a number``, ``true or false`` (its article included)."""
+        return KIND_WORDS.get(self.kind, self.kind)
+
+    @property
     def dest(self) -> str:
         """The argparse destination of the knob's flag."""
         return (self.flag or self.name).lstrip("-").replace("-", "_")
@@ -139,8 +145,7 @@ class Knob:
                 raise ValueError(
                     f"{self.name} must be {alternatives} or a number, got {value!r}"
                 ) from None
-            expected = {"int": "a whole number", "float": "a number"}.get(kind, kind)
-            raise ValueError(f"{self.name} must be {expected}, got {value!r}") from None
+            raise ValueError(f"{self.name} must be {self.expected}, got {value!r}") from None
         if isinstance(out, float) and math.isnan(out):
             raise ValueError(f"{self.name} must be a number, got {value!r}")
         if isinstance(out, float) and math.isinf(out) and self.finite:
@@ -179,6 +184,15 @@ class Knob:
         if value is None:
             return self.none_is
         return value
+
+
+#: A knob type's value in words, with its article, for errors (`Knob.expected`).
+KIND_WORDS = {
+    "int": "a whole number",
+    "float": "a number",
+    "bool": "true or false",
+    "str": "a text",
+}
 
 
 def _convert(kind: str, value: Any) -> Any:

@@ -207,3 +207,13 @@ STOPWORDS: frozenset[str] = frozenset(
         "yourselves",
     ]
 )
+
+
+def file_size(n: int) -> str:
+    """A file's size as a picker shows it: ``20 B``, ``12.3 KB``, ``4.5 MB`` (bytes under
+    a kilobyte, so a file that is not empty never reads as 0.0 KB)."""
+    if n < 1024:
+        return f"{n} B"
+    if n < 1 << 20:
+        return f"{n / 1024:,.1f} KB"
+    return f"{n / (1 << 20):,.1f} MB"

@@ -170,3 +170,27 @@ def test_defaults_quoted_beside_their_flags_are_the_declared_ones() -> None:
                     wrong.append(f"{page.name}: {m.group(0)} (declared: {defaults[flag]})")
     assert quoted >= 5, "the pattern still finds the defaults the docs quote"
     assert not wrong, wrong
+
+
+def test_workbench_page_names_the_commands_that_keep_tool_calls() -> None:
+    """docs/workbench.md said every command that chunks a log collapses tool calls by
+    default; the commands whose default keeps them (`COLLAPSE_DEFAULTS`, read off the
+    parser) are named as keeping them (walk 9 #9)."""
+    import argparse
+
+    from chunkscope.engine.recap.collapse import collapse_by_default
+    from chunkscope.tui.cli import build_parser
+
+    parser = build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    keep = sorted(
+        name
+        for name, sub in subs.choices.items()
+        if sub.get_default("collapse_purpose") is not None
+        and not collapse_by_default(sub.get_default("collapse_purpose"))
+    )
+    assert keep  # chunk, search, eval, sweep, tune
+    page = " ".join((ROOT / "docs" / "workbench.md").read_text(encoding="utf-8").split())
+    assert "every command that chunks a log does the same" not in page
+    said = page.split("keep them as turns by default")[0].rsplit("while", 1)[1]
+    assert sorted(re.findall(r"`(\w+)`", said)) == keep

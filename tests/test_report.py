@@ -633,3 +633,34 @@ def test_a_path_attached_to_its_option_is_shown_as_a_separate_one_is(
     capsys.readouterr()
     page = (isolated / "sub" / "page.html").read_text(encoding="utf-8")
     assert _same_run(page)[-1] == form.format("sub/page.html")  # as given, below here
+
+
+def test_the_same_run_says_the_pins_and_excludes_the_page_shows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The workbench's `e` exported a recap with pinned and excluded chunks (its `p`, `x`)
+    whose command and flags table left them out: the command did not make the page
+    (walk 9 #4). Now both say `--pin`/`--exclude`, and the command makes the same recap."""
+    import shlex
+
+    from chunkscope.tui.report import gather
+
+    run = _run(str(SAMPLE))
+    recap = run.tuning.recap
+    # as the workbench selects with its pins and excludes (`_select`)
+    selection = run.pipe.recap(
+        budget=recap.budget, scorer=recap.scorer, pinned=(0, 5), excluded=(3,), plain=recap.plain
+    )
+    reasons = [c.reason for c in selection.candidates]
+    assert reasons[0] == reasons[5] == "pinned" and reasons[3] == "excluded"
+    rep = gather(run.pipe, run.source, run.merged, selection, run.tuning, output="page.html")
+    assert ("--pin", "0,5", False) in rep.params and ("--exclude", "3", False) in rep.params
+    argv = shlex.split(rep.command)
+    assert argv[:2] == ["chunkscope", "report"] and "--pin" in argv and "--exclude" in argv
+    monkeypatch.chdir(SAMPLE.parent)  # the command names the file as the page shows it
+    again = _run(*argv[2:])
+    assert [c.reason for c in again.selection.candidates] == reasons
+    assert again.selection.text == selection.text
+    # a run with none says none
+    plain = gather(run.pipe, run.source, run.merged, run.selection, run.tuning)
+    assert not any(f in ("--pin", "--exclude") for f, _, _ in plain.params)

@@ -337,9 +337,12 @@ def test_sweep_moves_one_knob_and_scores_each_value(
     out = capsys.readouterr().out
     assert "topic_depth across 5 values (merge topic" in out
     header = next(line for line in out.splitlines() if line.strip().startswith("topic_depth"))
-    assert header.split() == ["topic_depth", "chunks", "topics", "pk", "windowdiff", "f1"]
+    # the scores under the names eval and tune give them (walk 9 #14), three decimals
+    assert header.split() == ["topic_depth", "chunks", "topics", "Pk", "WindowDiff", "F1"]
+    rows = [line.split() for line in out.splitlines()[3:8]]
+    assert all(len(cell.split(".")[1]) == 3 for row in rows for cell in row[3:])
     plots = [line.split() for line in out.splitlines() if "(topic_depth 0 -> 10)" in line]
-    assert [p[0] for p in plots] == ["chunks", "topics", "pk", "windowdiff", "f1"]
+    assert [p[0] for p in plots] == ["chunks", "topics", "Pk", "WindowDiff", "F1"]
     assert all(len(p[1]) == 5 and set(p[1]) <= set("▁▂▃▄▅▆▇█") for p in plots)
 
 
@@ -426,6 +429,10 @@ def test_tune_says_when_no_setting_finds_a_mark(
     said = no_mark_found([zero], 2, 2)
     assert said is not None and said.startswith("No setting of the 2 tried finds any of the 2 ")
     assert out.rstrip().endswith(said)
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("F1"))
+    assert header.split()[:5] == ["F1", "recall", "Pk", "WindowDiff", "topics"]  # as eval's
+    one = no_mark_found([zero], 96, 1)  # not "any of the 1 topic mark" (walk 9 #14)
+    assert one is not None and "finds the one topic mark (F1 0.000 for all)" in one
     assert no_mark_found([zero, zero._replace(f1=0.5)], 2, 2) is None
 
 

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import itertools
+import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunkscope.engine.chunk.strategies import get_strategy, params_key
 from chunkscope.engine.chunk.strategies.markdown import enrichment_header, scan
+from chunkscope.engine.model import Turn
 from chunkscope.engine.pipeline import Pipeline, PipelineParams
 from chunkscope.engine.tokens import get_counter
+from chunkscope.tui.cli import main
 
 COUNTER = get_counter()
 WORDS = ["alpha", "beta", "gamma", "delta", "fence", "token", "chunk", "été", "naïve😀🎉", "中文字"]
@@ -220,3 +225,88 @@ def test_line_starts_are_where_each_line_begins(text: str) -> None:
 
     starts = _line_starts(text)
     assert starts == [0, *(i + 1 for i, ch in enumerate(text) if ch == "\n")]
+
+
+ROLES = ["You", "Bot", "Bot thinking", "Tool"]
+
+
+@st.composite
+def sessions(draw: st.DrawFn) -> list[Turn]:
+    """Turns of a session: roles, times a minute apart, texts of one or more paragraphs."""
+    start = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+    turns = []
+    for i in range(draw(st.integers(1, 12))):
+        paras = draw(
+            st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=60), max_size=4)
+        )
+        text = "\n\n".join(" ".join(p) for p in paras) or draw(st.sampled_from(WORDS))
+        role = draw(st.sampled_from(ROLES))
+        turns.append(Turn(start + timedelta(minutes=i), role, text, i + 1, i))
+    return turns
+
+
+@SETTINGS
+@given(
+    turns=sessions(), size=st.integers(20, 200), overlap=st.integers(0, 10), enrich=st.booleans()
+)
+def test_session_chunks_hold_each_turns_part_under_its_own_role(
+    turns: list[Turn], size: int, overlap: int, enrich: bool
+) -> None:
+    """Over a session (the turns' texts as one document, a blank line between turns), a
+    chunk holds the part of every turn its text overlaps, each under that turn's own
+    role, time and line, in order: its turn count, roles and time range are the turns'
+    (walk 9 #3: every chunk said one turn, under the first turn's role and time)."""
+    params = {"max_tokens": size, "overlap": overlap, "enrich": enrich}
+    res = get_strategy("markdown", params).split(turns, COUNTER)
+    anchors = list(itertools.accumulate((len(t.text) + 2 for t in turns[:-1]), initial=0))
+    covered: set[int] = set()
+    for sc in res.chunks:
+        start, end = sc.meta["start_char"], sc.meta["end_char"]
+        expected = []
+        for t, a in zip(turns, anchors, strict=True):
+            lo, hi = max(start - a, 0), min(end - a, len(t.text))
+            if hi > lo and t.text[lo:hi].strip():
+                expected.append((t.turn_index, t.role, t.timestamp, t.source_line, t.text[lo:hi]))
+        parts = sc.chunk.turns
+        got = [(p.turn_index, p.role, p.timestamp, p.source_line, p.text) for p in parts]
+        if enrich and got:
+            header = enrichment_header(
+                sc.meta["parent_title"],
+                sc.meta["header_path"],
+                sc.meta["chunk_index"],
+                len(res.chunks),
+                sc.meta["granularity_level"],
+                "knowledge_base",
+            )
+            assert got[0][4].startswith(header)
+            got[0] = (*got[0][:4], got[0][4][len(header) :])
+        assert got == expected
+        assert sc.chunk.start == expected[0][2] and sc.chunk.end == expected[-1][2]
+        covered.update(e[0] for e in expected)
+    assert covered == {t.turn_index for t in turns}  # every turn in some chunk
+
+
+def test_cli_markdown_over_a_session_counts_its_turns(capsys: pytest.CaptureFixture[str]) -> None:
+    """`chunk --strategy markdown` over a real session: the first chunk spans the user's
+    turn, the agent's thinking and a tool call, and says so (walk 9 #3)."""
+    assert main(["chunk", "sample_logs/cache_refactor.jsonl", "--strategy", "markdown"]) == 0
+    out = capsys.readouterr().out
+    head = next(line for line in out.splitlines() if line.startswith("--- Chunk 0 "))
+    assert "(1 turn," not in head and "09:13:23 - 09:13:23" not in head
+    body = out.split(head, 1)[1].split("--- Chunk 1 ", 1)[0]
+    assert "Bot thinking: The user wants the embedding cache" in body
+    assert (
+        main(
+            [
+                "chunk",
+                "sample_logs/cache_refactor.jsonl",
+                "--strategy",
+                "markdown",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
+    chunks = json.loads(capsys.readouterr().out)["chunks"]
+    assert sum(c["turn_count"] > 1 for c in chunks) > len(chunks) // 2

@@ -272,3 +272,29 @@ def test_merge_max_tokens_gives_the_merge_its_own_cap(capsys: pytest.CaptureFixt
     assert code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--merge-max-tokens" in err
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        SAMPLES / "cache_refactor.jsonl",
+        ROOT / "tests" / "fixtures" / "aider" / "metadata-aider.aider.chat.history.md",
+    ],
+    ids=lambda p: p.name,
+)
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_every_strategy_keeps_each_turns_text_under_its_own_role(name: str, path: Path) -> None:
+    """Over a session, every part of every chunk is text of the turn it names, with that
+    turn's role and time (walk 9 #3: markdown put the others' text under the first's)."""
+    from chunkscope.engine.read.formats import read
+
+    source = read(path)
+    by_index = {t.turn_index: t for t in source.turns}
+    params = {"max_tokens": 300} if name == "markdown" else None
+    result = get_strategy(name, params).split(source.turns, get_counter(), source=source)
+    assert result.chunks
+    for sc in result.chunks:
+        for part in sc.chunk.turns:
+            turn = by_index[part.turn_index]
+            assert (part.role, part.timestamp) == (turn.role, turn.timestamp)
+            assert part.text.strip() in turn.text

@@ -408,9 +408,10 @@ async def test_the_picker_cuts_names_with_an_ellipsis_rows_on_one_line_markdown_
         shown = [line.strip("│ ").rstrip("▁▂▃▄▅▆▇█ ") for line in _lines_of(box)]
         dated = [line for line in shown if re.match(r"(\d{4}-)?\d\d-\d\d \d\d:\d\d", line)]
         assert len(dated) == 3, shown  # two sessions and the README, no wrapped lines
-        assert all(("KB" in line) == (size == SIZE) for line in dated), dated
+        sizes = [re.search(r"\d (B|KB|MB)\b", line) for line in dated]  # 43 B: README
+        assert all((m is not None) == (size == SIZE) for m in sizes), dated
         if size == SIZE:
-            assert len({line.index("KB") for line in dated}) == 1, dated
+            assert len({m.end() for m in sizes if m is not None}) == 1, dated
         for line, info in zip(dated, [*screen.sessions, *screen.documents], strict=True):
             name = Path(info.path).name
             start, cut, end = next(w for w in line.split() if w[:3] == name[:3]).partition("…")
@@ -567,7 +568,7 @@ async def test_auto_tune_says_when_no_setting_finds_the_marks(
         assert all(t.f1 == 0 for t in screen.rows)
         note = screen.query_one("#tune-none")
         assert note.display and "No setting" in str(note.render())
-        assert "finds any of the 1 topic mark" in str(note.render())
+        assert "finds the one topic mark (F1 0.000" in str(note.render())
 
 
 async def test_a_refused_file_leaves_the_picker_open_with_the_path_to_correct(

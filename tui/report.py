@@ -246,6 +246,20 @@ def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
     return out
 
 
+def _marked(selection: Selection) -> list[tuple[str, str, bool]]:
+    """The merged chunks pinned and excluded in the recap, as `chunkscope report`'s
+    ``--pin I,J`` and ``--exclude I,J`` (rows of the flags table and words of the same
+    run's command; none when none is): the page shows them, so its command must say them."""
+    out: list[tuple[str, str, bool]] = []
+    for flag, ids in (
+        ("--pin", [c.index for c in selection.candidates if c.pinned]),
+        ("--exclude", [c.index for c in selection.candidates if c.excluded]),
+    ):
+        if ids:
+            out.append((flag, ",".join(map(str, sorted(ids))), False))
+    return out
+
+
 def shown_path(path: str, full: bool = False) -> str:
     """A path as a page to share shows it: as given when it is relative and stays
     below the current folder, else its name (a home folder, a user name and a private
@@ -458,7 +472,7 @@ def gather(
     ]
     if source.skipped:
         facts.append(("skipped lines", f"{len(source.skipped):,}"))
-    params = _params(tuning)
+    params = _params(tuning) + _marked(selection)
     report_rows = rows
     if topics is not None:
         owner = {i: t.index for t in topics for i in range(*t.chunks)}

@@ -61,6 +61,19 @@ IntArray = npt.NDArray[np.int64]
 TOLERANCE = 2
 
 
+#: Each score's name where a person reads it (eval, sweep, tune, the report, the
+#: workbench), by its key in JSON output and in `Scores` / `Tuned`.
+SCORE_NAMES = {
+    "pk": "Pk",
+    "windowdiff": "WindowDiff",
+    "precision": "precision",
+    "recall": "recall",
+    "f1": "F1",
+    "hit_rate": "hit rate",
+    "mrr": "MRR",
+}
+
+
 def score_text(value: float) -> str:
     """A score as every output writes it (eval, tune, sweep, the report, the workbench's
     marks line, compare titles and auto-tune): Pk, WindowDiff, and the boundaries'
@@ -479,10 +492,11 @@ def no_mark_found(rows: Sequence[Tuned], tried: int, marks: int) -> str | None:
     some row finds a mark."""
     if not rows or any(t.f1 > 0 for t in rows):
         return None
+    which = "the one topic mark" if marks == 1 else f"any of the {marks:,} topic marks"
     return (
-        f"No setting of the {tried:,} tried finds any of the {marks} "
-        f"topic mark{'s' if marks != 1 else ''} (F1 0.00 for all): the rows are "
-        "ranked by Pk alone. Check the marks, or try the other merge mode."
+        f"No setting of the {tried:,} tried finds {which} "
+        f"({SCORE_NAMES['f1']} {score_text(0)} for all): the rows are ranked by "
+        f"{SCORE_NAMES['pk']} alone. Check the marks, or try the other merge mode."
     )
 
 

@@ -44,5 +44,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
     print(f"size: {info['size_bytes'] / 1024:.1f} KiB")
     for row in info["vectors"]:
         print(f"  {row['count']:>8} vectors  {row['backend']}:{row['model']} ({row['dim']} dims)")
+    if not info["vectors"]:  # the "other entries" below are other than these
+        print(f"  {0:>8} vectors")
     print(f"  {info['json_entries']:>8} other entries (summaries)")
     return 0

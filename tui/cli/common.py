@@ -8,12 +8,13 @@ the subcommands, each of which imports this), and nothing outside `tui.cli` impo
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from chunkscope.engine.jsonfmt import json_pieces as json_pieces  # the CLI writes JSON with it
-from chunkscope.engine.params import Knob, knob_map, knobs
+from chunkscope.engine.params import KIND_WORDS, Knob, knob_map, knobs
 
 if TYPE_CHECKING:
     from chunkscope.engine.config.settings import Settings
@@ -70,10 +71,41 @@ class Parser(argparse.ArgumentParser):
         self.examples: tuple[str, ...] = tuple(examples)
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see --help)\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: {_worded(message)} (see --help)\n")
+
+
+_INVALID = re.compile(r"invalid (\w+) value: ('.*')$")
+
+
+def _worded(message: str) -> str:
+    """argparse's ``invalid int value: 'x'`` (a ``type=int`` flag's) in the words a
+    knob's flag uses: ``expected a whole number, got 'x'`` (`engine.params.KIND_WORDS`)."""
+    m = _INVALID.search(message)
+    if m is None or m.group(1) not in KIND_WORDS:
+        return message
+    return f"{message[: m.start()]}expected {KIND_WORDS[m.group(1)]}, got {m.group(2)}"
 
 
 # --------------------------------------------------------------------------- output
+
+
+#: The -o value that names the standard output, as most commands take it.
+STDOUT_PATH = "-"
+
+
+def output_path(text: str) -> str | None:
+    """An -o flag's value: the file to write, or None for `STDOUT_PATH` (stdout)."""
+    return None if text == STDOUT_PATH else text
+
+
+def file_path(text: str) -> str:
+    """An -o flag's value where the standard output is not free (a hook speaks to its
+    agent there): `STDOUT_PATH` refused."""
+    if text == STDOUT_PATH:
+        raise argparse.ArgumentTypeError(
+            f"{STDOUT_PATH} (stdout) is where the hook answers its agent: give a file"
+        )
+    return text
 
 
 def note(message: str) -> None:
@@ -165,7 +197,7 @@ def _flag_type(k: Knob) -> Callable[[str], Any]:
         try:
             return k.convert(text)
         except ValueError:
-            expected = " or ".join([*(f"'{w}'" for w in k.words), f"a {k.kind}"])
+            expected = " or ".join([*(f"'{w}'" for w in k.words), k.expected])
             raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
 
     parse.__name__ = k.name  # argparse names the type in some messages
@@ -310,7 +342,13 @@ def add_source_args(
     add_collapse_args(p, purpose=purpose)
     add_knob_flags(p, [CompactParams])
     p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
-    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
+    p.add_argument(
+        "-o",
+        "--output",
+        type=output_path,
+        metavar="OUT",
+        help=f"write to OUT instead of stdout ({STDOUT_PATH}: stdout)",
+    )
 
 
 def add_collapse_args(p: argparse.ArgumentParser, *, purpose: str) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from chunkscope.tui.cli.common import (
@@ -27,8 +26,8 @@ from chunkscope.tui.cli.common import (
     add_queries_args,
     add_source_args,
     build_pipeline,
+    emit,
     report_skipped,
-    safe,
     search_params,
 )
 from chunkscope.tui.cli.strategy import add_strategy_args, strategy_choice
@@ -105,20 +104,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
         text = json.dumps(doc, indent=2) + "\n"
     else:
         text = "".join(parts)
-    sys.stdout.write(safe(text, sys.stdout))
+    emit(args, text)
     return 0
 
 
 def retrieval_text(score: Any, *, verbose: bool = False) -> str:
     """The retrieval scores as text; `verbose`: a line per query (hit or miss, rank)."""
+    from chunkscope.engine.evaluate.measure import SCORE_NAMES as N
+    from chunkscope.engine.evaluate.measure import score_text
     from chunkscope.engine.search import RECALL_K
 
     p = score.params
     lines = [
         f"retrieval   {score.queries} queries, ranker {p.ranker}, budget {p.budget} tokens "
         f"({score.chunks} chunks of {score.mean_chunk_tokens:.0f} tokens on average)",
-        f"hit rate    {score.hit_rate:.3f}  (the answer within the budget)",
-        f"MRR         {score.mrr:.3f}  recall@{RECALL_K} {score.recall_at_k:.3f}  "
+        f"{N['hit_rate']:<12}{score_text(score.hit_rate)}  (the answer within the budget)",
+        f"{N['mrr']:<12}{score_text(score.mrr)}  recall@{RECALL_K} "
+        f"{score_text(score.recall_at_k)}  "
         f"mean tokens used {score.mean_used_tokens:.0f}",
     ]
     if score.unanswerable:
@@ -141,6 +143,7 @@ CUTS_COUNTED = "topic starts; the file's start at line 1 is no cut"
 def _gold_scores(args: argparse.Namespace, pipe: Any) -> tuple[dict[str, Any], str]:
     """The topic starts against the gold file: the JSON keys and the text."""
     from chunkscope.engine.evaluate.gold import read_gold_file
+    from chunkscope.engine.evaluate.measure import SCORE_NAMES as N
     from chunkscope.engine.evaluate.measure import chunk_starts, line_weights, score, score_text
 
     weights = line_weights(args.file)
@@ -171,11 +174,11 @@ def _gold_scores(args: argparse.Namespace, pipe: Any) -> tuple[dict[str, Any], s
     text = (
         f"{scores.gold_segments} gold segments\n"
         f"{where}"
-        f"Pk          {score_text(scores.pk)}  (k = {scores.k:,} chars; 0 is perfect)\n"
-        f"WindowDiff  {score_text(scores.windowdiff)}\n"
+        f"{N['pk']:<12}{score_text(scores.pk)}  (k = {scores.k:,} chars; 0 is perfect)\n"
+        f"{N['windowdiff']:<12}{score_text(scores.windowdiff)}\n"
         f"cuts        {cuts} made, {marked} marked{within}  ({CUTS_COUNTED})\n"
-        f"boundaries  precision {score_text(scores.precision)}  "
-        f"recall {score_text(scores.recall)}  F1 {score_text(scores.f1)}  "
+        f"boundaries  {N['precision']} {score_text(scores.precision)}  "
+        f"{N['recall']} {score_text(scores.recall)}  {N['f1']} {score_text(scores.f1)}  "
         f"(within {args.tolerance} lines)\n"
     )
     return doc, text

@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chunkscope.tui.cli.common import EXIT_USAGE, CliError, Parser, note
+from chunkscope.tui.cli.common import EXIT_USAGE, CliError, Parser, file_path, note
 
 if TYPE_CHECKING:
     from chunkscope.engine.inject.agents import Agent
@@ -143,6 +143,7 @@ def _add_commands(p: argparse.ArgumentParser) -> None:
         q.add_argument(
             "-o",
             "--output",
+            type=file_path,
             default=None,
             metavar="OUT",
             help="also write the recap to OUT (relative to the session's folder)",

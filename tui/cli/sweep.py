@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import replace
 from typing import Any
 
@@ -26,8 +25,8 @@ from chunkscope.tui.cli.common import (
     add_queries_args,
     add_source_args,
     build_pipeline,
+    emit,
     report_skipped,
-    safe,
     search_params,
 )
 
@@ -171,16 +170,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         text = _table(knob, mode, source.path, pipe.params.embedder.label(), rows)
         if stretch is not None:
             text += f"partial gold: scored over lines {stretch[0]}-{stretch[1]}\n"
-    sys.stdout.write(safe(text, sys.stdout))
+    emit(args, text)
     return 0
 
 
-#: The columns of a sweep that are segmentation scores (written by `score_text`).
-SCORES = ("pk", "windowdiff")
-
-
 def _table(knob: Knob, mode: str, path: str, embedder: str, rows: list[dict[str, Any]]) -> str:
-    from chunkscope.engine.evaluate.measure import score_text, sparkline
+    from chunkscope.engine.evaluate.measure import SCORE_NAMES, score_text, sparkline
 
     cols = [
         c
@@ -190,13 +185,11 @@ def _table(knob: Knob, mode: str, path: str, embedder: str, rows: list[dict[str,
     shown = [f"{r['value']:g}" for r in rows]
     width = max(len(knob.name), *(len(v) for v in shown))
     lines = [f"{path}: {knob.name} across {len(rows)} values (merge {mode}, {embedder})", ""]
-    lines.append(f"{knob.name:>{width}}  " + "  ".join(f"{c:>10}" for c in cols))
+    names = {c: SCORE_NAMES.get(c, c) for c in cols}
+    lines.append(f"{knob.name:>{width}}  " + "  ".join(f"{names[c]:>10}" for c in cols))
     for r, value in zip(rows, shown, strict=True):
         cells = [
-            f"{r[c]:>10,}"
-            if isinstance(r[c], int)
-            else f"{score_text(r[c]) if c in SCORES else format(r[c], '.4f'):>10}"
-            for c in cols
+            f"{r[c]:>10,}" if isinstance(r[c], int) else f"{score_text(r[c]):>10}" for c in cols
         ]
         lines.append(f"{value:>{width}}  " + "  ".join(cells))
     lines.append("")
@@ -204,7 +197,7 @@ def _table(knob: Knob, mode: str, path: str, embedder: str, rows: list[dict[str,
     for c in cols:
         series = [float(r[c]) for r in rows]
         lines.append(
-            f"{c:>10}  {sparkline(series, len(series))}  "
+            f"{names[c]:>10}  {sparkline(series, len(series))}  "
             f"{min(series):g} .. {max(series):g}  ({knob.name} {first} -> {last})"
         )
     return "\n".join(lines) + "\n"

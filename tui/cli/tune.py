@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from chunkscope.engine.evaluate.measure import grid_size, score_text
+from chunkscope.engine.evaluate.measure import SCORE_NAMES, grid_size, score_text
 from chunkscope.engine.textutil import plural
 from chunkscope.tui.cli.common import (
     CliError,
@@ -29,9 +28,9 @@ from chunkscope.tui.cli.common import (
     add_queries_args,
     add_source_args,
     build_pipeline,
+    emit,
     note,
     report_skipped,
-    safe,
     search_params,
 )
 
@@ -182,8 +181,13 @@ def _ranked(
     return "\n".join(lines) + "\n"
 
 
+def _header(columns: list[tuple[str, int]]) -> str:
+    """The table's score columns, each (key, width) under its name (`SCORE_NAMES`)."""
+    return "".join(f"{SCORE_NAMES.get(key, key):>{width}}" for key, width in columns)
+
+
 def _finish(args: argparse.Namespace, text: str, saved: Any) -> int:
-    sys.stdout.write(safe(text, sys.stdout))
+    emit(args, text)
     if saved is not None:
         note(
             f"saved profile {args.save_profile!r} to {saved}: "
@@ -266,13 +270,14 @@ def cmd_tune(args: argparse.Namespace) -> int:
         text = _ranked(
             f"tune: {settings:,} settings of --merge {mode} on {plural(len(files), 'file')} "
             f"({pipe.params.embedder.label()}{scope}), by mean F1, then Pk",
-            f"{'F1':>6}{'recall':>8}{'Pk':>8}{'WD':>8}{segments:>8}",
+            _header([("f1", 6), ("recall", 8), ("pk", 8), ("windowdiff", 12), (segments, 8)]),
             list(grid),
             best,
             current,
             baseline,
             lambda t: (
-                f"{score_text(t.f1):>6}{score_text(t.recall):>8}{score_text(t.pk):>8}{score_text(t.windowdiff):>8}"
+                f"{score_text(t.f1):>6}{score_text(t.recall):>8}{score_text(t.pk):>8}"
+                f"{score_text(t.windowdiff):>12}"
                 f"{t.chunks:8.4g}"
             ),
         )
@@ -288,6 +293,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 def _tune_queries(args: argparse.Namespace, files: list[str], pipe: Any, tuning: Any) -> int:
     """``tune --queries``: the settings whose chunks answer the questions best."""
     from chunkscope.engine.search import (
+        RECALL_K,
         RETRIEVAL_GRIDS,
         RetrievalTuned,
         load_judged_queries,
@@ -332,13 +338,21 @@ def _tune_queries(args: argparse.Namespace, files: list[str], pipe: Any, tuning:
             f"tune: {settings:,} settings of --merge {mode} on {plural(len(files), 'file')}, "
             f"{queries} queries (ranker {params.ranker}, budget {params.budget} tokens), "
             "by mean hit rate, then MRR",
-            f"{'hit':>6}{'MRR':>7}{'R@5':>7}{'tokens':>8}{'chunks':>8}",
+            _header(
+                [
+                    ("hit_rate", 9),
+                    ("mrr", 7),
+                    (f"recall@{RECALL_K}", 10),
+                    ("tokens", 8),
+                    ("chunks", 8),
+                ]
+            ),
             list(grid),
             best,
             current,
             baseline,
             lambda t: (
-                f"{t.hit_rate:6.3f}{t.mrr:7.3f}{t.recall_at_k:7.3f}"
+                f"{score_text(t.hit_rate):>9}{score_text(t.mrr):>7}{score_text(t.recall_at_k):>10}"
                 f"{t.mean_chunk_tokens:8.0f}{t.chunks:8.4g}"
             ),
         )

@@ -4,6 +4,7 @@ typed path. Dismisses with the chosen (path, session) or None."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -24,8 +25,8 @@ from textual.widgets.tree import TreeNode
 
 from chunkscope.engine.paths import inside, served_path
 from chunkscope.engine.read.formats.base import SessionInfo
-from chunkscope.engine.read.formats.folders import is_session, readable_name
-from chunkscope.engine.textutil import plural
+from chunkscope.engine.read.formats.folders import readable_name
+from chunkscope.engine.textutil import file_size, plural
 from chunkscope.tui.cells import terminal_text
 from chunkscope.tui.samples import sample_files
 
@@ -181,7 +182,7 @@ def session_label(s: SessionInfo, width: int | None = None, name_cells: int = 0)
     stamp = time.localtime(s.modified) if s.modified else None
     mark = "~" if s.timed_by == "mtime" else " "
     when = (time.strftime("%Y-%m-%d %H:%M", stamp) if stamp else "-") + mark
-    size = f"{s.size / 1024:,.1f} KB" if s.size < 1 << 20 else f"{s.size / (1 << 20):,.1f} MB"
+    size = file_size(s.size)
     name = " ".join(terminal_text(Path(s.path).name).split())
     kind = f"{s.format:<{KIND_CELLS - 1}} "
     title = " ".join(terminal_text(s.title).split())
@@ -279,10 +280,12 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
         #: it is back in the path field, focused, to be corrected.
         self.typed = typed
         self.samples = sample_files() if confine is None else []
-        #: The folder's session logs, newest first (`is_session`: no markdown), and
-        #: its markdown documents, listed under them; `listed` once both are known.
+        #: The folder's session logs with something to read, newest first (`is_session`:
+        #: no markdown), its markdown documents, listed under them, and last, apart, the
+        #: logs `--latest` passes over, with why (`set_apart`); `listed` once known.
         self.sessions: list[SessionInfo] = []
         self.documents: list[SessionInfo] = []
+        self.unread: list[tuple[SessionInfo, str]] = []
         self.listed = False
 
     def compose(self) -> ComposeResult:
@@ -348,21 +351,29 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
     @work(thread=True, exclusive=True, group="sessions", description="_find_sessions")
     def _find_sessions(self) -> None:
         from chunkscope.engine.errors import ChunkscopeError
-        from chunkscope.engine.read.formats.folders import list_sessions
+        from chunkscope.engine.read.formats.folders import list_sessions, set_apart
 
         try:
             found = list_sessions(self.start, limit=SESSIONS_LOOKED_AT, confine=self.confine)
+            parts = set_apart(found)  # reads a log without a first message: in this thread
         except (OSError, ChunkscopeError):
-            found = []
-        self.app.call_from_thread(self._show_sessions, found)
+            parts = ([], [], [])
+        self.app.call_from_thread(self._show_sessions, *parts)
 
-    def _show_sessions(self, found: list[SessionInfo]) -> None:
+    def _show_sessions(
+        self,
+        sessions: list[SessionInfo],
+        documents: list[SessionInfo],
+        unread: list[tuple[SessionInfo, str]],
+    ) -> None:
         """The session logs, newest first, then the markdown documents under their own
-        heading: a document is never counted, nor opened first, as a session."""
-        self.sessions = [s for s in found if is_session(s)]
-        self.documents = [s for s in found if not is_session(s)]
+        heading: a document is never counted, nor opened first, as a session; last, the
+        logs with nothing to read (empty, blank, unreadable), each with why, not to be
+        opened: the ones `--latest` passes over (`set_apart`)."""
+        self.sessions, self.documents, self.unread = sessions, documents, unread
         box = self.query_one("#sessions", OptionList)
         box.clear_options()
+        found = [*sessions, *documents, *(s for s, _ in unread)]
         names = max((cell_len(Path(s.path).name) for s in found), default=0)
         if self.sessions:
             box.add_options(
@@ -377,9 +388,18 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
                 Option(SessionRow(s, names), id=f"document:{i}")
                 for i, s in enumerate(self.documents)
             )
+        if self.unread:
+            box.add_option(None)
+            box.add_option(Option(f"nothing to read ({len(self.unread)})", disabled=True))
+            box.add_options(
+                Option(SessionRow(replace(s, title=f"({why})"), names), disabled=True)
+                for s, why in self.unread
+            )
         self._counts = plural(len(self.sessions), "session") + (
             f" · {plural(len(self.documents), 'document')}" if self.documents else ""
         )
+        if self.unread:
+            self._counts += f" · {len(self.unread)} with nothing to read"
         box.border_subtitle = self._counts
         if self.sessions or self.documents:
             box.highlighted = 0 if self.sessions else box.option_count - len(self.documents)
@@ -478,7 +498,7 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
         box.clear_options()
         box.add_option(Option("looking for sessions…", disabled=True))
         box.border_subtitle = ""
-        self.sessions, self.documents, self.listed = [], [], False
+        self.sessions, self.documents, self.unread, self.listed = [], [], [], False
         tree.focus()
         self._find_sessions()
 

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Label, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from chunkscope.engine.evaluate.measure import (
+    SCORE_NAMES,
     TOLERANCE,
     TUNE_GRIDS,
     Case,
@@ -219,7 +220,8 @@ class TuneScreen(ModalScreen["Tuning | None"]):
         table = self.query_one(DataTable)
         names = list(self.grid)
         segments = "topics" if self.mode == "topic" else "chunks"  # the segments scored
-        header = ["", "F1", "recall", "Pk", "WD", segments, *names]
+        scored = ["f1", "recall", "pk", "windowdiff"]
+        header = ["", *(SCORE_NAMES[k] for k in scored), segments, *names]
 
         def cells(t: Tuned) -> list[str]:
             return [

@@ -16,7 +16,7 @@ from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.tui.screens.confirm import ConfirmScreen
 from chunkscope.tui.workbench.messages import Notice, SelectionReady, WorkFailed
 from chunkscope.tui.workbench.runs import RunView
-from chunkscope.tui.workbench.state import WorkbenchHost
+from chunkscope.tui.workbench.state import WorkbenchHost, save_path
 
 if TYPE_CHECKING:
     from chunkscope.engine.config.tuning import Tuning
@@ -229,7 +229,7 @@ class WorkbenchActions(WorkbenchHost):
             save_recap(path, text)
             return f"the recap ({selection.used_tokens} tokens)"
 
-        self._ask_path("Write the recap to", f"./{RECAP_FILENAME}", write)
+        self._ask_path("Write the recap to", save_path(RECAP_FILENAME), write)
 
     def _save_review(self, selection: Any) -> None:
         """`chunkscope review`: `w` keeps this recap, with the pins, exclusions and budget,
@@ -304,7 +304,9 @@ class WorkbenchActions(WorkbenchHost):
                 atomic_write_text(path, merged_json(view, summaries, counter, pipe))
                 return f"{len(view.result.chunks)} merged chunks (JSON)"
 
-            self._ask_path("Export merged chunks (JSON) to", f"./{stem}.merged.json", write)
+            self._ask_path(
+                "Export merged chunks (JSON) to", save_path(f"{stem}.merged.json"), write
+            )
         else:
 
             def write(path: Path) -> str:
@@ -313,7 +315,9 @@ class WorkbenchActions(WorkbenchHost):
                 atomic_write_text(path, merged_markdown(view, summaries, counter))
                 return f"{len(view.result.chunks)} merged chunks (markdown)"
 
-            self._ask_path("Export merged chunks (markdown) to", f"./{stem}.merged.md", write)
+            self._ask_path(
+                "Export merged chunks (markdown) to", save_path(f"{stem}.merged.md"), write
+            )
 
     def export_report(self) -> None:
         """The run on screen as `chunkscope report` writes it (`tui.report`), with the
@@ -361,7 +365,7 @@ class WorkbenchActions(WorkbenchHost):
             return f"the report ({len(view.result.chunks)} merged chunks)"
 
         stem = Path(view.source.path).stem
-        self._ask_path("Write the HTML report to", f"./{stem}.report.html", write)
+        self._ask_path("Write the HTML report to", save_path(f"{stem}.report.html"), write)
 
     def _report_args(
         self, collapse: bool, marks: list[int] | None, partial: bool

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chunkscope.engine.textutil import plural
-from chunkscope.tui.workbench.state import WorkbenchHost
+from chunkscope.tui.workbench.state import WorkbenchHost, save_path
 from chunkscope.tui.workbench.topics import (
     ChunksVerdict,
     ColumnMarks,
@@ -187,5 +187,5 @@ class MarksDriver(WorkbenchHost):
             atomic_write_text(path, dumps_gold(starts, partial))
             return what
 
-        default = str(Path(marks.path).with_suffix("")) + ".gold.json"
+        default = save_path(Path(marks.path).with_suffix("").name + ".gold.json")
         self._ask_path("Export the topic marks as a gold file", default, write)

@@ -38,6 +38,12 @@ if TYPE_CHECKING:
     from chunkscope.tui.workbench.topics import FileMarks
 
 
+def save_path(name: str) -> str:
+    """The path every writer of the workbench proposes (`w`, `e`, `M`): `name` in the
+    current folder, ``./NAME`` (served, the folder shown), which the user may change."""
+    return f"./{name}"
+
+
 @dataclass(frozen=True)
 class TuningState:
     """What the user has chosen (see the module docstring)."""

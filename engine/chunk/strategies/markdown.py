@@ -48,7 +48,7 @@ from chunkscope.engine.chunk.strategies.mdscan import (
     Structure,
     scan,
 )
-from chunkscope.engine.model import Chunk, Turn, gc_paused
+from chunkscope.engine.model import Chunk, Turn, gc_paused, turn_part
 
 if TYPE_CHECKING:
     from chunkscope.engine.read.source import Source
@@ -499,13 +499,17 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
             if enrich:
                 meta["original_content"] = content
                 body = enrichment_header(doc_title, path, i, total, gran, p.memory_type) + content
-            if anchor_list:
+            if anchor_list and not file_lines:
+                parts = _turn_parts(
+                    (start, end), turns, anchor_list, body[: len(body) - len(content)]
+                )
+            elif anchor_list:
                 last = line + content.count("\n")
-                turn = _turn_for((start, end), (line, last), turns, anchor_list, body, file_lines)
+                parts = [_turn_for((start, end), (line, last), turns, anchor_list, body)]
             else:
-                turn = Turn(None, "Doc", body, line, None)
+                parts = [Turn(None, "Doc", body, line, None)]
             reason = spans[i + 1][3] if i + 1 < total else None
-            chunks.append(StrategyChunk(Chunk([turn]), meta, reason))
+            chunks.append(StrategyChunk(Chunk(parts), meta, reason))
         integrity = valid_code / code_chunks if code_chunks else 1.0
         info = {
             "title": doc_title,
@@ -529,9 +533,10 @@ def _own_counts(
     """Each chunk text with its own token count, read off the document's tokens
     (`TokenIndex.counts_alone`; none without a segmentable exact encoding)."""
     todo: dict[str, tuple[str, int, int]] = {}
+    doc = index.text
     for sc, span in zip(chunks, spans, strict=True):
         text = sc.chunk.text  # built once here, kept by the chunk
-        if text not in todo:
+        if text not in todo and text.endswith(doc[span[0] : span[1]]):  # one part, whole
             start, end = span[0], span[1]
             todo[text] = (text[: len(text) - (end - start)], start, end)
     counts = index.counts_alone(list(todo.values()))
@@ -544,32 +549,39 @@ def _turn_for(
     turns: Sequence[Turn],
     anchors: list[int],
     body: str,
-    file_lines: bool,
 ) -> Turn:
-    """The chunk (the text's chars `span`) as one turn: role, timestamp and turn index of
-    the turn it starts in; its first and last line (`lines`) when they are the file's
-    (`file_lines`), else those of the turns it spans, the first's to the last's."""
+    """The chunk (the file's chars `span`, its lines `lines`) of a document read from its
+    file as one turn: role, timestamp and turn index of the turn (section) it starts in."""
     line, last = lines
-    if not turns or not anchors:
-        return Turn(None, "Doc", body, line, None)
+    k = min(max(bisect_right(anchors, span[0]) - 1, 0), len(turns) - 1)
+    base = turns[k]
+    return Turn(base.timestamp, base.role, body, line, base.turn_index, last)
+
+
+def _turn_parts(
+    span: tuple[int, int], turns: Sequence[Turn], anchors: list[int], header: str
+) -> list[Turn]:
+    """The chunk (the chars `span` of the turns' texts joined by blank lines, turn `k`'s
+    from ``anchors[k]``) as the part of each turn it holds, each under its own turn's
+    role, time and lines (`turn_part`), as the other strategies' chunks of a session;
+    the enrichment `header` (or "") before the first part's text. The blank lines
+    between turns belong to no turn; a part of only blanks is left out."""
     start, end = span
     k = min(max(bisect_right(anchors, start) - 1, 0), len(turns) - 1)
-    base = turns[k]
-    if file_lines:
-        return Turn(base.timestamp, base.role, body, line, base.turn_index, last)
-    k_end = min(max(bisect_right(anchors, max(end - 1, start)) - 1, k), len(turns) - 1)
-    spanned = [t.last_line or t.end_line or t.source_line for t in turns[k : k_end + 1]]
-    known = [n for n in spanned if n is not None]
-    # the turns' lines, not the text's own (`Turn.end_line`, as a JSON message's)
-    return Turn(
-        base.timestamp,
-        base.role,
-        body,
-        base.source_line,
-        base.turn_index,
-        call_line=base.call_line,
-        end_line=max(known) if known and base.source_line is not None else None,
-    )
+    parts: list[Turn] = []
+    while k < len(turns) and anchors[k] < end:
+        t = turns[k]
+        lo = max(start - anchors[k], 0)
+        hi = min(end - anchors[k], len(t.text))
+        if hi > lo and not t.text[lo:hi].isspace():
+            parts.append(t if lo == 0 and hi == len(t.text) else turn_part(t, lo, hi))
+        k += 1
+    if not parts:  # only blanks: an empty part of the turn it starts in
+        k = min(max(bisect_right(anchors, start) - 1, 0), len(turns) - 1)
+        parts = [turns[k]._replace(text="")]
+    if header:
+        parts[0] = parts[0]._replace(text=header + parts[0].text)
+    return parts
 
 
 def _line_starts(text: str) -> list[int]:

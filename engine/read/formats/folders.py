@@ -12,6 +12,7 @@ import gzip
 import json
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -242,6 +243,26 @@ def nothing_to_read(info: SessionInfo) -> str | None:
     except (OSError, ChunkscopeError) as e:
         return " ".join(str(e).split())
     return None
+
+
+def set_apart(
+    listed: Iterable[SessionInfo],
+) -> tuple[list[SessionInfo], list[SessionInfo], list[tuple[SessionInfo, str]]]:
+    """A folder's listing (`list_sessions`) as a picker shows it, by the rule `latest`
+    follows: the session logs with something to read, the markdown documents
+    (`is_session`), and the session logs with nothing to read, each with why
+    (`nothing_to_read`), every part newest first."""
+    sessions: list[SessionInfo] = []
+    docs: list[SessionInfo] = []
+    unread: list[tuple[SessionInfo, str]] = []
+    for info in listed:
+        if not is_session(info):
+            docs.append(info)
+        elif (why := nothing_to_read(info)) is not None:
+            unread.append((info, why))
+        else:
+            sessions.append(info)
+    return sessions, docs, unread
 
 
 def newest_readable(folder: str | Path) -> tuple[SessionInfo, list[tuple[SessionInfo, str]]]:
