@@ -72,6 +72,9 @@ SCORE_NAMES = {
     "hit_rate": "hit rate",
     "mrr": "MRR",
 }
+#: A score's short name, where a table has no room for `SCORE_NAMES`' (the workbench's
+#: auto-tune table); the table says it in full beside it.
+SCORE_SHORT = {"windowdiff": "WD"}
 
 
 def score_text(value: float) -> str:

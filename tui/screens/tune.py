@@ -23,6 +23,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from chunkscope.engine.evaluate.measure import (
     SCORE_NAMES,
+    SCORE_SHORT,
     TOLERANCE,
     TUNE_GRIDS,
     Case,
@@ -107,7 +108,8 @@ class TuneScreen(ModalScreen["Tuning | None"]):
             yield Label(
                 f"Auto-tune: {grid_size(self.grid)} settings of merge {self.mode} against "
                 f"{marks} topic mark{'s' if marks != 1 else ''}\n({self._scope()}),\n"
-                "ranked by F1 (finding the marks), then Pk",
+                "ranked by F1 (finding the marks), then Pk"
+                + "".join(f"; {SCORE_SHORT[k]} is {SCORE_NAMES[k]}" for k in SCORE_SHORT),
                 markup=False,
             )
             yield ProgressBar(total=grid_size(self.grid), id="tune-progress")
@@ -221,7 +223,7 @@ class TuneScreen(ModalScreen["Tuning | None"]):
         names = list(self.grid)
         segments = "topics" if self.mode == "topic" else "chunks"  # the segments scored
         scored = ["f1", "recall", "pk", "windowdiff"]
-        header = ["", *(SCORE_NAMES[k] for k in scored), segments, *names]
+        header = ["", *(SCORE_SHORT.get(k, SCORE_NAMES[k]) for k in scored), segments, *names]
 
         def cells(t: Tuned) -> list[str]:
             return [
