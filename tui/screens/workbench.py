@@ -336,6 +336,7 @@ class WorkbenchScreen(Screen[None]):
     async def on_resize(self) -> None:
         narrow = self.size.width < NARROW_WIDTH
         if narrow != self.narrow:
+            kept = self._columns_state()
             await self.recompose()
             self.set_class(self.narrow, "-narrow")
             self.query_one("#controls").border_title = "MERGE"
@@ -343,10 +344,33 @@ class WorkbenchScreen(Screen[None]):
             self.redraw()
             if self.driver.search_open:
                 self._place_search(True)
+            self._restore_columns_state(kept)
         elif narrow:  # the tab bar's new width: the labels that fit it
             self.call_after_refresh(fit_tabs, self.query_one(TabbedContent))
         # the compare columns' new widths (once laid out): their titles' forms that fit
         self.call_after_refresh(self._refit_column_titles)
+
+    def _columns_state(self) -> tuple[dict[str, int], str | None]:
+        """Each column's selected card and the focused widget's id, before a recompose
+        (the rebuilt lists start at card 0 with the focus elsewhere)."""
+        selected = {lst.id or "": lst.selected for lst in self.query(ChunkList)}
+        focused = self.focused
+        return selected, (focused.id if focused is not None else None)
+
+    def _restore_columns_state(self, kept: tuple[dict[str, int], str | None]) -> None:
+        """The selection and focus of `_columns_state` on the rebuilt widgets: while
+        comparing, each column's own card (the merged run's is `selected`, drawn again by
+        `redraw`); the focus on the widget of the same id when the new layout has one."""
+        selected, focused = kept
+        if self.driver.comparing:
+            for lst in self.query(ChunkList):
+                index = selected.get(lst.id or "")
+                if index is not None and lst.id in ("before", "merged"):
+                    lst.select(index)
+        if focused is not None:
+            found = self.query(f"#{focused}")
+            if found and found.first().focusable:
+                self.set_focus(found.first())
 
     # ------------------------------------------------------------------ search
 
