@@ -60,3 +60,51 @@ async def test_compare_columns_keep_selection_and_focus_across_the_breakpoint() 
             await pilot.press("c")
             await until(pilot, lambda: len(shown) > n)  # noqa: B023 (awaited here)
             assert shown[-1].startswith("Copied blank-line chunk 3 "), shown[-1]
+
+
+async def test_switching_to_the_offline_embedder_opens_the_file_the_start_could_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Walk 9, 2: started with an unreachable embedder, the notification advises
+    ctrl+p → "embedder: lexical (offline)"; doing so loaded nothing and said nothing (the
+    header stayed "no file open"). The file given at the start is opened with it."""
+    from chunkscope.tui.widgets.header_line import HeaderLine
+    from tests.pilot import SAMPLE, palette_listed
+
+    monkeypatch.setenv("CHUNKSCOPE_MAX_RETRIES", "0")  # refused at once, not retried
+    app = make_app(SAMPLE, embedder="openai", base_url="http://127.0.0.1:9/v1")
+    shown = recording_notifications(app)
+    async with app.run_test(size=NARROW) as pilot:
+        await until(pilot, lambda: any("embedder: lexical (offline)" in s for s in shown))
+        await until(pilot, lambda: app.workers_idle())
+        assert app.pipe is None
+        await pilot.press("ctrl+p")
+        await pilot.press(*"embedder: lexical")
+        await until(pilot, lambda: palette_listed(app))
+        await pilot.press("enter")
+        await settled(pilot, app)
+        assert app.pipe is not None and str(app.pipe.path) == str(SAMPLE)
+        assert app.pipe.params.embedder.name == "lexical"
+        bench = app.workbench
+        assert bench is not None
+        assert "no file open" not in bench.query_one(HeaderLine).render().plain
+
+
+@pytest.mark.parametrize("name", ["non_object_lines", "deep_nesting"])
+async def test_narrow_header_keeps_format_and_state_beside_the_skipped_lines(
+    corpus: dict[str, Any], name: str
+) -> None:
+    """Walk 9, 7: at 100 columns the header of a mostly skipped file dropped the format
+    and the tool calls' state without a ``+N`` (the warning's long form took the room):
+    the warning keeps its count in short, the format and state stay, the rest is
+    counted."""
+    from chunkscope.tui.widgets.header_line import HeaderLine
+
+    app = make_app(corpus[name])
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        line = bench.query_one(HeaderLine).render().plain
+        assert " · jsonl · " in line and "collapsed" in line, line
+        assert "lines skipped" in line and line.rstrip().split(" · ")[-1].startswith("+"), line
