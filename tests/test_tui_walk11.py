@@ -108,3 +108,22 @@ async def test_narrow_header_keeps_format_and_state_beside_the_skipped_lines(
         line = bench.query_one(HeaderLine).render().plain
         assert " · jsonl · " in line and "collapsed" in line, line
         assert "lines skipped" in line and line.rstrip().split(" · ")[-1].startswith("+"), line
+
+
+async def test_a_topic_run_without_cuts_has_the_topic_legend(corpus: dict[str, Any]) -> None:
+    """Walk 9, 8: a topic run of one chunk (no cuts, no pass threshold) was given the
+    seed loop's legend (threshold, size cap, min similarity, max passes)."""
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+    app = make_app(corpus["markup_escapes"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        assert bench.view.params.merge.mode == "topic"
+        assert len(bench.view.result.chunks) == 1
+        strip = bench.query_one("#strip", SimilarityStrip)
+        legend = "".join(s.text for s in strip._legend_segments(400))
+        for seed in ("threshold", "min similarity", "max passes"):
+            assert seed not in legend, legend
+        assert "┃ topic" in legend, legend

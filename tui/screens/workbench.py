@@ -570,7 +570,9 @@ class WorkbenchScreen(Screen[None]):
         mp = view.params.merge
         first_threshold = result.passes[0].threshold if result.passes else None
         cap, unit = mp.cap, mp.cap_unit  # one size cap in both modes
-        strip.set_data(view.sims, first_threshold, view.cut_pairs, view.position_sizes, cap, unit)
+        strip.set_data(
+            view.sims, first_threshold, view.cut_pairs, view.position_sizes, cap, unit, mp.mode
+        )
         self._titles(view)
         if comparing:
             self.draw_columns()
@@ -935,7 +937,13 @@ class WorkbenchScreen(Screen[None]):
             mp = view.params.merge
             strip.set_note(None)
             strip.set_data(
-                view.sims, first, view.cut_pairs, view.position_sizes, mp.cap, mp.cap_unit
+                view.sims,
+                first,
+                view.cut_pairs,
+                view.position_sizes,
+                mp.cap,
+                mp.cap_unit,
+                mp.mode,
             )
             main = self.query_one("#strip", SimilarityStrip)
             strip.set_selected(main.selected_pair, main.selected_end)
