@@ -127,3 +127,56 @@ async def test_a_topic_run_without_cuts_has_the_topic_legend(corpus: dict[str, A
         for seed in ("threshold", "min similarity", "max passes"):
             assert seed not in legend, legend
         assert "┃ topic" in legend, legend
+
+
+THEMES = ["chunkscope-dark", "chunkscope-light", "chunkscope-contrast"]
+
+
+@pytest.mark.parametrize("theme", THEMES)
+async def test_the_selected_search_result_and_the_picker_are_readable(theme: str) -> None:
+    """Walk 9, 12: the selected search result's ``lines … tokens`` cells were 3.4:1
+    (dark, contrast) and 3.9:1 (light); in the light picker the boxes' titles were
+    3.45:1 and the path field's placeholder 3.0:1. Every text at least 4.5:1, in 24-bit
+    and in 256 colours."""
+    from textual.widgets import OptionList
+
+    from tests.pilot import picker_listed
+    from tests.test_tui_walk7 import _screen_text, _unreadable, _worst
+
+    app = make_app(theme=theme)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("slash")
+        await pilot.press(*"sqlite vectors", "enter")
+        bench = app.workbench
+        assert bench is not None
+        results = bench.query_one("#search-results", OptionList)
+        await until(pilot, lambda: results.option_count > 0 and app.workers_idle())
+        results.focus()
+        results.highlighted = 0
+        await pilot.pause()
+        assert any("lines " in seg.text for seg in _screen_text(app))
+        assert not _unreadable(app), _unreadable(app)[:5]
+        await pilot.press("ctrl+o")
+        await picker_listed(pilot, app)
+        await pilot.pause()
+        dialog = app.screen.query_one("OpenFileScreen > Vertical").region
+        inside = _dialog_text(app, dialog)  # not the workbench dimmed behind it
+        shown = " ".join(seg.text for seg in inside)
+        assert "sessions, newest" in shown and "type a path" in shown, shown
+        low = sorted((seg.text.strip(), _worst([seg])) for seg in inside if _worst([seg]) < 4.5)
+        assert not low, low[:5]
+
+
+def _dialog_text(app: ChunkscopeApp, region: Any) -> list[Any]:
+    """Every segment of text drawn inside `region` of the screen, with its colours."""
+    rows = app.screen._compositor.render_strips()
+    return [
+        seg
+        for y in range(region.y, region.bottom)
+        for seg in rows[y].crop(region.x, region.right)
+        if any(c.isalnum() for c in seg.text)
+        and seg.style is not None
+        and seg.style.color is not None
+        and seg.style.bgcolor is not None
+    ]
