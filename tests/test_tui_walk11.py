@@ -180,3 +180,4 @@ def _dialog_text(app: ChunkscopeApp, region: Any) -> list[Any]:
         and seg.style.color is not None
         and seg.style.bgcolor is not None
     ]
+
