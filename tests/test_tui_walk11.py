@@ -181,3 +181,33 @@ def _dialog_text(app: ChunkscopeApp, region: Any) -> list[Any]:
         and seg.style.bgcolor is not None
     ]
 
+
+@pytest.mark.parametrize("key", ["ctrl+o", "question_mark"])
+async def test_a_long_error_toast_under_a_dialog_leaves_its_fields_alone(key: str) -> None:
+    """Walk 9, 5: at 100x30 a long error (``Could not open the file`` with the reasons,
+    7 rows) covered the picker's title and its first rows: under a dialog a toast keeps
+    to the three rows the dialog leaves above it, its message cut there."""
+    from textual.screen import ModalScreen
+
+    from tests.pilot import drawn_toasts
+
+    app = make_app()
+    app.NOTIFICATION_TIMEOUT = 60  # on screen for the whole test
+    async with app.run_test(size=NARROW, notifications=True) as pilot:
+        await settled(pilot, app)
+        await pilot.press(key)
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        reason = (
+            "/tmp/corpus/only_garbage.jsonl: no turns: skipped 5 malformed lines of 5 (4 not "
+            "a JSON object, 1 not valid JSON; first: /tmp/corpus/only_garbage.jsonl:1: not "
+            "a JSON object (got an array))"
+        )
+        app.notify(reason, title="Could not open the file", severity="error", markup=False)
+        await until(pilot, lambda: bool(drawn_toasts(app)))
+        await pilot.pause()
+        screen = app.screen
+        dialog = next(w for w in screen.children if type(w).__name__ != "ToastRack")
+        drawn = drawn_toasts(app)
+        assert len(drawn) == 1, drawn
+        assert "Could not open the file" in str(drawn[0].render())
+        assert not drawn[0].region.overlaps(dialog.region), (drawn[0].region, dialog.region)
