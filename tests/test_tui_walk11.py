@@ -186,7 +186,8 @@ def _dialog_text(app: ChunkscopeApp, region: Any) -> list[Any]:
 async def test_a_long_error_toast_under_a_dialog_leaves_its_fields_alone(key: str) -> None:
     """Walk 9, 5: at 100x30 a long error (``Could not open the file`` with the reasons,
     7 rows) covered the picker's title and its first rows: under a dialog a toast keeps
-    to the three rows the dialog leaves above it, its message cut there."""
+    to the three rows the dialog leaves above it, its message cut there, and the rows
+    hold the newest toast only (the load's warning and the error were stacked)."""
     from textual.screen import ModalScreen
 
     from tests.pilot import drawn_toasts
@@ -202,6 +203,8 @@ async def test_a_long_error_toast_under_a_dialog_leaves_its_fields_alone(key: st
             "a JSON object, 1 not valid JSON; first: /tmp/corpus/only_garbage.jsonl:1: not "
             "a JSON object (got an array))"
         )
+        # the load's warning still on screen (as in the walk), then the error
+        app.notify("skipped 13 malformed lines of 20 …", title="Most of the file was not read")
         app.notify(reason, title="Could not open the file", severity="error", markup=False)
         await until(pilot, lambda: bool(drawn_toasts(app)))
         await pilot.pause()
