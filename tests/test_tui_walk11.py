@@ -214,3 +214,35 @@ async def test_a_long_error_toast_under_a_dialog_leaves_its_fields_alone(key: st
         assert len(drawn) == 1, drawn
         assert "Could not open the file" in str(drawn[0].render())
         assert not drawn[0].region.overlaps(dialog.region), (drawn[0].region, dialog.region)
+
+
+async def test_the_keys_panel_narrows_the_layout_and_escape_closes_it() -> None:
+    """Walk 9, 10: the palette's "Keys" (Textual's key panel) took ~40 columns on the
+    right while the workbench kept its three columns in the rest: the merge panel, the
+    strip and the recap were cut under the panel; escape left it open. Beside the panel
+    the workbench takes its narrow layout (tabs), escape closes the panel and the wide
+    layout is back."""
+    from textual.widgets import HelpPanel, TabbedContent
+
+    from tests.pilot import palette_listed
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and not bench.narrow
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Keys")
+        await until(pilot, lambda: palette_listed(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: bench.narrow and bool(bench.query(HelpPanel)))
+        await pilot.pause()
+        panel = bench.query_one(HelpPanel)
+        assert bench.query(TabbedContent)  # the merge panel, summary and recap as tabs
+        for part in ("#before-col", "#merged", "#lower", "#strip"):
+            region = bench.query_one(part).region
+            assert region.right <= panel.region.x, (part, region, panel.region)
+        await pilot.press("escape")
+        await until(pilot, lambda: not bench.narrow and not bench.query(HelpPanel))
+        await pilot.pause()
+        assert bench.query_one("#controls").region.right <= SIZE[0]

@@ -272,7 +272,7 @@ class WorkbenchScreen(Screen[None]):
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        self.narrow = self.app.size.width < NARROW_WIDTH
+        self.narrow = self._layout_width() < NARROW_WIDTH
         yield HeaderLine(id="header")
         with Horizontal(id="columns"):
             with Vertical(id="before-col", classes="panel"):
@@ -333,11 +333,32 @@ class WorkbenchScreen(Screen[None]):
         for rack in self.query("ToastRack"):
             rack.display = True
 
+    #: Textual's key panel ("Keys" in the palette) is open on the right of the screen.
+    keys_open = False
+
+    def _layout_width(self) -> int:
+        """The columns the workbench is laid out in: the screen's, less the key panel's
+        when it is open (Textual's `HelpPanel`: a third of the screen, 30 to 60)."""
+        width = self.size.width or self.app.size.width
+        if self.keys_open:
+            width -= min(60, max(30, width * 33 // 100))
+        return width
+
+    async def show_keys_panel(self, shown: bool) -> None:
+        """The key panel was opened or closed: the layout follows the width it leaves
+        (three columns beside a panel leaving fewer than 130 were cut under it)."""
+        self.keys_open = shown
+        await self.on_resize()
+
     async def on_resize(self) -> None:
-        narrow = self.size.width < NARROW_WIDTH
+        narrow = self._layout_width() < NARROW_WIDTH
         if narrow != self.narrow:
             kept = self._columns_state()
             await self.recompose()
+            if self.keys_open and not self.query("HelpPanel"):  # removed with the rest
+                from textual.widgets import HelpPanel
+
+                await self.mount(HelpPanel())
             self.set_class(self.narrow, "-narrow")
             self.query_one("#controls").border_title = "MERGE"
             self.apply_theme_styles()
