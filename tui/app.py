@@ -460,6 +460,7 @@ class ChunkscopeApp(
         self.exit()
 
     def action_cancel_work(self) -> None:
+        """Escape: cancel the work running; with none, close the key panel if open."""
         cancelled = False
         for worker in self.workers:
             if worker.group in ("follow-up", "load") and worker.state == WorkerState.RUNNING:
@@ -467,6 +468,22 @@ class ChunkscopeApp(
                 cancelled = True
         if cancelled:
             self.notify("Cancelled.", markup=False)
+        elif self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+
+    def action_show_help_panel(self) -> None:
+        """The palette's "Keys": Textual's key panel, the workbench laid out beside it."""
+        super().action_show_help_panel()
+        self._keys_panel(True)
+
+    def action_hide_help_panel(self) -> None:
+        super().action_hide_help_panel()
+        self._keys_panel(False)
+
+    def _keys_panel(self, shown: bool) -> None:
+        bench = self.workbench
+        if bench is not None and self.screen is bench and bench.keys_open != shown:
+            self.call_later(bench.show_keys_panel, shown)
 
     def workers_idle(self) -> bool:
         """No pipeline work running or scheduled (tests and the benchmark wait for this)."""

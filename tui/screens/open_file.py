@@ -261,6 +261,13 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
        broken mid-word: a session's row is laid out for its width, `SessionRow`) */
     OpenFileScreen OptionList { text-wrap: nowrap; text-overflow: ellipsis; }
     OpenFileScreen .hint { color: $text-muted; }
+    /* the boxes' titles, the placeholder and a list's note in colours the themes keep
+       legible (Textual's were 3.0-3.5:1 in the light theme, walk 9, 12) */
+    OpenFileScreen LogTree, OpenFileScreen OptionList {
+        border-title-color: $text; border-subtitle-color: $text-muted;
+    }
+    OpenFileScreen Input > .input--placeholder { color: $text-muted; }
+    OpenFileScreen OptionList > .option-list--option-disabled { color: $text-muted; }
     /* a narrow terminal: the whole of it, so the sessions' first messages have room */
     OpenFileScreen.-narrow > Vertical { width: 100%; height: 100%; }
     /* a quarter of a wide one for the tree: its first messages have room to be read */

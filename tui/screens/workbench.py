@@ -272,7 +272,7 @@ class WorkbenchScreen(Screen[None]):
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        self.narrow = self.app.size.width < NARROW_WIDTH
+        self.narrow = self._layout_width() < NARROW_WIDTH
         yield HeaderLine(id="header")
         with Horizontal(id="columns"):
             with Vertical(id="before-col", classes="panel"):
@@ -333,20 +333,65 @@ class WorkbenchScreen(Screen[None]):
         for rack in self.query("ToastRack"):
             rack.display = True
 
+    #: Textual's key panel ("Keys" in the palette) is open on the right of the screen.
+    keys_open = False
+
+    def _layout_width(self) -> int:
+        """The columns the workbench is laid out in: the screen's, less the key panel's
+        when it is open (Textual's `HelpPanel`: a third of the screen, 30 to 60)."""
+        width = self.size.width or self.app.size.width
+        if self.keys_open:
+            width -= min(60, max(30, width * 33 // 100))
+        return width
+
+    async def show_keys_panel(self, shown: bool) -> None:
+        """The key panel was opened or closed: the layout follows the width it leaves
+        (three columns beside a panel leaving fewer than 130 were cut under it)."""
+        self.keys_open = shown
+        await self.on_resize()
+
     async def on_resize(self) -> None:
-        narrow = self.size.width < NARROW_WIDTH
+        narrow = self._layout_width() < NARROW_WIDTH
         if narrow != self.narrow:
+            kept = self._columns_state()
             await self.recompose()
+            if self.keys_open and not self.query("HelpPanel"):  # removed with the rest
+                from textual.widgets import HelpPanel
+
+                await self.mount(HelpPanel())
             self.set_class(self.narrow, "-narrow")
             self.query_one("#controls").border_title = "MERGE"
             self.apply_theme_styles()
             self.redraw()
             if self.driver.search_open:
                 self._place_search(True)
+            self._restore_columns_state(kept)
         elif narrow:  # the tab bar's new width: the labels that fit it
             self.call_after_refresh(fit_tabs, self.query_one(TabbedContent))
         # the compare columns' new widths (once laid out): their titles' forms that fit
         self.call_after_refresh(self._refit_column_titles)
+
+    def _columns_state(self) -> tuple[dict[str, int], str | None]:
+        """Each column's selected card and the focused widget's id, before a recompose
+        (the rebuilt lists start at card 0 with the focus elsewhere)."""
+        selected = {lst.id or "": lst.selected for lst in self.query(ChunkList)}
+        focused = self.focused
+        return selected, (focused.id if focused is not None else None)
+
+    def _restore_columns_state(self, kept: tuple[dict[str, int], str | None]) -> None:
+        """The selection and focus of `_columns_state` on the rebuilt widgets: while
+        comparing, each column's own card (the merged run's is `selected`, drawn again by
+        `redraw`); the focus on the widget of the same id when the new layout has one."""
+        selected, focused = kept
+        if self.driver.comparing:
+            for lst in self.query(ChunkList):
+                index = selected.get(lst.id or "")
+                if index is not None and lst.id in ("before", "merged"):
+                    lst.select(index)
+        if focused is not None:
+            found = self.query(f"#{focused}")
+            if found and found.first().focusable:
+                self.set_focus(found.first())
 
     # ------------------------------------------------------------------ search
 
@@ -546,7 +591,9 @@ class WorkbenchScreen(Screen[None]):
         mp = view.params.merge
         first_threshold = result.passes[0].threshold if result.passes else None
         cap, unit = mp.cap, mp.cap_unit  # one size cap in both modes
-        strip.set_data(view.sims, first_threshold, view.cut_pairs, view.position_sizes, cap, unit)
+        strip.set_data(
+            view.sims, first_threshold, view.cut_pairs, view.position_sizes, cap, unit, mp.mode
+        )
         self._titles(view)
         if comparing:
             self.draw_columns()
@@ -912,7 +959,13 @@ class WorkbenchScreen(Screen[None]):
             mp = view.params.merge
             strip.set_note(None)
             strip.set_data(
-                view.sims, first, view.cut_pairs, view.position_sizes, mp.cap, mp.cap_unit
+                view.sims,
+                first,
+                view.cut_pairs,
+                view.position_sizes,
+                mp.cap,
+                mp.cap_unit,
+                mp.mode,
             )
             main = self.query_one("#strip", SimilarityStrip)
             strip.set_selected(main.selected_pair, main.selected_end)

@@ -127,11 +127,14 @@ class HeaderLine(Widget):
             (i.state, "", 5, "state"),
             (turns, "", 7, "turns"),
         ]
+        said, said_short = "", ""
         if i.skipped:
             word = "line" if i.skipped == 1 else "lines"
             said = f"{i.skipped} {word} skipped"
             if i.records and 2 * i.skipped > i.records:
-                said = f"⚠ {i.skipped} of {i.records} lines skipped: most of the file not read"
+                # narrow: the count kept, the why on hover; the format and state beside it
+                said_short = f"⚠ {i.skipped} of {i.records} lines skipped"
+                said = f"{said_short}: most of the file not read"
             parts.append((said, warn, 9, "skipped lines"))
         parts.append((f"{i.tokenizer} {i.accuracy}".strip(), "", 3, "tokenizer"))
         parts.append((i.embedder, "", 4, "embedder"))
@@ -140,7 +143,12 @@ class HeaderLine(Widget):
         if i.last_run:
             parts.append((i.last_run, dim, 0, "run time"))
         parts = [p for p in parts if p[0]]
-        shorter = {i.state: i.state_short, i.kind: i.kind_short, turns: turns_short}
+        shorter = {
+            i.state: i.state_short,
+            i.kind: i.kind_short,
+            turns: turns_short,
+            said: said_short,
+        }
 
         def least(part: tuple[str, object, int, str]) -> int:
             """The cells a part takes in its shortest form, its separator included."""

@@ -47,7 +47,8 @@ def result_row(result: Any) -> Text:
     text.append(f"{result.rank:>2}. ", "bold")
     text.append(f"{result.score:7.3f}  ")
     text.append(f"#{result.chunk:<4}", "bold")
-    text.append(f" lines {_lines(result.lines):<9} {result.tokens:>4}t  ", "dim")
+    # not dim: on the selected row's cursor colour that left 3.1-3.4:1 (walk 9, 12)
+    text.append(f" lines {_lines(result.lines):<9} {result.tokens:>4}t  ")
     if result.via is not None:
         text.append(f"beside #{result.via}  ", "italic")
     if result.truncated:

@@ -156,6 +156,8 @@ class SimilarityStrip(Widget):
         self.note: str | None = None
         #: The run makes no cuts (the items before the merge): the legend names none.
         self.uncut = False
+        #: The merge mode of the run shown (``topic``, ``seed``; None: not known).
+        self.mode: str | None = None
         #: The chunks of the run the strip shows when it is not one per unit of its axis
         #: (a compare column's): its "1 column = N chunks" counts those.
         self.own_chunks: int | None = None
@@ -190,9 +192,13 @@ class SimilarityStrip(Widget):
         sizes: np.ndarray,
         cap: int | None,
         cap_unit: str,
+        mode: str | None = None,
     ) -> None:
-        """New data; only the rows whose inputs changed are rebuilt and repainted."""
-        changed = False
+        """New data; only the rows whose inputs changed are rebuilt and repainted.
+        `mode`: the merge's (``topic``, ``seed``), whose reasons the legend names; None
+        when not a merge's or not known (then the cuts drawn tell)."""
+        changed = mode != self.mode
+        self.mode = mode
         if sims is not self.sims and not _same(sims, self.sims):
             self._sims_version += 1
             changed = True
@@ -697,7 +703,10 @@ class SimilarityStrip(Widget):
             legend.append(Segment(OTHER_GLYPH, self._style("cut")))
             legend.append(Segment(f" {cut_name(reason)}  ", label))
         # the topic segmenter has no pass threshold; its cuts may all be the size cap's
+        # (a topic run without cuts has neither: its mode says it, when known)
         topic = bool(known & {"topic", "structure"}) or (thr is None and bool(known))
+        if self.mode is not None:
+            topic = self.mode == "topic"
         for reason, glyph in CUT_GLYPHS.items():
             if (known != present and not known) or self.uncut:
                 break

@@ -504,7 +504,9 @@ class WorkbenchActions(WorkbenchHost):
 
     def use_embedder(self, name: str) -> None:
         self.state = replace(self.state, embedder=name)
-        if self.pipe is not None:
+        if self._unopened is not None:  # the file the failed embedder left unopened
+            self.open_path(*self._unopened)
+        elif self.pipe is not None:
             self.open_path(self.pipe.path, self.pipe.params.session)
         self.notify(f"Embedder: {name}.", markup=False)
 

@@ -116,6 +116,8 @@ class PipelineDriver(WorkbenchHost):
     #: The path the picker chose for the load running, None for any other load: a
     #: file refused once read (no turns) reopens the picker with it, to be corrected.
     _picked: str | None = None
+    #: The file (and session) of the load running.
+    _opening: tuple[str, int | None] | None = None
     #: The next `open_path` is the file given at the start; `_first_load` is its load.
     _first_open: bool = False
     _first_load: Worker[None] | None = None
@@ -152,6 +154,7 @@ class PipelineDriver(WorkbenchHost):
                 return
         self.options.session = session
         self.cancel_load()
+        self._opening = (path, session)
         try:
             big = os.stat(path).st_size >= BIG_FILE
         except OSError:
@@ -282,6 +285,7 @@ class PipelineDriver(WorkbenchHost):
             # Keep what is on screen, and the backend it was computed with.
             self.state = replace(self.state, embedder=self.pipe.params.embedder.name)
         backend = _backend_hint(error) is not None
+        self._unopened = self._opening if backend else None
         self._notify_error(error, "Embedding failed" if backend else "Could not open the file")
         picked, self._picked = self._picked, None
         if picked is not None and isinstance(error, SourceError):
@@ -298,6 +302,7 @@ class PipelineDriver(WorkbenchHost):
         self._picked = None
         self._first_load = None
         self._close_loading()
+        self._unopened = None
         self._load_worker = None
         self.pipe = pipe
         self.derived = derived

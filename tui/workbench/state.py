@@ -125,6 +125,9 @@ class WorkbenchHost(App[None]):
     _last_request: float
     _load_worker: Worker[None] | None
     _loading_screen: LoadingScreen | None
+    #: The file (and session) a backend's failure left unopened, the start's file when
+    #: the embedder could not be reached: opened again when the embedder is switched.
+    _unopened: tuple[str, int | None] | None = None
 
     # ------------------------------------------------------------------ the state, read
 
