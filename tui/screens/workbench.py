@@ -1216,6 +1216,7 @@ def _title_forms(
     tries = [
         f"{side.upper()} · {label} ({count}){differ}{seconds}",
         f"{side.upper()} · {label} ({count}){differ}",
+        f"{label} ({count}){differ}{seconds}",
         f"{label} ({count}){differ}",
     ]
     for shorter in differs:
