@@ -181,3 +181,21 @@ def test_tune_queries_refuses_a_seed_token_cap_it_would_drop(
     argv = ["tune", str(DOC), "--queries", str(queries), "--merge", "seed", "--max-tokens", "200"]
     assert main(argv) == 2
     assert "drop --max-tokens" in capsys.readouterr().err
+
+
+def test_tune_lists_the_settings_after_the_ones_in_force_by_hit_rate_then_mrr(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Walk 10, 2: on an aider chat, `tune --queries` listed a setting of hit rate 0.833
+    above ones of 1.000 (the rest ranked by nearness alone) under a title saying "by mean
+    hit rate, then MRR"; the title says the rule and the rows follow it."""
+    chat = ROOT / "tests/fixtures/aider/metadata-aider.aider.chat.history.md"
+    qs = ROOT / "bench/retrieval_data/aider-metadata.queries.json"
+    doc = _json(capsys, "tune", str(chat), "--queries", str(qs))
+    best, current = doc["best"], doc["current"]
+    keys = [(-round(t["hit_rate"], 9), -round(t["mrr"], 9)) for t in best]
+    at = next(i for i, t in enumerate(best) if t["values"] == current["values"])
+    assert keys[at + 1 :] == sorted(keys[at + 1 :]), best
+    assert main(["tune", str(chat), "--queries", str(qs)]) == 0
+    title = capsys.readouterr().out.splitlines()[0]
+    assert "the settings in force first unless one answers 2 more questions" in title

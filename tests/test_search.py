@@ -403,6 +403,14 @@ def test_tune_keeps_the_settings_in_force_unless_another_answers_clearly_more() 
         assert best[0].values == prefer  # not clearly better: the one in force stays
     free = tune_retrieval([(pipe, qs)], tuning, grid)  # no settings in force: the best
     assert [(-t.hit_rate, -t.mrr) for t in free] == sorted((-t.hit_rate, -t.mrr) for t in free)
+    # walk 10: after the settings in force, the rest rank by hit rate, then MRR (they
+    # ranked by nearness alone: 0.833 above 1.000)
+    wide = {"topic_chunk_chars": [0, 400, 800, 1600], "topic_depth": [5.0, 7.0]}
+    ranked = tune_retrieval([(pipe, qs)], tuning, wide, prefer=prefer, top=8)
+    at = next(i for i, t in enumerate(ranked) if t.values == prefer)
+    winners, rest = ranked[:at], ranked[at + 1 :]
+    assert all(t.hits >= ranked[at].hits + 2 for t in winners)
+    assert [t.objective() for t in rest] == sorted(t.objective() for t in rest)
 
 
 def test_a_full_share_still_takes_the_left_neighbour_and_a_chunk_keeps_its_own_score() -> None:

@@ -101,7 +101,8 @@ def tune_retrieval(
     """The `top` settings of `grid` by `RetrievalTuned.objective` over `cases` (each a
     file's pipeline and its queries), best first. With `prefer` (the settings in force,
     among the grid's values), only a setting that answers `min_gain` more questions than
-    it ranks above it; the rest rank by how near they are to it."""
+    it ranks above it; the rest follow it, by the objective, then by how near they are
+    to it."""
     from chunkscope.engine.config.tuning import setting_distance
 
     names = list(grid)
@@ -127,7 +128,9 @@ def tune_retrieval(
         distance = setting_distance(t.values, near)
         if current is None or t.hits >= current.hits + gain:
             return (0, t.objective(), distance)
-        return (1, distance, t.objective())
+        if all(t.values[k] == current.values.get(k) for k in names):
+            return (1, distance, t.objective())  # the settings in force
+        return (2, t.objective(), distance)
 
     results.sort(key=key)
     return results[:top]

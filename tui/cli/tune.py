@@ -67,7 +67,8 @@ def add_tune_parser(sub: Any) -> argparse.ArgumentParser:
             f"{grids}. With --grid NAME=V1,V2 (repeatable) only the knobs named are "
             "searched; the others keep the run's values (flags, --profile, defaults). "
             "With --queries Q.json... (one per FILE) instead of --gold, the settings rank by "
-            "the questions their chunks answer: mean hit rate within --budget, then MRR; "
+            "the questions their chunks answer: mean hit rate within --budget, then MRR "
+            "(the settings in force first unless another answers 2 more questions, or 2 in 100); "
             f"default grids: {describe(RETRIEVAL_GRIDS)}."
         ),
         examples=EXAMPLES,
@@ -299,6 +300,7 @@ def _tune_queries(args: argparse.Namespace, files: list[str], pipe: Any, tuning:
         load_judged_queries,
         tune_retrieval,
     )
+    from chunkscope.engine.search.tune import min_gain
 
     mode = tuning.merge.mode
     grid = _grid(mode, args.grid, RETRIEVAL_GRIDS)
@@ -337,7 +339,8 @@ def _tune_queries(args: argparse.Namespace, files: list[str], pipe: Any, tuning:
         text = _ranked(
             f"tune: {settings:,} settings of --merge {mode} on {plural(len(files), 'file')}, "
             f"{queries} queries (ranker {params.ranker}, budget {params.budget} tokens), "
-            "by mean hit rate, then MRR",
+            "by mean hit rate, then MRR; the settings in force first unless one answers "
+            f"{min_gain(queries)} more questions",
             _header(
                 [
                     ("hit_rate", 9),
