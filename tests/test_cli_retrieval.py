@@ -146,6 +146,11 @@ def test_tune_needs_gold_or_queries_one_per_file(
     assert "--gold GOLD... (topic starts) or --queries Q.json..." in capsys.readouterr().err
     assert main(["tune", str(DOC), str(LOG), "--queries", str(queries)]) == 2
     assert "2 files but 1 query file" in capsys.readouterr().err
+    gold = queries.with_name("g.json")
+    gold.write_text('{"starts": [1]}', encoding="utf-8")
+    assert main(["tune", str(DOC), "--gold", str(gold), "--queries", str(queries)]) == 2
+    err = capsys.readouterr().err  # walk 10, 5: both given read as neither given
+    assert "--gold and --queries: give one of them, not both" in err and "\n" not in err[:-1]
 
 
 def test_report_shows_the_questions_answered(

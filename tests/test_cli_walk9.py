@@ -127,3 +127,21 @@ def test_eval_names_its_scores_as_sweep_and_tune_do(
     for key in ("pk", "windowdiff", "precision", "recall", "f1"):
         assert f"{SCORE_NAMES[key]} 0." in out or f"{SCORE_NAMES[key]}  " in out
     assert "WD " not in out
+
+
+def test_sweep_plots_say_their_range_as_the_table_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 10, 6: the plots' ranges had six decimals (``0.067064 .. 0.457263``) beside a
+    table of three: scores as `score_text` writes them, counts whole."""
+    import re
+
+    gold = tmp_path / "gold.json"
+    gold.write_text('{"starts": [1, 6, 75]}', encoding="utf-8")
+    assert main(["sweep", LOG, "--param", "topic_depth", "--gold", str(gold)]) == 0
+    plots = [ln for ln in capsys.readouterr().out.splitlines() if " .. " in ln]
+    assert plots
+    for line in plots:
+        low, high = re.search(r"(\S+) \.\. (\S+)  \(", line).groups()  # type: ignore[union-attr]
+        for v in (low, high):
+            assert re.fullmatch(r"\d+\.\d{3}|[\d,]+", v), line

@@ -196,8 +196,10 @@ def _table(knob: Knob, mode: str, path: str, embedder: str, rows: list[dict[str,
     first, last = shown[0], shown[-1]
     for c in cols:
         series = [float(r[c]) for r in rows]
+        counts = all(isinstance(r[c], int) for r in rows)  # the range as the table says it
+        low, high = (f"{v:,.0f}" if counts else score_text(v) for v in (min(series), max(series)))
         lines.append(
             f"{names[c]:>10}  {sparkline(series, len(series))}  "
-            f"{min(series):g} .. {max(series):g}  ({knob.name} {first} -> {last})"
+            f"{low} .. {high}  ({knob.name} {first} -> {last})"
         )
     return "\n".join(lines) + "\n"

@@ -210,7 +210,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
     )
 
     files = [args.file, *args.more]
-    if bool(args.gold) == bool(args.queries):
+    if args.gold and args.queries:
+        raise CliError(
+            "--gold and --queries: give one of them, not both (tune ranks by one objective; "
+            "eval and sweep take both)"
+        )
+    if not args.gold and not args.queries:
         raise CliError("give --gold GOLD... (topic starts) or --queries Q.json... (questions)")
     labels = args.gold or args.queries
     what = "gold file" if args.gold else "query file"
