@@ -1,0 +1,79 @@
+"""Defects of the workbench found by a review walk (issue 35, walk 10): a re-layout
+keeps the summaries' progress, the sweep and the chosen tab; a toast under a dialog
+says where it is cut and leaves the dialog alone at any width; the narrow header beside
+the keys panel keeps the tool calls' state."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.pilot import SIZE, make_app, settled, until
+
+if TYPE_CHECKING:
+    from chunkscope.tui.app import ChunkscopeApp
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+NARROW = (100, 30)
+
+
+def _shown(app: ChunkscopeApp) -> tuple[Any, ...]:
+    """The summaries' progress, the sweep's result and the lower tab (None: wide)."""
+    from textual.widgets import TabbedContent
+
+    from chunkscope.tui.widgets.summary_panel import SummaryPanel
+    from chunkscope.tui.widgets.sweep_panel import SweepPanel
+
+    bench = app.workbench
+    assert bench is not None
+    tabs = bench.query(TabbedContent)
+    return (
+        bench.query_one(SummaryPanel).progress(),
+        bench.query_one(SweepPanel).result,
+        tabs.first().active if tabs else None,
+    )
+
+
+async def _relaid(pilot: Any, app: ChunkscopeApp, narrow: bool) -> None:
+    await until(pilot, lambda: app.workbench is not None and app.workbench.narrow is narrow)
+    await until(pilot, lambda: app.workers_idle())
+    await pilot.pause()
+
+
+async def test_a_relayout_keeps_the_summary_progress_the_sweep_and_the_tab() -> None:
+    """Walk 10, 1: a resize across the breakpoint (or the keys panel opening) set the
+    summaries' bar to 0% though all were done, blanked the sweep until a slider got the
+    focus, and put the tab bar back on Merge though Summary was chosen."""
+    from textual.widgets import TabbedContent
+
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        await until(pilot, lambda: _shown(app)[1] is not None and app._sweep_timer is None)
+        bench = app.workbench
+        assert bench is not None
+        count = len(bench.view.result.chunks) if bench.view is not None else 0
+        await until(pilot, lambda: _shown(app)[0] == (count, count))
+        bench.query_one(TabbedContent).active = "tab-summary"
+        await pilot.pause()
+        progress, sweep, tab = _shown(app)
+        assert (progress, tab) == ((count, count), "tab-summary")
+        await pilot.resize_terminal(*SIZE)
+        await _relaid(pilot, app, False)
+        assert _shown(app) == (progress, sweep, None)
+        await pilot.resize_terminal(*NARROW)
+        await _relaid(pilot, app, True)
+        await pilot.pause()
+        assert _shown(app) == (progress, sweep, "tab-summary")
+        await pilot.resize_terminal(*SIZE)
+        await _relaid(pilot, app, False)
+        bench = app.workbench
+        assert bench is not None
+        await bench.show_keys_panel(True)  # what the palette's "Keys" does
+        await _relaid(pilot, app, True)
+        assert _shown(app) == (progress, sweep, "tab-summary")
+        await bench.show_keys_panel(False)
+        await _relaid(pilot, app, False)
+        assert _shown(app) == (progress, sweep, None)
