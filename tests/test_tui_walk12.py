@@ -77,3 +77,48 @@ async def test_a_relayout_keeps_the_summary_progress_the_sweep_and_the_tab() -> 
         await bench.show_keys_panel(False)
         await _relaid(pilot, app, False)
         assert _shown(app) == (progress, sweep, None)
+
+
+REASON = (
+    "/tmp/walk10/corpus/only_garbage.jsonl: no turns: skipped 5 malformed lines of 5 (4 not "
+    "a JSON object, 1 not valid JSON; first: /tmp/walk10/corpus/only_garbage.jsonl:1: not "
+    "a JSON object (got an array))"
+)
+
+
+@pytest.mark.parametrize("size", [SIZE, NARROW], ids=["160x48", "100x30"])
+@pytest.mark.parametrize("key", ["ctrl+o", "question_mark"])
+async def test_a_toast_under_a_dialog_is_cut_with_an_ellipsis_and_leaves_it_alone(
+    key: str, size: tuple[int, int]
+) -> None:
+    """Walk 10, 3 and 4: at 160x48 a long error toast under the picker covered the path
+    field's bottom edge and the key hint; at 100x30 the toast cut to three rows gave no
+    sign it was cut. At both widths it leaves the dialog alone, and where its message is
+    cut its last row ends with an ellipsis."""
+    from textual.screen import ModalScreen
+
+    from tests.pilot import drawn_toasts
+
+    app = make_app()
+    app.NOTIFICATION_TIMEOUT = 60  # on screen for the whole test
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settled(pilot, app)
+        await pilot.press(key)
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        app.notify("skipped 13 malformed lines of 20 …", title="Most of the file was not read")
+        app.notify(REASON, title="Could not open the file", severity="error", markup=False)
+        await until(pilot, lambda: bool(drawn_toasts(app)))
+        await pilot.pause()
+        screen = app.screen
+        dialog = next(w for w in screen.children if type(w).__name__ != "ToastRack")
+        drawn = drawn_toasts(app)
+        assert drawn
+        for toast in drawn:
+            assert not toast.region.overlaps(dialog.region), (toast.region, dialog.region)
+        error = next(t for t in drawn if "Could not open" in str(t.render()))
+        lines = [
+            "".join(seg.text for seg in error.render_line(y)).rstrip()
+            for y in range(error.size.height)
+        ]
+        assert "Could not open the file" in lines[0]
+        assert lines[-1].endswith("…"), lines
