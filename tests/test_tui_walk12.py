@@ -122,3 +122,31 @@ async def test_a_toast_under_a_dialog_is_cut_with_an_ellipsis_and_leaves_it_alon
         ]
         assert "Could not open the file" in lines[0]
         assert lines[-1].endswith("…"), lines
+
+
+async def test_the_header_beside_the_keys_panel_keeps_the_tool_calls_state() -> None:
+    """Walk 10, 7: with the keys panel open at 100x30 (65 columns left) the header left
+    out ``T: collapsed`` (counted in ``+4``), which the docs say is kept with the file's
+    name, the turns and the format."""
+    from textual.widgets import HelpPanel
+
+    from chunkscope.tui.widgets.header_line import HeaderLine
+    from tests.pilot import palette_listed
+
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Keys")
+        await until(pilot, lambda: palette_listed(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(bench.query(HelpPanel)))
+        await pilot.pause()
+        header = bench.query_one(HeaderLine)
+        line = header.render().plain
+        assert header.region.right <= bench.query_one(HelpPanel).region.x
+        for part in ("cache_refactor", " · jsonl · ", "T: collapsed", "turns"):
+            assert part in line, (part, line)
+        assert line.rstrip().split(" · ")[-1].startswith("+"), line
