@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from rich.style import Style
@@ -40,7 +41,7 @@ from chunkscope.tui.widgets.search_panel import SearchPanel
 from chunkscope.tui.widgets.similarity_strip import LEGEND_ROWS, SimilarityStrip, cut_name
 from chunkscope.tui.widgets.strategy_panel import StrategyPanel
 from chunkscope.tui.widgets.summary_panel import SummaryPanel
-from chunkscope.tui.widgets.sweep_panel import SweepPanel
+from chunkscope.tui.widgets.sweep_panel import SweepPanel, SweepState
 from chunkscope.tui.workbench.columns import (
     DEFAULT_LABEL,
     DIFFER,
@@ -55,6 +56,18 @@ from chunkscope.tui.workbench.runs import LEFT_KINDS, RunView
 from chunkscope.tui.workbench.topics import ColumnMarks
 
 NARROW_WIDTH = 130
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """What a re-layout (`WorkbenchScreen._columns_state`) keeps of the old widgets."""
+
+    selected: dict[str, int]
+    focused: str | None
+    progress: tuple[int | None, int | None]
+    sweep: SweepState
+
+
 #: What the question panel is called wherever it is named: its tab and its key (`/`).
 SEARCH = "Search"
 #: The item of each left-column view, singular, as a strip's scale counts it.
@@ -371,18 +384,28 @@ class WorkbenchScreen(Screen[None]):
         # the compare columns' new widths (once laid out): their titles' forms that fit
         self.call_after_refresh(self._refit_column_titles)
 
-    def _columns_state(self) -> tuple[dict[str, int], str | None]:
-        """Each column's selected card and the focused widget's id, before a recompose
-        (the rebuilt lists start at card 0 with the focus elsewhere)."""
+    def _columns_state(self) -> _Kept:
+        """Each column's selected card, the focused widget's id, the summaries' progress
+        and the sweep, before a recompose (the rebuilt lists start at card 0 with the
+        focus elsewhere, the bar at 0 and the sweep blank)."""
         selected = {lst.id or "": lst.selected for lst in self.query(ChunkList)}
         focused = self.focused
-        return selected, (focused.id if focused is not None else None)
+        bar = self.query_one(SummaryPanel).progress()
+        sweep = self.query_one(SweepPanel).state()
+        return _Kept(selected, focused.id if focused is not None else None, bar, sweep)
 
-    def _restore_columns_state(self, kept: tuple[dict[str, int], str | None]) -> None:
-        """The selection and focus of `_columns_state` on the rebuilt widgets: while
-        comparing, each column's own card (the merged run's is `selected`, drawn again by
-        `redraw`); the focus on the widget of the same id when the new layout has one."""
-        selected, focused = kept
+    def _restore_columns_state(self, kept: _Kept) -> None:
+        """The state of `_columns_state` on the rebuilt widgets: while comparing, each
+        column's own card (the merged run's is `selected`, drawn again by `redraw`); the
+        focus on the widget of the same id when the new layout has one; the summaries'
+        progress, the sweep and, below 130 columns, the tab last chosen there."""
+        selected, focused = kept.selected, kept.focused
+        self.query_one(SummaryPanel).set_progress(*kept.progress)
+        self.query_one(SweepPanel).restore(kept.sweep)
+        if self.narrow and not self.driver.search_open:
+            tabs = self.query_one(TabbedContent)
+            if self.lower_tab != "tab-search" and tabs.get_pane(self.lower_tab) is not None:
+                tabs.active = self.lower_tab
         if self.driver.comparing:
             for lst in self.query(ChunkList):
                 index = selected.get(lst.id or "")
@@ -476,11 +499,16 @@ class WorkbenchScreen(Screen[None]):
     def on_search_panel_closed(self, event: SearchPanel.Closed) -> None:
         self.close_search()
 
+    #: The lower tab last chosen below 130 columns: a re-layout to the tabs shows it again.
+    lower_tab = "tab-merge"
+
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """Below 130 columns the panel is a tab: choosing it opens the search, leaving
         it on the tab bar closes the search (as the wide layout's panel shows or not; a
         resize that rebuilds the tabs leaves it open). Chosen on the tab bar, the focus
         stays there: the arrows walk on, tab or enter go in."""
+        if event.pane.id:
+            self.lower_tab = event.pane.id
         on_bar = isinstance(self.focused, Tabs)
         if event.pane.id == "tab-search" and not self.driver.search_open:
             self.action_search(focus=not on_bar)

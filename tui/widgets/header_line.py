@@ -103,14 +103,25 @@ class HeaderLine(Widget):
         return style + Style(color=shown.rich_color)
 
     def render(self) -> Text:
+        """The line; too narrow for the file's first parts beside the app's name (65
+        columns beside the keys panel: the tool calls' state was left out), without it."""
+        text, dropped = self._line(brand=True)
+        if dropped:
+            text = self._line(brand=False)[0]
+        return text
+
+    def _line(self, *, brand: bool) -> tuple[Text, bool]:
+        """The line, and whether one of the first parts (rank `KEPT_RANK` and above) was
+        left out."""
         i = self.info
         dim = self.get_component_rich_style("header-line--dim")
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(" chunkscope ", self.get_component_rich_style("header-line--title"))
+        if brand:
+            text.append(" chunkscope ", self.get_component_rich_style("header-line--title"))
         text.append(" ")
         if not i.path:
             text.append("no file open · ctrl+o to open one", dim)
-            return text
+            return text, False
         sep = (" · ", dim)
         warn = self._on_panel("header-line--warn")
         # (text, style, keep rank, what it is): what does not fit the width is left out,
@@ -212,7 +223,7 @@ class HeaderLine(Widget):
             text.append(i.busy, self._on_panel("header-line--busy"))
         if self.size.width and text.cell_len > self.size.width:  # one line, cut saying so
             text.truncate(self.size.width, overflow="ellipsis")
-        return text
+        return text, any(p[2] >= KEPT_RANK and p[2] not in kept for p in parts)
 
 
 def _file_name(path: str) -> str:

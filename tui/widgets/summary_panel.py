@@ -71,6 +71,12 @@ class SummaryPanel(TitledPanel, Vertical):
                 )
         self.query_one("#summary-body", Static).update(text, layout=False)
 
+    def progress(self) -> tuple[int | None, int | None]:
+        """The `set_progress` shown: (done, total)."""
+        bar = self.query_one("#summary-progress", ProgressBar)
+        total = int(bar.total) if bar.total is not None else None
+        return int(bar.progress), total
+
     def set_progress(self, done: int | None, total: int | None) -> None:
         """`done` of `total` merged chunks have a summary (None, None: unknown)."""
         bar = self.query_one("#summary-progress", ProgressBar)

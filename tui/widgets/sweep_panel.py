@@ -113,6 +113,10 @@ def sweep_text(result: SweepResult | None, busy: bool = False, width: int = 38) 
     return text
 
 
+#: What a sweep panel shows (`SweepPanel.state`): its result, busy, why it is off.
+SweepState = tuple[SweepResult | None, bool, str | None]
+
+
 class SweepPanel(Static):
     DEFAULT_CSS = """
     SweepPanel { height: auto; }
@@ -122,9 +126,21 @@ class SweepPanel(Static):
         super().__init__("", id=id, markup=False)
         self.result: SweepResult | None = None
         self.busy = False
+        self.reason: str | None = None  # why there is no sweep (`off`)
+
+    def state(self) -> SweepState:
+        return self.result, self.busy, self.reason
+
+    def restore(self, state: SweepState) -> None:
+        """Show what another panel's `state` was (the panel rebuilt by a re-layout)."""
+        result, busy, reason = state
+        if reason is not None:
+            self.off(reason)
+        else:
+            self.show(result, busy=busy)
 
     def show(self, result: SweepResult | None, *, busy: bool = False) -> None:
-        self.result, self.busy = result, busy
+        self.result, self.busy, self.reason = result, busy, None
         width = self.content_size.width or 38
         self.update(sweep_text(result, busy, width))
 
@@ -134,8 +150,8 @@ class SweepPanel(Static):
 
     def off(self, reason: str) -> None:
         """No sweep for this run, and why (plain text)."""
-        self.result, self.busy = None, False
+        self.result, self.busy, self.reason = None, False, reason
         self.update(Text(f"sweep: {reason}", style="dim"))
 
     def on_resize(self) -> None:
-        self.show(self.result, busy=self.busy)  # refit the rows to the new width
+        self.restore(self.state())  # refit the rows to the new width

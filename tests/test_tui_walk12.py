@@ -1,0 +1,152 @@
+"""Defects of the workbench found by a review walk (issue 35, walk 10): a re-layout
+keeps the summaries' progress, the sweep and the chosen tab; a toast under a dialog
+says where it is cut and leaves the dialog alone at any width; the narrow header beside
+the keys panel keeps the tool calls' state."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.pilot import SIZE, make_app, settled, until
+
+if TYPE_CHECKING:
+    from chunkscope.tui.app import ChunkscopeApp
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+NARROW = (100, 30)
+
+
+def _shown(app: ChunkscopeApp) -> tuple[Any, ...]:
+    """The summaries' progress, the sweep's result and the lower tab (None: wide)."""
+    from textual.widgets import TabbedContent
+
+    from chunkscope.tui.widgets.summary_panel import SummaryPanel
+    from chunkscope.tui.widgets.sweep_panel import SweepPanel
+
+    bench = app.workbench
+    assert bench is not None
+    tabs = bench.query(TabbedContent)
+    return (
+        bench.query_one(SummaryPanel).progress(),
+        bench.query_one(SweepPanel).result,
+        tabs.first().active if tabs else None,
+    )
+
+
+async def _relaid(pilot: Any, app: ChunkscopeApp, narrow: bool) -> None:
+    await until(pilot, lambda: app.workbench is not None and app.workbench.narrow is narrow)
+    await until(pilot, lambda: app.workers_idle())
+    await pilot.pause()
+
+
+async def test_a_relayout_keeps_the_summary_progress_the_sweep_and_the_tab() -> None:
+    """Walk 10, 1: a resize across the breakpoint (or the keys panel opening) set the
+    summaries' bar to 0% though all were done, blanked the sweep until a slider got the
+    focus, and put the tab bar back on Merge though Summary was chosen."""
+    from textual.widgets import TabbedContent
+
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        await until(pilot, lambda: _shown(app)[1] is not None and app._sweep_timer is None)
+        bench = app.workbench
+        assert bench is not None
+        count = len(bench.view.result.chunks) if bench.view is not None else 0
+        await until(pilot, lambda: _shown(app)[0] == (count, count))
+        bench.query_one(TabbedContent).active = "tab-summary"
+        await pilot.pause()
+        progress, sweep, tab = _shown(app)
+        assert (progress, tab) == ((count, count), "tab-summary")
+        await pilot.resize_terminal(*SIZE)
+        await _relaid(pilot, app, False)
+        assert _shown(app) == (progress, sweep, None)
+        await pilot.resize_terminal(*NARROW)
+        await _relaid(pilot, app, True)
+        await pilot.pause()
+        assert _shown(app) == (progress, sweep, "tab-summary")
+        await pilot.resize_terminal(*SIZE)
+        await _relaid(pilot, app, False)
+        bench = app.workbench
+        assert bench is not None
+        await bench.show_keys_panel(True)  # what the palette's "Keys" does
+        await _relaid(pilot, app, True)
+        assert _shown(app) == (progress, sweep, "tab-summary")
+        await bench.show_keys_panel(False)
+        await _relaid(pilot, app, False)
+        assert _shown(app) == (progress, sweep, None)
+
+
+REASON = (
+    "/tmp/walk10/corpus/only_garbage.jsonl: no turns: skipped 5 malformed lines of 5 (4 not "
+    "a JSON object, 1 not valid JSON; first: /tmp/walk10/corpus/only_garbage.jsonl:1: not "
+    "a JSON object (got an array))"
+)
+
+
+@pytest.mark.parametrize("size", [SIZE, NARROW], ids=["160x48", "100x30"])
+@pytest.mark.parametrize("key", ["ctrl+o", "question_mark"])
+async def test_a_toast_under_a_dialog_is_cut_with_an_ellipsis_and_leaves_it_alone(
+    key: str, size: tuple[int, int]
+) -> None:
+    """Walk 10, 3 and 4: at 160x48 a long error toast under the picker covered the path
+    field's bottom edge and the key hint; at 100x30 the toast cut to three rows gave no
+    sign it was cut. At both widths it leaves the dialog alone, and where its message is
+    cut its last row ends with an ellipsis."""
+    from textual.screen import ModalScreen
+
+    from tests.pilot import drawn_toasts
+
+    app = make_app()
+    app.NOTIFICATION_TIMEOUT = 60  # on screen for the whole test
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settled(pilot, app)
+        await pilot.press(key)
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        app.notify("skipped 13 malformed lines of 20 …", title="Most of the file was not read")
+        app.notify(REASON, title="Could not open the file", severity="error", markup=False)
+        await until(pilot, lambda: bool(drawn_toasts(app)))
+        await pilot.pause()
+        screen = app.screen
+        dialog = next(w for w in screen.children if type(w).__name__ != "ToastRack")
+        drawn = drawn_toasts(app)
+        assert drawn
+        for toast in drawn:
+            assert not toast.region.overlaps(dialog.region), (toast.region, dialog.region)
+        error = next(t for t in drawn if "Could not open" in str(t.render()))
+        lines = [
+            "".join(seg.text for seg in error.render_line(y)).rstrip()
+            for y in range(error.size.height)
+        ]
+        assert "Could not open the file" in lines[0]
+        assert lines[-1].endswith("…"), lines
+
+
+async def test_the_header_beside_the_keys_panel_keeps_the_tool_calls_state() -> None:
+    """Walk 10, 7: with the keys panel open at 100x30 (65 columns left) the header left
+    out ``T: collapsed`` (counted in ``+4``), which the docs say is kept with the file's
+    name, the turns and the format."""
+    from textual.widgets import HelpPanel
+
+    from chunkscope.tui.widgets.header_line import HeaderLine
+    from tests.pilot import palette_listed
+
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Keys")
+        await until(pilot, lambda: palette_listed(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(bench.query(HelpPanel)))
+        await pilot.pause()
+        header = bench.query_one(HeaderLine)
+        line = header.render().plain
+        assert header.region.right <= bench.query_one(HelpPanel).region.x
+        for part in ("cache_refactor", " · jsonl · ", "T: collapsed", "turns"):
+            assert part in line, (part, line)
+        assert line.rstrip().split(" · ")[-1].startswith("+"), line
