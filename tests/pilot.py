@@ -129,6 +129,12 @@ def recording_notifications(app: ChunkscopeApp) -> list[str]:
     return shown
 
 
+def open_dialog(app: ChunkscopeApp) -> Any:
+    """The dialog on top of the screen stack: its screen's child that is not the rack of
+    toasts Textual mounts beside it."""
+    return next(w for w in app.screen.children if type(w).__name__ != "ToastRack")
+
+
 def drawn_toasts(app: ChunkscopeApp) -> list[Any]:
     """The toasts on every screen of the stack that are drawn: placed, and neither they
     nor a container of theirs hidden (a screen's own rack behind a dialog is not)."""

@@ -190,7 +190,7 @@ async def test_a_long_error_toast_under_a_dialog_leaves_its_fields_alone(key: st
     hold the newest toast only (the load's warning and the error were stacked)."""
     from textual.screen import ModalScreen
 
-    from tests.pilot import drawn_toasts
+    from tests.pilot import drawn_toasts, open_dialog
 
     app = make_app()
     app.NOTIFICATION_TIMEOUT = 60  # on screen for the whole test
@@ -208,8 +208,7 @@ async def test_a_long_error_toast_under_a_dialog_leaves_its_fields_alone(key: st
         app.notify(reason, title="Could not open the file", severity="error", markup=False)
         await until(pilot, lambda: bool(drawn_toasts(app)))
         await pilot.pause()
-        screen = app.screen
-        dialog = next(w for w in screen.children if type(w).__name__ != "ToastRack")
+        dialog = open_dialog(app)
         drawn = drawn_toasts(app)
         assert len(drawn) == 1, drawn
         assert "Could not open the file" in str(drawn[0].render())

@@ -97,7 +97,7 @@ async def test_a_toast_under_a_dialog_is_cut_with_an_ellipsis_and_leaves_it_alon
     cut its last row ends with an ellipsis."""
     from textual.screen import ModalScreen
 
-    from tests.pilot import drawn_toasts
+    from tests.pilot import drawn_toasts, open_dialog
 
     app = make_app()
     app.NOTIFICATION_TIMEOUT = 60  # on screen for the whole test
@@ -109,8 +109,7 @@ async def test_a_toast_under_a_dialog_is_cut_with_an_ellipsis_and_leaves_it_alon
         app.notify(REASON, title="Could not open the file", severity="error", markup=False)
         await until(pilot, lambda: bool(drawn_toasts(app)))
         await pilot.pause()
-        screen = app.screen
-        dialog = next(w for w in screen.children if type(w).__name__ != "ToastRack")
+        dialog = open_dialog(app)
         drawn = drawn_toasts(app)
         assert drawn
         for toast in drawn:

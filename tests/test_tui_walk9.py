@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.pilot import SIZE, auto_tune, drawn_toasts, make_app, settled, until
+from tests.pilot import SIZE, auto_tune, drawn_toasts, make_app, open_dialog, settled, until
 
 if TYPE_CHECKING:
     from chunkscope.tui.app import ChunkscopeApp
@@ -217,7 +217,7 @@ async def test_a_toast_under_a_dialog_leaves_the_dialog_whole(
         await until(pilot, lambda: bool(app.screen.query("Toast")))
         await pilot.pause()
         screen = app.screen
-        dialog = next(w for w in screen.children if type(w).__name__ != "ToastRack")
+        dialog = open_dialog(app)
         drawn = drawn_toasts(app)
         assert len(drawn) == 1, drawn
         assert "All 57 summaries are done." in str(drawn[0].render())
