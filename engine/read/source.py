@@ -606,7 +606,10 @@ def load_jsonl(
 # --------------------------------------------------------------------------- markdown
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*)")
+#: A code fence's opening or closing line (CommonMark: at most 3 spaces before 3+ backticks
+#: or tildes); `FENCE_LINES` finds them in a whole text.
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+FENCE_LINES = re.compile(FENCE.pattern, re.M)
 _MARKUP_FIRST = frozenset(" `~#")
 
 

@@ -47,6 +47,8 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import NamedTuple
 
+from chunkscope.engine.read.source import FENCE_LINES
+
 #: The strength of a document start the file marks itself (front matter, a title
 #: line, a heading of a title level): above 1, so that with the default weights
 #: (``topic_structure`` 5, ``topic_depth`` 7) it starts a topic however alike the
@@ -66,7 +68,6 @@ TITLE_SHARE = 1 / 3
 TITLE_HEADS = 0.75
 
 _ATX = re.compile(r"(#{1,6})(?:[ \t]+(.*)|[ \t]*)$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.M)
 _FRONT = re.compile(
     r"(?:---[ \t]*\n(?:[^\n]*\n)*?[A-Za-z_][\w.-]*[ \t]*:(?:[ \t][^\n]*)?\n"
     r"(?:[^\n]*\n)*?(?:---|\.\.\.)"
@@ -142,7 +143,7 @@ def opening_pattern(text: str) -> str:
 
 def _fence_toggles(text: str) -> int:
     """How many fence lines the text has (an odd count leaves a fence open)."""
-    return sum(1 for m in _FENCE.finditer(text) if not _inline_backticks(text, m))
+    return sum(1 for m in FENCE_LINES.finditer(text) if not _inline_backticks(text, m))
 
 
 def _inline_backticks(text: str, m: re.Match[str]) -> bool:

@@ -69,6 +69,7 @@ import numpy.typing as npt
 
 from chunkscope.engine.model import Chunk, Span, chunks_from_spans
 from chunkscope.engine.params import SliderSpec, check_fields, knob
+from chunkscope.engine.read.source import FENCE_LINES
 from chunkscope.engine.segment.docstruct import (
     MARKED,
     DocStructure,
@@ -465,7 +466,6 @@ PARAGRAPH_RANK = 2  # a blank line inside one message
 HEADING_ONLY_RANK = 1  # right after a unit that is only a heading (it would be orphaned)
 FENCED_RANK = 0  # a blank line inside a fenced code block
 _HEADING = re.compile(r"(#{1,6})[ \t]")
-_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)", re.MULTILINE)
 
 
 def _heading_only(chunk: Chunk) -> bool:
@@ -520,7 +520,7 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
                 # as `_heading_only(chunk)`, its heading matched once
                 heading_only = len(turns) == 1 and heading is not None and "\n" not in text.strip()
             if "```" in text or "~~~" in text:
-                fenced ^= len(_FENCE.findall(text)) % 2 == 1
+                fenced ^= len(FENCE_LINES.findall(text)) % 2 == 1
             prev_role, prev_key = t.role, key
         if not turns:
             heading_only = False

@@ -12,13 +12,13 @@ from itertools import chain, islice
 import numpy as np
 import numpy.typing as npt
 
+from chunkscope.engine.read.source import FENCE
 from chunkscope.engine.summarize.base import Summary, has_words
 from chunkscope.engine.textutil import STOPWORDS
 
 #: The role names a chunk's ``role: text`` lines start with (see engine.read.parse).
 KNOWN_ROLES = ("Bot thinking", "Bot", "You", "Tool", "Doc", "System", "system", "developer")
 _ROLE_LINE = re.compile(r"^(" + "|".join(re.escape(r) for r in KNOWN_ROLES) + r"): ?")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
 _TABLE = re.compile(r"^\s*\|")
@@ -86,7 +86,7 @@ class _Code:
             return True
         if _EDIT_MARK.match(line):
             return True  # the rest of an edit block whose start is in another chunk
-        fence = _FENCE.match(line)
+        fence = FENCE.match(line)
         if self.fence is not None:
             mark = fence.group(1) if fence else ""
             if mark[:1] == self.fence[0] and len(mark) >= len(self.fence):
