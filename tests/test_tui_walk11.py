@@ -1,7 +1,7 @@
 """Defects of the workbench found by a review walk (issue 35, walk 9): the compare
 columns keep their selection and the focus across a resize, switching to the offline
-embedder opens the file the start could not, a long toast leaves a dialog's fields
-alone, the picker's rows are laid out again on a resize, the narrow header says what it
+embedder opens the file the start could not (a long toast under a dialog: walk 12's
+tests), the picker's rows are laid out again on a resize, the narrow header says what it
 leaves out, a topic run without cuts has the topic legend, the keys panel narrows the
 layout and text is readable."""
 
@@ -180,39 +180,6 @@ def _dialog_text(app: ChunkscopeApp, region: Any) -> list[Any]:
         and seg.style.color is not None
         and seg.style.bgcolor is not None
     ]
-
-
-@pytest.mark.parametrize("key", ["ctrl+o", "question_mark"])
-async def test_a_long_error_toast_under_a_dialog_leaves_its_fields_alone(key: str) -> None:
-    """Walk 9, 5: at 100x30 a long error (``Could not open the file`` with the reasons,
-    7 rows) covered the picker's title and its first rows: under a dialog a toast keeps
-    to the three rows the dialog leaves above it, its message cut there, and the rows
-    hold the newest toast only (the load's warning and the error were stacked)."""
-    from textual.screen import ModalScreen
-
-    from tests.pilot import drawn_toasts, open_dialog
-
-    app = make_app()
-    app.NOTIFICATION_TIMEOUT = 60  # on screen for the whole test
-    async with app.run_test(size=NARROW, notifications=True) as pilot:
-        await settled(pilot, app)
-        await pilot.press(key)
-        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
-        reason = (
-            "/tmp/corpus/only_garbage.jsonl: no turns: skipped 5 malformed lines of 5 (4 not "
-            "a JSON object, 1 not valid JSON; first: /tmp/corpus/only_garbage.jsonl:1: not "
-            "a JSON object (got an array))"
-        )
-        # the load's warning still on screen (as in the walk), then the error
-        app.notify("skipped 13 malformed lines of 20 …", title="Most of the file was not read")
-        app.notify(reason, title="Could not open the file", severity="error", markup=False)
-        await until(pilot, lambda: bool(drawn_toasts(app)))
-        await pilot.pause()
-        dialog = open_dialog(app)
-        drawn = drawn_toasts(app)
-        assert len(drawn) == 1, drawn
-        assert "Could not open the file" in str(drawn[0].render())
-        assert not drawn[0].region.overlaps(dialog.region), (drawn[0].region, dialog.region)
 
 
 async def test_the_keys_panel_narrows_the_layout_and_escape_closes_it() -> None:
