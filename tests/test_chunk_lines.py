@@ -116,11 +116,16 @@ def test_strategy_chunks_of_a_document_span_their_lines(strategy: str) -> None:
             assert_exact(chunk, file_lines)
 
 
-def test_aider_chunks_span_the_lines_of_their_blocks() -> None:
+@pytest.mark.parametrize("collapse", [False, True], ids=["turns", "collapsed"])
+def test_aider_chunks_span_the_lines_of_their_blocks(collapse: bool) -> None:
+    """Walk 11, 4: collapsed (the workbench's, `recap`'s and `report`'s default) every
+    paragraph of an aider message said the message's first line (`[17, 17]` for lines
+    19-32, `[60, 60]` for 9 turns): collapsed or not, a chunk spans its blocks' lines."""
     path = ROOT / "tests" / "fixtures" / "aider" / "metadata-aider.aider.chat.history.md"
     file_lines = path.read_text(encoding="utf-8").split("\n")
-    source = load(path)
-    for chunk in compact_chunks(chunk_turns(source.turns), 80):
+    chunks = Pipeline(str(path), PipelineParams(collapse=collapse)).compacted()
+    assert len(chunks) > 5
+    for chunk in chunks:
         lines = chunk.lines
         assert lines is not None
         last_turn = max(chunk.turns, key=lambda t: t.last_line or 0)

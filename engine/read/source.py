@@ -51,15 +51,25 @@ class Problem:
 class Message(dict[str, Any]):
     """One decoded log line: the JSON object, plus the 1-based line it came from (and,
     for a message of a JSON document spanning several lines, the last line of its text:
-    `Turn.end_line`)."""
+    `Turn.end_line`; for a message whose text is the file's lines, as an aider chat's,
+    the first and last of them: `line` and `last_line`, as its turns say, so a collapsed
+    turn's paragraphs keep their own lines)."""
 
     line: int
     end_line: int | None
+    last_line: int | None
 
-    def __init__(self, data: dict[str, Any], line: int, end_line: int | None = None) -> None:
+    def __init__(
+        self,
+        data: dict[str, Any],
+        line: int,
+        end_line: int | None = None,
+        last_line: int | None = None,
+    ) -> None:
         super().__init__(data)
         self.line = line
         self.end_line = end_line
+        self.last_line = last_line
 
 
 @dataclass(slots=True)

@@ -532,7 +532,12 @@ def collapse_messages(
         line, end = _source_line(msg), _source_line(msg, "end_line")
         if call_line is not None and (line is None or call_line >= line):
             call_line = None  # the call's line adds nothing to the result's
-        turns.append(Turn(ts, role, text, line, len(turns), call_line=call_line, end_line=end))
+        # a message whose text is the file's lines (an aider chat's) says its last one,
+        # so the paragraphs a split cuts out of it keep their own lines
+        last = _source_line(msg, "last_line") if role in (USER_ROLE, BOT_ROLE) else None
+        turns.append(
+            Turn(ts, role, text, line, len(turns), last, call_line=call_line, end_line=end)
+        )
 
     for msg in with_progress(messages, progress):
         if not isinstance(msg, Mapping):

@@ -89,10 +89,13 @@ def read(path: Path, options: ReadOptions) -> Any:
             # the block's text is its lines (prefixes taken off): it says where it ends
             first = start + next((i for i, ln in enumerate(lines) if ln), 0)
             span = text_lines(text, first)
+            last = max(span[1], end)
             out.turns[before:] = [
-                t._replace(source_line=span[0], last_line=max(span[1], end))
-                for t in out.turns[before:]
+                t._replace(source_line=span[0], last_line=last) for t in out.turns[before:]
             ]
+            if out.keep_messages:  # collapsing reads the message: the same lines
+                kept = out.messages[-1]
+                kept.line, kept.last_line = span[0], last
             out.records += 1
             out.read += 1
 
