@@ -21,7 +21,8 @@ on them and then looked at, as ``dev`` is, while the phase cues changed; ``dev3`
 and scored once with the round's phase cue as it stood, a fresh check, before any change
 was made on them; ``dev4`` sessions (issue 37, second pass: two DeepSeek reasoner runs of
 mini-swe-agent, an aider project in architect mode) were marked before any segmenter ran on
-them, then looked at as ``dev`` is.
+them, then looked at as ``dev`` is; ``dev5`` (issue 37, the agent's plan: a Claude Code
+session with a TodoWrite plan) likewise.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ class RealSession:
 
 
 #: The splits, in the order the tables show them.
-SPLITS = ("dev", "dev2", "dev3", "dev4", "heldout", "heldout2")
+SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "heldout", "heldout2")
 
 SPOTTER = ("marot/spotter", "8cc42b0bd39d04e71e509d7d58e6782ab435329f")
 MINI = ("SWE-agent/mini-swe-agent", "ec0e8e849fea5b1619deb1753007201000904672")
@@ -228,6 +229,17 @@ SESSIONS = [
         "fa36619313c0eb9605ca446524c7c0b111af6b59",
         ".aider.chat.history.md",
         local="aider-text2sql.md",
+    ),
+    # dev, fifth part (issue 37, plan steps): a Claude Code session whose agent keeps a
+    # TodoWrite plan, marked before any segmenter ran on it
+    RealSession(
+        "cc-graph-monitor",
+        "dev5",
+        "Claude Code",
+        "kiliman/claude-transcript",
+        "0aadbfaecadf2e4d99522c22fe573c847ed8dffa",
+        "test/test2.jsonl",
+        local="cc-graph-monitor.jsonl",
     ),
     # held out: marked, never tuned on
     RealSession(

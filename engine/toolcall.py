@@ -12,6 +12,7 @@ object, a list) are data from the log: nothing here raises on any of them.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from typing import Any
 
@@ -62,6 +63,80 @@ SHELL_TOOLS = frozenset(
         "run",
     )
 )
+
+
+#: The plan tools (lower case): Claude Code's ``TodoWrite``, Codex's ``update_plan``, Gemini
+#: CLI's ``write_todos``, and others' like them. A call shows the plan's progress and its
+#: step in progress (`plan_text`), and the recap's plan section reads the last one.
+PLAN_TOOLS = frozenset(
+    {"todowrite", "update_plan", "write_todos", "todo_write", "todowrite_tool", "plan", "todo"}
+)
+#: A plan item's statuses, lower case: done, in progress, dropped (any other: to do).
+DONE_STATUSES = frozenset({"completed", "complete", "done", "finished"})
+ACTIVE_STATUSES = frozenset({"in_progress", "in-progress", "active", "doing", "started"})
+DROPPED_STATUSES = frozenset({"cancelled", "canceled", "skipped"})
+#: How a plan call shows its step in progress: ``TodoWrite 2/7 done; in progress: "Test
+#: the migration"`` (`plan_text`); `PLAN_STEP` reads the step back (the topic segmenter's
+#: plan cue, `engine.segment.requests.plan_step`).
+PLAN_NOW = "in progress:"
+PLAN_STEP = re.compile(
+    rf"(?mi)^(?:{'|'.join(sorted(PLAN_TOOLS))}) \d+/\d+ done(?: \(\d+ dropped\))?; {PLAN_NOW} (.+)$"
+)
+
+
+def plan_items(args: Any) -> list[tuple[str, str]] | None:
+    """A plan call's items as (status, text), the status lower case (``pending`` when it
+    has none); None when the arguments hold no list of items (``todos``, ``plan``, ...)."""
+    if not isinstance(args, dict):
+        return None
+    items = None
+    for key in ("todos", "plan", "items", "steps", "tasks"):
+        if isinstance(args.get(key), list):
+            items = args[key]
+            break
+    if items is None:
+        return None
+    out: list[tuple[str, str]] = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(("pending", item))
+            continue
+        if not isinstance(item, dict):
+            continue
+        text = next(
+            (
+                item[k]
+                for k in ("content", "step", "description", "title", "task", "text")
+                if isinstance(item.get(k), str) and item[k].strip()
+            ),
+            "",
+        )
+        status = item.get("status")
+        if text:
+            out.append((str(status).lower() if isinstance(status, str) else "pending", text))
+    return out
+
+
+def plan_text(tool: str, items: list[tuple[str, str]]) -> str:
+    """A plan call as a person follows it: how many items are done, and the step in
+    progress (else the next to do), its text on one line cut at `VALUE_CUT`: ``TodoWrite
+    2/7 done; in progress: "Test the migration"``. Not the whole list: a list of twelve
+    items at every update crowded its chunks, and search ranked them worse."""
+    kept = [(status, text) for status, text in items if status not in DROPPED_STATUSES]
+    done = sum(1 for status, _ in kept if status in DONE_STATUSES)
+    dropped = len(items) - len(kept)
+    head = f"{tool} {done}/{len(kept)} done" + (f" ({dropped} dropped)" if dropped else "")
+    active = [text for status, text in kept if status in ACTIVE_STATUSES]
+    pending = [text for status, text in kept if status not in DONE_STATUSES | ACTIVE_STATUSES]
+    if active:
+        return f"{head}; {PLAN_NOW} " + ", ".join(_quoted(_one_line(t)) for t in active)
+    if pending:
+        return f"{head}; next: {_quoted(_one_line(pending[0]))}"
+    return head
+
+
+def _one_line(text: str) -> str:
+    return _cut(" ".join(text.split()), VALUE_CUT)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -275,6 +350,10 @@ def format_call(name: Any, arguments: Any) -> str:
         return f"{tool} {_cut(' '.join(command.split()), VALUE_CUT * 2)}"  # grep's argv
     if not isinstance(args, dict):
         return f"{tool} {_scalar(args)}"
+    if tool.lower() in PLAN_TOOLS and (items := plan_items(args)):
+        why = args.get("explanation")  # Codex's word on the change, on a line of its own
+        text = plan_text(tool, items)
+        return f"{text}\n{_one_line(why)}" if isinstance(why, str) and why.strip() else text
     for key in COMMAND_KEYS:
         command = _command_text(args.get(key))
         if command is not None and command.strip():

@@ -147,13 +147,14 @@ def test_a_list_of_objects_reads_as_written_not_as_json() -> None:
         {"content": "Init crate", "status": "done"},
         {"content": "Port", "tags": ["a", "b c"]},
     ]
-    assert format_call("TodoWrite", {"todos": todos}) == (
-        'TodoWrite todos=[content="Init crate", status=done; content=Port, tags=[a, "b c"]]'
+    # (a plan tool's call shows its progress instead: tests/test_segment_plan.py)
+    assert format_call("Track", {"todos": todos}) == (
+        'Track todos=[content="Init crate", status=done; content=Port, tags=[a, "b c"]]'
     )
     # a value like any other, cut at VALUE_CUT: a long to-do list in full at every update
     # crowded its chunks (held-out search hit 78.0 -> 75.6 with lists to 240 characters)
-    many = format_call("TodoWrite", {"todos": todos * 50})
-    assert many.endswith(ELLIPSIS) and len(many) == len("TodoWrite todos=") + VALUE_CUT
+    many = format_call("Track", {"todos": todos * 50})
+    assert many.endswith(ELLIPSIS) and len(many) == len("Track todos=") + VALUE_CUT
     assert format_call("x", [{"a": "b"}]) == "x [a=b]"
 
 

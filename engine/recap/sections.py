@@ -69,7 +69,14 @@ from chunkscope.engine.summarize.extractive import (
     terminated,
 )
 from chunkscope.engine.textutil import literal_markdown
-from chunkscope.engine.toolcall import SHELL_TOOLS
+from chunkscope.engine.toolcall import (
+    ACTIVE_STATUSES,
+    DONE_STATUSES,
+    DROPPED_STATUSES,
+    PLAN_TOOLS,
+    SHELL_TOOLS,
+    plan_items,
+)
 
 __all__ = [
     "SECTION_TITLES",
@@ -546,60 +553,24 @@ def task_section(log: _Log) -> Section:
 
 # --------------------------------------------------------------------------- plan
 
-_PLAN_TOOLS = frozenset(
-    {"todowrite", "update_plan", "write_todos", "todo_write", "todowrite_tool", "plan", "todo"}
-)
-_DONE = frozenset({"completed", "complete", "done", "finished"})
-_ACTIVE = frozenset({"in_progress", "in-progress", "active", "doing", "started"})
-_DROPPED_STATUS = frozenset({"cancelled", "canceled", "skipped"})
-
-
-def _plan_items(args: Mapping[str, Any]) -> list[tuple[str, str]] | None:
-    items = None
-    for key in ("todos", "plan", "items", "steps", "tasks"):
-        if isinstance(args.get(key), list):
-            items = args[key]
-            break
-    if items is None:
-        return None
-    out: list[tuple[str, str]] = []
-    for item in items:
-        if isinstance(item, str):
-            out.append(("pending", item))
-            continue
-        if not isinstance(item, Mapping):
-            continue
-        text = next(
-            (
-                item[k]
-                for k in ("content", "step", "description", "title", "task", "text")
-                if isinstance(item.get(k), str) and item[k].strip()
-            ),
-            "",
-        )
-        status = item.get("status")
-        if text:
-            out.append((str(status).lower() if isinstance(status, str) else "pending", text))
-    return out
-
 
 def plan_section(log: _Log) -> Section:
     for call in reversed(log.calls):
-        if call.name.lower() not in _PLAN_TOOLS:
+        if call.name.lower() not in PLAN_TOOLS:
             continue
-        items = _plan_items(call.args)
+        items = plan_items(call.args)
         if items is None:
             continue
         lines: list[str] = []
         ranks: list[int] = []
         for status, text in items:
-            if status in _DROPPED_STATUS:
+            if status in DROPPED_STATUSES:
                 continue
             text = _cut(text, _LINE_CHARS["plan"])
-            if status in _DONE:
+            if status in DONE_STATUSES:
                 lines.append(f"- [x] {text}")
                 ranks.append(2)
-            elif status in _ACTIVE:
+            elif status in ACTIVE_STATUSES:
                 lines.append(f"- [~] {text} (in progress)")
                 ranks.append(0)
             else:

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from chunkscope.engine.read.formats.aider import ASKING_COMMANDS
+from chunkscope.engine.toolcall import PLAN_STEP
 
 __all__ = [
     "FOLLOW_UP",
@@ -35,6 +36,9 @@ __all__ = [
     "LANDED_STRETCH",
     "PHASE",
     "PHASE_STRETCH",
+    "PLAN",
+    "PLAN_SHARE",
+    "PLAN_STRETCH",
     "MessageKind",
     "Phase",
     "clean_request",
@@ -44,6 +48,7 @@ __all__ = [
     "lands_work",
     "message_kind",
     "phase_cue",
+    "plan_step",
     "repeats",
     "request_text",
     "topic_start",
@@ -217,6 +222,29 @@ def phase_cue(text: str) -> Phase | None:
     if _VERIFY_PHASE.search(head):
         return "verify"
     return None
+
+
+#: How strongly the agent's plan putting its next item in progress starts a topic
+#: (`plan_step`: a ``TodoWrite``, ``update_plan`` or ``write_todos`` call whose item in
+#: progress is another than the last one's, in the same request): it turns to the next
+#: step of its own plan. As strong as landed work (`LANDED`).
+PLAN = 1.2
+#: ... when at least this many characters of the session follow it before the plan's
+#: next item, the user's next request or the end: a phase, not a step of a minute.
+PLAN_STRETCH = 4000
+#: ... and at least this share of its request's characters (from the request to the next):
+#: a phase of the task, not one of its many steps.
+PLAN_SHARE = 1 / 3
+
+
+def plan_step(text: str) -> str | None:
+    """The item an agent's plan call puts in progress, as the call shows it
+    (`engine.toolcall.plan_text`: ``TodoWrite 2/7 done; in progress: "Test the
+    migration"``); None for any other text, or a plan with no item in progress."""
+    if " done" not in text:
+        return None  # what every plan call shows: "N/M done"
+    found = PLAN_STEP.search(text)
+    return found.group(1) if found else None
 
 
 def lands_work(text: str) -> bool:

@@ -22,7 +22,9 @@ and its embedding-based successors, instead:
    change; ``LANDED`` times it at the agent's first message after its work landed (a
    commit, a push, a pull request) when a task follows; ``PHASE`` at the agent's own
    announcement of its task's next phase (the fix after an investigation, then its
-   verification: `engine.segment.requests.phase_cue`); no topic starts before a
+   verification: `engine.segment.requests.phase_cue`); ``PLAN`` where the agent's plan
+   puts its next item in progress and a long stretch of the request follows
+   (`engine.segment.requests.plan_step`); no topic starts before a
    session's first request (its preamble: `TopicFrame.lead`); in markdown, times the strength
    with which the unit after the gap starts a document (`engine.segment.docstruct`: front
    matter, a title, a repeated opening section, a banner; and, in a file that does
@@ -90,11 +92,15 @@ from chunkscope.engine.segment.requests import (
     LANDED_STRETCH,
     PHASE,
     PHASE_STRETCH,
+    PLAN,
+    PLAN_SHARE,
+    PLAN_STRETCH,
     REPEAT_WINDOW,
     is_tool_call,
     lands_work,
     message_kind,
     phase_cue,
+    plan_step,
     request_text,
     words,
 )
@@ -311,7 +317,10 @@ def structure_points(chunks: Sequence[Chunk], sizes: IntArray | None = None) -> 
     `engine.segment.requests.FOLLOW_UP` at a follow-up, nothing at a report or a command), a
     long pause or a day change; `engine.segment.requests.LANDED` at the agent's first message
     after its work landed, when a task follows (at least
-    `engine.segment.requests.LANDED_STRETCH` characters before more work lands); for markdown,
+    `engine.segment.requests.LANDED_STRETCH` characters before more work lands);
+    `engine.segment.requests.PLAN` where the agent's plan puts its next item in progress
+    and the item lasts `engine.segment.requests.PLAN_STRETCH` characters and
+    `engine.segment.requests.PLAN_SHARE` of its request; for markdown,
     how strongly the unit after the gap starts a document (0 to
     `engine.segment.docstruct.MARKED`, `engine.segment.docstruct.document_starts`).
 
@@ -367,6 +376,10 @@ def _structure(
     starts = _offsets(np.asarray(totals, dtype=np.int64))
     phase: str | None = None  # the agent's phase of the request in course (`phase_cue`)
     phase_from = 0  # where it began (a char offset)
+    step: str | None = None  # the item of the agent's plan in progress, in this request
+    steps: list[tuple[int, int]] = []  # (gap, unit) where another item of the plan began
+    step_ends: list[int] = []  # the units where a plan's item or a request began
+    asks: list[int] = []  # the units where a request began
     pieces: list[Piece] = []
     piece_gaps: list[int] = []
     for j, chunk in enumerate(chunks):
@@ -375,6 +388,15 @@ def _structure(
         for t in chunk.turns:
             gap = j - 1 if 2 * offset <= total else j
             opens = t.turn_index is None or t.turn_index != prev_index
+            if t.role == "Bot" and (now := plan_step(t.text)) is not None:
+                # the plan's next item in progress (in any paragraph of a message; its
+                # first one opens no topic: the request did), weighed once its length
+                # is known (below)
+                if step is not None and now != step:
+                    step_ends.append(j)
+                    if 0 <= gap < n - 1:
+                        steps.append((gap, j))
+                step = now
             if t.role == "Doc":
                 pieces.append(Piece(t.text, opens))
                 piece_gaps.append(gap)
@@ -396,6 +418,9 @@ def _structure(
                     landed = False
                     if kind == "request":
                         phase, phase_from = None, int(starts[j])
+                        step = None
+                        step_ends.append(j)
+                        asks.append(j)
                     if lead is None:
                         lead = gap if prev_role is not None else -1
                     if prev_role is not None and (prev_role != "You" or not asked):
@@ -437,6 +462,18 @@ def _structure(
             end = lands[k] if k < len(lands) else n
             if starts[end] - starts[j] >= LANDED_STRETCH:
                 out[gap] = max(out[gap], LANDED)
+    for gap, j in steps:
+        # a phase of the plan, not a step of a minute: a long stretch until the next
+        # item, and a good share of its request's (file reads and diffs make short
+        # steps long in characters too)
+        k = bisect.bisect_right(step_ends, j)
+        end = step_ends[k] if k < len(step_ends) else n
+        r = bisect.bisect_right(asks, j)
+        ask_from = asks[r - 1] if r > 0 else 0
+        ask_to = asks[r] if r < len(asks) else n
+        length = starts[end] - starts[j]
+        if length >= PLAN_STRETCH and length >= PLAN_SHARE * (starts[ask_to] - starts[ask_from]):
+            out[gap] = max(out[gap], PLAN)
     headings = np.full(max(n - 1, 0), -1, dtype=np.int64)
     fixed = np.zeros(max(n - 1, 0), dtype=bool)
     opened = np.zeros(max(n - 1, 0), dtype=bool)
