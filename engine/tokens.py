@@ -183,6 +183,25 @@ def _write_table(enc: Any, path: Path | None) -> None:
         pass
 
 
+def encoding_names() -> list[str]:
+    """The encodings tiktoken knows by name, whether or not this machine has their
+    files (an encoding known but not had offline counts approximately)."""
+    try:
+        import tiktoken
+    except ImportError:  # pragma: no cover - tiktoken is a dependency
+        return [DEFAULT_ENCODING]
+    return sorted(tiktoken.list_encoding_names())
+
+
+def check_encoding(name: str) -> str:
+    """`name` when tiktoken knows it; a ValueError naming the ones it knows when not (a
+    misspelt name would otherwise count approximately without a word)."""
+    names = encoding_names()
+    if name not in names:
+        raise ValueError(f"no tiktoken encoding is named {name!r}: one of {', '.join(names)}")
+    return name
+
+
 _WORDISH = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 
@@ -204,12 +223,10 @@ class TokenCounter:
     def __init__(self, encoding: str = DEFAULT_ENCODING, cache_size: int = 65536) -> None:
         self._encoding = _load_encoding(encoding)
         self.requested = encoding
-        if self._encoding is not None:
-            self.name = encoding
-            self.accuracy: Accuracy = "exact"
-        else:
-            self.name = f"{encoding} (approximate)"
-            self.accuracy = "approximate"
+        #: The encoding's name; `accuracy` says whether it counts (every front end
+        #: shows the two side by side, so the name never carries the label).
+        self.name = encoding
+        self.accuracy: Accuracy = "exact" if self._encoding is not None else "approximate"
         self._cache: OrderedDict[str, int] = OrderedDict()
         self._cache_size = cache_size
 

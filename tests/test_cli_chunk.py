@@ -173,11 +173,25 @@ def test_min_chars_option(capsys: pytest.CaptureFixture[str], log: Path) -> None
     assert big["chunks"][0]["turn_count"] == sum(len(c.turns) for c in raw)
 
 
-def test_approximate_tokenizer_is_labelled(capsys: pytest.CaptureFixture[str], log: Path) -> None:
-    doc = run_json(capsys, str(log), "--tokenizer", "no_such_encoding")
-    assert doc["tokenizer"]["accuracy"] == "approximate"
-    assert "approximate" in doc["tokenizer"]["name"]
-    assert all(c["tokens"] > 0 for c in doc["chunks"])
+def test_an_unknown_tokenizer_is_refused(log: Path) -> None:
+    """Walk 11, 5: a name tiktoken does not know (`nope`, `cl100K_base`) was taken
+    silently and counted approximately, labelled `nope (approximate)`: it is a bad flag,
+    one line naming the encodings there are, exit 2."""
+    import subprocess
+    import sys
+
+    for name in ("nope", "cl100K_base"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "chunkscope", "chunk", str(log), "--tokenizer", name],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 2, proc
+        assert proc.stdout == ""
+        err = proc.stderr.strip()
+        assert "\n" not in err and "Traceback" not in err, err
+        assert f"no tiktoken encoding is named {name!r}" in err and "cl100k_base" in err
 
 
 def test_markdown_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -108,6 +108,23 @@ def file_path(text: str) -> str:
     return text
 
 
+def tokenizer_name(text: str) -> str:
+    """A --tokenizer flag's value: an encoding tiktoken knows (`check_encoding`)."""
+    from chunkscope.engine.tokens import check_encoding
+
+    try:
+        return check_encoding(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def add_tokenizer_arg(p: argparse.ArgumentParser) -> None:
+    """The --tokenizer flag, as every command that counts tokens takes it."""
+    p.add_argument(
+        "--tokenizer", default=None, type=tokenizer_name, metavar="ENC", help="tiktoken encoding"
+    )
+
+
 def note(message: str) -> None:
     print(f"chunkscope: {message}", file=sys.stderr)
 
@@ -341,7 +358,7 @@ def add_source_args(
     add_input_args(p)
     add_collapse_args(p, purpose=purpose)
     add_knob_flags(p, [CompactParams])
-    p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
+    add_tokenizer_arg(p)
     p.add_argument(
         "-o",
         "--output",

@@ -18,6 +18,7 @@ from chunkscope.tui.cli.common import (
     add_knob_flags,
     add_profile_option,
     add_theme_option,
+    add_tokenizer_arg,
     checked_knobs,
     collapse_of,
     open_latest,
@@ -52,7 +53,7 @@ def add_tui_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
     add_input_args(p)
     add_collapse_args(p, purpose="recap")
-    p.add_argument("--tokenizer", default=None, metavar="ENC", help="tiktoken encoding")
+    add_tokenizer_arg(p)
     p.add_argument(
         "--gold",
         default=None,
