@@ -120,7 +120,9 @@ def test_text_with_a_stray_nul_or_bad_byte_is_still_read(tmp_path: Path) -> None
     good = json.dumps({"role": "user", "content": "Fix the cache please"})
     log = tmp_path / "nul.jsonl"
     log.write_bytes((good + "\n").encode() * 5 + b'{"role": "user", "content": "a\x00b"}\n')
-    assert len(load(log).turns) == 5
+    source = load(log)  # the NUL line too (it was skipped as not JSON)
+    assert len(source.turns) == 6 and not source.skipped
+    assert [(w.line, "NUL" in w.reason) for w in source.warnings] == [(6, True)]
     doc = tmp_path / "latin.md"
     doc.write_bytes(b"# Caf\xe9\n\nThe caf\xe9 menu, with \xe9clairs.\n")
     assert load(doc).turns
@@ -183,3 +185,36 @@ def test_review_refuses_a_binary_transcript_and_says_where_it_looked(
         "not a log or markdown"
     )
     shutil.rmtree(folder)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "line"),
+    [
+        ("doc.md", b"hello\nworld\x00\nmore text here\n", 2),
+        (
+            "log.jsonl",
+            b'{"role":"user","content":"hi \x00 there"}\n{"role":"assistant","content":"ok"}\n',
+            1,
+        ),
+        (
+            "chat.aider.chat.history.md",
+            b"# aider chat started at 2024-05-01 10:00:00\n\n#### fix the \x00 bug\n\nDone.\n",
+            3,
+        ),
+    ],
+    ids=["markdown", "jsonl", "aider"],
+)
+def test_a_stray_nul_is_read_with_a_warning(
+    tmp_path: Path, name: str, data: bytes, line: int
+) -> None:
+    """Walk 11, 1: a stray NUL in a text file (too few to make it binary) went into the
+    chunks as it was, with no warning (a markdown file; a JSONL line was skipped as not
+    JSON): it is read as U+FFFD with a `path:line` warning, as invalid UTF-8 is, and no
+    text keeps it."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    source = load(path)
+    assert any(w.line == line and "NUL byte" in w.reason for w in source.warnings), source.warnings
+    assert source.turns and not source.skipped
+    assert all("\x00" not in t.text for t in source.turns)
+    assert any("\ufffd" in t.text for t in source.turns)

@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chunkscope.engine.chunk.split import (
@@ -384,6 +384,8 @@ def test_a_short_body_stays_with_its_heading_not_the_next(isolated: Path) -> Non
     unit=st.sampled_from([0, 20, 60, 200]),
     size=st.sampled_from([0, 60, 800]),
 )
+# a heading followed by a line of blanks was not seen as alone and ended its unit
+@example(doc=(["# `", "  ", "", "p `"], set(), {1}), unit=0, size=0)
 def test_no_topic_unit_or_merged_chunk_ends_with_a_heading(
     isolated: Path, doc: tuple[list[str], set[int], set[int]], unit: int, size: int
 ) -> None:

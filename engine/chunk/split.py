@@ -180,7 +180,8 @@ def section_heads(chunks: Sequence[Chunk]) -> list[int]:
             t = c.turns[0]
             first = t.turn_index != previous  # the first paragraph of its section
             if first and t.source_line is not None and _SECTION_HEADING.match(t.text):
-                alone = len(c.turns) == 1 and "\n" not in t.text
+                # (lines of blanks after it are no text: "# H\n  " is the heading alone)
+                alone = len(c.turns) == 1 and "\n" not in t.text.rstrip()
                 head = HEADING_ALONE if alone else HEADED
             previous = c.turns[-1].turn_index
         out.append(head)

@@ -307,12 +307,17 @@ PROGRESS_LINES = 2048
 
 def _decode(raw: bytes, lineno: int, warnings: list[Problem]) -> str:
     try:
-        return raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         warnings.append(
             Problem(lineno, f"invalid UTF-8 at byte {e.start}, decoded with replacement")
         )
-        return raw.decode("utf-8", errors="replace")
+        text = raw.decode("utf-8", errors="replace")
+    if "\x00" in text:  # a stray NUL: never passed on to a terminal, a page or a recap
+        at = raw.find(b"\x00")
+        warnings.append(Problem(lineno, f"NUL byte at byte {at}, read as U+FFFD"))
+        text = text.replace("\x00", "\ufffd")
+    return text
 
 
 def _iter_lines(
@@ -668,8 +673,8 @@ WHOLE_READ_BYTES = 64 << 20
 
 def _whole_lines(path: Path, size: int) -> list[str] | None:
     """The lines `_iter_lines` would give, from one read and one decode; None when the
-    file is large, compressed or not valid UTF-8 (then it is read line by line, which
-    reports each bad line). Loads that report progress (and may be stopped through
+    file is large, compressed, not valid UTF-8 or holds a NUL (then it is read line by
+    line, which reports each bad line). Loads that report progress (and may be stopped through
     it) read line by line."""
     if size > WHOLE_READ_BYTES:
         return None
@@ -677,6 +682,8 @@ def _whole_lines(path: Path, size: int) -> list[str] | None:
         if hasattr(fh, "fileobj"):
             return None
         data: bytes = fh.read()
+    if b"\x00" in data:
+        return None  # read line by line, which reports each NUL (`_decode`)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
