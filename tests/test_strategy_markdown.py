@@ -310,3 +310,24 @@ def test_cli_markdown_over_a_session_counts_its_turns(capsys: pytest.CaptureFixt
     )
     chunks = json.loads(capsys.readouterr().out)["chunks"]
     assert sum(c["turn_count"] > 1 for c in chunks) > len(chunks) // 2
+
+
+@pytest.mark.parametrize("cap", [60, 200, 450])
+@pytest.mark.parametrize(
+    "name", ["README.md", "docs/retrieval.md", "sample_logs/shell_cookbook.md"]
+)
+def test_a_chunk_over_max_tokens_as_shown_is_flagged(
+    capsys: pytest.CaptureFixture[str], name: str, cap: int
+) -> None:
+    """Walk 11, 12: `--max-tokens 450` gave a chunk of 451 tokens, not flagged: the
+    strategy counted the text, the JSON the chunk as shown (``Doc: `` and the text). The
+    label's tokens come out of the cap, so a chunk's `tokens` is over the cap only where
+    `exceeds_limit` says so (a unit it cannot split)."""
+    root = Path(__file__).resolve().parents[1]
+    argv = ["chunk", str(root / name), "--strategy", "markdown", "--max-tokens", str(cap)]
+    assert main([*argv, "--overlap", "10", "--format", "json"]) == 0
+    chunks = json.loads(capsys.readouterr().out)["chunks"]
+    assert chunks
+    for c in chunks:
+        assert c["tokens"] <= cap or c["meta"]["exceeds_limit"], (c["tokens"], c["text"][:80])
+    assert sum(c["tokens"] <= cap for c in chunks) > len(chunks) / 2

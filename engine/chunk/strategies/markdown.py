@@ -18,12 +18,13 @@ while splitting. The final chunks' exact counts come from one batch encode.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -408,6 +409,14 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
         file_lines: bool,
     ) -> StrategyResult:
         p = self.params
+        if file_lines and turns:
+            # A chunk of a document read from its file is one turn, shown (and counted)
+            # as ``Doc: TEXT``: the label's tokens come out of the cap, so the count a
+            # user sees holds to --max-tokens (the overlap may not allow it: then the
+            # flags say which chunks are over).
+            label = counter.count(f"{turns[0].role}: ")
+            with contextlib.suppress(ValueError):
+                p = replace(p, max_tokens=max(p.max_tokens - label, 1))
         starts = token_starts_later(text, counter)  # a long text: on other threads
         st = scan(text)  # meanwhile
         index = TokenIndex(text, counter, starts())
