@@ -144,6 +144,16 @@ def test_chatgpt_sessions_and_branches(fx: dict[str, Path]) -> None:
         load(fx["chatgpt-export"], session=7)
 
 
+def test_a_file_of_one_session_refuses_another_index(fx: dict[str, Path]) -> None:
+    """Walk 11, 10: `--session 5` on a file that holds one session read the whole file
+    without a word, where a file of several refuses an index it does not hold."""
+    for name in ("codex", "claude-code", "aider", "seed-jsonl"):
+        assert load(fx[name], session=0).turns
+        for index in (5, -1):
+            with pytest.raises(SourceError, match=rf"no session {index} \(the file holds 1"):
+                load(fx[name], session=index)
+
+
 def test_json_documents_keep_the_line_each_message_starts_on(fx: dict[str, Path]) -> None:
     source = load(fx["openai-messages"])
     text = fx["openai-messages"].read_text().splitlines()

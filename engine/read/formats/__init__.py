@@ -406,6 +406,10 @@ def read(
     # collector is paused for all of them, as the seed's reader always did.
     with gc_paused():
         reader = READERS[name]
+        if reader.sessions is None and options.session not in (None, 0):
+            # a file of one session: any other index is refused as a file of several
+            # refuses one it does not hold, never read as the whole file without a word
+            raise SourceError(p, f"no session {options.session} (the file holds 1: 0..0)")
         source = reader.read(p, options)
     source.format = name
     source.container = source.container or reader.container
