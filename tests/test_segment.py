@@ -346,18 +346,23 @@ def test_sweep_moves_one_knob_and_scores_each_value(
     assert all(len(p[1]) == 5 and set(p[1]) <= set("▁▂▃▄▅▆▇█") for p in plots)
 
 
-def test_sweep_of_a_seed_knob_runs_the_seed_loop(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+@pytest.mark.parametrize("merge", [None, "seed", "topic"])
+def test_sweep_of_the_size_cap_runs_the_mode_in_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path, merge: str | None
 ) -> None:
+    """The size cap is a knob of both modes (walk 11, 8: it swept the seed loop without
+    --merge, for 39 chunks where the workbench's topic run gave 132, and refused --merge
+    topic): it sweeps the mode in force, topic by default."""
     # Markdown: the seed loop's chunks are its paragraphs.
     log = tmp_path / "notes.md"
     rng = np.random.default_rng(2)
     paras = [" ".join(rng.choice(TOPICS[t].split(), 40)) for t in TOPICS for _ in range(6)]
     log.write_text("\n\n".join(paras) + "\n")
+    mode = ["--merge", merge] if merge else []
     assert main(["sweep", str(log), "--param", "max_chunk_chars", "--from", "300",
-                 "--to", "30000", "--points", "4", "--format", "json"]) == 0  # fmt: skip
+                 "--to", "30000", "--points", "4", "--format", "json", *mode]) == 0  # fmt: skip
     doc = json.loads(capsys.readouterr().out)
-    assert doc["merge"] == "seed"
+    assert doc["merge"] == (merge or "topic")
     counts = [p["chunks"] for p in doc["points"]]
     assert counts[0] > counts[-1] >= 1
 

@@ -56,7 +56,8 @@ def add_sweep_parser(sub: Any) -> argparse.ArgumentParser:
             "Merge FILE at each value of one knob and print the merged chunk count (with "
             "--gold: Pk, WindowDiff and boundary F1) as a table and as terminal plots. "
             f"Knobs: {names}. A seed-loop knob sweeps with --merge seed, a topic knob "
-            "with --merge topic. With --queries: the hit rate and MRR of the questions."
+            "with --merge topic, the size cap in the mode in force. With --queries: the "
+            "hit rate and MRR of the questions."
         ),
         examples=EXAMPLES,
     )
@@ -103,6 +104,7 @@ def sweep_values(knob: Knob, start: float | None, stop: float | None, points: in
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from chunkscope.engine.config.tuning import SHARED_KNOBS
     from chunkscope.engine.evaluate.gold import read_gold_file
     from chunkscope.engine.evaluate.measure import chunk_starts, line_weights, marked_stretch, score
     from chunkscope.engine.params import knob_map, replace_knobs
@@ -110,7 +112,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     knob, mode = _find_knob(args.param)
     mode_flag = getattr(args, knob_map(MergeParams)["mode"].dest, None)
-    if mode_flag is not None and mode_flag != mode:
+    shared = knob.name in SHARED_KNOBS  # the size cap: swept in the mode in force
+    if not shared and mode_flag is not None and mode_flag != mode:
         raise CliError(f"--param {knob.name} acts in --merge {mode}, not --merge {mode_flag}")
     values = sweep_values(knob, args.start, args.stop, args.points)
     searching = search_params(args)
@@ -120,6 +123,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
         queries = load_judged_queries(args.queries)
     pipe, _ = build_pipeline(args)
+    if shared:
+        mode = pipe.params.merge.mode
     pipe = pipe.with_params(merge=replace(pipe.params.merge, mode=mode))
     source = pipe.source()
     report_skipped(source)
