@@ -72,6 +72,11 @@ def test_a_follow_up_on_the_current_goal(text: str) -> None:
         "/compact",
         "/plugin",
         "continue",
+        # a command's output handed back in the user's place (an older text-only
+        # mini-swe-agent trajectory; SWE-agent): it was weighed as a follow-up
+        "<returncode>0</returncode>\n<output>\ntests/test_cache.py ... 3 passed\n</output>",
+        "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n</output>",
+        "<observation>\nFile created successfully at: /repo/fix.py\n</observation>",
     ],
 )
 def test_no_request_at_all(text: str) -> None:
@@ -87,6 +92,7 @@ def test_no_request_at_all(text: str) -> None:
         "/drop oil:///home/user/game/ /ask how would I separate out the engine class from Car3",
         "Let's break down app.js into multiple files. First make a proposal of a good way",
         "/publish-session",  # a command of the user's own: a workflow, not the tool's
+        "<output> of the parser is wrong: fix how it reads nested lists",  # a person's
     ],
 )
 def test_a_new_request(text: str) -> None:

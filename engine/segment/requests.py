@@ -82,7 +82,13 @@ _TRIVIAL = re.compile(
     r"keep going|carry on)\W*\Z",
     re.I,
 )
-_MACHINE = re.compile(r"\A\s*<(task-notification|bash-input|bash-stdout|bash-stderr)\b")
+#: A message the tool writes in the user's place: Claude Code's notifications and ``!``
+#: shell echoes, and a command's output handed back as a user message (an older text-only
+#: mini-swe-agent trajectory's ``<returncode>0</returncode>``, SWE-agent's observation).
+_MACHINE = re.compile(
+    r"\A\s*<(?:(?:task-notification|bash-input|bash-stdout|bash-stderr)\b|"
+    r"(?:returncode|tool_response|observation)>)"
+)
 #: Another hook's message in the user's place: Claude Code's "Stop hook feedback:",
 #: "PreToolUse:Bash hook error:", "... operation blocked by hook", a prompt hook's output
 _HOOK_MESSAGE = re.compile(
