@@ -591,7 +591,7 @@ class Pipeline:
             vectors = self.embeddings(progress=progress)
             mp = self.params.merge
             tokens = None
-            if mp.max_chunk_tokens is not None:
+            if mp.max_chunk_tokens is not None or counts_tokens:
                 tokens = self.token_counts(chunks)
             if mp.mode == "topic":  # topics, then merged chunks within the same cap
                 from chunkscope.engine.segment.segmenter import segment
@@ -607,8 +607,11 @@ class Pipeline:
                 )
             return merge(chunks, vectors, mp, token_counts=tokens)
 
-        # A token cap counts with the tokenizer: part of the key only then.
-        cap_tokens = self.params.tokenizer if self.params.merge.max_chunk_tokens else None
+        # A token cap, or the topics' chunk size, counts with the tokenizer: part of the
+        # key only then.
+        mp = self.params.merge
+        counts_tokens = mp.mode == "topic" and self.params.topic.topic_chunk_tokens > 0
+        cap_tokens = self.params.tokenizer if mp.max_chunk_tokens or counts_tokens else None
         return self._stage("merge", compute, cap_tokens)
 
     def search_index(self) -> SearchIndex:
@@ -769,20 +772,20 @@ class Pipeline:
 
     def count_limit(self, *, flags: bool = True) -> str | None:
         """The size limit that sets the fewest merged chunks, in words: in topic mode the
-        chunk size when it splits below the cap (``the chunk size (topic_chunk_chars
-        800, --topic-chunk-chars)``; without `flags`, as the workbench's slider says it,
-        ``the chunk size (800 chars)``), else the size cap (``the size cap (8,192
+        chunk size when it splits below the cap (``the chunk size (topic_chunk_tokens
+        200, --topic-chunk-tokens)``; without `flags`, as the workbench's slider says it,
+        ``the chunk size (200 tokens)``), else the size cap (``the size cap (8,192
         chars)``); None without either."""
         from chunkscope.engine.params import knob_map
         from chunkscope.engine.segment.segmenter import TopicParams, splits_below_cap
 
         mp = self.params.merge
-        target = self.params.topic.topic_chunk_chars
+        target = self.params.topic.topic_chunk_tokens
         if mp.mode == "topic" and splits_below_cap(target, mp):
-            k = knob_map(TopicParams)["topic_chunk_chars"]
+            k = knob_map(TopicParams)["topic_chunk_tokens"]
             label = k.slider.label if k.slider is not None else k.name
             if not flags:
-                return f"the {label} ({target:,} chars)"
+                return f"the {label} ({target:,} tokens)"
             return f"the {label} ({k.name} {target:,}, {k.flag})"
         if mp.cap is not None:
             return f"the size cap ({mp.cap:,} {mp.cap_unit})"

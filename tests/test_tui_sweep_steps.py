@@ -110,11 +110,11 @@ def test_n_in_topic_mode_finds_a_count_the_depth_gives_though_not_monotonic() ->
     assert count == pipe.fewest_chunks() < 57
     note = pipe.chunk_count_note(20, found, count)
     assert note.startswith(
-        "20 merged chunks cannot fit the chunk size (topic_chunk_chars 800, "
-        f"--topic-chunk-chars): it needs at least {count}; the closest is {count},"
+        "20 merged chunks cannot fit the chunk size (topic_chunk_tokens 200, "
+        f"--topic-chunk-tokens): it needs at least {count}; the closest is {count},"
     )
     said = pipe.chunk_count_note(20, found, count, flags=False)  # the workbench's words
-    assert said.startswith("20 merged chunks cannot fit the chunk size (800 chars): ")
+    assert said.startswith("20 merged chunks cannot fit the chunk size (200 tokens): ")
     found, count = on_slider_steps(pipe, *pipe.for_chunk_count(61), 61)
     assert count == 60 and "no topic depth gives exactly" in pipe.chunk_count_note(61, found, count)
 
@@ -253,9 +253,9 @@ async def test_n_out_of_reach_names_the_setting_the_cli_names(
         (far,) = [str(n.message) for n in app._notifications if "25 chunks: " in str(n.message)]
         assert far.endswith("; topic depth left at 7 (n 17 goes there)"), far
         assert app.state.tuning.topic.topic_depth == depth
-    flag = "chunk size (topic_chunk_chars 800, --topic-chunk-chars)"
+    flag = "chunk size (topic_chunk_tokens 200, --topic-chunk-tokens)"
     assert flag in said and "--" not in shown
-    assert shown == f"5 chunks: {said.replace(flag, 'chunk size (800 chars)')}"
+    assert shown == f"5 chunks: {said.replace(flag, 'chunk size (200 tokens)')}"
 
 
 @settings(max_examples=200, deadline=None)
