@@ -809,7 +809,9 @@ def _token_counts(chunks: Sequence[Chunk], token_counts: Sequence[int] | None) -
         token_counts = get_counter().count_many([c.text for c in chunks])
     counts = np.asarray(token_counts, dtype=np.int64)
     if counts.shape != (len(chunks),):
-        raise ValueError(f"token_counts has {len(counts)} entries but there are {len(chunks)} chunks")
+        raise ValueError(
+            f"token_counts has {len(counts)} entries but there are {len(chunks)} chunks"
+        )
     return counts
 
 
