@@ -649,7 +649,7 @@ async def test_w_writes_a_sectioned_recap_in_raw_tool_call_mode_with_the_logs_he
     isolated: Path,
 ) -> None:
     """T (raw tool calls) then w: the written recap has its sections, as the collapsed
-    mode's and `chunkscope recap`'s, and the log's `# Changelog` line (a chunk summary's
+    mode's and `chunkscope recap`'s, and the log's `## Unreleased` line (a chunk summary's
     opening) is a line of text, not a heading of the recap. (About 5 s: the file runs
     twice, collapsed then raw, each with its summaries.)"""
     from tests.test_recap import markdown_headings, recap_headings
@@ -669,7 +669,7 @@ async def test_w_writes_a_sectioned_recap_in_raw_tool_call_mode_with_the_logs_he
     headings = markdown_headings(text)
     assert "Task" in headings and "What happened" in headings
     assert set(headings) <= recap_headings(), headings
-    assert "\\# Changelog." in text
+    assert "\\## Unreleased." in text
 
 
 def test_no_collapse_flag() -> None:
