@@ -201,6 +201,7 @@ STAGE_INPUTS["strategy"] = (*STAGE_INPUTS["turns"], "strategy", "strategy_params
 STAGE_INPUTS["chunk"] = (*STAGE_INPUTS["strategy"], "by_message", "seed_split")
 STAGE_INPUTS["compact"] = (*STAGE_INPUTS["chunk"], "compact_min")
 STAGE_INPUTS["compacted"] = STAGE_INPUTS["compact"]
+STAGE_INPUTS["compact_tokens"] = (*STAGE_INPUTS["compact"], "tokenizer")
 STAGE_INPUTS["embed"] = (*STAGE_INPUTS["compact"], "embedder")
 STAGE_INPUTS["similarities"] = STAGE_INPUTS["embed"]
 STAGE_INPUTS["topic_frame"] = STAGE_INPUTS["embed"]
@@ -507,6 +508,11 @@ class Pipeline:
         """The token count of each chunk, by the run's counter."""
         return self.counter.count_many([c.text for c in chunks])
 
+    def compacted_tokens(self) -> list[int]:
+        """The token count of each compacted chunk (what a token cap and the topics'
+        chunk size count), memoised: a merge step does not count them again."""
+        return self._stage("compact_tokens", lambda: self.token_counts(self.compacted()))
+
     # ------------------------------------------------------------------ embeddings
 
     @property
@@ -592,7 +598,7 @@ class Pipeline:
             mp = self.params.merge
             tokens = None
             if mp.max_chunk_tokens is not None or counts_tokens:
-                tokens = self.token_counts(chunks)
+                tokens = self.compacted_tokens()
             if mp.mode == "topic":  # topics, then merged chunks within the same cap
                 from chunkscope.engine.segment.segmenter import segment
 
