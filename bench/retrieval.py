@@ -57,9 +57,9 @@ Rows (with ``--embedder e5`` every chunkscope row runs with
 segmentation):
 
 - ``chunkscope default``: merged chunks of ``Pipeline(path)`` (default params: topic
-  segmentation, topics split into retrieval chunks of at most ~800 chars,
-  ``TopicParams.topic_chunk_chars``);
-- ``chunkscope topics only``: ``TopicParams(topic_chunk_chars=0)`` (a topic is one
+  segmentation, topics split into retrieval chunks of at most ~200 tokens,
+  ``TopicParams.topic_chunk_tokens``);
+- ``chunkscope topics only``: ``TopicParams(topic_chunk_tokens=0)`` (a topic is one
   chunk up to the 8192-char cap);
 - ``chunkscope no merge``: the compacted chunks ``chunkscope chunk FILE`` prints
   without ``--embed`` (``Pipeline(path).compacted()``: in the default topic mode these
@@ -371,7 +371,7 @@ def chunkscope_texts(pipe: Pipeline, variant: str) -> list[str]:
     if variant == "default":
         return [c.text for c in pipe.merged().chunks]
     if variant == "topics":
-        tuned = pipe.with_params(topic=TopicParams(topic_chunk_chars=0))
+        tuned = pipe.with_params(topic=TopicParams(topic_chunk_tokens=0))
         return [c.text for c in tuned.merged().chunks]
     if variant == "compacted":
         return [c.text for c in pipe.compacted()]
@@ -872,7 +872,7 @@ def quality(
     chunkers: dict[str, dict[str, list[str]] | str] = {}
     cs_variants = {
         "chunkscope default": "default",
-        "chunkscope topics only (tcc=0)": "topics",
+        "chunkscope topics only (tct=0)": "topics",
         "chunkscope no merge (compacted)": "compacted",
     }
     for label, variant in cs_variants.items():

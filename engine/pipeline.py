@@ -201,6 +201,7 @@ STAGE_INPUTS["strategy"] = (*STAGE_INPUTS["turns"], "strategy", "strategy_params
 STAGE_INPUTS["chunk"] = (*STAGE_INPUTS["strategy"], "by_message", "seed_split")
 STAGE_INPUTS["compact"] = (*STAGE_INPUTS["chunk"], "compact_min")
 STAGE_INPUTS["compacted"] = STAGE_INPUTS["compact"]
+STAGE_INPUTS["compact_tokens"] = (*STAGE_INPUTS["compact"], "tokenizer")
 STAGE_INPUTS["embed"] = (*STAGE_INPUTS["compact"], "embedder")
 STAGE_INPUTS["similarities"] = STAGE_INPUTS["embed"]
 STAGE_INPUTS["topic_frame"] = STAGE_INPUTS["embed"]
@@ -507,6 +508,11 @@ class Pipeline:
         """The token count of each chunk, by the run's counter."""
         return self.counter.count_many([c.text for c in chunks])
 
+    def compacted_tokens(self) -> list[int]:
+        """The token count of each compacted chunk (what a token cap and the topics'
+        chunk size count), memoised: a merge step does not count them again."""
+        return self._stage("compact_tokens", lambda: self.token_counts(self.compacted()))
+
     # ------------------------------------------------------------------ embeddings
 
     @property
@@ -591,8 +597,8 @@ class Pipeline:
             vectors = self.embeddings(progress=progress)
             mp = self.params.merge
             tokens = None
-            if mp.max_chunk_tokens is not None:
-                tokens = self.token_counts(chunks)
+            if mp.max_chunk_tokens is not None or counts_tokens:
+                tokens = self.compacted_tokens()
             if mp.mode == "topic":  # topics, then merged chunks within the same cap
                 from chunkscope.engine.segment.segmenter import segment
 
@@ -607,8 +613,11 @@ class Pipeline:
                 )
             return merge(chunks, vectors, mp, token_counts=tokens)
 
-        # A token cap counts with the tokenizer: part of the key only then.
-        cap_tokens = self.params.tokenizer if self.params.merge.max_chunk_tokens else None
+        # A token cap, or the topics' chunk size, counts with the tokenizer: part of the
+        # key only then.
+        mp = self.params.merge
+        counts_tokens = mp.mode == "topic" and self.params.topic.topic_chunk_tokens > 0
+        cap_tokens = self.params.tokenizer if mp.max_chunk_tokens or counts_tokens else None
         return self._stage("merge", compute, cap_tokens)
 
     def search_index(self) -> SearchIndex:
@@ -769,20 +778,20 @@ class Pipeline:
 
     def count_limit(self, *, flags: bool = True) -> str | None:
         """The size limit that sets the fewest merged chunks, in words: in topic mode the
-        chunk size when it splits below the cap (``the chunk size (topic_chunk_chars
-        800, --topic-chunk-chars)``; without `flags`, as the workbench's slider says it,
-        ``the chunk size (800 chars)``), else the size cap (``the size cap (8,192
+        chunk size when it splits below the cap (``the chunk size (topic_chunk_tokens
+        200, --topic-chunk-tokens)``; without `flags`, as the workbench's slider says it,
+        ``the chunk size (200 tokens)``), else the size cap (``the size cap (8,192
         chars)``); None without either."""
         from chunkscope.engine.params import knob_map
         from chunkscope.engine.segment.segmenter import TopicParams, splits_below_cap
 
         mp = self.params.merge
-        target = self.params.topic.topic_chunk_chars
+        target = self.params.topic.topic_chunk_tokens
         if mp.mode == "topic" and splits_below_cap(target, mp):
-            k = knob_map(TopicParams)["topic_chunk_chars"]
+            k = knob_map(TopicParams)["topic_chunk_tokens"]
             label = k.slider.label if k.slider is not None else k.name
             if not flags:
-                return f"the {label} ({target:,} chars)"
+                return f"the {label} ({target:,} tokens)"
             return f"the {label} ({k.name} {target:,}, {k.flag})"
         if mp.cap is not None:
             return f"the size cap ({mp.cap:,} {mp.cap_unit})"

@@ -98,13 +98,13 @@ def test_sweep_queries_hit_rate_per_value(
     capsys: pytest.CaptureFixture[str], queries: Path, isolated: Path
 ) -> None:
     doc = _json(
-        capsys, "sweep", str(DOC), "--param", "topic-chunk-chars", "--from", "0", "--to",
-        "1600", "--points", "3", "--queries", str(queries),
+        capsys, "sweep", str(DOC), "--param", "topic-chunk-tokens", "--from", "0", "--to",
+        "400", "--points", "3", "--queries", str(queries),
     )  # fmt: skip
     points = doc["points"]
-    assert [p["value"] for p in points] == [0, 800, 1600]
+    assert [p["value"] for p in points] == [0, 200, 400]
     for p in points:
-        want = _expected(topic_chunk_chars=p["value"])
+        want = _expected(topic_chunk_tokens=p["value"])
         assert p["hit_rate"] == pytest.approx(round(want.hit_rate, 6))
         assert p["mrr"] == pytest.approx(round(want.mrr, 6))
     assert doc["search"] == {"ranker": "bm25", "budget": 1000}
@@ -113,7 +113,7 @@ def test_sweep_queries_hit_rate_per_value(
 def test_tune_queries_ranks_by_hit_rate_then_mrr_and_saves_a_profile(
     capsys: pytest.CaptureFixture[str], queries: Path, isolated: Path
 ) -> None:
-    grid = ["--grid", "topic-chunk-chars=0,400,800", "--grid", "topic-depth=7"]
+    grid = ["--grid", "topic-chunk-tokens=0,100,200", "--grid", "topic-depth=7"]
     doc = _json(capsys, "tune", str(DOC), "--queries", str(queries), *grid, "--save-profile", "rag")
     best = doc["best"]
     assert len(best) == 3
@@ -131,12 +131,12 @@ def test_tune_queries_ranks_by_hit_rate_then_mrr_and_saves_a_profile(
         assert b["hit_rate"] == pytest.approx(round(want.hit_rate, 6))
     capsys.readouterr()
     # the profile carries the best setting into every command
-    top = best[0]["values"]["topic_chunk_chars"]
+    top = best[0]["values"]["topic_chunk_tokens"]
     again = _json(capsys, "eval", str(DOC), "--queries", str(queries), "--profile", "rag")
     assert again["retrieval"]["hit_rate"] == pytest.approx(round(best[0]["hit_rate"], 4))
     assert again["retrieval"]["mrr"] == pytest.approx(round(best[0]["mrr"], 4))
     assert main(["profile", "show", "rag"]) == 0
-    assert re.search(rf"topic_chunk_chars\s+{top}\b", capsys.readouterr().out)
+    assert re.search(rf"topic_chunk_tokens\s+{top}\b", capsys.readouterr().out)
 
 
 def test_tune_needs_gold_or_queries_one_per_file(

@@ -78,7 +78,7 @@ def test_a_long_document_is_split_under_the_default_cap(
 ) -> None:
     path = _doc(tmp_path / "npm-thing.md")
     assert len(path.read_text()) > 30_000
-    whole = ("--topic-chunk-chars", "0")  # the size cap alone splits the topics
+    whole = ("--topic-chunk-tokens", "0")  # the size cap alone splits the topics
     code, doc, _ = _run(capsys, str(path), *whole)
     assert code == 0
     assert len(doc["merged"]) >= 5
@@ -157,17 +157,17 @@ def test_chunks_says_when_the_cap_makes_n_unreachable_and_topics_asks_for_topics
     tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
 ) -> None:
     path = _doc(tmp_path / "npm-thing.md")
-    # The chunk size (800 chars) needs ~46 chunks for ~37k chars, the cap only 5: the
+    # The chunk size (200 tokens) needs many chunks for ~37k chars, the cap only 5: the
     # note names the limit that applies, and the run gives the fewest it can.
     code, doc, err = _run(capsys, str(path), "--chunks", "2")
     assert code == 0 and "size cap" not in err
     fewest = len(doc["merged"])
     assert (
-        "2 merged chunks cannot fit the chunk size (topic_chunk_chars 800, "
-        f"--topic-chunk-chars): it needs at least {fewest};" in err
+        "2 merged chunks cannot fit the chunk size (topic_chunk_tokens 200, "
+        f"--topic-chunk-tokens): it needs at least {fewest};" in err
     )
-    _fits(doc, "chars", 800)
-    code, doc, err = _run(capsys, str(path), "--chunks", "2", "--topic-chunk-chars", "0")
+    _fits(doc, "tokens", 200)
+    code, doc, err = _run(capsys, str(path), "--chunks", "2", "--topic-chunk-tokens", "0")
     assert code == 0
     assert "cannot fit the size cap (8,192 chars): it needs at least" in err
     _fits(doc, "chars", 8192)
@@ -186,7 +186,7 @@ def test_markdown_text_output_has_no_clock_and_one_date(
     out = capsys.readouterr().out
     assert not re.search(r"\d\d:\d\d:\d\d", out)
     assert len(re.findall(r"dated \d{4}-\d\d-\d\d", out)) == 1
-    assert "chunks in 1 topic; chunks of at most 800 chars; size cap 8,192 chars" in out
+    assert "chunks in 1 topic; chunks of at most 200 tokens; size cap 8,192 chars" in out
 
 
 def test_a_topic_minimum_over_the_size_cap_is_said_and_the_cap_holds(

@@ -31,7 +31,7 @@ from chunkscope.engine.segment.requests import (
 from chunkscope.engine.segment.segmenter import TopicParams, frame, segment, structure_points
 from chunkscope.tui.cli import main
 
-WHOLE = TopicParams(topic_chunk_chars=0)
+WHOLE = TopicParams(topic_chunk_tokens=0)
 
 TOPICS = {
     "cache": "sqlite cache eviction vectors rows table schema migration lru expiry",

@@ -251,7 +251,7 @@ def test_pipeline_search_index_is_memoised_with_the_merge() -> None:
     idx = pipe.search_index()
     assert pipe.search_index() is idx
     assert len(idx.chunks) == len(pipe.merged().chunks)
-    other = pipe.with_params(topic=type(pipe.params.topic)(topic_chunk_chars=0))
+    other = pipe.with_params(topic=type(pipe.params.topic)(topic_chunk_tokens=0))
     assert other.search_index() is not idx
     assert len(other.search_index().chunks) < len(idx.chunks)
 
@@ -309,7 +309,7 @@ def test_cli_search_json_and_queries(capsys: pytest.CaptureFixture[str], tmp_pat
 
 def test_cli_search_follows_the_merge_options(capsys: pytest.CaptureFixture[str]) -> None:
     f = SAMPLES / "research_notes.jsonl"
-    main(["search", str(f), "sea star", "--format", "json", "--topic-chunk-chars", "0"])
+    main(["search", str(f), "sea star", "--format", "json", "--topic-chunk-tokens", "0"])
     whole = json.loads(capsys.readouterr().out)["chunks"]
     main(["search", str(f), "sea star", "--format", "json"])
     small = json.loads(capsys.readouterr().out)["chunks"]
@@ -394,18 +394,18 @@ def test_tune_keeps_the_settings_in_force_unless_another_answers_clearly_more() 
         Query("which exit code means a timeout", ("exit status 124 means it timed out",)),
     ]
     tuning = Tuning()
-    grid = {"topic_chunk_chars": [0, 800], "topic_depth": [7.0]}
-    prefer = {"topic_chunk_chars": 800, "topic_depth": 7.0}
+    grid = {"topic_chunk_tokens": [0, 200], "topic_depth": [7.0]}
+    prefer = {"topic_chunk_tokens": 200, "topic_depth": 7.0}
     best = tune_retrieval([(pipe, qs)], tuning, grid, prefer=prefer)
     assert min_gain(2) == 2 and min_gain(500) == 10
-    by = {t.values["topic_chunk_chars"]: t for t in best}
-    if by[0].hits < by[800].hits + 2:
+    by = {t.values["topic_chunk_tokens"]: t for t in best}
+    if by[0].hits < by[200].hits + 2:
         assert best[0].values == prefer  # not clearly better: the one in force stays
     free = tune_retrieval([(pipe, qs)], tuning, grid)  # no settings in force: the best
     assert [(-t.hit_rate, -t.mrr) for t in free] == sorted((-t.hit_rate, -t.mrr) for t in free)
     # walk 10: after the settings in force, the rest rank by hit rate, then MRR (they
     # ranked by nearness alone: 0.833 above 1.000)
-    wide = {"topic_chunk_chars": [0, 400, 800, 1600], "topic_depth": [5.0, 7.0]}
+    wide = {"topic_chunk_tokens": [0, 100, 200, 400], "topic_depth": [5.0, 7.0]}
     ranked = tune_retrieval([(pipe, qs)], tuning, wide, prefer=prefer, top=8)
     at = next(i for i, t in enumerate(ranked) if t.values == prefer)
     winners, rest = ranked[:at], ranked[at + 1 :]

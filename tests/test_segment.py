@@ -46,7 +46,7 @@ def _vectors(chunks: list[Chunk]) -> np.ndarray:
 
 
 #: Topics as merged chunks (no retrieval-sized split): these tests are about the topics.
-WHOLE = TopicParams(topic_chunk_chars=0)
+WHOLE = TopicParams(topic_chunk_tokens=0)
 
 
 def test_three_clear_topics_are_found() -> None:
@@ -141,7 +141,7 @@ def test_a_frame_shared_by_steps_of_other_windows_gives_what_a_new_one_gives(
 @given(
     seed=st.integers(0, 1000),
     bodies=st.lists(st.integers(100, 3000), min_size=1, max_size=6),
-    target=st.integers(200, 1500),
+    target=st.integers(50, 400),
     cap=st.one_of(st.none(), st.integers(300, 4000)),
 )
 def test_a_heading_stays_with_its_text_when_the_cap_allows(
@@ -159,7 +159,7 @@ def test_a_heading_stays_with_its_text_when_the_cap_allows(
         body = " ".join(rng.choice(words, size=size // 6))[:size]
         chunks.append(Chunk([Turn(None, "Doc", body, line + 2, 2 * i + 1)]))
         line += 4
-    params = replace(WHOLE, topic_chunk_chars=target)
+    params = replace(WHOLE, topic_chunk_tokens=target)
     result = segment(chunks, _vectors(chunks), params, max_chars=cap)
     for merged in result.chunks:
         lone = len(merged.turns) == 1 and merged.turns[0].text.startswith("## ")
@@ -317,7 +317,7 @@ def test_sweep_moves_one_knob_and_scores_each_value(
     gold = tmp_path / "gold.json"
     gold.write_text(json.dumps({"starts": _session(log)}))
     argv = ["sweep", str(log), "--param", "topic-depth", "--gold", str(gold)]
-    argv += ["--topic-chunk-chars", "0"]  # a chunk per topic
+    argv += ["--topic-chunk-tokens", "0"]  # a chunk per topic
     assert main([*argv, "--from", "0", "--to", "40", "--points", "9", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["param"], doc["merge"]) == ("topic_depth", "topic")
@@ -476,7 +476,7 @@ def test_chunks_n_finds_the_setting_that_gives_n_merged_chunks(
 ) -> None:
     log = tmp_path / "session.jsonl"
     _session(log)
-    whole = ["--topic-chunk-chars", "0"]  # a chunk per topic: the depth gives the count
+    whole = ["--topic-chunk-tokens", "0"]  # a chunk per topic: the depth gives the count
     assert main(["chunk", str(log), "--embed", "--chunks", "4", *whole, "--format", "json"]) == 0
     captured = capsys.readouterr()
     assert len(json.loads(captured.out)["merged"]) == 4
@@ -572,26 +572,32 @@ def test_pk_and_windowdiff_equal_their_definition_per_character(
 
 @settings(max_examples=30, deadline=None)
 @given(
-    target=st.integers(0, 3000),
+    target=st.integers(0, 800),
     cap=st.one_of(st.none(), st.integers(50, 6000)),
     seed=st.integers(0, 50),
 )
 def test_topics_split_into_chunks_of_the_chunk_size_within_the_cap(
     target: int, cap: int | None, seed: int
 ) -> None:
-    """`topic_chunk_chars`: every merged chunk fits the chunk size and the size cap (or is
-    one unit), the topics never move, and the cuts inside a topic say which split them."""
+    """`topic_chunk_tokens`: every merged chunk fits the chunk size (in tokens, as the
+    merge counts them: the units' tokens plus one per join) and the size cap (chars),
+    or is one unit; the topics never move, and the cuts inside a topic say which split
+    them."""
+    from chunkscope.engine.tokens import get_counter
+
     rng = np.random.default_rng(seed)
     chunks = _chunks([("cache", 8), ("tides", 6), ("taxes", 9)], rng)
     v = _vectors(chunks)
-    params = replace(TopicParams(), topic_chunk_chars=target)
+    params = replace(TopicParams(), topic_chunk_tokens=target)
     result = segment(chunks, v, params, max_chars=cap)
     whole = segment(chunks, v, WHOLE, max_chars=None)
     assert result.topic_bounds is not None and whole.topic_bounds is not None
     assert result.topic_bounds.tolist() == whole.topic_bounds.tolist()
-    limit = min(x for x in (target or None, cap) if x is not None) if (target or cap) else None
-    for c in result.chunks:
-        assert limit is None or c.chars <= limit or len(c.turns) == 1
+    counts = get_counter().count_many([c.text for c in chunks])
+    for (a, b), c in zip(result.spans, result.chunks, strict=True):
+        if b - a > 1:
+            assert not target or sum(counts[a:b]) + (b - a - 1) <= target
+            assert cap is None or c.chars <= cap
     inner = {b - 1 for b in result.topic_bounds.tolist()[1:-1]}
     for i, cut in enumerate(result.cuts):
         start = int(result.bounds[i + 1] - 1)
@@ -607,11 +613,12 @@ def test_the_default_chunks_are_retrieval_sized() -> None:
 
     pipe = Pipeline(SAMPLE, PipelineParams())
     merged = pipe.merged()
-    target = TopicParams().topic_chunk_chars
+    target = TopicParams().topic_chunk_tokens
     assert 0 < target < 8192
     # over the target only a chunk the merge cannot cut: one compacted chunk
-    units = [e - s for s, e in merged.spans]
-    assert all(c.chars <= target or n == 1 for c, n in zip(merged.chunks, units, strict=True))
+    counts = pipe.token_counts(pipe.compacted())
+    for a, b in merged.spans:
+        assert b - a == 1 or sum(counts[a:b]) + (b - a - 1) <= target
     assert "chunk_size" in {c.reason for c in merged.cuts}
     topics = pipe.with_params(topic=WHOLE).merged()
     assert len(topics.chunks) < len(merged.chunks)

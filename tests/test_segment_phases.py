@@ -164,7 +164,7 @@ def _topic_openings(path: Path) -> list[str]:
     pipe = Pipeline(str(path), params)
     chunks = pipe.compacted()
     result = segment(
-        chunks, pipe.embeddings(), TopicParams(topic_chunk_chars=0), pipe.topic_frame()
+        chunks, pipe.embeddings(), TopicParams(topic_chunk_tokens=0), pipe.topic_frame()
     )
     assert result.topic_bounds is not None
     out = []

@@ -69,7 +69,7 @@ def test_snapshot_then_check(
 ) -> None:
     log, cuts = tmp_path / "s.jsonl", tmp_path / "cuts.json"
     _session(log)
-    chunk = ["chunk", str(log), "--embed", "--topic-chunk-chars", "0"]  # a chunk per topic
+    chunk = ["chunk", str(log), "--embed", "--topic-chunk-tokens", "0"]  # a chunk per topic
     assert main([*chunk, "--snapshot", str(cuts), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     doc = json.loads(cuts.read_text())

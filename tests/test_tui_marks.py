@@ -256,7 +256,7 @@ async def test_a_says_the_marks_are_all_the_topics_and_is_saved_with_them(
         bench = app.workbench
         return bench is not None and bench.view is not None and app.file_marks is not None
 
-    app = make_app(log, topic_chunk_chars=0)  # a card per topic: its verdict on screen
+    app = make_app(log, topic_chunk_tokens=0)  # a card per topic: its verdict on screen
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: drawn(app))
         assert app.file_marks is not None and app.file_marks.partial  # the default

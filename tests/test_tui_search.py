@@ -172,11 +172,11 @@ async def test_slash_asks_the_merged_chunks_and_marks_the_answer() -> None:
 
         # a slider step asks again, of the new chunks
         generation = app.run_generation
-        size = bench.query_one("#topic-chunk-chars", Slider)
+        size = bench.query_one("#topic-chunk-tokens", Slider)
         size.focus()
-        await pilot.press("shift+left")  # chunk size: one big step (500 chars) down
+        await pilot.press("shift+left")  # chunk size: one big step (125 tokens) down
         await until(pilot, lambda: app.run_generation > generation and _answered(app))
-        assert app.state.tuning.topic.topic_chunk_chars == TopicParams().topic_chunk_chars - 500
+        assert app.state.tuning.topic.topic_chunk_tokens == TopicParams().topic_chunk_tokens - 125
         again = app.search_answer
         assert again is not None and again is not answer
         assert [r.chunk for r in again.results] == [r.chunk for r in _expected(app).results]
@@ -239,13 +239,13 @@ async def test_queries_give_a_live_hit_rate_that_follows_the_chunk_size(tmp_path
         assert f"MRR {first.mrr:.2f}" in _score_text(app)
         bench = app.workbench
         assert bench is not None
-        size = bench.query_one("#topic-chunk-chars", Slider)
+        size = bench.query_one("#topic-chunk-tokens", Slider)
         size.focus()
         await pilot.press("home")  # chunk size 0: a topic is one chunk, too big for the budget
         await until(
             pilot,
             lambda: (
-                app.state.tuning.topic.topic_chunk_chars == 0
+                app.state.tuning.topic.topic_chunk_tokens == 0
                 and app.retrieval_view is bench.view
                 and app.workers_idle()
             ),

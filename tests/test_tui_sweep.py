@@ -90,7 +90,7 @@ async def test_the_sweep_follows_the_focused_knob_and_the_other_knobs() -> None:
 
 
 async def test_n_chunks_moves_the_depth_to_give_them() -> None:
-    app = make_app(topic_chunk_chars=0)  # a chunk per topic: the depth gives the count
+    app = make_app(topic_chunk_tokens=0)  # a chunk per topic: the depth gives the count
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         await pilot.press("n")
@@ -104,7 +104,7 @@ async def test_n_chunks_moves_the_depth_to_give_them() -> None:
         field.value = "4"  # type: ignore[attr-defined]
         await pilot.press("enter")
         base = Pipeline(
-            SAMPLE, PipelineParams(collapse=True, topic=TopicParams(topic_chunk_chars=0))
+            SAMPLE, PipelineParams(collapse=True, topic=TopicParams(topic_chunk_tokens=0))
         )
         found, count = on_slider_steps(base, *base.for_chunk_count(4), 4)
         depth = found.params.topic.topic_depth

@@ -95,11 +95,11 @@ def _topic() -> Pipeline:
 
 def test_n_in_topic_mode_finds_a_count_the_depth_gives_though_not_monotonic() -> None:
     """The chunk size splits fewer topics into more pieces: on the sample depth 7 gives
-    57 merged chunks, depth 4.6 gives 58, depth 4.1 gives 60 (a bisection saw 57)."""
+    52 merged chunks, depth 4.6 gives 53, depth 4.4 52 again and depth 3.9 54."""
     pipe = _topic()  # a few seconds: n out of reach tries all 101 steps of the slider
-    counts = {x: pipe.with_count_knob(x).merged_count() for x in (7.0, 4.6, 4.1)}
-    assert counts == {7.0: 57, 4.6: 58, 4.1: 60}
-    for n in (58, 60):
+    counts = {x: pipe.with_count_knob(x).merged_count() for x in (7.0, 4.6, 4.4, 3.9)}
+    assert counts == {7.0: 52, 4.6: 53, 4.4: 52, 3.9: 54}
+    for n in (53, 54):
         found, count = on_slider_steps(pipe, *pipe.for_chunk_count(n), n)
         assert count == n == found.merged_count()
         assert found.params.topic.topic_depth in pipe.count_steps()
@@ -107,16 +107,16 @@ def test_n_in_topic_mode_finds_a_count_the_depth_gives_though_not_monotonic() ->
     # Out of reach: the real closest, and the limit that applies is the chunk size
     # (~29k chars: the 8,192-char cap would need 4 chunks).
     found, count = on_slider_steps(pipe, *pipe.for_chunk_count(20), 20)
-    assert count == pipe.fewest_chunks() < 57
+    assert count == pipe.fewest_chunks() < 52
     note = pipe.chunk_count_note(20, found, count)
     assert note.startswith(
-        "20 merged chunks cannot fit the chunk size (topic_chunk_chars 800, "
-        f"--topic-chunk-chars): it needs at least {count}; the closest is {count},"
+        "20 merged chunks cannot fit the chunk size (topic_chunk_tokens 200, "
+        f"--topic-chunk-tokens): it needs at least {count}; the closest is {count},"
     )
     said = pipe.chunk_count_note(20, found, count, flags=False)  # the workbench's words
-    assert said.startswith("20 merged chunks cannot fit the chunk size (800 chars): ")
-    found, count = on_slider_steps(pipe, *pipe.for_chunk_count(61), 61)
-    assert count == 60 and "no topic depth gives exactly" in pipe.chunk_count_note(61, found, count)
+    assert said.startswith("20 merged chunks cannot fit the chunk size (200 tokens): ")
+    found, count = on_slider_steps(pipe, *pipe.for_chunk_count(55), 55)
+    assert count == 54 and "no topic depth gives exactly" in pipe.chunk_count_note(55, found, count)
 
 
 async def test_n_in_the_seed_loop_sets_a_threshold_the_slider_keeps(
@@ -232,7 +232,8 @@ async def test_n_out_of_reach_names_the_setting_the_cli_names(
     err = capsys.readouterr().err
     (cli,) = [ln for ln in err.splitlines() if ln.startswith("chunkscope: --chunks 5: ")]
     said = cli.removeprefix("chunkscope: --chunks 5: ")
-    assert said.endswith("at topic depth 7")  # the depth in force gives the closest count
+    # the closest count (17) is given from depth 3.7 down: the step nearest the one in force
+    assert said.endswith("the closest is 17, at topic depth 3.7")
     app = make_app(path, collapse=False)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
@@ -243,19 +244,21 @@ async def test_n_out_of_reach_names_the_setting_the_cli_names(
         await until(pilot, lambda: any("5 chunks: " in str(n.message) for n in app._notifications))
         (shown,) = [str(n.message) for n in app._notifications if "5 chunks: " in str(n.message)]
         # Walk 6: the same, with the limit named as the workbench's slider is, not as the
-        # command line's flag; and a count out of reach moves nothing (depth 7 -> 3.7 for
-        # 17 chunks where 25 were asked): it says where the closest is.
+        # command line's flag; and a count out of reach moves nothing (19 chunks where 25
+        # were asked): it says where the closest is.
         depth = app.state.tuning.topic.topic_depth
         await pilot.press("n")
         app.screen.query_one("#prompt-input", Input).value = "25"
         await pilot.press("enter")
         await until(pilot, lambda: any("25 chunks: " in str(n.message) for n in app._notifications))
         (far,) = [str(n.message) for n in app._notifications if "25 chunks: " in str(n.message)]
-        assert far.endswith("; topic depth left at 7 (n 17 goes there)"), far
+        assert far.endswith("; topic depth left at 7 (n 19 goes there)"), far
         assert app.state.tuning.topic.topic_depth == depth
-    flag = "chunk size (topic_chunk_chars 800, --topic-chunk-chars)"
+    flag = "chunk size (topic_chunk_tokens 200, --topic-chunk-tokens)"
     assert flag in said and "--" not in shown
-    assert shown == f"5 chunks: {said.replace(flag, 'chunk size (800 chars)')}"
+    # and, as the closest is not at the depth in force, the depth stays where it is
+    stays = "; topic depth left at 7 (n 17 goes there)"
+    assert shown == f"5 chunks: {said.replace(flag, 'chunk size (200 tokens)')}{stays}"
 
 
 @settings(max_examples=200, deadline=None)

@@ -66,7 +66,7 @@ async def test_the_search_context_line_keeps_to_its_row_beside_the_ranker(
     app = make_app()
     async with app.run_test(size=size) as pilot:
         await settled(pilot, app)
-        await _ask(pilot, app, "embedding cache")
+        await _ask(pilot, app, "cache persistence")  # 200-token chunks: 8 tokens unused
         answer = app.search_answer
         assert answer is not None and answer.rest_note, "the question should leave a rest"
         panel = app.workbench.query_one(SearchPanel)  # type: ignore[union-attr]

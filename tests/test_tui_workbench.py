@@ -75,7 +75,7 @@ async def test_slider_step_changes_the_merged_chunk_count() -> None:
 
 
 async def test_selecting_a_merged_chunk_highlights_its_parts() -> None:
-    app = make_app(topic_chunk_chars=0)  # chunks of whole turns
+    app = make_app(topic_chunk_tokens=0)  # chunks of whole turns
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         bench = app.workbench
@@ -649,7 +649,7 @@ async def test_w_writes_a_sectioned_recap_in_raw_tool_call_mode_with_the_logs_he
     isolated: Path,
 ) -> None:
     """T (raw tool calls) then w: the written recap has its sections, as the collapsed
-    mode's and `chunkscope recap`'s, and the log's `# Changelog` line (a chunk summary's
+    mode's and `chunkscope recap`'s, and the log's `## Unreleased` line (a chunk summary's
     opening) is a line of text, not a heading of the recap. (About 5 s: the file runs
     twice, collapsed then raw, each with its summaries.)"""
     from tests.test_recap import markdown_headings, recap_headings
@@ -669,7 +669,7 @@ async def test_w_writes_a_sectioned_recap_in_raw_tool_call_mode_with_the_logs_he
     headings = markdown_headings(text)
     assert "Task" in headings and "What happened" in headings
     assert set(headings) <= recap_headings(), headings
-    assert "\\# Changelog." in text
+    assert "\\## Unreleased." in text
 
 
 def test_no_collapse_flag() -> None:
@@ -689,7 +689,7 @@ async def test_the_merge_toggle_switches_the_segmenter_and_its_controls() -> Non
     topic slider re-runs the topic segmentation."""
     from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
 
-    app = make_app(topic_chunk_chars=0)  # a chunk per topic: the depth moves the count
+    app = make_app(topic_chunk_tokens=0)  # a chunk per topic: the depth moves the count
     async with app.run_test(size=SIZE) as pilot:
         await pilot_settled(pilot, app)
         bench = app.workbench
@@ -738,7 +738,7 @@ async def test_the_max_size_slider_caps_topic_chunks(tmp_path: Path) -> None:
         for i in range(12)
     ]
     doc.write_text("# Guide\n\n" + "\n\n".join(sections) + "\n\n" + "word " * 1400 + "\n")
-    app = make_app(doc, topic_chunk_chars=0)  # the cap alone splits the topics
+    app = make_app(doc, topic_chunk_tokens=0)  # the cap alone splits the topics
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
         bench = app.workbench

@@ -194,7 +194,7 @@ def centrality_scores(
         raise ChunkscopeError(
             f"the salience scorer links every pair of merged chunks: {n:,} here, over its "
             f"limit of {CENTRALITY_MAX_ROWS:,} (a {gb:,.1f} GB matrix); use the recency "
-            "scorer, or fewer, larger chunks (a higher --max-chars or --topic-chunk-chars)"
+            "scorer, or fewer, larger chunks (a higher --max-chars or --topic-chunk-tokens)"
         )
     sim = unit @ unit.T  # one n x n matrix, worked on in place (the same numbers)
     np.clip(sim, 0.0, None, out=sim)

@@ -31,7 +31,7 @@ __all__ = ["RETRIEVAL_GRIDS", "RetrievalTuned", "min_gain", "retrieval_score", "
 #: The default grid of `tune --queries`, per merge mode: the knobs that shape the chunks.
 RETRIEVAL_GRIDS: dict[str, dict[str, list[Any]]] = {
     "topic": {
-        "topic_chunk_chars": [0, 400, 600, 800, 1000, 1200, 1600, 2400],
+        "topic_chunk_tokens": [0, 100, 150, 200, 250, 300, 400, 600],
         "topic_depth": [5.0, 7.0, 9.0],
     },
     "seed": {

@@ -296,7 +296,7 @@ class Cut:
 
     The topic segmenter's: ``topic``, ``structure`` (a topic starts), ``size_cap`` (a
     topic split to fit the cap) and ``chunk_size`` (a topic split into chunks of about
-    ``topic_chunk_chars``, the size a search context takes).
+    ``topic_chunk_tokens``, the size a search context takes).
     """
 
     after: int

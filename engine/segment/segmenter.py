@@ -173,15 +173,16 @@ class TopicParams:
         minimum=0,
         metavar="N",
     )
-    topic_chunk_chars: int = knob(
-        800,
+    topic_chunk_tokens: int = knob(
+        200,
         "merged chunks of about this size: each topic is split into the fewest chunks of "
-        "at most N chars (0: a topic is one chunk unless over the size cap), at its best "
-        "inner points; chunks a search context can hold",
-        flag="--topic-chunk-chars",
+        "at most N tokens (the run's tokenizer, the unit of a search context's budget; 0: a "
+        "topic is one chunk unless over the size cap), at its best inner points; chunks a "
+        "search context can hold",
+        flag="--topic-chunk-tokens",
         minimum=0,
         metavar="N",
-        slider=SliderSpec(0, 8000, 100, 500, label="chunk size", fmt="{:.0f}", order=140),
+        slider=SliderSpec(0, 2000, 25, 125, label="chunk size", fmt="{:.0f}", order=140),
     )
     topic_structure: float = knob(
         5.0,
@@ -772,8 +773,9 @@ def segment(
     that fit the size cap, as a `MergeResult` (its ``topic_bounds`` are the topics).
     `prepared` (their `frame`, built once) leaves only the work that depends on the
     knobs. The cap is `max_chars` (the seed's 8192 by default; None: no cap) or, when
-    given, `max_tokens`, which needs `token_counts` (one per chunk); as in the seed
-    loop a merged chunk's size is ``sum(part sizes) + (parts - 1)``."""
+    given, `max_tokens`; as in the seed loop a merged chunk's size is ``sum(part sizes)
+    + (parts - 1)``. A token cap and the chunk size (``topic_chunk_tokens``) count
+    `token_counts` (one per chunk; without them, the default tokenizer's counts)."""
     params = params or TopicParams()
     size = MergeParams(mode="topic", max_chunk_chars=max_chars, max_chunk_tokens=max_tokens)
     n = len(chunks)
@@ -810,29 +812,44 @@ def segment(
     cap = size.cap
     bounds = chosen
     over = None
+    target = params.topic_chunk_tokens
+    splits = splits_below_cap(target, size)
+    tokens = (
+        _offsets(_token_counts(chunks, token_counts)) if splits or max_tokens is not None else None
+    )
     if cap is not None:
         prefix = chars
-        if max_tokens is not None:
-            if token_counts is None:
-                raise ValueError("max_tokens is set but no token_counts were given")
-            counts = np.asarray(token_counts, dtype=np.int64)
-            if counts.shape != (n,):
-                raise ValueError(f"token_counts has {len(counts)} entries but there are {n} chunks")
-            prefix = _offsets(counts)
+        if tokens is not None and max_tokens is not None:
+            prefix = tokens
         bounds = fit_cap(chosen, prefix, cap, f.ranks, scores.score)
         b_arr = np.asarray(bounds, dtype=np.int64)
         _cut_where_none(cuts, b_arr, CUT_CODES["size_cap"])
         over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
-    target = params.topic_chunk_chars
-    if splits_below_cap(target, size):
-        # retrieval-sized chunks inside the topics (only ever splits further: the cap holds)
-        split = fit_cap(bounds, chars, target, f.ranks, scores.score)
+    if splits and tokens is not None:
+        # retrieval-sized chunks inside the topics, in tokens as a context's budget is
+        # (only ever splits further: the cap holds)
+        split = fit_cap(bounds, tokens, target, f.ranks, scores.score)
         bounds = _keep_together(split, bounds, f.ranks, chars if cap is None else prefix, cap)
         b_arr = np.asarray(bounds, dtype=np.int64)
         _cut_where_none(cuts, b_arr, CUT_CODES["chunk_size"])
         if over is not None and cap is not None:
             over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
     return _result(chunks, v, bounds, chosen, cuts, scores, over, size, f)
+
+
+def _token_counts(chunks: Sequence[Chunk], token_counts: Sequence[int] | None) -> IntArray:
+    """`token_counts` checked (one per chunk, none negative), or, when None, the chunks
+    counted with the default tokenizer."""
+    if token_counts is None:
+        from chunkscope.engine.tokens import get_counter
+
+        token_counts = get_counter().count_many([c.text for c in chunks])
+    counts = np.asarray(token_counts, dtype=np.int64)
+    if counts.shape != (len(chunks),):
+        raise ValueError(
+            f"token_counts has {len(counts)} entries but there are {len(chunks)} chunks"
+        )
+    return counts
 
 
 def _keep_together(
@@ -869,10 +886,10 @@ def _cut_where_none(cuts: npt.NDArray[np.int8], bounds: IntArray, code: int) -> 
 
 
 def splits_below_cap(target: int, size: MergeParams) -> bool:
-    """Whether a chunk size of `target` chars splits topics further than the size cap of
-    `size` does (a cap in tokens: always; in chars: when the target is below it)."""
+    """Whether a chunk size of `target` tokens splits topics further than the size cap
+    of `size` does (a cap in chars: always; in tokens: when the target is below it)."""
     cap = size.cap
-    return target > 0 and (cap is None or size.cap_unit == "tokens" or target < cap)
+    return target > 0 and (cap is None or size.cap_unit == "chars" or target < cap)
 
 
 def fit_cap(

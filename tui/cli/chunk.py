@@ -262,9 +262,9 @@ def _chunk_report(
     n_topics = len(merged.topic_spans)
     cap = merged.params
     limit = f"size cap {cap.cap:,} {cap.cap_unit}" if cap.cap is not None else "no size cap"
-    target = pipe.params.topic.topic_chunk_chars
+    target = pipe.params.topic.topic_chunk_tokens
     if pipe.params.merge.mode == "topic" and splits_below_cap(target, cap):
-        limit = f"chunks of at most {target:,} chars; {limit}"
+        limit = f"chunks of at most {target:,} tokens; {limit}"
     over = sum(merged.exceeds_limit)
     if over:
         limit += f"; {over} over it, each one unit kept whole"

@@ -32,7 +32,7 @@ from chunkscope.tui.cli.common import (
 
 EXAMPLES = (
     "chunkscope sweep sample_logs/architecture_guide.md --param topic-depth",
-    "chunkscope sweep docs.md --param topic-chunk-chars --queries questions.json",
+    "chunkscope sweep docs.md --param topic-chunk-tokens --queries questions.json",
     "chunkscope sweep notes.md --param max-chars --merge seed --from 512 --to 8192 --points 9",
 )
 
