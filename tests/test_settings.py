@@ -283,3 +283,35 @@ def test_a_profile_of_an_older_version_still_loads(config_dir: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("[profiles.old]\nstd_k = 0.7\ntopic_max_chars = 0\nmax_chunk_chars = 4000\n")
     assert get_profile("old") == Profile(std_k=0.7, max_chunk_chars=4000)
+
+
+@pytest.mark.parametrize(("chars", "tokens"), [(800, 200), (600, 150), (0, 0)])
+def test_a_profile_of_chunk_chars_reads_as_chunk_tokens(
+    config_dir: Path, chars: int, tokens: int
+) -> None:
+    """The merged chunks' size was `topic_chunk_chars` before it was counted in tokens
+    (`topic_chunk_tokens`): a profile saved then is read in the new unit (about 4 chars a
+    token, 800 chars the old default and 200 tokens the new), not refused and not lost."""
+    from chunkscope.engine.config.settings import config_path
+
+    path = config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"[profiles.old]\nstd_k = 0.7\ntopic_chunk_chars = {chars}\n")
+    assert get_profile("old") == Profile(std_k=0.7, topic_chunk_tokens=tokens)
+
+
+def test_the_old_chunk_size_flag_names_the_new_one() -> None:
+    """`--topic-chunk-chars 600` (a script of before) is refused in one line naming the
+    flag in tokens and the value there, never read in another unit without a word."""
+    import subprocess
+    import sys
+
+    log = Path(__file__).resolve().parents[1] / "sample_logs" / "cache_refactor.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "chunkscope", "chunk", str(log),
+         "--embed", "--topic-chunk-chars", "600"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "renamed --topic-chunk-tokens" in proc.stderr and "about 150" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1

@@ -350,10 +350,14 @@ class _Reader:
         table = f"profiles.{name}"
         if not isinstance(data, dict):
             raise self.fail(f"profiles.{name} must be a table", "profiles", name)
-        from chunkscope.engine.config.tuning import RETIRED_KNOBS
+        from chunkscope.engine.config.tuning import RENAMED_KNOBS, RETIRED_KNOBS, renamed_value
 
-        # a key of an older version (saved with every knob) is dropped, not refused
+        # a key of an older version (saved with every knob) is dropped, not refused, or
+        # read into the knob that took its place, in that knob's unit
         data = {k: v for k, v in data.items() if k not in RETIRED_KNOBS}
+        for old in [k for k in data if k in RENAMED_KNOBS]:
+            new, value = renamed_value(old, data.pop(old))
+            data.setdefault(new, value)
         known = Profile.known_keys()
         for key in data:
             if key not in known:

@@ -26,6 +26,7 @@ __all__ = [
     "MODE_PARAMS",
     "PROFILE_CLASSES",
     "PROFILE_KNOBS",
+    "RENAMED_KNOBS",
     "RETIRED_KNOBS",
     "SHARED_KNOBS",
     "Tuning",
@@ -65,6 +66,24 @@ def knob_modes(name: str) -> tuple[str, ...]:
 RETIRED_KNOBS: dict[str, str] = {
     "topic_max_chars": "max_chunk_chars, the one size cap of both merge modes",
 }
+
+#: Knobs of earlier versions now given in another unit: old name -> (new name, how many
+#: of the old unit make one of the new). A profile's value is read into the new knob
+#: (`renamed_value`); the old flag is refused with the new one's name.
+RENAMED_KNOBS: dict[str, tuple[str, int]] = {
+    # the merged chunks' size, in chars until the retrieval work, in tokens since (800
+    # chars, the old default, are 200 tokens, the new one: about 4 chars a token)
+    "topic_chunk_chars": ("topic_chunk_tokens", 4),
+}
+
+
+def renamed_value(name: str, value: Any) -> tuple[str, Any]:
+    """The knob and value that an old profile key `name` (`RENAMED_KNOBS`) reads as."""
+    new, per = RENAMED_KNOBS[name]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return new, round(value / per)
+    return new, value  # not a number: the new knob's check says so
+
 
 #: Every tunable knob by name (the profile keys).
 PROFILE_KNOBS: dict[str, Knob] = all_knobs(PROFILE_CLASSES)

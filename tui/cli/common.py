@@ -228,6 +228,20 @@ def _knob_help(k: Knob) -> str:
     return f"{k.help} ({default})"
 
 
+def _renamed_flag(flag: str, per: int) -> Callable[[str], Any]:
+    """The type of an old flag (`RENAMED_KNOBS`): it refuses any value, naming the flag
+    that took its place and the value in its unit (never a silent change of unit)."""
+
+    def refuse(text: str) -> Any:
+        try:
+            hint = f" ({text} is about {round(float(text) / per)} there)"
+        except ValueError:
+            hint = ""
+        raise argparse.ArgumentTypeError(f"renamed {flag}, in tokens{hint}")
+
+    return refuse
+
+
 def add_knob_flags(
     group: argparse._ActionsContainer, classes: Iterable[type[Any]], *, skip: Iterable[str] = ()
 ) -> None:
@@ -236,9 +250,19 @@ def add_knob_flags(
     Knobs of one exclusive group (the size cap in chars or tokens) are mutually
     exclusive flags. Every flag defaults to None, so `given_knobs` can tell a flag the
     user gave from one left out."""
+    from chunkscope.engine.config.tuning import RENAMED_KNOBS
+
     skipped = set(skip)
     exclusive: dict[str, argparse._MutuallyExclusiveGroup] = {}
     for cls in classes:
+        names = knob_map(cls)
+        for old, (new, per) in RENAMED_KNOBS.items():
+            if new in names and names[new].flag is not None and new not in skipped:
+                group.add_argument(
+                    "--" + old.replace("_", "-"),
+                    type=_renamed_flag(names[new].flag or new, per),
+                    help=argparse.SUPPRESS,
+                )
         for k in knobs(cls):
             if k.flag is None or k.name in skipped:
                 continue
