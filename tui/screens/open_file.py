@@ -29,6 +29,7 @@ from chunkscope.engine.read.formats.folders import readable_name
 from chunkscope.engine.textutil import file_size, plural
 from chunkscope.tui.cells import terminal_text
 from chunkscope.tui.samples import sample_files
+from chunkscope.tui.screens.late_callbacks import LateCallbacks
 
 #: Session files looked at for the sessions list (the newest of the folder).
 SESSIONS_LOOKED_AT = 200
@@ -238,7 +239,7 @@ class SessionRow:
         return Measurement(1, cell_len(session_label(self.info)))
 
 
-class OpenFileScreen(ModalScreen[Chosen | None]):
+class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
     _counts = ""  # "4 sessions · 2 documents", under the list once it is listed
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 

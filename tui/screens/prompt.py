@@ -12,6 +12,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from chunkscope.tui.screens.late_callbacks import LateCallbacks
+
 
 class PromptInput(Input):
     """An input that runs its own key bindings (backspace, delete, arrows, enter) as the
@@ -37,7 +39,7 @@ class PromptInput(Input):
             return
 
 
-class PromptScreen(ModalScreen[str | None]):
+class PromptScreen(LateCallbacks, ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     DEFAULT_CSS = """
