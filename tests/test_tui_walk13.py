@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 from textual.screen import Screen
 from textual.widgets import Static
 
-from tests.pilot import SIZE, make_app, settled
+from tests.pilot import SIZE, make_app, recording_notifications, settled
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -99,3 +100,63 @@ async def test_a_callback_queued_by_a_widget_removed_since_is_dropped() -> None:
         await bench._invoke_and_clear_callbacks()
         assert _Probe.calls == [True]
 
+
+#: Markdown with invalid UTF-8 on lines 3 and 5 (walk 11, 2): read, with a warning each.
+BAD_UTF8 = b"# Title\n\nsome text \xc3\x28 and \xa0\xa1 more\n\nline two caf\xe9\n"
+FIRST_WARNING = "badutf.md:3: invalid UTF-8 at byte 10, decoded with replacement"
+
+
+async def test_a_readers_warnings_are_notified_and_counted_in_the_header(tmp_path: Path) -> None:
+    """Walk 11, 2: the CLI prints the reader's warnings (invalid UTF-8 decoded with
+    replacement, a NUL byte, a time not read); the workbench said nothing, its cards
+    showing ``�`` without a word. Notified as the CLI words them, counted in the header
+    as skipped lines are."""
+    from chunkscope.tui.widgets.header_line import HeaderLine
+
+    path = tmp_path / "badutf.md"
+    path.write_bytes(BAD_UTF8)
+    app = make_app(path)
+    shown = recording_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        warned = [m for m in shown if FIRST_WARNING in m]
+        assert warned, shown
+        assert "badutf.md:5: invalid UTF-8" in warned[0]
+        bench = app.workbench
+        assert bench is not None
+        header = bench.query_one(HeaderLine)
+        assert header.info.warnings == 2
+        assert "· 2 warnings" in header.render().plain
+
+
+def test_a_readers_warnings_are_in_the_reports_notes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 11, 2: the report's page had no word of them; its notes say them as the
+    CLI does, the file by its name (the page names no folder)."""
+    from chunkscope.tui.cli import main
+
+    path = tmp_path / "badutf.md"
+    path.write_bytes(BAD_UTF8)
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"chunkscope: {path}:3: invalid UTF-8 at byte 10, decoded with replacement" in err
+    page = out.read_text(encoding="utf-8")
+    assert f'<p class="b-over">{FIRST_WARNING}</p>' in page
+    assert "badutf.md:5: invalid UTF-8" in page
+    assert str(tmp_path) not in page
+
+
+def test_warnings_past_the_first_three_are_counted() -> None:
+    """The rest said as a count, not dropped without a word (the CLI showed three)."""
+    from chunkscope.engine.read.source import Problem, Source
+
+    source = Source("a.md", "markdown", [], warnings=[Problem(n, "why") for n in range(1, 6)])
+    assert source.warning_lines() == [
+        "a.md:1: why",
+        "a.md:2: why",
+        "a.md:3: why",
+        "a.md: 2 more warnings",
+    ]
+    assert source.warning_lines("b.md", shown=5)[-1] == "b.md:5: why"

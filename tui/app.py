@@ -429,6 +429,7 @@ class ChunkscopeApp(
             turn_word=src.turn_word,
             collapsed_turns=view.turn_count if view.params.collapse else None,
             skipped=len(src.skipped),
+            warnings=len(src.warnings),
             records=src.records,
             tokenizer=counter.name,
             accuracy=counter.accuracy,

@@ -177,8 +177,8 @@ def report_skipped(source: Source) -> None:
             f"skipped {n} malformed line{'s' if n != 1 else ''} "
             f"(first: {source.path}:{first.line}: {first.reason})"
         )
-    for w in source.warnings[:3]:
-        note(f"{source.path}:{w.line}: {w.reason}")
+    for line in source.warning_lines():
+        note(line)
 
 
 def open_latest(args: argparse.Namespace, newest: Callable[[str], Any]) -> None:

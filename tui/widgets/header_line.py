@@ -39,6 +39,8 @@ class HeaderInfo:
     collapsed_turns: int | None = None
     skipped: int = 0
     records: int = 0  # lines read as records; more than half skipped is said loudly
+    #: Lines read with a caveat (`Source.warnings`: invalid UTF-8, a NUL byte, no time).
+    warnings: int = 0
     tokenizer: str = ""
     accuracy: str = ""
     embedder: str = ""
@@ -147,6 +149,8 @@ class HeaderLine(Widget):
                 said_short = f"⚠ {i.skipped} of {i.records} lines skipped"
                 said = f"{said_short}: most of the file not read"
             parts.append((said, warn, 9, "skipped lines"))
+        if i.warnings:  # beside the skipped lines, as loud; the lines in a notification
+            parts.append((plural(i.warnings, "warning"), warn, 8, "warnings"))
         parts.append((f"{i.tokenizer} {i.accuracy}".strip(), "", 3, "tokenizer"))
         parts.append((i.embedder, "", 4, "embedder"))
         if i.cache:
