@@ -3,6 +3,7 @@ queued by a widget that a re-layout removes before it runs."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from textual.screen import Screen
 from textual.widgets import Static
 
-from tests.pilot import SIZE, make_app, recording_notifications, settled
+from tests.pilot import SIZE, make_app, recording_notifications, settled, until
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -160,3 +161,58 @@ def test_warnings_past_the_first_three_are_counted() -> None:
         "a.md: 2 more warnings",
     ]
     assert source.warning_lines("b.md", shown=5)[-1] == "b.md:5: why"
+
+
+def _cap_knob() -> Any:
+    from chunkscope.engine.evaluate.measure import sweepable_knobs
+
+    return sweepable_knobs()["max_chunk_chars"][0]
+
+
+def test_the_size_caps_sweep_is_spaced_on_its_sliders_log_track() -> None:
+    """Walk 11, 7: the size cap's slider steps geometrically (256, 320, 384, 448, 512,
+    ...), its sweep linearly (256, 1670, 3083, ...): every point but one past 1.5k chars.
+    The sweep's points are the slider's own positions, evenly on its log track: the ratio
+    of neighbours alike, half of them under the middle of the track (2,896 chars)."""
+    from chunkscope.engine.evaluate.measure import knob_values
+
+    knob = _cap_knob()
+    track = knob.slider.track
+    assert track is not None and track[:5] == [256, 320, 384, 448, 512]
+    for points in (20, 25, 50):
+        values = knob_values(knob, None, None, points)
+        assert set(values) <= set(track), values
+        assert (values[0], values[-1]) == (256, 32768)
+        assert sum(v < 2896 for v in values) * 2 >= len(values) - 1
+        ratios = [b / a for a, b in itertools.pairwise(values)]
+        assert max(ratios) / min(ratios) < 2.0, values
+    # the same for `chunkscope sweep`; a range given keeps its ends, spaced alike
+    assert knob_values(knob, 1000, 5000, 10) == [
+        1000, 1196, 1430, 1710, 2045, 2445, 2924, 3497, 4181, 5000
+    ]  # fmt: skip
+
+
+async def test_the_workbench_sweeps_the_size_cap_where_the_count_changes() -> None:
+    """The sweep the workbench draws for the focused size cap: the points under 4k
+    chars, where the count falls from 132 to 60 on the sample, show that fall (with the
+    linear points, three points did: 256, 1670, 3083)."""
+    from chunkscope.tui.widgets.merge_panel import slider_id
+    from chunkscope.tui.widgets.slider import Slider
+    from chunkscope.tui.widgets.sweep_panel import SweepPanel
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        bench.query_one(f"#{slider_id(_cap_knob())}", Slider).focus()
+        panel = bench.query_one(SweepPanel)
+        await until(
+            pilot,
+            lambda: panel.result is not None and panel.result.knob == "max_chunk_chars",
+        )
+        result = panel.result
+        assert result is not None
+        low = [c for v, c in zip(result.values, result.chunks, strict=True) if v and v < 4096]
+        assert len(set(low)) >= 6, list(zip(result.values, result.chunks, strict=True))
+        assert low[0] == 132 and result.values[result.at_current() or 0] == 8192
