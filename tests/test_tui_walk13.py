@@ -216,3 +216,49 @@ async def test_the_workbench_sweeps_the_size_cap_where_the_count_changes() -> No
         low = [c for v, c in zip(result.values, result.chunks, strict=True) if v and v < 4096]
         assert len(set(low)) >= 6, list(zip(result.values, result.chunks, strict=True))
         assert low[0] == 132 and result.values[result.at_current() or 0] == 8192
+
+
+async def test_the_header_beside_the_keys_panel_says_what_it_leaves_out() -> None:
+    """Walk 11, 3: beside the keys panel at 100 columns, tool calls kept as turns (``T:
+    raw``), the header kept its ``chunkscope`` badge and left out the tokenizer, the
+    embedder and the run time without a ``+4``; the badge goes first. Without the panel
+    a part that filled the line left the ones after it unsaid too. Files of names of
+    every length round the one that did."""
+    from textual.widgets import HelpPanel
+
+    from chunkscope.tui.widgets.header_line import HeaderLine
+    from tests.pilot import palette_listed
+
+    def lines(header: HeaderLine) -> list[str]:
+        shown = []
+        for extra in range(16):
+            header.info.path = "cache_refactor" + "_" * extra + ".jsonl"
+            shown.append(header.render().plain.rstrip())
+        return shown
+
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        header = bench.query_one(HeaderLine)
+        await pilot.press("T")
+        await until(pilot, lambda: "raw" in header.render().plain)
+        await settled(pilot, app)
+        for line in lines(header):  # the badge kept, what is left out said
+            assert line.startswith(" chunkscope ") and "211 turns" in line, line
+            assert line.endswith(("· +1", "· +2", "· +3")) or "exact" in line, line
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Keys")
+        await until(pilot, lambda: palette_listed(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(bench.query(HelpPanel)))
+        await pilot.pause()
+        assert header.region.right <= bench.query_one(HelpPanel).region.x
+        beside = lines(header)
+        for line in beside:  # a long name's start goes last, after the badge
+            for part in ("refactor", ".jsonl · jsonl · ", "T: raw", "211 turns"):
+                assert part in line, (part, line)
+            assert line.split(" · ")[-1].startswith("+"), line
+        assert beside[0].startswith(" chunkscope  cache_refactor.jsonl"), beside[0]
+        assert any(line.startswith(" cache_refactor_") for line in beside), beside
