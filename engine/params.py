@@ -95,7 +95,6 @@ class SliderSpec:
         return geometric_grid(self.lo, self.hi, self.per_doubling)
 
 
-
 @dataclass(frozen=True, slots=True)
 class Knob:
     """One parameter: what a flag, a slider and a profile key are built from."""
