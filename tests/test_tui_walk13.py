@@ -262,3 +262,83 @@ async def test_the_header_beside_the_keys_panel_says_what_it_leaves_out() -> Non
             assert line.split(" · ")[-1].startswith("+"), line
         assert beside[0].startswith(" chunkscope  cache_refactor.jsonl"), beside[0]
         assert any(line.startswith(" cache_refactor_") for line in beside), beside
+
+
+async def _type_in_picker(pilot: Any, app: Any, typed: str) -> None:
+    from textual.widgets import Input
+
+    from chunkscope.tui.screens.open_file import OpenFileScreen
+
+    screen = app.screen
+    assert isinstance(screen, OpenFileScreen)
+    field = screen.query_one("#path", Input)
+    field.focus()
+    field.value = typed
+    await pilot.press("enter")
+
+
+async def test_a_name_typed_in_the_picker_is_taken_in_the_folder_it_shows(
+    tmp_path: Path,
+) -> None:
+    """Walk 11, 9: a name typed in the picker was looked up in the folder the command
+    was started from (here tmp_path), not in the folder the picker shows and lists the
+    file in: ``no such file``. Taken in the folder shown, as a server takes it; and in
+    a folder gone into from the picker, that one."""
+    import shutil
+
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from chunkscope.tui.screens.open_file import OpenFileScreen
+    from tests.pilot import SAMPLE, picker_listed
+
+    wide = tmp_path / "wide"
+    (wide / "deeper").mkdir(parents=True)
+    shutil.copy(SAMPLE, wide / "first.jsonl")
+    shutil.copy(SAMPLE, wide / "deeper" / "second.jsonl")
+    assert Path.cwd() == tmp_path
+    app = ChunkscopeApp(StartOptions(folder=str(wide), fixed_timings=True))
+    async with app.run_test(size=NARROW) as pilot:
+        await picker_listed(pilot, app)
+        await _type_in_picker(pilot, app, "first.jsonl")
+        await until(pilot, lambda: app.pipe is not None)
+        assert app.pipe is not None and Path(app.pipe.path) == wide / "first.jsonl"
+        await until(pilot, lambda: app.workers_idle())
+        await pilot.press("ctrl+o")
+        await picker_listed(pilot, app)
+        await _type_in_picker(pilot, app, "deeper")  # a folder typed is gone into
+        await until(pilot, lambda: app.screen.start == wide / "deeper")  # type: ignore[attr-defined]
+        await _type_in_picker(pilot, app, "second.jsonl")
+        await until(pilot, lambda: not isinstance(app.screen, OpenFileScreen))
+        await until(pilot, lambda: app.pipe is not None and "second" in app.pipe.path)
+        assert app.pipe is not None and Path(app.pipe.path) == wide / "deeper" / "second.jsonl"
+
+
+async def test_served_a_name_typed_is_taken_in_the_subfolder_shown_and_kept_inside(
+    tmp_path: Path,
+) -> None:
+    """Served (`tui --confine`), the picker gone into a subfolder: a name typed is that
+    subfolder's (it was the served folder's), and ``..`` out of what is served is still
+    refused."""
+    import shutil
+
+    from chunkscope.tui.screens.open_file import OpenFileScreen
+    from tests.pilot import SAMPLE, picker_listed
+
+    shown = tmp_path / "served"
+    (shown / "sub").mkdir(parents=True)
+    shutil.copy(SAMPLE, shown / "top.jsonl")
+    shutil.copy(SAMPLE, shown / "sub" / "inner.jsonl")
+    shutil.copy(SAMPLE, tmp_path / "secret.jsonl")
+    app = make_app(shown / "top.jsonl", confine=str(shown))
+    shown_now = recording_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.pipe is not None and app.workers_idle())
+        await pilot.press("ctrl+o")
+        await picker_listed(pilot, app)
+        await _type_in_picker(pilot, app, "sub")
+        await until(pilot, lambda: app.screen.start == shown / "sub")  # type: ignore[attr-defined]
+        await _type_in_picker(pilot, app, "../../secret.jsonl")
+        await until(pilot, lambda: any("outside the folder" in m for m in shown_now))
+        assert isinstance(app.screen, OpenFileScreen)  # the picker stays
+        await _type_in_picker(pilot, app, "inner.jsonl")
+        await until(pilot, lambda: app.pipe is not None and "inner" in app.pipe.path)
+        assert app.pipe is not None and Path(app.pipe.path) == shown / "sub" / "inner.jsonl"
