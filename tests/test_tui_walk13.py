@@ -342,3 +342,67 @@ async def test_served_a_name_typed_is_taken_in_the_subfolder_shown_and_kept_insi
         await _type_in_picker(pilot, app, "inner.jsonl")
         await until(pilot, lambda: app.pipe is not None and "inner" in app.pipe.path)
         assert app.pipe is not None and Path(app.pipe.path) == shown / "sub" / "inner.jsonl"
+
+
+async def test_a_write_that_fails_says_so_as_the_cli_does_and_asks_again(
+    tmp_path: Path,
+) -> None:
+    """Walk 11, 11: ``w`` to a path that cannot be written said Python's exception text
+    (``[Errno 2] No such file or directory: ...``) and closed the dialog, losing the path typed.
+    Said as the commands say it (`engine.fileio.cannot_write`), the dialog back with the
+    path and the reason under it; corrected there, the recap is written."""
+    from textual.widgets import Input, Static
+
+    from chunkscope.tui.screens.prompt import PromptScreen
+
+    (tmp_path / "afile").write_text("not a folder\n")
+    bad = tmp_path / "afile" / "x.md"
+    app = make_app()
+    shown = recording_notifications(app)
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen))
+        app.screen.query_one(Input).value = str(bad)
+        await pilot.press("enter")
+        start = f"cannot write {bad}: "  # "File exists": its folder is a file
+        await until(pilot, lambda: any(m.startswith(start) for m in shown))
+        said = next(m for m in shown if m.startswith(start))
+        assert said in (start + "File exists", start + "Not a directory"), said
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen))
+        dialog = app.screen
+        assert dialog.query_one(Input).value == str(bad)
+        assert str(dialog.query_one("#prompt-error", Static).content) == said
+        assert not any("Errno" in m for m in shown), shown
+        good = tmp_path / "x.md"
+        dialog.query_one(Input).value = str(good)
+        await pilot.press("enter")
+        await until(pilot, lambda: good.exists())
+        await until(pilot, lambda: not isinstance(app.screen, PromptScreen))
+
+
+async def test_served_a_write_outside_is_refused_and_asked_again(tmp_path: Path) -> None:
+    """Served, ``w`` to ``../evil.md`` is refused (nothing written) and the dialog
+    comes back with it, as for a write that fails."""
+    import shutil
+
+    from textual.widgets import Input
+
+    from chunkscope.tui.screens.prompt import PromptScreen
+    from tests.pilot import SAMPLE
+
+    shown_dir = tmp_path / "served"
+    shown_dir.mkdir()
+    shutil.copy(SAMPLE, shown_dir / "log.jsonl")
+    app = make_app(shown_dir / "log.jsonl", confine=str(shown_dir))
+    shown = recording_notifications(app)
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen))
+        app.screen.query_one(Input).value = "../evil.md"
+        await pilot.press("enter")
+        await until(pilot, lambda: any("outside the folder" in m for m in shown))
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen))
+        assert app.screen.query_one(Input).value == "../evil.md"
+        assert not (tmp_path / "evil.md").exists()

@@ -144,12 +144,12 @@ def emit(args: argparse.Namespace, text: str | Iterable[str]) -> None:
     (atomically) or stdout."""
     out = getattr(args, "output", None)
     if out:
-        from chunkscope.engine.fileio import atomic_write_text
+        from chunkscope.engine.fileio import atomic_write_text, cannot_write
 
         try:
             atomic_write_text(out, text)
         except OSError as e:
-            raise CliError(f"cannot write {out}: {e.strerror or e}") from None
+            raise CliError(cannot_write(out, e)) from None
         note(f"wrote {out}")
     else:
         for piece in [text] if isinstance(text, str) else text:

@@ -59,8 +59,12 @@ class PromptScreen(LateCallbacks, ModalScreen[str | None]):
         *,
         hint: str = "enter to accept · escape to cancel",
         validate: Callable[[str], str | None] | None = None,
+        problem: str = "",
     ) -> None:
+        """`problem`: what was wrong with `value` last time, under the field (a path
+        that could not be written, asked again)."""
         super().__init__()
+        self.problem = problem
         self.title_text = title
         self.value = value
         self.hint = hint
@@ -71,7 +75,7 @@ class PromptScreen(LateCallbacks, ModalScreen[str | None]):
         with Vertical():
             yield Label(self.title_text, markup=False)
             yield PromptInput(self.value, id="prompt-input")
-            yield Static("", id="prompt-error", markup=False)
+            yield Static(self.problem, id="prompt-error", markup=False)
             yield Static(self.hint, id="prompt-hint", markup=False)
 
     def on_key(self, event: events.Key) -> None:
