@@ -406,3 +406,30 @@ async def test_served_a_write_outside_is_refused_and_asked_again(tmp_path: Path)
         await until(pilot, lambda: isinstance(app.screen, PromptScreen))
         assert app.screen.query_one(Input).value == "../evil.md"
         assert not (tmp_path / "evil.md").exists()
+
+
+async def test_a_palette_torn_down_ignores_its_late_gathering() -> None:
+    """Walk 11, 15: "Keys" chosen in the palette and the palette opened again at once,
+    the first one's gathering of hits went on after its list was removed with it and
+    ``NoMatches: No nodes match 'CommandList'`` in its worker ended the app. The
+    workbench's palette drops a refresh once its list is gone."""
+    from textual.command import CommandList
+
+    from chunkscope.tui.screens.palette import Palette
+    from tests.pilot import palette_listed
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Keys")
+        await until(pilot, lambda: palette_listed(app))
+        palette = app.screen
+        assert isinstance(palette, Palette)
+        command_list = palette.query_one(CommandList)
+        await command_list.remove()  # the palette torn down under its worker
+        palette._refresh_command_list(command_list, [], True)  # raised NoMatches
+        palette._list_visible = not palette._list_visible
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, Palette))
+        assert app.is_running

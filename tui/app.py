@@ -472,6 +472,15 @@ class ChunkscopeApp(
         elif self.screen.query("HelpPanel"):
             self.action_hide_help_panel()
 
+    def action_command_palette(self) -> None:
+        """Textual's palette, its late work on a palette torn down ignored (`Palette`)."""
+        from textual.command import CommandPalette
+
+        from chunkscope.tui.screens.palette import Palette
+
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
+            self.push_screen(Palette(id="--command-palette"))
+
     def action_show_help_panel(self) -> None:
         """The palette's "Keys": Textual's key panel, the workbench laid out beside it."""
         super().action_show_help_panel()
