@@ -11,6 +11,13 @@ from pathlib import Path
 from typing import IO, Any
 
 
+def cannot_write(path: str | os.PathLike[str], error: OSError) -> str:
+    """What every command and the workbench say of a file they could not write: ``cannot
+    write out/x.md: No such file or directory`` (the reason without Python's errno and
+    repeated path)."""
+    return f"cannot write {path}: {error.strerror or error}"
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

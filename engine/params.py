@@ -28,9 +28,28 @@ __all__ = [
     "Knob",
     "SliderSpec",
     "check_fields",
+    "geometric_grid",
     "knob",
     "knobs",
 ]
+
+
+def geometric_grid(lo: float, hi: float, per_doubling: int) -> list[float]:
+    """The values of a geometric slider: from each ``lo * 2**j`` to the next,
+    `per_doubling` equal steps (4: ``1, 1.25, 1.5, 1.75, 2`` times it), up to `hi`,
+    which is always one. Round numbers with every power of two on the grid (the
+    default cap of 8192 chars is one), each step about the same ratio."""
+    out: list[float] = []
+    octave = lo
+    while octave < hi:
+        for q in range(per_doubling):
+            v = octave * (1 + q / per_doubling)
+            if v >= hi:
+                break
+            out.append(v)
+        octave *= 2
+    out.append(hi)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +84,15 @@ class SliderSpec:
     shown_when: tuple[str, str] | None = None
     choice: str = ""  # this slider's option in its knob's mode toggle or exclusive group
     per_doubling: int = 0
+
+    @property
+    def track(self) -> list[float] | None:
+        """The slider's positions when they are geometric (`per_doubling`): its track is
+        a log scale, and a sweep across it spaces its points as the slider steps
+        (`engine.evaluate.measure.knob_values`); None for a linear slider."""
+        if self.per_doubling <= 0 or self.lo <= 0:
+            return None
+        return geometric_grid(self.lo, self.hi, self.per_doubling)
 
 
 @dataclass(frozen=True, slots=True)

@@ -429,6 +429,7 @@ class ChunkscopeApp(
             turn_word=src.turn_word,
             collapsed_turns=view.turn_count if view.params.collapse else None,
             skipped=len(src.skipped),
+            warnings=len(src.warnings),
             records=src.records,
             tokenizer=counter.name,
             accuracy=counter.accuracy,
@@ -470,6 +471,15 @@ class ChunkscopeApp(
             self.notify("Cancelled.", markup=False)
         elif self.screen.query("HelpPanel"):
             self.action_hide_help_panel()
+
+    def action_command_palette(self) -> None:
+        """Textual's palette, its late work on a palette torn down ignored (`Palette`)."""
+        from textual.command import CommandPalette
+
+        from chunkscope.tui.screens.palette import Palette
+
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
+            self.push_screen(Palette(id="--command-palette"))
 
     def action_show_help_panel(self) -> None:
         """The palette's "Keys": Textual's key panel, the workbench laid out beside it."""

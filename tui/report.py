@@ -496,7 +496,13 @@ def gather(
         used_tokens=selection.used_tokens,
         scores=scores,
         tolerance=tolerance,
-        notes=[_clean(w) for w in pipe.warnings],
+        notes=[
+            _clean(w)
+            for w in (
+                *source.warning_lines(None if full_path else Path(source.path).name),
+                *pipe.warnings,
+            )
+        ],
         retrieval=retrieval,
         folders_dropped=not full_path
         and any(shown_path(p) != p for p in (source.path, output, *paths) if p),

@@ -558,7 +558,7 @@ def dumps_settings(settings: Settings, base: str | None = None) -> str:
 def save_settings(settings: Settings, path: str | Path | None = None) -> Path:
     """Write `settings` atomically with mode 0600; the old file survives any failure.
     An existing file is edited in place (`dumps_settings`): its comments stay."""
-    from chunkscope.engine.fileio import atomic_write_text
+    from chunkscope.engine.fileio import atomic_write_text, cannot_write
 
     target = config_path() if path is None else Path(path)
     try:
@@ -570,7 +570,7 @@ def save_settings(settings: Settings, path: str | Path | None = None) -> Path:
         target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         return atomic_write_text(target, text, mode=0o600)
     except OSError as e:
-        raise SettingsError(f"cannot write {target}: {e.strerror or e}") from None
+        raise SettingsError(cannot_write(target, e)) from None
 
 
 # --------------------------------------------------------------------------- profiles

@@ -423,13 +423,23 @@ def knob_values(knob: Knob, start: float | None, stop: float | None, points: int
     rounded to its type; an int knob's repeated values are dropped. A float knob's are
     rounded to two significant digits of their spacing (``0.53, 1.05, 1.58``, not
     ``0.526316, 1.05263``): as few decimals as keep them apart, the same for each. A
-    range the knob cannot take is a ValueError saying why."""
+    range the knob cannot take is a ValueError saying why.
+
+    A knob whose slider steps geometrically (`SliderSpec.track`: the size cap, from 256
+    to 32768 chars) is swept on that log scale, as its slider moves: evenly spaced in
+    the logarithm, each on one of the slider's positions when the range is the
+    slider's own (linearly, the points past 2k chars took all but one, and the range
+    where the count changes was one point: walk 11, 7)."""
     lo = start if start is not None else (knob.slider.lo if knob.slider else None)
     hi = stop if stop is not None else (knob.slider.hi if knob.slider else None)
     if lo is None or hi is None:
         raise ValueError("it has no default range: give --from and --to")
     if lo > hi:
         raise ValueError(f"--from {lo:g} is above --to {hi:g}")
+    track = knob.slider.track if knob.slider is not None else None
+    if track is not None and lo > 0:  # the slider's own positions on its own range only
+        own = start is None and stop is None
+        return _geometric_values(knob, lo, hi, points, track if own else [])
     values: list[Any] = []
     decimals = spacing_decimals((hi - lo) / (points - 1)) if points > 1 else 6
     for x in np.linspace(lo, hi, points):
@@ -437,6 +447,24 @@ def knob_values(knob: Knob, start: float | None, stop: float | None, points: int
         v = knob.coerce(v)
         if v not in values:
             values.append(v)
+    return values
+
+
+def _geometric_values(
+    knob: Knob, lo: float, hi: float, points: int, track: list[float]
+) -> list[Any]:
+    """`knob_values` on a log scale: `points` values from `lo` to `hi` evenly spaced in
+    the logarithm, each moved to the nearest (in ratio) of the slider's positions
+    `track` (none: a range given, its ends kept), repeats dropped."""
+    on_track = [v for v in track if lo <= v <= hi]
+    values: list[Any] = []
+    for x in np.geomspace(lo, hi, points) if points > 1 else [lo]:
+        v: float = float(x)
+        if len(on_track) > 1:
+            v = min(on_track, key=lambda t: abs(math.log(t / v)))
+        coerced = knob.coerce(round(v) if knob.kind == "int" else float(f"{v:.3g}"))
+        if coerced not in values:
+            values.append(coerced)
     return values
 
 

@@ -133,6 +133,17 @@ class Source:
             )
         return "; ".join(parts)
 
+    def warning_lines(self, path: str | None = None, shown: int = 3) -> list[str]:
+        """The reader's warnings as every command and view says them, ``path:line:
+        reason`` (``notes.md:3: invalid UTF-8 at byte 10, decoded with replacement``),
+        the first `shown` of them and a count of the rest; `path` names the file in place
+        of `self.path` (a report's page gives its name only)."""
+        name = self.path if path is None else path
+        lines = [f"{name}:{w.line}: {w.reason}" for w in self.warnings[:shown]]
+        if len(self.warnings) > shown:
+            lines.append(f"{name}: {counted(len(self.warnings) - shown, 'more warnings')}")
+        return lines
+
     @property
     def kind_label(self) -> str:
         """``jsonl`` or ``markdown``; another agent's file as what it is and how it holds

@@ -144,12 +144,12 @@ def emit(args: argparse.Namespace, text: str | Iterable[str]) -> None:
     (atomically) or stdout."""
     out = getattr(args, "output", None)
     if out:
-        from chunkscope.engine.fileio import atomic_write_text
+        from chunkscope.engine.fileio import atomic_write_text, cannot_write
 
         try:
             atomic_write_text(out, text)
         except OSError as e:
-            raise CliError(f"cannot write {out}: {e.strerror or e}") from None
+            raise CliError(cannot_write(out, e)) from None
         note(f"wrote {out}")
     else:
         for piece in [text] if isinstance(text, str) else text:
@@ -177,8 +177,8 @@ def report_skipped(source: Source) -> None:
             f"skipped {n} malformed line{'s' if n != 1 else ''} "
             f"(first: {source.path}:{first.line}: {first.reason})"
         )
-    for w in source.warnings[:3]:
-        note(f"{source.path}:{w.line}: {w.reason}")
+    for line in source.warning_lines():
+        note(line)
 
 
 def open_latest(args: argparse.Namespace, newest: Callable[[str], Any]) -> None:

@@ -37,6 +37,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chunkscope.engine.fileio import cannot_write
 from chunkscope.tui.cli.common import EXIT_USAGE, CliError, Parser, file_path, note
 
 if TYPE_CHECKING:
@@ -695,7 +696,7 @@ def _change_settings(args: argparse.Namespace, install: bool) -> int:
         try:
             backup = write_settings(path, after)
         except OSError as e:
-            raise CliError(f"cannot write {path}: {e.strerror or e}") from None
+            raise CliError(cannot_write(path, e)) from None
         kept = f" (the old file is kept as {backup.name})" if backup is not None else ""
         verb = "added chunkscope's hooks to" if install else "removed chunkscope's hooks from"
         note(f"{verb} {path}{kept}")

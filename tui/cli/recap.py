@@ -261,12 +261,13 @@ class _Progress:
 
 def _write(args: argparse.Namespace, text: str) -> None:
     if args.output:
+        from chunkscope.engine.fileio import cannot_write
         from chunkscope.engine.recap.core import save_recap
 
         try:
             save_recap(args.output, text)
         except OSError as e:
-            raise CliError(f"cannot write {args.output}: {e.strerror or e}") from None
+            raise CliError(cannot_write(args.output, e)) from None
         note(f"wrote {args.output}")
         return
     sys.stdout.write(safe(text, sys.stdout))

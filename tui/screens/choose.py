@@ -12,8 +12,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from chunkscope.tui.screens.late_callbacks import LateCallbacks
 
-class ChooseScreen(ModalScreen[str | None]):
+
+class ChooseScreen(LateCallbacks, ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     DEFAULT_CSS = """

@@ -10,8 +10,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from chunkscope.tui.screens.late_callbacks import LateCallbacks
 
-class ConfirmScreen(ModalScreen[bool]):
+
+class ConfirmScreen(LateCallbacks, ModalScreen[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,n", "answer(False)", "No"),
         Binding("y", "answer(True)", "Yes"),

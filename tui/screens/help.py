@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
 from chunkscope.engine.segment.merge import Cut, CutReason
+from chunkscope.tui.screens.late_callbacks import LateCallbacks
 from chunkscope.tui.widgets.chunk_list import cut_text
 from chunkscope.tui.widgets.similarity_strip import glyph_key
 
@@ -147,7 +148,7 @@ def help_text() -> str:
     )
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(LateCallbacks, ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,f1", "close", "Close"),
     ]

@@ -12,8 +12,10 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Label, ProgressBar, Static
 
+from chunkscope.tui.screens.late_callbacks import LateCallbacks
 
-class LoadingScreen(ModalScreen[None]):
+
+class LoadingScreen(LateCallbacks, ModalScreen[None]):
     """Shown while a worker opens a file. Dismissed by the app when the load ends."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel load")]

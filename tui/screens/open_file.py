@@ -4,6 +4,7 @@ typed path. Dismisses with the chosen (path, session) or None."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
@@ -23,12 +24,13 @@ from textual.widgets.directory_tree import DirEntry
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
-from chunkscope.engine.paths import inside, served_path
+from chunkscope.engine.paths import inside
 from chunkscope.engine.read.formats.base import SessionInfo
 from chunkscope.engine.read.formats.folders import readable_name
 from chunkscope.engine.textutil import file_size, plural
 from chunkscope.tui.cells import terminal_text
 from chunkscope.tui.samples import sample_files
+from chunkscope.tui.screens.late_callbacks import LateCallbacks
 
 #: Session files looked at for the sessions list (the newest of the folder).
 SESSIONS_LOOKED_AT = 200
@@ -238,7 +240,7 @@ class SessionRow:
         return Measurement(1, cell_len(session_label(self.info)))
 
 
-class OpenFileScreen(ModalScreen[Chosen | None]):
+class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
     _counts = ""  # "4 sessions · 2 documents", under the list once it is listed
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
@@ -280,8 +282,8 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
         super().__init__()
         self.start = Path(start)
         #: What a server shows (`tui --confine`): the picker lists, reads and offers
-        #: nothing outside it (no sample logs), and a typed relative path is taken in
-        #: its folder (`engine.paths.served_path`).
+        #: nothing outside it (no sample logs); a typed relative path is taken in the
+        #: folder shown (`typed_path`), as it is when not served.
         self.confine = confine
         #: A path typed before (a file the workbench refused after the picker closed):
         #: it is back in the path field, focused, to be corrected.
@@ -479,19 +481,24 @@ class OpenFileScreen(ModalScreen[Chosen | None]):
         value = event.value.strip()
         if not value:
             return
+        path = self.typed_path(value)
         if self.confine is not None:
-            path = served_path(value, self.confine)
             try:
                 within(path, self.confine)  # no stat outside what is served
             except ChunkscopeError as e:
                 self.notify(str(e), severity="error", markup=False)
                 return
-        else:
-            path = Path(value).expanduser()
         if path.is_dir():
             self._go_into(path)
         else:
             self._choose(str(path))
+
+    def typed_path(self, value: str) -> Path:
+        """`value`, typed in the path field: a relative path is taken in the folder the
+        picker shows (its title's), where the user sees the name, not in the folder the
+        command was started from (walk 11, 9); served, the same, inside what is served."""
+        path = Path(os.path.expanduser(value))
+        return path if path.is_absolute() else self.start.resolve() / path
 
     def _go_into(self, folder: Path) -> None:
         """Show `folder`: its tree, its sessions (looked for again), the tree focused."""

@@ -12,6 +12,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from chunkscope.tui.screens.late_callbacks import LateCallbacks
+
 
 class PromptInput(Input):
     """An input that runs its own key bindings (backspace, delete, arrows, enter) as the
@@ -37,7 +39,7 @@ class PromptInput(Input):
             return
 
 
-class PromptScreen(ModalScreen[str | None]):
+class PromptScreen(LateCallbacks, ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     DEFAULT_CSS = """
@@ -57,8 +59,12 @@ class PromptScreen(ModalScreen[str | None]):
         *,
         hint: str = "enter to accept · escape to cancel",
         validate: Callable[[str], str | None] | None = None,
+        problem: str = "",
     ) -> None:
+        """`problem`: what was wrong with `value` last time, under the field (a path
+        that could not be written, asked again)."""
         super().__init__()
+        self.problem = problem
         self.title_text = title
         self.value = value
         self.hint = hint
@@ -69,7 +75,7 @@ class PromptScreen(ModalScreen[str | None]):
         with Vertical():
             yield Label(self.title_text, markup=False)
             yield PromptInput(self.value, id="prompt-input")
-            yield Static("", id="prompt-error", markup=False)
+            yield Static(self.problem, id="prompt-error", markup=False)
             yield Static(self.hint, id="prompt-hint", markup=False)
 
     def on_key(self, event: events.Key) -> None:

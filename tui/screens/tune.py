@@ -35,6 +35,7 @@ from chunkscope.engine.evaluate.measure import (
     tune,
     tuning_segmenter,
 )
+from chunkscope.tui.screens.late_callbacks import LateCallbacks
 
 if TYPE_CHECKING:
     from chunkscope.engine.config.tuning import Tuning
@@ -62,7 +63,7 @@ def column_widths(header: list[str], rows: list[list[str]], room: int) -> tuple[
     return [w + 1 for w in widths[:-1]] + widths[-1:], 0
 
 
-class TuneScreen(ModalScreen["Tuning | None"]):
+class TuneScreen(LateCallbacks, ModalScreen["Tuning | None"]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
         Binding("s", "save", "Save as profile"),

@@ -30,6 +30,7 @@ from textual.widgets._footer import FooterKey
 from chunkscope.engine.config.tuning import Tuning
 from chunkscope.engine.evaluate.measure import score_text
 from chunkscope.engine.textutil import plural
+from chunkscope.tui.screens.late_callbacks import LateCallbacks
 from chunkscope.tui.widgets.candidate_list import CandidateList, CandidateRow
 from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
 from chunkscope.tui.widgets.chunk_list import ChunkList, human_count
@@ -137,7 +138,12 @@ class FittingFooter(Footer):
 
     async def recompose(self) -> None:
         """Drawn again only when the keys changed: Textual recomposes the footer at every
-        focus change, mounting and styling each key anew, mostly for the same keys."""
+        focus change, mounting and styling each key anew, mostly for the same keys.
+        Not at all once the footer is gone: a re-layout removes it with the rest while
+        the recompose a key's change queued waits for the screen's refresh (walk 11, 6;
+        the screens drop such callbacks too, `LateCallbacks`)."""
+        if not self.is_attached:
+            return
         drawn = self._keys_in_force() if self._bindings_ready else None
         if drawn is not None and drawn == self._drawn and self.children:
             return
@@ -182,7 +188,7 @@ class FittingFooter(Footer):
                 room = -1  # the keys after it go too, however short
 
 
-class WorkbenchScreen(Screen[None]):
+class WorkbenchScreen(LateCallbacks, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("z", "zoom", "Zoom"),  # early: the footer shows it at 100 columns too
         Binding("slash", "search", SEARCH, key_display="/"),

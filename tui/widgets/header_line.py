@@ -39,6 +39,8 @@ class HeaderInfo:
     collapsed_turns: int | None = None
     skipped: int = 0
     records: int = 0  # lines read as records; more than half skipped is said loudly
+    #: Lines read with a caveat (`Source.warnings`: invalid UTF-8, a NUL byte, no time).
+    warnings: int = 0
     tokenizer: str = ""
     accuracy: str = ""
     embedder: str = ""
@@ -104,7 +106,8 @@ class HeaderLine(Widget):
 
     def render(self) -> Text:
         """The line; too narrow for the file's first parts beside the app's name (65
-        columns beside the keys panel: the tool calls' state was left out), without it."""
+        columns beside the keys panel: the tool calls' state was left out), or for
+        saying what is left out (``+4``: it went without a word, walk 11, 3), without it."""
         text, dropped = self._line(brand=True)
         if dropped:
             text = self._line(brand=False)[0]
@@ -112,7 +115,7 @@ class HeaderLine(Widget):
 
     def _line(self, *, brand: bool) -> tuple[Text, bool]:
         """The line, and whether one of the first parts (rank `KEPT_RANK` and above) was
-        left out."""
+        left out, or parts were without a word of them."""
         i = self.info
         dim = self.get_component_rich_style("header-line--dim")
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -147,6 +150,8 @@ class HeaderLine(Widget):
                 said_short = f"⚠ {i.skipped} of {i.records} lines skipped"
                 said = f"{said_short}: most of the file not read"
             parts.append((said, warn, 9, "skipped lines"))
+        if i.warnings:  # beside the skipped lines, as loud; the lines in a notification
+            parts.append((plural(i.warnings, "warning"), warn, 8, "warnings"))
         parts.append((f"{i.tokenizer} {i.accuracy}".strip(), "", 3, "tokenizer"))
         parts.append((i.embedder, "", 4, "embedder"))
         if i.cache:
@@ -197,25 +202,37 @@ class HeaderLine(Widget):
             # a long form only where the first parts after it still fit in short
             after = sum(least(p) for p in ranked[at + 1 :] if p[2] >= KEPT_RANK) + note
             tries = [value, short] if short else [value]
+            # one of the rest leaves room for saying what goes after it (``· +3``), unless
+            # nothing does (it filled the line, and the parts after it went unsaid)
+            need = note if rank < KEPT_RANK and at < len(ranked) - 1 else 0
             fits = [t for t in tries if 3 + cell_len(t) + (after if t != short else 0) <= room]
-            fits += [t for t in tries if t not in fits and 3 + cell_len(t) <= room]
+            fits += [t for t in tries if t not in fits and 3 + cell_len(t) + need <= room]
             if fits:
                 kept[rank] = fits[0]
                 room -= 3 + cell_len(fits[0])
             elif rank < KEPT_RANK:
                 break
+        left_out = [p[3] for p in ranked if p[2] not in kept]
+        said = ""
+        if left_out:  # said in short (what, or how many: ``+3``); all of it on hover
+            tries = ["+ " + ", ".join(left_out), f"+{len(left_out)}"]
+            said = fit_labels([[*tries, ""]], room, gap=3)[0]
+            needed = 3 + cell_len(tries[-1])
+            cut = cell_len(path) - (needed - room)
+            if not said and not brand and self.size.width and cut >= 20:
+                # the name kept whole beside the first parts left no room to say it, the
+                # badge gone already: the path's start gives way (``…me.jsonl``)
+                path = fit_path(whole_path, cut)
+                said = tries[-1]
         text.append(path)
         for _value, style, rank, _what in parts:
             if rank in kept:
                 text.append(*sep)
                 text.append(kept[rank], style or None)  # type: ignore[arg-type]
-        left_out = [p[3] for p in ranked if p[2] not in kept]
-        if left_out:  # said in short (what, or how many: ``+3``); all of it on hover
-            tries = ["+ " + ", ".join(left_out), f"+{len(left_out)}"]
-            said = fit_labels([[*tries, ""]], room, gap=3)[0]
-            if said:
-                text.append(*sep)
-                text.append(said, dim)
+        if said:
+            text.append(*sep)
+            text.append(said, dim)
+        unsaid = bool(left_out) and not said
         whole = " · ".join([whole_path, *(p[0] for p in parts)])
         self._set_tooltip(whole if left_out or path != whole_path else "")
         if i.busy:
@@ -223,7 +240,7 @@ class HeaderLine(Widget):
             text.append(i.busy, self._on_panel("header-line--busy"))
         if self.size.width and text.cell_len > self.size.width:  # one line, cut saying so
             text.truncate(self.size.width, overflow="ellipsis")
-        return text, any(p[2] >= KEPT_RANK and p[2] not in kept for p in parts)
+        return text, unsaid or any(p[2] >= KEPT_RANK and p[2] not in kept for p in parts)
 
 
 def _file_name(path: str) -> str:

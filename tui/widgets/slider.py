@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from chunkscope.engine.params import Knob
+from chunkscope.engine.params import Knob, geometric_grid
 
 Formatter = Callable[[float], str] | str
 
@@ -490,24 +490,6 @@ class Slider(Widget, can_focus=True):
 
 
 # --------------------------------------------------------------------------- knobs
-
-
-def geometric_grid(lo: float, hi: float, per_doubling: int) -> list[float]:
-    """The values of a geometric slider: from each ``lo * 2**j`` to the next,
-    `per_doubling` equal steps (4: ``1, 1.25, 1.5, 1.75, 2`` times it), up to `hi`,
-    which is always one. Round numbers with every power of two on the grid (the
-    default cap of 8192 chars is one), each step about the same ratio."""
-    out: list[float] = []
-    octave = lo
-    while octave < hi:
-        for q in range(per_doubling):
-            v = octave * (1 + q / per_doubling)
-            if v >= hi:
-                break
-            out.append(v)
-        octave *= 2
-    out.append(hi)
-    return out
 
 
 def knob_position(knob: Knob, value: Any, *, in_force: bool = True) -> float:

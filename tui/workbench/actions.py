@@ -5,6 +5,7 @@ switching backends. A part of `ChunkscopeApp`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -167,12 +168,22 @@ class WorkbenchActions(WorkbenchHost):
 
     # ------------------------------------------------------------------ writing files
 
-    def _ask_path(self, title: str, default: str, write: Any) -> None:
+    def _ask_path(self, title: str, default: str, write: Any, problem: str = "") -> None:
+        """Ask where to write (`default` in the field), then `write` there. A path that
+        cannot be written (refused, a folder, a write that fails) says why, as the
+        commands do (`engine.fileio.cannot_write`), and the dialog comes back with the
+        path typed and the reason under it, to be corrected (walk 11, 11), as the picker
+        stays open on a file it refuses."""
         from chunkscope.tui.screens.prompt import PromptScreen
 
         def got_path(value: str | None) -> None:
             if not value:
                 return
+
+            def again(reason: str) -> None:
+                self.notify(reason, severity="error", markup=False)
+                self._ask_path(title, value, write, reason)
+
             path = Path(value).expanduser()
             confine = self.options.confine
             if confine is not None:  # served: nothing is written outside the folder shown
@@ -183,16 +194,16 @@ class WorkbenchActions(WorkbenchHost):
                 try:
                     within(path, served_folder(confine))
                 except ChunkscopeError as e:
-                    self.notify(str(e), severity="error", markup=False)
+                    again(str(e))
                     return
             if path.is_dir():
-                self.notify(f"{value} is a directory.", severity="error", markup=False)
+                again(f"{value} is a directory.")
                 return
             if path.exists():
 
                 def confirmed(yes: bool | None) -> None:
                     if yes:
-                        self._write_file(path, write)
+                        self._write_file(path, write, again)
                     else:
                         self.notify("Not written.", markup=False)
 
@@ -200,16 +211,26 @@ class WorkbenchActions(WorkbenchHost):
                     ConfirmScreen(f"{value} exists. Overwrite it?", yes="Overwrite"), confirmed
                 )
             else:
-                self._write_file(path, write)
+                self._write_file(path, write, again)
 
-        self.push_screen(PromptScreen(title, default), got_path)
+        self.push_screen(PromptScreen(title, default, problem=problem), got_path)
 
     @work(thread=True, group="write", description="_write_file")
-    def _write_file(self, path: Path, write: Any) -> None:
+    def _write_file(
+        self, path: Path, write: Any, failed: Callable[[str], None] | None = None
+    ) -> None:
+        """`write(path)`, saying what was written; a failure said as the commands say it
+        (to `failed`, which asks again, when given)."""
+        from chunkscope.engine.fileio import cannot_write
+
         try:
             what = write(path)
         except (OSError, ChunkscopeError) as e:
-            self.post_message(Notice(f"Could not write {path}: {e}", "error"))
+            reason = cannot_write(path, e) if isinstance(e, OSError) else str(e)
+            if failed is not None:
+                self.call_from_thread(failed, reason)
+            else:
+                self.post_message(Notice(reason, "error"))
             return
         self.post_message(Notice(f"Wrote {what} to {path}."))
 

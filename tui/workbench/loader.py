@@ -331,6 +331,14 @@ class PipelineDriver(WorkbenchHost):
                 timeout=10,
                 markup=False,
             )
+        if source.warnings:  # as the commands print them, the file by its name
+            self.notify(
+                "\n".join(source.warning_lines(Path(source.path).name)),
+                title="Read with warnings",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
         for w in warnings[:3]:
             self.notify(w, severity="warning", markup=False)
         if len(source.sessions) > 1 and pipe.params.session is None:

@@ -236,7 +236,7 @@ class WorkbenchHost(App[None]):
     def reselect(self) -> None:
         raise NotImplementedError
 
-    def _ask_path(self, title: str, default: str, write: Any) -> None:
+    def _ask_path(self, title: str, default: str, write: Any, problem: str = "") -> None:
         raise NotImplementedError
 
     def set_file_marks(self, marks: FileMarks | None, problem: str | None = None) -> None:

@@ -1,0 +1,29 @@
+"""Textual's command palette, with its late work on a palette torn down ignored.
+
+The palette gathers its hits in a worker of its own and shows them as they come. Chosen
+at once ("Keys", enter) and opened again while the workbench lays itself out beside the
+key panel, the first palette's gathering went on after its list was removed with it:
+``query_one(CommandList)`` raised ``NoMatches`` in the worker, which ended the app
+(walk 11, 15). A palette whose list is gone has nothing to show: its refresh is dropped.
+"""
+
+from __future__ import annotations
+
+from textual.command import Command, CommandList, CommandPalette
+
+from chunkscope.tui.screens.late_callbacks import LateCallbacks
+
+
+class Palette(LateCallbacks, CommandPalette):
+    def _has_list(self) -> bool:
+        return self.is_attached and bool(self.query(CommandList))
+
+    def _refresh_command_list(
+        self, command_list: CommandList, commands: list[Command], clear_current: bool
+    ) -> None:
+        if self._has_list() and command_list.is_attached:
+            super()._refresh_command_list(command_list, commands, clear_current)
+
+    def _watch__list_visible(self) -> None:
+        if self._has_list():
+            super()._watch__list_visible()
