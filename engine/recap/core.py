@@ -871,7 +871,8 @@ def compose_lazy(
         left = room[0] if room else None
         settled = left is not None and rest[size] > left  # none after the head fits
         if size == len(priority) or chosen.task_left_out or settled:
-            tail = priority[size:]
+            # with the task left out, no candidate is said to have no summary (`compose`)
+            tail = [] if chosen.task_left_out else priority[size:]
             return replace(
                 chosen,
                 unlisted=count - size,
