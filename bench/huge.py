@@ -1,7 +1,7 @@
 """A huge log end to end: `chunkscope chunk` and the pipeline through merge (issue 7).
 
     python bench/huge.py [--mb 100] [--vocab N] [--skip-merge] [--keep DIR]
-                         [--recap] [--against DIR] [--runs N]
+                         [--recap | --recap-only] [--against DIR] [--runs N]
 
 Generates a log of about ``--mb`` megabytes with `bench/parse.py`'s `make_log` (its
 words from a list of 40, or with ``--vocab N`` from N distinct words with a Zipf-like
@@ -15,7 +15,10 @@ runs, each in its own process (so every peak is that run's own, from ``wait4``):
 Prints a table of wall time and peak resident memory (ru_maxrss), and the stage times
 of the pipeline run. Nothing is written outside a temporary directory (or ``--keep``).
 
-``--recap`` also times ``chunkscope recap LOG`` (to /dev/null). ``--against DIR`` runs
+``--recap`` also times ``chunkscope recap LOG`` (to /dev/null), and its recap stage in a
+process of its own (``Pipeline.recap`` as ``chunkscope recap`` calls it, after the merge;
+with the MD5 of the recap's text, which each checkout must give alike); ``--recap-only``
+times those two alone. ``--against DIR`` runs
 every command a second time with the code of another checkout (``PYTHONPATH=DIR``, e.g.
 the main branch before a change), in turn with ours, and adds its columns and the ratio;
 ``--runs N`` repeats each (in turn) and reports medians.
@@ -52,6 +55,27 @@ if sys.argv[2] == "merge":
     counts["passes"] = len(merged.passes)
 times["total"] = time.perf_counter() - t0
 print(json.dumps({"times": times, "counts": counts, "rss_after_load_kib": rss_load}))
+"""
+
+# `chunkscope recap LOG` in the process, its `Pipeline.recap` call timed
+RECAP = r"""
+import hashlib, json, sys, time
+from chunkscope.engine.pipeline import Pipeline
+from chunkscope.tui.cli import build_parser
+from chunkscope.tui.cli.recap import run_recap
+times = {}
+inner = Pipeline.recap
+def timed(self, *args, **kwargs):
+    t = time.perf_counter()
+    out = inner(self, *args, **kwargs)
+    times["recap"] = time.perf_counter() - t
+    return out
+Pipeline.recap = timed
+t = time.perf_counter()
+run = run_recap(build_parser().parse_args(["recap", sys.argv[1]]))
+times["total"] = time.perf_counter() - t
+md5 = hashlib.md5(run.selection.text.encode()).hexdigest()
+print(json.dumps({"times": times, "md5": md5, "merged": len(run.merged.chunks)}))
 """
 
 
@@ -92,6 +116,7 @@ def main() -> int:
     parser.add_argument("--skip-merge", action="store_true", help="pipeline through compact only")
     parser.add_argument("--keep", metavar="DIR", help="write the log into DIR and keep it")
     parser.add_argument("--recap", action="store_true", help="also time chunkscope recap")
+    parser.add_argument("--recap-only", action="store_true", help="time chunkscope recap alone")
     parser.add_argument("--against", metavar="DIR", help="also run another checkout's code")
     parser.add_argument("--runs", type=int, default=1, help="runs of each, in turn (1)")
     args = parser.parse_args()
@@ -110,31 +135,42 @@ def main() -> int:
 
         cli = [sys.executable, "-m", "chunkscope.tui.cli"]
         stage = "compact" if args.skip_merge else "merge"
-        runs: list[tuple[str, list[str], bool]] = [
-            ("chunkscope chunk (text)", [*cli, "chunk", str(log)], False),
-            (
-                "chunkscope chunk --format json",
-                [*cli, "chunk", str(log), "--format", "json"],
-                False,
-            ),
-            (
-                f"pipeline through {stage} (lexical)",
-                [sys.executable, "-c", PIPELINE, str(log), stage],
-                True,
-            ),
-        ]
-        if args.recap:
+        runs: list[tuple[str, list[str], bool]] = (
+            []
+            if args.recap_only
+            else [
+                ("chunkscope chunk (text)", [*cli, "chunk", str(log)], False),
+                (
+                    "chunkscope chunk --format json",
+                    [*cli, "chunk", str(log), "--format", "json"],
+                    False,
+                ),
+                (
+                    f"pipeline through {stage} (lexical)",
+                    [sys.executable, "-c", PIPELINE, str(log), stage],
+                    True,
+                ),
+            ]
+        )
+        if args.recap or args.recap_only:
             runs.append(("chunkscope recap", [*cli, "recap", str(log)], False))
+            runs.append(("recap stage (in process)", [sys.executable, "-c", RECAP, str(log)], True))
         # name -> code -> [(wall, rss)]; stage times of the pipeline runs, per code
         took: dict[str, dict[Path, list[tuple[float, int]]]] = {n: {} for n, _, _ in runs}
         stages: dict[Path, list[dict[str, float]]] = {c: [] for c in codes}
+        recaps: dict[Path, list[dict[str, float]]] = {c: [] for c in codes}
+        md5s: dict[Path, set[str]] = {c: set() for c in codes}
         reports: dict[Path, dict[str, object]] = {}
         for _ in range(max(1, args.runs)):
             for name, argv, capture in runs:
                 for code in codes:
                     wall, rss, out = _run(argv, capture=capture, code=code)
                     took[name].setdefault(code, []).append((wall, rss))
-                    if capture:
+                    if capture and argv[2] == RECAP:
+                        done = json.loads(out)
+                        recaps[code].append(done["times"])
+                        md5s[code].add(done["md5"])
+                    elif capture:
                         reports[code] = json.loads(out)
                         stages[code].append(reports[code]["times"])  # type: ignore[arg-type]
 
@@ -165,10 +201,25 @@ def main() -> int:
             print(f"| {name} | {wall:.1f} | {size_mb / wall:.1f} | {rss / 1024:.0f} |")
     print()
     for code in codes:
+        who = "ours" if code == ROOT else f"before ({code})"
+        if recaps[code]:
+            recap = med([r["recap"] for r in recaps[code]])
+            total = med([r["total"] for r in recaps[code]])
+            print(
+                f"recap stage, {who}: Pipeline.recap {recap:.2f} s of {total:.2f} s in "
+                f"run_recap; recap MD5 {', '.join(sorted(md5s[code]))}"
+            )
+        if not stages[code]:
+            continue
         keys = stages[code][0].keys()
         times = {k: med([s[k] for s in stages[code]]) for k in keys}
-        who = "ours" if code == ROOT else f"before ({code})"
         print(f"pipeline stages, {who}: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()))
+    if len({frozenset(m) for m in md5s.values()}) > 1:
+        print("THE RECAPS DIFFER between the checkouts")
+    print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if ROOT not in reports:
+        print(f"runs of each: {max(1, args.runs)} (medians; peak RSS: the largest)")
+        return 0
     report = reports[ROOT]
     print("counts: " + ", ".join(f"{k} {v}" for k, v in report["counts"].items()))  # type: ignore[attr-defined]
     print(f"peak RSS after parse + compact: {int(report['rss_after_load_kib']) / 1024:.0f} MiB")  # type: ignore[call-overload]
