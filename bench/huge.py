@@ -59,20 +59,24 @@ print(json.dumps({"times": times, "counts": counts, "rss_after_load_kib": rss_lo
 
 # `chunkscope recap LOG` in the process, its `Pipeline.recap` call timed
 RECAP = r"""
-import hashlib, json, sys, time
+import hashlib, inspect, json, sys, time
 from chunkscope.engine.pipeline import Pipeline
 from chunkscope.tui.cli import build_parser
 from chunkscope.tui.cli.recap import run_recap
 times = {}
 inner = Pipeline.recap
 def timed(self, *args, **kwargs):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     out = inner(self, *args, **kwargs)
     times["recap"] = time.perf_counter() - t
+    times["recap_cpu"] = time.process_time() - c
     return out
 Pipeline.recap = timed
+# as `chunkscope recap` (markdown) runs it: only the summaries it needs, where it can
+known = inspect.signature(run_recap).parameters
+lazy = {"every_summary": False} if "every_summary" in known else {}
 t = time.perf_counter()
-run = run_recap(build_parser().parse_args(["recap", sys.argv[1]]))
+run = run_recap(build_parser().parse_args(["recap", sys.argv[1]]), **lazy)
 times["total"] = time.perf_counter() - t
 md5 = hashlib.md5(run.selection.text.encode()).hexdigest()
 print(json.dumps({"times": times, "md5": md5, "merged": len(run.merged.chunks)}))
@@ -86,9 +90,11 @@ def _make_log(path: Path, megabytes: float, vocabulary: int) -> int:
     return make_log(path, megabytes, vocabulary=vocabulary)
 
 
-def _run(argv: list[str], capture: bool = False, code: Path = ROOT) -> tuple[float, int, bytes]:
+def _run(
+    argv: list[str], capture: bool = False, code: Path = ROOT
+) -> tuple[float, int, bytes, float]:
     """Run `argv` with the code of checkout `code`; (wall seconds, peak RSS in KiB, its
-    stdout when `capture`)."""
+    stdout when `capture`, CPU seconds)."""
     # as after an install: modules' bytecode cached (a PYTHONDONTWRITEBYTECODE in this
     # shell would make every run compile its sources again)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -106,7 +112,7 @@ def _run(argv: list[str], capture: bool = False, code: Path = ROOT) -> tuple[flo
             message = err.read().decode("utf-8", "replace")[-2000:]
             raise SystemExit(f"{' '.join(argv)} failed with exit {code_}:\n{message}")
         out.seek(0)
-        return wall, int(usage.ru_maxrss), out.read()
+        return wall, int(usage.ru_maxrss), out.read(), usage.ru_utime + usage.ru_stime
 
 
 def main() -> int:
@@ -155,8 +161,8 @@ def main() -> int:
         if args.recap or args.recap_only:
             runs.append(("chunkscope recap", [*cli, "recap", str(log)], False))
             runs.append(("recap stage (in process)", [sys.executable, "-c", RECAP, str(log)], True))
-        # name -> code -> [(wall, rss)]; stage times of the pipeline runs, per code
-        took: dict[str, dict[Path, list[tuple[float, int]]]] = {n: {} for n, _, _ in runs}
+        # name -> code -> [(wall, rss, cpu)]; stage times of the pipeline runs, per code
+        took: dict[str, dict[Path, list[tuple[float, int, float]]]] = {n: {} for n, _, _ in runs}
         stages: dict[Path, list[dict[str, float]]] = {c: [] for c in codes}
         recaps: dict[Path, list[dict[str, float]]] = {c: [] for c in codes}
         md5s: dict[Path, set[str]] = {c: set() for c in codes}
@@ -164,8 +170,8 @@ def main() -> int:
         for _ in range(max(1, args.runs)):
             for name, argv, capture in runs:
                 for code in codes:
-                    wall, rss, out = _run(argv, capture=capture, code=code)
-                    took[name].setdefault(code, []).append((wall, rss))
+                    wall, rss, out, cpu = _run(argv, capture=capture, code=code)
+                    took[name].setdefault(code, []).append((wall, rss, cpu))
                     if capture and argv[2] == RECAP:
                         done = json.loads(out)
                         recaps[code].append(done["times"])
@@ -180,34 +186,37 @@ def main() -> int:
     print()
     if args.against:
         print(
-            f"| run ({size_mb:.0f} MB log) | wall s | peak RSS MiB | before: wall s "
-            "| before: peak RSS MiB | time / before |"
+            f"| run ({size_mb:.0f} MB log) | wall s | CPU s | peak RSS MiB | before: wall s "
+            "| before: CPU s | before: peak RSS MiB | time / before | CPU / before |"
         )
-        print("|---|---:|---:|---:|---:|---:|")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     else:
-        print(f"| run ({size_mb:.0f} MB log) | wall s | MB/s | peak RSS MiB |")
-        print("|---|---:|---:|---:|")
+        print(f"| run ({size_mb:.0f} MB log) | wall s | CPU s | MB/s | peak RSS MiB |")
+        print("|---|---:|---:|---:|---:|")
     for name, _, _ in runs:
         ours = took[name][ROOT]
-        wall, rss = med([w for w, _ in ours]), max(r for _, r in ours)
+        wall, rss = med([w for w, _, _ in ours]), max(r for _, r, _ in ours)
+        cpu = med([c for _, _, c in ours])
         if args.against:
             theirs = took[name][codes[1]]
-            b_wall, b_rss = med([w for w, _ in theirs]), max(r for _, r in theirs)
+            b_wall, b_rss = med([w for w, _, _ in theirs]), max(r for _, r, _ in theirs)
+            b_cpu = med([c for _, _, c in theirs])
             print(
-                f"| {name} | {wall:.1f} | {rss / 1024:.0f} | {b_wall:.1f} | {b_rss / 1024:.0f} "
-                f"| {wall / b_wall:.2f} |"
+                f"| {name} | {wall:.1f} | {cpu:.1f} | {rss / 1024:.0f} | {b_wall:.1f} "
+                f"| {b_cpu:.1f} | {b_rss / 1024:.0f} | {wall / b_wall:.2f} | {cpu / b_cpu:.2f} |"
             )
         else:
-            print(f"| {name} | {wall:.1f} | {size_mb / wall:.1f} | {rss / 1024:.0f} |")
+            print(f"| {name} | {wall:.1f} | {cpu:.1f} | {size_mb / wall:.1f} | {rss / 1024:.0f} |")
     print()
     for code in codes:
         who = "ours" if code == ROOT else f"before ({code})"
         if recaps[code]:
             recap = med([r["recap"] for r in recaps[code]])
+            recap_cpu = med([r["recap_cpu"] for r in recaps[code]])
             total = med([r["total"] for r in recaps[code]])
             print(
-                f"recap stage, {who}: Pipeline.recap {recap:.2f} s of {total:.2f} s in "
-                f"run_recap; recap MD5 {', '.join(sorted(md5s[code]))}"
+                f"recap stage, {who}: Pipeline.recap {recap:.2f} s ({recap_cpu:.2f} CPU s) of "
+                f"{total:.2f} s in run_recap; recap MD5 {', '.join(sorted(md5s[code]))}"
             )
         if not stages[code]:
             continue
