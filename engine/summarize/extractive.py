@@ -793,8 +793,12 @@ def _form_floor(form: str) -> int:
     follows it, or ends the summary, `terminated`) or ends on one itself (it is the
     abstract alone)."""
     ends = form.rstrip()[-1:]
-    least = max(1, _word_runs(form) + (ends != "" and ends in _END_MARKS))
     text = " ".join(terminated(form).split())
+    runs = _word_runs(text)
+    # ASCII whitespace parts runs already, and `terminated` adds or swaps a mark: an ASCII
+    # form has the runs of `text` (other whitespace, taken for a space, may join runs)
+    whole = runs if form.isascii() else _word_runs(form)
+    least = max(1, whole + (ends != "" and ends in _END_MARKS))
     begin = 0
     for m in _SENTENCE_END.finditer(text):
         part = text[begin : m.start(1)]
@@ -803,7 +807,7 @@ def _form_floor(form: str) -> int:
         begin = m.end()
     part = text[begin:]
     if has_words(part):
-        least = min(least, _word_runs(part) + 1)
+        least = min(least, (runs if begin == 0 else _word_runs(part)) + 1)
     return least
 
 
