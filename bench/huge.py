@@ -1,7 +1,7 @@
 """A huge log end to end: `chunkscope chunk` and the pipeline through merge (issue 7).
 
     python bench/huge.py [--mb 100] [--vocab N] [--skip-merge] [--keep DIR]
-                         [--recap] [--against DIR] [--runs N]
+                         [--recap | --recap-only] [--against DIR] [--runs N]
 
 Generates a log of about ``--mb`` megabytes with `bench/parse.py`'s `make_log` (its
 words from a list of 40, or with ``--vocab N`` from N distinct words with a Zipf-like
@@ -15,7 +15,10 @@ runs, each in its own process (so every peak is that run's own, from ``wait4``):
 Prints a table of wall time and peak resident memory (ru_maxrss), and the stage times
 of the pipeline run. Nothing is written outside a temporary directory (or ``--keep``).
 
-``--recap`` also times ``chunkscope recap LOG`` (to /dev/null). ``--against DIR`` runs
+``--recap`` also times ``chunkscope recap LOG`` (to /dev/null), and its recap stage in a
+process of its own (``Pipeline.recap`` as ``chunkscope recap`` calls it, after the merge;
+with the MD5 of the recap's text, which each checkout must give alike); ``--recap-only``
+times those two alone. ``--against DIR`` runs
 every command a second time with the code of another checkout (``PYTHONPATH=DIR``, e.g.
 the main branch before a change), in turn with ours, and adds its columns and the ratio;
 ``--runs N`` repeats each (in turn) and reports medians.
@@ -54,6 +57,31 @@ times["total"] = time.perf_counter() - t0
 print(json.dumps({"times": times, "counts": counts, "rss_after_load_kib": rss_load}))
 """
 
+# `chunkscope recap LOG` in the process, its `Pipeline.recap` call timed
+RECAP = r"""
+import hashlib, inspect, json, sys, time
+from chunkscope.engine.pipeline import Pipeline
+from chunkscope.tui.cli import build_parser
+from chunkscope.tui.cli.recap import run_recap
+times = {}
+inner = Pipeline.recap
+def timed(self, *args, **kwargs):
+    t, c = time.perf_counter(), time.process_time()
+    out = inner(self, *args, **kwargs)
+    times["recap"] = time.perf_counter() - t
+    times["recap_cpu"] = time.process_time() - c
+    return out
+Pipeline.recap = timed
+# as `chunkscope recap` (markdown) runs it: only the summaries it needs, where it can
+known = inspect.signature(run_recap).parameters
+lazy = {"every_summary": False} if "every_summary" in known else {}
+t = time.perf_counter()
+run = run_recap(build_parser().parse_args(["recap", sys.argv[1]]), **lazy)
+times["total"] = time.perf_counter() - t
+md5 = hashlib.md5(run.selection.text.encode()).hexdigest()
+print(json.dumps({"times": times, "md5": md5, "merged": len(run.merged.chunks)}))
+"""
+
 
 def _make_log(path: Path, megabytes: float, vocabulary: int) -> int:
     sys.path.insert(0, str(ROOT))
@@ -62,9 +90,11 @@ def _make_log(path: Path, megabytes: float, vocabulary: int) -> int:
     return make_log(path, megabytes, vocabulary=vocabulary)
 
 
-def _run(argv: list[str], capture: bool = False, code: Path = ROOT) -> tuple[float, int, bytes]:
+def _run(
+    argv: list[str], capture: bool = False, code: Path = ROOT
+) -> tuple[float, int, bytes, float]:
     """Run `argv` with the code of checkout `code`; (wall seconds, peak RSS in KiB, its
-    stdout when `capture`)."""
+    stdout when `capture`, CPU seconds)."""
     # as after an install: modules' bytecode cached (a PYTHONDONTWRITEBYTECODE in this
     # shell would make every run compile its sources again)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -82,7 +112,7 @@ def _run(argv: list[str], capture: bool = False, code: Path = ROOT) -> tuple[flo
             message = err.read().decode("utf-8", "replace")[-2000:]
             raise SystemExit(f"{' '.join(argv)} failed with exit {code_}:\n{message}")
         out.seek(0)
-        return wall, int(usage.ru_maxrss), out.read()
+        return wall, int(usage.ru_maxrss), out.read(), usage.ru_utime + usage.ru_stime
 
 
 def main() -> int:
@@ -92,6 +122,7 @@ def main() -> int:
     parser.add_argument("--skip-merge", action="store_true", help="pipeline through compact only")
     parser.add_argument("--keep", metavar="DIR", help="write the log into DIR and keep it")
     parser.add_argument("--recap", action="store_true", help="also time chunkscope recap")
+    parser.add_argument("--recap-only", action="store_true", help="time chunkscope recap alone")
     parser.add_argument("--against", metavar="DIR", help="also run another checkout's code")
     parser.add_argument("--runs", type=int, default=1, help="runs of each, in turn (1)")
     args = parser.parse_args()
@@ -110,31 +141,42 @@ def main() -> int:
 
         cli = [sys.executable, "-m", "chunkscope.tui.cli"]
         stage = "compact" if args.skip_merge else "merge"
-        runs: list[tuple[str, list[str], bool]] = [
-            ("chunkscope chunk (text)", [*cli, "chunk", str(log)], False),
-            (
-                "chunkscope chunk --format json",
-                [*cli, "chunk", str(log), "--format", "json"],
-                False,
-            ),
-            (
-                f"pipeline through {stage} (lexical)",
-                [sys.executable, "-c", PIPELINE, str(log), stage],
-                True,
-            ),
-        ]
-        if args.recap:
+        runs: list[tuple[str, list[str], bool]] = (
+            []
+            if args.recap_only
+            else [
+                ("chunkscope chunk (text)", [*cli, "chunk", str(log)], False),
+                (
+                    "chunkscope chunk --format json",
+                    [*cli, "chunk", str(log), "--format", "json"],
+                    False,
+                ),
+                (
+                    f"pipeline through {stage} (lexical)",
+                    [sys.executable, "-c", PIPELINE, str(log), stage],
+                    True,
+                ),
+            ]
+        )
+        if args.recap or args.recap_only:
             runs.append(("chunkscope recap", [*cli, "recap", str(log)], False))
-        # name -> code -> [(wall, rss)]; stage times of the pipeline runs, per code
-        took: dict[str, dict[Path, list[tuple[float, int]]]] = {n: {} for n, _, _ in runs}
+            runs.append(("recap stage (in process)", [sys.executable, "-c", RECAP, str(log)], True))
+        # name -> code -> [(wall, rss, cpu)]; stage times of the pipeline runs, per code
+        took: dict[str, dict[Path, list[tuple[float, int, float]]]] = {n: {} for n, _, _ in runs}
         stages: dict[Path, list[dict[str, float]]] = {c: [] for c in codes}
+        recaps: dict[Path, list[dict[str, float]]] = {c: [] for c in codes}
+        md5s: dict[Path, set[str]] = {c: set() for c in codes}
         reports: dict[Path, dict[str, object]] = {}
         for _ in range(max(1, args.runs)):
             for name, argv, capture in runs:
                 for code in codes:
-                    wall, rss, out = _run(argv, capture=capture, code=code)
-                    took[name].setdefault(code, []).append((wall, rss))
-                    if capture:
+                    wall, rss, out, cpu = _run(argv, capture=capture, code=code)
+                    took[name].setdefault(code, []).append((wall, rss, cpu))
+                    if capture and argv[2] == RECAP:
+                        done = json.loads(out)
+                        recaps[code].append(done["times"])
+                        md5s[code].add(done["md5"])
+                    elif capture:
                         reports[code] = json.loads(out)
                         stages[code].append(reports[code]["times"])  # type: ignore[arg-type]
 
@@ -144,31 +186,49 @@ def main() -> int:
     print()
     if args.against:
         print(
-            f"| run ({size_mb:.0f} MB log) | wall s | peak RSS MiB | before: wall s "
-            "| before: peak RSS MiB | time / before |"
+            f"| run ({size_mb:.0f} MB log) | wall s | CPU s | peak RSS MiB | before: wall s "
+            "| before: CPU s | before: peak RSS MiB | time / before | CPU / before |"
         )
-        print("|---|---:|---:|---:|---:|---:|")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     else:
-        print(f"| run ({size_mb:.0f} MB log) | wall s | MB/s | peak RSS MiB |")
-        print("|---|---:|---:|---:|")
+        print(f"| run ({size_mb:.0f} MB log) | wall s | CPU s | MB/s | peak RSS MiB |")
+        print("|---|---:|---:|---:|---:|")
     for name, _, _ in runs:
         ours = took[name][ROOT]
-        wall, rss = med([w for w, _ in ours]), max(r for _, r in ours)
+        wall, rss = med([w for w, _, _ in ours]), max(r for _, r, _ in ours)
+        cpu = med([c for _, _, c in ours])
         if args.against:
             theirs = took[name][codes[1]]
-            b_wall, b_rss = med([w for w, _ in theirs]), max(r for _, r in theirs)
+            b_wall, b_rss = med([w for w, _, _ in theirs]), max(r for _, r, _ in theirs)
+            b_cpu = med([c for _, _, c in theirs])
             print(
-                f"| {name} | {wall:.1f} | {rss / 1024:.0f} | {b_wall:.1f} | {b_rss / 1024:.0f} "
-                f"| {wall / b_wall:.2f} |"
+                f"| {name} | {wall:.1f} | {cpu:.1f} | {rss / 1024:.0f} | {b_wall:.1f} "
+                f"| {b_cpu:.1f} | {b_rss / 1024:.0f} | {wall / b_wall:.2f} | {cpu / b_cpu:.2f} |"
             )
         else:
-            print(f"| {name} | {wall:.1f} | {size_mb / wall:.1f} | {rss / 1024:.0f} |")
+            print(f"| {name} | {wall:.1f} | {cpu:.1f} | {size_mb / wall:.1f} | {rss / 1024:.0f} |")
     print()
     for code in codes:
+        who = "ours" if code == ROOT else f"before ({code})"
+        if recaps[code]:
+            recap = med([r["recap"] for r in recaps[code]])
+            recap_cpu = med([r["recap_cpu"] for r in recaps[code]])
+            total = med([r["total"] for r in recaps[code]])
+            print(
+                f"recap stage, {who}: Pipeline.recap {recap:.2f} s ({recap_cpu:.2f} CPU s) of "
+                f"{total:.2f} s in run_recap; recap MD5 {', '.join(sorted(md5s[code]))}"
+            )
+        if not stages[code]:
+            continue
         keys = stages[code][0].keys()
         times = {k: med([s[k] for s in stages[code]]) for k in keys}
-        who = "ours" if code == ROOT else f"before ({code})"
         print(f"pipeline stages, {who}: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()))
+    if len({frozenset(m) for m in md5s.values()}) > 1:
+        print("THE RECAPS DIFFER between the checkouts")
+    print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if ROOT not in reports:
+        print(f"runs of each: {max(1, args.runs)} (medians; peak RSS: the largest)")
+        return 0
     report = reports[ROOT]
     print("counts: " + ", ".join(f"{k} {v}" for k, v in report["counts"].items()))  # type: ignore[attr-defined]
     print(f"peak RSS after parse + compact: {int(report['rss_after_load_kib']) / 1024:.0f} MiB")  # type: ignore[call-overload]

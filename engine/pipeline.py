@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -209,6 +209,7 @@ STAGE_INPUTS["merge"] = (*STAGE_INPUTS["embed"], "merge", "topic")
 STAGE_INPUTS["actions"] = STAGE_INPUTS["merge"]
 STAGE_INPUTS["novelty"] = STAGE_INPUTS["merge"]
 STAGE_INPUTS["summarize"] = (*STAGE_INPUTS["merge"], "summarizer")
+STAGE_INPUTS["floors"] = STAGE_INPUTS["summarize"]
 STAGE_INPUTS["search"] = (*STAGE_INPUTS["merge"], "tokenizer")
 
 
@@ -1005,23 +1006,43 @@ class Pipeline:
         progress: Progress | None = None,
     ) -> list[Candidate]:
         """Every merged chunk as a recap candidate: summary, score, time range."""
-        from chunkscope.engine.recap.core import Candidate
-
         chunks = self.merged().chunks
         summaries = self.summaries(progress=progress)
         scores = self.scores(scorer, memories=memories, alpha=alpha)
+        return self._candidates(range(len(chunks)), summaries, scores)
+
+    def _candidates(
+        self, indices: Iterable[int], summaries: Sequence[Summary], scores: Sequence[float]
+    ) -> list[Candidate]:
+        """The candidates of merged chunks `indices`, with their summaries (in that order)."""
+        from chunkscope.engine.recap.core import Candidate
+
+        chunks = self.merged().chunks
         clock = self.source().has_clock
         return [
             Candidate(
                 index=i,
-                summary=summaries[i],
+                summary=summary,
                 score=scores[i],
-                time_range=c.time_range if clock else "",
-                start=c.start,
-                end=c.end,
+                time_range=chunks[i].time_range if clock else "",
+                start=chunks[i].start,
+                end=chunks[i].end,
             )
-            for i, c in enumerate(chunks)
+            for i, summary in zip(indices, summaries, strict=True)
         ]
+
+    def summary_floors(self) -> list[int] | None:
+        """Per merged chunk, 0 when its summary is empty, else tokens no recap paragraph
+        of it is under (`ExtractiveSummarizer.floor`), without summarizing; None when the
+        summarizer or the token counter cannot tell (`engine.recap.core.compose_lazy`)."""
+        floor = getattr(self.summarizer, "floor", None)
+        if floor is None or not isinstance(self.counter, TokenCounter):
+            return None
+
+        def compute() -> list[int]:
+            return [floor(c.text) for c in self.merged().chunks]
+
+        return self._stage("floors", compute)
 
     def recap(
         self,
@@ -1035,6 +1056,7 @@ class Pipeline:
         alpha: float = 0.0,
         progress: Progress | None = None,
         plain: bool = False,
+        every_summary: bool = True,
     ) -> Selection:
         """The recap within `budget` tokens of the pipeline's counter (None: the declared
         default, `engine.recap.core.RecapParams`): the procedural sections read from the
@@ -1047,12 +1069,40 @@ class Pipeline:
         the exclusions re-runs only the (fast) selection. The recap pipeline
         expects ``collapse=True`` (tool calls collapsed before chunking); with raw
         tool calls the summaries are of the raw turns, the sections the same.
-        """
-        from chunkscope.engine.recap.core import DEFAULT_BUDGET, compose
 
-        candidates = self.candidates(scorer, memories=memories, alpha=alpha, progress=progress)
+        With ``every_summary=False`` only the chunks that could be in the recap are
+        summarized (`engine.recap.core.compose_lazy`, when the summarizer can tell
+        `summary_floors`): the same recap, its `Selection.candidates` those summarized.
+        """
+        import math
+
+        from chunkscope.engine.recap.core import DEFAULT_BUDGET, compose, compose_lazy
+
         budget = DEFAULT_BUDGET if budget is None else budget
         sections = [] if plain else self.sections()
+        if not every_summary:
+            floors = self.summary_floors()
+            scores = self.scores(scorer, memories=memories, alpha=alpha)
+            if floors is not None and all(map(math.isfinite, scores)):
+                chunks = self.merged().chunks
+
+                def candidates_of(indices: list[int]) -> list[Candidate]:
+                    texts = [chunks[i].text for i in indices]
+                    return self._candidates(indices, self._summarize_texts(texts, progress), scores)
+
+                return compose_lazy(
+                    len(chunks),
+                    scores,
+                    floors,
+                    candidates_of,
+                    sections,
+                    budget,
+                    self.counter,
+                    pinned,
+                    excluded,
+                    headings,
+                )
+        candidates = self.candidates(scorer, memories=memories, alpha=alpha, progress=progress)
         return compose(candidates, sections, budget, self.counter, pinned, excluded, headings)
 
     def sections(self) -> list[Section]:

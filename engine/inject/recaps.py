@@ -423,7 +423,8 @@ def match_chunks(texts: Sequence[str], wanted: Sequence[str]) -> tuple[int, ...]
 
 @dataclass(frozen=True)
 class Built:
-    """A recap just built: the stored form and the selection it came from."""
+    """A recap just built: the stored form and the selection it came from (listing only
+    the candidates it summarized, `Pipeline.recap` without every summary)."""
 
     stored: StoredRecap
     selection: Selection
@@ -481,6 +482,7 @@ def build_recap(
         scorer=tuning.recap.scorer,
         pinned=pinned,
         excluded=excluded,
+        every_summary=False,  # the text is stored, not the candidates
     )
     stored = StoredRecap(
         project=str(root),

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import chain, compress
@@ -68,6 +68,7 @@ __all__ = [
     "action_weights",
     "centrality_scores",
     "compose",
+    "compose_lazy",
     "load_recap",
     "novelty_scores",
     "recency_scores",
@@ -137,6 +138,9 @@ SEPARATOR = "\n\n"
 # a candidate whose additive estimate is over the budget by at most this much is
 # still checked against the real count of the rendered recap.
 _SEAM_SLACK = 4
+#: The candidates `compose_lazy` summarizes first, besides the pins (it doubles them
+#: until the rest cannot be picked).
+_LAZY_HEAD = 64
 
 
 class TokenCount(Protocol):
@@ -366,6 +370,10 @@ class Selection:
     #: The log has a task but the budget is too small for even its first word: the
     #: recap is empty rather than over the budget or without the task.
     task_left_out: bool = False
+    #: Merged chunks that `compose_lazy` left out of `candidates` (not summarized: none
+    #: of them could be in the recap), and how many of those have no summary.
+    unlisted: int = 0
+    unlisted_empty: int = 0
 
     @property
     def selected(self) -> list[Candidate]:
@@ -448,6 +456,7 @@ def select(
     *,
     prefix: str = "",
     dedupe: bool = False,
+    room_left: list[int | None] | None = None,
 ) -> Selection:
     """Pick candidates for a recap of at most `budget` tokens (see the module docstring).
 
@@ -461,6 +470,10 @@ def select(
     the budget; with a prefix the newest summary is never forced in. With `dedupe`,
     a sentence already in the prefix or in a summary ranked higher is left out of
     the next ones (no sentence appears twice in the recap).
+
+    `room_left` (for `compose_lazy`), when given, gets the most tokens a paragraph ranked
+    after every candidate could have and still be tried, or None when the newest
+    would be forced in (nothing kept, no prefix).
     """
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
         raise ValueError(f"budget must be an integer >= 0, got {budget!r}")
@@ -512,6 +525,9 @@ def select(
             chosen.add(i)
             used = real
 
+    if room_left is not None:
+        kept_any = prefix or any(blocks[i] for i in chosen)
+        room_left.append(budget + _SEAM_SLACK - used - (sep if used else 0) if kept_any else None)
     newest_over = False
     if not prefix and not any(blocks[i] for i in chosen) and eligible:
         newest = max(i for i in eligible if blocks[i]) if any(blocks[i] for i in eligible) else -1
@@ -692,6 +708,8 @@ def compose(
     pinned: Iterable[int] = (),
     excluded: Iterable[int] = (),
     headings: bool = False,
+    *,
+    room_left: list[int | None] | None = None,
 ) -> Selection:
     """The recap of procedural `sections` (`engine.recap.sections`) and the summaries of
     `candidates`, at most `budget` tokens of `counter` in all.
@@ -705,14 +723,23 @@ def compose(
     never without the task. When the summaries leave budget over (a session of few merged
     chunks), the sections are fitted again in all that is left, the summaries picked
     staying as they are. Without sections (none, or none with lines) this is `select` of
-    the candidates alone.
+    the candidates alone. `room_left`: as for `select`, of the first selection.
     """
     from chunkscope.engine.recap.sections import TASK_FLOOR, fit_sections, render_sections
 
     pinned, excluded = list(pinned), list(excluded)
     present = [s for s in sections if s.lines]
     if not present:
-        return select(candidates, budget, counter, pinned, excluded, headings, dedupe=True)
+        return select(
+            candidates,
+            budget,
+            counter,
+            pinned,
+            excluded,
+            headings,
+            dedupe=True,
+            room_left=room_left,
+        )
     pins = (set(pinned) | {c.index for c in candidates if c.pinned}) - (
         set(excluded) | {c.index for c in candidates if c.excluded}
     )
@@ -744,7 +771,15 @@ def compose(
         return replace(nothing, candidates=cands, budget=budget, task_left_out=True)
     prefix = render_sections(fitted)
     chosen = select(
-        candidates, budget, counter, pinned, excluded, headings, prefix=prefix, dedupe=True
+        candidates,
+        budget,
+        counter,
+        pinned,
+        excluded,
+        headings,
+        prefix=prefix,
+        dedupe=True,
+        room_left=room_left,
     )
     spare = budget - chosen.used_tokens
     if spare > 8:
@@ -784,6 +819,71 @@ def compose(
     return replace(
         chosen, sections=fitted, section_tokens=[counter.count(s.render()) for s in fitted]
     )
+
+
+def compose_lazy(
+    count: int,
+    scores: Sequence[float],
+    floors: Sequence[int],
+    candidates_of: Callable[[list[int]], list[Candidate]],
+    sections: Sequence[Section],
+    budget: int,
+    counter: TokenCount,
+    pinned: Iterable[int] = (),
+    excluded: Iterable[int] = (),
+    headings: bool = False,
+) -> Selection:
+    """`compose` of `count` merged chunks summarizing only the candidates it needs: the
+    same recap (text, picks, tokens, sections), with `Selection.candidates` listing only
+    the candidates it summarized (`Selection.unlisted` says how many it left out).
+
+    `scores` are the chunks' scores, `candidates_of(indices)` their candidates (with
+    the summaries), `floors[i]` 0 when chunk i has no summary, else tokens that no
+    paragraph the recap could show for it (its summary, or what the dedupe leaves of
+    it, with its heading or not) is under (`ExtractiveSummarizer.floor`).
+
+    The candidates are taken in `select`'s priority order, a growing head at a time, and
+    composed alone: the head goes through the selection as the head of the whole list
+    would (the dedupe and the picks of a candidate depend only on those ahead of it;
+    excluded ones on nothing), so when every chunk after the head has a floor over the
+    room the head's selection leaves (`select`'s `room_left`), none of them could be picked
+    and the recap is the head's.
+    """
+    exclude = set(excluded)
+    pins = [i for i in dict.fromkeys(pinned) if i not in exclude]
+    first = set(pins)
+    priority = sorted(
+        (i for i in range(count) if i not in exclude),
+        key=lambda i: (i not in first, -scores[i], -i),
+    )
+    # the least floor of the chunks with a summary from each position on
+    rest = [math.inf] * (len(priority) + 1)
+    for at in range(len(priority) - 1, -1, -1):
+        floor = floors[priority[at]]
+        rest[at] = min(rest[at + 1], floor) if floor > 0 else rest[at + 1]
+    size = min(len(priority), len(pins) + _LAZY_HEAD)
+    while True:
+        head = sorted(priority[:size])
+        room: list[int | None] = []
+        chosen = compose(
+            candidates_of(head), sections, budget, counter, pins, (), headings, room_left=room
+        )
+        left = room[0] if room else None
+        settled = left is not None and rest[size] > left  # none after the head fits
+        if size == len(priority) or chosen.task_left_out or settled:
+            # with the task left out, no candidate is said to have no summary (`compose`)
+            tail = [] if chosen.task_left_out else priority[size:]
+            return replace(
+                chosen,
+                unlisted=count - size,
+                unlisted_empty=sum(1 for i in tail if floors[i] == 0),
+            )
+        # the first chunk after the head that might fit must be in the next head
+        reach = size
+        if left is not None:
+            while reach < len(priority) and not 0 < floors[priority[reach]] <= left:
+                reach += 1
+        size = min(len(priority), max(2 * size, reach + 1))
 
 
 # --------------------------------------------------------------------------- files

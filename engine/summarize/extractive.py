@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from chunkscope.engine.read.source import FENCE
-from chunkscope.engine.summarize.base import Summary, has_words
+from chunkscope.engine.summarize.base import Summary, clean_summary, has_words
 from chunkscope.engine.textutil import STOPWORDS
 
 #: The role names a chunk's ``role: text`` lines start with (see engine.read.parse).
@@ -732,6 +732,85 @@ class Extract:
     scores: list[float]
 
 
+def _pool(sentences: Sequence[Sentence]) -> tuple[list[int], list[int]]:
+    """The distinct sentences a summary may take (a repeated "Edited x." is one; a
+    fragment, `is_fragment`, none; headings only when there is nothing else) and the
+    pool its abstract comes from (prose first); no pool: nothing to tell."""
+    first_of: dict[str, int] = {}
+    for s in sentences:
+        first_of.setdefault(s.text, s.position)
+    distinct = [i for i in sorted(first_of.values()) if not is_fragment(sentences[i])]
+    prose = [i for i in distinct if sentences[i].prose]
+    # headings title what follows: a chunk of headings alone has no sentence to tell
+    distinct = [i for i in distinct if not sentences[i].heading] or distinct
+    pool = prose or [i for i in distinct if not sentences[i].heading]
+    return distinct, pool
+
+
+def _has_pool(sentences: Sequence[Sentence]) -> bool:
+    """Whether `_pool` of `sentences` is not empty, asking `is_fragment` only until it
+    knows: a prose sentence that is no fragment, else any sentence that is neither a
+    heading nor a fragment."""
+    first_of: dict[str, Sentence] = {}
+    for s in sentences:
+        first_of.setdefault(s.text, s)
+    kept = list(first_of.values())
+    if any(s.prose and not is_fragment(s) for s in kept):
+        return True
+    return any(not s.prose and not s.heading and not is_fragment(s) for s in kept)
+
+
+#: ASCII characters other than letters, digits and ``_``: no token of a tokenizer that
+#: `floor_tokens` holds for has letters or digits on both sides of one.
+_SEPARATORS = r"\x00-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f"
+#: A run between separators with an ASCII letter or digit in it.
+_WORD_RUN = re.compile(f"[^{_SEPARATORS}]*[A-Za-z0-9][^{_SEPARATORS}]*")
+#: Characters that `engine.textutil.strip_control` takes out (with what follows an ESC).
+_CONTROL_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+#: Marks a paragraph can end on that no token shares with a letter or a digit (the
+#: marks `terminated` ends a sentence with among them).
+_END_MARKS = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~…”’")
+
+
+def _word_runs(text: str) -> int:
+    """Runs of characters between ASCII separators that hold an ASCII letter or digit:
+    tiktoken's encodings split text into pieces (a letter run, at most three digits, a
+    contraction, a run of other marks) and no piece holds letters or digits of two such
+    runs, so the text has at least this many tokens; so does the approximate count
+    (each run holds a word of its own)."""
+    return len(_WORD_RUN.findall(text))
+
+
+def _form_floor(form: str) -> int:
+    """The fewest tokens of a recap paragraph that shows a summary sentence written
+    `form` (`_truncate`'s cut; `terminated` or not): the whole of it (with other
+    sentences, or alone), or a part of it that the recap's dedupe re-split off
+    (`sentences_of`: the summary is cut only where `_SENTENCE_END` matches), then
+    `terminated`, so it ends on a mark of its own, one token more. The whole of it
+    ends the paragraph on such a mark too when it is `terminated` (another sentence
+    follows it, or ends the summary, `terminated`) or ends on one itself (it is the
+    abstract alone)."""
+    ends = form.rstrip()[-1:]
+    text = " ".join(terminated(form).split())
+    runs = _word_runs(text)
+    # ASCII whitespace parts runs already, and `terminated` adds or swaps a mark: an ASCII
+    # form has the runs of `text` (other whitespace, taken for a space, may join runs)
+    whole = runs if form.isascii() else _word_runs(form)
+    least = max(1, whole + (ends != "" and ends in _END_MARKS))
+    begin = 0
+    for m in _SENTENCE_END.finditer(text):
+        part = text[begin : m.start(1)]
+        if has_words(part):
+            least = min(least, _word_runs(part) + 1)
+        begin = m.end()
+    part = text[begin:]
+    if has_words(part):
+        least = min(least, (runs if begin == 0 else _word_runs(part)) + 1)
+    return least
+
+
 class ExtractiveSummarizer:
     """The offline default: central sentences of the chunk (see the module docstring)."""
 
@@ -774,16 +853,7 @@ class ExtractiveSummarizer:
         scores = [sc * w for sc, w in zip(self.scores(sentences), weights, strict=True)]
         if not sentences:
             return Extract([], None, [], [])
-        # Distinct sentences only: a repeated "Edited x." is one candidate; a fragment
-        # (`is_fragment`: a lead-in, a label, the rest of a cut sentence) is none.
-        first_of: dict[str, int] = {}
-        for s in sentences:
-            first_of.setdefault(s.text, s.position)
-        distinct = [i for i in sorted(first_of.values()) if not is_fragment(sentences[i])]
-        prose = [i for i in distinct if sentences[i].prose]
-        # headings title what follows: a chunk of headings alone has no sentence to tell
-        distinct = [i for i in distinct if not sentences[i].heading] or distinct
-        pool = prose or [i for i in distinct if not sentences[i].heading]
+        distinct, pool = _pool(sentences)
         if not pool:
             return Extract(sentences, None, [], scores)
         # narration and filler only when the chunk has nothing else
@@ -802,6 +872,26 @@ class ExtractiveSummarizer:
             rest = rest or [i for i in distinct if i not in chosen]
             chosen += sorted(rest, key=rank)[: 2 - len(chosen)]
         return Extract(sentences, abstract, sorted(chosen), scores)
+
+    def floor(self, text: str) -> int:
+        """0 when the summary of `text` is empty (no sentence to tell), else a whole number
+        of tokens that no recap paragraph showing it, or what the recap's dedupe leaves of
+        it, is under (`engine.recap.core.compose_lazy`): the least `_form_floor` of its
+        sentences, since a summary is made of them. Costs the split, not the scoring."""
+        sentences = split_sentences(text)
+        if not sentences:  # the first line of words, or nothing: cheap to write
+            line = clean_summary(self.summarize(text)).text.strip()
+            if not line:
+                return 0
+            forms = [line]
+        elif not _has_pool(sentences):
+            return 0
+        else:
+            limit = self.max_sentence_chars
+            forms = [_truncate(t, limit) for t in dict.fromkeys(s.text for s in sentences)]
+        if "\x1b" in text or _CONTROL_CHAR.search(text):
+            return 1  # the recap leaves out what joins runs of words: count none
+        return min(map(_form_floor, forms))
 
     def summarize(self, text: str) -> Summary:
         """The abstract and summary of `text`: its best-scored sentences, shortened to fit."""

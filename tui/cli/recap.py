@@ -303,10 +303,13 @@ class RecapRun:
 def run_recap(
     args: argparse.Namespace,
     strategy: tuple[str, tuple[tuple[str, Any], ...]] | None = None,
+    every_summary: bool = True,
 ) -> RecapRun:
     """Run the recap pipeline as `chunkscope recap` does:
     collapse, chunk (with `strategy`, else the default), merge, summarize, select.
-    `recap_notes` says what it kept, once the output is written."""
+    `recap_notes` says what it kept, once the output is written. Without
+    `every_summary`, only the chunks that could be in the recap are summarized (the
+    same recap; the selection lists only those: `Pipeline.recap`)."""
     _latest(args)
     settings = read_settings()
     spec, key, embed_args = _summarizer_spec(args, settings)
@@ -342,6 +345,7 @@ def run_recap(
                 alpha=recap.alpha if salience else 0.0,
                 progress=progress,
                 plain=recap.plain,
+                every_summary=every_summary,
             )
         finally:
             progress.close()
@@ -361,6 +365,7 @@ def recap_notes(run: RecapRun) -> None:
         f"({counter.name}, {counter.accuracy})"
     )
     empty = sum(1 for c in selection.candidates if c.reason == "no summary")
+    empty += selection.unlisted_empty
     if empty:
         from chunkscope.engine.recap.core import NO_SUMMARY_WHY
 
@@ -386,7 +391,8 @@ def recap_notes(run: RecapRun) -> None:
 
 def cmd_recap(args: argparse.Namespace) -> int:
     snap = SnapshotCheck(args)
-    run = run_recap(args)
+    # the JSON lists every candidate with its summary; the text needs only those it shows
+    run = run_recap(args, every_summary=args.format == "json")
     selection = run.selection
     if args.format == "json":
         # what of the file was read, as chunk's JSON says it
