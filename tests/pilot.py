@@ -3,6 +3,7 @@ a condition, and waiting until the workbench has settled."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,13 +40,23 @@ def make_app(path: Path | str = SAMPLE, **options: object) -> ChunkscopeApp:
 async def wait_for(pilot: Any, condition: Callable[[], object], timeout: float = 20.0) -> bool:
     """Poll `condition` until it holds or `timeout` seconds pass; whether it held. For a
     wait that the test's own assertion follows (its message says what went wrong), in
-    place of a fixed pause: it returns as soon as the app is there, however slow the machine."""
+    place of a fixed pause: it returns as soon as the app is there, however slow the machine.
+
+    Between looks the test only sleeps: the app runs on by itself (its screen lays out and
+    draws on its own timer). Once `condition` is seen to hold, the app handles what is
+    queued (`pilot.pause`: every widget of the screen called back, a redraw forced) before
+    the test goes on, as it did before each look: that pause at every look, each 20 ms,
+    took a tenth of a workbench test's CPU time in `settled` alone."""
+    if condition():
+        return True
     start = time.monotonic()
-    while not condition():
+    while True:
+        await asyncio.sleep(0.02)
+        if condition():
+            await pilot.pause(0)
+            return True
         if time.monotonic() - start > timeout:
             return False
-        await pilot.pause(0.02)
-    return True
 
 
 async def until(pilot: Any, condition: Callable[[], object], timeout: float = 20.0) -> None:

@@ -20,8 +20,11 @@ from textual import events
 from textual._context import NoActiveAppError
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding, BindingType
+from textual.compose import compose
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
+from textual.dom import DOMNode
+from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane, Tabs
@@ -147,9 +150,56 @@ class FittingFooter(Footer):
         drawn = self._keys_in_force() if self._bindings_ready else None
         if drawn is not None and drawn == self._drawn and self.children:
             return
-        await super().recompose()
+        if not (drawn is not None and self.children and await self._relabel()):
+            await super().recompose()
         self._drawn = drawn
         self._fit_keys()
+
+    async def _relabel(self) -> bool:
+        """The keys now in force shown on the keys already mounted, one for one (a key
+        more mounted, a key fewer removed); whether it could be done (not with Textual's
+        grouped keys). A focus change changes the keys: a recompose mounted and styled
+        every key anew and laid out the screen for them, three quarters of a tab press's
+        time, for what is mostly the same keys under other labels."""
+        if not self.is_attached or self._pruning:
+            return False
+        composed = list(compose(self))
+        new = [key for key in composed if isinstance(key, FooterKey)]
+        old = [key for key in self.children if isinstance(key, FooterKey)]
+        if len(new) != len(composed) or len(old) != len(self.children):
+            return False
+        palette = [key for key in old if key.has_class("-command-palette")]
+        new_palette = [key for key in new if key.has_class("-command-palette")]
+        if len(palette) != len(new_palette):
+            return False
+        shown = [key for key in old if key not in palette]
+        wanted = [key for key in new if key not in new_palette]
+        pairs = [*zip(shown, wanted, strict=False), *zip(palette, new_palette, strict=True)]
+        for key, like in pairs:
+            self._take(key, like)
+        async with self.batch():
+            if len(shown) > len(wanted):
+                await self.remove_children(shown[len(wanted) :])
+            elif len(wanted) > len(shown):
+                extra = wanted[len(shown) :]
+                if palette:
+                    await self.mount_all(extra, before=palette[0])
+                else:
+                    await self.mount_all(extra)
+        return True
+
+    @staticmethod
+    def _take(key: FooterKey, like: FooterKey) -> None:
+        """`key` shows what `like` (a key composed, not mounted) would."""
+        label = (key.key_display, key.description)
+        key.key, key.action = like.key, like.action
+        key.key_display, key.description = like.key_display, like.description
+        key._disabled = like._disabled
+        key.tooltip = like.tooltip
+        key.set_class(like._disabled, "-disabled")
+        if (key.key_display, key.description) != label:
+            key.clear_cached_dimensions()
+            key.refresh(layout=True)
 
     def on_resize(self) -> None:
         self._fit_keys()
@@ -231,6 +281,12 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         ]
         return {key: found[key] for key in [*first, *(k for k in found if k not in first)]}
 
+    #: Textual's reactive repaints the whole screen at every focus change; the widgets
+    #: whose look changes repaint themselves (the focused and the blurred one, as their
+    #: styles change; the panel whose ring moves, `_ring_focused_panel`), so the rest is
+    #: not drawn again (a full redraw of the workbench for each tab press).
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+
     def __init__(self) -> None:
         super().__init__()
         self.view: RunView | None = None
@@ -267,6 +323,37 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
     @property
     def driver(self) -> Any:
         return self.app
+
+    #: The panels whose ring is lit (class ``-focus-within``): those holding the focus.
+    _ringed: frozenset[Widget] = frozenset()
+
+    def _update_focus_styles(
+        self, focused: Widget | None = None, blurred: Widget | None = None
+    ) -> None:
+        """Textual's restyle at a focus change (of the subtrees under a ``:focus-within``
+        rule: none here), then the ring moved to the panel holding the focus."""
+        super()._update_focus_styles(focused, blurred)
+        self._ring_focused_panel()
+
+    def _ring_focused_panel(self) -> None:
+        """The ``-focus-within`` class on the panels holding the focus and off the others,
+        restyling those panels alone: the class styles their border only, where a
+        ``:focus-within`` rule had Textual restyle each one's whole subtree, the merge
+        controls' twenty widgets at every tab press into or out of them."""
+        focused = self.focused
+        holding = frozenset(
+            node
+            for node in (focused.ancestors_with_self if focused is not None else ())
+            if isinstance(node, Widget) and node.has_class("panel")
+        )
+        changed: list[DOMNode] = []
+        for panel in holding ^ self._ringed:
+            panel.set_class(panel in holding, "-focus-within", update=False)
+            if panel.is_attached:  # not one removed by a recompose
+                changed.append(panel)
+        self._ringed = holding
+        if changed:
+            self.app.stylesheet.update_nodes(changed, animate=True)
 
     # ------------------------------------------------------------------ zoom
 
