@@ -140,7 +140,7 @@ def test_process_results_say_what_happened(processes: dict[tuple[str, str], Resu
     deep = processes[("deep_nesting", "embed")]
     assert "skipped 3 malformed lines" in deep.stderr and "nested too deeply" in deep.stderr
     assert (
-        "=== After merging (1 chunk in 1 topic; chunks of at most 800 chars; "
+        "=== After merging (1 chunk in 1 topic; chunks of at most 200 tokens; "
         "size cap 8,192 chars) ===" in deep.text
     )
 
