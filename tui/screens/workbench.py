@@ -456,8 +456,18 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         self.keys_open = shown
         await self.on_resize()
 
+    #: The width the layout was last fitted to (`on_resize`).
+    _fitted_width: int | None = None
+
     async def on_resize(self) -> None:
-        narrow = self._layout_width() < NARROW_WIDTH
+        width = self._layout_width()
+        if width == self._fitted_width:
+            # a Resize of the same width (the screen's layout refreshed, e.g. by the tab
+            # labels just fitted): fitting again refits them, which lays out again, a
+            # loop that kept a core busy and the keys unread after a resize drag (walk 12, 3)
+            return
+        self._fitted_width = width
+        narrow = width < NARROW_WIDTH
         if narrow != self.narrow:
             kept = self._columns_state()
             await self.recompose()
