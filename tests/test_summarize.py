@@ -815,3 +815,25 @@ def test_the_llm_summarizer_without_a_model_says_where_to_set_one() -> None:
 
     with pytest.raises(ValueError, match=r"--summary-model, or model under \[summarizer\]"):
         make_summarizer("llm")
+
+
+@pytest.mark.parametrize(
+    ("abstract", "summary", "rest"),
+    [
+        # walk 12, 6: the panel showed "public API.  Status" (two spaces) for this
+        (
+            "Status first.",
+            "Keep the public API. Status first. Then recall.",
+            "Keep the public API. Then recall.",
+        ),
+        ("Keep the API.", "Keep the API. Then recall.", "Then recall."),
+        ("Then recall.", "Keep the API. Then recall.", "Keep the API."),
+        ("Status first.", "A line.\nStatus first.\nNext line.", "A line.\nNext line."),
+    ],
+)
+def test_the_summary_without_its_abstract_keeps_one_space(
+    abstract: str, summary: str, rest: str
+) -> None:
+    from chunkscope.engine.summarize.base import summary_rest
+
+    assert summary_rest(abstract, summary) == rest

@@ -177,4 +177,10 @@ def summary_rest(abstract: str, summary: str) -> str:
         end += 1
     if end < len(summary) and not summary[end].isspace():
         return summary.strip()  # the abstract is only the start of a longer sentence
-    return (summary[:at] + summary[end:]).strip()
+    before, after = summary[:at].rstrip(), summary[end:].lstrip()
+    if not before or not after:
+        return (before + after).strip()
+    # one space where the sentence was taken out of a line, not the two around it
+    # ("public API.  Status first": walk 12, 6); a line break around it stays one
+    around = summary[len(before) : at] + summary[end : len(summary) - len(after)]
+    return before + ("\n" if "\n" in around else " ") + after

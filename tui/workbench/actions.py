@@ -14,6 +14,7 @@ from textual import work
 from textual.worker import Worker, get_current_worker
 
 from chunkscope.engine.errors import ChunkscopeError
+from chunkscope.engine.textutil import plural
 from chunkscope.tui.screens.confirm import ConfirmScreen
 from chunkscope.tui.workbench.messages import Notice, SelectionReady, WorkFailed
 from chunkscope.tui.workbench.runs import RunView
@@ -323,7 +324,7 @@ class WorkbenchActions(WorkbenchHost):
                 from chunkscope.engine.fileio import atomic_write_text
 
                 atomic_write_text(path, merged_json(view, summaries, counter, pipe))
-                return f"{len(view.result.chunks)} merged chunks (JSON)"
+                return f"{plural(len(view.result.chunks), 'merged chunk')} (JSON)"
 
             self._ask_path(
                 "Export merged chunks (JSON) to", save_path(f"{stem}.merged.json"), write
@@ -334,7 +335,7 @@ class WorkbenchActions(WorkbenchHost):
                 from chunkscope.engine.fileio import atomic_write_text
 
                 atomic_write_text(path, merged_markdown(view, summaries, counter))
-                return f"{len(view.result.chunks)} merged chunks (markdown)"
+                return f"{plural(len(view.result.chunks), 'merged chunk')} (markdown)"
 
             self._ask_path(
                 "Export merged chunks (markdown) to", save_path(f"{stem}.merged.md"), write
@@ -383,7 +384,7 @@ class WorkbenchActions(WorkbenchHost):
                 command_note=command_note,
             )
             atomic_write_text(path, render_html(report))
-            return f"the report ({len(view.result.chunks)} merged chunks)"
+            return f"the report ({plural(len(view.result.chunks), 'merged chunk')})"
 
         stem = Path(view.source.path).stem
         self._ask_path("Write the HTML report to", save_path(f"{stem}.report.html"), write)
