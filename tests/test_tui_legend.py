@@ -220,3 +220,23 @@ async def test_the_before_merge_compare_strip_says_no_cap_applies(size: tuple[in
         legend = " ".join(said(left).split())
         assert left.cap is None
         assert "no cap (not merged)" in legend and "cap 8192" not in legend, legend
+
+
+async def test_a_search_hit_ranked_ten_or_more_has_its_glyph_named() -> None:
+    """Walk 12, 4: a hit ranked 10 or lower is drawn ``+`` on the strip (one cell), and
+    the legend named only ``1 search hit (its rank)``: it names ``+`` when one is drawn."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        strip = bench.query_one("#strip", SimilarityStrip)
+        bounds = bench.view.result.bounds
+        spans = [(int(bounds[i]), int(bounds[i + 1])) for i in range(len(bounds) - 1)]
+        strip.set_hits([(span, rank) for rank, span in enumerate(spans[:3], start=1)])
+        await pilot.pause()
+        assert "search hit (its rank)" in said(strip) and "or more" not in said(strip)
+        strip.set_hits([(span, rank) for rank, span in enumerate(spans[:12], start=1)])
+        await pilot.pause()
+        assert "+" in next(r for r in strip.rendered_lines() if r.startswith("cuts"))
+        assert "+ rank 10 or more" in said(strip)

@@ -231,6 +231,10 @@ class SimilarityStrip(Widget):
         self.set_class(bool(marks), "-marks")
         self.refresh()
 
+    def _far_hit(self) -> bool:
+        """Whether a search hit is ranked past the digits its cell shows (drawn ``+``)."""
+        return any(rank >= RANKS_DRAWN for _, rank in self.hits)
+
     def set_hits(self, hits: Sequence[tuple[tuple[int, int], int]]) -> None:
         """The Search panel's answer: (the chunk's positions over the compacted chunks,
         from its first to one past its last, and its rank) per chunk."""
@@ -345,7 +349,7 @@ class SimilarityStrip(Widget):
 
     def _legend_key(self, width: int) -> tuple[object, ...]:
         key: tuple[object, ...] = (width, self._sims_version, len(self.sizes), self.threshold)
-        key = (*key, self._marks_version, self.cap, self.cap_unit, bool(self.hits))
+        key = (*key, self._marks_version, self.cap, self.cap_unit, bool(self.hits), self._far_hit())
         key = (*key, self._cuts_version, self.selected_pair is not None, self.uncut)
         key = (*key, self._selected_rank())
         return (*key, self.own_chunks, self.scale_noun)
@@ -730,6 +734,12 @@ class SimilarityStrip(Widget):
         if self.hits:
             legend += [Segment("   ", label), Segment("1", self._style("search"))]
             legend.append(Segment(" search hit (its rank)", label))
+            if self._far_hit():  # every glyph drawn is named
+                legend += [
+                    Segment(" ", label),
+                    Segment(rank_glyph(RANKS_DRAWN), self._style("search")),
+                ]
+                legend.append(Segment(f" rank {RANKS_DRAWN} or more", label))
         marks: list[Segment] = []
         if self.marks:
             # only what is drawn: a found mark, a missed one, a spurious cut
@@ -796,9 +806,13 @@ def scale_text(per: float, noun: str) -> str:
 MARK_GLYPH = "◆"
 
 
+#: The ranks a search hit's one cell shows as digits; a rank from here on is ``+``.
+RANKS_DRAWN = 10
+
+
 def rank_glyph(rank: int) -> str:
     """A search hit's rank in the one cell the cuts row has for it: ``1``…``9``, ``+``."""
-    return str(rank) if rank < 10 else "+"
+    return str(rank) if rank < RANKS_DRAWN else "+"
 
 
 def marks_glyph(count: int) -> str:
