@@ -4,6 +4,7 @@ drag the workbench kept laying itself out for minutes."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from textual import events
@@ -58,3 +59,25 @@ async def test_a_resize_drag_settles_and_leaves_the_screen_idle(
         await settled(pilot, app)
         await pilot.pause()
         assert len(fits) > before
+
+
+async def test_the_pickers_folder_title_keeps_the_folders_own_name(tmp_path: Path) -> None:
+    """Walk 12, 5: the picker's tree title was the folder's whole path cut at its end
+    (``/work/wt-review/sample_lo…``), losing the folder's own name; it is cut from its
+    start, as the header cuts a path (``…/the_sessions``)."""
+    import shutil
+
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from tests.pilot import SAMPLE, picker_listed
+
+    folder = tmp_path / ("a_very_long_folder_name_" * 3) / "another_long_folder" / "the_sessions"
+    folder.mkdir(parents=True)
+    shutil.copy(SAMPLE, folder / "first.jsonl")
+    app = ChunkscopeApp(StartOptions(folder=str(folder), fixed_timings=False))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await picker_listed(pilot, app)
+        await pilot.pause()
+        tree = app.screen.query_one("#tree")
+        title = str(tree.border_title)
+        assert title.startswith("…/") and title.endswith("/the_sessions"), title
+        assert len(title) < tree.size.width - 4, (title, tree.size.width)
