@@ -214,6 +214,10 @@ async def test_the_seed_loop_and_the_topic_segmenter_side_by_side_with_their_own
         assert panel.slider_for("left", "std_k") is not None
         assert panel.slider_for("right", "topic_depth") is not None
         assert panel.slider_for("left", "topic_depth") is None
+        # the size cap is a knob of both modes: each merge column has its own (walk 12,
+        # 2: the topic column had none and ran with the main view's cap)
+        assert panel.slider_for("left", "max_chunk_chars") is not None
+        assert panel.slider_for("right", "max_chunk_chars") is not None
         n_left = app.strategy_runs["left"]
         app.set_column_param("right", "topic_depth", 3.0)
         await settled(pilot, app)
@@ -222,6 +226,20 @@ async def test_the_seed_loop_and_the_topic_segmenter_side_by_side_with_their_own
             merge=replace(base.params.merge, mode="topic"),
             topic=replace(TopicParams(), topic_depth=3.0),
         ).merged()
+        right = app.column_result("right")
+        assert right is not None
+        assert [c.text for c in right.chunks] == [c.text for c in lower.chunks]
+        app.set_column_param("right", "max_chunk_chars", 1024)
+        await settled(pilot, app)
+        capped = base.with_params(
+            merge=MergeParams(mode="topic", max_chunk_chars=1024),
+            topic=replace(TopicParams(), topic_depth=3.0),
+        ).merged()
+        right = app.column_result("right")
+        assert right is not None and len(capped.chunks) > len(lower.chunks)
+        assert [c.text for c in right.chunks] == [c.text for c in capped.chunks]
+        app.set_column_param("right", "max_chunk_chars", 8192)
+        await settled(pilot, app)
         right = app.column_result("right")
         assert right is not None
         assert [c.text for c in right.chunks] == [c.text for c in lower.chunks]

@@ -50,14 +50,15 @@ def column_param_specs(name: str) -> list[Any]:
     """The parameters (knobs) of what column `name` shows: a strategy's, or for a merge
     column its mode's knobs that have a slider and a numeric default."""
     if name in MERGE_COLUMNS:
-        from chunkscope.engine.config.tuning import MODE_PARAMS
+        from chunkscope.engine.config.tuning import MODE_PARAMS, SHARED_KNOBS
         from chunkscope.engine.params import knobs
+        from chunkscope.engine.segment.merge import MergeParams
 
-        return [
-            k
-            for k in knobs(MODE_PARAMS[MERGE_COLUMNS[name]])
-            if k.slider is not None and isinstance(k.default, int | float)
-        ]
+        mode = MERGE_COLUMNS[name]
+        own = list(knobs(MODE_PARAMS[mode]))
+        if MODE_PARAMS[mode] is not MergeParams:  # the size cap is a knob of both modes
+            own += [k for k in knobs(MergeParams) if k.name in SHARED_KNOBS]
+        return [k for k in own if k.slider is not None and isinstance(k.default, int | float)]
     from chunkscope.engine.chunk.strategies import param_specs
 
     return param_specs(name)
@@ -75,7 +76,6 @@ def run_merge_column(pipe: Pipeline, spec: ColumnSpec) -> Any:
     """The merged chunks of a merge column (`MERGE_COLUMNS`) as a `StrategyResult`: the
     open file's chunks and vectors (memoised), the mode's defaults and the column's
     values."""
-    from dataclasses import replace
 
     from chunkscope.engine.chunk.strategies import StrategyChunk, StrategyResult
     from chunkscope.engine.params import replace_knobs
@@ -87,8 +87,8 @@ def run_merge_column(pipe: Pipeline, spec: ColumnSpec) -> Any:
     if mode == "seed":
         merge = replace_knobs(MergeParams(mode="seed"), values)
         topic = pipe.params.topic
-    else:
-        merge = replace(pipe.params.merge, mode="topic")
+    else:  # its own size cap too, from its default (walk 12, 2: it took the main view's)
+        merge = replace_knobs(MergeParams(mode="topic"), values)
         topic = replace_knobs(TopicParams(), values)
     run = pipe.with_params(merge=merge, topic=topic)
     result = run.merged()
