@@ -222,7 +222,6 @@ class TokenCounter:
 
     def __init__(self, encoding: str = DEFAULT_ENCODING, cache_size: int = 65536) -> None:
         self._encoding = _load_encoding(encoding)
-        self.requested = encoding
         #: The encoding's name; `accuracy` says whether it counts (every front end
         #: shows the two side by side, so the name never carries the label).
         self.name = encoding

@@ -321,30 +321,27 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
             )
             yield Label("type a path · enter opens · tab switches · escape cancels", classes="hint")
 
-    def _folder_title(self, where: Path) -> Text:
+    def _folder_title(self, where: Path, width: int = 0) -> Text:
         """The tree's title: the folder shown (its name only under fixed timings, as
-        snapshots and demos run), cut from its start to the tree's width as the header
-        cuts a path (``…/work/sample_logs``: the folder's own name kept; walk 12, 5)."""
+        snapshots and demos run), cut from its start to the tree's `width` (0: not laid
+        out yet, whole) as the header cuts a path (``…/work/sample_logs``: the folder's
+        own name kept; walk 12, 5)."""
         from chunkscope.tui.widgets.header_line import fit_path
 
         fixed = bool(getattr(self.app, "fixed_timings", False))
         title = where.name if fixed else str(where)
-        trees = self.query("#tree")
-        width = trees.first().size.width if trees else 0
         return Text(fit_path(title, width - 6) if width > 12 else title)
 
     def on_resize(self) -> None:
         from chunkscope.tui.screens.workbench import NARROW_WIDTH
 
         self.set_class(self.app.size.width < NARROW_WIDTH, "-narrow")
-        trees = self.query("#tree")
-        if trees:  # its title fitted to the tree's width, once laid out
-            self.call_after_refresh(self._refit_folder_title)
+        self.call_after_refresh(self._refit_folder_title)  # to the tree's width, laid out
 
     def _refit_folder_title(self) -> None:
         tree = next(iter(self.query("#tree").results(LogTree)), None)
         if tree is not None:
-            tree.border_title = self._folder_title(Path(str(tree.path)))
+            tree.border_title = self._folder_title(Path(str(tree.path)), tree.size.width)
 
     def on_mount(self) -> None:
         self.on_resize()
@@ -520,7 +517,7 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
         where = folder.resolve()
         tree = self.query_one("#tree", LogTree)
         tree.path = where
-        tree.border_title = self._folder_title(where)
+        tree.border_title = self._folder_title(where, tree.size.width)
         self.query_one("#path", Input).value = ""
         box = self.query_one("#sessions", OptionList)
         box.clear_options()

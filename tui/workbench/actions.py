@@ -312,6 +312,7 @@ class WorkbenchActions(WorkbenchHost):
         if self.pipe is None:
             return
         counter = self.pipe.counter
+        merged = plural(len(view.result.chunks), "merged chunk")  # what a notice says
         if kind == "json":
             from dataclasses import fields
 
@@ -324,7 +325,7 @@ class WorkbenchActions(WorkbenchHost):
                 from chunkscope.engine.fileio import atomic_write_text
 
                 atomic_write_text(path, merged_json(view, summaries, counter, pipe))
-                return f"{plural(len(view.result.chunks), 'merged chunk')} (JSON)"
+                return f"{merged} (JSON)"
 
             self._ask_path(
                 "Export merged chunks (JSON) to", save_path(f"{stem}.merged.json"), write
@@ -335,7 +336,7 @@ class WorkbenchActions(WorkbenchHost):
                 from chunkscope.engine.fileio import atomic_write_text
 
                 atomic_write_text(path, merged_markdown(view, summaries, counter))
-                return f"{plural(len(view.result.chunks), 'merged chunk')} (markdown)"
+                return f"{merged} (markdown)"
 
             self._ask_path(
                 "Export merged chunks (markdown) to", save_path(f"{stem}.merged.md"), write

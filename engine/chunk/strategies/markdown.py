@@ -414,7 +414,7 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
             # as ``Doc: TEXT``: the label's tokens come out of the cap, so the count a
             # user sees holds to --max-tokens (the overlap may not allow it: then the
             # flags say which chunks are over).
-            label = counter.count(f"{turns[0].role}: ")
+            label = counter.count(turns[0]._replace(text="").line)  # "Doc: " (Turn.line)
             with contextlib.suppress(ValueError):
                 p = replace(p, max_tokens=max(p.max_tokens - label, 1))
         starts = token_starts_later(text, counter)  # a long text: on other threads
