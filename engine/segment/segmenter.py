@@ -71,7 +71,7 @@ import numpy.typing as npt
 
 from chunkscope.engine.model import Chunk, Span, chunks_from_spans
 from chunkscope.engine.params import SliderSpec, check_fields, knob
-from chunkscope.engine.read.source import FENCE_LINES
+from chunkscope.engine.read.source import FENCE_LINES, THINKING_ROLE
 from chunkscope.engine.segment.docstruct import (
     MARKED,
     DocStructure,
@@ -113,6 +113,11 @@ IntArray = npt.NDArray[np.int64]
 SCALES = (0.5, 1.0, 2.0)
 #: A pause of this many seconds between two messages is a structural point.
 PAUSE_SECONDS = 30 * 60
+#: The roles whose prose is the agent's own words, where it announces a phase or turns to
+#: its next task: its messages, and its thinking (a reasoning model, e.g. a DeepSeek
+#: reasoner run of mini-swe-agent, says what it does next there, and its message is only
+#: the command it runs).
+_AGENT_WORDS = frozenset({"Bot", THINKING_ROLE})
 #: How strongly a document start found by its words (`engine.segment.wordseg`) counts, in a
 #: markdown file whose documents are not all marked for certain (`frame`).
 DOC_WORDS = 1.0
@@ -377,6 +382,7 @@ def _structure(
     starts = _offsets(np.asarray(totals, dtype=np.int64))
     phase: str | None = None  # the agent's phase of the request in course (`phase_cue`)
     phase_from = 0  # where it began (a char offset)
+    said: tuple[int, int] | None = None  # (gap, unit) where the agent's last words began
     step: str | None = None  # the item of the agent's plan in progress, in this request
     steps: list[tuple[int, int]] = []  # (gap, unit) where another item of the plan began
     step_ends: list[int] = []  # the units where a plan's item or a request began
@@ -430,11 +436,12 @@ def _structure(
                 elif t.role == "Tool" and lands_work(t.text):
                     landed = True
                     lands.append(j)
-                elif t.role == "Bot" and not is_tool_call(t.text):
+                elif t.role in _AGENT_WORDS and not is_tool_call(t.text):
                     if landed:
                         landed = False  # the agent turns to its next task (kept below)
                         if 0 <= gap < n - 1:
                             turns_to.append((gap, j))
+                    said = (gap, j)
                     cue = phase_cue(t.text)
                     # the fix after an investigation, once (a fix announced again after
                     # more reading is the same phase); its check may follow it closely
@@ -452,6 +459,18 @@ def _structure(
                             point = 1.0
                 if point > 0 and 0 <= gap < n - 1:
                     out[gap] = max(out[gap], point)
+            elif said is not None and t.role == THINKING_ROLE:
+                # a later paragraph of the agent's thinking (a reasoning model thinks in
+                # many; a message says what it does next in its first): its announcement
+                # opens the phase where the message began
+                cue = phase_cue(t.text)
+                order = (None,) if cue == "fix" else ("fix",) if cue else ()
+                least = PHASE_STRETCH if cue == "fix" else PHASE_STRETCH // 3
+                at_gap, at = said
+                if phase in order and starts[at] - phase_from >= least:
+                    phase, phase_from = cue, int(starts[at])
+                    if 0 <= at_gap < n - 1:
+                        out[at_gap] = max(out[at_gap], PHASE)
             prev_role, prev_index = t.role, t.turn_index
             if t.timestamp is not None and t.role != "Doc":
                 prev_ts = t.timestamp
