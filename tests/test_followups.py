@@ -53,6 +53,9 @@ TOPICS = {
         "The drag and drop doesn't seem to be working. Try again. Nothing happens if i drag",
         "1: the premove auto-executes if it's a valid move, otherwise it is cancelled quietly",
         "/code please continue what you were doing before the model switch",
+        "There are still issues opening the database file in the tests: FAILED test_query",
+        '  File "C:\\app\\backend\\app.py", line 5, in <module>\n    from .nodes import run',
+        "The health endpoint returns db_url with sqlfile://// which is wrong. It should be",
     ],
 )
 def test_a_follow_up_on_the_current_goal(text: str) -> None:
@@ -246,6 +249,50 @@ def test_the_agents_fix_and_its_verification_after_an_investigation_are_structur
     # a fix announced right after the request is its first step, not a phase
     early = _session([layout[0], ("Bot", "Now let me make the fix."), *reading], rng)
     assert structure_points(early)[0] == 0.0
+
+
+def test_the_agents_answer_passed_on_as_a_message_is_no_request() -> None:
+    # aider's architect mode hands its plan to the editor model as the next message
+    rng = np.random.default_rng(9)
+    plan = "Proposed changes\n\n1) Add a shell script that lints the backend and frontend."
+    layout = [("You", "Set up linting for this project please, one command for both")]
+    layout += [("Bot", plan), ("aider", "Tokens: 4.2k sent, 1.9k received.")]
+    layout += [("You", plan.replace("\n", "  \n"))] + [("Bot", "cache")] * 6
+    layout += [("You", "Write a guide to the tide pools: anemones, crabs and snails")]
+    layout += [("Bot", "tides")] * 6
+    chunks = _session(layout, rng)
+    points = structure_points(chunks)
+    echo, request = 3, 10
+    assert points[echo - 1] == 0.0 and points[request - 1] == 1.0
+    # the same words from the person, after an answer of the agent's opening otherwise,
+    # ask
+    alone = _session([("You", "Sort the receipts by bracket"), ("Bot", "taxes"), *layout[3:]], rng)
+    assert structure_points(alone)[1] == 1.0
+
+
+def test_a_reasoning_models_phase_in_a_later_paragraph_of_its_thinking() -> None:
+    # a reasoning model says what it does next in its thinking, in many paragraphs; its
+    # message is only the command: the phase opens where that message began
+    rng = np.random.default_rng(10)
+    paragraphs = ["The regex lets a newline through.", "Now we need to edit the file."]
+    assert phase_cue(paragraphs[1]) == "fix"
+
+    def run(role: str) -> list[Chunk]:
+        reading = [(role, "tides")] * (PHASE_STRETCH // 150)
+        chunks = _session([("You", "Fix the bug: names with a newline pass"), *reading], rng)
+        index = len(chunks)
+        for k, text in enumerate(paragraphs):  # one message's paragraphs share its index
+            chunks.append(Chunk([Turn(None, role, text, index + k + 1, index)]))
+        chunks.append(Chunk([Turn(None, "Bot", "$ sed -i s/x/y/ users.py", index + 3, index + 1)]))
+        return chunks
+
+    chunks = run("Bot thinking")
+    index = len(chunks) - 3
+    points = structure_points(chunks)
+    assert points[index - 1] == PHASE  # where the thinking began
+    assert points[index] == 0.0  # not inside it
+    # the same paragraphs as a message's words: a message says its phase first
+    assert structure_points(run("Bot"))[index - 1] == 0.0
 
 
 @settings(max_examples=40, deadline=None)

@@ -42,6 +42,7 @@ __all__ = [
     "MessageKind",
     "Phase",
     "clean_request",
+    "echoes",
     "is_follow_up",
     "is_request",
     "is_tool_call",
@@ -133,7 +134,9 @@ _REFERS_BACK = re.compile(
 _ERROR = re.compile(
     r"\b(?:error|exception|traceback|doesn'?t (?:seem to )?work|does not work|not working|"
     r"isn'?t working|nothing (?:happens|changed)|i'?m (?:still )?getting|i (?:still )?get\b|"
-    r"i have this|still (?:getting|see|doesn'?t|not)|can'?t see|cannot see|"
+    r"i have this|still (?:getting|see|doesn'?t|not|issues?|errors?|fail\w*|broken|wrong)|"
+    r"there (?:is|are) still|which (?:is|are|looks|seems) wrong|can'?t see|cannot see|"
+    r"file \"[^\"\n]+\", line \d+|"  # a Python traceback's frame, pasted
     r"didn'?t (?:work|change|fire|write|create)|doesn'?t (?:seem|show|appear)|"
     r"not (?:displaying|showing))",
     re.I,
@@ -258,6 +261,23 @@ def lands_work(text: str) -> bool:
     if "[" not in text and ".." not in text and "/pull/" not in text:
         return False  # what every kind of landing shows: "[branch sha]", "a..b", "/pull/"
     return _LANDED.search(text) is not None
+
+
+#: How many first characters (whitespace aside) of a user's message `echoes` compares.
+ECHO_CHARS = 80
+
+
+def _squeezed(text: str) -> str:
+    return " ".join(text.split())[:ECHO_CHARS]
+
+
+def echoes(text: str, said: str) -> bool:
+    """Does a user's message open as the agent's last message opened (`said`, its first
+    paragraph)? Then the tool passed the agent's answer on as a message (aider's
+    architect mode hands its plan to the editor model as the next ``####`` message): no
+    request of the person's."""
+    head = _squeezed(text)
+    return len(head) >= 20 and head == _squeezed(said)[: len(head)]
 
 
 def is_tool_call(text: str) -> bool:

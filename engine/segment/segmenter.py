@@ -96,6 +96,7 @@ from chunkscope.engine.segment.requests import (
     PLAN_SHARE,
     PLAN_STRETCH,
     REPEAT_WINDOW,
+    echoes,
     is_tool_call,
     lands_work,
     message_kind,
@@ -383,6 +384,7 @@ def _structure(
     phase: str | None = None  # the agent's phase of the request in course (`phase_cue`)
     phase_from = 0  # where it began (a char offset)
     said: tuple[int, int] | None = None  # (gap, unit) where the agent's last words began
+    said_text: str | None = None  # the first paragraph of the agent's last message
     step: str | None = None  # the item of the agent's plan in progress, in this request
     steps: list[tuple[int, int]] = []  # (gap, unit) where another item of the plan began
     step_ends: list[int] = []  # the units where a plan's item or a request began
@@ -413,7 +415,11 @@ def _structure(
                     text = (
                         user_texts.get(t.turn_index, t.text) if t.turn_index is not None else t.text
                     )
-                    kind = message_kind(text, recent[-REPEAT_WINDOW:])
+                    kind = (
+                        "none"  # the agent's answer passed on by the tool
+                        if said_text is not None and echoes(text, said_text)
+                        else message_kind(text, recent[-REPEAT_WINDOW:])
+                    )
                     if kind == "request":
                         recent.append(words(request_text(text) or ""))
                     if kind == "none":
@@ -442,6 +448,8 @@ def _structure(
                         if 0 <= gap < n - 1:
                             turns_to.append((gap, j))
                     said = (gap, j)
+                    if t.role == "Bot":
+                        said_text = t.text
                     cue = phase_cue(t.text)
                     # the fix after an investigation, once (a fix announced again after
                     # more reading is the same phase); its check may follow it closely
