@@ -30,6 +30,7 @@ from chunkscope.engine.segment.segmenter import TopicParams, segment
         "Now, let me modify `_cstack` so the right matrix is kept:",
         "First, I'll write the fix for the parser.",
         "I will now implement the necessary changes in sites.py",
+        "Now we need to apply this change to schema.py. Let's first back it up.",
     ],
 )
 def test_the_agent_announces_its_fix(text: str) -> None:

@@ -179,7 +179,7 @@ _WHO = r"let me|let's|let us|i'll|i will|i need to|i'm going to|i am going to|we
 #: The change announced: making or applying the fix or the changes, fixing the issue (or
 #: bug, problem), editing or modifying the code (not a test or reproduction script).
 _CHANGE = (
-    r"(?:make|apply|implement|write)\s+(?:the|a|my|our|these|those)\s+(?:\w+\s+)?"
+    r"(?:make|apply|implement|write)\s+(?:the|a|my|our|this|that|these|those)\s+(?:\w+\s+)?"
     r"(?:fix|changes?|modifications?)\b"
     r"|fix\s+(?:the|this|that)\s+(?:\w+\s+)?(?:issue|bug|problem)\b"
     r"|(?:edit|modify)\s+(?:the\s+)?(?!\S*\s*(?:test|script|reproduc))\S"
