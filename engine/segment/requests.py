@@ -8,11 +8,13 @@ is (`topic_start`):
   interruption, tool output pasted by the tool, "ok" / "continue", a slash command that
   manages the tool (`TOOL_COMMANDS`: aider's ``/model``, ``/add``, ``/commit``, Claude
   Code's ``/compact``, ``/plugin``): it belongs to the topic in course. A slash command
-  of the user's own (``/publish-session``, ``/review``) is a request;
+  of the user's own (``/publish-session``, ``/review``) is a request. The segmenter adds
+  the agent's answer passed on as a user message (`echoes`: aider's architect mode);
 - **a follow-up** (`FOLLOW_UP`): a message that continues the current goal: short
   ("try again", "did you push?"), opening on what was just done ("That's almost right",
   "Also ...", "Undo the last change", "still ..."), reporting an error in it ("I'm
-  getting ...", "Nothing happens when ..."), or answering the agent's questions ("1: ...");
+  getting ...", "Nothing happens when ...", "There are still issues ...", "... which is
+  wrong", a pasted traceback), or answering the agent's questions ("1: ...");
 - **a request** (1): anything else, e.g. "Now let's implement the realtime aspect",
   "Create a TypeScript frontend ...", "/code add a dark mode switch".
 

@@ -22,7 +22,8 @@ and its embedding-based successors, instead:
    change; ``LANDED`` times it at the agent's first message after its work landed (a
    commit, a push, a pull request) when a task follows; ``PHASE`` at the agent's own
    announcement of its task's next phase (the fix after an investigation, then its
-   verification: `engine.segment.requests.phase_cue`); ``PLAN`` where the agent's plan
+   verification: `engine.segment.requests.phase_cue`, in the first paragraph of a message
+   or any of its thinking); ``PLAN`` where the agent's plan
    puts its next item in progress and a long stretch of the request follows
    (`engine.segment.requests.plan_step`); no topic starts before a
    session's first request (its preamble: `TopicFrame.lead`); in markdown, times the strength
