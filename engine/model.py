@@ -137,6 +137,19 @@ def first_timestamp(turns: Iterable[Turn]) -> datetime | None:
     return next((t.timestamp for t in turns if t.timestamp is not None), None)
 
 
+def time_bounds(turns: Iterable[Turn]) -> tuple[datetime | None, datetime | None]:
+    """The earliest and the latest timestamp of `turns` (None, None: none has one). Times
+    that cannot be compared (a file mixing times with and without a zone) fall back to
+    the first and the last turn's, in file order."""
+    times = [t.timestamp for t in turns if t.timestamp is not None]
+    if not times:
+        return None, None
+    try:
+        return min(times), max(times)
+    except TypeError:
+        return times[0], times[-1]
+
+
 _UNKNOWN = object()  # a `Chunk`'s lines not computed yet
 
 
@@ -179,7 +192,7 @@ class Chunk:
 
     @property
     def time_range(self) -> str:
-        """``HH:MM:SS - HH:MM:SS`` from the first and the last turn that have a timestamp
+        """``HH:MM:SS - HH:MM:SS`` from the earliest to the latest time of the chunk's turns
         (with their dates when those differ: `clock_range`)."""
         if not self.turns:
             return ""
@@ -187,13 +200,14 @@ class Chunk:
 
     @property
     def start(self) -> datetime | None:
-        """The first turn's timestamp, if any turn has one."""
-        return first_timestamp(self.turns)
+        """The earliest of the turns' timestamps, if any turn has one (a log's parallel tool
+        results may come out of time order: the first turn's need not be the earliest)."""
+        return time_bounds(self.turns)[0]
 
     @property
     def end(self) -> datetime | None:
-        """The last turn's timestamp, if any turn has one."""
-        return next((t.timestamp for t in reversed(self.turns) if t.timestamp is not None), None)
+        """The latest of the turns' timestamps, if any turn has one."""
+        return time_bounds(self.turns)[1]
 
     @property
     def lines(self) -> tuple[int, int] | None:

@@ -3,7 +3,9 @@ it starts (aider's sessions of two days in one history)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+import json
+import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -67,3 +69,77 @@ def test_a_clock_range_never_ends_before_it_starts(start: datetime, length: obje
     assert len(a) == len(b) and a <= b
     chunk = Chunk([Turn(start, "You", "a"), Turn(end, "Bot", "b")])
     assert chunk.time_range == clock_range(start, end)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.none(), st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1))
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_a_chunk_spans_its_earliest_to_its_latest_time_in_any_order(
+    times: list[datetime | None],
+) -> None:
+    # parallel tool results are logged out of time order (walk 13, 2: a merged chunk of a
+    # Claude Code session read '21:55:07 - 21:55:05')
+    chunk = Chunk([Turn(t, "Tool", f"result {i}") for i, t in enumerate(times)])
+    known = [t for t in times if t is not None]
+    if not known:
+        assert chunk.start is None and chunk.end is None
+        return
+    assert (chunk.start, chunk.end) == (min(known), max(known))
+    a, b = _clock(chunk.time_range)
+    assert len(a) == len(b) and a <= b
+    assert all(chunk.start <= t <= chunk.end for t in known)
+
+
+def test_times_that_cannot_be_compared_fall_back_to_file_order() -> None:
+    naive, aware = (
+        datetime(2024, 5, 1, 12, 0, 0),
+        datetime(2024, 5, 1, 9, 0, 0, tzinfo=UTC),
+    )
+    chunk = Chunk([Turn(naive, "You", "a"), Turn(aware, "Bot", "b")])
+    assert (chunk.start, chunk.end) == (naive, aware)
+    assert chunk.time_range  # drawn, never raised
+
+
+def test_a_merged_chunk_of_parallel_tool_results_never_ends_before_it_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a Claude Code turn that runs two tools at once: the first call's result comes last
+    def record(i: int, kind: str, second: int, content: object) -> str:
+        return json.dumps(
+            {
+                "type": kind,
+                "uuid": f"u{i}",
+                "sessionId": "s1",
+                "timestamp": f"2025-06-01T21:55:{second:02d}Z",
+                "message": {"role": kind, "content": content},
+            }
+        )
+
+    def read(tool_id: str, name: str) -> dict[str, object]:
+        return {"type": "tool_use", "id": tool_id, "name": "Read", "input": {"file_path": name}}
+
+    def result(tool_id: str, text: str) -> list[dict[str, str]]:
+        return [{"type": "tool_result", "tool_use_id": tool_id, "content": text}]
+
+    path = tmp_path / "parallel.jsonl"
+    records = [
+        record(0, "user", 0, "read both files"),
+        record(1, "assistant", 1, [read("a", "/x/a.py"), read("b", "/x/b.py")]),
+        record(2, "user", 5, result("b", "b = 2")),
+        record(3, "user", 7, result("a", "a = 1")),
+    ]
+    path.write_text("\n".join(records) + "\n")
+    assert main(["chunk", str(path), "--min-chars", "10000"]) == 0
+    out = capsys.readouterr().out
+    ranges = re.findall(r"--- Chunk \d+ \[([^\]]+)\]", out)
+    assert ranges, out
+    for r in ranges:
+        a, b = _clock(r)
+        assert a <= b, r
+    assert "21:55:00 - 21:55:07" in ranges
