@@ -143,6 +143,26 @@ def _chunk_json() -> str:
     return "```json\n" + json.dumps(doc, indent=2, ensure_ascii=False) + "\n```\n"
 
 
+def _collapse_counts() -> str:
+    """The merged chunks of the sample with tool calls kept and collapsed (a figure the
+    prose quotes: generated, so it follows the code)."""
+
+    def merged(*flags: str) -> int:
+        return len(
+            json.loads(run("chunk", SAMPLE, "--embed", *flags, "--format", "json"))["merged"]
+        )
+
+    kept, collapsed = merged(), merged("--collapse")
+    name = Path(SAMPLE).name
+    return (
+        _wrap(
+            f"So `chunk FILE --embed` gives {kept} merged chunks of `{name}` and the workbench "
+            f"{collapsed}; `chunk FILE --embed --collapse` gives the workbench's {collapsed}."
+        )
+        + "\n"
+    )
+
+
 def _seed_merge() -> str:
     out = run("chunk", SAMPLE, "--embed", "--merge", "seed")
     lines = out.splitlines()
@@ -233,6 +253,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "chunk-text": _chunk_text,
     "chunk-json": _chunk_json,
     "seed-merge": _seed_merge,
+    "collapse-counts": _collapse_counts,
     "recap": _recap,
     "search": _search,
     "strategies": _strategies,
