@@ -160,6 +160,9 @@ def test_a_budget_too_small_for_the_task_holds_and_says_so(
     assert not any(c["selected"] for c in doc["candidates"])
     assert {c["reason"] for c in doc["candidates"]} <= {"over budget", "no summary"}
     assert "too small for even the task" in err
+    # one token is one token (walk 13, 9: 'the budget (1 tokens)')
+    code, out, err = run(capsys, "recap", str(log), "--budget", "1", *CAP)
+    assert code == 0 and "the budget (1 token) is" in err and "(1 tokens)" not in err
 
 
 @pytest.mark.parametrize(

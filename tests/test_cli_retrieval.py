@@ -204,3 +204,16 @@ def test_tune_lists_the_settings_after_the_ones_in_force_by_hit_rate_then_mrr(
     assert main(["tune", str(chat), "--queries", str(qs)]) == 0
     title = capsys.readouterr().out.splitlines()[0]
     assert "the settings in force first unless one answers 2 more questions" in title
+
+
+def test_eval_counts_one_merged_chunk_in_the_singular(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, isolated: Path
+) -> None:
+    # walk 13, 9: '1 topic in 1 merged chunks'
+    log = tmp_path / "one.jsonl"
+    log.write_text('{"role": "user", "content": "make the cache survive restarts"}\n')
+    gold = tmp_path / "gold.json"
+    gold.write_text('{"starts": [1]}')
+    assert main(["eval", str(log), "--gold", str(gold)]) == 0
+    out = capsys.readouterr().out
+    assert ": 1 topic in 1 merged chunk (merge " in out, out

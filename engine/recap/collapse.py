@@ -145,10 +145,6 @@ _SENTENCES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # --------------------------------------------------------------------------- helpers
 
 
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return plural(n, word, many)
-
-
 def _fold(text: str) -> str:
     """Whitespace runs (newlines included) folded to one space, ends stripped."""
     return " ".join(text.split())
@@ -284,7 +280,7 @@ def collapse_call(
         if other is not None:
             return other
     if name == "read":
-        return f"Read {_arg(args, 'path')} ({_plural(_line_count(result), 'line')})."
+        return f"Read {_arg(args, 'path')} ({plural(_line_count(result), 'line')})."
     if name == "ls":
         entries = [ln.strip() for ln in result.splitlines() if ln.strip()]
         path = _arg(args, "path", ".")
@@ -294,7 +290,7 @@ def collapse_call(
         return f"Listed {path}: {preview}"
     if name == "recall":
         n = _memory_count(result)
-        return f"Recalled {_plural(n, 'memory', 'memories')} about '{_arg(args, 'query')}'."
+        return f"Recalled {plural(n, 'memory', 'memories')} about '{_arg(args, 'query')}'."
     if name == "recall_detail":
         return f"Retrieved full text of memory #{_arg(args, 'chunk_id')}."
     if name == "edit":
@@ -302,7 +298,7 @@ def collapse_call(
     if name == "write":
         content = args.get("content")
         n = _line_count(content) if isinstance(content, str) else 0
-        return f"Wrote {_arg(args, 'path')} ({_plural(n, 'line')})."
+        return f"Wrote {_arg(args, 'path')} ({plural(n, 'line')})."
     if name == "remember":
         abstract = _arg(args, "abstract", _arg(args, "text"))
         return f"Remembered: '{abstract}'."
@@ -391,11 +387,11 @@ def _other_tool(
     trajectory's shell (`args` decoded from the raw `arguments`), its arguments said as
     the raw view shows them (`engine.toolcall`); None: not one of theirs."""
     if name in ("Read", "read_file"):
-        return f"Read {_path(args)} ({_plural(_line_count(result), 'line')})."
+        return f"Read {_path(args)} ({plural(_line_count(result), 'line')})."
     if name in ("Write", "write_file"):
         content = args.get("content")
         n = _line_count(content) if isinstance(content, str) else 0
-        return f"Wrote {_path(args)} ({_plural(n, 'line')})."
+        return f"Wrote {_path(args)} ({plural(n, 'line')})."
     if name in ("Edit", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool", "replace"):
         return f"Edited {_path(args)}."
     if name.lower() in SHELL_TOOLS:
@@ -429,7 +425,7 @@ def _other_tool(
         items = items if isinstance(items, list) else []
         done = sum(1 for t in items if isinstance(t, dict) and t.get("status") == "completed")
         what = "plan" if name == "update_plan" else "todo list"
-        return f"Updated the {what} ({_plural(len(items), 'item')}, {done} done)."
+        return f"Updated the {what} ({plural(len(items), 'item')}, {done} done)."
     if name == "apply_patch":
         return _patched(_value(args, "input", result))
     if name in ("AskUserQuestion", "ask_user"):

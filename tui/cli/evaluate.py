@@ -18,6 +18,7 @@ import argparse
 import json
 from typing import Any
 
+from chunkscope.engine.textutil import plural
 from chunkscope.tui.cli.common import (
     CliError,
     add_embed_args,
@@ -81,8 +82,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     topics = len(merged.topic_spans)
     doc: dict[str, Any] = {}
     parts: list[str] = [
-        f"{source.path}: {topics} topic{'s' if topics != 1 else ''} in {len(merged.chunks)} "
-        f"merged chunks (merge {tuning.merge.mode}, {pipe.params.embedder.label()})\n"
+        f"{source.path}: {plural(topics, 'topic')} in {plural(len(merged.chunks), 'merged chunk')} "
+        f"(merge {tuning.merge.mode}, {pipe.params.embedder.label()})\n"
     ]
     if args.gold:
         doc, text = _gold_scores(args, pipe)

@@ -377,13 +377,13 @@ def recap_notes(run: RecapRun) -> None:
         )
     if selection.task_left_out:
         note(
-            f"the budget ({selection.budget} tokens) is too small for even the task's first "
-            "word: the recap is empty"
+            f"the budget ({plural(selection.budget, 'token')}) is too small for even the "
+            "task's first word: the recap is empty"
         )
     if selection.newest_over_budget:
         note(
             f"the newest summary alone is over the budget ({selection.used_tokens} > "
-            f"{selection.budget} tokens); it is included anyway"
+            f"{plural(selection.budget, 'token')}); it is included anyway"
         )
     if not n:
         note("nothing to recap: the file has no turns")

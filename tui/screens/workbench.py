@@ -821,8 +821,8 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             why = ", ".join(f"{n} {cut_name(r, topic)}" for r, n in sorted(reasons.items()))
             top = view.params.topic
             panel.set_stats(
-                f"{_plural(len(result.topic_spans), 'topic')} → "
-                f"{_plural(len(result.chunks), 'chunk')} · {seconds}\n"
+                f"{plural(len(result.topic_spans), 'topic')} → "
+                f"{plural(len(result.chunks), 'chunk')} · {seconds}\n"
                 f"cuts: {why or 'none'}\n"
                 f"{plural(len(view.compacted), 'unit')} · "
                 f"min {human_count(top.topic_min_chars)}c · "
@@ -831,7 +831,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             return
         passes = len(result.passes)
         panel.set_stats(
-            f"{_plural(len(result.chunks), 'chunk')} · {_plural(passes, 'pass', 'es')} · "
+            f"{plural(len(result.chunks), 'chunk')} · {plural(passes, 'pass', 'passes')} · "
             f"{seconds}\n"
             f"{len(view.compacted)} compacted → {len(result.chunks)} merged · {cap_text}"
             + ("" if result.converged else "\nstopped by max passes")
@@ -1319,10 +1319,6 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
 
 
 _EMPTY = {"before": "no chunks: open a file with ctrl+o", "merged": "nothing merged yet"}
-
-
-def _plural(n: int, word: str, suffix: str = "s") -> str:
-    return plural(n, word, word + suffix)
 
 
 def _title_forms(
