@@ -280,6 +280,28 @@ def test_cli_search_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert "  1. score " in out and "lines " in out
 
 
+def test_cli_search_preview_lines_are_the_lines_a_terminal_shows(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """walk 13, 8: a carriage return started a preview line of its own, and the cut counted
+    escape bytes a terminal never shows (the line was cut at ~45 visible characters)."""
+    from chunkscope.tui.cli.search import _preview
+
+    esc = "\x1b]8;;https://example.com\x1b\\x\x1b]8;;\x1b\\ " * 6
+    text = f"Tool: red {esc}carriage\rreturn keeps one line " + "word " * 30 + "\nsecond line"
+    lines = _preview(text)
+    assert len(lines) == 2 and lines[1] == "second line"
+    assert "\x1b" not in lines[0] and "\r" not in lines[0]
+    assert "carriagereturn keeps one line" in lines[0]
+    assert len(lines[0]) >= 90  # the room is used: the cut counts visible characters
+    log = tmp_path / "cr.jsonl"
+    row = {"role": "tool", "content": "the carriage\rreturn test of tide tables"}
+    log.write_text(json.dumps(row) + "\n")
+    assert main(["search", str(log), "tide tables"]) == 0
+    out = capsys.readouterr().out
+    assert "       Tool: the carriagereturn test of tide tables" in out.splitlines()
+
+
 def test_cli_search_json_and_queries(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     f = SAMPLES / "research_notes.jsonl"
     q = tmp_path / "q.json"

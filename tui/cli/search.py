@@ -76,8 +76,14 @@ def _queries(args: argparse.Namespace) -> list[Any]:
 
 
 def _preview(text: str, width: int = 96) -> list[str]:
-    lines = [ln for ln in text.splitlines() if ln.strip()][:PREVIEW_LINES]
-    return [textwrap.shorten(ln, width, placeholder=" …") for ln in lines]
+    """The first lines of a result, each shortened to `width` visible characters: split at
+    newlines only (a carriage return inside a line is not a line break, as `chunk` shows
+    it), escape sequences and control characters left out before the cut, so the cut
+    counts what a terminal shows (walk 13, 8). The whole text is in ``--format json``."""
+    from chunkscope.engine.textutil import strip_control
+
+    lines = [ln for ln in (strip_control(ln) for ln in text.split("\n")) if ln.strip()]
+    return [textwrap.shorten(ln, width, placeholder=" …") for ln in lines[:PREVIEW_LINES]]
 
 
 def _lines(lines: tuple[int, int] | None) -> str:
