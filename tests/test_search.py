@@ -506,3 +506,38 @@ def test_search_text_output_says_the_rest_is_unused() -> None:
     out = answer_text(a, 2)
     assert "(the rest (4 tokens) unused: the start of #1 that fits carries nothing)" in out
     assert "cut to the budget" not in out
+
+
+def test_when_no_chunk_fits_the_answer_says_so_not_that_none_matches(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Walk 13, 4: under a budget too small for any chunk's start, the output said
+    "(no chunk matches)" though chunks match: it says none fits, and which is left out."""
+    from chunkscope.tui.cli.search import answer_text
+
+    small = "sqlite cache works with the blob column"
+    big = "Tool: sqlite cache " + "wal mode pragma " * 200
+    idx = SearchIndex([chunk(big, 1), chunk(small, 2)], [0, 1], COUNTER)
+    a = idx.search("sqlite cache wal", SearchParams(budget=5, neighbours=0))
+    assert not a.results and a.left_out == a.ranking[0] == 0
+    assert a.left_out_tokens == idx.tokens[0]
+    assert a.rest_notes == (
+        f"no chunk fits in 5 tokens: the best match, #0 ({idx.tokens[0]} tokens), is left "
+        "out: the start of it that fits carries nothing",
+        "no chunk fits in 5 tokens",
+    )
+    out = answer_text(a, 2)
+    assert "no chunk matches" not in out and "(no chunk fits in 5 tokens: the best" in out
+    # nothing matches at all: that is what it says
+    none = idx.search("zzqqxx", SearchParams(budget=5, neighbours=0))
+    assert not none.results and none.left_out is None
+    assert "(no chunk matches)" in answer_text(none, 2)
+    # the command, on the walk's sample
+    log = str(SAMPLES / "cache_refactor.jsonl")
+    assert main(["search", log, "sqlite", "--budget", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "no chunk matches" not in out
+    assert "(no chunk fits in 5 tokens: the best match, #" in out
+    assert main(["search", log, "sqlite", "--budget", "5", "--format", "json"]) == 0
+    (q,) = json.loads(capsys.readouterr().out)["queries"]
+    assert q["results"] == [] and f"#{q['left_out']} (" in out

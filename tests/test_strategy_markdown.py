@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunkscope.engine.chunk.strategies import get_strategy, params_key
+from chunkscope.engine.chunk.strategies import StrategyChunk, get_strategy, params_key
 from chunkscope.engine.chunk.strategies.markdown import enrichment_header, scan
 from chunkscope.engine.model import Turn
 from chunkscope.engine.pipeline import Pipeline, PipelineParams
@@ -331,3 +331,76 @@ def test_a_chunk_over_max_tokens_as_shown_is_flagged(
     for c in chunks:
         assert c["tokens"] <= cap or c["meta"]["exceeds_limit"], (c["tokens"], c["text"][:80])
     assert sum(c["tokens"] <= cap for c in chunks) > len(chunks) / 2
+
+
+@st.composite
+def busy_sessions(draw: st.DrawFn) -> list[Turn]:
+    """Sessions of many turns, short ones among them (a tool call, a one-line result):
+    a chunk holds several turns, each printed under its own ``Role: `` label."""
+    start = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+    short = st.sampled_from(["status()", "ok", "Done.", "self._evictions += 1", "中文字 ok"])
+    long = st.lists(st.sampled_from(WORDS), min_size=1, max_size=80).map(" ".join)
+    turns = []
+    for i in range(draw(st.integers(2, 40))):
+        text = draw(st.one_of(short, short, long))
+        turns.append(
+            Turn(start + timedelta(minutes=i), draw(st.sampled_from(ROLES)), text, i + 1, i)
+        )
+    return turns
+
+
+@SETTINGS
+@given(turns=busy_sessions(), size=st.integers(20, 300), overlap=st.integers(0, 15))
+def test_session_chunks_hold_the_cap_as_printed_or_are_flagged(
+    turns: list[Turn], size: int, overlap: int
+) -> None:
+    """Walk 13, 3: over a session a chunk is printed as ``Role: part`` lines joined by
+    newlines (`Chunk.text`), and that is what `tokens` counts; the strategy counted the
+    turns' texts alone, so chunks of many turns went over the cap unflagged. A chunk is
+    within the cap as `TokenCounter` counts its text, or it says it is not, and its
+    ``token_count`` is that count."""
+    res = get_strategy("markdown", {"max_tokens": size, "overlap": overlap}).split(turns, COUNTER)
+    for sc in res.chunks:
+        n = COUNTER.count(sc.chunk.text)
+        assert sc.meta["exceeds_limit"] == (n > size), (n, size, sc.chunk.text[:80])
+        assert sc.meta["token_count"] == n
+    assert res.info["oversize_chunks"] == sum(sc.meta["exceeds_limit"] for sc in res.chunks)
+    _assert_no_start_mid_word("\n\n".join(t.text for t in turns), res.chunks)
+
+
+def _assert_no_start_mid_word(text: str, chunks: list[StrategyChunk]) -> None:
+    """No chunk starts inside a word (walk 13, 3: ``Tool: ictions += 1``, the overlap
+    started at a token of "evictions"), unless the cut before it was at a token
+    position (a word longer than the cap)."""
+    for prev, sc in itertools.pairwise(chunks):
+        a = sc.meta["start_char"]
+        if prev.reason != "token":
+            assert not (_is_word(text[a - 1]) and _is_word(text[a])), (
+                text[a - 20 : a],
+                text[a : a + 20],
+            )
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+@SETTINGS
+@given(
+    words=st.lists(
+        st.sampled_from(["self._evictions", "+=", "1", "evictions_total", "中文字"]),
+        min_size=50,
+        max_size=400,
+    ),
+    size=st.integers(20, 120),
+    overlap=st.integers(1, 19),
+)
+def test_an_overlap_starts_at_a_word(words: list[str], size: int, overlap: int) -> None:
+    """The overlap is the previous chunk's last tokens, moved on to the next word start
+    (less overlap) when its first token is inside a word."""
+    text = " ".join(words)
+    res = get_strategy("markdown", {"max_tokens": size, "overlap": overlap}).split_text(
+        text, COUNTER
+    )
+    _assert_no_start_mid_word(text, res.chunks)
+    assert all(sc.meta["token_count"] <= size for sc in res.chunks)

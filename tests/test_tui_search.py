@@ -312,3 +312,33 @@ async def _open_and_ask(pilot: Any) -> None:
 def test_search_panel_snapshot(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
     """The Search panel open on an answer: ranked chunks, the budget line, the marks."""
     assert snap_compare(_snapshot_app(), terminal_size=size, run_before=_open_and_ask)
+
+
+async def test_the_panel_says_no_chunk_fits_rather_than_none_matches() -> None:
+    """Walk 13, 4: a budget no chunk's start fits in: the panel's row says none fits and
+    which chunk is left out; a question nothing matches still says so."""
+    from textual.app import App, ComposeResult
+
+    from chunkscope.engine.model import Chunk, Turn
+    from chunkscope.engine.search import SearchIndex
+    from chunkscope.engine.tokens import get_counter
+
+    big = Chunk([Turn(None, "Tool", "sqlite cache " + "wal mode pragma " * 200, 1, 0)])
+    idx = SearchIndex([big], [0], get_counter())
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield SearchPanel()
+
+    async with One().run_test(size=WIDE) as pilot:
+        panel = pilot.app.query_one(SearchPanel)
+        tight = idx.search("sqlite", SearchParams(budget=5, neighbours=0))
+        panel.show_answer("sqlite", "bm25", tight, 1)
+        await pilot.pause()
+        row = str(panel.results.get_option_at_index(0).prompt)
+        assert row.startswith("no chunk fits in 5 tokens: the best match, #0 (")
+        status = str(panel.query_one("#search-status").render())
+        assert "no chunk fits in 5 tokens" in status
+        panel.show_answer("zzqqxx", "bm25", idx.search("zzqqxx", SearchParams(budget=5)), 1)
+        await pilot.pause()
+        assert str(panel.results.get_option_at_index(0).prompt) == "no chunk matches the question"

@@ -144,6 +144,8 @@ class Answer:
     #: The chunk whose start would have filled the budget's rest but was too small to
     #: carry anything (see the module doc), so the rest is unused; None otherwise.
     left_out: int | None = None
+    #: The tokens of the `left_out` chunk (None when none is left out).
+    left_out_tokens: int | None = None
 
     @property
     def context(self) -> str:
@@ -161,6 +163,18 @@ class Answer:
         room; none when the budget's rest is used."""
         if self.left_out is None:
             return ()
+        if not self.results:  # nothing fits: the best match is the chunk left out
+            size = (
+                ""
+                if self.left_out_tokens is None
+                else f" ({plural(self.left_out_tokens, 'token')})"
+            )
+            fits = f"no chunk fits in {plural(self.budget, 'token')}"
+            return (
+                f"{fits}: the best match, #{self.left_out}{size}, is left out: "
+                "the start of it that fits carries nothing",
+                fits,
+            )
         unused = f"{plural(self.budget - self.used_tokens, 'token')} unused"
         return (
             f"the rest ({plural(self.budget - self.used_tokens, 'token')}) unused: "
@@ -300,7 +314,15 @@ class SearchIndex:
             )
             for k, (i, via, text) in enumerate(taken)
         )
-        return Answer(query, results, self._count(parts), p.budget, tuple(ranking), left_out)
+        return Answer(
+            query,
+            results,
+            self._count(parts),
+            p.budget,
+            tuple(ranking),
+            left_out,
+            None if left_out is None else self.tokens[left_out],
+        )
 
     def _carries_words(self, cut: str) -> bool:
         """True when a chunk's start cut to fit carries something: at least

@@ -99,7 +99,7 @@ def answer_text(answer: Any, chunks: int) -> str:
         f"context: {answer.used_tokens} of {answer.budget} tokens, "
         f"{len(answer.results)} of {chunks} chunks",
     ]
-    if not answer.results:
+    if not answer.results and answer.left_out is None:  # else the rest note says why
         out.append("  (no chunk matches)")
     if answer.rest_note:
         out.append(f"  ({answer.rest_note})")

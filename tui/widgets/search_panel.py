@@ -186,7 +186,9 @@ class SearchPanel(Vertical):
         picked = [r.chunk for r in answer.results]
         results.clear_options()
         if not answer.results:
-            results.add_option(Option(Text("no chunk matches the question", "italic dim")))
+            # none fits the budget (and which is left out), or none matches
+            why = answer.rest_note or "no chunk matches the question"
+            results.add_option(Option(Text(why, "italic dim")))
             self._chunks = []
             return
         results.add_options([Option(result_row(r)) for r in answer.results])

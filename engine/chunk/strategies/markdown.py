@@ -252,7 +252,7 @@ class _Splitter:
         """Where the chunk after ``[prev_start, prev_end)`` starts: `overlap` tokens back.
 
         Less overlap when the chunk would not fit (or would start inside a
-        fence); none when nothing fits.
+        fence or a word); none when nothing fits.
         """
         if self.overlap <= 0:
             return prev_end
@@ -274,7 +274,22 @@ class _Splitter:
             index.count(pos, next_end) > self.size or index.count(pos, prev_end) > self.overlap
         ):
             pos = index.after(pos)
-        return min(pos, prev_end)
+        return self._word_start(min(pos, prev_end), prev_end)
+
+    def _word_start(self, pos: int, end: int) -> int:
+        """`pos`, or when it falls inside a word (a token such as ``ictions`` of
+        ``evictions``), the first word start after it: the chunk starts later, so it
+        holds less (`end` when no word starts before it: no overlap)."""
+        text = self.text
+        word = _word_char
+        while pos < end and word(text[pos - 1]) and word(text[pos]):
+            pos += 1
+        return pos
+
+
+def _word_char(ch: str) -> bool:
+    """Whether `ch` is part of a word (an identifier's too): a cut between two is mid-word."""
+    return ch.isalnum() or ch == "_"
 
 
 _Span = tuple[int, int, int, str, bool, int]
@@ -417,10 +432,21 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
             label = counter.count(turns[0]._replace(text="").line)  # "Doc: " (Turn.line)
             with contextlib.suppress(ValueError):
                 p = replace(p, max_tokens=max(p.max_tokens - label, 1))
+        cap = p.max_tokens
+        labels: list[int] = []
+        if turns and not file_lines:
+            # A chunk of a session is shown (and counted) as ``Role: part`` lines, one
+            # per turn it holds (`Chunk.text`): the first part's label comes out of the
+            # cap, and each later turn's label costs its tokens where that turn starts
+            # (`_budget_index`), so the count a user sees holds to --max-tokens.
+            labels = _label_tokens(turns, counter)
+            with contextlib.suppress(ValueError):
+                p = replace(p, max_tokens=max(p.max_tokens - max(labels), 1))
         starts = token_starts_later(text, counter)  # a long text: on other threads
         st = scan(text)  # meanwhile
         index = TokenIndex(text, counter, starts())
-        spans = split_spans(text, index, st, p)
+        budget = _budget_index(index, counter, anchors, labels) if labels else index
+        spans = split_spans(text, budget, st, p)
         # Token counts are those of the document's own tokenization (one pass); a
         # chunk re-encoded alone can differ by a token where a cut falls in a word.
         bounds = np.array([(a, b, ov) for a, b, _, _, _, ov in spans], dtype=np.int64)
@@ -438,6 +464,7 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
         oversize = 0
         warnings: list[str] = []
         per_section: dict[int, tuple[str, int, list[str], int, str]] = {}
+        shown: list[str] = []  # a session's chunk texts without the enrichment header
         limit = p.max_tokens
         enrich = p.enrich
         sha256 = hashlib.sha256
@@ -509,9 +536,11 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
                 meta["original_content"] = content
                 body = enrichment_header(doc_title, path, i, total, gran, p.memory_type) + content
             if anchor_list and not file_lines:
-                parts = _turn_parts(
-                    (start, end), turns, anchor_list, body[: len(body) - len(content)]
-                )
+                parts = _turn_parts((start, end), turns, anchor_list, "")
+                shown.append(Chunk(parts).text)  # as counted against the cap (no header)
+                if enrich:
+                    head = body[: len(body) - len(content)]
+                    parts[0] = parts[0]._replace(text=head + parts[0].text)
             elif anchor_list:
                 last = line + content.count("\n")
                 parts = [_turn_for((start, end), (line, last), turns, anchor_list, body)]
@@ -519,6 +548,13 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
                 parts = [Turn(None, "Doc", body, line, None)]
             reason = spans[i + 1][3] if i + 1 < total else None
             chunks.append(StrategyChunk(Chunk(parts), meta, reason))
+        if shown:
+            # a session's chunk is over the cap as shown: its labels and joins counted
+            for sc, n in zip(chunks, counter.count_many(shown), strict=True):
+                meta = sc.meta
+                over = n > cap
+                oversize += over - meta["exceeds_limit"]
+                meta.update(token_count=n, exceeds_limit=over, below_typical_size=n < 150)
         integrity = valid_code / code_chunks if code_chunks else 1.0
         info = {
             "title": doc_title,
@@ -532,8 +568,39 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
             "warnings": warnings,
         }
         result = self.result(chunks, info)
-        result.known_counts = lambda: _own_counts(index, chunks, spans)
+        if not shown:
+            result.known_counts = lambda: _own_counts(index, chunks, spans)
+        elif not enrich:  # counted above: the chunk texts
+            result.known_counts = lambda: [
+                (t, sc.meta["token_count"]) for t, sc in zip(shown, chunks, strict=True)
+            ]
         return result
+
+
+def _label_tokens(turns: Sequence[Turn], counter: Counter) -> list[int]:
+    """The tokens of each turn's ``Role: `` label and the newline joining it to the line
+    before it in a chunk's text (`Chunk.text`), counted once per role."""
+    per_role: dict[str, int] = {}
+    out: list[int] = []
+    for t in turns:
+        n = per_role.get(t.role)
+        if n is None:
+            n = per_role[t.role] = counter.count(t._replace(text="").line)
+        out.append(n)
+    return out
+
+
+def _budget_index(
+    index: TokenIndex, counter: Counter, anchors: Sequence[int], labels: Sequence[int]
+) -> TokenIndex:
+    """`index` with the label of each turn after the first (`_label_tokens`) as that
+    many more tokens starting on the last character before the turn (the second line
+    break of the blank line joining the turns' texts): a span costs the labels of the
+    turns it holds past its first, whose label the cap already reserves."""
+    at = np.asarray(anchors[1:], dtype=np.int64) - 1
+    extra = np.repeat(at, np.asarray(labels[1:], dtype=np.int64))
+    starts = np.sort(np.concatenate([index.array, extra]), kind="stable")
+    return TokenIndex(index.text, counter, starts)
 
 
 def _own_counts(
