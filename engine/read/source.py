@@ -248,6 +248,17 @@ def _raw_position(fh: Any) -> int:
 HEAD_BYTES = 1 << 16
 
 
+#: The byte order mark a UTF-8 file may start with (Windows editors, Python's
+#: ``utf-8-sig``): not part of the file's first line, wherever that line is read.
+BOM = "\ufeff"
+
+
+def head_text(head: bytes) -> str:
+    """A file's first bytes (`read_head`) as text: invalid UTF-8 replaced, without a
+    leading `BOM` (its first line then parses as the readers read it)."""
+    return head.decode("utf-8", errors="replace").removeprefix(BOM)
+
+
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
     """The first `size` bytes of a file, decompressed when it is gzip."""
     with path.open("rb") as fh:
@@ -347,8 +358,8 @@ def _iter_lines(
             for lineno, raw in enumerate(fh, start=1):
                 read = lineno
                 text = _decode(raw, lineno, warnings)
-                if lineno == 1 and text.startswith("\ufeff"):
-                    text = text[1:]
+                if lineno == 1:
+                    text = text.removeprefix(BOM)
                 if progress is not None:
                     done += len(raw)
                     if lineno % PROGRESS_LINES == 0:
@@ -702,8 +713,8 @@ def _whole_lines(path: Path, size: int) -> list[str] | None:
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()  # the file ends with a line break (or is empty)
-    if lines and lines[0].startswith("\ufeff"):
-        lines[0] = lines[0][1:]
+    if lines:
+        lines[0] = lines[0].removeprefix(BOM)
     if "\r" in text:
         lines = [line.rstrip("\r") for line in lines]
     return lines

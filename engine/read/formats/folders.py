@@ -25,7 +25,7 @@ from chunkscope.engine.errors import ChunkscopeError, SourceError
 from chunkscope.engine.paths import inside
 from chunkscope.engine.read.formats import READERS, SUFFIXES, _head, format_named, sniff
 from chunkscope.engine.read.formats.base import SessionInfo, first_text, text_of
-from chunkscope.engine.read.source import GZIP_MAGIC, parse_timestamp
+from chunkscope.engine.read.source import GZIP_MAGIC, head_text, parse_timestamp
 from chunkscope.engine.textutil import counted
 
 #: Files looked at in a folder, at most (newest first).
@@ -33,8 +33,9 @@ MAX_FILES = 2000
 
 
 def _records(head: bytes) -> list[dict[str, Any]]:
+    """The JSON objects among a file's first lines (its first line too, after a BOM)."""
     out = []
-    for line in head.decode("utf-8", errors="replace").splitlines()[:400]:
+    for line in head_text(head).splitlines()[:400]:
         try:
             value = json.loads(line)
         except (ValueError, RecursionError):
@@ -57,7 +58,7 @@ def _title(path: Path, name: str) -> str:
         return first_text(
             text_of(r.get("content")) for r in _records(head) if r.get("role") == "user"
         )
-    text = head.decode("utf-8", errors="replace")
+    text = head_text(head)
     if name == gemini.NAME:
         return gemini.first_user_message(text)
     if name == documents.MESSAGES:
