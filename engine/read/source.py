@@ -279,15 +279,17 @@ _BINARY_SHARE = 0.10
 _BINARY_SHARE_ALONE = 0.30
 
 
-def binary_reason(head: bytes, what: str = "a log or markdown") -> str | None:
+def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | None:
     """Why `head` (a file's first bytes) is not text, or None when it is.
 
     Text is UTF-8 (a stray invalid byte or NUL in a log is read, with a warning). A file
     is not text when it holds NUL bytes and more than a tenth of it is NULs, other
     control bytes or bytes that are not UTF-8 (a program, an image, random bytes), or
     when almost a third of it is, NUL or not; UTF-16 is named as such. `what`: what the
-    file should have been (a gold file is refused in the same words).
+    file should have been (a gold file is refused in the same words); None: not said
+    (a folder's listing says it under "nothing to read").
     """
+    not_what = f", not {what}" if what else ""
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "looks like UTF-16 text, not UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)"
     if not head:
@@ -301,9 +303,9 @@ def binary_reason(head: bytes, what: str = "a log or markdown") -> str | None:
         odd = head[1::2].count(0) > len(head) // 4 or head[0::2].count(0) > len(head) // 4
         if odd and head.count(0) < len(head) * 0.6:  # ASCII text stored two bytes a character
             return "looks like UTF-16 text, not UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)"
-        return f"looks like a binary file (NUL bytes at byte {nul}), not {what}"
+        return f"looks like a binary file (NUL bytes at byte {nul}){not_what}"
     if share > _BINARY_SHARE_ALONE:
-        return f"looks like a binary file ({share:.0%} of its first bytes are not text), not {what}"
+        return f"looks like a binary file ({share:.0%} of its first bytes are not text){not_what}"
     return None
 
 
