@@ -122,6 +122,29 @@ def test_latest_passes_over_newer_files_with_nothing_to_read(
     )
 
 
+def test_latest_names_a_newer_binary_file_it_passes_over(
+    folder: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    """Walk 13, 6: a newer binary `.jsonl` (the hostile corpus's random bytes) was passed
+    over without a word; it is named with why, in the words `chunk` refuses it in."""
+    import random
+
+    from tests.hostile.make_corpus import CASES, SEED
+
+    name, generate, _what = CASES["random_bytes"]
+    data = generate(random.Random(f"{SEED}:random_bytes"))
+    binary = folder / name
+    binary.write_bytes(data)
+    os.utime(binary, (4_000_000_000, 4_000_000_000))
+    reason = f"looks like a binary file (NUL bytes at byte {data.find(bytes(1))})"
+    assert main(["chunk", str(binary)]) == 2
+    assert one_error_line(capsys.readouterr().err).endswith(f"{reason}, not a log or markdown")
+    assert main(["recap", str(folder), "--latest"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert f"chunkscope: passed over 1 newer file with nothing to read: {name} ({reason})" in err
+    assert f"the newest session: {folder / 'cache_refactor.jsonl'} (" in err[1]
+
+
 @pytest.mark.parametrize("command", ["chunk", "recap", "report"])
 def test_a_compaction_minimum_above_the_size_cap_is_refused(
     command: str, capsys: pytest.CaptureFixture[str], isolated: Path

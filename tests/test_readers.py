@@ -714,6 +714,70 @@ def test_latest_is_the_newest_last_timestamp_whatever_the_mtimes(
     assert f"the newest session: {newest} " in capsys.readouterr().err
 
 
+def test_a_file_starting_with_a_bom_is_listed_by_its_first_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    """Walk 13, 5: the picker and `--latest` read a file's first lines for its title
+    without taking off a UTF-8 BOM, so its first record was skipped and the title was
+    the next user message (`Turn 2: …`, `SECOND request later`); the readers take the
+    BOM off and read turn 0."""
+    import random
+
+    from tests.hostile.make_corpus import CASES, SEED
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    filename, generate, _what = CASES["bom_crlf"]
+    corpus = folder / filename
+    corpus.write_bytes(generate(random.Random(f"{SEED}:bom_crlf")))
+    records = [
+        _claude("u1", None, "user", "FIRST real request: cache the vectors"),
+        _claude("a1", "u1", "assistant", "On it."),
+        _claude("u2", "a1", "user", "SECOND request later"),
+    ]
+    claude = folder / "claude.jsonl"
+    claude.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8-sig")
+    doc = folder / "notes.md"
+    doc.write_text("# Notes on the cache\n\nText.\n", encoding="utf-8-sig")
+    assert corpus.read_bytes().startswith(b"\xef\xbb\xbf")
+    assert claude.read_bytes().startswith(b"\xef\xbb\xbf")
+    titles = {Path(s.path).name: (s.format, s.title) for s in list_sessions(folder)}
+    assert titles == {
+        "bom_crlf.jsonl": ("seed-jsonl", load(corpus).turns[0].text),
+        "claude.jsonl": ("claude-code", "FIRST real request: cache the vectors"),
+        "notes.md": ("markdown", "Notes on the cache"),
+    }
+    assert titles["bom_crlf.jsonl"][1].startswith("Turn 0: ")
+    capsys.readouterr()
+    for newest in (corpus, claude):  # by the times inside: the corpus's 2026, then 2025
+        assert main(["recap", str(folder), "--latest"]) == 0
+        title = titles[newest.name][1]
+        assert f"the newest session: {newest} ({title})" in capsys.readouterr().err
+        newest.unlink()
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    first=st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=30),
+)
+def test_a_bom_never_changes_a_listed_title(tmp_path: Path, first: str) -> None:
+    """A session's listed title is its first user message, with or without a BOM before
+    its first record."""
+    from chunkscope.engine.read.formats.base import first_text
+    from chunkscope.engine.read.formats.folders import file_session
+
+    lines = [{"role": "user", "content": first}, {"role": "user", "content": "later"}]
+    text = "".join(json.dumps(r) + "\n" for r in lines)
+    titles = []
+    for encoding in ("utf-8", "utf-8-sig"):
+        path = tmp_path / f"{encoding}.jsonl"
+        path.write_text(text, encoding=encoding)
+        titles.append(file_session(path).title)
+    assert titles[0] == titles[1] == (first_text([first]) or "later")
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     order=st.permutations(range(4)).flatmap(

@@ -217,6 +217,37 @@ async def test_the_panel_is_a_tab_when_narrow() -> None:
         assert not bench.query_one("#merged", ChunkList)._hits
 
 
+async def test_letters_typed_on_the_search_tab_go_into_its_question(isolated: Path) -> None:
+    """Walk 13, 1: the Search tab reached on the tab bar says "type a question", but the
+    letters ran the app's keys (`t` switched and saved the theme, `a` the marks' flag,
+    `x` excluded a chunk). Typed there, they go into the question field, and run none."""
+    from textual.widgets import TabbedContent, Tabs
+
+    app = make_app(LOG)
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        tabbed = bench.query_one(TabbedContent)
+        await pilot.press("tab")  # as the walk: the focus on the tab bar, then → → →
+        await until(pilot, lambda: isinstance(app.focused, Tabs))
+        await pilot.press("right", "right", "right")
+        await until(pilot, lambda: tabbed.active == "tab-search")
+        assert isinstance(app.focused, Tabs)
+        theme, marks, state = app.theme, app.file_marks, app.state
+        field = bench.query_one(SearchPanel).input
+        await pilot.press(*_keys("tail xa"))
+        await until(pilot, lambda: field.value == "tail xa")
+        await pilot.pause(0.1)
+        assert app.focused is field and tabbed.active == "tab-search"
+        assert app.theme == theme and not (isolated / "config").exists()  # nothing saved
+        assert app.file_marks == marks and app.state is state  # no flag, no exclusion
+        assert app.search_query == ""  # typed, not asked: enter asks
+        await pilot.press("enter")
+        await until(pilot, lambda: _answered(app))
+        assert app.search_query == "tail xa"
+
+
 def _query_file(tmp_path: Path) -> Path:
     path = tmp_path / "q.json"
     path.write_text(json.dumps(QUERIES))

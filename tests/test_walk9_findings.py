@@ -4,12 +4,15 @@ the report's command says the pins and excludes (#4), one rule for the save path
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chunkscope.engine.errors import NotText
 from chunkscope.engine.textutil import file_size
 from chunkscope.tui.app import ChunkscopeApp
 from tests.pilot import SAMPLE, until
@@ -74,6 +77,72 @@ async def test_the_picker_lists_files_with_nothing_to_read_last_and_apart(
         size = (folder / "garbage.jsonl").stat().st_size
         assert f"{size} B" in garbage and "0.0 KB" not in garbage and "(no turns" in garbage
         assert "3 with nothing to read" in str(box.border_subtitle)
+
+
+def _unreadable_corpus(folder: Path) -> dict[str, str]:
+    """A real session and, newer, files that cannot be read at all: the hostile corpus's
+    random bytes and binary markdown, a zip archive named .jsonl; {name: why listed}."""
+    import random
+
+    from tests.hostile.make_corpus import CASES, SEED
+
+    folder.mkdir()
+    shutil.copy(SAMPLE, folder / "real.jsonl")
+    os.utime(folder / "real.jsonl", (1_000_000_000, 1_000_000_000))
+    why = {}
+    for case in ("random_bytes", "md_binaryish"):
+        name, generate, _what = CASES[case]
+        data = generate(random.Random(f"{SEED}:{case}"))
+        (folder / name).write_bytes(data)
+        why[name] = f"looks like a binary file (NUL bytes at byte {data.find(bytes(1))})"
+    (folder / "export.jsonl").write_bytes(b"PK\x03\x04" + bytes(60))
+    why["export.jsonl"] = "looks like a zip archive"
+    return why
+
+
+def test_files_that_cannot_be_read_are_listed_as_nothing_to_read(tmp_path: Path) -> None:
+    """Walk 13, 6: `list_sessions` left out every file `sniff` refuses, so a binary
+    `.jsonl` was in neither the picker's lists nor `--latest`'s passed-over note; it is
+    listed, with why in the commands' words, and `--latest` names it (a markdown file is
+    no session for `--latest`: the picker alone lists a binary one)."""
+    from chunkscope.engine.read.formats.folders import list_sessions, newest_readable, set_apart
+    from chunkscope.engine.read.source import check_text
+
+    folder = tmp_path / "logs"
+    why = _unreadable_corpus(folder)
+    sessions, documents, unread = set_apart(list_sessions(folder))
+    assert [Path(s.path).name for s in sessions] == ["real.jsonl"] and documents == []
+    assert {Path(s.path).name: w for s, w in unread} == why
+    for name, reason in why.items():  # the words the commands refuse the file in
+        if "binary" in reason:
+            with pytest.raises(NotText, match=re.escape(f"{reason}, not a log or markdown")):
+                check_text(folder / name)
+    newest, passed = newest_readable(folder)
+    assert Path(newest.path).name == "real.jsonl"
+    assert sorted(Path(s.path).name for s, _ in passed) == ["export.jsonl", "random_bytes.jsonl"]
+
+
+async def test_the_picker_lists_binary_files_as_nothing_to_read(tmp_path: Path) -> None:
+    from textual.widgets import OptionList
+
+    from chunkscope.tui.app import StartOptions
+    from chunkscope.tui.screens.open_file import OpenFileScreen
+
+    folder = tmp_path / "logs"
+    why = _unreadable_corpus(folder)
+    app = ChunkscopeApp(StartOptions(folder=str(folder), fixed_timings=True))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+        screen = app.screen
+        assert isinstance(screen, OpenFileScreen)
+        await until(pilot, lambda: screen.listed)
+        box = screen.query_one("#sessions", OptionList)
+        texts = [str(box.get_option_at_index(i).prompt) for i in range(box.option_count)]
+        heading = texts.index("nothing to read (3)")
+        for name, reason in why.items():
+            (row,) = [t for t in texts[heading + 1 :] if name in t]
+            assert row.endswith(f"{name}  ({reason})"), row
+        assert "1 session · 3 with nothing to read" in str(box.border_subtitle)
 
 
 @settings(max_examples=200, deadline=None)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chunkscope.engine.errors import ChunkscopeError
-from chunkscope.engine.read.source import HEAD_BYTES, binary_reason
+from chunkscope.engine.read.source import BOM, HEAD_BYTES, binary_reason
 
 __all__ = [
     "Gold",
@@ -71,7 +71,7 @@ def parse_gold_file(
 ) -> Gold:
     """`parse_gold` with the file's ``"partial"`` flag (`partial` when it has none; a
     flag that is not true or false is an error)."""
-    stripped = text.lstrip("\ufeff").strip()
+    stripped = text.lstrip(BOM).strip()
     if not stripped:
         raise GoldError(f"{where}:1: empty gold file (expected segment start lines)")
     numbered: list[tuple[int, str, object]] = []  # (line, what, value)

@@ -248,6 +248,17 @@ def _raw_position(fh: Any) -> int:
 HEAD_BYTES = 1 << 16
 
 
+#: The byte order mark a UTF-8 file may start with (Windows editors, Python's
+#: ``utf-8-sig``): not part of the file's first line, wherever that line is read.
+BOM = "\ufeff"
+
+
+def head_text(head: bytes) -> str:
+    """A file's first bytes (`read_head`) as text: invalid UTF-8 replaced, without a
+    leading `BOM` (its first line then parses as the readers read it)."""
+    return head.decode("utf-8", errors="replace").removeprefix(BOM)
+
+
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
     """The first `size` bytes of a file, decompressed when it is gzip."""
     with path.open("rb") as fh:
@@ -268,15 +279,17 @@ _BINARY_SHARE = 0.10
 _BINARY_SHARE_ALONE = 0.30
 
 
-def binary_reason(head: bytes, what: str = "a log or markdown") -> str | None:
+def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | None:
     """Why `head` (a file's first bytes) is not text, or None when it is.
 
     Text is UTF-8 (a stray invalid byte or NUL in a log is read, with a warning). A file
     is not text when it holds NUL bytes and more than a tenth of it is NULs, other
     control bytes or bytes that are not UTF-8 (a program, an image, random bytes), or
     when almost a third of it is, NUL or not; UTF-16 is named as such. `what`: what the
-    file should have been (a gold file is refused in the same words).
+    file should have been (a gold file is refused in the same words); None: not said
+    (a folder's listing says it under "nothing to read").
     """
+    not_what = f", not {what}" if what else ""
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "looks like UTF-16 text, not UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)"
     if not head:
@@ -290,9 +303,9 @@ def binary_reason(head: bytes, what: str = "a log or markdown") -> str | None:
         odd = head[1::2].count(0) > len(head) // 4 or head[0::2].count(0) > len(head) // 4
         if odd and head.count(0) < len(head) * 0.6:  # ASCII text stored two bytes a character
             return "looks like UTF-16 text, not UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)"
-        return f"looks like a binary file (NUL bytes at byte {nul}), not {what}"
+        return f"looks like a binary file (NUL bytes at byte {nul}){not_what}"
     if share > _BINARY_SHARE_ALONE:
-        return f"looks like a binary file ({share:.0%} of its first bytes are not text), not {what}"
+        return f"looks like a binary file ({share:.0%} of its first bytes are not text){not_what}"
     return None
 
 
@@ -347,8 +360,8 @@ def _iter_lines(
             for lineno, raw in enumerate(fh, start=1):
                 read = lineno
                 text = _decode(raw, lineno, warnings)
-                if lineno == 1 and text.startswith("\ufeff"):
-                    text = text[1:]
+                if lineno == 1:
+                    text = text.removeprefix(BOM)
                 if progress is not None:
                     done += len(raw)
                     if lineno % PROGRESS_LINES == 0:
@@ -702,8 +715,8 @@ def _whole_lines(path: Path, size: int) -> list[str] | None:
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()  # the file ends with a line break (or is empty)
-    if lines and lines[0].startswith("\ufeff"):
-        lines[0] = lines[0][1:]
+    if lines:
+        lines[0] = lines[0].removeprefix(BOM)
     if "\r" in text:
         lines = [line.rstrip("\r") for line in lines]
     return lines

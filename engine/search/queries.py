@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from chunkscope.engine.errors import ChunkscopeError
+from chunkscope.engine.read.source import BOM
 
 __all__ = ["Query", "QueryError", "load_judged_queries", "load_queries", "parse_queries"]
 
@@ -73,7 +74,7 @@ def _item_lines(text: str, count: int) -> list[int]:
 
 def parse_queries(text: str, where: str = "queries") -> list[Query]:
     """The queries of a query file's `text` (``where`` names the file in errors)."""
-    stripped = text.lstrip("\ufeff")
+    stripped = text.lstrip(BOM)
     try:
         doc = json.loads(stripped)
     except json.JSONDecodeError as e:

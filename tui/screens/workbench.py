@@ -619,11 +619,21 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             self.close_search(focus=False)
 
     def on_key(self, event: events.Key) -> None:
-        """Enter on the tab bar, the Search tab chosen: into its question field."""
-        if event.key != "enter" or not isinstance(self.focused, Tabs):
+        """On the tab bar, the Search tab chosen (it says "type a question"): enter goes
+        into its question field, and so does a printable key, typed into the field (not
+        the app's keys: `t` switched the theme, `x` excluded a chunk; walk 13, 1). `/`
+        is left to its binding, which focuses the field as it does in the wide layout."""
+        if not isinstance(self.focused, Tabs) or not self.narrow:
             return
-        if self.narrow and self.query_one(TabbedContent).active == "tab-search":
+        if self.query_one(TabbedContent).active != "tab-search":
+            return
+        if event.key == "enter":
             event.stop()
+            self.query_one(SearchPanel).open()
+        elif event.is_printable and event.key != "slash":
+            # Not stopped: the field now has the focus, so the app sends the key on to it
+            # as a key typed ahead of a text field (`ChunkscopeApp._on_key`), the keys
+            # already queued for the bar after it too, in order.
             self.query_one(SearchPanel).open()
 
     def apply_theme_styles(self) -> None:

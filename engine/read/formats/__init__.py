@@ -33,6 +33,7 @@ from chunkscope.engine.read.source import (
     _check_regular_file,
     binary_reason,
     check_text,
+    head_text,
     load_jsonl,
     load_markdown,
     read_head,
@@ -264,7 +265,7 @@ def sniff(path: str | Path) -> str:
         raise NotText(p, reason)
     name = p.name.lower().removesuffix(".gz")
     suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    text = head_text(head)
     lines = [ln for ln in text.splitlines() if ln.strip()]
     first = lines[0].strip() if lines else ""
     if suffix in MARKDOWN_SUFFIXES or name.endswith(".aider.chat.history.md"):

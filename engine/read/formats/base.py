@@ -53,10 +53,18 @@ class SessionInfo:
     #: where `modified` comes from: "file" (the last timestamp inside the file, or the
     #: session's own time) or "mtime" (the file's modification time: it has none)
     timed_by: str = "file"
+    #: why the file cannot be read at all (binary, of a kind chunkscope does not read,
+    #: not readable), in the commands' words; then `format` is `UNREADABLE`, and the
+    #: file is listed only to say so (`folders.nothing_to_read`)
+    unreadable: str = ""
 
     def label(self) -> str:
         """The session's title, else its file name."""
         return self.title or Path(self.path).name
+
+
+#: The `SessionInfo.format` of a file that cannot be read (no reader's name).
+UNREADABLE = "-"
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,18 @@ import chunkscope.engine.read.formats.claude as claude
 import chunkscope.engine.read.formats.codex as codex
 import chunkscope.engine.read.formats.documents as documents
 import chunkscope.engine.read.formats.gemini as gemini
-from chunkscope.engine.errors import ChunkscopeError, SourceError
+from chunkscope.engine.errors import ChunkscopeError, NotText, SourceError
 from chunkscope.engine.paths import inside
 from chunkscope.engine.read.formats import READERS, SUFFIXES, _head, format_named, sniff
-from chunkscope.engine.read.formats.base import SessionInfo, first_text, text_of
-from chunkscope.engine.read.source import GZIP_MAGIC, parse_timestamp
+from chunkscope.engine.read.formats.base import UNREADABLE, SessionInfo, first_text, text_of
+from chunkscope.engine.read.source import (
+    GZIP_MAGIC,
+    MARKDOWN_SUFFIXES,
+    binary_reason,
+    head_text,
+    parse_timestamp,
+    read_head,
+)
 from chunkscope.engine.textutil import counted
 
 #: Files looked at in a folder, at most (newest first).
@@ -33,8 +40,9 @@ MAX_FILES = 2000
 
 
 def _records(head: bytes) -> list[dict[str, Any]]:
+    """The JSON objects among a file's first lines (its first line too, after a BOM)."""
     out = []
-    for line in head.decode("utf-8", errors="replace").splitlines()[:400]:
+    for line in head_text(head).splitlines()[:400]:
         try:
             value = json.loads(line)
         except (ValueError, RecursionError):
@@ -57,7 +65,7 @@ def _title(path: Path, name: str) -> str:
         return first_text(
             text_of(r.get("content")) for r in _records(head) if r.get("role") == "user"
         )
-    text = head.decode("utf-8", errors="replace")
+    text = head_text(head)
     if name == gemini.NAME:
         return gemini.first_user_message(text)
     if name == documents.MESSAGES:
@@ -188,14 +196,51 @@ def _candidates(folder: Path, confine: str | Path | None = None) -> list[Path]:
     return [p for _, p in found[:MAX_FILES]]
 
 
+def _one_line(reason: str) -> str:
+    """A reason's first clause on one line (its details in parentheses left out), as a
+    listing says why a file has nothing to read."""
+    return " ".join(reason.split(" (", 1)[0].split())
+
+
+def unreadable_session(path: Path, error: OSError | ChunkscopeError) -> SessionInfo | None:
+    """A file of a folder that cannot be read at all (`error`: binary, of a kind
+    chunkscope does not read, not readable), listed to say why, in the words the
+    commands use (`looks like a binary file (NUL bytes at byte 0)`, the "not a log or
+    markdown" the listing's heading says); placed by its modification time. None when
+    it is gone (removed since the folder was walked)."""
+    if isinstance(error, FileNotFoundError):
+        return None
+    why: str | None = None
+    if isinstance(error, NotText):
+        try:
+            why = binary_reason(read_head(path), None)
+        except OSError:
+            why = None
+    if why is None:
+        if isinstance(error, PermissionError):
+            why = "permission denied"
+        elif isinstance(error, OSError):
+            why = error.strerror or str(error)
+        else:
+            why = _one_line(getattr(error, "reason", "") or str(error))
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return SessionInfo(
+        str(path), None, UNREADABLE, st.st_mtime, st.st_size, "", "mtime", unreadable=why
+    )
+
+
 def list_sessions(
     folder: str | Path, limit: int = MAX_FILES, confine: str | Path | None = None
 ) -> list[SessionInfo]:
     """The sessions in `folder` (and its subfolders), newest first by the last time
     inside each (`file_session`): the `limit` most recently modified files are looked
-    at. Files chunkscope cannot read are left out; a file that holds several sessions
-    lists each. Given `confine` (what a server shows), a file outside it once its
-    symlinks are resolved (`engine.paths.inside`) is neither read nor listed."""
+    at. A file chunkscope cannot read at all is listed to say why
+    (`unreadable_session`); a file that holds several sessions lists each. Given
+    `confine` (what a server shows), a file outside it once its symlinks are resolved
+    (`engine.paths.inside`) is neither read nor listed."""
     base = Path(folder)
     if not base.is_dir():
         raise SourceError(base, "not a folder")
@@ -208,22 +253,31 @@ def list_sessions(
                 out.extend(reader.sessions(path))
             else:
                 out.append(file_session(path, name))
-        except (OSError, ChunkscopeError):
-            continue
+        except (OSError, ChunkscopeError) as e:
+            found = unreadable_session(path, e)
+            if found is not None:
+                out.append(found)
     out.sort(key=lambda s: (s.modified, s.path), reverse=True)
     return out
 
 
 def is_session(info: SessionInfo) -> bool:
     """Whether a listed file is a session log: a markdown document is none, whatever
-    its time (the one rule of `latest` and the pickers)."""
-    return READERS[info.format].kind != "markdown"
+    its time (the one rule of `latest` and the pickers); a file that cannot be read is
+    one unless its name says markdown."""
+    reader = READERS.get(info.format)
+    if reader is None:
+        name = Path(info.path).name.lower().removesuffix(".gz")
+        return not name.endswith(tuple(MARKDOWN_SUFFIXES)) or ".aider.chat.history" in name
+    return reader.kind != "markdown"
 
 
 def nothing_to_read(info: SessionInfo) -> str | None:
     """Why a listed session has nothing to read (its file empty, blank, unreadable, or
     read to no turns with text), None when it has: a session with a first user message
     has one; another is read to know (`engine.read.parse.load`, its messages not kept)."""
+    if info.unreadable:
+        return info.unreadable
     if info.title:
         return None
     from chunkscope.engine.read.parse import load  # parse imports the readers: not at the top
@@ -239,7 +293,7 @@ def nothing_to_read(info: SessionInfo) -> str | None:
     except SourceError as e:
         if e.reason == NOTHING_TO_READ:
             return "nothing to read"
-        return " ".join(e.reason.split(" (", 1)[0].split())  # its first clause: one line
+        return _one_line(e.reason)
     except (OSError, ChunkscopeError) as e:
         return " ".join(str(e).split())
     return None
@@ -251,12 +305,15 @@ def set_apart(
     """A folder's listing (`list_sessions`) as a picker shows it, by the rule `latest`
     follows: the session logs with something to read, the markdown documents
     (`is_session`), and the session logs with nothing to read, each with why
-    (`nothing_to_read`), every part newest first."""
+    (`nothing_to_read`), every part newest first; a file that cannot be read at all
+    (a binary one, markdown by its name or not) is with the last."""
     sessions: list[SessionInfo] = []
     docs: list[SessionInfo] = []
     unread: list[tuple[SessionInfo, str]] = []
     for info in listed:
-        if not is_session(info):
+        if info.unreadable:
+            unread.append((info, info.unreadable))
+        elif not is_session(info):
             docs.append(info)
         elif (why := nothing_to_read(info)) is not None:
             unread.append((info, why))

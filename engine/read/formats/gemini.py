@@ -32,7 +32,7 @@ from chunkscope.engine.read.formats.base import (
     tool_call,
 )
 from chunkscope.engine.read.formats.jsondoc import Document
-from chunkscope.engine.read.source import _open_binary, iter_objects
+from chunkscope.engine.read.source import BOM, _open_binary, iter_objects
 
 NAME = "gemini-cli"
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
@@ -196,7 +196,7 @@ def _is_jsonl(path: Path) -> bool:
     """JSON lines (a header line, then one object a line) rather than one document:
     the first line is a whole object without the ``messages`` of a document."""
     with _open_binary(path) as fh:
-        first = fh.readline(1 << 20).decode("utf-8", errors="replace").lstrip("\ufeff").strip()
+        first = fh.readline(1 << 20).decode("utf-8", errors="replace").removeprefix(BOM).strip()
     try:
         value = json.loads(first)
     except (ValueError, RecursionError):
