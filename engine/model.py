@@ -168,6 +168,10 @@ class Chunk:
     _lines: tuple[int, int] | object | None = field(
         default=_UNKNOWN, init=False, repr=False, compare=False
     )
+    # (`start`, `end`) once known (`_UNKNOWN` until then)
+    _times: tuple[datetime | None, datetime | None] | object = field(
+        default=_UNKNOWN, init=False, repr=False, compare=False
+    )
 
     @property
     def text(self) -> str:
@@ -202,12 +206,25 @@ class Chunk:
     def start(self) -> datetime | None:
         """The earliest of the turns' timestamps, if any turn has one (a log's parallel tool
         results may come out of time order: the first turn's need not be the earliest)."""
-        return time_bounds(self.turns)[0]
+        return self._time_bounds()[0]
 
     @property
     def end(self) -> datetime | None:
         """The latest of the turns' timestamps, if any turn has one."""
-        return time_bounds(self.turns)[1]
+        return self._time_bounds()[1]
+
+    def _time_bounds(self) -> tuple[datetime | None, datetime | None]:
+        """`time_bounds` of the turns, remembered (a chunk's turns do not change; the
+        JSON and the workbench read both ends of every chunk)."""
+        known = self._times
+        if known is _UNKNOWN:
+            turns = self.turns
+            if len(turns) == 1:  # most units: no list to build
+                known = (turns[0].timestamp, turns[0].timestamp)
+            else:
+                known = time_bounds(turns)
+            self._times = known
+        return known  # type: ignore[return-value]
 
     @property
     def lines(self) -> tuple[int, int] | None:
