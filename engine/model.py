@@ -188,12 +188,18 @@ class Chunk:
     @property
     def start(self) -> datetime | None:
         """The first turn's timestamp, if any turn has one."""
-        return first_timestamp(self.turns)
+        turns = self.turns
+        if turns and turns[0].timestamp is not None:  # most chunks: no scan
+            return turns[0].timestamp
+        return first_timestamp(turns)
 
     @property
     def end(self) -> datetime | None:
         """The last turn's timestamp, if any turn has one."""
-        return next((t.timestamp for t in reversed(self.turns) if t.timestamp is not None), None)
+        turns = self.turns
+        if turns and turns[-1].timestamp is not None:  # most chunks: no scan
+            return turns[-1].timestamp
+        return next((t.timestamp for t in reversed(turns) if t.timestamp is not None), None)
 
     @property
     def lines(self) -> tuple[int, int] | None:
@@ -204,6 +210,13 @@ class Chunk:
         known = self._lines
         if known is not _UNKNOWN:
             return known  # type: ignore[return-value]
+        if len(self.turns) == 1:  # the loop below for one turn
+            t = self.turns[0]
+            one = None
+            if t.source_line is not None:
+                one = (t.call_line or t.source_line, t.last_line or t.end_line or t.source_line)
+            self._lines = one
+            return one
         turns = [t for t in self.turns if t.source_line is not None]
         lines: tuple[int, int] | None = None
         if turns:
