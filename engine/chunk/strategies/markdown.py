@@ -442,6 +442,9 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
         enrich = p.enrich
         sha256 = hashlib.sha256
         count_nl = text.count
+        sections = st.sections
+        one_turn = bool(anchor_list) and file_lines
+        last_turn = len(turns) - 1
         line = 1
         line_pos = 0
         for i, (start, end, si, _, _, ov_end) in enumerate(spans):
@@ -449,9 +452,10 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
             n_tok = counts[i]
             line += count_nl("\n", line_pos, start)
             line_pos = start
+            last = line + content.count("\n")
             sec_info = per_section.get(si)
             if sec_info is None:
-                sec = st.sections[si]
+                sec = sections[si]
                 names = [h for h in sec.path if h]
                 sec_info = per_section[si] = (
                     " > ".join(names),
@@ -487,7 +491,7 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
                 "start_char": start,
                 "end_char": end,
                 "start_line": line,
-                "end_line": line + content.count("\n"),
+                "end_line": last,
                 "prev_chunk": i - 1 if i else None,
                 "next_chunk": i + 1 if i + 1 < total else None,
                 "parent_title": doc_title,
@@ -508,13 +512,16 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
             if enrich:
                 meta["original_content"] = content
                 body = enrichment_header(doc_title, path, i, total, gran, p.memory_type) + content
-            if anchor_list and not file_lines:
+            if one_turn:
+                # A document read from its file: the chunk (lines `line`..`last`) is one
+                # turn, with the role, time and turn index of the turn (section) it
+                # starts in.
+                base = turns[min(max(bisect_right(anchor_list, start) - 1, 0), last_turn)]
+                parts = [Turn(base.timestamp, base.role, body, line, base.turn_index, last)]
+            elif anchor_list:
                 parts = _turn_parts(
                     (start, end), turns, anchor_list, body[: len(body) - len(content)]
                 )
-            elif anchor_list:
-                last = line + content.count("\n")
-                parts = [_turn_for((start, end), (line, last), turns, anchor_list, body)]
             else:
                 parts = [Turn(None, "Doc", body, line, None)]
             reason = spans[i + 1][3] if i + 1 < total else None
@@ -550,21 +557,6 @@ def _own_counts(
             todo[text] = (text[: len(text) - (end - start)], start, end)
     counts = index.counts_alone(list(todo.values()))
     return [] if counts is None else list(zip(todo, counts, strict=True))
-
-
-def _turn_for(
-    span: tuple[int, int],
-    lines: tuple[int, int],
-    turns: Sequence[Turn],
-    anchors: list[int],
-    body: str,
-) -> Turn:
-    """The chunk (the file's chars `span`, its lines `lines`) of a document read from its
-    file as one turn: role, timestamp and turn index of the turn (section) it starts in."""
-    line, last = lines
-    k = min(max(bisect_right(anchors, span[0]) - 1, 0), len(turns) - 1)
-    base = turns[k]
-    return Turn(base.timestamp, base.role, body, line, base.turn_index, last)
 
 
 def _turn_parts(
