@@ -123,6 +123,7 @@ def _chunk(args: argparse.Namespace) -> int:
             check_token_cap(args, DEFAULT_STRATEGY)
     pipe, _ = build_pipeline(args, strategy=strategy_choice(args))
     snap = SnapshotCheck(args)
+    pipe.prepare()  # the markdown strategy's tokenizer pass runs while the file is parsed
     source = pipe.source()
     report_skipped(source)
     pipe = with_chunk_count(args, pipe)

@@ -34,6 +34,7 @@ from chunkscope.engine.chunk.strategies._tokpos import (
     SpanIndex,
     TokenIndex,
     count_spans,
+    start_early,
     token_starts_later,
 )
 from chunkscope.engine.chunk.strategies.base import (
@@ -345,6 +346,13 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
     input = "document"
     params_type = MarkdownParams
 
+    def prepare(self, path: str, counter: Counter) -> None:
+        """Start the tokenizer pass over the markdown document at `path` on other threads
+        (`start_early`), so that it runs while the file is parsed."""
+        text = _read_document(path)
+        if text:
+            start_early(text, counter)
+
     def split(
         self, turns: Sequence[Turn], counter: Counter, *, source: Source | None = None
     ) -> StrategyResult:
@@ -359,13 +367,8 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
     ) -> tuple[str, str | None, list[int], bool]:
         """The text, its title, and the char offset where each turn starts in it."""
         if source is not None and source.kind == "markdown":
-            try:
-                text = Path(source.path).read_text(encoding="utf-8-sig", errors="replace")
-            except OSError:
-                text = None
+            text = _read_document(source.path)
             if text is not None:
-                if "\r" in text:  # the lines the reader numbered (CRLF, or a CR alone)
-                    text = text.replace("\r\n", "\n").replace("\r", "\n")
                 line_starts = _line_starts(text)
                 anchors = []
                 for t in turns:
@@ -583,6 +586,18 @@ def _turn_parts(
     if header:
         parts[0] = parts[0]._replace(text=header + parts[0].text)
     return parts
+
+
+def _read_document(path: str) -> str | None:
+    """The text of the markdown file at `path` with the line breaks its reader counted
+    (CRLF or a CR alone read as LF), without a BOM; None when it cannot be read."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig", errors="replace")
+    except OSError:
+        return None
+    if "\r" in text:  # the lines the reader numbered (CRLF, or a CR alone)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
 
 
 def _line_starts(text: str) -> list[int]:
