@@ -134,6 +134,18 @@ def _text(value: Any, pad: str) -> str:
     return "".join(out)
 
 
+def _list_text(value: Any, pad: str) -> str:
+    """`_text` of `value`, a list of only strs or only ints written at once (as
+    `_encode` writes it) without its checks of other types."""
+    if type(value) is list and value:
+        kind = type(value[0])
+        if (kind is int or kind is str) and all(type(v) is kind for v in value):
+            inner = pad + "  "
+            items = map(encode_basestring if kind is str else int.__repr__, value)
+            return "[\n" + inner + (",\n" + inner).join(items) + "\n" + pad + "]"
+    return _text(value, pad)
+
+
 _ItemEncoder = Callable[[dict[str, Any]], "str | None"]
 #: A list shorter than this is written item by item (generating an encoder costs
 #: about as much as writing a few dozen dicts).
@@ -156,6 +168,7 @@ def _compile_shape(sample: dict[str, Any], pad: str) -> _ItemEncoder | None:
     # Everything the encoder calls or joins is bound as a default argument (a local).
     env: dict[str, Any] = {"E": encode_basestring, "R": int.__repr__, "F": float.__repr__}
     env["T"] = _text
+    env["L"] = _list_text
     body: list[str] = []
     pieces: list[str] = []  # Python expressions joined into the text
     literal: list[str] = []  # text between two values, not yet in `pieces`
@@ -173,13 +186,20 @@ def _compile_shape(sample: dict[str, Any], pad: str) -> _ItemEncoder | None:
             return f"(E({var}) if type({var}) is str else {generic})"
         if kind is int:
             return f"(R({var}) if type({var}) is int else {generic})"
-        if kind is bool or sample is None:
+        if kind is bool:
             return (
                 f"('true' if {var} is True else 'false' if {var} is False "
                 f"else 'null' if {var} is None else {generic})"
             )
+        if sample is None:  # a value that is sometimes None: an int or a str the other times
+            return (
+                f"('null' if {var} is None else R({var}) if type({var}) is int "
+                f"else E({var}) if type({var}) is str else {generic})"
+            )
         if kind is float:  # finite (x - x is nan for nan and the infinities)
             return f"(F({var}) if type({var}) is float and {var} - {var} == 0 else {generic})"
+        if kind is list:
+            return f"L({var}, {pad})"
         return generic
 
     def visit(d: dict[str, Any], var: str, pad: str, check: bool) -> bool:

@@ -235,6 +235,13 @@ class Chunk:
         known = self._lines
         if known is not _UNKNOWN:
             return known  # type: ignore[return-value]
+        if len(self.turns) == 1:  # the loop below for one turn
+            t = self.turns[0]
+            one = None
+            if t.source_line is not None:
+                one = (t.call_line or t.source_line, t.last_line or t.end_line or t.source_line)
+            self._lines = one
+            return one
         turns = [t for t in self.turns if t.source_line is not None]
         lines: tuple[int, int] | None = None
         if turns:

@@ -397,6 +397,24 @@ class Pipeline:
             ),
         )
 
+    def prepare(self) -> None:
+        """Start what the strategy does with the file alone, before `source` parses it, so
+        that the two overlap: the markdown strategy's tokenizer pass over a markdown
+        document, on other threads (`BaseStrategy.prepare`); nothing for another strategy
+        or input. A file that cannot be read is left for `source` to report."""
+        from chunkscope.engine.chunk.strategies import strategy_class
+        from chunkscope.engine.errors import ChunkscopeError
+        from chunkscope.engine.read.formats import source_kind
+
+        p = self.params
+        if strategy_class(p.strategy).input != "document":
+            return
+        try:
+            if source_kind(self.path, p.input_format) == "markdown":
+                self._strategy().prepare(str(self.path), self.counter)
+        except (ChunkscopeError, OSError, ValueError):
+            return
+
     def turns(self, progress: Progress | None = None) -> list[Turn]:
         """The turns: parsed, or with tool calls collapsed when ``collapse`` is set
         (``progress`` then counts messages)."""

@@ -61,6 +61,21 @@ def test_every_help_ends_with_examples_that_parse(parser: argparse.ArgumentParse
             assert args.run, example
 
 
+@pytest.mark.parametrize("name", [n for n in SUBCOMMANDS if n not in ("completion", "hook")])
+def test_one_subcommands_parser_parses_as_the_whole_parser(name: str) -> None:
+    """`main` builds only the parser of the subcommand it runs: the same help, and the
+    same arguments from each of its examples."""
+    whole = build_parser()
+    alone = build_parser(only=name)
+    prefix = f"chunkscope {name}"
+    children = [p for p in _parsers(whole) if f"{p.prog} ".startswith(f"{prefix} ")]
+    singles = [p for p in _parsers(alone) if p is not alone]
+    assert [p.format_help() for p in singles] == [p.format_help() for p in children]
+    for example in [e for p in children for e in p.examples]:
+        argv = _normalise_argv(_argv(example))
+        assert vars(alone.parse_args(argv)) == vars(whole.parse_args(argv)), example
+
+
 def test_top_level_help_shows_file_and_one_line_per_subcommand(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -127,6 +127,11 @@ def test_a_chunk_list_is_written_as_json_dumps_writes_it() -> None:
     items[8]["meta"] = dict(base["meta"], path=[1, "mixed", 2.5])  # type: ignore[call-overload]
     items[9]["meta"] = ["not", "a", "dict"]
     items[10]["meta"] = dict(base["meta"], ratio=float("inf"), n=10**30)  # type: ignore[call-overload]
+    # where the first dict had None: an int, a str, a list, a bool; lists of one kind or none
+    for i, other in ((11, 7), (12, "seven"), (13, [7]), (14, False), (15, 1.5)):
+        items[i]["meta"] = dict(base["meta"], lang=other)  # type: ignore[call-overload]
+    for i, path in ((16, []), (17, [1, 2]), (18, ("a", "b")), (19, ["a", True]), (20, [None])):
+        items[i]["meta"] = dict(base["meta"], path=path)  # type: ignore[call-overload]
     doc = {"chunks": items}
     assert "".join(json_pieces(doc)) == json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
     writer = _ListWriter("    ")  # the common layout has an encoder of its own

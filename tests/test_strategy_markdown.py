@@ -404,3 +404,57 @@ def test_an_overlap_starts_at_a_word(words: list[str], size: int, overlap: int) 
     )
     _assert_no_start_mid_word(text, res.chunks)
     assert all(sc.meta["token_count"] <= size for sc in res.chunks)
+
+
+def test_pipeline_prepare_starts_the_markdown_pass_the_strategy_takes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chunkscope.engine.chunk.strategies import _tokpos
+
+    monkeypatch.setattr(_tokpos, "_EARLY", [])
+    body = "# Top\r\n\r\nintro\r\n\r\n## Sub\r\n\r\n" + "word " * 300 + "\r\n"
+    path = tmp_path / "doc.md"
+    path.write_bytes(b"\xef\xbb\xbf" + body.encode())  # a BOM and CRLF line ends
+    params = PipelineParams(
+        strategy="markdown", strategy_params=params_key({"max_tokens": 60, "overlap": 10})
+    )
+    plain = Pipeline(path, params).strategy_result()
+    pipe = Pipeline(path, params)
+    pipe.prepare()
+    ((_, text, _),) = _tokpos._EARLY
+    assert text == body.replace("\r\n", "\n")  # what the strategy reads
+
+    def again(text: str, counter: object) -> None:
+        pytest.fail("the strategy encoded the document again")
+
+    monkeypatch.setattr(_tokpos, "_token_starts_later", again)
+    result = pipe.strategy_result()
+    assert _tokpos._EARLY == []
+    assert [(c.text, c.meta) for c in result.chunks] == [(c.text, c.meta) for c in plain.chunks]
+
+
+@pytest.mark.parametrize(
+    ("name", "strategy"),
+    [("cache_refactor.jsonl", "markdown"), ("shell_cookbook.md", "blank-line")],
+)
+def test_pipeline_prepare_starts_nothing_for_a_log_or_another_strategy(
+    name: str, strategy: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chunkscope.engine.chunk.strategies import _tokpos
+
+    monkeypatch.setattr(_tokpos, "_EARLY", [])
+    path = Path(__file__).resolve().parent.parent / "sample_logs" / name
+    Pipeline(path, PipelineParams(strategy=strategy)).prepare()
+    assert _tokpos._EARLY == []
+
+
+def test_pipeline_prepare_leaves_a_bad_file_to_the_parse(tmp_path: Path) -> None:
+    from chunkscope.engine.errors import SourceError
+
+    binary = tmp_path / "x.md"
+    binary.write_bytes(b"\x00\x01\x02 not text")
+    for path in (binary, tmp_path / "missing.md"):
+        pipe = Pipeline(path, PipelineParams(strategy="markdown"))
+        pipe.prepare()  # says nothing
+        with pytest.raises(SourceError):
+            pipe.source()

@@ -161,3 +161,37 @@ def test_markdown_result_knows_each_chunks_own_count(tmp_path: Path) -> None:
     cache = pipe.counter._cache
     assert all(c.text in cache for c in chunks)
     assert pipe.token_counts(chunks) == [len(fresh.encode(c.text)) for c in chunks]
+
+
+def test_a_pass_started_early_is_taken_by_the_call_for_the_same_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_tokpos, "PART_CHARS", 64)  # in parts, on other threads
+    monkeypatch.setattr(_tokpos, "_EARLY", [])
+    text = "# Title\n\n" + "\n".join(f"line {i} of the document, é 中" for i in range(60))
+    _tokpos.start_early(text, COUNTER)
+    pending = _tokpos._EARLY[0][2]
+    assert _tokpos.token_starts_later("other text", COUNTER) is not pending  # kept
+    taken = _tokpos.token_starts_later(text[:10] + text[10:], COUNTER)  # equal, not the same
+    assert taken is pending and not _tokpos._EARLY
+    assert taken().tolist() == token_starts_array(text, COUNTER).tolist()
+    assert _tokpos.token_starts_later(text, COUNTER) is not pending  # taken once
+
+
+def test_no_pass_is_started_early_without_an_exact_encoding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_tokpos, "_EARLY", [])
+
+    class Approximate:
+        name = "approx"
+        exact = False
+
+        def count(self, text: str) -> int:
+            return len(text.split())
+
+        def count_many(self, texts: list[str]) -> list[int]:
+            return [self.count(t) for t in texts]
+
+    _tokpos.start_early("some text\n", Approximate())  # type: ignore[arg-type]
+    assert _tokpos._EARLY == []

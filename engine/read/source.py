@@ -654,21 +654,13 @@ _MARKUP_FIRST = frozenset(" `~#")
 
 def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
     """(first line number, stripped text) of each section; fenced ``#`` lines are not headings."""
-    sections: list[tuple[int, str]] = []
-    current: list[str] = []
-    start = 1
+    # Only a line that starts with a space, a backtick, a tilde or a hash can open or close
+    # a fence or be a heading: the others are never looked at one by one.
     fence: str | None = None
-
-    def close() -> None:
-        text = "\n".join(current).strip()
-        if text:
-            offset = next(i for i, ln in enumerate(current) if ln.strip())
-            sections.append((start + offset, text))
-
-    for lineno, line in enumerate(lines, start=1):
-        if line[:1] not in _MARKUP_FIRST:  # neither a fence (up to 3 spaces first) nor a heading
-            current.append(line)
-            continue
+    heads: list[int] = []  # 0-based index of each heading line outside fences
+    first_chars = _MARKUP_FIRST
+    for i in [i for i, line in enumerate(lines) if line[:1] in first_chars]:
+        line = lines[i]
         m = FENCE.match(line)
         if fence is None:
             # A backtick fence's info string may not contain a backtick (CommonMark):
@@ -676,9 +668,7 @@ def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
             if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
                 fence = m.group(1)
             elif HEADING.match(line):
-                close()
-                current = []
-                start = lineno
+                heads.append(i)
         elif (
             m
             and m.group(1)[0] == fence[0]
@@ -686,8 +676,13 @@ def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
             and not line.strip().lstrip(fence[0])
         ):
             fence = None
-        current.append(line)
-    close()
+    sections: list[tuple[int, str]] = []
+    starts = [0, *heads]
+    for a, b in zip(starts, [*heads, len(lines)], strict=True):
+        text = "\n".join(lines[a:b]).strip()
+        if text:
+            offset = next(i for i in range(a, b) if lines[i].strip())
+            sections.append((offset + 1, text))
     return sections
 
 

@@ -69,24 +69,28 @@ class _Version(argparse.Action):
         parser.exit(0)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The `chunkscope` parser; with `only`, a subcommand's name, the parser of that
+    subcommand alone: it parses that subcommand's command lines as the whole parser
+    does, without importing the others (``completion`` needs them all)."""
     # The subcommands are imported here, not at the top: `chunkscope hook` (run by an
     # agent tool at every session start) skips this parser and all of them.
-    from chunkscope.tui.cli.cache import add_cache_parser
-    from chunkscope.tui.cli.chunk import add_chunk_parser
-    from chunkscope.tui.cli.completion import add_completion_parser
-    from chunkscope.tui.cli.evaluate import add_eval_parser
-    from chunkscope.tui.cli.hook import add_hook_parser
-    from chunkscope.tui.cli.profile import add_profile_parser
-    from chunkscope.tui.cli.recap import add_recap_parser
-    from chunkscope.tui.cli.report import add_report_parser
-    from chunkscope.tui.cli.review import add_review_parser
-    from chunkscope.tui.cli.search import add_search_parser
-    from chunkscope.tui.cli.serve import add_serve_parser
-    from chunkscope.tui.cli.sweep import add_sweep_parser
-    from chunkscope.tui.cli.tune import add_tune_parser
-    from chunkscope.tui.cli.workbench import add_tui_parser
+    parser = _top_parser()
+    sub = parser.add_subparsers(**_SUB_OPTIONS)
+    if only is not None and only in _ADDERS:
+        _add(only, sub)
+        return parser
+    for name in SUBCOMMANDS:  # the order --help lists them in
+        if name == "completion":
+            from chunkscope.tui.cli.completion import add_completion_parser
 
+            add_completion_parser(sub, parser)
+        else:
+            _add(name, sub)
+    return parser
+
+
+def _top_parser() -> Parser:
     parser = Parser(
         prog="chunkscope",
         usage=USAGE,
@@ -97,25 +101,43 @@ def build_parser() -> argparse.ArgumentParser:
         examples=EXAMPLES,
     )
     parser.add_argument(*VERSION_FLAGS, action=_Version)
-    sub = parser.add_subparsers(
-        title="commands", prog="chunkscope", dest="command", metavar="COMMAND", parser_class=Parser
-    )
-    # in the order of SUBCOMMANDS, which is the order --help lists them in
-    add_tui_parser(sub)
-    add_chunk_parser(sub)
-    add_recap_parser(sub)
-    add_search_parser(sub)
-    add_report_parser(sub)
-    add_serve_parser(sub)
-    add_eval_parser(sub)
-    add_sweep_parser(sub)
-    add_tune_parser(sub)
-    add_hook_parser(sub)
-    add_review_parser(sub)
-    add_profile_parser(sub)
-    add_cache_parser(sub)
-    add_completion_parser(sub, parser)
     return parser
+
+
+_SUB_OPTIONS: dict[str, Any] = {
+    "title": "commands",
+    "prog": "chunkscope",
+    "dest": "command",
+    "metavar": "COMMAND",
+    "parser_class": Parser,
+}
+
+
+#: The module of `tui.cli` and the function that adds each subcommand's parser but
+#: ``completion``'s (which takes the whole parser too).
+_ADDERS: dict[str, tuple[str, str]] = {
+    "tui": ("workbench", "add_tui_parser"),
+    "chunk": ("chunk", "add_chunk_parser"),
+    "recap": ("recap", "add_recap_parser"),
+    "search": ("search", "add_search_parser"),
+    "report": ("report", "add_report_parser"),
+    "serve": ("serve", "add_serve_parser"),
+    "eval": ("evaluate", "add_eval_parser"),
+    "sweep": ("sweep", "add_sweep_parser"),
+    "tune": ("tune", "add_tune_parser"),
+    "hook": ("hook", "add_hook_parser"),
+    "review": ("review", "add_review_parser"),
+    "profile": ("profile", "add_profile_parser"),
+    "cache": ("cache", "add_cache_parser"),
+}
+
+
+def _add(name: str, sub: Any) -> None:
+    """Add subcommand `name`'s parser to `sub`, importing its module."""
+    import importlib
+
+    module, function = _ADDERS[name]
+    getattr(importlib.import_module(f"chunkscope.tui.cli.{module}"), function)(sub)
 
 
 def _normalise_argv(argv: Sequence[str]) -> list[str]:
@@ -149,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = hook_parser().parse_args(args_list[1:])
         run = cmd_hook
     else:
-        parser = build_parser()
+        parser = build_parser(only=args_list[0])
         args = parser.parse_args(args_list)
         run = getattr(args, "run", None)
         if run is None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY
+from chunkscope.engine.model import gc_paused
 from chunkscope.engine.runjson import add_merge, run_json
 from chunkscope.engine.textutil import plural
 from chunkscope.tui.cli.common import (
@@ -108,6 +109,13 @@ def merge_flags(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
+    # Tens of thousands of acyclic objects (chunks, their JSON dicts and text): no
+    # collector passes over them, as the workbench's load (`engine.model.gc_paused`).
+    with gc_paused():
+        return _chunk(args)
+
+
+def _chunk(args: argparse.Namespace) -> int:
     if not args.embed:  # without a merge these would change nothing: said, not ignored
         for flag in merge_flags(args):
             raise CliError(f"{flag} sets the merge, which runs only with --embed: add --embed")
@@ -115,6 +123,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
             check_token_cap(args, DEFAULT_STRATEGY)
     pipe, _ = build_pipeline(args, strategy=strategy_choice(args))
     snap = SnapshotCheck(args)
+    pipe.prepare()  # the markdown strategy's tokenizer pass runs while the file is parsed
     source = pipe.source()
     report_skipped(source)
     pipe = with_chunk_count(args, pipe)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -128,9 +129,37 @@ def encode_ids(enc: Any, text: str, threads: int | None = None) -> npt.NDArray[A
     return encode_ids_later(enc, text, threads)()
 
 
+#: A pass started ahead of the call that uses it (`start_early`): at most one, as
+#: (encoding, text, the function giving its result).
+_EARLY: list[tuple[Any, str, Callable[[], npt.NDArray[np.int64]]]] = []
+_EARLY_LOCK = threading.Lock()
+
+
+def start_early(text: str, counter: Counter) -> None:
+    """Start `token_starts_later`'s pass over `text` now, on other threads, for the later
+    call with an equal text and the same encoding, which then takes it instead of
+    starting its own (the markdown strategy's pass, started while the file is parsed).
+    Only one is kept: starting another drops it. Nothing without an exact encoding."""
+    enc = _encoding(counter)
+    if enc is None or not text:
+        return
+    pending = _token_starts_later(text, counter)
+    with _EARLY_LOCK:
+        _EARLY[:] = [(enc, text, pending)]
+
+
 def token_starts_later(text: str, counter: Counter) -> Callable[[], npt.NDArray[np.int64]]:
     """Start the tokenizer pass of `token_starts_array`; the returned function gives
-    its result (see `encode_ids_later`)."""
+    its result (see `encode_ids_later`). A pass `start_early` started over the same
+    text with the same encoding is taken as it is."""
+    enc = _encoding(counter)
+    with _EARLY_LOCK:
+        if _EARLY and _EARLY[0][0] is enc and enc is not None and _EARLY[0][1] == text:
+            return _EARLY.pop()[2]
+    return _token_starts_later(text, counter)
+
+
+def _token_starts_later(text: str, counter: Counter) -> Callable[[], npt.NDArray[np.int64]]:
     if not text:
         return lambda: np.zeros(0, dtype=np.int64)
     enc = _encoding(counter)

@@ -136,6 +136,11 @@ class BaseStrategy(Generic[P]):
     def __init__(self, params: P | None = None) -> None:
         self.params: P = params if params is not None else self.params_type()
 
+    def prepare(self, path: str, counter: Counter) -> None:
+        """Start, on other threads, work that `split` of the markdown document at `path`
+        will need and that needs only the file (while the file is parsed): nothing but
+        for a strategy that reads the document itself."""
+
     def split(
         self, turns: Sequence[Turn], counter: Counter, *, source: Source | None = None
     ) -> StrategyResult:

@@ -34,6 +34,7 @@ from chunkscope.engine.chunk.strategies._tokpos import (
     SpanIndex,
     TokenIndex,
     count_spans,
+    start_early,
     token_starts_later,
 )
 from chunkscope.engine.chunk.strategies.base import (
@@ -360,6 +361,13 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
     input = "document"
     params_type = MarkdownParams
 
+    def prepare(self, path: str, counter: Counter) -> None:
+        """Start the tokenizer pass over the markdown document at `path` on other threads
+        (`start_early`), so that it runs while the file is parsed."""
+        text = _read_document(path)
+        if text:
+            start_early(text, counter)
+
     def split(
         self, turns: Sequence[Turn], counter: Counter, *, source: Source | None = None
     ) -> StrategyResult:
@@ -374,13 +382,8 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
     ) -> tuple[str, str | None, list[int], bool]:
         """The text, its title, and the char offset where each turn starts in it."""
         if source is not None and source.kind == "markdown":
-            try:
-                text = Path(source.path).read_text(encoding="utf-8-sig", errors="replace")
-            except OSError:
-                text = None
+            text = _read_document(source.path)
             if text is not None:
-                if "\r" in text:  # the lines the reader numbered (CRLF, or a CR alone)
-                    text = text.replace("\r\n", "\n").replace("\r", "\n")
                 line_starts = _line_starts(text)
                 anchors = []
                 for t in turns:
@@ -469,6 +472,9 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
         enrich = p.enrich
         sha256 = hashlib.sha256
         count_nl = text.count
+        sections = st.sections
+        one_turn = bool(anchor_list) and file_lines
+        last_turn = len(turns) - 1
         line = 1
         line_pos = 0
         for i, (start, end, si, _, _, ov_end) in enumerate(spans):
@@ -476,9 +482,10 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
             n_tok = counts[i]
             line += count_nl("\n", line_pos, start)
             line_pos = start
+            last = line + content.count("\n")
             sec_info = per_section.get(si)
             if sec_info is None:
-                sec = st.sections[si]
+                sec = sections[si]
                 names = [h for h in sec.path if h]
                 sec_info = per_section[si] = (
                     " > ".join(names),
@@ -514,7 +521,7 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
                 "start_char": start,
                 "end_char": end,
                 "start_line": line,
-                "end_line": line + content.count("\n"),
+                "end_line": last,
                 "prev_chunk": i - 1 if i else None,
                 "next_chunk": i + 1 if i + 1 < total else None,
                 "parent_title": doc_title,
@@ -535,15 +542,18 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
             if enrich:
                 meta["original_content"] = content
                 body = enrichment_header(doc_title, path, i, total, gran, p.memory_type) + content
-            if anchor_list and not file_lines:
+            if one_turn:
+                # A document read from its file: the chunk (lines `line`..`last`) is one
+                # turn, with the role, time and turn index of the turn (section) it
+                # starts in.
+                base = turns[min(max(bisect_right(anchor_list, start) - 1, 0), last_turn)]
+                parts = [Turn(base.timestamp, base.role, body, line, base.turn_index, last)]
+            elif anchor_list:  # a session: a part per turn, counted as shown
                 parts = _turn_parts((start, end), turns, anchor_list, "")
                 shown.append(Chunk(parts).text)  # as counted against the cap (no header)
                 if enrich:
                     head = body[: len(body) - len(content)]
                     parts[0] = parts[0]._replace(text=head + parts[0].text)
-            elif anchor_list:
-                last = line + content.count("\n")
-                parts = [_turn_for((start, end), (line, last), turns, anchor_list, body)]
             else:
                 parts = [Turn(None, "Doc", body, line, None)]
             reason = spans[i + 1][3] if i + 1 < total else None
@@ -619,21 +629,6 @@ def _own_counts(
     return [] if counts is None else list(zip(todo, counts, strict=True))
 
 
-def _turn_for(
-    span: tuple[int, int],
-    lines: tuple[int, int],
-    turns: Sequence[Turn],
-    anchors: list[int],
-    body: str,
-) -> Turn:
-    """The chunk (the file's chars `span`, its lines `lines`) of a document read from its
-    file as one turn: role, timestamp and turn index of the turn (section) it starts in."""
-    line, last = lines
-    k = min(max(bisect_right(anchors, span[0]) - 1, 0), len(turns) - 1)
-    base = turns[k]
-    return Turn(base.timestamp, base.role, body, line, base.turn_index, last)
-
-
 def _turn_parts(
     span: tuple[int, int], turns: Sequence[Turn], anchors: list[int], header: str
 ) -> list[Turn]:
@@ -658,6 +653,18 @@ def _turn_parts(
     if header:
         parts[0] = parts[0]._replace(text=header + parts[0].text)
     return parts
+
+
+def _read_document(path: str) -> str | None:
+    """The text of the markdown file at `path` with the line breaks its reader counted
+    (CRLF or a CR alone read as LF), without a BOM; None when it cannot be read."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig", errors="replace")
+    except OSError:
+        return None
+    if "\r" in text:  # the lines the reader numbered (CRLF, or a CR alone)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
 
 
 def _line_starts(text: str) -> list[int]:

@@ -390,6 +390,16 @@ def _gunzip(path: Path) -> bytes:
 # --------------------------------------------------------------------------- reading
 
 
+def source_kind(path: str | Path, input_format: str | None = None) -> str:
+    """The kind of source (`Reader.kind`: "jsonl" for a log, "markdown") `read` makes of
+    `path`, as `input_format` or as sniffed; the errors `read` raises before it reads."""
+    try:
+        name = format_named(input_format) if input_format is not None else sniff(path)
+    except ValueError as e:
+        raise SourceError(Path(path), str(e)) from None
+    return READERS[name].kind
+
+
 def read(
     path: str | Path, input_format: str | None = None, options: ReadOptions | None = None
 ) -> Source:
