@@ -26,6 +26,7 @@ from textual import events, work
 from textual.app import App, ScreenStackError
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 from textual.worker import WorkerState
@@ -243,6 +244,15 @@ class ChunkscopeApp(
             self.call_after_refresh(self.open_path, self.options.path, self.options.session)
         elif self.options.open_picker:
             self.action_open_file()
+
+    @property
+    def available_themes(self) -> dict[str, Theme]:
+        """The themes the workbench can be drawn in: Textual's, ours and the user's, less
+        the ones in the terminal's own ANSI colours (Textual's ``ansi-dark`` and
+        ``ansi-light``): their colours are names, not values, which the bands, badges and
+        highlights cannot be computed from (switching to one ended the workbench, walk
+        14). The palette, the theme picker and ``--theme`` all read this."""
+        return {name: t for name, t in super().available_themes.items() if not t.ansi}
 
     def _register_themes(self) -> None:
         from chunkscope.themes import BUILTIN_THEMES, DEFAULT_THEME, load_user_themes

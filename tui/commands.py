@@ -9,6 +9,7 @@ backends (the offline ones are the way forward when a remote one fails), ``file:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -226,13 +227,13 @@ class WorkbenchCommands(Provider):
 
     def _scorer(self, scorer: str) -> None:
         app: Any = self.app
-        app.scorer = scorer
+        app.state = app.state.with_tuning(scorer=scorer)
         app.reselect()
         app.notify(f"Recap scored by {scorer}.")
 
     def _headings(self) -> None:
         app: Any = self.app
-        app.headings = not app.headings
+        app.state = replace(app.state, headings=not app.headings)
         app.reselect()
         app.notify(f"Time headings {'on' if app.headings else 'off'}.")
 

@@ -1,0 +1,69 @@
+"""Defects of the workbench found by a review walk (issue 35, walk 14): three palette
+commands crashed the workbench (they set read-only properties of the app)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.screen import ModalScreen
+
+from chunkscope.tui.commands import WorkbenchCommands
+from tests.pilot import SIZE, make_app, palette_listed, settled, until, wait_for
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+
+async def test_the_recap_commands_of_the_palette_rescore_and_toggle_headings() -> None:
+    """Walk 14, 1: `recap: score by salience` (or recency) and `recap: toggle time headings`
+    ended the workbench with an internal error (AttributeError: property 'scorer' of
+    'ChunkscopeApp' object has no setter): they change the state, and the recap follows."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        assert app.scorer == "recency" and not app.headings
+        for query, check in (
+            ("salience", lambda: app.scorer == "salience"),
+            ("time headings", lambda: app.headings),
+            ("recency", lambda: app.scorer == "recency"),
+        ):
+            await pilot.press("ctrl+p")
+            await pilot.press(*query)
+            await wait_for(pilot, lambda: palette_listed(app))
+            await pilot.press("enter")
+            await until(pilot, check)
+            await settled(pilot, app)
+            assert app.is_running and app.return_code is None
+        selection = app.workbench.driver.selection
+        assert selection is not None and selection.headings
+        assert "\n## " in "\n" + selection.text  # each paragraph under its time range
+
+
+async def test_every_palette_command_runs_without_ending_the_workbench() -> None:
+    """The class of walk 14, 1: each chunkscope command of the palette, run in turn (a
+    dialog it opens is closed), leaves the workbench running. The remote backends are
+    left out (they would ask a network), and of the strategy and theme commands a few
+    (Textual's ANSI themes ended the workbench: their colours are names, not values, and
+    they are not offered)."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        provider: Any = WorkbenchCommands(app.screen)
+        commands = provider._commands()
+        skip = ("embedder: openai", "summarizer: llm", "strategy:", "theme:")
+        chosen = [c for c in commands if not c[0].startswith(skip)]
+        chosen.append(next(c for c in commands if c[0].startswith("strategy:right")))
+        themes = [c for c in commands if c[0].startswith("theme:")]
+        assert not any("ansi" in name for name, _, _ in themes)
+        tried = ("theme: nord", "theme: textual-light", "theme: chunkscope-dark")
+        chosen += [c for c in themes if c[0] in tried]
+        assert len(chosen) >= 30
+        for name, run, _ in chosen:
+            run()
+            await pilot.pause()
+            while isinstance(app.screen, ModalScreen):
+                await pilot.press("escape")
+                await pilot.pause()
+            assert app.is_running and app.return_code is None, name
+        await settled(pilot, app)  # what the commands started in the background ends well
+        assert app.is_running and app.return_code is None
