@@ -217,8 +217,11 @@ async def test_a_burst_of_keys_into_the_budget_prompt_is_kept(
         _burst(app, *keys)
 
         def typed() -> bool:
-            screen = app.screen
-            return isinstance(screen, PromptScreen) and screen.query_one(Input).value == field
+            screen = app.screen  # the prompt may be up before its field is composed
+            if not isinstance(screen, PromptScreen):
+                return False
+            fields = screen.query(Input)
+            return bool(fields) and fields.first().value == field
 
         await wait_for(pilot, typed, 5)
         await pilot.pause()  # and any key that would come after them
