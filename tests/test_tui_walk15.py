@@ -67,3 +67,31 @@ async def test_every_palette_command_runs_without_ending_the_workbench() -> None
             assert app.is_running and app.return_code is None, name
         await settled(pilot, app)  # what the commands started in the background ends well
         assert app.is_running and app.return_code is None
+
+
+async def test_the_chunk_count_prompt_names_its_range_and_counts_in_the_singular() -> None:
+    """Walk 14, 4 and 5: `n 1` said '1 chunks: ...', and `n 10000000` said 'at least 1'
+    where the rule is 1 to 1,000,000; the recap's title said 'budget 1 tokens'."""
+    from textual.widgets import Input, Static
+
+    from chunkscope.tui.screens.prompt import PromptScreen
+    from chunkscope.tui.widgets.recap_panel import budget_note
+
+    assert budget_note(1) == " · budget 1 token (default 1000)"
+    assert budget_note(300) == " · budget 300 tokens (default 1000)"
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("n")
+        assert isinstance(app.screen, PromptScreen)
+        app.screen.query_one("#prompt-input", Input).value = "10000000"
+        await pilot.press("enter")
+        assert isinstance(app.screen, PromptScreen)  # refused, the prompt stays
+        error = str(app.screen.query_one("#prompt-error", Static).render())
+        assert error == "A whole number of merged chunks, from 1 to 1,000,000.", error
+        app.screen.query_one("#prompt-input", Input).value = "1"
+        await pilot.press("enter")
+        await until(pilot, lambda: any("chunk: " in str(n.message) for n in app._notifications))
+        said = [str(n.message) for n in app._notifications if "chunk" in str(n.message)]
+        assert any(m.startswith("1 chunk: ") for m in said), said
+        assert not any(m.startswith("1 chunks") for m in said), said

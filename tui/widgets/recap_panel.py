@@ -10,6 +10,7 @@ from textual.widgets import Static, TextArea
 
 from chunkscope.engine.params import knob_map
 from chunkscope.engine.recap.core import RecapParams
+from chunkscope.engine.textutil import plural
 from chunkscope.tui.cells import terminal_text
 from chunkscope.tui.widgets.candidate_list import HEADER as CANDIDATE_HEADER
 from chunkscope.tui.widgets.candidate_list import CandidateList, CandidateRow
@@ -29,7 +30,7 @@ def budget_note(budget: int, *, short: bool = False) -> str:
         return ""
     if short:
         return f" · budget {budget}"
-    return f" · budget {budget} tokens (default {BUDGET.default})"
+    return f" · budget {plural(budget, 'token')} (default {BUDGET.default})"
 
 
 def _show_budget(slider: Slider, budget: int) -> None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from textual.worker import get_current_worker
 
 from chunkscope.engine.evaluate.measure import Case, chunk_starts, knob_values, score, tuning_merge
+from chunkscope.engine.textutil import plural
 from chunkscope.tui.widgets.slider import knob_value
 from chunkscope.tui.workbench.messages import Notice, WorkFailed
 from chunkscope.tui.workbench.state import WorkbenchHost
@@ -42,6 +43,8 @@ SWEEP_POINTS = (24, 50)
 SWEEP_MAX_UNITS = 10_000
 #: The knob a sweep follows until a slider is focused, per merge mode.
 DEFAULT_SWEEP = {"topic": "topic_depth", "seed": "std_k"}
+#: The most merged chunks `n` takes.
+MAX_CHUNK_COUNT = 1_000_000
 
 
 def sweep_values(knob: Knob, current: Any, points: int) -> list[Any]:
@@ -228,8 +231,8 @@ class SweepDriver(WorkbenchHost):
             return
 
         def validate(text: str) -> str | None:
-            if not text.strip().isdecimal() or not 1 <= int(text) <= 1_000_000:
-                return "A whole number of merged chunks, at least 1."
+            if not text.strip().isdecimal() or not 1 <= int(text) <= MAX_CHUNK_COUNT:
+                return f"A whole number of merged chunks, from 1 to {MAX_CHUNK_COUNT:,}."
             return None
 
         def typed(value: str | None) -> None:
@@ -283,7 +286,7 @@ class SweepDriver(WorkbenchHost):
             return  # another file was opened meanwhile
         if values:
             self.apply_tuning(self.state.tuning.with_values(values))
-        self.post_message(Notice(f"{n} chunks: {note}"))
+        self.post_message(Notice(f"{plural(n, 'chunk')}: {note}"))
 
     # ------------------------------------------------------------------ auto-tune
 
