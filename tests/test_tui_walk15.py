@@ -95,3 +95,38 @@ async def test_the_chunk_count_prompt_names_its_range_and_counts_in_the_singular
         said = [str(n.message) for n in app._notifications if "chunk" in str(n.message)]
         assert any(m.startswith("1 chunk: ") for m in said), said
         assert not any(m.startswith("1 chunks") for m in said), said
+
+
+async def test_a_cap_in_tokens_below_the_min_size_lowers_it_and_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Walk 14, 9: in tokens mode a size cap of 64 tokens (about 256 chars) left the topic
+    min size at 500 chars without a word, where a cap in chars lowers it and warns; the
+    command line was as silent. Both now read the cap at about 4 chars a token."""
+    from chunkscope.engine.config.tuning import CHARS_PER_TOKEN
+    from chunkscope.tui.cli import main
+    from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
+    from chunkscope.tui.widgets.slider import Slider
+    from tests.pilot import SAMPLE, recording_notifications
+
+    assert main(["chunk", str(SAMPLE), "--embed", "--merge-max-tokens", "64"]) == 0
+    err = capsys.readouterr().err
+    assert "over the size cap of 64 tokens (about 256 chars)" in err, err
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        notes = recording_notifications(app)
+        bench = app.workbench
+        toggle = bench.query_one("#size-cap", ChoiceToggle)
+        toggle.focus()
+        await pilot.press("right")  # tokens
+        slider = bench.query_one("#max-tokens", Slider)
+        await until(pilot, lambda: bench.view.params.merge.max_chunk_tokens is not None)
+        slider.focus()
+        await pilot.press("home")
+        least = bench.query_one("#topic-min-chars", Slider)
+        cap = int(slider.value) * CHARS_PER_TOKEN
+        await until(pilot, lambda: least.value <= cap)
+        await settled(pilot, app)
+        assert bench.view.params.topic.topic_min_chars <= cap
+        assert any(f"is over the size cap of {int(slider.value)} tokens" in n for n in notes)

@@ -23,6 +23,7 @@ from chunkscope.engine.segment.merge import MergeParams
 from chunkscope.engine.segment.segmenter import TopicParams
 
 __all__ = [
+    "CHARS_PER_TOKEN",
     "MODE_PARAMS",
     "PROFILE_CLASSES",
     "PROFILE_KNOBS",
@@ -70,10 +71,14 @@ RETIRED_KNOBS: dict[str, str] = {
 #: Knobs of earlier versions now given in another unit: old name -> (new name, how many
 #: of the old unit make one of the new). A profile's value is read into the new knob
 #: (`renamed_value`); the old flag is refused with the new one's name.
+#: About how many characters make a token (cl100k_base on English prose and code): the
+#: one conversion used where a size in chars meets one in tokens.
+CHARS_PER_TOKEN = 4
+
 RENAMED_KNOBS: dict[str, tuple[str, int]] = {
     # the merged chunks' size, in chars until the retrieval work, in tokens since (800
-    # chars, the old default, are 200 tokens, the new one: about 4 chars a token)
-    "topic_chunk_chars": ("topic_chunk_tokens", 4),
+    # chars, the old default, are 200 tokens, the new one)
+    "topic_chunk_chars": ("topic_chunk_tokens", CHARS_PER_TOKEN),
 }
 
 
@@ -103,14 +108,30 @@ class Tuning:
         """The compaction's minimum chunk size (chars)."""
         return self.compact.min_chars
 
-    def min_over_cap(self) -> int | None:
-        """The size cap in chars when the topic segmenter's minimum segment is larger
-        than it, else None. The cap wins (a topic over it is split, below the minimum),
-        so a minimum above it does nothing: a front end says so and lowers it."""
-        cap = self.merge.max_chunk_chars
-        if self.merge.mode != "topic" or cap is None or self.merge.max_chunk_tokens is not None:
+    def cap_in_chars(self) -> int | None:
+        """The topic merge's size cap in chars (a cap in tokens at about `CHARS_PER_TOKEN`
+        chars a token), or None (no cap, or not the topic merge)."""
+        merge = self.merge
+        if merge.mode != "topic":
             return None
-        return cap if self.topic.topic_min_chars > cap else None
+        if merge.max_chunk_tokens is not None:
+            return int(merge.max_chunk_tokens) * CHARS_PER_TOKEN
+        return merge.max_chunk_chars
+
+    def cap_words(self) -> str:
+        """The size cap as a message says it: ``256 chars``, ``64 tokens (about 256 chars)``."""
+        merge = self.merge
+        if merge.max_chunk_tokens is not None:
+            return f"{merge.max_chunk_tokens} tokens (about {self.cap_in_chars()} chars)"
+        return f"{merge.max_chunk_chars} chars"
+
+    def min_over_cap(self) -> int | None:
+        """The size cap in chars (`cap_in_chars`) when the topic segmenter's minimum
+        segment is larger than it, else None. The cap wins (a topic over it is split,
+        below the minimum), so a minimum above it does nothing: a front end says so and
+        lowers it."""
+        cap = self.cap_in_chars()
+        return cap if cap is not None and self.topic.topic_min_chars > cap else None
 
     def values(self) -> dict[str, Any]:
         """Every knob's value by name."""

@@ -601,7 +601,7 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
         if cap is not None:  # the workbench lowers it; here the cap wins, and we say so
             note(
                 f"--topic-min-chars {tuning.topic.topic_min_chars} is over the size cap of "
-                f"{cap} chars, which splits any longer topic: topics may be shorter"
+                f"{tuning.cap_words()}, which splits any longer topic: topics may be shorter"
             )
     return tuning
 

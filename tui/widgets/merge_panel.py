@@ -321,31 +321,25 @@ class MergePanel(Vertical):
             self._chosen_min = wanted
             now = self._put_min_size(cap)
             return (
-                f"min size {wanted} is over the size cap of {cap} chars, which splits any "
-                f"longer topic: min size set to {now} until the cap allows {wanted} again",
+                f"min size {wanted} is over the size cap of {tuning.cap_words()}, which "
+                f"splits any longer topic: min size set to {now} until the cap allows "
+                f"{wanted} again",
                 True,
             )
         if chosen is None:
             return None
         shown = tuning.topic.topic_min_chars
-        limit = tuning.merge.max_chunk_chars
-        whole = (
-            tuning.merge.mode != "topic"
-            or limit is None
-            or tuning.merge.max_chunk_tokens is not None
-            or chosen <= limit
-        )
-        if whole:
+        limit = tuning.cap_in_chars()
+        if limit is None or chosen <= limit:
             self._chosen_min = None
             now = self._put_min_size(chosen)
             return (f"the size cap allows min size {now} again: your min size is back", False)
-        assert limit is not None  # (a cap in chars below the user's min size)
-        now = self._put_min_size(limit)
+        now = self._put_min_size(limit)  # (a cap below the user's min size)
         if now <= shown:
             return None
         return (
-            f"min size set to {now}, as much of your {chosen} as the size cap of {limit} "
-            f"chars allows; {chosen} comes back when the cap allows it",
+            f"min size set to {now}, as much of your {chosen} as the size cap of "
+            f"{tuning.cap_words()} allows; {chosen} comes back when the cap allows it",
             False,
         )
 
