@@ -245,6 +245,13 @@ def test_gemini_session_end_then_start_injects_only_json(home: Home) -> None:
     settings = home.home / ".gemini" / "settings.json"
     doc = json.loads(settings.read_text())
     assert doc["hooks"]["SessionStart"][0]["hooks"][0]["timeout"] == 30_000  # milliseconds
+    # each hook says what it does (walk 14: all three said the SessionStart one's words)
+    said = {e: doc["hooks"][e][0]["hooks"][0]["description"] for e in doc["hooks"]}
+    assert said == {
+        "SessionStart": "chunkscope: print the recap to inject into a new session",
+        "SessionEnd": "chunkscope: store the recap of the session that ended",
+        "PreCompress": "chunkscope: store the recap before the context is compacted",
+    }
     registry = home.home / ".gemini" / "projects.json"
     registry.write_text(json.dumps({"projects": {str(home.project): "my-app"}}))
     chats = home.home / ".gemini" / "tmp" / "my-app" / "chats"

@@ -120,15 +120,13 @@ def _add_agent(q: argparse.ArgumentParser) -> None:
 
 
 def _add_commands(p: argparse.ArgumentParser) -> None:
+    from chunkscope.engine.inject.agents.base import HOOK_PURPOSES
     from chunkscope.engine.inject.recaps import START_WAIT
 
     sub = p.add_subparsers(dest="hook_command", metavar="HOOK", parser_class=Parser)
     for name, what in (
-        (
-            "session-end",
-            "store the recap of the session that ended (SessionEnd; Codex: Stop, after a turn)",
-        ),
-        ("pre-compact", "store the recap before the context is compacted (PreCompact)"),
+        ("session-end", f"{HOOK_PURPOSES['session-end']} (SessionEnd; Codex: Stop, after a turn)"),
+        ("pre-compact", f"{HOOK_PURPOSES['pre-compact']} (PreCompact)"),
     ):
         q = sub.add_parser(
             name,
@@ -160,7 +158,7 @@ def _add_commands(p: argparse.ArgumentParser) -> None:
         q.set_defaults(hook_run=_run_record)
     start = sub.add_parser(
         "session-start",
-        help="print the recap to inject into a new session (SessionStart)",
+        help=f"{HOOK_PURPOSES['session-start']} (SessionStart)",
         description="Print the stored recap of the project's previous session as "
         "hookSpecificOutput.additionalContext JSON; reads the hook's JSON on stdin.",
         examples=EXAMPLES["session-start"],

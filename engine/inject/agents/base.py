@@ -19,6 +19,15 @@ from typing import Any
 __all__ = ["Agent", "HookSpec", "newest_files"]
 
 
+#: What each of our hooks does, by its ``chunkscope hook`` subcommand: the command's help
+#: and the description an agent tool's settings show for it.
+HOOK_PURPOSES: dict[str, str] = {
+    "session-end": "store the recap of the session that ended",
+    "pre-compact": "store the recap before the context is compacted",
+    "session-start": "print the recap to inject into a new session",
+}
+
+
 @dataclass(frozen=True)
 class HookSpec:
     """One of our hooks: the agent tool's event, the matcher (None: every occurrence),

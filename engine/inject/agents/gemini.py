@@ -32,7 +32,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from chunkscope.engine.inject.agents.base import Agent, HookSpec, newest_files
+from chunkscope.engine.inject.agents.base import HOOK_PURPOSES, Agent, HookSpec, newest_files
 
 CHAT_SUFFIXES = (".json", ".jsonl")
 
@@ -75,7 +75,7 @@ class _Gemini(Agent):
             "type": "command",
             "command": command,
             "timeout": spec.timeout * self.timeout_scale,
-            "description": "chunkscope: the previous session's recap at the next start",
+            "description": f"chunkscope: {HOOK_PURPOSES[spec.subcommand]}",
         }
 
     def switched_off(self, doc: dict[str, Any], path: Path, project: Path) -> list[str]:
