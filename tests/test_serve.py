@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -23,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from chunkscope.tui.cli import main
+from chunkscope.tui.cli.serve import TOKEN_PARAM
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
@@ -208,7 +210,11 @@ def test_the_page_is_titled_and_loads_nothing_from_elsewhere() -> None:
         assert f'data-session-websocket-url="ws://demo.example:{port}/ws"' in page
         assert f"http://demo.example:{port}/static/js/textual.js" in page
         said = log.read_text()
-        assert f"serving the workbench on {SAMPLE} at {url.rstrip('/')}" in said
+        assert f"serving the workbench on {SAMPLE}\n" in said
+        # the one URL printed is the one that opens (walk 14: the first, without its
+        # token, got 403 when clicked)
+        (printed,) = re.findall(r"https?://\S+", said)
+        assert printed.startswith(f"{url.rstrip('/')}/?{TOKEN_PARAM}=")
         assert "only this machine can reach it" in said
 
 

@@ -212,7 +212,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         async def on_startup(self, app: web.Application) -> None:
             what = args.file if args.file is not None else "the file picker"
-            note(f"serving the workbench on {what} at {url}")
+            note(f"serving the workbench on {what}")  # its one URL, below, has the token
             note(f"listening on {reach}; Ctrl+C stops")
             note(f"every open is kept to {confined_to(args.file)}")
             note(f"open {url.rstrip('/')}/?{TOKEN_PARAM}={token}")
