@@ -40,6 +40,7 @@ from typing import Any
 
 from chunkscope.engine.read.formats.base import (
     BRANCH_NOTE,
+    CWD_NOTE,
     Collected,
     ReadOptions,
     SessionInfo,
@@ -348,6 +349,7 @@ def read(path: Path, options: ReadOptions) -> Any:
     run: list[_Pending] = []
     records = read = 0
     branch = ""  # the last gitBranch a main-chain record names
+    cwd = ""  # the folder the first main-chain record names: the session's
 
     def flush() -> None:
         if len(run) > 1:
@@ -396,6 +398,8 @@ def read(path: Path, options: ReadOptions) -> Any:
         sidechain = bool(get("isSidechain"))
         if not sidechain and isinstance(get("gitBranch"), str) and rec["gitBranch"].strip():
             branch = rec["gitBranch"].strip()
+        if not sidechain and not cwd and isinstance(get("cwd"), str):
+            cwd = rec["cwd"].strip()
         # the uuid a record's messages are dropped by (a subagent's: never)
         owner = uuid if uuid is not None and not sidechain else ""
         if uuid is not None:
@@ -433,6 +437,8 @@ def read(path: Path, options: ReadOptions) -> Any:
         read -= dropped
         not_read["records abandoned by a rewind"] += dropped
     out.read = read
+    if cwd:
+        out.notes.append(CWD_NOTE + cwd)
     if branch:
         out.notes.append(BRANCH_NOTE + branch)
     meta = sum(1 for t in out.turns if t.role == META_ROLE)

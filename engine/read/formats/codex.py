@@ -31,6 +31,7 @@ from typing import Any
 
 from chunkscope.engine.read.formats.base import (
     BRANCH_NOTE,
+    CWD_NOTE,
     Collected,
     ReadOptions,
     first_text,
@@ -199,7 +200,7 @@ def read(path: Path, options: ReadOptions) -> Any:
         elif kind == "session_meta":
             meta = rec.get("payload")
             if isinstance(meta, dict) and isinstance(meta.get("cwd"), str):
-                out.notes.append(f"session in {meta['cwd']}")
+                out.notes.append(CWD_NOTE + meta["cwd"])
             git = meta.get("git") if isinstance(meta, dict) else None
             if isinstance(git, dict) and isinstance(git.get("branch"), str) and git["branch"]:
                 out.notes.append(BRANCH_NOTE + git["branch"])
