@@ -38,6 +38,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from chunkscope.engine.read.commands import command_request
 from chunkscope.engine.read.formats.base import (
     BRANCH_NOTE,
     CWD_NOTE,
@@ -473,8 +474,9 @@ def first_user_message(records: list[dict[str, Any]]) -> str:
                 for m in block_messages("user", message.get("content"), None):
                     if m["role"] == "user":
                         role, text = _user_text(m["content"])
-                        if role == "user" and not text.startswith("/"):
-                            texts.append(text)
+                        request = command_request(text.strip()) if role == "user" else None
+                        if request:  # a slash command that manages the tool asks nothing
+                            texts.append(request)
     return first_text(texts)
 
 

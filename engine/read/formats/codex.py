@@ -29,6 +29,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from chunkscope.engine.read.commands import command_request
 from chunkscope.engine.read.formats.base import (
     BRANCH_NOTE,
     CWD_NOTE,
@@ -231,7 +232,8 @@ def first_user_message(records: list[dict[str, Any]]) -> str:
         if not isinstance(payload, dict) or payload.get("type") != "message":
             continue
         if payload.get("role") == "user":
-            text = text_of(payload.get("content"))
-            if not text.lstrip().startswith(_CLI_WRITTEN):
-                texts.append(text)
+            text = text_of(payload.get("content")).strip()
+            request = None if text.startswith(_CLI_WRITTEN) else command_request(text)
+            if request:  # not the CLI's own context, nor a slash command that manages it
+                texts.append(request)
     return first_text(texts)
