@@ -3,6 +3,7 @@ in the workbench as in `recap`; knobs that cannot work together are one line."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -183,3 +184,81 @@ def test_the_workbench_options_come_before_the_file_too(
     assert main([a.format(d=folder) for a in argv]) == 0
     (options,) = opened
     assert options.path == str(folder / "cache_refactor.jsonl")
+
+
+# --------------------------------------------------------------------------- titles (walk 14, 8)
+
+_WORK = "check the cache layer for stale keys"
+_QUESTION = "what does delta represent in this loop?"
+
+
+def _claude_log(folder: Path, first: str) -> Path:
+    """A Claude Code session whose first user message is the slash command `first`
+    (``/name args``, as Claude Code writes one), then a question and an answer."""
+    name, _, args = first.partition(" ")
+    command = (
+        f"<command-message>{name[1:]}</command-message>\n<command-name>{name}</command-name>\n"
+        f"<command-args>{args}</command-args>"
+    )
+    answer = "The time since the last frame."
+    texts = [("user", command), ("user", _QUESTION), ("assistant", answer)]
+    records = [
+        {
+            "type": role,
+            "uuid": f"u{k}",
+            "parentUuid": f"u{k - 1}" if k else None,
+            "isSidechain": False,
+            "sessionId": "s1",
+            "cwd": "/home/dev/proj",
+            "timestamp": f"2026-01-02T10:0{k}:00.000Z",
+            "message": {"role": role, "content": text},
+        }
+        for k, (role, text) in enumerate(texts)
+    ]
+    folder.mkdir()
+    path = folder / "session.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _aider_history(folder: Path) -> Path:
+    """An aider chat history that opens on ``/model`` (a setting), then a question."""
+    folder.mkdir()
+    path = folder / ".aider.chat.history.md"
+    path.write_text(
+        "\n# aider chat started at 2026-01-02 10:00:00\n\n"
+        "#### /model openai/gpt-5.4\n\n> Aider v0.86.0\n> Main model: openai/gpt-5.4\n\n"
+        f"#### {_QUESTION}\n\nIt is the time since the last frame.\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "title"),
+    [
+        (lambda d: _claude_log(d, f"/review-plan {_WORK}"), f"/review-plan {_WORK}"),
+        (lambda d: _claude_log(d, "/model opus"), _QUESTION),
+        (_aider_history, _QUESTION),
+    ],
+    ids=["own-command", "claude-model", "aider-model"],
+)
+def test_a_sessions_title_is_the_first_request_its_recap_shows(
+    tmp_path: Path, make: Any, title: str, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    """Walk 14, 8: the listing skipped every slash command (a user's own ``/review-plan
+    ...`` left the title blank) or none (aider's ``/model ...`` was the title), while
+    the recap's Task is the first request: a slash command that manages the tool is none."""
+    from chunkscope.engine.read.formats.folders import list_sessions
+    from chunkscope.engine.read.parse import load
+    from chunkscope.engine.recap.sections import extract_sections
+
+    folder = tmp_path / "sessions"
+    path = make(folder)
+    source = load(path)
+    task = next(s for s in extract_sections(source.messages, source.notes) if s.name == "task")
+    assert task.lines[0] == title
+    (listed,) = list_sessions(folder)
+    assert listed.title == title  # the picker's title
+    assert main(["recap", str(folder), "--latest"]) == 0
+    assert f"the newest session: {path} ({title})" in capsys.readouterr().err

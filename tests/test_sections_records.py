@@ -188,8 +188,38 @@ def test_uncommitted_edits_after_the_last_commit() -> None:
         bot("", call("t4", "Edit", {"file_path": "/p/src/c.py", "old_string": "z"})),
         result("t4", REFUSED, is_error=True),  # refused: not an edit
     ]
-    state = sections(msgs)["state"]
-    assert state[-1] == "Edited after the last commit (uncommitted): src/b.py."
+    s = sections(msgs, ["session in /p"])
+    assert s["state"][-1] == "Edited after the last commit (uncommitted): src/b.py."
+    assert s["files"] == ("- src/: a.py (1 edit), b.py (1 edit)",)  # named as the state names it
+
+
+def test_a_single_edited_file_is_named_by_a_path_that_exists() -> None:
+    """Walk 14, 7: one file edited was named by its last three parts (``tmp/x/hello.sh``,
+    no leading ``/``) in the files section and by its last two in the work state."""
+    msgs = [
+        user("Write hello.sh."),
+        bot("", call("t1", "Write", {"file_path": "/tmp/x/hello.sh", "content": "echo"})),
+        result("t1", "File created"),
+    ]
+    inside = sections(msgs, ["session in /tmp/x"])  # the session's folder: relative to it
+    assert inside["files"] == ("- hello.sh (written)",)
+    assert inside["state"][-1].endswith("after editing hello.sh.")
+    for notes in ([], ["session in /home/dev/proj"]):  # else: the path as it is
+        s = sections(msgs, notes)
+        assert s["files"] == ("- /tmp/x/hello.sh (written)",)
+        assert s["state"][-1].endswith("after editing /tmp/x/hello.sh.")
+
+
+def test_the_session_folder_comes_from_the_claude_code_records() -> None:
+    source = load(FIXTURES / "claude-code" / "hello-world-script.jsonl")
+    assert "session in /tmp/tmp74wiyiny" in source.notes
+    s = by_name(extract_sections(source.messages, source.notes))
+    assert s["files"] == ("- hello.sh (written)",)
+    assert s["state"] == ("Not committed: no commit in this session after editing hello.sh.",)
+    source = load(FIXTURES / "claude-code" / "stop-hook-reflection-first-stop.jsonl")
+    assert by_name(extract_sections(source.messages, source.notes))["files"] == (
+        "- test.txt (1 edit)",
+    )
 
 
 def test_git_status_after_the_last_edit_says_the_state() -> None:

@@ -46,7 +46,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from chunkscope.engine.read.formats.base import BRANCH_NOTE
+from chunkscope.engine.read.formats.base import BRANCH_NOTE, CWD_NOTE
 from chunkscope.engine.read.formats.documents import END_ROLE, SUBMIT_PREFIX, task_of
 from chunkscope.engine.read.source import FENCE, content_text
 from chunkscope.engine.recap.collapse import (
@@ -688,25 +688,46 @@ def _shell_writes(command: str) -> list[str]:
 _FILE_LIKE = re.compile(r"^[\w./~-]+\.\w+$")
 
 
-def _relative(paths: Sequence[str]) -> dict[str, str]:
-    """Each path without the folder every absolute one shares (the project's)."""
+def _relative(paths: Sequence[str], cwd: str = "") -> dict[str, str]:
+    """Each absolute path as the recap names it: relative to the session's folder `cwd`
+    when it lies inside it (``hello.sh``); else, of two or more, without the folder they
+    share (the project's); a single one as it is (a path that exists, never a tail of it
+    that reads as a relative path)."""
     absolute = [p for p in paths if p.startswith("/") or re.match(r"[A-Za-z]:[\\/]", p)]
-    if len(absolute) < 2:
-        if len(absolute) == 1:
-            p = absolute[0].replace("\\", "/")
-            return {absolute[0]: "/".join(p.split("/")[-3:])}
-        return {}
-    split = [p.replace("\\", "/").split("/") for p in absolute]
+    names: dict[str, str] = {}
+    home = cwd.replace("\\", "/").rstrip("/").split("/") if cwd else []
+    rest = []
+    for p in absolute:
+        parts = p.replace("\\", "/").split("/")
+        if home and len(parts) > len(home) and parts[: len(home)] == home:
+            names[p] = "/".join(parts[len(home) :])
+        else:
+            rest.append(p)
+    if len(rest) < 2:
+        return names
+    split = [p.replace("\\", "/").split("/") for p in rest]
     common = _shared_depth(split)
     # the agent's own files (a plan under ~/.claude, a memory under ~/.codex) lie outside
     # the project: the project's folder is the one the other paths share
     project = [s for s in split if not any(part.startswith(".") for part in s[:-1])]
     base = project if len(project) >= 2 else split
     inner = _shared_depth(base)
-    return {
-        p: "/".join(s[inner:] if s[:inner] == base[0][:inner] else s[common:])
-        for p, s in zip(absolute, split, strict=True)
-    }
+    names.update(
+        (p, "/".join(s[inner:] if s[:inner] == base[0][:inner] else s[common:]))
+        for p, s in zip(rest, split, strict=True)
+    )
+    return names
+
+
+def _session_folder(log: _Log) -> str:
+    """The folder the session ran in, as its reader noted it (`CWD_NOTE`); "" unknown."""
+    return next((n[len(CWD_NOTE) :].strip() for n in log.notes if n.startswith(CWD_NOTE)), "")
+
+
+def _file_names(log: _Log, paths: Sequence[str]) -> dict[str, str]:
+    """Each edited path as both the files and the work-state sections name it."""
+    short = _relative(paths, _session_folder(log))
+    return {p: short.get(p, p).removeprefix("./") for p in paths}
 
 
 def _shared_depth(split: Sequence[Sequence[str]]) -> int:
@@ -748,10 +769,10 @@ def files_section(log: _Log) -> Section:
             diffed += _DIFF_FILE.findall(call.result)
     if not counts and not diffed:
         return Section("files", ())
-    short = _relative(list(counts))
+    short = _file_names(log, list(counts))
     merged: dict[str, list[Any]] = {}  # name: [count, created, scratch, in a diff]
     for path, n in counts.items():
-        name = short.get(path, path).removeprefix("./")
+        name = short[path]
         entry = merged.setdefault(name, [0, False, True, False])
         entry[0] += n
         entry[1] = entry[1] or path in created
@@ -1112,7 +1133,8 @@ def state_section(log: _Log) -> Section:
     if said:
         lines.append((1, status.index, said))  # type: ignore[union-attr]
     elif edits and last_edit > last_commit and not _submitted(log):
-        after = list(dict.fromkeys(_short_path(p) for i, p in edits if i > last_commit))
+        names = _file_names(log, list(dict.fromkeys(p for _, p in edits)))
+        after = list(dict.fromkeys(names[p] for i, p in edits if i > last_commit))
         shown = ", ".join(after[:6]) + (f" and {len(after) - 6} more" if len(after) > 6 else "")
         if commits:
             lines.append((1, last_edit, f"Edited after the last commit (uncommitted): {shown}."))
@@ -1122,10 +1144,6 @@ def state_section(log: _Log) -> Section:
             )
     lines.sort(key=lambda t: t[1])
     return Section("state", tuple(t[2] for t in lines), tuple(t[0] for t in lines))
-
-
-def _short_path(path: str) -> str:
-    return "/".join(path.replace("\\", "/").split("/")[-2:])
 
 
 def _submitted(log: _Log) -> bool:

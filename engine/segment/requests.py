@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from chunkscope.engine.read.formats.aider import ASKING_COMMANDS
+from chunkscope.engine.read.commands import COMMAND, TOOL_COMMANDS, command_request
 from chunkscope.engine.toolcall import PLAN_STEP
 
 __all__ = [
@@ -100,25 +100,6 @@ _HOOK_MESSAGE = re.compile(
     r"\[[^\]\n]*\]:\s*#?\s*\w[^\n]{0,60}\bhook\b)",
     re.I,
 )
-#: The built-in slash commands of aider, Claude Code, Codex and Gemini CLI that manage
-#: the tool (its model, files, context, settings) rather than ask for work: no request.
-#: Any other slash command is one the user defined (a workflow): a request.
-_TOOL_COMMAND_NAMES = """
-add architect ask chat-mode clear code commit context copy copy-context diff drop edit editor
-editor-model exit git help lint load ls map map-refresh model models multiline-mode paste quit
-read-only reasoning-effort report reset run save settings test think-tokens tokens undo voice
-weak-model web
-add-dir agents bug compact config cost doctor export hooks ide login logout mcp memory
-output-style permissions plugin plugins privacy-settings release-notes resume rewind status
-statusline terminal-setup todos upgrade usage vim
-approvals new mention about auth chat compress directory extensions privacy restore stats theme
-tools
-"""  # aider; Claude Code; Codex and Gemini CLI
-TOOL_COMMANDS = frozenset(_TOOL_COMMAND_NAMES.split())
-_COMMAND = re.compile(r"/([\w:.-]+)")
-#: aider's commands that carry a request after them (``/ask how ...``,
-#: `engine.read.formats.aider.ASKING_COMMANDS`); every other slash command manages the tool
-_ASKING = re.compile(rf"(?:\A|\s)/(?:{'|'.join(ASKING_COMMANDS)})\b\s*", re.I)
 _OPENS_ON_WHAT_WAS_DONE = re.compile(
     r"\A\W*(?:that'?s|that is|that was|this is|this was|it'?s|it is|it does|it doesn'?t|"
     r"it still|still|also|but|ok(?:ay)?\b|yes|yeah|no\b|nope|undo|revert|roll ?back|"
@@ -301,7 +282,7 @@ def is_request(text: str) -> bool:
         return False
     if text.startswith("/") and " " not in text.strip():
         return False  # a bare slash command (/clear, /compact)
-    name = _COMMAND.match(text)
+    name = COMMAND.match(text)
     if name is not None and name.group(1).lower() in TOOL_COMMANDS:
         return False  # a command that manages the tool (aider's /add, /copy-context)
     if text.startswith(("Caveat:", "[image]", "[document]")) and len(text) < 200:
@@ -412,14 +393,13 @@ def request_text(text: str) -> str | None:
     """The request a user's message makes, cleaned (after aider's ``/ask``, ``/code``),
     or None when it makes none (a report, an interruption, a command)."""
     cleaned = clean_request(text)
-    asking = list(_ASKING.finditer(cleaned)) if cleaned.startswith("/") else []
-    if asking:  # aider writes its commands in a row: the request follows the last
-        cleaned = cleaned[asking[-1].end() :]
-    elif cleaned.startswith("/"):
-        name = _COMMAND.match(cleaned)
-        if name is None or name.group(1).lower() in TOOL_COMMANDS:
-            return None  # a command that manages the tool (/model, /add, /commit, /compact)
-        return cleaned  # a command of the user's own (/publish-session, /review): a task
+    if cleaned.startswith("/"):
+        request = command_request(cleaned)
+        if request is None or request == cleaned:
+            # a command that manages the tool (/model, /add, /commit, /compact): None; one
+            # of the user's own (/publish-session, /review): a task
+            return request
+        cleaned = request  # the words after aider's /ask, /code
     return cleaned if is_request(cleaned) else None
 
 

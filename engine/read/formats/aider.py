@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from chunkscope.engine.model import text_lines
+from chunkscope.engine.read.commands import ASKING_COMMANDS
 from chunkscope.engine.read.formats.base import Collected, ReadOptions
 from chunkscope.engine.read.source import _check_regular_file, _iter_lines
 
@@ -27,9 +28,6 @@ _ECHO = re.compile(
     r"^(\S*aider\b.*?\s(?:--message|--msg|-m))\s+(.+?)(?=\s--?[A-Za-z][\w-]*(?:\s|=|$)|\s*$)"
 )
 STARTED = re.compile(r"^# aider chat started at (\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)")
-#: aider's commands that carry a request after them (``/code add a dark mode``); every
-#: other slash command manages the tool (`engine.segment.requests` reads them so).
-ASKING_COMMANDS = ("ask", "code", "architect", "context", "chat")
 #: A request given with one of them: aider writes it again as the next ``####`` line.
 _ASKED = re.compile(rf"/(?:{'|'.join(ASKING_COMMANDS)})\s+(\S.*)", re.I)
 #: What `_repeat` leaves out, as `Source.stripped` counts it.

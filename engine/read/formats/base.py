@@ -25,6 +25,10 @@ from chunkscope.engine.read.source import Message, Problem, Source, message_turn
 #: The note a reader adds for the git branch its records name (Claude Code's ``gitBranch``,
 #: a Codex rollout's ``session_meta.git.branch``): ``branch: NAME`` (`engine.recap.sections`).
 BRANCH_NOTE = "branch: "
+#: The note a reader adds for the folder the session ran in (Claude Code's ``cwd``, a Codex
+#: rollout's ``session_meta.cwd``): ``session in PATH``; the recap names the files edited
+#: in it relative to it (`engine.recap.sections`).
+CWD_NOTE = "session in "
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,10 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from chunkscope.engine.read.commands import command_request
 from chunkscope.engine.read.formats.base import (
     BRANCH_NOTE,
+    CWD_NOTE,
     Collected,
     ReadOptions,
     SessionInfo,
@@ -348,6 +350,7 @@ def read(path: Path, options: ReadOptions) -> Any:
     run: list[_Pending] = []
     records = read = 0
     branch = ""  # the last gitBranch a main-chain record names
+    cwd = ""  # the folder the first main-chain record names: the session's
 
     def flush() -> None:
         if len(run) > 1:
@@ -396,6 +399,8 @@ def read(path: Path, options: ReadOptions) -> Any:
         sidechain = bool(get("isSidechain"))
         if not sidechain and isinstance(get("gitBranch"), str) and rec["gitBranch"].strip():
             branch = rec["gitBranch"].strip()
+        if not sidechain and not cwd and isinstance(get("cwd"), str):
+            cwd = rec["cwd"].strip()
         # the uuid a record's messages are dropped by (a subagent's: never)
         owner = uuid if uuid is not None and not sidechain else ""
         if uuid is not None:
@@ -433,6 +438,8 @@ def read(path: Path, options: ReadOptions) -> Any:
         read -= dropped
         not_read["records abandoned by a rewind"] += dropped
     out.read = read
+    if cwd:
+        out.notes.append(CWD_NOTE + cwd)
     if branch:
         out.notes.append(BRANCH_NOTE + branch)
     meta = sum(1 for t in out.turns if t.role == META_ROLE)
@@ -467,8 +474,9 @@ def first_user_message(records: list[dict[str, Any]]) -> str:
                 for m in block_messages("user", message.get("content"), None):
                     if m["role"] == "user":
                         role, text = _user_text(m["content"])
-                        if role == "user" and not text.startswith("/"):
-                            texts.append(text)
+                        request = command_request(text.strip()) if role == "user" else None
+                        if request:  # a slash command that manages the tool asks nothing
+                            texts.append(request)
     return first_text(texts)
 
 

@@ -29,8 +29,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from chunkscope.engine.read.commands import command_request
 from chunkscope.engine.read.formats.base import (
     BRANCH_NOTE,
+    CWD_NOTE,
     Collected,
     ReadOptions,
     first_text,
@@ -199,7 +201,7 @@ def read(path: Path, options: ReadOptions) -> Any:
         elif kind == "session_meta":
             meta = rec.get("payload")
             if isinstance(meta, dict) and isinstance(meta.get("cwd"), str):
-                out.notes.append(f"session in {meta['cwd']}")
+                out.notes.append(CWD_NOTE + meta["cwd"])
             git = meta.get("git") if isinstance(meta, dict) else None
             if isinstance(git, dict) and isinstance(git.get("branch"), str) and git["branch"]:
                 out.notes.append(BRANCH_NOTE + git["branch"])
@@ -230,7 +232,8 @@ def first_user_message(records: list[dict[str, Any]]) -> str:
         if not isinstance(payload, dict) or payload.get("type") != "message":
             continue
         if payload.get("role") == "user":
-            text = text_of(payload.get("content"))
-            if not text.lstrip().startswith(_CLI_WRITTEN):
-                texts.append(text)
+            text = text_of(payload.get("content")).strip()
+            request = None if text.startswith(_CLI_WRITTEN) else command_request(text)
+            if request:  # not the CLI's own context, nor a slash command that manages it
+                texts.append(request)
     return first_text(texts)

@@ -23,6 +23,7 @@ import chunkscope.engine.read.formats.documents as documents
 import chunkscope.engine.read.formats.gemini as gemini
 from chunkscope.engine.errors import ChunkscopeError, NotText, SourceError
 from chunkscope.engine.paths import inside
+from chunkscope.engine.read.commands import command_request
 from chunkscope.engine.read.formats import READERS, SUFFIXES, _head, format_named, sniff
 from chunkscope.engine.read.formats.base import UNREADABLE, SessionInfo, first_text, text_of
 from chunkscope.engine.read.source import (
@@ -67,11 +68,14 @@ def _title(path: Path, name: str) -> str:
         )
     text = head_text(head)
     if name == gemini.NAME:
-        return gemini.first_user_message(text)
+        return gemini.first_user_message(text, task=lambda v: command_request(v.strip()) or "")
     if name == documents.MESSAGES:
         return gemini.first_user_message(text, _USER_ROLE, documents.task_of)
     if name == aider.NAME:
-        return first_text(ln[5:] for ln in text.splitlines() if ln.startswith("#### "))
+        lines = (
+            command_request(ln[5:].strip()) for ln in text.splitlines() if ln.startswith("#### ")
+        )
+        return first_text(ln for ln in lines if ln)
     if name == "markdown":
         return first_text(ln.lstrip("# ") for ln in text.splitlines())
     return ""
