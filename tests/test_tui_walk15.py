@@ -130,3 +130,25 @@ async def test_a_cap_in_tokens_below_the_min_size_lowers_it_and_says_so(
         await settled(pilot, app)
         assert bench.view.params.topic.topic_min_chars <= cap
         assert any(f"is over the size cap of {int(slider.value)} tokens" in n for n in notes)
+
+
+async def test_the_arrows_on_a_toggle_move_to_their_side_and_stop_at_the_end() -> None:
+    """Walks 13 and 14 (suggestion): on a two-option toggle → on the right option went
+    round to the left one (a walker changed the merge mode by accident three times on
+    the way past). ←/→ now stop at the ends; space, enter and `v` still go round."""
+    from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        toggle = bench.query_one("#size-cap", ChoiceToggle)
+        first, last = toggle.options[0], toggle.options[-1]
+        toggle.focus()
+        await pilot.press("left")
+        assert toggle.value == first
+        await pilot.press("right", "right")
+        assert toggle.value == last
+        await pilot.press("space")
+        assert toggle.value == first  # round
+        await settled(pilot, app)

@@ -1293,7 +1293,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
 
     def action_cycle_left(self) -> None:
         toggle = self.query_one("#left-kind", ChoiceToggle)
-        toggle.action_step(1)
+        toggle.action_cycle()  # round to the first after the last
 
     @_while_composed
     def show_params(self, tuning: Tuning) -> None:

@@ -25,7 +25,7 @@ class ChoiceToggle(Widget, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "step(-1)", "Prev", show=False),
         Binding("right", "step(1)", "Next", show=False),
-        Binding("space,enter", "step(1)", "Switch", show=False),
+        Binding("space,enter", "cycle", "Switch", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -114,12 +114,21 @@ class ChoiceToggle(Widget, can_focus=True):
             self.post_message(self.Changed(self, value))
 
     def action_step(self, delta: int) -> None:
+        """←/→: the option on that side, none past the ends (on two options, → on the
+        right one stays: a walk changed the merge mode by accident on its way past)."""
         i = self.options.index(self.value)
-        self.set_value(self.options[(i + delta) % len(self.options)], post=True)
+        j = min(max(i + delta, 0), len(self.options) - 1)
+        if j != i:
+            self.set_value(self.options[j], post=True)
+
+    def action_cycle(self) -> None:
+        """space/enter: the next option, round to the first after the last."""
+        i = self.options.index(self.value)
+        self.set_value(self.options[(i + 1) % len(self.options)], post=True)
 
     def on_click(self, event: events.Click) -> None:
         for start, end, option in self._spans:
             if start <= event.x < end:
                 self.set_value(option, post=True)
                 return
-        self.action_step(1)
+        self.action_cycle()
