@@ -255,8 +255,9 @@ class WorkbenchActions(WorkbenchHost):
 
     def _save_review(self, selection: Any) -> None:
         """`chunkscope review`: `w` keeps this recap, with the pins, exclusions and budget,
-        as what the project's next session start injects (`tui.workbench.review`)."""
-        from chunkscope.tui.workbench.review import save_review, store_path
+        as its session's stored recap, and says whether the next session start injects it
+        (`tui.workbench.review`)."""
+        from chunkscope.tui.workbench.review import save_review, saved_what, store_path
 
         bench = self.workbench
         if bench is None or bench.view is None:
@@ -269,7 +270,7 @@ class WorkbenchActions(WorkbenchHost):
 
         def write(path: Path) -> str:
             save_review(target, selection, pinned=pinned, excluded=excluded, budget=budget)
-            return f"the reviewed recap ({selection.used_tokens} tokens) for the next session"
+            return saved_what(target, selection.used_tokens)
 
         self._write_file(store_path(target), write)
 
