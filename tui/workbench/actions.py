@@ -98,12 +98,17 @@ class WorkbenchActions(WorkbenchHost):
     def action_type_budget(self) -> None:
         """Ask for the recap budget as a number (the slider moves in steps of 50): any the
         knob takes, as on the command line (`--budget`), beyond the slider's ends too."""
+        from chunkscope.engine.params import number_text
         from chunkscope.tui.screens.prompt import PromptScreen
         from chunkscope.tui.widgets.recap_panel import BUDGET
 
         lo, hi = BUDGET.minimum, BUDGET.maximum
         assert lo is not None
-        allowed = f"at least {lo:g}" if hi is None else f"from {lo:g} to {hi:g}"
+        allowed = (
+            f"at least {number_text(lo)}"
+            if hi is None
+            else f"from {number_text(lo)} to {number_text(hi)}"
+        )
 
         def parse(value: str) -> int | None:
             text = value.strip().replace(",", "").replace("_", "")
