@@ -30,9 +30,11 @@ async def test_the_summary_tab_scrolls_a_summary_longer_than_it() -> None:
         scroll = bench.query_one("#summary-scroll", VerticalScroll)
         assert scroll.max_scroll_y > 0, "the fixture's summary must overflow the tab"
         assert scroll.show_vertical_scrollbar
+        plain = scroll.styles.background
         scroll.focus()
         await pilot.pause()
         assert app.focused is scroll
+        assert scroll.styles.background != plain  # the focus shows (no border to light)
         await pilot.press("end")
         await pilot.pause()
         assert scroll.scroll_y == scroll.max_scroll_y
