@@ -31,7 +31,16 @@ __all__ = [
     "geometric_grid",
     "knob",
     "knobs",
+    "number_text",
 ]
+
+
+def number_text(x: float) -> str:
+    """`x` as a message shows it: a whole number in digits (``1000000``, not ``1e+06``),
+    else its shortest form (``0.5``)."""
+    if isinstance(x, int) or (math.isfinite(x) and x == int(x)):
+        return str(int(x))
+    return f"{x:g}"
 
 
 def geometric_grid(lo: float, hi: float, per_doubling: int) -> list[float]:
@@ -181,9 +190,9 @@ class Knob:
         numeric = isinstance(out, int | float) and not isinstance(out, bool)
         what = "a whole number " if kind == "int" else ""
         if numeric and self.minimum is not None and out < self.minimum:
-            raise ValueError(f"{self.name} must be {what}>= {self.minimum:g}, got {out}")
+            raise ValueError(f"{self.name} must be {what}>= {number_text(self.minimum)}, got {out}")
         if numeric and self.maximum is not None and out > self.maximum and not math.isinf(out):
-            raise ValueError(f"{self.name} must be {what}<= {self.maximum:g}, got {out}")
+            raise ValueError(f"{self.name} must be {what}<= {number_text(self.maximum)}, got {out}")
         if self.choices is not None and out not in self.choices:
             raise ValueError(f"{self.name} must be one of {', '.join(self.choices)}, got {out!r}")
         return out

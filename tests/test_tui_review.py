@@ -40,6 +40,19 @@ def _session_start(
     return context
 
 
+def _noted(app: ChunkscopeApp, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The messages `app` notifies, as they come."""
+    notes: list[str] = []
+    real = app.notify
+
+    def notify(message: str, *args: Any, **kwargs: Any) -> None:
+        notes.append(message)
+        real(message, *args, **kwargs)
+
+    monkeypatch.setattr(app, "notify", notify)
+    return notes
+
+
 async def test_review_shows_the_stored_recap_and_a_pin_changes_what_goes_in(
     isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -61,6 +74,7 @@ async def test_review_shows_the_stored_recap_and_a_pin_changes_what_goes_in(
     assert before.endswith(built.stored.text)
 
     app = ChunkscopeApp(review_options(str(project)))
+    notes = _noted(app, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.selection is not None and app.workers_idle(), 60)
         bench = app.workbench
@@ -77,7 +91,10 @@ async def test_review_shows_the_stored_recap_and_a_pin_changes_what_goes_in(
         shown = app.selection.text  # type: ignore[union-attr]
         await pilot.press("w")
         await until(pilot, lambda: (s := load_stored(project)) is not None and s.event == "review")
-        await pilot.pause()
+        await until(pilot, lambda: any(n.startswith("Wrote") for n in notes))
+    said = next(n for n in notes if "Reviewing" in n)
+    assert "(stored by the SessionEnd hook)" in said and "what the next session start adds" in said
+    assert "what the next session start injects" in next(n for n in notes if n.startswith("Wrote"))
 
     stored = load_stored(project)
     assert stored is not None and stored.review is not None
@@ -120,3 +137,55 @@ def test_announce_gives_up_when_no_workbench_ever_mounts() -> None:
     app = NoBench()
     announce(app, cast(Any, None))
     assert app.timers == ANNOUNCE_TRIES - 1
+
+
+async def test_review_of_a_session_the_next_start_does_not_inject_says_so(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 14, 2: `review --session N` on a stored recap that is not the starred one said
+    "stored at the last session's end" (also for a PreCompact recap) and that the preview
+    is what the next start adds, and after `w` "for the next session", while
+    session-start injected the newer session's recap."""
+    import os
+
+    from chunkscope.tui.cli.review import recap_list
+
+    monkeypatch.setenv("HOME", str(isolated / "home"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    project = (isolated / "proj").resolve()
+    project.mkdir()
+    folder = isolated / "home" / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+    folder.mkdir(parents=True)
+    old, new = folder / "old.jsonl", folder / "new.jsonl"
+    for path, when in ((old, 1_000_000_000), (new, 1_100_000_000)):
+        shutil.copyfile(POEMS, path)
+        os.utime(path, (when, when))
+    save_stored(build_recap(old, project, event="PreCompact", session_id="o").stored)
+    save_stored(build_recap(new, project, event="SessionEnd", session_id="n").stored)
+    listed = recap_list(str(project)).splitlines()
+    assert listed[0].startswith("*") and listed[0].endswith("new.jsonl")
+    assert listed[1].endswith("old.jsonl") and "PreCompact" in listed[1]
+
+    app = ChunkscopeApp(review_options(str(project), session=2))
+    notes = _noted(app, monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.selection is not None and app.workers_idle(), 60)
+        await until(pilot, lambda: any("Reviewing" in n for n in notes))
+        bench = app.workbench
+        assert bench is not None
+        said = next(n for n in notes if "Reviewing" in n)
+        assert "stored by the PreCompact hook" in said and "last session's end" not in said
+        assert "The next session start injects the recap of new.jsonl, not this one" in said
+        title = str(bench.query_one("#recap-preview-title").render())
+        assert "not injected next" in title
+        await pilot.press("w")
+        await until(pilot, lambda: any(n.startswith("Wrote") for n in notes))
+    wrote = next(n for n in notes if n.startswith("Wrote"))
+    assert "the next session start injects the recap of new.jsonl, not this one" in wrote
+    assert "for the next session" not in wrote
+    # What the hook really does: the newer session's recap, as both messages said.
+    context = _session_start(project, folder, monkeypatch, capsys)
+    assert "new.jsonl" in context.splitlines()[0] and "old.jsonl" not in context.splitlines()[0]
+    starred = [line for line in recap_list(str(project)).splitlines() if line.startswith("*")]
+    assert len(starred) == 1 and starred[0].endswith("new.jsonl")

@@ -342,4 +342,4 @@ async def test_a_budget_set_with_b_is_the_sessions_and_the_recap_says_it() -> No
         await pilot.press("b")
         app.screen.query_one("#prompt-input", Input).value = "0"
         await pilot.press("enter")
-        assert isinstance(app.screen, PromptScreen) and "at least 1" in app.screen.title_text
+        assert isinstance(app.screen, PromptScreen) and "from 1 to" in app.screen.title_text

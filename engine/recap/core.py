@@ -101,6 +101,9 @@ class RecapParams:
         "token budget of the rendered recap",
         flag="--budget",
         minimum=1,
+        # Beyond any context window, and exact on the budget slider (a float: a budget
+        # past 2**53 showed another number there than in the title).
+        maximum=1_000_000,
         metavar="N",
         slider=SliderSpec(100, 8000, 50, 500, label="budget", fmt="{:.0f}"),
     )

@@ -96,16 +96,9 @@ def _agent_of(stored: Any) -> str | None:
 
 
 def _plan(root: Path, recaps: list[Any], agent: Any) -> Any:
-    from chunkscope.engine.inject.recaps import start_plan
+    from chunkscope.tui.workbench.review import next_start_plan
 
-    return start_plan(
-        recaps,
-        source="startup",
-        session_id="",
-        transcript=None,
-        others=agent.other_transcripts(root, None, {}),
-        has_end=agent.has_end,
-    )
+    return next_start_plan(root, recaps, agent)
 
 
 def review_options(
@@ -124,7 +117,7 @@ def review_options(
     )
     from chunkscope.engine.recap.collapse import COLLAPSE_BY_DEFAULT
     from chunkscope.tui.app import StartOptions
-    from chunkscope.tui.workbench.review import ReviewTarget
+    from chunkscope.tui.workbench.review import ReviewTarget, injected_transcript
 
     root = _project(project)
     recaps = load_all(root, warn=lambda m: note(f"{m}; left out"))
@@ -132,6 +125,8 @@ def review_options(
     if agent_name is None and recaps:
         agent_name = _agent_of(recaps[0])
     agent = agent_named(agent_name)
+    plan = _plan(root, recaps, agent)
+    injected = injected_transcript(plan)
     if session is not None:
         if not 1 <= session <= len(recaps):
             raise CliError(f"--session {session}: the project has {len(recaps)} stored recaps")
@@ -144,7 +139,6 @@ def review_options(
             f"stored recap {session}",
         )
     else:
-        plan = _plan(root, recaps, agent)
         if plan.use is not None:
             stored = plan.use
             transcript, session_id, reason = stored.transcript, stored.session_id, plan.reason
@@ -179,6 +173,7 @@ def review_options(
             texts = built.chunk_texts
             pinned = tuple(texts[i] for i in match_chunks(texts, review.pinned))
             excluded = tuple(texts[i] for i in match_chunks(texts, review.excluded))
+    next_start = bool(injected) and same_file(injected, transcript)
     note(f"reviewing {transcript} ({reason})")
     return StartOptions(
         path=transcript,
@@ -196,6 +191,9 @@ def review_options(
             stored=stored is not None and same_file(stored.transcript, transcript),
             profile=profile or "",
             agent=agent.name,
+            event=stored.event if stored is not None else "",
+            next_start=next_start,
+            injected=injected,
         ),
     )
 

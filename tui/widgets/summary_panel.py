@@ -1,7 +1,8 @@
 """The selected merged chunk's abstract and summary, and how many summaries are known.
 
-The body has a fixed height and is updated without a layout pass: a slider step that
-changes the selected chunk's summary repaints this panel only.
+The body scrolls inside the panel's fixed height: a summary longer than the panel (the
+100x30 tab) shows a scrollbar, and the body takes the focus so up/down/page keys scroll
+it. A new text lays out this scroll area only (the panel's size does not change).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Label, ProgressBar, Static
 
 from chunkscope.engine.recap.core import NO_SUMMARY_WHY
@@ -30,7 +31,8 @@ class SummaryPanel(TitledPanel, Vertical):
         & > #summary-status { height: 1; }
         & > #summary-status > Label { width: auto; color: $text-muted; margin-right: 1; }
         & > #summary-status > ProgressBar { width: 1fr; }
-        & > #summary-body { height: 1fr; }
+        & > #summary-scroll { height: 1fr; }
+        & > #summary-scroll > #summary-body { height: auto; }
     }
     """
 
@@ -40,7 +42,8 @@ class SummaryPanel(TitledPanel, Vertical):
         with Horizontal(id="summary-status"):
             yield Label("summaries", id="summary-label")
             yield ProgressBar(total=1, show_eta=False, id="summary-progress")
-        yield Static("", id="summary-body")
+        with VerticalScroll(id="summary-scroll"):
+            yield Static("", id="summary-body")
 
     def show_summary(self, index: int | None, summary: Any | None, note: str = "") -> None:
         """Show `summary` (an engine Summary, or None) of merged chunk `index`."""
@@ -69,7 +72,8 @@ class SummaryPanel(TitledPanel, Vertical):
                     f"\n\n{source} · the LLM reply could not be read: extractive fallback",
                     style="dim",
                 )
-        self.query_one("#summary-body", Static).update(text, layout=False)
+        self.query_one("#summary-body", Static).update(text)
+        self.query_one("#summary-scroll", VerticalScroll).scroll_home(animate=False)
 
     def progress(self) -> tuple[int | None, int | None]:
         """The `set_progress` shown: (done, total)."""

@@ -98,12 +98,17 @@ class WorkbenchActions(WorkbenchHost):
     def action_type_budget(self) -> None:
         """Ask for the recap budget as a number (the slider moves in steps of 50): any the
         knob takes, as on the command line (`--budget`), beyond the slider's ends too."""
+        from chunkscope.engine.params import number_text
         from chunkscope.tui.screens.prompt import PromptScreen
         from chunkscope.tui.widgets.recap_panel import BUDGET
 
         lo, hi = BUDGET.minimum, BUDGET.maximum
         assert lo is not None
-        allowed = f"at least {lo:g}" if hi is None else f"from {lo:g} to {hi:g}"
+        allowed = (
+            f"at least {number_text(lo)}"
+            if hi is None
+            else f"from {number_text(lo)} to {number_text(hi)}"
+        )
 
         def parse(value: str) -> int | None:
             text = value.strip().replace(",", "").replace("_", "")
@@ -255,8 +260,9 @@ class WorkbenchActions(WorkbenchHost):
 
     def _save_review(self, selection: Any) -> None:
         """`chunkscope review`: `w` keeps this recap, with the pins, exclusions and budget,
-        as what the project's next session start injects (`tui.workbench.review`)."""
-        from chunkscope.tui.workbench.review import save_review, store_path
+        as its session's stored recap, and says whether the next session start injects it
+        (`tui.workbench.review`)."""
+        from chunkscope.tui.workbench.review import save_review, saved_what, store_path
 
         bench = self.workbench
         if bench is None or bench.view is None:
@@ -269,7 +275,7 @@ class WorkbenchActions(WorkbenchHost):
 
         def write(path: Path) -> str:
             save_review(target, selection, pinned=pinned, excluded=excluded, budget=budget)
-            return f"the reviewed recap ({selection.used_tokens} tokens) for the next session"
+            return saved_what(target, selection.used_tokens)
 
         self._write_file(store_path(target), write)
 

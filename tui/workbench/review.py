@@ -15,10 +15,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chunkscope.engine.inject.recaps import Review, StoredRecap, recap_path, save_stored
+from chunkscope.engine.inject.recaps import (
+    Review,
+    StartPlan,
+    StoredRecap,
+    load_all,
+    recap_path,
+    same_file,
+    save_stored,
+    start_plan,
+)
 
-#: The recap preview's title while reviewing.
+#: The recap preview's title while reviewing the recap the next start injects.
 PREVIEW_TITLE = "─ injected at the next session start (w saves it) ─"
+#: The recap preview's title while reviewing another session's stored recap (--session N).
+PREVIEW_TITLE_NOT_NEXT = "─ this session's stored recap, not injected next (w saves it) ─"
 
 
 @dataclass(frozen=True)
@@ -31,6 +42,50 @@ class ReviewTarget:
     stored: bool = False  # whether the recap shown is the one stored (else: built now)
     profile: str = ""  # the profile the recap is built with
     agent: str = "claude"  # the agent tool whose session it is (`engine.inject.agents`)
+    event: str = ""  # the hook that stored the recap shown ("": not stored)
+    next_start: bool = True  # whether the next session start injects this session's recap
+    injected: str = ""  # when not: the transcript whose recap it injects ("": none)
+
+
+def next_start_plan(root: str | Path, recaps: list[StoredRecap], agent: Any) -> StartPlan:
+    """What the project's next session start does (``startup``, `agent`'s sessions): the
+    plan `review --list` stars and `review` opens."""
+    return start_plan(
+        recaps,
+        source="startup",
+        session_id="",
+        transcript=None,
+        others=agent.other_transcripts(Path(root), None, {}),
+        has_end=agent.has_end,
+    )
+
+
+def injected_transcript(plan: StartPlan) -> str:
+    """The transcript whose recap `plan` injects ("": none)."""
+    if plan.use is not None:
+        return plan.use.transcript
+    return str(plan.build_from) if plan.build_from is not None else ""
+
+
+def next_injected(project: str, agent_name: str | None = None) -> str:
+    """The transcript whose recap the project's next session start injects, read from the
+    store now ("": none), with the agent `review --list` takes (`agent_name`, else the
+    newest stored recap's)."""
+    from chunkscope.engine.inject.agents import AGENT_NAMES, agent_named
+
+    recaps = load_all(project)
+    if agent_name is None and recaps and recaps[0].agent in AGENT_NAMES:
+        agent_name = recaps[0].agent
+    return injected_transcript(next_start_plan(project, recaps, agent_named(agent_name)))
+
+
+def stored_by(event: str) -> str:
+    """Who stored a recap, from its `StoredRecap.event`."""
+    if event == "review":
+        return "saved by an earlier review"
+    if event == "SessionStart":
+        return "built by a session start"
+    return f"stored by the {event} hook" if event else "stored by a hook"
 
 
 def store_path(target: ReviewTarget) -> Path:
@@ -53,17 +108,42 @@ def announce(app: Any, target: ReviewTarget, tries: int = ANNOUNCE_TRIES) -> Non
         if tries > 1:
             app.set_timer(0.05, lambda: announce(app, target, tries - 1))
         return
+    title = PREVIEW_TITLE if target.next_start else PREVIEW_TITLE_NOT_NEXT
     with contextlib.suppress(NoMatches):
-        bench.query_one("#recap-preview-title", Static).update(PREVIEW_TITLE)
-    where = "stored at the last session's end" if target.stored else "not stored yet: built now"
+        bench.query_one("#recap-preview-title", Static).update(title)
+    name = Path(target.transcript).name
+    where = stored_by(target.event) if target.stored else "not stored yet: built now"
+    if target.next_start:
+        what = (
+            "The recap preview is what the next session start adds, after one line saying "
+            "what it is. Pin (p), exclude (x), set the budget (b), then w saves it."
+        )
+    else:
+        what = (
+            f"The next session start injects {_recap_of(target.injected)}, not this one. "
+            f"Pin (p), exclude (x), set the budget (b), then w saves this one as {name}'s "
+            "stored recap."
+        )
     app.notify(
-        f"Reviewing the recap of {Path(target.transcript).name} for {target.project} "
-        f"({where}). The recap preview is what the next session start adds, after one line "
-        "saying what it is. Pin (p), exclude (x), set the budget (b), then w saves it.",
+        f"Reviewing the recap of {name} for {target.project} ({where}). {what}",
         title="Review before injection",
         timeout=12,
         markup=False,
     )
+
+
+def _recap_of(transcript: str) -> str:
+    return f"the recap of {Path(transcript).name}" if transcript else "no recap"
+
+
+def saved_what(target: ReviewTarget, tokens: int) -> str:
+    """What `w` wrote, said after it is stored: whether the next session start injects
+    it, read from the store again (the star of `review --list`)."""
+    injected = next_injected(target.project)
+    head = f"the reviewed recap of {Path(target.transcript).name} ({tokens} tokens"
+    if injected and same_file(injected, target.transcript):
+        return f"{head}, what the next session start injects)"
+    return f"{head}; the next session start injects {_recap_of(injected)}, not this one)"
 
 
 def save_review(
