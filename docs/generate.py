@@ -218,8 +218,10 @@ def _keys() -> str:
 def _range(k: Any) -> str:
     if k.choices:
         return " / ".join(f"`{c}`" for c in k.choices)
-    low = "" if k.minimum is None else f"{k.minimum:g}"
-    high = "" if k.maximum is None else f"{k.maximum:g}"
+    from chunkscope.engine.params import number_text
+
+    low = "" if k.minimum is None else number_text(k.minimum)
+    high = "" if k.maximum is None else number_text(k.maximum)
     words = " or ".join(f"`{w}`" for w in k.words)
     span = f"{low} .. {high}".strip() if (low or high) else ""
     return ", ".join(part for part in (span, words) if part)

@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY, STRATEGIES, ParamSpec, param_specs
+from chunkscope.engine.params import number_text
 from chunkscope.engine.runjson import add_strategy
 from chunkscope.tui.cli.common import CliError
 
@@ -49,8 +50,8 @@ def describe_strategies() -> str:
         for spec in param_specs(name):
             rng = ""
             if spec.minimum is not None or spec.maximum is not None:
-                lo = "" if spec.minimum is None else f"{spec.minimum:g}"
-                hi = "" if spec.maximum is None else f"{spec.maximum:g}"
+                lo = "" if spec.minimum is None else number_text(spec.minimum)
+                hi = "" if spec.maximum is None else number_text(spec.maximum)
                 rng = f" [{lo}..{hi}]"
             flag = f" {spec.flag}" if spec.flag else ""
             lines.append(f"    {spec.name} = {spec.default!r}{rng}{flag}: {spec.help}")

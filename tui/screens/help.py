@@ -94,7 +94,7 @@ tabs), then the open tab's controls.
 |---|---|
 | `tab` / `shift+tab` | next / previous panel |
 | `↑` `↓` `pgup` `pgdn` `home` `end` | move in a list |
-| `←` `→` (`shift` for big steps) | adjust the focused slider; on a toggle, the option on that side (`space` goes round) |
+| `←` `→` (`shift`: big steps) | step the slider; on a toggle, that side's option |
 | `↑` `↓` in the merge controls | the previous / next slider or toggle |
 | `enter` | expand / collapse the selected chunk |
 | `z` | zoom: the focused panel fills the screen (`z` or `esc` again restores it) |
