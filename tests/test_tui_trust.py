@@ -594,7 +594,11 @@ async def test_a_refused_file_leaves_the_picker_open_with_the_path_to_correct(
             (empty, "no turns"),
         ]:
             await pilot.press("ctrl+o")
-            await until(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+            # the picker may be up before its field is composed (CI under load)
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, OpenFileScreen) and app.screen.query("#path"),
+            )
             screen = app.screen
             field = screen.query_one("#path", Input)
             field.focus()
@@ -605,6 +609,7 @@ async def test_a_refused_file_leaves_the_picker_open_with_the_path_to_correct(
                 pilot,
                 lambda: (
                     isinstance(app.screen, OpenFileScreen)
+                    and bool(app.screen.query("#path"))
                     and app.screen.focused is app.screen.query_one("#path", Input)
                 ),
             )
