@@ -541,3 +541,32 @@ def test_when_no_chunk_fits_the_answer_says_so_not_that_none_matches(
     assert main(["search", log, "sqlite", "--budget", "5", "--format", "json"]) == 0
     (q,) = json.loads(capsys.readouterr().out)["queries"]
     assert q["results"] == [] and f"#{q['left_out']} (" in out
+
+
+@pytest.mark.parametrize(
+    "name", ["shell_cookbook.md", "architecture_guide.md", "research_notes.jsonl"]
+)
+def test_a_cut_result_gives_the_lines_of_the_part_in_the_context(name: str) -> None:
+    """Walk 15, 5: a result cut to fit the budget gave the whole chunk's lines ([243, 258]
+    where the cut text ends on line 251): its lines end where the cut does, and the file's
+    lines first..last hold the cut text's last line."""
+    path = SAMPLES / name
+    source_lines = path.read_text(encoding="utf-8").splitlines()
+    index = Pipeline(path).search_index()
+    cut = 0
+    for question in ("how do I find large files", "cache", "what failed", "the plan"):
+        for budget in (120, 300, 700):
+            answer = index.search(question, SearchParams(budget=budget))
+            for r in answer.results:
+                if not r.truncated or r.lines is None:
+                    continue
+                cut += 1
+                whole = index.lines[r.chunk]
+                assert whole is not None and whole[0] == r.lines[0] <= r.lines[1] <= whole[1]
+                if name.endswith(".md"):
+                    tail = [ln.strip() for ln in r.text.splitlines() if ln.strip()][-1]
+                    tail = tail.removeprefix("Doc: ")
+                    # the cut's last line is the range's last line (cut mid-line or not)
+                    ends = source_lines[r.lines[1] - 1].strip()
+                    assert ends.startswith(tail) or tail.startswith(ends), (r.lines, tail, ends)
+    assert cut > 0

@@ -195,6 +195,35 @@ class Answer:
         return out
 
 
+def prefix_lines(chunk: Chunk, length: int) -> tuple[int, int] | None:
+    """The source lines of the first `length` characters of ``chunk.text`` (a chunk cut to
+    fit a budget; walk 15, 5: it gave the whole chunk's lines): the turns the cut
+    reaches, and in the last of them, when its text is lines of the file (a document's
+    section, an aider message: its last line past its first), the lines up to the cut."""
+    full = chunk.lines
+    if full is None or length >= len(chunk.text):
+        return full
+    last: int | None = None
+    at = 0
+    for t in chunk.turns:
+        if at >= length:
+            break
+        line = t.line
+        if t.source_line is not None:
+            end = t.last_line or t.end_line or t.source_line
+            if end > t.source_line:
+                seen = line[: length - at]
+                label = len(line) - len(t.text)  # "Role: " before the text
+                # to the last character that shows (a cut after a line break and a few
+                # spaces has not reached the next line's words)
+                end = min(end, t.source_line + seen[label:].rstrip().count("\n"))
+            last = end if last is None else max(last, end)
+        at += len(line) + 1
+    if last is None:
+        return full
+    return (full[0], max(full[0], min(last, full[1])))
+
+
 class SearchIndex:
     """The merged chunks of one run, ready to answer questions (see the module doc)."""
 
@@ -307,7 +336,7 @@ class SearchIndex:
                 score=float(scores[i]),
                 tokens=self.counter.count(text) if k == truncated else self.tokens[i],
                 text=text,
-                lines=self.lines[i],
+                lines=prefix_lines(self.chunks[i], len(text)) if k == truncated else self.lines[i],
                 topic=self.topic_of[i],
                 via=via,
                 truncated=k == truncated,
