@@ -152,3 +152,33 @@ async def test_the_arrows_on_a_toggle_move_to_their_side_and_stop_at_the_end() -
         await pilot.press("space")
         assert toggle.value == first  # round
         await settled(pilot, app)
+
+
+async def test_a_strategy_setting_that_cannot_work_is_refused_before_a_run() -> None:
+    """Walk 15, 4: in the markdown column `home` on max tokens went to 18 under the
+    overlap of 50 tokens; the run failed with a toast and the column's title named
+    max_tokens=18 over the previous run's cards. The value is refused before any run,
+    said, and the slider shows the value the chunks were made with."""
+    from chunkscope.tui.widgets.strategy_panel import StrategyPanel
+    from tests.pilot import ROOT, recording_notifications
+
+    app = make_app(ROOT / "sample_logs" / "shell_cookbook.md")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        notes = recording_notifications(app)
+        app.set_column_strategy("right", "markdown")
+        await settled(pilot, app)
+        panel = app.workbench.query_one(StrategyPanel)
+        slider = panel.slider_for("right", "max_tokens")
+        assert slider is not None
+        before = app.column_specs["right"].value("max_tokens")
+        runs = app.strategy_runs["right"]
+        slider.focus()
+        await pilot.press("home")
+        await until(pilot, lambda: any("stays at" in n for n in notes))
+        await settled(pilot, app)
+        assert any("must be below max_tokens" in n for n in notes), notes
+        assert app.column_specs["right"].value("max_tokens") == before
+        assert float(slider.value) == float(before)
+        assert app.strategy_runs["right"] == runs  # nothing ran, nothing failed
+        assert not any("markdown failed" in n for n in notes)

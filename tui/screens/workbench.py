@@ -990,6 +990,13 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
     def on_strategy_panel_changed(self, event: StrategyPanel.Changed) -> None:
         self.driver.set_column_param(event.side, event.key, event.value)
 
+    def put_column_value(self, side: str, key: str, value: Any) -> None:
+        """Show `value` on a column's slider again (a value refused), posting nothing."""
+        slider = self.query_one(StrategyPanel).slider_for(side, key)
+        if slider is not None:
+            with slider.prevent(type(slider).Changed):
+                slider.set_value(float(value))
+
     @_while_composed
     def columns_changed(self, *, params_only: bool = False) -> None:
         """A column's strategy (or one of its parameters) changed: redraw both columns."""

@@ -82,7 +82,22 @@ class StrategyDriver(WorkbenchHost):
         spec = self.column_specs[side]
         if spec is None or spec.value(key) == value:
             return
-        self.column_specs[side] = spec.with_param(key, value)
+        new = spec.with_param(key, value)
+        if new.name not in MERGE_COLUMNS:
+            from chunkscope.engine.chunk.strategies import make_params
+
+            try:  # parameters that cannot work together (an overlap over max_tokens)
+                make_params(new.name, new.params)
+            except ValueError as e:
+                # refused before a run: the column keeps the setting its chunks were made
+                # with (walk 15: a failed run left the title naming the refused value)
+                kept = spec.value(key)
+                self.notify(f"{new.name}: {e}; {key} stays at {kept}", markup=False)
+                bench = self.workbench
+                if bench is not None:
+                    bench.put_column_value(side, key, kept)
+                return
+        self.column_specs[side] = new
         self._columns_changed(side, params_only=True)
 
     def cycle_column_strategy(self, side: str, delta: int = 1) -> None:
