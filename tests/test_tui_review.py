@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import pytest
 
-from chunkscope.engine.inject.recaps import build_recap, load_stored, save_stored
+from chunkscope.engine.inject.recaps import build_recap, load_all, load_stored, save_stored
 from chunkscope.tui.app import ChunkscopeApp
 from chunkscope.tui.cli import main
 from chunkscope.tui.cli.review import review_options
@@ -90,7 +90,7 @@ async def test_review_shows_the_stored_recap_and_a_pin_changes_what_goes_in(
         await until(pilot, lambda: app.selection is not None and pick.text in app.selection.text)
         shown = app.selection.text  # type: ignore[union-attr]
         await pilot.press("w")
-        await until(pilot, lambda: (s := load_stored(project)) is not None and s.event == "review")
+        await until(pilot, lambda: (s := load_stored(project)) is not None and s.review is not None)
         await until(pilot, lambda: any(n.startswith("Wrote") for n in notes))
     said = next(n for n in notes if "Reviewing" in n)
     assert "(stored by the SessionEnd hook)" in said and "what the next session start adds" in said
@@ -98,6 +98,7 @@ async def test_review_shows_the_stored_recap_and_a_pin_changes_what_goes_in(
 
     stored = load_stored(project)
     assert stored is not None and stored.review is not None
+    assert stored.event == "SessionEnd"  # `w` keeps the hook that stored it
     assert stored.text == shown
     assert stored.review.pinned == (built.chunk_texts[pick.index],)
     after = _session_start(project, folder, monkeypatch, capsys)
@@ -189,3 +190,53 @@ async def test_review_of_a_session_the_next_start_does_not_inject_says_so(
     assert "new.jsonl" in context.splitlines()[0] and "old.jsonl" not in context.splitlines()[0]
     starred = [line for line in recap_list(str(project)).splitlines() if line.startswith("*")]
     assert len(starred) == 1 and starred[0].endswith("new.jsonl")
+
+
+async def test_w_on_a_running_sessions_recap_keeps_it_running_and_the_star_where_it_was(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 15, 2: `w` in `review --session N` on a newer, still running session's recap
+    (stored by PreCompact) stored it as a "review", which counts as ended, so it took the
+    star and the next session start injected it, though the notice said it would not."""
+    import os
+
+    from chunkscope.tui.cli.review import recap_list
+
+    monkeypatch.setenv("HOME", str(isolated / "home"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    project = (isolated / "proj").resolve()
+    project.mkdir()
+    folder = isolated / "home" / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+    folder.mkdir(parents=True)
+    ended, running = folder / "ended.jsonl", folder / "running.jsonl"
+    for path, when in ((ended, 1_000_000_000), (running, 1_100_000_000)):
+        shutil.copyfile(POEMS, path)
+        os.utime(path, (when, when))
+    save_stored(build_recap(ended, project, event="SessionEnd", session_id="e").stored)
+    save_stored(build_recap(running, project, event="PreCompact", session_id="r").stored)
+    listed = recap_list(str(project)).splitlines()
+    assert listed[0].startswith(" ") and listed[0].endswith("running.jsonl")
+    assert "PreCompact" in listed[0] and "running" in listed[0]
+    assert listed[1].startswith("*") and listed[1].endswith("ended.jsonl")
+
+    app = ChunkscopeApp(review_options(str(project), session=1))
+    notes = _noted(app, monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.selection is not None and app.workers_idle(), 60)
+        await until(pilot, lambda: any("Reviewing" in n for n in notes))
+        said = next(n for n in notes if "Reviewing" in n)
+        assert "The next session start injects the recap of ended.jsonl, not this one" in said
+        await pilot.press("w")
+        await until(pilot, lambda: any(n.startswith("Wrote") for n in notes))
+    wrote = next(n for n in notes if n.startswith("Wrote"))
+    assert "the next session start injects the recap of ended.jsonl, not this one" in wrote
+    saved = next(r for r in load_all(project) if r.transcript == str(running))
+    assert saved.event == "PreCompact" and not saved.ended and saved.review is not None
+    listed = recap_list(str(project)).splitlines()
+    line = next(x for x in listed if x.endswith("running.jsonl"))
+    assert line.startswith(" ") and "PreCompact" in line and "running" in line
+    starred = [x for x in listed if x.startswith("*")]
+    assert len(starred) == 1 and starred[0].endswith("ended.jsonl")
+    first = _session_start(project, folder, monkeypatch, capsys).splitlines()[0]
+    assert "ended.jsonl" in first and "running.jsonl" not in first

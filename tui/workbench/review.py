@@ -154,7 +154,11 @@ def save_review(
     excluded: tuple[str, ...],
     budget: int,
 ) -> Path:
-    """Store `selection`'s recap for `target`'s project with the review's settings."""
+    """Store `selection`'s recap for `target`'s project with the review's settings.
+
+    A stored recap keeps the event that stored it (a running session's, PreCompact, stays
+    running), so a review does not change which session the next start injects; a recap
+    built now is stored as a ``review`` (an ended session's)."""
     review = Review(
         budget=budget,
         pinned=pinned,
@@ -166,7 +170,7 @@ def save_review(
         transcript=target.transcript,
         text=selection.text,
         session_id=target.session_id,
-        event="review",
+        event=target.event if target.stored and target.event else "review",
         used_tokens=int(selection.used_tokens),
         budget=int(selection.budget),
         tokenizer=str(selection.tokenizer),
