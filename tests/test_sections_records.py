@@ -596,6 +596,43 @@ def test_a_log_after_another_commit_or_of_another_message_gives_no_hash() -> Non
     assert commits == ["Committed: First change", "Committed abcdef1: Second change"]
 
 
+def test_a_commit_chained_before_a_push_is_one_verdict() -> None:
+    """walk 15, 1: the result of ``git commit -q ... && git push`` is the push's; the
+    commit was made, so the state lists it and names no file as uncommitted, and the
+    outcome does not say "Committed" beside it."""
+    push = "git push -q origin main"
+    msgs = [
+        user("Fix the typo in README.md and push it."),
+        bot(
+            "", call("t1", "Edit", {"file_path": "README.md", "old_string": "a", "new_string": "b"})
+        ),
+        result("t1", "Edited README.md."),
+        bot("", call("t2", "Bash", {"command": f"git commit -q -am 'docs: fix typo' && {push}"})),
+        result("t2", "To github.com:me/x.git\n   1a2b3c4..5d6e7f8  main -> main"),
+    ]
+    s = sections(msgs)
+    assert s["state"] == ("Committed: docs: fix typo", "Pushed main (1a2b3c4..5d6e7f8).")
+    assert not any(line.startswith("Commit") for line in s["outcome"])
+    # an edit after it is the only one named; a push without refs is quoted from its part
+    msgs[-1] = result("t2", "Triggered a workflow run.")
+    msgs += [
+        bot("", call("t3", "Edit", {"file_path": "NEWS.md", "old_string": "a", "new_string": "b"})),
+        result("t3", "Edited NEWS.md."),
+    ]
+    assert sections(msgs)["state"] == (
+        "Committed: docs: fix typo",
+        f"Pushed: `{push}`",
+        "Edited after the last commit (uncommitted): NEWS.md.",
+    )
+    # a chained commit whose result shows a failure, or a known non-zero exit, made none
+    for bad in (
+        result("t2", "nothing to commit, working tree clean"),
+        result("t2", "Everything up-to-date", exit_code=1),
+    ):
+        msgs[4] = bad
+        assert not any(line.startswith("Committed") for line in sections(msgs)["state"])
+
+
 # --------------------------------------------------------------------------- file paths
 
 

@@ -894,7 +894,34 @@ def _commit_line(command: str, call: _Call) -> tuple[str, bool]:
     if call.result is not None and (call.failed or _COMMIT_FAILED.search(call.result)):
         reason = _cut(call.result.replace("\\n", " "), 80)
         return f"Commit failed: {what} ({reason})", False
-    return f"Committed: {what}", call.result is None or not call.result.strip()
+    if call.result is None or not call.result.strip():
+        return f"Committed: {what}", True
+    # chained (``git commit ... && git push``): the output is the later command's, so
+    # no failure shown and no non-zero exit known means the commit was made
+    code = call.exit_code
+    if code is None and (m := _EXIT.match(call.result)):
+        code = int(m.group(1))
+    return f"Committed: {what}", _commit_chained(command) and not code
+
+
+def _commit_chained(command: str) -> bool:
+    """Whether another command runs after the line's ``git commit`` when it succeeds
+    (joined by ``&&`` or ``;``), so that the call's output is that command's."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError:
+        return False
+    current: list[str] = []
+    for i, w in enumerate(words):
+        if w in ("&&", "||", ";", "|", "&"):
+            if current[:1] == ["git"] and "commit" in current:
+                return w in ("&&", ";") and i + 1 < len(words)
+            current = []
+        else:
+            current.append(w)
+    return False
 
 
 def outcome_section(log: _Log) -> Section:
@@ -1093,7 +1120,9 @@ def state_section(log: _Log) -> Section:
                     (call.index, f"Push failed: {_cut(reason or result.strip(), 120)}")
                 )
             else:
-                pushes.append((call.index, f"Pushed: `{_cut(command, 80)}`"))
+                part = re.search(r"\bgit push\b[^;&|\n]*", command)
+                quoted = part.group(0).strip() if part else command
+                pushes.append((call.index, f"Pushed: `{_cut(quoted, 80)}`"))
     if branch:
         lines.append((0, -1, f"Branch: {branch}"))
     commits = _commits(log)
