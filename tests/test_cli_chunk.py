@@ -700,3 +700,26 @@ def test_the_header_names_the_files_real_format(
     assert header.startswith(f"{file}: {label}, "), header
     doc = run_json(capsys, file)
     assert doc["container"] == container and doc["kind"] == "jsonl"
+
+
+def test_a_strategy_setting_refused_names_the_flags(
+    capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    # walk 15, 4: 'overlap (50 tokens) must be below max_tokens (20)' named no flag
+    assert (
+        main(
+            [
+                "chunk",
+                str(SAMPLE_DIR / "shell_cookbook.md"),
+                "--strategy",
+                "markdown",
+                "--max-tokens",
+                "20",
+            ]
+        )
+        == 2
+    )
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "chunkscope: --strategy markdown: --overlap (50 tokens) must be below --max-tokens (20)"
+    )

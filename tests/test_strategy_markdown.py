@@ -458,3 +458,33 @@ def test_pipeline_prepare_leaves_a_bad_file_to_the_parse(tmp_path: Path) -> None
         pipe.prepare()  # says nothing
         with pytest.raises(SourceError):
             pipe.source()
+
+
+def test_a_fence_a_message_leaves_open_ends_with_the_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 15, 3: a reply cut off inside a code block (aider's `<<<<<<< SE`) made every
+    later message of the session one over-cap code chunk; the fence ends where its
+    message does, and the later messages are prose under the cap."""
+    later = "Never mind, explain what the cache does in plain words instead. " * 6
+    rows = [
+        {"role": "user", "content": "Write a script please."},
+        {"role": "assistant", "content": "Here it is:\n\n```python\nimport os\nprint('partial'"},
+        {"role": "user", "content": later},
+        {"role": "assistant", "content": "The cache keeps embeddings on disk. " * 12},
+    ]
+    log = tmp_path / "fence.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    argv = ["chunk", str(log), "--strategy", "markdown", "--max-tokens", "60"]
+    assert main([*argv, "--format", "json"]) == 0
+    chunks = json.loads(capsys.readouterr().out)["chunks"]
+    assert all(not c["meta"]["exceeds_limit"] and c["tokens"] <= 60 for c in chunks), [
+        c["tokens"] for c in chunks
+    ]
+    later_kinds = {c["meta"]["chunk_type"] for c in chunks if "Never mind" in c["text"]}
+    assert "text" in later_kinds, later_kinds  # the later message is prose again
+    # documents keep the scan they had: an unclosed fence runs to the end
+    text = "# A\n\n```python\nx = 1\n\n# B\n\ntext\n"
+    at = text.index("```")
+    assert scan(text).fences == [(at, len(text))]
+    assert scan(text, [0, at + 20]).fences == [(at, at + 20)]

@@ -12,6 +12,7 @@ information, to the JSON document. Without ``--strategy`` nothing changes.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import Any
 
@@ -146,7 +147,13 @@ def strategy_choice(args: argparse.Namespace) -> tuple[str, tuple[tuple[str, Any
     try:
         make_params(name, values)  # validate now: one readable line, not a traceback
     except (TypeError, ValueError) as e:
-        raise CliError(f"--strategy {name}: {e}") from None
+        # the parameters by the flags that set them ('overlap ... must be below
+        # max_tokens' reads '--overlap ... must be below --max-tokens'; walk 15)
+        said = str(e)
+        for spec in param_specs(name):
+            if spec.flag:
+                said = re.sub(rf"(?<![\w-]){re.escape(spec.name)}\b", spec.flag, said)
+        raise CliError(f"--strategy {name}: {said}") from None
     check_token_cap(args, name)
     own = {spec.flag for spec in param_specs(name)}
     ignored = sorted(

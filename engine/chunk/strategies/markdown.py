@@ -446,7 +446,7 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
             with contextlib.suppress(ValueError):
                 p = replace(p, max_tokens=max(p.max_tokens - max(labels), 1))
         starts = token_starts_later(text, counter)  # a long text: on other threads
-        st = scan(text)  # meanwhile
+        st = scan(text, () if file_lines else anchors)  # meanwhile
         index = TokenIndex(text, counter, starts())
         budget = _budget_index(index, counter, anchors, labels) if labels else index
         spans = split_spans(text, budget, st, p)

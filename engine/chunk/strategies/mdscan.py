@@ -9,6 +9,8 @@ and the tables and lists (kept whole by the splitter when they fit).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Sequence
 from typing import NamedTuple
 
 TABLE_RULE = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
@@ -62,11 +64,13 @@ def _closer(fence: str) -> re.Pattern[str]:
     return pat
 
 
-def scan(text: str) -> Structure:
+def scan(text: str, bounds: Sequence[int] = ()) -> Structure:
     """Sections at headings outside fences, fenced blocks, tables and lists.
 
     Driven by one regex that finds the lines that can open a construct; the
-    lines in between are never visited in Python.
+    lines in between are never visited in Python. `bounds` (sorted offsets: where
+    each message of a session starts) end a fence its message left open: a reply
+    cut off inside a code block does not make the messages after it code.
     """
     sections: list[Section] = []
     fences: list[tuple[int, int]] = []
@@ -94,8 +98,10 @@ def scan(text: str) -> Structure:
             if fence[0] == "`" and "`" in t[me:eol]:
                 m = search(t, eol)  # inline code, not a fence
                 continue
-            close = _closer(fence).search(t, eol)
-            end = n if close is None else min(close.end(), n)  # the closing line's newline
+            at = bisect_right(bounds, start)
+            limit = bounds[at] if at < len(bounds) else n  # the next message's start
+            close = _closer(fence).search(t, eol, limit + 1)
+            end = limit if close is None else min(close.end(), n)  # the closing line's newline
             fences.append((start, end))
             nxt = end
             if start < list_end and end < list_end:  # a fence inside a list: the next one
