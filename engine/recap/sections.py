@@ -641,18 +641,30 @@ def _edited_paths(call: _Call) -> list[str]:
     return []
 
 
-def _shell_words(line: str) -> list[list[str]] | None:
-    """The simple commands of a shell line as word lists (split at ``&&``, ``||``, ``;``,
-    ``|``), quotes honoured; None when the line does not parse (an open quote)."""
+#: The operators that join the simple commands of a shell line.
+_SHELL_JOINS = ("&&", "||", ";", "|", "&")
+
+
+def _shell_tokens(line: str) -> list[str] | None:
+    """A shell line's words and joining operators, quotes honoured; None when the line
+    does not parse (an open quote)."""
     lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
-        words = list(lexer)
+        return list(lexer)
     except ValueError:
+        return None
+
+
+def _shell_words(line: str) -> list[list[str]] | None:
+    """The simple commands of a shell line as word lists (split at ``&&``, ``||``, ``;``,
+    ``|``), quotes honoured; None when the line does not parse (an open quote)."""
+    words = _shell_tokens(line)
+    if words is None:
         return None
     out: list[list[str]] = [[]]
     for w in words:
-        if w in ("&&", "||", ";", "|", "&"):
+        if w in _SHELL_JOINS:
             out.append([])
         else:
             out[-1].append(w)
@@ -907,15 +919,12 @@ def _commit_line(command: str, call: _Call) -> tuple[str, bool]:
 def _commit_chained(command: str) -> bool:
     """Whether another command runs after the line's ``git commit`` when it succeeds
     (joined by ``&&`` or ``;``), so that the call's output is that command's."""
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        words = list(lexer)
-    except ValueError:
+    words = _shell_tokens(command)
+    if words is None:
         return False
     current: list[str] = []
     for i, w in enumerate(words):
-        if w in ("&&", "||", ";", "|", "&"):
+        if w in _SHELL_JOINS:
             if current[:1] == ["git"] and "commit" in current:
                 return w in ("&&", ";") and i + 1 < len(words)
             current = []

@@ -994,8 +994,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         """Show `value` on a column's slider again (a value refused), posting nothing."""
         slider = self.query_one(StrategyPanel).slider_for(side, key)
         if slider is not None:
-            with slider.prevent(type(slider).Changed):
-                slider.set_value(float(value))
+            slider.set_value(float(value), notify=False)
 
     @_while_composed
     def columns_changed(self, *, params_only: bool = False) -> None:
