@@ -743,9 +743,8 @@ def compose(
             dedupe=True,
             room_left=room_left,
         )
-    pins = (set(pinned) | {c.index for c in candidates if c.pinned}) - (
-        set(excluded) | {c.index for c in candidates if c.excluded}
-    )
+    left_out = set(excluded) | {c.index for c in candidates if c.excluded}
+    pins = (set(pinned) | {c.index for c in candidates if c.pinned}) - left_out
     reserve = 0
     if pins:
         blocks = [render_block(c, headings) for c in candidates if c.index in pins]
@@ -763,7 +762,6 @@ def compose(
         fitted = fit_sections(task, budget - 1, counter, stretch=True)
     if has_task and not any(s.name == "task" for s in fitted):
         # not even the task's first word fits: nothing else takes its place
-        left_out = set(excluded) | {c.index for c in candidates if c.excluded}
         nothing = select(candidates, 0, counter, [], [c.index for c in candidates], headings)
         cands = [
             c
