@@ -1,6 +1,6 @@
 """Real public agent sessions with topic starts marked by a person (`bench/realseg/`).
 
-    python bench/realdata.py fetch [--dir DIR]   # download the sessions not committed
+    python bench/realdata.py fetch [--dir DIR] [--mirrors DIR]   # the sessions not committed
     python bench/realdata.py list                # each session, its split and its marks
 
 Each session has a gold file ``bench/realseg/NAME.gold`` in the plain gold format
@@ -12,7 +12,10 @@ Sources, commits and licences are in ``bench/realseg/SOURCES.md``.
 Sessions committed under ``tests/fixtures/`` are read from there; the others are not
 committed (no licence, or too big): `fetch` downloads them at their recorded commit into
 ``bench/recap_sessions/`` (gitignored, shared with the recap bench), where the bench
-looks for them. ``dev`` sessions were looked at while the segmenter was changed;
+looks for them, with the recap bench's sessions (``bench/recap_facts/*.json``). With
+``--mirrors DIR`` (bare clones as ``DIR/OWNER+NAME/repo``, e.g. ``/work/.mirror``) a file is
+read from its mirror first, for a machine that reaches no GitHub.
+``dev`` sessions were looked at while the segmenter was changed;
 ``heldout`` sessions were only scored; ``heldout2`` sessions were marked later (round 2
 of issue 37), before the segmenter ran on them, and scored only once changes were done;
 ``dev2`` sessions (four mini-swe-agent runs, round 4) were marked before the segmenter ran
@@ -28,6 +31,8 @@ session with a TodoWrite plan) likewise.
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import urllib.request
 from dataclasses import dataclass
@@ -339,27 +344,69 @@ def available(sessions: Path = SESSIONS_DIR) -> tuple[list[RealSession], list[Re
     return here, [s for s in SESSIONS if s not in here]
 
 
-def fetch(sessions: Path = SESSIONS_DIR) -> None:
-    """Download every session that is neither committed nor already here."""
-    sessions.mkdir(parents=True, exist_ok=True)
+FACTS_DIR = ROOT / "bench" / "recap_facts"
+
+
+def sources() -> list[tuple[str, str, str, str]]:
+    """Every file the real-data benches read that is not committed, once each:
+    ``(repository, commit, path in it, file name under SESSIONS_DIR)``, from the marked
+    sessions here and the recap bench's ``bench/recap_facts/*.json``."""
+    found: dict[str, tuple[str, str, str, str]] = {}
     for s in SESSIONS:
-        if s.fixture is not None or s.file(sessions).is_file():
+        if s.fixture is None and s.local is not None:
+            found.setdefault(s.local, (s.repo, s.commit, s.path, s.local))
+    for facts in sorted(FACTS_DIR.glob("*.json")):
+        data = json.loads(facts.read_text(encoding="utf-8"))
+        src, name = data["source"], data["file"]
+        if "/" not in name:  # a committed fixture is named by its path
+            found.setdefault(name, (src["repo"], src["commit"], src["path"], name))
+    return list(found.values())
+
+
+def _from_mirror(mirrors: Path, repo: str, commit: str, path: str) -> bytes | None:
+    """The file at ``commit`` in a bare mirror ``MIRRORS/owner+name/repo``, if it is there."""
+    git_dir = mirrors / repo.replace("/", "+") / "repo"
+    if not git_dir.is_dir():
+        return None
+    done = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "show", f"{commit}:{path}"],
+        capture_output=True,
+        check=False,
+    )
+    return done.stdout if done.returncode == 0 else None
+
+
+def fetch(sessions: Path = SESSIONS_DIR, mirrors: Path | None = None) -> None:
+    """Bring every file the benches need that is neither committed nor already here: from
+    a local mirror of its repository when ``mirrors`` holds one, else from GitHub."""
+    sessions.mkdir(parents=True, exist_ok=True)
+    for repo, commit, path, name in sources():
+        dest = sessions / name
+        if dest.is_file():
             continue
-        print(f"fetching {s.url()}", file=sys.stderr)
-        with urllib.request.urlopen(s.url(), timeout=60) as r:
-            data = r.read()
-        tmp = s.file(sessions).with_suffix(".part")
+        data = _from_mirror(mirrors, repo, commit, path) if mirrors is not None else None
+        if data is None:
+            url = f"https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+            print(f"fetching {url}", file=sys.stderr)
+            with urllib.request.urlopen(url, timeout=60) as r:
+                data = r.read()
+        tmp = dest.with_suffix(".part")
         tmp.write_bytes(data)
-        tmp.replace(s.file(sessions))
+        tmp.replace(dest)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("command", choices=("fetch", "list"))
     ap.add_argument("--dir", type=Path, default=SESSIONS_DIR)
+    ap.add_argument(
+        "--mirrors",
+        type=Path,
+        help="a folder of bare mirrors, OWNER+NAME/repo, read before GitHub (git show COMMIT:PATH)",
+    )
     args = ap.parse_args()
     if args.command == "fetch":
-        fetch(args.dir)
+        fetch(args.dir, args.mirrors)
         return
     sys.path.insert(0, str(ROOT))
     from chunkscope.engine.evaluate.gold import read_gold
