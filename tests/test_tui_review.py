@@ -240,3 +240,46 @@ async def test_w_on_a_running_sessions_recap_keeps_it_running_and_the_star_where
     assert len(starred) == 1 and starred[0].endswith("ended.jsonl")
     first = _session_start(project, folder, monkeypatch, capsys).splitlines()[0]
     assert "ended.jsonl" in first and "running.jsonl" not in first
+
+
+async def test_a_re_review_says_a_review_saved_the_stored_recap_again(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walk 15's leftover: `w` keeps the event of the hook that stored a recap (so the
+    star stays where it was), and a second review then said only "stored by the
+    PreCompact hook", as if no one had reviewed it: it says when a review saved it."""
+    import dataclasses
+    import os
+
+    from chunkscope.engine.inject.recaps import Review
+    from chunkscope.tui.workbench.review import stored_by
+
+    monkeypatch.setenv("HOME", str(isolated / "home"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    project = (isolated / "proj").resolve()
+    project.mkdir()
+    folder = isolated / "home" / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+    folder.mkdir(parents=True)
+    session = folder / "s.jsonl"
+    shutil.copyfile(POEMS, session)
+    os.utime(session, (1_000_000_000, 1_000_000_000))
+    stored = build_recap(session, project, event="PreCompact", session_id="s").stored
+    at = "2026-11-28T01:02:03Z"
+    save_stored(dataclasses.replace(stored, review=Review(budget=900, at=at)))
+
+    options = review_options(str(project))
+    assert options.review is not None and options.review.reviewed_at == at
+    assert options.review.event == "PreCompact"
+    app = ChunkscopeApp(options)
+    notes = _noted(app, monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: any("Reviewing" in n for n in notes), 60)
+    said = next(n for n in notes if "Reviewing" in n)
+    assert (
+        "(stored by the PreCompact hook, saved again by a review at 2026-11-28 01:02:03 UTC)"
+        in said
+    )
+    # A recap a review stored first says so once, with the time.
+    assert stored_by("review", at) == "saved by an earlier review at 2026-11-28 01:02:03 UTC"
+    assert stored_by("SessionEnd") == "stored by the SessionEnd hook"

@@ -192,6 +192,7 @@ def review_options(
             profile=profile or "",
             agent=agent.name,
             event=stored.event if stored is not None else "",
+            reviewed_at=stored.review.at if stored is not None and stored.review else "",
             next_start=next_start,
             injected=injected,
         ),

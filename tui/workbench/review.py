@@ -43,6 +43,7 @@ class ReviewTarget:
     profile: str = ""  # the profile the recap is built with
     agent: str = "claude"  # the agent tool whose session it is (`engine.inject.agents`)
     event: str = ""  # the hook that stored the recap shown ("": not stored)
+    reviewed_at: str = ""  # when a review last saved the stored recap ("": never)
     next_start: bool = True  # whether the next session start injects this session's recap
     injected: str = ""  # when not: the transcript whose recap it injects ("": none)
 
@@ -79,13 +80,20 @@ def next_injected(project: str, agent_name: str | None = None) -> str:
     return injected_transcript(next_start_plan(project, recaps, agent_named(agent_name)))
 
 
-def stored_by(event: str) -> str:
-    """Who stored a recap, from its `StoredRecap.event`."""
+def stored_by(event: str, reviewed_at: str = "") -> str:
+    """Who stored a recap, from its `StoredRecap.event`, and when a review last saved it
+    (a review keeps the event of the hook that stored it first)."""
     if event == "review":
-        return "saved by an earlier review"
-    if event == "SessionStart":
-        return "built by a session start"
-    return f"stored by the {event} hook" if event else "stored by a hook"
+        who = "saved by an earlier review"
+    elif event == "SessionStart":
+        who = "built by a session start"
+    else:
+        who = f"stored by the {event} hook" if event else "stored by a hook"
+    if reviewed_at and event != "review":
+        who += f", saved again by a review at {reviewed_at.replace('T', ' ').rstrip('Z')} UTC"
+    elif reviewed_at:
+        who += f" at {reviewed_at.replace('T', ' ').rstrip('Z')} UTC"
+    return who
 
 
 def store_path(target: ReviewTarget) -> Path:
@@ -112,7 +120,11 @@ def announce(app: Any, target: ReviewTarget, tries: int = ANNOUNCE_TRIES) -> Non
     with contextlib.suppress(NoMatches):
         bench.query_one("#recap-preview-title", Static).update(title)
     name = Path(target.transcript).name
-    where = stored_by(target.event) if target.stored else "not stored yet: built now"
+    where = (
+        stored_by(target.event, target.reviewed_at)
+        if target.stored
+        else "not stored yet: built now"
+    )
     if target.next_start:
         what = (
             "The recap preview is what the next session start adds, after one line saying "
