@@ -209,6 +209,10 @@ def test_list_strategies_and_engine_stays_headless() -> None:
         check=True,
     ).stdout
     assert "markdown: " in out and "--no-preserve-boundaries" in out
+    # Each strategy with an overlap says the limit the refusal names (walk 15's leftover:
+    # the list showed [0..] and `--overlap 50 --max-tokens 20` was then refused).
+    overlaps = [line for line in out.splitlines() if line.lstrip().startswith("overlap =")]
+    assert len(overlaps) == 2 and all("below max_tokens" in line for line in overlaps)
     code = (
         "import sys, chunkscope.engine.chunk.strategies, chunkscope.engine.chunk.strategies.dedup;"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'tui')];"

@@ -65,7 +65,8 @@ class MarkdownParams:
     )
     overlap: float = param(
         50,
-        "overlap in tokens (>= 1) or a fraction of max_tokens (< 1) (the seed's chunk_overlap)",
+        "overlap in tokens (>= 1) or a fraction of max_tokens (< 1), below max_tokens "
+        "(the seed's chunk_overlap)",
         flag="--overlap",
         minimum=0,
     )

@@ -44,7 +44,8 @@ class SlidingWindowParams:
     )
     overlap: float = param(
         0.1,
-        "overlap between consecutive chunks: tokens (>= 1) or a fraction of max_tokens (< 1)",
+        "overlap between consecutive chunks: tokens (>= 1) or a fraction of max_tokens (< 1), "
+        "below max_tokens",
         flag="--overlap",
         minimum=0,
     )
