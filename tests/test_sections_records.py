@@ -633,6 +633,32 @@ def test_a_commit_chained_before_a_push_is_one_verdict() -> None:
         assert not any(line.startswith("Committed") for line in sections(msgs)["state"])
 
 
+def test_a_lone_commit_with_other_output_is_one_verdict() -> None:
+    """Walk 15's leftover: a lone ``git commit`` whose output held no ``[branch sha]`` line
+    (a hook's lines) was not counted as a commit, and the outcome then said "Committed:"
+    as if one had been made. Exit 0 counts it; a non-zero exit is a failed commit; with
+    neither, the outcome says the commit is not confirmed, and the state does not list it."""
+    hooks = "ruff.....................................................Passed"
+    msgs = [
+        user("Commit the fix."),
+        bot("", call("t1", "Bash", {"command": 'git commit -am "fix: parser"'})),
+        result("t1", hooks, exit_code=0),
+    ]
+    s = sections(msgs)
+    assert s["state"] == ("Committed: fix: parser",)
+    assert not any(line.startswith("Commit") for line in s["outcome"])
+    msgs[-1] = result("t1", hooks + "\nmypy....Failed", exit_code=1)
+    s = sections(msgs)
+    assert not any(line.startswith("Committed") for line in s["state"])
+    assert s["outcome"] == ("Commit failed: fix: parser (exit 1)",)
+    msgs[-1] = result("t1", hooks)
+    s = sections(msgs)
+    assert not any(line.startswith("Committed") for line in s["state"])
+    assert s["outcome"] == (
+        f"Commit not confirmed: fix: parser (no new commit in its output: {hooks})",
+    )
+
+
 # --------------------------------------------------------------------------- file paths
 
 

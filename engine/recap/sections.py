@@ -909,11 +909,18 @@ def _commit_line(command: str, call: _Call) -> tuple[str, bool]:
     if call.result is None or not call.result.strip():
         return f"Committed: {what}", True
     # chained (``git commit ... && git push``): the output is the later command's, so
-    # no failure shown and no non-zero exit known means the commit was made
+    # no failure shown and no non-zero exit known means the commit was made; a lone
+    # commit that exited 0 made one whatever it printed (a hook's lines)
     code = call.exit_code
     if code is None and (m := _EXIT.match(call.result)):
         code = int(m.group(1))
-    return f"Committed: {what}", _commit_chained(command) and not code
+    if code == 0 or (code is None and _commit_chained(command)):
+        return f"Committed: {what}", True
+    if code and not _commit_chained(command):
+        return f"Commit failed: {what} (exit {code})", False
+    # no commit line, no failure, no exit code: the recap says what it cannot tell
+    shown = _cut(" ".join(call.result.split()), 80)
+    return f"Commit not confirmed: {what} (no new commit in its output: {shown})", False
 
 
 def _commit_chained(command: str) -> bool:
