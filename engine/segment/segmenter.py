@@ -22,11 +22,13 @@ and its embedding-based successors, instead:
    change; ``LANDED`` times it at the agent's first message after its work landed (a
    commit, a push, a pull request) when a task follows; ``PHASE`` at the agent's own
    announcement of its task's next phase (the fix after an investigation, then its
-   verification: `engine.segment.requests.phase_cue`, in the first paragraph of a message
-   or any of its thinking); ``PLAN`` where the agent's plan
+   verification, the fix again once it proves wrong: `engine.segment.requests.next_phase`,
+   in the first paragraph of a message or any of its thinking); ``PLAN`` where the agent's plan
    puts its next item in progress and a long stretch of the request follows
    (`engine.segment.requests.plan_step`); no topic starts before a
-   session's first request (its preamble: `TopicFrame.lead`); in markdown, times the strength
+   session's first request (its preamble: `TopicFrame.lead`), nor inside an answer of the
+   agent's that the tool passes on as the next message (`TopicFrame.held`); in markdown,
+   times the strength
    with which the unit after the gap starts a document (`engine.segment.docstruct`: front
    matter, a title, a repeated opening section, a banner; and, in a file that does
    not mark its documents for certain, the documents its words make most likely,
