@@ -25,7 +25,10 @@ and scored once with the round's phase cue as it stood, a fresh check, before an
 was made on them; ``dev4`` sessions (issue 37, second pass: two DeepSeek reasoner runs of
 mini-swe-agent, an aider project in architect mode) were marked before any segmenter ran on
 them, then looked at as ``dev`` is; ``dev5`` (issue 37, the agent's plan: a Claude Code
-session with a TodoWrite plan) likewise.
+session with a TodoWrite plan) likewise. ``heldout3`` (issue 37, third pass) are sessions no
+bench had used (an aider project in architect mode working through its own task list,
+mini-swe-agent runs of models and folders not used before), marked and committed before
+any segmenter ran on them, scored once before the round's changes and once after.
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ class RealSession:
 
 
 #: The splits, in the order the tables show them.
-SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "heldout", "heldout2")
+SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "heldout", "heldout2", "heldout3")
 
 SPOTTER = ("marot/spotter", "8cc42b0bd39d04e71e509d7d58e6782ab435329f")
 MINI = ("SWE-agent/mini-swe-agent", "ec0e8e849fea5b1619deb1753007201000904672")
@@ -334,6 +337,43 @@ SESSIONS = [
         "output/deepseek_chat_dev/marshmallow-code__marshmallow-1359/"
         "marshmallow-code__marshmallow-1359.traj.json",
         local="mini-marshmallow-1359.traj.json",
+    ),
+    # held out, third part (issue 37, third pass): never used by any bench before, marked
+    # and committed before any segmenter ran on them; scored once before the round's
+    # changes (on dev only) and once after
+    RealSession(
+        "aider-docproc",
+        "heldout3",
+        "aider",
+        "AndrewJacop/doc_processor",
+        "d79684cb10302d4e059691275ca598f53e1166b4",
+        ".aider.chat.history.md",
+        local="aider-docproc.md",
+    ),
+    RealSession(
+        "mini-lite-pydicom-1139",
+        "heldout3",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_lite_dev_noparallel/pydicom__pydicom-1139/pydicom__pydicom-1139.traj.json",
+        local="mini-lite-pydicom-1139.traj.json",
+    ),
+    RealSession(
+        "mini-r-sqlfluff-1625",
+        "heldout3",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_reasoner_dev/sqlfluff__sqlfluff-1625/sqlfluff__sqlfluff-1625.traj.json",
+        local="mini-r-sqlfluff-1625.traj.json",
+    ),
+    RealSession(
+        "mini-rerun-astroid-1866",
+        "heldout3",
+        "mini-swe-agent",
+        *MINI,
+        "output/deepseek_chat_dev_rerun/pylint-dev__astroid-1866/"
+        "pylint-dev__astroid-1866.traj.json",
+        local="mini-rerun-astroid-1866.traj.json",
     ),
 ]
 

@@ -2,7 +2,7 @@
 and on real agent sessions marked by hand (`bench/realdata.py`).
 
     python bench/segment.py [--sessions 8] [--docs 3] [--seed 1] [--doc-max-chars N] [--e5]
-        [--before DIR] [--real-only] [--per-session] [--real-splits dev,heldout,heldout2]
+        [--before DIR] [--real-only] [--per-session] [--real-splits dev,heldout,heldout3]
 
 **Real sessions** (first table): the sessions of `bench/realseg/` (Claude Code, Codex,
 aider, mini-swe-agent; dev and held out; fetch the ones not committed with ``python

@@ -28,7 +28,13 @@ from chunkscope.engine.segment.requests import (
     phase_cue,
     topic_start,
 )
-from chunkscope.engine.segment.segmenter import TopicParams, frame, segment, structure_points
+from chunkscope.engine.segment.segmenter import (
+    TopicParams,
+    frame,
+    gap_scores,
+    segment,
+    structure_points,
+)
 from chunkscope.tui.cli import main
 
 WHOLE = TopicParams(topic_chunk_tokens=0)
@@ -420,3 +426,43 @@ def test_the_cheap_screens_keep_every_pattern_match(text: str) -> None:
     assert (
         bool(r._may_hold(text, r._REFERS_BACK_NEEDS) and r._REFERS_BACK.search(text)) == plain_back
     )
+
+
+def test_an_answer_passed_on_is_told_by_its_opening_over_its_paragraphs() -> None:
+    # the architect's answer opens on a short paragraph ("Proposed changes"); the tool
+    # passes the whole answer on, whose first 80 characters run into the next paragraph
+    rng = np.random.default_rng(11)
+    first, second = "Proposed changes", "1) Add a shell script that lints the backend and frontend."
+    layout = [("You", "Set up linting for this project please, one command for both")]
+    chunks = _session(layout, rng)
+    chunks.append(Chunk([Turn(None, "Bot", first, 2, 1)]))
+    chunks.append(Chunk([Turn(None, "Bot", second, 3, 1)]))
+    chunks.append(Chunk([Turn(None, "aider", "Tokens: 4.2k sent, 1.9k received.", 4, 2)]))
+    chunks.append(Chunk([Turn(None, "You", f"{first}  \n  \n{second}", 5, 3)]))
+    points = structure_points(chunks)
+    assert points[3] == 0.0  # no request: the tool passing the answer on
+
+
+def test_no_topic_starts_between_an_answer_and_the_tool_passing_it_on() -> None:
+    # however much the answer's words change between its start and end, the stretch from
+    # inside the answer to its echo is one topic (aider's architect mode)
+    rng = np.random.default_rng(12)
+    plan_start = "Plan: move the cache to sqlite with an lru eviction of the vectors table rows."
+    layout = [("You", "Build an sqlite cache with lru eviction for the vectors table")]
+    layout += [("Bot", plan_start)] + [("Bot", "cache")] * 6 + [("Bot", "tides")] * 6
+    layout += [("aider", "Tokens: 4.2k sent, 1.9k received.")]
+    echo = len(layout)
+    layout += [("You", plan_start)] + [("Bot", "tides")] * 6
+    chunks = _session(layout, rng)
+    for k, c in enumerate(chunks[1 : echo - 1], start=1):  # the answer is one message
+        chunks[k] = Chunk([c.turns[0]._replace(turn_index=1)])
+    f = frame(chunks, _vectors(chunks))
+    assert not f.held[0]  # the answer after the request may start a topic
+    assert f.held[1:echo].all() and not f.held[echo:].any()
+    starts = _topic_starts(segment(chunks, _vectors(chunks), WHOLE, f, max_chars=None))
+    assert not any(1 < s <= echo for s in starts)
+    scores = gap_scores(_vectors(chunks), chunks, WHOLE, f)
+    assert (scores.score[f.held] <= 0).all() and (scores.depth[f.held] > 0).any()
+    # the same answer with no echo after it holds nothing
+    alone = chunks[: echo - 1] + chunks[echo + 1 :]
+    assert not frame(alone, _vectors(alone)).held.any()

@@ -102,10 +102,10 @@ _EDIT = ["replace", "anchor", "regex", "validator", "pattern", "backup", "module
 _TESTS = ["passed", "ok", "tests", "suite", "ran", "assertion", "username", "validator", "expected"]
 
 
-def _traj(path: Path, fix: str, verify: str, edits: int = 3) -> None:
+def _traj(path: Path, fix: str, verify: str, edits: int = 3, again: str | None = None) -> None:
     """A mini-swe-agent (1.1) trajectory: the task, a long investigation, the fix
     announced as `fix` and `edits` more steps of it, the check announced as `verify`,
-    each step a bash call."""
+    each step a bash call; with `again`, the agent then says it and fixes once more."""
     rng = np.random.default_rng(3)
     messages: list[dict[str, object]] = [
         {"role": "system", "content": "You are a helpful assistant that can use a shell."},
@@ -149,6 +149,10 @@ def _traj(path: Path, fix: str, verify: str, edits: int = 3) -> None:
     step(_TESTS, verify, 40)
     for _ in range(6):
         step(_TESTS, "Let me run the existing tests:", 60)
+    if again is not None:
+        step(_EDIT, again, 40)
+        for _ in range(8):
+            step(_EDIT, "Let me look at the result:", 60)
     messages.append({"role": "exit", "content": "diff --git a/x.py b/x.py"})
     doc = {
         "trajectory_format": "mini-swe-agent-1.1",
@@ -196,3 +200,58 @@ def test_a_run_is_cut_into_investigation_fix_and_verification(tmp_path: Path) ->
     quiet = tmp_path / "quiet.traj.json"
     _traj(quiet, "Let me look at the code:", "Let me look at the code:")
     assert _topic_openings(quiet) == []
+
+
+# -- the check when the fix went unannounced; the fix again when it proved wrong ----------
+
+
+def test_a_check_that_the_fix_works_after_an_unannounced_fix_opens_the_check() -> None:
+    from chunkscope.engine.segment.requests import next_phase
+
+    check = "Now let me test if this fixes the issue:\n$ python reproduce.py"
+    assert next_phase(None, check) == ("verify", PHASE_STRETCH)
+    # a plan in a reasoning model's thinking ("we should still verify that our change
+    # works") is no sign the fix was made
+    assert next_phase(None, check, thought=True) is None
+    # after the fix, as before: the check may follow it closely
+    assert next_phase("fix", check) == ("verify", PHASE_STRETCH // 3)
+    assert next_phase("verify", check) is None  # checking again is the same phase
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Oh no! Test 2 shows the filter returns 0 rows. My fix breaks WHERE clauses.",
+        "Now let me think about a better fix. The issue is:",
+        "Wait, there's an issue with my patch. I added the property to the wrong class.",
+        "The change didn't work: the test still fails.",
+    ],
+)
+def test_the_agent_finding_its_fix_wrong_turns_to_fixing_it_again(text: str) -> None:
+    from chunkscope.engine.segment.requests import fixes_again, next_phase
+
+    assert fixes_again(text)
+    assert next_phase("verify", text) == ("fix", PHASE_STRETCH)
+    assert next_phase("fix", text) == ("fix", PHASE_STRETCH)
+    # while still investigating, weighing "a better fix" is the investigation
+    assert next_phase(None, text) is None
+    assert not fixes_again("$ " + text)  # a command says nothing
+
+
+def test_a_run_that_checks_its_fix_finds_it_wrong_and_fixes_it_again(tmp_path: Path) -> None:
+    path = tmp_path / "x__x-1.traj.json"
+    _traj(
+        path,
+        "Now let me fix the issue by anchoring the regex:",
+        "Now let me test if the fix works:",
+        again="Wait, there's an issue with my patch: the anchor drops the last line.",
+    )
+    assert _topic_openings(path) == [
+        "Now let me fix the issue by an",
+        "Now let me test if the fix wor",
+        "Wait, there's an issue with my",
+    ]
+    # the fix never announced: the check after the investigation opens a phase
+    quiet = tmp_path / "quiet.traj.json"
+    _traj(quiet, "Let me look at the code:", "Now let me test if this fixes the issue:")
+    assert _topic_openings(quiet) == ["Now let me test if this fixes "]

@@ -45,11 +45,13 @@ __all__ = [
     "Phase",
     "clean_request",
     "echoes",
+    "fixes_again",
     "is_follow_up",
     "is_request",
     "is_tool_call",
     "lands_work",
     "message_kind",
+    "next_phase",
     "phase_cue",
     "plan_step",
     "repeats",
@@ -213,6 +215,48 @@ def phase_cue(text: str) -> Phase | None:
         return "fix"
     if _VERIFY_PHASE.search(head):
         return "verify"
+    return None
+
+
+#: The agent finding its fix wrong: "a better fix", "there's an issue with my patch", "my
+#: fix breaks WHERE clauses", "the change didn't work".
+_AGAIN = re.compile(
+    r"\b(?:a|the)\s+better\s+(?:fix|approach|solution)\b"
+    r"|\b(?:issue|problem|bug|mistake|flaw)\s+(?:with|in)\s+(?:my|our|the)\s+"
+    r"(?:fix|patch|changes?|implementation)\b"
+    r"|\b(?:my|our|the)\s+(?:fix|patch|changes?)\s+(?:breaks|broke|is\s+wrong|was\s+wrong|"
+    r"is\s+incomplete|didn'?t\s+work|doesn'?t\s+work|(?:has|had)\s+(?:an?\s+)?(?:issue|problem|bug))",
+    re.I,
+)
+#: What `_AGAIN` needs in a text to match in it (one of them, in any case).
+_AGAIN_NEEDS = ("fix", "patch", "change", "approach", "solution", "implementation")
+
+
+def fixes_again(text: str) -> bool:
+    """Does the agent's message (its words, as `phase_cue` reads them) find the fix it made
+    wrong and turn to fixing it again ("Now let me think about a better fix", "Wait,
+    there's an issue with my patch", "My fix breaks WHERE clauses")?"""
+    head = _COMMAND_LINE.split(text[:400], 1)[0]
+    return _may_hold(head, _AGAIN_NEEDS) and _AGAIN.search(head) is not None
+
+
+def next_phase(phase: Phase | None, text: str, thought: bool = False) -> tuple[Phase, int] | None:
+    """The phase of its task the agent's message (prose, not a tool call) turns to from
+    `phase` (None: the investigation), and how many characters the phase in course must
+    have lasted for it to count; None if it turns to none. The fix after the
+    investigation (`phase_cue`); its check after the fix, or after the investigation when
+    the fix went unannounced ("Now let me test if this fixes the issue": it was made);
+    the fix again once the fix or its check found it wrong (`fixes_again`). A fix
+    announced again while fixing, or a check while checking, is the phase in course."""
+    cue = phase_cue(text)
+    if cue == "fix" and phase != "fix":
+        return "fix", PHASE_STRETCH
+    if cue == "verify" and phase == "fix":
+        return "verify", PHASE_STRETCH // 3  # a check may follow its fix closely
+    if cue == "verify" and phase is None and not thought:
+        return "verify", PHASE_STRETCH
+    if phase is not None and fixes_again(text):
+        return "fix", PHASE_STRETCH
     return None
 
 

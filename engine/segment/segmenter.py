@@ -22,11 +22,13 @@ and its embedding-based successors, instead:
    change; ``LANDED`` times it at the agent's first message after its work landed (a
    commit, a push, a pull request) when a task follows; ``PHASE`` at the agent's own
    announcement of its task's next phase (the fix after an investigation, then its
-   verification: `engine.segment.requests.phase_cue`, in the first paragraph of a message
-   or any of its thinking); ``PLAN`` where the agent's plan
+   verification, the fix again once it proves wrong: `engine.segment.requests.next_phase`,
+   in the first paragraph of a message or any of its thinking); ``PLAN`` where the agent's plan
    puts its next item in progress and a long stretch of the request follows
    (`engine.segment.requests.plan_step`); no topic starts before a
-   session's first request (its preamble: `TopicFrame.lead`); in markdown, times the strength
+   session's first request (its preamble: `TopicFrame.lead`), nor inside an answer of the
+   agent's that the tool passes on as the next message (`TopicFrame.held`); in markdown,
+   times the strength
    with which the unit after the gap starts a document (`engine.segment.docstruct`: front
    matter, a title, a repeated opening section, a banner; and, in a file that does
    not mark its documents for certain, the documents its words make most likely,
@@ -88,20 +90,21 @@ from chunkscope.engine.segment.merge import (
     char_counts,
 )
 from chunkscope.engine.segment.requests import (
+    ECHO_CHARS,
     FOLLOW_UP,
     LANDED,
     LANDED_STRETCH,
     PHASE,
-    PHASE_STRETCH,
     PLAN,
     PLAN_SHARE,
     PLAN_STRETCH,
     REPEAT_WINDOW,
+    Phase,
     echoes,
     is_tool_call,
     lands_work,
     message_kind,
-    phase_cue,
+    next_phase,
     plan_step,
     request_text,
     words,
@@ -364,10 +367,11 @@ def _user_texts(chunks: Sequence[Chunk]) -> dict[int, str]:
 
 def _structure(
     chunks: Sequence[Chunk], sizes: IntArray | None = None
-) -> tuple[FloatArray, DocStructure | None, _DocGaps, int]:
+) -> tuple[FloatArray, DocStructure | None, _DocGaps, int, npt.NDArray[np.bool_]]:
     """`structure_points`, the `DocStructure` of the markdown units (None if none),
-    what it says per gap (`_DocGaps`), and how many gaps open the file before its
-    first user request (no topic starts there: `TopicFrame.lead`)."""
+    what it says per gap (`_DocGaps`), how many gaps open the file before its first
+    user request (no topic starts there: `TopicFrame.lead`), and the gaps inside an
+    answer the tool passes on (`TopicFrame.held`)."""
     n = len(chunks)
     out = np.zeros(max(n - 1, 0))
     totals = (sizes if sizes is not None else char_counts(chunks)).tolist()
@@ -382,10 +386,12 @@ def _structure(
     lands: list[int] = []  # the units where work landed
     turns_to: list[tuple[int, int]] = []  # (gap, unit) where the agent turned after
     starts = _offsets(np.asarray(totals, dtype=np.int64))
-    phase: str | None = None  # the agent's phase of the request in course (`phase_cue`)
+    phase: Phase | None = None  # the agent's phase of the request in course (`phase_cue`)
     phase_from = 0  # where it began (a char offset)
     said: tuple[int, int] | None = None  # (gap, unit) where the agent's last words began
-    said_text: str | None = None  # the first paragraph of the agent's last message
+    said_text: str | None = None  # the opening of the agent's last message (`echoes`)
+    said_index: object = None  # that message's turn index
+    held = np.zeros(max(n - 1, 0), dtype=bool)  # no topic starts there (`TopicFrame.held`)
     step: str | None = None  # the item of the agent's plan in progress, in this request
     steps: list[tuple[int, int]] = []  # (gap, unit) where another item of the plan began
     step_ends: list[int] = []  # the units where a plan's item or a request began
@@ -423,6 +429,15 @@ def _structure(
                     )
                     if kind == "request":
                         recent.append(words(request_text(text) or ""))
+                    if (
+                        kind == "none"
+                        and said is not None
+                        and said_text is not None
+                        and echoes(text, said_text)
+                    ):
+                        # the tool passing the agent's answer on: from inside that
+                        # answer to its echo, one topic
+                        held[max(said[0] + 1, 0) : max(gap + 1, 0)] = True
                     if kind == "none":
                         # a report, an interruption, a command: the topic in course
                         prev_role, prev_index, asked = t.role, t.turn_index, False
@@ -450,14 +465,10 @@ def _structure(
                             turns_to.append((gap, j))
                     said = (gap, j)
                     if t.role == "Bot":
-                        said_text = t.text
-                    cue = phase_cue(t.text)
-                    # the fix after an investigation, once (a fix announced again after
-                    # more reading is the same phase); its check may follow it closely
-                    order = (None,) if cue == "fix" else ("fix",) if cue else ()
-                    least = PHASE_STRETCH if cue == "fix" else PHASE_STRETCH // 3
-                    if phase in order and starts[j] - phase_from >= least:
-                        phase, phase_from = cue, int(starts[j])
+                        said_text, said_index = t.text, t.turn_index
+                    turn = next_phase(phase, t.text, t.role == THINKING_ROLE)
+                    if turn is not None and starts[j] - phase_from >= turn[1]:
+                        phase, phase_from = turn[0], int(starts[j])
                         point = PHASE
                 if t.timestamp is not None and prev_ts is not None:
                     with contextlib.suppress(TypeError):  # aware against naive: unknown
@@ -468,16 +479,22 @@ def _structure(
                             point = 1.0
                 if point > 0 and 0 <= gap < n - 1:
                     out[gap] = max(out[gap], point)
+            elif (
+                t.role == "Bot"
+                and said_text is not None
+                and t.turn_index == said_index
+                and len(said_text) < ECHO_CHARS
+            ):
+                # the answer's next paragraph: its opening, as far as an echo is compared
+                said_text += "\n\n" + t.text
             elif said is not None and t.role == THINKING_ROLE:
                 # a later paragraph of the agent's thinking (a reasoning model thinks in
                 # many; a message says what it does next in its first): its announcement
                 # opens the phase where the message began
-                cue = phase_cue(t.text)
-                order = (None,) if cue == "fix" else ("fix",) if cue else ()
-                least = PHASE_STRETCH if cue == "fix" else PHASE_STRETCH // 3
+                turn = next_phase(phase, t.text, True)
                 at_gap, at = said
-                if phase in order and starts[at] - phase_from >= least:
-                    phase, phase_from = cue, int(starts[at])
+                if turn is not None and starts[at] - phase_from >= turn[1]:
+                    phase, phase_from = turn[0], int(starts[at])
                     if 0 <= at_gap < n - 1:
                         out[at_gap] = max(out[at_gap], PHASE)
             prev_role, prev_index = t.role, t.turn_index
@@ -508,7 +525,7 @@ def _structure(
     opened = np.zeros(max(n - 1, 0), dtype=bool)
     first = 0 if lead is None else max(lead + 1, 0)
     if not pieces:
-        return out, None, _DocGaps(headings, fixed, opened), first
+        return out, None, _DocGaps(headings, fixed, opened), first, held
     found = document_starts(pieces)
     for gap, strength, level in zip(piece_gaps, found.strength, found.level, strict=True):
         if 0 <= gap < n - 1:
@@ -520,7 +537,7 @@ def _structure(
         for piece in pieces_of:
             if 0 <= piece_gaps[piece] < n - 1:
                 mask[piece_gaps[piece]] = True
-    return out, found, _DocGaps(headings, fixed, opened), first
+    return out, found, _DocGaps(headings, fixed, opened), first, held
 
 
 #: `split_ranks`' values: a heading of level L ranks ``HEADING_RANK - L`` (a level-1
@@ -634,6 +651,10 @@ class TopicFrame:
     #: front matter, a title, a repeated opening, a document its words find); it is a
     #: candidate even when a deeper gap lies within half a window (short documents)
     documents: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    #: per gap of a session: inside an answer of the agent's that the tool passes on as
+    #: the next user message (aider's architect mode hands its plan to the editor model),
+    #: from the answer's second unit to that message: no topic starts there
+    held: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
     #: the block similarity and depth of every gap by topic window (`window_depths`):
     #: a step of another knob (depth, structure, min size, the cap) or a sweep over one
     #: reuses them; filled as windows are asked for, read-only arrays
@@ -745,7 +766,7 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     sizes = char_counts(chunks)
     cum = _unit_prefix(v) if len(chunks) >= 2 else np.zeros((0, 0), dtype=np.float32)
     chars = _offsets(sizes)
-    structure, docs, gaps, lead = _structure(chunks, sizes)
+    structure, docs, gaps, lead, held = _structure(chunks, sizes)
     if docs is not None and len(chunks) >= 2:
         if len(docs.opened) >= EXPLICIT_STARTS:
             # front matter (or title lines) marks the documents: only they and
@@ -756,7 +777,17 @@ def frame(chunks: Sequence[Chunk], vectors: npt.ArrayLike) -> TopicFrame:
     headings = gaps.headings
     documents = structure >= 1.0 if docs is not None else np.zeros(0, dtype=bool)
     return TopicFrame(
-        chunks, v, sizes, chars, cum, structure, split_ranks(chunks), headings, lead, documents
+        chunks,
+        v,
+        sizes,
+        chars,
+        cum,
+        structure,
+        split_ranks(chunks),
+        headings,
+        lead,
+        documents,
+        held,
     )
 
 
@@ -776,6 +807,8 @@ def gap_scores(
     sims, depth, lo, hi = f.window_depths(params.topic_window)
     struct = f.structure * params.topic_structure
     score = depth + struct
+    if len(f.held) == n - 1 and f.held.any():
+        score = np.where(f.held, np.minimum(score, 0.0), score)  # no topic starts there
     candidate = score >= _RangeMax(score).query(lo, hi)
     if len(f.documents) == n - 1:
         candidate |= f.documents  # each document start its own, however short
