@@ -167,3 +167,48 @@ def _one_package() -> Iterator[None]:
     strays = _strays()
     if strays:
         pytest.fail(f"imported outside the chunkscope package: {', '.join(sorted(strays)[:5])}")
+
+
+#: Whether the running test's apps paint their screen updates (`_skip_headless_paint`).
+_paint = bool(os.environ.get("CHUNKSCOPE_TEST_PAINT"))
+
+
+def _skip_headless_paint() -> None:
+    """A headless app (every `run_test()`) still renders each screen update into strips
+    that its driver then throws away: a third of a workbench test's CPU (40 -> 25 s of
+    CPU over the 20 tests of two walk files). What most tests read is rendered when they
+    ask (`render_line`, `export_screenshot`), so their apps clear what an update would
+    have painted instead of painting it. A test that reads what painting leaves behind
+    (the SVG snapshots, the strips and pickers that size themselves as they draw) is
+    marked ``paints`` (`snap_compare` tests are, by their fixture), and its apps paint as
+    Textual does; CHUNKSCOPE_TEST_PAINT=1 paints in every test."""
+    from textual.screen import Screen
+
+    original: Any = Screen._compositor_refresh
+
+    def refresh(self: Any) -> None:
+        app = self.app
+        if _paint or not app.is_headless or app.is_inline or self is not app.screen:
+            original(self)
+            return
+        self._compositor._dirty_regions.clear()
+        self._dirty_widgets.clear()
+        app._update_mouse_over(self)
+
+    Screen._compositor_refresh = refresh  # type: ignore[method-assign]
+
+
+_skip_headless_paint()
+
+
+@pytest.fixture(autouse=True)
+def _paint_when_the_test_reads_it(request: pytest.FixtureRequest) -> Iterator[None]:
+    global _paint
+    before = _paint
+    _paint = (
+        before
+        or request.node.get_closest_marker("paints") is not None
+        or "snap_compare" in request.fixturenames
+    )
+    yield
+    _paint = before

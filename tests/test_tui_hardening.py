@@ -169,6 +169,7 @@ async def test_broken_tool_calls_open(corpus: dict[str, Path]) -> None:
         assert_sane(app)
 
 
+@pytest.mark.paints
 async def test_20000_headings_open_as_a_long_virtual_list(corpus: dict[str, Path]) -> None:
     app = make_app(corpus["md_many_headings"])
     async with app.run_test(size=SIZE) as pilot:

@@ -101,6 +101,7 @@ async def _marks_sharing_a_column(pilot: Any, app: ChunkscopeApp) -> None:
     await until(pilot, lambda: bool(strip.marks))
 
 
+@pytest.mark.paints
 @pytest.mark.parametrize("theme", ["dark", "light"])
 async def test_at_100x30_the_legend_names_every_glyph_drawn_with_marks(theme: str) -> None:
     app = make_app()
@@ -130,6 +131,7 @@ async def test_at_100x30_the_legend_names_every_glyph_drawn_with_marks(theme: st
         assert all(len(row) <= strip.size.width for row in legend.splitlines())
 
 
+@pytest.mark.paints
 async def test_at_100x30_a_compare_strip_with_marks_names_every_glyph_drawn() -> None:
     app = make_app()
     async with app.run_test(size=NARROW) as pilot:

@@ -349,6 +349,7 @@ def _picker_folder(tmp: Path) -> Path:
     return folder
 
 
+@pytest.mark.paints
 @pytest.mark.parametrize("size", [NARROW, SIZE], ids=["100x30", "160x48"])
 async def test_the_picker_cuts_names_with_an_ellipsis_rows_on_one_line_markdown_no_session(
     tmp_path: Path, size: tuple[int, int]

@@ -252,6 +252,7 @@ async def test_cut_lines_with_partial_marks_have_single_separators_in_compare() 
         assert checked, "no cut outside the marks was drawn"
 
 
+@pytest.mark.paints
 async def test_at_100x30_the_strip_legend_and_the_tabs_say_what_160x48_says() -> None:
     """Issue 35: at 100x30 the strip had no legend row (its glyphs, the cap, the
     bucket's size), the Summary tab did not say its chunk, nor the Recap tab its count."""

@@ -84,6 +84,7 @@ async def test_the_wide_strips_legend_names_only_the_cut_glyphs_it_draws() -> No
                 assert glyph in cuts_row, (reason, cuts_row)
 
 
+@pytest.mark.paints
 async def test_each_compare_strip_counts_its_own_chunks_per_column() -> None:
     import re
 

@@ -190,6 +190,7 @@ async def test_marks_are_drawn_where_they_were_set_and_auto_tune_names_their_lin
         await pilot.press("escape")
 
 
+@pytest.mark.paints
 @pytest.mark.parametrize("size", [SIZE, (100, 30)])
 async def test_compare_strips_say_the_cuts_and_the_cap_in_force(size: tuple[int, int]) -> None:
     from chunkscope.tui.widgets.similarity_strip import SimilarityStrip

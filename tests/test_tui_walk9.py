@@ -85,6 +85,7 @@ async def test_the_search_context_line_keeps_to_its_row_beside_the_ranker(
             assert shown.rstrip() != forms[0] and status.tooltip == forms[0]
 
 
+@pytest.mark.paints
 async def test_the_selected_search_hit_keeps_its_rank_on_the_strip() -> None:
     """At 100x30 the ▲ of the selected chunk stood on its rank: the best hit, selected
     first, showed no ``1`` (walk 9, 2). Each hit selected in turn keeps its rank in its
@@ -274,6 +275,7 @@ def test_a_wide_name_is_cut_between_its_characters_without_a_stray_space() -> No
     assert _cut(name, 6) == "日本…" and cut_middle(name, 12) == "日本語…jsonl"
 
 
+@pytest.mark.paints
 @pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
 async def test_the_picker_gives_a_folder_of_long_names_the_width(
     tmp_path: Any, size: tuple[int, int]
