@@ -76,7 +76,8 @@ segmentation):
   in-sample; held-out says whether tuning on dev raises the hit rate over the default;
 - ``chunkscope search`` / ``chunkscope tuned on dev search`` (``own`` protocol):
   chunkscope's own context, ``score_queries(pipe.search_index(), queries,
-  SearchParams(ranker, budget))`` (`engine.search.core`): each of the best chunks lends
+  SearchParams(ranker, budget))`` (`engine.search.core`): under bm25 a chunk's score
+  adds 0.15 of its neighbours' in its topic (``adjacent``); each of the best chunks lends
   its neighbours in its topic half its score; chunks are taken whole by that priority
   while they fit, at most 10, a chunk that does not fit in what is left being passed
   over for the next one that does; the room left then takes the start of the best
