@@ -385,12 +385,14 @@ def available(sessions: Path = SESSIONS_DIR) -> tuple[list[RealSession], list[Re
 
 
 FACTS_DIR = ROOT / "bench" / "recap_facts"
+RETRIEVAL_DIR = ROOT / "bench" / "retrieval_data"
 
 
 def sources() -> list[tuple[str, str, str, str]]:
     """Every file the real-data benches read that is not committed, once each:
     ``(repository, commit, path in it, file name under SESSIONS_DIR)``, from the marked
-    sessions here and the recap bench's ``bench/recap_facts/*.json``."""
+    sessions here, the recap bench's ``bench/recap_facts/*.json`` and the retrieval query
+    sets ``bench/retrieval_data/*.queries.json`` that name a ``source``."""
     found: dict[str, tuple[str, str, str, str]] = {}
     for s in SESSIONS:
         if s.fixture is None and s.local is not None:
@@ -400,6 +402,11 @@ def sources() -> list[tuple[str, str, str, str]]:
         src, name = data["source"], data["file"]
         if "/" not in name:  # a committed fixture is named by its path
             found.setdefault(name, (src["repo"], src["commit"], src["path"], name))
+    for qset in sorted(RETRIEVAL_DIR.glob("*.queries.json")):
+        data = json.loads(qset.read_text(encoding="utf-8"))
+        src, rel = data.get("source"), Path(data["file"])
+        if src is not None and rel.parent == SESSIONS_DIR.relative_to(ROOT):
+            found.setdefault(rel.name, (src["repo"], src["commit"], src["path"], rel.name))
     return list(found.values())
 
 

@@ -2,8 +2,8 @@
 
 Run from the repository root, in chunkscope's venv::
 
-    python bench/retrieval.py [--split dev|heldout|all] [--budget 1000] [--sets GLOB[,GLOB]]
-        [--rankers bm25,embed] [--embedder lexical|e5] [--speed | --no-speed]
+    python bench/retrieval.py [--split dev|heldout|heldout2|all] [--budget 1000]
+        [--sets GLOB[,GLOB]] [--rankers bm25,embed] [--embedder lexical|e5] [--speed | --no-speed]
         [--peer-python /work/benchvenv/bin/python] [--json OUT]
 
 The peers run in a separate venv so that chunkscope's dependencies stay untouched::
@@ -20,8 +20,9 @@ venv (``--peer-python ''`` or a path that does not exist) the peer rows print as
 What it measures
 ----------------
 The query sets `bench/retrieval_data/*.queries.json` (see SOURCES.md there): each names
-one file (an agent session or a markdown document), its split (dev, heldout: split by
-file) and questions whose answers are exact substrings of the file's decoded text.
+one file (an agent session or a markdown document), its split (dev, heldout, heldout2:
+split by file; heldout2 was written after the others had been looked at, on new sources)
+and questions whose answers are exact substrings of the file's decoded text.
 ``--sets`` selects sets by name (comma-separated globs).
 
 Every chunker cuts the same text:
@@ -75,7 +76,8 @@ segmentation):
   in-sample; held-out says whether tuning on dev raises the hit rate over the default;
 - ``chunkscope search`` / ``chunkscope tuned on dev search`` (``own`` protocol):
   chunkscope's own context, ``score_queries(pipe.search_index(), queries,
-  SearchParams(ranker, budget))`` (`engine.search.core`): each of the best chunks lends
+  SearchParams(ranker, budget))`` (`engine.search.core`): under bm25 a chunk's score
+  adds 0.15 of its neighbours' in its topic (``adjacent``); each of the best chunks lends
   its neighbours in its topic half its score; chunks are taken whole by that priority
   while they fit, at most 10, a chunk that does not fit in what is left being passed
   over for the next one that does; the room left then takes the start of the best
@@ -142,7 +144,7 @@ DATA = ROOT / "bench" / "retrieval_data"
 DEFAULT_PEER_PYTHON = Path("/work/benchvenv/bin/python")
 JOIN = "\n\n"  # between two chunks of a context (as `engine.search.CONTEXT_JOIN`)
 RECALL_K = 5
-SPLITS = ("dev", "heldout")
+SPLITS = ("dev", "heldout", "heldout2")
 KINDS = ("session", "docs")
 SEARCH_RANKERS = ("bm25", "embed", "fusion")
 EMBEDDERS = ("lexical", "e5")

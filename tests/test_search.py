@@ -95,6 +95,37 @@ def test_neighbours_never_cross_a_topic_start() -> None:
     assert [r.chunk for r in c.results] == [1]
 
 
+def test_bm25_adds_a_share_of_the_neighbours_scores_in_the_topic() -> None:
+    """A matching chunk between two matching chunks of its topic outranks a lone match
+    of the same own score; neighbours across a topic start lend nothing, and a chunk
+    with no word of the question still ranks nowhere."""
+    texts = [
+        "alpha notes",  # topic 0
+        "beta gamma",  # topic 1: a lone match
+        "delta epsilon",
+        "alpha notes",  # topic 2: the same match between two others
+        "beta gamma",
+        "alpha notes",
+    ]
+    idx = index(texts, topics=[0, 1, 1, 2, 2, 2])
+    own = idx.scores(["alpha beta"], "bm25")[0]
+    assert own[1] == own[4] > 0 and own[2] == 0
+    plain = idx.search("alpha beta", SearchParams(adjacent=0))
+    assert plain.ranking.index(1) < plain.ranking.index(4)  # a tie: the earlier first
+    share = SearchParams().adjacent
+    assert share > 0
+    lent = idx.scores(["alpha beta"], "bm25", share)[0]
+    assert lent[4] == pytest.approx(own[4] + share * (own[3] + own[5]))
+    assert lent[1] == own[1]  # chunk 0 is another topic, chunk 2 matches nothing
+    assert lent[0] == own[0] < lent[3]
+    assert lent[2] == 0
+    a = idx.search("alpha beta")
+    assert a.ranking.index(4) < a.ranking.index(1)
+    assert 2 not in a.ranking
+    with pytest.raises(ValueError):
+        SearchParams(adjacent=1.5)
+
+
 def test_whole_chunks_that_fit_first_then_the_best_passed_over_cut_into_the_rest() -> None:
     texts = ["alpha beta " * 200, "alpha " * 3, "beta gamma"]
     idx = SearchIndex([chunk(t, i + 1) for i, t in enumerate(texts)], [0, 1, 2], COUNTER)

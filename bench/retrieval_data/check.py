@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from chunkscope.engine.read.parse import load  # noqa: E402
 
 FORMATS = {"claude-code", "codex", "mini-swe-agent", "aider", "gemini-cli", "markdown"}
-SPLITS = {"dev", "heldout"}
+SPLITS = {"dev", "heldout", "heldout2"}
 
 
 def decoded_text(path: Path) -> str:

@@ -3,7 +3,11 @@
 `SearchIndex` holds the merged chunks of one run (their texts, topics, lines and token
 counts) and answers a question in three steps:
 
-1. **rank** every chunk with the ranker (`engine.search.rankers`);
+1. **rank** every chunk with the ranker (`engine.search.rankers`); under ``bm25`` a
+   chunk that scores above 0 adds `adjacent` times the scores of its two neighbours in
+   the same topic (the words of a question often sit in the paragraph beside its
+   answer: a chunk between two that match outranks a lone match of the same score). A
+   chunk with no word of the question still ranks nowhere;
 2. **widen**: each of the `top` best chunks lends its neighbours in the same topic a
    priority of ``neighbours`` times its own (scores scaled so the best chunk is 1):
    the chunk that ranks first often holds the question's words while the answer
@@ -87,6 +91,15 @@ class SearchParams:
         1000, "tokens the context may hold (never exceeded)", flag="--budget", minimum=1
     )
     top: int = knob(10, "chunks in the context at most", flag="--top", minimum=1, metavar="K")
+    adjacent: float = knob(
+        0.15,
+        "the bm25 ranker: a chunk's score adds this share of its neighbours' in its topic "
+        "(0: each chunk alone)",
+        flag="--adjacent",
+        minimum=0,
+        maximum=1,
+        metavar="X",
+    )
     neighbours: float = knob(
         0.5,
         "a top chunk's neighbours in its topic rank at this share of its score (0: no neighbours)",
@@ -106,7 +119,7 @@ class Result:
 
     rank: int  # 1-based place in the context
     chunk: int  # index of the merged chunk
-    score: float  # the ranker's score of the chunk itself
+    score: float  # the ranker's score of the chunk (bm25: with its neighbours' share)
     tokens: int  # tokens of `text`
     text: str
     lines: tuple[int, int] | None
@@ -241,6 +254,9 @@ class SearchIndex:
         self.lines = [c.lines for c in self.chunks]
         self.counter = counter
         self.tokens = counter.count_many(self.texts)
+        # after chunk i: whether chunk i + 1 is in the same topic
+        topics = np.asarray(self.topic_of)
+        self._same_topic = topics[1:] == topics[:-1]
         self._bm25: BM25Index | None = None
         self._embed = embed
 
@@ -251,12 +267,21 @@ class SearchIndex:
             self._bm25 = BM25Index(self.texts)
         return self._bm25
 
-    def scores(self, queries: Sequence[str], ranker: str = DEFAULT_RANKER) -> list[FloatArray]:
-        """Each question's score of every chunk under `ranker`."""
+    def scores(
+        self, queries: Sequence[str], ranker: str = DEFAULT_RANKER, adjacent: float = 0.0
+    ) -> list[FloatArray]:
+        """Each question's score of every chunk under `ranker` (``bm25``: with `adjacent`
+        times its neighbours' in the topic, `with_adjacent`; fusion fuses the plain BM25
+        ranking, which measured better there)."""
         if ranker not in RANKERS:
             raise ValueError(f"ranker must be one of {', '.join(RANKERS)}, got {ranker!r}")
         n = len(self.chunks)
-        lexical = [self.bm25.scores(q) for q in queries] if ranker != "embed" else []
+        share = adjacent if ranker == "bm25" else 0.0
+        lexical = (
+            [self.with_adjacent(self.bm25.scores(q), share) for q in queries]
+            if ranker != "embed"
+            else []
+        )
         if ranker == "bm25":
             return lexical
         if self._embed is None:
@@ -270,6 +295,17 @@ class SearchIndex:
             for lex, den in zip(lexical, dense, strict=True)
         ]
 
+    def with_adjacent(self, scores: FloatArray, share: float) -> FloatArray:
+        """`scores` where each chunk that scores above 0 adds `share` times the scores of
+        the chunks before and after it in the same topic (a chunk at 0 stays at 0)."""
+        if share <= 0 or len(scores) < 2:
+            return scores
+        same = self._same_topic
+        lent = np.zeros_like(scores)
+        lent[1:] += np.where(same, scores[:-1], 0.0)  # from the chunk before
+        lent[:-1] += np.where(same, scores[1:], 0.0)  # from the chunk after
+        return np.where(scores > 0, scores + share * lent, scores)
+
     def search(self, query: Query | str, params: SearchParams | None = None) -> Answer:
         """The answer to one question (see `search_many`)."""
         return self.search_many([query], params)[0]
@@ -280,7 +316,7 @@ class SearchIndex:
         """Each question's context (`Answer`), under one set of `params`."""
         p = params or SearchParams()
         qs = [q if isinstance(q, Query) else Query(q) for q in queries]
-        all_scores = self.scores([q.query for q in qs], p.ranker) if qs else []
+        all_scores = self.scores([q.query for q in qs], p.ranker, p.adjacent) if qs else []
         return [self._answer(q, s, p) for q, s in zip(qs, all_scores, strict=True)]
 
     def _answer(self, query: Query, scores: FloatArray, p: SearchParams) -> Answer:
