@@ -1119,9 +1119,12 @@ class Pipeline:
                     pinned,
                     excluded,
                     headings,
+                    plain=plain,
                 )
         candidates = self.candidates(scorer, memories=memories, alpha=alpha, progress=progress)
-        return compose(candidates, sections, budget, self.counter, pinned, excluded, headings)
+        return compose(
+            candidates, sections, budget, self.counter, pinned, excluded, headings, plain=plain
+        )
 
     def sections(self) -> list[Section]:
         """The recap's procedural sections of the log (`engine.recap.sections`), unfitted:

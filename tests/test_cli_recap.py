@@ -103,6 +103,7 @@ def test_output_file_is_written_atomically(
     log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     target = tmp_path / "workspace" / "_recap.md"
+    target.parent.mkdir()  # a missing folder is refused (below)
     code, out, err = run(capsys, "recap", str(log), "-o", str(target), *CAP)
     assert code == 0
     assert out == ""
@@ -414,3 +415,42 @@ def test_no_chunk_of_a_trajectory_is_its_template_s_closing_tag(
         assert not [c["text"] for c in data[key] if "pr_description>" in c["text"]]
     code, _, err = run(capsys, "recap", str(path))
     assert code == 0 and "no summary" not in err
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "json"])
+def test_output_into_a_missing_folder_is_refused_as_every_writer_does(
+    log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    """`recap -o missing/dir/x.md` created the folders (walk 16, 10); `chunk`, `search`,
+    `report` and `eval` say `cannot write ...: No such file or directory` and exit 2."""
+    target = tmp_path / "missing" / "dir" / "x.md"
+    code, out, err = run(capsys, "recap", str(log), "--format", fmt, "-o", str(target), *CAP)
+    assert code == 2 and out == ""
+    assert (
+        err.strip().splitlines()[-1].endswith(f"cannot write {target}: No such file or directory")
+    )
+    assert not (tmp_path / "missing").exists()
+
+
+def test_the_hooks_own_recap_file_still_gets_its_folders(tmp_path: Path) -> None:
+    from chunkscope.engine.recap.core import save_recap
+
+    target = tmp_path / "store" / "sub" / "recap.md"
+    with pytest.raises(FileNotFoundError):
+        save_recap(target, "x\n")
+    assert save_recap(target, "x\n", parents=True).read_text() == "x\n"
+
+
+def test_a_markdown_file_at_a_tiny_budget_holds_it_and_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`recap architecture_guide.md --budget 20` printed 43 tokens (walk 16, 2): a file
+    without a task now gets an empty recap and a note, as a log's too small budget does."""
+    code, out, err = run(capsys, "recap", str(SAMPLES / "architecture_guide.md"), "--budget", "20")
+    assert code == 0 and out == ""
+    assert "0/20 tokens" in err and "too small for even the smallest summary" in err
+    assert "over the budget" not in err
+    code, out, err = run(
+        capsys, "recap", str(SAMPLES / "architecture_guide.md"), "--budget", "20", "--plain"
+    )
+    assert code == 0 and out and "the newest summary alone is over the budget" in err

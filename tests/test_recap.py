@@ -421,6 +421,7 @@ def test_select_is_fast_for_200_candidates() -> None:
 def test_save_and_load_round_trip(tmp_path: Path) -> None:
     path = tmp_path / "workspace" / "_recap.md"
     assert load_recap(path) is None
+    path.parent.mkdir()  # a user's path: its folder must exist (walk 16, 10)
     save_recap(path, "First.\n\nSecond.\n")
     assert path.read_text() == "First.\n\nSecond.\n"
     assert load_recap(path) == "First.\n\nSecond."

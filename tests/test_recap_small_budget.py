@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from chunkscope.engine.pipeline import Pipeline, PipelineParams
 from chunkscope.engine.recap.core import compose
@@ -59,3 +61,47 @@ def test_a_budget_too_small_for_the_task_gives_an_empty_recap() -> None:
     fits = compose([], [task], 8, COUNTER)
     assert not fits.task_left_out and fits.text.startswith("## Task\nPort")
     assert COUNTER.count(fits.text) <= 8
+
+
+#: Every sample log and markdown file and every fixture the readers take (walk 16, 2:
+#: a file without a task section went over the budget with its newest summary).
+BUDGET_FILES = sorted(
+    str(p.relative_to(ROOT))
+    for p in [*(ROOT / "sample_logs").iterdir(), *(ROOT / "tests/fixtures").glob("*/*")]
+    if p.is_file() and p.suffix in {".jsonl", ".json", ".md"} and p.name != "SOURCES.md"
+)
+_PIPES: dict[str, Pipeline] = {}
+
+
+def _pipe(name: str) -> Pipeline:
+    if name not in _PIPES:
+        _PIPES[name] = Pipeline(str(ROOT / name), PipelineParams(collapse=True))
+    return _PIPES[name]
+
+
+@pytest.mark.parametrize("name", BUDGET_FILES)
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(budget=st.integers(min_value=1, max_value=400))
+def test_the_recap_never_exceeds_the_budget(name: str, budget: int) -> None:
+    """Without `--plain` the recap holds at any budget, a task or not; when nothing fits
+    it is empty and says why. The seed's recap (`plain`) still keeps the newest summary."""
+    pipe = _pipe(name)
+    sel = pipe.recap(budget=budget)
+    assert COUNTER.count(sel.text) <= budget and sel.used_tokens <= budget
+    assert not sel.newest_over_budget
+    if not sel.text and any(c.text for c in sel.candidates):
+        assert sel.task_left_out or sel.summary_left_out
+    assert pipe.recap(budget=budget, every_summary=False).text == sel.text
+
+
+@pytest.mark.parametrize(
+    "name", ["sample_logs/architecture_guide.md", "sample_logs/shell_cookbook.md"]
+)
+def test_a_file_without_a_task_at_a_small_budget_is_empty_and_says_so(name: str) -> None:
+    """`recap architecture_guide.md --budget 20` printed 43 tokens; `--plain` still does."""
+    pipe = _pipe(name)
+    sel = pipe.recap(budget=5)
+    assert sel.text == "" and sel.used_tokens == 0 and sel.summary_left_out
+    assert not sel.newest_over_budget and not any(c.selected for c in sel.candidates)
+    seed = pipe.recap(budget=5, plain=True)
+    assert seed.newest_over_budget and seed.used_tokens > 5 and not seed.summary_left_out

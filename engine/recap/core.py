@@ -15,10 +15,11 @@ first, then by score (newer first on ties); each is added when the *rendered*
 recap, separators and the final newline included, still counts at most
 ``budget`` tokens with the given counter, otherwise it is skipped and smaller
 ones are still tried. Excluded candidates are never taken. The picks are shown
-in chronological order. If nothing fits at all, the newest candidate that is not
-excluded is included alone and ``newest_over_budget`` is True (the reference
-always keeps the newest summary; this makes it visible). That is the only way
-the recap can exceed the budget.
+in chronological order. If nothing fits at all, the seed's recap (``keep_newest``,
+`compose`'s ``plain``) includes the newest candidate that is not excluded alone and
+``newest_over_budget`` is True (the reference always keeps the newest summary; this
+makes it visible). That is the only way the recap can exceed the budget; every other
+recap is then empty and ``summary_left_out`` says so.
 
 Rendering (`render_recap`): one paragraph per picked chunk, its summary text
 (the 2-4 sentence summary; the abstract only when the summary is empty), in
@@ -373,6 +374,9 @@ class Selection:
     #: The log has a task but the budget is too small for even its first word: the
     #: recap is empty rather than over the budget or without the task.
     task_left_out: bool = False
+    #: The log has no sections (no task) and not even the smallest summary fits: the
+    #: recap is empty rather than over the budget (every recap but the seed's, `--plain`).
+    summary_left_out: bool = False
     #: Merged chunks that `compose_lazy` left out of `candidates` (not summarized: none
     #: of them could be in the recap), and how many of those have no summary.
     unlisted: int = 0
@@ -460,13 +464,16 @@ def select(
     prefix: str = "",
     dedupe: bool = False,
     room_left: list[int | None] | None = None,
+    keep_newest: bool = True,
 ) -> Selection:
     """Pick candidates for a recap of at most `budget` tokens (see the module docstring).
 
     `pinned` and `excluded` are candidate indices (``Candidate.index``), added
     to the candidates' own flags; a candidate both pinned and excluded is
     excluded. The rendered recap's real token count never exceeds `budget`
-    unless ``newest_over_budget`` is True.
+    unless ``newest_over_budget`` is True. Without `keep_newest` (every recap but the
+    seed's) the newest summary is never forced in: when nothing fits, the recap is empty
+    and ``summary_left_out`` says so.
 
     `prefix` (the procedural sections) comes first and counts in the budget; the
     summaries follow under `SUMMARIES_HEADING`. The caller keeps the prefix within
@@ -476,7 +483,7 @@ def select(
 
     `room_left` (for `compose_lazy`), when given, gets the most tokens a paragraph ranked
     after every candidate could have and still be tried, or None when the newest
-    would be forced in (nothing kept, no prefix).
+    would be forced in (nothing kept, no prefix, `keep_newest`).
     """
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
         raise ValueError(f"budget must be an integer >= 0, got {budget!r}")
@@ -529,12 +536,15 @@ def select(
             used = real
 
     if room_left is not None:
-        kept_any = prefix or any(blocks[i] for i in chosen)
+        kept_any = prefix or any(blocks[i] for i in chosen) or not keep_newest
         room_left.append(budget + _SEAM_SLACK - used - (sep if used else 0) if kept_any else None)
     newest_over = False
+    left_out = False
     if not prefix and not any(blocks[i] for i in chosen) and eligible:
         newest = max(i for i in eligible if blocks[i]) if any(blocks[i] for i in eligible) else -1
-        if newest >= 0:
+        if newest >= 0 and not keep_newest:
+            left_out = True  # nothing fits, and nothing goes over the budget in its place
+        elif newest >= 0:
             chosen.add(newest)
             used = counter.count(render(chosen))
             newest_over = used > budget
@@ -577,6 +587,7 @@ def select(
         tokenizer=str(getattr(counter, "name", "")),
         order=[cands[i].index for i in priority],
         prefix=prefix,
+        summary_left_out=left_out,
     )
 
 
@@ -713,6 +724,7 @@ def compose(
     headings: bool = False,
     *,
     room_left: list[int | None] | None = None,
+    plain: bool = False,
 ) -> Selection:
     """The recap of procedural `sections` (`engine.recap.sections`) and the summaries of
     `candidates`, at most `budget` tokens of `counter` in all.
@@ -726,7 +738,10 @@ def compose(
     never without the task. When the summaries leave budget over (a session of few merged
     chunks), the sections are fitted again in all that is left, the summaries picked
     staying as they are. Without sections (none, or none with lines) this is `select` of
-    the candidates alone. `room_left`: as for `select`, of the first selection.
+    the candidates alone, within the budget too: when not even a summary fits, the recap
+    is empty and says so (``summary_left_out``); only the seed's recap (`plain`) keeps
+    the newest summary over the budget (``newest_over_budget``). `room_left`: as for
+    `select`, of the first selection.
     """
     from chunkscope.engine.recap.sections import TASK_FLOOR, fit_sections, render_sections
 
@@ -742,6 +757,7 @@ def compose(
             headings,
             dedupe=True,
             room_left=room_left,
+            keep_newest=plain,
         )
     left_out = set(excluded) | {c.index for c in candidates if c.excluded}
     pins = (set(pinned) | {c.index for c in candidates if c.pinned}) - left_out
@@ -781,6 +797,7 @@ def compose(
         prefix=prefix,
         dedupe=True,
         room_left=room_left,
+        keep_newest=plain,
     )
     spare = budget - chosen.used_tokens
     if spare > 8:
@@ -799,6 +816,7 @@ def compose(
             headings,
             prefix=render_sections(wider),
             dedupe=True,
+            keep_newest=plain,
         )
         if again.used_tokens <= budget and {c.index for c in again.selected} == set(keep):
             flags = {c.index: c for c in chosen.candidates}
@@ -833,6 +851,8 @@ def compose_lazy(
     pinned: Iterable[int] = (),
     excluded: Iterable[int] = (),
     headings: bool = False,
+    *,
+    plain: bool = False,
 ) -> Selection:
     """`compose` of `count` merged chunks summarizing only the candidates it needs: the
     same recap (text, picks, tokens, sections), with `Selection.candidates` listing only
@@ -867,7 +887,15 @@ def compose_lazy(
         head = sorted(priority[:size])
         room: list[int | None] = []
         chosen = compose(
-            candidates_of(head), sections, budget, counter, pins, (), headings, room_left=room
+            candidates_of(head),
+            sections,
+            budget,
+            counter,
+            pins,
+            (),
+            headings,
+            room_left=room,
+            plain=plain,
         )
         left = room[0] if room else None
         settled = left is not None and rest[size] > left  # none after the head fits
@@ -890,13 +918,15 @@ def compose_lazy(
 # --------------------------------------------------------------------------- files
 
 
-def save_recap(path: str | Path, text: str) -> Path:
+def save_recap(path: str | Path, text: str, *, parents: bool = False) -> Path:
     """Write the recap atomically; a failed write leaves the previous file untouched.
 
-    The parent directory is created when missing. Raises OSError on failure.
+    A missing parent directory is an error, as for every file a user names (``recap -o``,
+    the workbench's ``w``), unless `parents` (the hooks' own files): then it is created.
+    Raises OSError on failure (`engine.fileio.cannot_write` says it).
     """
     target = Path(path)
-    if str(target.parent) not in ("", "."):
+    if parents and str(target.parent) not in ("", "."):
         target.parent.mkdir(parents=True, exist_ok=True)
     return atomic_write_text(target, text)
 

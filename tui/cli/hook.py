@@ -479,7 +479,7 @@ def _record(args: argparse.Namespace, data: dict[str, Any]) -> None:
         out = Path(os.path.expanduser(args.output))
         if not out.is_absolute():
             out = Path(_field(data, "cwd") or os.getcwd()) / out
-        save_recap(out, built.stored.text)
+        save_recap(out, built.stored.text, parents=True)  # the hook's own file: its folders
 
 
 def _record_once_at_a_time(args: argparse.Namespace, data: dict[str, Any]) -> None:

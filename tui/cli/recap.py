@@ -380,6 +380,11 @@ def recap_notes(run: RecapRun) -> None:
             f"the budget ({plural(selection.budget, 'token')}) is too small for even the "
             "task's first word: the recap is empty"
         )
+    if selection.summary_left_out:
+        note(
+            f"the budget ({plural(selection.budget, 'token')}) is too small for even the "
+            "smallest summary: the recap is empty"
+        )
     if selection.newest_over_budget:
         note(
             f"the newest summary alone is over the budget ({selection.used_tokens} > "
