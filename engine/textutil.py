@@ -13,7 +13,12 @@ _ANSI = re.compile(
     r"|\x1b[@-Z\\-_]?"
     r"|\x9b[0-?]*[ -/]*[@-~]"
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: What `strip_control` takes out (besides escape sequences): the C0 and C1 controls but
+#: newline and tab, and the bidi embeddings, overrides and isolates (U+202A-U+202E,
+#: U+2066-U+2069), invisible characters that reorder what a terminal or an agent reads
+#: ("Trojan Source"). The joiners emoji and scripts need (U+200C, U+200D, variation
+#: selectors) and the plain direction marks of right-to-left text stay.
+CONTROL_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -68,10 +73,11 @@ def literal_markdown(text: str) -> str:
 
 
 def strip_control(text: str) -> str:
-    """`text` without terminal escape sequences or control characters (newline, tab kept)."""
+    """`text` without terminal escape sequences or control characters (newline, tab kept),
+    bidi overrides and isolates included (`CONTROL_CHAR`)."""
     if not text.isprintable():
         text = _ANSI.sub("", text)
-        text = _CONTROL.sub("", text.replace("\r\n", "\n"))
+        text = CONTROL_CHAR.sub("", text.replace("\r\n", "\n"))
     return text
 
 

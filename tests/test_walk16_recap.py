@@ -4,7 +4,10 @@ subagent's work survives collapsing."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from tests.pilot import make_app, recording_notifications, settled, until
 
@@ -30,3 +33,66 @@ async def test_w_into_a_missing_folder_is_refused_and_creates_nothing(tmp_path: 
         said = f"cannot write {bad}: No such file or directory"
         await until(pilot, lambda: said in shown)
         assert not (tmp_path / "nd8").exists()
+
+
+RLO = "\u202e"  # RIGHT-TO-LEFT OVERRIDE
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # joined by ZWJ: must stay whole
+
+
+def _bidi_log(path: Path) -> Path:
+    rows = [
+        {
+            "role": "user",
+            "content": f"Please review the invoice parser {FAMILY} and fix the total {RLO}"
+            "gnp.tsil_etihw in the config loader.",
+            "timestamp": "2026-02-13T09:00:00",
+        },
+        {
+            "role": "assistant",
+            "content": f"The total is computed twice {RLO}and{chr(0x2066)} rounded wrongly; "
+            "I changed the parser to round once at the end.",
+            "timestamp": "2026-02-13T09:01:00",
+        },
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_bidi_overrides_never_reach_the_recap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walk 16, 16: U+202E passed into the recap (text for an agent) while Cc controls
+    were stripped; the joiners emoji need stay."""
+    from chunkscope.tui.cli import main
+
+    monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    log = _bidi_log(tmp_path / "bidi.jsonl")
+    assert main(["recap", str(log)]) == 0
+    out, _ = capsys.readouterr()
+    assert "invoice parser" in out and "round once" in out and FAMILY in out
+    assert RLO not in out and "\u2066" not in out
+    # the JSON's recap and sections are that text; the candidates' fields stay the log's
+    # data, as other control characters do there
+    assert main(["recap", str(log), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["recap"] == out
+    assert all(RLO not in s["text"] for s in doc["sections"])
+
+
+def test_bidi_overrides_are_stripped_where_control_characters_are() -> None:
+    """`chunk` to a terminal and the workbench's cards strip them as they strip ESC."""
+    import io
+
+    from chunkscope.engine.textutil import strip_control
+    from chunkscope.tui.cells import terminal_text
+    from chunkscope.tui.cli.common import safe
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    text = f"a{RLO}b\u202ac\u2069d\x1b[31m{FAMILY}\u200c\ufe0f"
+    assert strip_control(text) == f"abcd{FAMILY}\u200c\ufe0f"
+    assert safe(text, Tty()) == strip_control(text)
+    assert safe(text, io.StringIO()) == text  # piped: as it is, like the Cc controls
+    assert RLO not in terminal_text(text) and "\u2069" not in terminal_text(text)

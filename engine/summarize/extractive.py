@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from chunkscope.engine.read.source import FENCE
 from chunkscope.engine.summarize.base import Summary, clean_summary, has_words
-from chunkscope.engine.textutil import STOPWORDS
+from chunkscope.engine.textutil import CONTROL_CHAR, STOPWORDS
 
 #: The role names a chunk's ``role: text`` lines start with (see engine.read.parse).
 KNOWN_ROLES = ("Bot thinking", "Bot", "You", "Tool", "Doc", "System", "system", "developer")
@@ -765,8 +765,6 @@ def _has_pool(sentences: Sequence[Sentence]) -> bool:
 _SEPARATORS = r"\x00-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f"
 #: A run between separators with an ASCII letter or digit in it.
 _WORD_RUN = re.compile(f"[^{_SEPARATORS}]*[A-Za-z0-9][^{_SEPARATORS}]*")
-#: Characters that `engine.textutil.strip_control` takes out (with what follows an ESC).
-_CONTROL_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 #: Marks a paragraph can end on that no token shares with a letter or a digit (the
@@ -889,7 +887,7 @@ class ExtractiveSummarizer:
         else:
             limit = self.max_sentence_chars
             forms = [_truncate(t, limit) for t in dict.fromkeys(s.text for s in sentences)]
-        if "\x1b" in text or _CONTROL_CHAR.search(text):
+        if "\x1b" in text or CONTROL_CHAR.search(text):  # what `strip_control` takes out
             return 1  # the recap leaves out what joins runs of words: count none
         return min(map(_form_floor, forms))
 
