@@ -193,6 +193,29 @@ def test_bad_stdin_exits_0_with_nothing_on_stdout(claude: Claude, hook: str, std
         assert len(log) == 1 and lines[0].removeprefix("chunkscope: ") in log[0]
 
 
+@pytest.mark.parametrize(
+    ("hook", "flags"),
+    [("session-end", ()), ("session-end", ("--wait",)), ("pre-compact", ())],
+)
+def test_a_binary_transcript_is_said_at_once_on_stderr_and_in_the_log(
+    claude: Claude, hook: str, flags: tuple[str, ...]
+) -> None:
+    """Walk 16, 13: session-end exited 0 with nothing on stderr and the background build
+    logged "looks like a binary file" seconds later. Checked before detaching: one line on
+    stderr and the same line in the log when the hook returns, and no build after it."""
+    transcript = claude.folder / "bin.jsonl"
+    transcript.write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8)
+    event = "PreCompact" if hook == "pre-compact" else "SessionEnd"
+    done = claude.run("hook", hook, *flags, stdin=claude.payload(event, "bin"))
+    assert (done.returncode, done.stdout) == (0, b"")
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1 and "looks like a binary file" in lines[0], lines
+    log = (claude.data / "hooks.log").read_text().splitlines()
+    assert len(log) == 1 and log[0].endswith(lines[0].removeprefix("chunkscope: "))
+    time.sleep(1.0)  # no background build comes to say it again
+    assert len((claude.data / "hooks.log").read_text().splitlines()) == 1
+
+
 @pytest.mark.parametrize("flags", [("--wait",), ("--budget", "500")])
 def test_a_missing_transcript_is_a_logged_line_not_a_failure(
     claude: Claude, flags: tuple[str, ...]

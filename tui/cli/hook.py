@@ -370,10 +370,15 @@ def _transcript(data: dict[str, Any]) -> str:
 
 
 def _check_transcript(data: dict[str, Any]) -> None:
-    """The payload's transcript exists (said at once, not by the background process)."""
+    """The payload's transcript exists and is text (`engine.read.source.check_text`): said
+    at once, on stderr and in the log, not later by the background process (whose stderr
+    goes nowhere: it never writes to the terminal after the hook has returned)."""
+    from chunkscope.engine.read.source import check_text
+
     transcript = _transcript(data)
     if not os.path.isfile(transcript):
         raise HookInputError(f"{transcript}: no such transcript")
+    check_text(transcript)
 
 
 def _detach(args: argparse.Namespace, data: dict[str, Any]) -> bool:
