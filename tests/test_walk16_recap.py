@@ -96,3 +96,67 @@ def test_bidi_overrides_are_stripped_where_control_characters_are() -> None:
     assert safe(text, Tty()) == strip_control(text)
     assert safe(text, io.StringIO()) == text  # piped: as it is, like the Cc controls
     assert RLO not in terminal_text(text) and "\u2069" not in terminal_text(text)
+
+
+SUBAGENT_LOG = Path(__file__).parent / "fixtures" / "claude-code" / "subagent-rounding.jsonl"
+
+
+def test_a_subagents_messages_survive_collapsing() -> None:
+    """Walk 16, 4: collapsing dropped every ``Subagent`` message (its text, its calls and
+    their results). Its text stays, each of its calls is one sentence labelled as its own,
+    not the main agent's (not among the main agent's actions)."""
+    from chunkscope.engine.read.parse import load
+    from chunkscope.engine.recap.collapse import (
+        TOOL_ROLE,
+        collapse_messages,
+        consequential_indices,
+    )
+
+    source = load(SUBAGENT_LOG, keep_messages=True)
+    assert source.records == source.read == 16 and not source.not_read  # every record read
+    turns = collapse_messages(source.messages, readable=True)
+    sub = [t.text for t in turns if t.role == "Subagent"]
+    assert sub[1] == "Searching the source for rounding calls."
+    assert sub[2] == "Searched for 'round\\(|quantize|ROUND_HALF' in src: 3 lines."
+    assert sub[3] == "Read /home/dev/shop-api/src/cart/totals.py (5 lines)."
+    assert sub[4].startswith("Two places round: LineItem.total()")
+    assert len(sub) == 5 and not any("quantize(CENT" in t for t in sub)  # results collapsed
+    tools = [t.text for t in turns if t.role == TOOL_ROLE]
+    assert tools[0].startswith("Delegated to a general-purpose subagent")
+    assert not any("Searched" in t or t.startswith("Read ") for t in tools)
+    edits = {t.turn_index for t in turns if t.text.startswith("Edited ")}
+    assert consequential_indices(turns) == edits
+    # each keeps its source lines: the call's record to the result's
+    read = next(t for t in turns if t.text.startswith("Read /home"))
+    assert (read.call_line, read.source_line) == (6, 7)
+
+
+def test_chunk_collapse_and_the_recap_keep_the_subagents_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chunkscope.tui.cli import main
+
+    monkeypatch.setenv("CHUNKSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["chunk", str(SUBAGENT_LOG), "--collapse"]) == 0
+    out, _ = capsys.readouterr()
+    assert "16 turns" in out and "collapsed to 13 turns" in out
+    assert "Subagent: Searching the source for rounding calls." in out
+    assert "Subagent: Searched for 'round\\(|quantize|ROUND_HALF' in src: 3 lines." in out
+    assert "Subagent: Read /home/dev/shop-api/src/cart/totals.py (5 lines)." in out
+    assert main(["recap", str(SUBAGENT_LOG), "--format", "json", "--budget", "2000"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    said = " ".join(c["summary"] for c in doc["candidates"])
+    assert "Searching the source for rounding calls" in said or "Subagent" in said
+    assert "quantize(CENT, ROUND_HALF_UP)\nsrc/cart/totals.py" not in said
+
+
+async def test_the_header_counts_the_subagents_turns_after_collapse() -> None:
+    """The header said ``22 turns · 20 after collapse`` for a log whose subagent's two
+    turns were lost; here 16 turns, 13 after collapse (three results in their calls)."""
+    from chunkscope.tui.widgets.header_line import HeaderLine
+
+    app = make_app(SUBAGENT_LOG)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        header = app.screen.query_one(HeaderLine).render().plain
+        assert "16 turns" in header and "13 after collapse" in header, header

@@ -3,7 +3,11 @@
 `collapse_messages(messages)` keeps the seed's name and turns the messages of a
 log into turns where every tool call and its result become one short sentence:
 
-- ``system`` messages (and any role other than user, assistant and tool) are dropped;
+- ``system`` messages (and any role other than user, assistant, tool and a Claude Code
+  subagent's) are dropped;
+- a subagent's message (role ``Subagent``) stays a ``Subagent`` turn: its text, then each
+  of its calls collapsed with its result as below, in a ``Subagent`` turn of its own
+  (labelled as the subagent's; not counted among the main agent's actions);
 - a ``user`` message with non-blank content becomes a ``You`` turn;
 - an ``assistant`` message yields a ``Bot thinking`` turn (truthy ``reasoning``),
   then a ``Bot`` turn (non-blank content), and remembers each of its tool calls;
@@ -61,6 +65,7 @@ from datetime import datetime
 from typing import Any
 
 from chunkscope.engine.model import Progress, Turn, with_progress
+from chunkscope.engine.read.formats.claude import SUBAGENT_CALLS, SUBAGENT_ROLE, SUBAGENT_SAID
 from chunkscope.engine.read.source import THINKING_ROLE, content_text, parse_timestamp
 from chunkscope.engine.textutil import plural
 from chunkscope.engine.toolcall import ELLIPSIS, SHELL_TOOLS, compact_value, format_call
@@ -500,6 +505,22 @@ def _calls(msg: Mapping[str, Any]) -> list[tuple[str | None, str, Any]]:
     return out
 
 
+def _result_sentence(
+    call: tuple[str, Any, str | None, int | None], msg: Mapping[str, Any], readable: bool
+) -> str | None:
+    """The sentence of a call (name, arguments, agent, line) and its result `msg`."""
+    code = msg.get("exit_code")
+    return collapse_call(
+        call[0],
+        call[1],
+        content_text(msg.get("content")),
+        exit_code=code if isinstance(code, int) and not isinstance(code, bool) else None,
+        failed=bool(msg.get("is_error")),
+        agent=call[2],
+        readable=readable,
+    )
+
+
 def collapse_messages(
     messages: Iterable[Mapping[str, Any]],
     progress: Progress | None = None,
@@ -517,6 +538,7 @@ def collapse_messages(
     turns: list[Turn] = []
     pending: dict[str, tuple[str, Any, str | None, int | None]] = {}
     anonymous: deque[tuple[str, Any, str | None, int | None]] = deque()
+    subagent: dict[str, tuple[str, Any, str | None, int | None]] = {}  # its calls, by id
 
     def add(
         ts: datetime | None,
@@ -567,19 +589,27 @@ def collapse_messages(
                 call = pending.pop(str(ref), None)
             if call is None:
                 continue  # an orphan result
-            code = msg.get("exit_code")
-            sentence = collapse_call(
-                call[0],
-                call[1],
-                content_text(msg.get("content")),
-                exit_code=code if isinstance(code, int) and not isinstance(code, bool) else None,
-                failed=bool(msg.get("is_error")),
-                agent=call[2],
-                readable=readable,
-            )
+            sentence = _result_sentence(call, msg, readable)
             if sentence is not None:
                 # the turn spans the call's record line to its result's
                 add(_timestamp(msg), TOOL_ROLE, sentence, msg, call[3])
+        elif role == SUBAGENT_ROLE:
+            ts, ref = _timestamp(msg), msg.get("tool_call_id")
+            call = subagent.pop(str(ref), None) if ref not in (None, "") else None
+            if call is not None:  # a result of one of its calls: one sentence, as its own
+                sentence = _result_sentence(call, msg, readable)
+                if sentence is not None:
+                    add(ts, SUBAGENT_ROLE, sentence, msg, call[3])
+                continue
+            calls = msg.get(SUBAGENT_CALLS)
+            said = msg.get(SUBAGENT_SAID) if calls else None
+            text = said if isinstance(said, str) else content_text(msg.get("content"))
+            if text.strip():
+                add(ts, SUBAGENT_ROLE, text, msg)
+            agent = msg.get("agent") if isinstance(msg.get("agent"), str) else None
+            for call_id, name, arguments in _calls({"tool_calls": calls}):
+                if call_id is not None:
+                    subagent[call_id] = (name, arguments, agent, _source_line(msg))
         # system messages and unknown roles are dropped
     return turns
 

@@ -27,7 +27,8 @@ hangs on the branch it replaced is not read, and counted. A slash command or a m
 note is no rewind, wherever it hangs: Claude Code writes ``/export`` and a ``#`` note
 onto the session's first record. A record seen twice (a
 resumed session) is read once. ``isSidechain`` records are a subagent's: read as role
-``Subagent`` (or left out without `ReadOptions.subagents`).
+``Subagent`` (or left out without `ReadOptions.subagents`), its calls in its text and
+kept aside (`SUBAGENT_CALLS`) to be collapsed as the main agent's are.
 """
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ from chunkscope.engine.toolcall import calls_text
 
 NAME = "claude-code"
 SUBAGENT_ROLE = "Subagent"
+#: A subagent message's tool calls (as ``tool_calls``) and its text without them: its
+#: ``content`` shows the calls as text, and `engine.recap.collapse` collapses these as it
+#: does the main agent's (a result keeps its ``tool_call_id``).
+SUBAGENT_CALLS = "subagent_calls"
+SUBAGENT_SAID = "subagent_said"
 COMPACTION_ROLE = "compaction"
 META_ROLE = "Meta"
 
@@ -253,12 +259,17 @@ def _messages(
         if not options.subagents:
             return []
         for m in out:  # a subagent's work, its calls in its text: not the main agent's calls
-            calls = calls_text(m.pop("tool_calls", None))
-            text = text_of(m.get("content")) or ""
+            raw_calls = m.pop("tool_calls", None)
+            calls = calls_text(raw_calls)
+            said = text = text_of(m.get("content")) or ""
             if calls:
                 text = f"{text}\n{calls}" if text.strip() else calls
             if m.get("reasoning"):
-                text = (m.pop("reasoning") + "\n" + text).strip()
+                reasoning = m.pop("reasoning")
+                text = (reasoning + "\n" + text).strip()
+                said = (reasoning + "\n" + said).strip()
+            if calls:  # kept for collapsing, as the main agent's calls are
+                m[SUBAGENT_CALLS], m[SUBAGENT_SAID] = raw_calls, said
             m["role"], m["content"] = SUBAGENT_ROLE, text
     return out
 
