@@ -49,3 +49,71 @@ async def test_the_picker_shows_a_file_name_as_typed_never_as_markup(tmp_path: P
             seen.add(name)
         assert seen == set(HOSTILE_NAMES)
         assert app.is_running
+
+
+def test_the_workbench_without_a_terminal_is_one_line_and_exit_2(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 16, 17: `chunkscope FILE </dev/null >out` ran the workbench with no terminal,
+    at ~92% CPU, writing escape codes to the file until killed. Now one line and exit 2
+    (`chunkscope FILE`, `tui`, `review`), before any app starts; pytest gives no terminal."""
+    from chunkscope.tui.cli import main
+
+    sample = str(ROOT / "sample_logs" / "cache_refactor.jsonl")
+    expected = (
+        "chunkscope: the workbench needs a terminal: stdin and stdout are not one; use "
+        "`chunkscope chunk` or `chunkscope recap` for output to a file or pipe"
+    )
+    for argv in ([sample], ["tui", sample], ["tui"]):
+        assert main(argv) == 2, argv
+        out, err = capsys.readouterr()
+        assert out == "" and err.strip() == expected, err
+
+
+def test_the_workbench_started_by_a_command_without_a_terminal_exits_at_once(
+    isolated: Path,
+) -> None:
+    """The real command, as the walk ran it (stdin /dev/null, stdout a file): it ends at
+    once with the line on stderr and nothing on stdout."""
+    import os
+    import subprocess
+    import sys
+
+    out = isolated / "x.out"
+    env = {k: v for k, v in os.environ.items() if k != "TEXTUAL_DRIVER"}
+    with out.open("w") as sink:
+        done = subprocess.run(
+            [sys.executable, "-m", "chunkscope.tui.cli", str(ROOT / "sample_logs")],
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            env=env,
+            cwd=ROOT,
+        )
+    assert done.returncode == 2
+    assert out.read_text() == ""
+    assert done.stderr.strip().endswith("for output to a file or pipe"), done.stderr
+
+
+def test_the_workbench_refuses_an_unknown_profile_as_chunk_does(
+    isolated: Path, capsys: pytest.CaptureFixture[str], terminal: None
+) -> None:
+    """Walk 16, 14a: `chunkscope FILE --profile nosuch` opened the workbench with the
+    defaults and a 3-second notification; `chunk` and `recap` exit 2 with one line. The
+    workbench now refuses it the same way, before it starts."""
+    from chunkscope.tui.app import ChunkscopeApp
+    from chunkscope.tui.cli import main
+
+    sample = str(ROOT / "sample_logs" / "cache_refactor.jsonl")
+    assert main(["chunk", sample, "--profile", "nosuch"]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said.startswith("chunkscope: no profile named 'nosuch'"), said
+    started: list[object] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ChunkscopeApp, "run", lambda self, *a, **k: started.append(self))
+        assert main([sample, "--profile", "nosuch"]) == 2
+        assert capsys.readouterr().err.strip() == said
+        assert not started
+        assert main([sample]) == 0 and len(started) == 1  # without it: the workbench
