@@ -117,3 +117,47 @@ def test_the_workbench_refuses_an_unknown_profile_as_chunk_does(
         assert capsys.readouterr().err.strip() == said
         assert not started
         assert main([sample]) == 0 and len(started) == 1  # without it: the workbench
+
+
+def _footer_keys(app: ChunkscopeApp) -> list[tuple[str, str]]:
+    from textual.widgets._footer import FooterKey
+
+    return [
+        (key.key_display, key.description)
+        for key in app.screen.query(FooterKey)
+        if key.display and not key.has_class("-command-palette")
+    ]
+
+
+@pytest.mark.parametrize("size", [SIZE, (100, 30)], ids=["160", "100"])
+async def test_the_footer_in_a_text_field_lists_keys_that_work_there(
+    size: tuple[int, int],
+) -> None:
+    """Walk 16, 9: with the search question focused the footer said `? Help  / Search`
+    (both type into the field) and had no quit. Now `f1 Help  ^q Quit` first, no key the
+    field takes as text; back in the lists, `? Help  q Quit` again."""
+    from textual.widgets import Input
+
+    from tests.pilot import make_app, settled
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        await until(pilot, lambda: _footer_keys(app)[:2] == [("?", "Help"), ("q", "Quit")])
+        await pilot.press("slash")
+        await until(pilot, lambda: isinstance(app.screen.focused, Input))
+        await until(pilot, lambda: ("f1", "Help") in _footer_keys(app))
+        keys = _footer_keys(app)
+        assert keys[:2] == [("f1", "Help"), ("^q", "Quit")], keys
+        typed = [shown for shown, _ in keys if len(shown) == 1]
+        assert not typed, keys  # `?`, `/`, `q`: text in the field
+        await pilot.press("w", "h", "y", "question_mark")
+        assert app.screen.focused.value == "why?"  # type: ignore[union-attr]
+        await pilot.press("f1")  # and it works from the field
+        from chunkscope.tui.screens.help import HelpScreen
+
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, HelpScreen))
+        await pilot.press("escape")  # the search panel closes: the lists' keys again
+        await until(pilot, lambda: _footer_keys(app)[:2] == [("?", "Help"), ("q", "Quit")])
