@@ -161,3 +161,34 @@ async def test_the_footer_in_a_text_field_lists_keys_that_work_there(
         await until(pilot, lambda: not isinstance(app.screen, HelpScreen))
         await pilot.press("escape")  # the search panel closes: the lists' keys again
         await until(pilot, lambda: _footer_keys(app)[:2] == [("?", "Help"), ("q", "Quit")])
+
+
+@pytest.mark.paints
+async def test_a_card_shows_a_long_role_whole_or_cut_with_an_ellipsis() -> None:
+    """Walk 16, 15: a role with no short badge was cut at six cells (`Bot·Tool·Subage`,
+    with 45 cells free to its right): now whole (`Subagent`), or cut with `…` when long."""
+    from datetime import datetime
+
+    from textual.app import App, ComposeResult
+
+    from chunkscope.engine.model import Chunk, Turn
+    from chunkscope.tui.widgets.chunk_list import ChunkList, role_badge
+
+    at = datetime(2025, 7, 1, 10, 0, 16)
+    roles = ("Bot", "Tool", "Subagent")
+    chunk = Chunk([Turn(at, role, f"{role} said something") for role in roles])
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield ChunkList()
+
+    app = One()
+    async with app.run_test(size=(100, 30)) as pilot:
+        cards = app.query_one(ChunkList)
+        cards.set_items([chunk])
+        await pilot.pause()
+        header = cards.rendered_lines()[0]
+        assert "Bot·Tool·Subagent " in header, header
+    assert role_badge("Subagent") == "Subagent"
+    assert role_badge("a_reader_s_own_role") == "a_reader_…"
+    assert role_badge("Bot thinking") == "Think"
