@@ -192,3 +192,17 @@ async def test_a_card_shows_a_long_role_whole_or_cut_with_an_ellipsis() -> None:
     assert role_badge("Subagent") == "Subagent"
     assert role_badge("a_reader_s_own_role") == "a_reader_…"
     assert role_badge("Bot thinking") == "Think"
+
+
+def test_review_without_a_terminal_is_one_line_and_exit_2(
+    isolated: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walk 16, 17, for `review`: a recap to review found, but no terminal to show it on."""
+    from chunkscope.tui.cli import main
+
+    started: list[object] = []
+    monkeypatch.setattr("chunkscope.tui.cli.review.review_options", lambda *a, **k: StartOptions())
+    monkeypatch.setattr(ChunkscopeApp, "run", lambda self, *a, **k: started.append(self))
+    assert main(["review", str(isolated)]) == 2
+    err = capsys.readouterr().err
+    assert "the workbench needs a terminal" in err and not started, err
