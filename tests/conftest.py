@@ -124,6 +124,13 @@ def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+@pytest.fixture
+def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`main` opens the workbench as on a terminal (pytest gives it none, and the command
+    refuses to start without one): for tests that run it headless or not at all."""
+    monkeypatch.setattr("chunkscope.tui.cli.workbench.need_terminal", lambda: None)
+
+
 @pytest.fixture(autouse=True)
 def _unfreeze_the_heap() -> Iterator[None]:
     """The workbench freezes its heap after a load (`tui.workbench.loader.loading_heap`):

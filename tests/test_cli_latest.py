@@ -31,7 +31,7 @@ def folder(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def opened(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+def opened(monkeypatch: pytest.MonkeyPatch, terminal: None) -> list[Any]:
     """The start options of every workbench `main` would open (none really opens)."""
     from chunkscope.tui.app import ChunkscopeApp
 

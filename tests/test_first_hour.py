@@ -53,7 +53,10 @@ def _crashing_mount(self: ChunkscopeApp) -> None:
 
 
 def test_a_crash_is_one_line_a_report_and_a_nonzero_exit(
-    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    isolated: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    terminal: None,
 ) -> None:
     monkeypatch.setattr(ChunkscopeApp, "on_mount", _crashing_mount)
     monkeypatch.setattr(

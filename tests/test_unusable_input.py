@@ -166,7 +166,10 @@ def test_keys_named_in_an_unknown_shape_error_keep_it_on_one_line(tmp_path: Path
 
 
 def test_the_workbench_refuses_a_first_file_with_no_turns_as_chunk_does(
-    isolated: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    isolated: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    terminal: None,
 ) -> None:
     """`chunkscope FILE` on an empty file: exit 2 and `chunk`'s one line, not an empty
     workbench with a notice (the real app, headless: no terminal under pytest)."""

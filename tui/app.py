@@ -148,7 +148,8 @@ class ChunkscopeApp(
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "open_file", "Open"),
-        Binding("question_mark,f1", "help", "Help", key_display="?"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("f1", "help", "Help"),  # from a text field too, which takes `?` as text
         # `q` quits on the main screen (where no field takes text); ctrl+q everywhere.
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]

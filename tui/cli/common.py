@@ -557,6 +557,31 @@ def add_embed_args(p: argparse.ArgumentParser, *, flag: bool) -> None:
 # --------------------------------------------------------------------------- parameters
 
 
+def need_terminal() -> None:
+    """Refuse to open the workbench without a terminal (``chunkscope FILE </dev/null >out``
+    spun the CPU writing escape codes to the file until killed: walk 16, 17): one line and
+    exit 2. A workbench given a driver of its own (``TEXTUAL_DRIVER``: `serve`'s browser
+    tabs, which run it on pipes) needs none."""
+    import os
+
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return
+    streams = [name for name in ("stdin", "stdout") if not _is_terminal(getattr(sys, name))]
+    if streams:
+        raise CliError(
+            f"the workbench needs a terminal: {' and '.join(streams)} "
+            f"{'is' if len(streams) == 1 else 'are'} not one; use `chunkscope chunk` or "
+            "`chunkscope recap` for output to a file or pipe"
+        )
+
+
+def _is_terminal(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (ValueError, OSError):  # closed
+        return False
+
+
 def read_settings() -> Settings:
     """The config file (once per command)."""
     from chunkscope.engine.config.settings import load_settings

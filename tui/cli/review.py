@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from chunkscope.tui.cli.common import CliError, add_theme_option, note
+from chunkscope.tui.cli.common import CliError, add_theme_option, need_terminal, note
 
 
 def add_review_parser(sub: Any) -> argparse.ArgumentParser:
@@ -207,5 +207,6 @@ def cmd_review(args: argparse.Namespace) -> int:
         return 0
     options = review_options(args.project, agent_name=args.agent, session=args.session)
     options.theme = args.theme
+    need_terminal()
     ChunkscopeApp(options).run()
     return 0

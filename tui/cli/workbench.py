@@ -21,7 +21,9 @@ from chunkscope.tui.cli.common import (
     add_tokenizer_arg,
     checked_knobs,
     collapse_of,
+    need_terminal,
     open_latest,
+    read_settings,
 )
 
 
@@ -110,6 +112,9 @@ def cmd_tui(args: argparse.Namespace) -> int:
         from chunkscope.engine.search import load_judged_queries
 
         queries = tuple(load_judged_queries(args.queries))  # one line and exit 2 if bad
+    if args.profile is not None:  # as `chunk` and `recap` refuse it, before the workbench
+        read_settings().profile(args.profile)  # "no profile named 'x' (known: …)", exit 2
+    need_terminal()
 
     from chunkscope.tui.app import ChunkscopeApp, StartOptions
 

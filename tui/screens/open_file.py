@@ -18,6 +18,7 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Input, Label, OptionList
 from textual.widgets.directory_tree import DirEntry
@@ -420,7 +421,7 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
         )
         if self.unread:
             self._counts += f" · {len(self.unread)} with nothing to read"
-        box.border_subtitle = self._counts
+        box.border_subtitle = Content(self._counts)
         if self.sessions or self.documents:
             box.highlighted = 0 if self.sessions else box.option_count - len(self.documents)
         self.listed = True
@@ -439,7 +440,7 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
         info = self._row_info(event.option.id)
         counts = self._counts
         if info is None:
-            event.option_list.border_subtitle = counts
+            event.option_list.border_subtitle = Content(counts)
             return
         try:
             name = str(Path(info.path).resolve().relative_to(self.start.resolve()))
@@ -447,12 +448,14 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
             name = info.path
         name = terminal_text(name)
         room = max(event.option_list.size.width - 6, 12)  # the border's corners and dashes
+        # a file's name is data, never markup: a str border title is read as markup, and
+        # a name like "[@click=app.quit]q.jsonl" quit the workbench when clicked (walk 16, 1)
         if cell_len(name) + 3 + cell_len(counts) <= room:
-            event.option_list.border_subtitle = f"{name} · {counts}"
+            event.option_list.border_subtitle = Content(f"{name} · {counts}")
             return
         if cell_len(name) > room:  # the end of a path says most: cut at its start
             name = "…" + name[-(room - 1) :]
-        event.option_list.border_subtitle = name  # the counts give way to the name
+        event.option_list.border_subtitle = Content(name)  # the counts give way to the name
 
     def _choose(self, path: str, session: int | None = None) -> None:
         """Dismiss with `path`, unless the workbench would refuse it (missing, a folder,

@@ -271,13 +271,20 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
-        """Textual's bindings in force, help and quit first (only the order changes)."""
+        """Textual's bindings in force, help and quit first. A key a focused text field
+        takes as text is left out (Textual leaves out `?` but not `/`, which it cannot
+        name as a character), and help and quit are shown under a key that works there
+        (`f1`, `ctrl+q`): in the search question the footer said `? Help  / Search`, keys
+        that type, and had no quit (walk 16, 9)."""
         found = super().active_bindings
+        focused = self.focused
+        if focused is not None:
+            found = _keys_that_work(found, focused)
         first = [
             key
             for action in self.FOOTER_FIRST
             for key, active in found.items()
-            if active.binding.action == action and active.binding.show
+            if _bare(active.binding.action) == _bare(action) and active.binding.show
         ]
         return {key: found[key] for key in [*first, *(k for k in found if k not in first)]}
 
@@ -1375,6 +1382,45 @@ def _title_forms(
 def _side_name(forms: Sequence[str]) -> str:
     """The side's name that begins a compare column's longest title ("RIGHT · ")."""
     return forms[0].split(" · ", 1)[0] + " · " if forms else ""
+
+
+def _typed_character(binding: Binding) -> str | None:
+    """The character `binding`'s key types, if it types one: Textual's own name for it,
+    or the one printable character it is shown as (``slash`` shown ``/``)."""
+    from textual.keys import key_to_character
+
+    character = key_to_character(binding.key)
+    shown = binding.key_display or ""
+    if character is None and len(shown) == 1 and "+" not in binding.key:  # no modifier
+        character = shown
+    return character
+
+
+def _keys_that_work(found: dict[str, ActiveBinding], focused: Widget) -> dict[str, ActiveBinding]:
+    """`found` without the keys `focused` takes as text; help and quit, when their shown
+    key is one of those, shown under another key of theirs that still works."""
+    from dataclasses import replace
+
+    kept = {
+        key: active
+        for key, active in found.items()
+        if not focused.check_consume_key(key, _typed_character(active.binding))
+    }
+    shown = {_bare(a.binding.action) for a in kept.values() if a.binding.show}
+    for action in WorkbenchScreen.FOOTER_FIRST:
+        if _bare(action) in shown:
+            continue
+        for key, active in kept.items():
+            if _bare(active.binding.action) == _bare(action):  # f1 shown as f1, not ?
+                shown_as = replace(active.binding, show=True, key_display=None)
+                kept[key] = active._replace(binding=shown_as)
+                break
+    return kept
+
+
+def _bare(action: str) -> str:
+    """An action without the app's namespace (``app.quit`` and the app's own ``quit``)."""
+    return action.removeprefix("app.")
 
 
 def _set_title(widget: Any, title: str, subtitle: str | None = None) -> None:

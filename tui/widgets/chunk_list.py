@@ -51,6 +51,23 @@ BADGES = {
     "system": "Sys",
 }
 
+#: The longest badge of a role not in `BADGES` (a reader's own: "Subagent"), in cells.
+BADGE_CELLS = 10
+
+
+def role_badge(role: str) -> str:
+    """A role's badge: its short name, else the role whole, or cut with "…" when long
+    (cut at six cells, `Subagent` read `Subage`, a word cut with nothing to say so:
+    walk 16, 15)."""
+    shown = BADGES.get(role)
+    if shown is not None:
+        return shown
+    name = _clean(role)
+    if cell_len(name) <= BADGE_CELLS:
+        return name
+    return chop_cells(name, BADGE_CELLS - 1)[0] + "…"
+
+
 CUT_TEXT = {
     "threshold": "below threshold",
     "size_cap": "size cap refused",
@@ -662,7 +679,7 @@ class ChunkList(ScrollView, can_focus=True):
         for k, role in enumerate(chunk.roles):
             if k:
                 left.append(Segment("·", dim))
-            badge = BADGES.get(role, _clean(role)[:6])
+            badge = role_badge(role)
             left.append(Segment(badge, base + self._badge(role, base)))
         tokens = ""
         if self._tokens is not None and i < len(self._tokens):
