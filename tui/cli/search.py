@@ -25,6 +25,7 @@ from chunkscope.tui.cli.common import (
     emit,
     json_pieces,
     report_skipped,
+    resolve_latest,
     search_params,
 )
 from chunkscope.tui.cli.strategy import add_strategy_args, strategy_choice
@@ -53,7 +54,7 @@ def add_search_parser(sub: Any) -> argparse.ArgumentParser:
         ),
         examples=EXAMPLES,
     )
-    add_source_args(p)
+    add_source_args(p, folders=True, file_optional=False)  # FILE QUERY: FILE comes first
     p.add_argument("query", nargs="?", default=None, help="the question (or use --queries)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     add_queries_args(p, help="many questions, scored where they say what answers them")
@@ -139,6 +140,7 @@ def score_text(score: Any) -> str:
 def cmd_search(args: argparse.Namespace) -> int:
     from chunkscope.engine.search import score_queries
 
+    resolve_latest(args)
     queries = _queries(args)
     params = search_params(args)
     pipe, _ = build_pipeline(args, strategy=strategy_choice(args))
