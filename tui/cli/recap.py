@@ -234,6 +234,15 @@ def _check_indices(name: str, values: list[int], n: int) -> tuple[int, ...]:
     return tuple(dict.fromkeys(values))
 
 
+def _check_pin_exclude(args: argparse.Namespace) -> None:
+    """A chunk both pinned and excluded is refused: one of them would be ignored."""
+    pinned = {i for group in args.pin for i in group}
+    both = sorted(pinned & {i for group in args.exclude for i in group})
+    if both:
+        which = ", ".join(map(str, both))
+        raise CliError(f"--pin and --exclude both name chunk {which}: give each chunk one")
+
+
 class _Progress:
     """Summarizing progress on stderr: a live counter on a terminal, else nothing."""
 
@@ -291,6 +300,7 @@ def run_recap(
     `every_summary`, only the chunks that could be in the recap are summarized (the
     same recap; the selection lists only those: `Pipeline.recap`)."""
     resolve_latest(args)
+    _check_pin_exclude(args)
     settings = read_settings()
     spec, key, embed_args = _summarizer_spec(args, settings)
     pipe, tuning = build_pipeline(
