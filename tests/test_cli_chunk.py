@@ -723,3 +723,21 @@ def test_a_strategy_setting_refused_names_the_flags(
     assert err == (
         "chunkscope: --strategy markdown: --overlap (50 tokens) must be below --max-tokens (20)"
     )
+
+
+def test_a_forced_format_that_reads_nothing_names_the_format_it_looks_like(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A log read with the wrong --input-format is not "empty": the error names the
+    format it was read as and the one it looks like (walk 16 finding 14d); a blank file
+    still says it has nothing to read."""
+    log = SAMPLE_DIR / "cache_refactor.jsonl"
+    assert main(["chunk", str(log), "--input-format", "codex"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "empty" not in err
+    assert "read as codex (--input-format), nothing in it matched" in err
+    assert "--input-format seed-jsonl" in err
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("\n\n")
+    assert main(["chunk", str(blank), "--input-format", "codex"]) == 2
+    assert "the file is empty or has nothing to read" in capsys.readouterr().err

@@ -262,3 +262,53 @@ def test_a_sessions_title_is_the_first_request_its_recap_shows(
     assert listed.title == title  # the picker's title
     assert main(["recap", str(folder), "--latest"]) == 0
     assert f"the newest session: {path} ({title})" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- walk 16, 14b
+
+
+@pytest.mark.parametrize("command", ["recap", "report", "chunk"])
+def test_latest_without_a_folder_takes_the_current_one(
+    folder: Path,
+    command: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    isolated: Path,
+) -> None:
+    """`recap --latest` (`report`, `chunk`) with no FILE reads the current folder's
+    newest session, as the workbench's does (it said "the following arguments are
+    required: file", and `chunk` refused --latest)."""
+    monkeypatch.chdir(folder)
+    argv = [command, "--latest"] + (["-o", str(tmp_path / "r.html")] if command == "report" else [])
+    assert main(argv) == 0
+    assert "the newest session: cache_refactor.jsonl (" in capsys.readouterr().err
+
+
+def test_search_takes_latest_with_its_folder(
+    folder: Path, capsys: pytest.CaptureFixture[str], isolated: Path
+) -> None:
+    assert main(["search", str(folder), "sqlite cache", "--latest"]) == 0
+    captured = capsys.readouterr()
+    assert "the newest session: " in captured.err and captured.out.startswith("query: ")
+
+
+@pytest.mark.parametrize("command", ["recap", "report", "chunk"])
+def test_neither_file_nor_latest_and_a_folder_without_latest_are_one_line(
+    folder: Path,
+    command: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    isolated: Path,
+) -> None:
+    out = ["-o", str(tmp_path / "r.html")] if command == "report" else []
+    monkeypatch.chdir(folder)
+    assert main([command, *out]) == 2
+    assert one_error_line(capsys.readouterr().err) == (
+        "chunkscope: give FILE, or --latest for the newest session of the current folder"
+    )
+    assert main([command, str(folder), *out]) == 2
+    assert one_error_line(capsys.readouterr().err) == (
+        f"chunkscope: {folder}: is a directory, not a file (--latest reads its newest)"
+    )

@@ -176,6 +176,8 @@ def test_a_budget_too_small_for_the_task_holds_and_says_so(
             "--summary-model",
         ),
         (["recap", "{log}", "--pin", "99"], "no merged chunk 99"),
+        # walk 16, 14e: the exclusion silently won
+        (["recap", "{log}", "--pin", "0,2", "--exclude", "2"], "both name chunk 2"),
         (["recap", "{log}", "--budget", "-5"], "--budget"),
         (["recap", "{log}", "--workers", "0"], "--workers"),
         (["recap", "{log}", "--memories", "{missing}"], "cannot read"),

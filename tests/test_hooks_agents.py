@@ -458,7 +458,13 @@ def test_review_lists_the_stored_recaps_and_marks_what_goes_in(
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     project = (tmp_path / "proj").resolve()
     project.mkdir()
-    assert "no stored session recaps" in recap_list(str(project))
+    from chunkscope.engine.inject.recaps import sessions_dir
+
+    # it names where it looked: the data folder, not the project (walk 16 finding 14c)
+    assert recap_list(str(project)) == (
+        f"{project}: no stored session recaps (looked in {sessions_dir(project)})\n"
+    )
+    assert str(tmp_path / "data") in str(sessions_dir(project))
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     for path in (a, b):
         path.write_text("{}\n")

@@ -157,8 +157,8 @@ def test_directory_and_fifo_are_one_line_errors(
 ) -> None:
     r = processes[("directory", "recap")]
     assert r.returncode == 2 and not r.timed_out, r.describe()
-    assert (
-        one_error_line(r.stderr) == f"chunkscope: {corpus['directory']}: is a directory, not a file"
+    assert one_error_line(r.stderr) == (
+        f"chunkscope: {corpus['directory']}: is a directory, not a file (--latest reads its newest)"
     )
     if "fifo" not in corpus:
         pytest.skip("no FIFOs on this platform")

@@ -6,6 +6,7 @@ on in the file (JSON-escaped), not only the line of each message's opening ``{``
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,10 @@ RUNS: list[tuple[str, dict[str, Any]]] = [
     ("seed", {"merge": "seed"}),
     ("sliding-window", {"strategy": "sliding-window"}),
 ]
+
+#: The runs whose chunks hold whole messages, so a chunk's range ends on its text (a
+#: strategy's window may end inside a message and keep the message's last line).
+ENDS_CHECKED = ("topic", "seed")
 
 
 def _escaped(line: str) -> set[str]:
@@ -51,6 +56,20 @@ def text_outside(chunk: Chunk, file_lines: list[str], whole: str) -> list[str]:
     return out
 
 
+def ends_on_text(chunk: Chunk, file_lines: list[str]) -> bool:
+    """Whether the last line of `chunk`'s `lines` holds some of its text (a range does
+    not run past its text: walk 16 finding 3): one of its text lines JSON-escaped
+    (twice: a call's command in its ``arguments``), or one of the tags the generated
+    text and commands carry (``a0p1l2``, ``d01``)."""
+    if chunk.lines is None:
+        return True
+    last = file_lines[chunk.lines[1] - 1]
+    texts = {ln.strip() for t in chunk.turns for ln in t.text.split("\n") if len(ln.strip()) >= 3}
+    tags = set(re.findall(r"\b[a-z]+\d+[a-z\d]*\b", chunk.text))
+    forms = {f for ln in texts for e in _escaped(ln.removeprefix("$ ")) for f in (e, *_escaped(e))}
+    return any(f in last for f in forms) or any(re.search(rf"\b{tag}\b", last) for tag in tags)
+
+
 def chunks_of(path: Path, collapse: bool, run: dict[str, Any]) -> list[Chunk]:
     params = PipelineParams(collapse=collapse)
     if "strategy" in run:
@@ -62,7 +81,12 @@ def chunks_of(path: Path, collapse: bool, run: dict[str, Any]) -> list[Chunk]:
     return [*pipe.compacted(), *pipe.merged().chunks]
 
 
-def assert_within(path: Path, runs: list[tuple[str, dict[str, Any]]] = RUNS) -> None:
+def assert_within(
+    path: Path, runs: list[tuple[str, dict[str, Any]]] = RUNS, ends: bool = False
+) -> None:
+    """Every chunk's `lines` hold its text; with `ends`, the runs of whole messages
+    (`ENDS_CHECKED`: the generated messages are never cut into parts, whose range is
+    their message's) end on a line of the chunk's text."""
     whole = path.read_text(encoding="utf-8")
     file_lines = whole.split("\n")
     for collapse in (False, True):
@@ -72,6 +96,8 @@ def assert_within(path: Path, runs: list[tuple[str, dict[str, Any]]] = RUNS) -> 
                 assert lines is None or 1 <= lines[0] <= lines[1] <= len(file_lines)
                 outside = text_outside(chunk, file_lines, whole)
                 assert not outside, (name, collapse, chunk.lines, outside[:3])
+                if ends and name in ENDS_CHECKED:
+                    assert ends_on_text(chunk, file_lines), (name, collapse, lines, chunk.text)
 
 
 # --------------------------------------------------------------------------- generated
@@ -112,13 +138,14 @@ def trajectories(draw: st.DrawFn) -> str:
     for i in range(draw(st.integers(1, 6))):
         message: dict[str, Any] = {"role": "assistant", "content": draw(_content(f"a{i}"))}
         if draw(st.booleans()):
-            message["tool_calls"] = [
-                {
-                    "id": f"call{i}",
-                    "type": "function",
-                    "function": {"name": "bash", "arguments": json.dumps({"command": f"ls d{i}"})},
-                }
-            ]
+            function = {"name": "bash", "arguments": json.dumps({"command": f"ls d{i}"})}
+            call: dict[str, Any] = {"id": f"call{i}", "type": "function", "function": function}
+            if draw(st.booleans()):  # litellm's order: the call's id and type after it
+                call = {"index": 0, "function": function, "id": f"call{i}", "type": "function"}
+            message["tool_calls"] = [call]
+        if draw(st.booleans()):  # litellm writes these after the text, null or empty
+            message["function_call"] = None
+            message["provider_specific_fields"] = draw(st.sampled_from([None, {}]))
         if draw(st.booleans()):
             message["extra"] = {"response": {"id": f"r{i}", "usage": {"tokens": i}}}
         messages.append(message)
@@ -162,20 +189,23 @@ def gemini_chats(draw: st.DrawFn) -> str:
         if draw(st.booleans()):
             reply["toolCalls"] = [
                 {
-                    "id": f"c{i}",
+                    "id": f"c{i}{j}",
                     "name": "run_shell_command",
-                    "args": {"command": f"ls d{i}"},
-                    "status": "success",
+                    "args": {"command": f"ls d{i}{j}"},
                     "result": [
                         {
                             "functionResponse": {
-                                "id": f"c{i}",
+                                "id": f"c{i}{j}",
                                 "name": "run_shell_command",
-                                "response": {"output": draw(_text(f"r{i}"))},
+                                "response": {"output": draw(_text(f"r{i}{j}"))},
                             }
                         }
-                    ],
+                    ]
+                    if draw(st.booleans())
+                    else [],  # a call whose result is empty
+                    "status": "success",  # after the result, as Gemini CLI writes it
                 }
+                for j in range(draw(st.integers(1, 3)))
             ]
         reply["tokens"] = {"input": 10, "output": 5}
         reply["model"] = "gemini-2.5-pro"
@@ -196,7 +226,7 @@ def gemini_chats(draw: st.DrawFn) -> str:
 def test_generated_json_sessions_chunks_hold_their_text_lines(tmp_path: Path, text: str) -> None:
     path = tmp_path / "session.json"
     path.write_text(text, encoding="utf-8")
-    assert_within(path)
+    assert_within(path, ends=True)
 
 
 # --------------------------------------------------------------------------- real files

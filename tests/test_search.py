@@ -3,6 +3,7 @@ retrieval scores."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -309,6 +310,24 @@ def test_cli_search_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.startswith("query: what bacterium causes sea star wasting\ncontext: ")
     assert " of 300 tokens" in out
     assert "  1. score " in out and "lines " in out
+
+
+def test_cli_search_says_when_its_list_is_not_in_score_order(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The list is the context's order; when a later entry scores higher (the cut start
+    of a chunk passed over), a line says so (walk 16 finding 11); in score order, none."""
+    f = SAMPLES / "cache_refactor.jsonl"
+    question = "how are the vectors stored in SQLite?"
+    assert main(["search", str(f), question, "--merge", "seed", "--collapse"]) == 0
+    out = capsys.readouterr().out
+    scores = [float(ln.split()[2]) for ln in out.splitlines() if ". score " in ln]
+    assert any(a < b for a, b in itertools.pairwise(scores))
+    assert "(in context order, not by score:" in out.split("  1. score ")[0]
+    assert main(["search", str(f), question, "--budget", "50000"]) == 0
+    out = capsys.readouterr().out
+    scores = [float(ln.split()[2]) for ln in out.splitlines() if ". score " in ln]
+    assert scores == sorted(scores, reverse=True) and "in context order" not in out
 
 
 def test_cli_search_preview_lines_are_the_lines_a_terminal_shows(

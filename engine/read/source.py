@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from chunkscope.engine.errors import NotText, ParseError, SourceError
 from chunkscope.engine.model import Progress, Turn, gc_paused
@@ -48,6 +48,20 @@ class Problem:
         return {"line": self.line, "reason": self.reason}
 
 
+class PartEnds(NamedTuple):
+    """The last line of parts of a JSON document message's text, when they end before
+    the message's text does (`Message.end_line`, which takes in its tool calls): its
+    reasoning (the ``Bot thinking`` turn) and its content without the calls (a turn
+    whose calls are collapsed into turns of their own). None: not known."""
+
+    thinking: int | None = None
+    content: int | None = None
+
+
+#: No part's end known: a message's turns end where the message does.
+NO_PART_ENDS = PartEnds()
+
+
 class Message(dict[str, Any]):
     """One decoded log line: the JSON object, plus the 1-based line it came from (and,
     for a message of a JSON document spanning several lines, the last line of its text:
@@ -58,6 +72,7 @@ class Message(dict[str, Any]):
     line: int
     end_line: int | None
     last_line: int | None
+    part_ends: PartEnds
 
     def __init__(
         self,
@@ -65,11 +80,13 @@ class Message(dict[str, Any]):
         line: int,
         end_line: int | None = None,
         last_line: int | None = None,
+        part_ends: PartEnds = NO_PART_ENDS,
     ) -> None:
         super().__init__(data)
         self.line = line
         self.end_line = end_line
         self.last_line = last_line
+        self.part_ends = part_ends
 
 
 @dataclass(slots=True)
@@ -578,6 +595,7 @@ def message_turns(
     show_calls: bool = False,
     drop_empty: bool = False,
     end_line: int | None = None,
+    part_ends: PartEnds = NO_PART_ENDS,
 ) -> list[Turn]:
     """The turns one message yields: an optional ``Bot thinking`` turn, then its content.
 
@@ -587,7 +605,8 @@ def message_turns(
     `parse_turns` shows only the content, as the reference did. With `drop_empty`, a
     message whose text is blank and that calls no tool yields no turn of its own (its
     thinking alone, or nothing: an assistant message of "\\n\\n" says nothing).
-    `end_line`: the message's last line when it spans several (`Turn.end_line`).
+    `end_line`: the message's last line when it spans several (`Turn.end_line`);
+    `part_ends`: where its reasoning and its content alone end, when known.
     """
     ts = parse_timestamp(msg.get("timestamp"))
     role = msg["role"]
@@ -595,16 +614,25 @@ def message_turns(
     reasoning = msg.get("reasoning") or msg.get("reasoning_content")
     if reasoning:
         out.append(
-            Turn(ts, THINKING_ROLE, content_text(reasoning), line, first_index, end_line=end_line)
+            Turn(
+                ts,
+                THINKING_ROLE,
+                content_text(reasoning),
+                line,
+                first_index,
+                end_line=part_ends.thinking or end_line,
+            )
         )
     name = ROLE_NAMES.get(role, role)
     text = content_text(msg.get("content"))
+    end = part_ends.content or end_line
     if show_calls and msg.get("tool_calls"):
         calls = calls_text(msg["tool_calls"])
         if calls:
             text = f"{text}\n{calls}" if text.strip() else calls
+            end = end_line
     if not (drop_empty and not text.strip()):
-        out.append(Turn(ts, name, text, line, first_index + len(out), end_line=end_line))
+        out.append(Turn(ts, name, text, line, first_index + len(out), end_line=end))
     return out
 
 

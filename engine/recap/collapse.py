@@ -66,7 +66,12 @@ from typing import Any
 
 from chunkscope.engine.model import Progress, Turn, with_progress
 from chunkscope.engine.read.formats.claude import SUBAGENT_CALLS, SUBAGENT_ROLE, SUBAGENT_SAID
-from chunkscope.engine.read.source import THINKING_ROLE, content_text, parse_timestamp
+from chunkscope.engine.read.source import (
+    THINKING_ROLE,
+    PartEnds,
+    content_text,
+    parse_timestamp,
+)
 from chunkscope.engine.textutil import plural
 from chunkscope.engine.toolcall import ELLIPSIS, SHELL_TOOLS, compact_value, format_call
 
@@ -548,6 +553,9 @@ def collapse_messages(
         call_line: int | None = None,
     ) -> None:
         line, end = _source_line(msg), _source_line(msg, "end_line")
+        part_ends = getattr(msg, "part_ends", None)
+        if isinstance(part_ends, PartEnds):  # a JSON document's message: its part's end
+            end = (part_ends.thinking if role == THINKING_ROLE else part_ends.content) or end
         if call_line is not None and (line is None or call_line >= line):
             call_line = None  # the call's line adds nothing to the result's
         # a message whose text is the file's lines (an aider chat's) says its last one,

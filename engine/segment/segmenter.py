@@ -185,10 +185,10 @@ class TopicParams:
     )
     topic_chunk_tokens: int = knob(
         200,
-        "merged chunks of about this size: each topic is split into the fewest chunks of "
-        "at most N tokens (the run's tokenizer, the unit of a search context's budget; 0: a "
-        "topic is one chunk unless over the size cap), at its best inner points; chunks a "
-        "search context can hold",
+        "merged chunks of about this size: each topic is split in halves, each at its best "
+        "inner point among those that leave the fewest chunks of at most N tokens (the run's "
+        "tokenizer, the unit of a search context's budget; 0: a topic is one chunk unless "
+        "over the size cap), until every part fits; chunks a search context can hold",
         flag="--topic-chunk-tokens",
         minimum=0,
         metavar="N",

@@ -25,6 +25,7 @@ from chunkscope.tui.cli.common import (
     emit,
     json_pieces,
     report_skipped,
+    resolve_latest,
     with_chunk_count,
 )
 from chunkscope.tui.cli.strategy import (
@@ -47,7 +48,7 @@ def add_chunk_parser(sub: Any) -> argparse.ArgumentParser:
             "chunkscope chunk sample_logs/shell_cookbook.md --strategy markdown --max-tokens 450",
         ),
     )
-    add_source_args(chunk)
+    add_source_args(chunk, folders=True)
     chunk.add_argument("--format", choices=("text", "json"), default="text")
     add_embed_args(chunk, flag=True)
     add_profile_option(chunk)
@@ -116,6 +117,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
 
 def _chunk(args: argparse.Namespace) -> int:
+    resolve_latest(args)
     if not args.embed:  # without a merge these would change nothing: said, not ignored
         for flag in merge_flags(args):
             raise CliError(f"{flag} sets the merge, which runs only with --embed: add --embed")

@@ -181,6 +181,27 @@ def report_skipped(source: Source) -> None:
         note(line)
 
 
+#: Said when a command that takes ``--latest`` is given neither FILE nor ``--latest``.
+NO_FILE = "give FILE, or --latest for the newest session of the current folder"
+
+
+def resolve_latest(args: argparse.Namespace) -> None:
+    """FILE as a command that takes ``--latest`` reads it: with ``--latest``, the newest
+    session of the folder FILE (the current one when not given: `open_latest`); without
+    it, FILE must be given and not be a folder (the error suggests ``--latest``)."""
+    from pathlib import Path
+
+    if not args.latest:
+        if args.file is None:
+            raise CliError(NO_FILE)
+        if Path(args.file).is_dir():
+            raise CliError(f"{args.file}: is a directory, not a file (--latest reads its newest)")
+        return
+    from chunkscope.engine.read.formats.folders import newest_readable
+
+    open_latest(args, newest_readable)
+
+
 def open_latest(args: argparse.Namespace, newest: Callable[[str], Any]) -> None:
     """``--latest``: FILE (a folder; the current one when not given) is replaced by its
     newest session that has something to read (`engine.read.formats.folders.
@@ -367,7 +388,11 @@ def add_input_args(p: argparse._ActionsContainer) -> None:
 
 
 def add_source_args(
-    p: argparse.ArgumentParser, *, folders: bool = False, purpose: str = "chunks"
+    p: argparse.ArgumentParser,
+    *,
+    folders: bool = False,
+    purpose: str = "chunks",
+    file_optional: bool = True,
 ) -> None:
     """FILE and how it is read: ``--strict``, the input options, ``--collapse`` /
     ``--no-collapse`` (their default for `purpose`, `add_collapse_args`), ``--min-chars``,
@@ -375,9 +400,21 @@ def add_source_args(
     from chunkscope.engine.chunk.split import CompactParams
 
     what = "an agent session log or a markdown file"
+    optional = folders and file_optional
     p.add_argument(
-        "file", help=what + (" (or a folder of sessions, with --latest)" if folders else "")
+        "file",
+        nargs="?" if optional else None,
+        default=None,
+        help=what + (" (or a folder of sessions, with --latest)" if folders else ""),
     )
+    if folders:
+        p.add_argument(
+            "--latest",
+            action="store_true",
+            help="FILE is a folder of sessions (a Claude Code project, a Codex sessions "
+            "folder): read its newest"
+            + ("; without FILE, the current folder's" if optional else ""),
+        )
     p.add_argument("--strict", action="store_true", help="stop at the first malformed line")
     add_input_args(p)
     add_collapse_args(p, purpose=purpose)

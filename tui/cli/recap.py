@@ -36,9 +36,9 @@ from chunkscope.tui.cli.common import (
     add_source_args,
     build_pipeline,
     note,
-    open_latest,
     read_settings,
     report_skipped,
+    resolve_latest,
     safe,
     with_chunk_count,
 )
@@ -116,12 +116,6 @@ def add_recap_args(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     from chunkscope.engine.summarize import SUMMARIZERS
 
     add_source_args(p, folders=True, purpose="recap")
-    p.add_argument(
-        "--latest",
-        action="store_true",
-        help="FILE is a folder of sessions (a Claude Code project, a Codex sessions folder): "
-        "recap the newest",
-    )
     g = p.add_argument_group("recap")
     add_knob_flags(g, [RecapParams])
     g.add_argument(
@@ -240,6 +234,15 @@ def _check_indices(name: str, values: list[int], n: int) -> tuple[int, ...]:
     return tuple(dict.fromkeys(values))
 
 
+def _check_pin_exclude(args: argparse.Namespace) -> None:
+    """A chunk both pinned and excluded is refused: one of them would be ignored."""
+    pinned = {i for group in args.pin for i in group}
+    both = sorted(pinned & {i for group in args.exclude for i in group})
+    if both:
+        which = ", ".join(map(str, both))
+        raise CliError(f"--pin and --exclude both name chunk {which}: give each chunk one")
+
+
 class _Progress:
     """Summarizing progress on stderr: a live counter on a terminal, else nothing."""
 
@@ -274,20 +277,6 @@ def _write(args: argparse.Namespace, text: str) -> None:
     sys.stdout.flush()
 
 
-def _latest(args: argparse.Namespace) -> None:
-    """With --latest, FILE is a folder: recap its newest session."""
-    from pathlib import Path
-
-    from chunkscope.engine.read.formats.folders import newest_readable
-
-    folder = Path(args.file)
-    if not args.latest:
-        if folder.is_dir():
-            raise CliError(f"{args.file}: is a directory, not a file")
-        return
-    open_latest(args, newest_readable)
-
-
 @dataclass(frozen=True)
 class RecapRun:
     """What one run of the recap pipeline gives: the pipeline (with the parameters it
@@ -310,7 +299,8 @@ def run_recap(
     `recap_notes` says what it kept, once the output is written. Without
     `every_summary`, only the chunks that could be in the recap are summarized (the
     same recap; the selection lists only those: `Pipeline.recap`)."""
-    _latest(args)
+    resolve_latest(args)
+    _check_pin_exclude(args)
     settings = read_settings()
     spec, key, embed_args = _summarizer_spec(args, settings)
     pipe, tuning = build_pipeline(

@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from chunkscope.tui.cli.common import (
+    NO_FILE,
     CliError,
     add_gold_args,
     add_queries_args,
@@ -88,6 +89,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from chunkscope.engine.evaluate.gold import read_gold_file
     from chunkscope.tui.report import gather, render_html
 
+    if args.file is None and not args.latest:
+        raise CliError(NO_FILE)
     if not args.output and sys.stdout.isatty():
         raise CliError("give -o REPORT.html (the page is HTML, not for a terminal)")
     gold = None

@@ -65,12 +65,13 @@ def recap_list(project: str | None) -> str:
     """The project's stored session recaps, the newest first, one line each (numbered
     for ``--session``), the one the next start injects marked."""
     from chunkscope.engine.inject.agents import agent_named
-    from chunkscope.engine.inject.recaps import load_all
+    from chunkscope.engine.inject.recaps import load_all, sessions_dir
 
     root = _project(project)
     recaps = load_all(root, warn=note)
     if not recaps:
-        return f"{root}: no stored session recaps\n"
+        # where they would be: the data folder's (CHUNKSCOPE_DATA_DIR), not the project
+        return f"{root}: no stored session recaps (looked in {sessions_dir(root)})\n"
     agent = agent_named(recaps[0].agent if recaps[0].agent in _names() else None)
     plan = _plan(root, recaps, agent)
     lines = []

@@ -11,6 +11,7 @@ answers them, the run is also scored (hit rate, MRR, recall@k), as ``eval --quer
 from __future__ import annotations
 
 import argparse
+import itertools
 import textwrap
 from typing import Any
 
@@ -24,6 +25,7 @@ from chunkscope.tui.cli.common import (
     emit,
     json_pieces,
     report_skipped,
+    resolve_latest,
     search_params,
 )
 from chunkscope.tui.cli.strategy import add_strategy_args, strategy_choice
@@ -52,7 +54,7 @@ def add_search_parser(sub: Any) -> argparse.ArgumentParser:
         ),
         examples=EXAMPLES,
     )
-    add_source_args(p)
+    add_source_args(p, folders=True, file_optional=False)  # FILE QUERY: FILE comes first
     p.add_argument("query", nargs="?", default=None, help="the question (or use --queries)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     add_queries_args(p, help="many questions, scored where they say what answers them")
@@ -73,6 +75,12 @@ def _queries(args: argparse.Namespace) -> list[Any]:
     if not args.query or not args.query.strip():
         raise CliError("no question: give a QUERY or --queries Q.json")
     return [Query(args.query.strip())]
+
+
+#: Said above an answer whose scores are not in order (walk 16 finding 11).
+CONTEXT_ORDER = (
+    "in context order, not by score: whole chunks, then the cut start of one passed over"
+)
 
 
 def _preview(text: str, width: int = 96) -> list[str]:
@@ -103,6 +111,9 @@ def answer_text(answer: Any, chunks: int) -> str:
         out.append("  (no chunk matches)")
     if answer.rest_note:
         out.append(f"  ({answer.rest_note})")
+    scores = [r.score for r in answer.results]
+    if any(a < b for a, b in itertools.pairwise(scores)):
+        out.append(f"  ({CONTEXT_ORDER})")
     for r in answer.results:
         how = f"  beside #{r.via}" if r.via is not None else ""
         cut = "  [cut to the budget]" if r.truncated else ""
@@ -129,6 +140,7 @@ def score_text(score: Any) -> str:
 def cmd_search(args: argparse.Namespace) -> int:
     from chunkscope.engine.search import score_queries
 
+    resolve_latest(args)
     queries = _queries(args)
     params = search_params(args)
     pipe, _ = build_pipeline(args, strategy=strategy_choice(args))

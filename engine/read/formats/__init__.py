@@ -32,6 +32,7 @@ from chunkscope.engine.read.source import (
     Source,
     _check_regular_file,
     binary_reason,
+    check_not_blank,
     check_text,
     head_text,
     load_jsonl,
@@ -400,6 +401,20 @@ def source_kind(path: str | Path, input_format: str | None = None) -> str:
     return READERS[name].kind
 
 
+def _nothing_matched(path: Path, name: str) -> None:
+    """`SourceError` for a file that is not blank but gave nothing read as the format
+    `name` it was told to be read as, naming the format it looks like (walk 16, 14d);
+    a blank file, or one that looks like `name`, is `require_turns`' to refuse."""
+    check_not_blank(path)
+    looks = sniff(path)
+    if looks != name:
+        raise SourceError(
+            path,
+            f"no turns: read as {name} (--input-format), nothing in it matched; it looks "
+            f"like {looks}: leave --input-format out, or give --input-format {looks}",
+        )
+
+
 def read(
     path: str | Path, input_format: str | None = None, options: ReadOptions | None = None
 ) -> Source:
@@ -422,6 +437,8 @@ def read(
             # refuses one it does not hold, never read as the whole file without a word
             raise SourceError(p, f"no session {options.session} (the file holds 1: 0..0)")
         source = reader.read(p, options)
+    if input_format is not None and not source.turns and not source.skipped:
+        _nothing_matched(p, name)
     source.format = name
     source.container = source.container or reader.container
     source.label = source.label or reader.label

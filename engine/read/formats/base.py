@@ -20,7 +20,15 @@ from typing import Any
 
 from chunkscope.engine.errors import ParseError
 from chunkscope.engine.model import Progress, Turn
-from chunkscope.engine.read.source import Message, Problem, Source, message_turns, parse_timestamp
+from chunkscope.engine.read.source import (
+    NO_PART_ENDS,
+    Message,
+    PartEnds,
+    Problem,
+    Source,
+    message_turns,
+    parse_timestamp,
+)
 
 #: The note a reader adds for the git branch its records name (Claude Code's ``gitBranch``,
 #: a Codex rollout's ``session_meta.git.branch``): ``branch: NAME`` (`engine.recap.sections`).
@@ -115,12 +123,20 @@ class Collected:
     turns: list[Turn] = field(default_factory=list)
     added: int = 0  # messages added (kept or not)
 
-    def add(self, line: int, message: dict[str, Any], end_line: int | None = None) -> None:
+    def add(
+        self,
+        line: int,
+        message: dict[str, Any],
+        end_line: int | None = None,
+        part_ends: PartEnds = NO_PART_ENDS,
+    ) -> None:
         """Read one message of the seed's shape into turns at once, marked with the format
         that wrote it (``agent``: collapsing says that agent's tools in the seed's
         forms); the message itself is kept only with `keep_messages`. `end_line`: the
-        last line of its text when its record spans lines from `line` (`Turn.end_line`)."""
+        last line of its text when its record spans lines from `line` (`Turn.end_line`);
+        `part_ends`: where its reasoning and its content alone end (`PartEnds`)."""
         end_line = end_line if end_line is not None and end_line > line else None
+        part_ends = PartEnds(*(e if e is not None and e > line else None for e in part_ends))
         message["agent"] = self.format
         try:  # parsed once, here: the turns and collapsing take the datetime as it is
             message["timestamp"] = parse_timestamp(message.get("timestamp"))
@@ -128,12 +144,18 @@ class Collected:
             self.warnings.append(Problem(line, f"{e}; read without a time"))
             message["timestamp"] = None
         if self.keep_messages:
-            self.messages.append(Message(message, line, end_line))
+            self.messages.append(Message(message, line, end_line, part_ends=part_ends))
         self.added += 1
         turns = self.turns
         turns.extend(
             message_turns(
-                message, line, len(turns), show_calls=True, drop_empty=True, end_line=end_line
+                message,
+                line,
+                len(turns),
+                show_calls=True,
+                drop_empty=True,
+                end_line=end_line,
+                part_ends=part_ends,
             )
         )
 

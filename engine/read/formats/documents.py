@@ -34,6 +34,7 @@ from chunkscope.engine.read.formats.base import (
     tool_call,
 )
 from chunkscope.engine.read.formats.jsondoc import Document
+from chunkscope.engine.read.source import PartEnds
 
 MESSAGES = "openai-messages"
 CHATGPT = "chatgpt-export"
@@ -357,7 +358,14 @@ MESSAGE_TEXT_KEYS = (
     "arguments",
     "output",
     "summary",
+    "function",
+    "text",
 )
+#: Of those, the members a message's reasoning comes from (its ``Bot thinking`` turn) and
+#: its content alone (without its tool calls); `TEXT_KEYS`: its turn with its calls.
+REASONING_KEYS = ("reasoning", "reasoning_content")
+CONTENT_KEYS = ("content", "parts")
+TEXT_KEYS = tuple(k for k in MESSAGE_TEXT_KEYS if k not in REASONING_KEYS)
 
 
 def read_messages(path: Path, options: ReadOptions) -> Any:
@@ -374,8 +382,11 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
     elif key == "history":
         out.label = f"{SWE_AGENT} trajectory"
     submitting = False  # the last message ran the submit command (`SUBMIT_MARK`)
-    for line, end, raw in doc.array_spans(key, MESSAGE_TEXT_KEYS):
+    for start, stop, raw in doc.array_elements(key):
         out.records += 1
+        line = 1 if start is None else doc.line(start)
+        end = None if start is None or stop is None else doc.last_line(start, stop, raw, TEXT_KEYS)
+        part_ends = PartEnds()
         if not isinstance(raw, dict):
             out.fail(line, f"not a JSON object (got {type(raw).__name__})", options)
             continue
@@ -387,6 +398,11 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
                     continue
             else:
                 messages = _message(raw, status)
+                if start is not None:  # a chat message: its reasoning and content alone
+                    part_ends = PartEnds(
+                        doc.part_end(start, raw, REASONING_KEYS, MESSAGE_TEXT_KEYS),
+                        doc.part_end(start, raw, CONTENT_KEYS, MESSAGE_TEXT_KEYS),
+                    )
         except ValueError as e:
             out.fail(line, str(e), options)
             continue
@@ -400,7 +416,7 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
             if n := strip_template(m):
                 out.stripped[TEMPLATE_STRIPPED] += n
             submitting = _submits(m)
-            out.add(line, m, end)
+            out.add(line, m, end, part_ends)
     return out.build(options)
 
 
@@ -585,7 +601,7 @@ def _line_spans(doc: Document, conv: dict[str, Any], line: int) -> dict[str, tup
         key = re.compile(rf'"{re.escape(str(node_id))}"\s*:\s*\{{')
         found = key.search(doc.text, offset)
         if found:
-            end = doc.object_end(found.end() - 1, ("message",))
+            end = doc.object_end(found.end() - 1, ("message", *MESSAGE_TEXT_KEYS))
             out[str(node_id)] = (doc.line(found.start()), end)
         else:
             out[str(node_id)] = (line, line)

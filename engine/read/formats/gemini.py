@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from chunkscope.engine.read.formats.base import (
     tool_call,
 )
 from chunkscope.engine.read.formats.jsondoc import Document
-from chunkscope.engine.read.source import BOM, _open_binary, iter_objects
+from chunkscope.engine.read.source import BOM, NO_PART_ENDS, PartEnds, _open_binary, iter_objects
 
 NAME = "gemini-cli"
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
@@ -158,11 +158,47 @@ def messages_of(record: dict[str, Any]) -> list[dict[str, Any]] | None:
     return [message, *results]
 
 
-#: The members of a chat message its turns' text comes from: a turn's lines end at the last.
-TEXT_KEYS = ("content", "thoughts", "toolCalls")
+#: The members a chat message's own text comes from, at any depth (its content, parts,
+#: thoughts and its tool calls' arguments): its turn's lines end at the last.
+TEXT_KEYS = ("content", "thoughts", "toolCalls", "text", "subject", "description", "args")
+#: The members of a tool call its result's text comes from (`_result`).
+RESULT_KEYS = ("result", "resultDisplay", "error")
 
 
-def _add(out: Collected, line: int, record: dict[str, Any], end: int | None = None) -> None:
+def _ends(doc: Document, start: int | None, end: int | None, record: Any) -> list[int | None]:
+    """The last line of the text of each message `messages_of` makes of `record` (at
+    ``doc.text[start:end]``): the message's own, then each tool call's result."""
+    if start is None or end is None or not isinstance(record, dict):
+        return []
+    own = doc.part_end(start, record, ("content", "toolCalls"), TEXT_KEYS)
+    calls = (
+        doc.member_span(start, "toolCalls") if isinstance(record.get("toolCalls"), list) else None
+    )
+    results: list[int | None] = []
+    for cstart, cend, call in doc.element_spans(calls[0]) if calls else []:
+        if isinstance(call, dict):
+            found = doc.text_end(cstart, cend, call, RESULT_KEYS)
+            results.append(own if found is None else doc.line(found - 1))
+    return [own or doc.last_line(start, end, record, TEXT_KEYS), *results]
+
+
+def _part_ends(doc: Document, start: int | None, record: Any) -> PartEnds:
+    """Where a chat message's thoughts and its content alone end (`PartEnds`)."""
+    if start is None:
+        return PartEnds()
+    return PartEnds(
+        doc.part_end(start, record, ("thoughts",), TEXT_KEYS),
+        doc.part_end(start, record, ("content",), TEXT_KEYS),
+    )
+
+
+def _add(
+    out: Collected,
+    line: int,
+    record: dict[str, Any],
+    ends: Sequence[int | None] = (),
+    part_ends: PartEnds = NO_PART_ENDS,
+) -> None:
     messages = messages_of(record)
     if messages is None:
         out.not_read[f"{record.get('type') or 'untyped'} records"] += 1
@@ -170,8 +206,10 @@ def _add(out: Collected, line: int, record: dict[str, Any], end: int | None = No
         out.not_read["empty messages"] += 1
     else:
         out.read += 1
-        for m in messages:
-            out.add(line, m, end)
+        for i, m in enumerate(messages):
+            out.add(
+                line, m, ends[i] if i < len(ends) else None, part_ends if i == 0 else PartEnds()
+            )
 
 
 def read(path: Path, options: ReadOptions) -> Any:
@@ -183,12 +221,13 @@ def read(path: Path, options: ReadOptions) -> Any:
     value = doc.value
     if not is_document(value):  # forced with --input-format
         raise SourceError(path, "not a Gemini CLI chat (no 'messages' list of chat messages)")
-    for line, end, record in doc.array_spans("messages", TEXT_KEYS):
+    for start, end, record in doc.array_elements("messages"):
         out.records += 1
+        line = 1 if start is None else doc.line(start)
         if not isinstance(record, dict):
             out.fail(line, f"not a JSON object (got {type(record).__name__})", options)
             continue
-        _add(out, line, record, end)
+        _add(out, line, record, _ends(doc, start, end, record), _part_ends(doc, start, record))
     return out.build(options)
 
 

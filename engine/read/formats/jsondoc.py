@@ -8,6 +8,7 @@ import bisect
 import json
 import re
 from collections.abc import Collection, Iterator
+from json.decoder import scanstring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
@@ -47,12 +48,10 @@ class Document:
         for first, _, value in self.array_spans(key):
             yield first, value
 
-    def array_spans(
-        self, key: str | None, text_keys: Collection[str] = ()
-    ) -> Iterator[tuple[int, int, Any]]:
-        """(first line, last line, value) of each element of the top-level list, or of
-        the list under `key` of the top-level object: from where the element starts (an
-        object's ``{``) to its last text (`last_line`)."""
+    def array_elements(self, key: str | None) -> Iterator[tuple[int | None, int | None, Any]]:
+        """(start, end, value) of each element of the top-level list, or of the list
+        under `key` of the top-level object; start and end None when it is not found
+        where expected."""
         decoder = json.JSONDecoder()
         wanted = self.value if key is None else self.value.get(key)
         starts = (
@@ -63,10 +62,21 @@ class Document:
         for start in starts:
             items = list(_elements(decoder, self.text, start))
             if [v for _, _, v in items] == wanted:
-                for offset, end, value in items:
-                    yield self.line(offset), self.last_line(offset, end, value, text_keys), value
+                yield from items
                 return
-        yield from ((1, 1, v) for v in wanted)  # not found where expected: line unknown
+        yield from ((None, None, v) for v in wanted)
+
+    def array_spans(
+        self, key: str | None, text_keys: Collection[str] = ()
+    ) -> Iterator[tuple[int, int, Any]]:
+        """(first line, last line, value) of each element of the top-level list, or of
+        the list under `key` of the top-level object: from where the element starts (an
+        object's ``{``) to its last text (`last_line`); (1, 1) when its line is unknown."""
+        for start, end, value in self.array_elements(key):
+            if start is None or end is None:
+                yield 1, 1, value
+            else:
+                yield self.line(start), self.last_line(start, end, value, text_keys), value
 
     def object_end(self, offset: int, text_keys: Collection[str] = ()) -> int:
         """`last_line` of the object starting at `offset` (its ``{``)."""
@@ -75,23 +85,94 @@ class Document:
 
     def last_line(self, start: int, end: int, value: Any, text_keys: Collection[str] = ()) -> int:
         """The last line of the text of `value`, written at ``text[start:end]``: for an
-        object, that of the end of its last member named in `text_keys` (the members a
-        reader makes text of), else of its last member; for any other value, of its
-        end. Closing brackets after the text are not text. The member's end is found
-        from where the member after it is named (a JSON object keeps its members'
-        order), searched from the object's end: never before the true end, and no
-        second decoding."""
-        text = self.text
+        object with members named in `text_keys` (the members a reader makes text of, at
+        any depth), that of the last such member holding text (`has_text`: a member
+        that is null or empty is no text), looked into the same way; for a list, that of
+        its last element holding text; else that of the value's end. Closing brackets
+        after the text are not text."""
+        found = self.text_end(start, end, value, text_keys)
+        return self.line((found if found is not None else self._strip(start, end)) - 1)
+
+    def text_end(self, start: int, end: int, value: Any, text_keys: Collection[str]) -> int | None:
+        """The offset just past the last text character of `value` (at
+        ``text[start:end]``), as `last_line` finds it; None when it holds no text."""
+        if not has_text(value):
+            return None
         if isinstance(value, dict) and text_keys:
-            names = list(value)
-            last = max((i for i, name in enumerate(names) if name in text_keys), default=None)
-            if last is not None and last + 1 < len(names):
-                after = text.rfind(json.dumps(names[last + 1], ensure_ascii=False), start, end)
-                if after > start:
-                    end = after
+            if not any(name in text_keys for name in value):
+                return self._strip(start, end)
+            spans = [(s, e, v) for n, s, e, v in _members(self.text, start) if n in text_keys]
+        elif isinstance(value, list):
+            spans = list(_elements(json.JSONDecoder(), self.text, start))
+        else:
+            return self._strip(start, end)
+        for vstart, vend, member in reversed(spans):
+            if has_text(member):
+                found = self.text_end(vstart, vend, member, text_keys)
+                if found is not None:
+                    return found
+        return None
+
+    def part_end(
+        self, start: int, value: Any, names: Collection[str], text_keys: Collection[str]
+    ) -> int | None:
+        """The last line of the text of the members `names` of the object `value`
+        starting at `start` (looked into with `text_keys`), None when they hold none."""
+        if not isinstance(value, dict) or not any(has_text(value.get(n)) for n in names):
+            return None
+        spans = [(s, e, v) for n, s, e, v in _members(self.text, start) if n in names]
+        for vstart, vend, member in reversed(spans):
+            found = self.text_end(vstart, vend, member, text_keys)
+            if found is not None:
+                return self.line(found - 1)
+        return None
+
+    def member_span(self, start: int, name: str) -> tuple[int, int, Any] | None:
+        """(start, end, value) of member `name` of the object starting at `start`."""
+        for member, vstart, vend, value in _members(self.text, start):
+            if member == name:
+                return vstart, vend, value
+        return None
+
+    def element_spans(self, start: int) -> list[tuple[int, int, Any]]:
+        """(start, end, value) of each element of the list starting at `start`."""
+        return list(_elements(json.JSONDecoder(), self.text, start))
+
+    def _strip(self, start: int, end: int) -> int:
+        """`end` moved back over closing brackets, commas and blanks (not text)."""
+        text = self.text
         while end > start + 1 and text[end - 1] in _CLOSING:
             end -= 1
-        return self.line(end - 1)
+        return end
+
+
+def has_text(value: Any) -> bool:
+    """Whether a JSON value holds any text: a string that is not blank, at any depth."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    if isinstance(value, dict):
+        return any(has_text(v) for v in value.values())
+    if isinstance(value, list):
+        return any(has_text(v) for v in value)
+    return False
+
+
+def _members(text: str, start: int) -> Iterator[tuple[str, int, int, Any]]:
+    """(name, value start, value end, value) of each member of the object at `start`."""
+    decoder = json.JSONDecoder()
+    i = start + 1
+    n = len(text)
+    while i < n:
+        while i < n and text[i] in " \t\r\n,":
+            i += 1
+        if i >= n or text[i] != '"':
+            return
+        name, i = scanstring(text, i + 1)
+        while i < n and text[i] in " \t\r\n:":
+            i += 1
+        value, end = decoder.raw_decode(text, i)
+        yield name, i, end, value
+        i = end
 
 
 _CLOSING = frozenset(" \t\n\r]},")
