@@ -373,3 +373,24 @@ async def test_the_panel_says_no_chunk_fits_rather_than_none_matches() -> None:
         panel.show_answer("zzqqxx", "bm25", idx.search("zzqqxx", SearchParams(budget=5)), 1)
         await pilot.pause()
         assert str(panel.results.get_option_at_index(0).prompt) == "no chunk matches the question"
+
+
+def test_the_panel_says_when_its_list_is_not_in_score_order() -> None:
+    """Walk 16, 11: the panel lists the context in the order it takes the chunks (a top
+    chunk's neighbours, the cut start of one passed over), so a later row may score
+    higher; its context line says so, as `search` does, and drops it first when short."""
+    from chunkscope.engine.search.core import CONTEXT_ORDER, Answer, Query, Result
+    from chunkscope.tui.widgets.search_panel import context_forms
+
+    def answer(*scores: float) -> Answer:
+        results = tuple(
+            Result(i + 1, i, s, 10, f"chunk {i}", (i + 1, i + 1), 0) for i, s in enumerate(scores)
+        )
+        return Answer(Query("q"), results, 10 * len(scores), 100, tuple(range(len(scores))))
+
+    out_of_order = context_forms(answer(1.0, 0.4, 0.9), 12)
+    assert out_of_order[0].endswith(CONTEXT_ORDER[0])
+    assert any(form.endswith(CONTEXT_ORDER[1]) for form in out_of_order)
+    assert "score" not in out_of_order[-1]
+    in_order = context_forms(answer(1.0, 0.9, 0.4), 12)
+    assert not any("score" in form for form in in_order)

@@ -26,6 +26,7 @@ counts) and answers a question in three steps:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -145,6 +146,15 @@ class Result:
         return out
 
 
+#: Said of an answer listed in context order whose scores are not in order, and its short
+#: form (`Answer.order_notes`).
+CONTEXT_ORDER = (
+    "in context order, not by score: the best chunks and their neighbours whole, then "
+    "the cut start of one passed over",
+    "context order, not by score",
+)
+
+
 @dataclass(frozen=True)
 class Answer:
     """What a context receives for one question, and the ranking it came from."""
@@ -164,6 +174,16 @@ class Answer:
     def context(self) -> str:
         """The results' texts joined: what an agent would be handed."""
         return CONTEXT_JOIN.join(r.text for r in self.results)
+
+    @property
+    def order_notes(self) -> tuple[str, ...]:
+        """What the output says when the list, in the order the context takes it, is not
+        in score order (a top chunk's neighbours, the cut start of a chunk passed over),
+        and its short form; none when it is."""
+        scores = [r.score for r in self.results]
+        if all(a >= b for a, b in itertools.pairwise(scores)):
+            return ()
+        return CONTEXT_ORDER
 
     @property
     def rest_note(self) -> str | None:

@@ -11,7 +11,6 @@ answers them, the run is also scored (hit rate, MRR, recall@k), as ``eval --quer
 from __future__ import annotations
 
 import argparse
-import itertools
 import textwrap
 from typing import Any
 
@@ -77,12 +76,6 @@ def _queries(args: argparse.Namespace) -> list[Any]:
     return [Query(args.query.strip())]
 
 
-#: Said above an answer whose scores are not in order (walk 16 finding 11).
-CONTEXT_ORDER = (
-    "in context order, not by score: whole chunks, then the cut start of one passed over"
-)
-
-
 def _preview(text: str, width: int = 96) -> list[str]:
     """The first lines of a result, each shortened to `width` visible characters: split at
     newlines only (a carriage return inside a line is not a line break, as `chunk` shows
@@ -111,9 +104,8 @@ def answer_text(answer: Any, chunks: int) -> str:
         out.append("  (no chunk matches)")
     if answer.rest_note:
         out.append(f"  ({answer.rest_note})")
-    scores = [r.score for r in answer.results]
-    if any(a < b for a, b in itertools.pairwise(scores)):
-        out.append(f"  ({CONTEXT_ORDER})")
+    if answer.order_notes:
+        out.append(f"  ({answer.order_notes[0]})")
     for r in answer.results:
         how = f"  beside #{r.via}" if r.via is not None else ""
         cut = "  [cut to the budget]" if r.truncated else ""

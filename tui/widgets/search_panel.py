@@ -65,8 +65,9 @@ def context_forms(answer: Any, chunks: int) -> list[str]:
         [f"context: {used} of {budget} tokens", f"context {used}/{budget} tokens"],
         [f"{picked} of {chunks} chunks", f"{picked}/{chunks} chunks"],
         [*answer.rest_notes, ""],
+        [*answer.order_notes, ""],
     ]
-    return title_forms(slots, [2, 0, 1, 2])
+    return title_forms(slots, [3, 3, 2, 0, 1, 2])
 
 
 class ContextLine(Static):
