@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,3 +85,76 @@ async def test_an_escape_typed_while_the_picker_opens_closes_it(
         await pilot.pause()
         await until(pilot, lambda: app.budget == 555, 5)
         assert not isinstance(app.screen, OpenFileScreen)
+
+
+async def _steps_all_show(pilot: Any, slider: Any, key: str, presses: int) -> list[float]:
+    """`key` pressed `presses` times on the focused `slider` (or until an end): the values
+    passed through, each press checked to move the knob."""
+    values = [slider.value]
+    for _ in range(presses):
+        cell, value = slider.knob_cell(), slider.value
+        await pilot.press(key)
+        await pilot.pause()
+        if slider.value == value:
+            break  # an end
+        assert slider.knob_cell() != cell, (key, values, slider.value, cell)
+        values.append(slider.value)
+    return values
+
+
+@pytest.mark.parametrize("size", [SIZE, NARROW], ids=["wide", "narrow"])
+async def test_every_slider_step_moves_its_knob_and_steps_back(size: tuple[int, int]) -> None:
+    """Walk 16, 12: the compare columns' sliders stepped by their parameter's unit on a
+    track of a few cells (sliding-window ``max tokens`` by 16 tokens: 1000, 872, 856, 840
+    on one cell; markdown ``overlap`` 50 to 40), and the merge controls' ``max chars``
+    8192 to 7168 moved nothing on a 17-cell track. Every step moves the knob, a step and
+    a step back come back, and ↑ ↓ move between the columns' sliders as in the merge
+    controls."""
+    from chunkscope.tui.widgets.merge_panel import MergePanel
+    from chunkscope.tui.widgets.slider import Slider
+    from chunkscope.tui.widgets.strategy_panel import StrategyPanel
+    from tests.pilot import settled
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+
+        async def steps_come_back(slider: Any, presses: int = 0) -> None:
+            """Steps down then as many up (short of the minimum, where a step is cut)."""
+            assert isinstance(slider, Slider)
+            slider.focus()
+            await pilot.pause()
+            start = slider.value
+            if not presses:  # the steps before the minimum (the declared step's, once)
+                step = getattr(slider, "visible_step", lambda: slider.step)()
+                presses = max(1, min(3, int((start - slider.minimum) // step)))
+            down = await _steps_all_show(pilot, slider, "left", presses)
+            assert len(down) >= 2, down  # a step at least (then an end, or a refused value)
+            up = await _steps_all_show(pilot, slider, "right", len(down) - 1)
+            assert up == down[::-1], (slider.label, down, up)
+            assert slider.value == start
+
+        # 8192 chars, three steps down (from 256 to 32768: not to the minimum)
+        await steps_come_back(bench.query_one(MergePanel).query_one("#max-chars", Slider), 3)
+        app.set_column_strategy("left", "sliding-window")
+        app.set_column_strategy("right", "markdown")
+        await settled(pilot, app)
+        panel = bench.query_one(StrategyPanel)
+        sliders = [
+            panel.slider_for("left", "max_tokens"),
+            panel.slider_for("left", "overlap"),
+            panel.slider_for("right", "max_tokens"),
+            panel.slider_for("right", "overlap"),
+        ]
+        for slider in sliders:
+            await steps_come_back(slider)
+        # ↑ ↓ move between the columns' sliders, as in the merge controls
+        first = sliders[0]
+        assert first is not None
+        first.focus()
+        await pilot.press("down")
+        assert app.screen.focused is sliders[1]
+        await pilot.press("up")
+        assert app.screen.focused is first
