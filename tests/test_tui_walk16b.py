@@ -158,3 +158,45 @@ async def test_every_slider_step_moves_its_knob_and_steps_back(size: tuple[int, 
         assert app.screen.focused is sliders[1]
         await pilot.press("up")
         assert app.screen.focused is first
+
+
+async def test_a_mark_on_a_line_two_items_share_says_where_its_diamond_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walk 16, 6: in the turns view of cache_refactor.jsonl, `m` on item 133 (a Tool turn,
+    its call's record on line 166 collapsed with its result) said "a topic starts at item
+    133 (line 166 of the file)" and drew the ◆ on item 132 (a Think turn on line 166 too).
+    A mark is a line of the file (a gold file's start, as eval scores it; the cut before
+    either item is at that line), drawn on the first item starting there: the note names
+    the line, the items sharing it and the one with the ◆, marked and unmarked."""
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+    from tests.pilot import settled
+
+    monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path))  # marks saved apart
+    app = make_app()
+    shown = recording_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("v")  # the turns view
+        bench = app.workbench
+        assert bench is not None
+        await until(pilot, lambda: bench.view is not None and bench.view.left_kind == "turns")
+        lst = bench.query_one("#before", ChunkList)
+        card = lst.chunks[133]
+        assert card.lines is not None and card.lines[0] == 166
+        assert lst.chunks[132].lines is not None and lst.chunks[132].lines[0] == 166
+        lst.focus()
+        lst.select(133)
+        await pilot.pause()
+        await pilot.press("m")
+        await until(pilot, lambda: 166 in app.marks)
+        note = next(m for m in shown if m.startswith("Topic mark"))
+        assert "line 166 of the file, where items 132–133 start" in note, note
+        assert "◆ shows on item 132" in note, note
+        assert "item 133 (line 166" not in note
+        await until(pilot, lambda: lst._flags.get(132) == "mark")
+        assert 133 not in lst._flags
+        await pilot.press("m")  # from the same item: the line's mark is gone
+        await until(pilot, lambda: 166 not in app.marks)
+        assert "◆ is gone from item 132" in shown[-1], shown[-1]
+        await until(pilot, lambda: 132 not in lst._flags)
