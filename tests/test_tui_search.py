@@ -174,9 +174,10 @@ async def test_slash_asks_the_merged_chunks_and_marks_the_answer() -> None:
         generation = app.run_generation
         size = bench.query_one("#topic-chunk-tokens", Slider)
         size.focus()
-        await pilot.press("shift+left")  # chunk size: one big step (125 tokens) down
+        step = int(size.visible_step())  # the least that moves its knob (walk 16, 12)
+        await pilot.press("left")  # chunk size: one step down
         await until(pilot, lambda: app.run_generation > generation and _answered(app))
-        assert app.state.tuning.topic.topic_chunk_tokens == TopicParams().topic_chunk_tokens - 125
+        assert app.state.tuning.topic.topic_chunk_tokens == TopicParams().topic_chunk_tokens - step
         again = app.search_answer
         assert again is not None and again is not answer
         assert [r.chunk for r in again.results] == [r.chunk for r in _expected(app).results]

@@ -134,26 +134,31 @@ async def test_a_strategy_parameter_reruns_its_column_only() -> None:
         slider = panel.slider_for("left", "max_tokens")
         assert slider is not None and slider.value == 1000
         slider.focus()
-        await pilot.press("shift+left")  # one big step: 1000 -> 872 tokens
+        # one big step: two of the steps that move the knob on this track (walk 16, 12:
+        # 16 tokens on 4000 moved none), 1000 -> 552 tokens on the 19-cell track
+        step = slider.visible_step()
+        big = int(1000 - max(128, 2 * step))
+        await pilot.press("shift+left")
         await settled(pilot, app)
 
-        assert app.column_specs["left"].params == (("max_tokens", 872),)  # type: ignore[union-attr]
+        assert app.column_specs["left"].params == (("max_tokens", big),)  # type: ignore[union-attr]
         assert app.strategy_runs["left"] == runs["left"] + 1
         assert app.strategy_runs["right"] == runs["right"]
         assert app.column_result("right") is right_before
-        expected = engine_result(LOG, "sliding-window", max_tokens=872)
+        expected = engine_result(LOG, "sliding-window", max_tokens=big)
         left = app.workbench.query_one("#before", ChunkList)
         assert left.count == len(expected) != len(left_before.result)
-        assert f"sliding-window max_tokens=872 ({len(expected)})" in titles(app)[0]
+        assert f"sliding-window max_tokens={big} ({len(expected)})" in titles(app)[0]
         only_a, only_b = differ_counts(expected.cut_points(), right_before.result.cut_points())
         assert f"{only_a} cut" in titles(app)[0] and f"{only_b} cut" in titles(app)[1]
         assert isinstance(panel.slider_for("right", "max_tokens"), Slider)
 
         # A burst of steps ends on the last value, the right column still untouched.
-        await pilot.press("shift+left", "shift+left", "left")  # 872 -> 616 -> 600
+        await pilot.press("right", "right", "left")  # 552 -> 776 -> 1000 -> 776
         await settled(pilot, app)
-        assert app.column_specs["left"].params == (("max_tokens", 600),)  # type: ignore[union-attr]
-        expected = engine_result(LOG, "sliding-window", max_tokens=600)
+        last = int(big + step)
+        assert app.column_specs["left"].params == (("max_tokens", last),)  # type: ignore[union-attr]
+        expected = engine_result(LOG, "sliding-window", max_tokens=last)
         assert [c.text for c in left.chunks] == [c.text for c in expected.chunk_list]
         assert "updating" not in titles(app)[0]
         assert app.column_result("right") is right_before

@@ -89,10 +89,11 @@ async def test_a_min_size_lowered_to_fit_the_cap_comes_back_as_the_cap_rises() -
         await run_with(250)
         assert least.value == 250
         assert "min size set to 250 until the cap allows 1000 again" in notes[-1]
-        await pilot.press("shift+right", "shift+right")  # 384, 512: as much of 1000 as fits
+        # a step is two of the grid's on this track (walk 16, 12: one moved no knob)
+        await pilot.press("right", "right")  # 384, 512: as much of 1000 as fits
         await run_with(500)
         assert "as much of your 1000 as the size cap of 512 chars allows" in notes[-1]
-        await pilot.press("shift+right", "shift+right")  # 768, 1024: the user's min size back
+        await pilot.press("right", "right")  # 768, 1024: the user's min size back
         await run_with(1000)
         assert least.value == 1000 and bench.view.params.merge.max_chunk_chars == 1024
         assert "allows min size 1000 again" in notes[-1]
@@ -101,13 +102,15 @@ async def test_a_min_size_lowered_to_fit_the_cap_comes_back_as_the_cap_rises() -
         await pilot.press("home")
         await run_with(250)
         least.focus()
-        await pilot.press("left")  # 200: the user's choice now
-        await run_with(200)
+        # one step down (300 on this track, walk 16, 12: to 0): the user's choice now
+        mine = int(max(least.minimum, 250 - least.visible_step()))
+        await pilot.press("left")
+        await run_with(mine)
         cap.focus()
-        await pilot.press("end")  # no cap: nothing comes back over the user's 200
+        await pilot.press("end")  # no cap: nothing comes back over the user's choice
         await until(pilot, lambda: bench.view.params.merge.max_chunk_chars is None)
         await until(pilot, app.workers_idle)
-        assert least.value == 200 and bench.view.params.topic.topic_min_chars == 200
+        assert least.value == mine and bench.view.params.topic.topic_min_chars == mine
 
 
 async def _mark_item(pilot: Any, app: ChunkscopeApp, index: int) -> int:

@@ -243,7 +243,12 @@ class SessionRow:
 
 class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
     _counts = ""  # "4 sessions · 2 documents", under the list once it is listed
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    #: Escape closes the picker as it arrives, in order with the keys typed around it: a
+    #: binding found only once the key had gone through the focused list and back came
+    #: after the characters typed next, which the picker had put into its path field
+    #: (``ctrl+o escape b 555 enter``, typed ahead of a picker slow to list a big folder,
+    #: left it open with ``555`` typed; walk 16, 7). The keys after it go to the workbench.
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", priority=True)]
 
     DEFAULT_CSS = """
     OpenFileScreen { align: center middle; }

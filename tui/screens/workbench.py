@@ -794,6 +794,10 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             return None
         return lst.selected, lst.chunks[lst.selected]
 
+    def left_items(self) -> Sequence[Any]:
+        """The cards of the left column, as `left_selected_item` counts them."""
+        return self.query_one("#before", ChunkList).chunks
+
     def _titles(self, view: RunView | None) -> None:
         """Border titles and the run's numbers (each set only when it changes: a new
         title repaints its whole panel)."""

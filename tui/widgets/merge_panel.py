@@ -19,12 +19,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
@@ -34,6 +32,7 @@ from chunkscope.engine.params import Knob, knob_map, knobs, replace_knobs
 from chunkscope.engine.segment.merge import MergeParams
 from chunkscope.engine.segment.segmenter import TopicParams
 from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
+from chunkscope.tui.widgets.control_stack import ControlStack
 from chunkscope.tui.widgets.slider import Slider, knob_position, knob_slider, knob_value
 
 LABEL_WIDTH = 11
@@ -122,13 +121,8 @@ def _in_force_by_default(k: Knob) -> bool:
     return _group_choices({m.name: m.default for _, m in PANEL_KNOBS})[k.exclusive] == _choice(k)
 
 
-class MergePanel(Vertical):
-    #: ↑ ↓ move between the panel's controls shown (as in a list), stopping at its
-    #: ends; ← → adjust the focused one (`Slider`, `ChoiceToggle`).
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "move_focus(-1)", "previous control", show=False),
-        Binding("down", "move_focus(1)", "next control", show=False),
-    ]
+class MergePanel(ControlStack):
+    """The merge controls (↑ ↓ move between them: `ControlStack`)."""
 
     DEFAULT_CSS = """
     MergePanel {
@@ -190,16 +184,6 @@ class MergePanel(Vertical):
 
     def on_mount(self) -> None:
         self._sync_visibility()
-
-    def action_move_focus(self, delta: int) -> None:
-        """Focus the previous / next control shown in the panel; none past its ends."""
-        controls = [w for w in self.screen.focus_chain if self in w.ancestors]
-        focused = self.screen.focused
-        if focused not in controls:
-            return
-        at = controls.index(focused) + delta
-        if 0 <= at < len(controls):
-            controls[at].focus()
 
     def _slider(self, k: Knob) -> Slider:
         return self.query_one(f"#{slider_id(k)}", Slider)

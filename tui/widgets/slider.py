@@ -3,6 +3,9 @@
     std_k     ━━━━━━━━●━━━━━━━━━━  0.50
 
 Keys: left / right one step, shift+left / shift+right a big step, home / end the ends.
+A step always moves the knob a cell at least: on a track narrower than the range has
+steps, it is the least whole number of steps that does (`Slider.visible_step`), taken
+from the value shown, so a step and a step back come back to it.
 Mouse: click on the track to jump there, drag the knob, scroll the wheel to step.
 Every change of `value` posts ``Slider.Changed``; set a value without one with
 ``with slider.prevent(Slider.Changed): slider.value = x`` (or ``set_value(x, notify=False)``).
@@ -300,6 +303,40 @@ class Slider(Widget, can_focus=True):
             index = bisect.bisect_left(grid, v - 1e-9) + steps
         return grid[min(max(index, 0), len(grid) - 1)]
 
+    def _track_cells(self) -> int:
+        """The track's cells as laid out (0 before the slider has a size)."""
+        width = self.content_size.width
+        return self._geometry(width)[2] if width > 0 else 0
+
+    def visible_step(self) -> float:
+        """The step ← → take: `step`, or on a track too narrow for the range's steps the
+        least multiple of it that moves the knob a cell (a sliding window's 16 tokens on
+        a range of 4000 moved nothing on a 25-cell track)."""
+        cells = self._track_cells() - 1
+        span = self._maximum - self._minimum
+        if cells <= 0 or span <= 0:
+            return self._step
+        per_cell = span / cells
+        return self._step * max(1, math.ceil(per_cell / self._step - 1e-9))
+
+    def grid_stride(self) -> int:
+        """How many points of the geometric grid ← → move: 1, or on a narrow track the
+        fewest, from a divisor of `per_doubling` up to whole doublings (round values:
+        8192 to 4096), that move the knob a cell anywhere on the track (the steps within
+        a doubling are equal, so their ratios, the track's distances, shrink upwards:
+        8192 to 7168 moved nothing on a 17-cell track of 256 to 32768)."""
+        grid, cells = self._grid, self._track_cells() - 1
+        if cells <= 0 or len(grid) < 2:
+            return 1
+        scale = cells / math.log(self._maximum / self._minimum)
+        at = [math.log(g / self._minimum) * scale for g in grid]
+        k = self._per_doubling
+        strides = sorted({d for d in range(1, k + 1) if k % d == 0} | {k << j for j in range(8)})
+        for m in strides:
+            if m >= len(at) or all(b - a >= 1 - 1e-9 for a, b in zip(at, at[m:], strict=False)):
+                return m
+        return len(at) - 1
+
     def _moved(self, amount: float, steps: int) -> float:
         """The value `steps` grid points of size `amount` away (leaving off-grid ends)."""
         if self._grid:
@@ -335,19 +372,35 @@ class Slider(Widget, can_focus=True):
 
     # ------------------------------------------------------------------ actions
 
+    def _stepped(self, direction: int) -> float:
+        """The value one step (`visible_step`, `grid_stride`) in `direction` away."""
+        sign = 1 if direction > 0 else -1
+        if self._grid:
+            return self._grid_moved(self.grid_stride() * sign)
+        step = self.visible_step()
+        if step == self._step or self._snap(self.value) != self.value:
+            return self._moved(step, sign)  # a value between steps: to the next one
+        # from the value itself (on the steps' grid): a step and a step back come back
+        return self._snap(self.value + sign * step)
+
     def action_step(self, direction: int) -> None:
-        self.value = self._moved(self._step, 1 if direction > 0 else -1)
+        self.value = self._stepped(direction)
 
     def action_big_step(self, direction: int) -> None:
-        if self._grid:  # half a doubling: k big steps down and k up come back
-            self.value = self._grid_moved(max(1, self._per_doubling // 2) * direction)
+        if self._grid:  # half a doubling (two steps on a narrow track): k down, k up come back
+            stride = self.grid_stride()
+            points = max(1, self._per_doubling // 2) if stride == 1 else 2 * stride
+            self.value = self._grid_moved(points * direction)
             return
-        # Big steps stay on the small-step grid: move by big_step, then snap.
-        target = self.value + (self.big_step if direction > 0 else -self.big_step)
+        # Big steps stay on the small-step grid: move by big_step, then snap; on a
+        # narrow track, two steps at least (`visible_step`).
+        step = self.visible_step()
+        big = self.big_step if step == self._step else max(self.big_step, 2 * step)
+        target = self.value + (big if direction > 0 else -big)
         if direction > 0 and self.value < self._maximum:
-            self.value = max(self._moved(self._step, 1), self._snap(target))
+            self.value = max(self._stepped(1), self._snap(target))
         elif direction < 0 and self.value > self._minimum:
-            self.value = min(self._moved(self._step, -1), self._snap(target))
+            self.value = min(self._stepped(-1), self._snap(target))
 
     def action_to_minimum(self) -> None:
         self.value = self._minimum
@@ -386,10 +439,15 @@ class Slider(Widget, can_focus=True):
             return math.log(self.value / self._minimum) / math.log(self._maximum / self._minimum)
         return (self.value - self._minimum) / span
 
+    def _knob(self, track_w: int) -> int:
+        """The knob's cell on a track of `track_w` cells: halves rounded up (a step of a
+        cell from 1.5 to 2.5 moved nothing when both rounded to 2)."""
+        return math.floor(self._fraction() * (track_w - 1) + 0.5)
+
     def knob_cell(self, width: int | None = None) -> int:
         """The knob's cell within the content line (for tests and overlays)."""
         _, start, track_w, _ = self._geometry(self.content_size.width if width is None else width)
-        return start + round(self._fraction() * (track_w - 1))
+        return start + self._knob(track_w)
 
     def value_at(self, x: int, width: int | None = None) -> float:
         """The value a click at content cell `x` selects (clamped to the track's ends)."""
@@ -424,7 +482,7 @@ class Slider(Widget, can_focus=True):
             label.truncate(max(label_w - _GAP_AFTER_LABEL, 1), overflow="ellipsis")
             label.pad_right(label_w - label.cell_len)
             line.append_text(label)
-        knob = round(self._fraction() * (track_w - 1))
+        knob = self._knob(track_w)
         line.append("━" * knob, filled_style)
         line.append("●", knob_style)
         line.append("━" * (track_w - knob - 1), track_style)

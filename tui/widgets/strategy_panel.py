@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
+from chunkscope.tui.widgets.control_stack import ControlStack
 from chunkscope.tui.widgets.slider import Slider
 from chunkscope.tui.workbench.columns import (
     SIDES,
@@ -34,7 +34,9 @@ LABELS = {
 }
 
 
-class StrategyPanel(Vertical):
+class StrategyPanel(ControlStack):
+    """The compare columns' sliders (↑ ↓ move between them: `ControlStack`)."""
+
     DEFAULT_CSS = """
     StrategyPanel {
         height: auto;

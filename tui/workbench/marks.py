@@ -23,6 +23,7 @@ from chunkscope.tui.workbench.topics import (
     judge_topics,
     mark_flags,
     marks_report,
+    starting_at,
     strip_marks,
 )
 
@@ -141,9 +142,20 @@ class MarksDriver(WorkbenchHost):
             if updated.partial
             else f"{n + 1} topics now"
         )
+        # A mark is a line of the file (as a gold file's starts, and as eval scores it):
+        # items sharing that line share the mark, drawn on the first of them.
+        shared = starting_at(bench.left_items(), line)
+        where = f"item {index} (line {line} of the file)"
+        if len(shared) > 1 and index in shared:
+            first, last = shared[0], shared[-1]
+            drawn = "shows on" if verb == "starts" else "is gone from"
+            where = (
+                f"line {line} of the file, where items {first}–{last} start "
+                f"(a mark is a line: its ◆ {drawn} item {first}, the first of them)"
+            )
         self.notify(
-            f"Topic mark: a topic {verb} at item {index} (line {line} of the file); {count}.",
-            timeout=3,
+            f"Topic mark: a topic {verb} at {where}; {count}.",
+            timeout=3 if len(shared) <= 1 else 6,
             markup=False,
         )
         self.marks_changed()

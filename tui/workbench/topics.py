@@ -145,6 +145,18 @@ def holder(first: Sequence[int], line: int) -> int:
     return max(0, i - 1)
 
 
+def starting_at(items: Sequence[Chunk], line: int) -> range:
+    """The items (in a left column's order) whose first source line is `line`: a mark
+    there is drawn on the first of them (`holder`). Two or more when the line holds
+    several (a record's thinking and its tool call, collapsed with its result)."""
+    first = _first_lines(items)
+    lo = bisect.bisect_left(first, line)
+    hi = lo
+    while hi < len(first) and first[hi] == line:
+        hi += 1
+    return range(lo, hi)
+
+
 def holders(first: Sequence[int], lines: Sequence[int]) -> list[int]:
     """`holder` of each of `lines`, at once (one search of an array when `first` is in
     order, as it is unless a chunk's lines start before the one before's)."""
