@@ -495,6 +495,9 @@ def test_a_page_to_share_names_the_file_not_where_it_lives(
     )
     # JSON's words, not Python's
     assert "<td>true</td>" in page and ">True<" not in page and ">False<" not in page
+    # an unset cap is JSON's null, as the config file writes it (walk 17, 3: it said none)
+    assert "<td>null</td>" in page and "<td>none</td>" not in page and ">None<" not in page
+    assert " null" not in page.split("The same run: ")[1].split("</code>")[0]
     assert main(["report", str(log), "--full-path", "-o", str(out)]) == 0
     capsys.readouterr()
     page = out.read_text(encoding="utf-8")

@@ -236,9 +236,7 @@ def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
             if by_mode and k.name != "mode" and mode not in knob_modes(k.name):
                 continue
             value = getattr(part, k.name)
-            if value is None:
-                shown = "none"
-            elif isinstance(value, bool):  # as a config file has them
+            if value is None or isinstance(value, bool):  # as JSON and config files have them
                 shown = toml_value(value)
             else:
                 shown = f"{value:g}" if isinstance(value, float) else str(value)
@@ -283,10 +281,12 @@ def _command(
     written, shown as `command_as_run` shows ``-o``."""
     import shlex
 
+    from chunkscope.engine.config.settings import toml_value
+
     argv = ["chunkscope", "report", shown_path(path, full)]
     for flag, value, default in params:
-        # "none": no cap, as the other unit's cap was given (with its own flag)
-        if not default and flag.startswith("--") and value != "none":
+        # null: no cap, as the other unit's cap was given (with its own flag)
+        if not default and flag.startswith("--") and value != toml_value(None):
             argv += [flag] if value == "true" else [flag, value]
     out = shown_path(output, full) if output else "report.html"
     private = set(paths)
