@@ -433,3 +433,40 @@ async def test_a_palette_torn_down_ignores_its_late_gathering() -> None:
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, Palette))
         assert app.is_running
+
+
+async def test_a_path_typed_ahead_of_the_pickers_focus_keeps_its_spaces(tmp_path: Path) -> None:
+    """Walk 17, 7: a path typed at speed into the picker just opened, while the focus was
+    still on its lists, lost every space (the tree took them as "open this folder"):
+    ``sp ace/my log.jsonl`` became ``space/mylog.jsonl``. The keys typed after the first
+    character that went to the path field are the path's, spaces too."""
+    import shutil
+
+    from textual import events
+    from textual.keys import _character_to_key
+    from textual.widgets import Input
+
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from chunkscope.tui.screens.open_file import OpenFileScreen
+    from tests.pilot import SAMPLE, picker_listed
+
+    folder = tmp_path / "sp ace"
+    folder.mkdir()
+    shutil.copy(SAMPLE, folder / "my log.jsonl")
+    app = ChunkscopeApp(StartOptions(folder=str(tmp_path), fixed_timings=True))
+    async with app.run_test(size=NARROW) as pilot:
+        await picker_listed(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, OpenFileScreen)
+        field = screen.query_one("#path", Input)
+        assert screen.focused is not field
+        typed = "sp ace/my log.jsonl"
+        for ch in typed:  # one burst: every key queued before the focus moves
+            app.post_message(events.Key(_character_to_key(ch), ch))
+        await until(pilot, lambda: field.value == typed or len(field.value) >= len(typed) - 3)
+        assert field.value == typed
+        await pilot.press("enter")
+        await until(pilot, lambda: app.pipe is not None)
+        assert app.pipe is not None and Path(app.pipe.path) == folder / "my log.jsonl"
+        # a list given the focus again takes a space as its own (opens a tree folder)
+        await until(pilot, lambda: app.workers_idle())

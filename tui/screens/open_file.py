@@ -363,16 +363,29 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
             self.query_one("#tree", LogTree).focus()
         self._find_sessions()
 
+    #: Whether characters typed in a list went to the path field and the field has not
+    #: had the focus since: the keys typed after them, spaces too, are that path's.
+    _typed_ahead = False
+
     def on_key(self, event: events.Key) -> None:
         """A character typed in a list starts a path: it goes to the path field (the
-        lists take no text; space still opens a folder of the tree)."""
+        lists take no text; space still opens a folder of the tree, unless it comes in a
+        path typed ahead of the field's focus: ``my log.jsonl`` keeps its space)."""
         field = self.query_one("#path", Input)
-        if self.focused is field or not event.is_printable or event.character in (None, " "):
+        if self.focused is field or not event.is_printable or event.character is None:
+            return
+        if event.character == " " and not self._typed_ahead:
             return
         event.stop()
         event.prevent_default()
+        self._typed_ahead = True
         field.focus()
-        field.insert_text_at_cursor(event.character or "")
+        field.insert_text_at_cursor(event.character)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A list given the focus after the path field had it takes keys as its own."""
+        if event.widget is not self.query_one("#path", Input):
+            self._typed_ahead = False
 
     @work(thread=True, exclusive=True, group="sessions", description="_find_sessions")
     def _find_sessions(self) -> None:
