@@ -741,3 +741,20 @@ def test_a_forced_format_that_reads_nothing_names_the_format_it_looks_like(
     blank.write_text("\n\n")
     assert main(["chunk", str(blank), "--input-format", "codex"]) == 2
     assert "the file is empty or has nothing to read" in capsys.readouterr().err
+
+
+def test_another_merge_modes_flag_says_it_is_not_read(capsys: pytest.CaptureFixture[str]) -> None:
+    """Walk 17, 8: ``--threshold`` under the default ``--merge topic`` (and ``--topic-*``
+    under ``--merge seed``) was read by nothing and said nothing, though a strategy's
+    knobs say they do not apply: one line names them and the mode that reads them."""
+    sample = str(Path(__file__).parent.parent / "sample_logs" / "cache_refactor.jsonl")
+    assert main(["chunk", sample, "--embed", "--threshold", "0.1"]) == 0
+    err = capsys.readouterr().err
+    assert "--threshold: not read by --merge topic (knobs of --merge seed)" in err
+    assert main(["chunk", sample, "--embed", "--merge", "seed", "--topic-depth", "3"]) == 0
+    err = capsys.readouterr().err
+    assert "--topic-depth: not read by --merge seed (knobs of --merge topic)" in err
+    # a knob of the mode in force, or of both (the size cap), says nothing
+    assert main(["chunk", sample, "--embed", "--merge", "seed", "--threshold", "0.3"]) == 0
+    assert main(["chunk", sample, "--embed", "--max-chars", "4000"]) == 0
+    assert "not read" not in capsys.readouterr().err

@@ -653,6 +653,7 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
             raise CliError("--merge-max-tokens and --max-chars both set the merge's size cap")
         flags["max_chunk_tokens"] = merge_tokens
     tuning = resolve_tuning(settings, getattr(args, "profile", None), flags)
+    _note_unread_knobs(args, flags, tuning.merge.mode)
     if merges(args):  # only a merge has a size cap
         from chunkscope.engine.config.tuning import conflict
 
@@ -666,6 +667,23 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
                 f"{tuning.cap_words()}, which splits any longer topic: topics may be shorter"
             )
     return tuning
+
+
+def _note_unread_knobs(args: argparse.Namespace, given: dict[str, Any], mode: str) -> None:
+    """One line naming the flags given that the run does not read: another merge mode's
+    knobs (``--threshold`` under ``--merge topic``, ``--topic-depth`` under ``--merge
+    seed``), as a strategy's knobs say they do not apply."""
+    from chunkscope.engine.config.tuning import MODE_PARAMS, knob_modes
+
+    flag_of = {k.name: k.flag for cls in MODE_PARAMS.values() for k in knobs(cls) if k.flag}
+    unread = [
+        flag_of[name]
+        for name in given
+        if name in flag_of and name != "mode" and mode not in knob_modes(name)
+    ]
+    if unread and merges(args):  # (`chunk` refuses merge knobs without --embed)
+        other = " or ".join(f"--merge {m}" for m in MODE_PARAMS if m != mode)
+        note(f"{', '.join(sorted(unread))}: not read by --merge {mode} (knobs of {other})")
 
 
 def build_pipeline(
