@@ -470,3 +470,30 @@ async def test_a_path_typed_ahead_of_the_pickers_focus_keeps_its_spaces(tmp_path
         assert app.pipe is not None and Path(app.pipe.path) == folder / "my log.jsonl"
         # a list given the focus again takes a space as its own (opens a tree folder)
         await until(pilot, lambda: app.workers_idle())
+
+
+@pytest.mark.paints
+async def test_no_workbench_keys_are_shown_below_a_dialog() -> None:
+    """Walk 17, 5: with the picker open at 160x48 the workbench's footer, below the
+    dialog, still said `? Help  q Quit  ⏎ Expand ...`: keys that type into the picker's
+    path field. The footer is hidden while a dialog is up, and back once it closes."""
+    from chunkscope.tui.screens.open_file import OpenFileScreen
+    from tests.pilot import picker_listed
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+
+        def bottom_row() -> str:
+            return app.screen._compositor.render_strips()[-1].text
+
+        assert "Quit" in bottom_row()
+        await pilot.press("ctrl+o")
+        await picker_listed(pilot, app)
+        assert isinstance(app.screen, OpenFileScreen)
+        await pilot.pause()
+        assert "Quit" not in bottom_row() and "Expand" not in bottom_row()
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, OpenFileScreen))
+        await pilot.pause()
+        assert "Quit" in bottom_row()

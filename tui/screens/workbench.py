@@ -433,9 +433,14 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
 
     def on_screen_suspend(self) -> None:
         """A dialog on top shows the notifications (placed as here): this screen's copy,
-        drawn behind the dialog, would show each one twice."""
+        drawn behind the dialog, would show each one twice. Its footer, drawn below a
+        dialog on a wide screen, is hidden (its row kept): it named this screen's keys,
+        `q Quit` and `? Help` among them, which type into the dialog's field (walk 17, 5);
+        the dialog says its own keys."""
         for rack in self.query("ToastRack"):
             rack.display = False
+        for footer in self.query(Footer):
+            footer.visible = False
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         if not self._resumed:
@@ -445,6 +450,8 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             event.refresh_styles = False
         for rack in self.query("ToastRack"):
             rack.display = True
+        for footer in self.query(Footer):
+            footer.visible = True
 
     #: Textual's key panel ("Keys" in the palette) is open on the right of the screen.
     keys_open = False
