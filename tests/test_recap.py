@@ -767,3 +767,22 @@ def test_a_fenced_block_in_the_task_reads_as_inline_code() -> None:
     (task_lines,) = [s.lines for s in extract_sections(messages) if s.name == "task"]
     assert task_lines[0] == "Fix it: `` x = `1` `` please", task_lines
     assert task_lines[1] == "Later: Also this: `rm -rf build make`", task_lines
+
+
+def test_dedup_keeps_the_summarizers_abstract_when_it_survives() -> None:
+    """Walk 17, 4: a summary whose first sentence the recap had said already (in its
+    Task) kept its own abstract, a later sentence, yet the recap named the first sentence
+    left its abstract: the Summary panel and the recap list showed two abstracts of one
+    chunk. The abstract is the summarizer's while it is kept, else the first one left."""
+    from chunkscope.engine.recap.core import _deduped
+
+    text = "Keep the public API the same. Then plan it. Check the budget before touching code."
+    cand = Candidate(0, Summary("Check the budget before touching code.", text), 1.0)
+    prefix = "## Task\n- Keep the public API the same."
+    (kept,) = _deduped([cand], prefix)
+    assert kept.summary.summary == "Then plan it. Check the budget before touching code."
+    assert kept.summary.abstract == "Check the budget before touching code."
+    # its abstract said already: the first sentence left stands in for it
+    cand = replace(cand, summary=Summary("Keep the public API the same.", text))
+    (kept,) = _deduped([cand], prefix)
+    assert kept.summary.abstract == "Then plan it."

@@ -708,7 +708,10 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
             at += len(ks)
             if changed:
                 text = " ".join(kept)
-                abstract = kept[0] if kept else ""
+                # the summarizer's abstract when it is kept (the panel shows it too), else
+                # the first sentence left (walk 17, 4: two abstracts of one chunk)
+                own = _norm(c.summary.abstract)
+                abstract = next((k for k in kept if _norm(k) == own), kept[0] if kept else "")
                 summary = replace(c.summary, abstract=abstract, summary=text)
                 out[i] = replace(c, summary=summary)
     return out
