@@ -691,6 +691,7 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
         for i, ss, ks in zip(batch, sentences, keys, strict=True):
             c = cands[i]
             kept: list[str] = []
+            kept_keys: list[str] = []  # `_norm` of each sentence kept
             changed = False
             for s, key, hashes in zip(ss, ks, flat[at : at + len(ks)], strict=True):
                 if not key or key in seen or (len(key) >= _QUOTED and key in said):
@@ -705,13 +706,17 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
                         openings.setdefault(key[:_QUOTED], []).append(key)
                         opened.add(hashes[0])
                 kept.append(terminated(s))
+                kept_keys.append(key)
             at += len(ks)
             if changed:
                 text = " ".join(kept)
                 # the summarizer's abstract when it is kept (the panel shows it too), else
                 # the first sentence left (walk 17, 4: two abstracts of one chunk)
                 own = _norm(c.summary.abstract)
-                abstract = next((k for k in kept if _norm(k) == own), kept[0] if kept else "")
+                abstract = next(
+                    (k for k, key in zip(kept, kept_keys, strict=True) if key == own),
+                    kept[0] if kept else "",
+                )
                 summary = replace(c.summary, abstract=abstract, summary=text)
                 out[i] = replace(c, summary=summary)
     return out

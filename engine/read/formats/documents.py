@@ -34,7 +34,7 @@ from chunkscope.engine.read.formats.base import (
     tool_call,
 )
 from chunkscope.engine.read.formats.jsondoc import Document
-from chunkscope.engine.read.source import PartEnds
+from chunkscope.engine.read.source import NO_PART_ENDS
 
 MESSAGES = "openai-messages"
 CHATGPT = "chatgpt-export"
@@ -386,7 +386,7 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
         out.records += 1
         line = 1 if start is None else doc.line(start)
         end = None if start is None or stop is None else doc.last_line(start, stop, raw, TEXT_KEYS)
-        part_ends = PartEnds()
+        part_ends = NO_PART_ENDS
         if not isinstance(raw, dict):
             out.fail(line, f"not a JSON object (got {type(raw).__name__})", options)
             continue
@@ -398,11 +398,10 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
                     continue
             else:
                 messages = _message(raw, status)
-                if start is not None:  # a chat message: its reasoning and content alone
-                    part_ends = PartEnds(
-                        doc.part_end(start, raw, REASONING_KEYS, MESSAGE_TEXT_KEYS),
-                        doc.part_end(start, raw, CONTENT_KEYS, MESSAGE_TEXT_KEYS),
-                    )
+                # a chat message: where its reasoning and its content alone end
+                part_ends = doc.part_ends(
+                    start, raw, REASONING_KEYS, CONTENT_KEYS, MESSAGE_TEXT_KEYS
+                )
         except ValueError as e:
             out.fail(line, str(e), options)
             continue

@@ -182,16 +182,6 @@ def _ends(doc: Document, start: int | None, end: int | None, record: Any) -> lis
     return [own or doc.last_line(start, end, record, TEXT_KEYS), *results]
 
 
-def _part_ends(doc: Document, start: int | None, record: Any) -> PartEnds:
-    """Where a chat message's thoughts and its content alone end (`PartEnds`)."""
-    if start is None:
-        return PartEnds()
-    return PartEnds(
-        doc.part_end(start, record, ("thoughts",), TEXT_KEYS),
-        doc.part_end(start, record, ("content",), TEXT_KEYS),
-    )
-
-
 def _add(
     out: Collected,
     line: int,
@@ -208,7 +198,7 @@ def _add(
         out.read += 1
         for i, m in enumerate(messages):
             out.add(
-                line, m, ends[i] if i < len(ends) else None, part_ends if i == 0 else PartEnds()
+                line, m, ends[i] if i < len(ends) else None, part_ends if i == 0 else NO_PART_ENDS
             )
 
 
@@ -227,7 +217,8 @@ def read(path: Path, options: ReadOptions) -> Any:
         if not isinstance(record, dict):
             out.fail(line, f"not a JSON object (got {type(record).__name__})", options)
             continue
-        _add(out, line, record, _ends(doc, start, end, record), _part_ends(doc, start, record))
+        parts = doc.part_ends(start, record, ("thoughts",), ("content",), TEXT_KEYS)
+        _add(out, line, record, _ends(doc, start, end, record), parts)
     return out.build(options)
 
 

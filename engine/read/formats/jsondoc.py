@@ -14,7 +14,13 @@ from typing import Any
 
 from chunkscope.engine.errors import SourceError
 from chunkscope.engine.read.formats.base import ReadOptions
-from chunkscope.engine.read.source import Problem, _check_regular_file, _iter_lines
+from chunkscope.engine.read.source import (
+    NO_PART_ENDS,
+    PartEnds,
+    Problem,
+    _check_regular_file,
+    _iter_lines,
+)
 
 
 class Document:
@@ -103,14 +109,13 @@ class Document:
                 return self._strip(start, end)
             spans = [(s, e, v) for n, s, e, v in _members(self.text, start) if n in text_keys]
         elif isinstance(value, list):
-            spans = list(_elements(json.JSONDecoder(), self.text, start))
+            spans = self.element_spans(start)
         else:
             return self._strip(start, end)
         for vstart, vend, member in reversed(spans):
-            if has_text(member):
-                found = self.text_end(vstart, vend, member, text_keys)
-                if found is not None:
-                    return found
+            found = self.text_end(vstart, vend, member, text_keys)  # None: no text in it
+            if found is not None:
+                return found
         return None
 
     def part_end(
@@ -126,6 +131,24 @@ class Document:
             if found is not None:
                 return self.line(found - 1)
         return None
+
+    def part_ends(
+        self,
+        start: int | None,
+        value: Any,
+        thinking: Collection[str],
+        content: Collection[str],
+        text_keys: Collection[str],
+    ) -> PartEnds:
+        """Where a message's reasoning (its members `thinking`) and its content alone (its
+        members `content`) end, for the message object `value` starting at `start`
+        (`PartEnds`; nothing known when its start is not)."""
+        if start is None:
+            return NO_PART_ENDS
+        return PartEnds(
+            self.part_end(start, value, thinking, text_keys),
+            self.part_end(start, value, content, text_keys),
+        )
 
     def member_span(self, start: int, name: str) -> tuple[int, int, Any] | None:
         """(start, end, value) of member `name` of the object starting at `start`."""
