@@ -95,9 +95,9 @@ async def test_a_toast_under_a_dialog_shows_its_reason_and_leaves_it_alone(
     load's warning stacked above it) covered the picker's title and first rows; at 160x48
     it covered the path field's bottom edge and the key hint; cut to three rows it gave
     no sign it was cut. At both widths the newest toast only is drawn and it leaves the
-    dialog alone; at 160x48 it is as wide as the screen and shows the whole reason (walk
-    16, 8); above a narrow dialog a message longer than its rows is cut with no sign yet
-    (a known gap, marked xfail)."""
+    dialog alone; it is as wide as the screen and shows the whole reason (walk 16, 8): at
+    100x30, in the three rows above the dialog, its title on the reason's first row (on a
+    row of its own the end of the reason was cut, with no sign)."""
     from textual.screen import ModalScreen
 
     from tests.pilot import drawn_toasts, open_dialog
@@ -121,12 +121,40 @@ async def test_a_toast_under_a_dialog_shows_its_reason_and_leaves_it_alone(
             "".join(seg.text for seg in error.render_line(y)).rstrip()
             for y in range(error.size.height)
         ]
-        assert "Could not open the file" in lines[0]
-        shown = " ".join(line.strip() for line in lines[1:])
-        if size == SIZE:  # walk 16, 8: the rows below the dialog are free: the whole reason
-            assert shown.endswith("(got an array))"), lines
-        elif not lines[-1].endswith("…"):
-            pytest.xfail("above a narrow dialog a message longer than its rows is cut unmarked")
+        assert lines[0].startswith("Could not open the file"), lines
+        shown = " ".join(line.strip() for line in lines)
+        assert shown.endswith("(got an array))"), lines
+        assert shown.count("only_garbage.jsonl") == 2, lines  # none of it left out
+
+
+@pytest.mark.parametrize("size", [SIZE, NARROW], ids=["160x48", "100x30"])
+@pytest.mark.parametrize("title", ["Could not open the file", None])
+async def test_a_toast_cut_under_a_dialog_says_so(title: str | None, size: tuple[int, int]) -> None:
+    """Walk 12: a message longer than the rows a dialog leaves its toast (three) lost its
+    end with no sign; its last row now ends with an ellipsis, in the toast's width."""
+    from textual.screen import ModalScreen
+
+    from tests.pilot import drawn_toasts, open_dialog
+
+    app = make_app()
+    app.NOTIFICATION_TIMEOUT = 60
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settled(pilot, app)
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        app.notify(" ".join([REASON] * 3), title=title, severity="error", markup=False)
+        await until(pilot, lambda: bool(drawn_toasts(app)))
+        await pilot.pause()
+        (toast,) = drawn_toasts(app)
+        assert not toast.region.overlaps(open_dialog(app).region)
+        lines = [
+            "".join(seg.text for seg in toast.render_line(y)).rstrip()
+            for y in range(toast.size.height)
+        ]
+        assert len(lines) == 3, lines
+        assert lines[0].startswith(title or "/tmp/walk10/"), lines
+        assert lines[-1].endswith("…"), lines
+        assert all(len(line) <= toast.size.width for line in lines), lines
 
 
 async def test_the_header_beside_the_keys_panel_keeps_the_tool_calls_state() -> None:

@@ -36,7 +36,7 @@ from chunkscope.engine.recap.collapse import COLLAPSE_BY_DEFAULT
 from chunkscope.tui.commands import WorkbenchCommands
 from chunkscope.tui.screens.help import HelpScreen
 from chunkscope.tui.screens.workbench import NARROW_WIDTH, WorkbenchScreen
-from chunkscope.tui.textual_fixes import release_styles_caches
+from chunkscope.tui.textual_fixes import mark_cut_toasts, release_styles_caches
 from chunkscope.tui.widgets.header_line import HeaderInfo
 from chunkscope.tui.workbench.actions import WorkbenchActions
 from chunkscope.tui.workbench.loader import PipelineDriver
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from chunkscope.engine.pipeline import PipelineParams
 
 release_styles_caches()
+mark_cut_toasts()
 
 FIXED_TIMINGS_ENV = "CHUNKSCOPE_FIXED_TIMINGS"
 

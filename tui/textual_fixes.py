@@ -5,6 +5,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from rich.cells import cell_len
+from rich.segment import Segment
+from textual.content import Content, Span
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions
+
 
 def release_styles_caches() -> None:
     """Textual's `StylesCache.get_inner_outer` (two styles made of two colours) is an
@@ -32,3 +39,67 @@ def release_styles_caches() -> None:
 
     cached.cache_clear()
     setattr(StylesCache, "get_inner_outer", get_inner_outer)  # noqa: B010 (a method replaced)
+
+
+def mark_cut_toasts() -> None:
+    """A toast drawn in fewer rows than its message takes (a `max-height`, as under a
+    dialog) gives its title's row to the message (``Could not open the file: /tmp/…``)
+    and, still cut, ends its last row with ``…``: Textual dropped the rows below with no
+    sign, and the end of a refusal's reason was lost unseen (walk 12). Textual's own
+    `render` builds the text; only its drawing changes. Left as it is where a toast's
+    `render` does not give `Content` (a version that changed it)."""
+    from textual.widgets._toast import Toast
+
+    render: Any = Toast.render
+    if getattr(render, "marks_cuts", False):
+        return
+
+    def marked(self: Toast) -> Any:
+        content = render(self)
+        if not isinstance(content, Content):
+            return content
+        title = self._notification.title
+        inline = None
+        if title and content.plain.startswith(f"{title}\n"):
+            joint = " " if title.endswith((".", ":", "!", "?")) else ": "
+            inline = content[: len(title)] + joint + content[len(title) + 1 :]
+        return CutMarked(content.plain, list(content.spans), content.cell_length, inline)
+
+    marked.marks_cuts = True  # type: ignore[attr-defined]
+    setattr(Toast, "render", marked)  # noqa: B010 (a method replaced)
+
+
+class CutMarked(Content):
+    """Text drawn in at most the rows it is given: when it wraps to more, its `inline`
+    form (the title on the message's first row) if it has one, and a last row that ends
+    with ``…`` (in its last cell, or right after its text when the row has room) when
+    that too is cut. Measured as the text itself (a toast's height is its whole text's,
+    then kept to its `max-height`)."""
+
+    def __init__(
+        self,
+        text: str,
+        spans: list[Span] | None = None,
+        cell_length: int | None = None,
+        inline: Content | None = None,
+    ) -> None:
+        super().__init__(text, spans, cell_length)
+        self.inline = inline
+
+    def render_strips(
+        self, width: int, height: int | None, style: Style, options: RenderOptions
+    ) -> list[Strip]:
+        strips = super().render_strips(width, None, style, options)
+        if height is None or height <= 0 or len(strips) <= height:
+            return strips
+        if self.inline is not None:
+            strips = self.inline.render_strips(width, None, style, options)
+            if len(strips) <= height:
+                return strips
+        kept = strips[:height]
+        last = kept[-1]
+        room = min(cell_len(last.text.rstrip()), width - 1)
+        segments = list(last.crop(0, room))
+        mark_style = segments[-1].style if segments else None
+        kept[-1] = Strip.join([Strip(segments), Strip([Segment("…", mark_style)])])
+        return kept
