@@ -5,6 +5,7 @@ typed path. Dismisses with the chosen (path, session) or None."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
@@ -48,6 +49,8 @@ class LogTree(DirectoryTree):
     def __init__(self, path: str | Path, *, confine: str | None = None, id: str | None = None):
         super().__init__(path, id=id)
         self.confine = confine
+        #: The names of each folder shown, its rows cut knowing them (`_siblings`).
+        self._sibling_names: dict[tuple[int, int, int], Siblings] = {}
 
     def filter_paths(self, paths):  # type: ignore[no-untyped-def]
         confine = self.confine
@@ -76,7 +79,8 @@ class LogTree(DirectoryTree):
     def render_label(self, node: TreeNode[DirEntry], base_style: Style, style: Style) -> Text:
         """The label on one row: a name longer than the tree is wide is cut in its
         middle, as the sessions list cuts it (`cut_middle`: two names alike in their
-        start stay told apart by their ends)."""
+        start stay told apart by their ends; alike in both, by where they differ, kept
+        too: `Siblings`)."""
         label = super().render_label(node, base_style, style)
         room = self._room(node)
         if room is None or label.cell_len <= room:
@@ -89,18 +93,32 @@ class LogTree(DirectoryTree):
             return label
         end = start + len(name)
         prefix = label[:start]
-        parts = middle_parts(name, room - prefix.cell_len - cell_len(plain[end:]))
-        if parts is None:
+        cells = room - prefix.cell_len - cell_len(plain[end:])
+        spans = cut_spans(name, cells, self._siblings(node).focus(name, cells))
+        if spans is None:
             return label
-        head, tail = parts
-        cut = prefix + label[start : start + head]
         # the ellipsis styled as the name is
-        spans = [sp.style for sp in label.spans if sp.start <= start < sp.end]
-        cut.append("…", spans[-1] if spans else None)
-        if tail:
-            cut.append_text(label[end - tail : end])
+        styles = [sp.style for sp in label.spans if sp.start <= start < sp.end]
+        cut = prefix
+        for at, (first, last) in enumerate(spans):
+            if at:
+                cut.append("…", styles[-1] if styles else None)
+            if last > first:
+                cut.append_text(label[start + first : start + last])
         cut.append_text(label[end:])
         return cut
+
+    def _siblings(self, node: TreeNode[DirEntry]) -> Siblings:
+        """The names of `node`'s folder, listed once for all its rows (again when the
+        folder is listed again: its nodes are new)."""
+        around = node.parent.children if node.parent is not None else [node]
+        key = (node.parent.id if node.parent is not None else -1, len(around), around[0].id)
+        found = self._sibling_names.get(key)
+        if found is None:
+            if len(self._sibling_names) >= 64:  # folders listed again, or closed
+                self._sibling_names.clear()
+            found = self._sibling_names[key] = Siblings(str(n.label) for n in around)
+        return found
 
 
 #: The title's cells a row keeps before the date's year and the size are left out.
@@ -147,28 +165,144 @@ def middle_parts(text: str, cells: int) -> tuple[int, int] | None:
         return 0, 0
     tail_cells = (cells - 1) // 2
     head = _start(text, cells - tail_cells - 1)
+    return len(head), _end(text, tail_cells)
+
+
+def _end(text: str, cells: int) -> int:
+    """How many whole characters `text` ends with in at most `cells` cells."""
     tail, used = 0, 0
     for ch in reversed(text):
-        if used + cell_len(ch) > tail_cells:
+        if used + cell_len(ch) > cells:
             break
         tail, used = tail + 1, used + cell_len(ch)
-    return len(head), tail
+    return tail
 
 
-def cut_middle(text: str, cells: int) -> str:
-    """`text` in at most `cells` cells, cut in its middle (``stop-hook-unc…st-stop.jsonl``):
-    two names alike in their start, such as a folder's sessions, stay told apart by their
-    ends (the extension kept); wide characters are kept or left out whole."""
+#: A name's separators: a cut that shows where two names differ starts at a word.
+_SEPARATORS = "-_. "
+#: The fewest cells a name is cut in three pieces in (its start, where it differs from
+#: a name alike, its end): fewer, it is cut in its middle only.
+APART_CELLS = 16
+
+
+def cut_spans(text: str, cells: int, focus: int | None = None) -> list[tuple[int, int]] | None:
+    """The stretches of `text` (start, end) kept when it is cut to `cells` cells, an
+    ellipsis between two: its start and its end (`middle_parts`), or, when the character
+    at `focus` (where it differs from a name alike, `apart_at`) would be cut out, its
+    start, the words around that character and its end, each with some of the cells;
+    None when it is whole."""
     parts = middle_parts(text, cells)
     if parts is None:
-        return text
+        return None
+    head, tail = parts
+    size = len(text)
+    if focus is None or not head <= focus < size - tail or cells < APART_CELLS:
+        return [(0, head), (size - tail, size)]
+    quarter = (cells - 2) // 4
+    head = len(_start(text, quarter))
+    tail = _end(text, quarter)
+    dot = text.rfind(".")
+    if 0 < dot < size - tail and cell_len(text[dot:]) <= max(quarter + 1, cells // 3):
+        # the extension whole
+        tail = size - dot
+    window = cells - 2 - cell_len(text[:head]) - cell_len(text[size - tail :])
+    start = focus  # back to the word before the one it differs in
+    lowest = max(head, focus - window // 2)
+    while start > lowest and text[start - 1] in _SEPARATORS:
+        start -= 1
+    while start > lowest and text[start - 1] not in _SEPARATORS:
+        start -= 1
+    end = start + len(_start(text[start:], window))
+    if end >= size - tail:  # it meets the end: the start has the cells left
+        head = len(_start(text, cells - 1 - cell_len(text[start:])))
+        return [(0, min(head, start)), (start, size)]
+    if start <= head:  # it meets the start: the end has the cells left
+        end = len(_start(text, cells - 1 - cell_len(text[size - tail :])))
+        return [(0, end), (size - tail, size)]
+    return [(0, head), (start, end), (size - tail, size)]
+
+
+def cut_middle(text: str, cells: int, focus: int | None = None) -> str:
+    """`text` in at most `cells` cells, cut in its middle (``stop-hook-unc…st-stop.jsonl``):
+    two names alike in their start, such as a folder's sessions, stay told apart by their
+    ends (the extension kept); given `focus`, the character where it differs from a name
+    alike in its start and its end is kept too (``a-very-…number-1-with…in-it.jsonl``,
+    `cut_spans`); wide characters are kept or left out whole."""
     if cells <= 0:
         return ""
-    head, tail = parts
-    return text[:head] + "…" + (text[len(text) - tail :] if tail else "")
+    spans = cut_spans(text, cells, focus)
+    if spans is None:
+        return text
+    return "…".join(text[start:end] for start, end in spans)
 
 
-def session_label(s: SessionInfo, width: int | None = None, name_cells: int = 0) -> str:
+def apart_at(names: Iterable[str], cells: int) -> dict[str, int]:
+    """For each of `names` that `cut_middle` cuts to `cells` cells as it cuts another,
+    where it differs from the most alike of them (the longest start they share): the
+    character `cut_middle` is then given to keep, so that rows of a list or a folder
+    named ``…-number-1-with-many-words…`` and ``…-number-2-…`` are not drawn alike."""
+    alike: dict[str, list[str]] = {}
+    for name in set(names):
+        alike.setdefault(cut_middle(name, cells), []).append(name)
+    found: dict[str, int] = {}
+    for group in alike.values():
+        if len(group) < 2:
+            continue
+        group.sort()
+        for at, name in enumerate(group):
+            shared = max(
+                _shared_start(name, group[other])
+                for other in (at - 1, at + 1)
+                if 0 <= other < len(group)
+            )
+            if shared < len(name):
+                found[name] = shared
+    return found
+
+
+def _shared_start(one: str, other: str) -> int:
+    """How many characters `one` and `other` start with alike."""
+    shared = 0
+    for a, b in zip(one, other, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared
+
+
+class Siblings:
+    """The names of one list or folder, and where each is cut when cut to a given width
+    (`apart_at`): rows drawn one by one cut each name knowing the others."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = tuple(names)
+        self._apart: dict[int, dict[str, int]] = {}
+
+    def cut(self, name: str, cells: int) -> str:
+        """`name` cut in at most `cells` cells, told apart from the other names."""
+        return cut_middle(name, cells, self.focus(name, cells))
+
+    def focus(self, name: str, cells: int) -> int | None:
+        """Where `name` differs from a name it would be cut alike to (None: nowhere)."""
+        if cell_len(name) <= cells:
+            return None
+        if cells not in self._apart:
+            self._apart[cells] = apart_at(self.names, cells)
+        return self._apart[cells].get(name)
+
+
+def shown_name(s: SessionInfo) -> str:
+    """The file name of `s` as a row of the sessions list shows it: on one line, without
+    what a terminal would draw otherwise (`terminal_text`)."""
+    return " ".join(terminal_text(Path(s.path).name).split())
+
+
+def session_label(
+    s: SessionInfo,
+    width: int | None = None,
+    name_cells: int = 0,
+    siblings: Siblings | None = None,
+) -> str:
     """``2025-09-01 10:00  12.3 KB  codex  a1b2.jsonl  fix the failing test``: the
     session's file name and first message (or title), the session's last
     time inside the file, or (marked ``~``) the file's modification time when it has
@@ -179,14 +313,15 @@ def session_label(s: SessionInfo, width: int | None = None, name_cells: int = 0)
     a narrow list says the date without its year, and no size); then the format where
     `TITLE_BEFORE_KIND` cells of the first message are left beside it (on every row or
     none), and the rest of the first message; a name longer than its room is cut in its
-    middle, the first message at its end."""
+    middle (told apart from the list's other names, `siblings`), the first message at
+    its end."""
     import time
 
     stamp = time.localtime(s.modified) if s.modified else None
     mark = "~" if s.timed_by == "mtime" else " "
     when = (time.strftime("%Y-%m-%d %H:%M", stamp) if stamp else "-") + mark
     size = file_size(s.size)
-    name = " ".join(terminal_text(Path(s.path).name).split())
+    name = shown_name(s)
     kind = f"{s.format:<{KIND_CELLS - 1}} "
     title = " ".join(terminal_text(s.title).split())
     if title == name:
@@ -212,7 +347,8 @@ def session_label(s: SessionInfo, width: int | None = None, name_cells: int = 0)
     room = max(width - cell_len(head), 1)
     # a long name gives way (down to `NAME_SOME`) to some of the first message
     column = min(column, max(NAME_SOME, room - some))
-    shown = cut_middle(name, min(column, room))
+    cells = min(column, room)
+    shown = siblings.cut(name, cells) if siblings is not None else cut_middle(name, cells)
     line = head + shown
     rest = width - cell_len(line) - 2
     if not title or rest < 4:  # no room for a word of the title: the name alone
@@ -225,17 +361,22 @@ def session_label(s: SessionInfo, width: int | None = None, name_cells: int = 0)
 
 class SessionRow:
     """A row of the sessions list, laid out for the width it is drawn at (one line), its
-    name in a column `name_cells` wide (the list's longest name)."""
+    name in a column `name_cells` wide (the list's longest name), cut knowing the list's
+    other names (`siblings`)."""
 
-    def __init__(self, info: SessionInfo, name_cells: int = 0) -> None:
+    def __init__(
+        self, info: SessionInfo, name_cells: int = 0, siblings: Siblings | None = None
+    ) -> None:
         self.info = info
         self.name_cells = name_cells
+        self.siblings = siblings
 
     def __str__(self) -> str:
         return session_label(self.info)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield Text(session_label(self.info, options.max_width, self.name_cells), no_wrap=True)
+        line = session_label(self.info, options.max_width, self.name_cells, self.siblings)
+        yield Text(line, no_wrap=True)
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement(1, cell_len(session_label(self.info)))
@@ -414,9 +555,11 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
         box.clear_options()
         found = [*sessions, *documents, *(s for s, _ in unread)]
         names = max((cell_len(Path(s.path).name) for s in found), default=0)
+        siblings = Siblings(shown_name(s) for s in found)
         if self.sessions:
             box.add_options(
-                Option(SessionRow(s, names), id=f"session:{i}") for i, s in enumerate(self.sessions)
+                Option(SessionRow(s, names, siblings), id=f"session:{i}")
+                for i, s in enumerate(self.sessions)
             )
         else:
             box.add_option(Option("(no sessions in this folder)", disabled=True))
@@ -424,14 +567,14 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
             box.add_option(None)
             box.add_option(Option(f"markdown documents ({len(self.documents)})", disabled=True))
             box.add_options(
-                Option(SessionRow(s, names), id=f"document:{i}")
+                Option(SessionRow(s, names, siblings), id=f"document:{i}")
                 for i, s in enumerate(self.documents)
             )
         if self.unread:
             box.add_option(None)
             box.add_option(Option(f"nothing to read ({len(self.unread)})", disabled=True))
             box.add_options(
-                Option(SessionRow(replace(s, title=f"({why})"), names), disabled=True)
+                Option(SessionRow(replace(s, title=f"({why})"), names, siblings), disabled=True)
                 for s, why in self.unread
             )
         self._counts = plural(len(self.sessions), "session") + (
