@@ -212,6 +212,22 @@ def test_mini_swe_agent_text_actions() -> None:
     )
 
 
+def test_mini_swe_agent_output_of_a_call_is_read_like_the_text_actions() -> None:
+    """A newer trajectory's call gets the same output back (``<returncode>``, then
+    ``<output>``): the outcome said "-> </output>" (its last line), never the return code."""
+    msgs = [
+        user("Fix L003."),
+        bot("", call("c1", "bash", {"command": "pytest test/rules -x 2>&1 | tail -30"})),
+        result(
+            "c1", "<returncode>0</returncode>\n<output>\nE   SyntaxError: bad f-string\n</output>"
+        ),
+    ]
+    assert by_name(extract_sections(msgs))["outcome"] == (
+        "Last check: `pytest test/rules -x 2>&1 | tail -30` -> "
+        "E SyntaxError: bad f-string (exit 0)",
+    )
+
+
 def test_code_blocks_are_actions_only_in_a_log_without_tool_calls() -> None:
     msgs = [
         user("Add the exporter."),

@@ -47,7 +47,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from chunkscope.engine.read.formats.base import BRANCH_NOTE, CWD_NOTE
-from chunkscope.engine.read.formats.documents import END_ROLE, SUBMIT_PREFIX, task_of
+from chunkscope.engine.read.formats.documents import (
+    END_ROLE,
+    OBSERVATION,
+    SUBMIT_PREFIX,
+    task_of,
+)
 from chunkscope.engine.read.source import FENCE, content_text
 from chunkscope.engine.recap.collapse import (
     _PATCH_FILE,
@@ -279,6 +284,15 @@ _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _OUTPUT_TAG = re.compile(r"<output>\s*(.*?)\s*</output>", re.S)
 
 
+def _observed(call: _Call, text: str) -> None:
+    """A call's result from the output mini-swe-agent gave back for it: what the command
+    printed (its ``<output>`` block) and its return code."""
+    code = _RETURNCODE.search(text)
+    out = _OUTPUT_TAG.search(text)
+    call.result = out.group(1) if out else text
+    call.exit_code = int(code.group(1)) if code else None
+
+
 def _reject(log: _Log, index: int, what: str, words: str = "", asked: bool = False) -> None:
     words = _cut(words, _LINE_CHARS["rejections"]) if words.strip() else ""
     log.rejections.append(_Rejection(index, what, words, open=not words, asked=asked))
@@ -394,11 +408,7 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                 continue
             if _OBSERVATION.match(text) or "<returncode>" in text[:300]:
                 if text_actions:
-                    call = text_actions.pop()
-                    code = _RETURNCODE.search(text)
-                    out = _OUTPUT_TAG.search(text)
-                    call.result = out.group(1) if out else text
-                    call.exit_code = int(code.group(1)) if code else None
+                    _observed(text_actions.pop(), text)
                 continue
             text_actions.clear()
             words = request_text(text)
@@ -437,6 +447,8 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
             code = msg.get("exit_code")
             if isinstance(code, int) and not isinstance(code, bool):
                 found.exit_code = code
+            elif OBSERVATION.match(found.result):  # mini-swe-agent's output of a command
+                _observed(found, found.result)
             found.failed = bool(msg.get("is_error"))
             result = found.result
             refused = _CC_REJECTED.match(result)

@@ -309,8 +309,10 @@ def trajectory_label(value: dict[str, Any]) -> str:
 SUBMIT_MARK = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 #: What of it the recap looks for in a command (`engine.recap.sections`): any version's.
 SUBMIT_PREFIX = SUBMIT_MARK.removesuffix("_FINAL_OUTPUT")
-#: How a command's output (an observation) opens in such a trajectory.
-_OBSERVATION = "<returncode>"
+#: How a command's output (an observation) opens in such a trajectory: its return code
+#: (mini-swe-agent's ``<returncode>0</returncode>``, then ``<output>``), or its notice
+#: of a command that timed out (``The last command <command>...</command> timed out``).
+OBSERVATION = re.compile(r"\A\s*(?:<returncode>|The last command <command>)")
 
 
 #: A fenced block of an assistant's text: mini-swe-agent runs it when it is the only one
@@ -339,7 +341,7 @@ def _submitted(message: dict[str, Any]) -> dict[str, Any]:
     text = message.get("content")
     if message.get("role") != "user" or not isinstance(text, str):
         return message
-    if text.lstrip().startswith(_OBSERVATION):
+    if OBSERVATION.match(text):
         return message
     head = "The session ended (Submitted)."
     body = text.strip()
