@@ -50,6 +50,7 @@ from chunkscope.engine.read.formats.base import BRANCH_NOTE, CWD_NOTE
 from chunkscope.engine.read.formats.documents import (
     END_ROLE,
     OBSERVATION,
+    SHELL_FENCE,
     SUBMIT_PREFIX,
     task_of,
 )
@@ -277,9 +278,8 @@ _NOTIFICATION = re.compile(r"\A\s*<task-notification>(.*?)(?:</task-notification
 _NOTE_FIELD = re.compile(r"<(summary|result|status)>\s*(.*?)\s*</\1>", re.S)
 _AGENT_DONE = re.compile(r'\AAgent "(.+?)" (\w+)')
 
-# A mini-swe-agent-style action: a fenced shell block in the assistant's text (its older
-# trajectories name the fence `mswea_bash_command`).
-_SHELL_BLOCK = re.compile(r"```(?:bash|sh|shell|console|mswea_bash_command)?\s*\n(.*?)```", re.S)
+# A command's output as mini-swe-agent gives it back (`OBSERVATION`): its return code,
+# what it printed.
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _OUTPUT_TAG = re.compile(r"<output>\s*(.*?)\s*</output>", re.S)
 
@@ -365,8 +365,9 @@ def _aider_output(log: _Log, index: int, text: str) -> None:
 def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _Log:
     log = _Log(notes=list(notes))
     # Shell blocks in the assistant's text are actions only in a log without tool calls
-    # (mini-swe-agent's text mode); elsewhere they are examples in an explanation, and in
-    # aider's chat they are suggestions aider asks about (`_AIDER_ASK`).
+    # (mini-swe-agent's text mode, when its messages come from elsewhere than the reader,
+    # which gives the blocks that ran as calls); elsewhere they are examples in an
+    # explanation, and in aider's chat they are suggestions aider asks about (`_AIDER_ASK`).
     text_mode = not any(
         isinstance(m, Mapping)
         and (m.get("role") == "aider" or (m.get("role") == "assistant" and m.get("tool_calls")))
@@ -429,9 +430,9 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                 else:
                     by_id[cid] = call
             if text_mode and text:
-                blocks = _SHELL_BLOCK.findall(text)
+                blocks = SHELL_FENCE.findall(text)
                 if blocks:
-                    call = _Call(i, "bash", {"command": blocks[-1].strip()})
+                    call = _Call(i, "bash", {"command": blocks[-1][1].strip()})
                     log.calls.append(call)
                     text_actions[:] = [call]
         elif role == "tool":
