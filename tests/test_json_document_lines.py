@@ -60,14 +60,20 @@ def ends_on_text(chunk: Chunk, file_lines: list[str]) -> bool:
     """Whether the last line of `chunk`'s `lines` holds some of its text (a range does
     not run past its text: walk 16 finding 3): one of its text lines JSON-escaped
     (twice: a call's command in its ``arguments``), or one of the tags the generated
-    text and commands carry (``a0p1l2``, ``d01``)."""
+    text and commands carry (``a0p1l2``, ``d01``), or the return code a collapsed call
+    says (``Ran `ls` (exit 0).``: its output's ``<returncode>0</returncode>``)."""
     if chunk.lines is None:
         return True
     last = file_lines[chunk.lines[1] - 1]
     texts = {ln.strip() for t in chunk.turns for ln in t.text.split("\n") if len(ln.strip()) >= 3}
     tags = set(re.findall(r"\b[a-z]+\d+[a-z\d]*\b", chunk.text))
     forms = {f for ln in texts for e in _escaped(ln.removeprefix("$ ")) for f in (e, *_escaped(e))}
-    return any(f in last for f in forms) or any(re.search(rf"\b{tag}\b", last) for tag in tags)
+    codes = {f"<returncode>{c}</returncode>" for c in re.findall(r"\(exit (-?\d+)\)", chunk.text)}
+    return (
+        any(f in last for f in forms)
+        or any(re.search(rf"\b{tag}\b", last) for tag in tags)
+        or any(c in last for c in codes)
+    )
 
 
 def chunks_of(path: Path, collapse: bool, run: dict[str, Any]) -> list[Chunk]:
@@ -127,16 +133,38 @@ def _content(draw: st.DrawFn, tag: str) -> Any:
     return [{"type": "text", "text": draw(_text(f"{tag}p{i}"))} for i in range(parts)]
 
 
+#: The fences an older text-only trajectory's command is in (mini-swe-agent's own, and
+#: the first versions' ``bash``, which ran when its output follows).
+FENCES = ("mswea_bash_command", "bash")
+
+
 @st.composite
 def trajectories(draw: st.DrawFn) -> str:
     """A mini-swe-agent trajectory or a SWE-agent one (its ``history``): openai
-    messages, tool calls and their results, pretty-printed."""
+    messages, tool calls and their results, pretty-printed; or the older text-only
+    kind, a command fenced in the answer (`FENCES`) and its output a user message."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": draw(_text("sys"))},
         {"role": "user", "content": draw(_content("task"))},
     ]
     for i in range(draw(st.integers(1, 6))):
         message: dict[str, Any] = {"role": "assistant", "content": draw(_content(f"a{i}"))}
+        fence = draw(st.sampled_from([None, *FENCES]))
+        if fence is not None:  # the older text-only kind: its one action, then its output
+            command = draw(
+                st.sampled_from([f"ls d{i}", f"cd d{i} && cat <<'EOF' > f{i}\nx{i}\nEOF"])
+            )
+            message["content"] = f"{draw(_text(f'a{i}'))}\n\n```{fence}\n{command}\n```"
+            messages.append(message)
+            if fence == "bash" or draw(st.booleans()):  # mini-swe-agent's own fence: it ran
+                output = draw(_text(f"out{i}"))
+                messages.append(
+                    {
+                        "role": "user",
+                        "content": f"<returncode>0</returncode>\n<output>\n{output}\n</output>",
+                    }
+                )
+            continue
         if draw(st.booleans()):
             function = {"name": "bash", "arguments": json.dumps({"command": f"ls d{i}"})}
             call: dict[str, Any] = {"id": f"call{i}", "type": "function", "function": function}
@@ -227,6 +255,38 @@ def test_generated_json_sessions_chunks_hold_their_text_lines(tmp_path: Path, te
     path = tmp_path / "session.json"
     path.write_text(text, encoding="utf-8")
     assert_within(path, ends=True)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=trajectories())
+def test_generated_trajectories_show_each_command_as_typed(tmp_path: Path, text: str) -> None:
+    """Each command, a tool call's or the older kind's fenced one, shows as typed after
+    its answer's words, each output as the tool's (never the user's); every record is
+    accounted for."""
+    path = tmp_path / "session.json"
+    path.write_text(text, encoding="utf-8")
+    value = json.loads(text)
+    messages = value.get("messages") or value["history"]
+    commands = []
+    for m in messages:
+        for call in m.get("tool_calls") or []:
+            commands.append(json.loads(call["function"]["arguments"])["command"])
+        if m["role"] == "assistant" and isinstance(m["content"], str):
+            commands += re.findall(
+                r"```(?:mswea_bash_command|bash)\n(.*?)\n```", m["content"], re.S
+            )
+    outputs = [m for m in messages if m["role"] == "tool" or "<returncode>" in str(m["content"])]
+    source = load(path)
+    bots = [t.text for t in source.turns if t.role == "Bot"]
+    shown = [b.split("\n$ ", 1)[1] for b in bots if "\n$ " in b]
+    assert shown == commands
+    assert all("```" not in b for b in bots)
+    assert len([t for t in source.turns if t.role == "Tool"]) == len(outputs)
+    assert not any("<returncode>" in t.text for t in source.turns if t.role == "You")
+    assert source.records == len(messages)
+    assert source.read + sum(source.not_read.values()) + len(source.skipped) == len(messages)
 
 
 # --------------------------------------------------------------------------- real files

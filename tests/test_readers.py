@@ -894,7 +894,8 @@ def test_only_what_the_submit_command_printed_ends_an_older_trajectory(tmp_path:
     """An older mini-swe-agent trajectory (no ``exit`` message) gives the submission as
     a user message after the submit command: the session's end. A failed submit (its
     return code shown), or the marker named outside the one action (the harness then
-    answers with a format error), is no end."""
+    answers with a format error), is no end. A command that ran shows as typed, its output
+    as the tool's; the two blocks the harness refused stay the assistant's text."""
     mark = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
     messages = [
         {"role": "user", "content": "Fix the parser."},
@@ -909,8 +910,21 @@ def test_only_what_the_submit_command_printed_ends_an_older_trajectory(tmp_path:
     ]
     path = tmp_path / "old.traj.json"
     path.write_text(json.dumps(messages))
-    roles = [t.role for t in load(path).turns]
-    assert roles == ["You", "Bot", "You", "Bot", "You", "Bot", "You", "Bot", "End"]
+    turns = load(path).turns
+    assert [t.role for t in turns] == [
+        "You",
+        "Bot",
+        "Tool",
+        "Bot",
+        "You",
+        "Bot",
+        "Tool",
+        "Bot",
+        "End",
+    ]
+    assert turns[1].text == f"I will run `{mark}` once done.\n$ ls"
+    assert turns[3].text == messages[3]["content"]  # two actions: none ran
+    assert turns[5].text.endswith(f"\n$ {mark} && git diff")
     assert (
         load(path).turns[-1].text
         == "The session ended (Submitted).\ndiff --git a/p.py b/p.py\n-old\n+new"

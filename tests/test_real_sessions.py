@@ -255,3 +255,42 @@ def test_the_older_mini_swe_agent_template_is_left_out_and_its_submission_ends_i
     end = source.turns[-1]
     assert end.role == "End" and end.text.startswith("The session ended (Submitted).\ndiff --git")
     assert file_session(path).title.startswith("GitHub Issue: SyntaxError: invalid syntax I'm")
+
+
+def test_an_older_text_only_trajectory_shows_its_commands_as_typed_and_their_output() -> None:
+    """The older text-only mini-swe-agent trajectory runs the one fenced block of each
+    answer (```` ```mswea_bash_command ````) and gives its output back as a user message
+    (``<returncode>``...): each command showed as that fence and each output as the
+    user's words (walk 17, 1). Each shows as typed (``$ cat tests/missing_colon.py``,
+    a script on its lines, blank ones left out as for every call), after the answer's
+    words, and its output as the tool's; the system prompt's example of the format is
+    no command; every record is still accounted for."""
+    path = FIXTURES / "mini-swe-agent/github_issue.traj.json"
+    raw = json.loads(path.read_text())
+    typed = [
+        block.strip()
+        for m in raw
+        if m["role"] == "assistant"
+        for block in re.findall(r"```mswea_bash_command\n(.*?)```", m["content"], re.S)
+    ]
+    outputs = [m["content"] for m in raw if m["content"].startswith("<returncode>")]
+    assert len(typed) == 10 and len(outputs) == 9  # the submit command's: its end
+    source = load(path)
+    bots = [t.text for t in source.turns if t.role == "Bot"]
+    assert len(bots) == len(typed)
+    for text, command in zip(bots, typed, strict=True):
+        lines = [ln for ln in command.split("\n") if ln.strip()]
+        words, shown = text.split("\n$ ", 1)
+        assert words.strip() and "```" not in text
+        assert shown.split("\n") == lines  # as typed, a line each
+    assert "$ cat tests/missing_colon.py" in bots[3].split("\n")
+    assert "\n$ cat > tests/missing_colon.py << 'EOF'\n#!/usr/bin/env python3\ndef" in bots[8]
+    tools = [t.text for t in source.turns if t.role == "Tool"]
+    assert tools == outputs
+    assert not any(t.text.startswith("<returncode>") for t in source.turns if t.role == "You")
+    example = next(t.text for t in source.turns if "your_command_here" in t.text)
+    assert "$ your_command_here" not in example
+    assert sum(t.text.count("\n$ ") for t in source.turns) == len(typed)
+    assert source.records == len(raw) == source.read + sum(source.not_read.values())
+    end = source.turns[-1]
+    assert end.role == "End" and end.text.startswith("The session ended (Submitted).")

@@ -185,8 +185,10 @@ def test_gemini_cli_shapes() -> None:
     assert s["outcome"] == ("Last check: `npm test` -> Tests: 12 passed, 12 total",)
 
 
-def test_mini_swe_agent_text_actions() -> None:
-    msgs = [
+def _text_actions() -> list[dict[str, Any]]:
+    """An older text-only mini-swe-agent trajectory: each command fenced in the answer,
+    its output a user message."""
+    return [
         {"role": "system", "content": "You are a helpful assistant."},
         user(
             "<pr_description>\nParser drops the last line.\n</pr_description>\n"
@@ -202,14 +204,52 @@ def test_mini_swe_agent_text_actions() -> None:
         ),
         bot("```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff\n```"),
     ]
-    s = by_name(extract_sections(msgs))
-    assert s["task"] == ("Parser drops the last line.",)
+
+
+#: What the recap says of `_text_actions`.
+_TEXT_ACTIONS_SAID = {
+    "task": ("Parser drops the last line.",),
     # a file a diff shows comes first: it is what the work leaves changed
-    assert s["files"] == ("- src/: lib.py (in the diff), parse.py (1 edit)",)
-    assert s["outcome"] == (
+    "files": ("- src/: lib.py (in the diff), parse.py (1 edit)",),
+    "outcome": (
         "Last check: `python -m pytest tests/test_parse.py` -> 1 failed, 9 passed in 0.3s (exit 1)",
         "Submitted the work (the agent's final action).",
+    ),
+}
+
+
+def test_mini_swe_agent_text_actions() -> None:
+    s = by_name(extract_sections(_text_actions()))
+    assert {k: s[k] for k in _TEXT_ACTIONS_SAID} == _TEXT_ACTIONS_SAID
+
+
+def test_mini_swe_agent_output_of_a_call_is_read_like_the_text_actions() -> None:
+    """A newer trajectory's call gets the same output back (``<returncode>``, then
+    ``<output>``): the outcome said "-> </output>" (its last line), never the return code."""
+    msgs = [
+        user("Fix L003."),
+        bot("", call("c1", "bash", {"command": "pytest test/rules -x 2>&1 | tail -30"})),
+        result(
+            "c1", "<returncode>0</returncode>\n<output>\nE   SyntaxError: bad f-string\n</output>"
+        ),
+    ]
+    assert by_name(extract_sections(msgs))["outcome"] == (
+        "Last check: `pytest test/rules -x 2>&1 | tail -30` -> "
+        "E SyntaxError: bad f-string (exit 0)",
     )
+
+
+def test_mini_swe_agent_commands_read_as_calls_say_the_same(tmp_path: Path) -> None:
+    """The reader gives the fenced commands that ran as calls and their outputs as the
+    tool's (walk 17, 1), as newer trajectories hold them: the recap reads the same
+    commands, outputs and return codes from them as from the text."""
+    path = tmp_path / "old.traj.json"
+    path.write_text(json.dumps(_text_actions()))
+    messages = load(path).messages
+    assert [m["role"] for m in messages].count("tool") == 3
+    assert sum(len(m.get("tool_calls") or []) for m in messages) == 4
+    s = by_name(extract_sections(messages))
+    assert {k: s[k] for k in _TEXT_ACTIONS_SAID} == _TEXT_ACTIONS_SAID
 
 
 def test_code_blocks_are_actions_only_in_a_log_without_tool_calls() -> None:

@@ -47,7 +47,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from chunkscope.engine.read.formats.base import BRANCH_NOTE, CWD_NOTE
-from chunkscope.engine.read.formats.documents import END_ROLE, SUBMIT_PREFIX, task_of
+from chunkscope.engine.read.formats.documents import (
+    END_ROLE,
+    OBSERVATION,
+    SHELL_FENCE,
+    SUBMIT_PREFIX,
+    task_of,
+)
 from chunkscope.engine.read.source import FENCE, content_text
 from chunkscope.engine.recap.collapse import (
     _PATCH_FILE,
@@ -272,11 +278,19 @@ _NOTIFICATION = re.compile(r"\A\s*<task-notification>(.*?)(?:</task-notification
 _NOTE_FIELD = re.compile(r"<(summary|result|status)>\s*(.*?)\s*</\1>", re.S)
 _AGENT_DONE = re.compile(r'\AAgent "(.+?)" (\w+)')
 
-# A mini-swe-agent-style action: a fenced shell block in the assistant's text (its older
-# trajectories name the fence `mswea_bash_command`).
-_SHELL_BLOCK = re.compile(r"```(?:bash|sh|shell|console|mswea_bash_command)?\s*\n(.*?)```", re.S)
+# A command's output as mini-swe-agent gives it back (`OBSERVATION`): its return code,
+# what it printed.
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _OUTPUT_TAG = re.compile(r"<output>\s*(.*?)\s*</output>", re.S)
+
+
+def _observed(call: _Call, text: str) -> None:
+    """A call's result from the output mini-swe-agent gave back for it: what the command
+    printed (its ``<output>`` block) and its return code."""
+    code = _RETURNCODE.search(text)
+    out = _OUTPUT_TAG.search(text)
+    call.result = out.group(1) if out else text
+    call.exit_code = int(code.group(1)) if code else None
 
 
 def _reject(log: _Log, index: int, what: str, words: str = "", asked: bool = False) -> None:
@@ -351,8 +365,9 @@ def _aider_output(log: _Log, index: int, text: str) -> None:
 def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _Log:
     log = _Log(notes=list(notes))
     # Shell blocks in the assistant's text are actions only in a log without tool calls
-    # (mini-swe-agent's text mode); elsewhere they are examples in an explanation, and in
-    # aider's chat they are suggestions aider asks about (`_AIDER_ASK`).
+    # (mini-swe-agent's text mode, when its messages come from elsewhere than the reader,
+    # which gives the blocks that ran as calls); elsewhere they are examples in an
+    # explanation, and in aider's chat they are suggestions aider asks about (`_AIDER_ASK`).
     text_mode = not any(
         isinstance(m, Mapping)
         and (m.get("role") == "aider" or (m.get("role") == "assistant" and m.get("tool_calls")))
@@ -394,11 +409,7 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                 continue
             if _OBSERVATION.match(text) or "<returncode>" in text[:300]:
                 if text_actions:
-                    call = text_actions.pop()
-                    code = _RETURNCODE.search(text)
-                    out = _OUTPUT_TAG.search(text)
-                    call.result = out.group(1) if out else text
-                    call.exit_code = int(code.group(1)) if code else None
+                    _observed(text_actions.pop(), text)
                 continue
             text_actions.clear()
             words = request_text(text)
@@ -419,9 +430,9 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                 else:
                     by_id[cid] = call
             if text_mode and text:
-                blocks = _SHELL_BLOCK.findall(text)
+                blocks = SHELL_FENCE.findall(text)
                 if blocks:
-                    call = _Call(i, "bash", {"command": blocks[-1].strip()})
+                    call = _Call(i, "bash", {"command": blocks[-1][1].strip()})
                     log.calls.append(call)
                     text_actions[:] = [call]
         elif role == "tool":
@@ -437,6 +448,8 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
             code = msg.get("exit_code")
             if isinstance(code, int) and not isinstance(code, bool):
                 found.exit_code = code
+            elif OBSERVATION.match(found.result):  # mini-swe-agent's output of a command
+                _observed(found, found.result)
             found.failed = bool(msg.get("is_error"))
             result = found.result
             refused = _CC_REJECTED.match(result)

@@ -5,7 +5,10 @@
   ``assistant`` (with ``tool_calls``), ``tool`` (``tool_call_id``), the older
   ``function`` role; content as text, as parts, or as Anthropic-style blocks
   (``tool_use`` / ``tool_result``). No timestamps: turns without a time are fine
-  everywhere. Each message's line is the line its object starts on.
+  everywhere. Each message's line is the line its object starts on. An older
+  mini-swe-agent trajectory of text only (each command fenced in the model's answer,
+  its output given back as a user message opening ``<returncode>``) is read as the
+  newer ones are: the command that ran a ``bash`` call, its output that call's result.
 - **Codex's older JSON sessions**: ``{"session": {...}, "items": [payloads]}``.
 - **ChatGPT's data export** (``conversations.json``): a list of conversations, each a
   ``mapping`` tree followed from ``current_node`` back to the root (edited and
@@ -34,7 +37,7 @@ from chunkscope.engine.read.formats.base import (
     tool_call,
 )
 from chunkscope.engine.read.formats.jsondoc import Document
-from chunkscope.engine.read.source import NO_PART_ENDS
+from chunkscope.engine.read.source import NO_PART_ENDS, PartEnds
 
 MESSAGES = "openai-messages"
 CHATGPT = "chatgpt-export"
@@ -309,13 +312,23 @@ def trajectory_label(value: dict[str, Any]) -> str:
 SUBMIT_MARK = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 #: What of it the recap looks for in a command (`engine.recap.sections`): any version's.
 SUBMIT_PREFIX = SUBMIT_MARK.removesuffix("_FINAL_OUTPUT")
-#: How a command's output (an observation) opens in such a trajectory.
-_OBSERVATION = "<returncode>"
+#: How a command's output (an observation) opens in such a trajectory: its return code
+#: (mini-swe-agent's ``<returncode>0</returncode>``, then ``<output>``), or its notice
+#: of a command that timed out (``The last command <command>...</command> timed out``).
+OBSERVATION = re.compile(r"\A\s*(?:<returncode>|The last command <command>)")
 
 
 #: A fenced block of an assistant's text: mini-swe-agent runs it when it is the only one
 #: (with none or several, the harness answers with a format error instead).
 _FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+#: A shell command fenced in an assistant's text (mini-swe-agent's text mode: its
+#: ``bash`` blocks, later ``mswea_bash_command``): the fence's name and the command.
+#: The reader shows the one such block of a message as the command it ran when it did
+#: run (`_text_action`); the recap reads such blocks in a log with no tool calls at all.
+SHELL_FENCE = re.compile(r"```(bash|sh|shell|console|mswea_bash_command)?\s*\n(.*?)```", re.S)
+#: The fence only mini-swe-agent's actions are named with: such a block ran (no output
+#: needs to show it).
+ACTION_FENCE = "mswea_bash_command"
 
 
 def _submits(message: dict[str, Any]) -> bool:
@@ -333,13 +346,44 @@ def _submits(message: dict[str, Any]) -> bool:
     return len(actions) == 1 and SUBMIT_MARK in actions[0]
 
 
+def _text_action(message: dict[str, Any]) -> re.Match[str] | None:
+    """The one shell block of an assistant's text-only message (`SHELL_FENCE`; of
+    several, the one named `ACTION_FENCE`, as mini-swe-agent picks it), or None."""
+    text = message.get("content")
+    if message.get("role") != "assistant" or message.get("tool_calls"):
+        return None
+    if not isinstance(text, str) or "```" not in text:
+        return None
+    blocks = list(SHELL_FENCE.finditer(text))
+    named = [b for b in blocks if b.group(1) == ACTION_FENCE]
+    picked = named or blocks
+    return picked[0] if len(picked) == 1 and picked[0].group(2).strip() else None
+
+
+def _observes(message: dict[str, Any]) -> bool:
+    """Is a user message the output the harness gave back for the command before it?"""
+    text = message.get("content")
+    return message.get("role") == "user" and isinstance(text, str) and bool(OBSERVATION.match(text))
+
+
+def _ran(message: dict[str, Any], block: re.Match[str], call_id: str) -> None:
+    """An assistant's fenced command that ran, as the call it was: its text without the
+    block, then the command as typed (``$ ls -la``, as a tool call shows), as the
+    trajectories with tool calls give it. The command is the block's text as the harness
+    ran it (stripped)."""
+    text: str = message["content"]
+    before, after = text[: block.start()].rstrip(), text[block.end() :].strip()
+    message["content"] = f"{before}\n\n{after}" if before and after else before or after
+    message["tool_calls"] = [tool_call(call_id, "bash", {"command": block.group(2).strip()})]
+
+
 def _submitted(message: dict[str, Any]) -> dict[str, Any]:
     """The user message after the submit command that is its submission (not an
     observation: a failed submit shows its return code), as the session's end."""
     text = message.get("content")
     if message.get("role") != "user" or not isinstance(text, str):
         return message
-    if text.lstrip().startswith(_OBSERVATION):
+    if OBSERVATION.match(text):
         return message
     head = "The session ended (Submitted)."
     body = text.strip()
@@ -382,6 +426,29 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
     elif key == "history":
         out.label = f"{SWE_AGENT} trajectory"
     submitting = False  # the last message ran the submit command (`SUBMIT_MARK`)
+    # An assistant's text-only message with one fenced command (`_text_action`) waits
+    # for the next message, which says whether the command ran: (its line, the
+    # message, its end, its parts, the block, whether it ran anyway).
+    held: tuple[int, dict[str, Any], int | None, PartEnds, re.Match[str], bool] | None = None
+    actions = 0  # fenced commands read as calls (their ids)
+
+    def release(answered: bool) -> str | None:
+        """Add the held message: its command as the call it was when it ran (its fence
+        is mini-swe-agent's own, it submits, or the harness `answered` it); that call's
+        id, or None."""
+        nonlocal held, actions
+        if held is None:
+            return None
+        at, action, action_end, action_parts, block, sure = held
+        held = None
+        call_id = None
+        if sure or answered:
+            actions += 1
+            call_id = f"text-action-{actions}"
+            _ran(action, block, call_id)
+        out.add(at, action, action_end, action_parts)
+        return call_id
+
     for start, stop, raw in doc.array_elements(key):
         out.records += 1
         line = 1 if start is None else doc.line(start)
@@ -410,12 +477,30 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
             continue
         out.read += 1
         for m in messages:
+            answer = False  # the harness's answer to a command: its output, its submission
             if submitting:
-                m = _submitted(m)
+                ended = _submitted(m)
+                answer, m = ended is not m, ended
             if n := strip_template(m):
                 out.stripped[TEMPLATE_STRIPPED] += n
             submitting = _submits(m)
+            observed = _observes(m)
+            call_id = release(answer or observed)
+            if call_id is not None and observed:  # the command's output: the tool's
+                m = {**m, "role": "tool", "tool_call_id": call_id}
+            block = _text_action(m)
+            if block is not None:
+                held = (
+                    line,
+                    m,
+                    end,
+                    part_ends,
+                    block,
+                    block.group(1) == ACTION_FENCE or submitting,
+                )
+                continue
             out.add(line, m, end, part_ends)
+    release(False)
     return out.build(options)
 
 
