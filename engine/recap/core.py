@@ -842,7 +842,12 @@ def compose(
                 else flags[c.index]
                 for c in again.candidates
             ]
-            fitted, chosen = wider, replace(again, candidates=cands, order=chosen.order)
+            # nothing fit: still said when the wider sections leave the recap empty
+            left_out = chosen.summary_left_out and not again.text
+            fitted, chosen = (
+                wider,
+                replace(again, candidates=cands, order=chosen.order, summary_left_out=left_out),
+            )
     return replace(
         chosen, sections=fitted, section_tokens=[counter.count(s.render()) for s in fitted]
     )
