@@ -336,3 +336,65 @@ def test_each_chunk_has_turns(min_chars: int) -> None:
     turns = [turn("a\n\nb\n\nc"), turn("d")]
     for c in compact_chunks(chunk_turns(turns), min_chars):
         assert c.turns
+
+
+# --------------------------------------------------------------------------- fences
+
+
+def _paragraph() -> st.SearchStrategy[str]:
+    return st.text(st.sampled_from("ab #`~-"), min_size=1, max_size=12).filter(
+        lambda p: p.strip() and "\n" not in p
+    )
+
+
+@st.composite
+def _fenced_texts(draw: st.DrawFn) -> str:
+    """Paragraphs and code blocks (``` or ~~~, some with an info string, some never
+    closed) whose code has blank lines."""
+    blocks: list[str] = []
+    for _ in range(draw(st.integers(1, 5))):
+        if draw(st.booleans()):
+            marker = draw(st.sampled_from(["```", "~~~", "````"]))
+            info = draw(st.sampled_from(["", "python", "sh"]))
+            code = "\n\n".join(draw(st.lists(_paragraph(), min_size=1, max_size=4)))
+            closed = draw(st.booleans())
+            blocks.append(f"{marker}{info}\n{code}" + (f"\n{marker}" if closed else ""))
+        else:
+            blocks.append(draw(_paragraph()))
+    return "\n\n".join(blocks)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=_fenced_texts())
+def test_no_unit_starts_inside_a_code_block(text: str) -> None:
+    """walk 18, 1: the units of `by_message` (topic mode, documents) split at every blank
+    line, inside code blocks too, and each piece's role label landed in the code
+    (``Doc: # configure the cache`` inside a python block). A code block is one paragraph
+    now; the seed's split (no `by_message`) still cuts at every blank line."""
+    from chunkscope.engine.read.source import fence_after
+
+    pieces = [t for c in chunk_turns([turn(text, "Doc")], by_message=True) for t in c.turns]
+    assert "\n\n".join(p.text for p in pieces) == text  # nothing lost, nothing moved
+    fence: str | None = None
+    for piece in pieces:
+        assert fence is None, f"a unit starts inside a code block: {piece.text!r}"
+        for line in piece.text.split("\n"):
+            fence = fence_after(line, fence)
+    seed = [t for c in chunk_turns([turn(text, "Doc")]) for t in c.turns]
+    assert [p.text for p in seed] == text.split("\n\n")
+
+
+def test_the_readme_merged_chunks_hold_no_label_inside_code() -> None:
+    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.engine.read.source import fence_after
+
+    root = Path(__file__).resolve().parent.parent
+    for name in ("README.md", "sample_logs/shell_cookbook.md"):
+        inside = 0
+        for chunk in Pipeline(str(root / name)).merged().chunks:
+            fence: str | None = None
+            for t in chunk.turns:
+                inside += fence is not None
+                for line in t.text.split("\n"):
+                    fence = fence_after(line, fence)
+        assert inside == 0, name

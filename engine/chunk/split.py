@@ -28,6 +28,7 @@ from chunkscope.engine.model import (
     with_progress,
 )
 from chunkscope.engine.params import SliderSpec, check_fields, knob
+from chunkscope.engine.read.source import FENCE_LINES, fence_after
 
 PARAGRAPH_BREAK = "\n\n"
 
@@ -74,11 +75,31 @@ def chunk_turns(
         return [Chunk(c) for c in chunks if c] or [Chunk([])]
 
 
+def fenced_paragraphs(parts: list[str]) -> list[str]:
+    """A text's paragraphs (`parts`, split at its blank lines) with those inside a fenced
+    code block joined to the paragraph the fence opened in (blank lines kept): a code
+    block is one paragraph, so no chunk starts inside it with a role label its code
+    never had. Not the seed's split (`chunk_turns` with `by_message` only)."""
+    out: list[str] = []
+    fence: str | None = None
+    for part in parts:
+        if fence is not None:
+            out[-1] += PARAGRAPH_BREAK + part
+        else:
+            out.append(part)
+        if "`" in part or "~" in part:
+            for line in part.split("\n"):
+                fence = fence_after(line, fence)
+    return out
+
+
 def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: bool) -> None:
     for turn in turns:
         if by_message and chunks[-1] and chunks[-1][-1].source_line != turn.source_line:
             chunks.append([])
         parts = turn.text.split(PARAGRAPH_BREAK)
+        if by_message and len(parts) > 1 and FENCE_LINES.search(turn.text):
+            parts = fenced_paragraphs(parts)
         if len(parts) == 1:
             chunks[-1].append(turn)
             continue

@@ -680,6 +680,22 @@ FENCE_LINES = re.compile(FENCE.pattern, re.M)
 _MARKUP_FIRST = frozenset(" `~#")
 
 
+def fence_after(line: str, fence: str | None) -> str | None:
+    """The code fence open after `line` (its marker, e.g. ```` ``` ````), given the one
+    open before it (None: none). CommonMark: a backtick fence's info string may not
+    contain a backtick ("```inline``` code" opens nothing); a fence is closed by a bare
+    marker of its character, at least as long."""
+    m = FENCE.match(line)
+    if m is None:
+        return fence
+    marker = m.group(1)
+    if fence is None:
+        return None if marker[0] == "`" and "`" in line[m.end() :] else marker
+    if marker[0] == fence[0] and len(marker) >= len(fence) and not line.strip().lstrip(fence[0]):
+        return None
+    return fence
+
+
 def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
     """(first line number, stripped text) of each section; fenced ``#`` lines are not headings."""
     # Only a line that starts with a space, a backtick, a tilde or a hash can open or close
@@ -689,21 +705,10 @@ def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
     first_chars = _MARKUP_FIRST
     for i in [i for i, line in enumerate(lines) if line[:1] in first_chars]:
         line = lines[i]
-        m = FENCE.match(line)
-        if fence is None:
-            # A backtick fence's info string may not contain a backtick (CommonMark):
-            # "```inline``` code" is inline code, not the start of a block.
-            if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
-                fence = m.group(1)
-            elif HEADING.match(line):
-                heads.append(i)
-        elif (
-            m
-            and m.group(1)[0] == fence[0]
-            and len(m.group(1)) >= len(fence)
-            and not line.strip().lstrip(fence[0])
-        ):
-            fence = None
+        was = fence
+        fence = fence_after(line, fence)
+        if was is None and fence is None and HEADING.match(line):
+            heads.append(i)
     sections: list[tuple[int, str]] = []
     starts = [0, *heads]
     for a, b in zip(starts, [*heads, len(lines)], strict=True):
