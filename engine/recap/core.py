@@ -843,10 +843,10 @@ def compose(
                 for c in again.candidates
             ]
             # nothing fit: still said when the wider sections leave the recap empty
-            left_out = chosen.summary_left_out and not again.text
+            nothing_fit = chosen.summary_left_out and not again.text
             fitted, chosen = (
                 wider,
-                replace(again, candidates=cands, order=chosen.order, summary_left_out=left_out),
+                replace(again, candidates=cands, order=chosen.order, summary_left_out=nothing_fit),
             )
     return replace(
         chosen, sections=fitted, section_tokens=[counter.count(s.render()) for s in fitted]
