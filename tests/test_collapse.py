@@ -159,9 +159,17 @@ def test_the_readable_form_shows_an_other_tool_as_the_readers_do() -> None:
     assert [t.text for t in collapse_messages(msgs)] == [
         'Called search_web({"query":"ochre sea star \\\\[tag]"}).'
     ]
-    sh = [call("c1", "shell", json.dumps({"command": "ls -a"})), result("c1", "x")]
+    # walk 18, 9: a shell of the seed's format said "Called shell: $ ls -la src." (a period
+    # glued to the command, its output dropped): it runs as other readers' shells do
+    sh = [call("c1", "shell", json.dumps({"command": "ls -la src"})), result("c1", "a.py\nb.py")]
     (turn,) = collapse_messages(sh, readable=True)
-    assert turn.text == "Called shell: $ ls -a."
+    assert turn.text == "Ran `ls -la src`: a.py b.py"
+    (seed,) = collapse_messages(sh)
+    assert seed.text == 'Called shell({"command":"ls -la src"}).'
+    # another tool whose one argument is a command: the command as typed, no period after it
+    ex = [call("c1", "execute", json.dumps({"command": "ls src"})), result("c1", "x")]
+    (turn,) = collapse_messages(ex, readable=True)
+    assert turn.text == "Called execute: $ ls src"
     assert collapsed_tool(turn) == "other"
 
 

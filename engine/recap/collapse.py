@@ -321,6 +321,8 @@ def collapse_call(
         text = summary if isinstance(summary, str) and summary.strip() else result
         return f"Finished: '{text.strip() or '?'}'."
     if readable:
+        if name.lower() in SHELL_TOOLS:  # a shell of the seed's format, as other readers' shells
+            return _ran(_command(args), result, exit_code, failed)
         return _called(name, arguments)
     return f"Called {name or '?'}({shown})."
 
@@ -328,8 +330,8 @@ def collapse_call(
 def _called(name: str, arguments: Any) -> str:
     """The readable sentence of a tool of no known form: the call as the readers show it."""
     shown = format_call(name, arguments)
-    if shown.startswith(("$ ", "# ")):  # a command: the tool's name, then the command
-        shown = f"{name or '?'}: {shown}"
+    if shown.startswith(("$ ", "# ")):  # a command: the tool's name, then the command as
+        return f"Called {name or '?'}: {shown}"  # typed (a period would read as part of it)
     return f"Called {shown}" + ("" if shown.endswith((".", ELLIPSIS, "\n")) else ".")
 
 
