@@ -146,138 +146,264 @@ def interleaved(
     return {k: (statistics.median(wall[k]), statistics.median(cpu[k]), outs[k]) for k in fns}
 
 
-CHONKIE_SCRIPT = """
+#: The peers' scripts (``python -c SCRIPT DOCS.md OUT.json SIZE OVERLAP``): each reads the
+#: file, chunks it with the same cl100k_base encoding as ours (from chunkscope.engine.tokens,
+#: offline) at the same token size, and writes its chunks (text and offsets) as JSON.
+PEER_HEAD = """
 import json, sys
-from chonkie import RecursiveChunker
-from chunkscope.engine.tokens import get_counter  # the same offline cl100k_base encoding as ours
-text = open(sys.argv[1], encoding="utf-8").read()
-enc = get_counter()._encoding
-chunker = RecursiveChunker(tokenizer=enc, chunk_size=int(sys.argv[3]))
-chunks = chunker(text)
-out = [{"index": i, "text": c.text, "tokens": c.token_count, "start": c.start_index,
-        "end": c.end_index} for i, c in enumerate(chunks)]
+if sys.argv[5] == "hide-openai":  # as when the peer is installed alone (see --peers-with-openai)
+    sys.modules["openai"] = None
+"""
+PEER_TAIL = """
 with open(sys.argv[2], "w", encoding="utf-8") as f:
     json.dump({"chunks": out}, f)
 """
+PEER_SCRIPTS: dict[str, tuple[str, str]] = {
+    "chonkie": (
+        "chonkie RecursiveChunker({size}) (no overlap option)",
+        """
+from chonkie import RecursiveChunker
+from chunkscope.engine.tokens import get_counter
+text = open(sys.argv[1], encoding="utf-8").read()
+enc = get_counter()._encoding
+chunks = RecursiveChunker(tokenizer=enc, chunk_size=int(sys.argv[3]))(text)
+out = [{"index": i, "text": c.text, "tokens": c.token_count, "start": c.start_index,
+        "end": c.end_index} for i, c in enumerate(chunks)]
+""",
+    ),
+    "semchunk": (
+        "semchunk chunkerify({size})(overlap={overlap})",
+        """
+import semchunk
+from chunkscope.engine.tokens import get_counter
+text = open(sys.argv[1], encoding="utf-8").read()
+enc = get_counter()._encoding
+chunker = semchunk.chunkerify(enc, int(sys.argv[3]))
+texts, spans = chunker(text, offsets=True, overlap=int(sys.argv[4]))
+out = [{"index": i, "text": t, "start": a, "end": b}
+       for i, (t, (a, b)) in enumerate(zip(texts, spans))]
+""",
+    ),
+    "langchain": (
+        "langchain RecursiveCharacterTextSplitter({size}/{overlap})",
+        """
+from langchain_text_splitters import RecursiveCharacterTextSplitter
+from chunkscope.engine.tokens import get_counter
+text = open(sys.argv[1], encoding="utf-8").read()
+enc = get_counter()._encoding
+splitter = RecursiveCharacterTextSplitter(
+    chunk_size=int(sys.argv[3]), chunk_overlap=int(sys.argv[4]), separators=SEPARATORS,
+    length_function=lambda s: len(enc.encode(s, disallowed_special=())))
+out = [{"index": i, "text": t} for i, t in enumerate(splitter.split_text(text))]
+""".replace("SEPARATORS", repr(SEED_SEPARATORS)),
+    ),
+}
+#: The module each peer needs (it is skipped with a note when missing).
+PEER_MODULES = {
+    "chonkie": "chonkie",
+    "semchunk": "semchunk",
+    "langchain": "langchain_text_splitters",
+}
+NPM = "/usr/lib/node_modules/npm"
+#: The three corpora of issue 34: (label, --docs glob or None for the READMEs, copies).
+CORPORA: tuple[tuple[str, str | None, int], ...] = (
+    ("npm's docs x8", f"{NPM}/docs/content/**/*.md", 8),
+    ("READMEs repeated", None, 1),
+    ("npm's dependencies' markdown x7", f"{NPM}/node_modules/**/*.md", 7),
+)
+
+
+def corpus_text(docs: str | None, copies: int, mb: float, site: Iterable[str]) -> tuple[str, int]:
+    """DOCS.md: the files of the glob `docs` in name order, `copies` times, or (None) the
+    installed distributions' READMEs repeated to `mb` MB; with how many files."""
+    if docs:
+        files = sorted(glob.glob(docs, recursive=True))
+        parts = [Path(f).read_text(encoding="utf-8", errors="replace").strip() for f in files]
+        return ("\n\n".join(parts) + "\n\n") * max(1, copies), len(parts)
+    parts = [body.strip() for _, body in readmes(_site_dirs(site))]
+    one = "\n\n".join(parts) + "\n\n"
+    target = int(mb * 1_000_000)
+    text = (one * (target // len(one.encode()) + 1))[:target]
+    return text[: text.rfind("\n\n")] + "\n", len(parts)
 
 
 def whole_process(args: argparse.Namespace) -> int:
-    """Wall time of whole processes: our CLI against a chonkie script, on ``--mb`` MB."""
+    """Wall and CPU time of whole processes: our CLI against the peers' scripts, on the
+    three corpora of issue 34 (or on ``--docs``), every contestant in turn."""
     import json
     import shutil
     import subprocess
     import tempfile
 
-    if args.docs:  # the files of a glob in name order, `--copies` times
-        files = sorted(glob.glob(args.docs, recursive=True))
-        if not files:
+    if args.docs:
+        if not glob.glob(args.docs, recursive=True):
             print(f"skip: no file matches {args.docs}")
             return 1
-        parts = [Path(f).read_text(encoding="utf-8", errors="replace").strip() for f in files]
-        text = ("\n\n".join(parts) + "\n\n") * max(1, args.copies)
+        corpora = [(f"{args.docs} x{max(1, args.copies)}", args.docs, args.copies)]
     else:
-        parts = [body.strip() for _, body in readmes(_site_dirs(args.site))]
-        one = "\n\n".join(parts) + "\n\n"
-        target = int(args.mb * 1_000_000)
-        text = (one * (target // len(one.encode()) + 1))[:target]
-        text = text[: text.rfind("\n\n")] + "\n"
+        corpora = [c for c in CORPORA if c[1] is None or glob.glob(c[1], recursive=True)]
+        for label, docs, _ in CORPORA:
+            if (label, docs, _) not in corpora:
+                print(f"skip: {label}: no file matches {docs}")
     cli = shutil.which("chunkscope", path=os.path.dirname(sys.executable)) or shutil.which(
         "chunkscope"
     )
     if cli is None:
         print("skip: no chunkscope command next to this interpreter")
         return 1
-    with tempfile.TemporaryDirectory() as tmp:
-        docs = os.path.join(tmp, "DOCS.md")
-        Path(docs).write_text(text, encoding="utf-8")
-        what = f"{args.docs} x{max(1, args.copies)}" if args.docs else "READMEs repeated"
-        print(
-            f"DOCS.md: {len(parts)} files ({what}), {len(text.encode()) / 1e6:.1f} MB, "
-            f"{text.count(chr(10)):,} lines"
-        )
-        ours_out, peer_out = os.path.join(tmp, "ours.json"), os.path.join(tmp, "chonkie.json")
-        size, overlap = str(args.size), str(args.overlap)
-        cmds: dict[str, list[str]] = {
-            "chunkscope": [
-                cli, "chunk", docs, "--strategy", "markdown", "--max-tokens", size,
-                "--overlap", overlap, "--format", "json",
-            ],
-        }  # fmt: skip
+    size, overlap = str(args.size), str(args.overlap)
+    peers: list[str] = []
+    for name in args.peers.split(","):
+        if not name:
+            continue
         try:
-            import chonkie  # type: ignore[import-not-found, unused-ignore]  # noqa: F401
+            __import__(PEER_MODULES[name])
         except ImportError:
-            print("skip: chonkie is not installed (whole-process comparison)")
+            print(f"skip: {name} is not installed")
         else:
-            cmds["chonkie"] = [sys.executable, "-c", CHONKIE_SCRIPT, docs, peer_out, size]
-        # Both processes run as after an install: with their modules' bytecode cached (pip
-        # compiles a package it installs; an editable install's first run writes it). A
-        # PYTHONDONTWRITEBYTECODE in this shell would make every run of ours compile its own
-        # sources again while the peer's site-packages stay compiled. One untimed run of each
-        # writes the bytecode and the encoding's table cache and warms the file cache.
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        root = str(Path(__file__).resolve().parent.parent)
-        env["PYTHONPATH"] = root  # our code (the peer's script reads our encoding from it)
-        codes = {"chunkscope": root, "chonkie": root}
-        if args.against:  # the same command with another checkout's code, e.g. before a change
-            cmds = {"chunkscope": cmds["chunkscope"], "before": cmds["chunkscope"], **cmds}
-            codes["before"] = str(Path(args.against).resolve())
-        outs = {"chunkscope": ours_out, "before": os.path.join(tmp, "before.json")}
-
-        def run(name: str, cmd: list[str]) -> tuple[float, float]:
-            """Wall and CPU seconds (user + system) of one run."""
-            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            t0 = time.perf_counter()
-            here = {**env, "PYTHONPATH": codes[name]}
-            if name in outs:
-                with open(outs[name], "wb") as f:
-                    subprocess.run(cmd, stdout=f, check=True, env=here)
-            else:
-                subprocess.run(cmd, check=True, env=here)
-            wall = time.perf_counter() - t0
-            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-
-        for name, cmd in cmds.items():
-            run(name, cmd)
-        times: dict[str, list[float]] = {k: [] for k in cmds}
-        cpus: dict[str, list[float]] = {k: [] for k in cmds}
-        for _ in range(args.repeat):
-            for name, cmd in cmds.items():
-                wall, cpu = run(name, cmd)
-                times[name].append(wall)
-                cpus[name].append(cpu)
-        ours = json.loads(Path(ours_out).read_text(encoding="utf-8"))
-        n_ours = len(ours["chunks"]) if isinstance(ours, dict) else len(ours)
-        if args.against:
-            same = Path(outs["before"]).read_bytes() == Path(ours_out).read_bytes()
-            print(f"our JSON output before and after: {'identical' if same else 'DIFFERENT'}")
+            peers.append(name)
+    hide = "keep-openai" if args.peers_with_openai else "hide-openai"
+    if not args.peers_with_openai:
         print(
-            f"\n{'process':<62} {'best s':>7} {'median s':>9} {'CPU s':>6} {'chunks':>7} "
-            f"{'vs ours':>8}"
+            "peers run with openai hidden (chonkie imports it when it is installed, and it is "
+            "here only as chunkscope's dependency; --peers-with-openai keeps it)"
         )
-        print("-" * 105)
-        best_ours = min(times["chunkscope"])
-        for name, ts in times.items():
-            if name == "chunkscope":
-                label, n = f"chunkscope chunk --strategy markdown {size}/{overlap} json", n_ours
-            elif name == "before":
-                label, n = f"  the same, before ({args.against})", n_ours
-            else:
-                label = f"chonkie RecursiveChunker({size}) + json.dump"
-                n = len(json.loads(Path(peer_out).read_text(encoding="utf-8"))["chunks"])
+    # Every process runs as after an install: with its modules' bytecode cached (pip
+    # compiles a package it installs; an editable install's first run writes it). A
+    # PYTHONDONTWRITEBYTECODE in this shell would make every run of ours compile its own
+    # sources again while the peers' site-packages stay compiled. One untimed run of each
+    # writes the bytecode and the encoding's table cache and warms the file cache.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    root = str(Path(__file__).resolve().parent.parent)
+    codes = {"chunkscope": root, "before": str(Path(args.against or root).resolve())}
+    results: list[tuple[str, dict[str, tuple[float, float, float, int]]]] = []
+    for label, docs, copies in corpora:
+        text, n_files = corpus_text(docs, copies, args.mb, args.site)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "DOCS.md")
+            Path(path).write_text(text, encoding="utf-8")
             print(
-                f"{label:<62} {min(ts):>7.2f} {statistics.median(ts):>9.2f} "
-                f"{statistics.median(cpus[name]):>6.2f} {n:>7} {min(ts) / best_ours:>7.2f}x"
+                f"\n{label}: DOCS.md of {n_files} files, {len(text.encode()) / 1e6:.1f} MB, "
+                f"{text.count(chr(10)):,} lines"
             )
-        if "chonkie" in times:
-            ratio = best_ours / min(times["chonkie"])
-            cpu_ratio = statistics.median(cpus["chunkscope"]) / statistics.median(cpus["chonkie"])
-            verdict = "met" if ratio <= TARGET else "NOT met"
-            print(
-                f"\ntarget: ours <= {TARGET}x chonkie's time: {verdict} ({ratio:.2f}x best wall, "
-                f"{cpu_ratio:.2f}x median CPU)"
-            )
+            ours = [cli, "chunk", path, "--strategy", "markdown", "--max-tokens", size,
+                    "--overlap", overlap, "--format", "json"]  # fmt: skip
+            cmds: dict[str, list[str]] = {"chunkscope": ours}
+            if args.against:  # the same command with another checkout's code
+                cmds["before"] = ours
+            for name in peers:
+                script = PEER_HEAD + PEER_SCRIPTS[name][1] + PEER_TAIL
+                out = os.path.join(tmp, f"{name}.json")
+                cmds[name] = [sys.executable, "-c", script, path, out, size, overlap, hide]
+            outs = {k: os.path.join(tmp, f"{k}.json") for k in cmds}
+
+            def run(name: str, cmd: list[str], outs: dict[str, str] = outs) -> tuple[float, float]:
+                """Wall and CPU seconds (user + system) of one run."""
+                r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                t0 = time.perf_counter()
+                here = {**env, "PYTHONPATH": codes.get(name, root)}
+                if name in ("chunkscope", "before"):
+                    with open(outs[name], "wb") as f:
+                        subprocess.run(
+                            cmd, stdout=f, stderr=subprocess.DEVNULL, check=True, env=here
+                        )
+                else:
+                    subprocess.run(cmd, check=True, env=here)
+                wall = time.perf_counter() - t0
+                r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+            for name, cmd in cmds.items():
+                run(name, cmd)
+            walls: dict[str, list[float]] = {k: [] for k in cmds}
+            cpus: dict[str, list[float]] = {k: [] for k in cmds}
+            for _ in range(args.repeat):
+                for name, cmd in cmds.items():
+                    wall, cpu = run(name, cmd)
+                    walls[name].append(wall)
+                    cpus[name].append(cpu)
+            if args.against:
+                same = Path(outs["before"]).read_bytes() == Path(outs["chunkscope"]).read_bytes()
+                print(f"our JSON output before and after: {'identical' if same else 'DIFFERENT'}")
+            row: dict[str, tuple[float, float, float, int]] = {}
+            for name in cmds:
+                doc = json.loads(Path(outs[name]).read_text(encoding="utf-8"))
+                row[name] = (
+                    min(walls[name]),
+                    statistics.median(walls[name]),
+                    statistics.median(cpus[name]),
+                    len(doc["chunks"]),
+                )
+            results.append((label, row))
+            _print_corpus(row, size, overlap, args.against)
+    _print_side_by_side(results, size, overlap, args.against)
     return 0
+
+
+def _label(name: str, size: str, overlap: str, against: str | None) -> str:
+    if name == "chunkscope":
+        return f"chunkscope chunk --strategy markdown {size}/{overlap} json"
+    if name == "before":
+        return f"  the same, before ({against})"
+    return PEER_SCRIPTS[name][0].format(size=size, overlap=overlap) + " + json.dump"
+
+
+def _print_corpus(
+    row: dict[str, tuple[float, float, float, int]], size: str, overlap: str, against: str | None
+) -> None:
+    head = f"{'best s':>7} {'median s':>9} {'CPU s':>6} {'chunks':>7} {'vs ours':>8}"
+    print(f"{'process':<66} {head}")
+    print("-" * 108)
+    best_ours = row["chunkscope"][0]
+    for name, (best, med, cpu, n) in row.items():
+        print(
+            f"{_label(name, size, overlap, against):<66} {best:>7.2f} {med:>9.2f} {cpu:>6.2f} "
+            f"{n:>7} {best / best_ours:>7.2f}x"
+        )
+    if "chonkie" in row:
+        ratio = best_ours / row["chonkie"][0]
+        cpu_ratio = row["chunkscope"][2] / row["chonkie"][2]
+        verdict = "met" if ratio <= TARGET else "NOT met"
+        print(
+            f"target: ours <= {TARGET}x chonkie's time: {verdict} ({ratio:.2f}x best wall, "
+            f"{cpu_ratio:.2f}x median CPU)"
+        )
+
+
+def _print_side_by_side(
+    results: list[tuple[str, dict[str, tuple[float, float, float, int]]]],
+    size: str,
+    overlap: str,
+    against: str | None,
+) -> None:
+    """One table: a row per contestant, for each corpus its median wall and CPU seconds
+    and ours over its time (best wall; median CPU)."""
+    if not results:
+        return
+    names = list(results[0][1])
+    width = 27
+    print("\nside by side: median wall s / median CPU s; ours / theirs (best wall, median CPU)")
+    print(f"{'':<44}" + "".join(f" | {label[:width]:<{width}}" for label, _ in results))
+    print("-" * (44 + (width + 3) * len(results)))
+    for name in names:
+        cells = []
+        for _, row in results:
+            if name not in row:
+                cells.append(" " * width)
+                continue
+            best, med, cpu, _n = row[name]
+            ours = row["chunkscope"]
+            rel = "" if name == "chunkscope" else f"{ours[0] / best:.2f}x, {ours[2] / cpu:.2f}x"
+            cells.append(f"{med:5.2f} / {cpu:4.2f}  {rel:>13}")
+        label = _label(name, size, overlap, against).replace(" + json.dump", "")[:44]
+        print(f"{label:<44}" + "".join(f" | {c:<{width}}" for c in cells))
+    verdicts = []
+    for label, row in results:
+        if "chonkie" in row:
+            r = row["chunkscope"][0] / row["chonkie"][0]
+            verdicts.append(f"{label}: {r:.2f}x ({'met' if r <= TARGET else 'NOT met'})")
+    if verdicts:
+        print(f"target: ours <= {TARGET}x chonkie's best wall time: " + "; ".join(verdicts))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -287,11 +413,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--site", action="append", default=[], help="another site-packages dir")
     ap.add_argument("--size", type=int, default=450)
     ap.add_argument("--overlap", type=int, default=50)
-    ap.add_argument("--whole", action="store_true", help="whole processes on --mb MB instead")
-    ap.add_argument("--mb", type=float, default=4.9, help="DOCS.md size for --whole (4.9)")
-    ap.add_argument("--docs", metavar="GLOB", help="--whole on these markdown files instead")
+    ap.add_argument(
+        "--whole",
+        action="store_true",
+        help="whole processes instead, on the three corpora of issue 34 side by side",
+    )
+    ap.add_argument("--mb", type=float, default=4.9, help="the READMEs' size for --whole (4.9)")
+    ap.add_argument("--docs", metavar="GLOB", help="--whole on these markdown files alone")
     ap.add_argument("--copies", type=int, default=1, help="copies of --docs (1)")
     ap.add_argument("--against", metavar="DIR", help="--whole: also our CLI with DIR's code")
+    ap.add_argument(
+        "--peers",
+        default="chonkie,semchunk,langchain",
+        help="--whole: the peers to run, comma-separated (chonkie,semchunk,langchain)",
+    )
+    ap.add_argument(
+        "--peers-with-openai",
+        action="store_true",
+        help="--whole: let the peers import openai (chunkscope's dependency; chonkie "
+        "imports it when installed, about 1 s)",
+    )
     args = ap.parse_args(argv)
     if args.whole:
         return whole_process(args)
