@@ -11,7 +11,7 @@ Peers, each skipped with a note when not installed (install them in a bench
 environment only, never in the project's dependencies)::
 
     python -m venv /work/benchvenv
-    /work/benchvenv/bin/pip install -e /work/main chonkie langchain-text-splitters
+    /work/benchvenv/bin/pip install -e /work/main chonkie langchain-text-splitters semchunk
 
 * chonkie ``RecursiveChunker`` (chunk_size 450, cl100k_base tokenizer; it has no overlap)
 * LangChain ``RecursiveCharacterTextSplitter`` (450 / 50, the seed's code-aware
@@ -23,18 +23,23 @@ relative to ours (ours encodes a text over 0.5 MB on two threads, so its CPU tim
 above its wall time).
 
 ``--whole`` times whole processes instead (imports, reading, chunking, writing
-JSON), best of ``--repeat`` wall-clock runs taken in turn::
+JSON), every contestant in turn, ``--repeat`` runs after one untimed run each, on
+the three corpora of issue 34, one table each and then one side by side::
 
     chunkscope chunk DOCS.md --strategy markdown --max-tokens 450 --overlap 50 --format json
 
-against a script running chonkie's ``RecursiveChunker(chunk_size=450)`` with the
-same tiktoken encoding and writing its chunks as JSON. DOCS.md (``--mb``, 4.9 by
-default, as in issue 15) is the READMEs above repeated, written to a temporary
-directory (never committed). ``--docs GLOB --copies N`` builds DOCS.md from other
-markdown instead (the files in name order, N times: npm's docs x8 is
-``--docs '/usr/lib/node_modules/npm/docs/content/**/*.md' --copies 8``), and
+against scripts that read DOCS.md, chunk it with the same cl100k_base encoding at
+the same size and write their chunks as JSON: chonkie's ``RecursiveChunker(450)``
+(it has no overlap), semchunk (450, overlap 50) and LangChain's
+``RecursiveCharacterTextSplitter`` (450/50, a tiktoken length function; ``--peers``
+picks some). The peers run with ``openai`` hidden: chonkie imports it when it is
+installed, and in a bench environment it is there only as chunkscope's dependency
+(about 1 s of imports; ``--peers-with-openai`` keeps it). The corpora: npm's docs x8
+(``/usr/lib/node_modules/npm/docs/content/**/*.md``, the files in name order, 8
+times), the READMEs above repeated to ``--mb`` MB (4.9), and the markdown of npm's
+dependencies x7; ``--docs GLOB --copies N`` runs one corpus of other files instead.
 ``--against DIR`` also times our command with another checkout's code (before a
-change), checks that its JSON is the same, and prints the CPU seconds of each.
+change) and checks that its JSON is the same.
 """
 
 from __future__ import annotations
