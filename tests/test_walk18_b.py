@@ -1,0 +1,81 @@
+"""Walk 18, F6-F8: separator controls show as a space wherever log text is shown (JSON keeps
+the data); keys typed right after closing a running search reach the workbench; refusals
+of a binary --queries or settings file, of --build-wait and of review --session say what
+the others say."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from chunkscope.tui.cli import main
+
+#: A message with every separator control between its words (F6).
+SEPARATED = "first about\u2028zebras\fand\x85more\vwords\x1cin\x1fa\u2029row"
+JOINED = "first about zebras and more words in a row"
+
+
+class Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_separator_controls_show_as_a_space() -> None:
+    """F6: a form feed, NEL, U+2028/9, a vertical tab or an information separator between
+    two words was deleted by the one cleaner of shown text (``aboutzebrasand``); it is a
+    space now, as the recap folds it; the other controls are still taken out."""
+    from chunkscope.engine.textutil import literal_markdown, strip_control
+    from chunkscope.tui.cells import terminal_text
+    from chunkscope.tui.cli.common import safe
+    from chunkscope.tui.widgets.chunk_list import preview_lines
+
+    assert strip_control(SEPARATED) == JOINED
+    assert strip_control("a\x00b\x1b[31mc\x07") == "abc"
+    assert terminal_text(SEPARATED) == JOINED
+    assert preview_lines(f"You: {SEPARATED}") == [f"You: {JOINED}"]  # a workbench card
+    assert literal_markdown(SEPARATED) == JOINED
+    assert safe(SEPARATED, Tty()) == JOINED  # `chunk` to a terminal
+    assert safe(SEPARATED, io.StringIO()) == SEPARATED  # to a file or a pipe: as read
+
+
+def _session(tmp_path: Path) -> Path:
+    path = tmp_path / "seps.jsonl"
+    rows = [
+        {"role": "user", "content": SEPARATED, "timestamp": "2025-01-01T10:00:00"},
+        {
+            "role": "assistant",
+            "content": "second about giraffes",
+            "timestamp": "2025-01-01T10:00:01",
+        },
+    ]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return path
+
+
+def test_chunk_on_a_terminal_keeps_words_apart_and_json_keeps_the_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F6: `chunk` to a terminal shows the words apart; `--format json` to a terminal is
+    still the text as read (the controls JSON does not escape itself, U+0085 and U+2028,
+    written as ``\\u`` escapes: the data parses back whole, nothing raw reaches the
+    terminal), and so is JSON to a pipe."""
+    path = _session(tmp_path)
+    out = Tty()
+    monkeypatch.setattr("sys.stdout", out)
+    assert main(["chunk", str(path)]) == 0
+    assert f"You: {JOINED}" in out.getvalue()
+
+    out = Tty()
+    monkeypatch.setattr("sys.stdout", out)
+    assert main(["chunk", str(path), "--format", "json"]) == 0
+    text = out.getvalue()
+    assert "\x85" not in text and "\u2028" not in text and "\u2029" not in text
+    assert json.loads(text)["chunks"][0]["text"].startswith(f"You: {SEPARATED}")
+
+    piped = io.StringIO()
+    monkeypatch.setattr("sys.stdout", piped)
+    assert main(["chunk", str(path), "--format", "json"]) == 0
+    assert json.loads(piped.getvalue()) == json.loads(text)
