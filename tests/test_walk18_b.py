@@ -79,3 +79,43 @@ def test_chunk_on_a_terminal_keeps_words_apart_and_json_keeps_the_data(
     monkeypatch.setattr("sys.stdout", piped)
     assert main(["chunk", str(path), "--format", "json"]) == 0
     assert json.loads(piped.getvalue()) == json.loads(text)
+
+
+@pytest.mark.parametrize("size", [(160, 48), (100, 30)], ids=["wide", "narrow"])
+async def test_keys_typed_right_after_closing_a_running_search_are_kept(
+    size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F7: `/`, a question, enter, then escape while the search still runs, and at once
+    ``b ⌫⌫⌫⌫⌫ 777 ⏎``: the whole burst was lost (the budget stayed, no prompt). The keys
+    reach the workbench: the budget is 777, and the question was still asked (its
+    enter came before the escape) and kept for the next `/`."""
+    import threading
+    import time
+
+    from chunkscope.engine.search.core import SearchIndex
+    from tests.pilot import ROOT, make_app, settled, until
+    from tests.test_first_hour import _burst
+
+    slow = SearchIndex.search
+    started = threading.Event()
+
+    def search(self: SearchIndex, *args: object, **kwargs: object) -> object:
+        started.set()
+        time.sleep(3)  # a large session's search
+        return slow(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SearchIndex, "search", search)
+    app = make_app(ROOT / "sample_logs" / "research_notes.jsonl")
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        assert app.budget != 777
+        _burst(app, "slash", *"what is the plan", "enter")
+        await until(pilot, started.is_set)
+        # The search's thread keeps the app from its keys: the escape and the burst after
+        # it are read together (in tmux: escape, 0.3 s, the burst, all handled at once).
+        _burst(app, "escape", "b", *["backspace"] * 5, *"777", "enter")
+        await until(pilot, lambda: app.budget == 777, 10)
+        assert not app.search_open
+        assert app.search_query == "what is the plan"  # the enter before the escape asked it
+        assert app.workbench is not None
+        assert app.screen is app.workbench  # the prompt took the burst and closed
