@@ -119,3 +119,53 @@ async def test_keys_typed_right_after_closing_a_running_search_are_kept(
         assert app.search_query == "what is the plan"  # the enter before the escape asked it
         assert app.workbench is not None
         assert app.screen is app.workbench  # the prompt took the burst and closed
+
+
+BINARY = b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8  # a program's first bytes
+
+
+@pytest.mark.parametrize("command", ["search", "eval"])
+def test_a_binary_query_file_says_what_it_looks_like(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F8a: a binary ``--queries`` file said ``Q:1: not UTF-8 text``; it is refused in
+    the words a binary ``--gold`` file is (`engine.read.source.binary_reason`)."""
+    from tests.pilot import SAMPLE
+
+    queries = tmp_path / "q.json"
+    queries.write_bytes(BINARY)
+    assert main([command, str(SAMPLE), "--queries", str(queries)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"chunkscope: {queries}: looks like a binary file (NUL bytes at byte 7), not a query file"
+    ]
+    assert main(["eval", str(SAMPLE), "--gold", str(queries)]) == 2
+    gold = capsys.readouterr().err.strip()
+    assert gold == err[0].replace("a query file", "a gold file")
+
+
+def test_hook_install_settings_binary_or_with_a_bom(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F8a: ``hook install --settings`` of a binary file printed Python's codec message
+    (``'utf-8' codec can't decode byte 0xd0 ...``), one with a UTF-8 BOM a Python hint
+    (``Unexpected UTF-8 BOM (decode using utf-8-sig)``). A binary file is said to look
+    like one, a stray byte is placed, and a BOM is read past, as every reader does."""
+    binary = isolated / "bin.json"
+    binary.write_bytes(BINARY)
+    assert main(["hook", "install", "--settings", str(binary), "--print"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"chunkscope: {binary}: looks like a binary file (NUL bytes at byte 7), "
+        "not a settings file; not changed"
+    )
+    stray = isolated / "stray.json"
+    stray.write_bytes(b'{\n  "a": "\xd0x"\n}\n')
+    assert main(["hook", "install", "--settings", str(stray), "--print"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"chunkscope: {stray}:2: not UTF-8 text (byte 10); not changed"
+    bom = isolated / "bom.json"
+    bom.write_bytes(b'\xef\xbb\xbf{"model": "x"}\n')
+    assert main(["hook", "install", "--settings", str(bom), "--print"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["model"] == "x" and "SessionStart" in out["hooks"]
