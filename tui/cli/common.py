@@ -244,6 +244,26 @@ def _flag_type(k: Knob) -> Callable[[str], Any]:
     return parse
 
 
+def knob_value(k: Knob) -> Callable[[str], Any]:
+    """The argparse type of a flag that is one knob and no profile's (``hook
+    session-start --build-wait``): the text as the knob's type and in its range
+    (`Knob.coerce`: no NaN, no infinity, its minimum and maximum), refused as the
+    knobs' flags are otherwise."""
+
+    def parse(text: str) -> Any:
+        try:
+            k.convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {k.expected}, got {text!r}") from None
+        try:
+            return k.coerce(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    parse.__name__ = k.name
+    return parse
+
+
 def _knob_help(k: Knob) -> str:
     if k.default is None or k.default == "" or isinstance(k.default, bool):
         return k.help
