@@ -195,3 +195,30 @@ def test_build_wait_is_refused_as_the_other_number_flags(
     assert exit_.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].endswith(f"argument --build-wait: {said} (see --help)"), err
+
+
+def test_review_session_out_of_range_says_the_range(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F8c: ``review PROJECT --session 5`` said ``the project has 1 stored recaps``; it
+    says the range, counted right, as ``--session`` of a ChatGPT export does, and where
+    it looked when there is none."""
+    from chunkscope.engine.inject.recaps import build_recap, save_stored, sessions_dir
+    from tests.test_tui_review import POEMS, _claude_project
+
+    project, folder = _claude_project(isolated, monkeypatch)
+    assert main(["review", str(project), "--session", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "chunkscope: --session 1: the project has no stored session recaps "
+        f"(looked in {sessions_dir(project)})"
+    )
+    transcript = folder / "s.jsonl"
+    transcript.write_bytes(POEMS.read_bytes())
+    save_stored(build_recap(transcript, project, event="SessionEnd", session_id="s").stored)
+    for n in ("5", "0"):
+        assert main(["review", str(project), "--session", n]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == (
+            f"chunkscope: --session {n}: the project has 1 stored recap (1..1, the newest first)"
+        )
