@@ -19,6 +19,16 @@ _ANSI = re.compile(
 #: ("Trojan Source"). The joiners emoji and scripts need (U+200C, U+200D, variation
 #: selectors) and the plain direction marks of right-to-left text stay.
 CONTROL_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: The controls that separate text: the vertical tab, form feed, next line (U+0085), the
+#: line and paragraph separators (U+2028, U+2029) and the information separators
+#: (U+001C-U+001F), all whitespace to `str.split`. `strip_control` shows each as a space, as
+#: the recap (which folds whitespace) does: deleted, it would glue the words on either side
+#: (``about\fzebras`` read ``aboutzebras``, a word not in the log); a line break would be
+#: one more line than the file's line numbers count, and leave a terminal's indent.
+SEPARATORS = str.maketrans(dict.fromkeys("\v\f\x85\u2028\u2029\x1c\x1d\x1e\x1f", " "))
+#: What `strip_control` changes that JSON text may hold as it is (the JSON writer escapes
+#: U+0000-U+001F itself): the C1 controls, the line separators, the bidi controls.
+_JSON_RAW = re.compile(r"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -74,11 +84,23 @@ def literal_markdown(text: str) -> str:
 
 def strip_control(text: str) -> str:
     """`text` without terminal escape sequences or control characters (newline, tab kept),
-    bidi overrides and isolates included (`CONTROL_CHAR`)."""
+    bidi overrides and isolates included (`CONTROL_CHAR`); a control that separates words
+    becomes a space (`SEPARATORS`). What every sink that
+    shows log text (the workbench, a terminal, a page) uses; JSON keeps the text as read."""
     if not text.isprintable():
-        text = _ANSI.sub("", text)
+        text = _ANSI.sub("", text).translate(SEPARATORS)
         text = CONTROL_CHAR.sub("", text.replace("\r\n", "\n"))
     return text
+
+
+def json_safe(text: str) -> str:
+    """JSON text (`json.dumps`, ``ensure_ascii=False``) fit for a terminal with the same
+    data: what `strip_control` would take out or change is written as a ``\\uXXXX``
+    escape instead (the JSON writer escapes U+0000-U+001F itself, not U+007F-U+009F, the
+    line separators or the bidi controls), so a string parses back to the text as read."""
+    if text.isprintable():
+        return text
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 #: Common English words that carry no topic (used by the lexical embedder and summarizer).

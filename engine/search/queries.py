@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from chunkscope.engine.errors import ChunkscopeError
-from chunkscope.engine.read.source import BOM
+from chunkscope.engine.read.source import BOM, HEAD_BYTES, binary_reason
 
 __all__ = ["Query", "QueryError", "load_judged_queries", "load_queries", "parse_queries"]
 
@@ -131,15 +131,21 @@ def load_queries(path: str | Path) -> list[Query]:
     """The queries of the file at `path` (`QueryError` when it cannot be read or used)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = p.read_bytes()
     except FileNotFoundError:
         raise QueryError(f"{p}: no such file") from None
     except IsADirectoryError:
         raise QueryError(f"{p}: is a directory, not a query file") from None
-    except UnicodeDecodeError:
-        raise QueryError(f"{p}:1: not UTF-8 text") from None
     except OSError as e:
         raise QueryError(f"{p}: {e.strerror or e}") from None
+    reason = binary_reason(raw[:HEAD_BYTES], "a query file")  # as a gold file is refused
+    if reason is not None:
+        raise QueryError(f"{p}: {reason}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise QueryError(f"{p}:{line}: not UTF-8 text (byte {e.start})") from None
     return parse_queries(text, str(p))
 
 

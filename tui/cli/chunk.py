@@ -143,7 +143,7 @@ def _chunk(args: argparse.Namespace) -> int:
         strategy_json(pipe, args, doc)
         if merged is not None and sims is not None:
             add_merge(doc, pipe.params, merged, sims, pipe.token_counts(merged.chunks))
-        emit(args, json_pieces(doc))
+        emit(args, json_pieces(doc), json=True)
         return _finish(snap, pipe, chunks, merged)
 
     mtokens = pipe.token_counts(merged.chunks) if merged is not None else []

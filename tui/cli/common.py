@@ -129,19 +129,21 @@ def note(message: str) -> None:
     print(f"chunkscope: {message}", file=sys.stderr)
 
 
-def safe(text: str, stream: TextIO) -> str:
-    """Neutralise terminal escape sequences when writing log text to a terminal."""
+def safe(text: str, stream: TextIO, json: bool = False) -> str:
+    """Neutralise terminal escape sequences when writing log text to a terminal: text
+    as every display shows it (`strip_control`), JSON (`json`) with the same data, its
+    controls escaped (`json_safe`). A file or a pipe gets the text as it is."""
     isatty = getattr(stream, "isatty", None)
     if isatty is not None and isatty():
-        from chunkscope.engine.textutil import strip_control
+        from chunkscope.engine.textutil import json_safe, strip_control
 
-        return strip_control(text)
+        return json_safe(text) if json else strip_control(text)
     return text
 
 
-def emit(args: argparse.Namespace, text: str | Iterable[str]) -> None:
+def emit(args: argparse.Namespace, text: str | Iterable[str], json: bool = False) -> None:
     """Write a command's output (one string, or pieces written as they come) to -o
-    (atomically) or stdout."""
+    (atomically) or stdout (through `safe`: `json` says the text is JSON)."""
     out = getattr(args, "output", None)
     if out:
         from chunkscope.engine.fileio import atomic_write_text, cannot_write
@@ -153,7 +155,7 @@ def emit(args: argparse.Namespace, text: str | Iterable[str]) -> None:
         note(f"wrote {out}")
     else:
         for piece in [text] if isinstance(text, str) else text:
-            sys.stdout.write(safe(piece, sys.stdout))
+            sys.stdout.write(safe(piece, sys.stdout, json))
         sys.stdout.flush()
 
 
@@ -239,6 +241,26 @@ def _flag_type(k: Knob) -> Callable[[str], Any]:
             raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
 
     parse.__name__ = k.name  # argparse names the type in some messages
+    return parse
+
+
+def knob_value(k: Knob) -> Callable[[str], Any]:
+    """The argparse type of a flag that is one knob and no profile's (``hook
+    session-start --build-wait``): the text as the knob's type and in its range
+    (`Knob.coerce`: no NaN, no infinity, its minimum and maximum), refused as the
+    knobs' flags are otherwise."""
+
+    def parse(text: str) -> Any:
+        try:
+            k.convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {k.expected}, got {text!r}") from None
+        try:
+            return k.coerce(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    parse.__name__ = k.name
     return parse
 
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chunkscope.engine.fileio import cannot_write
-from chunkscope.tui.cli.common import EXIT_USAGE, CliError, Parser, file_path, note
+from chunkscope.tui.cli.common import EXIT_USAGE, CliError, Parser, file_path, knob_value, note
 
 if TYPE_CHECKING:
     from chunkscope.engine.inject.agents import Agent
@@ -121,7 +121,7 @@ def _add_agent(q: argparse.ArgumentParser) -> None:
 
 def _add_commands(p: argparse.ArgumentParser) -> None:
     from chunkscope.engine.inject.agents.base import HOOK_PURPOSES
-    from chunkscope.engine.inject.recaps import START_WAIT
+    from chunkscope.engine.inject.recaps import BUILD_WAIT, START_WAIT
 
     sub = p.add_subparsers(dest="hook_command", metavar="HOOK", parser_class=Parser)
     for name, what in (
@@ -167,12 +167,12 @@ def _add_commands(p: argparse.ArgumentParser) -> None:
     start.add_argument("--plain", action="store_true", help="print the text, not JSON")
     start.add_argument(
         "--build-wait",
-        type=float,
+        type=knob_value(BUILD_WAIT),
         default=None,
         metavar="S",
         help="seconds to wait for a recap that has to be built, counted from the hook "
-        f"process's start (default: {START_WAIT:g}); past it the build goes on in the "
-        "background",
+        f"process's start (default: {START_WAIT:g}, at most {BUILD_WAIT.maximum:g}); past "
+        "it the build goes on in the background",
     )
     start.add_argument("--budget", type=int, default=None, metavar="N", help=argparse.SUPPRESS)
     start.add_argument("--profile", default=None, metavar="NAME", help=argparse.SUPPRESS)

@@ -273,7 +273,7 @@ def _write(args: argparse.Namespace, text: str) -> None:
             raise CliError(cannot_write(args.output, e)) from None
         note(f"wrote {args.output}")
         return
-    sys.stdout.write(safe(text, sys.stdout))
+    sys.stdout.write(safe(text, sys.stdout, json=args.format == "json"))
     sys.stdout.flush()
 
 

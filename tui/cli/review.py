@@ -86,6 +86,18 @@ def recap_list(project: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _session_range(root: Path, n: int) -> str:
+    """What ``--session`` may be: ``the project has 2 stored recaps (1..2, the newest
+    first)``, as a ChatGPT export's ``--session`` says its range; where they were looked
+    for when there is none."""
+    from chunkscope.engine.inject.recaps import sessions_dir
+    from chunkscope.engine.textutil import plural
+
+    if n == 0:
+        return f"the project has no stored session recaps (looked in {sessions_dir(root)})"
+    return f"the project has {plural(n, 'stored recap')} (1..{n}, the newest first)"
+
+
 def _names() -> tuple[str, ...]:
     from chunkscope.engine.inject.agents import AGENT_NAMES
 
@@ -130,7 +142,7 @@ def review_options(
     injected = injected_transcript(plan)
     if session is not None:
         if not 1 <= session <= len(recaps):
-            raise CliError(f"--session {session}: the project has {len(recaps)} stored recaps")
+            raise CliError(f"--session {session}: {_session_range(root, len(recaps))}")
         chosen = recaps[session - 1]
         agent = agent_named(_agent_of(chosen))
         transcript, session_id, stored, reason = (

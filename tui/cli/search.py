@@ -156,7 +156,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 o = by_query.get(id(q))
                 if o is not None:
                     entry.update(hit=o.hit, rank=o.rank)
-        emit(args, json_pieces(doc))
+        emit(args, json_pieces(doc), json=True)
         return 0
     parts = [answer_text(a, len(index.chunks)) for a in answers]
     if score is not None:

@@ -414,12 +414,12 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
                 with TabPane("Recap", id="tab-recap"):
                     yield RecapPanel(self.driver.budget, id="recap")
                 with TabPane(SEARCH, id="tab-search"):
-                    yield SearchPanel(id="search")
+                    yield SearchPanel(focus_on_close="#merged", id="search")
         else:
             with Horizontal(id="lower"):
                 yield SummaryPanel(id="summary", classes="panel")
                 yield RecapPanel(self.driver.budget, id="recap", classes="panel")
-            yield SearchPanel(id="search", classes="panel")
+            yield SearchPanel(focus_on_close="#merged", id="search", classes="panel")
         yield FittingFooter()
 
     def on_mount(self) -> None:

@@ -19,10 +19,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -89,6 +91,54 @@ class ContextLine(Static):
         self.tooltip = self._forms[0] if shown != self._forms[0] else None
 
 
+class QuestionField(Input):
+    """The question's field. Keys reach it in a burst (escape and ``b ⌫⌫⌫⌫⌫ 777 ⏎``
+    right after it, read together while a search's thread held the app): the app sent
+    every one to the field before the escape, bubbling up to the panel's binding, closed
+    the panel, and ``b`` and ``777`` were typed into the hidden field, the budget prompt
+    never opened. So the keys after an escape are held (the keys before it, an enter
+    that asks the question, go their way first) until the panel has closed and moved the
+    focus (`release`, from `SearchPanel.action_close`), then sent again, in order, to the
+    app, which gives them to the widget focused now, as it does a key typed ahead of a
+    dialog (`ChunkscopeApp._on_key`); so is a key that reaches the field once the focus
+    has gone elsewhere."""
+
+    #: Seconds after which keys held behind an escape that closed nothing go on anyway.
+    HOLD = 1.0
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._held: list[events.Key] | None = None
+        self._hold_timer: Timer | None = None
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self.screen.focused is not self:  # (`has_focus` waits for the Blur behind)
+            event.prevent_default()  # not Input._on_key: no letter typed into the field
+            event.stop()
+            self._again(event)
+        elif self._held is not None:
+            event.prevent_default()
+            event.stop()
+            self._held.append(event)
+        elif event.key == "escape":  # not stopped: the panel's binding closes it
+            self._held = []
+            self._hold_timer = self.set_timer(self.HOLD, self.release)
+
+    def release(self) -> None:
+        """Send the keys held behind an escape on to the app, in order."""
+        held, self._held = self._held or [], None
+        if self._hold_timer is not None:
+            self._hold_timer.stop()
+            self._hold_timer = None
+        for event in held:
+            self._again(event)
+
+    def _again(self, event: events.Key) -> None:
+        again = events.Key(event.key, event.character)
+        again.set_sender(self.app)
+        self.app.post_message(again)
+
+
 class SearchPanel(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", show=False),  # the border says it
@@ -142,12 +192,21 @@ class SearchPanel(Vertical):
     class Closed(Message):
         pass
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        focus_on_close: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """`focus_on_close`: the widget (a selector on the panel's screen) that gets the
+        focus when the panel closes (none: the screen's)."""
         super().__init__(id=id, classes=classes)
         self._chunks: list[int] = []
+        self._focus_on_close = focus_on_close
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=PLACEHOLDER, id="search-input")
+        yield QuestionField(placeholder=PLACEHOLDER, id="search-input")
         with Horizontal(id="search-bar"):
             yield ContextLine("", id="search-status", markup=False)
             yield ChoiceToggle(
@@ -206,6 +265,19 @@ class SearchPanel(Vertical):
         self.screen.set_focus(self.input)
 
     def action_close(self) -> None:
+        """Closed: the focus leaves the panel now (to `focus_on_close`) and the keys the
+        field held behind the escape go there (`QuestionField.release`); the screen
+        hides the panel when it gets `Closed`."""
+        screen = self.screen
+        if self._focus_on_close is not None:
+            target = next(iter(screen.query(self._focus_on_close)), None)
+        else:
+            target = None
+        if target is not None and target.focusable:
+            screen.set_focus(target)
+        elif screen.focused is not None and self in screen.focused.ancestors:
+            screen.set_focus(None)
+        self.query_one(QuestionField).release()
         self.post_message(self.Closed())
 
     def action_results(self) -> None:

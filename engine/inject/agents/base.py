@@ -28,6 +28,11 @@ HOOK_PURPOSES: dict[str, str] = {
 }
 
 
+#: Seconds an agent tool waits for the session-start hook (its entry's ``timeout``): past
+#: them the tool stops the hook, and the session starts without what it would have said.
+SESSION_START_TIMEOUT = 30
+
+
 @dataclass(frozen=True)
 class HookSpec:
     """One of our hooks: the agent tool's event, the matcher (None: every occurrence),

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from chunkscope.engine.inject.agents.base import Agent, HookSpec
+from chunkscope.engine.inject.agents.base import SESSION_START_TIMEOUT, Agent, HookSpec
 
 
 class _Claude(Agent):
@@ -69,7 +69,7 @@ CLAUDE = _Claude(
     name="claude",
     title="Claude Code",
     events=(
-        HookSpec("SessionStart", "startup|clear|compact", "session-start", 30),
+        HookSpec("SessionStart", "startup|clear|compact", "session-start", SESSION_START_TIMEOUT),
         HookSpec("SessionEnd", None, "session-end", 120),
         HookSpec("PreCompact", None, "pre-compact", 120),
     ),

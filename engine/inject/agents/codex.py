@@ -31,7 +31,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from chunkscope.engine.inject.agents.base import Agent, HookSpec
+from chunkscope.engine.inject.agents.base import SESSION_START_TIMEOUT, Agent, HookSpec
 
 #: The most rollouts whose first record a start reads to find the project's newest.
 MAX_ROLLOUTS_READ = 400
@@ -145,7 +145,7 @@ CODEX = _Codex(
     name="codex",
     title="Codex CLI",
     events=(
-        HookSpec("SessionStart", "startup|clear|compact", "session-start", 30),
+        HookSpec("SessionStart", "startup|clear|compact", "session-start", SESSION_START_TIMEOUT),
         # No SessionEnd: Stop runs after every turn and hands the build to a background
         # process (one at a time per session), so a turn never waits for it.
         HookSpec("Stop", None, "session-end", 30),

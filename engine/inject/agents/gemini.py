@@ -32,7 +32,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from chunkscope.engine.inject.agents.base import HOOK_PURPOSES, Agent, HookSpec, newest_files
+from chunkscope.engine.inject.agents.base import (
+    HOOK_PURPOSES,
+    SESSION_START_TIMEOUT,
+    Agent,
+    HookSpec,
+    newest_files,
+)
 
 CHAT_SUFFIXES = (".json", ".jsonl")
 
@@ -138,7 +144,7 @@ GEMINI = _Gemini(
     name="gemini",
     title="Gemini CLI",
     events=(
-        HookSpec("SessionStart", None, "session-start", 30),
+        HookSpec("SessionStart", None, "session-start", SESSION_START_TIMEOUT),
         HookSpec("SessionEnd", None, "session-end", 60),
         HookSpec("PreCompress", None, "pre-compact", 120),
     ),
