@@ -23,6 +23,8 @@ from typing import Any, Literal, NamedTuple
 
 from chunkscope.engine.errors import NotText, ParseError, SourceError
 from chunkscope.engine.model import Progress, Turn, gc_paused
+from chunkscope.engine.read.headings import ATX, FENCE, find_headings
+from chunkscope.engine.read.headings import FENCE_LINES as FENCE_LINES
 from chunkscope.engine.textutil import counted
 from chunkscope.engine.toolcall import calls_text as calls_text
 
@@ -672,11 +674,8 @@ def load_jsonl(
 
 # --------------------------------------------------------------------------- markdown
 
-HEADING = re.compile(r"^(#{1,6})\s+(.*)")
-#: A code fence's opening or closing line (CommonMark: at most 3 spaces before 3+ backticks
-#: or tildes); `FENCE_LINES` finds them in a whole text.
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-FENCE_LINES = re.compile(FENCE.pattern, re.M)
+#: The seed's heading (`engine.read.headings.ATX`); the fence lines are declared there too.
+HEADING = ATX
 _MARKUP_FIRST = frozenset(" `~#")
 
 
@@ -704,6 +703,22 @@ def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
             and not line.strip().lstrip(fence[0])
         ):
             fence = None
+    sections: list[tuple[int, str]] = []
+    starts = [0, *heads]
+    for a, b in zip(starts, [*heads, len(lines)], strict=True):
+        text = "\n".join(lines[a:b]).strip()
+        if text:
+            offset = next(i for i in range(a, b) if lines[i].strip())
+            sections.append((offset + 1, text))
+    return sections
+
+
+def document_sections(lines: list[str]) -> list[tuple[int, str]]:
+    """(first line number, stripped text) of each section of a document, as
+    `markdown_sections` gives them but cut at every heading `engine.read.headings` knows
+    (ATX, setext, reStructuredText, HTML): a section opens at its heading's first line
+    (an overline's), its underline in it."""
+    heads = [h.start for h in find_headings(lines)]
     sections: list[tuple[int, str]] = []
     starts = [0, *heads]
     for a, b in zip(starts, [*heads, len(lines)], strict=True):
@@ -746,12 +761,19 @@ def _whole_lines(path: Path, size: int) -> list[str] | None:
 
 
 def load_markdown(
-    path: str | Path, progress: Progress | None = None, *, name_turn: bool = True
+    path: str | Path,
+    progress: Progress | None = None,
+    *,
+    name_turn: bool = True,
+    seed_headings: bool = True,
 ) -> Source:
     """A markdown file as a source: a turn with the file name (the seed's, without a
     line: `name_turn`), then one ``Doc`` turn per section. The markdown reader of
     `engine.read.formats` leaves the name turn out: a chunk of its own with no line,
-    and a recap that opens with a bare file name, say nothing the source path does not."""
+    and a recap that opens with a bare file name, say nothing the source path does not.
+    With `seed_headings` (the seed's parser) a section opens at an ATX heading only
+    (`markdown_sections`); without, at every heading `engine.read.headings` knows
+    (`document_sections`: setext, reStructuredText and HTML headings too)."""
     p = Path(path)
     st = _check_regular_file(p)
     warnings: list[Problem] = []
@@ -765,7 +787,8 @@ def load_markdown(
         mtime = datetime.fromtimestamp(st.st_mtime)
         if name_turn:
             turns.append(Turn(mtime, DOC_ROLE, p.name, None, 0))
-        for lineno, text in markdown_sections(lines):
+        sectioned = markdown_sections if seed_headings else document_sections
+        for lineno, text in sectioned(lines):
             last = lineno + text.count("\n")
             turns.append(Turn(mtime, DOC_ROLE, text, lineno, len(turns), last))
     return Source(str(path), "markdown", turns, [], [], warnings, st.st_size)

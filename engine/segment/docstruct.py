@@ -9,8 +9,10 @@ document, so several cues count, none tied to one documentation set:
 
 - **Front matter** (YAML between ``---`` lines, TOML between ``+++`` lines, with at
   least one ``key: value`` or ``key = value`` line and its closing line) and a pandoc
-  **title line** (``% title``) always start a document (`MARKED`). A setext heading
-  underlined with ``===`` is a level-1 heading, as ``# title`` is.
+  **title line** (``% title``) always start a document (`MARKED`). A setext,
+  reStructuredText or HTML heading (`engine.read.headings`) is a heading as an ATX one
+  of its level is: a setext ``===`` title (the first adornment style of a file) or an
+  ``<h1>`` is level 1, as ``# title`` is.
 - **Relative heading levels.** The shallowest level the file uses is its top level, so
   shifting every heading by one level changes nothing. When the top level is a title
   level (its headings are at most a third of all headings: each one heads several
@@ -47,6 +49,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import NamedTuple
 
+from chunkscope.engine.read.headings import heading_at
 from chunkscope.engine.read.source import FENCE_LINES
 
 #: The strength of a document start the file marks itself (front matter, a title
@@ -74,7 +77,6 @@ _FRONT = re.compile(
     r"|\+\+\+[ \t]*\n(?:[^\n]*\n)*?[A-Za-z_][\w.-]*[ \t]*=[^\n]*\n(?:[^\n]*\n)*?\+\+\+)"
     r"[ \t]*(?:\n|\Z)"
 )
-_SETEXT_TITLE = re.compile(r"[^\s=#>`~|<-][^\n]*\n {0,3}=+[ \t]*(?:\n|\Z)")
 _PANDOC_TITLE = re.compile(r"% \S")
 _WORD = re.compile(r"[^\W_]+")
 #: How many tokens of a paragraph's first line make its opening pattern.
@@ -169,17 +171,19 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
     banners: set[int] = set()  # paragraphs that open as a project's page does
     after_refs: set[int] = set()  # pieces after a block of link reference definitions
     in_fence = False
+    styles: dict[str, int] = {}  # adornment style -> level, in order of first appearance
     for i, (text, opens) in enumerate(pieces):
         if opens:
             in_fence = False  # the reader never opens a section inside a fence
         if not in_fence:
             m = _ATX.match(text, 0, text.find("\n") if "\n" in text else len(text))
+            heading = heading_at(text, styles) if opens and m is None else None
             if opens and m:
                 heads.append((i, len(m.group(1)), heading_name(m.group(2) or "")))
+            elif heading is not None:  # setext, reStructuredText, HTML: `engine.read.headings`
+                heads.append((i, heading.level, heading_name(heading.title)))
             elif is_front_matter(text) or _PANDOC_TITLE.match(text):
                 openers.add(i)
-            elif _SETEXT_TITLE.match(text):  # a level-1 heading, as ``# Title`` is
-                heads.append((i, 1, heading_name(text.split("\n", 1)[0])))
             elif not opens and _BANNER.match(text):
                 banners.add(i)
             if _REFERENCES.fullmatch(text):

@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -74,6 +73,7 @@ import numpy.typing as npt
 
 from chunkscope.engine.model import Chunk, Span, chunks_from_spans
 from chunkscope.engine.params import SliderSpec, check_fields, knob
+from chunkscope.engine.read.headings import Heading, heading_at
 from chunkscope.engine.read.source import FENCE_LINES, THINKING_ROLE
 from chunkscope.engine.segment.docstruct import (
     MARKED,
@@ -548,17 +548,17 @@ MESSAGE_RANK = 3  # any other message (or document section) starts
 PARAGRAPH_RANK = 2  # a blank line inside one message
 HEADING_ONLY_RANK = 1  # right after a unit that is only a heading (it would be orphaned)
 FENCED_RANK = 0  # a blank line inside a fenced code block
-_HEADING = re.compile(r"(#{1,6})[ \t]")
+
+
+def _only_heading(text: str, heading: Heading | None) -> bool:
+    """Is `text`, which opens with `heading`, nothing but that heading (its lines)?"""
+    return heading is not None and text.strip().count("\n") < heading.end
 
 
 def _heading_only(chunk: Chunk) -> bool:
-    """Is the chunk nothing but one markdown heading line?"""
+    """Is the chunk nothing but one heading (`engine.read.headings`: its underline too)?"""
     turns = chunk.turns
-    return (
-        len(turns) == 1
-        and _HEADING.match(turns[0].text) is not None  # cheap: before stripping a long text
-        and "\n" not in turns[0].text.strip()
-    )
+    return len(turns) == 1 and _only_heading(turns[0].text, heading_at(turns[0].text))
 
 
 def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
@@ -575,7 +575,7 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
     prev_role: str | None = None
     prev_key: tuple[object, object] | None = None
     heading_only = False  # `_heading_only` of the chunk before
-    match_heading = _HEADING.match
+    styles: dict[str, int] = {}  # underlined headings' levels, in order of first appearance
     for j, chunk in enumerate(chunks):
         turns = chunk.turns
         for k, t in enumerate(turns):
@@ -587,12 +587,12 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
                 fenced = False
             text = t.text
             if k == 0:
-                heading = match_heading(text)
+                heading = None if fenced else heading_at(text, styles)
                 if j > 0:
                     if fenced:
                         rank = FENCED_RANK
                     elif heading is not None:
-                        rank = HEADING_RANK - len(heading.group(1))
+                        rank = HEADING_RANK - heading.level
                     elif new and t.role == "You" and prev_role not in (None, "You"):
                         rank = USER_RANK
                     else:
@@ -601,7 +601,7 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
                         rank = min(rank, HEADING_ONLY_RANK)
                     ranks[j - 1] = rank
                 # as `_heading_only(chunk)`, its heading matched once
-                heading_only = len(turns) == 1 and heading is not None and "\n" not in text.strip()
+                heading_only = len(turns) == 1 and _only_heading(text, heading)
             if "```" in text or "~~~" in text:
                 fenced ^= len(FENCE_LINES.findall(text)) % 2 == 1
             prev_role, prev_key = t.role, key

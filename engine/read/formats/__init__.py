@@ -77,7 +77,7 @@ def _seed(path: Path, o: ReadOptions) -> Source:
 
 
 def _markdown(path: Path, o: ReadOptions) -> Source:
-    source = load_markdown(path, o.progress, name_turn=False)
+    source = load_markdown(path, o.progress, name_turn=False, seed_headings=o.seed_headings)
     source.format = MARKDOWN
     return source
 

@@ -1,0 +1,260 @@
+"""What a heading line of a document is, declared once.
+
+Four kinds of heading open a section of a document:
+
+- **ATX** (``# Title`` .. ``###### Title``): the seed's markdown heading (`ATX`), the
+  only kind the seed's parser knows (`engine.read.source.markdown_sections`);
+- **setext** (markdown): a single-line title over a line of ``=`` or ``-``;
+- **reStructuredText** section titles: a single-line title under a line of one repeated
+  punctuation character (``= - ~ ^ " ' ` # * + : . _`` ...) at least as long as the
+  title, or between two such lines of the same character and length (over- and
+  underlined);
+- **HTML** headings alone on their line (``<h3 id="faq">How do I ...?</h3>``): their
+  title is their inner text, tags and entities resolved.
+
+An underlined (or over- and underlined) heading's level is the order in which its
+adornment style first appears in the file, as docutils decides (a setext file's ``=``
+then ``-`` are levels 1 and 2, as markdown says); an ATX or HTML heading's level is
+its own number. What is never a heading: anything inside a fenced code block or YAML /
+TOML front matter at the file's start, an indented line of an reStructuredText literal
+block (after a line ending in ``::``), a ``---`` after a blank line (a thematic break),
+an underline under a list item, a table row, a quote or a paragraph of several lines
+(only a title alone on its line, after a blank line, is taken), a ``~~~`` or backtick
+line that may open a code fence unless a blank line follows it, and an HTML heading
+with no text (a logo in a README's ``<h1 align="center">``).
+
+`find_headings(lines)` finds every heading of a file; `heading_at(text)` says whether a
+text (a paragraph, a unit of the segmenter) opens with one, for code that reads
+paragraphs after the reader cut the file into sections.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+#: The seed's heading (`engine.read.source.markdown_sections`): ``#`` to ``######``, then
+#: a blank, at the start of the line.
+ATX = re.compile(r"^(#{1,6})\s+(.*)")
+#: A code fence's opening or closing line (CommonMark: at most 3 spaces before 3+ backticks
+#: or tildes); `FENCE_LINES` finds them in a whole text.
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+FENCE_LINES = re.compile(FENCE.pattern, re.M)
+#: A line of one repeated punctuation character (an underline or overline), up to 3
+#: spaces before it.
+ADORNMENT = re.compile(r"^ {0,3}([!-/:-@\[-`{-~])\1+[ \t]*$")
+#: An HTML heading alone on its line: its level and inner HTML.
+HTML_HEADING = re.compile(r"^ {0,3}<h([1-6])(?:\s[^>]*)?>(.*?)</h\1\s*>[ \t]*$", re.I)
+_TAG = re.compile(r"<[^>]*>")
+#: A line that cannot be a setext or reStructuredText title: a list item, a quote, a
+#: table row, an HTML block, an ATX heading, a fence, a directive or comment
+#: (``.. note::``).
+_NOT_TITLE = re.compile(
+    r" {0,3}(?:[-*+][ \t]|\d{1,9}[.)](?:[ \t]|$)|>|\||<|#{1,6}(?:\s|$)|```|~~~|\.\.(?:\s|$))"
+)
+_WORD = re.compile(r"\w")
+#: Front matter at a file's start: its opening line, and the closing line of each kind.
+_FRONT_OPEN = {"---": ("---", "..."), "+++": ("+++",)}
+_FRONT_KEY = re.compile(r"[A-Za-z_][\w.-]*[ \t]*[:=]")
+
+KINDS = ("atx", "setext", "rst", "html")
+
+
+class Heading(NamedTuple):
+    """A heading: its lines ``start`` to ``end`` (0-based, ``end`` excluded: its
+    overline and underline are its own), its level (1 to 6), its title (an HTML
+    heading's inner text), its kind (`KINDS`) and, underlined, its adornment style
+    (``=``, ``-``, ``over*`` for a ``*`` over- and underline; empty otherwise)."""
+
+    start: int
+    end: int
+    level: int
+    title: str
+    kind: str
+    style: str = ""
+
+
+def html_title(inner: str) -> str:
+    """An HTML heading's text: its inner HTML without tags, entities resolved, blanks
+    collapsed."""
+    return " ".join(html.unescape(_TAG.sub("", inner)).split())
+
+
+def _title_line(line: str) -> bool:
+    """Can `line` be the title of an underlined heading?"""
+    return (
+        bool(line.strip())
+        and len(line) - len(line.lstrip(" ")) <= 3
+        and not line.startswith("\t")
+        and _NOT_TITLE.match(line) is None
+        and ADORNMENT.match(line) is None
+        and _WORD.search(line) is not None
+    )
+
+
+def _width(line: str) -> int:
+    return len(line.strip())
+
+
+def _underlined(lines: Sequence[str], i: int) -> tuple[int, str] | None:
+    """(lines it takes, style) of an underlined or over- and underlined heading at line
+    `i` (which follows a blank line or starts the file); None when there is none."""
+    n = len(lines)
+    line = lines[i]
+    over = ADORNMENT.match(line)
+    if over is not None:
+        # over- and underlined: the same run of one character, as wide as the title or more
+        if i + 2 < n and lines[i + 2].strip() == line.strip():
+            title = lines[i + 1]
+            if (
+                title.strip()
+                and ADORNMENT.match(title) is None
+                and _WORD.search(title) is not None
+                and _width(line) >= _width(title)
+            ):
+                return 3, "over" + over.group(1)
+        return None
+    if i + 1 >= n or not _title_line(line):
+        return None
+    under = ADORNMENT.match(lines[i + 1])
+    if under is None:
+        return None
+    char = under.group(1)
+    width = _width(lines[i + 1])
+    if char in "=-":
+        if width < 3 and width < _width(line):
+            return None
+    elif width < _width(line):
+        return None
+    if char in "~`" and i + 2 < n and lines[i + 2].strip():
+        return None  # may open a code fence: a title's underline has a blank line after it
+    return 2, char
+
+
+def _front_matter_end(lines: Sequence[str]) -> int:
+    """The index after the front matter (YAML between ``---``, TOML between ``+++``,
+    with a ``key:`` / ``key =`` line) that opens the file; 0 when it has none."""
+    if not lines:
+        return 0
+    closers = _FRONT_OPEN.get(lines[0].rstrip())
+    if closers is None:
+        return 0
+    keyed = False
+    for j in range(1, len(lines)):
+        line = lines[j].rstrip()
+        if line in closers:
+            return j + 1 if keyed else 0
+        keyed = keyed or _FRONT_KEY.match(line) is not None
+    return 0
+
+
+def find_headings(lines: Sequence[str]) -> list[Heading]:
+    """Every heading of a file's lines, in order (see the module docstring)."""
+    out: list[Heading] = []
+    levels: dict[str, int] = {}
+    n = len(lines)
+    i = _front_matter_end(lines)
+    fence: str | None = None
+    literal = False  # after a line ending in "::": indented lines are a literal block
+    after_blank = True  # the line before `i` is blank (or there is none)
+    while i < n:
+        line = lines[i]
+        if fence is not None:
+            m = FENCE.match(line)
+            if (
+                m
+                and m.group(1)[0] == fence[0]
+                and len(m.group(1)) >= len(fence)
+                and not line.strip().lstrip(fence[0])
+            ):
+                fence = None
+            i += 1
+            after_blank = False
+            continue
+        if not line.strip():
+            after_blank = True
+            i += 1
+            continue
+        if literal:
+            if line[:1] in (" ", "\t"):
+                i += 1
+                after_blank = False
+                continue
+            literal = False
+        atx = ATX.match(line)
+        if atx is not None:
+            out.append(Heading(i, i + 1, len(atx.group(1)), atx.group(2).strip(), "atx"))
+            i += 1
+            after_blank = True
+            continue
+        tag = HTML_HEADING.match(line)
+        if tag is not None:
+            title = html_title(tag.group(2))
+            if title:
+                out.append(Heading(i, i + 1, int(tag.group(1)), title, "html"))
+                i += 1
+                after_blank = True
+                continue
+        if after_blank:
+            found = _underlined(lines, i)
+            if found is not None:
+                taken, style = found
+                level = min(levels.setdefault(style, len(levels) + 1), 6)
+                title = lines[i + taken // 2 if taken == 3 else i].strip()
+                kind = "setext" if style in ("=", "-") else "rst"
+                out.append(Heading(i, i + taken, level, title, kind, style))
+                i += taken
+                after_blank = True
+                continue
+        m = FENCE.match(line)
+        if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
+            fence = m.group(1)
+        elif line.rstrip().endswith("::"):
+            literal = True
+        after_blank = False
+        i += 1
+    return out
+
+
+def heading_at(text: str, levels: dict[str, int] | None = None) -> Heading | None:
+    """The heading `text` opens with (a paragraph, or a section the reader cut at its
+    heading), as `find_headings` would find it at a file's line after a blank line;
+    None when it opens with none. `levels` (adornment style -> level) is the file's
+    order so far: pass one dict for the paragraphs of one file, in order, so that an
+    underlined heading's level is the order of its style's first appearance."""
+    first = text[:1]
+    if not first or first in "\n\t":
+        return None
+    end = text.find("\n")
+    line = text if end < 0 else text[:end]
+    if first == "#":
+        atx = ATX.match(line)
+        if atx is not None:
+            return Heading(0, 1, len(atx.group(1)), atx.group(2).strip(), "atx")
+    if "<" in line[:4]:
+        tag = HTML_HEADING.match(line)
+        if tag is not None:
+            title = html_title(tag.group(2))
+            return Heading(0, 1, int(tag.group(1)), title, "html") if title else None
+    if end < 0:
+        return None
+    nxt = text.find("\n", end + 1)
+    second = text[end + 1 :] if nxt < 0 else text[end + 1 : nxt]
+    if ADORNMENT.match(second) is None and ADORNMENT.match(line) is None:
+        return None  # cheap: most paragraphs stop here
+    found = _underlined(text.split("\n", 3)[:4], 0)
+    if found is None:
+        return None
+    taken, style = found
+    if levels is None:
+        levels = {}
+    level = min(levels.setdefault(style, len(levels) + 1), 6)
+    title = (second if taken == 3 else line).strip()
+    return Heading(0, taken, level, title, "setext" if style in ("=", "-") else "rst", style)
+
+
+def heading_lines(heading: Heading) -> int:
+    """How many lines a heading takes (its overline and underline included)."""
+    return heading.end - heading.start
