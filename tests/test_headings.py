@@ -226,3 +226,30 @@ def test_chunk_embed_gives_setext_and_html_sections_their_own_chunks(
     spans = [c["lines"] for c in doc["chunks"]]
     assert spans == [[1, 4], [6, 9], [11, 13]]  # an underline stays with its heading
     assert not [c for c in doc["chunks"] if c["text"].split("\n")[-1].strip("-=: Doc") == ""]
+
+
+def test_the_markdown_strategy_splits_at_every_kind_of_heading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "x.md"
+    f.write_text(
+        "Title\n=====\n\nIntro.\n\nSection A\n---------\n\nText a.\n\n<h3>FAQ one?</h3>\n\n"
+        "Answer one.\n\n```\nNot\n===\n```\n"
+    )
+    assert main(["chunk", str(f), "--strategy", "markdown", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [c["lines"] for c in doc["chunks"]] == [[1, 4], [6, 9], [11, 18]]
+
+
+def test_a_summary_reads_an_underlined_or_html_heading_as_a_heading() -> None:
+    """A title's underline is no text of its own, an HTML heading's text is its title."""
+    from chunkscope.engine.summarize.extractive import split_sentences
+
+    said = split_sentences(
+        'Doc: Title\n=====\nDoc: The intro says this.\nDoc: <h3 id="q">FAQ &amp; more?</h3>'
+    )
+    assert [(s.text, s.heading) for s in said] == [
+        ("Title", True),
+        ("The intro says this.", False),
+        ("FAQ & more?", True),
+    ]

@@ -23,7 +23,8 @@ from typing import Any, Literal, NamedTuple
 
 from chunkscope.engine.errors import NotText, ParseError, SourceError
 from chunkscope.engine.model import Progress, Turn, gc_paused
-from chunkscope.engine.read.headings import ATX, FENCE, find_headings
+from chunkscope.engine.read.headings import ATX, find_headings
+from chunkscope.engine.read.headings import FENCE as FENCE
 from chunkscope.engine.read.headings import FENCE_LINES as FENCE_LINES
 from chunkscope.engine.textutil import counted
 from chunkscope.engine.toolcall import calls_text as calls_text
