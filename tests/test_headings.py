@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunkscope.engine.pipeline import Pipeline, PipelineParams
-from chunkscope.engine.read.headings import find_headings, heading_at
+from chunkscope.engine.read.headings import find_headings, heading_at, style_levels
 from chunkscope.engine.read.parse import load, markdown_sections, parse_turns_md
 from chunkscope.engine.segment.merge import MergeParams
 from chunkscope.tui.cli import main
@@ -57,8 +57,10 @@ def test_rst_levels_follow_the_order_styles_first_appear_in() -> None:
         (12, 3, "Sub part", "rst"),
         (17, 2, "Other part", "rst"),
     ]
-    # a setext file that opens on "---" has it as its first level
-    assert [h[1] for h in heads("One\n---\n\nx\n\nTwo\n===\n\ny\n")] == [1, 2]
+    # a file whose only adornments are setext's keeps markdown's levels, whatever their order
+    assert [h[1] for h in heads("One\n---\n\nx\n\nTwo\n===\n\ny\n")] == [2, 1]
+    # with any other style, docutils' order decides for every style
+    assert [h[1] for h in heads("One\n---\n\nx\n\nTwo\n===\n\nThree\n^^^^^\n")] == [1, 2, 3]
 
 
 # --------------------------------------------------------------------------- ambiguities
@@ -89,7 +91,7 @@ def test_nothing_in_a_fence_or_an_rst_literal_block_is_a_heading() -> None:
         "```\nTitle\n=====\n# comment\n<h2>x</h2>\n```\n\nExample::\n\n   Inner\n   -----\n\n"
         "After\n-----\n"
     )
-    assert heads(text) == [(13, 1, "After", "setext")]
+    assert heads(text) == [(13, 2, "After", "setext")]
     # a tilde line right under a line of text opens a fence, not an underline...
     assert heads("\nTitle\n~~~~~\ncode\n~~~~~\n") == []
     # ... unless a blank line follows it, as a section title's does
@@ -110,12 +112,13 @@ def test_an_html_heading_without_text_is_no_heading() -> None:
 
 
 def test_heading_at_reads_a_paragraph_as_the_file_scan_does() -> None:
-    levels: dict[str, int] = {}
-    a = heading_at("Part\n^^^^", levels)
-    b = heading_at("Title\n=====\nand text", levels)
-    assert a is not None and (a.level, a.end, a.title) == (1, 2, "Part")
+    a = heading_at("Part\n^^^^")
+    b = heading_at("Title\n-----\nand text")
+    assert a is not None and (a.end, a.title, a.style) == (2, "Part", "^")
     assert b is not None and (b.level, b.end) == (2, 2)
-    over = heading_at("=====\nTitle\n=====", {})
+    assert style_levels(["^", "-"]) == {"^": 1, "-": 2}
+    assert style_levels(["-", "="]) == {"-": 2, "=": 1}
+    over = heading_at("=====\nTitle\n=====")
     assert over is not None and (over.title, over.end) == ("Title", 3)
     assert heading_at("two lines\nof text\n=====") is None
     assert heading_at("<h4>Q?</h4>") is not None and heading_at("plain text") is None

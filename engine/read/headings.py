@@ -12,10 +12,11 @@ Four kinds of heading open a section of a document:
 - **HTML** headings alone on their line (``<h3 id="faq">How do I ...?</h3>``): their
   title is their inner text, tags and entities resolved.
 
-An underlined (or over- and underlined) heading's level is the order in which its
-adornment style first appears in the file, as docutils decides (a setext file's ``=``
-then ``-`` are levels 1 and 2, as markdown says); an ATX or HTML heading's level is
-its own number. What is never a heading: anything inside a fenced code block or YAML /
+An underlined (or over- and underlined) heading's level is markdown's in a file whose
+only adornments are setext's (``=`` level 1, ``-`` level 2, in whatever order they first
+appear); in a file with any other (reStructuredText), the order in which its style first
+appears in the file, as docutils decides (`style_levels`). An ATX or HTML heading's level
+is its own number. What is never a heading: anything inside a fenced code block or YAML /
 TOML front matter at the file's start, an indented line of an reStructuredText literal
 block (after a line ending in ``::``), a ``---`` after a blank line (a thematic break),
 an underline under a list item, a table row, a quote or a paragraph of several lines
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 #: The seed's heading (`engine.read.source.markdown_sections`): ``#`` to ``######``, then
@@ -74,6 +75,27 @@ class Heading(NamedTuple):
     title: str
     kind: str
     style: str = ""
+
+
+#: The levels of markdown's setext headings (underlined, never overlined).
+SETEXT_LEVELS = {"=": 1, "-": 2}
+
+
+def style_levels(styles: Iterable[str]) -> dict[str, int]:
+    """The level of each adornment style of a file, given in the order they appear:
+    markdown's (`SETEXT_LEVELS`) when every style is setext's, else the order of first
+    appearance (docutils'), at most 6."""
+    order = list(dict.fromkeys(styles))
+    if all(s in SETEXT_LEVELS for s in order):
+        return {s: SETEXT_LEVELS[s] for s in order}
+    return {s: min(i + 1, 6) for i, s in enumerate(order)}
+
+
+def with_levels(headings: list[Heading]) -> list[Heading]:
+    """`headings` (a file's, in order) with each underlined one at its `style_levels`
+    level."""
+    levels = style_levels(h.style for h in headings if h.style)
+    return [h._replace(level=levels[h.style]) if h.style else h for h in headings]
 
 
 def html_title(inner: str) -> str:
@@ -153,7 +175,6 @@ def _front_matter_end(lines: Sequence[str]) -> int:
 def find_headings(lines: Sequence[str]) -> list[Heading]:
     """Every heading of a file's lines, in order (see the module docstring)."""
     out: list[Heading] = []
-    levels: dict[str, int] = {}
     n = len(lines)
     i = _front_matter_end(lines)
     fence: str | None = None
@@ -201,10 +222,8 @@ def find_headings(lines: Sequence[str]) -> list[Heading]:
             found = _underlined(lines, i)
             if found is not None:
                 taken, style = found
-                level = min(levels.setdefault(style, len(levels) + 1), 6)
                 title = lines[i + taken // 2 if taken == 3 else i].strip()
-                kind = "setext" if style in ("=", "-") else "rst"
-                out.append(Heading(i, i + taken, level, title, kind, style))
+                out.append(_underlined_heading(i, taken, title, style))
                 i += taken
                 after_blank = True
                 continue
@@ -215,15 +234,22 @@ def find_headings(lines: Sequence[str]) -> list[Heading]:
             literal = True
         after_blank = False
         i += 1
-    return out
+    return with_levels(out)
 
 
-def heading_at(text: str, levels: dict[str, int] | None = None) -> Heading | None:
+def _underlined_heading(start: int, taken: int, title: str, style: str) -> Heading:
+    """An underlined heading at its provisional level: setext's, else 1 (`with_levels`
+    and `style_levels` give the file's)."""
+    kind = "setext" if style in SETEXT_LEVELS else "rst"
+    return Heading(start, start + taken, SETEXT_LEVELS.get(style, 1), title, kind, style)
+
+
+def heading_at(text: str) -> Heading | None:
     """The heading `text` opens with (a paragraph, or a section the reader cut at its
     heading), as `find_headings` would find it at a file's line after a blank line;
-    None when it opens with none. `levels` (adornment style -> level) is the file's
-    order so far: pass one dict for the paragraphs of one file, in order, so that an
-    underlined heading's level is the order of its style's first appearance."""
+    None when it opens with none. An underlined heading's level is provisional
+    (setext's, else 1): the file's are `style_levels` of the styles of its headings in
+    order."""
     first = text[:1]
     if not first or first in "\n\t":
         return None
@@ -248,13 +274,13 @@ def heading_at(text: str, levels: dict[str, int] | None = None) -> Heading | Non
     if found is None:
         return None
     taken, style = found
-    if levels is None:
-        levels = {}
-    level = min(levels.setdefault(style, len(levels) + 1), 6)
-    title = (second if taken == 3 else line).strip()
-    return Heading(0, taken, level, title, "setext" if style in ("=", "-") else "rst", style)
+    return _underlined_heading(0, taken, (second if taken == 3 else line).strip(), style)
 
 
-def heading_lines(heading: Heading) -> int:
-    """How many lines a heading takes (its overline and underline included)."""
-    return heading.end - heading.start
+def after_heading(text: str, heading: Heading | None) -> str:
+    """`text` without the lines of the heading it opens with (`heading_at`): what a fence
+    count may read (a ``~~~~`` underline opens no fence)."""
+    if heading is None or heading.end == 1:
+        return text if heading is None else text.partition("\n")[2]
+    parts = text.split("\n", heading.end)
+    return parts[heading.end] if len(parts) > heading.end else ""

@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import NamedTuple
 
-from chunkscope.engine.read.headings import heading_at
+from chunkscope.engine.read.headings import after_heading, heading_at, style_levels
 from chunkscope.engine.read.source import FENCE_LINES
 
 #: The strength of a document start the file marks itself (front matter, a title
@@ -171,25 +171,31 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
     banners: set[int] = set()  # paragraphs that open as a project's page does
     after_refs: set[int] = set()  # pieces after a block of link reference definitions
     in_fence = False
-    styles: dict[str, int] = {}  # adornment style -> level, in order of first appearance
+    styles: dict[int, str] = {}  # piece -> adornment style of its underlined heading
     for i, (text, opens) in enumerate(pieces):
+        heading = None
         if opens:
             in_fence = False  # the reader never opens a section inside a fence
         if not in_fence:
             m = _ATX.match(text, 0, text.find("\n") if "\n" in text else len(text))
-            heading = heading_at(text, styles) if opens and m is None else None
+            heading = heading_at(text) if opens and m is None else None
             if opens and m:
                 heads.append((i, len(m.group(1)), heading_name(m.group(2) or "")))
             elif heading is not None:  # setext, reStructuredText, HTML: `engine.read.headings`
                 heads.append((i, heading.level, heading_name(heading.title)))
+                if heading.style:
+                    styles[i] = heading.style
             elif is_front_matter(text) or _PANDOC_TITLE.match(text):
                 openers.add(i)
             elif not opens and _BANNER.match(text):
                 banners.add(i)
             if _REFERENCES.fullmatch(text):
                 after_refs.add(i + 1)
-        if _fence_toggles(text) % 2:
+        if _fence_toggles(after_heading(text, heading)) % 2:
             in_fence = not in_fence
+    if styles:  # underlined headings: at the file's levels of their styles
+        levels = style_levels(styles.values())
+        heads = [(i, levels[styles[i]] if i in styles else lv, name) for i, lv, name in heads]
     for i in openers:
         strength[i] = MARKED
     for i in banners:

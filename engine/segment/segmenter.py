@@ -73,7 +73,7 @@ import numpy.typing as npt
 
 from chunkscope.engine.model import Chunk, Span, chunks_from_spans
 from chunkscope.engine.params import SliderSpec, check_fields, knob
-from chunkscope.engine.read.headings import Heading, heading_at
+from chunkscope.engine.read.headings import Heading, after_heading, heading_at, style_levels
 from chunkscope.engine.read.source import FENCE_LINES, THINKING_ROLE
 from chunkscope.engine.segment.docstruct import (
     MARKED,
@@ -575,7 +575,8 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
     prev_role: str | None = None
     prev_key: tuple[object, object] | None = None
     heading_only = False  # `_heading_only` of the chunk before
-    styles: dict[str, int] = {}  # underlined headings' levels, in order of first appearance
+    styled: list[tuple[int, str]] = []  # (gap, style) of each gap before an underlined heading
+    order: list[str] = []  # the styles of the underlined headings, in order
     for j, chunk in enumerate(chunks):
         turns = chunk.turns
         for k, t in enumerate(turns):
@@ -587,7 +588,9 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
                 fenced = False
             text = t.text
             if k == 0:
-                heading = None if fenced else heading_at(text, styles)
+                heading = None if fenced else heading_at(text)
+                if heading is not None and heading.style:
+                    order.append(heading.style)
                 if j > 0:
                     if fenced:
                         rank = FENCED_RANK
@@ -599,14 +602,21 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
                         rank = MESSAGE_RANK if new else PARAGRAPH_RANK
                     if heading_only:
                         rank = min(rank, HEADING_ONLY_RANK)
+                    elif not fenced and heading is not None and heading.style:
+                        styled.append((j - 1, heading.style))
                     ranks[j - 1] = rank
                 # as `_heading_only(chunk)`, its heading matched once
                 heading_only = len(turns) == 1 and _only_heading(text, heading)
             if "```" in text or "~~~" in text:
-                fenced ^= len(FENCE_LINES.findall(text)) % 2 == 1
+                body = after_heading(text, heading) if k == 0 else text
+                fenced ^= len(FENCE_LINES.findall(body)) % 2 == 1
             prev_role, prev_key = t.role, key
         if not turns:
             heading_only = False
+    if styled:  # underlined headings rank at the file's levels of their styles
+        levels = style_levels(order)
+        for gap, style in styled:
+            ranks[gap] = HEADING_RANK - levels[style]
     return np.asarray(ranks, dtype=np.int8)
 
 
