@@ -256,3 +256,19 @@ def test_a_summary_reads_an_underlined_or_html_heading_as_a_heading() -> None:
         ("The intro says this.", False),
         ("FAQ & more?", True),
     ]
+
+
+def test_a_setext_title_is_a_title_by_convention_an_rst_first_style_is_not() -> None:
+    """Markdown's ``===`` titles start documents as ``#`` ones do; in reStructuredText the
+    first style met is level 1 by order only (stitched pages of several conventions would
+    make one page's subsections titles)."""
+    from chunkscope.engine.segment.docstruct import Piece, document_starts
+
+    def starts(rule: str) -> list[float]:
+        pieces = []
+        for name in ("Alpha", "Beta", "Gamma"):
+            pieces += [Piece(f"{name}\n{rule * 8}", True), Piece(f"Words on {name}.", False)]
+        return document_starts(pieces).strength
+
+    assert starts("=") == [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    assert starts("~") == [0.0] * 6

@@ -11,8 +11,11 @@ document, so several cues count, none tied to one documentation set:
   least one ``key: value`` or ``key = value`` line and its closing line) and a pandoc
   **title line** (``% title``) always start a document (`MARKED`). A setext,
   reStructuredText or HTML heading (`engine.read.headings`) is a heading as an ATX one
-  of its level is: a setext ``===`` title (the first adornment style of a file) or an
-  ``<h1>`` is level 1, as ``# title`` is.
+  of its level is: a setext ``===`` title or an ``<h1>`` is level 1, as ``# title``
+  is, and a title by convention as it is; a reStructuredText file's level 1 is only the
+  first adornment style it uses (docutils' order, `engine.read.headings.style_levels`),
+  no title by convention (a file of pages stitched from several conventions would take
+  a page's subsections for titles).
 - **Relative heading levels.** The shallowest level the file uses is its top level, so
   shifting every heading by one level changes nothing. When the top level is a title
   level (its headings are at most a third of all headings: each one heads several
@@ -49,7 +52,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import NamedTuple
 
-from chunkscope.engine.read.headings import after_heading, heading_at, style_levels
+from chunkscope.engine.read.headings import SETEXT_LEVELS, after_heading, heading_at, style_levels
 from chunkscope.engine.read.source import FENCE_LINES
 
 #: The strength of a document start the file marks itself (front matter, a title
@@ -193,9 +196,12 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
                 after_refs.add(i + 1)
         if _fence_toggles(after_heading(text, heading)) % 2:
             in_fence = not in_fence
+    docutils: set[int] = set()  # headings at docutils' levels: no title by convention
     if styles:  # underlined headings: at the file's levels of their styles
         levels = style_levels(styles.values())
         heads = [(i, levels[styles[i]] if i in styles else lv, name) for i, lv, name in heads]
+        if not all(s in SETEXT_LEVELS for s in styles.values()):
+            docutils = set(styles)
     for i in openers:
         strength[i] = MARKED
     for i in banners:
@@ -230,7 +236,7 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
         lv, name = at_head[i]
         rel = lv - top
         level[i] = rel
-        if i in openers or (rel == 0 and (title_level or lv == 1)):
+        if i in openers or (rel == 0 and (title_level or (lv == 1 and i not in docutils))):
             # a title: the document's opening is what follows it
             strength[i] = MARKED if i in openers or title_level else 1.0
             marked += i not in openers
