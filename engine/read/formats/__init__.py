@@ -151,7 +151,8 @@ READERS: dict[str, Reader] = {
         ),
         Reader(
             MARKDOWN,
-            "a markdown document: the file name, then one Doc turn per heading section",
+            "a markdown or reStructuredText document (any other text): one Doc turn per "
+            "section, opened at ATX, setext, reStructuredText and HTML headings",
             "# Caching\\n\\nThe cache keeps ...",
             _markdown,
             kind="markdown",
