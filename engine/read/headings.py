@@ -56,6 +56,12 @@ _NOT_TITLE = re.compile(
     r" {0,3}(?:[-*+][ \t]|\d{1,9}[.)](?:[ \t]|$)|>|\||<|#{1,6}(?:\s|$)|```|~~~|\.\.(?:\s|$))"
 )
 _WORD = re.compile(r"\w")
+#: What a text opening with a heading starts with (`heading_at`'s quick refusal): a hash,
+#: an HTML heading's tag, a line then an adornment line, or an overline.
+_MAYBE = re.compile(
+    r"#| {0,3}<[hH][1-6]|[^\n]*\n {0,3}([!-/:-@\[-`{-~])\1+[ \t]*(?:\n|\Z)"
+    r"| {0,3}([!-/:-@\[-`{-~])\2+[ \t]*\n"
+)
 #: Front matter at a file's start: its opening line, and the closing line of each kind.
 _FRONT_OPEN = {"---": ("---", "..."), "+++": ("+++",)}
 _FRONT_KEY = re.compile(r"[A-Za-z_][\w.-]*[ \t]*[:=]")
@@ -250,6 +256,8 @@ def heading_at(text: str) -> Heading | None:
     None when it opens with none. An underlined heading's level is provisional
     (setext's, else 1): the file's are `style_levels` of the styles of its headings in
     order."""
+    if _MAYBE.match(text) is None:
+        return None  # one regex for what most paragraphs are: no heading
     first = text[:1]
     if not first or first in "\n\t":
         return None
