@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -74,7 +75,7 @@ import numpy.typing as npt
 from chunkscope.engine.model import Chunk, Span, chunks_from_spans
 from chunkscope.engine.params import SliderSpec, check_fields, knob
 from chunkscope.engine.read.headings import Heading, after_heading, heading_at, style_levels
-from chunkscope.engine.read.source import FENCE_LINES, THINKING_ROLE
+from chunkscope.engine.read.source import DOC_ROLE, FENCE_LINES, THINKING_ROLE
 from chunkscope.engine.segment.docstruct import (
     MARKED,
     DocStructure,
@@ -558,7 +559,23 @@ def _only_heading(text: str, heading: Heading | None) -> bool:
 def _heading_only(chunk: Chunk) -> bool:
     """Is the chunk nothing but one heading (`engine.read.headings`: its underline too)?"""
     turns = chunk.turns
-    return len(turns) == 1 and _only_heading(turns[0].text, heading_at(turns[0].text))
+    if len(turns) != 1:
+        return False
+    return _only_heading(turns[0].text, paragraph_heading(turns[0].text, turns[0].role))
+
+
+#: A log message's paragraph that opens with a markdown ATX heading.
+_ATX_PARAGRAPH = re.compile(r"(#{1,6})[ \t]")
+
+
+def paragraph_heading(text: str, role: str) -> Heading | None:
+    """The heading a paragraph opens with: in a document's section (`DOC_ROLE`) any kind
+    `engine.read.headings` knows; in a log's message only an ATX one (a tool's output
+    underlines its own tables and banners with ``----`` and ``====``)."""
+    if role == DOC_ROLE:
+        return heading_at(text)
+    m = _ATX_PARAGRAPH.match(text)
+    return None if m is None else Heading(0, 1, len(m.group(1)), "", "atx")
 
 
 def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
@@ -588,7 +605,7 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
                 fenced = False
             text = t.text
             if k == 0:
-                heading = None if fenced else heading_at(text)
+                heading = None if fenced else paragraph_heading(text, t.role)
                 if heading is not None and heading.style:
                     order.append(heading.style)
                 if j > 0:
