@@ -264,11 +264,35 @@ def test_a_setext_title_is_a_title_by_convention_an_rst_first_style_is_not() -> 
     make one page's subsections titles)."""
     from chunkscope.engine.segment.docstruct import Piece, document_starts
 
-    def starts(rule: str) -> list[float]:
+    def starts(rule: str) -> tuple[list[float], list[int]]:
         pieces = []
         for name in ("Alpha", "Beta", "Gamma"):
             pieces += [Piece(f"{name}\n{rule * 8}", True), Piece(f"Words on {name}.", False)]
-        return document_starts(pieces).strength
+        found = document_starts(pieces)
+        return found.strength, found.level
 
-    assert starts("=") == [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
-    assert starts("~") == [0.0] * 6
+    assert starts("=") == ([1.0, 0.0, 1.0, 0.0, 1.0, 0.0], [0, -1, 0, -1, 0, -1])
+    # the rst titles are the file's top level (its sections), no document starts
+    assert starts("~") == ([0.0] * 6, [0, -1, 0, -1, 0, -1])
+
+
+def test_split_ranks_take_underlined_headings_in_documents_not_in_logs() -> None:
+    """A document's ``---`` title is a heading split point of its level; a log message's
+    paragraph over ``----`` (a tool's table or banner) stays a paragraph break."""
+    from chunkscope.engine.model import Chunk, Turn
+    from chunkscope.engine.segment.segmenter import (
+        HEADING_ONLY_RANK,
+        HEADING_RANK,
+        PARAGRAPH_RANK,
+        split_ranks,
+    )
+
+    def ranks(role: str) -> list[int]:
+        texts = ["Intro words here.", "Results\n-------", "Body text.", "More\n====", "End."]
+        turns = [Turn(None, role, t, i + 1, 0) for i, t in enumerate(texts)]
+        return split_ranks([Chunk([t]) for t in turns]).tolist()
+
+    # (the gap after a heading alone parts it from its text: never a split point)
+    doc = [HEADING_RANK - 2, HEADING_ONLY_RANK, HEADING_RANK - 1, HEADING_ONLY_RANK]
+    assert ranks("Doc") == doc
+    assert ranks("Bot") == [PARAGRAPH_RANK] * 4
