@@ -111,6 +111,13 @@ def test_an_html_heading_without_text_is_no_heading() -> None:
     assert heads(named) == [(1, 1, "Name", "html")]
 
 
+def test_an_html_heading_may_open_and_close_on_lines_of_their_own() -> None:
+    text = '<h3 name="cfg">\nDoes it read a config file?\n</h3>\n\nYes.\n\n<h2>\n\nx\n</h2>\n'
+    assert heads(text) == [(1, 3, "Does it read a config file?", "html")]
+    found = heading_at('<h3 name="cfg">\nDoes it read a config file?\n</h3>')
+    assert found is not None and (found.end, found.title) == (3, "Does it read a config file?")
+
+
 def test_heading_at_reads_a_paragraph_as_the_file_scan_does() -> None:
     a = heading_at("Part\n^^^^")
     b = heading_at("Title\n-----\nand text")

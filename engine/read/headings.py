@@ -9,7 +9,8 @@ Four kinds of heading open a section of a document:
   punctuation character (``= - ~ ^ " ' ` # * + : . _`` ...) at least as long as the
   title, or between two such lines of the same character and length (over- and
   underlined);
-- **HTML** headings alone on their line (``<h3 id="faq">How do I ...?</h3>``): their
+- **HTML** headings alone on their line (``<h3 id="faq">How do I ...?</h3>``), or their
+  opening tag ending a line and their closing tag ending one of the next four: their
   title is their inner text, tags and entities resolved.
 
 An underlined (or over- and underlined) heading's level is markdown's in a file whose
@@ -48,6 +49,11 @@ FENCE_LINES = re.compile(FENCE.pattern, re.M)
 ADORNMENT = re.compile(r"^ {0,3}([!-/:-@\[-`{-~])\1+[ \t]*$")
 #: An HTML heading alone on its line: its level and inner HTML.
 HTML_HEADING = re.compile(r"^ {0,3}<h([1-6])(?:\s[^>]*)?>(.*?)</h\1\s*>[ \t]*$", re.I)
+#: An HTML heading's opening tag that ends its line, its text on the next lines and its
+#: closing tag ending a line at most `HTML_LINES` lines below (``<h3 name="x">``, the
+#: question, ``</h3>``).
+HTML_OPEN = re.compile(r"^ {0,3}<h([1-6])(?:\s[^>]*)?>[ \t]*$", re.I)
+HTML_LINES = 4
 _TAG = re.compile(r"<[^>]*>")
 #: A line that cannot be a setext or reStructuredText title: a list item, a quote, a
 #: table row, an HTML block, an ATX heading, a fence, a directive or comment
@@ -102,6 +108,28 @@ def with_levels(headings: list[Heading]) -> list[Heading]:
     level."""
     levels = style_levels(h.style for h in headings if h.style)
     return [h._replace(level=levels[h.style]) if h.style else h for h in headings]
+
+
+def _html_heading(lines: Sequence[str], i: int) -> Heading | None:
+    """The HTML heading at line `i`: alone on its line, or opened there and closed on one
+    of the next `HTML_LINES` lines (none of them blank); None without text."""
+    line = lines[i]
+    tag = HTML_HEADING.match(line)
+    if tag is not None:
+        title = html_title(tag.group(2))
+        return Heading(i, i + 1, int(tag.group(1)), title, "html") if title else None
+    opened = HTML_OPEN.match(line)
+    if opened is None:
+        return None
+    close = re.compile(rf"(.*?)</h{opened.group(1)}\s*>[ \t]*$", re.I)
+    for j in range(i + 1, min(i + 1 + HTML_LINES, len(lines))):
+        if not lines[j].strip():
+            return None
+        end = close.match(lines[j])
+        if end is not None:
+            title = html_title(" ".join([*lines[i + 1 : j], end.group(1)]))
+            return Heading(i, j + 1, int(opened.group(1)), title, "html") if title else None
+    return None
 
 
 def html_title(inner: str) -> str:
@@ -216,14 +244,12 @@ def find_headings(lines: Sequence[str]) -> list[Heading]:
             i += 1
             after_blank = True
             continue
-        tag = HTML_HEADING.match(line)
+        tag = _html_heading(lines, i) if "<" in line[:4] else None
         if tag is not None:
-            title = html_title(tag.group(2))
-            if title:
-                out.append(Heading(i, i + 1, int(tag.group(1)), title, "html"))
-                i += 1
-                after_blank = True
-                continue
+            out.append(tag)
+            i = tag.end
+            after_blank = True
+            continue
         if after_blank:
             found = _underlined(lines, i)
             if found is not None:
@@ -268,10 +294,9 @@ def heading_at(text: str) -> Heading | None:
         if atx is not None:
             return Heading(0, 1, len(atx.group(1)), atx.group(2).strip(), "atx")
     if "<" in line[:4]:
-        tag = HTML_HEADING.match(line)
-        if tag is not None:
-            title = html_title(tag.group(2))
-            return Heading(0, 1, int(tag.group(1)), title, "html") if title else None
+        if end < 0:
+            return _html_heading([line], 0)
+        return _html_heading(text.split("\n", HTML_LINES + 1)[: HTML_LINES + 1], 0)
     if end < 0:
         return None
     nxt = text.find("\n", end + 1)
