@@ -36,6 +36,10 @@ held out, so nothing scored as held out was seen, even in part, while tuning:
   ``nodeguide`` (the same package's other markdown: contributor guides, the README),
   ``pyman`` (manual pages written from standard-library docstrings with the same
   section names in every page: "Synopsis", "Description", "Functions", "See Also");
+  ``cmake`` and ``cmakeref`` (CMake's reStructuredText help, converted to markdown
+  headings), ``cmakerst`` (CMake's pages as they are: raw reStructuredText, its titles
+  under and over lines of punctuation; the ``titled`` variant only), ``readmealt`` (the
+  READMEs with setext and HTML headings instead of ATX ones);
 - held out: ``npm`` (npm's ``docs/content``, in ``$(npm root -g)/npm``: front matter,
   sections at level 3, every command page opening with "Synopsis"), ``pipdocs`` (pip's
   MyST docs, ``/usr/share/doc/python3-pip/html``), ``debian`` (the other markdown files
@@ -432,12 +436,19 @@ DOC_CORPORA = {
     "jsdeps": "dev",
     "cmake": "dev",
     "cmakeref": "dev",
+    "cmakerst": "dev",
+    "readmealt": "dev",
     "npm": "heldout",
     "pipdocs": "heldout",
     "debian": "heldout",
     "awscli": "heldout",
 }
 VARIANTS = ("titled", "notitle", "frontmatter")
+#: The variants of a set whose pages are not markdown (the others need ATX headings).
+CORPUS_VARIANTS = {"cmakerst": ("titled",)}
+#: A set that is another set's pages in another heading syntax: its files stitch the
+#: same pages as that set's (one generator), so the two compare syntax alone.
+SAME_PICKS = {"cmakerst": "cmake", "readmealt": "readme"}
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^(#{1,6})([ \t]+.*|)$")
@@ -585,12 +596,23 @@ def doc_corpora() -> dict[str, list[tuple[str, str]]]:
         ),
         # the markdown of npm's own dependencies (READMEs, undici's API docs, node-gyp's
         # guides, changelogs): not npm's docs/content, which is held out
+        # the READMEs again, their headings written as setext (levels 1, 2) and HTML
+        # (``<h3>`` and deeper) headings (`alt_headings`, after the variant is made)
+        "readmealt": [(n, _clip(t)) for n, t in readme_markdown().items()],
         "jsdeps": _files_corpus(
             [f"{root}/npm/node_modules/**/*.md"] if root else [],
             exclude=("LICENSE", "/npm/docs/"),
         ),
         "cmake": [
             (n, _clip(rst_markdown(t)))
+            for n, t in _files_corpus(
+                [f"/usr/share/cmake*/Help/{d}/*.rst" for d in ("command", "manual", "module")]
+            )
+        ],
+        # the same pages as they are: raw reStructuredText, its section titles under (and
+        # over) lines of punctuation, not converted to markdown headings
+        "cmakerst": [
+            (n, _clip(t))
             for n, t in _files_corpus(
                 [f"/usr/share/cmake*/Help/{d}/*.rst" for d in ("command", "manual", "module")]
             )
@@ -660,6 +682,28 @@ def shift_headings(doc: str, top: int) -> str:
     return "\n".join(lines)
 
 
+def alt_headings(doc: str) -> str:
+    """The document with its ATX headings written as setext headings (level 1 over
+    ``===``, level 2 over ``---``) and HTML headings (``<h3>`` .. ``<h6>``)."""
+    lines = doc.splitlines()
+    out = list(lines)
+    for i, level in reversed(_headings(lines)):
+        title = lines[i][level:].strip().rstrip("#").strip() or "Untitled"
+        if level <= 2:
+            rule = ("=" if level == 1 else "-") * max(3, len(title))
+            # a setext title is a paragraph of its own: a blank line before it
+            out[i : i + 1] = ["", title, rule] if i and lines[i - 1].strip() else [title, rule]
+        else:
+            out[i] = f'<h{level} id="s{i}">{html_escape(title)}</h{level}>'
+    return "\n".join(out)
+
+
+def html_escape(text: str) -> str:
+    import html
+
+    return html.escape(text, quote=False)
+
+
 def variant_doc(rng: random.Random, doc: str, variant: str, top: int = 2) -> str:
     if variant == "titled":
         return doc
@@ -710,14 +754,16 @@ def make_dataset(out: str | Path, sessions: int = 6, docs: int = 3, seed: int = 
             print(f"segdata: documentation set {name!r} not found here: skipped", file=sys.stderr)
     for corpus, named in corpora.items():
         split = DOC_CORPORA[corpus]
-        for variant in VARIANTS:
+        for variant in CORPUS_VARIANTS.get(corpus, VARIANTS):
             # one generator per set and variant: a set's files do not depend on which
             # other sets (or which Python distributions) this machine has
-            rng = random.Random(f"{seed}-{corpus}-{variant}")
+            rng = random.Random(f"{seed}-{SAME_PICKS.get(corpus, corpus)}-{variant}")
             for i in range(docs):
                 picked = rng.sample(named, 6)
                 top = rng.choice((2, 3))
                 parts = [variant_doc(rng, doc, variant, top) for _, doc in picked]
+                if corpus == "readmealt":
+                    parts = [alt_headings(p) for p in parts]
                 text, gold = make_document(rng, parts)
                 path = folder / f"{split}-docs-{corpus}-{variant}-{i}.md"
                 path.write_text(text, encoding="utf-8")

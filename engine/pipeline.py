@@ -192,7 +192,8 @@ _MISSING = object()
 #: The parameters each stage depends on (its memo key), declared once: a stage re-runs
 #: only when one of these changes.
 STAGE_INPUTS: dict[str, tuple[str, ...]] = {
-    "parse": ("strict", "collapse", "input_format", "session"),
+    # the seed's split reads a document's sections as the seed's parser cut them
+    "parse": ("strict", "collapse", "input_format", "session", "seed_split"),
 }
 STAGE_INPUTS["turns"] = (*STAGE_INPUTS["parse"], "seed_calls")
 # the sections read the log's messages whether or not its tool calls are collapsed
@@ -394,6 +395,7 @@ class Pipeline:
                 progress=progress,
                 input_format=p.input_format,
                 session=p.session,
+                seed_headings=p.seed_split,
             ),
         )
 

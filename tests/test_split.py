@@ -371,7 +371,7 @@ def test_no_unit_starts_inside_a_code_block(text: str) -> None:
     line, inside code blocks too, and each piece's role label landed in the code
     (``Doc: # configure the cache`` inside a python block). A code block is one paragraph
     now; the seed's split (no `by_message`) still cuts at every blank line."""
-    from chunkscope.engine.read.source import fence_after
+    from chunkscope.engine.read.headings import fence_after
 
     pieces = [t for c in chunk_turns([turn(text, "Doc")], by_message=True) for t in c.turns]
     assert "\n\n".join(p.text for p in pieces) == text  # nothing lost, nothing moved
@@ -386,7 +386,7 @@ def test_no_unit_starts_inside_a_code_block(text: str) -> None:
 
 def test_the_readme_merged_chunks_hold_no_label_inside_code() -> None:
     from chunkscope.engine.pipeline import Pipeline
-    from chunkscope.engine.read.source import fence_after
+    from chunkscope.engine.read.headings import fence_after
 
     root = Path(__file__).resolve().parent.parent
     for name in ("README.md", "sample_logs/shell_cookbook.md"):

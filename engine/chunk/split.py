@@ -28,7 +28,7 @@ from chunkscope.engine.model import (
     with_progress,
 )
 from chunkscope.engine.params import SliderSpec, check_fields, knob
-from chunkscope.engine.read.source import FENCE_LINES, fence_after
+from chunkscope.engine.read.headings import FENCE_LINES, fence_after, heading_at
 
 PARAGRAPH_BREAK = "\n\n"
 
@@ -182,9 +182,9 @@ def compact_chunks(chunks: Sequence[Chunk], min_chars: int = DEFAULT_MIN_CHARS) 
 #: the heading and text after it, or the heading line alone.
 BODY, HEADED, HEADING_ALONE = 0, 1, 2
 
-#: A line a markdown section starts at (`engine.read.source.HEADING`), or one the reader
-#: stripped to its marks (``#`` and trailing blanks).
-_SECTION_HEADING = re.compile(r"#{1,6}(?:\s|$)")
+#: A line the reader stripped to its marks (``#`` and trailing blanks): a section's
+#: heading with no title, which `engine.read.headings.heading_at` does not take.
+_BARE_HEADING = re.compile(r"#{1,6}$")
 
 
 def section_heads(chunks: Sequence[Chunk]) -> list[int]:
@@ -200,9 +200,14 @@ def section_heads(chunks: Sequence[Chunk]) -> list[int]:
         if c.turns:
             t = c.turns[0]
             first = t.turn_index != previous  # the first paragraph of its section
-            if first and t.source_line is not None and _SECTION_HEADING.match(t.text):
-                # (lines of blanks after it are no text: "# H\n  " is the heading alone)
-                alone = len(c.turns) == 1 and "\n" not in t.text.rstrip()
+            heading = heading_at(t.text) if first and t.source_line is not None else None
+            if heading is not None or (
+                first and t.source_line is not None and _BARE_HEADING.match(t.text)
+            ):
+                # (lines of blanks after it are no text: "# H\n  " is the heading alone;
+                # a setext or reStructuredText heading's underline is its own)
+                taken = 1 if heading is None else heading.end
+                alone = len(c.turns) == 1 and t.text.rstrip().count("\n") < taken
                 head = HEADING_ALONE if alone else HEADED
             previous = c.turns[-1].turn_index
         out.append(head)

@@ -122,6 +122,7 @@ def load(
     progress: Progress | None = None,
     input_format: str | None = None,
     session: int | None = None,
+    seed_headings: bool = False,
 ) -> Source:
     """Parse a log or document of any input format (`engine.read.formats`), found from its
     content unless `input_format` (or `kind`: "jsonl" for the seed's log, "markdown")
@@ -131,8 +132,12 @@ def load(
     collapsing of the recap needs them), which halves the memory of a large log.
     ``progress(bytes read, file size)`` is called as the file is read; it may
     raise to stop the parse. `session` picks one of a file holding several.
+    `seed_headings`: a document's sections open at ATX headings only, as the seed's
+    parser did (`engine.read.formats.ReadOptions.seed_headings`).
     """
     if input_format is None and kind is not None:
         input_format = readers.MARKDOWN if kind == "markdown" else readers.SEED
-    options = readers.ReadOptions(strict, keep_messages, progress, session)
+    options = readers.ReadOptions(
+        strict, keep_messages, progress, session, seed_headings=seed_headings
+    )
     return readers.read(path, input_format, options)

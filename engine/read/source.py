@@ -23,6 +23,10 @@ from typing import Any, Literal, NamedTuple
 
 from chunkscope.engine.errors import NotText, ParseError, SourceError
 from chunkscope.engine.model import Progress, Turn, gc_paused
+from chunkscope.engine.read.headings import ATX, find_headings
+from chunkscope.engine.read.headings import FENCE as FENCE
+from chunkscope.engine.read.headings import FENCE_LINES as FENCE_LINES
+from chunkscope.engine.read.headings import fence_after as fence_after
 from chunkscope.engine.textutil import counted
 from chunkscope.engine.toolcall import calls_text as calls_text
 
@@ -672,28 +676,9 @@ def load_jsonl(
 
 # --------------------------------------------------------------------------- markdown
 
-HEADING = re.compile(r"^(#{1,6})\s+(.*)")
-#: A code fence's opening or closing line (CommonMark: at most 3 spaces before 3+ backticks
-#: or tildes); `FENCE_LINES` finds them in a whole text.
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-FENCE_LINES = re.compile(FENCE.pattern, re.M)
+#: The seed's heading (`engine.read.headings.ATX`); the fence lines are declared there too.
+HEADING = ATX
 _MARKUP_FIRST = frozenset(" `~#")
-
-
-def fence_after(line: str, fence: str | None) -> str | None:
-    """The code fence open after `line` (its marker, e.g. ```` ``` ````), given the one
-    open before it (None: none). CommonMark: a backtick fence's info string may not
-    contain a backtick ("```inline``` code" opens nothing); a fence is closed by a bare
-    marker of its character, at least as long."""
-    m = FENCE.match(line)
-    if m is None:
-        return fence
-    marker = m.group(1)
-    if fence is None:
-        return None if marker[0] == "`" and "`" in line[m.end() :] else marker
-    if marker[0] == fence[0] and len(marker) >= len(fence) and not line.strip().lstrip(fence[0]):
-        return None
-    return fence
 
 
 def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
@@ -709,6 +694,22 @@ def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
         fence = fence_after(line, fence)
         if was is None and fence is None and HEADING.match(line):
             heads.append(i)
+    sections: list[tuple[int, str]] = []
+    starts = [0, *heads]
+    for a, b in zip(starts, [*heads, len(lines)], strict=True):
+        text = "\n".join(lines[a:b]).strip()
+        if text:
+            offset = next(i for i in range(a, b) if lines[i].strip())
+            sections.append((offset + 1, text))
+    return sections
+
+
+def document_sections(lines: list[str]) -> list[tuple[int, str]]:
+    """(first line number, stripped text) of each section of a document, as
+    `markdown_sections` gives them but cut at every heading `engine.read.headings` knows
+    (ATX, setext, reStructuredText, HTML): a section opens at its heading's first line
+    (an overline's), its underline in it."""
+    heads = [h.start for h in find_headings(lines)]
     sections: list[tuple[int, str]] = []
     starts = [0, *heads]
     for a, b in zip(starts, [*heads, len(lines)], strict=True):
@@ -751,12 +752,19 @@ def _whole_lines(path: Path, size: int) -> list[str] | None:
 
 
 def load_markdown(
-    path: str | Path, progress: Progress | None = None, *, name_turn: bool = True
+    path: str | Path,
+    progress: Progress | None = None,
+    *,
+    name_turn: bool = True,
+    seed_headings: bool = True,
 ) -> Source:
     """A markdown file as a source: a turn with the file name (the seed's, without a
     line: `name_turn`), then one ``Doc`` turn per section. The markdown reader of
     `engine.read.formats` leaves the name turn out: a chunk of its own with no line,
-    and a recap that opens with a bare file name, say nothing the source path does not."""
+    and a recap that opens with a bare file name, say nothing the source path does not.
+    With `seed_headings` (the seed's parser) a section opens at an ATX heading only
+    (`markdown_sections`); without, at every heading `engine.read.headings` knows
+    (`document_sections`: setext, reStructuredText and HTML headings too)."""
     p = Path(path)
     st = _check_regular_file(p)
     warnings: list[Problem] = []
@@ -770,7 +778,8 @@ def load_markdown(
         mtime = datetime.fromtimestamp(st.st_mtime)
         if name_turn:
             turns.append(Turn(mtime, DOC_ROLE, p.name, None, 0))
-        for lineno, text in markdown_sections(lines):
+        sectioned = markdown_sections if seed_headings else document_sections
+        for lineno, text in sectioned(lines):
             last = lineno + text.count("\n")
             turns.append(Turn(mtime, DOC_ROLE, text, lineno, len(turns), last))
     return Source(str(path), "markdown", turns, [], [], warnings, st.st_size)

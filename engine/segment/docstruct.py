@@ -9,8 +9,13 @@ document, so several cues count, none tied to one documentation set:
 
 - **Front matter** (YAML between ``---`` lines, TOML between ``+++`` lines, with at
   least one ``key: value`` or ``key = value`` line and its closing line) and a pandoc
-  **title line** (``% title``) always start a document (`MARKED`). A setext heading
-  underlined with ``===`` is a level-1 heading, as ``# title`` is.
+  **title line** (``% title``) always start a document (`MARKED`). A setext,
+  reStructuredText or HTML heading (`engine.read.headings`) is a heading as an ATX one
+  of its level is: a setext ``===`` title or an ``<h1>`` is level 1, as ``# title``
+  is, and a title by convention as it is; a reStructuredText file's level 1 is only the
+  first adornment style it uses (docutils' order, `engine.read.headings.style_levels`),
+  no title by convention (a file of pages stitched from several conventions would take
+  a page's subsections for titles).
 - **Relative heading levels.** The shallowest level the file uses is its top level, so
   shifting every heading by one level changes nothing. When the top level is a title
   level (its headings are at most a third of all headings: each one heads several
@@ -47,6 +52,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import NamedTuple
 
+from chunkscope.engine.read.headings import SETEXT_LEVELS, after_heading, heading_at, style_levels
 from chunkscope.engine.read.source import FENCE_LINES
 
 #: The strength of a document start the file marks itself (front matter, a title
@@ -74,7 +80,6 @@ _FRONT = re.compile(
     r"|\+\+\+[ \t]*\n(?:[^\n]*\n)*?[A-Za-z_][\w.-]*[ \t]*=[^\n]*\n(?:[^\n]*\n)*?\+\+\+)"
     r"[ \t]*(?:\n|\Z)"
 )
-_SETEXT_TITLE = re.compile(r"[^\s=#>`~|<-][^\n]*\n {0,3}=+[ \t]*(?:\n|\Z)")
 _PANDOC_TITLE = re.compile(r"% \S")
 _WORD = re.compile(r"[^\W_]+")
 #: How many tokens of a paragraph's first line make its opening pattern.
@@ -169,23 +174,34 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
     banners: set[int] = set()  # paragraphs that open as a project's page does
     after_refs: set[int] = set()  # pieces after a block of link reference definitions
     in_fence = False
+    styles: dict[int, str] = {}  # piece -> adornment style of its underlined heading
     for i, (text, opens) in enumerate(pieces):
+        heading = None
         if opens:
             in_fence = False  # the reader never opens a section inside a fence
         if not in_fence:
             m = _ATX.match(text, 0, text.find("\n") if "\n" in text else len(text))
+            heading = heading_at(text) if opens and m is None else None
             if opens and m:
                 heads.append((i, len(m.group(1)), heading_name(m.group(2) or "")))
+            elif heading is not None:  # setext, reStructuredText, HTML: `engine.read.headings`
+                heads.append((i, heading.level, heading_name(heading.title)))
+                if heading.style:
+                    styles[i] = heading.style
             elif is_front_matter(text) or _PANDOC_TITLE.match(text):
                 openers.add(i)
-            elif _SETEXT_TITLE.match(text):  # a level-1 heading, as ``# Title`` is
-                heads.append((i, 1, heading_name(text.split("\n", 1)[0])))
             elif not opens and _BANNER.match(text):
                 banners.add(i)
             if _REFERENCES.fullmatch(text):
                 after_refs.add(i + 1)
-        if _fence_toggles(text) % 2:
+        if _fence_toggles(after_heading(text, heading)) % 2:
             in_fence = not in_fence
+    docutils: set[int] = set()  # headings at docutils' levels: no title by convention
+    if styles:  # underlined headings: at the file's levels of their styles
+        levels = style_levels(styles.values())
+        heads = [(i, levels[styles[i]] if i in styles else lv, name) for i, lv, name in heads]
+        if not all(s in SETEXT_LEVELS for s in styles.values()):
+            docutils = set(styles)
     for i in openers:
         strength[i] = MARKED
     for i in banners:
@@ -220,7 +236,7 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
         lv, name = at_head[i]
         rel = lv - top
         level[i] = rel
-        if i in openers or (rel == 0 and (title_level or lv == 1)):
+        if i in openers or (rel == 0 and (title_level or (lv == 1 and i not in docutils))):
             # a title: the document's opening is what follows it
             strength[i] = MARKED if i in openers or title_level else 1.0
             marked += i not in openers

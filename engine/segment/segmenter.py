@@ -74,7 +74,8 @@ import numpy.typing as npt
 
 from chunkscope.engine.model import Chunk, Span, chunks_from_spans
 from chunkscope.engine.params import SliderSpec, check_fields, knob
-from chunkscope.engine.read.source import FENCE_LINES, THINKING_ROLE
+from chunkscope.engine.read.headings import Heading, after_heading, heading_at, style_levels
+from chunkscope.engine.read.source import DOC_ROLE, FENCE_LINES, THINKING_ROLE
 from chunkscope.engine.segment.docstruct import (
     MARKED,
     DocStructure,
@@ -548,17 +549,33 @@ MESSAGE_RANK = 3  # any other message (or document section) starts
 PARAGRAPH_RANK = 2  # a blank line inside one message
 HEADING_ONLY_RANK = 1  # right after a unit that is only a heading (it would be orphaned)
 FENCED_RANK = 0  # a blank line inside a fenced code block
-_HEADING = re.compile(r"(#{1,6})[ \t]")
+
+
+def _only_heading(text: str, heading: Heading | None) -> bool:
+    """Is `text`, which opens with `heading`, nothing but that heading (its lines)?"""
+    return heading is not None and text.strip().count("\n") < heading.end
 
 
 def _heading_only(chunk: Chunk) -> bool:
-    """Is the chunk nothing but one markdown heading line?"""
+    """Is the chunk nothing but one heading (`engine.read.headings`: its underline too)?"""
     turns = chunk.turns
-    return (
-        len(turns) == 1
-        and _HEADING.match(turns[0].text) is not None  # cheap: before stripping a long text
-        and "\n" not in turns[0].text.strip()
-    )
+    if len(turns) != 1:
+        return False
+    return _only_heading(turns[0].text, paragraph_heading(turns[0].text, turns[0].role))
+
+
+#: A log message's paragraph that opens with a markdown ATX heading.
+_ATX_PARAGRAPH = re.compile(r"(#{1,6})[ \t]")
+
+
+def paragraph_heading(text: str, role: str) -> Heading | None:
+    """The heading a paragraph opens with: in a document's section (`DOC_ROLE`) any kind
+    `engine.read.headings` knows; in a log's message only an ATX one (a tool's output
+    underlines its own tables and banners with ``----`` and ``====``)."""
+    if role == DOC_ROLE:
+        return heading_at(text)
+    m = _ATX_PARAGRAPH.match(text)
+    return None if m is None else Heading(0, 1, len(m.group(1)), "", "atx")
 
 
 def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
@@ -575,7 +592,8 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
     prev_role: str | None = None
     prev_key: tuple[object, object] | None = None
     heading_only = False  # `_heading_only` of the chunk before
-    match_heading = _HEADING.match
+    styled: list[tuple[int, str]] = []  # (gap, style) of each gap before an underlined heading
+    order: list[str] = []  # the styles of the underlined headings, in order
     for j, chunk in enumerate(chunks):
         turns = chunk.turns
         for k, t in enumerate(turns):
@@ -587,26 +605,35 @@ def split_ranks(chunks: Sequence[Chunk]) -> npt.NDArray[np.int8]:
                 fenced = False
             text = t.text
             if k == 0:
-                heading = match_heading(text)
+                heading = None if fenced else paragraph_heading(text, t.role)
+                if heading is not None and heading.style:
+                    order.append(heading.style)
                 if j > 0:
                     if fenced:
                         rank = FENCED_RANK
                     elif heading is not None:
-                        rank = HEADING_RANK - len(heading.group(1))
+                        rank = HEADING_RANK - heading.level
                     elif new and t.role == "You" and prev_role not in (None, "You"):
                         rank = USER_RANK
                     else:
                         rank = MESSAGE_RANK if new else PARAGRAPH_RANK
                     if heading_only:
                         rank = min(rank, HEADING_ONLY_RANK)
+                    elif not fenced and heading is not None and heading.style:
+                        styled.append((j - 1, heading.style))
                     ranks[j - 1] = rank
                 # as `_heading_only(chunk)`, its heading matched once
-                heading_only = len(turns) == 1 and heading is not None and "\n" not in text.strip()
+                heading_only = len(turns) == 1 and _only_heading(text, heading)
             if "```" in text or "~~~" in text:
-                fenced ^= len(FENCE_LINES.findall(text)) % 2 == 1
+                body = after_heading(text, heading) if k == 0 else text
+                fenced ^= len(FENCE_LINES.findall(body)) % 2 == 1
             prev_role, prev_key = t.role, key
         if not turns:
             heading_only = False
+    if styled:  # underlined headings rank at the file's levels of their styles
+        levels = style_levels(order)
+        for gap, style in styled:
+            ranks[gap] = HEADING_RANK - levels[style]
     return np.asarray(ranks, dtype=np.int8)
 
 

@@ -12,6 +12,7 @@ from itertools import chain, islice
 import numpy as np
 import numpy.typing as npt
 
+from chunkscope.engine.read.headings import ADORNMENT, HTML_HEADING, heading_at, html_title
 from chunkscope.engine.read.source import FENCE
 from chunkscope.engine.summarize.base import Summary, clean_summary, has_words
 from chunkscope.engine.textutil import CONTROL_CHAR, STOPWORDS
@@ -537,6 +538,7 @@ def split_sentences(text: str) -> list[Sentence]:
             sentences.append(Sentence(s, role, len(sentences), prose, heading))
 
     in_comment = False
+    title: str | None = None  # the paragraph's one line so far, when plain text
     for raw in text.splitlines():
         line = raw
         m = _ROLE_LINE.match(line)
@@ -562,6 +564,15 @@ def split_sentences(text: str) -> list[Sentence]:
         if quote:
             line = line[quote.end() :]
         was_text = not code.busy
+        if was_text and title is not None and len(buffer) == 1 and ADORNMENT.match(line):
+            # the line under a title alone: a setext or reStructuredText heading
+            underlined = heading_at(f"{title}\n{line.strip()}")
+            if underlined is not None:
+                buffer.clear()
+                single(underlined.title, False, heading=True)
+                title, after_block = None, False
+                continue
+        title = None
         if code.code(line):
             if was_text:  # a block opens
                 if len(buffer) == 1 and _FILE_LABEL.match(buffer[0]):
@@ -594,6 +605,12 @@ def split_sentences(text: str) -> list[Sentence]:
             single(_HEADING.sub("", line), False, heading=True)
             after_block = False
             continue
+        tag = HTML_HEADING.match(line)
+        if tag is not None and html_title(tag.group(2)):
+            flush()
+            single(html_title(tag.group(2)), False, heading=True)
+            after_block = False
+            continue
         bullet = _BULLET.match(line)
         if bullet:
             flush()
@@ -604,6 +621,7 @@ def split_sentences(text: str) -> list[Sentence]:
             flush()  # "takes parameters" / "The outermost function": two sentences
         if not buffer:
             opened_after = "block" if after_block else ""
+            title = stripped  # a paragraph's first line: a title if an underline follows
         after_block = False
         buffer.append(" ".join(stripped.split()))
     flush()

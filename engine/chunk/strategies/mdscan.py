@@ -1,6 +1,7 @@
 """Markdown structure for the markdown strategy: sections, fences, tables and lists.
 
-`scan(text)` finds, in one regex-driven pass, the headings outside fenced code
+`scan(text)` finds, in one regex-driven pass, the headings outside fenced code (in a
+document, the setext, reStructuredText and HTML headings of `engine.read.headings` too)
 (each section with its header stack and level), the fenced blocks (at any
 indent, since fences nest in list items; an unclosed fence runs to the end),
 and the tables and lists (kept whole by the splitter when they fit).
@@ -12,6 +13,8 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from typing import NamedTuple
+
+from chunkscope.engine.read.headings import find_headings
 
 TABLE_RULE = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 
@@ -64,6 +67,28 @@ def _closer(fence: str) -> re.Pattern[str]:
     return pat
 
 
+#: A line that may underline a title, or an HTML heading: `scan` looks for the headings
+#: `engine.read.headings` knows besides ATX ones only in a text that has one.
+_MAYBE_HEADING = re.compile(r"\n {0,3}([!-/:-@\[-`{-~])\1+[ \t]*(?=\n|$)|<h[1-6][\s>]", re.I)
+
+
+def _other_headings(text: str, fences: Sequence[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """(offset, level, title) of each setext, reStructuredText and HTML heading of a
+    document (`engine.read.headings.find_headings`) outside the fenced blocks."""
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines[:-1]:
+        offsets.append(offsets[-1] + len(line) + 1)
+    fenced = [a for a, _ in fences]
+    out = []
+    for h in find_headings(lines):
+        at = offsets[h.start]
+        k = bisect_right(fenced, at) - 1
+        if h.kind != "atx" and not (k >= 0 and at < fences[k][1]):
+            out.append((at, h.level, h.title))
+    return out
+
+
 def scan(text: str, bounds: Sequence[int] = ()) -> Structure:
     """Sections at headings outside fences, fenced blocks, tables and lists.
 
@@ -80,6 +105,7 @@ def scan(text: str, bounds: Sequence[int] = ()) -> Structure:
     sec_start = 0
     sec_path: tuple[str, ...] = ()
     sec_level = 0
+    heads: list[tuple[int, int, str]] = []  # (offset, level, title) of each heading
     n = len(text)
     t = "\n" + text  # offsets in t are one more than in text
     find = t.find
@@ -108,18 +134,10 @@ def scan(text: str, bounds: Sequence[int] = ()) -> Structure:
                 inner = _FENCE_LINE.search(t, end, list_end)
                 nxt = list_end if inner is None else inner.start()
         elif hashes is not None:
-            if start > sec_start:
-                sections.append(Section(sec_start, start, sec_path, sec_level))
-            level = len(hashes)
             head = t[me:eol].strip()
             if head.endswith("#"):
                 head = _TRAILING_HASHES.sub("", head).strip()
-            del stack[level - 1 :]
-            stack.extend([""] * (level - 1 - len(stack)))
-            stack.append(head)
-            sec_start, sec_path, sec_level = start, tuple(stack), level
-            if level == 1 and title is None and head:
-                title = head
+            heads.append((start, len(hashes), head))
         elif pipe is not None:
             rule_end = find("\n", eol + 1)
             rule = t[eol + 1 : rule_end if rule_end >= 0 else n + 1]
@@ -136,6 +154,17 @@ def scan(text: str, bounds: Sequence[int] = ()) -> Structure:
             inner = _FENCE_LINE.search(t, eol, list_end)
             nxt = list_end if inner is None else inner.start()
         m = search(t, nxt) if nxt <= n else None
+    if not bounds and _MAYBE_HEADING.search(t) is not None:
+        heads = sorted([*heads, *_other_headings(text, fences)])
+    for start, level, head in heads:
+        if start > sec_start:
+            sections.append(Section(sec_start, start, sec_path, sec_level))
+        del stack[level - 1 :]
+        stack.extend([""] * (level - 1 - len(stack)))
+        stack.append(head)
+        sec_start, sec_path, sec_level = start, tuple(stack), level
+        if level == 1 and title is None and head:
+            title = head
     if n > sec_start or not sections:
         sections.append(Section(sec_start, n, sec_path, sec_level))
     return Structure(sections, fences, blocks, title)

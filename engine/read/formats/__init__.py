@@ -77,7 +77,7 @@ def _seed(path: Path, o: ReadOptions) -> Source:
 
 
 def _markdown(path: Path, o: ReadOptions) -> Source:
-    source = load_markdown(path, o.progress, name_turn=False)
+    source = load_markdown(path, o.progress, name_turn=False, seed_headings=o.seed_headings)
     source.format = MARKDOWN
     return source
 
@@ -151,7 +151,8 @@ READERS: dict[str, Reader] = {
         ),
         Reader(
             MARKDOWN,
-            "a markdown document: the file name, then one Doc turn per heading section",
+            "a markdown or reStructuredText document (any other text): one Doc turn per "
+            "section, opened at ATX, setext, reStructuredText and HTML headings",
             "# Caching\\n\\nThe cache keeps ...",
             _markdown,
             kind="markdown",

@@ -43,13 +43,16 @@ CWD_NOTE = "session in "
 class ReadOptions:
     """How to read: lenient or strict, whether the raw messages are kept (tool-call
     collapsing needs them), progress, which session of a file that holds several, and
-    whether subagents' messages are read."""
+    whether subagents' messages are read, and which headings open a document's sections."""
 
     strict: bool = False
     keep_messages: bool = True
     progress: Progress | None = None
     session: int | None = None  # index into `Reader.sessions`; None: the newest
     subagents: bool = True
+    #: a document's sections open at ATX headings only, as the seed's parser did
+    #: (``--merge seed``); else at setext, reStructuredText and HTML headings too
+    seed_headings: bool = False
 
 
 @dataclass(frozen=True)
