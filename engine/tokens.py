@@ -15,7 +15,7 @@ import os
 import re
 import tempfile
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -227,6 +227,9 @@ class TokenCounter:
         self.accuracy: Accuracy = "exact" if self._encoding is not None else "approximate"
         self._cache: OrderedDict[str, int] = OrderedDict()
         self._cache_size = cache_size
+        enc = self._encoding
+        #: whether `count_joined` may add up counts of texts apart
+        self._parts_add_up = enc is None or getattr(enc, "_pat_str", None) in _JOINABLE
 
     @property
     def exact(self) -> bool:
@@ -291,6 +294,35 @@ class TokenCounter:
             return [fresh[t] if t in fresh else self.count(t) for t in texts]
 
         return finish
+
+    def count_joined(self, texts: Sequence[str], joins: Sequence[str] | str = "\n\n") -> int:
+        """The count of `texts` joined (by `joins`, one string between each two, each of
+        whitespace that ends with a line break: ``"\\n"``, ``"\\n\\n"``), from counts of
+        the texts apart where that is exact: every text after the first opens with a
+        character that is not whitespace (markdown lines and sections, ``## Title``), and
+        the encoding's pattern is one `_JOIN`'s argument holds for (or the count is
+        approximate: words and marks). Then a join is split off after the text before
+        it (or with its last run of marks or whitespace), no piece reads past the next
+        text's first character, and none starts before it and ends inside it, so
+        ``count(A + J + B) = count(A + J + B[0]) - count(B[0]) + count(B)``: a text's count
+        is encoded once, however many joins it is in (`engine.recap.sections.fit_sections`
+        tries thousands)."""
+        seps = [joins] * (len(texts) - 1) if isinstance(joins, str) else list(joins)
+        if len(seps) != max(len(texts) - 1, 0):
+            raise ValueError(f"{len(seps)} joins for {len(texts)} texts")
+        if len(texts) < 2:
+            return self.count(texts[0] if texts else "")
+        if (
+            not self._parts_add_up
+            or any(not t or t[0].isspace() for t in texts[1:])
+            or any(not j or not j.isspace() or j[-1] not in "\r\n" for j in seps)
+        ):
+            return self.count("".join(t + j for t, j in zip(texts, [*seps, ""], strict=True)))
+        total = self.count(texts[-1])
+        for text, join, after in zip(texts, seps, texts[1:], strict=False):
+            first = after[0]
+            total += self.count(text + join + first) - self.count(first)
+        return total
 
     def remember(self, counts: Iterable[tuple[str, int]]) -> None:
         """Take counts known by other means (a strategy that read them off its own
