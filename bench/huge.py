@@ -18,7 +18,9 @@ of the pipeline run. Nothing is written outside a temporary directory (or ``--ke
 ``--recap`` also times ``chunkscope recap LOG`` (to /dev/null), and its recap stage in a
 process of its own (``Pipeline.recap`` as ``chunkscope recap`` calls it, after the merge;
 with the MD5 of the recap's text, which each checkout must give alike); ``--recap-only``
-times those two alone. ``--against DIR`` runs
+times those two alone. ``--report`` also times ``chunkscope report LOG`` (to /dev/null).
+The pipeline's stages are printed as a table of their own (medians, each checkout a
+column). ``--against DIR`` runs
 every command a second time with the code of another checkout (``PYTHONPATH=DIR``, e.g.
 the main branch before a change), in turn with ours, and adds its columns and the ratio;
 ``--runs N`` repeats each (in turn) and reports medians.
@@ -41,20 +43,25 @@ ROOT = Path(__file__).resolve().parent.parent
 PIPELINE = r"""
 import json, resource, sys, time
 from chunkscope.engine.pipeline import Pipeline
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 pipe = Pipeline(sys.argv[1])
-times = {}
-t = time.perf_counter(); source = pipe.source(); times["parse"] = time.perf_counter() - t
-t = time.perf_counter(); chunks = pipe.compacted(); times["chunk+compact"] = time.perf_counter() - t
+times, cpu = {}, {}
+def stage(name, run):
+    t, c = time.perf_counter(), time.process_time()
+    out = run()
+    times[name], cpu[name] = time.perf_counter() - t, time.process_time() - c
+    return out
+source = stage("parse", pipe.source)
+chunks = stage("chunk+compact", pipe.compacted)
 rss_load = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 counts = {"turns": len(source.turns), "chunks": len(chunks)}
 if sys.argv[2] == "merge":
-    t = time.perf_counter(); pipe.embeddings(); times["embed"] = time.perf_counter() - t
-    t = time.perf_counter(); merged = pipe.merged(); times["merge"] = time.perf_counter() - t
+    stage("embed", pipe.embeddings)
+    merged = stage("merge", pipe.merged)
     counts["merged"] = len(merged.chunks)
     counts["passes"] = len(merged.passes)
-times["total"] = time.perf_counter() - t0
-print(json.dumps({"times": times, "counts": counts, "rss_after_load_kib": rss_load}))
+times["total"], cpu["total"] = time.perf_counter() - t0, time.process_time() - c0
+print(json.dumps({"times": times, "cpu": cpu, "counts": counts, "rss_after_load_kib": rss_load}))
 """
 
 # `chunkscope recap LOG` in the process, its `Pipeline.recap` call timed
@@ -123,6 +130,7 @@ def main() -> int:
     parser.add_argument("--keep", metavar="DIR", help="write the log into DIR and keep it")
     parser.add_argument("--recap", action="store_true", help="also time chunkscope recap")
     parser.add_argument("--recap-only", action="store_true", help="time chunkscope recap alone")
+    parser.add_argument("--report", action="store_true", help="also time chunkscope report")
     parser.add_argument("--against", metavar="DIR", help="also run another checkout's code")
     parser.add_argument("--runs", type=int, default=1, help="runs of each, in turn (1)")
     args = parser.parse_args()
@@ -161,9 +169,12 @@ def main() -> int:
         if args.recap or args.recap_only:
             runs.append(("chunkscope recap", [*cli, "recap", str(log)], False))
             runs.append(("recap stage (in process)", [sys.executable, "-c", RECAP, str(log)], True))
+        if args.report:
+            runs.append(("chunkscope report", [*cli, "report", str(log)], False))
         # name -> code -> [(wall, rss, cpu)]; stage times of the pipeline runs, per code
         took: dict[str, dict[Path, list[tuple[float, int, float]]]] = {n: {} for n, _, _ in runs}
         stages: dict[Path, list[dict[str, float]]] = {c: [] for c in codes}
+        stage_cpu: dict[Path, list[dict[str, float]]] = {c: [] for c in codes}
         recaps: dict[Path, list[dict[str, float]]] = {c: [] for c in codes}
         md5s: dict[Path, set[str]] = {c: set() for c in codes}
         reports: dict[Path, dict[str, object]] = {}
@@ -179,6 +190,7 @@ def main() -> int:
                     elif capture:
                         reports[code] = json.loads(out)
                         stages[code].append(reports[code]["times"])  # type: ignore[arg-type]
+                        stage_cpu[code].append(reports[code].get("cpu", {}))  # type: ignore[arg-type]
 
     def med(xs: list[float]) -> float:
         return statistics.median(xs)
@@ -218,11 +230,20 @@ def main() -> int:
                 f"recap stage, {who}: Pipeline.recap {recap:.2f} s ({recap_cpu:.2f} CPU s) of "
                 f"{total:.2f} s in run_recap; recap MD5 {', '.join(sorted(md5s[code]))}"
             )
-        if not stages[code]:
-            continue
-        keys = stages[code][0].keys()
-        times = {k: med([s[k] for s in stages[code]]) for k in keys}
-        print(f"pipeline stages, {who}: " + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()))
+    with_stages = [c for c in codes if stages[c]]
+    if with_stages:
+        print()
+        names = ["ours" if c == ROOT else "before" for c in with_stages]
+        heads = [f"{n}: wall s | {n}: CPU s" for n in names]
+        print("| pipeline stage | " + " | ".join(heads) + " |")
+        print("|---|" + "---:|---:|" * len(names))
+        for key in stages[with_stages[0]][0]:
+            cells = []
+            for c in with_stages:
+                cpus = [s[key] for s in stage_cpu[c] if key in s]
+                cpu_cell = f"{med(cpus):.2f}" if cpus else "-"  # a checkout without CPU times
+                cells.append(f"{med([s[key] for s in stages[c]]):.2f} | {cpu_cell}")
+            print(f"| {key} | " + " | ".join(cells) + " |")
     if len({frozenset(m) for m in md5s.values()}) > 1:
         print("THE RECAPS DIFFER between the checkouts")
     print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")

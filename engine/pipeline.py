@@ -263,6 +263,8 @@ class _Shared:
         self.summarized = 0
         self.warn = warn
         self.warnings: list[str] = []
+        #: counts of the compacted chunks' tokens started (`Pipeline.count_tokens_later`)
+        self.counting: dict[tuple[Hashable, ...], Callable[[], list[int]]] = {}
         self.api_keys = {k: v for k, v in api_keys.items() if v}
 
 
@@ -531,8 +533,38 @@ class Pipeline:
 
     def compacted_tokens(self) -> list[int]:
         """The token count of each compacted chunk (what a token cap and the topics'
-        chunk size count), memoised: a merge step does not count them again."""
-        return self._stage("compact_tokens", lambda: self.token_counts(self.compacted()))
+        chunk size count), memoised: a merge step does not count them again. Taken
+        from the count `count_tokens_later` started, if one did."""
+
+        def compute() -> list[int]:
+            with self._shared.lock:
+                started = self._shared.counting.pop(self._key("compact_tokens"), None)
+            return started() if started is not None else self.token_counts(self.compacted())
+
+        return self._stage("compact_tokens", compute)
+
+    def count_tokens_later(self) -> None:
+        """Start counting the compacted chunks' tokens on the shared threads
+        (`TokenCounter.count_many_later`: tiktoken lets go of the GIL) when the merge
+        will count them (`merge_counts_tokens`) and they are not known yet, so that the
+        embedding and the topic frame run beside the count; `compacted_tokens` takes it."""
+        if not self.merge_counts_tokens():
+            return
+        shared = self._shared
+        key = self._key("compact_tokens")
+        with shared.lock:
+            memo = shared.memo.get("compact_tokens")
+            if key in shared.counting or (memo is not None and memo.get((key, ())) is not _MISSING):
+                return
+            texts = [c.text for c in self.compacted()]
+            shared.counting[key] = self.counter.count_many_later(texts)
+
+    def merge_counts_tokens(self) -> bool:
+        """Whether the merge counts the compacted chunks' tokens: a token cap, or the
+        topics' chunk size."""
+        mp = self.params.merge
+        counts_tokens = mp.mode == "topic" and self.params.topic.topic_chunk_tokens > 0
+        return mp.max_chunk_tokens is not None or counts_tokens
 
     # ------------------------------------------------------------------ embeddings
 
@@ -585,7 +617,7 @@ class Pipeline:
         """
 
         def compute() -> npt.NDArray[np.float32]:
-
+            self.count_tokens_later()  # the merge that follows counts them: beside this
             texts = [c.text for c in self.compacted()]
             emb = self.embedder
             if getattr(emb, "contextual", False) or not texts:
@@ -615,30 +647,31 @@ class Pipeline:
             from chunkscope.engine.segment.merge import merge
 
             chunks = self.compacted()
+            self.count_tokens_later()  # beside the embedding and the topic frame
             vectors = self.embeddings(progress=progress)
             mp = self.params.merge
-            tokens = None
-            if mp.max_chunk_tokens is not None or counts_tokens:
-                tokens = self.compacted_tokens()
             if mp.mode == "topic":  # topics, then merged chunks within the same cap
                 from chunkscope.engine.segment.segmenter import segment
 
+                prepared = self.topic_frame()
                 return segment(
                     chunks,
                     vectors,
                     self.params.topic,
-                    self.topic_frame(),
+                    prepared,
                     max_chars=mp.max_chunk_chars,
                     max_tokens=mp.max_chunk_tokens,
-                    token_counts=tokens,
+                    token_counts=self.compacted_tokens() if counts_tokens else None,
                 )
+            tokens = self.compacted_tokens() if counts_tokens else None
             return merge(chunks, vectors, mp, token_counts=tokens)
 
         # A token cap, or the topics' chunk size, counts with the tokenizer: part of the
         # key only then.
         mp = self.params.merge
-        counts_tokens = mp.mode == "topic" and self.params.topic.topic_chunk_tokens > 0
-        cap_tokens = self.params.tokenizer if mp.max_chunk_tokens or counts_tokens else None
+        counts_tokens = self.merge_counts_tokens()
+        topic_tokens = mp.mode == "topic" and self.params.topic.topic_chunk_tokens > 0
+        cap_tokens = self.params.tokenizer if mp.max_chunk_tokens or topic_tokens else None
         return self._stage("merge", compute, cap_tokens)
 
     def search_index(self) -> SearchIndex:

@@ -82,6 +82,22 @@ def literal_markdown(text: str) -> str:
     return text
 
 
+def literal_markdown_line(line: str, *, among_others: bool) -> str | None:
+    """What `literal_markdown` makes of `line` as a line of the text it is given (with
+    `among_others`: a text of two lines or more, where a line of ``=`` or ``-`` could
+    underline the one above), or None when that is not the line's own business: a line
+    that is not printable (a line break, a tab, a control character, which
+    `strip_control` reads with the characters around them). Each pattern matches within
+    one line, so ``literal_markdown("\\n".join(lines))`` is the lines so made, joined."""
+    if not line.isprintable():
+        return None
+    if "#" in line:
+        line = _HEADING_LINE.sub(r"\1\\\2", line)
+    if among_others and ("=" in line or "-" in line):
+        line = _UNDERLINE.sub(r"\1\\\2", line)
+    return line
+
+
 def strip_control(text: str) -> str:
     """`text` without terminal escape sequences or control characters (newline, tab kept),
     bidi overrides and isolates included (`CONTROL_CHAR`); a control that separates words

@@ -15,8 +15,7 @@ import os
 import re
 import tempfile
 from collections import OrderedDict
-from collections.abc import Iterable
-from functools import partial
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -228,6 +227,9 @@ class TokenCounter:
         self.accuracy: Accuracy = "exact" if self._encoding is not None else "approximate"
         self._cache: OrderedDict[str, int] = OrderedDict()
         self._cache_size = cache_size
+        enc = self._encoding
+        #: whether `count_joined` may add up counts of texts apart
+        self._parts_add_up = enc is None or getattr(enc, "_pat_str", None) in _JOINABLE
 
     @property
     def exact(self) -> bool:
@@ -268,20 +270,59 @@ class TokenCounter:
 
         Only counts are kept, not token ids, and the counts of this call are used
         directly, so texts beyond the cache's size are not encoded a second time.
-        One `encode_ordinary` per text: tiktoken's `encode_ordinary_batch` hands
-        each text to a thread pool, and for many short texts the pool's
-        bookkeeping costs more than the encoding (2.4x slower on chunk texts);
-        many texts are shared by the engine's few threads in blocks instead.
-        """
+        Many texts are encoded a block at a time, joined (`encoded_lengths`), on the
+        engine's few threads."""
+        return self.count_many_later(texts)()
+
+    def count_many_later(self, texts: list[str]) -> Callable[[], list[int]]:
+        """`count_many`, started: the texts are encoded on the shared threads (tiktoken
+        lets go of the GIL) while this thread goes on; the returned function, called from
+        the thread that called this one, takes a share of what is left, waits, and returns
+        the counts (the same as `count_many`'s)."""
         missing = [t for t in dict.fromkeys(texts) if t and t not in self._cache]
-        fresh: dict[str, int] = {}
-        if missing and self._encoding is not None and len(missing) > 8:
-            fresh = dict(zip(missing, encoded_lengths(self._encoding, missing), strict=True))
+        encoding = self._encoding
+        if not missing or encoding is None or len(missing) <= 8:
+            return lambda: [self.count(t) for t in texts]
+        wait = lengths_later(encoding, missing)
+
+        def finish() -> list[int]:
+            fresh = dict(zip(missing, wait(), strict=True))
             for t in missing[-self._cache_size :]:
                 self._cache[t] = fresh[t]
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
-        return [fresh[t] if t in fresh else self.count(t) for t in texts]
+            return [fresh[t] if t in fresh else self.count(t) for t in texts]
+
+        return finish
+
+    def count_joined(self, texts: Sequence[str], joins: Sequence[str] | str = "\n\n") -> int:
+        """The count of `texts` joined (by `joins`, one string between each two, each of
+        whitespace that ends with a line break: ``"\\n"``, ``"\\n\\n"``), from counts of
+        the texts apart where that is exact: every text after the first opens with a
+        character that is not whitespace (markdown lines and sections, ``## Title``), and
+        the encoding's pattern is one `_JOIN`'s argument holds for (or the count is
+        approximate: words and marks). Then a join is split off after the text before
+        it (or with its last run of marks or whitespace), no piece reads past the next
+        text's first character, and none starts before it and ends inside it, so
+        ``count(A + J + B) = count(A + J + B[0]) - count(B[0]) + count(B)``: a text's count
+        is encoded once, however many joins it is in (`engine.recap.sections.fit_sections`
+        tries thousands)."""
+        seps = [joins] * (len(texts) - 1) if isinstance(joins, str) else list(joins)
+        if len(seps) != max(len(texts) - 1, 0):
+            raise ValueError(f"{len(seps)} joins for {len(texts)} texts")
+        if len(texts) < 2:
+            return self.count(texts[0] if texts else "")
+        if (
+            not self._parts_add_up
+            or any(not t or t[0].isspace() for t in texts[1:])
+            or any(not j or not j.isspace() or j[-1] not in "\r\n" for j in seps)
+        ):
+            return self.count("".join(t + j for t, j in zip(texts, [*seps, ""], strict=True)))
+        total = self.count(texts[-1])
+        for text, join, after in zip(texts, seps, texts[1:], strict=False):
+            first = after[0]
+            total += self.count(text + join + first) - self.count(first)
+        return total
 
     def remember(self, counts: Iterable[tuple[str, int]]) -> None:
         """Take counts known by other means (a strategy that read them off its own
@@ -297,33 +338,168 @@ class TokenCounter:
         return f"TokenCounter(name={self.name!r}, accuracy={self.accuracy!r})"
 
 
-#: Texts per block when many texts are encoded on several threads, and the
+#: Characters of text per block when many texts are encoded joined, and the
 #: characters below which one thread does it all.
-_BLOCK_TEXTS = 64
+_BLOCK_CHARS = 1 << 18
 _SHARED_CHARS = 1 << 16
+
+#: What joins the texts of a block (`encoded_lengths`). Between a text that neither
+#: starts nor ends with whitespace and the next such text, cl100k-like patterns split it
+#: off as one piece of its own: the space ends a run of letters, digits or marks before
+#: it (a mark takes the newlines right after it, not after a space), and ``\s*[\r\n]``
+#: takes both characters and stops at the next text's first one. No piece before it or
+#: after it reads past it (the patterns look behind nothing), so each text's pieces,
+#: hence its tokens, are its own. `_joined_counts` checks that the tokens fall so.
+_JOIN = " \n"
+#: The patterns (tiktoken's ``pat_str``) that argument was made for: cl100k_base's and
+#: o200k_base's (o200k_harmony's too). Another encoding's texts are encoded one by one.
+_JOINABLE = frozenset(
+    {
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++"""
+        r"""[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+        "|".join(
+            [
+                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
+                r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"""
+                r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+                r"""\p{N}{1,3}""",
+                r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+                r"""\s*[\r\n]+""",
+                r"""\s+(?!\S)""",
+                r"""\s+""",
+            ]
+        ),
+    }
+)
 
 
 def encoded_lengths(encoding: Any, texts: list[str]) -> list[int]:
-    """How many tokens each text encodes to. Many texts are shared, in blocks, by
-    threads of the shared pool (tiktoken lets go of the GIL while it encodes); this
-    thread only waits, since the thread that first used an encoding slows down any
-    thread encoding beside it (see `_load_encoding`)."""
-    encode = encoding.encode_ordinary
+    """How many tokens each text encodes to (`encoding.encode_ordinary`), on the
+    engine's threads (`lengths_later`)."""
+    return lengths_later(encoding, texts)()
+
+
+def lengths_later(encoding: Any, texts: list[str]) -> Callable[[], list[int]]:
+    """Start counting the tokens of each text on the shared pool; the returned function
+    takes a share of the blocks still left on the calling thread, waits, and returns the
+    counts. The texts of a block are encoded as one joined text (`_JOIN`): one call into
+    tiktoken, which lets go of the GIL for all of it, per block, not one per text (the
+    counts are the same: `_joined_counts`). Few characters, or one core: counted in the
+    calling thread, when the result is asked for."""
     threads = default_threads()
     if threads < 2 or sum(map(len, texts)) < _SHARED_CHARS:
+        return lambda: _block_counts(encoding, texts)
+    out = [0] * len(texts)
+    blocks: list[tuple[int, int]] = []
+    lo = size = 0
+    for i, t in enumerate(texts):
+        size += len(t)
+        if size >= _BLOCK_CHARS:
+            blocks.append((lo, i + 1))
+            lo, size = i + 1, 0
+    if lo < len(texts):
+        blocks.append((lo, len(texts)))
+    pending = iter(blocks)  # a list's iterator: one block to each taker, under the GIL
+
+    def share() -> None:
+        for a, b in pending:
+            out[a:b] = _block_counts(encoding, texts[a:b])
+
+    waits = [in_background(share) for _ in range(threads - 1)]
+
+    def finish() -> list[int]:
+        share()
+        for wait in waits:
+            wait()
+        return out
+
+    return finish
+
+
+def _block_counts(encoding: Any, texts: list[str]) -> list[int]:
+    """The token count of each text: those that may be joined (`_JOIN`: neither starting
+    nor ending with whitespace, and encodable as UTF-8) in one encoding, the others
+    (and every text, if the joined tokens do not fall at the texts' ends) one at a time."""
+    encode = encoding.encode_ordinary
+    if getattr(encoding, "_pat_str", None) not in _JOINABLE:
         return [len(encode(t)) for t in texts]
     out = [0] * len(texts)
-    step = _BLOCK_TEXTS * threads
-
-    def share(first: int) -> None:
-        for lo in range(first, len(texts), step):
-            hi = lo + _BLOCK_TEXTS
-            out[lo:hi] = [len(encode(t)) for t in texts[lo:hi]]
-
-    waits = [in_background(partial(share, i * _BLOCK_TEXTS)) for i in range(threads)]
-    for wait in waits:
-        wait()
+    joined: list[int] = []
+    sizes: list[int] = []
+    for i, t in enumerate(texts):
+        if t and not t[0].isspace() and not t[-1].isspace():
+            if t.isascii():
+                joined.append(i)
+                sizes.append(len(t))
+                continue
+            try:
+                sizes.append(len(t.encode("utf-8")))
+            except UnicodeEncodeError:  # a lone surrogate: tiktoken mends it alone
+                pass
+            else:
+                joined.append(i)
+                continue
+        out[i] = len(encode(t))
+    if len(joined) >= 2:
+        counts = _joined_counts(encoding, [texts[i] for i in joined], sizes)
+        if counts is None:
+            counts = [len(encode(texts[i])) for i in joined]
+        for i, n in zip(joined, counts, strict=True):
+            out[i] = n
+    elif joined:
+        out[joined[0]] = len(encode(texts[joined[0]]))
     return out
+
+
+def _joined_counts(encoding: Any, texts: list[str], sizes: list[int]) -> list[int] | None:
+    """The token counts of `texts` (their UTF-8 `sizes` in bytes) from one encoding of
+    them joined by `_JOIN`; None unless every text starts and ends where a token does
+    (each count is then the tokens between its edges; what `_JOIN` argues, checked)."""
+    import numpy as np
+
+    joined = _JOIN.join(texts)
+    to_numpy = getattr(encoding, "encode_to_numpy", None)
+    if to_numpy is not None:
+        ids = np.asarray(to_numpy(joined, disallowed_special=()), dtype=np.int64)
+    else:  # pragma: no cover - tiktoken before 0.6
+        ids = np.asarray(encoding.encode_ordinary(joined), dtype=np.int64)
+    width = _token_bytes(encoding)
+    if width is None or len(ids) == 0 or int(ids.max()) >= len(width):
+        return None
+    ends = np.cumsum(width[ids])  # the byte where each token ends
+    gap = len(_JOIN)
+    text_ends = np.cumsum(np.asarray(sizes, dtype=np.int64) + gap) - gap
+    last = np.searchsorted(ends, text_ends, side="right")  # tokens up to each text's end
+    # the tokens before each text but the first: up to the end of the join before it
+    first = np.concatenate(([0], np.searchsorted(ends, text_ends[:-1] + gap, side="right")))
+    if (last < 1).any() or (ends[last - 1] != text_ends).any():
+        return None
+    if (first[1:] < 1).any() or (ends[first[1:] - 1] != text_ends[:-1] + gap).any():
+        return None
+    counts: list[int] = (last - first).tolist()
+    return counts
+
+
+_WIDTHS: dict[int, Any] = {}
+
+
+def _token_bytes(encoding: Any) -> Any:
+    """How many bytes each token id of `encoding` stands for (0: no such token), kept
+    per encoding object; None when the encoding does not show its ranks."""
+    import numpy as np
+
+    known = _WIDTHS.get(id(encoding))
+    if known is not None and known[0] is encoding:
+        return known[1]
+    ranks = getattr(encoding, "_mergeable_ranks", None)
+    if not isinstance(ranks, dict):
+        return None
+    width = np.zeros(int(encoding.max_token_value) + 1, dtype=np.int64)
+    for token, rank in ranks.items():
+        width[rank] = len(token)
+    _WIDTHS[id(encoding)] = (encoding, width)
+    return width
 
 
 _counters: dict[str, TokenCounter] = {}

@@ -213,3 +213,46 @@ def test_a_merged_chunks_first_line_is_the_least_of_its_units(
     merged = chunks_from_spans(units, pairwise(bounds.tolist()))
     from_units = np.minimum.reduceat(_own_first_lines(units), bounds[:-1])
     assert from_units.tolist() == _own_first_lines(merged).tolist()
+
+
+# Words and marks where the user-message and phase tests look (issue 34, third round).
+_SAID = [
+    *" \n\t.,'!?$", "\u00a0", "\u212a", "ſ", "let me", "Let's", "I will", "we need to", "now ",
+    "fix", "the fix", "changes", "work", "works", "verify", "test", "make sure", "check that",
+    "edit the", "apply the fix", "issue", "\n$ ", "word", "x" * 30, "ok",
+]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_SAID), max_size=40).map("".join))
+def test_phase_cue_is_the_patterns_alone(text: str) -> None:
+    """`phase_cue` skips a pattern only when a word it needs is missing: the same cue as
+    running both patterns on the message's words."""
+    from chunkscope.engine.segment import requests as rq
+
+    head = rq._COMMAND_LINE.split(text[:400], 1)[0]
+    plain = (
+        None
+        if not rq._may_hold(head, rq._PHASE_NEEDS)
+        else "fix"
+        if rq._FIX_PHASE.search(head)
+        else "verify"
+        if rq._VERIFY_PHASE.search(head)
+        else None
+    )
+    assert rq.phase_cue(text) == plain
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_SAID), max_size=60).map("".join))
+def test_word_counts_and_openings_split_no_more_than_they_need(text: str) -> None:
+    """`is_request`, `is_follow_up` and `echoes` read a long message's words only as far
+    as they need: the same answers as splitting all of it."""
+    from chunkscope.engine.segment import requests as rq
+
+    assert rq._squeezed(text) == " ".join(text.split())[: rq.ECHO_CHARS]
+    words = len(text.split())
+    assert (len(text.split(None, 1)) >= 2) == (words >= 2)
+    assert (len(text.split(None, rq.SHORT_WORDS)) <= rq.SHORT_WORDS) == (words <= rq.SHORT_WORDS)
+    if text.strip() and len(text.split()) <= rq.SHORT_WORDS:
+        assert rq.is_follow_up(text)

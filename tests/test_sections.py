@@ -475,3 +475,82 @@ def test_compose_properties(
         assert s.render() in sel.text
     if any(c.text for c in sel.selected) and sel.sections:
         assert SUMMARIES_HEADING in sel.text
+
+
+# Characters where markdown's line patterns and tiktoken's pieces meet (issue 34).
+_MARKS = [*"aZ1 #=-*>.'!\t\r\n\x1b\u202e", "## ", "- ", "1. ", "> ", "===", "---", "'s", "😀"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_MARKS), max_size=10).map("".join), max_size=6))
+def test_a_line_made_literal_alone_is_as_among_the_others(lines: list[str]) -> None:
+    """`literal_markdown_line` makes each line what `literal_markdown` makes of it in the
+    joined text, or says it cannot (a line that is not printable)."""
+    from chunkscope.engine.textutil import literal_markdown, literal_markdown_line
+
+    made = [literal_markdown_line(line, among_others=len(lines) > 1) for line in lines]
+    if all(m is not None for m in made):
+        assert "\n".join(m for m in made if m is not None) == literal_markdown("\n".join(lines))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from([*_MARKS, "\n\n", "<|endoftext|>"]), max_size=8).map("".join),
+        max_size=6,
+    ),
+    st.lists(st.sampled_from(["\n", "\n\n", " \n", "\t\n", " ", ""]), max_size=6),
+)
+def test_counts_joined_from_their_parts_are_the_whole_texts(
+    texts: list[str], joins: list[str]
+) -> None:
+    """`TokenCounter.count_joined` gives the count of the joined text, exact and
+    approximate, whatever the texts and joins (it adds the parts' counts only where the
+    pieces fall apart)."""
+    from chunkscope.engine.tokens import TokenCounter
+
+    seps = (joins + ["\n"] * len(texts))[: max(len(texts) - 1, 0)]
+    whole = "".join(t + j for t, j in zip(texts, [*seps, ""][: len(texts)], strict=True))
+    for counter in (get_counter(), TokenCounter("no_such_encoding")):
+        assert counter.count_joined(texts, seps) == counter.count(whole)
+        if texts:
+            assert counter.count_joined(texts) == counter.count("\n\n".join(texts))
+
+
+def test_fitting_counts_the_recap_from_its_lines() -> None:
+    """`fit_sections` counts a trial from its lines' counts (`TokenCounter.count_joined`),
+    not by encoding the whole recap again at each of its trials, and keeps the same
+    lines as counting each trial whole does."""
+    from chunkscope.engine.tokens import TokenCounter
+
+    lines = tuple(
+        f"- step {i}: build parser {i} for {i * 7} files, then run check {i}" for i in range(60)
+    )
+    sections = [Section("task", lines, tuple(range(60))), Section("last", ("- done.",), (0,))]
+
+    class Spy:
+        """The encoding, counting the characters it encodes."""
+
+        def __init__(self, encoding: Any) -> None:
+            self.encoding, self.chars = encoding, 0
+
+        def encode(self, text: str, **kwargs: Any) -> Any:
+            self.chars += len(text)
+            return self.encoding.encode(text, **kwargs)
+
+    class Whole:
+        """A counter without `count_joined`: each trial's text counted whole."""
+
+        def __init__(self) -> None:
+            self.counter = TokenCounter()
+
+        def count(self, text: str) -> int:
+            return self.counter.count(text)
+
+    whole = Whole()
+    whole_spy = whole.counter._encoding = Spy(whole.counter._encoding)
+    want = render_sections(fit_sections(sections, 400, whole))
+    joined = TokenCounter()
+    joined_spy = joined._encoding = Spy(joined._encoding)
+    assert render_sections(fit_sections(sections, 400, joined)) == want
+    assert joined_spy.chars * 3 < whole_spy.chars

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chunkscope.engine.tokens import DEFAULT_ENCODING, TokenCounter, approximate_count, get_counter
 
@@ -283,3 +285,61 @@ def test_no_writable_cache_still_loads(
     counter = _fresh_load(monkeypatch)
     assert counter.exact and counter.count("hello world") == 2
     assert blocker.read_text().startswith("a file")
+
+
+# Characters where tiktoken's pieces meet: letters, digits, marks, every kind of
+# whitespace (and one Python counts as whitespace but Unicode does not), contractions,
+# a combining mark, an emoji, a lone surrogate and a special token's text.
+_EDGES = [
+    *"aZé中1 2\n\r\t.,'!?-_/\\\"`#*()[]{}:;sdmtlvre",
+    *["'s", "'ll", " \n", "\n\n", "...", "  ", "\u00a0", "\u2028", "\u0301", "😀", "\x1c"],
+    *["\ud800", "<|endoftext|>", "12345", ".\n", "\r\n"],
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_EDGES), max_size=14).map("".join), max_size=40))
+def test_joined_block_counts_are_each_texts_own(texts: list[str]) -> None:
+    """A block's texts encoded as one joined text (issue 34) count what each does alone."""
+    from chunkscope.engine.tokens import _block_counts
+
+    enc = get_counter()._encoding
+    assert _block_counts(enc, texts) == [len(enc.encode_ordinary(t)) for t in texts]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_counting_later_gives_count_many(
+    monkeypatch: pytest.MonkeyPatch, oracle: tiktoken.Encoding, threads: int
+) -> None:
+    """`count_many_later` counts on the shared threads while the caller goes on; its
+    result is `count_many`'s, and it fills the cache as `count_many` does."""
+    import chunkscope.engine.tokens as tokens
+
+    monkeypatch.setattr(tokens, "default_threads", lambda: threads)
+    monkeypatch.setattr(tokens, "_SHARED_CHARS", 10)
+    monkeypatch.setattr(tokens, "_BLOCK_CHARS", 500)
+    texts = [f"{SAMPLES[i % len(SAMPLES)]} {i}" + " word." * (i % 37) for i in range(300)]
+    later = TokenCounter("cl100k_base", cache_size=50)
+    finish = later.count_many_later(texts)
+    expected = [len(oracle.encode(t, disallowed_special=())) for t in texts]
+    assert finish() == expected
+    plain = TokenCounter("cl100k_base", cache_size=50)
+    for t in texts:  # what count_many left in its cache before: the last texts' counts
+        plain.count(t)
+    assert later._cache == plain._cache
+
+
+def test_the_merge_takes_the_count_started_beside_the_embedding() -> None:
+    """The topic merge's token counts start when the embedding does (`count_tokens_later`)
+    and the merge takes them: the same counts, and none left started."""
+    from chunkscope.engine.pipeline import Pipeline
+
+    log = Path(__file__).resolve().parents[1] / "sample_logs" / "cache_refactor.jsonl"
+    pipe = Pipeline(log)
+    assert pipe.merge_counts_tokens()
+    pipe.embeddings()
+    assert len(pipe._shared.counting) == 1
+    pipe.merged()
+    assert not pipe._shared.counting
+    assert pipe.compacted_tokens() == [get_counter().count(c.text) for c in pipe.compacted()]
+    assert pipe.runs["compact_tokens"] == 1

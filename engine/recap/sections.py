@@ -40,6 +40,7 @@ with the counter given); the chunk summaries fill the rest of the recap's budget
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
@@ -74,7 +75,7 @@ from chunkscope.engine.summarize.extractive import (
     split_sentences,
     terminated,
 )
-from chunkscope.engine.textutil import literal_markdown
+from chunkscope.engine.textutil import literal_markdown, literal_markdown_line
 from chunkscope.engine.toolcall import (
     ACTIVE_STATUSES,
     DONE_STATUSES,
@@ -1484,9 +1485,46 @@ def fit_sections(
     order.sort()
     chosen: dict[int, set[int]] = {}
     text: dict[tuple[int, int], str] = {}  # lines cut to fit
+    count_joined = getattr(counter, "count_joined", None)
+    made: dict[tuple[str, bool], str | None] = {}  # `literal_markdown_line`, once a line
 
     def line(si: int, li: int) -> str:
         return text.get((si, li), sections[si].lines[li])
+
+    def parts(picks: Mapping[int, set[int]]) -> tuple[list[str], list[str]] | None:
+        """``render_sections(build(picks))`` as its parts and what joins them: each
+        section's heading and its lines as `Section.render` makes them
+        (`literal_markdown_line`), so that `TokenCounter.count_joined` counts it from
+        the parts' counts; None when a line is not its own business (or opens on
+        whitespace: the counts would not add up)."""
+        out: list[str] = []
+        joins: list[str] = []
+        for si, s in enumerate(sections):
+            lines = [t for t in (line(si, i) for i in sorted(picks.get(si, ()))) if t]
+            if not lines:
+                continue  # a section left with no line shows nothing
+            if out:
+                joins.append("\n\n")
+            out.append(f"## {s.title}")
+            among = len(lines) > 1
+            for raw in lines:
+                key = (raw, among)
+                if key not in made:
+                    made[key] = literal_markdown_line(raw, among_others=among)
+                done = made[key]
+                if done is None or done[:1].isspace():
+                    return None
+                joins.append("\n")
+                out.append(done)
+        return out, joins
+
+    def tokens(picks: Mapping[int, set[int]]) -> int:
+        """``counter.count(render_sections(build(picks)))``: with a `TokenCounter`, from
+        the counts of its parts (`TokenCounter.count_joined`; the same count)."""
+        split = parts(picks) if count_joined is not None else None
+        if split is None:
+            return counter.count(render_sections(build(picks)))
+        return int(count_joined(*split))  # type: ignore[misc]
 
     def build(picks: Mapping[int, set[int]]) -> list[Section]:
         out = []
@@ -1513,7 +1551,7 @@ def fit_sections(
                 text[(si, 0)] = s.whole
                 for li in range(1, len(s.lines)):
                     text[(si, li)] = ""
-                if counter.count(render_sections(build(chosen))) > allowance:
+                if tokens(chosen) > allowance:
                     for li, before in saved.items():
                         if before is None:
                             text.pop((si, li), None)
@@ -1525,7 +1563,7 @@ def fit_sections(
                 continue
             before = text.get((si, li))
             text[(si, li)] = s.full[li]
-            if counter.count(render_sections(build(chosen))) > allowance:
+            if tokens(chosen) > allowance:
                 if before is None:
                     text.pop((si, li))
                 else:
@@ -1534,13 +1572,13 @@ def fit_sections(
     def fits(trial: Mapping[int, set[int]], si: int) -> bool:
         name = sections[si].name
         if not stretch:
-            own = counter.count(build({si: set(trial[si])})[0].render())
+            own = tokens({si: trial[si]})
             share = _SHARE.get(name, 0.1) * allowance
             if name == "task" and trial[si] == {0}:
                 share = max(share, TASK_FLOOR)  # the first request alone
             if own > share:
                 return False
-        return counter.count(render_sections(build(trial))) <= allowance
+        return tokens(trial) <= allowance
 
     said: set[str] = set()
     for _, si, li, rank in order:
@@ -1609,14 +1647,16 @@ class _CharCuts(Sequence[str]):
         return _cut(self.line, self.low + i)
 
 
-def _said(line: str) -> set[str]:
-    """The sentences of a line, normalised (to say none twice)."""
+@functools.lru_cache(maxsize=1 << 14)
+def _said(line: str) -> frozenset[str]:
+    """The sentences of a line, normalised (to say none twice); kept for the lines seen
+    last (a lazy recap fits the same sections for each head it composes)."""
     text = line.strip().lstrip("-#*> ").strip()
     text = re.sub(r"^\[[x~ ]\]\s*", "", text)
     text = re.sub(r"^[A-Z][\w ]{0,24}: ", "", text)
-    return {
+    return frozenset(
         k for k in (" ".join(p.lower().split()).rstrip(".!?;: ") for p in sentences_of(text)) if k
-    }
+    )
 
 
 def as_json(sections: Sequence[Section], counter: TokenCount) -> list[dict[str, Any]]:

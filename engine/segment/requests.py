@@ -181,6 +181,9 @@ _VERIFY_PHASE = re.compile(
 _COMMAND_LINE = re.compile(r"(?m)^\$ ")
 #: What either pattern needs in a text to match in it (one of them, in any case).
 _PHASE_NEEDS = ("fix", "change", "modif", "edit", "issue", "bug", "problem", "work")
+#: ... and what each needs besides: who announces (`_FIX_PHASE`), the check (`_VERIFY_PHASE`).
+_FIX_NEEDS = tuple(_WHO.split("|"))
+_VERIFY_NEEDS = ("verify", "confirm", "check", "test", "ensure", "make sure")
 
 
 def _may_hold(text: str, needles: tuple[str, ...]) -> bool:
@@ -211,9 +214,9 @@ def phase_cue(text: str) -> Phase | None:
     head = _COMMAND_LINE.split(text[:400], 1)[0]  # its words, not a command it runs
     if not _may_hold(head, _PHASE_NEEDS):
         return None
-    if _FIX_PHASE.search(head):
+    if _may_hold(head, _FIX_NEEDS) and _FIX_PHASE.search(head):
         return "fix"
-    if _VERIFY_PHASE.search(head):
+    if _may_hold(head, _VERIFY_NEEDS) and _VERIFY_PHASE.search(head):
         return "verify"
     return None
 
@@ -295,6 +298,11 @@ ECHO_CHARS = 80
 
 
 def _squeezed(text: str) -> str:
+    # the squeezed opening of a prefix is a prefix of the whole text's: when it is long
+    # enough, the rest of a long message need not be split
+    head = " ".join(text[: 4 * ECHO_CHARS].split())
+    if len(head) >= ECHO_CHARS:
+        return head[:ECHO_CHARS]
     return " ".join(text.split())[:ECHO_CHARS]
 
 
@@ -331,7 +339,7 @@ def is_request(text: str) -> bool:
         return False  # a command that manages the tool (aider's /add, /copy-context)
     if text.startswith(("Caveat:", "[image]", "[document]")) and len(text) < 200:
         return False
-    return len(text.split()) >= 2
+    return len(text.split(None, 1)) >= 2  # two words or more (the rest is not split)
 
 
 _WORD = re.compile(r"[a-z0-9_]{3,}")
@@ -424,7 +432,7 @@ def repeats(text: str, earlier: Sequence[frozenset[str]]) -> bool:
 def is_follow_up(text: str) -> bool:
     """Does a (cleaned) request continue the current goal rather than start another?
     (See the module docstring.)"""
-    if len(text.split()) <= SHORT_WORDS:
+    if len(text.split(None, SHORT_WORDS)) <= SHORT_WORDS:  # splits no further than it asks
         return True
     if _OPENS_ON_WHAT_WAS_DONE.match(text) or (
         _may_hold(text, _REFERS_BACK_NEEDS) and _REFERS_BACK.search(text)

@@ -386,7 +386,7 @@ def _structure(
     landed = False  # a commit, push or pull request since the agent last spoke
     lands: list[int] = []  # the units where work landed
     turns_to: list[tuple[int, int]] = []  # (gap, unit) where the agent turned after
-    starts = _offsets(np.asarray(totals, dtype=np.int64))
+    starts: list[int] = _offsets(np.asarray(totals, dtype=np.int64)).tolist()
     phase: Phase | None = None  # the agent's phase of the request in course (`phase_cue`)
     phase_from = 0  # where it began (a char offset)
     said: tuple[int, int] | None = None  # (gap, unit) where the agent's last words began
@@ -423,19 +423,15 @@ def _structure(
                     text = (
                         user_texts.get(t.turn_index, t.text) if t.turn_index is not None else t.text
                     )
+                    echo = said_text is not None and echoes(text, said_text)
                     kind = (
                         "none"  # the agent's answer passed on by the tool
-                        if said_text is not None and echoes(text, said_text)
+                        if echo
                         else message_kind(text, recent[-REPEAT_WINDOW:])
                     )
                     if kind == "request":
                         recent.append(words(request_text(text) or ""))
-                    if (
-                        kind == "none"
-                        and said is not None
-                        and said_text is not None
-                        and echoes(text, said_text)
-                    ):
+                    if kind == "none" and said is not None and echo:
                         # the tool passing the agent's answer on: from inside that
                         # answer to its echo, one topic
                         held[max(said[0] + 1, 0) : max(gap + 1, 0)] = True
