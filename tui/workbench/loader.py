@@ -363,7 +363,8 @@ class PipelineDriver(WorkbenchHost):
 
         choices = [(str(i), f"{n + 1:>3}. {title}") for n, (i, title) in enumerate(sessions)]
         title = f"{len(sessions)} sessions in {Path(path).name}: the newest is open"
-        self.push_screen(ChooseScreen(title, choices), chosen)
+        hint = "↑ ↓ move · enter opens it · escape keeps the newest"
+        self.push_screen(ChooseScreen(title, choices, hint=hint), chosen)
 
     def _now(self) -> str:
         return "at –" if self.fixed_timings else time.strftime("%H:%M:%S")
