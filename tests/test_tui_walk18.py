@@ -116,3 +116,8 @@ async def test_the_sessions_dialog_says_its_keys(tmp_path: Path, size: tuple[int
         text = drawn(app)
         assert "2 sessions in conversations.json" in text
         assert "enter opens it" in text and "escape keeps the newest" in text
+        # numbered as --session (and the command of a page exported) counts them
+        assert "the newest (1) is open" in text
+        rows = [row.strip(" █▊▎") for row in text.splitlines()]
+        assert "1. Cache test" in rows and "0. Tide pools" in rows, rows
+        assert rows.index("1. Cache test") < rows.index("0. Tide pools")
