@@ -89,6 +89,20 @@ async def test_every_dialog_says_its_own_keys(tmp_path: Path, size: tuple[int, i
 
 
 @SIZES
+async def test_the_palette_says_its_keys(size: tuple[int, int]) -> None:
+    from textual.command import CommandPalette
+
+    app = ChunkscopeApp(StartOptions(fixed_timings=True, open_picker=False))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.pause()
+        text = drawn(app)
+        assert "enter runs" in text and "escape closes" in text, text
+
+
+@SIZES
 async def test_the_export_dialog_says_its_keys(size: tuple[int, int]) -> None:
     from chunkscope.tui.screens.choose import ChooseScreen
 
