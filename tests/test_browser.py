@@ -112,6 +112,21 @@ def test_the_served_page_runs_the_workbench_and_answers_keys(browser: Any) -> No
         page.close()
 
 
+def test_a_token_of_any_characters_opens_the_workbench_in_a_browser(browser: Any) -> None:
+    """Walk 18, F2: the URL printed for a token set by $CHUNKSCOPE_SERVE_TOKEN opens the
+    page, and the cookie it sets lets the websocket in (the workbench draws)."""
+    import re
+
+    odd = 'a&b#c d+e/f;g"h=ü,i%2Bj'
+    with serving(str(SAMPLE), token=odd) as (_url, log):
+        (printed,) = re.findall(r"https?://\S+", log.read_text())
+        page = browser.new_page(viewport={"width": 1300, "height": 760})
+        term = Terminal(page)
+        page.goto(printed)
+        wait_for(page, lambda: "MERGED" in term.text() and "RECAP" in term.text(), "the workbench")
+        page.close()
+
+
 def test_the_report_opens_offline_with_chunks_plot_and_recap(
     browser: Any, isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -667,3 +667,116 @@ def test_the_same_run_says_the_pins_and_excludes_the_page_shows(
     # a run with none says none
     plain = gather(run.pipe, run.source, run.merged, run.selection, run.tuning)
     assert not any(f in ("--pin", "--exclude") for f, _, _ in plain.params)
+
+
+@pytest.mark.parametrize(("chosen", "session"), [(None, 1), ("0", 0)], ids=["newest", "older"])
+async def test_the_workbench_export_of_a_file_of_sessions_runs_the_session_shown(
+    isolated: Path, chosen: str | None, session: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 18, F4: a page exported from the workbench on a ChatGPT export's older
+    conversation said `chunkscope report conversations.json -o ...`, which reports the
+    newest one. The command carries `--session N` of the conversation shown (the newest's
+    too: a conversation added to the file later changes nothing), and running it writes
+    a page of the same conversation."""
+    from chunkscope.tui.screens.choose import ChooseScreen
+    from chunkscope.tui.screens.prompt import PromptScreen
+    from tests.data.make_reader_fixtures import chatgpt_export
+    from tests.pilot import SIZE, make_app, settled, until
+
+    export = isolated / "conversations.json"
+    export.write_text(json.dumps(chatgpt_export(), indent=1), encoding="utf-8")
+    app = make_app(export)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ChooseScreen))
+        screen = app.screen
+        assert isinstance(screen, ChooseScreen)
+        screen.dismiss(chosen)  # the dialog's choice: the older one, or escape
+        await until(pilot, lambda: not isinstance(app.screen, ChooseScreen))
+        await until(
+            pilot,
+            lambda: (
+                app.pipe is not None
+                and app.pipe.params.session == (None if chosen is None else int(chosen))
+            ),
+        )
+        await settled(pilot, app)
+        await until(pilot, lambda: app.selection is not None)
+        shown = " ".join(t.text for t in app.workbench.view.source.turns)
+        assert ("tide pool" in shown) == (session == 0), shown
+        app.export("report")
+        await pilot.pause()
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("enter")
+        target = isolated / "conversations.report.html"
+        await until(pilot, target.exists)
+    page = target.read_text(encoding="utf-8")
+    command = _same_run(page)
+    assert command[:3] == ["chunkscope", "report", "conversations.json"], command
+    assert command[command.index("--session") + 1] == str(session), command
+    # the command reports the conversation the page shows
+    target.rename(isolated / "exported.html")
+    assert main(command[1:]) == 0
+    capsys.readouterr()
+    again = target.read_text(encoding="utf-8")
+    for words in ("tide pool", "Tide pools", "Cache test"):
+        assert again.count(words) == page.count(words), words
+    assert _same_run(again) == command
+    articles = re.findall(r"<article class=\"chunk.*?</article>", page, re.S)
+    assert articles and articles == re.findall(r"<article class=\"chunk.*?</article>", again, re.S)
+
+
+def test_the_workbench_command_says_what_differs_from_the_defaults() -> None:
+    """`run_flags`: the options beside the knobs a workbench run's command needs."""
+    from chunkscope.engine.pipeline import EmbedderSpec, PipelineParams, SummarizerSpec
+    from chunkscope.tui.report import run_flags
+
+    assert run_flags(PipelineParams()) == []
+    assert run_flags(PipelineParams(), [(0, "only")]) == []  # one session: nothing to pick
+    assert run_flags(PipelineParams(), [(3, "newest"), (0, "older")]) == ["--session", "3"]
+    params = PipelineParams(
+        strict=True,
+        input_format="chatgpt-export",
+        session=0,
+        tokenizer="o200k_base",
+        embedder=EmbedderSpec(name="openai", model="text-embedding-3-small"),
+        summarizer=SummarizerSpec(name="llm", model="gpt-4o-mini"),
+    )
+    assert run_flags(params, [(1, "newest"), (0, "older")]) == [
+        "--strict",
+        "--input-format",
+        "chatgpt-export",
+        "--session",
+        "0",
+        "--tokenizer",
+        "o200k_base",
+        "--embedder",
+        "openai",
+        "--model",
+        "text-embedding-3-small",
+        "--summarizer",
+        "llm",
+        "--summary-model",
+        "gpt-4o-mini",
+    ]
+
+
+def test_the_cli_command_keeps_the_session_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.data.make_reader_fixtures import chatgpt_export
+
+    monkeypatch.chdir(tmp_path)
+    Path("conversations.json").write_text(json.dumps(chatgpt_export()), encoding="utf-8")
+    assert main(["report", "conversations.json", "--session", "0", "-o", "r.html"]) == 0
+    capsys.readouterr()
+    page = Path("r.html").read_text(encoding="utf-8")
+    assert _same_run(page) == [
+        "chunkscope",
+        "report",
+        "conversations.json",
+        "--session",
+        "0",
+        "-o",
+        "r.html",
+    ]
+    assert "tide pool" in page and "Cache test" not in page  # the older conversation

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,10 +61,12 @@ def with_token(url: str, token: str = TOKEN) -> str:
 
 
 @contextmanager
-def serving(*argv: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, Path]]:
+def serving(
+    *argv: str, env: dict[str, str] | None = None, token: str = TOKEN
+) -> Iterator[tuple[str, Path]]:
     """``chunkscope serve ARGV`` on a free port until the page answers: (URL, its log)."""
     port = free_port()
-    env = {**(env if env is not None else os.environ), "CHUNKSCOPE_SERVE_TOKEN": TOKEN}
+    env = {**(env if env is not None else os.environ), "CHUNKSCOPE_SERVE_TOKEN": token}
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"chunkscope-serve-{port}.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
@@ -79,7 +82,7 @@ def serving(*argv: str, env: dict[str, str] | None = None) -> Iterator[tuple[str
         deadline = time.monotonic() + 30
         while True:
             try:
-                get(with_token(url), timeout=2)
+                get(url, timeout=2)
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
@@ -216,6 +219,64 @@ def test_the_page_is_titled_and_loads_nothing_from_elsewhere() -> None:
         (printed,) = re.findall(r"https?://\S+", said)
         assert printed.startswith(f"{url.rstrip('/')}/?{TOKEN_PARAM}=")
         assert "only this machine can reach it" in said
+
+
+@needs_serve
+def test_a_token_set_with_any_characters_opens_the_page_at_the_url_printed() -> None:
+    """Walk 18, F2: `a&b#c` was printed as is and the URL got 403 (the browser read
+    `&b` as another parameter, `#c` as a fragment): the URL and the cookie encode it."""
+    odd = 'a&b#c d+e/f;g"h=ü,i%2Bj'
+    with serving(str(SAMPLE), token=odd) as (url, log):
+        (printed,) = re.findall(r"https?://\S+", log.read_text())
+        assert printed == f"{url}?{TOKEN_PARAM}=" + urllib.parse.quote(odd, safe="")
+        with urllib.request.urlopen(printed, timeout=5) as r:
+            assert r.status == 200
+            cookie = r.headers["Set-Cookie"].split(";", 1)[0]
+        # the page's files and its websocket carry the token in that cookie
+        assert get(url + "static/js/textual.js", headers={"Cookie": cookie})[0] == 200
+        # the token as typed, unencoded, is not the token
+        assert get(url + "static/js/textual.js?token=a&b#c")[0] == 403
+        assert get(url + "static/js/textual.js", headers={"Cookie": "chunkscope_token=a"})[0] == 403
+
+
+BLANK = "chunkscope: $CHUNKSCOPE_SERVE_TOKEN is blank: a token is at least 16 characters"
+
+
+@needs_serve
+@pytest.mark.parametrize(
+    ("token", "said"),
+    [
+        (" ", BLANK),
+        (" \t\n", BLANK),
+        (
+            "secret",
+            "chunkscope: $CHUNKSCOPE_SERVE_TOKEN is too short to guard the page: 6 characters, "
+            "a token is at least 16 (unset it for a random one)",
+        ),
+        (
+            "  fifteen-chars--  ",
+            "chunkscope: $CHUNKSCOPE_SERVE_TOKEN is too short to guard the page: 15 characters, "
+            "a token is at least 16 (unset it for a random one)",
+        ),
+    ],
+)
+def test_a_blank_or_short_token_is_refused_in_one_line(
+    token: str,
+    said: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from textual_serve.server import Server
+
+    served: list[str] = []
+    monkeypatch.setattr(Server, "serve", lambda self: served.append(self.host))
+    monkeypatch.setenv("CHUNKSCOPE_SERVE_TOKEN", token)
+    assert main(["serve", str(SAMPLE)]) == 2
+    assert capsys.readouterr().err == said + "\n" and not served
+    # sixteen characters are enough; an empty variable is no token set: a random one
+    for enough in ("sixteen-chars-ok", ""):
+        monkeypatch.setenv("CHUNKSCOPE_SERVE_TOKEN", enough)
+        assert main(["serve", str(SAMPLE)]) == 0 and served
 
 
 @needs_serve

@@ -43,7 +43,7 @@ from chunkscope.engine.textutil import plural, strip_control
 if TYPE_CHECKING:
     from chunkscope.engine.config.tuning import Tuning
     from chunkscope.engine.evaluate.measure import IntArray, Scores
-    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.engine.pipeline import Pipeline, PipelineParams
     from chunkscope.engine.read.source import Source
     from chunkscope.engine.recap.core import Selection
     from chunkscope.engine.search import Query, RetrievalScore, SearchParams
@@ -292,6 +292,39 @@ def _command(
     private = set(paths)
     shown = [shown_path(a, full) if a in private else a for a in extra]
     return shlex.join([*argv, *shown, "-o", out])
+
+
+def run_flags(params: PipelineParams, sessions: Sequence[tuple[int, str]] = ()) -> list[str]:
+    """The options of `chunkscope report` that read, embed and summarize the file as
+    `params` do, beside the knobs and the tool calls (the command of a run the workbench
+    exported; the CLI's page repeats its own command line): ``--strict``,
+    ``--input-format``, ``--session`` of the session shown when the file holds several
+    (`sessions`, newest first: the newest's too, so a conversation added to the file
+    later does not change what the command reports), ``--tokenizer``, and the embedder
+    and the summarizer when they are not the defaults."""
+    from chunkscope.engine.pipeline import EmbedderSpec, SummarizerSpec
+    from chunkscope.engine.tokens import DEFAULT_ENCODING
+
+    out = ["--strict"] if params.strict else []
+    if params.input_format is not None:
+        out += ["--input-format", params.input_format]
+    session = params.session
+    if session is None and len(sessions) > 1:
+        session = sessions[0][0]  # the newest, opened when none was asked for
+    if session is not None:
+        out += ["--session", str(session)]
+    if params.tokenizer != DEFAULT_ENCODING:
+        out += ["--tokenizer", params.tokenizer]
+    embedder, summarizer = params.embedder, params.summarizer
+    if embedder.name != EmbedderSpec().name:
+        out += ["--embedder", embedder.name]
+    if embedder.model:
+        out += ["--model", embedder.model]
+    if summarizer.name != SummarizerSpec().name:
+        out += ["--summarizer", summarizer.name]
+    if summarizer.model:
+        out += ["--summary-model", summarizer.model]
+    return out
 
 
 def command_as_run(argv: Sequence[str], paths: Collection[str], full: bool = False) -> str:

@@ -408,9 +408,9 @@ def _other_tool(
         return f"Edited {_path(args)}."
     if name.lower() in SHELL_TOOLS:
         return _ran(_command(args), result, exit_code, failed)
-    if name == "python":  # ChatGPT's code interpreter: the code's first line
-        code = _value(args, "input").strip().splitlines()
-        return _ran(code[0] if code else "python", result, exit_code, failed)
+    if name == "python":  # ChatGPT's code interpreter: all its code, folded as a command
+        code = _value(args, "input", _value(args, "code", "")).strip()
+        return _ran(code or "python", result, exit_code, failed)
     if name in ("LS", "list_dir", "list_directory"):
         return _listed(_path(args) if _path(args) != "?" else ".", result)
     if name in ("Glob", "glob"):

@@ -27,6 +27,7 @@ import os
 import secrets
 import shlex
 import sys
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -52,18 +53,40 @@ TOKEN_PARAM = "token"
 TOKEN_COOKIE = "chunkscope_token"
 #: The environment variable that sets the token instead of a random one (tests, demos).
 TOKEN_ENV = "CHUNKSCOPE_SERVE_TOKEN"
+#: The fewest characters (not counting spaces) of a token set by `TOKEN_ENV`: the whole
+#: guard of the page is that no one guesses it.
+MIN_TOKEN = 16
 
 
 def new_token() -> str:
-    """The server's token: ``$CHUNKSCOPE_SERVE_TOKEN``, or 24 random URL-safe bytes."""
-    return os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(24)
+    """The server's token: ``$CHUNKSCOPE_SERVE_TOKEN``, or 24 random URL-safe bytes (also
+    when the variable is empty). A set token that is blank or shorter than `MIN_TOKEN`
+    characters (spaces not counted) is refused: `CliError`."""
+    given = os.environ.get(TOKEN_ENV)
+    if not given:
+        return secrets.token_urlsafe(24)
+    if not given.strip():
+        raise CliError(f"${TOKEN_ENV} is blank: a token is at least {MIN_TOKEN} characters")
+    if len(given.strip()) < MIN_TOKEN:
+        raise CliError(
+            f"${TOKEN_ENV} is too short to guard the page: {len(given.strip())} characters, "
+            f"a token is at least {MIN_TOKEN} (unset it for a random one)"
+        )
+    return given
+
+
+def quoted(token: str) -> str:
+    """`token` as it is written in the URL printed and in the cookie: percent-encoded
+    (a random token is unchanged), so that any token opens the page as printed."""
+    return urllib.parse.quote(token, safe="")
 
 
 def carries(token: str, query: str | None, cookie: str | None) -> bool:
-    """Whether a request carries `token` (in its query or its cookie)."""
+    """Whether a request carries `token`: in its query (decoded already) or its cookie
+    (`quoted`)."""
     return any(
         given is not None and hmac.compare_digest(given.encode(), token.encode())
-        for given in (query, cookie)
+        for given in (query, None if cookie is None else urllib.parse.unquote(cookie))
     )
 
 
@@ -85,7 +108,8 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
             "Serve the workbench on FILE (or the file picker at DIR) as a web page: each "
             "browser tab runs its own workbench on this machine. Binds 127.0.0.1 unless "
             "--host says otherwise. The URL printed at start carries a random token "
-            f"(${TOKEN_ENV} sets it); a request without it gets 403. The workbench opens "
+            f"(${TOKEN_ENV} sets it: {MIN_TOKEN} characters or more); a request without it "
+            "gets 403. The workbench opens "
             "nothing outside FILE or DIR (the current folder without one)."
         ),
         examples=(
@@ -195,8 +219,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from chunkscope.engine.read.source import check_text
 
         check_text(args.file)  # a binary file: one line and exit 2, nothing served
+    token = new_token()  # a bad $CHUNKSCOPE_SERVE_TOKEN: one line and exit 2
     url = args.public_url or _url(args.host, args.port)
-    token = new_token()
     title = page_title(args.file)
     if is_loopback(args.host):
         reach = f"{args.host}: only this machine can reach it (--host to change)"
@@ -215,7 +239,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             note(f"serving the workbench on {what}")  # its one URL, below, has the token
             note(f"listening on {reach}; Ctrl+C stops")
             note(f"every open is kept to {confined_to(args.file)}")
-            note(f"open {url.rstrip('/')}/?{TOKEN_PARAM}={token}")
+            note(f"open {url.rstrip('/')}/?{TOKEN_PARAM}={quoted(token)}")
 
         async def _make_app(self) -> web.Application:
             app = await super()._make_app()
@@ -232,7 +256,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 response: web.StreamResponse = await handler(request)
                 if given is not None and not response.prepared:
                     response.set_cookie(
-                        TOKEN_COOKIE, token, httponly=True, samesite="Strict", path="/"
+                        TOKEN_COOKIE, quoted(token), httponly=True, samesite="Strict", path="/"
                     )
                 return response
 

@@ -9,10 +9,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label, OptionList
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from chunkscope.tui.screens.late_callbacks import LateCallbacks
+
+#: What the dialog says of its keys (the workbench's footer is hidden below a dialog).
+CHOOSE_HINT = "↑ ↓ move · enter picks · escape cancels"
 
 
 class ChooseScreen(LateCallbacks, ModalScreen[str | None]):
@@ -27,13 +30,17 @@ class ChooseScreen(LateCallbacks, ModalScreen[str | None]):
     ChooseScreen OptionList { height: auto; max-height: 20; }
     /* a long title (a file's name) wraps inside the dialog: it ran past its border */
     ChooseScreen > Vertical > Label { width: 100%; }
+    ChooseScreen #choose-hint { color: $text-muted; margin-top: 1; }
     """
 
-    def __init__(self, title: str, choices: Sequence[tuple[str, str]]) -> None:
-        """`choices`: (value, label) pairs."""
+    def __init__(
+        self, title: str, choices: Sequence[tuple[str, str]], *, hint: str = CHOOSE_HINT
+    ) -> None:
+        """`choices`: (value, label) pairs; `hint`: the keys, under the list."""
         super().__init__()
         self.title_text = title
         self.choices = list(choices)
+        self.hint = hint
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -41,6 +48,7 @@ class ChooseScreen(LateCallbacks, ModalScreen[str | None]):
             yield OptionList(
                 *[Option(label, id=value) for value, label in self.choices], markup=False
             )
+            yield Static(self.hint, id="choose-hint", markup=False)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)

@@ -28,6 +28,7 @@ class ConfirmScreen(LateCallbacks, ModalScreen[bool]):
         border: thick $warning; background: $surface;
     }
     ConfirmScreen #question { margin-bottom: 1; }
+    ConfirmScreen #confirm-hint { color: $text-muted; margin-top: 1; }
     ConfirmScreen Horizontal { height: auto; align-horizontal: right; }
     ConfirmScreen Button { margin-left: 2; }
     """
@@ -43,6 +44,12 @@ class ConfirmScreen(LateCallbacks, ModalScreen[bool]):
             with Horizontal():
                 yield Button(self.no, id="no")
                 yield Button(self.yes, id="yes", variant="warning")
+            # the workbench's footer is hidden below a dialog: it says its own keys
+            yield Static(
+                f"y: {self.yes} · n or escape: {self.no} · ← → enter: the buttons",
+                id="confirm-hint",
+                markup=False,
+            )
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

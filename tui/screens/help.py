@@ -148,6 +148,10 @@ def help_text() -> str:
     )
 
 
+#: The help's keys, on its lower border.
+HELP_KEYS = "↑ ↓ pgup pgdn scroll · escape, q or ? closes"
+
+
 class HelpScreen(LateCallbacks, ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,f1", "close", "Close"),
@@ -162,7 +166,9 @@ class HelpScreen(LateCallbacks, ModalScreen[None]):
     """
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
+        with VerticalScroll() as scroll:
+            # the workbench's footer is hidden below a dialog: it says its own keys
+            scroll.border_subtitle = HELP_KEYS
             yield Markdown(help_text())
 
     def action_close(self) -> None:

@@ -13,8 +13,15 @@ from textual.command import Command, CommandList, CommandPalette
 
 from chunkscope.tui.screens.late_callbacks import LateCallbacks
 
+#: The field's text before anything is typed: what to type and the palette's keys (the
+#: workbench's footer is hidden below it, as below every dialog).
+PALETTE_PLACEHOLDER = "Search for commands…  ↑ ↓ move · enter runs · escape closes"
+
 
 class Palette(LateCallbacks, CommandPalette):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(placeholder=PALETTE_PLACEHOLDER, id=id)
+
     def _has_list(self) -> bool:
         return self.is_attached and bool(self.query(CommandList))
 

@@ -372,7 +372,7 @@ class WorkbenchActions(WorkbenchHost):
 
         def write(path: Path) -> str:
             from chunkscope.engine.fileio import atomic_write_text
-            from chunkscope.tui.report import gather, render_html
+            from chunkscope.tui.report import gather, render_html, run_flags
 
             # the marks' line weights, read once for the file and kept (FileMarks.weights)
             weights = file_marks.weights() if marks is not None and file_marks else None
@@ -386,7 +386,8 @@ class WorkbenchActions(WorkbenchHost):
                 partial=partial,
                 weights=weights,
                 output=str(path),  # "the same run" writes this page, as the CLI shows
-                extra_args=extra,
+                # the session shown, the reader, tokenizer and backends, then the calls
+                extra_args=[*run_flags(pipe.params, view.source.sessions), *extra],
                 paths=extra,  # a --gold path is shown as the CLI shows it
                 command_note=command_note,
             )

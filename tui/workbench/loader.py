@@ -361,9 +361,15 @@ class PipelineDriver(WorkbenchHost):
             if value is not None and int(value) != sessions[0][0]:
                 self.open_path(path, int(value))
 
-        choices = [(str(i), f"{n + 1:>3}. {title}") for n, (i, title) in enumerate(sessions)]
-        title = f"{len(sessions)} sessions in {Path(path).name}: the newest is open"
-        self.push_screen(ChooseScreen(title, choices), chosen)
+        # numbered as --session counts them (file order), the newest first: a page
+        # exported says the same number (walk 18, F4: the dialog said 2. for --session 0)
+        choices = [(str(i), f"{i:>3}. {title}") for i, title in sessions]
+        title = (
+            f"{len(sessions)} sessions in {Path(path).name}, by their --session number: "
+            f"the newest ({sessions[0][0]}) is open"
+        )
+        hint = "↑ ↓ move · enter opens it · escape keeps the newest"
+        self.push_screen(ChooseScreen(title, choices, hint=hint), chosen)
 
     def _now(self) -> str:
         return "at –" if self.fixed_timings else time.strftime("%H:%M:%S")
