@@ -75,21 +75,37 @@ def chunk_turns(
         return [Chunk(c) for c in chunks if c] or [Chunk([])]
 
 
+#: The last line of a paragraph that opens a reStructuredText block of indented lines:
+#: a paragraph ending in ``::`` (a literal block) or a directive (``.. code-block:: sh``).
+_OPENS_INDENTED_BLOCK = re.compile(r"::[ \t]*$|^[ \t]*\.\.[ \t]+[\w:-]+::")
+
+
+def _indented(part: str) -> bool:
+    return part[:1] in (" ", "\t") and all(
+        not line.strip() or line[:1] in (" ", "\t") for line in part.split("\n")
+    )
+
+
 def fenced_paragraphs(parts: list[str]) -> list[str]:
     """A text's paragraphs (`parts`, split at its blank lines) with those inside a fenced
-    code block joined to the paragraph the fence opened in (blank lines kept): a code
-    block is one paragraph, so no chunk starts inside it with a role label its code
-    never had. Not the seed's split (`chunk_turns` with `by_message` only)."""
+    code block joined to the paragraph the fence opened in (blank lines kept), and so the
+    indented paragraphs of a reStructuredText literal block or directive to the paragraph
+    that opens it: a code block is one paragraph, so no chunk starts inside it with a role
+    label its code never had. Not the seed's split (`chunk_turns` with `by_message` only)."""
     out: list[str] = []
     fence: str | None = None
+    block = False  # the paragraph before opened an indented block, or was one's
     for part in parts:
-        if fence is not None:
+        indented = block and _indented(part)
+        if fence is not None or indented:
             out[-1] += PARAGRAPH_BREAK + part
         else:
             out.append(part)
         if "`" in part or "~" in part:
             for line in part.split("\n"):
                 fence = fence_after(line, fence)
+        last = part.rstrip().rsplit("\n", 1)[-1]
+        block = fence is None and (indented or bool(_OPENS_INDENTED_BLOCK.search(last)))
     return out
 
 
@@ -98,7 +114,7 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
         if by_message and chunks[-1] and chunks[-1][-1].source_line != turn.source_line:
             chunks.append([])
         parts = turn.text.split(PARAGRAPH_BREAK)
-        if by_message and len(parts) > 1 and FENCE_LINES.search(turn.text):
+        if by_message and len(parts) > 1 and ("::" in turn.text or FENCE_LINES.search(turn.text)):
             parts = fenced_paragraphs(parts)
         if len(parts) == 1:
             chunks[-1].append(turn)

@@ -49,18 +49,36 @@ _RETURNCODE = re.compile(r"^\s*<returncode>-?\d+</returncode>\s*$")
 _OUTPUT_OPEN = re.compile(r"^\s*<(output|output_head|output_tail|example_response)>\s*$")
 
 
+#: A reStructuredText explicit markup line: a directive (``.. option:: v``, its name the
+#: group), a comment, a target or a footnote (``.. _x:``, ``.. [1]``); never ``...``.
+_RST_EXPLICIT = re.compile(r"^\s*\.\.(?!\.)(?:\s+([\w:-]+?)::(?:\s|$)|\s|$)")
+#: The directives whose indented body is code or data, not prose (a note's or an option's
+#: body is prose: read as text).
+_RST_CODE_DIRECTIVES = frozenset(
+    {"code-block", "code", "sourcecode", "literalinclude", "productionlist"}
+    | {"parsed-literal", "highlight", "math", "raw", "csv-table", "include", "toctree"}
+    | {"contents", "only", "index"}
+)
+#: A directive's option line (``   :maxdepth: 2``).
+_RST_OPTION = re.compile(r"^\s+:[\w -]+:(?:\s|$)")
+
+
 class _Code:
     """Where a walk through a chunk's lines is: in fenced code, in an aider edit block,
-    in a command's output, or in text. `code(line)` says whether `line` is code or a
-    code marker (a fence, an edit-block marker, an output tag), never text; the split
+    in a command's output, in a reStructuredText literal block or directive, or in
+    text. `code(line)` says whether `line` is code or a code marker (a fence, an
+    edit-block marker, an output tag, a ``.. directive::`` line), never text; the split
     and the summary's fallback both ask it."""
 
-    __slots__ = ("edit", "fence", "output")
+    __slots__ = ("edit", "fence", "output", "rst")
 
     def __init__(self) -> None:
         self.fence: str | None = None
         self.edit = False
         self.output: str | None = None  # the closing tag of the output block it is in
+        # in a reStructuredText "literal" block (after "::", a comment, a code
+        # directive: its indented lines) or a directive's "options"; "" not
+        self.rst = ""
 
     @property
     def busy(self) -> bool:
@@ -96,6 +114,27 @@ class _Code:
         if fence:
             self.fence = fence.group(1)
             return True
+        return self._rst(line)
+
+    def _rst(self, line: str) -> bool:
+        """reStructuredText's code and markup: a literal block (the indented lines after
+        a paragraph ending in ``::``), a ``.. directive::`` line with its options, a
+        code directive's body, a comment."""
+        if self.rst == "literal":
+            if not line.strip() or line[:1] in " \t":
+                return True
+            self.rst = ""
+        elif self.rst == "options":
+            if _RST_OPTION.match(line):
+                return True
+            self.rst = ""
+        explicit = _RST_EXPLICIT.match(line)
+        if explicit:
+            name = explicit.group(1)
+            self.rst = "options" if name and name not in _RST_CODE_DIRECTIVES else "literal"
+            return True
+        if line.rstrip().endswith("::"):
+            self.rst = "literal"  # the line itself is text: it introduces the block
         return False
 
 
