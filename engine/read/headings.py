@@ -193,8 +193,8 @@ def _underlined(lines: Sequence[str], i: int) -> tuple[int, str] | None:
     if i + 1 >= n or not _title_line(line):
         return None
     under = ADORNMENT.match(lines[i + 1])
-    if under is None:
-        return None
+    if under is None or ATX.match(lines[i + 1]):
+        return None  # none, or an ATX heading of its own ("## "), never an underline
     char = under.group(1)
     width = _width(lines[i + 1])
     if char in "=-":
