@@ -177,7 +177,7 @@ def test_hook_install_settings_binary_or_with_a_bom(
         ("nan", "build-wait must be a number, got 'nan'"),
         ("-1", "build-wait must be >= 0, got -1.0"),
         ("inf", "build-wait must be a finite number, got 'inf'"),
-        ("1e9", "build-wait must be <= 29, got 1000000000.0"),
+        ("1e9", "build-wait must be <= 3600, got 1000000000.0"),
         ("soon", "expected a number, got 'soon'"),
     ],
 )
@@ -186,10 +186,8 @@ def test_build_wait_is_refused_as_the_other_number_flags(
 ) -> None:
     """F8b: ``hook session-start --build-wait nan|-1|inf|1e9`` were taken silently (NaN
     made the time left NaN); the flag is a knob's now, checked as the others are, at most
-    a second short of the hook's timeout in the agent tools' settings."""
-    from chunkscope.engine.inject.agents.base import SESSION_START_TIMEOUT
-
-    assert SESSION_START_TIMEOUT - 1 == 29
+    an hour (a hook run by hand, or given a timeout of one's own, may wait longer than the
+    30 s chunkscope's installed hooks have)."""
     with pytest.raises(SystemExit) as exit_:
         main(["hook", "session-start", "--build-wait", value])
     assert exit_.value.code == 2

@@ -41,7 +41,6 @@ from typing import TYPE_CHECKING, Any
 
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.fileio import atomic_write_text
-from chunkscope.engine.inject.agents.base import SESSION_START_TIMEOUT
 from chunkscope.engine.params import Knob
 from chunkscope.engine.paths import data_dir
 
@@ -87,8 +86,10 @@ MAX_INJECTED_CHARS = 10_000
 #: process's start); past it, nothing or an older recap goes in and the build goes on
 #: detached (handing it over and exiting take about 0.2 s more).
 START_WAIT = 0.8
-#: ``hook session-start --build-wait S``: `START_WAIT` given, at most a second short of the
-#: time the agent tools give the hook (past it they stop the hook, build and all).
+#: ``hook session-start --build-wait S``: `START_WAIT` given. The hooks chunkscope installs
+#: are given `SESSION_START_TIMEOUT` seconds by the agent tools (past it they stop the hook,
+#: build and all); a hook run by hand, or with a timeout of one's own, may wait longer, up
+#: to an hour.
 BUILD_WAIT = Knob(
     "build-wait",
     "float",
@@ -96,7 +97,7 @@ BUILD_WAIT = Knob(
     "seconds to wait for a recap that has to be built",
     flag="--build-wait",
     minimum=0,
-    maximum=SESSION_START_TIMEOUT - 1,
+    maximum=3600,
 )
 #: Events whose recap is of a session that is over (the others: the session still runs).
 ENDED_EVENTS = ("SessionEnd", "SessionStart", "review")
