@@ -86,3 +86,21 @@ def served_path(value: str | os.PathLike[str], root: str | os.PathLike[str]) -> 
     path is taken in `served_folder`. Not checked: `within` does that."""
     path = Path(os.path.expanduser(value))
     return path if path.is_absolute() else served_folder(root) / path
+
+
+def served_write(value: str | os.PathLike[str], root: str | os.PathLike[str]) -> Path:
+    """Where a workbench that a server confines to `root` may write `value` (a typed
+    path): inside `served_folder` (`within`), a new file (a served page overwrites
+    nothing: not the file shown, not a file of the user's) with a name that is not
+    hidden (``.bashrc``, ``.profile`` are read by a shell); `SourceError` otherwise."""
+    from chunkscope.engine.errors import SourceError
+
+    path = served_path(value, root)
+    real = within(path, served_folder(root))
+    if real.name.startswith("."):
+        raise SourceError(os.fspath(value), "a served workbench writes no hidden file")
+    if os.path.lexists(path) or real.exists():
+        raise SourceError(
+            os.fspath(value), "exists; a served workbench overwrites nothing: give a new name"
+        )
+    return path

@@ -406,8 +406,15 @@ async def test_a_served_workbench_opens_nothing_outside_its_folder(tmp_path: Pat
         # Nothing is written outside it either (an export, the recap, the report).
         from textual.widgets import Input
 
+        # Nor a hidden file, nor over a file that exists (walk 19, 3: served with a file,
+        # a tab wrote ./.bashrc and offered to overwrite the file shown).
         written: list[Path] = []
-        for target, inside in ((tmp_path / "out.md", False), (shown / "out.md", True)):
+        refusals = {
+            tmp_path / "out.md": "outside the folder this server shows",
+            shown / ".bashrc": "a served workbench writes no hidden file",
+            log: "a served workbench overwrites nothing",
+        }
+        for target, inside in (*((t, False) for t in refusals), (shown / "out.md", True)):
             app._ask_path("Write to", str(target), lambda p: written.append(p) or "it")
             await pilot.pause()
             app.screen.query_one("#prompt-input", Input).value = str(target)
@@ -422,7 +429,8 @@ async def test_a_served_workbench_opens_nothing_outside_its_folder(tmp_path: Pat
             if inside:
                 assert written == [target] and message == f"Wrote it to {target}."
             else:
-                assert not written and "outside the folder this server shows" in message
+                assert not written and refusals[target] in message, message
+                assert not (shown / ".bashrc").exists()
 
 
 def _served_folder_with_links_out(tmp_path: Path) -> tuple[Path, Path, Path]:

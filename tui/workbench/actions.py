@@ -192,13 +192,12 @@ class WorkbenchActions(WorkbenchHost):
 
             path = Path(value).expanduser()
             confine = self.options.confine
-            if confine is not None:  # served: nothing is written outside the folder shown
-                from chunkscope.engine.paths import served_folder, served_path, within
+            if confine is not None:  # served: a new file in the folder shown, or nothing
+                from chunkscope.engine.paths import served_write
 
                 # a relative path (every default) is taken there, not in the server's cwd
-                path = served_path(value, confine)
                 try:
-                    within(path, served_folder(confine))
+                    path = served_write(value, confine)
                 except ChunkscopeError as e:
                     again(str(e))
                     return
