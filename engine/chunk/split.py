@@ -86,12 +86,13 @@ def _indented(part: str) -> bool:
     )
 
 
-def fenced_paragraphs(parts: list[str]) -> list[str]:
+def fenced_paragraphs(parts: list[str], *, rst: bool = True) -> list[str]:
     """A text's paragraphs (`parts`, split at its blank lines) with those inside a fenced
     code block joined to the paragraph the fence opened in (blank lines kept), and so the
     indented paragraphs of a reStructuredText literal block or directive to the paragraph
     that opens it: a code block is one paragraph, so no chunk starts inside it with a role
-    label its code never had. Not the seed's split (`chunk_turns` with `by_message` only)."""
+    label its code never had (the indented blocks only with `rst`: a document's). Not the
+    seed's split (`chunk_turns` with `by_message` only)."""
     out: list[str] = []
     fence: str | None = None
     block = False  # the paragraph before opened an indented block, or was one's
@@ -105,7 +106,7 @@ def fenced_paragraphs(parts: list[str]) -> list[str]:
             for line in part.split("\n"):
                 fence = fence_after(line, fence)
         last = part.rstrip().rsplit("\n", 1)[-1]
-        block = fence is None and (indented or bool(_OPENS_INDENTED_BLOCK.search(last)))
+        block = rst and fence is None and (indented or bool(_OPENS_INDENTED_BLOCK.search(last)))
     return out
 
 
@@ -114,8 +115,10 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
         if by_message and chunks[-1] and chunks[-1][-1].source_line != turn.source_line:
             chunks.append([])
         parts = turn.text.split(PARAGRAPH_BREAK)
-        if by_message and len(parts) > 1 and ("::" in turn.text or FENCE_LINES.search(turn.text)):
-            parts = fenced_paragraphs(parts)
+        # reStructuredText's indented blocks in documents only (a log's "::" is rarely rst)
+        rst = turn.role == "Doc" and "::" in turn.text
+        if by_message and len(parts) > 1 and (rst or FENCE_LINES.search(turn.text)):
+            parts = fenced_paragraphs(parts, rst=rst)
         if len(parts) == 1:
             chunks[-1].append(turn)
             continue
