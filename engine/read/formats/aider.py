@@ -66,36 +66,47 @@ def read(path: Path, options: ReadOptions) -> Any:
     def flush() -> None:
         # the block's last line with text, in the file (a repeat left out still ends it)
         end = start + max((i for i, ln in enumerate(lines) if ln.strip()), default=0)
+        parts = [(lines, start)]
         if role == "user":
-            while (repeat := _repeat(lines)) is not None:  # read once, with its command
-                del lines[repeat]
+            # a repeat is read once, with its command: the lines around it are read as
+            # they stand in the file, so each keeps its own line number (deleting the
+            # repeat shifted the text after it by a line, and left its blank lines around
+            # a paragraph of none: "You: \n/add main.py", walk 19, 1)
+            parts, rest, at = [], lines, start
+            while (repeat := _repeat(rest)) is not None:
+                parts.append((rest[:repeat], at))
                 out.stripped[REPEATED] += 1
+                rest, at = rest[repeat + 1 :], at + repeat + 1
+            parts.append((rest, at))
         if role == "tool" and lines:
             for i, ln in enumerate(lines):
                 echo = _ECHO.match(ln)
                 if echo:  # the task follows as the user's message: not a second copy
                     lines[i] = f"{echo.group(1)} [the task, read below]{ln[echo.end() :]}"
                     out.stripped["tasks echoed on aider's command line"] += 1
-        text = "\n".join(lines).strip("\n")
-        if role is not None and text.strip():
+        texts = [("\n".join(block).strip("\n"), block, at) for block, at in parts]
+        texts = [t for t in texts if t[0].strip()]
+        if role is None or not texts:
+            return
+        for k, (text, block, at) in enumerate(texts):
             message: dict[str, Any] = {"role": role, "content": text, "timestamp": ts}
             if role == "tool":
                 message["tool_call_id"] = None
                 message["role"] = "aider"
             before = len(out.turns)
-            out.add(start, message)
+            out.add(at, message)
             # the block's text is its lines (prefixes taken off): it says where it ends
-            first = start + next((i for i, ln in enumerate(lines) if ln), 0)
+            first = at + next((i for i, ln in enumerate(block) if ln), 0)
             span = text_lines(text, first)
-            last = max(span[1], end)
+            last = max(span[1], end) if k == len(texts) - 1 else span[1]
             out.turns[before:] = [
                 t._replace(source_line=span[0], last_line=last) for t in out.turns[before:]
             ]
             if out.keep_messages:  # collapsing reads the message: the same lines
                 kept = out.messages[-1]
                 kept.line, kept.last_line = span[0], last
-            out.records += 1
-            out.read += 1
+        out.records += 1  # one block, one record, however many parts its repeats leave
+        out.read += 1
 
     for lineno, line in _iter_lines(path, out.warnings, options.progress):
         started = STARTED.match(line)
