@@ -520,7 +520,7 @@ def test_a_code_interpreter_call_shows_all_its_code_as_a_command_does() -> None:
     assert said.startswith("Ran `import pandas as pd df0 = pd.read_csv('f0.csv') df1")
     assert "...`" in said and "df8" not in said
     # the code under another key, or none
-    assert collapse_call("python", {"code": "x = 1\ny = 2"}, "", agent="x") == "Ran `x = 1 y = 2`: "
+    assert collapse_call("python", {"code": "x = 1\ny = 2"}, "", agent="x") == "Ran `x = 1 y = 2` (no output)."
     assert collapse_call("python", {}, "3", agent="chatgpt-export") == "Ran `python`: 3"
 
 
@@ -540,3 +540,18 @@ def test_a_chatgpt_export_s_code_shows_whole_in_chunk_collapse(
     assert main(["chunk", str(path), "--collapse", "--format", "json"]) == 0
     out = capsys.readouterr().out
     assert "Ran `import statistics print(statistics.mean(range(1,11)))`: 3f2a" in out
+
+
+def test_a_command_with_no_output_says_so() -> None:
+    """walk 19, 6: ``Ran `touch a`: `` (a colon introducing nothing) in every reader's
+    shell calls with empty output; the seed's own text (`--merge seed`) keeps it."""
+    for name in ("run", "bash", "shell"):
+        msgs = [call("c1", name, json.dumps({"command": "touch a"})), result("c1", "  \n")]
+        (turn,) = collapse_messages(msgs, readable=True)
+        assert turn.text == "Ran `touch a` (no output).", name
+    seed = [call("c1", "run", json.dumps({"command": "touch a"})), result("c1", "")]
+    (turn,) = collapse_messages(seed)
+    assert turn.text == "Ran `touch a`: "
+    assert collapse_call("Bash", {"command": "true"}, "", agent="claude-code") == (
+        "Ran `true` (no output)."
+    )

@@ -315,6 +315,8 @@ def collapse_call(
     if name == "ask":
         return f"Asked user: '{_arg(args, 'message')}'. Response: '{_cut(_fold(result))}'."
     if name == "run":
+        if readable and not _fold(result).strip():  # the seed's own text keeps its colon
+            return _ran(_arg(args, "command"), result, exit_code, failed)
         return f"Ran `{_arg(args, 'command')}`: {_cut(_fold(result))}"
     if name == "done":
         summary = args.get("summary")
@@ -371,7 +373,10 @@ def _ran(command: str, result: str, exit_code: int | None, failed: bool) -> str:
         return f"Ran `{_cut(_fold(command))}` (exit {exit_code})."
     if failed:
         return f"Ran `{_cut(_fold(command))}` (failed)."
-    return f"Ran `{_cut(_fold(command))}`: {_cut(_fold(result))}"
+    said = _cut(_fold(result))
+    if not said.strip():  # "Ran `touch a`: " introduced nothing (walk 19, 6)
+        return f"Ran `{_cut(_fold(command))}` (no output)."
+    return f"Ran `{_cut(_fold(command))}`: {said}"
 
 
 def _listed(what: str, result: str) -> str:
