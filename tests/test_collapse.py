@@ -520,7 +520,10 @@ def test_a_code_interpreter_call_shows_all_its_code_as_a_command_does() -> None:
     assert said.startswith("Ran `import pandas as pd df0 = pd.read_csv('f0.csv') df1")
     assert "...`" in said and "df8" not in said
     # the code under another key, or none
-    assert collapse_call("python", {"code": "x = 1\ny = 2"}, "", agent="x") == "Ran `x = 1 y = 2` (no output)."
+    assert (
+        collapse_call("python", {"code": "x = 1\ny = 2"}, "", agent="x")
+        == "Ran `x = 1 y = 2` (no output)."
+    )
     assert collapse_call("python", {}, "3", agent="chatgpt-export") == "Ran `python`: 3"
 
 
