@@ -12,13 +12,32 @@ from itertools import chain, islice
 import numpy as np
 import numpy.typing as npt
 
+from chunkscope.engine.read.formats.claude import COMPACTION_ROLE, META_ROLE, SUBAGENT_ROLE
+from chunkscope.engine.read.formats.documents import END_ROLE
 from chunkscope.engine.read.headings import ADORNMENT, HTML_HEADING, heading_at, html_title
-from chunkscope.engine.read.source import FENCE
+from chunkscope.engine.read.source import DOC_ROLE, FENCE, THINKING_ROLE
 from chunkscope.engine.summarize.base import Summary, clean_summary, has_words
 from chunkscope.engine.textutil import CONTROL_CHAR, STOPWORDS
 
-#: The role names a chunk's ``role: text`` lines start with (see engine.read.parse).
-KNOWN_ROLES = ("Bot thinking", "Bot", "You", "Tool", "Doc", "System", "system", "developer")
+#: The role names a chunk's ``role: text`` lines start with (see engine.read.parse), the
+#: readers' own (a subagent's, a compaction summary's, a run's end) among them: a line
+#: opening with one opens a turn, its label no text of the summary. Not Gemini's
+#: ``info`` / ``error`` / ``warning`` nor aider's ``aider``: a tool's output line opening
+#: ``error: `` is its text, no new turn.
+KNOWN_ROLES = (
+    THINKING_ROLE,
+    "Bot",
+    "You",
+    "Tool",
+    DOC_ROLE,
+    SUBAGENT_ROLE,
+    COMPACTION_ROLE,
+    META_ROLE,
+    END_ROLE,
+    "System",
+    "system",
+    "developer",
+)
 _ROLE_LINE = re.compile(r"^(" + "|".join(re.escape(r) for r in KNOWN_ROLES) + r"): ?")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
