@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from chunkscope.engine.read.source import FENCE
 from chunkscope.engine.summarize import ExtractiveSummarizer, Summary, summarize_chunks
 from chunkscope.engine.summarize.base import clean_summary, closed_fences, has_words
+from chunkscope.engine.summarize.extractive import split_sentences
 from chunkscope.tui.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,3 +81,42 @@ def test_the_recap_of_a_document_leaves_no_fence_open(
     assert not open_fence(out)
     lines = [ln.strip() for ln in out.split("\n")]
     assert "```" not in lines  # no lone fence kept as a summary
+
+
+# ------------------------------------ a list item's fence opening a chunk (walk 19, F8)
+
+
+LIST_FENCE = (
+    "    ```diff\n"
+    "    --- a/.gitignore\n"
+    "    +++ b/.gitignore\n"
+    "    @@ -10,3 +10,4 @@\n"
+    "     __pycache__/\n"
+    "    +*.env\n"
+    "    ```\n"
+    "\n"
+    "    Your `.env.example` file is kept out of the repository now."
+)
+
+
+@pytest.mark.parametrize(
+    "text", [f"Bot: {LIST_FENCE}", f"Bot: *   **Update .gitignore:**\n\n{LIST_FENCE}"]
+)
+def test_a_list_items_fence_indented_four_spaces_is_code(text: str) -> None:
+    texts = [s.text for s in split_sentences(text)]
+    assert not any("```" in t or "+++" in t for t in texts)
+    assert "Your `.env.example` file is kept out of the repository now." in texts
+    summary = ExtractiveSummarizer().summarize(text)
+    assert summary.summary == "Your `.env.example` file is kept out of the repository now."
+
+
+def test_an_indented_fence_inside_a_fence_stays_inside() -> None:
+    text = (
+        "Doc: An example:\n\n```markdown\n    ```python\n    x = 1\n    ```\n```\n\nIt ends here."
+    )
+    assert [s.text for s in split_sentences(text)] == ["An example:", "It ends here."]
+
+
+def test_an_indented_fence_without_a_close_is_as_it_stands() -> None:
+    text = "Bot:     ```diff\n    +*.env"
+    assert [s.text for s in split_sentences(text)] == ["```diff +*.env"]

@@ -243,3 +243,43 @@ def test_where_it_stopped_keeps_no_lead_in() -> None:
     lines = by_name(extract_sections(msgs, []))["last"]
     assert lines and not any("added" in line for line in lines), lines
     assert any("src/math_utils.py" in line for line in lines)
+
+
+# ------------------------------------------------ the readers' own roles (walk 19, F4)
+
+
+SUBAGENT_CHUNK = (
+    "Subagent: Ran `rm /home/u/app/data-capture/config.js`: \n"
+    "Subagent: ## 3. Converting database.js\n"
+    "Subagent: Let me check if there's a package.json that lists the old entry point.\n"
+    "Subagent: Read /home/u/app/package.json (32 lines)"
+)
+
+
+def test_a_subagent_label_opens_a_turn_and_is_no_text() -> None:
+    sentences = split_sentences(SUBAGENT_CHUNK)
+    assert [s.role for s in sentences] == ["Subagent"] * 4
+    assert not any("Subagent:" in s.text for s in sentences)
+    assert sentences[1].heading and sentences[1].text == "3. Converting database.js"
+    summary = SUMMARIZER.summarize(SUBAGENT_CHUNK).text
+    assert "Subagent" not in summary
+    assert "package.json that lists the old entry point" in summary
+    assert "## 3." not in summary
+
+
+@pytest.mark.parametrize("role", ["compaction", "End"])
+def test_the_readers_other_labels_open_a_turn(role: str) -> None:
+    text = f"Bot: The cache key now includes the model name.\n{role}: The session went on."
+    sentences = split_sentences(text)
+    assert [(s.role, s.text) for s in sentences] == [
+        ("Bot", "The cache key now includes the model name."),
+        (role, "The session went on."),
+    ]
+
+
+def test_a_tool_output_line_opening_error_is_no_turn() -> None:
+    sentences = split_sentences("Tool: build failed\nerror: missing semicolon")
+    assert [(s.role, s.text) for s in sentences] == [
+        ("Tool", "build failed"),
+        ("Tool", "error: missing semicolon"),
+    ]

@@ -146,7 +146,9 @@ def test_chunk_collapse_and_the_recap_keep_the_subagents_work(
     assert main(["recap", str(SUBAGENT_LOG), "--format", "json", "--budget", "2000"]) == 0
     doc = json.loads(capsys.readouterr().out)
     said = " ".join(c["summary"] for c in doc["candidates"])
-    assert "Searching the source for rounding calls" in said or "Subagent" in said
+    # the subagent's words or its calls, never its label (walk 19, F4)
+    assert "Searching the source for rounding calls" in said or "Searched for 'round" in said
+    assert "Subagent" not in said
     assert "quantize(CENT, ROUND_HALF_UP)\nsrc/cart/totals.py" not in said
 
 

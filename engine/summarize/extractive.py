@@ -12,13 +12,32 @@ from itertools import chain, islice
 import numpy as np
 import numpy.typing as npt
 
+from chunkscope.engine.read.formats.claude import COMPACTION_ROLE, META_ROLE, SUBAGENT_ROLE
+from chunkscope.engine.read.formats.documents import END_ROLE
 from chunkscope.engine.read.headings import ADORNMENT, HTML_HEADING, heading_at, html_title
-from chunkscope.engine.read.source import FENCE
+from chunkscope.engine.read.source import DOC_ROLE, FENCE, THINKING_ROLE
 from chunkscope.engine.summarize.base import Summary, clean_summary, has_words
 from chunkscope.engine.textutil import CONTROL_CHAR, STOPWORDS
 
-#: The role names a chunk's ``role: text`` lines start with (see engine.read.parse).
-KNOWN_ROLES = ("Bot thinking", "Bot", "You", "Tool", "Doc", "System", "system", "developer")
+#: The role names a chunk's ``role: text`` lines start with (see engine.read.parse), the
+#: readers' own (a subagent's, a compaction summary's, a run's end) among them: a line
+#: opening with one opens a turn, its label no text of the summary. Not Gemini's
+#: ``info`` / ``error`` / ``warning`` nor aider's ``aider``: a tool's output line opening
+#: ``error: `` is its text, no new turn.
+KNOWN_ROLES = (
+    THINKING_ROLE,
+    "Bot",
+    "You",
+    "Tool",
+    DOC_ROLE,
+    SUBAGENT_ROLE,
+    COMPACTION_ROLE,
+    META_ROLE,
+    END_ROLE,
+    "System",
+    "system",
+    "developer",
+)
 _ROLE_LINE = re.compile(r"^(" + "|".join(re.escape(r) for r in KNOWN_ROLES) + r"): ?")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
@@ -136,6 +155,49 @@ class _Code:
         if line.rstrip().endswith("::"):
             self.rst = "literal"  # the line itself is text: it introduces the block
         return False
+
+
+#: A fence line indented 4 spaces or more: a list item's fence (``*   **Step:**`` then
+#: ``    ```diff``), its indentation the group.
+_DEEP_FENCE = re.compile(r"^( {4,})(`{3,}|~{3,})")
+
+
+def _chunk_lines(text: str) -> list[str]:
+    """`text`'s lines, each fence indented 4 spaces or more that a closing line at the
+    same indentation follows (a list item's fenced block, the item's own line perhaps in
+    the chunk before) taken back to the margin with the lines up to its close: a code
+    block as `_Code` reads one. Without a close, or inside a fence at the margin (an
+    example of markdown), the lines are as they stand."""
+    lines = text.splitlines()
+    outer = ""  # the mark of the fence at the margin the walk is in
+    i = 0
+    while i < len(lines):
+        m = _ROLE_LINE.match(lines[i])
+        label = m.group(0) if m and not outer else ""
+        rest = lines[i][len(label) :]
+        i += 1
+        margin = FENCE.match(rest)
+        if outer:
+            if margin and margin.group(1)[0] == outer[0] and len(margin.group(1)) >= len(outer):
+                outer = ""
+            continue
+        if margin:
+            outer = margin.group(1)
+            continue
+        deep = _DEEP_FENCE.match(rest)
+        if deep is None:
+            continue
+        indent, mark = deep.groups()
+        close = re.compile(f"{re.escape(indent)}{re.escape(mark[0])}{{{len(mark)},}}\\s*$")
+        end = next((j for j in range(i, len(lines)) if close.match(lines[j])), None)
+        if end is None:
+            continue
+        lines[i - 1] = label + rest[len(indent) :]
+        for j in range(i, end + 1):
+            if lines[j].startswith(indent):
+                lines[j] = lines[j][len(indent) :]
+        i = end + 1
+    return lines
 
 
 # A sentence ends at . ! ? (possibly followed by a closing quote or bracket) and
@@ -578,7 +640,7 @@ def split_sentences(text: str) -> list[Sentence]:
 
     in_comment = False
     title: str | None = None  # the paragraph's one line so far, when plain text
-    for raw in text.splitlines():
+    for raw in _chunk_lines(text):
         line = raw
         m = _ROLE_LINE.match(line)
         if m and not code.busy:
@@ -962,7 +1024,7 @@ class ExtractiveSummarizer:
             # text is code has no summary ("import os" alone tells a reader nothing).
             line = ""
             code = _Code()
-            for raw in text.splitlines():
+            for raw in _chunk_lines(text):
                 m = _ROLE_LINE.match(raw) if not code.busy else None
                 candidate = _COMMENT.sub("", raw[m.end() :] if m else raw)
                 if code.code(candidate):
