@@ -1,0 +1,34 @@
+"""Review walk 19, findings 9, 10 and 11: the similarity strip's adaptive depth, the
+markdown export of a chunk with no summary, and a burst typed into the export dialogs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.pilot import SAMPLE, SIZE, make_app, settled, until
+
+NARROW = (100, 30)
+
+
+@pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
+async def test_a_burst_through_the_export_dialogs_writes_the_typed_path(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Walk 19, 11: ``e ⏎ ⌫×30 PATH ⏎`` typed at once (tmux send-keys) often wrote
+    nothing, or a path with its first characters cut: the keys typed while the chooser
+    and then the path prompt were being pushed were lost or reordered. Every key reaches
+    the dialog on top, in order: the file typed is written."""
+    from tests.test_first_hour import _burst
+
+    target = tmp_path / "burst.json"
+    app = make_app(SAMPLE.parent / "shell_cookbook.md")
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        _burst(app, "e", "enter", *["backspace"] * 30, *str(target), "enter")
+        await until(pilot, target.exists, 10)
+        rows = json.loads(target.read_text())
+        assert rows, rows
+        assert app.workbench is not None and app.screen is app.workbench
