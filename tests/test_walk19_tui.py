@@ -32,3 +32,22 @@ async def test_a_burst_through_the_export_dialogs_writes_the_typed_path(
         rows = json.loads(target.read_text())
         assert rows, rows
         assert app.workbench is not None and app.screen is app.workbench
+
+
+async def test_the_strip_title_gives_the_depth_an_adaptive_topic_run_computed() -> None:
+    """Walk 19, 9: with topic depth ``adaptive`` the strip's title said ``topic depth ≥
+    adaptive``; it gives the threshold the run cut at, as the JSON's cuts do."""
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+    app = make_app(SAMPLE.parent / "cache_refactor.jsonl", topic_depth="adaptive")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        merged = bench.view.result
+        assert merged.params.mode == "topic" and merged.cuts
+        found = merged.cut_threshold
+        assert all(c.threshold == pytest.approx(found) for c in merged.cuts if c.depth)
+        _name, forms = bench.query_one("#strip", SimilarityStrip)._title
+        assert f"topic depth ≥ {found:.2f} (adaptive)" in forms[0], forms
+        assert not any("≥ adaptive" in form for form in forms), forms
