@@ -51,3 +51,27 @@ async def test_the_strip_title_gives_the_depth_an_adaptive_topic_run_computed() 
         _name, forms = bench.query_one("#strip", SimilarityStrip)._title
         assert f"topic depth ≥ {found:.2f} (adaptive)" in forms[0], forms
         assert not any("≥ adaptive" in form for form in forms), forms
+
+
+def test_the_markdown_export_says_a_chunk_has_no_summary() -> None:
+    """Walk 19, 10: a chunk with no summary (code only, a lead-in alone) was exported
+    with ``**Abstract (the whole summary):** `` and nothing after it; it says there is
+    none, in the recap's words, and leaves no label empty."""
+    from types import SimpleNamespace
+
+    from chunkscope.engine.pipeline import Pipeline
+    from chunkscope.engine.recap.core import NO_SUMMARY_WHY
+    from chunkscope.engine.summarize import Summary
+    from chunkscope.engine.tokens import get_counter
+    from chunkscope.tui.workbench.exports import merged_markdown
+
+    pipe = Pipeline(SAMPLE)
+    result = pipe.merged()
+    first, second = result.chunks[0].text, result.chunks[1].text
+    summaries = {first: Summary("", ""), second: Summary("Only this.", "Only this.")}
+    view = SimpleNamespace(source=pipe.source(), result=result, merged_tokens=None)
+    md = merged_markdown(view, summaries, get_counter("cl100k_base"))  # type: ignore[arg-type]
+    assert f"*No summary: {NO_SUMMARY_WHY}.*" in md
+    assert md.count("No summary") == 1
+    assert "**Abstract (the whole summary):** Only this." in md
+    assert not any(line.rstrip().endswith(":**") for line in md.splitlines()), md
