@@ -75,3 +75,32 @@ def test_the_markdown_export_says_a_chunk_has_no_summary() -> None:
     assert md.count("No summary") == 1
     assert "**Abstract (the whole summary):** Only this." in md
     assert not any(line.rstrip().endswith(":**") for line in md.splitlines()), md
+
+
+def test_the_picker_lists_rst_and_txt_documents_titled_by_their_first_heading(
+    tmp_path: Path,
+) -> None:
+    """Walk 19, 7: a folder of ``.rst`` manuals listed nothing (docs/input-formats.md
+    names ``.rst`` and ``.txt`` documents), and a document's title was its first line:
+    ``---`` (front matter), ``<h1 align="center">Widget</h1>``, ``===`` (an overline).
+    Such documents are listed, titled by their first heading."""
+    from chunkscope.engine.read.formats.folders import list_sessions, readable_name
+
+    files = {
+        "cmake.1.rst": ".. manual: x\n\n========\ncmake(1)\n========\n\nText.\n",
+        "notes.txt": "Notes\n=====\n\nSome text here.\n",
+        "fm.md": "---\ntitle: x\n---\n\n# Real\n\nText.\n",
+        "htm.md": '<h1 align="center">Widget</h1>\n\nText.\n',
+        "h2.md": "<h2>A &amp; B</h2>\n\nText.\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    assert all(readable_name(name) for name in files)
+    titles = {Path(s.path).name: s.title for s in list_sessions(tmp_path)}
+    assert titles == {
+        "cmake.1.rst": "cmake(1)",
+        "notes.txt": "Notes",
+        "fm.md": "Real",
+        "htm.md": "Widget",
+        "h2.md": "A & B",
+    }
