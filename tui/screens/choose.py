@@ -17,6 +17,8 @@ from chunkscope.tui.screens.late_callbacks import LateCallbacks
 
 #: What the dialog says of its keys (the workbench's footer is hidden below a dialog).
 CHOOSE_HINT = "↑ ↓ move · enter picks · escape cancels"
+#: Seconds between looks, after a pick, for keys still on their way to the dialog.
+_SETTLE = 0.02
 
 
 class ChooseScreen(LateCallbacks, ModalScreen[str | None]):
@@ -77,14 +79,14 @@ class ChooseScreen(LateCallbacks, ModalScreen[str | None]):
 
     def _pick(self, value: str | None) -> None:
         self._picked = value or ""
-        self.call_after_refresh(self._finish)
+        self.set_timer(_SETTLE, self._finish)  # a timer: no refresh may come to run it
 
     def _finish(self) -> None:
         """Dismissed once the keys already typed have reached this dialog; they go on,
         in order, to the screen on top after the choice's callback has run."""
         pending = (self, *self.query(OptionList))
         if any(not pump._message_queue.empty() for pump in pending):
-            self.call_after_refresh(self._finish)
+            self.set_timer(_SETTLE, self._finish)
             return
         requester = self._result_callbacks[-1].requester if self._result_callbacks else None
         held, self._held = self._held, []
@@ -92,6 +94,10 @@ class ChooseScreen(LateCallbacks, ModalScreen[str | None]):
         app = self.app
 
         def replay() -> None:
+            take = getattr(app.screen, "take_keys", None)
+            if take is not None:  # ahead of the keys that reached the dialog since
+                take(held)
+                return
             for key, character in held:
                 again = events.Key(key, character)
                 again.set_sender(app)
