@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -16,6 +17,8 @@ from chunkscope.tui.screens.late_callbacks import LateCallbacks
 
 #: What the dialog says of its keys (the workbench's footer is hidden below a dialog).
 CHOOSE_HINT = "↑ ↓ move · enter picks · escape cancels"
+#: Seconds between looks, after a pick, for keys still on their way to the dialog.
+_SETTLE = 0.02
 
 
 class ChooseScreen(LateCallbacks, ModalScreen[str | None]):
@@ -41,6 +44,9 @@ class ChooseScreen(LateCallbacks, ModalScreen[str | None]):
         self.title_text = title
         self.choices = list(choices)
         self.hint = hint
+        #: The choice made (enter, a click), not yet dismissed; the keys typed after it.
+        self._picked: str | None = None
+        self._held: list[tuple[str, str | None]] = []
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -50,8 +56,54 @@ class ChooseScreen(LateCallbacks, ModalScreen[str | None]):
             )
             yield Static(self.hint, id="choose-hint", markup=False)
 
+    def on_key(self, event: events.Key) -> None:
+        """Enter picks here, in order with the keys typed around it, and the keys typed
+        after it are kept for the dialog the choice opens. A burst ``e ⏎ ⌫×30 PATH ⏎``
+        (walk 19, 11) had its path keys queued for this list before the enter was acted
+        on: they were lost, and the last enter picked a second time, closing the
+        workbench under the dialog; the path prompt never opened."""
+        if self._picked is not None:
+            event.stop()
+            event.prevent_default()
+            self._held.append((event.key, event.character))
+        elif event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            options = self.query_one(OptionList)
+            index = options.highlighted if options.highlighted is not None else 0
+            self._pick(options.get_option_at_index(index).id)
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
+        if self._picked is None:
+            self._pick(event.option.id)
+
+    def _pick(self, value: str | None) -> None:
+        self._picked = value or ""
+        self.set_timer(_SETTLE, self._finish)  # a timer: no refresh may come to run it
+
+    def _finish(self) -> None:
+        """Dismissed once the keys already typed have reached this dialog; they go on,
+        in order, to the screen on top after the choice's callback has run."""
+        pending = (self, *self.query(OptionList))
+        if any(not pump._message_queue.empty() for pump in pending):
+            self.set_timer(_SETTLE, self._finish)
+            return
+        requester = self._result_callbacks[-1].requester if self._result_callbacks else None
+        held, self._held = self._held, []
+        self.dismiss(self._picked or None)
+        app = self.app
+
+        def replay() -> None:
+            take = getattr(app.screen, "take_keys", None)
+            if take is not None:  # ahead of the keys that reached the dialog since
+                take(held)
+                return
+            for key, character in held:
+                again = events.Key(key, character)
+                again.set_sender(app)
+                app.post_message(again)
+
+        (requester or app).call_next(replay)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

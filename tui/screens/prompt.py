@@ -89,6 +89,15 @@ class PromptScreen(LateCallbacks, ModalScreen[str | None]):
         if len(self._early) == 1:
             self.call_after_refresh(self._replay)
 
+    def take_keys(self, keys: list[tuple[str, str | None]]) -> None:
+        """Keys typed before the ones that reached this dialog (held by the dialog that
+        opened it, `ChooseScreen`): they go to the field first."""
+        if not keys:
+            return
+        self._early[:0] = keys
+        if len(self._early) == len(keys):
+            self.call_after_refresh(self._replay)
+
     def _replay(self) -> None:
         field = self.query_one("#prompt-input", Input)
         if not field.is_mounted:

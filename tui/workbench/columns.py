@@ -299,7 +299,12 @@ def strip_number_forms(sims: Any, result: Any, depth: Any, cuts: str = "") -> li
         return [cuts]
     if result.params.mode == "topic":
         shown = depth if isinstance(depth, str) else f"{depth:.2f}"
-        how = [f"topic depth ≥ {shown}", f"depth ≥ {shown}", ""]
+        found = getattr(result, "cut_threshold", None)
+        if isinstance(depth, str) and found is not None and math.isfinite(found):
+            # the threshold the adaptive depth computed, not the word (walk 19, 9)
+            how = [f"topic depth ≥ {found:.2f} ({depth})", f"depth ≥ {found:.2f}", ""]
+        else:
+            how = [f"topic depth ≥ {shown}", f"depth ≥ {shown}", ""]
     else:
         passes = [f"{t:.2f}" for t in result.thresholds[:12]]
         how = [

@@ -14,6 +14,7 @@ import json
 import re
 from typing import Any
 
+from chunkscope.engine.recap.core import NO_SUMMARY_WHY
 from chunkscope.engine.runjson import add_merge, run_json
 from chunkscope.engine.summarize.base import summary_rest
 from chunkscope.tui.workbench.runs import RunView
@@ -75,7 +76,9 @@ def merged_markdown(view: RunView, summaries: dict[str, Any], counter: Any) -> s
         if summary is not None:  # said once, labelled, as the Summary panel shows it
             abstract = summary.abstract.strip()
             rest = summary_rest(abstract, summary.summary)
-            if rest:
+            if not abstract:  # no label left empty (walk 19, 10): said as the panel says it
+                out.extend(["", f"*No summary: {NO_SUMMARY_WHY}.*"])
+            elif rest:
                 out.extend(["", f"**Abstract:** {abstract}", "", f"**Summary:** {rest}"])
             else:
                 out.extend(["", f"**Abstract (the whole summary):** {abstract}"])

@@ -184,8 +184,9 @@ def format_named(name: str) -> str:
     raise ValueError(f"unknown input format {name!r} (choose from {format_choices()})")
 
 
-#: File name endings the pickers offer (a gzip-compressed file of any of them too).
-SUFFIXES = (".jsonl", ".ndjson", ".json", ".md", ".markdown")
+#: File name endings the pickers offer (a gzip-compressed file of any of them too): the
+#: documents of docs/input-formats.md, reStructuredText and text too (walk 19, 7).
+SUFFIXES = (".jsonl", ".ndjson", ".json", ".md", ".markdown", ".rst", ".txt")
 
 
 #: A real (or bundled) file of each format, relative to the repository: shown by

@@ -26,6 +26,7 @@ from chunkscope.engine.paths import inside
 from chunkscope.engine.read.commands import command_request
 from chunkscope.engine.read.formats import READERS, SUFFIXES, _head, format_named, sniff
 from chunkscope.engine.read.formats.base import UNREADABLE, SessionInfo, first_text, text_of
+from chunkscope.engine.read.headings import find_headings
 from chunkscope.engine.read.source import (
     GZIP_MAGIC,
     MARKDOWN_SUFFIXES,
@@ -76,8 +77,12 @@ def _title(path: Path, name: str) -> str:
             command_request(ln[5:].strip()) for ln in text.splitlines() if ln.startswith("#### ")
         )
         return first_text(ln for ln in lines if ln)
-    if name == "markdown":
-        return first_text(ln.lstrip("# ") for ln in text.splitlines())
+    if name == "markdown":  # its first heading (walk 19, 7: never a line of `---`)
+        rows = text.splitlines()
+        headings = find_headings(rows)
+        if headings:
+            return headings[0].title
+        return first_text(ln.lstrip("# ") for ln in rows)
     return ""
 
 
