@@ -20,6 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Vertical
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Input, Label, OptionList
 from textual.widgets.directory_tree import DirEntry
@@ -551,7 +552,10 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
         logs with nothing to read (empty, blank, unreadable), each with why, not to be
         opened: the ones `--latest` passes over (`set_apart`)."""
         self.sessions, self.documents, self.unread = sessions, documents, unread
-        box = self.query_one("#sessions", OptionList)
+        try:
+            box = self.query_one("#sessions", OptionList)
+        except NoMatches:  # the picker closed (an escape typed ahead) while they were looked for
+            return
         box.clear_options()
         found = [*sessions, *documents, *(s for s, _ in unread)]
         names = max((cell_len(Path(s.path).name) for s in found), default=0)
