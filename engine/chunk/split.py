@@ -28,7 +28,13 @@ from chunkscope.engine.model import (
     with_progress,
 )
 from chunkscope.engine.params import SliderSpec, check_fields, knob
-from chunkscope.engine.read.headings import FENCE_LINES, fence_after, heading_at
+from chunkscope.engine.read.headings import (
+    FENCE_LINES,
+    RST_EXPLICIT,
+    fence_after,
+    heading_at,
+    opens_literal_block,
+)
 
 PARAGRAPH_BREAK = "\n\n"
 
@@ -75,9 +81,12 @@ def chunk_turns(
         return [Chunk(c) for c in chunks if c] or [Chunk([])]
 
 
-#: The last line of a paragraph that opens a reStructuredText block of indented lines:
-#: a paragraph ending in ``::`` (a literal block) or a directive (``.. code-block:: sh``).
-_OPENS_INDENTED_BLOCK = re.compile(r"::[ \t]*$|^[ \t]*\.\.[ \t]+[\w:-]+::")
+def _opens_indented_block(line: str) -> bool:
+    """Whether `line`, a paragraph's last, opens a reStructuredText block of indented
+    lines: a literal block (it ends in ``::``) or a directive's body (``.. code-block::
+    sh``); a comment's or a target's lines are not joined."""
+    directive = RST_EXPLICIT.match(line)
+    return opens_literal_block(line) or (directive is not None and directive.group(1) is not None)
 
 
 def _indented(part: str) -> bool:
@@ -106,7 +115,7 @@ def fenced_paragraphs(parts: list[str], *, rst: bool = True) -> list[str]:
             for line in part.split("\n"):
                 fence = fence_after(line, fence)
         last = part.rstrip().rsplit("\n", 1)[-1]
-        block = rst and fence is None and (indented or bool(_OPENS_INDENTED_BLOCK.search(last)))
+        block = rst and fence is None and (indented or _opens_indented_block(last))
     return out
 
 

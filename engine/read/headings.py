@@ -80,6 +80,17 @@ _NOT_TITLE = re.compile(
     r" {0,3}(?:[-*+][ \t]|\d{1,9}[.)](?:[ \t]|$)|>|\||<|#{1,6}(?:\s|$)|```|~~~|\.\.(?:\s|$))"
 )
 _WORD = re.compile(r"\w")
+#: A reStructuredText explicit markup line: a directive (``.. code-block:: sh``, its name
+#: the group), a comment, a target or a footnote (``.. _x:``, ``.. [1]``); never ``...``.
+RST_EXPLICIT = re.compile(r"^\s*\.\.(?!\.)(?:\s+([\w:-]+?)::(?:\s|$)|\s|$)")
+
+
+def opens_literal_block(line: str) -> bool:
+    """Whether `line` ends a paragraph that opens a reStructuredText literal block (it ends
+    in ``::``): the indented lines after it are code."""
+    return line.rstrip().endswith("::")
+
+
 #: What a text opening with a heading starts with (`heading_at`'s quick refusal): a hash,
 #: an HTML heading's tag, a line then an adornment line, or an overline.
 _MAYBE = re.compile(
@@ -271,7 +282,7 @@ def find_headings(lines: Sequence[str]) -> list[Heading]:
                 after_blank = True
                 continue
         fence = fence_after(line, None)
-        if fence is None and line.rstrip().endswith("::"):
+        if fence is None and opens_literal_block(line):
             literal = True
         after_blank = False
         i += 1

@@ -23,10 +23,9 @@ from typing import Any, Literal, NamedTuple
 
 from chunkscope.engine.errors import NotText, ParseError, SourceError
 from chunkscope.engine.model import Progress, Turn, gc_paused
-from chunkscope.engine.read.headings import ATX, find_headings
+from chunkscope.engine.read.headings import ATX, fence_after, find_headings
 from chunkscope.engine.read.headings import FENCE as FENCE
 from chunkscope.engine.read.headings import FENCE_LINES as FENCE_LINES
-from chunkscope.engine.read.headings import fence_after as fence_after
 from chunkscope.engine.textutil import counted
 from chunkscope.engine.toolcall import calls_text as calls_text
 
@@ -694,14 +693,7 @@ def markdown_sections(lines: list[str]) -> list[tuple[int, str]]:
         fence = fence_after(line, fence)
         if was is None and fence is None and HEADING.match(line):
             heads.append(i)
-    sections: list[tuple[int, str]] = []
-    starts = [0, *heads]
-    for a, b in zip(starts, [*heads, len(lines)], strict=True):
-        text = "\n".join(lines[a:b]).strip()
-        if text:
-            offset = next(i for i in range(a, b) if lines[i].strip())
-            sections.append((offset + 1, text))
-    return sections
+    return _sections_at(lines, heads)
 
 
 def document_sections(lines: list[str]) -> list[tuple[int, str]]:
@@ -709,7 +701,12 @@ def document_sections(lines: list[str]) -> list[tuple[int, str]]:
     `markdown_sections` gives them but cut at every heading `engine.read.headings` knows
     (ATX, setext, reStructuredText, HTML): a section opens at its heading's first line
     (an overline's), its underline in it."""
-    heads = [h.start for h in find_headings(lines)]
+    return _sections_at(lines, [h.start for h in find_headings(lines)])
+
+
+def _sections_at(lines: list[str], heads: list[int]) -> list[tuple[int, str]]:
+    """(first line number, stripped text) of the sections `lines` has when one opens at
+    each of `heads` (0-based line indexes, in order); a section of blank lines is none."""
     sections: list[tuple[int, str]] = []
     starts = [0, *heads]
     for a, b in zip(starts, [*heads, len(lines)], strict=True):

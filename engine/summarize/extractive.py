@@ -14,7 +14,14 @@ import numpy.typing as npt
 
 from chunkscope.engine.read.formats.claude import COMPACTION_ROLE, META_ROLE, SUBAGENT_ROLE
 from chunkscope.engine.read.formats.documents import END_ROLE
-from chunkscope.engine.read.headings import ADORNMENT, HTML_HEADING, heading_at, html_title
+from chunkscope.engine.read.headings import (
+    ADORNMENT,
+    HTML_HEADING,
+    RST_EXPLICIT,
+    heading_at,
+    html_title,
+    opens_literal_block,
+)
 from chunkscope.engine.read.source import DOC_ROLE, FENCE, THINKING_ROLE
 from chunkscope.engine.summarize.base import Summary, clean_summary, has_words
 from chunkscope.engine.textutil import CONTROL_CHAR, STOPWORDS
@@ -68,9 +75,6 @@ _RETURNCODE = re.compile(r"^\s*<returncode>-?\d+</returncode>\s*$")
 _OUTPUT_OPEN = re.compile(r"^\s*<(output|output_head|output_tail|example_response)>\s*$")
 
 
-#: A reStructuredText explicit markup line: a directive (``.. option:: v``, its name the
-#: group), a comment, a target or a footnote (``.. _x:``, ``.. [1]``); never ``...``.
-_RST_EXPLICIT = re.compile(r"^\s*\.\.(?!\.)(?:\s+([\w:-]+?)::(?:\s|$)|\s|$)")
 #: The directives whose indented body is code or data, not prose (a note's or an option's
 #: body is prose: read as text).
 _RST_CODE_DIRECTIVES = frozenset(
@@ -147,12 +151,12 @@ class _Code:
             if _RST_OPTION.match(line):
                 return True
             self.rst = ""
-        explicit = _RST_EXPLICIT.match(line)
+        explicit = RST_EXPLICIT.match(line)
         if explicit:
             name = explicit.group(1)
             self.rst = "options" if name and name not in _RST_CODE_DIRECTIVES else "literal"
             return True
-        if line.rstrip().endswith("::"):
+        if opens_literal_block(line):
             self.rst = "literal"  # the line itself is text: it introduces the block
         return False
 
