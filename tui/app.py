@@ -34,6 +34,7 @@ from textual.worker import WorkerState
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.recap.collapse import COLLAPSE_BY_DEFAULT
 from chunkscope.tui.commands import WorkbenchCommands
+from chunkscope.tui.keys import key_again
 from chunkscope.tui.screens.help import HelpScreen
 from chunkscope.tui.screens.workbench import NARROW_WIDTH, WorkbenchScreen
 from chunkscope.tui.textual_fixes import mark_cut_toasts, release_styles_caches
@@ -371,9 +372,7 @@ class ChunkscopeApp(
         ):
             event.prevent_default()  # not App._on_key: the bindings of the screen on top
             event.stop()
-            again = events.Key(event.key, event.character)
-            again.set_sender(self)
-            self.post_message(again)
+            self.post_message(key_again(self, event.key, event.character))
 
     def _handle_exception(self, error: Exception) -> None:
         """An unexpected exception: a report in the data directory, one line kept for

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from chunkscope.tui.keys import key_again
 from chunkscope.tui.screens.late_callbacks import LateCallbacks
 
 #: What the dialog says of its keys (the workbench's footer is hidden below a dialog).
@@ -99,9 +100,7 @@ class ChooseScreen(LateCallbacks, ModalScreen[str | None]):
                 take(held)
                 return
             for key, character in held:
-                again = events.Key(key, character)
-                again.set_sender(app)
-                app.post_message(again)
+                app.post_message(key_again(app, key, character))
 
         (requester or app).call_next(replay)
 

@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from chunkscope.tui.keys import key_again
 from chunkscope.tui.screens.late_callbacks import LateCallbacks
 
 
@@ -106,8 +107,7 @@ class PromptScreen(LateCallbacks, ModalScreen[str | None]):
         field.focus()
         early, self._early = self._early, []
         for key, character in early:
-            again = events.Key(key, character)
-            again.set_sender(self.app)
+            again = key_again(self.app, key, character)
             again._replayed = True  # type: ignore[attr-defined]
             field.post_message(again)
 

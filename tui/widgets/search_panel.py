@@ -29,6 +29,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from chunkscope.engine.search import DEFAULT_RANKER, RANKERS
+from chunkscope.tui.keys import key_again
 from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
 from chunkscope.tui.widgets.chunk_list import preview_lines
 from chunkscope.tui.widgets.panel_title import fit_text, title_forms
@@ -134,9 +135,7 @@ class QuestionField(Input):
             self._again(event)
 
     def _again(self, event: events.Key) -> None:
-        again = events.Key(event.key, event.character)
-        again.set_sender(self.app)
-        self.app.post_message(again)
+        self.app.post_message(key_again(self.app, event.key, event.character))
 
 
 class SearchPanel(Vertical):
