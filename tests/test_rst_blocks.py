@@ -5,13 +5,10 @@ and a literal block's digests, while the one real sentence was dropped)."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from chunkscope.engine.chunk.split import chunk_turns
-from chunkscope.engine.model import Turn
 from chunkscope.engine.summarize import ExtractiveSummarizer
 from chunkscope.tui.cli import main
 
@@ -50,17 +47,6 @@ def test_a_summary_says_the_prose_and_no_directive_nor_literal_line() -> None:
     assert any(s.startswith("The checksum tool reads every file given") for s in sentences)
     # a prose directive's body is prose: its sentence may be told
     assert any(s.startswith("Enable verbose output") for s in sentences)
-
-
-def test_the_indented_paragraphs_of_a_block_stay_with_the_paragraph_that_opens_it() -> None:
-    turn = Turn(datetime(2026, 2, 13), "Doc", RST, 1, 0)
-    pieces = [t.text for c in chunk_turns([turn], by_message=True) for t in c.turns]
-    assert "\n\n".join(pieces) == RST
-    assert not any(p.startswith((" ", "\t")) for p in pieces)  # no unit opens indented
-    code = next(p for p in pieces if p.startswith(".. code-block::"))
-    assert "add_executable" in code
-    seed = [t.text for c in chunk_turns([turn]) for t in c.turns]
-    assert seed == RST.split("\n\n")  # the seed's split is as it was
 
 
 def test_the_recap_of_an_rst_file_is_its_prose(
