@@ -155,3 +155,19 @@ def drawn_toasts(app: ChunkscopeApp) -> list[Any]:
         for toast in screen.query("Toast")
         if toast.region and all(node.display for node in toast.ancestors_with_self[:-1])
     ]
+
+
+def burst(app: ChunkscopeApp, *keys: str) -> None:
+    """Keys as a terminal delivers a burst (tmux send-keys): all queued at once, none
+    handled before the next arrives (`pilot.press` waits for each)."""
+    from textual import events
+    from textual.keys import _character_to_key
+
+    assert app._driver is not None
+    for key in keys:
+        if len(key) == 1:  # a character: named as the terminal names it ("/" is slash)
+            event = events.Key(_character_to_key(key), key)
+        else:
+            event = events.Key(key, " " if key == "space" else None)
+        event.set_sender(app)
+        app._driver.send_message(event)

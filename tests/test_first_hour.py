@@ -15,7 +15,17 @@ from chunkscope.tui.app import ChunkscopeApp, StartOptions
 from chunkscope.tui.cli import main
 from chunkscope.tui.crash import EXIT_CRASH
 from chunkscope.tui.screens.open_file import OpenFileScreen
-from tests.pilot import ROOT, SAMPLE, SIZE, palette_listed, picker_listed, settled, until, wait_for
+from tests.pilot import (
+    ROOT,
+    SAMPLE,
+    SIZE,
+    burst,
+    palette_listed,
+    picker_listed,
+    settled,
+    until,
+    wait_for,
+)
 
 SAMPLES = ROOT / "sample_logs"
 MARKUP = SAMPLES / "markup_injection.jsonl"
@@ -184,22 +194,6 @@ async def test_clear_pins_from_the_palette() -> None:
         assert app.is_running and not app.state.pinned
 
 
-def _burst(app: ChunkscopeApp, *keys: str) -> None:
-    """Keys as a terminal delivers a burst (tmux send-keys): all queued at once, none
-    handled before the next arrives (`pilot.press` waits for each)."""
-    from textual import events
-    from textual.keys import _character_to_key
-
-    assert app._driver is not None
-    for key in keys:
-        if len(key) == 1:  # a character: named as the terminal names it ("/" is slash)
-            event = events.Key(_character_to_key(key), key)
-        else:
-            event = events.Key(key, " " if key == "space" else None)
-        event.set_sender(app)
-        app._driver.send_message(event)
-
-
 @pytest.mark.parametrize(
     ("keys", "field"),
     [
@@ -217,7 +211,7 @@ async def test_a_burst_of_keys_into_the_budget_prompt_is_kept(
     app = ChunkscopeApp(StartOptions(path=str(SAMPLE), fixed_timings=True))
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
-        _burst(app, *keys)
+        burst(app, *keys)
 
         def typed() -> bool:
             screen = app.screen  # the prompt may be up before its field is composed
@@ -230,7 +224,7 @@ async def test_a_burst_of_keys_into_the_budget_prompt_is_kept(
         await pilot.pause()  # and any key that would come after them
         assert isinstance(app.screen, PromptScreen)
         assert app.screen.query_one(Input).value == field
-        _burst(app, "enter")
+        burst(app, "enter")
         await wait_for(pilot, lambda: app.budget == int(field), 5)
         assert app.budget == int(field)
 
@@ -251,7 +245,7 @@ async def test_a_burst_after_slash_goes_into_the_question(
         await settled(pilot, app)
         question = "sqlite cache query now"
         before = _files(isolated)
-        _burst(app, "/", *question)
+        burst(app, "/", *question)
         field = app.screen.query_one(SearchPanel).query_one("#search-input", Input)
         await wait_for(pilot, lambda: field.value == question, 5)
         await pilot.pause()

@@ -28,6 +28,7 @@ from tests.pilot import (
     SAMPLE,
     SIZE,
     auto_tune,
+    burst,
     picker_listed,
     recording_notifications,
     settled,
@@ -35,7 +36,6 @@ from tests.pilot import (
     wait_for,
 )
 from tests.pilot import make_app as _make_app
-from tests.test_first_hour import _burst
 from tests.test_tui_tune import MARKS
 
 pytestmark = pytest.mark.usefixtures("isolated")
@@ -85,7 +85,7 @@ async def test_at_100x30_footer_burst_turn_counts_and_judged_cuts() -> None:
         # A burst typed while the tab strip has the focus: the value is kept.
         bench.query_one(Tabs).focus()
         await pilot.pause()
-        _burst(app, "b", *["backspace"] * 5, *"1500", "enter")
+        burst(app, "b", *["backspace"] * 5, *"1500", "enter")
         await wait_for(pilot, lambda: app.budget == 1500, 5)
         assert app.budget == 1500
 

@@ -72,15 +72,14 @@ async def test_an_escape_typed_while_the_picker_opens_closes_it(
     escape, typed before the dialog was ready, was lost. Keys typed ahead of the picker
     are applied to it in order: the escape closes it, the rest go to the workbench."""
     from chunkscope.tui.screens.open_file import OpenFileScreen
-    from tests.pilot import settled
-    from tests.test_first_hour import _burst
+    from tests.pilot import burst, settled
 
     for i in range(300):  # a folder that takes the picker a moment
         (tmp_path / f"f{i:03}.txt").write_text("x\n")
     app = make_app(folder=tmp_path)
     async with app.run_test(size=size) as pilot:
         await settled(pilot, app)
-        _burst(app, "ctrl+o", "escape", "b", *["backspace"] * 5, *"555", "enter")
+        burst(app, "ctrl+o", "escape", "b", *["backspace"] * 5, *"555", "enter")
         await until(pilot, lambda: app.budget == 555 or isinstance(app.screen, OpenFileScreen))
         await pilot.pause()
         await until(pilot, lambda: app.budget == 555, 5)

@@ -93,8 +93,7 @@ async def test_keys_typed_right_after_closing_a_running_search_are_kept(
     import time
 
     from chunkscope.engine.search.core import SearchIndex
-    from tests.pilot import ROOT, make_app, settled, until
-    from tests.test_first_hour import _burst
+    from tests.pilot import ROOT, burst, make_app, settled, until
 
     slow = SearchIndex.search
     started = threading.Event()
@@ -109,11 +108,11 @@ async def test_keys_typed_right_after_closing_a_running_search_are_kept(
     async with app.run_test(size=size) as pilot:
         await settled(pilot, app)
         assert app.budget != 777
-        _burst(app, "slash", *"what is the plan", "enter")
+        burst(app, "slash", *"what is the plan", "enter")
         await until(pilot, started.is_set)
         # The search's thread keeps the app from its keys: the escape and the burst after
         # it are read together (in tmux: escape, 0.3 s, the burst, all handled at once).
-        _burst(app, "escape", "b", *["backspace"] * 5, *"777", "enter")
+        burst(app, "escape", "b", *["backspace"] * 5, *"777", "enter")
         await until(pilot, lambda: app.budget == 777, 10)
         assert not app.search_open
         assert app.search_query == "what is the plan"  # the enter before the escape asked it

@@ -21,13 +21,13 @@ async def test_a_burst_through_the_export_dialogs_writes_the_typed_path(
     nothing, or a path with its first characters cut: the keys typed while the chooser
     and then the path prompt were being pushed were lost or reordered. Every key reaches
     the dialog on top, in order: the file typed is written."""
-    from tests.test_first_hour import _burst
+    from tests.pilot import burst
 
     target = tmp_path / "burst.json"
     app = make_app(SAMPLE.parent / "shell_cookbook.md")
     async with app.run_test(size=size) as pilot:
         await settled(pilot, app)
-        _burst(app, "e", "enter", *["backspace"] * 30, *str(target), "enter")
+        burst(app, "e", "enter", *["backspace"] * 30, *str(target), "enter")
         await until(pilot, target.exists, 10)
         rows = json.loads(target.read_text())
         assert rows, rows

@@ -18,7 +18,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from chunkscope.engine.errors import ChunkscopeError
-from chunkscope.tui.cli.common import EXIT_USAGE, CliError, Parser, json_pieces, note
+from chunkscope.tui.cli.common import (
+    EXIT_USAGE,
+    LATE_POSITIONAL,
+    CliError,
+    Parser,
+    json_pieces,
+    note,
+)
 
 __all__ = ["CliError", "build_parser", "json_pieces", "main"]
 
@@ -172,7 +179,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         run = cmd_hook
     else:
         parser = build_parser(only=args_list[0])
-        args = parser.parse_args(args_list)
+        args, extra = parser.parse_known_args(args_list)
+        late = getattr(args, LATE_POSITIONAL, None)
+        if late and getattr(args, late) is None and len(extra) == 1 and extra[0][:1] != "-":
+            # an optional positional written after the options (`search DIR --latest Q`):
+            # argparse fills it, empty, with the one before them (walk 20, F2)
+            setattr(args, late, extra.pop())
+        if extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
         run = getattr(args, "run", None)
         if run is None:
             parser.print_help()

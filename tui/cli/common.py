@@ -52,6 +52,11 @@ class _HelpFormatter(argparse.HelpFormatter):
         return text
 
 
+#: A command's namespace names here its optional positional that may come after its
+#: options (``set_defaults(late_positional="query")``): `search FILE --latest QUERY`.
+LATE_POSITIONAL = "late_positional"
+
+
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line and exit status 2, and which never
     takes an abbreviation of an option for the option (``--merge`` is not

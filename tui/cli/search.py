@@ -15,6 +15,7 @@ import textwrap
 from typing import Any
 
 from chunkscope.tui.cli.common import (
+    LATE_POSITIONAL,
     CliError,
     add_embed_args,
     add_profile_option,
@@ -60,7 +61,7 @@ def add_search_parser(sub: Any) -> argparse.ArgumentParser:
     add_embed_args(p, flag=False)
     add_profile_option(p)
     add_strategy_args(p)
-    p.set_defaults(run=cmd_search)
+    p.set_defaults(run=cmd_search, **{LATE_POSITIONAL: "query"})
     return p
 
 

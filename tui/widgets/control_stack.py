@@ -29,4 +29,6 @@ class ControlStack(Vertical):
             return
         at = controls.index(focused) + delta
         if 0 <= at < len(controls):
-            controls[at].focus()
+            # at once, not as `focus()` does it (after the queued messages): the next ↓ of
+            # a burst typed ahead moves on from this control (walk 20, F1)
+            self.screen.set_focus(controls[at])
