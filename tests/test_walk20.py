@@ -69,3 +69,65 @@ def test_a_word_left_over_is_still_refused(capsys: pytest.CaptureFixture[str]) -
     assert capsys.readouterr().err.strip() == (
         "chunkscope: unrecognized arguments: cache (see --help)"
     )
+
+
+def test_the_drawable_themes_follow_what_is_registered() -> None:
+    """`available_themes` is built once per change (painting asks for it per widget):
+    a theme registered or unregistered later is seen, a terminal-colour one never."""
+    from textual.theme import Theme
+
+    app = make_app(SAMPLE)
+    before = app.available_themes
+    assert "chunkscope-test" not in before and "ansi-dark" not in before
+    app.register_theme(Theme(name="chunkscope-test", primary="#336699"))
+    assert "chunkscope-test" in app.available_themes
+    app.register_theme(Theme(name="chunkscope-ansi", primary="ansi_red", ansi=True))
+    assert "chunkscope-ansi" not in app.available_themes
+    app.unregister_theme("chunkscope-test")
+    assert "chunkscope-test" not in app.available_themes
+
+
+async def test_a_slider_step_too_big_to_sweep_keeps_saying_why_and_lays_nothing_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file over the sweep's limit: each slider step turned the panel to "computing"
+    and back to "off", two layouts of the whole screen a step (every column painted
+    again). The reason stays; the step's stats and score lay nothing out."""
+    from textual.screen import Screen
+
+    import chunkscope.tui.workbench.sweep as sweep
+    from chunkscope.tui.widgets.sweep_panel import SweepPanel
+
+    monkeypatch.setattr(sweep, "SWEEP_MAX_UNITS", 20)
+    app = make_app(SAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        panel = app.screen.query_one(SweepPanel)
+        await wait_for(pilot, lambda: panel.reason is not None, 5)
+        assert panel.reason is not None and "off above 20 units" in panel.reason
+        app.screen.query_one("#topic-depth").focus()  # the footer's keys change: a layout
+        await pilot.pause(0.3)
+        shown: list[str] = []
+        layouts: list[int] = []
+        original = Screen._refresh_layout
+
+        def counted(self: Screen, *args: object, **kwargs: object) -> None:
+            layouts.append(1)
+            original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(Screen, "_refresh_layout", counted)
+        watch = panel.update
+
+        def update(content: object = "", *, layout: bool = True) -> None:
+            shown.append(str(content))
+            watch(content, layout=layout)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(panel, "update", update)
+        for key in ("right", "right", "left"):
+            generation = app.run_generation
+            await pilot.press(key)
+            await wait_for(pilot, lambda g=generation: app.drawn_generation > g, 10)
+        await pilot.pause(0.5)
+        assert panel.reason is not None and "off above 20 units" in panel.reason
+        assert not [s for s in shown if "computing" in s]
+        assert layouts == []

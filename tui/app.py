@@ -248,14 +248,31 @@ class ChunkscopeApp(
         elif self.options.open_picker:
             self.action_open_file()
 
+    #: `available_themes`, kept until a theme is registered or unregistered.
+    _drawable_themes: dict[str, Theme] | None = None
+
     @property
     def available_themes(self) -> dict[str, Theme]:
         """The themes the workbench can be drawn in: Textual's, ours and the user's, less
         the ones in the terminal's own ANSI colours (Textual's ``ansi-dark`` and
         ``ansi-light``): their colours are names, not values, which the bands, badges and
         highlights cannot be computed from (switching to one ended the workbench, walk
-        14). The palette, the theme picker and ``--theme`` all read this."""
-        return {name: t for name, t in super().available_themes.items() if not t.ansi}
+        14). The palette, the theme picker and ``--theme`` all read this. Built once per
+        change of the registered themes: every widget's painting asks for the current
+        theme, which asks for these (a dict a call was ~10% of a slider step's drawing)."""
+        themes = self._drawable_themes
+        if themes is None:
+            themes = {name: t for name, t in super().available_themes.items() if not t.ansi}
+            self._drawable_themes = themes
+        return themes
+
+    def register_theme(self, theme: Theme) -> None:
+        super().register_theme(theme)
+        self._drawable_themes = None
+
+    def unregister_theme(self, theme_name: str) -> None:
+        super().unregister_theme(theme_name)
+        self._drawable_themes = None
 
     def _register_themes(self) -> None:
         from chunkscope.themes import BUILTIN_THEMES, DEFAULT_THEME, load_user_themes

@@ -33,6 +33,7 @@ from chunkscope.engine.segment.merge import MergeParams
 from chunkscope.engine.segment.segmenter import TopicParams
 from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
 from chunkscope.tui.widgets.control_stack import ControlStack
+from chunkscope.tui.widgets.rows import put_text
 from chunkscope.tui.widgets.slider import Slider, knob_position, knob_slider, knob_value
 
 LABEL_WIDTH = 11
@@ -279,7 +280,7 @@ class MergePanel(ControlStack):
         width = stats.content_region.width
         shown = wrap_items(text, width) if width > 0 else text
         if str(stats.render()) != shown:
-            stats.update(shown)
+            put_text(stats, shown)
 
     def _min_size(self) -> int:
         return int(knob_value(_MIN_SIZE, float(self._slider(_MIN_SIZE).value)))
@@ -340,7 +341,7 @@ class MergePanel(ControlStack):
         width = self.content_region.width  # the score's own is 0 while it is hidden
         shown = wrap_items(text, width) if width > 0 else text
         if str(score.render()) != shown:
-            score.update(shown)
+            put_text(score, shown)
         score.display = bool(text)
 
     def on_slider_changed(self, event: Slider.Changed) -> None:

@@ -33,6 +33,7 @@ from chunkscope.tui.keys import key_again
 from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
 from chunkscope.tui.widgets.chunk_list import preview_lines
 from chunkscope.tui.widgets.panel_title import fit_text, title_forms
+from chunkscope.tui.widgets.rows import put_text
 
 PLACEHOLDER = "ask the merged chunks a question · enter searches · esc closes"
 
@@ -88,7 +89,7 @@ class ContextLine(Static):
 
     def _fit(self) -> None:
         shown = fit_text(self._forms, self.size.width)
-        self.update(shown)
+        put_text(self, shown)
         self.tooltip = self._forms[0] if shown != self._forms[0] else None
 
 

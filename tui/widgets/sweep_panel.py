@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from chunkscope.engine.evaluate.measure import score_text, sparkline
+from chunkscope.tui.widgets.rows import put_text
 
 LABEL = 7  # "chunks " / "Pk     "
 NUMBER = 5  # the column of the numbers at the value in force ("0.573")
@@ -142,16 +143,22 @@ class SweepPanel(Static):
     def show(self, result: SweepResult | None, *, busy: bool = False) -> None:
         self.result, self.busy, self.reason = result, busy, None
         width = self.content_size.width or 38
-        self.update(sweep_text(result, busy, width))
+        put_text(self, sweep_text(result, busy, width))
 
     def set_busy(self, busy: bool) -> None:
-        if busy != self.busy:
+        """Say a sweep is on its way (or no longer). A panel that says why there is no
+        sweep (`off`) keeps saying it until a sweep starts (`show`): a slider step on a
+        file too big to sweep turned it to "computing" and back, each a layout of the
+        screen that repainted every column."""
+        if busy != self.busy and self.reason is None:
             self.show(self.result, busy=busy)
 
     def off(self, reason: str) -> None:
         """No sweep for this run, and why (plain text)."""
+        if reason == self.reason:
+            return
         self.result, self.busy, self.reason = None, False, reason
-        self.update(Text(f"sweep: {reason}", style="dim"))
+        put_text(self, Text(f"sweep: {reason}", style="dim"))
 
     def on_resize(self) -> None:
         self.restore(self.state())  # refit the rows to the new width

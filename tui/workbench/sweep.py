@@ -151,7 +151,8 @@ class SweepDriver(WorkbenchHost):
         if units > SWEEP_MAX_UNITS:
             panel.off(f"off above {SWEEP_MAX_UNITS:,} units ({units:,} here); n and A still work")
             return
-        panel.set_busy(True)
+        if panel.reason is not None or not panel.busy:
+            panel.show(panel.result, busy=True)
         room = (panel.content_size.width or 38) - LABEL - 1 - NUMBER
         points = min(max(room, SWEEP_POINTS[0]), SWEEP_POINTS[1])
         marks = self.file_marks
