@@ -3,6 +3,8 @@ on the code before its fix."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.widgets import TabbedContent
 
@@ -131,3 +133,47 @@ async def test_a_slider_step_too_big_to_sweep_keeps_saying_why_and_lays_nothing_
         assert panel.reason is not None and "off above 20 units" in panel.reason
         assert not [s for s in shown if "computing" in s]
         assert layouts == []
+
+
+def _gzip_with_long_name(body: bytes) -> bytes:
+    """A legal gzip file whose header names a 70,000-byte file (FNAME): its first 64 KiB
+    decompress to nothing."""
+    import struct
+    import zlib
+
+    pack = zlib.compressobj(9, zlib.DEFLATED, -15)
+    deflated = pack.compress(body) + pack.flush()
+    header = bytes([0x1F, 0x8B, 8, 8, 0, 0, 0, 0, 0, 3]) + b"a" * 70_000 + b"\0"
+    return header + deflated + struct.pack("<II", zlib.crc32(body), len(body) & 0xFFFFFFFF)
+
+
+@pytest.mark.parametrize("command", ["chunk", "recap", "search"])
+@pytest.mark.parametrize("kind", ["cut-short", "long-name"])
+def test_a_gzip_file_whose_head_gives_nothing_is_judged_all_the_same(
+    tmp_path: Path, command: str, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F3: a gzip cut inside its header, or with a header field longer than the head the
+    binary check reads, was read as markdown of U+FFFD (exit 0)."""
+    import gzip
+
+    from chunkscope.tui.cli import main
+
+    program = bytes(range(256)) * 64 + b"\0" * 4096  # a binary file's bytes
+    path = tmp_path / "data.md.gz"
+    path.write_bytes(b"\x1f\x8b\x08\x00" if kind == "cut-short" else _gzip_with_long_name(program))
+    if kind == "long-name":
+        assert gzip.decompress(path.read_bytes()) == program  # a gzip file all the same
+    argv = [command, str(path), *(["a question"] if command == "search" else [])]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"chunkscope: {path}: looks like a binary file"), err
+    assert "\n" not in err
+
+
+def test_a_gzip_file_with_a_long_header_but_text_inside_is_read(tmp_path: Path) -> None:
+    from chunkscope.engine.read.source import read_head
+
+    text = b"# Notes\n\nThe cache keeps its entries for a day.\n"
+    path = tmp_path / "notes.md.gz"
+    path.write_bytes(_gzip_with_long_name(text))
+    assert read_head(path) == text

@@ -279,16 +279,38 @@ def head_text(head: bytes) -> str:
     return head.decode("utf-8", errors="replace").removeprefix(BOM)
 
 
+#: How far into a gzip file its head is looked for (a header field may be long).
+GZIP_HEAD_LIMIT = 64 * HEAD_BYTES
+
+
 def read_head(path: Path, size: int = HEAD_BYTES) -> bytes:
-    """The first `size` bytes of a file, decompressed when it is gzip."""
+    """The first `size` bytes of a file, decompressed when it is gzip.
+
+    A gzip file is read on until it gives `size` bytes or ends (its header may be longer
+    than `size`: walk 20, F3). One that gives nothing, cut short or not gzip after all,
+    is judged by its own bytes; an empty file compressed stays empty."""
     with path.open("rb") as fh:
         raw = fh.read(size)
-    if raw.startswith(GZIP_MAGIC):
+        if not raw.startswith(GZIP_MAGIC):
+            return raw
+        unpack = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        out, data, read = b"", raw, len(raw)
         try:
-            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, size)
+            while True:
+                out += unpack.decompress(data, size - len(out))
+                data = unpack.unconsumed_tail
+                if len(out) >= size or unpack.eof:
+                    break
+                if not data:
+                    if read >= GZIP_HEAD_LIMIT:
+                        break
+                    data = fh.read(HEAD_BYTES)
+                    read += len(data)
+                    if not data:
+                        break
         except zlib.error:
             return raw  # not gzip after all: its bytes are read as they are
-    return raw
+    return out if out or unpack.eof else raw
 
 
 #: Control characters a text file may hold (tab, line breaks, form feed, backspace, ESC).
