@@ -29,6 +29,9 @@ session with a TodoWrite plan) likewise. ``heldout3`` (issue 37, third pass) are
 bench had used (an aider project in architect mode working through its own task list,
 mini-swe-agent runs of models and folders not used before), marked and committed before
 any segmenter ran on them, scored once before the round's changes and once after.
+``dev6`` and ``heldout4`` (issue 37, a fifth format) are real Gemini CLI sessions of one
+person's public archive (CC0), marked and committed before any segmenter ran on them: two
+looked at as ``dev`` is, three held out.
 """
 
 from __future__ import annotations
@@ -74,10 +77,22 @@ class RealSession:
 
 
 #: The splits, in the order the tables show them.
-SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5", "heldout", "heldout2", "heldout3")
+SPLITS = (
+    "dev",
+    "dev2",
+    "dev3",
+    "dev4",
+    "dev5",
+    "dev6",
+    "heldout",
+    "heldout2",
+    "heldout3",
+    "heldout4",
+)
 
 SPOTTER = ("marot/spotter", "8cc42b0bd39d04e71e509d7d58e6782ab435329f")
 MINI = ("SWE-agent/mini-swe-agent", "ec0e8e849fea5b1619deb1753007201000904672")
+GEMINI = ("mischa-thisness/M-Gemini", "3bad8d462ef0a93165eb373a44f09a77910e5ecd")
 
 SESSIONS = [
     # dev: looked at while the segmenter changed
@@ -249,6 +264,24 @@ SESSIONS = [
         "test/test2.jsonl",
         local="cc-graph-monitor.jsonl",
     ),
+    # dev, sixth part (issue 37, a fifth format): real Gemini CLI sessions of one person's
+    # desktop and system work, marked before any segmenter ran on them
+    RealSession(
+        "gemini-theme-toggle",
+        "dev6",
+        "gemini-cli",
+        *GEMINI,
+        "chat_logs/session-2025-12-30T01-31-271ace30.json",
+        local="gemini-theme-toggle.json",
+    ),
+    RealSession(
+        "gemini-legion-control",
+        "dev6",
+        "gemini-cli",
+        *GEMINI,
+        "chat_logs/session-2026-01-01T03-48-e0af73a9.json",
+        local="gemini-legion-control.json",
+    ),
     # held out: marked, never tuned on
     RealSession(
         "codex-rtchess",
@@ -374,6 +407,32 @@ SESSIONS = [
         "output/deepseek_chat_dev_rerun/pylint-dev__astroid-1866/"
         "pylint-dev__astroid-1866.traj.json",
         local="mini-rerun-astroid-1866.traj.json",
+    ),
+    # held out, fourth part (issue 37, a fifth format): real Gemini CLI sessions no bench had
+    # used, marked and committed before any segmenter ran on them
+    RealSession(
+        "gemini-yubikey-pam",
+        "heldout4",
+        "gemini-cli",
+        *GEMINI,
+        "chat_logs/session-2025-12-24T21-37-2ccb51c5.json",
+        local="gemini-yubikey-pam.json",
+    ),
+    RealSession(
+        "gemini-m-gemini-repo",
+        "heldout4",
+        "gemini-cli",
+        *GEMINI,
+        "chat_logs/session-2026-01-01T06-42-b1fc1c13.json",
+        local="gemini-m-gemini-repo.json",
+    ),
+    RealSession(
+        "gemini-slate-router",
+        "heldout4",
+        "gemini-cli",
+        *GEMINI,
+        "Archives/session-2026-01-11T00-25-17b4d5e9.json",
+        local="gemini-slate-router.json",
     ),
 ]
 
