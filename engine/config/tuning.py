@@ -163,7 +163,8 @@ def conflict(tuning: Tuning) -> str | None:
     return None
 
 
-def _exclusive_group(name: str) -> list[str]:
+def exclusive_group(name: str) -> list[str]:
+    """The other knobs of `name`'s exclusive group (the size cap in chars or tokens)."""
     group = PROFILE_KNOBS[name].exclusive
     if group is None:
         return []
@@ -187,7 +188,7 @@ def layer(*layers: Mapping[str, Any]) -> Tuning:
             raise ValueError(f"unknown parameter {', '.join(unknown)}")
         present = dict(given)
         for name in present:
-            for other in _exclusive_group(name):
+            for other in exclusive_group(name):
                 if other not in present:
                     values[other] = PROFILE_KNOBS[other].default
         for name, value in present.items():

@@ -370,13 +370,25 @@ def tuning_merge(
     """The whole merge of a `Tuning` (in `mode`, default its own) with a setting's values
     over it, size cap included: both levels, the topics and the merged chunks (what the
     workbench's sweep counts). `token_counts` (the chunks') serve a cap in tokens."""
+    from chunkscope.engine.config.tuning import exclusive_group
     from chunkscope.engine.segment.merge import merge
     from chunkscope.engine.segment.segmenter import segment
 
     mode = mode or tuning.merge.mode
+    in_force = tuning.values()
 
     def run(case: Case, values: Mapping[str, Any]) -> MergeResult:
-        t = tuning.with_values(values)
+        # The open value of a cap (None: no cap in tokens) leaves the group's other
+        # knobs as they are in force when they are open too: `with_values` would put
+        # their defaults back (8192 chars), and the sweep's ∞ was not the run's
+        opened = {
+            other: None
+            for name, value in values.items()
+            if value is None
+            for other in exclusive_group(name)
+            if in_force.get(other) is None and other not in values
+        }
+        t = tuning.with_values({**opened, **values})
         m = t.merge
         tokens = token_counts if m.max_chunk_tokens is not None else None
         if mode == "topic":

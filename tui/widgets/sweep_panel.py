@@ -69,6 +69,20 @@ def _rule(title: str, width: int) -> Text:
     return text
 
 
+def shown_points(count: int, room: int, keep: int | None) -> list[int]:
+    """Which of `count` points a row of `room` cells shows: all when they fit, else
+    `room` of them evenly spread, `keep` (the point in force) always among them."""
+    if count <= room:
+        return list(range(count))
+    room = max(room, 1)
+    picks = sorted({round(k * (count - 1) / max(room - 1, 1)) for k in range(room)})
+    if keep is not None and keep not in picks:
+        nearest = min(range(len(picks)), key=lambda p: abs(picks[p] - keep))
+        picks[nearest] = keep
+        picks.sort()
+    return picks
+
+
 def sweep_text(result: SweepResult | None, busy: bool = False, width: int = 38) -> Text:
     """The panel's text for `result`, fitted to `width` cells."""
     if result is None:
@@ -77,16 +91,19 @@ def sweep_text(result: SweepResult | None, busy: bool = False, width: int = 38) 
     head = f"SWEEP {result.label} {_show(result.fmt, lo)} → {_show(result.fmt, hi)}"
     text = _rule(head + (" …" if busy else ""), width)
     i = result.at_current()
-    series = [("chunks", [float(c) for c in result.chunks], "")]
+    # a sweep made for a wider panel (the terminal made smaller, the tab become a side
+    # column) shows as many of its points as fit, the one in force among them
+    picks = shown_points(len(result.values), width - LABEL, i)
+    series = [("chunks", [float(result.chunks[p]) for p in picks], "")]
     if result.pk is not None:
-        series.append(("Pk", result.pk, ""))
+        series.append(("Pk", [result.pk[p] for p in picks], ""))
     if i is not None:
         series[0] = (*series[0][:2], str(result.chunks[i]))
         if result.pk is not None:
             series[1] = (*series[1][:2], score_text(result.pk[i]))
     # The numbers at the value in force end their series' rows when the panel is wide
     # enough (the driver sizes the sweep to fit); else they follow the marker.
-    column = i is not None and LABEL + len(result.values) + 1 + NUMBER <= width
+    column = i is not None and LABEL + len(picks) + 1 + NUMBER <= width
     for name, values, number in series:
         text.append(f"\n{name:<{LABEL}}")
         text.append(sparkline(values), style="bold")
@@ -101,7 +118,7 @@ def sweep_text(result: SweepResult | None, busy: bool = False, width: int = 38) 
         if result.pk is not None:
             now += f" · Pk {score_text(result.pk[i])}"
     # The value goes beside the marker, on the side with room, else on a row of its own.
-    at = LABEL + i
+    at = LABEL + picks.index(i)
     if at + 2 + len(now) <= width:
         text.append("\n" + " " * at + "▲", style="bold")
         text.append(" " + now, style="dim")

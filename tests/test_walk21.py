@@ -1,0 +1,60 @@
+"""Walk 21's findings (a fresh review after walk 20's fixes): each test fails on the code
+before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from chunkscope.engine.config.tuning import Tuning
+from chunkscope.engine.evaluate.measure import Case, tuning_merge
+from chunkscope.engine.pipeline import Pipeline, PipelineParams
+from chunkscope.engine.segment.merge import MergeParams
+from chunkscope.tui.widgets.sweep_panel import LABEL, SweepResult, shown_points, sweep_text
+from tests.pilot import SAMPLE
+
+
+def test_the_sweeps_open_cap_in_tokens_is_no_cap_as_the_run_in_force() -> None:
+    """F1: the sweep of max tokens ran its ∞ point with the cap in chars put back to its
+    default (8192), so the panel said 52 chunks at the marker where the run said 53."""
+    merge = MergeParams(max_chunk_chars=None, max_chunk_tokens=None)
+    tuning = Tuning(merge=merge)
+    pipe = Pipeline(str(SAMPLE), PipelineParams(collapse=True, merge=merge))
+    case = Case.of_pipeline(pipe, [], None)
+    tokens = pipe.token_counts(case.chunks)
+    run = tuning_merge(tuning, "topic", tokens)
+    open_point = run(case, {"max_chunk_tokens": None})
+    assert len(open_point.bounds) == len(pipe.merged().bounds)
+    capped = Tuning(merge=MergeParams(max_chunk_chars=8192, max_chunk_tokens=None))
+    assert len(open_point.bounds) != len(tuning_merge(capped, "topic")(case, {}).bounds)
+    # a cap in chars in force stays what a tokens point's group resets (the layers' rule)
+    chars = tuning_merge(capped, "topic", tokens)(case, {"max_chunk_tokens": None})
+    assert len(chars.bounds) == len(tuning_merge(capped, "topic")(case, {}).bounds)
+
+
+@pytest.mark.parametrize("width", [38, 30])
+@pytest.mark.parametrize("current", [0.0, 7.0, 10.0])
+def test_a_sweep_made_for_a_wider_panel_fits_its_width_with_the_marker_under_its_point(
+    width: int, current: float
+) -> None:
+    """F2: a sweep of 50 points made at 100 columns (the Merge tab), shown in the side
+    column at 160 (38 cells), wrapped its sparkline onto a second row and put the ▲ at
+    column 0."""
+    values = [i / 5 for i in range(51)]
+    chunks = [200 - 3 * i for i in range(51)]
+    result = SweepResult("topic_depth", "depth", values, chunks, None, current, "{:.2f}")
+    rows = sweep_text(result, width=width).plain.split("\n")
+    assert all(len(row) <= width for row in rows), rows
+    spark = rows[1][LABEL:].rstrip(" 0123456789")
+    assert 0 < len(spark) <= width - LABEL
+    marker = next(row for row in rows[2:] if "▲" in row)
+    at = marker.index("▲") - LABEL
+    picks = shown_points(len(values), width - LABEL, result.at_current())
+    assert values[picks[at]] == current
+    assert f"{chunks[values.index(current)]}" in "\n".join(rows)
+
+
+def test_the_points_shown_keep_the_one_in_force_and_their_order() -> None:
+    assert shown_points(10, 20, 3) == list(range(10))
+    picks = shown_points(51, 31, 36)
+    assert len(picks) == 31 and 36 in picks and picks == sorted(set(picks))
+    assert picks[0] == 0 and picks[-1] == 50
