@@ -30,6 +30,7 @@ CASES = {
     "mini-swe-agent/github_issue.traj.json": "openai-messages",
     "aider/metadata-aider.aider.chat.history.md": "aider",
     "codex/homelab-migration.jsonl": "codex",
+    "codex/localpush-desktop-0.104.jsonl": "codex",
     "gemini-cli/agent-history-session-01.json": "gemini-cli",
     "heldout/claude-code/python-to-rust-port.jsonl": "claude-code",
     "heldout/claude-code/stop-hook-uncommitted-changes.jsonl": "claude-code",

@@ -13,9 +13,12 @@ agent messages, reasoning) and are not read twice, except ``turn_aborted`` with 
 ``function_call``, ``reasoning``, ...) without a timestamp, after an optional header
 line (``{"id", "timestamp", "instructions"}``); ``record_type`` lines are state.
 
-Payloads: ``message`` (``input_text`` / ``output_text`` parts; the user messages the
-CLI writes itself, ``<environment_context>`` and ``<user_instructions>``, are left
-out), ``reasoning`` (its ``summary`` is Bot thinking; ``encrypted_content`` is never
+Payloads: ``message`` (``input_text`` / ``output_text`` parts; what the CLI writes
+itself is left out: the ``developer`` messages of newer versions (permissions,
+collaboration mode, ...) and the user messages ``<environment_context>``,
+``<user_instructions>``, ``# AGENTS.md instructions``, a skill's body ``<skill>`` and
+``<turn_aborted>``, the note of an interruption the ``turn_aborted`` event gives once),
+``reasoning`` (its ``summary`` is Bot thinking; ``encrypted_content`` is never
 read), ``function_call`` / ``function_call_output``, ``custom_tool_call`` /
 ``custom_tool_call_output`` (``apply_patch``), ``local_shell_call``,
 ``web_search_call``. A tool output that is JSON ``{"output", "metadata":
@@ -64,7 +67,15 @@ _CLI_WRITTEN = (
     "<user_instructions>",
     "<user_instructions ",
     "# AGENTS.md instructions for ",
+    "<skill>",
+    "<permissions instructions>",
+    "<permissions_instructions>",
+    "<collaboration_mode>",
+    "<turn_aborted>",
 )
+#: The role of the messages newer versions (0.7x on) write for the model's instructions
+#: (permissions, collaboration mode, personality, apps): the CLI's, never the user's.
+_DEVELOPER = "developer"
 _ROLLOUT_TYPES = frozenset(
     {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
 )
@@ -106,7 +117,7 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
     if kind == "message":
         role = payload.get("role")
         text = text_of(payload.get("content"))
-        if role == "user" and text.lstrip().startswith(_CLI_WRITTEN):
+        if role == _DEVELOPER or (role == "user" and text.lstrip().startswith(_CLI_WRITTEN)):
             return []
         if role not in ("user", "assistant"):
             role = "system"
@@ -154,7 +165,11 @@ def _why_empty(payload: dict[str, Any]) -> str:
     kind = payload.get("type")
     if kind == "reasoning":
         return "encrypted reasoning" if payload.get("encrypted_content") else "empty reasoning"
+    if kind == "message" and payload.get("role") == _DEVELOPER:
+        return "instructions the CLI wrote (developer messages)"
     if kind == "message" and payload.get("role") == "user":
+        if text_of(payload.get("content")).lstrip().startswith("<turn_aborted>"):
+            return "interruption notes (read from the turn_aborted event)"
         return "context the CLI wrote (environment, instructions)"
     return "empty messages"
 

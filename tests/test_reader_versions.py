@@ -1,0 +1,147 @@
+"""Records of the agent tools' newer versions: each reader reads what a recent version
+writes as the tool means it (the records written from the tools' own source where no
+real public file shows them; the real files are in `tests/fixtures`, see SOURCES.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from chunkscope.engine.read.formats import sniff
+from chunkscope.engine.read.parse import load
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _accounted(source: Any) -> bool:
+    counted = source.read + sum(source.not_read.values()) + len(source.skipped)
+    return bool(counted == source.records)
+
+
+# --- Codex CLI ------------------------------------------------------------------------
+
+
+def _item(ts: str, payload: dict[str, Any], kind: str = "response_item") -> dict[str, Any]:
+    return {"timestamp": ts, "type": kind, "payload": payload}
+
+
+def _text(role: str, text: str, **extra: Any) -> dict[str, Any]:
+    part = "output_text" if role == "assistant" else "input_text"
+    return {"type": "message", "role": role, "content": [{"type": part, "text": text}], **extra}
+
+
+def codex_recent(path: Path) -> Path:
+    """A rollout as Codex CLI 0.1xx writes it (codex-rs/protocol: RolloutItem,
+    ResponseItem; the instruction markers of instruction_markers.rs)."""
+    t = "2026-08-20T10:00:0{}.000Z".format
+    interrupted = "<turn_aborted>\n  <turn_id>t1</turn_id>\n  <reason>interrupted</reason>\n"
+    return _jsonl(
+        path,
+        [
+            _item(
+                t(0),
+                {
+                    "id": "019e",
+                    "cwd": "/home/dev/proj",
+                    "originator": "codex_cli_rs",
+                    "cli_version": "0.148.0",
+                    "git": {"branch": "main"},
+                },
+                "session_meta",
+            ),
+            _item(t(0), _text("developer", "<permissions instructions>\nSANDBOX RULES")),
+            _item(
+                t(0), _text("developer", "<collaboration_mode>DEFAULT MODE</collaboration_mode>")
+            ),
+            _item(t(0), _text("user", "# AGENTS.md instructions for /home/dev/proj\nAGENTS")),
+            _item(
+                t(0), _text("user", "<environment_context>\n<cwd>/x</cwd>\n</environment_context>")
+            ),
+            _item(t(1), {"type": "task_started", "turn_id": "t1"}, "event_msg"),
+            _item(t(1), _text("user", "Fix the failing cache test.")),
+            _item(
+                t(1),
+                {"type": "user_message", "message": "Fix the failing cache test."},
+                "event_msg",
+            ),
+            _item(
+                t(1), {"turn_id": "t1", "cwd": "/home/dev/proj", "model": "gpt-5.6"}, "turn_context"
+            ),
+            _item(
+                t(2),
+                {
+                    "type": "reasoning",
+                    "summary": [{"type": "summary_text", "text": "Looking at the cache key."}],
+                    "encrypted_content": "gAAAAB",
+                },
+            ),
+            _item(t(2), _text("assistant", "I will run the test first.", phase="commentary")),
+            _item(
+                t(3),
+                {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "arguments": json.dumps({"cmd": "pytest -q tests/test_cache.py"}),
+                    "call_id": "c1",
+                },
+            ),
+            _item(
+                t(4),
+                {"type": "function_call_output", "call_id": "c1", "output": "1 failed in 0.10s"},
+            ),
+            _item(t(5), _text("user", interrupted + "</turn_aborted>")),
+            _item(
+                t(5),
+                {"type": "turn_aborted", "turn_id": "t1", "reason": "interrupted"},
+                "event_msg",
+            ),
+            _item(t(6), {"agents_md": "AGENTS"}, "world_state"),
+            _item(
+                t(7),
+                _text("user", "<skill>\n<name>demo</name>\n<path>s/SKILL.md</path>\nB\n</skill>"),
+            ),
+            _item(t(7), _text("user", "Only change the cache key.")),
+            _item(
+                t(8), _text("assistant", "Done: the key includes the model.", phase="final_answer")
+            ),
+        ],
+    )
+
+
+def test_codex_reads_a_recent_rollout_without_the_cli_s_own_messages(tmp_path: Path) -> None:
+    path = codex_recent(tmp_path / "rollout-2026-08-20T10-00-00-019e.jsonl")
+    assert sniff(path) == "codex"
+    source = load(path)
+    roles_texts = [(t.role, t.text) for t in source.turns]
+    joined = "\n".join(t for _, t in roles_texts)
+    # the developer messages, the instructions, a skill's body: the CLI's, not read
+    for written in ("SANDBOX RULES", "DEFAULT MODE", "AGENTS", "<skill>", "<turn_aborted>"):
+        assert written not in joined
+    assert "system" not in {r for r, _ in roles_texts}
+    assert [t for r, t in roles_texts if r == "You"] == [
+        "Fix the failing cache test.",
+        "[Request interrupted by user]",  # once, though the CLI wrote it twice
+        "Only change the cache key.",
+    ]
+    assert any(r == "Bot thinking" for r, _ in roles_texts)
+    assert source.not_read["instructions the CLI wrote (developer messages)"] == 2
+    assert source.not_read["interruption notes (read from the turn_aborted event)"] == 1
+    assert _accounted(source)
+
+
+def test_a_real_codex_desktop_rollout_reads_no_developer_message_as_a_turn() -> None:
+    """Codex Desktop 0.104.0-alpha.1 (texts redacted by the repository that holds it):
+    its four developer messages are instructions, not turns."""
+    path = FIXTURES / "codex/localpush-desktop-0.104.jsonl"
+    source = load(path)
+    assert source.format == "codex"
+    assert "system" not in {t.role for t in source.turns}
+    assert source.not_read["instructions the CLI wrote (developer messages)"] == 4
+    assert [t.role for t in source.turns].count("Tool") == 5
+    assert _accounted(source)
