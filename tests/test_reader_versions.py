@@ -145,3 +145,95 @@ def test_a_real_codex_desktop_rollout_reads_no_developer_message_as_a_turn() -> 
     assert source.not_read["instructions the CLI wrote (developer messages)"] == 4
     assert [t.role for t in source.turns].count("Tool") == 5
     assert _accounted(source)
+
+
+# --- Claude Code ----------------------------------------------------------------------
+
+
+def _claude(kind: str, uuid: str, parent: str | None, ts: int, **fields: Any) -> dict[str, Any]:
+    return {
+        "parentUuid": parent,
+        "isSidechain": False,
+        "userType": "external",
+        "entrypoint": "cli",
+        "cwd": "/home/dev/proj",
+        "sessionId": "s-1",
+        "version": "2.1.240",
+        "gitBranch": "main",
+        "type": kind,
+        "uuid": uuid,
+        "timestamp": f"2026-08-20T10:00:{ts:02d}.000Z",
+        **fields,
+    }
+
+
+def claude_queued(path: Path) -> Path:
+    """A Claude Code 2.1.2xx session where the user typed while the agent worked: the
+    queue operations, then the ``queued_command`` attachment that hands the message
+    over mid-turn, and an attachment of the tool's own (a reminder)."""
+    call = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "npm test"}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "12 passing"}
+    queued = "also add a test for the empty list"
+    return _jsonl(
+        path,
+        [
+            _claude("user", "u1", None, 0, message={"role": "user", "content": "Run the tests."}),
+            _claude("assistant", "a1", "u1", 1, message={"role": "assistant", "content": [call]}),
+            {
+                "type": "queue-operation",
+                "operation": "enqueue",
+                "sessionId": "s-1",
+                "timestamp": "2026-08-20T10:00:02.000Z",
+                "content": queued,
+            },
+            _claude("user", "r1", "a1", 3, message={"role": "user", "content": [result]}),
+            {
+                "type": "queue-operation",
+                "operation": "remove",
+                "sessionId": "s-1",
+                "timestamp": "2026-08-20T10:00:04.000Z",
+                "content": queued,
+            },
+            _claude(
+                "attachment",
+                "q1",
+                "r1",
+                2,
+                attachment={
+                    "type": "queued_command",
+                    "prompt": queued,
+                    "commandMode": "prompt",
+                    "origin": {"kind": "human"},
+                },
+            ),
+            _claude(
+                "attachment",
+                "q2",
+                "q1",
+                4,
+                attachment={"type": "todo_reminder", "content": [], "itemCount": 0},
+            ),
+            _claude(
+                "assistant",
+                "a2",
+                "q2",
+                5,
+                message={
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "Tests pass; adding it."}],
+                },
+            ),
+            _claude("system", "s1", "a2", 6, subtype="turn_duration", durationMs=6000),
+        ],
+    )
+
+
+def test_claude_code_reads_a_message_typed_mid_turn(tmp_path: Path) -> None:
+    path = claude_queued(tmp_path / "s-1.jsonl")
+    assert sniff(path) == "claude-code"
+    source = load(path)
+    said = [t.text for t in source.turns if t.role == "You"]
+    assert said == ["Run the tests.", "also add a test for the empty list"]
+    assert "records abandoned by a rewind" not in source.not_read
+    assert source.not_read["attachment records"] == 1  # the reminder
+    assert _accounted(source)

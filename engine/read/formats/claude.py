@@ -14,6 +14,10 @@ One JSON record a line. The records read:
   (never read: it is encrypted; counted), ``tool_use`` (a tool call: name and input).
 - ``system``: kept as a system message (collapsing drops it); ``summary``: the
   session's title.
+- ``attachment`` ``queued_command`` (2.1.x): a message the user typed while the agent
+  was working, handed to it mid-turn (``attachment.prompt``), read as the user's as a
+  ``user`` record's text is; other attachments (the tool's reminders to the model) are
+  not read.
 - other record kinds (``progress``, ``file-history-snapshot``, ``queue-operation``,
   ...) are not read, and counted by kind.
 
@@ -74,7 +78,15 @@ _STDOUT = re.compile(
 
 #: Record types of a Claude Code session (a file may start with many that are not read).
 _RECORD_TYPES = frozenset(
-    {"user", "assistant", "system", "file-history-snapshot", "progress", "queue-operation"}
+    {
+        "user",
+        "assistant",
+        "system",
+        "attachment",
+        "file-history-snapshot",
+        "progress",
+        "queue-operation",
+    }
 )
 
 
@@ -221,6 +233,20 @@ def _meta(record: dict[str, Any], ts: Any) -> list[dict[str, Any]]:
     return [{"role": META_ROLE, "content": text, "timestamp": ts}]
 
 
+def _queued(record: dict[str, Any], ts: Any) -> list[dict[str, Any]] | None:
+    """An ``attachment`` record: a ``queued_command`` is a message the user typed while
+    the agent worked (or a background task's notification), handed over mid-turn: read
+    as a user record's text; None for the other attachments (not read)."""
+    attachment = record.get("attachment")
+    if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+        return None
+    text = text_of(attachment.get("prompt")).strip()
+    if not text:
+        return []
+    role, text = _user_text(text)
+    return [{"role": role, "content": text, "timestamp": ts}]
+
+
 def _messages(
     record: dict[str, Any],
     options: ReadOptions,
@@ -235,6 +261,8 @@ def _messages(
     if kind == "system":
         text = record.get("content")
         return [{"role": "system", "content": text_of(text), "timestamp": ts}] if text else []
+    if kind == "attachment":
+        return _queued(record, ts)
     if kind not in ("user", "assistant"):
         return None
     if record.get("isMeta"):
