@@ -237,3 +237,30 @@ def test_claude_code_reads_a_message_typed_mid_turn(tmp_path: Path) -> None:
     assert "records abandoned by a rewind" not in source.not_read
     assert source.not_read["attachment records"] == 1  # the reminder
     assert _accounted(source)
+
+
+def test_claude_code_reads_a_local_command_system_record_as_the_command_typed(
+    tmp_path: Path,
+) -> None:
+    """Claude Code 2.1.x writes a slash command it runs itself (``/model``) as ``system``
+    records of subtype ``local_command``: the command as typed, its output as a
+    system message, never their XML (real records of marot/spotter's 2.1.38 session)."""
+    command = (
+        "<command-name>/model</command-name>\n            <command-message>model"
+        "</command-message>\n            <command-args></command-args>"
+    )
+    stdout = "<local-command-stdout>Kept model as Default (recommended)</local-command-stdout>"
+    path = _jsonl(
+        tmp_path / "s-1.jsonl",
+        [
+            _claude("system", "c1", None, 0, subtype="local_command", content=command),
+            _claude("system", "c2", "c1", 1, subtype="local_command", content=stdout),
+            _claude("user", "u1", "c2", 2, message={"role": "user", "content": "Hello"}),
+        ],
+    )
+    turns = [(t.role, t.text) for t in load(path).turns]
+    assert turns == [
+        ("You", "/model"),
+        ("system", "Kept model as Default (recommended)"),
+        ("You", "Hello"),
+    ]

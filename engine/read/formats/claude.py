@@ -12,8 +12,9 @@ One JSON record a line. The records read:
   skill's body read as role ``Meta``; the local-command caveat is boilerplate, not read.
 - ``assistant``: blocks ``text``, ``thinking`` (Bot thinking), ``redacted_thinking``
   (never read: it is encrypted; counted), ``tool_use`` (a tool call: name and input).
-- ``system``: kept as a system message (collapsing drops it); ``summary``: the
-  session's title.
+- ``system``: kept as a system message (collapsing drops it), but a ``local_command``
+  one (a slash command the tool ran, 2.1.x) reads as a user record's command and its
+  output do; ``summary``: the session's title.
 - ``attachment`` ``queued_command`` (2.1.x): a message the user typed while the agent
   was working, handed to it mid-turn (``attachment.prompt``), read as the user's as a
   ``user`` record's text is; other attachments (the tool's reminders to the model) are
@@ -259,8 +260,13 @@ def _messages(
         kind = record.get("type")
     ts = record.get("timestamp")
     if kind == "system":
-        text = record.get("content")
-        return [{"role": "system", "content": text_of(text), "timestamp": ts}] if text else []
+        text = text_of(record.get("content"))
+        if not text:
+            return []
+        # a slash command the tool ran itself (2.1.x ``local_command``): as a user
+        # record's, the command as typed, its output as a system message
+        role, text = _user_text(text) if record.get("subtype") == "local_command" else ("", text)
+        return [{"role": role or "system", "content": text, "timestamp": ts}]
     if kind == "attachment":
         return _queued(record, ts)
     if kind not in ("user", "assistant"):
