@@ -264,3 +264,84 @@ def test_claude_code_reads_a_local_command_system_record_as_the_command_typed(
         ("system", "Kept model as Default (recommended)"),
         ("You", "Hello"),
     ]
+
+
+# --- Gemini CLI -----------------------------------------------------------------------
+
+
+def gemini_rewound(path: Path) -> Path:
+    """A chat as Gemini CLI 0.3x-0.5x writes it as JSON lines (ChatRecordingService):
+    a header, messages (a ``gemini`` one written again when its tool call finished),
+    ``$set`` updates, and a ``/rewind`` (``$rewindTo``) that takes back the last
+    exchange, after which the user asks again."""
+    t = "2026-08-20T10:00:{:02d}.000Z".format
+    call = {
+        "id": "run_shell_command-1",
+        "name": "run_shell_command",
+        "args": {"command": "npm test"},
+        "status": "success",
+        "timestamp": t(3),
+        "result": [
+            {
+                "functionResponse": {
+                    "id": "run_shell_command-1",
+                    "name": "run_shell_command",
+                    "response": {"output": "12 passing"},
+                }
+            }
+        ],
+    }
+    gemini = {
+        "id": "g1",
+        "timestamp": t(2),
+        "type": "gemini",
+        "content": "Running the tests.",
+        "model": "gemini-3-pro",
+    }
+    return _jsonl(
+        path,
+        [
+            {
+                "sessionId": "s-1",
+                "projectHash": "ab12",
+                "startTime": t(0),
+                "lastUpdated": t(0),
+                "kind": "main",
+            },
+            {
+                "id": "u1",
+                "timestamp": t(1),
+                "type": "user",
+                "content": [
+                    {
+                        "text": "Explain @src/a.py\n--- Content from referenced files ---\n"
+                        "Content from @src/a.py:\nprint('FILE BODY')\n"
+                    }
+                ],
+                "displayContent": [{"text": "Explain @src/a.py"}],
+            },
+            gemini,
+            {**gemini, "toolCalls": [call]},
+            {"$set": {"lastUpdated": t(4)}},
+            {"id": "u2", "timestamp": t(5), "type": "user", "content": "Now delete the cache."},
+            {"id": "g2", "timestamp": t(6), "type": "gemini", "content": "DELETED the cache."},
+            {"$rewindTo": "u2"},
+            {"id": "u3", "timestamp": t(8), "type": "user", "content": "Keep the cache."},
+            {"id": "g3", "timestamp": t(9), "type": "gemini", "content": "Kept."},
+        ],
+    )
+
+
+def test_gemini_cli_takes_back_what_a_rewind_took_back(tmp_path: Path) -> None:
+    path = gemini_rewound(tmp_path / "session-2026-08-20T10-00-s1.jsonl")
+    assert sniff(path) == "gemini-cli"
+    source = load(path)
+    turns = [(t.role, t.text) for t in source.turns]
+    assert [t for r, t in turns if r == "You"] == ["Explain @src/a.py", "Keep the cache."]
+    joined = "\n".join(t for _, t in turns)
+    assert "DELETED" not in joined and "delete the cache" not in joined
+    assert "FILE BODY" not in joined  # the file the prompt names: the CLI's, not typed
+    assert "12 passing" in joined and "Kept." in joined
+    assert source.not_read["messages taken back by a rewind"] == 2
+    assert source.not_read["rewinds ($rewindTo)"] == 1
+    assert _accounted(source)

@@ -6,13 +6,19 @@ the session's fields, then one message a line, ``{"$set": {...}}`` lines updatin
 header, and a message written again (same ``id``) when its tool calls finish: the last
 copy is the message.
 
-A message: ``{"id", "timestamp", "type", "content", "thoughts", "toolCalls", "model",
-"tokens"}``. ``type`` ``user`` is what the user typed (``content`` a string or parts
-``[{"text"}]``); ``gemini`` the model's answer, its ``thoughts`` (``subject`` and
-``description``) read as Bot thinking and its ``toolCalls`` (``name``, ``args``,
-``result`` as ``[{"functionResponse": {"response": {"output" | "error"}}}]``,
-``status``, ``resultDisplay``) as tool calls each followed by its result; ``info``,
-``error`` and ``warning`` are the CLI's own notes, read as roles of those names.
+A ``{"$rewindTo": ID}`` line (``/rewind``) takes back the messages from that one on, as
+the CLI does (counted); ``$set`` lines (the session's fields, the history the CLI
+re-syncs) are not read.
+
+A message: ``{"id", "timestamp", "type", "content", "displayContent", "thoughts",
+"toolCalls", "model", "tokens"}``. ``type`` ``user`` is what the user typed
+(``displayContent`` when there is one: ``content`` then adds the files the prompt
+names; a string or parts ``[{"text"}]``); ``gemini`` the model's answer, its
+``thoughts`` (``subject`` and ``description``) read as Bot thinking and its
+``toolCalls`` (``name``, ``args``, ``result`` as ``[{"functionResponse": {"response":
+{"output" | "error"}}}]``, ``status``, ``resultDisplay``) as tool calls each followed
+by its result; ``info``, ``error`` and ``warning`` are the CLI's own notes, read as
+roles of those names.
 """
 
 from __future__ import annotations
@@ -129,6 +135,9 @@ def messages_of(record: dict[str, Any]) -> list[dict[str, Any]] | None:
         return None
     text = _text(record.get("content"))
     if kind == "user":
+        shown = _text(record.get("displayContent"))
+        if shown.strip():  # what the user typed; `content` adds the files it names
+            text = shown
         return [{"role": "user", "content": text, "timestamp": ts}] if text.strip() else []
     if kind != "gemini":
         return [{"role": kind, "content": text, "timestamp": ts}] if text.strip() else []
@@ -250,6 +259,17 @@ def _read_jsonl(path: Path, options: ReadOptions) -> Any:
         out.records += 1
         if "$set" in record:
             out.not_read["session updates ($set)"] += 1
+            continue
+        rewind = record.get("$rewindTo")
+        if isinstance(rewind, str):
+            # /rewind: the messages from this one on are taken back, as the CLI does
+            # (an id not read takes nothing back: the file's messages stay)
+            out.not_read["rewinds ($rewindTo)"] += 1
+            i = where.get(rewind)
+            if i is not None:
+                out.not_read["messages taken back by a rewind"] += len(order) - i
+                del order[i:]
+                where = {k: v for k, v in where.items() if v < i}
             continue
         if "type" not in record and "sessionId" in record:
             out.not_read["session metadata"] += 1
