@@ -345,3 +345,50 @@ def test_gemini_cli_takes_back_what_a_rewind_took_back(tmp_path: Path) -> None:
     assert source.not_read["messages taken back by a rewind"] == 2
     assert source.not_read["rewinds ($rewindTo)"] == 1
     assert _accounted(source)
+
+
+def test_gemini_cli_reads_a_result_written_only_as_a_function_response(tmp_path: Path) -> None:
+    """Gemini CLI 0.4x-0.5x records the results it sends the model back as a ``user``
+    message of ``functionResponse`` parts (geminiChat.ts, recordSyntheticMessage): a
+    call recorded without its result is read with that text, and the message itself
+    is not read as an empty one."""
+    t = "2026-08-20T10:00:{:02d}.000Z".format
+    call = {
+        "id": "read_file-1",
+        "name": "read_file",
+        "args": {"file_path": "a.py"},
+        "status": "success",
+        "timestamp": t(2),
+        "result": None,
+    }
+    response = {
+        "functionResponse": {
+            "id": "read_file-1",
+            "name": "read_file",
+            "response": {"output": "print('hello')"},
+        }
+    }
+    path = _jsonl(
+        tmp_path / "session-2026-08-20T10-00-s2.jsonl",
+        [
+            {"sessionId": "s-2", "projectHash": "ab12", "startTime": t(0), "lastUpdated": t(0)},
+            {"id": "u1", "timestamp": t(1), "type": "user", "content": [{"text": "Read a.py"}]},
+            {
+                "id": "g1",
+                "timestamp": t(2),
+                "type": "gemini",
+                "content": "",
+                "toolCalls": [call],
+                "thoughts": [{"subject": "Reading", "description": "a.py", "timestamp": t(2)}],
+            },
+            {"id": "r1", "timestamp": t(3), "type": "user", "content": [response]},
+            {"id": "g2", "timestamp": t(4), "type": "gemini", "content": "It prints hello."},
+        ],
+    )
+    source = load(path)
+    assert [t.text for t in source.turns if t.role == "Tool"] == ["print('hello')"]
+    assert source.not_read == {
+        "session metadata": 1,
+        "tool results (read with their calls)": 1,
+    }
+    assert _accounted(source)

@@ -18,7 +18,9 @@ names; a string or parts ``[{"text"}]``); ``gemini`` the model's answer, its
 ``toolCalls`` (``name``, ``args``, ``result`` as ``[{"functionResponse": {"response":
 {"output" | "error"}}}]``, ``status``, ``resultDisplay``) as tool calls each followed
 by its result; ``info``, ``error`` and ``warning`` are the CLI's own notes, read as
-roles of those names.
+roles of those names. Newer versions (0.4x on) also write the results the CLI sent the
+model back as a ``user`` message of ``functionResponse`` parts: not read again (counted),
+but a call whose own ``result`` is empty is read with the text found there.
 """
 
 from __future__ import annotations
@@ -113,6 +115,35 @@ def _result(call: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def _responses(records: Any) -> dict[str, str]:
+    """The tool results newer versions (0.4x on) also write as a ``user`` message of
+    ``functionResponse`` parts, by call id: a call whose own ``result`` is empty is
+    read with its text."""
+    found: dict[str, str] = {}
+    for record in records if isinstance(records, list) else []:
+        if not isinstance(record, dict) or record.get("type") != "user":
+            continue
+        parts = record.get("content")
+        for part in parts if isinstance(parts, list) else []:
+            fr = part.get("functionResponse") if isinstance(part, dict) else None
+            if isinstance(fr, dict) and isinstance(fr.get("id"), str):
+                text = _result({"result": [part]})
+                if text:
+                    found.setdefault(fr["id"], text)
+    return found
+
+
+def _only_responses(record: dict[str, Any]) -> bool:
+    """A ``user`` message of tool results only (what the CLI sent the model back)."""
+    parts = record.get("content")
+    return (
+        record.get("type") == "user"
+        and isinstance(parts, list)
+        and bool(parts)
+        and all(isinstance(p, dict) and "functionResponse" in p for p in parts)
+    )
+
+
 def _thinking(thoughts: Any) -> str:
     out = []
     for t in thoughts if isinstance(thoughts, list) else []:
@@ -127,8 +158,11 @@ def _thinking(thoughts: Any) -> str:
     return "\n".join(out)
 
 
-def messages_of(record: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """Messages of the seed's shape for one chat message; None for a kind not read."""
+def messages_of(
+    record: dict[str, Any], responses: dict[str, str] | None = None
+) -> list[dict[str, Any]] | None:
+    """Messages of the seed's shape for one chat message; None for a kind not read.
+    `responses`: tool results by call id, for a call whose own result is empty."""
     kind = record.get("type")
     ts = record.get("timestamp")
     if kind not in MESSAGE_TYPES:
@@ -152,10 +186,13 @@ def messages_of(record: dict[str, Any]) -> list[dict[str, Any]] | None:
         for i, call in enumerate(c for c in calls if isinstance(c, dict)):
             call_id = call.get("id") or f"{record.get('id')}-{i}"
             tool_calls.append(tool_call(call_id, call.get("name"), call.get("args")))
+            text = _result(call)
+            if not text and responses and isinstance(call.get("id"), str):
+                text = responses.get(call["id"], "")
             result: dict[str, Any] = {
                 "role": "tool",
                 "tool_call_id": tool_calls[-1]["id"],
-                "content": _result(call),
+                "content": text,
                 "timestamp": call.get("timestamp") or ts,
             }
             if call.get("status") not in (None, "success"):
@@ -197,12 +234,16 @@ def _add(
     record: dict[str, Any],
     ends: Sequence[int | None] = (),
     part_ends: PartEnds = NO_PART_ENDS,
+    responses: dict[str, str] | None = None,
 ) -> None:
-    messages = messages_of(record)
+    messages = messages_of(record, responses)
     if messages is None:
         out.not_read[f"{record.get('type') or 'untyped'} records"] += 1
     elif not messages:
-        out.not_read["empty messages"] += 1
+        if _only_responses(record):
+            out.not_read["tool results (read with their calls)"] += 1
+        else:
+            out.not_read["empty messages"] += 1
     else:
         out.read += 1
         for i, m in enumerate(messages):
@@ -220,6 +261,7 @@ def read(path: Path, options: ReadOptions) -> Any:
     value = doc.value
     if not is_document(value):  # forced with --input-format
         raise SourceError(path, "not a Gemini CLI chat (no 'messages' list of chat messages)")
+    responses = _responses(value.get("messages"))
     for start, end, record in doc.array_elements("messages"):
         out.records += 1
         line = 1 if start is None else doc.line(start)
@@ -227,7 +269,7 @@ def read(path: Path, options: ReadOptions) -> Any:
             out.fail(line, f"not a JSON object (got {type(record).__name__})", options)
             continue
         parts = doc.part_ends(start, record, ("thoughts",), ("content",), TEXT_KEYS)
-        _add(out, line, record, _ends(doc, start, end, record), parts)
+        _add(out, line, record, _ends(doc, start, end, record), parts, responses)
     return out.build(options)
 
 
@@ -283,8 +325,9 @@ def _read_jsonl(path: Path, options: ReadOptions) -> Any:
         if isinstance(key, str):
             where[key] = len(order)
         order.append((line, record))
+    responses = _responses([record for _, record in order])
     for line, record in order:
-        _add(out, line, record)
+        _add(out, line, record, responses=responses)
     return out.build(options)
 
 
