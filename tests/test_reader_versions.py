@@ -392,3 +392,59 @@ def test_gemini_cli_reads_a_result_written_only_as_a_function_response(tmp_path:
         "tool results (read with their calls)": 1,
     }
     assert _accounted(source)
+
+
+def test_a_gemini_cli_checkpoint_reads_its_thoughts_and_leaves_out_the_cli_s_context(
+    tmp_path: Path,
+) -> None:
+    """``/chat save TAG`` writes ``checkpoint-TAG.json``: ``{"history": Content[]}``
+    (logger.ts), the first user turn the CLI's own ``<session_context>``
+    (environmentContext.ts), a model turn's ``thought`` parts its thinking."""
+    context = "<session_context>\nThis is the Gemini CLI. We are setting up the context"
+    history = [
+        {"role": "user", "parts": [{"text": context + "\nOS: linux\n</session_context>"}]},
+        {"role": "model", "parts": [{"text": "Got it. Thanks for the context!"}]},
+        {"role": "user", "parts": [{"text": "Run the tests please"}]},
+        {
+            "role": "model",
+            "parts": [
+                {"text": "Running them."},
+                {
+                    "functionCall": {
+                        "id": "c1",
+                        "name": "run_shell_command",
+                        "args": {"command": "npm test"},
+                    }
+                },
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                {
+                    "functionResponse": {
+                        "id": "c1",
+                        "name": "run_shell_command",
+                        "response": {"output": "12 passing"},
+                    }
+                }
+            ],
+        },
+        {
+            "role": "model",
+            "parts": [
+                {"text": "**Checking** the output", "thought": True},
+                {"text": "All 12 tests pass."},
+            ],
+        },
+    ]
+    path = tmp_path / "checkpoint-mytag.json"
+    path.write_text(json.dumps({"history": history, "authType": "oauth-personal"}, indent=2))
+    source = load(path)
+    assert source.label == "Gemini CLI checkpoint"
+    turns = [(t.role, t.text) for t in source.turns]
+    assert ("Bot thinking", "**Checking** the output") in turns
+    assert not any("session_context" in text or "linux" in text for _, text in turns)
+    assert turns[1] == ("You", "Run the tests please")
+    assert source.not_read == {"context the CLI wrote": 1}
+    assert _accounted(source)
