@@ -448,3 +448,25 @@ def test_a_gemini_cli_checkpoint_reads_its_thoughts_and_leaves_out_the_cli_s_con
     assert turns[1] == ("You", "Run the tests please")
     assert source.not_read == {"context the CLI wrote": 1}
     assert _accounted(source)
+
+
+def test_an_older_codex_log_s_header_of_0_3x_is_its_session_metadata(tmp_path: Path) -> None:
+    """Codex 0.2x-0.3x wrote a header of the session's fields without ``instructions``
+    (``{"id", "timestamp", "cwd", "originator", "cli_version", "git"}``), then bare
+    items: the header is metadata (its folder and branch noted), not an untyped record."""
+    header = {
+        "id": "test-session",
+        "timestamp": "2025-09-13T01:00:00.000Z",
+        "cwd": "/path/to/project",
+        "originator": "codex_cli_rs",
+        "cli_version": "0.34.0",
+        "git": {"branch": "fix-cache"},
+    }
+    ask = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+    path = _jsonl(tmp_path / "rollout-2025-09-13T01-00-00-test.jsonl", [header, ask])
+    assert sniff(path) == "codex"
+    source = load(path)
+    assert source.not_read == {"session metadata": 1}
+    assert "session in /path/to/project" in source.notes
+    assert "branch: fix-cache" in source.notes
+    assert [t.text for t in source.turns] == ["hi"]

@@ -11,7 +11,9 @@ agent messages, reasoning) and are not read twice, except ``turn_aborted`` with 
 
 **Older logs**: each line is a bare payload (``{"type": "message", "role": ...}``,
 ``function_call``, ``reasoning``, ...) without a timestamp, after an optional header
-line (``{"id", "timestamp", "instructions"}``); ``record_type`` lines are state.
+line (``{"id", "timestamp", "instructions"}``; 0.2x-0.3x: ``{"id", "timestamp", "cwd",
+"originator", "cli_version", "git"}``, its folder and branch noted as a rollout's
+``session_meta``); ``record_type`` lines are state.
 
 Payloads: ``message`` (``input_text`` / ``output_text`` parts; what the CLI writes
 itself is left out: the ``developer`` messages of newer versions (permissions,
@@ -86,11 +88,25 @@ def looks_like_rollout(record: dict[str, Any]) -> bool:
     return record.get("type") in _ROLLOUT_TYPES and isinstance(record.get("payload"), dict)
 
 
+#: The fields of an older log's header line besides its ``id`` and ``timestamp``: 0.1x
+#: wrote ``instructions``, 0.2x-0.3x the session's ``cwd``, ``originator``, ``cli_version``.
+_HEADER_KEYS = ("instructions", "cwd", "originator", "cli_version")
+
+
+def _legacy_header(record: dict[str, Any]) -> bool:
+    """An older log's first line: the session's fields, with no ``type``."""
+    return (
+        "type" not in record
+        and {"id", "timestamp"} <= set(record)
+        and any(k in record for k in _HEADER_KEYS)
+    )
+
+
 def looks_like_legacy(record: dict[str, Any]) -> bool:
     """Whether a record is of Codex's older format (payload fields at the top level)."""
     if record.get("type") in PAYLOAD_TYPES and "payload" not in record:
         return record.get("type") != "message" or "content" in record
-    return {"id", "instructions"} <= set(record) or "record_type" in record
+    return _legacy_header(record) or "record_type" in record
 
 
 def _output(raw: Any) -> tuple[str, int | None]:
@@ -213,16 +229,16 @@ def read(path: Path, options: ReadOptions) -> Any:
                 out.add(line, {"role": COMPACTION_ROLE, "content": text, "timestamp": ts})
             else:
                 not_read["empty compactions"] += 1
-        elif kind == "session_meta":
-            meta = rec.get("payload")
+        elif kind == "session_meta" or _legacy_header(rec):
+            meta = rec.get("payload") if kind == "session_meta" else rec
             if isinstance(meta, dict) and isinstance(meta.get("cwd"), str):
                 out.notes.append(CWD_NOTE + meta["cwd"])
             git = meta.get("git") if isinstance(meta, dict) else None
             if isinstance(git, dict) and isinstance(git.get("branch"), str) and git["branch"]:
                 out.notes.append(BRANCH_NOTE + git["branch"])
             not_read["session metadata"] += 1
-        elif kind == "turn_context" or "record_type" in rec or {"id", "instructions"} <= set(rec):
-            not_read["session metadata"] += 1  # settings, state, an older log's header
+        elif kind == "turn_context" or "record_type" in rec:
+            not_read["session metadata"] += 1  # settings, an older log's state
         elif kind == "event_msg":
             payload = rec.get("payload")
             if (
