@@ -32,6 +32,7 @@ CASES = {
     "codex/homelab-migration.jsonl": "codex",
     "codex/localpush-desktop-0.104.jsonl": "codex",
     "gemini-cli/agent-history-session-01.json": "gemini-cli",
+    "gemini-cli/m-gemini-cli-update-0.22.json": "gemini-cli",
     "heldout/claude-code/python-to-rust-port.jsonl": "claude-code",
     "heldout/claude-code/stop-hook-uncommitted-changes.jsonl": "claude-code",
     "heldout/mini-swe-agent/django-11039.traj.json": "openai-messages",
