@@ -5,8 +5,11 @@ real public file shows them; the real files are in `tests/fixtures`, see SOURCES
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from chunkscope.engine.read.formats import sniff
 from chunkscope.engine.read.parse import load
@@ -135,15 +138,22 @@ def test_codex_reads_a_recent_rollout_without_the_cli_s_own_messages(tmp_path: P
     assert _accounted(source)
 
 
-def test_a_real_codex_desktop_rollout_reads_no_developer_message_as_a_turn() -> None:
-    """Codex Desktop 0.104.0-alpha.1 (texts redacted by the repository that holds it):
-    its four developer messages are instructions, not turns."""
-    path = FIXTURES / "codex/localpush-desktop-0.104.jsonl"
-    source = load(path)
+@pytest.mark.parametrize(
+    ("name", "developer", "roles"),
+    [
+        ("localpush-desktop-0.104.jsonl", 4, {"You": 3, "Bot": 11, "Bot thinking": 6, "Tool": 5}),
+        ("agent-history-exec-0.135.jsonl", 1, {"You": 1, "Bot": 1}),
+    ],
+)
+def test_a_real_recent_codex_rollout_reads_no_developer_message_as_a_turn(
+    name: str, developer: int, roles: dict[str, int]
+) -> None:
+    """Codex Desktop 0.104.0-alpha.1 and codex exec 0.135.0 (texts redacted by the
+    repositories that hold them): their developer messages are instructions, not turns."""
+    source = load(FIXTURES / "codex" / name)
     assert source.format == "codex"
-    assert "system" not in {t.role for t in source.turns}
-    assert source.not_read["instructions the CLI wrote (developer messages)"] == 4
-    assert [t.role for t in source.turns].count("Tool") == 5
+    assert Counter(t.role for t in source.turns) == roles
+    assert source.not_read["instructions the CLI wrote (developer messages)"] == developer
     assert _accounted(source)
 
 

@@ -31,6 +31,7 @@ CASES = {
     "aider/metadata-aider.aider.chat.history.md": "aider",
     "codex/homelab-migration.jsonl": "codex",
     "codex/localpush-desktop-0.104.jsonl": "codex",
+    "codex/agent-history-exec-0.135.jsonl": "codex",
     "gemini-cli/agent-history-session-01.json": "gemini-cli",
     "gemini-cli/m-gemini-cli-update-0.22.json": "gemini-cli",
     "heldout/claude-code/python-to-rust-port.jsonl": "claude-code",
