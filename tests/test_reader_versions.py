@@ -480,3 +480,24 @@ def test_an_older_codex_log_s_header_of_0_3x_is_its_session_metadata(tmp_path: P
     assert "session in /path/to/project" in source.notes
     assert "branch: fix-cache" in source.notes
     assert [t.text for t in source.turns] == ["hi"]
+
+
+def test_claude_code_s_own_titles_and_a_rename_title_the_session(tmp_path: Path) -> None:
+    """Claude Code 2.1.x titles a session with ``ai-title`` records (refined as it goes)
+    and ``/rename`` with ``custom-title``, no longer ``summary``: both are the session's
+    title, the name the user gave first."""
+    from chunkscope.engine.read.formats.claude import session_title
+
+    records = [
+        _claude("user", "u1", None, 0, message={"role": "user", "content": "Fix the login bug"}),
+        {"type": "ai-title", "aiTitle": "Login bug", "sessionId": "s-1"},
+        _claude("assistant", "a1", "u1", 1, message={"role": "assistant", "content": "Done."}),
+        {"type": "ai-title", "aiTitle": "Login bug fix", "sessionId": "s-1"},
+        {"type": "custom-title", "customTitle": "auth work", "sessionId": "s-1"},
+    ]
+    path = _jsonl(tmp_path / "s-1.jsonl", records)
+    source = load(path)
+    assert "session: Login bug fix" in source.notes and "session: auth work" in source.notes
+    assert not source.not_read and _accounted(source)
+    assert session_title(records) == "auth work"
+    assert session_title(records[:4]) == "Login bug fix"

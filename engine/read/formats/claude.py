@@ -14,7 +14,8 @@ One JSON record a line. The records read:
   (never read: it is encrypted; counted), ``tool_use`` (a tool call: name and input).
 - ``system``: kept as a system message (collapsing drops it), but a ``local_command``
   one (a slash command the tool ran, 2.1.x) reads as a user record's command and its
-  output do; ``summary``: the session's title.
+  output do; ``summary``, ``ai-title``, ``custom-title`` (``/rename``): the session's
+  title.
 - ``attachment`` ``queued_command`` (2.1.x): a message the user typed while the agent
   was working, handed to it mid-turn (``attachment.prompt``), read as the user's as a
   ``user`` record's text is; other attachments (the tool's reminders to the model) are
@@ -205,6 +206,9 @@ def _local_record(record: dict[str, Any]) -> bool:
 
 
 _REMINDER = re.compile(r"\s*<system-reminder>.*?</system-reminder>\s*", re.S)
+#: The records that title the session, and the member their title is in: ``summary``
+#: (1.x), ``ai-title`` (the title 2.1.x makes itself) and ``custom-title`` (``/rename``).
+_TITLES = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
 #: What a record of a kind not read is counted as (``not_read``).
 _KIND_NAMES = {
     "progress": "progress records",
@@ -416,9 +420,10 @@ def read(path: Path, options: ReadOptions) -> Any:
         records += 1
         get = rec.get
         kind = get("type")
-        if kind == "summary":
-            if isinstance(get("summary"), str):
-                out.notes.append(f"session: {rec['summary']}")
+        if kind in _TITLES:
+            title = get(_TITLES[kind])
+            if isinstance(title, str) and title.strip():
+                out.notes.append(f"session: {title.strip()}")
             read += 1  # read as the session's title
             continue
         uuid = get("uuid")
@@ -526,9 +531,18 @@ def first_user_message(records: list[dict[str, Any]]) -> str:
 
 
 def session_title(records: list[dict[str, Any]]) -> str:
+    """The session's title: the last one ``/rename`` gave, else the last one Claude Code
+    made (``ai-title``), else the first ``summary``, else its first user message."""
+    found: dict[str, str] = {}
     for rec in records:
-        if rec.get("type") == "summary" and isinstance(rec.get("summary"), str):
-            return str(rec["summary"])
+        kind = rec.get("type")
+        title = rec.get(_TITLES[kind]) if kind in _TITLES else None
+        first = kind != "summary" or kind not in found  # the first summary; the last others
+        if isinstance(title, str) and title.strip() and first:
+            found[str(kind)] = title.strip()
+    for kind in ("custom-title", "ai-title", "summary"):
+        if kind in found:
+            return found[kind]
     return first_user_message(records)
 
 
