@@ -501,3 +501,27 @@ def test_claude_code_s_own_titles_and_a_rename_title_the_session(tmp_path: Path)
     assert not source.not_read and _accounted(source)
     assert session_title(records) == "auth work"
     assert session_title(records[:4]) == "Login bug fix"
+
+
+def test_a_codex_failure_written_as_an_object_reads_as_its_content(tmp_path: Path) -> None:
+    """FunctionCallOutputPayload: a failure was written as ``{"content", "success":
+    false}`` rather than a string (codex-rs/protocol models.rs): its content is the
+    result, the call failed; never the JSON."""
+    call = {
+        "type": "function_call",
+        "name": "shell",
+        "call_id": "c1",
+        "arguments": json.dumps({"command": ["bash", "-lc", "make test"]}),
+    }
+    failed = {
+        "type": "function_call_output",
+        "call_id": "c1",
+        "output": {"content": "sandbox denied: make", "success": False},
+    }
+    path = _jsonl(
+        tmp_path / "rollout.jsonl",
+        [_item("2025-08-01T10:00:00Z", call), _item("2025-08-01T10:00:01Z", failed)],
+    )
+    source = load(path)
+    tool = [m for m in source.messages if m["role"] == "tool"]
+    assert [(m["content"], m.get("is_error")) for m in tool] == [("sandbox denied: make", True)]

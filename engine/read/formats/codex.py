@@ -25,7 +25,8 @@ read), ``function_call`` / ``function_call_output``, ``custom_tool_call`` /
 ``custom_tool_call_output`` (``apply_patch``), ``local_shell_call``,
 ``web_search_call``. A tool output that is JSON ``{"output", "metadata":
 {"exit_code"}}`` is read as its output, and its exit code kept for the collapsed
-sentence.
+sentence; an output object ``{"content", "success": false}`` (a failure, as older
+versions wrote it) as its content, a failed call.
 """
 
 from __future__ import annotations
@@ -111,6 +112,8 @@ def looks_like_legacy(record: dict[str, Any]) -> bool:
 
 def _output(raw: Any) -> tuple[str, int | None]:
     """A tool output's text and exit code (from a JSON ``{"output", "metadata"}``)."""
+    if isinstance(raw, dict) and "output" not in raw and "content" in raw:
+        return text_of(raw["content"]), None  # a failure, as older versions wrote it
     if isinstance(raw, dict):
         data: Any = raw
     elif isinstance(raw, str) and raw.lstrip().startswith("{"):
@@ -163,7 +166,8 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
         result = {"role": "tool", "tool_call_id": call["id"], "content": "", "timestamp": ts}
         return [{"role": "assistant", "content": "", "tool_calls": [call], "timestamp": ts}, result]
     if kind in ("function_call_output", "custom_tool_call_output"):
-        text, code = _output(payload.get("output"))
+        raw = payload.get("output")
+        text, code = _output(raw)
         message: dict[str, Any] = {
             "role": "tool",
             "tool_call_id": payload.get("call_id"),
@@ -172,6 +176,8 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
         }
         if code is not None:
             message["exit_code"] = code
+        if isinstance(raw, dict) and raw.get("success") is False:
+            message["is_error"] = True
         return [message]
     return None
 
