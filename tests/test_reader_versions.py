@@ -525,3 +525,33 @@ def test_a_codex_failure_written_as_an_object_reads_as_its_content(tmp_path: Pat
     source = load(path)
     tool = [m for m in source.messages if m["role"] == "tool"]
     assert [(m["content"], m.get("is_error")) for m in tool] == [("sandbox denied: make", True)]
+
+
+def test_codex_web_search_actions_say_what_they_did(tmp_path: Path) -> None:
+    """A ``web_search_call``'s action (WebSearchAction): ``search`` (a query, or
+    ``queries``), ``open_page`` (a URL), ``find_in_page`` (a pattern in a URL)."""
+    actions = [
+        {"type": "search", "query": "serde flatten enum"},
+        {"type": "open_page", "url": "https://serde.rs/attr-flatten.html"},
+        {"type": "find_in_page", "url": "https://serde.rs/attr-flatten.html", "pattern": "tag"},
+        {"type": "search", "queries": ["rust serde tag", "serde content"]},
+    ]
+    path = _jsonl(
+        tmp_path / "rollout.jsonl",
+        [
+            _item(
+                "2026-08-01T10:00:00Z",
+                {"type": "web_search_call", "id": f"ws{i}", "status": "completed", "action": a},
+            )
+            for i, a in enumerate(actions)
+        ],
+    )
+    from chunkscope.engine.recap.collapse import collapse_messages
+
+    said = [t.text for t in collapse_messages(load(path).messages) if t.role == "Tool"]
+    assert said == [
+        "Searched the web for 'serde flatten enum'.",
+        "Fetched https://serde.rs/attr-flatten.html.",
+        "Searched the web for 'tag'.",
+        "Searched the web for 'rust serde tag; serde content'.",
+    ]

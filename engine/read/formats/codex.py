@@ -23,10 +23,11 @@ collaboration mode, ...) and the user messages ``<environment_context>``,
 ``reasoning`` (its ``summary`` is Bot thinking; ``encrypted_content`` is never
 read), ``function_call`` / ``function_call_output``, ``custom_tool_call`` /
 ``custom_tool_call_output`` (``apply_patch``), ``local_shell_call``,
-``web_search_call``. A tool output that is JSON ``{"output", "metadata":
-{"exit_code"}}`` is read as its output, and its exit code kept for the collapsed
-sentence; an output object ``{"content", "success": false}`` (a failure, as older
-versions wrote it) as its content, a failed call.
+``web_search_call`` (its ``action``: a ``search`` by its query, ``open_page`` as a
+fetch of its URL, ``find_in_page`` by its pattern). A tool output that is JSON
+``{"output", "metadata": {"exit_code"}}`` is read as its output, and its exit code
+kept for the collapsed sentence; an output object ``{"content", "success": false}``
+(a failure, as older versions wrote it) as its content, a failed call.
 """
 
 from __future__ import annotations
@@ -161,8 +162,18 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
         return [{"role": "assistant", "content": "", "tool_calls": [call], "timestamp": ts}]
     if kind == "web_search_call":
         action = payload.get("action")
-        query = action.get("query") if isinstance(action, dict) else None
-        call = tool_call(payload.get("id") or "web_search", "web_search", {"query": query})
+        action = action if isinstance(action, dict) else {}
+        query = action.get("query") or action.get("pattern")
+        queries = action.get("queries")
+        if not query and isinstance(queries, list) and queries:
+            query = "; ".join(str(q) for q in queries)
+        if action.get("type") == "open_page":  # the search opened a page it found
+            name, args = "web_fetch", {"url": action.get("url")}
+        else:
+            name, args = "web_search", {"query": query}
+            if action.get("type") == "find_in_page":
+                args["url"] = action.get("url")
+        call = tool_call(payload.get("id") or "web_search", name, args)
         result = {"role": "tool", "tool_call_id": call["id"], "content": "", "timestamp": ts}
         return [{"role": "assistant", "content": "", "tool_calls": [call], "timestamp": ts}, result]
     if kind in ("function_call_output", "custom_tool_call_output"):
