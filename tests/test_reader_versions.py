@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chunkscope.engine.read.formats import sniff
 from chunkscope.engine.read.parse import load
@@ -555,3 +557,43 @@ def test_codex_web_search_actions_say_what_they_did(tmp_path: Path) -> None:
         "Searched the web for 'tag'.",
         "Searched the web for 'rust serde tag; serde content'.",
     ]
+
+
+_IDS = st.sampled_from(["a", "b", "c", "d"])
+_gemini_line = st.one_of(
+    st.fixed_dictionaries(
+        {"id": _IDS, "type": st.sampled_from(["user", "gemini", "info", "x"])},
+        optional={
+            "timestamp": st.just("2026-08-20T10:00:00Z") | st.text(max_size=5),
+            "content": st.text(max_size=8)
+            | st.lists(
+                st.fixed_dictionaries({"text": st.text(max_size=5)})
+                | st.just({"functionResponse": {"id": "t1", "response": {"output": "ok"}}}),
+                max_size=2,
+            ),
+            "displayContent": st.none() | st.text(max_size=5),
+            "toolCalls": st.lists(
+                st.fixed_dictionaries(
+                    {"id": st.sampled_from(["t1", "t2"]), "name": st.just("read_file")},
+                    optional={"result": st.none(), "status": st.sampled_from(["success", "x"])},
+                ),
+                max_size=2,
+            ),
+        },
+    ),
+    st.fixed_dictionaries({"$rewindTo": _IDS | st.integers()}),
+    st.fixed_dictionaries({"$set": st.dictionaries(st.just("lastUpdated"), st.text(max_size=3))}),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(lines=st.lists(_gemini_line, min_size=1, max_size=12))
+def test_any_gemini_cli_chat_lines_are_each_accounted_for(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[dict[str, Any]]
+) -> None:
+    header = {"sessionId": "s", "projectHash": "p", "startTime": "2026-08-20T10:00:00Z"}
+    path = _jsonl(tmp_path_factory.mktemp("g") / "session-s.jsonl", [header, *lines])
+    source = load(path)
+    assert source.format == "gemini-cli"
+    assert _accounted(source) and source.records == len(lines) + 1
+    assert all(1 <= t.source_line <= len(lines) + 1 for t in source.turns if t.source_line)
