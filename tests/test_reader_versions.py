@@ -597,3 +597,63 @@ def test_any_gemini_cli_chat_lines_are_each_accounted_for(
     assert source.format == "gemini-cli"
     assert _accounted(source) and source.records == len(lines) + 1
     assert all(1 <= t.source_line <= len(lines) + 1 for t in source.turns if t.source_line)
+
+
+# --- mini-swe-agent -------------------------------------------------------------------
+
+
+def test_a_mini_swe_agent_trajectory_of_a_responses_api_model_reads_its_answers(
+    tmp_path: Path,
+) -> None:
+    """mini-swe-agent's response models (``litellm_response_model``, 2.x) keep each
+    answer as the whole Responses API response (``"object": "response"``, its
+    ``output`` items) and each result as a ``function_call_output`` item, its time in
+    ``extra``: the answers were skipped as malformed (no ``role``)."""
+    call = {
+        "type": "function_call",
+        "call_id": "call_1",
+        "name": "bash",
+        "arguments": json.dumps({"command": "cat engine/cache.py"}),
+    }
+    answer = {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1786000000,
+        "status": "completed",
+        "output": [
+            {"type": "reasoning", "summary": [{"type": "summary_text", "text": "Read it first."}]},
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Let me read the cache module."}],
+            },
+            call,
+        ],
+        "extra": {"actions": [{"command": "cat engine/cache.py", "tool_call_id": "call_1"}]},
+    }
+    result = {
+        "type": "function_call_output",
+        "call_id": "call_1",
+        "output": "<returncode>0</returncode>\n<output>\ndef cache_key(text):\n</output>",
+        "extra": {"returncode": 0, "timestamp": 1786000002.0},
+    }
+    traj = {
+        "info": {"mini_version": "2.1.0", "exit_status": "Submitted", "submission": ""},
+        "messages": [
+            {"role": "system", "content": "You are a helpful assistant."},
+            {"role": "user", "content": "Please solve this issue: the cache key."},
+            answer,
+            result,
+        ],
+        "trajectory_format": "mini-swe-agent-1.1",
+    }
+    path = tmp_path / "x.traj.json"
+    path.write_text(json.dumps(traj, indent=2))
+    source = load(path)
+    assert not source.skipped
+    turns = [(t.role, t.text) for t in source.turns]
+    assert ("Bot thinking", "Read it first.") in turns
+    assert ("Bot", "$ cat engine/cache.py") in turns
+    tool = [t for t in source.turns if t.role == "Tool"]
+    assert tool and tool[0].timestamp is not None  # from the result's extra
+    assert _accounted(source)

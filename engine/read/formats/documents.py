@@ -284,6 +284,18 @@ def _parts(role: str, parts: list[Any], ts: Any) -> list[dict[str, Any]]:
     return out + results
 
 
+def _response_output(raw: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Responses API response kept whole as a message (mini-swe-agent's response
+    models, ``litellm_response_model``): its output items (reasoning, messages, function
+    calls) read as a Codex rollout's are."""
+    ts = _timestamp(raw)
+    out: list[dict[str, Any]] = []
+    for item in raw["output"]:
+        if isinstance(item, dict):
+            out.extend(codex.payload_messages(item, ts) or ())
+    return out
+
+
 def _message(raw: dict[str, Any], status: Any = None) -> list[dict[str, Any]]:
     role = raw.get("role")
     if not isinstance(role, str):
@@ -491,10 +503,12 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
             continue
         try:
             if (raw.get("type") in codex.PAYLOAD_TYPES and "role" not in raw) or key == "items":
-                messages = codex.payload_messages(raw, raw.get("timestamp"))
+                messages = codex.payload_messages(raw, _timestamp(raw))
                 if messages is None:
                     out.not_read[f"{raw.get('type', 'untyped')} items"] += 1
                     continue
+            elif raw.get("object") == "response" and isinstance(raw.get("output"), list):
+                messages = _response_output(raw)
             else:
                 messages = _message(raw, status)
                 # a chat message: where its reasoning and its content alone end
