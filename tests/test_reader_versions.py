@@ -657,3 +657,29 @@ def test_a_mini_swe_agent_trajectory_of_a_responses_api_model_reads_its_answers(
     tool = [t for t in source.turns if t.role == "Tool"]
     assert tool and tool[0].timestamp is not None  # from the result's extra
     assert _accounted(source)
+
+
+def test_the_picker_titles_a_gemini_chat_and_a_checkpoint_by_what_the_user_typed(
+    tmp_path: Path,
+) -> None:
+    """A JSON-lines chat's title is its first prompt as typed (``displayContent``, not
+    the files an ``@`` added); a checkpoint's is its first prompt after the CLI's
+    ``<session_context>``."""
+    from chunkscope.engine.read.formats.folders import list_sessions
+
+    chats = tmp_path / "tmp" / "ab12" / "chats"
+    chats.mkdir(parents=True)
+    gemini_rewound(chats / "session-2026-08-20T10-00-s1.jsonl")
+    history = [
+        {"role": "user", "parts": [{"text": "<session_context>\nThis is the Gemini CLI."}]},
+        {"role": "model", "parts": [{"text": "Got it. Thanks for the context!"}]},
+        {"role": "user", "parts": [{"text": "Run the tests please"}]},
+    ]
+    (tmp_path / "tmp" / "ab12" / "checkpoint-t.json").write_text(
+        json.dumps({"history": history}, indent=2)
+    )
+    titles = {Path(s.path).name: s.title for s in list_sessions(tmp_path)}
+    assert titles == {
+        "session-2026-08-20T10-00-s1.jsonl": "Explain @src/a.py",
+        "checkpoint-t.json": "Run the tests please",
+    }

@@ -212,9 +212,6 @@ def _ended(raw: dict[str, Any], ts: Any, status: Any) -> list[dict[str, Any]]:
     return [{"role": END_ROLE, "content": f"{head}\n{text}" if text else head, "timestamp": ts}]
 
 
-#: How the context Gemini CLI writes as a chat's first user turn opens (its date, OS,
-#: folders and memory: environmentContext.ts), before and since the tag.
-GEMINI_CONTEXT = ("<session_context>", "This is the Gemini CLI. We are setting up the context")
 GEMINI_CHECKPOINT = "Gemini CLI checkpoint"
 
 
@@ -226,7 +223,7 @@ def gemini_context(raw: dict[str, Any]) -> bool:
     return (
         raw.get("role") == "user"
         and isinstance(text, str)
-        and text.lstrip().startswith(GEMINI_CONTEXT)
+        and text.lstrip().startswith(gemini.CONTEXT)
     )
 
 

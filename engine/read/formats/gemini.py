@@ -45,6 +45,9 @@ from chunkscope.engine.read.source import BOM, NO_PART_ENDS, PartEnds, _open_bin
 NAME = "gemini-cli"
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 _HEADER_KEYS = ("projectHash", "startTime", "lastUpdated")
+#: How the context Gemini CLI writes as a chat's first user turn opens (its date, OS,
+#: folders and memory: environmentContext.ts), before and since the tag: the CLI's.
+CONTEXT = ("<session_context>", "This is the Gemini CLI. We are setting up the context")
 
 
 def looks_like(record: dict[str, Any]) -> bool:
@@ -333,6 +336,9 @@ def _read_jsonl(path: Path, options: ReadOptions) -> Any:
 
 _FIRST_USER = re.compile(r'"type"\s*:\s*"user"')
 _STRING = re.compile(r'"(?:text|content)"\s*:\s*("(?:[^"\\]|\\.)*")')
+#: What a user message shows as typed (newer chats), a string or its first text part.
+_DISPLAY = re.compile(r'"displayContent"\s*:\s*(?:\[\s*\{\s*"text"\s*:\s*)?("(?:[^"\\]|\\.)*")')
+_NEXT_RECORD = re.compile(r'"type"\s*:|\n\{')
 
 
 def first_user_message(
@@ -343,14 +349,16 @@ def first_user_message(
     trajectory's request: its task without the prompt template's words)."""
     found = user.search(head)
     while found:
-        text = _STRING.search(head, found.end())
+        end = _NEXT_RECORD.search(head, found.end())
+        shown = _DISPLAY.search(head, found.end(), end.start() if end else len(head))
+        text = shown or _STRING.search(head, found.end())
         if text:
             try:
                 value = json.loads(text.group(1))
             except ValueError:
                 value = ""
             line = first_text([task(value)]) if isinstance(value, str) else ""
-            if line:
+            if line and not line.startswith(CONTEXT):
                 return line
         found = user.search(head, found.end())
     return ""
