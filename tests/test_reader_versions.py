@@ -683,3 +683,55 @@ def test_the_picker_titles_a_gemini_chat_and_a_checkpoint_by_what_the_user_typed
         "session-2026-08-20T10-00-s1.jsonl": "Explain @src/a.py",
         "checkpoint-t.json": "Run the tests please",
     }
+
+
+def test_codex_unified_exec_output_reads_as_its_exit_code_and_output(tmp_path: Path) -> None:
+    """``exec_command`` (unified exec, newer versions) writes ``Chunk ID``, ``Wall
+    time``, ``Process exited with code N`` (or ``Process running with session ID N``)
+    and ``Original token count`` before ``Output:`` (codex-rs unified exec's formatting):
+    the output reads as its exit code and the output, the call as exited with it."""
+    from chunkscope.engine.recap.collapse import collapse_messages
+
+    def call(i: int, cmd: str) -> dict[str, Any]:
+        return {
+            "type": "function_call",
+            "name": "exec_command",
+            "call_id": f"c{i}",
+            "arguments": json.dumps({"cmd": cmd, "yield_time_ms": 1000}),
+        }
+
+    def out(i: int, text: str) -> dict[str, Any]:
+        return {"type": "function_call_output", "call_id": f"c{i}", "output": text}
+
+    t = "2026-08-20T10:00:0{}.000Z".format
+    path = _jsonl(
+        tmp_path / "rollout.jsonl",
+        [
+            _item(t(1), call(1, "pytest -q")),
+            _item(
+                t(2),
+                out(
+                    1,
+                    "Chunk ID: 4a1b\nWall time: 3.1021 seconds\nProcess exited "
+                    "with code 1\nOriginal token count: 9\nOutput:\n1 failed, 2 passed",
+                ),
+            ),
+            _item(t(3), call(2, "npm run dev")),
+            _item(
+                t(4),
+                out(
+                    2,
+                    "Chunk ID: 5c2d\nWall time: 1.0000 seconds\nProcess running "
+                    "with session ID 7\nOriginal token count: 4\nOutput:\nready",
+                ),
+            ),
+        ],
+    )
+    source = load(path)
+    assert [t.text for t in source.turns if t.role == "Tool"] == [
+        "Exit code: 1\n1 failed, 2 passed",
+        "Process running with session ID 7\nready",
+    ]
+    said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
+    assert said[0] == "Ran `pytest -q` (exit 1)."
+    assert "Wall time" not in said[1] and "Chunk ID" not in said[1]

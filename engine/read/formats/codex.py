@@ -26,13 +26,17 @@ read), ``function_call`` / ``function_call_output``, ``custom_tool_call`` /
 ``web_search_call`` (its ``action``: a ``search`` by its query, ``open_page`` as a
 fetch of its URL, ``find_in_page`` by its pattern). A tool output that is JSON
 ``{"output", "metadata": {"exit_code"}}`` is read as its output, and its exit code
-kept for the collapsed sentence; an output object ``{"content", "success": false}``
+kept for the collapsed sentence; so is a command's output under the lines Codex puts
+before it (``Exit code``, ``Wall time``, ``Chunk ID``, ``Process exited with code``,
+``Original token count``, then ``Output:``), read as ``Exit code: N`` (or ``Process
+running with session ID N``) and the output; an output object ``{"content", "success": false}``
 (a failure, as older versions wrote it) as its content, a failed call.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -111,8 +115,36 @@ def looks_like_legacy(record: dict[str, Any]) -> bool:
     return _legacy_header(record) or "record_type" in record
 
 
+#: The lines Codex puts before a command's output for the model (``shell_command``:
+#: ``Exit code: N``, ``Wall time: S seconds``, ``Total output lines: N``; unified exec,
+#: ``exec_command`` / ``write_stdin``: ``Chunk ID``, ``Wall time``, ``Process exited
+#: with code N`` or ``Process running with session ID N``, ``Original token count``),
+#: then ``Output:``.
+_EXEC_HEAD = re.compile(
+    r"\A((?:(?:Chunk ID|Wall time|Process exited with code|Process running with session ID"
+    r"|Original token count|Exit code|Total output lines)\b[^\n]*\n)+)Output:(?:\n|\Z)"
+)
+_EXEC_EXIT = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)", re.M)
+_EXEC_RUNNING = re.compile(r"^Process running with session ID .*$", re.M)
+
+
+def _exec_output(text: str) -> tuple[str, int | None]:
+    """A command's output without the lines Codex put before it for the model (their
+    wall time, chunk id, token count): its exit code (``Exit code: N`` opens the text,
+    as in every version), or that it still runs, then the output."""
+    head = _EXEC_HEAD.match(text)
+    if head is None:
+        return text, None
+    code = _EXEC_EXIT.search(head.group(1))
+    running = _EXEC_RUNNING.search(head.group(1))
+    first = f"Exit code: {code.group(1)}" if code else running.group(0) if running else ""
+    body = text[head.end() :]
+    return (f"{first}\n{body}" if first else body), int(code.group(1)) if code else None
+
+
 def _output(raw: Any) -> tuple[str, int | None]:
-    """A tool output's text and exit code (from a JSON ``{"output", "metadata"}``)."""
+    """A tool output's text and exit code (from a JSON ``{"output", "metadata"}``, or
+    the lines before a command's output, `_exec_output`)."""
     if isinstance(raw, dict) and "output" not in raw and "content" in raw:
         return text_of(raw["content"]), None  # a failure, as older versions wrote it
     if isinstance(raw, dict):
@@ -122,6 +154,8 @@ def _output(raw: Any) -> tuple[str, int | None]:
             data = json.loads(raw)
         except ValueError:
             return raw, None
+    elif isinstance(raw, str):
+        return _exec_output(raw)
     else:
         return text_of(raw), None
     if not isinstance(data, dict) or "output" not in data:
