@@ -735,3 +735,56 @@ def test_codex_unified_exec_output_reads_as_its_exit_code_and_output(tmp_path: P
     said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
     assert said[0] == "Ran `pytest -q` (exit 1)."
     assert "Wall time" not in said[1] and "Chunk ID" not in said[1]
+
+
+def test_a_gemini_cli_compression_summary_is_read_where_it_was_made(tmp_path: Path) -> None:
+    """After ``/compress`` the CLI re-syncs the history into the chat file as one
+    ``$set`` of ``messages`` (chatRecordingService.ts, updateMessagesFromHistory): the
+    summary (``<state_snapshot>``, a new user message) is in no other line. It reads as
+    a ``compaction`` where it was made, once though the later re-syncs repeat it; the
+    CLI's ``<session_context>`` and its acknowledgement in the same ``$set`` are not."""
+    t = "2026-08-20T10:00:{:02d}.000Z".format
+    ask = {"id": "u1", "timestamp": t(1), "type": "user", "content": "Port the parser."}
+    answer = {"id": "g1", "timestamp": t(2), "type": "gemini", "content": "Ported it."}
+    context = {
+        "id": "env",
+        "timestamp": t(3),
+        "type": "user",
+        "content": [{"text": "<session_context>\nThis is the Gemini CLI."}],
+    }
+    summary = {
+        "id": "s1",
+        "timestamp": t(3),
+        "type": "user",
+        "content": [{"text": "<state_snapshot>\nGoal: port the parser. Done."}],
+    }
+    ack = {
+        "id": "s2",
+        "timestamp": t(3),
+        "type": "gemini",
+        "content": [{"text": "Got it. Thanks for the additional context!"}],
+    }
+    history = [context, summary, ack, answer]
+    later = {"id": "u2", "timestamp": t(5), "type": "user", "content": "Now the tests."}
+    path = _jsonl(
+        tmp_path / "session-x.jsonl",
+        [
+            {"sessionId": "s", "projectHash": "p", "startTime": t(0)},
+            ask,
+            answer,
+            {"$set": {"sessionId": "s"}},
+            {"$set": {"messages": history, "lastUpdated": t(4)}},
+            later,
+            {"$set": {"messages": [*history, later], "lastUpdated": t(6)}},
+        ],
+    )
+    source = load(path)
+    turns = [(t.role, t.text) for t in source.turns]
+    assert turns == [
+        ("You", "Port the parser."),
+        ("Bot", "Ported it."),
+        ("compaction", "<state_snapshot>\nGoal: port the parser. Done."),
+        ("You", "Now the tests."),
+    ]
+    assert source.not_read == {"session metadata": 1, "session updates ($set)": 2}
+    assert _accounted(source)

@@ -48,6 +48,7 @@ from typing import Any
 from chunkscope.engine.read.commands import command_request
 from chunkscope.engine.read.formats.base import (
     BRANCH_NOTE,
+    COMPACTION_ROLE,
     CWD_NOTE,
     Collected,
     ReadOptions,
@@ -66,7 +67,6 @@ SUBAGENT_ROLE = "Subagent"
 #: does the main agent's (a result keeps its ``tool_call_id``).
 SUBAGENT_CALLS = "subagent_calls"
 SUBAGENT_SAID = "subagent_said"
-COMPACTION_ROLE = "compaction"
 META_ROLE = "Meta"
 
 _COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.S)

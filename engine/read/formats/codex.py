@@ -43,6 +43,7 @@ from typing import Any
 from chunkscope.engine.read.commands import command_request
 from chunkscope.engine.read.formats.base import (
     BRANCH_NOTE,
+    COMPACTION_ROLE,
     CWD_NOTE,
     Collected,
     ReadOptions,
@@ -56,7 +57,6 @@ NAME = "codex"
 #: What a turn the user interrupted (``event_msg`` ``turn_aborted``, reason
 #: ``interrupted``) reads as: Claude Code's own words for it.
 INTERRUPTED = "[Request interrupted by user]"
-COMPACTION_ROLE = "compaction"
 
 PAYLOAD_TYPES = frozenset(
     {

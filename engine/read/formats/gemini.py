@@ -8,7 +8,9 @@ copy is the message.
 
 A ``{"$rewindTo": ID}`` line (``/rewind``) takes back the messages from that one on, as
 the CLI does (counted); ``$set`` lines (the session's fields, the history the CLI
-re-syncs) are not read.
+re-syncs) are not read, but for the summary a ``/compress`` left in the history
+(``<state_snapshot>``, in no other line), read where it was made as a ``compaction``
+message.
 
 A message: ``{"id", "timestamp", "type", "content", "displayContent", "thoughts",
 "toolCalls", "model", "tokens"}``. ``type`` ``user`` is what the user typed
@@ -33,6 +35,7 @@ from typing import Any
 
 from chunkscope.engine.errors import SourceError
 from chunkscope.engine.read.formats.base import (
+    COMPACTION_ROLE,
     Collected,
     ReadOptions,
     first_text,
@@ -168,6 +171,8 @@ def messages_of(
     `responses`: tool results by call id, for a call whose own result is empty."""
     kind = record.get("type")
     ts = record.get("timestamp")
+    if kind == _SNAPSHOT_TYPE:
+        return [{"role": COMPACTION_ROLE, "content": record.get("content"), "timestamp": ts}]
     if kind not in MESSAGE_TYPES:
         return None
     text = _text(record.get("content"))
@@ -288,6 +293,26 @@ def _is_jsonl(path: Path) -> bool:
     return isinstance(value, dict) and "messages" not in value
 
 
+#: What a compression's summary opens with (chatCompressionService.ts), and the `type`
+#: it is read as: a ``compaction`` message, as Claude Code's and Codex's are.
+SNAPSHOT = "<state_snapshot>"
+_SNAPSHOT_TYPE = "$state_snapshot"
+
+
+def _snapshot(update: Any, seen: dict[str, int]) -> dict[str, Any] | None:
+    """The summary a compression left in a ``$set`` of the history (``messages``, the
+    CLI's re-sync after ``/compress``: the summary is a new user message there and
+    nowhere else), as a record of `_SNAPSHOT_TYPE`; None when there is none."""
+    messages = update.get("messages") if isinstance(update, dict) else None
+    for m in messages if isinstance(messages, list) else []:
+        if not isinstance(m, dict) or not isinstance(m.get("id"), str) or m["id"] in seen:
+            continue
+        text = _text(m.get("content"))
+        if m.get("type") == "user" and text.lstrip().startswith(SNAPSHOT):
+            return {**m, "type": _SNAPSHOT_TYPE, "content": text}
+    return None
+
+
 def _read_jsonl(path: Path, options: ReadOptions) -> Any:
     out = Collected(path, NAME, keep_messages=options.keep_messages, container="jsonl")
     # A message is written again when its tool calls finish: the last copy counts, in
@@ -303,7 +328,12 @@ def _read_jsonl(path: Path, options: ReadOptions) -> Any:
     ):
         out.records += 1
         if "$set" in record:
-            out.not_read["session updates ($set)"] += 1
+            snapshot = _snapshot(record["$set"], where)
+            if snapshot is None:
+                out.not_read["session updates ($set)"] += 1
+            else:  # a /compress: its summary, where it was made
+                where[snapshot["id"]] = len(order)
+                order.append((line, snapshot))
             continue
         rewind = record.get("$rewindTo")
         if isinstance(rewind, str):
