@@ -583,6 +583,26 @@ _gemini_line = st.one_of(
     ),
     st.fixed_dictionaries({"$rewindTo": _IDS | st.integers()}),
     st.fixed_dictionaries({"$set": st.dictionaries(st.just("lastUpdated"), st.text(max_size=3))}),
+    st.fixed_dictionaries(
+        {
+            "$set": st.fixed_dictionaries(
+                {
+                    "messages": st.lists(
+                        st.fixed_dictionaries(
+                            {
+                                "id": _IDS | st.sampled_from(["s1", "s2"]),
+                                "type": st.sampled_from(["user", "gemini"]),
+                                "content": st.sampled_from(
+                                    ["<state_snapshot>\ngoal", "<session_context>", "hi"]
+                                ),
+                            }
+                        ),
+                        max_size=3,
+                    )
+                }
+            )
+        }
+    ),
 )
 
 
