@@ -981,7 +981,7 @@ def test_calls_beside_text_show_after_it_but_parse_turns_keeps_the_reference(
 
 def test_a_gemini_cli_checkpoint_reads_its_parts(tmp_path: Path) -> None:
     """A checkpoint beside the chats (~/.gemini/tmp/<hash>/checkpoint-*.json): Gemini API
-    contents, their text, function calls and responses."""
+    contents, their text and thoughts, function calls and responses."""
     path = tmp_path / "checkpoint-fix.json"
     contents = [
         {"role": "user", "parts": [{"text": USER_ASK}]},
@@ -1002,8 +1002,9 @@ def test_a_gemini_cli_checkpoint_reads_its_parts(tmp_path: Path) -> None:
     ]
     path.write_text(json.dumps(contents, indent=2))
     source = load(path)
-    assert [t.role for t in source.turns] == ["You", "Bot", "Tool"]
-    assert source.turns[1].text == "Let me read the cache.\nread_file cache.py"
+    assert [t.role for t in source.turns] == ["You", "Bot thinking", "Bot", "Tool"]
+    assert source.turns[1].text == "Reading it."  # a thought part: its thinking
+    assert source.turns[2].text == "Let me read the cache.\nread_file cache.py"
     assert [t.text for t in collapse_messages(source.messages) if t.role == "Tool"] == [
         "Read cache.py (2 lines)."
     ]

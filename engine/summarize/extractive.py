@@ -12,7 +12,8 @@ from itertools import chain, islice
 import numpy as np
 import numpy.typing as npt
 
-from chunkscope.engine.read.formats.claude import COMPACTION_ROLE, META_ROLE, SUBAGENT_ROLE
+from chunkscope.engine.read.formats.base import COMPACTION_ROLE
+from chunkscope.engine.read.formats.claude import META_ROLE, SUBAGENT_ROLE
 from chunkscope.engine.read.formats.documents import END_ROLE
 from chunkscope.engine.read.headings import (
     ADORNMENT,

@@ -33,6 +33,9 @@ from chunkscope.engine.read.source import (
 #: The note a reader adds for the git branch its records name (Claude Code's ``gitBranch``,
 #: a Codex rollout's ``session_meta.git.branch``): ``branch: NAME`` (`engine.recap.sections`).
 BRANCH_NOTE = "branch: "
+#: The role of the summary a compaction left (Claude Code's compact summary, Codex's
+#: ``compacted``, Gemini CLI's ``<state_snapshot>``).
+COMPACTION_ROLE = "compaction"
 #: The note a reader adds for the folder the session ran in (Claude Code's ``cwd``, a Codex
 #: rollout's ``session_meta.cwd``): ``session in PATH``; the recap names the files edited
 #: in it relative to it (`engine.recap.sections`).

@@ -12,8 +12,14 @@ One JSON record a line. The records read:
   skill's body read as role ``Meta``; the local-command caveat is boilerplate, not read.
 - ``assistant``: blocks ``text``, ``thinking`` (Bot thinking), ``redacted_thinking``
   (never read: it is encrypted; counted), ``tool_use`` (a tool call: name and input).
-- ``system``: kept as a system message (collapsing drops it); ``summary``: the
-  session's title.
+- ``system``: kept as a system message (collapsing drops it), but a ``local_command``
+  one (a slash command the tool ran, 2.1.x) reads as a user record's command and its
+  output do; ``summary``, ``ai-title``, ``custom-title`` (``/rename``): the session's
+  title.
+- ``attachment`` ``queued_command`` (2.1.x): a message the user typed while the agent
+  was working, handed to it mid-turn (``attachment.prompt``), read as the user's as a
+  ``user`` record's text is; other attachments (the tool's reminders to the model) are
+  not read.
 - other record kinds (``progress``, ``file-history-snapshot``, ``queue-operation``,
   ...) are not read, and counted by kind.
 
@@ -42,6 +48,7 @@ from typing import Any
 from chunkscope.engine.read.commands import command_request
 from chunkscope.engine.read.formats.base import (
     BRANCH_NOTE,
+    COMPACTION_ROLE,
     CWD_NOTE,
     Collected,
     ReadOptions,
@@ -60,7 +67,6 @@ SUBAGENT_ROLE = "Subagent"
 #: does the main agent's (a result keeps its ``tool_call_id``).
 SUBAGENT_CALLS = "subagent_calls"
 SUBAGENT_SAID = "subagent_said"
-COMPACTION_ROLE = "compaction"
 META_ROLE = "Meta"
 
 _COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.S)
@@ -74,7 +80,15 @@ _STDOUT = re.compile(
 
 #: Record types of a Claude Code session (a file may start with many that are not read).
 _RECORD_TYPES = frozenset(
-    {"user", "assistant", "system", "file-history-snapshot", "progress", "queue-operation"}
+    {
+        "user",
+        "assistant",
+        "system",
+        "attachment",
+        "file-history-snapshot",
+        "progress",
+        "queue-operation",
+    }
 )
 
 
@@ -192,6 +206,9 @@ def _local_record(record: dict[str, Any]) -> bool:
 
 
 _REMINDER = re.compile(r"\s*<system-reminder>.*?</system-reminder>\s*", re.S)
+#: The records that title the session, and the member their title is in: ``summary``
+#: (1.x), ``ai-title`` (the title 2.1.x makes itself) and ``custom-title`` (``/rename``).
+_TITLES = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
 #: What a record of a kind not read is counted as (``not_read``).
 _KIND_NAMES = {
     "progress": "progress records",
@@ -221,6 +238,20 @@ def _meta(record: dict[str, Any], ts: Any) -> list[dict[str, Any]]:
     return [{"role": META_ROLE, "content": text, "timestamp": ts}]
 
 
+def _queued(record: dict[str, Any], ts: Any) -> list[dict[str, Any]] | None:
+    """An ``attachment`` record: a ``queued_command`` is a message the user typed while
+    the agent worked (or a background task's notification), handed over mid-turn: read
+    as a user record's text; None for the other attachments (not read)."""
+    attachment = record.get("attachment")
+    if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+        return None
+    text = text_of(attachment.get("prompt")).strip()
+    if not text:
+        return []
+    role, text = _user_text(text)
+    return [{"role": role, "content": text, "timestamp": ts}]
+
+
 def _messages(
     record: dict[str, Any],
     options: ReadOptions,
@@ -233,8 +264,15 @@ def _messages(
         kind = record.get("type")
     ts = record.get("timestamp")
     if kind == "system":
-        text = record.get("content")
-        return [{"role": "system", "content": text_of(text), "timestamp": ts}] if text else []
+        text = text_of(record.get("content"))
+        if not text:
+            return []
+        # a slash command the tool ran itself (2.1.x ``local_command``): as a user
+        # record's, the command as typed, its output as a system message
+        role, text = _user_text(text) if record.get("subtype") == "local_command" else ("", text)
+        return [{"role": role or "system", "content": text, "timestamp": ts}]
+    if kind == "attachment":
+        return _queued(record, ts)
     if kind not in ("user", "assistant"):
         return None
     if record.get("isMeta"):
@@ -382,9 +420,10 @@ def read(path: Path, options: ReadOptions) -> Any:
         records += 1
         get = rec.get
         kind = get("type")
-        if kind == "summary":
-            if isinstance(get("summary"), str):
-                out.notes.append(f"session: {rec['summary']}")
+        if kind in _TITLES:
+            title = get(_TITLES[kind])
+            if isinstance(title, str) and title.strip():
+                out.notes.append(f"session: {title.strip()}")
             read += 1  # read as the session's title
             continue
         uuid = get("uuid")
@@ -492,9 +531,18 @@ def first_user_message(records: list[dict[str, Any]]) -> str:
 
 
 def session_title(records: list[dict[str, Any]]) -> str:
+    """The session's title: the last one ``/rename`` gave, else the last one Claude Code
+    made (``ai-title``), else the first ``summary``, else its first user message."""
+    found: dict[str, str] = {}
     for rec in records:
-        if rec.get("type") == "summary" and isinstance(rec.get("summary"), str):
-            return str(rec["summary"])
+        kind = rec.get("type")
+        title = rec.get(_TITLES[kind]) if kind in _TITLES else None
+        first = kind != "summary" or kind not in found  # the first summary; the last others
+        if isinstance(title, str) and title.strip() and first:
+            found[str(kind)] = title.strip()
+    for kind in ("custom-title", "ai-title", "summary"):
+        if kind in found:
+            return found[kind]
     return first_user_message(records)
 
 

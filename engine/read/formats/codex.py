@@ -11,27 +11,39 @@ agent messages, reasoning) and are not read twice, except ``turn_aborted`` with 
 
 **Older logs**: each line is a bare payload (``{"type": "message", "role": ...}``,
 ``function_call``, ``reasoning``, ...) without a timestamp, after an optional header
-line (``{"id", "timestamp", "instructions"}``); ``record_type`` lines are state.
+line (``{"id", "timestamp", "instructions"}``; 0.2x-0.3x: ``{"id", "timestamp", "cwd",
+"originator", "cli_version", "git"}``, its folder and branch noted as a rollout's
+``session_meta``); ``record_type`` lines are state.
 
-Payloads: ``message`` (``input_text`` / ``output_text`` parts; the user messages the
-CLI writes itself, ``<environment_context>`` and ``<user_instructions>``, are left
-out), ``reasoning`` (its ``summary`` is Bot thinking; ``encrypted_content`` is never
+Payloads: ``message`` (``input_text`` / ``output_text`` parts; what the CLI writes
+itself is left out: the ``developer`` messages of newer versions (permissions,
+collaboration mode, ...) and the user messages ``<environment_context>``,
+``<user_instructions>``, ``# AGENTS.md instructions``, a skill's body ``<skill>`` and
+``<turn_aborted>``, the note of an interruption the ``turn_aborted`` event gives once),
+``reasoning`` (its ``summary`` is Bot thinking; ``encrypted_content`` is never
 read), ``function_call`` / ``function_call_output``, ``custom_tool_call`` /
 ``custom_tool_call_output`` (``apply_patch``), ``local_shell_call``,
-``web_search_call``. A tool output that is JSON ``{"output", "metadata":
-{"exit_code"}}`` is read as its output, and its exit code kept for the collapsed
-sentence.
+``web_search_call`` (its ``action``: a ``search`` by its query, ``open_page`` as a
+fetch of its URL, ``find_in_page`` by its pattern). A tool output that is JSON
+``{"output", "metadata": {"exit_code"}}`` is read as its output, and its exit code
+kept for the collapsed sentence; so is a command's output under the lines Codex puts
+before it (``Exit code``, ``Wall time``, ``Chunk ID``, ``Process exited with code``,
+``Original token count``, then ``Output:``), read as ``Exit code: N`` (or ``Process
+running with session ID N``) and the output; an output object ``{"content", "success": false}``
+(a failure, as older versions wrote it) as its content, a failed call.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from chunkscope.engine.read.commands import command_request
 from chunkscope.engine.read.formats.base import (
     BRANCH_NOTE,
+    COMPACTION_ROLE,
     CWD_NOTE,
     Collected,
     ReadOptions,
@@ -45,7 +57,6 @@ NAME = "codex"
 #: What a turn the user interrupted (``event_msg`` ``turn_aborted``, reason
 #: ``interrupted``) reads as: Claude Code's own words for it.
 INTERRUPTED = "[Request interrupted by user]"
-COMPACTION_ROLE = "compaction"
 
 PAYLOAD_TYPES = frozenset(
     {
@@ -64,7 +75,15 @@ _CLI_WRITTEN = (
     "<user_instructions>",
     "<user_instructions ",
     "# AGENTS.md instructions for ",
+    "<skill>",
+    "<permissions instructions>",
+    "<permissions_instructions>",
+    "<collaboration_mode>",
+    "<turn_aborted>",
 )
+#: The role of the messages newer versions (0.7x on) write for the model's instructions
+#: (permissions, collaboration mode, personality, apps): the CLI's, never the user's.
+_DEVELOPER = "developer"
 _ROLLOUT_TYPES = frozenset(
     {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
 )
@@ -75,15 +94,59 @@ def looks_like_rollout(record: dict[str, Any]) -> bool:
     return record.get("type") in _ROLLOUT_TYPES and isinstance(record.get("payload"), dict)
 
 
+#: The fields of an older log's header line besides its ``id`` and ``timestamp``: 0.1x
+#: wrote ``instructions``, 0.2x-0.3x the session's ``cwd``, ``originator``, ``cli_version``.
+_HEADER_KEYS = ("instructions", "cwd", "originator", "cli_version")
+
+
+def _legacy_header(record: dict[str, Any]) -> bool:
+    """An older log's first line: the session's fields, with no ``type``."""
+    return (
+        "type" not in record
+        and {"id", "timestamp"} <= set(record)
+        and any(k in record for k in _HEADER_KEYS)
+    )
+
+
 def looks_like_legacy(record: dict[str, Any]) -> bool:
     """Whether a record is of Codex's older format (payload fields at the top level)."""
     if record.get("type") in PAYLOAD_TYPES and "payload" not in record:
         return record.get("type") != "message" or "content" in record
-    return {"id", "instructions"} <= set(record) or "record_type" in record
+    return _legacy_header(record) or "record_type" in record
+
+
+#: The lines Codex puts before a command's output for the model (``shell_command``:
+#: ``Exit code: N``, ``Wall time: S seconds``, ``Total output lines: N``; unified exec,
+#: ``exec_command`` / ``write_stdin``: ``Chunk ID``, ``Wall time``, ``Process exited
+#: with code N`` or ``Process running with session ID N``, ``Original token count``),
+#: then ``Output:``.
+_EXEC_HEAD = re.compile(
+    r"\A((?:(?:Chunk ID|Wall time|Process exited with code|Process running with session ID"
+    r"|Original token count|Exit code|Total output lines)\b[^\n]*\n)+)Output:(?:\n|\Z)"
+)
+_EXEC_EXIT = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)", re.M)
+_EXEC_RUNNING = re.compile(r"^Process running with session ID .*$", re.M)
+
+
+def _exec_output(text: str) -> tuple[str, int | None]:
+    """A command's output without the lines Codex put before it for the model (their
+    wall time, chunk id, token count): its exit code (``Exit code: N`` opens the text,
+    as in every version), or that it still runs, then the output."""
+    head = _EXEC_HEAD.match(text)
+    if head is None:
+        return text, None
+    code = _EXEC_EXIT.search(head.group(1))
+    running = _EXEC_RUNNING.search(head.group(1))
+    first = f"Exit code: {code.group(1)}" if code else running.group(0) if running else ""
+    body = text[head.end() :]
+    return (f"{first}\n{body}" if first else body), int(code.group(1)) if code else None
 
 
 def _output(raw: Any) -> tuple[str, int | None]:
-    """A tool output's text and exit code (from a JSON ``{"output", "metadata"}``)."""
+    """A tool output's text and exit code (from a JSON ``{"output", "metadata"}``, or
+    the lines before a command's output, `_exec_output`)."""
+    if isinstance(raw, dict) and "output" not in raw and "content" in raw:
+        return text_of(raw["content"]), None  # a failure, as older versions wrote it
     if isinstance(raw, dict):
         data: Any = raw
     elif isinstance(raw, str) and raw.lstrip().startswith("{"):
@@ -91,6 +154,8 @@ def _output(raw: Any) -> tuple[str, int | None]:
             data = json.loads(raw)
         except ValueError:
             return raw, None
+    elif isinstance(raw, str):
+        return _exec_output(raw)
     else:
         return text_of(raw), None
     if not isinstance(data, dict) or "output" not in data:
@@ -106,7 +171,7 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
     if kind == "message":
         role = payload.get("role")
         text = text_of(payload.get("content"))
-        if role == "user" and text.lstrip().startswith(_CLI_WRITTEN):
+        if role == _DEVELOPER or (role == "user" and text.lstrip().startswith(_CLI_WRITTEN)):
             return []
         if role not in ("user", "assistant"):
             role = "system"
@@ -131,12 +196,23 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
         return [{"role": "assistant", "content": "", "tool_calls": [call], "timestamp": ts}]
     if kind == "web_search_call":
         action = payload.get("action")
-        query = action.get("query") if isinstance(action, dict) else None
-        call = tool_call(payload.get("id") or "web_search", "web_search", {"query": query})
+        action = action if isinstance(action, dict) else {}
+        query = action.get("query") or action.get("pattern")
+        queries = action.get("queries")
+        if not query and isinstance(queries, list) and queries:
+            query = "; ".join(str(q) for q in queries)
+        if action.get("type") == "open_page":  # the search opened a page it found
+            name, args = "web_fetch", {"url": action.get("url")}
+        else:
+            name, args = "web_search", {"query": query}
+            if action.get("type") == "find_in_page":
+                args["url"] = action.get("url")
+        call = tool_call(payload.get("id") or "web_search", name, args)
         result = {"role": "tool", "tool_call_id": call["id"], "content": "", "timestamp": ts}
         return [{"role": "assistant", "content": "", "tool_calls": [call], "timestamp": ts}, result]
     if kind in ("function_call_output", "custom_tool_call_output"):
-        text, code = _output(payload.get("output"))
+        raw = payload.get("output")
+        text, code = _output(raw)
         message: dict[str, Any] = {
             "role": "tool",
             "tool_call_id": payload.get("call_id"),
@@ -145,6 +221,8 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
         }
         if code is not None:
             message["exit_code"] = code
+        if isinstance(raw, dict) and raw.get("success") is False:
+            message["is_error"] = True
         return [message]
     return None
 
@@ -154,7 +232,11 @@ def _why_empty(payload: dict[str, Any]) -> str:
     kind = payload.get("type")
     if kind == "reasoning":
         return "encrypted reasoning" if payload.get("encrypted_content") else "empty reasoning"
+    if kind == "message" and payload.get("role") == _DEVELOPER:
+        return "instructions the CLI wrote (developer messages)"
     if kind == "message" and payload.get("role") == "user":
+        if text_of(payload.get("content")).lstrip().startswith("<turn_aborted>"):
+            return "interruption notes (read from the turn_aborted event)"
         return "context the CLI wrote (environment, instructions)"
     return "empty messages"
 
@@ -198,16 +280,16 @@ def read(path: Path, options: ReadOptions) -> Any:
                 out.add(line, {"role": COMPACTION_ROLE, "content": text, "timestamp": ts})
             else:
                 not_read["empty compactions"] += 1
-        elif kind == "session_meta":
-            meta = rec.get("payload")
+        elif kind == "session_meta" or _legacy_header(rec):
+            meta = rec.get("payload") if kind == "session_meta" else rec
             if isinstance(meta, dict) and isinstance(meta.get("cwd"), str):
                 out.notes.append(CWD_NOTE + meta["cwd"])
             git = meta.get("git") if isinstance(meta, dict) else None
             if isinstance(git, dict) and isinstance(git.get("branch"), str) and git["branch"]:
                 out.notes.append(BRANCH_NOTE + git["branch"])
             not_read["session metadata"] += 1
-        elif kind == "turn_context" or "record_type" in rec or {"id", "instructions"} <= set(rec):
-            not_read["session metadata"] += 1  # settings, state, an older log's header
+        elif kind == "turn_context" or "record_type" in rec:
+            not_read["session metadata"] += 1  # settings, an older log's state
         elif kind == "event_msg":
             payload = rec.get("payload")
             if (

@@ -212,18 +212,42 @@ def _ended(raw: dict[str, Any], ts: Any, status: Any) -> list[dict[str, Any]]:
     return [{"role": END_ROLE, "content": f"{head}\n{text}" if text else head, "timestamp": ts}]
 
 
+GEMINI_CHECKPOINT = "Gemini CLI checkpoint"
+
+
+def gemini_context(raw: dict[str, Any]) -> bool:
+    """A Gemini ``Content`` of the CLI's own context (not read)."""
+    parts = raw.get("parts")
+    first = parts[0] if isinstance(parts, list) and parts else None
+    text = first.get("text") if isinstance(first, dict) else None
+    return (
+        raw.get("role") == "user"
+        and isinstance(text, str)
+        and text.lstrip().startswith(gemini.CONTEXT)
+    )
+
+
+def _gemini_contents(items: Any) -> bool:
+    """Items of Gemini API ``Content`` (a Gemini CLI checkpoint's history)."""
+    first = (
+        next((i for i in items if isinstance(i, dict)), None) if isinstance(items, list) else None
+    )
+    return first is not None and isinstance(first.get("parts"), list) and "content" not in first
+
+
 def _parts(role: str, parts: list[Any], ts: Any) -> list[dict[str, Any]]:
     """A Gemini API ``Content`` (``{"role": "user" | "model", "parts": [...]}``, as a
-    Gemini CLI checkpoint saves it): text parts, ``functionCall`` parts as tool calls,
-    ``functionResponse`` parts as their results."""
+    Gemini CLI checkpoint saves it): text parts (``thought`` ones as its reasoning),
+    ``functionCall`` parts as tool calls, ``functionResponse`` parts as their results."""
     texts: list[str] = []
+    thoughts: list[str] = []
     calls: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
     for part in parts:
         if not isinstance(part, dict):
             continue
-        if isinstance(part.get("text"), str) and not part.get("thought"):
-            texts.append(part["text"])
+        if isinstance(part.get("text"), str):
+            (thoughts if part.get("thought") else texts).append(part["text"])
         call, response = part.get("functionCall"), part.get("functionResponse")
         if isinstance(call, dict):
             calls.append(tool_call(call.get("id"), call.get("name"), call.get("args")))
@@ -242,16 +266,31 @@ def _parts(role: str, parts: list[Any], ts: Any) -> list[dict[str, Any]]:
             )
     out: list[dict[str, Any]] = []
     text = "\n".join(texts)
-    if text.strip() or calls:
+    thinking = "\n".join(t for t in thoughts if t.strip())
+    if text.strip() or calls or thinking:
         message: dict[str, Any] = {
             "role": "assistant" if role == "model" else role,
             "content": text,
             "timestamp": ts,
         }
+        if thinking:
+            message["reasoning"] = thinking
         if calls:
             message["tool_calls"] = calls
         out.append(message)
     return out + results
+
+
+def _response_output(raw: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Responses API response kept whole as a message (mini-swe-agent's response
+    models, ``litellm_response_model``): its output items (reasoning, messages, function
+    calls) read as a Codex rollout's are."""
+    ts = _timestamp(raw)
+    out: list[dict[str, Any]] = []
+    for item in raw["output"]:
+        if isinstance(item, dict):
+            out.extend(codex.payload_messages(item, ts) or ())
+    return out
 
 
 def _message(raw: dict[str, Any], status: Any = None) -> list[dict[str, Any]]:
@@ -263,7 +302,7 @@ def _message(raw: dict[str, Any], status: Any = None) -> list[dict[str, Any]]:
     if role == EXIT_ROLE:
         return _ended(raw, ts, status)
     if content is None and isinstance(raw.get("parts"), list):
-        return _parts(role, raw["parts"], ts)
+        return [] if gemini_context(raw) else _parts(role, raw["parts"], ts)
     if isinstance(content, list) and any(
         isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "thinking")
         for b in content
@@ -423,6 +462,8 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
     if isinstance(info, dict):
         out.notes.append("an agent trajectory: its messages are read")
         out.label = trajectory_label(value)
+    elif _gemini_contents(value if key is None else value.get(key)):
+        out.label = GEMINI_CHECKPOINT
     elif key == "history":
         out.label = f"{SWE_AGENT} trajectory"
     submitting = False  # the last message ran the submit command (`SUBMIT_MARK`)
@@ -459,10 +500,12 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
             continue
         try:
             if (raw.get("type") in codex.PAYLOAD_TYPES and "role" not in raw) or key == "items":
-                messages = codex.payload_messages(raw, raw.get("timestamp"))
+                messages = codex.payload_messages(raw, _timestamp(raw))
                 if messages is None:
                     out.not_read[f"{raw.get('type', 'untyped')} items"] += 1
                     continue
+            elif raw.get("object") == "response" and isinstance(raw.get("output"), list):
+                messages = _response_output(raw)
             else:
                 messages = _message(raw, status)
                 # a chat message: where its reasoning and its content alone end
@@ -473,7 +516,8 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
             out.fail(line, str(e), options)
             continue
         if not messages:
-            out.not_read["empty messages"] += 1
+            context = gemini_context(raw)
+            out.not_read["context the CLI wrote" if context else "empty messages"] += 1
             continue
         out.read += 1
         for m in messages:

@@ -6,13 +6,23 @@ the session's fields, then one message a line, ``{"$set": {...}}`` lines updatin
 header, and a message written again (same ``id``) when its tool calls finish: the last
 copy is the message.
 
-A message: ``{"id", "timestamp", "type", "content", "thoughts", "toolCalls", "model",
-"tokens"}``. ``type`` ``user`` is what the user typed (``content`` a string or parts
-``[{"text"}]``); ``gemini`` the model's answer, its ``thoughts`` (``subject`` and
-``description``) read as Bot thinking and its ``toolCalls`` (``name``, ``args``,
-``result`` as ``[{"functionResponse": {"response": {"output" | "error"}}}]``,
-``status``, ``resultDisplay``) as tool calls each followed by its result; ``info``,
-``error`` and ``warning`` are the CLI's own notes, read as roles of those names.
+A ``{"$rewindTo": ID}`` line (``/rewind``) takes back the messages from that one on, as
+the CLI does (counted); ``$set`` lines (the session's fields, the history the CLI
+re-syncs) are not read, but for the summary a ``/compress`` left in the history
+(``<state_snapshot>``, in no other line), read where it was made as a ``compaction``
+message.
+
+A message: ``{"id", "timestamp", "type", "content", "displayContent", "thoughts",
+"toolCalls", "model", "tokens"}``. ``type`` ``user`` is what the user typed
+(``displayContent`` when there is one: ``content`` then adds the files the prompt
+names; a string or parts ``[{"text"}]``); ``gemini`` the model's answer, its
+``thoughts`` (``subject`` and ``description``) read as Bot thinking and its
+``toolCalls`` (``name``, ``args``, ``result`` as ``[{"functionResponse": {"response":
+{"output" | "error"}}}]``, ``status``, ``resultDisplay``) as tool calls each followed
+by its result; ``info``, ``error`` and ``warning`` are the CLI's own notes, read as
+roles of those names. Newer versions (0.4x on) also write the results the CLI sent the
+model back as a ``user`` message of ``functionResponse`` parts: not read again (counted),
+but a call whose own ``result`` is empty is read with the text found there.
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ from typing import Any
 
 from chunkscope.engine.errors import SourceError
 from chunkscope.engine.read.formats.base import (
+    COMPACTION_ROLE,
     Collected,
     ReadOptions,
     first_text,
@@ -37,6 +48,9 @@ from chunkscope.engine.read.source import BOM, NO_PART_ENDS, PartEnds, _open_bin
 NAME = "gemini-cli"
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 _HEADER_KEYS = ("projectHash", "startTime", "lastUpdated")
+#: How the context Gemini CLI writes as a chat's first user turn opens (its date, OS,
+#: folders and memory: environmentContext.ts), before and since the tag: the CLI's.
+CONTEXT = ("<session_context>", "This is the Gemini CLI. We are setting up the context")
 
 
 def looks_like(record: dict[str, Any]) -> bool:
@@ -107,6 +121,35 @@ def _result(call: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def _responses(records: Any) -> dict[str, str]:
+    """The tool results newer versions (0.4x on) also write as a ``user`` message of
+    ``functionResponse`` parts, by call id: a call whose own ``result`` is empty is
+    read with its text."""
+    found: dict[str, str] = {}
+    for record in records if isinstance(records, list) else []:
+        if not isinstance(record, dict) or record.get("type") != "user":
+            continue
+        parts = record.get("content")
+        for part in parts if isinstance(parts, list) else []:
+            fr = part.get("functionResponse") if isinstance(part, dict) else None
+            if isinstance(fr, dict) and isinstance(fr.get("id"), str):
+                text = _result({"result": [part]})
+                if text:
+                    found.setdefault(fr["id"], text)
+    return found
+
+
+def _only_responses(record: dict[str, Any]) -> bool:
+    """A ``user`` message of tool results only (what the CLI sent the model back)."""
+    parts = record.get("content")
+    return (
+        record.get("type") == "user"
+        and isinstance(parts, list)
+        and bool(parts)
+        and all(isinstance(p, dict) and "functionResponse" in p for p in parts)
+    )
+
+
 def _thinking(thoughts: Any) -> str:
     out = []
     for t in thoughts if isinstance(thoughts, list) else []:
@@ -121,14 +164,22 @@ def _thinking(thoughts: Any) -> str:
     return "\n".join(out)
 
 
-def messages_of(record: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """Messages of the seed's shape for one chat message; None for a kind not read."""
+def messages_of(
+    record: dict[str, Any], responses: dict[str, str] | None = None
+) -> list[dict[str, Any]] | None:
+    """Messages of the seed's shape for one chat message; None for a kind not read.
+    `responses`: tool results by call id, for a call whose own result is empty."""
     kind = record.get("type")
     ts = record.get("timestamp")
+    if kind == _SNAPSHOT_TYPE:
+        return [{"role": COMPACTION_ROLE, "content": record.get("content"), "timestamp": ts}]
     if kind not in MESSAGE_TYPES:
         return None
     text = _text(record.get("content"))
     if kind == "user":
+        shown = _text(record.get("displayContent"))
+        if shown.strip():  # what the user typed; `content` adds the files it names
+            text = shown
         return [{"role": "user", "content": text, "timestamp": ts}] if text.strip() else []
     if kind != "gemini":
         return [{"role": kind, "content": text, "timestamp": ts}] if text.strip() else []
@@ -143,10 +194,13 @@ def messages_of(record: dict[str, Any]) -> list[dict[str, Any]] | None:
         for i, call in enumerate(c for c in calls if isinstance(c, dict)):
             call_id = call.get("id") or f"{record.get('id')}-{i}"
             tool_calls.append(tool_call(call_id, call.get("name"), call.get("args")))
+            text = _result(call)
+            if not text and responses and isinstance(call.get("id"), str):
+                text = responses.get(call["id"], "")
             result: dict[str, Any] = {
                 "role": "tool",
                 "tool_call_id": tool_calls[-1]["id"],
-                "content": _result(call),
+                "content": text,
                 "timestamp": call.get("timestamp") or ts,
             }
             if call.get("status") not in (None, "success"):
@@ -188,12 +242,16 @@ def _add(
     record: dict[str, Any],
     ends: Sequence[int | None] = (),
     part_ends: PartEnds = NO_PART_ENDS,
+    responses: dict[str, str] | None = None,
 ) -> None:
-    messages = messages_of(record)
+    messages = messages_of(record, responses)
     if messages is None:
         out.not_read[f"{record.get('type') or 'untyped'} records"] += 1
     elif not messages:
-        out.not_read["empty messages"] += 1
+        if _only_responses(record):
+            out.not_read["tool results (read with their calls)"] += 1
+        else:
+            out.not_read["empty messages"] += 1
     else:
         out.read += 1
         for i, m in enumerate(messages):
@@ -211,6 +269,7 @@ def read(path: Path, options: ReadOptions) -> Any:
     value = doc.value
     if not is_document(value):  # forced with --input-format
         raise SourceError(path, "not a Gemini CLI chat (no 'messages' list of chat messages)")
+    responses = _responses(value.get("messages"))
     for start, end, record in doc.array_elements("messages"):
         out.records += 1
         line = 1 if start is None else doc.line(start)
@@ -218,7 +277,7 @@ def read(path: Path, options: ReadOptions) -> Any:
             out.fail(line, f"not a JSON object (got {type(record).__name__})", options)
             continue
         parts = doc.part_ends(start, record, ("thoughts",), ("content",), TEXT_KEYS)
-        _add(out, line, record, _ends(doc, start, end, record), parts)
+        _add(out, line, record, _ends(doc, start, end, record), parts, responses)
     return out.build(options)
 
 
@@ -232,6 +291,26 @@ def _is_jsonl(path: Path) -> bool:
     except (ValueError, RecursionError):
         return False
     return isinstance(value, dict) and "messages" not in value
+
+
+#: What a compression's summary opens with (chatCompressionService.ts), and the `type`
+#: it is read as: a ``compaction`` message, as Claude Code's and Codex's are.
+SNAPSHOT = "<state_snapshot>"
+_SNAPSHOT_TYPE = "$state_snapshot"
+
+
+def _snapshot(update: Any, seen: dict[str, int]) -> dict[str, Any] | None:
+    """The summary a compression left in a ``$set`` of the history (``messages``, the
+    CLI's re-sync after ``/compress``: the summary is a new user message there and
+    nowhere else), as a record of `_SNAPSHOT_TYPE`; None when there is none."""
+    messages = update.get("messages") if isinstance(update, dict) else None
+    for m in messages if isinstance(messages, list) else []:
+        if not isinstance(m, dict) or not isinstance(m.get("id"), str) or m["id"] in seen:
+            continue
+        text = _text(m.get("content"))
+        if m.get("type") == "user" and text.lstrip().startswith(SNAPSHOT):
+            return {**m, "type": _SNAPSHOT_TYPE, "content": text}
+    return None
 
 
 def _read_jsonl(path: Path, options: ReadOptions) -> Any:
@@ -249,7 +328,23 @@ def _read_jsonl(path: Path, options: ReadOptions) -> Any:
     ):
         out.records += 1
         if "$set" in record:
-            out.not_read["session updates ($set)"] += 1
+            snapshot = _snapshot(record["$set"], where)
+            if snapshot is None:
+                out.not_read["session updates ($set)"] += 1
+            else:  # a /compress: its summary, where it was made
+                where[snapshot["id"]] = len(order)
+                order.append((line, snapshot))
+            continue
+        rewind = record.get("$rewindTo")
+        if isinstance(rewind, str):
+            # /rewind: the messages from this one on are taken back, as the CLI does
+            # (an id not read takes nothing back: the file's messages stay)
+            out.not_read["rewinds ($rewindTo)"] += 1
+            i = where.get(rewind)
+            if i is not None:
+                out.not_read["messages taken back by a rewind"] += len(order) - i
+                del order[i:]
+                where = {k: v for k, v in where.items() if v < i}
             continue
         if "type" not in record and "sessionId" in record:
             out.not_read["session metadata"] += 1
@@ -263,13 +358,17 @@ def _read_jsonl(path: Path, options: ReadOptions) -> Any:
         if isinstance(key, str):
             where[key] = len(order)
         order.append((line, record))
+    responses = _responses([record for _, record in order])
     for line, record in order:
-        _add(out, line, record)
+        _add(out, line, record, responses=responses)
     return out.build(options)
 
 
 _FIRST_USER = re.compile(r'"type"\s*:\s*"user"')
 _STRING = re.compile(r'"(?:text|content)"\s*:\s*("(?:[^"\\]|\\.)*")')
+#: What a user message shows as typed (newer chats), a string or its first text part.
+_DISPLAY = re.compile(r'"displayContent"\s*:\s*(?:\[\s*\{\s*"text"\s*:\s*)?("(?:[^"\\]|\\.)*")')
+_NEXT_RECORD = re.compile(r'"type"\s*:|\n\{')
 
 
 def first_user_message(
@@ -280,14 +379,16 @@ def first_user_message(
     trajectory's request: its task without the prompt template's words)."""
     found = user.search(head)
     while found:
-        text = _STRING.search(head, found.end())
+        end = _NEXT_RECORD.search(head, found.end())
+        shown = _DISPLAY.search(head, found.end(), end.start() if end else len(head))
+        text = shown or _STRING.search(head, found.end())
         if text:
             try:
                 value = json.loads(text.group(1))
             except ValueError:
                 value = ""
             line = first_text([task(value)]) if isinstance(value, str) else ""
-            if line:
+            if line and not line.startswith(CONTEXT):
                 return line
         found = user.search(head, found.end())
     return ""
