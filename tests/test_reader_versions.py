@@ -808,3 +808,57 @@ def test_a_gemini_cli_compression_summary_is_read_where_it_was_made(tmp_path: Pa
     ]
     assert source.not_read == {"session metadata": 1, "session updates ($set)": 2}
     assert _accounted(source)
+
+
+def test_codex_write_stdin_reads_as_the_command_it_waits_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Unified exec's ``write_stdin`` to a command still running (``Process running with
+    session ID N``) waits for its output (``chars`` empty) or sends it input: the call
+    reads as that command, with what it did, so its output (the command's last, with its
+    exit code) is the command's. It read ``write_stdin session_id=7 chars=""`` and the
+    recap's last check was the run's first lines (``pytest -q -> ..F``)."""
+    from chunkscope.engine.recap.collapse import collapse_messages
+    from chunkscope.tui.cli import main
+
+    def call(i: int, name: str, **args: Any) -> dict[str, Any]:
+        return {
+            "type": "function_call",
+            "name": name,
+            "call_id": f"c{i}",
+            "arguments": json.dumps(args),
+        }
+
+    def out(i: int, text: str) -> dict[str, Any]:
+        return {"type": "function_call_output", "call_id": f"c{i}", "output": text}
+
+    head = "Chunk ID: a{}\nWall time: 1.0 seconds\n{}\nOutput:\n{}".format
+    t = "2026-08-20T10:00:{:02d}.000Z".format
+    path = _jsonl(
+        tmp_path / "rollout.jsonl",
+        [
+            _item(t(0), _text("user", "Run the test suite and tell me what fails")),
+            _item(t(1), call(1, "exec_command", cmd="pytest -q", yield_time_ms=1000)),
+            _item(t(2), out(1, head(1, "Process running with session ID 7", "..F"))),
+            _item(t(3), call(2, "write_stdin", session_id=7, chars="y\n")),
+            _item(t(4), out(2, head(2, "Process running with session ID 7", "..F."))),
+            _item(t(5), call(3, "write_stdin", session_id=7, chars="", yield_time_ms=5000)),
+            _item(t(6), out(3, head(3, "Process exited with code 1", "1 failed, 2 passed"))),
+            _item(t(7), call(4, "write_stdin", session_id=9, chars="")),  # none known
+            _item(t(8), out(4, "no such session")),
+            _item(t(9), _text("assistant", "One test fails: test_x.")),
+        ],
+    )
+    source = load(path)
+    assert _accounted(source)
+    calls = [t.text for t in source.turns if t.role == "Bot" and t.text.startswith(("$", "w"))]
+    assert calls == [
+        "$ pytest -q  # yield_time_ms=1000",
+        '$ pytest -q  # input sent to it: "y\\n" (session 7)',
+        "$ pytest -q  # still running: its output waited for (session 7)",
+        'write_stdin session_id=9 chars=""',
+    ]
+    said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
+    assert said[2] == "Ran `pytest -q` (exit 1)."
+    assert main(["recap", str(path)]) == 0
+    assert "Last check: `pytest -q` -> 1 failed, 2 passed (exit 1)" in capsys.readouterr().out

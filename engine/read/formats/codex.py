@@ -29,7 +29,8 @@ fetch of its URL, ``find_in_page`` by its pattern). A tool output that is JSON
 kept for the collapsed sentence; so is a command's output under the lines Codex puts
 before it (``Exit code``, ``Wall time``, ``Chunk ID``, ``Process exited with code``,
 ``Original token count``, then ``Output:``), read as ``Exit code: N`` (or ``Process
-running with session ID N``) and the output; an output object ``{"content", "success": false}``
+running with session ID N``) and the output; a ``write_stdin`` to a command still
+running as that command (`_RunningCommands`); an output object ``{"content", "success": false}``
 (a failure, as older versions wrote it) as its content, a failed call.
 """
 
@@ -227,6 +228,57 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
     return None
 
 
+_RUNNING_ID = re.compile(r"^Process running with session ID (\d+)", re.M)
+
+
+class _RunningCommands:
+    """Unified exec's commands that run on (``Process running with session ID N``) and
+    the ``write_stdin`` calls that wait for their output or send them input: such a
+    call reads as its command, with what it did as the comment
+    (``$ pytest -q  # still running: its output waited for (session 7)``), so its
+    output, the command's last and its exit code, is the command's (the recap's last
+    check was the first lines of a test run still going, ``pytest -q -> ..F``)."""
+
+    def __init__(self) -> None:
+        self._calls: dict[str, str] = {}  # call id -> the command it ran
+        self._running: dict[str, str] = {}  # session id -> the command still running
+
+    def see(self, message: dict[str, Any]) -> None:
+        """Note what `message` says of the commands, and rewrite a ``write_stdin`` call
+        of a command known to run on (in place)."""
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") or {}
+            name = function.get("name")
+            try:
+                args = json.loads(function.get("arguments") or "{}")
+            except ValueError:
+                continue
+            if not isinstance(args, dict):
+                continue
+            if name == "exec_command" and isinstance(args.get("cmd"), str) and call.get("id"):
+                self._calls[call["id"]] = args["cmd"]
+            elif name == "write_stdin":
+                command = self._running.get(str(args.get("session_id")))
+                if command is None:
+                    continue
+                chars = args.get("chars")
+                did = (
+                    f"input sent to it: {json.dumps(chars, ensure_ascii=False)}"
+                    if isinstance(chars, str) and chars
+                    else "still running: its output waited for"
+                )
+                what = {"cmd": command, "description": f"{did} (session {args['session_id']})"}
+                call["function"] = {"name": "exec_command", "arguments": json.dumps(what)}
+                if call.get("id"):
+                    self._calls[call["id"]] = command
+        if message.get("role") == "tool":
+            command = self._calls.get(str(message.get("tool_call_id")))
+            text = message.get("content")
+            running = _RUNNING_ID.search(text) if isinstance(text, str) else None
+            if command is not None and running is not None:
+                self._running[running.group(1)] = command
+
+
 def _why_empty(payload: dict[str, Any]) -> str:
     """Why a payload gave no message (the ``not_read`` reason)."""
     kind = payload.get("type")
@@ -245,6 +297,7 @@ def read(path: Path, options: ReadOptions) -> Any:
     """A Codex session file (rollout or older JSON lines), read into turns."""
     out = Collected(path, NAME, keep_messages=options.keep_messages)
     not_read = out.not_read
+    running = _RunningCommands()
     for line, rec in iter_objects(
         path,
         strict=options.strict,
@@ -271,6 +324,7 @@ def read(path: Path, options: ReadOptions) -> Any:
                 out.stripped["encrypted reasoning"] += 1  # its summary is read
             out.read += 1
             for m in messages:
+                running.see(m)
                 out.add(line, m)
         elif kind == "compacted":
             payload = rec.get("payload")
