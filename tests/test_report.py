@@ -490,13 +490,17 @@ def test_a_page_to_share_names_the_file_not_where_it_lives(
     assert "session.jsonl" in page
     assert (
         "The same run: <code>chunkscope report session.jsonl --gold gold.json --plain "
-        "-o shared.html</code> (paths outside the current folder name the file only, -o "
-        "too: this writes the page here; --full-path shows folders)</p>" in page
+        "-o shared.html</code> (absolute paths and paths through .. name the file only, "
+        "-o too: this writes the page here; --full-path shows folders)</p>" in page
     )
     # JSON's words, not Python's
     assert "<td>true</td>" in page and ">True<" not in page and ">False<" not in page
     # an unset cap is JSON's null, as the config file writes it (walk 17, 3: it said none)
-    assert "<td>null</td>" in page and "<td>none</td>" not in page and ">None<" not in page
+    assert "<td>none</td>" not in page and ">None<" not in page
+    uncapped = private / "uncapped.html"
+    assert main(["report", str(log), "--merge", "seed", "-o", str(uncapped)]) == 0
+    capsys.readouterr()
+    assert "<td><code>--max-passes</code></td><td>null</td>" in uncapped.read_text("utf-8")
     assert " null" not in page.split("The same run: ")[1].split("</code>")[0]
     assert main(["report", str(log), "--full-path", "-o", str(out)]) == 0
     capsys.readouterr()

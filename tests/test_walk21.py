@@ -3,6 +3,8 @@ before its fix."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from chunkscope.engine.config.tuning import Tuning
@@ -58,3 +60,57 @@ def test_the_points_shown_keep_the_one_in_force_and_their_order() -> None:
     picks = shown_points(51, 31, 36)
     assert len(picks) == 31 and 36 in picks and picks == sorted(set(picks))
     assert picks[0] == 0 and picks[-1] == 50
+
+
+@pytest.mark.parametrize(
+    ("given", "shown"),
+    [
+        ("{here}/logs/run.jsonl", "run.jsonl"),
+        ("./logs/../logs/run.jsonl", "run.jsonl"),
+        ("logs/run.jsonl", "logs/run.jsonl"),
+        ("{outside}/private/run.jsonl", "run.jsonl"),
+    ],
+)
+def test_the_page_says_which_paths_lose_their_folders_without_calling_them_outside(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    given: str,
+    shown: str,
+) -> None:
+    """F3: a path below the current folder given absolute or through `..` is named by
+    its file alone (a session under ~/.claude/projects/ names its user in its folders),
+    and the note said such paths were "outside the current folder"; it says which."""
+    import shutil
+
+    from chunkscope.tui.cli import main
+
+    here = tmp_path / "work"
+    (here / "logs").mkdir(parents=True)
+    (tmp_path / "elsewhere" / "private").mkdir(parents=True)
+    for folder in (here / "logs", tmp_path / "elsewhere" / "private"):
+        shutil.copy(SAMPLE, folder / "run.jsonl")
+    monkeypatch.chdir(here)
+    path = given.format(here=here, outside=tmp_path / "elsewhere")
+    assert main(["report", path, "-o", "page.html"]) == 0
+    capsys.readouterr()
+    page = (here / "page.html").read_text(encoding="utf-8")
+    same = page.split("The same run: <code>")[1].split("</p>")[0]
+    assert same.startswith(f"chunkscope report {shown} -o page.html</code>")
+    assert "outside the current folder" not in page
+    dropped = "(absolute paths and paths through .. name the file only; --full-path"
+    assert (dropped in same) == (shown != path)
+
+
+def test_a_run_capped_in_tokens_lists_no_cap_in_chars(tmp_path: Path) -> None:
+    """F1's addendum: `report --max-tokens 300` listed `--max-chars 8192` (default) above
+    `--max-tokens 300`, two caps for a run that applies one."""
+    from chunkscope.engine.config.tuning import layer
+    from chunkscope.tui.report import _params
+
+    flags = {flag: value for flag, value, _ in _params(layer({"max_chunk_tokens": 300}))}
+    assert flags["--max-tokens"] == "300" and "--max-chars" not in flags
+    flags = {flag: value for flag, value, _ in _params(layer({}))}
+    assert flags["--max-chars"] == "8192" and "--max-tokens" not in flags
+    flags = {flag: value for flag, value, _ in _params(layer({"max_chunk_chars": None}))}
+    assert flags["--max-chars"] == "null" and flags["--max-tokens"] == "null"

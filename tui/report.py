@@ -158,14 +158,15 @@ class Report:
 
 
 #: Beside "the same run" when a path in it lost its folders (`Report.folders_dropped`):
-#: `shown_path` names a path outside the current folder by its name only.
+#: `shown_path` names an absolute path, or one through ``..``, by its name only (walk
+#: 21, F3: the note said "outside the current folder" of a path below it, given whole).
 FOLDERS_DROPPED_NOTE = (
-    "(paths outside the current folder name the file only; --full-path shows folders)"
+    "(absolute paths and paths through .. name the file only; --full-path shows folders)"
 )
 #: The same when ``-o``'s path is one of them (`Report.output_dropped`).
 OUTPUT_DROPPED_NOTE = (
-    "(paths outside the current folder name the file only, -o too: this writes the page "
-    "here; --full-path shows folders)"
+    "(absolute paths and paths through .. name the file only, -o too: this writes the "
+    "page here; --full-path shows folders)"
 )
 
 
@@ -225,10 +226,11 @@ def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
     """The knobs the run's mode reads (`engine.config.tuning.knob_modes`): flag, value, whether
     it is the default."""
     from chunkscope.engine.config.settings import toml_value
-    from chunkscope.engine.config.tuning import knob_modes
+    from chunkscope.engine.config.tuning import exclusive_group, knob_modes
     from chunkscope.engine.params import knobs
 
     mode = tuning.merge.mode
+    values = tuning.values()
     out: list[tuple[str, str, bool]] = []
     for part in (tuning.compact, tuning.merge, tuning.topic, tuning.recap):
         by_mode = part is tuning.merge or part is tuning.topic
@@ -236,6 +238,10 @@ def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
             if by_mode and k.name != "mode" and mode not in knob_modes(k.name):
                 continue
             value = getattr(part, k.name)
+            if value == k.default and any(
+                values[other] is not None for other in exclusive_group(k.name)
+            ):
+                continue  # the group's other knob is in force (a cap in tokens: no chars)
             if value is None or isinstance(value, bool):  # as JSON and config files have them
                 shown = toml_value(value)
             else:
@@ -265,6 +271,8 @@ def shown_path(path: str, full: bool = False) -> str:
     p = Path(path)
     if full or not (p.is_absolute() or path.startswith("~") or ".." in p.parts):
         return path
+    # Absolute and through `..` even when below the current folder (walk 21, F3): as
+    # the folder sees it, a session of ~/.claude/projects/ names its user in its path.
     return p.name or path
 
 
