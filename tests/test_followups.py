@@ -62,6 +62,16 @@ TOPICS = {
         "There are still issues opening the database file in the tests: FAILED test_query",
         '  File "C:\\app\\backend\\app.py", line 5, in <module>\n    from .nodes import run',
         "The health endpoint returns db_url with sqlfile://// which is wrong. It should be",
+        # a Gemini CLI session of dev6 (the cues below were designed on it, measured on all)
+        "helium with dark reader didn't flip from light to dark mode, but everything else "
+        "did.  please fix that.",
+        "helium blinks fast sever times in succession black then white.  but the toggle "
+        "doesn't stick, always white",
+        "[WARN Config warning: import has beeen depcrcated;use general.import instead use "
+        "'alacritty migrate' to automaticallly resolve it",
+        "helium is launching a new window with a differnt theme.  I dont want it to do that. "
+        "I just want it to obey Appearance set to device.",
+        "Error: Cannot find module 'express' when I start the server from the root folder",
     ],
 )
 def test_a_follow_up_on_the_current_goal(text: str) -> None:
@@ -102,6 +112,10 @@ def test_no_request_at_all(text: str) -> None:
         "Let's break down app.js into multiple files. First make a proposal of a good way",
         "/publish-session",  # a command of the user's own: a workflow, not the tool's
         "<output> of the parser is wrong: fix how it reads nested lists",  # a person's
+        # a new subject that merely mentions what does not work elsewhere
+        "Write a parser for the config files; the old one was deleted last year",
+        "Add a warnings panel to the dashboard that lists every deprecation the build finds",
+        "Make the export button work on mobile too, and add a CSV option beside PDF",
     ],
 )
 def test_a_new_request(text: str) -> None:

@@ -113,7 +113,8 @@ _OPENS_ON_WHAT_WAS_DONE = re.compile(
 )
 _REFERS_BACK = re.compile(
     r"\b(?:the last change|last change|you just|your last|the previous (?:change|version)|"
-    r"go back to|undo|revert|try again|as before)\b",
+    r"go back to|undo|revert|try again|as before|fix (?:that|it|this)|"
+    r"(?:don'?t|do not) want it to)\b",
     re.I,
 )
 _ERROR = re.compile(
@@ -123,7 +124,11 @@ _ERROR = re.compile(
     r"there (?:is|are) still|which (?:is|are|looks|seems) wrong|can'?t see|cannot see|"
     r"file \"[^\"\n]+\", line \d+|"  # a Python traceback's frame, pasted
     r"didn'?t (?:work|change|fire|write|create)|doesn'?t (?:seem|show|appear)|"
-    r"not (?:displaying|showing))",
+    r"not (?:displaying|showing)|"
+    # what was made, said not to behave: "the toggle doesn't stick", "it didn't flip"
+    r"(?:\bit|\bthat|\bthis|\bthe \w+) (?:still )?(?:doesn'?t|didn'?t|won'?t|does not|"
+    r"did not|will not) \w+)|"
+    r"\A\W*(?:warn(?:ing)?|err(?:or)?|fatal)\b",  # a line of output pasted: "[WARN ..."
     re.I,
 )
 
@@ -199,7 +204,7 @@ def _may_hold(text: str, needles: tuple[str, ...]) -> bool:
 #: What `_REFERS_BACK` needs in a text to match in it (one of them, in any case).
 _REFERS_BACK_NEEDS = (
     "last change", "you just", "your last", "the previous", "go back to", "undo", "revert",
-    "try again", "as before",
+    "try again", "as before", "fix that", "fix it", "fix this", "want it to",
 )  # fmt: skip
 
 
