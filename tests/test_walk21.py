@@ -114,3 +114,35 @@ def test_a_run_capped_in_tokens_lists_no_cap_in_chars(tmp_path: Path) -> None:
     assert flags["--max-chars"] == "8192" and "--max-tokens" not in flags
     flags = {flag: value for flag, value, _ in _params(layer({"max_chunk_chars": None}))}
     assert flags["--max-chars"] == "null" and flags["--max-tokens"] == "null"
+
+
+async def test_a_sweep_of_the_cap_in_tokens_from_its_open_end_in_seed_mode() -> None:
+    """F4: in seed mode with the cap in tokens at ∞, the sweep of max tokens failed ("no
+    token_counts were given": counts were made only for a cap in force) and the panel
+    kept the last sweep's numbers under the run; the sweep runs, and one that fails says
+    so in the panel."""
+    from chunkscope.tui.widgets.sweep_panel import SweepPanel
+    from tests.pilot import make_app, recording_notifications, settled, wait_for
+
+    app = make_app(SAMPLE, mode="seed", max_chunk_chars=None, max_chunk_tokens=None)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        shown = recording_notifications(app)
+        assert app.state.tuning.merge.max_chunk_tokens is None
+        panel = app.screen.query_one(SweepPanel)
+        app.follow_knob("max_chunk_tokens")
+
+        def swept() -> bool:
+            r = panel.result
+            return r is not None and r.knob == "max_chunk_tokens" and not panel.busy
+
+        await wait_for(pilot, lambda: swept() or panel.reason is not None, 20)
+        assert swept(), (panel.reason, shown)
+        assert panel.result is not None and panel.result.current is None
+        assert panel.result.values[-1] is None  # its ∞ end, the value in force
+        assert not [m for m in shown if "token_counts" in m]
+        # a sweep that fails says so instead of the last sweep's numbers
+        app._sweep_failed(app._sweep_generation)
+        await pilot.pause()
+        assert panel.result is None and panel.reason is not None
+        assert "failed for this run" in panel.reason

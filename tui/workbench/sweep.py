@@ -190,7 +190,9 @@ class SweepDriver(WorkbenchHost):
             case = Case.of_pipeline(pipe, gold, weights)
             mode = tuning.merge.mode
             tokens = None
-            if tuning.merge.max_chunk_tokens is not None:
+            if tuning.merge.max_chunk_tokens is not None or knob.name == "max_chunk_tokens":
+                # a cap in tokens in force, or at the sweep's points (from its ∞ end, walk
+                # 21 F4: the seed merge refused a cap in tokens without counts)
                 tokens = pipe.token_counts(case.chunks)
             run = tuning_merge(tuning, mode, tokens)
             counts: list[int] = []
@@ -205,7 +207,7 @@ class SweepDriver(WorkbenchHost):
                     pks.append(score(found, gold, weights, partial=partial).pk)
         except Exception as e:  # a sweep is a view: it reports and the app goes on
             self.post_message(WorkFailed(e, "Sweep failed"))
-            self.call_from_thread(self._sweep_ready, None, generation)
+            self.call_from_thread(self._sweep_failed, generation)
             return
         current = tuning.values().get(knob.name)
         fmt = knob.slider.fmt if knob.slider is not None else "{:g}"
@@ -214,12 +216,19 @@ class SweepDriver(WorkbenchHost):
         if not stale():
             self.call_from_thread(self._sweep_ready, result, generation)
 
-    def _sweep_ready(self, result: SweepResult | None, generation: int) -> None:
-        """Show a finished sweep (None: it failed; the panel keeps the last one)."""
+    def _sweep_ready(self, result: SweepResult, generation: int) -> None:
+        """Show a finished sweep."""
         panel = self._sweep_panel()
         if generation != self._sweep_generation or panel is None:
             return
-        panel.show(result if result is not None else panel.result)
+        panel.show(result)
+
+    def _sweep_failed(self, generation: int) -> None:
+        """A sweep that failed (its notification says why): the panel says so, not the
+        last sweep's numbers under a run they are not of (walk 21, F4)."""
+        panel = self._sweep_panel()
+        if generation == self._sweep_generation and panel is not None:
+            panel.off("failed for this run (the notification says why); n and A still work")
 
     # ------------------------------------------------------------------ N chunks
 
