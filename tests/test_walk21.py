@@ -146,3 +146,23 @@ async def test_a_sweep_of_the_cap_in_tokens_from_its_open_end_in_seed_mode() -> 
         await pilot.pause()
         assert panel.result is None and panel.reason is not None
         assert "failed for this run" in panel.reason
+
+
+@pytest.mark.parametrize("name", ["cut.md.gz", "cut.gz", "cut.log", "cut.jsonl.gz"])
+def test_a_gzip_file_cut_inside_a_long_header_field_is_refused(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F5: a gzip header whose name field runs past the file's end (a download cut
+    short) decompressed to nothing, and its own bytes, 'A's and four NULs, read as text."""
+    from chunkscope.tui.cli import main
+
+    header = b"\x1f\x8b\x08\x08" + b"\x00" * 4 + b"\x00\xff" + b"A" * 200_000 + b"\x00"
+    path = tmp_path / name
+    path.write_bytes(header[:100_000])
+    for command in ("chunk", "recap"):
+        assert main([command, str(path)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == (
+            f"chunkscope: {path}: looks like a gzip file that does not decompress (cut "
+            "short or damaged), not a log or markdown"
+        )

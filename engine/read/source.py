@@ -332,6 +332,8 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
     (a folder's listing says it under "nothing to read").
     """
     not_what = f", not {what}" if what else ""
+    if head.startswith(GZIP_MAGIC):  # `read_head` got nothing out of it (no text starts so)
+        return f"looks like a gzip file that does not decompress (cut short or damaged){not_what}"
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "looks like UTF-16 text, not UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)"
     if not head:
