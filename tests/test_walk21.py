@@ -166,3 +166,39 @@ def test_a_gzip_file_cut_inside_a_long_header_field_is_refused(
             f"chunkscope: {path}: looks like a gzip file that does not decompress (cut "
             "short or damaged), not a log or markdown"
         )
+
+
+@pytest.mark.parametrize(
+    ("argv", "what"),
+    [
+        (["recap", str(SAMPLE), "--scorer", "salience", "--memories", "{bin}"], "memories"),
+        (["chunk", str(SAMPLE), "--check", "{bin}"], "snapshot"),
+    ],
+)
+def test_side_files_that_are_not_text_are_refused_as_the_others_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], what: str
+) -> None:
+    """F6: `--memories PROGRAM` was read (its bytes scored as memories, exit 0) and
+    `chunk --check PROGRAM` said "cannot read the snapshot ('utf-8' codec can't ...)";
+    `--gold` and `--queries` already said what such a file looks like."""
+    from chunkscope.tui.cli import main
+
+    program = tmp_path / "program"
+    program.write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8)
+    assert main([a.format(bin=program) for a in argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"chunkscope: {program}: looks like a binary file (NUL bytes at byte 7), not a {what} file"
+    )
+
+
+def test_memories_are_still_read_line_by_line(tmp_path: Path) -> None:
+    from chunkscope.tui.cli.recap import _read_memories
+
+    memories = tmp_path / "memories.txt"
+    memories.write_bytes(b"the cache lives in sqlite\r\n\r\n  evictions are LRU  \rlast\n")
+    assert _read_memories(str(memories)) == (
+        "the cache lives in sqlite",
+        "evictions are LRU",
+        "last",
+    )

@@ -17,6 +17,7 @@ remote, ``--summary-base-url`` defaults to ``--base-url`` and
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chunkscope.engine.read.source import HEAD_BYTES, binary_reason
 from chunkscope.engine.textutil import plural
 from chunkscope.tui.cli.common import (
     CliError,
@@ -220,10 +222,15 @@ def _read_memories(path: str | None) -> tuple[str, ...]:
     if path is None:
         return ()
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return tuple(line.strip() for line in fh if line.strip())
+        raw = Path(path).read_bytes()
     except OSError as e:
         raise CliError(f"cannot read {path}: {e.strerror or e}") from None
+    # refused as every input is (walk 21, F6: a program's bytes were scored as memories)
+    reason = binary_reason(raw[:HEAD_BYTES], "a memories file")
+    if reason is not None:
+        raise CliError(f"{path}: {reason}")
+    lines = io.StringIO(raw.decode("utf-8", errors="replace"), newline=None)  # as open() reads
+    return tuple(line.strip() for line in lines if line.strip())
 
 
 def _check_indices(name: str, values: list[int], n: int) -> tuple[int, ...]:
