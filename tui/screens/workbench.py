@@ -386,6 +386,11 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
 
     def compose(self) -> ComposeResult:
         self.narrow = self._layout_width() < NARROW_WIDTH
+        # Given before the widgets mount, so they are styled for the layout as they
+        # mount; added after (`on_mount`), it restyled the whole screen at every narrow
+        # start and every switch of layout. Only the screen's descendants have rules for
+        # it (app.tcss), so the screen's own style needs no update.
+        self.set_class(self.narrow, "-narrow", update=False)
         yield HeaderLine(id="header")
         with Horizontal(id="columns"):
             with Vertical(id="before-col", classes="panel"):
