@@ -106,10 +106,18 @@ class ControlsScroll(VerticalScroll, can_focus=False):
     lit the panel's border and did nothing); focusing a control scrolls it into view.
     While its scrollbar shows (class ``-scrolling``), a cell between the controls and
     the scrollbar: Textual draws the bar inside the padding, against the sliders' values
-    (``7.00▇``)."""
+    (``7.00▇``).
+
+    The class's one rule (``#controls.-scrolling > *``, app.tcss) styles the controls
+    themselves, so only this area and its children are styled again when it changes:
+    Textual's own update restyled every slider and label under them too (at every
+    narrow start, where the bar shows at once)."""
 
     def watch_show_vertical_scrollbar(self, shown: bool) -> None:
-        self.set_class(shown, "-scrolling")
+        if self.has_class("-scrolling") == bool(shown):
+            return
+        self.set_class(shown, "-scrolling", update=False)
+        self.app.stylesheet.update_nodes([self, *self.children], animate=False)
 
 
 class FittingFooter(Footer):
