@@ -106,10 +106,18 @@ class ControlsScroll(VerticalScroll, can_focus=False):
     lit the panel's border and did nothing); focusing a control scrolls it into view.
     While its scrollbar shows (class ``-scrolling``), a cell between the controls and
     the scrollbar: Textual draws the bar inside the padding, against the sliders' values
-    (``7.00▇``)."""
+    (``7.00▇``).
+
+    The class's one rule (``#controls.-scrolling > *``, app.tcss) styles the controls
+    themselves, so only this area and its children are styled again when it changes:
+    Textual's own update restyled every slider and label under them too (at every
+    narrow start, where the bar shows at once)."""
 
     def watch_show_vertical_scrollbar(self, shown: bool) -> None:
-        self.set_class(shown, "-scrolling")
+        if self.has_class("-scrolling") == bool(shown):
+            return
+        self.set_class(shown, "-scrolling", update=False)
+        self.app.stylesheet.update_nodes([self, *self.children], animate=False)
 
 
 class FittingFooter(Footer):
@@ -386,6 +394,11 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
 
     def compose(self) -> ComposeResult:
         self.narrow = self._layout_width() < NARROW_WIDTH
+        # Given before the widgets mount, so they are styled for the layout as they
+        # mount; added after (`on_mount`), it restyled the whole screen at every narrow
+        # start and every switch of layout. Only the screen's descendants have rules for
+        # it (app.tcss), so the screen's own style needs no update.
+        self.set_class(self.narrow, "-narrow", update=False)
         yield HeaderLine(id="header")
         with Horizontal(id="columns"):
             with Vertical(id="before-col", classes="panel"):
