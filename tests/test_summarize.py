@@ -837,3 +837,25 @@ def test_the_summary_without_its_abstract_keeps_one_space(
     from chunkscope.engine.summarize.base import summary_rest
 
     assert summary_rest(abstract, summary) == rest
+
+
+def test_a_split_kept_for_its_text_is_never_changed_by_a_caller() -> None:
+    """`split_sentences` splits a text once (the recap asks for each chunk's twice): each
+    call gets a list of its own, the same sentences, whatever an earlier caller did."""
+    from chunkscope.engine.summarize.extractive import split_sentences
+
+    text = "You: Move the cache to SQLite.\n\nBot: I moved it. The tests pass now."
+    first = split_sentences(text)
+    assert [s.text for s in first] == [
+        "Move the cache to SQLite.",
+        "I moved it.",
+        "The tests pass now.",
+    ]
+    first.clear()
+    again = split_sentences(text)
+    assert [s.text for s in again] == [
+        "Move the cache to SQLite.",
+        "I moved it.",
+        "The tests pass now.",
+    ]
+    assert again is not split_sentences(text)
