@@ -862,3 +862,31 @@ def test_codex_write_stdin_reads_as_the_command_it_waits_for(
     assert said[2] == "Ran `pytest -q` (exit 1)."
     assert main(["recap", str(path)]) == 0
     assert "Last check: `pytest -q` -> 1 failed, 2 passed (exit 1)" in capsys.readouterr().out
+
+
+def test_gemini_shell_results_read_as_exit_code_and_output() -> None:
+    """Walk 22, F2: Gemini CLI's shell tool gives the model ``Command:``, ``Directory:``,
+    ``Output:``, ``Error: (none)``, ``Exit Code:``, ``Signal:``, ``Background PIDs:``,
+    ``Process Group PGID:``; read as it was, the recap took ``Error: (none)`` for a
+    check's result and a pushed commit for a failed one."""
+    from chunkscope.engine.read.formats.gemini import shell_result
+    from chunkscope.engine.recap.collapse import collapse_messages
+
+    tail = "\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4242"
+    ok = "Command: git push\nDirectory: (root)\nOutput: abc..def  master -> master\nError: (none)"
+    assert shell_result(ok + "\nExit Code: 0" + tail) == (
+        "Exit code: 0\nabc..def  master -> master",
+        0,
+    )
+    failed = "Command: make\nDirectory: src\nOutput: (empty)\nError: make: no rule\nExit Code: 2"
+    assert shell_result(failed + tail) == ("Exit code: 2\nError: make: no rule", 2)
+    lines = "Command: ls\nDirectory: (root)\nOutput: a\nb\n\nc\nError: (none)\nExit Code: (none)"
+    assert shell_result(lines + "\nSignal: 15" + tail) == ("a\nb\n\nc", None)
+    plain = "Output: not a shell result\nError: (none)"
+    assert shell_result(plain) == (plain, None)
+
+    source = load(FIXTURES / "gemini-cli" / "m-gemini-cli-update-0.22.json")
+    results = [t.text for t in source.turns if t.role == "Tool"]
+    assert results and not [r for r in results if "Directory: (root)" in r or "PGID" in r]
+    said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
+    assert "Ran `which gemini` (exit 0)." in said

@@ -121,6 +121,39 @@ def _result(call: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+#: The text Gemini CLI's shell tool gives the model (packages/core shell.ts): the command,
+#: its folder, ``Output:`` and the output, then ``Error:``, ``Exit Code:``, ``Signal:``,
+#: ``Background PIDs:``, ``Process Group PGID:`` (``(none)`` where there is none).
+_SHELL_RESULT = re.compile(
+    r"\ACommand: [^\n]*\n(?:Directory: [^\n]*\n)?Output: (?P<output>.*?)"
+    r"\nError: (?P<error>[^\n]*)\nExit Code: (?P<code>[^\n]*)"
+    r"(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\s*\Z",
+    re.S,
+)
+_NONE = "(none)"
+
+
+def shell_result(text: str) -> tuple[str, int | None]:
+    """A shell command's result as the other readers give it: ``Exit code: N`` (the
+    collapsed sentence's exit code), an error the CLI names, then the output, without
+    the lines the CLI writes around it for the model (walk 22: ``Error: (none)`` was
+    read as the last check's result, a pushed commit as failed); other text as it is."""
+    m = _SHELL_RESULT.match(text)
+    if m is None:
+        return text, None
+    code = m.group("code").strip()
+    exit_code = int(code) if re.fullmatch(r"-?\d+", code) else None
+    output = m.group("output")
+    output = "" if output.strip() == "(empty)" else output
+    error = m.group("error").strip()
+    lines = [f"Exit code: {exit_code}"] if exit_code is not None else []
+    if error and error != _NONE:
+        lines.append(f"Error: {error}")
+    if output.strip():
+        lines.append(output)
+    return "\n".join(lines), exit_code
+
+
 def _responses(records: Any) -> dict[str, str]:
     """The tool results newer versions (0.4x on) also write as a ``user`` message of
     ``functionResponse`` parts, by call id: a call whose own ``result`` is empty is
@@ -197,12 +230,15 @@ def messages_of(
             text = _result(call)
             if not text and responses and isinstance(call.get("id"), str):
                 text = responses.get(call["id"], "")
+            text, exit_code = shell_result(text)
             result: dict[str, Any] = {
                 "role": "tool",
                 "tool_call_id": tool_calls[-1]["id"],
                 "content": text,
                 "timestamp": call.get("timestamp") or ts,
             }
+            if exit_code is not None:
+                result["exit_code"] = exit_code
             if call.get("status") not in (None, "success"):
                 result["is_error"] = True
             results.append(result)
