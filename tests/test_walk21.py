@@ -202,3 +202,21 @@ def test_memories_are_still_read_line_by_line(tmp_path: Path) -> None:
         "evictions are LRU",
         "last",
     )
+
+
+def test_a_sound_gzip_side_file_is_told_to_be_decompressed_not_damaged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 22, F6: a sound gzip given as --queries (side files are not decompressed)
+    was called "a gzip file that does not decompress (cut short or damaged)"."""
+    import gzip
+
+    from chunkscope.tui.cli import main
+
+    queries = tmp_path / "q.json.gz"
+    queries.write_bytes(gzip.compress(b'{"queries": [{"query": "why", "answers": ["x"]}]}'))
+    assert main(["search", str(SAMPLE), "--queries", str(queries)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"chunkscope: {queries}: looks like gzip-compressed data (decompress it first), "
+        "not a query file"
+    )

@@ -332,8 +332,8 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
     (a folder's listing says it under "nothing to read").
     """
     not_what = f", not {what}" if what else ""
-    if head.startswith(GZIP_MAGIC):  # `read_head` got nothing out of it (no text starts so)
-        return f"looks like a gzip file that does not decompress (cut short or damaged){not_what}"
+    if head.startswith(GZIP_MAGIC):  # no text starts so (`check_text` says more of it)
+        return f"looks like gzip-compressed data (decompress it first){not_what}"
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "looks like UTF-16 text, not UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)"
     if not head:
@@ -353,6 +353,15 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
     return None
 
 
+def head_reason(head: bytes, what: str | None = "a log or markdown") -> str | None:
+    """`binary_reason` of a head `read_head` gave: one still gzip is a gzip file it got
+    nothing out of (cut short in its header, damaged)."""
+    if head.startswith(GZIP_MAGIC):
+        not_what = f", not {what}" if what else ""
+        return f"looks like a gzip file that does not decompress (cut short or damaged){not_what}"
+    return binary_reason(head, what)
+
+
 def check_text(path: str | Path) -> None:
     """`NotText` when `path` is not a text file (see `binary_reason`): every command and
     the workbench's open path refuse such a file before reading it."""
@@ -364,7 +373,7 @@ def check_text(path: str | Path) -> None:
         raise SourceError(p, "permission denied") from None
     except OSError as e:
         raise SourceError(p, e.strerror or str(e)) from None
-    reason = binary_reason(head)
+    reason = head_reason(head)
     if reason is not None:
         raise NotText(p, reason)
 

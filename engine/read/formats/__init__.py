@@ -31,9 +31,9 @@ from chunkscope.engine.read.source import (
     MARKDOWN_SUFFIXES,
     Source,
     _check_regular_file,
-    binary_reason,
     check_not_blank,
     check_text,
+    head_reason,
     head_text,
     load_jsonl,
     load_markdown,
@@ -263,7 +263,7 @@ def sniff(path: str | Path) -> str:
     for magic, what in _UNSUPPORTED:
         if head.startswith(magic):
             raise UnsupportedFormat(p, f"looks like {what}, which chunkscope does not read")
-    reason = binary_reason(head)
+    reason = head_reason(head)
     if reason is not None:
         raise NotText(p, reason)
     name = p.name.lower().removesuffix(".gz")

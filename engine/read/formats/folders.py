@@ -30,7 +30,7 @@ from chunkscope.engine.read.headings import find_headings
 from chunkscope.engine.read.source import (
     GZIP_MAGIC,
     MARKDOWN_SUFFIXES,
-    binary_reason,
+    head_reason,
     head_text,
     parse_timestamp,
     read_head,
@@ -222,7 +222,7 @@ def unreadable_session(path: Path, error: OSError | ChunkscopeError) -> SessionI
     why: str | None = None
     if isinstance(error, NotText):
         try:
-            why = binary_reason(read_head(path), None)
+            why = head_reason(read_head(path), None)
         except OSError:
             why = None
     if why is None:
