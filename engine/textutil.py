@@ -45,6 +45,9 @@ def counted(n: int, phrase: str) -> str:
         return f"{n} {phrase}"
     words = phrase.split(" ")
     for i, word in enumerate(words):
+        if word.endswith("ies") and len(word) > 4:  # copies, entries, replies
+            words[i] = word[:-3] + "y"
+            break
         if word.endswith("s") and not word.endswith("ss") and len(word) > 2:
             words[i] = word[:-1]
             break

@@ -437,7 +437,11 @@ def test_a_gemini_cli_checkpoint_reads_its_thoughts_and_leaves_out_the_cli_s_con
                     "functionResponse": {
                         "id": "c1",
                         "name": "run_shell_command",
-                        "response": {"output": "12 passing"},
+                        "response": {
+                            "output": "Command: npm test\nDirectory: (root)\nOutput: 12 passing"
+                            "\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs:"
+                            " (none)\nProcess Group PGID: 77"
+                        },
                     }
                 }
             ],
@@ -457,8 +461,11 @@ def test_a_gemini_cli_checkpoint_reads_its_thoughts_and_leaves_out_the_cli_s_con
     turns = [(t.role, t.text) for t in source.turns]
     assert ("Bot thinking", "**Checking** the output") in turns
     assert not any("session_context" in text or "linux" in text for _, text in turns)
-    assert turns[1] == ("You", "Run the tests please")
-    assert source.not_read == {"context the CLI wrote": 1}
+    # the model's reply the CLI writes after its context is the CLI's too (walk 22, F4)
+    assert turns[0] == ("You", "Run the tests please")
+    assert source.not_read == {"context the CLI wrote": 2}
+    # a shell result as the other readers give it (walk 22, F2: its header lines)
+    assert ("Tool", "Exit code: 0\n12 passing") in turns
     assert _accounted(source)
 
 
@@ -890,3 +897,31 @@ def test_gemini_shell_results_read_as_exit_code_and_output() -> None:
     assert results and not [r for r in results if "Directory: (root)" in r or "PGID" in r]
     said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
     assert "Ran `which gemini` (exit 0)." in said
+
+
+def test_gemini_cli_s_own_retry_prompt_is_not_the_user_s(tmp_path: Path) -> None:
+    """Walk 22, F5: after a broken stream the CLI sends "System: Please continue." in the
+    user's place (client.ts); it was read as the user's, a follow-up in the recap's Task."""
+    records = [
+        {"sessionId": "s1", "projectHash": "h", "startTime": "2026-01-01T00:00:00Z"},
+        {
+            "id": "u1",
+            "timestamp": "2026-01-01T00:00:01Z",
+            "type": "user",
+            "content": "Fix the login page",
+        },
+        {"id": "g1", "timestamp": "2026-01-01T00:00:02Z", "type": "gemini", "content": "On it."},
+        {
+            "id": "u2",
+            "timestamp": "2026-01-01T00:00:03Z",
+            "type": "user",
+            "content": "System: Please continue.",
+        },
+        {"id": "g2", "timestamp": "2026-01-01T00:00:04Z", "type": "gemini", "content": "Fixed it."},
+    ]
+    source = load(_jsonl(tmp_path / "session-2026-01-01T00-00-s1.jsonl", records))
+    assert [(t.role, t.text) for t in source.turns if t.role == "You"] == [
+        ("You", "Fix the login page")
+    ]
+    assert source.not_read.get("retry prompts the CLI sent (System: Please continue.)") == 1
+    assert _accounted(source)

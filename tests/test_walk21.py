@@ -220,3 +220,13 @@ def test_a_sound_gzip_side_file_is_told_to_be_decompressed_not_damaged(
         f"chunkscope: {queries}: looks like gzip-compressed data (decompress it first), "
         "not a query file"
     )
+
+
+def test_a_count_of_one_says_its_phrase_in_the_singular() -> None:
+    """Walk 22, F3: "1 earlier copie of a message"."""
+    from chunkscope.engine.textutil import counted
+
+    assert counted(1, "earlier copies of a message") == "1 earlier copy of a message"
+    assert counted(2, "earlier copies of a message") == "2 earlier copies of a message"
+    assert counted(1, "queue operations") == "1 queue operation"
+    assert counted(1, "records abandoned by a rewind") == "1 record abandoned by a rewind"

@@ -216,15 +216,16 @@ GEMINI_CHECKPOINT = "Gemini CLI checkpoint"
 
 
 def gemini_context(raw: dict[str, Any]) -> bool:
-    """A Gemini ``Content`` of the CLI's own context (not read)."""
+    """A Gemini ``Content`` of the CLI's own context, or the model's reply the CLI
+    writes after it (``Got it. Thanks for the context!``: walk 22, F4), not read."""
     parts = raw.get("parts")
     first = parts[0] if isinstance(parts, list) and parts else None
     text = first.get("text") if isinstance(first, dict) else None
-    return (
-        raw.get("role") == "user"
-        and isinstance(text, str)
-        and text.lstrip().startswith(gemini.CONTEXT)
-    )
+    if not isinstance(text, str):
+        return False
+    if raw.get("role") == "model":
+        return isinstance(parts, list) and len(parts) == 1 and text.strip() == gemini.CONTEXT_REPLY
+    return raw.get("role") == "user" and text.lstrip().startswith(gemini.CONTEXT)
 
 
 def _gemini_contents(items: Any) -> bool:
@@ -256,14 +257,16 @@ def _parts(role: str, parts: list[Any], ts: Any) -> list[dict[str, Any]]:
             if isinstance(output, dict):
                 output = output.get("output", output.get("error", output))
             text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
-            results.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": response.get("id"),
-                    "content": text,
-                    "timestamp": ts,
-                }
-            )
+            text, exit_code = gemini.shell_result(text)
+            result: dict[str, Any] = {
+                "role": "tool",
+                "tool_call_id": response.get("id"),
+                "content": text,
+                "timestamp": ts,
+            }
+            if exit_code is not None:
+                result["exit_code"] = exit_code
+            results.append(result)
     out: list[dict[str, Any]] = []
     text = "\n".join(texts)
     thinking = "\n".join(t for t in thoughts if t.strip())

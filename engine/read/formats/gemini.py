@@ -51,6 +51,12 @@ _HEADER_KEYS = ("projectHash", "startTime", "lastUpdated")
 #: How the context Gemini CLI writes as a chat's first user turn opens (its date, OS,
 #: folders and memory: environmentContext.ts), before and since the tag: the CLI's.
 CONTEXT = ("<session_context>", "This is the Gemini CLI. We are setting up the context")
+#: The model's turn the CLI writes after that context (environmentContext.ts): the CLI's.
+CONTEXT_REPLY = "Got it. Thanks for the context!"
+#: The prompt the CLI sends itself after a broken stream (client.ts), in the user's place.
+RETRY_PROMPT = "System: Please continue."
+#: Why such a user message gave no turn (the ``not_read`` reason).
+RETRY_NOT_READ = "retry prompts the CLI sent (System: Please continue.)"
 
 
 def looks_like(record: dict[str, Any]) -> bool:
@@ -213,6 +219,8 @@ def messages_of(
         shown = _text(record.get("displayContent"))
         if shown.strip():  # what the user typed; `content` adds the files it names
             text = shown
+        if text.strip() == RETRY_PROMPT:  # the CLI's, not the user's (walk 22, F5)
+            return []
         return [{"role": "user", "content": text, "timestamp": ts}] if text.strip() else []
     if kind != "gemini":
         return [{"role": kind, "content": text, "timestamp": ts}] if text.strip() else []
@@ -286,6 +294,8 @@ def _add(
     elif not messages:
         if _only_responses(record):
             out.not_read["tool results (read with their calls)"] += 1
+        elif record.get("type") == "user" and _text(record.get("content")).strip() == RETRY_PROMPT:
+            out.not_read[RETRY_NOT_READ] += 1
         else:
             out.not_read["empty messages"] += 1
     else:
