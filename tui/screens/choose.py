@@ -71,8 +71,15 @@ class ChooseScreen(LateCallbacks, ModalScreen[str | None]):
             event.stop()
             event.prevent_default()
             options = self.query_one(OptionList)
-            index = options.highlighted if options.highlighted is not None else 0
-            self._pick(options.get_option_at_index(index).id)
+            self._picked = ""  # chosen: the keys after it are held from now on
+
+            def pick() -> None:
+                index = options.highlighted if options.highlighted is not None else 0
+                self._pick(options.get_option_at_index(index).id)
+
+            # once the list has moved for the keys typed before the enter (walk 22, F9:
+            # in a burst `↓ ↓ ⏎` they were still queued for it, and the first was picked)
+            options.call_later(pick)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if self._picked is None:

@@ -1,0 +1,46 @@
+"""Walk 22's findings (a fresh review after walk 21's fixes): each test fails on the code
+before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pilot import SAMPLE, burst, make_app, settled, wait_for
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+
+@pytest.mark.parametrize(("downs", "kind"), [(2, "recap"), (3, "report"), (0, "json")])
+async def test_a_burst_of_arrows_and_enter_in_a_chooser_picks_what_the_arrows_reached(
+    downs: int, kind: str
+) -> None:
+    """F9: `e ↓ ↓ ⏎` typed at once exported the merged chunks as JSON, the first choice:
+    the enter was read before the list had moved for the arrows queued for it."""
+    from textual.widgets import OptionList
+
+    from chunkscope.tui.screens.choose import ChooseScreen
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChooseScreen), 5)
+        chooser = app.screen
+        assert isinstance(chooser, ChooseScreen)
+        assert [o.id for o in chooser.query_one(OptionList)._options][:4] == [
+            "json",
+            "markdown",
+            "recap",
+            "report",
+        ]
+        chosen: list[str | None] = []
+        pick = chooser._pick
+
+        def picking(value: str | None) -> None:
+            chosen.append(value)
+            pick(value)
+
+        chooser._pick = picking  # type: ignore[method-assign]
+        burst(app, *["down"] * downs, "enter")
+        await wait_for(pilot, lambda: bool(chosen), 5)
+        assert chosen == [kind]
