@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Sequence
 from typing import Any
 
 #: Argument names that hold a command line (the call shows as ``$ command``).
@@ -143,7 +144,23 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + ELLIPSIS
 
 
-def _command_text(value: Any) -> str | None:
+def _shell_word(arg: str) -> str:
+    """One word of a command as a person types it: bare when the shell leaves it so,
+    else in single quotes, or in double quotes when it holds a single quote and nothing
+    a shell reads inside double quotes (``python3 -c "print('a b')"``, where shlex
+    writes ``'print('"'"'a b'"'"')'``)."""
+    quoted = shlex.quote(arg)
+    if "'" in arg and not any(c in arg for c in '"$`\\!'):
+        return f'"{arg}"'
+    return quoted
+
+
+def shell_join(argv: Sequence[str]) -> str:
+    """An argv list as one command line a shell reads back into the same words."""
+    return " ".join(_shell_word(a) for a in argv)
+
+
+def command_text(value: Any) -> str | None:
     """A command value as typed: a string as it is, an argv list joined as a shell
     would read it (``["bash", "-lc", script]`` is the script)."""
     if isinstance(value, str):
@@ -160,7 +177,7 @@ def _command_text(value: Any) -> str | None:
             )
         ):
             return str(value[2])
-        return shlex.join(value)
+        return shell_join(value)
     return None
 
 
@@ -342,7 +359,7 @@ def format_call(name: Any, arguments: Any) -> str:
             return _command(args, "")
         return f"{tool} {_subject(args)}" if "\n" not in args.strip() else f"{tool}\n{_block(args)}"
     if isinstance(args, list):
-        command = _command_text(args)
+        command = command_text(args)
         if command is None:
             return f"{tool} {_scalar(args)}"
         if tool.lower() in SHELL_TOOLS or tool == "?":
@@ -355,7 +372,7 @@ def format_call(name: Any, arguments: Any) -> str:
         text = plan_text(tool, items)
         return f"{text}\n{_one_line(why)}" if isinstance(why, str) and why.strip() else text
     for key in COMMAND_KEYS:
-        command = _command_text(args.get(key))
+        command = command_text(args.get(key))
         if command is not None and command.strip():
             rest = {k: v for k, v in args.items() if k != key}
             comment = ""

@@ -4,6 +4,8 @@ before its fix."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.pilot import SAMPLE, burst, make_app, settled, wait_for
 
@@ -44,3 +46,34 @@ async def test_a_burst_of_arrows_and_enter_in_a_chooser_picks_what_the_arrows_re
         burst(app, *["down"] * downs, "enter")
         await wait_for(pilot, lambda: bool(chosen), 5)
         assert chosen == [kind]
+
+
+def test_an_argv_command_collapses_quoted_as_its_call_shows_it() -> None:
+    """F7: a Codex `shell` call's argv collapsed with its words joined by spaces
+    (``Ran `rg -n foo bar src/my dir```: another command); the collapsed sentence
+    quotes it as the call's ``$`` line does, and a single quote reads as typed."""
+    import json
+
+    from chunkscope.engine.recap.collapse import collapse_call
+    from chunkscope.engine.toolcall import format_call
+
+    for argv, typed in [
+        (["rg", "-n", "foo bar", "src/my dir"], "rg -n 'foo bar' 'src/my dir'"),
+        (["python3", "-c", "print('a b')"], "python3 -c \"print('a b')\""),
+        (["bash", "-lc", "ls -la | head"], "ls -la | head"),
+    ]:
+        arguments = json.dumps({"command": argv})
+        assert format_call("shell", arguments) == f"$ {typed}"
+        said = collapse_call("shell", arguments, "", exit_code=0, agent="codex")
+        assert said == f"Ran `{typed}` (exit 0)."
+
+
+@given(
+    st.lists(st.text(alphabet=st.characters(blacklist_characters="\x00"), max_size=12), max_size=6)
+)
+def test_a_joined_command_reads_back_into_its_words(argv: list[str]) -> None:
+    import shlex
+
+    from chunkscope.engine.toolcall import shell_join
+
+    assert shlex.split(shell_join(argv)) == argv

@@ -73,7 +73,13 @@ from chunkscope.engine.read.source import (
     parse_timestamp,
 )
 from chunkscope.engine.textutil import plural
-from chunkscope.engine.toolcall import ELLIPSIS, SHELL_TOOLS, compact_value, format_call
+from chunkscope.engine.toolcall import (
+    ELLIPSIS,
+    SHELL_TOOLS,
+    command_text,
+    compact_value,
+    format_call,
+)
 
 #: The command line's flags that collapse tool calls and keep them as they are (the
 #: workbench's `T`): one name for the commands that take them and the commands the
@@ -355,13 +361,13 @@ def _path(args: Mapping[str, Any]) -> str:
 
 
 def _command(args: Mapping[str, Any]) -> str:
+    """The command as the readers show it (`engine.toolcall.command_text`: an argv list
+    quoted as typed, walk 22 F7: its words were joined with spaces, another command)."""
     command = args.get("command", args.get("cmd"))
-    if isinstance(command, list):
-        parts = [str(p) for p in command]
-        if len(parts) >= 3 and parts[0] in ("bash", "sh", "zsh") and parts[1] in ("-lc", "-c"):
-            return " ".join(parts[2:])
-        return " ".join(parts)
-    return command if isinstance(command, str) and command.strip() else "?"
+    if isinstance(command, list) and not all(isinstance(p, str) for p in command):
+        command = [str(p) for p in command]
+    text = command_text(command)
+    return text if text is not None and text.strip() else "?"
 
 
 def _ran(command: str, result: str, exit_code: int | None, failed: bool) -> str:
