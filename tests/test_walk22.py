@@ -3,11 +3,15 @@ before its fix."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.pilot import SAMPLE, burst, make_app, settled, wait_for
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -77,3 +81,25 @@ def test_a_joined_command_reads_back_into_its_words(argv: list[str]) -> None:
     from chunkscope.engine.toolcall import shell_join
 
     assert shlex.split(shell_join(argv)) == argv
+
+
+def test_a_sessions_subagent_transcripts_are_not_listed_as_sessions(tmp_path: Path) -> None:
+    """F8 (in part): Claude Code 2.1.2 on keeps a subagent's transcript in
+    ``<session>/subagents/agent-<id>.jsonl`` with a ``.meta.json``: the picker and
+    `--latest` listed each as a session of its own (untitled) and the meta file under
+    "nothing to read". A folder named so without its session beside it is walked."""
+    import json
+    import shutil
+
+    from chunkscope.engine.read.formats.folders import list_sessions
+
+    project = tmp_path / "project"
+    (project / "s-1" / "subagents").mkdir(parents=True)
+    shutil.copy(FIXTURES / "claude-code" / "hello-world-script.jsonl", project / "s-1.jsonl")
+    agent = project / "s-1" / "subagents" / "agent-a2271d1.jsonl"
+    shutil.copy(FIXTURES / "claude-code" / "coverage-test-fix.jsonl", agent)
+    agent.with_suffix(".meta.json").write_text(json.dumps({"agentType": "general-purpose"}))
+    listed = [Path(s.path).name for s in list_sessions(project)]
+    assert listed == ["s-1.jsonl"]
+    (project / "s-1.jsonl").unlink()  # no session beside it: a folder like any other
+    assert "agent-a2271d1.jsonl" in [Path(s.path).name for s in list_sessions(project)]

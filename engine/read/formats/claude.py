@@ -61,6 +61,20 @@ from chunkscope.engine.read.source import iter_objects
 from chunkscope.engine.toolcall import calls_text
 
 NAME = "claude-code"
+
+#: Where Claude Code 2.1.2 on keeps a subagent's transcript: ``<session>/subagents/
+#: agent-<id>.jsonl`` (and its ``.meta.json``) beside ``<session>.jsonl``, which keeps the
+#: Task call and its result only. Not a session of its own (`is_subagent_folder`).
+SUBAGENT_FOLDER = "subagents"
+
+
+def is_subagent_folder(folder: Path) -> bool:
+    """Whether `folder` holds a session's subagent transcripts (`SUBAGENT_FOLDER` in a
+    folder named as a session file beside it)."""
+    session = folder.parent
+    return folder.name == SUBAGENT_FOLDER and (session.parent / f"{session.name}.jsonl").is_file()
+
+
 SUBAGENT_ROLE = "Subagent"
 #: A subagent message's tool calls (as ``tool_calls``) and its text without them: its
 #: ``content`` shows the calls as text, and `engine.recap.collapse` collapses these as it

@@ -187,7 +187,14 @@ def _candidates(folder: Path, confine: str | Path | None = None) -> list[Path]:
     base_depth = len(folder.parts)
     for root, dirs, files in os.walk(folder):
         depth = len(Path(root).parts) - base_depth
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "node_modules"]
+        dirs[:] = [
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and d != "node_modules"
+            # a session's subagents (Claude Code 2.1.2 on): no sessions of their own
+            and not (d == claude.SUBAGENT_FOLDER and claude.is_subagent_folder(Path(root, d)))
+        ]
         if depth >= MAX_DEPTH:
             dirs[:] = []
         for f in files:
