@@ -103,3 +103,51 @@ def test_a_sessions_subagent_transcripts_are_not_listed_as_sessions(tmp_path: Pa
     assert listed == ["s-1.jsonl"]
     (project / "s-1.jsonl").unlink()  # no session beside it: a folder like any other
     assert "agent-a2271d1.jsonl" in [Path(s.path).name for s in list_sessions(project)]
+
+
+def test_claude_code_bash_mode_reads_as_typed_and_asks_nothing(tmp_path: Path) -> None:
+    """F10: a command typed in Claude Code's bash mode (``! git status --short``) read as
+    ``You: <bash-input>git status --short</bash-input>`` and its output as a user turn of
+    ``<bash-stdout>`` tags; the slash commands beside it read as typed."""
+    import json
+
+    from chunkscope.engine.read.parse import load
+    from chunkscope.engine.segment.requests import message_kind
+
+    def record(i: int, kind: str, content: str, **extra: object) -> dict[str, object]:
+        return {
+            "parentUuid": f"u{i - 1}" if i else None,
+            "isSidechain": False,
+            "sessionId": "s-2",
+            "version": "2.1.40",
+            "type": kind,
+            "uuid": f"u{i}",
+            "timestamp": f"2026-08-20T10:00:0{i}.000Z",
+            "message": {"role": kind, "content": content},
+            **extra,
+        }
+
+    path = tmp_path / "s-2.jsonl"
+    records = [
+        record(0, "user", "<bash-input>git status --short</bash-input>"),
+        record(
+            1,
+            "user",
+            "<bash-stdout> M src/a.ts\n?? notes.md</bash-stdout><bash-stderr></bash-stderr>",
+        ),
+        record(2, "user", "<bash-input>make lint</bash-input>"),
+        record(3, "user", "<bash-stdout></bash-stdout><bash-stderr>make: no rule</bash-stderr>"),
+        record(4, "user", "why is src/a.ts modified?"),
+        record(5, "assistant", "Because of the toggle fix."),
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    turns = [(t.role, t.text) for t in load(path).turns]
+    assert turns == [
+        ("You", "! git status --short"),
+        ("system", " M src/a.ts\n?? notes.md"),
+        ("You", "! make lint"),
+        ("system", "make: no rule"),
+        ("You", "why is src/a.ts modified?"),
+        ("Bot", "Because of the toggle fix."),
+    ]
+    assert message_kind("! git status --short") == "none"  # the user's command, no request

@@ -93,6 +93,7 @@ _TRIVIAL = re.compile(
 _MACHINE = re.compile(
     r"\A\s*<(?:(?:task-notification|bash-input|bash-stdout|bash-stderr)\b|"
     r"(?:returncode|tool_response|observation)>)"
+    r"|\A! \S"  # Claude Code's bash mode as its reader gives it (``! git status``)
 )
 #: Another hook's message in the user's place: Claude Code's "Stop hook feedback:",
 #: "PreToolUse:Bash hook error:", "... operation blocked by hook", a prompt hook's output
