@@ -151,3 +151,19 @@ def test_claude_code_bash_mode_reads_as_typed_and_asks_nothing(tmp_path: Path) -
         ("Bot", "Because of the toggle fix."),
     ]
     assert message_kind("! git status --short") == "none"  # the user's command, no request
+
+
+def test_notes_quoting_the_log_write_no_escape_sequence_nor_a_second_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """F11: the notes made of log fields (a session's title, folder, branch) wrote the
+    log's escape sequences raw (a window title set, the screen cleared) and its line
+    breaks as lines without `chunkscope:`."""
+    from chunkscope.tui.cli.common import note
+
+    note("session: Title \x1b[5mBLINK\x1b[0m\nline two")
+    note("session in /home/dev/\x1b]0;PWNED\x07proj\x1b[2J")
+    err = capsys.readouterr().err
+    assert (
+        err == "chunkscope: session: Title BLINK line two\nchunkscope: session in /home/dev/proj\n"
+    )

@@ -131,7 +131,14 @@ def add_tokenizer_arg(p: argparse.ArgumentParser) -> None:
 
 
 def note(message: str) -> None:
-    print(f"chunkscope: {message}", file=sys.stderr)
+    """One line on stderr, `chunkscope: ` first. Notes quote the log (a session's title,
+    its folder and branch): its escape sequences and controls are taken out and its
+    line breaks folded, wherever stderr goes (walk 22, F11: a title retitled the
+    terminal, a folder cleared the screen, a title's line break made a second line)."""
+    from chunkscope.engine.textutil import strip_control
+
+    line = " ".join(strip_control(message).replace("\t", " ").splitlines())
+    print(f"chunkscope: {line}", file=sys.stderr)
 
 
 def safe(text: str, stream: TextIO, json: bool = False) -> str:
