@@ -167,3 +167,45 @@ def test_notes_quoting_the_log_write_no_escape_sequence_nor_a_second_line(
     assert (
         err == "chunkscope: session: Title BLINK line two\nchunkscope: session in /home/dev/proj\n"
     )
+
+
+def test_a_session_titled_by_claude_code_and_renamed_says_each_once_the_rename_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F1: Claude Code 2.1 refines its `ai-title` as it goes and `/rename` writes a
+    `custom-title`: the recap's Session section listed every ai-title, the rename among
+    them, where the picker says the rename."""
+    import json
+
+    from chunkscope.engine.read.formats.claude import session_title
+    from chunkscope.tui.cli import main
+
+    base = {"sessionId": "s-1", "version": "2.1.40", "isSidechain": False}
+    records = [
+        {**base, "type": "ai-title", "aiTitle": "Empty list bug"},
+        {
+            **base,
+            "type": "user",
+            "uuid": "u0",
+            "parentUuid": None,
+            "timestamp": "2026-08-20T10:00:00.000Z",
+            "message": {"role": "user", "content": "Why is the todo list empty after a reload?"},
+        },
+        {**base, "type": "custom-title", "customTitle": "toggle persistence"},
+        {
+            **base,
+            "type": "assistant",
+            "uuid": "a0",
+            "parentUuid": "u0",
+            "timestamp": "2026-08-20T10:00:01.000Z",
+            "message": {"role": "assistant", "content": "The toggle is not saved; fixed."},
+        },
+        {**base, "type": "ai-title", "aiTitle": "Fix toggle persistence"},
+    ]
+    path = tmp_path / "s-1.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["recap", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("## Session\ntoggle persistence\nFix toggle persistence\n\n")
+    assert "Empty list bug" not in out
+    assert session_title(records) == "toggle persistence"

@@ -47,7 +47,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from chunkscope.engine.read.formats.base import BRANCH_NOTE, CWD_NOTE
+from chunkscope.engine.read.formats.base import BRANCH_NOTE, CWD_NOTE, SESSION_NOTE
 from chunkscope.engine.read.formats.documents import (
     END_ROLE,
     OBSERVATION,
@@ -1417,7 +1417,7 @@ def questions_section(log: _Log) -> Section:
 
 
 def session_section(notes: Iterable[str]) -> Section:
-    titles = [n.split(":", 1)[1].strip() for n in notes if n.startswith("session: ")]
+    titles = [n[len(SESSION_NOTE) :].strip() for n in notes if n.startswith(SESSION_NOTE)]
     titles = list(dict.fromkeys(t for t in titles if t))[-3:]
     return Section("session", tuple(_cut(t, 160) for t in titles), tuple(range(len(titles))))
 

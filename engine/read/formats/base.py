@@ -40,6 +40,9 @@ COMPACTION_ROLE = "compaction"
 #: rollout's ``session_meta.cwd``): ``session in PATH``; the recap names the files edited
 #: in it relative to it (`engine.recap.sections`).
 CWD_NOTE = "session in "
+#: The note that gives a session's title (a Claude Code ``summary``, ``custom-title``,
+#: ``ai-title``): ``session: TITLE``, the recap's Session section (`engine.recap.sections`).
+SESSION_NOTE = "session: "
 
 
 @dataclass(frozen=True)

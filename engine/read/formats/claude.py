@@ -50,6 +50,7 @@ from chunkscope.engine.read.formats.base import (
     BRANCH_NOTE,
     COMPACTION_ROLE,
     CWD_NOTE,
+    SESSION_NOTE,
     Collected,
     ReadOptions,
     SessionInfo,
@@ -411,6 +412,7 @@ _Pending = tuple[int, dict[str, Any], str]
 def read(path: Path, options: ReadOptions) -> Any:
     """A Claude Code session file (JSON lines), read into turns."""
     out = Collected(path, NAME, keep_messages=options.keep_messages)
+    titled: dict[str, str] = {}  # the last title of each 2.1.x kind (ai-title, custom-title)
     # Each record's messages become turns at once (the record itself is not kept), but
     # for runs of tool results, put in the order of their calls first (the results of
     # parallel calls are written as they finish). Which records a rewind abandoned is
@@ -449,7 +451,10 @@ def read(path: Path, options: ReadOptions) -> Any:
         if kind in _TITLES:
             title = get(_TITLES[kind])
             if isinstance(title, str) and title.strip():
-                out.notes.append(f"session: {title.strip()}")
+                if kind == "summary":  # 1.x: one a compaction, each said
+                    out.notes.append(f"{SESSION_NOTE}{title.strip()}")
+                else:  # 2.1.x: refined as it goes, the last of each kind stands
+                    titled[kind] = title.strip()
             read += 1  # read as the session's title
             continue
         uuid = get("uuid")
@@ -514,6 +519,11 @@ def read(path: Path, options: ReadOptions) -> Any:
         read -= dropped
         not_read["records abandoned by a rewind"] += dropped
     out.read = read
+    # the name the user gave first, then the one Claude Code made, as the picker titles
+    # the session (`session_title`; walk 22, F1: every ai-title was said, the rename
+    # among them)
+    named = list(dict.fromkeys(titled[k] for k in ("custom-title", "ai-title") if k in titled))
+    out.notes[0:0] = [SESSION_NOTE + t for t in named]
     if cwd:
         out.notes.append(CWD_NOTE + cwd)
     if branch:
