@@ -209,3 +209,25 @@ def test_a_session_titled_by_claude_code_and_renamed_says_each_once_the_rename_f
     assert out.startswith("## Session\ntoggle persistence\nFix toggle persistence\n\n")
     assert "Empty list bug" not in out
     assert session_title(records) == "toggle persistence"
+
+
+def test_gemini_cli_fetches_say_their_urls_and_searches_their_matches() -> None:
+    """F12: Gemini CLI's `web_fetch` names its URLs in its prompt ("Fetched ?." of a real
+    session), and its search says how many matches it found ("1 lines" of that line)."""
+    import json
+
+    from chunkscope.engine.recap.collapse import collapse_call
+
+    prompt = "Summarize https://example.com/a and https://example.com/b, then compare them."
+    said = collapse_call("web_fetch", json.dumps({"prompt": prompt}), "...", agent="gemini-cli")
+    assert said == "Fetched https://example.com/a, https://example.com/b."
+    said = collapse_call(
+        "search_file_content",
+        json.dumps({"pattern": "toggle(State)?", "path": "src"}),
+        'Found 2 matches for pattern "toggle(State)?" in path "src":\n---\nFile: a.ts\nL3: x',
+        agent="gemini-cli",
+    )
+    assert said == "Searched for 'toggle(State)?' in src: 2 matches."
+    assert collapse_call(
+        "WebFetch", json.dumps({"url": "https://x.org"}), "", agent="claude-code"
+    ) == ("Fetched https://x.org.")

@@ -179,6 +179,11 @@ def _arg(args: Mapping[str, Any], key: str, default: str = "?") -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+_URLS = re.compile(r"https?://[^\s<>\"'`]+")
+#: How Gemini CLI's search_file_content's result opens: ``Found N matches ...``.
+_FOUND_MATCHES = re.compile(r"\A\s*Found (\d+) match(?:es)?\b", re.I)
+
+
 def _value(args: Mapping[str, Any], key: str, default: str = "?") -> str:
     """An argument of another agent's tool as the raw view shows it
     (`engine.toolcall.compact_value`: ``[a, b]``, not JSON); `_arg` is the seed's."""
@@ -428,6 +433,13 @@ def _other_tool(
         return _listed(_value(args, "pattern"), result)
     if name in ("Grep", "grep", "search", "search_file_content"):
         hits = len([ln for ln in result.splitlines() if ln.strip()])
+        counted = _FOUND_MATCHES.match(result)
+        if counted:  # Gemini CLI's search says how many it found (walk 22, F12)
+            return (
+                f"Searched for '{_value(args, 'pattern')}'"
+                + (f" in {_path(args)}" if _path(args) != "?" else "")
+                + f": {plural(int(counted.group(1)), 'match', 'matches')}."
+            )
         where = f" in {_path(args)}" if _path(args) != "?" else ""
         pattern = _value(args, "pattern", _value(args, "query"))
         return f"Searched for '{pattern}'{where}: {hits} lines."
@@ -435,7 +447,12 @@ def _other_tool(
         query = _value(args, "query", _value(args, "input"))
         return f"Searched the web for '{_cut(_fold(query))}'."
     if name in ("WebFetch", "web_fetch"):
-        return f"Fetched {_value(args, 'url')}."
+        url = _value(args, "url", "")
+        if not url:  # Gemini CLI's web_fetch names its URLs in its prompt (walk 22, F12)
+            prompt = args.get("prompt")
+            found = _URLS.findall(prompt) if isinstance(prompt, str) else []
+            url = ", ".join(dict.fromkeys(u.rstrip(".,;:)") for u in found)) or "?"
+        return f"Fetched {url}."
     if name in ("Task", "Agent"):
         kind = _value(args, "subagent_type", "")
         article = "an" if kind[:1].lower() in tuple("aeiou") else "a"
