@@ -231,3 +231,62 @@ def test_gemini_cli_fetches_say_their_urls_and_searches_their_matches() -> None:
     assert collapse_call(
         "WebFetch", json.dumps({"url": "https://x.org"}), "", agent="claude-code"
     ) == ("Fetched https://x.org.")
+
+
+@pytest.mark.parametrize(("poll", "key"), [("TaskOutput", "task_id"), ("BashOutput", "bash_id")])
+def test_a_poll_of_a_background_command_reads_as_that_command(
+    tmp_path: Path, poll: str, key: str
+) -> None:
+    """F13: Claude Code's wait for a command run in the background (``TaskOutput`` in
+    2.1, ``BashOutput`` in 2.0) read ``Called TaskOutput task_id=bd0afab block=true``,
+    its result's tags as text and, collapsed, its exit code and output lost."""
+    import json
+
+    from chunkscope.engine.read.parse import load
+    from chunkscope.engine.recap.collapse import collapse_messages
+
+    base = {"sessionId": "s", "version": "2.1.40", "isSidechain": False}
+
+    def rec(i: int, kind: str, content: object) -> dict[str, object]:
+        return {
+            **base,
+            "type": kind,
+            "uuid": f"u{i}",
+            "parentUuid": f"u{i - 1}" if i else None,
+            "timestamp": f"2026-08-20T10:00:0{i}.000Z",
+            "message": {"role": kind, "content": content},
+        }
+
+    def use(i: str, name: str, args: dict[str, object]) -> list[dict[str, object]]:
+        return [{"type": "tool_use", "id": i, "name": name, "input": args}]
+
+    def result(i: str, text: str) -> list[dict[str, object]]:
+        return [{"type": "tool_result", "tool_use_id": i, "content": text}]
+
+    records = [
+        rec(0, "user", "Run the tests"),
+        rec(1, "assistant", use("c1", "Bash", {"command": "mix test", "run_in_background": True})),
+        rec(2, "user", result("c1", "Command running in background with ID: bd0afab.")),
+        rec(3, "assistant", use("c2", poll, {key: "bd0afab", "block": True})),
+        rec(
+            4,
+            "user",
+            result(
+                "c2",
+                "<retrieval_status>success</retrieval_status>\n<task_id>bd0afab</task_id>\n"
+                "<status>completed</status>\n<exit_code>0</exit_code>\n"
+                "<output>\n43 tests, 0 failures\n</output>",
+            ),
+        ),
+        rec(5, "assistant", use("c3", poll, {key: "elsewhere"})),
+        rec(6, "user", result("c3", "<status>running</status>")),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    source = load(path)
+    turns = [(t.role, t.text) for t in source.turns]
+    assert ("Bot", "$ mix test  # still running: its output waited for (bd0afab)") in turns
+    assert ("Tool", "Exit code: 0\n43 tests, 0 failures") in turns
+    assert ("Bot", f"{poll} {key}=elsewhere") in turns  # a task not known: as it was
+    said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
+    assert "Ran `mix test` (exit 0)." in said

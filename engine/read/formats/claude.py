@@ -39,6 +39,7 @@ kept aside (`SUBAGENT_CALLS`) to be collapsed as the main agent's are.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from itertools import pairwise
@@ -409,6 +410,79 @@ def _abandoned(nodes: list[_Node]) -> set[str]:
 _Pending = tuple[int, dict[str, Any], str]
 
 
+_BACKGROUND_ID = re.compile(r"Command running in background with ID: ([\w-]+)")
+_POLLS = {"TaskOutput": "task_id", "BashOutput": "bash_id"}  # 2.1's name, 2.0's
+_TAG = r"<{0}>(.*?)</{0}>"
+
+
+def _tagged(text: str, tag: str) -> str | None:
+    m = re.search(_TAG.format(tag), text, re.S)
+    return m.group(1) if m else None
+
+
+class _Background:
+    """Commands run in the background (``Command running in background with ID: X``)
+    and the calls that wait for their output (``TaskOutput`` in 2.1, ``BashOutput`` in
+    2.0): such a call reads as its command, with what it did as the comment, and its
+    result, tags and all (``<status>``, ``<exit_code>``, ``<output>``), as the command's
+    exit code and output, as Codex's ``write_stdin`` reads (walk 22, F13: ``Called
+    TaskOutput task_id=bd0afab block=true``, the tests' result lost when collapsed)."""
+
+    def __init__(self) -> None:
+        self._calls: dict[str, str] = {}  # a Bash call's id -> its command
+        self._running: dict[str, str] = {}  # a background task's id -> its command
+        self._polls: set[str] = set()  # the ids of the calls rewritten
+
+    def see(self, message: dict[str, Any]) -> None:
+        """Note what `message` says of the commands; rewrite a poll of a known one, and
+        its result (in place)."""
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") or {}
+            name, call_id = function.get("name"), call.get("id")
+            try:
+                args = json.loads(function.get("arguments") or "{}")
+            except ValueError:
+                continue
+            if not isinstance(args, dict) or not isinstance(call_id, str):
+                continue
+            if name == "Bash" and isinstance(args.get("command"), str):
+                self._calls[call_id] = args["command"]
+            elif name in _POLLS and str(args.get(_POLLS[name])) in self._running:
+                task = str(args[_POLLS[name]])
+                what = {
+                    "command": self._running[task],
+                    "description": f"still running: its output waited for ({task})",
+                }
+                call["function"] = {"name": "Bash", "arguments": json.dumps(what)}
+                self._polls.add(call_id)
+        if message.get("role") != "tool":
+            return
+        call_id, text = message.get("tool_call_id"), message.get("content")
+        if not isinstance(text, str) or not isinstance(call_id, str):
+            return
+        started = _BACKGROUND_ID.search(text)
+        if started and call_id in self._calls:
+            self._running[started.group(1)] = self._calls[call_id]
+        if call_id in self._polls:
+            code = _tagged(text, "exit_code")
+            status = (_tagged(text, "status") or "").strip()
+            said = [
+                t.strip("\n")
+                for t in (_tagged(text, k) for k in ("output", "stdout", "stderr"))
+                if t and t.strip()
+            ]
+            head = (
+                f"Exit code: {code.strip()}"
+                if code and code.strip().lstrip("-").isdigit()
+                else f"Status: {status}"
+                if status
+                else ""
+            )
+            message["content"] = "\n".join([head, *said] if head else said) or text
+            if code and code.strip().lstrip("-").isdigit():
+                message["exit_code"] = int(code.strip())
+
+
 def read(path: Path, options: ReadOptions) -> Any:
     """A Claude Code session file (JSON lines), read into turns."""
     out = Collected(path, NAME, keep_messages=options.keep_messages)
@@ -422,7 +496,13 @@ def read(path: Path, options: ReadOptions) -> Any:
     starts: list[tuple[int, int, str]] = []  # (first message, first turn, record's uuid)
     seen: set[str] = set()
     not_read, stripped = out.not_read, out.stripped
-    add, turns = out.add, out.turns
+    background = _Background()
+    turns = out.turns
+
+    def add(line: int, m: dict[str, Any]) -> None:
+        background.see(m)
+        out.add(line, m)
+
     order: dict[Any, int] = {}  # call id: the order it was made in
     run: list[_Pending] = []
     records = read = 0
