@@ -71,6 +71,7 @@ SHELL_TOOLS = frozenset(
 #: step in progress (`plan_text`), and the recap's plan section reads the last one.
 PLAN_TOOLS = frozenset(
     {"todowrite", "update_plan", "write_todos", "todo_write", "todowrite_tool", "plan", "todo"}
+    | {"taskcreate", "taskupdate"}  # Claude Code 2.1's, read with their list (`tasks`)
 )
 #: A plan item's statuses, lower case: done, in progress, dropped (any other: to do).
 DONE_STATUSES = frozenset({"completed", "complete", "done", "finished"})
@@ -369,6 +370,8 @@ def format_call(name: Any, arguments: Any) -> str:
         return f"{tool} {_scalar(args)}"
     if tool.lower() in PLAN_TOOLS and (items := plan_items(args)):
         why = args.get("explanation")  # Codex's word on the change, on a line of its own
+        if tool == "TaskCreate" and isinstance(args.get("subject"), str):
+            why = f"added: {_quoted(_one_line(args['subject']))}"  # the task it made
         text = plan_text(tool, items)
         return f"{text}\n{_one_line(why)}" if isinstance(why, str) and why.strip() else text
     for key in COMMAND_KEYS:

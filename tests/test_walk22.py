@@ -290,3 +290,61 @@ def test_a_poll_of_a_background_command_reads_as_that_command(
     assert ("Bot", f"{poll} {key}=elsewhere") in turns  # a task not known: as it was
     said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
     assert "Ran `mix test` (exit 0)." in said
+
+
+def test_claude_code_task_tools_are_read_as_a_plan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F14: Claude Code 2.1's TaskCreate / TaskUpdate (which replace TodoWrite) were not
+    read as a plan: the recap had no Plan, a call read ``Called TaskUpdate taskId=1``."""
+    import json
+
+    from chunkscope.engine.read.parse import load
+    from chunkscope.engine.recap.collapse import collapse_messages
+    from chunkscope.engine.segment.requests import plan_step
+    from chunkscope.tui.cli import main
+
+    base = {"sessionId": "s", "version": "2.1.40", "isSidechain": False}
+    records: list[dict[str, object]] = []
+
+    def rec(kind: str, content: object) -> None:
+        i = len(records)
+        records.append(
+            {
+                **base,
+                "type": kind,
+                "uuid": f"u{i}",
+                "parentUuid": f"u{i - 1}" if i else None,
+                "timestamp": f"2026-08-20T10:00:{i:02d}.000Z",
+                "message": {"role": kind, "content": content},
+            }
+        )
+
+    def call(i: str, name: str, args: dict[str, object], result: str) -> None:
+        rec("assistant", [{"type": "tool_use", "id": i, "name": name, "input": args}])
+        rec("user", [{"type": "tool_result", "tool_use_id": i, "content": result}])
+
+    rec("user", "Port the parser to Rust and test it")
+    for n, subject in enumerate(["Write the parser", "Wire it up", "Test it"], start=1):
+        call(
+            f"c{n}",
+            "TaskCreate",
+            {"subject": subject},
+            f"Task #{n} created successfully: {subject}",
+        )
+    call("u1", "TaskUpdate", {"taskId": "1", "status": "completed"}, "Updated task #1 status")
+    call("u2", "TaskUpdate", {"taskId": "2", "status": "in_progress"}, "Updated task #2 status")
+    rec("assistant", "Parser written; wiring it up next.")
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+    assert main(["recap", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "## Plan\n- [x] Write the parser\n- [~] Wire it up (in progress)\n- [ ] Test it\n" in out
+    source = load(path)
+    calls = [t.text for t in source.turns if t.text.startswith("Task")]
+    assert calls[0] == 'TaskCreate 0/1 done; next: "Write the parser"\nadded: "Write the parser"'
+    assert calls[-1] == 'TaskUpdate 1/3 done; in progress: "Wire it up"'
+    assert plan_step(calls[-1]) == '"Wire it up"'  # the plan's step, as the topics read it
+    said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
+    assert said[-1] == "Updated the todo list (3 items, 1 done)."

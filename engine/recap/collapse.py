@@ -460,8 +460,8 @@ def _other_tool(
         return (
             f"Delegated to {who}: '{_value(args, 'description')}'. Result: '{_cut(_fold(result))}'."
         )
-    if name in ("TodoWrite", "update_plan", "write_todos"):
-        items = args.get("todos", args.get("plan"))
+    if name in ("TodoWrite", "update_plan", "write_todos", "TaskCreate", "TaskUpdate"):
+        items = args.get("todos", args.get("plan", args.get("tasks")))
         items = items if isinstance(items, list) else []
         done = sum(1 for t in items if isinstance(t, dict) and t.get("status") == "completed")
         what = "plan" if name == "update_plan" else "todo list"

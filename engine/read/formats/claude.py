@@ -483,6 +483,68 @@ class _Background:
                 message["exit_code"] = int(code.strip())
 
 
+#: Claude Code 2.1's task tools, which replace ``TodoWrite``: each call is read with the
+#: task list as it stands after it (``tasks``), so it reads as a plan call does.
+TASK_TOOLS = ("TaskCreate", "TaskUpdate")
+_TASK_CREATED = re.compile(r"Task #(\w+) created")
+
+
+class _Tasks:
+    """The task list Claude Code 2.1 keeps through ``TaskCreate`` (its result names the
+    task, ``Task #N created successfully``) and ``TaskUpdate`` (``taskId``, ``status``):
+    each call gets the list as it stands after it as its ``tasks`` argument, read as
+    ``TodoWrite``'s ``todos`` are (`engine.toolcall.plan_items`: the recap's Plan, the
+    plan's step in the topics; walk 22, F14: no Plan, ``Called TaskUpdate taskId=1``)."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[str, dict[str, str]] = {}  # id -> {"content", "status"}
+        self._made: dict[str, dict[str, str]] = {}  # a create call's id -> its task
+
+    def see(self, message: dict[str, Any]) -> None:
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") or {}
+            name = function.get("name")
+            if name not in TASK_TOOLS:
+                continue
+            try:
+                args = json.loads(function.get("arguments") or "{}")
+            except ValueError:
+                continue
+            if not isinstance(args, dict):
+                continue
+            if name == "TaskCreate":
+                subject = args.get("subject") or args.get("description")
+                if not isinstance(subject, str) or not subject.strip():
+                    continue
+                task = {"content": subject.strip(), "status": "pending"}
+                key = f"new-{len(self._tasks)}"  # until its result gives its number
+                self._tasks[key] = task
+                if isinstance(call.get("id"), str):
+                    self._made[call["id"]] = task
+            else:
+                updated = self._tasks.get(str(args.get("taskId", "")))
+                if updated is None:
+                    continue
+                if isinstance(args.get("status"), str):
+                    updated["status"] = args["status"]
+                    if args["status"] == "deleted":
+                        updated["status"] = "cancelled"
+                if isinstance(args.get("subject"), str) and args["subject"].strip():
+                    updated["content"] = args["subject"].strip()
+            args["tasks"] = [dict(t) for t in self._tasks.values()]
+            call["function"] = {**function, "arguments": json.dumps(args, ensure_ascii=False)}
+        if message.get("role") == "tool":
+            created = self._made.pop(str(message.get("tool_call_id")), None)
+            text = message.get("content")
+            made = _TASK_CREATED.search(text) if isinstance(text, str) else None
+            if created is not None and made is not None:
+                found = next((k for k, t in self._tasks.items() if t is created), None)
+                if found is not None:  # renamed to its number, in the same place
+                    self._tasks = {
+                        (made.group(1) if k == found else k): t for k, t in self._tasks.items()
+                    }
+
+
 def read(path: Path, options: ReadOptions) -> Any:
     """A Claude Code session file (JSON lines), read into turns."""
     out = Collected(path, NAME, keep_messages=options.keep_messages)
@@ -496,11 +558,12 @@ def read(path: Path, options: ReadOptions) -> Any:
     starts: list[tuple[int, int, str]] = []  # (first message, first turn, record's uuid)
     seen: set[str] = set()
     not_read, stripped = out.not_read, out.stripped
-    background = _Background()
+    background, tasks = _Background(), _Tasks()
     turns = out.turns
 
     def add(line: int, m: dict[str, Any]) -> None:
         background.see(m)
+        tasks.see(m)
         out.add(line, m)
 
     order: dict[Any, int] = {}  # call id: the order it was made in
