@@ -348,3 +348,65 @@ def test_claude_code_task_tools_are_read_as_a_plan(
     assert plan_step(calls[-1]) == '"Wire it up"'  # the plan's step, as the topics read it
     said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
     assert said[-1] == "Updated the todo list (3 items, 1 done)."
+
+
+def test_a_subagents_messages_kept_in_progress_records_are_read_as_its_own(
+    tmp_path: Path,
+) -> None:
+    """F8: Claude Code 2.1 keeps a subagent's messages in the session's ``progress``
+    records (``agent_progress``), not as sidechain records: its calls were read nowhere
+    (a real 2.1.39 session's two WebFetch calls). Each is read once, as the subagent's."""
+    import json
+
+    from chunkscope.engine.read.parse import load
+
+    base = {"sessionId": "s", "version": "2.1.39", "isSidechain": False}
+
+    def progress(i: int, inner: dict[str, object]) -> dict[str, object]:
+        data = {"type": "agent_progress", "agentId": "a881341", "message": inner}
+        return {**base, "type": "progress", "uuid": f"p{i}", "data": data}
+
+    asked = {
+        "type": "user",
+        "uuid": "s1",
+        "timestamp": "2026-02-11T21:24:19.366Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": "What do hooks output?"}]},
+    }
+    fetch = {
+        "type": "assistant",
+        "uuid": "s2",
+        "timestamp": "2026-02-11T21:24:22.000Z",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "WebFetch",
+                    "input": {"url": "https://code.claude.com/docs/en/hooks.md", "prompt": "hooks"},
+                }
+            ],
+        },
+    }
+    records = [
+        {
+            **base,
+            "type": "user",
+            "uuid": "u0",
+            "parentUuid": None,
+            "timestamp": "2026-02-11T21:24:00.000Z",
+            "message": {"role": "user", "content": "Find the hook output contract"},
+        },
+        progress(1, asked),
+        progress(2, asked),  # written again as the subagent goes on
+        progress(3, fetch),
+        {**base, "type": "progress", "uuid": "p4", "data": {"type": "bash_progress"}},
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    source = load(path)
+    said = [t.text for t in source.turns if t.role == "Subagent"]
+    assert said[0] == "What do hooks output?" and len(said) == 2
+    assert "WebFetch https://code.claude.com/docs/en/hooks.md" in said[1]
+    assert source.not_read.get("progress records") == 1
+    assert source.read + sum(source.not_read.values()) + len(source.skipped) == source.records

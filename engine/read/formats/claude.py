@@ -545,6 +545,22 @@ class _Tasks:
                     }
 
 
+def agent_message(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The subagent's record a ``progress`` record of ``agent_progress`` carries (Claude
+    Code 2.1 keeps a subagent's messages there, and in ``<session>/subagents/``, not in
+    the session's own records: walk 22, F8, a real 2.1.39 session's subagent and its two
+    WebFetch calls were read nowhere), as a sidechain record; None for any other."""
+    data = record.get("data")
+    if not isinstance(data, dict) or data.get("type") != "agent_progress":
+        return None
+    inner = data.get("message")
+    if not isinstance(inner, dict) or inner.get("type") not in ("user", "assistant"):
+        return None
+    if not isinstance(inner.get("message"), dict):
+        return None
+    return {**inner, "isSidechain": True, "agentId": data.get("agentId")}
+
+
 def read(path: Path, options: ReadOptions) -> Any:
     """A Claude Code session file (JSON lines), read into turns."""
     out = Collected(path, NAME, keep_messages=options.keep_messages)
@@ -600,6 +616,8 @@ def read(path: Path, options: ReadOptions) -> Any:
                     titled[kind] = title.strip()
             read += 1  # read as the session's title
             continue
+        if kind == "progress" and (inner := agent_message(rec)) is not None:
+            rec, kind, get = inner, inner.get("type"), inner.get  # a subagent's, read as one
         uuid = get("uuid")
         if uuid is not None and not isinstance(uuid, str):
             uuid = None
