@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -245,6 +245,33 @@ def text_of(content: Any) -> str:
             elif kind in ("image", "input_image", "image_url"):
                 parts.append("[image]")
     return "\n".join(parts)
+
+
+def decoded_calls(message: dict[str, Any]) -> Iterator[tuple[dict[str, Any], Any, dict[str, Any]]]:
+    """A message's tool calls whose arguments are a JSON object: (the call, its name, the
+    arguments decoded), for a reader that reads a call by what an earlier one did (a
+    command still running, a task list)."""
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") or {}
+        try:
+            args = json.loads(function.get("arguments") or "{}")
+        except ValueError:
+            continue
+        if isinstance(args, dict):
+            yield call, function.get("name"), args
+
+
+def tool_result(call_id: Any, text: str, ts: Any, exit_code: int | None = None) -> dict[str, Any]:
+    """A tool's result in the seed's shape, with the exit code a command gave (if any)."""
+    message: dict[str, Any] = {
+        "role": "tool",
+        "tool_call_id": call_id,
+        "content": text,
+        "timestamp": ts,
+    }
+    if exit_code is not None:
+        message["exit_code"] = exit_code
+    return message
 
 
 def tool_call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:

@@ -55,6 +55,7 @@ from chunkscope.engine.read.formats.base import (
     Collected,
     ReadOptions,
     SessionInfo,
+    decoded_calls,
     first_text,
     text_of,
     tool_call,
@@ -436,14 +437,9 @@ class _Background:
     def see(self, message: dict[str, Any]) -> None:
         """Note what `message` says of the commands; rewrite a poll of a known one, and
         its result (in place)."""
-        for call in message.get("tool_calls") or ():
-            function = call.get("function") or {}
-            name, call_id = function.get("name"), call.get("id")
-            try:
-                args = json.loads(function.get("arguments") or "{}")
-            except ValueError:
-                continue
-            if not isinstance(args, dict) or not isinstance(call_id, str):
+        for call, name, args in decoded_calls(message):
+            call_id = call.get("id")
+            if not isinstance(call_id, str):
                 continue
             if name == "Bash" and isinstance(args.get("command"), str):
                 self._calls[call_id] = args["command"]
@@ -501,16 +497,8 @@ class _Tasks:
         self._made: dict[str, dict[str, str]] = {}  # a create call's id -> its task
 
     def see(self, message: dict[str, Any]) -> None:
-        for call in message.get("tool_calls") or ():
-            function = call.get("function") or {}
-            name = function.get("name")
+        for call, name, args in decoded_calls(message):
             if name not in TASK_TOOLS:
-                continue
-            try:
-                args = json.loads(function.get("arguments") or "{}")
-            except ValueError:
-                continue
-            if not isinstance(args, dict):
                 continue
             if name == "TaskCreate":
                 subject = args.get("subject") or args.get("description")
@@ -532,7 +520,10 @@ class _Tasks:
                 if isinstance(args.get("subject"), str) and args["subject"].strip():
                     updated["content"] = args["subject"].strip()
             args["tasks"] = [dict(t) for t in self._tasks.values()]
-            call["function"] = {**function, "arguments": json.dumps(args, ensure_ascii=False)}
+            call["function"] = {
+                **call["function"],
+                "arguments": json.dumps(args, ensure_ascii=False),
+            }
         if message.get("role") == "tool":
             created = self._made.pop(str(message.get("tool_call_id")), None)
             text = message.get("content")

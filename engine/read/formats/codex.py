@@ -48,9 +48,11 @@ from chunkscope.engine.read.formats.base import (
     CWD_NOTE,
     Collected,
     ReadOptions,
+    decoded_calls,
     first_text,
     text_of,
     tool_call,
+    tool_result,
 )
 from chunkscope.engine.read.source import iter_objects
 
@@ -214,14 +216,7 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
     if kind in ("function_call_output", "custom_tool_call_output"):
         raw = payload.get("output")
         text, code = _output(raw)
-        message: dict[str, Any] = {
-            "role": "tool",
-            "tool_call_id": payload.get("call_id"),
-            "content": text,
-            "timestamp": ts,
-        }
-        if code is not None:
-            message["exit_code"] = code
+        message = tool_result(payload.get("call_id"), text, ts, code)
         if isinstance(raw, dict) and raw.get("success") is False:
             message["is_error"] = True
         return [message]
@@ -246,15 +241,7 @@ class _RunningCommands:
     def see(self, message: dict[str, Any]) -> None:
         """Note what `message` says of the commands, and rewrite a ``write_stdin`` call
         of a command known to run on (in place)."""
-        for call in message.get("tool_calls") or ():
-            function = call.get("function") or {}
-            name = function.get("name")
-            try:
-                args = json.loads(function.get("arguments") or "{}")
-            except ValueError:
-                continue
-            if not isinstance(args, dict):
-                continue
+        for call, name, args in decoded_calls(message):
             if name == "exec_command" and isinstance(args.get("cmd"), str) and call.get("id"):
                 self._calls[call["id"]] = args["cmd"]
             elif name == "write_stdin":

@@ -35,6 +35,7 @@ from chunkscope.engine.read.formats.base import (
     first_text,
     text_of,
     tool_call,
+    tool_result,
 )
 from chunkscope.engine.read.formats.jsondoc import Document
 from chunkscope.engine.read.source import NO_PART_ENDS, PartEnds
@@ -257,16 +258,8 @@ def _parts(role: str, parts: list[Any], ts: Any) -> list[dict[str, Any]]:
             if isinstance(output, dict):
                 output = output.get("output", output.get("error", output))
             text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
-            text, exit_code = gemini.shell_result(text)
-            result: dict[str, Any] = {
-                "role": "tool",
-                "tool_call_id": response.get("id"),
-                "content": text,
-                "timestamp": ts,
-            }
-            if exit_code is not None:
-                result["exit_code"] = exit_code
-            results.append(result)
+            shown, exit_code = gemini.shell_result(text)
+            results.append(tool_result(response.get("id"), shown, ts, exit_code))
     out: list[dict[str, Any]] = []
     text = "\n".join(texts)
     thinking = "\n".join(t for t in thoughts if t.strip())

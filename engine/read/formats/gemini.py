@@ -41,6 +41,7 @@ from chunkscope.engine.read.formats.base import (
     first_text,
     text_of,
     tool_call,
+    tool_result,
 )
 from chunkscope.engine.read.formats.jsondoc import Document
 from chunkscope.engine.read.source import BOM, NO_PART_ENDS, PartEnds, _open_binary, iter_objects
@@ -239,14 +240,7 @@ def messages_of(
             if not text and responses and isinstance(call.get("id"), str):
                 text = responses.get(call["id"], "")
             text, exit_code = shell_result(text)
-            result: dict[str, Any] = {
-                "role": "tool",
-                "tool_call_id": tool_calls[-1]["id"],
-                "content": text,
-                "timestamp": call.get("timestamp") or ts,
-            }
-            if exit_code is not None:
-                result["exit_code"] = exit_code
+            result = tool_result(tool_calls[-1]["id"], text, call.get("timestamp") or ts, exit_code)
             if call.get("status") not in (None, "success"):
                 result["is_error"] = True
             results.append(result)
