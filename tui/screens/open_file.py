@@ -383,6 +383,17 @@ class SessionRow:
         return Measurement(1, cell_len(session_label(self.info)))
 
 
+#: The keys that edit a path typed ahead of the field's focus, and the field's action.
+_EDITING_KEYS = {
+    "backspace": "delete_left",
+    "delete": "delete_right",
+    "left": "cursor_left",
+    "right": "cursor_right",
+    "home": "home",
+    "end": "end",
+}
+
+
 class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
     _counts = ""  # "4 sessions · 2 documents", under the list once it is listed
     #: Escape closes the picker as it arrives, in order with the keys typed around it: a
@@ -514,7 +525,18 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
         lists take no text; space still opens a folder of the tree, unless it comes in a
         path typed ahead of the field's focus: ``my log.jsonl`` keeps its space)."""
         field = self.query_one("#path", Input)
-        if self.focused is field or not event.is_printable or event.character is None:
+        if self.focused is field:
+            return
+        edit = _EDITING_KEYS.get(event.key) if self._typed_ahead else None
+        if edit is not None:
+            # an editing key in the path typed ahead of the field's focus (walk 23, F1:
+            # `abc ⌫ d` in one burst left `abc`, the ⌫ taken by the tree, the d lost)
+            event.stop()
+            event.prevent_default()
+            field.focus()
+            getattr(field, f"action_{edit}")()
+            return
+        if not event.is_printable or event.character is None:
             return
         if event.character == " " and not self._typed_ahead:
             return
