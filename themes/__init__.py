@@ -40,6 +40,7 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from chunkscope.engine.read.source import HEAD_BYTES, binary_reason
 from chunkscope.themes.builtin import (
     BAND_COUNT,
     BUILTIN_THEMES,
@@ -201,8 +202,12 @@ def load_user_themes(directory: Path | None = None) -> tuple[list[Theme], list[s
     for path in files:
         try:
             try:
-                with path.open("rb") as fh:
-                    data = tomllib.load(fh)
+                raw = path.read_bytes()
+                # refused as every input is, in the same words (walk 23, F2)
+                reason = binary_reason(raw[:HEAD_BYTES], "a theme file")
+                if reason is not None:
+                    raise _ThemeFileError(reason)
+                data = tomllib.loads(raw.decode("utf-8"))
             except tomllib.TOMLDecodeError as e:
                 raise _ThemeFileError(f"not valid TOML: {e}") from None
             except OSError as e:

@@ -420,6 +420,11 @@ def load_settings(path: str | Path | None = None) -> Settings:
         return Settings()
     except OSError as e:
         raise SettingsError(f"{target}: cannot read: {e.strerror or e}") from None
+    from chunkscope.engine.read.source import HEAD_BYTES, binary_reason
+
+    reason = binary_reason(raw[:HEAD_BYTES], "a config file")  # as every input is refused
+    if reason is not None:
+        raise SettingsError(f"{target}: {reason}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
