@@ -66,3 +66,53 @@ def test_a_config_file_or_theme_file_that_is_not_text_says_what_it_looks_like(
         "bin.toml: looks like a binary file (NUL bytes at byte 7), not a theme file",
         "u16.toml: looks like UTF-16 text, not UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)",
     ]
+
+
+async def test_a_burst_in_the_search_field_edits_in_the_order_typed() -> None:
+    """F1: `/`, then `castlx ⌫ ing` at once searched `castlxin`: Textual ran the ⌫ (a
+    binding of the field) after the characters typed after it."""
+    from chunkscope.tui.widgets.search_panel import QuestionField
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: isinstance(app.screen.focused, QuestionField), 5)
+        field = app.screen.focused
+        assert isinstance(field, QuestionField)
+        burst(app, *"cachx", "backspace", *"e ke", "left", "left", "delete", "y")
+        await wait_for(pilot, lambda: field.value == "cache ye", 5)
+        await pilot.pause()
+        assert field.value == "cache ye"
+
+
+def test_a_codex_shell_result_stored_as_json_says_its_exit_code(tmp_path: Path) -> None:
+    """F3: a `shell` result written as ``{"output", "metadata": {"exit_code"}}`` read as
+    its output alone (``1 failed, 3 passed``, no exit 1), and a failed command with no
+    output (``grep -q``) gave no result turn at all."""
+    import json
+
+    from chunkscope.engine.read.parse import load
+
+    def item(i: int, payload: dict[str, object]) -> dict[str, object]:
+        ts = f"2025-06-01T10:00:0{i}.000Z"
+        return {"timestamp": ts, "type": "response_item", "payload": payload}
+
+    def run(i: int, argv: list[str], output: str, code: int) -> list[dict[str, object]]:
+        call = {"type": "function_call", "name": "shell", "call_id": f"c{i}"}
+        call["arguments"] = json.dumps({"command": argv})
+        result = {"output": output, "metadata": {"exit_code": code, "duration_seconds": 0.1}}
+        out = {"type": "function_call_output", "call_id": f"c{i}", "output": json.dumps(result)}
+        return [item(i, call), item(i, out)]
+
+    user = {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": "Test it"}],
+    }
+    records = [item(0, user), *run(1, ["pytest", "-q"], "1 failed, 3 passed", 1)]
+    records += run(2, ["grep", "-q", "TODO", "a.py"], "", 1)
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    results = [t.text for t in load(path).turns if t.role == "Tool"]
+    assert results == ["Exit code: 1\n1 failed, 3 passed", "Exit code: 1"]

@@ -34,6 +34,7 @@ from chunkscope.engine.textutil import file_size, plural
 from chunkscope.tui.cells import terminal_text
 from chunkscope.tui.samples import sample_files
 from chunkscope.tui.screens.late_callbacks import LateCallbacks
+from chunkscope.tui.widgets.ordered_input import OrderedInput
 
 #: Session files looked at for the sessions list (the newest of the folder).
 SESSIONS_LOOKED_AT = 200
@@ -475,7 +476,7 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
                 )
                 samples.border_title = "sample logs"
                 yield samples
-            yield Input(
+            yield OrderedInput(
                 placeholder="or type a path and press enter", id="path", select_on_focus=False
             )
             yield Label("type a path · enter opens · tab switches · escape cancels", classes="hint")

@@ -14,13 +14,12 @@ from textual.widgets import Input, Label, Static
 
 from chunkscope.tui.keys import key_again
 from chunkscope.tui.screens.late_callbacks import LateCallbacks
+from chunkscope.tui.widgets.ordered_input import OrderedInput
 
 
-class PromptInput(Input):
-    """An input that runs its own key bindings (backspace, delete, arrows, enter) as the
-    key arrives, in order with the characters typed. Plain Textual resolves bindings
-    only once the unhandled key has bubbled back to the app, so in a burst of keys
-    (a paste-like ``tmux send-keys``, a fast typist) ``⌫ ⌫ 1 5`` became ``1 5 ⌫ ⌫``."""
+class PromptInput(OrderedInput):
+    """The prompt's field: keys in order (`OrderedInput`), and those typed before the
+    prompt was ready wait for their turn."""
 
     async def _on_key(self, event: events.Key) -> None:
         screen = self.screen
@@ -32,12 +31,6 @@ class PromptInput(Input):
             event.prevent_default()
             event.stop()
             screen._early.append((event.key, event.character))
-            return
-        for binding in self._bindings.key_to_bindings.get(event.key, ()):
-            event.prevent_default()  # not Input._on_key: this key is done
-            event.stop()
-            await self.run_action(binding.action)
-            return
 
 
 class PromptScreen(LateCallbacks, ModalScreen[str | None]):

@@ -32,6 +32,7 @@ from chunkscope.engine.search import DEFAULT_RANKER, RANKERS
 from chunkscope.tui.keys import key_again
 from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
 from chunkscope.tui.widgets.chunk_list import preview_lines
+from chunkscope.tui.widgets.ordered_input import OrderedInput
 from chunkscope.tui.widgets.panel_title import fit_text, title_forms
 from chunkscope.tui.widgets.rows import put_text
 
@@ -93,7 +94,7 @@ class ContextLine(Static):
         self.tooltip = self._forms[0] if shown != self._forms[0] else None
 
 
-class QuestionField(Input):
+class QuestionField(OrderedInput):
     """The question's field. Keys reach it in a burst (escape and ``b ⌫⌫⌫⌫⌫ 777 ⏎``
     right after it, read together while a search's thread held the app): the app sent
     every one to the field before the escape, bubbling up to the panel's binding, closed

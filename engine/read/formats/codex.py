@@ -165,7 +165,12 @@ def _output(raw: Any) -> tuple[str, int | None]:
         return raw if isinstance(raw, str) else json.dumps(raw), None
     meta = data.get("metadata")
     code = meta.get("exit_code") if isinstance(meta, dict) else None
-    return text_of(data.get("output")), code if isinstance(code, int) else None
+    output = text_of(data.get("output"))
+    if not isinstance(code, int) or isinstance(code, bool):
+        return output, None
+    # the exit code said as the newer versions' outputs say it (walk 23, F3: a failed
+    # command's result read as its output alone, one with no output as no turn at all)
+    return (f"Exit code: {code}\n{output}" if output.strip() else f"Exit code: {code}"), code
 
 
 def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] | None:
