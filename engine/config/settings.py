@@ -420,16 +420,12 @@ def load_settings(path: str | Path | None = None) -> Settings:
         return Settings()
     except OSError as e:
         raise SettingsError(f"{target}: cannot read: {e.strerror or e}") from None
-    from chunkscope.engine.read.source import HEAD_BYTES, binary_reason
+    from chunkscope.engine.read.source import located, side_file_text
 
-    reason = binary_reason(raw[:HEAD_BYTES], "a config file")  # as every input is refused
-    if reason is not None:
-        raise SettingsError(f"{target}: {reason}")
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw[: e.start].count(b"\n") + 1
-        raise SettingsError(f"{target}:{line}: not valid UTF-8") from None
+        text = side_file_text(raw, "a config file")  # refused as every input is
+    except ValueError as e:
+        raise SettingsError(f"{target}{located(str(e))}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

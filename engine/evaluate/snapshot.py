@@ -33,7 +33,7 @@ from typing import Any, TypeGuard
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.fileio import atomic_write_text
 from chunkscope.engine.model import Chunk
-from chunkscope.engine.read.source import HEAD_BYTES, binary_reason
+from chunkscope.engine.read.source import located, side_file_text
 
 VERSION = 1
 
@@ -110,13 +110,10 @@ def read_levels(path: str | Path) -> tuple[list[Cut], list[Cut] | None]:
         raise SnapshotError(f"{where}: is a directory, not a snapshot file") from None
     except OSError as e:
         raise SnapshotError(f"{where}: cannot read the snapshot ({e.strerror or e})") from None
-    reason = binary_reason(raw[:HEAD_BYTES], "a snapshot file")  # as every input is refused
-    if reason is not None:
-        raise SnapshotError(f"{where}: {reason}")
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise SnapshotError(f"{where}: not UTF-8 (byte {e.start}), not a snapshot file") from None
+        text = side_file_text(raw, "a snapshot file")  # refused as every input is
+    except ValueError as e:
+        raise SnapshotError(f"{where}{located(str(e))}") from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:

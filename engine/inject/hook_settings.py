@@ -30,7 +30,7 @@ from typing import Any
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.fileio import atomic_write_text
 from chunkscope.engine.inject.agents.base import Agent, HookSpec
-from chunkscope.engine.read.source import BOM, HEAD_BYTES, binary_reason
+from chunkscope.engine.read.source import BOM, located, side_file_text
 
 __all__ = [
     "HookSpec",
@@ -154,15 +154,10 @@ def read_settings(path: Path, events: tuple[str, ...] = ()) -> dict[str, Any] | 
         return None
     except OSError as e:
         raise SettingsFileError(f"{path}: cannot read: {e.strerror or e}; not changed") from None
-    reason = binary_reason(raw[:HEAD_BYTES], "a settings file")  # as every input is refused
-    if reason is not None:
-        raise SettingsFileError(f"{path}: {reason}; not changed")
-    try:  # a leading byte order mark is read past, as the readers read one
-        text = raw.decode("utf-8").removeprefix(BOM)
-    except UnicodeDecodeError as e:
-        line = raw.count(b"\n", 0, e.start) + 1
-        why = f"not UTF-8 text (byte {e.start})"
-        raise SettingsFileError(f"{path}:{line}: {why}; not changed") from None
+    try:  # refused as every input is; a leading byte order mark is read past
+        text = side_file_text(raw, "a settings file").removeprefix(BOM)
+    except ValueError as e:
+        raise SettingsFileError(f"{path}{located(str(e))}; not changed") from None
     if not text.strip():
         return {}
     try:

@@ -353,6 +353,26 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
     return None
 
 
+def side_file_text(raw: bytes, what: str) -> str:
+    """A side file's text (a query, snapshot, settings or config file): `ValueError`
+    saying what it looks like when it is not text (`binary_reason`), else where it is not
+    UTF-8 (``LINE: not UTF-8 text (byte N)``: the caller puts its path first)."""
+    reason = binary_reason(raw[:HEAD_BYTES], what)
+    if reason is not None:
+        raise ValueError(reason)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise ValueError(f"{line}: not UTF-8 text (byte {e.start})") from None
+
+
+def located(reason: str) -> str:
+    """`reason` as it follows a path: ``:LINE: ...`` when it starts with a line number
+    (`side_file_text`), else ``: ...``."""
+    return f":{reason}" if reason[:1].isdigit() else f": {reason}"
+
+
 def head_reason(head: bytes, what: str | None = "a log or markdown") -> str | None:
     """`binary_reason` of a head `read_head` gave: one still gzip is a gzip file it got
     nothing out of (cut short in its header, damaged)."""

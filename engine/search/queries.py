@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from chunkscope.engine.errors import ChunkscopeError
-from chunkscope.engine.read.source import BOM, HEAD_BYTES, binary_reason
+from chunkscope.engine.read.source import BOM, located, side_file_text
 
 __all__ = ["Query", "QueryError", "load_judged_queries", "load_queries", "parse_queries"]
 
@@ -138,14 +138,10 @@ def load_queries(path: str | Path) -> list[Query]:
         raise QueryError(f"{p}: is a directory, not a query file") from None
     except OSError as e:
         raise QueryError(f"{p}: {e.strerror or e}") from None
-    reason = binary_reason(raw[:HEAD_BYTES], "a query file")  # as a gold file is refused
-    if reason is not None:
-        raise QueryError(f"{p}: {reason}")
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw.count(b"\n", 0, e.start) + 1
-        raise QueryError(f"{p}:{line}: not UTF-8 text (byte {e.start})") from None
+        text = side_file_text(raw, "a query file")  # refused as a gold file is
+    except ValueError as e:
+        raise QueryError(f"{p}{located(str(e))}") from None
     return parse_queries(text, str(p))
 
 
