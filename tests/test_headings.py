@@ -8,11 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chunkscope.engine.pipeline import Pipeline, PipelineParams
-from chunkscope.engine.read.headings import find_headings, heading_at, style_levels
+from chunkscope.engine.read import headings as H
+from chunkscope.engine.read.headings import Heading, find_headings, heading_at, style_levels
 from chunkscope.engine.read.parse import load, markdown_sections, parse_turns_md
 from chunkscope.engine.segment.merge import MergeParams
 from chunkscope.tui.cli import main
@@ -303,3 +304,141 @@ def test_split_ranks_take_underlined_headings_in_documents_not_in_logs() -> None
     doc = [HEADING_RANK - 2, HEADING_ONLY_RANK, HEADING_RANK - 1, HEADING_ONLY_RANK]
     assert ranks("Doc") == doc
     assert ranks("Bot") == [PARAGRAPH_RANK] * 4
+
+
+# --------------------------------------------------------------------------- the event scan
+
+
+def _line_by_line(lines: list[str]) -> list[Heading]:
+    """`find_headings` as it was before it read only the lines a regex finds: every
+    line in turn, the oracle of the event scan."""
+    out: list[Heading] = []
+    n = len(lines)
+    i = H._front_matter_end(lines)
+    fence: str | None = None
+    literal = False
+    after_blank = True
+    while i < n:
+        line = lines[i]
+        if fence is not None:
+            fence = H.fence_after(line, fence)
+            i += 1
+            after_blank = False
+            continue
+        if not line.strip():
+            after_blank = True
+            i += 1
+            continue
+        if literal:
+            if line[:1] in (" ", "\t"):
+                i += 1
+                after_blank = False
+                continue
+            literal = False
+        atx = H.ATX.match(line)
+        if atx is not None:
+            out.append(Heading(i, i + 1, len(atx.group(1)), atx.group(2).strip(), "atx"))
+            i += 1
+            after_blank = True
+            continue
+        tag = H._html_heading(lines, i) if "<" in line[:4] else None
+        if tag is not None:
+            out.append(tag)
+            i = tag.end
+            after_blank = True
+            continue
+        if after_blank:
+            found = H._underlined(lines, i)
+            if found is not None:
+                taken, style = found
+                title = lines[i + taken // 2 if taken == 3 else i].strip()
+                out.append(H._underlined_heading(i, taken, title, style))
+                i += taken
+                after_blank = True
+                continue
+        fence = H.fence_after(line, None)
+        if fence is None and H.opens_literal_block(line):
+            literal = True
+        after_blank = False
+        i += 1
+    return H.with_levels(out)
+
+
+#: Lines that move `find_headings`' state or make a heading, and plain ones.
+_TRICKY_LINE = st.one_of(
+    st.sampled_from(
+        [
+            "",
+            "  ",
+            "\t",
+            "text",
+            "Title here",
+            "  indented",
+            "\tcode",
+            "x ::",
+            "Usage::",
+            "   ::  ",
+            "::",
+            "```",
+            "```py",
+            "``` a`b",
+            "~~~",
+            "~~~~",
+            "  ```",
+            "    ```",
+            "# H",
+            "## H2 ##",
+            "#nohash",
+            "####### seven",
+            "#",
+            "<h2>T</h2>",
+            " <H3 a=1>",
+            "</h3>",
+            "<h1></h1>",
+            "  <h4>",
+            "===",
+            "---",
+            "~~~~~~~~",
+            "***",
+            "^^^^",
+            "- item",
+            "> quote",
+            "| a | b |",
+            ".. note::",
+            "+++",
+            "key: v",
+            "title = 1",
+            "...",
+            "x\u2028",
+            "Tit\u00a0le",
+            "``",
+            "=",
+            "-=-",
+            "  ---  ",
+            "\u3000",
+        ]
+    ),
+    st.text(" #=-~`<>:h1*\t\u00a0ab", max_size=6),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines=st.lists(_TRICKY_LINE, max_size=30))
+@example(lines=["Usage::", "", "    code", "text", "  ```", "# H", "```"])  # a literal block ends
+@example(lines=["Usage::", "", "    code", "", "  Title", "  ~~~~~", "", "x"])  # it goes on
+@example(lines=["```", "", "Title", "=====", "```", "", "T", "---"])
+def test_the_event_scan_finds_what_reading_every_line_finds(lines: list[str]) -> None:
+    H._last = ("", [])
+    assert find_headings(lines) == _line_by_line(lines)
+    assert find_headings(lines) == _line_by_line(lines)  # the remembered answer too
+
+
+def test_the_remembered_answer_is_the_lines_own() -> None:
+    a = ["Title", "=====", "", "text"]
+    b = ["Title", "", "=====", "text"]
+    assert [h.title for h in find_headings(a)] == ["Title"]
+    assert find_headings(b) == []
+    assert [h.title for h in find_headings(a)] == ["Title"]
+    found = find_headings(a)
+    found.clear()  # a caller's list is its own
+    assert [h.title for h in find_headings(a)] == ["Title"]

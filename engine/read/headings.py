@@ -235,15 +235,94 @@ def _front_matter_end(lines: Sequence[str]) -> int:
     return 0
 
 
+#: The lines `find_headings` must look at, in ``"\n"`` + a file's lines joined by
+#: ``"\n"``: an adornment line (group 1; an underline, which brings the line before it,
+#: or an overline), a fence, an HTML heading's opening tag and an ATX heading. Each
+#: starts with a blank or punctuation (the lookahead refuses every other line at once).
+#: Every other line only moves the state `find_headings` keeps (blank or not, indented
+#: or not), which it reads when needed.
+_EVENT_LINE = re.compile(
+    r"\n(?=[ !-/:-@\[-`{-~])(?:( {0,3}([!-/:-@\[-`{-~])\2+[ \t]*(?=\n|\Z))"
+    r"| {0,3}(?:`{3}|~{3}|<[hH][1-6])|#{1,6}[^\S\n])"
+)
+#: The end of a line that opens a reStructuredText literal block (`opens_literal_block`).
+_LITERAL_OPENER = re.compile(r"::[^\S\n]*(?=\n|\Z)")
+
+
+def _event_lines(joined: str, first: int) -> list[int]:
+    """The indexes (from `first` on, in order) of the lines of `joined` (a file's lines
+    joined by "\n") `find_headings` must read: those of `_EVENT_LINE` (an underline
+    with the line before it) and of `_LITERAL_OPENER`."""
+    # Over "\n" + the text, each line is found at the newline before it, which the
+    # regex engine skips to with a fast character search.
+    text = "\n" + joined
+    starts: dict[int, bool] = {
+        m.start(): m.group(1) is not None for m in _EVENT_LINE.finditer(text)
+    }
+    rfind = text.rfind
+    for m in _LITERAL_OPENER.finditer(text):
+        starts.setdefault(rfind("\n", 0, m.start()), False)
+    out: list[int] = []
+    row, at = 0, 0
+    count = text.count
+    for pos in sorted(starts):
+        row += count("\n", at, pos)  # the line's index: the newlines before its own
+        at = pos
+        if starts[pos] and row > first and (not out or out[-1] < row - 1):
+            out.append(row - 1)
+        if row >= first:
+            out.append(row)
+    return out
+
+
+def _literal_goes_on(lines: Sequence[str], a: int, b: int) -> bool:
+    """Whether a literal block open before line `a` is still open at line `b`: every
+    line between is blank or indented."""
+    for j in range(a, b):
+        line = lines[j]
+        if line[:1] not in (" ", "\t") and line.strip():
+            return False
+    return True
+
+
+#: The last text `find_headings` read and its headings: the reader finds a document's
+#: sections and the markdown strategy its setext and HTML headings in the same lines.
+_last: tuple[str, list[Heading]] = ("", [])
+
+
 def find_headings(lines: Sequence[str]) -> list[Heading]:
-    """Every heading of a file's lines, in order (see the module docstring)."""
+    """Every heading of a file's lines, in order (see the module docstring).
+
+    Only the lines of `_event_lines` are read one by one (a regex finds them): what the
+    lines between do to the state (a fence stays as it is; the line before says blank
+    or not; a literal block ends at a line neither blank nor indented) is read at the
+    next one."""
+    global _last
+    joined = "\n".join(lines)
+    text, found = _last
+    if joined != text or not joined:
+        found = _find_headings(lines, joined)
+        _last = (joined, found)
+    return list(found)
+
+
+def _find_headings(lines: Sequence[str], joined: str) -> list[Heading]:
     out: list[Heading] = []
-    n = len(lines)
     i = _front_matter_end(lines)
     fence: str | None = None
     literal = False  # after a line ending in "::": indented lines are a literal block
     after_blank = True  # the line before `i` is blank (or there is none)
-    while i < n:
+    for at in _event_lines(joined, i):
+        if at < i:
+            continue  # a line of the heading just taken
+        if at > i:  # lines i..at-1 hold no event
+            if fence is None:
+                if literal:
+                    literal = _literal_goes_on(lines, i, at)
+                after_blank = not lines[at - 1].strip()
+            else:
+                after_blank = False
+            i = at
         line = lines[i]
         if fence is not None:
             fence = fence_after(line, fence)

@@ -81,7 +81,9 @@ def _other_headings(text: str, fences: Sequence[tuple[int, int]]) -> list[tuple[
         offsets.append(offsets[-1] + len(line) + 1)
     fenced = [a for a, _ in fences]
     out = []
-    for h in find_headings(lines):
+    # Without the empty line after a final line break (it holds no heading), the lines
+    # are the reader's: `find_headings` gives its last answer again.
+    for h in find_headings(lines[:-1] if len(lines) > 1 and not lines[-1] else lines):
         at = offsets[h.start]
         k = bisect_right(fenced, at) - 1
         if h.kind != "atx" and not (k >= 0 and at < fences[k][1]):
