@@ -321,6 +321,12 @@ _BINARY_SHARE = 0.10
 _BINARY_SHARE_ALONE = 0.30
 
 
+def _other_encoding(name: str) -> str:
+    """What `binary_reason` says of text in another Unicode encoding (`name`, iconv's:
+    with a byte order mark, iconv reads its order there; without, the name says it)."""
+    return f"looks like {name} text, not UTF-8 (convert it: iconv -f {name} -t UTF-8)"
+
+
 def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | None:
     """Why `head` (a file's first bytes) is not text, or None when it is.
 
@@ -334,8 +340,10 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
     not_what = f", not {what}" if what else ""
     if head.startswith(GZIP_MAGIC):  # no text starts so (`check_text` says more of it)
         return f"looks like gzip-compressed data (decompress it first){not_what}"
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # its BOM
+        return _other_encoding("UTF-32")
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "looks like UTF-16 text, not UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)"
+        return _other_encoding("UTF-16")
     if not head:
         return None
     text = head.decode("utf-8", errors="replace")
@@ -344,9 +352,15 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
     share = (undecodable + controls) / len(text)
     nul = head.find(b"\x00")
     if nul >= 0 and share > _BINARY_SHARE:
-        odd = head[1::2].count(0) > len(head) // 4 or head[0::2].count(0) > len(head) // 4
-        if odd and head.count(0) < len(head) * 0.6:  # ASCII text stored two bytes a character
-            return "looks like UTF-16 text, not UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)"
+        quarter = len(head) // 4
+        for nuls, name in (((1, 2, 3), "UTF-32LE"), ((0, 1, 2), "UTF-32BE")):
+            if all(head[k::4].count(0) >= quarter * 0.9 for k in nuls):
+                return _other_encoding(name)  # ASCII text four bytes a character, no BOM
+        if head.count(0) < len(head) * 0.6:  # ASCII text two bytes a character, no BOM
+            if head[1::2].count(0) > quarter:
+                return _other_encoding("UTF-16LE")
+            if head[0::2].count(0) > quarter:
+                return _other_encoding("UTF-16BE")
         return f"looks like a binary file (NUL bytes at byte {nul}){not_what}"
     if share > _BINARY_SHARE_ALONE:
         return f"looks like a binary file ({share:.0%} of its first bytes are not text){not_what}"
