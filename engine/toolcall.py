@@ -66,6 +66,31 @@ SHELL_TOOLS = frozenset(
 )
 
 
+#: Text-editor tools (lower case; Anthropic's, SWE-agent's): their ``command`` argument is
+#: the editor's sub-command (`EDITOR_COMMANDS`), not a shell line: a call shows as
+#: ``str_replace_editor view src/a.py`` (`editor_command`).
+EDITOR_TOOLS = frozenset({"str_replace_editor", "str_replace_based_edit_tool", "text_editor"})
+EDITOR_COMMANDS = frozenset({"view", "create", "str_replace", "insert", "undo_edit"})
+#: The sub-commands that leave the file as it was before the call's edits (the recap's
+#: files changed do not count them).
+EDITOR_NO_EDIT = frozenset({"view", "undo_edit"})
+
+
+def editor_command(tool: str, args: Any) -> str | None:
+    """The editor's sub-command of a text-editor call (`EDITOR_TOOLS`, or any tool but a
+    shell whose ``command`` is one of `EDITOR_COMMANDS` beside a ``path``); None when
+    the call is not one."""
+    if not isinstance(args, dict):
+        return None
+    command = args.get("command")
+    if not isinstance(command, str) or command.strip() not in EDITOR_COMMANDS:
+        return None
+    name = tool.lower()
+    if name in EDITOR_TOOLS or ("path" in args and name not in SHELL_TOOLS):
+        return command.strip()
+    return None
+
+
 #: The plan tools (lower case): Claude Code's ``TodoWrite``, Codex's ``update_plan``, Gemini
 #: CLI's ``write_todos``, and others' like them. A call shows the plan's progress and its
 #: step in progress (`plan_text`), and the recap's plan section reads the last one.
@@ -374,6 +399,13 @@ def format_call(name: Any, arguments: Any) -> str:
             why = f"added: {_quoted(_one_line(args['subject']))}"  # the task it made
         text = plan_text(tool, items)
         return f"{text}\n{_one_line(why)}" if isinstance(why, str) and why.strip() else text
+    sub = editor_command(tool, args)
+    if sub is not None:  # ``str_replace_editor view src/a.py``, then the edit's text
+        path = args.get("path")
+        head = f"{tool} {sub}"
+        if isinstance(path, str) and path.strip():
+            head += f" {_subject(path)}"
+        return _with_block(head, {k: v for k, v in args.items() if k not in ("command", "path")})
     for key in COMMAND_KEYS:
         command = command_text(args.get(key))
         if command is not None and command.strip():

@@ -3,6 +3,7 @@ before its fix."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -33,3 +34,153 @@ def test_text_in_another_unicode_encoding_is_named_so_its_advice_converts_it(
     assert named is not None, err
     assert named.group(1) == named.group(2)
     assert f.read_bytes().decode(named.group(2)).removeprefix("\ufeff") == _TEXT
+
+
+def _session(tmp_path: Path, messages: list[dict[str, object]]) -> Path:
+    """An Anthropic-style messages file (the openai-messages reader reads it)."""
+    f = tmp_path / "session.json"
+    f.write_text(json.dumps(messages), encoding="utf-8")
+    return f
+
+
+def _use(cid: str, name: str, args: dict[str, object], text: str = "") -> dict[str, object]:
+    content: list[dict[str, object]] = [{"type": "text", "text": text}] if text else []
+    content.append({"type": "tool_use", "id": cid, "name": name, "input": args})
+    return {"role": "assistant", "content": content}
+
+
+def _result(cid: str, text: str) -> dict[str, object]:
+    return {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": cid, "content": text}],
+    }
+
+
+def _chunk(f: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> str:
+    capsys.readouterr()
+    assert main(["chunk", str(f), "--format", "json", *flags]) == 0
+    return "\n".join(c["text"] for c in json.loads(capsys.readouterr().out)["chunks"])
+
+
+def test_a_text_editor_call_reads_as_the_editor_s_command_not_a_shell_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F2: a text editor's `command` is its sub-command (view, create, str_replace): the
+    call read `$ view  # path=...` as if typed in a shell, and collapsed, a view read
+    "Edited /repo/primes.py."."""
+    editor = "str_replace_based_edit_tool"
+    f = _session(
+        tmp_path,
+        [
+            {"role": "user", "content": "Fix the bug in primes.py"},
+            _use("t1", editor, {"command": "view", "path": "/repo/primes.py"}, "Let me look."),
+            _result("t1", "1: def is_prime(n):\n2:     return n > 1"),
+            _use(
+                "t2",
+                editor,
+                {
+                    "command": "str_replace",
+                    "path": "/repo/primes.py",
+                    "old_str": "n > 1",
+                    "new_str": "n > 1 and n % 2",
+                },
+            ),
+            _result("t2", "Successfully replaced text at exactly one location."),
+            _use(
+                "t3",
+                "str_replace_editor",
+                {
+                    "command": "create",
+                    "path": "/repo/t.py",
+                    "file_text": "import primes\nprint(1)\n",
+                },
+            ),
+            _result("t3", "File created successfully at: /repo/t.py"),
+            {"role": "assistant", "content": "Fixed."},
+        ],
+    )
+    raw = _chunk(f, capsys, "--no-collapse")
+    assert f"{editor} view /repo/primes.py" in raw
+    assert f'{editor} str_replace /repo/primes.py old_str="n > 1" new_str="n > 1 and n % 2"' in raw
+    assert "str_replace_editor create /repo/t.py file_text:\nimport primes\nprint(1)" in raw
+    assert "$ view" not in raw and "$ str_replace" not in raw and "$ create" not in raw
+    folded = _chunk(f, capsys, "--collapse")
+    assert "Tool: Read /repo/primes.py (2 lines)." in folded
+    assert "Tool: Edited /repo/primes.py." in folded
+    assert "Tool: Wrote /repo/t.py (2 lines)." in folded
+    assert folded.count("Edited") == 1
+
+
+@pytest.mark.parametrize(
+    ("result", "said"),
+    [
+        ("No files found", "no matches."),
+        ("No matches found", "no matches."),
+        ("Found 5 files\nsrc/a.ex\nsrc/b.ex\nsrc/c.ex\nsrc/d.ex\nsrc/e.ex", "5 files."),
+        ("Found 1 file\nsrc/a.ex", "1 file."),
+        ("src/a.ex:3: flash(", "1 line."),
+        ("src/a.ex:3: flash(\nsrc/b.ex:9: flash(", "2 lines."),
+    ],
+)
+def test_a_search_says_what_it_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], result: str, said: str
+) -> None:
+    """F3: a search that found nothing read "1 lines." (Claude Code's "No files found"
+    counted as a hit), "Found 5 files" and the files "6 lines."."""
+    f = _session(
+        tmp_path,
+        [
+            {"role": "user", "content": "Where is the flash used?"},
+            _use("g1", "Grep", {"pattern": "flash", "path": "lib"}),
+            _result("g1", result),
+        ],
+    )
+    assert f"Tool: Searched for 'flash' in lib: {said}" in _chunk(f, capsys, "--collapse")
+
+
+def test_a_glob_that_found_nothing_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = _session(
+        tmp_path,
+        [
+            {"role": "user", "content": "Any live view tests here?"},
+            _use("g1", "Glob", {"pattern": "test/**/*_live_test.exs"}),
+            _result("g1", "No files found"),
+        ],
+    )
+    assert "Listed test/**/*_live_test.exs: none found." in _chunk(f, capsys, "--collapse")
+
+
+def test_a_call_whose_result_is_not_in_the_log_is_kept_where_it_was_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F4: a call with no result (a session read while it ran, or cut short) vanished
+    from the collapsed form, the workbench's default view and the embedding's text."""
+    f = _session(
+        tmp_path,
+        [
+            {"role": "user", "content": "Run the tests"},
+            _use("b1", "Bash", {"command": "pytest -q"}, "Running."),
+            _use("w1", "WebSearch", {"query": "pytest flaky"}, "Also searching."),
+            {"role": "user", "content": "stop, what happened?"},
+            _use("b2", "Bash", {"command": "git status"}, "Checking."),
+            _result("b2", "nothing to commit"),
+            _use("b3", "Bash", {"command": "mix phx.server"}, "Starting the server."),
+        ],
+    )
+    folded = _chunk(f, capsys, "--collapse")
+    order = [
+        "You: Run the tests",
+        "Bot: Running.",
+        "Tool: Ran `pytest -q` (no result in the log).",
+        "Bot: Also searching.",
+        'Tool: Called WebSearch "pytest flaky" (no result in the log).',
+        "You: stop, what happened?",
+        "Tool: Ran `git status`: nothing to commit",
+        "Bot: Starting the server.",
+        "Tool: Ran `mix phx.server` (no result in the log).",
+    ]
+    at = [folded.find(line) for line in order]
+    assert -1 not in at, folded
+    assert at == sorted(at), folded

@@ -78,6 +78,8 @@ from chunkscope.engine.toolcall import (
     SHELL_TOOLS,
     command_text,
     compact_value,
+    decode_arguments,
+    editor_command,
     format_call,
 )
 
@@ -182,6 +184,11 @@ def _arg(args: Mapping[str, Any], key: str, default: str = "?") -> str:
 _URLS = re.compile(r"https?://[^\s<>\"'`]+")
 #: How Gemini CLI's search_file_content's result opens: ``Found N matches ...``.
 _FOUND_MATCHES = re.compile(r"\A\s*Found (\d+) match(?:es)?\b", re.I)
+#: A search's result that found nothing (Claude Code's Grep and Glob: "No files found",
+#: "No matches found").
+_FOUND_NONE = re.compile(r"\A\s*(?:No (?:files|matches|results) found|Found no )", re.I)
+#: Claude Code's Grep in its files mode: "Found 5 files" and then their paths.
+_FOUND_FILES = re.compile(r"\A\s*Found (\d+) files?\b", re.I)
 
 
 def _value(args: Mapping[str, Any], key: str, default: str = "?") -> str:
@@ -394,6 +401,8 @@ def _listed(what: str, result: str) -> str:
     entries = [ln.strip() for ln in result.splitlines() if ln.strip()]
     if not entries:
         return f"Listed {what} (empty)."
+    if _FOUND_NONE.match(result):
+        return f"Listed {what}: none found."
     return f"Listed {what}: " + ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
 
 
@@ -414,6 +423,17 @@ def _other_tool(
     """The sentence for a tool of Claude Code, Codex, Gemini CLI, ChatGPT or an agent
     trajectory's shell (`args` decoded from the raw `arguments`), its arguments said as
     the raw view shows them (`engine.toolcall`); None: not one of theirs."""
+    sub = editor_command(name, args)
+    if sub is not None:  # a text editor's call (``str_replace_editor view a.py``)
+        if sub == "view":
+            return f"Read {_path(args)} ({plural(_line_count(result), 'line')})."
+        if sub == "create":
+            text = args.get("file_text")
+            n = _line_count(text) if isinstance(text, str) else 0
+            return f"Wrote {_path(args)} ({plural(n, 'line')})."
+        if sub == "undo_edit":
+            return f"Undid the last edit of {_path(args)}."
+        return f"Edited {_path(args)}."
     if name in ("Read", "read_file"):
         return f"Read {_path(args)} ({plural(_line_count(result), 'line')})."
     if name in ("Write", "write_file"):
@@ -442,7 +462,14 @@ def _other_tool(
             )
         where = f" in {_path(args)}" if _path(args) != "?" else ""
         pattern = _value(args, "pattern", _value(args, "query"))
-        return f"Searched for '{pattern}'{where}: {hits} lines."
+        if pattern == "?" and not args and isinstance(arguments, str) and arguments.strip():
+            pattern = _cut(_fold(arguments))  # arguments not JSON: the pattern itself
+        if _FOUND_NONE.match(result):
+            return f"Searched for '{pattern}'{where}: no matches."
+        files = _FOUND_FILES.match(result)
+        if files:  # "Found 5 files" and their paths
+            return f"Searched for '{pattern}'{where}: {plural(int(files.group(1)), 'file')}."
+        return f"Searched for '{pattern}'{where}: {plural(hits, 'line')}."
     if name in ("WebSearch", "web_search", "browser", "web", "google_web_search"):
         query = _value(args, "query", _value(args, "input"))
         return f"Searched the web for '{_cut(_fold(query))}'."
@@ -540,6 +567,23 @@ def _calls(msg: Mapping[str, Any]) -> list[tuple[str | None, str, Any]]:
     return out
 
 
+#: What a collapsed call says when its result is nowhere in the log (a session read while
+#: the call ran, or cut short); the recap's last check says the same.
+NO_RESULT = "no result in the log"
+
+
+def _unanswered_sentence(call: tuple[str, Any, str | None, int | None]) -> str:
+    """The sentence of a call whose result the log does not hold: ``Ran `pytest -q` (no
+    result in the log).``, ``Called WebSearch "x" (no result in the log).``"""
+    name, arguments = call[0], call[1]
+    if name.lower() in SHELL_TOOLS:
+        args = decode_arguments(arguments)
+        command = _command(args) if isinstance(args, Mapping) else command_text(args)
+        return f"Ran `{_cut(_fold(command or '?'))}` ({NO_RESULT})."
+    shown = _cut(_fold(format_call(name, arguments)))
+    return f"Called {shown} ({NO_RESULT})."
+
+
 def _result_sentence(
     call: tuple[str, Any, str | None, int | None], msg: Mapping[str, Any], readable: bool
 ) -> str | None:
@@ -574,6 +618,9 @@ def collapse_messages(
     pending: dict[str, tuple[str, Any, str | None, int | None]] = {}
     anonymous: deque[tuple[str, Any, str | None, int | None]] = deque()
     subagent: dict[str, tuple[str, Any, str | None, int | None]] = {}  # its calls, by id
+    # readable: where each call's sentence goes when no result ever comes (the number of
+    # turns before it, and the timestamp and record of its message), by the call's id()
+    placed: dict[int, tuple[int, datetime | None, Mapping[str, Any]]] = {}
 
     def add(
         ts: datetime | None,
@@ -615,10 +662,13 @@ def collapse_messages(
                 add(ts, BOT_ROLE, text, msg)
             agent = msg.get("agent") if isinstance(msg.get("agent"), str) else None
             for call_id, name, arguments in _calls(msg):
+                made = (name, arguments, agent, line)
                 if call_id is None:
-                    anonymous.append((name, arguments, agent, line))
+                    anonymous.append(made)
                 else:
-                    pending[call_id] = (name, arguments, agent, line)
+                    pending[call_id] = made
+                if readable:
+                    placed[id(made)] = (len(turns), ts, msg)
         elif role == "tool":
             ref = msg.get("tool_call_id")
             if ref in (None, ""):
@@ -627,6 +677,7 @@ def collapse_messages(
                 call = pending.pop(str(ref), None)
             if call is None:
                 continue  # an orphan result
+            placed.pop(id(call), None)
             sentence = _result_sentence(call, msg, readable)
             if sentence is not None:
                 # the turn spans the call's record line to its result's
@@ -649,7 +700,21 @@ def collapse_messages(
                 if call_id is not None:
                     subagent[call_id] = (name, arguments, agent, _source_line(msg))
         # system messages and unknown roles are dropped
-    return turns
+    unanswered = [c for c in (*pending.values(), *anonymous) if id(c) in placed]
+    if not unanswered:
+        return turns
+    # each where it was made, after its message's own turns: the call stays in the text
+    # (the raw view shows it; a log read mid-call ends with it)
+    out: list[Turn] = []
+    at = 0
+    for call in sorted(unanswered, key=lambda c: placed[id(c)][0]):
+        where, ts, msg = placed[id(call)]
+        out += turns[at:where]
+        at = where
+        line, end = _source_line(msg), _source_line(msg, "end_line")
+        out.append(Turn(ts, TOOL_ROLE, _unanswered_sentence(call), line, 0, end_line=end))
+    out += turns[at:]
+    return [t._replace(turn_index=i) for i, t in enumerate(out)]
 
 
 # --------------------------------------------------------------------------- actions

@@ -80,8 +80,10 @@ from chunkscope.engine.toolcall import (
     ACTIVE_STATUSES,
     DONE_STATUSES,
     DROPPED_STATUSES,
+    EDITOR_NO_EDIT,
     PLAN_TOOLS,
     SHELL_TOOLS,
+    editor_command,
     plan_items,
 )
 
@@ -622,7 +624,6 @@ _EDIT_TOOLS = frozenset(
         "replace_in_file",
     }
 )
-_VIEW_COMMANDS = frozenset({"view", "undo_edit"})
 _SED_INPLACE = re.compile(r"\bsed\s+(?:-[a-zA-Z]*i[a-zA-Z]*\S*|--in-place\S*)\s+.*?(\S+)\s*$")
 _REDIRECT_WRITE = re.compile(
     r"(?:\bcat|\becho|\bprintf|\btee)\b[^|;&\n]*?(?:>|\btee)\s*['\"]?([\w./-]+\.\w+)"
@@ -644,9 +645,7 @@ def _edited_paths(call: _Call) -> list[str]:
         return _shell_writes(_command(args))
     if name not in _EDIT_TOOLS:
         return []
-    if name in ("str_replace_editor", "str_replace_based_edit_tool") and (
-        str(args.get("command", "")) in _VIEW_COMMANDS
-    ):
+    if editor_command(name, args) in EDITOR_NO_EDIT:
         return []
     for key in ("file_path", "notebook_path", "path", "filename", "target_file", "absolute_path"):
         value = args.get(key)
