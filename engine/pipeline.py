@@ -954,6 +954,8 @@ class Pipeline:
         slider move that leaves a merged chunk's text as it was costs nothing for
         that chunk. The summarization runs outside the stage lock.
         """
+        from chunkscope.engine.summarize import summary_input
+
         shared = self._shared
         key = (self._key("summarize"), id(self.summarizer))
         with shared.lock:
@@ -961,7 +963,7 @@ class Pipeline:
             value = memo.get(key)
             if value is not _MISSING:
                 return value  # type: ignore[no-any-return]
-            texts = [c.text for c in self.merged().chunks]
+            texts = [summary_input(c) for c in self.merged().chunks]
         import time
 
         t0 = time.perf_counter()
@@ -975,22 +977,25 @@ class Pipeline:
     def summary_for(self, index: int) -> Summary:
         """The summary of merged chunk `index` alone (what the workbench shows for a
         selected chunk); summarizes that chunk only, if it is not known yet."""
+        from chunkscope.engine.summarize import summary_input
+
         chunks = self.merged().chunks
         if not 0 <= index < len(chunks):
             raise IndexError(f"merged chunk {index} out of range 0..{len(chunks) - 1}")
-        return self._summarize_texts([chunks[index].text])[0]
+        return self._summarize_texts([summary_input(chunks[index])])[0]
 
     def known_summary(self, index: int) -> Summary | None:
         """The summary of merged chunk `index` if it is already known, else None (never
         summarizes: safe to call from a UI thread)."""
-        from chunkscope.engine.summarize import cache_namespace
+        from chunkscope.engine.summarize import cache_namespace, summary_input
 
         chunks = self.merged().chunks
         if not 0 <= index < len(chunks):
             return None
         shared = self._shared
         with shared.summary_lock:
-            return shared.summaries.get((cache_namespace(self.summarizer), chunks[index].text))
+            key = (cache_namespace(self.summarizer), summary_input(chunks[index]))
+            return shared.summaries.get(key)
 
     # ------------------------------------------------------------------ recap
 
@@ -1088,12 +1093,14 @@ class Pipeline:
         """Per merged chunk, 0 when its summary is empty, else tokens no recap paragraph
         of it is under (`ExtractiveSummarizer.floor`), without summarizing; None when the
         summarizer or the token counter cannot tell (`engine.recap.core.compose_lazy`)."""
+        from chunkscope.engine.summarize import summary_input
+
         floor = getattr(self.summarizer, "floor", None)
         if floor is None or not isinstance(self.counter, TokenCounter):
             return None
 
         def compute() -> list[int]:
-            return [floor(c.text) for c in self.merged().chunks]
+            return [floor(summary_input(c)) for c in self.merged().chunks]
 
         return self._stage("floors", compute)
 
@@ -1130,6 +1137,7 @@ class Pipeline:
         import math
 
         from chunkscope.engine.recap.core import DEFAULT_BUDGET, compose, compose_lazy
+        from chunkscope.engine.summarize import summary_input
 
         budget = DEFAULT_BUDGET if budget is None else budget
         sections = [] if plain else self.sections()
@@ -1140,7 +1148,7 @@ class Pipeline:
                 chunks = self.merged().chunks
 
                 def candidates_of(indices: list[int]) -> list[Candidate]:
-                    texts = [chunks[i].text for i in indices]
+                    texts = [summary_input(chunks[i]) for i in indices]
                     return self._candidates(indices, self._summarize_texts(texts, progress), scores)
 
                 return compose_lazy(

@@ -184,3 +184,68 @@ def test_a_call_whose_result_is_not_in_the_log_is_kept_where_it_was_made(
     at = [folded.find(line) for line in order]
     assert -1 not in at, folded
     assert at == sorted(at), folded
+
+
+def _jsonl(tmp_path: Path, turns: list[tuple[str, str]]) -> Path:
+    f = tmp_path / "log.jsonl"
+    f.write_text(
+        "".join(
+            json.dumps({"role": r, "content": c, "timestamp": f"2026-01-01T10:0{i}:00"}) + "\n"
+            for i, (r, c) in enumerate(turns)
+        ),
+        encoding="utf-8",
+    )
+    return f
+
+
+_CUT_OFF = [  # a reply cut off inside its code block
+    ("user", "Add input validation to app.py and run the tests"),
+    ("assistant", "Here is the new function:\n\n```python\ndef parse(v):\n"
+                  "    if not v.isdigit():\n        raise ValueError(v)\n    return int(v"),
+    ("user", "you got cut off, continue"),
+    ("assistant", "Sorry about that. The validation now rejects non-numeric input, and all "
+                  "twelve tests pass after the change."),
+    ("user", "Great, commit it please"),
+    ("assistant", "Committed the validation change as a single commit on the main branch."),
+]  # fmt: skip
+_PASTED = [  # a paste without its closing line
+    ("user", '```\nTraceback (most recent call last):\n  File "app.py", line 3\n'
+             "ValueError: bad value\n\nwhy does this fail?"),
+    ("assistant", "The value passed to int() is not a number. I changed app.py to validate "
+                  "it first."),
+    ("user", "ok and now?"),
+    ("assistant", "```python\nprint('validated')\n"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("turns", "said"),
+    [
+        (_CUT_OFF, "all twelve tests pass after the change"),
+        (_PASTED, "The value passed to int() is not a number"),
+    ],
+)
+def test_a_fence_a_message_leaves_open_ends_with_the_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], turns: list[tuple[str, str]], said: str
+) -> None:
+    """F5: a fence left open in one message made every later message of the merged
+    chunk code: their sentences never reached the summary, and the recap lost them."""
+    f = _jsonl(tmp_path, turns)
+    assert main(["recap", str(f), "-o", "-"]) == 0
+    recap = capsys.readouterr().out
+    assert said in recap, recap
+
+
+def test_a_fence_line_with_an_info_string_closes_no_fence() -> None:
+    """F5: the summarizer closed an open fence at "```js" (CommonMark closes one with
+    a bare marker only), so the code after it was a summary sentence."""
+    from chunkscope.engine.summarize import ExtractiveSummarizer
+
+    text = (
+        "Doc: The build cache keeps every entry until its key changes.\n"
+        "Doc: ```\nunclosed fence at the end\n\nText after the fence is still code here.\n"
+        "```js\nconsole.log(1)"
+    )
+    summary = ExtractiveSummarizer().summarize(text)
+    said = f"{summary.abstract}\n{summary.summary}"
+    assert "console.log" not in said and "still code" not in said, said

@@ -41,6 +41,7 @@ from chunkscope.engine.summarize.base import (
     SummaryCache,
     SummaryError,
     clean_summary,
+    summary_input,
 )
 from chunkscope.engine.summarize.extractive import (
     MAX_SENTENCE_CHARS,
@@ -70,6 +71,7 @@ __all__ = [
     "parse_reply",
     "split_sentences",
     "summarize_chunks",
+    "summary_input",
 ]
 
 
@@ -145,7 +147,7 @@ def summarize_chunks(
             say(f"Summarized {done}/{total} chunks.")
 
     summarizer = summarizer or ExtractiveSummarizer()
-    texts = [c.text if isinstance(c, Chunk) else c for c in chunks]
+    texts = [summary_input(c) if isinstance(c, Chunk) else c for c in chunks]
     total = len(texts)
     distinct = list(dict.fromkeys(texts))
     done: dict[str, Summary] = {}

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 from chunkscope.engine.errors import BackendError
+from chunkscope.engine.model import Chunk
 
 DEFAULT_WORKERS = 4
 
@@ -114,6 +115,31 @@ def closed_fences(text: str) -> str:
             del lines[opened]
         return closed_fences("\n".join(lines))
     return text
+
+
+def summary_input(chunk: Chunk) -> str:
+    """What a summarizer reads of `chunk`: its text, where a code fence a message leaves
+    open (a reply cut off inside a code block, a paste without its closing line) is
+    closed where the message ends, so the messages after it stay text and reach the
+    summary. The paragraphs of one message (one ``turn_index``) share its fences."""
+    from chunkscope.engine.read.headings import fence_after
+
+    text = chunk.text
+    if "```" not in text and "~~~" not in text:
+        return text
+    lines: list[str] = []
+    fence: str | None = None
+    closed = False
+    message: int | None = None
+    for turn in chunk.turns:
+        if fence is not None and turn.turn_index != message:
+            lines.append(fence)  # the message before ended inside the fence
+            fence, closed = None, True
+        lines.append(turn.line)
+        for line in turn.text.split("\n"):
+            fence = fence_after(line, fence)
+        message = turn.turn_index
+    return "\n".join(lines) if closed else text
 
 
 def clean_summary(summary: Summary) -> Summary:

@@ -19,6 +19,7 @@ from chunkscope.engine.read.headings import (
     ADORNMENT,
     HTML_HEADING,
     RST_EXPLICIT,
+    fence_after,
     heading_at,
     html_title,
     opens_literal_block,
@@ -131,9 +132,7 @@ class _Code:
             return True  # the rest of an edit block whose start is in another chunk
         fence = FENCE.match(line)
         if self.fence is not None:
-            mark = fence.group(1) if fence else ""
-            if mark[:1] == self.fence[0] and len(mark) >= len(self.fence):
-                self.fence = None
+            self.fence = fence_after(line, self.fence)  # a bare marker closes it, as long
             return True
         if fence:
             self.fence = fence.group(1)
