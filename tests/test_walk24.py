@@ -249,3 +249,35 @@ def test_a_fence_line_with_an_info_string_closes_no_fence() -> None:
     summary = ExtractiveSummarizer().summarize(text)
     said = f"{summary.abstract}\n{summary.summary}"
     assert "console.log" not in said and "still code" not in said, said
+
+
+async def test_the_picker_tree_shows_a_file_name_s_escape_sequences_as_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F8: the picker's folder tree wrote a file name's escape sequences to the
+    terminal (an OSC one retitled it, an SGR one coloured the row and moved the tree's
+    border); the sessions list beside it showed the names cleaned."""
+    from chunkscope.tui.screens.open_file import LogTree
+    from tests.pilot import SAMPLE, make_app, picker_listed, settled, until
+
+    folder = tmp_path / "names"
+    folder.mkdir()
+    log = SAMPLE.read_bytes()
+    (folder / "plain.jsonl").write_bytes(log)
+    (folder / "esc\x1b[31mred.jsonl").write_bytes(log)
+    (folder / "osc\x1b]2;PWNED\x07title.jsonl").write_bytes(log)
+    (folder / "new\nline.jsonl").write_bytes(log)
+    monkeypatch.chdir(folder)  # where the picker starts
+    app = make_app(folder / "plain.jsonl")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        await pilot.press("ctrl+o")
+        picker = await picker_listed(pilot, app)
+        tree = picker.query_one(LogTree)
+        await until(pilot, lambda: len(tree.root.children) >= 4)
+        labels = sorted(str(n.label) for n in tree.root.children)
+        assert labels == ["escred.jsonl", "new line.jsonl", "osctitle.jsonl", "plain.jsonl"]
+        await pilot.pause()
+        drawn = app.export_screenshot()
+        assert "escred.jsonl" in drawn and "osctitle.jsonl" in drawn
+        assert "PWNED" not in drawn and "\x1b" not in drawn and "&#27;" not in drawn

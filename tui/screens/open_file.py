@@ -64,6 +64,11 @@ class LogTree(DirectoryTree):
             and (p.is_dir() or readable_name(p.name))
         ]
 
+    def process_label(self, label: str | Text) -> Text:
+        """A row's label: a file name as the sessions list shows it (`one_line_name`),
+        so no name writes an escape sequence to the terminal or breaks the tree."""
+        return super().process_label(one_line_name(label) if isinstance(label, str) else label)
+
     def _room(self, node: TreeNode[DirEntry]) -> int | None:
         """The cells a node's label has beside its guides, None before a layout."""
         width = self.scrollable_content_region.width
@@ -293,10 +298,15 @@ class Siblings:
         return self._apart[cells].get(name)
 
 
+def one_line_name(name: str) -> str:
+    """A file name as the picker shows it: on one line, without what a terminal would
+    draw otherwise (`terminal_text`: a name's escape sequences are data, never drawn)."""
+    return " ".join(terminal_text(name).split())
+
+
 def shown_name(s: SessionInfo) -> str:
-    """The file name of `s` as a row of the sessions list shows it: on one line, without
-    what a terminal would draw otherwise (`terminal_text`)."""
-    return " ".join(terminal_text(Path(s.path).name).split())
+    """The file name of `s` as a row of the sessions list shows it (`one_line_name`)."""
+    return one_line_name(Path(s.path).name)
 
 
 def session_label(
