@@ -236,7 +236,9 @@ async def test_the_header_keeps_the_tool_calls_state_of_a_trajectory(
     """Walk 8, 9: at 100x30 the header of a mini-swe-agent trajectory left out
     ``T: collapsed`` and kept ``14 after collapse``; what it leaves out read ``+4`` at
     100 columns and ``+3 more`` at 160. The name, the format, the state and the turns
-    (``16 → 14 turns`` when narrow) are kept, and the count reads alike at both sizes."""
+    (``16 → 15 turns`` when narrow: the submitting command, whose result the trajectory
+    does not hold, is a turn of its own, walk 24 F4) are kept, and the count reads alike
+    at both sizes."""
     import re
 
     from chunkscope.tui.widgets.header_line import HeaderLine
@@ -252,9 +254,9 @@ async def test_the_header_keeps_the_tool_calls_state_of_a_trajectory(
         assert parts[0].endswith("mini_swe_django_11099.traj.json"), line
         assert parts[1].startswith("mini-swe-agent"), line
         assert parts[2] in ("T: collapsed", "tool calls: collapsed (T)"), line
-        assert parts[3:5] == ["16 turns", "14 after collapse"] or parts[3] == "16 → 14 turns"
+        assert parts[3:5] == ["16 turns", "15 after collapse"] or parts[3] == "16 → 15 turns"
         if size == NARROW:
-            assert parts[3] == "16 → 14 turns", line
+            assert parts[3] == "16 → 15 turns", line
         assert re.fullmatch(r"\+(\d+| [a-z ,]+)", parts[-1]), line  # never `+3 more`
 
 
