@@ -281,3 +281,37 @@ async def test_the_picker_tree_shows_a_file_name_s_escape_sequences_as_data(
         drawn = app.export_screenshot()
         assert "escred.jsonl" in drawn and "osctitle.jsonl" in drawn
         assert "PWNED" not in drawn and "\x1b" not in drawn and "&#27;" not in drawn
+
+
+async def test_a_path_typed_in_bursts_while_the_tree_is_busy_keeps_its_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """F9: a path typed in one burst as the picker opened sometimes had a character moved
+    to its end (`.../sample_log/research_notes.jsonls`) and opened nothing: the keys typed
+    after the focus moved to the field overtook those the tree still held. A tree slow
+    with each key (a loaded machine) makes it happen every time."""
+    import asyncio
+
+    from chunkscope.tui.screens.open_file import LogTree, OpenFileScreen
+    from tests.pilot import ROOT, SAMPLE, burst, make_app, picker_listed, settled, wait_for
+
+    async def slow(self: LogTree, event: object) -> None:
+        await asyncio.sleep(0.02)
+
+    monkeypatch.setattr(LogTree, "on_key", slow, raising=False)
+    target = ROOT / "sample_logs" / "docs_cleanup.jsonl"
+    typed = str(target)
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        await pilot.press("ctrl+o")
+        await picker_listed(pilot, app)
+        burst(app, *typed[:10])
+        await pilot.pause(0.05)  # the rest arrives as the first keys are being handled
+        burst(app, *typed[10:], "x", "backspace", "enter")
+        opened = await wait_for(
+            pilot,
+            lambda: app.pipe is not None and Path(app.pipe.path) == target,
+            10,
+        )
+        assert opened and not isinstance(app.screen, OpenFileScreen)

@@ -22,6 +22,7 @@ from textual.containers import Container, Vertical
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import DirectoryTree, Input, Label, OptionList
 from textual.widgets.directory_tree import DirEntry
 from textual.widgets.option_list import Option
@@ -394,15 +395,8 @@ class SessionRow:
         return Measurement(1, cell_len(session_label(self.info)))
 
 
-#: The keys that edit a path typed ahead of the field's focus, and the field's action.
-_EDITING_KEYS = {
-    "backspace": "delete_left",
-    "delete": "delete_right",
-    "left": "cursor_left",
-    "right": "cursor_right",
-    "home": "home",
-    "end": "end",
-}
+#: Seconds of no key typed ahead of the path field before it takes the focus.
+TYPED_AHEAD_PAUSE = 0.15
 
 
 class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
@@ -530,23 +524,32 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
     #: Whether characters typed in a list went to the path field and the field has not
     #: had the focus since: the keys typed after them, spaces too, are that path's.
     _typed_ahead = False
+    #: Moves the focus to the path field once a path typed ahead of it pauses.
+    _focus_later: Timer | None = None
 
-    def on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         """A character typed in a list starts a path: it goes to the path field (the
         lists take no text; space still opens a folder of the tree, unless it comes in a
-        path typed ahead of the field's focus: ``my log.jsonl`` keeps its space)."""
+        path typed ahead of the field's focus: ``my log.jsonl`` keeps its space). The
+        keys after it that the field binds (⌫, ←, ⏎, ctrl+u ...) are the field's too.
+
+        The focus moves to the field only once the typing pauses and the list has no key
+        left to pass on: keys typed after a focus move go to the field at once while
+        those the list still holds reach it later, so a path typed in one burst on a
+        busy machine had a character moved to its end (walk 24, F9)."""
         field = self.query_one("#path", Input)
         if self.focused is field:
             return
-        edit = _EDITING_KEYS.get(event.key) if self._typed_ahead else None
-        if edit is not None:
-            # an editing key in the path typed ahead of the field's focus (walk 23, F1:
-            # `abc ⌫ d` in one burst left `abc`, the ⌫ taken by the tree, the d lost)
-            event.stop()
-            event.prevent_default()
-            field.focus()
-            getattr(field, f"action_{edit}")()
-            return
+        if self._typed_ahead:
+            bound = field._bindings.key_to_bindings.get(event.key, ())
+            if bound:
+                # an editing key in the path typed ahead (walk 23, F1: `abc ⌫ d` in one
+                # burst left `abc`, the ⌫ taken by the tree, the d lost)
+                event.stop()
+                event.prevent_default()
+                self._focus_when_quiet()
+                await field.run_action(bound[0].action)
+                return
         if not event.is_printable or event.character is None:
             return
         if event.character == " " and not self._typed_ahead:
@@ -554,8 +557,26 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
         event.stop()
         event.prevent_default()
         self._typed_ahead = True
-        field.focus()
         field.insert_text_at_cursor(event.character)
+        self._focus_when_quiet()
+
+    def _focus_when_quiet(self) -> None:
+        """Give the path field the focus `TYPED_AHEAD_PAUSE` seconds after the last key
+        typed ahead of it, once the focused list holds no key (else a while later)."""
+        if self._focus_later is not None:
+            self._focus_later.stop()
+        self._focus_later = self.set_timer(TYPED_AHEAD_PAUSE, self._focus_field)
+
+    def _focus_field(self) -> None:
+        self._focus_later = None
+        if not self._typed_ahead or not self.is_attached:
+            return
+        holder = self.focused
+        queue = getattr(holder, "_message_queue", None)
+        if holder is not None and queue is not None and not queue.empty():
+            self._focus_when_quiet()  # the list still holds keys: they come first
+            return
+        self.set_focus(self.query_one("#path", Input))
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """A list given the focus after the path field had it takes keys as its own."""
