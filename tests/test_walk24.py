@@ -315,3 +315,54 @@ async def test_a_path_typed_in_bursts_while_the_tree_is_busy_keeps_its_order(
             10,
         )
         assert opened and not isinstance(app.screen, OpenFileScreen)
+
+
+def _stored_zip(tmp_path: Path) -> Path:
+    """A ChatGPT export zipped without compression (zipfile's default): few NUL bytes."""
+    import zipfile
+
+    f = tmp_path / "export.zip"
+    with zipfile.ZipFile(f, "w") as z:
+        z.writestr("conversations.json", json.dumps([{"title": "Fix the cache", "mapping": {}}]))
+    return f
+
+
+@pytest.mark.parametrize(
+    ("argv", "kind"),
+    [
+        (["chunk", "{zip}"], "which chunkscope does not read"),
+        (["recap", "{log}", "--scorer", "salience", "--memories", "{zip}"], "not a memories file"),
+        (["eval", "{log}", "--gold", "{zip}"], "not a gold file"),
+        (["eval", "{log}", "--queries", "{zip}"], "not a query file"),
+    ],
+)
+def test_a_stored_zip_archive_is_named_as_one_wherever_it_is_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], kind: str
+) -> None:
+    """F11: a zip whose members are stored (not deflated) passed the side-file check:
+    `--memories export.zip` was read (exit 0), `--gold` printed the archive's bytes."""
+    from tests.pilot import SAMPLE
+
+    z = _stored_zip(tmp_path)
+    args = [a.format(zip=z, log=SAMPLE) for a in argv]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "looks like a zip archive" in err and kind in err, err
+
+
+def test_serve_refuses_a_stored_zip_archive_or_a_pdf(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F11: `serve export.zip` (stored) and `serve real.pdf` (ASCII) started serving."""
+    pytest.importorskip("textual_serve")
+    from textual_serve.server import Server
+
+    served: list[str] = []
+    monkeypatch.setattr(Server, "serve", lambda self: served.append(self.title))
+    pdf = tmp_path / "real.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << >>\n%%EOF\n")
+    for f, kind in ((_stored_zip(tmp_path), "a zip archive"), (pdf, "a PDF document")):
+        assert main(["serve", str(f)]) == 2
+        err = capsys.readouterr().err
+        assert f"looks like {kind}" in err and err.count("\n") == 1, err
+    assert served == []

@@ -321,6 +321,18 @@ _BINARY_SHARE = 0.10
 _BINARY_SHARE_ALONE = 0.30
 
 
+#: Files of a kind chunkscope knows by their first bytes and reads none of: what each
+#: is (the readers say "which chunkscope does not read"; side files, the server's check
+#: and a folder's listing name them the same way).
+FILE_KINDS: tuple[tuple[bytes, str], ...] = (
+    (b"PK\x03\x04", "a zip archive (a ChatGPT export? unzip it and open conversations.json)"),
+    (b"SQLite format 3\x00", "a SQLite database"),
+    (b"%PDF-", "a PDF document"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+)
+
+
 def _other_encoding(name: str) -> str:
     """What `binary_reason` says of text in another Unicode encoding (`name`, iconv's:
     with a byte order mark, iconv reads its order there; without, the name says it)."""
@@ -340,6 +352,9 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
     not_what = f", not {what}" if what else ""
     if head.startswith(GZIP_MAGIC):  # no text starts so (`check_text` says more of it)
         return f"looks like gzip-compressed data (decompress it first){not_what}"
+    for magic, kind in FILE_KINDS:
+        if head.startswith(magic):  # a stored zip or an ASCII PDF may have few NULs
+            return f"looks like {kind}{not_what}"
     if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # its BOM
         return _other_encoding("UTF-32")
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):

@@ -25,6 +25,7 @@ from chunkscope.engine.errors import NotText, SourceError
 from chunkscope.engine.model import gc_paused
 from chunkscope.engine.read.formats.base import Reader, ReadOptions, SessionInfo
 from chunkscope.engine.read.source import (
+    FILE_KINDS,
     GZIP_MAGIC,
     HEAD_BYTES,
     JSONL_SUFFIXES,
@@ -225,13 +226,6 @@ def _head(path: Path) -> bytes:
     return read_head(path, SNIFF_BYTES)
 
 
-_UNSUPPORTED: tuple[tuple[bytes, str], ...] = (
-    (b"PK\x03\x04", "a zip archive (a ChatGPT export? unzip it and open conversations.json)"),
-    (b"SQLite format 3\x00", "a SQLite database"),
-    (b"%PDF-", "a PDF document"),
-    (b"\x89PNG", "a PNG image"),
-    (b"\xff\xd8\xff", "a JPEG image"),
-)
 
 
 def _json_records(lines: list[str]) -> list[dict[str, Any]]:
@@ -260,7 +254,7 @@ def sniff(path: str | Path) -> str:
     p = Path(path)
     _check_regular_file(p)
     head = _head(p)
-    for magic, what in _UNSUPPORTED:
+    for magic, what in FILE_KINDS:
         if head.startswith(magic):
             raise UnsupportedFormat(p, f"looks like {what}, which chunkscope does not read")
     reason = head_reason(head)
