@@ -510,19 +510,20 @@ def test_collapsed_turn_lines_contain_the_calls_line(path: Path) -> None:
 def test_a_code_interpreter_call_shows_all_its_code_as_a_command_does() -> None:
     """Walk 18, F5: ChatGPT's code interpreter showed its code's first line alone, uncut:
     `Ran `import statistics`: 5.5` read as if the import printed 5.5. The code is folded
-    and cut with an ellipsis, as a shell command is."""
+    and cut with an ellipsis, as a shell command is, its lines joined by ⏎ (walk 24, F10:
+    joined by spaces, the lines were another program)."""
     code = "import statistics\n\nprint(statistics.mean(range(1,11)))"
     said = collapse_call("python", {"input": code}, "5.5", agent="chatgpt-export")
-    assert said == "Ran `import statistics print(statistics.mean(range(1,11)))`: 5.5"
+    assert said == "Ran `import statistics ⏎ print(statistics.mean(range(1,11)))`: 5.5"
     assert said == collapse_call("bash", {"command": code}, "5.5", agent="chatgpt-export")
     long = "import pandas as pd\n" + "\n".join(f"df{i} = pd.read_csv('f{i}.csv')" for i in range(9))
     said = collapse_call("python", {"input": long}, "", agent="chatgpt-export")
-    assert said.startswith("Ran `import pandas as pd df0 = pd.read_csv('f0.csv') df1")
+    assert said.startswith("Ran `import pandas as pd ⏎ df0 = pd.read_csv('f0.csv') ⏎ df1")
     assert "...`" in said and "df8" not in said
     # the code under another key, or none
     assert (
         collapse_call("python", {"code": "x = 1\ny = 2"}, "", agent="x")
-        == "Ran `x = 1 y = 2` (no output)."
+        == "Ran `x = 1 ⏎ y = 2` (no output)."
     )
     assert collapse_call("python", {}, "3", agent="chatgpt-export") == "Ran `python`: 3"
 
@@ -542,7 +543,7 @@ def test_a_chatgpt_export_s_code_shows_whole_in_chunk_collapse(
     path.write_text(json.dumps(convs), encoding="utf-8")
     assert main(["chunk", str(path), "--collapse", "--format", "json"]) == 0
     out = capsys.readouterr().out
-    assert "Ran `import statistics print(statistics.mean(range(1,11)))`: 3f2a" in out
+    assert "Ran `import statistics ⏎ print(statistics.mean(range(1,11)))`: 3f2a" in out
 
 
 def test_a_command_with_no_output_says_so() -> None:

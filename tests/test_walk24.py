@@ -366,3 +366,20 @@ def test_serve_refuses_a_stored_zip_archive_or_a_pdf(
         err = capsys.readouterr().err
         assert f"looks like {kind}" in err and err.count("\n") == 1, err
     assert served == []
+
+
+def test_a_multi_line_command_collapses_to_one_line_that_is_still_the_command() -> None:
+    """F10: a multi-line command collapsed to its lines joined by spaces, another command
+    (`for f in *.py; do echo "$f" python -m py_compile "$f" || exit 1 done` compiles
+    nothing), and the recap given to the next session carried it."""
+    from chunkscope.engine.recap.collapse import LINE_BREAK, collapse_call
+
+    script = 'for f in *.py; do\n  echo "$f"\n\n  python -m py_compile "$f" || exit 1\ndone'
+    said = collapse_call("Bash", {"command": script}, "a.py\nb.py", readable=True)
+    assert said == (
+        'Ran `for f in *.py; do ⏎ echo "$f" ⏎ python -m py_compile "$f" || exit 1 ⏎ done`: '
+        "a.py b.py"
+    )
+    assert said.count("\n") == 0
+    lines = said.split("`")[1].split(LINE_BREAK)
+    assert lines == [" ".join(line.split()) for line in script.splitlines() if line.strip()]

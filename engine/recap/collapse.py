@@ -140,6 +140,17 @@ CUT = 120
 
 _DROPPED_TOOLS = frozenset({"status"})
 
+#: What a collapsed call says when its result is nowhere in the log (a session read while
+#: the call ran, or cut short); the recap's last check says the same.
+NO_RESULT = "no result in the log"
+
+
+#: Between the lines of a multi-line command in its sentence: the sentence stays one line,
+#: and the command is never read as another (``for f in *.py; do ⏎ echo "$f" ⏎ done``,
+#: where the lines joined by spaces would run ``echo "$f" python ...``).
+LINE_BREAK = " ⏎ "
+
+
 # The sentence forms of this module, to tell which tool a collapsed turn came from.
 _SENTENCES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("read", re.compile(r"Read .+ \(\d+ lines?\)\.\Z", re.S)),
@@ -150,7 +161,10 @@ _SENTENCES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("write", re.compile(r"Wrote .+ \(\d+ lines?\)\.\Z", re.S)),
     ("remember", re.compile(r"Remembered: '.*'\.\Z", re.S)),
     ("ask", re.compile(r"Asked user: '.*'\. Response: '.*'\.\Z", re.S)),
-    ("run", re.compile(r"Ran `.*`(: .*| \((exit -?\d+|failed)\)\.)\Z", re.S)),
+    (
+        "run",
+        re.compile(rf"Ran `.*`(: .*| \((exit -?\d+|failed|no output|{NO_RESULT})\)\.)\Z", re.S),
+    ),
     ("search", re.compile(r"Searched (the web )?for '.*'.*\.\Z", re.S)),
     ("fetch", re.compile(r"Fetched .+\.\Z", re.S)),
     ("delegate", re.compile(r"Delegated to .+\Z", re.S)),
@@ -166,6 +180,13 @@ _SENTENCES: tuple[tuple[str, re.Pattern[str]], ...] = (
 def _fold(text: str) -> str:
     """Whitespace runs (newlines included) folded to one space, ends stripped."""
     return " ".join(text.split())
+
+
+def _command_line(command: str) -> str:
+    """A command on one line for its sentence, cut: its lines joined by `LINE_BREAK`
+    (blank ones left out), each line's blank runs folded."""
+    lines = [" ".join(line.split()) for line in command.splitlines()]
+    return _cut(LINE_BREAK.join(line for line in lines if line))
 
 
 def _cut(text: str, limit: int = CUT) -> str:
@@ -388,13 +409,13 @@ def _ran(command: str, result: str, exit_code: int | None, failed: bool) -> str:
         if m:
             exit_code = int(m.group(1))
     if exit_code is not None:
-        return f"Ran `{_cut(_fold(command))}` (exit {exit_code})."
+        return f"Ran `{_command_line(command)}` (exit {exit_code})."
     if failed:
-        return f"Ran `{_cut(_fold(command))}` (failed)."
+        return f"Ran `{_command_line(command)}` (failed)."
     said = _cut(_fold(result))
     if not said.strip():  # "Ran `touch a`: " introduced nothing (walk 19, 6)
-        return f"Ran `{_cut(_fold(command))}` (no output)."
-    return f"Ran `{_cut(_fold(command))}`: {said}"
+        return f"Ran `{_command_line(command)}` (no output)."
+    return f"Ran `{_command_line(command)}`: {said}"
 
 
 def _listed(what: str, result: str) -> str:
@@ -567,11 +588,6 @@ def _calls(msg: Mapping[str, Any]) -> list[tuple[str | None, str, Any]]:
     return out
 
 
-#: What a collapsed call says when its result is nowhere in the log (a session read while
-#: the call ran, or cut short); the recap's last check says the same.
-NO_RESULT = "no result in the log"
-
-
 def _unanswered_sentence(call: tuple[str, Any, str | None, int | None]) -> str:
     """The sentence of a call whose result the log does not hold: ``Ran `pytest -q` (no
     result in the log).``, ``Called WebSearch "x" (no result in the log).``"""
@@ -579,7 +595,7 @@ def _unanswered_sentence(call: tuple[str, Any, str | None, int | None]) -> str:
     if name.lower() in SHELL_TOOLS:
         args = decode_arguments(arguments)
         command = _command(args) if isinstance(args, Mapping) else command_text(args)
-        return f"Ran `{_cut(_fold(command or '?'))}` ({NO_RESULT})."
+        return f"Ran `{_command_line(command or '?')}` ({NO_RESULT})."
     shown = _cut(_fold(format_call(name, arguments)))
     return f"Called {shown} ({NO_RESULT})."
 
