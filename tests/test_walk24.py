@@ -383,3 +383,50 @@ def test_a_multi_line_command_collapses_to_one_line_that_is_still_the_command() 
     assert said.count("\n") == 0
     lines = said.split("`")[1].split(LINE_BREAK)
     assert lines == [" ".join(line.split()) for line in script.splitlines() if line.strip()]
+
+
+def test_a_claude_code_memory_note_reads_as_typed_and_its_placeholder_is_no_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F6: a `#` memory note read `You: <user-memory-input>...</user-memory-input>`
+    (in the recap's Task too), and Claude Code's "(no content)" placeholder after it
+    was a user turn."""
+
+    def rec(n: int, kind: str, content: str) -> str:
+        return json.dumps(
+            {
+                "type": kind,
+                "uuid": f"u{n}",
+                "parentUuid": f"u{n - 1}" if n else None,
+                "sessionId": "s1",
+                "timestamp": f"2025-07-22T23:5{n}:00Z",
+                "message": {"role": kind, "content": content},
+            }
+        )
+
+    f = tmp_path / "s1.jsonl"
+    f.write_text(
+        "\n".join(
+            [
+                rec(0, "user", "Update the README for the new charts"),
+                rec(1, "assistant", "Updated the README's charts section."),
+                rec(
+                    2,
+                    "user",
+                    "<user-memory-input>Always use conventional commits</user-memory-input>",
+                ),
+                rec(3, "user", "(no content)"),
+                rec(4, "assistant", "Noted."),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    assert main(["chunk", str(f), "--format", "json"]) == 0
+    out = capsys.readouterr()
+    doc = json.loads(out.out)
+    text = "\n".join(c["text"] for c in doc["chunks"])
+    assert "You: # Always use conventional commits" in text
+    assert "user-memory-input" not in text and "(no content)" not in text
+    assert doc["read"] + sum(doc["not_read"].values()) == doc["records"] == 5
+    assert "1 empty message ('(no content)')" in out.err

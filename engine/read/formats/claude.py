@@ -98,6 +98,12 @@ _BASH_INPUT = re.compile(r"\A\s*<bash-input>(.*?)</bash-input>\s*\Z", re.S)
 _BASH_OUTPUT = re.compile(r"<bash-(?:stdout|stderr)>(.*?)</bash-(?:stdout|stderr)>", re.S)
 #: How a bash-mode command reads: as typed at the prompt.
 BASH_MODE = "! "
+#: A memory note (``# always use conventional commits`` typed at the prompt, saved to
+#: CLAUDE.md): the note, read as typed (`MEMORY_MODE` before it).
+_MEMORY_INPUT = re.compile(r"\A\s*<user-memory-input>(.*?)</user-memory-input>\s*\Z", re.S)
+MEMORY_MODE = "# "
+#: The text Claude Code writes for a message with nothing in it: no message.
+NO_CONTENT = "(no content)"
 
 
 #: Record types of a Claude Code session (a file may start with many that are not read).
@@ -209,6 +215,9 @@ def _user_text(text: str) -> tuple[str, str]:
     typed = _BASH_INPUT.match(text)
     if typed:
         return "user", BASH_MODE + typed.group(1).strip()
+    note = _MEMORY_INPUT.match(text)
+    if note:
+        return "user", MEMORY_MODE + note.group(1).strip()
     if text.lstrip().startswith("<bash-std"):
         said = [m.group(1).strip("\n") for m in _BASH_OUTPUT.finditer(text)]
         return "system", "\n".join(t for t in said if t.strip()) or "(no output)"
@@ -315,6 +324,8 @@ def _messages(
     if kind == "user" and record.get("isCompactSummary"):
         return [{"role": COMPACTION_ROLE, "content": text_of(content), "timestamp": ts}]
     if isinstance(content, str) and not record.get("isSidechain"):  # the plain message
+        if content.strip() == NO_CONTENT:
+            return []  # the tool's placeholder (after a memory note): no message
         role, text = _user_text(content) if kind == "user" else (kind, content)
         return [{"role": role, "content": text, "timestamp": ts}]
     out = block_messages(kind, content, ts, stripped)
@@ -353,6 +364,8 @@ def _why_empty(record: dict[str, Any], kind: Any, options: ReadOptions) -> str:
         isinstance(b, dict) and b.get("type") == "redacted_thinking" for b in content
     ):
         return "encrypted reasoning"
+    if isinstance(content, str) and content.strip() == NO_CONTENT:
+        return f"empty messages ('{NO_CONTENT}')"
     return _KIND_NAMES.get(kind, "empty records") if kind == "system" else "empty records"
 
 
