@@ -430,3 +430,63 @@ def test_a_claude_code_memory_note_reads_as_typed_and_its_placeholder_is_no_mess
     assert "user-memory-input" not in text and "(no content)" not in text
     assert doc["read"] + sum(doc["not_read"].values()) == doc["records"] == 5
     assert "1 empty message ('(no content)')" in out.err
+
+
+_AIDER_CHAT = re.sub(
+    r"^(>.*|####.*)$",
+    r"\1  ",  # aider ends its own lines and the typed ones with two blanks
+    """
+# aider chat started at 2026-01-03 09:00:00
+
+#### /test npm test
+> FAIL src/sum.test.js
+> Tests: 1 failed, 3 passed, 4 total
+> Add command output to the chat? (Y)es/(N)o [Yes]: y
+
+#### make the sum test pass
+
+The reducer starts at 1. Change it to start at 0:
+
+src/sum.js
+```js
+<<<<<<< SEARCH
+  return xs.reduce((a, b) => a + b, 1);
+=======
+  return xs.reduce((a, b) => a + b, 0);
+>>>>>>> REPLACE
+```
+
+> Applied edit to src/sum.js
+> Commit 9f8e7d6 fix: sum starts at zero
+> npm test
+> Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: y
+> Running npm test
+> Tests: 4 passed, 4 total
+> Add command output to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: n
+""",
+    flags=re.M,
+)
+
+
+def test_a_command_aider_runs_after_an_edit_is_the_last_check_and_is_said_collapsed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F7: aider's "Running npm test" and its output were no run: the recap's last check
+    was the earlier failing /test although the last run passed; collapsed, every aider
+    line (the /test output, the edit, the commit, the run) was dropped."""
+    f = tmp_path / ".aider.chat.history.md"
+    f.write_text(_AIDER_CHAT, encoding="utf-8")
+    assert main(["recap", str(f), "-o", "-"]) == 0
+    recap = capsys.readouterr().out
+    assert "Last check: `npm test` -> Tests: 4 passed, 4 total" in recap, recap
+    folded = _chunk(f, capsys, "--collapse")
+    order = [
+        "You: /test npm test",
+        "Tool: Ran `npm test`: FAIL src/sum.test.js Tests: 1 failed, 3 passed, 4 total",
+        "Tool: Edited src/sum.js.",
+        "Tool: Committed 9f8e7d6: fix: sum starts at zero.",
+        "Tool: Ran `npm test`: Tests: 4 passed, 4 total",
+    ]
+    at = [folded.find(line) for line in order]
+    assert -1 not in at and at == sorted(at), folded
+    assert "Add command output" not in folded and "Run shell command" not in folded

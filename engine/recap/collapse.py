@@ -65,6 +65,8 @@ from datetime import datetime
 from typing import Any
 
 from chunkscope.engine.model import Progress, Turn, with_progress
+from chunkscope.engine.read.formats.aider import AIDER_ROLE, AIDER_RUN
+from chunkscope.engine.read.formats.aider import actions as aider_actions
 from chunkscope.engine.read.formats.claude import SUBAGENT_CALLS, SUBAGENT_ROLE, SUBAGENT_SAID
 from chunkscope.engine.read.source import (
     THINKING_ROLE,
@@ -637,6 +639,7 @@ def collapse_messages(
     # readable: where each call's sentence goes when no result ever comes (the number of
     # turns before it, and the timestamp and record of its message), by the call's id()
     placed: dict[int, tuple[int, datetime | None, Mapping[str, Any]]] = {}
+    ran: str | None = None  # the command of an aider /run or /test, its output next
 
     def add(
         ts: datetime | None,
@@ -666,6 +669,8 @@ def collapse_messages(
             text = content_text(msg.get("content"))
             if text.strip():
                 add(_timestamp(msg), USER_ROLE, text, msg)
+            asked = AIDER_RUN.match(text) if readable else None
+            ran = asked.group(1).strip() if asked else None  # aider's output follows
         elif role == "assistant":
             ts, line = _timestamp(msg), _source_line(msg)
             reasoning = msg.get("reasoning") or msg.get("reasoning_content")
@@ -698,6 +703,20 @@ def collapse_messages(
             if sentence is not None:
                 # the turn spans the call's record line to its result's
                 add(_timestamp(msg), TOOL_ROLE, sentence, msg, call[3])
+        elif role == AIDER_ROLE and readable:  # aider's own output: what it did
+            ts, text = _timestamp(msg), content_text(msg.get("content"))
+            first = _source_line(msg)
+            for act in aider_actions(text, ran):
+                if act.kind == "edit":
+                    sentence = f"Edited {act.what}."
+                elif act.kind == "commit":
+                    sentence = f"Committed {act.what}: {_cut(_fold(act.said))}."
+                else:
+                    sentence = _ran(act.what, act.said, None, False)
+                line = None if first is None else first + act.first
+                end = None if first is None else first + act.last
+                turns.append(Turn(ts, TOOL_ROLE, sentence, line, len(turns), end_line=end))
+            ran = None
         elif role == SUBAGENT_ROLE:
             ts, ref = _timestamp(msg), msg.get("tool_call_id")
             call = subagent.pop(str(ref), None) if ref not in (None, "") else None

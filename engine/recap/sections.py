@@ -47,6 +47,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from chunkscope.engine.read.formats.aider import (
+    AIDER_COMMIT,
+    AIDER_EDIT,
+    AIDER_ROLE,
+    AIDER_RUN,
+    commands_run,
+)
 from chunkscope.engine.read.formats.base import BRANCH_NOTE, CWD_NOTE, SESSION_NOTE
 from chunkscope.engine.read.formats.documents import (
     END_ROLE,
@@ -258,9 +265,6 @@ class _Log:
     ended: tuple[int, str, str] | None = None
 
 
-_AIDER_EDIT = re.compile(r"^Applied edit to (.+)$", re.M)
-_AIDER_COMMIT = re.compile(r"^Commit ([0-9a-f]{7,40}) (.+)$", re.M)
-_AIDER_RUN = re.compile(r"\A\s*/(?:run|test)\s+(.+)", re.S)
 # aider asking before it runs a command the model suggested, and the answer typed
 _AIDER_ASK = re.compile(r"^(.+)\n\s*Run shell commands?\? \(Y\)es/\(N\)o[^\n]*?:\s*(\w*)\s*$", re.M)
 _AIDER_INTERRUPT = re.compile(r"^\s*\^C again to exit|^\s*KeyboardInterrupt", re.M)
@@ -373,7 +377,7 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
     # explanation, and in aider's chat they are suggestions aider asks about (`_AIDER_ASK`).
     text_mode = not any(
         isinstance(m, Mapping)
-        and (m.get("role") == "aider" or (m.get("role") == "assistant" and m.get("tool_calls")))
+        and (m.get("role") == AIDER_ROLE or (m.get("role") == "assistant" and m.get("tool_calls")))
         for m in messages
     )
     by_id: dict[str, _Call] = {}
@@ -388,14 +392,16 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
             how = _ENDED.match(text)
             log.ended = (i, how.group(1) if how else "", text[how.end() :] if how else text)
             continue
-        if role == "aider":  # aider's own output: edits applied, commits, command output
+        if role == AIDER_ROLE:  # aider's own output: edits applied, commits, command output
             text = content_text(msg.get("content"))
             if text_actions:
                 text_actions.pop().result = text
-            for m in _AIDER_EDIT.finditer(text):
+            for m in AIDER_EDIT.finditer(text):
                 log.calls.append(_Call(i, "edit", {"path": m.group(1).strip()}))
-            for m in _AIDER_COMMIT.finditer(text):
+            for m in AIDER_COMMIT.finditer(text):
                 log.commits.append((i, f"Committed {m.group(1)}: {_cut(m.group(2), 160)}"))
+            for command, output in commands_run(text):  # a command aider ran, having asked
+                log.calls.append(_Call(i, "bash", {"command": command}, result=output))
             _aider_output(log, i, text)
             continue
         if role == "user":
@@ -404,7 +410,7 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                 _interrupted(log, i)
             if _NOTIFICATION.match(text):
                 _notification(log, i, text)
-            run = _AIDER_RUN.match(text)
+            run = AIDER_RUN.match(text)
             if run:  # aider's /run and /test: a command, its output follows
                 call = _Call(i, "bash", {"command": run.group(1).strip()})
                 log.calls.append(call)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from chunkscope.engine.model import text_lines
 from chunkscope.engine.read.commands import ASKING_COMMANDS
@@ -23,6 +23,8 @@ from chunkscope.engine.read.formats.base import Collected, ReadOptions
 from chunkscope.engine.read.source import _check_regular_file, _iter_lines
 
 NAME = "aider"
+#: The role of aider's own output (``> `` lines) among the messages read.
+AIDER_ROLE = "aider"
 #: aider's command line echoed, with the task given by --message / -m / --msg.
 _ECHO = re.compile(
     r"^(\S*aider\b.*?\s(?:--message|--msg|-m))\s+(.+?)(?=\s--?[A-Za-z][\w-]*(?:\s|=|$)|\s*$)"
@@ -32,6 +34,75 @@ STARTED = re.compile(r"^# aider chat started at (\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d
 _ASKED = re.compile(rf"/(?:{'|'.join(ASKING_COMMANDS)})\s+(\S.*)", re.I)
 #: What `_repeat` leaves out, as `Source.stripped` counts it.
 REPEATED = "requests aider repeats after their /code, /ask or /architect command"
+
+
+#: aider's own output lines (``> ``) that say what it did: an edit applied, a commit made,
+#: a command it ran after asking (``Running npm test``, its output on the next lines).
+AIDER_EDIT = re.compile(r"^Applied edit to (.+?)\s*$", re.M)
+AIDER_COMMIT = re.compile(r"^Commit ([0-9a-f]{7,40}) (.+?)\s*$", re.M)
+#: A user's ``/run CMD`` or ``/test CMD``: aider runs it, its output is the next block.
+AIDER_RUN = re.compile(r"\A\s*/(?:run|test)\s+(.+)", re.S)
+_RUNNING = re.compile(r"^Running (.+?)\s*$", re.M)
+#: Where a command's output ends in aider's block: its own next line (a question, a hint,
+#: the token count, another command).
+_AFTER_OUTPUT = re.compile(
+    r"^(?:Running |Add command output to the chat\?|Run shell commands?\?|You can use /undo"
+    r"|Tokens: |Applied edit to |Commit [0-9a-f]{7,40} )"
+)
+
+
+def _output(lines: list[str]) -> str:
+    """A command's output: `lines` up to aider's own next line, right-stripped."""
+    said: list[str] = []
+    for line in lines:
+        if _AFTER_OUTPUT.match(line):
+            break
+        said.append(line.rstrip())
+    return "\n".join(said).strip("\n")
+
+
+def commands_run(text: str) -> list[tuple[str, str]]:
+    """(command, its output) of each command aider ran in a block of its output
+    (``Running CMD`` after "Run shell command? ... y")."""
+    lines = text.split("\n")
+    return [
+        (m.group(1), _output(lines[i + 1 :]))
+        for i, line in enumerate(lines)
+        if (m := _RUNNING.match(line)) is not None
+    ]
+
+
+class Action(NamedTuple):
+    """One thing aider did, said in its output: `kind` "edit" (`what` the path), "commit"
+    (`what` the hash, `said` the message) or "run" (`what` the command, `said` its
+    output), on the block's lines `first` to `last` (0-based, in the block's text)."""
+
+    kind: str
+    what: str
+    said: str
+    first: int
+    last: int
+
+
+def actions(text: str, ran: str | None = None) -> list[Action]:
+    """What aider did in a block of its output, in order; `ran`: the command of a
+    ``/run`` or ``/test`` the block is the output of (its output opens the block)."""
+    lines = text.split("\n")
+    out: list[Action] = []
+    if ran is not None:
+        said = _output(lines)
+        out.append(Action("run", ran, said, 0, max(0, said.count("\n"))))
+    for i, line in enumerate(lines):
+        if m := AIDER_EDIT.match(line):
+            out.append(Action("edit", m.group(1), "", i, i))
+        elif m := AIDER_COMMIT.match(line):
+            out.append(Action("commit", m.group(1), m.group(2), i, i))
+        elif m := _RUNNING.match(line):
+            said = _output(lines[i + 1 :])
+            out.append(
+                Action("run", m.group(1), said, i, i + (said.count("\n") + 1 if said else 0))
+            )
+    return out
 
 
 def _repeat(lines: list[str]) -> int | None:
@@ -92,7 +163,7 @@ def read(path: Path, options: ReadOptions) -> Any:
             message: dict[str, Any] = {"role": role, "content": text, "timestamp": ts}
             if role == "tool":
                 message["tool_call_id"] = None
-                message["role"] = "aider"
+                message["role"] = AIDER_ROLE
             before = len(out.turns)
             out.add(at, message)
             # the block's text is its lines (prefixes taken off): it says where it ends
