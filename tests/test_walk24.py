@@ -490,3 +490,23 @@ def test_a_command_aider_runs_after_an_edit_is_the_last_check_and_is_said_collap
     at = [folded.find(line) for line in order]
     assert -1 not in at and at == sorted(at), folded
     assert "Add command output" not in folded and "Run shell command" not in folded
+
+
+def test_a_gemini_multi_line_command_s_result_is_read_as_a_one_line_one_s(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """F12: a Gemini CLI shell result of a multi-line command (a commit message with a
+    body, `cd srv` then `pytest -q`) kept the CLI's `Command:`/`Directory:`/`Error:` lines:
+    the recap said the commit failed and had no last check for the passing tests."""
+    from tests.pilot import ROOT
+
+    f = ROOT / "tests/fixtures/gemini-cli/walk24-multiline-shell.json"
+    assert main(["recap", str(f), "-o", "-"]) == 0
+    recap = capsys.readouterr().out
+    assert "Committed 1a2b3c4" in recap and "failed" not in recap, recap
+    assert "Last check: `cd srv ⏎ pytest -q` -> 12 passed in 0.5s (exit 0)" in recap, recap
+    raw = _chunk(f, capsys, "--no-collapse")
+    assert "Directory:" not in raw and "Error: (none)" not in raw and "PGID" not in raw
+    assert "Exit code: 0" in raw
+    folded = _chunk(f, capsys, "--collapse")
+    assert "Ran `cd srv ⏎ pytest -q` (exit 0)." in folded

@@ -184,11 +184,16 @@ def _fold(text: str) -> str:
     return " ".join(text.split())
 
 
-def _command_line(command: str) -> str:
-    """A command on one line for its sentence, cut: its lines joined by `LINE_BREAK`
-    (blank ones left out), each line's blank runs folded."""
+def one_line_command(command: str) -> str:
+    """A command on one line: its lines joined by `LINE_BREAK` (blank ones left out),
+    each line's blank runs folded (the recap's last check says it so too)."""
     lines = [" ".join(line.split()) for line in command.splitlines()]
-    return _cut(LINE_BREAK.join(line for line in lines if line))
+    return LINE_BREAK.join(line for line in lines if line)
+
+
+def _command_line(command: str) -> str:
+    """A command on one line for its sentence, cut (`one_line_command`)."""
+    return _cut(one_line_command(command))
 
 
 def _cut(text: str, limit: int = CUT) -> str:

@@ -70,6 +70,7 @@ from chunkscope.engine.recap.collapse import (
     _decode_arguments,
     _fold,
     answers_given,
+    one_line_command,
     question_text,
 )
 from chunkscope.engine.segment.requests import INTERRUPTED, message_kind, request_text
@@ -880,14 +881,17 @@ _INSTALL = re.compile(
 _HEREDOC_WRITE = re.compile(r"^\s*(?:cat|tee)\b[^|]*(?:>|tee)\s*\S+\s*<<|<<[^|]*>\s*\S+")
 
 
-def _first_line(command: str) -> str:
-    """The command's first line, "" when it writes a file from a here-document."""
-    first = command.strip().splitlines()[0] if command.strip() else ""
-    if _HEREDOC_WRITE.search(first) or re.match(r"\s*(?:cat|echo|printf)\b[^|]*>", first):
-        return ""
-    if _INSTALL.search(first):
-        return ""  # installing a test runner is not running it
-    return first
+def _is_check(command: str) -> bool:
+    """Whether a line of the command runs a check (`_CHECK`: ``cd srv`` then ``pytest
+    -q`` on the next line is one); a line that writes a file from a here-document ends
+    the search (the lines after it are the file's), and installing a test runner is not
+    running it."""
+    for line in command.strip().splitlines():
+        if _HEREDOC_WRITE.search(line) or re.match(r"\s*(?:cat|echo|printf)\b[^|]*>", line):
+            return False
+        if not _INSTALL.search(line) and _CHECK.search(line):
+            return True
+    return False
 
 
 def _result_summary(call: _Call) -> str:
@@ -987,12 +991,12 @@ def outcome_section(log: _Log) -> Section:
                 failed_commits.append((call.index, line))
         if SUBMIT_PREFIX in command or command.strip() == "submit":
             finished.append((call.index, "Submitted the work (the agent's final action)."))
-        elif _CHECK.search(_first_line(command)) and (
+        elif _is_check(command) and (
             call.result is not None or last_check is None or last_check.result is None
         ):
             last_check = call  # the last one whose result the log has, if any has one
     if last_check is not None:
-        cmd = _cut(_command(last_check.args), 120)
+        cmd = _truncate(one_line_command(_command(last_check.args)), 120)
         lines.append((0, last_check.index, f"Last check: `{cmd}` -> {_result_summary(last_check)}"))
     # a commit that failed matters only when no commit came after it
     if failed_commits and (not made or failed_commits[-1][0] > max(made)):

@@ -132,7 +132,7 @@ def _result(call: dict[str, Any]) -> str:
 #: its folder, ``Output:`` and the output, then ``Error:``, ``Exit Code:``, ``Signal:``,
 #: ``Background PIDs:``, ``Process Group PGID:`` (``(none)`` where there is none).
 _SHELL_RESULT = re.compile(
-    r"\ACommand: [^\n]*\n(?:Directory: [^\n]*\n)?Output: (?P<output>.*?)"
+    r"\ACommand: .*?\n(?:Directory: [^\n]*\n)?Output: (?P<output>.*?)"
     r"\nError: (?P<error>[^\n]*)\nExit Code: (?P<code>[^\n]*)"
     r"(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\s*\Z",
     re.S,
