@@ -510,3 +510,97 @@ def test_a_gemini_multi_line_command_s_result_is_read_as_a_one_line_one_s(
     assert "Exit code: 0" in raw
     folded = _chunk(f, capsys, "--collapse")
     assert "Ran `cd srv ⏎ pytest -q` (exit 0)." in folded
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "result", "code", "said"),
+    [
+        ("Edit", {"file_path": "a.py", "old_string": "x", "new_string": "y"},
+         "<tool_use_error>File has not been read yet. Read it first.</tool_use_error>", None,
+         "Edit of a.py failed: File has not been read yet. Read it first."),
+        ("Write", {"file_path": "b.py", "content": "x = 1\n"},
+         "<tool_use_error>Permission denied</tool_use_error>", None,
+         "Write of b.py failed: Permission denied."),
+        ("Read", {"file_path": "/tmp/t.output"},
+         "<tool_use_error>File does not exist.</tool_use_error>", None,
+         "Read of /tmp/t.output failed: File does not exist."),
+        ("replace", {"file_path": "/w/app.yml", "old_string": "a", "new_string": "b"},
+         "Failed to edit, 0 occurrences found", None,
+         "Edit of /w/app.yml failed: Failed to edit, 0 occurrences found."),
+        ("Grep", {"pattern": "flash"}, "rg: regex parse error", None,
+         "Search for 'flash' failed: rg: regex parse error."),
+        ("apply_patch", {"input": "*** Begin Patch\n*** Update File: src/foo.c\n@@\n-a\n+b\n"},
+         "Exit code: 1\napply_patch verification failed", 1,
+         "Patch of src/foo.c failed: apply_patch verification failed."),
+    ],
+)  # fmt: skip
+def test_a_file_tool_call_that_failed_says_so(
+    name: str, args: dict[str, object], result: str, code: int | None, said: str
+) -> None:
+    """F13: an Edit refused, a Write denied, a Read of a missing file read "Edited a.py.",
+    "Wrote b.py (1 line).", "Read ... (1 line)." in the collapsed form."""
+    from chunkscope.engine.recap.collapse import collapse_call
+
+    failed = code is None
+    got = collapse_call(
+        name, args, result, exit_code=code, failed=failed, agent="claude-code", readable=True
+    )
+    assert got == said
+
+
+def test_a_codex_patch_that_failed_is_no_changed_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F13: a Codex apply_patch whose output says exit 1 ("verification failed") was in
+    the recap's files changed and its work state ("no commit after editing src/foo.c")."""
+
+    def item(ts: int, payload: dict[str, object]) -> str:
+        return json.dumps(
+            {"timestamp": f"2026-01-01T10:0{ts}:00Z", "type": "response_item", "payload": payload}
+        )
+
+    out = json.dumps(
+        {
+            "output": "apply_patch verification failed: no line int foo;",
+            "metadata": {"exit_code": 1},
+        }
+    )
+    f = tmp_path / "rollout-2026-01-01T10-00-00-x.jsonl"
+    f.write_text(
+        "\n".join(
+            [
+                item(
+                    1,
+                    {
+                        "type": "message",
+                        "role": "user",
+                        "content": [{"type": "input_text", "text": "Fix foo"}],
+                    },
+                ),
+                item(
+                    2,
+                    {
+                        "type": "custom_tool_call",
+                        "call_id": "c2",
+                        "name": "apply_patch",
+                        "input": "*** Begin Patch\n*** Update File: src/foo.c\n@@\n-a\n+b\n",
+                    },
+                ),
+                item(3, {"type": "custom_tool_call_output", "call_id": "c2", "output": out}),
+                item(
+                    4,
+                    {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": "The patch did not apply."}],
+                    },
+                ),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    assert main(["recap", str(f), "-o", "-"]) == 0
+    recap = capsys.readouterr().out
+    assert "src/foo.c" not in recap, recap
+    assert "Tool: Patch of src/foo.c failed" in _chunk(f, capsys, "--collapse")

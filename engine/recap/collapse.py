@@ -440,6 +440,46 @@ def _patched(patch: str) -> str:
     return f"Edited {', '.join(files) if files else 'files'}."
 
 
+#: A tag of a tool's error text (Claude Code's ``<tool_use_error>``): left out of it.
+_TAG = re.compile(r"</?[A-Za-z][\w-]*>")
+#: The file and search tools whose failure `_failed_call` names (lower case): reads,
+#: writes, edits, listings, searches.
+_FILE_READS = frozenset({"read", "read_file", "read_many_files", "view_image"})
+_FILE_WRITES = frozenset({"write", "write_file", "create_file"})
+_FILE_EDITS = frozenset(
+    {"edit", "multiedit", "notebookedit", "replace", "edit_file", "apply_patch", "str_replace"}
+)
+_SEARCHES = frozenset(
+    {"grep", "glob", "search", "search_file_content", "ls", "list_dir", "list_directory"}
+)
+
+
+def _failed_call(name: str, args: Mapping[str, Any]) -> str | None:
+    """What a file or search tool's failed call was about (``Edit of a.py``), None for
+    any other tool (its own sentence says the failure, as a command's does)."""
+    tool = name.lower()
+    sub = editor_command(name, args)
+    if sub is not None:
+        tool = {"view": "read", "create": "write"}.get(sub, "edit")
+    if tool == "apply_patch":
+        files = list(
+            dict.fromkeys(
+                m.group(2).strip() for m in _PATCH_FILE.finditer(_value(args, "input", ""))
+            )
+        )
+        return f"Patch of {', '.join(files) if files else 'files'}"
+    if tool in _FILE_READS:
+        return f"Read of {_path(args)}"
+    if tool in _FILE_WRITES:
+        return f"Write of {_path(args)}"
+    if tool in _FILE_EDITS:
+        return f"Edit of {_path(args)}"
+    if tool in _SEARCHES:
+        what = _value(args, "pattern", _value(args, "query", _path(args)))
+        return f"Search for '{what}'"
+    return None
+
+
 def _other_tool(
     name: str,
     args: Mapping[str, Any],
@@ -451,6 +491,14 @@ def _other_tool(
     """The sentence for a tool of Claude Code, Codex, Gemini CLI, ChatGPT or an agent
     trajectory's shell (`args` decoded from the raw `arguments`), its arguments said as
     the raw view shows them (`engine.toolcall`); None: not one of theirs."""
+    if (failed or exit_code not in (None, 0)) and name.lower() not in SHELL_TOOLS:
+        what = _failed_call(name, args)
+        if what is not None:  # a file or search tool that did nothing: never "Edited a.py."
+            said = _EXIT.sub("", result, count=1)  # "Exit code: 1" is the failure itself
+            reason = _cut(_fold(_TAG.sub(" ", said)))
+            if not reason:
+                return f"{what} failed."
+            return f"{what} failed: {reason}" + ("" if reason.endswith((".", "...")) else ".")
     sub = editor_command(name, args)
     if sub is not None:  # a text editor's call (``str_replace_editor view a.py``)
         if sub == "view":

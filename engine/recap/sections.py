@@ -460,7 +460,11 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                 found.exit_code = code
             elif OBSERVATION.match(found.result):  # mini-swe-agent's output of a command
                 _observed(found, found.result)
-            found.failed = bool(msg.get("is_error"))
+            found.failed = bool(msg.get("is_error")) or (
+                # a tool that is no shell failed when it says an exit code other than 0
+                # (Codex's apply_patch: "verification failed", exit 1)
+                found.exit_code not in (None, 0) and found.name.lower() not in SHELL_TOOLS
+            )
             result = found.result
             refused = _CC_REJECTED.match(result)
             if refused or _REJECTED_RESULT.match(result):
