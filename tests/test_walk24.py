@@ -604,3 +604,55 @@ def test_a_codex_patch_that_failed_is_no_changed_file(
     recap = capsys.readouterr().out
     assert "src/foo.c" not in recap, recap
     assert "Tool: Patch of src/foo.c failed" in _chunk(f, capsys, "--collapse")
+
+
+def test_the_blocks_an_ide_adds_to_a_prompt_are_not_the_user_s_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F14: Claude Code in an IDE adds `<ide_opened_file>` / `<ide_selection>` blocks to a
+    prompt: they were read as the user's words, tags and all, and the recap's "What
+    happened" could be that boilerplate ("...current task.</ide_opened_file>.")."""
+    opened = (
+        "<ide_opened_file>The user opened the file /p/src/Order.cs in the IDE. This may or "
+        "may not be related to the current task.</ide_opened_file>"
+    )
+    selected = (
+        "<ide_selection>The user selected the lines 10 to 12 from /p/src/Order.cs:\n"
+        "if (order.Total > 100) discount = 5;\n\nThis may or may not be related to the "
+        "current task.</ide_selection>"
+    )
+
+    def rec(n: int, kind: str, content: object) -> str:
+        return json.dumps(
+            {
+                "type": kind,
+                "uuid": f"u{n}",
+                "parentUuid": f"u{n - 1}" if n else None,
+                "sessionId": "s1",
+                "timestamp": f"2026-01-01T10:0{n}:00Z",
+                "message": {"role": kind, "content": content},
+            }
+        )
+
+    blocks = [{"type": "text", "text": opened}, {"type": "text", "text": "Refactor the rules"}]
+    f = tmp_path / "s1.jsonl"
+    f.write_text(
+        "\n".join(
+            [
+                rec(0, "user", blocks),
+                rec(1, "assistant", "I will extract each rule into a strategy class."),
+                rec(2, "user", selected + "also this rule"),
+                rec(3, "assistant", "That rule becomes the HighTotalDiscount strategy."),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    for flag in ("--collapse", "--no-collapse"):
+        text = _chunk(f, capsys, flag)
+        assert "ide_" not in text and "may not be related" not in text, text
+        assert "You: Refactor the rules" in text and "You: also this rule" in text
+    assert main(["recap", str(f), "-o", "-"]) == 0
+    out = capsys.readouterr()
+    assert "ide_" not in out.out and "may not be related" not in out.out, out.out
+    assert "2 IDE context blocks" in out.err

@@ -256,6 +256,22 @@ _KIND_NAMES = {
 }
 
 
+#: What an IDE extension (VS Code, JetBrains) adds to a prompt: the file the user has open,
+#: the lines selected, the problems shown. The tool's words about the user's editor, not
+#: the user's: stripped, and counted.
+_IDE_BLOCK = re.compile(r"\s*<(ide_opened_file|ide_selection|ide_diagnostics)>.*?</\1>\s*", re.S)
+IDE_BLOCKS = "IDE context blocks"
+
+
+def strip_ide_blocks(text: str) -> tuple[str, int]:
+    """`text` (a prompt) without the blocks an IDE extension adds (`_IDE_BLOCK`), and how
+    many there were."""
+    if "<ide_" not in text:
+        return text, 0
+    stripped, n = _IDE_BLOCK.subn("\n", text)
+    return stripped.strip("\n"), n
+
+
 def strip_reminders(text: str) -> tuple[str, int]:
     """`text` without the ``<system-reminder>`` blocks Claude Code appends to tool
     results, and how many there were."""
@@ -669,6 +685,11 @@ def read(path: Path, options: ReadOptions) -> Any:
                     stripped["system-reminder blocks"] += n
                 run.append((line, m, owner))
                 continue
+            if role == "user" and isinstance(m.get("content"), str) and "<ide_" in m["content"]:
+                m["content"], n = strip_ide_blocks(m["content"])
+                stripped[IDE_BLOCKS] += n
+                if not m["content"].strip():
+                    continue  # the IDE's block alone: no words of the user's
             if run:
                 flush()
             if role == "assistant":
