@@ -385,24 +385,26 @@ def test_a_multi_line_command_collapses_to_one_line_that_is_still_the_command() 
     assert lines == [" ".join(line.split()) for line in script.splitlines() if line.strip()]
 
 
+def rec(n: int, kind: str, content: object) -> str:
+    """Claude Code's record `n` of a session (a chain of uuids), one a minute."""
+    return json.dumps(
+        {
+            "type": kind,
+            "uuid": f"u{n}",
+            "parentUuid": f"u{n - 1}" if n else None,
+            "sessionId": "s1",
+            "timestamp": f"2026-01-01T10:0{n}:00Z",
+            "message": {"role": kind, "content": content},
+        }
+    )
+
+
 def test_a_claude_code_memory_note_reads_as_typed_and_its_placeholder_is_no_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """F6: a `#` memory note read `You: <user-memory-input>...</user-memory-input>`
     (in the recap's Task too), and Claude Code's "(no content)" placeholder after it
     was a user turn."""
-
-    def rec(n: int, kind: str, content: str) -> str:
-        return json.dumps(
-            {
-                "type": kind,
-                "uuid": f"u{n}",
-                "parentUuid": f"u{n - 1}" if n else None,
-                "sessionId": "s1",
-                "timestamp": f"2025-07-22T23:5{n}:00Z",
-                "message": {"role": kind, "content": content},
-            }
-        )
 
     f = tmp_path / "s1.jsonl"
     f.write_text(
@@ -621,18 +623,6 @@ def test_the_blocks_an_ide_adds_to_a_prompt_are_not_the_user_s_words(
         "if (order.Total > 100) discount = 5;\n\nThis may or may not be related to the "
         "current task.</ide_selection>"
     )
-
-    def rec(n: int, kind: str, content: object) -> str:
-        return json.dumps(
-            {
-                "type": kind,
-                "uuid": f"u{n}",
-                "parentUuid": f"u{n - 1}" if n else None,
-                "sessionId": "s1",
-                "timestamp": f"2026-01-01T10:0{n}:00Z",
-                "message": {"role": kind, "content": content},
-            }
-        )
 
     blocks = [{"type": "text", "text": opened}, {"type": "text", "text": "Refactor the rules"}]
     f = tmp_path / "s1.jsonl"

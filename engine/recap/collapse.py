@@ -500,16 +500,12 @@ def _other_tool(
                 return f"{what} failed."
             return f"{what} failed: {reason}" + ("" if reason.endswith((".", "...")) else ".")
     sub = editor_command(name, args)
-    if sub is not None:  # a text editor's call (``str_replace_editor view a.py``)
-        if sub == "view":
-            return f"Read {_path(args)} ({plural(_line_count(result), 'line')})."
-        if sub == "create":
-            text = args.get("file_text")
-            n = _line_count(text) if isinstance(text, str) else 0
-            return f"Wrote {_path(args)} ({plural(n, 'line')})."
-        if sub == "undo_edit":
-            return f"Undid the last edit of {_path(args)}."
-        return f"Edited {_path(args)}."
+    if sub == "undo_edit":
+        return f"Undid the last edit of {_path(args)}."
+    if sub is not None:  # a text editor's call (``str_replace_editor view a.py``): as a
+        # Read, a Write (its text in ``file_text``) or an Edit
+        name = {"view": "Read", "create": "Write"}.get(sub, "Edit")
+        args = {**args, "content": args.get("file_text")} if sub == "create" else args
     if name in ("Read", "read_file"):
         return f"Read {_path(args)} ({plural(_line_count(result), 'line')})."
     if name in ("Write", "write_file"):
