@@ -646,3 +646,28 @@ def test_the_blocks_an_ide_adds_to_a_prompt_are_not_the_user_s_words(
     out = capsys.readouterr()
     assert "ide_" not in out.out and "may not be related" not in out.out, out.out
     assert "2 IDE context blocks" in out.err
+
+
+def test_a_refusal_takes_no_words_typed_after_the_agent_went_on() -> None:
+    """Walk 24, other observations: a refused test run was given as its reason "did you
+    push?", typed 55 minutes later, after the agent had run tests, committed and pushed
+    (a task notification woke it): the next typed message was taken whatever came
+    between."""
+    from chunkscope.engine.recap.sections import extract_sections
+    from tests.test_sections import bot, by_name, call, result, user
+    from tests.test_sections_records import REFUSED
+
+    msgs = [
+        user("Run the resource tests."),
+        bot("", call("t1", "Bash", {"command": "mix test test/resources_test.exs"})),
+        result("t1", REFUSED + "STOP what you are doing and wait for the user.", is_error=True),
+        user("<task-notification><status>completed</status></task-notification>"),
+        bot(
+            "The background build finished; running the suite.",
+            call("t2", "Bash", {"command": "mix test"}),
+        ),
+        result("t2", "42 tests, 0 failures"),
+        user("did you push?"),
+    ]
+    s = by_name(extract_sections(msgs, []))
+    assert s["rejections"] == ("- Rejected `mix test test/resources_test.exs`",), s["rejections"]

@@ -432,6 +432,9 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
             calls = _calls_of(msg)
             if text.strip():
                 log.texts.append((i, text))
+            if text.strip() or calls:
+                for r in log.rejections:  # the agent went on: the user's next words
+                    r.open = False  # are about what it did since, not the refusal
             for cid, name, args in calls:
                 call = _Call(i, name, args)
                 log.calls.append(call)
