@@ -517,25 +517,50 @@ def test_a_gemini_multi_line_command_s_result_is_read_as_a_one_line_one_s(
 @pytest.mark.parametrize(
     ("name", "args", "result", "code", "said"),
     [
-        ("Edit", {"file_path": "a.py", "old_string": "x", "new_string": "y"},
-         "<tool_use_error>File has not been read yet. Read it first.</tool_use_error>", None,
-         "Edit of a.py failed: File has not been read yet. Read it first."),
-        ("Write", {"file_path": "b.py", "content": "x = 1\n"},
-         "<tool_use_error>Permission denied</tool_use_error>", None,
-         "Write of b.py failed: Permission denied."),
-        ("Read", {"file_path": "/tmp/t.output"},
-         "<tool_use_error>File does not exist.</tool_use_error>", None,
-         "Read of /tmp/t.output failed: File does not exist."),
-        ("replace", {"file_path": "/w/app.yml", "old_string": "a", "new_string": "b"},
-         "Failed to edit, 0 occurrences found", None,
-         "Edit of /w/app.yml failed: Failed to edit, 0 occurrences found."),
-        ("Grep", {"pattern": "flash"}, "rg: regex parse error", None,
-         "Search for 'flash' failed: rg: regex parse error."),
-        ("apply_patch", {"input": "*** Begin Patch\n*** Update File: src/foo.c\n@@\n-a\n+b\n"},
-         "Exit code: 1\napply_patch verification failed", 1,
-         "Patch of src/foo.c failed: apply_patch verification failed."),
+        (
+            "Edit",
+            {"file_path": "a.py", "old_string": "x", "new_string": "y"},
+            "<tool_use_error>File has not been read yet. Read it first.</tool_use_error>",
+            None,
+            "Edit of a.py failed: File has not been read yet. Read it first.",
+        ),
+        (
+            "Write",
+            {"file_path": "b.py", "content": "x = 1\n"},
+            "<tool_use_error>Permission denied</tool_use_error>",
+            None,
+            "Write of b.py failed: Permission denied.",
+        ),
+        (
+            "Read",
+            {"file_path": "/tmp/t.output"},
+            "<tool_use_error>File does not exist.</tool_use_error>",
+            None,
+            "Read of /tmp/t.output failed: File does not exist.",
+        ),
+        (
+            "replace",
+            {"file_path": "/w/app.yml", "old_string": "a", "new_string": "b"},
+            "Failed to edit, 0 occurrences found",
+            None,
+            "Edit of /w/app.yml failed: Failed to edit, 0 occurrences found.",
+        ),
+        (
+            "Grep",
+            {"pattern": "flash"},
+            "rg: regex parse error",
+            None,
+            "Search for 'flash' failed: rg: regex parse error.",
+        ),
+        (
+            "apply_patch",
+            {"input": "*** Begin Patch\n*** Update File: src/foo.c\n@@\n-a\n+b\n"},
+            "Exit code: 1\napply_patch verification failed",
+            1,
+            "Patch of src/foo.c failed: apply_patch verification failed.",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_file_tool_call_that_failed_says_so(
     name: str, args: dict[str, object], result: str, code: int | None, said: str
 ) -> None:
@@ -671,3 +696,38 @@ def test_a_refusal_takes_no_words_typed_after_the_agent_went_on() -> None:
     ]
     s = by_name(extract_sections(msgs, []))
     assert s["rejections"] == ("- Rejected `mix test test/resources_test.exs`",), s["rejections"]
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "result", "said"),
+    [
+        (
+            "Bash",
+            {"command": "mix test test/a_test.exs"},
+            "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+            "Refused by the user: `mix test test/a_test.exs`.",
+        ),
+        (
+            "run_shell_command",
+            {"command": "python3 main.py"},
+            "[Operation Cancelled] Reason: User cancelled the operation.",
+            "Refused by the user: `python3 main.py`.",
+        ),
+        (
+            "Edit",
+            {"file_path": "a.py", "old_string": "x", "new_string": "y"},
+            "The user doesn't want to proceed with this tool use.",
+            "Refused by the user: Edit a.py old_string=x new_string=y.",
+        ),
+    ],
+)
+def test_a_call_the_user_refused_reads_as_refused(
+    name: str, args: dict[str, object], result: str, said: str
+) -> None:
+    """Walk 24, other observations: a call the user refused read "Ran `mix test ...`
+    (failed)." (Claude Code) or "(failed)" (Gemini CLI's "[Operation Cancelled]"): it
+    did not run."""
+    from chunkscope.engine.recap.collapse import collapse_call
+
+    got = collapse_call(name, args, result, failed=True, agent="claude-code", readable=True)
+    assert got == said

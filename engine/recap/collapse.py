@@ -440,6 +440,26 @@ def _patched(patch: str) -> str:
     return f"Edited {', '.join(files) if files else 'files'}."
 
 
+#: Claude Code's result of a call the user refused (the words typed with it follow
+#: "the user said:").
+CC_REJECTED = re.compile(r"\A\s*The user doesn't want to proceed with this tool use\b")
+#: Other tools' words for a call the user refused: Codex's "exec command rejected by user" /
+#: "patch rejected by user", Gemini CLI's "[Operation Cancelled] Reason: User denied
+#: execution." or "User cancelled the operation.", "User declined tool execution." (Claude
+#: Agent SDK clients), ...
+REJECTED_RESULT = re.compile(
+    r"\A\W*(?:[\w ]{0,40}\b(?:rejected|denied|declined|cancell?ed|aborted) by (?:the )?user\b|"
+    r"(?:the )?user (?:rejected|denied|declined|cancell?ed|aborted)\b|"
+    r"Operation Cancell?ed\]\s*Reason:\s*User\b)",
+    re.I,
+)
+
+
+def refused(result: str) -> bool:
+    """Whether a call's result says the user refused it (it did not run)."""
+    return bool(CC_REJECTED.match(result) or REJECTED_RESULT.match(result))
+
+
 #: A tag of a tool's error text (Claude Code's ``<tool_use_error>``): left out of it.
 _TAG = re.compile(r"</?[A-Za-z][\w-]*>")
 #: The file and search tools whose failure `_failed_call` names (lower case): reads,
@@ -491,6 +511,10 @@ def _other_tool(
     """The sentence for a tool of Claude Code, Codex, Gemini CLI, ChatGPT or an agent
     trajectory's shell (`args` decoded from the raw `arguments`), its arguments said as
     the raw view shows them (`engine.toolcall`); None: not one of theirs."""
+    if failed and refused(result):  # the user said no: it did not run
+        if name.lower() in SHELL_TOOLS:
+            return f"Refused by the user: `{_command_line(_command(args))}`."
+        return f"Refused by the user: {_cut(_fold(format_call(name, arguments)))}."
     if (failed or exit_code not in (None, 0)) and name.lower() not in SHELL_TOOLS:
         what = _failed_call(name, args)
         if what is not None:  # a file or search tool that did nothing: never "Edited a.py."

@@ -65,6 +65,8 @@ from chunkscope.engine.read.formats.documents import (
 from chunkscope.engine.read.source import FENCE, content_text
 from chunkscope.engine.recap.collapse import (
     _PATCH_FILE,
+    CC_REJECTED,
+    REJECTED_RESULT,
     _calls,
     _command,
     _decode_arguments,
@@ -269,18 +271,7 @@ class _Log:
 # aider asking before it runs a command the model suggested, and the answer typed
 _AIDER_ASK = re.compile(r"^(.+)\n\s*Run shell commands?\? \(Y\)es/\(N\)o[^\n]*?:\s*(\w*)\s*$", re.M)
 _AIDER_INTERRUPT = re.compile(r"^\s*\^C again to exit|^\s*KeyboardInterrupt", re.M)
-# Claude Code's result of a call the user refused; the words typed with it follow "said:"
-_CC_REJECTED = re.compile(r"\A\s*The user doesn't want to proceed with this tool use\b")
 _REJECT_WORDS = re.compile(r"the user said:\s*(.+)\Z", re.S | re.I)
-# other tools' words for a call the user refused: Codex's "exec command rejected by user" /
-# "patch rejected by user", Gemini CLI's "[Operation Cancelled] Reason: User denied
-# execution.", "User declined tool execution." (Claude Agent SDK clients), ...
-_REJECTED_RESULT = re.compile(
-    r"\A\W*(?:[\w ]{0,40}\b(?:rejected|denied|declined|cancell?ed|aborted) by (?:the )?user\b|"
-    r"(?:the )?user (?:rejected|denied|declined|cancell?ed|aborted)\b|"
-    r"Operation Cancell?ed\]\s*Reason:\s*User\b)",
-    re.I,
-)
 _ENDED = re.compile(r"\AThe session ended(?: \((.*?)\))?\.")
 _NOTIFICATION = re.compile(r"\A\s*<task-notification>(.*?)(?:</task-notification>|\Z)", re.S)
 _NOTE_FIELD = re.compile(r"<(summary|result|status)>\s*(.*?)\s*</\1>", re.S)
@@ -469,8 +460,8 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                 found.exit_code not in (None, 0) and found.name.lower() not in SHELL_TOOLS
             )
             result = found.result
-            refused = _CC_REJECTED.match(result)
-            if refused or _REJECTED_RESULT.match(result):
+            refused = CC_REJECTED.match(result)
+            if refused or REJECTED_RESULT.match(result):
                 found.rejected = True
                 said = _REJECT_WORDS.search(result) if refused else None
                 _reject(log, i, f"Rejected {_describe(found)}", said.group(1) if said else "")
