@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import NamedTuple
 
 from chunkscope.engine.read.headings import find_headings
@@ -76,15 +77,13 @@ def _other_headings(text: str, fences: Sequence[tuple[int, int]]) -> list[tuple[
     """(offset, level, title) of each setext, reStructuredText and HTML heading of a
     document (`engine.read.headings.find_headings`) outside the fenced blocks."""
     lines = text.split("\n")
-    offsets = [0]
-    for line in lines[:-1]:
-        offsets.append(offsets[-1] + len(line) + 1)
+    ends = list(accumulate(map(len, lines)))  # characters up to each line's end, no newlines
     fenced = [a for a, _ in fences]
     out = []
     # Without the empty line after a final line break (it holds no heading), the lines
     # are the reader's: `find_headings` gives its last answer again.
     for h in find_headings(lines[:-1] if len(lines) > 1 and not lines[-1] else lines):
-        at = offsets[h.start]
+        at = ends[h.start - 1] + h.start if h.start else 0  # the line's offset in text
         k = bisect_right(fenced, at) - 1
         if h.kind != "atx" and not (k >= 0 and at < fences[k][1]):
             out.append((at, h.level, h.title))
