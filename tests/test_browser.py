@@ -21,7 +21,9 @@ import pytest
 
 from tests.test_serve import SAMPLE, serving, with_token
 
-pytestmark = pytest.mark.browser
+#: On one xdist worker (``--dist loadgroup``): the module's Chromium starts once, not once
+#: for each worker a test lands on (~2.5 s a start).
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 CHROMIUM = shutil.which("chromium")
 LAUNCH_ARGS = [

@@ -12,6 +12,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+#: On one xdist worker (``--dist loadgroup``): the wheel is built once, not once for each
+#: worker a test lands on.
+pytestmark = pytest.mark.xdist_group("package")
+
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -115,6 +115,9 @@ STAGES = {
 }
 
 
+# On one xdist worker (``--dist loadgroup``): `stage_results` is computed once, not once for
+# each worker a case lands on (~1.5 s each).
+@pytest.mark.xdist_group("progress-stages")
 @pytest.mark.parametrize("method", list(STAGES))
 def test_a_stopped_pipeline_stage_keeps_nothing_and_runs_again(
     big_log: Path, stage_results: dict[str, object], method: str

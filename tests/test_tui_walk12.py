@@ -87,9 +87,8 @@ REASON = (
 
 
 @pytest.mark.parametrize("size", [SIZE, NARROW], ids=["160x48", "100x30"])
-@pytest.mark.parametrize("key", ["ctrl+o", "question_mark"])
 async def test_a_toast_under_a_dialog_shows_its_reason_and_leaves_it_alone(
-    key: str, size: tuple[int, int]
+    size: tuple[int, int],
 ) -> None:
     """Walk 9, 5 and walk 10, 3 and 4: at 100x30 a long error toast (7 rows, with the
     load's warning stacked above it) covered the picker's title and first rows; at 160x48
@@ -97,7 +96,8 @@ async def test_a_toast_under_a_dialog_shows_its_reason_and_leaves_it_alone(
     no sign it was cut. At both widths the newest toast only is drawn and it leaves the
     dialog alone; it is as wide as the screen and shows the whole reason (walk 16, 8): at
     100x30, in the three rows above the dialog, its title on the reason's first row (on a
-    row of its own the end of the reason was cut, with no sign)."""
+    row of its own the end of the reason was cut, with no sign). One workbench opens the
+    picker, then the help, each with its own two toasts."""
     from textual.screen import ModalScreen
 
     from tests.pilot import drawn_toasts, open_dialog
@@ -106,32 +106,40 @@ async def test_a_toast_under_a_dialog_shows_its_reason_and_leaves_it_alone(
     app.NOTIFICATION_TIMEOUT = 60  # on screen for the whole test
     async with app.run_test(size=size, notifications=True) as pilot:
         await settled(pilot, app)
-        await pilot.press(key)
-        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
-        app.notify("skipped 13 malformed lines of 20 …", title="Most of the file was not read")
-        app.notify(REASON, title="Could not open the file", severity="error", markup=False)
-        await until(pilot, lambda: bool(drawn_toasts(app)))
-        await pilot.pause()
-        dialog = open_dialog(app)
-        drawn = drawn_toasts(app)
-        assert len(drawn) == 1, drawn  # the newest only: the load's warning is not stacked
-        error = drawn[0]
-        assert not error.region.overlaps(dialog.region), (error.region, dialog.region)
-        lines = [
-            "".join(seg.text for seg in error.render_line(y)).rstrip()
-            for y in range(error.size.height)
-        ]
-        assert lines[0].startswith("Could not open the file"), lines
-        shown = " ".join(line.strip() for line in lines)
-        assert shown.endswith("(got an array))"), lines
-        assert shown.count("only_garbage.jsonl") == 2, lines  # none of it left out
+        bench = app.screen
+        for key in ("ctrl+o", "question_mark"):
+            await pilot.press(key)
+            await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+            app.notify("skipped 13 malformed lines of 20 …", title="Most of the file was not read")
+            app.notify(REASON, title="Could not open the file", severity="error", markup=False)
+            await until(pilot, lambda: bool(drawn_toasts(app)))
+            await pilot.pause()
+            dialog = open_dialog(app)
+            drawn = drawn_toasts(app)
+            # the newest only: the load's warning is not stacked
+            assert len(drawn) == 1, (key, drawn)
+            error = drawn[0]
+            assert not error.region.overlaps(dialog.region), (key, error.region, dialog.region)
+            lines = [
+                "".join(seg.text for seg in error.render_line(y)).rstrip()
+                for y in range(error.size.height)
+            ]
+            assert lines[0].startswith("Could not open the file"), (key, lines)
+            shown = " ".join(line.strip() for line in lines)
+            assert shown.endswith("(got an array))"), (key, lines)
+            assert shown.count("only_garbage.jsonl") == 2, (key, lines)  # none of it left out
+            # back to the workbench with no toast, for the next dialog's own
+            await pilot.press("escape")
+            await until(pilot, lambda: app.screen is bench)
+            app.clear_notifications()
+            await until(pilot, lambda: not drawn_toasts(app))
 
 
 @pytest.mark.parametrize("size", [SIZE, NARROW], ids=["160x48", "100x30"])
-@pytest.mark.parametrize("title", ["Could not open the file", None])
-async def test_a_toast_cut_under_a_dialog_says_so(title: str | None, size: tuple[int, int]) -> None:
+async def test_a_toast_cut_under_a_dialog_says_so(size: tuple[int, int]) -> None:
     """Walk 12: a message longer than the rows a dialog leaves its toast (three) lost its
-    end with no sign; its last row now ends with an ellipsis, in the toast's width."""
+    end with no sign; its last row now ends with an ellipsis, in the toast's width. One
+    picker shows the toast with a title, then without one."""
     from textual.screen import ModalScreen
 
     from tests.pilot import drawn_toasts, open_dialog
@@ -142,19 +150,22 @@ async def test_a_toast_cut_under_a_dialog_says_so(title: str | None, size: tuple
         await settled(pilot, app)
         await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, ModalScreen))
-        app.notify(" ".join([REASON] * 3), title=title, severity="error", markup=False)
-        await until(pilot, lambda: bool(drawn_toasts(app)))
-        await pilot.pause()
-        (toast,) = drawn_toasts(app)
-        assert not toast.region.overlaps(open_dialog(app).region)
-        lines = [
-            "".join(seg.text for seg in toast.render_line(y)).rstrip()
-            for y in range(toast.size.height)
-        ]
-        assert len(lines) == 3, lines
-        assert lines[0].startswith(title or "/tmp/walk10/"), lines
-        assert lines[-1].endswith("…"), lines
-        assert all(len(line) <= toast.size.width for line in lines), lines
+        for title in ("Could not open the file", None):
+            app.clear_notifications()
+            await until(pilot, lambda: not drawn_toasts(app))
+            app.notify(" ".join([REASON] * 3), title=title, severity="error", markup=False)
+            await until(pilot, lambda: bool(drawn_toasts(app)))
+            await pilot.pause()
+            (toast,) = drawn_toasts(app)
+            assert not toast.region.overlaps(open_dialog(app).region), title
+            lines = [
+                "".join(seg.text for seg in toast.render_line(y)).rstrip()
+                for y in range(toast.size.height)
+            ]
+            assert len(lines) == 3, (title, lines)
+            assert lines[0].startswith(title or "/tmp/walk10/"), lines
+            assert lines[-1].endswith("…"), (title, lines)
+            assert all(len(line) <= toast.size.width for line in lines), (title, lines)
 
 
 async def test_the_header_beside_the_keys_panel_keeps_the_tool_calls_state() -> None:

@@ -197,36 +197,48 @@ async def test_the_auto_tune_table_names_each_knob_whole(size: tuple[int, int]) 
 
 
 @pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])
-@pytest.mark.parametrize("key", ["ctrl+s", "question_mark", "ctrl+o"])
-async def test_a_toast_under_a_dialog_leaves_the_dialog_whole(
-    size: tuple[int, int], key: str
-) -> None:
+async def test_a_toast_under_a_dialog_leaves_the_dialog_whole(size: tuple[int, int]) -> None:
     """Walk 8, 7: at 100x30 a notification still on screen when a dialog opened (``All
     57 summaries are done.`` then ctrl+s) was drawn over the dialog's input and hint. The
     toast is drawn once, off the dialog (the save-profile prompt, the help, the picker);
     at 160x48 the help (90% high) and the picker (85%) met a toast's corner: they are
-    80% high now."""
+    80% high now. One workbench opens the three dialogs in turn, each over a new toast."""
     from textual.screen import ModalScreen
 
     app = make_app()
     app.NOTIFICATION_TIMEOUT = 60  # on screen for the whole test
     async with app.run_test(size=size, notifications=True) as pilot:
         await settled(pilot, app)
-        app.notify("All 57 summaries are done.", markup=False)
-        await pilot.press(key)
-        await until(pilot, lambda: isinstance(app.screen, ModalScreen))
-        await until(pilot, lambda: bool(app.screen.query("Toast")))
-        await pilot.pause()
-        screen = app.screen
-        dialog = open_dialog(app)
-        drawn = drawn_toasts(app)
-        assert len(drawn) == 1, drawn
-        assert "All 57 summaries are done." in str(drawn[0].render())
-        assert not drawn[0].region.overlaps(dialog.region), (drawn[0].region, dialog.region)
-        if size == SIZE:  # walk 9, 16: a row between them, the toast not under its edge
-            below = dialog.region.grow((0, 0, 1, 0))
-            assert not drawn[0].region.overlaps(below), (drawn[0].region, dialog.region)
-        assert screen.region.contains_region(dialog.region), (dialog.region, screen.region)
+        bench = app.screen
+        for key in ("ctrl+s", "question_mark", "ctrl+o"):
+            app.notify("All 57 summaries are done.", markup=False)
+            await pilot.press(key)
+            await until(pilot, lambda: isinstance(app.screen, ModalScreen))
+            await until(pilot, lambda: bool(app.screen.query("Toast")))
+            await pilot.pause()
+            screen = app.screen
+            dialog = open_dialog(app)
+            drawn = drawn_toasts(app)
+            assert len(drawn) == 1, (key, drawn)
+            assert "All 57 summaries are done." in str(drawn[0].render()), key
+            assert not drawn[0].region.overlaps(dialog.region), (
+                key,
+                drawn[0].region,
+                dialog.region,
+            )
+            if size == SIZE:  # walk 9, 16: a row between them, the toast not under its edge
+                below = dialog.region.grow((0, 0, 1, 0))
+                assert not drawn[0].region.overlaps(below), (key, drawn[0].region, dialog.region)
+            assert screen.region.contains_region(dialog.region), (
+                key,
+                dialog.region,
+                screen.region,
+            )
+            # back to the workbench with no toast, for the next dialog's own
+            await pilot.press("escape")
+            await until(pilot, lambda: app.screen is bench)
+            app.clear_notifications()
+            await until(pilot, lambda: not drawn_toasts(app))
 
 
 @pytest.mark.parametrize("size", [NARROW, SIZE], ids=["narrow", "wide"])

@@ -16,12 +16,10 @@ FIXTURES = Path(__file__).parent / "fixtures"
 pytestmark = pytest.mark.usefixtures("isolated")
 
 
-@pytest.mark.parametrize(("downs", "kind"), [(2, "recap"), (3, "report"), (0, "json")])
-async def test_a_burst_of_arrows_and_enter_in_a_chooser_picks_what_the_arrows_reached(
-    downs: int, kind: str
-) -> None:
+async def test_a_burst_of_arrows_and_enter_in_a_chooser_picks_what_the_arrows_reached() -> None:
     """F9: `e ↓ ↓ ⏎` typed at once exported the merged chunks as JSON, the first choice:
-    the enter was read before the list had moved for the arrows queued for it."""
+    the enter was read before the list had moved for the arrows queued for it. One
+    workbench opens the chooser afresh for each burst."""
     from textual.widgets import OptionList
 
     from chunkscope.tui.screens.choose import ChooseScreen
@@ -29,27 +27,37 @@ async def test_a_burst_of_arrows_and_enter_in_a_chooser_picks_what_the_arrows_re
     app = make_app(SAMPLE)
     async with app.run_test(size=(160, 48)) as pilot:
         await settled(pilot, app)
-        await pilot.press("e")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChooseScreen), 5)
-        chooser = app.screen
-        assert isinstance(chooser, ChooseScreen)
-        assert [o.id for o in chooser.query_one(OptionList)._options][:4] == [
-            "json",
-            "markdown",
-            "recap",
-            "report",
-        ]
-        chosen: list[str | None] = []
-        pick = chooser._pick
+        bench = app.screen
+        for downs, kind in ((2, "recap"), (3, "report"), (0, "json")):
+            await pilot.press("e")
+            await wait_for(pilot, lambda: isinstance(app.screen, ChooseScreen), 5)
+            chooser = app.screen
+            assert isinstance(chooser, ChooseScreen), kind
+            assert [o.id for o in chooser.query_one(OptionList)._options][:4] == [
+                "json",
+                "markdown",
+                "recap",
+                "report",
+            ]
+            chosen: list[str | None] = []
+            pick = chooser._pick
 
-        def picking(value: str | None) -> None:
-            chosen.append(value)
-            pick(value)
+            def picking(value: str | None, chosen: list[str | None] = chosen, pick=pick) -> None:  # type: ignore[no-untyped-def]
+                chosen.append(value)
+                pick(value)
 
-        chooser._pick = picking  # type: ignore[method-assign]
-        burst(app, *["down"] * downs, "enter")
-        await wait_for(pilot, lambda: bool(chosen), 5)
-        assert chosen == [kind]
+            chooser._pick = picking  # type: ignore[method-assign]
+            burst(app, *["down"] * downs, "enter")
+            await wait_for(pilot, lambda c=chosen: bool(c), 5)
+            assert chosen == [kind]
+            # whatever the choice opened (the path prompt) is closed for the next burst
+            for _ in range(3):
+                await wait_for(pilot, lambda c=chooser: app.screen is not c, 5)
+                if app.screen is bench:
+                    break
+                await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is bench, 5)
+            assert app.screen is bench, (kind, app.screen)
 
 
 def test_an_argv_command_collapses_quoted_as_its_call_shows_it() -> None:
