@@ -226,8 +226,6 @@ def _head(path: Path) -> bytes:
     return read_head(path, SNIFF_BYTES)
 
 
-
-
 def _json_records(lines: list[str]) -> list[dict[str, Any]]:
     """The complete JSON objects among the first lines (a JSONL file's first records)."""
     out = []
