@@ -330,7 +330,18 @@ FILE_KINDS: tuple[tuple[bytes, str], ...] = (
     (b"%PDF-", "a PDF document"),
     (b"\x89PNG", "a PNG image"),
     (b"\xff\xd8\xff", "a JPEG image"),
+    (b"!<arch>\n", "an ar archive (a static library, a .deb)"),
 )
+
+
+def _texty(column: bytes) -> bool:
+    """Whether the bytes a UTF-16/32 sniff takes for characters are mostly text: printable
+    ASCII, blanks and line ends (a binary file's or a tar header's NUL columns leave
+    bytes that are not; a file of NULs leaves none)."""
+    if not column:
+        return False
+    text = sum(1 for b in column if 32 <= b < 127 or b in (9, 10, 13))
+    return text >= len(column) * 0.9
 
 
 def _other_encoding(name: str) -> str:
@@ -355,6 +366,8 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
     for magic, kind in FILE_KINDS:
         if head.startswith(magic):  # a stored zip or an ASCII PDF may have few NULs
             return f"looks like {kind}{not_what}"
+    if head[257:262] == b"ustar":  # a tar archive's mark, after its first member's name
+        return f"looks like a tar archive (unpack it first){not_what}"
     if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # its BOM
         return _other_encoding("UTF-32")
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -368,13 +381,13 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
     nul = head.find(b"\x00")
     if nul >= 0 and share > _BINARY_SHARE:
         quarter = len(head) // 4
-        for nuls, name in (((1, 2, 3), "UTF-32LE"), ((0, 1, 2), "UTF-32BE")):
-            if all(head[k::4].count(0) >= quarter * 0.9 for k in nuls):
+        for nuls, chars, name in (((1, 2, 3), 0, "UTF-32LE"), ((0, 1, 2), 3, "UTF-32BE")):
+            if all(head[k::4].count(0) >= quarter * 0.9 for k in nuls) and _texty(head[chars::4]):
                 return _other_encoding(name)  # ASCII text four bytes a character, no BOM
         if head.count(0) < len(head) * 0.6:  # ASCII text two bytes a character, no BOM
-            if head[1::2].count(0) > quarter:
+            if head[1::2].count(0) > quarter and _texty(head[0::2]):
                 return _other_encoding("UTF-16LE")
-            if head[0::2].count(0) > quarter:
+            if head[0::2].count(0) > quarter and _texty(head[1::2]):
                 return _other_encoding("UTF-16BE")
         return f"looks like a binary file (NUL bytes at byte {nul}){not_what}"
     if share > _BINARY_SHARE_ALONE:
