@@ -60,3 +60,76 @@ def _bytes(tmp_path: Path, name: str, data: bytes) -> Path:
     f = tmp_path / name
     f.write_bytes(data)
     return f
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "result", "said"),
+    [
+        (
+            "WebFetch",
+            {"url": "https://docs.example.com/api"},
+            "Request failed with status code 404",
+            "WebFetch https://docs.example.com/api failed: Request failed with status code 404.",
+        ),
+        (
+            "mcp__github__get_pull_request",
+            {"owner": "acme", "pull_number": 7},
+            "Error: Not Found",
+            "mcp__github__get_pull_request owner=acme pull_number=7 failed: Error: Not Found.",
+        ),
+        (
+            "WebSearch",
+            {"query": "acme parse"},
+            "Web search is not available",
+            'WebSearch "acme parse" failed: Web search is not available.',
+        ),
+        (
+            "Task",
+            {"description": "Find callers", "subagent_type": "Explore"},
+            "<tool_use_error>Agent type 'Explore' not found</tool_use_error>",
+            'Task description="Find callers" subagent_type=Explore failed: '
+            "Agent type 'Explore' not found.",
+        ),
+        (
+            "LS",
+            {"path": "/nope"},
+            "<tool_use_error>Path does not exist: /nope</tool_use_error>",
+            "Listing of /nope failed: Path does not exist: /nope.",
+        ),
+    ],
+)
+def test_any_call_that_failed_says_so(
+    name: str, args: dict[str, object], result: str, said: str
+) -> None:
+    """F5: a failed call of any tool but the file ones read as done: "Fetched https://..."
+    for a 404, "Searched the web for ..." when search was unavailable, a failed subagent
+    launch quoted the raw `<tool_use_error>` tag; a failed LS read "Search for ..."."""
+    from chunkscope.engine.recap.collapse import collapse_call
+
+    got = collapse_call(name, args, result, failed=True, agent="claude-code", readable=True)
+    assert got == said
+
+
+def test_a_codex_web_search_that_failed_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F5 addendum: a Codex `web_search_call` with status "failed" read "Searched the web
+    for 'foo docs'."."""
+    import json
+
+    def item(n: int, payload: dict[str, object]) -> str:
+        record = {
+            "timestamp": f"2026-01-01T10:0{n}:00Z",
+            "type": "response_item",
+            "payload": payload,
+        }
+        return json.dumps(record)
+
+    f = tmp_path / "rollout-2026-01-01T10-00-00-x.jsonl"
+    ask = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Docs?"}]}
+    search = {"type": "web_search_call", "id": "ws1", "status": "failed",
+              "action": {"type": "search", "query": "foo docs"}}  # fmt: skip
+    f.write_text(item(1, ask) + "\n" + item(2, search) + "\n", encoding="utf-8")
+    assert main(["chunk", str(f), "--collapse"]) == 0
+    out = capsys.readouterr().out
+    assert 'Tool: web_search "foo docs" failed.' in out and "Searched the web" not in out, out

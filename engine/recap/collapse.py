@@ -469,9 +469,8 @@ _FILE_WRITES = frozenset({"write", "write_file", "create_file"})
 _FILE_EDITS = frozenset(
     {"edit", "multiedit", "notebookedit", "replace", "edit_file", "apply_patch", "str_replace"}
 )
-_SEARCHES = frozenset(
-    {"grep", "glob", "search", "search_file_content", "ls", "list_dir", "list_directory"}
-)
+_SEARCHES = frozenset({"grep", "glob", "search", "search_file_content"})
+_LISTINGS = frozenset({"ls", "list_dir", "list_directory"})
 
 
 def _failed_call(name: str, args: Mapping[str, Any]) -> str | None:
@@ -497,6 +496,8 @@ def _failed_call(name: str, args: Mapping[str, Any]) -> str | None:
     if tool in _SEARCHES:
         what = _value(args, "pattern", _value(args, "query", _path(args)))
         return f"Search for '{what}'"
+    if tool in _LISTINGS:
+        return f"Listing of {_path(args)}"
     return None
 
 
@@ -516,13 +517,13 @@ def _other_tool(
             return f"Refused by the user: `{_command_line(_command(args))}`."
         return f"Refused by the user: {_cut(_fold(format_call(name, arguments)))}."
     if (failed or exit_code not in (None, 0)) and name.lower() not in SHELL_TOOLS:
-        what = _failed_call(name, args)
-        if what is not None:  # a file or search tool that did nothing: never "Edited a.py."
-            said = _EXIT.sub("", result, count=1)  # "Exit code: 1" is the failure itself
-            reason = _cut(_fold(_TAG.sub(" ", said)))
-            if not reason:
-                return f"{what} failed."
-            return f"{what} failed: {reason}" + ("" if reason.endswith((".", "...")) else ".")
+        # a call that did nothing: never "Edited a.py." or "Fetched https://..."
+        what = _failed_call(name, args) or _cut(_fold(format_call(name, arguments)))
+        said = _EXIT.sub("", result, count=1)  # "Exit code: 1" is the failure itself
+        reason = _cut(_fold(_TAG.sub(" ", said)))
+        if not reason:
+            return f"{what} failed."
+        return f"{what} failed: {reason}" + ("" if reason.endswith((".", "...")) else ".")
     sub = editor_command(name, args)
     if sub == "undo_edit":
         return f"Undid the last edit of {_path(args)}."

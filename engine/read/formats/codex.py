@@ -217,6 +217,8 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
                 args["url"] = action.get("url")
         call = tool_call(payload.get("id") or "web_search", name, args)
         result = {"role": "tool", "tool_call_id": call["id"], "content": "", "timestamp": ts}
+        if payload.get("status") == "failed":  # the search did not run
+            result["is_error"] = True
         return [{"role": "assistant", "content": "", "tool_calls": [call], "timestamp": ts}, result]
     if kind in ("function_call_output", "custom_tool_call_output"):
         raw = payload.get("output")
