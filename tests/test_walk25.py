@@ -133,3 +133,39 @@ def test_a_codex_web_search_that_failed_says_so(
     assert main(["chunk", str(f), "--collapse"]) == 0
     out = capsys.readouterr().out
     assert 'Tool: web_search "foo docs" failed.' in out and "Searched the web" not in out, out
+
+
+def test_the_report_names_every_path_option_by_its_file_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F6: `report ... --memories /priv/mem.jsonl --queries /x/q.json` kept both absolute
+    paths in "The same run" (the input, -o and --gold were names only, and the page says
+    absolute paths name the file only)."""
+    import json
+
+    private = tmp_path / "private-folder"
+    private.mkdir()
+    memories = private / "mem.txt"
+    memories.write_text("the cache keeps vectors in SQLite\n", encoding="utf-8")
+    queries = private / "q.json"
+    queries.write_text(
+        json.dumps({"queries": [{"query": "where are vectors kept?", "answers": ["SQLite"]}]}),
+        encoding="utf-8",
+    )
+    out = tmp_path / "r.html"
+    argv = [
+        "report",
+        str(SAMPLE),
+        "--scorer",
+        "salience",
+        "--memories",
+        str(memories),
+        "--queries",
+        str(queries),
+        "-o",
+        str(out),
+    ]
+    assert main(argv) == 0
+    page = out.read_text(encoding="utf-8")
+    assert "private-folder" not in page
+    assert "--memories mem.txt --queries q.json -o r.html" in page

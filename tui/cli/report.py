@@ -57,6 +57,20 @@ def add_report_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
+def _given_paths(args: argparse.Namespace) -> list[str]:
+    """The paths given on the command line (the input, -o, --gold, --queries, --memories:
+    every argument `PATH_ARGS` names), which the page shows by their names only."""
+    from chunkscope.tui.cli.completion import PATH_ARGS
+
+    out: list[str] = []
+    for arg in PATH_ARGS:
+        value = getattr(args, arg.lstrip("-").replace("-", "_"), None)
+        for path in value if isinstance(value, list) else [value]:
+            if isinstance(path, str) and path:
+                out.append(path)
+    return out
+
+
 def _given_flags(args: argparse.Namespace) -> list[str]:
     """The options given that are not knobs (the command the page shows repeats the
     knobs from their values): the reader, the tokenizer, the backends, the strategy."""
@@ -115,7 +129,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     run = run_recap(args, strategy=strategy_choice(args))
     command = None
     argv = getattr(args, "command_line", None)
-    paths = [p for p in [args.file, args.output, args.gold, *(args.queries or [])] if p]
+    paths = _given_paths(args)
     if argv is not None:
         from chunkscope.tui.report import command_as_run
 
