@@ -169,3 +169,73 @@ def test_the_report_names_every_path_option_by_its_file_only(
     page = out.read_text(encoding="utf-8")
     assert "private-folder" not in page
     assert "--memories mem.txt --queries q.json -o r.html" in page
+
+
+def _seed_log(tmp_path: Path, turns: list[tuple[str, str]]) -> Path:
+    import json
+
+    f = tmp_path / "log.jsonl"
+    f.write_text(
+        "".join(
+            json.dumps({"role": r, "content": c, "timestamp": f"2026-01-01T10:0{i}:00"}) + "\n"
+            for i, (r, c) in enumerate(turns)
+        ),
+        encoding="utf-8",
+    )
+    return f
+
+
+def _fences_closed(markdown: str) -> bool:
+    """Whether no line of `markdown` opens a code fence that nothing closes."""
+    from chunkscope.engine.read.headings import fence_after
+
+    fence: str | None = None
+    for line in markdown.split("\n"):
+        fence = fence_after(line, fence)
+    return fence is None
+
+
+@pytest.mark.parametrize("marker", ["~~~", "```"])
+def test_where_it_stopped_says_a_code_block_inline_never_as_a_fence_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], marker: str
+) -> None:
+    """F3: "Where it stopped" folded the last message's code block onto one line: a `~~~`
+    block became a line opening a fence never closed (the rest of `_recap.md` rendered
+    as code), a ``` block a run of stray backticks around the snippet."""
+    f = _seed_log(
+        tmp_path,
+        [
+            ("user", "Fix the off-by-one in sum.py"),
+            ("assistant", "The loop started at index one, so the first element was skipped."),
+            ("user", "Show me the final function"),
+            (
+                "assistant",
+                f"{marker}\ndef total(xs):\n    return sum(xs)\n{marker}\n"
+                "That is the whole function.",
+            ),
+        ],
+    )
+    assert main(["recap", str(f), "-o", "-"]) == 0
+    recap = capsys.readouterr().out
+    assert "`def total(xs): return sum(xs)` That is the whole function." in recap, recap
+    assert _fences_closed(recap) and marker not in recap, recap
+
+
+def test_a_code_block_then_its_traceback_keep_their_exception_in_the_task(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F7: a snippet's block then its traceback's block, back to back (as GitHub issues
+    are written), lost the exception and put the user's words after it in a code span
+    with a stray ```."""
+    request = (
+        "Make the parser accept spaces\n```python\nparse('1 2')\n```\n```\n"
+        'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
+        "ValueError: bad value\n```\n\nI am not sure whether this is intended."
+    )
+    f = _seed_log(tmp_path, [("user", request), ("assistant", "It splits on any blank now.")])
+    assert main(["recap", str(f), "-o", "-"]) == 0
+    task = capsys.readouterr().out.split("\n")[1]
+    assert task == (
+        "Make the parser accept spaces `parse('1 2')` `Traceback: ValueError: bad value` "
+        "I am not sure whether this is intended."
+    ), task

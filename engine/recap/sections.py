@@ -473,6 +473,8 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
 
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
 _FRAME = re.compile(r"\s*File \"")
+#: A traceback's last line: the exception's name (dotted), then what it says.
+_EXCEPTION = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Failure)\b")
 
 
 def _squeeze_tracebacks(text: str) -> str:
@@ -493,6 +495,8 @@ def _squeeze_tracebacks(text: str) -> str:
         after_frame = False
         while i < len(lines):
             nxt = lines[i]
+            if FENCE.match(nxt) or (nxt[:1] not in " \t" and _EXCEPTION.match(nxt)):
+                break  # the block closes, or the exception (a frame may have no code line)
             if _FRAME.match(nxt):
                 after_frame = True
             elif not nxt.strip() or nxt[:1] in " \t" or after_frame or nxt.strip() == "...":
@@ -500,9 +504,10 @@ def _squeeze_tracebacks(text: str) -> str:
             else:
                 break
             i += 1
-        exception = lines[i].strip() if i < len(lines) else ""
+        ends = i < len(lines) and FENCE.match(lines[i]) is None
+        exception = lines[i].strip() if ends else ""
         out.append(f"{line[: m.start()]}Traceback: {exception}".rstrip())
-        i += 1
+        i += 1 if ends else 0  # a closing fence stays: the block is closed by it
     return "\n".join(out)
 
 
@@ -1361,7 +1366,10 @@ def last_section(log: _Log) -> Section:
         kept += [s for s in plain if has_content(s)] or plain[:2]
     # a lead-in's block (code, an edit) is not in the recap: its colon ends nothing
     lines = tuple(_cut(terminated(s), _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
-    whole = _cut(" ".join(_fold(t) for t in _last_words(log)), _UNCUT_CHARS // 2)
+    # its code blocks inline (folded as they were, a `~~~` line opened a fence never closed)
+    whole = _cut(
+        " ".join(_fold(_inline_fences(t)) for t in _last_words(log)), _UNCUT_CHARS // 2
+    )
     # the sentences that report a count ("29 unit tests pass", "3 files changed") go in
     # first when the allowance is short: a number is what a summary cannot give back
     counted = [i for i, line in enumerate(lines) if _COUNT.search(line)]
