@@ -239,3 +239,41 @@ def test_a_code_block_then_its_traceback_keep_their_exception_in_the_task(
         "Make the parser accept spaces `parse('1 2')` `Traceback: ValueError: bad value` "
         "I am not sure whether this is intended."
     ), task
+
+
+@pytest.mark.parametrize("focus", ["merged", "before"])
+async def test_pin_after_arrows_in_one_burst_acts_on_the_chunk_the_arrows_reached(
+    focus: str,
+) -> None:
+    """F12: `↓ ↓ ↓ p` typed in one burst pinned chunk 0 (the selection from before the
+    arrows: the list's Selected message was still queued behind `p`); `x`, `m` and `c`
+    the same."""
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+    from tests.pilot import burst, make_app, settled, wait_for
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        lst = bench.query_one(f"#{focus}", ChunkList)
+        lst.focus()
+        await pilot.pause()
+        bench.select_merged(0)
+        lst.select(0)
+        await pilot.pause()
+        steps = 3 if focus == "merged" else 12  # past the first merged chunk's items
+        burst(app, *["down"] * steps, "p")
+        await wait_for(pilot, lambda: bool(app.state.pinned), 5)
+        await pilot.pause()
+        if focus == "merged":
+            target = 3
+        else:
+            owner = bench.view.owner_of_left(12)
+            assert owner is not None and owner > 0
+            target = owner
+        chunk = bench.view.result.chunks[target]
+        assert app.state.pinned == {chunk.text} or list(app.state.pinned) == [chunk.text], (
+            target,
+            [c.text[:30] for c in bench.view.result.chunks if c.text in app.state.pinned],
+        )

@@ -809,6 +809,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         """The card selected in the left column and its index, of what the column shows
         (the items before the merge, or while comparing a strategy's or a merge mode's
         chunks); None when it is empty."""
+        self.catch_up()
         lst = self.query_one("#before", ChunkList)
         if not 0 <= lst.selected < len(lst.chunks):
             return None
@@ -1362,7 +1363,24 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
     def selected_chunk(self) -> tuple[int, Any] | None:
         if self.view is None or not self.view.result.chunks:
             return None
+        self.catch_up()
         return self.selected, self.view.result.chunks[self.selected]
+
+    def catch_up(self) -> None:
+        """Take the focused list's selection now: the `ChunkList.Selected` it posted may
+        still wait behind the key that asks (``↓ ↓ ↓ p`` in one burst pinned the chunk
+        selected before the arrows, `m` marked the item before them; walk 25, F12)."""
+        view = self.view
+        focused = self.screen.focused if self.is_attached else None
+        if view is None or not isinstance(focused, ChunkList) or not focused.chunks:
+            return
+        if focused.id == "merged" and self.driver.column_specs["right"] is None:
+            if focused.selected != self.selected:
+                self.select_merged(focused.selected)
+        elif focused.id == "before" and not self.driver.comparing:
+            owner = view.owner_of_left(focused.selected)
+            if owner is not None and owner != self.selected:
+                self.select_merged(owner, from_left=focused.selected)
 
 
 _EMPTY = {"before": "no chunks: open a file with ctrl+o", "merged": "nothing merged yet"}
