@@ -277,3 +277,33 @@ async def test_pin_after_arrows_in_one_burst_acts_on_the_chunk_the_arrows_reache
             target,
             [c.text[:30] for c in bench.view.result.chunks if c.text in app.state.pinned],
         )
+
+
+def test_an_openai_custom_tool_call_is_read_with_its_name_and_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F8: a Chat Completions custom tool call (`"type": "custom"`, GPT-5's free-form
+    tools) read `Bot: ?()`, collapsed `Called ?().`: name and patch lost."""
+    import json
+
+    patch = "*** Begin Patch\n*** Update File: src/a.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
+    call = {"id": "c1", "type": "custom", "custom": {"name": "apply_patch", "input": patch}}
+    f = tmp_path / "chat.json"
+    f.write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": "Set x to 2 in src/a.py"},
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "c1", "content": "Done!"},
+                {"role": "assistant", "content": "Patched src/a.py."},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    assert main(["chunk", str(f), "--no-collapse"]) == 0
+    raw = capsys.readouterr().out
+    assert "Bot: apply_patch\n" in raw and "+x = 2" in raw and "?()" not in raw, raw
+    assert main(["chunk", str(f), "--collapse"]) == 0
+    assert "Tool: Edited src/a.py." in capsys.readouterr().out
+    assert main(["recap", str(f), "-o", "-"]) == 0
+    assert "- src/a.py (1 edit)" in capsys.readouterr().out

@@ -289,6 +289,17 @@ def _response_output(raw: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _custom_call(call: Any) -> Any:
+    """A tool call as the seed's shape reads it: a custom one (the Chat Completions form
+    of a free-form tool, ``{"type": "custom", "custom": {"name", "input"}}``) as a call
+    whose argument is its ``input``, as Codex's ``custom_tool_call`` is read; any other
+    as it is."""
+    custom = call.get("custom") if isinstance(call, dict) else None
+    if not isinstance(custom, dict) or isinstance(call.get("function"), dict):
+        return call
+    return tool_call(call.get("id"), custom.get("name"), {"input": custom.get("input")})
+
+
 def _message(raw: dict[str, Any], status: Any = None) -> list[dict[str, Any]]:
     role = raw.get("role")
     if not isinstance(role, str):
@@ -318,7 +329,7 @@ def _message(raw: dict[str, Any], status: Any = None) -> list[dict[str, Any]]:
             message["tool_call_id"] = ids[0]
     calls = raw.get("tool_calls")
     if isinstance(calls, list):
-        message["tool_calls"] = calls
+        message["tool_calls"] = [_custom_call(c) for c in calls]
     elif isinstance(raw.get("function_call"), dict):
         fc = raw["function_call"]
         message["tool_calls"] = [tool_call(None, fc.get("name"), fc.get("arguments"))]
