@@ -307,3 +307,22 @@ def test_an_openai_custom_tool_call_is_read_with_its_name_and_input(
     assert "Tool: Edited src/a.py." in capsys.readouterr().out
     assert main(["recap", str(f), "-o", "-"]) == 0
     assert "- src/a.py (1 edit)" in capsys.readouterr().out
+
+
+def test_a_chatgpt_call_s_json_body_reads_as_its_arguments(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """F2: a ChatGPT export's call whose body is JSON (canvas, `dalle.text2im`,
+    `web.run`) showed as `input='{"name": ...\\n...'`, a quoted JSON string with its
+    escapes, in both views."""
+    from tests.pilot import ROOT
+
+    f = ROOT / "tests/fixtures/chatgpt/walk25-tool-bodies.json"
+    assert main(["chunk", str(f), "--no-collapse"]) == 0
+    raw = capsys.readouterr().out
+    assert "Bot: canmore.create_textdoc name=tides_poem type=document content:" in raw
+    assert "    The sea comes in," in raw  # the document's lines, not "\\n" escapes
+    assert 'Bot: dalle.text2im "A watercolor of tides at dusk" size=1024x1024' in raw
+    assert 'Bot: web.run search_query=[q="tide tables Brest"]' in raw
+    assert 'Bot: bio "User likes haiku."' in raw
+    assert "input=" not in raw and '{"' not in raw and "\\\\n" not in raw, raw

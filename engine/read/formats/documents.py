@@ -641,7 +641,7 @@ def _chatgpt_messages(node: dict[str, Any]) -> list[dict[str, Any]]:
         text = text_of(content.get("parts")) or str(content.get("text") or "")
     recipient = msg.get("recipient")
     if role == "assistant" and isinstance(recipient, str) and recipient != "all":
-        call = tool_call(None, recipient, {"input": text})  # its output follows it
+        call = tool_call(None, recipient, _chatgpt_arguments(recipient, text))  # output next
         return [{"role": "assistant", "content": "", "tool_calls": [call], "timestamp": ts}]
     if role == "tool":
         return [
@@ -656,6 +656,23 @@ def _chatgpt_messages(node: dict[str, Any]) -> list[dict[str, Any]]:
     if not text.strip() or role not in ("user", "assistant", "system"):
         return []
     return [{"role": role, "content": text, "timestamp": ts}]
+
+
+def _chatgpt_arguments(recipient: str, text: str) -> Any:
+    """A ChatGPT call's arguments from the message's text: a JSON object as its arguments
+    (canvas, ``dalle.text2im``, ``web.run``: ``name=... content:`` as the other readers
+    show them, never a quoted JSON string), the code interpreter's code as its ``input``,
+    any other text (``browser``'s ``search("...")``, ``bio``'s note) as it is."""
+    if recipient == "python":
+        return {"input": text}
+    if text.lstrip().startswith("{"):
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            return text
+        if isinstance(value, dict):
+            return value
+    return text
 
 
 def read_chatgpt(path: Path, options: ReadOptions) -> Any:
