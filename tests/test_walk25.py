@@ -326,3 +326,27 @@ def test_a_chatgpt_call_s_json_body_reads_as_its_arguments(
     assert 'Bot: web.run search_query=[q="tide tables Brest"]' in raw
     assert 'Bot: bio "User likes haiku."' in raw
     assert "input=" not in raw and '{"' not in raw and "\\\\n" not in raw, raw
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "![The workbench on the bundled sample log](docs/workbench.svg)",
+        "- `toggle-theme light`\n- `toggle-theme dark`",
+        "`~/.gemini/antigravity/scratch/chat_logs/chat_log.md`",
+        "https://gist.github.com/moredip/ddfbe6ef17883b0bd33680fdf5d714af",
+    ],
+)
+def test_a_summary_never_says_markup_alone(markup: str) -> None:
+    """F10, F11: an image embed, a list of code spans, a bare path or URL was kept as a
+    summary (README's recap showed its screenshot's markdown), beside a chunk's prose or
+    alone."""
+    from chunkscope.engine.summarize import ExtractiveSummarizer
+
+    summarizer = ExtractiveSummarizer()
+    prose = "Doc: The theme follows the system setting and switches without a restart."
+    both = summarizer.summarize(f"{prose}\n\n{markup}")
+    assert markup.split("\n")[0] not in f"{both.abstract} {both.summary}", both
+    assert "system setting" in both.abstract
+    alone = summarizer.summarize(f"Doc: {markup}")
+    assert (alone.abstract, alone.summary) == ("", ""), alone

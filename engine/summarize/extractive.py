@@ -359,11 +359,22 @@ def has_content(sentence: str) -> bool:
 _MARKUP = re.compile(r"^\s*(?:</?[a-z][\w-]*>|/[a-z][\w:-]*[.\s]*$|```)", re.I)
 
 
+#: What a sentence may hold that is no word of prose: inline code, an image or a link's
+#: target, a URL, a path (a word with a slash), a slash command.
+_NOT_PROSE = re.compile(r"`[^`]*`|!\[[^\]]*\]\([^)]*\)|\]\([^)]*\)|https?://\S+|\S*[/\\]\S*")
+_PROSE_WORD = re.compile(r"[A-Za-z]{2,}")
+#: An image alone (``![The workbench](docs/workbench.svg)``): markup, not a sentence.
+_IMAGE = re.compile(r"\s*!\[[^\]]*\]\([^)]*\)[\s.]*\Z")
+
+
 def is_markup(sentence: str) -> bool:
     """Machine text: a sentence that opens with a tag (``<task-notification> ...``), a
-    bare slash command (``/compact``) or a code fence: never a summary's sentence when
-    the chunk has anything else."""
-    return bool(_MARKUP.match(sentence))
+    bare slash command (``/compact``) or a code fence, an image alone, or no word of
+    prose outside code, paths and links (`` `toggle-theme dark`. ``, a bare path): never
+    a summary's sentence when the chunk has anything else."""
+    if _MARKUP.match(sentence) or _IMAGE.match(sentence):
+        return True
+    return _PROSE_WORD.search(_NOT_PROSE.sub(" ", sentence)) is None
 
 
 # ------------------------------------------------------------------- fragments
@@ -888,13 +899,13 @@ def _pool(sentences: Sequence[Sentence]) -> tuple[list[int], list[int]]:
 
 
 def _has_pool(sentences: Sequence[Sentence]) -> bool:
-    """Whether `_pool` of `sentences` is not empty, asking `is_fragment` only until it
-    knows: a prose sentence that is no fragment, else any sentence that is neither a
-    heading nor a fragment."""
+    """Whether `_pool` of `sentences` holds a sentence a summary may say (not markup
+    alone: `extract`), asking `is_fragment` only until it knows: a prose sentence that is
+    no fragment, else any sentence that is neither a heading nor a fragment."""
     first_of: dict[str, Sentence] = {}
     for s in sentences:
         first_of.setdefault(s.text, s)
-    kept = list(first_of.values())
+    kept = [s for s in first_of.values() if not is_markup(s.text)]
     if any(s.prose and not is_fragment(s) for s in kept):
         return True
     return any(not s.prose and not s.heading and not is_fragment(s) for s in kept)
@@ -996,7 +1007,13 @@ class ExtractiveSummarizer:
             return Extract(sentences, None, [], scores)
         # narration and filler only when the chunk has nothing else
         said = {i for i in distinct if weights[i] == 0.0}  # is_narration, weighed once
-        pool = [i for i in pool if i not in said] or [i for i in distinct if i not in said] or pool
+        pool = (
+            [i for i in pool if i not in said]
+            or [i for i in distinct if i not in said]
+            or [i for i in pool if not is_markup(sentences[i].text)]  # narration alone
+        )
+        if not pool:  # markup alone (an image, a bare path): nothing to tell
+            return Extract(sentences, None, [], scores)
 
         def rank(i: int) -> tuple[float, int]:
             return (-scores[i], i)
@@ -1007,7 +1024,9 @@ class ExtractiveSummarizer:
         chosen = sorted(pool, key=rank)[:k]
         if len(chosen) < 2:  # at least two sentences when the chunk has them
             rest = [i for i in distinct if i not in chosen and i not in said]
-            rest = rest or [i for i in distinct if i not in chosen]
+            rest = rest or [  # narration, never markup (an image, a bare path)
+                i for i in distinct if i not in chosen and not is_markup(sentences[i].text)
+            ]
             chosen += sorted(rest, key=rank)[: 2 - len(chosen)]
         return Extract(sentences, abstract, sorted(chosen), scores)
 
