@@ -350,3 +350,27 @@ def test_a_summary_never_says_markup_alone(markup: str) -> None:
     assert "system setting" in both.abstract
     alone = summarizer.summarize(f"Doc: {markup}")
     assert (alone.abstract, alone.summary) == ("", ""), alone
+
+
+def test_aider_s_source_fence_is_code_and_a_file_label_is_no_sentence() -> None:
+    """F4: code inside aider's `<source>` fences (its fence for a file holding ```) was
+    read as prose (a real recap was mostly flattened Python), and an edit block's file
+    line with a backslash (`Controllers\\CatalogController.cs`) was a sentence."""
+    from chunkscope.engine.summarize import ExtractiveSummarizer, split_sentences
+
+    text = (
+        "Bot: The fixture now returns the database URL.\n\n"
+        "backend/tests/conftest.py\n<source>python\n<<<<<<< SEARCH\n"
+        "def ecommerce_db_path() -> str:\n    return str(REPO_ROOT / 'ecommerce.db')\n"
+        "=======\ndef ecommerce_db_path() -> str:\n    return 'sqlite://./ecommerce.db'\n"
+        ">>>>>>> REPLACE\n</source>\n\n"
+        "Controllers\\CatalogController.cs\n```csharp\n<<<<<<< SEARCH\nvar a = 1;\n=======\n"
+        "var a = 2;\n>>>>>>> REPLACE\n```\n\nEvery backend test uses the URL now."
+    )
+    sentences = [s.text for s in split_sentences(text)]
+    assert sentences == [
+        "The fixture now returns the database URL.",
+        "Every backend test uses the URL now.",
+    ], sentences
+    summary = ExtractiveSummarizer().summarize(text)
+    assert "def " not in summary.summary and "Catalog" not in summary.summary, summary

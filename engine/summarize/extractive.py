@@ -57,7 +57,7 @@ _QUOTE = re.compile(r"^ {0,3}>(?: >)*(?:[ \t]|$)")
 _COMMENT = re.compile(r"<!--.*?-->")
 #: A line that is a file's (or a folder's) name alone, just above a fenced block: the
 #: block's label (aider's ``src/app.py`` and ``data/`` above its edit blocks).
-_FILE_LABEL = re.compile(r"^\s*[\w./-]*(?:\w\.\w+|\w/)\s*$")
+_FILE_LABEL = re.compile(r"^\s*[\w./\\-]*(?:\w\.\w+|\w[/\\])\s*$")
 #: aider's edit-block markers: the SEARCH line opens a block of code that only the
 #: REPLACE line closes (fences inside it are the file's own); none of them is text.
 _EDIT_OPEN = re.compile(r"^\s*<{7} SEARCH\s*$")
@@ -74,7 +74,11 @@ _RULE = re.compile(r"^\s*([-*_=])\s*(\1\s*){2,}$")
 #: sentence (the agent says what it found in its own words). Its prompt template's
 #: ``<example_response>`` block is no one's either: an example, not the session.
 _RETURNCODE = re.compile(r"^\s*<returncode>-?\d+</returncode>\s*$")
-_OUTPUT_OPEN = re.compile(r"^\s*<(output|output_head|output_tail|example_response)>\s*$")
+#: aider's other fence (``<source>python`` ... ``</source>``, for a file that holds ```)
+#: reads as one too.
+_OUTPUT_OPEN = re.compile(
+    r"^\s*<(output|output_head|output_tail|example_response|source)>[\w+#.-]*\s*$"
+)
 
 
 #: The directives whose indented body is code or data, not prose (a note's or an option's
