@@ -374,3 +374,46 @@ def test_aider_s_source_fence_is_code_and_a_file_label_is_no_sentence() -> None:
     ], sentences
     summary = ExtractiveSummarizer().summarize(text)
     assert "def " not in summary.summary and "Catalog" not in summary.summary, summary
+
+
+def test_an_anthropic_server_tool_s_result_in_the_calling_message_is_its_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F9: a `server_tool_use` web search whose `web_search_tool_result` block sits in
+    the same message read "(no result in the log)"."""
+    import json
+
+    hits = [
+        {
+            "type": "web_search_result",
+            "title": "Download Python",
+            "url": "https://python.org/downloads/",
+        }
+    ]
+    content = [
+        {"type": "text", "text": "Let me search."},
+        {
+            "type": "server_tool_use",
+            "id": "s1",
+            "name": "web_search",
+            "input": {"query": "latest python release"},
+        },
+        {"type": "web_search_tool_result", "tool_use_id": "s1", "content": hits},
+        {"type": "text", "text": "Python 3.14 is the latest release."},
+    ]
+    f = tmp_path / "chat.json"
+    f.write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": "What is the latest Python?"},
+                {"role": "assistant", "content": content},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    assert main(["chunk", str(f), "--collapse"]) == 0
+    folded = capsys.readouterr().out
+    assert "Tool: Searched the web for 'latest python release'." in folded, folded
+    assert "no result in the log" not in folded
+    assert main(["chunk", str(f), "--no-collapse"]) == 0
+    assert "Tool: Download Python https://python.org/downloads/" in capsys.readouterr().out

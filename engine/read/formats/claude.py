@@ -134,6 +134,31 @@ def _tool_result_text(block: dict[str, Any]) -> str:
     return text_of(block.get("content"))
 
 
+def _server_result(block: dict[str, Any], ts: Any) -> dict[str, Any]:
+    """A server tool's result block (``web_search_tool_result``, ``web_fetch_tool_result``,
+    ...), which Anthropic's API puts in the calling message: the call's result, each
+    search result on a line (its title and URL), an error block an error."""
+    content = block.get("content")
+    result: dict[str, Any] = {
+        "role": "tool",
+        "tool_call_id": block.get("tool_use_id"),
+        "timestamp": ts,
+    }
+    if isinstance(content, dict) and content.get("error_code"):
+        result["content"] = f"Error: {content['error_code']}"
+        result["is_error"] = True
+    elif isinstance(content, list):
+        lines = [
+            " ".join(str(item.get(k) or "") for k in ("title", "url")).strip()
+            for item in content
+            if isinstance(item, dict)
+        ]
+        result["content"] = "\n".join(line for line in lines if line) or text_of(content)
+    else:
+        result["content"] = text_of(content)
+    return result
+
+
 def block_messages(
     role: str, content: Any, ts: Any, stripped: Counter[str] | None = None
 ) -> list[dict[str, Any]]:
@@ -148,6 +173,7 @@ def block_messages(
         thinking: list[str] = []
         texts: list[str] = []
         calls: list[dict[str, Any]] = []
+        server_results: list[dict[str, Any]] = []  # a server tool's result, in the message
         for block in content:
             if not isinstance(block, dict):
                 if isinstance(block, str):
@@ -160,6 +186,8 @@ def block_messages(
                 texts.append(block["text"])
             elif kind in ("tool_use", "server_tool_use"):
                 calls.append(tool_call(block.get("id"), block.get("name"), block.get("input")))
+            elif isinstance(kind, str) and kind.endswith("_tool_result"):
+                server_results.append(_server_result(block, ts))
             elif kind == "redacted_thinking" and stripped is not None:
                 stripped["encrypted reasoning blocks"] += 1  # encrypted: never shown
         message: dict[str, Any] = {
@@ -173,7 +201,7 @@ def block_messages(
             message["tool_calls"] = calls
         if thinking or texts or calls:
             out.append(message)
-        return out
+        return out + server_results
     texts = []
     for block in content:
         if isinstance(block, str):

@@ -289,6 +289,12 @@ def _response_output(raw: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+#: The blocks that make a message an Anthropic one (read by `claude.block_messages`).
+_ANTHROPIC_BLOCKS = frozenset(
+    {"tool_use", "tool_result", "thinking", "server_tool_use", "redacted_thinking"}
+)
+
+
 def _custom_call(call: Any) -> Any:
     """A tool call as the seed's shape reads it: a custom one (the Chat Completions form
     of a free-form tool, ``{"type": "custom", "custom": {"name", "input"}}``) as a call
@@ -311,8 +317,7 @@ def _message(raw: dict[str, Any], status: Any = None) -> list[dict[str, Any]]:
     if content is None and isinstance(raw.get("parts"), list):
         return [] if gemini_context(raw) else _parts(role, raw["parts"], ts)
     if isinstance(content, list) and any(
-        isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result", "thinking")
-        for b in content
+        isinstance(b, dict) and b.get("type") in _ANTHROPIC_BLOCKS for b in content
     ):
         return claude.block_messages(role, content, ts)
     if role == "function":  # the older function-calling result
