@@ -1367,9 +1367,7 @@ def last_section(log: _Log) -> Section:
     # a lead-in's block (code, an edit) is not in the recap: its colon ends nothing
     lines = tuple(_cut(terminated(s), _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
     # its code blocks inline (folded as they were, a `~~~` line opened a fence never closed)
-    whole = _cut(
-        " ".join(_fold(_inline_fences(t)) for t in _last_words(log)), _UNCUT_CHARS // 2
-    )
+    whole = _cut(" ".join(_fold(_inline_fences(t)) for t in _last_words(log)), _UNCUT_CHARS // 2)
     # the sentences that report a count ("29 unit tests pass", "3 files changed") go in
     # first when the allowance is short: a number is what a summary cannot give back
     counted = [i for i, line in enumerate(lines) if _COUNT.search(line)]
