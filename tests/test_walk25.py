@@ -10,6 +10,7 @@ import pytest
 
 from chunkscope.tui.cli import main
 from tests.pilot import SAMPLE
+from tests.test_walk24 import _jsonl as _seed_log
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -169,20 +170,6 @@ def test_the_report_names_every_path_option_by_its_file_only(
     page = out.read_text(encoding="utf-8")
     assert "private-folder" not in page
     assert "--memories mem.txt --queries q.json -o r.html" in page
-
-
-def _seed_log(tmp_path: Path, turns: list[tuple[str, str]]) -> Path:
-    import json
-
-    f = tmp_path / "log.jsonl"
-    f.write_text(
-        "".join(
-            json.dumps({"role": r, "content": c, "timestamp": f"2026-01-01T10:0{i}:00"}) + "\n"
-            for i, (r, c) in enumerate(turns)
-        ),
-        encoding="utf-8",
-    )
-    return f
 
 
 def _fences_closed(markdown: str) -> bool:
