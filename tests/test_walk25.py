@@ -404,3 +404,16 @@ def test_an_anthropic_server_tool_s_result_in_the_calling_message_is_its_result(
     assert "no result in the log" not in folded
     assert main(["chunk", str(f), "--no-collapse"]) == 0
     assert "Tool: Download Python https://python.org/downloads/" in capsys.readouterr().out
+
+
+def test_the_interrupted_mark_is_no_summary_sentence() -> None:
+    """Walk 25's last run: a chunk's summary opened on "[Request interrupted by user]."
+    (the tool's mark, not anyone's words) once the chunks around it moved."""
+    from chunkscope.engine.summarize import ExtractiveSummarizer
+
+    text = (
+        "You: [Request interrupted by user]\n"
+        "Bot: The session was published successfully."
+    )
+    summary = ExtractiveSummarizer().summarize(text)
+    assert "interrupted" not in f"{summary.abstract} {summary.summary}", summary

@@ -25,6 +25,7 @@ from chunkscope.engine.read.headings import (
     opens_literal_block,
 )
 from chunkscope.engine.read.source import DOC_ROLE, FENCE, THINKING_ROLE
+from chunkscope.engine.segment.requests import INTERRUPTED
 from chunkscope.engine.summarize.base import Summary, clean_summary, has_words
 from chunkscope.engine.textutil import CONTROL_CHAR, STOPWORDS
 
@@ -378,6 +379,8 @@ def is_markup(sentence: str) -> bool:
     a summary's sentence when the chunk has anything else."""
     if _MARKUP.match(sentence) or _IMAGE.match(sentence):
         return True
+    if INTERRUPTED.fullmatch(sentence.strip().rstrip(".")):
+        return True  # the tool's mark of a request the user stopped
     return _PROSE_WORD.search(_NOT_PROSE.sub(" ", sentence)) is None
 
 
