@@ -411,9 +411,6 @@ def test_the_interrupted_mark_is_no_summary_sentence() -> None:
     (the tool's mark, not anyone's words) once the chunks around it moved."""
     from chunkscope.engine.summarize import ExtractiveSummarizer
 
-    text = (
-        "You: [Request interrupted by user]\n"
-        "Bot: The session was published successfully."
-    )
+    text = "You: [Request interrupted by user]\nBot: The session was published successfully."
     summary = ExtractiveSummarizer().summarize(text)
     assert "interrupted" not in f"{summary.abstract} {summary.summary}", summary
