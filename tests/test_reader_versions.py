@@ -760,7 +760,7 @@ def test_codex_unified_exec_output_reads_as_its_exit_code_and_output(tmp_path: P
         "Process running with session ID 7\nready",
     ]
     said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
-    assert said[0] == "Ran `pytest -q` (exit 1)."
+    assert said[0] == "Ran `pytest -q` (exit 1): 1 failed, 2 passed"
     assert "Wall time" not in said[1] and "Chunk ID" not in said[1]
 
 
@@ -866,7 +866,7 @@ def test_codex_write_stdin_reads_as_the_command_it_waits_for(
         'write_stdin session_id=9 chars=""',
     ]
     said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
-    assert said[2] == "Ran `pytest -q` (exit 1)."
+    assert said[2].startswith("Ran `pytest -q` (exit 1): ")
     assert main(["recap", str(path)]) == 0
     assert "Last check: `pytest -q` -> 1 failed, 2 passed (exit 1)" in capsys.readouterr().out
 
@@ -896,7 +896,7 @@ def test_gemini_shell_results_read_as_exit_code_and_output() -> None:
     results = [t.text for t in source.turns if t.role == "Tool"]
     assert results and not [r for r in results if "Directory: (root)" in r or "PGID" in r]
     said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
-    assert "Ran `which gemini` (exit 0)." in said
+    assert any(s.startswith("Ran `which gemini` (exit 0): ") for s in said), said
 
 
 def test_gemini_cli_s_own_retry_prompt_is_not_the_user_s(tmp_path: Path) -> None:

@@ -72,13 +72,14 @@ def test_tool_calls_collapse_to_one_sentence_each(fx: dict[str, Path], name: str
     turns = collapse_messages(load(fx[name]).messages)
     tools = [t.text for t in turns if t.role == "Tool"]
     assert any(
-        t.startswith(("Read engine/cache.py", "Ran `cat engine/cache.py` (exit 0).")) for t in tools
+        t.startswith(("Read engine/cache.py", "Ran `cat engine/cache.py` (exit 0):")) for t in tools
     )
     if name in ("claude-code", "gzip"):
         assert tools == [
             "Read engine/cache.py (2 lines).",
             "Edited engine/cache.py.",
-            "Ran `pytest -q tests/test_cache.py` (exit 1).",
+            "Ran `pytest -q tests/test_cache.py` (exit 1): FAILED "
+            "tests/test_cache.py::test_cache_roundtrip - assert 3 == 1 1 failed",
             "Delegated to a general-purpose subagent: 'Check other callers'. "
             "Result: 'Only engine/embed.py calls it.'.",
             "Updated the todo list (2 items, 1 done).",
@@ -86,9 +87,9 @@ def test_tool_calls_collapse_to_one_sentence_each(fx: dict[str, Path], name: str
         ]
     if name == "codex":
         assert tools == [
-            "Ran `cat engine/cache.py` (exit 0).",
+            "Ran `cat engine/cache.py` (exit 0): def cache_key(text): return sha1(text)",
             "Edited engine/cache.py.",
-            "Ran `pytest -q tests/test_cache.py` (exit 1).",
+            "Ran `pytest -q tests/test_cache.py` (exit 1): 4 passed in 0.12s",
             "Updated the plan (1 item, 1 done).",
         ]
 

@@ -511,7 +511,7 @@ def test_a_gemini_multi_line_command_s_result_is_read_as_a_one_line_one_s(
     assert "Directory:" not in raw and "Error: (none)" not in raw and "PGID" not in raw
     assert "Exit code: 0" in raw
     folded = _chunk(f, capsys, "--collapse")
-    assert "Ran `cd srv ⏎ pytest -q` (exit 0)." in folded
+    assert "Ran `cd srv ⏎ pytest -q` (exit 0): 12 passed in 0.5s" in folded
 
 
 @pytest.mark.parametrize(

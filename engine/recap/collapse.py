@@ -165,7 +165,11 @@ _SENTENCES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("ask", re.compile(r"Asked user: '.*'\. Response: '.*'\.\Z", re.S)),
     (
         "run",
-        re.compile(rf"Ran `.*`(: .*| \((exit -?\d+|failed|no output|{NO_RESULT})\)\.)\Z", re.S),
+        re.compile(
+            rf"Ran `.*`((?: \(exit -?\d+\))?: .*"
+            rf"| \((exit -?\d+|failed|no output|{NO_RESULT})\)\.)\Z",
+            re.S,
+        ),
     ),
     ("search", re.compile(r"Searched (the web )?for '.*'.*\.\Z", re.S)),
     ("fetch", re.compile(r"Fetched .+\.\Z", re.S)),
@@ -415,8 +419,10 @@ def _ran(command: str, result: str, exit_code: int | None, failed: bool) -> str:
         m = _EXIT.match(result)
         if m:
             exit_code = int(m.group(1))
-    if exit_code is not None:
-        return f"Ran `{_command_line(command)}` (exit {exit_code})."
+    if exit_code is not None:  # and what it printed: a test run's counts, the error
+        said = _cut(_fold(_TAG.sub(" ", _EXIT.sub("", result, count=1))))
+        ran = f"Ran `{_command_line(command)}` (exit {exit_code})"
+        return f"{ran}: {said}" if said.strip() else f"{ran}."
     if failed:
         return f"Ran `{_command_line(command)}` (failed)."
     said = _cut(_fold(result))
