@@ -442,8 +442,13 @@ def _listed(what: str, result: str) -> str:
 
 def _patched(patch: str) -> str:
     """``Edited a, b.`` for the files an apply_patch input changes."""
-    files = list(dict.fromkeys(m.group(2).strip() for m in _PATCH_FILE.finditer(patch)))
-    return f"Edited {', '.join(files) if files else 'files'}."
+    return f"Edited {_patch_files(patch)}."
+
+
+def _patch_files(patch: str) -> str:
+    """The files an apply_patch input changes, each once (``files`` when it names none)."""
+    files = dict.fromkeys(m.group(2).strip() for m in _PATCH_FILE.finditer(patch))
+    return ", ".join(files) or "files"
 
 
 #: Claude Code's result of a call the user refused (the words typed with it follow
@@ -479,20 +484,19 @@ _SEARCHES = frozenset({"grep", "glob", "search", "search_file_content"})
 _LISTINGS = frozenset({"ls", "list_dir", "list_directory"})
 
 
+#: The tool a text editor's sub-command reads as (any other: ``Edit``).
+_EDITOR_AS = {"view": "Read", "create": "Write"}
+
+
 def _failed_call(name: str, args: Mapping[str, Any]) -> str | None:
     """What a file or search tool's failed call was about (``Edit of a.py``), None for
     any other tool (its own sentence says the failure, as a command's does)."""
     tool = name.lower()
     sub = editor_command(name, args)
     if sub is not None:
-        tool = {"view": "read", "create": "write"}.get(sub, "edit")
+        tool = _EDITOR_AS.get(sub, "Edit").lower()
     if tool == "apply_patch":
-        files = list(
-            dict.fromkeys(
-                m.group(2).strip() for m in _PATCH_FILE.finditer(_value(args, "input", ""))
-            )
-        )
-        return f"Patch of {', '.join(files) if files else 'files'}"
+        return f"Patch of {_patch_files(_value(args, 'input', ''))}"
     if tool in _FILE_READS:
         return f"Read of {_path(args)}"
     if tool in _FILE_WRITES:
@@ -535,7 +539,7 @@ def _other_tool(
         return f"Undid the last edit of {_path(args)}."
     if sub is not None:  # a text editor's call (``str_replace_editor view a.py``): as a
         # Read, a Write (its text in ``file_text``) or an Edit
-        name = {"view": "Read", "create": "Write"}.get(sub, "Edit")
+        name = _EDITOR_AS.get(sub, "Edit")
         args = {**args, "content": args.get("file_text")} if sub == "create" else args
     if name in ("Read", "read_file"):
         return f"Read {_path(args)} ({plural(_line_count(result), 'line')})."

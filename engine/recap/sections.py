@@ -47,13 +47,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from chunkscope.engine.read.formats.aider import (
-    AIDER_COMMIT,
-    AIDER_EDIT,
-    AIDER_ROLE,
-    AIDER_RUN,
-    commands_run,
-)
+from chunkscope.engine.read.formats.aider import AIDER_ROLE, AIDER_RUN
+from chunkscope.engine.read.formats.aider import actions as aider_actions
 from chunkscope.engine.read.formats.base import BRANCH_NOTE, CWD_NOTE, SESSION_NOTE
 from chunkscope.engine.read.formats.documents import (
     END_ROLE,
@@ -388,12 +383,13 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
             text = content_text(msg.get("content"))
             if text_actions:
                 text_actions.pop().result = text
-            for m in AIDER_EDIT.finditer(text):
-                log.calls.append(_Call(i, "edit", {"path": m.group(1).strip()}))
-            for m in AIDER_COMMIT.finditer(text):
-                log.commits.append((i, f"Committed {m.group(1)}: {_cut(m.group(2), 160)}"))
-            for command, output in commands_run(text):  # a command aider ran, having asked
-                log.calls.append(_Call(i, "bash", {"command": command}, result=output))
+            for act in aider_actions(text):  # an edit, a commit, a command it ran
+                if act.kind == "edit":
+                    log.calls.append(_Call(i, "edit", {"path": act.what}))
+                elif act.kind == "commit":
+                    log.commits.append((i, f"Committed {act.what}: {_cut(act.said, 160)}"))
+                else:
+                    log.calls.append(_Call(i, "bash", {"command": act.what}, result=act.said))
             _aider_output(log, i, text)
             continue
         if role == "user":

@@ -936,18 +936,23 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
                 box.set_class(rows == n, f"-legend-{n}")
 
     def on_chunk_list_selected(self, event: ChunkList.Selected) -> None:
+        picked = self._selected_by(event.chunk_list, event.index)
+        if picked is not None:
+            self.select_merged(picked[0], from_left=picked[1])
+
+    def _selected_by(self, lst: ChunkList, index: int) -> tuple[int, int | None] | None:
+        """(merged chunk, left card or None) that card `index` of `lst` selects; None when
+        it selects none."""
         if self.driver.comparing:
             # The columns no longer hold the same items: only the merged chunks drive the
             # summary and the recap.
-            if event.chunk_list.id == "merged" and self.driver.column_specs["right"] is None:
-                self.select_merged(event.index)
-            return
-        if event.chunk_list.id == "merged":
-            self.select_merged(event.index)
-        elif self.view is not None:
-            owner = self.view.owner_of_left(event.index)
-            if owner is not None:
-                self.select_merged(owner, from_left=event.index)
+            if lst.id == "merged" and self.driver.column_specs["right"] is None:
+                return index, None
+            return None
+        if lst.id == "merged":
+            return index, None
+        owner = self.view.owner_of_left(index) if self.view is not None else None
+        return None if owner is None else (owner, index)
 
     def on_candidate_list_highlighted(self, event: CandidateList.Highlighted) -> None:
         self.select_merged(event.index)
@@ -1370,17 +1375,12 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         """Take the focused list's selection now: the `ChunkList.Selected` it posted may
         still wait behind the key that asks (``↓ ↓ ↓ p`` in one burst pinned the chunk
         selected before the arrows, `m` marked the item before them; walk 25, F12)."""
-        view = self.view
         focused = self.screen.focused if self.is_attached else None
-        if view is None or not isinstance(focused, ChunkList) or not focused.chunks:
+        if not isinstance(focused, ChunkList) or focused.id not in ("merged", "before"):
             return
-        if focused.id == "merged" and self.driver.column_specs["right"] is None:
-            if focused.selected != self.selected:
-                self.select_merged(focused.selected)
-        elif focused.id == "before" and not self.driver.comparing:
-            owner = view.owner_of_left(focused.selected)
-            if owner is not None and owner != self.selected:
-                self.select_merged(owner, from_left=focused.selected)
+        picked = self._selected_by(focused, focused.selected) if focused.chunks else None
+        if picked is not None and picked[0] != self.selected:
+            self.select_merged(picked[0], from_left=picked[1])
 
 
 _EMPTY = {"before": "no chunks: open a file with ctrl+o", "merged": "nothing merged yet"}

@@ -38,8 +38,8 @@ REPEATED = "requests aider repeats after their /code, /ask or /architect command
 
 #: aider's own output lines (``> ``) that say what it did: an edit applied, a commit made,
 #: a command it ran after asking (``Running npm test``, its output on the next lines).
-AIDER_EDIT = re.compile(r"^Applied edit to (.+?)\s*$", re.M)
-AIDER_COMMIT = re.compile(r"^Commit ([0-9a-f]{7,40}) (.+?)\s*$", re.M)
+_EDIT = re.compile(r"Applied edit to (.+?)\s*$")
+_COMMIT = re.compile(r"Commit ([0-9a-f]{7,40}) (.+?)\s*$")
 #: A user's ``/run CMD`` or ``/test CMD``: aider runs it, its output is the next block.
 AIDER_RUN = re.compile(r"\A\s*/(?:run|test)\s+(.+)", re.S)
 _RUNNING = re.compile(r"^Running (.+?)\s*$", re.M)
@@ -59,17 +59,6 @@ def _output(lines: list[str]) -> str:
             break
         said.append(line.rstrip())
     return "\n".join(said).strip("\n")
-
-
-def commands_run(text: str) -> list[tuple[str, str]]:
-    """(command, its output) of each command aider ran in a block of its output
-    (``Running CMD`` after "Run shell command? ... y")."""
-    lines = text.split("\n")
-    return [
-        (m.group(1), _output(lines[i + 1 :]))
-        for i, line in enumerate(lines)
-        if (m := _RUNNING.match(line)) is not None
-    ]
 
 
 class Action(NamedTuple):
@@ -93,9 +82,9 @@ def actions(text: str, ran: str | None = None) -> list[Action]:
         said = _output(lines)
         out.append(Action("run", ran, said, 0, max(0, said.count("\n"))))
     for i, line in enumerate(lines):
-        if m := AIDER_EDIT.match(line):
+        if m := _EDIT.match(line):
             out.append(Action("edit", m.group(1), "", i, i))
-        elif m := AIDER_COMMIT.match(line):
+        elif m := _COMMIT.match(line):
             out.append(Action("commit", m.group(1), m.group(2), i, i))
         elif m := _RUNNING.match(line):
             said = _output(lines[i + 1 :])

@@ -39,6 +39,7 @@ from chunkscope.engine.read.formats.base import (
 )
 from chunkscope.engine.read.formats.jsondoc import Document
 from chunkscope.engine.read.source import NO_PART_ENDS, PartEnds
+from chunkscope.engine.toolcall import decode_arguments
 
 MESSAGES = "openai-messages"
 CHATGPT = "chatgpt-export"
@@ -670,14 +671,8 @@ def _chatgpt_arguments(recipient: str, text: str) -> Any:
     any other text (``browser``'s ``search("...")``, ``bio``'s note) as it is."""
     if recipient == "python":
         return {"input": text}
-    if text.lstrip().startswith("{"):
-        try:
-            value = json.loads(text)
-        except (ValueError, RecursionError):
-            return text
-        if isinstance(value, dict):
-            return value
-    return text
+    value = decode_arguments(text)
+    return value if isinstance(value, dict) else text
 
 
 def read_chatgpt(path: Path, options: ReadOptions) -> Any:
