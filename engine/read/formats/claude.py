@@ -170,38 +170,48 @@ def block_messages(
         return [{"role": role, "content": text, "timestamp": ts}]
     out: list[dict[str, Any]] = []
     if role == "assistant":
+        # The blocks in their order: a text after a call opens a new message, and a
+        # server tool's result (in the message) follows the message of its call.
         thinking: list[str] = []
         texts: list[str] = []
         calls: list[dict[str, Any]] = []
-        server_results: list[dict[str, Any]] = []  # a server tool's result, in the message
+
+        def flush() -> None:
+            if not (thinking or texts or calls):
+                return
+            message: dict[str, Any] = {
+                "role": "assistant",
+                "content": "\n".join(texts),
+                "timestamp": ts,
+            }
+            if thinking:
+                message["reasoning"] = "\n".join(thinking)
+            if calls:
+                message["tool_calls"] = list(calls)
+            out.append(message)
+            thinking.clear()
+            texts.clear()
+            calls.clear()
+
         for block in content:
-            if not isinstance(block, dict):
-                if isinstance(block, str):
-                    texts.append(block)
-                continue
-            kind = block.get("type")
-            if kind == "thinking" and isinstance(block.get("thinking"), str):
+            kind = block.get("type") if isinstance(block, dict) else None
+            if isinstance(block, str) or (kind == "text" and isinstance(block.get("text"), str)):
+                if calls:
+                    flush()
+                texts.append(block if isinstance(block, str) else block["text"])
+            elif kind == "thinking" and isinstance(block.get("thinking"), str):
+                if calls or texts:
+                    flush()
                 thinking.append(block["thinking"])
-            elif kind == "text" and isinstance(block.get("text"), str):
-                texts.append(block["text"])
             elif kind in ("tool_use", "server_tool_use"):
                 calls.append(tool_call(block.get("id"), block.get("name"), block.get("input")))
             elif isinstance(kind, str) and kind.endswith("_tool_result"):
-                server_results.append(_server_result(block, ts))
+                flush()
+                out.append(_server_result(block, ts))
             elif kind == "redacted_thinking" and stripped is not None:
                 stripped["encrypted reasoning blocks"] += 1  # encrypted: never shown
-        message: dict[str, Any] = {
-            "role": "assistant",
-            "content": "\n".join(texts),
-            "timestamp": ts,
-        }
-        if thinking:
-            message["reasoning"] = "\n".join(thinking)
-        if calls:
-            message["tool_calls"] = calls
-        if thinking or texts or calls:
-            out.append(message)
-        return out + server_results
+        flush()
+        return out
     texts = []
     for block in content:
         if isinstance(block, str):

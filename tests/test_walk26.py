@@ -1,0 +1,102 @@
+"""What walk 25 left and walk 26 found (a fresh review after walk 25's fixes): each test
+fails on the code before its fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chunkscope.tui.cli import main
+from tests.pilot import SAMPLE as SAMPLE_LOG
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+
+def test_an_anthropic_message_s_blocks_keep_their_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 25, F9: an Anthropic message's text blocks were joined before its calls, so
+    the answer showed above the search that found it and the second call's words above
+    the first call."""
+    hits = [{"type": "web_search_result", "title": "Download Python", "url": "https://p.org/"}]
+    content = [
+        {"type": "text", "text": "Let me search."},
+        {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "py"}},
+        {"type": "web_search_tool_result", "tool_use_id": "s1", "content": hits},
+        {"type": "text", "text": "Python 3.14 is the latest release."},
+        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}},
+        {"type": "text", "text": "Now the tests."},
+        {"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "pytest -q"}},
+    ]
+    results = [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "a.py"},
+        {"type": "tool_result", "tool_use_id": "t2", "content": "1 passed"},
+    ]
+    f = tmp_path / "chat.json"
+    messages = [
+        {"role": "user", "content": "What is the latest Python? Then run the tests."},
+        {"role": "assistant", "content": content},
+        {"role": "user", "content": results},
+    ]
+    f.write_text(json.dumps(messages), encoding="utf-8")
+    assert main(["chunk", str(f), "--no-collapse"]) == 0
+    out = capsys.readouterr().out
+    order = ["Let me search.", "web_search", "Download Python", "Python 3.14", "$ ls"]
+    order += ["Now the tests.", "$ pytest -q", "a.py", "1 passed"]
+    at = [out.find(part) for part in order]
+    assert -1 not in at and at == sorted(at), (at, out)
+    assert main(["chunk", str(f), "--collapse"]) == 0
+    out = capsys.readouterr().out
+    # collapsed, a call is said where its result is: the calls' results follow the message
+    order = ["Let me search.", "Searched the web", "Python 3.14", "Now the tests.", "Ran `ls`"]
+    order.append("Ran `pytest -q`")
+    at = [out.find(part) for part in order]
+    assert -1 not in at and at == sorted(at), (at, out)
+
+
+_AIDER_CHAT = """# aider chat started at 2024-05-01 10:00:00
+
+> aider --model gpt-4o
+
+#### fix the bug in a.py
+
+The loop starts at 1; it should start at 0.
+
+> Applied edit to a.py
+> Applied edit to b.py
+> Commit abc1234 fix: start the loop at 0
+"""
+
+
+async def test_more_turns_after_collapse_than_read_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 25, other observations: an aider chat's header read "202 turns · 221 after
+    collapse" (collapsing made more turns) without saying why: each action aider says
+    it took in one block is a turn of its own. The CLI, the report and the workbench's
+    header and turns column say so."""
+    from chunkscope.tui.widgets.header_line import HeaderLine
+    from tests.pilot import make_app, settled, until
+
+    chat = tmp_path / "t.aider.chat.history.md"
+    chat.write_text(_AIDER_CHAT, encoding="utf-8")
+    assert main(["chunk", str(chat), "--collapse"]) == 0
+    said = capsys.readouterr().out.splitlines()[0]
+    assert "4 turns" in said and "collapsed to 5 turns, each action a turn" in said, said
+    # fewer after collapse: no reason given, none needed
+    assert main(["chunk", str(SAMPLE_LOG), "--collapse"]) == 0
+    assert "each action" not in capsys.readouterr().out
+    app = make_app(chat)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        header = bench.query_one(HeaderLine).render().plain
+        assert "4 turns · 5 after collapse, each action a turn" in header, header
+        await pilot.press("v")  # the left column: turns
+        await until(pilot, lambda: bench.view is not None and bench.view.left_kind == "turns")
+        await pilot.pause()
+        title = str(bench.query_one("#before-col").border_title)
+        assert "turns (5 after collapse, each action a turn)" in title, title
