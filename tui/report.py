@@ -490,7 +490,7 @@ def gather(
         if p.collapses(source.kind):
             kept = len(pipe.turns())
             if kept != len(source.turns):
-                turns += f" · {turns_after_collapse(kept)}"
+                turns += f" · {turns_after_collapse(kept, len(source.turns))}"
             calls = [
                 (
                     "tool calls",

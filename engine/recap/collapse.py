@@ -90,6 +90,9 @@ from chunkscope.engine.toolcall import (
 #: workbench writes out.
 COLLAPSE_FLAG = "--collapse"
 NO_COLLAPSE_FLAG = "--no-collapse"
+#: Why a log can have more turns collapsed than read: the actions aider says it took in
+#: one block of its output (edits, commits, runs) are each a turn of their own.
+ACTIONS_APART = "each action a turn"
 
 #: Whether a JSONL log's tool calls are collapsed when neither flag is given, by what the
 #: run is for (each command declares its purpose once, `tui.cli.common.add_collapse_args`):

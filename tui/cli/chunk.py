@@ -165,13 +165,15 @@ def _finish(snap: SnapshotCheck, pipe: Any, chunks: list[Any], merged: Any) -> i
 def tool_calls_said(args: argparse.Namespace, pipe: Any, source: Any) -> str:
     """What the header line says of a log's tool calls: collapsed (to how many turns) or
     kept, and the flag that does the other; nothing for a document."""
-    from chunkscope.engine.recap.collapse import COLLAPSE_FLAG, NO_COLLAPSE_FLAG
+    from chunkscope.engine.recap.collapse import ACTIONS_APART, COLLAPSE_FLAG, NO_COLLAPSE_FLAG
 
     if source.kind != "jsonl":
         return ""
     if pipe.params.collapse:
-        turns = plural(len(pipe.turns()), source.turn_word)
-        return f"; tool calls collapsed to {turns} ({NO_COLLAPSE_FLAG} keeps them)"
+        kept = len(pipe.turns())
+        turns = plural(kept, source.turn_word)
+        apart = f", {ACTIONS_APART}" if kept > len(source.turns) else ""
+        return f"; tool calls collapsed to {turns}{apart} ({NO_COLLAPSE_FLAG} keeps them)"
     if args.collapse is False:
         return f"; tool calls kept as turns ({NO_COLLAPSE_FLAG})"
     return (

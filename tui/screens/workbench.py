@@ -835,7 +835,8 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         result = view.result
         count = str(len(view.left_items))
         if view.left_kind == "turns" and len(view.left_items) != len(view.source.turns):
-            count = turns_after_collapse(len(view.left_items))  # as the header says it
+            # as the header says it
+            count = turns_after_collapse(len(view.left_items), len(view.source.turns))
         elif view.left_kind == "compacted":  # paragraphs: more than the turns, so named
             count = plural(len(view.left_items), "unit")  # as the merge panel's stats say it
         shown = view.left_kind  # a document's turns are its sections, as the header says

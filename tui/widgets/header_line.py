@@ -12,15 +12,17 @@ from textual.color import Color
 from textual.content import Content
 from textual.widget import Widget
 
+from chunkscope.engine.recap.collapse import ACTIONS_APART
 from chunkscope.engine.textutil import plural, strip_control
 from chunkscope.themes import readable
 from chunkscope.tui.widgets.panel_title import fit_labels
 
 
-def turns_after_collapse(n: int) -> str:
+def turns_after_collapse(n: int, read: int) -> str:
     """How the header and the turns column name the turns left once tool calls are
-    collapsed (both say it alike: the file's count and the column's differ)."""
-    return f"{n} after collapse"
+    collapsed (both say it alike: the file's count, `read`, and the column's differ),
+    and why they are more when they are."""
+    return f"{n} after collapse" + (f", {ACTIONS_APART}" if n > read else "")
 
 
 @dataclass
@@ -131,7 +133,7 @@ class HeaderLine(Widget):
         # lowest rank first, so the line never ends in an ellipsis before its right end.
         turns, turns_short = plural(i.turns, i.turn_word), ""
         if i.collapsed_turns is not None and i.collapsed_turns != i.turns:
-            turns += f" · {turns_after_collapse(i.collapsed_turns)}"
+            turns += f" · {turns_after_collapse(i.collapsed_turns, i.turns)}"
             # narrow: ``16 → 14 turns``, beside ``T: collapsed`` that says why
             turns_short = f"{i.turns} → {plural(i.collapsed_turns, i.turn_word)}"
         # the file's name, its turns, its format and its state said first; the run's
