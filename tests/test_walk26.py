@@ -100,3 +100,45 @@ async def test_more_turns_after_collapse_than_read_says_why(
         await pilot.pause()
         title = str(bench.query_one("#before-col").border_title)
         assert "turns (5 after collapse, each action a turn)" in title, title
+
+
+def test_a_background_task_s_report_is_no_user_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walks 24 and 25, other observations: Claude Code's `<task-notification>` records
+    (a background subagent's result, a background command's exit) read as `You:` turns
+    of raw XML in the collapsed view, the user's words in the chunks and the embedding.
+    Collapsed, a subagent's report is its Subagent turn and a command's notice a Tool
+    one; the recap still lists the subagent's result."""
+    note = (
+        "<task-notification>\n<task-id>ac27727</task-id>\n<status>completed</status>\n"
+        '<summary>Agent "Poem about curry" completed</summary>\n'
+        "<result>A red river in a bowl of clay.</result>\n</task-notification>"
+    )
+    bg = (
+        "<task-notification>\n<task-id>be613ab</task-id>\n<status>completed</status>\n"
+        '<summary>Background command "Run the tests" completed (exit code 0)</summary>\n'
+        "</task-notification>\nRead the output file to retrieve the result: /tmp/x.output"
+    )
+    records = [
+        ("user", "Write a poem about curry in the background."),
+        ("assistant", "I started a subagent for the poem."),
+        ("user", note),
+        ("user", bg),
+        ("assistant", "The poem is done and the tests pass."),
+    ]
+    log = tmp_path / "s.jsonl"
+    lines = []
+    for i, (kind, text) in enumerate(records):
+        stamp = f"2026-01-22T19:38:{i:02d}.000Z"
+        message = {"role": kind, "content": text}
+        record = {"type": kind, "uuid": f"u{i}", "sessionId": "s", "timestamp": stamp}
+        lines.append(json.dumps({**record, "message": message}))
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["chunk", str(log), "--collapse"]) == 0
+    out = capsys.readouterr().out
+    assert 'Subagent: Agent "Poem about curry" completed: A red river in a bowl of clay.' in out
+    assert 'Tool: Background command "Run the tests" completed (exit code 0).' in out
+    assert "<task-notification>" not in out and "You: <" not in out, out
+    assert main(["recap", str(log)]) == 0
+    assert "Poem about curry" in capsys.readouterr().out

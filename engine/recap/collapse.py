@@ -67,7 +67,12 @@ from typing import Any
 from chunkscope.engine.model import Progress, Turn, with_progress
 from chunkscope.engine.read.formats.aider import AIDER_ROLE, AIDER_RUN
 from chunkscope.engine.read.formats.aider import actions as aider_actions
-from chunkscope.engine.read.formats.claude import SUBAGENT_CALLS, SUBAGENT_ROLE, SUBAGENT_SAID
+from chunkscope.engine.read.formats.claude import (
+    SUBAGENT_CALLS,
+    SUBAGENT_ROLE,
+    SUBAGENT_SAID,
+    notification,
+)
 from chunkscope.engine.read.source import (
     THINKING_ROLE,
     PartEnds,
@@ -754,7 +759,11 @@ def collapse_messages(
         role = msg.get("role")
         if role == "user":
             text = content_text(msg.get("content"))
-            if text.strip():
+            note = notification(text) if readable else None
+            if note is not None:  # a background task's report: no one's words
+                told = f"{note.summary}: {note.result}" if note.result else f"{note.summary}."
+                add(_timestamp(msg), TOOL_ROLE if note.agent is None else SUBAGENT_ROLE, told, msg)
+            elif text.strip():
                 add(_timestamp(msg), USER_ROLE, text, msg)
             asked = AIDER_RUN.match(text) if readable else None
             ran = asked.group(1).strip() if asked else None  # aider's output follows

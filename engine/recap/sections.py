@@ -50,6 +50,7 @@ from typing import Any, Protocol
 from chunkscope.engine.read.formats.aider import AIDER_ROLE, AIDER_RUN
 from chunkscope.engine.read.formats.aider import actions as aider_actions
 from chunkscope.engine.read.formats.base import BRANCH_NOTE, CWD_NOTE, SESSION_NOTE
+from chunkscope.engine.read.formats.claude import notification
 from chunkscope.engine.read.formats.documents import (
     END_ROLE,
     OBSERVATION,
@@ -268,9 +269,6 @@ _AIDER_ASK = re.compile(r"^(.+)\n\s*Run shell commands?\? \(Y\)es/\(N\)o[^\n]*?:
 _AIDER_INTERRUPT = re.compile(r"^\s*\^C again to exit|^\s*KeyboardInterrupt", re.M)
 _REJECT_WORDS = re.compile(r"the user said:\s*(.+)\Z", re.S | re.I)
 _ENDED = re.compile(r"\AThe session ended(?: \((.*?)\))?\.")
-_NOTIFICATION = re.compile(r"\A\s*<task-notification>(.*?)(?:</task-notification>|\Z)", re.S)
-_NOTE_FIELD = re.compile(r"<(summary|result|status)>\s*(.*?)\s*</\1>", re.S)
-_AGENT_DONE = re.compile(r'\AAgent "(.+?)" (\w+)')
 
 # A command's output as mini-swe-agent gives it back (`OBSERVATION`): its return code,
 # what it printed.
@@ -337,14 +335,9 @@ def _describe(call: _Call) -> str:
 
 def _notification(log: _Log, index: int, text: str) -> None:
     """A Claude Code task notification: a background subagent's report."""
-    body = _NOTIFICATION.match(text)
-    if not body:
-        return
-    fields = {k: v for k, v in _NOTE_FIELD.findall(body.group(1))}
-    agent = _AGENT_DONE.match(fields.get("summary", ""))
-    if agent:  # a background command's notice is not a subagent's report
-        status = fields.get("status") or agent.group(2)
-        log.reports.append((index, agent.group(1), status, fields.get("result", "")))
+    note = notification(text)
+    if note is not None and note.agent is not None:  # not a background command's notice
+        log.reports.append((index, note.agent, note.status, note.result))
 
 
 def _aider_output(log: _Log, index: int, text: str) -> None:
@@ -396,8 +389,7 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
             text = content_text(msg.get("content"))
             if INTERRUPTED.search(text):
                 _interrupted(log, i)
-            if _NOTIFICATION.match(text):
-                _notification(log, i, text)
+            _notification(log, i, text)
             run = AIDER_RUN.match(text)
             if run:  # aider's /run and /test: a command, its output follows
                 call = _Call(i, "bash", {"command": run.group(1).strip()})

@@ -44,7 +44,7 @@ import re
 from collections import Counter
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from chunkscope.engine.read.commands import command_request
 from chunkscope.engine.read.formats.base import (
@@ -85,6 +85,37 @@ SUBAGENT_ROLE = "Subagent"
 SUBAGENT_CALLS = "subagent_calls"
 SUBAGENT_SAID = "subagent_said"
 META_ROLE = "Meta"
+
+#: A background task's report, arriving as a user message: a subagent's (its result) or
+#: a background command's (its exit code).
+_NOTIFICATION = re.compile(r"\A\s*<task-notification>(.*?)(?:</task-notification>|\Z)", re.S)
+_NOTE_FIELD = re.compile(r"<(summary|result|status)>\s*(.*?)\s*</\1>", re.S)
+_AGENT_DONE = re.compile(r'\AAgent "(.+?)" (\w+)')
+
+
+class Notification(NamedTuple):
+    """A ``<task-notification>``: `agent` the subagent's description (None for a
+    background command's notice), its `status`, `summary` and `result`."""
+
+    agent: str | None
+    status: str
+    summary: str
+    result: str
+
+
+def notification(text: str) -> Notification | None:
+    """The background task's report a user message is, or None."""
+    body = _NOTIFICATION.match(text)
+    if not body:
+        return None
+    fields = dict(_NOTE_FIELD.findall(body.group(1)))
+    summary = fields.get("summary", "")
+    agent = _AGENT_DONE.match(summary)
+    status = fields.get("status") or (agent.group(2) if agent else "")
+    return Notification(
+        agent.group(1) if agent else None, status, summary, fields.get("result", "")
+    )
+
 
 _COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 #: The command's arguments: the user's request to it (in either order beside its name).
