@@ -76,6 +76,8 @@ class SliderSpec:
     ``choice`` names the slider in a toggle: a knob with `Knob.words` gets a toggle of
     its words and this choice ("adaptive" / "fixed"); the knobs of an exclusive group
     one toggle of their choices ("chars" / "tokens"), labelled with the group's name.
+    ``at_lo``: the word shown at the slider's lowest position when it stands for a way
+    of working, not a size (``whole``: 0 tokens keeps a topic one chunk).
     ``per_doubling`` > 0: geometric steps for a range of many doublings, this many from
     ``lo`` times a power of two to the next (``step`` and ``big`` then serve only as
     the grid of a sweep): every step moves the knob and shows in the run.
@@ -93,6 +95,11 @@ class SliderSpec:
     shown_when: tuple[str, str] | None = None
     choice: str = ""  # this slider's option in its knob's mode toggle or exclusive group
     per_doubling: int = 0
+    at_lo: str = ""
+
+    def shown(self, value: float) -> str:
+        """A position as the slider shows it (`fmt`, or `at_lo` at the lowest)."""
+        return self.at_lo if self.at_lo and value <= self.lo else self.fmt.format(value)
 
     @property
     def track(self) -> list[float] | None:

@@ -142,3 +142,35 @@ def test_a_background_task_s_report_is_no_user_words(
     assert "<task-notification>" not in out and "You: <" not in out, out
     assert main(["recap", str(log)]) == 0
     assert "Poem about curry" in capsys.readouterr().out
+
+
+async def test_the_chunk_size_slider_at_its_lowest_says_what_it_does() -> None:
+    """Walk 24, other observations: the topic mode's "chunk size" slider at 0 read `0`,
+    where 0 means a topic is one chunk (`--topic-chunk-tokens` 0): it reads `whole`, and
+    a step up reads a size again."""
+    from chunkscope.tui.widgets.merge_panel import MergePanel
+    from chunkscope.tui.widgets.slider import Slider
+    from tests.pilot import make_app, settled, until
+
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        sizes = [s for s in bench.query_one(MergePanel).query(Slider) if s.label == "chunk size"]
+        assert len(sizes) == 1
+        slider = sizes[0]
+        slider.focus()
+        await pilot.pause()
+        assert slider.render().plain.rstrip().endswith(" 200"), slider.render().plain
+        for _ in range(3):
+            await pilot.press("shift+left")
+        await until(pilot, lambda: slider.value == 0)
+        await settled(pilot, app)
+        assert slider.render().plain.rstrip().endswith(" whole"), slider.render().plain
+        view = bench.view
+        assert view is not None and view.params.topic.topic_chunk_tokens == 0
+        await pilot.press("right")
+        await until(pilot, lambda: slider.value > 0)
+        shown = f" {slider.value:.0f}"  # a visible step up: a size again
+        assert slider.render().plain.rstrip().endswith(shown), slider.render().plain

@@ -193,7 +193,9 @@ class TopicParams:
         flag="--topic-chunk-tokens",
         minimum=0,
         metavar="N",
-        slider=SliderSpec(0, 2000, 25, 125, label="chunk size", fmt="{:.0f}", order=140),
+        slider=SliderSpec(
+            0, 2000, 25, 125, label="chunk size", fmt="{:.0f}", order=140, at_lo="whole"
+        ),
     )
     topic_structure: float = knob(
         5.0,

@@ -592,7 +592,7 @@ def knob_slider(knob: Knob, value: Any, *, in_force: bool = True, **kwargs: Any)
         spec.step,
         big_step=spec.big,
         label=spec.label or knob.name,
-        fmt=spec.fmt,
+        fmt=spec.shown if spec.at_lo else spec.fmt,
         inf_at_max=spec.open_at_max,
         per_doubling=spec.per_doubling,
         **kwargs,
