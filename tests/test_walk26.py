@@ -174,3 +174,89 @@ async def test_the_chunk_size_slider_at_its_lowest_says_what_it_does() -> None:
         await until(pilot, lambda: slider.value > 0)
         shown = f" {slider.value:.0f}"  # a visible step up: a size again
         assert slider.render().plain.rstrip().endswith(shown), slider.render().plain
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Я перенёс кэш в базу данных. Теперь повторный запуск занимает меньше секунды.",
+        "Αυτό είναι ένα ελληνικό κείμενο για την κρυφή μνήμη.",
+        "キャッシュをデータベースに移しました。二回目の起動は一秒もかかりません。",
+    ],
+)
+def test_words_of_any_script_are_words(text: str) -> None:
+    """Walk 26, F1: a sentence with no two ASCII letters was "markup", so a Russian,
+    Greek or Japanese chunk had no summary and the recap said it was "code only"."""
+    from chunkscope.engine.summarize import ExtractiveSummarizer
+    from chunkscope.engine.summarize.extractive import is_markup
+
+    summary = ExtractiveSummarizer().summarize(f"Bot: {text}")
+    assert summary.abstract and summary.abstract in text, summary
+    assert not is_markup(summary.abstract)
+
+
+def test_a_full_width_stop_ends_a_sentence_and_keeps_its_own_mark() -> None:
+    """Walk 26, F1 addendum: Chinese and Japanese sentences were not split at `。`, and a
+    kept one took an ASCII period after its own (`需求。.`)."""
+    from chunkscope.engine.summarize.extractive import sentences_of, terminated
+
+    parts = sentences_of("我们比较了Redis和SQLite的延迟。测试表明，新的缓存足够满足需求。")
+    assert parts == ["我们比较了Redis和SQLite的延迟。", "测试表明，新的缓存足够满足需求。"]
+    assert terminated(parts[1]) == parts[1]
+    assert terminated("本当ですか？") == "本当ですか？"
+    # an ASCII stop still needs its space, as before
+    assert sentences_of("See foo.py for it. Then run it.") == ["See foo.py for it.", "Then run it."]
+
+
+def test_a_session_in_another_script_has_its_task_and_what_happened(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 26, F1: a Russian session's recap had no "What happened" (its chunks "code
+    only"), a Japanese request no "## Task" (a request needed two space-parted words)."""
+    from chunkscope.engine.segment.requests import is_request
+
+    assert is_request("キャッシュをデータベースに移してください。")
+    assert is_request("把缓存移到数据库里")
+    assert not is_request("はい")  # one word: a nudge, as "yes" is
+    records = [
+        ("user", "Кэш хранится в словаре. Перенеси его в базу, чтобы он переживал перезапуски."),
+        ("assistant", "Понял. Сначала посмотрю, как устроен текущий кэш и где он используется."),
+        ("assistant", "Я перенёс кэш в базу данных. Тесты проходят."),
+        ("user", "Отлично! Теперь сравни скорость чтения со старой версией."),
+        ("assistant", "Чтение стало медленнее примерно на пять процентов."),
+    ]
+    log = tmp_path / "ru.jsonl"
+    lines = [
+        json.dumps({"role": r, "content": t, "timestamp": f"2026-02-13T09:{i:02d}:00"})
+        for i, (r, t) in enumerate(records)
+    ]
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["recap", str(log)]) == 0
+    captured = capsys.readouterr()
+    assert "## What happened" in captured.out, captured.out
+    assert "code only" not in captured.err, captured.err
+    ja = tmp_path / "ja.jsonl"
+    ja.write_text(
+        json.dumps({"role": "user", "content": "キャッシュをデータベースに移してください。"})
+        + "\n"
+        + json.dumps({"role": "assistant", "content": "キャッシュを移しました。テストも通ります。"})
+        + "\n",
+        encoding="utf-8",
+    )
+    assert main(["recap", str(ja)]) == 0
+    out = capsys.readouterr().out
+    assert "## Task\nキャッシュをデータベースに移してください。" in out, out
+
+
+def test_where_it_stopped_is_no_bare_url(capsys: pytest.CaptureFixture[str]) -> None:
+    """Walk 25, F10 addendum (seen again in walk 26's review snapshot): the last message
+    "Done! Your session ... has been published:" then the gist's URL left "Where it
+    stopped" the bare URL. A section of markup alone says the message whole, its
+    lead-in with it."""
+    from tests.test_hooks import POEMS
+
+    assert main(["recap", str(POEMS)]) == 0
+    out = capsys.readouterr().out
+    stopped = out.split("## Where it stopped\n", 1)[1].split("\n\n", 1)[0]
+    assert stopped.startswith("Done! Your session"), stopped
+    assert "has been published: https://gist.github.com/" in stopped, stopped

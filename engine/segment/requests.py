@@ -333,6 +333,10 @@ def clean_request(text: str) -> str:
     return text.strip()
 
 
+#: Four characters of a script written without spaces between words (Han, kana).
+_UNSPACED_WORDS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{4}")
+
+
 def is_request(text: str) -> bool:
     """Does a (cleaned) user message ask something, rather than "ok", tool output, a
     bare slash command or boilerplate?"""
@@ -345,7 +349,9 @@ def is_request(text: str) -> bool:
         return False  # a command that manages the tool (aider's /add, /copy-context)
     if text.startswith(("Caveat:", "[image]", "[document]")) and len(text) < 200:
         return False
-    return len(text.split(None, 1)) >= 2  # two words or more (the rest is not split)
+    # two words or more (the rest is not split); Chinese and Japanese put no space
+    # between words: four of their characters are two words (``はい``, yes, is not)
+    return len(text.split(None, 1)) >= 2 or _UNSPACED_WORDS.search(text) is not None
 
 
 _WORD = re.compile(r"[a-z0-9_]{3,}")

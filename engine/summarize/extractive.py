@@ -212,8 +212,10 @@ def _chunk_lines(text: str) -> list[str]:
 # A sentence ends at . ! ? (possibly followed by a closing quote or bracket) and
 # whitespace. It is a boundary when the next sentence starts with a capital, a digit
 # or an opening mark; before a lowercase word only when the word before the stop is
-# an ordinary word (not "e.g", "etc" or a dotted name such as "foo.py").
-_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(\s+)(?=\S)")
+# an ordinary word (not "e.g", "etc" or a dotted name such as "foo.py"). A full-width
+# stop (Chinese and Japanese ``。！？``) ends a sentence with or without a space after it.
+_SENTENCE_END = re.compile(r"(?:[.!?]+[\"'”’)\]]*(?=\s)|[。！？]+[」』”’）)\]]*)(\s*)(?=\S)")
+_WIDE_STOPS = "。！？"
 _STARTER = re.compile(r"[A-Z0-9\"'“‘(\[`*_$~#@]")
 _LOWER_START = re.compile(r"[a-z]")
 _ABBREVIATIONS = frozenset(
@@ -367,7 +369,7 @@ _MARKUP = re.compile(r"^\s*(?:</?[a-z][\w-]*>|/[a-z][\w:-]*[.\s]*$|```)", re.I)
 #: What a sentence may hold that is no word of prose: inline code, an image or a link's
 #: target, a URL, a path (a word with a slash), a slash command.
 _NOT_PROSE = re.compile(r"`[^`]*`|!\[[^\]]*\]\([^)]*\)|\]\([^)]*\)|https?://\S+|\S*[/\\]\S*")
-_PROSE_WORD = re.compile(r"[A-Za-z]{2,}")
+_PROSE_WORD = re.compile(r"[^\W\d_]{2,}")  # two letters of any script
 #: An image alone (``![The workbench](docs/workbench.svg)``): markup, not a sentence.
 _IMAGE = re.compile(r"\s*!\[[^\]]*\]\([^)]*\)[\s.]*\Z")
 
@@ -481,7 +483,7 @@ def content_weight(sentence: str) -> float:
     return 1.0 + marks * 0.2 if marks else 0.7
 
 
-_ENDED = re.compile(r"[.!?:;…]['\"”’)\]`*]*$")
+_ENDED = re.compile(r"[.!?:;…。！？：；]['\"”’)\]`*」』）]*$")
 
 
 def terminated(sentence: str) -> str:
@@ -537,7 +539,10 @@ def _in_bold(text: str, begin: int, stop: int) -> bool:
 def _is_boundary(text: str, stop: int, nxt: int, begin: int = 0, bold: bool = False) -> bool:
     """Whether the stop ending at `stop` (index of its first mark) ends a sentence that
     began at `begin`. A list item's number (``4.`` opening the sentence, ``**4.``) is no
-    end, nor is a stop inside bold (`bold`: the text has bold marks)."""
+    end, nor is a stop inside bold (`bold`: the text has bold marks). A full-width stop
+    always is."""
+    if text[stop] in _WIDE_STOPS:
+        return True
     if text[stop] == ".":
         start = text.rfind(" ", 0, stop) + 1
         word = text[start:stop].lstrip("\"'“‘([")
