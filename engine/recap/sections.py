@@ -76,6 +76,7 @@ from chunkscope.engine.summarize.extractive import (
     _truncate,
     has_content,
     is_fragment,
+    is_markup,
     is_narration,
     sentences_of,
     split_sentences,
@@ -1356,6 +1357,8 @@ def last_section(log: _Log) -> Section:
     lines = tuple(_cut(terminated(s), _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
     # its code blocks inline (folded as they were, a `~~~` line opened a fence never closed)
     whole = _cut(" ".join(_fold(_inline_fences(t)) for t in _last_words(log)), _UNCUT_CHARS // 2)
+    if lines and all(is_markup(line) for line in lines):  # a bare URL, a path: with its lead-in
+        lines = (_cut(terminated(whole), _LINE_CHARS["last"]),)
     # the sentences that report a count ("29 unit tests pass", "3 files changed") go in
     # first when the allowance is short: a number is what a summary cannot give back
     counted = [i for i, line in enumerate(lines) if _COUNT.search(line)]
