@@ -260,3 +260,62 @@ def test_where_it_stopped_is_no_bare_url(capsys: pytest.CaptureFixture[str]) -> 
     stopped = out.split("## Where it stopped\n", 1)[1].split("\n\n", 1)[0]
     assert stopped.startswith("Done! Your session"), stopped
     assert "has been published: https://gist.github.com/" in stopped, stopped
+
+
+_SOURCE_CHAT = """# aider chat started at 2026-01-10 10:00:00
+
+#### make the exhausted-debug test use the database URL
+
+The test only sets the environment variable, so it has to use the URL form as well.
+
+backend/tests/test_exhausted.py
+<source>
+def test_exhausted(client, monkeypatch):
+    from backend import deps
+
+    def always_bad(_prompt: str) -> str:
+        return "SELECT * FROM not_a_table;"
+
+    payload = {"natural_query": "Try something impossible"}
+    res = client.post("/query", json=payload)
+    assert res.status_code == 200, res.text
+</source>
+
+> Applied edit to backend/tests/test_exhausted.py
+
+#### thanks, that works. Now show me the fixture file
+
+Here is the whole file, with the fixture that returns the database URL.
+
+backend/tests/conftest.py
+<source>
+@pytest.fixture
+def client():
+
+    return TestClient(app)
+</source>
+"""
+
+
+def test_an_aider_source_block_is_one_code_block(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 26, F3: aider's `<source>` block was cut at its blank lines, so a merged chunk
+    began inside it and the recap's "What happened" quoted its code as prose; "Where it
+    stopped" kept the tags. It is one block wherever a ``` block is: in the chunks, the
+    summaries and the recap (inline code there)."""
+    from chunkscope.engine.pipeline import Pipeline
+
+    chat = tmp_path / "x.aider.chat.history.md"
+    chat.write_text(_SOURCE_CHAT, encoding="utf-8")
+    pipe = Pipeline(chat)
+    for chunk in [*pipe.compacted(), *pipe.merged().chunks]:  # none starts inside a block
+        first = chunk.text.split("\n", 1)[0]
+        assert "always_bad" not in first and "payload" not in first, chunk.text
+    assert main(["recap", str(chat)]) == 0
+    out = capsys.readouterr().out
+    happened = out.split("## What happened", 1)[1] if "## What happened" in out else ""
+    assert "always_bad" not in happened and "payload" not in happened, out
+    stopped = out.split("## Where it stopped\n", 1)[1].split("\n\n", 1)[0]
+    assert "<source>" not in stopped and "</source>" not in stopped, stopped
+    assert "`@pytest.fixture def client(): return TestClient(app)`" in stopped, stopped

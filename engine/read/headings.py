@@ -62,6 +62,25 @@ def fence_after(line: str, fence: str | None) -> str | None:
     return fence
 
 
+#: aider's other fence, for a file that holds ``` itself: a ``<source>python`` line
+#: opens a code block that a ``</source>`` line closes (`block_fence_after`).
+SOURCE_OPEN = re.compile(r"^\s*<source>[\w+#.-]*\s*$")
+SOURCE_CLOSE = re.compile(r"^\s*</source>\s*$")
+#: The marker `block_fence_after` gives while such a block is open.
+SOURCE_FENCE = "</source>"
+
+
+def block_fence_after(line: str, fence: str | None) -> str | None:
+    """`fence_after` in a log's message, where aider's ``<source>`` block is a fenced
+    code block too (`SOURCE_FENCE` while it is open). Not in a document: there such a
+    tag is the document's HTML."""
+    if fence == SOURCE_FENCE:
+        return None if SOURCE_CLOSE.match(line) else fence
+    if fence is None and SOURCE_OPEN.match(line):
+        return SOURCE_FENCE
+    return fence_after(line, fence)
+
+
 #: A line of one repeated punctuation character (an underline or overline), up to 3
 #: spaces before it.
 ADORNMENT = re.compile(r"^ {0,3}([!-/:-@\[-`{-~])\1+[ \t]*$")

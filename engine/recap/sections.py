@@ -58,6 +58,7 @@ from chunkscope.engine.read.formats.documents import (
     SUBMIT_PREFIX,
     task_of,
 )
+from chunkscope.engine.read.headings import block_fence_after
 from chunkscope.engine.read.source import FENCE, content_text
 from chunkscope.engine.recap.collapse import (
     _PATCH_FILE,
@@ -504,24 +505,22 @@ def _inline_fences(text: str) -> str:
     """Each fenced code block of `text` as inline code: a task line is one line, and a
     block folded into it read ``I run ```python division(23, 0) ``` and get``, stray
     backticks and the language's name among the words; it reads ``I run
-    `division(23, 0)` and get`` now. An unclosed block runs to the end, as in markdown."""
+    `division(23, 0)` and get`` now. An unclosed block runs to the end, as in markdown.
+    aider's ``<source>`` block is one too."""
     lines = text.splitlines()
     out: list[str] = []
     i = 0
     while i < len(lines):
-        m = FENCE.match(lines[i])
-        # "```inline``` code" is inline code already (CommonMark), not a block's start
-        if m is None or (m.group(1)[0] == "`" and "`" in lines[i][m.end() :]):
+        fence = block_fence_after(lines[i], None)
+        if fence is None:  # ("```inline``` code" is inline code already, no block's start)
             out.append(lines[i])
             i += 1
             continue
-        fence = m.group(1)
         body: list[str] = []
         i += 1
         while i < len(lines):
-            closing = lines[i].strip()
             i += 1
-            if closing.startswith(fence) and not closing.strip(fence[0]):
+            if block_fence_after(lines[i - 1], fence) is None:
                 break
             body.append(lines[i - 1])
         code = " ".join(" ".join(body).split())
