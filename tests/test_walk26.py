@@ -319,3 +319,35 @@ def test_an_aider_source_block_is_one_code_block(
     stopped = out.split("## Where it stopped\n", 1)[1].split("\n\n", 1)[0]
     assert "<source>" not in stopped and "</source>" not in stopped, stopped
     assert "`@pytest.fixture def client(): return TestClient(app)`" in stopped, stopped
+
+
+def test_a_command_the_harness_timed_out_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 26, F9: a mini-swe-agent command that timed out read `Ran `...`: <exception>An
+    error occurred while executing the command: Command '['docker', 'exec', ...` in the
+    collapsed view and the recap's "Last check": the tag and the harness's argv, and the
+    words that matter cut off."""
+    argv = "['docker', 'exec', '-w', '/testbed', '-e', 'PAGER=cat', 'abc', 'bash', '-c', 'pytest']"
+    out = (
+        "<exception>An error occurred while executing the command: Command "
+        f"'{argv}' timed out after 60 seconds</exception>\n<returncode>-1</returncode>\n"
+        "<output>\n</output>"
+    )
+    call = {"id": "c1", "type": "function"}
+    call["function"] = {"name": "bash", "arguments": json.dumps({"command": "pytest -x"})}
+    messages = [
+        {"role": "user", "content": "Fix the failing json test in pydicom."},
+        {"role": "assistant", "content": "Run the tests.", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": out},
+    ]
+    traj = tmp_path / "t.traj.json"
+    traj.write_text(json.dumps({"messages": messages}), encoding="utf-8")
+    assert main(["chunk", str(traj), "--collapse"]) == 0
+    said = capsys.readouterr().out
+    assert "Ran `pytest -x` (timed out after 60 seconds, exit -1)." in said, said
+    assert "<exception>" not in said and "docker" not in said
+    assert main(["recap", str(traj)]) == 0
+    recap = capsys.readouterr().out
+    assert "Last check: `pytest -x` -> timed out after 60 seconds" in recap, recap
+    assert "docker" not in recap

@@ -422,7 +422,30 @@ def _command(args: Mapping[str, Any]) -> str:
     return text if text is not None and text.strip() else "?"
 
 
+#: A harness's own error before a command's output (mini-swe-agent's ``<exception>An
+#: error occurred while executing the command: Command '['docker', 'exec', ...]' timed
+#: out after 60 seconds</exception>``): what it says of the command, not its output.
+_HARNESS_ERROR = re.compile(r"\A\s*<exception>(.*?)</exception>\s*", re.S)
+_TIMED_OUT = re.compile(r"\btimed out(?: after [\d.]+ seconds?)?")
+
+
+def harness_error(result: str) -> tuple[str, str]:
+    """(what a harness's error says of the command: ``timed out after 60 seconds``, or
+    ``the harness failed to run it``; the result after it), or ("", `result`)."""
+    m = _HARNESS_ERROR.match(result)
+    if m is None:
+        return "", result
+    timed = _TIMED_OUT.search(m.group(1))
+    return (timed.group(0) if timed else "the harness failed to run it"), result[m.end() :]
+
+
 def _ran(command: str, result: str, exit_code: int | None, failed: bool) -> str:
+    error, result = harness_error(result)
+    if error:
+        m = _EXIT.match(result)
+        code = exit_code if exit_code is not None else int(m.group(1)) if m else None
+        said = f", exit {code}" if code is not None else ""
+        return f"Ran `{_command_line(command)}` ({error}{said})."
     if exit_code is None:
         m = _EXIT.match(result)
         if m:

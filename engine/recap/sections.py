@@ -69,6 +69,7 @@ from chunkscope.engine.recap.collapse import (
     _decode_arguments,
     _fold,
     answers_given,
+    harness_error,
     one_line_command,
     question_text,
 )
@@ -888,7 +889,11 @@ def _is_check(command: str) -> bool:
 def _result_summary(call: _Call) -> str:
     if call.rejected:
         return "rejected by the user, not run"
-    result = call.result or ""
+    error, result = harness_error(call.result or "")
+    if error:  # a harness's error (a timeout): its words, not its command line
+        m = _EXIT.match(result)
+        code = call.exit_code if call.exit_code is not None else int(m.group(1)) if m else None
+        return f"{error} (exit {code})" if code is not None else error
     lines = [ln.strip() for ln in result.splitlines() if ln.strip()]
     picked = [ln for ln in lines if _RESULT_LINE.search(ln)]
     keep = picked[-2:] if picked else lines[-1:]
