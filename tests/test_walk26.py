@@ -351,3 +351,34 @@ def test_a_command_the_harness_timed_out_says_so(
     recap = capsys.readouterr().out
     assert "Last check: `pytest -x` -> timed out after 60 seconds" in recap, recap
     assert "docker" not in recap
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding"),
+    [
+        ("これは日本語のテキストです。キャッシュを移しました。\n", "shift_jis"),
+        ("这是中文文本。我们比较了两种缓存。\n", "gb18030"),
+        ("이것은 한국어 텍스트입니다.\n", "euc-kr"),
+        ("Это русский текст документа.\n", "cp1251"),
+        ("Αυτό είναι ένα ελληνικό κείμενο.\n", "iso-8859-7"),
+    ],
+)
+def test_text_in_a_legacy_encoding_is_named_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, encoding: str
+) -> None:
+    """Walk 26, F2: a file in Shift_JIS, GB18030, EUC-KR, CP1251 or ISO-8859-7 was "a
+    binary file (58% of its first bytes are not text)", with no way forward. It is text
+    in another encoding, with the `iconv` line that converts it; random bytes are still
+    a binary file."""
+    import os
+
+    f = tmp_path / "notes.md"
+    f.write_bytes((text * 30).encode(encoding))
+    assert main(["chunk", str(f)]) == 2
+    said = capsys.readouterr().err
+    assert "looks like text in another encoding than UTF-8" in said, said
+    assert "iconv -f ENCODING -t UTF-8" in said and "\n" not in said.strip()
+    noise = tmp_path / "noise.md"
+    noise.write_bytes(os.urandom(4000).replace(b"\x00", b"\x01"))
+    assert main(["chunk", str(noise)]) == 2
+    assert "looks like a binary file" in capsys.readouterr().err

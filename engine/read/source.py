@@ -344,6 +344,11 @@ def _texty(column: bytes) -> bool:
     return text >= len(column) * 0.9
 
 
+#: The most control bytes a file with no NUL and few UTF-8 characters may hold to be text
+#: in a legacy encoding (Shift_JIS, GB18030, CP1251: their bytes are letters), not data.
+_LEGACY_CONTROLS = 0.01
+
+
 def _other_encoding(name: str) -> str:
     """What `binary_reason` says of text in another Unicode encoding (`name`, iconv's:
     with a byte order mark, iconv reads its order there; without, the name says it)."""
@@ -391,6 +396,11 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
                 return _other_encoding("UTF-16BE")
         return f"looks like a binary file (NUL bytes at byte {nul}){not_what}"
     if share > _BINARY_SHARE_ALONE:
+        if nul < 0 and controls <= len(text) * _LEGACY_CONTROLS:  # bytes of letters, not data
+            return (
+                "looks like text in another encoding than UTF-8 (convert it: iconv -f "
+                "ENCODING -t UTF-8, ENCODING such as SHIFT_JIS, GB18030, EUC-KR or CP1251)"
+            )
         return f"looks like a binary file ({share:.0%} of its first bytes are not text){not_what}"
     return None
 
