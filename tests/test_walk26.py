@@ -382,3 +382,44 @@ def test_text_in_a_legacy_encoding_is_named_text(
     noise.write_bytes(os.urandom(4000).replace(b"\x00", b"\x01"))
     assert main(["chunk", str(noise)]) == 2
     assert "looks like a binary file" in capsys.readouterr().err
+
+
+def test_every_reader_s_subagent_call_says_what_it_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 26, F8: collapsed, Gemini CLI's `codebase_investigator` read `Called
+    codebase_investigator objective=...` without its result, where Claude Code's Task
+    reads `Delegated to ...: '...'. Result: '...'`: one list of subagent tools serves
+    the collapse and the recap."""
+    response = {"output": "The cache is built in engine/embed.py"}
+    call = {
+        "id": "c1",
+        "name": "codebase_investigator",
+        "args": {"objective": "Find where the cache is built"},
+        "status": "success",
+        "timestamp": "2026-01-01T10:01:00Z",
+        "result": [{"functionResponse": {"id": "c1", "name": "x", "response": response}}],
+    }
+    chat = {
+        "sessionId": "s",
+        "projectHash": "h",
+        "startTime": "2026-01-01T10:00:00Z",
+        "messages": [
+            {"id": "m0", "timestamp": "2026-01-01T10:00:00Z", "type": "user", "content": "Go"},
+            {
+                "id": "m1",
+                "timestamp": "2026-01-01T10:01:00Z",
+                "type": "gemini",
+                "content": "",
+                "toolCalls": [call],
+            },
+        ],
+    }
+    f = tmp_path / "session-2026-01-01.json"
+    f.write_text(json.dumps(chat), encoding="utf-8")
+    assert main(["chunk", str(f), "--collapse"]) == 0
+    out = capsys.readouterr().out
+    said = "Delegated to a subagent: 'Find where the cache is built'. Result: 'The cache is built"
+    assert said in out, out
+    assert main(["recap", str(f)]) == 0
+    assert "- codebase_investigator: The cache is built" in capsys.readouterr().out

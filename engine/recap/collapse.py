@@ -429,6 +429,17 @@ _HARNESS_ERROR = re.compile(r"\A\s*<exception>(.*?)</exception>\s*", re.S)
 _TIMED_OUT = re.compile(r"\btimed out(?: after [\d.]+ seconds?)?")
 
 
+#: The tools that hand work to a subagent, in any agent's log (Claude Code's ``Task``
+#: and ``Agent``, Gemini CLI's ``codebase_investigator``, ...), lowercased: collapsed,
+#: ``Delegated to ...``; the recap lists their results.
+SUBAGENT_TOOLS = frozenset(
+    {"task", "agent", "subagent", "dispatch_agent", "spawn_agent", "delegate"}
+    | {"delegate_task", "run_subagent", "codebase_investigator"}
+)
+#: What a subagent was asked, by the argument that says it.
+_SUBAGENT_ASKED = ("description", "objective", "task", "prompt", "query")
+
+
 def harness_error(result: str) -> tuple[str, str]:
     """(what a harness's error says of the command: ``timed out after 60 seconds``, or
     ``the harness failed to run it``; the result after it), or ("", `result`)."""
@@ -618,13 +629,12 @@ def _other_tool(
             found = _URLS.findall(prompt) if isinstance(prompt, str) else []
             url = ", ".join(dict.fromkeys(u.rstrip(".,;:)") for u in found)) or "?"
         return f"Fetched {url}."
-    if name in ("Task", "Agent"):
-        kind = _value(args, "subagent_type", "")
+    if name.lower() in SUBAGENT_TOOLS:
+        kind = _value(args, "subagent_type", _value(args, "agent", ""))
         article = "an" if kind[:1].lower() in tuple("aeiou") else "a"
         who = f"{article} {kind} subagent" if kind else "a subagent"
-        return (
-            f"Delegated to {who}: '{_value(args, 'description')}'. Result: '{_cut(_fold(result))}'."
-        )
+        told = next((_value(args, k, "") for k in _SUBAGENT_ASKED if _value(args, k, "")), "?")
+        return f"Delegated to {who}: '{_cut(_fold(told))}'. Result: '{_cut(_fold(result))}'."
     if name in ("TodoWrite", "update_plan", "write_todos", "TaskCreate", "TaskUpdate"):
         items = args.get("todos", args.get("plan", args.get("tasks")))
         items = items if isinstance(items, list) else []

@@ -64,6 +64,7 @@ from chunkscope.engine.recap.collapse import (
     _PATCH_FILE,
     CC_REJECTED,
     REJECTED_RESULT,
+    SUBAGENT_TOOLS,
     _calls,
     _command,
     _decode_arguments,
@@ -1237,19 +1238,6 @@ def rejections_section(log: _Log) -> Section:
 
 # --------------------------------------------------------------------------- subagents
 
-_SUBAGENT_TOOLS = frozenset(
-    {
-        "task",
-        "agent",
-        "subagent",
-        "dispatch_agent",
-        "spawn_agent",
-        "delegate",
-        "delegate_task",
-        "run_subagent",
-        "codebase_investigator",
-    }
-)
 _VERDICT = re.compile(
     r"\b(APPROVED?|REQUEST(?:ED)?[ _]CHANGES|CHANGES[ _]REQUESTED|LGTM|REJECT(?:ED)?|"
     r"NEEDS[ _](?:WORK|CHANGES)|PASS(?:ED)?|FAIL(?:ED|S)?|BLOCK(?:ED|ING)?|NO[ _-]GO)\b"
@@ -1298,7 +1286,7 @@ def subagents_section(log: _Log) -> Section:
     notifications, the newest first when the allowance is short."""
     found: list[tuple[int, str]] = []
     for call in log.calls:
-        if call.name.lower() not in _SUBAGENT_TOOLS or call.rejected or not call.result:
+        if call.name.lower() not in SUBAGENT_TOOLS or call.rejected or not call.result:
             continue
         if _LAUNCHED.match(call.result):
             continue  # a background launch: its report comes as a notification
