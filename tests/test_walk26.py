@@ -423,3 +423,65 @@ def test_every_reader_s_subagent_call_says_what_it_found(
     assert said in out, out
     assert main(["recap", str(f)]) == 0
     assert "- codebase_investigator: The cache is built" in capsys.readouterr().out
+
+
+def _recap_of(tmp_path: Path, capsys: pytest.CaptureFixture[str], *said: str) -> str:
+    """The recap of a seed log of a request, then the assistant's messages `said`."""
+    messages = [
+        ("user", "Fix the total function in the stats module."),
+        *[("assistant", text) for text in said],
+    ]
+    log = tmp_path / "s.jsonl"
+    log.write_text(
+        "\n".join(
+            json.dumps({"role": r, "content": c, "timestamp": f"2026-01-01T10:0{i}:00"})
+            for i, (r, c) in enumerate(messages)
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    assert main(["recap", str(log)]) == 0
+    return capsys.readouterr().out
+
+
+def _stopped(recap: str) -> str:
+    return recap.split("## Where it stopped\n", 1)[1].split("\n\n", 1)[0].strip()
+
+
+@pytest.mark.parametrize(
+    "last", ["![screenshot](shot.png)", "src/stats/total.py", "`a`, `b`", "/compact"]
+)
+def test_where_it_stopped_is_never_a_message_of_no_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], last: str
+) -> None:
+    """Walk 26, F11: a last message of no words (an image, a bare path, code spans, a
+    slash command) was "Where it stopped" as it is. The last message with words is."""
+    recap = _recap_of(tmp_path, capsys, "I fixed the total function; the tests pass.", last)
+    assert _stopped(recap) == "I fixed the total function; the tests pass.", recap
+
+
+@pytest.mark.parametrize(
+    ("last", "expected"),
+    [
+        (
+            "The log says:\n\n> ```\n> Traceback (most recent call last):\n> ValueError: bad\n"
+            "> ```\n\nSo the value was bad.",
+            "The log says: `Traceback (most recent call last): ValueError: bad` So the value",
+        ),
+        (
+            "<details>\n<summary>Log</summary>\n\n```\nerror: boom\n```\n\n</details>\n\n"
+            "The build is green again.",
+            "Log `error: boom` The build is green again.",
+        ),
+        ("Here is the fix:\n\n```python\nreturn sum(xs)\n```", "Here is the fix: `return sum"),
+    ],
+)
+def test_a_folded_line_keeps_no_block_markup(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], last: str, expected: str
+) -> None:
+    """Walk 26, F5: a code block in a blockquote folded as `> ``` > Traceback ... > ```
+    `, and a `<details>` block's tags opened a raw HTML block that hid the rest of the
+    line; a lead-in and its code alone left no "Where it stopped" (other observations)."""
+    stopped = _stopped(_recap_of(tmp_path, capsys, last))
+    assert stopped.startswith(expected), stopped
+    assert ">" not in stopped and "<details>" not in stopped and "```" not in stopped

@@ -503,19 +503,28 @@ def _squeeze_tracebacks(text: str) -> str:
     return "\n".join(out)
 
 
+#: The markup a line folded into a recap line cannot keep: a quote's markers (a quoted
+#: block's fence is a fence), a heading's, and the tags of an HTML disclosure (its block
+#: would hide the rest of the line when rendered).
+_QUOTE_MARKS = re.compile(r"^(?:[ \t]{0,3}>[ \t]?)+", re.M)
+_HEADING_MARKS = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+")
+_DISCLOSURE = re.compile(r"</?(?:details|summary)\b[^>]*>", re.I)
+
+
 def _inline_fences(text: str) -> str:
     """Each fenced code block of `text` as inline code: a task line is one line, and a
     block folded into it read ``I run ```python division(23, 0) ``` and get``, stray
     backticks and the language's name among the words; it reads ``I run
     `division(23, 0)` and get`` now. An unclosed block runs to the end, as in markdown.
-    aider's ``<source>`` block is one too."""
-    lines = text.splitlines()
+    aider's ``<source>`` block is one too. A quote's and a heading's markers and an HTML
+    disclosure's tags are left out (`_QUOTE_MARKS`)."""
+    lines = _QUOTE_MARKS.sub("", _DISCLOSURE.sub("", text)).splitlines()
     out: list[str] = []
     i = 0
     while i < len(lines):
         fence = block_fence_after(lines[i], None)
         if fence is None:  # ("```inline``` code" is inline code already, no block's start)
-            out.append(lines[i])
+            out.append(_HEADING_MARKS.sub("", lines[i]))
             i += 1
             continue
         body: list[str] = []
@@ -537,7 +546,7 @@ def _request_body(text: str) -> str:
     """The first request as the task: its task alone when it is written from a prompt
     template (`engine.read.formats.documents.task_of`, as the reader keeps it and a
     picker titles it), tracebacks cut to their exception, code blocks inline."""
-    return _inline_fences(_squeeze_tracebacks(task_of(text)))
+    return _inline_fences(_squeeze_tracebacks(_QUOTE_MARKS.sub("", task_of(text))))
 
 
 def _first_request(text: str) -> str:
@@ -1337,20 +1346,32 @@ def _last_words(log: _Log) -> list[str]:
     return texts
 
 
-def last_section(log: _Log) -> Section:
-    if not log.texts:
-        return Section("last", ())
+def _last_lines(texts: Sequence[str]) -> tuple[tuple[str, ...], str]:
+    """(The lines "Where it stopped" says of the assistant's closing `texts`, the texts
+    whole on one line); no lines when they hold no words (an image, a bare path)."""
     kept: list[str] = []
-    for text in _last_words(log):
+    for text in texts:
         sentences = [s for s in _content_sentences(text) if not _QUESTION.search(s)]
         plain = [s for s in sentences if not is_narration(s)]
         kept += [s for s in plain if has_content(s)] or plain[:2]
     # a lead-in's block (code, an edit) is not in the recap: its colon ends nothing
     lines = tuple(_cut(terminated(s), _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
     # its code blocks inline (folded as they were, a `~~~` line opened a fence never closed)
-    whole = _cut(" ".join(_fold(_inline_fences(t)) for t in _last_words(log)), _UNCUT_CHARS // 2)
-    if lines and all(is_markup(line) for line in lines):  # a bare URL, a path: with its lead-in
-        lines = (_cut(terminated(whole), _LINE_CHARS["last"]),)
+    whole = _cut(" ".join(_fold(_inline_fences(t)) for t in texts), _UNCUT_CHARS // 2)
+    if all(is_markup(line) for line in lines):  # a bare URL, a lead-in and its code alone:
+        lines = () if is_markup(whole) else (_cut(terminated(whole), _LINE_CHARS["last"]),)
+    return lines, whole  # (with its lead-in, as written)
+
+
+def last_section(log: _Log) -> Section:
+    if not log.texts:
+        return Section("last", ())
+    lines, whole = _last_lines(_last_words(log))
+    if not lines:  # a last message of no words (an image, a path): the last one with some
+        for _, text in reversed(log.texts[:-1]):
+            lines, whole = _last_lines([text])
+            if lines:
+                break
     # the sentences that report a count ("29 unit tests pass", "3 files changed") go in
     # first when the allowance is short: a number is what a summary cannot give back
     counted = [i for i, line in enumerate(lines) if _COUNT.search(line)]
