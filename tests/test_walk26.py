@@ -485,3 +485,32 @@ def test_a_folded_line_keeps_no_block_markup(
     stopped = _stopped(_recap_of(tmp_path, capsys, last))
     assert stopped.startswith(expected), stopped
     assert ">" not in stopped and "<details>" not in stopped and "```" not in stopped
+
+
+def test_review_and_the_session_start_pass_over_a_transcript_that_is_not_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walk 26, F6: `review` (and a session start's recap) took the newest `*.jsonl` of
+    the project's Claude Code folder even when it was a tar or a program, and stopped
+    there (exit 2), where `recap DIR --latest` passes over it to the newest session."""
+    import os
+    import re
+    import shutil
+
+    from chunkscope.tui.cli.review import review_options
+    from tests.test_hooks import POEMS
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    project = (tmp_path / "proj").resolve()
+    project.mkdir()
+    name = re.sub(r"[^A-Za-z0-9]", "-", str(project))
+    folder = tmp_path / "home" / ".claude" / "projects" / name
+    folder.mkdir(parents=True)
+    session = folder / "aaaa.jsonl"
+    shutil.copyfile(POEMS, session)
+    os.utime(session, (1_700_000_000, 1_700_000_000))
+    (folder / "bbbb.jsonl").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 16)
+    options = review_options(str(project))
+    assert Path(options.path) == session

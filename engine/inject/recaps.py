@@ -168,6 +168,18 @@ def claude_transcripts_folder(root: str | os.PathLike[str]) -> Path | None:
     return None
 
 
+def _is_text(path: Path) -> bool:
+    """Whether a transcript is text (`check_text`): a stray archive or binary file named
+    ``*.jsonl`` is no session, and the newest session is the newest one that is."""
+    from chunkscope.engine.read.source import check_text
+
+    try:
+        check_text(path)
+    except (ChunkscopeError, OSError):
+        return False
+    return True
+
+
 def newest_transcripts(folder: Path, *, other_than: str | None = None) -> list[Path]:
     """The session transcripts (``*.jsonl``) directly in `folder`, newest first, without
     `other_than` and without subagents' (``agent-*.jsonl``)."""
@@ -605,7 +617,9 @@ def start_plan(
     ended = [r for r in recaps if not mine(r) and (r.ended or not has_end)]
     # The newest session, not the newest recap (a review stores an older one anew).
     best = max(ended, key=lambda r: _modified(r.transcript) or r.created, default=None)
-    newest = next((p for p in others if not (current and same_file(p, current))), None)
+    newest = next(
+        (p for p in others if not (current and same_file(p, current)) and _is_text(p)), None
+    )
     if newest is not None and (best is None or not same_file(newest, best.transcript)):
         stored_newest = _of(recaps, newest)
         # A session with a recap stored before a compaction and none at its end is still
