@@ -514,3 +514,62 @@ def test_review_and_the_session_start_pass_over_a_transcript_that_is_not_text(
     (folder / "bbbb.jsonl").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 16)
     options = review_options(str(project))
     assert Path(options.path) == session
+
+
+def test_a_codex_patch_sent_through_the_shell_reads_as_a_patch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 26, F12: Codex sends some patches as a shell command (`apply_patch <<'PATCH'`
+    then the patch): collapsed they read `Ran `apply_patch <<'PATCH' ⏎ *** Begin Patch
+    ...``, not `Edited index.js.` as its apply_patch tool's do; a failed one reads as a
+    failed patch, and is no file changed in the recap."""
+
+    def record(kind: str, **payload: object) -> str:
+        stamp = "2025-11-22T22:09:39.744Z"
+        return json.dumps({"timestamp": stamp, "type": kind, "payload": payload})
+
+    def patch(call_id: str, verb: str, path: str) -> str:
+        command = f"apply_patch <<'PATCH'\n*** Begin Patch\n*** {verb} File: {path}\n"
+        command += "@@\n-a\n+b\n*** End Patch\nPATCH"
+        arguments = json.dumps({"command": command, "workdir": "."})
+        return record(
+            "response_item",
+            type="function_call",
+            name="shell_command",
+            arguments=arguments,
+            call_id=call_id,
+        )
+
+    lines = [
+        record("session_meta", id="s1", timestamp="2025-11-22T20:45:35.590Z", cwd="/w"),
+        record(
+            "response_item",
+            type="message",
+            role="user",
+            content=[{"type": "input_text", "text": "Rename the board helper."}],
+        ),
+        patch("c1", "Update", "index.js"),
+        record(
+            "response_item",
+            type="function_call_output",
+            call_id="c1",
+            output="Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated index.js\n",
+        ),
+        patch("c2", "Update", "board.js"),
+        record(
+            "response_item",
+            type="function_call_output",
+            call_id="c2",
+            output="Exit code: 1\nWall time: 0 seconds\nOutput:\nFailed to find expected lines\n",
+        ),
+    ]
+    log = tmp_path / "rollout-2025-11-22T20-45-35-s1.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["chunk", str(log), "--collapse"]) == 0
+    out = capsys.readouterr().out
+    assert "Tool: Edited index.js." in out, out
+    assert "Tool: Patch of board.js failed: Failed to find expected lines" in out, out
+    assert "Ran `apply_patch" not in out
+    assert main(["recap", str(log)]) == 0  # the patch that did not apply changed nothing
+    files = capsys.readouterr().out.split("## Files changed\n", 1)[1].split("\n\n", 1)[0]
+    assert files.strip() == "- index.js (1 edit)", files

@@ -482,6 +482,11 @@ def _listed(what: str, result: str) -> str:
     return f"Listed {what}: " + ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
 
 
+#: An apply_patch run as a shell command (Codex sends some so: ``apply_patch <<'PATCH'``
+#: then the patch), after an optional ``cd DIR &&``.
+_SHELL_PATCH = re.compile(r"\A\s*(?:cd\s+\S+\s*&&\s*)?apply_patch\b.*?\*\*\* Begin Patch", re.S)
+
+
 def _patched(patch: str) -> str:
     """``Edited a, b.`` for the files an apply_patch input changes."""
     return f"Edited {_patch_files(patch)}."
@@ -568,6 +573,8 @@ def _other_tool(
         if name.lower() in SHELL_TOOLS:
             return f"Refused by the user: `{_command_line(_command(args))}`."
         return f"Refused by the user: {_cut(_fold(format_call(name, arguments)))}."
+    if name.lower() in SHELL_TOOLS and _SHELL_PATCH.match(_command(args)):
+        name, args = "apply_patch", {"input": _command(args)}  # Codex's, through its shell
     if (failed or exit_code not in (None, 0)) and name.lower() not in SHELL_TOOLS:
         # a call that did nothing: never "Edited a.py." or "Fetched https://..."
         what = _failed_call(name, args) or _cut(_fold(format_call(name, arguments)))

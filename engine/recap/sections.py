@@ -639,6 +639,14 @@ _REDIRECT_WRITE = re.compile(
 )
 
 
+def _exit_code(call: _Call) -> int | None:
+    """A call's exit code: its result's, or the one its text opens with (``Exit code: 1``)."""
+    if call.exit_code is not None:
+        return call.exit_code
+    m = _EXIT.match(call.result or "")
+    return int(m.group(1)) if m else None
+
+
 def _edited_paths(call: _Call) -> list[str]:
     name = call.name.lower()
     args = call.args
@@ -649,6 +657,8 @@ def _edited_paths(call: _Call) -> list[str]:
         if isinstance(args.get("command"), list):
             text = " ".join(str(p) for p in args["command"])
         found = [m.group(2).strip() for m in _PATCH_FILE.finditer(text)]
+        if found and name in SHELL_TOOLS and _exit_code(call) not in (None, 0):
+            return []  # a patch run through the shell that did not apply
         if found or name == "apply_patch":
             return found
         return _shell_writes(_command(args))
@@ -793,8 +803,9 @@ def files_section(log: _Log) -> Section:
             counts[path] = counts.get(path, 0) + 1
             if name in ("write", "write_file", "create_file", "create"):
                 created.add(path)
-            if shell and not _SED_INPLACE.search(_command(call.args)):
-                shell_only.add(path)
+            command = _command(call.args) if shell else ""
+            if shell and not _SED_INPLACE.search(command) and not _PATCH_FILE.search(command):
+                shell_only.add(path)  # (a patch run through the shell is an edit)
             elif path in shell_only and not shell:
                 shell_only.discard(path)
     diffed: list[str] = []
@@ -908,11 +919,7 @@ def _result_summary(call: _Call) -> str:
     picked = [ln for ln in lines if _RESULT_LINE.search(ln)]
     keep = picked[-2:] if picked else lines[-1:]
     text = "; ".join(_cut(ln.strip("=-_* "), 140) for ln in keep)
-    code = call.exit_code
-    if code is None:
-        m = _EXIT.match(result)
-        if m:
-            code = int(m.group(1))
+    code = _exit_code(call)
     if code is not None:
         text = f"{text} (exit {code})" if text else f"exit {code}"
     elif call.failed:
