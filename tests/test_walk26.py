@@ -573,3 +573,22 @@ def test_a_codex_patch_sent_through_the_shell_reads_as_a_patch(
     assert main(["recap", str(log)]) == 0  # the patch that did not apply changed nothing
     files = capsys.readouterr().out.split("## Files changed\n", 1)[1].split("\n\n", 1)[0]
     assert files.strip() == "- index.js (1 edit)", files
+
+
+def test_the_report_s_flags_table_has_the_strategy_s_flags(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 26, F10: `report --strategy boundary --topic-markers "x, y"` had no row for
+    either flag, nor for the strategy's other parameters, in its flag/value table."""
+    from tests.test_report import _texts, report
+
+    code, html = report(
+        tmp_path, capsys, str(SAMPLE_LOG), "--strategy", "boundary", "--topic-markers", "x, y"
+    )
+    assert code == 0
+    cells = _texts(html, "td")
+    rows = {cells[i]: cells[i + 1] for i in range(0, len(cells) - 1) if cells[i].startswith("--")}
+    assert rows.get("--strategy") == "boundary", rows
+    assert rows.get("--topic-markers") == "x, y", rows
+    assert rows.get("--gap-minutes") == "30", rows  # a parameter left at its default too
+    assert list(rows).count("--max-tokens") <= 1

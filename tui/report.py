@@ -225,7 +225,6 @@ def _preview(text: str) -> tuple[str, str]:
 def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
     """The knobs the run's mode reads (`engine.config.tuning.knob_modes`): flag, value, whether
     it is the default."""
-    from chunkscope.engine.config.settings import toml_value
     from chunkscope.engine.config.tuning import exclusive_group, knob_modes
     from chunkscope.engine.params import knobs
 
@@ -242,11 +241,35 @@ def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
                 values[other] is not None for other in exclusive_group(k.name)
             ):
                 continue  # the group's other knob is in force (a cap in tokens: no chars)
-            if value is None or isinstance(value, bool):  # as JSON and config files have them
-                shown = toml_value(value)
-            else:
-                shown = f"{value:g}" if isinstance(value, float) else str(value)
-            out.append((k.flag or k.name, shown, value == k.default))
+            out.append((k.flag or k.name, _value_shown(value), value == k.default))
+    return out
+
+
+def _value_shown(value: Any) -> str:
+    """A knob's value in the flags table: as JSON and config files have it."""
+    from chunkscope.engine.config.settings import toml_value
+
+    if value is None or isinstance(value, bool):
+        return toml_value(value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _strategy_params(params: PipelineParams) -> list[tuple[str, str, bool]]:
+    """``--strategy`` and its parameters' flags, when the run's strategy is not the
+    default (walk 26, F10: `--topic-markers` was set and in no row). A ``--no-X`` flag's
+    row says whether the flag is given."""
+    from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY, make_params, param_specs
+
+    if params.strategy == DEFAULT_STRATEGY:
+        return []
+    made = make_params(params.strategy, params.strategy_params)
+    out = [("--strategy", params.strategy, False)]
+    for spec in param_specs(params.strategy):
+        if spec.flag is None:
+            continue
+        value = getattr(made, spec.name)
+        given = not value if spec.flag.startswith("--no-") else value
+        out.append((spec.flag, _value_shown(given), value == spec.default))
     return out
 
 
@@ -513,7 +536,10 @@ def gather(
     ]
     if source.skipped:
         facts.append(("skipped lines", f"{len(source.skipped):,}"))
-    params = _params(tuning) + _marked(selection)
+    knobs_set = _params(tuning)
+    shared = {flag for flag, _, _ in knobs_set}  # (--max-tokens: a strategy's and the cap's)
+    strategy = [row for row in _strategy_params(p) if row[0] not in shared]
+    params = strategy + knobs_set + _marked(selection)
     report_rows = rows
     if topics is not None:
         owner = {i: t.index for t in topics for i in range(*t.chunks)}
