@@ -179,11 +179,10 @@ def test_review_refuses_a_binary_transcript_and_says_where_it_looked(
     folder.mkdir(parents=True)
     _program(folder / "s1.jsonl")
     assert main(["review", str(project)]) == 2
-    err = capsys.readouterr().err
-    assert err.splitlines()[-1] == (
-        f"chunkscope: {folder / 's1.jsonl'}: looks like a binary file (NUL bytes at byte 7), "
-        "not a log or markdown"
-    )
+    # no session there: the program named *.jsonl is passed over, and said (walk 26, F6)
+    line = one_error_line(capsys.readouterr().err)
+    assert f"no Claude Code session to review (looked in {folder}: passed over s1.jsonl, " in line
+    assert "looks like a binary file (NUL bytes at byte 7)" in line
     shutil.rmtree(folder)
 
 

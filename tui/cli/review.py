@@ -108,6 +108,23 @@ def _agent_of(stored: Any) -> str | None:
     return stored.agent if stored.agent in _names() else None
 
 
+def _not_text(root: Path, agent: Any) -> str:
+    """The transcripts the review passed over, not text (a stray archive named
+    ``*.jsonl``): `` (passed over: s1.jsonl, looks like ...)``, or nothing."""
+    from chunkscope.engine.errors import SourceError
+    from chunkscope.engine.read.source import check_text
+
+    said: list[str] = []
+    for path in agent.other_transcripts(root, None, {}):
+        try:
+            check_text(path)
+        except SourceError as e:
+            said.append(f"{path.name}, {e.reason}")
+        except OSError:
+            continue
+    return f": passed over {'; '.join(said[:3])}" if said else ""
+
+
 def _plan(root: Path, recaps: list[Any], agent: Any) -> Any:
     from chunkscope.tui.workbench.review import next_start_plan
 
@@ -161,8 +178,8 @@ def review_options(
         else:
             raise CliError(
                 f"{root}: no {agent.title} session to review (looked in "
-                f"{agent.sessions_where(root)}; a session started in this folder keeps its "
-                "transcript there)"
+                f"{agent.sessions_where(root)}{_not_text(root, agent)}; a session started in "
+                "this folder keeps its transcript there)"
             )
     if not Path(transcript).is_file():
         raise CliError(f"{transcript}: the transcript of the stored recap is gone")
