@@ -592,3 +592,26 @@ def test_the_report_s_flags_table_has_the_strategy_s_flags(
     assert rows.get("--topic-markers") == "x, y", rows
     assert rows.get("--gap-minutes") == "30", rows  # a parameter left at its default too
     assert list(rows).count("--max-tokens") <= 1
+
+
+def test_a_gzip_file_is_said_to_be_compressed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 26, F7: a gzip of UTF-16 text got `iconv -f UTF-16` advice, which garbles the
+    compressed bytes (chunkscope then read the gibberish); a log gzipped twice was "a gzip
+    file that does not decompress". The layer is said, and the double one named."""
+    import gzip
+
+    u16 = tmp_path / "u16.md.gz"
+    u16.write_bytes(gzip.compress(("Hello UTF-16 text.\n" * 50).encode("utf-16")))
+    assert main(["chunk", str(u16)]) == 2
+    said = capsys.readouterr().err
+    assert "is gzip-compressed (decompress it first" in said, said
+    assert "inside, it looks like UTF-16 text" in said, said
+    twice = tmp_path / "log.jsonl.gz.gz"
+    twice.write_bytes(gzip.compress(gzip.compress(b'{"role": "user", "content": "hi"}\n')))
+    assert main(["chunk", str(twice)]) == 2
+    assert "gzip-compressed twice (decompress it twice)" in capsys.readouterr().err
+    once = tmp_path / "log.jsonl.gz"  # one layer of a log: read, as before
+    once.write_bytes(gzip.compress(b'{"role": "user", "content": "hi"}\n'))
+    assert main(["chunk", str(once)]) == 0

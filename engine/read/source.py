@@ -430,8 +430,30 @@ def head_reason(head: bytes, what: str | None = "a log or markdown") -> str | No
     nothing out of (cut short in its header, damaged)."""
     if head.startswith(GZIP_MAGIC):
         not_what = f", not {what}" if what else ""
+        try:  # a gzip inside a gzip: it decompressed, into another one
+            inner = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 64)
+        except zlib.error:
+            inner = b""
+        if inner:
+            return f"looks like a file gzip-compressed twice (decompress it twice){not_what}"
         return f"looks like a gzip file that does not decompress (cut short or damaged){not_what}"
     return binary_reason(head, what)
+
+
+def file_reason(path: Path, head: bytes, reason: str | None) -> str | None:
+    """`reason` (`head_reason` of `head`, the head `read_head` gave of `path`), saying
+    that the file is gzip-compressed when it is: `binary_reason` judged what it holds,
+    and its advice (an ``iconv`` line) is for that, not for the compressed file."""
+    if reason is None or head.startswith(GZIP_MAGIC):
+        return reason
+    try:
+        with path.open("rb") as fh:
+            compressed = fh.read(len(GZIP_MAGIC)) == GZIP_MAGIC
+    except OSError:
+        return reason
+    if not compressed:
+        return reason
+    return f"is gzip-compressed (decompress it first: gunzip -k); inside, it {reason}"
 
 
 def check_text(path: str | Path) -> None:
@@ -445,7 +467,7 @@ def check_text(path: str | Path) -> None:
         raise SourceError(p, "permission denied") from None
     except OSError as e:
         raise SourceError(p, e.strerror or str(e)) from None
-    reason = head_reason(head)
+    reason = file_reason(p, head, head_reason(head))
     if reason is not None:
         raise NotText(p, reason)
 

@@ -34,6 +34,7 @@ from chunkscope.engine.read.source import (
     _check_regular_file,
     check_not_blank,
     check_text,
+    file_reason,
     head_reason,
     head_text,
     load_jsonl,
@@ -255,7 +256,7 @@ def sniff(path: str | Path) -> str:
     for magic, what in FILE_KINDS:
         if head.startswith(magic):
             raise UnsupportedFormat(p, f"looks like {what}, which chunkscope does not read")
-    reason = head_reason(head)
+    reason = file_reason(p, head, head_reason(head))
     if reason is not None:
         raise NotText(p, reason)
     name = p.name.lower().removesuffix(".gz")

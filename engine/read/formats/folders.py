@@ -30,6 +30,7 @@ from chunkscope.engine.read.headings import find_headings
 from chunkscope.engine.read.source import (
     GZIP_MAGIC,
     MARKDOWN_SUFFIXES,
+    file_reason,
     head_reason,
     head_text,
     parse_timestamp,
@@ -229,7 +230,8 @@ def unreadable_session(path: Path, error: OSError | ChunkscopeError) -> SessionI
     why: str | None = None
     if isinstance(error, NotText):
         try:
-            why = head_reason(read_head(path), None)
+            head = read_head(path)
+            why = file_reason(path, head, head_reason(head, None))
         except OSError:
             why = None
     if why is None:
