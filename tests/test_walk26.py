@@ -615,3 +615,41 @@ def test_a_gzip_file_is_said_to_be_compressed(
     once = tmp_path / "log.jsonl.gz"  # one layer of a log: read, as before
     once.write_bytes(gzip.compress(b'{"role": "user", "content": "hi"}\n'))
     assert main(["chunk", str(once)]) == 0
+
+
+async def test_the_picker_s_rows_of_nothing_to_read_are_reachable(tmp_path: Path) -> None:
+    """Walk 26, F4: at 100x30 the sessions list ran past the picker's end (a grid row
+    `auto` took its height), so End and PageDown never showed the "nothing to read"
+    rows, each saying what its file looks like; and those rows could not be reached by
+    the keys. End shows the last one; Enter on it says why it is not opened, and the
+    picker stays."""
+    from textual.widgets import OptionList
+
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from tests.pilot import picker_listed, recording_notifications
+
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(16):
+        (folder / f"doc{i:02d}.md").write_text(f"# Doc {i}\n\nSome text.\n", encoding="utf-8")
+    for i in range(8):
+        (folder / f"bin{i}.jsonl").write_bytes(b"\x7fELF" + bytes(range(256)) * 4)
+    app = ChunkscopeApp(StartOptions(folder=str(folder), fixed_timings=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await picker_listed(pilot, app)
+        box = screen.query_one("#sessions", OptionList)
+        lists = screen.query_one("#picker-lists")
+        assert box.region.bottom <= lists.region.bottom, (box.region, lists.region)
+        box.focus()
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause()
+        assert box.highlighted == box.option_count - 1
+        last = box.get_option_at_index(box.option_count - 1)
+        assert str(last.id).startswith("unread:")
+        assert box.scroll_offset.y == box.max_scroll_y > 0  # scrolled to show it
+        said = recording_notifications(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen  # not opened
+        assert any("looks like a binary file" in s for s in said), said

@@ -399,6 +399,15 @@ class SessionRow:
 TYPED_AHEAD_PAUSE = 0.15
 
 
+#: The most rows the sample logs' list takes (its border's two included).
+_SAMPLES_MAX_ROWS = 9
+
+
+def _samples_height(n: int) -> int:
+    """The height of the sample logs' list of `n`: its rows and its border's two."""
+    return max(3, min(n + 2, _SAMPLES_MAX_ROWS))
+
+
 class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
     _counts = ""  # "4 sessions · 2 documents", under the list once it is listed
     #: Escape closes the picker as it arrives, in order with the keys typed around it: a
@@ -418,11 +427,11 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
        taking the rest: a folder's long names and first messages have the width (tab
        goes from the tree to the list, then to the samples) */
     OpenFileScreen #picker-lists {
-        height: 1fr; layout: grid; grid-size: 2 2; grid-columns: 1fr 3fr; grid-rows: 1fr auto;
+        height: 1fr; layout: grid; grid-size: 2 2; grid-columns: 1fr 3fr;
     }
     OpenFileScreen LogTree { height: 1fr; border: round $panel-border; }
     OpenFileScreen #sessions { height: 1fr; row-span: 2; border: round $panel-border; }
-    OpenFileScreen #samples { height: auto; max-height: 9; border: round $panel-border; }
+    OpenFileScreen #samples { border: round $panel-border; }  /* its height: `_samples_height` */
     /* a file name, a session on one row (cut at its end with an ellipsis, never
        broken mid-word: a session's row is laid out for its width, `SessionRow`) */
     OpenFileScreen OptionList { text-wrap: nowrap; text-overflow: ellipsis; }
@@ -464,7 +473,12 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Open an agent session log or a markdown file", markup=False)
-            with Container(id="picker-lists"):
+            with Container(id="picker-lists") as lists:
+                # the samples' row as high as their list: an `auto` row took the height
+                # of the sessions list spanning it, so a long one ran past the picker's
+                # end, its last rows (nothing to read) never scrolled into view (walk 26, F4)
+                height = _samples_height(len(self.samples))
+                lists.styles.grid_rows = f"1fr {height}"
                 where = self.start.resolve()
                 # its root named ("." has no name)
                 tree = LogTree(where, confine=self.confine, id="tree")
@@ -479,6 +493,7 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
                     *[Option(p.name, id=str(p)) for p in self.samples], id="samples", markup=False
                 )
                 samples.border_title = "sample logs"
+                samples.styles.height = height
                 yield samples
             yield OrderedInput(
                 placeholder="or type a path and press enter", id="path", select_on_focus=False
@@ -631,9 +646,11 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
         if self.unread:
             box.add_option(None)
             box.add_option(Option(f"nothing to read ({len(self.unread)})", disabled=True))
+            # reachable by the keys (walk 26, F4: at 100x30 they were below the last row
+            # the list scrolled to): choosing one says why it is not opened
             box.add_options(
-                Option(SessionRow(replace(s, title=f"({why})"), names, siblings), disabled=True)
-                for s, why in self.unread
+                Option(SessionRow(replace(s, title=f"({why})"), names, siblings), id=f"unread:{i}")
+                for i, (s, why) in enumerate(self.unread)
             )
         self._counts = plural(len(self.sessions), "session") + (
             f" · {plural(len(self.documents), 'document')}" if self.documents else ""
@@ -646,9 +663,11 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
         self.listed = True
 
     def _row_info(self, option_id: str | None) -> SessionInfo | None:
-        if not option_id or not option_id.startswith(("session:", "document:")):
+        if not option_id or not option_id.startswith(("session:", "document:", "unread:")):
             return None
         kind, at = option_id.split(":", 1)
+        if kind == "unread":
+            return self.unread[int(at)][0]
         return (self.sessions if kind == "session" else self.documents)[int(at)]
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -699,6 +718,10 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         value = event.option.id
+        if value and value.startswith("unread:"):  # not opened: why, and the picker stays
+            info, why = self.unread[int(value.split(":", 1)[1])]
+            self.notify(f"{info.path}: {why}", severity="warning", markup=False)
+            return
         chosen = self._row_info(value)
         if chosen is not None:
             self._choose(chosen.path, chosen.index)
