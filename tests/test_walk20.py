@@ -166,8 +166,14 @@ def test_a_gzip_file_whose_head_gives_nothing_is_judged_all_the_same(
     argv = [command, str(path), *(["a question"] if command == "search" else [])]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
-    looks = "a gzip file that does not decompress" if kind == "cut-short" else "a binary file"
-    assert err.startswith(f"chunkscope: {path}: looks like {looks}"), err
+    # (what a gzip file holds is said to be inside one: walk 26, F7)
+    looks = (
+        "looks like a gzip file that does not decompress"
+        if kind == "cut-short"
+        else "is gzip-compressed (decompress it first: gunzip -k); inside, it looks like a "
+        "binary file"
+    )
+    assert err.startswith(f"chunkscope: {path}: {looks}"), err
     assert "\n" not in err
 
 
