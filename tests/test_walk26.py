@@ -653,3 +653,55 @@ async def test_the_picker_s_rows_of_nothing_to_read_are_reachable(tmp_path: Path
         await pilot.pause()
         assert app.screen is screen  # not opened
         assert any("looks like a binary file" in s for s in said), said
+
+
+def test_a_check_s_collapsed_run_says_its_summary_not_its_banner() -> None:
+    """Walk 26, other observations: a collapsed pytest run read `==== test session starts
+    ==== platform linux -- Python 3.11.5, pytest...` (the output's start), in the chunks
+    and the recap's "What happened". A run whose output sums itself up says that line;
+    any other says its start, as before."""
+    from chunkscope.engine.recap.collapse import collapse_call
+
+    output = (
+        "============================= test session starts ==============================\n"
+        "platform linux -- Python 3.11.5, pytest-8.0.0\ncollected 3 items\n\n"
+        "tests/test_a.py ..F                                                      [100%]\n"
+        "FAILED tests/test_a.py::test_x - assert 1 == 2\n"
+        "========================= 1 failed, 2 passed in 0.51s =========================\n"
+    )
+    said = collapse_call("Bash", {"command": "pytest"}, output, exit_code=1, readable=True)
+    assert said == (
+        "Ran `pytest` (exit 1): FAILED tests/test_a.py::test_x - assert 1 == 2; "
+        "1 failed, 2 passed in 0.51s"
+    ), said
+    listing = "total 8\ndrwxr-xr-x 2 root root 4096 May 6 2025 examples\n-rw-r--r-- 1 a a 3 x"
+    said = collapse_call("Bash", {"command": "ls -la"}, listing, exit_code=0, readable=True)
+    assert said.startswith("Ran `ls -la` (exit 0): total 8 drwxr-xr-x"), said
+
+
+def test_a_file_named_with_backslashes_is_one_file_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 26, other observations: aider's chat named one file `backend\\db_adapters.py`
+    and `backend/db_adapters.py`, and the recap's "Files changed" listed it twice."""
+    chat = tmp_path / "w.aider.chat.history.md"
+    chat.write_text(
+        "# aider chat started at 2024-05-01 10:00:00\n\n#### fix the adapter\n\nDone.\n\n"
+        "> Applied edit to backend\\db_adapters.py\n\n#### and again\n\nDone again.\n\n"
+        "> Applied edit to backend/db_adapters.py\n",
+        encoding="utf-8",
+    )
+    assert main(["recap", str(chat)]) == 0
+    files = capsys.readouterr().out.split("## Files changed\n", 1)[1].split("\n\n", 1)[0]
+    assert files.strip() == "- backend/db_adapters.py (2 edits)", files
+
+
+def test_a_collapsed_run_keeps_no_terminal_escapes() -> None:
+    """Walk 26, other observations: a Codex result's colour codes stayed in the collapsed
+    sentence, so the chunk text, the embedding and the summaries held `\\x1b[31m`."""
+    from chunkscope.engine.recap.collapse import collapse_call
+
+    out = "Exit code: 1\n\x1b[31mFAILED\x1b[0m tests/test_a.py::test_x\n\x1b[1m1 failed\x1b[0m"
+    said = collapse_call("exec_command", {"cmd": "pytest"}, out, readable=True)
+    assert "\x1b" not in said and said.startswith("Ran `pytest` (exit 1): "), said
+    assert "1 failed" in said

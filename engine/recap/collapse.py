@@ -79,7 +79,7 @@ from chunkscope.engine.read.source import (
     content_text,
     parse_timestamp,
 )
-from chunkscope.engine.textutil import plural
+from chunkscope.engine.textutil import plural, strip_control
 from chunkscope.engine.toolcall import (
     ELLIPSIS,
     SHELL_TOOLS,
@@ -450,6 +450,40 @@ def harness_error(result: str) -> tuple[str, str]:
     return (timed.group(0) if timed else "the harness failed to run it"), result[m.end() :]
 
 
+#: A line of a command's output that says how it went: a test run's counts, a check's
+#: verdict, an error (the recap's "Last check" and a collapsed run say these lines).
+RESULT_LINE = re.compile(
+    r"(?:\b\d+ (?:passed|failed|errors?|tests?|skipped|warnings?|examples?|failures?)\b|"
+    r"\btest result\b|\bTests?:|\bFAILED\b|\bPASS(?:ED)?\b|\bFAIL\b|\bOK\b|\berror\b|"
+    r"\bSuccess|\bBuild (?:succeeded|failed)|\bfound \d+ errors?|\bAll checks passed|"
+    r"\bno issues found|\bcompiled|\bFinished\b|\bTraceback\b|\bError:|✓|✗|✔|✘)",
+    re.I,
+)
+
+
+#: A line that sums up a check's run (a test runner's counts, a linter's verdict): when a
+#: command's output has one, its collapsed sentence says it rather than the output's start.
+_SUMMARY_LINE = re.compile(
+    r"\b\d+ (?:passed|failed|errors?|failures?)\b|\btest result:|\bAll checks passed|"
+    r"\bno issues found|\bBuild (?:succeeded|failed)|\bfound \d+ errors?|^(?:OK|FAILED)(?: \(|$)|"
+    r"^Tests?:\s+\d+|^(?:FAIL|FAILED|ERROR|PASS) \S"
+)
+
+
+def _printed(output: str) -> str:
+    """What a command printed, as its collapsed sentence says it: the lines that sum up
+    a check's run (the last two), when it printed several lines and its first is not one
+    (pytest's ``==== test session starts ====`` said nothing of the run); else its
+    start. Cut at 120 characters."""
+    output = strip_control(output)  # a colour's escape codes (Codex's results keep them)
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    if len(lines) > 1 and not _SUMMARY_LINE.search(lines[0]):
+        picked = [ln.strip("=-_*! ") for ln in lines if _SUMMARY_LINE.search(ln.strip("=-_*! "))]
+        if picked:
+            return _cut(_fold("; ".join(picked[-2:])))
+    return _cut(_fold(output))
+
+
 def _ran(command: str, result: str, exit_code: int | None, failed: bool) -> str:
     error, result = harness_error(result)
     if error:
@@ -462,12 +496,12 @@ def _ran(command: str, result: str, exit_code: int | None, failed: bool) -> str:
         if m:
             exit_code = int(m.group(1))
     if exit_code is not None:  # and what it printed: a test run's counts, the error
-        said = _cut(_fold(_TAG.sub(" ", _EXIT.sub("", result, count=1))))
+        said = _printed(_TAG.sub(" ", _EXIT.sub("", result, count=1)))
         ran = f"Ran `{_command_line(command)}` (exit {exit_code})"
         return f"{ran}: {said}" if said.strip() else f"{ran}."
     if failed:
         return f"Ran `{_command_line(command)}` (failed)."
-    said = _cut(_fold(result))
+    said = _printed(result)
     if not said.strip():  # "Ran `touch a`: " introduced nothing (walk 19, 6)
         return f"Ran `{_command_line(command)}` (no output)."
     return f"Ran `{_command_line(command)}`: {said}"

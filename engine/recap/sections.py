@@ -64,6 +64,7 @@ from chunkscope.engine.recap.collapse import (
     _PATCH_FILE,
     CC_REJECTED,
     REJECTED_RESULT,
+    RESULT_LINE,
     SUBAGENT_TOOLS,
     _calls,
     _command,
@@ -800,6 +801,7 @@ def files_section(log: _Log) -> Section:
         name = call.name.lower()
         shell = name in SHELL_TOOLS
         for path in _edited_paths(call):
+            path = path.replace("\\", "/")  # a Windows path, as aider's chat may name it
             counts[path] = counts.get(path, 0) + 1
             if name in ("write", "write_file", "create_file", "create"):
                 created.add(path)
@@ -868,13 +870,6 @@ _CHECK = re.compile(
     r"python\S* \S*test\S*\.py|reproduce\S*\.py)",
     re.I,
 )
-_RESULT_LINE = re.compile(
-    r"(?:\b\d+ (?:passed|failed|errors?|tests?|skipped|warnings?|examples?|failures?)\b|"
-    r"\btest result\b|\bTests?:|\bFAILED\b|\bPASS(?:ED)?\b|\bFAIL\b|\bOK\b|\berror\b|"
-    r"\bSuccess|\bBuild (?:succeeded|failed)|\bfound \d+ errors?|\bAll checks passed|"
-    r"\bno issues found|\bcompiled|\bFinished\b|\bTraceback\b|\bError:|✓|✗|✔|✘)",
-    re.I,
-)
 _COMMIT = re.compile(r"\bgit\b[^|;&]*?\bcommit\b")
 _COMMIT_MSG = re.compile(
     r"-[a-zA-Z]*m\s+(?:\"\$\(cat <<'?\"?EOF'?\"?\s*\n(.*?)\n\s*EOF|"
@@ -916,7 +911,7 @@ def _result_summary(call: _Call) -> str:
         code = call.exit_code if call.exit_code is not None else int(m.group(1)) if m else None
         return f"{error} (exit {code})" if code is not None else error
     lines = [ln.strip() for ln in result.splitlines() if ln.strip()]
-    picked = [ln for ln in lines if _RESULT_LINE.search(ln)]
+    picked = [ln for ln in lines if RESULT_LINE.search(ln)]
     keep = picked[-2:] if picked else lines[-1:]
     text = "; ".join(_cut(ln.strip("=-_* "), 140) for ln in keep)
     code = _exit_code(call)
