@@ -516,9 +516,14 @@ def _listed(what: str, result: str) -> str:
     return f"Listed {what}: " + ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
 
 
-#: An apply_patch run as a shell command (Codex sends some so: ``apply_patch <<'PATCH'``
-#: then the patch), after an optional ``cd DIR &&``.
-_SHELL_PATCH = re.compile(r"\A\s*(?:cd\s+\S+\s*&&\s*)?apply_patch\b.*?\*\*\* Begin Patch", re.S)
+#: An apply_patch run as a shell command and nothing else (Codex sends some so:
+#: ``apply_patch <<'PATCH'``, the patch, ``PATCH``), after an optional ``cd DIR &&``: a
+#: command that goes on after the patch (a test run, a commit) is a command (walk 27, F3).
+SHELL_PATCH = re.compile(
+    r"\A\s*(?:cd\s+\S+\s*&&\s*)?apply_patch\s*<<-?\s*(['\"]?)(\w+)\1[ \t]*\n"
+    r"\*\*\* Begin Patch\n.*?^\*\*\* End Patch[ \t]*\n\s*\2\s*\Z",
+    re.S | re.M,
+)
 
 
 def _patched(patch: str) -> str:
@@ -607,7 +612,7 @@ def _other_tool(
         if name.lower() in SHELL_TOOLS:
             return f"Refused by the user: `{_command_line(_command(args))}`."
         return f"Refused by the user: {_cut(_fold(format_call(name, arguments)))}."
-    if name.lower() in SHELL_TOOLS and _SHELL_PATCH.match(_command(args)):
+    if name.lower() in SHELL_TOOLS and SHELL_PATCH.match(_command(args)):
         name, args = "apply_patch", {"input": _command(args)}  # Codex's, through its shell
     if (failed or exit_code not in (None, 0)) and name.lower() not in SHELL_TOOLS:
         # a call that did nothing: never "Edited a.py." or "Fetched https://..."

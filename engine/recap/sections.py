@@ -65,6 +65,7 @@ from chunkscope.engine.recap.collapse import (
     CC_REJECTED,
     REJECTED_RESULT,
     RESULT_LINE,
+    SHELL_PATCH,
     SUBAGENT_TOOLS,
     _calls,
     _command,
@@ -658,8 +659,8 @@ def _edited_paths(call: _Call) -> list[str]:
         if isinstance(args.get("command"), list):
             text = " ".join(str(p) for p in args["command"])
         found = [m.group(2).strip() for m in _PATCH_FILE.finditer(text)]
-        if found and name in SHELL_TOOLS and _exit_code(call) not in (None, 0):
-            return []  # a patch run through the shell that did not apply
+        if found and SHELL_PATCH.match(_command(args)) and _exit_code(call) not in (None, 0):
+            return []  # a patch run through the shell, alone, that did not apply
         if found or name == "apply_patch":
             return found
         return _shell_writes(_command(args))

@@ -1,0 +1,77 @@
+"""Walk 27's findings (a fresh review after walk 26's fixes): each test fails on the code
+before its fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chunkscope.tui.cli import main
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+
+def _codex_shell(tmp_path: Path, *calls: tuple[str, str]) -> Path:
+    """A Codex rollout whose `shell_command` calls run `calls` (command, output)."""
+
+    def record(kind: str, **payload: object) -> str:
+        stamp = "2025-11-22T22:09:39.744Z"
+        return json.dumps({"timestamp": stamp, "type": kind, "payload": payload})
+
+    lines = [
+        record("session_meta", id="s1", timestamp="2025-11-22T20:45:35.590Z", cwd="/w"),
+        record(
+            "response_item",
+            type="message",
+            role="user",
+            content=[{"type": "input_text", "text": "Set x to 2 and run the tests."}],
+        ),
+    ]
+    for i, (command, output) in enumerate(calls):
+        arguments = json.dumps({"command": command, "workdir": "."})
+        lines.append(
+            record(
+                "response_item",
+                type="function_call",
+                name="shell_command",
+                arguments=arguments,
+                call_id=f"c{i}",
+            )
+        )
+        lines.append(
+            record("response_item", type="function_call_output", call_id=f"c{i}", output=output)
+        )
+    log = tmp_path / "rollout-2025-11-22T20-45-35-s1.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return log
+
+
+_PATCH = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.py\n@@\n-x = 1\n+x = 2\n"
+_PATCH += "*** End Patch\nEOF"
+
+
+def test_a_patch_followed_by_more_commands_is_a_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 27, F3: a Codex shell command that applied a patch and then ran the tests
+    read "Patch of src/a.py failed: Success. Updated ..." (the test run's exit 1 taken for
+    the patch's), and the recap counted the applied patch as no edit. A command that goes
+    on after the patch is a command; a patch alone is still a patch."""
+    out = "Exit code: 1\nOutput:\nSuccess. Updated the following files:\nM src/a.py\n.F\n"
+    out += "1 failed, 1 passed in 0.1s\n"
+    alone = "Exit code: 0\nOutput:\nSuccess. Updated the following files:\nM src/b.py\n"
+    log = _codex_shell(
+        tmp_path,
+        (f"{_PATCH}\npython -m pytest -q", out),
+        (_PATCH.replace("src/a.py", "src/b.py"), alone),
+    )
+    assert main(["chunk", str(log), "--collapse"]) == 0
+    said = capsys.readouterr().out
+    assert "Patch of src/a.py failed" not in said, said
+    assert "python -m pytest" in said or "python ...` (exit 1): 1 failed, 1 passed" in said
+    assert "Tool: Edited src/b.py." in said
+    assert main(["recap", str(log)]) == 0
+    files = capsys.readouterr().out.split("## Files changed\n", 1)[1].split("\n\n", 1)[0]
+    assert "a.py (1 edit)" in files and "b.py (1 edit)" in files, files
