@@ -75,3 +75,34 @@ def test_a_patch_followed_by_more_commands_is_a_command(
     assert main(["recap", str(log)]) == 0
     files = capsys.readouterr().out.split("## Files changed\n", 1)[1].split("\n\n", 1)[0]
     assert "a.py (1 edit)" in files and "b.py (1 edit)" in files, files
+
+
+def _seed_recap(tmp_path: Path, capsys: pytest.CaptureFixture[str], *said: tuple[str, str]) -> str:
+    log = tmp_path / "s.jsonl"
+    log.write_text(
+        "\n".join(
+            json.dumps({"role": r, "content": c, "timestamp": f"2026-01-01T10:0{i}:00"})
+            for i, (r, c) in enumerate(said)
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    assert main(["recap", str(log)]) == 0
+    return capsys.readouterr().out
+
+
+def test_html_tags_in_code_are_kept_in_a_folded_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 27, F10: walk 26's fix took `<details>` and `<summary>` out of a folded line
+    everywhere, so inline code `` `<details>` `` became an empty span and the user's HTML
+    lost its tags. Only a disclosure block's own lines lose them."""
+    request = (
+        "Add a collapsible log to the page template:\n\n```html\n<details>\n"
+        "<summary>Build log</summary>\n<pre>{{ log }}</pre>\n</details>\n```\n\n"
+        "and keep it closed by default."
+    )
+    last = "I added the `<details>` block with a `<summary>` to templates/page.html."
+    out = _seed_recap(tmp_path, capsys, ("user", request), ("assistant", last))
+    assert "`<details> <summary>Build log</summary> <pre>{{ log }}</pre> </details>`" in out
+    assert "I added the `<details>` block with a `<summary>` to templates/page.html." in out

@@ -511,6 +511,8 @@ def _squeeze_tracebacks(text: str) -> str:
 _QUOTE_MARKS = re.compile(r"^(?:[ \t]{0,3}>[ \t]?)+", re.M)
 _HEADING_MARKS = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+")
 _DISCLOSURE = re.compile(r"</?(?:details|summary)\b[^>]*>", re.I)
+#: A line that opens with such a tag: an HTML block's, not a tag in the text or in code.
+_DISCLOSURE_LINE = re.compile(r"\A[ \t]{0,3}</?(?:details|summary)\b", re.I)
 
 
 def _inline_fences(text: str) -> str:
@@ -520,13 +522,14 @@ def _inline_fences(text: str) -> str:
     `division(23, 0)` and get`` now. An unclosed block runs to the end, as in markdown.
     aider's ``<source>`` block is one too. A quote's and a heading's markers and an HTML
     disclosure's tags are left out (`_QUOTE_MARKS`)."""
-    lines = _QUOTE_MARKS.sub("", _DISCLOSURE.sub("", text)).splitlines()
+    lines = _QUOTE_MARKS.sub("", text).splitlines()
     out: list[str] = []
     i = 0
     while i < len(lines):
         fence = block_fence_after(lines[i], None)
         if fence is None:  # ("```inline``` code" is inline code already, no block's start)
-            out.append(_HEADING_MARKS.sub("", lines[i]))
+            line = _HEADING_MARKS.sub("", lines[i])
+            out.append(_DISCLOSURE.sub("", line) if _DISCLOSURE_LINE.match(line) else line)
             i += 1
             continue
         body: list[str] = []
