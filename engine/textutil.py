@@ -264,3 +264,15 @@ def file_size(n: int) -> str:
     if n < 1 << 20:
         return f"{n / 1024:,.1f} KB"
     return f"{n / (1 << 20):,.1f} MB"
+
+
+_BACKTICK_RUN = re.compile(r"`+")
+
+
+def code_span(text: str) -> str:
+    """`text` as markdown inline code: in a run of backticks longer than any inside it,
+    with a space inside each end when it starts or ends with a backtick (CommonMark), so a
+    command holding backticks (``test_`uname -m`.py``) stays one span."""
+    ticks = "`" * (max((len(r) for r in _BACKTICK_RUN.findall(text)), default=0) + 1)
+    pad = " " if text[:1] == "`" or text[-1:] == "`" else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"

@@ -106,3 +106,31 @@ def test_html_tags_in_code_are_kept_in_a_folded_line(
     out = _seed_recap(tmp_path, capsys, ("user", request), ("assistant", last))
     assert "`<details> <summary>Build log</summary> <pre>{{ log }}</pre> </details>`" in out
     assert "I added the `<details>` block with a `<summary>` to templates/page.html." in out
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        (
+            "python -m pytest -q tests/test_`uname -m`.py",
+            "Last check: ``python -m pytest -q tests/test_`uname -m`.py`` -> 12 passed",
+        ),
+        (
+            "python -m pytest tests/unit/**/test_*.py tests/integration/test_cache_roundtrip.py"
+            " tests/integration/test_store.py -q --maxfail=1 -p no:randomly",
+            "Last check: `python -m pytest tests/unit/**/test_*.py tests/integration/"
+            "test_cache_roundtrip.py tests/integration/test_store.py...` -> 12 passed",
+        ),
+    ],
+    ids=["backtick", "glob"],
+)
+def test_the_last_check_s_command_is_one_code_span_cut_with_nothing_added(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, shown: str
+) -> None:
+    """Walk 27, F4: "Last check" wrapped the command in one pair of backticks whatever it
+    held (a command with a backtick rendered broken), and a cut command with `**` in it
+    (a glob) got a stray `**` added, as if it closed bold."""
+    log = _codex_shell(tmp_path, (command, "Exit code: 0\nOutput:\n12 passed in 0.53s\n"))
+    assert main(["recap", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert shown in out, out

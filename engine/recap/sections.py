@@ -87,7 +87,7 @@ from chunkscope.engine.summarize.extractive import (
     split_sentences,
     terminated,
 )
-from chunkscope.engine.textutil import literal_markdown, literal_markdown_line
+from chunkscope.engine.textutil import code_span, literal_markdown, literal_markdown_line
 from chunkscope.engine.toolcall import (
     ACTIVE_STATUSES,
     DONE_STATUSES,
@@ -216,6 +216,12 @@ def _cut(text: str, limit: int) -> str:
     return _truncate(_fold(text), limit)
 
 
+def _code(text: str, limit: int) -> str:
+    """A command on one line as inline code, cut at a word to at most `limit` characters
+    (nothing added to close: a ``**`` glob is no bold)."""
+    return code_span(_truncate(_fold(text), limit, prose=False))
+
+
 def _calls_of(msg: Mapping[str, Any]) -> list[tuple[str | None, str, dict[str, Any]]]:
     return [(cid, name, _decode_arguments(raw)[0]) for cid, name, raw in _calls(msg)]
 
@@ -329,7 +335,7 @@ def _describe(call: _Call) -> str:
     name = call.name
     if name.lower() in SHELL_TOOLS:
         command = _command(call.args)
-        return f"`{_cut(command, 100)}`" if command != "?" else name
+        return _code(command, 100) if command != "?" else name
     for key in ("file_path", "path", "notebook_path", "url", "query", "pattern", "description"):
         value = call.args.get(key)
         if isinstance(value, str) and value.strip():
@@ -350,7 +356,8 @@ def _aider_output(log: _Log, index: int, text: str) -> None:
     """aider's own output: a suggested command declined, the user's Ctrl-C."""
     for m in _AIDER_ASK.finditer(text):
         if m.group(2).lower().startswith("n"):
-            _reject(log, index, f"Declined to run `{_cut(m.group(1).strip(), 120)}`", asked=True)
+            said = _code(m.group(1).strip(), 120)
+            _reject(log, index, f"Declined to run {said}", asked=True)
     if _AIDER_INTERRUPT.search(text):
         _reject(log, index, "Interrupted (Ctrl-C)")
 
@@ -541,9 +548,7 @@ def _inline_fences(text: str) -> str:
             body.append(lines[i - 1])
         code = " ".join(" ".join(body).split())
         if code:
-            ticks = "`" * (max((len(r) for r in re.findall("`+", code)), default=0) + 1)
-            pad = " " if code[0] == "`" or code[-1] == "`" else ""
-            out.append(f"{ticks}{pad}{code}{pad}{ticks}")
+            out.append(code_span(code))
     return "\n".join(out)
 
 
@@ -1008,8 +1013,8 @@ def outcome_section(log: _Log) -> Section:
         ):
             last_check = call  # the last one whose result the log has, if any has one
     if last_check is not None:
-        cmd = _truncate(one_line_command(_command(last_check.args)), 120)
-        lines.append((0, last_check.index, f"Last check: `{cmd}` -> {_result_summary(last_check)}"))
+        cmd = _code(one_line_command(_command(last_check.args)), 120)
+        lines.append((0, last_check.index, f"Last check: {cmd} -> {_result_summary(last_check)}"))
     # a commit that failed matters only when no commit came after it
     if failed_commits and (not made or failed_commits[-1][0] > max(made)):
         lines.append((1, failed_commits[-1][0], failed_commits[-1][1]))
@@ -1173,7 +1178,7 @@ def state_section(log: _Log) -> Section:
             else:
                 part = re.search(r"\bgit push\b[^;&|\n]*", command)
                 quoted = part.group(0).strip() if part else command
-                pushes.append((call.index, f"Pushed: `{_cut(quoted, 80)}`"))
+                pushes.append((call.index, f"Pushed: {_code(quoted, 80)}"))
     if branch:
         lines.append((0, -1, f"Branch: {branch}"))
     commits = _commits(log)

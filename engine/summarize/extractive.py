@@ -829,7 +829,10 @@ def _fragment_ends(buffer: Sequence[str]) -> bool:
     return not (word[:1].isupper() or word.lower() in _RUNS_ON)
 
 
-def _truncate(text: str, limit: int = MAX_SENTENCE_CHARS) -> str:
+def _truncate(text: str, limit: int = MAX_SENTENCE_CHARS, *, prose: bool = True) -> str:
+    """`text` cut at a word to at most `limit` characters, with ``...``; in `prose`, what
+    the cut leaves open (inline code, a quotation, bold) is closed; code is left as it is
+    (a command's ``**`` glob is no bold: walk 27, F4)."""
     if len(text) <= limit:
         return text
     cut = text[: limit - 3]
@@ -837,6 +840,8 @@ def _truncate(text: str, limit: int = MAX_SENTENCE_CHARS) -> str:
     if space >= limit // 2:
         cut = cut[:space]
     cut = cut.rstrip(" ,;:-") + "..."
+    if not prose:
+        return cut
     # what the cut leaves open is closed: inline code, a quotation, bold
     ticks = _TICKS.findall(cut)
     if len(ticks) % 2:
