@@ -134,3 +134,22 @@ def test_the_last_check_s_command_is_one_code_span_cut_with_nothing_added(
     assert main(["recap", str(log)]) == 0
     out = capsys.readouterr().out
     assert shown in out, out
+
+
+def test_a_patch_that_deletes_or_adds_a_file_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 27, F7: a Codex patch that deleted a file read "Edited app.js." and the recap
+    listed `app.js (1 edit)`; one that added a file read "Edited" too."""
+    delete = "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: app.js\n*** End Patch\nEOF"
+    add = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: notes.md\n+# Notes\n"
+    add += "*** Update File: src/a.py\n@@\n-x = 1\n+x = 2\n*** End Patch\nEOF"
+    ok = "Exit code: 0\nOutput:\nSuccess.\n"
+    log = _codex_shell(tmp_path, (delete, ok), (add, ok))
+    assert main(["chunk", str(log), "--collapse"]) == 0
+    said = capsys.readouterr().out
+    assert "Tool: Deleted app.js." in said, said
+    assert "Tool: Created notes.md; edited src/a.py." in said, said
+    assert main(["recap", str(log)]) == 0
+    files = capsys.readouterr().out.split("## Files changed\n", 1)[1].split("\n\n", 1)[0]
+    assert "app.js (deleted)" in files and "a.py (1 edit)" in files, files

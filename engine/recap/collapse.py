@@ -167,7 +167,7 @@ _SENTENCES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("ls", re.compile(r"Listed .+?(: .*| \(empty\)\.)\Z", re.S)),
     ("recall", re.compile(r"Recalled \d+ memor(y|ies) about '.*'\.\Z", re.S)),
     ("recall_detail", re.compile(r"Retrieved full text of memory #.*\.\Z", re.S)),
-    ("edit", re.compile(r"Edited .+\.\Z", re.S)),
+    ("edit", re.compile(r"(?:Edited|Created|Deleted) .+\.\Z", re.S)),
     ("write", re.compile(r"Wrote .+ \(\d+ lines?\)\.\Z", re.S)),
     ("remember", re.compile(r"Remembered: '.*'\.\Z", re.S)),
     ("ask", re.compile(r"Asked user: '.*'\. Response: '.*'\.\Z", re.S)),
@@ -526,9 +526,27 @@ SHELL_PATCH = re.compile(
 )
 
 
+#: What an apply_patch input does to a file, by its header's verb, as a sentence says it.
+_PATCH_VERBS = {"Update": "edited", "Add": "created", "Delete": "deleted"}
+
+
+def patch_changes(patch: str) -> dict[str, str]:
+    """The files an apply_patch input changes and what it does to each (`_PATCH_VERBS`:
+    ``edited``, ``created``, ``deleted``; the last header of a file says it), in order."""
+    return {m.group(2).strip(): _PATCH_VERBS[m.group(1)] for m in _PATCH_FILE.finditer(patch)}
+
+
 def _patched(patch: str) -> str:
-    """``Edited a, b.`` for the files an apply_patch input changes."""
-    return f"Edited {_patch_files(patch)}."
+    """``Edited a, b; deleted c.`` for the files an apply_patch input changes (walk 27,
+    F7: a deleted or a created file read "Edited")."""
+    changes = patch_changes(patch)
+    if not changes:
+        return "Edited files."
+    by_verb: dict[str, list[str]] = {}
+    for path, verb in changes.items():
+        by_verb.setdefault(verb, []).append(path)
+    said = "; ".join(f"{verb} {', '.join(paths)}" for verb, paths in by_verb.items())
+    return f"{said[0].upper()}{said[1:]}."
 
 
 def _patch_files(patch: str) -> str:

@@ -74,6 +74,7 @@ from chunkscope.engine.recap.collapse import (
     answers_given,
     harness_error,
     one_line_command,
+    patch_changes,
     question_text,
 )
 from chunkscope.engine.segment.requests import INTERRUPTED, message_kind, request_text
@@ -657,16 +658,19 @@ def _exit_code(call: _Call) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _patch_text(call: _Call) -> str:
+    """The text of a call that may hold an apply_patch input (its input, or its command)."""
+    args = call.args
+    if isinstance(args.get("command"), list):
+        return " ".join(str(p) for p in args["command"])
+    return " ".join(str(v) for k, v in args.items() if k in ("input", "patch", "command", "cmd"))
+
+
 def _edited_paths(call: _Call) -> list[str]:
     name = call.name.lower()
     args = call.args
     if name == "apply_patch" or name in SHELL_TOOLS:
-        text = " ".join(
-            str(v) for k, v in args.items() if k in ("input", "patch", "command", "cmd")
-        )
-        if isinstance(args.get("command"), list):
-            text = " ".join(str(p) for p in args["command"])
-        found = [m.group(2).strip() for m in _PATCH_FILE.finditer(text)]
+        found = [m.group(2).strip() for m in _PATCH_FILE.finditer(_patch_text(call))]
         if found and SHELL_PATCH.match(_command(args)) and _exit_code(call) not in (None, 0):
             return []  # a patch run through the shell, alone, that did not apply
         if found or name == "apply_patch":
@@ -804,13 +808,21 @@ def files_section(log: _Log) -> Section:
     counts: dict[str, int] = {}
     shell_only: set[str] = set()
     created: set[str] = set()
+    deleted: set[str] = set()  # by a patch, and not changed after (walk 27, F7)
     for call in log.calls:
         if call.failed or call.rejected:
             continue  # an edit that failed or that the user refused changed nothing
         name = call.name.lower()
         shell = name in SHELL_TOOLS
-        for path in _edited_paths(call):
+        paths = _edited_paths(call)
+        verbs = patch_changes(_patch_text(call)) if paths else {}
+        for path in paths:
+            gone = verbs.get(path) == "deleted"
             path = path.replace("\\", "/")  # a Windows path, as aider's chat may name it
+            if gone:
+                deleted.add(path)
+            else:
+                deleted.discard(path)
             counts[path] = counts.get(path, 0) + 1
             if name in ("write", "write_file", "create_file", "create"):
                 created.add(path)
@@ -827,6 +839,7 @@ def files_section(log: _Log) -> Section:
         return Section("files", ())
     short = _file_names(log, list(counts))
     merged: dict[str, list[Any]] = {}  # name: [count, created, scratch, in a diff]
+    removed = {short[path] for path in deleted}
     for path, n in counts.items():
         name = short[path]
         entry = merged.setdefault(name, [0, False, True, False])
@@ -847,6 +860,8 @@ def files_section(log: _Log) -> Section:
         n, new, scratch, _ = merged[name]
         if n == 0:
             what = "in the diff"
+        elif name in removed:
+            what = "deleted"
         elif (new or scratch) and n == 1:
             what = "written"
         else:
