@@ -153,3 +153,51 @@ def test_a_patch_that_deletes_or_adds_a_file_says_so(
     assert main(["recap", str(log)]) == 0
     files = capsys.readouterr().out.split("## Files changed\n", 1)[1].split("\n\n", 1)[0]
     assert "app.js (deleted)" in files and "a.py (1 edit)" in files, files
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "said"),
+    [
+        ("log.jsonl.bz2", "bz2", "looks like bzip2-compressed data (decompress it first: bunzip2"),
+        ("log.jsonl.xz", "xz", "looks like xz-compressed data (decompress it first: unxz"),
+        (
+            "export.zip.gz",
+            "zipgz",
+            "is gzip-compressed (decompress it first: gunzip -k); inside, "
+            "it looks like a zip archive",
+        ),
+        ("zh.md", "utf-16-le", "looks like UTF-16LE text, not UTF-8"),
+        ("ru.md", "utf-16-be", "looks like UTF-16BE text, not UTF-8"),
+    ],
+    ids=["bzip2", "xz", "zip-in-gzip", "utf16le-cjk", "utf16be-cyrillic"],
+)
+def test_compressed_or_utf16_input_is_named_for_what_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, data: str, said: str
+) -> None:
+    """Walk 27, F1, F2, F9: a zip inside a gzip was told to "unzip it"; a log compressed
+    with bzip2 or xz was "a binary file (NUL bytes at byte 11)"; Chinese or Russian text
+    in UTF-16 without a byte order mark was "a binary file" (only ASCII was named)."""
+    import bz2
+    import gzip
+    import io
+    import lzma
+    import zipfile
+
+    log = b'{"role": "user", "content": "hello there"}\n' * 40
+    if data == "bz2":
+        raw = bz2.compress(log)
+    elif data == "xz":
+        raw = lzma.compress(log)
+    elif data == "zipgz":
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            z.writestr("conversations.json", "[]")
+        raw = gzip.compress(buf.getvalue())
+    else:
+        text = "这是中文文本。我们比较了两种缓存。\n" if "le" in data else "Это русский текст.\n"
+        raw = (text * 30).encode(data)
+    f = tmp_path / name
+    f.write_bytes(raw)
+    assert main(["chunk", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "\n" not in err.strip(), err

@@ -331,7 +331,30 @@ FILE_KINDS: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG", "a PNG image"),
     (b"\xff\xd8\xff", "a JPEG image"),
     (b"!<arch>\n", "an ar archive (a static library, a .deb)"),
+    # data other compressors wrote (a log compressed so): what to decompress it with
+    *(
+        (b"BZh%d1AY&SY" % n, "bzip2-compressed data (decompress it first: bunzip2 -k)")
+        for n in range(1, 10)
+    ),
+    (b"\xfd7zXZ\x00", "xz-compressed data (decompress it first: unxz -k)"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed data (decompress it first: unzstd)"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive (unpack it first)"),
 )
+
+
+def _reads_as(head: bytes, encoding: str) -> bool:
+    """Whether `head` decodes in `encoding` (a UTF-16 without a BOM) to text: letters,
+    blanks and line ends, with a line end or a space among them (walk 27, F9: Chinese or
+    Russian text in UTF-16 was "a binary file")."""
+    even = head[: len(head) - len(head) % 2]
+    try:
+        text = even.decode(encoding)
+    except UnicodeDecodeError:
+        return False
+    if not text or not any(ch in text for ch in "\n "):
+        return False
+    good = sum(1 for ch in text if ch.isprintable() or ch in "\t\n\r")
+    return good >= len(text) * 0.97
 
 
 def _texty(column: bytes) -> bool:
@@ -394,6 +417,9 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
                 return _other_encoding("UTF-16LE")
             if head[0::2].count(0) > quarter and _texty(head[1::2]):
                 return _other_encoding("UTF-16BE")
+            for name in ("UTF-16LE", "UTF-16BE"):  # other scripts' (CJK, Cyrillic), no BOM
+                if _reads_as(head, name):
+                    return _other_encoding(name)
         return f"looks like a binary file (NUL bytes at byte {nul}){not_what}"
     if share > _BINARY_SHARE_ALONE:
         if nul < 0 and controls <= len(text) * _LEGACY_CONTROLS:  # bytes of letters, not data

@@ -254,8 +254,9 @@ def sniff(path: str | Path) -> str:
     _check_regular_file(p)
     head = _head(p)
     for magic, what in FILE_KINDS:
-        if head.startswith(magic):
-            raise UnsupportedFormat(p, f"looks like {what}, which chunkscope does not read")
+        if head.startswith(magic):  # (inside a gzip file: said so, walk 27, F1)
+            said = file_reason(p, head, f"looks like {what}, which chunkscope does not read")
+            raise UnsupportedFormat(p, said or what)
     reason = file_reason(p, head, head_reason(head))
     if reason is not None:
         raise NotText(p, reason)
