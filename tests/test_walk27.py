@@ -201,3 +201,24 @@ def test_compressed_or_utf16_input_is_named_for_what_it_is(
     assert main(["chunk", str(f)]) == 2
     err = capsys.readouterr().err
     assert said in err and "\n" not in err.strip(), err
+
+
+def test_report_latest_keeps_the_folder_s_path_off_the_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 27, F12: `report DIR --latest` printed DIR's absolute path in "The same run",
+    beside the page's own note that absolute paths name the file only (a Claude Code
+    project folder's name spells out the user's home)."""
+    import shutil
+
+    from tests.pilot import SAMPLE
+
+    folder = tmp_path / "home-alice-private" / "proj"
+    folder.mkdir(parents=True)
+    shutil.copy(SAMPLE, folder / "s.jsonl")
+    out = tmp_path / "r.html"
+    assert main(["report", str(folder), "--latest", "-o", str(out)]) == 0
+    capsys.readouterr()
+    page = out.read_text(encoding="utf-8")
+    assert "home-alice-private" not in page and str(tmp_path) not in page
+    assert "chunkscope report proj --latest -o r.html" in page

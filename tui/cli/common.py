@@ -223,6 +223,7 @@ def open_latest(args: argparse.Namespace, newest: Callable[[str], Any]) -> None:
     stderr, with the newer files passed over and why."""
     folder = args.file if args.file is not None else "."
     session, skipped = newest(folder)
+    args.latest_from = folder  # the folder as given: a page shows it by its name only
     args.file = session.path
     if session.index is not None and args.session is None:
         args.session = session.index

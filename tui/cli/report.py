@@ -68,6 +68,9 @@ def _given_paths(args: argparse.Namespace) -> list[str]:
         for path in value if isinstance(value, list) else [value]:
             if isinstance(path, str) and path:
                 out.append(path)
+    given = getattr(args, "latest_from", None)  # FILE was a folder --latest looked in
+    if isinstance(given, str) and given:
+        out.append(given)
     return out
 
 
