@@ -77,7 +77,9 @@ def test_a_patch_followed_by_more_commands_is_a_command(
     assert "a.py (1 edit)" in files and "b.py (1 edit)" in files, files
 
 
-def _seed_recap(tmp_path: Path, capsys: pytest.CaptureFixture[str], *said: tuple[str, str]) -> str:
+def _seed_recap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], *said: tuple[str, str], budget: int = 1000
+) -> str:
     log = tmp_path / "s.jsonl"
     log.write_text(
         "\n".join(
@@ -87,7 +89,7 @@ def _seed_recap(tmp_path: Path, capsys: pytest.CaptureFixture[str], *said: tuple
         + "\n",
         encoding="utf-8",
     )
-    assert main(["recap", str(log)]) == 0
+    assert main(["recap", str(log), "--budget", str(budget)]) == 0
     return capsys.readouterr().out
 
 
@@ -222,3 +224,52 @@ def test_report_latest_keeps_the_folder_s_path_off_the_page(
     page = out.read_text(encoding="utf-8")
     assert "home-alice-private" not in page and str(tmp_path) not in page
     assert "chunkscope report proj --latest -o r.html" in page
+
+
+def test_a_doctest_s_prompts_in_a_code_block_are_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 27, F10: a doctest's `>>>` prompts in a code block were taken for a quote's
+    markers and dropped from the Task; a quoted block's markers still go."""
+    request = "The parser drops a trailing comma:\n\n```\n>>> parse('1,2,')\n[1, 2, None]\n```"
+    request += "\n\nIt should return [1, 2]."
+    quoted = "The log says:\n\n> ```\n> ValueError: bad\n> ```\n\nSo the value was bad."
+    out = _seed_recap(tmp_path, capsys, ("user", request), ("assistant", quoted))
+    assert "`>>> parse('1,2,') [1, 2, None]`" in out, out
+    assert "The log says: `ValueError: bad` So the value was bad." in out, out
+
+
+@pytest.mark.parametrize(
+    ("last", "lines", "whole"),
+    [
+        (
+            "The chart now shows both series, as asked.\n\n![the new chart](docs/chart.png)",
+            ("The chart now shows both series, as asked.",),
+            "The chart now shows both series, as asked.",
+        ),
+        (
+            "I moved the port setting.\n\nsrc/app/config.py\n\nIt reads PORT from the "
+            "environment now.",
+            ("I moved the port setting.", "It reads PORT from the environment now."),
+            "I moved the port setting. src/app/config.py It reads PORT from the environment now.",
+        ),
+        (
+            "Done.\n\n| file | status |\n|---|---|\n| a.py | fixed |\n\n---\n\nAll green.",
+            None,
+            "Done. file; status a.py; fixed All green.",
+        ),
+    ],
+    ids=["image", "bare-path", "table-and-rule"],
+)
+def test_where_it_stopped_keeps_no_markup_beside_words(
+    last: str, lines: tuple[str, ...] | None, whole: str
+) -> None:
+    """Walk 27, F5 and F11: "Where it stopped" kept an image embed after words, a bare
+    path as a line of its own beside sentences (when room was short, those were what
+    was kept), and a table's or a rule's markup in the message said whole."""
+    from chunkscope.engine.recap.sections import _last_lines
+
+    said, folded = _last_lines([last])
+    if lines is not None:
+        assert said == lines, said
+    assert folded.strip() == whole, folded

@@ -519,8 +519,28 @@ def _squeeze_tracebacks(text: str) -> str:
 _QUOTE_MARKS = re.compile(r"^(?:[ \t]{0,3}>[ \t]?)+", re.M)
 _HEADING_MARKS = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+")
 _DISCLOSURE = re.compile(r"</?(?:details|summary)\b[^>]*>", re.I)
+#: A thematic break (``---``, ``***``), a table's delimiter row and a table's row.
+_RULE_LINE = re.compile(r"^\s{0,3}([-*_])\s*(?:\1\s*){2,}$")
+_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 #: A line that opens with such a tag: an HTML block's, not a tag in the text or in code.
 _DISCLOSURE_LINE = re.compile(r"\A[ \t]{0,3}</?(?:details|summary)\b", re.I)
+
+
+def _unquoted(text: str) -> str:
+    """`text` without a quote's markers on its lines outside code: a quoted block's fence
+    and body lose theirs with it, a code block's own ``>>>`` lines keep them (walk 27,
+    F10: a doctest's prompts were taken for quote marks)."""
+    out: list[str] = []
+    fence: str | None = None
+    quoted = False  # the open fence was quoted: its body's markers go too
+    for raw in text.split("\n"):
+        line = _QUOTE_MARKS.sub("", raw, count=1) if fence is None or quoted else raw
+        before, fence = fence, block_fence_after(line, fence)
+        if before is None and fence is not None:  # a fence opens: quoted or not
+            quoted = line != raw
+        out.append(line)
+    return "\n".join(out)
 
 
 def _inline_fences(text: str) -> str:
@@ -530,13 +550,18 @@ def _inline_fences(text: str) -> str:
     `division(23, 0)` and get`` now. An unclosed block runs to the end, as in markdown.
     aider's ``<source>`` block is one too. A quote's and a heading's markers and an HTML
     disclosure's tags are left out (`_QUOTE_MARKS`)."""
-    lines = _QUOTE_MARKS.sub("", text).splitlines()
+    lines = _unquoted(text).splitlines()
     out: list[str] = []
     i = 0
     while i < len(lines):
         fence = block_fence_after(lines[i], None)
         if fence is None:  # ("```inline``` code" is inline code already, no block's start)
             line = _HEADING_MARKS.sub("", lines[i])
+            if _RULE_LINE.match(line) or _TABLE_DELIMITER.match(line):
+                i += 1  # a rule, a table's delimiter row: markup of no words (walk 27, F11)
+                continue
+            if _TABLE_ROW.match(line):  # a table's row: its cells, parted
+                line = "; ".join(c.strip() for c in line.strip().strip("|").split("|"))
             out.append(_DISCLOSURE.sub("", line) if _DISCLOSURE_LINE.match(line) else line)
             i += 1
             continue
@@ -557,7 +582,7 @@ def _request_body(text: str) -> str:
     """The first request as the task: its task alone when it is written from a prompt
     template (`engine.read.formats.documents.task_of`, as the reader keeps it and a
     picker titles it), tracebacks cut to their exception, code blocks inline."""
-    return _inline_fences(_squeeze_tracebacks(_QUOTE_MARKS.sub("", task_of(text))))
+    return _inline_fences(_squeeze_tracebacks(_unquoted(task_of(text))))
 
 
 def _first_request(text: str) -> str:
@@ -1372,21 +1397,34 @@ def _last_words(log: _Log) -> list[str]:
     return texts
 
 
+#: An image embed: no words of the sentence it ends (walk 27, F11).
+_EMBED = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+
+
+def _wordless(line: str) -> bool:
+    """A line of markup alone (a bare path, code spans) that is no link: a URL alone is
+    what a message published or found (a gist, a pull request), said as it is."""
+    return is_markup(line) and "://" not in line
+
+
 def _last_lines(texts: Sequence[str]) -> tuple[tuple[str, ...], str]:
     """(The lines "Where it stopped" says of the assistant's closing `texts`, the texts
     whole on one line); no lines when they hold no words (an image, a bare path)."""
     kept: list[str] = []
     for text in texts:
         sentences = [s for s in _content_sentences(text) if not _QUESTION.search(s)]
-        plain = [s for s in sentences if not is_narration(s)]
-        kept += [s for s in plain if has_content(s)] or plain[:2]
+        plain = [_EMBED.sub("", s).strip() for s in sentences if not is_narration(s)]
+        worded = [s for s in plain if not _wordless(s)]  # a bare path is no content said
+        kept += [s for s in worded if has_content(s)] or worded[:2] or plain[:2]
     # a lead-in's block (code, an edit) is not in the recap: its colon ends nothing
-    lines = tuple(_cut(terminated(s), _LINE_CHARS["last"]) for s in dict.fromkeys(kept))
+    lines = tuple(_cut(terminated(s), _LINE_CHARS["last"]) for s in dict.fromkeys(kept) if s)
     # its code blocks inline (folded as they were, a `~~~` line opened a fence never closed)
-    whole = _cut(" ".join(_fold(_inline_fences(t)) for t in texts), _UNCUT_CHARS // 2)
+    whole = " ".join(_fold(_EMBED.sub("", _inline_fences(t))) for t in texts)
+    whole = _cut(whole, _UNCUT_CHARS // 2)
     if all(is_markup(line) for line in lines):  # a bare URL, a lead-in and its code alone:
-        lines = () if is_markup(whole) else (_cut(terminated(whole), _LINE_CHARS["last"]),)
-    return lines, whole  # (with its lead-in, as written)
+        return (() if is_markup(whole) else (_cut(terminated(whole), _LINE_CHARS["last"]),)), whole
+    # a line of markup alone (a bare path) beside lines with words: those say it (walk 27, F5)
+    return tuple(line for line in lines if not _wordless(line)), whole
 
 
 def last_section(log: _Log) -> Section:
