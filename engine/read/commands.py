@@ -44,4 +44,12 @@ def command_request(text: str) -> str | None:
     name = COMMAND.match(text)
     if name is None or name.group(1).lower() in TOOL_COMMANDS:
         return None
+    if name.end() == len(text.rstrip()) and _abbreviates(name.group(1).lower()):
+        return None  # aider's ``/res`` alone: its ``/reset`` (walk 27, F6)
     return text
+
+
+def _abbreviates(name: str) -> bool:
+    """Whether `name` is how aider takes a tool command typed short: the start, two
+    letters at least, of one of them (``res`` of ``reset``)."""
+    return len(name) >= 2 and any(command.startswith(name) for command in TOOL_COMMANDS)
