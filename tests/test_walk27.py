@@ -273,3 +273,38 @@ def test_where_it_stopped_keeps_no_markup_beside_words(
     if lines is not None:
         assert said == lines, said
     assert folded.strip() == whole, folded
+
+
+def test_an_abbreviated_aider_command_is_no_request() -> None:
+    """Walk 27, F6: aider runs `/res` as `/reset` (it takes a command's unique start),
+    and the recap's Task said `Later: /res`. A user's own command with words after it is
+    still a request."""
+    from chunkscope.engine.read.commands import command_request
+
+    assert command_request("/res") is None
+    assert command_request("/tok") is None  # /tokens
+    assert command_request("/review the parser") == "/review the parser"
+    assert command_request("/x") == "/x"  # one letter abbreviates nothing
+
+
+def test_the_report_s_flags_table_has_every_option_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 27, F8: `--headings`, `--no-collapse`, `--tokenizer` and `--gold` shaped the
+    page and had no row in its flags table (walk 26's fix covered a strategy's flags
+    only). Each has its row, set; the gold file by its name."""
+    from tests.pilot import SAMPLE
+    from tests.test_report import _texts, report
+
+    gold = tmp_path / "marks" / "gold.json"
+    gold.parent.mkdir()
+    gold.write_text('{"starts": [1, 44, 90]}', encoding="utf-8")
+    argv = [str(SAMPLE), "--tokenizer", "o200k_base", "--no-collapse", "--headings"]
+    code, html = report(tmp_path, capsys, *argv, "--gold", str(gold))
+    assert code == 0
+    cells = _texts(html, "td")
+    rows = {cells[i]: cells[i + 1] for i in range(len(cells) - 1) if cells[i].startswith("--")}
+    assert rows.get("--tokenizer") == "o200k_base", rows
+    assert rows.get("--no-collapse") == "true" and rows.get("--headings") == "true", rows
+    assert rows.get("--gold") == "gold.json", rows
+    assert str(gold.parent) not in html

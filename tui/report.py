@@ -273,6 +273,31 @@ def _strategy_params(params: PipelineParams) -> list[tuple[str, str, bool]]:
     return out
 
 
+def _option_rows(
+    extra: Sequence[str],
+    params: Sequence[tuple[str, str, bool]],
+    full: bool,
+    paths: Collection[str] = (),
+) -> list[tuple[str, str, bool]]:
+    """The options given beside the knobs (`extra`: ``--tokenizer o200k_base``,
+    ``--headings``, ``--gold FILE``) as rows of the flags table, each set, a path by its
+    name (`shown_path`): every flag that shaped the page has its row (walk 27, F8). A
+    flag the knobs' rows have already (a strategy's) is not said twice."""
+    known = {flag for flag, _, _ in params}
+    private = set(paths)
+    rows: list[tuple[str, str, bool]] = []
+    i = 0
+    while i < len(extra):
+        flag = extra[i]
+        has_value = i + 1 < len(extra) and not extra[i + 1].startswith("--")
+        value = extra[i + 1] if has_value else "true"
+        i += 2 if has_value else 1
+        if flag.startswith("--") and flag not in known:
+            shown = shown_path(value, full) if value in private else value
+            rows.append((flag, shown, False))
+    return rows
+
+
 def _marked(selection: Selection) -> list[tuple[str, str, bool]]:
     """The merged chunks pinned and excluded in the recap, as `chunkscope report`'s
     ``--pin I,J`` and ``--exclude I,J`` (rows of the flags table and words of the same
@@ -549,11 +574,12 @@ def gather(
         from chunkscope.engine.search import retrieval_score
 
         retrieval = retrieval_score(pipe, queries, search)
+    command = command or _command(source.path, params, extra_args, full_path, output, paths)
     return Report(
         title=Path(source.path).name,
         facts=facts,
-        params=params,
-        command=command or _command(source.path, params, extra_args, full_path, output, paths),
+        params=params + _option_rows(extra_args, params, full_path, paths),
+        command=command,
         chunks=report_rows,
         topics=topics,
         plot=Plot(int(offsets[-1]), curves, cuts, marks, hits, merged.params.mode == "topic"),

@@ -91,6 +91,13 @@ def _given_flags(args: argparse.Namespace) -> list[str]:
         value = getattr(args, dest, None)
         if value is not None:
             out += [f"--{dest.replace('_', '-')}", str(value)]
+    if getattr(args, "collapse", None) is not None:
+        out.append("--collapse" if args.collapse else "--no-collapse")
+    for flag in ("headings", "no_cache"):
+        if getattr(args, flag, False):
+            out.append(f"--{flag.replace('_', '-')}")
+    if getattr(args, "gold", None) is not None:
+        out += ["--gold", str(args.gold)]
     if args.strategy is not None:
         from chunkscope.engine.chunk.strategies import param_specs
         from chunkscope.tui.cli.strategy import _flag_dest
