@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from pathlib import PurePath
 
 # CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), other two-byte ESC sequences,
 # and C0/C1 control characters other than newline and tab.
@@ -276,3 +278,10 @@ def code_span(text: str) -> str:
     ticks = "`" * (max((len(r) for r in _BACKTICK_RUN.findall(text)), default=0) + 1)
     pad = " " if text[:1] == "`" or text[-1:] == "`" else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def files_named(files: Sequence[tuple[str, str]]) -> str:
+    """Files with why each is left out, as a message names them: the first three
+    (``a.jsonl (empty), b.jsonl (looks like ...)``), then how many more."""
+    said = ", ".join(f"{PurePath(path).name} ({why})" for path, why in files[:3])
+    return said + (f" and {len(files) - 3} more" if len(files) > 3 else "")

@@ -118,8 +118,11 @@ def test_latest_passes_over_newer_files_with_nothing_to_read(
     )
     (folder / "cache_refactor.jsonl").unlink()
     assert main(["recap", str(folder), "--latest"]) == 2
+    # each named with why (walk 27, F6's addendum: the count alone said none of them)
     assert one_error_line(capsys.readouterr().err).endswith(
-        "no session logs chunkscope can read in this folder (4 files with nothing to read)"
+        "no session logs chunkscope can read in this folder (4 files with nothing to read: "
+        "empty.jsonl (empty), quiet.jsonl (nothing to read), garbage.jsonl (no turns: skipped "
+        "2 malformed lines of 2) and 1 more)"
     )
 
 

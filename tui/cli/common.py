@@ -228,14 +228,11 @@ def open_latest(args: argparse.Namespace, newest: Callable[[str], Any]) -> None:
     if session.index is not None and args.session is None:
         args.session = session.index
     if skipped:
-        from pathlib import Path
+        from chunkscope.engine.textutil import counted, files_named
 
-        from chunkscope.engine.textutil import counted
-
-        passed = ", ".join(f"{Path(s.path).name} ({why})" for s, why in skipped[:3])
-        more = f" and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+        passed = files_named([(s.path, why) for s, why in skipped])
         what = counted(len(skipped), "newer files")
-        note(f"passed over {what} with nothing to read: {passed}{more}")
+        note(f"passed over {what} with nothing to read: {passed}")
     note(f"the newest session: {session.path} ({session.label()})")
 
 

@@ -36,7 +36,7 @@ from chunkscope.engine.read.source import (
     parse_timestamp,
     read_head,
 )
-from chunkscope.engine.textutil import counted
+from chunkscope.engine.textutil import counted, files_named
 
 #: Files looked at in a folder, at most (newest first).
 MAX_FILES = 2000
@@ -354,8 +354,9 @@ def newest_readable(folder: str | Path) -> tuple[SessionInfo, list[tuple[Session
             return info, skipped
         skipped.append((info, why))
     what = "no session logs chunkscope can read in this folder"
-    if skipped:
-        what += f" ({counted(len(skipped), 'files')} with nothing to read)"
+    if skipped:  # each named with why, as `--latest` names those it passes over
+        said = files_named([(s.path, why) for s, why in skipped])
+        what += f" ({counted(len(skipped), 'files')} with nothing to read: {said})"
     raise SourceError(Path(folder), what)
 
 
