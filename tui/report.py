@@ -318,14 +318,13 @@ def shown_path(path: str, full: bool = False) -> str:
     folder stay off the page); `full` keeps it as given."""
     p = Path(path)
     if full or not (p.is_absolute() or path.startswith("~") or ".." in p.parts):
-        shown = path
-    else:
-        # Absolute and through `..` even when below the current folder (walk 21, F3): as
-        # the folder sees it, a session of ~/.claude/projects/ names its user in its path.
-        shown = p.name or path
+        return path
+    # Absolute and through `..` even when below the current folder (walk 21, F3): as
+    # the folder sees it, a session of ~/.claude/projects/ names its user in its path.
+    name = p.name or path
     # a name that starts with '-' (Claude Code's project folders: -home-me-proj) would
     # be read as an option: the command shows it as a path (walk 28, F7)
-    return f"./{shown}" if shown.startswith("-") else shown
+    return f"./{name}" if name.startswith("-") else name
 
 
 def _command(
