@@ -40,3 +40,21 @@ def test_the_same_run_shows_a_name_starting_with_a_dash_as_a_path(
     argv[argv.index("-o") + 1] = str(tmp_path / "again.html")
     assert main(argv) == 0
     assert (tmp_path / "again.html").is_file()
+
+
+def test_a_failed_patch_followed_by_a_command_changed_no_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F2: a Codex shell command `apply_patch <<'EOF' ... EOF && python -m pytest`
+    whose patch did not apply ("Failed to find expected lines") listed the file as changed;
+    the same line whose patch applied still does."""
+    from tests.test_walk27 import _PATCH, _codex_shell
+
+    failed = "Exit code: 1\nOutput:\nFailed to find expected lines in src/a.py\n"
+    log = _codex_shell(tmp_path, (f"{_PATCH} && python -m pytest -q", failed))
+    assert main(["recap", str(log)]) == 0
+    assert "## Files changed" not in capsys.readouterr().out
+    ok = "Exit code: 0\nOutput:\nSuccess. Updated the following files:\nM src/a.py\n3 passed\n"
+    log = _codex_shell(tmp_path, (f"{_PATCH} && python -m pytest -q", ok))
+    assert main(["recap", str(log)]) == 0
+    assert "- src/a.py (1 edit)" in capsys.readouterr().out

@@ -691,13 +691,30 @@ def _patch_text(call: _Call) -> str:
     return " ".join(str(v) for k, v in args.items() if k in ("input", "patch", "command", "cmd"))
 
 
+#: What apply_patch says when a patch does not apply (walk 28, F2: then a command after
+#: it failed the whole line, and the file was counted as changed).
+_PATCH_REFUSED = re.compile(
+    r"Failed to find (?:expected lines|context)|\bInvalid (?:patch|hunk)\b|"
+    r"apply_patch verification failed|\bpatch rejected\b",
+    re.I,
+)
+
+
+def _patch_failed(call: _Call) -> bool:
+    """Whether a patch run through the shell did not apply: alone, its exit code says it;
+    with commands after it (``&& pytest``), apply_patch's own words do."""
+    if SHELL_PATCH.match(_command(call.args)):
+        return _exit_code(call) not in (None, 0)
+    return bool(_PATCH_REFUSED.search(call.result or ""))
+
+
 def _edited_paths(call: _Call) -> list[str]:
     name = call.name.lower()
     args = call.args
     if name == "apply_patch" or name in SHELL_TOOLS:
         found = [m.group(2).strip() for m in _PATCH_FILE.finditer(_patch_text(call))]
-        if found and SHELL_PATCH.match(_command(args)) and _exit_code(call) not in (None, 0):
-            return []  # a patch run through the shell, alone, that did not apply
+        if found and name in SHELL_TOOLS and _patch_failed(call):
+            return []  # a patch run through the shell that did not apply
         if found or name == "apply_patch":
             return found
         return _shell_writes(_command(args))
