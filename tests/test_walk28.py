@@ -3,6 +3,7 @@ before its fix."""
 
 from __future__ import annotations
 
+import json
 import shlex
 from pathlib import Path
 
@@ -58,3 +59,31 @@ def test_a_failed_patch_followed_by_a_command_changed_no_file(
     log = _codex_shell(tmp_path, (f"{_PATCH} && python -m pytest -q", ok))
     assert main(["recap", str(log)]) == 0
     assert "- src/a.py (1 edit)" in capsys.readouterr().out
+
+
+def test_a_session_ending_on_a_task_notification_says_its_last_message_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F11: a Claude Code session whose last record is a background task's
+    notification said its last assistant message twice in "Where it stopped"."""
+    note = (
+        "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n"
+        '<summary>Agent "Port the parser" completed</summary>\n'
+        "<result>Ported; 12 tests pass.</result>\n</task-notification>"
+    )
+    records = [
+        ("user", "Port the parser to Rust in the background."),
+        ("assistant", "Started the port in the background."),
+        ("user", note),
+    ]
+    log = tmp_path / "s.jsonl"
+    lines = []
+    for i, (kind, text) in enumerate(records):
+        record = {"type": kind, "uuid": f"u{i}", "sessionId": "s"}
+        record["timestamp"] = f"2026-01-22T19:38:{i:02d}.000Z"
+        lines.append(json.dumps({**record, "message": {"role": kind, "content": text}}))
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["recap", str(log)]) == 0
+    out = capsys.readouterr().out
+    stopped = out.split("## Where it stopped\n", 1)[1].split("\n\n", 1)[0].strip()
+    assert stopped == "Started the port in the background.", stopped

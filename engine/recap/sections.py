@@ -1408,7 +1408,8 @@ def _last_words(log: _Log) -> list[str]:
     texts = [last]
     if any(i > since for i, _ in log.requests):  # machine or nudge messages at the end
         first_after = min((i for i, _ in log.requests if i > since), default=last_i)
-        before = [t for i, t in log.texts if since < i < first_after]
+        # (not the last message itself: it came before them; walk 28, F11: said twice)
+        before = [t for i, t in log.texts if since < i < first_after and i != last_i]
         if before:
             texts.insert(0, before[-1])
     return texts
