@@ -87,3 +87,34 @@ def test_a_session_ending_on_a_task_notification_says_its_last_message_once(
     out = capsys.readouterr().out
     stopped = out.split("## Where it stopped\n", 1)[1].split("\n\n", 1)[0].strip()
     assert stopped == "Started the port in the background.", stopped
+
+
+def test_mini_swe_agent_s_timeout_notice_reads_as_a_timeout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F9: mini-swe-agent's own timeout notice ("The last command <command>...
+    </command> timed out and has been killed.") read as output: collapsed, the raw tags;
+    in "Last check", a line of the killed run's partial output. A run whose own output
+    holds an `<exception>` tag is no harness error."""
+    notice = (
+        "The last command <command>cd /testbed && pytest -q</command> timed out and has been "
+        "killed.\nThe output of the command was:\n <output>\n=== test session starts ===\n"
+        "collected 1874 items\n\ntests/test_a.py ........\n</output>\nPlease try another "
+        "command and make sure to avoid those requiring interactive input."
+    )
+    messages = [
+        {"role": "user", "content": "Fix the failing test."},
+        {
+            "role": "assistant",
+            "content": "Run the tests.\n\n```bash\ncd /testbed && pytest -q\n```",
+        },
+        {"role": "user", "content": notice},
+    ]
+    traj = tmp_path / "t.traj.json"
+    traj.write_text(json.dumps({"messages": messages}), encoding="utf-8")
+    assert main(["chunk", str(traj), "--collapse"]) == 0
+    said = capsys.readouterr().out
+    assert "Ran `cd /testbed && pytest -q` (timed out)." in said, said
+    assert "<command>" not in said
+    assert main(["recap", str(traj)]) == 0
+    assert "Last check: `cd /testbed && pytest -q` -> timed out" in capsys.readouterr().out

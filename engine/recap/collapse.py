@@ -425,7 +425,11 @@ def _command(args: Mapping[str, Any]) -> str:
 #: A harness's own error before a command's output (mini-swe-agent's ``<exception>An
 #: error occurred while executing the command: Command '['docker', 'exec', ...]' timed
 #: out after 60 seconds</exception>``): what it says of the command, not its output.
-_HARNESS_ERROR = re.compile(r"\A\s*<exception>(.*?)</exception>\s*", re.S)
+_HARNESS_ERROR = re.compile(
+    r"\A\s*(?:<exception>(.*?)</exception>(?=\s*<returncode>)"  # (a run's own output may
+    r"|The last command <command>.*?</command> (timed out)[^\n]*)\s*",  # hold such a tag)
+    re.S,
+)
 _TIMED_OUT = re.compile(r"\btimed out(?: after [\d.]+ seconds?)?")
 
 
@@ -446,7 +450,7 @@ def harness_error(result: str) -> tuple[str, str]:
     m = _HARNESS_ERROR.match(result)
     if m is None:
         return "", result
-    timed = _TIMED_OUT.search(m.group(1))
+    timed = _TIMED_OUT.search(m.group(1) or m.group(2))
     return (timed.group(0) if timed else "the harness failed to run it"), result[m.end() :]
 
 

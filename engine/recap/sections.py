@@ -292,6 +292,9 @@ _OUTPUT_TAG = re.compile(r"<output>\s*(.*?)\s*</output>", re.S)
 def _observed(call: _Call, text: str) -> None:
     """A call's result from the output mini-swe-agent gave back for it: what the command
     printed (its ``<output>`` block) and its return code."""
+    if harness_error(text)[0]:  # its timeout notice: the run said as timed out (walk 28, F9)
+        call.result = text
+        return
     code = _RETURNCODE.search(text)
     out = _OUTPUT_TAG.search(text)
     call.result = out.group(1) if out else text
