@@ -118,3 +118,50 @@ def test_mini_swe_agent_s_timeout_notice_reads_as_a_timeout(
     assert "<command>" not in said
     assert main(["recap", str(traj)]) == 0
     assert "Last check: `cd /testbed && pytest -q` -> timed out" in capsys.readouterr().out
+
+
+def test_an_anthropic_message_s_blocks_and_server_results_are_all_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F13: in Anthropic messages, a user message's text showed before the tool
+    result that came first; an `mcp_tool_use` call was dropped (its result alone); the
+    results of the `web_fetch` and `code_execution` server tools were never said."""
+    fetched = {
+        "type": "web_fetch_result",
+        "url": "https://example.com/rel",
+        "content": {"type": "document", "source": {"type": "text", "data": "Release 2.0."}},
+    }
+    ran = {"type": "code_execution_result", "stdout": "2\n", "stderr": "", "return_code": 0}
+    assistant = [
+        {"type": "server_tool_use", "id": "s1", "name": "web_fetch", "input": {"url": "x"}},
+        {"type": "web_fetch_tool_result", "tool_use_id": "s1", "content": fetched},
+        {"type": "server_tool_use", "id": "s2", "name": "code_execution", "input": {"code": "1+1"}},
+        {"type": "code_execution_tool_result", "tool_use_id": "s2", "content": ran},
+        {"type": "mcp_tool_use", "id": "m1", "name": "list_issues", "input": {"repo": "o/r"}},
+        {
+            "type": "mcp_tool_result",
+            "tool_use_id": "m1",
+            "content": [{"type": "text", "text": "#1 crash on start"}],
+        },
+        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest -q"}},
+    ]
+    user = [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "3 passed"},
+        {"type": "text", "text": "Thanks, now bump the version."},
+    ]
+    messages = [
+        {"role": "user", "content": "What does release 2.0 add?"},
+        {"role": "assistant", "content": assistant},
+        {"role": "user", "content": user},
+    ]
+    f = tmp_path / "chat.json"
+    f.write_text(json.dumps(messages), encoding="utf-8")
+    assert main(["chunk", str(f), "--no-collapse"]) == 0
+    out = capsys.readouterr().out
+    order = ["Tool: Release 2.0.", "Exit code: 0", "list_issues", "Tool: #1 crash on start"]
+    order += ["Tool: 3 passed", "You: Thanks, now bump the version."]
+    at = [out.find(part) for part in order]
+    assert -1 not in at and at == sorted(at), (at, out)
+    assert main(["chunk", str(f), "--collapse"]) == 0
+    out = capsys.readouterr().out
+    assert "Ran `1+1` (exit 0): 2" in out and "Called list_issues repo=o/r." in out, out

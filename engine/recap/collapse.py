@@ -661,7 +661,7 @@ def _other_tool(
         return f"Edited {_path(args)}."
     if name.lower() in SHELL_TOOLS:
         return _ran(_command(args), result, exit_code, failed)
-    if name == "python":  # ChatGPT's code interpreter: all its code, folded as a command
+    if name in ("python", "code_execution"):  # ChatGPT's, Anthropic's code interpreter
         code = _value(args, "input", _value(args, "code", "")).strip()
         return _ran(code or "python", result, exit_code, failed)
     if name in ("LS", "list_dir", "list_directory"):

@@ -178,6 +178,23 @@ def _server_result(block: dict[str, Any], ts: Any) -> dict[str, Any]:
     if isinstance(content, dict) and content.get("error_code"):
         result["content"] = f"Error: {content['error_code']}"
         result["is_error"] = True
+    elif isinstance(content, dict) and ("stdout" in content or "stderr" in content):
+        # code execution: what it printed, its exit code as a shell's result says it
+        said = "\n".join(str(content.get(k) or "").rstrip() for k in ("stdout", "stderr"))
+        code = content.get("return_code")
+        result["content"] = f"Exit code: {code}\n{said.strip()}" if code is not None else said
+    elif isinstance(content, dict) and isinstance(content.get("content"), dict):
+        # a fetched document (web_fetch): its text
+        source = content["content"].get("source")
+        data = source.get("data") if isinstance(source, dict) else None
+        result["content"] = str(data) if data is not None else text_of(content["content"])
+    elif block.get("is_error"):
+        result["content"] = text_of(content)
+        result["is_error"] = True
+    elif isinstance(content, list) and all(
+        isinstance(item, dict) and item.get("type") == "text" for item in content
+    ):
+        result["content"] = text_of(content)  # an MCP tool's text blocks
     elif isinstance(content, list):
         lines = [
             " ".join(str(item.get(k) or "") for k in ("title", "url")).strip()
@@ -234,7 +251,7 @@ def block_messages(
                 if calls or texts:
                     flush()
                 thinking.append(block["thinking"])
-            elif kind in ("tool_use", "server_tool_use"):
+            elif kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
                 calls.append(tool_call(block.get("id"), block.get("name"), block.get("input")))
             elif isinstance(kind, str) and kind.endswith("_tool_result"):
                 flush()
@@ -243,6 +260,7 @@ def block_messages(
                 stripped["encrypted reasoning blocks"] += 1  # encrypted: never shown
         flush()
         return out
+    # in their order: the words after a tool result follow it (walk 28, F13)
     texts = []
     for block in content:
         if isinstance(block, str):
@@ -250,6 +268,9 @@ def block_messages(
         elif isinstance(block, dict):
             kind = block.get("type")
             if kind == "tool_result":
+                if texts:
+                    out.append({"role": role, "content": "\n".join(texts), "timestamp": ts})
+                    texts = []
                 result: dict[str, Any] = {
                     "role": "tool",
                     "tool_call_id": block.get("tool_use_id"),
@@ -264,7 +285,7 @@ def block_messages(
             elif kind in ("image", "document"):
                 texts.append(f"[{kind}]")
     if texts:
-        out.insert(0, {"role": role, "content": "\n".join(texts), "timestamp": ts})
+        out.append({"role": role, "content": "\n".join(texts), "timestamp": ts})
     return out
 
 

@@ -292,7 +292,8 @@ def _response_output(raw: dict[str, Any]) -> list[dict[str, Any]]:
 
 #: The blocks that make a message an Anthropic one (read by `claude.block_messages`).
 _ANTHROPIC_BLOCKS = frozenset(
-    {"tool_use", "tool_result", "thinking", "server_tool_use", "redacted_thinking"}
+    {"tool_use", "tool_result", "thinking", "server_tool_use", "mcp_tool_use"}
+    | {"redacted_thinking"}
 )
 
 
