@@ -165,3 +165,30 @@ def test_an_anthropic_message_s_blocks_and_server_results_are_all_said(
     assert main(["chunk", str(f), "--collapse"]) == 0
     out = capsys.readouterr().out
     assert "Ran `1+1` (exit 0): 2" in out and "Called list_issues repo=o/r." in out, out
+
+
+def test_review_passes_over_an_empty_transcript(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walk 28, F14: `review` and a session start took the newest transcript even when it
+    was empty (a session killed at once), and the workbench failed on it ("no turns");
+    the older session beside it is the one to review."""
+    import os
+    import re
+    import shutil
+
+    from chunkscope.tui.cli.review import review_options
+    from tests.test_hooks import POEMS
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    project = (tmp_path / "proj").resolve()
+    project.mkdir()
+    folder = tmp_path / "home" / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+    folder.mkdir(parents=True)
+    session = folder / "s0.jsonl"
+    shutil.copyfile(POEMS, session)
+    os.utime(session, (1_700_000_000, 1_700_000_000))
+    (folder / "s4.jsonl").write_bytes(b"")
+    assert Path(review_options(str(project)).path) == session

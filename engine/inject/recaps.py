@@ -168,16 +168,24 @@ def claude_transcripts_folder(root: str | os.PathLike[str]) -> Path | None:
     return None
 
 
-def _is_text(path: Path) -> bool:
-    """Whether a transcript is text (`check_text`): a stray archive or binary file named
-    ``*.jsonl`` is no session, and the newest session is the newest one that is."""
-    from chunkscope.engine.read.source import check_text
+def unreadable(path: Path) -> str | None:
+    """Why a transcript is no session to read (`check_text`, `check_not_blank`: a stray
+    archive or binary file named ``*.jsonl``, an empty one), or None: the newest session
+    is the newest one that has something to read (walk 28, F14: an empty one was taken)."""
+    from chunkscope.engine.read.source import check_not_blank, check_text
 
     try:
         check_text(path)
-    except (ChunkscopeError, OSError):
-        return False
-    return True
+        check_not_blank(path)
+    except ChunkscopeError as e:
+        return str(getattr(e, "reason", e))
+    except OSError as e:
+        return e.strerror or str(e)
+    return None
+
+
+def _is_text(path: Path) -> bool:
+    return unreadable(path) is None
 
 
 def newest_transcripts(folder: Path, *, other_than: str | None = None) -> list[Path]:

@@ -109,19 +109,16 @@ def _agent_of(stored: Any) -> str | None:
 
 
 def _not_text(root: Path, agent: Any) -> str:
-    """The transcripts the review passed over, not text (a stray archive named
-    ``*.jsonl``): `` (passed over: s1.jsonl, looks like ...)``, or nothing."""
-    from chunkscope.engine.errors import SourceError
-    from chunkscope.engine.read.source import check_text
+    """The transcripts the review passed over, with nothing to read (a stray archive
+    named ``*.jsonl``, an empty one): `` (passed over: s1.jsonl, looks like ...)``, or
+    nothing."""
+    from chunkscope.engine.inject.recaps import unreadable
 
-    said: list[str] = []
-    for path in agent.other_transcripts(root, None, {}):
-        try:
-            check_text(path)
-        except SourceError as e:
-            said.append(f"{path.name}, {e.reason}")
-        except OSError:
-            continue
+    said = [
+        f"{path.name}, {why}"
+        for path in agent.other_transcripts(root, None, {})
+        if (why := unreadable(path)) is not None
+    ]
     return f": passed over {'; '.join(said[:3])}" if said else ""
 
 
