@@ -192,3 +192,50 @@ def test_review_passes_over_an_empty_transcript(
     os.utime(session, (1_700_000_000, 1_700_000_000))
     (folder / "s4.jsonl").write_bytes(b"")
     assert Path(review_options(str(project)).path) == session
+
+
+def test_codex_s_argv_patch_form_reads_as_a_patch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F19: `shell {"command": ["apply_patch", "*** Begin Patch ..."]}`, the form
+    Codex's own prompt asks for, read `Ran `apply_patch '*** Begin Patch ⏎ ...'``, and a
+    failed one was counted as an edit."""
+
+    def record(kind: str, **payload: object) -> str:
+        return json.dumps({"timestamp": "2025-11-22T22:09:39Z", "type": kind, "payload": payload})
+
+    delete = "*** Begin Patch\n*** Delete File: old.js\n*** End Patch\n"
+    update = "*** Begin Patch\n*** Update File: src/a.py\n@@\n-x\n+y\n*** End Patch\n"
+    lines = [
+        record("session_meta", id="s1", timestamp="2025-11-22T20:45:35Z", cwd="/w"),
+        record(
+            "response_item",
+            type="message",
+            role="user",
+            content=[{"type": "input_text", "text": "Drop old.js and set y."}],
+        ),
+    ]
+    for i, (patch, out) in enumerate(
+        [(delete, "Exit code: 0\nOutput:\nSuccess.\n"), (update, "Exit code: 1\nOutput:\nFailed")]
+    ):
+        arguments = json.dumps({"command": ["apply_patch", patch]})
+        lines.append(
+            record(
+                "response_item",
+                type="function_call",
+                name="shell",
+                arguments=arguments,
+                call_id=f"c{i}",
+            )
+        )
+        lines.append(
+            record("response_item", type="function_call_output", call_id=f"c{i}", output=out)
+        )
+    log = tmp_path / "rollout-2025-11-22T20-45-35-s1.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["chunk", str(log), "--collapse"]) == 0
+    said = capsys.readouterr().out
+    assert "Tool: Deleted old.js." in said and "Patch of src/a.py failed" in said, said
+    assert main(["recap", str(log)]) == 0
+    files = capsys.readouterr().out.split("## Files changed\n", 1)[1].split("\n\n", 1)[0]
+    assert files.strip() == "- old.js (deleted)", files

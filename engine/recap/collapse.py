@@ -530,6 +530,21 @@ SHELL_PATCH = re.compile(
 )
 
 
+def shell_patch(args: Mapping[str, Any]) -> str | None:
+    """The apply_patch input a shell call is, alone (`SHELL_PATCH`'s heredoc, or the argv
+    ``["apply_patch", PATCH]`` Codex's prompt asks for: walk 28, F19), else None."""
+    command = args.get("command", args.get("cmd"))
+    if (
+        isinstance(command, list)
+        and len(command) == 2
+        and command[0] == "apply_patch"
+        and isinstance(command[1], str)
+    ):
+        return command[1]
+    text = _command(args)
+    return text if SHELL_PATCH.match(text) else None
+
+
 #: What an apply_patch input does to a file, by its header's verb, as a sentence says it.
 _PATCH_VERBS = {"Update": "edited", "Add": "created", "Delete": "deleted"}
 
@@ -634,8 +649,9 @@ def _other_tool(
         if name.lower() in SHELL_TOOLS:
             return f"Refused by the user: `{_command_line(_command(args))}`."
         return f"Refused by the user: {_cut(_fold(format_call(name, arguments)))}."
-    if name.lower() in SHELL_TOOLS and SHELL_PATCH.match(_command(args)):
-        name, args = "apply_patch", {"input": _command(args)}  # Codex's, through its shell
+    patch = shell_patch(args) if name.lower() in SHELL_TOOLS else None
+    if patch is not None:
+        name, args = "apply_patch", {"input": patch}  # Codex's, through its shell
     if (failed or exit_code not in (None, 0)) and name.lower() not in SHELL_TOOLS:
         # a call that did nothing: never "Edited a.py." or "Fetched https://..."
         what = _failed_call(name, args) or _cut(_fold(format_call(name, arguments)))

@@ -65,7 +65,6 @@ from chunkscope.engine.recap.collapse import (
     CC_REJECTED,
     REJECTED_RESULT,
     RESULT_LINE,
-    SHELL_PATCH,
     SUBAGENT_TOOLS,
     _calls,
     _command,
@@ -76,6 +75,7 @@ from chunkscope.engine.recap.collapse import (
     one_line_command,
     patch_changes,
     question_text,
+    shell_patch,
 )
 from chunkscope.engine.segment.requests import INTERRUPTED, message_kind, request_text
 from chunkscope.engine.summarize.extractive import (
@@ -706,7 +706,7 @@ _PATCH_REFUSED = re.compile(
 def _patch_failed(call: _Call) -> bool:
     """Whether a patch run through the shell did not apply: alone, its exit code says it;
     with commands after it (``&& pytest``), apply_patch's own words do."""
-    if SHELL_PATCH.match(_command(call.args)):
+    if shell_patch(call.args) is not None:
         return _exit_code(call) not in (None, 0)
     return bool(_PATCH_REFUSED.search(call.result or ""))
 
