@@ -239,3 +239,19 @@ def test_codex_s_argv_patch_form_reads_as_a_patch(
     assert main(["recap", str(log)]) == 0
     files = capsys.readouterr().out.split("## Files changed\n", 1)[1].split("\n\n", 1)[0]
     assert files.strip() == "- old.js (deleted)", files
+
+
+def test_a_backslash_path_has_one_spelling_in_the_recap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F16: "Files changed" said `src/app/main.py` and "Work state" the same
+    file `src\\app\\main.py`."""
+    chat = tmp_path / "w.aider.chat.history.md"
+    chat.write_text(
+        "# aider chat started at 2024-05-01 10:00:00\n\n#### fix main\n\nDone.\n\n"
+        "> Applied edit to src\\app\\main.py\n",
+        encoding="utf-8",
+    )
+    assert main(["recap", str(chat)]) == 0
+    state = capsys.readouterr().out.split("## Where it stopped", 1)[0]  # the sections
+    assert "src/app/main.py" in state and "src\\app\\main.py" not in state, state

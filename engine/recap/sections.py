@@ -1266,8 +1266,11 @@ def state_section(log: _Log) -> Section:
         lines.append((1 + age, pos, line))
     # what is uncommitted: the last git status after the last edit says it; else the edits
     last_commit = commits[-1][0] if commits else -1
-    edits = [
-        (c.index, p) for c in log.calls if not c.failed and not c.rejected for p in _edited_paths(c)
+    edits = [  # (a Windows path as files changed names it: walk 28, F16)
+        (c.index, p.replace("\\", "/"))
+        for c in log.calls
+        if not c.failed and not c.rejected
+        for p in _edited_paths(c)
     ]
     last_edit = max((i for i, _ in edits), default=-1)
     said = (
