@@ -255,3 +255,35 @@ def test_a_backslash_path_has_one_spelling_in_the_recap(
     assert main(["recap", str(chat)]) == 0
     state = capsys.readouterr().out.split("## Where it stopped", 1)[0]  # the sections
     assert "src/app/main.py" in state and "src\\app\\main.py" not in state, state
+
+
+@pytest.mark.parametrize("encoding", ["shift_jis", "gb18030"])
+def test_a_session_log_in_a_legacy_encoding_is_refused_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], encoding: str
+) -> None:
+    """Walk 28, F17: a JSONL log in Shift_JIS or GB18030 was read as U+FFFD text (its ASCII
+    keys kept it under the refusal threshold), and its recap was empty, exit 0. A Latin-1
+    file, whose accents stand alone, is still read with warnings."""
+    words = (
+        "キャッシュをデータベースに移しました"
+        if encoding == "shift_jis"
+        else "我们比较了两种缓存的延迟"
+    )
+    lines = [
+        json.dumps(  # ASCII keys and values around the words, as a real log's records
+            {"role": "user", "content": f"{words} {i}", "timestamp": "2026-01-22T19:38:00Z"}
+            | {"sessionId": "0ccf1a04-1b4c-43b6-8aa5-79e41db43a68", "cwd": "/home/u/proj"},
+            ensure_ascii=False,
+        )
+        for i in range(12)
+    ]
+    log = tmp_path / "s.jsonl"
+    log.write_bytes(("\n".join(lines) + "\n").encode(encoding))
+    assert main(["recap", str(log)]) == 2
+    assert "looks like text in another encoding than UTF-8" in capsys.readouterr().err
+    latin = tmp_path / "fr.md"
+    latin.write_bytes(
+        ("# Café\n\nLe café est très bon. Où est la bibliothèque?\n" * 30).encode("latin-1")
+    )
+    assert main(["chunk", str(latin)]) == 0
+    assert "invalid UTF-8" in capsys.readouterr().err

@@ -370,6 +370,18 @@ def _texty(column: bytes) -> bool:
 #: The most control bytes a file with no NUL and few UTF-8 characters may hold to be text
 #: in a legacy encoding (Shift_JIS, GB18030, CP1251: their bytes are letters), not data.
 _LEGACY_CONTROLS = 0.01
+#: Below `_BINARY_SHARE_ALONE`, a file is such text when at least this many characters and
+#: this share of them do not decode, most of them (`_LEGACY_RUNS`) in runs of three
+#: (measured: Shift_JIS, GB18030, EUC-KR and CP1251 text 0.5-1.0 in runs, Latin-1 and
+#: CP1252 text 0.0).
+_LEGACY_MIN = 16
+_LEGACY_SHARE = 0.02
+_LEGACY_RUNS = 0.4
+_REPLACED_RUN = re.compile("\ufffd{3,}")
+_LEGACY_TEXT = (
+    "looks like text in another encoding than UTF-8 (convert it: iconv -f ENCODING -t UTF-8, "
+    "ENCODING such as SHIFT_JIS, GB18030, EUC-KR or CP1251)"
+)
 
 
 def _other_encoding(name: str) -> str:
@@ -421,13 +433,18 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
                 if _reads_as(head, name):
                     return _other_encoding(name)
         return f"looks like a binary file (NUL bytes at byte {nul}){not_what}"
+    legacy = nul < 0 and controls <= len(text) * _LEGACY_CONTROLS  # bytes of letters, not data
     if share > _BINARY_SHARE_ALONE:
-        if nul < 0 and controls <= len(text) * _LEGACY_CONTROLS:  # bytes of letters, not data
-            return (
-                "looks like text in another encoding than UTF-8 (convert it: iconv -f "
-                "ENCODING -t UTF-8, ENCODING such as SHIFT_JIS, GB18030, EUC-KR or CP1251)"
-            )
+        if legacy:
+            return _LEGACY_TEXT
         return f"looks like a binary file ({share:.0%} of its first bytes are not text){not_what}"
+    if legacy and undecodable >= _LEGACY_MIN and undecodable >= len(text) * _LEGACY_SHARE:
+        # fewer such bytes (a log's ASCII keys around Japanese text, walk 28, F17), but in
+        # runs, as the letters of a legacy multibyte or Cyrillic encoding are; a Latin-1
+        # file's accents stand alone between ASCII letters, and it is read with warnings
+        runs = sum(len(run) for run in _REPLACED_RUN.findall(text))
+        if runs >= undecodable * _LEGACY_RUNS:
+            return _LEGACY_TEXT
     return None
 
 
