@@ -287,3 +287,17 @@ def test_a_session_log_in_a_legacy_encoding_is_refused_as_such(
     )
     assert main(["chunk", str(latin)]) == 0
     assert "invalid UTF-8" in capsys.readouterr().err
+
+
+def test_the_report_s_flags_table_has_the_count_and_search_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F6: `--topics N`, `--dedup` and the other options the page's figures
+    depend on had no row in the flags table."""
+    from tests.test_report import _texts, report
+
+    code, html = report(tmp_path, capsys, str(SAMPLE), "--topics", "5", "--dedup")
+    assert code == 0
+    cells = _texts(html, "td")
+    rows = {cells[i]: cells[i + 1] for i in range(len(cells) - 1) if cells[i].startswith("--")}
+    assert rows.get("--topics") == "5" and rows.get("--dedup") == "true", rows

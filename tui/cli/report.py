@@ -98,6 +98,23 @@ def _given_flags(args: argparse.Namespace) -> list[str]:
             out.append(f"--{flag.replace('_', '-')}")
     if getattr(args, "gold", None) is not None:
         out += ["--gold", str(args.gold)]
+        from chunkscope.engine.evaluate.measure import TOLERANCE
+
+        if args.tolerance != TOLERANCE:
+            out += ["--tolerance", str(args.tolerance)]
+    # the options a page's figures depend on, when given (walk 28, F6)
+    for dest in ("chunks", "topics", "queries", "ranker", "top", "enrich", "adjacent"):
+        value = getattr(args, dest, None)
+        if value is not None:
+            out += [f"--{dest}", str(value)]
+    if getattr(args, "neighbours", None) is not None:
+        out += ["--neighbours", str(args.neighbours)]
+    if getattr(args, "profile", None) is not None:
+        out += ["--profile", str(args.profile)]
+    if getattr(args, "dedup", False):
+        out += ["--dedup", "--dedup-threshold", str(args.dedup_threshold)]
+    if getattr(args, "full_path", False):
+        out.append("--full-path")
     if args.strategy is not None:
         from chunkscope.engine.chunk.strategies import param_specs
         from chunkscope.tui.cli.strategy import _flag_dest
