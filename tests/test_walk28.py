@@ -301,3 +301,35 @@ def test_the_report_s_flags_table_has_the_count_and_search_options(
     cells = _texts(html, "td")
     rows = {cells[i]: cells[i + 1] for i in range(len(cells) - 1) if cells[i].startswith("--")}
     assert rows.get("--topics") == "5" and rows.get("--dedup") == "true", rows
+
+
+def test_a_background_run_s_end_is_its_outcome(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F20: a background run that failed, told by its task notification, left
+    "Last check" saying its launch message ("Command running in background with ID")."""
+    note = (
+        "<task-notification>\n<task-id>b9</task-id>\n<status>failed</status>\n"
+        '<summary>Background command "pytest -q" failed with exit code 1</summary>\n'
+        "</task-notification>"
+    )
+    call = {"type": "tool_use", "id": "t1", "name": "Bash"}
+    call["input"] = {"command": "pytest -q", "run_in_background": True}
+    launched = "Command running in background with ID: b9. Output is being written to: /tmp/b9"
+    records = [
+        ("user", "Run the tests in the background."),
+        ("assistant", [call]),
+        ("user", [{"type": "tool_result", "tool_use_id": "t1", "content": launched}]),
+        ("assistant", "Started the tests."),
+        ("user", note),
+    ]
+    log = tmp_path / "s.jsonl"
+    lines = []
+    for i, (kind, content) in enumerate(records):
+        record = {"type": kind, "uuid": f"u{i}", "sessionId": "s"}
+        record["timestamp"] = f"2026-01-22T19:38:{i:02d}.000Z"
+        lines.append(json.dumps({**record, "message": {"role": kind, "content": content}}))
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["recap", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "Last check: `pytest -q` -> failed (exit 1)" in out, out

@@ -349,11 +349,35 @@ def _describe(call: _Call) -> str:
     return name
 
 
+#: A background command's notice: its name (the call's description or command) and how
+#: it ended (``completed (exit code 0)``, ``failed with exit code 1``).
+_BACKGROUND_DONE = re.compile(
+    r'\ABackground command "(.+?)" (.*?)(?:exit code (-?\d+))?\)?\s*\Z', re.S
+)
+
+
 def _notification(log: _Log, index: int, text: str) -> None:
-    """A Claude Code task notification: a background subagent's report."""
+    """A Claude Code task notification: a background subagent's report, or a background
+    command's end, which is its call's outcome (walk 28, F20: "Last check" said the
+    launch message, "Command running in background ...")."""
     note = notification(text)
-    if note is not None and note.agent is not None:  # not a background command's notice
+    if note is None:
+        return
+    if note.agent is not None:
         log.reports.append((index, note.agent, note.status, note.result))
+        return
+    done = _BACKGROUND_DONE.match(note.summary)
+    if done is None:
+        return
+    name = done.group(1)
+    for call in reversed(log.calls):
+        said = (call.args.get("description"), _command(call.args))
+        if call.name.lower() in SHELL_TOOLS and name in said:
+            call.result = note.status or "ended"  # "failed", and its exit code after it
+            if done.group(3) is not None:
+                call.exit_code = int(done.group(3))
+            call.failed = call.failed or note.status.lower() in ("failed", "killed")
+            return
 
 
 def _aider_output(log: _Log, index: int, text: str) -> None:
