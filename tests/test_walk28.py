@@ -333,3 +333,15 @@ def test_a_background_run_s_end_is_its_outcome(
     assert main(["recap", str(log)]) == 0
     out = capsys.readouterr().out
     assert "Last check: `pytest -q` -> failed (exit 1)" in out, out
+
+
+def test_hindi_s_danda_ends_a_sentence_and_cjk_ends_with_its_own_stop() -> None:
+    """Walk 28, F3: the Devanagari danda `।` ended no sentence and got an ASCII period
+    after it (`हैं।.`); a Chinese sentence without its stop got an ASCII one."""
+    from chunkscope.engine.summarize.extractive import sentences_of, terminated
+
+    parts = sentences_of("सभी परीक्षण पास हो रहे हैं। हम कल रिलीज़ करेंगे।")
+    assert parts == ["सभी परीक्षण पास हो रहे हैं।", "हम कल रिलीज़ करेंगे।"]
+    assert terminated(parts[0]) == parts[0]
+    assert terminated("请修复缓存模块中的错误") == "请修复缓存模块中的错误。"
+    assert terminated("Run the tests") == "Run the tests."

@@ -214,8 +214,10 @@ def _chunk_lines(text: str) -> list[str]:
 # or an opening mark; before a lowercase word only when the word before the stop is
 # an ordinary word (not "e.g", "etc" or a dotted name such as "foo.py"). A full-width
 # stop (Chinese and Japanese ``。！？``) ends a sentence with or without a space after it.
-_SENTENCE_END = re.compile(r"(?:[.!?]+[\"'”’)\]]*(?=\s)|[。！？]+[」』”’）)\]]*)(\s*)(?=\S)")
-_WIDE_STOPS = "。！？"
+_SENTENCE_END = re.compile(r"(?:[.!?]+[\"'”’)\]]*(?=\s)|[。！？।॥]+[」』”’）)\]]*)(\s*)(?=\S)")
+#: Full stops that end a sentence whatever follows (Chinese and Japanese, and the
+#: Devanagari danda of Hindi: walk 28, F3).
+_WIDE_STOPS = "。！？।॥"
 _STARTER = re.compile(r"[A-Z0-9\"'“‘(\[`*_$~#@]")
 _LOWER_START = re.compile(r"[a-z]")
 _ABBREVIATIONS = frozenset(
@@ -483,7 +485,9 @@ def content_weight(sentence: str) -> float:
     return 1.0 + marks * 0.2 if marks else 0.7
 
 
-_ENDED = re.compile(r"[.!?:;…。！？：；]['\"”’)\]`*」』）]*$")
+_ENDED = re.compile(r"[.!?:;…。！？：；।॥]['\"”’)\]`*」』）]*$")
+#: A sentence that ends in a Chinese or Japanese character ends with their full stop.
+_WIDE_END = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]\Z")
 
 
 def terminated(sentence: str) -> str:
@@ -494,7 +498,9 @@ def terminated(sentence: str) -> str:
     core = text.rstrip("*_")  # "**1. Update the styles:**" ends as "**1. Update the styles.**"
     if core.endswith(":") and not core.endswith("::"):
         return core[:-1].rstrip() + "." + text[len(core) :]
-    return text if not text or _ENDED.search(text) else text + "."
+    if not text or _ENDED.search(text):
+        return text
+    return text + ("。" if _WIDE_END.search(text) else ".")
 
 
 def sentences_of(text: str) -> list[str]:
