@@ -285,3 +285,8 @@ def files_named(files: Sequence[tuple[str, str]]) -> str:
     (``a.jsonl (empty), b.jsonl (looks like ...)``), then how many more."""
     said = ", ".join(f"{PurePath(path).name} ({why})" for path, why in files[:3])
     return said + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+
+
+#: The characters of the scripts written without spaces between words (kana, Han, CJK
+#: compatibility ideographs), as a regular expression's character class body.
+UNSPACED_SCRIPT = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"

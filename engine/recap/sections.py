@@ -885,6 +885,9 @@ def files_section(log: _Log) -> Section:
         shell = name in SHELL_TOOLS
         paths = _edited_paths(call)
         verbs = patch_changes(_patch_text(call)) if paths else {}
+        command = _command(call.args) if shell else ""
+        # a shell command's writes are scratch files, unless it edits in place or patches
+        scratch = shell and not _SED_INPLACE.search(command) and not _PATCH_FILE.search(command)
         for path in paths:
             gone = verbs.get(path) == "deleted"
             path = path.replace("\\", "/")  # a Windows path, as aider's chat may name it
@@ -895,9 +898,8 @@ def files_section(log: _Log) -> Section:
             counts[path] = counts.get(path, 0) + 1
             if name in ("write", "write_file", "create_file", "create"):
                 created.add(path)
-            command = _command(call.args) if shell else ""
-            if shell and not _SED_INPLACE.search(command) and not _PATCH_FILE.search(command):
-                shell_only.add(path)  # (a patch run through the shell is an edit)
+            if scratch:
+                shell_only.add(path)
             elif path in shell_only and not shell:
                 shell_only.discard(path)
     diffed: list[str] = []

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from chunkscope.engine.read.commands import COMMAND, TOOL_COMMANDS, command_request
+from chunkscope.engine.textutil import UNSPACED_SCRIPT
 from chunkscope.engine.toolcall import PLAN_STEP
 
 __all__ = [
@@ -334,7 +335,7 @@ def clean_request(text: str) -> str:
 
 
 #: Four characters of a script written without spaces between words (Han, kana).
-_UNSPACED_WORDS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{4}")
+_UNSPACED_WORDS = re.compile(f"[{UNSPACED_SCRIPT}]{{4}}")
 
 
 def is_request(text: str) -> bool:

@@ -27,7 +27,7 @@ from chunkscope.engine.read.headings import (
 from chunkscope.engine.read.source import DOC_ROLE, FENCE, THINKING_ROLE
 from chunkscope.engine.segment.requests import INTERRUPTED
 from chunkscope.engine.summarize.base import Summary, clean_summary, has_words
-from chunkscope.engine.textutil import CONTROL_CHAR, STOPWORDS
+from chunkscope.engine.textutil import CONTROL_CHAR, STOPWORDS, UNSPACED_SCRIPT
 
 #: The role names a chunk's ``role: text`` lines start with (see engine.read.parse), the
 #: readers' own (a subagent's, a compaction summary's, a run's end) among them: a line
@@ -214,10 +214,12 @@ def _chunk_lines(text: str) -> list[str]:
 # or an opening mark; before a lowercase word only when the word before the stop is
 # an ordinary word (not "e.g", "etc" or a dotted name such as "foo.py"). A full-width
 # stop (Chinese and Japanese ``。！？``) ends a sentence with or without a space after it.
-_SENTENCE_END = re.compile(r"(?:[.!?]+[\"'”’)\]]*(?=\s)|[。！？।॥]+[」』”’）)\]]*)(\s*)(?=\S)")
 #: Full stops that end a sentence whatever follows (Chinese and Japanese, and the
 #: Devanagari danda of Hindi: walk 28, F3).
 _WIDE_STOPS = "。！？।॥"
+_SENTENCE_END = re.compile(
+    rf"(?:[.!?]+[\"'”’)\]]*(?=\s)|[{_WIDE_STOPS}]+[」』”’）)\]]*)(\s*)(?=\S)"
+)
 _STARTER = re.compile(r"[A-Z0-9\"'“‘(\[`*_$~#@]")
 _LOWER_START = re.compile(r"[a-z]")
 _ABBREVIATIONS = frozenset(
@@ -485,9 +487,9 @@ def content_weight(sentence: str) -> float:
     return 1.0 + marks * 0.2 if marks else 0.7
 
 
-_ENDED = re.compile(r"[.!?:;…。！？：；।॥]['\"”’)\]`*」』）]*$")
+_ENDED = re.compile(rf"[.!?:;…：；{_WIDE_STOPS}]['\"”’)\]`*」』）]*$")
 #: A sentence that ends in a Chinese or Japanese character ends with their full stop.
-_WIDE_END = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]\Z")
+_WIDE_END = re.compile(f"[{UNSPACED_SCRIPT}]\\Z")
 
 
 def terminated(sentence: str) -> str:

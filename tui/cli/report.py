@@ -74,6 +74,20 @@ def _given_paths(args: argparse.Namespace) -> list[str]:
     return out
 
 
+#: The options a page's figures depend on, each said with its value when given.
+_FIGURE_OPTIONS = (
+    "chunks",
+    "topics",
+    "queries",
+    "ranker",
+    "top",
+    "enrich",
+    "adjacent",
+    "neighbours",
+    "profile",
+)
+
+
 def _given_flags(args: argparse.Namespace) -> list[str]:
     """The options given that are not knobs (the command the page shows repeats the
     knobs from their values): the reader, the tokenizer, the backends, the strategy."""
@@ -103,14 +117,10 @@ def _given_flags(args: argparse.Namespace) -> list[str]:
         if args.tolerance != TOLERANCE:
             out += ["--tolerance", str(args.tolerance)]
     # the options a page's figures depend on, when given (walk 28, F6)
-    for dest in ("chunks", "topics", "queries", "ranker", "top", "enrich", "adjacent"):
+    for dest in _FIGURE_OPTIONS:
         value = getattr(args, dest, None)
         if value is not None:
             out += [f"--{dest}", str(value)]
-    if getattr(args, "neighbours", None) is not None:
-        out += ["--neighbours", str(args.neighbours)]
-    if getattr(args, "profile", None) is not None:
-        out += ["--profile", str(args.profile)]
     if getattr(args, "dedup", False):
         out += ["--dedup", "--dedup-threshold", str(args.dedup_threshold)]
     if getattr(args, "full_path", False):
