@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import shutil
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from chunkscope.engine.inject.recaps import build_recap, load_all, load_stored, 
 from chunkscope.tui.app import ChunkscopeApp
 from chunkscope.tui.cli import main
 from chunkscope.tui.cli.review import review_options
+from tests.logs import claude_project
 from tests.pilot import SIZE, until
 
 POEMS = Path(__file__).parent / "fixtures" / "hooks_cc_curry_poems.jsonl"
@@ -40,19 +40,6 @@ def _session_start(
     return context
 
 
-def _claude_project(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """A project under `isolated` and the folder Claude Code keeps its transcripts in,
-    with HOME pointed there and no Claude Code variable set."""
-    monkeypatch.setenv("HOME", str(isolated / "home"))
-    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    project = (isolated / "proj").resolve()
-    project.mkdir()
-    folder = isolated / "home" / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
-    folder.mkdir(parents=True)
-    return project, folder
-
-
 def _noted(app: ChunkscopeApp, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The messages `app` notifies, as they come."""
     notes: list[str] = []
@@ -69,7 +56,7 @@ def _noted(app: ChunkscopeApp, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 async def test_review_shows_the_stored_recap_and_a_pin_changes_what_goes_in(
     isolated: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    project, folder = _claude_project(isolated, monkeypatch)
+    project, folder = claude_project(isolated, monkeypatch)
     transcript = folder / "s1.jsonl"
     shutil.copyfile(POEMS, transcript)
     # What `chunkscope hook session-end --budget 150` stores: not every summary fits.
@@ -158,7 +145,7 @@ async def test_review_of_a_session_the_next_start_does_not_inject_says_so(
 
     from chunkscope.tui.cli.review import recap_list
 
-    project, folder = _claude_project(isolated, monkeypatch)
+    project, folder = claude_project(isolated, monkeypatch)
     old, new = folder / "old.jsonl", folder / "new.jsonl"
     for path, when in ((old, 1_000_000_000), (new, 1_100_000_000)):
         shutil.copyfile(POEMS, path)
@@ -203,7 +190,7 @@ async def test_w_on_a_running_sessions_recap_keeps_it_running_and_the_star_where
 
     from chunkscope.tui.cli.review import recap_list
 
-    project, folder = _claude_project(isolated, monkeypatch)
+    project, folder = claude_project(isolated, monkeypatch)
     ended, running = folder / "ended.jsonl", folder / "running.jsonl"
     for path, when in ((ended, 1_000_000_000), (running, 1_100_000_000)):
         shutil.copyfile(POEMS, path)
@@ -249,7 +236,7 @@ async def test_a_re_review_says_a_review_saved_the_stored_recap_again(
     from chunkscope.engine.inject.recaps import Review
     from chunkscope.tui.workbench.review import stored_by
 
-    project, folder = _claude_project(isolated, monkeypatch)
+    project, folder = claude_project(isolated, monkeypatch)
     session = folder / "s.jsonl"
     shutil.copyfile(POEMS, session)
     os.utime(session, (1_000_000_000, 1_000_000_000))

@@ -277,19 +277,13 @@ POEMS = ROOT / "tests" / "fixtures" / "hooks_cc_curry_poems.jsonl"
 def _review_app(tmp: Path, monkeypatch: pytest.MonkeyPatch, theme: str) -> ChunkscopeApp:
     """`chunkscope review` of a project whose last session stored its recap (as
     `chunkscope hook session-end --budget 150` does: not every summary fits)."""
-    import re
     from dataclasses import replace
 
     from chunkscope.engine.inject.recaps import build_recap, save_stored
     from chunkscope.tui.cli.review import review_options
+    from tests.logs import claude_project
 
-    monkeypatch.setenv("HOME", str(tmp / "home"))
-    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    project = (tmp / "proj").resolve()
-    project.mkdir()
-    folder = tmp / "home" / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
-    folder.mkdir(parents=True)
+    project, folder = claude_project(tmp, monkeypatch)
     transcript = folder / "s1.jsonl"
     shutil.copyfile(POEMS, transcript)
     built = build_recap(transcript, project, event="SessionEnd", session_id="s1", budget=150)

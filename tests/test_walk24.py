@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from chunkscope.tui.cli import main
+from tests.logs import seed_log as _jsonl
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -184,18 +185,6 @@ def test_a_call_whose_result_is_not_in_the_log_is_kept_where_it_was_made(
     at = [folded.find(line) for line in order]
     assert -1 not in at, folded
     assert at == sorted(at), folded
-
-
-def _jsonl(tmp_path: Path, turns: list[tuple[str, str]]) -> Path:
-    f = tmp_path / "log.jsonl"
-    f.write_text(
-        "".join(
-            json.dumps({"role": r, "content": c, "timestamp": f"2026-01-01T10:0{i}:00"}) + "\n"
-            for i, (r, c) in enumerate(turns)
-        ),
-        encoding="utf-8",
-    )
-    return f
 
 
 _CUT_OFF = [  # a reply cut off inside its code block

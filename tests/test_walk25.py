@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from chunkscope.tui.cli import main
+from tests.logs import seed_log as _seed_log
 from tests.pilot import SAMPLE
-from tests.test_walk24 import _jsonl as _seed_log
 
 pytestmark = pytest.mark.usefixtures("isolated")
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from chunkscope.tui.cli import main
+from tests.logs import claude_log, claude_project, codex_shell, seed_log
 from tests.pilot import SAMPLE as SAMPLE_LOG
 
 pytestmark = pytest.mark.usefixtures("isolated")
@@ -127,14 +128,7 @@ def test_a_background_task_s_report_is_no_user_words(
         ("user", bg),
         ("assistant", "The poem is done and the tests pass."),
     ]
-    log = tmp_path / "s.jsonl"
-    lines = []
-    for i, (kind, text) in enumerate(records):
-        stamp = f"2026-01-22T19:38:{i:02d}.000Z"
-        message = {"role": kind, "content": text}
-        record = {"type": kind, "uuid": f"u{i}", "sessionId": "s", "timestamp": stamp}
-        lines.append(json.dumps({**record, "message": message}))
-    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    log = claude_log(tmp_path, records)
     assert main(["chunk", str(log), "--collapse"]) == 0
     out = capsys.readouterr().out
     assert 'Subagent: Agent "Poem about curry" completed: A red river in a bowl of clay.' in out
@@ -431,16 +425,7 @@ def _recap_of(tmp_path: Path, capsys: pytest.CaptureFixture[str], *said: str) ->
         ("user", "Fix the total function in the stats module."),
         *[("assistant", text) for text in said],
     ]
-    log = tmp_path / "s.jsonl"
-    log.write_text(
-        "\n".join(
-            json.dumps({"role": r, "content": c, "timestamp": f"2026-01-01T10:0{i}:00"})
-            for i, (r, c) in enumerate(messages)
-        )
-        + "\n",
-        encoding="utf-8",
-    )
-    assert main(["recap", str(log)]) == 0
+    assert main(["recap", str(seed_log(tmp_path, messages))]) == 0
     return capsys.readouterr().out
 
 
@@ -494,20 +479,12 @@ def test_review_and_the_session_start_pass_over_a_transcript_that_is_not_text(
     the project's Claude Code folder even when it was a tar or a program, and stopped
     there (exit 2), where `recap DIR --latest` passes over it to the newest session."""
     import os
-    import re
     import shutil
 
     from chunkscope.tui.cli.review import review_options
     from tests.test_hooks import POEMS
 
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    project = (tmp_path / "proj").resolve()
-    project.mkdir()
-    name = re.sub(r"[^A-Za-z0-9]", "-", str(project))
-    folder = tmp_path / "home" / ".claude" / "projects" / name
-    folder.mkdir(parents=True)
+    project, folder = claude_project(tmp_path, monkeypatch)
     session = folder / "aaaa.jsonl"
     shutil.copyfile(POEMS, session)
     os.utime(session, (1_700_000_000, 1_700_000_000))
@@ -524,47 +501,24 @@ def test_a_codex_patch_sent_through_the_shell_reads_as_a_patch(
     ...``, not `Edited index.js.` as its apply_patch tool's do; a failed one reads as a
     failed patch, and is no file changed in the recap."""
 
-    def record(kind: str, **payload: object) -> str:
-        stamp = "2025-11-22T22:09:39.744Z"
-        return json.dumps({"timestamp": stamp, "type": kind, "payload": payload})
-
-    def patch(call_id: str, verb: str, path: str) -> str:
-        command = f"apply_patch <<'PATCH'\n*** Begin Patch\n*** {verb} File: {path}\n"
-        command += "@@\n-a\n+b\n*** End Patch\nPATCH"
-        arguments = json.dumps({"command": command, "workdir": "."})
-        return record(
-            "response_item",
-            type="function_call",
-            name="shell_command",
-            arguments=arguments,
-            call_id=call_id,
+    def patch(verb: str, path: str) -> str:
+        return (
+            f"apply_patch <<'PATCH'\n*** Begin Patch\n*** {verb} File: {path}\n"
+            "@@\n-a\n+b\n*** End Patch\nPATCH"
         )
 
-    lines = [
-        record("session_meta", id="s1", timestamp="2025-11-22T20:45:35.590Z", cwd="/w"),
-        record(
-            "response_item",
-            type="message",
-            role="user",
-            content=[{"type": "input_text", "text": "Rename the board helper."}],
+    log = codex_shell(
+        tmp_path,
+        (
+            patch("Update", "index.js"),
+            "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated index.js\n",
         ),
-        patch("c1", "Update", "index.js"),
-        record(
-            "response_item",
-            type="function_call_output",
-            call_id="c1",
-            output="Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated index.js\n",
+        (
+            patch("Update", "board.js"),
+            "Exit code: 1\nWall time: 0 seconds\nOutput:\nFailed to find expected lines\n",
         ),
-        patch("c2", "Update", "board.js"),
-        record(
-            "response_item",
-            type="function_call_output",
-            call_id="c2",
-            output="Exit code: 1\nWall time: 0 seconds\nOutput:\nFailed to find expected lines\n",
-        ),
-    ]
-    log = tmp_path / "rollout-2025-11-22T20-45-35-s1.jsonl"
-    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        task="Rename the board helper.",
+    )
     assert main(["chunk", str(log), "--collapse"]) == 0
     out = capsys.readouterr().out
     assert "Tool: Edited index.js." in out, out

@@ -3,49 +3,14 @@ before its fix."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from chunkscope.tui.cli import main
+from tests.logs import codex_shell, seed_log
 
 pytestmark = pytest.mark.usefixtures("isolated")
-
-
-def _codex_shell(tmp_path: Path, *calls: tuple[str, str]) -> Path:
-    """A Codex rollout whose `shell_command` calls run `calls` (command, output)."""
-
-    def record(kind: str, **payload: object) -> str:
-        stamp = "2025-11-22T22:09:39.744Z"
-        return json.dumps({"timestamp": stamp, "type": kind, "payload": payload})
-
-    lines = [
-        record("session_meta", id="s1", timestamp="2025-11-22T20:45:35.590Z", cwd="/w"),
-        record(
-            "response_item",
-            type="message",
-            role="user",
-            content=[{"type": "input_text", "text": "Set x to 2 and run the tests."}],
-        ),
-    ]
-    for i, (command, output) in enumerate(calls):
-        arguments = json.dumps({"command": command, "workdir": "."})
-        lines.append(
-            record(
-                "response_item",
-                type="function_call",
-                name="shell_command",
-                arguments=arguments,
-                call_id=f"c{i}",
-            )
-        )
-        lines.append(
-            record("response_item", type="function_call_output", call_id=f"c{i}", output=output)
-        )
-    log = tmp_path / "rollout-2025-11-22T20-45-35-s1.jsonl"
-    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return log
 
 
 _PATCH = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.py\n@@\n-x = 1\n+x = 2\n"
@@ -62,7 +27,7 @@ def test_a_patch_followed_by_more_commands_is_a_command(
     out = "Exit code: 1\nOutput:\nSuccess. Updated the following files:\nM src/a.py\n.F\n"
     out += "1 failed, 1 passed in 0.1s\n"
     alone = "Exit code: 0\nOutput:\nSuccess. Updated the following files:\nM src/b.py\n"
-    log = _codex_shell(
+    log = codex_shell(
         tmp_path,
         (f"{_PATCH}\npython -m pytest -q", out),
         (_PATCH.replace("src/a.py", "src/b.py"), alone),
@@ -80,15 +45,7 @@ def test_a_patch_followed_by_more_commands_is_a_command(
 def _seed_recap(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], *said: tuple[str, str], budget: int = 1000
 ) -> str:
-    log = tmp_path / "s.jsonl"
-    log.write_text(
-        "\n".join(
-            json.dumps({"role": r, "content": c, "timestamp": f"2026-01-01T10:0{i}:00"})
-            for i, (r, c) in enumerate(said)
-        )
-        + "\n",
-        encoding="utf-8",
-    )
+    log = seed_log(tmp_path, said)
     assert main(["recap", str(log), "--budget", str(budget)]) == 0
     return capsys.readouterr().out
 
@@ -132,7 +89,7 @@ def test_the_last_check_s_command_is_one_code_span_cut_with_nothing_added(
     """Walk 27, F4: "Last check" wrapped the command in one pair of backticks whatever it
     held (a command with a backtick rendered broken), and a cut command with `**` in it
     (a glob) got a stray `**` added, as if it closed bold."""
-    log = _codex_shell(tmp_path, (command, "Exit code: 0\nOutput:\n12 passed in 0.53s\n"))
+    log = codex_shell(tmp_path, (command, "Exit code: 0\nOutput:\n12 passed in 0.53s\n"))
     assert main(["recap", str(log)]) == 0
     out = capsys.readouterr().out
     assert shown in out, out
@@ -147,7 +104,7 @@ def test_a_patch_that_deletes_or_adds_a_file_says_so(
     add = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: notes.md\n+# Notes\n"
     add += "*** Update File: src/a.py\n@@\n-x = 1\n+x = 2\n*** End Patch\nEOF"
     ok = "Exit code: 0\nOutput:\nSuccess.\n"
-    log = _codex_shell(tmp_path, (delete, ok), (add, ok))
+    log = codex_shell(tmp_path, (delete, ok), (add, ok))
     assert main(["chunk", str(log), "--collapse"]) == 0
     said = capsys.readouterr().out
     assert "Tool: Deleted app.js." in said, said

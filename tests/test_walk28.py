@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from chunkscope.tui.cli import main
+from tests.logs import claude_log, claude_project, codex_shell
 from tests.pilot import SAMPLE
 
 pytestmark = pytest.mark.usefixtures("isolated")
@@ -49,14 +50,14 @@ def test_a_failed_patch_followed_by_a_command_changed_no_file(
     """Walk 28, F2: a Codex shell command `apply_patch <<'EOF' ... EOF && python -m pytest`
     whose patch did not apply ("Failed to find expected lines") listed the file as changed;
     the same line whose patch applied still does."""
-    from tests.test_walk27 import _PATCH, _codex_shell
+    from tests.test_walk27 import _PATCH
 
     failed = "Exit code: 1\nOutput:\nFailed to find expected lines in src/a.py\n"
-    log = _codex_shell(tmp_path, (f"{_PATCH} && python -m pytest -q", failed))
+    log = codex_shell(tmp_path, (f"{_PATCH} && python -m pytest -q", failed))
     assert main(["recap", str(log)]) == 0
     assert "## Files changed" not in capsys.readouterr().out
     ok = "Exit code: 0\nOutput:\nSuccess. Updated the following files:\nM src/a.py\n3 passed\n"
-    log = _codex_shell(tmp_path, (f"{_PATCH} && python -m pytest -q", ok))
+    log = codex_shell(tmp_path, (f"{_PATCH} && python -m pytest -q", ok))
     assert main(["recap", str(log)]) == 0
     assert "- src/a.py (1 edit)" in capsys.readouterr().out
 
@@ -76,13 +77,7 @@ def test_a_session_ending_on_a_task_notification_says_its_last_message_once(
         ("assistant", "Started the port in the background."),
         ("user", note),
     ]
-    log = tmp_path / "s.jsonl"
-    lines = []
-    for i, (kind, text) in enumerate(records):
-        record = {"type": kind, "uuid": f"u{i}", "sessionId": "s"}
-        record["timestamp"] = f"2026-01-22T19:38:{i:02d}.000Z"
-        lines.append(json.dumps({**record, "message": {"role": kind, "content": text}}))
-    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    log = claude_log(tmp_path, records)
     assert main(["recap", str(log)]) == 0
     out = capsys.readouterr().out
     stopped = out.split("## Where it stopped\n", 1)[1].split("\n\n", 1)[0].strip()
@@ -174,19 +169,12 @@ def test_review_passes_over_an_empty_transcript(
     was empty (a session killed at once), and the workbench failed on it ("no turns");
     the older session beside it is the one to review."""
     import os
-    import re
     import shutil
 
     from chunkscope.tui.cli.review import review_options
     from tests.test_hooks import POEMS
 
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    project = (tmp_path / "proj").resolve()
-    project.mkdir()
-    folder = tmp_path / "home" / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
-    folder.mkdir(parents=True)
+    project, folder = claude_project(tmp_path, monkeypatch)
     session = folder / "s0.jsonl"
     shutil.copyfile(POEMS, session)
     os.utime(session, (1_700_000_000, 1_700_000_000))
@@ -201,38 +189,15 @@ def test_codex_s_argv_patch_form_reads_as_a_patch(
     Codex's own prompt asks for, read `Ran `apply_patch '*** Begin Patch ⏎ ...'``, and a
     failed one was counted as an edit."""
 
-    def record(kind: str, **payload: object) -> str:
-        return json.dumps({"timestamp": "2025-11-22T22:09:39Z", "type": kind, "payload": payload})
-
     delete = "*** Begin Patch\n*** Delete File: old.js\n*** End Patch\n"
     update = "*** Begin Patch\n*** Update File: src/a.py\n@@\n-x\n+y\n*** End Patch\n"
-    lines = [
-        record("session_meta", id="s1", timestamp="2025-11-22T20:45:35Z", cwd="/w"),
-        record(
-            "response_item",
-            type="message",
-            role="user",
-            content=[{"type": "input_text", "text": "Drop old.js and set y."}],
-        ),
-    ]
-    for i, (patch, out) in enumerate(
-        [(delete, "Exit code: 0\nOutput:\nSuccess.\n"), (update, "Exit code: 1\nOutput:\nFailed")]
-    ):
-        arguments = json.dumps({"command": ["apply_patch", patch]})
-        lines.append(
-            record(
-                "response_item",
-                type="function_call",
-                name="shell",
-                arguments=arguments,
-                call_id=f"c{i}",
-            )
-        )
-        lines.append(
-            record("response_item", type="function_call_output", call_id=f"c{i}", output=out)
-        )
-    log = tmp_path / "rollout-2025-11-22T20-45-35-s1.jsonl"
-    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    log = codex_shell(
+        tmp_path,
+        (["apply_patch", delete], "Exit code: 0\nOutput:\nSuccess.\n"),
+        (["apply_patch", update], "Exit code: 1\nOutput:\nFailed"),
+        tool="shell",
+        task="Drop old.js and set y.",
+    )
     assert main(["chunk", str(log), "--collapse"]) == 0
     said = capsys.readouterr().out
     assert "Tool: Deleted old.js." in said and "Patch of src/a.py failed" in said, said
@@ -323,13 +288,7 @@ def test_a_background_run_s_end_is_its_outcome(
         ("assistant", "Started the tests."),
         ("user", note),
     ]
-    log = tmp_path / "s.jsonl"
-    lines = []
-    for i, (kind, content) in enumerate(records):
-        record = {"type": kind, "uuid": f"u{i}", "sessionId": "s"}
-        record["timestamp"] = f"2026-01-22T19:38:{i:02d}.000Z"
-        lines.append(json.dumps({**record, "message": {"role": kind, "content": content}}))
-    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    log = claude_log(tmp_path, records)
     assert main(["recap", str(log)]) == 0
     out = capsys.readouterr().out
     assert "Last check: `pytest -q` -> failed (exit 1)" in out, out
