@@ -201,7 +201,8 @@ def test_review_session_out_of_range_says_the_range(
     says the range, counted right, as ``--session`` of a ChatGPT export does, and where
     it looked when there is none."""
     from chunkscope.engine.inject.recaps import build_recap, save_stored, sessions_dir
-    from tests.test_tui_review import POEMS, _claude_project
+    from tests.logs import claude_project as _claude_project
+    from tests.test_tui_review import POEMS
 
     project, folder = _claude_project(isolated, monkeypatch)
     assert main(["review", str(project), "--session", "1"]) == 2
