@@ -245,12 +245,25 @@ def _params(tuning: Tuning) -> list[tuple[str, str, bool]]:
     return out
 
 
+def _with_count_knob(tuning: Tuning, pipe: Pipeline) -> Tuning:
+    """`tuning` with the value of the knob ``--chunks N``/``--topics N`` set
+    (`Pipeline.count_knob`) as the run used it, not as the settings had it (walk 28, F6:
+    the table said ``--topic-depth 7`` for a page made at depth 4.17)."""
+    from dataclasses import replace
+
+    part = "topic" if pipe.params.merge.mode == "topic" else "merge"
+    knob, used = pipe.count_knob(), pipe.count_knob_value()
+    if getattr(getattr(tuning, part), knob) == used:
+        return tuning
+    return replace(tuning, **{part: replace(getattr(tuning, part), **{knob: used})})
+
+
 def _value_shown(value: Any) -> str:
     """A knob's value in the flags table: as JSON and config files have it."""
     from chunkscope.engine.config.settings import toml_value
 
-    if value is None or isinstance(value, bool):
-        return toml_value(value)
+    if value is None or isinstance(value, bool) or value == "":
+        return toml_value(value)  # an empty text says `""`, not an empty cell
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
@@ -564,7 +577,7 @@ def gather(
     ]
     if source.skipped:
         facts.append(("skipped lines", f"{len(source.skipped):,}"))
-    knobs_set = _params(tuning)
+    knobs_set = _params(_with_count_knob(tuning, pipe))
     shared = {flag for flag, _, _ in knobs_set}  # (--max-tokens: a strategy's and the cap's)
     strategy = [row for row in _strategy_params(p) if row[0] not in shared]
     params = strategy + knobs_set + _marked(selection)
