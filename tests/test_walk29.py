@@ -54,3 +54,127 @@ def test_an_empty_strategy_parameter_says_an_empty_text(
     code, html = report(tmp_path, capsys, str(SAMPLE), "--strategy", "boundary")
     assert code == 0
     assert _flag_rows(html)["--topic-markers"] == '""'
+
+
+def _gzip_cut_in_its_first_line(path: Path) -> Path:
+    """A gzip file cut short (a download stopped) before its first line ends."""
+    import gzip
+
+    line = SAMPLE.read_bytes().splitlines(keepends=True)[0]
+    path.write_bytes(gzip.compress(line * 50)[:100])
+    return path
+
+
+def test_a_gzip_file_cut_in_its_first_line_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F1: a gzip file cut short inside its first line was "no turns: the file
+    is empty or has nothing to read"; every longer cut says the compressed file ends
+    early."""
+    from chunkscope.tui.cli import main
+
+    path = _gzip_cut_in_its_first_line(tmp_path / "cut.jsonl")
+    assert main(["chunk", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert "the compressed file ends early" in err and "empty" not in err, err
+
+
+def test_bytes_after_a_whole_gzip_stream_are_not_said_to_lose_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F1: stray bytes after a whole gzip stream warned "the compressed file
+    ends early ... the rest is lost", though the whole log was read."""
+    import gzip
+
+    from chunkscope.tui.cli import main
+
+    path = tmp_path / "tail.jsonl"
+    path.write_bytes(gzip.compress(SAMPLE.read_bytes()) + b"garbage")
+    assert main(["chunk", str(path), "--format", "json", "-o", str(tmp_path / "o.json")]) == 0
+    err = capsys.readouterr().err
+    assert "ends early" not in err and "rest is lost" not in err, err
+    assert "not gzip" in err and "left out" in err, err
+    whole = main(["chunk", str(SAMPLE), "--format", "json", "-o", str(tmp_path / "w.json")])
+    assert whole == 0
+    import json
+
+    got = json.loads((tmp_path / "o.json").read_text())["chunks"]
+    want = json.loads((tmp_path / "w.json").read_text())["chunks"]
+    assert [c["text"] for c in got] == [c["text"] for c in want]
+
+
+@pytest.mark.parametrize(("layers", "said"), [(2, "twice"), (3, "3 times")])
+def test_a_file_gzip_compressed_several_times_is_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], layers: int, said: str
+) -> None:
+    """Walk 28, F1: a file gzip-compressed three times was "compressed twice"."""
+    import gzip
+
+    from chunkscope.tui.cli import main
+
+    data = SAMPLE.read_bytes()
+    for _ in range(layers):
+        data = gzip.compress(data)
+    path = tmp_path / "g.jsonl"
+    path.write_bytes(data)
+    assert main(["chunk", str(path)]) == 2
+    assert f"gzip-compressed {said} (decompress it {said})" in capsys.readouterr().err
+
+
+def test_a_legacy_lzma_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Walk 28, F1: a `.lzma` file (lzma's own format, not xz) was "a binary file"."""
+    import lzma
+
+    from chunkscope.tui.cli import main
+
+    path = tmp_path / "l.jsonl"
+    path.write_bytes(lzma.compress(SAMPLE.read_bytes(), format=lzma.FORMAT_ALONE))
+    assert main(["chunk", str(path)]) == 2
+    assert "lzma-compressed data (decompress it first: unlzma -k)" in capsys.readouterr().err
+
+
+def test_a_folder_s_empty_and_blank_documents_are_nothing_to_read(tmp_path: Path) -> None:
+    """Walk 28, F5: an empty markdown file was listed among the documents to open; Enter
+    on it then failed with "Could not open the file"."""
+    from chunkscope.engine.read.formats.folders import list_sessions, set_apart
+
+    (tmp_path / "empty.md").write_bytes(b"")
+    (tmp_path / "blank.md").write_text("\n   \n\n", encoding="utf-8")
+    (tmp_path / "doc.md").write_text("# A doc\n\nSome words.\n", encoding="utf-8")
+    sessions, docs, unread = set_apart(list_sessions(tmp_path))
+    assert [Path(d.path).name for d in docs] == ["doc.md"]
+    assert sorted((Path(i.path).name, why) for i, why in unread) == [
+        ("blank.md", "blank"),
+        ("empty.md", "empty"),
+    ]
+
+
+async def test_enter_on_a_picker_row_of_nothing_to_read_says_its_advice(
+    tmp_path: Path,
+) -> None:
+    """Walk 28, F5: Enter on a bzip2 file's row said "looks like bzip2-compressed data",
+    without the advice the command line gives (`bunzip2 -k`); a gzip cut short said
+    "no turns: the compressed file ends early" without what gzip said."""
+    import bz2
+
+    from textual.widgets import OptionList
+
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from tests.pilot import picker_listed, recording_notifications
+
+    (tmp_path / "bz.jsonl").write_bytes(bz2.compress(SAMPLE.read_bytes()))
+    app = ChunkscopeApp(StartOptions(folder=str(tmp_path), fixed_timings=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await picker_listed(pilot, app)
+        box = screen.query_one("#sessions", OptionList)
+        box.focus()
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause()
+        assert str(box.get_option_at_index(box.highlighted or 0).id).startswith("unread:")
+        said = recording_notifications(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen
+        assert any("bunzip2 -k" in s for s in said), said

@@ -338,6 +338,7 @@ FILE_KINDS: tuple[tuple[bytes, str], ...] = (
     ),
     (b"\xfd7zXZ\x00", "xz-compressed data (decompress it first: unxz -k)"),
     (b"\x28\xb5\x2f\xfd", "zstd-compressed data (decompress it first: unzstd)"),
+    (b"\x5d\x00\x00", "lzma-compressed data (decompress it first: unlzma -k)"),  # .lzma, not xz
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive (unpack it first)"),
 )
 
@@ -468,17 +469,27 @@ def located(reason: str) -> str:
     return f":{reason}" if reason[:1].isdigit() else f": {reason}"
 
 
+#: At most this many layers of gzip are counted in a file compressed more than once.
+_GZIP_LAYERS = 8
+
+
 def head_reason(head: bytes, what: str | None = "a log or markdown") -> str | None:
     """`binary_reason` of a head `read_head` gave: one still gzip is a gzip file it got
     nothing out of (cut short in its header, damaged)."""
     if head.startswith(GZIP_MAGIC):
         not_what = f", not {what}" if what else ""
-        try:  # a gzip inside a gzip: it decompressed, into another one
-            inner = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 64)
-        except zlib.error:
-            inner = b""
-        if inner:
-            return f"looks like a file gzip-compressed twice (decompress it twice){not_what}"
+        times, data = 1, head  # the layer `read_head` took off, then each inside it
+        while data.startswith(GZIP_MAGIC) and times < _GZIP_LAYERS:
+            try:  # a gzip inside a gzip: it decompresses, into another one
+                data = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, 4096)
+            except zlib.error:
+                data = b""
+            if not data:
+                break
+            times += 1
+        if times > 1:  # walk 28, F1: three layers were "twice"
+            said = "twice" if times == 2 else f"{times} times"
+            return f"looks like a file gzip-compressed {said} (decompress it {said}){not_what}"
         return f"looks like a gzip file that does not decompress (cut short or damaged){not_what}"
     return binary_reason(head, what)
 
@@ -534,6 +545,20 @@ def _decode(raw: bytes, lineno: int, warnings: list[Problem]) -> str:
     return text
 
 
+#: The start of the warning a gzip file cut short gets (`_compressed_problem`), which
+#: `require_turns` says when the cut left no turn.
+COMPRESSED_CUT = "the compressed file ends early"
+
+
+def _compressed_problem(e: Exception) -> str:
+    """What went wrong in a gzip stream after its start (`e`, as `gzip` raised it): bytes
+    after the whole stream that are no gzip (the log was read whole: walk 28, F1 said
+    "ends early ... the rest is lost" of them), or a stream cut short or damaged."""
+    if str(e).startswith("Not a gzipped file"):
+        return f"the bytes after the compressed data are not gzip ({e}); they are left out"
+    return f"{COMPRESSED_CUT} ({e}); the rest is lost"
+
+
 def _iter_lines(
     path: Path, warnings: list[Problem], progress: Progress | None = None
 ) -> Iterator[tuple[int, str]]:
@@ -559,9 +584,7 @@ def _iter_lines(
                         progress(min(at, total), total)
                 yield lineno, text.rstrip("\r\n")
         except (OSError, EOFError, zlib.error) as e:  # a damaged or truncated gzip stream
-            warnings.append(
-                Problem(read + 1, f"the compressed file ends early ({e}); the rest is lost")
-            )
+            warnings.append(Problem(read + 1, _compressed_problem(e)))
         if progress is not None:
             progress(total, total)
 
@@ -1009,6 +1032,9 @@ def require_turns(source: Source) -> None:
     success: no output is written for it."""
     if source.turns:
         return
+    for problem in source.warnings:  # a gzip file cut short in its first line (walk 28, F1)
+        if problem.reason.startswith(COMPRESSED_CUT):
+            raise SourceError(source.path, f"no turns: {problem.reason}")
     if source.skipped:
         raise SourceError(source.path, f"no turns: {skipped_summary(source)}")
     raise SourceError(source.path, NOTHING_TO_READ)

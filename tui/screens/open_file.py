@@ -719,7 +719,10 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         value = event.option.id
         if value and value.startswith("unread:"):  # not opened: why, and the picker stays
+            from chunkscope.engine.read.formats.folders import nothing_to_read
+
             info, why = self.unread[int(value.split(":", 1)[1])]
+            why = nothing_to_read(info, whole=True) or why  # with its advice (walk 28, F5)
             self.notify(f"{info.path}: {why}", severity="warning", markup=False)
             return
         chosen = self._row_info(value)

@@ -290,11 +290,20 @@ def is_session(info: SessionInfo) -> bool:
     return reader.kind != "markdown"
 
 
-def nothing_to_read(info: SessionInfo) -> str | None:
+def nothing_to_read(info: SessionInfo, *, whole: bool = False) -> str | None:
     """Why a listed session has nothing to read (its file empty, blank, unreadable, or
     read to no turns with text), None when it has: a session with a first user message
-    has one; another is read to know (`engine.read.parse.load`, its messages not kept)."""
+    has one; another is read to know (`engine.read.parse.load`, its messages not kept).
+    The reason's first clause, as a listing says it; with `whole`, all of it (what a
+    picker says when such a row is chosen)."""
     if info.unreadable:
+        if whole:  # with its advice, in parentheses (walk 28, F5: a bzip2 file's)
+            from chunkscope.engine.read.source import check_text
+
+            try:
+                check_text(info.path)
+            except SourceError as e:
+                return " ".join(e.reason.split())
         return info.unreadable
     if info.title:
         return None
@@ -311,10 +320,26 @@ def nothing_to_read(info: SessionInfo) -> str | None:
     except SourceError as e:
         if e.reason == NOTHING_TO_READ:
             return "nothing to read"
-        return _one_line(e.reason)
+        return " ".join(e.reason.split()) if whole else _one_line(e.reason)
     except (OSError, ChunkscopeError) as e:
         return " ".join(str(e).split())
     return None
+
+
+#: A document this small is read to see whether it is blank (a bigger one has words).
+_BLANK_BYTES = 4096
+
+
+def _blank(info: SessionInfo) -> str | None:
+    """``empty`` or ``blank`` when a listed document has no text to read, else None."""
+    if info.size == 0:
+        return "empty"
+    if info.size > _BLANK_BYTES:
+        return None
+    try:
+        return "blank" if not Path(info.path).read_bytes().strip() else None
+    except OSError:
+        return None
 
 
 def set_apart(
@@ -332,7 +357,10 @@ def set_apart(
         if info.unreadable:
             unread.append((info, info.unreadable))
         elif not is_session(info):
-            docs.append(info)
+            if (why := _blank(info)) is not None:  # walk 28, F5: an empty one was offered
+                unread.append((info, why))
+            else:
+                docs.append(info)
         elif (why := nothing_to_read(info)) is not None:
             unread.append((info, why))
         else:
