@@ -142,7 +142,7 @@ def test_a_folder_s_empty_and_blank_documents_are_nothing_to_read(tmp_path: Path
     (tmp_path / "empty.md").write_bytes(b"")
     (tmp_path / "blank.md").write_text("\n   \n\n", encoding="utf-8")
     (tmp_path / "doc.md").write_text("# A doc\n\nSome words.\n", encoding="utf-8")
-    sessions, docs, unread = set_apart(list_sessions(tmp_path))
+    _, docs, unread = set_apart(list_sessions(tmp_path))
     assert [Path(d.path).name for d in docs] == ["doc.md"]
     assert sorted((Path(i.path).name, why) for i, why in unread) == [
         ("blank.md", "blank"),
