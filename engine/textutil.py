@@ -287,6 +287,12 @@ def files_named(files: Sequence[tuple[str, str]]) -> str:
     return said + (f" and {len(files) - 3} more" if len(files) > 3 else "")
 
 
-#: The characters of the scripts written without spaces between words (kana, Han, CJK
-#: compatibility ideographs), as a regular expression's character class body.
-UNSPACED_SCRIPT = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+#: The characters of the scripts written without spaces between words whose sentences
+#: end with a wide full stop (kana, Han, CJK compatibility ideographs), as a regular
+#: expression's character class body.
+WIDE_SCRIPT = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+#: Thai, Lao, Myanmar and Khmer: written without spaces between words too, a sentence
+#: ended by a space (Thai, Lao) or a mark of its own, never by an ASCII full stop.
+MARKLESS_SCRIPT = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
+#: Every script written without spaces between words.
+UNSPACED_SCRIPT = WIDE_SCRIPT + MARKLESS_SCRIPT

@@ -705,7 +705,7 @@ def test_the_recap_has_its_sections_and_only_its_own_headings_in_every_mode(
     headings = markdown_headings(text)
     assert "Task" in headings and "Where it stopped" in headings
     assert set(headings) <= recap_headings(), headings
-    assert "Goal Make the parser strict about bad lines." in text and "#" not in text.replace(
+    assert "Goal: Make the parser strict about bad lines." in text and "#" not in text.replace(
         "## ", ""
     )
 

@@ -456,7 +456,7 @@ def test_where_it_stopped_is_never_a_message_of_no_words(
         (
             "<details>\n<summary>Log</summary>\n\n```\nerror: boom\n```\n\n</details>\n\n"
             "The build is green again.",
-            "Log `error: boom` The build is green again.",
+            "Log: `error: boom` The build is green again.",
         ),
         ("Here is the fix:\n\n```python\nreturn sum(xs)\n```", "Here is the fix: `return sum"),
     ],

@@ -213,7 +213,7 @@ def test_a_doctest_s_prompts_in_a_code_block_are_kept(
         (
             "Done.\n\n| file | status |\n|---|---|\n| a.py | fixed |\n\n---\n\nAll green.",
             None,
-            "Done. file; status a.py; fixed All green.",
+            "Done. file, status; a.py, fixed. All green.",
         ),
     ],
     ids=["image", "bare-path", "table-and-rule"],

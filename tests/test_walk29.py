@@ -178,3 +178,95 @@ async def test_enter_on_a_picker_row_of_nothing_to_read_says_its_advice(
         await pilot.pause()
         assert app.screen is screen
         assert any("bunzip2 -k" in s for s in said), said
+
+
+@pytest.mark.parametrize(
+    ("last", "expected"),
+    [
+        (  # a setext heading's underline was a word: "Summary ======= The fix is in."
+            "Summary\n=======\n\nThe fix is in.\n\nNext steps\n----------\n\nRun the bench.",
+            "Summary: The fix is in. Next steps: Run the bench.",
+        ),
+        (  # bullets ran inline as dashes: "Summary - fixed eviction - added test Next"
+            "## Summary\n\n- fixed eviction\n- added test\n\n## Next\n\nRun the benchmarks.",
+            "Summary: fixed eviction; added test. Next: Run the benchmarks.",
+        ),
+        (  # task boxes: "- [x] fix eviction - [ ] add benchmark"
+            "- [x] fixed the eviction bug\n- [ ] add a benchmark for it",
+            "done: fixed the eviction bug; to do: add a benchmark for it.",
+        ),
+        (  # a pipe in code and an escaped one were cell boundaries: `a; b`, "bug \\; fix"
+            "| file | change | reason |\n|:--|:-:|--:|\n| `a|b` | edited | bug \\| fix |\n\n"
+            "All done.",
+            "file, change, reason; `a|b`, edited, bug | fix. All done.",
+        ),
+        (  # a badge left an empty link: "Fixed it. [](https://ci/run/1)"
+            "Fixed it. [![CI](https://ci/badge.svg)](https://ci/run/1)",
+            "Fixed it.",
+        ),
+        (  # an inline disclosure glued its words: "Log12 passed All good."
+            "<details><summary>Log</summary>12 passed</details> All good.",
+            "Log: 12 passed. All good.",
+        ),
+        (  # an HTML image was kept as it is
+            'The chart shows the fix.\n\n<img src="out/chart.png" width=300>',
+            "The chart shows the fix.",
+        ),
+    ],
+    ids=["setext", "bullets", "task-boxes", "table-pipes", "badge", "details", "img"],
+)
+def test_where_it_stopped_says_blocks_without_their_markup(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], last: str, expected: str
+) -> None:
+    """Walk 28, F4 and F18: a folded "Where it stopped" kept a block's markup as words,
+    or changed the user's code (a pipe in a code span became a cell boundary)."""
+    from tests.test_walk26 import _recap_of, _stopped
+
+    recap = _recap_of(tmp_path, capsys, last)
+    assert _stopped(recap) == expected, recap
+
+
+def test_a_listed_task_is_said_without_its_markup(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F4: the Task read ``Tasks ===== 1. fix the eviction bug 2. add a
+    regression test * run the benchmarks``."""
+    from chunkscope.tui.cli import main
+    from tests.logs import seed_log
+
+    request = (
+        "Tasks\n=====\n\n1. fix the eviction bug\n2. add a regression test\n3. run the benchmarks"
+    )
+    log = seed_log(tmp_path, [("user", request), ("assistant", "On it.")])
+    assert main(["recap", str(log)]) == 0
+    task = capsys.readouterr().out.split("## Task\n", 1)[1].split("\n", 1)[0]
+    assert task == (
+        "Tasks: 1. fix the eviction bug; 2. add a regression test; 3. run the benchmarks."
+    )
+
+
+def test_thai_is_a_request_and_gets_no_ascii_full_stop(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F3: a Thai request (Thai puts no spaces between words) was no request, so
+    the recap had no Task; and a Thai sentence got an ASCII '.' (Thai ends a sentence
+    with a space)."""
+    from chunkscope.tui.cli import main
+    from tests.logs import seed_log
+
+    log = seed_log(tmp_path, [("user", "ช่วยแก้บั๊กแคชหน่อย"), ("assistant", "แก้ไขแล้ว ทดสอบผ่านทั้งหมด")])
+    assert main(["recap", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "## Task\nช่วยแก้บั๊กแคชหน่อย\n" in out, out
+    assert "หน่อย." not in out and "ทั้งหมด." not in out, out
+
+
+def test_chinese_sentences_are_joined_without_a_space() -> None:
+    """Walk 28, F3: a summary of Chinese read ``改成了LRU。 旧的实现``: Chinese puts no
+    space after its full stop."""
+    from chunkscope.engine.summarize.extractive import joined
+
+    chinese = ["改成了LRU。", "旧的实现会无限增长！", "Done."]
+    assert joined(chinese) == "改成了LRU。旧的实现会无限增长！Done."
+    assert joined(["It works.", "Tests pass."]) == "It works. Tests pass."
+    assert joined(["ठीक कर दिया।", "सभी परीक्षण पास हुए।"]) == "ठीक कर दिया। सभी परीक्षण पास हुए।"

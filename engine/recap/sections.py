@@ -570,6 +570,114 @@ def _unquoted(text: str) -> str:
     return "\n".join(out)
 
 
+#: A setext heading's underline (under a line of text; ``---`` alone is a rule).
+_SETEXT_LINE = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
+#: A list item's marker: a bullet or a number, and a task box (``- [x]``).
+_LIST_ITEM = re.compile(r"^\s{0,12}(?:[-*+]|(\d{1,9}[.)]))[ \t]+(?:\[([ xX])\][ \t]+)?")
+#: A line that ends a sentence or a clause already.
+_ENDS_CLAUSE = re.compile(r"[.!?:;,…。！？।॥]['\"”’)\]`*_]*\s*$")
+
+
+def _cells(row: str) -> list[str]:
+    """A table row's cells: parted at each pipe outside code spans and not escaped
+    (walk 28, F18: ``| `a|b` | bug \\| fix |`` became ``a; b`` and ``bug \\; fix``)."""
+    cells: list[str] = []
+    cell: list[str] = []
+    ticks = 0  # the backtick run that opened a code span, 0 outside one
+    s = row.strip()
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and s[i + 1 : i + 2] == "|":
+            cell.append("|")
+            i += 2
+            continue
+        if c == "`":
+            run = len(s) - i - len(s[i:].lstrip("`"))
+            ticks = run if ticks == 0 else (0 if run == ticks else ticks)
+            cell.append(s[i : i + run])
+            i += run
+            continue
+        if c == "|" and ticks == 0:
+            cells.append("".join(cell).strip())
+            cell = []
+        else:
+            cell.append(c)
+        i += 1
+    cells.append("".join(cell).strip())
+    if cells and not cells[0]:
+        cells = cells[1:]
+    if cells and not cells[-1]:
+        cells = cells[:-1]
+    return cells
+
+
+_SUMMARY_END = re.compile(r"\s*</summary>\s*", re.I)
+_CLOSED_DISCLOSURE = re.compile(r"(\S?)\s*</details>", re.I)
+
+
+def _closed(m: re.Match[str]) -> str:
+    """A disclosure's end: what it held ends a sentence there (``12 passed</details> All
+    good`` reads ``12 passed. All good``)."""
+    last = m.group(1)
+    return last + (" " if not last or _ENDS_CLAUSE.search(last) else ". ")
+
+
+def _plain_blocks(lines: Sequence[str]) -> list[str]:
+    """Lines of prose (no fenced code) without the markup of their blocks, as a folded
+    line says them (walk 28, F4): a heading's marks or setext underline gone and its
+    text ended with a colon; list bullets gone (numbers kept), a task box said as
+    ``done:`` or ``to do:``, items parted with ``;``; a table's cells parted with ``,``
+    and its rows with ``;`` (a rule and a delimiter row left out); an HTML disclosure's
+    tags left out with a space (its summary ended with a colon)."""
+    out: list[str] = []
+    kinds: list[str] = []  # per line kept: "item", "row" or "text"
+    for k, raw in enumerate(lines):
+        after = lines[k + 1] if k + 1 < len(lines) else ""
+        line = raw
+        heading = _HEADING_MARKS.match(line) is not None
+        if heading:
+            line = _HEADING_MARKS.sub("", line).rstrip().rstrip("#").rstrip()
+        elif (
+            line.strip()
+            and _SETEXT_LINE.match(after)
+            and not _LIST_ITEM.match(line)
+            and not _TABLE_ROW.match(line)
+        ):
+            heading = True  # its underline is left out below
+        if _SETEXT_LINE.match(line) and out and kinds[-1] == "heading":
+            continue  # the underline of the heading just said
+        if _RULE_LINE.match(line) or _TABLE_DELIMITER.match(line):
+            continue  # a rule, a table's delimiter row: markup of no words (walk 27, F11)
+        kind = "text"
+        if _TABLE_ROW.match(line):
+            line, kind = ", ".join(_cells(line)), "row"
+        elif (m := _LIST_ITEM.match(line)) is not None:
+            box = {" ": "to do: ", "x": "done: ", "X": "done: "}.get(m.group(2) or "", "")
+            number = f"{m.group(1)} " if m.group(1) else ""
+            line, kind = number + box + line[m.end() :].strip(), "item"
+        if _DISCLOSURE_LINE.match(line):
+            line = _CLOSED_DISCLOSURE.sub(_closed, _SUMMARY_END.sub(": ", line))
+            line = " ".join(_DISCLOSURE.sub(" ", line).split())
+        if heading and line.strip() and not _ENDS_CLAUSE.search(line):
+            line += ":"
+        if out and kinds[-1] == kind and kind in ("item", "row") and line.strip():
+            if not _ENDS_CLAUSE.search(out[-1]):
+                out[-1] += ";"  # the next item or row of the same list or table
+        elif (
+            out
+            and kinds[-1] in ("item", "row")
+            and not _ENDS_CLAUSE.search(out[-1])
+            and (not line.strip() or kind != kinds[-1])
+        ):
+            out[-1] += "."  # the list or table ends
+        out.append(line)
+        kinds.append("heading" if heading else kind if line.strip() else "blank")
+    if out and kinds[-1] in ("item", "row") and not _ENDS_CLAUSE.search(out[-1]):
+        out[-1] += "."
+    return out
+
+
 def _inline_fences(text: str) -> str:
     """Each fenced code block of `text` as inline code: a task line is one line, and a
     block folded into it read ``I run ```python division(23, 0) ``` and get``, stray
@@ -583,14 +691,10 @@ def _inline_fences(text: str) -> str:
     while i < len(lines):
         fence = block_fence_after(lines[i], None)
         if fence is None:  # ("```inline``` code" is inline code already, no block's start)
-            line = _HEADING_MARKS.sub("", lines[i])
-            if _RULE_LINE.match(line) or _TABLE_DELIMITER.match(line):
-                i += 1  # a rule, a table's delimiter row: markup of no words (walk 27, F11)
-                continue
-            if _TABLE_ROW.match(line):  # a table's row: its cells, parted
-                line = "; ".join(c.strip() for c in line.strip().strip("|").split("|"))
-            out.append(_DISCLOSURE.sub("", line) if _DISCLOSURE_LINE.match(line) else line)
-            i += 1
+            start = i
+            while i < len(lines) and block_fence_after(lines[i], None) is None:
+                i += 1
+            out += _plain_blocks(lines[start:i])  # prose up to the next block (or the end)
             continue
         body: list[str] = []
         i += 1
@@ -1447,8 +1551,11 @@ def _last_words(log: _Log) -> list[str]:
     return texts
 
 
-#: An image embed: no words of the sentence it ends (walk 27, F11).
-_EMBED = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+#: An image embed: no words of the sentence it ends (walk 27, F11); a link of an image
+#: alone (a badge) with it, and an HTML image (walk 28, F18: ``[](url)`` was left).
+_EMBED = re.compile(
+    r"\[\s*!\[[^\]]*\]\([^)]*\)\s*\]\([^)]*\)|!\[[^\]]*\]\([^)]*\)|<img\b[^>]*>", re.I
+)
 
 
 def _wordless(line: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
@@ -27,7 +27,7 @@ from chunkscope.engine.read.headings import (
 from chunkscope.engine.read.source import DOC_ROLE, FENCE, THINKING_ROLE
 from chunkscope.engine.segment.requests import INTERRUPTED
 from chunkscope.engine.summarize.base import Summary, clean_summary, has_words
-from chunkscope.engine.textutil import CONTROL_CHAR, STOPWORDS, UNSPACED_SCRIPT
+from chunkscope.engine.textutil import CONTROL_CHAR, MARKLESS_SCRIPT, STOPWORDS, WIDE_SCRIPT
 
 #: The role names a chunk's ``role: text`` lines start with (see engine.read.parse), the
 #: readers' own (a subagent's, a compaction summary's, a run's end) among them: a line
@@ -216,7 +216,7 @@ def _chunk_lines(text: str) -> list[str]:
 # stop (Chinese and Japanese ``。！？``) ends a sentence with or without a space after it.
 #: Full stops that end a sentence whatever follows (Chinese and Japanese, and the
 #: Devanagari danda of Hindi: walk 28, F3).
-_WIDE_STOPS = "。！？।॥"
+_WIDE_STOPS = "。！？।॥။។"
 _SENTENCE_END = re.compile(
     rf"(?:[.!?]+[\"'”’)\]]*(?=\s)|[{_WIDE_STOPS}]+[」』”’）)\]]*)(\s*)(?=\S)"
 )
@@ -489,7 +489,9 @@ def content_weight(sentence: str) -> float:
 
 _ENDED = re.compile(rf"[.!?:;…：；{_WIDE_STOPS}]['\"”’)\]`*」』）]*$")
 #: A sentence that ends in a Chinese or Japanese character ends with their full stop.
-_WIDE_END = re.compile(f"[{UNSPACED_SCRIPT}]\\Z")
+_WIDE_END = re.compile(f"[{WIDE_SCRIPT}]\\Z")
+#: Text that ends in a script whose sentences take no ASCII full stop (Thai: walk 28, F3).
+_MARKLESS_END = re.compile(f"[{MARKLESS_SCRIPT}]\\Z")
 
 
 def terminated(sentence: str) -> str:
@@ -500,9 +502,24 @@ def terminated(sentence: str) -> str:
     core = text.rstrip("*_")  # "**1. Update the styles:**" ends as "**1. Update the styles.**"
     if core.endswith(":") and not core.endswith("::"):
         return core[:-1].rstrip() + "." + text[len(core) :]
-    if not text or _ENDED.search(text):
+    if not text or _ENDED.search(text) or _MARKLESS_END.search(text):
         return text
     return text + ("。" if _WIDE_END.search(text) else ".")
+
+
+#: A sentence ended by a wide full stop, which the next follows without a space.
+_WIDE_STOP_END = re.compile(r"[。！？][」』”’）)\]]*\Z")
+
+
+def joined(sentences: Iterable[str]) -> str:
+    """`sentences` as one text: a space between two, none after a wide full stop
+    (Chinese and Japanese put none: walk 28, F3 read ``LRU。 旧的``)."""
+    out = ""
+    for sentence in sentences:
+        if out and sentence and not _WIDE_STOP_END.search(out):
+            out += " "
+        out += sentence
+    return out
 
 
 def sentences_of(text: str) -> list[str]:
@@ -1109,7 +1126,7 @@ class ExtractiveSummarizer:
             abstract = terminated(abstract)
         if len(ex.summary) < 2:
             return Summary(abstract, abstract)
-        summary = " ".join(terminated(_truncate(ex.sentences[i].text, limit)) for i in ex.summary)
+        summary = joined(terminated(_truncate(ex.sentences[i].text, limit)) for i in ex.summary)
         return Summary(abstract, summary)
 
 
