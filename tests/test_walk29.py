@@ -270,3 +270,52 @@ def test_chinese_sentences_are_joined_without_a_space() -> None:
     assert joined(chinese) == "改成了LRU。旧的实现会无限增长！Done."
     assert joined(["It works.", "Tests pass."]) == "It works. Tests pass."
     assert joined(["ठीक कर दिया।", "सभी परीक्षण पास हुए।"]) == "ठीक कर दिया। सभी परीक्षण पास हुए।"
+
+
+def test_a_gold_start_on_the_first_item_s_line_is_the_file_s_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 29, F1: a gold start on the first turn's line (a Codex log's first turn is on
+    line 2, after its metadata) was a cut to find that no setting can make (the first
+    chunk starts the file): F1 0.000, and every setting ranked against it."""
+    import json
+
+    from chunkscope.tui.cli import main
+    from tests.logs import codex_shell
+
+    log = codex_shell(tmp_path, *[(f"echo step {i}", f"step {i}\n" * 3) for i in range(12)])
+    first = 2  # the user's task, after session_meta
+    assert json.loads(log.read_text().splitlines()[first - 1])["payload"]["role"] == "user"
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps({"starts": [first]}), encoding="utf-8")
+    out = tmp_path / "e.json"
+    assert main(["eval", str(log), "--gold", str(gold), "--format", "json", "-o", str(out)]) == 0
+    capsys.readouterr()
+    doc = json.loads(out.read_text())
+    assert doc["marked_cuts"] == 0, doc  # the one mark is the file's own start
+    assert doc["gold_segments"] == 1, doc
+
+
+async def test_a_mark_on_the_first_item_is_refused_when_it_is_not_on_line_1(
+    tmp_path: Path, isolated: Path
+) -> None:
+    """Walk 29, F1: `m` on the first item of a log whose first turn is not on line 1 was
+    kept as a mark (line 2 of a Codex log) that no cut can ever hit: "0 hit · 1 missed",
+    F1 0.000. It is refused as a mark on line 1 is."""
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+    from tests.logs import codex_shell
+    from tests.pilot import make_app, recording_notifications, settled
+
+    log = codex_shell(tmp_path, *[(f"echo step {i}", f"step {i}\n" * 3) for i in range(6)])
+    app = make_app(log)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        before = app.workbench.query_one("#before", ChunkList)  # type: ignore[union-attr]
+        before.focus()
+        before.select(0, post=True)
+        await pilot.pause()
+        said = recording_notifications(app)
+        await pilot.press("m")
+        await pilot.pause()
+        assert app.file_marks is not None and not app.file_marks.starts, said
+        assert any("always starts at the first item (line 2" in s for s in said), said

@@ -452,8 +452,10 @@ def gather(
     say of the run, shown beside it."""
     from chunkscope.engine.evaluate.measure import (
         chunk_starts,
+        first_item_line,
         line_weights,
         match_boundaries,
+        met_gold,
         score,
     )
     from chunkscope.engine.segment.merge import char_counts
@@ -519,6 +521,7 @@ def gather(
     if gold is not None:
         if weights is None:
             weights = line_weights(pipe.path)
+        gold = met_gold(gold, first_item_line(scored))
         scores = score(  # partial gold: over the stretch it covers, as eval scores it
             starts, gold, weights, chunks=len(scored), tolerance=tolerance, partial=partial
         )

@@ -145,15 +145,24 @@ def _gold_scores(args: argparse.Namespace, pipe: Any) -> tuple[dict[str, Any], s
     """The topic starts against the gold file: the JSON keys and the text."""
     from chunkscope.engine.evaluate.gold import read_gold_file
     from chunkscope.engine.evaluate.measure import SCORE_NAMES as N
-    from chunkscope.engine.evaluate.measure import chunk_starts, line_weights, score, score_text
+    from chunkscope.engine.evaluate.measure import (
+        chunk_starts,
+        first_item_line,
+        line_weights,
+        met_gold,
+        score,
+        score_text,
+    )
 
     weights = line_weights(args.file)
     gold = read_gold_file(args.gold, lines=len(weights))
     merged = pipe.merged()
     starts = chunk_starts(merged.topic_chunks)
+    # a start at or before the first item's line is the file's own start (walk 29, F1)
+    marks = met_gold(gold.starts, first_item_line(merged.topic_chunks))
     scores = score(  # the topic starts: the size cap splits topics, never moves them
         starts,
-        gold.starts,
+        marks,
         weights,
         chunks=len(merged.chunks),
         tolerance=args.tolerance,
@@ -162,7 +171,7 @@ def _gold_scores(args: argparse.Namespace, pipe: Any) -> tuple[dict[str, Any], s
     # the topic starts against the marked ones (after line 1; in the stretch if partial)
     lo, hi = scores.stretch if scores.stretch is not None else (2, len(weights))
     cuts = sum(1 for s in starts if s > 1 and lo <= s <= hi)
-    marked = sum(1 for g in gold.starts if g > 1)
+    marked = sum(1 for g in marks if g > 1)
     doc = {**scores.as_dict(), "tolerance": args.tolerance, "cuts": cuts, "marked_cuts": marked}
     where = ""
     if scores.stretch is not None:

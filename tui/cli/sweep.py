@@ -106,7 +106,14 @@ def sweep_values(knob: Knob, start: float | None, stop: float | None, points: in
 def cmd_sweep(args: argparse.Namespace) -> int:
     from chunkscope.engine.config.tuning import SHARED_KNOBS
     from chunkscope.engine.evaluate.gold import read_gold_file
-    from chunkscope.engine.evaluate.measure import chunk_starts, line_weights, marked_stretch, score
+    from chunkscope.engine.evaluate.measure import (
+        chunk_starts,
+        first_item_line,
+        line_weights,
+        marked_stretch,
+        met_gold,
+        score,
+    )
     from chunkscope.engine.params import knob_map, replace_knobs
     from chunkscope.engine.segment.merge import MergeParams
 
@@ -142,7 +149,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if gold is not None and weights is not None:  # the topic starts are scored
             s = score(
                 chunk_starts(topics),
-                gold.starts,
+                met_gold(gold.starts, first_item_line(topics)),
                 weights,
                 chunks=len(merged),
                 tolerance=args.tolerance,

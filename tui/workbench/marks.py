@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chunkscope.engine.evaluate.measure import first_item_line
 from chunkscope.engine.textutil import plural
 from chunkscope.tui.workbench.state import WorkbenchHost, save_path
 from chunkscope.tui.workbench.topics import (
@@ -126,8 +127,10 @@ class MarksDriver(WorkbenchHost):
             self.notify("This item has no source line to mark.", severity="warning", markup=False)
             return
         line = lines[0]
-        if line <= 1:
-            self.notify("A topic always starts at line 1.", markup=False)
+        head = first_item_line(bench.left_items())
+        if line <= head:  # the first item's line, after a log's metadata (walk 29, F1)
+            where = "line 1" if head <= 1 else f"the first item (line {head} of the file)"
+            self.notify(f"A topic always starts at {where}.", markup=False)
             return
         starts = set(marks.starts)
         starts.symmetric_difference_update({line})

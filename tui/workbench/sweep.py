@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from textual.worker import get_current_worker
 
-from chunkscope.engine.evaluate.measure import Case, chunk_starts, knob_values, score, tuning_merge
+from chunkscope.engine.evaluate.measure import (
+    Case,
+    chunk_starts,
+    first_item_line,
+    knob_values,
+    met_gold,
+    score,
+    tuning_merge,
+)
 from chunkscope.engine.textutil import plural
 from chunkscope.tui.widgets.slider import knob_value
 from chunkscope.tui.workbench.messages import Notice, WorkFailed
@@ -204,7 +212,8 @@ class SweepDriver(WorkbenchHost):
                 counts.append(len(run_v.chunks))  # merged chunks; topic starts are scored
                 if gold:
                     found = chunk_starts(run_v.topic_chunks)
-                    pks.append(score(found, gold, weights, partial=partial).pk)
+                    met = met_gold(gold, first_item_line(case.chunks))
+                    pks.append(score(found, met, weights, partial=partial).pk)
         except Exception as e:  # a sweep is a view: it reports and the app goes on
             self.post_message(WorkFailed(e, "Sweep failed"))
             self.call_from_thread(self._sweep_failed, generation)

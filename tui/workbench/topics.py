@@ -34,6 +34,7 @@ from chunkscope.engine.evaluate.measure import (
     Scores,
     marked_stretch,
     match_boundaries,
+    met_gold,
     score,
     score_text,
 )
@@ -235,7 +236,7 @@ def judge_chunks(chunks: Sequence[Chunk], marks: FileMarks) -> ChunksVerdict:
 def _judge_first(first: Sequence[int], marks: FileMarks) -> ChunksVerdict:
     """`judge_chunks` of the chunks whose first lines (`_first_lines`) are `first`."""
     n = len(first)  # the chunks
-    gold = [1, *marks.starts]
+    gold = met_gold([1, *marks.starts], first[0] if first else 1)
     # every cut, several at one line too: one of them at most matches a mark
     found = [1, *(first[i + 1] for i in range(n - 1))]
     weights = marks.weights()
