@@ -319,3 +319,23 @@ async def test_a_mark_on_the_first_item_is_refused_when_it_is_not_on_line_1(
         await pilot.pause()
         assert app.file_marks is not None and not app.file_marks.starts, said
         assert any("always starts at the first item (line 2" in s for s in said), said
+
+
+@pytest.mark.parametrize(
+    ("sentence", "markup"),
+    [
+        ("src/a.py", True),
+        ("c\\d", True),
+        ("(path/to/f.py)", True),
+        ("see path/to/f.py for it", False),
+        ("x" * 5000, False),  # letters: a word, however long (no path in it)
+        ("aGVsbG8gd29ybGQ=/" * 300, True),
+    ],
+)
+def test_paths_are_no_prose_wherever_the_word_starts(sentence: str, markup: bool) -> None:
+    """Walk 29, F2 made the path pattern start at a word's start only (it was quadratic
+    in a run without spaces: a minute for a recap of a 50,000-character line, measured
+    in the closing note); what it leaves out of prose is the same."""
+    from chunkscope.engine.summarize.extractive import is_markup
+
+    assert is_markup(sentence) is markup
