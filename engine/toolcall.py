@@ -76,6 +76,16 @@ EDITOR_COMMANDS = frozenset({"view", "create", "str_replace", "insert", "undo_ed
 EDITOR_NO_EDIT = frozenset({"view", "undo_edit"})
 
 
+#: How an MCP server's tool is named (Claude Code: ``mcp__github__list_issues``).
+MCP_PREFIX = "mcp__"
+
+
+def mcp_name(server: str, tool: str) -> str:
+    """An MCP server's tool as Claude Code names it, whatever reader met the call (the
+    API's ``mcp_tool_use`` block names its server apart: walk 29, F4)."""
+    return f"{MCP_PREFIX}{server}__{tool}"
+
+
 def editor_command(tool: str, args: Any) -> str | None:
     """The editor's sub-command of a text-editor call (`EDITOR_TOOLS`, or any tool but a
     shell whose ``command`` is one of `EDITOR_COMMANDS` beside a ``path``); None when

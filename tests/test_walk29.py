@@ -339,3 +339,50 @@ def test_paths_are_no_prose_wherever_the_word_starts(sentence: str, markup: bool
     from chunkscope.engine.summarize.extractive import is_markup
 
     assert is_markup(sentence) is markup
+
+
+def test_an_mcp_call_reads_alike_from_the_api_and_from_claude_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 29, F4: the Anthropic API's `mcp_tool_use` block lost its server (`Called
+    list_issues repo=o/r.`) where Claude Code's `mcp__github__list_issues` says it."""
+    import json
+
+    from chunkscope.tui.cli import main
+    from tests.logs import claude_log
+
+    call = {"repo": "o/r"}
+    api = tmp_path / "chat.json"
+    api.write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": "List the open issues."},
+                {
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "mcp_tool_use",
+                            "id": "m1",
+                            "name": "list_issues",
+                            "server_name": "github",
+                            "input": call,
+                        },
+                        {"type": "mcp_tool_result", "tool_use_id": "m1", "content": "#1 crash"},
+                    ],
+                },
+            ]
+        ),
+        encoding="utf-8",
+    )
+    use = {"type": "tool_use", "id": "t1", "name": "mcp__github__list_issues", "input": call}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "#1 crash"}
+    cc = claude_log(
+        tmp_path,
+        [("user", "List the open issues."), ("assistant", [use]), ("user", [result])],
+    )
+    said = []
+    for path in (api, cc):
+        assert main(["chunk", str(path), "--collapse"]) == 0
+        out = capsys.readouterr().out
+        said.append([line.split("Tool: ", 1)[1] for line in out.splitlines() if "Tool: " in line])
+    assert said[0] == said[1] == ["Called list_issues on github: repo=o/r."], said

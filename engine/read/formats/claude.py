@@ -61,7 +61,7 @@ from chunkscope.engine.read.formats.base import (
     tool_call,
 )
 from chunkscope.engine.read.source import iter_objects
-from chunkscope.engine.toolcall import calls_text
+from chunkscope.engine.toolcall import calls_text, mcp_name
 
 NAME = "claude-code"
 
@@ -252,7 +252,10 @@ def block_messages(
                     flush()
                 thinking.append(block["thinking"])
             elif kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
-                calls.append(tool_call(block.get("id"), block.get("name"), block.get("input")))
+                name, server = block.get("name"), block.get("server_name")
+                if kind == "mcp_tool_use" and isinstance(name, str) and isinstance(server, str):
+                    name = mcp_name(server, name)  # as Claude Code names it (walk 29, F4)
+                calls.append(tool_call(block.get("id"), name, block.get("input")))
             elif isinstance(kind, str) and kind.endswith("_tool_result"):
                 flush()
                 out.append(_server_result(block, ts))
