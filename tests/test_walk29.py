@@ -386,3 +386,27 @@ def test_an_mcp_call_reads_alike_from_the_api_and_from_claude_code(
         out = capsys.readouterr().out
         said.append([line.split("Tool: ", 1)[1] for line in out.splitlines() if "Tool: " in line])
     assert said[0] == said[1] == ["Called list_issues on github: repo=o/r."], said
+
+
+async def test_the_picker_tells_files_of_one_name_apart_by_their_folder(tmp_path: Path) -> None:
+    """Walk 29, F3: two files of one name in two subfolders (a copy in `backup/`) were
+    two rows alike (name, size, first words); each names its folder now."""
+    import shutil
+
+    from textual.widgets import OptionList
+
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from tests.pilot import picker_listed
+
+    for folder in ("a", "backup"):
+        (tmp_path / folder).mkdir()
+        shutil.copy(SAMPLE, tmp_path / folder / "s.jsonl")
+    shutil.copy(SAMPLE, tmp_path / "other.jsonl")
+    app = ChunkscopeApp(StartOptions(folder=str(tmp_path), fixed_timings=True))
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await picker_listed(pilot, app)
+        box = screen.query_one("#sessions", OptionList)
+        rows = [str(box.get_option_at_index(i).prompt) for i in range(box.option_count)]
+        assert sum("a/s.jsonl" in r for r in rows) == 1, rows
+        assert sum("backup/s.jsonl" in r for r in rows) == 1, rows
+        assert sum(" other.jsonl" in r for r in rows) == 1 and not any("/other" in r for r in rows)

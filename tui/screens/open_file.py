@@ -5,7 +5,8 @@ typed path. Dismisses with the chosen (path, session) or None."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
@@ -315,6 +316,7 @@ def session_label(
     width: int | None = None,
     name_cells: int = 0,
     siblings: Siblings | None = None,
+    name: str | None = None,
 ) -> str:
     """``2025-09-01 10:00  12.3 KB  codex  a1b2.jsonl  fix the failing test``: the
     session's file name and first message (or title), the session's last
@@ -327,14 +329,14 @@ def session_label(
     `TITLE_BEFORE_KIND` cells of the first message are left beside it (on every row or
     none), and the rest of the first message; a name longer than its room is cut in its
     middle (told apart from the list's other names, `siblings`), the first message at
-    its end."""
+    its end. `name`: the name shown, when not the file's (`twin_names`)."""
     import time
 
     stamp = time.localtime(s.modified) if s.modified else None
     mark = "~" if s.timed_by == "mtime" else " "
     when = (time.strftime("%Y-%m-%d %H:%M", stamp) if stamp else "-") + mark
     size = file_size(s.size)
-    name = shown_name(s)
+    name = name or shown_name(s)
     kind = f"{s.format:<{KIND_CELLS - 1}} "
     title = " ".join(terminal_text(s.title).split())
     if title == name:
@@ -378,21 +380,44 @@ class SessionRow:
     other names (`siblings`)."""
 
     def __init__(
-        self, info: SessionInfo, name_cells: int = 0, siblings: Siblings | None = None
+        self,
+        info: SessionInfo,
+        name_cells: int = 0,
+        siblings: Siblings | None = None,
+        name: str | None = None,
     ) -> None:
         self.info = info
         self.name_cells = name_cells
         self.siblings = siblings
+        self.name = name
 
     def __str__(self) -> str:
-        return session_label(self.info)
+        return session_label(self.info, name=self.name)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        line = session_label(self.info, options.max_width, self.name_cells, self.siblings)
+        line = session_label(
+            self.info, options.max_width, self.name_cells, self.siblings, name=self.name
+        )
         yield Text(line, no_wrap=True)
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        return Measurement(1, cell_len(session_label(self.info)))
+        return Measurement(1, cell_len(str(self)))
+
+
+def twin_names(listed: Sequence[SessionInfo], root: Path) -> dict[str, str]:
+    """The name each listed file shows when another one listed has its name (a copy in
+    `backup/`): its path from `root`, so the rows are told apart (walk 29, F3: twin rows
+    said the same name, size and first words)."""
+    seen = Counter(shown_name(s) for s in listed)
+    out: dict[str, str] = {}
+    for s in listed:
+        if seen[shown_name(s)] > 1:
+            path = Path(s.path)
+            try:
+                out[s.path] = one_line_name(str(path.relative_to(root)))
+            except ValueError:
+                out[s.path] = one_line_name(str(path))
+    return out
 
 
 #: Seconds of no key typed ahead of the path field before it takes the focus.
@@ -627,11 +652,12 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
             return
         box.clear_options()
         found = [*sessions, *documents, *(s for s, _ in unread)]
-        names = max((cell_len(Path(s.path).name) for s in found), default=0)
-        siblings = Siblings(shown_name(s) for s in found)
+        twins = twin_names(found, Path(self.start))
+        names = max((cell_len(twins.get(s.path) or shown_name(s)) for s in found), default=0)
+        siblings = Siblings(twins.get(s.path) or shown_name(s) for s in found)
         if self.sessions:
             box.add_options(
-                Option(SessionRow(s, names, siblings), id=f"session:{i}")
+                Option(SessionRow(s, names, siblings, twins.get(s.path)), id=f"session:{i}")
                 for i, s in enumerate(self.sessions)
             )
         else:
@@ -640,7 +666,7 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
             box.add_option(None)
             box.add_option(Option(f"markdown documents ({len(self.documents)})", disabled=True))
             box.add_options(
-                Option(SessionRow(s, names, siblings), id=f"document:{i}")
+                Option(SessionRow(s, names, siblings, twins.get(s.path)), id=f"document:{i}")
                 for i, s in enumerate(self.documents)
             )
         if self.unread:
@@ -649,7 +675,10 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
             # reachable by the keys (walk 26, F4: at 100x30 they were below the last row
             # the list scrolled to): choosing one says why it is not opened
             box.add_options(
-                Option(SessionRow(replace(s, title=f"({why})"), names, siblings), id=f"unread:{i}")
+                Option(
+                    SessionRow(replace(s, title=f"({why})"), names, siblings, twins.get(s.path)),
+                    id=f"unread:{i}",
+                )
                 for i, (s, why) in enumerate(self.unread)
             )
         self._counts = plural(len(self.sessions), "session") + (
