@@ -103,6 +103,13 @@ def literal_markdown_line(line: str, *, among_others: bool) -> str | None:
     return line
 
 
+def without_escapes(text: str) -> str:
+    """`text` without terminal escape sequences (a coloured test run's ``\x1b[31m``), as
+    every view shows it: the words an index reads (walk 29, F5: ``\x1b[31mAssertionError``
+    was the word ``31massertionerror``, found by no search)."""
+    return _ANSI.sub("", text) if "\x1b" in text or "\x9b" in text else text
+
+
 def strip_control(text: str) -> str:
     """`text` without terminal escape sequences or control characters (newline, tab kept),
     bidi overrides and isolates included (`CONTROL_CHAR`); a control that separates words

@@ -410,3 +410,26 @@ async def test_the_picker_tells_files_of_one_name_apart_by_their_folder(tmp_path
         assert sum("a/s.jsonl" in r for r in rows) == 1, rows
         assert sum("backup/s.jsonl" in r for r in rows) == 1, rows
         assert sum(" other.jsonl" in r for r in rows) == 1 and not any("/other" in r for r in rows)
+
+
+@pytest.mark.parametrize("ranker", ["bm25", "embed"])
+def test_a_word_after_a_colour_code_is_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], ranker: str
+) -> None:
+    """Walk 29, F5: a coloured test run's `\\x1b[31mAssertionError` was indexed as the word
+    `31massertionerror`: every view shows `AssertionError`, and no search found it."""
+    from chunkscope.tui.cli import main
+    from tests.logs import seed_log
+
+    said = [
+        ("user", "Run the parser tests and tell me what fails."),
+        ("assistant", "Running them now."),
+        ("tool", "test_quote \x1b[32mPASSED\x1b[0m\n\x1b[31mAssertionError: dropped\x1b[0m"),
+        ("user", "Now update the README with the install steps for the project."),
+        ("assistant", "The README now lists pip install and the first command to run."),
+    ]
+    log = seed_log(tmp_path, said)
+    for word in ("AssertionError", "PASSED"):
+        assert main(["search", str(log), word, "--ranker", ranker]) == 0
+        out = capsys.readouterr().out
+        assert "no chunk matches" not in out and "1. score" in out, out

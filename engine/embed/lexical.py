@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from chunkscope.engine.embed.base import Matrix, Progress, is_blank, normalize_rows
-from chunkscope.engine.textutil import STOPWORDS
+from chunkscope.engine.textutil import STOPWORDS, without_escapes
 
 _WORD = re.compile(r"\w+")
 
@@ -73,7 +73,7 @@ def _bytes_hash(word: bytes) -> int:
 
 def features(text: str) -> list[str]:
     """The features of `text` as strings, for inspection: unigrams, then bigrams ("a b")."""
-    words = _WORD.findall(text.lower())
+    words = _WORD.findall(without_escapes(text).lower())
     stop = STOPWORDS
     unigrams = [w for w in words if w not in stop]
     bigrams = [f"{a} {b}" for a, b in itertools.pairwise(words) if a not in stop or b not in stop]
@@ -311,6 +311,7 @@ def _tokenize(
     findall = _WORD.findall
     for i, text in enumerate(texts):
         if not is_blank(text):
+            text = without_escapes(text)  # the words the views show (walk 29, F5)
             if text.isascii():
                 words = text.encode("ascii").translate(_ASCII_WORDS).split()
             else:

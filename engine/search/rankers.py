@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from chunkscope.engine.textutil import STOPWORDS
+from chunkscope.engine.textutil import STOPWORDS, without_escapes
 
 __all__ = [
     "DEFAULT_RANKER",
@@ -62,7 +62,7 @@ def terms(text: str) -> list[str]:
     (Snowball English), with each part of a snake_case name as a word of its own too."""
     out: list[str] = []
     stop = STOPWORDS
-    for w in _WORD.findall(text.lower()):
+    for w in _WORD.findall(without_escapes(text).lower()):
         if w in stop:
             continue
         out.append(_stem(w))
