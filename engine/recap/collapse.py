@@ -440,8 +440,39 @@ SUBAGENT_TOOLS = frozenset(
     {"task", "agent", "subagent", "dispatch_agent", "spawn_agent", "delegate"}
     | {"delegate_task", "run_subagent", "codebase_investigator"}
 )
-#: What a subagent was asked, by the argument that says it.
+#: What a subagent was asked, by the argument that says it; and what kind it is.
 _SUBAGENT_ASKED = ("description", "objective", "task", "prompt", "query")
+_SUBAGENT_KIND = ("subagent_type", "agent")
+
+
+def subagent_asked(args: Mapping[str, Any]) -> str:
+    """What a delegation call asked its subagent (`_SUBAGENT_ASKED`), or "": the
+    collapsed sentence says it, and the recap names the subagent by it."""
+    return next((v for k in _SUBAGENT_ASKED if (v := _value(args, k, "").strip())), "")
+
+
+def subagent_kind(args: Mapping[str, Any]) -> str:
+    """The kind of subagent a delegation call asked for (``Explore``), or ""."""
+    return next((v for k in _SUBAGENT_KIND if (v := _value(args, k, "").strip())), "")
+
+
+def subagent_report(result: str) -> tuple[str, str]:
+    """(What a subagent's result says, its ``status`` or ""): a JSON object with one text
+    field besides its status says that text (``{"summary": "..."}``, walk 28, F10: said
+    as raw JSON); any other result is said as it is."""
+    if result.lstrip().startswith("{"):
+        try:
+            value = json.loads(result)
+        except ValueError:
+            return result, ""
+        if isinstance(value, dict):
+            status = value.get("status")
+            said = [
+                v for k, v in value.items() if k != "status" and isinstance(v, str) and v.strip()
+            ]
+            if len(said) == 1:
+                return said[0], status if isinstance(status, str) else ""
+    return result, ""
 
 
 def harness_error(result: str) -> tuple[str, str]:
@@ -714,11 +745,13 @@ def _other_tool(
             url = ", ".join(dict.fromkeys(u.rstrip(".,;:)") for u in found)) or "?"
         return f"Fetched {url}."
     if name.lower() in SUBAGENT_TOOLS:
-        kind = _value(args, "subagent_type", _value(args, "agent", ""))
+        kind = subagent_kind(args)
         article = "an" if kind[:1].lower() in tuple("aeiou") else "a"
         who = f"{article} {kind} subagent" if kind else "a subagent"
-        told = next((_value(args, k, "") for k in _SUBAGENT_ASKED if _value(args, k, "")), "?")
-        return f"Delegated to {who}: '{_cut(_fold(told))}'. Result: '{_cut(_fold(result))}'."
+        asked = subagent_asked(args)
+        told = f"{who}: '{_cut(_fold(asked))}'" if asked else who
+        said = _fold(subagent_report(result)[0])
+        return f"Delegated to {told}. " + (f"Result: '{_cut(said)}'." if said else "No result.")
     if name in ("TodoWrite", "update_plan", "write_todos", "TaskCreate", "TaskUpdate"):
         items = args.get("todos", args.get("plan", args.get("tasks")))
         items = items if isinstance(items, list) else []

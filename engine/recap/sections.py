@@ -76,6 +76,9 @@ from chunkscope.engine.recap.collapse import (
     patch_changes,
     question_text,
     shell_patch,
+    subagent_asked,
+    subagent_kind,
+    subagent_report,
 )
 from chunkscope.engine.segment.requests import INTERRUPTED, message_kind, request_text
 from chunkscope.engine.summarize.extractive import (
@@ -1378,7 +1381,9 @@ def _report(label: str, text: str, status: str = "") -> str:
     if verdict:
         hit = next((s for s in sentences if verdict in s), "")
         facts = [hit, *[f for f in facts if f != hit]] if hit else facts
-    body = _cut(" ".join(facts[:2]), _LINE_CHARS["subagents"]) if facts else ""
+    if not facts:  # nothing a sentence says ("done"): its words, or that it said none
+        facts = [_fold(text)] if text else ["no result"]
+    body = _cut(" ".join(facts[:2]), _LINE_CHARS["subagents"])
     head = f"- {label}"
     if verdict:
         head += f": verdict {verdict}"
@@ -1395,19 +1400,19 @@ def subagents_section(log: _Log) -> Section:
     notifications, the newest first when the allowance is short."""
     found: list[tuple[int, str]] = []
     for call in log.calls:
-        if call.name.lower() not in SUBAGENT_TOOLS or call.rejected or not call.result:
+        if call.name.lower() not in SUBAGENT_TOOLS or call.rejected or call.result is None:
             continue
         if _LAUNCHED.match(call.result):
             continue  # a background launch: its report comes as a notification
-        label = next(
-            (
-                str(call.args[k]).strip()
-                for k in ("description", "subagent_type", "agent", "name")
-                if isinstance(call.args.get(k), str) and str(call.args[k]).strip()
-            ),
-            call.name,
+        # named by what it was asked, as the collapsed sentence says it (walk 28, F10)
+        label = (
+            subagent_asked(call.args)
+            or subagent_kind(call.args)
+            or (call.args.get("name") if isinstance(call.args.get("name"), str) else "")
+            or call.name
         )
-        found.append((call.index, _report(_cut(label, 60), call.result)))
+        said, status = subagent_report(call.result)
+        found.append((call.index, _report(_cut(label, 60), said, status)))
     for pos, name, status, result in log.reports:
         found.append((pos, _report(_cut(name, 60), result, status)))
     found.sort(key=lambda t: t[0])
