@@ -83,3 +83,58 @@ def test_another_agent_s_subagent_is_named_by_what_it_was_asked(
     assert "- Map the modules: 3 modules" in recap, recap
     assert "- spawn_agent: The cache is fine." in recap, recap
     assert "- codebase_investigator" not in recap and "summary" not in recap, recap
+
+
+def test_an_aider_command_typed_short_reads_as_its_full_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F8: aider takes any unique start of a command (`/ad` for `/add`), and one
+    typed short with words after it (`/ad FILE`, `/ru CMD`, `/tes CMD`) or two in a row
+    (`/comm`, `/ex`) read as the user's request; a short `/ru` or `/tes` was no command
+    run (its output lost, Last check aider's question). They read as the full names do;
+    a message that opens on a slash but no command (`/usr/bin ...`, or an ambiguous
+    start such as `/c`) stays the user's words."""
+    from chunkscope.engine.read.commands import command_request
+
+    history = tmp_path / ".aider.chat.history.md"
+    history.write_text(
+        "# aider chat started at 2025-05-04 17:02:36\n\n"
+        "#### /ad src/calc.py  \n> Added src/calc.py to the chat  \n\n"
+        "#### /ru pytest -q  \n> Add command output to the chat? (Y)es/(N)o [Yes]: y  \n\n"
+        "#### Please fix the failing test in src/calc.py  \n\nDone, I guarded the division.\n\n"
+        "#### /tes python -m pytest -q  \n> 3 passed in 0.1s  \n\n"
+        "#### /comm  \n\n#### /ex  \n",
+        encoding="utf-8",
+    )
+    assert main(["recap", str(history)]) == 0
+    recap = capsys.readouterr().out
+    assert "## Task\nPlease fix the failing test in src/calc.py\n\n" in recap, recap
+    assert "Last check: `python -m pytest -q` -> 3 passed in 0.1s" in recap, recap
+    assert main(["chunk", str(history), "--collapse"]) == 0
+    out = capsys.readouterr().out
+    assert "Tool: Ran `python -m pytest -q`: 3 passed in 0.1s" in out, out
+    assert "Tool: Ran `pytest -q` (no output)." in out, out
+    # the full rule, as aider has it: a unique start, arguments or not
+    assert command_request("/ad src/calc.py") is None
+    assert command_request("/as how do I run it?") == "how do I run it?"  # /ask
+    assert command_request("/usr/bin is missing") == "/usr/bin is missing"
+    assert command_request("/c fix it") == "/c fix it"  # /clear, /code, /commit, ...
+
+
+def test_aider_s_question_after_a_run_is_not_its_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F8 (also seen): a `/run` whose only output line is aider's question `Add
+    command output to the chat?` said that question as the run's result in Last check,
+    where the collapsed line says `(no output)`."""
+    history = tmp_path / ".aider.chat.history.md"
+    history.write_text(
+        "# aider chat started at 2025-05-04 17:02:36\n\n"
+        "#### Please fix the failing test in src/calc.py  \n\nDone.\n\n"
+        "#### /run pytest -q  \n> Add command output to the chat? (Y)es/(N)o [Yes]: y  \n",
+        encoding="utf-8",
+    )
+    assert main(["recap", str(history)]) == 0
+    recap = capsys.readouterr().out
+    assert "Last check: `pytest -q` -> no output" in recap, recap
+    assert "Add command output" not in recap, recap

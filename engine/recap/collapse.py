@@ -65,7 +65,7 @@ from datetime import datetime
 from typing import Any
 
 from chunkscope.engine.model import Progress, Turn, with_progress
-from chunkscope.engine.read.formats.aider import AIDER_ROLE, AIDER_RUN
+from chunkscope.engine.read.formats.aider import AIDER_ROLE, aider_run
 from chunkscope.engine.read.formats.aider import actions as aider_actions
 from chunkscope.engine.read.formats.claude import (
     SUBAGENT_CALLS,
@@ -915,8 +915,7 @@ def collapse_messages(
                 add(_timestamp(msg), TOOL_ROLE if note.agent is None else SUBAGENT_ROLE, told, msg)
             elif text.strip():
                 add(_timestamp(msg), USER_ROLE, text, msg)
-            asked = AIDER_RUN.match(text) if readable else None
-            ran = asked.group(1).strip() if asked else None  # aider's output follows
+            ran = aider_run(text) if readable else None  # aider's output follows
         elif role == "assistant":
             ts, line = _timestamp(msg), _source_line(msg)
             reasoning = msg.get("reasoning") or msg.get("reasoning_content")

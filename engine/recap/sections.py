@@ -47,7 +47,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from chunkscope.engine.read.formats.aider import AIDER_ROLE, AIDER_RUN
+from chunkscope.engine.read.formats.aider import AIDER_ROLE, aider_run
 from chunkscope.engine.read.formats.aider import actions as aider_actions
 from chunkscope.engine.read.formats.base import BRANCH_NOTE, CWD_NOTE, SESSION_NOTE
 from chunkscope.engine.read.formats.claude import notification
@@ -418,8 +418,9 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
             continue
         if role == AIDER_ROLE:  # aider's own output: edits applied, commits, command output
             text = content_text(msg.get("content"))
-            if text_actions:
-                text_actions.pop().result = text
+            if text_actions:  # a /run's output opens the block, up to aider's own next line
+                ran = text_actions.pop()
+                ran.result = aider_actions(text, _command(ran.args))[0].said
             for act in aider_actions(text):  # an edit, a commit, a command it ran
                 if act.kind == "edit":
                     log.calls.append(_Call(i, "edit", {"path": act.what}))
@@ -434,9 +435,9 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
             if INTERRUPTED.search(text):
                 _interrupted(log, i)
             _notification(log, i, text)
-            run = AIDER_RUN.match(text)
-            if run:  # aider's /run and /test: a command, its output follows
-                call = _Call(i, "bash", {"command": run.group(1).strip()})
+            run = aider_run(text)
+            if run is not None:  # aider's /run and /test: a command, its output follows
+                call = _Call(i, "bash", {"command": run})
                 log.calls.append(call)
                 text_actions[:] = [call]
                 continue
