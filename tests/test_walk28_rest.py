@@ -27,9 +27,12 @@ def test_a_task_notification_leaves_what_follows_it_in_its_message(
 ) -> None:
     """Walk 28, F12: a user message of two notifications read as the first one only, and
     one of a notification and the user's words after it as the notification only (the
-    request in no chunk, no "Later:"). Each notification is its own Subagent turn, and
-    the words after them are the user's, a request."""
-    two = _note("Port the parser", "Ported.") + "\n" + _note("Write docs", "Documented.")
+    request in no chunk, no "Later:"). Each notification is its own Subagent turn (with
+    the line Claude Code writes after it), and the words after them are the user's, a
+    request."""
+    # Claude Code's own line after a subagent's notification is part of it, no one's words
+    trailer = "\nFull transcript available at: /tmp/claude/tasks/ac27727.output\n"
+    two = _note("Port the parser", "Ported.") + trailer + _note("Write docs", "Documented.")
     said = _note("Port the parser", "Ported.") + "\nAlso please update the README now."
     log = claude_log(
         tmp_path,
@@ -47,7 +50,7 @@ def test_a_task_notification_leaves_what_follows_it_in_its_message(
     assert 'Subagent: Agent "Port the parser" completed: Ported.' in out, out
     assert 'Subagent: Agent "Write docs" completed: Documented.' in out, out
     assert "You: Also please update the README now." in out, out
-    assert "<task-notification>" not in out, out
+    assert "<task-notification>" not in out and "You: Full transcript" not in out, out
     assert main(["recap", str(log)]) == 0
     recap = capsys.readouterr().out
     assert "Later: Also please update the README now." in recap, recap

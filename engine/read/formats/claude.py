@@ -91,11 +91,13 @@ META_ROLE = "Meta"
 #: A background task's report, arriving as a user message: a subagent's (its result) or
 #: a background command's (its exit code).
 _NOTIFICATION = re.compile(r"\A\s*<task-notification>(.*?)(?:</task-notification>|\Z)", re.S)
-#: One notification of those a user message opens with, and the line Claude Code writes
-#: after a background command's ("Read the output file to retrieve the result: ...").
+#: One notification of those a user message opens with, and the lines Claude Code writes
+#: after it ("Read the output file to retrieve the result: ..." after a background
+#: command's, "Full transcript available at: ..." after a subagent's).
 _NOTIFICATION_PART = re.compile(
     r"\s*<task-notification>.*?(?:</task-notification>|\Z)"
-    r"(?:[ \t]*\n?[ \t]*Read the output file to retrieve the result:[^\n]*)?",
+    r"(?:\s*(?:Read the output file to retrieve the result|Full transcript available at):"
+    r"[^\n]*)*",
     re.S,
 )
 _NOTE_FIELD = re.compile(r"<(summary|result|status)>\s*(.*?)\s*</\1>", re.S)
