@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from chunkscope.tui.cli import main
-from tests.logs import claude_log, codex_calls
+from tests.logs import claude_log, codex_calls, codex_shell
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -141,3 +141,59 @@ def test_aider_s_question_after_a_run_is_not_its_output(
     recap = capsys.readouterr().out
     assert "Last check: `pytest -q` -> no output" in recap, recap
     assert "Add command output" not in recap, recap
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "said"),
+    [
+        (
+            "go test ./...",
+            "--- FAIL: TestX (0.00s)\n    x_test.go:9: got 1 want 2\nFAIL\n"
+            "FAIL\texample.com/x\t0.003s\nok  \texample.com/y\t0.002s",
+            "FAIL example.com/x 0.003s; ok example.com/y 0.002s",
+        ),
+        (
+            "npx jest",
+            "PASS src/a.test.js\nFAIL src/b.test.js\n  \u25cf b \u203a works\n"
+            "Tests:       1 failed, 4 passed, 5 total\nSnapshots:   0 total\nTime:        1.2 s",
+            "Tests: 1 failed, 4 passed, 5 total",
+        ),
+        (
+            "cargo test",
+            "running 4 tests\ntest a ... ok\ntest b ... FAILED\n\n"
+            "test result: FAILED. 3 passed; 1 failed; 0 ignored",
+            "test result: FAILED. 3 passed; 1 failed; 0 ignored",
+        ),
+        (
+            "python -m pytest -q",
+            "============ test session starts ============\ncollected 3 items\n\n"
+            "FAILED tests/test_a.py::test_x - assert 1 == 2\n"
+            "======= 1 failed, 2 passed in 0.1s =======",
+            "FAILED tests/test_a.py::test_x - assert 1 == 2; 1 failed, 2 passed in 0.1s",
+        ),
+    ],
+)
+def test_a_test_run_is_said_by_its_result_lines_in_both_views(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, output: str, said: str
+) -> None:
+    """Walk 28, F15: a collapsed run said by its result lines for pytest only (`go test`
+    and `jest` said from their start), and the recap's Last check picked other lines (two
+    patterns). One pattern: the same lines in both, for go test, jest, cargo and pytest."""
+    log = codex_shell(tmp_path, (command, f"Exit code: 1\nOutput:\n{output}\n"))
+    assert main(["chunk", str(log), "--collapse"]) == 0
+    out = capsys.readouterr().out
+    assert f"Ran `{command}` (exit 1): {said}\n" in out, out
+    assert main(["recap", str(log)]) == 0
+    recap = capsys.readouterr().out
+    assert f"Last check: `{command}` -> {said} (exit 1)" in recap, recap
+
+
+def test_a_collapsed_run_s_command_with_backticks_is_one_code_span(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 28, F15 (also): the collapsed `Ran` line wrapped a command in one pair of
+    backticks whatever it held (`Ran `echo `whoami`` (exit 0)`), where Last check makes
+    a proper code span: the collapsed line does too."""
+    log = codex_shell(tmp_path, ("echo `whoami`", "Exit code: 0\nOutput:\nroot\n"))
+    assert main(["chunk", str(log), "--collapse"]) == 0
+    assert "Ran `` echo `whoami` `` (exit 0): root" in capsys.readouterr().out

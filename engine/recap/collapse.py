@@ -79,7 +79,7 @@ from chunkscope.engine.read.source import (
     content_text,
     parse_timestamp,
 )
-from chunkscope.engine.textutil import plural, strip_control
+from chunkscope.engine.textutil import code_span, plural, strip_control
 from chunkscope.engine.toolcall import (
     ELLIPSIS,
     SHELL_TOOLS,
@@ -485,38 +485,42 @@ def harness_error(result: str) -> tuple[str, str]:
     return (timed.group(0) if timed else "the harness failed to run it"), result[m.end() :]
 
 
-#: A line of a command's output that says how it went: a test run's counts, a check's
-#: verdict, an error (the recap's "Last check" and a collapsed run say these lines).
+#: A line of a command's output that sums up how a check went: a test runner's counts
+#: (pytest, jest and vitest, unittest, RSpec), cargo test's ``test result:``, go test's
+#: package lines (``ok  <TAB>pkg<TAB>0.01s``, ``FAIL<TAB>pkg``) and ``--- FAIL:``, pytest's
+#: ``FAILED``/``ERROR`` lines, a linter's or a build's verdict. A run's collapsed sentence
+#: and the recap's "Last check" say its last two such lines (`result_lines`; walk 28, F15:
+#: two patterns, and jest's ``PASS src/a.test.js`` or go's tabs made the output's start
+#: said). A count of tests alone is unittest's ``Ran 5 tests in 0.01s`` only (cargo's
+#: ``running 4 tests`` opens a run, ``ls -l`` lists a folder ``tests`` after a year), and a
+#: version's last number counts nothing (``resolve 1.8.3 warning``).
 RESULT_LINE = re.compile(
-    r"(?:\b\d+ (?:passed|failed|errors?|tests?|skipped|warnings?|examples?|failures?)\b|"
-    r"\btest result\b|\bTests?:|\bFAILED\b|\bPASS(?:ED)?\b|\bFAIL\b|\bOK\b|\berror\b|"
-    r"\bSuccess|\bBuild (?:succeeded|failed)|\bfound \d+ errors?|\bAll checks passed|"
-    r"\bno issues found|\bcompiled|\bFinished\b|\bTraceback\b|\bError:|✓|✗|✔|✘)",
-    re.I,
+    r"(?i:(?<![\w.])\d+ (?:passed|failed|errors?|skipped|failures?)\b)|^Ran \d+ tests? in\b"
+    r"|\btest result:|^(?:Tests?|Test Suites|Test Files):?\s+\d"
+    r"|^ok\s+\S+\s+(?:[\d.]+m?s|\(cached\))|^FAIL\s+\S+\s+(?:[\d.]+m?s|\[[\w ]+\])|^--- FAIL: "
+    r"|^(?:OK|FAILED)(?: \(|$)|^(?:FAILED|ERROR) \S"
+    r"|(?i:\bfound \d+ errors?)|\bAll checks passed|\bno issues found|\bBuild (?:succeeded|failed)"
 )
+#: What a line of output is said without: the rules and marks around it (``=== 3 passed ===``).
+_AROUND_RESULT = "=-_*! "
 
 
-#: A line that sums up a check's run (a test runner's counts, a linter's verdict): when a
-#: command's output has one, its collapsed sentence says it rather than the output's start.
-_SUMMARY_LINE = re.compile(
-    r"\b\d+ (?:passed|failed|errors?|failures?)\b|\btest result:|\bAll checks passed|"
-    r"\bno issues found|\bBuild (?:succeeded|failed)|\bfound \d+ errors?|^(?:OK|FAILED)(?: \(|$)|"
-    r"^Tests?:\s+\d+|^(?:FAIL|FAILED|ERROR|PASS) \S"
-)
+def result_lines(output: str) -> list[str]:
+    """The lines of a command's output that sum up its run (`RESULT_LINE`): each on one
+    line (blanks and tabs folded), without colour codes (Codex's results keep them) or
+    the rules around it."""
+    lines = (_fold(ln) for ln in strip_control(output).splitlines())
+    return [ln.strip(_AROUND_RESULT) for ln in lines if RESULT_LINE.search(ln)]
 
 
 def _printed(output: str) -> str:
-    """What a command printed, as its collapsed sentence says it: the lines that sum up
-    a check's run (the last two), when it printed several lines and its first is not one
-    (pytest's ``==== test session starts ====`` said nothing of the run); else its
-    start. Cut at 120 characters."""
-    output = strip_control(output)  # a colour's escape codes (Codex's results keep them)
-    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
-    if len(lines) > 1 and not _SUMMARY_LINE.search(lines[0]):
-        picked = [ln.strip("=-_*! ") for ln in lines if _SUMMARY_LINE.search(ln.strip("=-_*! "))]
-        if picked:
-            return _cut(_fold("; ".join(picked[-2:])))
-    return _cut(_fold(output))
+    """What a command printed, as its collapsed sentence says it: the last two lines that
+    sum up a check's run, when it printed any (pytest's ``==== test session starts
+    ====`` said nothing of the run); else its start. Cut at 120 characters."""
+    picked = result_lines(output)
+    if picked:
+        return _cut("; ".join(picked[-2:]))
+    return _cut(_fold(strip_control(output)))
 
 
 def _ran(command: str, result: str, exit_code: int | None, failed: bool) -> str:
@@ -525,21 +529,21 @@ def _ran(command: str, result: str, exit_code: int | None, failed: bool) -> str:
         m = _EXIT.match(result)
         code = exit_code if exit_code is not None else int(m.group(1)) if m else None
         said = f", exit {code}" if code is not None else ""
-        return f"Ran `{_command_line(command)}` ({error}{said})."
+        return f"Ran {code_span(_command_line(command))} ({error}{said})."
     if exit_code is None:
         m = _EXIT.match(result)
         if m:
             exit_code = int(m.group(1))
     if exit_code is not None:  # and what it printed: a test run's counts, the error
         said = _printed(_TAG.sub(" ", _EXIT.sub("", result, count=1)))
-        ran = f"Ran `{_command_line(command)}` (exit {exit_code})"
+        ran = f"Ran {code_span(_command_line(command))} (exit {exit_code})"
         return f"{ran}: {said}" if said.strip() else f"{ran}."
     if failed:
-        return f"Ran `{_command_line(command)}` (failed)."
+        return f"Ran {code_span(_command_line(command))} (failed)."
     said = _printed(result)
     if not said.strip():  # "Ran `touch a`: " introduced nothing (walk 19, 6)
-        return f"Ran `{_command_line(command)}` (no output)."
-    return f"Ran `{_command_line(command)}`: {said}"
+        return f"Ran {code_span(_command_line(command))} (no output)."
+    return f"Ran {code_span(_command_line(command))}: {said}"
 
 
 def _listed(what: str, result: str) -> str:
@@ -839,7 +843,7 @@ def _unanswered_sentence(call: tuple[str, Any, str | None, int | None]) -> str:
     if name.lower() in SHELL_TOOLS:
         args = decode_arguments(arguments)
         command = _command(args) if isinstance(args, Mapping) else command_text(args)
-        return f"Ran `{_command_line(command or '?')}` ({NO_RESULT})."
+        return f"Ran {code_span(_command_line(command or '?'))} ({NO_RESULT})."
     shown = _cut(_fold(format_call(name, arguments)))
     return f"Called {shown} ({NO_RESULT})."
 

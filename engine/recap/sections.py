@@ -64,7 +64,6 @@ from chunkscope.engine.recap.collapse import (
     _PATCH_FILE,
     CC_REJECTED,
     REJECTED_RESULT,
-    RESULT_LINE,
     SUBAGENT_TOOLS,
     _calls,
     _command,
@@ -75,6 +74,7 @@ from chunkscope.engine.recap.collapse import (
     one_line_command,
     patch_changes,
     question_text,
+    result_lines,
     shell_patch,
     subagent_asked,
     subagent_kind,
@@ -1009,10 +1009,11 @@ def _result_summary(call: _Call) -> str:
         m = _EXIT.match(result)
         code = call.exit_code if call.exit_code is not None else int(m.group(1)) if m else None
         return f"{error} (exit {code})" if code is not None else error
-    lines = [ln.strip() for ln in result.splitlines() if ln.strip()]
-    picked = [ln for ln in lines if RESULT_LINE.search(ln)]
+    # the lines a collapsed run says too (walk 28, F15), else the output's last line
+    picked = result_lines(result)
+    lines = [_fold(ln).strip("=-_* ") for ln in result.splitlines() if ln.strip()]
     keep = picked[-2:] if picked else lines[-1:]
-    text = "; ".join(_cut(ln.strip("=-_* "), 140) for ln in keep)
+    text = "; ".join(_cut(ln, 140) for ln in keep)
     code = _exit_code(call)
     if code is not None:
         text = f"{text} (exit {code})" if text else f"exit {code}"
