@@ -1,5 +1,6 @@
 """Small logs the tests write, one way each: a seed JSONL log, a Claude Code session, a
-Codex rollout of shell calls, and a Claude Code project folder for `review`."""
+Codex rollout of shell calls (or of any function calls), and a Claude Code project folder
+for `review`."""
 
 from __future__ import annotations
 
@@ -43,6 +44,16 @@ def codex_shell(
 ) -> Path:
     """A Codex rollout: the user's `task`, then `tool` calls running each (command, its
     output); a command may be an argv list (``["apply_patch", PATCH]``)."""
+    runs = [(tool, {"command": command, "workdir": "."}, output) for command, output in calls]
+    return codex_calls(tmp_path, *runs, task=task)
+
+
+def codex_calls(
+    tmp_path: Path,
+    *calls: tuple[str, dict[str, Any], str],
+    task: str = "Set x to 2 and run the tests.",
+) -> Path:
+    """A Codex rollout: the user's `task`, then function calls (name, arguments, output)."""
 
     def record(kind: str, **payload: object) -> str:
         stamp = "2025-11-22T22:09:39.744Z"
@@ -57,14 +68,13 @@ def codex_shell(
             content=[{"type": "input_text", "text": task}],
         ),
     ]
-    for i, (command, output) in enumerate(calls):
-        arguments = json.dumps({"command": command, "workdir": "."})
+    for i, (name, arguments, output) in enumerate(calls):
         lines.append(
             record(
                 "response_item",
                 type="function_call",
-                name=tool,
-                arguments=arguments,
+                name=name,
+                arguments=json.dumps(arguments),
                 call_id=f"c{i}",
             )
         )

@@ -79,7 +79,7 @@ def test_tool_calls_collapse_to_one_sentence_each(fx: dict[str, Path], name: str
             "Read engine/cache.py (2 lines).",
             "Edited engine/cache.py.",
             "Ran `pytest -q tests/test_cache.py` (exit 1): FAILED "
-            "tests/test_cache.py::test_cache_roundtrip - assert 3 == 1 1 failed",
+            "tests/test_cache.py::test_cache_roundtrip - assert 3 == 1; 1 failed",
             "Delegated to a general-purpose subagent: 'Check other callers'. "
             "Result: 'Only engine/embed.py calls it.'.",
             "Updated the todo list (2 items, 1 done).",

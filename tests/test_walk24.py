@@ -473,7 +473,7 @@ def test_a_command_aider_runs_after_an_edit_is_the_last_check_and_is_said_collap
     folded = _chunk(f, capsys, "--collapse")
     order = [
         "You: /test npm test",
-        "Tool: Ran `npm test`: FAIL src/sum.test.js Tests: 1 failed, 3 passed, 4 total",
+        "Tool: Ran `npm test`: Tests: 1 failed, 3 passed, 4 total",  # its summary (walk 28, F15)
         "Tool: Edited src/sum.js.",
         "Tool: Committed 9f8e7d6: fix: sum starts at zero.",
         "Tool: Ran `npm test`: Tests: 4 passed, 4 total",

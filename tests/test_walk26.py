@@ -416,7 +416,8 @@ def test_every_reader_s_subagent_call_says_what_it_found(
     said = "Delegated to a subagent: 'Find where the cache is built'. Result: 'The cache is built"
     assert said in out, out
     assert main(["recap", str(f)]) == 0
-    assert "- codebase_investigator: The cache is built" in capsys.readouterr().out
+    # named by what it was asked, as the collapsed line says it (walk 28, F10)
+    assert "- Find where the cache is built: The cache is built" in capsys.readouterr().out
 
 
 def _recap_of(tmp_path: Path, capsys: pytest.CaptureFixture[str], *said: str) -> str:

@@ -62,7 +62,7 @@ def test_a_subagent_type_takes_the_right_article() -> None:
     said = collapse_call("Task", args, "ok", agent="claude")
     assert said is not None and said.startswith("Delegated to an Explore subagent:")
     other = collapse_call("Task", json.dumps({"subagent_type": "general-purpose"}), "ok", agent="c")
-    assert other is not None and other.startswith("Delegated to a general-purpose subagent:")
+    assert other is not None and other.startswith("Delegated to a general-purpose subagent.")
 
 
 def test_theme_help_and_an_unknown_theme_name_the_themes() -> None:

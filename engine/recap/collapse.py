@@ -65,7 +65,7 @@ from datetime import datetime
 from typing import Any
 
 from chunkscope.engine.model import Progress, Turn, with_progress
-from chunkscope.engine.read.formats.aider import AIDER_ROLE, AIDER_RUN
+from chunkscope.engine.read.formats.aider import AIDER_ROLE, aider_run
 from chunkscope.engine.read.formats.aider import actions as aider_actions
 from chunkscope.engine.read.formats.claude import (
     SUBAGENT_CALLS,
@@ -79,7 +79,7 @@ from chunkscope.engine.read.source import (
     content_text,
     parse_timestamp,
 )
-from chunkscope.engine.textutil import plural, strip_control
+from chunkscope.engine.textutil import code_span, plural, strip_control
 from chunkscope.engine.toolcall import (
     ELLIPSIS,
     SHELL_TOOLS,
@@ -440,8 +440,39 @@ SUBAGENT_TOOLS = frozenset(
     {"task", "agent", "subagent", "dispatch_agent", "spawn_agent", "delegate"}
     | {"delegate_task", "run_subagent", "codebase_investigator"}
 )
-#: What a subagent was asked, by the argument that says it.
+#: What a subagent was asked, by the argument that says it; and what kind it is.
 _SUBAGENT_ASKED = ("description", "objective", "task", "prompt", "query")
+_SUBAGENT_KIND = ("subagent_type", "agent")
+
+
+def subagent_asked(args: Mapping[str, Any]) -> str:
+    """What a delegation call asked its subagent (`_SUBAGENT_ASKED`), or "": the
+    collapsed sentence says it, and the recap names the subagent by it."""
+    return next((v for k in _SUBAGENT_ASKED if (v := _value(args, k, "").strip())), "")
+
+
+def subagent_kind(args: Mapping[str, Any]) -> str:
+    """The kind of subagent a delegation call asked for (``Explore``), or ""."""
+    return next((v for k in _SUBAGENT_KIND if (v := _value(args, k, "").strip())), "")
+
+
+def subagent_report(result: str) -> tuple[str, str]:
+    """(What a subagent's result says, its ``status`` or ""): a JSON object with one text
+    field besides its status says that text (``{"summary": "..."}``, walk 28, F10: said
+    as raw JSON); any other result is said as it is."""
+    if result.lstrip().startswith("{"):
+        try:
+            value = json.loads(result)
+        except ValueError:
+            return result, ""
+        if isinstance(value, dict):
+            status = value.get("status")
+            said = [
+                v for k, v in value.items() if k != "status" and isinstance(v, str) and v.strip()
+            ]
+            if len(said) == 1:
+                return said[0], status if isinstance(status, str) else ""
+    return result, ""
 
 
 def harness_error(result: str) -> tuple[str, str]:
@@ -454,38 +485,42 @@ def harness_error(result: str) -> tuple[str, str]:
     return (timed.group(0) if timed else "the harness failed to run it"), result[m.end() :]
 
 
-#: A line of a command's output that says how it went: a test run's counts, a check's
-#: verdict, an error (the recap's "Last check" and a collapsed run say these lines).
+#: A line of a command's output that sums up how a check went: a test runner's counts
+#: (pytest, jest and vitest, unittest, RSpec), cargo test's ``test result:``, go test's
+#: package lines (``ok  <TAB>pkg<TAB>0.01s``, ``FAIL<TAB>pkg``) and ``--- FAIL:``, pytest's
+#: ``FAILED``/``ERROR`` lines, a linter's or a build's verdict. A run's collapsed sentence
+#: and the recap's "Last check" say its last two such lines (`result_lines`; walk 28, F15:
+#: two patterns, and jest's ``PASS src/a.test.js`` or go's tabs made the output's start
+#: said). A count of tests alone is unittest's ``Ran 5 tests in 0.01s`` only (cargo's
+#: ``running 4 tests`` opens a run, ``ls -l`` lists a folder ``tests`` after a year), and a
+#: version's last number counts nothing (``resolve 1.8.3 warning``).
 RESULT_LINE = re.compile(
-    r"(?:\b\d+ (?:passed|failed|errors?|tests?|skipped|warnings?|examples?|failures?)\b|"
-    r"\btest result\b|\bTests?:|\bFAILED\b|\bPASS(?:ED)?\b|\bFAIL\b|\bOK\b|\berror\b|"
-    r"\bSuccess|\bBuild (?:succeeded|failed)|\bfound \d+ errors?|\bAll checks passed|"
-    r"\bno issues found|\bcompiled|\bFinished\b|\bTraceback\b|\bError:|✓|✗|✔|✘)",
-    re.I,
+    r"(?i:(?<![\w.])\d+ (?:passed|failed|errors?|skipped|failures?)\b)|^Ran \d+ tests? in\b"
+    r"|\btest result:|^(?:Tests?|Test Suites|Test Files):?\s+\d"
+    r"|^ok\s+\S+\s+(?:[\d.]+m?s|\(cached\))|^FAIL\s+\S+\s+(?:[\d.]+m?s|\[[\w ]+\])|^--- FAIL: "
+    r"|^(?:OK|FAILED)(?: \(|$)|^(?:FAILED|ERROR) \S"
+    r"|(?i:\bfound \d+ errors?)|\bAll checks passed|\bno issues found|\bBuild (?:succeeded|failed)"
 )
+#: What a line of output is said without: the rules and marks around it (``=== 3 passed ===``).
+_AROUND_RESULT = "=-_*! "
 
 
-#: A line that sums up a check's run (a test runner's counts, a linter's verdict): when a
-#: command's output has one, its collapsed sentence says it rather than the output's start.
-_SUMMARY_LINE = re.compile(
-    r"\b\d+ (?:passed|failed|errors?|failures?)\b|\btest result:|\bAll checks passed|"
-    r"\bno issues found|\bBuild (?:succeeded|failed)|\bfound \d+ errors?|^(?:OK|FAILED)(?: \(|$)|"
-    r"^Tests?:\s+\d+|^(?:FAIL|FAILED|ERROR|PASS) \S"
-)
+def result_lines(output: str) -> list[str]:
+    """The lines of a command's output that sum up its run (`RESULT_LINE`): each on one
+    line (blanks and tabs folded), without colour codes (Codex's results keep them) or
+    the rules around it."""
+    lines = (_fold(ln) for ln in strip_control(output).splitlines())
+    return [ln.strip(_AROUND_RESULT) for ln in lines if RESULT_LINE.search(ln)]
 
 
 def _printed(output: str) -> str:
-    """What a command printed, as its collapsed sentence says it: the lines that sum up
-    a check's run (the last two), when it printed several lines and its first is not one
-    (pytest's ``==== test session starts ====`` said nothing of the run); else its
-    start. Cut at 120 characters."""
-    output = strip_control(output)  # a colour's escape codes (Codex's results keep them)
-    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
-    if len(lines) > 1 and not _SUMMARY_LINE.search(lines[0]):
-        picked = [ln.strip("=-_*! ") for ln in lines if _SUMMARY_LINE.search(ln.strip("=-_*! "))]
-        if picked:
-            return _cut(_fold("; ".join(picked[-2:])))
-    return _cut(_fold(output))
+    """What a command printed, as its collapsed sentence says it: the last two lines that
+    sum up a check's run, when it printed any (pytest's ``==== test session starts
+    ====`` said nothing of the run); else its start. Cut at 120 characters."""
+    picked = result_lines(output)
+    if picked:
+        return _cut("; ".join(picked[-2:]))
+    return _cut(_fold(strip_control(output)))
 
 
 def _ran(command: str, result: str, exit_code: int | None, failed: bool) -> str:
@@ -494,21 +529,21 @@ def _ran(command: str, result: str, exit_code: int | None, failed: bool) -> str:
         m = _EXIT.match(result)
         code = exit_code if exit_code is not None else int(m.group(1)) if m else None
         said = f", exit {code}" if code is not None else ""
-        return f"Ran `{_command_line(command)}` ({error}{said})."
+        return f"Ran {code_span(_command_line(command))} ({error}{said})."
     if exit_code is None:
         m = _EXIT.match(result)
         if m:
             exit_code = int(m.group(1))
     if exit_code is not None:  # and what it printed: a test run's counts, the error
         said = _printed(_TAG.sub(" ", _EXIT.sub("", result, count=1)))
-        ran = f"Ran `{_command_line(command)}` (exit {exit_code})"
+        ran = f"Ran {code_span(_command_line(command))} (exit {exit_code})"
         return f"{ran}: {said}" if said.strip() else f"{ran}."
     if failed:
-        return f"Ran `{_command_line(command)}` (failed)."
+        return f"Ran {code_span(_command_line(command))} (failed)."
     said = _printed(result)
     if not said.strip():  # "Ran `touch a`: " introduced nothing (walk 19, 6)
-        return f"Ran `{_command_line(command)}` (no output)."
-    return f"Ran `{_command_line(command)}`: {said}"
+        return f"Ran {code_span(_command_line(command))} (no output)."
+    return f"Ran {code_span(_command_line(command))}: {said}"
 
 
 def _listed(what: str, result: str) -> str:
@@ -714,11 +749,13 @@ def _other_tool(
             url = ", ".join(dict.fromkeys(u.rstrip(".,;:)") for u in found)) or "?"
         return f"Fetched {url}."
     if name.lower() in SUBAGENT_TOOLS:
-        kind = _value(args, "subagent_type", _value(args, "agent", ""))
+        kind = subagent_kind(args)
         article = "an" if kind[:1].lower() in tuple("aeiou") else "a"
         who = f"{article} {kind} subagent" if kind else "a subagent"
-        told = next((_value(args, k, "") for k in _SUBAGENT_ASKED if _value(args, k, "")), "?")
-        return f"Delegated to {who}: '{_cut(_fold(told))}'. Result: '{_cut(_fold(result))}'."
+        asked = subagent_asked(args)
+        told = f"{who}: '{_cut(_fold(asked))}'" if asked else who
+        said = _fold(subagent_report(result)[0])
+        return f"Delegated to {told}. " + (f"Result: '{_cut(said)}'." if said else "No result.")
     if name in ("TodoWrite", "update_plan", "write_todos", "TaskCreate", "TaskUpdate"):
         items = args.get("todos", args.get("plan", args.get("tasks")))
         items = items if isinstance(items, list) else []
@@ -806,7 +843,7 @@ def _unanswered_sentence(call: tuple[str, Any, str | None, int | None]) -> str:
     if name.lower() in SHELL_TOOLS:
         args = decode_arguments(arguments)
         command = _command(args) if isinstance(args, Mapping) else command_text(args)
-        return f"Ran `{_command_line(command or '?')}` ({NO_RESULT})."
+        return f"Ran {code_span(_command_line(command or '?'))} ({NO_RESULT})."
     shown = _cut(_fold(format_call(name, arguments)))
     return f"Called {shown} ({NO_RESULT})."
 
@@ -882,8 +919,7 @@ def collapse_messages(
                 add(_timestamp(msg), TOOL_ROLE if note.agent is None else SUBAGENT_ROLE, told, msg)
             elif text.strip():
                 add(_timestamp(msg), USER_ROLE, text, msg)
-            asked = AIDER_RUN.match(text) if readable else None
-            ran = asked.group(1).strip() if asked else None  # aider's output follows
+            ran = aider_run(text) if readable else None  # aider's output follows
         elif role == "assistant":
             ts, line = _timestamp(msg), _source_line(msg)
             reasoning = msg.get("reasoning") or msg.get("reasoning_content")

@@ -47,7 +47,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from chunkscope.engine.read.formats.aider import AIDER_ROLE, AIDER_RUN
+from chunkscope.engine.read.formats.aider import AIDER_ROLE, aider_run
 from chunkscope.engine.read.formats.aider import actions as aider_actions
 from chunkscope.engine.read.formats.base import BRANCH_NOTE, CWD_NOTE, SESSION_NOTE
 from chunkscope.engine.read.formats.claude import notification
@@ -64,7 +64,6 @@ from chunkscope.engine.recap.collapse import (
     _PATCH_FILE,
     CC_REJECTED,
     REJECTED_RESULT,
-    RESULT_LINE,
     SUBAGENT_TOOLS,
     _calls,
     _command,
@@ -75,7 +74,11 @@ from chunkscope.engine.recap.collapse import (
     one_line_command,
     patch_changes,
     question_text,
+    result_lines,
     shell_patch,
+    subagent_asked,
+    subagent_kind,
+    subagent_report,
 )
 from chunkscope.engine.segment.requests import INTERRUPTED, message_kind, request_text
 from chunkscope.engine.summarize.extractive import (
@@ -415,8 +418,9 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
             continue
         if role == AIDER_ROLE:  # aider's own output: edits applied, commits, command output
             text = content_text(msg.get("content"))
-            if text_actions:
-                text_actions.pop().result = text
+            if text_actions:  # a /run's output opens the block, up to aider's own next line
+                ran = text_actions.pop()
+                ran.result = aider_actions(text, _command(ran.args))[0].said
             for act in aider_actions(text):  # an edit, a commit, a command it ran
                 if act.kind == "edit":
                     log.calls.append(_Call(i, "edit", {"path": act.what}))
@@ -431,9 +435,9 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
             if INTERRUPTED.search(text):
                 _interrupted(log, i)
             _notification(log, i, text)
-            run = AIDER_RUN.match(text)
-            if run:  # aider's /run and /test: a command, its output follows
-                call = _Call(i, "bash", {"command": run.group(1).strip()})
+            run = aider_run(text)
+            if run is not None:  # aider's /run and /test: a command, its output follows
+                call = _Call(i, "bash", {"command": run})
                 log.calls.append(call)
                 text_actions[:] = [call]
                 continue
@@ -1109,10 +1113,11 @@ def _result_summary(call: _Call) -> str:
         m = _EXIT.match(result)
         code = call.exit_code if call.exit_code is not None else int(m.group(1)) if m else None
         return f"{error} (exit {code})" if code is not None else error
-    lines = [ln.strip() for ln in result.splitlines() if ln.strip()]
-    picked = [ln for ln in lines if RESULT_LINE.search(ln)]
+    # the lines a collapsed run says too (walk 28, F15), else the output's last line
+    picked = result_lines(result)
+    lines = [_fold(ln).strip("=-_* ") for ln in result.splitlines() if ln.strip()]
     keep = picked[-2:] if picked else lines[-1:]
-    text = "; ".join(_cut(ln.strip("=-_* "), 140) for ln in keep)
+    text = "; ".join(_cut(ln, 140) for ln in keep)
     code = _exit_code(call)
     if code is not None:
         text = f"{text} (exit {code})" if text else f"exit {code}"
@@ -1482,7 +1487,9 @@ def _report(label: str, text: str, status: str = "") -> str:
     if verdict:
         hit = next((s for s in sentences if verdict in s), "")
         facts = [hit, *[f for f in facts if f != hit]] if hit else facts
-    body = _cut(" ".join(facts[:2]), _LINE_CHARS["subagents"]) if facts else ""
+    if not facts:  # nothing a sentence says ("done"): its words, or that it said none
+        facts = [_fold(text)] if text else ["no result"]
+    body = _cut(" ".join(facts[:2]), _LINE_CHARS["subagents"])
     head = f"- {label}"
     if verdict:
         head += f": verdict {verdict}"
@@ -1499,19 +1506,19 @@ def subagents_section(log: _Log) -> Section:
     notifications, the newest first when the allowance is short."""
     found: list[tuple[int, str]] = []
     for call in log.calls:
-        if call.name.lower() not in SUBAGENT_TOOLS or call.rejected or not call.result:
+        if call.name.lower() not in SUBAGENT_TOOLS or call.rejected or call.result is None:
             continue
         if _LAUNCHED.match(call.result):
             continue  # a background launch: its report comes as a notification
-        label = next(
-            (
-                str(call.args[k]).strip()
-                for k in ("description", "subagent_type", "agent", "name")
-                if isinstance(call.args.get(k), str) and str(call.args[k]).strip()
-            ),
-            call.name,
+        # named by what it was asked, as the collapsed sentence says it (walk 28, F10)
+        label = (
+            subagent_asked(call.args)
+            or subagent_kind(call.args)
+            or (call.args.get("name") if isinstance(call.args.get("name"), str) else "")
+            or call.name
         )
-        found.append((call.index, _report(_cut(label, 60), call.result)))
+        said, status = subagent_report(call.result)
+        found.append((call.index, _report(_cut(label, 60), said, status)))
     for pos, name, status, result in log.reports:
         found.append((pos, _report(_cut(name, 60), result, status)))
     found.sort(key=lambda t: t[0])

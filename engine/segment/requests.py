@@ -6,10 +6,11 @@ is (`topic_start`):
 
 - **no request** (0): a background agent's report (``<task-notification>``), an
   interruption, tool output pasted by the tool, "ok" / "continue", a slash command that
-  manages the tool (`TOOL_COMMANDS`: aider's ``/model``, ``/add``, ``/commit``, Claude
-  Code's ``/compact``, ``/plugin``): it belongs to the topic in course. A slash command
-  of the user's own (``/publish-session``, ``/review``) is a request. The segmenter adds
-  the agent's answer passed on as a user message (`echoes`: aider's architect mode);
+  manages the tool (`TOOL_COMMANDS`: aider's ``/model``, ``/add``, ``/commit``, or typed
+  short, ``/ad``; Claude Code's ``/compact``, ``/plugin``): it belongs to the topic in
+  course. A slash command of the user's own (``/publish-session``, ``/review``) is a
+  request. The segmenter adds the agent's answer passed on as a user message
+  (`echoes`: aider's architect mode);
 - **a follow-up** (`FOLLOW_UP`): a message that continues the current goal: short
   ("try again", "did you push?"), opening on what was just done ("That's almost right",
   "Also ...", "Undo the last change", "still ..."), reporting an error in it ("I'm
@@ -29,7 +30,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from chunkscope.engine.read.commands import COMMAND, TOOL_COMMANDS, command_request
+from chunkscope.engine.read.commands import COMMAND, command_request, tool_command
 from chunkscope.engine.textutil import UNSPACED_SCRIPT
 from chunkscope.engine.toolcall import PLAN_STEP
 
@@ -346,7 +347,7 @@ def is_request(text: str) -> bool:
     if text.startswith("/") and " " not in text.strip():
         return False  # a bare slash command (/clear, /compact)
     name = COMMAND.match(text)
-    if name is not None and name.group(1).lower() in TOOL_COMMANDS:
+    if name is not None and tool_command(name.group(1)):
         return False  # a command that manages the tool (aider's /add, /copy-context)
     if text.startswith(("Caveat:", "[image]", "[document]")) and len(text) < 200:
         return False

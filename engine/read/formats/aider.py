@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from chunkscope.engine.model import text_lines
-from chunkscope.engine.read.commands import ASKING_COMMANDS
+from chunkscope.engine.read.commands import aider_command, asking_command
 from chunkscope.engine.read.formats.base import Collected, ReadOptions
 from chunkscope.engine.read.source import _check_regular_file, _iter_lines
 
@@ -30,8 +30,6 @@ _ECHO = re.compile(
     r"^(\S*aider\b.*?\s(?:--message|--msg|-m))\s+(.+?)(?=\s--?[A-Za-z][\w-]*(?:\s|=|$)|\s*$)"
 )
 STARTED = re.compile(r"^# aider chat started at (\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)")
-#: A request given with one of them: aider writes it again as the next ``####`` line.
-_ASKED = re.compile(rf"/(?:{'|'.join(ASKING_COMMANDS)})\s+(\S.*)", re.I)
 #: What `_repeat` leaves out, as `Source.stripped` counts it.
 REPEATED = "requests aider repeats after their /code, /ask or /architect command"
 
@@ -40,8 +38,20 @@ REPEATED = "requests aider repeats after their /code, /ask or /architect command
 #: a command it ran after asking (``Running npm test``, its output on the next lines).
 _EDIT = re.compile(r"Applied edit to (.+?)\s*$")
 _COMMIT = re.compile(r"Commit ([0-9a-f]{7,40}) (.+?)\s*$")
-#: A user's ``/run CMD`` or ``/test CMD``: aider runs it, its output is the next block.
-AIDER_RUN = re.compile(r"\A\s*/(?:run|test)\s+(.+)", re.S)
+#: A user's slash command with words after it (``/run CMD``).
+_COMMAND_LINE = re.compile(r"\A\s*/([\w-]+)\s+(.+)", re.S)
+
+
+def aider_run(text: str) -> str | None:
+    """The command of a user's ``/run CMD`` or ``/test CMD``, typed in full or short
+    (``/ru``, ``/tes``: walk 28, F8): aider runs it, its output is the next block; None
+    for any other message."""
+    line = _COMMAND_LINE.match(text)
+    if line is None or aider_command(line.group(1)) not in ("run", "test"):
+        return None
+    return line.group(2).strip()
+
+
 _RUNNING = re.compile(r"^Running (.+?)\s*$", re.M)
 #: Where a command's output ends in aider's block: its own next line (a question, a hint,
 #: the token count, another command).
@@ -99,11 +109,11 @@ def _repeat(lines: list[str]) -> int | None:
     line before it (``/code X`` then ``X``: aider writes the message it sends), None when
     no line does."""
     for i, line in enumerate(lines):
-        asked = _ASKED.fullmatch(line.strip())
+        asked = asking_command(line)  # a request given with /code, /ask (or /as)
         if asked is None:
             continue
         nxt = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
-        if nxt is not None and lines[nxt].strip() == asked.group(1).strip():
+        if nxt is not None and lines[nxt].strip() == asked.strip():
             return nxt
     return None
 

@@ -5,10 +5,12 @@ One JSON record a line. The records read:
 - ``user``: ``message.content`` is the user's text, or blocks: ``text``,
   ``tool_result`` (the result of a tool call, matched by ``tool_use_id``; the
   ``<system-reminder>`` blocks Claude Code appends are stripped, and counted),
-  ``image``. A slash command (``<command-name>/x</command-name>``) reads as ``/x
-  args``, its output (``<local-command-stdout>``) as a system message; a compaction
-  summary (``isCompactSummary``) as a ``compaction`` message. ``isMeta`` records are
-  the tool's own: hook feedback (``Stop hook feedback: ...``), a slash command's or a
+  ``image``. Each ``<task-notification>`` a text opens with (a background task's
+  report) reads as a message of its own, the words after them as another. A slash
+  command (``<command-name>/x</command-name>``) reads as ``/x args``, its output
+  (``<local-command-stdout>``) as a system message; a compaction summary
+  (``isCompactSummary``) as a ``compaction`` message. ``isMeta`` records are the
+  tool's own: hook feedback (``Stop hook feedback: ...``), a slash command's or a
   skill's body read as role ``Meta``; the local-command caveat is boilerplate, not read.
 - ``assistant``: blocks ``text``, ``thinking`` (Bot thinking), ``redacted_thinking``
   (never read: it is encrypted; counted), ``tool_use`` (a tool call: name and input).
@@ -89,6 +91,15 @@ META_ROLE = "Meta"
 #: A background task's report, arriving as a user message: a subagent's (its result) or
 #: a background command's (its exit code).
 _NOTIFICATION = re.compile(r"\A\s*<task-notification>(.*?)(?:</task-notification>|\Z)", re.S)
+#: One notification of those a user message opens with, and the lines Claude Code writes
+#: after it ("Read the output file to retrieve the result: ..." after a background
+#: command's, "Full transcript available at: ..." after a subagent's).
+_NOTIFICATION_PART = re.compile(
+    r"\s*<task-notification>.*?(?:</task-notification>|\Z)"
+    r"(?:\s*(?:Read the output file to retrieve the result|Full transcript available at):"
+    r"[^\n]*)*",
+    re.S,
+)
 _NOTE_FIELD = re.compile(r"<(summary|result|status)>\s*(.*?)\s*</\1>", re.S)
 _AGENT_DONE = re.compile(r'\AAgent "(.+?)" (\w+)')
 
@@ -115,6 +126,22 @@ def notification(text: str) -> Notification | None:
     return Notification(
         agent.group(1) if agent else None, status, summary, fields.get("result", "")
     )
+
+
+def notification_parts(text: str) -> list[str]:
+    """A user message's text cut after each task notification it opens with: each
+    notification its own part, the words after them the last (walk 28, F12: the first
+    notification was the whole message, a second one or the user's words after it lost);
+    ``[text]`` when it opens with none."""
+    parts: list[str] = []
+    at = 0
+    while (part := _NOTIFICATION_PART.match(text, at)) is not None:
+        parts.append(part.group().strip())
+        at = part.end()
+    if not parts:
+        return [text]
+    rest = text[at:].strip()
+    return [*parts, rest] if rest else parts
 
 
 _COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.S)
@@ -292,6 +319,15 @@ def block_messages(
     return out
 
 
+def _user_messages(text: str, ts: Any) -> list[dict[str, Any]]:
+    """The messages of a user record's text: each task notification it opens with one,
+    the rest one, as `_user_text` reads them."""
+    return [
+        {"role": role, "content": said, "timestamp": ts}
+        for role, said in map(_user_text, notification_parts(text))
+    ]
+
+
 def _user_text(text: str) -> tuple[str, str]:
     """(role, text) of a user record's text: slash commands and their output cleaned."""
     if not _TAG_FIRST.match(text):  # the usual message: no tag to look for
@@ -395,8 +431,7 @@ def _queued(record: dict[str, Any], ts: Any) -> list[dict[str, Any]] | None:
     text = text_of(attachment.get("prompt")).strip()
     if not text:
         return []
-    role, text = _user_text(text)
-    return [{"role": role, "content": text, "timestamp": ts}]
+    return _user_messages(text, ts)
 
 
 def _messages(
@@ -435,13 +470,20 @@ def _messages(
     if isinstance(content, str) and not record.get("isSidechain"):  # the plain message
         if content.strip() == NO_CONTENT:
             return []  # the tool's placeholder (after a memory note): no message
-        role, text = _user_text(content) if kind == "user" else (kind, content)
-        return [{"role": role, "content": text, "timestamp": ts}]
+        if kind == "user":
+            return _user_messages(content, ts)
+        return [{"role": kind, "content": content, "timestamp": ts}]
     out = block_messages(kind, content, ts, stripped)
     if kind == "user":
-        for m in out:
-            if m["role"] == "user" and isinstance(m.get("content"), str):
-                m["role"], m["content"] = _user_text(m["content"])
+        out = [
+            n
+            for m in out
+            for n in (
+                _user_messages(m["content"], ts)
+                if m["role"] == "user" and isinstance(m.get("content"), str)
+                else [m]
+            )
+        ]
     if record.get("isSidechain"):
         if not options.subagents:
             return []
