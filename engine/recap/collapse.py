@@ -82,6 +82,7 @@ from chunkscope.engine.read.source import (
 from chunkscope.engine.textutil import code_span, plural, strip_control
 from chunkscope.engine.toolcall import (
     ELLIPSIS,
+    MCP_PREFIX,
     SHELL_TOOLS,
     command_text,
     compact_value,
@@ -770,8 +771,8 @@ def _other_tool(
         return f"Asked user: '{_cut(_fold(question))}'. Response: '{_cut(_fold(answers))}'."
     if name == "view_image":
         return f"Read {_path(args)} (an image)."
-    if name.startswith("mcp__"):
-        _, _, rest = name.partition("__")
+    if name.startswith(MCP_PREFIX):
+        rest = name.removeprefix(MCP_PREFIX)
         server, _, tool = rest.partition("__")
         tool = tool or "?"
         return _sentence(f"Called {tool} on {server or '?'}", _arguments_shown(tool, arguments))
