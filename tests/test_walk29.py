@@ -433,3 +433,27 @@ def test_a_word_after_a_colour_code_is_found(
         assert main(["search", str(log), word, "--ranker", ranker]) == 0
         out = capsys.readouterr().out
         assert "no chunk matches" not in out and "1. score" in out, out
+
+
+def test_a_commit_whose_message_names_a_test_runner_is_no_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A commit's here-document message that says "make" or "mix test" was taken for a
+    check run: Last check said `git commit ...` -> `create mode 100644 ...` (seen by the
+    fixer of walk 28's F15 in a real Claude Code session)."""
+    from chunkscope.tui.cli import main
+    from tests.logs import codex_shell
+
+    commit = (
+        "git commit -m \"$(cat <<'EOF'\ntest: make the mix test suite pass\n\n"
+        'Run make check before merging.\nEOF\n)"'
+    )
+    log = codex_shell(
+        tmp_path,
+        ("pytest -q", "12 passed in 0.40s\n"),
+        (commit, "[main 1a2b3c4] test: make the mix test suite pass\n 1 file changed\n"),
+    )
+    assert main(["recap", str(log), "--budget", "4000"]) == 0
+    out = capsys.readouterr().out
+    last = out.split("Last check: ", 1)[1].split("\n", 1)[0]
+    assert last.startswith("`pytest -q`") and "12 passed" in last, last
