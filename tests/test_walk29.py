@@ -457,3 +457,24 @@ def test_a_commit_whose_message_names_a_test_runner_is_no_check(
     out = capsys.readouterr().out
     last = out.split("Last check: ", 1)[1].split("\n", 1)[0]
     assert last.startswith("`pytest -q`") and "12 passed" in last, last
+
+
+def test_a_log_ending_in_nul_padding_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 29, F6: a session log whose end is NUL padding (a crash after the file grew,
+    before its data was written) was refused whole as "a binary file" once the padding
+    passed a tenth of its first 64 KiB; the records before it are read, the NULs warned
+    of as any stray NUL is. A file of NULs alone is still refused."""
+    from chunkscope.tui.cli import main
+
+    log = tmp_path / "crashed.jsonl"
+    log.write_bytes(SAMPLE.read_bytes()[:30000] + b"\0" * 4096)
+    assert main(["chunk", str(log)]) == 0
+    out, err = capsys.readouterr()
+    assert "NUL byte" in err and "binary" not in err, err
+    assert out.strip()
+    nuls = tmp_path / "nuls.jsonl"
+    nuls.write_bytes(b"\0" * 5000)
+    assert main(["chunk", str(nuls)]) == 2
+    assert "binary file" in capsys.readouterr().err

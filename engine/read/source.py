@@ -391,6 +391,11 @@ def _other_encoding(name: str) -> str:
     return f"looks like {name} text, not UTF-8 (convert it: iconv -f {name} -t UTF-8)"
 
 
+#: A run of NUL bytes at least this long that ends a file's head is padding, not text in
+#: another encoding (whose last character has at most three).
+_NUL_PADDING = 16
+
+
 def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | None:
     """Why `head` (a file's first bytes) is not text, or None when it is.
 
@@ -415,6 +420,11 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
         return _other_encoding("UTF-16")
     if not head:
         return None
+    body = head.rstrip(b"\0")
+    if body and len(head) - len(body) >= _NUL_PADDING:
+        # NUL padding that ends what was read (a write a crash cut short: walk 29, F6):
+        # the text before it is judged; the reader warns of the NULs as of any stray one
+        head = body
     text = head.decode("utf-8", errors="replace")
     undecodable = text.count("\ufffd") - head.count("\ufffd".encode())
     controls = sum(1 for ch in text if (ch < " " and ch not in _TEXT_CONTROLS) or ch == "\x7f")
