@@ -478,3 +478,18 @@ def test_a_log_ending_in_nul_padding_is_read(
     nuls.write_bytes(b"\0" * 5000)
     assert main(["chunk", str(nuls)]) == 2
     assert "binary file" in capsys.readouterr().err
+
+
+def test_dedup_alone_sets_no_threshold_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 29 (other observations): with `--dedup` alone the flags table said
+    `--dedup-threshold 0.85` set, though it was not given."""
+    from tests.test_report import report
+
+    code, html = report(tmp_path, capsys, str(SAMPLE), "--dedup")
+    assert code == 0
+    rows = _flag_rows(html)
+    assert rows.get("--dedup") == "true" and "--dedup-threshold" not in rows, rows
+    code, html = report(tmp_path, capsys, str(SAMPLE), "--dedup", "--dedup-threshold", "0.9")
+    assert _flag_rows(html).get("--dedup-threshold") == "0.9"

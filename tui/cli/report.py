@@ -122,7 +122,11 @@ def _given_flags(args: argparse.Namespace) -> list[str]:
         if value is not None:
             out += [f"--{dest}", str(value)]
     if getattr(args, "dedup", False):
-        out += ["--dedup", "--dedup-threshold", str(args.dedup_threshold)]
+        from chunkscope.engine.chunk.strategies.dedup import COSINE_THRESHOLD
+
+        out.append("--dedup")  # the threshold when given (walk 29: said, not given)
+        if args.dedup_threshold != COSINE_THRESHOLD:
+            out += ["--dedup-threshold", str(args.dedup_threshold)]
     if getattr(args, "full_path", False):
         out.append("--full-path")
     if args.strategy is not None:

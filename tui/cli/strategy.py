@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY, STRATEGIES, ParamSpec, param_specs
+from chunkscope.engine.chunk.strategies.dedup import COSINE_THRESHOLD
 from chunkscope.engine.params import number_text
 from chunkscope.engine.runjson import add_strategy
 from chunkscope.tui.cli.common import CliError
@@ -96,14 +97,15 @@ def add_strategy_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--dedup",
         action="store_true",
-        help="report near-duplicate chunks (cosine >= 0.85 or a high character ratio)",
+        help=f"report near-duplicate chunks (cosine >= {COSINE_THRESHOLD:g} or a high "
+        "character ratio)",
     )
     g.add_argument(
         "--dedup-threshold",
         type=float,
-        default=0.85,
+        default=COSINE_THRESHOLD,
         metavar="X",
-        help="cosine of near-duplicates (0.85)",
+        help=f"cosine of near-duplicates ({COSINE_THRESHOLD:g})",
     )
 
 

@@ -50,11 +50,15 @@ def _char_ratio(x: str, y: str, threshold: float) -> float | None:
     return sm.ratio()
 
 
+#: The cosine at which two chunks are near-duplicates (the seed's).
+COSINE_THRESHOLD = 0.85
+
+
 def find_duplicates(
     texts: Sequence[str],
     *,
     embedder: Embedder | None = None,
-    cosine_threshold: float = 0.85,
+    cosine_threshold: float = COSINE_THRESHOLD,
     ratio_threshold: float = 0.9,
     prefilter: float = 0.5,
 ) -> list[DuplicatePair]:
