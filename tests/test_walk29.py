@@ -493,3 +493,24 @@ def test_dedup_alone_sets_no_threshold_row(
     assert rows.get("--dedup") == "true" and "--dedup-threshold" not in rows, rows
     code, html = report(tmp_path, capsys, str(SAMPLE), "--dedup", "--dedup-threshold", "0.9")
     assert _flag_rows(html).get("--dedup-threshold") == "0.9"
+
+
+def test_a_partial_gold_marking_only_the_first_item_is_still_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The first version of walk 29's F1 fix left a partial gold whose every start is
+    on the first item's line with no start to score its stretch by: `eval` failed with
+    "partial gold needs a topic start after line 1" (the property test of the
+    workbench's judge found it). Such a gold is scored as given."""
+    import json
+
+    from chunkscope.tui.cli import main
+    from tests.logs import codex_shell
+
+    log = codex_shell(tmp_path, *[(f"echo step {i}", f"step {i}\n" * 3) for i in range(12)])
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps({"starts": [2], "partial": True}), encoding="utf-8")
+    out = tmp_path / "e.json"
+    assert main(["eval", str(log), "--gold", str(gold), "--format", "json", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert json.loads(out.read_text())["partial"] is True

@@ -521,7 +521,7 @@ def gather(
     if gold is not None:
         if weights is None:
             weights = line_weights(pipe.path)
-        gold = met_gold(gold, first_item_line(scored))
+        gold = met_gold(gold, first_item_line(scored), partial=partial)
         scores = score(  # partial gold: over the stretch it covers, as eval scores it
             starts, gold, weights, chunks=len(scored), tolerance=tolerance, partial=partial
         )

@@ -153,13 +153,17 @@ def first_item_line(chunks: Sequence[Chunk]) -> int:
     return next((c.lines[0] for c in chunks if c.lines is not None), 1)
 
 
-def met_gold(gold: Sequence[int], head: int) -> list[int]:
+def met_gold(gold: Sequence[int], head: int, *, partial: bool = False) -> list[int]:
     """`gold` as chunks whose first starts at line `head` (`first_item_line`) can meet
     it: a start at or before that line is the file's own start, line 1, as
     `chunk_starts` counts that chunk (walk 29, F1: a mark on a Codex log's first turn,
     line 3 after its metadata, was a cut no setting could find, and every score was
-    ranked against it)."""
-    return sorted({1 if s <= head else s for s in gold})
+    ranked against it). A `partial` gold whose every start is so is kept as given: it
+    is scored over the stretch of its starts, and would have none."""
+    met = sorted({1 if s <= head else s for s in gold})
+    if partial and len(met) == 1 and any(s > 1 for s in gold):
+        return sorted(set(gold))
+    return met
 
 
 def _boundary_offsets(starts: Sequence[int], offsets: IntArray) -> IntArray:
@@ -350,7 +354,7 @@ def _evaluate(case: Case, segmenter: Segmenter, values: Mapping[str, Any]) -> tu
     """The scores of a setting on `case`, and how many segments it gives in the whole file."""
     merged = segmenter(case, values)
     starts = chunk_starts(merged)
-    gold = met_gold(case.gold, first_item_line(case.chunks))
+    gold = met_gold(case.gold, first_item_line(case.chunks), partial=case.partial)
     scored = score(starts, gold, case.weights, chunks=len(merged), partial=case.partial)
     return scored, len(merged)
 

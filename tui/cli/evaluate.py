@@ -159,7 +159,7 @@ def _gold_scores(args: argparse.Namespace, pipe: Any) -> tuple[dict[str, Any], s
     merged = pipe.merged()
     starts = chunk_starts(merged.topic_chunks)
     # a start at or before the first item's line is the file's own start (walk 29, F1)
-    marks = met_gold(gold.starts, first_item_line(merged.topic_chunks))
+    marks = met_gold(gold.starts, first_item_line(merged.topic_chunks), partial=gold.partial)
     scores = score(  # the topic starts: the size cap splits topics, never moves them
         starts,
         marks,

@@ -149,7 +149,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if gold is not None and weights is not None:  # the topic starts are scored
             s = score(
                 chunk_starts(topics),
-                met_gold(gold.starts, first_item_line(topics)),
+                met_gold(gold.starts, first_item_line(topics), partial=gold.partial),
                 weights,
                 chunks=len(merged),
                 tolerance=args.tolerance,

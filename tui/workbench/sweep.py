@@ -212,7 +212,7 @@ class SweepDriver(WorkbenchHost):
                 counts.append(len(run_v.chunks))  # merged chunks; topic starts are scored
                 if gold:
                     found = chunk_starts(run_v.topic_chunks)
-                    met = met_gold(gold, first_item_line(case.chunks))
+                    met = met_gold(gold, first_item_line(case.chunks), partial=partial)
                     pks.append(score(found, met, weights, partial=partial).pk)
         except Exception as e:  # a sweep is a view: it reports and the app goes on
             self.post_message(WorkFailed(e, "Sweep failed"))

@@ -236,7 +236,7 @@ def judge_chunks(chunks: Sequence[Chunk], marks: FileMarks) -> ChunksVerdict:
 def _judge_first(first: Sequence[int], marks: FileMarks) -> ChunksVerdict:
     """`judge_chunks` of the chunks whose first lines (`_first_lines`) are `first`."""
     n = len(first)  # the chunks
-    gold = met_gold([1, *marks.starts], first[0] if first else 1)
+    gold = met_gold([1, *marks.starts], first[0] if first else 1, partial=marks.partial)
     # every cut, several at one line too: one of them at most matches a mark
     found = [1, *(first[i + 1] for i in range(n - 1))]
     weights = marks.weights()
