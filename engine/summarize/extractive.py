@@ -270,12 +270,14 @@ _FILLER = re.compile(
 # Marks of a sentence that carries a fact: a path or file name, code, a number, an
 # identifier, a result or a decision.
 # The kinds of fact mark, each with what a text must hold for it to match anywhere: a
-# path, a file name, inline code, a number, a snake_case name, a word of outcome.
+# path, a file name, inline code, a number, a snake_case name, a word of outcome. A path
+# and a file name are looked for from the start of their run of name characters only:
+# from every position of a long run (a hex dump), the search was quadratic (walk 30, F1).
 _CONTENT_KINDS: tuple[tuple[str, str], ...] = (
-    ("/", r"[\w.-]+/[\w./-]+"),
+    ("/", r"(?<![\w.-])[\w.-]+/[\w./-]+"),
     (
         ".",
-        r"\b[\w-]+\.(?:py|js|ts|tsx|jsx|rs|go|rb|java|kt|c|h|cc|cpp|hpp|"
+        r"(?<![\w-])[\w-]+\.(?:py|js|ts|tsx|jsx|rs|go|rb|java|kt|c|h|cc|cpp|hpp|"
         r"md|json|toml|yaml|yml|ex|exs|sh|sql|html|css|txt|cfg|ini|lock|swift|php|cs|scala|vue)\b",
     ),
     ("`", r"`[^`]+`"),
