@@ -535,3 +535,30 @@ def test_a_path_or_file_name_is_a_fact_from_its_run_s_start(sentence: str, conte
     from chunkscope.engine.summarize.extractive import has_content
 
     assert has_content(sentence) is content
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    ["gemini-cli/agent-history-session-01.json", "mini-swe-agent/github_issue.traj.json"],
+)
+def test_a_json_document_ending_in_nul_padding_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fixture: str
+) -> None:
+    """Walk 30, F3: NUL padding after a one-document log (a Gemini CLI chat, rewritten
+    whole at each turn; a trajectory) made it "skipped 3817 malformed lines": the
+    document was not recognised, and read as JSON lines. It is read as without the
+    padding, the NULs warned of."""
+    import json
+
+    from chunkscope.tui.cli import main
+
+    source = Path(__file__).parent / "fixtures" / fixture
+    padded = tmp_path / source.name
+    padded.write_bytes(source.read_bytes() + b"\0" * 8192)
+    turns = []
+    for path in (source, padded):
+        out = tmp_path / "c.json"
+        assert main(["chunk", str(path), "--format", "json", "-o", str(out)]) == 0
+        turns.append(json.loads(out.read_text())["turns"])
+    err = capsys.readouterr().err
+    assert turns[0] == turns[1] and "NUL byte" in err and "malformed" not in err, err

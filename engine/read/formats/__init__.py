@@ -346,7 +346,10 @@ def _jsonl_format(path: Path, records: list[dict[str, Any]]) -> str:
 
 def _document_format(path: Path, first: str) -> str:
     try:
-        value = json.loads(path.read_bytes() if not _compressed(path) else _gunzip(path))
+        data = path.read_bytes() if not _compressed(path) else _gunzip(path)
+        # (NUL padding after the document, as a crash leaves it, is no part of it:
+        # walk 30, F3; the reader warns of it)
+        value = json.loads(data.rstrip(b"\0"))
     except (ValueError, RecursionError):
         # Not one JSON document either: read as JSONL, whose reader reports each line.
         return SEED

@@ -31,7 +31,7 @@ class Document:
         self.warnings: list[Problem] = []
         self.text = "\n".join(
             line for _, line in _iter_lines(path, self.warnings, options.progress)
-        )
+        ).rstrip("\ufffd")  # NUL padding after the document (a crash), warned of: walk 30, F3
         try:
             self.value = json.loads(self.text)
         except RecursionError:
