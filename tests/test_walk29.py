@@ -562,3 +562,21 @@ def test_a_json_document_ending_in_nul_padding_is_read(
         turns.append(json.loads(out.read_text())["turns"])
     err = capsys.readouterr().err
     assert turns[0] == turns[1] and "NUL byte" in err and "malformed" not in err, err
+
+
+def test_the_task_says_no_badge_nor_image(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 30, F4: a folded Task kept a badge (`[![CI](…)](…)`) and an HTML image that
+    "Where it stopped" leaves out."""
+    from chunkscope.tui.cli import main
+    from tests.logs import seed_log
+
+    request = (
+        "Fix the flaky cache test [![CI](https://ci/badge.svg)](https://ci/run/1) "
+        'and update the chart.\n\n<img src="out/chart.png" width=300>'
+    )
+    log = seed_log(tmp_path, [("user", request), ("assistant", "On it.")])
+    assert main(["recap", str(log)]) == 0
+    task = capsys.readouterr().out.split("## Task\n", 1)[1].split("\n", 1)[0]
+    assert task == "Fix the flaky cache test and update the chart.", task

@@ -654,6 +654,8 @@ def _plain_blocks(lines: Sequence[str]) -> list[str]:
         if _RULE_LINE.match(line) or _TABLE_DELIMITER.match(line):
             continue  # a rule, a table's delimiter row: markup of no words (walk 27, F11)
         kind = "text"
+        if "![" in line or "<img" in line.lower():  # a badge, an image: no words (walk 30, F4)
+            line = _EMBED.sub("", line).rstrip()
         if _TABLE_ROW.match(line):
             line, kind = ", ".join(_cells(line)), "row"
         elif (m := _LIST_ITEM.match(line)) is not None:
