@@ -580,3 +580,33 @@ def test_the_task_says_no_badge_nor_image(
     assert main(["recap", str(log)]) == 0
     task = capsys.readouterr().out.split("## Task\n", 1)[1].split("\n", 1)[0]
     assert task == "Fix the flaky cache test and update the chart.", task
+
+
+@pytest.mark.parametrize("typed", ["'{p}'", '"{p}"', "{e}"])
+async def test_a_path_pasted_as_a_shell_takes_it_opens(tmp_path: Path, typed: str) -> None:
+    """Walk 30, F5: a path quoted or with its spaces escaped (what dropping a file on the
+    terminal or "Copy as path" pastes) was "no such file", the picker's folder put
+    before the quoted path."""
+    import shutil
+
+    from textual.widgets import Input
+
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from tests.pilot import picker_listed, until
+
+    folder = tmp_path / "sp dir"
+    folder.mkdir()
+    log = folder / "my notes.jsonl"
+    shutil.copy(SAMPLE, log)
+    value = typed.format(p=log, e=str(log).replace(" ", "\\ "))
+    app = ChunkscopeApp(StartOptions(folder=str(tmp_path), fixed_timings=True))
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await picker_listed(pilot, app)
+        field = screen.query_one("#path", Input)
+        field.value = value
+        field.focus()
+        await pilot.pause()
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is not screen)
+        await until(pilot, lambda: app.pipe is not None)
+        assert app.pipe is not None and Path(app.pipe.path) == log

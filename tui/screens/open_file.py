@@ -5,6 +5,7 @@ typed path. Dismisses with the chosen (path, session) or None."""
 from __future__ import annotations
 
 import os
+import shlex
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -784,7 +785,34 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
     def typed_path(self, value: str) -> Path:
         """`value`, typed in the path field: a relative path is taken in the folder the
         picker shows (its title's), where the user sees the name, not in the folder the
-        command was started from (walk 11, 9); served, the same, inside what is served."""
+        command was started from (walk 11, 9); served, the same, inside what is served.
+        A path pasted as a shell would take it (a file dropped on the terminal, "Copy as
+        path": quoted, or its spaces escaped) is taken as that shell would, when no file
+        has the name as typed (walk 30, F5)."""
+        path = self._typed(value)
+        if not self._exists(path):
+            try:
+                words = shlex.split(value)
+            except ValueError:
+                words = []
+            if len(words) == 1 and words[0] != value:
+                unquoted = self._typed(words[0])
+                path = unquoted if self._exists(unquoted) else path
+        return path
+
+    def _exists(self, path: Path) -> bool:
+        """Whether `path` is there, looked at only inside what is served."""
+        from chunkscope.engine.errors import ChunkscopeError
+        from chunkscope.engine.paths import within
+
+        if self.confine is not None:
+            try:
+                within(path, self.confine)
+            except ChunkscopeError:
+                return False
+        return path.exists()
+
+    def _typed(self, value: str) -> Path:
         path = Path(os.path.expanduser(value))
         return path if path.is_absolute() else self.start.resolve() / path
 
