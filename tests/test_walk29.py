@@ -610,3 +610,25 @@ async def test_a_path_pasted_as_a_shell_takes_it_opens(tmp_path: Path, typed: st
         await until(pilot, lambda: app.screen is not screen)
         await until(pilot, lambda: app.pipe is not None)
         assert app.pipe is not None and Path(app.pipe.path) == log
+
+
+def test_a_log_compressed_by_bzip2_or_xz_is_listed_with_why(tmp_path: Path) -> None:
+    """Walk 30 (other observations): `s.jsonl.bz2` and `s.jsonl.xz` were in no list of
+    the picker (nor passed over by --latest): a user with compressed sessions saw
+    nothing. They are listed under "nothing to read", each with what it is."""
+    import bz2
+    import lzma
+    import shutil
+
+    from chunkscope.engine.read.formats.folders import list_sessions, set_apart
+
+    shutil.copy(SAMPLE, tmp_path / "keep.jsonl")
+    (tmp_path / "s.jsonl.bz2").write_bytes(bz2.compress(SAMPLE.read_bytes()))
+    (tmp_path / "s.jsonl.xz").write_bytes(lzma.compress(SAMPLE.read_bytes()))
+    sessions, _, unread = set_apart(list_sessions(tmp_path))
+    assert [Path(s.path).name for s in sessions] == ["keep.jsonl"]
+    why = {Path(i.path).name: w for i, w in unread}
+    assert why == {
+        "s.jsonl.bz2": "looks like bzip2-compressed data",
+        "s.jsonl.xz": "looks like xz-compressed data",
+    }, why

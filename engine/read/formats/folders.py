@@ -177,9 +177,17 @@ def file_session(path: Path, name: str | None = None) -> SessionInfo:
 MAX_DEPTH = 4
 
 
+#: The endings of compressed files: a log so compressed is listed (gzip's is read, the
+#: others are said under "nothing to read" with the command that decompresses them;
+#: walk 30: a `.jsonl.bz2` was in no list at all).
+COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".lzma")
+
+
 def readable_name(name: str) -> bool:
     """Whether a file name is one chunkscope offers to open (by its ending)."""
-    lower = name.lower().removesuffix(".gz")
+    lower = name.lower()
+    for suffix in COMPRESSED_SUFFIXES:
+        lower = lower.removesuffix(suffix)
     return lower.endswith(SUFFIXES) or lower.endswith(".aider.chat.history.md")
 
 
