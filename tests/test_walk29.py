@@ -632,3 +632,15 @@ def test_a_log_compressed_by_bzip2_or_xz_is_listed_with_why(tmp_path: Path) -> N
         "s.jsonl.bz2": "looks like bzip2-compressed data",
         "s.jsonl.xz": "looks like xz-compressed data",
     }, why
+
+
+def test_tune_without_a_file_names_the_file_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """Walk 30 (other observations): `chunkscope tune` said "the following arguments are
+    required: file, FILE" (its optional list of more files counted as required)."""
+    from chunkscope.tui.cli import main
+
+    with pytest.raises(SystemExit) as raised:
+        main(["tune"])
+    assert raised.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("the following arguments are required: file (see --help)"), err

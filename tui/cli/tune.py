@@ -74,7 +74,7 @@ def add_tune_parser(sub: Any) -> argparse.ArgumentParser:
         examples=EXAMPLES,
     )
     add_source_args(p)
-    p.add_argument("more", nargs="*", metavar="FILE", help="more labelled files")
+    p.add_argument("more", nargs="*", default=[], metavar="FILE", help="more labelled files")
     p.add_argument(
         "--gold",
         nargs="+",
