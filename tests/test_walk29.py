@@ -644,3 +644,26 @@ def test_tune_without_a_file_names_the_file_once(capsys: pytest.CaptureFixture[s
     assert raised.value.code == 2
     err = capsys.readouterr().err.strip()
     assert err.endswith("the following arguments are required: file (see --help)"), err
+
+
+def test_a_gzip_log_with_bytes_after_it_is_dated_by_its_session(tmp_path: Path) -> None:
+    """Walk 31, F1: a gzip log with bytes after its compressed data was dated by its
+    file's time (its timestamps were not read: `gzip.decompress` refused the trailer), so
+    `--latest` took it for the newest session over newer ones."""
+    import gzip
+    import os
+
+    from chunkscope.engine.read.formats.folders import last_timestamp, latest
+
+    data = SAMPLE.read_bytes()
+    whole = tmp_path / "c.jsonl.gz"
+    whole.write_bytes(gzip.compress(data))
+    trailed = tmp_path / "t.jsonl.gz"
+    trailed.write_bytes(gzip.compress(data) + b"garbage")
+    assert last_timestamp(trailed) == last_timestamp(whole) is not None
+    newer = tmp_path / "newer.jsonl"
+    newer.write_text(
+        data.decode().replace("2026-02-13", "2026-05-13"), encoding="utf-8"
+    )  # a session three months after the sample's
+    os.utime(newer, (1, 1))  # an old file time: only the session's own time makes it newer
+    assert Path(latest(tmp_path).path).name == "newer.jsonl"

@@ -273,6 +273,26 @@ HEAD_BYTES = 1 << 16
 BOM = "\ufeff"
 
 
+def gunzip_readable(data: bytes) -> bytes:
+    """What gzip `data` decompresses to as the readers read it: every whole member, and
+    of a stream cut short what came out before the cut; bytes after the stream that are
+    no gzip are left out (walk 31, F1: such a log was dated by its file's time, so
+    `--latest` took it for the newest session). `zlib.error` when nothing decompresses."""
+    out: list[bytes] = []
+    while data:
+        member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            out.append(member.decompress(data))
+        except zlib.error:
+            if out:
+                break  # a damaged member after whole ones: what came before is read
+            raise
+        data = member.unused_data
+        if not member.eof or not data.startswith(GZIP_MAGIC):
+            break  # cut short, or bytes after the stream: no member of it
+    return b"".join(out)
+
+
 def head_text(head: bytes) -> str:
     """A file's first bytes (`read_head`) as text: invalid UTF-8 replaced, without a
     leading `BOM` (its first line then parses as the readers read it)."""

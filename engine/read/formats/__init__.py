@@ -379,11 +379,13 @@ def _compressed(path: Path) -> bool:
 
 
 def _gunzip(path: Path) -> bytes:
-    import gzip
+    import zlib
+
+    from chunkscope.engine.read.source import gunzip_readable
 
     try:
-        return gzip.decompress(path.read_bytes())
-    except (OSError, EOFError) as e:
+        return gunzip_readable(path.read_bytes())
+    except (OSError, zlib.error) as e:
         raise SourceError(path, f"cannot decompress: {e}") from None
 
 

@@ -8,10 +8,10 @@ with equal times, are ordered by when their sessions happened."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from chunkscope.engine.read.source import (
     GZIP_MAGIC,
     MARKDOWN_SUFFIXES,
     file_reason,
+    gunzip_readable,
     head_reason,
     head_text,
     parse_timestamp,
@@ -129,8 +130,8 @@ def last_timestamp(path: Path) -> float | None:
                 return None
             fh.seek(0)
             try:
-                data = gzip.decompress(fh.read())
-            except (OSError, EOFError):
+                data = gunzip_readable(fh.read())
+            except zlib.error:
                 return None
             return _latest_in(data[-_BLOCK * _BLOCKS :])
         end = fh.seek(0, os.SEEK_END)
