@@ -667,3 +667,26 @@ def test_a_gzip_log_with_bytes_after_it_is_dated_by_its_session(tmp_path: Path) 
     )  # a session three months after the sample's
     os.utime(newer, (1, 1))  # an old file time: only the session's own time makes it newer
     assert Path(latest(tmp_path).path).name == "newer.jsonl"
+
+
+async def test_a_quoted_path_to_no_file_is_named_as_a_shell_takes_it(tmp_path: Path) -> None:
+    """Walk 31, F2: a quoted path that names no file was said as the picker's folder glued
+    to the quoted text (`/folder/'/tmp/no such.md': no such file`)."""
+    from textual.widgets import Input
+
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from tests.pilot import picker_listed, recording_notifications
+
+    missing = tmp_path / "no such.md"
+    app = ChunkscopeApp(StartOptions(folder=str(SAMPLE.parent), fixed_timings=True))
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await picker_listed(pilot, app)
+        field = screen.query_one("#path", Input)
+        field.value = f"'{missing}'"
+        field.focus()
+        await pilot.pause()
+        said = recording_notifications(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen
+        assert any(s.startswith(f"{missing}: ") for s in said), said

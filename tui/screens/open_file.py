@@ -788,7 +788,7 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
         command was started from (walk 11, 9); served, the same, inside what is served.
         A path pasted as a shell would take it (a file dropped on the terminal, "Copy as
         path": quoted, or its spaces escaped) is taken as that shell would, when no file
-        has the name as typed (walk 30, F5)."""
+        has the name as typed (walk 30, F5), there or not."""
         path = self._typed(value)
         if not self._exists(path):
             try:
@@ -796,8 +796,9 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
             except ValueError:
                 words = []
             if len(words) == 1 and words[0] != value:
-                unquoted = self._typed(words[0])
-                path = unquoted if self._exists(unquoted) else path
+                # as a shell takes it, there or not: what is said of it names that path
+                # (walk 31, F2: "/folder/'/tmp/no such.md': no such file")
+                path = self._typed(words[0])
         return path
 
     def _exists(self, path: Path) -> bool:
