@@ -369,16 +369,43 @@ def _pairs(args: dict[str, Any]) -> str:
     return _cut(" ".join(f"{_key(k)}={_scalar(v)}" for k, v in args.items()), PAIRS_CUT)
 
 
+#: What closes a JSON object cut off inside it (a model stopped at its token limit):
+#: tried in turn, a cut string's closing quote first.
+_CLOSERS = ('"}', "}", '"]}', "]}", '"}}', "}}")
+
+
+def _cut_object(text: str) -> dict[str, Any] | None:
+    """A JSON object cut off before its end, closed (`_CLOSERS`): its keys as written,
+    a string cut in its middle ending with an ellipsis; None when no closing makes it
+    one (walk 31, F3: its command read ``$ {"command": "ls -la ...`` and collapsed to
+    ``Ran `?```)."""
+    for closer in _CLOSERS:
+        try:
+            value = json.loads(text + closer)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(value, dict) or not value:
+            return None
+        if closer.startswith('"'):
+            key = next(reversed(value))
+            if isinstance(value[key], str):
+                value[key] += ELLIPSIS
+        return value
+    return None
+
+
 def decode_arguments(arguments: Any) -> Any:
-    """A call's arguments as a value: a JSON string decoded, anything else as it is
-    (a string that is not JSON stays the string)."""
+    """A call's arguments as a value: a JSON string decoded, an object cut off before
+    its end closed (`_cut_object`), anything else as it is (a string that is not JSON
+    stays the string)."""
     if isinstance(arguments, str):
         text = arguments.strip()
-        if text[:1] in ("{", "["):
+        if text[:1] in ("{", "[", '"'):  # an object, a list, a string (`"ls -la"`)
             try:
                 return json.loads(text)
             except (ValueError, RecursionError):
-                return arguments
+                cut = _cut_object(text) if text[:1] == "{" else None
+                return arguments if cut is None else cut
         return arguments
     return arguments
 

@@ -690,3 +690,47 @@ async def test_a_quoted_path_to_no_file_is_named_as_a_shell_takes_it(tmp_path: P
         await pilot.pause()
         assert app.screen is screen
         assert any(s.startswith(f"{missing}: ") for s in said), said
+
+
+def test_arguments_that_are_no_object_read_alike_raw_and_collapsed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 31, F3: arguments that are no JSON object (cut off at a token limit, a bare
+    string, an argv list, a JSON string) showed as typed in the raw turn but collapsed to
+    ``Ran `?``` / ``Read ? (1 line).``; a cut-off object showed JSON-style raw."""
+    import json
+
+    from chunkscope.tui.cli import main
+
+    calls = [
+        ("bash", '{"command": "ls -la /tmp && grep -rn \\"TODO\\" src'),
+        ("read_file", '{"path": "src/main.py", "start": 1'),
+        ("bash", "ls -la"),
+        ("bash", '["ls", "-la"]'),
+        ("bash", '"ls -la"'),
+    ]
+    messages: list[dict[str, object]] = [
+        {"role": "user", "content": "List the files please."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": f"c{i}", "type": "function", "function": {"name": n, "arguments": a}}
+                for i, (n, a) in enumerate(calls)
+            ],
+        },
+    ]
+    messages += [
+        {"role": "tool", "tool_call_id": f"c{i}", "content": "out"} for i in range(len(calls))
+    ]
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    assert main(["chunk", str(path), "--no-collapse"]) == 0
+    raw = capsys.readouterr().out
+    assert '$ ls -la /tmp && grep -rn "TODO" src…' in raw and '{"command"' not in raw, raw
+    assert raw.count("$ ls -la\n") == 3, raw
+    assert main(["chunk", str(path), "--collapse"]) == 0
+    collapsed = capsys.readouterr().out
+    assert "`?`" not in collapsed and "Read ?" not in collapsed, collapsed
+    assert 'Ran `ls -la /tmp && grep -rn "TODO" src…`' in collapsed, collapsed
+    assert "Read src/main.py" in collapsed and collapsed.count("Ran `ls -la`") == 3, collapsed

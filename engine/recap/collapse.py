@@ -670,6 +670,20 @@ def _failed_call(name: str, args: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _as_object(name: str, arguments: Any) -> dict[str, Any]:
+    """A call's arguments that `_decode_arguments` made no object of, as the raw view
+    reads them (walk 31, F3: ``Ran `?``` where it showed ``$ ls -la``): an object cut
+    off before its end, closed; a shell's command given bare or as an argv list."""
+    value = decode_arguments(arguments)
+    if isinstance(value, Mapping):
+        return dict(value)
+    if name.lower() in SHELL_TOOLS:
+        command = command_text(value)
+        if command is not None and command.strip():
+            return {"command": command}
+    return {}
+
+
 def _other_tool(
     name: str,
     args: Mapping[str, Any],
@@ -681,6 +695,8 @@ def _other_tool(
     """The sentence for a tool of Claude Code, Codex, Gemini CLI, ChatGPT or an agent
     trajectory's shell (`args` decoded from the raw `arguments`), its arguments said as
     the raw view shows them (`engine.toolcall`); None: not one of theirs."""
+    if not args:  # arguments that are no JSON object, read as the raw view reads them
+        args = _as_object(name, arguments)
     if failed and refused(result):  # the user said no: it did not run
         if name.lower() in SHELL_TOOLS:
             return f"Refused by the user: `{_command_line(_command(args))}`."
