@@ -734,3 +734,22 @@ def test_arguments_that_are_no_object_read_alike_raw_and_collapsed(
     assert "`?`" not in collapsed and "Read ?" not in collapsed, collapsed
     assert 'Ran `ls -la /tmp && grep -rn "TODO" src…`' in collapsed, collapsed
     assert "Read src/main.py" in collapsed and collapsed.count("Ran `ls -la`") == 3, collapsed
+
+
+def test_a_shell_block_only_suggested_in_a_chat_is_no_check_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 31 (other observations): in a log without tool calls (a plain chat, a ChatGPT
+    export), a shell block the assistant only suggested was "Last check: `pytest -q` ->
+    no result in the log". A block is a run in such a log once its output follows (as
+    mini-swe-agent's text mode gives it), or when it submits the work."""
+    from chunkscope.tui.cli import main
+    from tests.logs import seed_log
+
+    said = [
+        ("user", "How do I test this project?"),
+        ("assistant", "You can run the tests yourself:\n\n```sh\npytest -q\n```\n\nA minute."),
+    ]
+    assert main(["recap", str(seed_log(tmp_path, said))]) == 0
+    out = capsys.readouterr().out
+    assert "Last check" not in out and "no result in the log" not in out, out

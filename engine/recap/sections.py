@@ -443,7 +443,10 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                 continue
             if _OBSERVATION.match(text) or "<returncode>" in text[:300]:
                 if text_actions:
-                    _observed(text_actions.pop(), text)
+                    ran = text_actions.pop()
+                    if ran not in log.calls:  # a text-mode block: run, now its output came
+                        log.calls.append(ran)
+                    _observed(ran, text)
                 continue
             text_actions.clear()
             words = request_text(text)
@@ -468,9 +471,12 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                     by_id[cid] = call
             if text_mode and text:
                 blocks = SHELL_FENCE.findall(text)
-                if blocks:
+                if blocks:  # a run once its output follows (walk 31: a block only
+                    # suggested in a plain chat was "Last check ... no result in the log"),
+                    # but for the submission that ends the run, which none follows
                     call = _Call(i, "bash", {"command": blocks[-1][1].strip()})
-                    log.calls.append(call)
+                    if SUBMIT_PREFIX in call.args["command"]:
+                        log.calls.append(call)
                     text_actions[:] = [call]
         elif role == "tool":
             ref = msg.get("tool_call_id")
