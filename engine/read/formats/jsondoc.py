@@ -29,9 +29,15 @@ class Document:
     def __init__(self, path: Path, options: ReadOptions) -> None:
         _check_regular_file(path)
         self.warnings: list[Problem] = []
-        self.text = "\n".join(
-            line for _, line in _iter_lines(path, self.warnings, options.progress)
-        ).rstrip("\ufffd")  # NUL padding after the document (a crash), warned of: walk 30, F3
+        text = "\n".join(line for _, line in _iter_lines(path, self.warnings, options.progress))
+        self.text = text.rstrip("\ufffd")  # NUL padding after the document (a crash)
+        padding = len(text) - len(self.text)
+        if padding and self.warnings and "NUL byte" in self.warnings[-1].reason:
+            # said of the padding, left out, not of one byte "read as U+FFFD" (walk 31)
+            self.warnings[-1] = Problem(
+                self.warnings[-1].line,
+                f"ends in {padding:,} NUL bytes (a write cut short?), left out of the document",
+            )
         try:
             self.value = json.loads(self.text)
         except RecursionError:
