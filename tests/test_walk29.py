@@ -562,7 +562,7 @@ def test_a_json_document_ending_in_nul_padding_is_read(
         turns.append(json.loads(out.read_text())["turns"])
     err = capsys.readouterr().err
     assert turns[0] == turns[1] and "malformed" not in err, err
-    assert "ends in 8,192 NUL bytes (a write cut short?), left out of the document" in err, err
+    assert "ends in 8,192 NUL bytes (a write cut short?), left out" in err, err
 
 
 def test_the_task_says_no_badge_nor_image(
@@ -754,3 +754,18 @@ def test_a_shell_block_only_suggested_in_a_chat_is_no_check_run(
     assert main(["recap", str(seed_log(tmp_path, said))]) == 0
     out = capsys.readouterr().out
     assert "Last check" not in out and "no result in the log" not in out, out
+
+
+def test_nul_padding_after_a_markdown_file_s_last_line_is_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 32, F2: NUL padding right after a markdown file's last line was read into its
+    last paragraph as a run of U+FFFD, and the recap said it."""
+    from chunkscope.tui.cli import main
+
+    doc = tmp_path / "pad.md"
+    doc.write_bytes(b"# Notes\n\nThe cache now evicts the oldest entry first.\n" + b"\0" * 500)
+    assert main(["recap", str(doc), "--min-chars", "10"]) == 0
+    out, err = capsys.readouterr()
+    assert "\ufffd" not in out and "evicts the oldest entry" in out, out
+    assert "ends in 500 NUL bytes (a write cut short?), left out" in err, err

@@ -569,6 +569,19 @@ def _decode(raw: bytes, lineno: int, warnings: list[Problem]) -> str:
         )
         text = raw.decode("utf-8", errors="replace")
     if "\x00" in text:  # a stray NUL: never passed on to a terminal, a page or a recap
+        body = text.rstrip("\r\n")
+        kept = body.rstrip("\x00")
+        if len(body) - len(kept) >= _NUL_PADDING and "\x00" not in kept:
+            # the padding a crash leaves at the end of a file (`binary_reason` judges the
+            # text before it): left out, not read as U+FFFD into the last paragraph or
+            # record (walk 32, F2)
+            warnings.append(
+                Problem(
+                    lineno,
+                    f"ends in {len(body) - len(kept):,} NUL bytes (a write cut short?), left out",
+                )
+            )
+            return kept + text[len(body) :]
         at = raw.find(b"\x00")
         warnings.append(Problem(lineno, f"NUL byte at byte {at}, read as U+FFFD"))
         text = text.replace("\x00", "\ufffd")
