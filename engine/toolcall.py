@@ -369,24 +369,46 @@ def _pairs(args: dict[str, Any]) -> str:
     return _cut(" ".join(f"{_key(k)}={_scalar(v)}" for k, v in args.items()), PAIRS_CUT)
 
 
-#: What closes a JSON object cut off inside it (a model stopped at its token limit):
-#: tried in turn, a cut string's closing quote first.
-_CLOSERS = ('"}', "}", '"]}', "]}", '"}}', "}}")
+#: How far back from its end a cut-off JSON object is looked at for a place to close it.
+_CUT_BACK = 256
 
 
 def _cut_object(text: str) -> dict[str, Any] | None:
-    """A JSON object cut off before its end, closed (`_CLOSERS`): its keys as written,
-    a string cut in its middle ending with an ellipsis; None when no closing makes it
-    one (walk 31, F3: its command read ``$ {"command": "ls -la ...`` and collapsed to
-    ``Ran `?```)."""
-    for closer in _CLOSERS:
+    """A JSON object cut off before its end (a model stopped at its token limit), closed
+    at the last place it can be: its open string and brackets closed, else a partial
+    escape, key or value before the cut left out; a string cut in its middle ends with
+    an ellipsis. None when no place makes it an object (walk 31, F3 and walk 32, F1: its
+    command read ``$ {"command": "ls -la ...`` and collapsed to ``Ran `?```)."""
+    states: list[tuple[bool, bool, str]] = []  # before each character: string, escape, closers
+    in_string = escape = False
+    closers = ""
+    for ch in text:
+        states.append((in_string, escape, closers))
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            closers = ("}" if ch == "{" else "]") + closers
+        elif ch in "}]" and closers:
+            closers = closers[1:]
+    states.append((in_string, escape, closers))
+    for end in range(len(text), max(0, len(text) - _CUT_BACK), -1):
+        in_string, escape, closers = states[end]
+        if escape or not closers:
+            continue
         try:
-            value = json.loads(text + closer)
+            value = json.loads(text[:end] + ('"' if in_string else "") + closers)
         except (ValueError, RecursionError):
             continue
         if not isinstance(value, dict) or not value:
             return None
-        if closer.startswith('"'):
+        if in_string:  # a string cut in its middle
             key = next(reversed(value))
             if isinstance(value[key], str):
                 value[key] += ELLIPSIS

@@ -769,3 +769,25 @@ def test_nul_padding_after_a_markdown_file_s_last_line_is_left_out(
     out, err = capsys.readouterr()
     assert "\ufffd" not in out and "evicts the oldest entry" in out, out
     assert "ends in 500 NUL bytes (a write cut short?), left out" in err, err
+
+
+@pytest.mark.parametrize(
+    ("arguments", "shown"),
+    [
+        ('{"command": "echo a\\\\', "$ echo a\\…"),  # after an escaped backslash
+        ('{"command": "echo \\u00', "$ echo …"),  # inside a \\u escape
+        ('{"path": "a.py", "start"', "read_file a.py"),  # after a key
+        ('{"path": "a.py",', "read_file a.py"),  # after a comma
+        ('{"path": "a.py", "start":', "read_file a.py"),  # after a colon
+        ('{"path": "a.py", "all": tru', "read_file a.py"),  # inside a literal
+        ('{"cmd": ["ls", "-l', "$ ls -l"),  # inside a list
+    ],
+)
+def test_arguments_cut_anywhere_show_as_typed(arguments: str, shown: str) -> None:
+    """Walk 32, F1: an arguments object cut off after a backslash, inside a \\u escape,
+    after a key, a comma, a colon or a literal, or inside a list still showed its JSON
+    after `$` and in the collapsed `Ran`."""
+    from chunkscope.engine.toolcall import format_call
+
+    tool = "bash" if shown.startswith("$") else "read_file"
+    assert format_call(tool, arguments) == shown
