@@ -791,3 +791,27 @@ def test_arguments_cut_anywhere_show_as_typed(arguments: str, shown: str) -> Non
 
     tool = "bash" if shown.startswith("$") else "read_file"
     assert format_call(tool, arguments) == shown
+
+
+@pytest.mark.parametrize("split", [3, 15, 25])
+async def test_ctrl_o_and_a_path_in_one_burst_open_the_path(split: int) -> None:
+    """Walk 32, F3: `ctrl+o`, a path and ⏎ sent in one burst, the path's start before
+    the picker was up and its rest after, left the picker open with the path rotated
+    (`cs_cleanup.jsonl/work/main/sample_logs/do`) and the ⏎ lost: the keys typed ahead
+    of the picker were sent to it again behind those typed after them."""
+    import asyncio
+
+    from tests.pilot import burst, make_app, settled, wait_for
+
+    target = SAMPLE.parent / "docs_cleanup.jsonl"
+    typed = str(target)
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        burst(app, "ctrl+o", *typed[:split])
+        await asyncio.sleep(0.01)  # the rest arrives in the terminal's next read
+        burst(app, *typed[split:], "enter")
+        opened = await wait_for(
+            pilot, lambda: app.pipe is not None and Path(app.pipe.path) == target, 10
+        )
+        assert opened, app.screen

@@ -134,6 +134,12 @@ def _tool_calls_label(collapse: bool, short: bool = False) -> str:
     return f"T: {said}" if short else f"tool calls: {said} (T)"
 
 
+#: Seconds between two checks of whether a dialog can take the keys held for it, and
+#: how many checks at most (then they go to it as it is).
+HELD_KEY_CHECK = 0.01
+HELD_KEY_CHECKS = 200
+
+
 class ChunkscopeApp(
     PipelineDriver, StrategyDriver, WorkbenchActions, MarksDriver, SweepDriver, SearchDriver
 ):
@@ -149,7 +155,7 @@ class ChunkscopeApp(
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {WorkbenchCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+o", "open_file", "Open"),
+        Binding("ctrl+o", "open_file", "Open", priority=True),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("f1", "help", "Help"),  # from a text field too, which takes `?` as text
         # `q` quits on the main screen (where no field takes text); ctrl+q everywhere.
@@ -176,6 +182,10 @@ class ChunkscopeApp(
         self.options = options or StartOptions()
         #: The line to show after an unexpected exception ended the app (`tui.crash`).
         self.crash: str | None = None
+        #: Keys held while a dialog just opened is being mounted (`_hold_key`),
+        #: and how many times it was checked whether it is.
+        self._held_keys: list[tuple[str, str | None]] = []
+        self._held_checks = 0
         self._startup_notes: list[str] = []
         self.fixed_timings = self.options.fixed_timings or bool(os.environ.get(FIXED_TIMINGS_ENV))
         self.pipe = None
@@ -357,11 +367,41 @@ class ChunkscopeApp(
         except ScreenStackError:
             return None
 
+    def _hold_key(self, event: events.Key, top: Screen[Any]) -> bool:
+        """Hold `event` while the dialog on top is being mounted, and every key after it
+        while any is held: they go to it in the order typed once it is. A key typed
+        ahead of a dialog and sent again to it (`_on_key`) went behind the keys typed
+        after it that reached its focused widget: ``ctrl+o`` then a path in one burst
+        (``ctrl+o`` now runs as it comes, before the keys after it) opened the
+        picker with the path's start moved to its end (walk 32, F3)."""
+        held = self._held_keys
+        if not held and (top.is_mounted or not top.is_modal):
+            return False
+        held.append((event.key, event.character))
+        if len(held) == 1:
+            self._held_checks = 0
+            self.set_timer(HELD_KEY_CHECK, self._release_keys)
+        return True
+
+    def _release_keys(self) -> None:
+        """Send the held keys again, in order, once the dialog on top is mounted (or, at
+        the latest, after `HELD_KEY_CHECKS` checks)."""
+        top = self._top_screen()
+        self._held_checks += 1
+        if top is not None and not top.is_mounted and self._held_checks < HELD_KEY_CHECKS:
+            self.set_timer(HELD_KEY_CHECK, self._release_keys)
+            return
+        held, self._held_keys = self._held_keys, []
+        for key, character in held:
+            self.post_message(key_again(self, key, character))
+
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
             top = self._top_screen()
             if top is None:
                 return  # typed while the app closes: there is nothing left to take it
+            if not event.is_forwarded and self._hold_key(event, top):
+                return
             if not event.is_forwarded:
                 # Which screen, and which widget in it, the key was meant for: see `_on_key`.
                 event._chunkscope_screen = top  # type: ignore[attr-defined]
