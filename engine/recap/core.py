@@ -733,6 +733,7 @@ def compose(
     *,
     room_left: list[int | None] | None = None,
     plain: bool = False,
+    fitted_memo: dict[tuple[tuple[int, ...], int, bool], list[Section]] | None = None,
 ) -> Selection:
     """The recap of procedural `sections` (`engine.recap.sections`) and the summaries of
     `candidates`, at most `budget` tokens of `counter` in all.
@@ -749,9 +750,22 @@ def compose(
     the candidates alone, within the budget too: when not even a summary fits, the recap
     is empty and says so (``summary_left_out``); only the seed's recap (`plain`) keeps
     the newest summary over the budget (``newest_over_budget``). `room_left`: as for
-    `select`, of the first selection.
+    `select`, of the first selection. `fitted_memo`: the sections fitted by an earlier
+    call with these same `sections` and `counter` (`compose_lazy`), by (which of them,
+    allowance, stretch): the fit depends on nothing else.
     """
-    from chunkscope.engine.recap.sections import TASK_FLOOR, fit_sections, render_sections
+    from chunkscope.engine.recap.sections import TASK_FLOOR, render_sections
+    from chunkscope.engine.recap.sections import fit_sections as fit_anew
+
+    def fit_sections(
+        those: Sequence[Section], allowance: int, counter: TokenCount, *, stretch: bool = False
+    ) -> list[Section]:
+        if fitted_memo is None:
+            return fit_anew(those, allowance, counter, stretch=stretch)
+        key = (tuple(map(id, those)), allowance, stretch)
+        if key not in fitted_memo:
+            fitted_memo[key] = fit_anew(those, allowance, counter, stretch=stretch)
+        return fitted_memo[key]
 
     pinned, excluded = list(pinned), list(excluded)
     present = [s for s in sections if s.lines]
@@ -896,6 +910,7 @@ def compose_lazy(
         floor = floors[priority[at]]
         rest[at] = min(rest[at + 1], floor) if floor > 0 else rest[at + 1]
     size = min(len(priority), len(pins) + _LAZY_HEAD)
+    fitted: dict[tuple[tuple[int, ...], int, bool], list[Section]] = {}  # alike each time
     while True:
         head = sorted(priority[:size])
         room: list[int | None] = []
@@ -909,6 +924,7 @@ def compose_lazy(
             headings,
             room_left=room,
             plain=plain,
+            fitted_memo=fitted,
         )
         left = room[0] if room else None
         settled = left is not None and rest[size] > left  # none after the head fits

@@ -946,15 +946,20 @@ def _pool(sentences: Sequence[Sentence]) -> tuple[list[int], list[int]]:
 
 def _has_pool(sentences: Sequence[Sentence]) -> bool:
     """Whether `_pool` of `sentences` holds a sentence a summary may say (not markup
-    alone: `extract`), asking `is_fragment` only until it knows: a prose sentence that is
-    no fragment, else any sentence that is neither a heading nor a fragment."""
+    alone: `extract`), asking `is_markup` and `is_fragment` only until it knows: a prose
+    sentence that is no fragment, else any sentence that is neither a heading nor a
+    fragment."""
     first_of: dict[str, Sentence] = {}
     for s in sentences:
         first_of.setdefault(s.text, s)
-    kept = [s for s in first_of.values() if not is_markup(s.text)]
-    if any(s.prose and not is_fragment(s) for s in kept):
-        return True
-    return any(not s.prose and not s.heading and not is_fragment(s) for s in kept)
+    others: list[Sentence] = []  # the first answer is a prose sentence's: ask them first
+    for s in first_of.values():
+        if not s.prose:
+            if not s.heading:
+                others.append(s)
+        elif not is_markup(s.text) and not is_fragment(s):
+            return True
+    return any(not is_markup(s.text) and not is_fragment(s) for s in others)
 
 
 #: ASCII characters other than letters, digits and ``_``: no token of a tokenizer that
