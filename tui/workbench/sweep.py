@@ -104,8 +104,9 @@ class SweepDriver(WorkbenchHost):
 
     def sweep_target(self) -> Knob | None:
         """The knob to sweep: the focused slider's when it acts in the current mode (the
-        size cap acts in both), else the mode's main knob."""
-        from chunkscope.engine.config.tuning import knob_modes
+        size cap acts in both; of its chars and tokens, the one in force, as the unit may
+        have been switched since the slider had the focus), else the mode's main knob."""
+        from chunkscope.engine.config.tuning import exclusive_group, knob_modes
         from chunkscope.engine.evaluate.measure import sweepable_knobs
 
         known = sweepable_knobs()
@@ -115,6 +116,9 @@ class SweepDriver(WorkbenchHost):
             name = DEFAULT_SWEEP[mode]
             if mode == "seed" and not isinstance(self.state.tuning.merge.threshold, str):
                 name = "threshold"  # a fixed threshold is the seed loop's main knob
+        values = self.state.tuning.values()
+        if values.get(name) is None:
+            name = next((k for k in exclusive_group(name) if values.get(k) is not None), name)
         return known[name][0] if name in known else None
 
     def follow_knob(self, name: str) -> None:

@@ -1,0 +1,41 @@
+"""Walk 33's judgement calls and walk 34's findings: each test fails on the code
+before its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.pilot import SAMPLE, make_app, settled, wait_for
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def test_the_sweep_follows_the_size_cap_into_the_unit_switched_to() -> None:
+    """Walk 33: the size cap's unit switched from tokens to chars by the keyboard left the
+    sweep on max tokens, its line saying `now ∞` (the cap in tokens no longer in force)
+    until another slider was focused; it sweeps the cap in force, in chars."""
+    from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
+    from chunkscope.tui.widgets.sweep_panel import SweepPanel
+
+    app = make_app(SAMPLE, max_chunk_chars=None, max_chunk_tokens=400)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        panel = app.screen.query_one(SweepPanel)
+        app.follow_knob("max_chunk_tokens")
+
+        def swept(knob: str) -> bool:
+            r = panel.result
+            return r is not None and r.knob == knob and not panel.busy
+
+        assert await wait_for(pilot, lambda: swept("max_chunk_tokens"))
+        assert panel.result is not None and panel.result.current == 400
+        toggle = app.screen.query_one("#size-cap", ChoiceToggle)
+        assert toggle.value == "tokens"
+        toggle.focus()
+        await pilot.press("left")
+        assert await wait_for(pilot, lambda: swept("max_chunk_chars")), panel.result
+        await settled(pilot, app)
+        chars = app.state.tuning.merge.max_chunk_chars
+        assert app.state.tuning.merge.max_chunk_tokens is None and chars is not None
+        assert panel.result is not None and panel.result.current == chars
+        assert "∞" not in str(panel.render()).split("now", 1)[1].split("\n")[0]
