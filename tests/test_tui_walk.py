@@ -402,4 +402,4 @@ async def test_the_summary_panel_says_why_a_chunk_of_code_alone_has_no_summary()
         await pilot.pause()
         shown = str(panel.query_one("#summary-body", Static).render())
         assert shown == NO_SUMMARY and "abstract" not in shown
-        assert "code only" in NO_SUMMARY
+        assert "only code" in NO_SUMMARY

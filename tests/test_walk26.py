@@ -228,7 +228,7 @@ def test_a_session_in_another_script_has_its_task_and_what_happened(
     assert main(["recap", str(log)]) == 0
     captured = capsys.readouterr()
     assert "## What happened" in captured.out, captured.out
-    assert "code only" not in captured.err, captured.err
+    assert "no sentence to tell" not in captured.err, captured.err
     ja = tmp_path / "ja.jsonl"
     ja.write_text(
         json.dumps({"role": "user", "content": "キャッシュをデータベースに移してください。"})

@@ -39,3 +39,17 @@ async def test_the_sweep_follows_the_size_cap_into_the_unit_switched_to() -> Non
         assert app.state.tuning.merge.max_chunk_tokens is None and chars is not None
         assert panel.result is not None and panel.result.current == chars
         assert "∞" not in str(panel.render()).split("now", 1)[1].split("\n")[0]
+
+
+def test_a_chunk_of_commands_alone_is_said_to_have_none_to_tell() -> None:
+    """Walk 33: a chunk of `/clear` and `/init` alone has no summary, and the reason
+    given everywhere (the summary panel, the recap's note, the report) listed code, an
+    HTML comment, a fence or a lead-in: none of what the chunk holds."""
+    from chunkscope.engine.recap.core import NO_SUMMARY_WHY
+    from chunkscope.engine.summarize.extractive import ExtractiveSummarizer
+
+    summarizer = ExtractiveSummarizer()
+    for text in ("You: /clear\n\nYou: /init", "You: /compact"):
+        assert summarizer.summarize(text).summary == ""
+        assert summarizer.floor(text) == 0
+    assert "commands such as /clear" in NO_SUMMARY_WHY

@@ -88,7 +88,7 @@ Scorer = Literal["recency", "salience"]
 #: summary": its chunk has no sentence to tell (`NO_SUMMARY_WHY`).
 Reason = Literal["kept", "pinned", "over budget", "excluded", "said already", "no summary"]
 #: What a chunk with no summary holds: said by the command line, the report and the workbench.
-NO_SUMMARY_WHY = "no sentence to tell (code only, an HTML comment, a fence or a lead-in alone)"
+NO_SUMMARY_WHY = "no sentence to tell (only code, commands such as /clear, markup or a lead-in)"
 
 SCORERS: tuple[Scorer, ...] = ("recency", "salience")
 
