@@ -53,3 +53,45 @@ def test_a_chunk_of_commands_alone_is_said_to_have_none_to_tell() -> None:
         assert summarizer.summarize(text).summary == ""
         assert summarizer.floor(text) == 0
     assert "commands such as /clear" in NO_SUMMARY_WHY
+
+
+async def test_a_burst_of_down_keys_scrolls_the_help_a_line_each() -> None:
+    """Walk 34, F1: ten ↓ in one burst (a held key) scrolled the help one line: each
+    aimed one line below where the scroll stood, which moves only after a refresh."""
+    from textual.containers import VerticalScroll
+
+    from tests.pilot import burst
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        await pilot.press("question_mark")
+        scroll = app.screen.query_one(VerticalScroll)
+        assert await wait_for(pilot, lambda: scroll.max_scroll_y > 20)
+        burst(app, *["down"] * 10)
+        assert await wait_for(pilot, lambda: scroll.scroll_y == 10), scroll.scroll_y
+        burst(app, *["up"] * 4)
+        assert await wait_for(pilot, lambda: scroll.scroll_y == 6), scroll.scroll_y
+
+
+async def test_ctrl_o_in_the_picker_opens_no_second_one() -> None:
+    """Walk 34, F4: ctrl+o in the open picker pushed a second picker over it (ctrl+o is
+    a priority binding), so one escape led back to the first, not to the workbench."""
+    from textual.widgets import Input
+
+    from chunkscope.tui.screens.open_file import OpenFileScreen
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        await pilot.press("ctrl+o")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, OpenFileScreen))
+        picker = app.screen
+        await pilot.press("a", "b", "c", "ctrl+o", "ctrl+o")
+        await pilot.pause()
+        assert app.screen is picker
+        assert sum(isinstance(s, OpenFileScreen) for s in app.screen_stack) == 1
+        field = picker.query_one("#path", Input)
+        assert field.value == "abc" and app.focused is field
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: not isinstance(app.screen, OpenFileScreen))

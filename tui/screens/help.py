@@ -6,7 +6,6 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
@@ -14,6 +13,7 @@ from chunkscope.engine.segment.merge import Cut, CutReason
 from chunkscope.tui.screens.late_callbacks import LateCallbacks
 from chunkscope.tui.widgets.chunk_list import cut_text
 from chunkscope.tui.widgets.similarity_strip import glyph_key
+from chunkscope.tui.widgets.steady_scroll import SteadyScroll
 
 HELP = """\
 # chunkscope
@@ -159,14 +159,14 @@ class HelpScreen(LateCallbacks, ModalScreen[None]):
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll {
+    HelpScreen > SteadyScroll {
         width: 90; max-width: 95%; height: 80%;
         border: thick $primary; background: $surface; padding: 0 1;
     }
     """
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll() as scroll:
+        with SteadyScroll() as scroll:
             # the workbench's footer is hidden below a dialog: it says its own keys
             scroll.border_subtitle = HELP_KEYS
             yield Markdown(help_text())

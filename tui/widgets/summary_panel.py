@@ -11,13 +11,14 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar, Static
 
 from chunkscope.engine.recap.core import NO_SUMMARY_WHY
 from chunkscope.engine.summarize.base import summary_rest
 from chunkscope.tui.cells import terminal_text
 from chunkscope.tui.widgets.panel_title import TitledPanel
+from chunkscope.tui.widgets.steady_scroll import SteadyScroll
 
 __all__ = ["SummaryPanel", "summary_rest"]
 
@@ -42,7 +43,7 @@ class SummaryPanel(TitledPanel, Vertical):
         with Horizontal(id="summary-status"):
             yield Label("summaries", id="summary-label")
             yield ProgressBar(total=1, show_eta=False, id="summary-progress")
-        with VerticalScroll(id="summary-scroll"):
+        with SteadyScroll(id="summary-scroll"):
             yield Static("", id="summary-body")
 
     def show_summary(self, index: int | None, summary: Any | None, note: str = "") -> None:
@@ -73,7 +74,7 @@ class SummaryPanel(TitledPanel, Vertical):
                     style="dim",
                 )
         self.query_one("#summary-body", Static).update(text)
-        self.query_one("#summary-scroll", VerticalScroll).scroll_home(animate=False)
+        self.query_one("#summary-scroll", SteadyScroll).scroll_home(animate=False)
 
     def progress(self) -> tuple[int | None, int | None]:
         """The `set_progress` shown: (done, total)."""
