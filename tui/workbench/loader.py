@@ -127,6 +127,12 @@ class PipelineDriver(WorkbenchHost):
     # ------------------------------------------------------------------ opening
 
     def action_open_file(self, typed: str = "") -> None:
+        if isinstance(self.screen, OpenFileScreen):
+            # ctrl+o runs above every screen (a priority binding): in the picker it
+            # stacks no second one, whose escape would lead back to the first
+            self.screen.query_one("#path").focus()
+            return
+
         def chosen(choice: tuple[str, int | None] | None) -> None:
             if choice:
                 self.open_path(*choice)
