@@ -170,3 +170,48 @@ def test_the_report_opens_offline_with_chunks_plot_and_recap(
     assert plot.is_visible() and page.locator("article.chunk").first.is_visible()
     assert len(page.pdf()) > 10_000
     page.close()
+
+
+#: The words of a table's short cells (headers, values of a few words, time ranges)
+#: broken over two lines: a word whose text's boxes have more than one top.
+_BROKEN_WORDS = """() => [...document.querySelectorAll('th, td')].filter(cell => {
+  const text = cell.textContent.trim();
+  return text.length <= 20 || /^\\S+ - \\S+$/.test(text);
+}).flatMap(cell => {
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  const broken = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const m of node.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+      if (tops.size > 1) broken.push(m[0]);
+    }
+  }
+  return broken;
+})"""
+
+
+def test_the_reports_tables_never_break_a_word_or_a_time(
+    browser: Any, isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 34, F5: beside a wide column of text, the tables broke their headers and
+    short values inside a word (`ind|ex`, `toke|ns`, `over budg|et`, `09:1|3:23`) at
+    every window width: each wraps between words, a time range at its ` - ` at most."""
+    from chunkscope.tui.cli import main
+
+    out = isolated / "r.html"
+    shutil.copy(SAMPLE, isolated / SAMPLE.name)
+    argv = ["report", SAMPLE.name, "--strategy", "markdown", "--max-tokens", "300"]
+    assert main([*argv, "-o", str(out)]) == 0
+    capsys.readouterr()
+    page = browser.new_page(viewport={"width": 1600, "height": 900})
+    page.goto(out.as_uri())
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    assert page.get_by_text("over budget").count() > 5
+    for width in (1600, 1000, 700, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert page.evaluate(_BROKEN_WORDS) == [], width
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.close()

@@ -773,6 +773,7 @@ table { border-collapse: collapse; width: 100%; font-size: .9rem; }
 th, td { text-align: left; padding: .25rem .5rem; border-bottom: 1px solid var(--line);
   vertical-align: top; overflow-wrap: anywhere; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th, td.w, .w { white-space: nowrap; overflow-wrap: normal; }
 tr.default td { color: var(--muted); }
 .chunk { background: var(--card); border-left: 4px solid var(--line); border-radius: 4px;
   padding: .5rem .75rem; margin: .5rem 0; break-inside: avoid; }
@@ -982,6 +983,13 @@ def _chunks(report: Report) -> Iterator[str]:
 FRACTION_FORMAT = ".4f"
 
 
+#: A text cell this short is kept on one line (a reason, a kind, a time): the column of
+#: long text beside it wraps instead.
+SHORT_CELL = 20
+#: What parts the two ends of a range in a text cell (a time range): a line may break there.
+RANGE_SEPARATOR = " - "
+
+
 def _cell(value: Any, fractions: bool = False) -> str:
     """One value of a table, as a reader reads it: numbers right-aligned, ``true`` /
     ``false`` / ``null`` as JSON writes them, a pair of numbers as a range (``12–30``),
@@ -996,6 +1004,17 @@ def _cell(value: Any, fractions: bool = False) -> str:
     if isinstance(value, int):
         return f'<td class="n">{value:,}</td>'
     if isinstance(value, str):
+        parts = value.split(RANGE_SEPARATOR)
+        if all(0 < len(p) <= SHORT_CELL and not any(c.isspace() for c in p) for p in parts):
+            # a word or a range of two (`over budget` aside): never broken inside one,
+            # which a wide column of text beside it would do (`ind|ex`, `09:1|3:23`)
+            return (
+                "<td>"
+                + RANGE_SEPARATOR.join(f'<span class="w">{esc(p)}</span>' for p in parts)
+                + "</td>"
+            )
+        if len(value) <= SHORT_CELL:
+            return f'<td class="w">{esc(value)}</td>'
         return f"<td>{esc(value)}</td>"
     if isinstance(value, list | tuple):
         if len(value) == 2 and all(type(v) is int for v in value):
