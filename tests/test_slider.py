@@ -376,7 +376,9 @@ async def test_a_size_cap_steps_visibly_and_big_steps_come_back() -> None:
     8192 (equal steps of 256 moved the knob less than a cell, and a big step of 2048
     stopped at the minimum on its way down). Walk 16, 12: a step of the grid (8192 to
     7168) still moved no knob on this 19-cell track: a step is two of the grid's here,
-    the fewest that always move it (8192, 6144, 4096, 3072, ...), a big step a doubling."""
+    the fewest that always move it (8192, 6144, 4096, 3072, ...). Walk 34, F6: a big step
+    was a doubling here, so eight of them stopped at the minimum and eight up went to
+    no cap; it is half a doubling, as on a wider track, and eight come back."""
     from chunkscope.engine.params import knob_map
     from chunkscope.engine.segment.merge import MergeParams
     from chunkscope.tui.widgets.slider import knob_slider
@@ -400,8 +402,10 @@ async def test_a_size_cap_steps_visibly_and_big_steps_come_back() -> None:
         assert slider.value == 384  # 256 * 1.5: two of the grid's steps keep the ratio
         slider.value = 8192
         await pilot.press(*["shift+left"] * 4)
+        assert slider.value == 2048
+        await pilot.press(*["shift+left"] * 4)
         assert slider.value == 512
-        await pilot.press(*["shift+right"] * 4)
+        await pilot.press(*["shift+right"] * 8)
         assert slider.value == 8192
         slider.value = 5000  # a profile's value between steps snaps to the nearest
         assert slider.value == 5120

@@ -387,9 +387,9 @@ class Slider(Widget, can_focus=True):
         self.value = self._stepped(direction)
 
     def action_big_step(self, direction: int) -> None:
-        if self._grid:  # half a doubling (two steps on a narrow track): k down, k up come back
-            stride = self.grid_stride()
-            points = max(1, self._per_doubling // 2) if stride == 1 else 2 * stride
+        if self._grid:  # half a doubling, or a step where that moves no knob: eight down,
+            # eight up come back from the default (a doubling stopped at the minimum)
+            points = max(self.grid_stride(), self._per_doubling // 2, 1)
             self.value = self._grid_moved(points * direction)
             return
         # Big steps stay on the small-step grid: move by big_step, then snap; on a
