@@ -95,3 +95,33 @@ async def test_ctrl_o_in_the_picker_opens_no_second_one() -> None:
         assert field.value == "abc" and app.focused is field
         await pilot.press("escape")
         assert await wait_for(pilot, lambda: not isinstance(app.screen, OpenFileScreen))
+
+
+async def test_an_unjudged_cut_line_keeps_its_numbers_on_a_narrow_column() -> None:
+    """Walk 34, F9: at 100x30 without topic marks a structure cut read `┄ cut: structure
+    · depth 7.72 ≥ 7.00 · sim…` (its similarity cropped), where a judged one drops the
+    thresholds first and keeps every number; an unjudged one does the same now."""
+    import re
+
+    from chunkscope.tui.widgets.chunk_list import ChunkList, cut_text
+
+    app = make_app(ROOT / "sample_logs" / "markup_injection.jsonl")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        assert app.file_marks is None or not app.file_marks.starts
+        merged = bench.query_one("#merged", ChunkList)
+        assert merged._cuts is not None
+        width = merged.scrollable_content_region.width
+        narrow = [i for i, c in enumerate(merged._cuts) if 2 + len(cut_text(c)) > width]
+        assert narrow, [cut_text(c) for c in merged._cuts]
+        checked = 0
+        for i in narrow:
+            row = int(merged._offsets[i + 1] - merged._offsets[i]) - 1
+            drawn = merged._render_card_line(i, row, width).text.rstrip()
+            assert "…" not in drawn, drawn
+            numbers = re.findall(r"(?:depth|sim) -?\d+\.\d+", cut_text(merged._cuts[i]))
+            assert all(n in drawn for n in numbers), (drawn, numbers)
+            checked += bool(numbers)
+        assert checked  # a cut with numbers among them (the structure cut after chunk 1)

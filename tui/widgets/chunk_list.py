@@ -609,8 +609,12 @@ class ChunkList(ScrollView, can_focus=True):
                 text = "  " + lines[row - 1]
         elif self._cuts is not None and i < len(self._cuts):
             style = base + self._style("cut")
-            text = "  " + cut_text(self._cuts[i])
             verdict = self._verdicts[i] if i < len(self._verdicts) else None
+            # unjudged, the short form too when the line is narrow: numbers, not a crop
+            for body, _ in cut_line_tiers(self._cuts[i], ""):
+                text = "  " + body
+                if 2 + cell_len(text) <= width:
+                    break
             if verdict:  # "": a size cap's cut inside a topic, not judged
                 # Why, the numbers, then the verdict against the marks (the order the
                 # help gives); a narrow column drops the verdict's words, then the
