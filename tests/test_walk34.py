@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.pilot import SAMPLE, make_app, settled, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,3 +127,55 @@ async def test_an_unjudged_cut_line_keeps_its_numbers_on_a_narrow_column() -> No
             assert all(n in drawn for n in numbers), (drawn, numbers)
             checked += bool(numbers)
         assert checked  # a cut with numbers among them (the structure cut after chunk 1)
+
+
+def _chat(path: Path, messages: list[tuple[str, str]]) -> Path:
+    import json
+
+    lines = [
+        json.dumps({"role": r, "content": t, "timestamp": f"2026-02-13T10:{i:02d}:00"})
+        for i, (r, t) in enumerate(messages)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+TASK = "Please fix the failing login test in auth/tests.py; it breaks on CI since yesterday."
+FIXED = (
+    "I looked at the login test and the token expiry was hard-coded; "
+    "I changed it to use the clock fixture."
+)
+
+
+@pytest.mark.parametrize("fence", ["```\n\n```", "```python\n```"])
+def test_a_request_of_an_empty_code_block_adds_no_later_line(
+    tmp_path: Path, fence: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 34, F8: a user message of an empty code block gave the Task a `Later: `
+    line with nothing after it."""
+    from chunkscope.tui.cli import main
+
+    log = _chat(
+        tmp_path / "s.jsonl",
+        [("user", TASK), ("assistant", FIXED), ("user", fence), ("assistant", "Done: it passes.")],
+    )
+    assert main(["recap", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "Later:" not in out, out
+    assert TASK in out
+
+
+@pytest.mark.parametrize("tail", ["🎉🎉🎉", "...", "✓", "→ → → ✓ ✓"])
+def test_a_closing_message_without_words_is_not_glued_to_where_it_stopped(
+    tmp_path: Path, tail: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 34, F8: after a command run, a last message of no words (`🎉🎉🎉`) was glued
+    to the one before it in "Where it stopped" (`... clock fixture. 🎉🎉🎉`)."""
+    from chunkscope.tui.cli import main
+
+    messages = [("user", TASK), ("assistant", FIXED), ("user", "ok")]
+    messages += [("assistant", "$ pytest auth/tests.py -q\n3 passed"), ("assistant", tail)]
+    assert main(["recap", str(_chat(tmp_path / "s.jsonl", messages))]) == 0
+    out = capsys.readouterr().out
+    stopped = out.split("## Where it stopped\n", 1)[1].split("\n\n", 1)[0]
+    assert stopped.strip() == FIXED, stopped

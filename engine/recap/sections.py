@@ -81,6 +81,7 @@ from chunkscope.engine.recap.collapse import (
     subagent_report,
 )
 from chunkscope.engine.segment.requests import INTERRUPTED, message_kind, request_text
+from chunkscope.engine.summarize.base import has_words
 from chunkscope.engine.summarize.extractive import (
     _truncate,
     has_content,
@@ -741,7 +742,8 @@ def task_section(log: _Log) -> Section:
     later: dict[str, str] = {}
     for _, t in requests[1:]:
         t = _inline_fences(t)
-        later.setdefault(_cut(t, _LINE_CHARS["task"]), _cut(t, _UNCUT_CHARS))
+        if has_words(t):  # an empty code block alone says nothing ("Later: ")
+            later.setdefault(_cut(t, _LINE_CHARS["task"]), _cut(t, _UNCUT_CHARS))
     later.pop(lines[0], None)
     lines += [f"Later: {t}" for t in later]
     full += [f"Later: {t}" for t in later.values()]
@@ -1593,7 +1595,9 @@ def _last_lines(texts: Sequence[str]) -> tuple[tuple[str, ...], str]:
     # a lead-in's block (code, an edit) is not in the recap: its colon ends nothing
     lines = tuple(_cut(terminated(s), _LINE_CHARS["last"]) for s in dict.fromkeys(kept) if s)
     # its code blocks inline (folded as they were, a `~~~` line opened a fence never closed)
-    whole = " ".join(_fold(_EMBED.sub("", _inline_fences(t))) for t in texts)
+    folded = [_fold(_EMBED.sub("", _inline_fences(t))) for t in texts]
+    # a closing message of no words after one with some (`🎉`, `...`) is not glued to it
+    whole = " ".join([f for f in folded if not _wordless(f)] or folded)
     whole = _cut(whole, _UNCUT_CHARS // 2)
     if all(is_markup(line) for line in lines):  # a bare URL, a lead-in and its code alone:
         return (() if is_markup(whole) else (_cut(terminated(whole), _LINE_CHARS["last"]),)), whole
