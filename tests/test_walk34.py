@@ -179,3 +179,35 @@ def test_a_closing_message_without_words_is_not_glued_to_where_it_stopped(
     out = capsys.readouterr().out
     stopped = out.split("## Where it stopped\n", 1)[1].split("\n\n", 1)[0]
     assert stopped.strip() == FIXED, stopped
+
+
+async def test_a_topic_compare_column_keeps_its_min_size_within_its_cap() -> None:
+    """Walk 34, F10: a merge:topic compare column took a min size over its size cap (its
+    cap at 256, min size 500 then 1400) without a word, where the merge panel lowers it
+    to the cap and says so; the column does the same."""
+    from chunkscope.tui.widgets.slider import Slider
+    from chunkscope.tui.widgets.strategy_panel import StrategyPanel
+    from tests.pilot import recording_notifications
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        app.set_column_strategy("left", "merge:topic")
+        await settled(pilot, app)
+        shown = recording_notifications(app)
+        app.set_column_param("left", "max_chunk_chars", 256)
+        await pilot.pause()
+        spec = app.column_specs["left"]
+        assert spec is not None and spec.value("topic_min_chars") == 250, spec
+        assert any("min size 500 is over the size cap of 256 chars" in m for m in shown), shown
+        slider = app.screen.query_one(StrategyPanel).slider_for("left", "topic_min_chars")
+        assert isinstance(slider, Slider) and slider.value == 250
+        shown.clear()
+        app.set_column_param("left", "topic_min_chars", 1400)
+        await pilot.pause()
+        spec = app.column_specs["left"]
+        assert spec is not None and spec.value("topic_min_chars") == 250
+        assert any("min size 1400 is over" in m for m in shown), shown
+        app.set_column_param("left", "max_chunk_chars", 8192)  # room again: nothing said
+        await pilot.pause()
+        assert app.column_specs["left"].value("topic_min_chars") == 250

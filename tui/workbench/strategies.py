@@ -22,6 +22,7 @@ from chunkscope.tui.workbench.columns import (
     ColumnSpec,
     check_column_name,
     column_names,
+    column_param_specs,
     run_merge_column,
 )
 from chunkscope.tui.workbench.messages import StrategyReady, WorkFailed
@@ -97,8 +98,35 @@ class StrategyDriver(WorkbenchHost):
                 if bench is not None:
                     bench.put_column_value(side, key, kept)
                 return
+        new = self._min_size_in_cap(side, new)
         self.column_specs[side] = new
         self._columns_changed(side, params_only=True)
+
+    def _min_size_in_cap(self, side: str, spec: ColumnSpec) -> ColumnSpec:
+        """A topic merge column's `spec` with its min size within its size cap: one over
+        the cap (raised, or the cap lowered under it) is lowered to the step of its
+        slider at or below the cap, and the user told, as the merge panel does."""
+        from chunkscope.engine.config.tuning import layer
+
+        if MERGE_COLUMNS.get(spec.name) != "topic":
+            return spec
+        tuning = layer({"mode": "topic", **dict(spec.params)})
+        cap = tuning.min_over_cap()
+        knob = next(k for k in column_param_specs(spec.name) if k.name == "topic_min_chars")
+        if cap is None or knob.slider is None:
+            return spec
+        lo, step = knob.slider.lo, knob.slider.step
+        fitted = int(lo + max(0, (cap - lo) // step) * step)
+        self.notify(
+            f"{spec.name}: min size {tuning.topic.topic_min_chars} is over the size cap of "
+            f"{tuning.cap_words()}, which splits any longer topic: min size set to {fitted}",
+            severity="warning",
+            markup=False,
+        )
+        bench = self.workbench
+        if bench is not None:
+            bench.put_column_value(side, knob.name, fitted)
+        return spec.with_param(knob.name, fitted)
 
     def cycle_column_strategy(self, side: str, delta: int = 1) -> None:
         names: list[str | None] = [None, *column_names()]
