@@ -861,8 +861,8 @@ def test_codex_write_stdin_reads_as_the_command_it_waits_for(
     calls = [t.text for t in source.turns if t.role == "Bot" and t.text.startswith(("$", "w"))]
     assert calls == [
         "$ pytest -q  # yield_time_ms=1000",
-        '$ pytest -q  # input sent to it: "y\\n" (session 7)',
-        "$ pytest -q  # still running: its output waited for (session 7)",
+        '$ pytest -q  # input sent to it: "y\\n" (session 7, run on line 2)',
+        "$ pytest -q  # still running: its output waited for (session 7, run on line 2)",
         'write_stdin session_id=9 chars=""',
     ]
     said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]

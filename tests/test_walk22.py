@@ -293,7 +293,9 @@ def test_a_poll_of_a_background_command_reads_as_that_command(
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     source = load(path)
     turns = [(t.role, t.text) for t in source.turns]
-    assert ("Bot", "$ mix test  # still running: its output waited for (bd0afab)") in turns
+    # the command is the one of line 2 (walk 34, F7: its text is not the poll's line's)
+    poll_text = "$ mix test  # still running: its output waited for (bd0afab, run on line 2)"
+    assert ("Bot", poll_text) in turns
     assert ("Tool", "Exit code: 0\n43 tests, 0 failures") in turns
     assert ("Bot", f"{poll} {key}=elsewhere") in turns  # a task not known: as it was
     said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]

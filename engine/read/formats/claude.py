@@ -594,24 +594,28 @@ class _Background:
     TaskOutput task_id=bd0afab block=true``, the tests' result lost when collapsed)."""
 
     def __init__(self) -> None:
-        self._calls: dict[str, str] = {}  # a Bash call's id -> its command
-        self._running: dict[str, str] = {}  # a background task's id -> its command
+        # a Bash call's id, a background task's id -> its command and the line of its call
+        self._calls: dict[str, tuple[str, int]] = {}
+        self._running: dict[str, tuple[str, int]] = {}
         self._polls: set[str] = set()  # the ids of the calls rewritten
 
-    def see(self, message: dict[str, Any]) -> None:
-        """Note what `message` says of the commands; rewrite a poll of a known one, and
-        its result (in place)."""
+    def see(self, message: dict[str, Any], line: int) -> None:
+        """Note what `message` (of the file's `line`) says of the commands; rewrite a
+        poll of a known one, and its result (in place). The poll names the line the
+        command was run on: its text is that line's, not the poll's (walk 34, F7)."""
         for call, name, args in decoded_calls(message):
             call_id = call.get("id")
             if not isinstance(call_id, str):
                 continue
             if name == "Bash" and isinstance(args.get("command"), str):
-                self._calls[call_id] = args["command"]
+                self._calls[call_id] = (args["command"], line)
             elif name in _POLLS and str(args.get(_POLLS[name])) in self._running:
                 task = str(args[_POLLS[name]])
+                command, run_on = self._running[task]
                 what = {
-                    "command": self._running[task],
-                    "description": f"still running: its output waited for ({task})",
+                    "command": command,
+                    "description": f"still running: its output waited for ({task}, "
+                    f"run on line {run_on})",
                 }
                 call["function"] = {"name": "Bash", "arguments": json.dumps(what)}
                 self._polls.add(call_id)
@@ -733,7 +737,7 @@ def read(path: Path, options: ReadOptions) -> Any:
     turns = out.turns
 
     def add(line: int, m: dict[str, Any]) -> None:
-        background.see(m)
+        background.see(m, line)
         tasks.see(m)
         out.add(line, m)
 

@@ -242,35 +242,39 @@ class _RunningCommands:
     check was the first lines of a test run still going, ``pytest -q -> ..F``)."""
 
     def __init__(self) -> None:
-        self._calls: dict[str, str] = {}  # call id -> the command it ran
-        self._running: dict[str, str] = {}  # session id -> the command still running
+        # call id, session id -> the command it ran (still running) and its call's line
+        self._calls: dict[str, tuple[str, int]] = {}
+        self._running: dict[str, tuple[str, int]] = {}
 
-    def see(self, message: dict[str, Any]) -> None:
-        """Note what `message` says of the commands, and rewrite a ``write_stdin`` call
-        of a command known to run on (in place)."""
+    def see(self, message: dict[str, Any], line: int) -> None:
+        """Note what `message` (of the file's `line`) says of the commands, and rewrite a
+        ``write_stdin`` call of a command known to run on (in place), naming the line
+        the command was run on: its text is that line's (walk 34, F7)."""
         for call, name, args in decoded_calls(message):
             if name == "exec_command" and isinstance(args.get("cmd"), str) and call.get("id"):
-                self._calls[call["id"]] = args["cmd"]
+                self._calls[call["id"]] = (args["cmd"], line)
             elif name == "write_stdin":
-                command = self._running.get(str(args.get("session_id")))
-                if command is None:
+                known = self._running.get(str(args.get("session_id")))
+                if known is None:
                     continue
+                command, started = known
                 chars = args.get("chars")
                 did = (
                     f"input sent to it: {json.dumps(chars, ensure_ascii=False)}"
                     if isinstance(chars, str) and chars
                     else "still running: its output waited for"
                 )
-                what = {"cmd": command, "description": f"{did} (session {args['session_id']})"}
+                where = f"session {args['session_id']}, run on line {started}"
+                what = {"cmd": command, "description": f"{did} ({where})"}
                 call["function"] = {"name": "exec_command", "arguments": json.dumps(what)}
                 if call.get("id"):
-                    self._calls[call["id"]] = command
+                    self._calls[call["id"]] = known
         if message.get("role") == "tool":
-            command = self._calls.get(str(message.get("tool_call_id")))
+            called = self._calls.get(str(message.get("tool_call_id")))
             text = message.get("content")
             running = _RUNNING_ID.search(text) if isinstance(text, str) else None
-            if command is not None and running is not None:
-                self._running[running.group(1)] = command
+            if called is not None and running is not None:
+                self._running[running.group(1)] = called
 
 
 def _why_empty(payload: dict[str, Any]) -> str:
@@ -318,7 +322,7 @@ def read(path: Path, options: ReadOptions) -> Any:
                 out.stripped["encrypted reasoning"] += 1  # its summary is read
             out.read += 1
             for m in messages:
-                running.see(m)
+                running.see(m, line)
                 out.add(line, m)
         elif kind == "compacted":
             payload = rec.get("payload")
