@@ -866,7 +866,7 @@ def test_codex_write_stdin_reads_as_the_command_it_waits_for(
         'write_stdin session_id=9 chars=""',
     ]
     said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
-    assert said[2].startswith("Ran `pytest -q` (exit 1): ")
+    assert said[2].startswith("Ran `pytest -q` on line 2 (exit 1): ")
     assert main(["recap", str(path)]) == 0
     assert "Last check: `pytest -q` -> 1 failed, 2 passed (exit 1)" in capsys.readouterr().out
 

@@ -299,7 +299,7 @@ def test_a_poll_of_a_background_command_reads_as_that_command(
     assert ("Tool", "Exit code: 0\n43 tests, 0 failures") in turns
     assert ("Bot", f"{poll} {key}=elsewhere") in turns  # a task not known: as it was
     said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
-    assert "Ran `mix test` (exit 0): 43 tests, 0 failures" in said
+    assert "Ran `mix test` on line 2 (exit 0): 43 tests, 0 failures" in said
 
 
 def test_claude_code_task_tools_are_read_as_a_plan(

@@ -175,7 +175,7 @@ _SENTENCES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "run",
         re.compile(
-            rf"Ran `.*`((?: \(exit -?\d+\))?: .*"
+            rf"Ran `.*`(?: on line \d+)?((?: \(exit -?\d+\))?: .*"
             rf"| \((exit -?\d+|failed|no output|{NO_RESULT})\)\.)\Z",
             re.S,
         ),
@@ -524,27 +524,41 @@ def _printed(output: str) -> str:
     return _cut(_fold(strip_control(output)))
 
 
-def _ran(command: str, result: str, exit_code: int | None, failed: bool) -> str:
+#: A wait for a command still running, as the readers write it (a Claude Code
+#: ``TaskOutput``, a Codex ``write_stdin``): the line the command was run on.
+_RUN_ON = re.compile(r", run on line (\d+)\)\Z")
+
+
+def _run_on(args: Mapping[str, Any]) -> str:
+    """`` on line N`` for a wait for a command run on the file's line N (its text is
+    that line's, not the wait's: walk 34, F7), else ""."""
+    said = args.get("description")
+    m = _RUN_ON.search(said) if isinstance(said, str) else None
+    return f" on line {m.group(1)}" if m else ""
+
+
+def _ran(command: str, result: str, exit_code: int | None, failed: bool, where: str = "") -> str:
+    """``Ran `COMMAND`[where] (exit N): what it printed`` and the other forms of a run."""
     error, result = harness_error(result)
     if error:
         m = _EXIT.match(result)
         code = exit_code if exit_code is not None else int(m.group(1)) if m else None
         said = f", exit {code}" if code is not None else ""
-        return f"Ran {code_span(_command_line(command))} ({error}{said})."
+        return f"Ran {code_span(_command_line(command))}{where} ({error}{said})."
     if exit_code is None:
         m = _EXIT.match(result)
         if m:
             exit_code = int(m.group(1))
     if exit_code is not None:  # and what it printed: a test run's counts, the error
         said = _printed(_TAG.sub(" ", _EXIT.sub("", result, count=1)))
-        ran = f"Ran {code_span(_command_line(command))} (exit {exit_code})"
+        ran = f"Ran {code_span(_command_line(command))}{where} (exit {exit_code})"
         return f"{ran}: {said}" if said.strip() else f"{ran}."
     if failed:
-        return f"Ran {code_span(_command_line(command))} (failed)."
+        return f"Ran {code_span(_command_line(command))}{where} (failed)."
     said = _printed(result)
     if not said.strip():  # "Ran `touch a`: " introduced nothing (walk 19, 6)
-        return f"Ran {code_span(_command_line(command))} (no output)."
-    return f"Ran {code_span(_command_line(command))}: {said}"
+        return f"Ran {code_span(_command_line(command))}{where} (no output)."
+    return f"Ran {code_span(_command_line(command))}{where}: {said}"
 
 
 def _listed(what: str, result: str) -> str:
@@ -728,7 +742,7 @@ def _other_tool(
     if name in ("Edit", "MultiEdit", "NotebookEdit", "str_replace_based_edit_tool", "replace"):
         return f"Edited {_path(args)}."
     if name.lower() in SHELL_TOOLS:
-        return _ran(_command(args), result, exit_code, failed)
+        return _ran(_command(args), result, exit_code, failed, _run_on(args))
     if name in ("python", "code_execution"):  # ChatGPT's, Anthropic's code interpreter
         code = _value(args, "input", _value(args, "code", "")).strip()
         return _ran(code or "python", result, exit_code, failed)
