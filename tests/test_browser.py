@@ -172,16 +172,13 @@ def test_the_report_opens_offline_with_chunks_plot_and_recap(
     page.close()
 
 
-#: The words of a table's short cells (headers, values of a few words, time ranges)
-#: broken over two lines: a word whose text's boxes have more than one top.
-_BROKEN_WORDS = """() => [...document.querySelectorAll('th, td')].filter(cell => {
-  const text = cell.textContent.trim();
-  return text.length <= 20 || /^\\S+ - \\S+$/.test(text);
-}).flatMap(cell => {
+#: The words of the tables' cells broken over two lines: a word (between spaces and
+#: hyphens, where a line may break) whose text's boxes have more than one top.
+_BROKEN_WORDS = """() => [...document.querySelectorAll('th, td')].flatMap(cell => {
   const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
   const broken = [];
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    for (const m of node.data.matchAll(/\\S+/g)) {
+    for (const m of node.data.matchAll(/[^\\s-]+/g)) {
       const range = document.createRange();
       range.setStart(node, m.index);
       range.setEnd(node, m.index + m[0].length);
@@ -198,7 +195,9 @@ def test_the_reports_tables_never_break_a_word_or_a_time(
 ) -> None:
     """Walk 34, F5: beside a wide column of text, the tables broke their headers and
     short values inside a word (`ind|ex`, `toke|ns`, `over budg|et`, `09:1|3:23`) at
-    every window width: each wraps between words, a time range at its ` - ` at most."""
+    every window width; walk 35, F2: at a phone's width, the text column's words too
+    (`Everythin|g`). Each wraps between words, a time range at its ` - ` at most; a
+    table wider than the screen scrolls in its box."""
     from chunkscope.tui.cli import main
 
     out = isolated / "r.html"

@@ -771,7 +771,7 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--card);
 .table { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; }
 th, td { text-align: left; padding: .25rem .5rem; border-bottom: 1px solid var(--line);
-  vertical-align: top; overflow-wrap: anywhere; }
+  vertical-align: top; overflow-wrap: break-word; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 th, td.w, .w { white-space: nowrap; overflow-wrap: normal; }
 tr.default td { color: var(--muted); }
