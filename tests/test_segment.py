@@ -701,6 +701,46 @@ def test_steps_on_a_shared_frame_give_a_new_frames_chunks_and_vectors_bit_for_bi
     assert shared._span_memo["runs"] == 2 * len(steps)
 
 
+_LINE = st.one_of(st.none(), st.integers(1, 80))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    units=st.lists(st.lists(st.tuples(_LINE, _LINE, _LINE), min_size=1, max_size=3), min_size=2),
+    data=st.data(),
+)
+def test_a_frames_joined_spans_are_the_chunks_of_the_spans(
+    units: list[list[tuple[int | None, int | None, int | None]]], data: st.DataObject
+) -> None:
+    """The chunks a frame joins for the spans a step did not have (`_join_spans`: one
+    slice of the units' turns, every span's lines at once) are `chunks_from_spans`'s:
+    the same turns and lines (units with no line, several turns, a call line before
+    the source line), a one-unit span the unit itself."""
+    from chunkscope.engine.model import chunks_from_spans
+    from chunkscope.engine.segment.segmenter import _join_spans
+
+    chunks = [
+        Chunk([Turn(None, "Bot", f"u{i} t{j}", a, None, b, c) for j, (a, b, c) in enumerate(turns)])
+        for i, turns in enumerate(units)
+    ]
+    rng = np.random.default_rng(len(units))
+    f = frame(chunks, rng.standard_normal((len(chunks), 4)).astype(np.float32))
+    cuts = data.draw(st.sets(st.integers(1, len(chunks) - 1)))
+    bounds = np.asarray([0, *sorted(cuts), len(chunks)], dtype=np.int64)
+    spans = list(pairwise(bounds.tolist()))
+    # every span, and some of them (the ones a step did not keep)
+    some = sorted(data.draw(st.sets(st.integers(0, len(spans) - 1))))
+    for picked in (np.arange(len(spans)), np.asarray(some, dtype=np.int64)):
+        want = chunks_from_spans(chunks, [spans[i] for i in picked.tolist()])
+        got = _join_spans(f, chunks, bounds[picked], bounds[picked + 1])
+        assert [c.turns for c in got] == [c.turns for c in want]
+        assert [c.lines for c in got] == [Chunk(list(c.turns)).lines for c in want]
+        assert [c.text for c in got] == [c.text for c in want]
+        for i, c in zip(picked.tolist(), got, strict=True):
+            a, b = spans[i]
+            assert (c is chunks[a]) == (b - a == 1)
+
+
 @given(
     lines=st.lists(
         st.lists(

@@ -72,7 +72,7 @@ from typing import Any, Literal, NamedTuple, cast
 import numpy as np
 import numpy.typing as npt
 
-from chunkscope.engine.model import Chunk, Span, chunks_from_spans
+from chunkscope.engine.model import Chunk, Span, Turn, chunks_from_spans
 from chunkscope.engine.params import SliderSpec, check_fields, knob
 from chunkscope.engine.read.headings import Heading, after_heading, heading_at, style_levels
 from chunkscope.engine.read.source import DOC_ROLE, FENCE_LINES, THINKING_ROLE
@@ -1095,7 +1095,7 @@ def _memo_chunks(
         at = np.minimum(np.searchsorted(last[0], keys), len(last[0]) - 1)
         found = last[0][at] == keys
     if not found.any():
-        merged = chunks_from_spans(chunks, spans)
+        merged = _join_spans(f, chunks, bounds[:-1], bounds[1:])
     else:
         assert last is not None
         old = last[1]
@@ -1103,13 +1103,64 @@ def _memo_chunks(
         hit = np.flatnonzero(found)
         for i, r in zip(hit.tolist(), at[hit].tolist(), strict=True):
             merged[i] = old[r]
-        missing = np.flatnonzero(~found).tolist()
-        made = chunks_from_spans(chunks, [spans[i] for i in missing])
-        for i, chunk in zip(missing, made, strict=True):
+        missing = np.flatnonzero(~found)
+        made = _join_spans(f, chunks, bounds[missing], bounds[missing + 1])
+        for i, chunk in zip(missing.tolist(), made, strict=True):
             merged[i] = chunk
     if keep:
         memo["last"] = (keys, merged)
     return merged
+
+
+_NO_FIRST = np.iinfo(np.int64).max  # `_unit_lines` of a unit without lines
+_NO_LAST = -1
+
+
+def _unit_turns(f: TopicFrame) -> tuple[list[Turn], list[int], IntArray, IntArray]:
+    """(every unit's turns in order, where each unit's start in that list and the end,
+    each unit's first and last source line: `_NO_FIRST` and `_NO_LAST` for a unit without
+    lines), built once per frame: `_join_spans` joins a span's units with one slice."""
+    found: tuple[list[Turn], list[int], IntArray, IntArray] | None = f._span_memo.get("units")
+    if found is None:
+        flat: list[Turn] = []
+        offsets = [0]
+        first = np.full(len(f.chunks), _NO_FIRST, dtype=np.int64)
+        last = np.full(len(f.chunks), _NO_LAST, dtype=np.int64)
+        for i, c in enumerate(f.chunks):
+            flat.extend(c.turns)
+            offsets.append(len(flat))
+            lines = c.lines
+            if lines is not None:
+                first[i], last[i] = lines
+        found = f._span_memo["units"] = (flat, offsets, first, last)
+    return found
+
+
+def _join_spans(
+    f: TopicFrame, chunks: list[Chunk], starts: IntArray, ends: IntArray
+) -> list[Chunk]:
+    """`chunks_from_spans(chunks, zip(starts, ends))` (the frame's units; spans in order,
+    none overlapping): a one-unit span is that unit, a longer one a new chunk of its
+    units' turns with their lines (the least first line and the greatest last, as
+    `join_chunks` takes them), every span's lines at once."""
+    if not len(starts):
+        return []
+    flat, offsets, first, last = _unit_turns(f)
+    # reduce over [start, end) of each span: every other segment of the interleaved bounds
+    # (an end is at most the unit count: the arrays get one more element)
+    cuts = np.stack([starts, ends], axis=1).ravel()
+    lo = np.minimum.reduceat(np.append(first, _NO_FIRST), cuts)[::2].tolist()
+    hi = np.maximum.reduceat(np.append(last, _NO_LAST), cuts)[::2].tolist()
+    out: list[Chunk] = []
+    append = out.append
+    for a, b, x, y in zip(starts.tolist(), ends.tolist(), lo, hi, strict=True):
+        if b - a == 1:
+            append(chunks[a])
+            continue
+        chunk = Chunk(flat[offsets[a] : offsets[b]])
+        chunk._lines = None if x == _NO_FIRST else (x, y)
+        append(chunk)
+    return out
 
 
 def _mean_vectors(v: FloatArray, bounds: IntArray) -> FloatArray:
