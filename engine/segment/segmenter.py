@@ -871,10 +871,79 @@ def segment(
     if len(f.sizes) != n:
         raise ValueError(f"the frame has {len(f.sizes)} chunks, not {n}")
     v = f.vectors
-    scores = gap_scores(v, chunks, params, f)
+    scores, chosen, cuts = _topics(f, chunks, params)
+    chars = f.chars
+    cap = size.cap
+    bounds = chosen
+    over = None
+    target = params.topic_chunk_tokens
+    splits = splits_below_cap(target, size)
+    tokens = _token_offsets(f, chunks, token_counts) if splits or max_tokens is not None else None
+    if cap is not None:
+        prefix = chars
+        if tokens is not None and max_tokens is not None:
+            prefix = tokens
+        bounds = fit_cap(chosen, prefix, cap, f.ranks, scores.score)
+        b_arr = np.asarray(bounds, dtype=np.int64)
+        _cut_where_none(cuts, b_arr, CUT_CODES["size_cap"])
+        over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
+    if splits and tokens is not None:
+        # retrieval-sized chunks inside the topics, in tokens as a context's budget is
+        # (only ever splits further: the cap holds)
+        split = fit_cap(bounds, tokens, target, f.ranks, scores.score)
+        bounds = _keep_together(split, bounds, f.ranks, chars if cap is None else prefix, cap)
+        b_arr = np.asarray(bounds, dtype=np.int64)
+        _cut_where_none(cuts, b_arr, CUT_CODES["chunk_size"])
+        if over is not None and cap is not None:
+            over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
+    return _result(chunks, v, bounds, chosen, cuts, scores, over, size, f)
+
+
+def _token_offsets(
+    f: TopicFrame, chunks: Sequence[Chunk], token_counts: Sequence[int] | None
+) -> IntArray:
+    """`_offsets` of `_token_counts`, remembered in the frame for the list of counts
+    given (a pipeline gives the same list at every step); read-only."""
+    found = f._span_memo.get("tokens")
+    if (
+        found is not None
+        and token_counts is not None
+        and found[0] is token_counts
+        and len(found[1]) == len(token_counts) + 1
+    ):
+        kept: IntArray = found[1]
+        return kept
+    out = _offsets(_token_counts(chunks, token_counts))
+    out.setflags(write=False)
+    if token_counts is not None:
+        f._span_memo["tokens"] = (token_counts, out)
+    return out
+
+
+def _topics(
+    f: TopicFrame, chunks: Sequence[Chunk], params: TopicParams
+) -> tuple[GapScores, list[int], npt.NDArray[np.int8]]:
+    """`_choose_topics`, remembered in the frame for the last topic knobs: a step of the
+    size cap (or of the chunk size) keeps the topics, and splits them anew. A new list of
+    starts and array of cut codes each call (`segment` adds the cap's cuts to them)."""
+    memo = f._span_memo
+    found = memo.get("topics")
+    if found is None or found[0] != params:
+        found = (params, _choose_topics(f, chunks, params))
+        memo["topics"] = found
+    scores, chosen, cuts = found[1]
+    return scores, list(chosen), cuts.copy()
+
+
+def _choose_topics(
+    f: TopicFrame, chunks: Sequence[Chunk], params: TopicParams
+) -> tuple[GapScores, list[int], npt.NDArray[np.int8]]:
+    """The gap scores, the topic starts (and the end) and the reason of the cut after
+    every gap (a code of `CUT_CODES`; -1: no cut) that the topic knobs give."""
+    n = len(chunks)
+    scores = gap_scores(f.vectors, chunks, params, f)
     chars = f.chars
     chosen = [0, n]
-    # the reason of the cut after every gap (a code of `CUT_CODES`; -1: no cut)
     cuts = np.full(n - 1, -1, dtype=np.int8)
     if n >= 2:
         cand = np.flatnonzero(scores.candidate & (scores.score >= scores.threshold))
@@ -895,32 +964,7 @@ def segment(
         gaps = order[taken]
         tipped = (scores.structure[gaps] > 0) & (scores.depth[gaps] < scores.threshold)
         cuts[gaps] = np.where(tipped, CUT_CODES["structure"], CUT_CODES["topic"])
-    cap = size.cap
-    bounds = chosen
-    over = None
-    target = params.topic_chunk_tokens
-    splits = splits_below_cap(target, size)
-    tokens = (
-        _offsets(_token_counts(chunks, token_counts)) if splits or max_tokens is not None else None
-    )
-    if cap is not None:
-        prefix = chars
-        if tokens is not None and max_tokens is not None:
-            prefix = tokens
-        bounds = fit_cap(chosen, prefix, cap, f.ranks, scores.score)
-        b_arr = np.asarray(bounds, dtype=np.int64)
-        _cut_where_none(cuts, b_arr, CUT_CODES["size_cap"])
-        over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
-    if splits and tokens is not None:
-        # retrieval-sized chunks inside the topics, in tokens as a context's budget is
-        # (only ever splits further: the cap holds)
-        split = fit_cap(bounds, tokens, target, f.ranks, scores.score)
-        bounds = _keep_together(split, bounds, f.ranks, chars if cap is None else prefix, cap)
-        b_arr = np.asarray(bounds, dtype=np.int64)
-        _cut_where_none(cuts, b_arr, CUT_CODES["chunk_size"])
-        if over is not None and cap is not None:
-            over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
-    return _result(chunks, v, bounds, chosen, cuts, scores, over, size, f)
+    return scores, chosen, cuts
 
 
 def _token_counts(chunks: Sequence[Chunk], token_counts: Sequence[int] | None) -> IntArray:
