@@ -513,13 +513,15 @@ class ChunkList(ScrollView, can_focus=True):
             self.refresh()
             return
         width = max(self.virtual_size.width, self.size.width)
+        inner, top = self.scrollable_content_region.width, self.scroll_offset.y
+        changed = [drawn[y] != self._line_key(y, inner, top) for y in range(height)]
         y = 0
         while y < height:
-            if drawn[y] == self._line_key(y):
+            if not changed[y]:
                 y += 1
                 continue
             start = y
-            while y < height and drawn[y] != self._line_key(y):
+            while y < height and changed[y]:
                 drawn[y] = _REPAINTING  # its key once drawn again
                 y += 1
             self.refresh(Region(0, start, width, y - start))
@@ -548,12 +550,12 @@ class ChunkList(ScrollView, can_focus=True):
             self._card_keys[i] = key
         return key
 
-    def _line_key(self, y: int) -> tuple[object, ...]:
-        """What line `y` of the widget is drawn from (`render_line`, `_render_card_line`):
-        a card's header from `_card_key`, a text row from its chunk (and expansion), its
-        cut's row from the cut and its verdict; each with the card's band and state."""
-        width = self.scrollable_content_region.width
-        line = self.scroll_offset.y + y
+    def _line_key(self, y: int, width: int, top: int) -> tuple[object, ...]:
+        """What line `y` of the widget is drawn from (`render_line`, `_render_card_line`)
+        at this `width` scrolled to `top`: a card's header from `_card_key`, a text row
+        from its chunk (and expansion), its cut's row from the cut and its verdict; each
+        with the card's band and state."""
+        line = top + y
         if not self._chunks:
             return (width, "empty", y == 0, self.empty_text)
         if line >= int(self._offsets[-1]):
@@ -642,8 +644,8 @@ class ChunkList(ScrollView, can_focus=True):
                 for i in list(self._expanded):
                     self._expanded[i] = self._wrap(i, width)
                 self._relayout()
-        self._drawn[y] = self._line_key(y)
         line = self.scroll_offset.y + y
+        self._drawn[y] = self._line_key(y, width, line - y)
         if not self._chunks:
             if y == 0:
                 style = self._style("empty")
