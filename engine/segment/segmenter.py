@@ -883,14 +883,16 @@ def segment(
         prefix = chars
         if tokens is not None and max_tokens is not None:
             prefix = tokens
-        bounds = fit_cap(chosen, prefix, cap, f.ranks, scores.score)
+        knobs = (cap, params.topic_window, params.topic_structure)  # the score's, the cap
+        bounds = _fit_kept(f, "fit-cap", knobs, chosen, prefix, cap, scores.score)
         b_arr = np.asarray(bounds, dtype=np.int64)
         _cut_where_none(cuts, b_arr, CUT_CODES["size_cap"])
         over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
     if splits and tokens is not None:
         # retrieval-sized chunks inside the topics, in tokens as a context's budget is
         # (only ever splits further: the cap holds)
-        split = fit_cap(bounds, tokens, target, f.ranks, scores.score)
+        knobs = (target, params.topic_window, params.topic_structure)
+        split = _fit_kept(f, "fit-size", knobs, bounds, tokens, target, scores.score)
         bounds = _keep_together(split, bounds, f.ranks, chars if cap is None else prefix, cap)
         b_arr = np.asarray(bounds, dtype=np.int64)
         _cut_where_none(cuts, b_arr, CUT_CODES["chunk_size"])
@@ -1037,11 +1039,23 @@ def fit_cap(
     Every part waiting to be split at one depth is split at once (segmented minima and
     maxima over the concatenated gaps), so the work is a few array operations per level
     of the recursion, not per cut."""
+    bounds = np.asarray(topics, dtype=np.int64)
+    added = _fit_parts(bounds[:-1], bounds[1:], prefix, cap, ranks, score)
+    if not added:
+        return list(topics)
+    # every cut is inside a part (between two starts), so none repeats a start
+    out: list[int] = np.sort(np.concatenate([bounds, *added])).tolist()
+    return out
+
+
+def _fit_parts(
+    a: IntArray, b: IntArray, prefix: IntArray, cap: int, ranks: npt.ArrayLike, score: FloatArray
+) -> list[IntArray]:
+    """The cuts `fit_cap` adds inside the parts ``[a[i], b[i])`` (in order, none
+    overlapping; not necessarily one after the other), each part on its own."""
     rank = np.asarray(ranks, dtype=np.float64)
     key = rank * 1e6 + np.clip(score, -1e5, 1e5)
     whole = rank != HEADING_ONLY_RANK  # the gaps that part no heading from its text
-    bounds = np.asarray(topics, dtype=np.int64)
-    a, b = bounds[:-1], bounds[1:]
     added: list[IntArray] = []
     while True:
         todo = (b - a >= 2) & (prefix[b] - prefix[a] - 1 > cap)
@@ -1073,10 +1087,43 @@ def fit_cap(
         cut = inner[hit[first]]
         added.append(cut)
         a, b = np.concatenate([a, cut]), np.concatenate([cut, b])
-    if not added:
-        return list(topics)
-    # every cut is inside a part (between two starts), so none repeats a start
-    out: list[int] = np.sort(np.concatenate([bounds, *added])).tolist()
+    return added
+
+
+def _fit_kept(
+    f: TopicFrame,
+    name: str,
+    key: tuple[object, ...],
+    topics: Sequence[int],
+    prefix: IntArray,
+    cap: int,
+    score: FloatArray,
+) -> list[int]:
+    """`fit_cap(topics, prefix, cap, f.ranks, score)`, each part's cuts remembered in the
+    frame under `name` while `key` (what the score depends on, the cap) and `prefix`
+    stay: a part splits alone, so a depth step splits only the topics it changed."""
+    memo = f._span_memo.get(name)
+    parts: dict[tuple[int, int], list[int]] = {}
+    if memo is not None and memo[0] == key and memo[1] is prefix and len(memo[2]) < 4 * len(topics):
+        parts = memo[2]
+    spans = list(pairwise(topics))
+    todo = [span for span in spans if span not in parts]
+    if todo:
+        a = np.asarray([s for s, _ in todo], dtype=np.int64)
+        b = np.asarray([e for _, e in todo], dtype=np.int64)
+        cuts = np.sort(
+            np.concatenate([np.zeros(0, np.int64), *_fit_parts(a, b, prefix, cap, f.ranks, score)])
+        )
+        owner = np.searchsorted(a, cuts, side="right") - 1
+        split = np.searchsorted(owner, np.arange(len(todo) + 1))
+        found = cuts.tolist()
+        for i, span in enumerate(todo):
+            parts[span] = found[split[i] : split[i + 1]]
+    f._span_memo[name] = (key, prefix, parts)
+    out = [topics[0]]
+    for span in spans:
+        out.extend(parts[span])
+        out.append(span[1])
     return out
 
 
