@@ -143,7 +143,7 @@ class SweepDriver(WorkbenchHost):
         if bench is None or not bench.is_mounted:
             return None
         kept = self._sweep_panel_kept  # asked for at every run: a query walks the screen
-        if kept is not None and kept.is_mounted and kept.screen is bench:
+        if kept is not None and kept.is_attached and _on_screen(kept, bench):
             return kept
         found = bench.query(SweepPanel)
         self._sweep_panel_kept = found.first() if found else None
@@ -351,3 +351,13 @@ class SweepDriver(WorkbenchHost):
             self.pipe, tuning, [1, *marks.starts], marks.weights(), partial=marks.partial
         )
         self.push_screen(screen, chosen)
+
+
+def _on_screen(widget: Any, screen: Any) -> bool:
+    """Whether `widget` is on `screen` (a widget removed from it has none: False)."""
+    from textual.dom import NoScreen
+
+    try:
+        return bool(widget.screen is screen)
+    except NoScreen:
+        return False
