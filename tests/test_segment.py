@@ -686,11 +686,18 @@ def test_steps_on_a_shared_frame_give_a_new_frames_chunks_and_vectors_bit_for_bi
     v = _vectors(chunks).astype(np.float32)
     shared = frame(chunks, v)
     before: dict[tuple[int, int], Chunk] = {}
-    for k, (cap, depth) in enumerate([*steps, *reversed(steps)]):
+    # each depth with two caps: the second step keeps the topics the frame remembers
+    both = [(c, d) for cap, d in [*steps, *reversed(steps)] for c in (cap, cap // 2 + 150)]
+    for k, (cap, depth) in enumerate(both):
         params = replace(WHOLE, topic_depth=depth)
         got = segment(chunks, v, params, shared, max_chars=cap)
         fresh = segment(chunks, v, params, frame(chunks, v), max_chars=cap)
         assert got.spans == fresh.spans
+        assert got.topic_spans == fresh.topic_spans
+        assert np.array_equal(got.cut_codes, fresh.cut_codes)
+        assert np.array_equal(got.cut_depths, fresh.cut_depths)
+        assert np.array_equal(got.over_cap, fresh.over_cap)
+        assert got.cut_threshold == fresh.cut_threshold
         assert np.array_equal(got.vectors.view(np.int64), fresh.vectors.view(np.int64))
         assert [c.turns for c in got.chunks] == [c.turns for c in fresh.chunks]
         assert [c.lines for c in got.chunks] == [c.lines for c in fresh.chunks]
@@ -698,7 +705,74 @@ def test_steps_on_a_shared_frame_give_a_new_frames_chunks_and_vectors_bit_for_bi
         assert all(kept)
         if k:  # the first segmentation leaves nothing in the frame
             before = dict(zip(got.spans, got.chunks, strict=True))
-    assert shared._span_memo["runs"] == 2 * len(steps)
+    assert shared._span_memo["runs"] == 4 * len(steps)
+
+
+_LINE = st.one_of(st.none(), st.integers(1, 80))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    units=st.lists(st.lists(st.tuples(_LINE, _LINE, _LINE), min_size=1, max_size=3), min_size=2),
+    data=st.data(),
+)
+def test_a_frames_joined_spans_are_the_chunks_of_the_spans(
+    units: list[list[tuple[int | None, int | None, int | None]]], data: st.DataObject
+) -> None:
+    """The chunks a frame joins for the spans a step did not have (`_join_spans`: one
+    slice of the units' turns, every span's lines at once) are `chunks_from_spans`'s:
+    the same turns and lines (units with no line, several turns, a call line before
+    the source line), a one-unit span the unit itself."""
+    from chunkscope.engine.model import chunks_from_spans
+    from chunkscope.engine.segment.segmenter import _join_spans
+
+    chunks = [
+        Chunk([Turn(None, "Bot", f"u{i} t{j}", a, None, b, c) for j, (a, b, c) in enumerate(turns)])
+        for i, turns in enumerate(units)
+    ]
+    rng = np.random.default_rng(len(units))
+    f = frame(chunks, rng.standard_normal((len(chunks), 4)).astype(np.float32))
+    cuts = data.draw(st.sets(st.integers(1, len(chunks) - 1)))
+    bounds = np.asarray([0, *sorted(cuts), len(chunks)], dtype=np.int64)
+    spans = list(pairwise(bounds.tolist()))
+    # every span, and some of them (the ones a step did not keep)
+    some = sorted(data.draw(st.sets(st.integers(0, len(spans) - 1))))
+    for picked in (np.arange(len(spans)), np.asarray(some, dtype=np.int64)):
+        want = chunks_from_spans(chunks, [spans[i] for i in picked.tolist()])
+        got = _join_spans(f, chunks, bounds[picked], bounds[picked + 1])
+        assert [c.turns for c in got] == [c.turns for c in want]
+        assert [c.lines for c in got] == [Chunk(list(c.turns)).lines for c in want]
+        assert [c.text for c in got] == [c.text for c in want]
+        for i, c in zip(picked.tolist(), got, strict=True):
+            a, b = spans[i]
+            assert (c is chunks[a]) == (b - a == 1)
+
+
+def test_cap_steps_on_a_shared_frame_with_token_counts_give_a_new_frames_chunks() -> None:
+    """The token counts' running sums a frame remembers (the chunk size and a token cap
+    read them) give what a new frame gives, step after step."""
+    rng = np.random.default_rng(4)
+    chunks = _chunks([("cache", 6), ("tides", 5), ("taxes", 6)], rng)
+    v = _vectors(chunks).astype(np.float32)
+    counts = [len(c.text) // 5 for c in chunks]
+    shared = frame(chunks, v)
+    params = TopicParams(topic_chunk_tokens=40)
+    for cap, tokens in [(900, None), (None, 120), (500, None), (None, 60), (900, None)]:
+        got = segment(
+            chunks, v, params, shared, max_chars=cap, max_tokens=tokens, token_counts=counts
+        )
+        fresh = segment(
+            chunks,
+            v,
+            params,
+            frame(chunks, v),
+            max_chars=cap,
+            max_tokens=tokens,
+            token_counts=counts,
+        )
+        assert got.spans == fresh.spans and got.topic_spans == fresh.topic_spans
+        assert np.array_equal(got.cut_codes, fresh.cut_codes)
+        assert np.array_equal(got.over_cap, fresh.over_cap)
 
 
 @given(

@@ -115,3 +115,23 @@ async def test_n_chunks_moves_the_depth_to_give_them() -> None:
         assert slider.value == depth and slider.format_value() == f"{depth:.2f}"
         notes = [str(n.message) for n in app._notifications]
         assert any(n.startswith("4 chunks: topic depth") for n in notes)
+
+
+async def test_the_sweep_panel_kept_between_runs_is_looked_up_again_once_removed() -> None:
+    """The app keeps the sweep panel it found (a query walks the screen at every run); a
+    kept panel that left the screen is not used (its `screen` raises: the first screen of
+    a big log crashed with NoScreen) and the workbench's own is found again."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        own = app._sweep_panel()
+        assert own is not None and own.screen is bench
+        stray = SweepPanel()
+        await bench.mount(stray)
+        app._sweep_panel_kept = stray
+        await stray.remove()
+        assert app._sweep_panel() is own
+        app.schedule_sweep(0.0)  # starts with the panel found again
+        await settled(pilot, app)

@@ -72,7 +72,7 @@ from typing import Any, Literal, NamedTuple, cast
 import numpy as np
 import numpy.typing as npt
 
-from chunkscope.engine.model import Chunk, Span, chunks_from_spans
+from chunkscope.engine.model import Chunk, Span, Turn, chunks_from_spans
 from chunkscope.engine.params import SliderSpec, check_fields, knob
 from chunkscope.engine.read.headings import Heading, after_heading, heading_at, style_levels
 from chunkscope.engine.read.source import DOC_ROLE, FENCE_LINES, THINKING_ROLE
@@ -871,10 +871,81 @@ def segment(
     if len(f.sizes) != n:
         raise ValueError(f"the frame has {len(f.sizes)} chunks, not {n}")
     v = f.vectors
-    scores = gap_scores(v, chunks, params, f)
+    scores, chosen, cuts = _topics(f, chunks, params)
+    chars = f.chars
+    cap = size.cap
+    bounds = chosen
+    over = None
+    target = params.topic_chunk_tokens
+    splits = splits_below_cap(target, size)
+    tokens = _token_offsets(f, chunks, token_counts) if splits or max_tokens is not None else None
+    if cap is not None:
+        prefix = chars
+        if tokens is not None and max_tokens is not None:
+            prefix = tokens
+        knobs = (cap, params.topic_window, params.topic_structure)  # the score's, the cap
+        bounds = _fit_kept(f, "fit-cap", knobs, chosen, prefix, cap, scores.score)
+        b_arr = np.asarray(bounds, dtype=np.int64)
+        _cut_where_none(cuts, b_arr, CUT_CODES["size_cap"])
+        over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
+    if splits and tokens is not None:
+        # retrieval-sized chunks inside the topics, in tokens as a context's budget is
+        # (only ever splits further: the cap holds)
+        knobs = (target, params.topic_window, params.topic_structure)
+        split = _fit_kept(f, "fit-size", knobs, bounds, tokens, target, scores.score)
+        bounds = _keep_together(split, bounds, f.ranks, chars if cap is None else prefix, cap)
+        b_arr = np.asarray(bounds, dtype=np.int64)
+        _cut_where_none(cuts, b_arr, CUT_CODES["chunk_size"])
+        if over is not None and cap is not None:
+            over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
+    return _result(chunks, v, bounds, chosen, cuts, scores, over, size, f)
+
+
+def _token_offsets(
+    f: TopicFrame, chunks: Sequence[Chunk], token_counts: Sequence[int] | None
+) -> IntArray:
+    """`_offsets` of `_token_counts`, remembered in the frame for the list of counts
+    given (a pipeline gives the same list at every step); read-only."""
+    found = f._span_memo.get("tokens")
+    if (
+        found is not None
+        and token_counts is not None
+        and found[0] is token_counts
+        and len(found[1]) == len(token_counts) + 1
+    ):
+        kept: IntArray = found[1]
+        return kept
+    out = _offsets(_token_counts(chunks, token_counts))
+    out.setflags(write=False)
+    if token_counts is not None:
+        f._span_memo["tokens"] = (token_counts, out)
+    return out
+
+
+def _topics(
+    f: TopicFrame, chunks: Sequence[Chunk], params: TopicParams
+) -> tuple[GapScores, list[int], npt.NDArray[np.int8]]:
+    """`_choose_topics`, remembered in the frame for the last topic knobs: a step of the
+    size cap (or of the chunk size) keeps the topics, and splits them anew. A new list of
+    starts and array of cut codes each call (`segment` adds the cap's cuts to them)."""
+    memo = f._span_memo
+    found = memo.get("topics")
+    if found is None or found[0] != params:
+        found = (params, _choose_topics(f, chunks, params))
+        memo["topics"] = found
+    scores, chosen, cuts = found[1]
+    return scores, list(chosen), cuts.copy()
+
+
+def _choose_topics(
+    f: TopicFrame, chunks: Sequence[Chunk], params: TopicParams
+) -> tuple[GapScores, list[int], npt.NDArray[np.int8]]:
+    """The gap scores, the topic starts (and the end) and the reason of the cut after
+    every gap (a code of `CUT_CODES`; -1: no cut) that the topic knobs give."""
+    n = len(chunks)
+    scores = gap_scores(f.vectors, chunks, params, f)
     chars = f.chars
     chosen = [0, n]
-    # the reason of the cut after every gap (a code of `CUT_CODES`; -1: no cut)
     cuts = np.full(n - 1, -1, dtype=np.int8)
     if n >= 2:
         cand = np.flatnonzero(scores.candidate & (scores.score >= scores.threshold))
@@ -895,32 +966,7 @@ def segment(
         gaps = order[taken]
         tipped = (scores.structure[gaps] > 0) & (scores.depth[gaps] < scores.threshold)
         cuts[gaps] = np.where(tipped, CUT_CODES["structure"], CUT_CODES["topic"])
-    cap = size.cap
-    bounds = chosen
-    over = None
-    target = params.topic_chunk_tokens
-    splits = splits_below_cap(target, size)
-    tokens = (
-        _offsets(_token_counts(chunks, token_counts)) if splits or max_tokens is not None else None
-    )
-    if cap is not None:
-        prefix = chars
-        if tokens is not None and max_tokens is not None:
-            prefix = tokens
-        bounds = fit_cap(chosen, prefix, cap, f.ranks, scores.score)
-        b_arr = np.asarray(bounds, dtype=np.int64)
-        _cut_where_none(cuts, b_arr, CUT_CODES["size_cap"])
-        over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
-    if splits and tokens is not None:
-        # retrieval-sized chunks inside the topics, in tokens as a context's budget is
-        # (only ever splits further: the cap holds)
-        split = fit_cap(bounds, tokens, target, f.ranks, scores.score)
-        bounds = _keep_together(split, bounds, f.ranks, chars if cap is None else prefix, cap)
-        b_arr = np.asarray(bounds, dtype=np.int64)
-        _cut_where_none(cuts, b_arr, CUT_CODES["chunk_size"])
-        if over is not None and cap is not None:
-            over = (prefix[b_arr[1:]] - prefix[b_arr[:-1]] - 1) > cap
-    return _result(chunks, v, bounds, chosen, cuts, scores, over, size, f)
+    return scores, chosen, cuts
 
 
 def _token_counts(chunks: Sequence[Chunk], token_counts: Sequence[int] | None) -> IntArray:
@@ -993,11 +1039,23 @@ def fit_cap(
     Every part waiting to be split at one depth is split at once (segmented minima and
     maxima over the concatenated gaps), so the work is a few array operations per level
     of the recursion, not per cut."""
+    bounds = np.asarray(topics, dtype=np.int64)
+    added = _fit_parts(bounds[:-1], bounds[1:], prefix, cap, ranks, score)
+    if not added:
+        return list(topics)
+    # every cut is inside a part (between two starts), so none repeats a start
+    out: list[int] = np.sort(np.concatenate([bounds, *added])).tolist()
+    return out
+
+
+def _fit_parts(
+    a: IntArray, b: IntArray, prefix: IntArray, cap: int, ranks: npt.ArrayLike, score: FloatArray
+) -> list[IntArray]:
+    """The cuts `fit_cap` adds inside the parts ``[a[i], b[i])`` (in order, none
+    overlapping; not necessarily one after the other), each part on its own."""
     rank = np.asarray(ranks, dtype=np.float64)
     key = rank * 1e6 + np.clip(score, -1e5, 1e5)
     whole = rank != HEADING_ONLY_RANK  # the gaps that part no heading from its text
-    bounds = np.asarray(topics, dtype=np.int64)
-    a, b = bounds[:-1], bounds[1:]
     added: list[IntArray] = []
     while True:
         todo = (b - a >= 2) & (prefix[b] - prefix[a] - 1 > cap)
@@ -1029,10 +1087,43 @@ def fit_cap(
         cut = inner[hit[first]]
         added.append(cut)
         a, b = np.concatenate([a, cut]), np.concatenate([cut, b])
-    if not added:
-        return list(topics)
-    # every cut is inside a part (between two starts), so none repeats a start
-    out: list[int] = np.sort(np.concatenate([bounds, *added])).tolist()
+    return added
+
+
+def _fit_kept(
+    f: TopicFrame,
+    name: str,
+    key: tuple[object, ...],
+    topics: Sequence[int],
+    prefix: IntArray,
+    cap: int,
+    score: FloatArray,
+) -> list[int]:
+    """`fit_cap(topics, prefix, cap, f.ranks, score)`, each part's cuts remembered in the
+    frame under `name` while `key` (what the score depends on, the cap) and `prefix`
+    stay: a part splits alone, so a depth step splits only the topics it changed."""
+    memo = f._span_memo.get(name)
+    parts: dict[tuple[int, int], list[int]] = {}
+    if memo is not None and memo[0] == key and memo[1] is prefix and len(memo[2]) < 4 * len(topics):
+        parts = memo[2]
+    spans = list(pairwise(topics))
+    todo = [span for span in spans if span not in parts]
+    if todo:
+        a = np.asarray([s for s, _ in todo], dtype=np.int64)
+        b = np.asarray([e for _, e in todo], dtype=np.int64)
+        cuts = np.sort(
+            np.concatenate([np.zeros(0, np.int64), *_fit_parts(a, b, prefix, cap, f.ranks, score)])
+        )
+        owner = np.searchsorted(a, cuts, side="right") - 1
+        split = np.searchsorted(owner, np.arange(len(todo) + 1))
+        found = cuts.tolist()
+        for i, span in enumerate(todo):
+            parts[span] = found[split[i] : split[i + 1]]
+    f._span_memo[name] = (key, prefix, parts)
+    out = [topics[0]]
+    for span in spans:
+        out.extend(parts[span])
+        out.append(span[1])
     return out
 
 
@@ -1095,7 +1186,7 @@ def _memo_chunks(
         at = np.minimum(np.searchsorted(last[0], keys), len(last[0]) - 1)
         found = last[0][at] == keys
     if not found.any():
-        merged = chunks_from_spans(chunks, spans)
+        merged = _join_spans(f, chunks, bounds[:-1], bounds[1:])
     else:
         assert last is not None
         old = last[1]
@@ -1103,13 +1194,64 @@ def _memo_chunks(
         hit = np.flatnonzero(found)
         for i, r in zip(hit.tolist(), at[hit].tolist(), strict=True):
             merged[i] = old[r]
-        missing = np.flatnonzero(~found).tolist()
-        made = chunks_from_spans(chunks, [spans[i] for i in missing])
-        for i, chunk in zip(missing, made, strict=True):
+        missing = np.flatnonzero(~found)
+        made = _join_spans(f, chunks, bounds[missing], bounds[missing + 1])
+        for i, chunk in zip(missing.tolist(), made, strict=True):
             merged[i] = chunk
     if keep:
         memo["last"] = (keys, merged)
     return merged
+
+
+_NO_FIRST = np.iinfo(np.int64).max  # `_unit_lines` of a unit without lines
+_NO_LAST = -1
+
+
+def _unit_turns(f: TopicFrame) -> tuple[list[Turn], list[int], IntArray, IntArray]:
+    """(every unit's turns in order, where each unit's start in that list and the end,
+    each unit's first and last source line: `_NO_FIRST` and `_NO_LAST` for a unit without
+    lines), built once per frame: `_join_spans` joins a span's units with one slice."""
+    found: tuple[list[Turn], list[int], IntArray, IntArray] | None = f._span_memo.get("units")
+    if found is None:
+        flat: list[Turn] = []
+        offsets = [0]
+        first = np.full(len(f.chunks), _NO_FIRST, dtype=np.int64)
+        last = np.full(len(f.chunks), _NO_LAST, dtype=np.int64)
+        for i, c in enumerate(f.chunks):
+            flat.extend(c.turns)
+            offsets.append(len(flat))
+            lines = c.lines
+            if lines is not None:
+                first[i], last[i] = lines
+        found = f._span_memo["units"] = (flat, offsets, first, last)
+    return found
+
+
+def _join_spans(
+    f: TopicFrame, chunks: list[Chunk], starts: IntArray, ends: IntArray
+) -> list[Chunk]:
+    """`chunks_from_spans(chunks, zip(starts, ends))` (the frame's units; spans in order,
+    none overlapping): a one-unit span is that unit, a longer one a new chunk of its
+    units' turns with their lines (the least first line and the greatest last, as
+    `join_chunks` takes them), every span's lines at once."""
+    if not len(starts):
+        return []
+    flat, offsets, first, last = _unit_turns(f)
+    # reduce over [start, end) of each span: every other segment of the interleaved bounds
+    # (an end is at most the unit count: the arrays get one more element)
+    cuts = np.stack([starts, ends], axis=1).ravel()
+    lo = np.minimum.reduceat(np.append(first, _NO_FIRST), cuts)[::2].tolist()
+    hi = np.maximum.reduceat(np.append(last, _NO_LAST), cuts)[::2].tolist()
+    out: list[Chunk] = []
+    append = out.append
+    for a, b, x, y in zip(starts.tolist(), ends.tolist(), lo, hi, strict=True):
+        if b - a == 1:
+            append(chunks[a])
+            continue
+        chunk = Chunk(flat[offsets[a] : offsets[b]])
+        chunk._lines = None if x == _NO_FIRST else (x, y)
+        append(chunk)
+    return out
 
 
 def _mean_vectors(v: FloatArray, bounds: IntArray) -> FloatArray:

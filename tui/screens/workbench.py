@@ -41,6 +41,7 @@ from chunkscope.tui.widgets.header_line import HeaderInfo, HeaderLine, turns_aft
 from chunkscope.tui.widgets.merge_panel import MergePanel
 from chunkscope.tui.widgets.panel_title import fit_tabs, fit_text
 from chunkscope.tui.widgets.recap_panel import RecapPanel
+from chunkscope.tui.widgets.rows import put_border_title
 from chunkscope.tui.widgets.search_panel import SearchPanel
 from chunkscope.tui.widgets.similarity_strip import LEGEND_ROWS, SimilarityStrip, cut_name
 from chunkscope.tui.widgets.strategy_panel import StrategyPanel
@@ -1467,8 +1468,7 @@ def _bare(action: str) -> str:
 
 
 def _set_title(widget: Any, title: str, subtitle: str | None = None) -> None:
-    if str(widget.border_title or "") != title:
-        widget.border_title = title
+    put_border_title(widget, title)
     if subtitle is not None and str(widget.border_subtitle or "") != subtitle:
         widget.border_subtitle = subtitle
 

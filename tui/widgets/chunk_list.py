@@ -28,7 +28,7 @@ from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.color import Color
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -222,9 +222,15 @@ def preview_lines(text: str, count: int = PREVIEW_LINES) -> list[str]:
     return out
 
 
-def set_virtual_size(view: ScrollView, size: Size) -> None:
+#: `ChunkList._drawn` of a line waiting to be drawn again: equal to no line's key.
+_REPAINTING: tuple[object, ...] = (object(),)
+
+
+def set_virtual_size(view: ScrollView, size: Size, *, repaint: bool = True) -> None:
     """Set a scroll view's virtual size without a screen layout when the scrollbar's
-    visibility stays as it is (a layout repaints the whole screen: ~10x the cost)."""
+    visibility stays as it is (a layout repaints the whole screen: ~10x the cost).
+    Without `repaint` the view's lines are left for the caller to repaint (those that
+    change: `ChunkList`)."""
     old = view.virtual_size
     if size == old:
         return
@@ -234,7 +240,8 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
         return
     view.set_reactive(Widget.virtual_size, size)
     view._scroll_update(size)
-    view.refresh()
+    if repaint:
+        view.refresh()
 
 
 class ChunkList(ScrollView, can_focus=True):
@@ -322,6 +329,11 @@ class ChunkList(ScrollView, can_focus=True):
         # is in the key, so moving the selection or the highlight re-renders only the
         # cards whose state changed, and repaints only their lines.
         self._line_cache: dict[tuple[int, int, int], Strip] = {}
+        # What each line on screen was drawn from (`_line_key`), by its row in the
+        # widget: new data repaints only the lines whose key changed (`_repaint_changed`);
+        # the headers' keys are kept per card until the data changes.
+        self._drawn: dict[int, tuple[object, ...]] = {}
+        self._card_keys: dict[int, tuple[object, ...]] = {}
         self._cache_width = -1
         self._badge_style: Callable[[str], Style] | None = None
         self._badges: dict[tuple[str, object], Style] = {}  # by (role, line background)
@@ -372,12 +384,12 @@ class ChunkList(ScrollView, can_focus=True):
         self._related = (0, 0)
         sel = min(self.selected, max(0, len(chunks) - 1))
         self.set_reactive(ChunkList.selected, sel)
-        self._relayout()
+        self._relayout(repaint_all=False)
 
     def set_tokens(self, tokens: Sequence[int], *, approx: bool = False) -> None:
         self._tokens = tokens
         self._tokens_approx = approx
-        self._invalidate()
+        self._repaint_changed()
 
     def set_bands(self, bands: np.ndarray | None) -> None:
         """New owners for the same items (after a re-merge): the layout is unchanged."""
@@ -385,7 +397,7 @@ class ChunkList(ScrollView, can_focus=True):
         if old is not None and bands is not None and np.array_equal(old, bands):
             return
         self._bands = bands
-        self._invalidate()
+        self._repaint_changed()
 
     def set_marks(self, flags: dict[int, str], verdicts: Sequence[str] = ()) -> None:
         """Topic-mark flags per card and verdicts per cut (see `tui.workbench.marks`)."""
@@ -393,7 +405,7 @@ class ChunkList(ScrollView, can_focus=True):
             return
         self._flags = dict(flags)
         self._verdicts = list(verdicts)
-        self._invalidate()
+        self._repaint_changed()
 
     def set_hits(self, hits: dict[int, int]) -> None:
         """The cards in the Search panel's answer, each with its rank (none: no search);
@@ -401,7 +413,7 @@ class ChunkList(ScrollView, can_focus=True):
         if hits == self._hits:
             return
         self._hits = dict(hits)
-        self._invalidate()
+        self._repaint_changed()
 
     def set_band_styles(self, styles: list[Style]) -> None:
         self._band_styles = styles
@@ -455,7 +467,7 @@ class ChunkList(ScrollView, can_focus=True):
     def _has_cut(self, i: int) -> bool:
         return self._cuts is not None and i < len(self._cuts)
 
-    def _relayout(self) -> None:
+    def _relayout(self, *, repaint_all: bool = True) -> None:
         n = len(self._chunks)
         base = 1 + PREVIEW_LINES
         heights = np.full(n, base, dtype=np.int64)
@@ -471,14 +483,97 @@ class ChunkList(ScrollView, can_focus=True):
         # numpy lets go of the GIL and waits to get it back while a sweep runs
         self._offset_list = offsets.tolist()
         total = int(offsets[-1]) if n else 1
-        set_virtual_size(self, Size(0, total))
-        self._invalidate()
+        set_virtual_size(self, Size(0, total), repaint=repaint_all)
+        if repaint_all:
+            self._invalidate()
+        else:
+            self._repaint_changed()
 
     def _invalidate(self) -> None:
         self._line_cache.clear()
+        self._card_keys.clear()
         self._styles.clear()
         self._badges.clear()
+        self._drawn.clear()
         self.refresh()
+
+    def _repaint_changed(self) -> None:
+        """The data changed (cards, tokens, bands, marks, hits): repaint the lines on
+        screen whose `_line_key` is not the one they were drawn from, and only those (a
+        slider step that keeps the chunks on screen repaints none of them); every line
+        when the list has not been drawn at its size yet."""
+        self._line_cache.clear()
+        self._card_keys.clear()
+        self._styles.clear()
+        self._badges.clear()
+        height = self.scrollable_content_region.height
+        drawn = self._drawn
+        if not self.is_mounted or height <= 0 or any(y not in drawn for y in range(height)):
+            self._drawn.clear()
+            self.refresh()
+            return
+        width = max(self.virtual_size.width, self.size.width)
+        inner, top = self.scrollable_content_region.width, self.scroll_offset.y
+        changed = [drawn[y] != self._line_key(y, inner, top) for y in range(height)]
+        y = 0
+        while y < height:
+            if not changed[y]:
+                y += 1
+                continue
+            start = y
+            while y < height and changed[y]:
+                drawn[y] = _REPAINTING  # its key once drawn again
+                y += 1
+            self.refresh(Region(0, start, width, y - start))
+
+    def _card_key(self, i: int) -> tuple[object, ...]:
+        """What card `i`'s header shows but its state and the width: the chunk (equal
+        chunks have the same turns, so the same text), its index, band, tokens, flags,
+        search rank, expansion."""
+        key = self._card_keys.get(i)
+        if key is None:
+            bands, tokens, over = self._bands, self._tokens, self._over
+            key = (
+                self._chunks[i],
+                i,
+                int(bands[i]) if bands is not None and i < len(bands) else None,
+                int(tokens[i]) if tokens is not None and i < len(tokens) else None,
+                self._tokens_approx,
+                over is not None and i < len(over) and bool(over[i]),
+                self._flags.get(i),
+                bool(self._flags),
+                self._hits.get(i),
+                bool(self._hits),
+                self._clock,
+                i in self._expanded,
+            )
+            self._card_keys[i] = key
+        return key
+
+    def _line_key(self, y: int, width: int, top: int) -> tuple[object, ...]:
+        """What line `y` of the widget is drawn from (`render_line`, `_render_card_line`)
+        at this `width` scrolled to `top`: a card's header from `_card_key`, a text row
+        from its chunk (and expansion), its cut's row from the cut and its verdict; each
+        with the card's band and state."""
+        line = top + y
+        if not self._chunks:
+            return (width, "empty", y == 0, self.empty_text)
+        if line >= int(self._offsets[-1]):
+            return (width, "blank")
+        i, row = self._locate(line)
+        key: tuple[object, ...] = (width, row, self._card_state(i))
+        if row == 0:
+            return (*key, self._card_key(i))
+        bands = self._bands
+        band = int(bands[i]) if bands is not None and i < len(bands) else None
+        lines = self._expanded.get(i)
+        if row <= (len(lines) if lines is not None else PREVIEW_LINES):
+            return (*key, band, self._chunks[i], lines)
+        cuts = self._cuts
+        if cuts is not None and i < len(cuts):
+            verdict = self._verdicts[i] if i < len(self._verdicts) else None
+            return (*key, band, "cut", cuts[i], verdict)
+        return (*key, band)
 
     def _readable_tint(self, tint: Style) -> Style:
         """A card highlight whose text stays readable (the dark theme's primary at 55%
@@ -550,6 +645,7 @@ class ChunkList(ScrollView, can_focus=True):
                     self._expanded[i] = self._wrap(i, width)
                 self._relayout()
         line = self.scroll_offset.y + y
+        self._drawn[y] = self._line_key(y, width, line - y)
         if not self._chunks:
             if y == 0:
                 style = self._style("empty")

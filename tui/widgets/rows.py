@@ -11,6 +11,8 @@ the widget's width follows its text.
 from __future__ import annotations
 
 from rich.text import Text
+from textual.geometry import Region
+from textual.widget import Widget
 from textual.widgets import Static
 
 
@@ -31,3 +33,19 @@ def put_text(widget: Static, content: str | Text) -> None:
     widget.update(content, layout=False)  # its repaint clears the cached height
     if width > 0 and widget.get_content_height(size, size, width) != before:
         widget.refresh(layout=True)
+
+
+def put_border_title(widget: Widget, title: str) -> None:
+    """`widget.border_title = title`, repainting only the widget's top row, where the
+    title is drawn: the attribute repaints the whole widget (the merged list's count
+    changes at most slider steps, and its cards would all be drawn again)."""
+    if str(widget.border_title or "") == title:
+        return
+    top = widget.styles.border_top[0]
+    if not widget.is_mounted or not widget.size or top in ("", "none", "hidden"):
+        widget.border_title = title
+        return
+    # as the attribute stores it (`textual.widget._BorderTitle`)
+    widget._border_title = widget.render_str(title).expand_tabs(4).split()[0]
+    offset = widget.content_offset
+    widget.refresh(Region(-offset.x, -offset.y, widget.outer_size.width, 1))

@@ -181,6 +181,8 @@ class SimilarityStrip(Widget):
         #: Rows the legend asked for beside the border (see `_legend_in_border`).
         self.legend_rows = 0
         self._legend_indent = LABEL_WIDTH
+        # the legend last put in the border, and the border's subtitle it made
+        self._border_legend: tuple[Text | None, object] = (None, None)
         self.builds = 0  # rows built (tests and the benchmark read it)
         self._title: tuple[str, list[str]] = ("", [])  # see `set_title`
 
@@ -457,7 +459,13 @@ class SimilarityStrip(Widget):
             self.post_message(self.LegendWrapped(self))
 
     def _set_border_legend(self, text: Text | None) -> None:
+        # the same legend (as at most slider steps) is not set again while the border
+        # still holds it: setting it repaints the whole strip, once more after the step
+        said, held = self._border_legend
+        if text == said and self._border_subtitle is held:
+            return
         self.border_subtitle = text
+        self._border_legend = (text, self._border_subtitle)
 
     def _cached(self, name: str, key: tuple[object, ...], build: Callable[..., Any]) -> Strip:
         hit = self._row_cache.get(name)

@@ -18,6 +18,7 @@ from chunkscope.engine.recap.core import NO_SUMMARY_WHY
 from chunkscope.engine.summarize.base import summary_rest
 from chunkscope.tui.cells import terminal_text
 from chunkscope.tui.widgets.panel_title import TitledPanel
+from chunkscope.tui.widgets.rows import put_text
 from chunkscope.tui.widgets.steady_scroll import SteadyScroll
 
 __all__ = ["SummaryPanel", "summary_rest"]
@@ -73,7 +74,7 @@ class SummaryPanel(TitledPanel, Vertical):
                     f"\n\n{source} · the LLM reply could not be read: extractive fallback",
                     style="dim",
                 )
-        self.query_one("#summary-body", Static).update(text)
+        put_text(self.query_one("#summary-body", Static), text)  # laid out if its height changes
         self.query_one("#summary-scroll", SteadyScroll).scroll_home(animate=False)
 
     def progress(self) -> tuple[int | None, int | None]:

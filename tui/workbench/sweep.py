@@ -99,6 +99,7 @@ class SweepDriver(WorkbenchHost):
     sweep_knob: str | None = None
     _sweep_timer: Any = None
     _sweep_generation: int = 0
+    _sweep_panel_kept: SweepPanel | None = None
 
     # ------------------------------------------------------------------ the sweep
 
@@ -145,8 +146,12 @@ class SweepDriver(WorkbenchHost):
         bench = self.workbench
         if bench is None or not bench.is_mounted:
             return None
+        kept = self._sweep_panel_kept  # asked for at every run: a query walks the screen
+        if kept is not None and kept.is_attached and _on_screen(kept, bench):
+            return kept
         found = bench.query(SweepPanel)
-        return found.first() if found else None
+        self._sweep_panel_kept = found.first() if found else None
+        return self._sweep_panel_kept
 
     def _start_sweep(self) -> None:
         from chunkscope.tui.widgets.sweep_panel import LABEL, NUMBER
@@ -350,3 +355,13 @@ class SweepDriver(WorkbenchHost):
             self.pipe, tuning, [1, *marks.starts], marks.weights(), partial=marks.partial
         )
         self.push_screen(screen, chosen)
+
+
+def _on_screen(widget: Any, screen: Any) -> bool:
+    """Whether `widget` is on `screen` (a widget removed from it has none: False)."""
+    from textual.dom import NoScreen
+
+    try:
+        return bool(widget.screen is screen)
+    except NoScreen:
+        return False

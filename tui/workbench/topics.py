@@ -23,7 +23,6 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Sequence, Sized
 from dataclasses import dataclass, field, replace
-from itertools import pairwise
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -262,8 +261,9 @@ def _judge_first(first: Sequence[int], marks: FileMarks) -> ChunksVerdict:
 
 def inner_cuts(result: Any) -> list[bool]:
     """Per cut of a `MergeResult`: whether it falls inside a topic (the size cap's)."""
-    topic_of = result.topic_of
-    return [a == b for a, b in pairwise(topic_of)]
+    topic_of = np.asarray(result.topic_of, dtype=np.int64)
+    inner: list[bool] = (topic_of[1:] == topic_of[:-1]).tolist()
+    return inner
 
 
 def judge_topics(
@@ -278,7 +278,8 @@ def judge_topics(
     the chunk that holds it. `own`: the chunks' `_own_first_lines`, when known."""
     if not any(inner):
         return judge_chunks(chunks, marks)
-    starts = [0, *(i + 1 for i, within in enumerate(inner) if not within), len(chunks)]
+    between = np.flatnonzero(~np.asarray(inner, dtype=bool)) + 1  # the cuts between topics
+    starts = [0, *between.tolist(), len(chunks)]
     if own is None:
         own = _own_first_lines(chunks)
     judged = _judge_first(_joined_first_lines(own, starts[:-1]), marks)
@@ -328,10 +329,23 @@ def _joined_first_lines(own: npt.NDArray[np.int64], starts: Sequence[int]) -> li
     return out
 
 
+# `mark_flags` of the last few lists asked for (the left column's items are the same list
+# at every run): (the list, the marks, the flags) by id
+_MARK_FLAGS: dict[int, tuple[Sequence[Chunk], int, tuple[int, ...], dict[int, str]]] = {}
+
+
 def mark_flags(items: Sequence[Chunk], marks: FileMarks) -> dict[int, str]:
-    """The items (a left column's turns or units) where a marked topic starts: ``◆``."""
+    """The items (a left column's turns or units) where a marked topic starts: ``◆``
+    (remembered for the list and the marks: a run keeps both)."""
+    hit = _MARK_FLAGS.get(id(items))
+    if hit is not None and hit[0] is items and hit[1:3] == (len(items), marks.starts):
+        return dict(hit[3])
     first = _first_lines(items)
-    return dict.fromkeys(holders(first, marks.starts), "mark")
+    flags = dict.fromkeys(holders(first, marks.starts), "mark")
+    if len(_MARK_FLAGS) >= 8:
+        _MARK_FLAGS.clear()
+    _MARK_FLAGS[id(items)] = (items, len(items), marks.starts, flags)
+    return dict(flags)
 
 
 def strip_marks(
