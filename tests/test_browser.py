@@ -214,3 +214,28 @@ def test_the_reports_tables_never_break_a_word_or_a_time(
         assert page.evaluate(_BROKEN_WORDS) == [], width
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.close()
+
+
+def test_a_chunk_without_summary_fits_a_phone(
+    browser: Any, isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 35, F5: the badge of a chunk with no summary held the whole reason on one
+    line (a badge never wraps): 658 px wide, cut at a phone's edge, the page scrolling
+    sideways; and its class was `b-no summary` (two classes, one of them the summary
+    paragraph's). The badge says `no summary`, the reason stands in for the summary."""
+    from chunkscope.engine.recap.core import NO_SUMMARY_WHY
+    from chunkscope.tui.cli import main
+
+    guide = SAMPLE.parent / "architecture_guide.md"
+    out = isolated / "r.html"
+    shutil.copy(guide, isolated / guide.name)
+    assert main(["report", guide.name, "-o", str(out)]) == 0
+    capsys.readouterr()
+    page = browser.new_page(viewport={"width": 390, "height": 700})
+    page.goto(out.as_uri())
+    badge = page.locator("span.badge.b-no-summary")
+    assert badge.count() >= 1 and badge.first.inner_text() == "no summary"
+    why = page.locator("p.summary.muted").first.inner_text()
+    assert why.startswith(NO_SUMMARY_WHY.capitalize())
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.close()

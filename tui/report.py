@@ -916,7 +916,7 @@ _RECAP_BADGES = {
     "pinned": "pinned",
     "excluded": "excluded",
     "said already": "said already in the recap",
-    "no summary": f"no summary: {NO_SUMMARY_WHY}",
+    "no summary": "no summary",  # why: in place of the summary (a badge stays one line)
 }
 
 
@@ -926,7 +926,7 @@ def _chunk(row: ChunkRow) -> str:
     turns = plural(row.turns, row.part_word)
     badge = ""
     if row.recap:
-        cls = "b-over" if row.recap == "over budget" else f"b-{esc(row.recap)}"
+        cls = "b-over" if row.recap == "over budget" else f"b-{row.recap.replace(' ', '-')}"
         word = _RECAP_BADGES.get(row.recap, "did not fit the budget")
         badge = f'<span class="badge {cls}">{esc(word)}</span>'
     if row.exceeds:
@@ -942,6 +942,9 @@ def _chunk(row: ChunkRow) -> str:
     if row.tail:
         text = f'<pre>{esc(row.head)}</pre><p class="muted">…</p><pre>{esc(row.tail)}</pre>'
     state = "kept" if row.recap in ("kept", "pinned") else "other"
+    summary = f'<p class="summary">{esc(row.summary)}</p>'
+    if row.recap == "no summary" and not row.summary.strip():
+        summary = f'<p class="summary muted">{esc(NO_SUMMARY_WHY.capitalize())}.</p>'
     parts = _range(row.parts[0], row.parts[1] - 1)
     return (
         f'<article class="chunk {state}" id="chunk-{row.index}">'
@@ -949,8 +952,7 @@ def _chunk(row: ChunkRow) -> str:
         f"{row.tokens:,} tokens{lines} "
         f'<span class="muted parts hide-narrow">(compacted chunks {parts})'
         f"</span></h3>"
-        f'<p class="summary">{esc(row.summary)}</p>'
-        f"<details><summary>text</summary>{text}</details>{cut}</article>"
+        f"{summary}<details><summary>text</summary>{text}</details>{cut}</article>"
     )
 
 
