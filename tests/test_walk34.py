@@ -211,3 +211,46 @@ async def test_a_topic_compare_column_keeps_its_min_size_within_its_cap() -> Non
         app.set_column_param("left", "max_chunk_chars", 8192)  # room again: nothing said
         await pilot.pause()
         assert app.column_specs["left"].value("topic_min_chars") == 250
+
+
+SIDE_FILES = [
+    ["eval", "LOG", "--gold", "SIDE"],
+    ["search", "LOG", "--queries", "SIDE"],
+    ["recap", "LOG", "--scorer", "salience", "--memories", "SIDE"],
+    ["hook", "install", "--settings", "SIDE", "--print"],
+    ["chunk", "LOG", "CONFIG"],
+]
+
+
+@pytest.mark.parametrize("argv", SIDE_FILES, ids=[a[0] + "-" + a[-2] for a in SIDE_FILES])
+def test_a_side_file_that_is_a_fifo_is_refused_not_waited_for(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    """Walk 35, F3: a FIFO given as a gold, query, memories or settings file, or as the
+    config file, was opened and waited on for ever (a device, `/dev/zero`, read until
+    memory ran out); each is refused in one line, as the main input is."""
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "side.json"
+    os.mkfifo(fifo)
+    config = tmp_path / "cfg"
+    config.mkdir()
+    env = {**os.environ, "CHUNKSCOPE_DATA_DIR": str(tmp_path / "data")}
+    env["CHUNKSCOPE_CONFIG_DIR"] = str(config)
+    if argv[-1] == "CONFIG":
+        os.mkfifo(config / "config.toml")
+        argv = argv[:-1]
+    args = [str(SAMPLE) if a == "LOG" else str(fifo) if a == "SIDE" else a for a in argv]
+    run = subprocess.run(
+        [sys.executable, "-m", "chunkscope", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 2, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "not a regular file (a FIFO, socket or device)" in lines[0], lines

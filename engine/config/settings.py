@@ -413,14 +413,15 @@ def load_settings(path: str | Path | None = None) -> Settings:
     Raises ``SettingsError`` (``path:line: reason``) when the file cannot be read, is not
     valid TOML, or holds a value of the wrong kind.
     """
+    from chunkscope.engine.read.source import located, read_side_file, side_file_text
+
     target = config_path() if path is None else Path(path)
     try:
-        raw = target.read_bytes()
+        raw = read_side_file(target)
     except FileNotFoundError:
         return Settings()
     except OSError as e:
         raise SettingsError(f"{target}: cannot read: {e.strerror or e}") from None
-    from chunkscope.engine.read.source import located, side_file_text
 
     try:
         text = side_file_text(raw, "a config file")  # refused as every input is
@@ -560,10 +561,11 @@ def save_settings(settings: Settings, path: str | Path | None = None) -> Path:
     """Write `settings` atomically with mode 0600; the old file survives any failure.
     An existing file is edited in place (`dumps_settings`): its comments stay."""
     from chunkscope.engine.fileio import atomic_write_text, cannot_write
+    from chunkscope.engine.read.source import read_side_file
 
     target = config_path() if path is None else Path(path)
     try:
-        base: str | None = target.read_text(encoding="utf-8")
+        base: str | None = read_side_file(target).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         base = None
     text = dumps_settings(settings, base)

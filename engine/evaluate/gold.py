@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chunkscope.engine.errors import ChunkscopeError
-from chunkscope.engine.read.source import BOM, HEAD_BYTES, binary_reason
+from chunkscope.engine.read.source import BOM, HEAD_BYTES, binary_reason, read_side_file
 
 __all__ = [
     "Gold",
@@ -155,7 +155,7 @@ def read_gold_file(path: str | Path, *, lines: int | None = None, partial: bool 
     """`parse_gold_file` of a file; a file that cannot be read is a `GoldError` too."""
     p = Path(path)
     try:
-        raw = p.read_bytes()
+        raw = read_side_file(p)
     except OSError as e:
         raise GoldError(f"{p}: cannot read: {e.strerror or e}") from None
     reason = binary_reason(raw[:HEAD_BYTES], "a gold file")  # refused as every input is

@@ -33,7 +33,7 @@ from typing import Any, TypeGuard
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.fileio import atomic_write_text
 from chunkscope.engine.model import Chunk
-from chunkscope.engine.read.source import located, side_file_text
+from chunkscope.engine.read.source import located, read_side_file, side_file_text
 
 VERSION = 1
 
@@ -103,7 +103,7 @@ def read_levels(path: str | Path) -> tuple[list[Cut], list[Cut] | None]:
     `SnapshotError` when it is missing or malformed."""
     where = str(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_side_file(path)
     except FileNotFoundError:
         raise SnapshotError(f"{where}: no such snapshot file") from None
     except IsADirectoryError:

@@ -30,7 +30,7 @@ from typing import Any
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.fileio import atomic_write_text
 from chunkscope.engine.inject.agents.base import Agent, HookSpec
-from chunkscope.engine.read.source import BOM, located, side_file_text
+from chunkscope.engine.read.source import BOM, located, read_side_file, side_file_text
 
 __all__ = [
     "HookSpec",
@@ -149,7 +149,7 @@ def read_settings(path: Path, events: tuple[str, ...] = ()) -> dict[str, Any] | 
     ``{}``). `SettingsFileError` when it is not a JSON object, or its ``hooks`` or one of
     `events` in them is not shaped as hooks are."""
     try:
-        raw = path.read_bytes()
+        raw = read_side_file(path)
     except FileNotFoundError:
         return None
     except OSError as e:

@@ -10,6 +10,7 @@ Lenient mode (the default) skips a bad line and records it; strict mode raises
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -210,6 +211,10 @@ class Source:
 # --------------------------------------------------------------------------- files
 
 
+#: What a path that is neither a file nor a folder is said to be.
+NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
+
+
 def _check_regular_file(path: Path) -> os.stat_result:
     try:
         st = path.stat()
@@ -222,8 +227,21 @@ def _check_regular_file(path: Path) -> os.stat_result:
     if stat.S_ISDIR(st.st_mode):
         raise SourceError(path, "is a directory, not a file")
     if not stat.S_ISREG(st.st_mode):
-        raise SourceError(path, "not a regular file (a FIFO, socket or device)")
+        raise SourceError(path, NOT_REGULAR)
     return st
+
+
+def read_side_file(path: str | Path) -> bytes:
+    """The bytes of a side file (a gold, query, memories, snapshot, settings or config
+    file), as `Path.read_bytes` gives them and raises for it, but an `OSError` whose
+    `strerror` is `NOT_REGULAR` for what is neither a file nor a folder: a FIFO's open
+    waited for a writer for ever and a device (``/dev/zero``) was read until memory ran
+    out (walk 35, F3)."""
+    p = Path(path)
+    mode = p.stat().st_mode
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise OSError(errno.EINVAL, NOT_REGULAR, str(p))
+    return p.read_bytes()
 
 
 GZIP_MAGIC = b"\x1f\x8b"

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from chunkscope.engine.errors import ChunkscopeError
-from chunkscope.engine.read.source import BOM, located, side_file_text
+from chunkscope.engine.read.source import BOM, located, read_side_file, side_file_text
 
 __all__ = ["Query", "QueryError", "load_judged_queries", "load_queries", "parse_queries"]
 
@@ -131,7 +131,7 @@ def load_queries(path: str | Path) -> list[Query]:
     """The queries of the file at `path` (`QueryError` when it cannot be read or used)."""
     p = Path(path)
     try:
-        raw = p.read_bytes()
+        raw = read_side_file(p)
     except FileNotFoundError:
         raise QueryError(f"{p}: no such file") from None
     except IsADirectoryError:

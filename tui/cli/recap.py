@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chunkscope.engine.read.source import HEAD_BYTES, binary_reason
+from chunkscope.engine.read.source import HEAD_BYTES, binary_reason, read_side_file
 from chunkscope.engine.textutil import plural
 from chunkscope.tui.cli.common import (
     CliError,
@@ -222,7 +222,7 @@ def _read_memories(path: str | None) -> tuple[str, ...]:
     if path is None:
         return ()
     try:
-        raw = Path(path).read_bytes()
+        raw = read_side_file(path)
     except OSError as e:
         raise CliError(f"cannot read {path}: {e.strerror or e}") from None
     # refused as every input is (walk 21, F6: a program's bytes were scored as memories)
