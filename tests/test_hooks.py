@@ -491,3 +491,23 @@ def test_the_project_is_claude_project_dir_whatever_the_hooks_cwd(
     assert project_root(tmp_path / "app" / "src") == (tmp_path / "app" / "src").resolve()
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(tmp_path / "app"))
     assert project_root(tmp_path / "app" / "src") == (tmp_path / "app").resolve()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_transcript_that_is_no_file_is_said_for_what_it_is(claude: Claude, kind: str) -> None:
+    """Walk 35, F4: a transcript path that is a FIFO or a folder was "no such
+    transcript", though it exists; the line (stderr and log) says what it is, as
+    `chunkscope chunk` does."""
+    import os
+
+    transcript = claude.folder / "odd.jsonl"
+    if kind == "fifo":
+        os.mkfifo(transcript)
+    else:
+        transcript.mkdir()
+    done = claude.end("odd")
+    assert (done.returncode, done.stdout) == (0, b"")
+    said = "not a regular file (a FIFO" if kind == "fifo" else "is a directory, not a file"
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1 and said in lines[0] and "no such" not in lines[0], lines
+    assert said in (claude.data / "hooks.log").read_text()

@@ -484,11 +484,16 @@ def build_recap(
     pins and exclusions are applied."""
     from chunkscope.engine.config.settings import load_settings, resolve_tuning
     from chunkscope.engine.pipeline import EmbedderSpec, Pipeline, PipelineParams, SummarizerSpec
+    from chunkscope.engine.read.source import check_text
     from chunkscope.engine.recap.collapse import COLLAPSE_BY_DEFAULT
 
     path = Path(transcript)
-    if not path.is_file():
+    if not path.exists():
         raise InjectError(f"{path}: no such transcript")
+    try:  # a folder, a FIFO, a device: said what it is (walk 35, F4)
+        check_text(path)
+    except ChunkscopeError as e:
+        raise InjectError(str(e)) from None
     settings = load_settings()
     flags: dict[str, Any] = {}
     if review is not None and review.budget is not None:

@@ -376,9 +376,9 @@ def _check_transcript(data: dict[str, Any]) -> None:
     from chunkscope.engine.read.source import check_text
 
     transcript = _transcript(data)
-    if not os.path.isfile(transcript):
+    if not os.path.lexists(transcript):
         raise HookInputError(f"{transcript}: no such transcript")
-    check_text(transcript)
+    check_text(transcript)  # a folder, a FIFO, a device: said what it is (walk 35, F4)
 
 
 def _detach(args: argparse.Namespace, data: dict[str, Any]) -> bool:
