@@ -254,3 +254,23 @@ def test_a_side_file_that_is_a_fifo_is_refused_not_waited_for(
     assert run.returncode == 2, run.stderr
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "not a regular file (a FIFO, socket or device)" in lines[0], lines
+
+
+async def test_the_focused_recap_preview_keeps_its_rows_at_100x30() -> None:
+    """Walk 35, F6: at 100x30 the recap preview had three rows, and focused, Textual's
+    tall border took two of them: one line of the recap to read. Focused, it keeps its
+    rows (its text tinted)."""
+    from textual.widgets import TabbedContent, TextArea
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        app.screen.query_one(TabbedContent).active = "tab-recap"
+        await pilot.pause()
+        preview = app.screen.query_one("#recap-preview", TextArea)
+        assert await wait_for(pilot, lambda: preview.size.height >= 3)
+        rows = preview.scrollable_content_region.height
+        preview.focus()
+        await pilot.pause()
+        assert app.focused is preview
+        assert preview.scrollable_content_region.height == rows >= 3

@@ -57,6 +57,9 @@ class RecapPanel(TitledPanel, Vertical):
         & > CandidateList { height: 1fr; min-height: 3; }
         & > #recap-preview-title { height: 1; color: $text-muted; }
         & > TextArea { height: 1fr; min-height: 3; border: none; padding: 0 1; }
+        /* focused, no border of its own (Textual's takes two of its three rows at 100x30):
+           its panel's border lights, and in the narrow layout its text is tinted */
+        & > TextArea:focus { border: none; }
     }
     """
 
