@@ -82,6 +82,10 @@ class Turn(NamedTuple):
     #: runs from its object's ``{`` at `source_line` to the last line of its text);
     #: None for any other turn. Unlike `last_line`, a part of the turn keeps it.
     end_line: int | None = None
+    #: For such a message whose text is followed by its tool calls (shown as typed after
+    #: it, the calls' lines closing `end_line`): the last line of its text alone, where
+    #: its paragraphs before the calls end (`engine.chunk.split`); None for any other.
+    text_end: int | None = None
 
     @property
     def line(self) -> str:

@@ -274,3 +274,32 @@ async def test_the_focused_recap_preview_keeps_its_rows_at_100x30() -> None:
         await pilot.pause()
         assert app.focused is preview
         assert preview.scrollable_content_region.height == rows >= 3
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["mini-swe-agent/pydicom-901.traj.json", "heldout/mini-swe-agent/django-11039.traj.json"],
+)
+def test_a_paragraph_before_a_messages_calls_ends_where_its_text_does(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 35, F1: in a JSON document, a message's paragraphs before its tool calls
+    (shown as typed after its text) claimed the message's lines through its calls, so a
+    chunk of prose ended on the line of a command that was in the next chunk."""
+    import json
+
+    from chunkscope.tui.cli import main
+
+    path = ROOT / "tests" / "fixtures" / name
+    file_lines = path.read_text(encoding="utf-8").splitlines()
+    assert main(["chunk", str(path), "--format", "json"]) == 0
+    chunks = json.loads(capsys.readouterr().out)["chunks"]
+    claimed = 0
+    for chunk in chunks:
+        first, last = chunk["lines"]
+        if "$ " in chunk["text"] or "tool_calls" in file_lines[first - 1]:
+            continue
+        calls = [n for n in range(first, last + 1) if '"arguments"' in file_lines[n - 1]]
+        claimed += bool(calls)
+        assert not calls, (chunk["lines"], chunk["text"][-80:], calls)
+    assert claimed == 0 and len(chunks) > 10

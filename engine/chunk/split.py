@@ -126,11 +126,14 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
         # (a document that starts without a heading) is placed exactly.
         exact = turn.source_line is not None and turn.last_line is not None
         line = turn.source_line if exact or (by_message and turn.role == "Doc") else None
+        last_part = len(parts) - 1
         for i, part in enumerate(parts):
             if line is None:
-                # a collapsed call's line stays with its first paragraph
+                # a collapsed call's line stays with its first paragraph; a paragraph
+                # before the calls shown after the text ends where the text does
                 call = turn.call_line if i == 0 else None
                 at = turn.source_line
+                end = turn.end_line if i == last_part or turn.text_end is None else turn.text_end
                 piece = Turn(
                     turn.timestamp,
                     turn.role,
@@ -138,7 +141,7 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
                     at,
                     turn.turn_index,
                     call_line=call,
-                    end_line=turn.end_line,
+                    end_line=end,
                 )
             elif exact:
                 at, last = text_lines(part, line)

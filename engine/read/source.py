@@ -883,13 +883,16 @@ def message_turns(
     name = ROLE_NAMES.get(role, role)
     text = content_text(msg.get("content"))
     end = part_ends.content or end_line
+    text_end = None  # where the text before the calls ends (walk 35, F1)
     if show_calls and msg.get("tool_calls"):
         calls = calls_text(msg["tool_calls"])
         if calls:
+            text_end = part_ends.content if text.strip() else None
             text = f"{text}\n{calls}" if text.strip() else calls
             end = end_line
     if not (drop_empty and not text.strip()):
-        out.append(Turn(ts, name, text, line, first_index + len(out), end_line=end))
+        turn = Turn(ts, name, text, line, first_index + len(out), end_line=end, text_end=text_end)
+        out.append(turn)
     return out
 
 
