@@ -303,3 +303,24 @@ def test_a_paragraph_before_a_messages_calls_ends_where_its_text_does(
         claimed += bool(calls)
         assert not calls, (chunk["lines"], chunk["text"][-80:], calls)
     assert claimed == 0 and len(chunks) > 10
+
+
+@pytest.mark.parametrize("command", ["chunk", "recap"])
+@pytest.mark.parametrize("where", ["folder", "no-folder"])
+def test_a_snapshot_that_cannot_be_written_is_said_before_the_run(
+    tmp_path: Path, command: str, where: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 36, F1: `--snapshot` naming a folder, or a file in a folder that does not
+    exist, crashed after the run's output (`internal error, IsADirectoryError`, exit
+    70); it is refused in one line, exit 2, before anything is printed."""
+    from chunkscope.tui.cli import main
+
+    target = tmp_path / "out" if where == "folder" else tmp_path / "nope" / "x.json"
+    if where == "folder":
+        target.mkdir()
+    assert main([command, str(SAMPLE), "--snapshot", str(target)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert lines == [f"chunkscope: cannot write {target}: " + lines[0].rsplit(": ", 1)[1]]
+    assert ("Is a directory" if where == "folder" else "No such file") in lines[0]

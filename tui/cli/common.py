@@ -802,6 +802,19 @@ class SnapshotCheck:
         self.pinned_topics: list[Cut] | None = None
         if self.check_with:
             self.pinned, self.pinned_topics = read_levels(self.check_with)
+        if self.write_to:  # said before the run, not after its output (walk 36, F1)
+            import errno
+            import os
+            from pathlib import Path
+
+            from chunkscope.engine.fileio import cannot_write
+
+            target = Path(self.write_to)
+            code = (
+                errno.EISDIR if target.is_dir() else 0 if target.parent.is_dir() else errno.ENOENT
+            )
+            if code:
+                raise CliError(cannot_write(self.write_to, OSError(code, os.strerror(code))))
 
     def finish(
         self,
@@ -821,7 +834,12 @@ class SnapshotCheck:
             about = {**about, "chunks": len(chunks)}
             if topics is not None:
                 about["topics"] = len(topics)
-            write_snapshot(self.write_to, cuts, about, topic_cuts)
+            from chunkscope.engine.fileio import cannot_write
+
+            try:
+                write_snapshot(self.write_to, cuts, about, topic_cuts)
+            except OSError as e:
+                raise CliError(cannot_write(self.write_to, e)) from None
             more = f" and {len(topic_cuts)} topic starts" if topic_cuts is not None else ""
             note(f"snapshot: {len(cuts)} cuts{more} written to {self.write_to}")
         if self.pinned is None or self.check_with is None:
