@@ -184,7 +184,8 @@ def test_a_closing_message_without_words_is_not_glued_to_where_it_stopped(
 async def test_a_topic_compare_column_keeps_its_min_size_within_its_cap() -> None:
     """Walk 34, F10: a merge:topic compare column took a min size over its size cap (its
     cap at 256, min size 500 then 1400) without a word, where the merge panel lowers it
-    to the cap and says so; the column does the same."""
+    to the cap and says so; the column does the same, and (walk 36, F2) gives the
+    user's min size back as the cap rises, as the panel does."""
     from chunkscope.tui.widgets.slider import Slider
     from chunkscope.tui.widgets.strategy_panel import StrategyPanel
     from tests.pilot import recording_notifications
@@ -208,9 +209,23 @@ async def test_a_topic_compare_column_keeps_its_min_size_within_its_cap() -> Non
         spec = app.column_specs["left"]
         assert spec is not None and spec.value("topic_min_chars") == 250
         assert any("min size 1400 is over" in m for m in shown), shown
-        app.set_column_param("left", "max_chunk_chars", 8192)  # room again: nothing said
+        # walk 36, F2: the cap rising again gives the user's value back, as the panel does
+        shown.clear()
+        app.set_column_param("left", "max_chunk_chars", 1024)
         await pilot.pause()
-        assert app.column_specs["left"].value("topic_min_chars") == 250
+        assert app.column_specs["left"].value("topic_min_chars") == 1000
+        assert any("as much of your 1400 as the size cap" in m for m in shown), shown
+        app.set_column_param("left", "max_chunk_chars", 8192)
+        await pilot.pause()
+        assert app.column_specs["left"].value("topic_min_chars") == 1400
+        assert any("allows min size 1400 again" in m for m in shown), shown
+        assert slider.value == 1400
+        # a min size moved by the user is theirs: a cap rising later gives nothing back
+        app.set_column_param("left", "max_chunk_chars", 256)
+        app.set_column_param("left", "topic_min_chars", 200)
+        app.set_column_param("left", "max_chunk_chars", 8192)
+        await pilot.pause()
+        assert app.column_specs["left"].value("topic_min_chars") == 200
 
 
 SIDE_FILES = [

@@ -42,6 +42,8 @@ class StrategyDriver(WorkbenchHost):
         self.strategy_runs: Counter[str] = Counter()  # by side: what the tests assert on
         self._strategy_pending: dict[str, tuple[Any, ColumnSpec, Worker[None]]] = {}
         self._strategy_timer = None
+        # by side: the min size a topic merge column's user chose, lowered to its cap
+        self._column_min_chosen: dict[str, int] = {}
 
     @property
     def comparing(self) -> bool:
@@ -77,6 +79,7 @@ class StrategyDriver(WorkbenchHost):
         if (current.name if current else None) == name:
             return
         self.column_specs[side] = ColumnSpec(name) if name is not None else None
+        self._column_min_chosen.pop(side, None)  # a new column starts from its defaults
         self._columns_changed(side)
 
     def set_column_param(self, side: str, key: str, value: Any) -> None:
@@ -98,35 +101,67 @@ class StrategyDriver(WorkbenchHost):
                 if bench is not None:
                     bench.put_column_value(side, key, kept)
                 return
-        new = self._min_size_in_cap(side, new)
+        new = self._min_size_in_cap(side, new, key)
         self.column_specs[side] = new
         self._columns_changed(side, params_only=True)
 
-    def _min_size_in_cap(self, side: str, spec: ColumnSpec) -> ColumnSpec:
-        """A topic merge column's `spec` with its min size within its size cap: one over
-        the cap (raised, or the cap lowered under it) is lowered to the step of its
-        slider at or below the cap, and the user told, as the merge panel does."""
+    def _min_size_in_cap(self, side: str, spec: ColumnSpec, key: str) -> ColumnSpec:
+        """A topic merge column's `spec` with its min size within its size cap, as the
+        merge panel keeps it (`MergePanel.fit_min_size`): one over the cap (raised, or
+        the cap lowered under it) is lowered to its slider's step at or below the cap,
+        the user's own value remembered and given back as far as the cap allows when it
+        rises; each said. Moving the min size (`key`) makes the new value the user's."""
         from chunkscope.engine.config.tuning import layer
 
+        chosen_by_side = self._column_min_chosen
+        if key == "topic_min_chars" or MERGE_COLUMNS.get(spec.name) != "topic":
+            chosen_by_side.pop(side, None)
         if MERGE_COLUMNS.get(spec.name) != "topic":
             return spec
         tuning = layer({"mode": "topic", **dict(spec.params)})
-        cap = tuning.min_over_cap()
         knob = next(k for k in column_param_specs(spec.name) if k.name == "topic_min_chars")
-        if cap is None or knob.slider is None:
+        if knob.slider is None:
             return spec
         lo, step = knob.slider.lo, knob.slider.step
-        fitted = int(lo + max(0, (cap - lo) // step) * step)
-        self.notify(
-            f"{spec.name}: min size {tuning.topic.topic_min_chars} is over the size cap of "
-            f"{tuning.cap_words()}, which splits any longer topic: min size set to {fitted}",
-            severity="warning",
-            markup=False,
-        )
+
+        def at_most(value: int) -> int:
+            return int(lo + max(0, (value - lo) // step) * step)
+
+        shown = tuning.topic.topic_min_chars
+        chosen = chosen_by_side.get(side)
+        cap = tuning.min_over_cap()
+        limit = tuning.cap_in_chars()
+        if cap is not None:
+            wanted = shown if chosen is None else chosen
+            chosen_by_side[side] = wanted
+            now = at_most(cap)
+            said = (
+                f"{spec.name}: min size {wanted} is over the size cap of {tuning.cap_words()},"
+                f" which splits any longer topic: min size set to {now} until the cap allows"
+                f" {wanted} again"
+            )
+            severity = "warning"
+        elif chosen is None:
+            return spec
+        elif limit is None or chosen <= limit:
+            chosen_by_side.pop(side)
+            now = chosen
+            said = f"{spec.name}: the size cap allows min size {now} again: your min size is back"
+            severity = "information"
+        else:
+            now = at_most(limit)
+            if now <= shown:
+                return spec
+            said = (
+                f"{spec.name}: min size set to {now}, as much of your {chosen} as the size cap"
+                f" of {tuning.cap_words()} allows; {chosen} comes back when the cap allows it"
+            )
+            severity = "information"
+        self.notify(said, severity=severity, markup=False)  # type: ignore[arg-type]
         bench = self.workbench
         if bench is not None:
-            bench.put_column_value(side, knob.name, fitted)
-        return spec.with_param(knob.name, fitted)
+            bench.put_column_value(side, knob.name, now)
+        return spec.with_param(knob.name, now)
 
     def cycle_column_strategy(self, side: str, delta: int = 1) -> None:
         names: list[str | None] = [None, *column_names()]
