@@ -209,9 +209,17 @@ def test_the_reports_tables_never_break_a_word_or_a_time(
     page.goto(out.as_uri())
     page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
     assert page.get_by_text("over budget").count() > 5
+    flags = """() => [...document.querySelectorAll('dl.facts dd .w')].map(el => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      return [el.textContent, new Set([...range.getClientRects()].map(r => r.top)).size];
+    })"""
     for width in (1600, 1000, 700, 390):
         page.set_viewport_size({"width": width, "height": 900})
         assert page.evaluate(_BROKEN_WORDS) == [], width
+        # walk 36, F4: a flag in the page's facts broke at its dashes (`--` | `no-collapse`)
+        shown = page.evaluate(flags)
+        assert ["--no-collapse", 1] in shown and all(n == 1 for _, n in shown), (width, shown)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.close()
 

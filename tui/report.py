@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import html
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -820,8 +821,15 @@ table.scores { width: auto; }
 """
 
 
+#: A flag in a fact's text (``--no-collapse``): kept on one line, never broken at a dash.
+_FLAG = re.compile(r"(?<![\w-])--[a-z][\w-]*")
+
+
 def _facts(items: Sequence[tuple[str, str]]) -> str:
-    body = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items)
+    def kept_whole(text: str) -> str:
+        return _FLAG.sub(lambda m: f'<span class="w">{m.group(0)}</span>', esc(text))
+
+    body = "".join(f"<dt>{esc(k)}</dt><dd>{kept_whole(v)}</dd>" for k, v in items)
     return f'<dl class="facts">{body}</dl>'
 
 
