@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -580,5 +581,8 @@ async def test_a_confined_screenshot_is_saved_in_the_served_folder(
         await until(pilot, lambda: app.pipe is not None and app.workers_idle())
         app.deliver_screenshot("shot.svg")
         await until(pilot, lambda: (shown / "shot.svg").exists())
+        # the driver's saving thread tells the app it is done: it must find it running
+        # (leaving before, its call into the closed loop raised in that thread)
+        await until(pilot, lambda: not any("save_file" in t.name for t in threading.enumerate()))
     assert (shown / "shot.svg").read_text().lstrip().startswith("<svg")
     assert not any((home / "Downloads").iterdir()) and not any(elsewhere.iterdir())
