@@ -489,11 +489,15 @@ class ChunkList(ScrollView, can_focus=True):
         else:
             self._repaint_changed()
 
-    def _invalidate(self) -> None:
+    def _forget_drawn_data(self) -> None:
+        """Drop what was built from the data: the lines, the headers' keys, the styles."""
         self._line_cache.clear()
         self._card_keys.clear()
         self._styles.clear()
         self._badges.clear()
+
+    def _invalidate(self) -> None:
+        self._forget_drawn_data()
         self._drawn.clear()
         self.refresh()
 
@@ -502,14 +506,11 @@ class ChunkList(ScrollView, can_focus=True):
         screen whose `_line_key` is not the one they were drawn from, and only those (a
         slider step that keeps the chunks on screen repaints none of them); every line
         when the list has not been drawn at its size yet."""
-        self._line_cache.clear()
-        self._card_keys.clear()
-        self._styles.clear()
-        self._badges.clear()
+        self._forget_drawn_data()
         height = self.scrollable_content_region.height
         drawn = self._drawn
         if not self.is_mounted or height <= 0 or any(y not in drawn for y in range(height)):
-            self._drawn.clear()
+            drawn.clear()
             self.refresh()
             return
         width = max(self.virtual_size.width, self.size.width)
