@@ -147,6 +147,58 @@ class Tuning:
         return layer(self.values(), values)
 
 
+@dataclass(frozen=True)
+class MinSizeFit:
+    """What `fit_min_size` decided: the topic min size to put in force (`now`, a step of
+    its slider), the user's own value to remember (`chosen`; None: nothing to give back
+    later), what to tell the user (without the front end's own prefix) and whether it is
+    a warning."""
+
+    now: int
+    chosen: int | None
+    said: str
+    warning: bool
+
+
+def fit_min_size(tuning: Tuning, chosen: int | None) -> MinSizeFit | None:
+    """Keep the topic min size of `tuning` within its size cap, for a front end whose
+    user moves both (the merge panel, a compare column): a min size over the cap is
+    lowered to its slider's step at or below the cap, the user's own value (`chosen`, the
+    one remembered from an earlier lowering, else the one in force) remembered and given
+    back as far as the cap allows when it rises again. None: the min size stays."""
+    knob = knob_map(TopicParams)["topic_min_chars"]
+    grid = knob.slider
+
+    def at_most(value: int) -> int:
+        if grid is None:
+            return value
+        return int(grid.lo + max(0, (value - grid.lo) // grid.step) * grid.step)
+
+    cap = tuning.min_over_cap()
+    if cap is not None:
+        wanted = tuning.topic.topic_min_chars if chosen is None else chosen
+        now = at_most(cap)
+        said = (
+            f"min size {wanted} is over the size cap of {tuning.cap_words()}, which splits"
+            f" any longer topic: min size set to {now} until the cap allows {wanted} again"
+        )
+        return MinSizeFit(now, wanted, said, True)
+    if chosen is None:
+        return None
+    limit = tuning.cap_in_chars()
+    if limit is None or chosen <= limit:
+        said = f"the size cap allows min size {chosen} again: your min size is back"
+        return MinSizeFit(chosen, None, said, False)
+    now = at_most(limit)  # (a cap still below the user's min size, risen above the one shown)
+    if now <= tuning.topic.topic_min_chars:
+        return None
+    said = (
+        f"min size set to {now}, as much of your {chosen} as the size cap of"
+        f" {tuning.cap_words()} allows; {chosen} comes back when the cap allows it"
+    )
+    return MinSizeFit(now, chosen, said, False)
+
+
 def conflict(tuning: Tuning) -> str | None:
     """Why the knobs of `tuning` cannot work together, or None: a compaction minimum
     above the size cap in chars makes every compacted chunk too big for any merged one

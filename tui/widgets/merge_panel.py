@@ -27,7 +27,13 @@ from textual.message import Message
 from textual.widgets import Static
 
 from chunkscope.engine.chunk.split import CompactParams
-from chunkscope.engine.config.tuning import MODE_PARAMS, SHARED_KNOBS, Tuning, knob_modes
+from chunkscope.engine.config.tuning import (
+    MODE_PARAMS,
+    SHARED_KNOBS,
+    Tuning,
+    fit_min_size,
+    knob_modes,
+)
 from chunkscope.engine.params import Knob, knob_map, knobs, replace_knobs
 from chunkscope.engine.segment.merge import MergeParams
 from chunkscope.engine.segment.segmenter import TopicParams
@@ -295,38 +301,16 @@ class MergePanel(ControlStack):
         return self._min_size()
 
     def fit_min_size(self, tuning: Tuning) -> tuple[str, bool] | None:
-        """Keep the topic min size within the size cap of `tuning` (the controls' values):
-        a min size over the cap is lowered to fit it, the user's own value remembered,
-        and put back as far as the cap allows when it rises again. What to tell the user
-        (and whether it is a warning), or None when the min size is left as it is."""
-        chosen = self._chosen_min
-        cap = tuning.min_over_cap()
-        if cap is not None:
-            wanted = tuning.topic.topic_min_chars if chosen is None else chosen
-            self._chosen_min = wanted
-            now = self._put_min_size(cap)
-            return (
-                f"min size {wanted} is over the size cap of {tuning.cap_words()}, which "
-                f"splits any longer topic: min size set to {now} until the cap allows "
-                f"{wanted} again",
-                True,
-            )
-        if chosen is None:
+        """Keep the topic min size within the size cap of `tuning` (the controls' values),
+        as `engine.config.tuning.fit_min_size` decides, the user's own value remembered
+        here. What to tell the user (and whether it is a warning), or None when the min
+        size is left as it is."""
+        fit = fit_min_size(tuning, self._chosen_min)
+        if fit is None:
             return None
-        shown = tuning.topic.topic_min_chars
-        limit = tuning.cap_in_chars()
-        if limit is None or chosen <= limit:
-            self._chosen_min = None
-            now = self._put_min_size(chosen)
-            return (f"the size cap allows min size {now} again: your min size is back", False)
-        now = self._put_min_size(limit)  # (a cap below the user's min size)
-        if now <= shown:
-            return None
-        return (
-            f"min size set to {now}, as much of your {chosen} as the size cap of "
-            f"{tuning.cap_words()} allows; {chosen} comes back when the cap allows it",
-            False,
-        )
+        self._chosen_min = fit.chosen
+        self._put_min_size(fit.now)
+        return (fit.said, fit.warning)
 
     def set_score(self, text: str) -> None:
         """The live score: the run against the topic marks, and the query file's hit

@@ -22,7 +22,6 @@ from chunkscope.tui.workbench.columns import (
     ColumnSpec,
     check_column_name,
     column_names,
-    column_param_specs,
     run_merge_column,
 )
 from chunkscope.tui.workbench.messages import StrategyReady, WorkFailed
@@ -107,61 +106,32 @@ class StrategyDriver(WorkbenchHost):
 
     def _min_size_in_cap(self, side: str, spec: ColumnSpec, key: str) -> ColumnSpec:
         """A topic merge column's `spec` with its min size within its size cap, as the
-        merge panel keeps it (`MergePanel.fit_min_size`): one over the cap (raised, or
-        the cap lowered under it) is lowered to its slider's step at or below the cap,
-        the user's own value remembered and given back as far as the cap allows when it
-        rises; each said. Moving the min size (`key`) makes the new value the user's."""
-        from chunkscope.engine.config.tuning import layer
+        merge panel keeps it (`engine.config.tuning.fit_min_size`, said with the column's
+        name), the user's own value remembered for the column. Moving the min size
+        (`key`) makes the new value the user's."""
+        from chunkscope.engine.config.tuning import fit_min_size, layer
 
         chosen_by_side = self._column_min_chosen
         if key == "topic_min_chars" or MERGE_COLUMNS.get(spec.name) != "topic":
             chosen_by_side.pop(side, None)
         if MERGE_COLUMNS.get(spec.name) != "topic":
             return spec
-        tuning = layer({"mode": "topic", **dict(spec.params)})
-        knob = next(k for k in column_param_specs(spec.name) if k.name == "topic_min_chars")
-        if knob.slider is None:
+        fit = fit_min_size(layer({"mode": "topic", **dict(spec.params)}), chosen_by_side.get(side))
+        if fit is None:
             return spec
-        lo, step = knob.slider.lo, knob.slider.step
-
-        def at_most(value: int) -> int:
-            return int(lo + max(0, (value - lo) // step) * step)
-
-        shown = tuning.topic.topic_min_chars
-        chosen = chosen_by_side.get(side)
-        cap = tuning.min_over_cap()
-        limit = tuning.cap_in_chars()
-        if cap is not None:
-            wanted = shown if chosen is None else chosen
-            chosen_by_side[side] = wanted
-            now = at_most(cap)
-            said = (
-                f"{spec.name}: min size {wanted} is over the size cap of {tuning.cap_words()},"
-                f" which splits any longer topic: min size set to {now} until the cap allows"
-                f" {wanted} again"
-            )
-            severity = "warning"
-        elif chosen is None:
-            return spec
-        elif limit is None or chosen <= limit:
-            chosen_by_side.pop(side)
-            now = chosen
-            said = f"{spec.name}: the size cap allows min size {now} again: your min size is back"
-            severity = "information"
+        if fit.chosen is None:
+            chosen_by_side.pop(side, None)
         else:
-            now = at_most(limit)
-            if now <= shown:
-                return spec
-            said = (
-                f"{spec.name}: min size set to {now}, as much of your {chosen} as the size cap"
-                f" of {tuning.cap_words()} allows; {chosen} comes back when the cap allows it"
-            )
-            severity = "information"
-        self.notify(said, severity=severity, markup=False)  # type: ignore[arg-type]
+            chosen_by_side[side] = fit.chosen
+        said = f"{spec.name}: {fit.said}"
+        if fit.warning:
+            self.notify(said, severity="warning", markup=False)
+        else:
+            self.notify(said, markup=False)
         bench = self.workbench
         if bench is not None:
-            bench.put_column_value(side, knob.name, now)
-        return spec.with_param(knob.name, now)
+            bench.put_column_value(side, "topic_min_chars", fit.now)
+        return spec.with_param("topic_min_chars", fit.now)
 
     def cycle_column_strategy(self, side: str, delta: int = 1) -> None:
         names: list[str | None] = [None, *column_names()]
