@@ -86,6 +86,11 @@ class Turn(NamedTuple):
     #: it, the calls' lines closing `end_line`): the last line of its text alone, where
     #: its paragraphs before the calls end (`engine.chunk.split`); None for any other.
     text_end: int | None = None
+    #: For a tool result read from its call inside such a message (a Gemini CLI chat's):
+    #: the first line of the result, after `source_line`, the message's ``{`` (which
+    #: keeps the result with its message when chunks are made a record at a time:
+    #: `engine.chunk.split`); None for any other turn.
+    text_start: int | None = None
 
     @property
     def line(self) -> str:
@@ -243,13 +248,14 @@ class Chunk:
             t = self.turns[0]
             one = None
             if t.source_line is not None:
-                one = (t.call_line or t.source_line, t.last_line or t.end_line or t.source_line)
+                first = t.call_line or t.text_start or t.source_line
+                one = (first, t.last_line or t.end_line or t.source_line)
             self._lines = one
             return one
         turns = [t for t in self.turns if t.source_line is not None]
         lines: tuple[int, int] | None = None
         if turns:
-            first = min(t.call_line or t.source_line or 0 for t in turns)
+            first = min(t.call_line or t.text_start or t.source_line or 0 for t in turns)
             last = max(t.last_line or t.end_line or t.source_line or 0 for t in turns)
             lines = (first, last)
         self._lines = lines

@@ -356,3 +356,32 @@ def test_collapsed_call_spans_its_call_to_its_result_text() -> None:
         )
         assert content <= t.end_line
     assert source.turns
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=gemini_chats())
+def test_gemini_tool_results_start_within_their_call(tmp_path: Path, text: str) -> None:
+    """A Gemini CLI tool result is read from its call, inside a message: its lines start
+    there, not at the message's ``{`` (walk 36, F3: a result claimed the message's
+    words and thoughts), and the message's own range ends with its calls' arguments,
+    not at the tool's description or the results after them."""
+    path = tmp_path / "session.json"
+    path.write_text(text, encoding="utf-8")
+    file_lines = text.split("\n")
+    ids = [c["id"] for m in json.loads(text)["messages"] for c in m.get("toolCalls", [])]
+    first = {}  # a call's id line: the first line naming it
+    for n, line in enumerate(file_lines, 1):
+        for call in ids:
+            if call not in first and f'"id": "{call}"' in line:
+                first[call] = n
+    for turn in load(path).turns:
+        if turn.role != "Tool":
+            continue
+        tag = re.search(r"\br(\d\d)l", turn.text)  # the output's words name their call
+        assert tag is not None
+        lines = Chunk([turn]).lines  # what a chunk of this result alone says
+        assert lines is not None
+        assert first[f"c{tag[1]}"] < lines[0] <= lines[1]
+        assert any(f"r{tag[1]}l" in ln for ln in file_lines[lines[0] - 1 : lines[1]])

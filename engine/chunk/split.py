@@ -142,6 +142,7 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
                     turn.turn_index,
                     call_line=call,
                     end_line=end,
+                    text_start=turn.text_start,
                 )
             elif exact:
                 at, last = text_lines(part, line)

@@ -853,6 +853,7 @@ def message_turns(
     drop_empty: bool = False,
     end_line: int | None = None,
     part_ends: PartEnds = NO_PART_ENDS,
+    text_start: int | None = None,
 ) -> list[Turn]:
     """The turns one message yields: an optional ``Bot thinking`` turn, then its content.
 
@@ -863,7 +864,8 @@ def message_turns(
     message whose text is blank and that calls no tool yields no turn of its own (its
     thinking alone, or nothing: an assistant message of "\\n\\n" says nothing).
     `end_line`: the message's last line when it spans several (`Turn.end_line`);
-    `part_ends`: where its reasoning and its content alone end, when known.
+    `part_ends`: where its reasoning and its content alone end, when known;
+    `text_start`: where its text starts, after `line` (`Turn.text_start`).
     """
     ts = parse_timestamp(msg.get("timestamp"))
     role = msg["role"]
@@ -891,7 +893,16 @@ def message_turns(
             text = f"{text}\n{calls}" if text.strip() else calls
             end = end_line
     if not (drop_empty and not text.strip()):
-        turn = Turn(ts, name, text, line, first_index + len(out), end_line=end, text_end=text_end)
+        turn = Turn(
+            ts,
+            name,
+            text,
+            line,
+            first_index + len(out),
+            end_line=end,
+            text_end=text_end,
+            text_start=text_start,
+        )
         out.append(turn)
     return out
 

@@ -138,13 +138,16 @@ class Collected:
         message: dict[str, Any],
         end_line: int | None = None,
         part_ends: PartEnds = NO_PART_ENDS,
+        text_start: int | None = None,
     ) -> None:
         """Read one message of the seed's shape into turns at once, marked with the format
         that wrote it (``agent``: collapsing says that agent's tools in the seed's
         forms); the message itself is kept only with `keep_messages`. `end_line`: the
         last line of its text when its record spans lines from `line` (`Turn.end_line`);
-        `part_ends`: where its reasoning and its content alone end (`PartEnds`)."""
+        `part_ends`: where its reasoning and its content alone end (`PartEnds`);
+        `text_start`: where its text starts when after `line` (`Turn.text_start`)."""
         end_line = end_line if end_line is not None and end_line > line else None
+        text_start = text_start if text_start is not None and text_start > line else None
         part_ends = PartEnds(*(e if e is not None and e > line else None for e in part_ends))
         message["agent"] = self.format
         try:  # parsed once, here: the turns and collapsing take the datetime as it is
@@ -165,6 +168,7 @@ class Collected:
                 drop_empty=True,
                 end_line=end_line,
                 part_ends=part_ends,
+                text_start=text_start,
             )
         )
 

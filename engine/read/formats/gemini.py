@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -250,35 +250,50 @@ def messages_of(
     return [message, *results]
 
 
-#: The members a chat message's own text comes from, at any depth (its content, parts,
+#: The members a chat message's text comes from, at any depth (its content, parts,
 #: thoughts and its tool calls' arguments): its turn's lines end at the last.
 TEXT_KEYS = ("content", "thoughts", "toolCalls", "text", "subject", "description", "args")
+#: The members its content and calls are read from: a call's text is its arguments
+#: (`args`, whole), never the tool's own `description` after them.
+OWN_KEYS = ("content", "toolCalls", "text", "args")
 #: The members of a tool call its result's text comes from (`_result`).
 RESULT_KEYS = ("result", "resultDisplay", "error")
 
+#: The (first, last) line of the text of each message `messages_of` makes of a record
+#: (first: `Turn.text_start`, None when it is the record's line; last: None when not known).
+Spans = list[tuple[int | None, int | None]]
 
-def _ends(doc: Document, start: int | None, end: int | None, record: Any) -> list[int | None]:
-    """The last line of the text of each message `messages_of` makes of `record` (at
-    ``doc.text[start:end]``): the message's own, then each tool call's result."""
+
+def _spans(doc: Document, start: int | None, end: int | None, record: Any) -> Spans:
+    """The lines of the text of each message `messages_of` makes of `record` (at
+    ``doc.text[start:end]``): the message's own, from the record's line to the end of its
+    content and calls' arguments, then each tool call's result, from its first result
+    member to its last (none here, read from elsewhere, `_responses`, or none at all:
+    the lines of the call's arguments, which say what ran)."""
     if start is None or end is None or not isinstance(record, dict):
         return []
-    own = doc.part_end(start, record, ("content", "toolCalls"), TEXT_KEYS)
+    own = doc.part_end(start, record, ("content", "toolCalls"), OWN_KEYS)
     calls = (
         doc.member_span(start, "toolCalls") if isinstance(record.get("toolCalls"), list) else None
     )
-    results: list[int | None] = []
+    results: Spans = []
     for cstart, cend, call in doc.element_spans(calls[0]) if calls else []:
         if isinstance(call, dict):
             found = doc.text_end(cstart, cend, call, RESULT_KEYS)
-            results.append(own if found is None else doc.line(found - 1))
-    return [own or doc.last_line(start, end, record, TEXT_KEYS), *results]
+            if found is None:  # no result: the call it says ran (``Ran `ls` (no output).``)
+                results.append(
+                    (doc.part_start(cstart, ("args",)), doc.part_end(cstart, call, ("args",), ()))
+                )
+            else:
+                results.append((doc.part_start(cstart, RESULT_KEYS), doc.line(found - 1)))
+    return [(None, own or doc.last_line(start, end, record, TEXT_KEYS)), *results]
 
 
 def _add(
     out: Collected,
     line: int,
     record: dict[str, Any],
-    ends: Sequence[int | None] = (),
+    spans: Spans | None = None,
     part_ends: PartEnds = NO_PART_ENDS,
     responses: dict[str, str] | None = None,
 ) -> None:
@@ -294,10 +309,11 @@ def _add(
             out.not_read["empty messages"] += 1
     else:
         out.read += 1
+        spans = spans or []
         for i, m in enumerate(messages):
-            out.add(
-                line, m, ends[i] if i < len(ends) else None, part_ends if i == 0 else NO_PART_ENDS
-            )
+            first, last = spans[i] if i < len(spans) else (None, None)
+            parts = part_ends if i == 0 else NO_PART_ENDS
+            out.add(line, m, last, parts, text_start=first)
 
 
 def read(path: Path, options: ReadOptions) -> Any:
@@ -317,7 +333,7 @@ def read(path: Path, options: ReadOptions) -> Any:
             out.fail(line, f"not a JSON object (got {type(record).__name__})", options)
             continue
         parts = doc.part_ends(start, record, ("thoughts",), ("content",), TEXT_KEYS)
-        _add(out, line, record, _ends(doc, start, end, record), parts, responses)
+        _add(out, line, record, _spans(doc, start, end, record), parts, responses)
     return out.build(options)
 
 

@@ -138,6 +138,14 @@ class Document:
                 return self.line(found - 1)
         return None
 
+    def part_start(self, start: int, names: Collection[str]) -> int | None:
+        """The line where the first member named in `names` holding text (`has_text`) of
+        the object starting at `start` begins, None when none holds any."""
+        for name, vstart, _vend, value in _members(self.text, start):
+            if name in names and has_text(value):
+                return self.line(vstart)
+        return None
+
     def part_ends(
         self,
         start: int | None,
