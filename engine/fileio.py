@@ -87,11 +87,17 @@ def _replace(
     target = Path(path)
     if target.is_symlink():
         target = Path(os.path.realpath(target))
-    with contextlib.suppress(OSError):
-        if not stat.S_ISREG(target.stat().st_mode):
-            with _open(target, binary) as fh:
-                fill(fh)
-            return target
+    try:
+        st: os.stat_result | None = target.stat()
+    except OSError:
+        st = None  # (nothing there yet, or not to be known: the temp file's write says)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        # written through, and a failure is the caller's (walk 37, F1: a failed write to
+        # a socket, a FIFO whose reader left or /dev/full fell through to the rename,
+        # which replaced the special file by a regular one holding the rest, and "wrote")
+        with _open(target, binary) as fh:
+            fill(fh)
+        return target
     directory = target.parent if str(target.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(
         prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=directory

@@ -419,6 +419,52 @@ def test_writing_to_a_device_or_a_fifo_never_replaces_it(tmp_path: Path) -> None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]  # no temp file left
 
 
+def test_a_failed_write_to_a_special_file_says_so_and_never_replaces_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A socket, a FIFO whose reader leaves early and a full device refuse the write:
+    the command says it could not write, exit 2, and the special file stays what it
+    was (walk 37, F1: the failed write fell through to the temp file's rename, which put
+    a regular file holding the rest of the page in its place, and said "wrote")."""
+    import os
+    import socket
+    import stat
+    import threading
+
+    log = str(Path(__file__).resolve().parents[1] / "sample_logs" / "research_notes.jsonl")
+    sock_path = tmp_path / "my.sock"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(sock_path))
+        code = main(["recap", log, "-o", str(sock_path)])
+        err = capsys.readouterr().err
+        assert code == 2 and f"cannot write {sock_path}" in err and "wrote" not in err.lower()
+        assert stat.S_ISSOCK(os.stat(sock_path).st_mode)
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def read_a_little() -> None:
+        with open(fifo, "rb") as fh:
+            got.append(fh.read(10))  # then the reader leaves
+
+    reader = threading.Thread(target=read_a_little)
+    reader.start()
+    code = main(["report", log, "-o", str(fifo)])
+    reader.join(timeout=10)
+    err = capsys.readouterr().err
+    assert code == 2 and f"cannot write {fifo}" in err, err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and got == [b"<!DOCTYPE "]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my.sock", "pipe"]  # no temp file
+
+    if os.path.exists("/dev/full") and os.access("/dev/full", os.W_OK):
+        from chunkscope.engine.fileio import atomic_write_text
+
+        with pytest.raises(OSError):
+            atomic_write_text("/dev/full", "x" * 100_000)
+        assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
 def test_a_symlink_is_followed_and_kept(tmp_path: Path) -> None:
     from chunkscope.engine.fileio import atomic_write_text
 
