@@ -150,25 +150,38 @@ def test_latest_names_a_newer_binary_file_it_passes_over(
 
 
 @pytest.mark.parametrize("command", ["chunk", "recap", "report"])
+@pytest.mark.parametrize(
+    ("mode", "minimum"), [("seed", "--min-chars"), ("topic", "--topic-unit-chars")]
+)
 def test_a_compaction_minimum_above_the_size_cap_is_refused(
-    command: str, capsys: pytest.CaptureFixture[str], isolated: Path
+    command: str, mode: str, minimum: str, capsys: pytest.CaptureFixture[str], isolated: Path
 ) -> None:
-    argv = [command, str(SAMPLES / "cache_refactor.jsonl"), "--min-chars", "900"]
+    """The compaction minimum in force, the seed merge's `--min-chars` or the topic
+    merge's `--topic-unit-chars`, over the size cap is refused, named; the other mode's,
+    which the run never reads, is not (walk 37, F4: the topic merge was refused for its
+    --min-chars 80 under --max-chars 50 and let a unit minimum of 20 through a cap of 15)."""
+    argv = [command, str(SAMPLES / "cache_refactor.jsonl"), "--merge", mode, minimum, "900"]
     argv += ["--max-chars", "500", *(["--embed"] if command == "chunk" else [])]
     argv += ["-o", str(isolated / "out")]
     assert main(argv) == 2
     assert one_error_line(capsys.readouterr().err) == (
-        "chunkscope: --min-chars 900 is above the size cap --max-chars 500: compacted chunks "
-        "of at least 900 chars cannot fit a merged chunk of at most 500; lower --min-chars "
+        f"chunkscope: {minimum} 900 is above the size cap --max-chars 500: compacted chunks "
+        f"of at least 900 chars cannot fit a merged chunk of at most 500; lower {minimum} "
         "or raise --max-chars"
     )
+    other = "--min-chars" if minimum == "--topic-unit-chars" else "--topic-unit-chars"
+    unread = [*argv[:4], other, "900", "--topic-min-chars", "100", *argv[6:]]
+    assert main(unread) == 0, capsys.readouterr().err
+    capsys.readouterr()
     # without a merge (chunk alone) there is no cap to be above: --max-chars asks for --embed
     if command == "chunk":
-        assert main([*argv[:-3], "-o", str(isolated / "out")]) == 2
+        bare = [command, str(SAMPLES / "cache_refactor.jsonl"), "--max-chars", "500"]
+        assert main([*bare, "-o", str(isolated / "out")]) == 2
         assert one_error_line(capsys.readouterr().err) == (
             "chunkscope: --max-chars sets the merge, which runs only with --embed: add --embed"
         )
-        assert main([*argv[:-5], "-o", str(isolated / "out")]) == 0
+        # (--min-chars alone is the compaction's, which runs without a merge)
+        assert main([*argv[:2], "--min-chars", "900", "-o", str(isolated / "out")]) == 0
 
 
 @pytest.mark.parametrize(

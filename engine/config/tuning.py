@@ -202,17 +202,26 @@ def fit_min_size(tuning: Tuning, chosen: int | None) -> MinSizeFit | None:
 def conflict(tuning: Tuning) -> str | None:
     """Why the knobs of `tuning` cannot work together, or None: a compaction minimum
     above the size cap in chars makes every compacted chunk too big for any merged one
-    (each knob alone is in its range; together they are not)."""
+    (each knob alone is in its range; together they are not). The minimum is the one in
+    force: ``--min-chars`` in the seed's merge, ``--topic-unit-chars`` in the topic
+    merge (walk 37, F4: the topic merge was refused for a ``--min-chars`` it never reads,
+    and let through a unit minimum over the cap)."""
     cap = tuning.merge.max_chunk_chars
-    if tuning.merge.max_chunk_tokens is None and cap is not None and tuning.min_chars > cap:
-        minimum = knob_map(CompactParams)["min_chars"].flag
-        maximum = knob_map(MergeParams)["max_chunk_chars"].flag
-        return (
-            f"{minimum} {tuning.min_chars} is above the size cap {maximum} {cap}: compacted "
-            f"chunks of at least {tuning.min_chars} chars cannot fit a merged chunk of at "
-            f"most {cap}; lower {minimum} or raise {maximum}"
-        )
-    return None
+    if tuning.merge.max_chunk_tokens is not None or cap is None:
+        return None
+    if tuning.merge.mode == "topic":
+        knob, least = knob_map(TopicParams)["topic_unit_chars"], tuning.topic.topic_unit_chars
+    else:
+        knob, least = knob_map(CompactParams)["min_chars"], tuning.min_chars
+    if least <= cap:
+        return None
+    minimum = knob.flag
+    maximum = knob_map(MergeParams)["max_chunk_chars"].flag
+    return (
+        f"{minimum} {least} is above the size cap {maximum} {cap}: compacted chunks of at "
+        f"least {least} chars cannot fit a merged chunk of at most {cap}; lower {minimum} "
+        f"or raise {maximum}"
+    )
 
 
 def exclusive_group(name: str) -> list[str]:
