@@ -287,6 +287,37 @@ def code_span(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """Where the inline code spans of `text` are, (start, end) of each with its backticks,
+    as CommonMark finds them: a run of backticks opens one that the next run of the same
+    length closes; a run that no such run follows is a literal backtick."""
+    if "`" not in text:
+        return []
+    runs = [(m.start(), m.end()) for m in _BACKTICK_RUN.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(runs):
+        start, end = runs[i]
+        n = end - start
+        close = next((j for j in range(i + 1, len(runs)) if runs[j][1] - runs[j][0] == n), None)
+        if close is None:
+            i += 1  # a literal run: the runs after it may still open spans
+            continue
+        spans.append((start, runs[close][1]))
+        i = close + 1
+    return spans
+
+
+def closing_ticks(text: str, at: int) -> str:
+    """The backtick run that closes the inline code span of `text` that offset `at` is
+    inside (what a cut there leaves open: `code_spans`), else ""."""
+    for start, end in code_spans(text):
+        if start < at < end:
+            run = _BACKTICK_RUN.match(text, start)
+            return run.group() if run else ""
+    return ""
+
+
 def files_named(files: Sequence[tuple[str, str]]) -> str:
     """Files with why each is left out, as a message names them: the first three
     (``a.jsonl (empty), b.jsonl (looks like ...)``), then how many more."""

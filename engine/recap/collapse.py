@@ -79,7 +79,7 @@ from chunkscope.engine.read.source import (
     content_text,
     parse_timestamp,
 )
-from chunkscope.engine.textutil import code_span, plural, strip_control
+from chunkscope.engine.textutil import closing_ticks, code_span, plural, strip_control
 from chunkscope.engine.toolcall import (
     ELLIPSIS,
     MCP_PREFIX,
@@ -519,9 +519,9 @@ def _printed(output: str) -> str:
     sum up a check's run, when it printed any (pytest's ``==== test session starts
     ====`` said nothing of the run); else its start. Cut at 120 characters."""
     picked = result_lines(output)
-    if picked:
-        return _cut("; ".join(picked[-2:]))
-    return _cut(_fold(strip_control(output)))
+    said = "; ".join(picked[-2:]) if picked else _fold(strip_control(output))
+    # (in a sentence: inline code the cut leaves open is closed, walk 37 F2)
+    return _cut(said) + closing_ticks(said, CUT) if len(said) > CUT else said
 
 
 #: A wait for a command still running, as the readers write it (a Claude Code

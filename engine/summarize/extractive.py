@@ -27,7 +27,14 @@ from chunkscope.engine.read.headings import (
 from chunkscope.engine.read.source import DOC_ROLE, FENCE, THINKING_ROLE
 from chunkscope.engine.segment.requests import INTERRUPTED
 from chunkscope.engine.summarize.base import Summary, clean_summary, has_words
-from chunkscope.engine.textutil import CONTROL_CHAR, MARKLESS_SCRIPT, STOPWORDS, WIDE_SCRIPT
+from chunkscope.engine.textutil import (
+    CONTROL_CHAR,
+    MARKLESS_SCRIPT,
+    STOPWORDS,
+    WIDE_SCRIPT,
+    closing_ticks,
+    code_spans,
+)
 
 #: The role names a chunk's ``role: text`` lines start with (see engine.read.parse), the
 #: readers' own (a subagent's, a compaction summary's, a run's end) among them: a line
@@ -595,7 +602,6 @@ def _is_boundary(text: str, stop: int, nxt: int, begin: int = 0, bold: bool = Fa
     return len(word) >= 2 and "." not in word and word.lower() not in _ABBREVIATIONS
 
 
-_TICKS = re.compile(r"`+")
 #: Inline code: a quote mark inside it is the code's, no quotation.
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 #: The farthest a quotation's closing mark may be from a stop inside it for the stop
@@ -650,9 +656,13 @@ def _split_prose(text: str) -> list[str]:
     begin = 0
     bold = _BOLD in text
     quotes = _Quotes(text) if '"' in text or "“" in text else None
+    code = code_spans(text)
+    code_starts = [a for a, _ in code]
     for m in _SENTENCE_END.finditer(text):
         if quotes is not None and quotes.inside(begin, m.start(1)):
             continue  # the closing marks after the stop are the sentence's own
+        if code and (k := bisect_right(code_starts, m.start()) - 1) >= 0 and m.start() < code[k][1]:
+            continue  # a stop inside inline code is the code's (walk 37, F2)
         if _is_boundary(text, m.start(), m.end(), begin, bold):
             parts.append(text[begin : m.start(1)])
             begin = m.end()
@@ -868,13 +878,14 @@ def _truncate(text: str, limit: int = MAX_SENTENCE_CHARS, *, prose: bool = True)
     space = cut.rfind(" ")
     if space >= limit // 2:
         cut = cut[:space]
-    cut = cut.rstrip(" ,;:-") + "..."
+    cut = cut.rstrip(" ,;:-")
+    kept = len(cut)  # (a prefix of `text`)
+    cut += "..."
     if not prose:
         return cut
-    # what the cut leaves open is closed: inline code, a quotation, bold
-    ticks = _TICKS.findall(cut)
-    if len(ticks) % 2:
-        cut += ticks[-1]
+    # what the cut leaves open is closed: inline code (with the run that opened it: a
+    # double one closed with one backtick stayed open, walk 37 F2), a quotation, bold
+    cut += closing_ticks(text, kept)
     if _INLINE_CODE.sub("", cut).count('"') % 2:
         cut += '"'
     return cut + _BOLD if cut.count(_BOLD) % 2 else cut
