@@ -247,3 +247,64 @@ def test_a_chunk_without_summary_fits_a_phone(
     assert why.startswith(NO_SUMMARY_WHY.capitalize())
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.close()
+
+
+#: The plot's legend items broken over two lines: from each swatch or marker, the words
+#: after it up to the next marker (an explanation in brackets is not the item's); an item
+#: whose words' boxes have more than one top, or whose marker is not on its words' line.
+_BROKEN_LEGEND_ITEMS = """() => {
+  const legend = document.querySelector('svg.plot + p');
+  const markers = [...legend.querySelectorAll('.swatch, .dots')];
+  const items = markers.map(m => ({marker: m, words: []}));
+  const walker = document.createTreeWalker(legend, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const owner = items.filter(
+      i => i.marker.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING).pop();
+    if (!owner || owner.closed) continue;
+    const text = node.data.split('(')[0];
+    if (text.length < node.data.length) owner.closed = true;
+    for (const m of text.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      owner.words.push([m[0], ...range.getClientRects()]);
+    }
+  }
+  return items.flatMap(({marker, words}) => {
+    const label = words.map(w => w[0]).join(' ');
+    const rects = words.flatMap(w => w.slice(1));
+    const tops = new Set(rects.map(r => Math.round(r.top)));
+    const box = marker.getBoundingClientRect();
+    const middle = (box.top + box.bottom) / 2;
+    const beside = rects.length > 0 && rects[0].top <= middle && middle <= rects[0].bottom;
+    return tops.size === 1 && beside ? [] : [label];
+  });
+}"""
+
+
+def test_the_plots_legend_wraps_between_items_only(
+    browser: Any, isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 37, F3: the legend under the plot was text between swatches, broken anywhere:
+    `gold found ×` | `1` at 700 px, `gold` | `missed × 1` at a phone's, a threshold's
+    marker and `pass` | `1 threshold 0.0987`. Each item (marker, label, count) stays on
+    one line; the page never scrolls sideways."""
+    from chunkscope.tui.cli import main
+
+    out = isolated / "r.html"
+    gold = isolated / "gold.json"
+    gold.write_text('{"starts": [1, 44, 90, 129, 150]}')
+    shutil.copy(SAMPLE, isolated / SAMPLE.name)
+    argv = ["report", SAMPLE.name, "--merge", "seed", "--gold", str(gold), "-o", str(out)]
+    assert main(argv) == 0
+    capsys.readouterr()
+    page = browser.new_page(viewport={"width": 1600, "height": 900})
+    page.goto(out.as_uri())
+    legend = page.locator("svg.plot + p")
+    for shown in ("cut ×", "gold found ×", "gold missed ×", "pass 1 threshold"):
+        assert shown in legend.inner_text()
+    for width in sorted({*range(1600, 319, -40), 1000, 700, 390}, reverse=True):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert page.evaluate(_BROKEN_LEGEND_ITEMS) == [], width
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.close()

@@ -22,6 +22,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,6 +102,31 @@ def serving(
         log.unlink(missing_ok=True)
 
 
+def serving_nothing(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, str]]:
+    """`serve` in this process with no server: each one run is recorded (host, port, the
+    page's title) and said to listen, as aiohttp's `run_app` calls its `print` once every
+    socket is bound; nothing is bound."""
+    from aiohttp import web
+    from textual_serve.server import Server
+
+    served: list[tuple[str, int, str]] = []
+    made: list[Server] = []
+    init = Server.__init__
+
+    def made_one(self: Server, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    def run_app(app: Any, *, host: str, port: int, print: Any, **_: Any) -> None:
+        app.close()  # the application's coroutine, never run
+        served.append((host, port, made[-1].title))
+        print("listening")
+
+    monkeypatch.setattr(Server, "__init__", made_one)
+    monkeypatch.setattr(web, "run_app", run_app)
+    return served
+
+
 def test_without_the_extra_one_line_and_exit_2(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -123,12 +149,7 @@ needs_serve = pytest.mark.skipif(
 def test_the_address_is_said_and_a_public_one_warned_about(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from textual_serve.server import Server
-
-    served: list[tuple[str, int, str]] = []
-    monkeypatch.setattr(
-        Server, "serve", lambda self: served.append((self.host, self.port, self.title))
-    )
+    served = serving_nothing(monkeypatch)
     assert main(["serve", str(SAMPLE)]) == 0
     assert served[-1] == ("127.0.0.1", 8000, "chunkscope · cache_refactor.jsonl")
     assert "warning" not in capsys.readouterr().err
@@ -267,10 +288,7 @@ def test_a_blank_or_short_token_is_refused_in_one_line(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from textual_serve.server import Server
-
-    served: list[str] = []
-    monkeypatch.setattr(Server, "serve", lambda self: served.append(self.host))
+    served = serving_nothing(monkeypatch)
     monkeypatch.setenv("CHUNKSCOPE_SERVE_TOKEN", token)
     assert main(["serve", str(SAMPLE)]) == 2
     assert capsys.readouterr().err == said + "\n" and not served
@@ -281,23 +299,25 @@ def test_a_blank_or_short_token_is_refused_in_one_line(
 
 
 @needs_serve
-def test_a_port_in_use_is_one_line() -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        s.listen()
-        port = s.getsockname()[1]
+def test_a_port_in_use_is_one_line_and_no_url() -> None:
+    """Walk 37, F5: with the port taken, `serve` printed its URL (`open
+    http://127.0.0.1:PORT/?token=...`, which reached the other server) and three lines
+    more before it found out, then `error while attempting to bind on address (...):
+    address already in use`. Nothing is said before the bind works: one line, the OS's
+    reason, exit 2."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
         done = subprocess.run(
             [sys.executable, "-m", "chunkscope.tui.cli", "serve", str(SAMPLE), "--port", str(port)],
             capture_output=True,
             text=True,
+            cwd=ROOT,
             timeout=60,
         )
-    assert done.returncode == 2
-    lines = [line for line in done.stderr.splitlines() if line.startswith("chunkscope: cannot")]
-    assert lines == [f"chunkscope: cannot listen on 127.0.0.1:{port}: address already in use"] or (
-        len(lines) == 1 and "in use" in lines[0].lower()
-    )
-    assert "Traceback" not in done.stderr
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"chunkscope: cannot listen on 127.0.0.1:{port}: address already in use\n"
 
 
 @needs_serve

@@ -344,10 +344,9 @@ def test_serve_refuses_a_stored_zip_archive_or_a_pdf(
 ) -> None:
     """F11: `serve export.zip` (stored) and `serve real.pdf` (ASCII) started serving."""
     pytest.importorskip("textual_serve")
-    from textual_serve.server import Server
+    from tests.test_serve import serving_nothing
 
-    served: list[str] = []
-    monkeypatch.setattr(Server, "serve", lambda self: served.append(self.title))
+    served = serving_nothing(monkeypatch)
     pdf = tmp_path / "real.pdf"
     pdf.write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << >>\n%%EOF\n")
     for f, kind in ((_stored_zip(tmp_path), "a zip archive"), (pdf, "a PDF document")):

@@ -789,6 +789,7 @@ tr.default td { color: var(--muted); }
 .cutline { font-size: .85rem; margin: .2rem 0 0; }
 .swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px;
   vertical-align: -0.1rem; margin: 0 .25rem 0 .6rem; }
+.legend .item { white-space: nowrap; }
 .topic { border-top: 2px solid var(--accent); margin-top: 1rem; }
 svg.plot { width: 100%; height: auto; display: block; background: var(--bg); }
 svg .panel { fill: none; stroke: var(--line); }
@@ -833,28 +834,43 @@ def _facts(items: Sequence[tuple[str, str]]) -> str:
     return f'<dl class="facts">{body}</dl>'
 
 
+def _legend_item(mark: str, label: str) -> str:
+    """One item of the plot's legend: its swatch or marker, label and count on one line
+    (the legend wraps between items, never inside one)."""
+    return f'<span class="item">{mark}{esc(label)}</span>'
+
+
+def _swatch(colour: str) -> str:
+    return f'<span class="swatch" style="background:{colour}"></span>'
+
+
 def _legend(plot: Plot) -> str:
     reasons = Counter(reason for _, reason, _ in plot.cuts)
     parts = [
-        f'<span class="swatch" style="background:{REASON_COLOURS.get(r, "#4a5568")}"></span>'
-        f"{esc(cut_name(r, plot.topic))} cut × {n}"
+        _legend_item(
+            _swatch(REASON_COLOURS.get(r, "#4a5568")), f"{cut_name(r, plot.topic)} cut × {n}"
+        )
         for r, n in sorted(reasons.items())
     ]
     if plot.gold:
         found = sum(1 for _, f, _ in plot.gold if f)
-        parts.append(f'<span class="swatch" style="background:{HIT}"></span>gold found × {found}')
+        parts.append(_legend_item(_swatch(HIT), f"gold found × {found}"))
+        # the explanation wraps as text after its item: wider than a phone with it
         parts.append(
-            f'<span class="swatch" style="background:{MISS}"></span>gold missed × '
-            f"{len(plot.gold) - found} (a dashed cut matched no gold start)"
+            _legend_item(_swatch(MISS), f"gold missed × {len(plot.gold) - found}")
+            + " (a dashed cut matched no gold start)"
         )
     if not plot.cuts:
         parts.append("no cuts: the file is one merged chunk")
     for curve in plot.curves:
         if curve.threshold is not None:
             parts.append(
-                f'<span class="dots"></span>{esc(curve.threshold_label)} {curve.threshold:.4f}'
+                _legend_item(
+                    '<span class="dots"></span>',
+                    f"{curve.threshold_label} {curve.threshold:.4f}",
+                )
             )
-    return f'<p class="muted">{" ".join(parts)}</p>'
+    return f'<p class="muted legend">{" ".join(parts)}</p>'
 
 
 def _retrieval(report: Report) -> str:
@@ -942,10 +958,7 @@ def _chunk(row: ChunkRow) -> str:
     cut = ""
     if row.cut_reason is not None:
         colour = REASON_COLOURS.get(row.cut_reason, "#4a5568")
-        cut = (
-            f'<p class="cutline"><span class="swatch" style="background:{colour}"></span>'
-            f"cut after: {esc(row.cut_detail)}</p>"
-        )
+        cut = f'<p class="cutline">{_swatch(colour)}cut after: {esc(row.cut_detail)}</p>'
     text = f"<pre>{esc(row.head)}</pre>"
     if row.tail:
         text = f'<pre>{esc(row.head)}</pre><p class="muted">…</p><pre>{esc(row.tail)}</pre>'

@@ -8,8 +8,9 @@ The server binds 127.0.0.1 unless told otherwise, and lets in only requests that
 its token: a random one printed at start in the URL to open (as notebook servers do),
 then kept in a cookie; the websocket carries it too; anything else gets 403. Each
 tab's workbench opens nothing outside the file or folder served (``--confine``:
-`engine.paths.within`, symlinks and ``..`` resolved). A non-loopback ``--host`` says
-before serving that anyone with the URL can reach it. The page is served as textual-serve
+`engine.paths.within`, symlinks and ``..`` resolved). Once it listens (a port in use
+says only that, never a URL) it prints the URL; a non-loopback ``--host`` says then that
+anyone with the URL can reach it. The page is served as textual-serve
 writes it with two changes: a ``<title>`` naming the file, and the Roboto Mono font
 from textual-serve's own static files instead of a font service on the internet, so
 the page makes no request beyond the server it came from. Its URLs name the address
@@ -20,12 +21,17 @@ the browser used (unless ``--public-url`` says otherwise), so a server listening
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import errno
 import hmac
 import html
 import ipaddress
 import os
 import secrets
 import shlex
+import signal
+import socket
 import sys
 import urllib.parse
 from pathlib import Path
@@ -207,6 +213,17 @@ def with_title(page: str, title: str, static_url: str) -> str:
     return page
 
 
+def bind_error(error: OSError) -> str:
+    """The OS's reason a bind failed (`address already in use`), not asyncio's wording
+    around it (`error while attempting to bind on address ('127.0.0.1', 8000): ...`);
+    a host name that does not resolve keeps the resolver's."""
+    code = error.errno
+    if isinstance(error, socket.gaierror) or code is None or code not in errno.errorcode:
+        return error.strerror or str(error)
+    reason = os.strerror(code)
+    return reason[:1].lower() + reason[1:]
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     try:
         from aiohttp import web
@@ -222,24 +239,50 @@ def cmd_serve(args: argparse.Namespace) -> int:
     token = new_token()  # a bad $CHUNKSCOPE_SERVE_TOKEN: one line and exit 2
     url = args.public_url or _url(args.host, args.port)
     title = page_title(args.file)
-    if is_loopback(args.host):
-        reach = f"{args.host}: only this machine can reach it (--host to change)"
-    else:
-        reach = f"{args.host}: reachable from other machines"
-        note(
-            f"warning: listening on {args.host}, not 127.0.0.1: anyone who reaches {url} with "
-            f"its token can open every file in {confined_to(args.file)}"
-        )
+
+    def listening(*_: object) -> None:
+        """Said once the server listens (aiohttp calls it after every bind worked): a
+        port taken says only that, never a URL that reaches whatever holds the port."""
+        if is_loopback(args.host):
+            reach = f"{args.host}: only this machine can reach it (--host to change)"
+        else:
+            reach = f"{args.host}: reachable from other machines"
+            note(
+                f"warning: listening on {args.host}, not 127.0.0.1: anyone who reaches {url} "
+                f"with its token can open every file in {confined_to(args.file)}"
+            )
+        what = args.file if args.file is not None else "the file picker"
+        note(f"serving the workbench on {what}")  # its one URL, below, has the token
+        note(f"listening on {reach}; Ctrl+C stops")
+        note(f"every open is kept to {confined_to(args.file)}")
+        note(f"open {url.rstrip('/')}/?{TOKEN_PARAM}={quoted(token)}")
 
     class WorkbenchServer(Server):
-        """textual-serve's server, with the page's title and a local font."""
+        """textual-serve's server, with the page's title and a local font, saying where
+        it listens once it does."""
+
+        def serve(self, debug: bool = False) -> None:
+            # textual-serve's own, but for `print`: aiohttp calls it once the sockets are
+            # bound (its app's on_startup comes before the bind, textual-serve's print
+            # says nothing).
+            self.debug = debug
+            self.initialize_logging()
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(signal.SIGINT, self.request_exit)
+                loop.add_signal_handler(signal.SIGTERM, self.request_exit)
+            web.run_app(
+                self._make_app(),
+                host=self.host,
+                port=self.port,
+                handle_signals=False,
+                loop=loop,
+                print=listening,
+            )
 
         async def on_startup(self, app: web.Application) -> None:
-            what = args.file if args.file is not None else "the file picker"
-            note(f"serving the workbench on {what}")  # its one URL, below, has the token
-            note(f"listening on {reach}; Ctrl+C stops")
-            note(f"every open is kept to {confined_to(args.file)}")
-            note(f"open {url.rstrip('/')}/?{TOKEN_PARAM}={quoted(token)}")
+            """Nothing: textual-serve's banner names no token, and comes before the bind."""
 
         async def _make_app(self) -> web.Application:
             app = await super()._make_app()
@@ -281,5 +324,5 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         server.serve()
     except OSError as e:
-        raise CliError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+        raise CliError(f"cannot listen on {args.host}:{args.port}: {bind_error(e)}") from None
     return 0
