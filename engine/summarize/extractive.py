@@ -667,7 +667,26 @@ def _split_prose(text: str) -> list[str]:
             parts.append(text[begin : m.start(1)])
             begin = m.end()
     parts.append(text[begin:])
-    return [p.strip() for p in parts if has_words(p)]
+    return [_without_wordless_tail(p.strip()) for p in parts if has_words(p)]
+
+
+#: A sentence's stop (with its closing marks) before a blank: what may end it.
+_STOP_BEFORE_BLANK = re.compile(r"[.!?…]['\"”’)\]]*(?=\s)")
+
+
+def _without_wordless_tail(sentence: str) -> str:
+    """`sentence` without what follows its last stop when that has no word: ``Tidy now.
+    🎉`` is ``Tidy now.`` (a summary ended ``now. 🎉.``: walk 38, F3); ``Done. ✓ 12/12``
+    stays."""
+    if not sentence or sentence[-1].isalnum() or sentence[-1] in ".!?…*_`~":
+        return sentence
+    stops = list(_STOP_BEFORE_BLANK.finditer(sentence))
+    if not stops:
+        return sentence
+    tail = sentence[stops[-1].end() :]
+    if has_words(tail) or any(mark in tail for mark in "*_`~"):
+        return sentence  # (a closing mark of bold or code is the sentence's)
+    return sentence[: stops[-1].end()]
 
 
 #: How many chunks' splits `split_sentences` keeps: the recap asks for each candidate's

@@ -72,8 +72,8 @@ class _Version(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
         from chunkscope.engine import __version__
 
-        print(f"chunkscope {__version__}")  # on stdout, as argparse's version action does
-        parser.exit(0)
+        assert isinstance(parser, Parser)
+        parser.print_and_exit(f"chunkscope {__version__}\n")  # on stdout, as argparse's does
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -169,6 +169,13 @@ def _tolerant_output() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # a reader that left (`| head`): nothing more to say
+        return 0
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = _normalise_argv(sys.argv[1:] if argv is None else argv)
     run: Callable[[argparse.Namespace], int] | None
     if args_list[0] == "hook":
@@ -206,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         note("interrupted")
         return 130
     except BrokenPipeError:
-        return 0
+        raise
     except Exception as e:  # a bug: one line and the path of a full report
         from chunkscope.tui.crash import EXIT_CRASH, crash_message, write_report
 

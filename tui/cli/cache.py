@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from chunkscope.tui.cli.common import note
+from chunkscope.tui.cli.common import note, write_out
 
 #: The actions of `chunkscope cache`, as typed (the help names these, not synonyms).
 ACTIONS = ("info", "clear")
@@ -34,17 +34,20 @@ def cmd_cache(args: argparse.Namespace) -> int:
     with EmbeddingCache(warn=note) as cache:
         if args.action == "clear":
             removed = cache.clear()
-            print(f"removed {removed} entries from {cache.path}")
+            write_out(f"removed {removed} entries from {cache.path}\n")
             return 0
         info = cache.info()
     if args.format == "json":
-        print(json.dumps(info, indent=2, default=str))
+        write_out(json.dumps(info, indent=2, default=str) + "\n")
         return 0
-    print(f"cache: {info['path']}" + ("" if info["persistent"] else " (in memory)"))
-    print(f"size: {info['size_bytes'] / 1024:.1f} KiB")
+    lines = [f"cache: {info['path']}" + ("" if info["persistent"] else " (in memory)")]
+    lines.append(f"size: {info['size_bytes'] / 1024:.1f} KiB")
     for row in info["vectors"]:
-        print(f"  {row['count']:>8} vectors  {row['backend']}:{row['model']} ({row['dim']} dims)")
+        lines.append(
+            f"  {row['count']:>8} vectors  {row['backend']}:{row['model']} ({row['dim']} dims)"
+        )
     if not info["vectors"]:  # the "other entries" below are other than these
-        print(f"  {0:>8} vectors")
-    print(f"  {info['json_entries']:>8} other entries (summaries)")
+        lines.append(f"  {0:>8} vectors")
+    lines.append(f"  {info['json_entries']:>8} other entries (summaries)")
+    write_out("\n".join(lines) + "\n")
     return 0

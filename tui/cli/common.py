@@ -78,6 +78,24 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: {_worded(message)} (see --help)\n")
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """argparse's, but a ``--help`` or ``--version`` that stdout cannot take (a full
+        disk) says so, one line and exit 2, where argparse dropped it without a word
+        (walk 38, F1)."""
+        if message and file is sys.stdout:
+            try:
+                write_out(message)
+            except CliError as e:
+                self.exit(EXIT_USAGE, f"chunkscope: {e}\n")
+            return
+        super()._print_message(message, file)
+
+    def print_and_exit(self, text: str) -> NoReturn:
+        """Print what an option asks for (``--list-strategies``, ``--version``) on stdout
+        and exit, as ``--help`` does (a write that fails: one line, exit 2)."""
+        self._print_message(text, sys.stdout)
+        self.exit(0)
+
 
 _INVALID = re.compile(r"invalid (\w+) value: ('.*')$")
 
@@ -166,9 +184,29 @@ def emit(args: argparse.Namespace, text: str | Iterable[str], json: bool = False
             raise CliError(cannot_write(out, e)) from None
         note(f"wrote {out}")
     else:
+        write_out(text, json)
+
+
+#: What a message names the standard output as (``cannot write stdout: ...``).
+STDOUT_NAME = "stdout"
+
+
+def write_out(text: str | Iterable[str], json: bool = False) -> None:
+    """Write a command's output (one string, or pieces as they come) to stdout (through
+    `safe`: `json` says the text is JSON) and flush it. A write that fails says so as
+    a file's would, ``cannot write stdout: No space left on device`` (exit 2), not as an
+    internal error (walk 38, F1); a pipe closed by its reader (``| head``) ends the
+    command quietly (`tui.cli.main`)."""
+    from chunkscope.engine.fileio import cannot_write
+
+    try:
         for piece in [text] if isinstance(text, str) else text:
             sys.stdout.write(safe(piece, sys.stdout, json))
         sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise CliError(cannot_write(STDOUT_NAME, e)) from None
 
 
 def report_skipped(source: Source) -> None:
@@ -378,8 +416,8 @@ class _ListInputFormats(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
         from chunkscope.engine.read.formats import list_input_formats
 
-        print(list_input_formats(), end="")
-        parser.exit(0)
+        assert isinstance(parser, Parser)
+        parser.print_and_exit(list_input_formats())
 
 
 def _input_format(name: str) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from chunkscope.tui.cli.common import write_out
+
 #: The shells `completion` writes a script for (`shtab` writes it).
 SHELLS = ("bash", "zsh", "fish")
 
@@ -76,5 +78,5 @@ def completion_script(parser: argparse.ArgumentParser, shell: str) -> str:
 
 
 def _print_script(parser: argparse.ArgumentParser, shell: str) -> int:
-    print(completion_script(parser, shell))
+    write_out(completion_script(parser, shell) + "\n")
     return 0

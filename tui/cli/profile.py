@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from typing import Any
 
 from chunkscope.engine.config.settings import (
@@ -20,7 +19,7 @@ from chunkscope.engine.config.settings import (
     load_settings,
     toml_value,
 )
-from chunkscope.tui.cli.common import note
+from chunkscope.tui.cli.common import note, write_out
 
 # --------------------------------------------------------------------------- profile command
 
@@ -49,8 +48,7 @@ def _summary(profile: Profile) -> str:
 
 
 def _out(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    write_out(text)
 
 
 def cmd_profile_list(args: argparse.Namespace) -> int:

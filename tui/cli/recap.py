@@ -41,8 +41,8 @@ from chunkscope.tui.cli.common import (
     read_settings,
     report_skipped,
     resolve_latest,
-    safe,
     with_chunk_count,
+    write_out,
 )
 
 if TYPE_CHECKING:
@@ -280,8 +280,7 @@ def _write(args: argparse.Namespace, text: str) -> None:
             raise CliError(cannot_write(args.output, e)) from None
         note(f"wrote {args.output}")
         return
-    sys.stdout.write(safe(text, sys.stdout, json=args.format == "json"))
-    sys.stdout.flush()
+    write_out(text, json=args.format == "json")
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
-from chunkscope.tui.cli.common import CliError, add_theme_option, need_terminal, note
+from chunkscope.tui.cli.common import CliError, add_theme_option, need_terminal, note, write_out
 
 
 def add_review_parser(sub: Any) -> argparse.ArgumentParser:
@@ -230,7 +229,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     from chunkscope.tui.app import ChunkscopeApp
 
     if args.list:
-        sys.stdout.write(recap_list(args.project))
+        write_out(recap_list(args.project))
         return 0
     options = review_options(args.project, agent_name=args.agent, session=args.session)
     options.theme = args.theme

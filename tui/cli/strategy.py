@@ -20,7 +20,7 @@ from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY, STRATEGIES, Par
 from chunkscope.engine.chunk.strategies.dedup import COSINE_THRESHOLD
 from chunkscope.engine.params import number_text
 from chunkscope.engine.runjson import add_strategy
-from chunkscope.tui.cli.common import CliError
+from chunkscope.tui.cli.common import CliError, Parser
 
 # Flags the `chunk` parser has for its own stages, shared with strategy parameters.
 SHARED_FLAGS = frozenset({"--max-tokens", "--min-chars"})
@@ -39,8 +39,8 @@ class _ListStrategies(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
-        print(describe_strategies(), end="")
-        parser.exit(0)
+        assert isinstance(parser, Parser)
+        parser.print_and_exit(describe_strategies())
 
 
 def describe_strategies() -> str:
