@@ -1,5 +1,6 @@
 """Walk 38: a file name with a line break is shown on one line everywhere, as the
-picker's rows show it (F2)."""
+picker's rows show it (F2); writing to a folder from the workbench is refused as every
+other write is, ``cannot write PATH: Is a directory`` (F4)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from chunkscope.tui.cli import main
-from tests.pilot import ROOT, picker_listed, settled, until
+from tests.pilot import ROOT, make_app, picker_listed, recording_notifications, settled, until
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -98,3 +99,32 @@ def test_the_commands_name_the_file_on_one_line(
     # JSON keeps the path as it is: data, not a line to read
     assert main(["chunk", str(path), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["source"] == str(path)
+
+
+async def test_writing_to_a_folder_is_refused_as_every_write_is(tmp_path: Path) -> None:
+    """Walk 38, F4: ``w`` with a folder said ``/tmp/x/adir is a directory.``; the
+    dialog's other failures and the commands say ``cannot write PATH: reason``."""
+    from textual.widgets import Input
+
+    from chunkscope.tui.screens.prompt import PromptScreen
+
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    app = make_app()
+    shown = recording_notifications(app)
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen))
+        prompt = app.screen
+        prompt.query_one(Input).value = str(folder)
+        await pilot.press("enter")
+        said = f"cannot write {folder}: Is a directory"
+        await until(pilot, lambda: bool(shown))
+        assert shown == [said], shown
+        # the dialog comes back with the path typed, to be corrected
+        await until(
+            pilot, lambda: app.screen is not prompt and isinstance(app.screen, PromptScreen)
+        )
+        assert app.screen.query_one(Input).value == str(folder)
+        assert list(folder.iterdir()) == []
