@@ -13,6 +13,7 @@ from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY
 from chunkscope.engine.model import gc_paused
 from chunkscope.engine.runjson import add_merge, run_json
 from chunkscope.engine.textutil import plural
+from chunkscope.tui.cells import one_line_name
 from chunkscope.tui.cli.common import (
     CliError,
     SnapshotCheck,
@@ -244,8 +245,9 @@ def _chunk_report(
         stamp = first_timestamp(source.turns)
         dated = f" dated {stamp:%Y-%m-%d}," if stamp is not None else ""
     turns = plural(len(source.turns), source.turn_word)
+    name = one_line_name(source.path)  # on one line, as the workbench shows it
     head = [
-        f"{source.path}: {source.kind_label},{dated} {turns}, {plural(len(chunks), 'chunk')}, "
+        f"{name}: {source.kind_label},{dated} {turns}, {plural(len(chunks), 'chunk')}, "
         f"tokens by {counter.name} ({counter.accuracy}){tool_calls_said(args, pipe, source)}"
     ]
     if merged is None:

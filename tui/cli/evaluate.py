@@ -19,6 +19,7 @@ import json
 from typing import Any
 
 from chunkscope.engine.textutil import plural
+from chunkscope.tui.cells import one_line_name
 from chunkscope.tui.cli.common import (
     CliError,
     add_embed_args,
@@ -81,8 +82,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     merged = pipe.merged()
     topics = len(merged.topic_spans)
     doc: dict[str, Any] = {}
+    name = one_line_name(source.path)  # on one line, as the workbench shows it
     parts: list[str] = [
-        f"{source.path}: {plural(topics, 'topic')} in {plural(len(merged.chunks), 'merged chunk')} "
+        f"{name}: {plural(topics, 'topic')} in {plural(len(merged.chunks), 'merged chunk')} "
         f"(merge {tuning.merge.mode}, {pipe.params.embedder.label()})\n"
     ]
     if args.gold:

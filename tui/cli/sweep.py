@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from chunkscope.engine.params import Knob
+from chunkscope.tui.cells import one_line_name
 from chunkscope.tui.cli.common import (
     CliError,
     add_embed_args,
@@ -196,7 +197,8 @@ def _table(knob: Knob, mode: str, path: str, embedder: str, rows: list[dict[str,
     ]
     shown = [f"{r['value']:g}" for r in rows]
     width = max(len(knob.name), *(len(v) for v in shown))
-    lines = [f"{path}: {knob.name} across {len(rows)} values (merge {mode}, {embedder})", ""]
+    name = one_line_name(path)  # on one line, as the workbench shows it
+    lines = [f"{name}: {knob.name} across {len(rows)} values (merge {mode}, {embedder})", ""]
     names = {c: SCORE_NAMES.get(c, c) for c in cols}
     lines.append(f"{knob.name:>{width}}  " + "  ".join(f"{names[c]:>10}" for c in cols))
     for r, value in zip(rows, shown, strict=True):

@@ -34,7 +34,7 @@ from chunkscope.engine.paths import inside
 from chunkscope.engine.read.formats.base import SessionInfo
 from chunkscope.engine.read.formats.folders import readable_name
 from chunkscope.engine.textutil import file_size, plural
-from chunkscope.tui.cells import terminal_text
+from chunkscope.tui.cells import one_line_name, terminal_text
 from chunkscope.tui.samples import sample_files
 from chunkscope.tui.screens.late_callbacks import LateCallbacks
 from chunkscope.tui.widgets.ordered_input import OrderedInput
@@ -301,12 +301,6 @@ class Siblings:
         return self._apart[cells].get(name)
 
 
-def one_line_name(name: str) -> str:
-    """A file name as the picker shows it: on one line, without what a terminal would
-    draw otherwise (`terminal_text`: a name's escape sequences are data, never drawn)."""
-    return " ".join(terminal_text(name).split())
-
-
 def shown_name(s: SessionInfo) -> str:
     """The file name of `s` as a row of the sessions list shows it (`one_line_name`)."""
     return one_line_name(Path(s.path).name)
@@ -534,7 +528,7 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
         from chunkscope.tui.widgets.header_line import fit_path
 
         fixed = bool(getattr(self.app, "fixed_timings", False))
-        title = where.name if fixed else str(where)
+        title = one_line_name(where.name if fixed else str(where))
         return Text(fit_path(title, width - 6) if width > 12 else title)
 
     def on_resize(self) -> None:
@@ -714,7 +708,7 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
             name = str(Path(info.path).resolve().relative_to(self.start.resolve()))
         except ValueError:
             name = info.path
-        name = terminal_text(name)
+        name = one_line_name(name)
         room = max(event.option_list.size.width - 6, 12)  # the border's corners and dashes
         # a file's name is data, never markup: a str border title is read as markup, and
         # a name like "[@click=app.quit]q.jsonl" quit the workbench when clicked (walk 16, 1)

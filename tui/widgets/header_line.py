@@ -13,8 +13,9 @@ from textual.content import Content
 from textual.widget import Widget
 
 from chunkscope.engine.recap.collapse import ACTIONS_APART
-from chunkscope.engine.textutil import plural, strip_control
+from chunkscope.engine.textutil import plural
 from chunkscope.themes import readable
+from chunkscope.tui.cells import one_line_name
 from chunkscope.tui.widgets.panel_title import fit_labels
 
 
@@ -172,7 +173,7 @@ class HeaderLine(Widget):
             """The cells a part takes in its shortest form, its separator included."""
             return 3 + cell_len(shorter.get(part[0]) or part[0])
 
-        path = strip_control(i.path)
+        path = one_line_name(i.path)  # on one line: the parts after it stay on the line
         busy = f"  {i.busy}" if i.busy else ""
         whole_path = path
         if self.size.width:  # a path too long for the line: whole folders cut, its name kept

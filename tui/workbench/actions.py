@@ -5,8 +5,10 @@ switching backends. A part of `ChunkscopeApp`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import replace
+from errno import EISDIR
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -201,8 +203,10 @@ class WorkbenchActions(WorkbenchHost):
                 except ChunkscopeError as e:
                     again(str(e))
                     return
-            if path.is_dir():
-                again(f"{value} is a directory.")
+            if path.is_dir():  # said as a write into it fails (walk 38, F4)
+                from chunkscope.engine.fileio import cannot_write
+
+                again(cannot_write(path, IsADirectoryError(EISDIR, os.strerror(EISDIR))))
                 return
             if path.exists():
 
