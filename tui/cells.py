@@ -28,9 +28,10 @@ def terminal_text(text: str) -> str:
 
 def one_line_name(name: str) -> str:
     """A file's name or path as every view and message shows it (the picker's rows and
-    the name under its list, the header, the commands' first lines): on one line, a line
-    break, a tab or a run of spaces one space, and without what a terminal would draw
-    otherwise (`terminal_text`: a name's escape sequences are data, never drawn). A name
-    is said one way everywhere: a line break in it cut the header after the name (its
-    format and turns were gone) and the name under the picker's list (walk 38, F2)."""
-    return " ".join(terminal_text(name).split())
+    the name under its list, the header, the commands' first lines): on one line, each
+    line break or tab one space (its spaces kept, so a path read off it is the path),
+    and without what a terminal would draw otherwise (`terminal_text`: a name's escape
+    sequences are data, never drawn). A name is said one way everywhere: a line break in
+    it cut the header after the name (its format and turns were gone) and the name under
+    the picker's list (walk 38, F2)."""
+    return " ".join(terminal_text(name).replace("\t", " ").splitlines())
