@@ -308,3 +308,25 @@ def test_the_plots_legend_wraps_between_items_only(
         assert page.evaluate(_BROKEN_LEGEND_ITEMS) == [], width
         assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.close()
+
+
+def test_a_long_name_in_the_same_run_fits_a_phone(
+    browser: Any, isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 39, F1: a workbench export with marks names its marks file by 64 hex digits;
+    "The same run" held it unbroken and the page was 601 px wide at 390 (it scrolled
+    sideways). A token longer than the line wraps; the command reads the same."""
+    from chunkscope.tui.cli import main
+
+    out = isolated / "r.html"
+    name = "c198ea50e5fcbfbeda278367bab54710016d23639ed3caec2205635472671a18.json"
+    (isolated / name).write_text('{"starts": [1, 44, 90]}')
+    shutil.copy(SAMPLE, isolated / SAMPLE.name)
+    assert main(["report", SAMPLE.name, "--gold", name, "-o", str(out)]) == 0
+    capsys.readouterr()
+    page = browser.new_page(viewport={"width": 390, "height": 800})
+    page.goto(out.as_uri())
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    run = page.locator("p.run code").inner_text()
+    assert run == f"chunkscope report {SAMPLE.name} --gold {name} -o r.html"
+    page.close()

@@ -790,6 +790,7 @@ tr.default td { color: var(--muted); }
 .swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px;
   vertical-align: -0.1rem; margin: 0 .25rem 0 .6rem; }
 .legend .item { white-space: nowrap; }
+p.run { overflow-wrap: anywhere; }
 .topic { border-top: 2px solid var(--accent); margin-top: 1rem; }
 svg.plot { width: 100%; height: auto; display: block; background: var(--bg); }
 svg .panel { fill: none; stroke: var(--line); }
@@ -1157,7 +1158,7 @@ def _params_table(report: Report) -> str:
     return (
         '<h2 id="params">Parameters</h2>'
         f'<div class="table"><table><tr><th>flag</th><th>value</th><th></th></tr>{rows}</table>'
-        f"</div><p>The same run: <code>{esc(report.command)}</code>"
+        f'</div><p class="run">The same run: <code>{esc(report.command)}</code>'
         f"{' ' + esc(_folders_note(report)) if report.folders_dropped else ''}"
         f"{' ' + esc(report.command_note) if report.command_note else ''}</p>"
     )
