@@ -136,3 +136,32 @@ def test_a_wordless_tail_after_the_last_stop_is_no_part_of_a_sentence(
     assert main(["recap", str(log)]) == 0
     out = capsys.readouterr().out
     assert "tidy now." in out and "🎉." not in out and "tidy now. 🎉" not in out
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"x\x00",
+        b"x\x00\x00",
+        b"x\x00y",
+        b"\x00x\x00",
+        b"xy\x00",
+        b"x\x00y\x00",
+        b"a\x00\x00\x00b\x00\x00\x00",
+    ],
+)
+def test_an_encoding_is_named_only_when_the_bytes_are_one(head: bytes) -> None:
+    """Walk 39, F3: two or three bytes with a NUL were called UTF-32LE text, and the
+    `iconv` the message gave failed on them (two bytes are no UTF-32 character). An
+    encoding named is one the bytes decode in; anything else is a binary file."""
+    import re
+
+    from chunkscope.engine.read.source import binary_reason
+
+    said = binary_reason(head)
+    assert said is not None
+    m = re.search(r"looks like (UTF-\d+[LB]E) text", said)
+    if m is None:
+        assert said.startswith("looks like a binary file")
+    else:
+        head.decode(m.group(1).lower().replace("utf-", "utf_"))  # (strict: raises if not)

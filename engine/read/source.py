@@ -470,10 +470,17 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
     nul = head.find(b"\x00")
     if nul >= 0 and share > _BINARY_SHARE:
         quarter = len(head) // 4
+        # (a whole number of characters, two at least: `x\0` is no UTF-32, walk 39 F3)
+        wide = len(head) % 4 == 0 and quarter >= 2
         for nuls, chars, name in (((1, 2, 3), 0, "UTF-32LE"), ((0, 1, 2), 3, "UTF-32BE")):
-            if all(head[k::4].count(0) >= quarter * 0.9 for k in nuls) and _texty(head[chars::4]):
+            if (
+                wide
+                and all(head[k::4].count(0) >= quarter * 0.9 for k in nuls)
+                and _texty(head[chars::4])
+            ):
                 return _other_encoding(name)  # ASCII text four bytes a character, no BOM
-        if head.count(0) < len(head) * 0.6:  # ASCII text two bytes a character, no BOM
+        if len(head) % 2 == 0 and quarter and head.count(0) < len(head) * 0.6:
+            # ASCII text two bytes a character, no BOM
             if head[1::2].count(0) > quarter and _texty(head[0::2]):
                 return _other_encoding("UTF-16LE")
             if head[0::2].count(0) > quarter and _texty(head[1::2]):
