@@ -148,7 +148,8 @@ async def test_a_strategy_parameter_reruns_its_column_only() -> None:
         expected = engine_result(LOG, "sliding-window", max_tokens=big)
         left = app.workbench.query_one("#before", ChunkList)
         assert left.count == len(expected) != len(left_before.result)
-        assert f"sliding-window max_tokens={big} ({len(expected)})" in titles(app)[0]
+        # the setting named and shown as its slider shows it (walk 39, F4)
+        assert f"sliding-window max tokens {big} ({len(expected)})" in titles(app)[0]
         only_a, only_b = differ_counts(expected.cut_points(), right_before.result.cut_points())
         assert f"{only_a} cut" in titles(app)[0] and f"{only_b} cut" in titles(app)[1]
         assert isinstance(panel.slider_for("right", "max_tokens"), Slider)

@@ -168,14 +168,41 @@ class ChunkscopeApp(
         path: str | None = None,
         time_format: str | None = None,
     ) -> str | None:
-        """The palette's Screenshot: saved in the served folder when confined (Textual
-        saves in ~/Downloads, outside the folder a served workbench may write to); in a
-        browser it is a download, as Textual does it."""
-        if self.options.confine is not None and not self.is_web:
+        """The palette's Screenshot (and `action_screenshot`). In a browser it is a
+        download, as Textual does it. Here it is written as every write of the workbench
+        (`_write_file`: atomically, `Wrote the screenshot to PATH.` or `cannot write PATH:
+        reason`): confined, in the served folder (~/Downloads is outside the folder a
+        served workbench may write to); else in `path` when given, in ~/Downloads when it
+        exists, or in the current folder (Textual failed there, `Failed to save screenshot`,
+        saying neither where nor why: walk 39, F2)."""
+        if self.is_web:
+            return super().deliver_screenshot(filename, path, time_format)
+        from platformdirs import user_downloads_path
+        from textual._files import generate_datetime_filename
+
+        from chunkscope.engine.fileio import atomic_write_text
+
+        if self.options.confine is not None:
             from chunkscope.engine.paths import served_folder
 
-            path = str(served_folder(self.options.confine))
-        return super().deliver_screenshot(filename, path, time_format)
+            folder = served_folder(self.options.confine)
+        elif path is not None:
+            folder = Path(path).expanduser()
+        else:
+            downloads = user_downloads_path()
+            try:
+                folder = downloads if downloads.is_dir() else Path.cwd()
+            except OSError:  # the current folder was removed: the write says so
+                folder = Path()
+        name = filename or generate_datetime_filename(self.title, ".svg", time_format)
+        svg = self.export_screenshot()  # here: it reads the screen, the write is a worker's
+
+        def write(target: Path) -> str:
+            atomic_write_text(target, svg)
+            return "the screenshot"
+
+        self._write_file(folder / name, write)
+        return None
 
     def __init__(self, options: StartOptions | None = None) -> None:
         super().__init__()

@@ -1132,12 +1132,13 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             strip.own_chunks = own
             strip.scale_noun = noun
             strip.refresh()
-        name = spec.label() if spec is not None else DEFAULT_LABEL[side]  # under its column
+        # under its column; its settings given up before its numbers (walk 39, F4)
+        names = spec.labels() if spec is not None else [DEFAULT_LABEL[side]]
         if view is None or data is None:
             strip.set_note(None)
             strip.set_marks([], [])
             strip.set_data(np.zeros(0), None, [], np.zeros(0, dtype=np.int64), None, "chars")
-            strip.set_title(f"{name} · computing…" if view is not None else name, [])
+            strip.set_title([f"{n} · computing…" if view is not None else n for n in names], [])
             return
         if spec is None and side == "right":  # the merged run: the main strip's data
             result = view.result
@@ -1160,7 +1161,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             else:  # a verdict per merged cut, as the cuts drawn
                 strip.set_marks(judged.strip, judged.verdict.cut_verdicts)
             depth = view.params.topic.topic_depth
-            strip.set_title(name, strip_number_forms(view.sims, result, depth))
+            strip.set_title(names, strip_number_forms(view.sims, result, depth))
             return
         res, _updating = self.driver.shown_result(side)
         shown = column_strip(view, res.result if res is not None else None, data[0], data[3])
@@ -1175,7 +1176,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             strip.set_marks(
                 judged.strip, [verdicts[i] if i < len(verdicts) else "" for i in shown.cut_of]
             )
-        strip.set_title(name, shown.titles)
+        strip.set_title(names, shown.titles)
 
     def _column_data(self, side: str, view: RunView | None) -> Any:
         """(chunks, cut points, cut lines, tokens, approx, cuts inside a topic) of a

@@ -37,12 +37,16 @@ def title_forms(slots: Sequence[Sequence[str]], order: Sequence[int]) -> list[st
     return out
 
 
-def fit_title(name: str, forms: Sequence[str], room: int) -> str:
+def fit_title(name: str | Sequence[str], forms: Sequence[str], room: int) -> str:
     """`name` and the first of `forms` (a title's numbers, whole to shortest) that fits
     `room` cells; the name alone when none does (none at all: `room` unknown, <= 0,
-    takes the whole)."""
-    tries = [f"{name}  {form}" if form else name for form in forms]
-    return fit_text([*tries, name], room)
+    takes the whole). A `name` given in forms (longest first: a compare column's with
+    its changed settings, then bare) gives them up before the numbers shorten."""
+    names = [name] if isinstance(name, str) else list(name)
+    whole = forms[0] if forms else ""
+    tries = [f"{n}  {whole}" if whole else n for n in names[:-1]]
+    tries += [f"{names[-1]}  {form}" if form else names[-1] for form in forms]
+    return fit_text([*tries, names[-1]], room)
 
 
 def fit_text(forms: Sequence[str], room: int) -> str:

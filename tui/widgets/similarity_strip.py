@@ -184,7 +184,7 @@ class SimilarityStrip(Widget):
         # the legend last put in the border, and the border's subtitle it made
         self._border_legend: tuple[Text | None, object] = (None, None)
         self.builds = 0  # rows built (tests and the benchmark read it)
-        self._title: tuple[str, list[str]] = ("", [])  # see `set_title`
+        self._title: tuple[str | list[str], list[str]] = ("", [])  # see `set_title`
 
     def set_data(
         self,
@@ -247,10 +247,11 @@ class SimilarityStrip(Widget):
         self._hits_version += 1
         self.refresh()
 
-    def set_title(self, name: str, forms: Sequence[str]) -> None:
-        """The border's title: `name` and the first of `forms` (its numbers, whole to
-        shortest) that fits, fitted again when the strip's width changes."""
-        self._title = (name, list(forms))
+    def set_title(self, name: str | Sequence[str], forms: Sequence[str]) -> None:
+        """The border's title: `name` (or the first of its forms, longest first, that
+        fits with the whole numbers) and the first of `forms` (its numbers, whole to
+        shortest) that fits, fitted again when the strip's width changes (`fit_title`)."""
+        self._title = (name if isinstance(name, str) else list(name), list(forms))
         self._fit_title()
 
     def on_resize(self) -> None:

@@ -19,19 +19,12 @@ from chunkscope.tui.workbench.columns import (
     SIDES,
     ColumnSpec,
     column_param_specs,
+    param_label,
     slider_range,
     slider_value,
 )
 
 LABEL_WIDTH = 11
-LABELS = {
-    "max_tokens": "max tokens",
-    "overlap": "overlap",
-    "max_messages": "max msgs",
-    "min_chunk_tokens": "min tokens",
-    "gap_minutes": "gap min",
-    "min_chars": "min chars",
-}
 
 
 class StrategyPanel(ControlStack):
@@ -92,9 +85,7 @@ class StrategyPanel(ControlStack):
                     hi,
                     step,
                     big_step=big,
-                    label=LABELS.get(p.name, p.slider.label if p.slider else p.name)[
-                        : LABEL_WIDTH - 1
-                    ],
+                    label=param_label(p)[: LABEL_WIDTH - 1],
                     fmt=fmt,
                     label_width=LABEL_WIDTH,
                     value_width=6,

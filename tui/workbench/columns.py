@@ -110,17 +110,36 @@ def run_merge_column(pipe: Pipeline, spec: ColumnSpec) -> Any:
     return StrategyResult(spec.name, values, chunks, info)
 
 
-# Parameters a column's sliders edit, in this order (the others keep their defaults).
-MAIN_PARAMS = (
-    "max_tokens",
-    "overlap",
-    "max_messages",
-    "min_chunk_tokens",
-    "gap_minutes",
-    "min_chars",
-)
+#: A strategy's parameters its column's sliders edit, in this order (the others keep
+#: their defaults), and how the sliders name them. A knob that declares its slider (a
+#: merge column's) is named by that declaration (`Knob.label`).
+MAIN_PARAM_LABELS = {
+    "max_tokens": "max tokens",
+    "overlap": "overlap",
+    "max_messages": "max msgs",
+    "min_chunk_tokens": "min tokens",
+    "gap_minutes": "gap min",
+    "min_chars": "min chars",
+}
+MAIN_PARAMS = tuple(MAIN_PARAM_LABELS)
 
 Point = tuple[int | None, int | None]  # (turn index, source line), as cut_points()
+
+
+def param_label(spec: Any) -> str:
+    """A column's parameter (knob) as its slider names it: ``min size``, ``max tokens``."""
+    return MAIN_PARAM_LABELS.get(spec.name) or str(spec.label)
+
+
+def _setting(spec: Any, key: str, value: Any) -> str:
+    """A changed parameter as its slider names and shows it: ``min size 5000``."""
+    if spec is None:  # (not a parameter of the column: said as given)
+        return f"{key} {value}"
+    rng = slider_range(spec)
+    if rng is not None and isinstance(value, int | float):
+        return f"{param_label(spec)} {rng[4].format(value)}"
+    shown = f"{value:g}" if isinstance(value, float) else str(value)
+    return f"{param_label(spec)} {shown}"
 
 
 @dataclass(frozen=True)
@@ -146,13 +165,20 @@ class ColumnSpec:
         return {s.name: s.default for s in column_param_specs(self.name)}[key]
 
     def label(self) -> str:
+        """The column's name and the settings changed from their defaults, named and
+        shown as its sliders show them: ``merge:topic min size 5000, max chars 256``
+        (walk 39, F4: it said ``topic_min_chars=5000``, the engine's name)."""
         if not self.params:
             return self.name
-        return (
-            self.name
-            + " "
-            + " ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.params)
-        )
+        specs = {s.name: s for s in column_param_specs(self.name)}
+        order = list(specs)  # the sliders' order
+        given = sorted(self.params, key=lambda kv: order.index(kv[0]) if kv[0] in specs else 0)
+        return f"{self.name} " + ", ".join(_setting(specs.get(k), k, v) for k, v in given)
+
+    def labels(self) -> list[str]:
+        """`label` and the bare name, longest first: a title that has no room for the
+        settings keeps the run's numbers (the sliders show the settings)."""
+        return list(dict.fromkeys([self.label(), self.name]))
 
 
 @dataclass
