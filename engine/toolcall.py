@@ -346,10 +346,35 @@ def _with_block(head: str, args: dict[str, Any]) -> str:
     many = [k for k, v in args.items() if isinstance(v, str) and "\n" in v.strip()]
     multi = many[-1] if many else None
     if multi is None:
-        return f"{head} {_pairs(args)}" if args else head
+        nested = _nested_text(args, None, 0)
+        if nested is None:
+            return f"{head} {_pairs(args)}" if args else head
+        # a multi-line text inside a list or an object (ChatGPT's canvas updates'
+        # replacement, an edit list's new text) shows as its lines too, after the
+        # pairs that give its first (walk 40, F2: "In, out." was nowhere in the chunk)
+        key, text = nested
+        return f"{head} {_pairs(args)} {_key(key)}:\n{_block(text)}"
     rest = {k: v for k, v in args.items() if k != multi}
     line = f"{head} {_pairs(rest)}" if rest else head
     return f"{line} {_key(multi)}:\n{_block(args[multi])}"
+
+
+def _nested_text(value: Any, key: Any, depth: int) -> tuple[Any, str] | None:
+    """The last multi-line text inside the lists and objects of `value` (to
+    `_NESTED_DEPTH`), with the name of the member holding it (`key` for a list's
+    items), or None."""
+    if isinstance(value, str):
+        return (key, value) if depth > 1 and "\n" in value.strip() else None
+    if depth > _NESTED_DEPTH:
+        return None
+    found = None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _nested_text(v, k, depth + 1) or found
+    elif isinstance(value, list):
+        for v in value:
+            found = _nested_text(v, key, depth + 1) or found
+    return found
 
 
 def _subject(value: str) -> str:
