@@ -393,7 +393,14 @@ def _called(name: str, arguments: Any) -> str:
     shown = format_call(name, arguments)
     if shown.startswith(("$ ", "# ")):  # a command: the tool's name, then the command as
         return f"Called {name or '?'}: {shown}"  # typed (a period would read as part of it)
-    return f"Called {shown}" + ("" if shown.endswith((".", ELLIPSIS, "\n")) else ".")
+    # (a quoted argument's own stop ends the sentence: `Called bio "Likes haiku."`, not
+    # `"Likes haiku.".`: walk 40, F3)
+    ended = shown.endswith((ELLIPSIS, "\n")) or _STOP_ENDS.search(shown) is not None
+    return f"Called {shown}" + ("" if ended else ".")
+
+
+#: A stop that ends a text, quote marks or brackets after it allowed.
+_STOP_ENDS = re.compile(r"[.!?…][\"'”’)\]]*\Z")
 
 
 # --------------------------------------------------------------------------- other agents' tools
