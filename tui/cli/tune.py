@@ -123,10 +123,18 @@ def _grid(
                 f"--grid {item}: expected NAME=V1,V2 with NAME one of {', '.join(own)} "
                 f"(--merge {mode})"
             )
-        try:
-            grid[knob.name] = [knob.coerce(knob.convert(v)) for v in values.split(",") if v]
-        except ValueError as e:
-            raise CliError(f"--grid {item}: {e}") from None
+        grid[knob.name] = []
+        for v in values.split(","):
+            if not v:
+                continue
+            try:
+                value = knob.convert(v)
+            except ValueError:  # (Python's `invalid literal for int()`: walk 40, F4)
+                raise CliError(f"--grid {item}: expected {knob.expected}, got {v!r}") from None
+            try:
+                grid[knob.name].append(knob.coerce(value))
+            except ValueError as e:
+                raise CliError(f"--grid {item}: {e}") from None
         if not grid[knob.name]:
             raise CliError(f"--grid {item}: no values")
     size = grid_size(grid)
