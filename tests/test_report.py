@@ -31,7 +31,7 @@ TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "main", "footer", "p", "h1",
     "h2", "h3", "dl", "dt", "dd", "pre", "code", "b", "span", "article", "section", "details",
     "summary", "div", "table", "tr", "th", "td", "ul", "li", "svg", "rect", "text", "polyline",
-    "line", "path",
+    "line", "path", "wbr",
 }  # fmt: skip
 HOSTILE = [
     "<script>alert(1)</script>",

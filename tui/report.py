@@ -638,6 +638,35 @@ def esc(value: object) -> str:
     return html.escape(_clean(str(value)), quote=True)
 
 
+#: A word at least this long in a table's text may break inside (`breakable`).
+LONG_WORD = 24
+_LONG_WORD = re.compile(rf"\S{{{LONG_WORD},}}")
+#: Where such a word may break: after a path's, a name's or a rule's separators.
+_WORD_JOINTS = re.compile(r"(?<=[/\\_.=,:;-])")
+
+
+def breakable(value: object) -> str:
+    """`esc(value)` where a word of `LONG_WORD` characters or more (a path, a rule of
+    ``===``) may break, after its separators and else every `LONG_WORD` characters: a
+    table's text column then narrows to its box (walk 40, F1: one path in an abstract
+    made the chunk table 1,079 px wide in a 968-px box), while its other words stay
+    whole, as `overflow-wrap: anywhere` would not keep them."""
+    text = _clean(str(value))
+    out: list[str] = []
+    last = 0
+    for m in _LONG_WORD.finditer(text):
+        out.append(html.escape(text[last : m.start()], quote=True))
+        pieces = [
+            part[i : i + LONG_WORD]
+            for part in _WORD_JOINTS.split(m.group())
+            for i in range(0, len(part), LONG_WORD)
+        ]
+        out.append("<wbr>".join(html.escape(p, quote=True) for p in pieces if p))
+        last = m.end()
+    out.append(html.escape(text[last:], quote=True))
+    return "".join(out)
+
+
 def _num(x: float) -> str:
     if abs(x) >= 1_000_000:
         return f"{x / 1_000_000:.1f}M"
@@ -897,7 +926,7 @@ def _retrieval(report: Report) -> str:
         f'<tr><td style="color:{HIT if o.hit else MISS}">{"hit" if o.hit else "miss"}</td>'
         f'<td class="n">{esc(o.rank) if o.rank else "–"}</td>'
         f'<td class="n">{esc(", ".join(f"#{i}" for i in o.right[:3]))}</td>'
-        f"<td>{esc(o.query.query)}</td></tr>"
+        f"<td>{breakable(o.query.query)}</td></tr>"
         for o in r.outcomes
     )
     head = '<h2 id="retrieval">Questions answered</h2>'
@@ -1039,12 +1068,12 @@ def _cell(value: Any, fractions: bool = False) -> str:
             )
         if len(value) <= SHORT_CELL:
             return f'<td class="w">{esc(value)}</td>'
-        return f"<td>{esc(value)}</td>"
+        return f"<td>{breakable(value)}</td>"
     if isinstance(value, list | tuple):
         if len(value) == 2 and all(type(v) is int for v in value):
             return f'<td class="n">{value[0]:,}–{value[1]:,}</td>'
         if all(isinstance(v, str) for v in value):
-            return "<td>" + "".join(f"<div>{esc(v)}</div>" for v in value) + "</td>"
+            return "<td>" + "".join(f"<div>{breakable(v)}</div>" for v in value) + "</td>"
     return f"<td><code>{esc(json.dumps(value, ensure_ascii=False))}</code></td>"
 
 
