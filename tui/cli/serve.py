@@ -272,14 +272,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
             with contextlib.suppress(NotImplementedError):
                 loop.add_signal_handler(signal.SIGINT, self.request_exit)
                 loop.add_signal_handler(signal.SIGTERM, self.request_exit)
-            web.run_app(
-                self._make_app(),
-                host=self.host,
-                port=self.port,
-                handle_signals=False,
-                loop=loop,
-                print=listening,
-            )
+            try:
+                web.run_app(
+                    self._make_app(),
+                    host=self.host,
+                    port=self.port,
+                    handle_signals=False,
+                    loop=loop,
+                    print=listening,
+                )
+            finally:  # its signal handlers go with it, here, in the thread that set them
+                if not loop.is_closed():
+                    loop.close()
+                asyncio.set_event_loop(None)
 
         async def on_startup(self, app: web.Application) -> None:
             """Nothing: textual-serve's banner names no token, and comes before the bind."""
