@@ -339,30 +339,23 @@ def test_the_reports_tables_fit_their_box_with_long_paths(
     width: the chunk table was 844 px in a 668-px box at 700 (1,079 in 968 at 1000 on a
     real session), its last columns off to the side. Such a word breaks at its
     separators; the table fits its box, and a word of ordinary length stays whole."""
-    import json
-
     from chunkscope.tui.cli import main
+    from tests.logs import seed_log
 
-    log = isolated / "paths.jsonl"
     rule = "=" * 40
     path = (
         "/Users/someone/projects/graph-monitor/priv/repo/migrations/"
         "20260211203856_add_annotation_message_refs_and_source.exs"
     )
-    rows = [
-        ("user", f"Please look at {path} and tell me what the migration adds to the schema."),
-        (
-            "assistant",
-            f"The migration {path} adds two columns. {rule} Both are indexed for the lookups.",
-        ),
-        ("user", "Thanks, now write the tests for the annotation references please."),
-        ("assistant", "Done: the tests cover both columns and the index on the references."),
-    ]
-    log.write_text(
-        "".join(
-            json.dumps({"role": r, "content": c, "timestamp": f"2026-01-01T10:0{i}:00"}) + "\n"
-            for i, (r, c) in enumerate(rows)
-        )
+    log = seed_log(
+        isolated,
+        [
+            ("user", f"Please look at {path} and tell me what the migration adds to the schema."),
+            ("assistant", f"The migration {path} adds two columns. {rule} Both are indexed."),
+            ("user", "Thanks, now write the tests for the annotation references please."),
+            ("assistant", "Done: the tests cover both columns and the index on the references."),
+        ],
+        "paths.jsonl",
     )
     out = isolated / "r.html"
     assert main(["report", log.name, "-o", str(out)]) == 0
@@ -377,5 +370,5 @@ def test_the_reports_tables_fit_their_box_with_long_paths(
                 .map(d => [d.scrollWidth, d.clientWidth])"""
         )
         assert over == [], (width, over)
-        assert "Both are indexed" in page.content()
+        assert "Both are indexed." in page.content()
     page.close()

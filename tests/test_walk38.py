@@ -109,9 +109,8 @@ def test_a_wordless_tail_after_the_last_stop_is_no_part_of_a_sentence(
     """``Tidy now. 🎉`` is summed up as ``Tidy now.``: the emoji was kept and given a
     period (``now. 🎉.``) in the recap and the summary panel (walk 38, F3); a tail with
     words or a closing mark stays."""
-    import json
-
     from chunkscope.engine.summarize.extractive import sentences_of
+    from tests.logs import seed_log
 
     assert sentences_of("All done, the loader is tidy now. 🎉") == [
         "All done, the loader is tidy now."
@@ -119,19 +118,15 @@ def test_a_wordless_tail_after_the_last_stop_is_no_part_of_a_sentence(
     assert sentences_of("Shipped! 🚀🎉 ✅") == ["Shipped!"]
     for kept in ("Done. ✓ 12/12", "It works :)", "**Ok. **"):
         assert sentences_of(kept) == [kept]
-    log = tmp_path / "emo.jsonl"
-    rows = [
-        ("user", "Please tidy the config loader and its tests today."),
-        ("assistant", "All done, the loader is tidy now. 🎉"),
-        ("user", "Great, now check the docs build too."),
-        ("assistant", "The docs build passes. ✅ 🚀"),
-    ]
-    log.write_text(
-        "".join(
-            json.dumps({"role": r, "content": c, "timestamp": f"2026-01-01T10:0{i}:00"}) + "\n"
-            for i, (r, c) in enumerate(rows)
-        ),
-        encoding="utf-8",
+    log = seed_log(
+        tmp_path,
+        [
+            ("user", "Please tidy the config loader and its tests today."),
+            ("assistant", "All done, the loader is tidy now. 🎉"),
+            ("user", "Great, now check the docs build too."),
+            ("assistant", "The docs build passes. ✅ 🚀"),
+        ],
+        "emo.jsonl",
     )
     assert main(["recap", str(log)]) == 0
     out = capsys.readouterr().out
