@@ -60,3 +60,34 @@ def test_a_bad_grid_value_is_said_in_the_clis_words(
     log = str(ROOT / "sample_logs" / "cache_refactor.jsonl")
     assert main(["tune", log, "--gold", str(gold), "--grid", grid]) == 2
     assert capsys.readouterr().err == f"chunkscope: --grid {grid}: {said}\n"
+
+
+async def test_m_after_arrows_in_the_turn_view_marks_the_turn_they_reached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walk 41, F1: in the turn view, `↓ ↓ ↓ m` in one burst reached merged chunk 3, all
+    of whose text is inside a message chunk 2 starts (split between them): the left
+    selection stayed on item 0 and `m` said "A topic always starts at line 1". The
+    chunk's item is the one holding its text, burst or not."""
+    from tests.pilot import SAMPLE, burst, make_app, recording_notifications, settled, wait_for
+
+    monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("CHUNKSCOPE_CONFIG_DIR", str(tmp_path / "cfg"))
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await pilot.press("v")
+        await wait_for(pilot, lambda: bench.view is not None and bench.view.left_kind == "turns")
+        await pilot.pause()
+        a, b = bench.view.left_range(3)  # type: ignore[union-attr]
+        assert a == b > 0  # (what the finding needs: chunk 3 owns no turn of its own)
+        said = recording_notifications(app)
+        burst(app, "down", "down", "down", "m")
+        await wait_for(pilot, lambda: bool(said), 5)
+        await pilot.pause()
+        assert said and said[0].startswith("Topic mark: a topic starts at line 14"), said
+        held = bench.view.result.chunks[3].lines  # type: ignore[union-attr]
+        item = bench.left_items()[a - 1]
+        assert held is not None and item.lines is not None and item.lines[0] <= held[0]

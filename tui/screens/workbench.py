@@ -915,9 +915,13 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             a, b = view.left_range(index)
             before.set_related(a, b)
             if from_left is None:
-                if b > a:
-                    before.select(a, scroll=False)
-                    before.scroll_to_card(a, top=True)
+                # its first item; none when all its text is inside an item an earlier
+                # chunk holds (a message split between them): that item (walk 41, F1:
+                # the left selection stayed where it was, and `m` marked that item)
+                first = a if b > a else a - 1
+                if first >= 0:
+                    before.select(first, scroll=False)
+                    before.scroll_to_card(first, top=True)
             else:
                 before.select(from_left)
         bounds = view.result.bounds  # merged chunk `index` spans units bounds[index]:[index + 1]
