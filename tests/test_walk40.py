@@ -91,3 +91,40 @@ async def test_m_after_arrows_in_the_turn_view_marks_the_turn_they_reached(
         held = bench.view.result.chunks[3].lines  # type: ignore[union-attr]
         item = bench.left_items()[a - 1]
         assert held is not None and item.lines is not None and item.lines[0] <= held[0]
+
+
+async def test_a_compare_columns_card_over_the_cap_is_flagged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walk 42, F1: a merge column's card larger than the size cap (one unit kept whole)
+    had no `over cap!` flag, which the same chunk has in the main view."""
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+    from tests.logs import seed_log
+    from tests.pilot import make_app, settled, wait_for
+
+    monkeypatch.setenv("CHUNKSCOPE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("CHUNKSCOPE_CONFIG_DIR", str(tmp_path / "cfg"))
+    huge = " ".join(f"word{i}" for i in range(2500))  # one paragraph over 8192 chars
+    log = seed_log(
+        tmp_path,
+        [
+            ("user", "Please paste the whole generated list here for me."),
+            ("assistant", huge),
+            ("user", "Thanks, now sum it up in one line please."),
+            ("assistant", "It is a list of numbered words, nothing else."),
+        ],
+    )
+    app = make_app(log)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        app.set_column_strategy("left", "merge:seed")  # type: ignore[attr-defined]
+        lst = bench.query_one("#before", ChunkList)
+        await wait_for(pilot, lambda: any(len(c.text) > 8192 for c in lst.chunks), 20)
+        await pilot.pause()
+        big = next(i for i, c in enumerate(lst.chunks) if len(c.text) > 8192)
+        assert lst._over is not None and bool(lst._over[big])
+        assert "over cap!" in "".join(s.text for s in lst.render_line(0)) or any(
+            "over cap!" in "".join(s.text for s in lst.render_line(y)) for y in range(20)
+        )

@@ -1183,8 +1183,8 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         strip.set_title(names, shown.titles)
 
     def _column_data(self, side: str, view: RunView | None) -> Any:
-        """(chunks, cut points, cut lines, tokens, approx, cuts inside a topic) of a
-        column, None until known."""
+        """(chunks, cut points, cut lines, tokens, approx, cuts inside a topic, cards over
+        the size cap) of a column, None until known."""
         from chunkscope.tui.workbench.topics import inner_cuts
 
         driver = self.driver
@@ -1198,12 +1198,14 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             inner = [topic and r in ("size_cap", "chunk_size") for r in reasons]
             # a merge column: the merge's cuts, with their numbers
             cuts = res.result.info.get("cuts", reasons)
-            return (res.chunks, res.points(), cuts, res.tokens, False, inner)
+            # a card over the cap says so in a column too (walk 42, F1: never flagged)
+            over = [bool(c.meta.get("exceeds_limit")) for c in res.result.chunks]
+            return (res.chunks, res.points(), cuts, res.tokens, False, inner, over)
         if view is None:
             return None
         if side == "left":
             items = view.left_items
-            return (items, chunk_points(items), None, view.left_tokens, False, [])
+            return (items, chunk_points(items), None, view.left_tokens, False, [], None)
         result = view.result
         approx = not view.merged_tokens_exact
         return (
@@ -1213,6 +1215,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             view.merged_tokens,
             approx,
             inner_cuts(result),
+            result.exceeds_limit,
         )
 
     def _draw_column(
@@ -1239,7 +1242,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             self._column_titles.pop(titled.id or "", None)
             _set_title(titled, f"{side.upper()} · {label} · computing…", f"{key} strategy")
             return
-        chunks, _points, cuts, tokens, approx, _inner = data
+        chunks, _points, cuts, tokens, approx, _inner, over = data
         n_cuts = max(0, len(chunks) - 1)
         marks = flags if flags is not None else [False] * n_cuts
         lines: list[CutMark] | None = None
@@ -1262,7 +1265,13 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             bands[: len(marks)] = np.asarray(marks, dtype=np.int64)
         clock = self.view is None or self.view.source.has_clock  # a document's: no time
         lst.set_items(
-            chunks, tokens=tokens, tokens_approx=approx, bands=bands, cuts=lines, clock=clock
+            chunks,
+            tokens=tokens,
+            tokens_approx=approx,
+            bands=bands,
+            cuts=lines,
+            over=over,
+            clock=clock,
         )
         n_differ = sum(marks)
         differ = ""

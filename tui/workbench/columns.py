@@ -93,8 +93,11 @@ def run_merge_column(pipe: Pipeline, spec: ColumnSpec) -> Any:
     run = pipe.with_params(merge=merge, topic=topic)
     result = run.merged()
     reasons = [c.reason for c in result.cuts]
+    over = result.exceeds_limit  # a unit over the cap, kept whole: `over cap!` on its card
     chunks = [
-        StrategyChunk(chunk, {}, reasons[i] if i < len(reasons) else None)
+        StrategyChunk(
+            chunk, {"exceeds_limit": bool(over[i])}, reasons[i] if i < len(reasons) else None
+        )
         for i, chunk in enumerate(result.chunks)
     ]
     # the merge's own cuts (their numbers), so the column's cut lines read as the main
