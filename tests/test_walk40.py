@@ -128,3 +128,33 @@ async def test_a_compare_columns_card_over_the_cap_is_flagged(
         assert "over cap!" in "".join(s.text for s in lst.render_line(0)) or any(
             "over cap!" in "".join(s.text for s in lst.render_line(y)) for y in range(20)
         )
+
+
+def test_a_markdown_overlap_never_starts_inside_inline_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Walk 42, F2: the markdown strategy's overlap began between `chess.js` and its
+    closing backtick: the chunk opened with a stray backtick, the source's span open.
+    It starts after the span instead."""
+    import json
+    import re
+
+    from chunkscope.engine.textutil import code_spans
+
+    words = " ".join(
+        f"Step {i} vendors `chess{i}.js` or `board{i}.ts`, then renders it." for i in range(150)
+    )
+    doc = tmp_path / "spans.md"
+    doc.write_text(f"# Notes\n\n{words}\n", encoding="utf-8")
+    loose_firsts = []
+    for overlap in range(5, 45, 3):
+        argv = ["chunk", str(doc), "--strategy", "markdown", "--max-tokens", "60"]
+        assert main([*argv, "--overlap", str(overlap), "--format", "json"]) == 0
+        chunks = json.loads(capsys.readouterr().out)["chunks"]
+        assert len(chunks) > 10
+        for c in chunks:
+            line = c["text"].split("\n", 1)[0]
+            spans = code_spans(line)
+            if any(not any(a <= m.start() < b for a, b in spans) for m in re.finditer("`", line)):
+                loose_firsts.append((overlap, line[:40]))
+    assert loose_firsts == []

@@ -51,6 +51,7 @@ from chunkscope.engine.chunk.strategies.mdscan import (
     scan,
 )
 from chunkscope.engine.model import Chunk, Turn, gc_paused, turn_part
+from chunkscope.engine.textutil import code_spans
 
 if TYPE_CHECKING:
     from chunkscope.engine.read.source import Source
@@ -276,7 +277,23 @@ class _Splitter:
             index.count(pos, next_end) > self.size or index.count(pos, prev_end) > self.overlap
         ):
             pos = index.after(pos)
-        return self._word_start(min(pos, prev_end), prev_end)
+        pos = self._word_start(min(pos, prev_end), prev_end)
+        return self._after_code_span(pos, prev_end)
+
+    def _after_code_span(self, pos: int, end: int) -> int:
+        """`pos`, or when it falls inside inline code on its line (`` `chess.js` ``), the
+        end of that span: an overlap starting there opened with a stray backtick, the
+        source's span left open (walk 42, F2); `end` when the span runs past it."""
+        text = self.text
+        line = text.rfind("\n", 0, pos) + 1
+        stop = text.find("\n", pos)
+        stop = len(text) if stop < 0 else stop
+        if "`" not in text[line:stop]:
+            return pos
+        for a, b in code_spans(text[line:stop]):
+            if line + a < pos < line + b:
+                return min(line + b, end)
+        return pos
 
     def _word_start(self, pos: int, end: int) -> int:
         """`pos`, or when it falls inside a word (a token such as ``ictions`` of
