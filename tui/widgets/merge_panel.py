@@ -291,15 +291,6 @@ class MergePanel(ControlStack):
     def _min_size(self) -> int:
         return int(knob_value(_MIN_SIZE, float(self._slider(_MIN_SIZE).value)))
 
-    def _put_min_size(self, value: int) -> int:
-        """Put the min size slider at the grid value at or below `value` (no message);
-        the value it now shows."""
-        slider = self._slider(_MIN_SIZE)
-        step = slider.step
-        at = slider.minimum + max(0, (value - slider.minimum) // step) * step
-        slider.set_value(at, notify=False)
-        return self._min_size()
-
     def fit_min_size(self, tuning: Tuning) -> tuple[str, bool] | None:
         """Keep the topic min size within the size cap of `tuning` (the controls' values),
         as `engine.config.tuning.fit_min_size` decides, the user's own value remembered
@@ -309,7 +300,8 @@ class MergePanel(ControlStack):
         if fit is None:
             return None
         self._chosen_min = fit.chosen
-        self._put_min_size(fit.now)
+        # (a step of the slider: `fit_min_size` puts it on the knob's grid, the slider's)
+        self._slider(_MIN_SIZE).set_value(fit.now, notify=False)
         return (fit.said, fit.warning)
 
     def set_score(self, text: str) -> None:
