@@ -277,6 +277,10 @@ def file_size(n: int) -> str:
 
 _BACKTICK_RUN = re.compile(r"`+")
 
+#: A sentence's stop and the closing marks after it (``done."``, ``it.)``), as a
+#: regular expression: what ends a sentence's words.
+SENTENCE_STOP = r"[.!?…][\"'”’)\]]*"
+
 
 def code_span(text: str) -> str:
     """`text` as markdown inline code: in a run of backticks longer than any inside it,

@@ -79,7 +79,13 @@ from chunkscope.engine.read.source import (
     content_text,
     parse_timestamp,
 )
-from chunkscope.engine.textutil import closing_ticks, code_span, plural, strip_control
+from chunkscope.engine.textutil import (
+    SENTENCE_STOP,
+    closing_ticks,
+    code_span,
+    plural,
+    strip_control,
+)
 from chunkscope.engine.toolcall import (
     ELLIPSIS,
     MCP_PREFIX,
@@ -400,7 +406,7 @@ def _called(name: str, arguments: Any) -> str:
 
 
 #: A stop that ends a text, quote marks or brackets after it allowed.
-_STOP_ENDS = re.compile(r"[.!?…][\"'”’)\]]*\Z")
+_STOP_ENDS = re.compile(SENTENCE_STOP + r"\Z")
 
 
 # --------------------------------------------------------------------------- other agents' tools

@@ -30,6 +30,7 @@ from chunkscope.engine.summarize.base import Summary, clean_summary, has_words
 from chunkscope.engine.textutil import (
     CONTROL_CHAR,
     MARKLESS_SCRIPT,
+    SENTENCE_STOP,
     STOPWORDS,
     WIDE_SCRIPT,
     closing_ticks,
@@ -671,7 +672,7 @@ def _split_prose(text: str) -> list[str]:
 
 
 #: A sentence's stop (with its closing marks) before a blank: what may end it.
-_STOP_BEFORE_BLANK = re.compile(r"[.!?…]['\"”’)\]]*(?=\s)")
+_STOP_BEFORE_BLANK = re.compile(SENTENCE_STOP + r"(?=\s)")
 
 
 def _without_wordless_tail(sentence: str) -> str:
