@@ -602,6 +602,22 @@ def _norm(sentence: str) -> str:
 
 #: A sentence at least this long that another one contains is said by it.
 _QUOTED = 30
+#: A sentence cut short (``Response: 'Platform cache dir, yes. Use...``) whose visible
+#: words, at least this long without its label and its opening mark, are in the sections
+#: says nothing they do not.
+_CUT_STEM = 20
+_CUT_END = re.compile(r"(?:\.\.\.|…)[\"'”’)\]]*\.?\Z")
+
+
+def _cut_stem(sentence: str) -> str:
+    """What a sentence cut short shows, as `_norm` compares it, without its label and its
+    opening mark; "" for a sentence that is not cut."""
+    end = _CUT_END.search(sentence)
+    if end is None:
+        return ""
+    return _norm(_LABEL.sub("", sentence[: end.start()]).lstrip("\"'“‘("))
+
+
 #: Candidates whose sentences `_deduped` hashes together (one numpy pass per batch).
 _HASH_BATCH = 256
 _MASK = (1 << 64) - 1
@@ -696,6 +712,9 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
             for s, key, hashes in zip(ss, ks, flat[at : at + len(ks)], strict=True):
                 if not key or key in seen or (len(key) >= _QUOTED and key in said):
                     changed = True  # said already (or a quote of what the sections say)
+                    continue
+                if len(stem := _cut_stem(s)) >= _CUT_STEM and stem in said:
+                    changed = True  # the start of a sentence the sections say whole
                     continue
                 if repeats(key, hashes):
                     changed = True  # it repeats a sentence said already, and little more

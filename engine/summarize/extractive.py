@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
@@ -611,29 +611,41 @@ _QUOTE_REACH = 400
 
 
 class _Quotes:
-    """Where a paragraph's quotations are (straight ``"`` and curly marks, outside
-    inline code), to tell whether a stop is inside one: a quoted question ("Is it
-    right? What is best?") is part of the sentence that quotes it."""
+    """Where a paragraph's quotations are (straight ``"``, curly and single marks,
+    outside inline code), to tell whether a stop is inside one: a quoted question ("Is
+    it right? What is best?") is part of the sentence that quotes it. A single mark
+    opens a quotation after a blank and closes one before a blank or a stop; one between
+    two letters is an apostrophe (``I'd``), neither. A closing mark with nothing open
+    (``the users' files``) closes nothing."""
 
-    __slots__ = ("close", "open", "straight")
+    __slots__ = ("closes", "opens", "straight")
 
     def __init__(self, text: str) -> None:
         spans = [m.span() for m in _INLINE_CODE.finditer(text)] if "`" in text else []
         starts = [a for a, _ in spans]
 
-        def outside(mark: str) -> list[int]:
-            if mark not in text:
-                return []
-            at = (m.start() for m in re.finditer(mark, text))
-            return [
-                i
-                for i in at
-                if not spans or (k := bisect_right(starts, i) - 1) < 0 or i >= spans[k][1]
-            ]
+        def outside(mark: re.Pattern[str]) -> Iterator[re.Match[str]]:
+            for m in mark.finditer(text):
+                i = m.start()
+                if not spans or (k := bisect_right(starts, i) - 1) < 0 or i >= spans[k][1]:
+                    yield m
 
-        self.straight = outside('"')
-        self.open = outside("“")
-        self.close = outside("”")
+        self.straight = [m.start() for m in outside(_STRAIGHT_QUOTE)] if '"' in text else []
+        cut = _CUT_TAIL.search(text) is not None
+        if cut and len(self.straight) % 2:
+            self.straight.append(len(text))  # a text cut short closes at its end what it left open
+        pending: list[int] = []
+        pairs: list[tuple[int, int]] = []
+        for m in outside(_QUOTE_MARK):
+            if m.group(1) is not None:
+                pending.append(m.start())
+            elif pending:
+                pairs.append((pending.pop(), m.start()))
+        if cut:
+            pairs.extend((i, len(text)) for i in pending)
+        pairs.sort()
+        self.opens = [a for a, _ in pairs]
+        self.closes = [b for _, b in pairs]
 
     def inside(self, begin: int, stop: int) -> bool:
         """Whether `stop` is inside a quotation opened since `begin` and closed soon
@@ -641,12 +653,22 @@ class _Quotes:
         lo, hi = bisect_left(self.straight, begin), bisect_left(self.straight, stop)
         if (hi - lo) % 2 and hi < len(self.straight) and self.straight[hi] - stop < _QUOTE_REACH:
             return True
-        opened = bisect_left(self.open, stop) - bisect_left(self.open, begin)
-        closed = bisect_left(self.close, stop) - bisect_left(self.close, begin)
-        after = bisect_left(self.close, stop)
-        return (
-            opened > closed and after < len(self.close) and self.close[after] - stop < _QUOTE_REACH
+        return any(
+            stop < close < stop + _QUOTE_REACH
+            for close in self.closes[bisect_left(self.opens, begin) : bisect_left(self.opens, stop)]
         )
+
+
+_STRAIGHT_QUOTE = re.compile('"')
+#: A quotation's mark, its group 1 for an opening one: a curly mark, or a single one
+#: after a blank (or an opening bracket) before a character that is not blank; a closing
+#: single one follows a character that is not blank before a blank, a stop or a closing
+#: bracket.
+_QUOTE_MARK = re.compile(r"(“|(?:(?<=[\s(\[])|^)['‘](?=\S))|”|(?<=\S)['’](?=[\s.,;:!?)\]]|$)")
+#: The end of a text cut short (`_truncate`): its quotation may be left open there.
+_CUT_TAIL = re.compile(r"(?:\.\.\.|…)\s*\Z")
+#: What may be a quotation's mark: a paragraph without one has no quotation.
+_QUOTE_MARKS = frozenset("\"“'‘")
 
 
 def _split_prose(text: str) -> list[str]:
@@ -656,7 +678,7 @@ def _split_prose(text: str) -> list[str]:
     parts: list[str] = []
     begin = 0
     bold = _BOLD in text
-    quotes = _Quotes(text) if '"' in text or "“" in text else None
+    quotes = _Quotes(text) if not _QUOTE_MARKS.isdisjoint(text) else None
     code = code_spans(text)
     code_starts = [a for a, _ in code]
     for m in _SENTENCE_END.finditer(text):
