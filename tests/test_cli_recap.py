@@ -74,6 +74,7 @@ def test_json_contract(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
             "score",
             "tokens",
             "selected",
+            "pinned",
             "reason",
         }
         assert c["index"] == i

@@ -342,6 +342,7 @@ def test_selection_json_contract() -> None:
         "score",
         "tokens",
         "selected",
+        "pinned",
         "reason",
     }
     assert doc["candidates"][0]["tokens"] == COUNTER.count(para(0, 3))
@@ -640,7 +641,8 @@ def test_dedupe_leaves_out_what_a_sentence_said_before_holds(
 ) -> None:
     """A sentence is left out when it is one said before, or holds one of 30 characters
     or more said before: the window hashes only screen, the plain substring rule decides
-    (checked against that rule, in batches of any size)."""
+    (checked against that rule, in batches of any size). An excluded candidate says
+    nothing and keeps all of its own."""
     from chunkscope.engine.recap import core
     from chunkscope.engine.summarize.extractive import sentences_of
 
@@ -657,10 +659,12 @@ def test_dedupe_leaves_out_what_a_sentence_said_before_holds(
         c, kept = cands[i], []
         for s in sentences_of(cands[i].summary.summary):
             key = core._norm(s)
+            if c.excluded:  # no part of the recap: its own summary, as it is
+                kept.append(key)
+                continue
             if key in seen or any(len(k) >= core._QUOTED and k in key for k in seen):
                 continue
-            if not c.excluded:
-                seen.add(key)
+            seen.add(key)
             kept.append(key)
         assert [core._norm(s) for s in sentences_of(got[i].summary.summary)] == kept
 

@@ -75,7 +75,7 @@ def test_no_line_of_the_recap_starts_inside_the_pinned_question(capsys) -> None:
     # all of it is in the Task's "Answered:" line: nothing is left to say, and no part of
     # the question is kept alone
     assert asked["summary"].startswith("Asked user: 'Where should the cache database live?")
-    assert asked["reason"] == "said already"
+    assert asked["reason"] == "said already" and asked["pinned"] is True
     happened = recap["recap"].split("## What happened", 1)[1]
     assert "next to the project?'" not in happened
     assert "Response: '" not in happened

@@ -95,7 +95,7 @@ class WorkbenchCommands(Provider):
             (
                 "recap: pin the selected chunk",
                 app.action_pin,
-                "Always keep this chunk's summary in the recap",
+                "Keep this chunk's summary first in the recap, less what it says already",
             ),
             (
                 "recap: exclude the selected chunk",

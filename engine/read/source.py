@@ -434,6 +434,17 @@ def _other_encoding(name: str) -> str:
 _NUL_PADDING = 16
 
 
+def _not_text(raw: bytes, text: str) -> tuple[int, int]:
+    """Of `text` (`raw` decoded with replacement), how many characters did not decode
+    and how many are control characters no text holds."""
+    undecodable = text.count("\ufffd") - raw.count(_REPLACEMENT)
+    controls = sum(1 for ch in text if (ch < " " and ch not in _TEXT_CONTROLS) or ch == "\x7f")
+    return undecodable, controls
+
+
+_REPLACEMENT = "\ufffd".encode()
+
+
 def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | None:
     """Why `head` (a file's first bytes) is not text, or None when it is.
 
@@ -464,8 +475,7 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
         # the text before it is judged; the reader warns of the NULs as of any stray one
         head = body
     text = head.decode("utf-8", errors="replace")
-    undecodable = text.count("\ufffd") - head.count("\ufffd".encode())
-    controls = sum(1 for ch in text if (ch < " " and ch not in _TEXT_CONTROLS) or ch == "\x7f")
+    undecodable, controls = _not_text(head, text)
     share = (undecodable + controls) / len(text)
     nul = head.find(b"\x00")
     if nul >= 0 and share > _BINARY_SHARE:
@@ -639,22 +649,66 @@ def _iter_lines(
         total = path.stat().st_size if progress is not None else 0
         compressed = hasattr(fh, "fileobj")
         done = read = 0
+        tail = _Tail()
         try:
             for lineno, raw in enumerate(fh, start=1):
                 read = lineno
+                warned = len(warnings)
                 text = _decode(raw, lineno, warnings)
                 if lineno == 1:
                     text = text.removeprefix(BOM)
-                if progress is not None:
-                    done += len(raw)
-                    if lineno % PROGRESS_LINES == 0:
-                        at = _raw_position(fh) if compressed else done
-                        progress(min(at, total), total)
+                tail.add(raw, text, done, len(warnings) > warned)
+                done += len(raw)
+                if progress is not None and lineno % PROGRESS_LINES == 0:
+                    at = _raw_position(fh) if compressed else done
+                    progress(min(at, total), total)
                 yield lineno, text.rstrip("\r\n")
         except (OSError, EOFError, zlib.error) as e:  # a damaged or truncated gzip stream
             warnings.append(Problem(read + 1, _compressed_problem(e)))
+        reason = tail.reason()
+        if reason is not None:
+            raise NotText(path, reason)
         if progress is not None:
             progress(total, total)
+
+
+class _Tail:
+    """What of a file read line by line is not text, judged as `binary_reason` judges a
+    file's head: a file whose head is text but most of it binary (a document with
+    200 KB of random bytes after 64 KB of text: walk 43, F1) is no text either. Only the
+    lines `_decode` warned of are looked into (a text file has few)."""
+
+    __slots__ = ("chars", "controls", "nul", "undecodable")
+
+    def __init__(self) -> None:
+        self.chars = self.undecodable = self.controls = 0
+        self.nul: int | None = None  # where the first NUL byte is
+
+    def add(self, raw: bytes, text: str, at: int, warned: bool) -> None:
+        """A line: `raw`, its bytes at byte `at` of the file; `text`, as decoded;
+        `warned`: `_decode` warned of it."""
+        self.chars += len(text)
+        if warned:
+            undecodable, controls = _not_text(raw, text)
+            self.undecodable += undecodable
+            self.controls += controls
+            if self.nul is None and (nul := raw.find(b"\x00")) >= 0:
+                self.nul = at + nul
+
+    def reason(self) -> str | None:
+        """What the file looks like when it is not text, else None."""
+        if not self.chars:
+            return None
+        share = (self.undecodable + self.controls) / self.chars
+        if self.nul is not None and share > _BINARY_SHARE:
+            return f"looks like a binary file (NUL bytes at byte {self.nul}), not a log or markdown"
+        if share > _BINARY_SHARE_ALONE:
+            if self.nul is None and self.controls <= self.chars * _LEGACY_CONTROLS:
+                return _LEGACY_TEXT
+            return (
+                f"looks like a binary file ({share:.0%} of it is not text), not a log or markdown"
+            )
+        return None
 
 
 # --------------------------------------------------------------------------- JSONL

@@ -349,6 +349,7 @@ class Candidate:
             "score": round(self.score, 6),
             "tokens": self.tokens,
             "selected": self.selected,
+            "pinned": self.pinned,
             "reason": self.reason,
         }
 
@@ -508,7 +509,7 @@ def select(
         said = {
             i
             for i, (b, c) in enumerate(zip(before, cands, strict=True))
-            if not c.excluded and render_block(b, headings) and not render_block(c, headings)
+            if render_block(b, headings) and not render_block(c, headings)
         }
     blocks = [render_block(c, headings) for c in cands]
     tokens = counter.count_many(blocks)
@@ -661,7 +662,8 @@ def _window_hashes(keys: Sequence[str]) -> list[list[int]]:
 
 def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
     """The candidates with every sentence already said (in `prefix`, or in a candidate
-    ahead in priority: pinned, then higher score, then newer) taken out of their text."""
+    ahead in priority: pinned, then higher score, then newer) taken out of their text;
+    an excluded one as it is."""
     from chunkscope.engine.summarize.extractive import sentences_of, terminated
 
     seen: set[str] = set()
@@ -672,9 +674,12 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
         for text in {line, unlabelled}:
             for s in sentences_of(text):
                 seen.add(_norm(s))
+    # an excluded candidate is no part of the recap: it says nothing and keeps its own
+    # summary, which its row shows (walk 43, F2: one whose every sentence was said showed
+    # an empty row)
     order = sorted(
-        range(len(cands)),
-        key=lambda i: (cands[i].excluded, not cands[i].pinned, -cands[i].score, -i),
+        (i for i, c in enumerate(cands) if not c.excluded),
+        key=lambda i: (not cands[i].pinned, -cands[i].score, -i),
     )
     # The long sentences said so far, by their first _QUOTED characters: a sentence that
     # holds one holds its opening at some position, so probing each window finds them
@@ -719,11 +724,10 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
                 if repeats(key, hashes):
                     changed = True  # it repeats a sentence said already, and little more
                     continue
-                if not c.excluded:
-                    seen.add(key)
-                    if len(key) >= _QUOTED:
-                        openings.setdefault(key[:_QUOTED], []).append(key)
-                        opened.add(hashes[0])
+                seen.add(key)
+                if len(key) >= _QUOTED:
+                    openings.setdefault(key[:_QUOTED], []).append(key)
+                    opened.add(hashes[0])
                 kept.append(terminated(s))
                 kept_keys.append(key)
             at += len(ks)
