@@ -656,12 +656,12 @@ def test_the_same_run_says_the_pins_and_excludes_the_page_shows(
     recap = run.tuning.recap
     # as the workbench selects with its pins and excludes (`_select`)
     selection = run.pipe.recap(
-        budget=recap.budget, scorer=recap.scorer, pinned=(0, 5), excluded=(3,), plain=recap.plain
+        budget=recap.budget, scorer=recap.scorer, pinned=(0, 6), excluded=(3,), plain=recap.plain
     )
     reasons = [c.reason for c in selection.candidates]
-    assert reasons[0] == reasons[5] == "pinned" and reasons[3] == "excluded"
+    assert reasons[0] == reasons[6] == "pinned" and reasons[3] == "excluded"
     rep = gather(run.pipe, run.source, run.merged, selection, run.tuning, output="page.html")
-    assert ("--pin", "0,5", False) in rep.params and ("--exclude", "3", False) in rep.params
+    assert ("--pin", "0,6", False) in rep.params and ("--exclude", "3", False) in rep.params
     argv = shlex.split(rep.command)
     assert argv[:2] == ["chunkscope", "report"] and "--pin" in argv and "--exclude" in argv
     monkeypatch.chdir(SAMPLE.parent)  # the command names the file as the page shows it
