@@ -280,6 +280,9 @@ _BACKTICK_RUN = re.compile(r"`+")
 #: A sentence's stop and the closing marks after it (``done."``, ``it.)``), as a
 #: regular expression: what ends a sentence's words.
 SENTENCE_STOP = r"[.!?…][\"'”’)\]]*"
+#: The end of a text cut short (``... yes. Use...``, a summary's long sentence), with the
+#: marks that may close what the cut left open and a stop after them.
+CUT_END = re.compile(r"(?:\.\.\.|…)[\"'”’)\]]*\.?\s*\Z")
 
 
 def code_span(text: str) -> str:

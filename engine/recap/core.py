@@ -49,7 +49,7 @@ import numpy.typing as npt
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.fileio import atomic_write_text
 from chunkscope.engine.params import SliderSpec, check_fields, knob
-from chunkscope.engine.textutil import literal_markdown, strip_control
+from chunkscope.engine.textutil import CUT_END, literal_markdown, strip_control
 
 if TYPE_CHECKING:
     from chunkscope.engine.recap.sections import Section
@@ -607,13 +607,12 @@ _QUOTED = 30
 #: words, at least this long without its label and its opening mark, are in the sections
 #: says nothing they do not.
 _CUT_STEM = 20
-_CUT_END = re.compile(r"(?:\.\.\.|…)[\"'”’)\]]*\.?\Z")
 
 
 def _cut_stem(sentence: str) -> str:
     """What a sentence cut short shows, as `_norm` compares it, without its label and its
     opening mark; "" for a sentence that is not cut."""
-    end = _CUT_END.search(sentence)
+    end = CUT_END.search(sentence)
     if end is None:
         return ""
     return _norm(_LABEL.sub("", sentence[: end.start()]).lstrip("\"'“‘("))

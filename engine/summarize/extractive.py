@@ -29,6 +29,7 @@ from chunkscope.engine.segment.requests import INTERRUPTED
 from chunkscope.engine.summarize.base import Summary, clean_summary, has_words
 from chunkscope.engine.textutil import (
     CONTROL_CHAR,
+    CUT_END,
     MARKLESS_SCRIPT,
     SENTENCE_STOP,
     STOPWORDS,
@@ -620,8 +621,8 @@ class _Quotes:
 
     __slots__ = ("closes", "opens", "straight")
 
-    def __init__(self, text: str) -> None:
-        spans = [m.span() for m in _INLINE_CODE.finditer(text)] if "`" in text else []
+    def __init__(self, text: str, spans: list[tuple[int, int]]) -> None:
+        """`spans`: where the inline code of `text` is (`code_spans`)."""
         starts = [a for a, _ in spans]
 
         def outside(mark: re.Pattern[str]) -> Iterator[re.Match[str]]:
@@ -631,7 +632,7 @@ class _Quotes:
                     yield m
 
         self.straight = [m.start() for m in outside(_STRAIGHT_QUOTE)] if '"' in text else []
-        cut = _CUT_TAIL.search(text) is not None
+        cut = CUT_END.search(text) is not None
         if cut and len(self.straight) % 2:
             self.straight.append(len(text))  # a text cut short closes at its end what it left open
         pending: list[int] = []
@@ -665,8 +666,6 @@ _STRAIGHT_QUOTE = re.compile('"')
 #: single one follows a character that is not blank before a blank, a stop or a closing
 #: bracket.
 _QUOTE_MARK = re.compile(r"(“|(?:(?<=[\s(\[])|^)['‘](?=\S))|”|(?<=\S)['’](?=[\s.,;:!?)\]]|$)")
-#: The end of a text cut short (`_truncate`): its quotation may be left open there.
-_CUT_TAIL = re.compile(r"(?:\.\.\.|…)\s*\Z")
 #: What may be a quotation's mark: a paragraph without one has no quotation.
 _QUOTE_MARKS = frozenset("\"“'‘")
 
@@ -678,8 +677,8 @@ def _split_prose(text: str) -> list[str]:
     parts: list[str] = []
     begin = 0
     bold = _BOLD in text
-    quotes = _Quotes(text) if not _QUOTE_MARKS.isdisjoint(text) else None
     code = code_spans(text)
+    quotes = _Quotes(text, code) if not _QUOTE_MARKS.isdisjoint(text) else None
     code_starts = [a for a, _ in code]
     for m in _SENTENCE_END.finditer(text):
         if quotes is not None and quotes.inside(begin, m.start(1)):
