@@ -942,6 +942,8 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
                 box.set_class(rows == n, f"-legend-{n}")
 
     def on_chunk_list_selected(self, event: ChunkList.Selected) -> None:
+        if event.stale:
+            return  # the list moved on (a burst of keys): its latest selection follows
         picked = self._selected_by(event.chunk_list, event.index)
         if picked is not None:
             self.select_merged(picked[0], from_left=picked[1])
@@ -961,7 +963,8 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         return None if owner is None else (owner, index)
 
     def on_candidate_list_highlighted(self, event: CandidateList.Highlighted) -> None:
-        self.select_merged(event.index)
+        if not event.stale:
+            self.select_merged(event.index)
 
     # ------------------------------------------------------------------ summary and recap
 

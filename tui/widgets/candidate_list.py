@@ -80,6 +80,11 @@ class CandidateList(ScrollView, can_focus=True):
             super().__init__()
 
         @property
+        def stale(self) -> bool:
+            """Whether the list has posted a newer highlight since (a key burst)."""
+            return self.candidate_list.posted != self.index
+
+        @property
         def control(self) -> CandidateList:
             return self.candidate_list
 
@@ -87,6 +92,8 @@ class CandidateList(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.rows: Sequence[CandidateRow] = []
         self.cursor = 0
+        #: The chunk of the last `Highlighted` posted (see `Highlighted.stale`).
+        self.posted: int | None = None
         self._row_of_chunk: dict[int, int] = {}
 
     def set_rows(self, rows: Sequence[CandidateRow], *, chunk: int | None = None) -> None:
@@ -127,7 +134,8 @@ class CandidateList(ScrollView, can_focus=True):
             self.cursor = row
             self._scroll_cursor()
             self.refresh()
-            self.post_message(self.Highlighted(self, self.rows[row].index))
+            self.posted = self.rows[row].index
+            self.post_message(self.Highlighted(self, self.posted))
 
     def action_move(self, delta: int) -> None:
         self._move_to(self.cursor + delta)

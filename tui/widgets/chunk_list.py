@@ -300,10 +300,18 @@ class ChunkList(ScrollView, can_focus=True):
             super().__init__()
 
         @property
+        def stale(self) -> bool:
+            """Whether the list has posted a newer selection since (a key burst)."""
+            return self.chunk_list.posted != self.index
+
+        @property
         def control(self) -> ChunkList:
             return self.chunk_list
 
     selected: reactive[int] = reactive(0, init=False, repaint=False)
+    #: The card of the last `Selected` posted: an earlier one still on its way is stale
+    #: (a key burst moved on: its handler would move the list back, walk 44 F1).
+    posted: int | None = None
 
     def __init__(
         self,
@@ -834,6 +842,7 @@ class ChunkList(ScrollView, can_focus=True):
         if scroll:
             self.scroll_to_card(index)
         if post and changed:
+            self.posted = index
             self.post_message(self.Selected(self, index))
 
     def scroll_to_card(self, index: int, *, top: bool = False) -> None:
