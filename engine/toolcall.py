@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from typing import Any
 
 #: Argument names that hold a command line (the call shows as ``$ command``).
@@ -180,6 +181,42 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + ELLIPSIS
 
 
+def _quoted_cut(text: str, limit: int, *, more: bool = False) -> str:
+    """`text` quoted (`_quoted`) in at most about `limit` characters: cut inside its
+    quotes, with an ellipsis the closing quote follows (a cut quotation was left open:
+    walk 44, F2). `more`: the text goes on after it (a multi-line text's first line):
+    an ellipsis after the quote, or the cut's alone (``"x"…``, ``"a long li…"``)."""
+    quoted = _quoted(text) + (ELLIPSIS if more else "")
+    if len(quoted) <= limit:
+        return quoted
+    return _quoted(text[: max(limit - 3, 1)].rstrip() + ELLIPSIS)
+
+
+def _fitted(parts: Iterable[Callable[[int], str]], sep: str, room: int) -> str:
+    """`parts` (each renders itself in the room it is given) joined by `sep` while they
+    fit in `room`; then an ellipsis for the rest, so that whatever a part opens it closes
+    (a cut in the middle of ``[question="...`` left both open: walk 44, F2). The first part
+    is always shown, in all the room."""
+    out: list[str] = []
+    used = 0
+    for part in parts:
+        left = room - used - (len(sep) if out else 0)
+        if out and left < _PART_ROOM:
+            out.append(ELLIPSIS)
+            break
+        text = part(left)
+        if out and len(text) > left:
+            out.append(ELLIPSIS)
+            break
+        used += len(text) + (len(sep) if out else 0)
+        out.append(text)
+    return sep.join(out)
+
+
+#: The least room a part after the first is given before an ellipsis stands for it.
+_PART_ROOM = 8
+
+
 def _shell_word(arg: str) -> str:
     """One word of a command as a person types it: bare when the shell leaves it so,
     else in single quotes, or in double quotes when it holds a single quote and nothing
@@ -247,20 +284,22 @@ def _block(text: str) -> str:
     )
 
 
-def _scalar(value: Any) -> str:
-    """One argument's value, compact: plain text when it reads unambiguously, else JSON;
-    a multi-line text shows its first line, cut with an ellipsis (no ``\\n`` escapes)."""
+def _scalar(value: Any, room: int = VALUE_CUT) -> str:
+    """One argument's value, compact, in about `room` characters (at most `VALUE_CUT`):
+    plain text when it reads unambiguously, else JSON; a multi-line text shows its first
+    line and an ellipsis (no ``\\n`` escapes)."""
+    room = max(min(room, VALUE_CUT), _PART_ROOM)
     if isinstance(value, str) and "\n" in value.strip():
         first = next(ln for ln in value.strip().split("\n") if ln.strip())
-        return _cut(_quoted(first.strip()), VALUE_CUT - 1) + ELLIPSIS
+        return _quoted_cut(first.strip(), room, more=True)
     if isinstance(value, str):
         plain = value and not any(c.isspace() for c in value) and '"' not in value
-        return _cut(value if plain else _quoted(value), VALUE_CUT)
+        return _cut(value, room) if plain else _quoted_cut(value, room)
     if isinstance(value, (list, dict)):
         # a value like any other: to `VALUE_CUT` (a to-do list of twelve items in full at
         # every update crowded its chunks, and search ranked them worse)
-        return _cut(_structured(value, 0), VALUE_CUT)
-    return _cut(_json_scalar(value), VALUE_CUT)
+        return _structured(value, 0, room)
+    return _cut(_json_scalar(value), room)
 
 
 def compact_value(value: Any) -> str:
@@ -269,7 +308,7 @@ def compact_value(value: Any) -> str:
     (`engine.recap.collapse`) say a value so."""
     if isinstance(value, str):
         return value
-    return _structured(value, 0)
+    return _structured(value, 0, PAIRS_CUT)
 
 
 def _json_scalar(value: Any) -> str:
@@ -285,47 +324,48 @@ _NESTED_MARKS = frozenset(',;=[]()"')
 _NESTED_DEPTH = 4
 
 
-def _structured(value: Any, depth: int) -> str:
+def _structured(value: Any, depth: int, room: int) -> str:
     """A list or object as a person writes it, with no JSON braces or key quotes: a list
     is ``[a, b]``, its objects ``key=value, key=value`` one after another with ``; ``
     between them (``todos=[content="Port the parser", status=pending; ...]``), an object
     elsewhere ``(key=value, ...)``. Texts are quoted only when they hold a space or a
-    mark of this notation; a multi-line one shows its first line and an ellipsis. Built
-    only up to `PAIRS_CUT` characters (a list of thousands costs no more)."""
+    mark of this notation; a multi-line one shows its first line and an ellipsis. In about
+    `room` characters: the items that fit, then an ellipsis, every bracket and quote
+    closed (`_fitted`); built only that far (a list of thousands costs no more)."""
+    room = max(min(room, VALUE_CUT), _PART_ROOM) if depth else room
     if isinstance(value, str):
         if "\n" in value.strip():
             first = next(ln for ln in value.strip().split("\n") if ln.strip())
-            return _cut(_quoted(first.strip()), VALUE_CUT - 1) + ELLIPSIS
+            return _quoted_cut(first.strip(), room, more=True)
         plain = value and not any(c.isspace() or c in _NESTED_MARKS for c in value)
-        return _cut(value if plain else _quoted(value), VALUE_CUT)
+        return _cut(value, room) if plain else _quoted_cut(value, room)
     if not isinstance(value, (list, dict)):
-        return _cut(_json_scalar(value), VALUE_CUT)
+        return _cut(_json_scalar(value), room)
     if depth >= _NESTED_DEPTH:
         return ELLIPSIS
     if isinstance(value, dict):
-        inner = _joined((f"{_key(k)}={_structured(v, depth + 1)}" for k, v in value.items()), ", ")
-        return f"({inner})"
-    objects = bool(value) and all(isinstance(v, dict) for v in value)
-    if objects:
-        items = (
-            _joined((f"{_key(k)}={_structured(x, depth + 2)}" for k, x in v.items()), ", ")
-            for v in value
-        )
-        return f"[{_joined(items, '; ')}]"
-    return f"[{_joined((_structured(v, depth + 1) for v in value), ', ')}]"
+        return f"({_fitted(_pair_parts(value, depth + 1), ', ', room - 2)})"
+    if bool(value) and all(isinstance(v, dict) for v in value):
+        items = (partial(_object_items, v, depth + 2) for v in value)
+        return f"[{_fitted(items, '; ', room - 2)}]"
+    parts = (partial(_structured, v, depth + 1) for v in value)
+    return f"[{_fitted(parts, ', ', room - 2)}]"
 
 
-def _joined(parts: Any, sep: str) -> str:
-    """`parts` joined by `sep`, stopping once the text is past `PAIRS_CUT` (the caller cuts)."""
-    out: list[str] = []
-    size = 0
-    for part in parts:
-        out.append(part)
-        size += len(part) + len(sep)
-        if size > PAIRS_CUT:
-            out.append(ELLIPSIS)
-            break
-    return sep.join(out)
+def _object_items(value: dict[Any, Any], depth: int, room: int) -> str:
+    """An object of a list of objects: its ``key=value`` pairs, in about `room`."""
+    return _fitted(_pair_parts(value, depth), ", ", room)
+
+
+def _pair_parts(value: dict[Any, Any], depth: int) -> Iterator[Callable[[int], str]]:
+    """Each ``key=value`` pair of `value`, to render in the room it is given."""
+    for k, v in value.items():
+        yield partial(_pair, f"{_key(k)}=", v, partial(_structured, depth=depth))
+
+
+def _pair(key: str, value: Any, render: Callable[..., str], room: int) -> str:
+    """``key=value``, the value rendered by `render` in what `room` leaves it."""
+    return key + render(value, room=room - len(key))
 
 
 def _quoted(text: str) -> str:
@@ -382,7 +422,7 @@ def _subject(value: str) -> str:
     one = " ".join(value.split())
     if one and one == value and " " not in value:
         return _cut(value, VALUE_CUT * 2)
-    return _cut(_quoted(value), VALUE_CUT * 2)
+    return _quoted_cut(value, VALUE_CUT * 2)
 
 
 def _key(key: Any) -> str:
@@ -390,8 +430,10 @@ def _key(key: Any) -> str:
     return " ".join(str(key).split()) or '""'
 
 
-def _pairs(args: dict[str, Any]) -> str:
-    return _cut(" ".join(f"{_key(k)}={_scalar(v)}" for k, v in args.items()), PAIRS_CUT)
+def _pairs(args: dict[str, Any], room: int = PAIRS_CUT) -> str:
+    """The ``key=value`` pairs of a call, in about `room` characters: those that fit, then
+    an ellipsis (a pair is never cut in the middle of a quote or a list)."""
+    return _fitted((partial(_pair, f"{_key(k)}=", v, _scalar) for k, v in args.items()), " ", room)
 
 
 #: How far back from its end a cut-off JSON object is looked at for a place to close it.
@@ -500,9 +542,13 @@ def format_call(name: Any, arguments: Any) -> str:
                     comment = " ".join(rest.pop(ck).split())
                     break
             others = _pairs(rest) if rest else ""
-            if others:
-                comment = f"{comment} ({others})" if comment else others
-            return _command(command, _cut(comment, PAIRS_CUT))
+            if comment and others:  # both in `PAIRS_CUT`, the pairs kept whole first
+                comment = _cut(comment, max(PAIRS_CUT - len(others) - 3, PAIRS_CUT // 2))
+                room = PAIRS_CUT - len(comment) - 3
+                comment += f" ({others if len(others) <= room else _pairs(rest, room)})"
+            else:
+                comment = _cut(comment, PAIRS_CUT) or others
+            return _command(command, comment)
     if len(args) == 1:  # one text argument (a patch, a message): the text itself
         ((key, value),) = args.items()
         if isinstance(value, str) and "\n" in value.strip():

@@ -1,14 +1,20 @@
 """Walk 44's findings. F1: ↓ typed fast in the merged list was lost: each ↓ posts the
 card it selects, and the screen, taking an earlier one after the list had moved on,
 selected that card again (the list went back over the keys it had taken). A selection a
-list has since moved past is stale and taken no more; the same for the recap's list."""
+list has since moved past is stale and taken no more; the same for the recap's list.
+F2: a long quoted argument of a tool call was cut inside its quotes (and a list inside
+its brackets), left open; a long first line of a multi-line value got two ellipses."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from chunkscope.engine.toolcall import ELLIPSIS, PAIRS_CUT, VALUE_CUT, format_call
 from chunkscope.tui.widgets.candidate_list import CandidateList
 from chunkscope.tui.widgets.chunk_list import ChunkList
 from tests.pilot import SIZE, burst, make_app, settled
@@ -69,3 +75,59 @@ async def test_every_down_of_a_burst_in_the_recap_list_counts(gap: int) -> None:
         await settled(pilot, app)
         assert candidates.cursor == start + 20
         assert app.workbench.selected == candidates.rows[start + 20].index
+
+
+def test_a_long_quoted_argument_is_cut_inside_its_quotes_and_closed() -> None:
+    shown = format_call("my_tool", {"text": "word " * 60, "n": 3})
+    assert re.fullmatch(rf'my_tool text="(word )+w?o?r?d?{ELLIPSIS}" n=3', shown), shown
+    task = format_call("Task", {"prompt": "Fix the imports " * 20, "description": "Fix"})
+    assert task.endswith(f'{ELLIPSIS}" description=Fix') and task.count('"') == 2
+    # a long first line of a multi-line value: one ellipsis, in the quotes
+    long = {"file_path": "/a/b.py", "old_string": "long words " * 20 + "\nx", "new_string": "y\nz"}
+    edit = format_call("Edit", long)
+    head = edit.split("\n")[0]
+    assert head.count(ELLIPSIS) == 1 and head.endswith(f'{ELLIPSIS}" new_string:'), edit
+    # a short one: as typed, the ellipsis after it
+    two = format_call("edit", {"old": "x\ny", "c": 1, "new": "a\nb"})
+    assert two == f'edit old="x"{ELLIPSIS} c=1 new:\na\nb'
+
+
+def test_a_long_list_is_cut_between_its_items_and_closed() -> None:
+    question = "Which rig do these beads belong to? (This is a single-app project, see) " * 2
+    shown = format_call("AskUserQuestion", {"questions": [{"question": question, "n": 2}]})
+    assert shown.startswith('AskUserQuestion questions=[question="Which rig') and shown.endswith(
+        "]"
+    )
+    assert shown.count('"') == 2, shown
+
+
+_TEXT = st.text(st.sampled_from("ab c"), max_size=120)
+_VALUE = st.recursive(
+    _TEXT | st.integers() | st.booleans(),
+    lambda inner: st.lists(inner, max_size=30) | st.dictionaries(_TEXT, inner, max_size=8),
+    max_leaves=60,
+)
+
+
+def _balanced(shown: str) -> bool:
+    """Every quote and bracket of the notation closed, in order (the texts hold none)."""
+    stack: list[str] = []
+    pairs = {"]": "[", ")": "("}
+    for ch in shown:
+        if stack and stack[-1] == '"':
+            if ch == '"':
+                stack.pop()
+        elif ch in '"[(':
+            stack.append(ch)
+        elif ch in pairs and (not stack or stack.pop() != pairs[ch]):
+            return False
+    return not stack
+
+
+@settings(max_examples=300, deadline=None)
+@given(args=st.dictionaries(st.sampled_from(["a", "key", "todos", "q"]), _VALUE, min_size=1))
+def test_every_cut_call_closes_what_it_opened(args: dict[str, object]) -> None:
+    shown = format_call("tool", args)
+    assert _balanced(shown), shown
+    # its pairs stay about PAIRS_CUT long (each value about VALUE_CUT)
+    assert len(shown) <= len("tool ") + PAIRS_CUT + VALUE_CUT, shown
