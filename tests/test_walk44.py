@@ -3,12 +3,14 @@ card it selects, and the screen, taking an earlier one after the list had moved 
 selected that card again (the list went back over the keys it had taken). A selection a
 list has since moved past is stale and taken no more; the same for the recap's list.
 F2: a long quoted argument of a tool call was cut inside its quotes (and a list inside
-its brackets), left open; a long first line of a multi-line value got two ellipses."""
+its brackets), left open; a long first line of a multi-line value got two ellipses.
+F4: a document's hard-wrapped line before a capitalised word was cut into two sentences."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -131,3 +133,34 @@ def test_every_cut_call_closes_what_it_opened(args: dict[str, object]) -> None:
     assert _balanced(shown), shown
     # its pairs stay about PAIRS_CUT long (each value about VALUE_CUT)
     assert len(shown) <= len("tool ") + PAIRS_CUT + VALUE_CUT, shown
+
+
+def test_a_documents_wrapped_line_runs_on_into_a_capitalised_word() -> None:
+    """F4: a hard-wrapped paragraph of a document was cut where a line ended on a plain
+    word before a name (``... and with two`` / ``Codex sessions open ...``): the recap
+    showed a sentence from its middle, the abstract one that stopped short."""
+    from chunkscope.engine.summarize.extractive import split_sentences
+
+    wrapped = (
+        "Doc: The hook runs after every turn, and with two\n"
+        "Codex sessions open in one project, the newest rollout wins.\n"
+    )
+    assert [s.text for s in split_sentences(wrapped)] == [
+        "The hook runs after every turn, and with two Codex sessions open in one project, "
+        "the newest rollout wins."
+    ]
+    # an agent's message keeps its rule: a fragment, then a sentence of its own
+    said = "Bot: The function takes parameters\nThe outermost function wraps the call.\n"
+    assert len(split_sentences(said)) == 2
+
+
+def test_the_recap_of_the_hooks_manual_starts_no_line_mid_sentence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from chunkscope.tui.cli import main
+
+    manual = Path(__file__).resolve().parents[1] / "docs" / "hooks.md"
+    assert main(["recap", str(manual)]) == 0
+    recap = capsys.readouterr().out
+    assert "and with two Codex sessions" in recap or "Codex sessions open" not in recap
+    assert not any(line.startswith("Codex sessions open") for line in recap.splitlines())

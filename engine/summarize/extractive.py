@@ -842,7 +842,12 @@ def _split_sentences(text: str) -> list[Sentence]:
             buffer.append(line[bullet.end() :].strip())
             opened_after, after_block = "item", False
             continue
-        if buffer and _NEW_LINE_SENTENCE.match(stripped) and _fragment_ends(buffer):
+        if (
+            buffer
+            and role != DOC_ROLE  # a document's line break is a space (markdown's soft break)
+            and _NEW_LINE_SENTENCE.match(stripped)
+            and _fragment_ends(buffer)
+        ):
             flush()  # "takes parameters" / "The outermost function": two sentences
         if not buffer:
             opened_after = "block" if after_block else ""
@@ -898,7 +903,8 @@ def _fragment_ends(buffer: Sequence[str]) -> bool:
     """Does the paragraph so far end a fragment, so that a capitalised word on the next
     line starts a new sentence? Not when it ends with punctuation (the sentence splitter
     sees that), inside brackets ("(Claude" / "Code, Codex ...)"), on a capitalised word
-    (a name wrapped across lines) or on a word a sentence does not end on."""
+    (a name wrapped across lines) or on a word a sentence does not end on. (A document's
+    lines never: `_split_sentences` joins them as markdown does.)"""
     last = buffer[-1]
     if _ENDED.search(last):
         return False
