@@ -325,6 +325,20 @@ def closing_ticks(text: str, at: int) -> str:
     return ""
 
 
+def cut_open_ticks(text: str) -> str:
+    """The backtick run that `text`, cut short (it ends as `CUT_END` says), leaves open:
+    its last run after every code span that no later run closes (the closing run was
+    in what the cut left out: a tool's output ``... ``` %% {text_ma...``, walk 44 F3),
+    else "". Closed, the text's code span ends at its end and pairs with no run of the
+    text that follows it."""
+    if "`" not in text or CUT_END.search(text) is None:
+        return ""
+    spans = code_spans(text)
+    after = spans[-1][1] if spans else 0
+    runs = list(_BACKTICK_RUN.finditer(text, after))
+    return runs[-1].group() if runs else ""
+
+
 def files_named(files: Sequence[tuple[str, str]]) -> str:
     """Files with why each is left out, as a message names them: the first three
     (``a.jsonl (empty), b.jsonl (looks like ...)``), then how many more."""

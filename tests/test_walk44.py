@@ -4,6 +4,7 @@ selected that card again (the list went back over the keys it had taken). A sele
 list has since moved past is stale and taken no more; the same for the recap's list.
 F2: a long quoted argument of a tool call was cut inside its quotes (and a list inside
 its brackets), left open; a long first line of a multi-line value got two ellipses.
+F3: a tool output's excerpt cut after a code span's opening left it open in summaries.
 F4: a document's hard-wrapped line before a capitalised word was cut into two sentences."""
 
 from __future__ import annotations
@@ -164,3 +165,21 @@ def test_the_recap_of_the_hooks_manual_starts_no_line_mid_sentence(
     recap = capsys.readouterr().out
     assert "and with two Codex sessions" in recap or "Codex sessions open" not in recap
     assert not any(line.startswith("Codex sessions open") for line in recap.splitlines())
+
+
+def test_a_tool_output_cut_inside_a_code_span_is_closed_in_the_summary() -> None:
+    """F3: a collapsed call's output excerpt (the seed's form, cut at 120 characters)
+    cut after a ``` left it open in the summary and the recap, to pair with the next
+    run of three backticks of the paragraph."""
+    from chunkscope.engine.summarize.extractive import ExtractiveSummarizer
+    from chunkscope.engine.textutil import code_spans
+
+    text = (
+        "Tool: Ran `grep -A 10 propagators otel.erl`: %% by default. The propagators are "
+        "set in the %% application environment: %% %% ``` %% {text_ma...\n"
+        "Bot: So I configure the propagators in the application environment, see ```cfg```."
+    )
+    summary = ExtractiveSummarizer().summarize(text).summary
+    assert "{text_ma...```" in summary, summary
+    spans = code_spans(summary)
+    assert any(summary[a:b] == "```cfg```" for a, b in spans), spans

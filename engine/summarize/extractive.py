@@ -36,6 +36,7 @@ from chunkscope.engine.textutil import (
     WIDE_SCRIPT,
     closing_ticks,
     code_spans,
+    cut_open_ticks,
 )
 
 #: The role names a chunk's ``role: text`` lines start with (see engine.read.parse), the
@@ -918,9 +919,10 @@ def _fragment_ends(buffer: Sequence[str]) -> bool:
 def _truncate(text: str, limit: int = MAX_SENTENCE_CHARS, *, prose: bool = True) -> str:
     """`text` cut at a word to at most `limit` characters, with ``...``; in `prose`, what
     the cut leaves open (inline code, a quotation, bold) is closed; code is left as it is
-    (a command's ``**`` glob is no bold: walk 27, F4)."""
+    (a command's ``**`` glob is no bold: walk 27, F4). A text cut short before (a tool
+    call's output excerpt) gets the backtick run it left open (`cut_open_ticks`)."""
     if len(text) <= limit:
-        return text
+        return text + cut_open_ticks(text)
     cut = text[: limit - 3]
     space = cut.rfind(" ")
     if space >= limit // 2:
