@@ -678,15 +678,16 @@ class _Tail:
     200 KB of random bytes after 64 KB of text: walk 43, F1) is no text either. Only the
     lines `_decode` warned of are looked into (a text file has few)."""
 
-    __slots__ = ("chars", "controls", "nul", "undecodable")
+    __slots__ = ("bytes", "chars", "controls", "nul", "undecodable")
 
     def __init__(self) -> None:
-        self.chars = self.undecodable = self.controls = 0
+        self.bytes = self.chars = self.undecodable = self.controls = 0
         self.nul: int | None = None  # where the first NUL byte is
 
     def add(self, raw: bytes, text: str, at: int, warned: bool) -> None:
         """A line: `raw`, its bytes at byte `at` of the file; `text`, as decoded;
         `warned`: `_decode` warned of it."""
+        self.bytes += len(raw)
         self.chars += len(text)
         if warned:
             undecodable, controls = _not_text(raw, text)
@@ -696,8 +697,9 @@ class _Tail:
                 self.nul = at + nul
 
     def reason(self) -> str | None:
-        """What the file looks like when it is not text, else None."""
-        if not self.chars:
+        """What the file looks like when it is not text, else None; None for a file no
+        longer than the head `binary_reason` judges (it has said what it had to)."""
+        if self.bytes <= HEAD_BYTES:
             return None
         share = (self.undecodable + self.controls) / self.chars
         if self.nul is not None and share > _BINARY_SHARE:

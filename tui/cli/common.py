@@ -742,7 +742,7 @@ def tuning_of(args: argparse.Namespace, settings: Settings) -> Tuning:
 def _note_unread_knobs(args: argparse.Namespace, given: dict[str, Any], mode: str) -> None:
     """One line naming the flags given that the run does not read: another merge mode's
     knobs (``--threshold`` under ``--merge topic``, ``--topic-depth`` under ``--merge
-    seed``), as a strategy's knobs say they do not apply."""
+    seed``), as another strategy's knobs are named (`tui.cli.strategy`)."""
     from chunkscope.engine.config.tuning import MODE_PARAMS, knob_modes
 
     flag_of = {k.name: k.flag for cls in MODE_PARAMS.values() for k in knobs(cls) if k.flag}

@@ -17,10 +17,10 @@ import sys
 from typing import Any
 
 from chunkscope.engine.chunk.strategies import DEFAULT_STRATEGY, STRATEGIES, ParamSpec, param_specs
-from chunkscope.engine.chunk.strategies.dedup import COSINE_THRESHOLD
+from chunkscope.engine.chunk.strategies.dedup import COSINE_THRESHOLD, DEDUP_THRESHOLD
 from chunkscope.engine.params import number_text
 from chunkscope.engine.runjson import add_strategy
-from chunkscope.tui.cli.common import CliError, Parser
+from chunkscope.tui.cli.common import CliError, Parser, knob_value, note
 
 # Flags the `chunk` parser has for its own stages, shared with strategy parameters.
 SHARED_FLAGS = frozenset({"--max-tokens", "--min-chars"})
@@ -101,11 +101,11 @@ def add_strategy_args(p: argparse.ArgumentParser) -> None:
         "character ratio)",
     )
     g.add_argument(
-        "--dedup-threshold",
-        type=float,
-        default=COSINE_THRESHOLD,
+        str(DEDUP_THRESHOLD.flag),
+        type=knob_value(DEDUP_THRESHOLD),
+        default=DEDUP_THRESHOLD.default,
         metavar="X",
-        help=f"cosine of near-duplicates ({COSINE_THRESHOLD:g})",
+        help=f"{DEDUP_THRESHOLD.help}, 0 to 1 ({DEDUP_THRESHOLD.default:g})",
     )
 
 
@@ -170,7 +170,16 @@ def strategy_choice(args: argparse.Namespace) -> tuple[str, tuple[tuple[str, Any
         }
     )
     if ignored:
-        print(f"chunkscope: {', '.join(ignored)} do(es) not apply to {name}", file=sys.stderr)
+        # as another merge mode's knobs are named (`_note_unread_knobs`): what reads them
+        owners = sorted(
+            {
+                other
+                for other, specs in _all_specs().items()
+                if other != name and any(spec.flag in ignored for spec in specs)
+            }
+        )
+        whose = " or ".join(f"--strategy {o}" for o in owners)
+        note(f"{', '.join(ignored)}: not read by --strategy {name} (knobs of {whose})")
     return name, params_key(values)
 
 

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from chunkscope.engine.params import Knob
+
 if TYPE_CHECKING:
     from chunkscope.engine.embed.base import Embedder
 
@@ -52,6 +54,17 @@ def _char_ratio(x: str, y: str, threshold: float) -> float | None:
 
 #: The cosine at which two chunks are near-duplicates (the seed's).
 COSINE_THRESHOLD = 0.85
+#: It as a flag's knob (``--dedup-threshold``): a cosine of 0 to 1, as every knob is
+#: checked (no NaN; 7 was taken and found nothing: walk 45, F1).
+DEDUP_THRESHOLD = Knob(
+    "dedup-threshold",
+    "float",
+    COSINE_THRESHOLD,
+    "cosine of near-duplicates",
+    flag="--dedup-threshold",
+    minimum=0,
+    maximum=1,
+)
 
 
 def find_duplicates(

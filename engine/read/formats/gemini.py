@@ -190,13 +190,21 @@ def _only_responses(record: dict[str, Any]) -> bool:
     )
 
 
+#: Line breaks a thought's description opens with, written out (``\\n\\n`` as text,
+#: escaped once too often) or not: the subject runs on into its first words.
+_OPENING_BREAKS = re.compile(r"\A(?:\s|\\[nr])+")
+
+
 def _thinking(thoughts: Any) -> str:
+    """A message's thoughts, each ``subject: description``: a description that opens with
+    line breaks written out as text (``"\\\\n\\\\n\\n\\nI'm starting ..."``) begins at its
+    words (a summary's sentence was ``Reviewing the File Access: \\n\\n``: walk 45, F3)."""
     out = []
     for t in thoughts if isinstance(thoughts, list) else []:
         if not isinstance(t, dict):
             continue
         subject = str(t.get("subject") or "").strip()
-        description = str(t.get("description") or "").strip()
+        description = _OPENING_BREAKS.sub("", str(t.get("description") or "")).strip()
         if subject and description:
             out.append(f"{subject}: {description}")
         elif subject or description:

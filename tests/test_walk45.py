@@ -1,0 +1,74 @@
+"""Walk 45's findings. F1: `--dedup-threshold` took any number (nan, -3, 7) and found
+nothing, silently; it is a knob of 0 to 1, refused as every knob is. F2: another
+strategy's knob said `do(es) not apply`; it is named as another merge mode's knob is,
+with what reads it. F3: a Gemini CLI thought whose description opens with line breaks
+written out as text (``\\n\\n``) gave the summary ``Reviewing the File Access: \\n\\n``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chunkscope.engine.read.parse import load
+from chunkscope.tui.cli import main
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+ROOT = Path(__file__).resolve().parents[1]
+README = str(ROOT / "README.md")
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [("nan", "must be a number, got 'nan'"), ("-3", "must be >= 0"), ("7", "must be <= 1")],
+)
+def test_the_dedup_threshold_is_a_cosine_of_0_to_1(
+    capsys: pytest.CaptureFixture[str], value: str, why: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["chunk", README, "--dedup", "--dedup-threshold", value])
+    assert exit_.value.code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("chunkscope chunk: argument --dedup-threshold: "), line
+    assert why in line, line
+    assert main(["chunk", README, "--dedup", "--dedup-threshold", "0.9"]) == 0
+
+
+def test_another_strategys_knob_is_named_with_what_reads_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["chunk", README, "--strategy", "markdown", "--max-messages", "3"])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert (
+        "chunkscope: --max-messages: not read by --strategy markdown "
+        "(knobs of --strategy boundary or --strategy episodic)" in err.splitlines()
+    ), err
+    assert "do(es)" not in err
+
+
+def test_a_thoughts_written_out_line_breaks_are_no_part_of_its_text(tmp_path: Path) -> None:
+    description = "\\n\\n\n\nI'm starting to grasp the file read restrictions now."
+    session = {
+        "sessionId": "s",
+        "startTime": "2025-12-24T22:00:00Z",
+        "messages": [
+            {"id": "1", "type": "user", "timestamp": "2025-12-24T22:00:00Z", "content": "Go"},
+            {
+                "id": "2",
+                "type": "gemini",
+                "timestamp": "2025-12-24T22:11:07Z",
+                "content": "Done.",
+                "thoughts": [{"subject": "Reviewing the File Access", "description": description}],
+            },
+        ],
+    }
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(session))
+    texts = [t.text for t in load(path).turns]
+    assert (
+        "Reviewing the File Access: I'm starting to grasp the file read restrictions now." in texts
+    ), texts
+    assert not any("\\n" in t for t in texts)
