@@ -72,3 +72,29 @@ def test_a_thoughts_written_out_line_breaks_are_no_part_of_its_text(tmp_path: Pa
         "Reviewing the File Access: I'm starting to grasp the file read restrictions now." in texts
     ), texts
     assert not any("\\n" in t for t in texts)
+
+
+async def test_down_from_the_question_goes_to_the_results() -> None:
+    """F4: ↓ in the Search panel's question never left the field (the border says
+    ``↓ results``): the field ran the ↓ it has as a scrolling widget, so the panel's own
+    binding never saw it, and a letter typed after it went into the question."""
+    from tests.pilot import SIZE, make_app, settled, until
+    from tests.test_tui_search import _answered
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        await pilot.press("slash")
+        await until(pilot, lambda: app.focused is not None and app.focused.id == "search-input")
+        await pilot.press(*"why did warm reads get slower", "enter")
+        await until(pilot, lambda: _answered(app))
+        await pilot.press("down")
+        await until(pilot, lambda: app.focused is not None and app.focused.id == "search-results")
+        results = app.workbench.query_one("#search-results")
+        await pilot.press("down")
+        await until(pilot, lambda: getattr(results, "highlighted", None) == 1)
+        # the field's own keys still edit it in order
+        field = app.workbench.query_one("#search-input")
+        field.focus()
+        await pilot.press("end", "backspace", "backspace", "X")
+        await until(pilot, lambda: getattr(field, "value", "") == "why did warm reads get slowX")
