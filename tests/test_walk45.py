@@ -98,3 +98,23 @@ async def test_down_from_the_question_goes_to_the_results() -> None:
         field.focus()
         await pilot.press("end", "backspace", "backspace", "X")
         await until(pilot, lambda: getattr(field, "value", "") == "why did warm reads get slowX")
+
+
+def test_a_sentence_cut_to_length_closes_its_brackets(capsys: pytest.CaptureFixture[str]) -> None:
+    """F6: a sentence cut at the summary's 280 characters inside a parenthesis left it
+    open: the next sentence read as the aside's (docs/workbench.md's recap)."""
+    from chunkscope.engine.summarize.extractive import ExtractiveSummarizer
+
+    aside = "the cuts marked by reason (the seed loop: `┃` threshold, `╳` size cap " + (
+        "and the minimum similarity of two neighbours " * 8
+    )
+    text = f"Bot: The strip shows {aside}.\nBot: The merge controls pick the segmenter."
+    summary = ExtractiveSummarizer(max_sentence_chars=120).summarize(text).summary
+    assert "...)" in summary, summary
+    for part in (summary, *[c["summary"] for c in _candidates(capsys, "workbench.md")]):
+        assert part.count("(") - part.count(")") <= 0 or "`(" in part, part
+
+
+def _candidates(capsys: pytest.CaptureFixture[str], name: str) -> list[dict[str, object]]:
+    assert main(["recap", str(ROOT / "docs" / name), "--format", "json"]) == 0
+    return list(json.loads(capsys.readouterr().out)["candidates"])

@@ -933,11 +933,36 @@ def _truncate(text: str, limit: int = MAX_SENTENCE_CHARS, *, prose: bool = True)
     if not prose:
         return cut
     # what the cut leaves open is closed: inline code (with the run that opened it: a
-    # double one closed with one backtick stayed open, walk 37 F2), a quotation, bold
+    # double one closed with one backtick stayed open, walk 37 F2), a quotation, the
+    # brackets around them (walk 45, F6: the next sentence read as the aside's), bold
     cut += closing_ticks(text, kept)
     if _INLINE_CODE.sub("", cut).count('"') % 2:
         cut += '"'
+    cut += _closing_brackets(cut, code_spans(cut))
     return cut + _BOLD if cut.count(_BOLD) % 2 else cut
+
+
+_CLOSERS = {"(": ")", "[": "]"}
+
+
+def _closing_brackets(text: str, code: list[tuple[int, int]]) -> str:
+    """What closes the parentheses and square brackets `text` leaves open outside its
+    inline code (`code`: `code_spans`), innermost first; a stray closing one closes
+    nothing (``1) first``)."""
+    if "(" not in text and "[" not in text:
+        return ""
+    opened: list[str] = []
+    starts = [a for a, _ in code]
+    for i, ch in enumerate(text):
+        if ch not in "()[]" or (
+            code and (k := bisect_right(starts, i) - 1) >= 0 and i < code[k][1]
+        ):
+            continue
+        if ch in _CLOSERS:
+            opened.append(_CLOSERS[ch])
+        elif opened and opened[-1] == ch:
+            opened.pop()
+    return "".join(reversed(opened))
 
 
 def _tfidf(sentences: Sequence[Sentence]) -> npt.NDArray[np.float64]:
