@@ -118,3 +118,31 @@ def test_a_sentence_cut_to_length_closes_its_brackets(capsys: pytest.CaptureFixt
 def _candidates(capsys: pytest.CaptureFixture[str], name: str) -> list[dict[str, object]]:
     assert main(["recap", str(ROOT / "docs" / name), "--format", "json"]) == 0
     return list(json.loads(capsys.readouterr().out)["candidates"])
+
+
+async def test_a_refused_files_reason_is_said_whole_under_the_list(tmp_path: Path) -> None:
+    """F5: at 100x30 a refused file's row said ``(looks like a …``, nothing of what it
+    looks like; highlighted, the list's border says it whole."""
+    from rich.cells import cell_len
+    from textual.widgets import OptionList
+
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from tests.pilot import picker_listed, until
+
+    folder = tmp_path / "pick"
+    folder.mkdir()
+    (folder / "nul.md").write_bytes(b"# A\n\x00\x01\x02 bytes" + b"\x00" * 8)
+    app = ChunkscopeApp(StartOptions(folder=str(folder), fixed_timings=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await picker_listed(pilot, app)
+        box = screen.query_one("#sessions", OptionList)
+        box.focus()
+        await pilot.press("end")
+        row = box.get_option_at_index(box.option_count - 1)
+        assert str(row.id).startswith("unread:")
+        said = "nul.md: looks like a binary file (NUL bytes at byte 4), not a log or markdown"
+        await until(pilot, lambda: str(box.border_subtitle).startswith(said[:40]))
+        subtitle = str(box.border_subtitle)
+        assert said.startswith(subtitle.rstrip("…")), subtitle
+        assert cell_len(subtitle) <= box.size.width - 6
+        assert "(NUL bytes at byte 4)" in subtitle

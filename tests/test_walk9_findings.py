@@ -144,7 +144,7 @@ async def test_the_picker_lists_binary_files_as_nothing_to_read(tmp_path: Path) 
         heading = texts.index("nothing to read (3)")
         for name, reason in why.items():
             (row,) = [t for t in texts[heading + 1 :] if name in t]
-            assert row.endswith(f"{name}  ({reason})"), row
+            assert row.endswith(f"{name}  ({reason.removeprefix('looks like ')})"), row
         assert "1 session · 3 with nothing to read" in str(box.border_subtitle)
 
 

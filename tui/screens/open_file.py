@@ -671,7 +671,12 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
             # the list scrolled to): choosing one says why it is not opened
             box.add_options(
                 Option(
-                    SessionRow(replace(s, title=f"({why})"), names, siblings, twins.get(s.path)),
+                    SessionRow(
+                        replace(s, title=f"({why.removeprefix('looks like ')})"),
+                        names,
+                        siblings,
+                        twins.get(s.path),
+                    ),
                     id=f"unread:{i}",
                 )
                 for i, (s, why) in enumerate(self.unread)
@@ -710,6 +715,15 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
             name = info.path
         name = one_line_name(name)
         room = max(event.option_list.size.width - 6, 12)  # the border's corners and dashes
+        if event.option.id and event.option.id.startswith("unread:"):
+            # why it is not read, whole where the row's column cuts it (walk 45, F5: at
+            # 100x30 the row said "(looks like a …")
+            why = self.unread[int(event.option.id.split(":", 1)[1])][1]
+            said = f"{name}: {why}"
+            if cell_len(said) > room:
+                said = said[: max(room - 1, 1)] + "…"
+            event.option_list.border_subtitle = Content(said)
+            return
         # a file's name is data, never markup: a str border title is read as markup, and
         # a name like "[@click=app.quit]q.jsonl" quit the workbench when clicked (walk 16, 1)
         if cell_len(name) + 3 + cell_len(counts) <= room:
