@@ -146,3 +146,51 @@ async def test_a_refused_files_reason_is_said_whole_under_the_list(tmp_path: Pat
         assert said.startswith(subtitle.rstrip("…")), subtitle
         assert cell_len(subtitle) <= box.size.width - 6
         assert "(NUL bytes at byte 4)" in subtitle
+
+
+@pytest.mark.parametrize("size", [(100, 30), (160, 48)], ids=["narrow", "wide"])
+async def test_every_page_of_a_burst_counts_in_the_help(size: tuple[int, int]) -> None:
+    """F7: twenty ⇟ in a burst in the help screen went a few pages: each page started
+    from where the last one's animation had got to."""
+    from chunkscope.tui.app import ChunkscopeApp, StartOptions
+    from chunkscope.tui.screens.help import HelpScreen
+    from chunkscope.tui.widgets.steady_scroll import SteadyScroll
+    from tests.pilot import burst, until, wait_for
+
+    app = ChunkscopeApp(StartOptions(fixed_timings=True, open_picker=False))
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), 5)
+        await pilot.pause()
+        scroll = app.screen.query_one(SteadyScroll)
+        page = scroll.scrollable_content_region.height
+        assert scroll.max_scroll_y > 3 * page
+        burst(app, *["pagedown"] * 3)
+        await until(pilot, lambda: scroll.scroll_y == 3 * page)
+        burst(app, "pageup")
+        await until(pilot, lambda: scroll.scroll_y == 2 * page)
+        burst(app, *["pagedown"] * 40)
+        await until(pilot, lambda: scroll.scroll_y == scroll.max_scroll_y)
+
+
+@pytest.mark.parametrize("command", [["tui"], ["serve"], []], ids=["tui", "serve", "bare"])
+def test_an_unknown_theme_on_the_command_line_is_one_line(command: list[str]) -> None:
+    """F8: `chunkscope FILE --theme nope` opened the workbench with a toast; every other
+    wrong value is one line and exit 2 before anything opens. (A process of its own: the
+    command would open the workbench, or serve it, if the flag were taken.)"""
+    from tests.hostile.proc import run_cli
+
+    result = run_cli([*command, README, "--theme", "nope"], timeout=30)
+    assert not result.timed_out and result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    assert "argument --theme: no such theme 'nope'; one of chunkscope-dark, " in line, line
+    assert "nord" in line and "ansi-dark" not in line  # Textual's, less those it cannot draw
+
+
+def test_a_theme_file_s_theme_is_one_to_start_in(tmp_path: Path) -> None:
+    from chunkscope.themes import theme_names, user_themes_dir
+
+    folder = user_themes_dir()  # (in this test's own data folder: `isolated`)
+    folder.mkdir(parents=True)
+    (folder / "mine.toml").write_text('name = "mine"\ndark = true\nprimary = "#336699"\n')
+    assert "mine" in theme_names()

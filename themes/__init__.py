@@ -66,9 +66,11 @@ __all__ = [
     "TEXT_CONTRAST",
     "band_colors",
     "contrast_ratio",
+    "drawable",
     "load_user_themes",
     "readable",
     "readable_highlight",
+    "theme_names",
     "user_themes_dir",
     "variable_defaults",
 ]
@@ -226,3 +228,22 @@ def load_user_themes(directory: Path | None = None) -> tuple[list[Theme], list[s
         except Exception as e:  # a theme file must never take the app down
             errors.append(f"{path.name}: {type(e).__name__}: {e}")
     return themes, errors
+
+
+def drawable(theme: Theme) -> bool:
+    """Whether the workbench can be drawn in `theme`: not in one of the terminal's own
+    ANSI colours (Textual's ``ansi-dark``, ``ansi-light``), whose colours are names, not
+    values, which the bands, badges and highlights cannot be computed from (switching to
+    one ended the workbench, walk 14)."""
+    return not theme.ansi
+
+
+def theme_names() -> list[str]:
+    """The themes the workbench may start in: ours, then the user's theme files' and
+    Textual's drawable ones, by name (what ``--theme`` accepts)."""
+    from textual.theme import BUILTIN_THEMES as TEXTUAL_THEMES
+
+    ours = [t.name for t in BUILTIN_THEMES]
+    user, _ = load_user_themes()
+    others = {t.name for t in user} | {n for n, t in TEXTUAL_THEMES.items() if drawable(t)}
+    return ours + sorted(others - set(ours))

@@ -291,15 +291,15 @@ class ChunkscopeApp(
     @property
     def available_themes(self) -> dict[str, Theme]:
         """The themes the workbench can be drawn in: Textual's, ours and the user's, less
-        the ones in the terminal's own ANSI colours (Textual's ``ansi-dark`` and
-        ``ansi-light``): their colours are names, not values, which the bands, badges and
-        highlights cannot be computed from (switching to one ended the workbench, walk
-        14). The palette, the theme picker and ``--theme`` all read this. Built once per
+        the ones in the terminal's own ANSI colours (`chunkscope.themes.drawable`). The
+        palette, the theme picker and ``--theme`` all read this. Built once per
         change of the registered themes: every widget's painting asks for the current
         theme, which asks for these (a dict a call was ~10% of a slider step's drawing)."""
         themes = self._drawable_themes
         if themes is None:
-            themes = {name: t for name, t in super().available_themes.items() if not t.ansi}
+            from chunkscope.themes import drawable
+
+            themes = {name: t for name, t in super().available_themes.items() if drawable(t)}
             self._drawable_themes = themes
         return themes
 

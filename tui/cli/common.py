@@ -593,10 +593,23 @@ def add_theme_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--theme",
         default=None,
+        type=_theme_name,
         metavar="NAME",
         help=f"theme to start with: {ours} (the first is the default), a theme "
         "file's name or one of Textual's (textual-dark, nord, ...)",
     )
+
+
+def _theme_name(text: str) -> str:
+    """A ``--theme`` the workbench can start in, refused in one line otherwise (walk 45,
+    F8: the workbench opened with a toast; a theme the config file names still gets the
+    toast, as the command line is not there to say it)."""
+    from chunkscope.themes import theme_names
+
+    names = theme_names()
+    if text not in names:
+        raise argparse.ArgumentTypeError(f"no such theme {text!r}; one of {', '.join(names)}")
+    return text
 
 
 def add_profile_option(parser: argparse.ArgumentParser) -> None:
