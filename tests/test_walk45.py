@@ -194,3 +194,27 @@ def test_a_theme_file_s_theme_is_one_to_start_in(tmp_path: Path) -> None:
     folder.mkdir(parents=True)
     (folder / "mine.toml").write_text('name = "mine"\ndark = true\nprimary = "#336699"\n')
     assert "mine" in theme_names()
+
+
+async def test_the_palette_names_the_key_of_every_command_that_has_one() -> None:
+    """Walk 45 (not filed): the palette named `[b]` and `[/]` but not pin's `p`, exclude's
+    `x`, write's `w` nor summarize's `s`; every command a key runs names it, from the
+    bindings."""
+    from chunkscope.tui.commands import WorkbenchCommands
+    from tests.pilot import SIZE, make_app, settled
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot, app)
+        names = [n for n, _, _ in WorkbenchCommands(app.screen)._named_commands()]
+        for wanted in (
+            "recap: pin the selected chunk  [p]",
+            "recap: exclude the selected chunk  [x]",
+            "recap: write _recap.md  [w]",
+            "chunk: summarize all merged chunks  [s]",
+            "recap: type the budget  [b]",
+            "file: open…  [ctrl+o]",
+            "file: help  [?]",
+        ):
+            assert wanted in names, [n for n in names if n.startswith(wanted[:12])]
+        assert not any(n.count("[") > 1 and n.endswith("]  [") for n in names)

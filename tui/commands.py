@@ -58,32 +58,32 @@ class WorkbenchCommands(Provider):
                 "The left column shows the compacted chunks (the merge's input)",
             ),
             (
-                "chunk: tool calls collapsed (the recap pipeline) / raw  [T]",
+                "chunk: tool calls collapsed (the recap pipeline) / raw",
                 app.toggle_collapse,
                 "Chunk the log as `chunkscope recap` does: tool calls folded into one turn",
             ),
             (
-                "chunk: N merged chunks…  [n]",
+                "chunk: N merged chunks…",
                 app.action_chunk_count,
                 "Type a chunk count; the threshold (seed) or topic depth moves to give it",
             ),
             (
-                "topics: mark / unmark a topic start at the selected item  [m]",
+                "topics: mark / unmark a topic start at the selected item",
                 app.action_toggle_mark,
                 "Saved at once for this file; every run is scored against the marks",
             ),
             (
-                "topics: the marks are all the topics / some of them  [a]",
+                "topics: the marks are all the topics / some of them",
                 app.action_toggle_marks_complete,
                 "Partial marks (the default) are scored only from the first mark to the last",
             ),
             (
-                "topics: auto-tune on the marks  [A]",
+                "topics: auto-tune on the marks",
                 app.action_auto_tune,
                 "Search the tune grid for the setting that finds the marks (F1, then Pk)",
             ),
             (
-                "topics: export the marks as a gold file  [M]",
+                "topics: export the marks as a gold file",
                 app.action_export_marks,
                 "The format of `chunkscope eval --gold`",
             ),
@@ -104,7 +104,7 @@ class WorkbenchCommands(Provider):
             ),
             ("recap: clear pins and exclusions", self._clear_marks, "Let the scores decide again"),
             (
-                "recap: type the budget  [b]",
+                "recap: type the budget",
                 app.action_type_budget,
                 "Set the recap's token budget to an exact number",
             ),
@@ -237,17 +237,48 @@ class WorkbenchCommands(Provider):
         app.reselect()
         app.notify(f"Time headings {'on' if app.headings else 'off'}.")
 
-    async def discover(self) -> Hits:
+    def _named_commands(self) -> list[Command]:
+        """`_commands`, each with the key that runs it from the workbench after its name
+        (``recap: pin the selected chunk  [p]``), as the workbench's bindings say it: the
+        palette named some keys and not others (walk 45)."""
+        out: list[Command] = []
         for name, action, help_text in self._commands():
+            key = None if name.endswith("]") else _key_of(action)
+            out.append((f"{name}  [{key}]" if key else name, action, help_text))
+        return out
+
+    async def discover(self) -> Hits:
+        for name, action, help_text in self._named_commands():
             yield DiscoveryHit(Content(name), action, text=name, help=_plain(help_text))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for name, action, help_text in self._commands():
+        for name, action, help_text in self._named_commands():
             score = matcher.match(name)
             if score > 0:
                 shown = _highlighted(matcher, name)
                 yield Hit(score, shown, action, text=name, help=_plain(help_text))
+
+
+def _key_of(action: Callable[[], Any]) -> str | None:
+    """The key of the workbench's binding that runs `action` (a method of the app), as
+    the footer shows it; None when no key does."""
+    from textual.binding import Binding
+
+    from chunkscope.tui.app import ChunkscopeApp
+    from chunkscope.tui.screens.workbench import WorkbenchScreen
+
+    name = getattr(action, "__name__", "").removeprefix("action_")
+    if not name or isinstance(action, partial):
+        return None
+    for bindings, called in (
+        (WorkbenchScreen.BINDINGS, f"app.{name}"),
+        (ChunkscopeApp.BINDINGS, name),
+    ):
+        for binding in bindings:
+            if isinstance(binding, Binding) and binding.action == called:
+                return binding.key_display or binding.key
+    return None
 
 
 def _plain(text: str) -> str:
