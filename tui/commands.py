@@ -8,7 +8,7 @@ backends (the offline ones are the way forward when a remote one fails), ``file:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -243,7 +243,7 @@ class WorkbenchCommands(Provider):
         palette named some keys and not others (walk 45)."""
         out: list[Command] = []
         for name, action, help_text in self._commands():
-            key = None if name.endswith("]") else _key_of(action)
+            key = None if name.endswith("]") else _key_of(action, type(self.app).BINDINGS)
             out.append((f"{name}  [{key}]" if key else name, action, help_text))
         return out
 
@@ -260,21 +260,17 @@ class WorkbenchCommands(Provider):
                 yield Hit(score, shown, action, text=name, help=_plain(help_text))
 
 
-def _key_of(action: Callable[[], Any]) -> str | None:
-    """The key of the workbench's binding that runs `action` (a method of the app), as
-    the footer shows it; None when no key does."""
+def _key_of(action: Callable[[], Any], app_bindings: Iterable[Any]) -> str | None:
+    """The key of the workbench's binding, or of the app's (`app_bindings`), that runs
+    `action` (a method of the app), as the footer shows it; None when no key does."""
     from textual.binding import Binding
 
-    from chunkscope.tui.app import ChunkscopeApp
     from chunkscope.tui.screens.workbench import WorkbenchScreen
 
     name = getattr(action, "__name__", "").removeprefix("action_")
     if not name or isinstance(action, partial):
         return None
-    for bindings, called in (
-        (WorkbenchScreen.BINDINGS, f"app.{name}"),
-        (ChunkscopeApp.BINDINGS, name),
-    ):
+    for bindings, called in ((WorkbenchScreen.BINDINGS, f"app.{name}"), (app_bindings, name)):
         for binding in bindings:
             if isinstance(binding, Binding) and binding.action == called:
                 return binding.key_display or binding.key
