@@ -600,6 +600,8 @@ def _is_boundary(text: str, stop: int, nxt: int, begin: int = 0, bold: bool = Fa
         return True
     if not _LOWER_START.match(text, nxt) or text[stop] != "." or text.startswith("..", stop):
         return False  # an ellipsis before a lowercase word: the sentence goes on
+    if text[stop:nxt].rstrip()[-1] in _CLOSING_MARKS:
+        return False  # a quotation ended, the sentence goes on: `said "Ship it." and left`
     start = text.rfind(" ", 0, stop) + 1
     word = text[start:stop]
     return len(word) >= 2 and "." not in word and word.lower() not in _ABBREVIATIONS
@@ -615,7 +617,9 @@ _QUOTE_REACH = 400
 class _Quotes:
     """Where a paragraph's quotations are (straight ``"``, curly and single marks,
     outside inline code), to tell whether a stop is inside one: a quoted question ("Is
-    it right? What is best?") is part of the sentence that quotes it. A single mark
+    it right? What is best?") is part of the sentence that quotes it; so is an aside in
+    parentheses or square brackets (``(maybe it flags? Actually not)``, ``(approx. pi)``:
+    walk 46, F1 and F3). A single mark
     opens a quotation after a blank and closes one before a blank or a stop; one between
     two letters is an apostrophe (``I'd``), neither. A closing mark with nothing open
     (``the users' files``) closes nothing."""
@@ -645,6 +649,16 @@ class _Quotes:
                 pairs.append((pending.pop(), m.start()))
         if cut:
             pairs.extend((i, len(text)) for i in pending)
+        if "(" in text or "[" in text:  # an aside: ``(maybe it flags? Actually not)``
+            opened: list[tuple[str, int]] = []
+            for m in outside(_BRACKET):
+                mark = m.group()
+                if mark in _OPENERS:
+                    opened.append((mark, m.start()))
+                elif opened and opened[-1][0] == _OPENERS_OF[mark]:
+                    pairs.append((opened.pop()[1], m.start()))
+            if cut:
+                pairs.extend((i, len(text)) for _, i in opened)
         pairs.sort()
         self.opens = [a for a, _ in pairs]
         self.closes = [b for _, b in pairs]
@@ -662,13 +676,18 @@ class _Quotes:
 
 
 _STRAIGHT_QUOTE = re.compile('"')
+#: The marks that close a quotation or an aside after its stop.
+_CLOSING_MARKS = frozenset("\"'”’)]")
+_BRACKET = re.compile(r"[()\[\]]")
+_OPENERS = "(["
+_OPENERS_OF = {")": "(", "]": "["}
 #: A quotation's mark, its group 1 for an opening one: a curly mark, or a single one
 #: after a blank (or an opening bracket) before a character that is not blank; a closing
 #: single one follows a character that is not blank before a blank, a stop or a closing
 #: bracket.
 _QUOTE_MARK = re.compile(r"(“|(?:(?<=[\s(\[])|^)['‘](?=\S))|”|(?<=\S)['’](?=[\s.,;:!?)\]]|$)")
 #: What may be a quotation's mark: a paragraph without one has no quotation.
-_QUOTE_MARKS = frozenset("\"“'‘")
+_QUOTE_MARKS = frozenset("\"“'‘([")
 
 
 def _split_prose(text: str) -> list[str]:

@@ -1,0 +1,53 @@
+"""Walk 46's findings. F1 and F3: a stop inside parentheses or square brackets, or one a
+closing quotation mark follows before a lowercase word, ended the sentence: the recap
+showed ``(maybe because another rule would still flag?`` with its aside open, or
+``said "Ship it. Today."`` without the rest of the sentence."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chunkscope.engine.summarize.extractive import sentences_of
+
+
+def test_a_stop_inside_an_aside_ends_no_sentence() -> None:
+    aside = (
+        "The fix would not change the result (maybe because another rule would still "
+        "flag? Actually it is fixed)."
+    )
+    assert sentences_of(f"{aside} We look at the code later.") == [
+        aside,
+        "We look at the code later.",
+    ]
+    assert sentences_of("The value is 3.14 (approx. pi) in the config.") == [
+        "The value is 3.14 (approx. pi) in the config."
+    ]
+    assert sentences_of("Run the tests [see CONTRIBUTING. It lists them] before you push.") == [
+        "Run the tests [see CONTRIBUTING. It lists them] before you push."
+    ]
+    # a stray closing one closes nothing: items and smileys split as before
+    assert sentences_of("1) First do this. 2) Then that.") == ["1) First do this.", "2) Then that."]
+
+
+def test_a_quotation_ended_before_a_lowercase_word_goes_on() -> None:
+    said = 'The maintainer said "Ship it. Today." and closed the long discussion.'
+    assert sentences_of(f"{said} Next one.") == [said, "Next one."]
+    assert sentences_of('It failed with "Error: no such file." and stopped.') == [
+        'It failed with "Error: no such file." and stopped.'
+    ]
+    assert sentences_of('He said "no." Then he left.') == ['He said "no."', "Then he left."]
+
+
+_WORDS = st.lists(st.sampled_from(["cache", "rule", "flag", "fix", "the"]), min_size=1, max_size=4)
+
+
+@given(
+    st.lists(st.tuples(_WORDS, st.lists(_WORDS, min_size=1, max_size=3)), min_size=1, max_size=4)
+)
+def test_no_sentence_ends_inside_an_aside(parts) -> None:  # type: ignore[no-untyped-def]
+    sentences = []
+    for lead, inner in parts:
+        aside = " ".join(" ".join(w).capitalize() + "?" for w in inner)
+        sentences.append(f"It {' '.join(lead)} ({aside}) here.")
+    assert sentences_of(" ".join(sentences)) == sentences
