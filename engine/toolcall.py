@@ -255,15 +255,7 @@ def command_text(value: Any) -> str | None:
 
 
 def _command(command: str, comment: str) -> str:
-    # Blank lines are left out: a script stays one paragraph, which no chunker cuts.
-    lines = [ln for ln in command.strip("\n").split("\n") if ln.strip()]
-    cut = len(lines) > COMMAND_LINES
-    lines = lines[:COMMAND_LINES]
-    text = "\n".join(lines)
-    if len(text) > COMMAND_CUT:
-        text, cut = text[: COMMAND_CUT - 1].rstrip(), True
-    if cut:
-        text += ELLIPSIS
+    text = _lines_kept(command, shell=True)
     if comment and "\n" not in text:
         text += f"  # {comment}"
     elif comment:
@@ -274,14 +266,46 @@ def _command(command: str, comment: str) -> str:
 
 def _block(text: str) -> str:
     """A multi-line argument as its lines (blank ones left out), cut like a command."""
+    return _lines_kept(text, shell=False)
+
+
+def _lines_kept(text: str, *, shell: bool) -> str:
+    """`text`'s lines, blank ones left out (a script stays one paragraph, which no chunker
+    cuts), to `COMMAND_LINES` lines and `COMMAND_CUT` characters; a cut ends with an
+    ellipsis and closes what it leaves open (walk 46, F2): a code fence, on a line of its
+    own, and in a `shell` command its quotation (``python3 -c "print(1); …"``)."""
+    from chunkscope.engine.read.headings import fence_after
+
     lines = [ln for ln in text.strip("\n").split("\n") if ln.strip()]
     out = "\n".join(lines[:COMMAND_LINES])
-    cut = len(lines) > COMMAND_LINES or len(out) > COMMAND_CUT
-    return (
-        (out[: COMMAND_CUT - 1].rstrip() + ELLIPSIS)
-        if len(out) > COMMAND_CUT
-        else (out + ELLIPSIS if cut else out)
-    )
+    cut = len(lines) > COMMAND_LINES
+    if len(out) > COMMAND_CUT:
+        out, cut = out[: COMMAND_CUT - 1].rstrip(), True
+    if not cut:
+        return out
+    out += ELLIPSIS + (_open_quote(out) if shell else "")
+    fence: str | None = None
+    for line in out.split("\n"):
+        fence = fence_after(line, fence)
+    return f"{out}\n{fence}" if fence else out
+
+
+def _open_quote(command: str) -> str:
+    """The quote mark a shell command cut short leaves open ("" when none): single
+    quotes take everything to the next one, double ones a backslash escape."""
+    quote = ""
+    escaped = False
+    for ch in command:
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+    return quote
 
 
 def _scalar(value: Any, room: int = VALUE_CUT) -> str:

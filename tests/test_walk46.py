@@ -51,3 +51,24 @@ def test_no_sentence_ends_inside_an_aside(parts) -> None:  # type: ignore[no-unt
         aside = " ".join(" ".join(w).capitalize() + "?" for w in inner)
         sentences.append(f"It {' '.join(lead)} ({aside}) here.")
     assert sentences_of(" ".join(sentences)) == sentences
+
+
+def test_a_cut_command_closes_its_quotation_and_a_cut_body_its_fence() -> None:
+    """F2: a command or a multi-line body cut to length left its quotation or its code
+    fence open (a Write's ```` ```bash ```` block: the rest of the chunk read as code)."""
+    from chunkscope.engine.toolcall import ELLIPSIS, format_call
+
+    one_liner = format_call("Bash", {"command": 'python3 -c "' + "print(1); " * 100 + '"'})
+    assert one_liner.startswith('$ python3 -c "print(1);') and one_liner.endswith(f'{ELLIPSIS}"')
+    jq = format_call("Bash", {"command": "jq '[.items[] | {" + "x: .x, " * 150 + "}]' data.json"})
+    assert jq.endswith(f"{ELLIPSIS}'")
+    body = "\n".join(
+        ["# Guide", *(f"line {i}" for i in range(8)), "```bash"]
+        + [f"echo step {i}" for i in range(10)]
+        + ["```"]
+    )
+    shown = format_call("Write", {"file_path": "/p/GUIDE.md", "content": body})
+    assert shown.endswith(f"echo step 1{ELLIPSIS}\n```"), shown
+    # a command cut outside any quotation gets nothing after its ellipsis
+    plain = format_call("Bash", {"command": "echo 'a' " + "x" * 900})
+    assert plain.endswith(f"x{ELLIPSIS}")
