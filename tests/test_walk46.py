@@ -1,14 +1,21 @@
 """Walk 46's findings. F1 and F3: a stop inside parentheses or square brackets, or one a
 closing quotation mark follows before a lowercase word, ended the sentence: the recap
 showed ``(maybe because another rule would still flag?`` with its aside open, or
-``said "Ship it. Today."`` without the rest of the sentence."""
+``said "Ship it. Today."`` without the rest of the sentence. F2: a cut command or body
+left its quotation or code fence open. F5: the turns view's title was cut by its border
+mid-reason."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from chunkscope.engine.summarize.extractive import sentences_of
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_a_stop_inside_an_aside_ends_no_sentence() -> None:
@@ -72,3 +79,33 @@ def test_a_cut_command_closes_its_quotation_and_a_cut_body_its_fence() -> None:
     # a command cut outside any quotation gets nothing after its ellipsis
     plain = format_call("Bash", {"command": "echo 'a' " + "x" * 900})
     assert plain.endswith(f"x{ELLIPSIS}")
+
+
+@pytest.mark.parametrize(
+    ("size", "title"),
+    [
+        ((160, 48), "BEFORE MERGE · turns (56 after collapse, each action a turn)"),
+        ((100, 30), "turns (56, each action a turn)"),
+    ],
+    ids=["wide", "narrow"],
+)
+async def test_the_turns_title_says_its_count_and_why_whole(
+    size: tuple[int, int], title: str
+) -> None:
+    """F5: the turns view's title was cut by its border mid-reason (``turns (221 after
+    collapse, each actio…``); it is the longest of its forms that fits, refitted at a
+    resize."""
+    from rich.cells import cell_len
+
+    from tests.pilot import make_app, settled
+
+    app = make_app(ROOT / "tests" / "fixtures" / "aider" / "metadata-aider.aider.chat.history.md")
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        await pilot.press("v")
+        await settled(pilot, app)
+        column = app.workbench.query_one("#before-col")
+        shown = str(column.border_title)
+        assert cell_len(shown) <= column.size.width - 4, shown
+        assert shown in (title, title.replace(" after collapse", "")), shown
+        assert "each action a turn" in shown

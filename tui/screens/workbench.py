@@ -32,6 +32,7 @@ from textual.widgets._footer import FooterKey
 
 from chunkscope.engine.config.tuning import Tuning
 from chunkscope.engine.evaluate.measure import score_text
+from chunkscope.engine.recap.collapse import ACTIONS_APART
 from chunkscope.engine.textutil import plural
 from chunkscope.tui.screens.late_callbacks import LateCallbacks
 from chunkscope.tui.widgets.candidate_list import CandidateList, CandidateRow
@@ -514,6 +515,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             self.call_after_refresh(fit_tabs, self.query_one(TabbedContent))
         # the compare columns' new widths (once laid out): their titles' forms that fit
         self.call_after_refresh(self._refit_column_titles)
+        self.call_after_refresh(self._fit_left_title)
 
     def _columns_state(self) -> _Kept:
         """Each column's selected card, the focused widget's id, the summaries' progress
@@ -834,16 +836,28 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             panel.set_stats("")
             return
         result = view.result
-        count = str(len(view.left_items))
-        if view.left_kind == "turns" and len(view.left_items) != len(view.source.turns):
-            # as the header says it
-            count = turns_after_collapse(len(view.left_items), len(view.source.turns))
+        n = len(view.left_items)
+        counts = [str(n)]
+        if view.left_kind == "turns" and n != len(view.source.turns):
+            # as the header says it, then shorter: the count and why it is more than the
+            # file's before the words "after collapse" (walk 46, F5: the reason was cut)
+            counts = [turns_after_collapse(n, len(view.source.turns))]
+            if n > len(view.source.turns):
+                counts.append(f"{n}, {ACTIONS_APART}")
+            counts.append(str(n))
         elif view.left_kind == "compacted":  # paragraphs: more than the turns, so named
-            count = plural(len(view.left_items), "unit")  # as the merge panel's stats say it
+            counts = [plural(n, "unit")]  # as the merge panel's stats say it
         shown = view.left_kind  # a document's turns are its sections, as the header says
         if shown == "turns" and view.source.turn_word != "turn":
             shown = f"{view.source.turn_word}s"
-        _set_title(before_col, f"BEFORE MERGE · {shown} ({count})", "v switches · [ strategy")
+        # the panel's name goes before the reason does
+        self._left_title_forms = [
+            form
+            for k, count in enumerate(counts)
+            for form in (f"BEFORE MERGE · {shown} ({count})", f"{shown} ({count})")
+            if k or form.startswith("BEFORE")
+        ]
+        self._fit_left_title()
         _set_title(
             merged, f"MERGED ({len(result.chunks)})", "enter expands · c copies · ] strategy"
         )
@@ -1315,6 +1329,23 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         )
         self._column_titles[titled.id or ""] = (forms, f"{key} strategy · ≠ cut only here")
         self._refit_column_titles()
+
+    #: The left column's title, longest first (`_titles`), fitted to its border.
+    _left_title_forms: list[str] | None = None
+
+    def _fit_left_title(self, *, retries: int = 3) -> None:
+        """The left column's title, the longest of its forms that fits its border (one
+        cut by the border lost its count's reason); fitted again once laid out."""
+        forms = self._left_title_forms
+        if not forms or not self.is_mounted:
+            return
+        if self.driver.comparing and "before-col" in self._column_titles:
+            return  # a compare column's title (`_refit_column_titles`)
+        before_col = self.query_one("#before-col")
+        room = before_col.size.width - 6
+        if room <= 0 and retries > 0:
+            self.call_after_refresh(self._fit_left_title, retries=retries - 1)
+        _set_title(before_col, fit_text(forms, room), "v switches · [ strategy")
 
     def _refit_column_titles(self, *, retries: int = 3) -> None:
         """The compare columns' titles, each the longest of its forms that fits its
