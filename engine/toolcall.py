@@ -283,14 +283,14 @@ def _lines_kept(text: str, *, shell: bool) -> str:
         out, cut = out[: COMMAND_CUT - 1].rstrip(), True
     if not cut:
         return out
-    out += ELLIPSIS + (_open_quote(out) if shell else "")
+    out += ELLIPSIS + (open_quote(out) if shell else "")
     fence: str | None = None
     for line in out.split("\n"):
         fence = fence_after(line, fence)
     return f"{out}\n{fence}" if fence else out
 
 
-def _open_quote(command: str) -> str:
+def open_quote(command: str) -> str:
     """The quote mark a shell command cut short leaves open ("" when none): single
     quotes take everything to the next one, double ones a backslash escape."""
     quote = ""

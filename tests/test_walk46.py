@@ -109,3 +109,15 @@ async def test_the_turns_title_says_its_count_and_why_whole(
         assert cell_len(shown) <= column.size.width - 4, shown
         assert shown in (title, title.replace(" after collapse", "")), shown
         assert "each action a turn" in shown
+
+
+def test_a_collapsed_calls_cut_command_closes_its_quotation() -> None:
+    """Walk 47, F2: a collapsed call's command cut to length left its own quotation open
+    in the recap (``Ran `git commit -m "Update scripts with Yub...` ``)."""
+    from chunkscope.engine.recap.collapse import _command_line
+
+    message = "Update scripts with YubiKey support, " * 5
+    cut = _command_line(f'git commit -m "{message}"')
+    assert cut.startswith('git commit -m "Update scripts') and cut.endswith('..."'), cut
+    assert _command_line("ls -la") == "ls -la"
+    assert _command_line("echo " + "x" * 300).endswith("x...")

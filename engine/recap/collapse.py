@@ -95,6 +95,7 @@ from chunkscope.engine.toolcall import (
     decode_arguments,
     editor_command,
     format_call,
+    open_quote,
 )
 
 #: The command line's flags that collapse tool calls and keep them as they are (the
@@ -211,8 +212,12 @@ def one_line_command(command: str) -> str:
 
 
 def _command_line(command: str) -> str:
-    """A command on one line for its sentence, cut (`one_line_command`)."""
-    return _cut(one_line_command(command))
+    """A command on one line for its sentence, cut (`one_line_command`), the quotation
+    the cut leaves open closed after its ``...`` (walk 47, F2), as the chunks' ``$`` line
+    closes it (`engine.toolcall.open_quote`)."""
+    line = one_line_command(command)
+    cut = _cut(line)
+    return cut if cut == line else cut + open_quote(line[:CUT])
 
 
 def _cut(text: str, limit: int = CUT) -> str:
