@@ -355,3 +355,25 @@ WIDE_SCRIPT = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 MARKLESS_SCRIPT = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
 #: Every script written without spaces between words.
 UNSPACED_SCRIPT = WIDE_SCRIPT + MARKLESS_SCRIPT
+
+
+#: A code fence's opening or closing line (CommonMark: at most 3 spaces before 3+ backticks
+#: or tildes); `FENCE_LINES` finds them in a whole text.
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+FENCE_LINES = re.compile(FENCE.pattern, re.M)
+
+
+def fence_after(line: str, fence: str | None) -> str | None:
+    """The code fence open after `line` (its marker, e.g. ```` ``` ````), given the one
+    open before it (None: none). CommonMark: a backtick fence's info string may not
+    contain a backtick ("```inline``` code" opens nothing); a fence is closed by a bare
+    marker of its character, at least as long."""
+    m = FENCE.match(line)
+    if m is None:
+        return fence
+    marker = m.group(1)
+    if fence is None:
+        return None if marker[0] == "`" and "`" in line[m.end() :] else marker
+    if marker[0] == fence[0] and len(marker) >= len(fence) and not line.strip().lstrip(fence[0]):
+        return None
+    return fence

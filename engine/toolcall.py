@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import Any
 
+from chunkscope.engine.textutil import fence_after
+
 #: Argument names that hold a command line (the call shows as ``$ command``).
 COMMAND_KEYS = ("command", "cmd", "script", "shell_command")
 #: Argument names that hold the one thing a call acts on (shown after the tool's name).
@@ -274,8 +276,6 @@ def _lines_kept(text: str, *, shell: bool) -> str:
     cuts), to `COMMAND_LINES` lines and `COMMAND_CUT` characters; a cut ends with an
     ellipsis and closes what it leaves open (walk 46, F2): a code fence, on a line of its
     own, and in a `shell` command its quotation (``python3 -c "print(1); …"``)."""
-    from chunkscope.engine.read.headings import fence_after
-
     lines = [ln for ln in text.strip("\n").split("\n") if ln.strip()]
     out = "\n".join(lines[:COMMAND_LINES])
     cut = len(lines) > COMMAND_LINES

@@ -100,7 +100,10 @@ async def test_more_turns_after_collapse_than_read_says_why(
         await until(pilot, lambda: bench.view is not None and bench.view.left_kind == "turns")
         await pilot.pause()
         title = str(bench.query_one("#before-col").border_title)
-        assert "turns (5 after collapse, each action a turn)" in title, title
+        # (the longest form its border holds: `tests/test_walk46.py`)
+        assert title.endswith(
+            ("turns (5 after collapse, each action a turn)", "turns (5, each action a turn)")
+        ), title
 
 
 def test_a_background_task_s_report_is_no_user_words(

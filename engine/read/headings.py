@@ -37,29 +37,18 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from chunkscope.engine.textutil import FENCE as _FENCE
+from chunkscope.engine.textutil import FENCE_LINES as _FENCE_LINES
+from chunkscope.engine.textutil import fence_after as _fence_after
+
 #: The seed's heading (`engine.read.source.markdown_sections`): ``#`` to ``######``, then
 #: a blank, at the start of the line.
 ATX = re.compile(r"^(#{1,6})\s+(.*)")
-#: A code fence's opening or closing line (CommonMark: at most 3 spaces before 3+ backticks
-#: or tildes); `FENCE_LINES` finds them in a whole text.
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-FENCE_LINES = re.compile(FENCE.pattern, re.M)
-
-
-def fence_after(line: str, fence: str | None) -> str | None:
-    """The code fence open after `line` (its marker, e.g. ```` ``` ````), given the one
-    open before it (None: none). CommonMark: a backtick fence's info string may not
-    contain a backtick ("```inline``` code" opens nothing); a fence is closed by a bare
-    marker of its character, at least as long."""
-    m = FENCE.match(line)
-    if m is None:
-        return fence
-    marker = m.group(1)
-    if fence is None:
-        return None if marker[0] == "`" and "`" in line[m.end() :] else marker
-    if marker[0] == fence[0] and len(marker) >= len(fence) and not line.strip().lstrip(fence[0]):
-        return None
-    return fence
+# A code fence's line and the fence open after a line are `engine.textutil`'s (a tool
+# call's cut closes a fence too, and engine.toolcall is read below engine.read).
+FENCE = _FENCE
+FENCE_LINES = _FENCE_LINES
+fence_after = _fence_after
 
 
 #: aider's other fence, for a file that holds ``` itself: a ``<source>python`` line
