@@ -121,3 +121,22 @@ def test_a_collapsed_calls_cut_command_closes_its_quotation() -> None:
     assert cut.startswith('git commit -m "Update scripts') and cut.endswith('..."'), cut
     assert _command_line("ls -la") == "ls -la"
     assert _command_line("echo " + "x" * 300).endswith("x...")
+
+
+def test_a_sentence_cut_to_length_stops_at_a_clause_and_closes_its_braces() -> None:
+    """Walk 47, F3 and F5: a sentence cut at the summary's length stopped on a stump
+    (``..., the summary 2 to 4...``) and left a brace open (``{ const [a, b] =...``)."""
+    from chunkscope.engine.summarize.extractive import ExtractiveSummarizer
+
+    long = (
+        "The summarizer picks the most central sentence (its similarity to the rest of "
+        "the chunk; prefixes are passed over when the chunk has prose), the summary two "
+        "to four central sentences in their order, and more words follow here to go on."
+    )
+    cut = ExtractiveSummarizer(max_sentence_chars=200).summarize(f"Bot: {long}").abstract
+    assert cut.endswith("prose)...") or cut.endswith("in their order..."), cut
+    code = "Bot: The bubble is function Bubble() { const [on, setOn] = useState(false) " + (
+        "and the state goes on and on here " * 6
+    )
+    braced = ExtractiveSummarizer(max_sentence_chars=120).summarize(code).abstract
+    assert braced.count("{") == braced.count("}") and braced.count("(") == braced.count(")")

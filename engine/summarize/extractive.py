@@ -946,6 +946,11 @@ def _truncate(text: str, limit: int = MAX_SENTENCE_CHARS, *, prose: bool = True)
     space = cut.rfind(" ")
     if space >= limit // 2:
         cut = cut[:space]
+    # at the end of a clause where there is one in the last half (``..., the summary 2 to
+    # 4...`` stopped on a stump: walk 47, F3), else at a word
+    clause = max(cut.rfind(mark) for mark in _CLAUSE_ENDS)
+    if clause >= limit // 2 and not _inside_code(cut, clause):
+        cut = cut[:clause]
     cut = cut.rstrip(" ,;:-")
     kept = len(cut)  # (a prefix of `text`)
     cut += "..."
@@ -961,19 +966,26 @@ def _truncate(text: str, limit: int = MAX_SENTENCE_CHARS, *, prose: bool = True)
     return cut + _BOLD if cut.count(_BOLD) % 2 else cut
 
 
-_CLOSERS = {"(": ")", "[": "]"}
+_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+#: Where a clause ends inside a sentence: a cut to length stops there when it can.
+_CLAUSE_ENDS = (", ", "; ", " — ", " – ", ": ")
+
+
+def _inside_code(text: str, at: int) -> bool:
+    """Whether offset `at` of `text` is inside one of its inline code spans."""
+    return any(a < at < b for a, b in code_spans(text))
 
 
 def _closing_brackets(text: str, code: list[tuple[int, int]]) -> str:
-    """What closes the parentheses and square brackets `text` leaves open outside its
-    inline code (`code`: `code_spans`), innermost first; a stray closing one closes
+    """What closes the parentheses, square brackets and braces `text` leaves open outside
+    its inline code (`code`: `code_spans`), innermost first; a stray closing one closes
     nothing (``1) first``)."""
-    if "(" not in text and "[" not in text:
+    if "(" not in text and "[" not in text and "{" not in text:
         return ""
     opened: list[str] = []
     starts = [a for a, _ in code]
     for i, ch in enumerate(text):
-        if ch not in "()[]" or (
+        if ch not in "()[]{}" or (
             code and (k := bisect_right(starts, i) - 1) >= 0 and i < code[k][1]
         ):
             continue
