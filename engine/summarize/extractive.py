@@ -935,7 +935,9 @@ def _fragment_ends(buffer: Sequence[str]) -> bool:
     return not (word[:1].isupper() or word.lower() in _RUNS_ON)
 
 
-def _truncate(text: str, limit: int = MAX_SENTENCE_CHARS, *, prose: bool = True) -> str:
+def _truncate(
+    text: str, limit: int = MAX_SENTENCE_CHARS, *, prose: bool = True, clause: bool = False
+) -> str:
     """`text` cut at a word to at most `limit` characters, with ``...``; in `prose`, what
     the cut leaves open (inline code, a quotation, bold) is closed; code is left as it is
     (a command's ``**`` glob is no bold: walk 27, F4). A text cut short before (a tool
@@ -946,11 +948,12 @@ def _truncate(text: str, limit: int = MAX_SENTENCE_CHARS, *, prose: bool = True)
     space = cut.rfind(" ")
     if space >= limit // 2:
         cut = cut[:space]
-    # at the end of a clause where there is one in the last half (``..., the summary 2 to
-    # 4...`` stopped on a stump: walk 47, F3), else at a word
-    clause = max(cut.rfind(mark) for mark in _CLAUSE_ENDS)
-    if clause >= limit // 2 and not _inside_code(cut, clause):
-        cut = cut[:clause]
+    if clause:
+        # a summary's sentence: at the end of a clause where there is one in the last
+        # quarter (``..., the summary 2 to 4...`` stopped on a stump: walk 47, F3)
+        end = max(cut.rfind(mark) for mark in _CLAUSE_ENDS)
+        if end >= limit * 3 // 4 and not _inside_code(cut, end):
+            cut = cut[:end]
     cut = cut.rstrip(" ,;:-")
     kept = len(cut)  # (a prefix of `text`)
     cut += "..."
@@ -1212,7 +1215,9 @@ class ExtractiveSummarizer:
             return 0
         else:
             limit = self.max_sentence_chars
-            forms = [_truncate(t, limit) for t in dict.fromkeys(s.text for s in sentences)]
+            forms = [
+                _truncate(t, limit, clause=True) for t in dict.fromkeys(s.text for s in sentences)
+            ]
         if "\x1b" in text or CONTROL_CHAR.search(text):  # what `strip_control` takes out
             return 1  # the recap leaves out what joins runs of words: count none
         return min(map(_form_floor, forms))
@@ -1244,14 +1249,16 @@ class ExtractiveSummarizer:
                 ):
                     line = candidate.strip()
                     break
-            line = _truncate(" ".join(line.split()), limit)
+            line = _truncate(" ".join(line.split()), limit, clause=True)
             return Summary(line, line)
-        abstract = _truncate(ex.sentences[ex.abstract].text, limit)
+        abstract = _truncate(ex.sentences[ex.abstract].text, limit, clause=True)
         if abstract.endswith(":"):
             abstract = terminated(abstract)
         if len(ex.summary) < 2:
             return Summary(abstract, abstract)
-        summary = joined(terminated(_truncate(ex.sentences[i].text, limit)) for i in ex.summary)
+        summary = joined(
+            terminated(_truncate(ex.sentences[i].text, limit, clause=True)) for i in ex.summary
+        )
         return Summary(abstract, summary)
 
 
