@@ -140,3 +140,22 @@ def test_a_sentence_cut_to_length_stops_at_a_clause_and_closes_its_braces() -> N
     )
     braced = ExtractiveSummarizer(max_sentence_chars=120).summarize(code).abstract
     assert braced.count("{") == braced.count("}") and braced.count("(") == braced.count(")")
+
+
+def test_a_cut_in_a_quotation_closes_it_and_never_stops_on_a_clause_inside_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Walk 48: the collapsed question of the sample, cut at 280 characters at a clause's
+    end inside its answer's quotation, read ``Response: 'Platform cache dir...`` (the
+    quotation open, three words of the answer)."""
+    import json
+
+    from chunkscope.tui.cli import main
+
+    assert (
+        main(["recap", str(ROOT / "sample_logs" / "cache_refactor.jsonl"), "--format", "json"]) == 0
+    )
+    (asked,) = [c for c in json.loads(capsys.readouterr().out)["candidates"] if c["index"] == 5]
+    assert asked["summary"].startswith("Asked user: 'Where should the cache database live?")
+    assert asked["summary"].endswith("Response: 'Platform cache dir, yes. Use...'"), asked
+    assert asked["reason"] == "said already"  # the Task's "Answered:" line says it all

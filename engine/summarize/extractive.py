@@ -952,7 +952,7 @@ def _truncate(
         # a summary's sentence: at the end of a clause where there is one in the last
         # quarter (``..., the summary 2 to 4...`` stopped on a stump: walk 47, F3)
         end = max(cut.rfind(mark) for mark in _CLAUSE_ENDS)
-        if end >= limit * 3 // 4 and not _inside_code(cut, end):
+        if end >= limit * 3 // 4 and not _left_open(cut[:end]):
             cut = cut[:end]
     cut = cut.rstrip(" ,;:-")
     kept = len(cut)  # (a prefix of `text`)
@@ -965,7 +965,7 @@ def _truncate(
     cut += closing_ticks(text, kept)
     if _INLINE_CODE.sub("", cut).count('"') % 2:
         cut += '"'
-    cut += _closing_brackets(cut, code_spans(cut))
+    cut += _closing_quote(cut) + _closing_brackets(cut, code_spans(cut))
     return cut + _BOLD if cut.count(_BOLD) % 2 else cut
 
 
@@ -974,9 +974,35 @@ _CLOSERS = {"(": ")", "[": "]", "{": "}"}
 _CLAUSE_ENDS = (", ", "; ", " — ", " – ", ": ")
 
 
-def _inside_code(text: str, at: int) -> bool:
-    """Whether offset `at` of `text` is inside one of its inline code spans."""
-    return any(a < at < b for a, b in code_spans(text))
+def _left_open(text: str) -> bool:
+    """Whether `text` (a sentence's start) leaves inline code, a quotation or a bracket
+    open: a clause's end there is inside one, no place to cut (walk 48: a collapsed
+    answer was cut to ``Response: 'Platform cache dir...``)."""
+    code = code_spans(text)
+    ends = [b for _, b in code]
+    return (
+        closing_ticks(text, len(text)) != ""
+        or _BACKTICK_LEFT.search(text[ends[-1] if ends else 0 :]) is not None
+        or _INLINE_CODE.sub("", text).count('"') % 2 == 1
+        or _closing_quote(text) != ""
+        or _closing_brackets(text, code) != ""
+    )
+
+
+_BACKTICK_LEFT = re.compile("`")
+
+
+def _closing_quote(text: str) -> str:
+    """The mark that closes the curly or single quotation `text` leaves open, else ""."""
+    opened: list[str] = []
+    for m in _QUOTE_MARK.finditer(_INLINE_CODE.sub("", text)):
+        if m.group(1) is not None:
+            opened.append(m.group(1))
+        elif opened:
+            opened.pop()
+    if not opened:
+        return ""
+    return {"“": "”", "‘": "’"}.get(opened[-1], "'")
 
 
 def _closing_brackets(text: str, code: list[tuple[int, int]]) -> str:
