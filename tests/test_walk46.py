@@ -159,3 +159,16 @@ def test_a_cut_in_a_quotation_closes_it_and_never_stops_on_a_clause_inside_it(
     assert asked["summary"].startswith("Asked user: 'Where should the cache database live?")
     assert asked["summary"].endswith("Response: 'Platform cache dir, yes. Use...'"), asked
     assert asked["reason"] == "said already"  # the Task's "Answered:" line says it all
+
+
+def test_a_heading_alone_is_said_without_a_colon() -> None:
+    """Walk 48, F3: a Claude Code memory note (a ``#`` line, alone in its message) was said
+    in the Task section as a heading ending in a colon, which read as cut off."""
+    from chunkscope.engine.recap.sections import _plain_blocks
+
+    note = "# When committing, always use the conventional-commits convention"
+    assert _plain_blocks([note]) == [note.removeprefix("# ")]
+    assert _plain_blocks(["# Goal", "Make the parser strict."]) == [
+        "Goal:",
+        "Make the parser strict.",
+    ]

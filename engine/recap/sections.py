@@ -647,6 +647,7 @@ def _plain_blocks(lines: Sequence[str]) -> list[str]:
         after = lines[k + 1] if k + 1 < len(lines) else ""
         line = raw
         heading = _HEADING_MARKS.match(line) is not None
+        rest = lines[k + 1 :]
         if heading:
             line = _HEADING_MARKS.sub("", line).rstrip().rstrip("#").rstrip()
         elif (
@@ -656,6 +657,10 @@ def _plain_blocks(lines: Sequence[str]) -> list[str]:
             and not _TABLE_ROW.match(line)
         ):
             heading = True  # its underline is left out below
+            rest = lines[k + 2 :]
+        # a heading alone (a Claude Code memory note is a ``#`` line) introduces nothing:
+        # no colon, which read as cut off (walk 48, F3)
+        introduces = any(r.strip() and not _RULE_LINE.match(r) for r in rest)
         if _SETEXT_LINE.match(line) and out and kinds[-1] == "heading":
             continue  # the underline of the heading just said
         if _RULE_LINE.match(line) or _TABLE_DELIMITER.match(line):
@@ -672,7 +677,7 @@ def _plain_blocks(lines: Sequence[str]) -> list[str]:
         if _DISCLOSURE_LINE.match(line):
             line = _CLOSED_DISCLOSURE.sub(_closed, _SUMMARY_END.sub(": ", line))
             line = " ".join(_DISCLOSURE.sub(" ", line).split())
-        if heading and line.strip() and not _ENDS_CLAUSE.search(line):
+        if heading and introduces and line.strip() and not _ENDS_CLAUSE.search(line):
             line += ":"
         if out and kinds[-1] == kind and kind in ("item", "row") and line.strip():
             if not _ENDS_CLAUSE.search(out[-1]):
