@@ -277,12 +277,16 @@ def file_size(n: int) -> str:
 
 _BACKTICK_RUN = re.compile(r"`+")
 
-#: A sentence's stop and the closing marks after it (``done."``, ``it.)``), as a
-#: regular expression: what ends a sentence's words.
-SENTENCE_STOP = r"[.!?…][\"'”’)\]]*"
+#: The marks that close a quotation or an aside after a sentence's stop (``done."``,
+#: ``it.)``), and the same as a regular expression's class.
+CLOSING_MARKS = "\"'”’)]"
+CLOSING_MARKS_CLASS = f"[{re.escape(CLOSING_MARKS)}]"
+#: A sentence's stop and the closing marks after it, as a regular expression: what ends a
+#: sentence's words.
+SENTENCE_STOP = rf"[.!?…]{CLOSING_MARKS_CLASS}*"
 #: The end of a text cut short (``... yes. Use...``, a summary's long sentence), with the
 #: marks that may close what the cut left open and a stop after them.
-CUT_END = re.compile(r"(?:\.\.\.|…)[\"'”’)\]]*\.?\s*\Z")
+CUT_END = re.compile(rf"(?:\.\.\.|…){CLOSING_MARKS_CLASS}*\.?\s*\Z")
 
 
 def code_span(text: str) -> str:

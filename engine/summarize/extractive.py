@@ -28,6 +28,8 @@ from chunkscope.engine.read.source import DOC_ROLE, FENCE, THINKING_ROLE
 from chunkscope.engine.segment.requests import INTERRUPTED
 from chunkscope.engine.summarize.base import Summary, clean_summary, has_words
 from chunkscope.engine.textutil import (
+    CLOSING_MARKS,
+    CLOSING_MARKS_CLASS,
     CONTROL_CHAR,
     CUT_END,
     MARKLESS_SCRIPT,
@@ -228,7 +230,7 @@ def _chunk_lines(text: str) -> list[str]:
 #: Devanagari danda of Hindi: walk 28, F3).
 _WIDE_STOPS = "。！？।॥။។"
 _SENTENCE_END = re.compile(
-    rf"(?:[.!?]+[\"'”’)\]]*(?=\s)|[{_WIDE_STOPS}]+[」』”’）)\]]*)(\s*)(?=\S)"
+    rf"(?:[.!?]+{CLOSING_MARKS_CLASS}*(?=\s)|[{_WIDE_STOPS}]+[」』”’）)\]]*)(\s*)(?=\S)"
 )
 _STARTER = re.compile(r"[A-Z0-9\"'“‘(\[`*_$~#@]")
 _LOWER_START = re.compile(r"[a-z]")
@@ -600,7 +602,7 @@ def _is_boundary(text: str, stop: int, nxt: int, begin: int = 0, bold: bool = Fa
         return True
     if not _LOWER_START.match(text, nxt) or text[stop] != "." or text.startswith("..", stop):
         return False  # an ellipsis before a lowercase word: the sentence goes on
-    if text[stop:nxt].rstrip()[-1] in _CLOSING_MARKS:
+    if text[stop:nxt].rstrip()[-1] in CLOSING_MARKS:
         return False  # a quotation ended, the sentence goes on: `said "Ship it." and left`
     start = text.rfind(" ", 0, stop) + 1
     word = text[start:stop]
@@ -650,13 +652,8 @@ class _Quotes:
         if cut:
             pairs.extend((i, len(text)) for i in pending)
         if "(" in text or "[" in text:  # an aside: ``(maybe it flags? Actually not)``
-            opened: list[tuple[str, int]] = []
-            for m in outside(_BRACKET):
-                mark = m.group()
-                if mark in _OPENERS:
-                    opened.append((mark, m.start()))
-                elif opened and opened[-1][0] == _OPENERS_OF[mark]:
-                    pairs.append((opened.pop()[1], m.start()))
+            asides, opened = _bracket_pairs(text, spans, _ASIDES)
+            pairs.extend(asides)
             if cut:
                 pairs.extend((i, len(text)) for _, i in opened)
         pairs.sort()
@@ -676,11 +673,8 @@ class _Quotes:
 
 
 _STRAIGHT_QUOTE = re.compile('"')
-#: The marks that close a quotation or an aside after its stop.
-_CLOSING_MARKS = frozenset("\"'”’)]")
-_BRACKET = re.compile(r"[()\[\]]")
-_OPENERS = "(["
-_OPENERS_OF = {")": "(", "]": "["}
+#: The brackets an aside is in (`_Quotes`); a cut closes braces too (`_closing_brackets`).
+_ASIDES = "(["
 #: A quotation's mark, its group 1 for an opening one: a curly mark, or a single one
 #: after a blank (or an opening bracket) before a character that is not blank; a closing
 #: single one follows a character that is not blank before a blank, a stop or a closing
@@ -963,9 +957,7 @@ def _truncate(
     # double one closed with one backtick stayed open, walk 37 F2), a quotation, the
     # brackets around them (walk 45, F6: the next sentence read as the aside's), bold
     cut += closing_ticks(text, kept)
-    if _INLINE_CODE.sub("", cut).count('"') % 2:
-        cut += '"'
-    cut += _closing_quote(cut) + _closing_brackets(cut, code_spans(cut))
+    cut += _closers(cut, code_spans(cut))
     return cut + _BOLD if cut.count(_BOLD) % 2 else cut
 
 
@@ -979,17 +971,15 @@ def _left_open(text: str) -> bool:
     open: a clause's end there is inside one, no place to cut (walk 48: a collapsed
     answer was cut to ``Response: 'Platform cache dir...``)."""
     code = code_spans(text)
-    ends = [b for _, b in code]
-    return (
-        closing_ticks(text, len(text)) != ""
-        or _BACKTICK_LEFT.search(text[ends[-1] if ends else 0 :]) is not None
-        or _INLINE_CODE.sub("", text).count('"') % 2 == 1
-        or _closing_quote(text) != ""
-        or _closing_brackets(text, code) != ""
-    )
+    return "`" in text[code[-1][1] if code else 0 :] or _closers(text, code) != ""
 
 
-_BACKTICK_LEFT = re.compile("`")
+def _closers(text: str, code: list[tuple[int, int]]) -> str:
+    """What closes the quotations and brackets `text` leaves open outside its inline code
+    (`code`: `code_spans`): a double quotation, a curly or single one, then the brackets,
+    innermost first."""
+    double = '"' if _INLINE_CODE.sub("", text).count('"') % 2 else ""
+    return double + _closing_quote(text) + _closing_brackets(text, code)
 
 
 def _closing_quote(text: str) -> str:
@@ -1011,18 +1001,29 @@ def _closing_brackets(text: str, code: list[tuple[int, int]]) -> str:
     nothing (``1) first``)."""
     if "(" not in text and "[" not in text and "{" not in text:
         return ""
-    opened: list[str] = []
+    _, opened = _bracket_pairs(text, code, "".join(_CLOSERS))
+    return "".join(_CLOSERS[mark] for mark, _ in reversed(opened))
+
+
+def _bracket_pairs(
+    text: str, code: list[tuple[int, int]], openers: str
+) -> tuple[list[tuple[int, int]], list[tuple[str, int]]]:
+    """The brackets of `openers` (and their closing ones) in `text` outside its inline
+    code (`code`): the (opening, closing) offsets of each pair, and the ones left open,
+    (mark, offset) in order; a closing one with nothing of its kind open closes nothing."""
+    marks = {_CLOSERS[o]: o for o in openers}
     starts = [a for a, _ in code]
-    for i, ch in enumerate(text):
-        if ch not in "()[]{}" or (
-            code and (k := bisect_right(starts, i) - 1) >= 0 and i < code[k][1]
-        ):
-            continue
-        if ch in _CLOSERS:
-            opened.append(_CLOSERS[ch])
-        elif opened and opened[-1] == ch:
-            opened.pop()
-    return "".join(reversed(opened))
+    pairs: list[tuple[int, int]] = []
+    opened: list[tuple[str, int]] = []
+    for m in re.finditer(f"[{re.escape(openers + ''.join(marks))}]", text):
+        i, ch = m.start(), m.group()
+        if code and (k := bisect_right(starts, i) - 1) >= 0 and i < code[k][1]:
+            continue  # the code's own
+        if ch in openers:
+            opened.append((ch, i))
+        elif opened and opened[-1][0] == marks[ch]:
+            pairs.append((opened.pop()[1], i))
+    return pairs, opened
 
 
 def _tfidf(sentences: Sequence[Sentence]) -> npt.NDArray[np.float64]:
