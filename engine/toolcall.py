@@ -368,7 +368,7 @@ def _structured(value: Any, depth: int, room: int) -> str:
     if depth >= _NESTED_DEPTH:
         return ELLIPSIS
     if isinstance(value, dict):
-        return f"({_fitted(_pair_parts(value, depth + 1), ', ', room - 2)})"
+        return f"({_object_items(value, depth + 1, room - 2)})"
     if bool(value) and all(isinstance(v, dict) for v in value):
         items = (partial(_object_items, v, depth + 2) for v in value)
         return f"[{_fitted(items, '; ', room - 2)}]"
@@ -377,7 +377,8 @@ def _structured(value: Any, depth: int, room: int) -> str:
 
 
 def _object_items(value: dict[Any, Any], depth: int, room: int) -> str:
-    """An object of a list of objects: its ``key=value`` pairs, in about `room`."""
+    """An object's ``key=value`` pairs, in about `room` (a list's objects say theirs so,
+    one after another; another object puts them in parentheses)."""
     return _fitted(_pair_parts(value, depth), ", ", room)
 
 

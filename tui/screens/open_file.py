@@ -719,10 +719,7 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
             # why it is not read, whole where the row's column cuts it (walk 45, F5: at
             # 100x30 the row said "(looks like a …")
             why = self.unread[int(event.option.id.split(":", 1)[1])][1]
-            said = f"{name}: {why}"
-            if cell_len(said) > room:
-                said = said[: max(room - 1, 1)] + "…"
-            event.option_list.border_subtitle = Content(said)
+            event.option_list.border_subtitle = Content(_cut(f"{name}: {why}", room))
             return
         # a file's name is data, never markup: a str border title is read as markup, and
         # a name like "[@click=app.quit]q.jsonl" quit the workbench when clicked (walk 16, 1)
