@@ -221,6 +221,24 @@ def _cut(text: str, limit: int) -> str:
     return _truncate(_fold(text), limit)
 
 
+def _sentences_cut(text: str, limit: int) -> str:
+    """`text` on one line in at most `limit` characters: its first whole sentences when
+    they fill at least half of it, else cut at a word (walk 48, F4: a cut at the limit
+    left the last sentence a stump, ``... to...``, where the sentence before read whole)."""
+    line = _fold(text)
+    if len(line) <= limit:
+        return _cut(line, limit)
+    kept: list[str] = []
+    for sentence in sentences_of(line):
+        if len(" ".join([*kept, sentence])) > limit - 3:  # room for what closes it
+            break
+        kept.append(sentence)
+    while kept and kept[-1].rstrip().endswith(":"):  # an introduction to what was left out
+        kept.pop()
+    whole = " ".join(kept)
+    return _cut(whole, limit) if len(whole) >= limit // 2 else _cut(line, limit)
+
+
 def _code(text: str, limit: int) -> str:
     """A command on one line as inline code, cut at a word to at most `limit` characters
     (nothing added to close: a ``**`` glob is no bold)."""
@@ -306,7 +324,7 @@ def _observed(call: _Call, text: str) -> None:
 
 
 def _reject(log: _Log, index: int, what: str, words: str = "", asked: bool = False) -> None:
-    words = _cut(words, _LINE_CHARS["rejections"]) if words.strip() else ""
+    words = _sentences_cut(words, _LINE_CHARS["rejections"]) if words.strip() else ""
     log.rejections.append(_Rejection(index, what, words, open=not words, asked=asked))
 
 
@@ -318,7 +336,7 @@ def _user_words(log: _Log, index: int, text: str) -> None:
     if pending and pending[-1].asked and message_kind(text) == "request":
         return  # declined, then on to something else: no words about the decline
     if pending and text:
-        pending[-1].words = _cut(text, _LINE_CHARS["rejections"])
+        pending[-1].words = _sentences_cut(text, _LINE_CHARS["rejections"])
 
 
 def _interrupted(log: _Log, index: int) -> None:
@@ -1205,7 +1223,9 @@ def outcome_section(log: _Log) -> Section:
         if name == "done" or name in ("attempt_completion", "submit", "finish"):
             summary = call.args.get("summary", call.args.get("result", call.result or ""))
             if isinstance(summary, str) and summary.strip():
-                finished.append((call.index, f"Finished: {_cut(summary, 260)}"))
+                finished.append(
+                    (call.index, f"Finished: {_sentences_cut(summary, _LINE_CHARS['outcome'])}")
+                )
             continue
         if name not in SHELL_TOOLS:
             continue
@@ -1506,7 +1526,7 @@ def _report(label: str, text: str, status: str = "") -> str:
         facts = [hit, *[f for f in facts if f != hit]] if hit else facts
     if not facts:  # nothing a sentence says ("done"): its words, or that it said none
         facts = [_fold(text)] if text else ["no result"]
-    body = _cut(" ".join(facts[:2]), _LINE_CHARS["subagents"])
+    body = _sentences_cut(" ".join(facts[:2]), _LINE_CHARS["subagents"])
     head = f"- {label}"
     if verdict:
         head += f": verdict {verdict}"
@@ -1668,7 +1688,7 @@ def questions_section(log: _Log) -> Section:
                 break  # answered
             q = question_text(call.args)
             if q.strip():
-                lines.append(_cut(q, _LINE_CHARS["questions"]))
+                lines.append(_sentences_cut(q, _LINE_CHARS["questions"]))
             break
     if not lines and log.texts and log.texts[-1][0] > log.last_user:
         _, text = log.texts[-1]
