@@ -81,3 +81,17 @@ def test_no_line_of_the_recap_starts_inside_the_pinned_question(capsys) -> None:
     assert "Response: '" not in happened
     for line in happened.splitlines():
         assert not line.startswith(("Or do you want", "I'd default")), line
+
+
+def test_an_apostrophe_after_inline_code_opens_no_quotation_a_cut_would_close() -> None:
+    """``\\`chunk\\`'s`` is a possessive: the closer of a cut read the text with its
+    inline code taken out (`` 's first line``), saw a single quotation opened after a
+    blank and closed it (``...the JSON says it as...'``, three recaps of the docs)."""
+    from chunkscope.engine.summarize.extractive import _truncate
+
+    text = (
+        "A flag given always wins, and `chunk`'s first line ends with what was done and "
+        "the JSON says it as a field of its own, with the number of turns it kept for you"
+    )
+    cut = _truncate(text, 120)
+    assert cut.endswith("...") and "'" not in cut.replace("`chunk`'s", ""), cut

@@ -630,27 +630,15 @@ class _Quotes:
 
     def __init__(self, text: str, spans: list[tuple[int, int]]) -> None:
         """`spans`: where the inline code of `text` is (`code_spans`)."""
-        starts = [a for a, _ in spans]
-
-        def outside(mark: re.Pattern[str]) -> Iterator[re.Match[str]]:
-            for m in mark.finditer(text):
-                i = m.start()
-                if not spans or (k := bisect_right(starts, i) - 1) < 0 or i >= spans[k][1]:
-                    yield m
-
-        self.straight = [m.start() for m in outside(_STRAIGHT_QUOTE)] if '"' in text else []
+        self.straight = (
+            [m.start() for m in _outside(_STRAIGHT_QUOTE, text, spans)] if '"' in text else []
+        )
         cut = CUT_END.search(text) is not None
         if cut and len(self.straight) % 2:
             self.straight.append(len(text))  # a text cut short closes at its end what it left open
-        pending: list[int] = []
-        pairs: list[tuple[int, int]] = []
-        for m in outside(_QUOTE_MARK):
-            if m.group(1) is not None:
-                pending.append(m.start())
-            elif pending:
-                pairs.append((pending.pop(), m.start()))
+        pairs, pending = _quote_pairs(text, spans)
         if cut:
-            pairs.extend((i, len(text)) for i in pending)
+            pairs.extend((m.start(), len(text)) for m in pending)
         if "(" in text or "[" in text:  # an aside: ``(maybe it flags? Actually not)``
             asides, opened = _bracket_pairs(text, spans, _ASIDES)
             pairs.extend(asides)
@@ -670,6 +658,33 @@ class _Quotes:
             stop < close < stop + _QUOTE_REACH
             for close in self.closes[bisect_left(self.opens, begin) : bisect_left(self.opens, stop)]
         )
+
+
+def _outside(
+    mark: re.Pattern[str], text: str, spans: list[tuple[int, int]]
+) -> Iterator[re.Match[str]]:
+    """The matches of `mark` in `text` outside its inline code (`spans`: `code_spans`)."""
+    starts = [a for a, _ in spans]
+    for m in mark.finditer(text):
+        i = m.start()
+        if not spans or (k := bisect_right(starts, i) - 1) < 0 or i >= spans[k][1]:
+            yield m
+
+
+def _quote_pairs(
+    text: str, spans: list[tuple[int, int]]
+) -> tuple[list[tuple[int, int]], list[re.Match[str]]]:
+    """The curly and single quotations of `text` outside its inline code (`spans`), as
+    (opening, closing) offsets, matched as a stack (a closing mark with nothing open
+    closes nothing), and the opening marks left open, in order."""
+    pending: list[re.Match[str]] = []
+    pairs: list[tuple[int, int]] = []
+    for m in _outside(_QUOTE_MARK, text, spans):
+        if m.group(1) is not None:
+            pending.append(m)
+        elif pending:
+            pairs.append((pending.pop().start(), m.start()))
+    return pairs, pending
 
 
 _STRAIGHT_QUOTE = re.compile('"')
@@ -979,20 +994,16 @@ def _closers(text: str, code: list[tuple[int, int]]) -> str:
     (`code`: `code_spans`): a double quotation, a curly or single one, then the brackets,
     innermost first."""
     double = '"' if _INLINE_CODE.sub("", text).count('"') % 2 else ""
-    return double + _closing_quote(text) + _closing_brackets(text, code)
+    return double + _closing_quote(text, code) + _closing_brackets(text, code)
 
 
-def _closing_quote(text: str) -> str:
-    """The mark that closes the curly or single quotation `text` leaves open, else ""."""
-    opened: list[str] = []
-    for m in _QUOTE_MARK.finditer(_INLINE_CODE.sub("", text)):
-        if m.group(1) is not None:
-            opened.append(m.group(1))
-        elif opened:
-            opened.pop()
+def _closing_quote(text: str, code: list[tuple[int, int]]) -> str:
+    """The mark that closes the curly or single quotation `text` leaves open outside its
+    inline code (`code`), else ""."""
+    opened = _quote_pairs(text, code)[1]
     if not opened:
         return ""
-    return {"“": "”", "‘": "’"}.get(opened[-1], "'")
+    return {"“": "”", "‘": "’"}.get(opened[-1].group(1), "'")
 
 
 def _closing_brackets(text: str, code: list[tuple[int, int]]) -> str:
