@@ -716,6 +716,9 @@ def test_a_declined_aider_command_does_not_take_the_next_request_as_its_words() 
 # --------------------------------------------------------------------------- cuts
 
 
+TOLD = "To tell you how to proceed, the user said:\n"
+
+
 def test_a_sections_line_over_its_limit_keeps_whole_sentences() -> None:
     """Walk 48, F4: a line over its section's limit was cut at a word, so a last short
     sentence after a long one read as a stump (``... to...``); its whole sentences are kept
@@ -728,16 +731,16 @@ def test_a_sections_line_over_its_limit_keeps_whole_sentences() -> None:
     msgs = [
         user("Commit the migration."),
         bot("", call("t1", "Bash", {"command": "git init"})),
-        result("t1", REFUSED + "To tell you how to proceed, the user said:\n" + words, is_error=True),
+        result("t1", REFUSED + TOLD + words, is_error=True),
     ]
     (line,) = sections(msgs)["rejections"]
     said = line.split(": ", 1)[1]
     assert said == (
-        '"We already have a repo, so you don\'t need to git init. Instead stage the latest '
+        "\"We already have a repo, so you don't need to git init. Instead stage the latest "
         'changes and use the conventional commit convention for the commit message."'
     ), line
     # one long sentence has no whole sentence to keep: cut at a word
     long = "stage the latest changes " * 12
-    msgs[-1] = result("t1", REFUSED + "To tell you how to proceed, the user said:\n" + long, is_error=True)
+    msgs[-1] = result("t1", REFUSED + TOLD + long, is_error=True)
     (line,) = sections(msgs)["rejections"]
     assert line.endswith('..."') and len(line) < 240, line
