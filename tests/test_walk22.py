@@ -23,6 +23,7 @@ async def test_a_burst_of_arrows_and_enter_in_a_chooser_picks_what_the_arrows_re
     from textual.widgets import OptionList
 
     from chunkscope.tui.screens.choose import ChooseScreen
+    from chunkscope.tui.screens.prompt import PromptScreen
 
     app = make_app(SAMPLE)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -50,12 +51,12 @@ async def test_a_burst_of_arrows_and_enter_in_a_chooser_picks_what_the_arrows_re
             burst(app, *["down"] * downs, "enter")
             await wait_for(pilot, lambda c=chosen: bool(c), 5)
             assert chosen == [kind]
-            # whatever the choice opened (the path prompt) is closed for the next burst
-            for _ in range(3):
-                await wait_for(pilot, lambda c=chooser: app.screen is not c, 5)
-                if app.screen is bench:
-                    break
-                await pilot.press("escape")
+            # the path prompt the choice opens is closed for the next burst: waited for
+            # first (the chooser leaves before the prompt comes: a test that took the
+            # workbench between them for the end pressed `e` with the prompt on its way)
+            await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), 5)
+            assert isinstance(app.screen, PromptScreen), (kind, app.screen)
+            await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is bench, 5)
             assert app.screen is bench, (kind, app.screen)
 
