@@ -634,7 +634,8 @@ def test_gemini_cli_sessions(fx: dict[str, Path], name: str) -> None:
     tools = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
     assert tools == [
         "Read /srv/proj/engine/cache.py (2 lines).",
-        "Ran `pytest -q tests/test_cache.py` (failed).",
+        "Ran `pytest -q tests/test_cache.py` (failed): "
+        "FAILED tests/test_cache.py::test_cache_roundtrip - assert 3 == 1; 1 failed",
     ]
     if name == "gemini-jsonl":
         assert source.not_read == {

@@ -274,10 +274,39 @@ _ANSWERS = re.compile(r'"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"')
 _ANSWERED = re.compile(r"\A\s*User has answered your questions?:\s*", re.I)
 
 
-def answers_given(result: str) -> list[tuple[str, str]]:
-    """(question, answer) of each answer in an ask call's result when it is Claude Code's
-    answer record (``User has answered your questions: "Q"="A", ...``); [] otherwise."""
-    return _ANSWERS.findall(result) if _ANSWERED.match(result) else []
+#: The tools an agent asks the user with (lower case): Claude Code's AskUserQuestion,
+#: Codex's request_user_input, Cline's ask_followup_question, others'.
+ASK_TOOLS = frozenset(
+    {"ask", "askuserquestion", "ask_user", "ask_followup_question", "request_user_input"}
+)
+
+
+def answers_given(result: str, args: Mapping[str, Any] | None = None) -> list[tuple[str, str]]:
+    """(question, answer) of each answer in an ask call's result: Claude Code's answer
+    record (``User has answered your questions: "Q"="A", ...``), or Codex's JSON
+    (``{"answers": {ID: {"answers": [...]}}}``, each question found by its ``id`` in the
+    call's `args`); [] otherwise."""
+    if _ANSWERED.match(result):
+        return _ANSWERS.findall(result)
+    if not result.lstrip().startswith("{"):
+        return []
+    try:
+        given = json.loads(result).get("answers")
+    except (ValueError, AttributeError):
+        return []
+    questions = (args or {}).get("questions")
+    if not isinstance(given, dict) or not isinstance(questions, list):
+        return []
+    pairs: list[tuple[str, str]] = []
+    for q in questions:
+        if not isinstance(q, Mapping) or not isinstance(q.get("question"), str):
+            continue
+        answer = given.get(q.get("id"))
+        chosen = answer.get("answers") if isinstance(answer, Mapping) else None
+        said = [a for a in chosen or [] if isinstance(a, str) and a.strip()]
+        if said:
+            pairs.append((q["question"], "; ".join(said)))
+    return pairs
 
 
 def _decode_arguments(raw: Any) -> tuple[dict[str, Any], str]:
@@ -571,9 +600,10 @@ def _ran(command: str, result: str, exit_code: int | None, failed: bool, where: 
         said = _printed(_TAG.sub(" ", _EXIT.sub("", result, count=1)))
         ran = f"Ran {code_span(_command_line(command))}{where} (exit {exit_code})"
         return f"{ran}: {said}" if said.strip() else f"{ran}."
-    if failed:
-        return f"Ran {code_span(_command_line(command))}{where} (failed)."
     said = _printed(result)
+    if failed:  # with the error's words (walk 51, F7: a tool the CLI did not have)
+        ran = f"Ran {code_span(_command_line(command))}{where} (failed)"
+        return f"{ran}: {said}" if said.strip() else f"{ran}."
     if not said.strip():  # "Ran `touch a`: " introduced nothing (walk 19, 6)
         return f"Ran {code_span(_command_line(command))}{where} (no output)."
     return f"Ran {code_span(_command_line(command))}{where}: {said}"
@@ -813,9 +843,9 @@ def _other_tool(
         return f"Updated the {what} ({plural(len(items), 'item')}, {done} done)."
     if name == "apply_patch":
         return _patched(_value(args, "input", result))
-    if name in ("AskUserQuestion", "ask_user"):
+    if name.lower() in ASK_TOOLS:
         question = question_text(args) or "?"
-        answers = "; ".join(a for _, a in answers_given(result)) or result  # not the Qs again
+        answers = "; ".join(a for _, a in answers_given(result, args)) or result  # not the Qs
         return f"Asked user: '{_cut(_fold(question))}'. Response: '{_cut(_fold(answers))}'."
     if name == "view_image":
         return f"Read {_path(args)} (an image)."

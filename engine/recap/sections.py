@@ -62,6 +62,7 @@ from chunkscope.engine.read.headings import block_fence_after
 from chunkscope.engine.read.source import FENCE, content_text
 from chunkscope.engine.recap.collapse import (
     _PATCH_FILE,
+    ASK_TOOLS,
     CC_REJECTED,
     REJECTED_RESULT,
     SUBAGENT_TOOLS,
@@ -1657,17 +1658,14 @@ _COUNT = re.compile(
 )
 
 
-_ASK_TOOLS = frozenset({"ask", "askuserquestion", "ask_user", "ask_followup_question"})
-
-
 def _answers(log: _Log) -> list[tuple[int, str]]:
     """The user's answers to the agent's questions (decisions), one line each:
     ``Answered: QUESTION -> ANSWER``."""
     out: list[tuple[int, str]] = []
     for call in log.calls:
-        if call.name.lower() not in _ASK_TOOLS or call.rejected or not (call.result or "").strip():
+        if call.name.lower() not in ASK_TOOLS or call.rejected or not (call.result or "").strip():
             continue
-        pairs = answers_given(call.result or "")
+        pairs = answers_given(call.result or "", call.args)
         if pairs:
             for q, a in pairs:
                 out.append((call.index, f"Answered: {_cut(q, 140)} -> {_cut(a, 140)}"))
@@ -1683,7 +1681,7 @@ def questions_section(log: _Log) -> Section:
     for call in reversed(log.calls):
         if call.index < log.last_user:
             break
-        if call.name.lower() in _ASK_TOOLS:
+        if call.name.lower() in ASK_TOOLS:
             if call.result and call.result.strip():
                 break  # answered
             q = question_text(call.args)

@@ -41,6 +41,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import json5
+
 from chunkscope.engine.read.commands import command_request
 from chunkscope.engine.read.formats.base import (
     BRANCH_NOTE,
@@ -121,11 +123,13 @@ def looks_like_legacy(record: dict[str, Any]) -> bool:
 #: The lines Codex puts before a command's output for the model (``shell_command``:
 #: ``Exit code: N``, ``Wall time: S seconds``, ``Total output lines: N``; unified exec,
 #: ``exec_command`` / ``write_stdin``: ``Chunk ID``, ``Wall time``, ``Process exited
-#: with code N`` or ``Process running with session ID N``, ``Original token count``),
+#: with code N`` or ``Process running with session ID N``, ``Original token count``;
+#: Codex Desktop first the ``Command:`` it ran),
 #: then ``Output:``.
 _EXEC_HEAD = re.compile(
-    r"\A((?:(?:Chunk ID|Wall time|Process exited with code|Process running with session ID"
-    r"|Original token count|Exit code|Total output lines)\b[^\n]*\n)+)Output:(?:\n|\Z)"
+    r"\A((?:(?:Command:|(?:Chunk ID|Wall time|Process exited with code"
+    r"|Process running with session ID|Original token count|Exit code|Total output lines)\b)"
+    r"[^\n]*\n)+)Output:(?:\n|\Z)"
 )
 _EXEC_EXIT = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)", re.M)
 _EXEC_RUNNING = re.compile(r"^Process running with session ID .*$", re.M)
@@ -164,13 +168,127 @@ def _output(raw: Any) -> tuple[str, int | None]:
     if not isinstance(data, dict) or "output" not in data:
         return raw if isinstance(raw, str) else json.dumps(raw), None
     meta = data.get("metadata")
-    code = meta.get("exit_code") if isinstance(meta, dict) else None
+    # (code mode's command result has its exit code beside its output)
+    code = meta.get("exit_code") if isinstance(meta, dict) else data.get("exit_code")
     output = text_of(data.get("output"))
     if not isinstance(code, int) or isinstance(code, bool):
         return output, None
     # the exit code said as the newer versions' outputs say it (walk 23, F3: a failed
     # command's result read as its output alone, one with no output as no turn at all)
     return (f"Exit code: {code}\n{output}" if output.strip() else f"Exit code: {code}"), code
+
+
+#: Code mode (Codex 0.14x): the model's one tool is ``exec``, whose input is a
+#: JavaScript script calling the real tools, ``await tools.exec_command({...})``.
+CODE_MODE_TOOL = "exec"
+#: A code-mode script that calls no tool this reader can name (a computation of its own,
+#: a loop): the call keeps the script, under this name (not a shell: no ``$`` line).
+CODE_MODE_SCRIPT = "exec_js"
+_TOOLS_CALL = re.compile(r"\btools\.([A-Za-z_$][\w$]*)\s*\(\s*(?=\{)")
+#: The lines code mode puts before a script's output: how it ended (``completed``,
+#: ``failed``, ``running with cell ID N``), its wall time, then ``Output:``.
+_SCRIPT_HEAD = re.compile(
+    r"\AScript (completed|failed|running with cell ID (\S+))\n"
+    r"(?:Wall time[^\n]*\n)?Output:(?:\n|\Z)"
+)
+_QUOTES = "\"'`"
+
+
+def _object_end(script: str, start: int) -> int | None:
+    """Where the object literal opened at ``script[start]`` (``{``) ends (the index after
+    its ``}``), its strings' brackets skipped; None when it does not."""
+    depth, i, n = 0, start, len(script)
+    while i < n:
+        ch = script[i]
+        if ch in _QUOTES:
+            i += 1
+            while i < n and script[i] != ch:
+                i += 2 if script[i] == "\\" else 1
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def _literal(text: str) -> Any:
+    """A JavaScript object literal's value: JSON, else JSON5 (bare keys, single quotes,
+    trailing commas, as a script writes them); None when it is neither (it computes)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        return json5.loads(text)
+    except ValueError:
+        return None
+
+
+def code_mode_calls(script: str) -> list[tuple[str, dict[str, Any]]] | None:
+    """The tool calls a code-mode script makes, in order (name, arguments): each
+    ``tools.NAME({...})`` whose arguments are a literal; None when the script makes none,
+    or one whose arguments it computes (the script is then shown as it is)."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for m in _TOOLS_CALL.finditer(script):
+        end = _object_end(script, m.end())
+        args = _literal(script[m.end() : end]) if end is not None else None
+        if not isinstance(args, dict):
+            return None
+        calls.append(_web_run(m.group(1), args))
+    return calls or None
+
+
+def _web_run(name: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A code-mode web tool call (``web__run``) as the fetch or search it is: its pages
+    opened (``open``: ``ref_id`` URLs), else its queries (``search_query``: ``q``)."""
+    if name not in ("web__run", "web_run", "web.run"):
+        return name, args
+    opened = [o.get("ref_id") for o in args.get("open") or [] if isinstance(o, dict)]
+    urls = [u for u in opened if isinstance(u, str) and u.strip()]
+    if (
+        urls
+        and len(urls) == len(args.get("open") or [])
+        and set(args) <= {"open", "response_length"}
+    ):
+        return "web_fetch", {"url": urls[0]} if len(urls) == 1 else {"urls": urls}
+    queries = [q.get("q") for q in args.get("search_query") or [] if isinstance(q, dict)]
+    found = [q for q in queries if isinstance(q, str) and q.strip()]
+    if found and set(args) <= {"search_query", "response_length"}:
+        return "web_search", {"query": "; ".join(found)}
+    return name, args
+
+
+def _code_mode(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]]:
+    """A code-mode ``exec`` call as the tool calls its script makes (`code_mode_calls`):
+    the first takes the call's id, so the script's output is its result; a script
+    that makes none it can name is kept whole as `CODE_MODE_SCRIPT`."""
+    script = payload.get("input")
+    found = code_mode_calls(script) if isinstance(script, str) else None
+    cid = payload.get("call_id")
+    if found is None:
+        calls = [tool_call(cid, CODE_MODE_SCRIPT, {"input": script})]
+    else:
+        calls = [
+            tool_call(cid if k == 0 or not cid else f"{cid}#{k + 1}", name, args)
+            for k, (name, args) in enumerate(found)
+        ]
+    return [{"role": "assistant", "content": "", "tool_calls": calls, "timestamp": ts}]
+
+
+def _script_output(text: str) -> tuple[str, int | None, bool]:
+    """A code-mode script's output without the lines code mode put before it: the
+    output as a command's (`_output`: a JSON result's exit code, a command's header),
+    with ``Script running with cell ID N`` kept when it runs on; whether it failed."""
+    head = _SCRIPT_HEAD.match(text)
+    if head is None:
+        return text, None, False
+    body, code = _output(text[head.end() :])
+    if head.group(2) is not None:
+        body = f"Script running with cell ID {head.group(2)}\n{body}"
+    return body, code, head.group(1) == "failed"
 
 
 def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] | None:
@@ -191,6 +309,8 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
         if not summary.strip():
             return []
         return [{"role": "assistant", "content": "", "reasoning": summary, "timestamp": ts}]
+    if kind == "custom_tool_call" and payload.get("name") == CODE_MODE_TOOL:
+        return _code_mode(payload, ts)
     if kind in ("function_call", "custom_tool_call"):
         args = (
             payload.get("arguments") if kind == "function_call" else {"input": payload.get("input")}
@@ -223,26 +343,34 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
     if kind in ("function_call_output", "custom_tool_call_output"):
         raw = payload.get("output")
         text, code = _output(raw)
-        message = tool_result(payload.get("call_id"), text, ts, code)
-        if isinstance(raw, dict) and raw.get("success") is False:
+        text, script_code, failed = _script_output(text)
+        message = tool_result(
+            payload.get("call_id"), text, ts, code if code is not None else script_code
+        )
+        if failed or (isinstance(raw, dict) and raw.get("success") is False):
             message["is_error"] = True
         return [message]
     return None
 
 
-_RUNNING_ID = re.compile(r"^Process running with session ID (\d+)", re.M)
+_RUNNING_ID = re.compile(r"^(Process running with session|Script running with cell) ID (\S+)", re.M)
+#: The calls that wait for a command still running, by what names it: unified exec's
+#: ``write_stdin`` its session, code mode's ``wait`` its cell.
+_WAITS = {"write_stdin": ("session_id", "session"), "wait": ("cell_id", "cell")}
 
 
 class _RunningCommands:
-    """Unified exec's commands that run on (``Process running with session ID N``) and
-    the ``write_stdin`` calls that wait for their output or send them input: such a
+    """Unified exec's commands that run on (``Process running with session ID N``; code
+    mode's ``Script running with cell ID N``) and the ``write_stdin`` (``wait``) calls
+    that wait for their output or send them input: such a
     call reads as its command, with what it did as the comment
     (``$ pytest -q  # still running: its output waited for (session 7)``), so its
     output, the command's last and its exit code, is the command's (the recap's last
     check was the first lines of a test run still going, ``pytest -q -> ..F``)."""
 
     def __init__(self) -> None:
-        # call id, session id -> the command it ran (still running) and its call's line
+        # call id, "session N" / "cell N" -> the command it ran (still running) and its
+        # call's line
         self._calls: dict[str, tuple[str, int]] = {}
         self._running: dict[str, tuple[str, int]] = {}
 
@@ -253,8 +381,9 @@ class _RunningCommands:
         for call, name, args in decoded_calls(message):
             if name == "exec_command" and isinstance(args.get("cmd"), str) and call.get("id"):
                 self._calls[call["id"]] = (args["cmd"], line)
-            elif name == "write_stdin":
-                known = self._running.get(str(args.get("session_id")))
+            elif name in _WAITS:
+                key, what = _WAITS[name]
+                known = self._running.get(f"{what} {args.get(key)}")
                 if known is None:
                     continue
                 command, started = known
@@ -264,9 +393,9 @@ class _RunningCommands:
                     if isinstance(chars, str) and chars
                     else "still running: its output waited for"
                 )
-                where = f"session {args['session_id']}, run on line {started}"
-                what = {"cmd": command, "description": f"{did} ({where})"}
-                call["function"] = {"name": "exec_command", "arguments": json.dumps(what)}
+                where = f"{what} {args[key]}, run on line {started}"
+                rewritten = {"cmd": command, "description": f"{did} ({where})"}
+                call["function"] = {"name": "exec_command", "arguments": json.dumps(rewritten)}
                 if call.get("id"):
                     self._calls[call["id"]] = known
         if message.get("role") == "tool":
@@ -274,7 +403,8 @@ class _RunningCommands:
             text = message.get("content")
             running = _RUNNING_ID.search(text) if isinstance(text, str) else None
             if called is not None and running is not None:
-                self._running[running.group(1)] = called
+                what = "session" if running.group(1).startswith("Process") else "cell"
+                self._running[f"{what} {running.group(2)}"] = called
 
 
 def _why_empty(payload: dict[str, Any]) -> str:

@@ -20,7 +20,10 @@ names; a string or parts ``[{"text"}]``); ``gemini`` the model's answer, its
 ``toolCalls`` (``name``, ``args``, ``result`` as ``[{"functionResponse": {"response":
 {"output" | "error"}}}]``, ``status``, ``resultDisplay``) as tool calls each followed
 by its result; ``info``, ``error`` and ``warning`` are the CLI's own notes, read as
-roles of those names. Newer versions (0.4x on) also write the results the CLI sent the
+roles of those names. What the CLI writes as a user message is not the user's: the
+``<session_context>`` a chat opens with and the editor's state (IDE) are not read
+(counted), a switch of approval mode (``User has manually exited Plan Mode. Switching
+to ...``) is read as ``info``. Newer versions (0.4x on) also write the results the CLI sent the
 model back as a ``user`` message of ``functionResponse`` parts: not read again (counted),
 but a call whose own ``result`` is empty is read with the text found there.
 """
@@ -58,6 +61,16 @@ CONTEXT_REPLY = "Got it. Thanks for the context!"
 RETRY_PROMPT = "System: Please continue."
 #: Why such a user message gave no turn (the ``not_read`` reason).
 RETRY_NOT_READ = "retry prompts the CLI sent (System: Please continue.)"
+#: Why the context the CLI opens a chat with gave no turn (the ``not_read`` reason).
+CONTEXT_NOT_READ = "context the CLI wrote (<session_context>)"
+#: What the CLI writes as a user message when the approval mode changes (plan mode's
+#: exit, `getPlanModeExitMessage`): the CLI's note, read as ``info``, no request.
+_MODE_SWITCH = re.compile(
+    r"\A(?:User has manually exited Plan Mode\.|Plan approved\.) Switching to "
+)
+#: What the CLI sends as a user message of the IDE's state (ideContext): not read.
+IDE_CONTEXT = "Here is a summary of changes in the user's editor context"
+IDE_NOT_READ = "editor context the CLI sent (IDE)"
 
 
 def looks_like(record: dict[str, Any]) -> bool:
@@ -131,10 +144,12 @@ def _result(call: dict[str, Any]) -> str:
 #: The text Gemini CLI's shell tool gives the model (packages/core shell.ts): the command,
 #: its folder, ``Output:`` and the output, then ``Error:``, ``Exit Code:``, ``Signal:``,
 #: ``Background PIDs:``, ``Process Group PGID:`` (``(none)`` where there is none).
+#: Newer versions (2026) write ``Output:`` and the output, then only the lines that say
+#: something (``Error:``, ``Exit Code:`` when not 0, ``Process Group PGID:``).
 _SHELL_RESULT = re.compile(
-    r"\ACommand: .*?\n(?:Directory: [^\n]*\n)?Output: (?P<output>.*?)"
-    r"\nError: (?P<error>[^\n]*)\nExit Code: (?P<code>[^\n]*)"
-    r"(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\s*\Z",
+    r"\A(?:Command: .*?\n(?:Directory: [^\n]*\n)?)?Output: (?P<output>.*?)"
+    r"(?:\nError: (?P<error>[^\n]*))?(?:\nExit Code: (?P<code>[^\n]*))?"
+    r"(?P<tail>(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*)\s*\Z",
     re.S,
 )
 _NONE = "(none)"
@@ -146,13 +161,13 @@ def shell_result(text: str) -> tuple[str, int | None]:
     the lines the CLI writes around it for the model (walk 22: ``Error: (none)`` was
     read as the last check's result, a pushed commit as failed); other text as it is."""
     m = _SHELL_RESULT.match(text)
-    if m is None:
-        return text, None
-    code = m.group("code").strip()
+    if m is None or not (text.startswith("Command: ") or m.group("code") or m.group("tail")):
+        return text, None  # (an output alone that opens with "Output: " is that output)
+    code = (m.group("code") or "").strip()
     exit_code = int(code) if re.fullmatch(r"-?\d+", code) else None
     output = m.group("output")
     output = "" if output.strip() == "(empty)" else output
-    error = m.group("error").strip()
+    error = (m.group("error") or "").strip()
     lines = [f"Exit code: {exit_code}"] if exit_code is not None else []
     if error and error != _NONE:
         lines.append(f"Error: {error}")
@@ -212,6 +227,17 @@ def _thinking(thoughts: Any) -> str:
     return "\n".join(out)
 
 
+def _cli_written(text: str) -> str | None:
+    """Why a user message is the CLI's, not read (the ``not_read`` reason): the context
+    it opens a chat with (walk 51, F4: read as the Task), the editor's state; else None."""
+    head = text.lstrip()
+    if head.startswith(CONTEXT):
+        return CONTEXT_NOT_READ
+    if head.startswith(IDE_CONTEXT):
+        return IDE_NOT_READ
+    return None
+
+
 def messages_of(
     record: dict[str, Any], responses: dict[str, str] | None = None
 ) -> list[dict[str, Any]] | None:
@@ -228,9 +254,10 @@ def messages_of(
         shown = _text(record.get("displayContent"))
         if shown.strip():  # what the user typed; `content` adds the files it names
             text = shown
-        if text.strip() == RETRY_PROMPT:  # the CLI's, not the user's (walk 22, F5)
+        if text.strip() == RETRY_PROMPT or _cli_written(text):  # the CLI's (walk 22, F5)
             return []
-        return [{"role": "user", "content": text, "timestamp": ts}] if text.strip() else []
+        role = "info" if _MODE_SWITCH.match(text.lstrip()) else "user"  # (walk 51, F5)
+        return [{"role": role, "content": text, "timestamp": ts}] if text.strip() else []
     if kind != "gemini":
         return [{"role": kind, "content": text, "timestamp": ts}] if text.strip() else []
     message: dict[str, Any] = {"role": "assistant", "content": text, "timestamp": ts}
@@ -313,6 +340,8 @@ def _add(
             out.not_read["tool results (read with their calls)"] += 1
         elif record.get("type") == "user" and _text(record.get("content")).strip() == RETRY_PROMPT:
             out.not_read[RETRY_NOT_READ] += 1
+        elif record.get("type") == "user" and (why := _cli_written(_text(record.get("content")))):
+            out.not_read[why] += 1
         else:
             out.not_read["empty messages"] += 1
     else:
@@ -452,7 +481,7 @@ def first_user_message(
             except ValueError:
                 value = ""
             line = first_text([task(value)]) if isinstance(value, str) else ""
-            if line and not line.startswith(CONTEXT):
+            if line and not (_cli_written(line) or _MODE_SWITCH.match(line)):
                 return line
         found = user.search(head, found.end())
     return ""
