@@ -320,3 +320,41 @@ def test_an_output_that_opens_with_output_is_not_taken_for_the_cli_s_lines() -> 
 
     assert shell_result("Output: 3 files\nDone") == ("Output: 3 files\nDone", None)
     assert shell_result("Output: x\nExit Code: 2\nProcess Group PGID: 9") == ("Exit code: 2\nx", 2)
+
+
+def test_crlf_inside_a_message_s_text_is_a_line_end_to_every_reader(tmp_path: Path) -> None:
+    """F11: a Windows tool's output kept its CRLF inside the JSON string: no blank line
+    split it (codex-rave: one chunk of 71,989 tokens) and ``^M`` showed in the text. The
+    seed's own reader (`parse_turns`) keeps the text as the reference read it."""
+    from chunkscope.engine.chunk.split import chunk_turns
+    from chunkscope.engine.read.source import parse_turns
+
+    para = "PS C:\\repo> dir\r\n    Directory: C:\\repo\r\n\r\nMode  Name\r\n----  ----\r\n"
+    rollout = _jsonl(
+        tmp_path / "rollout.jsonl",
+        [
+            _item(T(0), {"id": "s3", "cwd": "C:\\repo"}, "session_meta"),
+            _item(T(1), _text("user", "List the folder, please.\r\n\r\nThen stop.")),
+            _item(
+                T(2),
+                {
+                    "type": "function_call",
+                    "name": "shell_command",
+                    "call_id": "c1",
+                    "arguments": json.dumps({"command": "dir\r\nls"}),
+                },
+            ),
+            _item(T(3), {"type": "function_call_output", "call_id": "c1", "output": para * 3}),
+        ],
+    )
+    seed = tmp_path / "log.jsonl"
+    seed.write_text(json.dumps({"role": "user", "content": "one\r\n\r\ntwo\r\n\r\nthree"}) + "\n")
+    for path in (rollout, seed):
+        source = load(path)
+        assert not any("\r" in t.text for t in source.turns), path
+        texts = [c.text for c in chunk_turns(source.turns)]
+        assert not any("\r" in t for t in texts)
+    assert len(chunk_turns(load(seed).turns)) == 3  # three paragraphs: three chunks
+    tool = next(t for t in load(rollout).turns if t.role == "Tool")
+    assert tool.text.count("\n\n") == 3, tool.text
+    assert [t.text for t in parse_turns(seed)] == ["one\r\n\r\ntwo\r\n\r\nthree"]

@@ -755,6 +755,38 @@ def _from_epoch(seconds: float) -> datetime:
         raise ValueError(f"timestamp {seconds:g} is out of range") from None
 
 
+def _lf(text: str) -> str:
+    return text.replace("\r\n", "\n") if "\r\n" in text else text
+
+
+def unified_line_ends(msg: dict[str, Any]) -> None:
+    """In place: the CRLF line ends of a message's text (its content and its parts, its
+    reasoning, its calls' arguments) as ``\\n``: a Windows tool's output keeps its CRLF
+    inside a JSON string, and a blank line there was no blank line to the splitter (walk
+    51, F11: one chunk of 72,000 tokens) and showed as ``^M``. A lone CR (a progress
+    bar's) stays: the views show its line as one (walk 13, 8). The seed's own reader
+    (`parse_turns`) keeps the text as the reference did."""
+    for key in ("content", "reasoning", "reasoning_content"):
+        value = msg.get(key)
+        if isinstance(value, str):
+            msg[key] = _lf(value)
+        elif isinstance(value, list):
+            for part in value:
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    part["text"] = _lf(part["text"])
+    calls = msg.get("tool_calls")
+    for call in calls if isinstance(calls, list) else []:
+        func = call.get("function") if isinstance(call, dict) else None
+        holder = func if isinstance(func, dict) else call
+        args = holder.get("arguments") if isinstance(holder, dict) else None
+        if isinstance(args, str) and "\\r\\n" in args:  # JSON text: its escaped CRLFs
+            holder["arguments"] = args.replace("\\r\\n", "\\n")
+        elif isinstance(args, dict):
+            for k, v in args.items():
+                if isinstance(v, str):
+                    args[k] = _lf(v)
+
+
 def content_text(content: Any) -> str:
     """A message's content as text: strings as they are, text parts joined, null empty."""
     if content is None:
@@ -995,6 +1027,8 @@ def load_jsonl(
         read = 0
         for msg in messages_of:
             read += 1
+            if show_calls:  # (the product's reading: the seed's keeps its text as it is)
+                unified_line_ends(msg)
             turns.extend(message_turns(msg, msg.line, len(turns), show_calls=show_calls))
             if keep_messages:
                 messages.append(msg)

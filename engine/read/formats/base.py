@@ -28,6 +28,7 @@ from chunkscope.engine.read.source import (
     Source,
     message_turns,
     parse_timestamp,
+    unified_line_ends,
 )
 
 #: The note a reader adds for the git branch its records name (Claude Code's ``gitBranch``,
@@ -150,6 +151,7 @@ class Collected:
         text_start = text_start if text_start is not None and text_start > line else None
         part_ends = PartEnds(*(e if e is not None and e > line else None for e in part_ends))
         message["agent"] = self.format
+        unified_line_ends(message)
         try:  # parsed once, here: the turns and collapsing take the datetime as it is
             message["timestamp"] = parse_timestamp(message.get("timestamp"))
         except ValueError as e:
