@@ -115,6 +115,13 @@ def _text(content: Any) -> str:
 def _result(call: dict[str, Any]) -> str:
     """The text of a tool call's result (what the model was given), else what the CLI
     showed (``resultDisplay``), else its error."""
+    return _result_from(call)[0]
+
+
+def _result_from(call: dict[str, Any]) -> tuple[str, str | None]:
+    """`_result`'s text and the member of the call it comes from (one of `RESULT_KEYS`;
+    None when there is none): its lines are that member's (walk 50, F1: a result's
+    range ran on to the ``resultDisplay`` line after it, which it does not hold)."""
     parts: list[str] = []
     result = call.get("result")
     for item in result if isinstance(result, list) else [result]:
@@ -130,15 +137,16 @@ def _result(call: dict[str, Any]) -> str:
                 parts.append(value if isinstance(value, str) else text_of(value))
         elif isinstance(item.get("text"), str):
             parts.append(item["text"])
-    if not parts:
-        display = call.get("resultDisplay")
-        if isinstance(display, str):
-            parts.append(display)
-        elif isinstance(display, dict) and isinstance(display.get("fileDiff"), str):
-            parts.append(display["fileDiff"])
-    if not parts and isinstance(call.get("error"), str):
-        parts.append(call["error"])
-    return "\n".join(parts)
+    if parts:
+        return "\n".join(parts), "result"
+    display = call.get("resultDisplay")
+    if isinstance(display, str):
+        return display, "resultDisplay"
+    if isinstance(display, dict) and isinstance(display.get("fileDiff"), str):
+        return display["fileDiff"], "resultDisplay"
+    if isinstance(call.get("error"), str):
+        return call["error"], "error"
+    return "", None
 
 
 #: The text Gemini CLI's shell tool gives the model (packages/core shell.ts): the command,
@@ -302,9 +310,9 @@ Spans = list[tuple[int | None, int | None]]
 def _spans(doc: Document, start: int | None, end: int | None, record: Any) -> Spans:
     """The lines of the text of each message `messages_of` makes of `record` (at
     ``doc.text[start:end]``): the message's own, from the record's line to the end of its
-    content and calls' arguments, then each tool call's result, from its first result
-    member to its last (none here, read from elsewhere, `_responses`, or none at all:
-    the lines of the call's arguments, which say what ran)."""
+    content and calls' arguments, then each tool call's result, the lines of the member
+    its text comes from (`_result_from`; none here, read from elsewhere, `_responses`, or
+    none at all: the lines of the call's arguments, which say what ran)."""
     if start is None or end is None or not isinstance(record, dict):
         return []
     own = doc.part_end(start, record, ("content", "toolCalls"), OWN_KEYS)
@@ -314,13 +322,15 @@ def _spans(doc: Document, start: int | None, end: int | None, record: Any) -> Sp
     results: Spans = []
     for cstart, cend, call in doc.element_spans(calls[0]) if calls else []:
         if isinstance(call, dict):
-            found = doc.text_end(cstart, cend, call, RESULT_KEYS)
+            member = _result_from(call)[1]
+            keys = (member,) if member is not None else RESULT_KEYS
+            found = doc.text_end(cstart, cend, call, keys)
             if found is None:  # no result: the call it says ran (``Ran `ls` (no output).``)
                 results.append(
                     (doc.part_start(cstart, ("args",)), doc.part_end(cstart, call, ("args",), ()))
                 )
             else:
-                results.append((doc.part_start(cstart, RESULT_KEYS), doc.line(found - 1)))
+                results.append((doc.part_start(cstart, keys), doc.line(found - 1)))
     return [(None, own or doc.last_line(start, end, record, TEXT_KEYS)), *results]
 
 
