@@ -232,7 +232,8 @@ def prefix_lines(chunk: Chunk, length: int) -> tuple[int, int] | None:
     """The source lines of the first `length` characters of ``chunk.text`` (a chunk cut to
     fit a budget; walk 15, 5: it gave the whole chunk's lines): the turns the cut
     reaches, and in the last of them, when its text is lines of the file (a document's
-    section, an aider message: its last line past its first), the lines up to the cut."""
+    section, an aider message: `Turn.last_line` known), the lines up to the cut; else
+    (a message of a JSON document) all of its lines."""
     full = chunk.lines
     if full is None or length >= len(chunk.text):
         return full
@@ -244,7 +245,9 @@ def prefix_lines(chunk: Chunk, length: int) -> tuple[int, int] | None:
         line = t.line
         if t.source_line is not None:
             end = t.last_line or t.end_line or t.source_line
-            if end > t.source_line:
+            # (only a text that is the file's lines counts its line breaks: a message of a
+            # JSON document is one string, its range from the object's `{`: walk 50, F4)
+            if t.last_line is not None and end > t.source_line:
                 seen = line[: length - at]
                 label = len(line) - len(t.text)  # "Role: " before the text
                 # to the last character that shows (a cut after a line break and a few
