@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from chunkscope.engine.read.parse import load
@@ -82,3 +83,44 @@ def test_a_search_cut_of_a_json_document_s_message_keeps_the_lines_of_its_text(
     (chunk,) = [c for c in chunk_turns(load(path).turns) if "the key is present" in c.text]
     assert chunk.lines is not None and chunk.lines[1] == text_line
     assert prefix_lines(chunk, 40) == chunk.lines  # the cut's text is on the text's line
+
+
+def test_an_aider_block_opened_by_a_blank_line_counts_its_lines_from_its_words(
+    tmp_path: Path,
+) -> None:
+    """F14: a user block opened by a ``####   `` line kept that blank line in its text while
+    its first line was counted from its first words: a chunk cut inside the turn (the
+    markdown strategy with overlap, a sliding window) said the line before its text."""
+    from chunkscope.engine.chunk.strategies import run_strategy
+    from chunkscope.engine.tokens import get_counter
+
+    words = [
+        f"####     item {i}: the number of commits per month is measured here" for i in range(12)
+    ]
+    chat = "\n".join(
+        [
+            "# aider chat started at 2026-02-13 09:13:23",
+            "",
+            "####   ",
+            *words,
+            "####   ",
+            "",
+            "Sure, here is the measure of each item, one by one.",
+        ]
+    )
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(chat + "\n", encoding="utf-8")
+    file_lines = path.read_text(encoding="utf-8").splitlines()
+    source = load(path)
+    you = next(t for t in source.turns if t.role == "You")
+    assert you.text.lstrip().startswith("item 0") and you.source_line == 4, you
+    params = {"max_tokens": 30, "overlap": 5, "preserve_message_boundaries": False}
+    run = run_strategy("sliding-window", params, source.turns, get_counter())
+    assert len(run.chunks) > 3
+    for chunk in (c.chunk for c in run.chunks):
+        first, last = chunk.lines or (0, 0)
+        body = re.sub(r"\A(?:You|Bot): ", "", chunk.text)
+        head = body.strip().split()[0]
+        assert head in file_lines[first - 1], (chunk.lines, chunk.text[:60])
+        tail = body.strip().split()[-1]
+        assert tail in file_lines[last - 1], (chunk.lines, chunk.text[-60:])

@@ -123,6 +123,12 @@ def looks_like(first_line: str) -> bool:
     return bool(STARTED.match(first_line.strip()))
 
 
+def _trimmed(block: list[str]) -> str:
+    """A block's lines as one text, without its lines of blanks at either end."""
+    kept = [i for i, ln in enumerate(block) if ln.strip()]
+    return "\n".join(block[kept[0] : kept[-1] + 1]) if kept else ""
+
+
 def read(path: Path, options: ReadOptions) -> Any:
     """An aider chat history file's sessions, read into turns."""
     _check_regular_file(path)
@@ -154,7 +160,10 @@ def read(path: Path, options: ReadOptions) -> Any:
                 if echo:  # the task follows as the user's message: not a second copy
                     lines[i] = f"{echo.group(1)} [the task, read below]{ln[echo.end() :]}"
                     out.stripped["tasks echoed on aider's command line"] += 1
-        texts = [("\n".join(block).strip("\n"), block, at) for block, at in parts]
+        # its lines of blanks at either end left out (a ``####   `` line opens the block:
+        # kept, the text's first line was not the line its first words are on, and a
+        # part cut from it said the line before: walk 50, F14)
+        texts = [(_trimmed(block), block, at) for block, at in parts]
         texts = [t for t in texts if t[0].strip()]
         if role is None or not texts:
             return
@@ -166,7 +175,7 @@ def read(path: Path, options: ReadOptions) -> Any:
             before = len(out.turns)
             out.add(at, message)
             # the block's text is its lines (prefixes taken off): it says where it ends
-            first = at + next((i for i, ln in enumerate(block) if ln), 0)
+            first = at + next((i for i, ln in enumerate(block) if ln.strip()), 0)
             span = text_lines(text, first)
             last = max(span[1], end) if k == len(texts) - 1 else span[1]
             out.turns[before:] = [
