@@ -500,7 +500,9 @@ def gather(
     if n >= 2 and mode == "topic":
         from chunkscope.engine.segment.segmenter import gap_scores
 
-        gs = gap_scores(pipe.embeddings(), compacted, tuning.topic, pipe.topic_frame())
+        # The pipeline's topic knobs, as the merge used them: ``--topics N``/``--chunks N`` set
+        # the depth after the settings were read (walk 50, F5: the line said depth 7).
+        gs = gap_scores(pipe.embeddings(), compacted, pipe.params.topic, pipe.topic_frame())
         x, y = _bucket(gaps_x, gs.similarity, low=True)
         curves.append(Curve("block similarity", x, y, None, ""))
         x, y = _bucket(gaps_x, gs.score, low=False)
