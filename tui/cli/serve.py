@@ -37,6 +37,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
+from chunkscope.engine.textutil import plural
 from chunkscope.tui.cli.common import (
     CliError,
     add_collapse_args,
@@ -71,11 +72,14 @@ def new_token() -> str:
     given = os.environ.get(TOKEN_ENV)
     if not given:
         return secrets.token_urlsafe(24)
-    if not given.strip():
+    # Every space counts for nothing, not only those around it: "x x x x x x x x x" is
+    # nine characters to guess (walk 50, F6).
+    counted = sum(not c.isspace() for c in given)
+    if not counted:
         raise CliError(f"${TOKEN_ENV} is blank: a token is at least {MIN_TOKEN} characters")
-    if len(given.strip()) < MIN_TOKEN:
+    if counted < MIN_TOKEN:
         raise CliError(
-            f"${TOKEN_ENV} is too short to guard the page: {len(given.strip())} characters, "
+            f"${TOKEN_ENV} is too short to guard the page: {plural(counted, 'character')}, "
             f"a token is at least {MIN_TOKEN} (unset it for a random one)"
         )
     return given
