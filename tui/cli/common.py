@@ -769,6 +769,34 @@ def _note_unread_knobs(args: argparse.Namespace, given: dict[str, Any], mode: st
         note(f"{', '.join(sorted(unread))}: not read by --merge {mode} (knobs of {other})")
 
 
+def refuse_unwritable(path: str | None) -> None:
+    """A file the command is to write (``-o``, ``--snapshot``) that it surely cannot: a
+    folder, or a file in a folder that does not exist. `CliError` (``cannot write PATH:
+    No such file or directory``, as the write itself would say), before the session is
+    read rather than after the run and its notes (walk 36, F1; walk 50, F10). What only
+    the write finds (no permission, a full disk) is said by the write."""
+    if not path:
+        return
+    import errno
+    import os
+    from pathlib import Path
+
+    from chunkscope.engine.fileio import cannot_write
+
+    target, folder = Path(path), Path(path).parent
+    code = (
+        errno.EISDIR
+        if target.is_dir()
+        else 0
+        if folder.is_dir()
+        else errno.ENOTDIR
+        if folder.exists()
+        else errno.ENOENT
+    )
+    if code:
+        raise CliError(cannot_write(path, OSError(code, os.strerror(code))))
+
+
 def build_pipeline(
     args: argparse.Namespace,
     *,
@@ -778,11 +806,13 @@ def build_pipeline(
     strategy: tuple[str, tuple[tuple[str, Any], ...]] | None = None,
 ) -> tuple[Pipeline, Tuning]:
     """The pipeline a command runs, with its parameters layered by `tuning_of` and its
-    tool calls collapsed as `collapse_of` says."""
+    tool calls collapsed as `collapse_of` says. Nothing is read yet; a ``-o`` that
+    cannot be written is refused here (`refuse_unwritable`), before it is."""
     from chunkscope.engine.config.settings import resolve_backend
     from chunkscope.engine.pipeline import EmbedderSpec, Pipeline, PipelineParams, SummarizerSpec
     from chunkscope.engine.tokens import DEFAULT_ENCODING
 
+    refuse_unwritable(getattr(args, "output", None))  # -o: before anything is read
     settings = settings if settings is not None else read_settings()
     tuning = tuning_of(args, settings)
     backend = resolve_backend(
@@ -853,19 +883,7 @@ class SnapshotCheck:
         self.pinned_topics: list[Cut] | None = None
         if self.check_with:
             self.pinned, self.pinned_topics = read_levels(self.check_with)
-        if self.write_to:  # said before the run, not after its output (walk 36, F1)
-            import errno
-            import os
-            from pathlib import Path
-
-            from chunkscope.engine.fileio import cannot_write
-
-            target = Path(self.write_to)
-            code = (
-                errno.EISDIR if target.is_dir() else 0 if target.parent.is_dir() else errno.ENOENT
-            )
-            if code:
-                raise CliError(cannot_write(self.write_to, OSError(code, os.strerror(code))))
+        refuse_unwritable(self.write_to)  # before the run, not after its output (walk 36, F1)
 
     def finish(
         self,
@@ -915,25 +933,39 @@ class SnapshotCheck:
         return status
 
 
+#: ``--chunks N`` and ``--topics N``: counts of at least one, refused as the flag's value
+#: (`knob_value`) before the session is read (walk 50, F10: after it, under its notes).
+CHUNK_COUNTS = (
+    Knob(
+        "chunks",
+        "int?",
+        None,
+        "set the threshold (seed) or the topic depth (topic) that gives N merged chunks",
+        flag="--chunks",
+        minimum=1,
+        metavar="N",
+    ),
+    Knob(
+        "topics",
+        "int?",
+        None,
+        "set the topic depth that gives N topics (each then split to fit the size cap; "
+        "in --merge seed every merged chunk is a topic)",
+        flag="--topics",
+        minimum=1,
+        metavar="N",
+    ),
+)
+
+
 def add_chunks_arg(p: argparse.ArgumentParser) -> None:
     """``--chunks N`` / ``--topics N``: find the threshold that gives N merged chunks
     (or N topics)."""
     g = p.add_mutually_exclusive_group()
-    g.add_argument(
-        "--chunks",
-        type=int,
-        default=None,
-        metavar="N",
-        help="set the threshold (seed) or the topic depth (topic) that gives N merged chunks",
-    )
-    g.add_argument(
-        "--topics",
-        type=int,
-        default=None,
-        metavar="N",
-        help="set the topic depth that gives N topics (each then split to fit the size cap; "
-        "in --merge seed every merged chunk is a topic)",
-    )
+    for k in CHUNK_COUNTS:
+        g.add_argument(
+            str(k.flag), type=knob_value(k), default=None, metavar=k.metavar, help=k.help
+        )
 
 
 def with_chunk_count(args: argparse.Namespace, pipe: Pipeline) -> Pipeline:
@@ -943,8 +975,6 @@ def with_chunk_count(args: argparse.Namespace, pipe: Pipeline) -> Pipeline:
         n = getattr(args, flag, None)
         if n is None:
             continue
-        if n < 1:
-            raise CliError(f"--{flag} {n}: at least 1")
         found, count = pipe.for_chunk_count(n, topics=topics)
         note(f"--{flag} {n}: {pipe.chunk_count_note(n, found, count, topics=topics)}")
         return found

@@ -71,6 +71,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not args.gold and not args.queries:
         raise CliError("nothing to score against: give --gold GOLD, --queries Q.json or both")
     params = search_params(args)
+    if args.gold:  # a gold file that is none is refused before the session is read, as
+        # --queries are (walk 50, F10); its lines are checked against the file's later
+        from chunkscope.engine.evaluate.gold import read_gold_file
+
+        read_gold_file(args.gold)
     queries = None
     if args.queries:
         from chunkscope.engine.search import load_judged_queries
