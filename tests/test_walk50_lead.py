@@ -124,3 +124,36 @@ def test_an_aider_block_opened_by_a_blank_line_counts_its_lines_from_its_words(
         assert head in file_lines[first - 1], (chunk.lines, chunk.text[:60])
         tail = body.strip().split()[-1]
         assert tail in file_lines[last - 1], (chunk.lines, chunk.text[-60:])
+
+
+def test_aider_s_banner_before_a_declined_question_is_no_command(tmp_path: Path) -> None:
+    """F7: a run that began on a pending question ("Run shell command? ... n" right after
+    aider's start-up lines) was said as ``Declined to run `Repo-map: using 4096 tokens,
+    auto refresh```; a command the model suggested is still said."""
+    from chunkscope.engine.recap.sections import extract_sections
+
+    chat = """# aider chat started at 2025-09-22 14:50:00
+
+#### run the metrics script
+
+To run it:
+```bash
+./metrics_check.sh
+```
+
+> ./metrics_check.sh
+> Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: n
+
+# aider chat started at 2025-09-22 14:55:00
+
+> Aider v0.83.1
+> Main model: openrouter/qwen/qwen3-coder with whole edit format
+> Git repo: .git with 3 files
+> Repo-map: using 4096 tokens, auto refresh
+> Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: n
+"""
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(chat, encoding="utf-8")
+    source = load(path, keep_messages=True)
+    (rejections,) = [s for s in extract_sections(source.messages, []) if s.name == "rejections"]
+    assert rejections.lines == ("- Declined to run `./metrics_check.sh`",), rejections.lines

@@ -403,10 +403,20 @@ def _notification(log: _Log, index: int, text: str) -> None:
             return
 
 
+#: The lines aider writes as it starts (its version, models, repository, repo map) and
+#: after an answer (its cost, an edit applied, a commit): no command of the model's.
+_AIDER_OWN_LINE = re.compile(
+    r"^\s*(?:Aider v\d|Main model:|Weak model:|Editor model:|Git repo:|Repo-map:|Tokens:"
+    r"|Applied edit to |Commit [0-9a-f]{7}|Added .* to the chat|Cost:|/\S*aider\b)"
+)
+
+
 def _aider_output(log: _Log, index: int, text: str) -> None:
-    """aider's own output: a suggested command declined, the user's Ctrl-C."""
+    """aider's own output: a suggested command declined, the user's Ctrl-C. The line
+    before the question is the command when it is no line of aider's own (walk 50, F7:
+    a run that began on a pending question read its banner's ``Repo-map: ...`` as it)."""
     for m in _AIDER_ASK.finditer(text):
-        if m.group(2).lower().startswith("n"):
+        if m.group(2).lower().startswith("n") and not _AIDER_OWN_LINE.match(m.group(1)):
             said = _code(m.group(1).strip(), 120)
             _reject(log, index, f"Declined to run {said}", asked=True)
     if _AIDER_INTERRUPT.search(text):
