@@ -358,3 +358,21 @@ def test_crlf_inside_a_message_s_text_is_a_line_end_to_every_reader(tmp_path: Pa
     tool = next(t for t in load(rollout).turns if t.role == "Tool")
     assert tool.text.count("\n\n") == 3, tool.text
     assert [t.text for t in parse_turns(seed)] == ["one\r\n\r\ntwo\r\n\r\nthree"]
+
+
+def test_a_file_the_shell_refused_to_write_is_no_file_changed() -> None:
+    """F3: a skill's telemetry line (``echo ... >> ~/.superstack/telemetry.jsonl``) the
+    sandbox refused (``zsh:11: operation not permitted: ...``) was listed as a file
+    written and warned of as not committed; a write that ran is still listed."""
+    from tests.test_sections import bot, by_name, call, result, user
+
+    refused = "zsh:11: operation not permitted: /Users/dev/.superstack/telemetry.jsonl"
+    msgs = [
+        user("Draft the grant application."),
+        bot("", call("t1", "exec_command", {"cmd": 'echo "$EV" >> ~/.superstack/telemetry.jsonl'})),
+        result("t1", f"Exit code: 1\n{refused}"),
+        bot("", call("t2", "exec_command", {"cmd": "cat > notes.md <<'EOF'\nDraft\nEOF"})),
+        result("t2", "Exit code: 0"),
+    ]
+    s = by_name(extract_sections(msgs, []))
+    assert s["files"] == ("- notes.md (written)",), s["files"]

@@ -896,7 +896,9 @@ def _edited_paths(call: _Call) -> list[str]:
             return []  # a patch run through the shell that did not apply
         if found or name == "apply_patch":
             return found
-        return _shell_writes(_command(args))
+        # a write the shell refused (``zsh:11: operation not permitted: PATH``) changed
+        # nothing (walk 51, F3: a sandbox's refusal listed as a file changed)
+        return [p for p in _shell_writes(_command(args)) if not _write_refused(call, p)]
     if name not in _EDIT_TOOLS:
         return []
     if editor_command(name, args) in EDITOR_NO_EDIT:
@@ -965,6 +967,22 @@ def _shell_writes(command: str) -> list[str]:
 
 
 _FILE_LIKE = re.compile(r"^[\w./~-]+\.\w+$")
+#: How a shell says it could not write a file (zsh, bash, sh: ``PATH: Permission denied``,
+#: ``operation not permitted: PATH``, a read-only file system, a missing folder).
+_WRITE_REFUSED = re.compile(
+    r"(?:operation not permitted|permission denied|read-only file system"
+    r"|no such file or directory|not a directory)",
+    re.I,
+)
+
+
+def _write_refused(call: _Call, path: str) -> bool:
+    """Whether the shell's output says it could not write `path` (a line naming the file,
+    or its name, with a refusal)."""
+    name = path.rsplit("/", 1)[-1]
+    return any(
+        _WRITE_REFUSED.search(line) and name in line for line in (call.result or "").splitlines()
+    )
 
 
 def _relative(paths: Sequence[str], cwd: str = "") -> dict[str, str]:
