@@ -376,3 +376,57 @@ def test_a_file_the_shell_refused_to_write_is_no_file_changed() -> None:
     ]
     s = by_name(extract_sections(msgs, []))
     assert s["files"] == ("- notes.md (written)",), s["files"]
+
+
+def test_a_claude_code_session_whose_requests_failed_says_so(tmp_path: Path) -> None:
+    """F12 (and F9): Claude Code's ``api_error`` system records (one per retry) were
+    "empty system records", and the recap of a session whose request got no answer said
+    "hello" and nothing more; the errors read as such, and "Where it stopped" says no
+    answer came, and why."""
+    base = {"sessionId": "s", "cwd": "C:\\\\Users\\\\dev", "version": "2.1.76", "gitBranch": "main"}
+    records: list[dict[str, Any]] = [
+        {
+            **base,
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "timestamp": "2026-04-13T05:31:30.339Z",
+            "message": {"role": "user", "content": "Add a login page to the app."},
+        },
+    ]
+    parent = "u1"
+    for k in range(1, 4):
+        error = {
+            "status": 500,
+            "error": {
+                "type": "error",
+                "error": {
+                    "type": "api_error",
+                    "message": "your current token plan not support model",
+                },
+            },
+        }
+        records.append(
+            {
+                **base,
+                "type": "system",
+                "subtype": "api_error",
+                "level": "error",
+                "error": error,
+                "retryAttempt": k,
+                "maxRetries": 10,
+                "uuid": f"e{k}",
+                "parentUuid": parent,
+                "timestamp": f"2026-04-13T05:31:3{k}.000Z",
+            }
+        )
+        parent = f"e{k}"
+    source = load(_jsonl(tmp_path / "s.jsonl", records), keep_messages=True)
+    assert _accounted(source) and not source.not_read, source.not_read
+    errors = [t.text for t in source.turns if t.role == "error"]
+    assert errors[0] == "API error 500: your current token plan not support model (retry 1 of 10)"
+    last = next(s for s in extract_sections(source.messages, []) if s.name == "last")
+    assert last.lines == (
+        "No answer to the last request: API error 500: your current token plan not support "
+        "model (3 attempts).",
+    ), last.lines

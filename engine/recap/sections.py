@@ -298,6 +298,9 @@ class _Log:
     notes: list[str] = field(default_factory=list)
     #: how the run ended (a trajectory's exit record: "Submitted", an error), and its text
     ended: tuple[int, str, str] | None = None
+    #: the tool's errors (role ``error``: Claude Code's API errors, Gemini CLI's): position
+    #: and text
+    errors: list[tuple[int, str]] = field(default_factory=list)
 
 
 # aider asking before it runs a command the model suggested, and the answer typed
@@ -508,6 +511,10 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                     if SUBMIT_PREFIX in call.args["command"]:
                         log.calls.append(call)
                     text_actions[:] = [call]
+        elif role == "error":
+            text = content_text(msg.get("content"))
+            if text.strip():
+                log.errors.append((i, text))
         elif role == "tool":
             ref = msg.get("tool_call_id")
             found: _Call | None
@@ -1659,7 +1666,49 @@ def _last_lines(texts: Sequence[str]) -> tuple[tuple[str, ...], str]:
     return tuple(line for line in lines if not _wordless(line)), whole
 
 
+#: A retry's count after an error (`engine.read.formats.claude.api_error_text`).
+_RETRY = re.compile(r"\s*\(retry \d+ of \d+\)\s*\Z")
+
+
+def _unanswered(log: _Log) -> str:
+    """``No answer to the last request: ERROR`` when the user's last message got no words
+    of the agent's, only the tool's errors (a model the plan does not cover, an API
+    refusing: walk 51, F9 and F12); "" otherwise."""
+    if log.last_user < 0 or any(i > log.last_user for i, _ in log.texts):
+        return ""
+    failed = [_error_said(t) for i, t in log.errors if i > log.last_user]
+    if not failed:
+        return ""
+    # the first error answered the request (what follows may be the tool's own: a
+    # command of its that failed after); its retries are counted
+    tries = sum(1 for t in failed if t == failed[0])
+    said = _cut(failed[0], _LINE_CHARS["last"]).rstrip(".")
+    again = f" ({tries} attempts)" if tries > 1 else ""
+    return f"No answer to the last request: {said}{again}."
+
+
+#: An API error's JSON inside a tool's error note (Gemini CLI's ``[API Error: [{"error":
+#: {"code": 403, "message": "..."}}]]``): its code and message.
+_ERROR_CODE = re.compile(r'"code"\s*:\s*(\d+)')
+_ERROR_MESSAGE = re.compile(r'"message"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def _error_said(text: str) -> str:
+    """An error note on one line, its retry count left out, an API error's JSON as its
+    code and message."""
+    text = _RETRY.sub("", text)
+    message = _ERROR_MESSAGE.search(text) if "{" in text else None
+    if message:
+        code = _ERROR_CODE.search(text)
+        head = f"API error {code.group(1)}" if code else "API error"
+        return f"{head}: {message.group(1)}"
+    return " ".join(text.split())
+
+
 def last_section(log: _Log) -> Section:
+    unanswered = _unanswered(log)
+    if unanswered:
+        return Section("last", (unanswered,), (0,))
     if not log.texts:
         return Section("last", ())
     lines, whole = _last_lines(_last_words(log))

@@ -319,6 +319,31 @@ def block_messages(
     return out
 
 
+def api_error_text(record: dict[str, Any]) -> str:
+    """What a ``system`` record of subtype ``api_error`` says (Claude Code 2.x writes one
+    for each retry of a failed request): ``API error 500: MESSAGE (retry 1 of 10)``; ""
+    when it names nothing (walk 51, F12: eight were "empty system records", and a
+    session whose every request failed read as "hello" and nothing else)."""
+    error = record.get("error")
+    error = error if isinstance(error, dict) else {}
+    status = error.get("status")
+    inner: Any = error
+    message = ""
+    for _ in range(3):  # {"error": {"error": {"type", "message"}}}, however deep
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            message = inner["message"]
+            break
+        inner = inner.get("error") if isinstance(inner, dict) else None
+    if not message and not status:
+        return ""
+    head = f"API error {status}" if isinstance(status, int) else "API error"
+    said = f"{head}: {' '.join(message.split())}" if message else head
+    attempt, most = record.get("retryAttempt"), record.get("maxRetries")
+    if isinstance(attempt, int) and isinstance(most, int):
+        said += f" (retry {attempt} of {most})"
+    return said
+
+
 def _user_messages(text: str, ts: Any) -> list[dict[str, Any]]:
     """The messages of a user record's text: each task notification it opens with one,
     the rest one, as `_user_text` reads them."""
@@ -446,6 +471,9 @@ def _messages(
         kind = record.get("type")
     ts = record.get("timestamp")
     if kind == "system":
+        if record.get("subtype") == "api_error":
+            said = api_error_text(record)
+            return [{"role": "error", "content": said, "timestamp": ts}] if said else []
         text = text_of(record.get("content"))
         if not text:
             return []
