@@ -430,3 +430,18 @@ def test_a_claude_code_session_whose_requests_failed_says_so(tmp_path: Path) -> 
         "No answer to the last request: API error 500: your current token plan not support "
         "model (3 attempts).",
     ), last.lines
+
+
+def test_a_log_of_roles_whose_text_is_named_text_is_read(tmp_path: Path) -> None:
+    """F16: JSON lines of ``role`` and ``text`` (a sanitized export of a session) gave
+    `chunk` turns of bare role labels and `recap` no turns at all; the seed's own reader
+    keeps reading ``content`` alone, as the reference did."""
+    from chunkscope.engine.read.source import parse_turns
+
+    rows = [
+        {"type": "message", "role": "user", "text": "Create three landing pages."},
+        {"type": "message", "role": "assistant", "text": "Here are the three variants."},
+    ]
+    path = _jsonl(tmp_path / "export.jsonl", rows)
+    assert [t.text for t in load(path).turns] == [r["text"] for r in rows]
+    assert [t.text for t in parse_turns(path)] == ["", ""]

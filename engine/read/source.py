@@ -1028,6 +1028,10 @@ def load_jsonl(
         for msg in messages_of:
             read += 1
             if show_calls:  # (the product's reading: the seed's keeps its text as it is)
+                if "content" not in msg and isinstance(msg.get("text"), str):
+                    # an export that names the text `text` (walk 51, F16: turns of bare
+                    # role labels to `chunk`, no turns at all to `recap`)
+                    msg["content"] = msg["text"]
                 unified_line_ends(msg)
             turns.extend(message_turns(msg, msg.line, len(turns), show_calls=show_calls))
             if keep_messages:
