@@ -157,3 +157,41 @@ To run it:
     source = load(path, keep_messages=True)
     (rejections,) = [s for s in extract_sections(source.messages, []) if s.name == "rejections"]
     assert rejections.lines == ("- Declined to run `./metrics_check.sh`",), rejections.lines
+
+
+def test_a_json_document_that_does_not_parse_is_said_so_not_malformed_lines(
+    tmp_path: Path,
+) -> None:
+    """F3: a Gemini chat or a trajectory (one JSON document over many lines) with a binary
+    tail, or cut short, was read as JSON lines: "skipped 4034 malformed lines of 4034".
+    It is one line saying the document does not parse, and where."""
+    import pytest
+
+    from chunkscope.engine.errors import SourceError
+    from chunkscope.engine.read.formats import sniff
+
+    doc = {
+        "sessionId": "g4",
+        "projectHash": "ab",
+        "startTime": "2026-01-10T01:55:00.000Z",
+        "lastUpdated": "2026-01-10T01:57:00.000Z",
+        "messages": [
+            {"id": f"m{k}", "timestamp": "2026-01-10T01:56:00.000Z", "type": "user",
+             "content": f"message number {k}"}
+            for k in range(40)
+        ],
+    }  # fmt: skip
+    text = json.dumps(doc, indent=2).encode()
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(text[: len(text) // 2])
+    tail = tmp_path / "tail.json"
+    tail.write_bytes(text + b"\x00" * 50 + bytes(range(128, 256)) * 4)
+    for path, where in ((cut, "(line "), (tail, "not UTF-8 text at byte ")):
+        with pytest.raises(SourceError) as e:
+            sniff(path)
+        said = str(e.value)
+        assert "does not parse" in said and where in said and "malformed" not in said, said
+    # JSON lines whose first line is whole are still read line by line (each bad one said)
+    lines = tmp_path / "log.json"
+    lines.write_text('{"role": "user", "content": "hi"}\n{"role": "assistant", "con\n')
+    assert sniff(lines) == "seed-jsonl"
