@@ -191,7 +191,8 @@ _ENDS = ".!?…"
 def summary_rest(abstract: str, summary: str) -> str:
     """`summary` without the sentence that is `abstract` (the extractive abstract is one
     of the summary's sentences, often its first): the workbench's panel and
-    the markdown export show it once."""
+    the markdown export show it once; the summary whole when the abstract answers a
+    question the summary asks just before it."""
     core = abstract.strip().rstrip(_ENDS).strip()
     at = summary.find(core) if core else -1
     while at >= 0 and at > 0 and not summary[at - 1].isspace():
@@ -204,6 +205,10 @@ def summary_rest(abstract: str, summary: str) -> str:
     if end < len(summary) and not summary[end].isspace():
         return summary.strip()  # the abstract is only the start of a longer sentence
     before, after = summary[:at].rstrip(), summary[end:].lstrip()
+    if before.endswith("?"):
+        # the abstract answers the question before it: taken out, the question read as
+        # answered by the sentence after it (walk 49, F7): the summary is shown whole
+        return summary.strip()
     if not before or not after:
         return (before + after).strip()
     # one space where the sentence was taken out of a line, not the two around it

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
@@ -1101,6 +1101,35 @@ def _pool(sentences: Sequence[Sentence]) -> tuple[list[int], list[int]]:
     return distinct, pool
 
 
+def _answered(
+    chosen: Sequence[int],
+    sentences: Sequence[Sentence],
+    allowed: set[int],
+    rank: Callable[[int], tuple[float, int]],
+) -> list[int]:
+    """`chosen`, in order, with the answer of each question in it: a question chosen
+    without the sentence of the same turn right after it (its answer: "Malformed
+    arguments on purpose? No: the harness cut my arguments.") read as answered by the
+    next sentence chosen (walk 49, F7); the answer takes the place of the lowest-ranked
+    other sentence, so the summary keeps its length."""
+    out = list(chosen)
+    for i in sorted(chosen):
+        answer = i + 1
+        if (
+            answer in out
+            or answer not in allowed
+            or not sentences[i].text.rstrip().endswith("?")
+            or sentences[answer].role != sentences[i].role
+            or sentences[answer].text.rstrip().endswith("?")
+        ):
+            continue
+        others = [j for j in out if j != i and not sentences[j].text.rstrip().endswith("?")]
+        if others:
+            out.remove(max(others, key=rank))
+        out.append(answer)
+    return sorted(out)
+
+
 def _has_pool(sentences: Sequence[Sentence]) -> bool:
     """Whether `_pool` of `sentences` holds a sentence a summary may say (not markup
     alone: `extract`), asking `is_markup` and `is_fragment` only until it knows: a prose
@@ -1236,7 +1265,8 @@ class ExtractiveSummarizer:
                 i for i in distinct if i not in chosen and not is_markup(sentences[i].text)
             ]
             chosen += sorted(rest, key=rank)[: 2 - len(chosen)]
-        return Extract(sentences, abstract, sorted(chosen), scores)
+        allowed = {i for i in distinct if i not in said}
+        return Extract(sentences, abstract, _answered(chosen, sentences, allowed, rank), scores)
 
     def floor(self, text: str) -> int:
         """0 when the summary of `text` is empty (no sentence to tell), else a whole number
