@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar, TypeVar
 
 from rich.style import Style
@@ -23,7 +24,9 @@ from textual.binding import ActiveBinding, Binding, BindingType
 from textual.compose import compose
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
+from textual.css.scalar import Scalar
 from textual.dom import DOMNode
+from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
@@ -445,6 +448,64 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         # at once, not after the queue (`Widget.focus`): the footer, built for the keys
         # in force after the next refresh, was built for the first control's, then again
         self.set_focus(self.query_one("#merged", ChunkList))
+        self.screen_layout_refresh_signal.subscribe(self, self._fit_toasts, immediate=True)
+
+    #: The panels the toasts sit over, as wide as the screen or beside it: at 160
+    #: columns the summary's row (the search panel in its place), below 130 the strip's
+    #: (a column's strip each while comparing). The rack's bottom is set in app.tcss.
+    TOAST_AREA = ("#lower", "#search")
+    NARROW_TOAST_AREA = ("#strip", "#column-strips")
+
+    def _fit_toasts(self, _screen: Screen[Any] | None = None) -> None:
+        """The toasts keep to the rows of the panel they sit over (`TOAST_AREA`): the
+        newest first, each older one while the stack still fits, the rest hidden until a
+        newer one goes (an error outlasting the notes after it shows again); one taller
+        than the rows is cut to them (with ``…``: `textual_fixes.mark_cut_toasts`). A
+        burst of four 4-line notes (`m` four times) grew out of the summary over the
+        strip's size row, legend and border, at 100 columns over both columns (walk 49,
+        F5). Run after each layout of the screen (its toasts' widths are known then);
+        it changes nothing when they already fit, so its own re-layout ends there."""
+        from textual.widgets._toast import Toast, ToastHolder, ToastRack
+
+        racks = self.query_children(ToastRack)
+        if not racks or not racks.first().display:
+            return
+        rack = racks.first()
+        holders = list(rack.query_children(ToastHolder))
+        if not holders:
+            return
+        tops = [
+            widget.region.y
+            for widget in self.query(", ".join(self._toast_panels()))
+            if widget.display and widget.region.height
+        ]
+        bottom = self.size.height - rack.styles.margin.bottom
+        rows = max(1, bottom - min(tops, default=0))
+        used = 0
+        fitting = True
+        viewport = self.size
+        # what a holder is laid out in: the screen's width less the rack's scrollbar
+        # (the rack itself, never drawn, has no size of its own)
+        gutter = rack.styles.scrollbar_size_vertical if rack.styles.overflow_y == "scroll" else 0
+        width = Size(viewport.width - gutter, viewport.height)
+        for holder in reversed(holders):
+            toasts = holder.query_children(Toast)
+            if not toasts:
+                continue
+            toast = toasts.first()
+            if toast.styles.max_height != Scalar.from_number(rows):
+                toast.styles.max_height = rows
+            model = toast._get_box_model(width, viewport, Fraction(1), Fraction(1))
+            # each newer one's top margin is a row between them; the oldest's is above
+            height = int(model.height)
+            fitting = fitting and used + height <= rows
+            if holder.display != fitting:
+                holder.display = fitting
+            if fitting:
+                used += height + model.margin.top
+
+    def _toast_panels(self) -> tuple[str, ...]:
+        return self.NARROW_TOAST_AREA if self.narrow else self.TOAST_AREA
 
     def on_screen_suspend(self) -> None:
         """A dialog on top shows the notifications (placed as here): this screen's copy,

@@ -1,0 +1,52 @@
+"""Walk 49's findings on the workbench. F5: a burst of notifications (`m` four times on
+the turns view, each a 4-line note) stacked toasts taller than the summary panel, over
+the similarity strip's size row, legend and border (at 100 columns over both columns).
+F6: a card's role badges were cut mid-word at 100 columns (``Think·To…``). F8: the
+RECAP table's summary column showed the abstract beside the summary's token count.
+F10: beside the Keys panel at 100 columns the left column's title lost its count
+(``BEFORE MERGE · compacted (…``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pilot import drawn_toasts, make_app, settled, until
+
+MARK_NOTE = (
+    "Topic mark: a topic starts at line {n} of the file, where items 35–36 start (a mark "
+    "is a line: its ◆ shows on item 35, the first of them); 2 marks, partial: a says "
+    "they are all the topics."
+)
+
+
+@pytest.mark.parametrize(("size", "area"), [((160, 48), "#summary"), ((100, 30), "#strip")])
+async def test_a_burst_of_notifications_keeps_to_the_panel_they_sit_over(
+    size: tuple[int, int], area: str
+) -> None:
+    """F5: at 160 columns the toasts sit over the summary panel, at 100 over the strip
+    (above the tabs): however many come at once, each drawn toast lies within that
+    panel; the newest is drawn, the older ones as long as the stack fits, and a toast
+    too tall for the rows on its own (an error's long reason) is cut to them."""
+    app = make_app()
+    app.NOTIFICATION_TIMEOUT = 60  # on screen for the whole test
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settled(pilot, app)
+        panel = app.screen.query_one(area)
+        for n in range(4):
+            app.notify(MARK_NOTE.format(n=40 + n))
+        await until(pilot, lambda: len(app.screen.query("Toast")) == 4)
+        await pilot.pause()
+        drawn = drawn_toasts(app)
+        assert drawn, "no toast drawn"
+        assert "line 43" in str(drawn[-1]._notification.message)  # the newest
+        for toast in drawn:
+            assert panel.region.contains_region(toast.region), (toast.region, panel.region)
+        if size == (160, 48):  # the summary's 17 rows hold two 6-row notes
+            assert len(drawn) == 2, [t.region for t in drawn]
+        app.notify("no such file: " + "/tmp/x" * 120, title="Could not open", severity="error")
+        await until(pilot, lambda: len(app.screen.query("Toast")) == 5)
+        await pilot.pause()
+        drawn = drawn_toasts(app)
+        assert drawn[-1]._notification.severity == "error"
+        for toast in drawn:
+            assert panel.region.contains_region(toast.region), (toast.region, panel.region)
