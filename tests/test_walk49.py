@@ -50,3 +50,58 @@ async def test_a_burst_of_notifications_keeps_to_the_panel_they_sit_over(
         assert drawn[-1]._notification.severity == "error"
         for toast in drawn:
             assert panel.region.contains_region(toast.region), (toast.region, panel.region)
+
+
+async def test_a_cards_role_badges_are_dropped_whole_never_cut() -> None:
+    """F6: at 100 columns a card of several roles read ``Think·To…``, ``You·Thi…`` or
+    ``Think·…`` (which role follows?). At any width the badges shown are whole, the
+    ones left out counted (``Think·+1``), all of them when they fit; where not even the
+    first and the count fit, the time range gives way to its start."""
+    import re
+    from datetime import datetime
+
+    from textual.app import App, ComposeResult
+
+    from chunkscope.engine.model import Chunk, Turn
+    from chunkscope.tui.widgets.chunk_list import ChunkList, role_badge
+
+    at = datetime(2025, 7, 1, 10, 0, 16)
+    later = datetime(2025, 7, 1, 10, 12, 54)
+    cards = [
+        Chunk(
+            [Turn(at, role, f"{role} said something") for role in roles]
+            + [Turn(later, "Bot", "ok")]
+        )
+        for roles in (
+            ("You", "Bot thinking", "Tool"),
+            ("You", "Bot thinking", "Tool", "Subagent"),
+            ("Bot thinking", "Tool"),
+        )
+    ]
+    whole = {role_badge(r) for r in ("You", "Bot", "Bot thinking", "Tool", "Subagent")}
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield ChunkList()
+
+    app = One()
+    async with app.run_test(size=(100, 30)) as pilot:
+        cards_list = app.query_one(ChunkList)
+        cards_list.set_items(cards)
+        cards_list.set_tokens([8123, 1712, 159])
+        seen: set[str] = set()
+        for width in range(40, 72):
+            cards_list.styles.width = width
+            await pilot.pause()
+            headers = [line for line in cards_list.rendered_lines() if "▸" in line]
+            assert len(headers) == 3, headers
+            for header, chunk in zip(headers, cards, strict=True):
+                found = re.search(r"10:00:16(?:–10:12:54)? (\S+) ", header)
+                assert found, (width, header)
+                badges = found.group(1).split("·")
+                count = re.fullmatch(r"\+(\d)", badges[-1])
+                named = badges[:-1] if count else badges
+                assert named and set(named) <= whole, (width, header)
+                assert len(named) + (int(count.group(1)) if count else 0) == len(chunk.roles)
+                seen.add(found.group(1))
+        assert {"You·Think·Tool·Bot", "You·+3", "Think·Tool·Bot", "Think·+2"} <= seen, seen

@@ -68,6 +68,30 @@ def role_badge(role: str) -> str:
     return chop_cells(name, BADGE_CELLS - 1)[0] + "…"
 
 
+def fit_badges(badges: list[Segment], room: int, dim: Style) -> list[Segment]:
+    """A card's role badges joined by ``·`` in `room` cells: those that fit whole, the
+    rest counted (``Think·+2``); the first one and the count when even they do not fit
+    (the card's time range then gives way to its start: `ChunkList._header_segments`).
+    Cut at the column's edge they read ``Think·To…`` or ``Think·…`` at 100 columns,
+    which named no role (walk 49, F6)."""
+    joined: list[Segment] = []
+    for k, badge in enumerate(badges):
+        if k:
+            joined.append(Segment("·", dim))
+        joined.append(badge)
+    if _cells(joined) <= room or len(badges) < 2:
+        return joined
+    for kept in range(len(badges) - 1, 0, -1):
+        shown = [*joined[: 2 * kept - 1], Segment(f"·+{len(badges) - kept}", dim)]
+        if _cells(shown) <= room:
+            return shown
+    return shown
+
+
+def _cells(segments: list[Segment]) -> int:
+    return sum(cell_len(seg.text) for seg in segments)
+
+
 CUT_TEXT = {
     "threshold": "below threshold",
     "size_cap": "size cap refused",
@@ -785,11 +809,7 @@ class ChunkList(ScrollView, can_focus=True):
                 left.append(Segment(glyph + " ", base + self._style(flag)))
         if self._clock:
             left.append(Segment(short_time_range(chunk) + " ", dim))
-        for k, role in enumerate(chunk.roles):
-            if k:
-                left.append(Segment("·", dim))
-            badge = role_badge(role)
-            left.append(Segment(badge, base + self._badge(role, base)))
+        badges = [Segment(role_badge(role), base + self._badge(role, base)) for role in chunk.roles]
         tokens = ""
         if self._tokens is not None and i < len(self._tokens):
             tokens = f"  {'≈' if self._tokens_approx else ''}{human_count(int(self._tokens[i]))}t"
@@ -798,6 +818,15 @@ class ChunkList(ScrollView, can_focus=True):
         right_len = cell_len(right) + (len(OVER_CAP) if over else 0)
         room = width - right_len - 1
         left_len = sum(cell_len(seg.text) for seg in left)
+        shown = fit_badges(badges, room - left_len, dim)
+        clock = left[-1].text if self._clock else ""
+        if "–" in clock and _cells(shown) > room - left_len:
+            # not even the first badge and the count: the time range's start only
+            left[-1] = Segment(clock.split("–")[0] + " ", dim)
+            left_len = _cells(left)
+            shown = fit_badges(badges, room - left_len, dim)
+        left += shown
+        left_len += _cells(shown)
         if left_len > room:
             left = [*Strip(left, left_len).crop(0, max(0, room - 1)), Segment("…", dim)]
             left_len = min(left_len, max(0, room - 1)) + 1
