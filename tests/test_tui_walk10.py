@@ -184,14 +184,12 @@ async def test_a_candidate_said_already_shows_its_summary_pin_or_not() -> None:
         listed = bench.query_one(CandidateList)
 
         def said() -> dict[int, tuple[str, int]]:
-            return {
-                r.index: (r.abstract, r.tokens) for r in listed.rows if r.reason == "said already"
-            }
+            return {r.index: (r.text, r.tokens) for r in listed.rows if r.reason == "said already"}
 
         first = said()
         assert first, "research_notes should have a candidate said already"
-        for index, (abstract, tokens) in first.items():
-            assert abstract.strip() and tokens > 0, (index, abstract, tokens)
+        for index, (text, tokens) in first.items():
+            assert text.strip() and tokens > 0, (index, text, tokens)
         # a pin on a chunk neither said already nor kept changes nothing on those rows
         other = next(r.index for r in listed.rows if not r.selected and r.index not in first)
         bench.select_merged(other)

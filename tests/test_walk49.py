@@ -105,3 +105,38 @@ async def test_a_cards_role_badges_are_dropped_whole_never_cut() -> None:
                 assert len(named) + (int(count.group(1)) if count else 0) == len(chunk.roles)
                 seen.add(found.group(1))
         assert {"You·Think·Tool·Bot", "You·+3", "Think·Tool·Bot", "Think·+2"} <= seen, seen
+
+
+async def test_the_recap_tables_summary_is_the_text_its_tokens_count() -> None:
+    """F8: the RECAP table's summary column showed the chunk's abstract (a 14-token line)
+    beside the token count of its summary (78t), which is what the recap holds. Each row
+    now shows the summary the recap gives the chunk (a kept one's is in the preview),
+    the one its tokens count."""
+    from chunkscope.tui.widgets.candidate_list import CandidateList
+
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        selection = app.selection
+        assert selection is not None
+        by_index = {c.index: c for c in selection.candidates}
+        table = app.screen.query_one(CandidateList)
+        # where abstract and summary differ, the row reads as the summary
+        differing = [
+            c for c in selection.candidates if not c.text.startswith(c.abstract[:30].rstrip("."))
+        ]
+        assert differing
+        lines = {line.split()[1]: line for line in table.rendered_lines() if line.strip()}
+        seen = [c for c in differing if str(c.index) in lines]
+        assert seen
+        for c in seen:
+            assert " ".join(c.text.split()[:4]) in lines[str(c.index)], (
+                c.text,
+                lines[str(c.index)],
+            )
+        assert len(table.rows) == len(by_index)
+        for row in table.rows:
+            candidate = by_index[row.index]
+            assert (row.text, row.tokens) == (candidate.text, candidate.tokens), row
+            if row.selected:
+                assert candidate.text.split("\n")[0][:40] in selection.text, row

@@ -1074,7 +1074,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
                 pinned=bool(c.pinned),
                 excluded=bool(c.excluded),
                 reason=str(c.reason),
-                abstract=c.abstract,
+                text=c.text,
             )
             for c in (by_index[i] for i in order)
         ]

@@ -1,4 +1,4 @@
-"""The recap candidates, ranked: kept / dropped, score, tokens, pin or exclude, abstract.
+"""The recap candidates, ranked: kept / dropped, score, tokens, pin or exclude, summary.
 
 A line-API list (one line per candidate), so a recap over thousands of merged chunks
 costs only the lines on screen.
@@ -23,7 +23,8 @@ from chunkscope.tui.cells import terminal_text
 from chunkscope.tui.widgets.chunk_list import set_virtual_size
 
 #: The column header over the rows (`CandidateList.render_line` draws them to it):
-#: in the recap or not, merged chunk, score, tokens, the summary's first line.
+#: in the recap or not, merged chunk, score, tokens, the summary (what the recap says of
+#: the chunk, the tokens' text: the abstract beside them misled, walk 49, F8).
 HEADER = " in   # score tokens summary   ✓ kept  ✗ left out  – excluded  📌 pinned"
 
 
@@ -38,7 +39,7 @@ class CandidateRow:
     pinned: bool
     excluded: bool
     reason: str
-    abstract: str
+    text: str  # the recap's paragraph for the chunk, which `tokens` counts
 
 
 class CandidateList(ScrollView, can_focus=True):
@@ -182,7 +183,7 @@ class CandidateList(ScrollView, can_focus=True):
         ]
         if r.excluded or not r.selected:
             segs.append(Segment(f"{r.reason}  ", dim))
-        segs.append(Segment(terminal_text(r.abstract).replace("\n", " "), base))
+        segs.append(Segment(terminal_text(r.text).replace("\n", " "), base))
         strip = Strip(segs)
         if strip.cell_length > width:
             strip = Strip([*strip.crop(0, width - 1), Segment("…", dim)])
