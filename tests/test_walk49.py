@@ -140,3 +140,42 @@ async def test_the_recap_tables_summary_is_the_text_its_tokens_count() -> None:
             assert (row.text, row.tokens) == (candidate.text, candidate.tokens), row
             if row.selected:
                 assert candidate.text.split("\n")[0][:40] in selection.text, row
+
+
+@pytest.mark.parametrize("size", [(100, 30), (160, 48)], ids=["narrow", "wide"])
+async def test_the_left_title_beside_the_keys_panel_keeps_its_count(size: tuple[int, int]) -> None:
+    """F10: with the palette's Keys panel open at 100 columns the left column's title
+    read ``BEFORE MERGE · compacted (…``: fitted to the column's width before the panel
+    took its share, and with no shorter form. It gives up whole words, never its count,
+    fitted to the width the column has now; closed again, the long form comes back."""
+    from rich.cells import cell_len
+    from textual.widgets import HelpPanel
+
+    from tests.pilot import ROOT, palette_listed
+
+    app = make_app(ROOT / "docs" / "workbench.md")
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        assert bench.view is not None
+        units = str(len(bench.view.left_items))
+
+        def title() -> str:  # the column of the layout now (160 beside it: a narrow one)
+            return str(bench.query_one("#before-col").border_title)
+
+        def fits() -> bool:
+            column = bench.query_one("#before-col")
+            return 0 < cell_len(title()) <= column.size.width - 4
+
+        assert title() == f"BEFORE MERGE · compacted ({units} units)", title()
+        for shown in (True, False):
+            await pilot.press("ctrl+p")
+            await pilot.press(*"Keys")
+            await until(pilot, lambda: palette_listed(app))
+            await pilot.press("enter")
+            await until(pilot, lambda shown=shown: bool(bench.query(HelpPanel)) == shown)
+            await until(pilot, fits)
+            assert title().endswith(f"({units} units)") or title().endswith(f"({units})"), title()
+            assert "(" in title() and "…" not in title(), title()
+        assert title() == f"BEFORE MERGE · compacted ({units} units)", title()

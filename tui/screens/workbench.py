@@ -448,7 +448,20 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         # at once, not after the queue (`Widget.focus`): the footer, built for the keys
         # in force after the next refresh, was built for the first control's, then again
         self.set_focus(self.query_one("#merged", ChunkList))
-        self.screen_layout_refresh_signal.subscribe(self, self._fit_toasts, immediate=True)
+        self.screen_layout_refresh_signal.subscribe(self, self._laid_out, immediate=True)
+
+    def _laid_out(self, _screen: Screen[Any] | None = None) -> None:
+        """After each layout of the screen: the toasts kept to their panel, the left
+        column's title refitted when its width changed (the Keys panel opening took
+        columns from it after the title was fitted to the old width: walk 49, F10)."""
+        self._fit_toasts()
+        columns = self.query("#before-col")
+        if (
+            self._left_title_forms
+            and columns
+            and columns.first().size.width != self._left_title_width
+        ):
+            self._fit_left_title()
 
     #: The panels the toasts sit over, as wide as the screen or beside it: at 160
     #: columns the summary's row (the search panel in its place), below 130 the strip's
@@ -456,7 +469,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
     TOAST_AREA = ("#lower", "#search")
     NARROW_TOAST_AREA = ("#strip", "#column-strips")
 
-    def _fit_toasts(self, _screen: Screen[Any] | None = None) -> None:
+    def _fit_toasts(self) -> None:
         """The toasts keep to the rows of the panel they sit over (`TOAST_AREA`): the
         newest first, each older one while the stack still fits, the rest hidden until a
         newer one goes (an error outlasting the notes after it shows again); one taller
@@ -911,13 +924,17 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         shown = view.left_kind  # a document's turns are its sections, as the header says
         if shown == "turns" and view.source.turn_word != "turn":
             shown = f"{view.source.turn_word}s"
-        # the panel's name goes before the reason does
-        self._left_title_forms = [
+        # the panel's name goes before the reason does; the shortest count is given
+        # without the name too, then the bare number: the border never cuts into the
+        # count (walk 49, F10: `BEFORE MERGE · compacted (…` beside the Keys panel, the
+        # only form of a count with no reason)
+        forms = [
             form
             for k, count in enumerate(counts)
             for form in (f"BEFORE MERGE · {shown} ({count})", f"{shown} ({count})")
-            if k or form.startswith("BEFORE")
+            if k or form.startswith("BEFORE") or len(counts) == 1
         ]
+        self._left_title_forms = list(dict.fromkeys([*forms, f"{shown} ({n})"]))
         self._fit_left_title()
         _set_title(
             merged, f"MERGED ({len(result.chunks)})", "enter expands · c copies · ] strategy"
@@ -1393,6 +1410,8 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
 
     #: The left column's title, longest first (`_titles`), fitted to its border.
     _left_title_forms: list[str] | None = None
+    #: The left column's width its title was last fitted to.
+    _left_title_width = 0
 
     def _fit_left_title(self, *, retries: int = 3) -> None:
         """The left column's title, the longest of its forms that fits its border (one
@@ -1403,6 +1422,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         if self.driver.comparing and "before-col" in self._column_titles:
             return  # a compare column's title (`_refit_column_titles`)
         before_col = self.query_one("#before-col")
+        self._left_title_width = before_col.size.width
         room = before_col.size.width - 6
         if room <= 0 and retries > 0:
             self.call_after_refresh(self._fit_left_title, retries=retries - 1)
