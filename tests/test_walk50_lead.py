@@ -195,3 +195,20 @@ def test_a_json_document_that_does_not_parse_is_said_so_not_malformed_lines(
     lines = tmp_path / "log.json"
     lines.write_text('{"role": "user", "content": "hi"}\n{"role": "assistant", "con\n')
     assert sniff(lines) == "seed-jsonl"
+
+
+def test_a_code_block_folded_into_a_line_ends_before_the_sentence_after_it() -> None:
+    """F17: "Where it stopped" folded a code block into its line and ran the next sentence
+    on from it: "heading: `# Test Project` It just declares ..."."""
+    from chunkscope.engine.recap.sections import extract_sections
+    from tests.test_sections import bot, user
+
+    msgs = [
+        user("What does the README say?"),
+        bot(
+            "The README.md file contains a simple heading:\n\n```\n# Test Project\n```\n\n"
+            "It just declares the project name, with no description."
+        ),
+    ]
+    last = next(s for s in extract_sections(msgs, []) if s.name == "last")
+    assert "`# Test Project`. It just declares" in last.whole, last.whole  # shown with room

@@ -760,6 +760,11 @@ def _inline_fences(text: str) -> str:
         code = " ".join(" ".join(body).split())
         if code:
             out.append(code_span(code))
+            # a sentence that starts after the block starts after a stop, not run on from
+            # the code (walk 50, F17: "heading: `# Test Project` It just declares ...")
+            nxt = next((ln.lstrip()[:1] for ln in lines[i:] if ln.strip()), "")
+            if nxt.isupper() and not code.endswith((".", "!", "?", ":", ";")):
+                out[-1] += "."
     return "\n".join(out)
 
 
