@@ -212,3 +212,30 @@ def test_a_code_block_folded_into_a_line_ends_before_the_sentence_after_it() -> 
     ]
     last = next(s for s in extract_sections(msgs, []) if s.name == "last")
     assert "`# Test Project`. It just declares" in last.whole, last.whole  # shown with room
+
+
+def test_a_file_named_under_the_home_and_in_full_is_one_file() -> None:
+    """F9: one file written by ``write_file`` (``/home/ann/.local/...``) and by a shell
+    heredoc (``~/.local/...``) was listed twice in "Files changed"."""
+    from chunkscope.engine.recap.sections import extract_sections
+    from tests.test_sections import bot, by_name, call, result, user
+
+    svg = "/home/ann/.local/share/icons/toggle.svg"
+    msgs = [
+        user("Make a theme toggle with an icon."),
+        bot("", call("t1", "write_file", {"file_path": svg, "content": "<svg/>"})),
+        result("t1", "Successfully created and wrote to new file."),
+        bot(
+            "",
+            call(
+                "t2",
+                "Bash",
+                {"command": "cat > ~/.local/share/icons/toggle.svg <<'EOF'\n<svg/>\nEOF"},
+            ),
+        ),
+        result("t2", ""),
+        bot("", call("t3", "write_file", {"file_path": "/home/ann/bin/toggle", "content": "x"})),
+        result("t3", "Successfully created and wrote to new file."),
+    ]
+    files = by_name(extract_sections(msgs, []))["files"]
+    assert len([f for f in files if "toggle.svg" in f]) == 1, files

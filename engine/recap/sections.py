@@ -1033,10 +1033,21 @@ def _session_folder(log: _Log) -> str:
     return next((n[len(CWD_NOTE) :].strip() for n in log.notes if n.startswith(CWD_NOTE)), "")
 
 
+#: A home folder at the start of a session's folder (``/home/ann``, ``/Users/ann``).
+_HOME = re.compile(r"\A(/home/[^/]+|/Users/[^/]+|/root)(?=/|\Z)")
+
+
 def _file_names(log: _Log, paths: Sequence[str]) -> dict[str, str]:
-    """Each edited path as both the files and the work-state sections name it."""
-    short = _relative(paths, _session_folder(log))
-    return {p: short.get(p, p).removeprefix("./") for p in paths}
+    """Each edited path as both the files and the work-state sections name it: a path
+    under ``~`` as the same path written in full (walk 50, F9: ``~/.local/x.svg`` and
+    ``/home/ann/.local/x.svg`` were two files), when the session's folder or the paths
+    name one home."""
+    folder = _session_folder(log)
+    homes = {m.group(1) for p in [folder, *paths] if (m := _HOME.match(p.replace("\\", "/")))}
+    home = homes.pop() if len(homes) == 1 else None  # (the session's folder's, else the paths')
+    full = {p: home + p[1:] if home and p.startswith("~/") else p for p in paths}
+    short = _relative(list(dict.fromkeys(full.values())), folder)
+    return {p: short.get(full[p], full[p]).removeprefix("./") for p in paths}
 
 
 def _shared_depth(split: Sequence[Sequence[str]]) -> int:
