@@ -204,7 +204,7 @@ def test_where_it_stopped_says_a_code_block_inline_never_as_a_fence_line(
     )
     assert main(["recap", str(f), "-o", "-"]) == 0
     recap = capsys.readouterr().out
-    assert "`def total(xs): return sum(xs)` That is the whole function." in recap, recap
+    assert "`def total(xs): return sum(xs)`. That is the whole function." in recap, recap
     assert _fences_closed(recap) and marker not in recap, recap
 
 
@@ -223,7 +223,7 @@ def test_a_code_block_then_its_traceback_keep_their_exception_in_the_task(
     assert main(["recap", str(f), "-o", "-"]) == 0
     task = capsys.readouterr().out.split("\n")[1]
     assert task == (
-        "Make the parser accept spaces `parse('1 2')` `Traceback: ValueError: bad value` "
+        "Make the parser accept spaces `parse('1 2')` `Traceback: ValueError: bad value`. "
         "I am not sure whether this is intended."
     ), task
 

@@ -455,7 +455,7 @@ def test_where_it_stopped_is_never_a_message_of_no_words(
         (
             "The log says:\n\n> ```\n> Traceback (most recent call last):\n> ValueError: bad\n"
             "> ```\n\nSo the value was bad.",
-            "The log says: `Traceback (most recent call last): ValueError: bad` So the value",
+            "The log says: `Traceback (most recent call last): ValueError: bad`. So the value",
         ),
         (
             "<details>\n<summary>Log</summary>\n\n```\nerror: boom\n```\n\n</details>\n\n"

@@ -193,7 +193,7 @@ def test_a_doctest_s_prompts_in_a_code_block_are_kept(
     quoted = "The log says:\n\n> ```\n> ValueError: bad\n> ```\n\nSo the value was bad."
     out = _seed_recap(tmp_path, capsys, ("user", request), ("assistant", quoted))
     assert "`>>> parse('1,2,') [1, 2, None]`" in out, out
-    assert "The log says: `ValueError: bad` So the value was bad." in out, out
+    assert "The log says: `ValueError: bad`. So the value was bad." in out, out
 
 
 @pytest.mark.parametrize(
