@@ -445,3 +445,20 @@ def test_a_log_of_roles_whose_text_is_named_text_is_read(tmp_path: Path) -> None
     path = _jsonl(tmp_path / "export.jsonl", rows)
     assert [t.text for t in load(path).turns] == [r["text"] for r in rows]
     assert [t.text for t in parse_turns(path)] == ["", ""]
+
+
+def test_a_heading_of_the_last_message_is_no_stump_in_where_it_stopped() -> None:
+    """F13: "Where it stopped" said a heading of the agent's last message as a sentence
+    (``## FW-007 — recommendation`` as ``FW-007 — recommendation.``)."""
+    from tests.test_sections import bot, by_name, user
+
+    msgs = [
+        user("Pick up FW-005 and help decide FW-007."),
+        bot(
+            "Both commits landed.\n\n---\n\n## FW-007 — recommendation\n\n"
+            "**Source currency: future-only.** Half-shipping it is the riskiest path."
+        ),
+    ]
+    last = by_name(extract_sections(msgs, []))["last"]
+    assert not any("recommendation" in line for line in last), last
+    assert "Both commits landed." in last, last

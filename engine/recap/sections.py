@@ -1624,10 +1624,16 @@ def subagents_section(log: _Log) -> Section:
 _QUESTION = re.compile(r"\?[\"'”’)\]]*$")
 
 
-def _content_sentences(text: str) -> list[str]:
+def _content_sentences(text: str, headings: bool = True) -> list[str]:
     """The sentences of `text` a section may say: no fragment (`is_fragment`: a lead-in
-    whose list or block is not said, the rest of a sentence cut by one, a label)."""
-    return [s.text for s in split_sentences(text) if s.text.strip() and not is_fragment(s)]
+    whose list or block is not said, the rest of a sentence cut by one, a label); no
+    markdown heading unless `headings` (a heading on a line of its own with a stop put
+    after it read as a stump: ``FW-007 — recommendation.``, walk 51, F13)."""
+    return [
+        s.text
+        for s in split_sentences(text)
+        if s.text.strip() and not is_fragment(s) and (headings or not s.heading)
+    ]
 
 
 def _last_words(log: _Log) -> list[str]:
@@ -1665,7 +1671,7 @@ def _last_lines(texts: Sequence[str]) -> tuple[tuple[str, ...], str]:
     whole on one line); no lines when they hold no words (an image, a bare path)."""
     kept: list[str] = []
     for text in texts:
-        sentences = [s for s in _content_sentences(text) if not _QUESTION.search(s)]
+        sentences = [s for s in _content_sentences(text, False) if not _QUESTION.search(s)]
         plain = [_EMBED.sub("", s).strip() for s in sentences if not is_narration(s)]
         worded = [s for s in plain if not _wordless(s)]  # a bare path is no content said
         kept += [s for s in worded if has_content(s)] or worded[:2] or plain[:2]
