@@ -239,3 +239,21 @@ def test_a_file_named_under_the_home_and_in_full_is_one_file() -> None:
     ]
     files = by_name(extract_sections(msgs, []))["files"]
     assert len([f for f in files if "toggle.svg" in f]) == 1, files
+
+
+def test_a_file_s_name_or_a_line_of_code_alone_is_no_summary() -> None:
+    """F11: an aider whole-file edit's label (``.gitignore`` before its ``<source>`` block)
+    and a diff's last line (``db_url=db_url, )``) were chunks' summaries, opening the
+    recap's "What happened"; a chunk whose only text is code has no summary."""
+    from chunkscope.engine.summarize.extractive import ExtractiveSummarizer, is_markup
+
+    label = "Bot: .gitignore\n<source>\n# OS\n.DS_Store\n__pycache__/\n</source>"
+    diff = (
+        "Bot: Error branch:\n-         return QueryResponse(\n+         return QueryResponse(\n"
+        "              ok=False,\n              result=None,\n+             db_url=db_url,\n"
+        "          )"
+    )
+    for text in (label, diff):
+        assert ExtractiveSummarizer().summarize(text).summary == "", text
+    assert is_markup("db_url=db_url, )") and is_markup(".gitignore")
+    assert not is_markup("Set db_url in the health check.")  # prose around code is prose

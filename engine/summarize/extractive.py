@@ -70,7 +70,7 @@ _QUOTE = re.compile(r"^ {0,3}>(?: >)*(?:[ \t]|$)")
 _COMMENT = re.compile(r"<!--.*?-->")
 #: A line that is a file's (or a folder's) name alone, just above a fenced block: the
 #: block's label (aider's ``src/app.py`` and ``data/`` above its edit blocks).
-_FILE_LABEL = re.compile(r"^\s*[\w./\\-]*(?:\w\.\w+|\w[/\\])\s*$")
+_FILE_LABEL = re.compile(r"^\s*(?:[\w./\\-]*(?:\w\.\w+|\w[/\\])|\.\w[\w.-]*)\s*$")
 #: aider's edit-block markers: the SEARCH line opens a block of code that only the
 #: REPLACE line closes (fences inside it are the file's own); none of them is text.
 _EDIT_OPEN = re.compile(r"^\s*<{7} SEARCH\s*$")
@@ -388,7 +388,11 @@ _MARKUP = re.compile(r"^\s*(?:</?[a-z][\w-]*>|/[a-z][\w:-]*[.\s]*$|```)", re.I)
 #: target, a URL, a path (a word with a slash), a slash command. A path is looked for
 #: from a word's start only: from every position of a run without spaces (a base64
 #: blob), the search was quadratic (walk 29, F2: a minute for a 50,000-character line).
-_NOT_PROSE = re.compile(r"`[^`]*`|!\[[^\]]*\]\([^)]*\)|\]\([^)]*\)|https?://\S+|(?<!\S)\S*[/\\]\S*")
+_NOT_PROSE = re.compile(
+    r"`[^`]*`|!\[[^\]]*\]\([^)]*\)|\]\([^)]*\)|https?://\S+|(?<!\S)\S*[/\\]\S*"
+    # a word of code: an assignment, a call, an identifier (``db_url=db_url,``: walk 50, F11)
+    r"|(?<!\S)\S*(?:\w=|=\w|\w\(|\w_\w)\S*"
+)
 _PROSE_WORD = re.compile(r"[^\W\d_]{2,}")  # two letters of any script
 #: An image alone (``![The workbench](docs/workbench.svg)``): markup, not a sentence.
 _IMAGE = re.compile(r"\s*!\[[^\]]*\]\([^)]*\)[\s.]*\Z")
@@ -399,8 +403,8 @@ def is_markup(sentence: str) -> bool:
     bare slash command (``/compact``) or a code fence, an image alone, or no word of
     prose outside code, paths and links (`` `toggle-theme dark`. ``, a bare path): never
     a summary's sentence when the chunk has anything else."""
-    if _MARKUP.match(sentence) or _IMAGE.match(sentence):
-        return True
+    if _MARKUP.match(sentence) or _IMAGE.match(sentence) or _FILE_LABEL.match(sentence):
+        return True  # (a file's name alone: aider's whole-file edit's label, ``.gitignore``)
     if INTERRUPTED.fullmatch(sentence.strip().rstrip(".")):
         return True  # the tool's mark of a request the user stopped
     return _PROSE_WORD.search(_NOT_PROSE.sub(" ", sentence)) is None
