@@ -257,3 +257,23 @@ def test_a_file_s_name_or_a_line_of_code_alone_is_no_summary() -> None:
         assert ExtractiveSummarizer().summarize(text).summary == "", text
     assert is_markup("db_url=db_url, )") and is_markup(".gitignore")
     assert not is_markup("Set db_url in the health check.")  # prose around code is prose
+
+
+def test_a_prompt_s_chevrons_the_user_typed_are_kept_in_the_task() -> None:
+    """F19: a later request quoting a program's output (``>>> Triggering List Refresh...``)
+    lost its ``>>>`` as if they were a quote's markers; the Rejected section kept them."""
+    from chunkscope.engine.recap.sections import extract_sections
+    from tests.test_sections import bot, by_name, user
+
+    msgs = [
+        user("Run the dashboard."),
+        bot("It runs."),
+        user("not working:\n>>> Triggering List Refresh...\n>>> List Refresh Signal Sent."),
+    ]
+    task = by_name(extract_sections(msgs, []))["task"]
+    assert task[-1] == (
+        "Later: not working: >>> Triggering List Refresh... >>> List Refresh Signal Sent."
+    ), task
+    # a quote's marker is still left out
+    quoted = by_name(extract_sections([*msgs[:2], user("> the old text\nIs it right?")], []))
+    assert quoted["task"][-1] == "Later: the old text Is it right?", quoted["task"]

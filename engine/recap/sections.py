@@ -591,6 +591,9 @@ def _squeeze_tracebacks(text: str) -> str:
 #: block's fence is a fence), a heading's, and the tags of an HTML disclosure (its block
 #: would hide the rest of the line when rendered).
 _QUOTE_MARKS = re.compile(r"^(?:[ \t]{0,3}>[ \t]?)+", re.M)
+#: A line a prompt or a log's marker opens (``>>> import os``, ``>>> List Refresh Signal
+#: Sent.``), as typed: no quote's markers (walk 50, F19: the user's ``>>>`` were dropped).
+_PROMPT_LINE = re.compile(r"^[ \t]{0,3}>>>[ \t]")
 _HEADING_MARKS = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+")
 _DISCLOSURE = re.compile(r"</?(?:details|summary)\b[^>]*>", re.I)
 #: A thematic break (``---``, ``***``), a table's delimiter row and a table's row.
@@ -604,12 +607,15 @@ _DISCLOSURE_LINE = re.compile(r"\A[ \t]{0,3}</?(?:details|summary)\b", re.I)
 def _unquoted(text: str) -> str:
     """`text` without a quote's markers on its lines outside code: a quoted block's fence
     and body lose theirs with it, a code block's own ``>>>`` lines keep them (walk 27,
-    F10: a doctest's prompts were taken for quote marks)."""
+    F10: a doctest's prompts were taken for quote marks), and so does a line of text
+    that opens with a prompt's ``>>> `` (`_PROMPT_LINE`)."""
     out: list[str] = []
     fence: str | None = None
     quoted = False  # the open fence was quoted: its body's markers go too
     for raw in text.split("\n"):
-        line = _QUOTE_MARKS.sub("", raw, count=1) if fence is None or quoted else raw
+        line = raw
+        if (fence is None or quoted) and not _PROMPT_LINE.match(raw):
+            line = _QUOTE_MARKS.sub("", raw, count=1)
         before, fence = fence, block_fence_after(line, fence)
         if before is None and fence is not None:  # a fence opens: quoted or not
             quoted = line != raw
