@@ -277,3 +277,18 @@ def test_a_prompt_s_chevrons_the_user_typed_are_kept_in_the_task() -> None:
     # a quote's marker is still left out
     quoted = by_name(extract_sections([*msgs[:2], user("> the old text\nIs it right?")], []))
     assert quoted["task"][-1] == "Later: the old text Is it right?", quoted["task"]
+
+
+def test_a_lead_in_whose_verb_wants_what_follows_is_a_fragment() -> None:
+    """F12: "With `--embed` ... the document gains:" (its list left out) was a summary's
+    sentence with its colon made a stop, "the document gains."; a lead-in that says
+    something itself is still one."""
+    from chunkscope.engine.summarize.extractive import is_fragment, split_sentences
+
+    def fragment(text: str) -> bool:
+        (sentence,) = split_sentences(f"Doc: {text}")
+        return is_fragment(sentence)
+
+    assert fragment("With `--embed` (and in `recap`'s and `search`'s runs) the document gains:")
+    assert fragment("The output of the second run is:")
+    assert not fragment("Install the dependencies and run the whole test suite:")

@@ -438,7 +438,13 @@ _LEAD_IN_WORDS = 3
 _POINTERS = frozenset({"following", "follows", "below", "here", "these", "this"})
 #: Words a lead-in ends on that leave its sentence open ("Use environment variables
 #: when:", "Values like:").
-_INTRODUCES = frozenset({"when", "if", "where", "like", "include", "includes", "including"})
+_INTRODUCES = frozenset(
+    {"when", "if", "where", "like", "include", "includes", "including"}
+    # a verb whose object is what follows ("With --embed the document gains:": walk 50,
+    # F12; "The output is:", "The file contains:")
+    | {"is", "are", "was", "were", "gains", "gets", "adds", "contains", "has", "have"}
+    | {"shows", "returns", "gives", "provides", "lists", "says", "reads", "prints", "becomes"}
+)
 #: A title written in bold alone (``**Inspecting repository**``): no sentence.
 _BOLD_TITLE = re.compile(r"\*\*([^*]+)\*\*[\s.:]*")
 
