@@ -292,3 +292,26 @@ def test_a_lead_in_whose_verb_wants_what_follows_is_a_fragment() -> None:
     assert fragment("With `--embed` (and in `recap`'s and `search`'s runs) the document gains:")
     assert fragment("The output of the second run is:")
     assert not fragment("Install the dependencies and run the whole test suite:")
+
+
+def test_a_one_word_request_is_no_sentence_of_a_summary() -> None:
+    """F13: the user's one-word request was said as a statement in the recap ("verify.
+    Refused by the user: ..."); the agent's words say what it did."""
+    from chunkscope.engine.summarize.extractive import ExtractiveSummarizer, sentences_of
+
+    text = (
+        "You: verify\n"
+        "Bot: I will run the app from the CLI to check it starts without errors.\n"
+        "Tool: Refused by the user: `python3 main.py`."
+    )
+    said = sentences_of(ExtractiveSummarizer().summarize(text).summary)
+    assert "verify." not in said and said, said
+
+
+def test_a_log_line_s_fields_joined_by_pipes_are_no_prose() -> None:
+    """A pasted log line (``15:10:31.3513|INFO|Microsoft.Hosting.Lifetime|``) took the
+    place of the one-word request above as a chunk's summary."""
+    from chunkscope.engine.summarize.extractive import is_markup
+
+    assert is_markup("2025-11-04 15:10:31.3513|INFO|Microsoft.Hosting.Lifetime|.")
+    assert not is_markup("Pipe it through grep | head to see the first lines.")

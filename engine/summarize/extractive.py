@@ -392,6 +392,8 @@ _NOT_PROSE = re.compile(
     r"`[^`]*`|!\[[^\]]*\]\([^)]*\)|\]\([^)]*\)|https?://\S+|(?<!\S)\S*[/\\]\S*"
     # a word of code: an assignment, a call, an identifier (``db_url=db_url,``: walk 50, F11)
     r"|(?<!\S)\S*(?:\w=|=\w|\w\(|\w_\w)\S*"
+    # a log line's fields joined by pipes (``15:10:31|INFO|Microsoft.Hosting|``)
+    r"|(?<!\S)\S*\w\|\S*"
 )
 _PROSE_WORD = re.compile(r"[^\W\d_]{2,}")  # two letters of any script
 #: An image alone (``![The workbench](docs/workbench.svg)``): markup, not a sentence.
@@ -462,7 +464,8 @@ def is_fragment(sentence: Sentence) -> bool:
       after another sentence of the agent's;
     - it ends mid-sentence (on "or", "the", "is", ... with no stop);
     - it starts or ends inside a quotation (an odd number of ``"`` outside code);
-    - it has no word of content (each word a stopword: "You have.").
+    - it has no word of content (each word a stopword: "You have.");
+    - it is a user's one-word message without a stop ("verify": walk 50, F13).
     """
     text = sentence.text.strip()
     if not has_words(text):
@@ -473,6 +476,8 @@ def is_fragment(sentence: Sentence) -> bool:
     content = [w for w in words if w not in _STOPWORDS or w.isdecimal()]
     if not content:
         return True
+    if sentence.role == "You" and len(words) == 1 and not _ENDED.search(bare):
+        return True  # a one-word request ("verify", "fix") said as a sentence: "verify."
     head, colon, tail = bare.rpartition(":")
     if colon and not head.endswith(":") and not has_words(tail):
         # a lead-in (or a label) whose block is not here: a fragment when introducing
