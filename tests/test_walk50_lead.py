@@ -163,12 +163,12 @@ def test_a_json_document_that_does_not_parse_is_said_so_not_malformed_lines(
     tmp_path: Path,
 ) -> None:
     """F3: a Gemini chat or a trajectory (one JSON document over many lines) with a binary
-    tail, or cut short, was read as JSON lines: "skipped 4034 malformed lines of 4034".
-    It is one line saying the document does not parse, and where."""
+    tail, or cut short, was refused as "skipped 4034 malformed lines of 4034" (read as JSON
+    lines). It is one line saying the document does not parse, and where."""
     import pytest
 
     from chunkscope.engine.errors import SourceError
-    from chunkscope.engine.read.formats import sniff
+    from chunkscope.engine.read.source import require_turns
 
     doc = {
         "sessionId": "g4",
@@ -188,13 +188,14 @@ def test_a_json_document_that_does_not_parse_is_said_so_not_malformed_lines(
     tail.write_bytes(text + b"\x00" * 50 + bytes(range(128, 256)) * 4)
     for path, where in ((cut, "(line "), (tail, "not UTF-8 text at byte ")):
         with pytest.raises(SourceError) as e:
-            sniff(path)
+            require_turns(load(path))  # (lenient reading raises nothing of its own)
         said = str(e.value)
         assert "does not parse" in said and where in said and "malformed" not in said, said
-    # JSON lines whose first line is whole are still read line by line (each bad one said)
+    # JSON lines whose first line is whole are said line by line
     lines = tmp_path / "log.json"
-    lines.write_text('{"role": "user", "content": "hi"}\n{"role": "assistant", "con\n')
-    assert sniff(lines) == "seed-jsonl"
+    lines.write_text('{"nobody": 1}\n{"role": "assistant", "con\n')
+    with pytest.raises(SourceError, match="malformed lines"):
+        require_turns(load(lines))
 
 
 def test_a_code_block_folded_into_a_line_ends_before_the_sentence_after_it() -> None:

@@ -1212,5 +1212,37 @@ def require_turns(source: Source) -> None:
         if problem.reason.startswith(COMPRESSED_CUT):
             raise SourceError(source.path, f"no turns: {problem.reason}")
     if source.skipped:
-        raise SourceError(source.path, f"no turns: {skipped_summary(source)}")
+        broken = broken_document(source.path)
+        raise SourceError(source.path, broken or f"no turns: {skipped_summary(source)}")
     raise SourceError(source.path, NOTHING_TO_READ)
+
+
+def broken_document(path: str | Path) -> str | None:
+    """Why a file that opens a JSON document laid out over lines (its first line ``{`` or
+    ``[``, no whole value) does not parse, or None: a Gemini chat or a trajectory cut
+    short or with bytes after it was read as JSON lines, every line of it said malformed
+    ("skipped 4034 malformed lines": walk 50, F3)."""
+    try:
+        raw = Path(path).read_bytes()
+        if raw.startswith(GZIP_MAGIC):
+            raw = gunzip_readable(raw)
+    except (OSError, ValueError, EOFError):
+        return None
+    first = next((ln.strip() for ln in raw.splitlines() if ln.strip()), b"")
+    if not first.startswith((b"{", b"[")):
+        return None
+    try:
+        json.loads(first)
+        return None  # a whole value on its first line: JSON lines, each said as it is
+    except (ValueError, RecursionError):
+        pass
+    try:
+        json.loads(raw.rstrip(b"\0"))
+        return None
+    except json.JSONDecodeError as e:
+        where = f"{e.msg} (line {e.lineno}, column {e.colno})"
+    except UnicodeDecodeError as e:
+        where = f"bytes that are not UTF-8 text at byte {e.start}"
+    except (ValueError, RecursionError):
+        return None
+    return f"a JSON document that does not parse (cut short, or something after it?): {where}"

@@ -350,23 +350,9 @@ def _document_format(path: Path, first: str) -> str:
         # (NUL padding after the document, as a crash leaves it, is no part of it:
         # walk 30, F3; the reader warns of it)
         value = json.loads(data.rstrip(b"\0"))
-    except (ValueError, RecursionError) as e:
-        if _whole_line(first) or isinstance(e, RecursionError):
-            # Not one JSON document either: read as JSONL, whose reader reports each line.
-            return SEED
-        # a document laid out over lines (its first line opens it) that does not parse:
-        # one line saying where, not "N malformed lines" (walk 50, F3: a chat with a
-        # binary tail, one cut short)
-        if isinstance(e, json.JSONDecodeError):
-            where = f"{e.msg} (line {e.lineno}, column {e.colno})"
-        elif isinstance(e, UnicodeDecodeError):
-            where = f"bytes that are not UTF-8 text at byte {e.start}"
-        else:
-            where = str(e)
-        raise SourceError(
-            path,
-            f"a JSON document that does not parse (cut short, or something after it?): {where}",
-        ) from None
+    except (ValueError, RecursionError):
+        # Not one JSON document either: read as JSONL, whose reader reports each line.
+        return SEED
     if isinstance(value, dict) and "cells" in value and "nbformat" in value:
         raise UnsupportedFormat(
             path, "looks like a Jupyter notebook, which chunkscope does not read"
@@ -385,16 +371,6 @@ def _document_format(path: Path, first: str) -> str:
             + " (see --list-input-formats)",
         )
     return kind
-
-
-def _whole_line(first: str) -> bool:
-    """Whether a file's first line is a JSON value of its own (a JSON-lines file's first
-    record), not the opening of a document laid out over lines."""
-    try:
-        json.loads(first)
-    except (ValueError, RecursionError):
-        return False
-    return True
 
 
 def _compressed(path: Path) -> bool:
