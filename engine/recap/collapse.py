@@ -561,12 +561,24 @@ def result_lines(output: str) -> list[str]:
     return [ln.strip(_AROUND_RESULT) for ln in lines if RESULT_LINE.search(ln)]
 
 
+_TRACEBACK = "Traceback (most recent call last):"
+#: A Python exception's line at the end of a traceback (``ModuleNotFoundError: No module
+#: named 'numpy'``; walk 53, F11: the collapsed run said the traceback's first frames).
+_EXCEPTION_LINE = re.compile(
+    r"^\s*((?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::.*)?)$", re.M
+)
+
+
 def _printed(output: str) -> str:
     """What a command printed, as its collapsed sentence says it: the last two lines that
     sum up a check's run, when it printed any (pytest's ``==== test session starts
-    ====`` said nothing of the run); else its start. Cut at 120 characters."""
+    ====`` said nothing of the run); a traceback's exception; else its start. Cut at 120
+    characters."""
     picked = result_lines(output)
     said = "; ".join(picked[-2:]) if picked else _fold(strip_control(output))
+    if not picked and _TRACEBACK in output:  # its exception, not its first frames
+        raised = _EXCEPTION_LINE.findall(strip_control(output))
+        said = _fold(raised[-1]) if raised else said
     # (in a sentence: inline code the cut leaves open is closed, walk 37 F2)
     return _cut(said) + closing_ticks(said, CUT) if len(said) > CUT else said
 
@@ -584,8 +596,15 @@ def _run_on(args: Mapping[str, Any]) -> str:
     return f" on line {m.group(1)}" if m else ""
 
 
+#: What a tool writes as a command's result when it printed nothing (Claude Code 2.1's
+#: Bash): no output (walk 53, F9: said as what the command printed).
+_NO_OUTPUT_NOTES = frozenset({"(Bash completed with no output)", "(no output)"})
+
+
 def _ran(command: str, result: str, exit_code: int | None, failed: bool, where: str = "") -> str:
     """``Ran `COMMAND`[where] (exit N): what it printed`` and the other forms of a run."""
+    if result.strip() in _NO_OUTPUT_NOTES:  # the tool's word for nothing printed
+        result = ""
     error, result = harness_error(result)
     if error:
         m = _EXIT.match(result)
@@ -692,8 +711,14 @@ def refused(result: str) -> bool:
     return bool(CC_REJECTED.match(result) or REJECTED_RESULT.match(result))
 
 
-#: A tag of a tool's error text (Claude Code's ``<tool_use_error>``): left out of it.
-_TAG = re.compile(r"</?[A-Za-z][\w-]*>")
+#: A tag a tool wraps its result in (Claude Code's ``<tool_use_error>``, a harness's
+#: ``<output>``, ``<returncode>``): left out of it. Only these: a command's own output
+#: keeps its words in angle brackets (a traceback's ``File "<string>", line 1, in
+#: <module>`` lost them: walk 53, F11; a page's HTML).
+_TAG = re.compile(
+    r"</?(?:tool_use_error|returncode|output|warning|error|stdout|stderr|result"
+    r"|system-reminder|exit_code)>"
+)
 #: The file and search tools whose failure `_failed_call` names (lower case): reads,
 #: writes, edits, listings, searches.
 _FILE_READS = frozenset({"read", "read_file", "read_many_files", "view_image"})
