@@ -56,3 +56,17 @@ def test_a_question_chosen_for_a_summary_brings_its_answer() -> None:
     said = sentences_of(ExtractiveSummarizer().summarize(text).summary)
     question = next(k for k, s in enumerate(said) if s.endswith("?"))
     assert said[question + 1 : question + 2] == ["Probably not."], said
+
+
+def test_a_user_s_question_in_a_summary_brings_the_agent_s_answer() -> None:
+    """Walk 52, F5: a chunk holding the user's question and the agent's answer was
+    summed up as the question alone ("Can the budget also show per person per day? My
+    partner thinks in those terms."): the recap said the request as open."""
+    text = (
+        "You: Can the budget also show per person per day? My partner thinks in those terms.\n"
+        "Bot: The budget now ends with per-person and per-day figures: about 87 EUR per "
+        "person per day, 348 EUR per day for the family, everything except flights included."
+    )
+    said = sentences_of(ExtractiveSummarizer().summarize(text).summary)
+    at = said.index("Can the budget also show per person per day?")
+    assert said[at + 1].startswith("The budget now ends with per-person"), said

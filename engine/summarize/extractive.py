@@ -1125,16 +1125,27 @@ def _answered(
     """`chosen`, in order, with the answer of each question in it: a question chosen
     without the sentence of the same turn right after it (its answer: "Malformed
     arguments on purpose? No: the harness cut my arguments.") read as answered by the
-    next sentence chosen (walk 49, F7); the answer takes the place of the lowest-ranked
-    other sentence, so the summary keeps its length."""
+    next sentence chosen (walk 49, F7); a user's question without the agent's first
+    sentence after it read as open (walk 52, F5). The answer takes the place of the
+    lowest-ranked other sentence, so the summary keeps its length."""
     out = list(chosen)
     for i in sorted(chosen):
-        answer = i + 1
+        if not sentences[i].text.rstrip().endswith("?"):
+            continue
+        if sentences[i].role == "You":  # the user's: the agent's first sentence after it
+            answer = next(
+                (j for j in range(i + 1, len(sentences)) if sentences[j].role == "Bot"), -1
+            )
+        else:  # the agent's own question: the next sentence of its turn
+            answer = (
+                i + 1
+                if i + 1 < len(sentences) and sentences[i + 1].role == sentences[i].role
+                else -1
+            )
         if (
-            answer in out
+            answer < 0
+            or answer in out
             or answer not in allowed
-            or not sentences[i].text.rstrip().endswith("?")
-            or sentences[answer].role != sentences[i].role
             or sentences[answer].text.rstrip().endswith("?")
         ):
             continue
