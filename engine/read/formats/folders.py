@@ -24,7 +24,14 @@ import chunkscope.engine.read.formats.gemini as gemini
 from chunkscope.engine.errors import ChunkscopeError, NotText, SourceError
 from chunkscope.engine.paths import inside
 from chunkscope.engine.read.commands import command_request
-from chunkscope.engine.read.formats import READERS, SUFFIXES, _head, format_named, sniff
+from chunkscope.engine.read.formats import (
+    READERS,
+    SNIFF_BYTES,
+    SUFFIXES,
+    _head,
+    format_named,
+    sniff,
+)
 from chunkscope.engine.read.formats.base import UNREADABLE, SessionInfo, first_text, text_of
 from chunkscope.engine.read.headings import find_headings
 from chunkscope.engine.read.source import (
@@ -57,6 +64,9 @@ def _records(head: bytes) -> list[dict[str, Any]]:
 
 
 _USER_ROLE = re.compile(r'"role"\s*:\s*"user"')
+#: How far a log is read for its first request when its head holds none (a Codex
+#: rollout's instructions and context run past the head).
+_TITLE_BYTES = 1 << 20
 
 
 def _title(path: Path, name: str) -> str:
@@ -64,10 +74,17 @@ def _title(path: Path, name: str) -> str:
     if name == claude.NAME:
         return claude.session_title(_records(head))
     if name == codex.NAME:
-        return codex.first_user_message(_records(head))
-    if name == "seed-jsonl":
+        found = codex.first_user_message(_records(head))
+        if not found and len(head) >= SNIFF_BYTES:
+            # Codex 0.14x writes 70-90 KB of instructions and context before the first
+            # request (walk 52, F6: no first request in the picker): read on for it
+            found = codex.first_user_message(_records(read_head(path, _TITLE_BYTES)))
+        return found
+    if name == "seed-jsonl":  # (its text under `text` when it has no `content`, as read)
         return first_text(
-            text_of(r.get("content")) for r in _records(head) if r.get("role") == "user"
+            text_of(r.get("content") if "content" in r else r.get("text"))
+            for r in _records(head)
+            if r.get("role") == "user"
         )
     text = head_text(head)
     if name == gemini.NAME:
