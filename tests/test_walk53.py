@@ -4,6 +4,7 @@ test fails on the code before its fix."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from chunkscope.engine.recap.collapse import collapse_call
 
@@ -37,3 +38,32 @@ def test_a_bash_result_of_no_output_reads_as_no_output() -> None:
     assert _run("chmod +x run.sh", "(Bash completed with no output)") == (
         "Ran `chmod +x run.sh` (no output)."
     )
+
+
+def test_a_claude_code_api_error_in_the_agent_s_place_is_an_error(tmp_path: Path) -> None:
+    """F10: Claude Code writes a billing error as an assistant record
+    (``isApiErrorMessage``); the recap said it as the agent's last words ("Credit balance
+    is too low"). It is an error turn, and Where it stopped says no answer came (F19: of
+    the user's last message, a request or not)."""
+    from chunkscope.engine.read.parse import load
+    from chunkscope.engine.recap.sections import extract_sections
+
+    base = {"sessionId": "s", "cwd": "/w", "version": "2.1.117"}
+    rows = [
+        {**base, "type": "user", "uuid": "u1", "parentUuid": None,
+         "timestamp": "2026-04-22T11:00:00Z",
+         "message": {"role": "user", "content": "Write the grant application."}},
+        {**base, "type": "assistant", "uuid": "a1", "parentUuid": "u1",
+         "timestamp": "2026-04-22T11:00:02Z", "isApiErrorMessage": True,
+         "error": "billing_error",
+         "message": {"role": "assistant", "content": [
+             {"type": "text", "text": "Credit balance is too low"}]}},
+    ]  # fmt: skip
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    source = load(path, keep_messages=True)
+    assert [t.role for t in source.turns] == ["You", "error"]
+    last = next(s for s in extract_sections(source.messages, []) if s.name == "last")
+    assert last.lines == (
+        "No answer to the user's last message: Credit balance is too low (billing error).",
+    ), last.lines

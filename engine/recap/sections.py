@@ -1699,7 +1699,7 @@ _RETRY = re.compile(r"\s*\(retry \d+ of \d+\)\s*\Z")
 
 
 def _unanswered(log: _Log) -> str:
-    """``No answer to the last request: ERROR`` when the user's last message got no words
+    """``No answer to the user's last message: ERROR`` when that message got no words
     of the agent's, only the tool's errors (a model the plan does not cover, an API
     refusing: walk 51, F9 and F12); "" otherwise."""
     if log.last_user < 0 or any(i > log.last_user for i, _ in log.texts):
@@ -1712,7 +1712,7 @@ def _unanswered(log: _Log) -> str:
     tries = sum(1 for t in failed if t == failed[0])
     said = _cut(failed[0], _LINE_CHARS["last"]).rstrip(".")
     again = f" ({tries} attempts)" if tries > 1 else ""
-    return f"No answer to the last request: {said}{again}."
+    return f"No answer to the user's last message: {said}{again}."
 
 
 #: An API error's JSON inside a tool's error note (Gemini CLI's ``[API Error: [{"error":

@@ -485,6 +485,15 @@ def _messages(
         return _queued(record, ts)
     if kind not in ("user", "assistant"):
         return None
+    if kind == "assistant" and record.get("isApiErrorMessage"):
+        # the tool's error written in the agent's place ("Credit balance is too low",
+        # `error: billing_error`): an error turn, not the agent's words (walk 53, F10)
+        body = record.get("message")
+        said = text_of(body.get("content")) if isinstance(body, dict) else ""
+        what = record.get("error")
+        if isinstance(what, str) and what.strip():
+            said = f"{said} ({what.replace('_', ' ')})" if said.strip() else what
+        return [{"role": "error", "content": said, "timestamp": ts}] if said.strip() else []
     if record.get("isMeta"):
         return _meta(record, ts)
     message = record.get("message")
