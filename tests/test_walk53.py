@@ -50,15 +50,28 @@ def test_a_claude_code_api_error_in_the_agent_s_place_is_an_error(tmp_path: Path
 
     base = {"sessionId": "s", "cwd": "/w", "version": "2.1.117"}
     rows = [
-        {**base, "type": "user", "uuid": "u1", "parentUuid": None,
-         "timestamp": "2026-04-22T11:00:00Z",
-         "message": {"role": "user", "content": "Write the grant application."}},
-        {**base, "type": "assistant", "uuid": "a1", "parentUuid": "u1",
-         "timestamp": "2026-04-22T11:00:02Z", "isApiErrorMessage": True,
-         "error": "billing_error",
-         "message": {"role": "assistant", "content": [
-             {"type": "text", "text": "Credit balance is too low"}]}},
-    ]  # fmt: skip
+        {
+            **base,
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "timestamp": "2026-04-22T11:00:00Z",
+            "message": {"role": "user", "content": "Write the grant application."},
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "timestamp": "2026-04-22T11:00:02Z",
+            "isApiErrorMessage": True,
+            "error": "billing_error",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Credit balance is too low"}],
+            },
+        },
+    ]
     path = tmp_path / "s.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     source = load(path, keep_messages=True)
@@ -67,3 +80,46 @@ def test_a_claude_code_api_error_in_the_agent_s_place_is_an_error(tmp_path: Path
     assert last.lines == (
         "No answer to the user's last message: Credit balance is too low (billing error).",
     ), last.lines
+
+
+def test_a_codex_command_whose_output_the_rollout_lacks_reads_its_end_event(
+    tmp_path: Path,
+) -> None:
+    """F12: a rollout saved mid-turn has a command's ``exec_command_end`` event but no
+    ``function_call_output``: the event was counted as a repeat, the call said "(no
+    result in the log)", its exit 1 and error lost."""
+    from chunkscope.engine.read.parse import load
+    from chunkscope.engine.recap.collapse import collapse_messages
+
+    def rec(kind: str, payload: dict[str, object]) -> str:
+        return json.dumps({"timestamp": "2026-04-26T21:19:46Z", "type": kind, "payload": payload})
+
+    call = {
+        "type": "function_call",
+        "name": "shell_command",
+        "call_id": "c1",
+        "arguments": json.dumps({"command": "git log --oneline -20"}),
+    }
+    end = {
+        "type": "exec_command_end",
+        "call_id": "c1",
+        "exit_code": 1,
+        "aggregated_output": "fatal: your current branch 'master' has no commits yet\n",
+    }
+    user = {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": "Show the history."}],
+    }
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(
+        "\n".join([rec("response_item", user), rec("response_item", call), rec("event_msg", end)])
+        + "\n"
+    )
+    source = load(path, keep_messages=True)
+    tools = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
+    assert tools == [
+        "Ran `git log --oneline -20` (exit 1): fatal: your current branch 'master' has no "
+        "commits yet"
+    ], tools
+    assert source.read + sum(source.not_read.values()) == source.records == 3

@@ -426,6 +426,11 @@ def read(path: Path, options: ReadOptions) -> Any:
     out = Collected(path, NAME, keep_messages=options.keep_messages)
     not_read = out.not_read
     running = _RunningCommands()
+    # calls and their outputs, and commands' end events: an event is the result of a call
+    # the file has no output for (a rollout saved mid-turn: walk 53, F12)
+    called: list[str] = []
+    answered: set[str] = set()
+    ended: dict[str, tuple[int, dict[str, Any], Any]] = {}
     for line, rec in iter_objects(
         path,
         strict=options.strict,
@@ -454,6 +459,9 @@ def read(path: Path, options: ReadOptions) -> Any:
             for m in messages:
                 running.see(m, line)
                 out.add(line, m)
+                called += [c["id"] for c in m.get("tool_calls") or [] if c.get("id")]
+                if m.get("role") == "tool" and m.get("tool_call_id"):
+                    answered.add(str(m["tool_call_id"]))
         elif kind == "compacted":
             payload = rec.get("payload")
             text = payload.get("message") if isinstance(payload, dict) else None
@@ -482,9 +490,26 @@ def read(path: Path, options: ReadOptions) -> Any:
                 out.read += 1
                 out.add(line, {"role": "user", "content": INTERRUPTED, "timestamp": ts})
                 continue
+            if (
+                isinstance(payload, dict)
+                and payload.get("type") == "exec_command_end"
+                and isinstance(payload.get("call_id"), str)
+            ):
+                ended[payload["call_id"]] = (line, payload, ts)
             not_read["events (repeat the response items)"] += 1
         else:
             not_read[f"{kind or 'untyped'} records"] += 1
+    for cid in called:
+        if cid in answered or cid not in ended:
+            continue
+        line, event, ts = ended[cid]
+        code = event.get("exit_code")
+        text, exit_code = _output(
+            {"output": event.get("aggregated_output") or "", "metadata": {"exit_code": code}}
+        )
+        not_read["events (repeat the response items)"] -= 1
+        out.read += 1
+        out.add(line, tool_result(cid, text, ts, exit_code))
     return out.build(options)
 
 
