@@ -123,3 +123,18 @@ def test_a_codex_command_whose_output_the_rollout_lacks_reads_its_end_event(
         "commits yet"
     ], tools
     assert source.read + sum(source.not_read.values()) == source.records == 3
+
+
+def test_a_section_s_title_in_plain_text_is_no_summary() -> None:
+    """F3: the titles of a plan the user pasted ("Proposed Plan", "Questions for Review",
+    each on a line of its own) were chunks' whole summaries: half of a short recap's
+    "What happened"."""
+    from chunkscope.engine.summarize.extractive import ExtractiveSummarizer, is_fragment
+    from chunkscope.engine.summarize.extractive import split_sentences as split
+
+    for title in ("Proposed Plan", "Questions for Review"):
+        (sentence,) = split(f"You: {title}")
+        assert is_fragment(sentence), title
+    assert ExtractiveSummarizer().summarize("You: Proposed Plan").summary == ""
+    for said in ("All tests pass", "Fix the cache.", "Ship it"):
+        assert not any(is_fragment(s) for s in split(f"You: {said}")), said

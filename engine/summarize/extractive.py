@@ -449,6 +449,11 @@ _INTRODUCES = frozenset(
 )
 #: A title written in bold alone (``**Inspecting repository**``): no sentence.
 _BOLD_TITLE = re.compile(r"\*\*([^*]+)\*\*[\s.:]*")
+#: A title in plain text: two to five words, each capitalised but for the small words
+#: between them (``Proposed Plan``, ``Questions for Review``), no stop.
+_PLAIN_TITLE = re.compile(
+    r"[A-Z][\w'-]*(?:\s+(?:[A-Z][\w'-]*|of|for|and|the|to|in|on|a|an|with)){1,4}"
+)
 
 
 def is_fragment(sentence: Sentence) -> bool:
@@ -495,6 +500,8 @@ def is_fragment(sentence: Sentence) -> bool:
     named = title.group(1).rstrip() if title else ""
     if named and not _ENDED.search(named) and ":" not in named and not has_content(named):
         return True  # "**Inspecting repository**", not "**Verdict: APPROVE**"
+    if _PLAIN_TITLE.fullmatch(bare) and not _ENDED.search(text):
+        return True  # a section's title in plain text: "Proposed Plan" (walk 53, F3)
     first = _PLAIN_FIRST.match(text)
     if first:
         word = first.group(0)
