@@ -138,3 +138,27 @@ def test_a_section_s_title_in_plain_text_is_no_summary() -> None:
     assert ExtractiveSummarizer().summarize("You: Proposed Plan").summary == ""
     for said in ("All tests pass", "Fix the cache.", "Ship it"):
         assert not any(is_fragment(s) for s in split(f"You: {said}")), said
+
+
+def test_an_agent_s_plan_files_are_never_said_uncommitted() -> None:
+    """F16: Gemini CLI's plan-mode files (``~/.gemini/tmp/<hash>/plans/x.md``) were warned
+    of as not committed (no commit can take them); Files changed still lists them."""
+    from chunkscope.engine.recap.sections import extract_sections
+    from tests.test_sections import bot, by_name, call, result, user
+
+    plan = "/Users/ann/.gemini/tmp/finance/1286/plans/overhaul-groups-page.md"
+    msgs = [
+        user("Plan the groups page, then build it."),
+        bot("", call("t1", "write_file", {"file_path": plan, "content": "# Plan"})),
+        result("t1", "Successfully created and wrote to new file."),
+        bot(
+            "",
+            call(
+                "t2", "write_file", {"file_path": "/Users/ann/finance/app/page.tsx", "content": "x"}
+            ),
+        ),
+        result("t2", "Successfully created and wrote to new file."),
+    ]
+    s = by_name(extract_sections(msgs, []))
+    assert not any("plans" in line for line in s["state"]), s["state"]
+    assert any("page.tsx" in line for line in s["state"]), s["state"]

@@ -905,6 +905,12 @@ def _patch_failed(call: _Call) -> bool:
     return bool(_PATCH_REFUSED.search(call.result or ""))
 
 
+#: Where an agent keeps its own state (Gemini CLI's plans under ``~/.gemini/tmp``, Claude
+#: Code's plans): no file of the project's, so none a commit could take (walk 53, F16:
+#: warned of as "Not committed"); Files changed still lists them.
+_AGENT_STATE = re.compile(r"(?:^|[/\\])\.(?:gemini[/\\]tmp|claude[/\\]plans)[/\\]")
+
+
 def _edited_paths(call: _Call) -> list[str]:
     name = call.name.lower()
     args = call.args
@@ -1501,6 +1507,7 @@ def state_section(log: _Log) -> Section:
         for c in log.calls
         if not c.failed and not c.rejected
         for p in _edited_paths(c)
+        if not _AGENT_STATE.search(p)
     ]
     last_edit = max((i for i, _ in edits), default=-1)
     said = (
