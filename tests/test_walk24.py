@@ -150,7 +150,7 @@ def test_a_glob_that_found_nothing_says_so(
             _result("g1", "No files found"),
         ],
     )
-    assert "Listed test/**/*_live_test.exs: none found." in _chunk(f, capsys, "--collapse")
+    assert "Listed `test/**/*_live_test.exs`: none found." in _chunk(f, capsys, "--collapse")
 
 
 def test_a_call_whose_result_is_not_in_the_log_is_kept_where_it_was_made(

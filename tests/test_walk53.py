@@ -162,3 +162,14 @@ def test_an_agent_s_plan_files_are_never_said_uncommitted() -> None:
     s = by_name(extract_sections(msgs, []))
     assert not any("plans" in line for line in s["state"]), s["state"]
     assert any("page.tsx" in line for line in s["state"]), s["state"]
+
+
+def test_a_glob_pattern_is_said_as_code() -> None:
+    """F15: a Glob call was said "Listed **/*.py: ...": its ``**`` read as bold, and a
+    summary cut after it "closed" it with a stray ``**``."""
+    said = collapse_call(
+        "Glob", json.dumps({"pattern": "**/*.py"}), "a.py\nb/c.py", agent="claude-code"
+    )
+    assert said == "Listed `**/*.py`: a.py, b/c.py", said
+    plain = collapse_call("Glob", json.dumps({"pattern": "src"}), "src/a.py", agent="claude-code")
+    assert plain == "Listed src: src/a.py", plain

@@ -628,6 +628,9 @@ def _ran(command: str, result: str, exit_code: int | None, failed: bool, where: 
     return f"Ran {code_span(_command_line(command))}{where}: {said}"
 
 
+_GLOB = re.compile(r"[*?\[]")
+
+
 def _listed(what: str, result: str) -> str:
     entries = [ln.strip() for ln in result.splitlines() if ln.strip()]
     if not entries:
@@ -822,7 +825,10 @@ def _other_tool(
     if name in ("LS", "list_dir", "list_directory"):
         return _listed(_path(args) if _path(args) != "?" else ".", result)
     if name in ("Glob", "glob"):
-        return _listed(_value(args, "pattern"), result)
+        pattern = _value(args, "pattern")
+        # a glob as inline code: bare, its ``**`` read as bold (walk 53, F15: a cut
+        # summary "closed" it with a stray ``**``)
+        return _listed(code_span(pattern) if _GLOB.search(pattern) else pattern, result)
     if name in ("Grep", "grep", "search", "search_file_content"):
         hits = len([ln for ln in result.splitlines() if ln.strip()])
         counted = _FOUND_MATCHES.match(result)
