@@ -173,3 +173,23 @@ def test_a_glob_pattern_is_said_as_code() -> None:
     assert said == "Listed `**/*.py`: a.py, b/c.py", said
     plain = collapse_call("Glob", json.dumps({"pattern": "src"}), "src/a.py", agent="claude-code")
     assert plain == "Listed src: src/a.py", plain
+
+
+def test_a_folder_s_files_are_said_on_one_line() -> None:
+    """F5: a folder of seven changed files was said on two lines (six a line); at a small
+    budget the second line alone was kept, as if its one file were the folder's change."""
+    from chunkscope.engine.recap.sections import extract_sections
+    from tests.test_sections import bot, by_name, call, result, user
+
+    msgs = [user("Build the events pages.")]
+    paths = [f"/w/app/components/events/part{k}.tsx" for k in range(7)] + ["/w/app/lib/x.ts"]
+    for k, path in enumerate(paths):
+        msgs += [
+            bot("", call(f"t{k}", "Write", {"file_path": path, "content": "x"})),
+            result(f"t{k}", "ok"),
+        ]
+    section = next(s for s in extract_sections(msgs, []) if s.name == "files")
+    (line,) = [ln for ln in section.lines if "events" in ln]
+    assert line.endswith(" and 1 more") and line.count("part") == 6, line
+    assert section.full[section.lines.index(line)].count("part") == 7  # whole with room
+    assert by_name(extract_sections(msgs, []))["files"] == section.lines

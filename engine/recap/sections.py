@@ -1144,14 +1144,20 @@ def files_section(log: _Log) -> Section:
             what = f"{n} edit{'s' if n != 1 else ''}"
         folder, _, base = name.rpartition("/")
         groups.setdefault((folder, bool(scratch)), []).append(f"{base} ({what})")
-    lines = []
+    lines: list[str] = []
+    full: list[str] = []  # a folder's line with all its files, shown when there is room
     for (folder, _), items in groups.items():
         if len(items) == 1 or not folder:  # a folder of one file: its path
             lines += [f"- {folder}/{item}" if folder else f"- {item}" for item in items]
+            full += [""] * len(items)
             continue
-        for k in range(0, len(items), _PER_LINE):
-            lines.append(f"- {folder}/: {', '.join(items[k : k + _PER_LINE])}")
-    return Section("files", tuple(lines), tuple(range(len(lines))))
+        # one line, its files most changed first, the rest counted (walk 53, F5: a second
+        # line of the folder, kept alone when room was short, read as its only change)
+        more = len(items) - _PER_LINE
+        head = f"- {folder}/: {', '.join(items[:_PER_LINE])}"
+        lines.append(f"{head} and {more} more" if more > 0 else head)
+        full.append(f"- {folder}/: {', '.join(items)}" if more > 0 else "")
+    return Section("files", tuple(lines), tuple(range(len(lines))), full=tuple(full))
 
 
 #: Files of one folder on one line of the files section, at most.
