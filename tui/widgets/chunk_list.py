@@ -807,26 +807,40 @@ class ChunkList(ScrollView, can_focus=True):
             else:
                 glyph = "✗" if flag == "miss" else "◆"
                 left.append(Segment(glyph + " ", base + self._style(flag)))
-        if self._clock:
-            left.append(Segment(short_time_range(chunk) + " ", dim))
+        clock = short_time_range(chunk) if self._clock else ""
         badges = [Segment(role_badge(role), base + self._badge(role, base)) for role in chunk.roles]
         tokens = ""
         if self._tokens is not None and i < len(self._tokens):
-            tokens = f"  {'≈' if self._tokens_approx else ''}{human_count(int(self._tokens[i]))}t"
-        right = f"{human_count(chunk.chars)}c{tokens} "
+            tokens = f"{'≈' if self._tokens_approx else ''}{human_count(int(self._tokens[i]))}t"
+        chars = f"{human_count(chunk.chars)}c"
         over = self._over is not None and i < len(self._over) and bool(self._over[i])
-        right_len = cell_len(right) + (len(OVER_CAP) if over else 0)
-        room = width - right_len - 1
-        left_len = sum(cell_len(seg.text) for seg in left)
-        shown = fit_badges(badges, room - left_len, dim)
-        clock = left[-1].text if self._clock else ""
-        if "–" in clock and _cells(shown) > room - left_len:
-            # not even the first badge and the count: the time range's start only
-            left[-1] = Segment(clock.split("–")[0] + " ", dim)
-            left_len = _cells(left)
-            shown = fit_badges(badges, room - left_len, dim)
-        left += shown
-        left_len += _cells(shown)
+        # what gives way, in turn, so the badges stay whole: the time range to its
+        # start, the chars (the tokens say the size), the time, the badges to their
+        # count (``+3``); cut at the edge they read ``Y…``, ``T…`` (Think or Tool?) or
+        # a bare ``…`` beside the Keys panel at 100 columns (walk 52, F2)
+        start = clock.split("–")[0]
+        forms = [
+            (clock, True, False),
+            (start, True, False),
+            (start, not tokens, False),
+            ("", not tokens, False),
+            ("", not tokens, True),
+        ]
+        for clock_shown, with_chars, counted in forms:
+            right = "  ".join(part for part in (chars if with_chars else "", tokens) if part) + " "
+            right_len = cell_len(right) + (len(OVER_CAP) if over else 0)
+            room = width - right_len - 1
+            lead = [*left, Segment(clock_shown + " ", dim)] if clock_shown else list(left)
+            if counted:
+                shown = [Segment(f"+{len(badges)}", dim)] if badges else []
+            else:
+                shown = fit_badges(badges, room - _cells(lead), dim)
+            if _cells(lead) + _cells(shown) <= room:
+                break
+        else:
+            shown = []  # no room for a role: the card's index and flags, cut
+        left = lead + shown
+        left_len = _cells(left)
         if left_len > room:
             left = [*Strip(left, left_len).crop(0, max(0, room - 1)), Segment("…", dim)]
             left_len = min(left_len, max(0, room - 1)) + 1
