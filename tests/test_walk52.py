@@ -9,6 +9,11 @@ the option in force. F1: stacked toasts left 2 cells of the summary beside them.
 from __future__ import annotations
 
 import re
+from typing import Any
+
+import pytest
+
+from tests.pilot import ROOT, make_app, palette_listed, settled, until, wait_for
 
 
 async def test_a_cards_badges_stay_whole_in_any_width() -> None:
@@ -70,3 +75,75 @@ async def test_a_cards_badges_stay_whole_in_any_width() -> None:
                 seen.add(found.group(1))
         want = {"You·Think·+2", "You·+3", "+4", "Tool·Bot", "Tool·+1", "Think·Tool·Bot"}
         assert want <= seen, " ".join(sorted(seen))
+
+
+async def open_keys(app: Any, pilot: Any, shown: bool = True) -> None:
+    """The palette's Keys panel opened (or closed) as a user does: ctrl+p, ``Keys``, Enter."""
+    from textual.widgets import HelpPanel
+
+    await pilot.press("ctrl+p")
+    await pilot.press(*"Keys")
+    await until(pilot, lambda: palette_listed(app))
+    await pilot.press("enter")
+    await until(pilot, lambda: bool(app.screen.query(HelpPanel)) == shown)
+
+
+@pytest.mark.parametrize("size", [(100, 30), (160, 48)], ids=["narrow", "wide"])
+async def test_beside_the_keys_panel_the_compare_view_refits_its_tabs_and_titles(
+    size: tuple[int, int],
+) -> None:
+    """F9, F8: in the compare view at 100 columns, the Keys panel opening left the tab
+    bar's labels fitted to the old width (``Summary · chunk 0 · merged run  Recap · 9/52
+    kept · merged``: the Search tab off the bar) and the columns' titles too
+    (``compacted (166) · 127 cuts…``, ``≠ cut only he…``). Each is refitted to the width
+    it has now: every tab whole on the bar, every title and subtitle within its border."""
+    from rich.cells import cell_len
+    from textual.widgets import Tab, TabbedContent
+
+    app = make_app(ROOT / "sample_logs" / "cache_refactor.jsonl")
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await pilot.press("right_square_bracket")
+        await until(pilot, lambda: bench.driver.comparing)
+        await settled(pilot, app)
+        await open_keys(app, pilot)
+
+        def tabs_fit() -> bool:
+            if not bench.narrow:
+                return True
+            tabbed = bench.query_one(TabbedContent)
+            tabs = list(tabbed.query(Tab))
+            used = sum(cell_len(tab.label.plain) + 2 for tab in tabs)
+            return used <= tabbed.size.width
+
+        def titles_fit() -> bool:
+            for column_id in bench._column_titles:
+                column = bench.query_one(f"#{column_id}")
+                for text in (column.border_title, column.border_subtitle):
+                    shown = str(text or "")
+                    if not shown or cell_len(shown) > column.size.width - 4:
+                        return False
+            return True
+
+        held = await wait_for(pilot, lambda: tabs_fit() and titles_fit(), timeout=5)
+        tabbed = bench.query_one(TabbedContent)
+        labels = [tab.label.plain for tab in tabbed.query(Tab)]
+        titles = [
+            (
+                str(bench.query_one(f"#{c}").border_title),
+                str(bench.query_one(f"#{c}").border_subtitle),
+            )
+            for c in bench._column_titles
+        ]
+        assert held, (labels, tabbed.size.width, titles)
+        assert any(label.startswith("Search") for label in labels), labels
+        for title, subtitle in titles:
+            assert "…" not in title and "…" not in subtitle, titles
+        # the bar narrowed by other means (the timing of the panel's layout varies):
+        # refitted all the same, as soon as it is laid out at its new width
+        tabbed.styles.width = 50
+        assert await wait_for(pilot, lambda: tabbed.size.width == 50 and tabs_fit(), timeout=5), [
+            tab.label.plain for tab in tabbed.query(Tab)
+        ]

@@ -317,6 +317,8 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         #: each compare column's title forms (longest first) and subtitle, by the id of
         #: the widget whose border shows it: fitted again when the column's width changes
         self._column_titles: dict[str, tuple[list[str], str]] = {}
+        #: Each compare column's width its title was last fitted to (`_laid_out`).
+        self._column_title_widths: dict[str, int] = {}
         self._set_breakpoint_classes()
 
     def _set_breakpoint_classes(self) -> None:
@@ -462,6 +464,19 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             and columns.first().size.width != self._left_title_width
         ):
             self._fit_left_title()
+        # the same for the tab bar's labels and the compare columns' titles: fitted on a
+        # resize before the Keys panel had taken its columns, they kept the old width's
+        # (the Search tab pushed off the bar, ``127 cuts…``: walk 52, F9 and F8)
+        tabbed = self.query(TabbedContent)
+        if tabbed and self.narrow and tabbed.first().size.width != self._tabs_width:
+            self._tabs_width = tabbed.first().size.width
+            fit_tabs(tabbed.first())
+        if self.driver.comparing and any(
+            self._column_title_widths.get(i) != self.query_one(f"#{i}").size.width
+            for i in self._column_titles
+            if self.query(f"#{i}")
+        ):
+            self._refit_column_titles()
 
     #: The panels the toasts sit over, as wide as the screen or beside it: at 160
     #: columns the summary's row (the search panel in its place), below 130 the strip's
@@ -1412,6 +1427,8 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
     _left_title_forms: list[str] | None = None
     #: The left column's width its title was last fitted to.
     _left_title_width = 0
+    #: The tab bar's width its labels were last fitted to (narrow layout: `_laid_out`).
+    _tabs_width = 0
 
     def _fit_left_title(self, *, retries: int = 3) -> None:
         """The left column's title, the longest of its forms that fits its border (one
@@ -1449,6 +1466,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
                     self.call_after_refresh(self._refit_column_titles, retries=retries - 1)
                 continue
             forms, subtitle = known
+            self._column_title_widths[titled.id or ""] = titled.size.width
             fitted.append((titled, forms, room, subtitle))
         named = all(
             fit_text(forms, room).startswith(_side_name(forms)) for _, forms, room, _ in fitted
@@ -1456,7 +1474,9 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         for titled, forms, room, subtitle in fitted:
             if not named:
                 forms = [f for f in forms if not f.startswith(_side_name(forms))] or forms
-            _set_title(titled, fit_text(forms, room), subtitle)
+            # the subtitle gives up its note before the border cuts it (``≠ cut only he…``)
+            short = subtitle.partition(" · ")[0]
+            _set_title(titled, fit_text(forms, room), fit_text([subtitle, short], room))
 
     def _compare_band_styles(self) -> list[Style]:
         error = self.app.theme_variables.get("error") or "red"
