@@ -147,3 +147,30 @@ async def test_beside_the_keys_panel_the_compare_view_refits_its_tabs_and_titles
         assert await wait_for(pilot, lambda: tabbed.size.width == 50 and tabs_fit(), timeout=5), [
             tab.label.plain for tab in tabbed.query(Tab)
         ]
+
+
+@pytest.mark.parametrize("size", [(100, 30), (160, 48)], ids=["narrow", "wide"])
+async def test_beside_the_keys_panel_the_view_toggle_shows_every_option(
+    size: tuple[int, int],
+) -> None:
+    """F3: beside the Keys panel at 100 columns the left column's toggle read ``show
+    turns   raw`` and left out ``[compacted]``, the view in force. Its spacing gives way
+    first: every option is drawn within the row, the chosen one in brackets."""
+    from rich.cells import cell_len
+
+    from chunkscope.tui.widgets.choice_toggle import ChoiceToggle
+
+    app = make_app(ROOT / "sample_logs" / "cache_refactor.jsonl")
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        for shown in (True, False):
+            await open_keys(app, pilot, shown)
+            await settled(pilot, app)
+            toggle = bench.query_one("#left-kind", ChoiceToggle)
+            shown = toggle.render().plain
+            assert cell_len(shown) <= toggle.content_size.width, (shown, toggle.content_size)
+            assert f"[{toggle.value}]" in shown, shown
+            for option in toggle.options:
+                assert option in shown, shown

@@ -90,20 +90,38 @@ class ChoiceToggle(Widget, can_focus=True):
         return style + Style(color=shown.rich_color, bgcolor=tint.rich_color)
 
     def render(self) -> Text:
+        """The label and every option, the chosen one in brackets; in a narrow row the
+        spacing goes first (the label's padding, the gaps between options, the label),
+        so every option shows (beside the Keys panel at 100 columns ``show  turns  raw``
+        left the option in force, ``[compacted]``, out: walk 52, F3)."""
+        width = self.content_size.width
+        label = self.label + " " if self.label else ""
+        forms = [(label.ljust(self.label_width), " ", " "), (label, " ", ""), (label, "", " ")]
+        forms.append(("", "", " "))
+        for form in forms:
+            text = self._render_form(*form)
+            if width <= 0 or text.cell_len <= width:
+                return text
+            if text.cell_len - len(form[2]) <= width:  # all but the last gap
+                text.right_crop(len(form[2]))
+                return text
+        return text
+
+    def _render_form(self, label: str, pad: str, gap: str) -> Text:
+        """The toggle as `label`, each option not chosen between `pad`s, `gap` after each."""
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(
-            (self.label + " " if self.label else "").ljust(self.label_width),
-            self.get_component_rich_style("choice-toggle--label"),
-        )
+        text.append(label, self.get_component_rich_style("choice-toggle--label"))
         self._spans = []
         for option in self.options:
             start = text.cell_len
             if option == self.value:
                 text.append(f"[{option}]", self._chosen_style())
             else:
-                text.append(f" {option} ", self.get_component_rich_style("choice-toggle--off"))
+                text.append(
+                    f"{pad}{option}{pad}", self.get_component_rich_style("choice-toggle--off")
+                )
             self._spans.append((start, text.cell_len, option))
-            text.append(" ")
+            text.append(gap)
         return text
 
     def set_value(self, value: str, *, post: bool = False) -> None:
