@@ -9,6 +9,7 @@ the option in force. F1: stacked toasts left 2 cells of the summary beside them.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -174,3 +175,21 @@ async def test_beside_the_keys_panel_the_view_toggle_shows_every_option(
             assert f"[{toggle.value}]" in shown, shown
             for option in toggle.options:
                 assert option in shown, shown
+
+
+async def test_the_parse_problems_toast_names_its_file(isolated: Path) -> None:
+    """F4: the "Parse problems" toast said ``Skipped 1 malformed line; first: line 5:
+    not valid JSON``, no file named (the "Read with warnings" one says ``warn1.jsonl:170:
+    …``): stacked over the next file opened, a markdown file, it read as that file's. It
+    names the file it is about."""
+    lines = (ROOT / "sample_logs" / "research_notes.jsonl").read_text(encoding="utf-8")
+    rows = lines.splitlines()
+    rows.insert(4, '{"broken json')
+    path = isolated / "warn1.jsonl"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    app = make_app(path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        said = [n.message for n in app._notifications if n.title == "Parse problems"]
+        assert said, [n.title for n in app._notifications]
+        assert "warn1.jsonl" in said[0] and "line 5" in said[0], said

@@ -327,11 +327,14 @@ class PipelineDriver(WorkbenchHost):
                 markup=False,
             )
         elif source.skipped:
+            # the file by its name, as the warnings' toast says it: one stacked over the
+            # next file opened read as that file's (a markdown file's line 5 "not valid
+            # JSON": walk 52, F4)
             first = source.skipped[0]
             n = len(source.skipped)
             self.notify(
-                f"Skipped {n} malformed line{'s' if n != 1 else ''}; first: line {first.line}: "
-                f"{first.reason}",
+                f"Skipped {n} malformed line{'s' if n != 1 else ''} of "
+                f"{Path(source.path).name}; first: line {first.line}: {first.reason}",
                 title="Parse problems",
                 severity="warning",
                 timeout=10,
