@@ -193,3 +193,28 @@ async def test_the_parse_problems_toast_names_its_file(isolated: Path) -> None:
         said = [n.message for n in app._notifications if n.title == "Parse problems"]
         assert said, [n.title for n in app._notifications]
         assert "warn1.jsonl" in said[0] and "line 5" in said[0], said
+
+
+async def test_stacked_toasts_cover_the_summary_panels_inside() -> None:
+    """F1: at 160 columns the toasts over the summary panel were Textual's 60 cells, the
+    panel's inside 62: a letter of the hidden summary showed beside each (a lone ``g``).
+    Each toast drawn there spans the panel from its left edge to its right border."""
+    from tests.pilot import drawn_toasts
+
+    app = make_app(ROOT / "sample_logs" / "cache_refactor.jsonl")
+    app.NOTIFICATION_TIMEOUT = 60  # on screen for the whole test
+    async with app.run_test(size=(160, 48), notifications=True) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        panel = bench.query_one("#summary")
+        for n in range(3):
+            app.notify(f"Topic mark {n}: a topic starts at line {n + 14} of the file.")
+        await until(pilot, lambda: len(app.screen.query("Toast")) == 3)
+        await pilot.pause()
+        drawn = drawn_toasts(app)
+        assert drawn
+        for toast in drawn:
+            region = toast.region
+            assert region.x == panel.region.x, (region, panel.region)
+            assert region.right == panel.region.right - 1, (region, panel.region)

@@ -516,11 +516,15 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         # (the rack itself, never drawn, has no size of its own)
         gutter = rack.styles.scrollbar_size_vertical if rack.styles.overflow_y == "scroll" else 0
         width = Size(viewport.width - gutter, viewport.height)
+        cover = self._toast_cover()
         for holder in reversed(holders):
             toasts = holder.query_children(Toast)
             if not toasts:
                 continue
             toast = toasts.first()
+            if toast.styles.width != cover:
+                toast.styles.width = cover
+                toast.styles.max_width = cover
             if toast.styles.max_height != Scalar.from_number(rows):
                 toast.styles.max_height = rows
             model = toast._get_box_model(width, viewport, Fraction(1), Fraction(1))
@@ -531,6 +535,18 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
                 holder.display = fitting
             if fitting:
                 used += height + model.margin.top
+
+    def _toast_cover(self) -> Scalar | None:
+        """A toast's width over the summary panel (160 columns): the panel's inside, up
+        to its right border. Textual's 60 cells (and the 38% cap) left the summary's
+        text showing in the 2 cells beside the toasts, a lone ``g`` or ``e`` of the
+        hidden line (walk 52, F1). None elsewhere: the stylesheet's widths."""
+        if self.narrow:
+            return None
+        panels = self.query("#summary")
+        if not panels or not panels.first().display or panels.first().region.width < 3:
+            return None
+        return Scalar.from_number(panels.first().region.width - 1)
 
     def _toast_panels(self) -> tuple[str, ...]:
         return self.NARROW_TOAST_AREA if self.narrow else self.TOAST_AREA
