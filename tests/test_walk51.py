@@ -462,3 +462,11 @@ def test_a_heading_of_the_last_message_is_no_stump_in_where_it_stopped() -> None
     last = by_name(extract_sections(msgs, []))["last"]
     assert not any("recommendation" in line for line in last), last
     assert "Both commits landed." in last, last
+
+
+def test_a_code_mode_script_nested_past_any_depth_is_kept_whole() -> None:
+    """Hostile input: a literal nested thousands deep made the JSON parser raise
+    RecursionError out of the reader; such a script is kept as it is."""
+    deep = "await tools.x(" + '{"a":' * 3000 + "1" + "}" * 3000 + ")"
+    assert code_mode_calls(deep) is None
+    assert code_mode_calls("await tools.x({a: " + "[" * 3000 + "]" * 3000 + "})") is None

@@ -219,11 +219,11 @@ def _literal(text: str) -> Any:
     trailing commas, as a script writes them); None when it is neither (it computes)."""
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     try:
         return json5.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # (nested past the parser's depth: no literal)
         return None
 
 
