@@ -1217,18 +1217,24 @@ def require_turns(source: Source) -> None:
     raise SourceError(source.path, NOTHING_TO_READ)
 
 
+#: The largest file `broken_document` reads again to say where its document breaks.
+_DOCUMENT_LOOKED_INTO = 64 << 20
+
+
 def broken_document(path: str | Path) -> str | None:
     """Why a file that opens a JSON document laid out over lines (its first line ``{`` or
     ``[``, no whole value) does not parse, or None: a Gemini chat or a trajectory cut
     short or with bytes after it was read as JSON lines, every line of it said malformed
     ("skipped 4034 malformed lines": walk 50, F3)."""
     try:
+        if Path(path).stat().st_size > _DOCUMENT_LOOKED_INTO:
+            return None  # (its lines are said as they are: no whole second read of it)
         raw = Path(path).read_bytes()
         if raw.startswith(GZIP_MAGIC):
             raw = gunzip_readable(raw)
     except (OSError, ValueError, EOFError):
         return None
-    first = next((ln.strip() for ln in raw.splitlines() if ln.strip()), b"")
+    first = next((ln.strip() for ln in raw.lstrip().split(b"\n", 1)[:1]), b"")
     if not first.startswith((b"{", b"[")):
         return None
     try:
