@@ -193,3 +193,31 @@ def test_a_folder_s_files_are_said_on_one_line() -> None:
     assert line.endswith(" and 1 more") and line.count("part") == 6, line
     assert section.full[section.lines.index(line)].count("part") == 7  # whole with room
     assert by_name(extract_sections(msgs, []))["files"] == section.lines
+
+
+def test_an_aider_run_whose_output_the_user_did_not_keep_printed_nothing_we_know_of(
+    tmp_path: Path,
+) -> None:
+    """F18: the user answered no to "Add command output to the chat?": the output is not
+    in the history, and the run was said to have printed nothing, ``(no output)``."""
+    from chunkscope.engine.read.parse import load
+    from chunkscope.engine.recap.collapse import collapse_messages
+
+    chat = """# aider chat started at 2025-11-04 16:20:00
+
+#### add mongo settings
+
+Here are the settings.
+
+> Applied edit to appsettings.json
+> dotnet restore
+> Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: y
+> Running dotnet restore
+> Add command output to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: d
+> You can use /undo to undo and discard each aider commit.
+"""
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(chat, encoding="utf-8")
+    source = load(path, keep_messages=True)
+    tools = [t.text for t in collapse_messages(source.messages, readable=True) if t.role == "Tool"]
+    assert "Ran `dotnet restore` (no result in the log)." in tools, tools

@@ -1070,8 +1070,10 @@ def collapse_messages(
                     sentence = f"Edited {act.what}."
                 elif act.kind == "commit":
                     sentence = f"Committed {act.what}: {_cut(_fold(act.said))}."
-                else:
+                elif act.kept:
                     sentence = _ran(act.what, act.said, None, False)
+                else:  # its output not kept in the chat: nothing to say it printed nothing
+                    sentence = f"Ran {code_span(_command_line(act.what))} ({NO_RESULT})."
                 line = None if first is None else first + act.first
                 end = None if first is None else first + act.last
                 turns.append(Turn(ts, TOOL_ROLE, sentence, line, len(turns), end_line=end))

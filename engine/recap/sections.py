@@ -459,8 +459,9 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                     log.calls.append(_Call(i, "edit", {"path": act.what}))
                 elif act.kind == "commit":
                     log.commits.append((i, f"Committed {act.what}: {_cut(act.said, 160)}"))
-                else:
-                    log.calls.append(_Call(i, "bash", {"command": act.what}, result=act.said))
+                else:  # (an output the user did not keep: no result in the log)
+                    output = act.said if act.kept else None
+                    log.calls.append(_Call(i, "bash", {"command": act.what}, result=output))
             _aider_output(log, i, text)
             continue
         if role == "user":

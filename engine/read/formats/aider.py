@@ -61,6 +61,11 @@ _AFTER_OUTPUT = re.compile(
 )
 
 
+#: The user's no to keeping a command's output in the chat (``n``, or ``d``: don't ask
+#: again, which aider takes as no).
+_NOT_ADDED = re.compile(r"^Add command output to the chat\?.*:\s*[nNdD]\w*\s*$")
+
+
 def _output(lines: list[str]) -> str:
     """A command's output: `lines` up to aider's own next line, right-stripped."""
     said: list[str] = []
@@ -81,6 +86,9 @@ class Action(NamedTuple):
     said: str
     first: int
     last: int
+    #: a run's output is in the chat (the user may answer no to "Add command output to
+    #: the chat?": then the log does not say what it printed, walk 53, F18)
+    kept: bool = True
 
 
 def actions(text: str, ran: str | None = None) -> list[Action]:
@@ -98,9 +106,10 @@ def actions(text: str, ran: str | None = None) -> list[Action]:
             out.append(Action("commit", m.group(1), m.group(2), i, i))
         elif m := _RUNNING.match(line):
             said = _output(lines[i + 1 :])
-            out.append(
-                Action("run", m.group(1), said, i, i + (said.count("\n") + 1 if said else 0))
-            )
+            after = next((ln for ln in lines[i + 1 :] if _AFTER_OUTPUT.match(ln)), "")
+            kept = not (said == "" and _NOT_ADDED.match(after))
+            last = i + (said.count("\n") + 1 if said else 0)
+            out.append(Action("run", m.group(1), said, i, last, kept))
     return out
 
 
