@@ -221,3 +221,31 @@ Here are the settings.
     source = load(path, keep_messages=True)
     tools = [t.text for t in collapse_messages(source.messages, readable=True) if t.role == "Tool"]
     assert "Ran `dotnet restore` (no result in the log)." in tools, tools
+
+
+def test_a_web_build_is_a_check_said_by_its_result_not_its_legend() -> None:
+    """F6, F7: Windows's `npm.cmd run build` was no check (no Last outcome at all); a
+    passing Next.js build was said by its route table's legend ("ƒ (Dynamic)
+    server-rendered on demand"), a failing one by its banner, not its type error."""
+    from chunkscope.engine.recap.sections import extract_sections
+    from tests.test_sections import bot, by_name, call, result, user
+
+    passing = (
+        "Exit code: 0\n> next build\n\n   ▲ Next.js 15.2.4\n ✓ Compiled successfully\n"
+        "Route (app)   Size\n┌ ○ /        5 kB\n○  (Static)   prerendered as static content\n"
+        "ƒ  (Dynamic)  server-rendered on demand\n"
+    )
+    failing = (
+        "Exit code: 1\n> next build\nFailed to compile.\n\n./app/page.tsx:12:7\n"
+        "Type error: Type 'number' is not assignable to type 'Timeout'.\n"
+        "Next.js build worker exited with code: 1 and signal: null\n"
+    )
+    for out, said in ((passing, "Compiled successfully"), (failing, "Type error: Type 'number'")):
+        msgs = [
+            user("Build the site."),
+            bot("", call("t1", "shell_command", {"command": "npm.cmd run build"})),
+            result("t1", out),
+        ]
+        outcome = by_name(extract_sections(msgs, []))["outcome"]
+        assert len(outcome) == 1 and said in outcome[0], outcome
+        assert "server-rendered" not in outcome[0] and "worker exited" not in outcome[0]

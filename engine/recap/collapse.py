@@ -548,6 +548,10 @@ RESULT_LINE = re.compile(
     r"|^ok\s+\S+\s+(?:[\d.]+m?s|\(cached\))|^FAIL\s+\S+\s+(?:[\d.]+m?s|\[[\w ]+\])|^--- FAIL: "
     r"|^(?:OK|FAILED)(?: \(|$)|^(?:FAILED|ERROR) \S"
     r"|(?i:\bfound \d+ errors?)|\bAll checks passed|\bno issues found|\bBuild (?:succeeded|failed)"
+    # a web build's (Next.js, Vite, webpack): it compiled, or the error it stopped on
+    # (walk 53, F6, F7: a passing build was said by its route table's legend)
+    r"|\bCompiled successfully\b|\bFailed to compile\b|^Type error: |\bbuilt in [\d.]+\s*m?s\b"
+    r"|^ELIFECYCLE\b|\bCommand failed with exit code \d+"
 )
 #: What a line of output is said without: the rules and marks around it (``=== 3 passed ===``).
 _AROUND_RESULT = "=-_*! "

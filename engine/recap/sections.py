@@ -1170,8 +1170,10 @@ _PER_LINE = 6
 _CHECK = re.compile(
     r"\b(?:pytest|py\.test|unittest|tox|nox|nosetests|mypy|ruff|flake8|pylint|jest|vitest|mocha|"
     r"go (?:test|build|vet)|cargo (?:test|build|check|clippy|nextest)|make\b|cmake --build|ninja|"
-    r"mix (?:test|compile)|npm (?:test|run \S*(?:test|build|lint|check|typecheck)\S*)|"
-    r"yarn (?:test|build|lint)|pnpm (?:test|build|lint|run)|bun test|deno test|tsc\b|"
+    # (Windows runs the package managers as ``npm.cmd``: walk 53, F6)
+    r"mix (?:test|compile)|npm(?:\.cmd)? (?:test|run \S*(?:test|build|lint|check|typecheck)\S*)|"
+    r"yarn(?:\.cmd)? (?:test|build|lint)|pnpm(?:\.cmd)? (?:test|build|lint|run)|bun test|"
+    r"deno test|tsc\b|"
     r"gradle|gradlew|mvn|dotnet (?:test|build)|rspec|phpunit|ctest|bazel (?:test|build)|"
     r"swift (?:test|build)|xcodebuild|runtests|manage\.py test|python\S* -m (?:pytest|unittest)|"
     r"python\S* \S*test\S*\.py|reproduce\S*\.py)",
