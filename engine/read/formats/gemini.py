@@ -236,9 +236,12 @@ def _thinking(thoughts: Any) -> str:
 
 
 def _cli_written(text: str) -> str | None:
-    """Why a user message is the CLI's, not read (the ``not_read`` reason): the context
-    it opens a chat with (walk 51, F4: read as the Task), the editor's state; else None."""
+    """Why a user message is the CLI's, not read (the ``not_read`` reason): its retry
+    prompt (walk 22, F5), the context it opens a chat with (walk 51, F4: read as the
+    Task), the editor's state; else None."""
     head = text.lstrip()
+    if head.rstrip() == RETRY_PROMPT:
+        return RETRY_NOT_READ
     if head.startswith(CONTEXT):
         return CONTEXT_NOT_READ
     if head.startswith(IDE_CONTEXT):
@@ -262,7 +265,7 @@ def messages_of(
         shown = _text(record.get("displayContent"))
         if shown.strip():  # what the user typed; `content` adds the files it names
             text = shown
-        if text.strip() == RETRY_PROMPT or _cli_written(text):  # the CLI's (walk 22, F5)
+        if _cli_written(text):  # the CLI's, not the user's
             return []
         role = "info" if _MODE_SWITCH.match(text.lstrip()) else "user"  # (walk 51, F5)
         return [{"role": role, "content": text, "timestamp": ts}] if text.strip() else []
@@ -348,8 +351,6 @@ def _add(
     elif not messages:
         if _only_responses(record):
             out.not_read["tool results (read with their calls)"] += 1
-        elif record.get("type") == "user" and _text(record.get("content")).strip() == RETRY_PROMPT:
-            out.not_read[RETRY_NOT_READ] += 1
         elif record.get("type") == "user" and (why := _cli_written(_text(record.get("content")))):
             out.not_read[why] += 1
         else:
