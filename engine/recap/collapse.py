@@ -950,6 +950,12 @@ def _calls(msg: Mapping[str, Any]) -> list[tuple[str | None, str, Any]]:
     return out
 
 
+def _ran_unanswered(command: str) -> str:
+    """``Ran `COMMAND` (no result in the log).``: a run whose output the log does not
+    hold."""
+    return f"Ran {code_span(_command_line(command))} ({NO_RESULT})."
+
+
 def _unanswered_sentence(call: tuple[str, Any, str | None, int | None]) -> str:
     """The sentence of a call whose result the log does not hold: ``Ran `pytest -q` (no
     result in the log).``, ``Called WebSearch "x" (no result in the log).``"""
@@ -957,7 +963,7 @@ def _unanswered_sentence(call: tuple[str, Any, str | None, int | None]) -> str:
     if name.lower() in SHELL_TOOLS:
         args = decode_arguments(arguments)
         command = _command(args) if isinstance(args, Mapping) else command_text(args)
-        return f"Ran {code_span(_command_line(command or '?'))} ({NO_RESULT})."
+        return _ran_unanswered(command or "?")
     shown = _cut(_fold(format_call(name, arguments)))
     return f"Called {shown} ({NO_RESULT})."
 
@@ -1077,7 +1083,7 @@ def collapse_messages(
                 elif act.kept:
                     sentence = _ran(act.what, act.said, None, False)
                 else:  # its output not kept in the chat: nothing to say it printed nothing
-                    sentence = f"Ran {code_span(_command_line(act.what))} ({NO_RESULT})."
+                    sentence = _ran_unanswered(act.what)
                 line = None if first is None else first + act.first
                 end = None if first is None else first + act.last
                 turns.append(Turn(ts, TOOL_ROLE, sentence, line, len(turns), end_line=end))
