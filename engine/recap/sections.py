@@ -50,7 +50,7 @@ from typing import Any, Protocol
 from chunkscope.engine.read.formats.aider import AIDER_ROLE, aider_run
 from chunkscope.engine.read.formats.aider import actions as aider_actions
 from chunkscope.engine.read.formats.base import BRANCH_NOTE, CWD_NOTE, SESSION_NOTE
-from chunkscope.engine.read.formats.claude import notification
+from chunkscope.engine.read.formats.claude import API_RETRY, notification
 from chunkscope.engine.read.formats.documents import (
     END_ROLE,
     OBSERVATION,
@@ -1710,10 +1710,6 @@ def _last_lines(texts: Sequence[str]) -> tuple[tuple[str, ...], str]:
     return tuple(line for line in lines if not _wordless(line)), whole
 
 
-#: A retry's count after an error (`engine.read.formats.claude.api_error_text`).
-_RETRY = re.compile(r"\s*\(retry \d+ of \d+\)\s*\Z")
-
-
 def _unanswered(log: _Log) -> str:
     """``No answer to the user's last message: ERROR`` when that message got no words
     of the agent's, only the tool's errors (a model the plan does not cover, an API
@@ -1740,7 +1736,7 @@ _ERROR_MESSAGE = re.compile(r'"message"\s*:\s*"((?:[^"\\]|\\.)*)"')
 def _error_said(text: str) -> str:
     """An error note on one line, its retry count left out, an API error's JSON as its
     code and message."""
-    text = _RETRY.sub("", text)
+    text = API_RETRY.sub("", text)
     message = _ERROR_MESSAGE.search(text) if "{" in text else None
     if message:
         code = _ERROR_CODE.search(text)

@@ -319,6 +319,10 @@ def block_messages(
     return out
 
 
+#: The retry count `api_error_text` ends with, as a reader of its text finds it.
+API_RETRY = re.compile(r"\s*\(retry \d+ of \d+\)\s*\Z")
+
+
 def api_error_text(record: dict[str, Any]) -> str:
     """What a ``system`` record of subtype ``api_error`` says (Claude Code 2.x writes one
     for each retry of a failed request): ``API error 500: MESSAGE (retry 1 of 10)``; ""
