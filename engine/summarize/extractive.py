@@ -1135,9 +1135,13 @@ def _answered(
     next sentence chosen (walk 49, F7); a user's question without the agent's first
     sentence after it read as open (walk 52, F5). The answer takes the place of the
     lowest-ranked other sentence, so the summary keeps its length."""
+
+    def asks(j: int) -> bool:
+        return sentences[j].text.rstrip().endswith("?")
+
     out = list(chosen)
     for i in sorted(chosen):
-        if not sentences[i].text.rstrip().endswith("?"):
+        if not asks(i):
             continue
         if sentences[i].role == "You":  # the user's: the agent's first sentence after it
             answer = next(
@@ -1149,14 +1153,9 @@ def _answered(
                 if i + 1 < len(sentences) and sentences[i + 1].role == sentences[i].role
                 else -1
             )
-        if (
-            answer < 0
-            or answer in out
-            or answer not in allowed
-            or sentences[answer].text.rstrip().endswith("?")
-        ):
+        if answer < 0 or answer in out or answer not in allowed or asks(answer):
             continue
-        others = [j for j in out if j != i and not sentences[j].text.rstrip().endswith("?")]
+        others = [j for j in out if j != i and not asks(j)]
         if others:
             out.remove(max(others, key=rank))
         out.append(answer)
