@@ -1234,7 +1234,7 @@ def broken_document(path: str | Path) -> str | None:
             raw = gunzip_readable(raw)
     except (OSError, ValueError, EOFError):
         return None
-    first = next((ln.strip() for ln in raw.lstrip().split(b"\n", 1)[:1]), b"")
+    first = raw.lstrip().split(b"\n", 1)[0].strip()
     if not first.startswith((b"{", b"[")):
         return None
     try:

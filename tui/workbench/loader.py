@@ -26,6 +26,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from chunkscope.engine.model import gc_paused
 from chunkscope.engine.read.parse import require_turns, skipped_summary
+from chunkscope.engine.textutil import plural
 from chunkscope.tui.screens.loading import LoadingScreen
 from chunkscope.tui.screens.open_file import OpenFileScreen
 from chunkscope.tui.workbench.messages import (
@@ -331,9 +332,8 @@ class PipelineDriver(WorkbenchHost):
             # next file opened read as that file's (a markdown file's line 5 "not valid
             # JSON": walk 52, F4)
             first = source.skipped[0]
-            n = len(source.skipped)
             self.notify(
-                f"Skipped {n} malformed line{'s' if n != 1 else ''} of "
+                f"Skipped {plural(len(source.skipped), 'malformed line')} of "
                 f"{Path(source.path).name}; first: line {first.line}: {first.reason}",
                 title="Parse problems",
                 severity="warning",
