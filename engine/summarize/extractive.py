@@ -178,6 +178,58 @@ class _Code:
         return False
 
 
+#: Programs a pasted command line opens with (``echo 'export KEY=...' >> ~/.zshrc``,
+#: ``source ~/.zshrc``, ``npm install``): with a shell sign after them, the line is a
+#: command a user pasted without a fence, code rather than prose (walk 53, F1).
+_SHELL_PROGRAMS = frozenset(
+    {"echo", "printf", "source", "export", "cd", "ls", "cat", "mkdir", "rm", "cp", "mv"}
+    | {"touch", "chmod", "chown", "ln", "curl", "wget", "git", "gh", "npm", "npx", "pnpm"}
+    | {"yarn", "bun", "node", "deno", "python", "python3", "pip", "pip3", "uv", "uvx"}
+    | {"poetry", "pytest", "cargo", "go", "make", "docker", "kubectl", "brew", "apt"}
+    | {"apt-get", "sudo", "sed", "grep", "rg", "find", "tar", "ssh", "scp", "mvn"}
+    | {"gradle", "dotnet", "gem", "bundle", "mix", "terraform", "aws", "gcloud", "conda"}
+    | {"tee", "unset", "kill", "systemctl", "pwsh", "powershell"}
+)
+#: What makes a line after a program's name a command: a flag, a path, a redirect or
+#: pipe, a chain, an assignment, a quoted argument, a variable.
+_SHELL_SIGN = re.compile(r"(?:^|\s)(?:--?[\w-]|~|\.{0,2}/)|[/|;&<>=$'\"]")
+#: A line that ends with a word and a stop, as a sentence does (a command rarely).
+_WORD_STOP = re.compile(r"[^\W\d_]{2}[.!?]\Z")
+#: A line of a pasted JSON object or array: brackets alone, or ``"key": value`` with a
+#: JSON value (a string, a number, a literal, an object or array it opens), not a
+#: quoted phrase a sentence goes on from (``"Main things": arrival, ...``).
+_JSON_LINE = re.compile(
+    r'[{}\[\]][,{}\[\]\s]*|"[^"\n]+"\s*:\s*'
+    r'(?:(?:"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|true|false|null)\s*[,}\]]*|[{\[].*)'
+)
+#: Signs that a few words before an open bracket are code: an assignment, a call, a
+#: keyword of a block, a selector (``payload = {``, ``cleanup() {``, ``return (``).
+_SIGN_OF_CODE = re.compile(r"[=()]|^(?:return|function|def|class|if|for|while|else)\b|^[.#:]")
+#: A line that opens a block of code: a few words (``payload = {``, ``return (``,
+#: ``cleanup() {``) and the bracket it leaves open at its end.
+_OPENS_CODE = re.compile(r"(?:\S+\s+){0,2}\S*[{\[(]")
+
+
+def _pasted_code(line: str) -> bool:
+    """Whether `line`, outside any fence, is code a user pasted bare: a line of a JSON
+    object (``"provider": {``), or a shell command (``$ npm test``, ``source ~/.zshrc``:
+    a shell's prompt or a known program and a shell sign, at most one small word outside
+    its quotes), never a sentence ("cd into the folder and run the tests" has three)."""
+    text = line.strip()
+    if _JSON_LINE.fullmatch(text) or (_OPENS_CODE.fullmatch(text) and _SIGN_OF_CODE.search(text)):
+        return True
+    prompt = text.startswith("$ ")  # a shell's prompt: whatever program follows
+    if prompt:
+        text = text[2:].lstrip()
+    first, _, rest = text.partition(" ")
+    if not prompt and (first not in _SHELL_PROGRAMS or not _SHELL_SIGN.search(rest)):
+        return False
+    if _WORD_STOP.search(rest):
+        return False  # "go to ~/settings." ends as a sentence does
+    bare = re.sub(r"'[^']*'|\"[^\"]*\"", " ", rest)
+    return sum(w.lower() in _STOPWORDS for w in _WORD.findall(bare)) <= 1
+
+
 #: A fence line indented 4 spaces or more: a list item's fence (``*   **Step:**`` then
 #: ``    ```diff``), its indentation the group.
 _DEEP_FENCE = re.compile(r"^( {4,})(`{3,}|~{3,})")
@@ -276,7 +328,8 @@ _NARRATION = re.compile(
 _FILLER = re.compile(
     r"^(?:perfect|great|excellent|good|nice|awesome|done|ok(?:ay)?|alright|sure|got it|"
     r"understood|exactly|right|indeed|wonderful|fantastic|absolutely|yes|hmm+|interesting)"
-    r"\b[\s!.,:]*(?:(?:that|this|it|now|the|everything)\b.{0,30})?[!.]?$",
+    r"\b[\s!.,:]*(?:(?:that|this|it|now|the|everything)\b.{0,30})?[!.]?$"
+    r"|^all (?:done|set)[\s!.]*$",
     re.I,
 )
 # Marks of a sentence that carries a fact: a path or file name, code, a number, an
@@ -446,6 +499,8 @@ _INTRODUCES = frozenset(
     # F12; "The output is:", "The file contains:")
     | {"is", "are", "was", "were", "gains", "gets", "adds", "contains", "has", "have"}
     | {"shows", "returns", "gives", "provides", "lists", "says", "reads", "prints", "becomes"}
+    # a way whose command is the block ("... or by running:", "Launch it using:")
+    | {"running", "using", "typing", "executing", "calling", "run", "type", "execute"}
 )
 #: A title written in bold alone (``**Inspecting repository**``): no sentence.
 _BOLD_TITLE = re.compile(r"\*\*([^*]+)\*\*[\s.:]*")
@@ -454,6 +509,18 @@ _BOLD_TITLE = re.compile(r"\*\*([^*]+)\*\*[\s.:]*")
 _PLAIN_TITLE = re.compile(
     r"[A-Z][\w'-]*(?:\s+(?:[A-Z][\w'-]*|of|for|and|the|to|in|on|a|an|with)){1,4}"
 )
+
+
+#: A title that is a question's words without its mark: "How to test registration".
+_WH_TITLE = re.compile(r"(?:How|What|Why|When|Where|Which|Who)\b")
+#: A label whose value is a reference to another item of a plan (walk 52, F10).
+_LABELLED_REFERENCE = re.compile(
+    r"[\w *]{1,30}:\**\s*(?:(?:tasks?|steps?|phases?|issues?|items?|PR|bead)\s*#?|#)"
+    r"[\d.]+(?:\s*(?:,|and|&)\s*#?[\d.]+)*",
+    re.I,
+)
+#: A sentence that is all one aside or one quoted phrase, with no stop inside.
+_ASIDE_ALONE = re.compile(r'\([^().!?]*\)|"[^".!?]*"|“[^“”.!?]*”')
 
 
 def is_fragment(sentence: Sentence) -> bool:
@@ -498,10 +565,27 @@ def is_fragment(sentence: Sentence) -> bool:
             return True
     title = _BOLD_TITLE.fullmatch(text)
     named = title.group(1).rstrip() if title else ""
-    if named and not _ENDED.search(named) and ":" not in named and not has_content(named):
-        return True  # "**Inspecting repository**", not "**Verdict: APPROVE**"
-    if _PLAIN_TITLE.fullmatch(bare) and not _ENDED.search(text):
-        return True  # a section's title in plain text: "Proposed Plan" (walk 53, F3)
+    if named and not _ENDED.search(named) and ":" not in named:
+        if not has_content(named) or _PLAIN_TITLE.fullmatch(named):
+            return True  # "**Inspecting repository**", "**Personal GitHub Profile**" (a
+            # form's label: walk 53, F2), not "**Verdict: APPROVE**"
+    if not _ENDED.search(text) and (
+        _PLAIN_TITLE.fullmatch(bare) or (_WH_TITLE.match(bare) and len(words) <= 6)
+    ):
+        return True  # a section's title in plain text: "Proposed Plan" (walk 53, F3),
+        # "How to test registration", "What was added" (an outline's items)
+    if _LABELLED_REFERENCE.fullmatch(bare.rstrip(".")):
+        return True  # a field that only points at another item: "Depends on: Task 1"
+    if _ASIDE_ALONE.fullmatch(bare.rstrip(".")):
+        return True  # an aside or a quoted label alone: "(no real QR image yet)", '"My
+        # Tickets"' (walk 53, F2)
+    if (
+        sentence.after == "item"
+        and len(words) <= _LEAD_IN_WORDS
+        and "`" not in text  # ("**`multiply_numbers`** in `src/math.py`" names what)
+        and not _ENDED.search(bare)
+    ):
+        return True  # a list's short item, its lead-in not here: "X profile" (walk 53, F2)
     first = _PLAIN_FIRST.match(text)
     if first:
         word = first.group(0)
@@ -888,6 +972,10 @@ def _split_sentences(text: str) -> list[Sentence]:
             after_block = False
             continue
         bullet = _BULLET.match(line)
+        if role != DOC_ROLE and _pasted_code(line[bullet.end() :] if bullet else line):
+            flush()  # a command or a JSON line pasted without a fence: code, no prose
+            after_block = True
+            continue
         if bullet:
             flush()
             buffer.append(line[bullet.end() :].strip())
