@@ -1,0 +1,116 @@
+"""Walk 52 and 53's findings on summaries that the lead mended (F1, F2 of walk 53; F7,
+F10 of walk 52): a user's pasted shell commands and JSON config became summaries; a form
+label in bold, an aside or a quoted label alone, an outline's title, a list's short item
+without its lead-in, a field pointing at another task and "All done." were kept as
+sentences. Each test fails on the code before the fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from chunkscope.engine.summarize import ExtractiveSummarizer
+from chunkscope.engine.summarize.extractive import (
+    Sentence,
+    is_fragment,
+    is_narration,
+    sentences_of,
+    split_sentences,
+)
+
+SUMMARIZER = ExtractiveSummarizer()
+
+
+def summary_sentences(text: str) -> list[str]:
+    return sentences_of(SUMMARIZER.summarize(text).text)
+
+
+#: A request shaped as codex-scout's (walk 51's file: samar-58/scout, a Codex CLI
+#: rollout): a how-to whose commands and config are pasted without a fence.
+PASTED = (
+    "You: Set up ZenMux in opencode using the OpenAI-compatible API.\n\n"
+    "  1. Create or edit this file:\n\n"
+    "  ~/.config/opencode/opencode.jsonc\n\n"
+    "  2. Put this config inside:\n\n"
+    "  {\n"
+    '    "$schema": "https://opencode.ai/config.json",\n'
+    '    "provider": {\n'
+    '      "zenmux": {\n'
+    '        "name": "ZenMux",\n'
+    '        "env": ["ZENMUX_API_KEY"]\n'
+    "      }\n"
+    "    }\n"
+    "  }\n\n"
+    "  3. Add your ZenMux API key to your shell config.\n\n"
+    "  For zsh:\n\n"
+    "  echo 'export ZENMUX_API_KEY=\"sk-ai-v1-your-key-here\"' >> ~/.zshrc\n"
+    "  source ~/.zshrc\n\n"
+    "  4. Test that opencode sees the model:\n\n"
+    "  $ opencode models zenmux\n"
+)
+
+
+def test_pasted_commands_and_json_lines_are_code_not_sentences() -> None:
+    """F1 (walk 53): the user's ``echo ... >> ~/.zshrc`` / ``source ~/.zshrc`` lines and
+    the JSON config were joined into sentences and kept as the recap's summaries."""
+    said = [s.text for s in split_sentences(PASTED)]
+    assert not any("echo" in s or "source ~" in s or "$schema" in s for s in said), said
+    assert not any("opencode models" in s or '"name"' in s for s in said), said
+    assert "Add your ZenMux API key to your shell config." in said
+    summary = " ".join(summary_sentences(PASTED))
+    assert "zshrc" not in summary and "{" not in summary, summary
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cd into the folder and run the tests",  # a sentence: three small words
+        "go to ~/settings.",  # ends as a sentence does
+        "source of truth is the /docs folder",
+        '"Main things": arrival, each day\'s anchor and the flight home',  # a quoted phrase
+        "When I use sqlite://C:/db I get {",  # a sentence that a block follows
+    ],
+)
+def test_prose_that_looks_a_little_like_code_stays_prose(line: str) -> None:
+    """The rule takes commands and JSON, not a sentence that starts with a program's
+    name or a quotation, nor one that opens a block at its end."""
+    said = [s.text for s in split_sentences(f"You: {line}")]
+    assert said == [line], said
+
+
+@pytest.mark.parametrize(
+    ("text", "after"),
+    [
+        ("**Personal GitHub Profile**", ""),  # a form's label in bold (F2)
+        ("(no real QR image yet)", "block"),  # an aside alone under a block (F2)
+        ('"My Tickets"', ""),  # a quoted label alone (F2)
+        ("How to test registration", "item"),  # an outline's title (F2)
+        ("What was added", ""),
+        ("X profile", "item"),  # a list's short item, its lead-in not here (F2)
+        ("Depends on: Task 1", ""),  # a field pointing at another task (walk 52, F10)
+        ("Blocked by: #12", ""),
+        ("Launch the dashboard from the menu or by running:", ""),  # its command cut
+    ],
+)
+def test_labels_asides_and_titles_are_fragments(text: str, after: str) -> None:
+    assert is_fragment(Sentence(text, "Bot", 0, True, after=after))
+
+
+@pytest.mark.parametrize(
+    ("text", "after"),
+    [
+        ("**`multiply_numbers`** in `src/math_utils.py`", "item"),  # names what was added
+        ("Tests: 38 passed", ""),
+        ("Version: 1.2.3", ""),
+        ("Supabase backend (auth, database, roles).", "item"),
+        ("What was added is a cache.", ""),
+    ],
+)
+def test_short_sentences_that_say_something_are_kept(text: str, after: str) -> None:
+    assert not is_fragment(Sentence(text, "Bot", 0, True, after=after))
+
+
+def test_all_done_is_filler_but_a_sentence_after_it_is_not() -> None:
+    """F7 (walk 52): "Everything the user asked for is done. All done." said one thing
+    twice: "All done." is filler, as "Done." was."""
+    assert is_narration("All done.") and is_narration("All set!")
+    assert not is_narration("All done, the loader is tidy now.")
