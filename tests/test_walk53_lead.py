@@ -114,3 +114,36 @@ def test_all_done_is_filler_but_a_sentence_after_it_is_not() -> None:
     twice: "All done." is filler, as "Done." was."""
     assert is_narration("All done.") and is_narration("All set!")
     assert not is_narration("All done, the loader is tidy now.")
+
+
+def test_an_excerpts_tail_goes_with_the_call_said_already() -> None:
+    """F3 (walk 55): a collapsed call's output excerpt split at its own ``... Capital``
+    left its tail ("Refactoring opportuniti...") as a summary when the call itself was
+    said already by a candidate ahead of it."""
+    from chunkscope.engine.recap.core import Candidate, _deduped
+    from chunkscope.engine.summarize.base import Summary
+
+    call = (
+        'Ran `git commit -m "feat: spans"` (failed): Pre-commit validation failed: '
+        "Checking 88 source files (this might take a while) ... Refactoring opportuniti..."
+    )
+    head = call.rsplit(" Refactoring", 1)[0]  # the sections said the call, not its tail
+    second = Candidate(1, Summary(call, f"{call} I need to fix the dialyzer type error."), 1.0)
+    (again,) = _deduped([second], f"## Last outcome\n{head}")
+    assert again.summary.summary == "I need to fix the dialyzer type error.", again.summary
+    # a sentence of its own that ends in "..." after a sentence said already stays
+    said = "The tests pass on both machines now."
+    alone = Candidate(1, Summary("x", f"{said} The rest follows..."), 1.0)
+    (kept,) = _deduped([alone], f"## Task\n{said}")
+    assert kept.summary.summary == "The rest follows...", kept.summary
+
+
+def test_a_glob_in_inline_code_is_no_bold_for_a_cut() -> None:
+    """F5 (walk 55): a cut sentence that held ``**/*.py`` in inline code got a stray
+    ``**`` after its ``...`` (the glob counted as an open bold)."""
+    from chunkscope.engine.summarize.extractive import _truncate
+
+    text = "Listed `**/*.py`: " + ", ".join(f"tests/test_{i}.py" for i in range(60))
+    cut = _truncate(text)
+    assert cut.endswith("...") and not cut.endswith("...**"), cut
+    assert _truncate("**Bold " + "word " * 80 + "end**").endswith("...**")

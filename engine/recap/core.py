@@ -659,6 +659,13 @@ def _window_hashes(keys: Sequence[str]) -> list[list[int]]:
     return out
 
 
+#: A few words cut with ``...`` (an output excerpt's end): a sentence only with what
+#: came before it.
+_EXCERPT_TAIL = re.compile(r"\S+(?:\s+\S+){0,5}?\.\.\.")
+#: A collapsed call with what it printed: ``Ran `cmd` (failed): output``.
+_CALL_SAID = re.compile(r"`(?: \([^)]*\))?: ")
+
+
 def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
     """The candidates with every sentence already said (in `prefix`, or in a candidate
     ahead in priority: pinned, then higher score, then newer) taken out of their text;
@@ -712,8 +719,12 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
             c = cands[i]
             kept: list[str] = []
             kept_keys: list[str] = []  # `_norm` of each sentence kept
-            changed = False
+            changed = dropped = False
             for s, key, hashes in zip(ss, ks, flat[at : at + len(ks)], strict=True):
+                if dropped and _EXCERPT_TAIL.fullmatch(s):
+                    continue  # the rest of a call's output excerpt the split cut off the
+                    # call said already (walk 55, F3: "Refactoring opportuniti...")
+                dropped = _CALL_SAID.search(s) is not None  # a call with its output
                 if not key or key in seen or (len(key) >= _QUOTED and key in said):
                     changed = True  # said already (or a quote of what the sections say)
                     continue
@@ -723,6 +734,7 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
                 if repeats(key, hashes):
                     changed = True  # it repeats a sentence said already, and little more
                     continue
+                dropped = False
                 seen.add(key)
                 if len(key) >= _QUOTED:
                     openings.setdefault(key[:_QUOTED], []).append(key)

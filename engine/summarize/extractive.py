@@ -1083,7 +1083,8 @@ def _truncate(
     # brackets around them (walk 45, F6: the next sentence read as the aside's), bold
     cut += closing_ticks(text, kept)
     cut += _closers(cut, code_spans(cut))
-    return cut + _BOLD if cut.count(_BOLD) % 2 else cut
+    # (a ``**`` glob in inline code, ``Listed `**/*.py```, is no bold: walk 55, F5)
+    return cut + _BOLD if _INLINE_CODE.sub("", cut).count(_BOLD) % 2 else cut
 
 
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
