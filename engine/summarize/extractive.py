@@ -565,10 +565,10 @@ def is_fragment(sentence: Sentence) -> bool:
             return True
     title = _BOLD_TITLE.fullmatch(text)
     named = title.group(1).rstrip() if title else ""
-    if named and not _ENDED.search(named) and ":" not in named:
-        if not has_content(named) or _PLAIN_TITLE.fullmatch(named):
-            return True  # "**Inspecting repository**", "**Personal GitHub Profile**" (a
-            # form's label: walk 53, F2), not "**Verdict: APPROVE**"
+    untitled = not has_content(named) or _PLAIN_TITLE.fullmatch(named)
+    if named and not _ENDED.search(named) and ":" not in named and untitled:
+        return True  # "**Inspecting repository**", "**Personal GitHub Profile**" (a
+        # form's label: walk 53, F2), not "**Verdict: APPROVE**"
     if not _ENDED.search(text) and (
         _PLAIN_TITLE.fullmatch(bare) or (_WH_TITLE.match(bare) and len(words) <= 6)
     ):
