@@ -147,3 +147,23 @@ def test_a_glob_in_inline_code_is_no_bold_for_a_cut() -> None:
     cut = _truncate(text)
     assert cut.endswith("...") and not cut.endswith("...**"), cut
     assert _truncate("**Bold " + "word " * 80 + "end**").endswith("...**")
+
+
+def test_a_sentence_inside_another_chosen_is_said_once() -> None:
+    """F11 (walk 55): "I'm still getting a prompt_history with only Response: [no
+    response captured]. Response: [no response captured]." said the user's pasted line
+    twice: once inside the longer sentence, once alone."""
+    text = (
+        "You: I'm still getting a prompt_history with only Response: [no response captured].\n"
+        "You: Prompt: fix the clock\nResponse: [no response captured]\n\n"
+        "You: Make sure model responses are included when I run the export script."
+    )
+    said = summary_sentences(text)
+    assert sum("no response captured" in s for s in said) == 1, said
+
+
+def test_a_users_go_on_is_filler() -> None:
+    """A user's "Continue." opened summaries ("Continue. Everything the user asked for is
+    done."): it tells a resuming agent nothing."""
+    assert is_narration("Continue.") and is_narration("Go ahead!")
+    assert not is_narration("Continue the migration of the cache to SQLite.")

@@ -329,7 +329,7 @@ _FILLER = re.compile(
     r"^(?:perfect|great|excellent|good|nice|awesome|done|ok(?:ay)?|alright|sure|got it|"
     r"understood|exactly|right|indeed|wonderful|fantastic|absolutely|yes|hmm+|interesting)"
     r"\b[\s!.,:]*(?:(?:that|this|it|now|the|everything)\b.{0,30})?[!.]?$"
-    r"|^all (?:done|set)[\s!.]*$",
+    r"|^(?:all (?:done|set)|continue|proceed|go on|go ahead|keep going)[\s!.]*$",
     re.I,
 )
 # Marks of a sentence that carries a fact: a path or file name, code, a number, an
@@ -1251,6 +1251,34 @@ def _answered(
     return sorted(out)
 
 
+def _plain_words(text: str) -> frozenset[str]:
+    """`text`'s words in lower case: to find one sentence's inside another's."""
+    return frozenset(_WORD.findall(text.lower()))
+
+
+def _without_repeats(ranked: Sequence[int], sentences: Sequence[Sentence], k: int) -> list[int]:
+    """The first `k` of `ranked` with none whose words another chosen one holds: a
+    sentence quoted inside a longer one ("... with only Response: [no response
+    captured]." and the pasted line "Response: [no response captured].") is said once,
+    by the longer (walk 55, F11), as is a call's result said twice ("On branch main
+    nothing to commit" and "On branch main Your branch is up to date ... nothing to
+    commit")."""
+    chosen: list[int] = []
+    words: list[frozenset[str]] = []
+    for i in ranked:
+        mine = _plain_words(sentences[i].text)
+        if any(mine <= other for other in words):
+            continue  # said inside a sentence chosen already
+        inside = [j for j, other in enumerate(words) if other < mine]
+        for j in reversed(inside):  # the longer one says them: it takes their place
+            del chosen[j], words[j]
+        chosen.append(i)
+        words.append(mine)
+        if len(chosen) == k:
+            break
+    return chosen
+
+
 def _has_pool(sentences: Sequence[Sentence]) -> bool:
     """Whether `_pool` of `sentences` holds a sentence a summary may say (not markup
     alone: `extract`), asking `is_markup` and `is_fragment` only until it knows: a prose
@@ -1379,7 +1407,7 @@ class ExtractiveSummarizer:
         abstract = min(pool, key=rank)
         n = len(distinct)
         k = 2 if n <= 6 else 3 if n <= 15 else 4
-        chosen = sorted(pool, key=rank)[:k]
+        chosen = _without_repeats(sorted(pool, key=rank), sentences, k)
         if len(chosen) < 2:  # at least two sentences when the chunk has them
             rest = [i for i in distinct if i not in chosen and i not in said]
             rest = rest or [  # narration, never markup (an image, a bare path)
