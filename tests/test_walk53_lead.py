@@ -167,3 +167,55 @@ def test_a_users_go_on_is_filler() -> None:
     done."): it tells a resuming agent nothing."""
     assert is_narration("Continue.") and is_narration("Go ahead!")
     assert not is_narration("Continue the migration of the cache to SQLite.")
+
+
+def test_pasted_python_under_a_label_is_code_and_its_comments_no_titles() -> None:
+    """F13 (walk 53): an aider architect's unfenced "Locate:" / "Replace with:" blocks
+    (lines 10068-10082 of bench/recap_sessions/aider-text2sql.md) were read as prose:
+    ``Locate: def ecommerce_db_path() -> str: return str(...)`` in Where it stopped."""
+    text = (
+        "Bot: Update the ecommerce_db_path fixture to return the desired URL.\n\n"
+        "Locate:\ndef ecommerce_db_path() -> str:\n"
+        '    return str(REPO_ROOT / "ecommerce.db")\n\n'
+        "Replace with:\ndef ecommerce_db_path() -> str:\n"
+        "    # Ensure tests use a URL, not a plain path\n"
+        '    return "sqlite://./ecommerce.db"\n\n'
+        "After:\nurl = normalize_to_url(raw)\n"
+        'monkeypatch.setenv("DB_PATH", ecommerce_db_path)\n\n'
+        "# Next steps\n\nRun the tests again."
+    )
+    sentences = split_sentences(text)
+    said = [s.text for s in sentences]
+    assert not any("def " in s or "return s" in s or "normalize_to_url" in s for s in said)
+    assert not any('return "' in s for s in said), said
+    assert not any("Ensure tests" in s for s in said), said  # a comment, no heading
+    assert [s.text for s in sentences if s.heading] == ["Next steps"]
+    summary = " ".join(summary_sentences(text))
+    assert "Update the ecommerce_db_path fixture" in summary and "def " not in summary
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "return the value to the caller",
+        "if you want, I can do it:",
+        "for the tests to pass we need:",
+        "import the module first and then run it",
+        "with that done, we move on:",
+        "x = y is the rule here.",
+    ],
+)
+def test_prose_starting_with_a_keyword_stays_prose(line: str) -> None:
+    said = [s.text for s in split_sentences(f"Bot: {line}")]
+    assert said == [line], said
+
+
+@pytest.mark.parametrize(
+    "nudge", ["proceed please", "Yes please!", "please continue", "go ahead please"]
+)
+def test_a_nudge_with_please_is_no_request(nudge: str) -> None:
+    """F2 (walk 54): "proceed please" was a `Later:` request of the recap."""
+    from chunkscope.engine.segment.requests import is_request
+
+    assert not is_request(nudge)
+    assert is_request("please proceed with the migration of the cache")

@@ -84,9 +84,9 @@ _TAGGED = re.compile(
 #: Claude Code's mark of a request the user stopped (the Codex reader writes the same)
 INTERRUPTED = re.compile(r"\[Request interrupted by user[^\]]*\]")
 _TRIVIAL = re.compile(
-    r"\A\W*(?:ok(?:ay)?|yes|yep|y|no|sure|go(?: on| ahead)?|continue|proceed|thanks?"
-    r"(?: you)?|ty|lgtm|done|next|great|perfect|cool|nice|do it|please continue|"
-    r"keep going|carry on)\W*\Z",
+    r"\A\W*(?:please\W+)?(?:ok(?:ay)?|yes|yep|y|no|sure|go(?: on| ahead)?|continue|proceed"
+    r"|thanks?(?: you)?|ty|lgtm|done|next|great|perfect|cool|nice|do it|keep going|carry on)"
+    r"(?:\W+please)?\W*\Z",  # with a please either side ("proceed please": walk 54, F2)
     re.I,
 )
 #: A message the tool writes in the user's place: Claude Code's notifications and ``!``

@@ -202,6 +202,20 @@ _JSON_LINE = re.compile(
     r'[{}\[\]][,{}\[\]\s]*|"[^"\n]+"\s*:\s*'
     r'(?:(?:"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|true|false|null)\s*[,}\]]*|[{\[].*)'
 )
+#: A line of Python or JavaScript pasted bare (an aider architect's "Locate:" /
+#: "Replace with:" blocks: walk 53, F13): a definition, an import, a block's keyword
+#: line ending in a colon, a ``return`` of an expression, an assignment or a call to a
+#: dotted or snake_case name, a declaration.
+_CODE_LINE = re.compile(
+    r"(?:async\s+)?def\s+\w+\(.*|class\s+\w+.*:"
+    r"|(?:from\s+[\w.]+\s+)?import\s+[\w.]+(?:\s+as\s+\w+)?(?:,\s*[\w.]+(?:\s+as\s+\w+)?)*"
+    r"|(?:try|else|finally):|(?:except|if|elif|while|with)\s+(?:\w+|.*[()\[\]=<>._!].*):"
+    r"|for\s+\w+(?:,\s*\w+)*\s+in\s+\S+:"
+    r"|return\b(?:\s*$|\s+(?:\S*[(\[{\"'.=]|None|True|False|\w+$)).*"
+    r"|[A-Za-z_][\w.]*(?:\[[^\]]*\])?\s*[-+*/]?=\s*\S.*"
+    r"|(?:await\s+)?[A-Za-z_]\w*(?:\.\w+|_\w+)+\(.*\)[;,]?"
+    r"|(?:const|let|var)\s+[\w{\[].*=.*|(?:export\s+)?(?:async\s+)?function\s*\w*\s*\(.*"
+)
 #: Signs that a few words before an open bracket are code: an assignment, a call, a
 #: keyword of a block, a selector (``payload = {``, ``cleanup() {``, ``return (``).
 _SIGN_OF_CODE = re.compile(r"[=()]|^(?:return|function|def|class|if|for|while|else)\b|^[.#:]")
@@ -217,6 +231,8 @@ def _pasted_code(line: str) -> bool:
     its quotes), never a sentence ("cd into the folder and run the tests" has three)."""
     text = line.strip()
     if _JSON_LINE.fullmatch(text) or (_OPENS_CODE.fullmatch(text) and _SIGN_OF_CODE.search(text)):
+        return True
+    if _CODE_LINE.fullmatch(text) and not _WORD_STOP.search(text):
         return True
     prompt = text.startswith("$ ")  # a shell's prompt: whatever program follows
     if prompt:
@@ -898,6 +914,7 @@ def _split_sentences(text: str) -> list[Sentence]:
             sentences.append(Sentence(s, role, len(sentences), prose, heading))
 
     in_comment = False
+    pasted = False  # the line before was code pasted without a fence (`_pasted_code`)
     title: str | None = None  # the paragraph's one line so far, when plain text
     for raw in _chunk_lines(text):
         line = raw
@@ -947,11 +964,14 @@ def _split_sentences(text: str) -> list[Sentence]:
         stripped = line.strip()
         if not stripped:
             flush()
+            pasted = False
             continue
         if role == "Tool":
             flush()
             single(_BULLET.sub("", stripped, count=1), False)
             continue
+        if pasted and stripped.startswith("# "):
+            continue  # a comment in the pasted code (``# Force sqlite scheme``): no title
         if _TABLE.match(line) or _TAG_LINE.match(line):
             flush()
             after_block = True
@@ -974,8 +994,9 @@ def _split_sentences(text: str) -> list[Sentence]:
         bullet = _BULLET.match(line)
         if role != DOC_ROLE and _pasted_code(line[bullet.end() :] if bullet else line):
             flush()  # a command or a JSON line pasted without a fence: code, no prose
-            after_block = True
+            after_block = pasted = True
             continue
+        pasted = False
         if bullet:
             flush()
             buffer.append(line[bullet.end() :].strip())
