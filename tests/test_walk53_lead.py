@@ -219,3 +219,18 @@ def test_a_nudge_with_please_is_no_request(nudge: str) -> None:
 
     assert not is_request(nudge)
     assert is_request("please proceed with the migration of the cache")
+
+
+def test_a_compaction_summary_without_its_flag_is_no_request() -> None:
+    """walk 53 (aside of F8): a role/text export of a Claude Code session (walk 51's
+    cc-tradearena.jsonl, pratikbuilds/trade_arena) keeps the compaction summary as a
+    user message without ``isCompactSummary``: it was the Task's first ``Later:``."""
+    from chunkscope.engine.segment.requests import is_request
+
+    preamble = (
+        "This session is being continued from a previous conversation that ran out of "
+        "context. The summary below covers the earlier portion of the conversation.\n\n"
+        "Summary:\n1. Primary Request and Intent: build landing pages"
+    )
+    assert not is_request(preamble)
+    assert is_request("This session is slow; continue the profiling from yesterday please")

@@ -96,6 +96,10 @@ _MACHINE = re.compile(
     r"\A\s*<(?:(?:task-notification|bash-input|bash-stdout|bash-stderr)\b|"
     r"(?:returncode|tool_response|observation)>)"
     r"|\A! \S"  # Claude Code's bash mode as its reader gives it (``! git status``)
+    # Claude Code's summary of a compacted conversation, in an export that lost the
+    # record's isCompactSummary flag (a role/text copy of a session: walk 53)
+    r"|\A\s*This session is being continued from a previous conversation that ran out of"
+    r" context\b"
 )
 #: Another hook's message in the user's place: Claude Code's "Stop hook feedback:",
 #: "PreToolUse:Bash hook error:", "... operation blocked by hook", a prompt hook's output
