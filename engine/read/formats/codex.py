@@ -185,6 +185,14 @@ CODE_MODE_TOOL = "exec"
 #: a loop): the call keeps the script, under this name (not a shell: no ``$`` line).
 CODE_MODE_SCRIPT = "exec_js"
 _TOOLS_CALL = re.compile(r"\btools\.([A-Za-z_$][\w$]*)\s*\(\s*(?=\{)")
+#: A code-mode call of a tool whose input is text (``apply_patch``): its argument a
+#: string literal, or the name of one the script bound (``const patch = "..."``).
+_TEXT_TOOLS_CALL = re.compile(
+    r"\btools\.(apply_patch)\s*\(\s*(?:(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
+    r"|([A-Za-z_$][\w$]*))\s*\)",
+    re.S,
+)
+_STRING_BINDING = r"\b(?:const|let|var)\s+{name}\s*=\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
 #: The lines code mode puts before a script's output: how it ended (``completed``,
 #: ``failed``, ``running with cell ID N``), its wall time, then ``Output:``.
 _SCRIPT_HEAD = re.compile(
@@ -231,14 +239,31 @@ def code_mode_calls(script: str) -> list[tuple[str, dict[str, Any]]] | None:
     """The tool calls a code-mode script makes, in order (name, arguments): each
     ``tools.NAME({...})`` whose arguments are a literal; None when the script makes none,
     or one whose arguments it computes (the script is then shown as it is)."""
-    calls: list[tuple[str, dict[str, Any]]] = []
+    calls: list[tuple[int, str, dict[str, Any]]] = []
     for m in _TOOLS_CALL.finditer(script):
         end = _object_end(script, m.end())
         args = _literal(script[m.end() : end]) if end is not None else None
         if not isinstance(args, dict):
             return None
-        calls.append(_web_run(m.group(1), args))
-    return calls or None
+        calls.append((m.start(), *_web_run(m.group(1), args)))
+    for m in _TEXT_TOOLS_CALL.finditer(script):
+        text = _text_argument(script, m)
+        if text is None:
+            return None
+        calls.append((m.start(), m.group(1), {"input": text}))
+    return [(name, args) for _, name, args in sorted(calls, key=lambda c: c[0])] or None
+
+
+def _text_argument(script: str, m: re.Match[str]) -> str | None:
+    """The text a code-mode ``tools.apply_patch(...)`` call passes: its string literal,
+    or the literal the script bound to the name it passes (walk 56: code mode's patches
+    read as a script, ``Called exec_js``, where a patch read as the files it edits)."""
+    literal = m.group(2)
+    if literal is None:
+        bound = re.search(_STRING_BINDING.format(name=re.escape(m.group(3))), script, re.S)
+        literal = bound.group(1) if bound else None
+    value = _literal(literal) if literal is not None else None
+    return value if isinstance(value, str) else None
 
 
 def _web_run(name: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
