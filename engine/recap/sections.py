@@ -1179,7 +1179,12 @@ _CHECK = re.compile(
     r"python\S* \S*test\S*\.py|reproduce\S*\.py)",
     re.I,
 )
-_COMMIT = re.compile(r"\bgit\b[^|;&]*?\bcommit\b")
+#: ``git commit`` as the subcommand: after git's own options (``-C dir``, ``-c k=v``,
+#: ``--no-pager``), a word of its own; the ``commit`` of a config key (``git config
+#: --global commit.gpgsign true``) or of ``git commit-tree`` is no commit (walk 55, F1).
+_COMMIT = re.compile(
+    r"\bgit(?:\s+(?:-[Cc]\s+(?:\"[^\"]*\"|'[^']*'|\S+)|--?[\w-]+(?:=\S+)?))*\s+commit(?=\s|$|[\"')`])"
+)
 _COMMIT_MSG = re.compile(
     r"-[a-zA-Z]*m\s+(?:\"\$\(cat <<'?\"?EOF'?\"?\s*\n(.*?)\n\s*EOF|"
     r"\"((?:[^\"\\]|\\.)*)\"|'([^']*)'|(\S+))",
