@@ -104,3 +104,96 @@ def test_a_git_config_key_named_commit_is_no_commit(tmp_path: Path) -> None:
         ],
     )
     assert not any("ommit" in ln for ln in _lines(sections, "state")), sections
+
+
+def _gemini(tmp_path: Path, calls: list[tuple[str, dict[str, Any], str]]) -> list[Section]:
+    """The sections of a Gemini CLI chat (no session folder noted) asking one thing and
+    making `calls` (name, args, output), one message each."""
+    messages: list[dict[str, Any]] = [
+        {
+            "id": "u",
+            "timestamp": "2026-01-11T00:00:00.000Z",
+            "type": "user",
+            "content": "Build the dashboard.",
+        }
+    ]
+    for n, (name, args, output) in enumerate(calls):
+        cid = f"{name}-{n}"
+        response = {"functionResponse": {"id": cid, "name": name, "response": {"output": output}}}
+        messages.append(
+            {
+                "id": f"g{n}",
+                "timestamp": f"2026-01-11T00:01:{n:02d}.000Z",
+                "type": "gemini",
+                "content": "",
+                "toolCalls": [
+                    {
+                        "id": cid,
+                        "name": name,
+                        "args": args,
+                        "result": [response],
+                        "status": "success",
+                    }
+                ],
+            }
+        )
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps({"sessionId": "g", "messages": messages}), encoding="utf-8")
+    source = load(path, keep_messages=True)
+    return extract_sections(source.messages, source.notes)
+
+
+def test_a_file_named_by_its_absolute_and_its_relative_path_is_one_file(tmp_path: Path) -> None:
+    """55 F2: a Gemini chat (no session folder noted) edited ``/home/u/M/dash/main.py``
+    and ``M/dash/main.py`` (relative to /home/u): Files changed listed main.py twice, in
+    two folders, with two counts, and Work state named it twice."""
+    edit = "replace"
+    sections = _gemini(
+        tmp_path,
+        [
+            ("write_file", {"file_path": "M/dash/main.py", "content": "x\n"}, "Created."),
+            ("write_file", {"file_path": "M/dash/api.py", "content": "y\n"}, "Created."),
+            (
+                edit,
+                {"file_path": "/home/u/M/dash/main.py", "old_string": "x", "new_string": "z"},
+                "Edited.",
+            ),
+            (
+                edit,
+                {"file_path": "/home/u/M/dash/api.py", "old_string": "y", "new_string": "w"},
+                "Edited.",
+            ),
+            (
+                edit,
+                {"file_path": "M/dash/main.py", "old_string": "z", "new_string": "q"},
+                "Edited.",
+            ),
+        ],
+    )
+    files = _lines(sections, "files")
+    assert files == ("- M/dash/: main.py (3 edits), api.py (2 edits)",), files
+    state = _lines(sections, "state")
+    assert state == (
+        "Not committed: no commit in this session after editing M/dash/main.py, M/dash/api.py.",
+    ), state
+
+
+def test_work_state_names_a_file_as_files_changed_does(tmp_path: Path) -> None:
+    """55 F6: of one file edited outside the agent's own folder, Work state named it
+    by its full path (``/home/u/.config/app/keys``), Files changed by its short one."""
+    sections = _gemini(
+        tmp_path,
+        [
+            ("write_file", {"file_path": "/home/u/.config/app/keys", "content": "k\n"}, "Ok."),
+            (
+                "write_file",
+                {"file_path": "/home/u/.gemini/tmp/ab12/scratch", "content": "s"},
+                "Ok.",
+            ),
+        ],
+    )
+    named = [ln for ln in _lines(sections, "files") if "keys" in ln]
+    assert named == ["- .config/app/keys (written)"], _lines(sections, "files")
+    assert _lines(sections, "state") == (
+        "Not committed: no commit in this session after editing .config/app/keys.",
+    ), _lines(sections, "state")

@@ -1015,7 +1015,7 @@ def _relative(paths: Sequence[str], cwd: str = "") -> dict[str, str]:
     when it lies inside it (``hello.sh``); else, of two or more, without the folder they
     share (the project's); a single one as it is (a path that exists, never a tail of it
     that reads as a relative path)."""
-    absolute = [p for p in paths if p.startswith("/") or re.match(r"[A-Za-z]:[\\/]", p)]
+    absolute = [p for p in paths if _absolute(p)]
     names: dict[str, str] = {}
     home = cwd.replace("\\", "/").rstrip("/").split("/") if cwd else []
     rest = []
@@ -1055,12 +1055,40 @@ def _file_names(log: _Log, paths: Sequence[str]) -> dict[str, str]:
     under ``~`` as the same path written in full (walk 50, F9: ``~/.local/x.svg`` and
     ``/home/ann/.local/x.svg`` were two files), when the session's folder or the paths
     name one home."""
-    folder = _session_folder(log)
+    folder = _session_folder(log) or _implied_folder(paths)
     homes = {m.group(1) for p in [folder, *paths] if (m := _HOME.match(p.replace("\\", "/")))}
     home = homes.pop() if len(homes) == 1 else None  # (the session's folder's, else the paths')
     full = {p: home + p[1:] if home and p.startswith("~/") else p for p in paths}
+    if folder and not _session_folder(log):  # a relative path is one under the implied folder
+        full = {
+            p: f"{folder.rstrip('/')}/{q}" if not _absolute(q) and not q.startswith("~") else q
+            for p, q in full.items()
+        }
     short = _relative(list(dict.fromkeys(full.values())), folder)
     return {p: short.get(full[p], full[p]).removeprefix("./") for p in paths}
+
+
+def _absolute(path: str) -> bool:
+    """Whether `path` is absolute (``/x``, ``C:\\x``, ``C:/x``)."""
+    return path.startswith("/") or bool(re.match(r"[A-Za-z]:[\\/]", path))
+
+
+def _implied_folder(paths: Sequence[str]) -> str:
+    """The folder a session without a noted one (`CWD_NOTE`: Gemini CLI's logs) ran in,
+    as its paths tell it: the folder an absolute path adds to a relative one of the set
+    that is its tail (``/home/u/M/x/main.py`` and ``M/x/main.py``: walk 55, F2, one
+    file named two ways), the most such pairs agree on; "" when no pair says one. A
+    relative path of one name (``main.py``) says none: too many files share it."""
+    absolute = [p.replace("\\", "/") for p in paths if _absolute(p)]
+    votes: dict[str, int] = {}
+    for rel in paths:
+        rel = rel.replace("\\", "/").removeprefix("./")
+        if _absolute(rel) or rel.startswith("~") or "/" not in rel.strip("/"):
+            continue
+        for a in absolute:
+            if a.endswith("/" + rel) and len(a) > len(rel) + 1:
+                votes[a[: -len(rel) - 1]] = votes.get(a[: -len(rel) - 1], 0) + 1
+    return max(votes, key=lambda f: votes[f]) if votes else ""
 
 
 def _shared_depth(split: Sequence[Sequence[str]]) -> int:
@@ -1074,6 +1102,19 @@ def _shared_depth(split: Sequence[Sequence[str]]) -> int:
 
 
 _DIFF_FILE = re.compile(r"^diff --git a/(\S+) b/", re.M)
+
+
+def _changed_paths(log: _Log) -> list[str]:
+    """Every path an edit that did not fail changed (a Windows path with ``/``), in the
+    order first changed: the set the files section names (`_file_names`)."""
+    return list(
+        dict.fromkeys(
+            p.replace("\\", "/")
+            for c in log.calls
+            if not c.failed and not c.rejected
+            for p in _edited_paths(c)
+        )
+    )
 
 
 def files_section(log: _Log) -> Section:
@@ -1532,7 +1573,9 @@ def state_section(log: _Log) -> Section:
     if said:
         lines.append((1, status.index, said))  # type: ignore[union-attr]
     elif edits and last_edit > last_commit and not _submitted(log):
-        names = _file_names(log, list(dict.fromkeys(p for _, p in edits)))
+        # named as files changed names them: of all the session's edited paths (walk 55,
+        # F6: of these alone, a single one kept its full path there and not here)
+        names = _file_names(log, _changed_paths(log))
         after = list(dict.fromkeys(names[p] for i, p in edits if i > last_commit))
         shown = ", ".join(after[:6]) + (f" and {len(after) - 6} more" if len(after) > 6 else "")
         if commits:
