@@ -197,3 +197,13 @@ def test_work_state_names_a_file_as_files_changed_does(tmp_path: Path) -> None:
     assert _lines(sections, "state") == (
         "Not committed: no commit in this session after editing .config/app/keys.",
     ), _lines(sections, "state")
+
+
+def test_one_earlier_commit_is_said_in_the_singular(tmp_path: Path) -> None:
+    """55 F7: of seven commits, Work state said "(1 earlier commits)"."""
+    steps: list[tuple[str, Any]] = [("user", "Commit each step.")]
+    for n in range(7):
+        out = f"[main {n + 1:07x}] Step {n}\n 1 file changed"
+        steps.append(("bash", ("Bash", {"command": f"git commit -am 'Step {n}'"}, out)))
+    state = _lines(_claude(tmp_path, steps), "state")
+    assert state[0] == "(1 earlier commit)", state

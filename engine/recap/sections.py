@@ -93,7 +93,7 @@ from chunkscope.engine.summarize.extractive import (
     split_sentences,
     terminated,
 )
-from chunkscope.engine.textutil import code_span, literal_markdown, literal_markdown_line
+from chunkscope.engine.textutil import code_span, literal_markdown, literal_markdown_line, plural
 from chunkscope.engine.toolcall import (
     ACTIVE_STATUSES,
     DONE_STATUSES,
@@ -1183,7 +1183,7 @@ def files_section(log: _Log) -> Section:
         elif (new or scratch) and n == 1:
             what = "written"
         else:
-            what = f"{n} edit{'s' if n != 1 else ''}"
+            what = plural(n, "edit")
         folder, _, base = name.rpartition("/")
         groups.setdefault((folder, bool(scratch)), []).append(f"{base} ({what})")
     lines: list[str] = []
@@ -1538,7 +1538,7 @@ def state_section(log: _Log) -> Section:
             line = line.replace(f" on {branch}: ", ": ", 1)
         lines.append((age, pos, line))
     if len(commits) > 6:
-        lines.append((3, commits[-7][0], f"({len(commits) - 6} earlier commits)"))
+        lines.append((3, commits[-7][0], f"({plural(len(commits) - 6, 'earlier commit')})"))
     last_push = pushes[-1][0] if pushes else -1
     if pushes:
         lines.append((1, pushes[-1][0], pushes[-1][1]))
@@ -1550,7 +1550,7 @@ def state_section(log: _Log) -> Section:
             (
                 1,
                 commits[-1][0] + 0.5,
-                f"Not pushed: {later} commit{'s' if later != 1 else ''} after the last push.",
+                f"Not pushed: {plural(later, 'commit')} after the last push.",
             )
         )
     for age, (pos, line) in enumerate(reversed(prs[-2:])):
