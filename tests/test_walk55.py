@@ -207,3 +207,38 @@ def test_one_earlier_commit_is_said_in_the_singular(tmp_path: Path) -> None:
         steps.append(("bash", ("Bash", {"command": f"git commit -am 'Step {n}'"}, out)))
     state = _lines(_claude(tmp_path, steps), "state")
     assert state[0] == "(1 earlier commit)", state
+
+
+def test_a_list_cut_to_fit_loses_its_last_items_never_a_middle_one(tmp_path: Path) -> None:
+    """55 F4: Where it stopped kept items 1-4 and 6 of the agent's numbered list (6 says
+    a count, so it went in first, and it is short) and dropped the long item 5, with no
+    mark: 5 read as not done. A list cut to fit keeps its first items and says how many
+    more it had."""
+    from chunkscope.engine.recap.sections import fit_sections
+    from chunkscope.engine.tokens import get_counter
+
+    items = [
+        "**task.1** - dependencies and the bootstrap",
+        "**task.2** - header propagation in the hook scripts",
+        "**task.3** - controller instrumentation and error spans",
+        "**task.4** - the config and trace correlation through the job arguments",
+        "**task.5** - the LiveView telemetry handler, the channel's span events for join, "
+        "input, resize and the whole stream lifecycle, each with its attributes",
+        "**task.6** - 12 new tests",
+    ]
+    last = "The whole epic is complete.\n\n**Completed:**\n\n" + "\n".join(
+        f"{n}. {item}" for n, item in enumerate(items, 1)
+    )
+    sections = _claude(tmp_path, [("user", "Finish the epic."), ("bot", last)])
+    (where,) = (s for s in sections if s.name == "last")
+    counter = get_counter()
+    marked = False
+    for allowance in range(20, 200, 2):
+        fitted = fit_sections([where], allowance, counter)
+        lines = fitted[0].lines if fitted else ()
+        said = [n for n, item in enumerate(items) if any(ln.startswith(item) for ln in lines)]
+        assert said == list(range(len(said))), (allowance, lines)
+        more = [ln for ln in lines if ln.startswith("(and ")]
+        if said and len(said) < len(items):
+            marked = marked or more == [f"(and {len(items) - len(said)} more items)"]
+    assert marked

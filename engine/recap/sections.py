@@ -178,6 +178,9 @@ class Section:
     #: the section's text whole (the last message as written): shown instead of all its
     #: lines when they were all kept and the recap has room for it
     whole: str = ""
+    #: for each line, the list it is an item of (1, 2, ...; 0: none) and the item's
+    #: number in it: a list cut to fit loses its last items, never one in the middle
+    items: tuple[tuple[int, int], ...] = ()
 
     @property
     def title(self) -> str:
@@ -1736,26 +1739,62 @@ def _wordless(line: str) -> bool:
     return is_markup(line) and "://" not in line
 
 
+def _list_items(texts: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """Each sentence of `texts` that is a list's (as `_last_lines` says it, no image):
+    (which list of them, 1 up; its item's number in it). A list is a run of items, the
+    sentences after an item's first in it its own."""
+    out: dict[str, tuple[int, int]] = {}
+    lists = item = 0
+    for text in texts:
+        inside = False
+        for s in split_sentences(text):
+            if s.after == "item":
+                if not inside:
+                    lists, item, inside = lists + 1, 0, True
+                item += 1
+            elif s.after != "sentence":
+                inside = False
+            if inside:
+                out.setdefault(_EMBED.sub("", s.text).strip(), (lists, item))
+    return out
+
+
 def _last_lines(texts: Sequence[str]) -> tuple[tuple[str, ...], str]:
     """(The lines "Where it stopped" says of the assistant's closing `texts`, the texts
     whole on one line); no lines when they hold no words (an image, a bare path)."""
+    lines, whole, _ = _last_lines_items(texts)
+    return lines, whole
+
+
+def _last_lines_items(
+    texts: Sequence[str],
+) -> tuple[tuple[str, ...], str, tuple[tuple[int, int], ...]]:
+    """`_last_lines`, and for each line the list item it is (`Section.items`)."""
     kept: list[str] = []
     for text in texts:
         sentences = [s for s in _content_sentences(text, False) if not _QUESTION.search(s)]
         plain = [_EMBED.sub("", s).strip() for s in sentences if not is_narration(s)]
         worded = [s for s in plain if not _wordless(s)]  # a bare path is no content said
         kept += [s for s in worded if has_content(s)] or worded[:2] or plain[:2]
+    items = _list_items(texts)
+    kept = [s for s in dict.fromkeys(kept) if s]
     # a lead-in's block (code, an edit) is not in the recap: its colon ends nothing
-    lines = tuple(_cut(terminated(s), _LINE_CHARS["last"]) for s in dict.fromkeys(kept) if s)
+    lines = tuple(_cut(terminated(s), _LINE_CHARS["last"]) for s in kept)
     # its code blocks inline (folded as they were, a `~~~` line opened a fence never closed)
     folded = [_fold(_EMBED.sub("", _inline_fences(t))) for t in texts]
     # a closing message of no words after one with some (`🎉`, `...`) is not glued to it
     whole = " ".join([f for f in folded if not _wordless(f)] or folded)
     whole = _cut(whole, _UNCUT_CHARS // 2)
     if all(is_markup(line) for line in lines):  # a bare URL, a lead-in and its code alone:
-        return (() if is_markup(whole) else (_cut(terminated(whole), _LINE_CHARS["last"]),)), whole
+        alone = () if is_markup(whole) else (_cut(terminated(whole), _LINE_CHARS["last"]),)
+        return alone, whole, ((0, 0),) * len(alone)
     # a line of markup alone (a bare path) beside lines with words: those say it (walk 27, F5)
-    return tuple(line for line in lines if not _wordless(line)), whole
+    said = [i for i, line in enumerate(lines) if not _wordless(line)]
+    return (
+        tuple(lines[i] for i in said),
+        whole,
+        tuple(items.get(kept[i], (0, 0)) for i in said),
+    )
 
 
 def _unanswered(log: _Log) -> str:
@@ -1799,10 +1838,10 @@ def last_section(log: _Log) -> Section:
         return Section("last", (unanswered,), (0,))
     if not log.texts:
         return Section("last", ())
-    lines, whole = _last_lines(_last_words(log))
+    lines, whole, items = _last_lines_items(_last_words(log))
     if not lines:  # a last message of no words (an image, a path): the last one with some
         for _, text in reversed(log.texts[:-1]):
-            lines, whole = _last_lines([text])
+            lines, whole, items = _last_lines_items([text])
             if lines:
                 break
     # the sentences that report a count ("29 unit tests pass", "3 files changed") go in
@@ -1812,7 +1851,7 @@ def last_section(log: _Log) -> Section:
     ranks = [0] * len(lines)
     for rank, i in enumerate(order):
         ranks[i] = rank
-    return Section("last", lines, tuple(ranks), whole=whole if lines else "")
+    return Section("last", lines, tuple(ranks), whole=whole if lines else "", items=items)
 
 
 _COUNT = re.compile(
@@ -2028,16 +2067,20 @@ def fit_sections(
         return tokens(trial) <= allowance
 
     said: set[str] = set()
-    for _, si, li, rank in order:
+
+    def attempt(si: int, li: int, rank: int) -> bool:
+        """Take line `li` of section `si` if it fits (cut to fit when it may be); False
+        when it does not fit (a line that says nothing new is passed over: True)."""
+        nonlocal chosen, said
         s = sections[si]
         keys = _said(s.lines[li])
         if not keys or keys & said:
-            continue  # nothing new, or a sentence already said
+            return True  # nothing new, or a sentence already said
         trial = {k: set(v) for k, v in chosen.items()}
         trial.setdefault(si, set()).add(li)
         if not fits(trial, si):
             if rank != 0 or s.name not in _CUTTABLE:
-                continue
+                return False
             # the first line of the task, the question, the last words: cut it to fit
             # (the task at a word, down to its first one; the others to _MIN_CUT)
             full = s.lines[li]
@@ -2054,10 +2097,55 @@ def fit_sections(
                     hi = mid - 1
             if not best:
                 text.pop((si, li), None)
-                continue
+                return False
             text[(si, li)] = best
         chosen = trial
         said |= keys
+        return True
+
+    # a list's items are taken in their order: one whose turn comes before an earlier
+    # item's waits for it, and the first that does not fit ends the list (walk 55, F4:
+    # an item left out in the middle, a later shorter one kept, read as not done);
+    # "(and N more items)" says the rest
+    members: dict[tuple[int, int], list[int]] = {}  # (section, list): its lines in order
+    for si, s in enumerate(sections):
+        for li, (group, _) in enumerate(s.items if len(s.items) == len(s.lines) else ()):
+            if group:
+                members.setdefault((si, group), []).append(li)
+    waiting: dict[tuple[int, int], dict[int, int]] = {}  # (section, list): {line: rank}
+    ended: dict[tuple[int, int], int] = {}  # (section, list): its first line left out
+    for _, si, li, rank in order:
+        s = sections[si]
+        group = s.items[li][0] if len(s.items) == len(s.lines) else 0
+        if not group:
+            attempt(si, li, rank)
+            continue
+        key = (si, group)
+        if key in ended:
+            continue
+        waiting.setdefault(key, {})[li] = rank
+        queue = members[key]
+        while queue and queue[0] in waiting[key]:
+            lj = queue.pop(0)
+            if not attempt(si, lj, waiting[key].pop(lj)):
+                ended[key] = lj
+                break
+    for (si, group), first in ended.items():
+        s = sections[si]
+        left = {s.items[lj][1] for lj in range(first, len(s.lines)) if s.items[lj][0] == group}
+        shown = chosen.get(si, set())
+        if not any(s.items[lj][0] == group for lj in shown):
+            continue  # none of the list said: no "more" of it either
+        for lj in range(first, len(s.lines)):  # no later item of the list is said
+            if s.items[lj][0] == group:
+                shown.discard(lj)
+        text[(si, first)] = f"(and {plural(len(left), 'more item')})"
+        trial = {k: set(v) for k, v in chosen.items()}
+        trial.setdefault(si, set()).add(first)
+        if fits(trial, si):
+            chosen = trial
+        else:
+            text.pop((si, first))
     if stretch:
         widen()
     return build(chosen)
