@@ -242,3 +242,36 @@ def test_a_list_cut_to_fit_loses_its_last_items_never_a_middle_one(tmp_path: Pat
         if said and len(said) < len(items):
             marked = marked or more == [f"(and {len(items) - len(said)} more items)"]
     assert marked
+
+
+def test_where_it_stopped_keeps_what_it_refers_back_to(tmp_path: Path) -> None:
+    """55 F10: "The patch looks good. It adds support for ..." was said as "It adds
+    support for ...": the sentence naming "it" (no content of its own) was dropped."""
+    last = (
+        "The patch looks good. It adds support for the `header_rows` parameter in the RST "
+        "writer class."
+    )
+    sections = _claude(tmp_path, [("user", "Fix the RST writer."), ("bot", last)])
+    assert _lines(sections, "last") == (last,), _lines(sections, "last")
+
+
+def test_a_subagent_s_line_keeps_what_its_it_refers_back_to(tmp_path: Path) -> None:
+    """55 F8: a subagent's result said only its item 3's second sentence, "It won CNN's
+    poll in 2011": the sentence naming "it" was dropped."""
+    result = (
+        "Based on my web search, **Green Curry** and **Red Curry** appear to be the most "
+        "popular Thai curries.\n\n## Key Findings\n\n"
+        "1. **Green Curry** - Often cited as the most popular Thai curry globally.\n\n"
+        "2. **Massaman Curry** - Extremely popular, especially in Western countries. It won "
+        "CNN's \"World's 50 Most Delicious Foods\" poll in 2011, ranking #1.\n"
+    )
+    task = {"description": "Search popular Thai curry", "prompt": "Which curry?"}
+    sections = _claude(
+        tmp_path,
+        [("user", "Which Thai curry is the most popular?"), ("bash", ("Task", task, result))],
+    )
+    (line,) = _lines(sections, "subagents")
+    assert "It won" in line, line
+    assert "**Massaman Curry** - Extremely popular, especially in Western countries. It won" in (
+        line
+    ), line

@@ -1646,6 +1646,7 @@ def _report(label: str, text: str, status: str = "") -> str:
     # an introduction ("Here's what I found:") and a bare heading say nothing themselves
     said = [s for s in sentences if not s.rstrip().endswith(":") and not _HEADING.match(s)]
     facts = [s for s in said if has_content(s)] or said or sentences
+    facts = [line for line, _ in _with_referents(text, facts)]  # no "It ..." of nothing said
     if verdict:
         hit = next((s for s in sentences if verdict in s), "")
         facts = [hit, *[f for f in facts if f != hit]] if hit else facts
@@ -1739,6 +1740,37 @@ def _wordless(line: str) -> bool:
     return is_markup(line) and "://" not in line
 
 
+#: A sentence that opens on a pronoun pointing back at what the sentence before it named
+#: ("The patch looks good. It adds support for ...": walk 55, F10).
+_BACK_REFERENCE = re.compile(r"\A[*_]*(?:It|Its|They|Their|This|That|These|Those)\b(?!-)")
+
+
+def _with_referents(text: str, kept: Sequence[str]) -> list[tuple[str, str]]:
+    """The sentences `kept` of `text` (as `_last_lines` says them: no image), each that
+    opens on a pronoun pointing back (`_BACK_REFERENCE`) with the sentence before it in
+    its paragraph put before it, on its line (walk 55, F8 and F10: a filter dropped the
+    sentence that named "it", the line kept read "It won ..." of nothing said); with the
+    sentence each line ends on."""
+    before: dict[str, str] = {}
+    previous = ""
+    for part in split_sentences(text):
+        said = _EMBED.sub("", part.text).strip()
+        if part.after == "sentence" and previous:
+            before.setdefault(said, previous)
+        previous = said
+    out: list[tuple[str, str]] = []
+    for sentence in kept:
+        line = sentence
+        referent = before.get(sentence, "") if _BACK_REFERENCE.match(sentence) else ""
+        if referent and referent not in kept:  # (one kept is said: its own line)
+            earlier = before.get(referent, "") if _BACK_REFERENCE.match(referent) else ""
+            if earlier and earlier not in kept:
+                referent = f"{terminated(earlier)} {referent}"
+            line = f"{terminated(referent)} {sentence}"
+        out.append((line, sentence))
+    return out
+
+
 def _list_items(texts: Sequence[str]) -> dict[str, tuple[int, int]]:
     """Each sentence of `texts` that is a list's (as `_last_lines` says it, no image):
     (which list of them, 1 up; its item's number in it). A list is a run of items, the
@@ -1770,16 +1802,22 @@ def _last_lines_items(
     texts: Sequence[str],
 ) -> tuple[tuple[str, ...], str, tuple[tuple[int, int], ...]]:
     """`_last_lines`, and for each line the list item it is (`Section.items`)."""
-    kept: list[str] = []
+    pairs: list[tuple[str, str]] = []  # (line, the sentence it ends on)
     for text in texts:
         sentences = [s for s in _content_sentences(text, False) if not _QUESTION.search(s)]
         plain = [_EMBED.sub("", s).strip() for s in sentences if not is_narration(s)]
         worded = [s for s in plain if not _wordless(s)]  # a bare path is no content said
-        kept += [s for s in worded if has_content(s)] or worded[:2] or plain[:2]
+        chosen = [s for s in worded if has_content(s)] or worded[:2] or plain[:2]
+        pairs += _with_referents(text, chosen)
     items = _list_items(texts)
-    kept = [s for s in dict.fromkeys(kept) if s]
+    firsts: dict[str, str] = {}  # each line once, where it first comes
+    for line, end in pairs:
+        if line:
+            firsts.setdefault(line, end)
+    pairs = list(firsts.items())
+    kept = [end for _, end in pairs]
     # a lead-in's block (code, an edit) is not in the recap: its colon ends nothing
-    lines = tuple(_cut(terminated(s), _LINE_CHARS["last"]) for s in kept)
+    lines = tuple(_cut(terminated(s), _LINE_CHARS["last"]) for s, _ in pairs)
     # its code blocks inline (folded as they were, a `~~~` line opened a fence never closed)
     folded = [_fold(_EMBED.sub("", _inline_fences(t))) for t in texts]
     # a closing message of no words after one with some (`🎉`, `...`) is not glued to it
@@ -2112,6 +2150,7 @@ def fit_sections(
         for li, (group, _) in enumerate(s.items if len(s.items) == len(s.lines) else ()):
             if group:
                 members.setdefault((si, group), []).append(li)
+    heads = {key: lines[0] for key, lines in members.items()}
     waiting: dict[tuple[int, int], dict[int, int]] = {}  # (section, list): {line: rank}
     ended: dict[tuple[int, int], int] = {}  # (section, list): its first line left out
     for _, si, li, rank in order:
@@ -2127,7 +2166,10 @@ def fit_sections(
         queue = members[key]
         while queue and queue[0] in waiting[key]:
             lj = queue.pop(0)
-            if not attempt(si, lj, waiting[key].pop(lj)):
+            # (an item is cut to fit only as the list's first: a later one cut short
+            # and said again whole in a summary read twice)
+            rank = waiting[key].pop(lj)
+            if not attempt(si, lj, rank if lj == heads[key] else 1):
                 ended[key] = lj
                 break
     for (si, group), first in ended.items():
