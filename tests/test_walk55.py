@@ -275,3 +275,32 @@ def test_a_subagent_s_line_keeps_what_its_it_refers_back_to(tmp_path: Path) -> N
     assert "**Massaman Curry** - Extremely popular, especially in Western countries. It won" in (
         line
     ), line
+
+
+def test_the_last_check_is_said_once() -> None:
+    """55 F12: the last check was said in Last outcome ("Last check: `X` -> 12 passed")
+    and again, the same run, in What happened ("Good! Ran `X` (exit 0): 12 passed."); a
+    summary left with its filler alone ("Good!") says nothing either. A run of the
+    command that printed something else (an earlier one) is still said, and so is a
+    command cut short in both (spotter-8463c716's ``bd close``)."""
+    from chunkscope.engine.recap.core import Candidate, _deduped
+    from chunkscope.engine.summarize import Summary
+
+    command = "cd /testbed && python -m pytest tests/test_raw.py -v 2>&1 | tail -20"
+    prefix = f"## Last outcome\nLast check: `{command}` -> 12 passed in 0.21s (exit 0)"
+
+    def said(text: str) -> str:
+        (kept,) = _deduped([Candidate(0, Summary(text, text), 1.0)], prefix)
+        return kept.summary.summary
+
+    assert said(f"Good! Ran `{command}` (exit 0): 12 passed in 0.21s.") == ""
+    two = f"Ran `{command}` (exit 0): 12 passed in 0.21s. 12 tests (was 9), all passing."
+    assert said(two) == "12 tests (was 9), all passing."
+    earlier = f"Ran `{command}` (exit 1): 3 failed, 9 passed in 0.30s."
+    assert said(earlier) == earlier
+    other = "Ran `cd /testbed && python -m pytest tests/test_raw.py -x` (exit 0): 12 passed."
+    assert said(other) == other
+    long = 'bd close spotter-fum.4 --reason="Added regression tests: 9 renderer edge case tests'
+    prefix = f"Last check: `{long}...` -> ✓ Closed spotter-fum.4: Added regression tests..."
+    cut = f'Ran `{long}, 12 LiveView..."`: ✓ Closed spotter-fum.4: Added regression tests, 12...'
+    assert said(cut) == ""

@@ -664,16 +664,76 @@ def _window_hashes(keys: Sequence[str]) -> list[list[int]]:
 _EXCERPT_TAIL = re.compile(r"\S+(?:\s+\S+){0,5}?\.\.\.")
 #: A collapsed call with what it printed: ``Ran `cmd` (failed): output``.
 _CALL_SAID = re.compile(r"`(?: \([^)]*\))?: ")
+#: A collapsed run (``Ran `X` (exit 0): R``): its command, the mark that it was cut,
+#: and what it printed.
+_RAN = re.compile(r"\ARan (`+)(.+?)\1(?: on line \d+)?(?: \([^)]*\))?(?:: (.*))?\Z", re.S)
+#: The end of a run's result that says its exit (``(exit 0)``, ``(failed)``).
+_EXIT_SAID = re.compile(r"\s*\((?:exit -?\d+|failed)\)\s*\Z")
+
+
+def _run_words(text: str) -> tuple[str, bool]:
+    """A command or a result as two runs of it are compared: its words alone (the marks
+    between them differ: ``a; b`` in Last outcome, ``a b`` in a summary), without the
+    cut's ``...``; and whether it was cut."""
+    end = CUT_END.search(text)
+    if end is not None:
+        text = text[: end.start()]
+    return " ".join(re.findall(r"\w+", text.lower())), end is not None
+
+
+def _same_words(a: tuple[str, bool], b: tuple[str, bool]) -> bool:
+    """Whether two commands (or results) read as `_run_words` are the same, one cut
+    short of the other at most."""
+    (x, x_cut), (y, y_cut) = a, b
+    if x == y:
+        return True
+    short, long, cut = (x, y, x_cut) if len(x) <= len(y) else (y, x, y_cut)
+    return cut and len(short) >= 12 and long.startswith(short)
+
+
+def _last_checks(prefix: str) -> list[tuple[tuple[str, bool], tuple[str, bool]]]:
+    """The last check Last outcome says (`LAST_CHECK`): its command and its result, as
+    `_run_words` reads them."""
+    from chunkscope.engine.recap.sections import LAST_CHECK
+
+    found = []
+    for line in prefix.splitlines():
+        m = re.match(rf"{re.escape(LAST_CHECK)}(`+)(.+?)\1 -> (.*)\Z", line.strip())
+        if m:
+            result = _EXIT_SAID.sub("", m.group(3))
+            found.append((_run_words(m.group(2)), _run_words(result)))
+    return found
+
+
+def _checked(sentence: str, checks: Sequence[tuple[tuple[str, bool], tuple[str, bool]]]) -> bool:
+    """Whether `sentence` is a collapsed run Last outcome says already: the same command
+    with the same result (walk 55, F12: "Last check: `X` -> 12 passed" and "Ran `X`
+    (exit 0): 12 passed." said one run twice; an earlier run of it that printed
+    something else is no repeat)."""
+    m = _RAN.match(sentence.strip())
+    if m is None:
+        return False
+    command, said = _run_words(m.group(2)), _run_words(m.group(3) or "")
+    for check, result in checks:
+        if not _same_words(command, check):
+            continue
+        if not said[0]:  # (no output): the last check said none either
+            return result[0] in ("", "no output")
+        words = said[0] if not said[1] else said[0].rsplit(" ", 1)[0]  # a cut's stump
+        if words and (words in result[0] or (result[0] and result[0] in said[0])):
+            return True
+    return False
 
 
 def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
     """The candidates with every sentence already said (in `prefix`, or in a candidate
     ahead in priority: pinned, then higher score, then newer) taken out of their text;
     an excluded one as it is."""
-    from chunkscope.engine.summarize.extractive import sentences_of, terminated
+    from chunkscope.engine.summarize.extractive import is_narration, sentences_of, terminated
 
     seen: set[str] = set()
     said = _norm(" ".join(prefix.split()))  # the sections' text, to find quotes in it
+    checks = _last_checks(prefix)
     for line in prefix.splitlines():
         line = line.strip().lstrip("-#*>\\ ").strip()
         unlabelled = _LABEL.sub("", line)  # "Later: do X." says "do X."
@@ -731,6 +791,9 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
                 if len(stem := _cut_stem(s)) >= _CUT_STEM and stem in said:
                     changed = True  # the start of a sentence the sections say whole
                     continue
+                if checks and _checked(s, checks):
+                    changed = True  # the run Last outcome says, said another way
+                    continue
                 if repeats(key, hashes):
                     changed = True  # it repeats a sentence said already, and little more
                     continue
@@ -742,6 +805,8 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
                 kept.append(terminated(s))
                 kept_keys.append(key)
             at += len(ks)
+            if changed and all(is_narration(k) for k in kept):
+                kept, kept_keys = [], []  # "Good!" of "Good! Ran `X`: ..." says nothing
             if changed:
                 text = " ".join(kept)
                 # the summarizer's abstract when it is kept (the panel shows it too), else

@@ -1332,6 +1332,11 @@ def _commit_chained(command: str) -> bool:
     return False
 
 
+#: Last outcome's line of the last check opens so (the recap's dedupe reads it back: the
+#: summary of a chunk that ran it does not say the run again).
+LAST_CHECK = "Last check: "
+
+
 def outcome_section(log: _Log) -> Section:
     """The last check (test, build, lint) and its result (a refused one says it did not
     run), a commit that failed with nothing after it, the agent's own final report."""
@@ -1368,7 +1373,8 @@ def outcome_section(log: _Log) -> Section:
             last_check = call  # the last one whose result the log has, if any has one
     if last_check is not None:
         cmd = _code(one_line_command(_command(last_check.args)), 120)
-        lines.append((0, last_check.index, f"Last check: {cmd} -> {_result_summary(last_check)}"))
+        said = f"{LAST_CHECK}{cmd} -> {_result_summary(last_check)}"
+        lines.append((0, last_check.index, said))
     # a commit that failed matters only when no commit came after it
     if failed_commits and (not made or failed_commits[-1][0] > max(made)):
         lines.append((1, failed_commits[-1][0], failed_commits[-1][1]))
