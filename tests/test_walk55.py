@@ -304,3 +304,48 @@ def test_the_last_check_is_said_once() -> None:
     prefix = f"Last check: `{long}...` -> ✓ Closed spotter-fum.4: Added regression tests..."
     cut = f'Ran `{long}, 12 LiveView..."`: ✓ Closed spotter-fum.4: Added regression tests, 12...'
     assert said(cut) == ""
+
+
+def _codex(tmp_path: Path, items: list[dict[str, Any]]) -> Path:
+    """A Codex rollout of `items` (response items), after a user's request."""
+    user = {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": "Build the operator dashboard."}],
+    }
+    rows = [
+        {"timestamp": f"2026-07-10T18:07:{n:02d}Z", "type": "response_item", "payload": p}
+        for n, p in enumerate([user, *items])
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_a_refused_request_user_input_is_no_answer(tmp_path: Path) -> None:
+    """56 F1: Codex's ``request_user_input is unavailable in Default mode`` (the tool's
+    refusal: the user never saw the question) read as the user's answer: ``Answered: Q
+    -> request_user_input is unavailable ...`` in Task, ``Response: '...'`` collapsed."""
+    from chunkscope.engine.recap.collapse import collapse_messages
+
+    question = "Set up custom brand guidelines before I build the operator dashboard?"
+    args = {"questions": [{"id": "brand", "question": question, "options": []}]}
+    call = {
+        "type": "function_call",
+        "name": "request_user_input",
+        "arguments": json.dumps(args),
+        "call_id": "c1",
+    }
+    out = {
+        "type": "function_call_output",
+        "call_id": "c1",
+        "output": "request_user_input is unavailable in Default mode",
+    }
+    source = load(_codex(tmp_path, [call, out]), keep_messages=True)
+    task = _lines(extract_sections(source.messages, source.notes), "task")
+    assert not any(line.startswith("Answered:") for line in task), task
+    tools = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
+    assert tools == [
+        f"Called request_user_input to ask '{question}': request_user_input is unavailable "
+        "in Default mode."
+    ], tools

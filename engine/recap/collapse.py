@@ -281,6 +281,22 @@ ASK_TOOLS = frozenset(
 )
 
 
+#: An ask tool's result that is the harness refusing the call, which it names: the user
+#: saw no question (Codex's ``request_user_input is unavailable in Default mode``).
+_ASK_REFUSED = re.compile(
+    r"\A\s*(\w+) (?:is|was) (?:unavailable|disabled|not (?:available|supported|allowed|enabled))\b",
+    re.I,
+)
+
+
+def ask_refused(name: str, result: str, failed: bool = False) -> bool:
+    """Whether an ask call's `result` is no answer but the tool's refusal (walk 56, F1:
+    ``request_user_input is unavailable in Default mode`` read as the user's answer), or
+    the call failed (`failed`, not refused by the user: that is their answer)."""
+    m = _ASK_REFUSED.match(result)
+    return bool(m and m.group(1).lower() == name.lower()) or (failed and not refused(result))
+
+
 def answers_given(result: str, args: Mapping[str, Any] | None = None) -> list[tuple[str, str]]:
     """(question, answer) of each answer in an ask call's result: Claude Code's answer
     record (``User has answered your questions: "Q"="A", ...``), or Codex's JSON
@@ -880,6 +896,8 @@ def _other_tool(
         return _patched(_value(args, "input", result))
     if name.lower() in ASK_TOOLS:
         question = question_text(args) or "?"
+        if ask_refused(name, result, failed):  # never shown to the user: no response
+            return f"Called {name} to ask '{_cut(_fold(question))}': {_cut(_fold(result))}."
         answers = "; ".join(a for _, a in answers_given(result, args)) or result  # not the Qs
         return f"Asked user: '{_cut(_fold(question))}'. Response: '{_cut(_fold(answers))}'."
     if name == "view_image":

@@ -71,6 +71,7 @@ from chunkscope.engine.recap.collapse import (
     _decode_arguments,
     _fold,
     answers_given,
+    ask_refused,
     harness_error,
     one_line_command,
     patch_changes,
@@ -1913,6 +1914,8 @@ def _answers(log: _Log) -> list[tuple[int, str]]:
     for call in log.calls:
         if call.name.lower() not in ASK_TOOLS or call.rejected or not (call.result or "").strip():
             continue
+        if ask_refused(call.name, call.result or "", call.failed):
+            continue  # the tool refused to ask: the user answered nothing
         pairs = answers_given(call.result or "", call.args)
         if pairs:
             for q, a in pairs:
