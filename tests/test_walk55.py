@@ -349,3 +349,33 @@ def test_a_refused_request_user_input_is_no_answer(tmp_path: Path) -> None:
         f"Called request_user_input to ask '{question}': request_user_input is unavailable "
         "in Default mode."
     ], tools
+
+
+def _suite(n: int, failed: int = 0) -> str:
+    verdict = "FAILED" if failed else "ok"
+    return (
+        f"running {n + failed} tests\n\ntest result: {verdict}. {n} passed; {failed} failed; "
+        "0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\n"
+    )
+
+
+def test_a_multi_suite_cargo_test_says_its_total_or_its_first_failure(tmp_path: Path) -> None:
+    """56 F2: Last outcome quoted cargo's last two ``test result:`` lines, the empty
+    doc-tests' ``0 passed``, though three suites had passed 2, 3 and 8 tests."""
+    from chunkscope.engine.recap.collapse import collapse_call
+
+    command = "cargo fmt --all -- --check && cargo test --workspace"
+    out = "Exit code: 0\n" + _suite(2) + _suite(3) + _suite(8) + _suite(0) + _suite(0)
+    sections = _claude(
+        tmp_path, [("user", "Run the tests."), ("bash", ("Bash", {"command": command}, out))]
+    )
+    total = "test result: ok. 13 passed; 0 failed; 0 ignored (5 suites)"
+    assert _lines(sections, "outcome") == (f"Last check: `{command}` -> {total} (exit 0)",)
+    said = collapse_call("Bash", json.dumps({"command": command}), out, agent="claude-code")
+    assert said == f"Ran `{command}` (exit 0): {total}", said
+    out = "Exit code: 101\n" + _suite(2) + _suite(2, failed=1) + _suite(8) + _suite(0)
+    said = collapse_call("Bash", json.dumps({"command": command}), out, agent="claude-code")
+    assert said == (
+        f"Ran `{command}` (exit 101): test result: FAILED. 2 passed; 1 failed; 0 ignored; "
+        "0 measured; 0 filtered out; finished in 0.00s"
+    ), said

@@ -581,6 +581,26 @@ def result_lines(output: str) -> list[str]:
     return [ln.strip(_AROUND_RESULT) for ln in lines if RESULT_LINE.search(ln)]
 
 
+#: A Rust test suite's summary line (``cargo test`` prints one per crate and doc-tests).
+_SUITE_RESULT = re.compile(r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored")
+
+
+def said_results(picked: Sequence[str]) -> list[str]:
+    """The lines of `picked` (`result_lines`) a run's sentence says: its last two; of
+    several test suites' summaries (``cargo test``'s ``test result:`` lines), the first
+    that failed, else their total (walk 56, F2: the last two were the empty doc-tests',
+    ``0 passed``, where 13 unit tests had passed)."""
+    suites = [m for line in picked if (m := _SUITE_RESULT.match(line))]
+    if len(suites) < 2:
+        return list(picked[-2:])
+    failed = next((m.string for m in suites if m.group(1) == "FAILED"), None)
+    if failed is not None:
+        return [failed]
+    passed, fails, ignored = (sum(int(m.group(i)) for m in suites) for i in (2, 3, 4))
+    total = f"test result: ok. {passed} passed; {fails} failed; {ignored} ignored"
+    return [f"{total} ({len(suites)} suites)"]
+
+
 _TRACEBACK = "Traceback (most recent call last):"
 #: A Python exception's line at the end of a traceback (``ModuleNotFoundError: No module
 #: named 'numpy'``; walk 53, F11: the collapsed run said the traceback's first frames).
@@ -595,7 +615,7 @@ def _printed(output: str) -> str:
     ====`` said nothing of the run); a traceback's exception; else its start. Cut at 120
     characters."""
     picked = result_lines(output)
-    said = "; ".join(picked[-2:]) if picked else _fold(strip_control(output))
+    said = "; ".join(said_results(picked)) if picked else _fold(strip_control(output))
     if not picked and _TRACEBACK in output:  # its exception, not its first frames
         raised = _EXCEPTION_LINE.findall(strip_control(output))
         said = _fold(raised[-1]) if raised else said

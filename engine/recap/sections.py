@@ -77,6 +77,7 @@ from chunkscope.engine.recap.collapse import (
     patch_changes,
     question_text,
     result_lines,
+    said_results,
     shell_patch,
     subagent_asked,
     subagent_kind,
@@ -1274,7 +1275,7 @@ def _result_summary(call: _Call) -> str:
     # the lines a collapsed run says too (walk 28, F15), else the output's last line
     picked = result_lines(result)
     lines = [_fold(ln).strip("=-_* ") for ln in result.splitlines() if ln.strip()]
-    keep = picked[-2:] if picked else lines[-1:]
+    keep = said_results(picked) if picked else lines[-1:]
     text = "; ".join(_cut(ln, 140) for ln in keep)
     code = _exit_code(call)
     if code is not None:
