@@ -379,3 +379,31 @@ def test_a_multi_suite_cargo_test_says_its_total_or_its_first_failure(tmp_path: 
         f"Ran `{command}` (exit 101): test result: FAILED. 2 passed; 1 failed; 0 ignored; "
         "0 measured; 0 filtered out; finished in 0.00s"
     ), said
+
+
+def test_a_code_mode_web_run_opening_pages_says_them(tmp_path: Path) -> None:
+    """56 F4: Codex code mode's ``web__run({"open": [{"ref_id": ...}, ...]})`` read as
+    ``Fetched ?.`` (a summary of no words the recap kept): the pages it opened, each
+    whole, as a single URL's fetch reads."""
+    from chunkscope.engine.recap.collapse import collapse_messages
+
+    pages = [
+        "turn5search11",
+        "turn5search7",
+        "https://solana.com/news/dflow-prediction-markets-api",
+        "https://github.com/txodds/tx-on-chain",
+        "https://txline.txodds.com/documentation/quickstart",
+    ]
+    script = (
+        "const r = await tools.web__run("
+        + json.dumps({"open": [{"ref_id": p} for p in pages], "response_length": "long"})
+        + "); text(r);\n"
+    )
+    call = {"type": "custom_tool_call", "call_id": "c1", "name": "exec", "input": script}
+    out = {"type": "custom_tool_call_output", "call_id": "c1", "output": "Script completed"}
+    source = load(_codex(tmp_path, [call, out]), keep_messages=True)
+    tools = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
+    assert tools == [
+        "Fetched turn5search11, turn5search7, https://solana.com/news/dflow-prediction-markets"
+        "-api, https://github.com/txodds/tx-on-chain and 1 more."
+    ], tools

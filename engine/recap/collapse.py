@@ -893,6 +893,9 @@ def _other_tool(
         return f"Searched the web for '{_cut(_fold(query))}'."
     if name in ("WebFetch", "web_fetch"):
         url = _value(args, "url", "")
+        pages = args.get("urls")  # Codex's web__run opening several (walk 56, F4: "?")
+        if not url and isinstance(pages, list):
+            url = _pages([p for p in pages if isinstance(p, str) and p.strip()])
         if not url:  # Gemini CLI's web_fetch names its URLs in its prompt (walk 22, F12)
             prompt = args.get("prompt")
             found = _URLS.findall(prompt) if isinstance(prompt, str) else []
@@ -928,6 +931,19 @@ def _other_tool(
         tool = tool or "?"
         return _sentence(f"Called {tool} on {server or '?'}", _arguments_shown(tool, arguments))
     return None
+
+
+def _pages(pages: Sequence[str]) -> str:
+    """The pages a fetch opened (URLs, or the references to search results Codex opens
+    by), each whole, as many as `CUT` characters hold (one at least), the rest counted:
+    ``https://a.org/x, turn5search7 and 2 more``."""
+    shown: list[str] = []
+    for page in dict.fromkeys(pages):
+        if shown and len(", ".join([*shown, page])) > CUT:
+            break
+        shown.append(page)
+    more = len(dict.fromkeys(pages)) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
 
 
 def _arguments_shown(tool: str, arguments: Any) -> str:
