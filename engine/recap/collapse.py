@@ -587,11 +587,11 @@ _SUITE_RESULT = re.compile(r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) fai
 
 def said_results(picked: Sequence[str]) -> list[str]:
     """The lines of `picked` (`result_lines`) a run's sentence says: its last two; of
-    several test suites' summaries (``cargo test``'s ``test result:`` lines), the first
-    that failed, else their total (walk 56, F2: the last two were the empty doc-tests',
+    more test suites' summaries than that (``cargo test``'s ``test result:`` lines), the
+    first that failed, else their total (walk 56, F2: the last two were the empty doc-tests',
     ``0 passed``, where 13 unit tests had passed)."""
     suites = [m for line in picked if (m := _SUITE_RESULT.match(line))]
-    if len(suites) < 2:
+    if len(suites) < 3:  # the last two say them all
         return list(picked[-2:])
     failed = next((m.string for m in suites if m.group(1) == "FAILED"), None)
     if failed is not None:
