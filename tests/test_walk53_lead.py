@@ -128,9 +128,9 @@ def test_an_excerpts_tail_goes_with_the_call_said_already() -> None:
         "Checking 88 source files (this might take a while) ... Refactoring opportuniti..."
     )
     head = call.rsplit(" Refactoring", 1)[0]  # the sections said the call, not its tail
-    second = Candidate(1, Summary(call, f"{call} I need to fix the dialyzer type error."), 1.0)
+    second = Candidate(1, Summary(call, f"{call} The dialyzer type error is in hooks.ex."), 1.0)
     (again,) = _deduped([second], f"## Last outcome\n{head}")
-    assert again.summary.summary == "I need to fix the dialyzer type error.", again.summary
+    assert again.summary.summary == "The dialyzer type error is in hooks.ex.", again.summary
     # a sentence of its own that ends in "..." after a sentence said already stays
     said = "The tests pass on both machines now."
     alone = Candidate(1, Summary("x", f"{said} The rest follows..."), 1.0)
