@@ -234,3 +234,51 @@ def test_a_compaction_summary_without_its_flag_is_no_request() -> None:
     )
     assert not is_request(preamble)
     assert is_request("This session is slow; continue the profiling from yesterday please")
+
+
+def test_where_it_stopped_says_an_item_with_its_lead_in_and_its_list() -> None:
+    """F4 (walk 53): Where it stopped kept one list item of three without its lead-in
+    (Gemini CLI chat: "`gtk-theme='adw-gtk3'` (Adwaita ...)." of three settings
+    switched; aider: "All bug fixes and optimizations from recent commits." of what a
+    README now includes). Such an item is said with its lead-in and its list's items; a
+    list whose every item says itself keeps a line per item."""
+    from chunkscope.engine.recap.sections import _last_lines
+
+    nested = (
+        "The switch to light mode came from Helium.\n"
+        "-   **Timeline:**\n"
+        "    -   **17:08:** Helium processes started.\n"
+        "    -   **The Change:** The `dconf` settings were switched to:\n"
+        "        -   `color-scheme='prefer-light'`\n"
+        "        -   `gtk-theme='adw-gtk3'` (Adwaita, the default GNOME light theme)\n"
+        "        -   `icon-theme='Breeze_Light'`\n"
+    )
+    lines, _ = _last_lines([nested])
+    assert (
+        "**The Change:** The `dconf` settings were switched to: `color-scheme='prefer-light'`;"
+        " `gtk-theme='adw-gtk3'` (Adwaita, the default GNOME light theme);"
+        " `icon-theme='Breeze_Light'`."
+    ) in lines, lines
+    assert not any(line.startswith("`gtk-theme") for line in lines), lines
+    readme = (
+        "The updated README now includes:\n"
+        "1. More detailed technical descriptions of each feature\n"
+        "2. All bug fixes and optimizations from recent commits\n"
+        "3. Better organization of information\n"
+    )
+    lines, _ = _last_lines([readme])
+    assert lines == (
+        "The updated README now includes: More detailed technical descriptions of each"
+        " feature; All bug fixes and optimizations from recent commits; Better"
+        " organization of information.",
+    ), lines
+    done = (
+        "All four subtasks are done:\n"
+        "- **a0y.1**: lifecycle hooks added in `registry.ex`.\n"
+        "- **a0y.2**: bootstrap sync in `sync.ex` with 12 tests.\n"
+    )
+    lines, _ = _last_lines([done])
+    assert lines == (
+        "**a0y.1**: lifecycle hooks added in `registry.ex`.",
+        "**a0y.2**: bootstrap sync in `sync.ex` with 12 tests.",
+    ), lines

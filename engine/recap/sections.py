@@ -1779,6 +1779,69 @@ def _with_referents(text: str, kept: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
+#: A list item's line: its indentation, its text.
+_ITEM_LINE = re.compile(r"^([ \t]*)(?:[-*+•]|\d{1,3}[.)])[ \t]+(\S.*?)\s*$")
+#: A lead-in's end: a colon, inside bold or after it (``**Changed:**``, ``switched to:``).
+_LEAD_IN_END = re.compile(r":[*_]*\Z")
+
+
+def _lead_in_lists(text: str) -> dict[str, str]:
+    """Each item of a list a lead-in opens in `text` (a line ending in a colon, then
+    items: deeper than it when it is an item itself, else the run after it), by its
+    text, with the line that says the lead-in and all its items: "The settings were
+    switched to: `a`; `b`; `c`." An item kept alone without its lead-in said nothing
+    of what it was ("`gtk-theme='adw-gtk3'` (Adwaita ...)." of three switched, "All
+    bug fixes ..." of what a README now includes: walk 53, F4)."""
+    lines = text.splitlines()
+    out: dict[str, str] = {}
+    for i, line in enumerate(lines):
+        own = _ITEM_LINE.match(line)
+        lead = (own.group(2) if own else line).strip()
+        if not _LEAD_IN_END.search(lead) or not has_words(lead):
+            continue
+        depth = len(own.group(1).expandtabs(4)) if own else -1
+        level = -1  # the indentation of its items (deeper ones are theirs)
+        items: list[str] = []
+        for after in lines[i + 1 :]:
+            if not after.strip():
+                continue
+            item = _ITEM_LINE.match(after)
+            indent = len(item.group(1).expandtabs(4)) if item else -1
+            if item is None or indent <= depth or (level >= 0 and indent < level):
+                break
+            if level < 0:
+                level = indent
+            if indent == level and not _LEAD_IN_END.search(item.group(2)):
+                items.append(item.group(2))  # (a lead-in among them says its own list)
+        if len(items) < 2:
+            continue
+        said = f"{lead} {'; '.join(i.rstrip('.;,') for i in items)}"
+        for words in items:
+            out[" ".join(words.split())] = said
+    return out
+
+
+def _with_lead_ins(text: str, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`pairs` (line, the sentence it ends on), each line that is an item of a list a
+    lead-in opens (`_lead_in_lists`) said as the lead-in with all its items."""
+    lists = _lead_in_lists(text)
+    if not lists:
+        return pairs
+    found: dict[int, str] = {}  # each pair's list, by its line
+    for k, (line, end) in enumerate(pairs):
+        key = " ".join(end.split()).rstrip(".")
+        said = next((w for item, w in lists.items() if item.startswith(key)), None)
+        if line == end and said is not None:  # (not one said with what it refers back to)
+            found[k] = said
+    # a list whose every item is kept says itself, an item a line (the fit cuts it from
+    # its end, `fit_sections`); one some of whose items were left out is said whole
+    kept = {w: sum(1 for v in found.values() if v == w) for w in found.values()}
+    whole = {w for w, n in kept.items() if n < sum(1 for v in lists.values() if v == w)}
+    return [
+        (found[k] if found.get(k) in whole else line, end) for k, (line, end) in enumerate(pairs)
+    ]
+
+
 def _list_items(texts: Sequence[str]) -> dict[str, tuple[int, int]]:
     """Each sentence of `texts` that is a list's (as `_last_lines` says it, no image):
     (which list of them, 1 up; its item's number in it). A list is a run of items, the
@@ -1816,7 +1879,7 @@ def _last_lines_items(
         plain = [_EMBED.sub("", s).strip() for s in sentences if not is_narration(s)]
         worded = [s for s in plain if not _wordless(s)]  # a bare path is no content said
         chosen = [s for s in worded if has_content(s)] or worded[:2] or plain[:2]
-        pairs += _with_referents(text, chosen)
+        pairs += _with_lead_ins(text, _with_referents(text, chosen))
     items = _list_items(texts)
     firsts: dict[str, str] = {}  # each line once, where it first comes
     for line, end in pairs:
