@@ -20,7 +20,7 @@ from chunkscope.engine.textutil import plural
 from chunkscope.tui.screens.confirm import ConfirmScreen
 from chunkscope.tui.workbench.messages import Notice, SelectionReady, WorkFailed
 from chunkscope.tui.workbench.runs import RunView
-from chunkscope.tui.workbench.state import WorkbenchHost, save_path
+from chunkscope.tui.workbench.state import ChunkStart, WorkbenchHost, save_path
 
 if TYPE_CHECKING:
     from chunkscope.engine.config.tuning import Tuning
@@ -157,7 +157,7 @@ class WorkbenchActions(WorkbenchHost):
         index, chunk = picked
         before = self.state
         was = chunk.text in getattr(before, which)
-        self.state = after = before.toggled(which, chunk.text)
+        self.state = after = before.toggled(which, chunk.text, ChunkStart.of(chunk))
         note = f"Chunk {index}: {'no longer ' if was else ''}{verb}"
         if chunk.text in after.held_pins and chunk.text not in before.held_pins:
             note += " (its pin comes back when x is pressed again)"

@@ -434,6 +434,10 @@ class PipelineDriver(WorkbenchHost):
 
     def _ran(self, view: RunView) -> None:
         bench = self.workbench
+        # the pins and exclusions onto this run's chunks, before anything reads them
+        self.state, notes = self.state.followed(view.result.chunks)
+        for note in notes:
+            self.notify(note, title="Recap", severity="warning", timeout=10, markup=False)
         self.last_run_at = self._now()
         self.run_generation += 1
         if bench is not None:

@@ -15,6 +15,7 @@ checked by mypy against the others.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -29,6 +30,7 @@ from chunkscope.tui.workbench.runs import Derived
 
 if TYPE_CHECKING:
     from chunkscope.engine.config.settings import Backend, Settings
+    from chunkscope.engine.model import Chunk, Turn
     from chunkscope.engine.pipeline import Pipeline, PipelineParams
     from chunkscope.engine.recap.core import Selection
     from chunkscope.engine.summarize import Summary
@@ -44,15 +46,82 @@ def save_path(name: str) -> str:
     return f"./{name}"
 
 
+#: The opening of a chunk's first turn that `ChunkStart` keeps: enough to tell two parts
+#: of one record apart (a message cut into paragraphs), short enough to be found in a
+#: part cut at another size.
+_OPENING = 40
+
+
+def _turn_lines(turn: Turn) -> tuple[int, int] | None:
+    """The first and last source lines of `turn` (as `Chunk.lines` counts a turn's)."""
+    if turn.source_line is None:
+        return None
+    first = turn.call_line or turn.text_start or turn.source_line
+    return first, turn.last_line or turn.end_line or turn.source_line
+
+
+@dataclass(frozen=True)
+class ChunkStart:
+    """Where a chunk the user pinned or excluded starts in the file: the source line and
+    turn of its first turn and that turn's opening. A merged chunk's text changes with
+    every slider that moves its cuts; its start does not, so a pin follows the chunk
+    that now holds the start of the one pinned (walk 54, F3: it vanished without a word
+    when the chunk size slider grew the pinned chunk)."""
+
+    line: int | None
+    turn: int | None
+    opening: str
+
+    @classmethod
+    def of(cls, chunk: Chunk) -> ChunkStart | None:
+        if not chunk.turns:
+            return None
+        first = chunk.turns[0]
+        lines = _turn_lines(first)
+        return cls(lines[0] if lines else None, first.turn_index, first.text[:_OPENING])
+
+    def holder(self, chunks: Sequence[Chunk]) -> int | None:
+        """The index of the chunk of `chunks` holding this start: the one with a turn of
+        the same record (its lines, else its turn index) that holds the opening (or that
+        the opening begins with: a part cut shorter), else the first with a turn of that
+        record; None when no chunk has one (the record is no longer read)."""
+        line, opening = self.line, self.opening
+        if line is None and self.turn is None:
+            return None
+        first: int | None = None
+        for i, chunk in enumerate(chunks):
+            if line is not None:
+                span = chunk.lines
+                if span is None or not span[0] <= line <= span[1]:
+                    continue
+            for turn in chunk.turns:
+                if line is not None:
+                    lines = _turn_lines(turn)
+                    if lines is None or not lines[0] <= line <= lines[1]:
+                        continue
+                elif turn.turn_index != self.turn:
+                    continue
+                text = turn.text
+                if opening in text or (text and opening.startswith(text)):
+                    return i
+                if first is None:
+                    first = i
+        return first
+
+
 @dataclass(frozen=True)
 class TuningState:
     """What the user has chosen (see the module docstring)."""
 
     tuning: Tuning = field(default_factory=Tuning)
-    pinned: frozenset[str] = frozenset()  # merged chunk texts
+    pinned: frozenset[str] = frozenset()  # merged chunk texts of the run shown
     excluded: frozenset[str] = frozenset()
     #: Pins set aside while their chunk is excluded (restored when it is not).
     held_pins: frozenset[str] = frozenset()
+    #: Where each chunk the user pinned or excluded started, by the text of the chunk
+    #: that holds it now (several for a chunk holding several): `followed` places the
+    #: marks on the chunks of a new run by them.
+    starts: frozenset[tuple[str, ChunkStart]] = frozenset()
     headings: bool = False
     embedder: str = "lexical"
     summarizer: str = "extractive"
@@ -61,10 +130,13 @@ class TuningState:
         """This state with some knobs changed (by knob name; validated)."""
         return replace(self, tuning=self.tuning.with_values(values))
 
-    def toggled(self, which: Literal["pinned", "excluded"], text: str) -> TuningState:
+    def toggled(
+        self, which: Literal["pinned", "excluded"], text: str, start: ChunkStart | None = None
+    ) -> TuningState:
         """Pin or exclude a merged chunk's text, or undo it; a chunk is never both.
         Excluding a pinned chunk sets its pin aside (`held_pins`): taking the exclusion
-        back pins it again, so ``x`` then ``x`` changes nothing."""
+        back pins it again, so ``x`` then ``x`` changes nothing. `start` is where the
+        chunk starts (`ChunkStart.of`), kept while the chunk is marked."""
         pinned, excluded, held = self.pinned, self.excluded, self.held_pins
         if which == "pinned":
             pinned = pinned - {text} if text in pinned else pinned | {text}
@@ -78,11 +150,93 @@ class TuningState:
             excluded = excluded | {text}
             if text in pinned:
                 pinned, held = pinned - {text}, held | {text}
-        return replace(self, pinned=pinned, excluded=excluded, held_pins=held)
+        starts = self.starts
+        if text not in pinned | excluded:
+            starts = frozenset(pair for pair in starts if pair[0] != text)
+        elif start is not None and not any(t == text for t, _ in starts):
+            starts = starts | {(text, start)}
+        return replace(self, pinned=pinned, excluded=excluded, held_pins=held, starts=starts)
 
     def cleared(self) -> TuningState:
         """No pin and no exclusion."""
-        return replace(self, pinned=frozenset(), excluded=frozenset(), held_pins=frozenset())
+        return replace(
+            self,
+            pinned=frozenset(),
+            excluded=frozenset(),
+            held_pins=frozenset(),
+            starts=frozenset(),
+        )
+
+    def followed(self, chunks: Sequence[Chunk]) -> tuple[TuningState, list[str]]:
+        """The pins and exclusions placed on the merged chunks of a new run, and what to
+        tell the user. A marked text the run has still marks its chunk; any other marks
+        the chunk now holding the start of each chunk it was set on (`ChunkStart`), or
+        for a text without a start (a review's) the chunk `match_chunks` finds, as the
+        stored recap's pins are found. A chunk that now holds a pinned and an excluded
+        one stays pinned; a mark whose start no chunk holds is dropped, and said so:
+        the recap is never written without a pin the user saw (walk 54, F3)."""
+        marked = self.pinned | self.excluded
+        if not marked:
+            return self, []
+        texts = [c.text for c in chunks]
+        present = set(texts)
+        if marked <= present:
+            return self, []
+        from chunkscope.engine.inject.recaps import match_chunks
+
+        moved: dict[str, set[str]] = {}
+        starts: set[tuple[str, ChunkStart]] = set()
+        for text in marked:
+            own = [s for t, s in self.starts if t == text]
+            if text in present:
+                moved[text] = {text}
+                starts.update((text, s) for s in own)
+                continue
+            now: set[str] = set()
+            if own:
+                for s in own:
+                    i = s.holder(chunks)
+                    if i is not None:
+                        now.add(texts[i])
+                        starts.add((texts[i], s))
+            else:
+                for i in match_chunks(texts, [text]):
+                    now.add(texts[i])
+                    start = ChunkStart.of(chunks[i])
+                    if start is not None:
+                        starts.add((texts[i], start))
+            moved[text] = now
+
+        def placed(marks: frozenset[str]) -> frozenset[str]:
+            return frozenset(t for m in marks for t in moved.get(m, ()))
+
+        pinned = placed(self.pinned)
+        excluded = placed(self.excluded)
+        held = placed(self.held_pins) & excluded
+        notes: list[str] = []
+        both = pinned & excluded
+        if both:
+            excluded -= both
+            held -= both
+            count = len(both)
+            notes.append(
+                f"{'A chunk' if count == 1 else f'{count} chunks'} of this run "
+                f"{'holds' if count == 1 else 'hold'} a pinned chunk and an excluded one: "
+                "pinned, the exclusion dropped."
+            )
+        for which, marks in (("pin", self.pinned), ("exclusion", self.excluded)):
+            for text in sorted(marks):
+                if not moved.get(text):
+                    opening = " ".join(text.split())[:48]
+                    notes.append(
+                        f"The {which} on the chunk “{opening}…” no longer matches a chunk "
+                        "of this run (its start is not read now): it is dropped."
+                    )
+        starts = {(t, s) for t, s in starts if t in pinned | excluded}
+        state = replace(
+            self, pinned=pinned, excluded=excluded, held_pins=held, starts=frozenset(starts)
+        )
+        return state, notes
 
 
 def _backend_hint(error: BaseException) -> str | None:

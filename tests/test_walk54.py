@@ -1,0 +1,128 @@
+"""Walk 54's findings on the workbench. F3: a pin vanished without a word when a
+slider changed the pinned chunk's text (the pins were the merged chunks' texts). F4:
+auto-tune searched topic depths 5 to 8 only and said no setting found the marks that
+the depth slider's lower values find. F5: beside the merge panel's scrollbar the sweep
+rows lost their values. F6: the header named the previous summarizer after the palette
+switched it. F7: the palette's expand entry had no key, the theme list no key hints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.pilot import (
+    ROOT,
+    make_app,
+    recording_notifications,
+    settled,
+    until,
+    wait_for,
+)
+
+SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
+
+
+def _pinned_rows(app: Any) -> list[int]:
+    assert app.selection is not None
+    return [c.index for c in app.selection.candidates if c.pinned]
+
+
+async def _rerun(pilot: Any, app: Any, **values: Any) -> None:
+    """Knobs changed as a slider changes them, and the new run settled."""
+    generation = app.run_generation
+    app.request_run(app.state.tuning.with_values(values))
+    await until(pilot, lambda: app.run_generation > generation)
+    await settled(pilot, app)
+
+
+async def test_f3_a_pin_follows_its_chunk_when_a_slider_changes_the_chunks() -> None:
+    """F3: ``p`` on chunk 0, then the chunk size slider from 200 to 700 (Tab x5, Down x3,
+    Right x4 as the walk did): the recap showed chunk 0 over budget with no 📌 and no
+    word said, and ``w`` wrote it without the pin; back at 325 the pin came back. The pin
+    follows the chunk holding the pinned one's start at every size."""
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        shown = recording_notifications(app)
+        await pilot.press("p")
+        await until(pilot, lambda: _pinned_rows(app) == [0])
+        await pilot.press(*["tab"] * 5, *["down"] * 3)
+        generation = app.run_generation
+        await pilot.press(*["right"] * 4)
+        await until(pilot, lambda: app.state.tuning.values()["topic_chunk_tokens"] == 700)
+        await until(pilot, lambda: app.run_generation > generation)
+        await settled(pilot, app)
+        assert app.selection is not None
+        assert len(app.selection.candidates) < 52  # the chunks did change
+        assert _pinned_rows(app) == [0], _pinned_rows(app)
+        row = app.selection.candidates[0]
+        assert row.selected and row.reason == "pinned"
+        await pilot.press(*["left"] * 3)
+        await until(pilot, lambda: app.state.tuning.values()["topic_chunk_tokens"] == 325)
+        await settled(pilot, app)
+        await wait_for(pilot, lambda: _pinned_rows(app) == [0], 5)
+        assert _pinned_rows(app) == [0]
+        assert not [s for s in shown if "no longer matches" in s], shown
+
+
+async def test_f3_a_pin_comes_back_to_its_own_chunk_and_merged_pins_split_again() -> None:
+    """F3: a pin in the middle of the run follows its start into a bigger chunk, and
+    back on its own chunk when the size returns; two pins whose chunks merge into one
+    are one pinned chunk, and two again when they split. Unpinning the chunk that holds
+    both takes both pins away."""
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        chunks = bench.view.result.chunks
+        first, second = 20, 21
+        starts = [chunks[first].lines, chunks[second].lines]
+        await pilot.press(*["down"] * first)
+        for index in (first, second):
+            await until(pilot, lambda i=index: bench.selected == i)
+            await pilot.press("p")
+            await until(pilot, lambda i=index: i in _pinned_rows(app))
+            await pilot.press("down")
+        await _rerun(pilot, app, topic_chunk_tokens=800)
+        view = bench.view
+        assert view is not None
+        holders = {
+            i
+            for i, c in enumerate(view.result.chunks)
+            for line in (s[0] for s in starts if s)
+            if c.lines and c.lines[0] <= line <= c.lines[1]
+        }
+        assert len(holders) == 1  # both starts in one chunk at this size
+        assert _pinned_rows(app) == sorted(holders)
+        await _rerun(pilot, app, topic_chunk_tokens=200)
+        assert _pinned_rows(app) == [first, second]
+        await _rerun(pilot, app, topic_chunk_tokens=800)
+        (held,) = holders  # p on the chunk holding both takes both pins away
+        await pilot.press(*["up"] * (bench.selected - held))
+        await until(pilot, lambda: bench.selected == held)
+        await pilot.press("p")
+        await until(pilot, lambda: not app.state.pinned)
+        await _rerun(pilot, app, topic_chunk_tokens=200)
+        assert _pinned_rows(app) == []
+
+
+def test_f3_a_mark_no_chunk_holds_is_dropped_and_said_and_a_pin_wins_over_an_exclusion() -> None:
+    """F3: a pin whose start no chunk of the new run holds is not kept silently: it is
+    dropped and the note says so. A chunk that now holds a pinned and an excluded chunk
+    stays pinned, and the note says the exclusion went."""
+    from chunkscope.engine.model import Chunk, Turn
+    from chunkscope.tui.workbench.state import ChunkStart, TuningState
+
+    turns = [Turn(None, "You", f"message number {i}", source_line=i + 1) for i in range(4)]
+    a, b, c = Chunk(turns[:1]), Chunk(turns[1:2]), Chunk(turns[2:])
+    state = TuningState()
+    state = state.toggled("pinned", a.text, ChunkStart.of(a))
+    state = state.toggled("excluded", b.text, ChunkStart.of(b))
+    state = state.toggled("pinned", c.text, ChunkStart.of(c))
+    merged = [Chunk(turns[:2])]  # a and b in one chunk; c's records no longer read
+    after, notes = state.followed(merged)
+    assert after.pinned == {merged[0].text} and not after.excluded
+    assert any("exclusion dropped" in n for n in notes), notes
+    assert any("The pin on the chunk “You: message number 2" in n for n in notes), notes
+    # unchanged texts: the same state, nothing said
+    assert state.followed([a, b, c]) == (state, [])
