@@ -431,14 +431,16 @@ def test_tune_says_when_no_setting_finds_a_mark(
     assert main(["tune", str(SAMPLE), "--gold", str(gold), *grid]) == 0
     out = capsys.readouterr().out
     zero = Tuned({}, 0.2, 0.2, 0.0, 0.0, 0.0, 3.0)
-    said = no_mark_found([zero], 2, 2)
-    assert said is not None and said.startswith("No setting of the 2 tried finds any of the 2 ")
+    said = no_mark_found([zero], {"topic_depth": [7, 40]}, 2)
+    assert said is not None
+    assert said.startswith("No setting of the 2 tried (topic_depth 7-40) finds any of the 2 ")
     assert out.rstrip().endswith(said)
     header = next(line for line in out.splitlines() if line.lstrip().startswith("F1"))
     assert header.split()[:5] == ["F1", "recall", "Pk", "WindowDiff", "topics"]  # as eval's
-    one = no_mark_found([zero], 96, 1)  # not "any of the 1 topic mark" (walk 9 #14)
+    # not "any of the 1 topic mark" (walk 9 #14)
+    one = no_mark_found([zero], {"topic_depth": [7.0], "topic_min_chars": [300, 500]}, 1)
     assert one is not None and "finds the one topic mark (F1 0.000 for all)" in one
-    assert no_mark_found([zero, zero._replace(f1=0.5)], 2, 2) is None
+    assert no_mark_found([zero, zero._replace(f1=0.5)], {"topic_depth": [7, 40]}, 2) is None
 
 
 @pytest.mark.parametrize(

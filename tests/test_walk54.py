@@ -7,6 +7,7 @@ switched it. F7: the palette's expand entry had no key, the theme list no key hi
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tests.pilot import (
@@ -126,3 +127,48 @@ def test_f3_a_mark_no_chunk_holds_is_dropped_and_said_and_a_pin_wins_over_an_exc
     assert any("The pin on the chunk “You: message number 2" in n for n in notes), notes
     # unchanged texts: the same state, nothing said
     assert state.followed([a, b, c]) == (state, [])
+
+
+async def test_f4_auto_tune_searches_the_depths_the_slider_offers(isolated: Path) -> None:
+    """F4: with topic marks at lines 67 and 147, auto-tune said "No setting of the 96
+    tried finds any of the 2 topic marks ... Check the marks" while the column at topic
+    depth 2.00 found both: its grid held depths 5 to 8 of the slider's 0 to 10. The grid
+    now spans the slider's range, and the search finds the marks."""
+    from dataclasses import replace
+
+    from textual.widgets import Static
+
+    from chunkscope.engine.evaluate.measure import TUNE_GRIDS
+    from chunkscope.engine.params import knob_map
+    from chunkscope.engine.segment.segmenter import TopicParams
+    from tests.pilot import auto_tune
+
+    slider = knob_map(TopicParams)["topic_depth"].slider
+    assert slider is not None
+    depths = TUNE_GRIDS["topic"]["topic_depth"]
+    part = (slider.hi - slider.lo) / len(depths)
+    for tenth in range(int(slider.lo * 10), int(slider.hi * 10) + 1):
+        assert min(abs(tenth / 10 - d) for d in depths) <= part / 2 + 1e-9, (tenth, depths)
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(pilot, lambda: app.workbench is not None and app.workbench.view is not None)
+        assert app.file_marks is not None
+        app.set_file_marks(replace(app.file_marks, starts=(67, 147)))
+        screen = await auto_tune(pilot, app)
+        assert screen.rows[0].f1 > 0, screen.rows[0]
+        assert not screen.query_one("#tune-none", Static).display
+
+
+def test_f4_the_advice_names_the_ranges_searched() -> None:
+    """F4: "no setting finds the marks" names the ranges of the grid it searched, and
+    that one outside them may find them, before telling the user to check the marks."""
+    from chunkscope.engine.evaluate.measure import TUNE_GRIDS, Tuned, no_mark_found
+
+    zero = Tuned({}, 0.2, 0.2, 0.0, 0.0, 0.0, 3.0)
+    said = no_mark_found([zero], TUNE_GRIDS["topic"], 2)
+    assert said is not None
+    assert "No setting of the 120 tried (topic_window 1000-4000, topic_depth 1-9, " in said
+    assert "outside those ranges may find them" in said
+    seed = no_mark_found([zero], TUNE_GRIDS["seed"], 1)
+    assert seed is not None and "(threshold adaptive, 0.05-0.3, std_k 0-1," in seed

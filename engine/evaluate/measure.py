@@ -84,23 +84,6 @@ def score_text(value: float) -> str:
     return f"{value:.3f}"
 
 
-#: The settings `tune` tries by default, per merge mode (``chunkscope tune``, and
-#: ``bench/segment.py``): every combination, so keep the product small.
-TUNE_GRIDS: dict[str, dict[str, list[Any]]] = {
-    "topic": {
-        "topic_window": [1000, 1500, 2500, 4000],
-        "topic_depth": [5.0, 6.0, 7.0, 8.0],
-        "topic_structure": [3.5, 5.0, 6.5],
-        "topic_min_chars": [300, 500],
-    },
-    "seed": {
-        "threshold": ["adaptive", 0.05, 0.1, 0.15, 0.2, 0.3],
-        "std_k": [0.0, 0.5, 1.0],
-        "max_chunk_chars": [2048, 4096, 8192, 16384],
-    },
-}
-
-
 @dataclass(frozen=True)
 class Scores:
     """The scores of one segmentation (the JSON of ``chunkscope eval``)."""
@@ -500,6 +483,61 @@ def _geometric_values(
     return values
 
 
+def covering_values(params: type[Any], name: str, points: int) -> list[Any]:
+    """`points` values of knob `name` of `params` across the range its slider offers,
+    one in the middle of each of `points` equal parts of it (`knob_values`): every value
+    the slider can take is within half a part of one, the ends too. A grid's knob
+    declared so searches what the workbench lets the user try (walk 54, F4: auto-tune
+    searched topic depths 5 to 8 of the slider's 0 to 10, and said no setting found the
+    marks that depth 2 finds)."""
+    from chunkscope.engine.params import knob_map
+
+    knob = knob_map(params)[name]
+    assert knob.slider is not None, f"{name} has no slider"
+    half = (knob.slider.hi - knob.slider.lo) / (2 * points)
+    return knob_values(knob, knob.slider.lo + half, knob.slider.hi - half, points)
+
+
+def _tune_grids() -> dict[str, dict[str, list[Any]]]:
+    from chunkscope.engine.segment.segmenter import TopicParams
+
+    return {
+        "topic": {
+            "topic_window": [1000, 1500, 2500, 4000],
+            "topic_depth": covering_values(TopicParams, "topic_depth", 5),
+            "topic_structure": [3.5, 5.0, 6.5],
+            "topic_min_chars": [300, 500],
+        },
+        "seed": {
+            "threshold": ["adaptive", 0.05, 0.1, 0.15, 0.2, 0.3],
+            "std_k": [0.0, 0.5, 1.0],
+            "max_chunk_chars": [2048, 4096, 8192, 16384],
+        },
+    }
+
+
+#: The settings `tune` tries by default, per merge mode (``chunkscope tune``, the
+#: workbench's auto-tune and ``bench/segment.py``): every combination, so keep the
+#: product small. The topic depth, the knob that decides most where topics start, spans
+#: its slider's range (`covering_values`).
+TUNE_GRIDS: dict[str, dict[str, list[Any]]] = _tune_grids()
+
+
+def grid_words(grid: Mapping[str, Sequence[Any]]) -> str:
+    """The ranges `grid` searches, as the advice under a search says them:
+    ``topic_window 1000-4000, topic_depth 1.0-9.0, ...`` (a knob's words, such as
+    ``adaptive``, named before its numbers; one value alone)."""
+    parts = []
+    for name, values in grid.items():
+        words = [str(v) for v in values if isinstance(v, str)]
+        numbers = sorted(v for v in values if not isinstance(v, str) and v is not None)
+        if numbers:
+            lo, hi = numbers[0], numbers[-1]
+            words.append(f"{lo:g}" if lo == hi else f"{lo:g}-{hi:g}")
+        parts.append(f"{name} {', '.join(words)}")
+    return ", ".join(parts)
+
+
 def sweep(
     case: Case, segmenter: Segmenter, name: str, values: Iterable[Any], base: Mapping[str, Any]
 ) -> list[tuple[Any, Scores]]:
@@ -548,18 +586,22 @@ class Tuned(NamedTuple):
         return (-round(self.f1, 9), round(self.pk, 9), round(self.windowdiff, 9))
 
 
-def no_mark_found(rows: Sequence[Tuned], tried: int, marks: int) -> str | None:
+def no_mark_found(
+    rows: Sequence[Tuned], grid: Mapping[str, Sequence[Any]], marks: int
+) -> str | None:
     """What to say under a search's `rows` (the best and the current setting) when none
     finds a single one of the `marks` topic marks (F1 0 for all, so `tune` ranked them by
-    Pk alone): the workbench's auto-tune and `chunkscope tune` say it alike; None when
-    some row finds a mark."""
+    Pk alone): the workbench's auto-tune and `chunkscope tune` say it alike, with the
+    ranges of `grid` searched (a setting outside them may find the marks: walk 54, F4);
+    None when some row finds a mark."""
     if not rows or any(t.f1 > 0 for t in rows):
         return None
     which = "the one topic mark" if marks == 1 else f"any of the {marks:,} topic marks"
     return (
-        f"No setting of the {tried:,} tried finds {which} "
+        f"No setting of the {grid_size(grid):,} tried ({grid_words(grid)}) finds {which} "
         f"({SCORE_NAMES['f1']} {score_text(0)} for all): the rows are ranked by "
-        f"{SCORE_NAMES['pk']} alone. Check the marks, or try the other merge mode."
+        f"{SCORE_NAMES['pk']} alone. A setting outside those ranges may find them; "
+        "else check the marks, or try the other merge mode."
     )
 
 

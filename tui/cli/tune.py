@@ -296,7 +296,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
             ),
         )
     marks = sum(1 for c in cases for line in set(c.gold) if line > 1)
-    said = no_mark_found([*best, baseline], settings, marks)
+    said = no_mark_found([*best, baseline], grid, marks)
     if said is not None and args.format == "json":
         note(said)
     elif said is not None:

@@ -203,7 +203,7 @@ class TuneScreen(LateCallbacks, ModalScreen["Tuning | None"]):
             return
         self.rows, self.current = best, current
         self._fill_table()
-        said = no_mark_found((*best, current), grid_size(self.grid), len(self.gold) - 1)
+        said = no_mark_found((*best, current), self.grid, len(self.gold) - 1)
         if best and said is not None:
             none = self.query_one("#tune-none", Static)
             none.update(said)
