@@ -61,8 +61,12 @@ def test_the_panel_marks_the_value_in_force_and_prints_its_numbers() -> None:
     assert rows[1].endswith("    1")  # the count at ∞, the value in force
     assert rows[2].index("▲") == LABEL + 24 and "now ∞" in rows[2]
     assert all(len(row) <= 38 for row in rows)
-    # Too narrow for the column of numbers: they follow the marker.
-    narrow = sweep_text(result, width=34).plain.split("\n")
+    # Two cells narrower (the panel's scrollbar): fewer points, the numbers kept at the
+    # rows' ends (walk 54, F5).
+    beside = sweep_text(result, width=36).plain.split("\n")
+    assert beside[1].endswith("    1") and all(len(row) <= 36 for row in beside)
+    # Too narrow for the column of numbers and `COLUMN_POINTS` points: they follow the marker.
+    narrow = sweep_text(result, width=24).plain.split("\n")
     assert "now ∞: 1 chunks" in narrow[-1] or "now ∞: 1 chunks" in narrow[-2]
 
 

@@ -11,7 +11,13 @@ from chunkscope.engine.config.tuning import Tuning
 from chunkscope.engine.evaluate.measure import Case, tuning_merge
 from chunkscope.engine.pipeline import Pipeline, PipelineParams
 from chunkscope.engine.segment.merge import MergeParams
-from chunkscope.tui.widgets.sweep_panel import LABEL, SweepResult, shown_points, sweep_text
+from chunkscope.tui.widgets.sweep_panel import (
+    LABEL,
+    SweepResult,
+    shown_points,
+    sweep_picks,
+    sweep_text,
+)
 from tests.pilot import SAMPLE
 
 
@@ -50,7 +56,7 @@ def test_a_sweep_made_for_a_wider_panel_fits_its_width_with_the_marker_under_its
     assert 0 < len(spark) <= width - LABEL
     marker = next(row for row in rows[2:] if "▲" in row)
     at = marker.index("▲") - LABEL
-    picks = shown_points(len(values), width - LABEL, result.at_current())
+    picks, _ = sweep_picks(result, width)  # the numbers at the rows' ends keep room
     assert values[picks[at]] == current
     assert f"{chunks[values.index(current)]}" in "\n".join(rows)
 

@@ -172,3 +172,46 @@ def test_f4_the_advice_names_the_ranges_searched() -> None:
     assert "outside those ranges may find them" in said
     seed = no_mark_found([zero], TUNE_GRIDS["seed"], 1)
     assert seed is not None and "(threshold adaptive, 0.05-0.3, std_k 0-1," in seed
+
+
+async def test_f5_beside_the_merge_panels_scrollbar_the_sweep_rows_end_with_their_numbers(
+    isolated: Path,
+) -> None:
+    """F5: with two topic marks the merge panel (seed mode) is taller than the screen at
+    160x48 and scrolls; its scrollbar takes two cells, and the sweep, made with room for
+    24 points and the numbers, lost the run's chunk count and Pk at its rows' ends. The
+    rows give up points to keep them."""
+    import re
+    from dataclasses import replace
+
+    from textual.geometry import Region
+
+    from chunkscope.tui.widgets.sweep_panel import SweepPanel
+    from tests.pilot import all_idle
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        assert app.file_marks is not None
+        app.set_file_marks(replace(app.file_marks, starts=(67, 147)))
+        await pilot.press("tab", "left")  # the merge toggle: seed
+        await until(pilot, lambda: app.state.tuning.merge.mode == "seed")
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        panel = bench.query_one(SweepPanel)
+        await until(pilot, lambda: all_idle(app) and panel.result is not None and not panel.busy)
+        await pilot.pause()
+        controls = bench.query_one("#controls")
+        assert controls.show_vertical_scrollbar  # the case of the walk
+        result = panel.result
+        assert result is not None and result.pk is not None
+        i = result.at_current()
+        assert i is not None
+        width = panel.size.width
+        rows = [s.text for s in panel.render_lines(Region(0, 0, width, panel.size.height))]
+        chunks = next(r for r in rows if r.startswith("chunks"))
+        pk = next(r for r in rows if r.startswith("Pk"))
+        assert re.search(rf" {result.chunks[i]}$", chunks), rows
+        assert pk.endswith(f" {result.pk[i]:.3f}"), rows
+        assert all(len(r) <= width for r in rows)

@@ -20,6 +20,9 @@ from chunkscope.tui.widgets.rows import put_text
 
 LABEL = 7  # "chunks " / "Pk     "
 NUMBER = 5  # the column of the numbers at the value in force ("0.573")
+#: The fewest points a row shows to keep the numbers at its end; a narrower panel gives
+#: the row every point it has room for and the numbers follow the marker.
+COLUMN_POINTS = 12
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,22 @@ def shown_points(count: int, room: int, keep: int | None) -> list[int]:
     return picks
 
 
+def sweep_picks(result: SweepResult, width: int) -> tuple[list[int], bool]:
+    """The points of `result` a panel `width` cells wide shows, and whether the numbers
+    at the value in force end their rows (the column). The column comes first: a row
+    too short for every point and the numbers gives up points, evenly spread, the one
+    in force kept (`shown_points`), as long as `COLUMN_POINTS` are left. Beside the
+    merge panel's scrollbar the rows are two cells narrower than the sweep was made for,
+    and the numbers were the ones left out (walk 54, F5)."""
+    i = result.at_current()
+    count = len(result.values)
+    room = width - LABEL
+    if i is not None and count + 1 + NUMBER > room and room - 1 - NUMBER >= COLUMN_POINTS:
+        room -= 1 + NUMBER
+    picks = shown_points(count, room, i)
+    return picks, i is not None and LABEL + len(picks) + 1 + NUMBER <= width
+
+
 def sweep_text(result: SweepResult | None, busy: bool = False, width: int = 38) -> Text:
     """The panel's text for `result`, fitted to `width` cells."""
     if result is None:
@@ -92,8 +111,9 @@ def sweep_text(result: SweepResult | None, busy: bool = False, width: int = 38) 
     text = _rule(head + (" …" if busy else ""), width)
     i = result.at_current()
     # a sweep made for a wider panel (the terminal made smaller, the tab become a side
-    # column) shows as many of its points as fit, the one in force among them
-    picks = shown_points(len(result.values), width - LABEL, i)
+    # column, the panel's scrollbar shown) shows as many of its points as fit beside the
+    # numbers at the value in force, the one in force among them
+    picks, column = sweep_picks(result, width)
     series = [("chunks", [float(result.chunks[p]) for p in picks], "")]
     if result.pk is not None:
         series.append(("Pk", [result.pk[p] for p in picks], ""))
@@ -101,9 +121,8 @@ def sweep_text(result: SweepResult | None, busy: bool = False, width: int = 38) 
         series[0] = (*series[0][:2], str(result.chunks[i]))
         if result.pk is not None:
             series[1] = (*series[1][:2], score_text(result.pk[i]))
-    # The numbers at the value in force end their series' rows when the panel is wide
-    # enough (the driver sizes the sweep to fit); else they follow the marker.
-    column = i is not None and LABEL + len(picks) + 1 + NUMBER <= width
+    # The numbers at the value in force end their series' rows (`sweep_picks`); in a
+    # panel too narrow for them and `COLUMN_POINTS` points they follow the marker.
     for name, values, number in series:
         text.append(f"\n{name:<{LABEL}}")
         text.append(sparkline(values), style="bold")
