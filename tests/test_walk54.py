@@ -13,6 +13,7 @@ from typing import Any
 from tests.pilot import (
     ROOT,
     make_app,
+    palette_listed,
     recording_notifications,
     settled,
     until,
@@ -215,3 +216,42 @@ async def test_f5_beside_the_merge_panels_scrollbar_the_sweep_rows_end_with_thei
         assert re.search(rf" {result.chunks[i]}$", chunks), rows
         assert pk.endswith(f" {result.pk[i]:.3f}"), rows
         assert all(len(r) <= width for r in rows)
+
+
+def _header(app: Any) -> str:
+    from textual.geometry import Region
+
+    from chunkscope.tui.widgets.header_line import HeaderLine
+
+    line = app.workbench.query_one(HeaderLine)
+    return "".join(s.text for s in line.render_lines(Region(0, 0, line.size.width, 1)))
+
+
+async def _palette(pilot: Any, app: Any, command: str) -> None:
+    """Run a palette command as a user does: ctrl+p, its words, enter."""
+    await pilot.press("ctrl+p")
+    await pilot.press(*command)
+    await until(pilot, lambda: palette_listed(app))
+    await pilot.press("enter")
+
+
+async def test_f6_the_header_names_the_summarizer_the_palette_switched_to(
+    isolated: Path,
+) -> None:
+    """F6: ctrl+p ``summarizer: llm``: the Summary panel said the llm summarizer failed,
+    but the header still ended ``· lexical · extractive · +2`` until a slider step ran
+    again; back to extractive, it said ``llm``. It names the one in force at once."""
+    app = make_app(ROOT / "sample_logs" / "docs_cleanup.jsonl")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        assert "· lexical · extractive" in _header(app), _header(app)
+        generation = app.run_generation
+        await _palette(pilot, app, "summarizer: llm")
+        await until(pilot, lambda: app.summarizer_name == "llm")
+        assert await wait_for(pilot, lambda: "· lexical · llm" in _header(app), 5), _header(app)
+        await _palette(pilot, app, "summarizer: extractive")
+        await until(pilot, lambda: app.summarizer_name == "extractive")
+        assert await wait_for(pilot, lambda: "· lexical · extractive" in _header(app), 5), _header(
+            app
+        )
+        assert app.run_generation == generation  # no run redrew it

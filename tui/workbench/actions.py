@@ -581,6 +581,8 @@ class WorkbenchActions(WorkbenchHost):
             self.selection = None
             self.summary_failure = ""
             bench = self.workbench
+            if bench is not None:  # it names the summarizer in force (walk 54, F6)
+                bench.show_header()
             if bench is not None and bench.view is not None:
                 bench.show_summary_progress(0, len(bench.view.result.chunks))
                 bench.show_summary()
