@@ -255,3 +255,48 @@ async def test_f6_the_header_names_the_summarizer_the_palette_switched_to(
             app
         )
         assert app.run_generation == generation  # no run redrew it
+
+
+async def test_f7_the_palette_names_enter_for_expand(isolated: Path) -> None:
+    """F7: ctrl+p listed ``chunk: expand / collapse the selected chunk`` as the one
+    key-bound command without its key: it names ``[enter]``, and still expands."""
+    from textual.command import CommandList, CommandPalette
+
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"expand / collapse")
+        await until(pilot, lambda: palette_listed(app))
+        listed = app.screen.query_one(CommandList)
+        first = str(listed.get_option_at_index(0).prompt)
+        assert "chunk: expand / collapse the selected chunk  [enter]" in first, first
+        merged = app.workbench.query_one("#merged", ChunkList)  # type: ignore[union-attr]
+        expanded = set(merged._expanded)
+        await pilot.press("enter")
+        await until(pilot, lambda: set(merged._expanded) != expanded)
+        await until(pilot, lambda: not isinstance(app.screen, CommandPalette))
+
+
+async def test_f7_the_theme_list_names_its_keys(isolated: Path) -> None:
+    """F7: the palette's theme list ("Theme  Change the current theme") said only
+    ``Search for themes…``, the footer hidden under it: its field names its keys, as
+    the command palette's does, and enter still picks the theme."""
+    from textual.command import CommandPalette
+    from textual.widgets import Input
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        app.action_change_theme()  # what the palette's "Theme" command runs
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await until(pilot, lambda: palette_listed(app))
+        field = app.screen.query_one(Input)
+        assert "↑ ↓ move · enter picks · escape closes" in field.placeholder, field.placeholder
+        assert field.placeholder.startswith("Search for themes…")
+        await pilot.press(*"nord")
+        await until(pilot, lambda: palette_listed(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: app.theme == "nord")

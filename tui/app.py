@@ -579,6 +579,15 @@ class ChunkscopeApp(
         if self.use_command_palette and not isinstance(self.screen, CommandPalette):
             self.push_screen(Palette(id="--command-palette"))
 
+    def search_themes(self) -> None:
+        """The palette's "Theme" list: Textual's, its field naming its keys as the
+        command palette's does (`THEME_PLACEHOLDER`; the footer is hidden below it)."""
+        from textual.theme import ThemeProvider
+
+        from chunkscope.tui.screens.palette import THEME_PLACEHOLDER, Palette
+
+        self.push_screen(Palette(providers=[ThemeProvider], placeholder=THEME_PLACEHOLDER))
+
     def action_show_help_panel(self) -> None:
         """The palette's "Keys": Textual's key panel, the workbench laid out beside it."""
         super().action_show_help_panel()

@@ -29,7 +29,7 @@ class WorkbenchCommands(Provider):
         commands: list[Command] = [
             (
                 "chunk: expand / collapse the selected chunk",
-                partial(self._bench, "expand"),
+                self.toggle_expand,
                 "Show the full text of the selected merged chunk",
             ),
             (
@@ -203,13 +203,18 @@ class WorkbenchCommands(Provider):
             )
         return commands
 
-    def _bench(self, what: str) -> None:
+    def toggle_expand(self) -> None:
+        """The merged list's ``enter`` (named as its binding's action, so the palette
+        names the key: `_key_of`): expand or collapse the selected chunk."""
         bench = self.app.workbench  # type: ignore[attr-defined]
-        if bench is not None and what == "expand":
+        if bench is not None:
             from chunkscope.tui.widgets.chunk_list import ChunkList
 
             bench.query_one("#merged", ChunkList).action_toggle_expand()
-        elif bench is not None and what == "search":
+
+    def _bench(self, what: str) -> None:
+        bench = self.app.workbench  # type: ignore[attr-defined]
+        if bench is not None and what == "search":
             bench.action_search()
 
     def _left(self, kind: str) -> None:
@@ -261,16 +266,23 @@ class WorkbenchCommands(Provider):
 
 
 def _key_of(action: Callable[[], Any], app_bindings: Iterable[Any]) -> str | None:
-    """The key of the workbench's binding, or of the app's (`app_bindings`), that runs
-    `action` (a method of the app), as the footer shows it; None when no key does."""
+    """The key of the workbench's binding, of the app's (`app_bindings`) or of the merged
+    list's that runs `action` (a method of the app, or of the provider named as the
+    list's action: ``enter``, the one key-bound command the palette listed without its
+    key, walk 54, F7), as the footer shows it; None when no key does."""
     from textual.binding import Binding
 
     from chunkscope.tui.screens.workbench import WorkbenchScreen
+    from chunkscope.tui.widgets.chunk_list import ChunkList
 
     name = getattr(action, "__name__", "").removeprefix("action_")
     if not name or isinstance(action, partial):
         return None
-    for bindings, called in ((WorkbenchScreen.BINDINGS, f"app.{name}"), (app_bindings, name)):
+    for bindings, called in (
+        (WorkbenchScreen.BINDINGS, f"app.{name}"),
+        (app_bindings, name),
+        (ChunkList.BINDINGS, name),
+    ):
         for binding in bindings:
             if isinstance(binding, Binding) and binding.action == called:
                 return binding.key_display or binding.key

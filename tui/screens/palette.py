@@ -9,18 +9,27 @@ key panel, the first palette's gathering went on after its list was removed with
 
 from __future__ import annotations
 
-from textual.command import Command, CommandList, CommandPalette
+from textual.command import Command, CommandList, CommandPalette, ProviderSource
 
 from chunkscope.tui.screens.late_callbacks import LateCallbacks
 
 #: The field's text before anything is typed: what to type and the palette's keys (the
 #: workbench's footer is hidden below it, as below every dialog).
 PALETTE_PLACEHOLDER = "Search for commands…  ↑ ↓ move · enter runs · escape closes"
+#: The same for the palette's theme list (its "Theme" command), which said only
+#: "Search for themes…" (walk 54, F7).
+THEME_PLACEHOLDER = "Search for themes…  ↑ ↓ move · enter picks · escape closes"
 
 
 class Palette(LateCallbacks, CommandPalette):
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(placeholder=PALETTE_PLACEHOLDER, id=id)
+    def __init__(
+        self,
+        *,
+        id: str | None = None,
+        providers: ProviderSource | None = None,
+        placeholder: str = PALETTE_PLACEHOLDER,
+    ) -> None:
+        super().__init__(providers=providers, placeholder=placeholder, id=id)
 
     def _has_list(self) -> bool:
         return self.is_attached and bool(self.query(CommandList))
