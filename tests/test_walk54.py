@@ -108,6 +108,36 @@ async def test_f3_a_pin_comes_back_to_its_own_chunk_and_merged_pins_split_again(
         assert _pinned_rows(app) == []
 
 
+async def test_f3_the_starts_pins_and_a_pin_across_t_stay_on_their_chunks(
+    isolated: Path,
+) -> None:
+    """F3 (found beside it): the pins given at the start (`chunkscope review`: the stored
+    review's) were cleared by the first load, so ``w`` saved the review without them;
+    ``T`` (tool calls collapsed / raw) read the file again and dropped every pin without
+    a word. Both place the pins on the chunks holding theirs."""
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        text = bench.view.result.chunks[3].text
+    app = make_app(SAMPLE, pinned=(text,))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        assert _pinned_rows(app) == [3]
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        lines = bench.view.result.chunks[3].lines
+        assert lines is not None
+        generation = app.run_generation
+        await pilot.press("T")  # tool calls raw: the file read again
+        await until(pilot, lambda: app.run_generation > generation and not app.options.collapse)
+        await settled(pilot, app)
+        (row,) = _pinned_rows(app)
+        span = bench.view.result.chunks[row].lines
+        assert span is not None and span[0] <= lines[0] <= span[1], (row, span, lines)
+
+
 def test_f3_a_mark_no_chunk_holds_is_dropped_and_said_and_a_pin_wins_over_an_exclusion() -> None:
     """F3: a pin whose start no chunk of the new run holds is not kept silently: it is
     dropped and the note says so. A chunk that now holds a pinned and an excluded chunk

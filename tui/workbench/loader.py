@@ -307,16 +307,32 @@ class PipelineDriver(WorkbenchHost):
         marks: tuple[FileMarks | None, str | None] = (None, None),
     ) -> None:
         self._picked = None
+        first = self._first_load is not None and self._first_load is self._load_worker
         self._first_load = None
         self._close_loading()
         self._unopened = None
         self._load_worker = None
-        self.pipe = pipe
+        before, self.pipe = self.pipe, pipe
         self.derived = derived
         self.tokens_ready = False
         self.summaries = {}
         self.selection = None
-        self.state = self.state.cleared()
+        again = (
+            before is not None
+            and before.path == pipe.path
+            and before.params.session == pipe.params.session
+        )
+        notes: list[str] = []
+        if first or again:
+            # the pins and exclusions given at the start (a review's), or the same file
+            # read again (tool calls collapsed or not, another embedder): on the chunks
+            # holding theirs, as a slider's run places them; they were dropped without a
+            # word, and `w` saved a review without them
+            self.state, notes = self.state.followed(view.result.chunks)
+        else:
+            self.state = self.state.cleared()
+        for note in notes:
+            self.notify(note, title="Recap", severity="warning", timeout=10, markup=False)
         self.last_run_at = self._now()
         source = view.source
         if source.mostly_skipped:
