@@ -1,5 +1,7 @@
 """Walk 54's findings on the workbench. F3: a pin vanished without a word when a
-slider changed the pinned chunk's text (the pins were the merged chunks' texts). F4:
+slider changed the pinned chunk's text (the pins were the merged chunks' texts); beside
+it, the start's pins (a review's) were cleared by the first load and ``T`` dropped
+every pin. F4:
 auto-tune searched topic depths 5 to 8 only and said no setting found the marks that
 the depth slider's lower values find. F5: beside the merge panel's scrollbar the sweep
 rows lost their values. F6: the header named the previous summarizer after the palette
