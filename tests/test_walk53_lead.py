@@ -282,3 +282,20 @@ def test_where_it_stopped_says_an_item_with_its_lead_in_and_its_list() -> None:
         "**a0y.1**: lifecycle hooks added in `registry.ex`.",
         "**a0y.2**: bootstrap sync in `sync.ex` with 12 tests.",
     ), lines
+
+
+def test_a_short_bold_title_before_a_block_is_no_sentence_where_it_stopped() -> None:
+    """Walk 56's cc-posthog.jsonl (leolin84200704/posthog-impact-dashboard @3adbaa8f):
+    a last message of two bold titles each over a code block said ``**1. Approach
+    summary (~30 words).**`` alone as Where it stopped; the message with its blocks
+    inline says what was given. A step in bold that says what it does stays a sentence."""
+    from chunkscope.engine.recap.sections import _last_lines
+
+    last = (
+        "**1. Approach summary (~30 words):**\n\n```\n4 orthogonal pillars: Ship, Lift, "
+        "Reach, Steer.\n```\n\n**2. Session file:**\n\n```\n/Users/u/.claude/s.jsonl\n```"
+    )
+    lines, _ = _last_lines([last])
+    assert lines and "4 orthogonal pillars" in lines[0], lines
+    step = "**1. Update `App.js` to manage theme state and add the toggle button:**"
+    assert not is_fragment(Sentence(step, "Bot", 0, True))

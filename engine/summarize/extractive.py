@@ -505,6 +505,9 @@ _AGENT_ROLES = frozenset({"Bot", "Bot thinking"})
 _MARKS = "*_`~ \t"
 #: A lead-in with at most this many words of content only introduces what follows.
 _LEAD_IN_WORDS = 3
+#: A title in bold ending in a colon with at most this many words of content only
+#: names the block it introduces.
+_TITLE_WORDS = 4
 #: Words that point at what follows: a lead-in with one only introduces it.
 _POINTERS = frozenset({"following", "follows", "below", "here", "these", "this"})
 #: Words a lead-in ends on that leave its sentence open ("Use environment variables
@@ -581,6 +584,10 @@ def is_fragment(sentence: Sentence) -> bool:
             return True
     title = _BOLD_TITLE.fullmatch(text)
     named = title.group(1).rstrip() if title else ""
+    if named.endswith(":") and sum(not w.isdecimal() for w in content) <= _TITLE_WORDS:
+        return True  # a short title in bold that introduces its block: "**1. Approach
+        # summary (~30 words):**" (not a step that says what it does: "**1. Update
+        # `App.js` to manage theme state and add the toggle button:**")
     untitled = not has_content(named) or _PLAIN_TITLE.fullmatch(named)
     if named and not _ENDED.search(named) and ":" not in named and untitled:
         return True  # "**Inspecting repository**", "**Personal GitHub Profile**" (a
