@@ -372,13 +372,16 @@ OBSERVATION = re.compile(r"\A\s*(?:<returncode>|The last command <command>)")
 
 
 #: A fenced block of an assistant's text: mini-swe-agent runs it when it is the only one
-#: (with none or several, the harness answers with a format error instead).
-_FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+#: (with none or several, the harness answers with a format error instead). Its closing
+#: fence opens a line, as mini-swe-agent's own ``action_regex`` needs (a newline before
+#: it): a script's ``startswith('```json')`` is no fence (walk 56, F3).
+_FENCED = re.compile(r"```[^\n]*\n(.*?)\n```", re.S)
 #: A shell command fenced in an assistant's text (mini-swe-agent's text mode: its
 #: ``bash`` blocks, later ``mswea_bash_command``): the fence's name and the command.
 #: The reader shows the one such block of a message as the command it ran when it did
 #: run (`_text_action`); the recap reads such blocks in a log with no tool calls at all.
-SHELL_FENCE = re.compile(r"```(bash|sh|shell|console|mswea_bash_command)?\s*\n(.*?)```", re.S)
+#: Its closing fence opens a line too (`_FENCED`).
+SHELL_FENCE = re.compile(r"```(bash|sh|shell|console|mswea_bash_command)?\s*\n(.*?)\n```", re.S)
 #: The fence only mini-swe-agent's actions are named with: such a block ran (no output
 #: needs to show it).
 ACTION_FENCE = "mswea_bash_command"
