@@ -318,6 +318,7 @@ def _scalar(value: Any, room: int = VALUE_CUT) -> str:
         return _quoted_cut(first.strip(), room, more=True)
     if isinstance(value, str):
         plain = value and not any(c.isspace() for c in value) and '"' not in value
+        plain = plain and not _CONTROL.search(value)
         return _cut(value, room) if plain else _quoted_cut(value, room)
     if isinstance(value, (list, dict)):
         # a value like any other: to `VALUE_CUT` (a to-do list of twelve items in full at
@@ -362,6 +363,7 @@ def _structured(value: Any, depth: int, room: int) -> str:
             first = next(ln for ln in value.strip().split("\n") if ln.strip())
             return _quoted_cut(first.strip(), room, more=True)
         plain = value and not any(c.isspace() or c in _NESTED_MARKS for c in value)
+        plain = plain and not _CONTROL.search(value)
         return _cut(value, room) if plain else _quoted_cut(value, room)
     if not isinstance(value, (list, dict)):
         return _cut(_json_scalar(value), room)
@@ -393,9 +395,25 @@ def _pair(key: str, value: Any, render: Callable[..., str], room: int) -> str:
     return key + render(value, room=room - len(key))
 
 
+#: The C0 and C1 control characters (newline and tab too): a text holding one shows
+#: quoted with escapes (`_quoted`), as JSON writes it: Ctrl-C sent to a process read as
+#: ``chars=`` with nothing, the character unseen or taken out (walk 56, F5).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _escaped(text: str) -> str:
+    """`text` in double quotes with JSON's escapes, the C1 controls (which JSON may hold
+    as they are) escaped too: ``"\\u0003"``, ``"y\\n"``."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
+
+
 def _quoted(text: str) -> str:
     """A text in quotes as typed: double quotes, or single ones when it holds a double
-    quote and no single one (JSON escapes only when it holds both)."""
+    quote and no single one (JSON escapes only when it holds both, or a control
+    character: `_CONTROL`)."""
+    if _CONTROL.search(text):
+        return _escaped(text)
     if '"' not in text:
         return f'"{text}"'
     if "'" not in text:
@@ -445,7 +463,7 @@ def _nested_text(value: Any, key: Any, depth: int) -> tuple[Any, str] | None:
 def _subject(value: str) -> str:
     """A path, pattern or query after the tool's name: as it is when it is one word."""
     one = " ".join(value.split())
-    if one and one == value and " " not in value:
+    if one and one == value and " " not in value and not _CONTROL.search(value):
         return _cut(value, VALUE_CUT * 2)
     return _quoted_cut(value, VALUE_CUT * 2)
 

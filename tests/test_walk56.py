@@ -11,9 +11,13 @@ Each test fails on the code before its fix."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import pytest
+
 from chunkscope.engine.read.parse import load
+from chunkscope.tui.cli import main
 
 SUBMIT = "```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"
 
@@ -57,3 +61,61 @@ def test_a_fence_inside_a_script_s_line_does_not_close_the_mini_swe_agent_block(
     bot = [t.text for t in load(path).turns if t.role == "Bot"]
     assert bot[0] == f"THOUGHT: I will add it.\n$ {script}"
     assert bot[1] == "THOUGHT: Done.\n$ echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+
+
+def _codex(tmp_path: Path, *payloads: dict[str, object]) -> Path:
+    """A Codex CLI 0.144 rollout (code mode) of the user's task and `payloads`."""
+    head = {"id": "s", "cwd": "/tmp/p", "originator": "codex_cli_rs", "cli_version": "0.144.1"}
+    task = {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": "Run it."}],
+    }
+    records = [("session_meta", head), ("response_item", task)]
+    records += [("response_item", p) for p in payloads]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"timestamp": f"2026-07-10T10:00:{i:02d}Z", "type": kind, "payload": p})
+            + "\n"
+            for i, (kind, p) in enumerate(records)
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+def _exec(call_id: str, script: str) -> dict[str, object]:
+    """Code mode's ``exec`` call of `script`."""
+    return {"type": "custom_tool_call", "name": "exec", "input": script, "call_id": call_id}
+
+
+def test_ctrl_c_sent_to_a_process_shows_escaped(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F5: code mode's ``tools.write_stdin({"session_id":34999,"chars":"\\u0003",...})``
+    (AkashJana18/edgerunner@e38ba726 codex-session.jsonl, line 789) read as ``chars=``
+    and nothing (a raw ETX, taken out when shown), like an empty poll; the recap's JSON
+    held the raw character. Control characters show escaped, the empty poll as ``""``."""
+
+    def stdin(chars: str) -> str:
+        args = {"session_id": 34999, "chars": chars, "yield_time_ms": 1000}
+        return f"const r = await tools.write_stdin({json.dumps(args)}); text(r.output);\n"
+
+    path = _codex(
+        isolated,
+        _exec("c1", stdin("\u0003")),
+        {"type": "custom_tool_call_output", "call_id": "c1", "output": "Script completed\n"},
+        _exec("c2", stdin("")),
+        {"type": "custom_tool_call_output", "call_id": "c2", "output": "Script completed\n"},
+    )
+    source = load(path)
+    calls = [t.text for t in source.turns if t.role == "Bot"]
+    assert calls == [
+        'write_stdin session_id=34999 chars="\\u0003" yield_time_ms=1000',
+        'write_stdin session_id=34999 chars="" yield_time_ms=1000',
+    ]
+    assert main(["recap", str(path), "--format", "json"]) == 0
+    recap = capsys.readouterr().out  # JSON: a raw ETX is \u0003, its escape \\u0003
+    assert not re.search(r"(?<!\\)\\u0003", recap)
+    assert 'chars=\\"\\\\u0003\\"' in recap
