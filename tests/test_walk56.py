@@ -119,3 +119,29 @@ def test_ctrl_c_sent_to_a_process_shows_escaped(
     recap = capsys.readouterr().out  # JSON: a raw ETX is \u0003, its escape \\u0003
     assert not re.search(r"(?<!\\)\\u0003", recap)
     assert 'chars=\\"\\\\u0003\\"' in recap
+
+
+def test_aider_s_blank_input_is_no_words_of_the_user(tmp_path: Path) -> None:
+    """F6: aider writes ``#### <blank>`` when the user presses Enter on an empty prompt
+    (its io.py: ``<blank>`` for an empty input; Abhisekpm/JobSpeak@25a5ac71
+    .aider.chat.history.md, lines 33-35): it read as the user's words, the recap's
+    ``Later: <blank> can you read all the files ...``. An empty input is no message."""
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "\n# aider chat started at 2025-04-02 18:40:10\n\n"
+        "#### can you run my code?  \n\n"
+        "Please share the code files you want to work with.\n\n"
+        "> Tokens: 2.4k sent, 91 received.  \n\n"
+        "#### <blank>  \n\n"
+        "#### can you read all the files in the main directory?  \n\n"
+        "I can only see files that you explicitly share with me in this chat.\n\n"
+        "#### <blank>  \n",
+        encoding="utf-8",
+    )
+    source = load(path)
+    said = [(t.text.strip(), t.source_line) for t in source.turns if t.role == "You"]
+    assert said == [
+        ("can you run my code?", 4),
+        ("can you read all the files in the main directory?", 12),
+    ]
+    assert "<blank>" not in " ".join(t.text for t in source.turns)

@@ -32,6 +32,11 @@ _ECHO = re.compile(
 STARTED = re.compile(r"^# aider chat started at (\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)")
 #: What `_repeat` leaves out, as `Source.stripped` counts it.
 REPEATED = "requests aider repeats after their /code, /ask or /architect command"
+#: What aider writes for an empty input (Enter on an empty prompt: its ``io.py`` writes
+#: ``<blank>`` as the history's line): no words of the user's (walk 56, F6: the recap's
+#: ``Later: <blank> can you read ...``). Such lines are left out, counted as `BLANK_INPUTS`.
+BLANK_INPUT = "<blank>"
+BLANK_INPUTS = "empty inputs (aider's <blank>)"
 
 
 #: aider's own output lines (``> ``) that say what it did: an edit applied, a commit made,
@@ -207,6 +212,9 @@ def read(path: Path, options: ReadOptions) -> Any:
             continue
         if line.startswith("#### "):
             kind, text = "user", line[5:]
+            if text.strip() == BLANK_INPUT:
+                text = ""  # a line of the user's block with no words
+                out.stripped[BLANK_INPUTS] += 1
         elif line == ">" or line.startswith("> "):
             kind, text = "tool", line[2:]
         else:
