@@ -186,7 +186,8 @@ def test_a_json_document_that_does_not_parse_is_said_so_not_malformed_lines(
     cut.write_bytes(text[: len(text) // 2])
     tail = tmp_path / "tail.json"
     tail.write_bytes(text + b"\x00" * 50 + bytes(range(128, 256)) * 4)
-    for path, where in ((cut, "(line "), (tail, "not UTF-8 text at byte ")):
+    # (the line it breaks on as a malformed line's: ``path:line: ...``, walk 56, F7)
+    for path, where in ((cut, f"{cut}:"), (tail, "not UTF-8 text at byte ")):
         with pytest.raises(SourceError) as e:
             require_turns(load(path))  # (lenient reading raises nothing of its own)
         said = str(e.value)

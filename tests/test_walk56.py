@@ -145,3 +145,39 @@ def test_aider_s_blank_input_is_no_words_of_the_user(tmp_path: Path) -> None:
         ("can you read all the files in the main directory?", 12),
     ]
     assert "<blank>" not in " ".join(t.text for t in source.turns)
+
+
+def test_strict_says_where_a_cut_short_json_document_breaks(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F7: a Gemini chat or a trajectory cut short (``head -c``) said the line it breaks
+    on read leniently, but with ``--strict`` ``path:1: not valid JSON (Expecting property
+    name ...)``, its ``{`` read as a JSON line, and with ``--input-format`` a third form.
+    Every way says the same place and reason, ``path:line: reason``, exit status 2."""
+    doc = {
+        "sessionId": "ac6d3016",
+        "projectHash": "ab",
+        "startTime": "2026-01-10T01:55:00.000Z",
+        "lastUpdated": "2026-01-10T01:57:00.000Z",
+        "messages": [
+            {"id": f"m{k}", "timestamp": "2026-01-10T01:56:00.000Z", "type": "user",
+             "content": f"message number {k}"}
+            for k in range(40)
+        ],
+    }  # fmt: skip
+    text = json.dumps(doc, indent=2)
+    cut = isolated / "session-2026-01-10T01-55-ac6d3016.json"
+    cut.write_text(text[: text.index('"message number 30"') + 12], encoding="utf-8")
+    line = text[: text.index('"message number 30"')].count("\n") + 1
+    said = []
+    for flags in ([], ["--strict"], ["--input-format", "gemini-cli"], ["--strict", "--format", "json"]):
+        assert main(["chunk", str(cut), *flags]) == 2
+        said.append(capsys.readouterr().err)
+    assert (
+        said
+        == [
+            f"chunkscope: {cut}:{line}: a JSON document that does not parse (cut short, or "
+            "something after it?): Unterminated string starting at column 18\n"
+        ]
+        * 4
+    )

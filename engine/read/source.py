@@ -1213,15 +1213,40 @@ def require_turns(source: Source) -> None:
             raise SourceError(source.path, f"no turns: {problem.reason}")
     if source.skipped:
         broken = broken_document(source.path)
-        raise SourceError(source.path, broken or f"no turns: {skipped_summary(source)}")
+        if broken is not None:
+            raise broken
+        raise SourceError(source.path, f"no turns: {skipped_summary(source)}")
     raise SourceError(source.path, NOTHING_TO_READ)
 
 
 #: The largest file `broken_document` reads again to say where its document breaks.
 _DOCUMENT_LOOKED_INTO = 64 << 20
+#: What a JSON document laid out over lines that does not parse is said to be.
+BROKEN = "a JSON document that does not parse (cut short, or something after it?)"
 
 
-def broken_document(path: str | Path) -> str | None:
+class BrokenDocument(SourceError):
+    """A JSON document laid out over lines (a Gemini chat, a trajectory) that does not
+    parse: said as a malformed line is (`ParseError`), ``path:line: reason``, at the line
+    where it breaks; ``path: reason`` when no line says it (bytes that are not UTF-8).
+    The same read leniently, with --strict or with --input-format naming its format
+    (walk 56, F7: --strict said line 1, its first line read as a JSON line)."""
+
+    def __init__(self, path: str | Path, line: int | None, reason: str) -> None:
+        super().__init__(path, reason)
+        self.line = line
+        if line is not None:
+            self.args = (f"{self.path}:{line}: {reason}",)
+
+
+def document_error(path: str | Path, error: json.JSONDecodeError) -> BrokenDocument:
+    """The `BrokenDocument` a JSON document's decoding `error` says (its column as a
+    malformed line's, `decode_object`)."""
+    where = f"{error.msg.removesuffix(' at')} at column {error.colno}"
+    return BrokenDocument(path, error.lineno, f"{BROKEN}: {where}")
+
+
+def broken_document(path: str | Path) -> BrokenDocument | None:
     """Why a file that opens a JSON document laid out over lines (its first line ``{`` or
     ``[``, no whole value) does not parse, or None: a Gemini chat or a trajectory cut
     short or with bytes after it was read as JSON lines, every line of it said malformed
@@ -1246,9 +1271,10 @@ def broken_document(path: str | Path) -> str | None:
         json.loads(raw.rstrip(b"\0"))
         return None
     except json.JSONDecodeError as e:
-        where = f"{e.msg} (line {e.lineno}, column {e.colno})"
+        return document_error(path, e)
     except UnicodeDecodeError as e:
-        where = f"bytes that are not UTF-8 text at byte {e.start}"
+        return BrokenDocument(
+            path, None, f"{BROKEN}: bytes that are not UTF-8 text at byte {e.start}"
+        )
     except (ValueError, RecursionError):
         return None
-    return f"a JSON document that does not parse (cut short, or something after it?): {where}"

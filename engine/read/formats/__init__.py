@@ -21,7 +21,7 @@ import chunkscope.engine.read.formats.claude as claude
 import chunkscope.engine.read.formats.codex as codex
 import chunkscope.engine.read.formats.documents as documents
 import chunkscope.engine.read.formats.gemini as gemini
-from chunkscope.engine.errors import NotText, SourceError
+from chunkscope.engine.errors import NotText, ParseError, SourceError
 from chunkscope.engine.model import gc_paused
 from chunkscope.engine.read.formats.base import Reader, ReadOptions, SessionInfo
 from chunkscope.engine.read.source import (
@@ -32,6 +32,7 @@ from chunkscope.engine.read.source import (
     MARKDOWN_SUFFIXES,
     Source,
     _check_regular_file,
+    broken_document,
     check_not_blank,
     check_text,
     file_reason,
@@ -67,13 +68,22 @@ class UnsupportedFormat(SourceError):
 
 
 def _seed(path: Path, o: ReadOptions) -> Source:
-    source = load_jsonl(
-        path,
-        strict=o.strict,
-        keep_messages=o.keep_messages,
-        progress=o.progress,
-        show_calls=True,
-    )
+    try:
+        source = load_jsonl(
+            path,
+            strict=o.strict,
+            keep_messages=o.keep_messages,
+            progress=o.progress,
+            show_calls=True,
+        )
+    except ParseError:
+        # --strict on a JSON document that does not parse (a Gemini chat cut short, read
+        # as JSON lines): where the document breaks, as read leniently, not its first
+        # line's ``{`` as a malformed JSON line (walk 56, F7)
+        broken = broken_document(path)
+        if broken is not None:
+            raise broken from None
+        raise
     source.format = SEED
     return source
 

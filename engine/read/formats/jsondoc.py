@@ -20,6 +20,7 @@ from chunkscope.engine.read.source import (
     Problem,
     _check_regular_file,
     _iter_lines,
+    document_error,
 )
 
 
@@ -43,6 +44,8 @@ class Document:
         except RecursionError:
             raise SourceError(path, "JSON nested too deeply") from None
         except json.JSONDecodeError as e:
+            if self.text.lstrip().startswith(("{", "[")):  # a document broken off, said as
+                raise document_error(path, e) from None  # when its format is sniffed
             raise SourceError(path, f"line {e.lineno}: not valid JSON ({e.msg})") from None
         self._newlines = [m.start() for m in re.finditer("\n", self.text)]
 
