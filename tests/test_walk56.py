@@ -170,7 +170,12 @@ def test_strict_says_where_a_cut_short_json_document_breaks(
     cut.write_text(text[: text.index('"message number 30"') + 12], encoding="utf-8")
     line = text[: text.index('"message number 30"')].count("\n") + 1
     said = []
-    for flags in ([], ["--strict"], ["--input-format", "gemini-cli"], ["--strict", "--format", "json"]):
+    for flags in (
+        [],
+        ["--strict"],
+        ["--input-format", "gemini-cli"],
+        ["--strict", "--format", "json"],
+    ):
         assert main(["chunk", str(cut), *flags]) == 2
         said.append(capsys.readouterr().err)
     assert (
