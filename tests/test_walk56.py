@@ -186,3 +186,63 @@ def test_strict_says_where_a_cut_short_json_document_breaks(
         ]
         * 4
     )
+
+
+def test_mini_swe_agent_s_refusal_and_ctrl_c_read_as_such(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F8: mini-swe-agent's interactive mode (pranay5255/YudaiV3@b66cf8ba
+    last_mini_run.traj.json, messages 4-5 and 32-35): the harness's ``Command not
+    executed. The user rejected your command with the following message: go to YudaiV3``
+    read as the user's request, with no "Rejected or interrupted" section; ``Interrupted
+    by user: Temporary interruption caught.`` (a Ctrl-C with no words) as the session's
+    end after the first submit, and the real end, after the second, had none."""
+    done = "<returncode>0</returncode>\n<output>\n{}\n</output>"
+    path = _traj(
+        isolated,
+        [
+            {"role": "system", "content": "You are a helpful assistant."},
+            {"role": "user", "content": "Please solve this issue: IdeasToImplement.tsx"},
+            {"role": "assistant", "content": "THOUGHT: Look around.\n\n```bash\nls -la\n```"},
+            {"role": "user", "content": done.format("YudaiV3\nprime-cli")},
+            {
+                "role": "assistant",
+                "content": "THOUGHT: Explore it.\n\n```bash\nls -la prime-cli\n```",
+            },
+            {
+                "role": "user",
+                "content": "Command not executed. The user rejected your command with the "
+                "following message: go to YudaiV3",
+            },
+            {
+                "role": "assistant",
+                "content": "THOUGHT: As asked.\n\n```bash\ncd YudaiV3 && ls\n```",
+            },
+            {"role": "user", "content": done.format("src")},
+            {"role": "assistant", "content": f"THOUGHT: Task complete.\n\n{SUBMIT}"},
+            {"role": "user", "content": "Interrupted by user: Temporary interruption caught."},
+            {"role": "assistant", "content": f"THOUGHT: Task resolved.\n\n{SUBMIT}"},
+            {"role": "user", "content": ""},
+        ],
+        mode="confirm",
+    )
+    turns = [(t.role, t.text) for t in load(path).turns]
+    assert turns[4:] == [
+        ("Bot", "THOUGHT: Explore it.\n$ ls -la prime-cli"),
+        ("Tool", "Command rejected by the user, not executed."),
+        ("You", "go to YudaiV3"),
+        ("Bot", "THOUGHT: As asked.\n$ cd YudaiV3 && ls"),
+        ("Tool", done.format("src")),
+        ("Bot", "THOUGHT: Task complete.\n$ echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
+        ("You", "[Request interrupted by user]"),
+        ("Bot", "THOUGHT: Task resolved.\n$ echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
+        ("End", "The session ended (Submitted)."),
+    ]
+    assert main(["recap", str(path)]) == 0
+    recap = capsys.readouterr().out
+    assert (
+        "## Rejected or interrupted by the user\n"
+        '- Rejected `ls -la prime-cli`: "go to YudaiV3"\n'
+        "- Interrupted during `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`\n"
+    ) in recap
+    assert "Command not executed" not in recap and "Temporary interruption" not in recap

@@ -433,13 +433,45 @@ def _ran(message: dict[str, Any], block: re.Match[str], call_id: str) -> None:
     message["tool_calls"] = [tool_call(call_id, "bash", {"command": block.group(2).strip()})]
 
 
+#: What mini-swe-agent's interactive mode (``mini``, confirming each command) writes in
+#: the user's place when the user refuses the command (with the words typed, or to type
+#: commands themselves: ``/u``), and when the user presses Ctrl-C (the words typed then,
+#: or `_NO_WORDS`): the harness's sentences, no request of the user's (walk 56, F8).
+_REFUSED = re.compile(
+    r"\ACommand not executed\. (?:The user rejected your command with the following "
+    r"message: (.*)|Switching to human mode\.?)\Z",
+    re.S,
+)
+_STOPPED = re.compile(r"\AInterrupted by user: (.*)\Z", re.S)
+_NO_WORDS = "Temporary interruption caught."
+#: A refused command's result as the recap reads a refusal (`engine.recap.collapse`
+#: ``REJECTED_RESULT``, Codex's "exec command rejected by user"): it did not run.
+REFUSED_RESULT = "Command rejected by the user, not executed."
+
+
+def _interactive(message: dict[str, Any]) -> tuple[str, str] | None:
+    """mini-swe-agent's note of a refusal ("refused") or a Ctrl-C ("stopped") in a user
+    message, with the words the user typed with it ("" for none), or None."""
+    text = message.get("content")
+    if message.get("role") != "user" or not isinstance(text, str):
+        return None
+    text = text.strip()
+    if refused := _REFUSED.match(text):
+        return "refused", (refused.group(1) or "").strip()
+    if stopped := _STOPPED.match(text):
+        words = stopped.group(1).strip()
+        return "stopped", "" if words == _NO_WORDS else words
+    return None
+
+
 def _submitted(message: dict[str, Any]) -> dict[str, Any]:
     """The user message after the submit command that is its submission (not an
-    observation: a failed submit shows its return code), as the session's end."""
+    observation: a failed submit shows its return code; nor a refusal or a Ctrl-C, after
+    which the agent goes on), as the session's end."""
     text = message.get("content")
     if message.get("role") != "user" or not isinstance(text, str):
         return message
-    if OBSERVATION.match(text):
+    if OBSERVATION.match(text) or _interactive(message) is not None:
         return message
     head = "The session ended (Submitted)."
     body = text.strip()
@@ -532,12 +564,31 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
         except ValueError as e:
             out.fail(line, str(e), options)
             continue
+        if not messages and submitting and raw.get("role") == "user" and not raw.get("content"):
+            # mini-swe-agent 1.x's submission, empty: still the session's end
+            messages = [{"role": "user", "content": "", "timestamp": _timestamp(raw)}]
         if not messages:
             context = gemini_context(raw)
             out.not_read["context the CLI wrote" if context else "empty messages"] += 1
             continue
         out.read += 1
         for m in messages:
+            said = _interactive(m)
+            if said is not None:
+                # a refusal is the held command's result, the user's words after it; a
+                # Ctrl-C reads as Claude Code's (Codex's) interruption, with any words
+                submitting = False
+                how, words = said
+                ts = m.get("timestamp")
+                if how == "refused" and (call_id := release(True)) is not None:
+                    result = {"role": "tool", "tool_call_id": call_id, "is_error": True}
+                    out.add(line, {**result, "content": REFUSED_RESULT, "timestamp": ts}, end)
+                    if words:
+                        out.add(line, {"role": "user", "content": words, "timestamp": ts}, end)
+                    continue
+                if how == "stopped":
+                    text = f"{codex.INTERRUPTED}\n{words}" if words else codex.INTERRUPTED
+                    m = {**m, "content": text}
             answer = False  # the harness's answer to a command: its output, its submission
             if submitting:
                 ended = _submitted(m)
