@@ -290,12 +290,33 @@ def _lines_kept(text: str, *, shell: bool) -> str:
     return f"{out}\n{fence}" if fence else out
 
 
+#: A here-document's operator and delimiter word (``<< 'EOF'``, ``<<-EOF``, ``<<"END"``,
+#: ``<<\\EOF``), not a here-string's ``<<<``: the lines after the command's line, up to
+#: the delimiter's own, are the document's text, where no quote is a shell quote (a
+#: word of digits is a shift's operand: ``$((1<<2))``).
+_HEREDOC = re.compile(
+    r"<<(?!<)(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|\\?(?!\d)([^\s;&|<>()'\"]+))"
+)
+
+
+#: How the recap writes a command's lines on one line (`engine.recap.collapse`'s
+#: ``LINE_BREAK``): `open_quote` reads it as the line break it stands for.
+FOLDED_LINE_BREAK = " \u23ce "
+
+
 def open_quote(command: str) -> str:
     """The quote mark a shell command cut short leaves open ("" when none): single
-    quotes take everything to the next one, double ones a backslash escape."""
+    quotes take everything to the next one, double ones a backslash escape. A
+    here-document's text is no shell text: an apostrophe in it ("it's") opens nothing
+    (walk 55, F9: a cut script got a closing ``'`` never typed), in the command's lines
+    or in their one-line form (`FOLDED_LINE_BREAK`)."""
+    command = command.replace(FOLDED_LINE_BREAK, "\n")
     quote = ""
     escaped = False
-    for ch in command:
+    pending: list[tuple[str, bool]] = []  # here-documents opened on this line
+    i, n = 0, len(command)
+    while i < n:
+        ch = command[i]
         if escaped:
             escaped = False
         elif ch == "\\" and quote != "'":
@@ -305,7 +326,34 @@ def open_quote(command: str) -> str:
                 quote = ""
         elif ch in "'\"":
             quote = ch
+        elif ch == "<" and (doc := _HEREDOC.match(command, i)) and command[i - 1 : i] != "<":
+            word = next(w for w in doc.group(2, 3, 4) if w is not None)
+            pending.append((word, doc.group(1) == "-"))
+            i = doc.end()
+            continue
+        elif ch == "\n" and pending:
+            i = _after_documents(command, i + 1, pending)
+            pending = []
+            continue
+        i += 1
     return quote
+
+
+def _after_documents(command: str, at: int, documents: list[tuple[str, bool]]) -> int:
+    """Where the shell text goes on after the here-documents whose text starts at `at`
+    (each to its delimiter's line; ``<<-``: tabs before it): the command's end when it
+    ends inside one."""
+    for word, tabs in documents:
+        while at < len(command):
+            end = command.find("\n", at)
+            end = len(command) if end < 0 else end
+            line = command[at:end]
+            at = end + 1
+            if (line.lstrip("\t") if tabs else line) == word:
+                break
+        else:
+            return len(command)
+    return at
 
 
 def _scalar(value: Any, room: int = VALUE_CUT) -> str:
