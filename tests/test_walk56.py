@@ -246,3 +246,84 @@ def test_mini_swe_agent_s_refusal_and_ctrl_c_read_as_such(
         "- Interrupted during `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`\n"
     ) in recap
     assert "Command not executed" not in recap and "Temporary interruption" not in recap
+
+
+def test_no_unit_is_a_paragraph_of_whitespace_alone(
+    tmp_path: Path, isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F9: a run of blank lines in a tool output (Claude Code's ``cat TODO.md``, as
+    ``...cards\\n\\n\\n\\n7. Authentication`` in pranay5255/YudaiV3@b66cf8ba
+    last_mini_run.traj.json) or an output that opens with a blank line (Codex code mode's
+    ``npm run lint``: AkashJana18/edgerunner@e38ba726 codex-session.jsonl, line 364)
+    gave a wordless ``Tool: `` paragraph: a chunk of its own at ``--min-chars 1``, or a
+    chunk ending on it. The seed's log is read as the seed read it."""
+    from chunkscope.engine.read.parse import parse_turns
+    from tests.logs import claude_log, seed_log
+
+    output = (
+        "5. Database Optimization\n   - Add proper indexing for all query operations"
+        "\n\n\n\n7. Authentication and Authorization\n   - Ensure all endpoints validate access"
+    )
+    log = claude_log(
+        tmp_path,
+        [
+            ("user", "list the project's open tasks from TODO.md please"),
+            ("assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
+                            "input": {"command": "cat TODO.md"}}]),
+            ("user", [{"type": "tool_result", "tool_use_id": "t1", "content": output}]),
+            ("assistant", [{"type": "text", "text": "Two tasks are open."}]),
+        ],
+    )  # fmt: skip
+    lint = 'const r = await tools.exec_command({"cmd":"npm run lint"}); text(r.output);\n'
+    printed = "Script completed\nWall time 1.0 seconds\nOutput:\n\n\n> web@0.1.0 lint\n"
+    codex = _codex(
+        isolated,
+        _exec("c1", lint),
+        {"type": "custom_tool_call_output", "call_id": "c1", "output": printed},
+    )
+    said = {}
+    for f in (log, codex):
+        assert main(["chunk", str(f), "--min-chars", "1", "--format", "json"]) == 0
+        said[f] = [c["text"] for c in json.loads(capsys.readouterr().out)["chunks"]]
+    assert said[log] == [
+        "You: list the project's open tasks from TODO.md please\nBot: $ cat TODO.md\n"
+        "Tool: 5. Database Optimization\n   - Add proper indexing for all query operations",
+        "Tool: 7. Authentication and Authorization\n   - Ensure all endpoints validate access"
+        "\nBot: Two tasks are open.",
+    ]
+    assert said[codex] == ["You: Run it.\nBot: $ npm run lint\nTool: > web@0.1.0 lint\n"]
+    # the seed's log is read as it stands: its chunks are the seed's (--merge seed's too)
+    seed = seed_log(tmp_path, [("user", "list the open tasks"), ("tool", output)], "seed.jsonl")
+    assert [t.text for t in load(seed).turns] == [t.text for t in parse_turns(seed)]
+    assert parse_turns(seed)[1].text == output
+
+
+def test_an_apostrophe_in_a_heredoc_s_text_is_no_shell_quote() -> None:
+    """Walk 55, F9: a here-document script cut short got a closing ``'`` never typed
+    (``lines = content.split('\\n')…'``): the apostrophe of ``# 2. Update the docstring
+    to reflect it's now public`` in its text (mini-django-13447 in bench/recap_sessions)
+    was read as a shell quote, in the chunks' ``$`` line and in the recap's sentence. A
+    quotation really left open is still closed."""
+    from chunkscope.engine.recap.collapse import collapse_call
+    from chunkscope.engine.toolcall import COMMAND_LINES, format_call
+
+    body = [f"x{k} = {k}" for k in range(COMMAND_LINES)]
+    script = "\n".join(
+        [
+            "cat > apply_changes.py << 'EOF'",
+            "# 2. Update the docstring to reflect it's now public",
+            "lines = content.split('\\n')",
+            *body,
+            "EOF",
+            "python apply_changes.py",
+        ]
+    )
+    shown = format_call("bash", {"command": script})
+    assert shown.endswith("\nx8 = 8…"), shown  # (its first 12 lines, then the cut)
+    said = collapse_call("bash", json.dumps({"command": script}), "<returncode>0</returncode>")
+    assert said is not None and "…'" not in said and "...'" not in said, said
+    # the shell's own quote, after the document, is closed
+    short = "cat > a.py << 'EOF'\n# it's short\nEOF\n"
+    opened = short + "ssh root@host 'cd /srv && " + "x " * 400
+    assert format_call("bash", {"command": opened}).endswith("…'")
+    assert format_call("bash", {"command": "x=$((1<<2))\necho 'a " + "b " * 500}).endswith("…'")

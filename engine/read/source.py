@@ -939,6 +939,26 @@ def iter_messages(
     )
 
 
+#: A run of blank lines (two or more, any spaces on them counted as blank), the
+#: blank lines a text opens with and those it ends with (`words_only`; a text's one
+#: final newline stays).
+_BLANK_RUN = re.compile(r"\n(?:[^\S\n]*\n){2,}")
+_BLANK_EDGES = re.compile(r"\A(?:[^\S\n]*\n)+|(?:\n[^\S\n]*){2,}\Z")
+
+
+def words_only(text: str) -> str:
+    """`text` with no paragraph of whitespace alone when it is split at its blank lines
+    (as chunks are: `engine.chunk.split.chunk_turns`): its blank first and last lines
+    left out, each run of blank lines one. A run in a tool's output, or an output that
+    opens with a blank line (Codex code mode's), gave a ``Tool: `` unit with no words, a
+    chunk of its own at ``--min-chars 1`` (walk 56, F9). Not for a text whose lines are
+    the file's (aider's history: its paragraphs' line numbers come from them), nor the
+    seed's log: its chunks are the seed's, ``--merge seed``'s too."""
+    if "\n" not in text:
+        return text
+    return _BLANK_EDGES.sub("", _BLANK_RUN.sub("\n\n", text))
+
+
 def message_turns(
     msg: dict[str, Any],
     line: int | None,
@@ -949,6 +969,7 @@ def message_turns(
     end_line: int | None = None,
     part_ends: PartEnds = NO_PART_ENDS,
     text_start: int | None = None,
+    tidy: bool = False,
 ) -> list[Turn]:
     """The turns one message yields: an optional ``Bot thinking`` turn, then its content.
 
@@ -960,7 +981,8 @@ def message_turns(
     thinking alone, or nothing: an assistant message of "\\n\\n" says nothing).
     `end_line`: the message's last line when it spans several (`Turn.end_line`);
     `part_ends`: where its reasoning and its content alone end, when known;
-    `text_start`: where its text starts, after `line` (`Turn.text_start`).
+    `text_start`: where its text starts, after `line` (`Turn.text_start`); `tidy`: its
+    texts with no paragraph of whitespace alone (`words_only`; not the seed's).
     """
     ts = parse_timestamp(msg.get("timestamp"))
     role = msg["role"]
@@ -971,7 +993,7 @@ def message_turns(
             Turn(
                 ts,
                 THINKING_ROLE,
-                content_text(reasoning),
+                words_only(content_text(reasoning)) if tidy else content_text(reasoning),
                 line,
                 first_index,
                 end_line=part_ends.thinking or end_line,
@@ -979,6 +1001,8 @@ def message_turns(
         )
     name = ROLE_NAMES.get(role, role)
     text = content_text(msg.get("content"))
+    if tidy:
+        text = words_only(text)
     end = part_ends.content or end_line
     text_end = None  # where the text before the calls ends (walk 35, F1)
     if show_calls and msg.get("tool_calls"):

@@ -146,7 +146,7 @@ def _trimmed(block: list[str]) -> str:
 def read(path: Path, options: ReadOptions) -> Any:
     """An aider chat history file's sessions, read into turns."""
     _check_regular_file(path)
-    out = Collected(path, NAME)
+    out = Collected(path, NAME, tidy=False)  # (its texts are the file's lines)
     role: str | None = None
     kind: str | None
     start = 0

@@ -132,6 +132,9 @@ class Collected:
     label: str = ""
     turns: list[Turn] = field(default_factory=list)
     added: int = 0  # messages added (kept or not)
+    #: False: a message's text is the file's lines (aider's history), kept as they are;
+    #: else no paragraph of it is whitespace alone (`engine.read.source.words_only`)
+    tidy: bool = True
 
     def add(
         self,
@@ -171,6 +174,7 @@ class Collected:
                 end_line=end_line,
                 part_ends=part_ends,
                 text_start=text_start,
+                tidy=self.tidy,
             )
         )
 
