@@ -447,6 +447,8 @@ def _pair(key: str, value: Any, render: Callable[..., str], room: int) -> str:
 #: quoted with escapes (`_quoted`), as JSON writes it: Ctrl-C sent to a process read as
 #: ``chars=`` with nothing, the character unseen or taken out (walk 56, F5).
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: The controls that break a text's lines or space it out (a subject folds them).
+_LINE_BREAKS = re.compile(r"[\t\n\v\f\r\x1c-\x1f\x85]")
 
 
 def _escaped(text: str) -> str:
@@ -509,11 +511,13 @@ def _nested_text(value: Any, key: Any, depth: int) -> tuple[Any, str] | None:
 
 
 def _subject(value: str) -> str:
-    """A path, pattern or query after the tool's name: as it is when it is one word."""
+    """A path, pattern or query after the tool's name: as it is when it is one word; a
+    prompt of several lines on one (its line breaks as spaces, not the escapes a
+    control character shows as: `_CONTROL`)."""
     one = " ".join(value.split())
     if one and one == value and " " not in value and not _CONTROL.search(value):
         return _cut(value, VALUE_CUT * 2)
-    return _quoted_cut(value, VALUE_CUT * 2)
+    return _quoted_cut(one if _LINE_BREAKS.search(value) else value, VALUE_CUT * 2)
 
 
 def _key(key: Any) -> str:

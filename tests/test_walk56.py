@@ -98,6 +98,8 @@ def test_ctrl_c_sent_to_a_process_shows_escaped(
     and nothing (a raw ETX, taken out when shown), like an empty poll; the recap's JSON
     held the raw character. Control characters show escaped, the empty poll as ``""``."""
 
+    from chunkscope.engine.toolcall import format_call
+
     def stdin(chars: str) -> str:
         args = {"session_id": 34999, "chars": chars, "yield_time_ms": 1000}
         return f"const r = await tools.write_stdin({json.dumps(args)}); text(r.output);\n"
@@ -116,6 +118,12 @@ def test_ctrl_c_sent_to_a_process_shows_escaped(
         'write_stdin session_id=34999 chars="" yield_time_ms=1000',
     ]
     assert main(["recap", str(path), "--format", "json"]) == 0
+    # a prompt of several lines reads on one line, its line breaks no escapes
+    # (a Claude Code Task prompt in bench/recap_sessions/spotter-4d5611e5.jsonl)
+    prompt = {"prompt": "Explore it. I need:\n\n1. How it renders", "subagent_type": "Explore"}
+    assert format_call("Task", prompt) == 'Task "Explore it. I need: 1. How it renders" ' + (
+        "subagent_type=Explore"
+    )
     recap = capsys.readouterr().out  # JSON: a raw ETX is \u0003, its escape \\u0003
     assert not re.search(r"(?<!\\)\\u0003", recap)
     assert 'chars=\\"\\\\u0003\\"' in recap
