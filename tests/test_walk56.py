@@ -227,6 +227,8 @@ def test_mini_swe_agent_s_refusal_and_ctrl_c_read_as_such(
                 "content": "THOUGHT: As asked.\n\n```bash\ncd YudaiV3 && ls\n```",
             },
             {"role": "user", "content": done.format("src")},
+            {"role": "assistant", "content": "THOUGHT: Serve it.\n\n```bash\nnpm run dev\n```"},
+            {"role": "user", "content": "Interrupted by user: it hangs, stop the server"},
             {"role": "assistant", "content": f"THOUGHT: Task complete.\n\n{SUBMIT}"},
             {"role": "user", "content": "Interrupted by user: Temporary interruption caught."},
             {"role": "assistant", "content": f"THOUGHT: Task resolved.\n\n{SUBMIT}"},
@@ -241,6 +243,8 @@ def test_mini_swe_agent_s_refusal_and_ctrl_c_read_as_such(
         ("You", "go to YudaiV3"),
         ("Bot", "THOUGHT: As asked.\n$ cd YudaiV3 && ls"),
         ("Tool", done.format("src")),
+        ("Bot", "THOUGHT: Serve it.\n$ npm run dev"),
+        ("You", "[Request interrupted by user]\nit hangs, stop the server"),
         ("Bot", "THOUGHT: Task complete.\n$ echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
         ("You", "[Request interrupted by user]"),
         ("Bot", "THOUGHT: Task resolved.\n$ echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
@@ -251,6 +255,7 @@ def test_mini_swe_agent_s_refusal_and_ctrl_c_read_as_such(
     assert (
         "## Rejected or interrupted by the user\n"
         '- Rejected `ls -la prime-cli`: "go to YudaiV3"\n'
+        '- Interrupted during `npm run dev`: "it hangs, stop the server"\n'
         "- Interrupted during `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`\n"
     ) in recap
     assert "Command not executed" not in recap and "Temporary interruption" not in recap

@@ -576,7 +576,8 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
             said = _interactive(m)
             if said is not None:
                 # a refusal is the held command's result, the user's words after it; a
-                # Ctrl-C reads as Claude Code's (Codex's) interruption, with any words
+                # Ctrl-C reads as Claude Code's (Codex's) interruption, with any words,
+                # after the command it stopped (it ran, or waited to be confirmed)
                 submitting = False
                 how, words = said
                 ts = m.get("timestamp")
@@ -586,7 +587,8 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
                     if words:
                         out.add(line, {"role": "user", "content": words, "timestamp": ts}, end)
                     continue
-                if how == "stopped":
+                if how == "stopped":  # (the command held was run, or about to be)
+                    release(True)
                     text = f"{codex.INTERRUPTED}\n{words}" if words else codex.INTERRUPTED
                     m = {**m, "content": text}
             answer = False  # the harness's answer to a command: its output, its submission
