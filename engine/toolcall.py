@@ -300,7 +300,7 @@ _HEREDOC = re.compile(
 
 
 #: How the recap writes a command's lines on one line (`engine.recap.collapse`'s
-#: ``LINE_BREAK``): `open_quote` reads it as the line break it stands for.
+#: ``LINE_BREAK`` is this): `open_quote` reads it as the line break it stands for.
 FOLDED_LINE_BREAK = " \u23ce "
 
 

@@ -88,6 +88,7 @@ from chunkscope.engine.textutil import (
 )
 from chunkscope.engine.toolcall import (
     ELLIPSIS,
+    FOLDED_LINE_BREAK,
     MCP_PREFIX,
     SHELL_TOOLS,
     command_text,
@@ -165,8 +166,9 @@ NO_RESULT = "no result in the log"
 
 #: Between the lines of a multi-line command in its sentence: the sentence stays one line,
 #: and the command is never read as another (``for f in *.py; do ⏎ echo "$f" ⏎ done``,
-#: where the lines joined by spaces would run ``echo "$f" python ...``).
-LINE_BREAK = " ⏎ "
+#: where the lines joined by spaces would run ``echo "$f" python ...``). Declared beside
+#: `open_quote`, which reads it back as the line break it stands for.
+LINE_BREAK = FOLDED_LINE_BREAK
 
 
 # The sentence forms of this module, to tell which tool a collapsed turn came from.
