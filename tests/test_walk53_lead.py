@@ -299,3 +299,19 @@ def test_a_short_bold_title_before_a_block_is_no_sentence_where_it_stopped() -> 
     assert lines and "4 orthogonal pillars" in lines[0], lines
     step = "**1. Update `App.js` to manage theme state and add the toggle button:**"
     assert not is_fragment(Sentence(step, "Bot", 0, True))
+
+
+def test_mini_swe_agents_thought_label_is_no_part_of_a_summary() -> None:
+    """Walk 56's mini-yudai.traj.json (pranay5255/YudaiV3 @b66cf8ba, mini-swe-agent 1.14
+    text mode): every summary and Where it stopped opened on the ``THOUGHT:`` label the
+    harness's prompt asks the model to write."""
+    from chunkscope.engine.recap.sections import _last_lines
+
+    text = "Bot: THOUGHT: The dev server started without errors, so the fix works."
+    assert [s.text for s in split_sentences(text)] == [
+        "The dev server started without errors, so the fix works."
+    ]
+    lines, _ = _last_lines(["THOUGHT: The patch adds the missing `header_rows` argument."])
+    assert lines == ("The patch adds the missing `header_rows` argument.",), lines
+    said = [s.text for s in split_sentences("You: THOUGHT: keep this as typed.")]
+    assert said == ["THOUGHT: keep this as typed."]

@@ -501,6 +501,9 @@ _PLAIN_FIRST = re.compile(r"[a-z][a-z'’-]*(?=[\s,;!?]|$)")
 #: The agent writes sentences that start with a capital: one of its sentences that
 #: starts lowercase after another one is the rest of a sentence the split cut.
 _AGENT_ROLES = frozenset({"Bot", "Bot thinking"})
+#: The label mini-swe-agent's text mode has the model open its message with
+#: (``THOUGHT: I will look at the tests.``): the model's words follow it.
+_THOUGHT_LABEL = re.compile(r"^THOUGHT:\s*")
 #: Markup around a sentence's words (bold, italics, code marks).
 _MARKS = "*_`~ \t"
 #: A lead-in with at most this many words of content only introduces what follows.
@@ -932,6 +935,8 @@ def _split_sentences(text: str) -> list[Sentence]:
                 after_block = False
             role = m.group(1)
             line = line[m.end() :]
+        if not code.busy and role not in ("You", "Tool"):
+            line = _THOUGHT_LABEL.sub("", line, count=1)
         if not code.busy and (in_comment or "<!--" in line):
             # an HTML comment is no text a reader of the rendered markdown sees
             if in_comment:
