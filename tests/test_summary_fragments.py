@@ -230,7 +230,7 @@ def test_no_summary_of_a_real_log_keeps_a_fragment(
 
 def test_where_it_stopped_keeps_no_lead_in() -> None:
     """The sections say the last message's sentences by the same rule: its list's
-    lead-in ("I've added:") is none of them."""
+    lead-in ("I've added:") is no line of its own; it opens its first item's line."""
     from chunkscope.engine.recap.sections import extract_sections
     from tests.test_sections import bot as bot_msg
     from tests.test_sections import by_name, user
@@ -241,7 +241,8 @@ def test_where_it_stopped_keeps_no_lead_in() -> None:
     )
     msgs = [user("Add a multiply function with a test."), bot_msg(last)]
     lines = by_name(extract_sections(msgs, []))["last"]
-    assert lines and not any("added" in line for line in lines), lines
+    assert lines and not any(line.rstrip(".").endswith("added") for line in lines), lines
+    assert lines[0].startswith("Done. I've added: **`multiply_numbers`**"), lines
     assert any("src/math_utils.py" in line for line in lines)
 
 

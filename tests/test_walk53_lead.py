@@ -87,7 +87,7 @@ def test_prose_that_looks_a_little_like_code_stays_prose(line: str) -> None:
         ("What was added", ""),
         ("X profile", "item"),  # a list's short item, its lead-in not here (F2)
         ("Depends on: Task 1", ""),  # a field pointing at another task (walk 52, F10)
-        ("Blocked by: #12", ""),
+        ("See: #12", ""),
         ("Launch the dashboard from the menu or by running:", ""),  # its command cut
     ],
 )
@@ -103,6 +103,9 @@ def test_labels_asides_and_titles_are_fragments(text: str, after: str) -> None:
         ("Version: 1.2.3", ""),
         ("Supabase backend (auth, database, roles).", "item"),
         ("What was added is a cache.", ""),
+        ("Opened: PR #112", ""),  # a label saying what was done to it (walk 57, F14)
+        ("Blocked by: issue #88", ""),
+        ("Closed: issues 4, 5 and 9", ""),
     ],
 )
 def test_short_sentences_that_say_something_are_kept(text: str, after: str) -> None:
@@ -278,8 +281,8 @@ def test_where_it_stopped_says_an_item_with_its_lead_in_and_its_list() -> None:
         "- **a0y.2**: bootstrap sync in `sync.ex` with 12 tests.\n"
     )
     lines, _ = _last_lines([done])
-    assert lines == (
-        "**a0y.1**: lifecycle hooks added in `registry.ex`.",
+    assert lines == (  # the lead-in opens the first item's line, said once
+        "All four subtasks are done: **a0y.1**: lifecycle hooks added in `registry.ex`.",
         "**a0y.2**: bootstrap sync in `sync.ex` with 12 tests.",
     ), lines
 
@@ -315,3 +318,95 @@ def test_mini_swe_agents_thought_label_is_no_part_of_a_summary() -> None:
     assert lines == ("The patch adds the missing `header_rows` argument.",), lines
     said = [s.text for s in split_sentences("You: THOUGHT: keep this as typed.")]
     assert said == ["THOUGHT: keep this as typed."]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '"Error": [object Object] comes from src/drafts.js line 42, which passes the object.',
+        "npm install fails on /usr/lib",
+        "cat /etc/hosts looks fine",
+        "make -j4 finished in 2m",
+        "ls ~/Downloads shows nothing new",
+        "return 'ok' when the token is valid, otherwise 401",
+    ],
+)
+def test_a_sentence_that_starts_like_code_stays_prose(line: str) -> None:
+    """F4 (walk 57): a sentence opening on a quoted label and a bracket, or on a
+    program's name and a path, was taken for pasted code and dropped."""
+    said = [s.text for s in split_sentences(f"Bot: {line}")]
+    assert said == [line], said
+
+
+def test_a_lead_in_with_an_aside_is_still_a_title() -> None:
+    """F12 (walk 57): docs/performance.md's "What changed (each keeps the results
+    identical; ...):" over its table was said as a sentence; its aside added words."""
+    for text in (
+        "What it adds (Claude Code; the other two have the same shape):",
+        "Speed (`bench/retrieval.py --speed`, medians of 5):",
+    ):
+        assert is_fragment(Sentence(text, "Doc", 0, True)), text
+
+
+def test_the_two_sentence_minimum_brings_back_no_repeat() -> None:
+    """F6 (walk 57): a request and its longer re-send were both said: the repeat rule
+    kept the longer, then "at least two sentences" added the shorter back."""
+    short = "You: add a random hovering emoji bubble to the calculator page."
+    long = (
+        "You: add a random hovering emoji bubble to the calculator page, make it appear at "
+        "random places and periodically."
+    )
+    said = summary_sentences(f"{short}\n{long}")
+    assert len(said) == 1 and "periodically" in said[0], said
+
+
+def test_a_code_mode_scripts_lines_are_no_summary() -> None:
+    """F11 (walk 57): the JavaScript lines under ``Called exec_js`` were summaries."""
+    text = (
+        "Tool: Called exec_js\n"
+        "Tool: const common = {workdir: '/srv/app'};\n"
+        "Tool: let r = await tools.exec_command({cmd: 'ls', ...common});\n"
+        "Bot: The service starts on port 8080 now."
+    )
+    said = [s.text for s in split_sentences(text)]
+    assert not any("const " in s or "let r" in s for s in said), said
+
+
+def test_a_lists_lead_in_is_said_once_and_open_work_goes_first() -> None:
+    """F2 and F5 (walk 57): Where it stopped said a lead-in alone and again joined with
+    its items (gemini-slate-router: "I have completely overhauled the dashboard app
+    (`main.py`)." twice), and left out a closing "Not done yet:" list whose items have
+    no path or number, whatever the budget."""
+    from chunkscope.engine.recap.sections import _last_lines
+
+    overhaul = (
+        "I have completely overhauled the dashboard app (`main.py`):\n"
+        "* **UI Polish:** Uses `Adw.Clamp` for a centred layout.\n"
+        "* **Toggle Fix:** Replaced the custom switch.\n"
+        "* **Blocklists:** Added an expander row that lists them.\n\n"
+        "Please relaunch the app."
+    )
+    lines, _ = _last_lines([overhaul])
+    assert sum("completely overhauled" in line for line in lines) == 1, lines
+    assert lines[0].startswith("I have completely overhauled the dashboard app (`main.py`): "), (
+        lines
+    )
+    open_work = (
+        "All 42 tests pass and the redirect bug in auth/login.py is fixed.\n\n"
+        "Not done yet:\n- The password reset flow for SSO users\n"
+        "- Rate limiting on the login endpoint\n- CSRF tokens on the settings forms"
+    )
+    lines, _ = _last_lines([open_work])
+    assert (
+        "Not done yet: The password reset flow for SSO users; Rate limiting on the login "
+        "endpoint; CSRF tokens on the settings forms."
+    ) in lines, lines
+
+
+def test_a_quoted_reason_naming_a_test_runner_is_no_check() -> None:
+    """F3 (walk 57): ``bd close X --reason="... Vitest ..."`` was the Last check."""
+    from chunkscope.engine.recap.sections import _is_check
+
+    assert not _is_check('bd close spotter-fum.4 --reason="Added 9 Vitest tests"')
+    assert not _is_check('git commit -m "run pytest in CI"')
+    assert _is_check('bash -c "pytest -q"') and _is_check("mix test 2>&1")

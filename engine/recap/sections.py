@@ -1249,6 +1249,14 @@ _INSTALL = re.compile(
 _HEREDOC_WRITE = re.compile(r"^\s*(?:cat|tee)\b[^|]*(?:>|tee)\s*\S+\s*<<|<<[^|]*>\s*\S+")
 
 
+#: A quoted text a command line passes as an option's value (``--reason="..."``, ``-m
+#: '...'``): words, not a program it runs (``bash -c "pytest -q"`` runs one).
+_QUOTED_ARGUMENT = re.compile(
+    r"""(?:=|\s-[mt]\s+|\s--(?:message|title|body|reason|description|comment|notes?|"""
+    r"""subject)\s+)(?:"(?:[^"\\]|\\.)*"|'[^']*')"""
+)
+
+
 def _is_check(command: str) -> bool:
     """Whether a line of the command runs a check (`_CHECK`: ``cd srv`` then ``pytest
     -q`` on the next line is one); a line that writes a file from a here-document ends
@@ -1257,7 +1265,10 @@ def _is_check(command: str) -> bool:
     for line in command.strip().splitlines():
         if _HEREDOC_WRITE.search(line) or re.match(r"\s*(?:cat|echo|printf)\b[^|]*>", line):
             return False
-        if not _INSTALL.search(line) and _CHECK.search(line.split("<<", 1)[0]):
+        # (a quoted argument's words are no program: `bd close --reason="... Vitest ..."`,
+        # walk 57, F3)
+        words = _QUOTED_ARGUMENT.sub(" ", line.split("<<", 1)[0])
+        if not _INSTALL.search(line) and _CHECK.search(words):
             return True
         if "<<" in line:  # the lines after are a here-document's: a commit's message, a
             return False  # script's text ("test: add coverage" is no test run)
@@ -1785,15 +1796,13 @@ _ITEM_LINE = re.compile(r"^([ \t]*)(?:[-*+•]|\d{1,3}[.)])[ \t]+(\S.*?)\s*$")
 _LEAD_IN_END = re.compile(r":[*_]*\Z")
 
 
-def _lead_in_lists(text: str) -> dict[str, str]:
-    """Each item of a list a lead-in opens in `text` (a line ending in a colon, then
-    items: deeper than it when it is an item itself, else the run after it), by its
-    text, with the line that says the lead-in and all its items: "The settings were
-    switched to: `a`; `b`; `c`." An item kept alone without its lead-in said nothing
-    of what it was ("`gtk-theme='adw-gtk3'` (Adwaita ...)." of three switched, "All
-    bug fixes ..." of what a README now includes: walk 53, F4)."""
+def _lead_in_lists(text: str) -> list[tuple[str, list[str]]]:
+    """The lists a lead-in opens in `text`: (the lead-in, its items' texts) for a line
+    ending in a colon then two items or more (deeper than it when it is an item itself,
+    else the run after it; a deeper item is its item's own, a lead-in among them opens
+    its own list)."""
     lines = text.splitlines()
-    out: dict[str, str] = {}
+    out: list[tuple[str, list[str]]] = []
     for i, line in enumerate(lines):
         own = _ITEM_LINE.match(line)
         lead = (own.group(2) if own else line).strip()
@@ -1812,34 +1821,67 @@ def _lead_in_lists(text: str) -> dict[str, str]:
             if level < 0:
                 level = indent
             if indent == level and not _LEAD_IN_END.search(item.group(2)):
-                items.append(item.group(2))  # (a lead-in among them says its own list)
-        if len(items) < 2:
-            continue
-        said = f"{lead} {'; '.join(i.rstrip('.;,') for i in items)}"
-        for words in items:
-            out[" ".join(words.split())] = said
+                items.append(" ".join(item.group(2).split()))
+        if len(items) >= 2:
+            out.append((" ".join(lead.split()), items))
     return out
 
 
 def _with_lead_ins(text: str, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """`pairs` (line, the sentence it ends on), each line that is an item of a list a
-    lead-in opens (`_lead_in_lists`) said as the lead-in with all its items."""
+    """`pairs` (line, the sentence it ends on) with each list a lead-in opens said with
+    its lead-in once (walk 53, F4; walk 57, F2 and F5):
+
+    - every item kept (each says itself): the first item's line opens with the lead-in,
+      the others keep a line each (a fit cuts them from the end);
+    - some left out (a code span alone, no mark of content: `color-scheme='light'`, "Rate
+      limiting on /login"), or none kept while its lead-in is a fragment ("Not done yet:",
+      "Still open:", whose list is what the line would say): one line, the lead-in and
+      all its items (`The settings were switched to: a; b; c.`), where its first kept
+      item was, else after the lines kept;
+    - the lead-in's own line, when it was kept, is not said again."""
     lists = _lead_in_lists(text)
     if not lists:
         return pairs
-    found: dict[int, str] = {}  # each pair's list, by its line
-    for k, (line, end) in enumerate(pairs):
-        key = " ".join(end.split()).rstrip(".")
-        said = next((w for item, w in lists.items() if item.startswith(key)), None)
-        if line == end and said is not None:  # (not one said with what it refers back to)
-            found[k] = said
-    # a list whose every item is kept says itself, an item a line (the fit cuts it from
-    # its end, `fit_sections`); one some of whose items were left out is said whole
-    kept = {w: sum(1 for v in found.values() if v == w) for w in found.values()}
-    whole = {w for w, n in kept.items() if n < sum(1 for v in lists.values() if v == w)}
-    return [
-        (found[k] if found.get(k) in whole else line, end) for k, (line, end) in enumerate(pairs)
+
+    def key(sentence: str) -> str:
+        return " ".join(sentence.split()).rstrip(".")
+
+    fragments = [
+        key(_EMBED.sub("", p.text))
+        for p in split_sentences(text)
+        if is_fragment(p) and not p.heading
     ]
+    out = list(pairs)
+    for lead, items in lists:
+        lead_key = key(lead)
+        kept = [
+            k
+            for k, (line, end) in enumerate(out)
+            if line == end and any(item.startswith(key(end)) for item in items)
+        ]
+        if kept and len(kept) == len(items):
+            first = kept[0]
+            out[first] = (f"{lead} {out[first][0]}", out[first][1])
+        elif kept or any(f and lead_key.endswith(f) for f in fragments):
+            joined = f"{lead} {'; '.join(i.rstrip('.;,') for i in items)}"
+            if kept:
+                gone = set(kept[1:])
+                out[kept[0]] = (joined, out[kept[0]][1])
+                out = [p for k, p in enumerate(out) if k not in gone]
+            else:
+                out.append((joined, items[0]))
+        else:
+            continue
+        # the lead-in's own line (its colon said as a stop): it opens the list's line now
+        bare = lead_key.rstrip(":*_ ")
+        out = [
+            (line, end)
+            for line, end in out
+            if not (
+                line == end and len(said := key(end).rstrip(":*_ ")) >= 8 and bare.endswith(said)
+            )
+        ]
+    return out
 
 
 def _list_items(texts: Sequence[str]) -> dict[str, tuple[int, int]]:
@@ -1941,6 +1983,15 @@ def _error_said(text: str) -> str:
     return " ".join(text.split())
 
 
+#: A line that says what is left to do: its lead-in names open work.
+_OPEN_WORK = re.compile(
+    r"[*_]*(?:not (?:yet )?done(?: yet)?|still (?:open|to do|missing)|left(?: to do)?|"
+    r"remaining|to ?do|next steps?|open (?:items|questions|issues)|pending|blocked|"
+    r"known (?:issues|gaps)|not (?:yet )?(?:implemented|fixed))\b[^:]{0,40}:",
+    re.I,
+)
+
+
 def last_section(log: _Log) -> Section:
     unanswered = _unanswered(log)
     if unanswered:
@@ -1955,8 +2006,11 @@ def last_section(log: _Log) -> Section:
                 break
     # the sentences that report a count ("29 unit tests pass", "3 files changed") go in
     # first when the allowance is short: a number is what a summary cannot give back
-    counted = [i for i, line in enumerate(lines) if _COUNT.search(line)]
-    order = counted + [i for i in range(len(lines)) if i not in counted]
+    # and before them what is left to do ("Not done yet: ...", "Still open: ...": walk
+    # 57, F5), what the next session starts from
+    opens = [i for i, line in enumerate(lines) if _OPEN_WORK.match(line)]
+    counted = [i for i, line in enumerate(lines) if _COUNT.search(line) and i not in opens]
+    order = opens + counted + [i for i in range(len(lines)) if i not in counted + opens]
     ranks = [0] * len(lines)
     for rank, i in enumerate(order):
         ranks[i] = rank

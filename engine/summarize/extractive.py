@@ -200,7 +200,8 @@ _WORD_STOP = re.compile(r"[^\W\d_]{2}[.!?]\Z")
 #: quoted phrase a sentence goes on from (``"Main things": arrival, ...``).
 _JSON_LINE = re.compile(
     r'[{}\[\]][,{}\[\]\s]*|"[^"\n]+"\s*:\s*'
-    r'(?:(?:"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|true|false|null)\s*[,}\]]*|[{\[].*)'
+    r'(?:(?:"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|true|false|null)\s*[,}\]]*'
+    r'|[{\[](?:.*[\]}"\d]|\s*)[,}\]]*)'  # an object or array it opens, or holds whole
 )
 #: A line of Python or JavaScript pasted bare (an aider architect's "Locate:" /
 #: "Replace with:" blocks: walk 53, F13): a definition, an import, a block's keyword
@@ -230,20 +231,40 @@ def _pasted_code(line: str) -> bool:
     a shell's prompt or a known program and a shell sign, at most one small word outside
     its quotes), never a sentence ("cd into the folder and run the tests" has three)."""
     text = line.strip()
+    if _WORD_STOP.search(text):
+        return False  # it ends as a sentence does ('"Error": [object Object] comes from ...')
     if _JSON_LINE.fullmatch(text) or (_OPENS_CODE.fullmatch(text) and _SIGN_OF_CODE.search(text)):
         return True
-    if _CODE_LINE.fullmatch(text) and not _WORD_STOP.search(text):
-        return True
+    if _CODE_LINE.fullmatch(text):
+        return _prose_words(text.split(None, 1)[-1]) <= 2  # ("return 'ok' when the token
+        # is valid, otherwise 401" reads on as a sentence)
     prompt = text.startswith("$ ")  # a shell's prompt: whatever program follows
     if prompt:
         text = text[2:].lstrip()
     first, _, rest = text.partition(" ")
     if not prompt and (first not in _SHELL_PROGRAMS or not _SHELL_SIGN.search(rest)):
         return False
-    if _WORD_STOP.search(rest):
-        return False  # "go to ~/settings." ends as a sentence does
-    bare = re.sub(r"'[^']*'|\"[^\"]*\"", " ", rest)
-    return sum(w.lower() in _STOPWORDS for w in _WORD.findall(bare)) <= 1
+    return _prose_words(rest) <= 2  # "npm install fails on /usr/lib" is a sentence
+
+
+def _prose_words(text: str) -> int:
+    """How much of `text` outside its quotes reads as prose: 3 for a verb of what a
+    command did ("fails", "looks", "finished": "npm install fails on /usr/lib"), else its
+    small words twice, and its plain lowercase words beyond a command's first two
+    (``git commit``, ``docker compose up``)."""
+    bare = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`]*`", " ", text)
+    words = [w.rstrip(",;:") for w in bare.split() if re.fullmatch(r"[a-z]{2,}[,;:]?", w)]
+    if any(w in _RESULT_VERBS or (len(w) >= 6 and w.endswith("ed")) for w in words):
+        return 3
+    small = sum(w in _STOPWORDS for w in words)
+    return max(small * 2 - 1, len(words) - 2, 0)
+
+
+#: Verbs that say what a command did, not its arguments.
+_RESULT_VERBS = frozenset(
+    {"fails", "looks", "shows", "works", "seems", "says", "gives", "prints", "hangs"}
+    | {"crashes", "breaks", "errors", "returns", "passes", "succeeds", "finishes", "stops"}
+)
 
 
 #: A fence line indented 4 spaces or more: a list item's fence (``*   **Step:**`` then
@@ -533,11 +554,23 @@ _PLAIN_TITLE = re.compile(
 )
 
 
+#: An aside in brackets, inside a sentence.
+_ASIDES_IN = re.compile(r"\s*\([^()]*\)")
+
+
+def _content_words(text: str) -> list[str]:
+    """`text`'s words of content (no stopword; a number is one)."""
+    words = [w.lower() for w in _WORD.findall(_INLINE_CODE.sub(" code ", text))]
+    return [w for w in words if w not in _STOPWORDS or w.isdecimal()]
+
+
 #: A title that is a question's words without its mark: "How to test registration".
 _WH_TITLE = re.compile(r"(?:How|What|Why|When|Where|Which|Who)\b")
-#: A label whose value is a reference to another item of a plan (walk 52, F10).
+#: A field that only points at another item of a plan (walk 52, F10): "Depends on: Task
+#: 1", "See: #12"; not a label saying what was done to it ("Opened: PR #112", walk 57).
 _LABELLED_REFERENCE = re.compile(
-    r"[\w *]{1,30}:\**\s*(?:(?:tasks?|steps?|phases?|issues?|items?|PR|bead)\s*#?|#)"
+    r"\W*(?:depends on|see|see also|refs?|related(?: to)?|relates to|part of|parent|after|"
+    r"requires|follows)\W*:\**\s*(?:(?:tasks?|steps?|phases?|issues?|items?|PR|bead)\s*#?|#)"
     r"[\d.]+(?:\s*(?:,|and|&)\s*#?[\d.]+)*",
     re.I,
 )
@@ -578,8 +611,13 @@ def is_fragment(sentence: Sentence) -> bool:
         # is all it does ("I've added:", "Here's the fix:", "Depends on: —"), not when
         # it says something itself ("Install the dependencies and run the tests:")
         last = head.rstrip(_MARKS).rsplit(None, 1)[-1].lower() if head.strip() else ""
+        # (its asides say no more of what follows: "What changed (each keeps the results
+        # identical; ...):" is a title over its block, walk 57, F12)
+        plain = _ASIDES_IN.sub(" ", head)
         if (
             len(content) <= _LEAD_IN_WORDS
+            or (plain != head and not _ENDED.search(plain) and _WH_TITLE.match(plain.strip(_MARKS)))
+            or len(_content_words(plain)) <= _LEAD_IN_WORDS
             or not _POINTERS.isdisjoint(words)
             or last in _RUNS_ON
             or last in _INTRODUCES
@@ -980,7 +1018,8 @@ def _split_sentences(text: str) -> list[Sentence]:
             continue
         if role == "Tool":
             flush()
-            single(_BULLET.sub("", stripped, count=1), False)
+            if not _CODE_LINE.fullmatch(stripped):  # (a script's line: walk 57, F11)
+                single(_BULLET.sub("", stripped, count=1), False)
             continue
         if pasted and stripped.startswith("# "):
             continue  # a comment in the pasted code (``# Force sqlite scheme``): no title
@@ -1442,13 +1481,27 @@ class ExtractiveSummarizer:
         k = 2 if n <= 6 else 3 if n <= 15 else 4
         chosen = _without_repeats(sorted(pool, key=rank), sentences, k)
         if len(chosen) < 2:  # at least two sentences when the chunk has them
+            # (not one whose words a chosen one holds: walk 57, F6, a request and its
+            # longer re-send said both after all)
+            held = [_plain_words(sentences[i].text) for i in chosen]
+            distinct = [
+                i
+                for i in distinct
+                if i in chosen or not any(_plain_words(sentences[i].text) <= h for h in held)
+            ]
             rest = [i for i in distinct if i not in chosen and i not in said]
             rest = rest or [  # narration, never markup (an image, a bare path)
                 i for i in distinct if i not in chosen and not is_markup(sentences[i].text)
             ]
             chosen += sorted(rest, key=rank)[: 2 - len(chosen)]
         allowed = {i for i in distinct if i not in said}
-        return Extract(sentences, abstract, _answered(chosen, sentences, allowed, rank), scores)
+        summary = _answered(chosen, sentences, allowed, rank)
+        if abstract not in summary:  # a longer sentence chosen in its place says it
+            mine = _plain_words(sentences[abstract].text)
+            abstract = next(
+                (i for i in summary if mine <= _plain_words(sentences[i].text)), abstract
+            )
+        return Extract(sentences, abstract, summary, scores)
 
     def floor(self, text: str) -> int:
         """0 when the summary of `text` is empty (no sentence to tell), else a whole number
