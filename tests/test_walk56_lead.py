@@ -6,6 +6,7 @@ with the script's text where every other patch reads as the files it edits."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -52,3 +53,27 @@ def test_a_patch_the_script_computes_keeps_the_script() -> None:
 def test_any_patch_text_bound_to_a_name_reads_back_exactly(patch: str) -> None:
     script = f"const p = {json.dumps(patch)};\nawait tools.apply_patch(p);"
     assert code_mode_calls(script) == [("apply_patch", {"input": patch})]
+
+
+def test_aiders_command_printed_over_two_lines_stays_the_tools(tmp_path: Path) -> None:
+    """Walk 57, F9: aider prints a suggested command after ``> `` on its first line only
+    (bench/recap_sessions/aider-catalog.md, lines 2152-2153): the next, indented line
+    (``    ?? throw new ...``) read as the model's words, glued to its last sentence."""
+    from chunkscope.engine.read.parse import load
+
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "\n# aider chat started at 2025-04-02 18:40:10\n\n"
+        "#### how should the connection string be read?  \n\n"
+        "Your current approach is good for local development.\n\n"
+        "> Tokens: 7.7k sent, 444 received.  \n"
+        '> var s = Environment.GetEnvironmentVariable("MONGO")  \n'
+        '    ?? throw new InvalidOperationException("MONGO is required");  \n'
+        "> Run shell commands? (Y)es/(N)o [Yes]: d  \n",
+        encoding="utf-8",
+    )
+    source = load(path)
+    bot = [t.text for t in source.turns if t.role == "Bot"]
+    assert bot == ["Your current approach is good for local development."], bot
+    tool = " ".join(t.text for t in source.turns if t.role not in ("Bot", "You"))
+    assert "?? throw new InvalidOperationException" in tool, tool

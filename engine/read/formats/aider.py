@@ -217,6 +217,10 @@ def read(path: Path, options: ReadOptions) -> Any:
                 out.stripped[BLANK_INPUTS] += 1
         elif line == ">" or line.startswith("> "):
             kind, text = "tool", line[2:]
+        elif role == "tool" and line[:1] in " \t" and line.strip():
+            # the next line of a command aider prints after ``> `` on its first only
+            # (``    ?? throw new ...``: walk 57, F9, read as the model's words)
+            kind, text = "tool", line
         else:
             kind, text = ("assistant" if line.strip() else role), line
         if kind != role:
