@@ -410,3 +410,24 @@ def test_a_quoted_reason_naming_a_test_runner_is_no_check() -> None:
     assert not _is_check('bd close spotter-fum.4 --reason="Added 9 Vitest tests"')
     assert not _is_check('git commit -m "run pytest in CI"')
     assert _is_check('bash -c "pytest -q"') and _is_check("mix test 2>&1")
+
+
+def test_an_architects_plan_passed_on_to_the_editor_is_no_later_request() -> None:
+    """F7 (walk 57): aider's architect mode hands its plan to the editor model as the
+    next ``####`` message (bench/recap_sessions/aider-text2sql.md, lines 10066-10111):
+    the plan was a ``Later:`` request of the user's."""
+    from chunkscope.engine.recap.sections import extract_sections
+    from tests.test_sections import bot, by_name, user
+
+    plan = (
+        "Make these precise changes so every backend test uses the db URL "
+        "sqlite://./ecommerce.db.\n\n1) backend/tests/conftest.py\n- Update the fixture."
+    )
+    msgs = [
+        user("Ensure that all backend tests run with the db_path sqlite://./ecommerce.db."),
+        bot(plan),
+        user(plan),
+        bot("Done: the fixture returns the URL now."),
+    ]
+    task = by_name(extract_sections(msgs, []))["task"]
+    assert not any("Make these precise changes" in line for line in task), task

@@ -83,7 +83,12 @@ from chunkscope.engine.recap.collapse import (
     subagent_kind,
     subagent_report,
 )
-from chunkscope.engine.segment.requests import INTERRUPTED, message_kind, request_text
+from chunkscope.engine.segment.requests import (
+    INTERRUPTED,
+    echoes,
+    message_kind,
+    request_text,
+)
 from chunkscope.engine.summarize.base import has_words
 from chunkscope.engine.summarize.extractive import (
     _truncate,
@@ -488,6 +493,9 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                     _observed(ran, text)
                 continue
             text_actions.clear()
+            if log.texts and echoes(text, log.texts[-1][1]):
+                continue  # the agent's answer the tool passed on (aider's architect mode
+                # hands its plan to the editor as the next ``####`` message: walk 57, F7)
             words = request_text(text)
             if words is not None:
                 _user_words(log, i, words)
