@@ -431,3 +431,14 @@ def test_an_architects_plan_passed_on_to_the_editor_is_no_later_request() -> Non
     ]
     task = by_name(extract_sections(msgs, []))["task"]
     assert not any("Make these precise changes" in line for line in task), task
+
+
+def test_a_folded_commands_continuation_is_joined_as_the_shell_does() -> None:
+    """F13 (walk 57): a fenced ``curl URL \\`` / ``-H "..."`` folded into inline code kept
+    its backslash: copied from the recap, `` -H`` was one argument."""
+    from chunkscope.engine.recap.sections import _inline_fences
+
+    text = 'Run:\n\n```bash\ncurl https://api.example.org/limits \\\n  -H "Authorization: Bearer $KEY"\n```'
+    folded = _inline_fences(text)
+    assert '`curl https://api.example.org/limits -H "Authorization: Bearer $KEY"`' in folded
+    assert "\\" not in folded, folded

@@ -752,6 +752,10 @@ def _plain_blocks(lines: Sequence[str]) -> list[str]:
     return out
 
 
+#: A shell line's continuation mark at its end: a backslash after a blank.
+_CONTINUED = re.compile(r"(?<=\s)\\\s*\Z")
+
+
 def _inline_fences(text: str) -> str:
     """Each fenced code block of `text` as inline code: a task line is one line, and a
     block folded into it read ``I run ```python division(23, 0) ``` and get``, stray
@@ -777,7 +781,10 @@ def _inline_fences(text: str) -> str:
             if block_fence_after(lines[i - 1], fence) is None:
                 break
             body.append(lines[i - 1])
-        code = " ".join(" ".join(body).split())
+        # a shell line's continuation (`` \`` at its end) joins the next as the shell
+        # does; kept, ``curl URL \ -H "..."`` copied from the line passed `` -H`` as one
+        # argument (walk 57, F13)
+        code = " ".join(" ".join(_CONTINUED.sub("", line) for line in body).split())
         if code:
             out.append(code_span(code))
             # a sentence that starts after the block starts after a stop, not run on from
