@@ -438,7 +438,10 @@ def test_a_folded_commands_continuation_is_joined_as_the_shell_does() -> None:
     its backslash: copied from the recap, `` -H`` was one argument."""
     from chunkscope.engine.recap.sections import _inline_fences
 
-    text = 'Run:\n\n```bash\ncurl https://api.example.org/limits \\\n  -H "Authorization: Bearer $KEY"\n```'
+    text = (
+        "Run:\n\n```bash\ncurl https://api.example.org/limits \\\n"
+        '  -H "Authorization: Bearer $KEY"\n```'
+    )
     folded = _inline_fences(text)
     assert '`curl https://api.example.org/limits -H "Authorization: Bearer $KEY"`' in folded
     assert "\\" not in folded, folded
