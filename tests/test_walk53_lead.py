@@ -445,3 +445,16 @@ def test_a_folded_commands_continuation_is_joined_as_the_shell_does() -> None:
     folded = _inline_fences(text)
     assert '`curl https://api.example.org/limits -H "Authorization: Bearer $KEY"`' in folded
     assert "\\" not in folded, folded
+
+
+def test_a_wide_stop_keeps_its_closers_and_its_bold() -> None:
+    """F15 (walk 57, cc-posthog.jsonl): after the full-width stop, a closing ``)`` was
+    cut off its sentence, and a stop inside bold split the bold in two."""
+    text = (
+        "Bot: 請重新 toggle 開關一次。(可以試試**用無痕視窗**打開那個 URL — 看會不會 "
+        "login redirect。)\n\n下一步是部署。"
+    )
+    said = [s.text for s in split_sentences(text)]
+    assert said[1].endswith("login redirect。)"), said
+    said = [s.text for s in split_sentences("Bot: 我把 **訊號過濾。改成對 PR** 做。下一步。")]
+    assert said == ["我把 **訊號過濾。改成對 PR** 做。", "下一步。"], said

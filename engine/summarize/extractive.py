@@ -319,7 +319,7 @@ def _chunk_lines(text: str) -> list[str]:
 #: Devanagari danda of Hindi: walk 28, F3).
 _WIDE_STOPS = "。！？।॥။។"
 _SENTENCE_END = re.compile(
-    rf"(?:[.!?]+{CLOSING_MARKS_CLASS}*(?=\s)|[{_WIDE_STOPS}]+[」』”’）)\]]*)(\s*)(?=\S)"
+    rf"(?:[.!?]+{CLOSING_MARKS_CLASS}*(?=\s)|[{_WIDE_STOPS}]+[」』”’）)\]]*+)(\s*)(?=\S)"
 )
 _STARTER = re.compile(r"[A-Z0-9\"'“‘(\[`*_$~#@]")
 _LOWER_START = re.compile(r"[a-z]")
@@ -752,8 +752,8 @@ def _is_boundary(text: str, stop: int, nxt: int, begin: int = 0, bold: bool = Fa
     began at `begin`. A list item's number (``4.`` opening the sentence, ``**4.``) is no
     end, nor is a stop inside bold (`bold`: the text has bold marks). A full-width stop
     always is."""
-    if text[stop] in _WIDE_STOPS:
-        return True
+    if text[stop] in _WIDE_STOPS:  # (not inside bold: "**訊號過濾。改成對 PR**", F15)
+        return not (bold and _in_bold(text, begin, stop))
     if text[stop] == ".":
         start = text.rfind(" ", 0, stop) + 1
         word = text[start:stop].lstrip("\"'“‘([")
@@ -895,6 +895,10 @@ def _split_prose(text: str) -> list[str]:
 _STOP_BEFORE_BLANK = re.compile(SENTENCE_STOP + r"(?=\s)")
 
 
+#: The marks that close an aside or a quotation (Chinese and Japanese ones too).
+_CLOSING_ASIDES = ")]}」』”’）"
+
+
 def _without_wordless_tail(sentence: str) -> str:
     """`sentence` without what follows its last stop when that has no word: ``Tidy now.
     🎉`` is ``Tidy now.`` (a summary ended ``now. 🎉.``: walk 38, F3); ``Done. ✓ 12/12``
@@ -905,8 +909,9 @@ def _without_wordless_tail(sentence: str) -> str:
     if not stops:
         return sentence
     tail = sentence[stops[-1].end() :]
-    if has_words(tail) or any(mark in tail for mark in "*_`~"):
-        return sentence  # (a closing mark of bold or code is the sentence's)
+    if has_words(tail) or any(mark in tail for mark in "*_`~" + _CLOSING_ASIDES):
+        return sentence  # (a closing mark of bold, code or an aside is the sentence's:
+        # "(...login redirect。)", walk 57, F15)
     return sentence[: stops[-1].end()]
 
 
