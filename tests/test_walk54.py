@@ -156,7 +156,7 @@ def test_f3_a_mark_no_chunk_holds_is_dropped_and_said_and_a_pin_wins_over_an_exc
     merged = [Chunk(turns[:2])]  # a and b in one chunk; c's records no longer read
     after, notes = state.followed(merged)
     assert after.pinned == {merged[0].text} and not after.excluded
-    assert any("exclusion dropped" in n for n in notes), notes
+    assert any("an excluded one: pinned" in n for n in notes), notes
     assert any("The pin on the chunk “You: message number 2" in n for n in notes), notes
     # unchanged texts: the same state, nothing said
     assert state.followed([a, b, c]) == (state, [])

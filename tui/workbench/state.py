@@ -15,7 +15,7 @@ checked by mypy against the others.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -109,6 +109,19 @@ class ChunkStart:
         return first
 
 
+#: The mark the user set on a chunk: pinned, excluded, or excluded with its pin set aside
+#: (``x`` on a pinned chunk: ``x`` again pins it).
+Mark = Literal["pinned", "excluded", "held"]
+
+
+def _together(marks: Iterable[Mark]) -> Mark:
+    """The mark of a chunk holding chunks marked `marks`: pinned when one is (a pin wins
+    over an exclusion: the recap is never written without a pin the user set), else
+    excluded, with a pin set aside when one of them had one."""
+    marks = set(marks)
+    return "pinned" if "pinned" in marks else "held" if "held" in marks else "excluded"
+
+
 @dataclass(frozen=True)
 class TuningState:
     """What the user has chosen (see the module docstring)."""
@@ -119,9 +132,11 @@ class TuningState:
     #: Pins set aside while their chunk is excluded (restored when it is not).
     held_pins: frozenset[str] = frozenset()
     #: Where each chunk the user pinned or excluded started, by the text of the chunk
-    #: that holds it now (several for a chunk holding several): `followed` places the
-    #: marks on the chunks of a new run by them.
-    starts: frozenset[tuple[str, ChunkStart]] = frozenset()
+    #: that holds it now (several for a chunk holding several), with the mark set on it:
+    #: `followed` places the marks on the chunks of a new run by them, so two chunks
+    #: merged and split again are marked as they were (walk 58, F1: an excluded one came
+    #: back pinned).
+    starts: frozenset[tuple[str, ChunkStart, Mark]] = frozenset()
     headings: bool = False
     embedder: str = "lexical"
     summarizer: str = "extractive"
@@ -130,13 +145,23 @@ class TuningState:
         """This state with some knobs changed (by knob name; validated)."""
         return replace(self, tuning=self.tuning.with_values(values))
 
+    def mark_of(self, text: str) -> Mark | None:
+        """The mark of the merged chunk `text`, None when it has none."""
+        if text in self.pinned:
+            return "pinned"
+        if text in self.excluded:
+            return "held" if text in self.held_pins else "excluded"
+        return None
+
     def toggled(
         self, which: Literal["pinned", "excluded"], text: str, start: ChunkStart | None = None
     ) -> TuningState:
         """Pin or exclude a merged chunk's text, or undo it; a chunk is never both.
         Excluding a pinned chunk sets its pin aside (`held_pins`): taking the exclusion
         back pins it again, so ``x`` then ``x`` changes nothing. `start` is where the
-        chunk starts (`ChunkStart.of`), kept while the chunk is marked."""
+        chunk starts (`ChunkStart.of`), kept while the chunk is marked. The marks of the
+        chunks a merged one holds are kept as they are: while it has the mark they make
+        together they are theirs again when it splits, else its own (`followed`)."""
         pinned, excluded, held = self.pinned, self.excluded, self.held_pins
         if which == "pinned":
             pinned = pinned - {text} if text in pinned else pinned | {text}
@@ -150,12 +175,13 @@ class TuningState:
             excluded = excluded | {text}
             if text in pinned:
                 pinned, held = pinned - {text}, held | {text}
-        starts = self.starts
-        if text not in pinned | excluded:
-            starts = frozenset(pair for pair in starts if pair[0] != text)
-        elif start is not None and not any(t == text for t, _ in starts):
-            starts = starts | {(text, start)}
-        return replace(self, pinned=pinned, excluded=excluded, held_pins=held, starts=starts)
+        after = replace(self, pinned=pinned, excluded=excluded, held_pins=held)
+        mark, starts = after.mark_of(text), self.starts
+        if mark is None:
+            starts = frozenset(entry for entry in starts if entry[0] != text)
+        elif start is not None and not any(t == text for t, _, _ in starts):
+            starts = starts | {(text, start, mark)}
+        return replace(after, starts=starts)
 
     def cleared(self) -> TuningState:
         """No pin and no exclusion."""
@@ -167,14 +193,26 @@ class TuningState:
             starts=frozenset(),
         )
 
+    def _parts(self, text: str) -> list[tuple[ChunkStart, Mark]]:
+        """The starts the marked chunk `text` holds, each with the mark it takes when the
+        chunk splits: its own while the chunk has the mark they make together, else the
+        chunk's (the user marked the merged chunk since: ``x`` on it excludes them all)."""
+        mark = self.mark_of(text)
+        own = [(s, m) for t, s, m in self.starts if t == text]
+        if mark is None or _together(m for _, m in own) == mark:
+            return own
+        return [(s, mark) for s, _ in own]
+
     def followed(self, chunks: Sequence[Chunk]) -> tuple[TuningState, list[str]]:
         """The pins and exclusions placed on the merged chunks of a new run, and what to
         tell the user. A marked text the run has still marks its chunk; any other marks
         the chunk now holding the start of each chunk it was set on (`ChunkStart`), or
         for a text without a start (a review's) the chunk `match_chunks` finds, as the
-        stored recap's pins are found. A chunk that now holds a pinned and an excluded
-        one stays pinned; a mark whose start no chunk holds is dropped, and said so:
-        the recap is never written without a pin the user saw (walk 54, F3)."""
+        stored recap's pins are found. A chunk that now holds several marked ones has the
+        mark they make together (`_together`: a pinned and an excluded one, pinned, and
+        said so), and each keeps its own for when they split again; a mark whose start no
+        chunk holds is dropped, and said so: the recap is never written without a pin the
+        user saw (walk 54, F3)."""
         marked = self.pinned | self.excluded
         if not marked:
             return self, []
@@ -184,57 +222,62 @@ class TuningState:
             return self, []
         from chunkscope.engine.inject.recaps import match_chunks
 
-        moved: dict[str, set[str]] = {}
-        starts: set[tuple[str, ChunkStart]] = set()
+        parts: dict[str, list[Mark]] = {}  # a chunk of the run -> the marks of its parts
+        came: dict[str, set[Mark]] = {}  # a chunk of the run -> the marks of the old ones
+        starts: set[tuple[str, ChunkStart, Mark]] = set()
+        lost: set[str] = set()
         for text in marked:
-            own = [s for t, s in self.starts if t == text]
-            if text in present:
-                moved[text] = {text}
-                starts.update((text, s) for s in own)
+            mark = self.mark_of(text)
+            if mark is None:
                 continue
-            now: set[str] = set()
-            if own:
-                for s in own:
+            own = self._parts(text)
+            if text in present:
+                held = [(text, mark)]
+                starts.update((text, s, m) for s, m in own)
+            elif own:
+                held = []
+                for s, m in own:
                     i = s.holder(chunks)
                     if i is not None:
-                        now.add(texts[i])
-                        starts.add((texts[i], s))
+                        held.append((texts[i], m))
+                        starts.add((texts[i], s, m))
             else:
+                held = []
                 for i in match_chunks(texts, [text]):
-                    now.add(texts[i])
+                    held.append((texts[i], mark))
                     start = ChunkStart.of(chunks[i])
                     if start is not None:
-                        starts.add((texts[i], start))
-            moved[text] = now
-
-        def placed(marks: frozenset[str]) -> frozenset[str]:
-            return frozenset(t for m in marks for t in moved.get(m, ()))
-
-        pinned = placed(self.pinned)
-        excluded = placed(self.excluded)
-        held = placed(self.held_pins) & excluded
+                        starts.add((texts[i], start, mark))
+            if not held:
+                lost.add(text)
+            for now, m in held:
+                parts.setdefault(now, []).append(m)
+                came.setdefault(now, set()).add(mark)
+        marks = {now: _together(ms) for now, ms in parts.items()}
+        pinned = frozenset(t for t, m in marks.items() if m == "pinned")
+        excluded = frozenset(t for t, m in marks.items() if m != "pinned")
+        held_pins = frozenset(t for t, m in marks.items() if m == "held")
         notes: list[str] = []
-        both = pinned & excluded
-        if both:
-            excluded -= both
-            held -= both
-            count = len(both)
+        count = sum(1 for now, old in came.items() if "pinned" in old and len(old) > 1)
+        if count:
             notes.append(
                 f"{'A chunk' if count == 1 else f'{count} chunks'} of this run "
                 f"{'holds' if count == 1 else 'hold'} a pinned chunk and an excluded one: "
-                "pinned, the exclusion dropped."
+                "pinned (the exclusion is back when they are apart again)."
             )
-        for which, marks in (("pin", self.pinned), ("exclusion", self.excluded)):
-            for text in sorted(marks):
-                if not moved.get(text):
-                    opening = " ".join(text.split())[:48]
-                    notes.append(
-                        f"The {which} on the chunk “{opening}…” no longer matches a chunk "
-                        "of this run (its start is not read now): it is dropped."
-                    )
-        starts = {(t, s) for t, s in starts if t in pinned | excluded}
+        for which, group in (("pin", self.pinned), ("exclusion", self.excluded)):
+            for text in sorted(group & lost):
+                opening = " ".join(text.split())[:48]
+                notes.append(
+                    f"The {which} on the chunk “{opening}…” no longer matches a chunk "
+                    "of this run (its start is not read now): it is dropped."
+                )
         state = replace(
-            self, pinned=pinned, excluded=excluded, held_pins=held, starts=frozenset(starts)
+            self,
+            pinned=pinned,
+            excluded=excluded,
+            held_pins=held_pins,
+            starts=frozenset(starts),
         )
         return state, notes
 
