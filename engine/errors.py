@@ -42,3 +42,33 @@ class BackendError(ChunkscopeError):
         self.endpoint = endpoint
         self.reason = reason
         super().__init__(f"{endpoint}: {reason}" if endpoint else reason)
+
+
+class ModelMissing(ChunkscopeError, ValueError):
+    """A backend that needs a model was asked for without one (the llm summarizer).
+
+    The advice is kept in parts so that each front end names its own way to set the
+    model (walk 58, F2: the workbench told the user to pass a flag it does not take):
+    `flag`, the command line's option; `setting`, the config file's key, which every
+    front end reads. ``str(e)`` is the command line's advice, the file found by
+    ``chunkscope profile path``; the workbench gives the file's path (`advice`).
+    """
+
+    def __init__(self, backend: str, section: str, flag: str) -> None:
+        self.backend = backend
+        self.section = section
+        self.flag = flag
+        super().__init__(self.advice(flag, where="chunkscope profile path"))
+
+    @property
+    def setting(self) -> str:
+        """The config file's key for the model."""
+        return f"model under [{self.section}] in the config file"
+
+    def advice(self, *ways: str, where: str) -> str:
+        """``BACKEND needs a model: WAY, or model under [SECTION] in the config file
+        (WHERE)``: `ways` are the front end's own (its flags), `where` says where the
+        file is."""
+        return f"{self.backend} needs a model: " + ", or ".join(
+            [*ways, f"{self.setting} ({where})"]
+        )

@@ -6,9 +6,20 @@ configured told the user to pass ``--summary-model``, a flag the workbench does 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from tests.pilot import ROOT, make_app, recording_notifications, settled, until
+import pytest
+
+from tests.pilot import (
+    ROOT,
+    make_app,
+    palette_listed,
+    recording_notifications,
+    settled,
+    until,
+    wait_for,
+)
 
 SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
 
@@ -90,3 +101,44 @@ def test_f1_a_mark_set_on_the_merged_chunk_is_its_parts_mark() -> None:
     excluded, _ = excluded.followed([merged])
     split, _ = excluded.toggled("pinned", merged.text).followed([a, b])
     assert split.pinned == {a.text, b.text} and not split.excluded
+
+
+async def test_f2_the_workbench_says_where_it_takes_the_llm_summarizers_model(
+    isolated: Path,
+) -> None:
+    """F2: ctrl+p ``summarizer: llm`` with no model in the config file: the toast and the
+    Summary panel said "--summary-model, or model under [summarizer] in the config file",
+    and the workbench takes no such flag. They name the config file's key with the file's
+    path, and the toast the offline summarizer."""
+    from chunkscope.engine.config.settings import config_path
+
+    app = make_app(ROOT / "sample_logs" / "docs_cleanup.jsonl")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        shown = recording_notifications(app)
+        await pilot.press("ctrl+p", *"summarizer: llm")
+        await until(pilot, lambda: palette_listed(app))
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: app.summary_failure, 10), shown
+        (toast,) = [s for s in shown if "needs a model" in s]
+        _, panel = app.summary_of(0)
+        for said in (toast, panel, app.summary_failure):
+            assert "--summary-model" not in said, said
+            assert "model under [summarizer] in the config file" in said, said
+            assert str(config_path()) in said and str(isolated) in said, said
+        assert "ctrl+p → “summarizer: extractive (offline)”" in toast, toast
+        assert "“summarizer: extractive (offline)” needs no model" in panel, panel
+
+
+def test_f2_the_command_line_keeps_its_flag_in_the_advice() -> None:
+    """F2: the advice is declared once, by the engine's error; the command line (and a
+    caller of the engine) still reads the flag that sets the model there."""
+    from chunkscope.engine.errors import ModelMissing
+    from chunkscope.engine.summarize import make_summarizer
+
+    with pytest.raises(ModelMissing) as info:
+        make_summarizer("llm")
+    assert str(info.value) == (
+        "the llm summarizer needs a model: --summary-model, or model under [summarizer]"
+        " in the config file (chunkscope profile path)"
+    )

@@ -31,6 +31,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from chunkscope.engine.embed.cache import text_key
+from chunkscope.engine.errors import ModelMissing
 from chunkscope.engine.model import Chunk, Progress
 from chunkscope.engine.summarize.base import (
     DEFAULT_WORKERS,
@@ -93,10 +94,7 @@ def make_summarizer(
         return ExtractiveSummarizer()
     if name == "llm":
         if not model:
-            raise ValueError(
-                "the llm summarizer needs a model: --summary-model, or model under [summarizer]"
-                " in the config file (chunkscope profile path)"
-            )
+            raise ModelMissing("the llm summarizer", "summarizer", "--summary-model")
         return LLMSummarizer(model, base_url, api_key, workers=workers, **kwargs)
     raise ValueError(f"unknown summarizer {name!r} ({' or '.join(SUMMARIZERS)})")
 

@@ -50,7 +50,7 @@ from chunkscope.tui.workbench.runs import (
     exact_tokens,
     prefetch_tokens,
 )
-from chunkscope.tui.workbench.state import WorkbenchHost, _backend_hint
+from chunkscope.tui.workbench.state import WorkbenchHost, _backend_hint, said
 
 if TYPE_CHECKING:
     from chunkscope.engine.config.tuning import Tuning
@@ -631,7 +631,7 @@ class PipelineDriver(WorkbenchHost):
 
     def _summaries_failed(self, error: BaseException) -> None:
         self.recap_state = "failed"
-        self.summary_failure = str(error).strip() or type(error).__name__
+        self.summary_failure = said(error)
         self._notify_error(error, "Summaries failed")
         bench = self.workbench
         if bench is not None:

@@ -24,6 +24,7 @@ from textual.timer import Timer
 from textual.worker import Worker
 
 from chunkscope.engine.config.tuning import Tuning
+from chunkscope.engine.errors import ModelMissing
 from chunkscope.engine.segment.merge import MergeParams
 from chunkscope.tui.workbench.messages import Notice, WorkFailed
 from chunkscope.tui.workbench.runs import Derived
@@ -282,13 +283,29 @@ class TuningState:
         return state, notes
 
 
+#: What the workbench offers in place of a backend that failed, by config section.
+_OFFLINE = {
+    "embedder": "Switch to the offline embedder: ctrl+p → “embedder: lexical (offline)”.",
+    "summarizer": "Switch to the offline summarizer: ctrl+p → “summarizer: extractive (offline)”.",
+}
+
+
 def _backend_hint(error: BaseException) -> str | None:
-    name = type(error).__name__
-    if name == "EmbeddingError":
-        return "Switch to the offline embedder: ctrl+p → “embedder: lexical (offline)”."
-    if name == "SummaryError":
-        return "Switch to the offline summarizer: ctrl+p → “summarizer: extractive (offline)”."
-    return None
+    if isinstance(error, ModelMissing):
+        return _OFFLINE.get(error.section)
+    section = {"EmbeddingError": "embedder", "SummaryError": "summarizer"}
+    return _OFFLINE.get(section.get(type(error).__name__, ""))
+
+
+def said(error: BaseException) -> str:
+    """What the workbench says of `error`: its one line, but a backend without a model
+    is told where the workbench takes one: the config file, by its path (the command
+    line's flag is no option here: walk 58, F2)."""
+    if isinstance(error, ModelMissing):
+        from chunkscope.engine.config.settings import config_path
+
+        return error.advice(where=str(config_path()))
+    return str(error).strip() or type(error).__name__
 
 
 class WorkbenchHost(App[None]):
@@ -387,7 +404,7 @@ class WorkbenchHost(App[None]):
 
     def _notify_error(self, error: BaseException, what: str) -> None:
         hint = _backend_hint(error)
-        message = str(error) or type(error).__name__
+        message = said(error)
         if hint:
             message += "\n" + hint
         self.notify(message, title=what, severity="error", timeout=12, markup=False)
