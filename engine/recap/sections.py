@@ -188,6 +188,9 @@ class Section:
     #: for each line, the list it is an item of (1, 2, ...; 0: none) and the item's
     #: number in it: a list cut to fit loses its last items, never one in the middle
     items: tuple[tuple[int, int], ...] = ()
+    #: for each list of `items` (list 1 first): its number of items, and its title
+    #: ("" none), that a "(and N more items)" counts from and names (walk 57, F1)
+    lists: tuple[tuple[int, str], ...] = ()
 
     @property
     def title(self) -> str:
@@ -1899,37 +1902,120 @@ def _with_lead_ins(text: str, pairs: list[tuple[str, str]]) -> list[tuple[str, s
     return out
 
 
-def _list_items(texts: Sequence[str]) -> dict[str, tuple[int, int]]:
+#: A list item's line with its number: its indentation, its number (none for a bullet),
+#: its text.
+_NUMBERED_ITEM = re.compile(r"^([ \t]*)(?:[-*+•]|(\d{1,3})[.)])[ \t]+(\S.*?)\s*$")
+#: A list's title: the short line right above its first item (``**Findings**``,
+#: ``Answers:``), that a "(and N more items)" of it names (walk 57, F1).
+_TITLE_WORDS = 6
+
+
+def _item_lines(text: str) -> list[tuple[str, bool]]:
+    """Each list item's line of `text` in order: (its text on one line, whether it is an
+    item of an item: deeper than its list's items, or numbered from 1 again right after
+    an item that is a lead-in, ``5. The missing concerns are:`` then ``1. ...``, which
+    markdown shows as one list but is the item's own; walk 57, F1)."""
+    out: list[tuple[str, bool]] = []
+    level = -1  # the indentation of the list's own items
+    lead = False  # the list's last own item is a lead-in (ends in a colon)
+    nested = 0  # the number of the last item of a renumbered item's list (0: none)
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        m = _NUMBERED_ITEM.match(line)
+        if m is None:
+            if not line[:1].isspace():  # a paragraph of its own: the list ended
+                level, lead, nested = -1, False, 0
+            continue
+        indent = len(m.group(1).expandtabs(4))
+        number = int(m.group(2)) if m.group(2) else 0
+        said = " ".join(m.group(3).split())
+        if level < 0 or indent < level:
+            level, nested = indent, 0
+        elif indent > level:
+            out.append((said, True))
+            continue
+        if nested and number == nested + 1:
+            nested = number
+            out.append((said, True))
+            continue
+        if lead and number == 1:
+            nested = 1
+            out.append((said, True))
+            continue
+        nested = 0
+        lead = bool(_LEAD_IN_END.search(said))
+        out.append((said, False))
+    return out
+
+
+def _list_title(text: str, item: str) -> str:
+    """The title of the list whose first item's line is `item` in `text`: the short line
+    right above it, its markup and colon left out ("" when it has none)."""
+    above = ""
+    for line in text.splitlines():
+        m = _NUMBERED_ITEM.match(line)
+        if m and " ".join(m.group(3).split()) == item:
+            break
+        if line.strip():
+            above = line
+    else:
+        return ""
+    if _NUMBERED_ITEM.match(above):
+        return ""
+    title = above.strip().strip("#*_: ").strip()
+    words = title.split()
+    return title if 0 < len(words) <= _TITLE_WORDS and has_words(title) else ""
+
+
+def _list_items(
+    texts: Sequence[str],
+) -> tuple[dict[str, tuple[int, int]], list[tuple[int, str]]]:
     """Each sentence of `texts` that is a list's (as `_last_lines` says it, no image):
-    (which list of them, 1 up; its item's number in it). A list is a run of items, the
-    sentences after an item's first in it its own."""
+    (which list of them, 1 up; its item's number in it); and for each list its number of
+    items and its title (`_list_title`). A list is a run of items, the sentences after an
+    item's first in it its own, and so are the items of its own list (`_item_lines`: an
+    item of an item is no item of the list, walk 57, F1)."""
     out: dict[str, tuple[int, int]] = {}
+    sizes: list[tuple[int, str]] = []
     lists = item = 0
     for text in texts:
         inside = False
+        lines = _item_lines(text)
+        at = 0  # the next item line a sentence that opens an item may be
         for s in split_sentences(text):
+            said = _EMBED.sub("", s.text).strip()
             if s.after == "item":
+                head = " ".join(said.split())[:24]
+                k = next((j for j in range(at, len(lines)) if head in lines[j][0]), at)
+                inner = k < len(lines) and lines[k][1]
+                at = k + 1
                 if not inside:
                     lists, item, inside = lists + 1, 0, True
-                item += 1
+                    title = _list_title(text, lines[k][0]) if k < len(lines) else ""
+                    sizes.append((0, title))
+                if not inner or not item:
+                    item += 1
+                    sizes[-1] = (item, sizes[-1][1])
             elif s.after != "sentence":
                 inside = False
             if inside:
-                out.setdefault(_EMBED.sub("", s.text).strip(), (lists, item))
-    return out
+                out.setdefault(said, (lists, item))
+    return out, sizes
 
 
 def _last_lines(texts: Sequence[str]) -> tuple[tuple[str, ...], str]:
     """(The lines "Where it stopped" says of the assistant's closing `texts`, the texts
     whole on one line); no lines when they hold no words (an image, a bare path)."""
-    lines, whole, _ = _last_lines_items(texts)
+    lines, whole, _, _ = _last_lines_items(texts)
     return lines, whole
 
 
 def _last_lines_items(
     texts: Sequence[str],
-) -> tuple[tuple[str, ...], str, tuple[tuple[int, int], ...]]:
-    """`_last_lines`, and for each line the list item it is (`Section.items`)."""
+) -> tuple[tuple[str, ...], str, tuple[tuple[int, int], ...], tuple[tuple[int, str], ...]]:
+    """`_last_lines`, for each line the list item it is (`Section.items`), and each
+    list's size and title (`Section.lists`)."""
     pairs: list[tuple[str, str]] = []  # (line, the sentence it ends on)
     for text in texts:
         sentences = [s for s in _content_sentences(text, False) if not _QUESTION.search(s)]
@@ -1937,7 +2023,7 @@ def _last_lines_items(
         worded = [s for s in plain if not _wordless(s)]  # a bare path is no content said
         chosen = [s for s in worded if has_content(s)] or worded[:2] or plain[:2]
         pairs += _with_lead_ins(text, _with_referents(text, chosen))
-    items = _list_items(texts)
+    items, sizes = _list_items(texts)
     firsts: dict[str, str] = {}  # each line once, where it first comes
     for line, end in pairs:
         if line:
@@ -1953,13 +2039,14 @@ def _last_lines_items(
     whole = _cut(whole, _UNCUT_CHARS // 2)
     if all(is_markup(line) for line in lines):  # a bare URL, a lead-in and its code alone:
         alone = () if is_markup(whole) else (_cut(terminated(whole), _LINE_CHARS["last"]),)
-        return alone, whole, ((0, 0),) * len(alone)
+        return alone, whole, ((0, 0),) * len(alone), ()
     # a line of markup alone (a bare path) beside lines with words: those say it (walk 27, F5)
     said = [i for i, line in enumerate(lines) if not _wordless(line)]
     return (
         tuple(lines[i] for i in said),
         whole,
         tuple(items.get(kept[i], (0, 0)) for i in said),
+        tuple(sizes),
     )
 
 
@@ -2013,10 +2100,10 @@ def last_section(log: _Log) -> Section:
         return Section("last", (unanswered,), (0,))
     if not log.texts:
         return Section("last", ())
-    lines, whole, items = _last_lines_items(_last_words(log))
+    lines, whole, items, lists = _last_lines_items(_last_words(log))
     if not lines:  # a last message of no words (an image, a path): the last one with some
         for _, text in reversed(log.texts[:-1]):
-            lines, whole, items = _last_lines_items([text])
+            lines, whole, items, lists = _last_lines_items([text])
             if lines:
                 break
     # the sentences that report a count ("29 unit tests pass", "3 files changed") go in
@@ -2029,7 +2116,9 @@ def last_section(log: _Log) -> Section:
     ranks = [0] * len(lines)
     for rank, i in enumerate(order):
         ranks[i] = rank
-    return Section("last", lines, tuple(ranks), whole=whole if lines else "", items=items)
+    return Section(
+        "last", lines, tuple(ranks), whole=whole if lines else "", items=items, lists=lists
+    )
 
 
 _COUNT = re.compile(
@@ -2314,22 +2403,65 @@ def fit_sections(
             if not attempt(si, lj, rank if lj == heads[key] else 1):
                 ended[key] = lj
                 break
+
+    # "(and N more items)": N the items of the list none of whose lines is said (the one
+    # cut inside is said; an item's own list is its own: walk 57, F1)
+    def tops(si: int, group: int) -> tuple[int, int]:
+        """(The list's last item said, its number of items) in `chosen`."""
+        s = sections[si]
+        shown = [lj for lj in chosen.get(si, ()) if s.items[lj][0] == group]
+        top = max((s.items[lj][1] for lj in shown), default=0)
+        size = s.lists[group - 1][0] if group <= len(s.lists) else 0
+        known = [s.items[lj][1] for lj in range(len(s.lines)) if s.items[lj][0] == group]
+        return top, max([size, *known])
+
+    cut: list[tuple[int, int]] = []
     for (si, group), first in ended.items():
         s = sections[si]
-        left = {s.items[lj][1] for lj in range(first, len(s.lines)) if s.items[lj][0] == group}
         shown = chosen.get(si, set())
-        if not any(s.items[lj][0] == group for lj in shown):
-            continue  # none of the list said: no "more" of it either
         for lj in range(first, len(s.lines)):  # no later item of the list is said
             if s.items[lj][0] == group:
                 shown.discard(lj)
-        text[(si, first)] = f"(and {plural(len(left), 'more item')})"
-        trial = {k: set(v) for k, v in chosen.items()}
-        trial.setdefault(si, set()).add(first)
-        if fits(trial, si):
-            chosen = trial
-        else:
-            text.pop((si, first))
+        top, size = tops(si, group)
+        if top and size > top:  # (none of the list said: no "more" of it either)
+            cut.append((si, group))
+    for si, group in cut:
+        s = sections[si]
+        title = s.lists[group - 1][1] if group <= len(s.lists) else ""
+        # two lists' "more" in one section read as one list said twice: each named by
+        # its title, else by the first item it leaves out (walk 57, F1)
+        named = sum(1 for other, _ in cut if other == si) > 1
+        while True:
+            top, size = tops(si, group)
+            kept = sorted(lj for lj in chosen.get(si, ()) if s.items[lj][0] == group)
+            # (its place: the list's next line, else the next line not said)
+            free = [
+                lj
+                for lj in range(kept[-1] + 1, len(s.lines))
+                if (si, lj) not in text and lj not in chosen[si]
+            ]
+            at = next((lj for lj in free if s.items[lj][0] == group), free[0] if free else -1)
+            if at < 0:
+                break
+            mark = f"(and {plural(size - top, 'more item')})"
+            if named and title:
+                mark = f"(and {plural(size - top, 'more item')} under {title})"
+            elif named:
+                after = [lj for lj in range(at, len(s.lines)) if s.items[lj][1] > top]
+                opening = _cut(s.lines[after[0]], 40).rstrip(".") if after else ""
+                mark = f"(and {plural(size - top, 'more item')}, from: {opening})"
+            text[(si, at)] = mark
+            trial = {k: set(v) for k, v in chosen.items()}
+            trial[si].add(at)
+            if fits(trial, si):
+                chosen = trial
+                break
+            text.pop((si, at))
+            if len(kept) < 2:
+                break
+            # no room for it: the list's last line makes room (a list said as whole
+            # when it is not misleads more than one line fewer)
+            chosen[si].discard(kept[-1])
     if stretch:
         widen()
     return build(chosen)

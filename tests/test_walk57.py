@@ -1,0 +1,104 @@
+"""Walk 57 (the recap and summaries on real sessions): the recap's sections. Findings
+F1 ("(and N more items)" counted an item cut inside and an item's own list as the list's,
+and two lists' marks read the same), F8 (a Where it stopped said whole repeated the Open
+question below it) and F10 (a subagent's report said by its headings, a label dropped
+while its value was kept); each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from chunkscope.engine.read.parse import load
+from chunkscope.engine.recap.sections import Section, extract_sections, fit_sections
+from chunkscope.engine.tokens import get_counter
+
+_BASE = {"sessionId": "s1", "cwd": "/tmp/proj"}
+
+
+def _claude(tmp_path: Path, steps: list[tuple[str, Any]]) -> list[Section]:
+    """The sections of a Claude Code log made of `steps`: ("user", text), ("bot", text)
+    or ("task", (prompt, report)): a subagent's call and its result."""
+    rows: list[dict[str, Any]] = []
+    parent = None
+    for n, (kind, what) in enumerate(steps):
+        uid = f"r{n}"
+        stamp = f"2026-01-01T10:{n // 60:02d}:{n % 60:02d}Z"
+        row: dict[str, Any] = {**_BASE, "uuid": uid, "parentUuid": parent, "timestamp": stamp}
+        if kind == "user":
+            row |= {"type": "user", "message": {"role": "user", "content": what}}
+        elif kind == "bot":
+            content = [{"type": "text", "text": what}]
+            row |= {"type": "assistant", "message": {"role": "assistant", "content": content}}
+        else:
+            prompt, report = what
+            args = {"description": prompt, "prompt": prompt, "subagent_type": "general-purpose"}
+            use = {"type": "tool_use", "id": f"t{n}", "name": "Task", "input": args}
+            row |= {"type": "assistant", "message": {"role": "assistant", "content": [use]}}
+            rows.append(row)
+            parent, uid = uid, f"r{n}b"
+            result = {"type": "tool_result", "tool_use_id": f"t{n}", "content": report}
+            row = {**_BASE, "uuid": uid, "parentUuid": parent, "timestamp": stamp}
+            row |= {"type": "user", "message": {"role": "user", "content": [result]}}
+        rows.append(row)
+        parent = uid
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return extract_sections(load(path).messages)
+
+
+def _item(tag: str) -> str:
+    """A list item of three sentences, each with `tag` in it (to tell what is said)."""
+    return (
+        f"The {tag} path in src/{tag}.py fails 2 tests. "
+        f"Its caller in src/{tag}_api.py retries 3 times on that. "
+        f"A fix for {tag} is one line in src/{tag}.py."
+    )
+
+
+_REVIEW = (
+    "**Findings**\n"
+    + "\n\n".join(f"{n}. {_item(f'find{n}')}" for n in range(1, 5))
+    + "\n\n**Answers**\n"
+    + "\n\n".join(f"{n}. {_item(f'ans{n}')}" for n in range(1, 4))
+    + "\n\n4. The missing concerns are:\n"
+    + "\n".join(f"{n}. Concern {n} in src/sub{n}.py is not handled." for n in range(1, 6))
+    + "\n\nThat is the whole review, with 9 points."
+)
+
+
+def test_f1_more_items_counts_items_not_said_at_all_and_names_each_list(
+    tmp_path: Path,
+) -> None:
+    """Walk 57, F1: a list cut inside an item counted that item among the "more"; an
+    item's own list (``4. The missing concerns are:`` then ``1. ...`` to ``5.``) was
+    numbered on as the list's items 5 to 9; and two lists' marks both read "(and 5 more
+    items)". N is the number of items of that list none of whose words is said, and
+    each list's mark is told apart (by its title)."""
+    sections = _claude(tmp_path, [("user", "Review the plan."), ("bot", _REVIEW)])
+    (where,) = (s for s in sections if s.name == "last")
+    counter = get_counter()
+    sizes = {"find": 4, "ans": 4}
+    checked = named = 0
+    for allowance in range(40, 900, 7):
+        fitted = fit_sections([where], allowance, counter)
+        lines = fitted[0].lines if fitted else ()
+        marks = [ln for ln in lines if ln.startswith("(and ")]
+        if len(marks) > 1:
+            assert len(set(marks)) == len(marks), lines  # each list's own mark
+            named += 1
+        for mark in marks:
+            m = re.match(r"\(and (\d+) more items?(?: under (\w+))?", mark)
+            assert m, mark
+            # the list it is of: its title, else the last item said before it
+            before = lines[: lines.index(mark)]
+            kind = {"Findings": "find", "Answers": "ans"}.get(m.group(2) or "", "")
+            if not kind:
+                kind = "ans" if any("ans" in ln for ln in before) else "find"
+            said = [n for n in range(1, 5) if any(f"{kind}{n}" in ln for ln in lines)]
+            assert int(m.group(1)) == sizes[kind] - max(said), (allowance, lines)
+            checked += 1
+        assert not any("sub" in ln for ln in lines if ln.startswith("(and"))
+    assert checked and named
