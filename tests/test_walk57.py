@@ -102,3 +102,71 @@ def test_f1_more_items_counts_items_not_said_at_all_and_names_each_list(
             checked += 1
         assert not any("sub" in ln for ln in lines if ln.startswith("(and"))
     assert checked and named
+
+
+def _recap(tmp_path: Path, monkeypatch: Any, capsys: Any, messages: list[str]) -> str:
+    """`chunkscope recap` (markdown, default budget) of a plain log of `messages`: the
+    user's, the agent's, in turn."""
+    from chunkscope.tui.cli import main
+
+    for name in ("CACHE", "CONFIG", "DATA"):
+        monkeypatch.setenv(f"CHUNKSCOPE_{name}_DIR", str(tmp_path / name.lower()))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    rows = [
+        {
+            "role": "assistant" if n % 2 else "user",
+            "content": text,
+            "timestamp": f"2026-02-13T11:{n:02d}:00",
+        }
+        for n, text in enumerate(messages)
+    ]
+    path = tmp_path / "log.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert main(["recap", str(path)]) == 0
+    return str(capsys.readouterr().out)
+
+
+def test_f8_a_question_in_where_it_stopped_said_whole_is_said_once(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    """Walk 57, F8: Where it stopped said whole (the message on one line) kept its
+    question, and the Open question section said it again right below. The question is
+    said once, in the Open question section."""
+    question = "Could you please share the HTML and CSS files that style these buttons?"
+    out = _recap(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        [
+            "Make both buttons black.",
+            "I need to see the files for the buttons that show when + is pressed. "
+            f"{question} Specifically, I need the file that sets their color. Once you "
+            "share them, I can make both buttons black.",
+        ],
+    )
+    assert out.count(question) == 1, out
+    assert f"## Open question to the user\n{question}" in out, out
+    assert "Specifically, I need the file that sets their color." in out, out
+
+
+def test_f8_a_question_that_is_a_list_item_is_said_once_in_its_list(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    """Walk 57, F8 (its seed-jsonl repro): the question is one of "two things left to
+    decide", a list's item; said whole, Where it stopped says it in its list, and the
+    Open question section does not say it again."""
+    question = "Should the database live in ~/.cache or in the project folder?"
+    out = _recap(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        [
+            "Move the embedding cache to SQLite and tell me what is left.",
+            "The cache now lives in engine/sqlite_cache.py and all 19 tests pass.\n\n"
+            f"Two things are left for you to decide:\n- {question}\n"
+            "- Whether to keep the old dict cache as a fallback\n"
+            "- `CHUNKSCOPE_CACHE_DIR` as the override, as you asked\n\nI stopped there.",
+        ],
+    )
+    assert out.count(question) == 1, out
+    assert f"Two things are left for you to decide: {question}" in out, out

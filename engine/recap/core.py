@@ -821,6 +821,17 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
     return out
 
 
+def _keeps(wider: Sequence[Section], fitted: Sequence[Section]) -> bool:
+    """Whether the sections fitted with more room (`wider`) keep every section of
+    `fitted`: one left out only when another says each of its lines (an open question
+    asked in its list, in Where it stopped said whole: walk 57, F8)."""
+    names = {x.name for x in wider}
+    said = " ".join(" ".join(line.split()) for x in wider for line in x.lines)
+    return all(
+        x.name in names or all(" ".join(line.split()) in said for line in x.lines) for x in fitted
+    )
+
+
 def compose(
     candidates: Sequence[Candidate],
     sections: Sequence[Section],
@@ -926,7 +937,7 @@ def compose(
         drop = [c.index for c in candidates if c.index not in keep]
         room = counter.count(prefix) + spare - 2  # "\n\n" seams may merge tokens
         wider = fit_sections(present, room, counter, stretch=True)
-        if not {x.name for x in wider} >= {x.name for x in fitted}:
+        if not _keeps(wider, fitted):
             wider = fitted  # more room never drops a section ("Where it stopped")
         again = select(
             candidates,

@@ -191,6 +191,11 @@ class Section:
     #: for each list of `items` (list 1 first): its number of items, and its title
     #: ("" none), that a "(and N more items)" counts from and names (walk 57, F1)
     lists: tuple[tuple[int, str], ...] = ()
+    #: `whole` without the questions the "Open question" section says, shown instead of
+    #: it when that section is said (the question said once: walk 57, F8); `whole` itself
+    #: when a question is a list's item (the list keeps it: the question's line is the
+    #: one left out); "" when `whole` asks nothing of the kind
+    unasked: str = ""
 
     @property
     def title(self) -> str:
@@ -2116,8 +2121,17 @@ def last_section(log: _Log) -> Section:
     ranks = [0] * len(lines)
     for rank, i in enumerate(order):
         ranks[i] = rank
+    unasked = ""
+    if lines and not any(c.name.lower() in ASK_TOOLS for c in log.calls if c.index > log.last_user):
+        unasked = _unasked(whole, log.texts[-1][1], _asked(log))
     return Section(
-        "last", lines, tuple(ranks), whole=whole if lines else "", items=items, lists=lists
+        "last",
+        lines,
+        tuple(ranks),
+        whole=whole if lines else "",
+        items=items,
+        lists=lists,
+        unasked=unasked if has_words(unasked) else "",
     )
 
 
@@ -2149,6 +2163,31 @@ def _answers(log: _Log) -> list[tuple[int, str]]:
     return out
 
 
+def _asked(log: _Log) -> list[str]:
+    """The questions of the agent's last message the "Open question" section says when
+    no question tool asks one (its last two; none when the user spoke after it)."""
+    if not log.texts or log.texts[-1][0] <= log.last_user:
+        return []
+    asked = [s for s in _content_sentences(log.texts[-1][1]) if _QUESTION.search(s)]
+    return list(dict.fromkeys(asked[-2:]))
+
+
+def _unasked(whole: str, text: str, asked: Sequence[str]) -> str:
+    """`Section.unasked` of the Where it stopped `whole` (`text` the last message, the
+    questions `asked` in it): `whole` with each question left out, or `whole` when one
+    is a list's item, or "" when none is in it."""
+    inside = [q for q in asked if _fold(q) in whole]
+    if not inside:
+        return ""
+    items = [m.group(2) for m in map(_ITEM_LINE.match, text.splitlines()) if m]
+    if any(" ".join(i.split()).startswith(_fold(q)[:40]) for q in inside for i in items):
+        return whole
+    out = whole
+    for q in inside:
+        out = out.replace(_fold(q), "")
+    return " ".join(out.split())
+
+
 def questions_section(log: _Log) -> Section:
     lines: list[str] = []
     for call in reversed(log.calls):
@@ -2161,10 +2200,8 @@ def questions_section(log: _Log) -> Section:
             if q.strip():
                 lines.append(_sentences_cut(q, _LINE_CHARS["questions"]))
             break
-    if not lines and log.texts and log.texts[-1][0] > log.last_user:
-        _, text = log.texts[-1]
-        asked = [s for s in _content_sentences(text) if _QUESTION.search(s)]
-        lines = [_cut(s, _LINE_CHARS["questions"]) for s in dict.fromkeys(asked[-2:])]
+    if not lines:
+        lines = [_cut(s, _LINE_CHARS["questions"]) for s in _asked(log)]
     return Section("questions", tuple(lines), tuple(range(len(lines))))
 
 
@@ -2300,13 +2337,25 @@ def fit_sections(
     def widen() -> None:
         """With room left (`stretch`), a section is shown whole (all its lines kept) and a
         line cut short is shown uncut, most important first, as long as it still fits."""
+        asking = next(
+            (si for si, s in enumerate(sections) if s.name == "questions" and chosen.get(si)),
+            -1,
+        )
         for si, s in enumerate(sections):
             if s.whole and len(chosen.get(si, ())) == len(s.lines):
                 saved = {li: text.get((si, li)) for li in range(len(s.lines))}
                 text[(si, 0)] = s.whole
+                asked = set(chosen.get(asking, ()))
+                if asked and s.unasked:  # the question said once (walk 57, F8)
+                    if s.unasked != s.whole:
+                        text[(si, 0)] = s.unasked
+                    else:
+                        chosen[asking] = set()  # (said in its list, in the whole)
                 for li in range(1, len(s.lines)):
                     text[(si, li)] = ""
                 if tokens(chosen) > allowance:
+                    if asked:
+                        chosen[asking] = asked
                     for li, before in saved.items():
                         if before is None:
                             text.pop((si, li), None)
