@@ -170,3 +170,54 @@ def test_f8_a_question_that_is_a_list_item_is_said_once_in_its_list(
     )
     assert out.count(question) == 1, out
     assert f"Two things are left for you to decide: {question}" in out, out
+
+
+_VERSIONS = (
+    "Perfect! I now have all the version information needed.\n\n"
+    "## OpenTelemetry Package Versions for mix.exs\n\n"
+    "### 1. **opentelemetry_api**\n"
+    "- **Latest Version:** 1.5.0 (released October 17, 2025)\n"
+    "- **Recommended Constraint:** `~> 1.5`\n\n"
+    "### 2. **opentelemetry**\n"
+    "- **Latest Version:** 1.7.0 (released October 17, 2025)\n"
+    "- **Recommended Constraint:** `~> 1.7`\n\n"
+)
+
+
+def _subagent_line(tmp_path: Path, report: str) -> str:
+    sections = _claude(
+        tmp_path,
+        [
+            ("user", "Pin the OpenTelemetry packages in mix.exs."),
+            ("task", ("Check OTEL hex package versions", report)),
+            ("bot", "I pinned the versions in mix.exs."),
+        ],
+    )
+    (found,) = (s for s in sections if s.name == "subagents")
+    (line,) = found.lines
+    return line
+
+
+def test_f10_a_subagent_line_says_no_heading_and_no_value_without_its_label(
+    tmp_path: Path,
+) -> None:
+    """Walk 57, F10: the report's heading was said as its first sentence, glued to the
+    next ("OpenTelemetry Package Versions for mix.exs **Latest Version:** 1.5.0"), and
+    1.5.0 read as OpenTelemetry's version: it is opentelemetry_api's, whose heading was
+    dropped. The report's own sentence is said, no heading and no label-and-value item
+    whose subject is a heading."""
+    summary = "The exporter package `opentelemetry_exporter` is still maintained."
+    line = _subagent_line(tmp_path, _VERSIONS + f"## Summary\n\n{summary}")
+    assert "Package Versions" not in line, line
+    assert "1.5.0" not in line and "Latest Version" not in line, line
+    assert line.endswith(summary), line
+
+
+def test_f10_an_outline_of_labels_alone_says_no_value_without_what_it_is_of(
+    tmp_path: Path,
+) -> None:
+    """Walk 57, F10: a report that is only headings and label-and-value items has no
+    sentence of its own to say; its values are not said without what they are of."""
+    line = _subagent_line(tmp_path, _VERSIONS)
+    assert "1.5.0" not in line and "1.7.0" not in line, line
+    assert "Package Versions for mix.exs **" not in line, line

@@ -91,6 +91,7 @@ from chunkscope.engine.segment.requests import (
 )
 from chunkscope.engine.summarize.base import has_words
 from chunkscope.engine.summarize.extractive import (
+    Sentence,
     _truncate,
     has_content,
     is_fragment,
@@ -1673,6 +1674,24 @@ _LAUNCHED = re.compile(r"\A\s*Async agent launched", re.I)
 _AGENT_TRAILER = re.compile(r"\n\s*agentId: .*\Z", re.S)
 
 
+#: A list item that is a label and its value: ``**Latest Version:** 1.5.0``, ``**Endpoint**:
+#: `POST /x` ``, ```@batch_size = 500` - batch size``.
+_LABELLED_ITEM = re.compile(r"\A[*_]*(?:`[^`\n]+`|[^*_:`\n]{1,40}?)[*_]*\s*(?::|[-–—](?=\s))")
+
+
+def _under_headings(text: str) -> list[Sentence]:
+    """The sentences of `text` in a section a heading opens (a markdown heading or a
+    bold title line): what its outline's items are of is that heading."""
+    out: list[Sentence] = []
+    titled = False
+    for p in split_sentences(text):
+        if p.heading or _HEADING.match(p.text):
+            titled = True
+        elif titled:
+            out.append(p)
+    return out
+
+
 def _report(label: str, text: str, status: str = "") -> str:
     """One subagent's line: its name, its verdict when it gives one, its first facts."""
     text = _AGENT_TRAILER.sub("", text).strip()
@@ -1684,17 +1703,37 @@ def _report(label: str, text: str, status: str = "") -> str:
     else:
         m = _VERDICT.search(text)
         verdict = m.group(1) if m else ""
-    sentences = [s for s in _content_sentences(text) if not is_narration(s)]
-    # an introduction ("Here's what I found:") and a bare heading say nothing themselves
+    # no heading (walk 57, F10: "OpenTelemetry Package Versions for mix.exs" was said as
+    # the opening of a run-on line), no narration, no fragment
+    parts = [
+        p
+        for p in split_sentences(text)
+        if p.text.strip() and not p.heading and not is_fragment(p) and not is_narration(p.text)
+    ]
+    sentences = [p.text for p in parts]
+    # an introduction ("Here's what I found:") and a bare heading say nothing themselves;
+    # nor does an outline's label and value (``- **Latest Version:** 1.5.0``), whose
+    # subject is the heading above it (1.5.0 was opentelemetry_api's, said as the
+    # report's): the report's own sentences first, such a pair only when the report has
+    # none and no heading names what it is of (walk 57, F10)
     said = [s for s in sentences if not s.rstrip().endswith(":") and not _HEADING.match(s)]
-    facts = [s for s in said if has_content(s)] or said or sentences
+    pairs = {p.text for p in parts if p.after == "item" and _LABELLED_ITEM.match(p.text)}
+    under = {p.text for p in _under_headings(text) if p.text in pairs}
+    own = [s for s in said if s not in pairs]
+    facts = (
+        [s for s in own if has_content(s)]
+        or own
+        or [s for s in said if s not in under]
+        or [s for s in sentences if s not in under]
+    )
     facts = [line for line, _ in _with_referents(text, facts)]  # no "It ..." of nothing said
     if verdict:
         hit = next((s for s in sentences if verdict in s), "")
         facts = [hit, *[f for f in facts if f != hit]] if hit else facts
     if not facts:  # nothing a sentence says ("done"): its words, or that it said none
         facts = [_fold(text)] if text else ["no result"]
-    body = _sentences_cut(" ".join(facts[:2]), _LINE_CHARS["subagents"])
+    # each with its stop: two said as one run-on line misread (walk 57, F10)
+    body = _sentences_cut(" ".join(map(terminated, facts[:2])), _LINE_CHARS["subagents"])
     head = f"- {label}"
     if verdict:
         head += f": verdict {verdict}"
