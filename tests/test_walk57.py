@@ -221,3 +221,29 @@ def test_f10_an_outline_of_labels_alone_says_no_value_without_what_it_is_of(
     line = _subagent_line(tmp_path, _VERSIONS)
     assert "1.5.0" not in line and "1.7.0" not in line, line
     assert "Package Versions for mix.exs **" not in line, line
+
+
+def test_f10_a_subagent_line_says_its_second_fact_only_when_there_is_room(
+    tmp_path: Path,
+) -> None:
+    """Walk 57, F10 (its fix): the report's own sentences are longer than the heading the
+    line used to open with, so the line is its first fact, and both its facts only when
+    the recap has room for them (`Section.full`): a short budget keeps the section."""
+    first = "The exporter package `opentelemetry_exporter` is still maintained."
+    second = "It was updated in October 2025 and needs no replacement."
+    sections = _claude(
+        tmp_path,
+        [
+            ("user", "Pin the OpenTelemetry packages in mix.exs."),
+            ("task", ("Check OTEL hex package versions", f"{first} {second}")),
+            ("bot", "I pinned the versions in mix.exs."),
+        ],
+    )
+    (found,) = (s for s in sections if s.name == "subagents")
+    assert found.lines[0].endswith(first) and second not in found.lines[0], found
+    assert found.full[0].endswith(f"{first} {second}"), found
+    counter = get_counter()
+    small = fit_sections([found], 30, counter, stretch=True)
+    assert small and small[0].lines[0].endswith(first), small
+    wide = fit_sections([found], 200, counter, stretch=True)
+    assert wide[0].lines[0].endswith(second), wide

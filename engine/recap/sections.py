@@ -1692,8 +1692,9 @@ def _under_headings(text: str) -> list[Sentence]:
     return out
 
 
-def _report(label: str, text: str, status: str = "") -> str:
-    """One subagent's line: its name, its verdict when it gives one, its first facts."""
+def _report(label: str, text: str, status: str = "", facts_said: int = 2) -> str:
+    """One subagent's line: its name, its verdict when it gives one, its first facts (at
+    most `facts_said` sentences)."""
     text = _AGENT_TRAILER.sub("", text).strip()
     text = _MD_LINK.sub(r"\1", text)  # a source list's links: their titles only
     verdict = ""
@@ -1733,7 +1734,8 @@ def _report(label: str, text: str, status: str = "") -> str:
     if not facts:  # nothing a sentence says ("done"): its words, or that it said none
         facts = [_fold(text)] if text else ["no result"]
     # each with its stop: two said as one run-on line misread (walk 57, F10)
-    body = _sentences_cut(" ".join(map(terminated, facts[:2])), _LINE_CHARS["subagents"])
+    joined = " ".join(map(terminated, facts[:facts_said]))
+    body = _sentences_cut(joined, _LINE_CHARS["subagents"])
     head = f"- {label}"
     if verdict:
         head += f": verdict {verdict}"
@@ -1748,7 +1750,7 @@ def subagents_section(log: _Log) -> Section:
     """What each subagent reported (a reviewer's APPROVE, an explorer's findings): the
     results of delegation calls (Claude Code's ``Task``) and background subagents' task
     notifications, the newest first when the allowance is short."""
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, str, str]] = []  # (where, its line, its line of one fact)
     for call in log.calls:
         if call.name.lower() not in SUBAGENT_TOOLS or call.rejected or call.result is None:
             continue
@@ -1762,16 +1764,24 @@ def subagents_section(log: _Log) -> Section:
             or call.name
         )
         said, status = subagent_report(call.result)
-        found.append((call.index, _report(_cut(label, 60), said, status)))
+        found.append((call.index, *_reports(_cut(label, 60), said, status)))
     for pos, name, status, result in log.reports:
-        found.append((pos, _report(_cut(name, 60), result, status)))
+        found.append((pos, *_reports(_cut(name, 60), result, status)))
     found.sort(key=lambda t: t[0])
     kept = found[-5:]
+    # its first fact alone when room is short, its two when there is room (walk 57,
+    # F10: the report's own sentences are longer than its heading was)
     return Section(
         "subagents",
-        tuple(line for _, line in kept),
+        tuple(short for _, _, short in kept),
         tuple(len(kept) - 1 - k for k in range(len(kept))),
+        full=tuple(line if line != short else "" for _, line, short in kept),
     )
+
+
+def _reports(label: str, text: str, status: str) -> tuple[str, str]:
+    """`_report` with its two first facts, and with its first alone."""
+    return _report(label, text, status), _report(label, text, status, 1)
 
 
 # --------------------------------------------------------------------------- last words
@@ -2531,20 +2541,30 @@ def fit_sections(
             at = next((lj for lj in free if s.items[lj][0] == group), free[0] if free else -1)
             if at < 0:
                 break
-            mark = f"(and {plural(size - top, 'more item')})"
+            plain = f"(and {plural(size - top, 'more item')})"
+            marks = [plain]
             if named and title:
-                mark = f"(and {plural(size - top, 'more item')} under {title})"
+                marks = [f"{plain[:-1]} under {title})", plain]
             elif named:
                 after = [lj for lj in range(at, len(s.lines)) if s.items[lj][1] > top]
-                opening = _cut(s.lines[after[0]], 40).rstrip(".") if after else ""
-                mark = f"(and {plural(size - top, 'more item')}, from: {opening})"
-            text[(si, at)] = mark
-            trial = {k: set(v) for k, v in chosen.items()}
-            trial[si].add(at)
-            if fits(trial, si):
-                chosen = trial
+                if after:
+                    opening = _cut(s.lines[after[0]], 40).rstrip(".")
+                    marks = [f"{plain[:-1]}, from: {opening})", plain]
+            # (the short one when the named one does not fit, unless another list's
+            # mark reads the same)
+            seen = {line(si, lj) for lj in chosen.get(si, ())}
+            marks = [m for m in marks if m not in seen]
+            placed = False
+            for mark in marks:
+                text[(si, at)] = mark
+                trial = {k: set(v) for k, v in chosen.items()}
+                trial[si].add(at)
+                if fits(trial, si):
+                    chosen, placed = trial, True
+                    break
+                text.pop((si, at))
+            if placed:
                 break
-            text.pop((si, at))
             if len(kept) < 2:
                 break
             # no room for it: the list's last line makes room (a list said as whole
