@@ -247,3 +247,21 @@ def test_f10_a_subagent_line_says_its_second_fact_only_when_there_is_room(
     assert small and small[0].lines[0].endswith(first), small
     wide = fit_sections([found], 200, counter, stretch=True)
     assert wide[0].lines[0].endswith(second), wide
+
+
+def test_f10_the_reports_own_prose_comes_before_an_outlines_items(tmp_path: Path) -> None:
+    """Walk 57, F10: "the first real sentence of the report preferred": an outline item
+    under a heading ("Loads messages via ...", of the heading's SessionLive) or a label
+    whose value is no sentence (``**Location:** `path` ``) says less than the report's
+    own paragraph; that is said first."""
+    prose = "The renderer in lib/transcript_renderer.ex drops 2 fields of every message."
+    report = (
+        "## 1. How SessionLive renders\n\n"
+        "**Location:** `lib/spotter_web/live/session_live.ex`\n\n"
+        "- Loads messages via `load_session_messages/1`\n"
+        "- Calls `TranscriptRenderer.render/2` with `session_cwd`\n\n"
+        f"## Summary\n\n{prose}"
+    )
+    line = _subagent_line(tmp_path, report)
+    assert line.endswith(prose), line
+    assert "Location" not in line and "Loads messages" not in line, line

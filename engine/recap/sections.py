@@ -1721,8 +1721,20 @@ def _report(label: str, text: str, status: str = "", facts_said: int = 2) -> str
     pairs = {p.text for p in parts if p.after == "item" and _LABELLED_ITEM.match(p.text)}
     under = {p.text for p in _under_headings(text) if p.text in pairs}
     own = [s for s in said if s not in pairs]
+    # the report's own prose first (an item's subject is often the heading above it): a
+    # sentence of a paragraph, a label's only when its value is a sentence (``**Important**:
+    # You must exit with code 0.``, not ``**Location:** `path` ``)
+    prose = [
+        p.text
+        for p in parts
+        if p.after != "item"
+        and p.text in own
+        and has_content(p.text)
+        and (not _LABELLED_ITEM.match(p.text) or p.text.rstrip("*_ ").endswith((".", "!")))
+    ]
     facts = (
-        [s for s in own if has_content(s)]
+        prose
+        or [s for s in own if has_content(s)]
         or own
         or [s for s in said if s not in under]
         or [s for s in sentences if s not in under]
