@@ -227,9 +227,10 @@ _OPENS_CODE = re.compile(r"(?:\S+\s+){0,2}\S*[{\[(]")
 
 def _pasted_code(line: str) -> bool:
     """Whether `line`, outside any fence, is code a user pasted bare: a line of a JSON
-    object (``"provider": {``), or a shell command (``$ npm test``, ``source ~/.zshrc``:
-    a shell's prompt or a known program and a shell sign, at most one small word outside
-    its quotes), never a sentence ("cd into the folder and run the tests" has three)."""
+    object (``"provider": {``), of Python or JavaScript (`_CODE_LINE`), or a shell command
+    (``$ npm test``, ``source ~/.zshrc``: a shell's prompt or a known program and a shell
+    sign); never a line that ends as a sentence does or reads on as one (`_prose_words`:
+    "cd into the folder and run the tests", "npm install fails on /usr/lib")."""
     text = line.strip()
     if _WORD_STOP.search(text):
         return False  # it ends as a sentence does ('"Error": [object Object] comes from ...')
@@ -600,7 +601,7 @@ def is_fragment(sentence: Sentence) -> bool:
     prose = _INLINE_CODE.sub(" code ", text)  # a colon or a quote mark in code is the code's
     bare = prose.rstrip(_MARKS)
     words = [w.lower() for w in _WORD.findall(prose)]
-    content = [w for w in words if w not in _STOPWORDS or w.isdecimal()]
+    content = _content_words(text)
     if not content:
         return True
     if sentence.role == "You" and len(words) == 1 and not _ENDED.search(bare):
