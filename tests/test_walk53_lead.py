@@ -458,3 +458,13 @@ def test_a_wide_stop_keeps_its_closers_and_its_bold() -> None:
     assert said[1].endswith("login redirect。)"), said
     said = [s.text for s in split_sentences("Bot: 我把 **訊號過濾。改成對 PR** 做。下一步。")]
     assert said == ["我把 **訊號過濾。改成對 PR** 做。", "下一步。"], said
+
+
+def test_a_long_snake_case_line_is_read_at_once() -> None:
+    """The call pattern of `_CODE_LINE` (a dotted or snake_case name, then ``(``) nested
+    its quantifiers: a tool line of many ``_word`` parts and no bracket took exponential
+    time (spotter-ae4a77f8's recap never ended). Such lines read as any other."""
+    line = "Tool: " + "_".join(["part"] * 60) + " tail"
+    assert [s.text for s in split_sentences(line)] == [line.removeprefix("Tool: ")]
+    said = [s.text for s in split_sentences("Bot: " + "a_b" * 200 + " is the key we read.")]
+    assert len(said) == 1

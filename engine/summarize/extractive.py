@@ -214,15 +214,25 @@ _CODE_LINE = re.compile(
     r"|for\s+\w+(?:,\s*\w+)*\s+in\s+\S+:"
     r"|return\b(?:\s*$|\s+(?:\S*[(\[{\"'.=]|None|True|False|\w+$)).*"
     r"|[A-Za-z_][\w.]*(?:\[[^\]]*\])?\s*[-+*/]?=\s*\S.*"
-    r"|(?:await\s+)?[A-Za-z_]\w*(?:\.\w+|_\w+)+\(.*\)[;,]?"
+    r"|(?:await\s+)?(?=\w*[._])[A-Za-z_][\w.]*+\(.*\)[;,]?"
     r"|(?:const|let|var)\s+[\w{\[].*=.*|(?:export\s+)?(?:async\s+)?function\s*\w*\s*\(.*"
 )
+#: The longest line `_pasted_code` and `_code_line` read as code: the patterns backtrack
+#: over a line, and a long line is prose or a tool's output (a collapsed call's excerpt).
+_CODE_LINE_CHARS = 400
+
+
+def _code_line(line: str) -> bool:
+    """Whether `line` (stripped) is a line of Python or JavaScript (`_CODE_LINE`)."""
+    return len(line) <= _CODE_LINE_CHARS and _CODE_LINE.fullmatch(line) is not None
+
+
 #: Signs that a few words before an open bracket are code: an assignment, a call, a
 #: keyword of a block, a selector (``payload = {``, ``cleanup() {``, ``return (``).
 _SIGN_OF_CODE = re.compile(r"[=()]|^(?:return|function|def|class|if|for|while|else)\b|^[.#:]")
 #: A line that opens a block of code: a few words (``payload = {``, ``return (``,
 #: ``cleanup() {``) and the bracket it leaves open at its end.
-_OPENS_CODE = re.compile(r"(?:\S+\s+){0,2}\S*[{\[(]")
+_OPENS_CODE = re.compile(r"(?:\S++\s+){0,2}[^\s{\[(]*+[{\[(]")
 
 
 def _pasted_code(line: str) -> bool:
@@ -234,9 +244,11 @@ def _pasted_code(line: str) -> bool:
     text = line.strip()
     if _WORD_STOP.search(text):
         return False  # it ends as a sentence does ('"Error": [object Object] comes from ...')
+    if len(text) > _CODE_LINE_CHARS:
+        return False  # (a line of code is short; a long one is prose or output)
     if _JSON_LINE.fullmatch(text) or (_OPENS_CODE.fullmatch(text) and _SIGN_OF_CODE.search(text)):
         return True
-    if _CODE_LINE.fullmatch(text):
+    if _code_line(text):
         return _prose_words(text.split(None, 1)[-1]) <= 2  # ("return 'ok' when the token
         # is valid, otherwise 401" reads on as a sentence)
     prompt = text.startswith("$ ")  # a shell's prompt: whatever program follows
@@ -1024,7 +1036,7 @@ def _split_sentences(text: str) -> list[Sentence]:
             continue
         if role == "Tool":
             flush()
-            if not _CODE_LINE.fullmatch(stripped):  # (a script's line: walk 57, F11)
+            if not _code_line(stripped):  # (a script's line: walk 57, F11)
                 single(_BULLET.sub("", stripped, count=1), False)
             continue
         if pasted and stripped.startswith("# "):
