@@ -1874,8 +1874,6 @@ def _with_referents(text: str, kept: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
-#: A list item's line: its indentation, its text.
-_ITEM_LINE = re.compile(r"^([ \t]*)(?:[-*+•]|\d{1,3}[.)])[ \t]+(\S.*?)\s*$")
 #: A lead-in's end: a colon, inside bold or after it (``**Changed:**``, ``switched to:``).
 _LEAD_IN_END = re.compile(r":[*_]*\Z")
 
@@ -1888,8 +1886,8 @@ def _lead_in_lists(text: str) -> list[tuple[str, list[str]]]:
     lines = text.splitlines()
     out: list[tuple[str, list[str]]] = []
     for i, line in enumerate(lines):
-        own = _ITEM_LINE.match(line)
-        lead = (own.group(2) if own else line).strip()
+        own = _NUMBERED_ITEM.match(line)
+        lead = (own.group(3) if own else line).strip()
         if not _LEAD_IN_END.search(lead) or not has_words(lead):
             continue
         depth = len(own.group(1).expandtabs(4)) if own else -1
@@ -1898,14 +1896,14 @@ def _lead_in_lists(text: str) -> list[tuple[str, list[str]]]:
         for after in lines[i + 1 :]:
             if not after.strip():
                 continue
-            item = _ITEM_LINE.match(after)
+            item = _NUMBERED_ITEM.match(after)
             indent = len(item.group(1).expandtabs(4)) if item else -1
             if item is None or indent <= depth or (level >= 0 and indent < level):
                 break
             if level < 0:
                 level = indent
-            if indent == level and not _LEAD_IN_END.search(item.group(2)):
-                items.append(" ".join(item.group(2).split()))
+            if indent == level and not _LEAD_IN_END.search(item.group(3)):
+                items.append(" ".join(item.group(3).split()))
         if len(items) >= 2:
             out.append((" ".join(lead.split()), items))
     return out
@@ -2240,7 +2238,7 @@ def _unasked(whole: str, text: str, asked: Sequence[str]) -> str:
     inside = [q for q in asked if _fold(q) in whole]
     if not inside:
         return ""
-    items = [m.group(2) for m in map(_ITEM_LINE.match, text.splitlines()) if m]
+    items = [m.group(3) for m in map(_NUMBERED_ITEM.match, text.splitlines()) if m]
     if any(" ".join(i.split()).startswith(_fold(q)[:40]) for q in inside for i in items):
         return whole
     out = whole
