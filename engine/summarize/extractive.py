@@ -314,7 +314,14 @@ def _chunk_lines(text: str) -> list[str]:
         close = re.compile(f"{re.escape(indent)}{re.escape(mark[0])}{{{len(mark)},}}\\s*$")
         end = next((j for j in range(i, len(lines)) if close.match(lines[j])), None)
         if end is None:
-            continue
+            # No close: the chunk was cut inside the block when every line after the
+            # fence is the item's (at its indentation, or blank): the block runs to the
+            # chunk's end, as an unclosed fence at the margin does (walk 60, F7: the
+            # opener and two lines of code were read as a summary's sentence).
+            rest_of_item = all(not ln.strip() or ln.startswith(indent) for ln in lines[i:])
+            if not rest_of_item:
+                continue
+            end = len(lines) - 1
         lines[i - 1] = label + rest[len(indent) :]
         for j in range(i, end + 1):
             if lines[j].startswith(indent):
@@ -557,6 +564,10 @@ _INTRODUCES = frozenset(
     | {"shows", "returns", "gives", "provides", "lists", "says", "reads", "prints", "becomes"}
     # a way whose command is the block ("... or by running:", "Launch it using:")
     | {"running", "using", "typing", "executing", "calling", "run", "type", "execute"}
+    # a clause whose reason or condition is the list ("It is likely failing because:",
+    # walk 60, F12), or a word whose object is ("The error might be due to missing:")
+    | {"because", "since", "unless", "until", "whereas", "namely", "missing", "lacking"}
+    | {"containing", "requiring", "needing", "involving", "affecting", "causing"}
 )
 #: A title written in bold alone (``**Inspecting repository**``): no sentence.
 _BOLD_TITLE = re.compile(r"\*\*([^*]+)\*\*[\s.:]*")

@@ -1,0 +1,82 @@
+"""Walk 60: real public session files (sources in the walk's sources.md), the summary
+findings: F7 (a list item's fenced block cut by the chunk's end read as prose) and F12
+(a list's lead-in ending on "because:" or "due to missing:" kept without its list).
+
+Each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from chunkscope.engine.summarize.extractive import (
+    ExtractiveSummarizer,
+    is_fragment,
+    split_sentences,
+)
+
+
+@pytest.mark.parametrize(
+    "lead_in",
+    [
+        "The `Process PyPackages native extensions` phase is likely failing because:",
+        "The error might be due to missing:",
+        "The deployment of the staging cluster fails unless:",
+    ],
+)
+def test_f12_a_lead_in_left_open_by_its_last_word_is_a_fragment(lead_in: str) -> None:
+    """aider-luvatrix (0202alcc/luvatrix, .aider.chat.history.md, lines 2351 and 2374):
+    the summary kept "is likely failing because." and "might be due to missing.", their
+    lists left out."""
+    text = f"{lead_in}\n\n- NumPy's C extensions aren't compiling for iOS\n- Missing build flags\n"
+    first = split_sentences(text)[0]
+    assert first.text == lead_in
+    assert is_fragment(first)
+    summary = (
+        ExtractiveSummarizer()
+        .summarize("Some Python packages may have missing iOS frameworks on the device.\n\n" + text)
+        .summary
+    )
+    assert "because." not in summary and "missing." not in summary and "unless." not in summary
+
+
+def test_f12_a_sentence_that_says_something_before_its_colon_stays() -> None:
+    """Not every lead-in: one whose clause is whole keeps its words."""
+    s = split_sentences("Install the dependencies and run the migration tests:\n\n- a\n- b\n")[0]
+    assert not is_fragment(s)
+
+
+MOZGOSLAV = """\
+3.  **Identify Potential Bug:**
+   The user says the same text is always inserted.
+   - The `handleRelease` function captures a variable from an outer scope that doesn't
+     update, or uses a cached/stale value.
+   - In `DictationOrchestrator.ts`, look at `handleRelease`:
+     ```typescript
+     private async handleRelease(): Promise<void> {
+         if (this.phase !== "recording" || !this.sessionId) return;
+         const sessionId = this.sessionId;
+"""
+
+
+def test_f7_a_list_items_fence_cut_by_the_chunks_end_is_code_not_a_sentence() -> None:
+    """aider-mozgoslav (AlexShchuka/mozgoslav, .aider.chat.history.md, lines 580-587): a
+    fenced block five spaces deep with a blank line inside it, cut by the blank-line
+    chunker after its third line; the summary held "```typescript private async
+    handleRelease(): Promise<void> {" as prose."""
+    summary = ExtractiveSummarizer().summarize(MOZGOSLAV).summary
+    assert summary
+    assert "```" not in summary
+    assert "Promise<void>" not in summary and "sessionId" not in summary
+    assert "handleRelease" in summary
+
+
+def test_f7_an_unclosed_deep_fence_followed_by_the_margins_prose_is_left_as_it_stands() -> None:
+    """A deep fence the item never closes, then prose at the margin: that prose is no
+    code (the item, and its block, ended)."""
+    text = (
+        "- Look at the handler:\n"
+        "     ```ts\n"
+        "     handle();\n"
+        "The release handler drops the session id before the request returns to the caller.\n"
+    )
+    assert "release handler drops the session id" in ExtractiveSummarizer().summarize(text).summary
