@@ -118,17 +118,19 @@ _share_parameter_counts()
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto` (the suite's default) starts half as many workers again as there are
-    cores, 3 on 2 cores: much of a workbench test's time is spent waiting (the app's own
-    debounce, follow-up and sweep timers; a CLI subprocess; Chromium), when one worker
-    per core would leave its core idle. $PYTEST_XDIST_AUTO_NUM_WORKERS still decides."""
+    """`-n auto` (the suite's default) starts two workers per core, 4 on 2 cores: a
+    workbench test spends about half its time waiting (the app's own debounce, follow-up
+    and sweep timers; a CLI subprocess; Chromium: 40 s of wall time for 20 s of CPU for
+    test_tui_workbench.py alone), when one worker per core, or 3 on 2 cores, left the cores
+    idle (the whole suite: 377 s with 3 workers, 314 s with 4, on the same machine
+    under the same load). $PYTEST_XDIST_AUTO_NUM_WORKERS still decides."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    return cores + (cores + 1) // 2
+    return 2 * cores
 
 
 @pytest.fixture(scope="session", autouse=True)
