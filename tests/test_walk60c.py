@@ -80,3 +80,34 @@ def test_f7_an_unclosed_deep_fence_followed_by_the_margins_prose_is_left_as_it_s
         "The release handler drops the session id before the request returns to the caller.\n"
     )
     assert "release handler drops the session id" in ExtractiveSummarizer().summarize(text).summary
+
+
+TRADEARENA = """\
+You:      type Route =
+       | { name: "discovery" }
+       | { name: "landing1" };
+You:      function routeFromPath(pathname: string): Route {
+       if (pathname.startsWith("/landing1")) return { name: "landing1" };
+     }
+You:      // In App component:
+     if (route.name === "landing1") return <Landing1 onNavigate={navigate} />;
+     ```"""
+
+
+def test_a_chunk_that_starts_inside_a_list_items_block_is_code_to_its_close() -> None:
+    """cc-tradearena (walk 51's files): a pasted plan's indented block, the chunk cut
+    inside it; the summary read `type Route =. // In App component: if (...)` as prose."""
+    assert split_sentences(TRADEARENA) == []
+    assert ExtractiveSummarizer().summarize(TRADEARENA).summary == ""
+
+
+def test_a_bare_fence_after_an_items_lead_in_opens_its_block() -> None:
+    """The other reading of a bare deep fence: the item's lead-in, then its block cut by
+    the chunk's end. The lead-in's sentence is the item's, not code."""
+    text = (
+        "Bot:     The release handler keeps a stale session id between two recordings:\n"
+        "     ```\n"
+        "     const sessionId = this.sessionId;\n"
+    )
+    texts = [s.text for s in split_sentences(text)]
+    assert texts == ["The release handler keeps a stale session id between two recordings:"]

@@ -285,13 +285,45 @@ _RESULT_VERBS = frozenset(
 _DEEP_FENCE = re.compile(r"^( {4,})(`{3,}|~{3,})")
 
 
+def _opened_before(lines: list[str]) -> list[str]:
+    """`lines` with an opening fence put before them when the chunk starts inside a list
+    item's fenced block: its first fence is a bare one indented 4 spaces or more that
+    every line before it (a role's label aside) stands under, the line before it no
+    lead-in, and no fence follows at its indentation: the close of a block opened in the
+    chunk before (cc-tradearena's pasted plan, walk 60: `type Route =. // In App
+    component: ...` was a summary)."""
+    for k, raw in enumerate(lines):
+        m = _ROLE_LINE.match(raw)
+        rest = raw[m.end() :] if m else raw
+        if not rest.strip():
+            continue
+        deep = _DEEP_FENCE.match(rest)
+        if deep is None or k == 0 or rest.strip() != deep.group(2):
+            if FENCE.match(rest) or deep is not None:
+                return lines
+            continue
+        indent = deep.group(1)
+        before = [ln[(n.end() if (n := _ROLE_LINE.match(ln)) else 0) :] for ln in lines[:k]]
+        if not all(not b.strip() or b.startswith(indent) for b in before):
+            return lines
+        if [b for b in before if b.strip()][-1].rstrip().endswith(":"):
+            return lines  # a lead-in's block opens here ("look at `handleRelease`:")
+        close = re.compile(f"{re.escape(indent)}{re.escape(deep.group(2)[0])}{{3,}}\\s*$")
+        if any(close.match(ln) for ln in lines[k + 1 :]):
+            return lines
+        m = _ROLE_LINE.match(lines[0])
+        label = m.group(0) if m else ""
+        return [f"{label}{indent}{deep.group(2)}", lines[0][len(label) :], *lines[1:]]
+    return lines
+
+
 def _chunk_lines(text: str) -> list[str]:
     """`text`'s lines, each fence indented 4 spaces or more that a closing line at the
     same indentation follows (a list item's fenced block, the item's own line perhaps in
     the chunk before) taken back to the margin with the lines up to its close: a code
     block as `_Code` reads one. Without a close, or inside a fence at the margin (an
     example of markdown), the lines are as they stand."""
-    lines = text.splitlines()
+    lines = _opened_before(text.splitlines())
     outer = ""  # the mark of the fence at the margin the walk is in
     i = 0
     while i < len(lines):
