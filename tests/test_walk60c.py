@@ -111,3 +111,12 @@ def test_a_bare_fence_after_an_items_lead_in_opens_its_block() -> None:
     )
     texts = [s.text for s in split_sentences(text)]
     assert texts == ["The release handler keeps a stale session id between two recordings:"]
+
+
+@pytest.mark.parametrize(
+    "text", ["\n     ```\n", "Bot: \n\n     ```\nThe rest is prose here.", "     ```"]
+)
+def test_a_bare_deep_fence_after_nothing_is_read_without_error(text: str) -> None:
+    """Blank lines (or a label alone) before a bare deep fence: nothing to take as code."""
+    split_sentences(text)
+    ExtractiveSummarizer().summarize(text)

@@ -304,9 +304,10 @@ def _opened_before(lines: list[str]) -> list[str]:
             continue
         indent = deep.group(1)
         before = [ln[(n.end() if (n := _ROLE_LINE.match(ln)) else 0) :] for ln in lines[:k]]
-        if not all(not b.strip() or b.startswith(indent) for b in before):
+        said = [b for b in before if b.strip()]
+        if not said or not all(b.startswith(indent) for b in said):
             return lines
-        if [b for b in before if b.strip()][-1].rstrip().endswith(":"):
+        if said[-1].rstrip().endswith(":"):
             return lines  # a lead-in's block opens here ("look at `handleRelease`:")
         close = re.compile(f"{re.escape(indent)}{re.escape(deep.group(2)[0])}{{3,}}\\s*$")
         if any(close.match(ln) for ln in lines[k + 1 :]):
