@@ -36,12 +36,22 @@ class BackendError(ChunkscopeError):
     """A remote backend failed: ``endpoint`` says where, ``reason`` what went wrong.
 
     ``str(e)`` is one line, e.g. ``http://127.0.0.1:8000/v1: HTTP 500 after 3 retries``.
+    ``offline`` is the command line's way round it, when there is one (``--summarizer
+    extractive`` for a missing key): ``str(e)`` ends ``or use OFFLINE``, and `said`
+    leaves it out for a front end with a way of its own (the workbench's palette: walk
+    58 left the flag in its notification).
     """
 
-    def __init__(self, endpoint: str, reason: str) -> None:
+    def __init__(self, endpoint: str, reason: str, offline: str = "") -> None:
         self.endpoint = endpoint
         self.reason = reason
-        super().__init__(f"{endpoint}: {reason}" if endpoint else reason)
+        self.offline = offline
+        super().__init__(self.said(f"{reason} or use {offline}" if offline else reason))
+
+    def said(self, reason: str | None = None) -> str:
+        """The error's line with `reason` (the reason without the offline way: None)."""
+        reason = self.reason if reason is None else reason
+        return f"{self.endpoint}: {reason}" if self.endpoint else reason
 
 
 class ModelMissing(ChunkscopeError, ValueError):

@@ -128,7 +128,7 @@ class OpenAIEmbedder:
         try:
             key = resolve_key(api_key, url)
         except MissingKeyError as e:
-            raise EmbeddingError(self.endpoint, f"{e} or use --embedder lexical") from None
+            raise EmbeddingError(self.endpoint, str(e), offline="--embedder lexical") from None
         self._secret = key
 
         self.model = model

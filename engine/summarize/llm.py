@@ -117,7 +117,7 @@ class LLMSummarizer:
         try:
             key = resolve_key(api_key, url)
         except MissingKeyError as e:
-            raise SummaryError(self.endpoint, f"{e} or use --summarizer extractive") from None
+            raise SummaryError(self.endpoint, str(e), offline="--summarizer extractive") from None
         self._api_key = key
         self.workers = workers
         self.timeout = timeout

@@ -24,7 +24,7 @@ from textual.timer import Timer
 from textual.worker import Worker
 
 from chunkscope.engine.config.tuning import Tuning
-from chunkscope.engine.errors import ModelMissing
+from chunkscope.engine.errors import BackendError, ModelMissing
 from chunkscope.engine.segment.merge import MergeParams
 from chunkscope.tui.workbench.messages import Notice, WorkFailed
 from chunkscope.tui.workbench.runs import Derived
@@ -300,11 +300,15 @@ def _backend_hint(error: BaseException) -> str | None:
 def said(error: BaseException) -> str:
     """What the workbench says of `error`: its one line, but a backend without a model
     is told where the workbench takes one: the config file, by its path (the command
-    line's flag is no option here: walk 58, F2)."""
+    line's flag is no option here: walk 58, F2), and one with a way round it on the
+    command line (a missing key's ``or use --summarizer extractive``) is said without
+    it: the notification's hint offers the palette's offline choice."""
     if isinstance(error, ModelMissing):
         from chunkscope.engine.config.settings import config_path
 
         return error.advice(where=str(config_path()))
+    if isinstance(error, BackendError) and error.offline:
+        return error.said()  # the palette's way is the hint (`_backend_hint`), not a flag
     return str(error).strip() or type(error).__name__
 
 
