@@ -6,8 +6,12 @@ Each test fails on the code before its fix."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from chunkscope.engine.read.parse import load
 from chunkscope.engine.summarize.extractive import (
     ExtractiveSummarizer,
     is_fragment,
@@ -120,3 +124,49 @@ def test_a_bare_deep_fence_after_nothing_is_read_without_error(text: str) -> Non
     """Blank lines (or a label alone) before a bare deep fence: nothing to take as code."""
     split_sentences(text)
     ExtractiveSummarizer().summarize(text)
+
+
+def test_a_code_mode_scripts_session_id_names_the_command_its_polls_wait_for(
+    tmp_path: Path,
+) -> None:
+    """codex-edgerunner (AkashJana18/edgerunner@e38ba726, lines 644-669): code mode ran
+    `cargo run ... serve` (cell 112), a `wait` of the cell printed the script's own
+    ``SESSION_ID=4622``, and the `write_stdin` polls and Ctrl-C of session 4622 read
+    ``Called write_stdin session_id=4622 chars=""`` (a chunk's only summary) where a
+    session unified exec names (``Process running with session ID N``) reads as its
+    command."""
+    from tests.test_walk56 import _codex, _exec
+
+    serve = "cargo run -p edgerunner -- serve --bind 127.0.0.1:8080"
+    start = {"cmd": serve, "yield_time_ms": 1000}
+    poll = {"session_id": 4622, "chars": "", "yield_time_ms": 5000}
+    stop = {"session_id": 4622, "chars": "\u0003", "yield_time_ms": 1000}
+
+    def out(cid: str, text: str) -> dict[str, object]:
+        return {"type": "custom_tool_call_output", "call_id": cid, "output": text}
+
+    path = _codex(
+        tmp_path,
+        _exec("c1", f"const r = await tools.exec_command({json.dumps(start)}); text(r.output);"),
+        out("c1", "Script running with cell ID 112\nWall time 1.0 seconds\nOutput:\n"),
+        {
+            "type": "function_call",
+            "name": "wait",
+            "arguments": json.dumps({"cell_id": "112", "yield_time_ms": 1000}),
+            "call_id": "c2",
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "c2",
+            "output": "Script completed\nOutput:\n   Compiling edgerunner\nSESSION_ID=4622",
+        },
+        _exec("c3", f"const r = await tools.write_stdin({json.dumps(poll)}); text(r.output);"),
+        out("c3", "Script completed\nOutput:\nlistening address=127.0.0.1:8080\nSESSION_ID=4622"),
+        _exec("c4", f"const r = await tools.write_stdin({json.dumps(stop)}); text(r.output);"),
+        out("c4", "Script completed\nOutput:\n^C"),
+    )
+    calls = [t.text for t in load(path).turns if t.role == "Bot"]
+    assert len(calls) == 4, calls
+    assert calls[2].startswith(f"$ {serve}  # still running: its output waited for (session 4622")
+    assert calls[3].startswith(f'$ {serve}  # input sent to it: "\\u0003" (session 4622')
+    assert not any("write_stdin" in c for c in calls), calls

@@ -378,7 +378,14 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
     return None
 
 
-_RUNNING_ID = re.compile(r"^(Process running with session|Script running with cell) ID (\S+)", re.M)
+_RUNNING_ID = re.compile(
+    r"^(?:(Process running with session|Script running with cell) ID (\S+)"
+    # a code-mode script's own line for the session its command runs on, the way its
+    # scripts print it (``text(`SESSION_ID=${r.session_id}`)``: codex-edgerunner's
+    # ``write_stdin`` polls read ``Called write_stdin session_id=4622 chars=""``)
+    r"|SESSION_ID=(\d+)$)",
+    re.M,
+)
 #: The calls that wait for a command still running, by what names it: unified exec's
 #: ``write_stdin`` its session, code mode's ``wait`` its cell.
 _WAITS = {"write_stdin": ("session_id", "session"), "wait": ("cell_id", "cell")}
@@ -428,8 +435,11 @@ class _RunningCommands:
             text = message.get("content")
             running = _RUNNING_ID.search(text) if isinstance(text, str) else None
             if called is not None and running is not None:
-                what = "session" if running.group(1).startswith("Process") else "cell"
-                self._running[f"{what} {running.group(2)}"] = called
+                if running.group(3) is not None:
+                    self._running[f"session {running.group(3)}"] = called
+                else:
+                    what = "session" if running.group(1).startswith("Process") else "cell"
+                    self._running[f"{what} {running.group(2)}"] = called
 
 
 def _why_empty(payload: dict[str, Any]) -> str:
