@@ -80,6 +80,34 @@ _EDIT_MARK = re.compile(r"^\s*(?:<{7} SEARCH|={7}|>{7} REPLACE)\s*$")
 #: frame of a prompt template, no sentence of anyone's.
 _TAG_LINE = re.compile(r"^\s*</?[a-z][\w:-]*(?:\s[^<>]*)?/?>\s*$", re.I)
 _RULE = re.compile(r"^\s*([-*_=])\s*(\1\s*){2,}$")
+#: A line of a document's markup that no reader sees as words (walk 61, F3, F4): a link
+#: reference definition (``[ch8]: ch08-02-strings.html``), a template tag alone (Hugo's
+#: ``{{% include "x.md" %}}``, ``{{< note >}}``, Jekyll's ``{% raw %}``), an admonition's
+#: marker and its label (``:::tip Env Loading Priorities``, ``:::``, MkDocs' ``!!! note
+#: "Restart"``, GitHub's ``[!NOTE]`` once its quote mark is taken off).
+_DOC_MARKUP_LINE = re.compile(
+    r"\s{0,3}\[[^\]\n]+\]:\s*<?\S*[./#]\S*?>?(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*"
+    r"|\s*\{\{[<%].*[%>]\}\}\s*|\s*\{%.*%\}\s*"
+    r"|\s*:{3,}.*"
+    r"|\s*(?:!!!|\?\?\?\+?)\s*[a-zA-Z][\w-]*(?:\s+\"[^\"]*\")?\s*"
+    r"|\s*\[![a-zA-Z]+\][+-]?.*"
+)
+#: A template's tag that opens a block of code (Hugo's ``{{< code-toggle file=x >}}``,
+#: ``{{< highlight go >}}``): its lines up to ``{{< /NAME >}}`` are code.
+_CODE_SHORTCODE = re.compile(r"\s*\{\{[<%]\s*((?:code|highlight)[\w-]*)\b.*[%>]\}\}\s*")
+
+
+def _doc_markup(line: str, shortcode: str) -> tuple[bool, str]:
+    """Whether `line` is a document's markup (`_DOC_MARKUP_LINE`) or inside a template's
+    code block, and the name of the code block the next line is in ("": none), given
+    `shortcode`, the one this line is in."""
+    if shortcode:
+        closes = re.fullmatch(r"\s*\{\{[<%]\s*/" + re.escape(shortcode) + r"\b.*", line)
+        return True, "" if closes else shortcode
+    if _DOC_MARKUP_LINE.fullmatch(line) is None:
+        return False, ""
+    opened = _CODE_SHORTCODE.fullmatch(line)
+    return True, opened.group(1) if opened else ""
 
 
 #: A command's output as mini-swe-agent hands it back (``<returncode>0</returncode>``, then
@@ -1024,6 +1052,7 @@ def _split_sentences(text: str) -> list[Sentence]:
             sentences.append(Sentence(s, role, len(sentences), prose, heading))
 
     in_comment = False
+    shortcode = ""  # the name of the template's code block the walk is in (`_CODE_SHORTCODE`)
     pasted = False  # the line before was code pasted without a fence (`_pasted_code`)
     title: str | None = None  # the paragraph's one line so far, when plain text
     for raw in _chunk_lines(text):
@@ -1088,6 +1117,11 @@ def _split_sentences(text: str) -> list[Sentence]:
         if _TABLE.match(line) or _TAG_LINE.match(line):
             flush()
             after_block = True
+            continue
+        markup, shortcode = _doc_markup(line, shortcode)
+        if markup:
+            flush()
+            after_block = False
             continue
         if _RULE.match(line):
             flush()
@@ -1597,14 +1631,19 @@ class ExtractiveSummarizer:
             # The first line with words that is not a fence nor a lone tag: a chunk of
             # code and fences alone ("```") has no summary rather than a lone fence, one
             # of a template's tags alone ("</pr_description>") none rather than the tag.
-            # Nor a line of code, a file's name or an edit-block marker: a chunk whose only
-            # text is code has no summary ("import os" alone tells a reader nothing).
+            # Nor a line of code, a file's name, an edit-block marker or a document's
+            # markup: a chunk whose only text is code has no summary ("import os" alone
+            # tells a reader nothing), nor one of link definitions (walk 61, F3).
             line = ""
             code = _Code()
+            shortcode = ""
             for raw in _chunk_lines(text):
                 m = _ROLE_LINE.match(raw) if not code.busy else None
                 candidate = _COMMENT.sub("", raw[m.end() :] if m else raw)
                 if code.code(candidate):
+                    continue
+                markup, shortcode = _doc_markup(candidate, shortcode)
+                if markup:
                     continue
                 if has_words(candidate) and not (
                     _FILE_LABEL.match(candidate)

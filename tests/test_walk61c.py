@@ -1,0 +1,63 @@
+"""Walk 61: documentation sets (sources in the walk's sources.md: the Rust book,
+hugoDocs, Vite, Astro, Flask). The summary findings: F3 (link reference definitions
+and template tags kept as summaries) and F4 (admonition markers read as a sentence's
+first words).
+
+Each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from chunkscope.engine.summarize.extractive import ExtractiveSummarizer, split_sentences
+
+
+def _summary(text: str) -> str:
+    return ExtractiveSummarizer().summarize("Doc: " + text.replace("\n", "\nDoc: ")).summary
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "[data-types]: ch03-02-data-types.html#data-types\n[ch8]: ch08-02-strings.html",
+        '[TOML]: https://toml.io/ "Tom\'s language"\n[`Date`]: /methods/page/date/',
+        '{{% include "/_common/parsable-date-time-strings.md" %}}',
+        "{{< code-toggle file=content/_index.md fm=true >}}\ntitle = 'Home'\n"
+        '[sites.matrix]\nlanguages = ["en","fr"]\n{{< /code-toggle >}}',
+        "{% include note.html content=page.note %}",
+    ],
+)
+def test_f3_a_documents_markup_alone_has_no_summary(markup: str) -> None:
+    """rust-ownership.md's link definitions, hugo's front-matter.md: a chunk of them was
+    a recap paragraph (``[data-types]: ch03-02-data-types.html#data-types [ch8]: ...``)."""
+    assert _summary(markup) == ""
+    prose = "Hugo reads dates in several formats, which the list below gives in full."
+    assert _summary(f"{prose}\n\n{markup}\n\nSet the timeZone in the configuration.") == (
+        f"{prose} Set the timeZone in the configuration."
+    )
+
+
+def test_f3_a_link_in_a_sentence_stays_prose() -> None:
+    """Not every bracket and colon: "[Note]: the cache is cold at startup" is a sentence
+    (its target is no link), and a sentence citing a reference keeps it."""
+    text = "[Note]: the cache is cold at startup and warms in a minute."
+    assert [s.text for s in split_sentences("Doc: " + text)] == [text]
+
+
+@pytest.mark.parametrize(
+    ("marker", "closing"),
+    [
+        (":::tip Env Loading Priorities", ":::"),
+        (":::warning", ":::"),
+        ('!!! note "Restart"', ""),
+        ("> [!NOTE]", ""),
+    ],
+)
+def test_f4_an_admonitions_marker_is_no_sentence(marker: str, closing: str) -> None:
+    """vite's env-and-mode.md: ``:::tip Env Loading Priorities. An env file for a
+    specific mode ...`` read the marker and its label as a sentence's first words."""
+    inner = "An env file for a specific mode takes priority over a generic one."
+    quoted = "> " if marker.startswith(">") else ""
+    text = f"Vite loads env files from the root.\n\n{marker}\n{quoted}{inner}\n{closing}"
+    texts = [s.text for s in split_sentences("Doc: " + text.replace("\n", "\nDoc: "))]
+    assert texts == ["Vite loads env files from the root.", inner], texts
