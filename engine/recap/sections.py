@@ -54,9 +54,9 @@ from chunkscope.engine.read.formats.claude import API_RETRY, notification
 from chunkscope.engine.read.formats.documents import (
     END_ROLE,
     OBSERVATION,
-    SHELL_FENCE,
     SUBMIT_PREFIX,
     task_of,
+    text_action,
 )
 from chunkscope.engine.read.headings import block_fence_after
 from chunkscope.engine.read.source import FENCE, content_text
@@ -525,15 +525,14 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                     anonymous.append(call)
                 else:
                     by_id[cid] = call
-            if text_mode and text:
-                blocks = SHELL_FENCE.findall(text)
-                if blocks:  # a run once its output follows (walk 31: a block only
-                    # suggested in a plain chat was "Last check ... no result in the log"),
-                    # but for the submission that ends the run, which none follows
-                    call = _Call(i, "bash", {"command": blocks[-1][1].strip()})
-                    if SUBMIT_PREFIX in call.args["command"]:
-                        log.calls.append(call)
-                    text_actions[:] = [call]
+            action = text_action(text) if text_mode and text else None
+            if action is not None:  # a run once its output follows (walk 31: a block
+                # only suggested in a plain chat was "Last check ... no result in the
+                # log"), but for the submission that ends the run, which none follows
+                call = _Call(i, "bash", {"command": action.group(2).strip()})
+                if SUBMIT_PREFIX in call.args["command"]:
+                    log.calls.append(call)
+                text_actions[:] = [call]
         elif role == "error":
             text = content_text(msg.get("content"))
             if text.strip():

@@ -371,20 +371,49 @@ SUBMIT_PREFIX = SUBMIT_MARK.removesuffix("_FINAL_OUTPUT")
 OBSERVATION = re.compile(r"\A\s*(?:<returncode>|The last command <command>)")
 
 
-#: A fenced block of an assistant's text: mini-swe-agent runs it when it is the only one
-#: (with none or several, the harness answers with a format error instead). Its closing
-#: fence opens a line, as mini-swe-agent's own ``action_regex`` needs (a newline before
-#: it): a script's ``startswith('```json')`` is no fence (walk 56, F3).
-_FENCED = re.compile(r"```[^\n]*\n(.*?)\n```", re.S)
-#: A shell command fenced in an assistant's text (mini-swe-agent's text mode: its
-#: ``bash`` blocks, later ``mswea_bash_command``): the fence's name and the command.
-#: The reader shows the one such block of a message as the command it ran when it did
-#: run (`_text_action`); the recap reads such blocks in a log with no tool calls at all.
-#: Its closing fence opens a line too (`_FENCED`).
-SHELL_FENCE = re.compile(r"```(bash|sh|shell|console|mswea_bash_command)?\s*\n(.*?)\n```", re.S)
+#: A fenced block of an assistant's text: the name its opening fence gives (the rest of
+#: that line) and its text. Fences pair from the start of the text, so a block's closing
+#: fence never opens the next one (walk 60, F2: a ```python block's close was read as an
+#: unnamed shell block up to the ```bash line). A closing fence opens a line, as
+#: mini-swe-agent's own ``action_regex`` needs (a newline before it): a script's
+#: ``startswith('```json')`` is no fence (walk 56, F3).
+_FENCED = re.compile(r"```([^\n]*)\n(.*?)\n```", re.S)
+#: The names of a fenced shell command in an assistant's text (mini-swe-agent's text
+#: mode: its ``bash`` blocks, later `ACTION_FENCE`); a block with no name may be one too.
+SHELL_NAMES = frozenset({"bash", "sh", "shell", "console"})
 #: The fence only mini-swe-agent's actions are named with: such a block ran (no output
 #: needs to show it).
 ACTION_FENCE = "mswea_bash_command"
+
+
+def shell_blocks(text: str) -> list[re.Match[str]]:
+    """The fenced blocks of a text (`_FENCED`) that may be a shell command: named with
+    a shell's name (`SHELL_NAMES`, `ACTION_FENCE`) or with none. Group 1 of each is its
+    name as written, group 2 its text."""
+    return [
+        b
+        for b in _FENCED.finditer(text)
+        if (name := b.group(1).strip()) in SHELL_NAMES or name in ("", ACTION_FENCE)
+    ]
+
+
+def text_action(text: str) -> re.Match[str] | None:
+    """The command an assistant's text runs in mini-swe-agent's text mode, as its
+    ``action_regex`` picks it: the one block named `ACTION_FENCE`; without such a name,
+    the one block named with a shell's name (``bash``); without those, the one unnamed
+    block. None when that block is blank or not the only one (the harness answers with
+    a format error: nothing ran). The prose and the other blocks stay the text's. The
+    reader shows the command as the call it was when it did run (`read_messages`); the
+    recap reads it in a log with no tool calls at all."""
+    blocks = shell_blocks(text)
+    for tier in (
+        [b for b in blocks if b.group(1).strip() == ACTION_FENCE],
+        [b for b in blocks if b.group(1).strip() in SHELL_NAMES],
+        blocks,
+    ):
+        if tier:
+            return tier[0] if len(tier) == 1 and tier[0].group(2).strip() else None
+    return None
 
 
 def _submits(message: dict[str, Any]) -> bool:
@@ -398,22 +427,18 @@ def _submits(message: dict[str, Any]) -> bool:
     text = message.get("content")
     if not isinstance(text, str) or SUBMIT_MARK not in text:
         return False
-    actions = _FENCED.findall(text)
-    return len(actions) == 1 and SUBMIT_MARK in actions[0]
+    action = text_action(text)
+    return action is not None and SUBMIT_MARK in action.group(2)
 
 
 def _text_action(message: dict[str, Any]) -> re.Match[str] | None:
-    """The one shell block of an assistant's text-only message (`SHELL_FENCE`; of
-    several, the one named `ACTION_FENCE`, as mini-swe-agent picks it), or None."""
+    """The command of an assistant's text-only message (`text_action`), or None."""
     text = message.get("content")
     if message.get("role") != "assistant" or message.get("tool_calls"):
         return None
     if not isinstance(text, str) or "```" not in text:
         return None
-    blocks = list(SHELL_FENCE.finditer(text))
-    named = [b for b in blocks if b.group(1) == ACTION_FENCE]
-    picked = named or blocks
-    return picked[0] if len(picked) == 1 and picked[0].group(2).strip() else None
+    return text_action(text)
 
 
 def _observes(message: dict[str, Any]) -> bool:
@@ -447,6 +472,27 @@ _NO_WORDS = "Temporary interruption caught."
 #: A refused command's result as the recap reads a refusal (`engine.recap.collapse`
 #: ``REJECTED_RESULT``, Codex's "exec command rejected by user"): it did not run.
 REFUSED_RESULT = "Command rejected by the user, not executed."
+
+
+#: What mini-swe-agent 1.x (text mode) writes in the user's place when a message holds
+#: no command or several (its ``format_error_template``: "Please always provide EXACTLY
+#: ONE action in triple backticks, found 2 actions."): the harness's answer to a
+#: malformed message, read as a tool's result (`_format_error`), no words of the user's
+#: (walk 60, F5). Nothing ran.
+_FORMAT_ERROR = re.compile(r"\A\s*Please always provide EXACTLY ONE action in triple backticks")
+
+
+def _format_error(message: dict[str, Any]) -> dict[str, Any] | None:
+    """mini-swe-agent's format error (`_FORMAT_ERROR`) in a user message, read as the
+    harness's answer: a tool's failed result that answers no call (the message before
+    ran nothing), so the recap, which drops such a result, tells nothing of it; None
+    for any other message."""
+    text = message.get("content")
+    if message.get("role") != "user" or not isinstance(text, str):
+        return None
+    if not _FORMAT_ERROR.match(text):
+        return None
+    return {**message, "role": "tool", "tool_call_id": None, "is_error": True}
 
 
 def _interactive(message: dict[str, Any]) -> tuple[str, str] | None:
@@ -591,6 +637,10 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
                     release(True)
                     text = f"{codex.INTERRUPTED}\n{words}" if words else codex.INTERRUPTED
                     m = {**m, "content": text}
+            rejected = _format_error(m)
+            if rejected is not None:  # the held block did not run: the harness found
+                release(False)  # none or several
+                m = rejected
             answer = False  # the harness's answer to a command: its output, its submission
             if submitting:
                 ended = _submitted(m)
@@ -610,7 +660,7 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
                     end,
                     part_ends,
                     block,
-                    block.group(1) == ACTION_FENCE or submitting,
+                    block.group(1).strip() == ACTION_FENCE or submitting,
                 )
                 continue
             out.add(line, m, end, part_ends)
