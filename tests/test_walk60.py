@@ -46,6 +46,11 @@ def _bot(text: str) -> dict[str, str]:
     return {"role": "assistant", "content": text}
 
 
+def _act(thought: str, command: str) -> dict[str, str]:
+    """An assistant's message in mini-swe-agent's format: its thought, its one command."""
+    return _bot(f"THOUGHT: {thought}\n\n```bash\n{command}\n```")
+
+
 def _out(text: str = "", code: int = 0) -> dict[str, str]:
     """mini-swe-agent's observation of a command: its return code, then its output."""
     return {"role": "user", "content": DONE.format(text).replace(">0<", f">{code}<", 1)}
@@ -139,3 +144,212 @@ def test_mini_swe_agent_s_format_error_is_the_harness_s_answer(
     assert main(["recap", str(path)]) == 0
     recap = capsys.readouterr().out
     assert "EXACTLY ONE" not in recap and "Please format" not in recap
+
+
+def _codex(tmp_path: Path, *commands: tuple[str, str]) -> Path:
+    """A Codex Desktop 0.128 rollout: the user's request, then each (command, output) as
+    a ``shell_command`` call and its output (``Exit code``, ``Wall time``, ``Output:``)."""
+    head = {"id": "s", "cwd": "/work/app", "originator": "Codex Desktop", "cli_version": "0.128.0"}
+    ask = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Apply."}]}
+    records: list[tuple[str, dict[str, object]]] = [("session_meta", head), ("response_item", ask)]
+    for i, (command, output) in enumerate(commands):
+        args = json.dumps({"command": command, "workdir": "/work/app"})
+        call = {"type": "function_call", "name": "shell_command", "arguments": args}
+        records.append(("response_item", {**call, "call_id": f"c{i}"}))
+        text = f"Exit code: 0\nWall time: 0.4 seconds\nOutput:\n{output}"
+        records.append(
+            ("response_item", {"type": "function_call_output", "call_id": f"c{i}", "output": text})
+        )
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"timestamp": f"2026-05-04T13:26:{i:02d}Z", "type": kind, "payload": p})
+            + "\n"
+            for i, (kind, p) in enumerate(records)
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+def _state(path: Path) -> tuple[str, ...]:
+    """The Work state section the recap makes of a session file."""
+    source = load(path)
+    return _by_name(extract_sections(source.messages, source.notes)).get("state", ())
+
+
+def test_git_branch_s_options_are_no_branch(tmp_path: Path) -> None:
+    """F1: mesayanroy/Valdyum-Labs@cd9c97c0 codex-session.jsonl (Codex Desktop 0.128)
+    ran ``git branch --show-current`` (line 131), and Work state said ``Branch:
+    --show-current``; ``git branch -a`` gave ``Branch: -a``, ``git branch -D old`` gave
+    ``Branch: -D``, and a bare ``git branch X`` (which makes X, the session staying on
+    its branch) gave ``Branch: X``. An option is never a branch's name; what ``git
+    branch --show-current`` printed is the branch."""
+    shown = _codex(
+        tmp_path,
+        ("git status --short", " M client/components/Navbar.tsx\n"),
+        ("git branch --show-current", "main\n"),
+        ("git branch -D old-feature", "Deleted branch old-feature (was 1a2b3c4).\n"),
+    )
+    assert _state(shown)[:1] == ("Branch: main",)
+    for command in ("git branch -a", "git branch -D old-feature", "git branch feature/x"):
+        other = _codex(tmp_path, (command, "* main\n  feature/x\n"))
+        assert not any(line.startswith("Branch:") for line in _state(other)), command
+    switched = _codex(
+        tmp_path, ("git checkout -b feature/x origin/main", "Switched to a new branch")
+    )
+    assert _state(switched)[:1] == ("Branch: feature/x",)
+
+
+def test_a_check_is_the_program_run_never_a_file_removed(tmp_path: Path) -> None:
+    """F4: gruckion/mini-swe-agent@d12a71af django__django-14915.traj.json, messages
+    38-41: the tests ran OK, then the agent removed its scratch scripts (``rm
+    reproduce_issue.py test_edge_cases.py``), which Last outcome took as the last check
+    (a test-looking name anywhere on the line). Such a name is a check only as the
+    program run (``python reproduce_issue.py``, ``./reproduce.py``)."""
+    runtests = "python3 tests/runtests.py model_forms.test_modelchoicefield"
+    path = _traj(
+        tmp_path,
+        [
+            _bot("THOUGHT: Reproduce it.\n\n```bash\npython reproduce_issue.py\n```"),
+            _out("Failed to use as dict key: unhashable type", 1),
+            _bot(f"THOUGHT: Run the tests.\n\n```bash\n{runtests}\n```"),
+            _out("Ran 24 tests in 0.045s\n\nOK"),
+            _act("Remove the scripts.", "rm reproduce_issue.py test_edge_cases.py"),
+            _out(),
+            _act("Look at them.", "cat test_edge_cases.py | head -5 && ls tests/"),
+            _out("model_forms"),
+            _bot(f"THOUGHT: Submit.\n\n```bash\n{SUBMIT}\n```"),
+            {"role": "user", "content": ""},
+        ],
+    )
+    outcome = _by_name(extract_sections(load(path).messages))["outcome"]
+    assert outcome[0] == f"Last check: `{runtests}` -> Ran 24 tests in 0.045s; OK (exit 0)"
+
+
+def _gemini(tmp_path: Path, command: str, output: str = "") -> Path:
+    """A Gemini CLI chat (``chats/session-*.json``): the user's request, then one
+    ``run_shell_command`` call of `command` that succeeded."""
+    call = {
+        "id": "run_shell_command-1",
+        "name": "run_shell_command",
+        "args": {"command": command, "description": "Write the corrected configuration."},
+        "status": "success",
+        "result": [
+            {
+                "functionResponse": {
+                    "id": "run_shell_command-1",
+                    "name": "run_shell_command",
+                    "response": {
+                        "output": f"Command: {command}\nDirectory: (root)\nOutput: {output}"
+                    },
+                }
+            }
+        ],
+    }
+    doc = {
+        "sessionId": "4eb0784d",
+        "projectHash": "p",
+        "startTime": "2025-12-28T03:31:00.000Z",
+        "lastUpdated": "2025-12-28T04:29:00.000Z",
+        "messages": [
+            {
+                "id": "u1",
+                "timestamp": "2025-12-28T04:27:00.000Z",
+                "type": "user",
+                "content": "edit /boot/refind_linux.conf",
+            },
+            {
+                "id": "g1",
+                "timestamp": "2025-12-28T04:28:04.870Z",
+                "type": "gemini",
+                "content": "I'll use `run_shell_command` with `sudo tee`.",
+                "toolCalls": [call],
+            },
+        ],
+    }
+    path = tmp_path / "session-2025-12-28T03-31-4eb0784d.json"
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    return path
+
+
+def test_a_file_written_with_sudo_tee_is_a_file_changed(tmp_path: Path) -> None:
+    """F11: mischa-thisness/M-Gemini@3bad8d46 session-2025-12-28T03-31-4eb0784d.json,
+    message 61: ``echo '"Boot using default options" ...⏎"Boot to terminal" ...' | sudo
+    tee /boot/refind_linux.conf`` rewrote the file the user asked to edit; Files changed
+    did not name it (``sudo`` before ``tee``, and the quoted text over two lines made
+    the line with ``| tee`` unparseable). The same for ``sudo sed -i``, ``tee -a`` and
+    ``env X=Y`` before the program."""
+    entries = '"Boot using default options" "root=UUID=dccb rw quiet"\n"Boot to terminal" "rw"'
+    for command, said in [
+        (
+            f"echo '{entries}' | sudo tee /boot/refind_linux.conf",
+            "/boot/refind_linux.conf (written)",
+        ),
+        (
+            "echo 'timeout 5' | sudo tee -a /boot/EFI/refind/refind.conf",
+            "/boot/EFI/refind/refind.conf (written)",
+        ),
+        ("sudo sed -i 's/quiet/quiet splash/' /etc/pacman.conf", "/etc/pacman.conf (1 edit)"),
+        ("env LC_ALL=C sed -i 's/a/b/' /etc/locale.conf", "/etc/locale.conf (1 edit)"),
+        ("sudo -u root tee /etc/hosts.conf < hosts.txt", "/etc/hosts.conf (written)"),
+    ]:
+        files = _by_name(extract_sections(load(_gemini(tmp_path, command)).messages))["files"]
+        assert files == (f"- {said}",), command
+
+
+#: The patch pydata__xarray-6938's submission holds (one file).
+_PATCH = (
+    "diff --git a/xarray/core/dataset.py b/xarray/core/dataset.py\n"
+    "index c775d05c..27d16e1c 100644\n--- a/xarray/core/dataset.py\n+++ b/xarray/core/dataset.py\n"
+    "@@ -3773,6 +3773,8 @@ class Dataset(\n             if k in result_dims:\n"
+    "                 var = v.to_index_variable()\n+                if var is v:\n"
+    "+                    var = var.copy(deep=False)\n                 var.dims = dims\n"
+)
+
+
+def test_a_submitted_patch_s_files_are_changed_and_removed_scratch_files_are_not(
+    tmp_path: Path,
+) -> None:
+    """F3: gruckion/mini-swe-agent@d12a71af pydata__xarray-6938.traj.json: the fix to
+    ``xarray/core/dataset.py`` (made by a scratch ``apply_fix.py``) reached Files changed
+    only through a ``git diff`` the agent might not run; the submission the run ended on
+    (``git add -A && git diff --cached``, message 69) was not read, and the scratch
+    files, removed by ``rm`` (message 62, return code 0) before submitting, were listed as
+    "(written)". The submitted patch's files are "(in the diff)"; a file the session
+    wrote and removed is no change; a file it edited and then removed is "deleted"."""
+    fix = "cat <<'EOF' > apply_fix.py\nopen('xarray/core/dataset.py', 'w')\nEOF"
+    test = "cat <<'EOF' > xarray/tests/test_swap_dims_mutation.py\ndef test_x(): pass\nEOF"
+    path = _traj(
+        tmp_path,
+        [
+            _act("Reproduce.", "cat <<'EOF' > reproduce_issue.py\nimport xarray\nEOF"),
+            _out(),
+            _bot(f"THOUGHT: Write the fix.\n\n```bash\n{fix}\n```"),
+            _out(),
+            _bot("THOUGHT: Apply it.\n\n```bash\npython apply_fix.py\n```"),
+            _out(),
+            _bot("THOUGHT: A note.\n\n```bash\nsed -i 's/old/new/' doc/whats-new.rst\n```"),
+            _out(),
+            _bot(f"THOUGHT: A regression test.\n\n```bash\n{test}\n```"),
+            _out(),
+            _bot(
+                "THOUGHT: Clean up.\n\n```bash\nrm reproduce_issue.py apply_fix.py "
+                "xarray/tests/test_swap_dims_mutation.py && rm -f doc/whats-new.rst\n```"
+            ),
+            _out(),
+            _bot(f"THOUGHT: Submit.\n\n```bash\n{SUBMIT}\n```"),
+            {"role": "user", "content": _PATCH},
+        ],
+    )
+    files = _by_name(extract_sections(load(path).messages))["files"]
+    assert files == ("- xarray/core/dataset.py (in the diff)", "- doc/whats-new.rst (deleted)")
+    # a file written again after its removal is the session's
+    again = json.loads(path.read_text(encoding="utf-8"))
+    again["messages"][-2:-2] = [
+        _bot("THOUGHT: Again.\n\n```bash\necho x > apply_fix.py\n```"),
+        _out(),
+    ]
+    path.write_text(json.dumps(again), encoding="utf-8")
+    files = _by_name(extract_sections(load(path).messages))["files"]
+    assert "- apply_fix.py (written)" in files

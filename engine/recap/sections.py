@@ -40,6 +40,7 @@ with the counter given); the chunk summaries fill the rest of the recap's budget
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import re
 import shlex
@@ -993,29 +994,101 @@ def _shell_words(line: str) -> list[list[str]] | None:
     return [c for c in out if c]
 
 
-def _shell_writes(command: str) -> list[str]:
-    """Files a shell command writes: ``sed -i ... FILE``, ``cat > FILE``, ``tee FILE``."""
+#: A here-document's opening (``<<'EOF'``, ``<<-EOF``): its terminator word.
+_HEREDOC = re.compile(r"(?<!<)<<(?!<)-?\s*(['\"]?)([A-Za-z_][\w.-]*)\1")
+
+
+def _without_heredocs(command: str) -> str:
+    """A shell command without its here-documents' text (the lines up to each one's
+    terminator), and its continued lines (a backslash before the line's end) joined:
+    its lines are then its commands, whatever the documents hold."""
     out: list[str] = []
-    for line in command.splitlines():
-        commands = _shell_words(line)
-        if commands is None:
+    ends: list[str] = []
+    for line in command.replace("\\\n", " ").split("\n"):
+        if ends:
+            if line.strip() == ends[0]:
+                ends.pop(0)
             continue
-        for words in commands:
-            if words[0] == "sed" and any(
-                w.startswith("-i")
-                or w.startswith("--in-place")
-                or (w.startswith("-") and not w.startswith("--") and "i" in w[1:])
-                for w in words[1:]
-            ):
-                files = [w for w in words[1:] if not w.startswith("-")][1:]
-                out += [f for f in files if _FILE_LIKE.search(f)]
-            elif words[0] in ("cat", "echo", "printf", "tee"):
-                for i, w in enumerate(words):
-                    target = words[i + 1] if w in (">", ">>") and i + 1 < len(words) else None
-                    if words[0] == "tee" and i > 0 and not w.startswith("-"):
-                        target = w
-                    if target and _FILE_LIKE.search(target) and not target.startswith("/dev/"):
-                        out.append(target)
+        out.append(line)
+        ends += [m.group(2) for m in _HEREDOC.finditer(line)]
+    return "\n".join(out)
+
+
+def _shell_commands(command: str) -> list[list[str]]:
+    """The simple commands of a whole shell command as word lists: split at the joining
+    operators and at line ends, a quoted text over several lines one word (``echo 'a⏎b'
+    | tee FILE``: walk 60, F11), here-documents' text left out (`_without_heredocs`). A
+    command that does not parse as a whole (an open quote) is read line by line, its
+    lines that parse."""
+    text = _without_heredocs(command)
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|()<>\n")
+    lexer.whitespace_split = True
+    lexer.whitespace = " \t\r"
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return [c for line in text.splitlines() for c in _shell_words(line) or []]
+    out: list[list[str]] = [[]]
+    for w in tokens:
+        if w in _SHELL_JOINS or (w.strip(";&|\n") == "" and "\n" in w):
+            out.append([])  # (a line's end, alone or after an operator: ``&&⏎``)
+        else:
+            out[-1].append(w)
+    return [c for c in out if c]
+
+
+#: Words that run the command after them (``sudo tee FILE`` is a ``tee``): ``sudo`` and
+#: ``doas`` with their options (and the argument of those that take one), ``env`` with
+#: its ``NAME=value`` settings, ``timeout`` with its duration.
+_RUNS_NEXT = frozenset({"sudo", "doas", "env", "nohup", "time", "timeout"})
+_PREFIX_OPTION_ARG = frozenset({"-u", "-g", "-p", "-C", "-D", "-h", "-r", "-t", "-U", "-s", "-k"})
+_SETTING = re.compile(r"^[A-Za-z_]\w*=")
+
+
+def _program(words: list[str]) -> list[str]:
+    """A simple command's words from the program it runs: past ``NAME=value`` settings
+    and `_RUNS_NEXT` prefixes (``sudo -u root tee -a FILE`` runs ``tee -a FILE``)."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if _SETTING.match(word):
+            i += 1
+        elif word in _RUNS_NEXT:
+            i += 1
+            while i < len(words) and words[i].startswith("-"):
+                takes = words[i] in _PREFIX_OPTION_ARG and word in ("sudo", "doas")
+                i += 2 if takes else 1
+            if word == "timeout" and i < len(words):
+                i += 1  # its duration
+        else:
+            break
+    return words[i:]
+
+
+def _shell_writes(command: str) -> list[str]:
+    """Files a shell command writes: ``sed -i ... FILE``, ``cat > FILE``, ``tee FILE``
+    (also after ``sudo`` or ``env X=Y``: `_program`; ``tee -a``)."""
+    out: list[str] = []
+    for found in _shell_commands(command):
+        words = _program(found)
+        if not words:
+            continue
+        if words[0] == "sed" and any(
+            w.startswith("-i")
+            or w.startswith("--in-place")
+            or (w.startswith("-") and not w.startswith("--") and "i" in w[1:])
+            for w in words[1:]
+        ):
+            files = [w for w in words[1:] if not w.startswith("-")][1:]
+            out += [f for f in files if _FILE_LIKE.search(f)]
+        elif words[0] in ("cat", "echo", "printf", "tee"):
+            for i, w in enumerate(words):
+                target = words[i + 1] if w in (">", ">>") and i + 1 < len(words) else None
+                after_input = words[i - 1] in ("<", "<<", "<<<")  # (``tee f < input``)
+                if words[0] == "tee" and i > 0 and not w.startswith("-") and not after_input:
+                    target = w
+                if target and _FILE_LIKE.search(target) and not target.startswith("/dev/"):
+                    out.append(target)
     return out
 
 
@@ -1145,19 +1218,65 @@ def _changed_paths(log: _Log) -> list[str]:
     )
 
 
+def _shell_removed(command: str) -> list[str]:
+    """What a shell command deletes: the files (or folders, or patterns) ``rm`` and ``git
+    rm`` name (``git rm --cached`` keeps the file)."""
+    out: list[str] = []
+    for found in _shell_commands(command):
+        words = _program(found)
+        if words[:2] == ["git", "rm"] and "--cached" not in words:
+            words = words[1:]
+        if words[:1] == ["rm"]:
+            out += [w for w in words[1:] if not w.startswith("-")]
+    return out
+
+
+def _removes(named: str, path: str) -> bool:
+    """Whether a path that ``rm`` named (a file, a folder, a pattern; relative to where
+    it ran) is, or holds, `path` as an edit named it."""
+    named = named.replace("\\", "/").removeprefix("./").rstrip("/")
+    path = path.removeprefix("./")
+    if not named:
+        return False
+    if any(ch in named for ch in "*?["):  # a pattern: of as many folders as it names
+        depth = named.count("/") + 1
+        tail = "/".join(path.split("/")[-depth:])
+        return (path.count("/") + 1 == depth or _absolute(path)) and fnmatch.fnmatchcase(
+            tail, named
+        )
+    if named.endswith("/" + path):  # (``rm /testbed/x.py`` of the edit's ``x.py``)
+        return True
+    parts = path.split("/")  # the file, or a folder holding it (an absolute one: also
+    held = ("/".join(parts[:k]) for k in range(len(parts), 0, -1))  # as ``rm`` named
+    return any(p == named or (_absolute(p) and p.endswith("/" + named)) for p in held if p)
+
+
 def files_section(log: _Log) -> Section:
-    """Files edited by an edit tool or ``sed -i``, those a diff in a tool result shows
-    (``git diff``, a submitted patch), then files a shell command wrote (``cat > f``:
-    often a scratch script), most changed first."""
+    """Files edited by an edit tool or ``sed -i``, those a diff in a tool result or in the
+    submission that ended the run shows (``git diff``, a submitted patch), then files a
+    shell command wrote (``cat > f``: often a scratch script), most changed first. A file
+    a successful ``rm`` removed after it was changed (walk 60, F3) is left out when the
+    session made it (a scratch script, written then removed: no change of the work's),
+    else said ``deleted``."""
     counts: dict[str, int] = {}
     shell_only: set[str] = set()
     created: set[str] = set()
     deleted: set[str] = set()  # by a patch, and not changed after (walk 27, F7)
+    erased: set[str] = set()  # by ``rm`` (not made in the session), not changed after
     for call in log.calls:
         if call.failed or call.rejected:
             continue  # an edit that failed or that the user refused changed nothing
         name = call.name.lower()
         shell = name in SHELL_TOOLS
+        if shell and (call.exit_code or 0) == 0:
+            for named in _shell_removed(_command(call.args)):
+                for path in [p for p in counts if _removes(named, p)]:
+                    if path in created or path in shell_only:  # made in the session and
+                        del counts[path]  # removed: nothing of it is left
+                        created.discard(path)
+                        shell_only.discard(path)
+                    else:
+                        erased.add(path)
         paths = _edited_paths(call)
         verbs = patch_changes(_patch_text(call)) if paths else {}
         command = _command(call.args) if shell else ""
@@ -1170,6 +1289,7 @@ def files_section(log: _Log) -> Section:
                 deleted.add(path)
             else:
                 deleted.discard(path)
+            erased.discard(path)
             counts[path] = counts.get(path, 0) + 1
             if name in ("write", "write_file", "create_file", "create"):
                 created.add(path)
@@ -1177,10 +1297,13 @@ def files_section(log: _Log) -> Section:
                 shell_only.add(path)
             elif path in shell_only and not shell:
                 shell_only.discard(path)
+    deleted |= erased
     diffed: list[str] = []
     for call in log.calls:
         if call.result and "diff --git" in call.result:
             diffed += _DIFF_FILE.findall(call.result)
+    if log.ended is not None:  # the submission the run ended on (mini-swe-agent's patch)
+        diffed += _DIFF_FILE.findall(log.ended[2])
     if not counts and not diffed:
         return Section("files", ())
     short = _file_names(log, list(counts))
@@ -1280,6 +1403,30 @@ _QUOTED_ARGUMENT = re.compile(
 )
 
 
+#: Programs that handle files or text, never a check: a test script's name after them is
+#: the file they handle (``rm reproduce_issue.py test_edge_cases.py``, walk 60, F4;
+#: ``cat test_x.py``, ``grep pytest setup.cfg``).
+_FILE_HANDLERS = frozenset(
+    {"rm", "rmdir", "cat", "sed", "awk", "mv", "cp", "ls", "head", "tail", "grep", "egrep"}
+    | {"rg", "less", "more", "touch", "chmod", "chown", "wc", "nl", "diff", "find", "echo"}
+    | {"printf", "stat", "file", "ln", "mkdir", "git", "vi", "vim", "nano", "open", "sort"}
+)
+
+
+def _runs_check(line: str) -> bool:
+    """Whether one of a line's simple commands is a check (`_CHECK`) whose program is
+    no `_FILE_HANDLERS` one (past ``sudo``, ``env``, ``timeout``: `_program`); a line
+    that does not parse is read whole."""
+    commands = _shell_words(line)
+    if commands is None:
+        return True
+    for words in commands:
+        run = _program(words)
+        if run and run[0].rsplit("/", 1)[-1] not in _FILE_HANDLERS and _CHECK.search(" ".join(run)):
+            return True
+    return False
+
+
 def _is_check(command: str) -> bool:
     """Whether a line of the command runs a check (`_CHECK`: ``cd srv`` then ``pytest
     -q`` on the next line is one); a line that writes a file from a here-document ends
@@ -1291,7 +1438,7 @@ def _is_check(command: str) -> bool:
         # (a quoted argument's words are no program: `bd close --reason="... Vitest ..."`,
         # walk 57, F3)
         words = _QUOTED_ARGUMENT.sub(" ", line.split("<<", 1)[0])
-        if not _INSTALL.search(line) and _CHECK.search(words):
+        if not _INSTALL.search(line) and _CHECK.search(words) and _runs_check(words):
             return True
         if "<<" in line:  # the lines after are a here-document's: a commit's message, a
             return False  # script's text ("test: add coverage" is no test run)
@@ -1439,7 +1586,45 @@ _PUSHED_REF = re.compile(
 _NEW_REF = re.compile(r"^\s*\*\s+\[new (?:branch|tag)\]\s+(\S+)\s+->\s+(\S+)", re.M)
 _PUSH_FAILED = re.compile(r"^\s*(?:fatal|error):|\[rejected\]|\[remote rejected\]", re.M | re.I)
 _ON_BRANCH = re.compile(r"^On branch (\S+)", re.M)
-_NEW_BRANCH = re.compile(r"\bgit (?:checkout -[bB]|switch -[cC]|branch)\s+([\w./-]+)")
+#: A command that puts the session on a branch (``git checkout -b X``, ``git switch -c
+#: X``, ``git switch X``, ``git checkout X``): the branch. A name never opens with ``-``
+#: (``git switch --detach``); ``git branch X`` makes X without switching to it, and ``git
+#: branch --show-current`` / ``-a`` / ``-D old`` switch nothing (walk 60, F1: read as the
+#: branch ``--show-current``). `_switched` says which ``checkout X`` is no switch.
+_NEW_BRANCH = re.compile(
+    r"\bgit (?:(?:checkout -[bB]|switch -[cC])\s+(?!-)([\w./-]+)"
+    r"|(?:checkout|switch)\s+(?!-)([\w./-]+)(?=\s*(?:$|[;&|)])))",
+    re.M,
+)
+#: What ``git checkout X`` also takes that is no branch: the work tree (``.``), a commit
+#: (``HEAD~1``, an abbreviated hash: a detached HEAD), a file (``src/app.py``).
+_NOT_A_BRANCH = re.compile(r"^(?:\.|HEAD\b.*|[0-9a-f]{7,40}|.*\.\w{1,5})$")
+#: Git's own words of a switch that failed (``error: pathspec 'x' did not match``,
+#: ``fatal: a branch named 'x' already exists``).
+_GIT_FAILED = re.compile(r"^(?:error|fatal):", re.M)
+
+
+def _switched(call: _Call, command: str) -> str:
+    """The branch a shell call switched to (`_NEW_BRANCH`), or the one ``git branch
+    --show-current`` printed when that is the whole command; "" for none (a switch git
+    refused, a ``checkout`` of a file or a commit)."""
+    result = call.result or ""
+    if _GIT_FAILED.search(result):
+        return ""
+    found = _NEW_BRANCH.search(command)
+    if found is not None and found.group(1):
+        return found.group(1)  # a branch made and switched to
+    if found is not None and not _NOT_A_BRANCH.match(found.group(2)):
+        return found.group(2)
+    if command.strip() == "git branch --show-current":
+        shown = [ln.strip() for ln in result.splitlines() if ln.strip()]
+        if shown and _EXIT.fullmatch(shown[0]):
+            shown = shown[1:]  # (Codex's "Exit code: 0" line)
+        if len(shown) == 1 and re.fullmatch(r"[\w./-]+", shown[0]) and shown[0][0] != "-":
+            return shown[0]
+    return ""
+
+
 _STATUS_FILE = re.compile(r"^\s+(?:modified|new file|deleted|renamed):\s+(.+)$", re.M)
 _CLEAN = re.compile(r"nothing to commit,? (?:\(?)working (?:tree|directory) clean")
 _PR_URL = re.compile(r"https://\S+/pull/\d+")
@@ -1541,10 +1726,8 @@ def state_section(log: _Log) -> Section:
         command = _command(call.args)
         result = call.result or ""
         if not branch:
-            switched = _NEW_BRANCH.search(command)
             on = _ON_BRANCH.search(result) if "git status" in command else None
-            if on or switched:
-                branch = (on or switched).group(1)  # type: ignore[union-attr]
+            branch = on.group(1) if on else _switched(call, command)
         if re.search(r"\bgit status\b", command) and call.result is not None:
             status = call
         if _PR.search(command):
