@@ -227,26 +227,20 @@ def test_a_check_is_the_program_run_never_a_file_removed(tmp_path: Path) -> None
     assert outcome[0] == f"Last check: `{runtests}` -> Ran 24 tests in 0.045s; OK (exit 0)"
 
 
-def _gemini(tmp_path: Path, command: str, output: str = "") -> Path:
-    """A Gemini CLI chat (``chats/session-*.json``): the user's request, then one
-    ``run_shell_command`` call of `command` that succeeded."""
-    call = {
-        "id": "run_shell_command-1",
-        "name": "run_shell_command",
-        "args": {"command": command, "description": "Write the corrected configuration."},
-        "status": "success",
-        "result": [
-            {
-                "functionResponse": {
-                    "id": "run_shell_command-1",
-                    "name": "run_shell_command",
-                    "response": {
-                        "output": f"Command: {command}\nDirectory: (root)\nOutput: {output}"
-                    },
-                }
-            }
-        ],
-    }
+def _gemini(tmp_path: Path, *commands: str) -> Path:
+    """A Gemini CLI chat (``chats/session-*.json``): the user's request, then a message
+    with a ``run_shell_command`` call of each command, each of which succeeded."""
+
+    def call(i: int, command: str) -> dict[str, object]:
+        output = f"Command: {command}\nDirectory: (root)\nOutput: (empty)"
+        response = {"id": f"run_shell_command-{i}", "name": "run_shell_command"}
+        return {
+            **response,
+            "args": {"command": command, "description": "Write the corrected configuration."},
+            "status": "success",
+            "result": [{"functionResponse": {**response, "response": {"output": output}}}],
+        }
+
     doc = {
         "sessionId": "4eb0784d",
         "projectHash": "p",
@@ -264,7 +258,7 @@ def _gemini(tmp_path: Path, command: str, output: str = "") -> Path:
                 "timestamp": "2025-12-28T04:28:04.870Z",
                 "type": "gemini",
                 "content": "I'll use `run_shell_command` with `sudo tee`.",
-                "toolCalls": [call],
+                "toolCalls": [call(i, c) for i, c in enumerate(commands)],
             },
         ],
     }
@@ -353,3 +347,23 @@ def test_a_submitted_patch_s_files_are_changed_and_removed_scratch_files_are_not
     path.write_text(json.dumps(again), encoding="utf-8")
     files = _by_name(extract_sections(load(path).messages))["files"]
     assert "- apply_fix.py (written)" in files
+
+
+def test_system_files_outside_any_folder_keep_their_whole_path(tmp_path: Path) -> None:
+    """F11, then: the same session also edited two ``.desktop`` files under
+    ``~/.local/share/applications``; with ``/boot/refind_linux.conf`` read as written,
+    the three paths shared the root alone and each lost its leading ``/``
+    (``boot/refind_linux.conf`` reads as a path in the project). Paths that share no
+    folder keep their whole path."""
+    apps = "/home/mischa/.local/share/applications"
+    path = _gemini(
+        tmp_path,
+        f"sed -i 's/Exec=a/Exec=b/' {apps}/gemini.desktop",
+        f"sed -i 's/Icon=a/Icon=b/' {apps}/helium.desktop",
+        "echo 'entry' | sudo tee /boot/refind_linux.conf",
+    )
+    files = _by_name(extract_sections(load(path).messages))["files"]
+    assert files == (
+        f"- {apps}/: gemini.desktop (1 edit), helium.desktop (1 edit)",
+        "- /boot/refind_linux.conf (written)",
+    )

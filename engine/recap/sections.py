@@ -1135,10 +1135,11 @@ def _relative(paths: Sequence[str], cwd: str = "") -> dict[str, str]:
     project = [s for s in split if not any(part.startswith(".") for part in s[:-1])]
     base = project if len(project) >= 2 else split
     inner = _shared_depth(base)
-    names.update(
-        (p, "/".join(s[inner:] if s[:inner] == base[0][:inner] else s[common:]))
-        for p, s in zip(rest, split, strict=True)
-    )
+    for p, s in zip(rest, split, strict=True):
+        depth = inner if s[:inner] == base[0][:inner] else common
+        # paths that share the root alone (``/boot/x.conf`` and ``/home/u/.local/y``,
+        # walk 60, F11) or a drive share no folder: each keeps its whole path
+        names[p] = "/".join(s[depth:]) if depth > 1 else p
     return names
 
 
