@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -367,3 +368,28 @@ def test_system_files_outside_any_folder_keep_their_whole_path(tmp_path: Path) -
         f"- {apps}/: gemini.desktop (1 edit), helium.desktop (1 edit)",
         "- /boot/refind_linux.conf (written)",
     )
+
+
+def test_a_file_made_committed_and_removed_is_deleted() -> None:
+    """F3, then: a file the session wrote and committed, then removed (the bench's
+    cc-graph-monitor session: ``rm -rf data-capture`` after the commit that added its
+    ``tsconfig.json``) is a change of the work's: said deleted, not left out."""
+
+    def bash(cid: str, command: str) -> dict[str, Any]:
+        call = {"id": cid, "type": "function", "function": {"name": "Bash"}}
+        call["function"]["arguments"] = json.dumps({"command": command})
+        return {"role": "assistant", "content": "", "tool_calls": [call]}
+
+    write = {"id": "w1", "type": "function", "function": {"name": "Write"}}
+    write["function"]["arguments"] = json.dumps({"file_path": "data-capture/tsconfig.json"})
+    messages = [
+        {"role": "user", "content": "Move data-capture to src."},
+        {"role": "assistant", "content": "", "tool_calls": [write]},
+        {"role": "tool", "tool_call_id": "w1", "content": "File created successfully"},
+        bash("b1", "git commit -m 'refactor: typescript'"),
+        {"role": "tool", "tool_call_id": "b1", "content": "[main 218fc8a] refactor: typescript"},
+        bash("b2", "rm -rf data-capture"),
+        {"role": "tool", "tool_call_id": "b2", "content": "", "exit_code": 0},
+    ]
+    files = _by_name(extract_sections(messages))["files"]
+    assert files == ("- data-capture/tsconfig.json (deleted)",)

@@ -1257,13 +1257,15 @@ def files_section(log: _Log) -> Section:
     submission that ended the run shows (``git diff``, a submitted patch), then files a
     shell command wrote (``cat > f``: often a scratch script), most changed first. A file
     a successful ``rm`` removed after it was changed (walk 60, F3) is left out when the
-    session made it (a scratch script, written then removed: no change of the work's),
-    else said ``deleted``."""
+    session made it and committed nothing between (a scratch script, written then
+    removed: no change of the work's), else said ``deleted``."""
     counts: dict[str, int] = {}
     shell_only: set[str] = set()
     created: set[str] = set()
     deleted: set[str] = set()  # by a patch, and not changed after (walk 27, F7)
     erased: set[str] = set()  # by ``rm`` (not made in the session), not changed after
+    changed: dict[str, int] = {}  # the message of each path's last change
+    commits = [pos for pos, _ in _commits(log)]
     for call in log.calls:
         if call.failed or call.rejected:
             continue  # an edit that failed or that the user refused changed nothing
@@ -1272,9 +1274,10 @@ def files_section(log: _Log) -> Section:
         if shell and (call.exit_code or 0) == 0:
             for named in _shell_removed(_command(call.args)):
                 for path in [p for p in counts if _removes(named, p)]:
-                    if path in created or path in shell_only:  # made in the session and
-                        del counts[path]  # removed: nothing of it is left
-                        created.discard(path)
+                    kept = any(changed[path] < pos < call.index for pos in commits)
+                    if (path in created or path in shell_only) and not kept:
+                        del counts[path]  # made in the session and removed, no commit
+                        created.discard(path)  # between: nothing of it is left
                         shell_only.discard(path)
                     else:
                         erased.add(path)
@@ -1291,6 +1294,7 @@ def files_section(log: _Log) -> Section:
             else:
                 deleted.discard(path)
             erased.discard(path)
+            changed[path] = call.index
             counts[path] = counts.get(path, 0) + 1
             if name in ("write", "write_file", "create_file", "create"):
                 created.add(path)
