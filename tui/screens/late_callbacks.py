@@ -13,10 +13,12 @@ removed widget need nothing: Textual stops and cancels them with it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from textual.await_complete import AwaitComplete
 from textual.dom import DOMNode
 
 if TYPE_CHECKING:
@@ -59,7 +61,15 @@ def while_attached(callback: Callable[..., Any]) -> Callable[[], Any]:
 
 
 class LateCallbacks(_Base):
-    """A screen that drops a queued callback of a widget removed since (see the module)."""
+    """A screen that drops a queued callback of a widget removed since (see the module),
+    and that is dismissed once: Textual's `dismiss` pops whatever screen is on top, so a
+    second Enter of a burst (``b Enter Enter``), handled before the dialog was gone,
+    popped the workbench under it and left the app without a screen (walk 59, F7)."""
 
     def _invoke_later(self, callback: Callable[..., Any], sender: MessagePump) -> None:
         super()._invoke_later(while_attached(callback), sender)
+
+    def dismiss(self, result: Any = None) -> AwaitComplete:
+        if not self.is_active:  # dismissed already (or under another screen): not again
+            return AwaitComplete(asyncio.sleep(0))
+        return super().dismiss(result)
