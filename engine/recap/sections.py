@@ -386,7 +386,8 @@ def _describe(call: _Call) -> str:
     if name.lower() in SHELL_TOOLS:
         command = _command(call.args)
         return _code(command, 100) if command != "?" else name
-    for key in ("file_path", "path", "notebook_path", "url", "query", "pattern", "description"):
+    keys = ("file_path", "path", "notebook_path", "url", "query", "pattern", "description", "skill")
+    for key in keys:
         value = call.args.get(key)
         if isinstance(value, str) and value.strip():
             if key in ("file_path", "path", "notebook_path"):
@@ -2304,18 +2305,70 @@ def _last_lines_items(
 def _unanswered(log: _Log) -> str:
     """``No answer to the user's last message: ERROR`` when that message got no words
     of the agent's, only the tool's errors (a model the plan does not cover, an API
-    refusing: walk 51, F9 and F12); "" otherwise."""
+    refusing: walk 51, F9 and F12); else, when it got nothing at all and an error had
+    stopped the agent just before it, that error (`_stopped_before`), or, when the last
+    request got tool calls and no words, those calls (`_started_on`); "" otherwise."""
     if log.last_user < 0 or any(i > log.last_user for i, _ in log.texts):
         return ""
     failed = [_error_said(t) for i, t in log.errors if i > log.last_user]
     if not failed:
-        return ""
+        return _stopped_before(log) or _started_on(log)
     # the first error answered the request (what follows may be the tool's own: a
     # command of its that failed after); its retries are counted
     tries = sum(1 for t in failed if t == failed[0])
     said = _cut(failed[0], _LINE_CHARS["last"]).rstrip(".")
     again = f" ({tries} attempts)" if tries > 1 else ""
     return f"No answer to the user's last message: {said}{again}."
+
+
+#: How much of the user's message a Where it stopped line about it quotes.
+_QUOTED_REQUEST = 100
+#: The calls a request the agent started on without a word names, the last ones.
+_STARTED_CALLS = 3
+
+
+def _said_by_user(text: str) -> str:
+    """The user's message quoted on one line, cut short: ``("continue generating")``;
+    curly quotes when it has straight ones (a ``claude "..."`` line pasted)."""
+    words = _cut(request_text(text) or text, _QUOTED_REQUEST)
+    return f"(“{words}”)" if '"' in words else f'("{words}")'
+
+
+def _stopped_before(log: _Log) -> str:
+    """``No answer to the user's last message ("..."); the agent had stopped on: ERROR.``
+    when nothing came after that message and the agent's last act before it was a
+    failure of the tool's (walk 60, F8: a usage limit stopped the agent, the user typed
+    "continue generating" and got nothing; Where it stopped said the agent's last text,
+    from before the error, as if the session ended on it)."""
+    if any(c.index > log.last_user for c in log.calls):
+        return ""
+    acted = max([i for i, _ in log.texts] + [c.index for c in log.calls], default=-1)
+    stops = [t for i, t in log.errors if acted < i < log.last_user]
+    if not stops:
+        return ""
+    said = _cut(_error_said(stops[-1]), _LINE_CHARS["last"]).rstrip(".")
+    asked = _said_by_user(dict(log.requests).get(log.last_user, ""))
+    return f"No answer to the user's last message {asked}; the agent had stopped on: {said}."
+
+
+def _started_on(log: _Log) -> str:
+    """``Started on the user's last request ("...") with N tool calls and no words on it
+    yet: ...`` (its last calls) when the agent's last words are from before that request
+    and it ran tools for it (walk 60, F8: a skill launched and its preamble run, then the
+    log ends; Where it stopped said the answer to the request before)."""
+    real = [i for i, t in log.requests if request_text(t) is not None]
+    if not real or not log.texts or log.texts[-1][0] > real[-1]:
+        return ""
+    calls = [c for c in log.calls if c.index > real[-1]]
+    if not calls:
+        return ""
+    named = "; ".join(_describe(c) for c in calls[-_STARTED_CALLS:])
+    last = "the last: " if len(calls) > _STARTED_CALLS else ""
+    asked = _said_by_user(dict(log.requests)[real[-1]])
+    return (
+        f"Started on the user's last request {asked} with {plural(len(calls), 'tool call')}"
+        f" and no words on it yet: {last}{named}."
+    )
 
 
 #: An API error's JSON inside a tool's error note (Gemini CLI's ``[API Error: [{"error":

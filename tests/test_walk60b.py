@@ -1,0 +1,140 @@
+"""Walk 60: real public session files (sources in the walk's sources.md), the recap
+findings fixed: F6 (files outside the session's folder warned of as "Not committed" and
+named as if in the project), F8 (Where it stopped said an earlier request's answer when
+the last message got none: a usage limit before it, or tool work with no words), F9 (a
+sentence Where it stopped holds cut short said again whole in What happened), F10 (the
+agent's question to itself taken as asked of the user) and F13 (a sentence pointing
+back at the one before with "copying that" kept without it).
+
+The inputs are small synthetic logs modelled on the real files. Each test fails on the
+code before its fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from chunkscope.engine.read.parse import load
+from chunkscope.engine.recap.sections import Section, extract_sections
+
+_CWD = "/home/ann/work/lokal"
+
+
+class _Claude:
+    """A Claude Code 2.1 log (JSONL) built record by record, each the child of the one
+    before, as the real files chain them."""
+
+    def __init__(self, cwd: str = _CWD) -> None:
+        self.rows: list[dict[str, Any]] = []
+        self.base = {"sessionId": "s1", "cwd": cwd, "version": "2.1.126", "gitBranch": "main"}
+
+    def _add(self, kind: str, message: dict[str, Any], **extra: Any) -> None:
+        n = len(self.rows)
+        row = {
+            **self.base,
+            "type": kind,
+            "uuid": f"r{n}",
+            "parentUuid": f"r{n - 1}" if n else None,
+            "timestamp": f"2026-05-01T17:{n // 60:02d}:{n % 60:02d}Z",
+            "message": message,
+            **extra,
+        }
+        self.rows.append(row)
+
+    def user(self, text: str) -> _Claude:
+        self._add("user", {"role": "user", "content": text})
+        return self
+
+    def bot(self, text: str) -> _Claude:
+        self._add("assistant", {"role": "assistant", "content": [{"type": "text", "text": text}]})
+        return self
+
+    def tool(self, name: str, args: dict[str, Any], result: str) -> _Claude:
+        tid = f"toolu_{len(self.rows)}"
+        use = {"type": "tool_use", "id": tid, "name": name, "input": args}
+        self._add("assistant", {"role": "assistant", "content": [use]})
+        done = {"type": "tool_result", "tool_use_id": tid, "content": result}
+        self._add("user", {"role": "user", "content": [done]})
+        return self
+
+    def api_error(self, text: str, error: str = "rate_limit") -> _Claude:
+        """Claude Code's API error record: an assistant message of the tool's own."""
+        content = [{"type": "text", "text": text}]
+        self._add(
+            "assistant",
+            {"role": "assistant", "model": "<synthetic>", "content": content},
+            isApiErrorMessage=True,
+            error=error,
+            apiErrorStatus=429,
+        )
+        return self
+
+    def sections(self, tmp_path: Path) -> dict[str, Section]:
+        path = tmp_path / "claude-session.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in self.rows), encoding="utf-8")
+        source = load(path, keep_messages=True)
+        return {s.name: s for s in extract_sections(source.messages, source.notes)}
+
+
+_PREAMBLE = "_TEL_TIER=$(cat ~/.superstack/config.json 2>/dev/null || echo anonymous)"
+
+
+def test_f8_a_usage_limit_before_the_last_message_is_where_it_stopped(tmp_path: Path) -> None:
+    """F8 (cc-lokal.jsonl, sempervincere/lokal): the agent said it would run a skill, ran
+    it, and Claude Code's usage limit stopped it (an API error record); the user typed
+    "continue generating" 17 minutes later and the log ends. Where it stopped said the
+    agent's sentence from before the skill ran; it says the message got no answer and
+    the error the agent had stopped on."""
+    log = (
+        _Claude()
+        .user("Help me apply for the agentic engineering grant with docs/PRD.md.")
+        .bot("Now I have all data needed. Let me invoke the apply-grant skill with full context.")
+        .tool("Skill", {"skill": "apply-grant", "args": "Project: LOKAL"}, "Launching skill")
+        .tool("Bash", {"command": _PREAMBLE}, "TELEMETRY: anonymous")
+        .api_error("You're out of extra usage · resets May 4, 3am (Asia/Jakarta)")
+        .user("continue generating")
+    )
+    last = log.sections(tmp_path)["last"]
+    assert last.lines == (
+        'No answer to the user\'s last message ("continue generating"); the agent had '
+        "stopped on: You're out of extra usage · resets May 4, 3am (Asia/Jakarta) "
+        "(rate limit).",
+    ), last.lines
+
+
+def test_f8_an_error_the_agent_went_on_after_is_no_stop(tmp_path: Path) -> None:
+    """F8's limit: an error the agent got past (it spoke after it) is not where it
+    stopped, and a last message with an answer keeps the answer."""
+    log = (
+        _Claude()
+        .user("Apply for the grant with docs/PRD.md.")
+        .api_error("Overloaded", "overloaded")
+        .bot("The draft is in grant.md, 3 sections filled from docs/PRD.md.")
+        .user("continue generating")
+    )
+    last = log.sections(tmp_path)["last"]
+    assert last.lines == ("The draft is in grant.md, 3 sections filled from docs/PRD.md.",)
+
+
+def test_f8_a_last_request_taken_up_with_tools_alone_is_said_started(tmp_path: Path) -> None:
+    """F8 (cc-bhavana.jsonl, ikihin/bhavana): the user's last request was taken up (a
+    skill launched, its preamble run) and the log ends with no words of the agent's on
+    it; Where it stopped said the closing table of the request before. It says the last
+    request was started and the calls run on it."""
+    log = (
+        _Claude("/home/ann")
+        .user("Build the Bhavana frontend with a wallet connect and a portfolio page.")
+        .tool("Write", {"file_path": "/home/ann/bhavana/src/App.tsx", "content": "x"}, "ok")
+        .bot("Done. Dark navy bg `#0F1923`, 6 components written in src/components.")
+        .user("help me apply for the agentic engineering grant by Superteam for Bhavana")
+        .tool("Skill", {"skill": "apply-grant", "args": "Bhavana"}, "Launching skill")
+        .tool("Bash", {"command": _PREAMBLE}, "TELEMETRY: anonymous")
+    )
+    (line,) = log.sections(tmp_path)["last"].lines
+    assert line.startswith(
+        "Started on the user's last request (\"help me apply for the agentic engineering "
+        'grant by Superteam for Bhavana") with 2 tool calls and no words on it yet: '
+        "Skill (apply-grant); `_TEL_TIER="
+    ), line
+    assert "navy" not in line
