@@ -138,3 +138,62 @@ def test_f8_a_last_request_taken_up_with_tools_alone_is_said_started(tmp_path: P
         "Skill (apply-grant); `_TEL_TIER="
     ), line
     assert "navy" not in line
+
+
+def test_f6_files_outside_the_session_s_folder_are_no_uncommitted_work(tmp_path: Path) -> None:
+    """F6 (cc-x402.jsonl, SublyFi/privacy-x402; cc-flux.jsonl, YatharthPnwr/Flux): a
+    session in ``~/work/subly`` wrote one-off scripts in ``/tmp``, Claude Code's memory
+    of the project (``~/.claude/projects/*/memory``) and a skill's telemetry log
+    (``echo ... >> ~/.superstack/telemetry.jsonl``); Work state warned "Not committed"
+    of them and Files changed named them as the project's (``count_demo.mjs``). No
+    commit could take them: no warning, and each keeps its folder (the home as ``~``)."""
+    memory = "/home/ann/.claude/projects/-home-ann-work-subly/memory/MEMORY.md"
+    log = (
+        _Claude("/home/ann/work/subly")
+        .user("Count the deposits of the x402 program on devnet.")
+        .tool("Write", {"file_path": "/tmp/count_demo.mjs", "content": "x"}, "File created")
+        .tool(
+            "Edit", {"file_path": "/tmp/count_demo.mjs", "old_string": "a", "new_string": "b"}, "ok"
+        )
+        .tool("Write", {"file_path": memory, "content": "x"}, "File created")
+        .tool("Bash", {"command": "echo '{}' >> ~/.superstack/telemetry.jsonl"}, "")
+        .bot("There are 14 deposits and 2 failed ones on devnet.")
+    )
+    sections = log.sections(tmp_path)
+    assert sections["state"].lines == ("Branch: main",), sections["state"].lines
+    assert sections["files"].lines == (
+        "- /tmp/count_demo.mjs (2 edits)",
+        "- ~/.claude/projects/-home-ann-work-subly/memory/MEMORY.md (written)",
+        "- ~/.superstack/telemetry.jsonl (written)",
+    ), sections["files"].lines
+
+
+def test_f6_a_file_of_the_project_is_still_uncommitted_work(tmp_path: Path) -> None:
+    """F6's limit: a file in the session's folder, or in a sibling folder that may be the
+    same repository's (``~/work/repo/api`` of a session in ``~/work/repo/web``), is
+    still warned of, named as before; a hidden folder of the home is outside the project
+    even of a session run in the home itself (cc-bhavana.jsonl)."""
+    log = (
+        _Claude("/home/ann/work/repo/web")
+        .user("Add the login page and its API route.")
+        .tool("Write", {"file_path": "/home/ann/work/repo/web/login.tsx", "content": "x"}, "ok")
+        .tool("Write", {"file_path": "/home/ann/work/repo/api/login.py", "content": "x"}, "ok")
+        .bot("The login page and its route are written.")
+    )
+    (_, warned) = log.sections(tmp_path)["state"].lines
+    assert warned == (
+        "Not committed: no commit in this session after editing login.tsx, "
+        "/home/ann/work/repo/api/login.py."
+    ), warned
+    home = (
+        _Claude("/home/ann")
+        .user("Build the Bhavana frontend with a wallet connect page.")
+        .tool("Write", {"file_path": "/home/ann/bhavana/src/App.tsx", "content": "x"}, "ok")
+        .tool("Bash", {"command": "echo '{}' >> ~/.superstack/telemetry.jsonl"}, "")
+        .bot("The wallet connect page is in bhavana/src/App.tsx.")
+    )
+    sections = home.sections(tmp_path)
+    assert sections["state"].lines[-1] == (
+        "Not committed: no commit in this session after editing bhavana/src/App.tsx."
+    ), sections["state"].lines
+    assert "- ~/.superstack/telemetry.jsonl (written)" in sections["files"].lines

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import posixpath
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
@@ -937,9 +938,12 @@ def _patch_failed(call: _Call) -> bool:
 
 
 #: Where an agent keeps its own state (Gemini CLI's plans under ``~/.gemini/tmp``, Claude
-#: Code's plans): no file of the project's, so none a commit could take (walk 53, F16:
-#: warned of as "Not committed"); Files changed still lists them.
-_AGENT_STATE = re.compile(r"(?:^|[/\\])\.(?:gemini[/\\]tmp|claude[/\\]plans)[/\\]")
+#: Code's plans and its memory of a project, ``~/.claude/projects/NAME/memory``): no file
+#: of the project's, so none a commit could take (walk 53, F16, walk 60, F6: warned of as
+#: "Not committed"); Files changed still lists them.
+_AGENT_STATE = re.compile(
+    r"(?:^|[/\\])\.(?:gemini[/\\]tmp|claude[/\\](?:plans|projects[/\\][^/\\]+[/\\]memory))[/\\]"
+)
 
 
 def _edited_paths(call: _Call) -> list[str]:
@@ -1153,22 +1157,81 @@ def _session_folder(log: _Log) -> str:
 _HOME = re.compile(r"\A(/home/[^/]+|/Users/[^/]+|/root)(?=/|\Z)")
 
 
+def _folder_and_home(log: _Log, paths: Sequence[str]) -> tuple[str, str | None]:
+    """The session's folder (noted, else implied by `paths`: "" unknown) and its home
+    folder (the folder's, else the one the paths name; None when none or several)."""
+    folder = _session_folder(log) or _implied_folder(paths)
+    homes = {m.group(1) for p in [folder, *paths] if (m := _HOME.match(p.replace("\\", "/")))}
+    return folder, homes.pop() if len(homes) == 1 else None
+
+
 def _file_names(log: _Log, paths: Sequence[str]) -> dict[str, str]:
     """Each edited path as both the files and the work-state sections name it: a path
     under ``~`` as the same path written in full (walk 50, F9: ``~/.local/x.svg`` and
     ``/home/ann/.local/x.svg`` were two files), when the session's folder or the paths
-    name one home."""
-    folder = _session_folder(log) or _implied_folder(paths)
-    homes = {m.group(1) for p in [folder, *paths] if (m := _HOME.match(p.replace("\\", "/")))}
-    home = homes.pop() if len(homes) == 1 else None  # (the session's folder's, else the paths')
+    name one home; a path outside the project (`_outside`) with its folder, the home as
+    ``~`` (walk 60, F6: ``/tmp/count_demo.mjs`` was named ``count_demo.mjs``, a file of
+    the project's by its name)."""
+    folder, home = _folder_and_home(log, paths)
     full = {p: home + p[1:] if home and p.startswith("~/") else p for p in paths}
     if folder and not _session_folder(log):  # a relative path is one under the implied folder
         full = {
             p: f"{folder.rstrip('/')}/{q}" if not _absolute(q) and not q.startswith("~") else q
             for p, q in full.items()
         }
-    short = _relative(list(dict.fromkeys(full.values())), folder)
-    return {p: short.get(full[p], full[p]).removeprefix("./") for p in paths}
+    outside = {q for q in full.values() if _outside(folder, home, q)}
+    short = _relative([q for q in dict.fromkeys(full.values()) if q not in outside], folder)
+    return {
+        p: _home_named(full[p], home)
+        if full[p] in outside
+        else short.get(full[p], full[p]).removeprefix("./")
+        for p in paths
+    }
+
+
+def _outside_paths(log: _Log, paths: Sequence[str]) -> set[str]:
+    """The `paths` that lie outside the project (`_outside`): none a commit could take."""
+    folder, home = _folder_and_home(log, paths)
+    return {p for p in paths if _outside(folder, home, p)}
+
+
+def _outside(folder: str, home: str | None, path: str) -> bool:
+    """Whether `path` (absolute, under ``~``, or relative to `folder`) lies outside the
+    project the session ran in (walk 60, F6): it shares no folder with `folder` below the
+    home (``/tmp/x.mjs``, ``~/.superstack/telemetry.jsonl`` of a session in
+    ``~/work/subly``; a sibling of the folder, ``~/work/repo/api`` of one in
+    ``~/work/repo/web``, may be the same repository's), or it lies in a hidden folder of
+    the home the session ran in (``~/.superstack``). False when the folder is unknown."""
+    if not folder:
+        return False
+    where = path.replace("\\", "/")
+    if where == "~" or where.startswith("~/"):
+        if home is None:
+            return True  # a home the session's folder is not in
+        where = home + where[1:]
+    elif not _absolute(where):
+        where = f"{folder}/{where}"
+    base = posixpath.normpath(folder.replace("\\", "/")).rstrip("/").split("/")
+    parts = posixpath.normpath(where).split("/")[:-1]  # its folders
+    if not folder.startswith("/"):  # a Windows folder: its names in any case
+        base, parts = [b.lower() for b in base], [p.lower() for p in parts]
+    shared = 0
+    for a, b in zip(base, parts, strict=False):
+        if a != b:
+            break
+        shared += 1
+    at_home = _HOME.match("/".join(base)) or re.match(r"[A-Za-z]:/Users/[^/]+", "/".join(base))
+    depth = at_home.group(0).count("/") + 1 if at_home else 1  # the home's parts, else the root's
+    if shared < len(base):
+        return shared <= depth
+    return len(base) <= depth < len(parts) and parts[depth].startswith(".")
+
+
+def _home_named(path: str, home: str | None) -> str:
+    """`path` with its home folder written ``~`` (``~/.superstack/telemetry.jsonl``)."""
+    if home and path.replace("\\", "/").startswith(home + "/"):
+        return "~" + path.replace("\\", "/")[len(home) :]
+    return path
 
 
 def _absolute(path: str) -> bool:
@@ -1798,6 +1861,8 @@ def state_section(log: _Log) -> Section:
         for p in _edited_paths(c)
         if not _AGENT_STATE.search(p)
     ]
+    outside = _outside_paths(log, [p for _, p in edits])  # no commit could take them
+    edits = [(i, p) for i, p in edits if p not in outside]
     last_edit = max((i for i, _ in edits), default=-1)
     said = (
         _status_line(status)
