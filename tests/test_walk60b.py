@@ -197,3 +197,39 @@ def test_f6_a_file_of_the_project_is_still_uncommitted_work(tmp_path: Path) -> N
         "Not committed: no commit in this session after editing bhavana/src/App.tsx."
     ), sections["state"].lines
     assert "- ~/.superstack/telemetry.jsonl (written)" in sections["files"].lines
+
+
+_CONFLICT = (
+    '**The Conflict:** Because the browser has it registered as "Installed", it won\'t '
+    'offer the "Install Gemini" option again, even though the desktop shortcut '
+    "(`.desktop` file) is missing from your system."
+)
+_RIGHT_CLICK = '**Right-click** the icon and select **"Remove from Helium"** (or "Uninstall").'
+
+
+def test_f9_a_sentence_where_it_stopped_says_cut_short_is_said_already() -> None:
+    """F9 (gemini-mg-d5169a00.json, mischa-thisness/M-Gemini): Where it stopped said the
+    last message's list items on one line, cut at its limit inside item 3 ("it...") and
+    inside a step ("select..."); What happened gave both again whole, at its end. A
+    sentence a section says cut short is said already, as a whole one is; one the cut
+    line does not reach is kept."""
+    from chunkscope.engine.recap.core import Candidate, _deduped
+    from chunkscope.engine.summarize import Summary
+
+    prefix = (
+        "## Where it stopped\n"
+        "Here is the situation: **Network:** Connectivity to Google is fine; **App State:** "
+        "I found the internal App ID registered in your Helium profile; **The Conflict:** "
+        'Because the browser has it registered as "Installed", it...\n'
+        "Since the browser interface is controlling this, you need to remove the stuck "
+        "registration manually: Open **Helium**; Look for the **Gemini** icon in the grid "
+        "of installed apps; **Right-click** the icon and select..."
+    )
+    other = "The troubleshooting shows that Helium still thinks the Gemini App is installed."
+    cands = [
+        Candidate(0, Summary(other, other), 1.0),
+        Candidate(1, Summary(_CONFLICT, _CONFLICT), 1.0),
+        Candidate(2, Summary(_RIGHT_CLICK, f"{_RIGHT_CLICK} Then open Gemini again."), 1.0),
+    ]
+    out = [c.summary.summary for c in _deduped(cands, prefix)]
+    assert out == [other, "", "Then open Gemini again."], out

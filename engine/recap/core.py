@@ -618,6 +618,24 @@ def _cut_stem(sentence: str) -> str:
     return _norm(_LABEL.sub("", sentence[: end.start()]).lstrip("\"'“‘("))
 
 
+def _begun(key: str, stems: Sequence[str]) -> bool:
+    """Whether a line of Where it stopped cut short (`stems`, what each shows) ends on the
+    opening of the sentence `key` (`_norm`), at least `_CUT_STEM` characters of it, from
+    a word's start: the sentence is said, cut there (walk 60, F9: Where it stopped's
+    list line ending "**The Conflict:** Because ... it..." and What happened giving that
+    item again whole)."""
+    head = key[:_CUT_STEM]
+    if len(head) < _CUT_STEM:
+        return False
+    for stem in stems:
+        at = stem.find(head)
+        while at >= 0:
+            if (at == 0 or stem[at - 1] == " ") and key.startswith(stem[at:]):
+                return True
+            at = stem.find(head, at + 1)
+    return False
+
+
 #: Candidates whose sentences `_deduped` hashes together (one numpy pass per batch).
 _HASH_BATCH = 256
 _MASK = (1 << 64) - 1
@@ -734,12 +752,25 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
     seen: set[str] = set()
     said = _norm(" ".join(prefix.split()))  # the sections' text, to find quotes in it
     checks = _last_checks(prefix)
+    from chunkscope.engine.recap.sections import SECTION_TITLES
+
+    # what each line of Where it stopped cut short shows (`_begun`): the last message's
+    # sentences, which the summaries of its chunk give whole (a Task line cut short is
+    # the user's message, and its rest what a summary of it adds)
+    stems: list[str] = []
+    where = f"## {SECTION_TITLES['last']}"
+    under = ""  # the heading of the section a line is in
     for line in prefix.splitlines():
+        if line.startswith("## "):
+            under = line.strip()
         line = line.strip().lstrip("-#*>\\ ").strip()
         unlabelled = _LABEL.sub("", line)  # "Later: do X." says "do X."
         for text in {line, unlabelled}:
             for s in sentences_of(text):
                 seen.add(_norm(s))
+        end = CUT_END.search(line) if under == where else None
+        if end is not None:
+            stems.append(_norm(line[: end.start()]))
     # an excluded candidate is no part of the recap: it says nothing and keeps its own
     # summary, which its row shows (walk 43, F2: one whose every sentence was said showed
     # an empty row)
@@ -790,6 +821,9 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
                     continue
                 if len(stem := _cut_stem(s)) >= _CUT_STEM and stem in said:
                     changed = True  # the start of a sentence the sections say whole
+                    continue
+                if stems and _begun(key, stems):
+                    changed = True  # a sentence a section's line says, cut short
                     continue
                 if checks and _checked(s, checks):
                     changed = True  # the run Last outcome says, said another way
