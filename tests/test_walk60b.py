@@ -233,3 +233,28 @@ def test_f9_a_sentence_where_it_stopped_says_cut_short_is_said_already() -> None
     ]
     out = [c.summary.summary for c in _deduped(cands, prefix)]
     assert out == [other, "", "Then open Gemini again."], out
+
+
+def test_f10_a_question_the_agent_asks_itself_is_no_open_question(tmp_path: Path) -> None:
+    """F10 (gemini-mg-4eb0784d.json, mischa-thisness/M-Gemini): the last message thought
+    aloud, "Wait, I should also check if the user wants the "biggest" icons, maybe I
+    should check if there are 1024 icons? (Unlikely)." then "Actually, `512` is already
+    huge."; the recap showed it as the Open question to the user. A question that names
+    the user in the third person, or that the next sentence answers, asks the user
+    nothing; a question to the user still is one."""
+    thinking = (
+        "I'll update the menuentry for CachyOS to match the new kernel parameters.\n\n"
+        'Wait, I should also check if the user wants the "biggest" icons, maybe I should '
+        "check if there are 1024 icons? (Unlikely).\nActually, `512` is already huge.\n\n"
+        "I'll update /boot/EFI/refind/refind.conf with the new options."
+    )
+    answered = (
+        "The refind.conf entry now boots CachyOS with the new options. Should I also raise "
+        "the timeout to 10 seconds? Probably not, 5 seconds is what the old entry used."
+    )
+    question = "Do you want the 1024 icons as well?"
+    asking = f"The refind.conf entry is updated. {question}"
+    for last, open_question in ((thinking, ()), (answered, ()), (asking, (question,))):
+        log = _Claude().user("Use the biggest icons in the rEFInd theme.").bot(last)
+        questions = log.sections(tmp_path)["questions"]
+        assert questions.lines == open_question, (last, questions.lines)

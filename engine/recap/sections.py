@@ -47,6 +47,7 @@ import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Protocol
 
 from chunkscope.engine.read.formats.aider import AIDER_ROLE, aider_run
@@ -2527,12 +2528,35 @@ def _answers(log: _Log) -> list[tuple[int, str]]:
     return out
 
 
+#: A question the agent asks itself: it names the user in the third person ("I should
+#: check if the user wants the biggest icons?": walk 60, F10).
+_OF_THE_USER = re.compile(r"\bthe user(?:['’]s)?\b", re.I)
+#: The sentence right after a question that answers it, the agent's own answer
+#: ("(Unlikely).", "Actually, `512` is already huge.", "No, ...").
+_SELF_ANSWER = re.compile(
+    r"\A[*_(\[]*(?:actually\b|unlikely\b|(?:probably|likely|maybe) not\b|not (?:likely|needed|"
+    r"necessary)\b|never ?mind\b|nope\b|(?:no|yes)[,.!)])",
+    re.I,
+)
+
+
 def _asked(log: _Log) -> list[str]:
     """The questions of the agent's last message the "Open question" section says when
-    no question tool asks one (its last two; none when the user spoke after it)."""
+    no question tool asks one (its last two; none when the user spoke after it); not one
+    it asks itself (`_OF_THE_USER`), nor one the sentence right after answers
+    (`_SELF_ANSWER`)."""
     if not log.texts or log.texts[-1][0] <= log.last_user:
         return []
-    asked = [s for s in _content_sentences(log.texts[-1][1]) if _QUESTION.search(s)]
+    text = log.texts[-1][1]
+    parts = split_sentences(text)
+    answered = {
+        q.text for q, a in pairwise(parts) if a.after == "sentence" and _SELF_ANSWER.match(a.text)
+    }
+    asked = [
+        s
+        for s in _content_sentences(text)
+        if _QUESTION.search(s) and s not in answered and not _OF_THE_USER.search(s)
+    ]
     return list(dict.fromkeys(asked[-2:]))
 
 
