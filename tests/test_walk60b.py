@@ -258,3 +258,23 @@ def test_f10_a_question_the_agent_asks_itself_is_no_open_question(tmp_path: Path
         log = _Claude().user("Use the biggest icons in the rEFInd theme.").bot(last)
         questions = log.sections(tmp_path)["questions"]
         assert questions.lines == open_question, (last, questions.lines)
+
+
+def test_f13_a_sentence_whose_object_points_back_keeps_what_it_points_at(
+    tmp_path: Path,
+) -> None:
+    """F13 (codex-firststep.jsonl, iamaanahmad/firststep): at a small budget Where it
+    stopped kept "I'm copying that into the project root now ..." and dropped "I found
+    the latest Codex session log under ..." that says what "that" is. A sentence whose
+    object, in its first words, points back ("copying that", "run it") is said with the
+    sentence before it, on its line; "that" as a conjunction or with its noun is not."""
+    found = "I found the latest Codex session log under `~/.codex/sessions/2026/04/30/`."
+    copying = (
+        "I’m copying that into the project root now so you have the proof-of-AI-work file "
+        "the grant asks for."
+    )
+    log = _Claude().user("Help me apply for the grant.").bot(f"{found} {copying}")
+    assert log.sections(tmp_path)["last"].lines == (f"{found} {copying}",)
+    said = "I checked that the grant needs a transcript file in the project root."
+    log = _Claude().user("Help me apply for the grant.").bot(f"{found} {said}")
+    assert log.sections(tmp_path)["last"].lines == (said,)

@@ -2100,11 +2100,21 @@ def _wordless(line: str) -> bool:
 #: A sentence that opens on a pronoun pointing back at what the sentence before it named
 #: ("The patch looks good. It adds support for ...": walk 55, F10).
 _BACK_REFERENCE = re.compile(r"\A[*_]*(?:It|Its|They|Their|This|That|These|Those)\b(?!-)")
+#: A sentence whose object, in its first words, is a pronoun pointing back ("I found the
+#: log. I'm copying that into the project root", "Run it with ...": walk 60, F13): "it",
+#: "them", or "this", "that", "these", "those" with no noun after it (a stop, a
+#: preposition, an adverb: "that the" is a conjunction, "that file" names its thing).
+_OBJECT_BACK = re.compile(
+    r"\A[*_]*(?:\S+\s+){1,4}?(?:it|them|(?:this|that|these|those)(?=\s*(?:[.,;:!?)]|\Z)|\s+"
+    r"(?:into|to|in|on|onto|at|from|for|with|over|now|here|there|again|too|up|out|off|back|"
+    r"first|instead|as)\b))\b(?![-'’])"
+)
 
 
 def _with_referents(text: str, kept: Sequence[str]) -> list[tuple[str, str]]:
     """The sentences `kept` of `text` (as `_last_lines` says them: no image), each that
-    opens on a pronoun pointing back (`_BACK_REFERENCE`) with the sentence before it in
+    opens on a pronoun pointing back (`_BACK_REFERENCE`), or whose object in its first
+    words is one (`_OBJECT_BACK`), with the sentence before it in
     its paragraph put before it, on its line (walk 55, F8 and F10: a filter dropped the
     sentence that named "it", the line kept read "It won ..." of nothing said); with the
     sentence each line ends on."""
@@ -2118,7 +2128,8 @@ def _with_referents(text: str, kept: Sequence[str]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for sentence in kept:
         line = sentence
-        referent = before.get(sentence, "") if _BACK_REFERENCE.match(sentence) else ""
+        back = _BACK_REFERENCE.match(sentence) or _OBJECT_BACK.match(sentence)
+        referent = before.get(sentence, "") if back else ""
         if referent and referent not in kept:  # (one kept is said: its own line)
             earlier = before.get(referent, "") if _BACK_REFERENCE.match(referent) else ""
             if earlier and earlier not in kept:
