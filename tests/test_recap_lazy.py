@@ -267,3 +267,15 @@ _LINE = st.builds(
 @given(st.lists(_LINE, min_size=1, max_size=10))
 def test_floor_is_under_every_paragraph_of_a_generated_chunk(lines: list[str]) -> None:
     _check_floor("\n".join(lines), _counters())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Bot: `x.py`\nTool: ok",  # found by the property test above: floor 1, no summary
+        "Bot: `x.py`\nTool: The build failed on line 3 of main.rs.",
+        "Bot: ![shot](a.png)\nTool: Done.",
+    ],
+)
+def test_floor_is_zero_exactly_when_a_chunk_of_markup_and_filler_has_no_summary(text: str) -> None:
+    _check_floor(text, _counters())

@@ -1456,12 +1456,18 @@ def _has_pool(sentences: Sequence[Sentence]) -> bool:
     for s in sentences:
         first_of.setdefault(s.text, s)
     others: list[Sentence] = []  # the first answer is a prose sentence's: ask them first
+    prose = False  # a prose sentence that is no fragment: the pool is the prose
     for s in first_of.values():
         if not s.prose:
             if not s.heading:
                 others.append(s)
-        elif not is_markup(s.text) and not is_fragment(s):
-            return True
+        elif not is_fragment(s):
+            if not is_markup(s.text):
+                return True
+            prose = True
+    if prose:  # the pool is markup alone: a sentence of the others only when it says
+        # something (not filler nor narration: "Bot: `x.py`" then "Tool: ok" has none)
+        return any(content_weight(s.text) > 0 and not is_fragment(s) for s in others)
     return any(not is_markup(s.text) and not is_fragment(s) for s in others)
 
 
