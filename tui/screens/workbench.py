@@ -32,6 +32,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane, Tabs
 from textual.widgets._footer import FooterKey
+from textual.widgets.tabbed_content import ContentTab
 
 from chunkscope.engine.config.tuning import Tuning
 from chunkscope.engine.evaluate.measure import score_text
@@ -758,9 +759,23 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         into its question field, and so does a printable key, typed into the field (not
         the app's keys: `t` switched the theme, `x` excluded a chunk; walk 13, 1). `/`
         is left to its binding, which focuses the field as it does in the wide layout."""
-        if not isinstance(self.focused, Tabs) or not self.narrow:
+        bar = self.focused
+        if not isinstance(bar, Tabs) or not self.narrow:
             return
-        if self.query_one(TabbedContent).active != "tab-search":
+        if event.key in ("left", "right"):
+            # The bar's binding, run here as the key comes: left to the app's bindings,
+            # it ran after the keys typed behind it had come by here, so a question
+            # typed in a burst after → (``→ w h y``) found the Recap tab still chosen
+            # and ran as the workbench's keys (`w` the recap writer: walk 59, F5).
+            event.stop()
+            event.prevent_default()
+            if event.key == "right":
+                bar.action_next_tab()
+            else:
+                bar.action_previous_tab()
+            return
+        # the bar's own tab: the tabbed content follows it a message later
+        if bar.active != ContentTab.add_prefix("tab-search"):
             return
         if event.key == "enter":
             event.stop()
