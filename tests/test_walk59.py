@@ -1,12 +1,16 @@
 """Walk 59's findings on the workbench at 160x48 and 100x30. F5: at 100 columns a
 question typed in a burst right after → onto the Search tab ran as the workbench's keys
-(`w` opened the recap writer, `t` switched the theme)."""
+(`w` opened the recap writer, `t` switched the theme). F3: a resize that changed the
+layout dropped the focus from a compare column's slider."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from tests.pilot import ROOT, burst, make_app, settled, until
+import pytest
+
+from tests.pilot import ROOT, burst, make_app, settled, until, wait_for
 
 SAMPLE = ROOT / "sample_logs" / "cache_refactor.jsonl"
 NARROW = (100, 30)
@@ -41,3 +45,41 @@ async def test_f5_a_question_typed_in_a_burst_after_right_onto_search_is_the_que
         assert isinstance(app.screen, WorkbenchScreen), app.screen
         assert app.focused is field and tabbed.active == "tab-search"
         assert app.theme == theme and field.value == "whyte"
+
+
+async def _slider_stepped(pilot: Any, app: Any, slider: Any) -> None:
+    """→ on the focused `slider`: its value moves on (the focus is on it)."""
+    value = slider.value
+    await pilot.press("right")
+    assert await wait_for(pilot, lambda: slider.value != value, 5), "the slider did not move"
+
+
+@pytest.mark.parametrize("sizes", [((100, 30), (160, 48)), ((160, 48), (100, 30))])
+async def test_f3_a_compare_columns_slider_keeps_the_focus_across_a_resize(
+    sizes: tuple[tuple[int, int], tuple[int, int]],
+) -> None:
+    """F3: ``]`` (the right column: blank-line), the focus on its ``min chars`` slider,
+    then the terminal widened from 100 to 160 columns: the focus was gone (→ moved
+    nothing, the next tab started from the top). The same slider of the new layout has
+    it, in either direction, as the merge panel's sliders do."""
+    from chunkscope.tui.widgets.strategy_panel import StrategyPanel
+
+    first, then = sizes
+    app = make_app(SAMPLE)
+    async with app.run_test(size=first) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await pilot.press("]")
+        await until(pilot, lambda: bench.query_one(StrategyPanel).slider_for("right", "min_chars"))
+        slider = bench.query_one(StrategyPanel).slider_for("right", "min_chars")
+        assert slider is not None
+        bench.set_focus(slider)
+        await _slider_stepped(pilot, app, slider)
+        await pilot.resize_terminal(*then)
+        await until(pilot, lambda: bench.narrow == (then[0] < 130))
+        await pilot.pause()
+        moved = bench.query_one(StrategyPanel).slider_for("right", "min_chars")
+        assert moved is not None and moved is not slider
+        assert await wait_for(pilot, lambda: app.focused is moved, 5), app.focused
+        await _slider_stepped(pilot, app, moved)

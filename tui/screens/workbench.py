@@ -74,6 +74,8 @@ class _Kept:
 
     selected: dict[str, int]
     focused: str | None
+    #: The compare column's slider focused (its column and parameter): it has no id.
+    focused_slider: tuple[str, str] | None
     progress: tuple[int | None, int | None]
     sweep: SweepState
 
@@ -631,12 +633,14 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         focused = self.focused
         bar = self.query_one(SummaryPanel).progress()
         sweep = self.query_one(SweepPanel).state()
-        return _Kept(selected, focused.id if focused is not None else None, bar, sweep)
+        slider = self.query_one(StrategyPanel).slider_key(focused)
+        return _Kept(selected, focused.id if focused is not None else None, slider, bar, sweep)
 
     def _restore_columns_state(self, kept: _Kept) -> None:
         """The state of `_columns_state` on the rebuilt widgets: while comparing, each
         column's own card (the merged run's is `selected`, drawn again by `redraw`); the
-        focus on the widget of the same id when the new layout has one; the summaries'
+        focus on the widget of the same id when the new layout has one (on a compare
+        column's slider, the same column's and parameter's); the summaries'
         progress, the sweep and, below 130 columns, the tab last chosen there."""
         selected, focused = kept.selected, kept.focused
         self.query_one(SummaryPanel).set_progress(*kept.progress)
@@ -654,6 +658,12 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             found = self.query(f"#{focused}")
             if found and found.first().focusable:
                 self.set_focus(found.first())
+        elif kept.focused_slider is not None:
+            # a compare column's slider (`]`, then tab to it): lost at each resize that
+            # rebuilt the layout, → then moved nothing (walk 59, F3)
+            slider = self.query_one(StrategyPanel).slider_for(*kept.focused_slider)
+            if slider is not None:
+                self.set_focus(slider)
 
     # ------------------------------------------------------------------ search
 

@@ -107,6 +107,13 @@ class StrategyPanel(ControlStack):
                 return slider
         return None
 
+    def slider_key(self, slider: object) -> tuple[str, str] | None:
+        """The column and parameter of `slider` when it is one of this panel's: the
+        same slider of a panel rebuilt for another layout is `slider_for` them (the
+        sliders have no id: rebuilt in place, a new one would meet the old one's)."""
+        owner = self._owners.get(id(slider))
+        return None if owner is None else (owner[0], owner[1].name)
+
     def on_slider_changed(self, event: Slider.Changed) -> None:
         owner = self._owners.get(id(event.slider))
         if owner is None:
