@@ -1,7 +1,8 @@
 """Walk 59's findings on the workbench at 160x48 and 100x30. F5: at 100 columns a
 question typed in a burst right after → onto the Search tab ran as the workbench's keys
 (`w` opened the recap writer, `t` switched the theme). F3: a resize that changed the
-layout dropped the focus from a compare column's slider."""
+layout dropped the focus from a compare column's slider. F2: the merge panel's live score counted
+two topic cuts on one line twice, a lower F1 than eval's and auto-tune's for the run."""
 
 from __future__ import annotations
 
@@ -83,3 +84,40 @@ async def test_f3_a_compare_columns_slider_keeps_the_focus_across_a_resize(
         assert moved is not None and moved is not slider
         assert await wait_for(pilot, lambda: app.focused is moved, 5), app.focused
         await _slider_stepped(pilot, app, moved)
+
+
+async def test_f2_the_live_score_is_eval_and_auto_tunes_score_of_the_run(tmp_path: Path) -> None:
+    """F2: one mark at line 8 (all topics), topic window 1500, depth 1, min chars 500,
+    chunk size 750: two topic cuts start on line 53 (merged chunks 5 and 6), and the
+    merge panel counted both, ``13 spurious · F1 0.133``, where auto-tune's ``now`` row
+    (and ``chunkscope eval``) count 13 boundary lines, F1 0.143. One run, one score:
+    the lines the cuts are on, the second cut on a line judged with the first."""
+    from chunkscope.engine.evaluate.measure import score_text
+    from tests.pilot import auto_tune
+
+    gold = tmp_path / "gold.json"
+    gold.write_text('{"starts": [8], "partial": false}')
+    app = make_app(
+        SAMPLE,
+        gold=str(gold),
+        topic_window=1500,
+        topic_depth=1.0,
+        topic_min_chars=500,
+        topic_chunk_tokens=750,
+    )
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        report = bench.driver.marks_report(bench.view)
+        assert report is not None
+        firsts = [c.lines[0] for c in bench.view.result.chunks if c.lines is not None]
+        assert len(firsts) != len(set(firsts))  # the case: two cuts on one line
+        screen = await auto_tune(pilot, app)
+        now = screen.current
+        assert now is not None
+        assert score_text(report.scores.f1) == score_text(now.f1) == "0.143", report.summary()
+        assert report.scores.precision == now.precision
+        assert (report.hits, report.missed, report.spurious) == (1, 0, 12), report.summary()
+        assert report.cut_verdicts.count("") == 4  # 3 size cap cuts, line 53's second
+

@@ -119,15 +119,19 @@ def chunk_starts(chunks: Sequence[Chunk]) -> list[int]:
     """The 1-based source line where each chunk starts (sorted, unique; always 1).
     The first chunk starts the file at line 1 whatever line its text comes from: the
     lines before it (a log's metadata records, blank lines) are no segment of their own."""
-    starts = {1}
-    first = True
-    for chunk in chunks:
-        lines = chunk.lines
-        if lines is not None:
-            if not first:
-                starts.add(lines[0])
-            first = False
-    return sorted(starts)
+    return segment_starts(c.lines[0] for c in chunks if c.lines is not None)
+
+
+def segment_starts(first_lines: Iterable[int]) -> list[int]:
+    """The segment starts scored (`score`) of segments whose first source lines are
+    `first_lines`, in order: sorted, unique, always 1 (the first segment's start is the
+    file's, whatever line it is on). Several segments starting on one line (two topic
+    cuts in one record) are one boundary: what eval, sweep, tune and the workbench's
+    live score count, one score for one run (walk 59, F2: the workbench counted each
+    cut, one more spurious cut and a lower F1 than auto-tune's row of the same run)."""
+    lines = iter(first_lines)
+    next(lines, None)
+    return sorted({1, *lines})
 
 
 def first_item_line(chunks: Sequence[Chunk]) -> int:

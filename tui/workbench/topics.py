@@ -36,6 +36,7 @@ from chunkscope.engine.evaluate.measure import (
     met_gold,
     score,
     score_text,
+    segment_starts,
 )
 
 if TYPE_CHECKING:
@@ -190,7 +191,8 @@ class MarksReport:
     hits: int
     spurious: int
     missed: int
-    cut_verdicts: list[str]  # per merged cut (after chunk i): hit | spurious | "" (size cap)
+    # per merged cut (after chunk i): hit | spurious | "" (size cap; a line judged already)
+    cut_verdicts: list[str]
     merged_flags: dict[int, str]  # merged chunk -> "miss" when it hides an unmatched mark
     left_flags: dict[int, str]  # left-column item -> "mark" when a mark starts in it
     strip_marks: list[tuple[int, str]]  # (pair over compacted chunks, hit | miss)
@@ -213,7 +215,8 @@ class ChunksVerdict:
     hit | spurious), the chunks hiding a missed mark, and the marks a cut found."""
 
     scores: Scores
-    cut_verdicts: list[str]  # hit | spurious | outside (partial marks: not scored)
+    # hit | spurious | outside (partial marks: not scored) | "" (its line's first cut has it)
+    cut_verdicts: list[str]
     flags: dict[int, str]
     found: frozenset[int]
 
@@ -236,18 +239,21 @@ def _judge_first(first: Sequence[int], marks: FileMarks) -> ChunksVerdict:
     """`judge_chunks` of the chunks whose first lines (`_first_lines`) are `first`."""
     n = len(first)  # the chunks
     gold = met_gold([1, *marks.starts], first[0] if first else 1, partial=marks.partial)
-    # every cut, several at one line too: one of them at most matches a mark
-    found = [1, *(first[i + 1] for i in range(n - 1))]
+    # the boundaries eval scores: the lines the cuts are on, several cuts on one line
+    # one boundary (`segment_starts`)
+    found = segment_starts(first)
     weights = marks.weights()
     scores = score(found, gold, weights, chunks=n, partial=marks.partial)
     matched = match_boundaries(found, gold, TOLERANCE)
     stretch = marked_stretch(gold, len(weights)) if marks.partial else None
 
-    claimed: set[int] = set()  # a matched line's first cut is the hit
+    judged: set[int] = set()  # a line's first cut has its verdict, the others none
 
     def verdict(line: int) -> str:
-        if line in matched and line not in claimed:
-            claimed.add(line)
+        if line in judged:
+            return ""
+        judged.add(line)
+        if line in matched:
             return "hit"
         if stretch is not None and not stretch[0] <= line <= stretch[1]:
             return "outside"
