@@ -1,8 +1,9 @@
-"""Walk 59's findings on the workbench at 160x48 and 100x30. F5: at 100 columns a
-question typed in a burst right after → onto the Search tab ran as the workbench's keys
-(`w` opened the recap writer, `t` switched the theme). F3: a resize that changed the
-layout dropped the focus from a compare column's slider. F2: the merge panel's live score counted
-two topic cuts on one line twice, a lower F1 than eval's and auto-tune's for the run."""
+"""Walk 59's findings on the workbench at 160x48 and 100x30, the ones fixed. F5: at 100
+columns a question typed in a burst right after → onto the Search tab ran as the
+workbench's keys (`w` opened the recap writer, `t` switched the theme). F3: a resize
+that changed the layout dropped the focus from a compare column's slider. F2: the merge
+panel's live score counted two topic cuts on one line twice, a lower F1 than eval's and
+auto-tune's for the same run. F4: a resize wiped a question typed and not asked yet."""
 
 from __future__ import annotations
 
@@ -121,3 +122,34 @@ async def test_f2_the_live_score_is_eval_and_auto_tunes_score_of_the_run(tmp_pat
         assert (report.hits, report.missed, report.spurious) == (1, 0, 12), report.summary()
         assert report.cut_verdicts.count("") == 4  # 3 size cap cuts, line 53's second
 
+
+@pytest.mark.parametrize("sizes", [((160, 48), (100, 30)), ((100, 30), (160, 48))])
+async def test_f4_a_question_typed_but_not_asked_survives_a_resize(
+    sizes: tuple[tuple[int, int], tuple[int, int]],
+) -> None:
+    """F4: ``/``, ``why sqlite`` typed, no enter, then the terminal resized (160↔100):
+    the field came back empty with its placeholder (the asked question and the ranker
+    survived, not the typing); what was typed next showed alone. It keeps what was typed."""
+    from chunkscope.tui.widgets.search_panel import SearchPanel
+
+    first, then = sizes
+    app = make_app(SAMPLE)
+    async with app.run_test(size=first) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await pilot.press("slash")
+        field = bench.query_one(SearchPanel).input
+        await until(pilot, lambda: app.focused is field)
+        await pilot.press(*"why sqlite")
+        await until(pilot, lambda: field.value == "why sqlite")
+        await pilot.resize_terminal(*then)
+        await until(pilot, lambda: bench.narrow == (then[0] < 130))
+        await pilot.pause()
+        moved = bench.query_one(SearchPanel).input
+        assert moved is not field
+        assert moved.value == "why sqlite", moved.value
+        assert await wait_for(pilot, lambda: app.focused is moved, 5), app.focused
+        await pilot.press(*" cache")
+        await until(pilot, lambda: moved.value == "why sqlite cache")
+        assert app.search_query == ""  # typed, not asked

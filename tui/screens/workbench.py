@@ -32,6 +32,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane, Tabs
 from textual.widgets._footer import FooterKey
+from textual.widgets.input import Selection
 from textual.widgets.tabbed_content import ContentTab
 
 from chunkscope.engine.config.tuning import Tuning
@@ -47,7 +48,7 @@ from chunkscope.tui.widgets.merge_panel import MergePanel
 from chunkscope.tui.widgets.panel_title import fit_tabs, fit_text
 from chunkscope.tui.widgets.recap_panel import RecapPanel
 from chunkscope.tui.widgets.rows import put_border_title
-from chunkscope.tui.widgets.search_panel import SearchPanel
+from chunkscope.tui.widgets.search_panel import QuestionField, SearchPanel
 from chunkscope.tui.widgets.similarity_strip import LEGEND_ROWS, SimilarityStrip, cut_name
 from chunkscope.tui.widgets.strategy_panel import StrategyPanel
 from chunkscope.tui.widgets.summary_panel import SummaryPanel
@@ -76,6 +77,8 @@ class _Kept:
     focused: str | None
     #: The compare column's slider focused (its column and parameter): it has no id.
     focused_slider: tuple[str, str] | None
+    #: What the question field holds, asked or not, and its selection (or cursor).
+    question: tuple[str, Selection]
     progress: tuple[int | None, int | None]
     sweep: SweepState
 
@@ -634,15 +637,23 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         bar = self.query_one(SummaryPanel).progress()
         sweep = self.query_one(SweepPanel).state()
         slider = self.query_one(StrategyPanel).slider_key(focused)
-        return _Kept(selected, focused.id if focused is not None else None, slider, bar, sweep)
+        field = self.query_one(SearchPanel).input
+        question = (field.value, field.selection)
+        return _Kept(
+            selected, focused.id if focused is not None else None, slider, question, bar, sweep
+        )
 
     def _restore_columns_state(self, kept: _Kept) -> None:
         """The state of `_columns_state` on the rebuilt widgets: while comparing, each
         column's own card (the merged run's is `selected`, drawn again by `redraw`); the
         focus on the widget of the same id when the new layout has one (on a compare
-        column's slider, the same column's and parameter's); the summaries'
-        progress, the sweep and, below 130 columns, the tab last chosen there."""
+        column's slider, the same column's and parameter's); the question field's text
+        and selection; the summaries' progress, the sweep and, below 130 columns, the tab
+        last chosen there."""
         selected, focused = kept.selected, kept.focused
+        # a question typed and not asked yet: the new field showed the one last asked
+        # (or its placeholder), the typing lost (walk 59, F4)
+        self.query_one(QuestionField).restore(*kept.question, focused=focused == "search-input")
         self.query_one(SummaryPanel).set_progress(*kept.progress)
         self.query_one(SweepPanel).restore(kept.sweep)
         if self.narrow and not self.driver.search_open:

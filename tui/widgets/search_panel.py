@@ -26,6 +26,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
+from textual.widgets.input import Selection
 from textual.widgets.option_list import Option
 
 from chunkscope.engine.search import DEFAULT_RANKER, RANKERS
@@ -126,6 +127,19 @@ class QuestionField(OrderedInput):
         elif event.key == "escape":  # not stopped: the panel's binding closes it
             self._held = []
             self._hold_timer = self.set_timer(self.HOLD, self.release)
+
+    def restore(self, value: str, selection: Selection, *, focused: bool) -> None:
+        """The text and selection of the field this one replaces (a resize rebuilt the
+        layout: walk 59, F4); `focused`: it had the focus, given back to this one, whose
+        focus keeps the selection (Input's selects the whole text: the next key typed
+        replaced the question instead of going on with it)."""
+        self.value, self.selection = value, selection
+        self.select_on_focus = not focused
+
+    def _on_focus(self, event: events.Focus) -> None:
+        # runs before Input's handler: a focus given back keeps the text's selection once
+        if not self.select_on_focus:
+            self.call_next(setattr, self, "select_on_focus", True)
 
     def release(self) -> None:
         """Send the keys held behind an escape on to the app, in order."""
