@@ -261,8 +261,9 @@ async def test_a_long_file_name_is_cut_in_the_header_with_an_ellipsis(tmp_path: 
         line = _lines_of(bench.query_one(HeaderLine))[0]
         # one line (it wrapped out of sight: the header read " chunkscope"), the name's
         # end and the turn count kept, the cut said (walk 9: and the format and the
-        # tool calls' state beside it)
-        assert "…" in line and ".jsonl · jsonl · T: collapsed · 211 turns" in line, line
+        # tool calls' state beside it; walk 59, F1: the turns in short, the badge gone,
+        # before more of the name is cut)
+        assert "…" in line and ".jsonl · jsonl · T: collapsed · 211 → 136 turns" in line, line
 
 
 async def test_the_loading_dialog_cuts_a_long_path_with_an_ellipsis() -> None:

@@ -3,7 +3,9 @@ columns a question typed in a burst right after → onto the Search tab ran as t
 workbench's keys (`w` opened the recap writer, `t` switched the theme). F3: a resize
 that changed the layout dropped the focus from a compare column's slider. F2: the merge
 panel's live score counted two topic cuts on one line twice, a lower F1 than eval's and
-auto-tune's for the same run. F4: a resize wiped a question typed and not asked yet."""
+auto-tune's for the same run. F4: a resize wiped a question typed and not asked yet.
+F1: at 100 columns a long file name lost its start, the part telling it from its twin,
+while the header kept the ``chunkscope`` badge and the turns' long form."""
 
 from __future__ import annotations
 
@@ -153,3 +155,30 @@ async def test_f4_a_question_typed_but_not_asked_survives_a_resize(
         await pilot.press(*" cache")
         await until(pilot, lambda: moved.value == "why sqlite cache")
         assert app.search_query == ""  # typed, not asked
+
+
+async def test_f1_a_long_name_keeps_its_end_before_the_badge_and_the_turns_long_form(
+    tmp_path: Path,
+) -> None:
+    """F1: at 100 columns a 77-character file name (two files told apart only by its
+    middle, ``number-1`` / ``number-2``) was cut to its last 26 characters while the
+    ``chunkscope`` badge and ``199 turns · 127 after collapse`` stayed. The turns go
+    short first, then the badge, then the name's start: the part telling it from its
+    twin is shown, the format and the tool calls' state still there."""
+    import shutil
+
+    from chunkscope.tui.widgets.header_line import HeaderLine
+
+    name = "a-very-long-session-name-number-2-with-many-words-in-it-to-test-the-cut.jsonl"
+    path = tmp_path / name
+    shutil.copy(ROOT / "sample_logs" / "research_notes.jsonl", path)
+    app = make_app(path)
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        line = bench.query_one(HeaderLine).render().plain
+        assert len(line) <= NARROW[0], line
+        assert "number-2-with-many-words-in-it-to-test-the-cut.jsonl" in line, line
+        assert "chunkscope" not in line and "after collapse" not in line, line
+        assert " · jsonl · T: collapsed · " in line and " → " in line, line

@@ -186,14 +186,23 @@ class HeaderLine(Widget):
                 for p in parts
                 if p[2] >= KEPT_RANK
             )
+            shortest = sum(least(p) for p in parts if p[2] >= KEPT_RANK)
             if any(p[2] < KEPT_RANK for p in parts):
                 first += 5  # `` · +3``: that the rest is left out
+                shortest += 5
             top = max((p for p in parts if p[2] >= KEPT_RANK), key=lambda p: p[2], default=None)
-            must = least(top) if top is not None else 0  # the turns, at least
+            # the turns, at least; the badge gone, all the first parts in short
+            must = least(top) if top is not None else 0
+            if not brand:
+                must = shortest
             name = cell_len(_file_name(path)) + 2
             # the name whole beside the turns; a name cut even so leaves all the first
-            # parts their room (in short)
-            path = fit_path(path, max(name if name <= free - must else 0, free - first, 20))
+            # parts their room in short, and the badge goes before it is cut (walk 59,
+            # F1: it kept 26 of 77 characters beside the badge and the turns' long form)
+            cut_name = name > free - must
+            path = fit_path(path, max(free - shortest if cut_name else name, free - first, 20))
+            if cut_name and brand:
+                return text, True
         room = self.size.width - text.cell_len - cell_len(path) - cell_len(busy)
         note = 5 if any(p[2] < KEPT_RANK for p in parts) else 0  # `` · +3``: more left out
         kept: dict[int, str] = {}  # by rank, each that fits (the state in short if so)
