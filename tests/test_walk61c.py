@@ -61,3 +61,45 @@ def test_f4_an_admonitions_marker_is_no_sentence(marker: str, closing: str) -> N
     text = f"Vite loads env files from the root.\n\n{marker}\n{quoted}{inner}\n{closing}"
     texts = [s.text for s in split_sentences("Doc: " + text.replace("\n", "\nDoc: "))]
     assert texts == ["Vite loads env files from the root.", inner], texts
+
+
+FLASK_LOGIN = """\
+Doc:     @app.route('/login', methods=['GET', 'POST'])
+    def login():
+        if request.method == 'POST':
+            session['username'] = request.form['username']
+            return redirect(url_for('index'))
+        return '''
+            <form method="post">
+        '''
+Doc: A note on cookie-based sessions: Flask will take the values you put into the
+session object and serialize them into a cookie."""
+
+
+def test_f2_an_indented_block_whose_lead_in_is_in_the_chunk_before_is_code() -> None:
+    """flask-quickstart.rst (pallets/flask docs): the topic merge cut after "Here is how
+    sessions work::", and the literal block's Python was a summary ending in an open
+    ``'''``; the same with markdown's indented code."""
+    texts = [s.text for s in split_sentences(FLASK_LOGIN)]
+    assert texts == [
+        "A note on cookie-based sessions: Flask will take the values you put into the "
+        "session object and serialize them into a cookie."
+    ]
+    assert ExtractiveSummarizer().summarize(FLASK_LOGIN.split("\nDoc: A note")[0]).summary == ""
+
+
+def test_f2_an_indented_block_after_a_lead_in_is_code_whatever_it_holds() -> None:
+    text = "Doc: The file reads:\nDoc:     name: demo\n    version: 3\nDoc: It ends there."
+    assert [s.text for s in split_sentences(text)] == ["The file reads:", "It ends there."]
+
+
+def test_f2_a_list_items_indented_paragraph_stays_prose() -> None:
+    """Indented as much as code, a list item's second paragraph is prose."""
+    text = (
+        "Doc: - Install the package with your manager of choice.\n"
+        "Doc:     Then restart the server so that the new settings are read again.\n"
+    )
+    assert [s.text for s in split_sentences(text)] == [
+        "Install the package with your manager of choice.",
+        "Then restart the server so that the new settings are read again.",
+    ]

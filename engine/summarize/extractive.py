@@ -388,7 +388,58 @@ def _chunk_lines(text: str) -> list[str]:
             if lines[j].startswith(indent):
                 lines[j] = lines[j][len(indent) :]
         i = end + 1
-    return lines
+    return _indented_code(lines)
+
+
+#: The label a document's paragraph opens with in a chunk's text.
+_DOC_LABEL = f"{DOC_ROLE}: "
+#: A line indented as a code block is (four spaces, or a tab).
+_INDENTED = re.compile(r"(?: {4,}|\t)\S")
+
+
+def _indented_code(lines: list[str]) -> list[str]:
+    """`lines` with each of a document's paragraphs that is an indented code block
+    fenced: every line indented four spaces or more (markdown's indented code, a
+    reStructuredText literal block), and a line of it code (`_pasted_code`) or the
+    paragraph before it a lead-in (``:``, ``::``). A chunk cut where such a block starts
+    has its ``::`` line or lead-in in the chunk before, and its code read as prose
+    (walk 61, F2: Flask's quickstart, ``@app.route('/login', ...) def login(): ...``)
+    — a list item's paragraph, indented as much, reads on as prose."""
+    if not any(line.startswith(_DOC_LABEL) for line in lines):
+        return lines
+    out: list[str] = []
+    outer = ""  # the mark of the fence at the margin the walk is in
+    lead_in = False  # the paragraph before ends with a colon
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        rest = line.removeprefix(_DOC_LABEL)
+        fence = FENCE.match(rest)
+        if outer or fence:
+            if fence and (not outer or fence.group(1)[0] == outer[0]):
+                outer = "" if outer else fence.group(1)
+            out.append(line)
+            i += 1
+            continue
+        if not line.startswith(_DOC_LABEL):
+            out.append(line)
+            lead_in = line.rstrip().endswith(":") or (lead_in and not line.strip())
+            i += 1
+            continue
+        end = i + 1  # the paragraph: its label's line and the lines up to the next label
+        while end < len(lines) and not _ROLE_LINE.match(lines[end]):
+            end += 1
+        body = [rest, *lines[i + 1 : end]]
+        said = [b for b in body if b.strip()]
+        if said and all(_INDENTED.match(b) for b in said) and (
+            lead_in or any(_pasted_code(b) for b in said)
+        ):
+            out += [f"{_DOC_LABEL}```", *body, "```"]
+        else:
+            out += lines[i:end]
+        lead_in = said[-1].rstrip().endswith(":") if said else lead_in
+        i = end
+    return out
 
 
 # A sentence ends at . ! ? (possibly followed by a closing quote or bracket) and
