@@ -31,6 +31,7 @@ from chunkscope.engine.params import SliderSpec, check_fields, knob
 from chunkscope.engine.read.headings import (
     FENCE_LINES,
     SOURCE_FENCE,
+    after_heading,
     block_fence_after,
     heading_at,
 )
@@ -95,6 +96,10 @@ def fenced_paragraphs(parts: list[str]) -> list[str]:
             out[-1] += PARAGRAPH_BREAK + part
         else:
             out.append(part)
+            if "`" in part or "~" in part:
+                # a title's backtick or ``~`` underline opens no fence (the heading rule
+                # of `engine.read.headings`: a blank line after it)
+                part = after_heading(part, heading_at(part))
         if "`" in part or "~" in part or _SOURCE_TAG in part:
             for line in part.split("\n"):
                 fence = block_fence_after(line, fence)

@@ -491,6 +491,8 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
         sha256 = hashlib.sha256
         count_nl = text.count
         sections = st.sections
+        adornments = st.adornments  # a title's backtick underline: no fence to count
+        adorn_ends = [b for _, b in adornments]
         one_turn = bool(anchor_list) and file_lines
         last_turn = len(turns) - 1
         line = 1
@@ -513,14 +515,18 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
                     "section" if sec.level else "text",
                 )
             path, depth, names, level, kind = sec_info
-            ticks = content.count("```")
-            has_fence = ticks > 0 or "~~~" in content
+            fenced = content
+            lo = bisect_right(adorn_ends, start)
+            if lo < len(adorn_ends) and adornments[lo][0] < end:
+                fenced = _without(text, start, end, adornments[lo:])
+            ticks = fenced.count("```")
+            has_fence = ticks > 0 or "~~~" in fenced
             balanced = ticks % 2 == 0
             lang = None
             if ticks:
                 code_chunks += 1
                 valid_code += balanced
-                m_lang = _LANG.search(content)
+                m_lang = _LANG.search(fenced)
                 lang = m_lang.group(1) if m_lang else None
             if not balanced:
                 warnings.append(f"chunk {i}: unbalanced code fences")
@@ -689,6 +695,21 @@ def _line_starts(text: str) -> list[int]:
     """The offset of each line of `text` (one more than it has line breaks)."""
     lengths = map(len, text.split("\n")[:-1])
     return list(itertools.accumulate(map((1).__add__, lengths), initial=0))
+
+
+def _without(text: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -> str:
+    """``text[start:end]`` without the parts of `spans` (sorted, none ending before
+    `start`) in it: a chunk's text as its fence count reads it, a title's backtick
+    underline left out (`Structure.adornments`)."""
+    out = []
+    pos = start
+    for a, b in spans:
+        if a >= end:
+            break
+        out.append(text[pos : max(a, pos)])
+        pos = max(pos, min(b, end))
+    out.append(text[pos:end])
+    return "".join(out)
 
 
 def _has_table(content: str) -> bool:

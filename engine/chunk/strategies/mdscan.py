@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from itertools import accumulate
 from typing import NamedTuple
 
-from chunkscope.engine.read.headings import find_headings
+from chunkscope.engine.read.headings import Heading, find_headings
 
 TABLE_RULE = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 
@@ -36,6 +36,8 @@ class Structure(NamedTuple):
     fences: list[tuple[int, int]]  # fenced code blocks [start, end), in order
     blocks: list[tuple[int, int]]  # tables and lists [start, end), in order
     title: str | None  # the first level-1 heading
+    #: the ``~`` and backtick lines that adorn a title [start, end), in order: no fences
+    adornments: tuple[tuple[int, int], ...] = ()
 
 
 # Every pattern the scan searches with starts with a literal newline, so the
@@ -73,17 +75,37 @@ def _closer(fence: str) -> re.Pattern[str]:
 _MAYBE_HEADING = re.compile(r"\n {0,3}([!-/:-@\[-`{-~])\1+[ \t]*(?=\n|$)|<h[1-6][\s>]", re.I)
 
 
-def _other_headings(text: str, fences: Sequence[tuple[int, int]]) -> list[tuple[int, int, str]]:
-    """(offset, level, title) of each setext, reStructuredText and HTML heading of a
-    document (`engine.read.headings.find_headings`) outside the fenced blocks."""
+def _doc_headings(text: str) -> tuple[list[Heading], list[int]]:
+    """The headings of a document (`engine.read.headings.find_headings`) and the offset
+    in `text` of each of its lines."""
     lines = text.split("\n")
-    ends = list(accumulate(map(len, lines)))  # characters up to each line's end, no newlines
-    fenced = [a for a, _ in fences]
-    out = []
+    offsets = [0, *accumulate(len(line) + 1 for line in lines)]
     # Without the empty line after a final line break (it holds no heading), the lines
     # are the reader's: `find_headings` gives its last answer again.
-    for h in find_headings(lines[:-1] if len(lines) > 1 and not lines[-1] else lines):
-        at = ends[h.start - 1] + h.start if h.start else 0  # the line's offset in text
+    return find_headings(lines[:-1] if len(lines) > 1 and not lines[-1] else lines), offsets
+
+
+def _adornments(headings: Sequence[Heading], offsets: Sequence[int]) -> list[tuple[int, int]]:
+    """The lines [start, end) that adorn a title with ``~`` or backticks: such a line is
+    the title's underline (or overline), never a code fence, when the heading rule says
+    so (`engine.read.headings`: a blank line after it). The fence scan skips them."""
+    out = []
+    for h in headings:
+        if h.kind == "rst" and h.style[-1:] in ("`", "~"):
+            title = h.start + 1 if h.end - h.start == 3 else h.start
+            out += [(offsets[j], offsets[j + 1] - 1) for j in range(h.start, h.end) if j != title]
+    return out
+
+
+def _other_headings(
+    headings: Sequence[Heading], offsets: Sequence[int], fences: Sequence[tuple[int, int]]
+) -> list[tuple[int, int, str]]:
+    """(offset, level, title) of each setext, reStructuredText and HTML heading of a
+    document (`_doc_headings`) outside the fenced blocks."""
+    fenced = [a for a, _ in fences]
+    out = []
+    for h in headings:
+        at = offsets[h.start]  # the line's offset in text
         k = bisect_right(fenced, at) - 1
         if h.kind != "atx" and not (k >= 0 and at < fences[k][1]):
             out.append((at, h.level, h.title))
@@ -112,6 +134,14 @@ def scan(text: str, bounds: Sequence[int] = ()) -> Structure:
     find = t.find
     search = _EVENT.search
     list_end = -1  # (t offset) end of the list the scan is in
+    # A document's headings other than ATX ones, read first: a backtick or ``~`` line that
+    # underlines a title is no fence (F1 of walk 61: Flask's quickstart.rst).
+    doc: tuple[list[Heading], list[int]] | None = None
+    adornments: list[tuple[int, int]] = []
+    if not bounds and _MAYBE_HEADING.search(t) is not None:
+        doc = _doc_headings(text)
+        adornments = _adornments(*doc)
+    adorned = {a for a, _ in adornments}
     m = search(t, 0)
     while m is not None:
         start = m.start()  # the line's offset in text
@@ -122,8 +152,8 @@ def scan(text: str, bounds: Sequence[int] = ()) -> Structure:
         fence, hashes, pipe = m.groups()
         nxt = eol
         if fence is not None:
-            if fence[0] == "`" and "`" in t[me:eol]:
-                m = search(t, eol)  # inline code, not a fence
+            if (fence[0] == "`" and "`" in t[me:eol]) or start in adorned:
+                m = search(t, eol)  # inline code or a title's underline, not a fence
                 continue
             at = bisect_right(bounds, start)
             limit = bounds[at] if at < len(bounds) else n  # the next message's start
@@ -155,8 +185,8 @@ def scan(text: str, bounds: Sequence[int] = ()) -> Structure:
             inner = _FENCE_LINE.search(t, eol, list_end)
             nxt = list_end if inner is None else inner.start()
         m = search(t, nxt) if nxt <= n else None
-    if not bounds and _MAYBE_HEADING.search(t) is not None:
-        heads = sorted([*heads, *_other_headings(text, fences)])
+    if doc is not None:
+        heads = sorted([*heads, *_other_headings(*doc, fences)])
     for start, level, head in heads:
         if start > sec_start:
             sections.append(Section(sec_start, start, sec_path, sec_level))
@@ -168,4 +198,4 @@ def scan(text: str, bounds: Sequence[int] = ()) -> Structure:
             title = head
     if n > sec_start or not sections:
         sections.append(Section(sec_start, n, sec_path, sec_level))
-    return Structure(sections, fences, blocks, title)
+    return Structure(sections, fences, blocks, title, tuple(adornments))
