@@ -431,8 +431,10 @@ def _indented_code(lines: list[str]) -> list[str]:
             end += 1
         body = [rest, *lines[i + 1 : end]]
         said = [b for b in body if b.strip()]
-        if said and all(_INDENTED.match(b) for b in said) and (
-            lead_in or any(_pasted_code(b) for b in said)
+        if (
+            said
+            and all(_INDENTED.match(b) for b in said)
+            and (lead_in or any(_pasted_code(b) for b in said))
         ):
             out += [f"{_DOC_LABEL}```", *body, "```"]
         else:
