@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from chunkscope.engine.summarize.extractive import ExtractiveSummarizer, split_sentences
+from chunkscope.engine.summarize.extractive import (
+    ExtractiveSummarizer,
+    is_fragment,
+    split_sentences,
+)
 
 
 def _summary(text: str) -> str:
@@ -102,4 +106,60 @@ def test_f2_a_list_items_indented_paragraph_stays_prose() -> None:
     assert [s.text for s in split_sentences(text)] == [
         "Install the package with your manager of choice.",
         "Then restart the server so that the new settings are read again.",
+    ]
+
+
+def _texts(text: str) -> list[str]:
+    return [s.text for s in split_sentences(text)]
+
+
+def test_f7_a_restructuredtext_lead_in_ending_in_two_colons_is_a_lead_in() -> None:
+    """pep-0572.rst: the recap said ``Original code:: Translation::``; Flask's
+    ``Here is how sessions work::`` was kept with both colons."""
+    text = "Doc: - Original code::\n\n          x = 1\n\nDoc: - Translation::\n\n          y = 2"
+    assert ExtractiveSummarizer().summarize(text).summary == ""
+    said = ExtractiveSummarizer().summarize(
+        "Doc: In order to use sessions you have to set a secret key on the application. "
+        "Sessions are signed with the key, so the user can read them but not change them::"
+    )
+    assert said.summary.endswith("but not change them.") and "::" not in said.summary
+
+
+@pytest.mark.parametrize(
+    "lead_in",
+    [
+        "To avoid the error by directly bypassing reverse proxies, you could either:",
+        "When unhandled errors are forwarded, they are logged in the server terminal, for example:",
+        "Coming back to the previous code example, **FastAPI** will:",
+        "If `hostnameOverride` is set alongside `hostname` and `subdomain` fields:",
+    ],
+)
+def test_f10_a_lead_in_whose_list_is_left_out_is_a_fragment(lead_in: str) -> None:
+    """vite's server-options.md, FastAPI's README, Kubernetes' pod-hostname.md: "you
+    could either.", "for example.", "**FastAPI** will.", an if-clause alone."""
+    (first, *_) = split_sentences(f"Doc: {lead_in}\n\nDoc: - one way to do it here\n")
+    assert first.text == lead_in and is_fragment(first)
+
+
+def test_f10_a_condition_with_its_main_clause_stays() -> None:
+    (first,) = split_sentences("Doc: If the cache is cold, the first request loads every table:")
+    assert not is_fragment(first)
+
+
+def test_f12_front_matter_and_an_mdx_pages_imports_are_no_sentences() -> None:
+    """astro-actions.mdx, MDN's Array.prototype.map page: their first summary was
+    ``title: Actions description: Learn how ... import { Steps } from '...';``."""
+    text = (
+        "Doc: ---\ntitle: Actions\ndescription: Learn how to create type-safe server"
+        " functions.\ni18nReady: true\n---\n"
+        "Doc: import { Steps } from '@astrojs/starlight/components';\n"
+        "import Since from '~/components/Since.astro';\n"
+        "Doc: {{JSRef}}\n"
+        'Doc: The **`map()`** method of {{jsxref("Array")}} instances creates a new array.\n'
+        "Doc: - `callbackFn`\n  - : A function to execute for each element in the array.\n"
+    )
+    assert _texts(text) == [
+        "The **`map()`** method of `Array` instances creates a new array.",
+        "`callbackFn`",
+        "A function to execute for each element in the array.",
     ]

@@ -88,9 +88,18 @@ _RULE = re.compile(r"^\s*([-*_=])\s*(\1\s*){2,}$")
 _DOC_MARKUP_LINE = re.compile(
     r"\s{0,3}\[[^\]\n]+\]:\s*<?\S*[./#]\S*?>?(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*"
     r"|\s*\{\{[<%].*[%>]\}\}\s*|\s*\{%.*%\}\s*"
+    r"|\s*\{\{\s*[A-Za-z_][\w-]*\s*(?:\(.*\))?\s*\}\}\s*"  # MDN's macros ({{Compat}})
     r"|\s*:{3,}.*"
     r"|\s*(?:!!!|\?\?\?\+?)\s*[a-zA-Z][\w-]*(?:\s+\"[^\"]*\")?\s*"
     r"|\s*\[![a-zA-Z]+\][+-]?.*"
+)
+#: MDN's mark of a definition list's definition, after the item's bullet.
+_DEFINITION_MARK = re.compile(r"^:\s+")
+#: A line of an ECMAScript module's imports or exports (an MDX page's head: ``import
+#: { Steps } from '@astrojs/starlight/components';``).
+_ESM_LINE = re.compile(
+    r"\s*(?:import\s+(?:[\w*{}\s,$]+\s+from\s+)?[\"'][^\"']+[\"']"
+    r"|export\s+(?:default\s+)?(?:const|let|var|function|class)\b.*)\s*;?\s*"
 )
 #: A template's tag that opens a block of code (Hugo's ``{{< code-toggle file=x >}}``,
 #: ``{{< highlight go >}}``): its lines up to ``{{< /NAME >}}`` are code.
@@ -397,9 +406,19 @@ _DOC_LABEL = f"{DOC_ROLE}: "
 _INDENTED = re.compile(r"(?: {4,}|\t)\S")
 
 
+def _front_matter(said: list[str]) -> bool:
+    """Whether a document's paragraph (its lines with words) is front matter: ``---``
+    (or ``+++``) lines around metadata (walk 61, F12: MDN's and Kubernetes' pages
+    opened their recap on ``title: Pod Hostname content_type: concept weight: 85``)."""
+    return (
+        len(said) >= 3 and said[0].strip() in ("---", "+++") and said[-1].strip() == said[0].strip()
+    )
+
+
 def _indented_code(lines: list[str]) -> list[str]:
-    """`lines` with each of a document's paragraphs that is an indented code block
-    fenced: every line indented four spaces or more (markdown's indented code, a
+    """`lines` without a document's front matter (`_front_matter`), and with each of its
+    paragraphs that is code fenced: an MDX page's imports (`_ESM_LINE`), or an indented
+    code block: every line indented four spaces or more (markdown's indented code, a
     reStructuredText literal block), and a line of it code (`_pasted_code`) or the
     paragraph before it a lead-in (``:``, ``::``). A chunk cut where such a block starts
     has its ``::`` line or lead-in in the chunk before, and its code read as prose
@@ -431,10 +450,15 @@ def _indented_code(lines: list[str]) -> list[str]:
             end += 1
         body = [rest, *lines[i + 1 : end]]
         said = [b for b in body if b.strip()]
-        if (
-            said
-            and all(_INDENTED.match(b) for b in said)
-            and (lead_in or any(_pasted_code(b) for b in said))
+        if _front_matter(said):
+            i = end  # the page's metadata (YAML or TOML between its markers): no text
+            continue
+        if said and (
+            all(_ESM_LINE.fullmatch(b) for b in said)
+            or (
+                all(_INDENTED.match(b) for b in said)
+                and (lead_in or any(_pasted_code(b) for b in said))
+            )
         ):
             out += [f"{_DOC_LABEL}```", *body, "```"]
         else:
@@ -682,7 +706,27 @@ _INTRODUCES = frozenset(
     # walk 60, F12), or a word whose object is ("The error might be due to missing:")
     | {"because", "since", "unless", "until", "whereas", "namely", "missing", "lacking"}
     | {"containing", "requiring", "needing", "involving", "affecting", "causing"}
+    # a choice or an example that is the list ("you could either:", "for example:",
+    # walk 61, F10), a modal waiting for its verb ("**FastAPI** will:")
+    | {"either", "example", "instance", "will", "would", "can", "could", "should", "may"}
+    | {"might", "must", "shall"}
 )
+#: A lead-in that is a condition or a time alone, its main clause the list after it
+#: ("If `hostnameOverride` is set alongside `hostname` and `subdomain` fields:").
+_SUBORDINATE = re.compile(
+    r"\W*(?:\w+:\s*)?(?:if|when|whenever|once|unless|while|after|before)\b", re.I
+)
+#: An MDN macro inside a sentence (``{{jsxref("Array")}}``, ``{{optional_inline}}``):
+#: said as its last quoted argument (the text the page shows), or nothing.
+_INLINE_MACRO = re.compile(r"\{\{\s*[A-Za-z_][\w-]*\s*(?:\(([^{}]*)\))?\s*\}\}")
+_QUOTED_ARGUMENT_TEXT = re.compile(r"[\"']([^\"']*)[\"']")
+
+
+def _macro_text(m: re.Match[str]) -> str:
+    said = _QUOTED_ARGUMENT_TEXT.findall(m.group(1) or "")
+    return f"`{said[-1]}`" if said and said[-1].strip() else ""
+
+
 #: A title written in bold alone (``**Inspecting repository**``): no sentence.
 _BOLD_TITLE = re.compile(r"\*\*([^*]+)\*\*[\s.:]*")
 #: A title in plain text: two to five words, each capitalised but for the small words
@@ -743,6 +787,8 @@ def is_fragment(sentence: Sentence) -> bool:
         return True
     if sentence.role == "You" and len(words) == 1 and not _ENDED.search(bare):
         return True  # a one-word request ("verify", "fix") said as a sentence: "verify."
+    if bare.endswith("::") and not bare.endswith(":::"):
+        bare = bare[:-1]  # reStructuredText's lead-in of a literal block ("work::", walk 61, F7)
     head, colon, tail = bare.rpartition(":")
     if colon and not head.endswith(":") and not has_words(tail):
         # a lead-in (or a label) whose block is not here: a fragment when introducing
@@ -759,6 +805,7 @@ def is_fragment(sentence: Sentence) -> bool:
             or not _POINTERS.isdisjoint(words)
             or last in _RUNS_ON
             or last in _INTRODUCES
+            or (_SUBORDINATE.match(plain) and "," not in plain)
         ):
             return True
     title = _BOLD_TITLE.fullmatch(text)
@@ -824,8 +871,9 @@ def terminated(sentence: str) -> str:
     with a colon: the lead-in of a block (code, a table, a list) a summary leaves out."""
     text = sentence.rstrip()
     core = text.rstrip("*_")  # "**1. Update the styles:**" ends as "**1. Update the styles.**"
-    if core.endswith(":") and not core.endswith("::"):
-        return core[:-1].rstrip() + "." + text[len(core) :]
+    if core.endswith(":") and not core.endswith(":::"):
+        # (reStructuredText's "::" of a literal block's lead-in too: walk 61, F7)
+        return core.rstrip(":").rstrip() + "." + text[len(core) :]
     if not text or _ENDED.search(text) or _MARKLESS_END.search(text):
         return text
     return text + ("。" if _WIDE_END.search(text) else ".")
@@ -1119,6 +1167,9 @@ def _split_sentences(text: str) -> list[Sentence]:
             line = line[m.end() :]
         if not code.busy and role not in ("You", "Tool"):
             line = _THOUGHT_LABEL.sub("", line, count=1)
+        macro = role == DOC_ROLE and "{{" in line and "}}" in line
+        if macro and not code.busy and not _DOC_MARKUP_LINE.fullmatch(line):
+            line = _INLINE_MACRO.sub(_macro_text, line)  # (walk 61, F3: MDN's pages)
         if not code.busy and (in_comment or "<!--" in line):
             # an HTML comment is no text a reader of the rendered markdown sees
             if in_comment:
@@ -1199,7 +1250,8 @@ def _split_sentences(text: str) -> list[Sentence]:
         pasted = False
         if bullet:
             flush()
-            buffer.append(line[bullet.end() :].strip())
+            # (MDN's definition of the item above, "- : A function to execute ...")
+            buffer.append(_DEFINITION_MARK.sub("", line[bullet.end() :].strip(), count=1))
             opened_after, after_block = "item", False
             continue
         if (
