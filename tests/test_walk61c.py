@@ -163,3 +163,28 @@ def test_f12_front_matter_and_an_mdx_pages_imports_are_no_sentences() -> None:
         "`callbackFn`",
         "A function to execute for each element in the array.",
     ]
+
+
+def test_f3_an_image_element_over_several_lines_is_no_sentence_and_a_caption_loses_its_tags() -> (
+    None
+):
+    """the Rust book's ch04-01: ``<img alt="Three tables: ..." src="img/trpl04-04.svg"...
+    <span class="caption">Figure 4-4: ...</span>.`` was a summary, tags and all."""
+    text = (
+        'Doc: <img alt="Two tables: the first table contains the representation of s1 on the\n'
+        'stack, consisting of its length (5)." src="img/trpl04-01.svg" class="center"\n'
+        'style="width: 50%;" />\n'
+        'Doc: <span class="caption">Figure 4-1: The representation in memory of a `String`\n'
+        'holding the value `"hello"` bound to `s1`</span>\n'
+    )
+    assert _texts(text) == [
+        'Figure 4-1: The representation in memory of a `String` holding the value `"hello"`'
+        " bound to `s1`"
+    ]
+
+
+def test_f3_a_tag_in_a_code_span_is_the_texts_own() -> None:
+    text = 'Doc: Wrap the caption in a `<span class="caption">` element, then a <b>bold</b> word.'
+    assert _texts(text) == [
+        'Wrap the caption in a `<span class="caption">` element, then a bold word.'
+    ]

@@ -406,6 +406,24 @@ _DOC_LABEL = f"{DOC_ROLE}: "
 _INDENTED = re.compile(r"(?: {4,}|\t)\S")
 
 
+#: An HTML element that embeds something, not text (the Rust book's figures:
+#: ``<img alt="Two tables: ..." src="img/trpl04-01.svg" ... />`` over four lines).
+_EMBED_ELEMENT = re.compile(r"\s*<(?:img|picture|video|audio|iframe|svg|source|object)\b", re.I)
+#: Inline HTML in a document's sentence, its tags no words (``<span class="caption">``).
+_INLINE_TAG = re.compile(
+    r"</?(?:span|kbd|em|strong|b|i|u|sup|sub|small|mark|abbr|cite|q|var|samp|a|div|p|br|font)\b"
+    r"[^<>]*>",
+    re.I,
+)
+
+
+def _without_inline_tags(line: str) -> str:
+    """`line` without its inline HTML tags (`_INLINE_TAG`) outside code spans: a tag in
+    backticks (`` `<p>` ``) is the text's own."""
+    parts = re.split(r"(`+[^`]*`+)", line)
+    return "".join(p if i % 2 else _INLINE_TAG.sub("", p) for i, p in enumerate(parts))
+
+
 def _front_matter(said: list[str]) -> bool:
     """Whether a document's paragraph (its lines with words) is front matter: ``---``
     (or ``+++``) lines around metadata (walk 61, F12: MDN's and Kubernetes' pages
@@ -450,9 +468,11 @@ def _indented_code(lines: list[str]) -> list[str]:
             end += 1
         body = [rest, *lines[i + 1 : end]]
         said = [b for b in body if b.strip()]
-        if _front_matter(said):
-            i = end  # the page's metadata (YAML or TOML between its markers): no text
-            continue
+        if _front_matter(said) or (
+            said and _EMBED_ELEMENT.match(said[0]) and said[-1].rstrip().endswith(">")
+        ):
+            i = end  # the page's metadata (YAML or TOML between its markers), an image's
+            continue  # element over several lines (its alt text: walk 61, F3): no text
         if said and (
             all(_ESM_LINE.fullmatch(b) for b in said)
             or (
@@ -1170,6 +1190,8 @@ def _split_sentences(text: str) -> list[Sentence]:
         macro = role == DOC_ROLE and "{{" in line and "}}" in line
         if macro and not code.busy and not _DOC_MARKUP_LINE.fullmatch(line):
             line = _INLINE_MACRO.sub(_macro_text, line)  # (walk 61, F3: MDN's pages)
+        if role == DOC_ROLE and not code.busy and "<" in line:
+            line = _without_inline_tags(line)  # (a figure's caption: its words alone)
         if not code.busy and (in_comment or "<!--" in line):
             # an HTML comment is no text a reader of the rendered markdown sees
             if in_comment:
