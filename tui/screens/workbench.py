@@ -320,6 +320,8 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         self.left_kind = "compacted"
         self.selected = 0
         self._resumed = False
+        #: A dialog is on top (suspended, not resumed yet): the footer is hidden.
+        self._covered = False
         #: each compare column's title forms (longest first) and subtitle, by the id of
         #: the widget whose border shows it: fitted again when the column's width changes
         self._column_titles: dict[str, tuple[list[str], str]] = {}
@@ -446,7 +448,11 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
                 yield SummaryPanel(id="summary", classes="panel")
                 yield RecapPanel(self.driver.budget, id="recap", classes="panel")
             yield SearchPanel(focus_on_close="#merged", id="search", classes="panel")
-        yield FittingFooter()
+        footer = FittingFooter()
+        # a resize that rebuilds the layout under a dialog built a shown one, the
+        # workbench's keys back under the dialog's own (walk 59, F10)
+        footer.visible = not self._covered
+        yield footer
 
     def on_mount(self) -> None:
         self.set_class(self.narrow, "-narrow")
@@ -562,7 +568,8 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         drawn behind the dialog, would show each one twice. Its footer, drawn below a
         dialog on a wide screen, is hidden (its row kept): it named this screen's keys,
         `q Quit` and `? Help` among them, which type into the dialog's field (walk 17, 5);
-        the dialog says its own keys."""
+        the dialog says its own keys; a footer rebuilt under the dialog too (`compose`)."""
+        self._covered = True
         for rack in self.query("ToastRack"):
             rack.display = False
         for footer in self.query(Footer):
@@ -574,6 +581,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             # styles them all again when a screen resumes (this handler runs first).
             self._resumed = True
             event.refresh_styles = False
+        self._covered = False
         for rack in self.query("ToastRack"):
             rack.display = True
         for footer in self.query(Footer):
