@@ -1,13 +1,17 @@
 """Walk 59's later findings on the workbench, the ones fixed; each test fails on the code
 before its fix. F10: a resize that rebuilt the layout while a dialog was open brought the
-workbench's footer back under the dialog (its keys typed into the dialog's field)."""
+workbench's footer back under the dialog (its keys typed into the dialog's field). F6: at
+a budget too small for the task's first word the recap's list came in chunk order, the
+lowest score first, an excluded chunk in the middle."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 from textual.widgets import Footer
 
-from tests.pilot import ROOT, make_app, settled, until
+from tests.pilot import ROOT, make_app, settled, until, wait_for
 
 SAMPLE = ROOT / "sample_logs" / "research_notes.jsonl"
 
@@ -38,3 +42,39 @@ async def test_f10_the_footer_stays_hidden_below_a_dialog_across_a_resize(
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is bench)
         assert all(f.visible for f in bench.query(Footer))
+
+
+async def _budget(pilot: Any, app: Any, budget: int) -> None:
+    """``b``, the budget typed, enter; the recap selected anew at it."""
+    await pilot.press("b", *["backspace"] * 5, *str(budget), "enter")
+    await until(pilot, lambda: app.selection is not None and app.selection.budget == budget)
+    await settled(pilot, app)
+
+
+async def test_f6_the_recap_lists_its_candidates_by_score_at_a_budget_too_small() -> None:
+    """F6: ``x`` on chunk 2, then budget 1 (too small for the task's first word): the
+    list went ``0 0.02 · 1 0.04 · 2 0.05 …`` in chunk order, the best last of 57 and
+    the excluded one in the middle. Ranked by score as at budget 1000, the excluded last."""
+    from chunkscope.tui.widgets.candidate_list import CandidateList
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await pilot.press("j", "j", "x")
+        await until(
+            pilot, lambda: app.selection is not None and app.selection.candidates[2].excluded
+        )
+        await settled(pilot, app)
+        listed = bench.query_one(CandidateList)
+        wide = [(r.index, r.excluded) for r in listed.rows]
+        await _budget(pilot, app, 1)
+        assert app.selection is not None and app.selection.task_left_out
+        assert await wait_for(pilot, lambda: not any(r.selected for r in listed.rows), 5)
+        rows = listed.rows
+        shown = [r for r in rows if not r.excluded]
+        assert [r.index for r in rows[len(shown) :]] == [2], [r.index for r in rows]
+        scores = [r.score for r in shown]
+        assert scores == sorted(scores, reverse=True), [(r.index, r.score) for r in rows[:5]]
+        assert [(r.index, r.excluded) for r in rows] == wide

@@ -365,6 +365,8 @@ class Selection:
     text: str
     headings: bool = False
     tokenizer: str = ""
+    #: The candidates' indices in the order the selection takes them (`ranked`), the
+    #: excluded ones left out: the workbench lists the candidates so, at any budget.
     order: list[int] = field(default_factory=list)
     #: The procedural sections above the summaries (`engine.recap.sections`), as fitted.
     sections: list[Section] = field(default_factory=list)
@@ -454,6 +456,12 @@ def render_recap(
 # --------------------------------------------------------------------------- selection
 
 
+def ranked(candidate: Candidate) -> tuple[bool, float, int]:
+    """The key the selection takes candidates in: pinned first, then the higher score,
+    then the newer chunk (`Selection.order`)."""
+    return (not candidate.pinned, -candidate.score, -candidate.index)
+
+
 def select(
     candidates: Sequence[Candidate],
     budget: int,
@@ -516,7 +524,7 @@ def select(
     sep = counter.count(SEPARATOR)
 
     eligible = [i for i, c in enumerate(cands) if not c.excluded]
-    priority = sorted(eligible, key=lambda i: (not cands[i].pinned, -cands[i].score, -i))
+    priority = sorted(eligible, key=lambda i: ranked(cands[i]))
     chosen: set[int] = set()
     used = counter.count(_join((), prefix)) if prefix else 0
     if prefix:  # the heading above the summaries comes with the first of them
@@ -951,7 +959,10 @@ def compose(
             else replace(c, excluded=False, pinned=c.index in pins, reason="over budget")
             for c in nothing.candidates
         ]
-        return replace(nothing, candidates=cands, budget=budget, task_left_out=True)
+        # ranked as a selection would take them: with none tried the list came in
+        # chunk order, the lowest score first (walk 59, F6)
+        order = [c.index for c in sorted(cands, key=ranked) if c.index not in left_out]
+        return replace(nothing, candidates=cands, budget=budget, task_left_out=True, order=order)
     prefix = render_sections(fitted)
     chosen = select(
         candidates,
