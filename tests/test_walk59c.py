@@ -2,16 +2,19 @@
 before its fix. F10: a resize that rebuilt the layout while a dialog was open brought the
 workbench's footer back under the dialog (its keys typed into the dialog's field). F6: at
 a budget too small for the task's first word the recap's list came in chunk order, the
-lowest score first, an excluded chunk in the middle."""
+lowest score first, an excluded chunk in the middle. F8: that empty recap was previewed
+blank and written (`w`) as ``the recap (0 tokens)``, without the reason ``chunkscope
+recap`` gives."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.widgets import Footer
 
-from tests.pilot import ROOT, make_app, settled, until, wait_for
+from tests.pilot import ROOT, make_app, recording_notifications, settled, until, wait_for
 
 SAMPLE = ROOT / "sample_logs" / "research_notes.jsonl"
 
@@ -78,3 +81,36 @@ async def test_f6_the_recap_lists_its_candidates_by_score_at_a_budget_too_small(
         scores = [r.score for r in shown]
         assert scores == sorted(scores, reverse=True), [(r.index, r.score) for r in rows[:5]]
         assert [(r.index, r.excluded) for r in rows] == wide
+
+
+#: What ``chunkscope recap --budget 1`` says of the recap of `SAMPLE` (a task in it).
+TOO_SMALL = "budget (1 token) is too small for even the task's first word: the recap is empty"
+
+
+async def test_f8_an_empty_recap_says_why_in_its_preview_and_when_written(
+    isolated: Path,
+) -> None:
+    """F8: budget 1 on a log with a task: the preview under ``preview _recap.md`` was
+    blank and ``w`` said ``Wrote the recap (0 tokens) to _recap.md.``, where the command
+    line says the budget is too small for even the task's first word. Both say so now,
+    in the command's words; the file written is the recap, empty."""
+    from textual.widgets import TextArea
+
+    from chunkscope.tui.screens.prompt import PromptScreen
+
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await _budget(pilot, app, 1)
+        assert app.selection is not None and app.selection.text == ""
+        preview = bench.query_one("#recap-preview", TextArea)
+        assert await wait_for(pilot, lambda: TOO_SMALL in preview.text, 5), preview.text
+        shown = recording_notifications(app)
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen))
+        await pilot.press("enter")
+        await until(pilot, lambda: any("Wrote" in s for s in shown))
+        assert any(TOO_SMALL in s for s in shown), shown
+    assert (isolated / "_recap.md").read_text() == ""

@@ -49,7 +49,7 @@ import numpy.typing as npt
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.fileio import atomic_write_text
 from chunkscope.engine.params import SliderSpec, check_fields, knob
-from chunkscope.engine.textutil import CUT_END, literal_markdown, strip_control
+from chunkscope.engine.textutil import CUT_END, literal_markdown, plural, strip_control
 
 if TYPE_CHECKING:
     from chunkscope.engine.recap.sections import Section
@@ -389,6 +389,20 @@ class Selection:
     def selected(self) -> list[Candidate]:
         """The picks, in chronological order."""
         return [c for c in self.candidates if c.selected]
+
+    @property
+    def empty_why(self) -> str:
+        """Why the recap is empty when the budget left everything out (`task_left_out`,
+        `summary_left_out`), else "": ``chunkscope recap`` notes it, the workbench's
+        preview and its `w` say it, in these words."""
+        if self.task_left_out:
+            what = "the task's first word"
+        elif self.summary_left_out:
+            what = "the smallest summary"
+        else:
+            return ""
+        budget = plural(self.budget, "token")
+        return f"the budget ({budget}) is too small for even {what}: the recap is empty"
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON document of ``chunkscope recap --format json``."""

@@ -371,16 +371,8 @@ def recap_notes(run: RecapRun) -> None:
             f"{flagged} summar{'y' if flagged == 1 else 'ies'} could not be parsed from the "
             "model's replies; the extractive summary stands in"
         )
-    if selection.task_left_out:
-        note(
-            f"the budget ({plural(selection.budget, 'token')}) is too small for even the "
-            "task's first word: the recap is empty"
-        )
-    if selection.summary_left_out:
-        note(
-            f"the budget ({plural(selection.budget, 'token')}) is too small for even the "
-            "smallest summary: the recap is empty"
-        )
+    if selection.empty_why:
+        note(selection.empty_why)
     if selection.newest_over_budget:
         note(
             f"the newest summary alone is over the budget ({selection.used_tokens} > "

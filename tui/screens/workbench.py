@@ -1170,8 +1170,10 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             )
             for c in (by_index[i] for i in order)
         ]
+        # an empty recap's preview was blank, saying nothing of why (walk 59, F8)
+        text = selection.text or driver.empty_recap_note(selection)
         recap.show_selection(
-            rows, int(selection.used_tokens), int(selection.budget), selection.text, self.selected
+            rows, int(selection.used_tokens), int(selection.budget), text, self.selected
         )
 
     # ------------------------------------------------------------------ controls

@@ -41,6 +41,13 @@ class WorkbenchActions(WorkbenchHost):
             return "Press s to summarize all merged chunks; the recap is built from them."
         return "Summarizing…"
 
+    @staticmethod
+    def empty_recap_note(selection: Any) -> str:
+        """Why `selection`'s recap is empty, as ``chunkscope recap`` says it
+        (`Selection.empty_why`), as a sentence; "" when the budget left nothing out."""
+        why = str(selection.empty_why)
+        return f"{why[0].upper()}{why[1:]}." if why else ""
+
     def _indices(self, view: RunView, texts: frozenset[str]) -> tuple[int, ...]:
         if not texts:
             return ()
@@ -176,12 +183,14 @@ class WorkbenchActions(WorkbenchHost):
 
     # ------------------------------------------------------------------ writing files
 
-    def _ask_path(self, title: str, default: str, write: Any, problem: str = "") -> None:
+    def _ask_path(
+        self, title: str, default: str, write: Any, problem: str = "", *, warning: str = ""
+    ) -> None:
         """Ask where to write (`default` in the field), then `write` there. A path that
         cannot be written (refused, a folder, a write that fails) says why, as the
         commands do (`engine.fileio.cannot_write`), and the dialog comes back with the
         path typed and the reason under it, to be corrected (walk 11, 11), as the picker
-        stays open on a file it refuses."""
+        stays open on a file it refuses. `warning`: said after what was written (`_write_file`)."""
         from chunkscope.tui.screens.prompt import PromptScreen
 
         def got_path(value: str | None) -> None:
@@ -190,7 +199,7 @@ class WorkbenchActions(WorkbenchHost):
 
             def again(reason: str) -> None:
                 self.notify(reason, severity="error", markup=False)
-                self._ask_path(title, value, write, reason)
+                self._ask_path(title, value, write, reason, warning=warning)
 
             path = Path(value).expanduser()
             confine = self.options.confine
@@ -212,7 +221,7 @@ class WorkbenchActions(WorkbenchHost):
 
                 def confirmed(yes: bool | None) -> None:
                     if yes:
-                        self._write_file(path, write, again)
+                        self._write_file(path, write, again, warning)
                     else:
                         self.notify("Not written.", markup=False)
 
@@ -220,16 +229,21 @@ class WorkbenchActions(WorkbenchHost):
                     ConfirmScreen(f"{value} exists. Overwrite it?", yes="Overwrite"), confirmed
                 )
             else:
-                self._write_file(path, write, again)
+                self._write_file(path, write, again, warning)
 
         self.push_screen(PromptScreen(title, default, problem=problem), got_path)
 
     @work(thread=True, group="write", description="_write_file")
     def _write_file(
-        self, path: Path, write: Any, failed: Callable[[str], None] | None = None
+        self,
+        path: Path,
+        write: Any,
+        failed: Callable[[str], None] | None = None,
+        warning: str = "",
     ) -> None:
-        """`write(path)`, saying what was written; a failure said as the commands say it
-        (to `failed`, which asks again, when given)."""
+        """`write(path)`, saying what was written, and `warning` after it (a warning
+        then); a failure said as the commands say it (to `failed`, which asks again,
+        when given)."""
         from chunkscope.engine.fileio import cannot_write
 
         try:
@@ -241,7 +255,10 @@ class WorkbenchActions(WorkbenchHost):
             else:
                 self.post_message(Notice(reason, "error"))
             return
-        self.post_message(Notice(f"Wrote {what} to {path}."))
+        if warning:
+            self.post_message(Notice(f"Wrote {what} to {path}. {warning}", "warning"))
+        else:
+            self.post_message(Notice(f"Wrote {what} to {path}."))
 
     def action_write_recap(self) -> None:
         selection = self.selection
@@ -259,7 +276,9 @@ class WorkbenchActions(WorkbenchHost):
             save_recap(path, text)
             return f"the recap ({selection.used_tokens} tokens)"
 
-        self._ask_path("Write the recap to", save_path(RECAP_FILENAME), write)
+        # an empty recap written said only ``(0 tokens)``, not why (walk 59, F8)
+        warning = self.empty_recap_note(selection)
+        self._ask_path("Write the recap to", save_path(RECAP_FILENAME), write, warning=warning)
 
     def _save_review(self, selection: Any) -> None:
         """`chunkscope review`: `w` keeps this recap, with the pins, exclusions and budget,
