@@ -4,7 +4,8 @@ workbench's footer back under the dialog (its keys typed into the dialog's field
 a budget too small for the task's first word the recap's list came in chunk order, the
 lowest score first, an excluded chunk in the middle. F8: that empty recap was previewed
 blank and written (`w`) as ``the recap (0 tokens)``, without the reason ``chunkscope
-recap`` gives."""
+recap`` gives. F9: while a file's summaries were being computed the Recap panel said
+``Open a file to preview its recap.`` and `w` ``open a file and summarize it (s)``."""
 
 from __future__ import annotations
 
@@ -114,3 +115,55 @@ async def test_f8_an_empty_recap_says_why_in_its_preview_and_when_written(
         await until(pilot, lambda: any("Wrote" in s for s in shown))
         assert any(TOO_SMALL in s for s in shown), shown
     assert (isolated / "_recap.md").read_text() == ""
+
+
+async def test_f9_while_the_summaries_run_the_recap_says_it_is_being_computed(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F9: a large file open, its summaries at 0% then 50%: the Recap panel said ``Open
+    a file to preview its recap.`` and ``w`` ``No recap yet: open a file and summarize
+    it (s).``, a file open and summarizing. Held here until the test lets them go: the
+    panel says the recap is being computed, with how far once the summaries say it, and
+    ``w`` that it is not ready yet; then the recap comes as ever."""
+    import threading
+
+    from textual.widgets import TextArea
+
+    from chunkscope.engine.pipeline import Pipeline
+
+    gate = threading.Event()
+    summaries = Pipeline.summaries
+
+    def held(self: Pipeline, progress: Any = None) -> Any:
+        if progress is not None:
+            progress(2, 4)
+        gate.wait(30)
+        return summaries(self, progress=progress)
+
+    monkeypatch.setattr(Pipeline, "summaries", held)
+    app = make_app(SAMPLE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        try:
+            await until(pilot, lambda: app.workbench is not None and app.workbench.view)
+            bench = app.workbench
+            assert bench is not None
+            preview = bench.query_one("#recap-preview", TextArea)
+            computing = "Computing the recap: summarizing the merged chunks"
+            assert await wait_for(pilot, lambda: preview.text.startswith(computing), 5), (
+                preview.text
+            )
+            assert await wait_for(pilot, lambda: preview.text.endswith(", 50% done…"), 10), (
+                preview.text
+            )
+            shown = recording_notifications(app)
+            await pilot.press("w")
+            await until(pilot, lambda: bool(shown))
+            assert shown == [
+                "The recap is not ready yet: its summaries are being computed; "
+                "w writes it once the Recap panel shows it."
+            ], shown
+        finally:
+            gate.set()
+        await settled(pilot, app)
+        assert app.selection is not None
+        assert await wait_for(pilot, lambda: preview.text.startswith("## Task"), 5), preview.text

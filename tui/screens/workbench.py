@@ -1144,14 +1144,18 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
     @_while_composed
     def show_summary_progress(self, done: int, total: int) -> None:
         self.query_one(SummaryPanel).set_progress(done, total)
+        if self.driver.selection is None:  # the recap's note says how far it is
+            self.show_selection_recap((done, total))
 
     @_while_composed
-    def show_selection_recap(self) -> None:
+    def show_selection_recap(self, progress: tuple[int, int] | None = None) -> None:
+        """The recap's list and preview; without a recap yet, what the preview says in
+        its place, with the summaries' `progress` (done, total) when it is known."""
         driver = self.driver
         recap = self.query_one(RecapPanel)
         selection = driver.selection
         if selection is None:
-            recap.show_selection([], 0, driver.budget, driver.recap_note(), None)
+            recap.show_selection([], 0, driver.budget, driver.recap_note(progress), None)
             return
         by_index = {c.index: c for c in selection.candidates}
         order = [i for i in selection.order if i in by_index]

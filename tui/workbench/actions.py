@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from textual import work
-from textual.worker import Worker, get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.textutil import plural
@@ -32,14 +32,33 @@ class WorkbenchActions(WorkbenchHost):
 
     # ------------------------------------------------------------------ recap
 
-    def recap_note(self) -> str:
+    def recap_computing(self) -> bool:
+        """A file is open and its recap is on its way: the offline summarizer's run
+        after each merge, or `s`'s with another summarizer (`_summarize_all`), will
+        summarize every merged chunk and select the recap."""
+        if self.pipe is None or self.recap_state == "failed":
+            return False
+        return self.summarizer_name == "extractive" or any(
+            w.description == "_summarize_all"
+            and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for w in self.workers
+        )
+
+    def recap_note(self, progress: tuple[int, int] | None = None) -> str:
+        """What the preview says while there is no recap, `progress` the summaries'
+        (done, total) when known (the Summary panel's bar shows the same). A file open
+        and summarizing said "Open a file to preview its recap." until the recap came
+        (walk 59, F9)."""
         if self.pipe is None:
             return "Open a file to preview its recap."
         if self.recap_state == "failed":
             return "The summaries failed; switch to the offline summarizer to build the recap."
-        if self.summarizer_name != "extractive":
+        if not self.recap_computing():
             return "Press s to summarize all merged chunks; the recap is built from them."
-        return "Summarizing…"
+        note = "Computing the recap: summarizing the merged chunks"
+        if progress is not None and 0 <= progress[0] < progress[1]:
+            note += f", {progress[0] * 100 // progress[1]}% done"
+        return note + "…"
 
     @staticmethod
     def empty_recap_note(selection: Any) -> str:
@@ -263,7 +282,14 @@ class WorkbenchActions(WorkbenchHost):
     def action_write_recap(self) -> None:
         selection = self.selection
         if selection is None:
-            self.notify("No recap yet: open a file and summarize it (s).", severity="warning")
+            if self.recap_computing():  # it said to open a file (walk 59, F9)
+                self.notify(
+                    "The recap is not ready yet: its summaries are being computed; "
+                    "w writes it once the Recap panel shows it.",
+                    severity="warning",
+                )
+            else:
+                self.notify("No recap yet: open a file and summarize it (s).", severity="warning")
             return
         if self.options.review is not None:
             self._save_review(selection)

@@ -375,6 +375,9 @@ class PipelineDriver(WorkbenchHost):
         bench.selected = 0
         bench.show_view(view, keep_left=False)
         bench.show_header()
+        # no recap yet: the preview says it is being computed, not the note drawn
+        # before the file was open, nor the last file's recap (walk 59, F9)
+        bench.show_selection_recap()
         self.run_generation += 1
         self._after_run(view)
 
@@ -590,6 +593,8 @@ class PipelineDriver(WorkbenchHost):
             self.notify(f"All {n} summaries are done." if n != 1 else "The summary is done.")
             return
         self._summarize_all(self.pipe, bench.view)
+        if self.selection is None:  # the recap is being computed now (`recap_note`)
+            bench.show_selection_recap()
 
     @work(thread=True, exclusive=True, group="follow-up", description="_summarize_all")
     def _summarize_all(self, pipe: Pipeline, view: RunView) -> None:
