@@ -207,7 +207,10 @@ def test_a_single_edited_file_is_named_by_a_path_that_exists() -> None:
     for notes in ([], ["session in /home/dev/proj"]):  # else: the path as it is
         s = sections(msgs, notes)
         assert s["files"] == ("- /tmp/x/hello.sh (written)",)
-        assert s["state"][-1].endswith("after editing /tmp/x/hello.sh.")
+    # no folder known: the edit may be the project's; outside the session's folder
+    # (walk 60, F6): no commit could take it, no warning
+    assert sections(msgs, [])["state"][-1].endswith("after editing /tmp/x/hello.sh.")
+    assert sections(msgs, ["session in /home/dev/proj"])["state"] == ()
 
 
 def test_the_session_folder_comes_from_the_claude_code_records() -> None:
