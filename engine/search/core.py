@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from chunkscope.engine.model import Chunk
+from chunkscope.engine.model import Chunk, Turn
 from chunkscope.engine.params import check_fields, knob
 from chunkscope.engine.search.queries import Query
 from chunkscope.engine.search.rankers import (
@@ -67,8 +67,13 @@ CONTEXT_JOIN = "\n\n"
 #: The fewest tokens a chunk's start cut to fit the budget's rest must hold to be
 #: kept: a smaller one (a role label, half a word) carries nothing.
 MIN_CUT_TOKENS = 8
-#: A role label at the start of a chunk's text (``Tool:``, ``Bot thinking:``).
-_ROLE_LABEL = re.compile(r"\A\s*[A-Za-z][A-Za-z ]{0,30}:")
+#: The context header ``--enrich`` puts before a chunk's content (the seed's, written by
+#: `engine.chunk.strategies.markdown.enrichment_header`): words, but none of the file's,
+#: so a cut that reaches no further than it holds nothing of its lines.
+_ENRICHMENT = re.compile(
+    r"Document: [^\n]*\nSection: [^\n]*\nPosition: Chunk \d+ of \d+ \([^\n]*\)\n"
+    r"Type: [^\n]*\n\n"
+)
 
 FloatArray = npt.NDArray[np.float64]
 #: Embeds questions (and, for an embedder whose vectors depend on the whole call, the
@@ -228,6 +233,31 @@ class Answer:
         return out
 
 
+def _lead(t: Turn) -> int:
+    """Characters of ``t.line`` before the text of the file: its role label (``Doc: ``)
+    and, for a chunk of ``--enrich``, the enrichment header."""
+    header = _ENRICHMENT.match(t.text)
+    return len(t.line) - len(t.text) + (header.end() if header else 0)
+
+
+def held_part(chunk: Chunk, cut: str) -> str:
+    """`cut` (a start of ``chunk.text``, cut to fit a budget) up to the end of what it holds
+    of the chunk's turns: a last turn it reaches no word of (only its role label, or half
+    of it, the enrichment header or a list marker) is left off, with the line break
+    before it (walk 61, F8: a part ended ``...\nDoc:`` and claimed the next turn's
+    lines). Empty when no word of a turn's text is reached."""
+    end = 0
+    at = 0
+    for t in chunk.turns:
+        if at >= len(cut):
+            break
+        stop = at + len(t.line)
+        if any(ch.isalnum() for ch in cut[at + _lead(t) : stop]):
+            end = min(stop, len(cut))
+        at = stop + 1
+    return cut[:end]
+
+
 def prefix_lines(chunk: Chunk, length: int) -> tuple[int, int] | None:
     """The source lines of the first `length` characters of ``chunk.text`` (a chunk cut to
     fit a budget; walk 15, 5: it gave the whole chunk's lines): the turns the cut
@@ -249,7 +279,7 @@ def prefix_lines(chunk: Chunk, length: int) -> tuple[int, int] | None:
             # JSON document is one string, its range from the object's `{`: walk 50, F4)
             if t.last_line is not None and end > t.source_line:
                 seen = line[: length - at]
-                label = len(line) - len(t.text)  # "Role: " before the text
+                label = _lead(t)  # "Role: " (and an enrichment header) before the text
                 # to the last character that shows (a cut after a line break and a few
                 # spaces has not reached the next line's words)
                 end = min(end, t.source_line + seen[label:].rstrip().count("\n"))
@@ -381,7 +411,8 @@ class SearchIndex:
             and self._count(parts) < p.budget  # a full budget has no rest to fill
         ):
             # the rest of the room: the start of the best chunk passed over
-            cut = self._cut_to_fit(parts, self.texts[passed[0]], p.budget)
+            chunk = self.chunks[passed[0]]
+            cut = held_part(chunk, self._cut_to_fit(parts, chunk.text, p.budget))
             if self._carries_words(cut):
                 truncated = len(taken)
                 parts.append(cut)
@@ -412,12 +443,11 @@ class SearchIndex:
             None if left_out is None else self.tokens[left_out],
         )
 
-    def _carries_words(self, cut: str) -> bool:
-        """True when a chunk's start cut to fit carries something: at least
-        `MIN_CUT_TOKENS` tokens and a word beyond its role label."""
-        if not any(ch.isalnum() for ch in _ROLE_LABEL.sub("", cut, count=1)):
-            return False
-        return self.counter.count(cut) >= MIN_CUT_TOKENS
+    def _carries_words(self, part: str) -> bool:
+        """True when a chunk's start cut to fit, as `held_part` keeps it (empty without a
+        word of the file beyond its role labels and enrichment headers), carries
+        something: at least `MIN_CUT_TOKENS` tokens."""
+        return bool(part) and self.counter.count(part) >= MIN_CUT_TOKENS
 
     def _priorities(
         self, ranking: list[int], scores: FloatArray, p: SearchParams
