@@ -5,14 +5,26 @@ F8: `search` cut a chunk to the budget's rest and said lines its part did not ho
 ending on the next paragraph's bare role label (``...\\nDoc:``, or half of it, ``Doc``)
 claimed that paragraph's lines, and under ``--enrich`` a part holding only the enrichment
 header (no line of the file) was kept with a source range.
+
+F5: a run of blank lines in a document left, after the split at ``\n\n``, a paragraph
+opening on an empty line its lines did not hold (``Doc: \nPara two``, lines from the
+next) or, under three, an empty ``Doc: `` paragraph ending on a blank line, which a
+heading alone before it took as its text. Outside ``--merge seed`` (the seed's split, kept
+bit for bit) the blank lines are dropped.
 """
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
 
 from chunkscope.engine.chunk.strategies.markdown import enrichment_header
 from chunkscope.engine.model import Chunk, Turn
 from chunkscope.engine.search.core import SearchIndex, SearchParams
 from chunkscope.engine.tokens import get_counter
+from chunkscope.tui.cli import main
 
 COUNTER = get_counter()
 
@@ -51,3 +63,37 @@ def test_f8_a_part_holding_only_the_enrichment_header_is_left_out() -> None:
     answer = _cut(chunk, "action handler", COUNTER.count(f"Doc: {header}#### Handling an"))
     (result,) = answer.results
     assert result.truncated and result.lines == (234, 234), result
+
+
+def _chunks(capsys: pytest.CaptureFixture[str], path: Path, *args: str) -> list[dict]:
+    assert main(["chunk", str(path), *args, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)["chunks"]
+
+
+def _check_lines(chunks: list[dict], source: list[str]) -> None:
+    """Every chunk's text lines are file lines inside its `lines`, first and last held."""
+    for c in chunks:
+        lo, hi = c["lines"]
+        held = [ln[5:] if ln.startswith("Doc: ") else ln for ln in c["text"].split("\n")]
+        assert all(ln.strip() for ln in held), c  # no empty paragraph, no empty line
+        assert held[0] == source[lo - 1] and held[-1] == source[hi - 1], c
+
+
+@pytest.mark.parametrize("blanks", [2, 3, 4, 5])
+def test_f5_a_run_of_blank_lines_leaves_no_empty_paragraph(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], blanks: int
+) -> None:
+    gap = "\n" * (blanks + 1)
+    text = (
+        "# Title\n\nIntro paragraph long enough to stand alone as its own chunk of text, yes.\n"
+        f"\n## Opinions{gap}A quote that follows the blank lines, long enough to be alone.{gap}"
+        "Para two after the blank lines, long enough to be its own chunk, certainly so.\n"
+    )
+    path = tmp_path / "doc.md"
+    path.write_text(text)
+    source = text.split("\n")
+    for args in ([], ["--min-chars", "0"], ["--embed"]):
+        chunks = _chunks(capsys, path, *args)
+        _check_lines(chunks, source)
+        opinions = next(c for c in chunks if "## Opinions" in c["text"])
+        assert "A quote" in opinions["text"]  # the heading's text in its unit

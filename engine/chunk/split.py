@@ -35,6 +35,7 @@ from chunkscope.engine.read.headings import (
     block_fence_after,
     heading_at,
 )
+from chunkscope.engine.read.source import DOC_ROLE
 
 PARAGRAPH_BREAK = "\n\n"
 
@@ -120,9 +121,16 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
         if by_message and chunks[-1] and chunks[-1][-1].source_line != turn.source_line:
             chunks.append([])
         parts = turn.text.split(PARAGRAPH_BREAK)
-        if by_message and len(parts) > 1 and _fenced(turn.text):
-            parts = fenced_paragraphs(parts)
-        if len(parts) == 1:
+        skips: list[int] | None = None  # blank lines dropped before each paragraph
+        if by_message and len(parts) > 1:
+            if _fenced(turn.text):
+                parts = fenced_paragraphs(parts)
+            if turn.role == DOC_ROLE and any(
+                not p or (p[0] in "\n \t" and _LEADING_BLANKS.match(p)) for p in parts
+            ):
+                # a document's (its text is its lines; a log message's is kept as written)
+                parts, skips = _without_blank_runs(parts)
+        if len(parts) == 1 and skips is None:
             chunks[-1].append(turn)
             continue
         # A document section's text is its lines from `source_line` on (its
@@ -133,6 +141,8 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
         line = turn.source_line if exact or (by_message and turn.role == "Doc") else None
         last_part = len(parts) - 1
         for i, part in enumerate(parts):
+            if skips is not None and line is not None:
+                line += skips[i]
             if line is None:
                 # a collapsed call's line stays with its first paragraph; a paragraph
                 # before the calls shown after the text ends where the text does
@@ -161,6 +171,36 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
                 chunks[-1].append(piece)
             else:
                 chunks.append([piece])
+
+
+#: Blank lines (spaces allowed) at the start of a paragraph split at ``\n\n``.
+_LEADING_BLANKS = re.compile(r"(?:[ \t]*\n)+")
+
+
+def _without_blank_runs(parts: list[str]) -> tuple[list[str], list[int]]:
+    """`parts` (a text split at ``\n\n``, fences joined) where a run of blank lines left an
+    empty paragraph or one opening on blank lines: those blank lines dropped, and for each
+    paragraph kept, the lines dropped before it. Not the seed's split (walk 61, F5: under
+    a run of two blank lines a chunk's text opened on an empty line its lines did not
+    hold, ``Doc: \nPara two``; under three, an empty ``Doc: `` paragraph ended on a blank
+    line and a heading's unit with it)."""
+    kept: list[str] = []
+    skips: list[int] = []
+    dropped = 0
+    for part in parts:
+        if not part or part.isspace():
+            dropped += part.count("\n") + 2  # the part's lines and the break after it
+            continue
+        lead = _LEADING_BLANKS.match(part)
+        if lead:
+            dropped += lead.group().count("\n")
+            part = part[lead.end() :]
+        kept.append(part)
+        skips.append(dropped)
+        dropped = 0
+    if not kept:  # (nothing but blanks: the text as it was, one paragraph)
+        return ["\n\n".join(parts)], [0]
+    return kept, skips
 
 
 def _joined_size(a: int, b: int) -> int:
