@@ -11,6 +11,12 @@ opening on an empty line its lines did not hold (``Doc: \nPara two``, lines from
 next) or, under three, an empty ``Doc: `` paragraph ending on a blank line, which a
 heading alone before it took as its text. Outside ``--merge seed`` (the seed's split, kept
 bit for bit) the blank lines are dropped.
+
+F13: a fenced block indented in a list item (```` ``` ```` at 4 spaces under ``2. ``) was cut
+at its blank lines by the paragraph split, which knew fences at up to 3 spaces only: a
+chunk started inside the code with a ``Doc:`` label it never had, and a recap ended on a
+lone fence. In a document such a block is one paragraph when a bare marker at its
+indentation closes it.
 """
 
 from __future__ import annotations
@@ -97,3 +103,62 @@ def test_f5_a_run_of_blank_lines_leaves_no_empty_paragraph(
         _check_lines(chunks, source)
         opinions = next(c for c in chunks if "## Opinions" in c["text"])
         assert "A quote" in opinions["text"]  # the heading's text in its unit
+
+
+#: A reduced copy of walk 61's mdx-fm.mdx (Astro's actions guide: numbered steps).
+LIST_FENCES = """\
+# Actions
+
+1. Create a `src/actions/index.ts` file and export a `server` object.
+
+    ```ts title="src/actions/index.ts"
+    export const server = {
+      // action declarations
+    }
+    ```
+
+2. Import the `defineAction()` utility from `astro:actions`.
+
+    ```ts ins={1-2} title="src/actions/index.ts"
+    import { defineAction } from 'astro:actions';
+
+    export const server = {
+      // action declarations
+    }
+    ```
+
+3. Call the action from the page, which is the last step of this guide.
+"""
+
+
+def test_f13_a_list_items_fence_is_one_paragraph(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "actions.mdx"
+    path.write_text(LIST_FENCES)
+    source = LIST_FENCES.split("\n")
+    for args in (["--min-chars", "0"], ["--embed"]):
+        for c in _chunks(capsys, path, *args):
+            held = [ln.removeprefix("Doc: ") for ln in c["text"].split("\n")]
+            fences = [ln for ln in held if ln.strip().startswith("```")]
+            assert len(fences) % 2 == 0, c  # no chunk opens or closes a block alone
+            assert not c["text"].startswith("Doc:     export"), c
+            assert held[-1] == source[c["lines"][1] - 1], c
+    code = [c for c in _chunks(capsys, path, "--min-chars", "0") if "defineAction }" in c["text"]]
+    assert [c["lines"] for c in code] == [[13, 19]]
+
+
+def test_f13_an_indented_fence_with_no_close_opens_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 4-space fence line that nothing closes (an indented code block showing a fence's
+    first line) does not join the rest of the section into one paragraph."""
+    text = (
+        "# Fences\n\nA fence opens with three backticks, as this code block shows it:\n\n"
+        "    ```python\n\nThe next paragraph is prose, long enough to be its own chunk.\n\n"
+        "And so is this one, which closes the section with a few more words.\n"
+    )
+    path = tmp_path / "fences.md"
+    path.write_text(text)
+    chunks = _chunks(capsys, path, "--min-chars", "0")
+    assert [c["lines"] for c in chunks][-2:] == [[7, 7], [9, 9]]

@@ -29,10 +29,12 @@ from chunkscope.engine.model import (
 )
 from chunkscope.engine.params import SliderSpec, check_fields, knob
 from chunkscope.engine.read.headings import (
+    DEEP_FENCE_LINES,
     FENCE_LINES,
     SOURCE_FENCE,
     after_heading,
     block_fence_after,
+    deep_fence_close,
     heading_at,
 )
 from chunkscope.engine.read.source import DOC_ROLE
@@ -82,18 +84,27 @@ def chunk_turns(
         return [Chunk(c) for c in chunks if c] or [Chunk([])]
 
 
-def fenced_paragraphs(parts: list[str]) -> list[str]:
+def fenced_paragraphs(parts: list[str], *, deep: bool = False) -> list[str]:
     """A text's paragraphs (`parts`, split at its blank lines) with those inside a fenced
     code block (aider's ``<source>`` block too) joined to the paragraph the fence opened
     in (blank lines kept): a code block is one paragraph, so no chunk starts inside it
-    with a role label its code never had. Not the seed's split (`chunk_turns` with
+    with a role label its code never had. With `deep` (a document's text), a list item's
+    fenced block, indented 4 spaces or more, is one too when a bare marker at its
+    indentation closes it (`engine.read.headings.deep_fence_close`; walk 61, F13: Astro's
+    numbered steps were cut inside their code). Not the seed's split (`chunk_turns` with
     `by_message` only). reStructuredText's indented blocks are not joined: measured on the held-out
     documentation sets, joining them raised Pk (titled 0.046 -> 0.067, awscli's examples
     0.030 -> 0.117)."""
     out: list[str] = []
     fence: str | None = None
+    close: re.Pattern[str] | None = None  # the closing line of an open list item's fence
+    text = PARAGRAPH_BREAK.join(parts) if deep else ""
+    closes: dict[str, int] = {}  # a closing line's pattern: where it was last found (-1: none)
+    start = 0  # where the part is in `text`
     for part in parts:
-        if fence is not None:
+        at = start + len(part)  # (the part scanned ends where it does)
+        start = at + len(PARAGRAPH_BREAK)
+        if fence is not None or close is not None:
             out[-1] += PARAGRAPH_BREAK + part
         else:
             out.append(part)
@@ -102,9 +113,32 @@ def fenced_paragraphs(parts: list[str]) -> list[str]:
                 # of `engine.read.headings`: a blank line after it)
                 part = after_heading(part, heading_at(part))
         if "`" in part or "~" in part or _SOURCE_TAG in part:
+            at -= len(part)
             for line in part.split("\n"):
+                at += len(line) + 1  # the next line's start
+                if close is not None:
+                    if close.match(line):
+                        close = None
+                    continue
+                if deep and fence is None and line.startswith("    "):
+                    opened = deep_fence_close(line)
+                    if opened is not None and _found_after(opened, text, at, closes):
+                        close = opened
+                        continue
                 fence = block_fence_after(line, fence)
     return out
+
+
+def _found_after(pattern: re.Pattern[str], text: str, at: int, found: dict[str, int]) -> bool:
+    """Whether `pattern` matches in `text` from `at` on; `found` remembers where each
+    pattern last matched (-1: nowhere after the place asked), so a document with many
+    list items' fences searches it once per kind of fence, not once per fence."""
+    last = found.get(pattern.pattern)
+    if last is not None and (last == -1 or last >= at):
+        return last != -1
+    m = pattern.search(text, at)
+    found[pattern.pattern] = m.start() if m else -1
+    return m is not None
 
 
 #: What aider's ``<source>`` and ``</source>`` lines have in common.
@@ -123,11 +157,10 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
         parts = turn.text.split(PARAGRAPH_BREAK)
         skips: list[int] | None = None  # blank lines dropped before each paragraph
         if by_message and len(parts) > 1:
-            if _fenced(turn.text):
-                parts = fenced_paragraphs(parts)
-            if turn.role == DOC_ROLE and any(
-                not p or (p[0] in "\n \t" and _LEADING_BLANKS.match(p)) for p in parts
-            ):
+            doc = turn.role == DOC_ROLE
+            if _fenced(turn.text) or (doc and DEEP_FENCE_LINES.search(turn.text)):
+                parts = fenced_paragraphs(parts, deep=doc)
+            if doc and any(not p or (p[0] in "\n \t" and _LEADING_BLANKS.match(p)) for p in parts):
                 # a document's (its text is its lines; a log message's is kept as written)
                 parts, skips = _without_blank_runs(parts)
         if len(parts) == 1 and skips is None:

@@ -51,6 +51,26 @@ FENCE_LINES = _FENCE_LINES
 fence_after = _fence_after
 
 
+#: A fence line indented 4 spaces or more: in a document, a list item's fenced block
+#: (``2. Import it.`` then ````    ```ts````), its indentation and marker the groups; a
+#: block only when a bare marker at the same indentation closes it (`deep_fence_close`).
+DEEP_FENCE = re.compile(r"^( {4,})(`{3,}|~{3,})")
+DEEP_FENCE_LINES = re.compile(DEEP_FENCE.pattern, re.M)
+
+
+def deep_fence_close(line: str) -> re.Pattern[str] | None:
+    """For a `DEEP_FENCE` line that opens a block (a backtick fence's info string holds no
+    backtick), the pattern of the line closing it: a bare marker of its character, at
+    least as long, at the same indentation (multiline, to find it in a text); else None."""
+    m = DEEP_FENCE.match(line)
+    if m is None:
+        return None
+    indent, mark = m.groups()
+    if mark[0] == "`" and "`" in line[m.end() :]:
+        return None
+    return re.compile(f"^{indent}{re.escape(mark[0])}{{{len(mark)},}}[ \t]*$", re.M)
+
+
 #: aider's other fence, for a file that holds ``` itself: a ``<source>python`` line
 #: opens a code block that a ``</source>`` line closes (`block_fence_after`).
 SOURCE_OPEN = re.compile(r"^\s*<source>[\w+#.-]*\s*$")
