@@ -17,6 +17,10 @@ at its blank lines by the paragraph split, which knew fences at up to 3 spaces o
 chunk started inside the code with a ``Doc:`` label it never had, and a recap ended on a
 lone fence. In a document such a block is one paragraph when a bare marker at its
 indentation closes it.
+
+F6: an SVG image (an ``<svg`` root, or ``<?xml`` then ``<svg``) was read as a markdown
+document by every command and the workbench's typed path; it is refused as the other
+images are, by the rule the PNG refusal uses (`engine.read.source.file_kind`).
 """
 
 from __future__ import annotations
@@ -162,3 +166,58 @@ def test_f13_an_indented_fence_with_no_close_opens_nothing(
     path.write_text(text)
     chunks = _chunks(capsys, path, "--min-chars", "0")
     assert [c["lines"] for c in chunks][-2:] == [[7, 7], [9, 9]]
+
+
+LOGO = (
+    '<svg viewBox="0 0 23 14" fill="none" xmlns="http://www.w3.org/2000/svg">\n'
+    '  <path d="M20.7482 0H18.8887C21.641 3.93959" fill="white"/>\n</svg>\n'
+)
+DECLARED = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<!-- made by hand -->\n'
+    '<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "x.dtd">\n<svg width="10"></svg>\n'
+)
+
+
+@pytest.mark.parametrize("content", [LOGO, DECLARED], ids=["root", "declared"])
+@pytest.mark.parametrize("command", ["chunk", "recap", "search", "report"])
+def test_f6_an_svg_is_refused_as_an_image(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, command: str
+) -> None:
+    path = tmp_path / "logo.svg"
+    path.write_text(content)
+    args = {"search": ["hello"], "report": ["-o", str(tmp_path / "r.html")]}.get(command, [])
+    assert main([command, str(path), *args]) == 2
+    err = capsys.readouterr().err
+    assert "looks like an SVG image, which chunkscope does not read" in err, err
+    assert err.count("\n") == 1, err
+
+
+def test_f6_markdown_that_shows_svg_is_still_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "logo.md"
+    path.write_text("# Logo\n\nThe logo is drawn so:\n\n```svg\n" + LOGO + "```\n")
+    assert _chunks(capsys, path)
+
+
+@pytest.mark.usefixtures("isolated")
+async def test_f6_the_workbench_refuses_a_typed_svg_with_a_notification(tmp_path: Path) -> None:
+    from tests.pilot import SAMPLE, SIZE, make_app, until
+
+    path = tmp_path / "logo.svg"
+    path.write_text(LOGO)
+    app = make_app(SAMPLE)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.drawn_generation >= 1)
+        await until(pilot, app.workers_idle)
+        view = app.workbench.view
+        app.open_path(str(path))
+
+        def errors() -> list[str]:
+            return [n.message for n in app._notifications if n.severity == "error"]
+
+        await until(pilot, lambda: bool(errors()), timeout=10)
+        await until(pilot, app.workers_idle)
+        assert any("looks like an SVG image" in e for e in errors()), errors()
+        assert app.is_running and app.workbench.view is view
+        assert app.pipe is not None and app.pipe.path == str(SAMPLE)

@@ -381,6 +381,27 @@ FILE_KINDS: tuple[tuple[bytes, str], ...] = (
 )
 
 
+#: An SVG image: text, but an image (walk 61, F6: a docs folder's logo.svg was read as a
+#: markdown document): its ``<svg`` root first, after an XML declaration, comments and a
+#: doctype if any.
+_SVG = re.compile(
+    rb"(?:\xef\xbb\xbf)?\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*|<!DOCTYPE[^>]*>\s*)*<svg[\s>/]",
+    re.S,
+)
+
+
+def file_kind(head: bytes) -> str | None:
+    """What a file that starts with `head` is, when it is of a kind chunkscope knows and
+    reads none of (`FILE_KINDS` by their first bytes, an SVG image by its root); None
+    otherwise."""
+    for magic, kind in FILE_KINDS:
+        if head.startswith(magic):
+            return kind
+    if head[:1] in (b"<", b"\xef", b" ", b"\t", b"\n", b"\r") and _SVG.match(head):
+        return "an SVG image"
+    return None
+
+
 def _reads_as(head: bytes, encoding: str) -> bool:
     """Whether `head` decodes in `encoding` (a UTF-16 without a BOM) to text: letters,
     blanks and line ends, with a line end or a space among them (walk 27, F9: Chinese or
@@ -458,9 +479,9 @@ def binary_reason(head: bytes, what: str | None = "a log or markdown") -> str | 
     not_what = f", not {what}" if what else ""
     if head.startswith(GZIP_MAGIC):  # no text starts so (`check_text` says more of it)
         return f"looks like gzip-compressed data (decompress it first){not_what}"
-    for magic, kind in FILE_KINDS:
-        if head.startswith(magic):  # a stored zip or an ASCII PDF may have few NULs
-            return f"looks like {kind}{not_what}"
+    kind = file_kind(head)
+    if kind is not None:  # a stored zip or an ASCII PDF may have few NULs
+        return f"looks like {kind}{not_what}"
     if head[257:262] == b"ustar":  # a tar archive's mark, after its first member's name
         return f"looks like a tar archive (unpack it first){not_what}"
     if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # its BOM

@@ -25,7 +25,6 @@ from chunkscope.engine.errors import NotText, ParseError, SourceError
 from chunkscope.engine.model import gc_paused
 from chunkscope.engine.read.formats.base import Reader, ReadOptions, SessionInfo
 from chunkscope.engine.read.source import (
-    FILE_KINDS,
     GZIP_MAGIC,
     HEAD_BYTES,
     JSONL_SUFFIXES,
@@ -35,6 +34,7 @@ from chunkscope.engine.read.source import (
     broken_document,
     check_not_blank,
     check_text,
+    file_kind,
     file_reason,
     head_reason,
     head_text,
@@ -263,10 +263,10 @@ def sniff(path: str | Path) -> str:
     p = Path(path)
     _check_regular_file(p)
     head = _head(p)
-    for magic, what in FILE_KINDS:
-        if head.startswith(magic):  # (inside a gzip file: said so, walk 27, F1)
-            said = file_reason(p, head, f"looks like {what}, which chunkscope does not read")
-            raise UnsupportedFormat(p, said or what)
+    what = file_kind(head)
+    if what is not None:  # (inside a gzip file: said so, walk 27, F1)
+        said = file_reason(p, head, f"looks like {what}, which chunkscope does not read")
+        raise UnsupportedFormat(p, said or what)
     reason = file_reason(p, head, head_reason(head))
     if reason is not None:
         raise NotText(p, reason)
