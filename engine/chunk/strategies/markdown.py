@@ -18,13 +18,12 @@ while splitting. The final chunks' exact counts come from one batch encode.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import itertools
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -128,6 +127,32 @@ def enrichment_header(
     )
 
 
+#: The tokens of content a chunk keeps at least under its enrichment header (the least
+#: ``--max-tokens`` takes): with less room, the header's chunks go over the cap, flagged
+#: and counted, rather than cut to a few tokens each.
+_MIN_ROOM = 8
+
+
+def _header_tokens(
+    counter: Counter, title: str, st: Structure, memory_type: str, most: int
+) -> list[int]:
+    """For each section of `st`: the tokens of the longest enrichment header its chunks
+    can get in a document of at most `most` chunks. The header's lines each begin a
+    token (a line start after a line break), so its Position line is at its longest
+    for every section alike: the longest of its words (where, granularity) is found
+    once, with a section's path, then each path's header is counted with it."""
+    where = [0, most // 2, most - 1]  # beginning, middle, end
+    grans = [granularity(n) for n in (1, 500, 2000)]  # fine, medium, coarse
+    probe = [enrichment_header(title, "", i, most, g, memory_type) for i in where for g in grans]
+    widest = max(zip(counter.count_many(probe), itertools.count()))[1]
+    i, gran = where[widest // len(grans)], grans[widest % len(grans)]
+    paths = [" > ".join(h for h in sec.path if h) for sec in st.sections]
+    unique = list(dict.fromkeys(paths))
+    heads = [enrichment_header(title, path, i, most, gran, memory_type) for path in unique]
+    n = dict(zip(unique, counter.count_many(heads), strict=True))
+    return [n[path] for path in paths]
+
+
 # ----------------------------------------------------------------------------- splitting
 
 
@@ -141,10 +166,12 @@ class _Piece(NamedTuple):
 class _Splitter:
     """Stage 2 over one document; spans are character offsets into `text`."""
 
-    def __init__(self, text: str, index: TokenIndex, st: Structure, params: MarkdownParams):
+    def __init__(
+        self, text: str, index: TokenIndex, st: Structure, params: MarkdownParams, size: int
+    ):
         self.text = text
         self.index: TokenIndex | SpanIndex = index  # set to each oversize section's own
-        self.size = params.max_tokens
+        self.size = size  # set to each section's room (`split_spans`)
         self.overlap = params.overlap_tokens
         self.fences = st.fences
         self.fence_starts = [s for s, _ in st.fences]
@@ -317,15 +344,24 @@ _Span = tuple[int, int, int, str, bool, int]
 _WS = " \t\r\n"
 
 
-def split_spans(text: str, index: TokenIndex, st: Structure, params: MarkdownParams) -> list[_Span]:
-    """The chunks of `text` as trimmed spans, in document order."""
-    sp = _Splitter(text, index, st, params)
-    size = params.max_tokens
-    spans: list[_Span] = []
+def split_spans(
+    text: str,
+    index: TokenIndex,
+    st: Structure,
+    params: MarkdownParams,
+    rooms: Sequence[int] | None = None,
+) -> list[_Span]:
+    """The chunks of `text` as trimmed spans, in document order: each section's cut at
+    its room in `rooms` (the tokens its chunks' text may hold), else at ``max_tokens``."""
     sections = st.sections
+    if rooms is None:
+        rooms = [params.max_tokens] * len(sections)
+    sp = _Splitter(text, index, st, params, min(rooms, default=params.max_tokens))
+    spans: list[_Span] = []
     sec_bounds = np.array([(sec.start, sec.end) for sec in sections], dtype=np.int64)
     sizes = count_spans(index.array, sec_bounds[:, 0], sec_bounds[:, 1]).tolist()
     for si, sec in enumerate(sections):
+        size = sp.size = rooms[si]
         if sizes[si] <= size:
             spans.append((sec.start, sec.end, si, "section", False, sec.start))
             continue
@@ -445,14 +481,6 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
         file_lines: bool,
     ) -> StrategyResult:
         p = self.params
-        if file_lines and turns:
-            # A chunk of a document read from its file is one turn, shown (and counted)
-            # as ``Doc: TEXT``: the label's tokens come out of the cap, so the count a
-            # user sees holds to --max-tokens (the overlap may not allow it: then the
-            # flags say which chunks are over).
-            label = counter.count(turns[0]._replace(text="").line)  # "Doc: " (Turn.line)
-            with contextlib.suppress(ValueError):
-                p = replace(p, max_tokens=max(p.max_tokens - label, 1))
         cap = p.max_tokens
         labels: list[int] = []
         if turns and not file_lines:
@@ -461,13 +489,35 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
             # cap, and each later turn's label costs its tokens where that turn starts
             # (`_budget_index`), so the count a user sees holds to --max-tokens.
             labels = _label_tokens(turns, counter)
-            with contextlib.suppress(ValueError):
-                p = replace(p, max_tokens=max(p.max_tokens - max(labels), 1))
+            label = max(labels)
+        else:
+            # A chunk of a document is one turn, shown (and counted) as ``Doc: TEXT``:
+            # the label's tokens come out of the cap, so the count a user sees holds
+            # to --max-tokens (the overlap may not allow it: then the flags say which
+            # chunks are over).
+            role = turns[0]._replace(text="") if turns else Turn(None, "Doc", "")
+            label = counter.count(role.line)  # "Doc: " (Turn.line)
         starts = token_starts_later(text, counter)  # a long text: on other threads
         st = scan(text, () if file_lines else anchors)  # meanwhile
+        doc_title = st.title or title or "Untitled"
         index = TokenIndex(text, counter, starts())
         budget = _budget_index(index, counter, anchors, labels) if labels else index
-        spans = split_spans(text, budget, st, p)
+        if not p.enrich:
+            spans = split_spans(text, budget, st, p, [cap - label] * len(st.sections))
+        else:
+            # The enrichment header is shown (and counted) before the chunk's text: its
+            # tokens come out of each section's room too, counted for the longest
+            # header its chunks can get (`_header_tokens`); the chunk count in its
+            # Position line is known after the split: split again in the rare case it
+            # has more digits than assumed.
+            most = 999
+            while True:
+                head = _header_tokens(counter, doc_title, st, p.memory_type, most)
+                rooms = [max(cap - label - h, _MIN_ROOM) for h in head]
+                spans = split_spans(text, budget, st, p, rooms)
+                if len(spans) <= most:
+                    break
+                most = 10 ** len(str(len(spans))) - 1
         # Token counts are those of the document's own tokenization (one pass); a
         # chunk re-encoded alone can differ by a token where a cut falls in a word.
         bounds = np.array([(a, b, ov) for a, b, _, _, _, ov in spans], dtype=np.int64)
@@ -476,7 +526,6 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
             overlaps = count_spans(index.array, bounds[:, 0], bounds[:, 2]).tolist()
         else:
             counts = overlaps = []
-        doc_title = st.title or title or "Untitled"
         total = len(spans)
         anchor_list = list(anchors)
         chunks: list[StrategyChunk] = []
@@ -485,8 +534,6 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
         oversize = 0
         warnings: list[str] = []
         per_section: dict[int, tuple[str, int, list[str], int, str]] = {}
-        shown: list[str] = []  # a session's chunk texts without the enrichment header
-        limit = p.max_tokens
         enrich = p.enrich
         sha256 = hashlib.sha256
         count_nl = text.count
@@ -530,8 +577,6 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
                 lang = m_lang.group(1) if m_lang else None
             if not balanced:
                 warnings.append(f"chunk {i}: unbalanced code fences")
-            over = n_tok > limit
-            oversize += over
             gran = granularity(n_tok)
             meta: dict[str, Any] = {
                 "chunk_index": i,
@@ -555,8 +600,8 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
                 "contains_code": has_fence,
                 "contains_table": "|" in content and _has_table(content),
                 "language": lang,
-                "exceeds_limit": over,
-                "below_typical_size": n_tok < 150,
+                "exceeds_limit": False,  # both set below, on the count as shown
+                "below_typical_size": False,
                 "overlap_tokens": overlaps[i],
                 "overlap_chars": ov_end - start,
                 "code_integrity_warning": not balanced,
@@ -572,23 +617,24 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
                 # starts in.
                 base = turns[min(max(bisect_right(anchor_list, start) - 1, 0), last_turn)]
                 parts = [Turn(base.timestamp, base.role, body, line, base.turn_index, last)]
-            elif anchor_list:  # a session: a part per turn, counted as shown
-                parts = _turn_parts((start, end), turns, anchor_list, "")
-                shown.append(Chunk(parts).text)  # as counted against the cap (no header)
-                if enrich:
-                    head = body[: len(body) - len(content)]
-                    parts[0] = parts[0]._replace(text=head + parts[0].text)
+            elif anchor_list:  # a session: a part per turn
+                parts = _turn_parts(
+                    (start, end), turns, anchor_list, body[: len(body) - len(content)]
+                )
             else:
                 parts = [Turn(None, "Doc", body, line, None)]
             reason = spans[i + 1][3] if i + 1 < total else None
             chunks.append(StrategyChunk(Chunk(parts), meta, reason))
-        if shown:
-            # a session's chunk is over the cap as shown: its labels and joins counted
-            for sc, n in zip(chunks, counter.count_many(shown), strict=True):
-                meta = sc.meta
-                over = n > cap
-                oversize += over - meta["exceeds_limit"]
-                meta.update(token_count=n, exceeds_limit=over, below_typical_size=n < 150)
+        # A chunk's count is that of its text as shown (`Chunk.text`: labels, joins and
+        # the enrichment header counted), and it is over the cap when that count is.
+        shown = [sc.chunk.text for sc in chunks]
+        own = None if anchor_list and not file_lines else _own_counts(index, shown, spans)
+        if own is None:  # a session's chunk, of many parts
+            own = counter.count_many(shown)
+        for sc, n in zip(chunks, own, strict=True):
+            over = n > cap
+            oversize += over
+            sc.meta.update(token_count=n, exceeds_limit=over, below_typical_size=n < 150)
         integrity = valid_code / code_chunks if code_chunks else 1.0
         info = {
             "title": doc_title,
@@ -602,12 +648,7 @@ class MarkdownStrategy(BaseStrategy[MarkdownParams]):
             "warnings": warnings,
         }
         result = self.result(chunks, info)
-        if not shown:
-            result.known_counts = lambda: _own_counts(index, chunks, spans)
-        elif not enrich:  # counted above: the chunk texts
-            result.known_counts = lambda: [
-                (t, sc.meta["token_count"]) for t, sc in zip(shown, chunks, strict=True)
-            ]
+        result.known_counts = lambda: list(zip(shown, own, strict=True))
         return result
 
 
@@ -637,20 +678,23 @@ def _budget_index(
     return TokenIndex(index.text, counter, starts)
 
 
-def _own_counts(
-    index: TokenIndex, chunks: list[StrategyChunk], spans: list[_Span]
-) -> list[tuple[str, int]]:
-    """Each chunk text with its own token count, read off the document's tokens
-    (`TokenIndex.counts_alone`; none without a segmentable exact encoding)."""
-    todo: dict[str, tuple[str, int, int]] = {}
+def _own_counts(index: TokenIndex, shown: list[str], spans: list[_Span]) -> list[int] | None:
+    """The token count of each chunk text in `shown`, each a prefix (its label and
+    enrichment header) and its span of the document whole, read off the document's
+    tokens (`TokenIndex.counts_alone`: only the edges are encoded again); None without
+    a segmentable exact encoding, or when a text is not its span whole."""
     doc = index.text
-    for sc, span in zip(chunks, spans, strict=True):
-        text = sc.chunk.text  # built once here, kept by the chunk
-        if text not in todo and text.endswith(doc[span[0] : span[1]]):  # one part, whole
-            start, end = span[0], span[1]
-            todo[text] = (text[: len(text) - (end - start)], start, end)
-    counts = index.counts_alone(list(todo.values()))
-    return [] if counts is None else list(zip(todo, counts, strict=True))
+    items: dict[str, tuple[str, int, int]] = {}
+    for text, (start, end, *_) in zip(shown, spans, strict=True):
+        if text not in items:
+            if not text.endswith(doc[start:end]):
+                return None
+            items[text] = (text[: len(text) - (end - start)], start, end)
+    counts = index.counts_alone(list(items.values()))
+    if counts is None:
+        return None
+    known = dict(zip(items, counts, strict=True))
+    return [known[t] for t in shown]
 
 
 def _turn_parts(
