@@ -93,3 +93,23 @@ def test_walk61_f14_meta_token_count_is_the_chunk_as_shown(
     assert len(chunks) > 3
     assert [c["meta"]["token_count"] for c in chunks] == [c["tokens"] for c in chunks]
     assert [COUNTER.count(c["text"]) for c in chunks] == [c["tokens"] for c in chunks]
+
+
+def test_walk61_f14_counts_alone_read_off_the_document_are_exact() -> None:
+    """The chunk counts are read off the document's tokens, only a word or so at each
+    edge encoded again (`TokenIndex.counts_alone`): exact beside emoji, accents, CJK
+    and line starts, with a label or an enrichment header before the text."""
+    from chunkscope.engine.chunk.strategies._tokpos import TokenIndex
+
+    text = (
+        "As you sit 🔀 your turn comes 🤓 on that. Then the cashier 💁 says “hi” — "
+        "naïve café 東京 words,\nand lines\n  indented; `code` (x:=10) &vert; <b>bold</b>\n"
+    ) * 8
+    index = TokenIndex(text, COUNTER)
+    prefixes = ["", "Doc: ", "Doc: Document: x\nType: kb\n\n"]
+    items = [
+        (prefixes[(a + b) % 3], a, b) for a in range(0, 160, 3) for b in range(a + 1, len(text), 97)
+    ]
+    enc = COUNTER._encoding  # type: ignore[attr-defined]
+    want = [len(enc.encode_ordinary(p + text[a:b])) for p, a, b in items]
+    assert index.counts_alone(items) == want

