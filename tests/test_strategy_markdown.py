@@ -126,11 +126,14 @@ def test_prose_overlap_is_exact(n: int, size: int, overlap: int) -> None:
     chunks = res.chunks
     for prev, sc in itertools.pairwise(chunks):
         m = sc.meta
-        assert m["start_char"] < prev.meta["end_char"]  # overlapping
-        assert m["overlap_tokens"] == overlap
-        # the overlap is the previous chunk's tail
-        tail = text[m["start_char"] : m["start_char"] + m["overlap_chars"]]
-        assert prev.meta["end_char"] - m["start_char"] >= len(tail.rstrip())
+        # the overlap asked, less a sentence's full stop where it would open on one (a
+        # word starts after whitespace, walk 61, F9): none when that was all of it
+        assert overlap - 1 <= m["overlap_tokens"] <= overlap
+        if m["overlap_tokens"]:
+            assert m["start_char"] < prev.meta["end_char"]  # overlapping
+            # the overlap is the previous chunk's tail
+            tail = text[m["start_char"] : m["start_char"] + m["overlap_chars"]]
+            assert prev.meta["end_char"] - m["start_char"] >= len(tail.rstrip())
 
 
 def test_oversize_fence_is_whole_and_flagged() -> None:

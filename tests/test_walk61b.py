@@ -10,6 +10,7 @@ F14: over a document, ``meta.token_count`` was 1-4 tokens less than the chunk's
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,65 @@ def test_walk61_f14_counts_alone_read_off_the_document_are_exact() -> None:
     enc = COUNTER._encoding  # type: ignore[attr-defined]
     want = [len(enc.encode_ordinary(p + text[a:b])) for p, a, b in items]
     assert index.counts_alone(items) == want
+
+
+def _starts(text: str, size: int, overlap: int) -> list[str]:
+    """Where each chunk of `text` after the first starts, as the text from there."""
+    from chunkscope.engine.chunk.strategies import get_strategy
+
+    res = get_strategy("markdown", {"max_tokens": size, "overlap": overlap}).split_text(
+        text, COUNTER
+    )
+    assert len(res.chunks) > 2
+    return [text[sc.meta["start_char"] :] for sc in res.chunks[1:]]
+
+
+def test_walk61_f9_an_overlap_starts_a_table_at_a_row() -> None:
+    """A long table cut into chunks: each overlap starts at a row (a line start), never
+    in a cell (Rust's operator table gave ``Doc: , and so on | Tuple indexing``)."""
+    rows = [
+        f"| `op{i}` | `expr {i} expr`, and so on | Operator number {i} &vert; its meaning |"
+        for i in range(60)
+    ]
+    text = "# Operators\n\n| Operator | Example | Explanation |\n|---|---|---|\n"
+    text += "\n".join(rows) + "\n"
+    starts = _starts(text, 120, 40)
+    assert all(s.startswith("| `op") for s in starts), [s[:30] for s in starts]
+
+
+#: Markup an overlap must not start inside: a link with its target, a tag, an entity.
+MARKUP = re.compile(r"\[[^\]\n]*\]\([^)\n]*\)|<[^<>\n]*>|&#?\w+;")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'See <ReadMore>the <a href="/en/guides/actions/">actions guide</a></ReadMore> here.',
+        "Use `a` then expr&vert;expr&vert;expr&vert;expr&vert;expr or &#124;&#124; twice.",
+        "Set the [front matter field named lastmod](#lastmod-field-of-the-page) to a date.",
+        "Paths /content/methods/page/date/nested/deeper/index.html#x and /all/#hascjk here.",
+        "Valid: f'{(x:=10)}' and print(f'{(x:=10)}') and f'{x:=10}' in an f-string.",
+    ],
+)
+def test_walk61_f9_an_overlap_starts_at_a_word_not_in_markup(line: str) -> None:
+    """An overlap starts at a word after whitespace, never inside an HTML tag, an
+    entity, a link, a path or a piece of code glued by punctuation (astro-actions gave
+    ``Doc: ReadMore>``, hugo ``Doc: /date/`` and ``Doc: lastmod](#lastmod).``)."""
+    text = "# Title\n\n" + "\n".join(f"{line} ({i})" for i in range(80)) + "\n"
+    for size, overlap in ((60, 30), (80, 45), (100, 20)):
+        for rest in _starts(text, size, overlap):
+            at = len(text) - len(rest)
+            assert text[at - 1].isspace(), rest[:40]
+            row = text.rfind("\n", 0, at) + 1
+            for m in MARKUP.finditer(text, row, text.find("\n", at)):
+                assert not m.start() < at < m.end(), rest[:40]
+
+
+def test_walk61_f9_reference_definitions_start_at_a_line() -> None:
+    """Link reference definitions (``[label]: target``) cut into chunks: an overlap
+    starts at a definition's line, never in its target (hugo: ``Doc: /date/``)."""
+    text = "# Links\n\n" + "\n".join(
+        f"[`Method{i}`]: /methods/page/method-number-{i}/#anchor-{i}" for i in range(80)
+    )
+    starts = _starts(text + "\n", 80, 40)
+    assert all(s.startswith("[`Method") for s in starts), [s[:30] for s in starts]

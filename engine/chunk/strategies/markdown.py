@@ -304,8 +304,37 @@ class _Splitter:
             index.count(pos, next_end) > self.size or index.count(pos, prev_end) > self.overlap
         ):
             pos = index.after(pos)
-        pos = self._word_start(min(pos, prev_end), prev_end)
-        return self._after_code_span(pos, prev_end)
+        pos = min(pos, prev_end)
+        while True:  # each move can land inside another construct: until none moves it
+            at = self._after_markup(
+                self._after_code_span(self._word_start(pos, prev_end), prev_end), prev_end
+            )
+            if at == pos:
+                return pos
+            pos = at
+
+    def _after_markup(self, pos: int, end: int) -> int:
+        """`pos`, or when it falls inside markup on its line, past it: the next line's
+        start in a table row or a link reference definition (``[label]: target``), the
+        end of a link (``[text](target)``, ``[text][ref]``), an HTML tag or an entity
+        (``&vert;``). An overlap starting there opened with a broken row, tag or link
+        (walk 61, F9); `end` when the markup runs past it (no overlap)."""
+        text = self.text
+        line = text.rfind("\n", 0, pos) + 1
+        if pos == line:
+            return pos
+        stop = text.find("\n", pos)
+        stop = len(text) if stop < 0 else stop
+        row = text[line:stop]
+        if row.lstrip(" \t").startswith("|") or _REF_DEF.match(row):
+            return min(stop + 1, end)
+        for m in _INLINE_MARKUP.finditer(row):
+            a, b = line + m.start(), line + m.end()
+            if a >= pos:
+                break
+            if pos < b:
+                return min(b, end)
+        return pos
 
     def _after_code_span(self, pos: int, end: int) -> int:
         """`pos`, or when it falls inside inline code on its line (`` `chess.js` ``), the
@@ -324,18 +353,31 @@ class _Splitter:
 
     def _word_start(self, pos: int, end: int) -> int:
         """`pos`, or when it falls inside a word (a token such as ``ictions`` of
-        ``evictions``), the first word start after it: the chunk starts later, so it
-        holds less (`end` when no word starts before it: no overlap)."""
+        ``evictions``) or a run of characters glued by ASCII punctuation (a path's
+        ``date/`` of ``/page/date/``, ``vert;`` of ``&vert;``), the first start after it
+        of a word after whitespace or a non-ASCII mark (``。``): the chunk starts later,
+        so it holds less (`end` when none starts before it: no overlap)."""
         text = self.text
-        word = _word_char
-        while pos < end and word(text[pos - 1]) and word(text[pos]):
+        starts = _word_after
+        while pos < end and not starts(text[pos - 1]):
             pos += 1
         return pos
 
 
-def _word_char(ch: str) -> bool:
-    """Whether `ch` is part of a word (an identifier's too): a cut between two is mid-word."""
-    return ch.isalnum() or ch == "_"
+def _word_after(ch: str) -> bool:
+    """Whether a word can start after `ch`: whitespace, or a mark that is not ASCII and
+    not part of a word (a word or identifier character, or ASCII punctuation such as
+    ``/``, ``<``, ``&``, ``[`` or ``(``, glues what follows to what it follows)."""
+    return ch.isspace() or not (ch.isascii() or ch.isalnum() or ch == "_")
+
+
+#: Inline markup an overlap does not start inside (`_Splitter._after_markup`): a link or
+#: image with its target or reference, an HTML tag, an entity.
+_INLINE_MARKUP = re.compile(
+    r"!?\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])|</?[A-Za-z!][^<>\n]*>|&#?\w+;"
+)
+#: A link reference definition (``[label]: target``): a line an overlap starts before.
+_REF_DEF = re.compile(r" {0,3}\[[^\]\n]+\]:[ \t]")
 
 
 _Span = tuple[int, int, int, str, bool, int]
