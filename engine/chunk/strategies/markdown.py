@@ -13,7 +13,9 @@ Tables and lists are not cut either when they fit in one chunk.
 
 Speed: the document is encoded once; token counts of any span come from the
 token start offsets (two binary searches), so no piece is ever re-encoded
-while splitting. The final chunks' exact counts come from one batch encode.
+while splitting. The final chunks' exact counts, as shown (label and enrichment
+header included), are read off the same tokens: only a word or so at each edge of a
+chunk is encoded again (`TokenIndex.counts_alone`).
 """
 
 from __future__ import annotations
