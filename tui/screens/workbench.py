@@ -81,6 +81,10 @@ class _Kept:
     question: tuple[str, Selection]
     progress: tuple[int | None, int | None]
     sweep: SweepState
+    #: The panel `z` filled the screen with (its id), if any.
+    zoomed: str | None = None
+    #: Each list's expanded cards, by the list's id.
+    expanded: dict[str, tuple[int, ...]] | None = None
 
 
 #: What the question panel is called wherever it is named: its tab and its key (`/`).
@@ -618,6 +622,8 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         narrow = width < NARROW_WIDTH
         if narrow != self.narrow:
             kept = self._columns_state()
+            if self.maximized is not None:
+                self.minimize()  # (its widget goes with the old layout: walk 62, F4)
             await self.recompose()
             if self.keys_open and not self.query("HelpPanel"):  # removed with the rest
                 from textual.widgets import HelpPanel
@@ -647,8 +653,17 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         slider = self.query_one(StrategyPanel).slider_key(focused)
         field = self.query_one(SearchPanel).input
         question = (field.value, field.selection)
+        zoomed = self.maximized.id if self.maximized is not None else None
+        expanded = {lst.id or "": lst.expanded_cards() for lst in self.query(ChunkList)}
         return _Kept(
-            selected, focused.id if focused is not None else None, slider, question, bar, sweep
+            selected,
+            focused.id if focused is not None else None,
+            slider,
+            question,
+            bar,
+            sweep,
+            zoomed,
+            expanded,
         )
 
     def _restore_columns_state(self, kept: _Kept) -> None:
@@ -673,6 +688,8 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
                 index = selected.get(lst.id or "")
                 if index is not None and lst.id in ("before", "merged"):
                     lst.select(index)
+        for lst in self.query(ChunkList):  # the cards expanded stay so (walk 62, F5)
+            lst.expand_cards((kept.expanded or {}).get(lst.id or "", ()))
         if focused is not None:
             found = self.query(f"#{focused}")
             if found and found.first().focusable:
@@ -683,6 +700,12 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             slider = self.query_one(StrategyPanel).slider_for(*kept.focused_slider)
             if slider is not None:
                 self.set_focus(slider)
+        if kept.zoomed in self.ZOOMABLE and not (self.narrow and kept.zoomed == "controls"):
+            # the panel zoomed stays zoomed in the new layout; it left the screen blank,
+            # hatched, its widget removed with the old one (walk 62, F4)
+            found = self.query(f"#{kept.zoomed}")
+            if found:
+                self.maximized = found.first()
 
     # ------------------------------------------------------------------ search
 

@@ -937,6 +937,27 @@ class ChunkList(ScrollView, can_focus=True):
     def is_expanded(self, index: int) -> bool:
         return index in self._expanded
 
+    def expanded_cards(self) -> tuple[int, ...]:
+        """The cards shown whole (`toggle_expand`), in order."""
+        return tuple(sorted(self._expanded))
+
+    def expand_cards(self, indices: tuple[int, ...]) -> None:
+        """Show `indices` whole (those of the cards there are), once the list is laid
+        out (a card is wrapped to the list's width)."""
+        wanted = [i for i in indices if 0 <= i < len(self._chunks) and i not in self._expanded]
+        if not wanted:
+            return
+
+        def expand() -> None:
+            width = self.scrollable_content_region.width
+            for i in wanted:
+                if i < len(self._chunks) and i not in self._expanded:
+                    self._expanded[i] = self._wrap(i, width)
+            self._relayout()
+            self.scroll_to_card(self.selected)
+
+        self.call_after_refresh(expand)
+
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is None:
