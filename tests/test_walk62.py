@@ -1,15 +1,18 @@
-"""Walk 62's findings on the workbench: F4 (a resize that rebuilds the layout while a
-panel is zoomed left the screen hatched, the zoomed panel gone) and F5 (an expanded card
-folded back at the same resize).
+"""Walk 62's findings on the workbench: F2 (a recap empty because no chunk has a
+summary was previewed blank and written without a word why), F4 (a resize that rebuilds
+the layout while a panel is zoomed left the screen hatched, the zoomed panel gone) and
+F5 (an expanded card folded back at the same resize).
 
 Each test fails on the code before its fix."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from chunkscope.tui.widgets.chunk_list import ChunkList
-from tests.pilot import make_app, settled, until, wait_for
+from tests.pilot import make_app, recording_notifications, settled, until, wait_for
 
 SIZES = [((160, 48), (100, 30)), ((100, 30), (160, 48))]
 
@@ -58,3 +61,46 @@ async def test_f5_an_expanded_card_stays_expanded_across_a_resize(
         assert rebuilt is not merged
         assert await wait_for(pilot, lambda: rebuilt.is_expanded(1), 5)
         assert not rebuilt.is_expanded(0)
+
+
+NO_SUMMARY = "No merged chunk has a summary"
+
+
+def test_f2_a_recap_of_chunks_without_summaries_says_why_it_is_empty(tmp_path: Path) -> None:
+    """The command line says it too, after its count of chunks without one."""
+    from chunkscope.tui.cli import main
+
+    path = tmp_path / "codeonly.md"
+    path.write_text("# Setup\n\n```bash\npip install chunkscope\n```\n", encoding="utf-8")
+    from chunkscope.engine.pipeline import Pipeline
+
+    selection = Pipeline(str(path)).recap()
+    assert selection.text == ""
+    assert selection.empty_why.startswith("no merged chunk has a summary")
+    assert main(["recap", str(path), "-o", str(tmp_path / "r.md")]) == 0
+
+
+async def test_f2_the_workbench_says_why_a_recap_without_summaries_is_empty(
+    isolated: Path,
+) -> None:
+    """A markdown file of a title and a code block: the preview was blank and ``w`` wrote
+    a 0-byte file without a word why."""
+    from textual.widgets import TextArea
+
+    from chunkscope.tui.screens.prompt import PromptScreen
+
+    path = isolated / "codeonly.md"
+    path.write_text("# Setup\n\n```bash\npip install chunkscope\n```\n", encoding="utf-8")
+    app = make_app(path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        preview = bench.query_one("#recap-preview", TextArea)
+        assert await wait_for(pilot, lambda: NO_SUMMARY in preview.text, 5), preview.text
+        shown = recording_notifications(app)
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen))
+        await pilot.press("enter")
+        await until(pilot, lambda: any("Wrote" in s for s in shown))
+        assert any(NO_SUMMARY in s for s in shown), shown

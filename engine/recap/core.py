@@ -393,12 +393,18 @@ class Selection:
     @property
     def empty_why(self) -> str:
         """Why the recap is empty when the budget left everything out (`task_left_out`,
-        `summary_left_out`), else "": ``chunkscope recap`` notes it, the workbench's
-        preview and its `w` say it, in these words."""
+        `summary_left_out`) or no chunk has a summary, else "": ``chunkscope recap``
+        notes it, the workbench's preview and its `w` say it, in these words."""
         if self.task_left_out:
             what = "the task's first word"
         elif self.summary_left_out:
             what = "the smallest summary"
+        elif not self.text.strip() and all(
+            c.reason in ("no summary", "excluded") for c in self.candidates
+        ):
+            # no merged chunk has a sentence to tell (a document of code alone: walk 62,
+            # F2, the workbench previewed and wrote an empty recap without a word why)
+            return f"no merged chunk has a summary, {NO_SUMMARY_WHY}: the recap is empty"
         else:
             return ""
         budget = plural(self.budget, "token")
