@@ -1,4 +1,5 @@
-"""Walk 62's findings on the workbench: F2 (a recap empty because no chunk has a
+"""Walk 62's findings on the workbench: F1 (a resize put the search results' cursor back
+on the first result, the chunk chosen lost), F2 (a recap empty because no chunk has a
 summary was previewed blank and written without a word why), F4 (a resize that rebuilds
 the layout while a panel is zoomed left the screen hatched, the zoomed panel gone) and
 F5 (an expanded card folded back at the same resize).
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from chunkscope.tui.widgets.chunk_list import ChunkList
-from tests.pilot import make_app, recording_notifications, settled, until, wait_for
+from tests.pilot import ROOT, make_app, recording_notifications, settled, until, wait_for
 
 SIZES = [((160, 48), (100, 30)), ((100, 30), (160, 48))]
 
@@ -104,3 +105,33 @@ async def test_f2_the_workbench_says_why_a_recap_without_summaries_is_empty(
         await pilot.press("enter")
         await until(pilot, lambda: any("Wrote" in s for s in shown))
         assert any(NO_SUMMARY in s for s in shown), shown
+
+
+@pytest.mark.parametrize("sizes", SIZES, ids=["narrower", "wider"])
+async def test_f1_the_search_result_moved_to_stays_chosen_across_a_resize(
+    sizes: tuple[tuple[int, int], tuple[int, int]],
+) -> None:
+    """research_notes, ``/ tide pool``, ↓ to the fourth result (chunk 56): after a resize
+    `c` copied the first result's chunk, the cursor back on row 0."""
+    from chunkscope.tui.widgets.search_panel import SearchPanel
+
+    first, then = sizes
+    app = make_app(ROOT / "sample_logs" / "research_notes.jsonl")
+    async with app.run_test(size=first) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await pilot.press("slash", *"tide pool", "enter")
+        panel = bench.query_one(SearchPanel)
+        await until(pilot, lambda: panel.row == 0)
+        await pilot.press("down", "down", "down")
+        await until(pilot, lambda: panel.row == 2)
+        chosen = bench.query_one("#merged", ChunkList).selected
+        await pilot.resize_terminal(*then)
+        await until(pilot, lambda: bench.narrow == (then[0] < 130))
+        await pilot.pause()
+        rebuilt = bench.query_one(SearchPanel)
+        assert rebuilt is not panel
+        assert await wait_for(pilot, lambda: rebuilt.row == 2, 5), rebuilt.row
+        await pilot.pause()
+        assert bench.query_one("#merged", ChunkList).selected == chosen

@@ -85,6 +85,8 @@ class _Kept:
     zoomed: str | None = None
     #: Each list's expanded cards, by the list's id.
     expanded: dict[str, tuple[int, ...]] | None = None
+    #: The search result highlighted.
+    search_row: int | None = None
 
 
 #: What the question panel is called wherever it is named: its tab and its key (`/`).
@@ -664,6 +666,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             sweep,
             zoomed,
             expanded,
+            self.query_one(SearchPanel).row,
         )
 
     def _restore_columns_state(self, kept: _Kept) -> None:
@@ -688,6 +691,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
                 index = selected.get(lst.id or "")
                 if index is not None and lst.id in ("before", "merged"):
                     lst.select(index)
+        self.query_one(SearchPanel).keep_row(kept.search_row)
         for lst in self.query(ChunkList):  # the cards expanded stay so (walk 62, F5)
             lst.expand_cards((kept.expanded or {}).get(lst.id or "", ()))
         if focused is not None:

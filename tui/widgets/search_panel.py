@@ -218,6 +218,8 @@ class SearchPanel(Vertical):
         focus when the panel closes (none: the screen's)."""
         super().__init__(id=id, classes=classes)
         self._chunks: list[int] = []
+        #: The result row to highlight when the results are next drawn (`keep_row`).
+        self._row: int | None = None
         self._focus_on_close = focus_on_close
 
     def compose(self) -> ComposeResult:
@@ -266,9 +268,29 @@ class SearchPanel(Vertical):
             results.add_option(Option(Text(why, "italic dim")))
             self._chunks = []
             return
+        row = results.highlighted if picked == self._chunks else None  # the same answer
+        row = self._row if self._row is not None else row
+        self._row = None
         results.add_options([Option(result_row(r)) for r in answer.results])
         self._chunks = picked
-        results.highlighted = 0
+        results.highlighted = row if row is not None and 0 <= row < len(picked) else 0
+
+    @property
+    def row(self) -> int | None:
+        """The result highlighted, None when there is none."""
+        return self.results.highlighted if self._chunks else None
+
+    def keep_row(self, row: int | None) -> None:
+        """Highlight `row` of the results now, or when they are drawn (a resize that
+        rebuilt the panel: its results started at row 0, the chunk chosen lost: walk 62,
+        F1)."""
+        if row is None:
+            return
+        if self._chunks:
+            if 0 <= row < len(self._chunks):
+                self.results.highlighted = row
+        else:
+            self._row = row
 
     def on_mount(self) -> None:
         self.border_title = "SEARCH"
