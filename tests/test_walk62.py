@@ -2,7 +2,8 @@
 on the first result, the chunk chosen lost), F2 (a recap empty because no chunk has a
 summary was previewed blank and written without a word why), F4 (a resize that rebuilds
 the layout while a panel is zoomed left the screen hatched, the zoomed panel gone) and
-F5 (an expanded card folded back at the same resize).
+F5 (an expanded card folded back at the same resize); F7 (a summary said one question
+twice, reworded).
 
 Each test fails on the code before its fix."""
 
@@ -135,3 +136,31 @@ async def test_f1_the_search_result_moved_to_stays_chosen_across_a_resize(
         assert await wait_for(pilot, lambda: rebuilt.row == 2, 5), rebuilt.row
         await pilot.pause()
         assert bench.query_one("#merged", ChunkList).selected == chosen
+
+
+def test_f7_a_question_asked_again_reworded_is_said_once() -> None:
+    """mini-pvlib-1707 (the bench's recap sessions): the summary said "Now we must also
+    consider the case where n != 1 but aoi >= 90?" and "... also handle the case ..."
+    and left out the decision between them."""
+    from chunkscope.engine.summarize.extractive import ExtractiveSummarizer
+
+    text = (
+        "Bot thinking: Now we must also consider the case where n != 1 but aoi >= 90? "
+        "The physical model probably still expects zero transmission. So we can simply "
+        "set iam = 0 for abs(aoi) >= 90.\n\nBot thinking: Now we must also handle the case "
+        "where n != 1 but aoi > 90? We follow the same rule as ashrae."
+    )
+    summary = ExtractiveSummarizer().summarize(text).summary
+    assert summary.count("Now we must also") == 1, summary
+
+
+def test_f7_sentences_of_one_template_about_different_things_are_both_said() -> None:
+    """One word apart but short, their differing word the point: two sentences."""
+    from chunkscope.engine.summarize.extractive import ExtractiveSummarizer
+
+    text = (
+        "Bot: I changed the docs code so the docs problem is fixed.\n\n"
+        "Bot: I changed the theme code so the theme problem is fixed."
+    )
+    summary = ExtractiveSummarizer().summarize(text).summary
+    assert "docs" in summary and "theme" in summary

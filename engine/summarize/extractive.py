@@ -1551,6 +1551,18 @@ def _plain_words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.lower()))
 
 
+#: Two sentences sharing this many words or more, each with at most one word the other
+#: has not (a verb changed: "consider" and "handle"), say the same thing.
+_REWORDED_WORDS = 10
+
+
+def _reworded(mine: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether two sentences' words (`_plain_words`) are the same but for one word of
+    each: the agent asking its question again ("Now we must also consider the case
+    where n != 1 but aoi >= 90?" and "... also handle the case ...": walk 62, F7)."""
+    return len(mine & other) >= _REWORDED_WORDS and len(mine - other) <= 1 >= len(other - mine)
+
+
 def _without_repeats(ranked: Sequence[int], sentences: Sequence[Sentence], k: int) -> list[int]:
     """The first `k` of `ranked` with none whose words another chosen one holds: a
     sentence quoted inside a longer one ("... with only Response: [no response
@@ -1562,8 +1574,8 @@ def _without_repeats(ranked: Sequence[int], sentences: Sequence[Sentence], k: in
     words: list[frozenset[str]] = []
     for i in ranked:
         mine = _plain_words(sentences[i].text)
-        if any(mine <= other for other in words):
-            continue  # said inside a sentence chosen already
+        if any(mine <= other or _reworded(mine, other) for other in words):
+            continue  # said inside a sentence chosen already, or said again reworded
         inside = [j for j, other in enumerate(words) if other < mine]
         for j in reversed(inside):  # the longer one says them: it takes their place
             del chosen[j], words[j]
