@@ -176,3 +176,23 @@ def test_walk61_f9_reference_definitions_start_at_a_line() -> None:
     )
     starts = _starts(text + "\n", 80, 40)
     assert all(s.startswith("[`Method") for s in starts), [s[:30] for s in starts]
+
+
+def test_an_overlap_start_on_a_long_line_of_open_brackets_is_found_in_linear_time(
+    tmp_path: Path,
+) -> None:
+    """The review of this round's change: `_INLINE_MARKUP` scanned to the line's end from
+    every unclosed ``[`` or ``(`` (``[a](`` 25,000 times: `chunk --strategy markdown`
+    never ended). In a process of its own, so a hang is a failure."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "links.md"
+    path.write_text("# T\n\n" + "word " * 2000 + "[a](" * 25_000 + "\n\nEnd.\n", encoding="utf-8")
+    args = ["chunk", str(path), "--strategy", "markdown", "--max-tokens", "200", "--overlap", "50"]
+    subprocess.run(
+        [sys.executable, "-m", "chunkscope", *args, "--format", "json"],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )

@@ -188,3 +188,24 @@ def test_f3_a_tag_in_a_code_span_is_the_texts_own() -> None:
     assert _texts(text) == [
         'Wrap the caption in a `<span class="caption">` element, then a bold word.'
     ]
+
+
+LONG_LINES = [
+    "Doc: [a]: " + "." * 100_000 + " !",  # a link definition's shape that never closes
+    "Doc: import" + " " * 100_000 + "x",  # an import's shape over a run of blanks
+]
+
+
+@pytest.mark.parametrize("text", LONG_LINES, ids=["link-definition", "import"])
+def test_a_long_line_of_a_markup_shape_is_read_in_linear_time(text: str) -> None:
+    """The review of this round's change: the patterns of a link definition and an MDX
+    import backtracked over a long line (quadratic, cubic: `recap` of such a file never
+    ended). In a process of its own, so a hang is a failure, not a stuck suite."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from chunkscope.engine.summarize.extractive import ExtractiveSummarizer;"
+        "ExtractiveSummarizer().summarize(sys.stdin.read())"
+    )
+    subprocess.run([sys.executable, "-c", script], input=text, text=True, check=True, timeout=20)

@@ -86,7 +86,8 @@ _RULE = re.compile(r"^\s*([-*_=])\s*(\1\s*){2,}$")
 #: marker and its label (``:::tip Env Loading Priorities``, ``:::``, MkDocs' ``!!! note
 #: "Restart"``, GitHub's ``[!NOTE]`` once its quote mark is taken off).
 _DOC_MARKUP_LINE = re.compile(
-    r"\s{0,3}\[[^\]\n]+\]:\s*<?\S*[./#]\S*?>?(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*"
+    r"\s{0,3}\[[^\]\n]+\]:\s*(?=<?[^\s>]*[./#])<?[^\s>]+>?"
+    r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*"
     r"|\s*\{\{[<%].*[%>]\}\}\s*|\s*\{%.*%\}\s*"
     r"|\s*\{\{\s*[A-Za-z_][\w-]*\s*(?:\(.*\))?\s*\}\}\s*"  # MDN's macros ({{Compat}})
     r"|\s*:{3,}.*"
@@ -98,7 +99,7 @@ _DEFINITION_MARK = re.compile(r"^:\s+")
 #: A line of an ECMAScript module's imports or exports (an MDX page's head: ``import
 #: { Steps } from '@astrojs/starlight/components';``).
 _ESM_LINE = re.compile(
-    r"\s*(?:import\s+(?:[\w*{}\s,$]+\s+from\s+)?[\"'][^\"']+[\"']"
+    r"\s*(?:import\s+(?:[\w*{},$]+(?:\s+[\w*{},$]+)*?\s+from\s+)?[\"'][^\"']+[\"']"
     r"|export\s+(?:default\s+)?(?:const|let|var|function|class)\b.*)\s*;?\s*"
 )
 #: A template's tag that opens a block of code (Hugo's ``{{< code-toggle file=x >}}``,
@@ -1244,7 +1245,8 @@ def _split_sentences(text: str) -> list[Sentence]:
             flush()
             after_block = True
             continue
-        markup, shortcode = _doc_markup(line, shortcode)
+        # (a document's: "[Bug]: fixed." in a message is a sentence, not a link's definition)
+        markup, shortcode = _doc_markup(line, shortcode) if role == DOC_ROLE else (False, "")
         if markup:
             flush()
             after_block = False

@@ -376,7 +376,7 @@ def _word_after(ch: str) -> bool:
 #: Inline markup an overlap does not start inside (`_Splitter._after_markup`): a link or
 #: image with its target or reference, an HTML tag, an entity.
 _INLINE_MARKUP = re.compile(
-    r"!?\[[^\]\n]*\](?:\([^)\n]*\)|\[[^\]\n]*\])|</?[A-Za-z!][^<>\n]*>|&#?\w+;"
+    r"!?\[[^\]\[\n]*\](?:\([^()\n]*\)|\[[^\]\[\n]*\])|</?[A-Za-z!][^<>\n]*>|&#?\w+;"
 )
 #: A link reference definition (``[label]: target``): a line an overlap starts before.
 _REF_DEF = re.compile(r" {0,3}\[[^\]\n]+\]:[ \t]")
