@@ -17,6 +17,7 @@ from chunkscope.engine.read.formats.claude import META_ROLE, SUBAGENT_ROLE
 from chunkscope.engine.read.formats.documents import END_ROLE
 from chunkscope.engine.read.headings import (
     ADORNMENT,
+    DEEP_FENCE,
     HTML_HEADING,
     RST_EXPLICIT,
     fence_after,
@@ -318,11 +319,6 @@ _RESULT_VERBS = frozenset(
 )
 
 
-#: A fence line indented 4 spaces or more: a list item's fence (``*   **Step:**`` then
-#: ``    ```diff``), its indentation the group.
-_DEEP_FENCE = re.compile(r"^( {4,})(`{3,}|~{3,})")
-
-
 def _opened_before(lines: list[str]) -> list[str]:
     """`lines` with an opening fence put before them when the chunk starts inside a list
     item's fenced block: its first fence is a bare one indented 4 spaces or more that
@@ -335,7 +331,7 @@ def _opened_before(lines: list[str]) -> list[str]:
         rest = raw[m.end() :] if m else raw
         if not rest.strip():
             continue
-        deep = _DEEP_FENCE.match(rest)
+        deep = DEEP_FENCE.match(rest)
         if deep is None or k == 0 or rest.strip() != deep.group(2):
             if FENCE.match(rest) or deep is not None:
                 return lines
@@ -378,7 +374,7 @@ def _chunk_lines(text: str) -> list[str]:
         if margin:
             outer = margin.group(1)
             continue
-        deep = _DEEP_FENCE.match(rest)
+        deep = DEEP_FENCE.match(rest)
         if deep is None:
             continue
         indent, mark = deep.groups()
