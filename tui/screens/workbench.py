@@ -82,11 +82,11 @@ class _Kept:
     progress: tuple[int | None, int | None]
     sweep: SweepState
     #: The panel `z` filled the screen with (its id), if any.
-    zoomed: str | None = None
+    zoomed: str | None
     #: Each list's expanded cards, by the list's id.
-    expanded: dict[str, tuple[int, ...]] | None = None
+    expanded: dict[str, tuple[int, ...]]
     #: The search result highlighted.
-    search_row: int | None = None
+    search_row: int | None
 
 
 #: What the question panel is called wherever it is named: its tab and its key (`/`).
@@ -396,6 +396,11 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
     #: The panels `z` fills the screen with: the one holding the focus.
     ZOOMABLE = ("before-col", "merged", "controls", "lower", "summary", "recap", "strip")
 
+    def _zoomable(self, panel: str | None) -> bool:
+        """Whether `z` fills the screen with the panel of id `panel` in this layout (at
+        100 columns the controls are the Merge tab's, zoomed with it)."""
+        return panel in self.ZOOMABLE and not (self.narrow and panel == "controls")
+
     def action_zoom(self) -> None:
         """The focused panel fills the screen (all of the merge tab's controls, score
         and sweep at 100x30; a long merged list); `z` or escape again restores it."""
@@ -405,7 +410,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         focused = self.focused
         panels = [] if focused is None else list(focused.ancestors_with_self)
         for widget in panels:
-            if widget.id in self.ZOOMABLE and not (self.narrow and widget.id == "controls"):
+            if self._zoomable(widget.id):
                 assert isinstance(widget, Widget)
                 self.maximized = widget
                 return
@@ -693,7 +698,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
                     lst.select(index)
         self.query_one(SearchPanel).keep_row(kept.search_row)
         for lst in self.query(ChunkList):  # the cards expanded stay so (walk 62, F5)
-            lst.expand_cards((kept.expanded or {}).get(lst.id or "", ()))
+            lst.expand_cards(kept.expanded.get(lst.id or "", ()))
         if focused is not None:
             found = self.query(f"#{focused}")
             if found and found.first().focusable:
@@ -704,7 +709,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             slider = self.query_one(StrategyPanel).slider_for(*kept.focused_slider)
             if slider is not None:
                 self.set_focus(slider)
-        if kept.zoomed in self.ZOOMABLE and not (self.narrow and kept.zoomed == "controls"):
+        if self._zoomable(kept.zoomed):
             # the panel zoomed stays zoomed in the new layout; it left the screen blank,
             # hatched, its widget removed with the old one (walk 62, F4)
             found = self.query(f"#{kept.zoomed}")
