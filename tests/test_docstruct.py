@@ -20,6 +20,7 @@ from chunkscope.engine.segment.docstruct import (
     Piece,
     document_starts,
     heading_name,
+    heading_trails,
     is_front_matter,
 )
 from chunkscope.engine.segment.merge import MergeParams
@@ -55,7 +56,11 @@ def as_pieces(secs: list[tuple[int, str, list[str]]], shift: int = 0) -> list[Pi
 def test_shifting_every_heading_one_level_changes_nothing(secs: list) -> None:
     a = document_starts(as_pieces(secs))
     b = document_starts(as_pieces(secs, shift=1))
-    assert a == b
+    # the same structure; the headings keep their own levels, one deeper
+    assert a._replace(heads=()) == b._replace(heads=())
+    assert [(i, lv + 1, name) for i, lv, name in a.heads] == list(b.heads)
+    n = len(as_pieces(secs))
+    assert heading_trails(a, n) == heading_trails(b, n)
 
 
 @settings(max_examples=60, deadline=None)
@@ -325,3 +330,34 @@ def test_each_short_document_starts_a_topic_however_close_the_next_one(tmp_path:
     path.write_text(text)
     assert all(500 < len(p) < 750 for p in pages)  # within half a window of each other
     assert _topic_starts(path) == gold
+
+
+@settings(max_examples=80, deadline=None)
+@given(sections(lowest=1))
+def test_a_paragraph_sits_under_the_headings_open_above_it(secs: list) -> None:
+    """The trail of every piece is the headings above it that no later heading of their
+    level or shallower closed, outermost first (an oracle written plainly)."""
+    pieces = as_pieces(secs)
+    trails = heading_trails(document_starts(pieces), len(pieces))
+    at = 0
+    above: list[tuple[int, str]] = []
+    for level, name, paras in secs:
+        assert trails[at] == tuple(heading_name(n) for _, n in above)
+        above = [(lv, n) for lv, n in above if lv < level] + [(level, name)]
+        for k in range(len(paras)):
+            assert trails[at + 1 + k] == tuple(heading_name(n) for _, n in above)
+        at += 1 + len(paras)
+
+
+def test_a_hash_line_in_a_fence_is_no_heading_of_the_trail() -> None:
+    pieces = [
+        Piece("# Install", True),
+        Piece("```sh\n# Windows only\npip install x", True),
+        Piece("# still code\n```", False),
+        Piece("After the block.", False),
+        Piece("## On Linux", True),
+        Piece("Use the package.", False),
+    ]
+    trails = heading_trails(document_starts(pieces), len(pieces))
+    assert trails == [(), ("install",), ("install",), ("install",), ("install",),
+                      ("install", "on linux")]  # fmt: skip

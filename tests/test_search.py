@@ -620,3 +620,27 @@ def test_a_cut_result_gives_the_lines_of_the_part_in_the_context(name: str) -> N
                     ends = source_lines[r.lines[1] - 1].strip()
                     assert ends.startswith(tail) or tail.startswith(ends), (r.lines, tail, ends)
     assert cut > 0
+
+
+def test_a_paragraph_deep_in_a_section_is_found_by_the_section_s_name(tmp_path: Path) -> None:
+    """bm25 reads a document's chunk with the headings it sits under: a question naming
+    the section finds its paragraphs that never repeat the name, and the headings are
+    never part of what the context receives."""
+    filler = " ".join(f"Sentence {i} about unrelated matters of the project." for i in range(30))
+    doc = tmp_path / "guide.md"
+    doc.write_text(
+        "# Guide\n\nAn introduction to the project.\n\n"
+        "## Dotted keys\n\nThey group properties together.\n\n"
+        f"{filler}\n\n"
+        "Whitespace around the separator is ignored, as it is for bare names.\n\n"
+        "## Tables\n\nTables are collections of key value pairs.\n\n"
+        f"{filler}\n\nWhitespace around the name is ignored.\n",
+        encoding="utf-8",
+    )
+    index = Pipeline(doc).search_index()
+    deep = next(i for i, t in enumerate(index.texts) if "the separator" in t)
+    assert "Dotted keys" not in index.texts[deep]
+    assert index.trails[deep] == "guide dotted keys"
+    answer = index.search("whitespace in dotted keys", SearchParams(top=1, neighbours=0))
+    assert [r.chunk for r in answer.results] == [deep]
+    assert answer.context == index.texts[deep]  # the chunk's text alone

@@ -4,10 +4,13 @@
 counts) and answers a question in three steps:
 
 1. **rank** every chunk with the ranker (`engine.search.rankers`); under ``bm25`` a
-   chunk that scores above 0 adds `adjacent` times the scores of its two neighbours in
-   the same topic (the words of a question often sit in the paragraph beside its
-   answer: a chunk between two that match outranks a lone match of the same score). A
-   chunk with no word of the question still ranks nowhere;
+   chunk of a document is read with the names of the section headings it sits under
+   (`section_trails`: a paragraph deep in "Keys > Dotted keys" rarely repeats them,
+   and questions name them), and a chunk that scores above 0 adds `adjacent` times
+   the scores of its two neighbours in the same topic (the words of a question often
+   sit in the paragraph beside its answer: a chunk between two that match outranks a
+   lone match of the same score). A chunk with no word of the question still ranks
+   nowhere;
 2. **widen**: each of the `top` best chunks lends its neighbours in the same topic a
    priority of ``neighbours`` times its own (scores scaled so the best chunk is 1):
    the chunk that ranks first often holds the question's words while the answer
@@ -37,6 +40,7 @@ import numpy.typing as npt
 
 from chunkscope.engine.model import Chunk, Turn
 from chunkscope.engine.params import check_fields, knob
+from chunkscope.engine.read.source import DOC_ROLE
 from chunkscope.engine.search.queries import Query
 from chunkscope.engine.search.rankers import (
     DEFAULT_RANKER,
@@ -46,6 +50,7 @@ from chunkscope.engine.search.rankers import (
     order,
     rrf,
 )
+from chunkscope.engine.segment.docstruct import Piece, document_starts, heading_trails
 from chunkscope.engine.textutil import plural
 from chunkscope.engine.tokens import TokenCounter
 
@@ -56,6 +61,7 @@ __all__ = [
     "Result",
     "SearchIndex",
     "SearchParams",
+    "section_trails",
 ]
 
 #: Tokens a join may save where one chunk's end and the next one's start meet (trailing
@@ -290,6 +296,30 @@ def prefix_lines(chunk: Chunk, length: int) -> tuple[int, int] | None:
     return (full[0], max(full[0], min(last, full[1])))
 
 
+def section_trails(chunks: Sequence[Chunk]) -> list[str]:
+    """For each chunk, the names of the section headings its first paragraph of a
+    document sits under, outermost first, joined with spaces (empty for a chunk of a
+    session, and for one before any heading): read by the ``bm25`` ranker with the
+    chunk's text, never part of it. Headings are those the topic segmenter reads
+    (`engine.segment.docstruct`: inside a fence a ``#`` line is code)."""
+    pieces: list[Piece] = []
+    first: list[int] = []  # per chunk: the index of its first piece (-1: none)
+    prev: int | None = None
+    for chunk in chunks:
+        first.append(-1)
+        for t in chunk.turns:
+            if t.role != DOC_ROLE:
+                continue
+            if first[-1] < 0:
+                first[-1] = len(pieces)
+            pieces.append(Piece(t.text, t.turn_index is None or t.turn_index != prev))
+            prev = t.turn_index
+    if not pieces:
+        return [""] * len(first)
+    trails = heading_trails(document_starts(pieces), len(pieces))
+    return [" ".join(trails[i]) if i >= 0 else "" for i in first]
+
+
 class SearchIndex:
     """The merged chunks of one run, ready to answer questions (see the module doc)."""
 
@@ -312,13 +342,26 @@ class SearchIndex:
         self._same_topic = topics[1:] == topics[:-1]
         self._bm25: BM25Index | None = None
         self._embed = embed
+        self._trails: list[str] | None = None
 
     @property
     def bm25(self) -> BM25Index:
         """The BM25 index of the chunks, built on first use."""
         if self._bm25 is None:
-            self._bm25 = BM25Index(self.texts)
+            self._bm25 = BM25Index(
+                [
+                    f"{trail}\n{text}" if trail else text
+                    for trail, text in zip(self.trails, self.texts, strict=True)
+                ]
+            )
         return self._bm25
+
+    @property
+    def trails(self) -> list[str]:
+        """Each chunk's `section_trails` (computed on first use)."""
+        if self._trails is None:
+            self._trails = section_trails(self.chunks)
+        return self._trails
 
     def scores(
         self, queries: Sequence[str], ranker: str = DEFAULT_RANKER, adjacent: float = 0.0

@@ -121,6 +121,8 @@ class DocStructure(NamedTuple):
     certain: int = 0
     #: the pieces that are front matter or a pandoc title line
     opened: tuple[int, ...] = ()
+    #: every section heading: (piece, level in the file, `heading_name`), in order
+    heads: tuple[tuple[int, int, str], ...] = ()
 
 
 def heading_name(text: str) -> str:
@@ -268,4 +270,27 @@ def document_starts(pieces: Sequence[Piece]) -> DocStructure:
         tuple(sorted(fixed)),
         certain,
         tuple(sorted(openers)),
+        tuple(heads),
     )
+
+
+def heading_trails(structure: DocStructure, n: int) -> list[tuple[str, ...]]:
+    """For each of the `n` pieces `structure` was read from, the names of the section
+    headings it sits under, outermost first (``("install", "on windows")``), its own
+    heading left out: the words a paragraph deep in a section does not repeat, which
+    a search may index with it (`engine.search.core.SearchIndex`). A front matter or a
+    pandoc title line starts a document afresh: no heading above it."""
+    trails: list[tuple[str, ...]] = []
+    open_: list[tuple[int, str]] = []  # (level, name) of the headings in force
+    heads = {i: (lv, name) for i, lv, name in structure.heads}
+    fresh = set(structure.opened)
+    for i in range(n):
+        if i in fresh:
+            open_ = []
+        trails.append(tuple(name for _, name in open_ if name))
+        if i in heads:
+            lv, name = heads[i]
+            while open_ and open_[-1][0] >= lv:
+                open_.pop()
+            open_.append((lv, name))
+    return trails
