@@ -118,19 +118,20 @@ _share_parameter_counts()
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto` (the suite's default) starts two workers per core, 4 on 2 cores: a
+    """`-n auto` (the suite's default) starts three workers per core, 6 on 2 cores: a
     workbench test spends about half its time waiting (the app's own debounce, follow-up
     and sweep timers; a CLI subprocess; Chromium: 40 s of wall time for 20 s of CPU for
-    test_tui_workbench.py alone), when one worker per core, or 3 on 2 cores, left the cores
-    idle (the whole suite: 377 s with 3 workers, 314 s with 4, on the same machine
-    under the same load). $PYTEST_XDIST_AUTO_NUM_WORKERS still decides."""
+    test_tui_workbench.py alone), so fewer workers left the cores idle. The whole suite
+    on 2 cores: 377 s with 3 workers, 314 s with 4 (one session), then 343 s with 4 and
+    272 s with 6 under the same kind of load (the next; 470 and 457 s of CPU: the same
+    work, fewer idle cores). $PYTEST_XDIST_AUTO_NUM_WORKERS still decides."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    return 2 * cores
+    return 3 * cores
 
 
 @pytest.fixture(scope="session", autouse=True)
