@@ -58,6 +58,10 @@ def aider_run(text: str) -> str | None:
 
 
 _RUNNING = re.compile(r"^Running (.+?)\s*$", re.M)
+#: The second half of aider's token line, which aider 0.50 wraps onto a line of its own
+#: without the ``> `` (``> Tokens: 10k sent, 1.1k received.`` then ``Cost: $0.05
+#: message, $0.19 session.``): aider's status, not the model's words (walk 64, F1).
+_COST = re.compile(r"Cost: \$\d")
 #: Where a command's output ends in aider's block: its own next line (a question, a hint,
 #: the token count, another command).
 _AFTER_OUTPUT = re.compile(
@@ -217,6 +221,10 @@ def read(path: Path, options: ReadOptions) -> Any:
                 out.stripped[BLANK_INPUTS] += 1
         elif line == ">" or line.startswith("> "):
             kind, text = "tool", line[2:]
+        elif (
+            role == "tool" and lines[-1:] and lines[-1].startswith("Tokens: ") and _COST.match(line)
+        ):
+            kind, text = "tool", line
         elif role == "tool" and line[:1] in " \t" and line.strip():
             # the next line of a command aider prints after ``> `` on its first only
             # (``    ?? throw new ...``: walk 57, F9, read as the model's words)

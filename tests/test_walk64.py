@@ -1,0 +1,40 @@
+"""Walk 64: the CLI on new real public files (sources in the walk's sources.md), the
+findings fixed here: F1 (aider 0.50 wraps its token line, and the ``Cost:`` half was
+read as the model's words, one of them the recap's Where it stopped).
+
+Each test builds a small input modelled on the real file and fails on the code before
+its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chunkscope.engine.read.parse import load
+
+AIDER_050 = """# aider chat started at 2024-08-20 14:08:19
+
+#### make two products fit side by side on phones
+
+The grid needs two columns under 768px.
+
+> Tokens: 10k sent, 1.1k received.
+Cost: $0.05 message, $0.19 session. Use --no-stream for accurate caching costs.|
+> Applied edit to app/styles/app.css|
+
+These changes show two products side by side on mobile.
+""".replace("|\n", "  \n")  # aider ends its status lines with two spaces
+
+
+def test_f1_aider_s_wrapped_cost_line_is_aider_s_status(tmp_path: Path) -> None:
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(AIDER_050, encoding="utf-8")
+    turns = load(path).turns
+    said = [(t.role, t.text) for t in turns]
+    assert not any("Cost:" in text for role, text in said if role != "aider"), said
+    status = next(t for t in turns if "Cost: $0.05" in t.text)
+    assert status.text.startswith("Tokens: 10k sent")
+    assert "Applied edit to app/styles/app.css" in status.text
+    assert [t.text for t in turns if t.role == "Bot"] == [
+        "The grid needs two columns under 768px.",
+        "These changes show two products side by side on mobile.",
+    ]
