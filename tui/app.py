@@ -34,7 +34,7 @@ from textual.worker import WorkerState
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.recap.collapse import COLLAPSE_BY_DEFAULT
 from chunkscope.tui.commands import WorkbenchCommands
-from chunkscope.tui.keys import key_again
+from chunkscope.tui.keys import key_again, leaving
 from chunkscope.tui.screens.help import HelpScreen
 from chunkscope.tui.screens.workbench import NARROW_WIDTH, WorkbenchScreen
 from chunkscope.tui.textual_fixes import mark_cut_toasts, release_styles_caches
@@ -213,6 +213,9 @@ class ChunkscopeApp(
         #: and how many times it was checked whether it is.
         self._held_keys: list[tuple[str, str | None]] = []
         self._held_checks = 0
+        self._held_front = 0  # held keys handed back by a field, ahead of the others
+        self._holding = False  # a dialog is answering its field's Enter (`hold_keys`)
+        self._release_due = False  # a `_release_keys` check is scheduled
         self._startup_notes: list[str] = []
         self.fixed_timings = self.options.fixed_timings or bool(os.environ.get(FIXED_TIMINGS_ENV))
         self.pipe = None
@@ -224,6 +227,7 @@ class ChunkscopeApp(
         self.marks = ()
         self.file_marks = None
         self.selection = None
+        self.selection_key = None
         self.recap_state = "idle"
         self.summary_failure = ""
         self.last_run_at = ""
@@ -395,30 +399,57 @@ class ChunkscopeApp(
             return None
 
     def _hold_key(self, event: events.Key, top: Screen[Any]) -> bool:
-        """Hold `event` while the dialog on top is being mounted, and every key after it
-        while any is held: they go to it in the order typed once it is. A key typed
-        ahead of a dialog and sent again to it (`_on_key`) went behind the keys typed
-        after it that reached its focused widget: ``ctrl+o`` then a path in one burst
-        (``ctrl+o`` now runs as it comes, before the keys after it) opened the
-        picker with the path's start moved to its end (walk 32, F3)."""
+        """Hold `event` while the dialog on top is being mounted, or answering its field's
+        Enter (`hold_keys`), or closing (`tui.keys.leaving`), and every key after it while
+        any is held: they go where they belong, in the order typed, once the screen on
+        top is settled. A key typed ahead of a dialog and sent again to it (`_on_key`)
+        went behind the keys typed after it that reached its focused widget: ``ctrl+o``
+        then a path in one burst (``ctrl+o`` now runs as it comes, before the keys after
+        it) opened the picker with the path's start moved to its end (walk 32, F3)."""
         held = self._held_keys
-        if not held and (top.is_mounted or not top.is_modal):
+        if (
+            not held
+            and not self._holding
+            and (top.is_mounted or not top.is_modal)
+            and not leaving(top)
+        ):
             return False
         held.append((event.key, event.character))
-        if len(held) == 1:
-            self._held_checks = 0
-            self.set_timer(HELD_KEY_CHECK, self._release_keys)
+        self._schedule_release()
         return True
 
+    def hold_keys(self) -> None:
+        """`KeyHolder.hold_keys`: a dialog's field had its Enter."""
+        self._holding = True
+        self._schedule_release()
+
+    def hand_back_keys(self, keys: list[tuple[str, str | None]]) -> None:
+        """`KeyHolder.hand_back_keys`: the keys a dialog's field took after its Enter, or
+        while its dialog closed, go ahead of every key held since."""
+        self._holding = False
+        at = self._held_front
+        self._held_keys[at:at] = keys
+        self._held_front = at + len(keys)
+        self._schedule_release()
+
+    def _schedule_release(self) -> None:
+        if not self._release_due:
+            self._release_due = True
+            self._held_checks = 0
+            self.set_timer(HELD_KEY_CHECK, self._release_keys)
+
     def _release_keys(self) -> None:
-        """Send the held keys again, in order, once the dialog on top is mounted (or, at
-        the latest, after `HELD_KEY_CHECKS` checks)."""
+        """Send the held keys again, in order, once the screen on top is settled: mounted,
+        not closing, not answering an Enter (or, at the latest, after `HELD_KEY_CHECKS`
+        checks)."""
         top = self._top_screen()
         self._held_checks += 1
-        if top is not None and not top.is_mounted and self._held_checks < HELD_KEY_CHECKS:
+        waiting = top is not None and (not top.is_mounted or leaving(top) or self._holding)
+        if waiting and self._held_checks < HELD_KEY_CHECKS:
             self.set_timer(HELD_KEY_CHECK, self._release_keys)
             return
-        held, self._held_keys = self._held_keys, []
+        self._release_due = self._holding = False
+        held, self._held_keys, self._held_front = self._held_keys, [], 0
         for key, character in held:
             self.post_message(key_again(self, key, character))
 

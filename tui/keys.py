@@ -4,10 +4,32 @@ choice's keys for the dialog it opens, a prompt's early keys)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from textual import events
 from textual.app import App
+
+#: A key as held: its name and the character it types (None for a key that types none).
+HeldKey = tuple[str, str | None]
+
+
+@runtime_checkable
+class KeyHolder(Protocol):
+    """An app that holds the keys typed while a dialog decides on its field's Enter, and
+    takes back the keys the field received meanwhile (`OrderedInput`)."""
+
+    def hold_keys(self) -> None:
+        """Hold every key typed from now on, until `hand_back_keys`."""
+
+    def hand_back_keys(self, keys: list[HeldKey]) -> None:
+        """Take `keys` (typed before every key held since `hold_keys`) and send them all
+        again, in order, where they belong once the screen on top is settled."""
+
+
+def leaving(screen: object) -> bool:
+    """Whether `screen` is a dialog dismissed already, still on top until it is popped
+    (the flag `LateCallbacks.dismiss` sets)."""
+    return bool(getattr(screen, "leaving", False))
 
 
 def key_again(app: App[Any], key: str, character: str | None) -> events.Key:

@@ -20,8 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from textual.await_complete import AwaitComplete
 from textual.dom import DOMNode
+from textual.widgets import Input
+
+from chunkscope.tui.widgets.ordered_input import OrderedInput
 
 if TYPE_CHECKING:
+    from textual.message import Message
     from textual.message_pump import MessagePump
     from textual.screen import Screen
 
@@ -64,12 +68,25 @@ class LateCallbacks(_Base):
     """A screen that drops a queued callback of a widget removed since (see the module),
     and that is dismissed once: Textual's `dismiss` pops whatever screen is on top, so a
     second Enter of a burst (``b Enter Enter``), handled before the dialog was gone,
-    popped the workbench under it and left the app without a screen (walk 59, F7)."""
+    popped the workbench under it and left the app without a screen (walk 59, F7).
+
+    Once dismissed it is `leaving` (still on top until Textual pops it): the keys typed
+    then wait for the screen under it (`tui.keys.leaving`), and those its field already
+    had go back to the app (`OrderedInput`)."""
+
+    #: dismissed, and still on top until it is popped
+    leaving = False
+
+    async def _on_message(self, message: Message) -> None:
+        await super()._on_message(message)
+        if isinstance(message, Input.Submitted) and isinstance(message.input, OrderedInput):
+            message.input.answered()  # the screen's answer to the Enter is given
 
     def _invoke_later(self, callback: Callable[..., Any], sender: MessagePump) -> None:
         super()._invoke_later(while_attached(callback), sender)
 
     def dismiss(self, result: Any = None) -> AwaitComplete:
-        if not self.is_active:  # dismissed already (or under another screen): not again
+        if not self.is_active or self.leaving:  # dismissed already (or under another): not again
             return AwaitComplete(asyncio.sleep(0))
+        self.leaving = True
         return super().dismiss(result)

@@ -46,6 +46,14 @@ Chosen = tuple[str, int | None]
 """A file and, for a file holding several sessions, which one."""
 
 
+class PathInput(OrderedInput):
+    """The picker's path field: the keys typed after its Enter wait for the picker's
+    answer (`OrderedInput.holds_after_enter`): the file opened, the folder gone into, or
+    the path refused and the field kept."""
+
+    holds_after_enter = True
+
+
 class LogTree(DirectoryTree):
     """A directory tree that shows folders and the files chunkscope can open; given
     `confine` (what a server shows), only what is inside it once symlinks are resolved
@@ -515,7 +523,7 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
                 samples.border_title = "sample logs"
                 samples.styles.height = height
                 yield samples
-            yield OrderedInput(
+            yield PathInput(
                 placeholder="or type a path and press enter", id="path", select_on_focus=False
             )
             yield Label("type a path · enter opens · tab switches · escape cancels", classes="hint")

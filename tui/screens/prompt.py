@@ -19,7 +19,10 @@ from chunkscope.tui.widgets.ordered_input import OrderedInput
 
 class PromptInput(OrderedInput):
     """The prompt's field: keys in order (`OrderedInput`), and those typed before the
-    prompt was ready wait for their turn."""
+    prompt was ready wait for their turn; those typed after its Enter wait for the
+    prompt's answer (`OrderedInput.holds_after_enter`)."""
+
+    holds_after_enter = True
 
     async def _on_key(self, event: events.Key) -> None:
         screen = self.screen

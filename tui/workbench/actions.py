@@ -18,7 +18,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from chunkscope.engine.errors import ChunkscopeError
 from chunkscope.engine.textutil import plural
 from chunkscope.tui.screens.confirm import ConfirmScreen
-from chunkscope.tui.workbench.messages import Notice, SelectionReady, WorkFailed
+from chunkscope.tui.workbench.messages import Notice, RecapSettings, SelectionReady, WorkFailed
 from chunkscope.tui.workbench.runs import RunView
 from chunkscope.tui.workbench.state import ChunkStart, WorkbenchHost, save_path
 
@@ -72,36 +72,67 @@ class WorkbenchActions(WorkbenchHost):
             return ()
         return tuple(i for i, c in enumerate(view.result.chunks) if c.text in texts)
 
+    def recap_settings(self, view: RunView) -> RecapSettings:
+        """The settings a recap selection of `view` is made under."""
+        return RecapSettings(
+            self.budget,
+            self.scorer,
+            self._indices(view, self.pinned),
+            self._indices(view, self.excluded),
+            self.headings,
+            self.state.tuning.recap.plain,
+        )
+
+    def _recap_of(self, pipe: Pipeline, settings: RecapSettings) -> Any:
+        return pipe.recap(**settings._asdict())
+
     def _select(self, pipe: Pipeline, view: RunView, worker: Worker[Any]) -> None:
         try:
             with self.lock:
                 if not self._current(pipe, view):
                     return
-                selection = pipe.recap(
-                    budget=self.budget,
-                    scorer=self.scorer,
-                    pinned=self._indices(view, self.pinned),
-                    excluded=self._indices(view, self.excluded),
-                    headings=self.headings,
-                    plain=self.state.tuning.recap.plain,
-                )
+                settings = self.recap_settings(view)
+                selection = self._recap_of(pipe, settings)
         except Exception as e:
             self.post_message(WorkFailed(e, "Recap failed"))
             return
         if worker.is_cancelled:
             return
-        self.post_message(SelectionReady(view, selection))
+        self.post_message(SelectionReady(view, selection, settings))
 
     def on_selection_ready(self, message: SelectionReady) -> None:
-        self._selection_ready(message.view, message.selection)
+        self._selection_ready(message.view, message.selection, message.key)
 
-    def _selection_ready(self, view: RunView, selection: Any) -> None:
+    def _selection_ready(self, view: RunView, selection: Any, key: RecapSettings) -> None:
         bench = self.workbench
         if bench is None or bench.view is not view:
             return
-        self.selection = selection
+        self.selection, self.selection_key = selection, key
         self.recap_state = "idle"
         bench.show_selection_recap()
+
+    def selection_now(self) -> Any:
+        """The recap under the settings in force: the selection shown, or, when a setting
+        changed since it was made and the new one is still on its way, one made now (the
+        summaries are known: a selection takes milliseconds). A burst ``b 500 ⏎ w ⏎``
+        wrote the recap of the old budget (walk 62, F3)."""
+        selection, pipe, bench = self.selection, self.pipe, self.workbench
+        if selection is None or pipe is None or bench is None or bench.view is None:
+            return selection
+        view = bench.view
+        settings = self.recap_settings(view)
+        if settings == self.selection_key:
+            return selection
+        if not self.lock.acquire(timeout=1.0):  # a long stage holds the pipeline
+            return selection
+        try:
+            if not self._current(pipe, view):
+                return selection
+            now = self._recap_of(pipe, settings)
+        finally:
+            self.lock.release()
+        self._selection_ready(view, now, settings)
+        return now
 
     def reselect(self) -> None:
         """Pins, exclusions or the budget changed: select again (summaries are memoised)."""
@@ -280,7 +311,7 @@ class WorkbenchActions(WorkbenchHost):
             self.post_message(Notice(f"Wrote {what} to {path}."))
 
     def action_write_recap(self) -> None:
-        selection = self.selection
+        selection = self.selection_now()
         if selection is None:
             if self.recap_computing():  # it said to open a file (walk 59, F9)
                 self.notify(
@@ -402,7 +433,7 @@ class WorkbenchActions(WorkbenchHost):
         from dataclasses import fields
 
         bench = self.workbench
-        selection = self.selection
+        selection = self.selection_now()
         if bench is None or bench.view is None or self.pipe is None:
             self.notify("Nothing to export: open a file first.", severity="warning")
             return

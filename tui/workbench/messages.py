@@ -9,7 +9,7 @@ collapses to the newest (`can_replace`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from textual.message import Message
 
@@ -107,12 +107,24 @@ class SummariesFailed(Message):
         self.error = error
 
 
+class RecapSettings(NamedTuple):
+    """The settings a recap selection is made under, as `Pipeline.recap` takes them."""
+
+    budget: int
+    scorer: str
+    pinned: tuple[int, ...]
+    excluded: tuple[int, ...]
+    headings: bool
+    plain: bool
+
+
 class SelectionReady(Message):
     """The recap selection of `view` under the current budget, pins and exclusions."""
 
-    def __init__(self, view: RunView, selection: Selection) -> None:
+    def __init__(self, view: RunView, selection: Selection, key: RecapSettings) -> None:
         super().__init__()
         self.view, self.selection = view, selection
+        self.key = key  # the settings it was made under (`WorkbenchActions.recap_settings`)
 
 
 class StrategyReady(Message):

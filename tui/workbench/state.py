@@ -26,7 +26,7 @@ from textual.worker import Worker
 from chunkscope.engine.config.tuning import Tuning
 from chunkscope.engine.errors import BackendError, ModelMissing
 from chunkscope.engine.segment.merge import MergeParams
-from chunkscope.tui.workbench.messages import Notice, WorkFailed
+from chunkscope.tui.workbench.messages import Notice, RecapSettings, WorkFailed
 from chunkscope.tui.workbench.runs import Derived
 
 if TYPE_CHECKING:
@@ -327,6 +327,8 @@ class WorkbenchHost(App[None]):
     marks: tuple[int, ...]  # 1-based source lines where the user says a topic starts
     file_marks: FileMarks | None  # the same, with where they are kept (tui.workbench.marks)
     selection: Selection | None
+    #: the settings `selection` was made under (`WorkbenchActions.recap_settings`)
+    selection_key: RecapSettings | None
     recap_state: str  # idle | waiting | running | failed
     #: Why summarizing every merged chunk failed with the summarizer in force ("": it did
     #: not): the Summary panel says so in place of a summary, and no longer summarizes
