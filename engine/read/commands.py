@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 
-#: aider's commands that carry a request after them (``/code add a dark mode``); every
+#: aider's commands that carry a request after them (``/code add a dark mode``), and its
+#: ``/help Q``, a question about aider it answers (walk 64, F2: the Task left it out); every
 #: other slash command of aider's manages the tool.
-ASKING_COMMANDS = ("ask", "code", "architect", "context", "chat")
+ASKING_COMMANDS = ("ask", "code", "architect", "context", "chat", "help")
 #: aider's commands (``/add``, ``/run``, ...): aider takes any start of one that no other
 #: shares (``/ad`` for ``/add``, ``/ru`` for ``/run``), arguments after it as after the
 #: full name (`aider_command`).

@@ -1,7 +1,8 @@
 """aider's chat history (``.aider.chat.history.md``).
 
 ``# aider chat started at 2024-05-01 10:00:00`` opens a session and gives its time;
-``#### `` lines are what the user typed; ``> `` lines are aider's own output (files
+``#### `` lines are what the user typed (``####`` alone: a blank line of it, as aider 0.50
+wrote it); ``> `` lines are aider's own output (files
 added, edits applied, commits, command output), read as tool results; everything
 else is the model's answer. Each turn keeps the line it starts on.
 
@@ -9,6 +10,9 @@ aider echoes its command line as its first output line; run with ``--message TAS
 that line repeats the whole task, which follows as the user's message: the echo keeps
 the command, and the task is read once. A request given with a command (``/code X``)
 is written again as the next ``####`` line (``X``): it is read once too, with its command.
+A question asked with ``/help Q`` is followed by the prompt aider builds for it, written
+as the user's lines too (``# Question: Q``, ``# Relevant docs:``, its ``<doc>`` pages):
+aider's words, left out; the user's ``/help Q`` is read.
 """
 
 from __future__ import annotations
@@ -37,6 +41,15 @@ REPEATED = "requests aider repeats after their /code, /ask or /architect command
 #: ``Later: <blank> can you read ...``). Such lines are left out, counted as `BLANK_INPUTS`.
 BLANK_INPUT = "<blank>"
 BLANK_INPUTS = "empty inputs (aider's <blank>)"
+#: What `_help_prompt` leaves out, as `Source.stripped` counts it.
+HELP_PROMPTS = "prompts aider writes after a /help question (its docs pages)"
+#: The first line of the prompt aider's ``/help Q`` sends (its ``help.py``): ``# Question:
+#: Q``, then ``# Relevant docs:``, the pages found, its announcement lines (walk 64, F2:
+#: 1,560 lines of aider's docs read as the user's words, a ``<doc>`` among the requests).
+_HELP_QUESTION = re.compile(r"#\s*Question:\s*(.*)")
+#: A line of the user's block: ``#### `` and the text, or ``####`` alone (aider 0.50 wrote
+#: a blank line of the user's so: walk 64, F15, read as the model saying ``####``).
+_USER_LINE = re.compile(r"####(?: |\Z)")
 
 
 #: aider's own output lines (``> ``) that say what it did: an edit applied, a commit made,
@@ -136,6 +149,25 @@ def _repeat(lines: list[str]) -> int | None:
     return None
 
 
+def _help_prompt(lines: list[str]) -> int | None:
+    """The index of the line of a user's block where the prompt aider wrote for a ``/help
+    Q`` before it starts (``# Question: Q``, the next line with words after the command);
+    the prompt runs to the block's end (aider's answer ends it), None when there is none."""
+    for i, line in enumerate(lines):
+        said = _COMMAND_LINE.match(line)
+        if said is None or aider_command(said.group(1)) != "help":
+            continue
+        nxt = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
+        if nxt is None:
+            return None
+        asked = _HELP_QUESTION.fullmatch(lines[nxt].strip())
+        if asked is not None and " ".join(asked.group(1).split()) == " ".join(
+            said.group(2).split()
+        ):
+            return nxt
+    return None
+
+
 def looks_like(first_line: str) -> bool:
     """Whether a file's first line is aider's chat history header."""
     return bool(STARTED.match(first_line.strip()))
@@ -167,6 +199,10 @@ def read(path: Path, options: ReadOptions) -> Any:
             # repeat shifted the text after it by a line, and left its blank lines around
             # a paragraph of none: "You: \n/add main.py", walk 19, 1)
             parts, rest, at = [], lines, start
+            help_at = _help_prompt(rest)
+            if help_at is not None:  # aider's prompt for a /help: to the block's end
+                rest = rest[:help_at]
+                out.stripped[HELP_PROMPTS] += 1
             while (repeat := _repeat(rest)) is not None:
                 parts.append((rest[:repeat], at))
                 out.stripped[REPEATED] += 1
@@ -214,7 +250,7 @@ def read(path: Path, options: ReadOptions) -> Any:
             out.records += 1  # a session's start: read for its time
             out.read += 1
             continue
-        if line.startswith("#### "):
+        if _USER_LINE.match(line):
             kind, text = "user", line[5:]
             if text.strip() == BLANK_INPUT:
                 text = ""  # a line of the user's block with no words

@@ -1,0 +1,127 @@
+"""Walk 64 (fixer a): the CLI on new real public files (sources in the walk's
+sources.md), the findings fixed here:
+
+- F15: aider 0.50 writes a blank line of the user's message as ``####`` alone; it was
+  read as the model saying ``####``, cutting the user's message into pieces;
+- F2: the prompt aider writes after a ``/help Q`` (``# Question:``, ``# Relevant docs:``,
+  its ``<doc>`` pages) was read as the user's words, a ``<doc>`` among the Task's requests;
+- F3: a file the agent put back with ``git checkout FILE`` / ``git restore FILE`` was in
+  "Files changed", and a trajectory's list disagreed with its submitted diff;
+- F17: at the default budget a long first request took the Task's share and every
+  ``Later:`` request was dropped, the unanswered last one too; "No answer to the user's
+  last message: ERROR" did not say what was asked;
+- F14: a recap of an aider history of aider's notices alone gave two contradicting
+  reasons for being empty;
+- F9: a Codex web search's ``open_page`` without a URL was ``web_fetch url=null``,
+  collapsed to ``Fetched ?.``.
+
+Each test builds a small input modelled on the real file and fails on the code before
+its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chunkscope.engine.read.parse import load
+
+AIDER_BLANKS = """# aider chat started at 2024-08-20 11:24:03
+
+#### jak zprovoznit přihlašování ? An error occured
+
+####
+
+#### invalid_request
+
+####
+
+#### prosím oprav to
+
+Přihlašování opravíme v souboru app/routes/account.tsx.
+"""
+
+
+def _aider(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_f15_a_bare_hashes_line_is_the_user_s_blank_line(tmp_path: Path) -> None:
+    turns = load(_aider(tmp_path, AIDER_BLANKS)).turns
+    said = [(t.role, t.text) for t in turns]
+    assert not any(text.strip() == "####" for _, text in said), said
+    # one message of the user's (its lines where the file has them), then the answer
+    assert [role for role, _ in said] == ["You", "Bot"], said
+    words = "jak zprovoznit přihlašování ? An error occured invalid_request prosím oprav to"
+    assert said[0][1].split() == words.split()
+    assert (turns[0].source_line, turns[0].last_line) == (3, 11)
+
+
+AIDER_HELP = """# aider chat started at 2024-08-20 11:24:03
+
+#### /help jak mám určit co ukládat do repository map
+
+#### # Question: jak mám určit co ukládat do repository map
+
+####
+
+#### # Relevant docs:
+
+####
+
+#### <doc>
+
+#### Repository map
+
+####
+
+#### Aider uses a **concise map of your whole git repository**
+
+#### </doc>
+
+####
+
+#### <doc>
+
+#### parent: More info nav_order: 800 description: Aider is tightly integrated with git.
+
+#### </doc>
+
+####
+
+#### # Announcement lines from when this session of aider was launched:
+
+####
+
+#### Aider v0.50.1
+
+To choose what goes into the repository map, add the files you work on to the chat.
+
+> Tokens: 7,031 sent, 326 received. Cost: $0.0011 message, $0.0018 session.
+
+#### uprav to ale nerozbij kod
+
+Upravím jen styly.
+"""
+
+
+def test_f2_aider_s_help_prompt_is_aider_s_not_the_user_s(tmp_path: Path) -> None:
+    source = load(_aider(tmp_path, AIDER_HELP))
+    users = [t for t in source.turns if t.role == "You"]
+    assert [t.text for t in users] == [
+        "/help jak mám určit co ukládat do repository map",
+        "uprav to ale nerozbij kod",
+    ]
+    # the prompt's lines are accounted: left out of the record read, whose turn spans them
+    assert source.stripped == {"prompts aider writes after a /help question (its docs pages)": 1}
+    assert (users[0].source_line, users[0].last_line) == (3, 37)
+    assert source.read + sum(source.not_read.values()) + len(source.skipped) == source.records
+
+
+def test_f2_the_help_question_is_a_request_of_the_task(tmp_path: Path) -> None:
+    from chunkscope.engine.segment.requests import request_text
+
+    assert request_text("/help jak mám určit co ukládat do repository map") == (
+        "jak mám určit co ukládat do repository map"
+    )
+    assert request_text("/help") is None  # aider's list of commands: no request
