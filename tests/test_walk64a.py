@@ -125,3 +125,106 @@ def test_f2_the_help_question_is_a_request_of_the_task(tmp_path: Path) -> None:
         "jak mám určit co ukládat do repository map"
     )
     assert request_text("/help") is None  # aider's list of commands: no request
+
+
+SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached"
+
+
+def _traj(tmp_path: Path, steps: list[tuple[str, str]], submission: str) -> Path:
+    """A mini-swe-agent 1.x trajectory (```bash blocks): each step a command and its
+    output, then the submission it ended on."""
+    import json
+
+    messages = [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {
+            "role": "user",
+            "content": "<pr_description>\nhist() ignores range=...\n</pr_description>",
+        },
+    ]
+    for command, output in steps:
+        messages.append(
+            {"role": "assistant", "content": f"THOUGHT: Go.\n\n```bash\n{command}\n```"}
+        )
+        messages.append(
+            {
+                "role": "user",
+                "content": f"<returncode>0</returncode>\n<output>\n{output}\n</output>",
+            }
+        )
+    messages.append({"role": "assistant", "content": f"THOUGHT: Submit.\n\n```bash\n{SUBMIT}\n```"})
+    messages.append({"role": "user", "content": submission})
+    info = {"exit_status": "Submitted", "submission": submission, "mini_version": "1.15.0"}
+    path = tmp_path / "run.traj.json"
+    path.write_text(json.dumps({"info": info, "messages": messages}), encoding="utf-8")
+    return path
+
+
+def _files(path: Path) -> tuple[str, ...]:
+    from chunkscope.engine.recap.sections import extract_sections
+
+    return next(s.lines for s in extract_sections(load(path).messages) if s.name == "files")
+
+
+def _diff(*paths: str) -> str:
+    return "".join(
+        f"diff --git a/{p} b/{p}\nindex 4b73d52..bc5461a 100644\n--- a/{p}\n+++ b/{p}\n"
+        "@@ -1 +1 @@\n-density = bool(density) or bool(normed)\n+density = bool(density)\n"
+        for p in paths
+    )
+
+
+AXES = "lib/matplotlib/axes/_axes.py"
+TEST = "lib/matplotlib/tests/test_axes.py"
+
+
+def test_f3_a_file_put_back_with_git_checkout_is_no_change(tmp_path: Path) -> None:
+    """mini-mpl-13989: a test appended with ``cat >>``, then ``git checkout FILE``
+    (message 52); the submission holds only _axes.py."""
+    steps = [
+        (f"sed -i 's/density = bool(density) or bool(normed)/density = bool(density)/' {AXES}", ""),
+        (f"cat <<'EOF' >> {TEST}\ndef test_hist_range(): pass\nEOF", ""),
+        (f"git checkout {TEST}", "Updated 1 path from the index"),
+    ]
+    assert _files(_traj(tmp_path, steps, _diff(AXES))) == (f"- {AXES} (1 edit)",)
+    # without a submitted diff too: the put back file is no change (git checkout --, git
+    # restore); git restore --staged only unstages, the change stays
+    for put_back in (f"git checkout -- {TEST}", f"cd /testbed && git restore {TEST}"):
+        steps[-1] = (put_back, "")
+        assert _files(_traj(tmp_path, steps, "")) == (f"- {AXES} (1 edit)",), put_back
+    steps[-1] = (f"git restore --staged {TEST}", "")
+    assert _files(_traj(tmp_path, steps, "")) == (f"- {AXES} (1 edit)", f"- {TEST} (written)")
+
+
+def test_f3_a_file_a_diff_showed_then_put_back_is_no_change(tmp_path: Path) -> None:
+    """mini-astropy-14365: ``git diff`` showed pyproject.toml beside qdp.py, then ``git
+    checkout pyproject.toml`` (message 38); the submission is qdp.py alone."""
+    qdp = "astropy/io/ascii/qdp.py"
+    steps = [
+        (f"sed -i 's/READ SERR/(?i)READ SERR/' {qdp}", ""),
+        ("git diff", _diff(qdp, "pyproject.toml")),
+        ("git checkout pyproject.toml", "Updated 1 path from the index"),
+    ]
+    assert _files(_traj(tmp_path, steps, _diff(qdp))) == (f"- {qdp} (1 edit)",)
+    assert _files(_traj(tmp_path, steps, "")) == (f"- {qdp} (1 edit)",)
+
+
+def test_f3_the_files_agree_with_the_submitted_diff(tmp_path: Path) -> None:
+    """An edit the submission does not hold is said not submitted; a scratch script the
+    shell wrote and the submission does not hold is none of the work's."""
+    other = "lib/matplotlib/cbook/__init__.py"
+    steps = [
+        (f"sed -i 's/density = bool(density) or bool(normed)/density = bool(density)/' {AXES}", ""),
+        (f"sed -i 's/np.Inf/np.inf/' {other}", ""),
+        ("cat <<'EOF' > reproduce_issue.py\nimport matplotlib\nEOF", ""),
+    ]
+    assert _files(_traj(tmp_path, steps, _diff(AXES))) == (
+        f"- {AXES} (1 edit)",
+        f"- {other} (1 edit, not submitted)",
+    )
+    # (with no diff submitted, every file as before)
+    assert _files(_traj(tmp_path, steps, "")) == (
+        f"- {AXES} (1 edit)",
+        f"- {other} (1 edit)",
+        "- reproduce_issue.py (written)",
+    )

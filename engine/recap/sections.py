@@ -1297,6 +1297,43 @@ def _shell_removed(command: str) -> list[str]:
     return out
 
 
+#: ``git checkout`` options that make a branch (``-b new``): no file put back.
+_CHECKOUT_BRANCH = frozenset({"-b", "-B", "--orphan"})
+#: What ``git checkout`` / ``git restore`` name for the whole work tree.
+_WHOLE_TREE = frozenset({".", "./", ":/"})
+
+
+def _shell_restored(command: str) -> list[str]:
+    """What a shell command puts back as the last commit has it: the files (or folders)
+    ``git checkout -- FILE``, ``git checkout [HEAD] FILE`` and ``git restore FILE`` name
+    (walk 64, F3: a test appended to, then put back, was still a file changed). A branch
+    name among them names no file edited; ``git restore --staged`` only unstages and
+    ``git checkout -b X`` makes a branch: nothing put back."""
+    out: list[str] = []
+    for found in _shell_commands(command):
+        words = _program(found)
+        if words[:1] != ["git"] or words[1:2] not in (["checkout"], ["restore"]):
+            continue
+        args = words[2:]
+        if words[1] == "checkout" and _CHECKOUT_BRANCH & set(args):
+            continue
+        staged = bool({"--staged", "-S"} & set(args)) and not {"--worktree", "-W"} & set(args)
+        if words[1] == "restore" and staged:
+            continue
+        named = args[args.index("--") + 1 :] if "--" in args else args
+        out += [w for w in named if not w.startswith("-")]
+    return out
+
+
+def _restores(named: str, path: str, created: bool) -> bool:
+    """Whether a path ``git checkout`` / ``git restore`` named (`_shell_restored`) puts
+    back `path`: the file, a folder holding it, or the whole tree, which puts back the
+    files git knows (not one the session `created`)."""
+    if named in _WHOLE_TREE:
+        return not created
+    return _removes(named, path)
+
+
 def _removes(named: str, path: str) -> bool:
     """Whether a path that ``rm`` named (a file, a folder, a pattern; relative to where
     it ran) is, or holds, `path` as an edit named it."""
@@ -1323,8 +1360,12 @@ def files_section(log: _Log) -> Section:
     shell command wrote (``cat > f``: often a scratch script), most changed first. A file
     a successful ``rm`` removed after it was changed (walk 60, F3) is left out when the
     session made it and committed nothing between (a scratch script, written then
-    removed: no change of the work's), else said ``deleted``."""
+    removed: no change of the work's), else said ``deleted``. A file a successful ``git
+    checkout`` / ``git restore`` put back after its last change is left out (its changes
+    undone: walk 64, F3), and so is a file a diff showed before it was put back. A run that
+    ended on a submitted diff lists the files that diff changes and no other."""
     counts: dict[str, int] = {}
+    restored: list[tuple[int, str]] = []  # (call, the path it put back)
     shell_only: set[str] = set()
     created: set[str] = set()
     deleted: set[str] = set()  # by a patch, and not changed after (walk 27, F7)
@@ -1346,6 +1387,12 @@ def files_section(log: _Log) -> Section:
                         shell_only.discard(path)
                     else:
                         erased.add(path)
+            for named in _shell_restored(_command(call.args)):
+                restored.append((call.index, named))
+                for path in [p for p in counts if _restores(named, p, p in created)]:
+                    del counts[path]  # its changes undone: no change of the work's
+                    for marks in (created, shell_only, deleted, erased):
+                        marks.discard(path)
         paths = _edited_paths(call)
         verbs = patch_changes(_patch_text(call)) if paths else {}
         command = _command(call.args) if shell else ""
@@ -1371,9 +1418,18 @@ def files_section(log: _Log) -> Section:
     diffed: list[str] = []
     for call in log.calls:
         if call.result and "diff --git" in call.result:
-            diffed += _DIFF_FILE.findall(call.result)
+            diffed += [
+                path
+                for path in _DIFF_FILE.findall(call.result)
+                if not any(
+                    at > call.index and _restores(named, path, False) for at, named in restored
+                )
+                # (a diff shown, then the file put back: walk 64, F3's pyproject.toml)
+            ]
+    submitted: list[str] = []
     if log.ended is not None:  # the submission the run ended on (mini-swe-agent's patch)
-        diffed += _DIFF_FILE.findall(log.ended[2])
+        submitted = _DIFF_FILE.findall(log.ended[2])
+        diffed += submitted
     if not counts and not diffed:
         return Section("files", ())
     short = _file_names(log, list(counts))
@@ -1391,6 +1447,17 @@ def files_section(log: _Log) -> Section:
             hit = next((k for k in merged if path.endswith("/" + k)), None)
         entry = merged.setdefault(hit or path, [0, False, False, True])
         entry[2], entry[3] = False, True
+    unsubmitted: set[str] = set()
+    if submitted:  # the work the run handed in (walk 64, F3): a scratch file it does not
+        # hold is none of the work's; an edited one is said not submitted
+        for name in list(merged):
+            if not any(
+                name == p or name.endswith("/" + p) or p.endswith("/" + name) for p in submitted
+            ):
+                if merged[name][2]:
+                    del merged[name]
+                else:
+                    unsubmitted.add(name)
     order = sorted(merged, key=lambda p: (merged[p][2], -merged[p][3], -merged[p][0]))
     # one line per folder (its files in this order, at most _PER_LINE a line), the
     # folders in the order of their first file: a folder is said once
@@ -1405,6 +1472,8 @@ def files_section(log: _Log) -> Section:
             what = "written"
         else:
             what = plural(n, "edit")
+        if name in unsubmitted and name not in removed:
+            what += ", not submitted"
         folder, _, base = name.rpartition("/")
         groups.setdefault((folder, bool(scratch)), []).append(f"{base} ({what})")
     lines: list[str] = []
