@@ -427,8 +427,9 @@ def test_a_claude_code_session_whose_requests_failed_says_so(tmp_path: Path) -> 
     assert errors[0] == "API error 500: your current token plan not support model (retry 1 of 10)"
     last = next(s for s in extract_sections(source.messages, []) if s.name == "last")
     assert last.lines == (
-        "No answer to the user's last message: API error 500: your current token plan not support "
-        "model (3 attempts).",
+        # (what was asked quoted: walk 64, F17)
+        'No answer to the user\'s last message ("Add a login page to the app."): API error 500: '
+        "your current token plan not support model (3 attempts).",
     ), last.lines
 
 

@@ -78,7 +78,9 @@ def test_a_claude_code_api_error_in_the_agent_s_place_is_an_error(tmp_path: Path
     assert [t.role for t in source.turns] == ["You", "error"]
     last = next(s for s in extract_sections(source.messages, []) if s.name == "last")
     assert last.lines == (
-        "No answer to the user's last message: Credit balance is too low (billing error).",
+        # (what was asked quoted: walk 64, F17)
+        'No answer to the user\'s last message ("Write the grant application."): Credit balance '
+        "is too low (billing error).",
     ), last.lines
 
 

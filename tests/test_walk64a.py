@@ -21,6 +21,7 @@ its fix."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from chunkscope.engine.read.parse import load
 
@@ -228,3 +229,71 @@ def test_f3_the_files_agree_with_the_submitted_diff(tmp_path: Path) -> None:
         f"- {other} (1 edit)",
         "- reproduce_issue.py (written)",
     )
+
+
+def _claude(tmp_path: Path, turns: list[tuple[str, str]]) -> Path:
+    """A Claude Code 2.1 session of (role, text) turns; role "error" is an API error record
+    in the agent's place (``isApiErrorMessage``)."""
+    import json
+
+    base = {"sessionId": "s", "cwd": "/w/polydot", "version": "2.1.79"}
+    rows = []
+    for n, (role, text) in enumerate(turns):
+        row = {
+            **base,
+            "type": "user" if role == "user" else "assistant",
+            "uuid": f"m{n}",
+            "parentUuid": f"m{n - 1}" if n else None,
+            "timestamp": f"2026-03-01T10:{n:02d}:00Z",
+            "message": {
+                "role": "user" if role == "user" else "assistant",
+                "content": text if role == "user" else [{"type": "text", "text": text}],
+            },
+        }
+        if role == "error":
+            row |= {"isApiErrorMessage": True, "error": "invalid_request"}
+        rows.append(row)
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+#: A first request the size of cc-solsmile's spec (its link list): over the Task's share.
+SPEC = "PolyDot — Complete Build Specification: read every page below before coding. " + " ".join(
+    f"{k}. https://docs.polkadot.com/smart-contracts/page-{k}/;" for k in range(1, 60)
+)
+LAST = "deploy the contract i have updated env with tokens"
+
+
+def test_f17_the_unanswered_last_request_is_kept_before_the_spec_s_tail(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    from chunkscope.tui.cli import main
+
+    for name in ("CACHE", "CONFIG", "DATA"):
+        monkeypatch.setenv(f"CHUNKSCOPE_{name}_DIR", str(tmp_path / name.lower()))
+    path = _claude(
+        tmp_path,
+        [
+            ("user", SPEC),
+            ("assistant", "The contracts and the frontend are built; all 69 tests pass."),
+            ("user", "continue please and make sure you test deploy everything"),
+            ("assistant", "The deploy script ran on the local node; the testnet needs funds."),
+            ("user", LAST),
+            ("error", "API Error: 400 Invalid model: claude-sonnet-4.6."),
+        ],
+    )
+    from chunkscope.engine.recap.sections import extract_sections, fit_sections
+    from chunkscope.engine.tokens import get_counter
+
+    # the Task's share of the allowance the default budget leaves the sections, as the
+    # other sections of cc-solsmile (a plan, files, the work state) left it: the spec
+    # first, cut, and the last request kept
+    task = next(s for s in extract_sections(load(path).messages) if s.name == "task")
+    fitted = fit_sections([task], 800, get_counter())[0].lines
+    assert fitted[0].startswith("PolyDot — Complete Build Specification: read every page")
+    assert fitted[0].endswith("...") and fitted[-1] == f"Later: {LAST}", fitted
+    assert main(["recap", str(path)]) == 0
+    recap = capsys.readouterr().out
+    stopped = recap.split("## Where it stopped\n", 1)[1].split("\n\n", 1)[0]
+    assert stopped.startswith(f'No answer to the user\'s last message ("{LAST}"): '), stopped

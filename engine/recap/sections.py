@@ -200,6 +200,11 @@ class Section:
     #: when a question is a list's item (the list keeps it: the question's line is the
     #: one left out); "" when `whole` asks nothing of the kind
     unasked: str = ""
+    #: lines taken before line 0 when they fit in half the section's share: the Task's
+    #: last request, kept before the first request's tail (walk 64, F17: a long first
+    #: request took the share, and every later request, the unanswered last one too, was
+    #: left out); line 0 is then cut to the room left
+    leads: tuple[int, ...] = ()
 
     @property
     def title(self) -> str:
@@ -839,7 +844,9 @@ def task_section(log: _Log) -> Section:
     full += [""] * len(answers)
     ranks += [1 + k // 2 for k in range(len(answers))][::-1]
     uncut = tuple(f if f != line else "" for f, line in zip(full, lines, strict=True))
-    return Section("task", tuple(lines), tuple(ranks), full=uncut)
+    # the last request, where the session ended up, before the first request's tail
+    leads = (len(later),) if later else ()
+    return Section("task", tuple(lines), tuple(ranks), full=uncut, leads=leads)
 
 
 # --------------------------------------------------------------------------- plan
@@ -2464,7 +2471,10 @@ def _unanswered(log: _Log) -> str:
     tries = sum(1 for t in failed if t == failed[0])
     said = _cut(failed[0], _LINE_CHARS["last"]).rstrip(".")
     again = f" ({tries} attempts)" if tries > 1 else ""
-    return f"No answer to the user's last message: {said}{again}."
+    # what was asked, as `_stopped_before` says it (walk 64, F17: the error alone)
+    asked = dict(log.requests).get(log.last_user, "")
+    quoted = f" {_said_by_user(asked)}" if asked.strip() else ""
+    return f"No answer to the user's last message{quoted}: {said}{again}."
 
 
 #: How much of the user's message a Where it stopped line about it quotes.
@@ -2741,7 +2751,9 @@ def fit_sections(
     for si, s in enumerate(sections):
         ranks = s.ranks if len(s.ranks) == len(s.lines) else tuple(range(len(s.lines)))
         for li, rank in enumerate(ranks):
-            order.append((_PRIORITY.get(s.name, 5) + min(rank, 6) * 0.75, si, li, rank))
+            lead = li in s.leads  # (before every other line, line 0 too: `Section.leads`)
+            weight = -1.0 if lead else _PRIORITY.get(s.name, 5) + min(rank, 6) * 0.75
+            order.append((weight, si, li, max(rank, 1) if lead else rank))
     order.sort()
     chosen: dict[int, set[int]] = {}
     text: dict[tuple[int, int], str] = {}  # lines cut to fit
@@ -2848,6 +2860,8 @@ def fit_sections(
             share = _SHARE.get(name, 0.1) * allowance
             if name == "task" and trial[si] == {0}:
                 share = max(share, TASK_FLOOR)  # the first request alone
+            elif sections[si].leads and 0 not in trial[si]:
+                share /= 2  # a lead before line 0: half the share, the rest for line 0
             if own > share:
                 return False
         return tokens(trial) <= allowance
