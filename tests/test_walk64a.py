@@ -297,3 +297,30 @@ def test_f17_the_unanswered_last_request_is_kept_before_the_spec_s_tail(
     recap = capsys.readouterr().out
     stopped = recap.split("## Where it stopped\n", 1)[1].split("\n\n", 1)[0]
     assert stopped.startswith(f'No answer to the user\'s last message ("{LAST}"): '), stopped
+
+
+def test_f14_a_history_of_aider_s_notices_says_one_true_reason(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    """aider-localfit: two ``# aider chat started`` headers, each with aider's notice;
+    `chunk` reads 2 turns, the recap said "the file has no turns" and "no merged chunk
+    has a summary" at once."""
+    from chunkscope.tui.cli import main
+
+    for name in ("CACHE", "CONFIG", "DATA"):
+        monkeypatch.setenv(f"CHUNKSCOPE_{name}_DIR", str(tmp_path / name.lower()))
+    notice = "> You can skip this check with --no-gitignore  \n"
+    path = _aider(
+        tmp_path,
+        f"\n# aider chat started at 2025-06-01 10:00:00\n\n{notice}"
+        f"\n# aider chat started at 2025-06-01 10:05:00\n\n{notice}",
+    )
+    assert len(load(path).turns) == 2
+    assert main(["recap", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    notes = err.splitlines()[1:]
+    assert notes == [
+        "chunkscope: no turn to tell: the file's turns are the tool's own output, no words of "
+        "the user's or the agent's: the recap is empty"
+    ], err

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_BUDGET",
     "NO_SUMMARY_WHY",
+    "NO_TURN_WHY",
     "RECAP_FILENAME",
     "SCORERS",
     "SEPARATOR",
@@ -89,6 +90,12 @@ Scorer = Literal["recency", "salience"]
 Reason = Literal["kept", "pinned", "over budget", "excluded", "said already", "no summary"]
 #: What a chunk with no summary holds: said by the command line, the report and the workbench.
 NO_SUMMARY_WHY = "no sentence to tell (only code, commands such as /clear, markup or a lead-in)"
+#: Why a file of turns has no merged chunk: its turns are the tool's own output (aider's
+#: notices, an orphan tool result), which collapsing leaves out.
+NO_TURN_WHY = (
+    "no turn to tell: the file's turns are the tool's own output, no words of the user's or "
+    "the agent's"
+)
 
 SCORERS: tuple[Scorer, ...] = ("recency", "salience")
 
@@ -399,6 +406,12 @@ class Selection:
             what = "the task's first word"
         elif self.summary_left_out:
             what = "the smallest summary"
+        elif not self.candidates and not self.unlisted:
+            # no merged chunk at all: collapsing left no turn (walk 64, F14: an aider
+            # history of aider's notices alone was said to have "no turns" and, at once,
+            # merged chunks with no summary)
+            said = "its sections alone" if self.text.strip() else "empty"
+            return f"{NO_TURN_WHY}: the recap is {said}"
         elif not self.text.strip() and all(
             c.reason in ("no summary", "excluded") for c in self.candidates
         ):

@@ -378,8 +378,6 @@ def recap_notes(run: RecapRun) -> None:
             f"the newest summary alone is over the budget ({selection.used_tokens} > "
             f"{plural(selection.budget, 'token')}); it is included anyway"
         )
-    if not n:
-        note("nothing to recap: the file has no turns")
 
 
 def cmd_recap(args: argparse.Namespace) -> int:
