@@ -324,3 +324,42 @@ def test_f14_a_history_of_aider_s_notices_says_one_true_reason(
         "chunkscope: no turn to tell: the file's turns are the tool's own output, no words of "
         "the user's or the agent's: the recap is empty"
     ], err
+
+
+def test_f9_a_codex_open_page_without_a_url_says_only_what_the_log_has(tmp_path: Path) -> None:
+    """codex-trezo line 49: ``{"type":"web_search_call","status":"completed","action":
+    {"type":"open_page"}}``, no ``url`` key: shown ``web_fetch url=null`` and collapsed to
+    ``Fetched ?.``."""
+    import json
+
+    from chunkscope.engine.recap.collapse import collapse_messages
+
+    head = {"id": "s", "cwd": "/work/trezo", "originator": "codex_cli_rs", "cli_version": "0.120.0"}
+    ask = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Apply."}]}
+    actions = [
+        {"type": "open_page", "url": "https://superteam.fun/earn/grants/agentic-engineering"},
+        {"type": "open_page"},
+        {"type": "find_in_page", "pattern": "typeform"},
+    ]
+    records = [("session_meta", head), ("response_item", ask)] + [
+        ("response_item", {"type": "web_search_call", "status": "completed", "action": a})
+        for a in actions
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"timestamp": f"2026-04-10T10:19:{i:02d}Z", "type": kind, "payload": p})
+            + "\n"
+            for i, (kind, p) in enumerate(records)
+        ),
+        encoding="utf-8",
+    )
+    source = load(path)
+    calls = [t.text for t in source.turns if t.role == "Bot"]
+    assert not any("null" in c or "None" in c for c in calls), calls
+    said = [t.text for t in collapse_messages(source.messages) if t.role == "Tool"]
+    assert said == [
+        "Fetched https://superteam.fun/earn/grants/agentic-engineering.",
+        "Fetched a web page (no URL in the log).",
+        "Searched the web for 'typeform'.",
+    ]

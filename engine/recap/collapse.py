@@ -901,7 +901,9 @@ def _other_tool(
         if not url:  # Gemini CLI's web_fetch names its URLs in its prompt (walk 22, F12)
             prompt = args.get("prompt")
             found = _URLS.findall(prompt) if isinstance(prompt, str) else []
-            url = ", ".join(dict.fromkeys(u.rstrip(".,;:)") for u in found)) or "?"
+            url = ", ".join(dict.fromkeys(u.rstrip(".,;:)") for u in found))
+        if not url:  # (a Codex search's open_page names none: walk 64, F9, "Fetched ?.")
+            return "Fetched a web page (no URL in the log)."
         return f"Fetched {url}."
     if name.lower() in SUBAGENT_TOOLS:
         kind = subagent_kind(args)

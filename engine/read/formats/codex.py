@@ -354,12 +354,16 @@ def payload_messages(payload: dict[str, Any], ts: Any) -> list[dict[str, Any]] |
         queries = action.get("queries")
         if not query and isinstance(queries, list) and queries:
             query = "; ".join(str(q) for q in queries)
+        # the action's URL when it names one: an ``open_page`` with none says no ``url``
+        # (walk 64, F9: ``web_fetch url=null``, collapsed to ``Fetched ?.``)
+        url = action.get("url")
+        page = {"url": url} if isinstance(url, str) and url.strip() else {}
         if action.get("type") == "open_page":  # the search opened a page it found
-            name, args = "web_fetch", {"url": action.get("url")}
+            name, args = "web_fetch", page
         else:
             name, args = "web_search", {"query": query}
             if action.get("type") == "find_in_page":
-                args["url"] = action.get("url")
+                args |= page
         call = tool_call(payload.get("id") or "web_search", name, args)
         result = {"role": "tool", "tool_call_id": call["id"], "content": "", "timestamp": ts}
         if payload.get("status") == "failed":  # the search did not run
