@@ -54,6 +54,12 @@ MAX_RSS_MIB = 1024
 ON_THE_PROCESSES_WORKER = pytest.mark.xdist_group("hostile-processes")
 
 
+#: Seconds a process may run before it counts as hung: the slowest (a recap of a 5 MB
+#: line) takes 6 s of CPU alone, and shares two cores with the suite's other workers and
+#: the three processes beside it (one run under load took over 60 s).
+PROCESS_TIMEOUT = 180
+
+
 @pytest.fixture(scope="session")
 def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("hostile-env")
@@ -80,7 +86,7 @@ def processes(corpus: dict[str, Path], cli_env: dict[str, str]) -> dict[tuple[st
     envs = {("ascii_stdout", "recap"): {**cli_env, "PYTHONIOENCODING": "ascii"}}
     with ThreadPoolExecutor(max_workers=4) as pool:
         futures = {
-            key: pool.submit(run_cli, args, env=envs.get(key, cli_env), timeout=60)
+            key: pool.submit(run_cli, args, env=envs.get(key, cli_env), timeout=PROCESS_TIMEOUT)
             for key, args in jobs.items()
         }
         return {key: f.result() for key, f in futures.items()}

@@ -1368,7 +1368,9 @@ def _truncate(
             cut = cut[:end]
     cut = cut.rstrip(" ,;:-")
     kept = len(cut)  # (a prefix of `text`)
-    cut += "..."
+    # after a sentence's end the mark stands apart: "restarts. ..." (``restarts....``
+    # read as a typo, the recap's Task cut after a whole sentence)
+    cut += " ..." if cut.endswith((".", "!", "?")) else "..."
     if not prose:
         return cut
     # what the cut leaves open is closed: inline code (with the run that opened it: a
