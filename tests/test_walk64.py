@@ -38,3 +38,13 @@ def test_f1_aider_s_wrapped_cost_line_is_aider_s_status(tmp_path: Path) -> None:
         "The grid needs two columns under 768px.",
         "These changes show two products side by side on mobile.",
     ]
+
+
+def test_a_cut_after_a_whole_sentence_keeps_its_stop_apart_from_the_ellipsis() -> None:
+    """The README's recap Task was cut after "restarts." and read ``restarts....``."""
+    from chunkscope.engine.summarize.extractive import _truncate
+
+    text = "Please move it to SQLite so it survives restarts. Keep the public API the same."
+    assert _truncate(text, 53) == "Please move it to SQLite so it survives restarts. ..."
+    assert _truncate(text, 52).endswith("survives...")  # no room for both: a word less
+    assert not any(_truncate(text, n).endswith("....") for n in range(10, len(text)))
