@@ -65,3 +65,58 @@ async def test_write_enter_and_overwrite_in_one_burst_write_the_recap(
                 selection.text.strip()
             )
             assert selection.used_tokens <= 500
+
+
+async def test_a_path_typed_ahead_in_the_picker_and_the_keys_after_its_enter(
+    tmp_path: Path,
+) -> None:
+    """``ctrl+o PATH ⏎ b ^U 450 ⏎`` in one burst: the path typed ahead of the field's
+    focus opens, and the budget command after it is the workbench's (a review of the
+    fix: the picker passed the Enter to its field around the wait for the answer)."""
+    doc = tmp_path / "guide.md"
+    doc.write_text("# Guide\n\nA small guide.\n\n## Part\n\nMore words here.\n", encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        burst(app, "ctrl+o", *str(doc), "enter", "b", "ctrl+u", *"450", "enter")
+        assert await wait_for(pilot, lambda: app.budget == 450, 15), app.budget
+        opened = lambda: app.pipe is not None and Path(app.pipe.path) == doc  # noqa: E731
+        assert await wait_for(pilot, opened, 15)
+
+
+async def test_w_after_a_new_run_never_summarizes_on_the_ui_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A slider step makes a new run whose summaries are still to come: `w` with another
+    budget says the recap is being updated, and summarizes nothing itself (a review of
+    the fix: the UI thread summarized every chunk, with an LLM for as long as it took)."""
+    import threading
+
+    from chunkscope.engine import pipeline as P
+    from tests.pilot import recording_notifications
+
+    monkeypatch.chdir(tmp_path)
+    on_ui: list[int] = []
+    real = P.Pipeline._summarize_texts
+
+    def watched(self: P.Pipeline, texts: list[str], progress: object = None) -> object:
+        if threading.current_thread() is threading.main_thread():
+            on_ui.append(len(texts))
+        return real(self, texts, progress)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(P.Pipeline, "_summarize_texts", watched)
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        before = app.workbench.view
+        shown = recording_notifications(app)
+        # the summaries of the new run are not known yet when w comes
+        monkeypatch.setattr(app, "summaries", {})
+        app.request_run(app.state.with_tuning(max_chunk_tokens=120).tuning, force=True)
+        await until(pilot, lambda: app.workbench.view is not before)
+        app.set_budget(app.budget + 100)
+        await pilot.press("w")
+        await pilot.pause()
+        assert on_ui == []
+        assert any("being updated" in said for said in shown), shown
+        assert not isinstance(app.screen, PromptScreen)  # nothing to write yet

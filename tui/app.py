@@ -228,6 +228,7 @@ class ChunkscopeApp(
         self.file_marks = None
         self.selection = None
         self.selection_key = None
+        self.selection_view = None
         self.recap_state = "idle"
         self.summary_failure = ""
         self.last_run_at = ""

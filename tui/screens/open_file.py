@@ -580,18 +580,21 @@ class OpenFileScreen(LateCallbacks, ModalScreen[Chosen | None]):
         left to pass on: keys typed after a focus move go to the field at once while
         those the list still holds reach it later, so a path typed in one burst on a
         busy machine had a character moved to its end (walk 24, F9)."""
-        field = self.query_one("#path", Input)
+        field = self.query_one("#path", PathInput)
         if self.focused is field:
+            return
+        if field.take_key(event):  # typed after the path's Enter: for after its answer
             return
         if self._typed_ahead:
             bound = field._bindings.key_to_bindings.get(event.key, ())
             if bound:
                 # an editing key in the path typed ahead (walk 23, F1: `abc ⌫ d` in one
-                # burst left `abc`, the ⌫ taken by the tree, the d lost)
+                # burst left `abc`, the ⌫ taken by the tree, the d lost); its Enter
+                # holds the keys after it as the field's own does (`run_bound`)
                 event.stop()
                 event.prevent_default()
                 self._focus_when_quiet()
-                await field.run_action(bound[0].action)
+                await field.run_bound(bound[0].action)
                 return
         if not event.is_printable or event.character is None:
             return

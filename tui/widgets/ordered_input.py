@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from textual import events
 from textual.binding import Binding
+from textual.timer import Timer
 from textual.widgets import Input
 
 from chunkscope.tui.keys import HeldKey, KeyHolder, leaving
@@ -40,35 +41,50 @@ class OrderedInput(Input):
     #: no Enter waiting for an answer)
     _after_enter: list[HeldKey] | None = None
 
+    #: the timer that lets the keys go on if the screen never answers
+    _answer_timer: Timer | None = None
+
     async def _on_key(self, event: events.Key) -> None:
-        if self._after_enter is not None or leaving(self.screen):
-            event.prevent_default()  # typed after the Enter: not this field's text yet
-            event.stop()
-            key = (event.key, event.character)
-            if self._after_enter is not None:
-                self._after_enter.append(key)
-            elif isinstance(self.app, KeyHolder):  # its dialog is closing: not for it
-                self.app.hand_back_keys([key])
+        if self.take_key(event):
             return
         if event.key not in _field_keys(type(self)):
             return  # a key the field does not edit with (↓, page down) goes on up
         for binding in self._bindings.key_to_bindings.get(event.key, ()):
             event.prevent_default()  # not Input._on_key: this key is done
             event.stop()
-            if (
-                binding.action == "submit"
-                and self.holds_after_enter
-                and isinstance(self.app, KeyHolder)
-            ):
-                self._after_enter = []
-                self.app.hold_keys()
-                self.set_timer(ANSWER_WAIT, self.answered)
-            await self.run_action(binding.action)
+            await self.run_bound(binding.action)
             return
+
+    def take_key(self, event: events.Key) -> bool:
+        """Keep `event` for after the answer to the field's Enter (or hand it back to the
+        app when its dialog is closing): whether it was taken. A screen that passes the
+        field keys typed ahead of its focus (the picker) asks this first."""
+        if self._after_enter is None and not leaving(self.screen):
+            return False
+        event.prevent_default()  # typed after the Enter: not this field's text yet
+        event.stop()
+        key = (event.key, event.character)
+        if self._after_enter is not None:
+            self._after_enter.append(key)
+        elif isinstance(self.app, KeyHolder):  # its dialog is closing: not for it
+            self.app.hand_back_keys([key])
+        return True
+
+    async def run_bound(self, action: str) -> None:
+        """Run the field's bound `action` (an edit, or ``submit``: the Enter, whose
+        answer the keys after it wait for when `holds_after_enter`)."""
+        if action == "submit" and self.holds_after_enter and isinstance(self.app, KeyHolder):
+            self._after_enter = []
+            self.app.hold_keys()
+            self._answer_timer = self.set_timer(ANSWER_WAIT, self.answered)
+        await self.run_action(action)
 
     def answered(self) -> None:
         """The screen has answered the field's Enter: the keys the field took since go
         back to the app, ahead of the keys it held (see the class doc)."""
+        if self._answer_timer is not None:
+            self._answer_timer.stop()
+            self._answer_timer = None
         keys, self._after_enter = self._after_enter, None
         if keys is not None and isinstance(self.app, KeyHolder):
             self.app.hand_back_keys(keys)

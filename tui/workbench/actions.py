@@ -27,6 +27,15 @@ if TYPE_CHECKING:
     from chunkscope.engine.pipeline import Pipeline
 
 
+#: Seconds `w` waits for the lock a worker holds while it selects (a few milliseconds).
+SELECT_WAIT = 1.0
+#: What `w` and the report say when the recap in force is still being made.
+UPDATING_RECAP = (
+    "The recap is being updated for the settings in force; w writes it once the Recap "
+    "panel shows it."
+)
+
+
 class WorkbenchActions(WorkbenchHost):
     """Recap selection, files and profiles (see the module docstring)."""
 
@@ -107,27 +116,31 @@ class WorkbenchActions(WorkbenchHost):
         bench = self.workbench
         if bench is None or bench.view is not view:
             return
-        self.selection, self.selection_key = selection, key
+        self.selection, self.selection_key, self.selection_view = selection, key, view
         self.recap_state = "idle"
         bench.show_selection_recap()
 
     def selection_now(self) -> Any:
-        """The recap under the settings in force: the selection shown, or, when a setting
-        changed since it was made and the new one is still on its way, one made now (the
-        summaries are known: a selection takes milliseconds). A burst ``b 500 ⏎ w ⏎``
-        wrote the recap of the old budget (walk 62, F3)."""
+        """The recap under the settings in force: the selection shown, or, when the run or
+        a setting changed since it was made and the new one is still on its way, one made
+        now if that is only a selection (every summary of the run known: milliseconds,
+        under the lock a worker holds for as long); None when it cannot be made now (the
+        summaries are being computed, or a long stage holds the pipeline). A burst ``b
+        500 ⏎ w`` wrote the recap of the old budget (walk 62, F3)."""
         selection, pipe, bench = self.selection, self.pipe, self.workbench
         if selection is None or pipe is None or bench is None or bench.view is None:
             return selection
         view = bench.view
         settings = self.recap_settings(view)
-        if settings == self.selection_key:
+        if settings == self.selection_key and view is self.selection_view:
             return selection
-        if not self.lock.acquire(timeout=1.0):  # a long stage holds the pipeline
-            return selection
+        if not all(c.text in self.summaries for c in view.result.chunks):
+            return None  # selecting would summarize: the follow-up in flight does
+        if not self.lock.acquire(timeout=SELECT_WAIT):
+            return None
         try:
             if not self._current(pipe, view):
-                return selection
+                return None
             now = self._recap_of(pipe, settings)
         finally:
             self.lock.release()
@@ -312,6 +325,9 @@ class WorkbenchActions(WorkbenchHost):
 
     def action_write_recap(self) -> None:
         selection = self.selection_now()
+        if selection is None and self.selection is not None:
+            self.notify(UPDATING_RECAP, severity="warning")
+            return
         if selection is None:
             if self.recap_computing():  # it said to open a file (walk 59, F9)
                 self.notify(
@@ -436,6 +452,9 @@ class WorkbenchActions(WorkbenchHost):
         selection = self.selection_now()
         if bench is None or bench.view is None or self.pipe is None:
             self.notify("Nothing to export: open a file first.", severity="warning")
+            return
+        if selection is None and self.selection is not None:
+            self.notify(UPDATING_RECAP, severity="warning")
             return
         if selection is None:
             self.notify("No recap yet: open a file and summarize it (s).", severity="warning")

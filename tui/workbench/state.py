@@ -329,6 +329,7 @@ class WorkbenchHost(App[None]):
     selection: Selection | None
     #: the settings `selection` was made under (`WorkbenchActions.recap_settings`)
     selection_key: RecapSettings | None
+    selection_view: RunView | None  # the run it was made for
     recap_state: str  # idle | waiting | running | failed
     #: Why summarizing every merged chunk failed with the summarizer in force ("": it did
     #: not): the Summary panel says so in place of a summary, and no longer summarizes
