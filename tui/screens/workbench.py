@@ -1249,7 +1249,10 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
 
     @_while_composed
     def columns_changed(self, *, params_only: bool = False) -> None:
-        """A column's strategy (or one of its parameters) changed: redraw both columns."""
+        """A column's strategy (or one of its parameters) changed: redraw both columns.
+        The search's ``⌕rank`` marks follow the right column: on the merged run's cards,
+        none on a strategy's (they are the merged chunks' ranks, and were left on the
+        strategy's cards by index: walk 63, F1)."""
         driver = self.driver
         self._show_column_controls()
         if params_only:
@@ -1263,9 +1266,10 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             self.apply_theme_styles()
             self.query_one("#before-col").border_subtitle = ""
             self.query_one("#merged").border_subtitle = ""
-            self.show_view(self.view, keep_left=False)
+            self.show_view(self.view, keep_left=False)  # (the marks with it)
             return
         self.draw_columns()
+        self.show_search()
 
     @_while_composed
     def draw_columns(self) -> None:

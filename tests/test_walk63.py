@@ -1,0 +1,67 @@
+"""Walk 63's findings on the workbench: F1 (with the Search panel open, `]` to a
+strategy column left the merged run's ``⌕rank`` marks on the strategy's cards, by
+index), F2 (after enter on a search result, esc did not close the Search panel whose
+border says ``esc closes``), F3 (two of three ↓ sent in one burst from the search
+question were lost), F4 (the Summary body was a Tab stop that did nothing when the
+summary fits) and F5 (at 100 columns `z` on the Summary or Recap tab hid which chunk it
+is: the zoomed panel had no title).
+
+Each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from chunkscope.tui.app import ChunkscopeApp
+from chunkscope.tui.widgets.chunk_list import ChunkList
+from chunkscope.tui.widgets.search_panel import SearchPanel
+from tests.pilot import ROOT, burst, make_app, settled, until, wait_for
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+DOCS = ROOT / "sample_logs" / "docs_cleanup.jsonl"
+WIDE, NARROW = (160, 48), (100, 30)
+
+
+async def _ask(pilot: Any, app: ChunkscopeApp, question: str) -> SearchPanel:
+    """`/`, `question`, enter; the panel, once its answer is drawn."""
+    bench = app.workbench
+    assert bench is not None
+    await pilot.press("slash", *question, "enter")
+    await until(pilot, lambda: app.search_answer is not None and app.search_view is bench.view)
+    panel = bench.query_one(SearchPanel)
+    await until(pilot, lambda: panel.row is not None)
+    return panel
+
+
+@pytest.mark.parametrize("size", [WIDE, NARROW], ids=["wide", "narrow"])
+async def test_f1_a_strategy_column_shows_no_search_marks(size: tuple[int, int]) -> None:
+    app = make_app(DOCS)
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        await _ask(pilot, app, "where do the how-to guides go")
+        merged = bench.query_one("#merged", ChunkList)
+        assert merged._hits
+        merged.focus()
+        await pilot.press("right_square_bracket")  # the right column: a strategy
+        await until(pilot, lambda: app.column_specs["right"] is not None)
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await pilot.pause()
+        assert bench.query_one(SearchPanel).display
+        assert merged._hits == {}
+        assert not any("⌕" in line for line in merged.rendered_lines())
+        # back to the merged run: its marks come back
+        for _ in range(20):
+            if app.column_specs["right"] is None:
+                break
+            await pilot.press("right_square_bracket")
+        await until(pilot, lambda: app.column_specs["right"] is None)
+        await pilot.pause()
+        answer = app.search_answer
+        assert answer is not None
+        assert merged._hits == {r.chunk: r.rank for r in answer.results}
+
