@@ -65,3 +65,31 @@ async def test_f1_a_strategy_column_shows_no_search_marks(size: tuple[int, int])
         assert answer is not None
         assert merged._hits == {r.chunk: r.rank for r in answer.results}
 
+
+@pytest.mark.parametrize("size", [WIDE, NARROW], ids=["wide", "narrow"])
+async def test_f2_esc_closes_the_search_after_enter_on_a_result(size: tuple[int, int]) -> None:
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        panel = await _ask(pilot, app, "why did the merge view crash")
+        answer = app.search_answer
+        assert answer is not None and len(answer.results) > 2
+        await pilot.press("down", "down", "enter")  # results, row 2: enter goes to its chunk
+        merged = bench.query_one("#merged", ChunkList)
+        await until(pilot, lambda: app.focused is merged)
+        chosen = answer.results[1].chunk
+        assert bench.selected == chosen
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.search_open)
+        await pilot.pause()
+        assert merged._hits == {}
+        assert app.focused is merged and bench.selected == chosen
+        if size == WIDE:
+            assert not panel.display and bench.query_one("#lower").display
+        else:
+            from textual.widgets import TabbedContent
+
+            assert bench.query_one(TabbedContent).active == "tab-merge"
+

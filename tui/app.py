@@ -591,14 +591,20 @@ class ChunkscopeApp(
         self.exit()
 
     def action_cancel_work(self) -> None:
-        """Escape: cancel the work running; with none, close the key panel if open."""
+        """Escape outside the Search panel (whose own escape closes it): cancel the work
+        running; with none, close the Search panel if open (its border says ``esc
+        closes`` wherever the focus is: after enter on a result, in the merged column,
+        esc did nothing, walk 63 F2), else the key panel if open."""
         cancelled = False
         for worker in self.workers:
             if worker.group in ("follow-up", "load") and worker.state == WorkerState.RUNNING:
                 worker.cancel()
                 cancelled = True
+        bench = self.workbench
         if cancelled:
             self.notify("Cancelled.", markup=False)
+        elif self.search_open and bench is not None and self.screen is bench:
+            bench.close_search(focus=False)  # the focus stays where it is
         elif self.screen.query("HelpPanel"):
             self.action_hide_help_panel()
 

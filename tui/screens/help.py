@@ -52,10 +52,11 @@ ranker's score, the merged chunk, its source lines, tokens, its first line), wit
 tokens used and the ranker (`bm25`, `embed` or `fusion`: `tab` to the toggle, `←` `→`).
 The answer's chunks are marked `⌕rank` in the merged column and by their rank on the
 strip's cut row; moving in the results selects the chunk, `enter` goes to it. Every
-slider asks the question again. `esc` closes the panel (the question stays for the next
-`/`). `chunkscope FILE --queries Q.json` (the format of `chunkscope search --queries`)
-adds the hit rate and MRR of those questions to the merge panel's live score, and to
-each column's title when comparing.
+slider asks the question again. `esc` closes the panel, from the merged column too
+(where `enter` on a result goes; the question stays for the next `/`).
+`chunkscope FILE --queries Q.json` (the format of `chunkscope search --queries`) adds
+the hit rate and MRR of those questions to the merge panel's live score, and to each
+column's title when comparing.
 
 The **sweep** under the merge controls plots the chunk count (and Pk, with marks)
 across the range of the focused slider's knob, the current value marked `▲`; it is
@@ -115,7 +116,7 @@ tabs), then the open tab's controls.
 | `T` | tool calls: collapsed (as `chunkscope recap`, the default) ↔ raw |
 | `[` / `]` | left / right column: default → each strategy → `merge:seed` → `merge:topic` |
 | `t` | next theme |
-| `esc` | cancel the work under way (a summary, a sweep, a load); leave a zoom |
+| `esc` | cancel the work under way (a summary, a sweep, a load), else close Search; leave a zoom |
 | `ctrl+o` | open a file |
 | `ctrl+p` | command palette (chunk:, search:, recap:, export:, profile:, theme:) |
 | `?` / `f1` | this help |
