@@ -93,3 +93,22 @@ async def test_f2_esc_closes_the_search_after_enter_on_a_result(size: tuple[int,
 
             assert bench.query_one(TabbedContent).active == "tab-merge"
 
+
+@pytest.mark.parametrize("size", [WIDE, NARROW], ids=["wide", "narrow"])
+async def test_f3_a_burst_of_downs_from_the_question_moves_as_many_rows(
+    size: tuple[int, int],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        panel = await _ask(pilot, app, "why did the merge view crash")
+        answer = app.search_answer
+        assert answer is not None and len(answer.results) > 3
+        assert app.focused is panel.input and panel.row == 0
+        burst(app, "down", "down", "down")
+        await until(pilot, lambda: app.focused is panel.results)
+        await wait_for(pilot, lambda: panel.row == 2, 3)
+        await pilot.pause()
+        # the first ↓ goes to the results (row 1), the two after it move two rows
+        assert panel.row == 2
+        assert app.workbench is not None and app.workbench.selected == answer.results[2].chunk

@@ -127,6 +127,16 @@ class QuestionField(OrderedInput):
         elif event.key == "escape":  # not stopped: the panel's binding closes it
             self._held = []
             self._hold_timer = self.set_timer(self.HOLD, self.release)
+        elif event.key == "down":
+            # The panel's ↓ (to the results) run as the key comes, the focus moved at
+            # once: the ↓ of the same burst already queued for this field then find it
+            # gone and go on to the results (`_again`). Left to the binding, each reached
+            # the app while the field still had the focus, and each went "to the
+            # results", row 1: ↓↓↓ moved one row (walk 63, F3).
+            panel = self.parent
+            if isinstance(panel, SearchPanel) and panel.to_results():
+                event.prevent_default()
+                event.stop()
 
     def restore(self, value: str, selection: Selection, *, focused: bool) -> None:
         """The text and selection of the field this one replaces (a resize rebuilt the
@@ -318,8 +328,15 @@ class SearchPanel(Vertical):
         self.post_message(self.Closed())
 
     def action_results(self) -> None:
-        if self._chunks:
-            self.results.focus()
+        self.to_results()
+
+    def to_results(self) -> bool:
+        """Focus the results now (not after the next refresh, `Widget.focus`: see
+        `QuestionField._on_key`); whether there are any to focus."""
+        if not self._chunks:
+            return False
+        self.screen.set_focus(self.results)
+        return True
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
