@@ -112,3 +112,37 @@ async def test_f3_a_burst_of_downs_from_the_question_moves_as_many_rows(
         # the first ↓ goes to the results (row 1), the two after it move two rows
         assert panel.row == 2
         assert app.workbench is not None and app.workbench.selected == answer.results[2].chunk
+
+
+async def test_f4_the_summary_body_is_a_focus_stop_only_when_it_scrolls() -> None:
+    from textual.widgets import TabbedContent
+
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        body = bench.query_one("#summary-scroll")
+        assert body.max_scroll_y == 0  # the summary fits: nothing to scroll
+        assert body not in bench.focus_chain
+        budget = bench.query_one("#budget")
+        assert budget in bench.focus_chain
+        # tab from the last merge control goes on to the recap budget
+        chain = bench.focus_chain
+        bench.set_focus(chain[chain.index(budget) - 1])
+        await pilot.press("tab")
+        assert app.focused is budget
+    app = make_app(DOCS)
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        bench.query_one(TabbedContent).active = "tab-summary"
+        body = bench.query_one("#summary-scroll")
+        for chunk in range(len(bench.query_one("#merged", ChunkList).chunks)):
+            bench.select_merged(chunk)  # (chunk 20's is longer than the tab)
+            await pilot.pause()
+            if await wait_for(pilot, lambda: body.max_scroll_y > 0, 0.05):
+                break
+        assert body.max_scroll_y > 0  # a summary longer than the tab: its body is a stop
+        assert body in bench.focus_chain

@@ -84,8 +84,9 @@ segment size.
 `tab` walks the panels in this order, `shift+tab` back: the left column's view toggle
 (`show`), the **before merge** list, the **merged** list, the merge controls (the mode,
 then each slider of that mode, top to bottom; a strategy column's sliders come first),
-the recap **budget**, the recap list, the recap preview. The focused control's row is
-tinted, a focused list lights its panel's border. Below 130 columns the merge controls,
+the summary when it is longer than its panel (to scroll it), the recap **budget**, the
+recap list, the recap preview. The focused control's row is tinted, a focused list
+lights its panel's border. Below 130 columns the merge controls,
 summary and recap are tabs: the tab bar comes after the merged list (`←` `→` switch
 tabs), then the open tab's controls.
 

@@ -2,7 +2,8 @@
 
 The body scrolls inside the panel's fixed height: a summary longer than the panel (the
 100x30 tab) shows a scrollbar, and the body takes the focus so up/down/page keys scroll
-it. A new text lays out this scroll area only (the panel's size does not change).
+it (a summary that fits: no focus stop, `SummaryScroll`). A new text lays out this
+scroll area only (the panel's size does not change).
 """
 
 from __future__ import annotations
@@ -27,6 +28,16 @@ __all__ = ["SummaryPanel", "summary_rest"]
 NO_SUMMARY = f"No summary: {NO_SUMMARY_WHY}; the recap leaves this chunk out."
 
 
+class SummaryScroll(SteadyScroll):
+    """The summary's body: a focus stop only while its text is longer than the panel
+    (its scrollbar shows), to scroll it with the keys. A summary that fits had a stop
+    that lit the panel's border and did nothing (walk 63, F4), as the merge controls'
+    scroll area had (`ControlsScroll`, which holds controls and is never one)."""
+
+    def allow_focus(self) -> bool:
+        return self.allow_vertical_scroll
+
+
 class SummaryPanel(TitledPanel, Vertical):
     DEFAULT_CSS = """
     SummaryPanel {
@@ -44,7 +55,7 @@ class SummaryPanel(TitledPanel, Vertical):
         with Horizontal(id="summary-status"):
             yield Label("summaries", id="summary-label")
             yield ProgressBar(total=1, show_eta=False, id="summary-progress")
-        with SteadyScroll(id="summary-scroll"):
+        with SummaryScroll(id="summary-scroll"):
             yield Static("", id="summary-body")
 
     def show_summary(self, index: int | None, summary: Any | None, note: str = "") -> None:
