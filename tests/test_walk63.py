@@ -146,3 +146,43 @@ async def test_f4_the_summary_body_is_a_focus_stop_only_when_it_scrolls() -> Non
                 break
         assert body.max_scroll_y > 0  # a summary longer than the tab: its body is a stop
         assert body in bench.focus_chain
+
+
+def _screen_lines(app: ChunkscopeApp) -> list[str]:
+    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+
+
+async def test_f5_a_zoomed_summary_or_recap_tab_says_what_it_shows() -> None:
+    from textual.widgets import TabbedContent
+
+    app = make_app(DOCS)
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        tabs = bench.query_one(TabbedContent)
+        tabs.active = "tab-summary"
+        body = bench.query_one("#summary-scroll")
+        for chunk in range(len(bench.query_one("#merged", ChunkList).chunks)):
+            bench.select_merged(chunk)  # one whose summary scrolls: its body a focus stop
+            await pilot.pause()
+            if await wait_for(pilot, lambda: body.max_scroll_y > 0, 0.05):
+                break
+        bench.set_focus(body)
+        await pilot.press("z")
+        summary = bench.query_one("#summary")
+        await until(pilot, lambda: bench.maximized is summary)
+        await pilot.pause()
+        lines = _screen_lines(app)
+        assert any(f"SUMMARY · chunk {bench.selected}" in line for line in lines), lines[:3]
+        await pilot.press("z")
+        await until(pilot, lambda: bench.maximized is None)
+        tabs.active = "tab-recap"
+        await pilot.pause()
+        bench.set_focus(bench.query_one("#budget"))
+        await pilot.press("z")
+        recap = bench.query_one("#recap")
+        await until(pilot, lambda: bench.maximized is recap)
+        await pilot.pause()
+        lines = _screen_lines(app)
+        assert any("RECAP · " in line and " kept" in line for line in lines), lines[:3]
