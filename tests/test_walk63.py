@@ -4,7 +4,8 @@ index), F2 (after enter on a search result, esc did not close the Search panel w
 border says ``esc closes``), F3 (two of three ↓ sent in one burst from the search
 question were lost), F4 (the Summary body was a Tab stop that did nothing when the
 summary fits) and F5 (at 100 columns `z` on the Summary or Recap tab hid which chunk it
-is: the zoomed panel had no title).
+is: the zoomed panel had no title); F6 (with the llm summarizer failed, a slider step left
+the Recap's title at ``updating…`` for good).
 
 Each test fails on the code before its fix."""
 
@@ -186,3 +187,33 @@ async def test_f5_a_zoomed_summary_or_recap_tab_says_what_it_shows() -> None:
         await pilot.pause()
         lines = _screen_lines(app)
         assert any("RECAP · " in line and " kept" in line for line in lines), lines[:3]
+
+
+@pytest.mark.parametrize("size", [WIDE, NARROW], ids=["wide", "narrow"])
+async def test_f6_no_updating_in_the_recap_title_when_the_summaries_failed(
+    size: tuple[int, int],
+) -> None:
+    from chunkscope.tui.widgets.recap_panel import RecapPanel
+    from chunkscope.tui.widgets.slider import Slider
+
+    app = make_app(DOCS)
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        app.use_summarizer("llm")  # no model in the config: it fails
+        await until(pilot, lambda: app.recap_state == "failed")
+        await until(pilot, app.workers_idle)
+        recap = bench.query_one(RecapPanel)
+        before = str(recap.border_title)
+        assert "updating" not in before
+        generation = app.run_generation
+        slider = bench.query_one("#topic-chunk-tokens", Slider)
+        bench.set_focus(slider)
+        await pilot.press("left")
+        await until(pilot, lambda: app.run_generation > generation)
+        await until(pilot, app.workers_idle)
+        await pilot.pause(0.3)
+        assert app.recap_state == "failed"
+        assert str(recap.border_title) == before
+        assert not any("updating" in label for label in recap._tab_choices)

@@ -949,7 +949,9 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         self._titles(view)
         if comparing:
             self.draw_columns()
-        if old is not None and old is not view:
+        if old is not None and old is not view and self.driver.recap_state != "failed":
+            # (no recap is coming once the summaries failed: the preview says why, and
+            # `updating…` stayed for good, walk 63 F6)
             self.query_one(RecapPanel).mark_stale()
         self.select_merged(min(self.selected, max(0, len(result.chunks) - 1)), from_left=None)
         self.show_marks(columns=False)  # the columns were just drawn with them
