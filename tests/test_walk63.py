@@ -5,7 +5,9 @@ border says ``esc closes``), F3 (two of three ↓ sent in one burst from the sea
 question were lost), F4 (the Summary body was a Tab stop that did nothing when the
 summary fits) and F5 (at 100 columns `z` on the Summary or Recap tab hid which chunk it
 is: the zoomed panel had no title); F6 (with the llm summarizer failed, a slider step left
-the Recap's title at ``updating…`` for good).
+the Recap's title at ``updating…`` for good); F8 (the compare view's strips beside the
+key panel at 100 columns cut the names of the marks row's ``◆`` and of the red spurious
+cuts, and said the cap and the scale).
 
 Each test fails on the code before its fix."""
 
@@ -217,3 +219,42 @@ async def test_f6_no_updating_in_the_recap_title_when_the_summaries_failed(
         assert app.recap_state == "failed"
         assert str(recap.border_title) == before
         assert not any("updating" in label for label in recap._tab_choices)
+
+
+@pytest.mark.paints  # the strips fit their legends as they are drawn
+async def test_f8_beside_the_key_panel_the_strips_name_every_glyph_drawn(tmp_path: Any) -> None:
+    import json
+
+    from textual.widgets import HelpPanel
+
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps({"starts": [1, 60], "partial": False}), encoding="utf-8")
+    app = make_app(DOCS, gold=str(gold))
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        app.set_column_strategy("left", "merge:seed")
+        app.set_column_strategy("right", "merge:topic")
+        await until(
+            pilot,
+            lambda: (
+                app.column_result("left") is not None and app.column_result("right") is not None
+            ),
+        )
+        app.action_show_help_panel()
+        await until(pilot, lambda: bool(bench.query(HelpPanel)) and bench.keys_open)
+        strips = list(bench.query(".column-strip").results(SimilarityStrip))
+        await until(pilot, lambda: all(s.legend_rows and s.border_subtitle for s in strips))
+        await pilot.pause(0.3)
+        for strip in strips:
+            assert "◆" in "".join(strip.rendered_lines())
+            assert "spurious" in strip.verdicts
+            border = strip.border_subtitle
+            legend = ["".join(seg.text for seg in line) for line in strip._legend_lines]
+            legend.append(getattr(border, "plain", str(border)))
+            said = " ".join(legend)
+            assert "missed" in said and "spurious cut" in said, (strip.id, legend)
+            assert not any(line.endswith("…") for line in legend), (strip.id, legend)

@@ -423,6 +423,7 @@ class SimilarityStrip(Widget):
                 # wrapped, the rows' lines take the whole width, as the border's
                 row_room = self.size.width
                 items = legend_items(self._legend_segments(border, compact=True))
+                items = named_first(items, [row_room] * (LEGEND_ROWS - 1) + [border], label)
                 rooms = [row_room] * shown + [border]
                 lines = wrap_items(items, rooms, label, limit=len(rooms))
                 need = next(
@@ -858,6 +859,24 @@ def legend_items(segments: Sequence[Segment]) -> list[list[Segment]]:
     if item:
         items.append(item)
     return [it for it in items if "".join(seg.text for seg in it).strip()]
+
+
+def named_first(
+    items: Sequence[list[Segment]], rooms: Sequence[int], words: Style
+) -> list[list[Segment]]:
+    """`items` as they fit `rooms` (the most lines a legend may take): all of them when
+    they do; else every glyph's name (an item with a segment not in the `words` style)
+    first, and as many of the items of words alone (the cap, the scale) as still fit
+    after them, the last left out first. A strip beside the key panel at 100 columns
+    said its cap and its scale and cut the marks row's ``◆ missed`` and the red
+    ``spurious cut`` (walk 63, F8): every glyph drawn is named before the notes are."""
+    if len(wrap_items(items, rooms)) <= len(rooms):
+        return list(items)
+    named = [it for it in items if any(seg.style != words for seg in it)]
+    notes = [it for it in items if all(seg.style == words for seg in it)]
+    while notes and len(wrap_items(named + notes, rooms)) > len(rooms):
+        notes.pop()
+    return named + notes
 
 
 def wrap_items(
