@@ -401,6 +401,10 @@ def _chunk_lines(text: str) -> list[str]:
 _DOC_LABEL = f"{DOC_ROLE}: "
 #: A line indented as a code block is (four spaces, or a tab).
 _INDENTED = re.compile(r"(?: {4,}|\t)\S")
+#: A line of a Python doctest (``>>> r = requests.get(url)``): the interpreter's prompt,
+#: code wherever the paragraph falls (reStructuredText reads a paragraph opening with it
+#: as a doctest block, no ``::`` needed).
+_DOCTEST = re.compile(r"\s*>>>(?:\s|$)")
 
 
 #: An HTML element that embeds something, not text (the Rust book's figures:
@@ -434,16 +438,20 @@ def _indented_code(lines: list[str]) -> list[str]:
     """`lines` without a document's front matter (`_front_matter`), and with each of its
     paragraphs that is code fenced: an MDX page's imports (`_ESM_LINE`), or an indented
     code block: every line indented four spaces or more (markdown's indented code, a
-    reStructuredText literal block), and a line of it code (`_pasted_code`) or the
-    paragraph before it a lead-in (``:``, ``::``). A chunk cut where such a block starts
-    has its ``::`` line or lead-in in the chunk before, and its code read as prose
-    (walk 61, F2: Flask's quickstart, ``@app.route('/login', ...) def login(): ...``)
-    — a list item's paragraph, indented as much, reads on as prose."""
+    reStructuredText literal block), and a line of it code (`_pasted_code`), the
+    paragraph before it a lead-in (``:``, ``::``) or itself such a block (a literal
+    block's second paragraph). A chunk cut where such a block starts has its ``::``
+    line or lead-in in the chunk before, and its code read as prose (walk 61, F2:
+    Flask's quickstart, ``@app.route('/login', ...) def login(): ...``) — a list item's
+    paragraph, indented as much, reads on as prose. A paragraph opening with a doctest's
+    prompt (`_DOCTEST`) is code, indented or not (walk 64, F11: requests' quickstart,
+    ``>>> r.url 'https://github.com/'.`` was a summary's sentence)."""
     if not any(line.startswith(_DOC_LABEL) for line in lines):
         return lines
     out: list[str] = []
     outer = ""  # the mark of the fence at the margin the walk is in
     lead_in = False  # the paragraph before ends with a colon
+    block = False  # the paragraph before is an indented code block
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -458,6 +466,7 @@ def _indented_code(lines: list[str]) -> list[str]:
         if not line.startswith(_DOC_LABEL):
             out.append(line)
             lead_in = line.rstrip().endswith(":") or (lead_in and not line.strip())
+            block = block and not line.strip()
             i += 1
             continue
         end = i + 1  # the paragraph: its label's line and the lines up to the next label
@@ -470,16 +479,17 @@ def _indented_code(lines: list[str]) -> list[str]:
         ):
             i = end  # the page's metadata (YAML or TOML between its markers), an image's
             continue  # element over several lines (its alt text: walk 61, F3): no text
+        indented = bool(said) and all(_INDENTED.match(b) for b in said)
         if said and (
             all(_ESM_LINE.fullmatch(b) for b in said)
-            or (
-                all(_INDENTED.match(b) for b in said)
-                and (lead_in or any(_pasted_code(b) for b in said))
-            )
+            or _DOCTEST.match(said[0])
+            or (indented and (lead_in or block or any(_pasted_code(b) for b in said)))
         ):
             out += [f"{_DOC_LABEL}```", *body, "```"]
+            block = indented
         else:
             out += lines[i:end]
+            block = False
         lead_in = said[-1].rstrip().endswith(":") if said else lead_in
         i = end
     return out
