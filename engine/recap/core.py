@@ -507,6 +507,7 @@ def select(
     dedupe: bool = False,
     room_left: list[int | None] | None = None,
     keep_newest: bool = True,
+    last_message: str = "",
 ) -> Selection:
     """Pick candidates for a recap of at most `budget` tokens (see the module docstring).
 
@@ -521,7 +522,8 @@ def select(
     summaries follow under `SUMMARIES_HEADING`. The caller keeps the prefix within
     the budget; with a prefix the newest summary is never forced in. With `dedupe`,
     a sentence already in the prefix or in a summary ranked higher is left out of
-    the next ones (no sentence appears twice in the recap).
+    the next ones (no sentence appears twice in the recap), and so is a sentence of
+    `last_message` (the message Where it stopped says, `Section.whole`).
 
     `room_left` (for `compose_lazy`), when given, gets the most tokens a paragraph ranked
     after every candidate could have and still be tried, or None when the newest
@@ -546,7 +548,7 @@ def select(
     said: set[int] = set()  # emptied by the dedupe: nothing left to say
     before = cands  # as given: a candidate said already is shown with its own summary
     if dedupe:
-        cands = _deduped(cands, prefix)
+        cands = _deduped(cands, prefix, last_message)
         said = {
             i
             for i, (b, c) in enumerate(zip(before, cands, strict=True))
@@ -648,6 +650,14 @@ _QUOTED = 30
 #: words, at least this long without its label and its opening mark, are in the sections
 #: says nothing they do not.
 _CUT_STEM = 20
+
+
+#: The label a list's line opens with (``**Steps:** ``, ``Next steps: ``): its first
+#: item follows it.
+_ITEM_LABEL = re.compile(r"\A[^:;]{1,60}?:[*_]*\s+")
+#: The shortest item of a list Where it stopped says on one line that a summary's sentence
+#: repeats (`_norm` characters): shorter ones ("Done") may be said for another thing.
+_ITEM_SAID = 12
 
 
 def _cut_stem(sentence: str) -> str:
@@ -784,14 +794,18 @@ def _checked(sentence: str, checks: Sequence[tuple[tuple[str, bool], tuple[str, 
     return False
 
 
-def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
+def _deduped(cands: list[Candidate], prefix: str, last_message: str = "") -> list[Candidate]:
     """The candidates with every sentence already said (in `prefix`, or in a candidate
     ahead in priority: pinned, then higher score, then newer) taken out of their text;
-    an excluded one as it is."""
+    an excluded one as it is. A sentence of `last_message` (the message Where it stopped
+    says, whole: `Section.whole`) is said there, whichever of its lines that section
+    keeps (walk 64, F16: What happened gave "Use these steps." and "Then retry the
+    treasury deposit." of the answer Where it stopped said)."""
     from chunkscope.engine.summarize.extractive import is_narration, sentences_of, terminated
 
     seen: set[str] = set()
     said = _norm(" ".join(prefix.split()))  # the sections' text, to find quotes in it
+    last = _norm(" ".join(last_message.split()))
     checks = _last_checks(prefix)
     from chunkscope.engine.recap.sections import SECTION_TITLES
 
@@ -809,6 +823,14 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
         for text in {line, unlabelled}:
             for s in sentences_of(text):
                 seen.add(_norm(s))
+        if under == where and "; " in line:
+            # a list said on one line ("**Steps:** Check disk info with `wmic`; Check WSL
+            # version; ..."): each item is said (walk 64, F4: What happened gave the
+            # first step again, as if done)
+            first, *rest = line.split("; ")
+            for part in (_ITEM_LABEL.sub("", first), *rest):
+                if len(_norm(part)) >= _ITEM_SAID:
+                    seen.add(_norm(part))
         end = CUT_END.search(line) if under == where else None
         if end is not None:
             stems.append(_norm(line[: end.start()]))
@@ -860,6 +882,9 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
                 if not key or key in seen or (len(key) >= _QUOTED and key in said):
                     changed = True  # said already (or a quote of what the sections say)
                     continue
+                if last and len(key) >= _ITEM_SAID and key in last:
+                    changed = True  # a sentence of the message Where it stopped says
+                    continue
                 if len(stem := _cut_stem(s)) >= _CUT_STEM and stem in said:
                     changed = True  # the start of a sentence the sections say whole
                     continue
@@ -877,7 +902,7 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
                 if len(key) >= _QUOTED:
                     openings.setdefault(key[:_QUOTED], []).append(key)
                     opened.add(hashes[0])
-                kept.append(terminated(s))
+                kept.append(terminated(s, url_stop=True))
                 kept_keys.append(key)
             at += len(ks)
             if changed and all(is_narration(k) for k in kept):
@@ -894,6 +919,14 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
                 summary = replace(c.summary, abstract=abstract, summary=text)
                 out[i] = replace(c, summary=summary)
     return out
+
+
+def _last_message(fitted: Sequence[Section], sections: Sequence[Section]) -> str:
+    """The message Where it stopped says (the `Section.whole` of `sections`, unfitted: a
+    fit keeps lines alone), "" when `fitted` leaves that section out."""
+    if not any(s.name == "last" and s.lines for s in fitted):
+        return ""
+    return next((s.whole for s in sections if s.name == "last"), "")
 
 
 def _keeps(wider: Sequence[Section], fitted: Sequence[Section]) -> bool:
@@ -1008,6 +1041,7 @@ def compose(
         dedupe=True,
         room_left=room_left,
         keep_newest=plain,
+        last_message=_last_message(fitted, present),
     )
     spare = budget - chosen.used_tokens
     if spare > 8:
@@ -1027,6 +1061,7 @@ def compose(
             prefix=render_sections(wider),
             dedupe=True,
             keep_newest=plain,
+            last_message=_last_message(wider, present),
         )
         if again.used_tokens <= budget and {c.index for c in again.selected} == set(keep):
             flags = {c.index: c for c in chosen.candidates}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import chain, islice
 
@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from chunkscope.engine.read.formats.base import COMPACTION_ROLE
-from chunkscope.engine.read.formats.claude import META_ROLE, SUBAGENT_ROLE
+from chunkscope.engine.read.formats.claude import BASH_MODE, META_ROLE, SUBAGENT_ROLE
 from chunkscope.engine.read.formats.documents import END_ROLE
 from chunkscope.engine.read.headings import (
     ADORNMENT,
@@ -401,6 +401,8 @@ def _chunk_lines(text: str) -> list[str]:
 _DOC_LABEL = f"{DOC_ROLE}: "
 #: A line indented as a code block is (four spaces, or a tab).
 _INDENTED = re.compile(r"(?: {4,}|\t)\S")
+#: A lead-in's end: a colon, inside bold or after it (``**Changed:**``, ``switched to:``).
+_LEAD_IN_END = re.compile(r":[*_]*\Z")
 #: A line of a Python doctest (``>>> r = requests.get(url)``): the interpreter's prompt,
 #: code wherever the paragraph falls (reStructuredText reads a paragraph opening with it
 #: as a doctest block, no ``::`` needed).
@@ -423,6 +425,18 @@ def _without_inline_tags(line: str) -> str:
     backticks (`` `<p>` ``) is the text's own."""
     parts = re.split(r"(`+[^`]*`+)", line)
     return "".join(p if i % 2 else _INLINE_TAG.sub("", p) for i, p in enumerate(parts))
+
+
+#: A reference-style link (``[Remove a feature][cargo-feature-remove]``, ``[text][]``):
+#: the page shows its text alone; not an index's brackets (``a[0][1]``).
+_REFERENCE_LINK = re.compile(r"(?<![\w\]\\])\[([^\[\]]*[^\W\d_][^\[\]]*)\]\[[^\[\]\s]*\]")
+
+
+def _link_texts(line: str) -> str:
+    """`line` with each reference-style link outside code spans said as its text
+    (`_REFERENCE_LINK`; walk 64, F12: cargo's features.md kept the markup)."""
+    parts = re.split(r"(`+[^`]*`+)", line)
+    return "".join(p if i % 2 else _REFERENCE_LINK.sub(r"\1", p) for i, p in enumerate(parts))
 
 
 def _front_matter(said: list[str]) -> bool:
@@ -738,6 +752,10 @@ _INTRODUCES = frozenset(
     | {"either", "example", "instance", "will", "would", "can", "could", "should", "may"}
     | {"might", "must", "shall"}
 )
+#: A lead-in's last clause of one word after a comma, which no clause is alone: an
+#: adverb or a conjunction whose object is what follows ("..., particularly:",
+#: Czech "Tyto změny zajistí, že:", "..., namely:": walk 64, F5), in any language.
+_OPEN_CLAUSE = re.compile(r",\s*[*_]*[^\W\d_]+[*_]*\Z")
 #: A lead-in that is a condition or a time alone, its main clause the list after it
 #: ("If `hostnameOverride` is set alongside `hostname` and `subdomain` fields:").
 _SUBORDINATE = re.compile(
@@ -754,6 +772,11 @@ def _macro_text(m: re.Match[str]) -> str:
     return f"`{said[-1]}`" if said and said[-1].strip() else ""
 
 
+#: A message's last words cut short: at most this many, a determiner first, no stop.
+_STUMP_WORDS = 2
+_DETERMINERS = frozenset(
+    {"the", "a", "an", "this", "that", "these", "those", "my", "our", "your", "its", "their"}
+)
 #: A title written in bold alone (``**Inspecting repository**``): no sentence.
 _BOLD_TITLE = re.compile(r"\*\*([^*]+)\*\*[\s.:]*")
 #: A title in plain text: two to five words, each capitalised but for the small words
@@ -820,13 +843,20 @@ def is_fragment(sentence: Sentence) -> bool:
     if colon and not head.endswith(":") and not has_words(tail):
         # a lead-in (or a label) whose block is not here: a fragment when introducing
         # is all it does ("I've added:", "Here's the fix:", "Depends on: —"), not when
-        # it says something itself ("Install the dependencies and run the tests:")
+        # it says something itself ("Install the dependencies and run the tests:" over
+        # a list, whose items a summary may say); in a message, a step whose colon
+        # introduces a code block says itself only with that code, which no summary
+        # holds (walk 64, F16: "Then find the new token account." of ``spl-token ...
+        # accounts``), and a lead-in whose last clause is one word (`_OPEN_CLAUSE`, F5)
+        # is left open
         last = head.rstrip(_MARKS).rsplit(None, 1)[-1].lower() if head.strip() else ""
         # (its asides say no more of what follows: "What changed (each keeps the results
         # identical; ...):" is a title over its block, walk 57, F12)
         plain = _ASIDES_IN.sub(" ", head)
         if (
             len(content) <= _LEAD_IN_WORDS
+            or (sentence.opens == "block" and sentence.role != DOC_ROLE)
+            or _OPEN_CLAUSE.search(plain.rstrip(_MARKS))
             or (plain != head and not _ENDED.search(plain) and _WH_TITLE.match(plain.strip(_MARKS)))
             or len(_content_words(plain)) <= _LEAD_IN_WORDS
             or not _POINTERS.isdisjoint(words)
@@ -841,10 +871,15 @@ def is_fragment(sentence: Sentence) -> bool:
         return True  # a short title in bold that introduces its block: "**1. Approach
         # summary (~30 words):**" (not a step that says what it does: "**1. Update
         # `App.js` to manage theme state and add the toggle button:**")
-    untitled = not has_content(named) or _PLAIN_TITLE.fullmatch(named)
+    untitled = not has_content(named) or _PLAIN_TITLE.fullmatch(named) or _SUBORDINATE.match(named)
+    if named and not _ENDED.search(named) and ":" not in named and sentence.opens == "comment":
+        return True  # an issue template's label, its value the template's comment alone:
+        # "**Bug summary**" over "<!--A short 1-2 sentences ...-->" (walk 64, F7)
     if named and not _ENDED.search(named) and ":" not in named and untitled:
         return True  # "**Inspecting repository**", "**Personal GitHub Profile**" (a
-        # form's label: walk 53, F2), not "**Verdict: APPROVE**"
+        # form's label: walk 53, F2), "**If your browser wallet is Phantom/Solflare**"
+        # (the case a step-by-step answer's part covers: walk 64, F16), not "**Verdict:
+        # APPROVE**"
     if not _ENDED.search(text) and (
         _PLAIN_TITLE.fullmatch(bare) or (_WH_TITLE.match(bare) and len(words) <= 6)
     ):
@@ -873,6 +908,15 @@ def is_fragment(sentence: Sentence) -> bool:
             return True
     if not _ENDED.search(bare) and bare.rsplit(None, 1)[-1].strip(_MARKS).lower() in _RUNS_ON:
         return True  # "solve static contact constraints, or"
+    if (
+        sentence.role in _AGENT_ROLES
+        and sentence.opens in ("end", "turn")
+        and len(words) <= _STUMP_WORDS
+        and words[0] in _DETERMINERS
+        and not _ENDED.search(bare)
+    ):
+        return True  # a message the model cut short on a determiner and its noun, no
+        # verb: "The standard" (walk 64, F6: said "The standard.")
     return prose.count('"') % 2 == 1
 
 
@@ -892,16 +936,25 @@ _WIDE_END = re.compile(f"[{WIDE_SCRIPT}]\\Z")
 _MARKLESS_END = re.compile(f"[{MARKLESS_SCRIPT}]\\Z")
 
 
-def terminated(sentence: str) -> str:
+#: A sentence that ends on a bare URL (``go to: https://example.com/x.html``).
+_URL_END = re.compile(r"\b[a-z][a-z+.-]*://[^\s`]+\Z", re.I)
+
+
+def terminated(sentence: str, *, url_stop: bool = False) -> str:
     """The sentence with a full stop when it ends without punctuation (a fragment
     joined to the next one would read as one: "takes parameters The outermost ..."), or
-    with a colon: the lead-in of a block (code, a table, a list) a summary leaves out."""
+    with a colon: the lead-in of a block (code, a table, a list) a summary leaves out.
+    One that ends on a bare URL gets none (on a line of its own, a stop reads as the
+    URL's: walk 64, F13) unless `url_stop` (a summary's paragraph: the next sentence
+    would read on from it)."""
     text = sentence.rstrip()
     core = text.rstrip("*_")  # "**1. Update the styles:**" ends as "**1. Update the styles.**"
     if core.endswith(":") and not core.endswith(":::"):
         # (reStructuredText's "::" of a literal block's lead-in too: walk 61, F7)
         return core.rstrip(":").rstrip() + "." + text[len(core) :]
     if not text or _ENDED.search(text) or _MARKLESS_END.search(text):
+        return text
+    if not url_stop and _URL_END.search(text):
         return text
     return text + ("。" if _WIDE_END.search(text) else ".")
 
@@ -946,6 +999,15 @@ class Sentence:
     #: list item, often the end of the sentence that introduced the list), "sentence"
     #: (another sentence of its paragraph) or "" (it opens its turn or paragraph).
     after: str = ""
+    #: What comes right after it, when it ends its paragraph: "block" (code), "table",
+    #: "item" (a list) or "comment" (an HTML comment: a template's placeholder) opens
+    #: next in its turn, "turn" (another role's turn), "end" (the text ends: what follows
+    #: is in another chunk); else "".
+    opens: str = ""
+    #: For a list item's first sentence, the position of the lead-in (a sentence ending
+    #: in a colon) that opened its list, -1 without one: an item kept without a lead-in
+    #: that is a fragment is said with it (`ExtractiveSummarizer.summarize`).
+    lead: int = -1
 
 
 #: Bold's marks: a sentence never ends inside bold (its closing marks follow).
@@ -1074,10 +1136,11 @@ _STRAIGHT_QUOTE = re.compile('"')
 #: The brackets an aside is in (`_Quotes`); a cut closes braces too (`_closing_brackets`).
 _ASIDES = "(["
 #: A quotation's mark, its group 1 for an opening one: a curly mark, or a single one
-#: after a blank (or an opening bracket) before a character that is not blank; a closing
-#: single one follows a character that is not blank before a blank, a stop or a closing
-#: bracket.
-_QUOTE_MARK = re.compile(r"(“|(?:(?<=[\s(\[])|^)['‘](?=\S))|”|(?<=\S)['’](?=[\s.,;:!?)\]]|$)")
+#: after a blank (or an opening bracket or brace) before a character that is not blank; a
+#: closing single one follows a character that is not blank before a blank, a stop or a
+#: closing bracket or brace (a Python dict's ``{'foo': 'bar'}`` opens and closes its
+#: quotes: walk 64, F10).
+_QUOTE_MARK = re.compile(r"(“|(?:(?<=[\s(\[{])|^)['‘](?=\S))|”|(?<=\S)['’](?=[\s.,;:!?)\]}]|$)")
 #: What may be a quotation's mark: a paragraph without one has no quotation.
 _QUOTE_MARKS = frozenset("\"“'‘([")
 
@@ -1166,18 +1229,35 @@ def _split_sentences(text: str) -> list[Sentence]:
     in_quote = False  # the lines in `buffer` are a quote's
     code_quoted = False  # the code block being walked opened inside a quote
 
+    ended = -1  # the last sentence of the paragraph flushed last, when nothing came since
+    ended_item = False  # that paragraph is a list item's
+    list_lead = -1  # the lead-in of the list the walk is in (`Sentence.lead`)
+
     def flush() -> None:
+        nonlocal ended, ended_item
         if buffer:
             para = " ".join(buffer)
+            item = opened_after == "item"
             for k, s in enumerate(_split_prose(para)):
                 after = "sentence" if k else opened_after
-                sentences.append(Sentence(s, role, len(sentences), True, after=after))
+                lead = list_lead if item and not k else -1
+                sentences.append(Sentence(s, role, len(sentences), True, after=after, lead=lead))
             buffer.clear()
+            ended, ended_item = len(sentences) - 1, item
+
+    def opens(what: str) -> None:
+        """A block or a list (`what`) opens: the paragraph just ended introduces it."""
+        nonlocal ended
+        if ended >= 0 and not sentences[ended].opens:
+            sentences[ended] = replace(sentences[ended], opens=what)
+        ended = -1
 
     def single(s: str, prose: bool, heading: bool = False) -> None:
+        nonlocal ended, list_lead
         s = " ".join(s.split())
         if has_words(s):
             sentences.append(Sentence(s, role, len(sentences), prose, heading))
+            ended = list_lead = -1
 
     in_comment = False
     shortcode = ""  # the name of the template's code block the walk is in (`_CODE_SHORTCODE`)
@@ -1189,7 +1269,8 @@ def _split_sentences(text: str) -> list[Sentence]:
         if m and not code.busy:
             flush()
             if m.group(1) != role:
-                after_block = False
+                after_block, list_lead = False, -1
+                opens("turn")
             role = m.group(1)
             line = line[m.end() :]
         if not code.busy and role not in ("You", "Tool"):
@@ -1199,6 +1280,8 @@ def _split_sentences(text: str) -> list[Sentence]:
             line = _INLINE_MACRO.sub(_macro_text, line)  # (walk 61, F3: MDN's pages)
         if role == DOC_ROLE and not code.busy and "<" in line:
             line = _without_inline_tags(line)  # (a figure's caption: its words alone)
+        if role == DOC_ROLE and not code.busy and "][" in line:
+            line = _link_texts(line)  # (``[Remove a feature][cargo-feature-remove]``)
         if not code.busy and (in_comment or "<!--" in line):
             # an HTML comment is no text a reader of the rendered markdown sees
             if in_comment:
@@ -1210,6 +1293,8 @@ def _split_sentences(text: str) -> list[Sentence]:
             if "<!--" in line:
                 line, in_comment = line[: line.index("<!--")], True
             if not line.strip():
+                if not buffer:
+                    opens("comment")
                 continue
         quote = _QUOTE.match(line) if not code.busy or code_quoted else None
         if quote:
@@ -1229,6 +1314,7 @@ def _split_sentences(text: str) -> list[Sentence]:
                 if len(buffer) == 1 and _FILE_LABEL.match(buffer[0]):
                     buffer.clear()  # the block's file name (aider's edit blocks): no sentence
                 flush()
+                opens("block")
                 code_quoted = bool(quote)
             after_block = True
             continue
@@ -1249,17 +1335,18 @@ def _split_sentences(text: str) -> list[Sentence]:
             continue  # a comment in the pasted code (``# Force sqlite scheme``): no title
         if _TABLE.match(line) or _TAG_LINE.match(line):
             flush()
+            opens("table")  # (no code: a summary's fold may say a table's rows)
             after_block = True
             continue
         # (a document's: "[Bug]: fixed." in a message is a sentence, not a link's definition)
         markup, shortcode = _doc_markup(line, shortcode) if role == DOC_ROLE else (False, "")
         if markup:
             flush()
-            after_block = False
+            after_block, ended = False, -1
             continue
         if _RULE.match(line):
             flush()
-            after_block = False
+            after_block, ended = False, -1
             continue
         if _HEADING.match(line):
             flush()
@@ -1273,13 +1360,21 @@ def _split_sentences(text: str) -> list[Sentence]:
             after_block = False
             continue
         bullet = _BULLET.match(line)
-        if role != DOC_ROLE and _pasted_code(line[bullet.end() :] if bullet else line):
+        if role != DOC_ROLE and (
+            _pasted_code(line[bullet.end() :] if bullet else line)
+            or (role == "You" and line.startswith(BASH_MODE))  # Claude Code's bash mode
+        ):
             flush()  # a command or a JSON line pasted without a fence: code, no prose
+            opens("block")
             after_block = pasted = True
             continue
         pasted = False
         if bullet:
             flush()
+            if ended >= 0 and (not ended_item or _LEAD_IN_END.search(sentences[ended].text)):
+                # a paragraph (or an item) right before the list: its lead-in if a colon ends it
+                list_lead = ended if _LEAD_IN_END.search(sentences[ended].text) else -1
+            opens("item")
             # (MDN's definition of the item above, "- : A function to execute ...")
             buffer.append(_DEFINITION_MARK.sub("", line[bullet.end() :].strip(), count=1))
             opened_after, after_block = "item", False
@@ -1294,9 +1389,11 @@ def _split_sentences(text: str) -> list[Sentence]:
         if not buffer:
             opened_after = "block" if after_block else ""
             title = stripped  # a paragraph's first line: a title if an underline follows
+            ended, list_lead = -1, -1
         after_block = False
         buffer.append(" ".join(stripped.split()))
     flush()
+    opens("end")  # (the last words of a message cut short: `is_fragment`)
     return sentences
 
 
@@ -1810,15 +1907,48 @@ class ExtractiveSummarizer:
                     break
             line = _truncate(" ".join(line.split()), limit, clause=True)
             return Summary(line, line)
-        abstract = _truncate(ex.sentences[ex.abstract].text, limit, clause=True)
+        abstract = _with_lead(ex.sentences, ex.abstract, set(), limit)
         if abstract.endswith(":"):
             abstract = terminated(abstract)
         if len(ex.summary) < 2:
             return Summary(abstract, abstract)
+        said = set(ex.summary)  # (a lead-in said once, before the first of its items kept)
         summary = joined(
-            terminated(_truncate(ex.sentences[i].text, limit, clause=True)) for i in ex.summary
+            terminated(_with_lead(ex.sentences, i, said, limit), url_stop=True) for i in ex.summary
         )
         return Summary(abstract, summary)
+
+
+#: The words of content a lead-in needs, beside the words that only introduce (`include`,
+#: `following`), to say what its list's items are.
+_SENSE_WORDS = 3
+
+
+def _gives_sense(lead: Sentence) -> bool:
+    """Whether a list's lead-in (a fragment: no sentence of its own) says what its items
+    are: "Relevant Solana skills include:", "The following should usually **not** be done
+    in a minor release:"; not one that only introduces them ("I've added:", "The changes
+    include:", "**Plan:**") or narrates ("Let's try this:"), whose items say themselves."""
+    words = [
+        w for w in _content_words(lead.text) if len(w) > 1 and w not in _INTRODUCES | _POINTERS
+    ]
+    return len(words) >= _SENSE_WORDS and is_fragment(lead) and not is_narration(lead.text)
+
+
+def _with_lead(sentences: Sequence[Sentence], i: int, said: set[int], limit: int) -> str:
+    """Sentence `i` cut to `limit`, after the lead-in of its list (`Sentence.lead`) when
+    that lead-in gives its sense (`_gives_sense`) and is not in `said` (then added to
+    it): an item kept alone said
+    nothing of what its list is ("`build-mobile` for Solana mobile apps." of "Relevant
+    Solana skills include:", "Remove a feature." of "The following should usually **not**
+    be done in a minor release:": walk 64, F12)."""
+    sentence = sentences[i]
+    lead = sentence.lead
+    if lead < 0 or lead in said or not _gives_sense(sentences[lead]):
+        return _truncate(sentence.text, limit, clause=True)
+    said.add(lead)
+    intro = sentences[lead].text
+    return _truncate(f"{intro} {sentence.text}", limit + len(intro) + 1, clause=True)
 
 
 # --------------------------------------------------------------------------- LLM
