@@ -282,6 +282,11 @@ def test_f16_what_happened_leaves_out_the_sentences_of_the_message_where_it_stop
         "That error means your wallet has no token account: `9pan9b`. Use these steps."
         " Replace `<YOUR_WALLET_ADDRESS>` with the wallet. Then retry the treasury deposit."
     )
-    first, second = _deduped(cands, prefix, whole)
+    lines = ["Replace `<YOUR_WALLET_ADDRESS>` with the wallet."]
+    first, second = _deduped(cands, prefix, (whole, lines))
     assert first.text == "The mint is Token-2022 wrapped SOL.", first.text
     assert second.text == "", second.text
+    # a line of it the fit left out for room is still told in What happened
+    lines.append("Then retry the treasury deposit.")
+    first, second = _deduped(cands, prefix, (whole, lines))
+    assert second.text == "Then retry the treasury deposit.", second.text

@@ -507,7 +507,7 @@ def select(
     dedupe: bool = False,
     room_left: list[int | None] | None = None,
     keep_newest: bool = True,
-    last_message: str = "",
+    last_message: tuple[str, Sequence[str]] = ("", ()),
 ) -> Selection:
     """Pick candidates for a recap of at most `budget` tokens (see the module docstring).
 
@@ -523,7 +523,7 @@ def select(
     the budget; with a prefix the newest summary is never forced in. With `dedupe`,
     a sentence already in the prefix or in a summary ranked higher is left out of
     the next ones (no sentence appears twice in the recap), and so is a sentence of
-    `last_message` (the message Where it stopped says, `Section.whole`).
+    `last_message` that Where it stopped left out of its lines (`_deduped`).
 
     `room_left` (for `compose_lazy`), when given, gets the most tokens a paragraph ranked
     after every candidate could have and still be tried, or None when the newest
@@ -794,18 +794,23 @@ def _checked(sentence: str, checks: Sequence[tuple[tuple[str, bool], tuple[str, 
     return False
 
 
-def _deduped(cands: list[Candidate], prefix: str, last_message: str = "") -> list[Candidate]:
+def _deduped(
+    cands: list[Candidate], prefix: str, last_message: tuple[str, Sequence[str]] = ("", ())
+) -> list[Candidate]:
     """The candidates with every sentence already said (in `prefix`, or in a candidate
     ahead in priority: pinned, then higher score, then newer) taken out of their text;
-    an excluded one as it is. A sentence of `last_message` (the message Where it stopped
-    says, whole: `Section.whole`) is said there, whichever of its lines that section
-    keeps (walk 64, F16: What happened gave "Use these steps." and "Then retry the
-    treasury deposit." of the answer Where it stopped said)."""
+    an excluded one as it is. `last_message`: the message Where it stopped says (its
+    `Section.whole`) and all the lines it may say of it, before a fit: a sentence of
+    that message in none of them is one the section left out as saying nothing alone
+    (narration, a lead-in, a step without its command), no more told in What happened
+    (walk 64, F16: "Use these steps." and "Then retry the treasury deposit." of the
+    answer Where it stopped said); one the fit cut for room is told there."""
     from chunkscope.engine.summarize.extractive import is_narration, sentences_of, terminated
 
     seen: set[str] = set()
     said = _norm(" ".join(prefix.split()))  # the sections' text, to find quotes in it
-    last = _norm(" ".join(last_message.split()))
+    last = _norm(" ".join(last_message[0].split()))
+    last_lines = [_norm(" ".join(line.split())) for line in last_message[1]]
     checks = _last_checks(prefix)
     from chunkscope.engine.recap.sections import SECTION_TITLES
 
@@ -882,8 +887,13 @@ def _deduped(cands: list[Candidate], prefix: str, last_message: str = "") -> lis
                 if not key or key in seen or (len(key) >= _QUOTED and key in said):
                     changed = True  # said already (or a quote of what the sections say)
                     continue
-                if last and len(key) >= _ITEM_SAID and key in last:
-                    changed = True  # a sentence of the message Where it stopped says
+                if (
+                    last
+                    and len(key) >= _ITEM_SAID
+                    and key in last
+                    and not any(key in line for line in last_lines)
+                ):
+                    changed = True  # a sentence Where it stopped left out of its message
                     continue
                 if len(stem := _cut_stem(s)) >= _CUT_STEM and stem in said:
                     changed = True  # the start of a sentence the sections say whole
@@ -921,12 +931,18 @@ def _deduped(cands: list[Candidate], prefix: str, last_message: str = "") -> lis
     return out
 
 
-def _last_message(fitted: Sequence[Section], sections: Sequence[Section]) -> str:
-    """The message Where it stopped says (the `Section.whole` of `sections`, unfitted: a
-    fit keeps lines alone), "" when `fitted` leaves that section out."""
+def _last_message(
+    fitted: Sequence[Section], sections: Sequence[Section]
+) -> tuple[str, Sequence[str]]:
+    """The message Where it stopped says and the lines it may say of it (the
+    `Section.whole` and lines of `sections`, unfitted: a fit keeps some lines alone),
+    nothing when `fitted` leaves that section out."""
     if not any(s.name == "last" and s.lines for s in fitted):
-        return ""
-    return next((s.whole for s in sections if s.name == "last"), "")
+        return "", ()
+    last = next((s for s in sections if s.name == "last"), None)
+    if last is None:
+        return "", ()
+    return last.whole, (*last.lines, *(f for f in last.full if f))  # (a line cut, uncut)
 
 
 def _keeps(wider: Sequence[Section], fitted: Sequence[Section]) -> bool:
