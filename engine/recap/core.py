@@ -507,7 +507,6 @@ def select(
     dedupe: bool = False,
     room_left: list[int | None] | None = None,
     keep_newest: bool = True,
-    last_message: tuple[str, Sequence[str]] = ("", ()),
 ) -> Selection:
     """Pick candidates for a recap of at most `budget` tokens (see the module docstring).
 
@@ -522,8 +521,7 @@ def select(
     summaries follow under `SUMMARIES_HEADING`. The caller keeps the prefix within
     the budget; with a prefix the newest summary is never forced in. With `dedupe`,
     a sentence already in the prefix or in a summary ranked higher is left out of
-    the next ones (no sentence appears twice in the recap), and so is a sentence of
-    `last_message` that Where it stopped left out of its lines (`_deduped`).
+    the next ones (no sentence appears twice in the recap).
 
     `room_left` (for `compose_lazy`), when given, gets the most tokens a paragraph ranked
     after every candidate could have and still be tried, or None when the newest
@@ -548,7 +546,7 @@ def select(
     said: set[int] = set()  # emptied by the dedupe: nothing left to say
     before = cands  # as given: a candidate said already is shown with its own summary
     if dedupe:
-        cands = _deduped(cands, prefix, last_message)
+        cands = _deduped(cands, prefix)
         said = {
             i
             for i, (b, c) in enumerate(zip(before, cands, strict=True))
@@ -794,23 +792,14 @@ def _checked(sentence: str, checks: Sequence[tuple[tuple[str, bool], tuple[str, 
     return False
 
 
-def _deduped(
-    cands: list[Candidate], prefix: str, last_message: tuple[str, Sequence[str]] = ("", ())
-) -> list[Candidate]:
+def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
     """The candidates with every sentence already said (in `prefix`, or in a candidate
     ahead in priority: pinned, then higher score, then newer) taken out of their text;
-    an excluded one as it is. `last_message`: the message Where it stopped says (its
-    `Section.whole`) and all the lines it may say of it, before a fit: a sentence of
-    that message in none of them is one the section left out as saying nothing alone
-    (narration, a lead-in, a step without its command), no more told in What happened
-    (walk 64, F16: "Use these steps." and "Then retry the treasury deposit." of the
-    answer Where it stopped said); one the fit cut for room is told there."""
+    an excluded one as it is."""
     from chunkscope.engine.summarize.extractive import is_narration, sentences_of, terminated
 
     seen: set[str] = set()
     said = _norm(" ".join(prefix.split()))  # the sections' text, to find quotes in it
-    last = _norm(" ".join(last_message[0].split()))
-    last_lines = [_norm(" ".join(line.split())) for line in last_message[1]]
     checks = _last_checks(prefix)
     from chunkscope.engine.recap.sections import SECTION_TITLES
 
@@ -887,14 +876,6 @@ def _deduped(
                 if not key or key in seen or (len(key) >= _QUOTED and key in said):
                     changed = True  # said already (or a quote of what the sections say)
                     continue
-                if (
-                    last
-                    and len(key) >= _ITEM_SAID
-                    and key in last
-                    and not any(key in line for line in last_lines)
-                ):
-                    changed = True  # a sentence Where it stopped left out of its message
-                    continue
                 if len(stem := _cut_stem(s)) >= _CUT_STEM and stem in said:
                     changed = True  # the start of a sentence the sections say whole
                     continue
@@ -929,20 +910,6 @@ def _deduped(
                 summary = replace(c.summary, abstract=abstract, summary=text)
                 out[i] = replace(c, summary=summary)
     return out
-
-
-def _last_message(
-    fitted: Sequence[Section], sections: Sequence[Section]
-) -> tuple[str, Sequence[str]]:
-    """The message Where it stopped says and the lines it may say of it (the
-    `Section.whole` and lines of `sections`, unfitted: a fit keeps some lines alone),
-    nothing when `fitted` leaves that section out."""
-    if not any(s.name == "last" and s.lines for s in fitted):
-        return "", ()
-    last = next((s for s in sections if s.name == "last"), None)
-    if last is None:
-        return "", ()
-    return last.whole, (*last.lines, *(f for f in last.full if f))  # (a line cut, uncut)
 
 
 def _keeps(wider: Sequence[Section], fitted: Sequence[Section]) -> bool:
@@ -1057,7 +1024,6 @@ def compose(
         dedupe=True,
         room_left=room_left,
         keep_newest=plain,
-        last_message=_last_message(fitted, present),
     )
     spare = budget - chosen.used_tokens
     if spare > 8:
@@ -1077,7 +1043,6 @@ def compose(
             prefix=render_sections(wider),
             dedupe=True,
             keep_newest=plain,
-            last_message=_last_message(wider, present),
         )
         if again.used_tokens <= budget and {c.index for c in again.selected} == set(keep):
             flags = {c.index: c for c in chosen.candidates}
