@@ -847,21 +847,15 @@ def is_fragment(sentence: Sentence) -> bool:
         # a list, whose items a summary may say); in a message, a step whose colon
         # introduces a code block says itself only with that code, which no summary
         # holds (walk 64, F16: "Then find the new token account." of ``spl-token ...
-        # accounts``), and so does a short one that ends the chunk, its block in the
-        # next; a lead-in whose last clause is one word (`_OPEN_CLAUSE`, F5) is left open
+        # accounts``); a lead-in whose last clause is one word (`_OPEN_CLAUSE`, F5) is
+        # left open
         last = head.rstrip(_MARKS).rsplit(None, 1)[-1].lower() if head.strip() else ""
         # (its asides say no more of what follows: "What changed (each keeps the results
         # identical; ...):" is a title over its block, walk 57, F12)
         plain = _ASIDES_IN.sub(" ", head)
         if (
             len(content) <= _LEAD_IN_WORDS
-            or (
-                sentence.role != DOC_ROLE
-                and (
-                    sentence.opens == "block"
-                    or (sentence.opens == "end" and len(content) <= _TITLE_WORDS)
-                )
-            )
+            or (sentence.opens == "block" and sentence.role != DOC_ROLE)
             or _OPEN_CLAUSE.search(plain.rstrip(_MARKS))
             or (plain != head and not _ENDED.search(plain) and _WH_TITLE.match(plain.strip(_MARKS)))
             or len(_content_words(plain)) <= _LEAD_IN_WORDS
@@ -1399,7 +1393,7 @@ def _split_sentences(text: str) -> list[Sentence]:
         after_block = False
         buffer.append(" ".join(stripped.split()))
     flush()
-    opens("end")  # (a lead-in's block, or the rest of words cut short: `is_fragment`)
+    opens("end")  # (the last words of a message cut short: `is_fragment`)
     return sentences
 
 
