@@ -772,6 +772,12 @@ def _macro_text(m: re.Match[str]) -> str:
     return f"`{said[-1]}`" if said and said[-1].strip() else ""
 
 
+#: Words a statement opens with (its subject's), not a step: a lead-in that opens with
+#: one says something over its block ("You could add a property to `Car3`:").
+_SUBJECTS = frozenset(
+    {"the", "a", "an", "this", "that", "these", "those", "my", "our", "your", "its", "their"}
+    | {"i", "we", "you", "it", "they", "he", "she", "there"}
+)
 #: A message's last words cut short: at most this many, a determiner first, no stop.
 _STUMP_WORDS = 2
 _DETERMINERS = frozenset(
@@ -853,9 +859,12 @@ def is_fragment(sentence: Sentence) -> bool:
         # (its asides say no more of what follows: "What changed (each keeps the results
         # identical; ...):" is a title over its block, walk 57, F12)
         plain = _ASIDES_IN.sub(" ", head)
+        # (a statement over its block, its subject first, says something: "Your fallback
+        # connection string in Program.cs uses `mongodb:27017`:")
+        stated = bool(words) and words[0] in _SUBJECTS
         if (
             len(content) <= _LEAD_IN_WORDS
-            or (sentence.opens == "block" and sentence.role != DOC_ROLE)
+            or (sentence.opens == "block" and sentence.role != DOC_ROLE and not stated)
             or _OPEN_CLAUSE.search(plain.rstrip(_MARKS))
             or (plain != head and not _ENDED.search(plain) and _WH_TITLE.match(plain.strip(_MARKS)))
             or len(_content_words(plain)) <= _LEAD_IN_WORDS
