@@ -48,3 +48,19 @@ def test_a_cut_after_a_whole_sentence_keeps_its_stop_apart_from_the_ellipsis() -
     assert _truncate(text, 53) == "Please move it to SQLite so it survives restarts. ..."
     assert _truncate(text, 52).endswith("survives...")  # no room for both: a word less
     assert not any(_truncate(text, n).endswith("....") for n in range(10, len(text)))
+
+
+def test_a_line_ending_on_a_comma_or_dash_ends_on_a_stop_alone() -> None:
+    """A poem's lines read "fills the air,. The coconut cream cools the chili's roar,."
+    in the curry-poems recap (the review-mode snapshot)."""
+    from chunkscope.engine.summarize.extractive import terminated
+
+    assert terminated("While basil's green perfume fills the air,") == (
+        "While basil's green perfume fills the air."
+    )
+    assert terminated("Where fire and cream in harmony unite—") == (
+        "Where fire and cream in harmony unite."
+    )
+    assert terminated("a list item –") == "a list item."
+    assert terminated("Done.") == "Done."
+    assert terminated(",") == ","  # nothing but the mark: left as it is

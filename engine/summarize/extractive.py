@@ -955,7 +955,7 @@ def terminated(sentence: str, *, url_stop: bool = False) -> str:
     with a colon: the lead-in of a block (code, a table, a list) a summary leaves out.
     One that ends on a bare URL gets none (on a line of its own, a stop reads as the
     URL's: walk 64, F13) unless `url_stop` (a summary's paragraph: the next sentence
-    would read on from it)."""
+    would read on from it). A trailing comma or dash gives way to the stop."""
     text = sentence.rstrip()
     core = text.rstrip("*_")  # "**1. Update the styles:**" ends as "**1. Update the styles.**"
     if core.endswith(":") and not core.endswith(":::"):
@@ -965,6 +965,12 @@ def terminated(sentence: str, *, url_stop: bool = False) -> str:
         return text
     if not url_stop and _URL_END.search(text):
         return text
+    if text.endswith((",", "—", "–")):
+        # a line that runs on into the next (a poem's, a list's): its comma or dash gives
+        # way to the stop ("fills the air,." was a summary's sentence)
+        text = text.rstrip(",—–").rstrip()
+        if not text:
+            return sentence.rstrip()
     return text + ("。" if _WIDE_END.search(text) else ".")
 
 
