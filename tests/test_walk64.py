@@ -64,3 +64,20 @@ def test_a_line_ending_on_a_comma_or_dash_ends_on_a_stop_alone() -> None:
     assert terminated("a list item –") == "a list item."
     assert terminated("Done.") == "Done."
     assert terminated(",") == ","  # nothing but the mark: left as it is
+
+
+def test_walk63_f7_a_lead_in_ending_on_a_relative_clause_s_verb_is_left_open() -> None:
+    """Walk 63, F7: a numbered item's lead-in over its nested list ("... with "Chart
+    Generation & Web Server" that describes:") was kept as "... that describes."."""
+    from chunkscope.engine.summarize.extractive import ExtractiveSummarizer
+
+    text = (
+        "Bot: I've updated the README.md:\n\n1. Changed the opening description from \"React"
+        ' app" to "a monitoring application"\n\n2. Replaced the "Graph Web App" section with'
+        ' "Chart Generation & Web Server" that describes:\n   - Static PNG generation using'
+        " Chart.js\n   - Charts saved to `/charts` directory\n\nThe README now accurately"
+        " describes the current implementation."
+    )
+    summary = ExtractiveSummarizer().summarize(text).summary
+    assert "describes." not in summary, summary
+    assert "The README now accurately describes the current implementation." in summary

@@ -741,6 +741,8 @@ _INTRODUCES = frozenset(
     # F12; "The output is:", "The file contains:")
     | {"is", "are", "was", "were", "gains", "gets", "adds", "contains", "has", "have"}
     | {"shows", "returns", "gives", "provides", "lists", "says", "reads", "prints", "becomes"}
+    | {"describes", "explains", "covers", "mentions", "outlines", "defines", "specifies"}
+    | {"supports", "requires", "accepts", "expects"}
     # a way whose command is the block ("... or by running:", "Launch it using:")
     | {"running", "using", "typing", "executing", "calling", "run", "type", "execute"}
     # a clause whose reason or condition is the list ("It is likely failing because:",
@@ -756,6 +758,9 @@ _INTRODUCES = frozenset(
 #: adverb or a conjunction whose object is what follows ("..., particularly:",
 #: Czech "Tyto změny zajistí, že:", "..., namely:": walk 64, F5), in any language.
 _OPEN_CLAUSE = re.compile(r",\s*[*_]*[^\W\d_]+[*_]*\Z")
+#: A lead-in that ends on a relative clause's verb, its object what follows ("... with
+#: "Chart Generation & Web Server" that describes:", walk 63, F7).
+_OPEN_RELATIVE = re.compile(r"\b(?:that|which|who)\s+[*_]*[^\W\d_]+s[*_]*\Z", re.I)
 #: A lead-in that is a condition or a time alone, its main clause the list after it
 #: ("If `hostnameOverride` is set alongside `hostname` and `subdomain` fields:").
 _SUBORDINATE = re.compile(
@@ -866,6 +871,7 @@ def is_fragment(sentence: Sentence) -> bool:
             len(content) <= _LEAD_IN_WORDS
             or (sentence.opens == "block" and sentence.role != DOC_ROLE and not stated)
             or _OPEN_CLAUSE.search(plain.rstrip(_MARKS))
+            or _OPEN_RELATIVE.search(plain.rstrip(_MARKS))
             or (plain != head and not _ENDED.search(plain) and _WH_TITLE.match(plain.strip(_MARKS)))
             or len(_content_words(plain)) <= _LEAD_IN_WORDS
             or not _POINTERS.isdisjoint(words)
