@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -229,6 +230,7 @@ class ChunkscopeApp(
         self.selection = None
         self.selection_key = None
         self.selection_view = None
+        self.controls_moved_at = self.controls_applied_at = 0.0
         self.recap_state = "idle"
         self.summary_failure = ""
         self.last_run_at = ""
@@ -418,6 +420,10 @@ class ChunkscopeApp(
         held.append((event.key, event.character))
         self._schedule_release()
         return True
+
+    def control_moved(self) -> None:
+        """`tui.keys.ControlOwner.control_moved`: a slider or a toggle changed value."""
+        self.controls_moved_at = time.monotonic()
 
     def hold_keys(self) -> None:
         """`KeyHolder.hold_keys`: a dialog's field had its Enter."""

@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from textual import events
+from textual._context import NoActiveAppError
 from textual.app import App
+from textual.widget import Widget
 
 #: A key as held: its name and the character it types (None for a key that types none).
 HeldKey = tuple[str, str | None]
@@ -24,6 +26,19 @@ class KeyHolder(Protocol):
     def hand_back_keys(self, keys: list[HeldKey]) -> None:
         """Take `keys` (typed before every key held since `hold_keys`) and send them all
         again, in order, where they belong once the screen on top is settled."""
+
+
+def control_moved(widget: Widget) -> None:
+    """Tell the app of `widget`, a control (a slider, a toggle), that it changed value: its
+    message reaches the settings a moment later, after a key typed in the same burst (``→
+    w``: walk 65, F1). A control outside a running app tells no one."""
+    try:
+        app = widget.app
+    except NoActiveAppError:
+        return
+    note = getattr(app, "control_moved", None)
+    if callable(note):
+        note()
 
 
 def leaving(screen: object) -> bool:

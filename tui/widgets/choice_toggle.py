@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from chunkscope.themes import readable_highlight
+from chunkscope.tui.keys import control_moved
 
 
 class ChoiceToggle(Widget, can_focus=True):
@@ -129,6 +130,7 @@ class ChoiceToggle(Widget, can_focus=True):
             return
         self.value = value
         if post:
+            control_moved(self)
             self.post_message(self.Changed(self, value))
 
     def action_step(self, delta: int) -> None:

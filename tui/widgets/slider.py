@@ -29,6 +29,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from chunkscope.engine.params import Knob, geometric_grid
+from chunkscope.tui.keys import control_moved
 
 Formatter = Callable[[float], str] | str
 
@@ -368,6 +369,8 @@ class Slider(Widget, can_focus=True):
     # ------------------------------------------------------------------ reactive plumbing
 
     def watch_value(self, old: float, new: float) -> None:
+        if not self._is_prevented(Slider.Changed):  # (a value put, not a move)
+            control_moved(self)
         self.post_message(self.Changed(self, new))
 
     # ------------------------------------------------------------------ actions

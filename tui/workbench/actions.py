@@ -6,6 +6,7 @@ switching backends. A part of `ChunkscopeApp`.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from errno import EISDIR
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
 
 #: Seconds `w` waits for the lock a worker holds while it selects (a few milliseconds).
 SELECT_WAIT = 1.0
+#: Seconds after a control moved during which a move the run's settings have not taken
+#: yet makes the recap shown not the one in force (the step's message is on its way).
+CONTROLS_SETTLE = 1.0
 #: What `w` and the report say when the recap in force is still being made.
 UPDATING_RECAP = (
     "The recap is being updated for the settings in force; w writes it once the Recap "
@@ -120,17 +124,28 @@ class WorkbenchActions(WorkbenchHost):
         self.recap_state = "idle"
         bench.show_selection_recap()
 
+    def controls_moving(self) -> bool:
+        """Whether a control moved (`Slider`, `ChoiceToggle`: `control_moved`) less than
+        `CONTROLS_SETTLE` ago and the settings have not taken it yet: a key pressed with a
+        slider's step in one burst (``→ w``) comes before the step's message reaches the
+        run's settings (walk 65, F1)."""
+        moved = self.controls_moved_at
+        return moved > self.controls_applied_at and time.monotonic() - moved < CONTROLS_SETTLE
+
     def selection_now(self) -> Any:
         """The recap under the settings in force: the selection shown, or, when the run or
         a setting changed since it was made and the new one is still on its way, one made
         now if that is only a selection (every summary of the run known: milliseconds,
-        under the lock a worker holds for as long); None when it cannot be made now (the
-        summaries are being computed, or a long stage holds the pipeline). A burst ``b
-        500 ⏎ w`` wrote the recap of the old budget (walk 62, F3)."""
+        under the lock a worker holds for as long); None when it cannot be made now (a
+        slider's run not drawn yet, the summaries being computed, or a long stage holding
+        the pipeline). A burst ``b 500 ⏎ w`` wrote the recap of the old budget (walk 62,
+        F3), ``→ w`` on a slider the recap of the step before (walk 65, F1)."""
         selection, pipe, bench = self.selection, self.pipe, self.workbench
         if selection is None or pipe is None or bench is None or bench.view is None:
             return selection
         view = bench.view
+        if self._run_timer is not None or not self._current(pipe, view) or self.controls_moving():
+            return None  # a step's run is on its way: the view drawn is not the one in force
         settings = self.recap_settings(view)
         if settings == self.selection_key and view is self.selection_view:
             return selection
@@ -163,6 +178,7 @@ class WorkbenchActions(WorkbenchHost):
         self._select(pipe, view, get_current_worker())
 
     def set_budget(self, budget: int) -> None:
+        self.controls_applied_at = time.monotonic()
         if budget != self.budget:
             self.state = self.state.with_tuning(budget=budget)
             self.reselect()

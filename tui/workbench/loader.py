@@ -406,6 +406,7 @@ class PipelineDriver(WorkbenchHost):
 
     def request_run(self, tuning: Tuning, *, force: bool = False) -> None:
         """A control changed: re-run now, or after a short pause if changes come fast."""
+        self.controls_applied_at = time.monotonic()
         changed = replace(self.state, tuning=tuning)
         if self.pipe is None:
             self.state = changed

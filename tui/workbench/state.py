@@ -330,6 +330,10 @@ class WorkbenchHost(App[None]):
     #: the settings `selection` was made under (`WorkbenchActions.recap_settings`)
     selection_key: RecapSettings | None
     selection_view: RunView | None  # the run it was made for
+    #: when a control last moved, and when the settings last took a control's change
+    #: (`time.monotonic`; `WorkbenchActions.controls_moving`)
+    controls_moved_at: float
+    controls_applied_at: float
     recap_state: str  # idle | waiting | running | failed
     #: Why summarizing every merged chunk failed with the summarizer in force ("": it did
     #: not): the Summary panel says so in place of a summary, and no longer summarizes
@@ -443,6 +447,12 @@ class WorkbenchHost(App[None]):
         raise NotImplementedError
 
     def request_run(self, tuning: Tuning, *, force: bool = False) -> None:
+        raise NotImplementedError
+
+    def hold_keys(self) -> None:
+        raise NotImplementedError
+
+    def hand_back_keys(self, keys: list[tuple[str, str | None]]) -> None:
         raise NotImplementedError
 
     def _current(self, pipe: Pipeline, view: RunView) -> bool:

@@ -82,6 +82,7 @@ class StrategyDriver(WorkbenchHost):
         self._columns_changed(side)
 
     def set_column_param(self, side: str, key: str, value: Any) -> None:
+        self.controls_applied_at = time.monotonic()
         spec = self.column_specs[side]
         if spec is None or spec.value(key) == value:
             return

@@ -1,0 +1,41 @@
+"""Walk 65's findings on the workbench: F1 (`w` right after a slider step wrote the recap
+of the run before the step, its toast the old token count).
+
+Each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chunkscope.tui.screens.prompt import PromptScreen
+from chunkscope.tui.widgets.merge_panel import MergePanel
+from chunkscope.tui.widgets.slider import Slider
+from tests.pilot import burst, make_app, recording_notifications, settled, wait_for
+
+
+async def test_f1_w_right_after_a_slider_step_writes_nothing_stale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        before = app.workbench.view
+        shown = recording_notifications(app)
+        slider = app.workbench.query_one(MergePanel).query_one("#topic-chunk-tokens", Slider)
+        slider.focus()
+        await pilot.pause()
+        burst(app, "right", "w")
+        said = await wait_for(pilot, lambda: any("being updated" in s for s in shown), 10)
+        assert said, (shown, app.workbench.view is before)
+        assert not isinstance(app.screen, PromptScreen)  # no prompt to write the old recap
+        # once the step's run and its recap are in, w writes the recap of the step
+        await settled(pilot, app)
+        assert app.workbench.view is not before
+        burst(app, "w", "enter")
+        written = tmp_path / "_recap.md"
+        assert await wait_for(pilot, written.exists, 10)
+        assert app.selection is not None
+        assert written.read_text(encoding="utf-8").strip() == app.selection.text.strip()
