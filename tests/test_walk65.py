@@ -39,3 +39,35 @@ async def test_f1_w_right_after_a_slider_step_writes_nothing_stale(
         assert await wait_for(pilot, written.exists, 10)
         assert app.selection is not None
         assert written.read_text(encoding="utf-8").strip() == app.selection.text.strip()
+
+
+async def test_f2_a_summary_put_under_the_search_panel_is_drawn_whole_after_it() -> None:
+    """Enter on a search result selects its chunk while the Search panel hides the
+    Summary panel; after esc the summary's body must be as tall as its text (its last
+    lines were cut off: "... 30 links were rewritten by")."""
+    from textual.widgets import Static
+
+    from chunkscope.tui.widgets.chunk_list import ChunkList
+    from tests.pilot import ROOT
+
+    app = make_app(ROOT / "sample_logs" / "docs_cleanup.jsonl")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        merged = bench.query_one("#merged", ChunkList)
+        merged.focus()
+        await pilot.press("home")
+        body = bench.query_one("#summary-body", Static)
+        for question in ("which pages were merged", "where do the how-to guides go"):
+            await pilot.press("slash")
+            burst(app, *question, "enter")
+            await wait_for(pilot, lambda: app.search_answer is not None, 10)
+            await pilot.pause()
+            burst(app, "down", "down", "down", "enter")
+            await pilot.pause()
+            await pilot.press("escape")
+            await pilot.pause()
+            await pilot.pause()
+            width = body.content_region.width
+            wanted = body.get_content_height(body.size, body.size, width)
+            assert body.size.height == wanted, (body.size.height, wanted)

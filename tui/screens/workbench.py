@@ -756,6 +756,10 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
             return
         self.query_one("#search").display = shown
         self.query_one("#lower").display = not shown
+        if not shown:
+            # a summary put while the panels were hidden was not laid out: its height
+            # stayed the last one drawn, its end cut off ("... rewritten by": walk 65, F2)
+            self.query_one(SummaryPanel).relayout()
 
     @_while_composed
     def show_search(self) -> None:

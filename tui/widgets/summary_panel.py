@@ -88,6 +88,11 @@ class SummaryPanel(TitledPanel, Vertical):
         put_text(self.query_one("#summary-body", Static), text)  # laid out if its height changes
         self.query_one("#summary-scroll", SteadyScroll).scroll_home(animate=False)
 
+    def relayout(self) -> None:
+        """Lay the body out again: shown after being hidden (under the Search panel)
+        with a summary put meanwhile, its height is the one of the summary before."""
+        self.query_one("#summary-body", Static).refresh(layout=True)
+
     def progress(self) -> tuple[int | None, int | None]:
         """The `set_progress` shown: (done, total)."""
         bar = self.query_one("#summary-progress", ProgressBar)
