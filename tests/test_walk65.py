@@ -71,3 +71,31 @@ async def test_f2_a_summary_put_under_the_search_panel_is_drawn_whole_after_it()
             width = body.content_region.width
             wanted = body.get_content_height(body.size, body.size, width)
             assert body.size.height == wanted, (body.size.height, wanted)
+
+
+@pytest.mark.paints
+async def test_f3_the_before_merge_cuts_row_is_said_whole_beside_the_key_panel() -> None:
+    """At 100 columns beside the key panel the compare view's before-merge strip said
+    ``not merged: a cut afte…``: a shorter form that fits, never a word cut."""
+    from textual.widgets import HelpPanel
+
+    from chunkscope.tui.widgets.similarity_strip import SimilarityStrip
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        app.action_show_help_panel()
+        await wait_for(pilot, lambda: bool(bench.query(HelpPanel)) and bench.keys_open, 10)
+        await pilot.press("right_square_bracket")
+        await wait_for(pilot, lambda: app.column_result("right") is not None, 10)
+        await wait_for(pilot, app.workers_idle, 10)
+        await pilot.pause(0.3)
+        strip = bench.query_one("#strip-left", SimilarityStrip)
+        row = next(r for r in strip.rendered_lines() if r.startswith("cuts")).rstrip()
+        assert "not merged" in row, row
+        assert not row.endswith("…"), row
+        words = row.split()
+        assert all(w.strip("(),:") for w in words), row
+        units = len(bench.view.compacted)
+        assert f"{units - 1} cuts" in row or f"every unit ({units - 1})" in row, row

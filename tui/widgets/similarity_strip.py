@@ -524,11 +524,20 @@ class SimilarityStrip(Widget):
         each is a chunk of its own, so the row says so rather than stay empty (in the
         units the strip plots, `scale_noun`, as its scale counts them)."""
         label = self._style("label")
-        text = f"not merged: a cut after every {self.scale_noun} ({max(0, items - 1)})"
-        strip = Strip([self._label("cuts"), Segment(text, label)])
-        if strip.cell_length > width:  # cut, and saying so
-            strip = Strip([*strip.crop(0, width - 1), Segment("…", label)])
-        return strip.adjust_cell_length(width, self._style("base"))
+        cuts = max(0, items - 1)
+        # said whole in the room there is, the longest form that fits (beside the key
+        # panel at 100 columns it was cut inside a word: "a cut afte…", walk 65, F3)
+        forms = (
+            f"not merged: a cut after every {self.scale_noun} ({cuts})",
+            f"not merged: {cuts} cuts, one per {self.scale_noun}",
+            f"not merged: {cuts} cuts",
+            "not merged",
+        )
+        head = self._label("cuts")
+        room = width - head.cell_length
+        text = next((f for f in forms if cell_len(f) <= room), forms[-1])
+        segments = fit_words([Segment(text, label)], room, label)
+        return Strip([head, *segments]).adjust_cell_length(width, self._style("base"))
 
     def _note_row(self, width: int) -> Strip:
         label = self._style("label")
