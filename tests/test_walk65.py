@@ -1,7 +1,12 @@
-"""Walk 65's findings on the workbench: F1 (`w` right after a slider step wrote the recap
-of the run before the step, its toast the old token count).
+"""Walk 65's findings on the workbench: F1 (`w` right after a slider step, or a typed
+chunk count, wrote the recap of the run before the step, its toast the old token count),
+F2 (a summary put while the Search panel hid the Summary panel was drawn with the height
+of the one before, its end cut off), F3 (the before-merge strip's cuts row cut inside a
+word beside the key panel), F4 (esc during the summaries of a file just opened left the
+Recap panel "Computing the recap…" for good).
 
-Each test fails on the code before its fix."""
+Each test fails on the code before its fix, but the typed chunk count's: its timing
+under the test's pilot never showed the stale recap, and it stays as a guard."""
 
 from __future__ import annotations
 
@@ -99,3 +104,69 @@ async def test_f3_the_before_merge_cuts_row_is_said_whole_beside_the_key_panel()
         assert all(w.strip("(),:") for w in words), row
         units = len(bench.view.compacted)
         assert f"{units - 1} cuts" in row or f"every unit ({units - 1})" in row, row
+
+
+async def test_f4_esc_during_the_summaries_says_the_recap_was_cancelled_and_s_brings_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Esc while the summaries of a file just opened were being computed left the Recap
+    panel "Computing the recap…" for good, nothing running, and `w` waiting for it."""
+    import time
+
+    from textual.worker import WorkerState
+
+    from chunkscope.engine import pipeline as P
+
+    real = P.Pipeline._summarize_texts
+
+    def slow(self: P.Pipeline, texts: list[str], progress: object = None) -> object:
+        time.sleep(0.02 * len(texts))
+        return real(self, texts, progress)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(P.Pipeline, "_summarize_texts", slow)
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+
+        def summarizing() -> bool:
+            return (
+                any(w.group == "follow-up" and w.state == WorkerState.RUNNING for w in app.workers)
+                and app.tokens_ready
+            )
+
+        assert await wait_for(pilot, summarizing, 20)
+        shown = recording_notifications(app)
+        await pilot.press("escape")
+        assert await wait_for(pilot, app.workers_idle, 20)
+        await pilot.pause()
+        assert "Cancelled." in shown
+        assert app.selection is None  # the summaries were on their way
+        if app.selection is None:  # not every summary was known: said so
+            assert "cancelled" in app.recap_note(), app.recap_note()
+            assert not app.recap_computing()
+            monkeypatch.setattr(P.Pipeline, "_summarize_texts", real)
+            await pilot.press("s")
+            assert await wait_for(pilot, lambda: app.selection is not None, 20)
+        assert app.recap_state == "idle"
+
+
+async def test_f1_w_right_after_a_typed_chunk_count_writes_nothing_stale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same with `n`: ``n ^U 40 ⏎ w ⏎ y`` wrote the recap of the count before."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "_recap.md").write_text("old\n", encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        count = len(app.workbench.view.result.chunks)
+        shown = recording_notifications(app)
+        burst(app, "n", "ctrl+u", *str(count - 5), "enter", "w", "enter", "y")
+        await wait_for(pilot, lambda: bool(shown), 10)
+        await settled(pilot, app)
+        await pilot.pause()
+        written = (tmp_path / "_recap.md").read_text(encoding="utf-8")
+        if written != "old\n":  # written: the recap of the count typed
+            assert app.selection is not None
+            assert written.strip() == app.selection.text.strip()
+        else:
+            assert any("being updated" in s for s in shown), shown

@@ -602,13 +602,17 @@ class ChunkscopeApp(
         closes`` wherever the focus is: after enter on a result, in the merged column,
         esc did nothing, walk 63 F2), else the key panel if open."""
         cancelled = False
+        recap = False  # the summaries or the recap were on their way
         for worker in self.workers:
             if worker.group in ("follow-up", "load") and worker.state == WorkerState.RUNNING:
                 worker.cancel()
                 cancelled = True
+                recap = recap or worker.group == "follow-up"
         bench = self.workbench
         if cancelled:
             self.notify("Cancelled.", markup=False)
+            if recap:
+                self.recap_cancelled()
         elif self.search_open and bench is not None and self.screen is bench:
             bench.close_search(focus=False)  # the focus stays where it is
         elif self.screen.query("HelpPanel"):

@@ -33,6 +33,10 @@ SELECT_WAIT = 1.0
 #: Seconds after a control moved during which a move the run's settings have not taken
 #: yet makes the recap shown not the one in force (the step's message is on its way).
 CONTROLS_SETTLE = 1.0
+#: What the Recap panel says when escape cancelled the summaries on their way.
+RECAP_CANCELLED = (
+    "The recap was cancelled (esc): press s to summarize all merged chunks and build it."
+)
 #: What `w` and the report say when the recap in force is still being made.
 UPDATING_RECAP = (
     "The recap is being updated for the settings in force; w writes it once the Recap "
@@ -49,7 +53,7 @@ class WorkbenchActions(WorkbenchHost):
         """A file is open and its recap is on its way: the offline summarizer's run
         after each merge, or `s`'s with another summarizer (`_summarize_all`), will
         summarize every merged chunk and select the recap."""
-        if self.pipe is None or self.recap_state == "failed":
+        if self.pipe is None or self.recap_state in ("failed", "cancelled"):
             return False
         return self.summarizer_name == "extractive" or any(
             w.description == "_summarize_all"
@@ -66,6 +70,8 @@ class WorkbenchActions(WorkbenchHost):
             return "Open a file to preview its recap."
         if self.recap_state == "failed":
             return "The summaries failed; switch to the offline summarizer to build the recap."
+        if self.recap_state == "cancelled":
+            return RECAP_CANCELLED
         if not self.recap_computing():
             return "Press s to summarize all merged chunks; the recap is built from them."
         note = "Computing the recap: summarizing the merged chunks"
@@ -161,6 +167,17 @@ class WorkbenchActions(WorkbenchHost):
             self.lock.release()
         self._selection_ready(view, now, settings)
         return now
+
+    def recap_cancelled(self) -> None:
+        """Escape cancelled the summaries (or the recap) on their way: the preview says so
+        and what brings the recap back, and `w` no longer waits for it; with every summary
+        known the recap is selected all the same (milliseconds). It said "Computing the
+        recap…" for good, nothing running (walk 65, F4)."""
+        self.recap_state = "cancelled"
+        self.reselect()
+        bench = self.workbench
+        if bench is not None and self.selection is None:
+            bench.show_selection_recap()
 
     def reselect(self) -> None:
         """Pins, exclusions or the budget changed: select again (summaries are memoised)."""

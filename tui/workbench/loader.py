@@ -468,6 +468,8 @@ class PipelineDriver(WorkbenchHost):
     def _after_run(self, view: RunView) -> None:
         """Follow-ups of a run (exact token counts, summaries, the recap) start once the
         controls have been still for a moment, so they never slow down a slider drag."""
+        if self.recap_state == "cancelled":
+            self.recap_state = "idle"  # this run's recap is on its way again
         if self._follow_up_timer is not None:
             self._follow_up_timer.stop()
         pipe = self.pipe
@@ -588,10 +590,14 @@ class PipelineDriver(WorkbenchHost):
             self.notify("Open a file first (ctrl+o).", severity="warning")
             return
         chunks = bench.view.result.chunks
+        if self.recap_state == "cancelled":
+            self.recap_state = "idle"
         if all(chunk.text in self.summaries for chunk in chunks):
             # nothing to do: said, not a "Summarized 57 merged chunks in 0 ms" of cache hits
             n = len(chunks)
             self.notify(f"All {n} summaries are done." if n != 1 else "The summary is done.")
+            if self.selection is None:  # their recap, cancelled before it was selected
+                self.reselect()
             return
         self._summarize_all(self.pipe, bench.view)
         if self.selection is None:  # the recap is being computed now (`recap_note`)

@@ -334,7 +334,7 @@ class WorkbenchHost(App[None]):
     #: (`time.monotonic`; `WorkbenchActions.controls_moving`)
     controls_moved_at: float
     controls_applied_at: float
-    recap_state: str  # idle | waiting | running | failed
+    recap_state: str  # idle | waiting | running | failed | cancelled
     #: Why summarizing every merged chunk failed with the summarizer in force ("": it did
     #: not): the Summary panel says so in place of a summary, and no longer summarizes
     #: each chunk selected (`s` tries again).
