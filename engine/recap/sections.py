@@ -773,13 +773,33 @@ def _plain_blocks(lines: Sequence[str]) -> list[str]:
 _CONTINUED = re.compile(r"(?<=\s)\\\s*\Z")
 
 
+#: An HTML comment, on one line or over several: an issue template's guidance
+#: (``<!--A short 1-2 sentences that succinctly describes the bug-->``), no words of the
+#: user's and nothing the rendered markdown shows.
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+
+
+def _uncommented(lines: Sequence[str]) -> list[str]:
+    """`lines` of prose (no fenced code) without their HTML comments (`_HTML_COMMENT`; one
+    left open runs to the end), a line that held a comment alone left out (walk 64, F7:
+    the Task folded a template's ``<!--A short 1-2 sentences ...-->`` in)."""
+    if not any("<!--" in line for line in lines):
+        return list(lines)
+    text = _HTML_COMMENT.sub("\0", "\n".join(lines))  # (\0: where a comment was)
+    return [
+        line.replace("\0", "")
+        for line in text.split("\n")
+        if not ("\0" in line and not line.replace("\0", "").strip())
+    ]
+
+
 def _inline_fences(text: str) -> str:
     """Each fenced code block of `text` as inline code: a task line is one line, and a
     block folded into it read ``I run ```python division(23, 0) ``` and get``, stray
     backticks and the language's name among the words; it reads ``I run
     `division(23, 0)` and get`` now. An unclosed block runs to the end, as in markdown.
-    aider's ``<source>`` block is one too. A quote's and a heading's markers and an HTML
-    disclosure's tags are left out (`_QUOTE_MARKS`)."""
+    aider's ``<source>`` block is one too. A quote's and a heading's markers, an HTML
+    disclosure's tags (`_QUOTE_MARKS`) and HTML comments (`_uncommented`) are left out."""
     lines = _unquoted(text).splitlines()
     out: list[str] = []
     i = 0
@@ -789,7 +809,8 @@ def _inline_fences(text: str) -> str:
             start = i
             while i < len(lines) and block_fence_after(lines[i], None) is None:
                 i += 1
-            out += _plain_blocks(lines[start:i])  # prose up to the next block (or the end)
+            # prose up to the next block (or the end), its HTML comments left out
+            out += _plain_blocks(_uncommented(lines[start:i]))
             continue
         body: list[str] = []
         i += 1

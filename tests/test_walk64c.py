@@ -1,0 +1,48 @@
+"""Walk 64 (real public files; sources in the walk's sources.md), the recap findings left
+after tests/test_walk64a.py and tests/test_walk64b.py: F16 (a Codex step-by-step answer:
+What happened said its lead-ins, Where it stopped its steps without their commands), F13
+(Where it stopped dropped step 2 of a numbered procedure and the request the steps serve)
+and F7 (the Task folded an issue template's HTML comments in).
+
+Each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+MPL_ISSUE = """\
+hist() no longer respects range=... when density=True
+<!--To help us understand and resolve your issue, please fill out the form to the best of \
+your ability.-->
+<!--You can feel free to delete the sections that do not apply.-->
+
+### Bug report
+
+**Bug summary**
+
+<!--A short 1-2 sentences that succinctly describes the bug-->
+
+**Code for reproduction**
+
+<!--A minimum code snippet required to reproduce the bug.
+Please make sure to minimize the number of dependencies required.-->
+```python
+print(bins)
+```
+
+**Expected outcome** Some array where the first value is 0 and the last one is 1.
+"""
+
+
+def test_f7_the_task_leaves_out_an_issue_template_s_comments() -> None:
+    """mini-mpl-13989: the Task read ``**Bug summary** <!--A short 1-2 sentences that
+    succinctly describes the bug--> **Code for reproduction** <!--A minimum ...-->``."""
+    from chunkscope.engine.recap.sections import _first_request
+
+    task = _first_request(MPL_ISSUE)
+    assert "<!--" not in task and "-->" not in task, task
+    assert "1-2 sentences" not in task and "minimize the number" not in task, task
+    assert task.startswith("hist() no longer respects range=... when density=True"), task
+    assert "**Bug summary** **Code for reproduction** `print(bins)`" in task, task
+    assert task.endswith("the last one is 1."), task
+    # a comment in code is the code's
+    code = "Run this:\n```html\n<!-- keep -->\n<p>x</p>\n```"
+    assert "<!-- keep -->" in _first_request(code)
