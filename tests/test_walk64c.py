@@ -46,3 +46,35 @@ def test_f7_the_task_leaves_out_an_issue_template_s_comments() -> None:
     # a comment in code is the code's
     code = "Run this:\n```html\n<!-- keep -->\n<p>x</p>\n```"
     assert "<!-- keep -->" in _first_request(code)
+
+
+THROTTLESTOP = (
+    "I am unable to download the ThrottleStop installer automatically due to website"
+    " protections. Please download it for me.\n"
+    "1. Open a web browser and go to: https://www.techspot.com/downloads/5863-throttlestop.html\n"
+    "2. Click the 'Download Now' button and save the file.\n"
+    "3. Please tell me the full path to the downloaded file"
+    " (e.g., C:\\Users\\YourUser\\Downloads\\ThrottleStop.zip)."
+)
+
+
+def test_f13_where_it_stopped_says_a_numbered_procedure_whole_with_its_lead_in() -> None:
+    """gemini-mg-1d1e17a8: Where it stopped said steps 1 and 3 alone, without step 2
+    ("Click the 'Download Now' button ...") and without "Please download it for me."."""
+    from chunkscope.engine.recap.sections import _last_lines_items
+
+    lines, _, items, _ = _last_lines_items([THROTTLESTOP])
+    assert lines == (
+        "I am unable to download the ThrottleStop installer automatically due to website"
+        " protections.",
+        "Please download it for me. Open a web browser and go to:"
+        " https://www.techspot.com/downloads/5863-throttlestop.html",
+        "Click the 'Download Now' button and save the file.",
+        "Please tell me the full path to the downloaded file"
+        " (e.g., C:\\Users\\YourUser\\Downloads\\ThrottleStop.zip).",
+    ), lines
+    assert items[1:] == ((1, 1), (1, 2), (1, 3)), items  # (a fit keeps them in order)
+    # a bulleted list keeps what each item says alone
+    bullets = THROTTLESTOP.replace("1. ", "- ").replace("2. ", "- ").replace("3. ", "- ")
+    bullet_lines, _, _, _ = _last_lines_items([bullets])
+    assert not any("Download Now" in line for line in bullet_lines), bullet_lines

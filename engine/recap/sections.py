@@ -2430,6 +2430,46 @@ def _list_items(
     return out, sizes
 
 
+def _whole_procedures(
+    text: str, worded: Sequence[str], chosen: Sequence[str]
+) -> tuple[list[str], dict[str, str]]:
+    """`chosen` (of the sentences `worded` of `text`, in their order) with each numbered
+    list some of whose steps it keeps whole: all its steps, and the sentence that leads
+    into it (a step alone says too little, "Click the 'Download Now' button and save the
+    file.", yet a procedure less one step, or without the request its steps serve, reads
+    as done: walk 64, F13); and {that lead-in: the list's first sentence}, the line the
+    lead-in opens (kept apart, a fit could say the steps without it)."""
+    items, _ = _list_items([text])
+    numbered = {
+        " ".join(m.group(3).split())[:24]
+        for line in text.splitlines()
+        if (m := _NUMBERED_ITEM.match(line)) and m.group(2)
+    }
+    split = split_sentences(text)
+    parts = [_EMBED.sub("", p.text).strip() for p in split]
+    out = list(chosen)
+    leads: dict[str, str] = {}
+    groups = sorted({g for g, _ in items.values() if g})
+    for group in groups:
+        steps = [w for w in worded if items.get(w, (0, 0))[0] == group]
+        firsts = [w for w in steps if items[w][1] == 1]
+        if not firsts or " ".join(firsts[0].split())[:24] not in numbered:
+            continue  # (a bulleted list: its items say themselves, or not)
+        if not any(w in chosen for w in steps) or all(w in chosen for w in steps):
+            continue
+        at = parts.index(steps[0]) if steps[0] in parts else 0
+        opener = split[at - 1] if at else None
+        lead = parts[at - 1] if at else ""
+        if lead and _LEAD_IN_END.search(lead):
+            continue  # (a lead-in on its colon: `_with_lead_ins` says it with its items)
+        wanted = set(out) | set(steps)
+        if lead in worded and lead not in items and opener and opener.opens == "item":
+            wanted.add(lead)
+            leads[lead] = steps[0]
+        out = [w for w in worded if w in wanted]
+    return out, leads
+
+
 def _last_lines(texts: Sequence[str]) -> tuple[tuple[str, ...], str]:
     """(The lines "Where it stopped" says of the assistant's closing `texts`, the texts
     whole on one line); no lines when they hold no words (an image, a bare path)."""
@@ -2448,7 +2488,15 @@ def _last_lines_items(
         plain = [_EMBED.sub("", s).strip() for s in sentences if not is_narration(s)]
         worded = [s for s in plain if not _wordless(s)]  # a bare path is no content said
         chosen = [s for s in worded if has_content(s)] or worded[:2] or plain[:2]
-        pairs += _with_lead_ins(text, _with_referents(text, chosen))
+        chosen, leads = _whole_procedures(text, worded, chosen)
+        told = _with_lead_ins(text, _with_referents(text, chosen))
+        for lead, first in leads.items():  # a procedure's lead-in opens its first step's line
+            told = [
+                (f"{terminated(lead)} {line}" if end == first and line == end else line, end)
+                for line, end in told
+                if end != lead
+            ]
+        pairs += told
     items, sizes = _list_items(texts)
     firsts: dict[str, str] = {}  # each line once, where it first comes
     for line, end in pairs:
