@@ -78,3 +78,19 @@ def test_f13_where_it_stopped_says_a_numbered_procedure_whole_with_its_lead_in()
     bullets = THROTTLESTOP.replace("1. ", "- ").replace("2. ", "- ").replace("3. ", "- ")
     bullet_lines, _, _, _ = _last_lines_items([bullets])
     assert not any("Download Now" in line for line in bullet_lines), bullet_lines
+
+
+def test_f13_a_numbered_list_said_from_its_first_item_on_is_left_as_it_was() -> None:
+    """A report's list whose last item alone says nothing (``3. **Pushed:** All changes
+    are live.``) reads as shorter without it, not as a step skipped: it is not said whole
+    (gemini-m-gemini-repo's recap lost a commit line and a What happened paragraph to it)."""
+    from chunkscope.engine.recap.sections import _last_lines
+
+    report = (
+        "I have completed the setup.\n"
+        "1. **Synced Data:** Updated `scripts/sync_raw_logs.py` to pull readable logs.\n"
+        "2. **GitHub Action:** Created `.github/workflows/convert_logs.yml`.\n"
+        "3. **Pushed:** All changes are live in your private repo.\n"
+    )
+    lines, _ = _last_lines([report])
+    assert not any("completed the setup" in line or "Pushed" in line for line in lines), lines

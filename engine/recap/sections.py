@@ -2434,11 +2434,12 @@ def _whole_procedures(
     text: str, worded: Sequence[str], chosen: Sequence[str]
 ) -> tuple[list[str], dict[str, str]]:
     """`chosen` (of the sentences `worded` of `text`, in their order) with each numbered
-    list some of whose steps it keeps whole: all its steps, and the sentence that leads
-    into it (a step alone says too little, "Click the 'Download Now' button and save the
-    file.", yet a procedure less one step, or without the request its steps serve, reads
-    as done: walk 64, F13); and {that lead-in: the list's first sentence}, the line the
-    lead-in opens (kept apart, a fit could say the steps without it)."""
+    list it keeps a later step of and not an earlier one whole: all its steps, and the
+    sentence that leads into it (a step alone says too little, "Click the 'Download Now'
+    button and save the file.", yet a procedure less a step in its middle, or without the
+    request its steps serve, reads as done: walk 64, F13); and {that lead-in: the list's
+    first sentence}, the line the lead-in opens (kept apart, a fit could say the steps
+    without it)."""
     items, _ = _list_items([text])
     numbered = {
         " ".join(m.group(3).split())[:24]
@@ -2455,8 +2456,9 @@ def _whole_procedures(
         firsts = [w for w in steps if items[w][1] == 1]
         if not firsts or " ".join(firsts[0].split())[:24] not in numbered:
             continue  # (a bulleted list: its items say themselves, or not)
-        if not any(w in chosen for w in steps) or all(w in chosen for w in steps):
-            continue
+        said = {items[w][1] for w in steps if w in chosen}
+        if not said or all(n in said for n in range(1, max(said))):
+            continue  # (none said, or its first steps: it reads as shorter, not as done)
         at = parts.index(steps[0]) if steps[0] in parts else 0
         opener = split[at - 1] if at else None
         lead = parts[at - 1] if at else ""
