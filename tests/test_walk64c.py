@@ -94,3 +94,90 @@ def test_f13_a_numbered_list_said_from_its_first_item_on_is_left_as_it_was() -> 
     )
     lines, _ = _last_lines([report])
     assert not any("completed the setup" in line or "Pushed" in line for line in lines), lines
+
+
+SOULPASS_LAST = """\
+That error means your connected wallet has no Token-2022 token account for this devnet mint:
+
+```bash
+9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP
+```
+
+Use these steps.
+
+**If your browser wallet is Phantom/Solflare**
+
+Replace `<YOUR_WALLET_ADDRESS>` with the wallet connected in Civitas.
+
+```bash
+solana config set --url devnet
+
+spl-token --program-2022 create-account \\
+  9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP \\
+  --owner <YOUR_WALLET_ADDRESS>
+```
+
+Then find the new token account:
+
+```bash
+spl-token --program-2022 accounts --owner <YOUR_WALLET_ADDRESS>
+```
+
+Copy the account address shown for mint `9pan9b...dXejP`, then fund it:
+
+```bash
+solana transfer <TOKEN_ACCOUNT_ADDRESS> 0.5 --allow-unfunded-recipient
+```
+
+Now go back to Civitas and deposit an amount less than the funded balance, for example `0.1`.
+
+Then retry the treasury deposit."""
+
+
+def test_f16_where_it_stopped_says_each_step_with_its_command_in_order() -> None:
+    """codex-soulpass.jsonl: Where it stopped said ``Replace ...`` and ``Now go back ...``
+    of a step-by-step answer, none of its commands; each step on its colon is said with
+    its block now, the steps a list a fit cuts from its end ("(and N more items)")."""
+    from chunkscope.engine.recap.sections import _last_lines_items
+
+    lines, _, items, _ = _last_lines_items([SOULPASS_LAST])
+    assert lines == (
+        "That error means your connected wallet has no Token-2022 token account for this"
+        " devnet mint: `9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP`.",
+        "Replace `<YOUR_WALLET_ADDRESS>` with the wallet connected in Civitas."
+        " `solana config set --url devnet; spl-token --program-2022 create-account"
+        " 9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP --owner <YOUR_WALLET_ADDRESS>`.",
+        "Then find the new token account:"
+        " `spl-token --program-2022 accounts --owner <YOUR_WALLET_ADDRESS>`.",
+        "Copy the account address shown for mint `9pan9b...dXejP`, then fund it:"
+        " `solana transfer <TOKEN_ACCOUNT_ADDRESS> 0.5 --allow-unfunded-recipient`.",
+        "Now go back to Civitas and deposit an amount less than the funded balance, for"
+        " example `0.1`.",
+    ), lines
+    assert items == ((1, 1), (1, 2), (1, 3), (1, 4), (0, 0)), items
+
+
+def test_f16_what_happened_leaves_out_the_answer_s_lead_ins_and_bare_steps() -> None:
+    """codex-soulpass.jsonl: What happened said ``Use these steps.``, ``Then find the new
+    token account.`` and ``Then retry the treasury deposit.`` of the answer Where it
+    stopped tells; a sentence of it with content that section left out is still told."""
+    from chunkscope.engine.recap.core import Candidate, _deduped
+    from chunkscope.engine.recap.sections import Section, _fold, _inline_fences
+    from chunkscope.engine.summarize.base import Summary
+
+    said = (
+        "Ran `spl-token sync-native --help` (exit 0). Use these steps. Then find the new"
+        " token account. Now go back to Civitas and deposit an amount less than the funded"
+        " balance, for example `0.1`. Then retry the treasury deposit."
+    )
+    cand = Candidate(index=0, summary=Summary(said, said), score=1.0)
+    steps_of = _fold(_inline_fences(SOULPASS_LAST))
+    prefix = "## Where it stopped\nThat error means your connected wallet has no token account.\n"
+    (out,) = _deduped([cand], prefix, steps_of)
+    assert out.text == (
+        "Ran `spl-token sync-native --help` (exit 0). Now go back to Civitas and deposit an"
+        " amount less than the funded balance, for example `0.1`."
+    ), out.text
+    (kept,) = _deduped([cand], prefix)  # (no step-by-step answer told: as it was)
+    assert kept.text == said, kept.text
+    assert Section("last", ()).steps_of == ""

@@ -507,6 +507,7 @@ def select(
     dedupe: bool = False,
     room_left: list[int | None] | None = None,
     keep_newest: bool = True,
+    steps_of: str = "",
 ) -> Selection:
     """Pick candidates for a recap of at most `budget` tokens (see the module docstring).
 
@@ -521,7 +522,8 @@ def select(
     summaries follow under `SUMMARIES_HEADING`. The caller keeps the prefix within
     the budget; with a prefix the newest summary is never forced in. With `dedupe`,
     a sentence already in the prefix or in a summary ranked higher is left out of
-    the next ones (no sentence appears twice in the recap).
+    the next ones (no sentence appears twice in the recap), and so is a sentence of the
+    step-by-step answer `steps_of` that says nothing alone (`_deduped`).
 
     `room_left` (for `compose_lazy`), when given, gets the most tokens a paragraph ranked
     after every candidate could have and still be tried, or None when the newest
@@ -546,7 +548,7 @@ def select(
     said: set[int] = set()  # emptied by the dedupe: nothing left to say
     before = cands  # as given: a candidate said already is shown with its own summary
     if dedupe:
-        cands = _deduped(cands, prefix)
+        cands = _deduped(cands, prefix, steps_of)
         said = {
             i
             for i, (b, c) in enumerate(zip(before, cands, strict=True))
@@ -792,11 +794,23 @@ def _checked(sentence: str, checks: Sequence[tuple[tuple[str, bool], tuple[str, 
     return False
 
 
-def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
+def _deduped(cands: list[Candidate], prefix: str, steps_of: str = "") -> list[Candidate]:
     """The candidates with every sentence already said (in `prefix`, or in a candidate
     ahead in priority: pinned, then higher score, then newer) taken out of their text;
-    an excluded one as it is."""
-    from chunkscope.engine.summarize.extractive import is_narration, sentences_of, terminated
+    an excluded one as it is. `steps_of`: the step-by-step answer whose steps Where it
+    stopped says with their commands (`Section.steps_of`): a sentence of it that says
+    nothing alone (no content: a lead-in, "Use these steps.", a step without its command,
+    "Then find the new token account.", "Then retry the treasury deposit.") is that
+    section's business, not something that happened (walk 64, F16); one with content
+    the fit left out of that section is told here."""
+    from chunkscope.engine.summarize.extractive import (
+        has_content,
+        is_narration,
+        sentences_of,
+        terminated,
+    )
+
+    steps = _norm(" ".join(steps_of.split()))
 
     seen: set[str] = set()
     said = _norm(" ".join(prefix.split()))  # the sections' text, to find quotes in it
@@ -879,6 +893,9 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
                 if len(stem := _cut_stem(s)) >= _CUT_STEM and stem in said:
                     changed = True  # the start of a sentence the sections say whole
                     continue
+                if steps and len(key) >= _ITEM_SAID and key in steps and not has_content(s):
+                    changed = True  # a lead-in or a bare step of the answer Where it stopped
+                    continue  # tells with its commands
                 if stems and _begun(key, stems):
                     changed = True  # a sentence a section's line says, cut short
                     continue
@@ -910,6 +927,14 @@ def _deduped(cands: list[Candidate], prefix: str) -> list[Candidate]:
                 summary = replace(c.summary, abstract=abstract, summary=text)
                 out[i] = replace(c, summary=summary)
     return out
+
+
+def _steps_of(fitted: Sequence[Section], sections: Sequence[Section]) -> str:
+    """The step-by-step answer Where it stopped tells (`Section.steps_of` of `sections`,
+    unfitted: a fit keeps lines alone), "" when `fitted` leaves that section out."""
+    if not any(s.name == "last" and s.lines for s in fitted):
+        return ""
+    return next((s.steps_of for s in sections if s.name == "last"), "")
 
 
 def _keeps(wider: Sequence[Section], fitted: Sequence[Section]) -> bool:
@@ -1024,6 +1049,7 @@ def compose(
         dedupe=True,
         room_left=room_left,
         keep_newest=plain,
+        steps_of=_steps_of(fitted, present),
     )
     spare = budget - chosen.used_tokens
     if spare > 8:
@@ -1043,6 +1069,7 @@ def compose(
             prefix=render_sections(wider),
             dedupe=True,
             keep_newest=plain,
+            steps_of=_steps_of(wider, present),
         )
         if again.used_tokens <= budget and {c.index for c in again.selected} == set(keep):
             flags = {c.index: c for c in chosen.candidates}

@@ -205,6 +205,11 @@ class Section:
     #: request took the share, and every later request, the unanswered last one too, was
     #: left out); line 0 is then cut to the room left
     leads: tuple[int, ...] = ()
+    #: a step-by-step answer whose steps Where it stopped says with their commands
+    #: (`_with_commands`), on one line: What happened leaves its sentences out, the
+    #: lead-ins and the steps that section tells (walk 64, F16: "Use these steps.",
+    #: "Then find the new token account." were told there again, as what happened)
+    steps_of: str = ""
 
     @property
     def title(self) -> str:
@@ -793,6 +798,51 @@ def _uncommented(lines: Sequence[str]) -> list[str]:
     ]
 
 
+def _folded_code(body: Sequence[str], between: str = " ") -> str:
+    r"""A code block's lines on one line, `between` each two (a step's commands are
+    parted by ``; ``, as the shell reads them): a shell line's continuation (`` \`` at
+    its end) joins the next as the shell does; kept, ``curl URL \ -H "..."`` copied from
+    the line passed `` -H`` as one argument (walk 57, F13)."""
+    lines: list[str] = []
+    going = False  # the line before goes on on this one
+    for line in body:
+        said = " ".join(_CONTINUED.sub("", line).split())
+        if going and lines:
+            lines[-1] = f"{lines[-1]} {said}".strip()
+        elif said:
+            lines.append(said)
+        going = _CONTINUED.search(line) is not None
+    return between.join(line for line in lines if line)
+
+
+def _blocks_after(text: str) -> dict[str, str]:
+    """Each fenced code block of `text` that a line of prose leads into (blank lines
+    between): {that line on one line: the block as inline code (`_folded_code`)}."""
+    lines = text.splitlines()
+    out: dict[str, str] = {}
+    prose = ""  # the last line of prose before a block
+    i = 0
+    while i < len(lines):
+        fence = block_fence_after(lines[i], None)
+        if fence is None:
+            if lines[i].strip():
+                prose = " ".join(lines[i].split())
+            i += 1
+            continue
+        body: list[str] = []
+        i += 1
+        while i < len(lines):
+            i += 1
+            if block_fence_after(lines[i - 1], fence) is None:
+                break
+            body.append(lines[i - 1])
+        code = _folded_code(body, "; ")
+        if prose and code:
+            out.setdefault(prose, code_span(code))
+        prose = ""
+    return out
+
+
 def _inline_fences(text: str) -> str:
     """Each fenced code block of `text` as inline code: a task line is one line, and a
     block folded into it read ``I run ```python division(23, 0) ``` and get``, stray
@@ -819,10 +869,7 @@ def _inline_fences(text: str) -> str:
             if block_fence_after(lines[i - 1], fence) is None:
                 break
             body.append(lines[i - 1])
-        # a shell line's continuation (`` \`` at its end) joins the next as the shell
-        # does; kept, ``curl URL \ -H "..."`` copied from the line passed `` -H`` as one
-        # argument (walk 57, F13)
-        code = " ".join(" ".join(_CONTINUED.sub("", line) for line in body).split())
+        code = _folded_code(body)
         if code:
             out.append(code_span(code))
             # a sentence that starts after the block starts after a stop, not run on from
@@ -2472,6 +2519,55 @@ def _whole_procedures(
     return out, leads
 
 
+def _colon_steps(text: str) -> dict[int, str]:
+    """The steps of the message `text` whose colon leads into a code block (``Then find
+    the new token account:`` over ``spl-token accounts ...``), each said with its block:
+    {the step's place among `split_sentences` (text): the step and its block on one
+    line}. Alone such a step is no sentence (`is_fragment`)."""
+    blocks = _blocks_after(text)
+    out: dict[int, str] = {}
+    if not blocks:
+        return out
+    for k, part in enumerate(split_sentences(text)):
+        said = _EMBED.sub("", part.text).strip()
+        if part.opens != "block" or part.heading or not _LEAD_IN_END.search(said):
+            continue
+        if has_words(said) and is_fragment(part):
+            code = next((c for line, c in blocks.items() if line.endswith(said)), "")
+            if code:
+                out[k] = f"{said} {code}"
+    return out
+
+
+def _with_commands(text: str, chosen: Sequence[str]) -> tuple[list[str], list[str]]:
+    """`chosen` (sentences of the message `text`, in their order) with each step whose
+    colon leads into a code block said with its block (`_colon_steps`), in the message's
+    order: ``Then find the new token account: `spl-token accounts ...```; a step-by-step
+    answer said without its commands told the next session to "fund it" and not how
+    (walk 64, F16). In such an answer, a kept sentence right above a block has it too
+    ("Replace `<YOUR_WALLET_ADDRESS>` with the wallet connected in Civitas." over the
+    commands it is about). And the lines said with their blocks, in order: the answer's
+    steps, which a fit takes as a list's items (the first that does not fit ends them,
+    "(and N more items)": a step left out in the middle read as no step)."""
+    steps = _colon_steps(text)
+    if not steps:
+        return list(chosen), []
+    blocks = _blocks_after(text)
+    out: list[tuple[str, bool]] = []  # (the line, said with a block)
+    left = list(chosen)
+    for k, part in enumerate(split_sentences(text)):
+        said = _EMBED.sub("", part.text).strip()
+        if left and said == left[0]:
+            line = left.pop(0)
+            code = ""
+            if part.opens == "block":
+                code = next((c for ln, c in blocks.items() if ln.endswith(said)), "")
+            out.append((f"{line} {code}" if code else line, bool(code)))
+        elif k in steps:
+            out.append((steps[k], True))
+    return [line for line, _ in out] + left, [line for line, step in out if step]
+
+
 def _last_lines(texts: Sequence[str]) -> tuple[tuple[str, ...], str]:
     """(The lines "Where it stopped" says of the assistant's closing `texts`, the texts
     whole on one line); no lines when they hold no words (an image, a bare path)."""
@@ -2485,12 +2581,15 @@ def _last_lines_items(
     """`_last_lines`, for each line the list item it is (`Section.items`), and each
     list's size and title (`Section.lists`)."""
     pairs: list[tuple[str, str]] = []  # (line, the sentence it ends on)
+    procedures: list[list[str]] = []  # each text's steps said with their commands
     for text in texts:
         sentences = [s for s in _content_sentences(text, False) if not _QUESTION.search(s)]
         plain = [_EMBED.sub("", s).strip() for s in sentences if not is_narration(s)]
         worded = [s for s in plain if not _wordless(s)]  # a bare path is no content said
         chosen = [s for s in worded if has_content(s)] or worded[:2] or plain[:2]
         chosen, leads = _whole_procedures(text, worded, chosen)
+        chosen, steps = _with_commands(text, chosen)
+        procedures.append(steps)
         told = _with_lead_ins(text, _with_referents(text, chosen))
         for lead, first in leads.items():  # a procedure's lead-in opens its first step's line
             told = [
@@ -2500,6 +2599,10 @@ def _last_lines_items(
             ]
         pairs += told
     items, sizes = _list_items(texts)
+    for steps in procedures:  # a step-by-step answer's steps: a list (`_with_commands`)
+        if len(steps) >= 2:
+            sizes.append((len(steps), ""))
+            items.update({step: (len(sizes), k) for k, step in enumerate(steps, 1)})
     firsts: dict[str, str] = {}  # each line once, where it first comes
     for line, end in pairs:
         if line:
@@ -2650,6 +2753,7 @@ def last_section(log: _Log) -> Section:
     unasked = ""
     if lines and not any(c.name.lower() in ASK_TOOLS for c in log.calls if c.index > log.last_user):
         unasked = _unasked(whole, log.texts[-1][1], _asked(log))
+    steps = [t for t in _last_words(log) if _colon_steps(t)] if lines else []
     return Section(
         "last",
         lines,
@@ -2658,6 +2762,7 @@ def last_section(log: _Log) -> Section:
         items=items,
         lists=lists,
         unasked=unasked if has_words(unasked) else "",
+        steps_of=" ".join(_fold(_inline_fences(t)) for t in steps),
     )
 
 
