@@ -138,15 +138,14 @@ def test_f16_where_it_stopped_says_each_step_with_its_command_in_order() -> None
     """codex-soulpass.jsonl: Where it stopped said ``Replace ...`` and ``Now go back ...``
     of a step-by-step answer, none of its commands; each step on its colon is said with
     its block now, the steps a list a fit cuts from its end ("(and N more items)")."""
-    from chunkscope.engine.recap.sections import _last_lines_items
+    from chunkscope.engine.recap.sections import _kept_blocks, _last_lines_items
 
     lines, _, items, _ = _last_lines_items([SOULPASS_LAST])
+    replace = "Replace `<YOUR_WALLET_ADDRESS>` with the wallet connected in Civitas."
     assert lines == (
         "That error means your connected wallet has no Token-2022 token account for this"
         " devnet mint: `9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP`.",
-        "Replace `<YOUR_WALLET_ADDRESS>` with the wallet connected in Civitas."
-        " `solana config set --url devnet; spl-token --program-2022 create-account"
-        " 9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP --owner <YOUR_WALLET_ADDRESS>`.",
+        replace,
         "Then find the new token account:"
         " `spl-token --program-2022 accounts --owner <YOUR_WALLET_ADDRESS>`.",
         "Copy the account address shown for mint `9pan9b...dXejP`, then fund it:"
@@ -154,7 +153,17 @@ def test_f16_where_it_stopped_says_each_step_with_its_command_in_order() -> None
         "Now go back to Civitas and deposit an amount less than the funded balance, for"
         " example `0.1`.",
     ), lines
-    assert items == ((1, 1), (1, 2), (1, 3), (1, 4), (0, 0)), items
+    assert items == ((1, 1), (0, 0), (1, 2), (1, 3), (0, 0)), items
+    # a kept sentence over a block says it when there is room (`Section.full`): alone,
+    # a line too long to fit was lost whole (aider-cargame: "You could add ...")
+    assert _kept_blocks([SOULPASS_LAST], lines) == (
+        "",
+        f"{replace} `solana config set --url devnet; spl-token --program-2022 create-account"
+        " 9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP --owner <YOUR_WALLET_ADDRESS>`.",
+        "",
+        "",
+        "",
+    )
 
 
 def test_f16_what_happened_leaves_out_the_answer_s_lead_ins_and_bare_steps() -> None:

@@ -2544,28 +2544,45 @@ def _with_commands(text: str, chosen: Sequence[str]) -> tuple[list[str], list[st
     colon leads into a code block said with its block (`_colon_steps`), in the message's
     order: ``Then find the new token account: `spl-token accounts ...```; a step-by-step
     answer said without its commands told the next session to "fund it" and not how
-    (walk 64, F16). In such an answer, a kept sentence right above a block has it too
-    ("Replace `<YOUR_WALLET_ADDRESS>` with the wallet connected in Civitas." over the
-    commands it is about). And the lines said with their blocks, in order: the answer's
-    steps, which a fit takes as a list's items (the first that does not fit ends them,
-    "(and N more items)": a step left out in the middle read as no step)."""
+    (walk 64, F16). And those steps, in order: a fit takes them as a list's items (the
+    first that does not fit ends them, "(and N more items)": a step left out in the
+    middle read as no step). A kept sentence over a block is said as it was, its block
+    when there is room (`_kept_blocks`)."""
     steps = _colon_steps(text)
     if not steps:
         return list(chosen), []
-    blocks = _blocks_after(text)
-    out: list[tuple[str, bool]] = []  # (the line, said with a block)
+    out: list[str] = []
     left = list(chosen)
     for k, part in enumerate(split_sentences(text)):
         said = _EMBED.sub("", part.text).strip()
         if left and said == left[0]:
-            line = left.pop(0)
-            code = ""
-            if part.opens == "block":
-                code = next((c for ln, c in blocks.items() if ln.endswith(said)), "")
-            out.append((f"{line} {code}" if code else line, bool(code)))
+            out.append(left.pop(0))
         elif k in steps:
-            out.append((steps[k], True))
-    return [line for line, _ in out] + left, [line for line, step in out if step]
+            out.append(steps[k])
+    return out + left, [steps[k] for k in sorted(steps)]
+
+
+def _kept_blocks(texts: Sequence[str], lines: Sequence[str]) -> tuple[str, ...]:
+    """For each of `lines` (Where it stopped's, of the closing `texts`), in a step-by-step
+    answer (`_colon_steps`), the line with the code block its sentence leads into
+    (``Replace `<YOUR_WALLET_ADDRESS>` with the wallet connected in Civitas.
+    `solana airdrop 2 <YOUR_WALLET_ADDRESS>; ...```), said instead when there is room
+    (`Section.full`; the sentence alone otherwise: a line too long to fit was lost whole,
+    aider-cargame's "You could add a convenience property to `Car3`."); "" for the rest."""
+    blocks: dict[str, str] = {}
+    for text in texts:
+        if not _colon_steps(text):
+            continue
+        after = _blocks_after(text)
+        for part in split_sentences(text):
+            said = _EMBED.sub("", part.text).strip()
+            code = next((c for ln, c in after.items() if ln.endswith(said)), "")
+            if part.opens == "block" and said and code:
+                blocks.setdefault(terminated(said), code)
+    return tuple(
+        _cut(terminated(f"{line} {blocks[line]}"), _UNCUT_CHARS) if line in blocks else ""
+        for line in lines
+    )
 
 
 def _last_lines(texts: Sequence[str]) -> tuple[tuple[str, ...], str]:
@@ -2753,11 +2770,14 @@ def last_section(log: _Log) -> Section:
     unasked = ""
     if lines and not any(c.name.lower() in ASK_TOOLS for c in log.calls if c.index > log.last_user):
         unasked = _unasked(whole, log.texts[-1][1], _asked(log))
-    steps = [t for t in _last_words(log) if _colon_steps(t)] if lines else []
+    said = _last_words(log)
+    steps = [t for t in said if _colon_steps(t)] if lines else []
+    full = _kept_blocks(said, lines) if steps else ()
     return Section(
         "last",
         lines,
         tuple(ranks),
+        full=full if any(full) else (),
         whole=whole if lines else "",
         items=items,
         lists=lists,
