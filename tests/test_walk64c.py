@@ -190,3 +190,21 @@ def test_f16_what_happened_leaves_out_the_answer_s_lead_ins_and_bare_steps() -> 
     (kept,) = _deduped([cand], prefix)  # (no step-by-step answer told: as it was)
     assert kept.text == said, kept.text
     assert Section("last", ()).steps_of == ""
+
+
+def test_f16_only_a_block_of_commands_is_a_step_s() -> None:
+    """A step's block is commands (```` ```bash ````): an edit's code (```` ```python ````)
+    or a command's output (an unlabelled block under "everything is pushed and clean:")
+    is not said in Where it stopped (spotter-258c7280 lost a commit line to a `git
+    status` printed there)."""
+    from chunkscope.engine.recap.sections import _last_lines
+
+    text = (
+        "The parser now keeps `0.1` as given.\n\n"
+        "Add this method to `Parser`:\n\n```python\ndef parse(self): pass\n```\n\n"
+        "Then run the tests:\n\n```bash\npytest -q tests/test_parser.py\n```\n\n"
+        "Yes — everything is pushed and clean:\n\n```\nnothing to commit\n```\n"
+    )
+    lines, _ = _last_lines([text])
+    assert "Then run the tests: `pytest -q tests/test_parser.py`." in lines, lines
+    assert not any("def parse" in line or "nothing to commit" in line for line in lines)

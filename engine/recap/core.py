@@ -800,9 +800,10 @@ def _deduped(cands: list[Candidate], prefix: str, steps_of: str = "") -> list[Ca
     an excluded one as it is. `steps_of`: the step-by-step answer whose steps Where it
     stopped says with their commands (`Section.steps_of`): a sentence of it that says
     nothing alone (no content: a lead-in, "Use these steps.", a step without its command,
-    "Then find the new token account.", "Then retry the treasury deposit.") is that
-    section's business, not something that happened (walk 64, F16); one with content
-    the fit left out of that section is told here."""
+    "Then find the new token account.", "Then retry the treasury deposit."), and a step
+    of it on its colon (said there with its command, or counted in its "(and N more
+    items)"), is that section's business, not something that happened (walk 64, F16);
+    one with content the fit left out of that section is told here."""
     from chunkscope.engine.summarize.extractive import (
         has_content,
         is_narration,
@@ -893,7 +894,12 @@ def _deduped(cands: list[Candidate], prefix: str, steps_of: str = "") -> list[Ca
                 if len(stem := _cut_stem(s)) >= _CUT_STEM and stem in said:
                     changed = True  # the start of a sentence the sections say whole
                     continue
-                if steps and len(key) >= _ITEM_SAID and key in steps and not has_content(s):
+                if (
+                    steps
+                    and len(key) >= _ITEM_SAID
+                    and key in steps
+                    and (not has_content(s) or f"{key}: `" in steps)
+                ):
                     changed = True  # a lead-in or a bare step of the answer Where it stopped
                     continue  # tells with its commands
                 if stems and _begun(key, stems):

@@ -815,9 +815,20 @@ def _folded_code(body: Sequence[str], between: str = " ") -> str:
     return between.join(line for line in lines if line)
 
 
+#: A fenced block's language that makes it commands to run (```` ```bash ````): the
+#: steps a step-by-step answer gives; an unlabelled block may be output (``git status``
+#: printed) and a ```` ```python ```` one an edit.
+_SHELL_FENCE = re.compile(
+    r"^\s*(?:`{3,}|~{3,})\s*(?:bash|sh|shell|zsh|fish|console|shell-session|powershell|"
+    r"pwsh|ps1|cmd|bat|batch)\b",
+    re.I,
+)
+
+
 def _blocks_after(text: str) -> dict[str, str]:
-    """Each fenced code block of `text` that a line of prose leads into (blank lines
-    between): {that line on one line: the block as inline code (`_folded_code`)}."""
+    """Each fenced block of commands (`_SHELL_FENCE`) of `text` that a line of prose
+    leads into (blank lines between): {that line on one line: the block as inline code
+    (`_folded_code`)}."""
     lines = text.splitlines()
     out: dict[str, str] = {}
     prose = ""  # the last line of prose before a block
@@ -829,6 +840,7 @@ def _blocks_after(text: str) -> dict[str, str]:
                 prose = " ".join(lines[i].split())
             i += 1
             continue
+        shell = _SHELL_FENCE.match(lines[i]) is not None
         body: list[str] = []
         i += 1
         while i < len(lines):
@@ -837,7 +849,7 @@ def _blocks_after(text: str) -> dict[str, str]:
                 break
             body.append(lines[i - 1])
         code = _folded_code(body, "; ")
-        if prose and code:
+        if prose and code and shell:
             out.setdefault(prose, code_span(code))
         prose = ""
     return out
