@@ -540,11 +540,12 @@ class SimilarityStrip(Widget):
         return Strip([head, *segments]).adjust_cell_length(width, self._style("base"))
 
     def _note_row(self, width: int) -> Strip:
+        """The sim row of a chunker that computes no scores: its note, cut at a word
+        where it must (``no scores: sliding-wind…`` beside the key panel: walk 66, F1)."""
         label = self._style("label")
-        strip = Strip([self._label("sim"), Segment(self.note or "", label)])
-        if strip.cell_length > width:  # cut, and saying so
-            strip = Strip([*strip.crop(0, width - 1), Segment("…", label)])
-        return strip.adjust_cell_length(width, self._style("base"))
+        head = self._label("sim")
+        segments = fit_words([Segment(self.note or "", label)], width - head.cell_length, label)
+        return Strip([head, *segments]).adjust_cell_length(width, self._style("base"))
 
     def _sim_rows(self, width: int) -> dict[str, Strip]:
         """The two sparkline rows: per column, the lowest similarity of its bucket."""

@@ -84,13 +84,17 @@ def on_slider_steps(pipe: Pipeline, found: Pipeline, count: int, n: int) -> tupl
     """`pipe.for_chunk_count(n)`'s `found` moved onto its knob's slider (the threshold's
     or the topic depth's): inside the slider's range and on one of its steps, so the
     slider shows the value in force and the next move of another slider keeps it. The
-    step whose count is nearest `n`, of equal ones the nearest the found value
-    (`Pipeline.on_count_steps`: the count need not be monotonic in the knob, so every
-    step may be tried)."""
+    step whose count is nearest `n`, of equal ones the nearest the setting in force, as
+    for a count out of reach (`Pipeline.for_chunk_count`; `Pipeline.on_count_steps`: the
+    count need not be monotonic in the knob, so every step may be tried): the note of a
+    count out of reach names the setting `n` of its closest count then goes to (walk 66,
+    F2: it said depth 2.2 and `n 37` went to 0, the bisection's first value giving 37)."""
     value = found.count_knob_value()
     if not isinstance(value, int | float):
         return found, count
-    return pipe.on_count_steps(n, float(value))
+    now = pipe.count_knob_value()
+    near = now if isinstance(now, int | float) else value
+    return pipe.on_count_steps(n, float(near))
 
 
 class SweepDriver(WorkbenchHost):
