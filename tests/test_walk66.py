@@ -63,3 +63,19 @@ async def test_f1_a_strategy_s_sim_note_is_never_cut_inside_a_word() -> None:
             text = row.rstrip()
             assert not re.search(r"\w…$", text), text  # "…" only after a whole word
         assert seen, "no strategy's sim row said it has no scores"
+
+
+def test_f3_filler_never_makes_up_a_summary_s_second_sentence() -> None:
+    """``Good!`` after a tool's sentence was the summary's second sentence (the Summary
+    panel's "summary" part read ``Good!``)."""
+    from chunkscope.engine.summarize.extractive import ExtractiveSummarizer
+
+    text = (
+        'Bot: Good!\nTool: Ran `find . -name "*.py" | grep -i validator` (exit 0):'
+        " ./django/contrib/auth/validators.py"
+    )
+    summary = ExtractiveSummarizer().summarize(text)
+    assert "Good" not in summary.summary, summary.summary
+    assert summary.summary.startswith("Ran `find .")
+    alone = ExtractiveSummarizer().summarize("Bot: Perfect!")  # nothing else: still said
+    assert alone.summary == "Perfect!"

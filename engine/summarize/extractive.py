@@ -1859,8 +1859,13 @@ class ExtractiveSummarizer:
                 if i in chosen or not any(_plain_words(sentences[i].text) <= h for h in held)
             ]
             rest = [i for i in distinct if i not in chosen and i not in said]
-            rest = rest or [  # narration, never markup (an image, a bare path)
-                i for i in distinct if i not in chosen and not is_markup(sentences[i].text)
+            rest = rest or [  # narration, never markup (an image, a bare path) nor filler
+                # ("Good!" said after a tool's sentence: walk 66, F3)
+                i
+                for i in distinct
+                if i not in chosen
+                and not is_markup(sentences[i].text)
+                and not _FILLER.match(sentences[i].text.strip())
             ]
             chosen += sorted(rest, key=rank)[: 2 - len(chosen)]
         allowed = {i for i in distinct if i not in said}
