@@ -1,7 +1,9 @@
 """Walk 66's findings on the workbench: F1 (beside the key panel at 100 columns a
 strategy's ``sim`` row cut its note inside a word: ``no scores: sliding-wind…``), F2 (`n`
 said the closest count was at topic depth 2.2 and ``n 37 goes there``, and ``n 37`` then
-went to depth 0, another chunking).
+went to depth 0, another chunking), F3 (``Good!`` as a summary's second sentence), F4 (a
+search result moved to or entered with a strategy in the right column did nothing, and
+nothing said why).
 
 Each test fails on the code before its fix."""
 
@@ -79,3 +81,26 @@ def test_f3_filler_never_makes_up_a_summary_s_second_sentence() -> None:
     assert summary.summary.startswith("Ran `find .")
     alone = ExtractiveSummarizer().summarize("Bot: Perfect!")  # nothing else: still said
     assert alone.summary == "Perfect!"
+
+
+async def test_f4_a_search_result_with_a_strategy_in_the_right_column_says_where_it_is() -> None:
+    from chunkscope.tui.widgets.summary_panel import SummaryPanel
+
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        await pilot.press("right_square_bracket")  # the right column: a strategy
+        await wait_for(pilot, lambda: app.column_result("right") is not None, 10)
+        shown = recording_notifications(app)
+        await pilot.press("slash")
+        burst(app, *"vectors stored in sqlite", "enter")
+        await wait_for(pilot, lambda: app.search_answer is not None, 10)
+        await pilot.pause()
+        answer = app.search_answer
+        assert answer is not None and len(answer.results) >= 2
+        burst(app, "down", "down", "enter")
+        await wait_for(pilot, lambda: any("merged run's" in s for s in shown), 10)
+        second = answer.results[1].chunk
+        title = str(bench.query_one(SummaryPanel).border_title)
+        assert f"chunk {second}" in title, title

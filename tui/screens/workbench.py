@@ -795,7 +795,17 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
 
     def on_search_panel_picked(self, event: SearchPanel.Picked) -> None:
         if self.driver.column_specs["right"] is not None:
-            return  # the merged column shows a strategy: its cards are not these chunks
+            # the merged column shows a strategy, its cards not these chunks: the Summary
+            # and Recap follow the merged run's chunk all the same, and enter says where
+            # it is (walk 66, F4: moving and enter did nothing, nothing said why)
+            self.select_merged(event.chunk)
+            if event.focus:
+                self.notify(
+                    f"Chunk {event.chunk} is the merged run's, which the columns do not show: "
+                    "] brings it back; the Summary shows the chunk.",
+                    markup=False,
+                )
+            return
         self.select_merged(event.chunk)
         if event.focus:
             self.query_one("#merged", ChunkList).focus()
