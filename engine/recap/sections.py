@@ -841,18 +841,26 @@ def _blocks_after(text: str) -> dict[str, str]:
             i += 1
             continue
         shell = _SHELL_FENCE.match(lines[i]) is not None
-        body: list[str] = []
-        i += 1
-        while i < len(lines):
-            i += 1
-            if block_fence_after(lines[i - 1], fence) is None:
-                break
-            body.append(lines[i - 1])
+        body, i = _fenced_body(lines, i, fence)
         code = _folded_code(body, "; ")
         if prose and code and shell:
             out.setdefault(prose, code_span(code))
         prose = ""
     return out
+
+
+def _fenced_body(lines: Sequence[str], i: int, fence: str) -> tuple[list[str], int]:
+    """The lines of the fenced block whose opening fence is ``lines[i]``, and the index
+    of the line after its closing fence (the end when it is not closed, as markdown
+    reads it)."""
+    body: list[str] = []
+    i += 1
+    while i < len(lines):
+        i += 1
+        if block_fence_after(lines[i - 1], fence) is None:
+            break
+        body.append(lines[i - 1])
+    return body, i
 
 
 def _inline_fences(text: str) -> str:
@@ -874,13 +882,7 @@ def _inline_fences(text: str) -> str:
             # prose up to the next block (or the end), its HTML comments left out
             out += _plain_blocks(_uncommented(lines[start:i]))
             continue
-        body: list[str] = []
-        i += 1
-        while i < len(lines):
-            i += 1
-            if block_fence_after(lines[i - 1], fence) is None:
-                break
-            body.append(lines[i - 1])
+        body, i = _fenced_body(lines, i, fence)
         code = _folded_code(body)
         if code:
             out.append(code_span(code))
