@@ -104,3 +104,15 @@ async def test_f4_a_search_result_with_a_strategy_in_the_right_column_says_where
         second = answer.results[1].chunk
         title = str(bench.query_one(SummaryPanel).border_title)
         assert f"chunk {second}" in title, title
+
+
+def test_walk67_f1_filler_is_no_abstract_when_the_chunk_has_more() -> None:
+    """Walk 67, F1: "Good! Let me examine the L031 rule file ..." had "Good!" as its
+    abstract (the Summary panel's first line)."""
+    from chunkscope.engine.summarize.extractive import ExtractiveSummarizer
+
+    summary = ExtractiveSummarizer().summarize(
+        "Bot: Good! Let me examine the L031 rule file to understand its implementation:"
+    )
+    assert summary.abstract.startswith("Let me examine the L031 rule file"), summary
+    assert "Good" not in summary.summary

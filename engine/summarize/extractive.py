@@ -1837,7 +1837,14 @@ class ExtractiveSummarizer:
         pool = (
             [i for i in pool if i not in said]
             or [i for i in distinct if i not in said]
-            or [i for i in pool if not is_markup(sentences[i].text)]  # narration alone
+            # narration alone: not its filler when it has more ("Good!" was the abstract
+            # of "Good! Let me examine the L031 rule file ...": walk 67, F1)
+            or [
+                i
+                for i in pool
+                if not is_markup(sentences[i].text) and not _FILLER.match(sentences[i].text.strip())
+            ]
+            or [i for i in pool if not is_markup(sentences[i].text)]
         )
         if not pool:  # markup alone (an image, a bare path): nothing to tell
             return Extract(sentences, None, [], scores)
