@@ -523,29 +523,29 @@ class SimilarityStrip(Widget):
         """The cuts row of items not merged yet (the compare view's "before merge"):
         each is a chunk of its own, so the row says so rather than stay empty (in the
         units the strip plots, `scale_noun`, as its scale counts them)."""
-        label = self._style("label")
         cuts = max(0, items - 1)
-        # said whole in the room there is, the longest form that fits (beside the key
-        # panel at 100 columns it was cut inside a word: "a cut afte…", walk 65, F3)
         forms = (
             f"not merged: a cut after every {self.scale_noun} ({cuts})",
             f"not merged: {cuts} cuts, one per {self.scale_noun}",
             f"not merged: {cuts} cuts",
             "not merged",
         )
-        head = self._label("cuts")
-        room = width - head.cell_length
-        text = next((f for f in forms if cell_len(f) <= room), forms[-1])
-        segments = fit_words([Segment(text, label)], room, label)
-        return Strip([head, *segments]).adjust_cell_length(width, self._style("base"))
+        return self._said_row("cuts", forms, width)
 
     def _note_row(self, width: int) -> Strip:
-        """The sim row of a chunker that computes no scores: its note, cut at a word
-        where it must (``no scores: sliding-wind…`` beside the key panel: walk 66, F1)."""
+        """The sim row of a chunker that computes no scores: its note."""
+        return self._said_row("sim", (self.note or "",), width)
+
+    def _said_row(self, name: str, forms: Sequence[str], width: int) -> Strip:
+        """Row `name` saying the longest of `forms` (longest first) that fits, the last
+        cut at a word where none does: beside the key panel at 100 columns a note was
+        cut inside a word ("a cut afte…", walk 65, F3; "no scores: sliding-wind…",
+        walk 66, F1)."""
         label = self._style("label")
-        head = self._label("sim")
-        segments = fit_words([Segment(self.note or "", label)], width - head.cell_length, label)
-        return Strip([head, *segments]).adjust_cell_length(width, self._style("base"))
+        head = self._label(name)
+        room = width - head.cell_length
+        text = next((f for f in forms if cell_len(f) <= room), forms[-1])
+        return self._finish([head, *fit_words([Segment(text, label)], room, label)], width)
 
     def _sim_rows(self, width: int) -> dict[str, Strip]:
         """The two sparkline rows: per column, the lowest similarity of its bucket."""
