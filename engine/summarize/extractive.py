@@ -912,6 +912,14 @@ def is_fragment(sentence: Sentence) -> bool:
         and not _ENDED.search(bare)
     ):
         return True  # a list's short item, its lead-in not here: "X profile" (walk 53, F2)
+    if (
+        sentence.opens == "block"
+        and sentence.role != DOC_ROLE
+        and len(content) <= _LEAD_IN_WORDS
+        and not _ENDED.search(bare)
+    ):
+        return True  # a label in a message over the block after it, which no summary
+        # holds: "2/ same query with alias" over the user's query (walk 68, F1)
     first = _PLAIN_FIRST.match(text)
     if first:
         word = first.group(0)
@@ -1400,6 +1408,17 @@ def _split_sentences(text: str) -> list[Sentence]:
             buffer.append(_DEFINITION_MARK.sub("", line[bullet.end() :].strip(), count=1))
             opened_after, after_block = "item", False
             continue
+        if (
+            buffer
+            and role != DOC_ROLE
+            and _BOLD_TITLE.fullmatch(stripped)
+            and not buffer[-1].endswith(":")
+        ):
+            # a line in bold alone opens a paragraph in a message, never ends the one
+            # above (but the value of its lead-in: "here:" / "**https://...**"): an issue's
+            # "**Describe the bug**" under its title line (walk 68, F2: "... on
+            # pandas>=1.0.0 **Describe the bug**")
+            flush()
         if (
             buffer
             and role != DOC_ROLE  # a document's line break is a space (markdown's soft break)
