@@ -107,3 +107,20 @@ def test_f2_the_real_task_s_abstract_ends_at_its_title(
     first = first_candidate(recap_json(path, capsys))
     assert "Describe the bug" not in first["summary"], first
     assert first["abstract"].endswith("pandas>=1.0.0"), first
+
+
+def test_a_note_cut_at_a_word_never_ends_on_a_word_that_leaves_it_open() -> None:
+    """Known since walk 66: a chunker's note cut for want of room ended ``cuts by …``."""
+    from rich.cells import cell_len
+    from rich.segment import Segment
+    from rich.style import Style
+
+    from chunkscope.tui.widgets.similarity_strip import fit_words
+
+    text = "no scores: sliding-window cuts by size alone, with an overlap of 50 tokens"
+    for width in range(14, len(text)):
+        cut = "".join(s.text for s in fit_words([Segment(text)], width, Style()))
+        assert cell_len(cut) <= width and cut.endswith(" …"), (width, cut)
+        last = cut.removesuffix(" …").rsplit(None, 1)[-1]
+        assert last not in {"by", "with", "an", "of"}, (width, cut)
+        assert text.startswith(cut.removesuffix(" …"))

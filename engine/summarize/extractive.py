@@ -1476,6 +1476,8 @@ _RUNS_ON = frozenset(
         "i.e.",
     ]
 )
+#: (public: a line cut at a word for want of room does not end on one either)
+RUNS_ON = _RUNS_ON
 
 
 def _fragment_ends(buffer: Sequence[str]) -> bool:

@@ -38,6 +38,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from chunkscope.engine.summarize.extractive import RUNS_ON
 from chunkscope.tui.widgets.panel_title import fit_title
 
 #: Similarities spread over less than this have no range of their own to scale to.
@@ -929,7 +930,11 @@ def fit_words(segments: Sequence[Segment], width: int, style: Style) -> list[Seg
         if cells > room:
             break
         if ch == " " and k and text[k - 1] != " ":  # the end of a word
-            best = k
+            word = text[:k].rsplit(None, 1)[-1]
+            # not after a word that leaves its phrase open ("cuts by …", walk 68), when
+            # a word before it can end the text instead
+            if word.lower() not in RUNS_ON or not best:
+                best = k
             if text[k + 1 : k + 2] == " ":  # two spaces: between two items
                 gap = k
         cells += cell_len(ch)
