@@ -192,18 +192,33 @@ def summary_rest(abstract: str, summary: str) -> str:
     """`summary` without the sentence that is `abstract` (the extractive abstract is one
     of the summary's sentences, often its first): the workbench's panel and
     the markdown export show it once; the summary whole when the abstract answers a
-    question the summary asks just before it."""
+    question the summary asks just before it.
+
+    An abstract that is a list's item after its lead-in (``The changes needed: Language
+    inference ...``) is found in a summary that says the lead-in once, before an earlier
+    item of the same list (walk 70, F1: the item was said twice)."""
+    rest = _without(abstract, summary)
+    if rest is None:
+        lead, colon, item = abstract.partition(": ")
+        if colon and item and f"{lead.strip()}:" in summary:
+            rest = _without(item, summary)
+    return summary.strip() if rest is None else rest
+
+
+def _without(abstract: str, summary: str) -> str | None:
+    """`summary_rest` for one form of the abstract; None when `summary` does not hold it
+    as a sentence of its own."""
     core = abstract.strip().rstrip(_ENDS).strip()
     at = summary.find(core) if core else -1
     while at >= 0 and at > 0 and not summary[at - 1].isspace():
         at = summary.find(core, at + 1)
     if at < 0:
-        return summary.strip()
+        return None
     end = at + len(core)
     while end < len(summary) and summary[end] in _ENDS:
         end += 1
     if end < len(summary) and not summary[end].isspace():
-        return summary.strip()  # the abstract is only the start of a longer sentence
+        return None  # the abstract is only the start of a longer sentence
     before, after = summary[:at].rstrip(), summary[end:].lstrip()
     if before.endswith("?"):
         # the abstract answers the question before it: taken out, the question read as
