@@ -28,7 +28,8 @@ def test_the_summary_panel_keeps_an_answer_with_its_question() -> None:
     """F7: the panel shows the summary without the abstract's sentence; where the abstract
     answered the question before it ("Malformed arguments on purpose? No: the harness cut
     my arguments."), the question was left before an unrelated sentence, as if answered by
-    it. The summary is then shown whole."""
+    it. The question now goes with the abstract (shown whole, the summary said the
+    abstract twice: walk 70, F1)."""
     from chunkscope.engine.summarize.base import summary_rest
 
     abstract = "No: the harness cut my arguments."
@@ -36,7 +37,13 @@ def test_the_summary_panel_keeps_an_answer_with_its_question() -> None:
         "Malformed arguments on purpose? No: the harness cut my arguments. Nothing in this "
         "log should have changed colour."
     )
-    assert summary_rest(abstract, summary) == summary
+    rest = summary_rest(abstract, summary)
+    assert rest == "Nothing in this log should have changed colour.", rest
+    # a sentence before the question stays
+    longer = f"I looked at the call. {summary}"
+    assert summary_rest(abstract, longer) == (
+        "I looked at the call. Nothing in this log should have changed colour."
+    )
     # an abstract that answers nothing is still taken out
     assert summary_rest("The cache is fixed.", "The cache is fixed. Tests pass.") == "Tests pass."
 

@@ -1,12 +1,17 @@
 """Walk 70: a fresh walk through the workbench; the findings fixed here. F1: the Summary
 panel said a list's item twice (the abstract ``The changes needed in the renderer:
 Language inference ...`` again at the end of the summary, whose lead-in went with an
-earlier item), the JSON export's ``summary`` too.
+earlier item), the JSON export's ``summary`` too; or after a question, shown whole. F2: a
+Gemini thought's subject with its own colon read ``Compiling a Report:: I've ...``.
 
 Each test fails on the code before its fix."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from chunkscope.engine.read.parse import load
 from chunkscope.engine.summarize.base import summary_rest
 from chunkscope.engine.summarize.extractive import ExtractiveSummarizer
 
@@ -42,3 +47,39 @@ def test_f1_the_rest_keeps_what_the_abstract_does_not_say() -> None:
     # a summary with no lead-in of that name: nothing taken out but the abstract whole
     other = "Language inference from the file's extension is done. It works."
     assert summary_rest(abstract, other) == other
+
+
+def test_f1_an_abstract_after_a_question_is_not_said_twice() -> None:
+    """gemini-slate-router's chunk 236: the summary was shown whole (the abstract answers
+    the question before it), so the panel said the abstract twice."""
+    abstract = "Blocky is running and listening on port 4000."
+    summary = (
+        "Are the router logs showing the refresh request? Blocky is running and listening"
+        " on port 4000. **Step 3:** Check logs for refresh attempts."
+    )
+    rest = summary_rest(abstract, summary)
+    assert "port 4000" not in rest and "?" not in rest, rest
+    assert rest == "**Step 3:** Check logs for refresh attempts."
+
+
+def test_f2_a_gemini_thought_s_subject_ending_in_a_colon_takes_no_second(tmp_path: Path) -> None:
+    chat = {
+        "sessionId": "s",
+        "projectHash": "abc",
+        "startTime": "2025-12-01T10:00:00.000Z",
+        "messages": [
+            {"type": "user", "content": "compile the report"},
+            {
+                "type": "gemini",
+                "content": "Here it is.",
+                "thoughts": [
+                    {"subject": "Compiling a Report:", "description": "I've gathered the data."}
+                ],
+            },
+        ],
+    }
+    path = tmp_path / "session-2025-12-01T10-00-abcd1234.json"
+    path.write_text(json.dumps(chat), encoding="utf-8")
+    texts = [t.text for t in load(path).turns]
+    assert any("Compiling a Report: I've gathered the data." in t for t in texts), texts
+    assert not any("::" in t for t in texts), texts

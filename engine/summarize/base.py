@@ -221,9 +221,12 @@ def _without(abstract: str, summary: str) -> str | None:
         return None  # the abstract is only the start of a longer sentence
     before, after = summary[:at].rstrip(), summary[end:].lstrip()
     if before.endswith("?"):
-        # the abstract answers the question before it: taken out, the question read as
-        # answered by the sentence after it (walk 49, F7): the summary is shown whole
-        return summary.strip()
+        # the abstract answers the question before it: taken out, the question would
+        # read as answered by the sentence after it (walk 49, F7), so the question goes
+        # with it (shown whole, the summary said the abstract twice: walk 70, F1)
+        ends = [before.rfind(mark, 0, len(before) - 1) for mark in (". ", "! ", "? ", "\n")]
+        cut = max(ends)
+        before = before[: cut + 1].rstrip() if cut >= 0 else ""
     if not before or not after:
         return (before + after).strip()
     # one space where the sentence was taken out of a line, not the two around it

@@ -221,7 +221,8 @@ _OPENING_BREAKS = re.compile(r"\A(?:\s|\\[nr])+")
 def _thinking(thoughts: Any) -> str:
     """A message's thoughts, each ``subject: description``: a description that opens with
     line breaks written out as text (``"\\\\n\\\\n\\n\\nI'm starting ..."``) begins at its
-    words (a summary's sentence was ``Reviewing the File Access: \\n\\n``: walk 45, F3)."""
+    words (a summary's sentence was ``Reviewing the File Access: \\n\\n``: walk 45, F3); a
+    subject that ends in a colon takes no second one."""
     out = []
     for t in thoughts if isinstance(thoughts, list) else []:
         if not isinstance(t, dict):
@@ -229,7 +230,8 @@ def _thinking(thoughts: Any) -> str:
         subject = str(t.get("subject") or "").strip()
         description = _OPENING_BREAKS.sub("", str(t.get("description") or "")).strip()
         if subject and description:
-            out.append(f"{subject}: {description}")
+            # (a subject may end in its own colon: "Compiling a Report:", walk 70, F2)
+            out.append(f"{subject.rstrip(':').rstrip()}: {description}")
         elif subject or description:
             out.append(subject or description)
     return "\n".join(out)
