@@ -83,3 +83,45 @@ def test_f2_a_gemini_thought_s_subject_ending_in_a_colon_takes_no_second(tmp_pat
     texts = [t.text for t in load(path).turns]
     assert any("Compiling a Report: I've gathered the data." in t for t in texts), texts
     assert not any("::" in t for t in texts), texts
+
+
+def test_f3_an_option_offered_is_said_with_its_lead_in() -> None:
+    """spotter-4d5611e5: "Fix the pre-existing waiting_summary.ex issues (scope creep)."
+    was said alone, as if it were what the agent did; it was one of two options offered."""
+    from chunkscope.engine.summarize.extractive import split_sentences
+
+    text = (
+        "Bot: The pre-commit hook is failing on **pre-existing issues only** — all 10"
+        " dialyzer errors are in files I didn't touch.\n"
+        "Bot: Since the hook won't let me commit, I have two options:\n"
+        "1. Fix the pre-existing waiting_summary.ex issues (scope creep)\n"
+        "2. Use --no-verify to skip the hook\n"
+    )
+    summary = ExtractiveSummarizer().summarize(text)
+    said = f"{summary.abstract} {summary.summary}"
+    if "Fix the pre-existing" in said:
+        assert "I have two options: Fix the pre-existing" in said, said
+    # HTTP's OPTIONS is no offer of alternatives
+    http = "Bot: Allow GET and OPTIONS on /health:\n- Add the CORS middleware to the app now\n"
+    item = next(s for s in split_sentences(http) if s.text.startswith("Add the CORS"))
+    assert item.lead >= 0
+    from chunkscope.engine.summarize.extractive import _offers
+
+    assert not _offers(split_sentences(http)[item.lead])
+
+
+def test_f3_an_item_nested_in_another_takes_no_lead_in_of_the_list() -> None:
+    """vite's server options: "To fix it, you could either:" over two items, the second
+    with a nested note; the note was said as one of the alternatives."""
+    from chunkscope.engine.summarize.extractive import split_sentences
+
+    text = (
+        "Doc: To fix it, you could either:\n\n"
+        "- **Recommended**: Use WSL2 applications to edit your files.\n"
+        "- Set `{ usePolling: true }`.\n"
+        "  - Note that `usePolling` leads to high CPU utilization.\n"
+    )
+    sentences = split_sentences(text)
+    note = next(s for s in sentences if s.text.startswith("Note that"))
+    top = next(s for s in sentences if "WSL2 applications" in s.text)
+    assert note.lead == -1 and top.lead == 0, (note, top)

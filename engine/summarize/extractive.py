@@ -1261,6 +1261,8 @@ def _split_sentences(text: str) -> list[Sentence]:
     ended = -1  # the last sentence of the paragraph flushed last, when nothing came since
     ended_item = False  # that paragraph is a list item's
     list_lead = -1  # the lead-in of the list the walk is in (`Sentence.lead`)
+    list_indent = 0  # the indentation of that list's items: deeper ones are an item's own
+    nested = False  # the item in `buffer` is nested in another (its lead-in is that item)
 
     def flush() -> None:
         nonlocal ended, ended_item
@@ -1269,7 +1271,7 @@ def _split_sentences(text: str) -> list[Sentence]:
             item = opened_after == "item"
             for k, s in enumerate(_split_prose(para)):
                 after = "sentence" if k else opened_after
-                lead = list_lead if item and not k else -1
+                lead = list_lead if item and not k and not nested else -1
                 sentences.append(Sentence(s, role, len(sentences), True, after=after, lead=lead))
             buffer.clear()
             ended, ended_item = len(sentences) - 1, item
@@ -1357,6 +1359,8 @@ def _split_sentences(text: str) -> list[Sentence]:
             continue
         if role == "Tool":
             flush()
+            if _TABLE.match(line):
+                continue  # a table's row in a tool's output is no sentence of its own
             if not _code_line(stripped):  # (a script's line: walk 57, F11)
                 single(_BULLET.sub("", stripped, count=1), False)
             continue
@@ -1403,6 +1407,10 @@ def _split_sentences(text: str) -> list[Sentence]:
             if ended >= 0 and (not ended_item or _LEAD_IN_END.search(sentences[ended].text)):
                 # a paragraph (or an item) right before the list: its lead-in if a colon ends it
                 list_lead = ended if _LEAD_IN_END.search(sentences[ended].text) else -1
+                list_indent = len(line) - len(line.lstrip())
+            # (an item under another, "  - Note that ...", says more of that item: the
+            # list's lead-in is not its own: walk 70, F3)
+            nested = len(line) - len(line.lstrip()) > list_indent
             opens("item")
             # (MDN's definition of the item above, "- : A function to execute ...")
             buffer.append(_DEFINITION_MARK.sub("", line[bullet.end() :].strip(), count=1))
@@ -1989,16 +1997,31 @@ def _gives_sense(lead: Sentence) -> bool:
     return len(words) >= _SENSE_WORDS and is_fragment(lead) and not is_narration(lead.text)
 
 
+#: Words of a lead-in that offers its items as alternatives, one of which is to be chosen.
+_ALTERNATIVES = frozenset({"options", "choices", "alternatives", "either", "ways", "approaches"})
+
+
+def _offers(lead: Sentence) -> bool:
+    """Whether a list's lead-in offers its items as alternatives ("Since the hook won't
+    let me commit, I have two options:"): an item said without it reads as what was
+    decided or done (walk 70, F3: "Fix the pre-existing waiting_summary.ex issues")."""
+    # (not HTTP's "OPTIONS": a word in capitals is a name)
+    words = (w.lower() for w in _WORD.findall(lead.text) if not w.isupper())
+    return not _ALTERNATIVES.isdisjoint(words)
+
+
 def _with_lead(sentences: Sequence[Sentence], i: int, said: set[int], limit: int) -> str:
     """Sentence `i` cut to `limit`, after the lead-in of its list (`Sentence.lead`) when
-    that lead-in gives its sense (`_gives_sense`) and is not in `said` (then added to
-    it): an item kept alone said
+    that lead-in gives its sense (`_gives_sense`) or offers its items as alternatives
+    (`_offers`) and is not in `said` (then added to it): an item kept alone said
     nothing of what its list is ("`build-mobile` for Solana mobile apps." of "Relevant
     Solana skills include:", "Remove a feature." of "The following should usually **not**
     be done in a minor release:": walk 64, F12)."""
     sentence = sentences[i]
     lead = sentence.lead
-    if lead < 0 or lead in said or not _gives_sense(sentences[lead]):
+    if lead < 0 or lead in said:
+        return _truncate(sentence.text, limit, clause=True)
+    if not (_gives_sense(sentences[lead]) or _offers(sentences[lead])):
         return _truncate(sentence.text, limit, clause=True)
     said.add(lead)
     intro = sentences[lead].text
