@@ -9,7 +9,8 @@ else is the model's answer. Each turn keeps the line it starts on.
 aider echoes its command line as its first output line; run with ``--message TASK``
 that line repeats the whole task, which follows as the user's message: the echo keeps
 the command, and the task is read once. A request given with a command (``/code X``)
-is written again as the next ``####`` line (``X``): it is read once too, with its command.
+is written again as the next ``####`` lines (``X``, all its lines when it has many): it is
+read once too, with its command.
 A question asked with ``/help Q`` is followed by the prompt aider builds for it, written
 as the user's lines too (``# Question: Q``, ``# Relevant docs:``, its ``<doc>`` pages):
 aider's words, left out; the user's ``/help Q`` is read.
@@ -135,17 +136,27 @@ def actions(text: str, ran: str | None = None) -> list[Action]:
     return out
 
 
-def _repeat(lines: list[str]) -> int | None:
-    """The index of the line of a user's block that repeats the request of the command
-    line before it (``/code X`` then ``X``: aider writes the message it sends), None when
-    no line does."""
+def _repeat(lines: list[str]) -> tuple[int, int] | None:
+    """Where in a user's block the request of the command line before it is written
+    again (``/code X`` then ``X``: aider writes the message it sends), as the range of
+    its lines (start, end), None when no lines do. A request of many lines (``/ask why
+    ...`` and the lines typed after it) is written again whole (walk 69, F1: only a
+    one-line echo was known, the Task said a multi-line request twice)."""
     for i, line in enumerate(lines):
         asked = asking_command(line)  # a request given with /code, /ask (or /as)
         if asked is None:
             continue
-        nxt = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
-        if nxt is not None and lines[nxt].strip() == asked.strip():
-            return nxt
+        # the echo opens on the command's words: each such later line a candidate, the
+        # request being the lines from the command to it (without its trailing blanks)
+        for j in range(i + 1, len(lines)):
+            if lines[j].strip() != asked.strip():
+                continue
+            asked_lines = [ln.rstrip() for ln in lines[i + 1 : j]]
+            while asked_lines and not asked_lines[-1]:
+                asked_lines.pop()
+            echo = [ln.rstrip() for ln in lines[j + 1 : j + 1 + len(asked_lines)]]
+            if echo == asked_lines:
+                return j, j + 1 + len(asked_lines)
     return None
 
 
@@ -204,9 +215,9 @@ def read(path: Path, options: ReadOptions) -> Any:
                 rest = rest[:help_at]
                 out.stripped[HELP_PROMPTS] += 1
             while (repeat := _repeat(rest)) is not None:
-                parts.append((rest[:repeat], at))
+                parts.append((rest[: repeat[0]], at))
                 out.stripped[REPEATED] += 1
-                rest, at = rest[repeat + 1 :], at + repeat + 1
+                rest, at = rest[repeat[1] :], at + repeat[1]
             parts.append((rest, at))
         if role == "tool" and lines:
             for i, ln in enumerate(lines):

@@ -1,0 +1,97 @@
+"""Walk 69 (fixer a): aider chat histories on new real public files (sources in the
+walk's sources.md), the findings fixed here:
+
+- F1: a multi-line ``/ask`` or ``/code`` request was not known as repeated by aider's
+  ``####`` echo of it (only a one-line echo was), so the Task said it twice;
+- F7: a request the model never answered, aider's ``> litellm.APIConnectionError: ...``
+  lines after it, got no "Where it stopped" (Claude Code says "No answer to the user's
+  last message (...): ERROR" for the same);
+- F9: aider's question after a ``/run`` ("Add 0.1k tokens of command output to the
+  chat? (Y)es/(N)o [Yes]: n") was given as the command's result, and the ``/run`` was
+  said twice in What happened.
+
+Each test builds a small input modelled on the real file and fails on the code before
+its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chunkscope.engine.read.formats.aider import REPEATED
+from chunkscope.engine.read.parse import load
+from chunkscope.engine.recap.sections import extract_sections
+
+
+def _aider(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _section(path: Path, name: str) -> list[str]:
+    """The lines of the recap section `name` of the file at `path` ([] when it has none)."""
+    return next((s.lines for s in extract_sections(load(path).messages) if s.name == name), [])
+
+
+def _history(text: str) -> str:
+    """`text` with aider's two trailing spaces on its ``####`` and ``> `` lines, as aider
+    writes them (markdown line breaks)."""
+    return "".join(
+        line + "  \n" if line.startswith(("####", ">")) else line + "\n"
+        for line in text.splitlines()
+    )
+
+
+# Ahmedrali/rfp_response_platform backend/.aider.chat.history.md (lines 5921-5929), short
+RFP_ASK = _history(
+    """# aider chat started at 2025-05-24 16:38:38
+
+> Aider v0.82.2
+
+#### /ask now it starts with no errors, but the register curl fails: curl -X POST \\
+####          -H "Content-Type: application/json" \\
+####
+####          -d '{"companyName": "Innovatech Solutions"}'
+#### how can we fix this ror?
+
+#### now it starts with no errors, but the register curl fails: curl -X POST \\
+####          -H "Content-Type: application/json" \\
+####
+####          -d '{"companyName": "Innovatech Solutions"}'
+#### how can we fix this ror?
+> http://localhost:8000/api/v1/companies/register
+> Add URL to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: n
+
+You're in a common situation during development: the table already exists.
+
+#### /code fix it
+
+#### fix it
+
+I changed the startup to skip creating existing tables.
+"""
+)
+
+
+def test_f1_a_multi_line_request_echoed_by_aider_is_read_once(tmp_path: Path) -> None:
+    source = load(_aider(tmp_path, RFP_ASK))
+    requests = [(t.text, t.source_line, t.last_line) for t in source.turns if t.role == "You"]
+    assert [(first, last) for _, first, last in requests] == [(5, 15), (21, 23)]
+    assert requests[0][0].startswith("/ask now it starts")
+    assert requests[0][0].count("how can we fix this ror?") == 1
+    assert source.stripped == {REPEATED: 2}
+    task = _section(source.path, "task")
+    assert task[0].count("how can we fix this ror?") == 1, task
+    assert task[0].startswith("now it starts with no errors"), task
+
+
+def test_f1_a_following_request_that_differs_is_kept(tmp_path: Path) -> None:
+    """A next ``####`` message that opens like the request but goes on otherwise is the
+    user's own: read (not a repeat)."""
+    cut = RFP_ASK.index("#### now it starts")
+    text = RFP_ASK[:cut] + RFP_ASK[cut:].replace("how can we fix this ror?", "and why?", 1)
+    source = load(_aider(tmp_path, text))
+    assert source.stripped == {REPEATED: 1}  # the /code fix it echo only
+    first = next(t.text for t in source.turns if t.role == "You")
+    assert first.count("how can we fix this ror?") == 1
+    assert first.rstrip().endswith("and why?")
