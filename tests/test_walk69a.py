@@ -30,7 +30,8 @@ def _aider(tmp_path: Path, text: str) -> Path:
 
 def _section(path: Path, name: str) -> list[str]:
     """The lines of the recap section `name` of the file at `path` ([] when it has none)."""
-    return next((s.lines for s in extract_sections(load(path).messages) if s.name == name), [])
+    found = (s.lines for s in extract_sections(load(path).messages) if s.name == name)
+    return list(next(found, ()))
 
 
 def _history(text: str) -> str:
@@ -95,3 +96,53 @@ def test_f1_a_following_request_that_differs_is_kept(tmp_path: Path) -> None:
     first = next(t.text for t in source.turns if t.role == "You")
     assert first.count("how can we fix this ror?") == 1
     assert first.rstrip().endswith("and why?")
+
+
+# Ahmedrali/rfp_response_platform .aider.chat.history.md (lines 412-417): aider v0.82's
+# /run writes no output to the history, only its question and, on a yes, a count
+RFP_RUN = _history(
+    """# aider chat started at 2025-05-24 16:38:38
+
+> Aider v0.82.2
+
+#### fix the import error in main.py so the server starts
+
+The module path is wrong. I changed the import in main.py to use the package name.
+
+> Tokens: 1k sent, 20 received.
+> Applied edit to main.py
+
+#### /run cd backend & uvicorn main:app --reload
+> Add 0.2k tokens of command output to the chat? (Y)es/(N)o [Yes]: y
+> Added 6 lines of output to the chat.
+
+#### /run pytest -q
+> Add 0.1k tokens of command output to the chat? (Y)es/(N)o [Yes]: n
+"""
+)
+
+
+def test_f9_aider_s_question_after_a_run_is_no_output_of_it(tmp_path: Path) -> None:
+    """The output of a ``/run`` is not in the log, whatever the user answered: its
+    collapsed call and the Last check say so, as for any call without a result."""
+    from chunkscope.engine.recap.collapse import collapse_messages
+
+    path = _aider(tmp_path, RFP_RUN)
+    source = load(path, keep_messages=True)
+    tools = [t.text for t in collapse_messages(source.messages, readable=True) if t.role == "Tool"]
+    assert tools == [
+        "Edited main.py.",
+        "Ran `cd backend & uvicorn main:app --reload` (no result in the log).",
+        "Ran `pytest -q` (no result in the log).",
+    ]
+    assert _section(path, "outcome") == ["Last check: `pytest -q` -> no result in the log"]
+
+
+def test_f9_a_run_is_said_once_in_a_summary() -> None:
+    """The user's ``/run CMD`` line is the command its collapsed call says: code, not
+    the user's words (as Claude Code's ``! CMD``), so a summary says the run once."""
+    from chunkscope.engine.summarize.extractive import ExtractiveSummarizer
+
+    ran = "Ran `cd backend & uvicorn main:app --reload` (no result in the log)."
+    chunk = f"You: /run cd backend & uvicorn main:app --reload\nTool: {ran}"
+    assert ExtractiveSummarizer().summarize(chunk).summary == ran

@@ -486,7 +486,8 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
             text = content_text(msg.get("content"))
             if text_actions:  # a /run's output opens the block, up to aider's own next line
                 ran = text_actions.pop()
-                ran.result = aider_actions(text, _command(ran.args))[0].said
+                first = aider_actions(text, _command(ran.args))[0]
+                ran.result = first.said if first.kept else None  # (else not in the log)
             for act in aider_actions(text):  # an edit, a commit, a command it ran
                 if act.kind == "edit":
                     log.calls.append(_Call(i, "edit", {"path": act.what}))

@@ -12,6 +12,7 @@ from itertools import chain, islice
 import numpy as np
 import numpy.typing as npt
 
+from chunkscope.engine.read.formats.aider import aider_run
 from chunkscope.engine.read.formats.base import COMPACTION_ROLE
 from chunkscope.engine.read.formats.claude import BASH_MODE, META_ROLE, SUBAGENT_ROLE
 from chunkscope.engine.read.formats.documents import END_ROLE
@@ -1396,6 +1397,9 @@ def _split_sentences(text: str) -> list[Sentence]:
         if role != DOC_ROLE and (
             _pasted_code(line[bullet.end() :] if bullet else line)
             or (role == "You" and line.startswith(BASH_MODE))  # Claude Code's bash mode
+            # aider's ``/run CMD``: its collapsed call (``Ran `CMD` ...``) says it too
+            # (walk 69, F9: "/run cd backend ... Ran `cd backend ...`")
+            or (role == "You" and aider_run(line) is not None)
         ):
             flush()  # a command or a JSON line pasted without a fence: code, no prose
             opens("block")

@@ -76,17 +76,35 @@ _RUNNING = re.compile(r"^Running (.+?)\s*$", re.M)
 #: without the ``> `` (``> Tokens: 10k sent, 1.1k received.`` then ``Cost: $0.05
 #: message, $0.19 session.``): aider's status, not the model's words (walk 64, F1).
 _COST = re.compile(r"Cost: \$\d")
+#: aider's question after a ``/run`` since about 0.60 (its ``commands.py``: ``Add 0.2k
+#: tokens of command output to the chat?``), then ``Added 6 lines of output to the chat.``
+#: on a yes. aider prints the output to the terminal only: whatever the answer, the log
+#: does not hold it (walk 69, F9: the question was said as the command's result).
+_OUTPUT_NOT_LOGGED = re.compile(r"^Add [\d.]+k tokens of command output to the chat\?")
 #: Where a command's output ends in aider's block: its own next line (a question, a hint,
 #: the token count, another command).
 _AFTER_OUTPUT = re.compile(
     r"^(?:Running |Add command output to the chat\?|Run shell commands?\?|You can use /undo"
-    r"|Tokens: |Applied edit to |Commit [0-9a-f]{7,40} )"
+    r"|Tokens: |Applied edit to |Commit [0-9a-f]{7,40} |"
+    + _OUTPUT_NOT_LOGGED.pattern[1:]
+    + r"|Added \d+ lines? of output to the chat\.)"
 )
 
 
 #: The user's no to keeping a command's output in the chat (``n``, or ``d``: don't ask
 #: again, which aider takes as no).
 _NOT_ADDED = re.compile(r"^Add command output to the chat\?.*:\s*[nNdD]\w*\s*$")
+
+
+def _kept(said: str, after: list[str]) -> bool:
+    """Whether the log holds the output of a command that printed `said` (its lines up
+    to aider's own next line), `after` the block's lines after them: not when aider's
+    question follows with no output before it and the user answered no, nor after the
+    question that never logs it (`_OUTPUT_NOT_LOGGED`)."""
+    if said:
+        return True
+    asked = next((ln for ln in after if _AFTER_OUTPUT.match(ln)), "")
+    return not (_NOT_ADDED.match(asked) or _OUTPUT_NOT_LOGGED.match(asked))
 
 
 def _output(lines: list[str]) -> str:
@@ -121,7 +139,7 @@ def actions(text: str, ran: str | None = None) -> list[Action]:
     out: list[Action] = []
     if ran is not None:
         said = _output(lines)
-        out.append(Action("run", ran, said, 0, max(0, said.count("\n"))))
+        out.append(Action("run", ran, said, 0, max(0, said.count("\n")), _kept(said, lines)))
     for i, line in enumerate(lines):
         if m := _EDIT.match(line):
             out.append(Action("edit", m.group(1), "", i, i))
@@ -129,10 +147,8 @@ def actions(text: str, ran: str | None = None) -> list[Action]:
             out.append(Action("commit", m.group(1), m.group(2), i, i))
         elif m := _RUNNING.match(line):
             said = _output(lines[i + 1 :])
-            after = next((ln for ln in lines[i + 1 :] if _AFTER_OUTPUT.match(ln)), "")
-            kept = not (said == "" and _NOT_ADDED.match(after))
             last = i + (said.count("\n") + 1 if said else 0)
-            out.append(Action("run", m.group(1), said, i, last, kept))
+            out.append(Action("run", m.group(1), said, i, last, _kept(said, lines[i + 1 :])))
     return out
 
 
