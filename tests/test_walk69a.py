@@ -146,3 +146,51 @@ def test_f9_a_run_is_said_once_in_a_summary() -> None:
     ran = "Ran `cd backend & uvicorn main:app --reload` (no result in the log)."
     chunk = f"You: /run cd backend & uvicorn main:app --reload\nTool: {ran}"
     assert ExtractiveSummarizer().summarize(chunk).summary == ran
+
+
+# Akash-Modi104/trading-bot .aider.chat.history.md (its last session, short): the model's
+# API failed on each try, no answer came
+TRADING_BOT = _history(
+    """# aider chat started at 2026-04-26 20:18:09
+
+> /opt/trading-bot/venv/bin/aider --model ollama/qwen2.5:7b-instruct-q4_K_M --yes
+> Aider v0.86.2
+> Model: ollama/qwen2.5:7b-instruct-q4_K_M with whole edit format
+
+#### how to fix the server it is notloading
+> litellm.APIConnectionError: OllamaException - {"error":"model requires more system memory (5.7 GiB) than is available (5.5 GiB)"}
+> Retrying in 0.2 seconds...
+> litellm.APIConnectionError: OllamaException - {"error":"model requires more system memory (5.7 GiB) than is available (5.5 GiB)"}
+> Retrying in 0.5 seconds...
+> litellm.APIConnectionError: OllamaException - Server disconnected without sending a response.
+"""  # noqa: E501
+)
+
+
+def test_f7_an_aider_request_the_api_failed_on_has_no_answer(tmp_path: Path) -> None:
+    """As Claude Code's API errors: the last request got none but the errors."""
+    assert _section(_aider(tmp_path, TRADING_BOT), "last") == [
+        'No answer to the user\'s last message ("how to fix the server it is notloading"):'
+        " API error: model requires more system memory (5.7 GiB) than is available"
+        " (5.5 GiB) (2 attempts)."
+    ]
+
+
+def test_f7_a_command_typed_after_it_is_no_message_to_answer(tmp_path: Path) -> None:
+    """haav-catalog (bench): the API refused the request, the user typed ``/quit``: the
+    request is the one with no answer, not the ``/quit``."""
+    error = (
+        '> litellm.BadRequestError: AnthropicException - b\'{"type":"error","error":'
+        '{"type":"invalid_request_error","message":"Your credit balance is too low to'
+        " access the Anthropic API.\"}}'\n"
+    )
+    text = _history(
+        "# aider chat started at 2025-06-02 09:12:37\n\n#### add logging to the controller\n\n"
+        "I added the logging.\n\n#### /ask can docker compose build an image from docker hub?"
+        "\n\n#### can docker compose build an image from docker hub?\n"
+    )
+    path = _aider(tmp_path, f"{text}{error}\n#### /quit\n")
+    assert _section(path, "last") == [
+        "No answer to the user's last message (\"can docker compose build an image from docker"
+        ' hub?"): API error: Your credit balance is too low to access the Anthropic API.'
+    ]

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, Protocol
 
-from chunkscope.engine.read.formats.aider import AIDER_ROLE, aider_run
+from chunkscope.engine.read.formats.aider import AIDER_ROLE, aider_run, api_errors
 from chunkscope.engine.read.formats.aider import actions as aider_actions
 from chunkscope.engine.read.formats.base import BRANCH_NOTE, CWD_NOTE, SESSION_NOTE
 from chunkscope.engine.read.formats.claude import API_RETRY, notification
@@ -497,6 +497,8 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                     output = act.said if act.kept else None
                     log.calls.append(_Call(i, "bash", {"command": act.what}, result=output))
             _aider_output(log, i, text)
+            # the model's API failing: errors of the tool's, as Claude Code's api_error
+            log.errors.extend((i, said) for said in api_errors(text))
             continue
         if role == "user":
             text = content_text(msg.get("content"))
@@ -2661,15 +2663,27 @@ def _last_lines_items(
     )
 
 
+def _last_asked(log: _Log) -> int:
+    """The index of the user's last message, a command that manages the tool typed after
+    it passed over (aider's ``/quit``, ``/clear``): it asks nothing to answer (walk 69,
+    F7: an aider request the API failed on, then ``/quit``: "No answer to the user's last
+    message ("/quit")")."""
+    for i, text in reversed(log.requests):
+        if not (text.strip().startswith("/") and request_text(text) is None):
+            return i
+    return log.last_user
+
+
 def _unanswered(log: _Log) -> str:
     """``No answer to the user's last message: ERROR`` when that message got no words
     of the agent's, only the tool's errors (a model the plan does not cover, an API
     refusing: walk 51, F9 and F12); else, when it got nothing at all and an error had
     stopped the agent just before it, that error (`_stopped_before`), or, when the last
     request got tool calls and no words, those calls (`_started_on`); "" otherwise."""
-    if log.last_user < 0 or any(i > log.last_user for i, _ in log.texts):
+    last = _last_asked(log)
+    if last < 0 or any(i > last for i, _ in log.texts):
         return ""
-    failed = [_error_said(t) for i, t in log.errors if i > log.last_user]
+    failed = [_error_said(t) for i, t in log.errors if i > last]
     if not failed:
         return _stopped_before(log) or _started_on(log)
     # the first error answered the request (what follows may be the tool's own: a
@@ -2678,7 +2692,7 @@ def _unanswered(log: _Log) -> str:
     said = _cut(failed[0], _LINE_CHARS["last"]).rstrip(".")
     again = f" ({tries} attempts)" if tries > 1 else ""
     # what was asked, as `_stopped_before` says it (walk 64, F17: the error alone)
-    asked = dict(log.requests).get(log.last_user, "")
+    asked = dict(log.requests).get(last, "")
     quoted = f" {_said_by_user(asked)}" if asked.strip() else ""
     return f"No answer to the user's last message{quoted}: {said}{again}."
 
@@ -2702,14 +2716,15 @@ def _stopped_before(log: _Log) -> str:
     failure of the tool's (walk 60, F8: a usage limit stopped the agent, the user typed
     "continue generating" and got nothing; Where it stopped said the agent's last text,
     from before the error, as if the session ended on it)."""
-    if any(c.index > log.last_user for c in log.calls):
+    last = _last_asked(log)
+    if any(c.index > last for c in log.calls):
         return ""
     acted = max([i for i, _ in log.texts] + [c.index for c in log.calls], default=-1)
-    stops = [t for i, t in log.errors if acted < i < log.last_user]
+    stops = [t for i, t in log.errors if acted < i < last]
     if not stops:
         return ""
     said = _cut(_error_said(stops[-1]), _LINE_CHARS["last"]).rstrip(".")
-    asked = _said_by_user(dict(log.requests).get(log.last_user, ""))
+    asked = _said_by_user(dict(log.requests).get(last, ""))
     return f"No answer to the user's last message {asked}; the agent had stopped on: {said}."
 
 
@@ -2734,16 +2749,19 @@ def _started_on(log: _Log) -> str:
 
 
 #: An API error's JSON inside a tool's error note (Gemini CLI's ``[API Error: [{"error":
-#: {"code": 403, "message": "..."}}]]``): its code and message.
+#: {"code": 403, "message": "..."}}]]``): its code and message; the message may be the
+#: error itself (Ollama's ``{"error":"model requires more system memory ..."}`` in aider's
+#: ``litellm.APIConnectionError: OllamaException - ...``: walk 69, F7).
 _ERROR_CODE = re.compile(r'"code"\s*:\s*(\d+)')
 _ERROR_MESSAGE = re.compile(r'"message"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_ERROR_STRING = re.compile(r'"error"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
 def _error_said(text: str) -> str:
     """An error note on one line, its retry count left out, an API error's JSON as its
     code and message."""
     text = API_RETRY.sub("", text)
-    message = _ERROR_MESSAGE.search(text) if "{" in text else None
+    message = (_ERROR_MESSAGE.search(text) or _ERROR_STRING.search(text)) if "{" in text else None
     if message:
         code = _ERROR_CODE.search(text)
         head = f"API error {code.group(1)}" if code else "API error"

@@ -107,6 +107,19 @@ def _kept(said: str, after: list[str]) -> bool:
     return not (_NOT_ADDED.match(asked) or _OUTPUT_NOT_LOGGED.match(asked))
 
 
+#: An error aider writes when a call to the model fails (its ``litellm`` exception:
+#: ``litellm.APIConnectionError: OllamaException - {"error":"model requires more system
+#: memory ..."}``, each retry's under a ``Retrying in 0.2 seconds...``): the request got
+#: no answer from it (walk 69, F7: the recap did not say the last one got none).
+_API_ERROR = re.compile(r"^litellm\.\w+(?:Error|Timeout)\b.*\S", re.M)
+
+
+def api_errors(text: str) -> list[str]:
+    """The errors of calls to the model in a block of aider's output, as aider wrote
+    them, in order (a retried call's each time)."""
+    return _API_ERROR.findall(text)
+
+
 def _output(lines: list[str]) -> str:
     """A command's output: `lines` up to aider's own next line, right-stripped."""
     said: list[str] = []
