@@ -20,12 +20,15 @@ names; a string or parts ``[{"text"}]``); ``gemini`` the model's answer, its
 ``toolCalls`` (``name``, ``args``, ``result`` as ``[{"functionResponse": {"response":
 {"output" | "error"}}}]``, ``status``, ``resultDisplay``) as tool calls each followed
 by its result; ``info``, ``error`` and ``warning`` are the CLI's own notes, read as
-roles of those names. What the CLI writes as a user message is not the user's: the
-``<session_context>`` a chat opens with and the editor's state (IDE) are not read
-(counted), a switch of approval mode (``User has manually exited Plan Mode. Switching
-to ...``) is read as ``info``. Newer versions (0.4x on) also write the results the CLI sent the
-model back as a ``user`` message of ``functionResponse`` parts: not read again (counted),
-but a call whose own ``result`` is empty is read with the text found there.
+roles of those names, but for an ``error`` when no request is open (`CommandNotes`): the
+CLI's reply to a slash command (it writes no user message for one), read as ``system``,
+as Claude Code's local command output is. What the CLI writes as a user message is not
+the user's: the ``<session_context>`` a chat opens with and the editor's state (IDE) are
+not read (counted), a switch of approval mode (``User has manually exited Plan Mode.
+Switching to ...``) is read as ``info``. Newer versions (0.4x on) also write the results
+the CLI sent the model back as a ``user`` message of ``functionResponse`` parts: not read
+again (counted), but a call whose own ``result`` is empty is read with the text found
+there.
 """
 
 from __future__ import annotations
@@ -68,6 +71,10 @@ CONTEXT_NOT_READ = "context the CLI wrote (<session_context>)"
 _MODE_SWITCH = re.compile(
     r"\A(?:User has manually exited Plan Mode\.|Plan approved\.) Switching to "
 )
+#: The note the CLI writes when the user cancels a request (Esc): the request ends there.
+CANCELLED = "Request cancelled."
+#: The role of an ``error`` the CLI writes when no request is open (`CommandNotes`).
+COMMAND_NOTE_ROLE = "system"
 #: What the CLI sends as a user message of the IDE's state (ideContext): not read.
 IDE_CONTEXT = "Here is a summary of changes in the user's editor context"
 IDE_NOT_READ = "editor context the CLI sent (IDE)"
@@ -251,13 +258,44 @@ def _cli_written(text: str) -> str | None:
     return None
 
 
+class CommandNotes:
+    """Which ``error`` records answer no request: the CLI writes every note it shows
+    (``info``, ``error``) in the chat alike, and a slash command the user typed none of
+    its own, so its reply is known by where it comes. A request is open from a user
+    message until its error (the CLI shows one a request) or the user's cancel
+    (`CANCELLED`); an error after that, before the next user message, is the CLI's reply
+    to a command (walk 69, F3: ``/directory add`` with no path, "Please provide at least
+    one path to add.", said as the answer to a request whose call the user had cancelled)."""
+
+    def __init__(self) -> None:
+        self.open = False
+
+    def role(self, record: dict[str, Any]) -> str | None:
+        """The role an ``error`` record is read as (None for any other record), and the
+        request's state after `record`."""
+        kind = record.get("type")
+        if kind == "user":
+            self.open = True
+        elif kind == "info" and _text(record.get("content")).strip() == CANCELLED:
+            self.open = False
+        elif kind == "error":
+            role = "error" if self.open else COMMAND_NOTE_ROLE
+            self.open = False
+            return role
+        return None
+
+
 def messages_of(
-    record: dict[str, Any], responses: dict[str, str] | None = None
+    record: dict[str, Any],
+    responses: dict[str, str] | None = None,
+    notes: CommandNotes | None = None,
 ) -> list[dict[str, Any]] | None:
     """Messages of the seed's shape for one chat message; None for a kind not read.
-    `responses`: tool results by call id, for a call whose own result is empty."""
+    `responses`: tool results by call id, for a call whose own result is empty; `notes`:
+    the records read so far, for the role of an ``error`` (`CommandNotes`)."""
     kind = record.get("type")
     ts = record.get("timestamp")
+    role = notes.role(record) if notes else None
     if kind == _SNAPSHOT_TYPE:
         return [{"role": COMPACTION_ROLE, "content": record.get("content"), "timestamp": ts}]
     if kind not in MESSAGE_TYPES:
@@ -272,7 +310,7 @@ def messages_of(
         role = "info" if _MODE_SWITCH.match(text.lstrip()) else "user"  # (walk 51, F5)
         return [{"role": role, "content": text, "timestamp": ts}] if text.strip() else []
     if kind != "gemini":
-        return [{"role": kind, "content": text, "timestamp": ts}] if text.strip() else []
+        return [{"role": role or kind, "content": text, "timestamp": ts}] if text.strip() else []
     message: dict[str, Any] = {"role": "assistant", "content": text, "timestamp": ts}
     thinking = _thinking(record.get("thoughts"))
     if thinking:
@@ -346,8 +384,9 @@ def _add(
     spans: Spans | None = None,
     part_ends: PartEnds = NO_PART_ENDS,
     responses: dict[str, str] | None = None,
+    notes: CommandNotes | None = None,
 ) -> None:
-    messages = messages_of(record, responses)
+    messages = messages_of(record, responses, notes)
     if messages is None:
         out.not_read[f"{record.get('type') or 'untyped'} records"] += 1
     elif not messages:
@@ -376,6 +415,7 @@ def read(path: Path, options: ReadOptions) -> Any:
     if not is_document(value):  # forced with --input-format
         raise SourceError(path, "not a Gemini CLI chat (no 'messages' list of chat messages)")
     responses = _responses(value.get("messages"))
+    notes = CommandNotes()
     for start, end, record in doc.array_elements("messages"):
         out.records += 1
         line = 1 if start is None else doc.line(start)
@@ -383,7 +423,7 @@ def read(path: Path, options: ReadOptions) -> Any:
             out.fail(line, f"not a JSON object (got {type(record).__name__})", options)
             continue
         parts = doc.part_ends(start, record, ("thoughts",), ("content",), TEXT_KEYS)
-        _add(out, line, record, _spans(doc, start, end, record), parts, responses)
+        _add(out, line, record, _spans(doc, start, end, record), parts, responses, notes)
     return out.build(options)
 
 
@@ -465,8 +505,9 @@ def _read_jsonl(path: Path, options: ReadOptions) -> Any:
             where[key] = len(order)
         order.append((line, record))
     responses = _responses([record for _, record in order])
+    notes = CommandNotes()
     for line, record in order:
-        _add(out, line, record, responses=responses)
+        _add(out, line, record, responses=responses, notes=notes)
     return out.build(options)
 
 

@@ -1,0 +1,117 @@
+"""Walk 69: what the recap reads as the agent's (or its tool's) in four session formats,
+the findings fixed here. F3: a Gemini CLI ``error`` record written for a slash command
+the user typed after cancelling a call (``/directory add`` -> "Please provide at least
+one path to add.") was said as the answer to that request. F6: a project's own test
+runner (sympy's ``bin/test``) was no check, so Last check named an earlier failed
+``pytest``. F8: Claude Code's synthetic "No response requested." after ``/exit`` was
+said as the agent's last words. F12: mini-swe-agent 0.x's submit (``echo
+MINI_SWE_AGENT_FINAL_OUTPUT && git add -A && git diff --cached``) was not read as a
+call, its diff read as the user's words.
+
+Each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chunkscope.tui.cli import main
+
+
+def recap_json(path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    assert main(["recap", str(path), "--format", "json"]) == 0
+    answer: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return answer
+
+
+def section(answer: dict[str, Any], name: str) -> list[str]:
+    """The lines of the recap's section `name` ([] when it has none)."""
+    found = [s["lines"] for s in answer["sections"] if s["name"] == name]
+    return list(found[0]) if found else []
+
+
+# --------------------------------------------------------------------------- F3
+
+
+CANCELLED_CALL = "[Operation Cancelled] Reason: User cancelled the operation."
+
+
+def record(key: str, kind: str, content: str) -> dict[str, Any]:
+    """A Gemini CLI chat message of `kind` (its timestamp: any)."""
+    return {"id": key, "timestamp": "2025-12-06T08:36:26Z", "type": kind, "content": content}
+
+
+def gemini_chat(tmp_path: Path, *after: dict[str, Any]) -> Path:
+    """A Gemini CLI chat (modelled on M-Gemini's session-2025-12-06T07-22-e0f194ce):
+    a request answered, then one whose shell call the user cancelled, then `after`."""
+    messages: list[dict[str, Any]] = [
+        record("1", "user", "find my router"),
+        record("2", "gemini", "It is at 192.168.8.1."),
+        record("3", "user", "ssh into my router"),
+        {
+            "id": "4",
+            "timestamp": "2025-12-06T08:36:26Z",
+            "type": "gemini",
+            "content": "",
+            "toolCalls": [
+                {
+                    "id": "r1",
+                    "name": "run_shell_command",
+                    "args": {"command": "ssh root@192.168.8.1"},
+                    "result": [
+                        {
+                            "functionResponse": {
+                                "id": "r1",
+                                "name": "run_shell_command",
+                                "response": {"error": CANCELLED_CALL},
+                            }
+                        }
+                    ],
+                    "status": "cancelled",
+                }
+            ],
+        },
+        record("5", "info", "Request cancelled."),
+        *after,
+    ]
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps({"sessionId": "x", "projectHash": "y", "messages": messages}))
+    return path
+
+
+COMMAND_ERROR = record("6", "error", "Please provide at least one path to add.")
+
+
+def test_f3_a_slash_command_error_after_a_cancel_answers_no_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    last = section(recap_json(gemini_chat(tmp_path, COMMAND_ERROR), capsys), "last")
+    assert not any("Please provide" in line for line in last), last
+    # as without that record: the call the user cancelled is where it stopped
+    assert last == section(recap_json(gemini_chat(tmp_path), capsys), "last")
+    assert "`ssh root@192.168.8.1`" in last[0], last
+
+
+def test_f3_a_requests_own_error_still_answers_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An error while the request is open (an API error after the user's message) is its
+    answer, and a command's error after it is not counted as another try."""
+    again = record("7", "user", "try again")
+    failed = record("8", "error", "[API Error: fetch failed sending request]")
+    path = gemini_chat(tmp_path, again, failed, {**COMMAND_ERROR, "id": "9"})
+    last = section(recap_json(path, capsys), "last")
+    said = "[API Error: fetch failed sending request]"
+    assert last == [f'No answer to the user\'s last message ("try again"): {said}.'], last
+
+
+def test_f3_the_command_error_is_read_as_the_clis_note(tmp_path: Path) -> None:
+    from chunkscope.engine.read.parse import load
+
+    source = load(gemini_chat(tmp_path, COMMAND_ERROR), keep_messages=True)
+    notes = [(m["role"], m["content"]) for m in source.messages]
+    roles = [(role, text) for role, text in notes if role not in ("user", "assistant", "tool")]
+    assert roles == [("info", "Request cancelled."), ("system", COMMAND_ERROR["content"])], roles
