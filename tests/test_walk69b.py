@@ -115,3 +115,95 @@ def test_f3_the_command_error_is_read_as_the_clis_note(tmp_path: Path) -> None:
     notes = [(m["role"], m["content"]) for m in source.messages]
     roles = [(role, text) for role, text in notes if role not in ("user", "assistant", "tool")]
     assert roles == [("info", "Request cancelled."), ("system", COMMAND_ERROR["content"])], roles
+
+
+# --------------------------------------------------------------------------- F6 / F12
+
+
+def bot(thought: str, command: str) -> dict[str, str]:
+    """A mini-swe-agent step: the model's thought and its one bash block."""
+    return {"role": "assistant", "content": f"THOUGHT: {thought}\n\n```bash\n{command}\n```"}
+
+
+def ran(code: int, output: str) -> dict[str, str]:
+    """The output mini-swe-agent hands back for a command."""
+    return {
+        "role": "user",
+        "content": f"<returncode>{code}</returncode>\n<output>\n{output}\n</output>",
+    }
+
+
+DIFF = (
+    "diff --git a/sympy/core/symbol.py b/sympy/core/symbol.py\n"
+    "index f4a555c13f..2aca8bab27 100644\n--- a/sympy/core/symbol.py\n"
+    "+++ b/sympy/core/symbol.py\n@@ -791,7 +791,7 @@ def literal(s):\n"
+    "-            result.append(symbols(name, **args))\n"
+    "+            result.append(symbols(name, cls=cls, **args))\n"
+)
+
+
+def trajectory(tmp_path: Path, steps: list[dict[str, str]], marker: str) -> Path:
+    """A mini-swe-agent trajectory (modelled on gruckion/mini-swe-agent's
+    sympy__sympy-23534): its task, `steps`, then the submit of `marker` and the diff."""
+    messages = [
+        {"role": "system", "content": "You are a helpful assistant that can run bash."},
+        {
+            "role": "user",
+            "content": "<pr_description>\nConsider the following PR description:\n"
+            "Using symbols to create functions doesn't work with an extra layer of "
+            "parentheses.\n</pr_description>",
+        },
+        *steps,
+        bot("I am ready to submit.", f"echo {marker} && git add -A && git diff --cached"),
+        {"role": "user", "content": DIFF},
+    ]
+    info = {"exit_status": "Submitted", "submission": DIFF}
+    path = tmp_path / "task.traj.json"
+    path.write_text(json.dumps({"info": info, "messages": messages}))
+    return path
+
+
+SUBMIT_1X = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+
+
+def test_f6_a_projects_own_test_runner_is_the_last_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    steps = [
+        bot("I will run the tests.", "pytest sympy/core/tests/test_symbol.py"),
+        ran(127, "bash: line 1: pytest: command not found"),
+        bot("`pytest` is not in the path. Let's check bin/.", "ls bin/"),
+        ran(0, "doctest\nisympy\ntest"),
+        bot("There is a `bin/test` script.", "bin/test sympy/core/tests/test_symbol.py"),
+        ran(
+            0,
+            "sympy/core/tests/test_symbol.py[13] .............   [OK]\n"
+            "================== tests finished: 13 passed, in 0.34 seconds ==================",
+        ),
+    ]
+    outcome = section(recap_json(trajectory(tmp_path, steps, SUBMIT_1X), capsys), "outcome")
+    assert outcome[0] == (
+        "Last check: `bin/test sympy/core/tests/test_symbol.py` -> "
+        "tests finished: 13 passed, in 0.34 seconds (exit 0)"
+    ), outcome
+
+
+@pytest.mark.parametrize(
+    ("command", "check"),
+    [
+        ("bin/test sympy/core/tests/test_symbol.py", True),
+        ("./bin/test sympy/core", True),
+        ("cd /testbed && bin/doctest sympy/core/symbol.py", True),
+        ("./run_tests.sh -v", True),
+        ("script/test", True),
+        ("python3 tests/runtests.py model_forms", True),
+        ("ls bin/", False),
+        ("cat bin/test", False),
+        ("ls bin/tests", False),
+        ("chmod +x bin/test", False),
+    ],
+)
+def test_f6_what_runs_a_projects_test_runner(command: str, check: bool) -> None:
+    from chunkscope.engine.recap.sections import _is_check
+
+    assert _is_check(command) is check

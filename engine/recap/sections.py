@@ -1598,8 +1598,11 @@ _CHECK = re.compile(
     r"yarn(?:\.cmd)? (?:test|build|lint)|pnpm(?:\.cmd)? (?:test|build|lint|run)|bun test|"
     r"deno test|tsc\b|"
     r"gradle|gradlew|mvn|dotnet (?:test|build)|rspec|phpunit|ctest|bazel (?:test|build)|"
-    r"swift (?:test|build)|xcodebuild|runtests|manage\.py test|python\S* -m (?:pytest|unittest)|"
-    r"python\S* \S*test\S*\.py|reproduce\S*\.py)",
+    r"swift (?:test|build)|xcodebuild|manage\.py test|python\S* -m (?:pytest|unittest)|"
+    r"python\S* \S*test\S*\.py|reproduce\S*\.py|"
+    # a project's own test runner (django's ``tests/runtests.py``, ``./run_tests.sh``;
+    # sympy's ``bin/test`` and ``bin/doctest``, a ``script/test``: walk 69, F6)
+    r"run[-_]?tests|(?:bin|scripts?)/(?:test|doctest)\b)",
     re.I,
 )
 #: ``git commit`` as the subcommand: after git's own options (``-C dir``, ``-c k=v``,
