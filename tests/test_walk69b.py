@@ -207,3 +207,71 @@ def test_f6_what_runs_a_projects_test_runner(command: str, check: bool) -> None:
     from chunkscope.engine.recap.sections import _is_check
 
     assert _is_check(command) is check
+
+
+# --------------------------------------------------------------------------- F8
+
+
+def cc_record(n: int, kind: str, content: Any, **more: Any) -> dict[str, Any]:
+    """A Claude Code record, the `n`th of a chain."""
+    message: dict[str, Any] = {"role": kind, "content": content}
+    if "model" in more:
+        message["model"] = more.pop("model")
+    return {
+        "parentUuid": f"u{n - 1}" if n > 1 else None,
+        "isSidechain": False,
+        "type": kind,
+        "message": message,
+        "uuid": f"u{n}",
+        "timestamp": f"2026-04-10T14:00:{n:02d}.000Z",
+        "sessionId": "s",
+        **more,
+    }
+
+
+def cc_session(tmp_path: Path, last: dict[str, Any]) -> Path:
+    """A Claude Code session (modelled on Reinhartsamuel/TokenForge's): a question, the
+    answer, ``/exit`` and its output, then `last`, written by Claude Code itself."""
+    answer = [{"type": "text", "text": "**Net Asset Value** is the per-token price of an asset."}]
+    records = [
+        cc_record(1, "user", "quick, what is nav?"),
+        cc_record(2, "assistant", answer, model="claude-sonnet-4-6"),
+        cc_record(3, "user", "<command-name>/exit</command-name>\n<command-args></command-args>"),
+        cc_record(4, "user", "<local-command-stdout>Catch you later!</local-command-stdout>"),
+        last,
+    ]
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def synthetic(text: str, **more: Any) -> dict[str, Any]:
+    return cc_record(5, "assistant", [{"type": "text", "text": text}], model="<synthetic>", **more)
+
+
+def test_f8_no_response_requested_is_not_the_agents_last_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = cc_session(tmp_path, synthetic("No response requested.", isApiErrorMessage=False))
+    answer = recap_json(path, capsys)
+    assert "No response requested" not in answer["recap"], answer["recap"]
+    assert section(answer, "last") == ["**Net Asset Value** is the per-token price of an asset."]
+    assert answer["not_read"] == {
+        "replies the tool wrote to a local command ('No response requested.')": 1
+    }
+
+
+def test_f8_other_synthetic_records_are_still_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = synthetic(
+        "Not logged in · Please run /login", isApiErrorMessage=True, error="authentication_failed"
+    )
+    path = tmp_path / "session.jsonl"
+    path.write_text(json.dumps(cc_record(1, "user", "quick, what is nav?")) + "\n")
+    path.write_text(path.read_text() + json.dumps({**said, "parentUuid": "u1"}) + "\n")
+    last = section(recap_json(path, capsys), "last")
+    assert last == [
+        'No answer to the user\'s last message ("quick, what is nav?"): '
+        "Not logged in · Please run /login (authentication failed)."
+    ], last

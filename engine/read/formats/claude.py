@@ -14,6 +14,9 @@ One JSON record a line. The records read:
   skill's body read as role ``Meta``; the local-command caveat is boilerplate, not read.
 - ``assistant``: blocks ``text``, ``thinking`` (Bot thinking), ``redacted_thinking``
   (never read: it is encrypted; counted), ``tool_use`` (a tool call: name and input).
+  Claude Code writes some in the model's place (``model`` ``<synthetic>``): its API
+  errors (``isApiErrorMessage``) read as role ``error``, its ``No response requested.``
+  after a local command (``/exit``) not read (counted).
 - ``system``: kept as a system message (collapsing drops it), but a ``local_command``
   one (a slash command the tool ran, 2.1.x) reads as a user record's command and its
   output do; ``summary``, ``ai-title``, ``custom-title`` (``/rename``): the session's
@@ -162,6 +165,11 @@ _MEMORY_INPUT = re.compile(r"\A\s*<user-memory-input>(.*?)</user-memory-input>\s
 MEMORY_MODE = "# "
 #: The text Claude Code writes for a message with nothing in it: no message.
 NO_CONTENT = "(no content)"
+#: The model Claude Code names on an assistant record it wrote itself.
+SYNTHETIC_MODEL = "<synthetic>"
+#: What Claude Code writes as the agent's answer to a local command (``/exit``), in
+#: the model's place (`SYNTHETIC_MODEL`): no answer of the model's.
+NO_RESPONSE = "No response requested."
 
 
 #: Record types of a Claude Code session (a file may start with many that are not read).
@@ -500,6 +508,8 @@ def _messages(
         return [{"role": "error", "content": said, "timestamp": ts}] if said.strip() else []
     if record.get("isMeta"):
         return _meta(record, ts)
+    if kind == "assistant" and _no_response(record):
+        return []  # the tool's, not the agent's last words (walk 69, F8)
     message = record.get("message")
     if not isinstance(message, dict):
         raise ValueError(f"'message' is {type(message).__name__}, not an object")
@@ -544,10 +554,21 @@ def _messages(
     return out
 
 
+def _no_response(record: dict[str, Any]) -> bool:
+    """Is an assistant record Claude Code's ``No response requested.`` (`NO_RESPONSE`),
+    written in the model's place after a local command?"""
+    message = record.get("message")
+    if not isinstance(message, dict) or message.get("model") != SYNTHETIC_MODEL:
+        return False
+    return text_of(message.get("content")).strip() == NO_RESPONSE
+
+
 def _why_empty(record: dict[str, Any], kind: Any, options: ReadOptions) -> str:
     """Why a conversation record gave no message (the ``not_read`` reason)."""
     if record.get("isMeta"):
         return "local-command caveats"
+    if kind == "assistant" and _no_response(record):
+        return f"replies the tool wrote to a local command ('{NO_RESPONSE}')"
     if record.get("isSidechain") and not options.subagents:
         return "subagent records (not asked for)"
     message = record.get("message")
