@@ -625,7 +625,7 @@ def test_gemini_cli_sessions(fx: dict[str, Path], name: str) -> None:
     assert sniff(fx[name]) == "gemini-cli"
     source = load(fx[name], strict=True)
     roles = [t.role for t in source.turns]
-    assert roles == ["You", "Bot thinking", "Bot", "Tool", "Tool", "info", "error", "Bot"]
+    assert roles == ["You", "Bot thinking", "Bot", "Tool", "Tool", "error", "info", "Bot"]
     bot = source.turns[2].text
     assert bot.endswith(
         "the cache and run its test.\nread_file /srv/proj/engine/cache.py\n"

@@ -117,6 +117,24 @@ def test_f3_the_command_error_is_read_as_the_clis_note(tmp_path: Path) -> None:
     assert roles == [("info", "Request cancelled."), ("system", COMMAND_ERROR["content"])], roles
 
 
+def test_f3_an_error_the_model_goes_on_after_leaves_the_request_open(tmp_path: Path) -> None:
+    """The CLI's own error mid-request ("Automatic update failed", M-Gemini's
+    session-2025-12-28 4eb0784d) is followed by the model's next step: the request is
+    still open, and an API error after that step is the request's."""
+    from chunkscope.engine.read.parse import load
+
+    messages = [
+        record("1", "user", "create a shortcut"),
+        record("2", "error", "Automatic update failed. Please try updating manually"),
+        record("3", "gemini", "I'll check if the command is named `gemini`."),
+        record("4", "error", "[API Error: fetch failed sending request]"),
+    ]
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps({"sessionId": "x", "projectHash": "y", "messages": messages}))
+    roles = [m["role"] for m in load(path, keep_messages=True).messages]
+    assert roles == ["user", "error", "assistant", "error"], roles
+
+
 # --------------------------------------------------------------------------- F6 / F12
 
 

@@ -603,8 +603,10 @@ def gemini_session() -> dict[str, Any]:
                 "model": "gemini-2.5-pro",
                 "tokens": {"input": 4383, "output": 80, "total": 4463},
             },
-            {"id": "m3", "timestamp": ts(8), "type": "info", "content": "Request cancelled."},
-            {"id": "m4", "timestamp": ts(9), "type": "error", "content": "API quota hit: retrying"},
+            # (the request's error before the user's cancel: an error after a cancel is a
+            # slash command's, read as ``system``)
+            {"id": "m3", "timestamp": ts(8), "type": "error", "content": "API quota hit: retrying"},
+            {"id": "m4", "timestamp": ts(9), "type": "info", "content": "Request cancelled."},
             {"id": "m5", "timestamp": ts(20), "type": "gemini", "content": ANSWER},
         ],
     }

@@ -262,10 +262,13 @@ class CommandNotes:
     """Which ``error`` records answer no request: the CLI writes every note it shows
     (``info``, ``error``) in the chat alike, and a slash command the user typed none of
     its own, so its reply is known by where it comes. A request is open from a user
-    message until its error (the CLI shows one a request) or the user's cancel
-    (`CANCELLED`); an error after that, before the next user message, is the CLI's reply
-    to a command (walk 69, F3: ``/directory add`` with no path, "Please provide at least
-    one path to add.", said as the answer to a request whose call the user had cancelled)."""
+    message (and while the model answers it) until an error (the CLI shows one a
+    failed request) or the user's cancel (`CANCELLED`); an error after that, before the
+    model or the user says more, is the CLI's reply to a command (walk 69, F3:
+    ``/directory add`` with no path, "Please provide at least one path to add.", said as
+    the answer to a request whose call the user had cancelled). The model's message after
+    an error opens it again: that error was the CLI's own, mid-request ("Automatic update
+    failed"), not the request's."""
 
     def __init__(self) -> None:
         self.open = False
@@ -274,7 +277,7 @@ class CommandNotes:
         """The role an ``error`` record is read as (None for any other record), and the
         request's state after `record`."""
         kind = record.get("type")
-        if kind == "user":
+        if kind in ("user", "gemini"):
             self.open = True
         elif kind == "info" and _text(record.get("content")).strip() == CANCELLED:
             self.open = False
