@@ -293,3 +293,28 @@ def test_f8_other_synthetic_records_are_still_errors(
         'No answer to the user\'s last message ("quick, what is nav?"): '
         "Not logged in · Please run /login (authentication failed)."
     ], last
+
+
+# --------------------------------------------------------------------------- F12
+
+
+@pytest.mark.parametrize("marker", ["MINI_SWE_AGENT_FINAL_OUTPUT", SUBMIT_1X])
+def test_f12_either_versions_submit_is_a_call_and_the_sessions_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], marker: str
+) -> None:
+    """mini-swe-agent 0.x's list-form trajectory (its test data github_issue.traj.json):
+    no ``info``, the submit ``echo MINI_SWE_AGENT_FINAL_OUTPUT && git add -A && git diff
+    --cached`` then the diff it printed, read as 1.x's mark is."""
+    from chunkscope.engine.read.parse import load
+
+    path = trajectory(
+        tmp_path, [bot("Fix the call.", "sed -i 's/x/y/' sympy/core/symbol.py")], marker
+    )
+    messages = json.loads(path.read_text())["messages"]
+    path.write_text(json.dumps(messages))  # 0.x: the messages alone, no exit status
+    turns = load(path).turns
+    submit = f"$ echo {marker} && git add -A && git diff --cached"
+    assert any(t.role == "Bot" and t.text.endswith(submit) for t in turns), turns[-3:]
+    assert not any(t.role == "You" and "diff --git" in t.text for t in turns), turns[-3:]
+    outcome = section(recap_json(path, capsys), "outcome")
+    assert "Submitted the work (the agent's final action)." in outcome, outcome

@@ -57,7 +57,7 @@ from chunkscope.engine.read.formats.claude import API_RETRY, notification
 from chunkscope.engine.read.formats.documents import (
     END_ROLE,
     OBSERVATION,
-    SUBMIT_PREFIX,
+    submits,
     task_of,
     text_action,
 )
@@ -547,7 +547,7 @@ def _read(messages: Sequence[Mapping[str, Any]], notes: Iterable[str] = ()) -> _
                 # only suggested in a plain chat was "Last check ... no result in the
                 # log"), but for the submission that ends the run, which none follows
                 call = _Call(i, "bash", {"command": action.group(2).strip()})
-                if SUBMIT_PREFIX in call.args["command"]:
+                if submits(call.args["command"]):
                     log.calls.append(call)
                 text_actions[:] = [call]
         elif role == "error":
@@ -1782,7 +1782,7 @@ def outcome_section(log: _Log) -> Section:
                 made.append(call.index)
             else:
                 failed_commits.append((call.index, line))
-        if SUBMIT_PREFIX in command or command.strip() == "submit":
+        if submits(command) or command.strip() == "submit":
             finished.append((call.index, "Submitted the work (the agent's final action)."))
         elif _is_check(command) and (
             call.result is not None or last_check is None or last_check.result is None
@@ -2057,8 +2057,7 @@ def _submitted(log: _Log) -> bool:
     if log.ended is not None:
         return True  # a trajectory: its end record holds the submission (or says why none)
     return any(
-        c.name.lower() in ("submit", "finish") or SUBMIT_PREFIX in _command(c.args)
-        for c in log.calls
+        c.name.lower() in ("submit", "finish") or submits(_command(c.args)) for c in log.calls
     ) or bool(log.calls and log.calls[-1].result and "diff --git" in (log.calls[-1].result or ""))
 
 

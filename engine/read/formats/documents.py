@@ -359,12 +359,20 @@ def trajectory_label(value: dict[str, Any]) -> str:
     return "agent trajectory"
 
 
-#: mini-swe-agent's command to submit (its prompt asks for ``echo SUBMIT_MARK``): older
-#: trajectories, with no ``exit`` message, give what the command printed after it (the
-#: submission) as a user message, which is the session's end, not a request.
-SUBMIT_MARK = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
-#: What of it the recap looks for in a command (`engine.recap.sections`): any version's.
-SUBMIT_PREFIX = SUBMIT_MARK.removesuffix("_FINAL_OUTPUT")
+#: mini-swe-agent's marks of the command to submit (its prompt asks for ``echo MARK``),
+#: 1.x's and 0.x's (walk 69, F12: ``echo MINI_SWE_AGENT_FINAL_OUTPUT && git add -A &&
+#: git diff --cached`` was no call, its diff the user's words): older trajectories, with
+#: no ``exit`` message, give what the command printed after it (the submission) as a
+#: user message, which is the session's end, not a request. The recap looks for them
+#: too (`submits`).
+SUBMIT_MARKS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
+
+
+def submits(command: str) -> bool:
+    """Does a command (or any text of one) hold a submit mark (`SUBMIT_MARKS`)?"""
+    return any(mark in command for mark in SUBMIT_MARKS)
+
+
 #: How a command's output (an observation) opens in such a trajectory: its return code
 #: (mini-swe-agent's ``<returncode>0</returncode>``, then ``<output>``), or its notice
 #: of a command that timed out (``The last command <command>...</command> timed out``).
@@ -422,13 +430,13 @@ def _submits(message: dict[str, Any]) -> bool:
     if message.get("role") != "assistant":
         return False
     calls = message.get("tool_calls")
-    if isinstance(calls, list) and SUBMIT_MARK in json.dumps(calls, default=str):
+    if isinstance(calls, list) and submits(json.dumps(calls, default=str)):
         return True
     text = message.get("content")
-    if not isinstance(text, str) or SUBMIT_MARK not in text:
+    if not isinstance(text, str) or not submits(text):
         return False
     action = text_action(text)
-    return action is not None and SUBMIT_MARK in action.group(2)
+    return action is not None and submits(action.group(2))
 
 
 def _text_action(message: dict[str, Any]) -> re.Match[str] | None:
@@ -561,7 +569,7 @@ def read_messages(path: Path, options: ReadOptions) -> Any:
         out.label = GEMINI_CHECKPOINT
     elif key == "history":
         out.label = f"{SWE_AGENT} trajectory"
-    submitting = False  # the last message ran the submit command (`SUBMIT_MARK`)
+    submitting = False  # the last message ran the submit command (`SUBMIT_MARKS`)
     # An assistant's text-only message with one fenced command (`_text_action`) waits
     # for the next message, which says whether the command ran: (its line, the
     # message, its end, its parts, the block, whether it ran anyway).
