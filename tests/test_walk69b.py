@@ -219,6 +219,10 @@ def test_f6_a_projects_own_test_runner_is_the_last_check(
         ("cat bin/test", False),
         ("ls bin/tests", False),
         ("chmod +x bin/test", False),
+        ("/testbed/bin/test sympy/core", True),
+        ("/usr/bin/test -f setup.py && echo yes", False),
+        ("[ -d x ] || /bin/test -x run.sh", False),
+        ("/bin/test -f setup.py", False),
     ],
 )
 def test_f6_what_runs_a_projects_test_runner(command: str, check: bool) -> None:

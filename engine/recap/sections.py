@@ -1601,8 +1601,9 @@ _CHECK = re.compile(
     r"swift (?:test|build)|xcodebuild|manage\.py test|python\S* -m (?:pytest|unittest)|"
     r"python\S* \S*test\S*\.py|reproduce\S*\.py|"
     # a project's own test runner (django's ``tests/runtests.py``, ``./run_tests.sh``;
-    # sympy's ``bin/test`` and ``bin/doctest``, a ``script/test``: walk 69, F6)
-    r"run[-_]?tests|(?:bin|scripts?)/(?:test|doctest)\b)",
+    # sympy's ``bin/test`` and ``bin/doctest``, a ``script/test``: walk 69, F6), never
+    # the system's ``test`` (``/usr/bin/test -f x``, ``/bin/test``)
+    r"run[-_]?tests|(?<!/usr/)(?<!/local/)(?<!\s/)(?<!^/)(?:bin|scripts?)/(?:test|doctest)\b)",
     re.I,
 )
 #: ``git commit`` as the subcommand: after git's own options (``-C dir``, ``-c k=v``,
