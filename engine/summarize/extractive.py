@@ -1178,8 +1178,10 @@ _QUOTE_MARKS = frozenset("\"“'‘([")
 def _split_prose(text: str) -> list[str]:
     """The sentences of a paragraph; a fragment without words (a lone ``**``, ``--``)
     is no sentence (`has_words`, the rule a summary's parts follow). A stop inside a
-    quotation that closes soon after it ends no sentence."""
-    parts: list[str] = []
+    quotation that closes soon after it ends no sentence. A sentence of a span in
+    italics that holds more than one (`_emphasis_pairs`) is in italics itself: each
+    says its marks (`_emphasised`)."""
+    parts: list[tuple[int, int]] = []  # each sentence's (start, end) in `text`
     begin = 0
     bold = _BOLD in text
     code = code_spans(text)
@@ -1191,10 +1193,62 @@ def _split_prose(text: str) -> list[str]:
         if code and (k := bisect_right(code_starts, m.start()) - 1) >= 0 and m.start() < code[k][1]:
             continue  # a stop inside inline code is the code's (walk 37, F2)
         if _is_boundary(text, m.start(), m.end(), begin, bold):
-            parts.append(text[begin : m.start(1)])
+            parts.append((begin, m.start(1)))
             begin = m.end()
-    parts.append(text[begin:])
-    return [_without_wordless_tail(p.strip()) for p in parts if has_words(p)]
+    parts.append((begin, len(text)))
+    spans = _emphasis_pairs(text, code) if len(parts) > 1 and "*" in text else []
+    return [
+        _emphasised(_without_wordless_tail(text[a:b].strip()), a, b, spans)
+        for a, b in parts
+        if has_words(text[a:b])
+    ]
+
+
+#: A single ``*`` (not bold's ``**``, not an escaped one): what opens or closes italics.
+_EMPHASIS_MARK = re.compile(r"(?<![*\\])\*(?!\*)")
+#: What may stand right before a ``*`` that opens italics: a blank, an opening bracket or
+#: quotation mark.
+_BEFORE_EMPHASIS = " \t([{\"'“‘"
+#: What may follow a ``*`` that opens italics besides a letter or digit (a glob's
+#: ``*.py`` opens none).
+_EMPHASIS_STARTS = "([`\"'“‘_"
+
+
+def _emphasis_pairs(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans in italics of `text` marked with single ``*`` outside its inline code
+    (`code`: `code_spans`), as (opening, closing) offsets: a mark at the start or after a
+    blank or an opening mark, before a letter, a digit or an opening mark, opens one; the
+    next after a character that is no blank, before no letter or digit, closes it (one
+    between blanks, ``2 * 3``, does neither, nor a glob's ``*.py``)."""
+    pairs: list[tuple[int, int]] = []
+    opened = -1
+    for m in _outside(_EMPHASIS_MARK, text, code):
+        i = m.start()
+        before = text[i - 1] if i else " "
+        after = text[i + 1] if i + 1 < len(text) else " "
+        if before in _BEFORE_EMPHASIS and (after.isalnum() or after in _EMPHASIS_STARTS):
+            opened = i  # (the nearest opening mark is the one a closing mark closes)
+        elif opened >= 0 and not before.isspace() and not after.isalnum():
+            pairs.append((opened, i))
+            opened = -1
+    return pairs
+
+
+def _emphasised(sentence: str, start: int, end: int, spans: list[tuple[int, int]]) -> str:
+    """`sentence` (the paragraph's from `start` to `end`) with the italics marks it lacks
+    of a span in `spans` (`_emphasis_pairs`) that it shares with other sentences: the
+    closing one when the span goes on after it, the opening one when it began before it.
+    Cut out of ``*Look for a drive ... Disk 2. If it has one, you will see `/dev/sdc1`.*``,
+    a summary's ``If it has one, you will see `/dev/sdc1`.*`` left a lone ``*`` that a
+    markdown view paired with the next sentence's (walk 69, F2)."""
+    for opening, closing in spans:
+        if closing < start or opening >= end or (start <= opening and closing < end):
+            continue  # (another sentence's span, or one of its own)
+        if opening < start:
+            sentence = "*" + sentence
+        if closing >= end:
+            sentence += "*"
+    return sentence
 
 
 #: A sentence's stop (with its closing marks) before a blank: what may end it.
