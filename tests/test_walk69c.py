@@ -15,9 +15,15 @@ Each test fails on the code before its fix; inputs are modelled on the walk's re
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 from chunkscope.engine.summarize.extractive import ExtractiveSummarizer, split_sentences
+from chunkscope.tui.cli import main
 
 #: A single ``*`` (not bold's): what opens or closes italics.
 LONE_STAR = re.compile(r"(?<!\*)\*(?!\*)")
@@ -50,3 +56,66 @@ def test_f2_a_sentence_cut_out_of_italics_keeps_both_marks() -> None:
 def test_f2_a_glob_and_a_product_are_no_italics() -> None:
     said = [s.text for s in split_sentences("Bot: Use 2 * 3 here. Then *.py files. Run *all* now.")]
     assert said == ["Use 2 * 3 here.", "Then *.py files.", "Run *all* now."]
+
+
+def recap_json(path: Path, capsys: pytest.CaptureFixture[str], budget: int) -> dict[str, Any]:
+    assert main(["recap", str(path), "--budget", str(budget), "--format", "json"]) == 0
+    answer: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return answer
+
+
+def stopped(answer: dict[str, Any]) -> list[str]:
+    """Where it stopped's lines."""
+    lines: list[str] = next(s["lines"] for s in answer["sections"] if s["name"] == "last")
+    return lines
+
+
+SUBMIT = (
+    "```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached\n```"
+)
+#: The end of gruckion/mini-swe-agent's scikit-learn-12585 trajectory: the agent quotes
+#: the PR in ``> `` lines, then says it did that and submits.
+CLONE_TRAJECTORY = {
+    "info": {"exit_status": "Submitted", "mini_version": "1.15.0"},
+    "trajectory_format": "mini-swe-agent-1",
+    "instance_id": "scikit-learn__scikit-learn-12585",
+    "messages": [
+        {"role": "system", "content": "You are a helpful assistant that can use a shell."},
+        {
+            "role": "user",
+            "content": "<pr_description>\nConsider the following PR description:\n"
+            "clone fails for parameters that are estimator types\n`clone` fails when one or "
+            "more instance parameters are estimator types (i.e. not instances, but classes)."
+            "\n</pr_description>",
+        },
+        {
+            "role": "assistant",
+            "content": "THOUGHT: I will edit line 51 of `sklearn/base.py`.\n\n```bash\n"
+            'sed -i \'51s/.*/    elif not hasattr(estimator, "get_params") or '
+            "isinstance(estimator, type):/' sklearn/base.py\n```",
+        },
+        {"role": "user", "content": "<returncode>0</returncode>\n<output>\n</output>"},
+        {
+            "role": "assistant",
+            "content": "THOUGHT: The changes look correct and follow the instructions.\n\n"
+            "One final check: The PR description says:\n> `clone` fails when one or more "
+            "instance parameters are estimator types (i.e. not instances, but classes).\n\n"
+            "And the fix:\n> Change `base.py`, line 51 to:\n> `elif not hasattr(estimator, "
+            "'get_params') or isinstance(estimator, type):`\n\nThis is exactly what I did."
+            "\n\nI'm ready to submit.\n\n" + SUBMIT,
+        },
+        {"role": "user", "content": "diff --git a/sklearn/base.py b/sklearn/base.py\n"},
+    ],
+}
+
+
+def test_f5_where_it_stopped_says_no_quoted_line_as_the_agents_state(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "scikit-learn__scikit-learn-12585.traj.json"
+    path.write_text(json.dumps(CLONE_TRAJECTORY), encoding="utf-8")
+    lines = stopped(recap_json(path, capsys, 200))
+    said = " ".join(lines)
+    assert "This is exactly what I did." in said, lines
+    assert "`clone` fails when" not in said, lines
+    assert "Change `base.py`, line 51 to" not in said, lines

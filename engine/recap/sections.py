@@ -2223,11 +2223,13 @@ def _content_sentences(text: str, headings: bool = True) -> list[str]:
     """The sentences of `text` a section may say: no fragment (`is_fragment`: a lead-in
     whose list or block is not said, the rest of a sentence cut by one, a label); no
     markdown heading unless `headings` (a heading on a line of its own with a stop put
-    after it read as a stump: ``FW-007 — recommendation.``, walk 51, F13)."""
+    after it read as a stump: ``FW-007 — recommendation.``, walk 51, F13); nothing of a
+    quote (``> `` lines: an issue's text the agent quoted said as its own state, "`clone`
+    fails when ...", over its "This is exactly what I did.": walk 69, F5)."""
     return [
         s.text
         for s in split_sentences(text)
-        if s.text.strip() and not is_fragment(s) and (headings or not s.heading)
+        if s.text.strip() and not s.quoted and not is_fragment(s) and (headings or not s.heading)
     ]
 
 

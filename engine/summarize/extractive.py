@@ -1038,6 +1038,9 @@ class Sentence:
     #: in a colon) that opened its list, -1 without one: an item kept without a lead-in
     #: that is a fragment is said with it (`ExtractiveSummarizer.summarize`).
     lead: int = -1
+    #: Said in a quote (``> `` lines): someone else's words the turn quotes (an issue's,
+    #: the user's), never the turn's own state (walk 69, F5).
+    quoted: bool = False
 
 
 #: Bold's marks: a sentence never ends inside bold (its closing marks follow).
@@ -1327,7 +1330,9 @@ def _split_sentences(text: str) -> list[Sentence]:
             for k, s in enumerate(_split_prose(para)):
                 after = "sentence" if k else opened_after
                 lead = list_lead if item and not k and not nested else -1
-                sentences.append(Sentence(s, role, len(sentences), True, after=after, lead=lead))
+                sentences.append(
+                    Sentence(s, role, len(sentences), True, after=after, lead=lead, quoted=in_quote)
+                )
             buffer.clear()
             ended, ended_item = len(sentences) - 1, item
 
