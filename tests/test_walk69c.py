@@ -119,3 +119,49 @@ def test_f5_where_it_stopped_says_no_quoted_line_as_the_agents_state(
     assert "This is exactly what I did." in said, lines
     assert "`clone` fails when" not in said, lines
     assert "Change `base.py`, line 51 to" not in said, lines
+
+
+def gemini_session(answer: str) -> dict[str, Any]:
+    """A Gemini CLI session of one request and `answer`."""
+    return {
+        "sessionId": "dea67935",
+        "projectHash": "y",
+        "startTime": "2025-12-03T04:51:00.000Z",
+        "lastUpdated": "2025-12-03T04:59:00.000Z",
+        "messages": [
+            {
+                "id": "1",
+                "timestamp": "2025-12-03T04:51:00.000Z",
+                "type": "user",
+                "content": "how do I format E: to ext4 from WSL?",
+            },
+            {
+                "id": "2",
+                "timestamp": "2025-12-03T04:52:00.000Z",
+                "type": "gemini",
+                "content": answer,
+            },
+        ],
+    }
+
+
+#: M-Gemini's dea67935 answer, made small: a top-level block, then a list item's blocks.
+FORMAT_ANSWER = (
+    "Here is how to format the drive.\n\n### Step 1: Mount\nRun this in PowerShell:\n\n"
+    "```powershell\nwsl --mount \\\\.\\PHYSICALDRIVE2 --bare\n```\n\n### Step 2: Format\n"
+    "1.  **Find the device name:**\n    Run the list block devices command:\n"
+    "    ```bash\n    lsblk\n    ```\n"
+    "    *Look for a drive that matches the size of your disk.*\n\n"
+    "2.  **Format it:**\n    ```bash\n    sudo mkfs.ext4 /dev/sdc1\n    ```\n"
+)
+
+
+def test_f10_a_list_items_block_is_folded_like_one_at_the_margin(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "session-dea67935.json"
+    path.write_text(json.dumps(gemini_session(FORMAT_ANSWER)), encoding="utf-8")
+    said = " ".join(stopped(recap_json(path, capsys, 1000)))
+    assert "`wsl --mount \\\\.\\PHYSICALDRIVE2 --bare`" in said, said
+    assert "```" not in said, said
+    assert "`lsblk`" in said and "`sudo mkfs.ext4 /dev/sdc1`" in said, said

@@ -61,7 +61,7 @@ from chunkscope.engine.read.formats.documents import (
     task_of,
     text_action,
 )
-from chunkscope.engine.read.headings import block_fence_after
+from chunkscope.engine.read.headings import block_fence_after, deep_fence_close
 from chunkscope.engine.read.source import FENCE, content_text
 from chunkscope.engine.recap.collapse import (
     _PATCH_FILE,
@@ -828,11 +828,38 @@ _SHELL_FENCE = re.compile(
 )
 
 
+def _at_margin(lines: Sequence[str]) -> list[str]:
+    """`lines` with each fenced block indented 4 spaces or more (a list item's: ``1.
+    **Find the device name:**`` over ``    ```bash``) that a bare marker at its
+    indentation closes (`deep_fence_close`) taken back to the margin, its fences and its
+    lines: a block as one at the margin is read (walk 69, F10: Where it stopped on one
+    line kept the item's as "```bash lsblk ```" and folded the top-level one to
+    `` `wsl --mount ...` ``). Inside a fence at the margin (an example of markdown) and
+    without a close, lines are as they stand."""
+    out = list(lines)
+    fence: str | None = None  # the fence at the margin the walk is in
+    i = 0
+    while i < len(out):
+        close = deep_fence_close(out[i]) if fence is None else None
+        end = next((j for j in range(i + 1, len(out)) if close.match(out[j])), -1) if close else -1
+        if end < 0:
+            fence = block_fence_after(out[i], fence)
+            i += 1
+            continue
+        indent = len(out[i]) - len(out[i].lstrip(" "))
+        for j in range(i, end + 1):
+            line = out[j]
+            cut = min(indent, len(line) - len(line.lstrip(" ")))
+            out[j] = line[cut:]
+        i = end + 1
+    return out
+
+
 def _blocks_after(text: str) -> dict[str, str]:
     """Each fenced block of commands (`_SHELL_FENCE`) of `text` that a line of prose
     leads into (blank lines between): {that line on one line: the block as inline code
-    (`_folded_code`)}."""
-    lines = text.splitlines()
+    (`_folded_code`)}; a list item's block too (`_at_margin`)."""
+    lines = _at_margin(text.splitlines())
     out: dict[str, str] = {}
     prose = ""  # the last line of prose before a block
     i = 0
@@ -872,8 +899,9 @@ def _inline_fences(text: str) -> str:
     backticks and the language's name among the words; it reads ``I run
     `division(23, 0)` and get`` now. An unclosed block runs to the end, as in markdown.
     aider's ``<source>`` block is one too. A quote's and a heading's markers, an HTML
-    disclosure's tags (`_QUOTE_MARKS`) and HTML comments (`_uncommented`) are left out."""
-    lines = _unquoted(text).splitlines()
+    disclosure's tags (`_QUOTE_MARKS`) and HTML comments (`_uncommented`) are left out.
+    A list item's block (indented) is folded as one at the margin (`_at_margin`)."""
+    lines = _at_margin(_unquoted(text).splitlines())
     out: list[str] = []
     i = 0
     while i < len(lines):
