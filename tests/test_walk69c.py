@@ -165,3 +165,35 @@ def test_f10_a_list_items_block_is_folded_like_one_at_the_margin(
     assert "`wsl --mount \\\\.\\PHYSICALDRIVE2 --bare`" in said, said
     assert "```" not in said, said
     assert "`lsblk`" in said and "`sudo mkfs.ext4 /dev/sdc1`" in said, said
+
+
+#: M-Gemini's e0f194ce chunk 9: two messages' thoughts of one subject (its call left out).
+INSTALL_CHUNK = (
+    "Tool: added 2 packages in 8s\n"
+    "Tool: 1 package is looking for funding\n    run `npm fund` for details\n"
+    "Bot thinking: Verifying Installation Success: The npm installation completed "
+    "successfully, which is a great start. My next step will be to confirm the successful "
+    "installation, ensuring all dependencies are correctly configured and accessible. I'll "
+    "run a few diagnostic checks to validate everything is as it should be.\n"
+    "Tool: 2.0.60 (Claude Code)\n"
+    "Bot thinking: Verifying Installation Success: The installation is confirmed. I've "
+    "switched gears and am now ready to relay success. Given the PowerShell script's "
+    "failure, I'm focusing on npm as the verified path. I'll tell the user that `claude` is "
+    "ready, and they can proceed.\n"
+    "Bot: The Claude Code CLI has been successfully installed via `npm` (version 2.0.60).\n"
+)
+
+
+def test_f13_a_thoughts_subject_is_said_once() -> None:
+    summary = ExtractiveSummarizer().summarize(INSTALL_CHUNK).summary
+    assert summary.count("Verifying Installation Success:") == 1, summary
+    assert "The installation is confirmed." in summary, summary
+
+
+def test_f13_another_subject_is_said() -> None:
+    text = (
+        "Bot thinking: Checking Ports: Port `8080` is taken by `nginx` (pid 42).\n"
+        "Bot thinking: Restarting Nginx: Port `8080` is free now and the app answers 200.\n"
+    )
+    summary = ExtractiveSummarizer().summarize(text).summary
+    assert "Checking Ports: Port" in summary and "Restarting Nginx: Port" in summary, summary

@@ -2038,10 +2038,40 @@ class ExtractiveSummarizer:
         if len(ex.summary) < 2:
             return Summary(abstract, abstract)
         said = set(ex.summary)  # (a lead-in said once, before the first of its items kept)
-        summary = joined(
+        parts = [
             terminated(_with_lead(ex.sentences, i, said, limit), url_stop=True) for i in ex.summary
-        )
-        return Summary(abstract, summary)
+        ]
+        return Summary(abstract, joined(_subjects_once(ex.sentences, ex.summary, parts)))
+
+
+#: A thought's subject before its description (Gemini CLI's ``subject: description``,
+#: `engine.read.formats.gemini`): a few words and a colon.
+_THOUGHT_SUBJECT = re.compile(r"([^\W\d_][^:.!?`\n]{0,60}):\s+(?=\S)")
+
+
+def _subjects_once(
+    sentences: Sequence[Sentence], chosen: Sequence[int], parts: list[str]
+) -> list[str]:
+    """`parts` (the summary's sentences `chosen` of `sentences`, as said) with a thought's
+    subject said once: a thought's sentence that opens on the subject the thinking kept
+    right before it opened on (no sentence of another role kept between them) is said
+    without it (walk 69, F13: "Verifying Installation Success: The npm installation ...
+    Verifying Installation Success: The installation is confirmed.", two messages'
+    thoughts of one subject)."""
+    out: list[str] = []
+    subject = ""  # the subject the thinking kept last opened on
+    for i, part in zip(chosen, parts, strict=True):
+        if sentences[i].role != THINKING_ROLE:
+            subject = ""
+            out.append(part)
+            continue
+        m = _THOUGHT_SUBJECT.match(part)
+        if m and m.group(1) == subject:
+            part = part[m.end() :]
+        elif m:
+            subject = m.group(1)
+        out.append(part)
+    return out
 
 
 #: The words of content a lead-in needs, beside the words that only introduce (`include`,
