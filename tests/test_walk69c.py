@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from chunkscope.engine.recap.sections import extract_sections
 from chunkscope.engine.summarize.extractive import ExtractiveSummarizer, split_sentences
 from chunkscope.tui.cli import main
 
@@ -197,3 +198,25 @@ def test_f13_another_subject_is_said() -> None:
     )
     summary = ExtractiveSummarizer().summarize(text).summary
     assert "Checking Ports: Port" in summary and "Restarting Nginx: Port" in summary, summary
+
+
+#: M-Gemini's b25b948c last answer (its closing paragraph left out).
+TIME_ANSWER = (
+    "I have applied the following fixes to ensure your time stays correct:\n\n"
+    "1.  **Registry Update**: Switched the `RealTimeIsUniversal` registry key from `DWORD` to "
+    "`QWORD`. Windows 11 (x64) sometimes ignores the 32-bit `DWORD` version, which caused it "
+    "to misinterpret the hardware clock (UTC) as Local Time on boot.\n"
+    "2.  **Service Fix**: The **Windows Time** service was stopped. I changed its startup "
+    "type to **Automatic** and started it.\n"
+    "3.  **Time Sync**: Forced a successful time synchronization with `time.windows.com`.\n"
+)
+
+
+def test_f4_an_items_state_is_said_with_what_was_done() -> None:
+    messages = [
+        {"role": "user", "content": "fix the clock drift between CachyOS and Windows"},
+        {"role": "assistant", "content": TIME_ANSWER},
+    ]
+    (lines,) = [s.lines for s in extract_sections(messages) if s.name == "last"]
+    stopped_line = next(line for line in lines if "service was stopped" in line)
+    assert "I changed its startup type to **Automatic** and started it." in stopped_line, lines

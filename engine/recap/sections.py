@@ -2491,6 +2491,38 @@ def _list_title(text: str, item: str) -> str:
     return title if 0 < len(words) <= _TITLE_WORDS and has_words(title) else ""
 
 
+def _whole_items(text: str, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`pairs` (line, the sentence it ends on) with each line that ends on a list item's
+    first sentence of `text` said with the rest of its item's paragraph that no line
+    says (not a question, a fragment or narration), when the line still fits
+    (`_LINE_CHARS`): an item's first sentence alone may say the opposite of the item
+    (``**Service Fix**: The **Windows Time** service was stopped.`` of "... I changed its
+    startup type to **Automatic** and started it.": walk 69, F4)."""
+    parts = split_sentences(text)
+    rests: dict[str, list[str]] = {}  # an item's first sentence: the rest of its paragraph
+    for k, part in enumerate(parts):
+        if part.after != "item":
+            continue
+        rest: list[str] = []
+        for after in parts[k + 1 :]:
+            said = _EMBED.sub("", after.text).strip()
+            if after.after != "sentence" or after.quoted or is_fragment(after):
+                break
+            if not _QUESTION.search(said) and not is_narration(said) and not _wordless(said):
+                rest.append(said)
+        if rest:
+            rests.setdefault(_EMBED.sub("", part.text).strip(), rest)
+    if not rests:
+        return pairs
+    kept = {end for _, end in pairs}
+    out: list[tuple[str, str]] = []
+    for line, end in pairs:
+        more = [r for r in rests.get(end, []) if r not in kept and r not in line]
+        whole = " ".join([terminated(line), *more])
+        out.append((whole, end) if more and len(whole) <= _LINE_CHARS["last"] else (line, end))
+    return out
+
+
 def _list_items(
     texts: Sequence[str],
 ) -> tuple[dict[str, tuple[int, int]], list[tuple[int, str]]]:
@@ -2664,7 +2696,7 @@ def _last_lines_items(
                 for line, end in told
                 if end != lead
             ]
-        pairs += told
+        pairs += _whole_items(text, told)
     items, sizes = _list_items(texts)
     for steps in procedures:  # a step-by-step answer's steps: a list (`_with_commands`)
         if len(steps) >= 2:
