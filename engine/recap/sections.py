@@ -2491,13 +2491,24 @@ def _list_title(text: str, item: str) -> str:
     return title if 0 < len(words) <= _TITLE_WORDS and has_words(title) else ""
 
 
+#: A sentence that says what the agent did: "I" or "we" and a verb in the past ("I
+#: changed its startup type ...", "We've set ...").
+_DID = re.compile(
+    r"\A(?:I|We)(?:['’]ve| have)?(?: also| then| now| just)?\s+(?:[a-z]+ed|set|made|ran|"
+    r"wrote|built|put|left|kept|got|found|took|gave|did|cut|sent|began|chose|rebuilt|"
+    r"rewrote|undid|reset|re-ran|rerun)\b"
+)
+
+
 def _whole_items(text: str, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """`pairs` (line, the sentence it ends on) with each line that ends on a list item's
     first sentence of `text` said with the rest of its item's paragraph that no line
-    says (not a question, a fragment or narration), when the line still fits
-    (`_LINE_CHARS`): an item's first sentence alone may say the opposite of the item
-    (``**Service Fix**: The **Windows Time** service was stopped.`` of "... I changed its
-    startup type to **Automatic** and started it.": walk 69, F4)."""
+    says (not a question, a fragment or narration) when that says what the agent did
+    (`_DID`) and the line still fits (`_LINE_CHARS`): an item's first sentence alone may
+    say the opposite of the item (``**Service Fix**: The **Windows Time** service was
+    stopped.`` of "... I changed its startup type to **Automatic** and started it.": walk
+    69, F4); the rest of an item that says no act (a remark, a hint) adds less than the
+    line a fit leaves out for it."""
     parts = split_sentences(text)
     rests: dict[str, list[str]] = {}  # an item's first sentence: the rest of its paragraph
     for k, part in enumerate(parts):
@@ -2510,7 +2521,7 @@ def _whole_items(text: str, pairs: list[tuple[str, str]]) -> list[tuple[str, str
                 break
             if not _QUESTION.search(said) and not is_narration(said) and not _wordless(said):
                 rest.append(said)
-        if rest:
+        if any(_DID.match(r) for r in rest):
             rests.setdefault(_EMBED.sub("", part.text).strip(), rest)
     if not rests:
         return pairs
