@@ -220,3 +220,12 @@ def test_f4_an_items_state_is_said_with_what_was_done() -> None:
     (lines,) = [s.lines for s in extract_sections(messages) if s.name == "last"]
     stopped_line = next(line for line in lines if "service was stopped" in line)
     assert "I changed its startup type to **Automatic** and started it." in stopped_line, lines
+
+
+def test_f5_a_summary_says_no_line_the_agent_quotes() -> None:
+    final = CLONE_TRAJECTORY["messages"][4]["content"]  # type: ignore[index]
+    text = "Bot: " + final.removeprefix("THOUGHT: ").split("```")[0]
+    summary = ExtractiveSummarizer().summarize(text)
+    for said in (summary.abstract, summary.summary):
+        assert "`clone` fails when" not in said, said
+        assert "Change `base.py`, line 51 to" not in said, said

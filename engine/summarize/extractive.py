@@ -1922,6 +1922,9 @@ class ExtractiveSummarizer:
         if not sentences:
             return Extract([], None, [], [])
         distinct, pool = _pool(sentences)
+        # not what the agent quotes (``> `` lines: a PR's text) when it says more: the
+        # quote said as its act read as a change still to make (walk 69, F5)
+        pool = [i for i in pool if not _quoted_by_agent(sentences[i])] or pool
         if not pool:
             return Extract(sentences, None, [], scores)
         # narration and filler only when the chunk has nothing else
@@ -2077,6 +2080,11 @@ def _subjects_once(
 #: The words of content a lead-in needs, beside the words that only introduce (`include`,
 #: `following`), to say what its list's items are.
 _SENSE_WORDS = 3
+
+
+def _quoted_by_agent(sentence: Sentence) -> bool:
+    """A sentence the agent quotes (`Sentence.quoted`), someone else's words."""
+    return sentence.quoted and sentence.role in _AGENT_ROLES
 
 
 def _gives_sense(lead: Sentence) -> bool:
