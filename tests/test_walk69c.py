@@ -8,7 +8,8 @@ startup type to **Automatic** and started it."). F5: mini-swe-agent: Where it st
 said the PR text the agent quoted in ``> `` lines as the agent's own state. F10: Where it
 stopped on one line kept a fenced block indented in a list item as literal
 "```bash lsblk ```". F13: Gemini thoughts: one subject label said twice in one summary
-("Verifying Installation Success: ... Verifying Installation Success: ...").
+("Verifying Installation Success: ... Verifying Installation Success: ..."). F11:
+reStructuredText ``.. attribute:: name`` descriptions were said without their names.
 
 Each test fails on the code before its fix; inputs are modelled on the walk's real files
 (/tmp/walk69/files), made small."""
@@ -229,3 +230,34 @@ def test_f5_a_summary_says_no_line_the_agent_quotes() -> None:
     for said in (summary.abstract, summary.summary):
         assert "`clone` fails when" not in said, said
         assert "Change `base.py`, line 51 to" not in said, said
+
+
+#: pallets/jinja docs/extensions.rst, the parser's attributes (as `chunk` gives them).
+ATTRIBUTES = (
+    "Doc:     .. attribute:: filename\n"
+    "Doc:         The filename of the template the parser processes.  This is **not**\n"
+    "        the load name of the template.  For the load name see :attr:`name`.\n"
+    "Doc:     .. attribute:: name\n"
+    "Doc:         The load name of the template.\n"
+    "Doc:     .. attribute:: stream\n"
+    "Doc:         The current :class:`~jinja2.lexer.TokenStream`\n"
+    "Doc:     .. py:method:: Parser.fail(msg, lineno=None)\n"
+    "Doc:         Convenience method that raises an exception.\n"
+)
+
+
+def test_f11_a_directives_description_is_said_with_its_name() -> None:
+    said = [s.text for s in split_sentences(ATTRIBUTES)]
+    assert said == [
+        "`filename`: The filename of the template the parser processes.",
+        "This is **not** the load name of the template.",
+        "For the load name see :attr:`name`.",
+        "`name`: The load name of the template.",
+        "`stream`: The current :class:`~jinja2.lexer.TokenStream`",
+        "`Parser.fail`: Convenience method that raises an exception.",
+    ]
+
+
+def test_f11_a_paragraph_after_another_directive_is_as_it_was() -> None:
+    text = "Doc: .. note::\nDoc:    The filename is relative.\n"
+    assert [s.text for s in split_sentences(text)] == ["The filename is relative."]

@@ -39,6 +39,7 @@ from chunkscope.engine.textutil import (
     STOPWORDS,
     WIDE_SCRIPT,
     closing_ticks,
+    code_span,
     code_spans,
     cut_open_ticks,
 )
@@ -140,6 +141,16 @@ _RST_CODE_DIRECTIVES = frozenset(
     {"code-block", "code", "sourcecode", "literalinclude", "productionlist"}
     | {"parsed-literal", "highlight", "math", "raw", "csv-table", "include", "toctree"}
     | {"contents", "only", "index"}
+)
+#: A reStructuredText directive that describes an object by its name (``.. attribute::
+#: stream``, ``.. py:method:: Parser.fail(msg)``): the name, its signature left out. The
+#: paragraph under it says the object without naming it ("The current
+#: :class:`~jinja2.lexer.TokenStream`", "This is **not** the load name ..."): said after
+#: its name (walk 69, F11).
+_DESCRIBED = re.compile(
+    r"^\s*\.\.\s+(?:[a-z]+:)?(?:attribute|method|function|class|data|exception|property|"
+    r"decorator|envvar|option|describe|object|confval|classmethod|staticmethod)::"
+    r"[ \t]+([^\s(][^(]*?)\s*(?:\(.*)?$"
 )
 #: A directive's option line (``   :maxdepth: 2``).
 _RST_OPTION = re.compile(r"^\s+:[\w -]+:(?:\s|$)")
@@ -1351,6 +1362,7 @@ def _split_sentences(text: str) -> list[Sentence]:
             ended = list_lead = -1
 
     in_comment = False
+    described = ""  # the name a reStructuredText description's directive gave (`_DESCRIBED`)
     shortcode = ""  # the name of the template's code block the walk is in (`_CODE_SHORTCODE`)
     pasted = False  # the line before was code pasted without a fence (`_pasted_code`)
     title: str | None = None  # the paragraph's one line so far, when plain text
@@ -1400,6 +1412,9 @@ def _split_sentences(text: str) -> list[Sentence]:
                 title, after_block = None, False
                 continue
         title = None
+        if role == DOC_ROLE and was_text and RST_EXPLICIT.match(line):
+            named = _DESCRIBED.match(line)  # (another directive describes something else)
+            described = " ".join(named.group(1).split()) if named else ""
         if code.code(line):
             if was_text:  # a block opens
                 if len(buffer) == 1 and _FILE_LABEL.match(buffer[0]):
@@ -1501,6 +1516,8 @@ def _split_sentences(text: str) -> list[Sentence]:
             opened_after = "block" if after_block else ""
             title = stripped  # a paragraph's first line: a title if an underline follows
             ended, list_lead = -1, -1
+            if described:  # the description of a directive's object: said with its name
+                stripped, described = f"{code_span(described)}: {stripped}", ""
         after_block = False
         buffer.append(" ".join(stripped.split()))
     flush()
