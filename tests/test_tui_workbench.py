@@ -582,7 +582,7 @@ async def test_export_merged_chunks_and_copy(
         view = app.workbench.view
         await pilot.press("e")
         await pilot.press("enter")  # merged chunks as JSON
-        assert isinstance(app.screen, PromptScreen)
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen))  # (under load: later)
         await pilot.press("enter")  # ./cache_refactor.merged.json
         target = isolated / "cache_refactor.merged.json"
         await until(pilot, target.exists)
