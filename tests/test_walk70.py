@@ -125,3 +125,66 @@ def test_f3_an_item_nested_in_another_takes_no_lead_in_of_the_list() -> None:
     note = next(s for s in sentences if s.text.startswith("Note that"))
     top = next(s for s in sentences if "WSL2 applications" in s.text)
     assert note.lead == -1 and top.lead == 0, (note, top)
+
+
+# ------------------------------------------------- a review of the fixes above (and walk 68's)
+
+
+def test_review_a_short_request_over_its_paste_stays_a_summary() -> None:
+    """The label rule of walk 68, F1 took any short line over a block: a request ("make
+    the sidebar collapsible" over its code) lost its place to a tool's line."""
+    text = (
+        "You: make the sidebar collapsible\n```tsx\nexport function Sidebar() {}\n```\n"
+        "Bot: Let me look at the component first.\nTool: Read src/Sidebar.tsx (40 lines)\n"
+    )
+    assert ExtractiveSummarizer().summarize(text).abstract == "make the sidebar collapsible"
+
+
+def test_review_bold_words_wrapped_in_a_sentence_stay_in_it() -> None:
+    from chunkscope.engine.summarize.extractive import split_sentences
+
+    text = (
+        "You: Please make sure that you\n**do not delete the migrations folder**\n"
+        "when you clean up the repo.\n"
+    )
+    assert [s.text for s in split_sentences(text)] == [
+        "Please make sure that you **do not delete the migrations folder** when you clean"
+        " up the repo."
+    ]
+    verdict = "Bot: **Verdict:**\n**APPROVE**\n"
+    assert [s.text for s in split_sentences(verdict)] == ["**Verdict:** **APPROVE**"]
+
+
+def test_review_the_rest_takes_out_whole_sentences_only() -> None:
+    cases = {
+        ("The changes needed: Add tests.", "The changes needed: Remove it. Add tests for it."): (
+            "The changes needed: Remove it. Add tests for it."
+        ),
+        ("The cache is fixed.", "The cache is fixed in two places. Tests pass."): (
+            "The cache is fixed in two places. Tests pass."
+        ),
+        ("Yes, it is.", "Look. Is it set in e.g. the env? Yes, it is. Tests pass."): (
+            "Look. Tests pass."
+        ),
+        ("Yes: both pass.", "Does it build? Do the tests pass? Yes: both pass. I pushed."): (
+            "I pushed."
+        ),
+        ("**Plan:** Add the flag", "**Plan:** Read the code. Add the flag."): (
+            "**Plan:** Read the code."
+        ),
+    }
+    for (abstract, summary), rest in cases.items():
+        assert summary_rest(abstract, summary) == rest, (abstract, summary)
+
+
+def test_review_an_item_after_a_nested_list_takes_its_own_list_s_lead_in() -> None:
+    from chunkscope.engine.summarize.extractive import split_sentences
+
+    text = (
+        "Bot: I have two options:\n1. Patch the library locally:\n"
+        "   - edit the vendored copy\n   - rebuild the wheel\n"
+        "2. Pin the old version of the library in requirements.txt\n"
+    )
+    leads = {s.text: s.lead for s in split_sentences(text)}
+    assert leads["Pin the old version of the library in requirements.txt"] == 0
+    assert leads["edit the vendored copy"] == 1

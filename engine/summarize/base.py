@@ -191,45 +191,58 @@ _ENDS = ".!?…"
 def summary_rest(abstract: str, summary: str) -> str:
     """`summary` without the sentence that is `abstract` (the extractive abstract is one
     of the summary's sentences, often its first): the workbench's panel and
-    the markdown export show it once; the summary whole when the abstract answers a
-    question the summary asks just before it.
+    the markdown export show it once.
 
     An abstract that is a list's item after its lead-in (``The changes needed: Language
-    inference ...``) is found in a summary that says the lead-in once, before an earlier
-    item of the same list (walk 70, F1: the item was said twice)."""
+    inference ...``, ``**Changes:** ...``) is found in a summary that says the lead-in
+    once, before an earlier item of the same list (walk 70, F1: the item was said twice).
+    Where the abstract answers the questions just before it, they go with it: left
+    before the next sentence, they would read as answered by it (walk 49, F7)."""
     rest = _without(abstract, summary)
     if rest is None:
-        lead, colon, item = abstract.partition(": ")
-        if colon and item and f"{lead.strip()}:" in summary:
-            rest = _without(item, summary)
+        lead = _LEAD.match(abstract)
+        if lead and lead.group(1) in summary:
+            rest = _without(lead.group(2), summary)
     return summary.strip() if rest is None else rest
+
+
+#: A list item's lead-in and the item after it: ``The changes needed: item``, ``**Plan:**
+#: item``.
+_LEAD = re.compile(r"(.*?:[*_]*)\s+(\S.*)", re.DOTALL)
+#: Where a sentence starts in a summary: after a stop (and a closing quote or mark) and
+#: a space, before a capital, a quote or a mark; or after a line break.
+_SENTENCE_START = re.compile(r"(?:(?<=[.!?…:])[\"'”’)\]*_`]*\s+|\n\s*)(?=[A-Z\"'“‘(\[*_`#\d])")
+
+
+def _sentence_starts(text: str) -> list[int]:
+    return [0, *(m.end() for m in _SENTENCE_START.finditer(text))]
 
 
 def _without(abstract: str, summary: str) -> str | None:
     """`summary_rest` for one form of the abstract; None when `summary` does not hold it
-    as a sentence of its own."""
+    as a sentence of its own (at a sentence's start, ending with a stop or the summary)."""
     core = abstract.strip().rstrip(_ENDS).strip()
-    at = summary.find(core) if core else -1
-    while at >= 0 and at > 0 and not summary[at - 1].isspace():
-        at = summary.find(core, at + 1)
-    if at < 0:
+    if not core:
         return None
-    end = at + len(core)
-    while end < len(summary) and summary[end] in _ENDS:
-        end += 1
-    if end < len(summary) and not summary[end].isspace():
-        return None  # the abstract is only the start of a longer sentence
-    before, after = summary[:at].rstrip(), summary[end:].lstrip()
-    if before.endswith("?"):
-        # the abstract answers the question before it: taken out, the question would
-        # read as answered by the sentence after it (walk 49, F7), so the question goes
-        # with it (shown whole, the summary said the abstract twice: walk 70, F1)
-        ends = [before.rfind(mark, 0, len(before) - 1) for mark in (". ", "! ", "? ", "\n")]
-        cut = max(ends)
-        before = before[: cut + 1].rstrip() if cut >= 0 else ""
-    if not before or not after:
-        return (before + after).strip()
-    # one space where the sentence was taken out of a line, not the two around it
-    # ("public API.  Status first": walk 12, 6); a line break around it stays one
-    around = summary[len(before) : at] + summary[end : len(summary) - len(after)]
-    return before + ("\n" if "\n" in around else " ") + after
+    starts = _sentence_starts(summary)
+    for at in starts:
+        if not summary.startswith(core, at):
+            continue
+        end = at + len(core)
+        stop = end
+        while stop < len(summary) and summary[stop] in _ENDS:
+            stop += 1
+        if stop < len(summary) and (stop == end or not summary[stop].isspace()):
+            continue  # the abstract is only the start of a longer sentence
+        before, after = summary[:at].rstrip(), summary[stop:].lstrip()
+        # the questions the abstract answers go with it (walk 49, F7; walk 70, F1)
+        while before.endswith("?"):
+            before = before[: max(k for k in _sentence_starts(before) if k < len(before))]
+            before = before.rstrip()
+        if not before or not after:
+            return (before + after).strip()
+        # one space where the sentence was taken out of a line, not the two around it
+        # ("public API.  Status first": walk 12, 6); a line break around it stays one
+        around = summary[len(before) : at] + summary[stop : len(summary) - len(after)]
+        return before + ("\n" if "\n" in around else " ") + after
+    return None

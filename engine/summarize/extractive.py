@@ -65,6 +65,8 @@ KNOWN_ROLES = (
 )
 _ROLE_LINE = re.compile(r"^(" + "|".join(re.escape(r) for r in KNOWN_ROLES) + r"): ?")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
+#: A label numbered as people number them in a message: ``2/ ...``, ``b) ...``, ``3. ...``.
+_ENUMERATED = re.compile(r"\s*(?:\d{1,3}|[a-zA-Z])[/).]\s")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
 _TABLE = re.compile(r"^\s*\|")
 #: A quote's markers at the start of a line (``> ``, ``> > ``, a ``>`` alone): not
@@ -927,11 +929,13 @@ def is_fragment(sentence: Sentence) -> bool:
     if (
         sentence.opens == "block"
         and sentence.role != DOC_ROLE
+        and _ENUMERATED.match(text)
         and len(content) <= _LEAD_IN_WORDS
         and not _ENDED.search(bare)
     ):
-        return True  # a label in a message over the block after it, which no summary
-        # holds: "2/ same query with alias" over the user's query (walk 68, F1)
+        return True  # a numbered label in a message over the block after it, which no
+        # summary holds: "2/ same query with alias" over the user's query (walk 68, F1);
+        # not a request or a status over its paste ("make the sidebar collapsible")
     first = _PLAIN_FIRST.match(text)
     if first:
         word = first.group(0)
@@ -1329,9 +1333,11 @@ def _split_sentences(text: str) -> list[Sentence]:
 
     ended = -1  # the last sentence of the paragraph flushed last, when nothing came since
     ended_item = False  # that paragraph is a list item's
-    list_lead = -1  # the lead-in of the list the walk is in (`Sentence.lead`)
-    list_indent = 0  # the indentation of that list's items: deeper ones are an item's own
-    nested = False  # the item in `buffer` is nested in another (its lead-in is that item)
+    list_lead = -1  # the lead-in of the list item in `buffer` (`Sentence.lead`)
+    # the lists the walk is in, outermost first: each one's indentation and lead-in (-1:
+    # none); an item's own list nested under it is the next
+    leads: list[tuple[int, int]] = []
+    item_indent = 0  # the indentation of the last item's marker
 
     def flush() -> None:
         nonlocal ended, ended_item
@@ -1340,7 +1346,7 @@ def _split_sentences(text: str) -> list[Sentence]:
             item = opened_after == "item"
             for k, s in enumerate(_split_prose(para)):
                 after = "sentence" if k else opened_after
-                lead = list_lead if item and not k and not nested else -1
+                lead = list_lead if item and not k else -1
                 sentences.append(
                     Sentence(s, role, len(sentences), True, after=after, lead=lead, quoted=in_quote)
                 )
@@ -1360,6 +1366,7 @@ def _split_sentences(text: str) -> list[Sentence]:
         if has_words(s):
             sentences.append(Sentence(s, role, len(sentences), prose, heading))
             ended = list_lead = -1
+            leads.clear()
 
     in_comment = False
     described = ""  # the name a reStructuredText description's directive gave (`_DESCRIBED`)
@@ -1373,6 +1380,7 @@ def _split_sentences(text: str) -> list[Sentence]:
             flush()
             if m.group(1) != role:
                 after_block, list_lead = False, -1
+                leads.clear()
                 opens("turn")
             role = m.group(1)
             line = line[m.end() :]
@@ -1482,13 +1490,23 @@ def _split_sentences(text: str) -> list[Sentence]:
         pasted = False
         if bullet:
             flush()
-            if ended >= 0 and (not ended_item or _LEAD_IN_END.search(sentences[ended].text)):
-                # a paragraph (or an item) right before the list: its lead-in if a colon ends it
-                list_lead = ended if _LEAD_IN_END.search(sentences[ended].text) else -1
-                list_indent = len(line) - len(line.lstrip())
-            # (an item under another, "  - Note that ...", says more of that item: the
-            # list's lead-in is not its own: walk 70, F3)
-            nested = len(line) - len(line.lstrip()) > list_indent
+            indent = len(line) - len(line.lstrip())
+            while leads and leads[-1][0] > indent:
+                leads.pop()  # out of a list nested in an item: the outer list's lead-in again
+            colon = ended >= 0 and bool(_LEAD_IN_END.search(sentences[ended].text))
+            if ended >= 0 and not ended_item:
+                # a paragraph right before the list: its lead-in if a colon ends it
+                leads[:] = [(indent, ended if colon else -1)]
+            elif ended >= 0 and indent > item_indent:
+                # a list nested in an item ("  - Note that ..."): that item its lead-in if
+                # a colon ends it, never the outer list's (walk 70, F3)
+                leads.append((indent, ended if colon else -1))
+            elif colon and leads and leads[-1][0] == indent:
+                leads[-1] = (indent, ended)  # an item that ends with a colon over its siblings
+            elif not leads or leads[-1][0] < indent:
+                leads.append((indent, -1))
+            list_lead = leads[-1][1] if leads[-1][0] == indent else -1
+            item_indent = indent
             opens("item")
             # (MDN's definition of the item above, "- : A function to execute ...")
             buffer.append(_DEFINITION_MARK.sub("", line[bullet.end() :].strip(), count=1))
@@ -1497,8 +1515,8 @@ def _split_sentences(text: str) -> list[Sentence]:
         if (
             buffer
             and role != DOC_ROLE
-            and _BOLD_TITLE.fullmatch(stripped)
-            and not buffer[-1].endswith(":")
+            and _bold_title_line(stripped)
+            and not _LEAD_IN_END.search(buffer[-1])
         ):
             # a line in bold alone opens a paragraph in a message, never ends the one
             # above (but the value of its lead-in: "here:" / "**https://...**"): an issue's
@@ -1516,6 +1534,7 @@ def _split_sentences(text: str) -> list[Sentence]:
             opened_after = "block" if after_block else ""
             title = stripped  # a paragraph's first line: a title if an underline follows
             ended, list_lead = -1, -1
+            leads.clear()
             if described:  # the description of a directive's object: said with its name
                 stripped, described = f"{code_span(described)}: {stripped}", ""
         after_block = False
@@ -1566,6 +1585,21 @@ _RUNS_ON = frozenset(
 )
 #: (public: a line cut at a word for want of room does not end on one either)
 RUNS_ON = _RUNS_ON
+
+
+def _bold_title_line(line: str) -> bool:
+    """Whether `line` is a title in bold alone (``**Describe the bug**``): capitalised,
+    a few words, no stop; not a bold part of a sentence wrapped across lines (``**do not
+    delete the migrations folder**``)."""
+    title = _BOLD_TITLE.fullmatch(line)
+    if title is None:
+        return False
+    named = title.group(1).strip()
+    return (
+        named[:1].isupper()
+        and not _ENDED.search(named)
+        and len(_content_words(named)) <= _TITLE_WORDS
+    )
 
 
 def _fragment_ends(buffer: Sequence[str]) -> bool:

@@ -933,9 +933,10 @@ def fit_words(segments: Sequence[Segment], width: int, style: Style) -> list[Seg
             word = text[:k].rsplit(None, 1)[-1]
             # not after a word that leaves its phrase open ("cuts by …", walk 68), when
             # a word before it can end the text instead
-            if word.lower() not in RUNS_ON or not best:
+            open_end = word.lower() in RUNS_ON
+            if not open_end or not best:
                 best = k
-            if text[k + 1 : k + 2] == " ":  # two spaces: between two items
+            if text[k + 1 : k + 2] == " " and not open_end:  # two spaces: between items
                 gap = k
         cells += cell_len(ch)
     cut = gap if gap > room // 2 else best
