@@ -77,6 +77,9 @@ class Message(dict[str, Any]):
     end_line: int | None
     last_line: int | None
     part_ends: PartEnds
+    #: Whether its reader gave its texts with no paragraph of whitespace alone
+    #: (`words_only`, `message_turns`' `tidy`): collapsing tool calls says them so too.
+    tidy: bool
 
     def __init__(
         self,
@@ -85,12 +88,15 @@ class Message(dict[str, Any]):
         end_line: int | None = None,
         last_line: int | None = None,
         part_ends: PartEnds = NO_PART_ENDS,
+        *,
+        tidy: bool = False,
     ) -> None:
         super().__init__(data)
         self.line = line
         self.end_line = end_line
         self.last_line = last_line
         self.part_ends = part_ends
+        self.tidy = tidy
 
 
 @dataclass(slots=True)

@@ -78,6 +78,7 @@ from chunkscope.engine.read.source import (
     PartEnds,
     content_text,
     parse_timestamp,
+    words_only,
 )
 from chunkscope.engine.textutil import (
     SENTENCE_STOP,
@@ -979,6 +980,16 @@ def _timestamp(msg: Mapping[str, Any]) -> datetime | None:
         return None
 
 
+def _as_read(text: str, msg: Mapping[str, Any]) -> str:
+    """A message's own words as its reader gave them uncollapsed: with no paragraph of
+    whitespace alone when the reader tidied them (`Message.tidy`, `words_only`), else as
+    written (the seed's log, aider's lines). Collapsing kept a run of blank lines the
+    reader squeezed, so the paragraph after it opened on an empty line: ``You: \nAlso
+    ...``, one char more than ``chunk`` without collapsing, drawn without its label in the
+    workbench (walk 71, F4)."""
+    return words_only(text) if getattr(msg, "tidy", False) else text
+
+
 def _source_line(msg: Mapping[str, Any], attr: str = "line") -> int | None:
     line = getattr(msg, attr, None)
     return line if isinstance(line, int) and not isinstance(line, bool) else None
@@ -1096,7 +1107,7 @@ def collapse_messages(
                 told = f"{note.summary}: {note.result}" if note.result else f"{note.summary}."
                 add(_timestamp(msg), TOOL_ROLE if note.agent is None else SUBAGENT_ROLE, told, msg)
             elif text.strip():
-                add(_timestamp(msg), USER_ROLE, text, msg)
+                add(_timestamp(msg), USER_ROLE, _as_read(text, msg), msg)
             ran = aider_run(text) if readable else None  # aider's output follows
         elif role == "assistant":
             ts, line = _timestamp(msg), _source_line(msg)
@@ -1104,10 +1115,10 @@ def collapse_messages(
             if reasoning:
                 thinking = content_text(reasoning)
                 if thinking.strip():
-                    add(ts, THINKING_ROLE, thinking, msg)
+                    add(ts, THINKING_ROLE, _as_read(thinking, msg), msg)
             text = content_text(msg.get("content"))
             if text.strip():
-                add(ts, BOT_ROLE, text, msg)
+                add(ts, BOT_ROLE, _as_read(text, msg), msg)
             agent = msg.get("agent") if isinstance(msg.get("agent"), str) else None
             for call_id, name, arguments in _calls(msg):
                 made = (name, arguments, agent, line)
@@ -1158,7 +1169,7 @@ def collapse_messages(
             said = msg.get(SUBAGENT_SAID) if calls else None
             text = said if isinstance(said, str) else content_text(msg.get("content"))
             if text.strip():
-                add(ts, SUBAGENT_ROLE, text, msg)
+                add(ts, SUBAGENT_ROLE, _as_read(text, msg), msg)
             agent = msg.get("agent") if isinstance(msg.get("agent"), str) else None
             for call_id, name, arguments in _calls({"tool_calls": calls}):
                 if call_id is not None:

@@ -161,7 +161,8 @@ class Collected:
             self.warnings.append(Problem(line, f"{e}; read without a time"))
             message["timestamp"] = None
         if self.keep_messages:
-            self.messages.append(Message(message, line, end_line, part_ends=part_ends))
+            kept = Message(message, line, end_line, part_ends=part_ends, tidy=self.tidy)
+            self.messages.append(kept)
         self.added += 1
         turns = self.turns
         turns.extend(
