@@ -333,6 +333,9 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         self._column_titles: dict[str, tuple[list[str], str]] = {}
         #: Each compare column's width its title was last fitted to (`_laid_out`).
         self._column_title_widths: dict[str, int] = {}
+        #: The merge control focused when a strategy in the right column hid the merge
+        #: controls: focused again when they show (`_refocus_controls`).
+        self._merge_focus: str | None = None
         self._set_breakpoint_classes()
 
     def _set_breakpoint_classes(self) -> None:
@@ -901,14 +904,44 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
     def _show_column_controls(self) -> None:
         """The columns' strategy sliders; the merge's controls and sweep only while the
         right column shows the merged run (with a strategy there, a topic slider
-        beside two columns that are not the topic merge acted on neither of them)."""
+        beside two columns that are not the topic merge acted on neither of them).
+        The focus follows the controls shown (`_refocus_controls`)."""
         specs = self.driver.column_specs
-        self.query_one(StrategyPanel).show(specs)
+        panel = self.query_one(StrategyPanel)
+        focused = self.focused
+        held = panel.slider_key(focused)
+        merge_parts = [self.query_one(MergePanel), self.query_one(SweepPanel)]
+        in_merge = focused is not None and any(p in focused.ancestors for p in merge_parts)
+        rebuilt = panel.show(specs)
         self.query_one("#left-kind").display = specs["left"] is None
         merged = specs["right"] is None
-        for part in (MergePanel, SweepPanel):
-            self.query_one(part).display = merged
+        for part in merge_parts:
+            part.display = merged
         self.query_one("#controls").border_title = "MERGE" if merged else "COLUMNS"
+        if in_merge and not merged and focused is not None:
+            self._merge_focus = focused.id
+            self._refocus_controls("right")
+        elif held is not None and rebuilt:
+            self._refocus_controls(held[0], held[1])
+
+    def _refocus_controls(self, side: str, key: str | None = None) -> None:
+        """The focus onto the controls now shown, when the ones it was on went: the
+        merge controls hidden by a strategy in the right column (`]`), a column's sliders
+        rebuilt for its next strategy or gone with it. Column `side`'s slider `key` (or
+        its first); else the merge controls when shown (the control focused before they
+        hid, or their first); else the other column's first slider. Textual moved it to
+        a sibling of the hidden control, hidden too: ← → then switched the main run's
+        merge mode or depth behind the columns shown (walk 70, F4)."""
+        panel = self.query_one(StrategyPanel)
+        target: Widget | None = panel.slider_for(side, key) if key is not None else None
+        target = target or panel.first_slider(side)
+        merge = self.query_one(MergePanel)
+        if target is None and merge.display:
+            controls = [w for w in merge.query("*") if w.can_focus and _shown_in(w, merge)]
+            kept = [w for w in controls if w.id is not None and w.id == self._merge_focus]
+            target = next(iter(kept or controls), None)
+        target = target or panel.first_slider()
+        self.set_focus(target if target is not None else self.query_one("#merged", ChunkList))
 
     @_while_composed
     def show_header(self) -> None:
@@ -1650,6 +1683,16 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         picked = self._selected_by(focused, focused.selected) if focused.chunks else None
         if picked is not None and picked[0] != self.selected:
             self.select_merged(picked[0], from_left=picked[1])
+
+
+def _shown_in(widget: Widget, container: Widget) -> bool:
+    """Whether `widget` and each of its ancestors below `container` are displayed."""
+    node: Any = widget
+    while node is not None and node is not container:
+        if not node.display:
+            return False
+        node = node.parent
+    return True
 
 
 _EMPTY = {"before": "no chunks: open a file with ctrl+o", "merged": "nothing merged yet"}

@@ -58,11 +58,12 @@ class StrategyPanel(ControlStack):
         self._shown: tuple[tuple[str, str | None], ...] = ()
         self._owners: dict[int, tuple[str, Any]] = {}  # id(slider) -> (side, ParamSpec)
 
-    def show(self, specs: dict[str, ColumnSpec | None]) -> None:
-        """Rebuild the sliders when a column's strategy changes (not on a value change)."""
+    def show(self, specs: dict[str, ColumnSpec | None]) -> bool:
+        """Rebuild the sliders when a column's strategy changes (not on a value change);
+        whether they were rebuilt (a slider focused is gone then)."""
         shown = tuple((side, spec.name if spec else None) for side, spec in specs.items())
         if shown == self._shown:
-            return
+            return False
         self._shown = shown
         self._owners.clear()
         self.set_class(any(name for _, name in shown), "-active")
@@ -99,11 +100,20 @@ class StrategyPanel(ControlStack):
         self.remove_children()
         if widgets:
             self.mount(*widgets)
+        return True
 
     def slider_for(self, side: str, key: str) -> Slider | None:
         for slider in self.query(Slider):
             owner = self._owners.get(id(slider))
             if owner is not None and owner[0] == side and owner[1].name == key:
+                return slider
+        return None
+
+    def first_slider(self, side: str | None = None) -> Slider | None:
+        """The first slider of column `side` (of any column when None), if it has one."""
+        for slider in self.query(Slider):
+            owner = self._owners.get(id(slider))
+            if owner is not None and side in (None, owner[0]):
                 return slider
         return None
 

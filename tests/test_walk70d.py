@@ -1,0 +1,63 @@
+"""Walk 70's findings on the workbench's compare view and `n`: F4 (with the focus on a
+merge slider, `]` hid the merge controls but left the focus on one of them: ← → then
+switched the main run's merge mode to seed behind the columns, never the compare
+column's slider the COLUMNS panel shows), F5 (at 100 columns the Merge tab kept its label
+``Merge`` while its panel was the COLUMNS panel) and F6 (`n` asked for more chunks than
+there are units blamed "size limits or ties").
+
+Each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from chunkscope.tui.widgets.strategy_panel import StrategyPanel
+from tests.pilot import make_app, settled, until, wait_for
+
+pytestmark = pytest.mark.usefixtures("isolated")
+
+WIDE, NARROW = (160, 48), (100, 30)
+
+
+@pytest.mark.parametrize("size", [WIDE, NARROW], ids=["wide", "narrow"])
+async def test_f4_arrows_step_the_compare_column_s_slider_never_a_hidden_merge_control(
+    size: tuple[int, int],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        depth = bench.query_one("#topic-depth")
+        if size == WIDE:  # as a user gets there: tab to the merge controls, ↓ to depth
+            await pilot.press("tab", *["down"] * 5)
+        else:  # the Merge tab's controls
+            bench.set_focus(depth)
+            await pilot.pause()
+        assert bench.focused is depth
+        mode, topic_depth = app.state.tuning.merge.mode, app.state.tuning.topic.topic_depth
+        await pilot.press("right_square_bracket")  # the right column: blank-line
+        await until(pilot, lambda: app.column_result("right") is not None)
+        await wait_for(pilot, app.workers_idle, 10)
+        panel = bench.query_one(StrategyPanel)
+        held = panel.slider_key(bench.focused)
+        assert held is not None and held[0] == "right", bench.focused
+        spec = app.column_specs["right"]
+        assert spec is not None
+        before = spec.value(held[1])
+        await pilot.press("left", "left", "left")
+        await wait_for(pilot, app.workers_idle, 10)
+        # the main run is untouched; the slider shown stepped
+        assert app.state.tuning.merge.mode == mode
+        assert app.state.tuning.topic.topic_depth == topic_depth
+        spec = app.column_specs["right"]
+        assert spec is not None and spec.value(held[1]) < before
+        # round the strategies: the focus always on a control shown, never a hidden one
+        for _ in range(7):
+            await pilot.press("right_square_bracket")
+            await wait_for(pilot, app.workers_idle, 10)
+            assert bench.focused in bench.focus_chain, bench.focused
+        assert app.column_specs["right"] is None
+        # the compare view closed: back on the merge control it was on
+        assert bench.focused is depth
+        assert app.state.tuning.merge.mode == mode
