@@ -61,3 +61,38 @@ async def test_f4_arrows_step_the_compare_column_s_slider_never_a_hidden_merge_c
         # the compare view closed: back on the merge control it was on
         assert bench.focused is depth
         assert app.state.tuning.merge.mode == mode
+
+
+async def test_f5_the_controls_tab_says_columns_while_comparing() -> None:
+    from textual.widgets import TabbedContent
+
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None
+        tabs = bench.query_one(TabbedContent)
+
+        def label() -> str:
+            return tabs.get_tab("tab-merge").label.plain
+
+        assert label() == "Merge"
+        await pilot.press("right_square_bracket")  # a strategy on the right: COLUMNS
+        await until(pilot, lambda: app.column_result("right") is not None)
+        assert bench.query_one("#controls").border_title == "COLUMNS"
+        assert label() == "Columns"
+        await pilot.press("left_square_bracket")  # a strategy on the left too: the same
+        await until(pilot, lambda: app.column_result("left") is not None)
+        assert label() == "Columns"
+        # the layout rebuilt (160 columns, then 100 again) keeps the label while comparing
+        await pilot.resize_terminal(*WIDE)
+        await until(pilot, lambda: not bench.narrow)
+        await pilot.resize_terminal(*NARROW)
+        await until(pilot, lambda: bench.narrow and bool(bench.query(TabbedContent)))
+        await pilot.pause()
+        tabs = bench.query_one(TabbedContent)
+        assert label() == "Columns"
+        for _ in range(7):  # the right column round to the merged run: Merge again
+            await pilot.press("right_square_bracket")
+        await until(pilot, lambda: app.column_specs["right"] is None)
+        assert label() == "Merge"

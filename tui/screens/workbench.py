@@ -23,6 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding, BindingType
 from textual.compose import compose
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.css.query import NoMatches
 from textual.css.scalar import Scalar
 from textual.dom import DOMNode
@@ -91,6 +92,10 @@ class _Kept:
 
 #: What the question panel is called wherever it is named: its tab and its key (`/`).
 SEARCH = "Search"
+#: The controls panel's name, its title (upper case) and below 130 columns its tab's
+#: label: the merge's controls, or the compare columns' sliders while the right column
+#: has a strategy (the merge's then hidden; the tab said ``Merge``: walk 70, F5).
+MERGE_CONTROLS, COLUMN_CONTROLS = "Merge", "Columns"
 #: The item of each left-column view, singular, as a strip's scale counts it.
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -447,7 +452,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
                 yield SimilarityStrip(id=f"strip-{side}", classes="panel column-strip")
         if self.narrow:
             with TabbedContent(id="lower"):
-                with TabPane("Merge", id="tab-merge"), ControlsScroll(id="controls"):
+                with TabPane(MERGE_CONTROLS, id="tab-merge"), ControlsScroll(id="controls"):
                     yield StrategyPanel(id="strategy-panel")
                     yield MergePanel(id="merge-panel")
                     yield SweepPanel(id="sweep")
@@ -470,7 +475,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
 
     def on_mount(self) -> None:
         self.set_class(self.narrow, "-narrow")
-        self.query_one("#controls").border_title = "MERGE"
+        self.query_one("#controls").border_title = MERGE_CONTROLS.upper()
         self.apply_theme_styles()
         self.redraw()
         # at once, not after the queue (`Widget.focus`): the footer, built for the keys
@@ -640,7 +645,7 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
 
                 await self.mount(HelpPanel())
             self.set_class(self.narrow, "-narrow")
-            self.query_one("#controls").border_title = "MERGE"
+            self.query_one("#controls").border_title = MERGE_CONTROLS.upper()
             self.apply_theme_styles()
             self.redraw()
             if self.driver.search_open:
@@ -917,7 +922,14 @@ class WorkbenchScreen(LateCallbacks, Screen[None]):
         merged = specs["right"] is None
         for part in merge_parts:
             part.display = merged
-        self.query_one("#controls").border_title = "MERGE" if merged else "COLUMNS"
+        name = MERGE_CONTROLS if merged else COLUMN_CONTROLS
+        self.query_one("#controls").border_title = name.upper()
+        if self.narrow:  # the tab's label says what its panel's title says
+            tabbed = self.query_one(TabbedContent)
+            tab = tabbed.get_tab("tab-merge")
+            if tab.label.plain != name:
+                tab.label = Content(name)
+                fit_tabs(tabbed)
         if in_merge and not merged and focused is not None:
             self._merge_focus = focused.id
             self._refocus_controls("right")
