@@ -97,6 +97,21 @@ def _default_topic() -> TopicParams:
     return TopicParams()
 
 
+#: A seed threshold above any cosine similarity: the seed loop merges only what always
+#: merges (`MergeParams.always_merge`), so it gives the most merged chunks.
+_SEED_NO_MERGE = 1.0001
+
+
+def _knob_words(k: Knob, value: int, unit: str, flags: bool) -> str:
+    """Knob `k` at `value` in words: as its slider names it (``the chunk size (200
+    tokens)``) or, with `flags`, with its name and flag as the command line takes it
+    (``the chunk size (topic_chunk_tokens 200, --topic-chunk-tokens)``)."""
+    label = k.slider.label if k.slider is not None else k.name
+    if not flags:
+        return f"the {label} ({value:,} {unit})"
+    return f"the {label} ({k.name} {value:,}, {k.flag})"
+
+
 @dataclass(frozen=True)
 class PipelineParams:
     """Every parameter of every stage; a stage is keyed by the ones it reads."""
@@ -736,7 +751,7 @@ class Pipeline:
         if n < 1:
             raise ValueError(f"a chunk count must be at least 1, got {n}")
         topic = self.params.merge.mode == "topic"
-        lo, hi = (-20.0, 100.0) if topic else (-1.0, 1.0001)
+        lo, hi = (-20.0, 100.0) if topic else (-1.0, _SEED_NO_MERGE)
 
         def at(x: float) -> tuple[Pipeline, int]:
             pipe = self.with_count_knob(x)
@@ -807,6 +822,16 @@ class Pipeline:
         counts = [self.with_count_knob(x).merged_count() for x in (100.0, *self.count_steps())]
         return min(counts)
 
+    def most_chunks(self, *, topics: bool = False) -> int:
+        """The most merged chunks (with `topics`: topics) any threshold (topic depth)
+        gives: never more than the compacted units; fewer when units alike enough always
+        merge (seed), or as the topics' min size and chunk size allow (topic: the lowest
+        depth or any slider step, the count not being monotonic)."""
+        if self.params.merge.mode != "topic":
+            return self.with_count_knob(_SEED_NO_MERGE).merged_count(topics=topics)
+        steps = (-20.0, *self.count_steps())
+        return max(self.with_count_knob(x).merged_count(topics=topics) for x in steps)
+
     def count_knob(self) -> str:
         """The knob `for_chunk_count` moves: ``topic_depth`` (topic), ``threshold`` (seed)."""
         return "topic_depth" if self.params.merge.mode == "topic" else "threshold"
@@ -842,21 +867,55 @@ class Pipeline:
         mp = self.params.merge
         target = self.params.topic.topic_chunk_tokens
         if mp.mode == "topic" and splits_below_cap(target, mp):
-            k = knob_map(TopicParams)["topic_chunk_tokens"]
-            label = k.slider.label if k.slider is not None else k.name
-            if not flags:
-                return f"the {label} ({target:,} tokens)"
-            return f"the {label} ({k.name} {target:,}, {k.flag})"
+            return _knob_words(knob_map(TopicParams)["topic_chunk_tokens"], target, "tokens", flags)
         if mp.cap is not None:
             return f"the size cap ({mp.cap:,} {mp.cap_unit})"
         return None
+
+    def count_ceiling(self, *, topics: bool = False, flags: bool = True) -> str | None:
+        """What keeps the merged chunks (`topics`: topics) below the compacted units at
+        any threshold (topic depth), in words after ``at most N with``: in seed mode the
+        similarity at which neighbours always merge (``neighbours of similarity 0.8 or
+        more always merged (always_merge 0.8, --always-merge)``), in topic mode the
+        topics' min size and the chunk size they are split to (``topics of at least the
+        min size (500 chars) split to the chunk size (200 tokens)``; of topics, ``no
+        topic shorter than the min size (500 chars)``); None when neither applies."""
+        from chunkscope.engine.params import knob_map
+        from chunkscope.engine.segment.merge import MergeParams
+        from chunkscope.engine.segment.segmenter import TopicParams, splits_below_cap
+
+        mp = self.params.merge
+        if mp.mode != "topic":
+            at = mp.always_merge
+            if not at <= 1.0:  # never reached by a cosine similarity
+                return None
+            k = knob_map(MergeParams)["always_merge"]
+            given = f"{k.name} {at:g}, {k.flag}" if flags else f"always ≥ {at:.2f}"
+            return f"neighbours of similarity {at:g} or more always merged ({given})"
+        tp, knobs = self.params.topic, knob_map(TopicParams)
+        least, target = tp.topic_min_chars, tp.topic_chunk_tokens
+        splits = not topics and splits_below_cap(target, mp)
+        if not least and not splits:
+            return None
+        if topics:  # (`least`: the chunk size does not split topics)
+            return "no topic shorter than " + _knob_words(
+                knobs["topic_min_chars"], least, "chars", flags
+            )
+        words = "topics"
+        if least:
+            words += " of at least " + _knob_words(knobs["topic_min_chars"], least, "chars", flags)
+        if splits:
+            size = _knob_words(knobs["topic_chunk_tokens"], target, "tokens", flags)
+            words += f" split to {size}"
+        return words
 
     def chunk_count_note(
         self, n: int, found: Pipeline, count: int, *, topics: bool = False, flags: bool = True
     ) -> str:
         """What `for_chunk_count(n)` found, in words (``topic depth 7.19 gives 4 merged
         chunks``, or the closest count when `n` is out of reach, and why when a size limit
-        (`count_limit`: the chunk size or the size cap) is the reason). The CLI's
+        (`count_limit`: the chunk size or the size cap) is the reason, or for more than
+        any setting gives, the compacted units and `count_ceiling`). The CLI's
         ``--chunks`` and the workbench's ``n`` (without `flags`: the limit named as its
         slider is) both say it."""
         knob, value = self.count_knob().replace("_", " "), found.count_knob_value()
@@ -872,6 +931,19 @@ class Pipeline:
                     f"{n} merged chunk{'s' if n > 1 else ''} cannot fit {limit}: "
                     f"it needs at least {fewest}; {closest}"
                 )
+        if count < n:
+            # more than there can be: no more than the compacted units, and fewer as the
+            # knobs that merge them at any threshold allow (not "size limits or ties":
+            # walk 70, F6)
+            units, most = len(self.compacted()), self.most_chunks(topics=topics)
+            ceiling = self.count_ceiling(topics=topics, flags=flags) if most < n else None
+            if n > units:
+                only = f"there are only {units} compacted units (at most {units} {what}s)"
+                if most < units and ceiling is not None:
+                    only += f", and at most {most} with {ceiling}"
+                return f"{only}; {closest}"
+            if ceiling is not None:
+                return f"at most {most} {what}s with {ceiling}; {closest}"
         return f"no {knob} gives exactly {n} {what}s (size limits or ties); {closest}"
 
     # ------------------------------------------------------------------ summaries

@@ -96,3 +96,65 @@ async def test_f5_the_controls_tab_says_columns_while_comparing() -> None:
             await pilot.press("right_square_bracket")
         await until(pilot, lambda: app.column_specs["right"] is None)
         assert label() == "Merge"
+
+
+async def test_f6_n_above_the_units_says_there_are_only_so_many_units() -> None:
+    """`n` 500 on the sample in seed mode (39 compacted units): the notification said
+    ``no threshold gives exactly 500 merged chunks (size limits or ties)``."""
+    from tests.pilot import burst, recording_notifications
+
+    app = make_app(mode="seed")
+    async with app.run_test(size=WIDE) as pilot:
+        await settled(pilot, app)
+        bench = app.workbench
+        assert bench is not None and bench.view is not None
+        units = len(bench.view.compacted)
+        assert units < 500
+        shown = recording_notifications(app)
+        burst(app, "n", "ctrl+u", *"500", "enter")
+        assert await wait_for(pilot, lambda: any("500" in s for s in shown), 30), shown
+        said = next(s for s in shown if "500" in s)
+        assert f"there are only {units} compacted units (at most {units} merged chunks)" in said
+        assert "size limits or ties" not in said
+
+
+def test_f6_a_count_out_of_reach_from_above_names_what_keeps_it_below() -> None:
+    """Topic mode: more chunks than units, and more than the min size and the chunk size
+    let the topics be split into, each said (never "size limits or ties"); the same for
+    topics; a seed mode's always-merge similarity."""
+    from chunkscope.engine.pipeline import Pipeline, PipelineParams
+    from chunkscope.engine.segment.merge import MergeParams
+    from tests.pilot import SAMPLE
+
+    topic = Pipeline(SAMPLE, PipelineParams(collapse=True, merge=MergeParams(mode="topic")))
+    units = len(topic.compacted())
+    for n, topics in ((units + 10, False), (units + 10, True), (units // 2, False)):
+        found, count = topic.for_chunk_count(n, topics=topics)
+        most = topic.most_chunks(topics=topics)
+        assert count == most < n
+        note = topic.chunk_count_note(n, found, count, topics=topics, flags=False)
+        assert "size limits or ties" not in note, note
+        only = f"there are only {units} compacted units"
+        assert (only in note) == (n > units), note
+        said = "topics" if topics else "merged chunks"
+        at_most = f"at most {most} " if n > units else f"at most {most} {said} "
+        if topics:
+            assert f"{at_most}with no topic shorter than the min size (500 chars)" in note
+        else:
+            assert (
+                f"{at_most}with topics of at least the min size (500 chars) split to the"
+                " chunk size (200 tokens)"
+            ) in note, note
+        assert f"; the closest is {count}, at topic depth" in note, note
+    seed = Pipeline(
+        SAMPLE, PipelineParams(collapse=True, merge=MergeParams(mode="seed", always_merge=0.3))
+    )
+    units, most = len(seed.compacted()), seed.most_chunks()
+    assert most < units
+    found, count = seed.for_chunk_count(units + 1)
+    note = seed.chunk_count_note(units + 1, found, count, flags=False)
+    assert note.startswith(
+        f"there are only {units} compacted units (at most {units} merged chunks), and at"
+        f" most {most} with neighbours of similarity 0.3 or more always merged (always ≥ 0.30);"
+        f" the closest is {count}, at threshold "
+    ), note
