@@ -21,6 +21,7 @@ import chunkscope.engine.read.formats.claude as claude
 import chunkscope.engine.read.formats.codex as codex
 import chunkscope.engine.read.formats.documents as documents
 import chunkscope.engine.read.formats.gemini as gemini
+import chunkscope.engine.read.formats.gemini_stream as gemini_stream
 from chunkscope.engine.errors import NotText, ParseError, SourceError
 from chunkscope.engine.model import gc_paused
 from chunkscope.engine.read.formats.base import Reader, ReadOptions, SessionInfo
@@ -133,6 +134,18 @@ READERS: dict[str, Reader] = {
             container="json",  # or jsonl, as the reader finds it
         ),
         Reader(
+            gemini_stream.NAME,
+            "Gemini CLI headless output (gemini -p ... --output-format stream-json, saved): "
+            "one event a line, the answer's streamed pieces read as one message",
+            '{"type": "message", "timestamp": "2026-01-30T06:26:16.149Z", "role": '
+            '"assistant", "content": "I fixed the build", "delta": true}  /  {"type": '
+            '"tool_use", "tool_name": "run_shell_command", "tool_id": "t1", "parameters": '
+            '{"command": "npm run build"}}',
+            gemini_stream.read,
+            label=gemini_stream.LABEL,
+            aliases=gemini_stream.ALIASES,
+        ),
+        Reader(
             documents.MESSAGES,
             'OpenAI chat messages as one JSON document: a list, {"messages": [...]} (a '
             'mini-swe-agent trajectory too, its "exit" the session\'s end) or {"history": '
@@ -208,6 +221,7 @@ EXAMPLE_FILES = {
     claude.NAME: "tests/fixtures/claude-code/coverage-test-fix.jsonl",
     codex.NAME: "tests/fixtures/codex/homelab-migration.jsonl",
     gemini.NAME: "tests/fixtures/gemini-cli/agent-history-session-01.json",
+    gemini_stream.NAME: "tests/fixtures/gemini-cli/walk71-stream-json.jsonl",
     documents.MESSAGES: "tests/fixtures/mini-swe-agent/pydicom-901.traj.json",
     aider.NAME: "tests/fixtures/aider/metadata-aider.aider.chat.history.md",
     MARKDOWN: "sample_logs/architecture_guide.md",
@@ -312,6 +326,10 @@ _JSONL_NEEDS = (
     (claude.NAME, "no record has 'type' user / assistant with 'uuid' or 'sessionId'"),
     (codex.NAME, "no record has 'type' and 'payload' (or is a bare Codex item)"),
     (gemini.NAME, "no record has 'sessionId' and 'projectHash', or 'type' user / gemini"),
+    (
+        gemini_stream.NAME,
+        "no record has 'type' message with a text 'content', tool_use, tool_result or init",
+    ),
 )
 
 
@@ -329,12 +347,14 @@ def _jsonl_format(path: Path, records: list[dict[str, Any]]) -> str:
     """The JSON-lines format most of the first records are of; the seed's when none
     decodes (its reader then reports each line); `UnsupportedFormat` naming each reader
     tried and why it refused when whole objects are there but of no format read."""
-    votes = {gemini.NAME: 0, claude.NAME: 0, codex.NAME: 0, SEED: 0}
+    votes = {gemini.NAME: 0, claude.NAME: 0, gemini_stream.NAME: 0, codex.NAME: 0, SEED: 0}
     for rec in records:
         if gemini.looks_like(rec):
             votes[gemini.NAME] += 1
         elif claude.looks_like(rec):
             votes[claude.NAME] += 1
+        elif gemini_stream.looks_like(rec):  # (before Codex's: its bare items have a type)
+            votes[gemini_stream.NAME] += 1
         elif codex.looks_like_rollout(rec) or codex.looks_like_legacy(rec):
             votes[codex.NAME] += 1
         elif "role" in rec:

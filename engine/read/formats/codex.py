@@ -113,11 +113,19 @@ def _legacy_header(record: dict[str, Any]) -> bool:
     )
 
 
+def _bare_item(record: dict[str, Any]) -> bool:
+    """A payload written bare (an older log's line): a known item ``type`` with no
+    ``payload``; a ``message`` holds its ``content`` as a list of parts, as Codex writes
+    it: one whose content is a string is another log's (Gemini CLI's stream-json
+    ``message`` events, walk 71, F2), never read as Codex's."""
+    if record.get("type") not in PAYLOAD_TYPES or "payload" in record:
+        return False
+    return record.get("type") != "message" or isinstance(record.get("content"), list)
+
+
 def looks_like_legacy(record: dict[str, Any]) -> bool:
     """Whether a record is of Codex's older format (payload fields at the top level)."""
-    if record.get("type") in PAYLOAD_TYPES and "payload" not in record:
-        return record.get("type") != "message" or "content" in record
-    return _legacy_header(record) or "record_type" in record
+    return _bare_item(record) or _legacy_header(record) or "record_type" in record
 
 
 #: The lines Codex puts before a command's output for the model (``shell_command``:
@@ -480,7 +488,7 @@ def read(path: Path, options: ReadOptions) -> Any:
         out.records += 1
         kind = rec.get("type")
         ts = rec.get("timestamp")
-        if kind == "response_item" or (kind in PAYLOAD_TYPES and "payload" not in rec):
+        if kind == "response_item" or _bare_item(rec):
             payload = rec.get("payload") if kind == "response_item" else rec
             if not isinstance(payload, dict):
                 out.fail(line, "'payload' is not an object", options)

@@ -21,6 +21,7 @@ import chunkscope.engine.read.formats.claude as claude
 import chunkscope.engine.read.formats.codex as codex
 import chunkscope.engine.read.formats.documents as documents
 import chunkscope.engine.read.formats.gemini as gemini
+import chunkscope.engine.read.formats.gemini_stream as gemini_stream
 from chunkscope.engine.errors import ChunkscopeError, NotText, SourceError
 from chunkscope.engine.paths import inside
 from chunkscope.engine.read.commands import command_request
@@ -80,6 +81,8 @@ def _title(path: Path, name: str) -> str:
             # request (walk 52, F6: no first request in the picker): read on for it
             found = codex.first_user_message(_records(read_head(path, _TITLE_BYTES)))
         return found
+    if name == gemini_stream.NAME:
+        return gemini_stream.first_user_message(_records(head))
     if name == "seed-jsonl":  # (its text under `text` when it has no `content`, as read)
         return first_text(
             text_of(r.get("content") if "content" in r else r.get("text"))
