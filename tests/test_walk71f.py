@@ -250,3 +250,93 @@ def test_f2_picker_title_is_the_first_request(tmp_path: Path) -> None:
     (found,) = list_sessions(tmp_path)
     assert found.format == STREAM
     assert found.title == "Fix the failing build in app.ts and push it."
+
+
+# --------------------------------------------------------------------------- F9
+
+
+def _rollout(tmp_path: Path, patch_call: dict[str, Any]) -> Path:
+    """A codex_cli_rs 0.58 rollout (syn/codex-addtest.jsonl): ``npm run -s test`` passes,
+    then a patch adds a test file; the agent says it has not run the suite since."""
+
+    def item(payload: dict[str, Any], ts: str) -> dict[str, Any]:
+        return {"timestamp": f"2025-11-17T21:{ts}Z", "type": "response_item", "payload": payload}
+
+    def output(call_id: str, text: str) -> dict[str, Any]:
+        body = json.dumps({"output": text, "metadata": {"exit_code": 0}})
+        return {"type": "function_call_output", "call_id": call_id, "output": body}
+
+    def shell(call_id: str, command: list[str]) -> dict[str, Any]:
+        args = json.dumps({"command": command, "workdir": "/home/u/app"})
+        return {"type": "function_call", "name": "shell", "arguments": args, "call_id": call_id}
+
+    records = [
+        {
+            "timestamp": "2025-11-17T21:30:28.664Z",
+            "type": "session_meta",
+            "payload": {"id": "s", "cwd": "/home/u/app", "cli_version": "0.58.0"},
+        },
+        item(
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "Add a test and keep the suite green."}],
+            },
+            "30:45.000",
+        ),
+        item(shell("c1", ["bash", "-lc", "npm run -s test"]), "31:00.000"),
+        item(output("c1", " Test Files  1 passed (1)\n      Tests  2 passed (2)\n"), "31:05.000"),
+        item(patch_call, "32:00.000"),
+        item(
+            output("c2", "Success. Updated the following files:\nA " + TEST_FILE + "\n"),
+            "32:01.000",
+        ),
+        item(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "I added the test; not run since."}],
+            },
+            "32:10.000",
+        ),
+    ]
+    return _jsonl(tmp_path, records, "rollout.jsonl")
+
+
+TEST_FILE = "src/utils/__tests__/functionFiltersGeneric.test.ts"
+PATCH = (
+    f"*** Begin Patch\n*** Add File: {TEST_FILE}\n"
+    "+import { describe, it, expect } from 'vitest'\n"
+    "+describe('generic', () => { it('works', () => expect(1).toBe(1)) })\n*** End Patch"
+)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["apply_patch", PATCH],  # the argv form: was the last check
+        ["bash", "-lc", f"apply_patch <<'PATCH'\n{PATCH}\nPATCH"],
+        ["bash", "-lc", f"cd /home/u/app && apply_patch <<'PATCH'\n{PATCH}\nPATCH"],
+    ],
+    ids=["argv", "heredoc", "cd-heredoc"],
+)
+def test_f9_apply_patch_is_an_edit_never_the_last_check(tmp_path: Path, command: list[str]) -> None:
+    args = json.dumps({"command": command, "workdir": "/home/u/app"})
+    call = {"type": "function_call", "name": "shell", "arguments": args, "call_id": "c2"}
+    path = _rollout(tmp_path, call)
+    outcome = _section(path, "outcome")
+    assert not any("apply_patch" in line or "Begin Patch" in line for line in outcome), outcome
+    # the real check before it is the last one (npm's own options before the script)
+    assert outcome == [
+        "Last check: `npm run -s test` -> Test Files 1 passed (1); Tests 2 passed (2) (exit 0)"
+    ]
+    assert _section(path, "files") == [f"- {TEST_FILE} (1 edit)"]
+
+
+def test_f9_npm_options_before_the_script_still_run_it() -> None:
+    from chunkscope.engine.recap.sections import _is_check
+
+    assert _is_check("npm run -s typecheck && npm run -s test -- --pool=threads")
+    assert _is_check("npm run --silent build")
+    assert not _is_check("npm run -s dev")
+    assert not _is_check(f"apply_patch '{PATCH}'")

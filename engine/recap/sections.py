@@ -1622,7 +1622,9 @@ _CHECK = re.compile(
     r"\b(?:pytest|py\.test|unittest|tox|nox|nosetests|mypy|ruff|flake8|pylint|jest|vitest|mocha|"
     r"go (?:test|build|vet)|cargo (?:test|build|check|clippy|nextest)|make\b|cmake --build|ninja|"
     # (Windows runs the package managers as ``npm.cmd``: walk 53, F6)
-    r"mix (?:test|compile)|npm(?:\.cmd)? (?:test|run \S*(?:test|build|lint|check|typecheck)\S*)|"
+    # (npm's own options before the script: ``npm run -s test``, walk 71, F9)
+    r"mix (?:test|compile)|"
+    r"npm(?:\.cmd)? (?:test|run(?: -\S+)* \S*(?:test|build|lint|check|typecheck)\S*)|"
     r"yarn(?:\.cmd)? (?:test|build|lint)|pnpm(?:\.cmd)? (?:test|build|lint|run)|bun test|"
     r"deno test|tsc\b|"
     r"gradle|gradlew|mvn|dotnet (?:test|build)|rspec|phpunit|ctest|bazel (?:test|build)|"
@@ -1690,13 +1692,22 @@ def _runs_check(line: str) -> bool:
     return False
 
 
+#: A line that runs ``apply_patch`` (after an optional ``cd DIR &&``): what follows it is
+#: the patch's text (a heredoc's, or the argv form's second word joined to the first).
+_APPLY_PATCH = re.compile(r"\s*(?:cd\s+\S+\s*&&\s*)?apply_patch\b")
+
+
 def _is_check(command: str) -> bool:
     """Whether a line of the command runs a check (`_CHECK`: ``cd srv`` then ``pytest
     -q`` on the next line is one); a line that writes a file from a here-document ends
-    the search (the lines after it are the file's), and installing a test runner is not
-    running it."""
+    the search (the lines after it are the file's), and so does an ``apply_patch``, in
+    any form: an edit, its patch's words no program (walk 71, F9: the argv form
+    ``["apply_patch", "*** Begin Patch ... from 'vitest'"]`` said as the last check);
+    installing a test runner is not running it."""
     for line in command.strip().splitlines():
         if _HEREDOC_WRITE.search(line) or re.match(r"\s*(?:cat|echo|printf)\b[^|]*>", line):
+            return False
+        if _APPLY_PATCH.match(line):
             return False
         # (a quoted argument's words are no program: `bd close --reason="... Vitest ..."`,
         # walk 57, F3)
