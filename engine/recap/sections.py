@@ -195,6 +195,14 @@ class Section:
     #: for each list of `items` (list 1 first): its number of items, and its title
     #: ("" none), that a "(and N more items)" counts from and names (walk 57, F1)
     lists: tuple[tuple[int, str], ...] = ()
+    #: what the items of `lists` count, as "(and N more ...)" says them: ``file`` for the
+    #: files section, whose item numbers count the files said up to each line (a
+    #: folder's line says several: walk 71, F8)
+    noun: str = "item"
+    #: for each line, shorter forms of it that still say what they leave out (a folder's
+    #: first files and "and N more"), longest first: tried when the line does not fit,
+    #: and to make room for its list's "(and N more ...)" (walk 71, F8)
+    shorter: tuple[tuple[str, ...], ...] = ()
     #: `whole` without the questions the "Open question" section says, shown instead of
     #: it when that section is said (the question said once: walk 57, F8); `whole` itself
     #: when a question is a list's item (the list keeps it: the question's line is the
@@ -1598,10 +1606,15 @@ def files_section(log: _Log) -> Section:
         groups.setdefault((folder, bool(scratch)), []).append(f"{base} ({what})")
     lines: list[str] = []
     full: list[str] = []  # a folder's line with all its files, shown when there is room
+    shorter: list[tuple[str, ...]] = []  # a folder's line with fewer files, when short
+    upto: list[int] = []  # the files said up to each line (its number in the list)
     for (folder, _), items in groups.items():
         if len(items) == 1 or not folder:  # a folder of one file: its path
-            lines += [f"- {folder}/{item}" if folder else f"- {item}" for item in items]
-            full += [""] * len(items)
+            for item in items:
+                lines.append(f"- {folder}/{item}" if folder else f"- {item}")
+                full.append("")
+                shorter.append(())
+                upto.append((upto[-1] if upto else 0) + 1)
             continue
         # one line, its files most changed first, the rest counted (walk 53, F5: a second
         # line of the folder, kept alone when room was short, read as its only change)
@@ -1609,7 +1622,26 @@ def files_section(log: _Log) -> Section:
         head = f"- {folder}/: {', '.join(items[:_PER_LINE])}"
         lines.append(f"{head} and {more} more" if more > 0 else head)
         full.append(f"- {folder}/: {', '.join(items)}" if more > 0 else "")
-    return Section("files", tuple(lines), tuple(range(len(lines))), full=tuple(full))
+        shorter.append(
+            tuple(
+                f"- {folder}/: {', '.join(items[:k])} and {len(items) - k} more"
+                for k in range(min(len(items), _PER_LINE + 1) - 1, 0, -1)
+            )
+        )
+        upto.append((upto[-1] if upto else 0) + len(items))
+    # one list, said from its first line: cut to fit, it loses its last files and says
+    # how many, "(and 7 more files)" (walk 71, F8: its first folder left out, later
+    # ones kept, and no mark, read as every file changed)
+    return Section(
+        "files",
+        tuple(lines),
+        tuple(range(len(lines))),
+        full=tuple(full),
+        items=tuple((1, n) for n in upto),
+        lists=((upto[-1], ""),) if upto else (),
+        noun="file",
+        shorter=tuple(shorter),
+    )
 
 
 #: Files of one folder on one line of the files section, at most.
@@ -3161,6 +3193,8 @@ def fit_sections(
             s = sections[si]
             if li not in chosen.get(si, ()) or len(s.full) != len(s.lines) or not s.full[li]:
                 continue
+            if (si, li) in marked:
+                continue  # (a list's "(and N more ...)" in the line's place)
             before = text.get((si, li))
             text[(si, li)] = s.full[li]
             if tokens(chosen) > allowance:
@@ -3184,6 +3218,27 @@ def fit_sections(
 
     said: set[str] = set()
 
+    def forms(si: int, li: int) -> tuple[str, ...]:
+        """The shorter forms of line `li` (`Section.shorter`) than the one it has now."""
+        s = sections[si]
+        found = s.shorter[li] if len(s.shorter) == len(s.lines) else ()
+        now = line(si, li)
+        return found[found.index(now) + 1 :] if now in found else found
+
+    def shortened(si: int, li: int, trial: Mapping[int, set[int]]) -> bool:
+        """Whether a shorter form of line `li` makes `trial` fit (it is then the line's
+        text; else the line's text is left as it was)."""
+        before = text.get((si, li))
+        for form in forms(si, li):
+            text[(si, li)] = form
+            if fits(trial, si):
+                return True
+        if before is None:
+            text.pop((si, li), None)
+        else:
+            text[(si, li)] = before
+        return False
+
     def attempt(si: int, li: int, rank: int) -> bool:
         """Take line `li` of section `si` if it fits (cut to fit when it may be); False
         when it does not fit (a line that says nothing new is passed over: True)."""
@@ -3194,7 +3249,7 @@ def fit_sections(
             return True  # nothing new, or a sentence already said
         trial = {k: set(v) for k, v in chosen.items()}
         trial.setdefault(si, set()).add(li)
-        if not fits(trial, si):
+        if not fits(trial, si) and not shortened(si, li, trial):
             if rank != 0 or s.name not in _CUTTABLE:
                 return False
             # the first line of the task, the question, the last words: cut it to fit
@@ -3263,6 +3318,7 @@ def fit_sections(
         return top, max([size, *known])
 
     cut: list[tuple[int, int]] = []
+    marked: set[tuple[int, int]] = set()  # the lines that say a list's "(and N more ...)"
     for (si, group), first in ended.items():
         s = sections[si]
         shown = chosen.get(si, set())
@@ -3290,7 +3346,7 @@ def fit_sections(
             at = next((lj for lj in free if s.items[lj][0] == group), free[0] if free else -1)
             if at < 0:
                 break
-            plain = f"(and {plural(size - top, 'more item')})"
+            plain = f"(and {plural(size - top, 'more ' + s.noun)})"
             marks = [plain]
             if named and title:
                 marks = [f"{plain[:-1]} under {title})", plain]
@@ -3310,11 +3366,18 @@ def fit_sections(
                 trial[si].add(at)
                 if fits(trial, si):
                     chosen, placed = trial, True
+                    marked.add((si, at))
                     break
                 text.pop((si, at))
             if placed:
                 break
+            shorter = forms(si, kept[-1])
+            if shorter:  # the last line said shorter, when it can be (walk 71, F8)
+                text[(si, kept[-1])] = shorter[0]
+                continue
             if len(kept) < 2:
+                if s.name == "files":  # (a file list said in part with no mark reads as
+                    chosen[si].discard(kept[-1])  # every file changed: walk 71, F8)
                 break
             # no room for it: the list's last line makes room (a list said as whole
             # when it is not misleads more than one line fewer)

@@ -1,0 +1,134 @@
+"""Walk 71: recap defects fixed here. F8: Files changed cut to the budget with no "(and N
+more ...)" mark, its first folder left out while later ones stayed (the files section was
+no list: each line went in on its own). F1: Work state's "Not committed: ... after
+editing" named a file the session wrote and then removed, which Files changed leaves out.
+F11: the final message split between Where it stopped and What happened, its list's
+lead-in said in both. F7: ``review --list`` marked nothing to inject when the only stored
+recap was a PreCompact one, while the next SessionStart injected it.
+
+Each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from chunkscope.tui.cli import main
+
+
+def _env(tmp_path: Path, monkeypatch: Any) -> None:
+    for name in ("CACHE", "CONFIG", "DATA"):
+        monkeypatch.setenv(f"CHUNKSCOPE_{name}_DIR", str(tmp_path / name.lower()))
+
+
+def _claude(tmp_path: Path, turns: list[Any], name: str = "s.jsonl") -> Path:
+    """A Claude Code session in /p: each turn a user's text ("user", text), the agent's
+    text ("text", text), or a tool call and its result ("call", tool, input, result)."""
+    rows: list[dict[str, Any]] = []
+
+    def row(role: str, content: Any) -> None:
+        n = len(rows)
+        rows.append(
+            {
+                "type": role,
+                "uuid": f"m{n}",
+                "parentUuid": f"m{n - 1}" if n else None,
+                "sessionId": "s",
+                "cwd": "/p",
+                "timestamp": f"2026-01-01T00:{n // 60:02d}:{n % 60:02d}Z",
+                "message": {"role": role, "content": content},
+            }
+        )
+
+    for n, turn in enumerate(turns):
+        if turn[0] == "user":
+            row("user", turn[1])
+        elif turn[0] == "text":
+            row("assistant", [{"type": "text", "text": turn[1]}])
+        else:
+            _, tool, args, result = turn
+            row("assistant", [{"type": "tool_use", "id": f"t{n}", "name": tool, "input": args}])
+            row(
+                "user",
+                [{"type": "tool_result", "tool_use_id": f"t{n}", "content": result}],
+            )
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _recap(path: Path, capsys: Any, *args: str) -> str:
+    assert main(["recap", str(path), *args]) == 0
+    return str(capsys.readouterr().out)
+
+
+def _section(recap: str, title: str) -> list[str]:
+    if f"## {title}\n" not in recap:
+        return []
+    return recap.split(f"## {title}\n", 1)[1].split("\n\n", 1)[0].splitlines()
+
+
+#: syn/many-files.jsonl: 12 files written in 6 folders.
+WRITTEN = [
+    "src/billing/models.py",
+    "src/billing/handlers.py",
+    "src/billing/invoices.py",
+    "src/billing/refunds.py",
+    "src/billing/taxes.py",
+    "src/config/settings.json",
+    "src/config/logging.json",
+    "tests/test_models.py",
+    "tests/test_handlers.py",
+    "tests/test_refunds.py",
+    "docs/billing.md",
+    "scripts/migrate_ledger.py",
+]
+
+
+def _files_said(lines: list[str]) -> list[str]:
+    """The paths Files changed names, in order (a folder's line's files under it), and
+    the count its lines say they leave out ("and 3 more", "(and 7 more files)")."""
+    out: list[str] = []
+    for line in lines:
+        if line.startswith("(and "):
+            continue
+        folder, _, files = line.removeprefix("- ").partition("/: ")
+        if not files:
+            out.append(re.sub(r" \(.*\)$", "", folder))
+            continue
+        files = re.sub(r" and \d+ more$", "", files)
+        out += [f"{folder}/" + re.sub(r" \(.*?\)$", "", f) for f in files.split(", ")]
+    return out
+
+
+def test_f8_files_changed_cut_to_fit_loses_its_last_files_and_says_how_many(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    """syn/many-files.jsonl at every budget: the files said are the list's first ones
+    (never the first folder gone while a later one stays), and when some are left out a
+    mark counts them."""
+    _env(tmp_path, monkeypatch)
+    task = "Scaffold the billing service: models, handlers, config and tests."
+    turns: list[Any] = [("user", task)]
+    turns += [("call", "Write", {"file_path": f"/p/{p}", "content": "x\n"}, "ok") for p in WRITTEN]
+    turns.append(("text", "The billing service is scaffolded with its models, handlers and tests."))
+    path = _claude(tmp_path, turns)
+    marked = 0
+    for budget in (80, 100, 120, 150, 200, 300, 1000):
+        lines = _section(_recap(path, capsys, "--budget", str(budget)), "Files changed")
+        if not lines:
+            continue
+        said = _files_said(lines)
+        assert said == WRITTEN[: len(said)], (budget, lines)
+        more = sum(int(n) for n in re.findall(r" and (\d+) more$", "\n".join(lines), re.M))
+        if len(said) + more < len(WRITTEN):
+            assert lines[-1] == f"(and {len(WRITTEN) - len(said) - more} more files)", (
+                budget,
+                lines,
+            )
+            marked += 1
+        else:
+            assert not lines[-1].startswith("(and "), (budget, lines)
+    assert marked >= 2  # (the list is cut at some of these budgets)
