@@ -132,3 +132,47 @@ def test_f8_files_changed_cut_to_fit_loses_its_last_files_and_says_how_many(
         else:
             assert not lines[-1].startswith("(and "), (budget, lines)
     assert marked >= 2  # (the list is cut at some of these budgets)
+
+
+def test_f1_work_state_leaves_out_a_file_written_then_removed(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    """syn/rm-after-write.jsonl: app.py and a scratch tmp_pack.py written, ``rm
+    tmp_pack.py``, no commit: Files changed leaves the scratch file out, and Work state
+    names the same files."""
+    _env(tmp_path, monkeypatch)
+    path = _claude(
+        tmp_path,
+        [
+            ("user", "Write a helper app.py and a scratch script tmp_pack.py, then remove it."),
+            ("call", "Write", {"file_path": "/p/app.py", "content": "x = 1\n"}, "ok"),
+            ("call", "Write", {"file_path": "/p/tmp_pack.py", "content": "y = 2\n"}, "ok"),
+            ("call", "Bash", {"command": "rm tmp_pack.py"}, ""),
+            ("text", "Done: app.py is written and the scratch script is removed."),
+        ],
+    )
+    recap = _recap(path, capsys)
+    assert _section(recap, "Files changed") == ["- app.py (written)"]
+    assert _section(recap, "Work state") == [
+        "Not committed: no commit in this session after editing app.py."
+    ]
+    # removed after a commit: a change of the work's, said deleted and uncommitted in both
+    path = _claude(
+        tmp_path,
+        [
+            ("user", "Write app.py and tmp_pack.py, commit, then remove tmp_pack.py."),
+            ("call", "Write", {"file_path": "/p/app.py", "content": "x = 1\n"}, "ok"),
+            ("call", "Write", {"file_path": "/p/tmp_pack.py", "content": "y = 2\n"}, "ok"),
+            (
+                "call",
+                "Bash",
+                {"command": "git commit -am 'add files'"},
+                "[main abc1234] add files\n 2 files changed",
+            ),
+            ("call", "Bash", {"command": "rm tmp_pack.py"}, ""),
+            ("text", "Done: the scratch script is removed."),
+        ],
+        "t.jsonl",
+    )
+    recap = _recap(path, capsys)
+    assert "- tmp_pack.py (deleted)" in _section(recap, "Files changed")

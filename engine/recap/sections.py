@@ -48,7 +48,7 @@ import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from chunkscope.engine.read.formats.aider import AIDER_ROLE, aider_run, api_errors
 from chunkscope.engine.read.formats.aider import actions as aider_actions
@@ -1400,16 +1400,10 @@ _DIFF_FILE = re.compile(r"^diff --git a/(\S+) b/", re.M)
 
 
 def _changed_paths(log: _Log) -> list[str]:
-    """Every path an edit that did not fail changed (a Windows path with ``/``), in the
-    order first changed: the set the files section names (`_file_names`)."""
-    return list(
-        dict.fromkeys(
-            p.replace("\\", "/")
-            for c in log.calls
-            if not c.failed and not c.rejected
-            for p in _edited_paths(c)
-        )
-    )
+    """Every path the session changed and left changed (a Windows path with ``/``), in
+    the order first changed: the set the files section names (`_file_changes`,
+    `_file_names`)."""
+    return list(_file_changes(log).counts)
 
 
 def _shell_removed(command: str) -> list[str]:
@@ -1482,16 +1476,26 @@ def _removes(named: str, path: str) -> bool:
     return any(p == named or (_absolute(p) and p.endswith("/" + named)) for p in held if p)
 
 
-def files_section(log: _Log) -> Section:
-    """Files edited by an edit tool or ``sed -i``, those a diff in a tool result or in the
-    submission that ended the run shows (``git diff``, a submitted patch), then files a
-    shell command wrote (``cat > f``: often a scratch script), most changed first. A file
-    a successful ``rm`` removed after it was changed (walk 60, F3) is left out when the
-    session made it and committed nothing between (a scratch script, written then
-    removed: no change of the work's), else said ``deleted``. A file a successful ``git
-    checkout`` / ``git restore`` put back after its last change is left out (its changes
-    undone: walk 64, F3), and so is a file a diff showed before it was put back. A run that
-    ended on a submitted diff lists the files that diff changes and no other."""
+class _Changes(NamedTuple):
+    """The files the session's edits changed and left changed (`_file_changes`)."""
+
+    #: each path changed and not removed nor put back since, with its count of edits,
+    #: in the order first changed
+    counts: dict[str, int]
+    created: set[str]  # made by a write tool
+    shell_only: set[str]  # written by shell commands alone (scratch files)
+    deleted: set[str]  # deleted by a patch or by ``rm``, and not changed after
+    restored: list[tuple[int, str]]  # (call, the path ``git checkout``/``restore`` put back)
+
+
+def _file_changes(log: _Log) -> _Changes:
+    """The files the session changed, as Files changed says them and Work state names
+    the uncommitted ones (declared once: walk 71, F1, a scratch file written then
+    removed was no change in one and uncommitted in the other). A file a successful
+    ``rm`` removed after it was changed (walk 60, F3) is left out when the session made
+    it and committed nothing between, else it is `deleted`; a file a successful ``git
+    checkout`` / ``git restore`` put back after its last change is left out (walk 64,
+    F3)."""
     counts: dict[str, int] = {}
     restored: list[tuple[int, str]] = []  # (call, the path it put back)
     shell_only: set[str] = set()
@@ -1543,6 +1547,22 @@ def files_section(log: _Log) -> Section:
             elif path in shell_only and not shell:
                 shell_only.discard(path)
     deleted |= erased
+    return _Changes(counts, created, shell_only, deleted, restored)
+
+
+def files_section(log: _Log) -> Section:
+    """Files edited by an edit tool or ``sed -i``, those a diff in a tool result or in the
+    submission that ended the run shows (``git diff``, a submitted patch), then files a
+    shell command wrote (``cat > f``: often a scratch script), most changed first. A file
+    a successful ``rm`` removed after it was changed (walk 60, F3) is left out when the
+    session made it and committed nothing between (a scratch script, written then
+    removed: no change of the work's), else said ``deleted``. A file a successful ``git
+    checkout`` / ``git restore`` put back after its last change is left out (its changes
+    undone: walk 64, F3), and so is a file a diff showed before it was put back. A run that
+    ended on a submitted diff lists the files that diff changes and no other."""
+    changes = _file_changes(log)
+    counts, created, shell_only = changes.counts, changes.created, changes.shell_only
+    deleted, restored = changes.deleted, changes.restored
     diffed: list[str] = []
     for call in log.calls:
         if call.result and "diff --git" in call.result:
@@ -2091,12 +2111,16 @@ def state_section(log: _Log) -> Section:
         lines.append((1 + age, pos, line))
     # what is uncommitted: the last git status after the last edit says it; else the edits
     last_commit = commits[-1][0] if commits else -1
-    edits = [  # (a Windows path as files changed names it: walk 28, F16)
-        (c.index, p.replace("\\", "/"))
+    # the files files changed says (walk 71, F1: a scratch file written, then removed,
+    # was said uncommitted here), as it names them (a Windows path: walk 28, F16)
+    changed = _changed_paths(log)
+    kept = set(changed)
+    edits = [
+        (c.index, path)
         for c in log.calls
         if not c.failed and not c.rejected
         for p in _edited_paths(c)
-        if not _AGENT_STATE.search(p)
+        if not _AGENT_STATE.search(p) and (path := p.replace("\\", "/")) in kept
     ]
     outside = _outside_paths(log, [p for _, p in edits])  # no commit could take them
     edits = [(i, p) for i, p in edits if p not in outside]
@@ -2111,7 +2135,7 @@ def state_section(log: _Log) -> Section:
     elif edits and last_edit > last_commit and not _submitted(log):
         # named as files changed names them: of all the session's edited paths (walk 55,
         # F6: of these alone, a single one kept its full path there and not here)
-        names = _file_names(log, _changed_paths(log))
+        names = _file_names(log, changed)
         after = list(dict.fromkeys(names[p] for i, p in edits if i > last_commit))
         shown = ", ".join(after[:6]) + (f" and {len(after) - 6} more" if len(after) > 6 else "")
         if commits:
