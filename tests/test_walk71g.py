@@ -176,3 +176,52 @@ def test_f1_work_state_leaves_out_a_file_written_then_removed(
     )
     recap = _recap(path, capsys)
     assert "- tmp_pack.py (deleted)" in _section(recap, "Files changed")
+
+
+#: syn/final-list.jsonl's closing message: a sentence, then two lists under bold lead-ins.
+FINAL = (
+    "The admin dashboard has been implemented with React, Vite, and Tailwind CSS.\n\n"
+    "**Key Features Implemented:**\n"
+    "*   **Responsive Layout:** Sidebar navigation and top header with search and user"
+    " profile, collapsing to a drawer on small screens.\n"
+    "*   **Dashboard:** Stats cards with trend indicators, sales charts placeholders, and a"
+    ' "Recent Orders" data table with status badges.\n'
+    "*   **Products:** Grid view of product cards with images, ratings, and price, with a"
+    " filter bar for categories and price ranges.\n"
+    "*   **Routing:** Functional navigation between Dashboard and Products pages using"
+    " `react-router-dom`.\n"
+    '*   **Design:** Matches the "Light" theme with blue primary colors and clean UI.\n\n'
+    "**Artifacts:**\n"
+    "*   **GitHub Repo:** [acme/dashboard](https://github.com/acme/dashboard)\n"
+    "*   **Preview URL:** https://preview.example.com/dashboard\n"
+    "*   **Build:** `/dist` directory is ready for deployment."
+)
+
+
+def test_f11_what_happened_does_not_say_again_a_list_where_it_stopped_says(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    """syn/final-list.jsonl at 1000 and 300: the lead-in ``**Key Features Implemented:**``
+    was said in Where it stopped and again in What happened, with an item of its list the
+    line there cut ("**Routing:** ..."); an item of a list Where it stopped gives (its
+    lead-in said there) is that section's, said there or counted in its cut."""
+    _env(tmp_path, monkeypatch)
+    path = _claude(
+        tmp_path,
+        [
+            ("user", "Build the admin dashboard from the Figma design and push it."),
+            ("text", "I will scaffold the project with Vite first, then build the pages."),
+            ("text", FINAL),
+        ],
+    )
+    for budget in ("1000", "300"):
+        recap = _recap(path, capsys, "--budget", budget)
+        stopped = "\n".join(_section(recap, "Where it stopped"))
+        happened = recap.split("## What happened\n", 1)[-1]
+        assert "Key Features Implemented" in stopped, (budget, recap)
+        assert recap.count("Key Features Implemented") == 1, (budget, recap)
+        assert "**Routing:**" not in happened, (budget, happened)
+        if "Artifacts" in stopped:
+            assert "**GitHub Repo:**" not in happened and "**Preview URL:**" not in happened
+        # the message's opening, which Where it stopped does not say, is told once
+        assert recap.count("The admin dashboard has been implemented") <= 1, (budget, recap)

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import chain, compress
@@ -508,6 +508,7 @@ def select(
     room_left: list[int | None] | None = None,
     keep_newest: bool = True,
     steps_of: str = "",
+    lists_of: Sequence[tuple[str, Sequence[str]]] = (),
 ) -> Selection:
     """Pick candidates for a recap of at most `budget` tokens (see the module docstring).
 
@@ -523,7 +524,8 @@ def select(
     the budget; with a prefix the newest summary is never forced in. With `dedupe`,
     a sentence already in the prefix or in a summary ranked higher is left out of
     the next ones (no sentence appears twice in the recap), and so is a sentence of the
-    step-by-step answer `steps_of` that says nothing alone (`_deduped`).
+    step-by-step answer `steps_of` that says nothing alone, and an item of a list of the
+    last message (`lists_of`) whose lead-in Where it stopped says (`_deduped`).
 
     `room_left` (for `compose_lazy`), when given, gets the most tokens a paragraph ranked
     after every candidate could have and still be tried, or None when the newest
@@ -548,7 +550,7 @@ def select(
     said: set[int] = set()  # emptied by the dedupe: nothing left to say
     before = cands  # as given: a candidate said already is shown with its own summary
     if dedupe:
-        cands = _deduped(cands, prefix, steps_of)
+        cands = _deduped(cands, prefix, steps_of, lists_of)
         said = {
             i
             for i, (b, c) in enumerate(zip(before, cands, strict=True))
@@ -794,7 +796,12 @@ def _checked(sentence: str, checks: Sequence[tuple[tuple[str, bool], tuple[str, 
     return False
 
 
-def _deduped(cands: list[Candidate], prefix: str, steps_of: str = "") -> list[Candidate]:
+def _deduped(
+    cands: list[Candidate],
+    prefix: str,
+    steps_of: str = "",
+    lists_of: Sequence[tuple[str, Sequence[str]]] = (),
+) -> list[Candidate]:
     """The candidates with every sentence already said (in `prefix`, or in a candidate
     ahead in priority: pinned, then higher score, then newer) taken out of their text;
     an excluded one as it is. `steps_of`: the step-by-step answer whose steps Where it
@@ -803,7 +810,12 @@ def _deduped(cands: list[Candidate], prefix: str, steps_of: str = "") -> list[Ca
     "Then find the new token account.", "Then retry the treasury deposit."), and a step
     of it on its colon (said there with its command, or counted in its "(and N more
     items)"), is that section's business, not something that happened (walk 64, F16);
-    one with content the fit left out of that section is told here."""
+    one with content the fit left out of that section is told here. `lists_of`: the lists
+    of the last message Where it stopped says, each its lead-in and its items
+    (`Section.lists_of`): an item of one whose lead-in a line of that section opens on,
+    alone or after its lead-in (``**Key Features Implemented:** **Routing:** ...``), is
+    that list's, said there or counted in its "(and N more items)" or its cut: the list
+    and its lead-in said once (walk 71, F11)."""
     from chunkscope.engine.summarize.extractive import (
         has_content,
         is_narration,
@@ -824,10 +836,16 @@ def _deduped(cands: list[Candidate], prefix: str, steps_of: str = "") -> list[Ca
     stems: list[str] = []
     where = f"## {SECTION_TITLES['last']}"
     under = ""  # the heading of the section a line is in
+    # each list of the last message by its lead-in: its items (`lists_of`)
+    listed = {_norm(lead) + ":": {_norm(item) for item in items} for lead, items in lists_of}
+    leads: dict[str, set[str]] = {}  # those whose lead-in Where it stopped opens a line on
     for line in prefix.splitlines():
         if line.startswith("## "):
             under = line.strip()
         line = line.strip().lstrip("-#*>\\ ").strip()
+        label = _ITEM_LABEL.match(line) if listed and under == where else None
+        if label and _norm(label.group(0)) + ":" in listed:
+            leads[_norm(label.group(0)) + ":"] = listed[_norm(label.group(0)) + ":"]
         unlabelled = _LABEL.sub("", line)  # "Later: do X." says "do X."
         for text in {line, unlabelled}:
             for s in sentences_of(text):
@@ -902,6 +920,9 @@ def _deduped(cands: list[Candidate], prefix: str, steps_of: str = "") -> list[Ca
                 ):
                     changed = True  # a lead-in or a bare step of the answer Where it stopped
                     continue  # tells with its commands
+                if leads and _led(key, leads):
+                    changed = True  # an item of a list Where it stopped says with its
+                    continue  # lead-in (said or cut there, its lead-in said once)
                 if stems and _begun(key, stems):
                     changed = True  # a sentence a section's line says, cut short
                     continue
@@ -933,6 +954,26 @@ def _deduped(cands: list[Candidate], prefix: str, steps_of: str = "") -> list[Ca
                 summary = replace(c.summary, abstract=abstract, summary=text)
                 out[i] = replace(c, summary=summary)
     return out
+
+
+def _led(key: str, leads: Mapping[str, set[str]]) -> bool:
+    """Whether a sentence (`_norm`) is an item of a list `leads` gives by its lead-in
+    (each `_norm`, with its colon): the item alone or after its lead-in."""
+    for lead, items in leads.items():
+        rest = key[len(lead) :].strip() if key.startswith(lead) else key
+        if len(rest) >= _ITEM_SAID and rest in items:
+            return True
+    return False
+
+
+def _lists_of(
+    fitted: Sequence[Section], sections: Sequence[Section]
+) -> Sequence[tuple[str, Sequence[str]]]:
+    """The lists of the last message Where it stopped says (`Section.lists_of` of
+    `sections`), none when `fitted` leaves that section out."""
+    if not any(s.name == "last" and s.lines for s in fitted):
+        return ()
+    return next((s.lists_of for s in sections if s.name == "last"), ())
 
 
 def _steps_of(fitted: Sequence[Section], sections: Sequence[Section]) -> str:
@@ -1056,6 +1097,7 @@ def compose(
         room_left=room_left,
         keep_newest=plain,
         steps_of=_steps_of(fitted, present),
+        lists_of=_lists_of(fitted, present),
     )
     spare = budget - chosen.used_tokens
     if spare > 8:
@@ -1076,6 +1118,7 @@ def compose(
             dedupe=True,
             keep_newest=plain,
             steps_of=_steps_of(wider, present),
+            lists_of=_lists_of(wider, present),
         )
         if again.used_tokens <= budget and {c.index for c in again.selected} == set(keep):
             flags = {c.index: c for c in chosen.candidates}

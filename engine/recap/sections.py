@@ -218,6 +218,11 @@ class Section:
     #: lead-ins and the steps that section tells (walk 64, F16: "Use these steps.",
     #: "Then find the new token account." were told there again, as what happened)
     steps_of: str = ""
+    #: the lists of the last message Where it stopped says, each its lead-in and its
+    #: items (`_lead_in_lists`): What happened leaves out an item of one whose lead-in
+    #: that section says (walk 71, F11: the lead-in said in both, an item the fit left
+    #: out, counted in its "(and N more items)", told there again)
+    lists_of: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def title(self) -> str:
@@ -2959,6 +2964,9 @@ def last_section(log: _Log) -> Section:
         lists=lists,
         unasked=unasked if has_words(unasked) else "",
         steps_of=" ".join(_fold(_inline_fences(t)) for t in steps),
+        lists_of=tuple((lead, tuple(items)) for t in said for lead, items in _lead_in_lists(t))
+        if lines
+        else (),
     )
 
 
