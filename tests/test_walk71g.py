@@ -225,3 +225,54 @@ def test_f11_what_happened_does_not_say_again_a_list_where_it_stopped_says(
             assert "**GitHub Repo:**" not in happened and "**Preview URL:**" not in happened
         # the message's opening, which Where it stopped does not say, is told once
         assert recap.count("The admin dashboard has been implemented") <= 1, (budget, recap)
+
+
+def test_f7_review_marks_the_precompact_recap_the_next_start_injects(tmp_path: Path) -> None:
+    """syn/precompact-only.sh: a session's recap stored before a compaction, the session
+    killed before its end, its transcript outside Claude Code's folder for the project:
+    the next start injects it, and ``review --list`` marks it ``*`` (one choice,
+    `next_start`)."""
+    from tests.test_hooks import Claude, _context
+
+    claude = Claude(tmp_path)
+    elsewhere = tmp_path / "logs"
+    elsewhere.mkdir()
+    s1 = _claude(
+        elsewhere,
+        [
+            ("user", "Fix the login bug in api/login.py and add a test."),
+            (
+                "call",
+                "Edit",
+                {"file_path": "/p/api/login.py", "old_string": "a", "new_string": "b"},
+                "ok",
+            ),
+            ("text", "The login bug is fixed: the password check now compares hashes."),
+        ],
+        "s1.jsonl",
+    )
+
+    def payload(event: str, session: str, **extra: str) -> dict[str, Any]:
+        return {
+            "session_id": session,
+            "transcript_path": str(elsewhere / f"{session}.jsonl"),
+            "cwd": str(claude.project),
+            "hook_event_name": event,
+            **extra,
+        }
+
+    done = claude.run("hook", "pre-compact", stdin=payload("PreCompact", "s1", trigger="auto"))
+    assert done.returncode == 0, done.stderr
+    claude.stored()
+    listed = claude.run("review", "--list", str(claude.project))
+    assert listed.returncode == 0, listed.stderr
+    rows = [r for r in listed.stdout.decode().splitlines() if r.rstrip().endswith(s1.name)]
+    assert len(rows) == 1 and rows[0].startswith("*"), listed.stdout.decode()
+    start = claude.run(
+        "hook",
+        "session-start",
+        "--build-wait",
+        "120",
+        stdin=payload("SessionStart", "s2", source="startup"),
+    )
+    assert f"from {s1.name}" in _context(start)

@@ -45,6 +45,7 @@ from chunkscope.engine.params import Knob
 from chunkscope.engine.paths import data_dir
 
 if TYPE_CHECKING:
+    from chunkscope.engine.inject.agents.base import Agent
     from chunkscope.engine.recap.core import Selection
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "log_line",
     "match_chunks",
     "newest_transcripts",
+    "next_start",
     "project_dir",
     "project_key",
     "project_root",
@@ -659,6 +661,46 @@ def start_plan(
             )
         return StartPlan(use=best, reason="stored at the last session's end")
     return StartPlan(reason="no earlier session in this project")
+
+
+def next_start(
+    agent: Agent,
+    root: str | os.PathLike[str],
+    recaps: Sequence[StoredRecap],
+    *,
+    source: str = "startup",
+    session_id: str = "",
+    transcript: str | None = None,
+    payload: dict[str, Any] | None = None,
+) -> StartPlan:
+    """What a session start of `agent` in the project `root` does (`start_plan`): the one
+    choice the start hook makes and `review` shows (its `*`, what it opens), so the two
+    agree (walk 71, F7: a project whose only recap was a PreCompact one, its session
+    killed before its end: the start injected it, `review --list` marked nothing). The
+    sessions it chooses among are the transcripts the agent tool keeps beside this one
+    (`Agent.other_transcripts`), else, when it finds none there (no `transcript` to look
+    beside, and the tool's folder for the project unknown or empty), the transcripts of
+    `agent`'s stored recaps that are still there, newest first."""
+    others = agent.other_transcripts(Path(root), transcript, payload or {})
+    if not others:
+        mine = os.path.realpath(transcript) if transcript else None
+        kept = {
+            os.path.realpath(r.transcript): Path(r.transcript)
+            for r in recaps
+            if r.agent == agent.name and not (session_id and r.session_id == session_id)
+        }
+        others = sorted(
+            (p for real, p in kept.items() if real != mine and os.path.isfile(p)),
+            key=lambda p: (-(_modified(p) or 0.0), p.name),
+        )
+    return start_plan(
+        recaps,
+        source=source,
+        session_id=session_id,
+        transcript=transcript,
+        others=others,
+        has_end=agent.has_end,
+    )
 
 
 #: The line that says what is cut, after a recap cut to `MAX_INJECTED_CHARS`.

@@ -592,10 +592,10 @@ def _start(args: argparse.Namespace, data: dict[str, Any]) -> str:
         START_WAIT,
         injected_text,
         load_all,
+        next_start,
         project_root,
         same_file,
         save_stored,
-        start_plan,
     )
 
     agent = _agent(args)
@@ -606,13 +606,14 @@ def _start(args: argparse.Namespace, data: dict[str, Any]) -> str:
     source = _field(data, "source")
     if source == "resume":
         return ""
-    plan = start_plan(
+    plan = next_start(
+        agent,
+        root,
         recaps,
         source=source,
         session_id=session_id,
         transcript=transcript,
-        others=agent.other_transcripts(root, transcript, data),
-        has_end=agent.has_end,
+        payload=data,
     )
     if plan.use is not None:
         return injected_text(plan.use, own=plan.own) if plan.use.text.strip() else ""

@@ -20,10 +20,10 @@ from chunkscope.engine.inject.recaps import (
     StartPlan,
     StoredRecap,
     load_all,
+    next_start,
     recap_path,
     same_file,
     save_stored,
-    start_plan,
 )
 
 #: The recap preview's title while reviewing the recap the next start injects.
@@ -51,14 +51,7 @@ class ReviewTarget:
 def next_start_plan(root: str | Path, recaps: list[StoredRecap], agent: Any) -> StartPlan:
     """What the project's next session start does (``startup``, `agent`'s sessions): the
     plan `review --list` stars and `review` opens."""
-    return start_plan(
-        recaps,
-        source="startup",
-        session_id="",
-        transcript=None,
-        others=agent.other_transcripts(Path(root), None, {}),
-        has_end=agent.has_end,
-    )
+    return next_start(agent, root, recaps)
 
 
 def injected_transcript(plan: StartPlan) -> str:
