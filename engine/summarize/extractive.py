@@ -682,9 +682,23 @@ def has_content(sentence: str) -> bool:
     return bool(_CONTENT.search(sentence) or _IDENTIFIER.search(sentence))
 
 
+#: aider's commands that only manage its chat (the files it holds, its history, its
+#: model, its mode): ``/add FILE``, ``/drop FILE``, ``/read-only FILE``, ``/undo``; not
+#: those that carry a request (``/ask``, ``/code``, ``/architect``, ``/help``) nor a
+#: command to run (``/run``, ``/test``, ``/git``, ``/commit``).
+_CHAT_COMMANDS = (
+    "add|drop|read-only|clear|reset|undo|ls|tokens|map|map-refresh|diff|exit|quit|model|"
+    "models|editor-model|weak-model|chat-mode|copy|copy-context|save|load|settings|"
+    "multiline-mode|think-tokens|reasoning-effort|paste|voice"
+)
 # Machine text, not anyone's words: a sentence that opens with a tag (``<task-notification>``,
-# ``<instructions>``, ``<returncode>``), a bare slash command ("/compact"), a code fence.
-_MARKUP = re.compile(r"^\s*(?:</?[a-z][\w-]*>|/[a-z][\w:-]*[.\s]*$|```)", re.I)
+# ``<instructions>``, ``<returncode>``), a bare slash command ("/compact"), a chat-managing
+# command with its arguments ("/drop GlobalSettings.cs": walk 70, F11), a code fence.
+_MARKUP = re.compile(
+    r"^\s*(?:</?[a-z][\w-]*>|/[a-z][\w:-]*[.\s]*$"
+    rf"|/(?:{_CHAT_COMMANDS})(?:\s+\S+)*[.\s]*$|```)",
+    re.I,
+)
 
 
 #: What a sentence may hold that is no word of prose: inline code, an image or a link's
@@ -2077,7 +2091,8 @@ class ExtractiveSummarizer:
                 if markup:
                     continue
                 if has_words(candidate) and not (
-                    _FILE_LABEL.match(candidate)
+                    _MARKUP.match(candidate)  # ("/drop GlobalSettings.cs": walk 70, F11)
+                    or _FILE_LABEL.match(candidate)
                     or _TAG_LINE.match(candidate)
                     or _HEADING.match(candidate)
                     or _TABLE.match(candidate)

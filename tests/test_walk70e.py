@@ -1,0 +1,61 @@
+"""Walk 70 (summaries of the extractive summarizer), the findings fixed here.
+
+F7: a bare filler opening the user's message ("Alrighty!") was a chunk's summary while
+the agent's answer ("I'll help you rewrite the bash script into Python.") was dropped
+(aider-health.md). F8: list items that are noun phrases ("Raw responses from the API")
+were said without their lead-in ("This updated script now shows:", "I need to
+understand:"), verbless fragments. F9: an issue form's ``_No response_`` placeholder was
+a chunk's abstract (mini-swe-agent, pyvista-4315). F10: a user's pasted example (after
+"Example of the current prompt_history.md:") was summarized instead of the request
+(codex-rtchess.jsonl). F11: aider's chat-managing commands (``/add FILE``, ``/drop
+FILE``) were kept as summaries and recap paragraphs (aider-cargame.md). F1 (its last
+repro): aider's ``/ask QUESTION`` and the model's "The user asks: QUESTION" were both
+said.
+
+Each test fails on the code before its fix; inputs are modelled on the walk's real
+chunks (bench/recap_sessions), made small."""
+
+from __future__ import annotations
+
+import pytest
+
+from chunkscope.engine.summarize.extractive import ExtractiveSummarizer, is_markup
+
+SUMMARIZER = ExtractiveSummarizer()
+
+REWRITE_REQUEST = (
+    "You: Alrighty! And now we get to the fun part! Turns out we need to rewrite this "
+    "project in python <3 -- Would you be so kind and do this for me?  \n"
+    "Bot: I'll help you rewrite the bash script into Python. This will make it more "
+    "maintainable and easier to handle JSON parsing. Let's create a Python script that "
+    "performs all the same operations.\n"
+    "Bot: Here's the Python version:\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "You: /add GlobalSettings.cs  \n",
+        "You: /drop oil:///home/beau/car-game/scenes/  \nYou: /add GameSettings.cs  \n"
+        "You: /drop GlobalSettings.cs  \nYou: /add GameSettings.cs.uid  \n",
+        "You: /model gpt-4o\n",
+        "/drop a.py\n/add b.py\n",
+    ],
+)
+def test_f11_chat_managing_commands_are_no_summary(text: str) -> None:
+    said = SUMMARIZER.summarize(text)
+    assert said.abstract == "" and said.summary == ""
+    assert SUMMARIZER.floor(text) == 0
+
+
+def test_f11_commands_are_markup_requests_are_not() -> None:
+    assert is_markup("/add GlobalSettings.cs")
+    assert is_markup("/read-only docs/notes.md")
+    assert is_markup("/drop GlobalSettings.cs.")
+    assert not is_markup("/ask why does the wheel not turn?")
+    said = SUMMARIZER.summarize(
+        "You: /add car.gd  \nYou: Make the front wheels steer with the arrow keys.\n"
+    )
+    assert said.abstract == "Make the front wheels steer with the arrow keys."
+    assert "/add" not in said.summary
