@@ -33,6 +33,18 @@ REWRITE_REQUEST = (
 )
 
 
+def test_f9_an_issue_forms_no_response_is_no_sentence() -> None:
+    said = SUMMARIZER.summarize(
+        "You: \n### Screenshots\nYou: _No response_\n"
+        "Bot: I'll start by exploring the codebase to understand the structure and locate "
+        "the RectilinearGrid implementation.\n"
+    )
+    assert "No response" not in said.abstract
+    assert "No response" not in said.summary
+    assert said.abstract.startswith("I'll start by exploring the codebase")
+    assert SUMMARIZER.summarize("You: ### Screenshots\nYou: _No response_\n").summary == ""
+
+
 @pytest.mark.parametrize(
     "text",
     [

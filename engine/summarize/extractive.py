@@ -845,6 +845,8 @@ _LABELLED_REFERENCE = re.compile(
     r"[\d.]+(?:\s*(?:,|and|&)\s*#?[\d.]+)*",
     re.I,
 )
+#: What GitHub's issue forms write for a field left empty: no one's words.
+_NO_RESPONSE = re.compile(r"\s*_No response_\.?\s*")
 #: A sentence that is all one aside or one quoted phrase, with no stop inside.
 _ASIDE_ALONE = re.compile(r'\([^().!?]*\)|"[^".!?]*"|“[^“”.!?]*”')
 
@@ -863,11 +865,12 @@ def is_fragment(sentence: Sentence) -> bool:
     - it ends mid-sentence (on "or", "the", "is", ... with no stop);
     - it starts or ends inside a quotation (an odd number of ``"`` outside code);
     - it has no word of content (each word a stopword: "You have.");
-    - it is a user's one-word message without a stop ("verify": walk 50, F13).
+    - it is a user's one-word message without a stop ("verify": walk 50, F13);
+    - it is an issue form's placeholder of an empty field (``_No response_``).
     """
     text = sentence.text.strip()
-    if not has_words(text):
-        return True
+    if not has_words(text) or _NO_RESPONSE.fullmatch(text):
+        return True  # (an issue form's empty field, "_No response_": walk 70, F9)
     prose = _INLINE_CODE.sub(" code ", text)  # a colon or a quote mark in code is the code's
     bare = prose.rstrip(_MARKS)
     words = [w.lower() for w in _WORD.findall(prose)]
