@@ -33,6 +33,22 @@ REWRITE_REQUEST = (
 )
 
 
+def test_f7_a_bare_filler_is_no_summary_the_answer_is() -> None:
+    said = SUMMARIZER.summarize(REWRITE_REQUEST)
+    assert "Alrighty" not in said.summary
+    assert "Alrighty" not in said.abstract
+    assert "I'll help you rewrite the bash script into Python." in said.summary
+
+
+def test_f7_a_look_around_is_still_no_answer() -> None:
+    said = SUMMARIZER.summarize(
+        "You: Why does the parser drop the last line of the file?\n"
+        "Bot: Let me check the parser. The loop stops one line early because of the "
+        "off-by-one in `read_lines`.\n"
+    )
+    assert "Let me check" not in said.summary
+
+
 def test_f9_an_issue_forms_no_response_is_no_sentence() -> None:
     said = SUMMARIZER.summarize(
         "You: \n### Screenshots\nYou: _No response_\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import chain, islice
@@ -576,8 +576,9 @@ _NARRATION = re.compile(
     re.I,
 )
 _FILLER = re.compile(
-    r"^(?:perfect|great|excellent|good|nice|awesome|done|ok(?:ay)?|alright|sure|got it|"
-    r"understood|exactly|right|indeed|wonderful|fantastic|absolutely|yes|hmm+|interesting)"
+    r"^(?:perfect|great|excellent|good|nice|awesome|done|ok(?:ay)?|alright(?:y)?|sure|got it|"
+    r"understood|exactly|right|indeed|wonderful|fantastic|absolutely|yes|hmm+|interesting|"
+    r"cool|wow|yay|hooray|sweet|thanks|thank you)"
     r"\b[\s!.,:]*(?:(?:that|this|it|now|the|everything)\b.{0,30})?[!.]?$"
     r"|^(?:all (?:done|set)|continue|proceed|go on|go ahead|keep going)[\s!.]*$",
     re.I,
@@ -1800,13 +1801,18 @@ def _answered(
     sentences: Sequence[Sentence],
     allowed: set[int],
     rank: Callable[[int], tuple[float, int]],
+    narrated: Collection[int] = (),
 ) -> list[int]:
     """`chosen`, in order, with the answer of each question in it: a question chosen
     without the sentence of the same turn right after it (its answer: "Malformed
     arguments on purpose? No: the harness cut my arguments.") read as answered by the
     next sentence chosen (walk 49, F7); a user's question without the agent's first
     sentence after it read as open (walk 52, F5). The answer takes the place of the
-    lowest-ranked other sentence, so the summary keeps its length."""
+    lowest-ranked other sentence, so the summary keeps its length. An answer in
+    `narrated` (the agent saying what it will do, not `allowed` else) answers only the
+    user's question that is the summary's best (walk 70, F7: "Would you be so kind and
+    do this for me? I'll help you rewrite the bash script into Python."), never in the
+    place of a sentence that says more than the agent's plan."""
 
     def asks(j: int) -> bool:
         return sentences[j].text.rstrip().endswith("?")
@@ -1825,7 +1831,11 @@ def _answered(
                 if i + 1 < len(sentences) and sentences[i + 1].role == sentences[i].role
                 else -1
             )
-        if answer < 0 or answer in out or answer not in allowed or asks(answer):
+        if answer < 0 or answer in out or asks(answer):
+            continue
+        if answer not in allowed and not (
+            answer in narrated and sentences[i].role == "You" and i == min(chosen, key=rank)
+        ):
             continue
         others = [j for j in out if j != i and not asks(j)]
         if others:
@@ -2039,7 +2049,20 @@ class ExtractiveSummarizer:
             ]
             chosen += sorted(rest, key=rank)[: 2 - len(chosen)]
         allowed = {i for i in distinct if i not in said}
-        summary = _answered(chosen, sentences, allowed, rank)
+        # the answer to the user's request may be the agent saying what it will do ("I'll
+        # help you rewrite the bash script into Python." after "Would you be so kind and
+        # do this for me?"), never filler nor a look around ("Let me check."): walk 70, F7
+        narrated = {
+            i
+            for i in distinct
+            if i in said
+            and not (
+                _FILLER.match(sentences[i].text.strip())
+                or _LOOKING.match(sentences[i].text.strip())
+                or is_markup(sentences[i].text)
+            )
+        }
+        summary = _answered(chosen, sentences, allowed, rank, narrated)
         if abstract not in summary:  # a longer sentence chosen in its place says it
             mine = _plain_words(sentences[abstract].text)
             abstract = next(
