@@ -87,3 +87,20 @@ def test_f11_commands_are_markup_requests_are_not() -> None:
     )
     assert said.abstract == "Make the front wheels steer with the arrow keys."
     assert "/add" not in said.summary
+
+
+def test_f1_an_ask_command_and_its_restatement_are_said_once() -> None:
+    question = (
+        "wouldn't we want wheel to inherit from Marker2D so that in the inspector we can "
+        "attach wheels to a car and we don't have to separately create a marker2D to pass "
+        "into wheel?"
+    )
+    said = SUMMARIZER.summarize(
+        f"You: /ask {question}  \n"
+        "Bot: We need to understand the user's suggestion. The Wheel class currently "
+        "receives a Marker2D as a parameter. The user asks: wouldn't we want Wheel to "
+        "inherit from Marker2D so that in the inspector we can attach wheels to a car and "
+        "we don't have to separately create a marker2D to pass into wheel? That is, they "
+        "propose making Wheel a Godot node that you can add as a child of the car.\n"
+    )
+    assert said.summary.lower().count("inherit from marker2d") == 1, said.summary

@@ -1844,9 +1844,17 @@ def _answered(
     return sorted(out)
 
 
+#: A slash command's name before what it says (aider's ``/ask wouldn't we ...?``).
+_COMMAND_NAME = re.compile(r"\s*/[a-z][\w-]*\s+", re.I)
+
+
 def _plain_words(text: str) -> frozenset[str]:
-    """`text`'s words in lower case: to find one sentence's inside another's."""
-    return frozenset(_WORD.findall(text.lower()))
+    """`text`'s words in lower case: to find one sentence's inside another's. A slash
+    command's name is none of its words: "/ask wouldn't we want wheel to inherit from
+    Marker2D ...?" is said inside the model's "The user asks: wouldn't we want Wheel to
+    inherit from Marker2D ...?" (walk 70, F1)."""
+    m = _COMMAND_NAME.match(text)
+    return frozenset(_WORD.findall((text[m.end() :] if m else text).lower()))
 
 
 #: Two sentences sharing this many words or more, each with at most one word the other
