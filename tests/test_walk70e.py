@@ -61,6 +61,54 @@ def test_f9_an_issue_forms_no_response_is_no_sentence() -> None:
     assert SUMMARIZER.summarize("You: ### Screenshots\nYou: _No response_\n").summary == ""
 
 
+PASTED_HISTORY = (
+    "You: I'm still getting a prompt_history with only Response:\n[no response captured]\n"
+    "You: Make sure model responses are included when I run python "
+    "export_development_history.py <session_id>.\n"
+    "You: \nExample of the current prompt_history.md:\n"
+    "You: Prompt #1:\nTimestamp: 2025-11-22T21:48:36+01:00\n"
+    "Prompt: I want to make a chess variant that isn't real time, but instead pieces have "
+    "a cooldown before they are allowed to move. Any piece with a ready cooldown can be "
+    "moved.\nBut first, let's make a basic lichess clone: a webapp displaying a chess "
+    "board in the same style as lichess. There is only one mode where you play against "
+    "the computer. Let's start with the normal game of chess, and we will introduce the "
+    "real time aspect later\nResponse:\n[no response captured]\n"
+)
+
+PASTED_CONTINUED = (
+    "You: Prompt #2:\nTimestamp: 2025-11-22T22:09:11+01:00\n"
+    "Prompt: Nothing happens when I press new game. It should start a new game. Also, I "
+    "don't see the board (no squares and no pieces). Make sure this is all implemented "
+    "and functional\nResponse:\n[no response captured]\n"
+    "Bot thinking: **Improving session export reliability**\n"
+    "Bot thinking: I'm working through how exported session files sometimes contain only "
+    "user messages without assistant responses, causing fallback issues. I'll ensure the "
+    "codex CLI export always runs and overwrites existing files; if export fails, I'll "
+    "fallback to parsing history but won't write synthetic exported files unless "
+    "assistant messages are present. This should prevent misleading exports and improve "
+    "consistency when loading events.\n"
+)
+
+
+def test_f10_a_pasted_example_is_not_the_request() -> None:
+    said = SUMMARIZER.summarize(PASTED_HISTORY)
+    assert "Make sure model responses are included" in said.summary
+    assert "chess variant" not in said.summary
+    assert "lichess" not in said.summary
+
+
+def test_f10_a_paste_cut_from_its_lead_in_is_not_the_users_words() -> None:
+    said = SUMMARIZER.summarize(PASTED_CONTINUED)
+    assert "Nothing happens when I press new game" not in said.summary
+    assert "It should start a new game" not in said.summary
+    assert "I'll ensure the codex CLI export always runs" in said.summary
+
+
+def test_f10_a_user_message_of_a_paste_alone_is_still_summarized() -> None:
+    said = SUMMARIZER.summarize("You: Prompt: Nothing happens when I press new game.\n")
+    assert said.summary == "Prompt: Nothing happens when I press new game."
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -2011,6 +2011,12 @@ class ExtractiveSummarizer:
         # not what the agent quotes (``> `` lines: a PR's text) when it says more: the
         # quote said as its act read as a change still to make (walk 69, F5)
         pool = [i for i in pool if not _quoted_by_agent(sentences[i])] or pool
+        # nor what the user pastes (an example of a file, another conversation's turns)
+        # when the user's message says more: a line of it read as the request (walk 70,
+        # F10: "Prompt: I want to make a chess variant ..." of the pasted
+        # prompt_history.md, not "Make sure model responses are included ...")
+        pasted = _pasted_by_user(sentences)
+        pool = [i for i in pool if i not in pasted] or pool
         if not pool:
             return Extract(sentences, None, [], scores)
         # narration and filler only when the chunk has nothing else
@@ -2180,6 +2186,37 @@ def _subjects_once(
 #: The words of content a lead-in needs, beside the words that only introduce (`include`,
 #: `following`), to say what its list's items are.
 _SENSE_WORDS = 3
+
+
+#: A user's lead-in that introduces something pasted, not said ("Example of the current
+#: prompt_history.md:", "Here is a sample of the log:"); not any lead-in over a block:
+#: aider's architect speaks to its editor as the user ("Your current `requirements.txt`
+#: is:", "Contents:", "Example additions to `.env`:").
+_PASTE_LEAD = re.compile(
+    r"[*_]*(?:here(?:'s|’s| is| are)\s+)?(?:an?\s+|some\s+)?(?:examples?|samples?)\s+of\b",
+    re.I,
+)
+#: A pasted conversation's turn, in the user's message: "Prompt #2:", "Response: ...".
+_PASTED_TURN = re.compile(r"[*_]*(?:prompt|response|assistant|human)(?:\s*#\d+)?[*_]*:", re.I)
+
+
+def _pasted_by_user(sentences: Sequence[Sentence]) -> set[int]:
+    """The positions of what the user pastes rather than says: the sentences of the
+    user's message after a lead-in that introduces an example or an output (the lead-in
+    with them, its block not said), and after a sentence that opens on another
+    conversation's turn label ("Prompt #1:", "Response: [no response captured]"), that
+    one with them (a paste a chunk's edge cut from its lead-in)."""
+    out: set[int] = set()
+    pasting = False
+    for s in sentences:
+        if s.role != "You":
+            pasting = False
+            continue
+        introduces = s.text.rstrip(_MARKS).endswith(":") and _PASTE_LEAD.match(s.text)
+        if pasting or introduces or _PASTED_TURN.match(s.text):
+            out.add(s.position)  # (and the rest of the user's message with it)
+            pasting = True
+    return out
 
 
 def _quoted_by_agent(sentence: Sentence) -> bool:
