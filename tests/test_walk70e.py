@@ -49,6 +49,49 @@ def test_f7_a_look_around_is_still_no_answer() -> None:
     assert "Let me check" not in said.summary
 
 
+UPDATED_SCRIPT = (
+    "Bot: This updated script now shows:\n"
+    "1. The exact GraphQL queries being sent\n"
+    "2. Raw responses from the API\n"
+    "3. Intermediate computation steps\n"
+    "4. Clear separation between each metric check\n"
+)
+
+UNDERSTAND = (
+    "Subagent: Very thorough exploration. I need to understand:\n"
+    "Subagent: 1. How `SessionLive` and `SubagentLive` currently render transcripts - "
+    "what's duplicated, what's different\n"
+    "2. How `AshComputer.LiveView` is used in `PaneListLive` (as the existing pattern "
+    "to follow)\n"
+    "3. The `TranscriptRenderer` service - its API and what it returns\n"
+    "4. The current transcript markup/HEEx templates in both LiveViews\n"
+    "5. How annotation selection works in the transcript\n"
+    "6. Any JS hooks related to transcript rendering\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "lead"),
+    [(UPDATED_SCRIPT, "This updated script now shows:"), (UNDERSTAND, "I need to understand:")],
+)
+def test_f8_a_noun_phrase_item_is_said_with_its_lead_in(text: str, lead: str) -> None:
+    said = SUMMARIZER.summarize(text)
+    assert said.abstract.startswith(lead), said.abstract
+    assert said.summary.startswith(lead), said.summary
+    assert said.summary.count(lead) == 1
+
+
+def test_f8_items_that_say_themselves_keep_no_lead_in() -> None:
+    said = SUMMARIZER.summarize(
+        "Bot: Here's the plan:\n"
+        "1. Use the `requests` library to make HTTP requests\n"
+        "2. Parse JSON responses properly\n"
+        "3. Handle date calculations using Python's datetime module\n"
+    )
+    assert "Here's the plan" not in said.summary
+    assert "Here's the plan" not in said.abstract
+
+
 def test_f9_an_issue_forms_no_response_is_no_sentence() -> None:
     said = SUMMARIZER.summarize(
         "You: \n### Screenshots\nYou: _No response_\n"
@@ -152,3 +195,12 @@ def test_f1_an_ask_command_and_its_restatement_are_said_once() -> None:
         "propose making Wheel a Godot node that you can add as a child of the car.\n"
     )
     assert said.summary.lower().count("inherit from marker2d") == 1, said.summary
+
+
+def test_f8_a_lead_in_is_never_said_between_items_of_its_list() -> None:
+    said = SUMMARIZER.summarize(
+        "Bot: **Notes:**\n"
+        "- Uses `ProductDB` database (matches your configuration)\n"
+        "- Uses string representation for GUIDs (matches your BsonRepresentation settings)\n"
+    )
+    assert "Notes" not in said.summary, said.summary

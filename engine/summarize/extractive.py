@@ -2248,18 +2248,126 @@ def _offers(lead: Sentence) -> bool:
     return not _ALTERNATIVES.isdisjoint(words)
 
 
+#: Words that make a clause of an item: a form of "be", "have" or "do", a modal.
+_FINITE = frozenset(
+    {"is", "are", "was", "were", "am", "be", "been", "has", "have", "had", "does", "do", "did"}
+    | {"will", "would", "can", "could", "should", "may", "might", "must", "shall", "won"}
+    | {"isn", "aren", "wasn", "weren", "hasn", "haven", "doesn", "don", "didn", "couldn"}
+    | {"shouldn", "wouldn", "cannot"}
+)
+#: Pronouns that are a clause's subject: a verb follows them.
+_SUBJECT_PRONOUNS = frozenset({"i", "we", "you", "it", "they", "he", "she"})
+#: Verbs a list's item opens on as a step or a change ("Use the `requests` library ...",
+#: "Remove the 5-line truncation"): the item says what to do, without its lead-in.
+_STEP_VERBS = frozenset(
+    {
+        "accept", "add", "allow", "append", "apply", "avoid", "build", "bump", "cache",
+        "calculate", "call", "catch", "change", "check", "clone", "close", "commit",
+        "compute", "configure", "confirm", "consider", "convert", "copy", "create", "debug",
+        "define", "delete", "deploy", "disable", "display", "document", "downgrade", "drop",
+        "edit", "enable", "ensure", "exclude", "export", "expose", "extract", "fetch",
+        "filter", "find", "fix", "format", "generate", "get", "handle", "hide", "hook",
+        "implement", "import", "include", "increase", "inject", "insert", "inspect",
+        "install", "introduce", "keep", "let", "limit", "lint", "load", "log", "look",
+        "make", "map", "mark", "merge", "mock", "move", "open", "organise", "organize",
+        "parse", "pass", "patch", "pin", "print", "provide", "pull", "push", "raise",
+        "read", "reduce", "refactor", "register", "reject", "rely", "remove", "rename",
+        "render", "replace", "restore", "return", "revert", "review", "rewrite", "run",
+        "save", "send", "set", "show", "simplify", "skip", "sort", "split", "start", "stop",
+        "store", "support", "test", "throw", "trace", "try", "update", "upgrade", "use",
+        "validate", "verify", "wire", "wrap", "write"
+    }
+)  # fmt: skip
+#: Words an object opens on: after an item's first word, that word is its verb ("Mount
+#: the USB drive"); first, the item is a noun phrase ("Any JS hooks ...").
+_QUANTIFIERS = frozenset({"all", "each", "every", "any", "some"})
+#: Words that join an item to the one before it ("Or run `toggle-theme` ..."): its
+#: clause starts after them.
+_JOINERS = frozenset({"or", "and", "then", "also", "but", "so"})
+_OBJECT_STARTS = _DETERMINERS | _QUANTIFIERS | {"it", "them", "me", "us"}
+#: Words an indirect question opens on ("How annotation selection works in the
+#: transcript"): a clause that is its lead-in's object, not a statement.
+_WH_WORDS = frozenset({"how", "what", "why", "which", "who", "whether"})
+#: A label and its value ("**Pixel:** `1a:91:...`", "Wire: get_schema -> gen_sql"), a
+#: term and what it is ("**`multiply_numbers` function** in `src/math_utils.py:9` -
+#: multiplies two integers"): the item says itself.
+_LABELLED = re.compile(r":[*_]*\s|\S\s+[-–—]\s")
+
+
+def _says_itself(item: str) -> bool:
+    """Whether a list's item reads as a clause of its own: it opens on a step's verb
+    ("Parse JSON responses properly"), a past or a gerund ("Added ...", "Adding ..."), or
+    has a finite verb's mark (a form of "be", "have", "do", a modal, a subject pronoun),
+    or is a label with its value or a term with what it is; not a noun phrase ("Raw
+    responses from the API", "The exact GraphQL queries being sent") nor an indirect
+    question ("How annotation selection works in the transcript"), which say something
+    only after their lead-in ("This updated script now shows:", "I need to
+    understand:": walk 70, F8)."""
+    prose = _INLINE_CODE.sub(" code ", item)
+    words = [w.lower() for w in _WORD.findall(prose)]
+    if not words or _LABELLED.search(prose.strip(_MARKS)):
+        return True
+    tokens = item.split()
+    if len(words) > 1 and words[0] in _JOINERS:  # "Or run `toggle-theme` ..."
+        words, tokens = words[1:], tokens[1:]
+    first = words[0]
+    if first in _WH_WORDS or first in _DETERMINERS | _QUANTIFIERS:
+        return (
+            _clause_in(tokens[1:])
+            or not _FINITE.isdisjoint(words[1:])
+            or not _SUBJECT_PRONOUNS.isdisjoint(words[1:-1])
+        )
+    if first in _STEP_VERBS or (len(first) > 4 and first.endswith(("ed", "ing"))):
+        return True
+    if len(tokens) > 1 and _object_start(tokens[1]):
+        return True  # a verb and its object: "Mount the USB drive", "Uses `ProductDB`"
+    return (
+        _clause_in(tokens)
+        or not _FINITE.isdisjoint(words[1:])
+        or not _SUBJECT_PRONOUNS.isdisjoint(words[:-1])
+    )
+
+
+def _object_start(token: str) -> bool:
+    """Whether `token` opens an object: a determiner, a pronoun, inline code, a quote."""
+    return token.lstrip(_LEAD_MARKS)[:1] in '`"“' or token.lower() in _OBJECT_STARTS
+
+
+def _clause_in(tokens: Sequence[str]) -> bool:
+    """Whether `tokens` hold a verb in the third person or the past before its object,
+    or in the third person after a name in code: "The rule collects all
+    `from_expression_elements`", "Then wheel integration pushed `Omega` past zero",
+    "The `WhereNode` returns empty SQL"."""
+    for before, word, after in zip(["", *tokens[:-1]], tokens, [*tokens[1:], ""], strict=True):
+        word = word.strip(_MARKS).lower()
+        if len(word) <= 3 or not word.isalpha():
+            continue
+        third = word.endswith("s") and not word.endswith(("ss", "us", "is"))
+        if (third or word.endswith("ed")) and after and _object_start(after):
+            return True
+        if third and before.rstrip(".,").endswith("`"):
+            return True
+    return False
+
+
 def _with_lead(sentences: Sequence[Sentence], i: int, said: set[int], limit: int) -> str:
     """Sentence `i` cut to `limit`, after the lead-in of its list (`Sentence.lead`) when
-    that lead-in gives its sense (`_gives_sense`) or offers its items as alternatives
-    (`_offers`) and is not in `said` (then added to it): an item kept alone said
-    nothing of what its list is ("`build-mobile` for Solana mobile apps." of "Relevant
-    Solana skills include:", "Remove a feature." of "The following should usually **not**
-    be done in a minor release:": walk 64, F12)."""
+    that lead-in gives its sense (`_gives_sense`), offers its items as alternatives
+    (`_offers`) or the item does not say itself (`_says_itself`: a noun phrase), and
+    is not in `said` (then added to it, as it is when the first of its items kept is
+    said without it): an item kept alone said nothing of what its list is
+    ("`build-mobile` for Solana mobile apps." of "Relevant Solana skills include:",
+    "Remove a feature." of "The following should usually **not** be done in a minor
+    release:": walk 64, F12; "Raw responses from the API." of "This updated script now
+    shows:": walk 70, F8)."""
     sentence = sentences[i]
     lead = sentence.lead
     if lead < 0 or lead in said:
         return _truncate(sentence.text, limit, clause=True)
-    if not (_gives_sense(sentences[lead]) or _offers(sentences[lead])):
+    if not (
+        _gives_sense(sentences[lead]) or _offers(sentences[lead]) or not _says_itself(sentence.text)
+    ):
+        said.add(lead)  # (then before none of its later items: "... m/s. Explanation: Multiply")
         return _truncate(sentence.text, limit, clause=True)
     said.add(lead)
     intro = sentences[lead].text
