@@ -303,7 +303,8 @@ async def test_at_100x30_the_strip_legend_and_the_tabs_say_what_160x48_says() ->
         await until(pilot, lambda: "merged run" in " ".join(labels_now()))
         await pilot.pause()
         labels = labels_now()
-        assert labels[0] == "Merge" and labels[-1] == "Search", labels
+        # (the controls tab says Columns while a strategy's sliders are there: walk 70, F5)
+        assert labels[0] == "Columns" and labels[-1] == "Search", labels
         assert sum(cell_len(label) + 2 for label in labels) <= NARROW[0], labels
         assert any(label.startswith("Recap · ") and "budget 1500" in label for label in labels)
 

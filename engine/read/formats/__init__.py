@@ -323,12 +323,12 @@ def _is_jsonl(lines: list[str], records: list[dict[str, Any]]) -> bool:
 #: What each JSON-lines reader needs, said when none takes a file.
 _JSONL_NEEDS = (
     (SEED, "no record has a 'role'"),
-    (claude.NAME, "no record has 'type' user / assistant with 'uuid' or 'sessionId'"),
-    (codex.NAME, "no record has 'type' and 'payload' (or is a bare Codex item)"),
-    (gemini.NAME, "no record has 'sessionId' and 'projectHash', or 'type' user / gemini"),
+    (claude.NAME, "no record has 'type' user / assistant, 'uuid' or 'sessionId'"),
+    (codex.NAME, "no 'type' + 'payload' record, no bare item"),
+    (gemini.NAME, "no 'sessionId' + 'projectHash', no 'type' gemini"),
     (
         gemini_stream.NAME,
-        "no record has 'type' message with a text 'content', tool_use, tool_result or init",
+        "no 'type' message, tool_use or init",
     ),
 )
 
