@@ -98,7 +98,15 @@ _DOC_MARKUP_LINE = re.compile(
     r"|\s*:{3,}.*"
     r"|\s*(?:!!!|\?\?\?\+?)\s*[a-zA-Z][\w-]*(?:\s+\"[^\"]*\")?\s*"
     r"|\s*\[![a-zA-Z]+\][+-]?.*"
+    # a line of links to anchors of the page alone: its navigation (``[🔼 Back to the
+    # top!](#recipes)``, walk 71, F5), no sentence
+    r"|\s*(?:[*_]*\[[^\]\n]+\]\(#[^)\s]*\)[*_]*[\s|·•]*)+"
 )
+#: An autodoc directive of MkDocs (mkautodoc's and mkdocstrings' ``::: httpx.Client``):
+#: the indented lines under it are its options (``:docstring:``, ``:members: headers
+#: cookies ...``, a YAML ``options:`` block), markup as a reStructuredText directive's
+#: are (walk 71, F3).
+_AUTODOC = re.compile(r"\s*:::[ \t]+[A-Za-z_][\w.]*\s*")
 #: MDN's mark of a definition list's definition, after the item's bullet.
 _DEFINITION_MARK = re.compile(r"^:\s+")
 #: A line of an ECMAScript module's imports or exports (an MDX page's head: ``import
@@ -115,7 +123,14 @@ _CODE_SHORTCODE = re.compile(r"\s*\{\{[<%]\s*((?:code|highlight)[\w-]*)\b.*[%>]\
 def _doc_markup(line: str, shortcode: str) -> tuple[bool, str]:
     """Whether `line` is a document's markup (`_DOC_MARKUP_LINE`) or inside a template's
     code block, and the name of the code block the next line is in ("": none), given
-    `shortcode`, the one this line is in."""
+    `shortcode`, the one this line is in (":::": under an autodoc directive, `_AUTODOC`,
+    whose indented lines are its options)."""
+    if shortcode == ":::":
+        if line[:1] in " \t" and line.strip():
+            return True, shortcode
+        shortcode = ""
+    if _AUTODOC.fullmatch(line):
+        return True, ":::"
     if shortcode:
         closes = re.fullmatch(r"\s*\{\{[<%]\s*/" + re.escape(shortcode) + r"\b.*", line)
         return True, "" if closes else shortcode

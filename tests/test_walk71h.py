@@ -1,0 +1,93 @@
+"""Walk 71 (summaries), the findings fixed here.
+
+F3: MkDocs' autodoc directives (mkautodoc's ``::: httpx.Client`` with ``:docstring:`` and
+``:members: headers cookies ...`` indented under it) were said as a summary sentence.
+F5 (its link part): a line that is only a link to an anchor of the page (``[🔼 Back to the
+top!](#recipes)``, casey/just's README) was said as a sentence, with a period after it.
+F6: a Chinese lead-in ending in a full-width colon ``：`` was kept as a summary's last
+sentence, where one ending in ``:`` is made a full stop or left out. F10: code indented
+under a list item, no fence (a Codex answer's ``import fs from 'fs';`` under "- Add a
+tiny plugin ...:"), was read as prose and said in summaries.
+
+Each test fails on the code before its fix; inputs are modelled on the walk's files
+(/tmp/walk71/syn, /tmp/walk71/files), made small."""
+
+from __future__ import annotations
+
+from chunkscope.engine.read.source import DOC_ROLE
+from chunkscope.engine.summarize.extractive import ExtractiveSummarizer, split_sentences
+
+DOC = f"{DOC_ROLE}: "
+
+
+def doc(*paragraphs: str) -> str:
+    """A document chunk's text as the markdown reader gives it: a label per paragraph."""
+    return "\n".join(DOC + p for p in paragraphs)
+
+
+def said(text: str) -> str:
+    """Everything a summary of `text` says."""
+    summary = ExtractiveSummarizer().summarize(text)
+    return f"{summary.abstract}\n{summary.summary}"
+
+
+#: httpx's docs/api.md: a mkautodoc directive per class, then a section with prose.
+AUTODOC = doc(
+    "## `Client`",
+    "::: httpx.Client\n    :docstring:\n    :members: headers cookies params auth request get"
+    " head options post put patch delete stream build_request send close",
+    "## `Response`",
+    "*An HTTP response.*",
+    "* `.status_code` - **int**",
+)
+
+
+def test_f3_an_autodoc_directives_options_are_markup() -> None:
+    out = said(AUTODOC)
+    assert ":docstring:" not in out and ":members:" not in out and "httpx.Client" not in out
+    assert "*An HTTP response.*" in out
+    assert all(":members:" not in s.text for s in split_sentences(AUTODOC))
+
+
+def test_f3_a_directive_alone_has_no_summary() -> None:
+    only = doc("## `Client`", "::: httpx.Client\n    :docstring:\n    :members: get post")
+    assert ExtractiveSummarizer().summarize(only).summary == ""
+
+
+def test_f3_a_yaml_options_block_of_mkdocstrings_is_markup() -> None:
+    text = doc(
+        "::: my_package.my_module\n    options:\n      show_source: false",
+        "The module parses the configuration files once at start.",
+    )
+    assert "show_source" not in said(text)
+
+
+def test_f3_a_containers_paragraph_at_the_margin_is_text() -> None:
+    # (VuePress' ``::: danger``: its body is at the margin, the page's text)
+    text = doc("::: danger", "Setting `server.cors` to `true` lets any website read your code.")
+    assert "lets any website read your code" in said(text)
+
+
+#: casey/just's README: the last section, ending in a link back to the top.
+BACK_TO_TOP = doc(
+    "# Recipes",
+    "Anyways, I think that's about it for this README.",
+    "[🔼 Back to the top!](#recipes)",
+)
+
+
+def test_f5_a_link_to_an_anchor_of_the_page_is_navigation() -> None:
+    out = said(BACK_TO_TOP)
+    assert "Back to the top" not in out
+    assert "about it for this README" in out
+    assert all("Back to the top" not in s.text for s in split_sentences(BACK_TO_TOP))
+
+
+def test_f5_a_line_of_anchor_links_in_bold_is_navigation() -> None:
+    text = doc("The build takes four minutes.", "**[⬆ back to top](#table-of-contents)**")
+    assert "back to top" not in said(text)
+
+
+def test_f5_a_sentence_with_an_anchor_link_is_text() -> None:
+    text = doc("See [the recipes](#recipes) for more ideas about the justfile.")
+    assert "for more ideas about the justfile" in said(text)
