@@ -91,3 +91,48 @@ def test_f5_a_line_of_anchor_links_in_bold_is_navigation() -> None:
 def test_f5_a_sentence_with_an_anchor_link_is_text() -> None:
     text = doc("See [the recipes](#recipes) for more ideas about the justfile.")
     assert "for more ideas about the justfile" in said(text)
+
+
+#: casey/just's README.中文.md: a lead-in on a full-width colon over a block of code.
+ZH_LEAD_IN = doc(
+    "# 并行",
+    "GNU parallel 可以用来同时运行多个任务：",
+    "```just\nparallel:\n  echo task 1 start; sleep 3; echo task 1 done\n```",
+)
+ZH_IDEAS = doc(
+    "# 想法",
+    "有了一个容易放置命令的地方，你很可能会想出其他有用的东西。一些关于配方的想法：",
+    "- 部署/发布项目",
+    "- 在发布模式与调试模式下构建",
+)
+
+
+def test_f6_a_full_width_colon_of_a_lead_in_alone_is_made_a_full_stop() -> None:
+    summary = ExtractiveSummarizer().summarize(ZH_LEAD_IN)
+    assert summary.summary == "GNU parallel 可以用来同时运行多个任务。"
+
+
+def test_f6_a_short_lead_in_on_a_full_width_colon_is_left_out() -> None:
+    summary = ExtractiveSummarizer().summarize(ZH_IDEAS)
+    assert "一些关于配方的想法" not in summary.summary
+    assert summary.summary.startswith("有了一个容易放置命令的地方")
+    assert not summary.summary.endswith("：")
+
+
+def test_f6_a_full_width_colon_is_made_a_stop_as_the_ascii_one_is() -> None:
+    from chunkscope.engine.summarize.extractive import terminated
+
+    assert terminated("`make` 将会拒绝运行你的测试：") == "`make` 将会拒绝运行你的测试。"
+    assert terminated("Run the tests:") == "Run the tests."
+
+
+def test_f6_a_messages_lead_in_on_a_full_width_colon_opens_its_list() -> None:
+    text = (
+        "You: 改了什么？\nBot: 我修改了数据库连接池的超时设置，避免长查询被中断。"
+        "为此修改了以下配置文件中的多个参数：\n"
+        "- `config/db.yaml` 的超时\n- `config/pool.yaml` 的大小\n"
+    )
+    lead = next(s for s in split_sentences(text) if s.text.endswith("："))
+    items = [s for s in split_sentences(text) if s.after == "item"]
+    assert items and all(s.lead == lead.position for s in items[:1])
+

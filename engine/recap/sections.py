@@ -104,7 +104,14 @@ from chunkscope.engine.summarize.extractive import (
     split_sentences,
     terminated,
 )
-from chunkscope.engine.textutil import code_span, literal_markdown, literal_markdown_line, plural
+from chunkscope.engine.textutil import (
+    COLONS,
+    LEAD_IN_END,
+    code_span,
+    literal_markdown,
+    literal_markdown_line,
+    plural,
+)
 from chunkscope.engine.toolcall import (
     ACTIVE_STATUSES,
     DONE_STATUSES,
@@ -279,7 +286,7 @@ def _sentences_cut(text: str, limit: int) -> str:
         if len(" ".join([*kept, sentence])) > limit - 3:  # room for what closes it
             break
         kept.append(sentence)
-    while kept and kept[-1].rstrip().endswith(":"):  # an introduction to what was left out
+    while kept and kept[-1].rstrip().endswith(_COLON_END):  # an introduction to what was left out
         kept.pop()
     whole = " ".join(kept)
     return _cut(whole, limit) if len(whole) >= limit // 2 else _cut(line, limit)
@@ -2235,7 +2242,7 @@ def _report(label: str, text: str, status: str = "", facts_said: int = 2) -> str
     # subject is the heading above it (1.5.0 was opentelemetry_api's, said as the
     # report's): the report's own sentences first, such a pair only when the report has
     # none and no heading names what it is of (walk 57, F10)
-    said = [s for s in sentences if not s.rstrip().endswith(":") and not _HEADING.match(s)]
+    said = [s for s in sentences if not s.rstrip().endswith(_COLON_END) and not _HEADING.match(s)]
     pairs = {p.text for p in parts if p.after == "item" and _LABELLED_ITEM.match(p.text)}
     under = {p.text for p in _under_headings(text) if p.text in pairs}
     own = [s for s in said if s not in pairs]
@@ -2405,8 +2412,9 @@ def _with_referents(text: str, kept: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
-#: A lead-in's end: a colon, inside bold or after it (``**Changed:**``, ``switched to:``).
-_LEAD_IN_END = re.compile(r":[*_]*\Z")
+_LEAD_IN_END = LEAD_IN_END
+#: A text's end on a colon (`COLONS`): a lead-in's, whatever its script.
+_COLON_END = tuple(COLONS)
 
 
 def _lead_in_lists(text: str) -> list[tuple[str, list[str]]]:
@@ -2486,12 +2494,14 @@ def _with_lead_ins(text: str, pairs: list[tuple[str, str]]) -> list[tuple[str, s
         else:
             continue
         # the lead-in's own line (its colon said as a stop): it opens the list's line now
-        bare = lead_key.rstrip(":*_ ")
+        bare = lead_key.rstrip(f"{COLONS}*_ ")
         out = [
             (line, end)
             for line, end in out
             if not (
-                line == end and len(said := key(end).rstrip(":*_ ")) >= 8 and bare.endswith(said)
+                line == end
+                and len(said := key(end).rstrip(f"{COLONS}*_ ")) >= 8
+                and bare.endswith(said)
             )
         ]
     return out

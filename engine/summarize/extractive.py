@@ -32,8 +32,10 @@ from chunkscope.engine.summarize.base import Summary, clean_summary, has_words
 from chunkscope.engine.textutil import (
     CLOSING_MARKS,
     CLOSING_MARKS_CLASS,
+    COLONS,
     CONTROL_CHAR,
     CUT_END,
+    LEAD_IN_END,
     MARKLESS_SCRIPT,
     SENTENCE_STOP,
     STOPWORDS,
@@ -370,7 +372,7 @@ def _opened_before(lines: list[str]) -> list[str]:
         said = [b for b in before if b.strip()]
         if not said or not all(b.startswith(indent) for b in said):
             return lines
-        if said[-1].rstrip().endswith(":"):
+        if said[-1].rstrip().endswith(_COLON_END):
             return lines  # a lead-in's block opens here ("look at `handleRelease`:")
         close = re.compile(f"{re.escape(indent)}{re.escape(deep.group(2)[0])}{{3,}}\\s*$")
         if any(close.match(ln) for ln in lines[k + 1 :]):
@@ -430,8 +432,9 @@ def _chunk_lines(text: str) -> list[str]:
 _DOC_LABEL = f"{DOC_ROLE}: "
 #: A line indented as a code block is (four spaces, or a tab).
 _INDENTED = re.compile(r"(?: {4,}|\t)\S")
-#: A lead-in's end: a colon, inside bold or after it (``**Changed:**``, ``switched to:``).
-_LEAD_IN_END = re.compile(r":[*_]*\Z")
+_LEAD_IN_END = LEAD_IN_END
+#: A text's end on a colon (`COLONS`): a lead-in's, whatever its script.
+_COLON_END = tuple(COLONS)
 #: A line of a Python doctest (``>>> r = requests.get(url)``): the interpreter's prompt,
 #: code wherever the paragraph falls (reStructuredText reads a paragraph opening with it
 #: as a doctest block, no ``::`` needed).
@@ -508,7 +511,7 @@ def _indented_code(lines: list[str]) -> list[str]:
             continue
         if not line.startswith(_DOC_LABEL):
             out.append(line)
-            lead_in = line.rstrip().endswith(":") or (lead_in and not line.strip())
+            lead_in = line.rstrip().endswith(_COLON_END) or (lead_in and not line.strip())
             block = block and not line.strip()
             i += 1
             continue
@@ -533,7 +536,7 @@ def _indented_code(lines: list[str]) -> list[str]:
         else:
             out += lines[i:end]
             block = False
-        lead_in = said[-1].rstrip().endswith(":") if said else lead_in
+        lead_in = said[-1].rstrip().endswith(_COLON_END) if said else lead_in
         i = end
     return out
 
@@ -687,7 +690,7 @@ def is_narration(sentence: str) -> bool:
         return True
     if not _NARRATION.match(text):
         return False
-    if text.endswith(":") or (_LOOKING.match(text) and "because" not in text.lower()):
+    if text.endswith(_COLON_END) or (_LOOKING.match(text) and "because" not in text.lower()):
         return True  # a lead-in to an action, or looking around
     # "I'll keep `parse()` in engine/read/parse.py: it drops the last line" keeps its facts
     return _marks(text, 2) < 2 and len(text.split()) < 25
@@ -845,10 +848,38 @@ _PLAIN_TITLE = re.compile(
 _ASIDES_IN = re.compile(r"\s*\([^()]*\)")
 
 
+#: Chinese or Japanese characters, written without spaces: `_content_words` counts a
+#: word of content for each run of `_WIDE_WORD_CHARS` of them.
+_WIDE_RUN = re.compile(f"[{WIDE_SCRIPT}]+")
+#: About the characters of a word of content in Chinese or Japanese (a word is one or two
+#: characters, and the particles between words no content): "一些关于配方的想法" ("some
+#: ideas for recipes") is 3, as its English is 2 (walk 71, F6).
+_WIDE_WORD_CHARS = 3
+
+
 def _content_words(text: str) -> list[str]:
-    """`text`'s words of content (no stopword; a number is one)."""
+    """`text`'s words of content (no stopword; a number is one); a run of Chinese or
+    Japanese, one `_WORD` however long, is a word per `_WIDE_WORD_CHARS` characters (a
+    lead-in of twelve characters says as much as one of four English words)."""
     words = [w.lower() for w in _WORD.findall(_INLINE_CODE.sub(" code ", text))]
+    words = [piece for w in words for piece in (_wide_pieces(w) if _WIDE_RUN.search(w) else (w,))]
     return [w for w in words if w not in _STOPWORDS or w.isdecimal()]
+
+
+def _wide_pieces(word: str) -> list[str]:
+    """`word` with each run of Chinese or Japanese in it cut into pieces of
+    `_WIDE_WORD_CHARS` characters (what is not of those scripts a piece of its own)."""
+    out: list[str] = []
+    at = 0
+    for m in _WIDE_RUN.finditer(word):
+        if m.start() > at:
+            out.append(word[at : m.start()])
+        run = m.group()
+        out += [run[k : k + _WIDE_WORD_CHARS] for k in range(0, len(run), _WIDE_WORD_CHARS)]
+        at = m.end()
+    if at < len(word):
+        out.append(word[at:])
+    return out
 
 
 #: A title that is a question's words without its mark: "How to test registration".
@@ -897,8 +928,9 @@ def is_fragment(sentence: Sentence) -> bool:
         return True  # a one-word request ("verify", "fix") said as a sentence: "verify."
     if bare.endswith("::") and not bare.endswith(":::"):
         bare = bare[:-1]  # reStructuredText's lead-in of a literal block ("work::", walk 61, F7)
-    head, colon, tail = bare.rpartition(":")
-    if colon and not head.endswith(":") and not has_words(tail):
+    at = max(bare.rfind(c) for c in COLONS)  # (the last colon, ASCII or full-width)
+    head, colon, tail = bare[: max(at, 0)], bare[at : at + 1] if at >= 0 else "", bare[at + 1 :]
+    if colon and not head.endswith(_COLON_END) and not has_words(tail):
         # a lead-in (or a label) whose block is not here: a fragment when introducing
         # is all it does ("I've added:", "Here's the fix:", "Depends on: —"), not when
         # it says something itself ("Install the dependencies and run the tests:" over
@@ -929,15 +961,16 @@ def is_fragment(sentence: Sentence) -> bool:
             return True
     title = _BOLD_TITLE.fullmatch(text)
     named = title.group(1).rstrip() if title else ""
-    if named.endswith(":") and sum(not w.isdecimal() for w in content) <= _TITLE_WORDS:
+    if named.endswith(_COLON_END) and sum(not w.isdecimal() for w in content) <= _TITLE_WORDS:
         return True  # a short title in bold that introduces its block: "**1. Approach
         # summary (~30 words):**" (not a step that says what it does: "**1. Update
         # `App.js` to manage theme state and add the toggle button:**")
     untitled = not has_content(named) or _PLAIN_TITLE.fullmatch(named) or _SUBORDINATE.match(named)
-    if named and not _ENDED.search(named) and ":" not in named and sentence.opens == "comment":
+    labelled = any(c in named for c in COLONS)  # ("**Verdict: APPROVE**")
+    if named and not _ENDED.search(named) and not labelled and sentence.opens == "comment":
         return True  # an issue template's label, its value the template's comment alone:
         # "**Bug summary**" over "<!--A short 1-2 sentences ...-->" (walk 64, F7)
-    if named and not _ENDED.search(named) and ":" not in named and untitled:
+    if named and not _ENDED.search(named) and not labelled and untitled:
         return True  # "**Inspecting repository**", "**Personal GitHub Profile**" (a
         # form's label: walk 53, F2), "**If your browser wallet is Phantom/Solflare**"
         # (the case a step-by-step answer's part covers: walk 64, F16), not "**Verdict:
@@ -1021,9 +1054,11 @@ def terminated(sentence: str, *, url_stop: bool = False) -> str:
     would read on from it). A trailing comma or dash gives way to the stop."""
     text = sentence.rstrip()
     core = text.rstrip("*_")  # "**1. Update the styles:**" ends as "**1. Update the styles.**"
-    if core.endswith(":") and not core.endswith(":::"):
-        # (reStructuredText's "::" of a literal block's lead-in too: walk 61, F7)
-        return core.rstrip(":").rstrip() + "." + text[len(core) :]
+    if core.endswith(_COLON_END) and not core.endswith(":::"):
+        # (reStructuredText's "::" of a literal block's lead-in too: walk 61, F7; a
+        # Chinese lead-in's "：" is made "。": walk 71, F6)
+        stem = core.rstrip(COLONS).rstrip()
+        return stem + ("。" if _WIDE_END.search(stem) else ".") + text[len(core) :]
     if not text or _ENDED.search(text) or _MARKLESS_END.search(text):
         return text
     if not url_stop and _URL_END.search(text):
@@ -2157,7 +2192,7 @@ class ExtractiveSummarizer:
             line = _truncate(" ".join(line.split()), limit, clause=True)
             return Summary(line, line)
         abstract = _with_lead(ex.sentences, ex.abstract, set(), limit)
-        if abstract.endswith(":"):
+        if abstract.endswith(_COLON_END):
             abstract = terminated(abstract)
         if len(ex.summary) < 2:
             return Summary(abstract, abstract)
