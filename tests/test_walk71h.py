@@ -136,3 +136,61 @@ def test_f6_a_messages_lead_in_on_a_full_width_colon_opens_its_list() -> None:
     items = [s for s in split_sentences(text) if s.after == "item"]
     assert items and all(s.lead == lead.position for s in items[:1])
 
+
+#: A Codex answer (walk 71's codex-old-example.jsonl, line 1213), made small: code
+#: indented under a list item whose text ends in a colon, no fence.
+PLUGIN = (
+    "You: How do I capture Vite dev errors to a log file?\n"
+    "Bot: Dev error logging setup\n"
+    "- Vite plugin (request/error taps)\n"
+    "  - Add a tiny plugin to log requests and forward server-side errors:\n"
+    "    import fs from 'fs';\n"
+    "    import type { Plugin } from 'vite';\n"
+    "\n"
+    "    function devLogPlugin(): Plugin {\n"
+    "      server.middlewares.use((req, _res, next) => {\n"
+    "        next();\n"
+    "      });\n"
+    "    }\n"
+    "- Start the log server with npm run log:server before running vite.\n"
+)
+
+
+def test_f10_code_indented_under_a_list_item_is_no_sentence() -> None:
+    texts = [s.text for s in split_sentences(PLUGIN)]
+    assert not any("import" in t or "middlewares" in t or "devLogPlugin" in t for t in texts)
+    assert "Start the log server with npm run log:server before running vite." in texts
+    out = said(PLUGIN)
+    assert "import fs" not in out and "middlewares" not in out
+
+
+def test_f10_statements_on_one_line_open_such_a_block() -> None:
+    text = (
+        "Bot: Show logs inside Vite\n"
+        "- vite.config.ts:\n"
+        "  - Add a tiny plugin to log requests and write to a file:\n"
+        "    import fs from 'fs'; import path from 'path';\n"
+        "    export default defineConfig({\n"
+        "      server: { proxy: { '/log': 'http://127.0.0.1:4317' } }\n"
+        "    });\n"
+    )
+    assert not any("import" in s.text or "proxy" in s.text for s in split_sentences(text))
+
+
+def test_f10_a_chunk_that_starts_in_such_a_block_has_no_summary() -> None:
+    text = (
+        "Bot:     function devLogPlugin(): Plugin {\n"
+        "      const logDir = 'logs';\n"
+        "      fs.mkdirSync(logDir, { recursive: true });"
+    )
+    assert ExtractiveSummarizer().summarize(text).summary == ""
+
+
+def test_f10_prose_under_a_list_item_is_still_text() -> None:
+    text = (
+        "Bot: Here is the plan.\n"
+        "- Update the cache layer:\n"
+        "  the entries now expire after ten minutes, so stale reads are gone.\n"
+        "- Run the tests again.\n"
+    )
+    assert any("expire after ten minutes" in s.text for s in split_sentences(text))

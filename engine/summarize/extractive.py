@@ -307,9 +307,9 @@ _OPENS_CODE = re.compile(r"(?:\S++\s+){0,2}[^\s{\[(]*+[{\[(]")
 
 def _pasted_code(line: str) -> bool:
     """Whether `line`, outside any fence, is code a user pasted bare: a line of a JSON
-    object (``"provider": {``), of Python or JavaScript (`_CODE_LINE`), or a shell command
-    (``$ npm test``, ``source ~/.zshrc``: a shell's prompt or a known program and a shell
-    sign); never a line that ends as a sentence does or reads on as one (`_prose_words`:
+    object (``"provider": {``), of Python or JavaScript (`_CODE_LINE`, `_ESM_LINE`), or a
+    shell command (``$ npm test``, ``source ~/.zshrc``: a shell's prompt or a known program
+    and a shell sign); never a line that ends as a sentence does or reads on as one (`_prose_words`:
     "cd into the folder and run the tests", "npm install fails on /usr/lib")."""
     text = line.strip()
     if _WORD_STOP.search(text):
@@ -318,6 +318,8 @@ def _pasted_code(line: str) -> bool:
         return False  # (a line of code is short; a long one is prose or output)
     if _JSON_LINE.fullmatch(text) or (_OPENS_CODE.fullmatch(text) and _SIGN_OF_CODE.search(text)):
         return True
+    if _ESM_LINE.fullmatch(text):
+        return True  # a module's import (``import type { Plugin } from 'vite';``: walk 71, F10)
     if _code_line(text):
         return _prose_words(text.split(None, 1)[-1]) <= 2  # ("return 'ok' when the token
         # is valid, otherwise 401" reads on as a sentence)
@@ -425,7 +427,74 @@ def _chunk_lines(text: str) -> list[str]:
             if lines[j].startswith(indent):
                 lines[j] = lines[j][len(indent) :]
         i = end + 1
-    return _indented_code(lines)
+    return _indented_code(_item_code(lines))
+
+
+def _item_code(lines: list[str]) -> list[str]:
+    """`lines` with code indented under a message's list item fenced: the lines after an
+    item that ends in a colon (``- Add a tiny plugin to log requests:``), indented as far
+    as the item's text or deeper, blank lines among them, when the first is code
+    (`_code_start`). A model writes such code without a fence; markdown reads it as the
+    item's text, and so did the split: ``import fs from 'fs'; import type { Plugin } from
+    'vite';`` was a summary's sentence (walk 71, F10). So is such a block the chunk starts
+    in (its first line, indented four spaces or more, code): its item is in the chunk
+    before. Not a document's paragraphs (`_indented_code` reads them) nor a tool's
+    output."""
+    out: list[str] = []
+    outer = ""  # the mark of the fence at the margin the walk is in
+    role = ""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = _ROLE_LINE.match(line) if not outer else None
+        role = m.group(1) if m else role
+        rest = line[m.end() :] if m else line
+        out.append(line)
+        i += 1
+        fence = FENCE.match(rest)
+        if outer or fence:
+            if fence and (not outer or fence.group(1)[0] == outer[0]):
+                outer = "" if outer else fence.group(1)
+            continue
+        if role in (DOC_ROLE, "Tool"):
+            continue
+        if i == 1 and _INDENTED.match(rest) and _code_start(rest):
+            # the chunk starts in such a block: its item is in the chunk before
+            end = _indented_run(lines, i, len(rest) - len(rest.lstrip()))
+            out[-1:] = [f"{m.group(0) if m else ''}```", rest, *lines[i:end], "```"]
+            i = end
+            continue
+        bullet = _BULLET.match(rest)
+        if not bullet or not rest.rstrip().endswith(_COLON_END):
+            continue
+        end = _indented_run(lines, i, bullet.end())  # (where the item's text starts)
+        said = [ln for ln in lines[i:end] if ln.strip()]
+        if said and not _BULLET.match(said[0]) and _code_start(said[0]):
+            out += ["```", *lines[i:end], "```"]
+            i = end
+    return out
+
+
+def _code_start(line: str) -> bool:
+    """Whether `line` is code (`_pasted_code`), or statements of code on one line, each
+    ended by ``;`` (``import fs from 'fs'; import path from 'path';``)."""
+    if _pasted_code(line):
+        return True
+    parts = [p for p in re.split(r";\s*", line.strip()) if p]
+    return ";" in line and all(_pasted_code(p) for p in parts)
+
+
+def _indented_run(lines: list[str], start: int, column: int) -> int:
+    """Where the run of `lines` from `start` indented to `column` or deeper ends (blank
+    lines among them are the run's, not those after it)."""
+    end = start
+    while end < len(lines) and (
+        not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) >= column
+    ):
+        end += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return end
 
 
 #: The label a document's paragraph opens with in a chunk's text.
@@ -2172,11 +2241,16 @@ class ExtractiveSummarizer:
             line = ""
             code = _Code()
             shortcode = ""
+            role = ""
             for raw in _chunk_lines(text):
                 m = _ROLE_LINE.match(raw) if not code.busy else None
+                role = m.group(1) if m else role
                 candidate = _COMMENT.sub("", raw[m.end() :] if m else raw)
                 if code.code(candidate):
                     continue
+                if role not in (DOC_ROLE, "Tool") and _pasted_code(candidate):
+                    continue  # (as the split reads it: walk 71, F10, a chunk of a message's
+                    # code without a fence was summarized by its ``function f(): P {``)
                 markup, shortcode = _doc_markup(candidate, shortcode)
                 if markup:
                     continue
