@@ -284,10 +284,12 @@ CLOSING_MARKS_CLASS = f"[{re.escape(CLOSING_MARKS)}]"
 #: A sentence's stop and the closing marks after it, as a regular expression: what ends a
 #: sentence's words.
 SENTENCE_STOP = rf"[.!?…]{CLOSING_MARKS_CLASS}*"
-#: The colons a lead-in ends on (``switched to:``), the full-width one of Chinese and
-#: Japanese among them (``一些关于配方的想法：``: walk 71, F6, was kept as a summary's last
-#: sentence, a lead-in whose list is not said).
-COLONS = ":："
+#: The full-width colon of Chinese and Japanese: a full stop in its place is ``。``.
+WIDE_COLON = "："
+#: The colons a lead-in ends on (``switched to:``), the full-width one among them
+#: (``一些关于配方的想法：``: walk 71, F6, was kept as a summary's last sentence, a lead-in
+#: whose list is not said).
+COLONS = ":" + WIDE_COLON
 #: A lead-in's end: a colon, inside bold or after it (``**Changed:**``, ``switched to:``).
 LEAD_IN_END = re.compile(f"[{COLONS}][*_]*\\Z")
 #: The end of a text cut short (``... yes. Use...``, a summary's long sentence), with the

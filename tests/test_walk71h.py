@@ -126,6 +126,29 @@ def test_f6_a_full_width_colon_is_made_a_stop_as_the_ascii_one_is() -> None:
     assert terminated("Run the tests:") == "Run the tests."
 
 
+def test_f6_a_full_width_colons_stop_is_full_width_after_a_link() -> None:
+    from chunkscope.engine.summarize.extractive import terminated
+
+    plug = "你可以用你喜欢的软件包管理器安装它，如 [Plug](https://github.com/junegunn/vim-plug)："
+    assert terminated(plug).endswith("vim-plug)。")
+
+
+def test_f6_a_chinese_lead_in_that_only_introduces_is_a_fragment() -> None:
+    from chunkscope.engine.summarize.extractive import is_fragment
+
+    def lead_in(text: str) -> bool:
+        return is_fragment(split_sentences(doc(text))[0])
+
+    assert lead_in("与 `just` 搭配得很好的工具包括：")  # ("... include:")
+    assert lead_in("并且你的 `justfile` 包含：")  # ("and your justfile contains:")
+    assert lead_in("如果你想设置默认的表格显示模式为 `light`：")  # ("if you want ...:")
+    assert lead_in("可以在你的 Shell 初始化脚本中加入以下内容：")  # ("add the following:")
+    assert not lead_in("GNU parallel 可以用来同时运行多个任务：")
+    # ("these arguments" points at no block: a sentence that says something)
+    variadic = "以 `+` 为前缀的变长参数接受一个或多个参数，并展开为一个包含这些参数的字符串："
+    assert not lead_in(variadic)
+
+
 def test_f6_a_messages_lead_in_on_a_full_width_colon_opens_its_list() -> None:
     text = (
         "You: 改了什么？\nBot: 我修改了数据库连接池的超时设置，避免长查询被中断。"

@@ -39,6 +39,7 @@ from chunkscope.engine.textutil import (
     MARKLESS_SCRIPT,
     SENTENCE_STOP,
     STOPWORDS,
+    WIDE_COLON,
     WIDE_SCRIPT,
     closing_ticks,
     code_span,
@@ -924,6 +925,25 @@ _WIDE_RUN = re.compile(f"[{WIDE_SCRIPT}]+")
 #: characters, and the particles between words no content): "一些关于配方的想法" ("some
 #: ideas for recipes") is 3, as its English is 2 (walk 71, F6).
 _WIDE_WORD_CHARS = 3
+#: What makes a Chinese lead-in one that only introduces what follows, as `_POINTERS`,
+#: `_INTRODUCES` and `_SUBORDINATE` do an English one: a word pointing at it anywhere
+#: ("以下", "如下": "the following"), a last word whose object it is ("包括": "include",
+#: "为": "to"), or a condition alone ("如果 ...": "if ...", no comma).
+_WIDE_POINTERS = ("以下", "如下", "下面", "下列")
+_WIDE_INTRODUCES = ("包括", "包含", "例如", "比如", "是", "为", "成")
+_WIDE_CONDITIONS = ("如果", "假如", "要是")
+
+
+def _wide_lead_in(text: str) -> bool:
+    """Whether `text`, a lead-in without its colon, only introduces what follows in
+    Chinese (`_WIDE_POINTERS`, `_WIDE_INTRODUCES`, `_WIDE_CONDITIONS`): "与 `just`
+    搭配得很好的工具包括：" ("Tools that go well with `just` include:")."""
+    text = text.strip(_MARKS)
+    return (
+        any(w in text for w in _WIDE_POINTERS)
+        or text.endswith(_WIDE_INTRODUCES)
+        or (text.startswith(_WIDE_CONDITIONS) and not any(c in text for c in ",，"))
+    )
 
 
 def _content_words(text: str) -> list[str]:
@@ -936,15 +956,17 @@ def _content_words(text: str) -> list[str]:
 
 
 def _wide_pieces(word: str) -> list[str]:
-    """`word` with each run of Chinese or Japanese in it cut into pieces of
-    `_WIDE_WORD_CHARS` characters (what is not of those scripts a piece of its own)."""
+    """`word` with each run of Chinese or Japanese in it cut into a piece per
+    `_WIDE_WORD_CHARS` characters, one at least (what is not of those scripts a piece of
+    its own)."""
     out: list[str] = []
     at = 0
     for m in _WIDE_RUN.finditer(word):
         if m.start() > at:
             out.append(word[at : m.start()])
         run = m.group()
-        out += [run[k : k + _WIDE_WORD_CHARS] for k in range(0, len(run), _WIDE_WORD_CHARS)]
+        n = max(1, len(run) // _WIDE_WORD_CHARS)
+        out += [run[k * len(run) // n : (k + 1) * len(run) // n] for k in range(n)]
         at = m.end()
     if at < len(word):
         out.append(word[at:])
@@ -1026,6 +1048,7 @@ def is_fragment(sentence: Sentence) -> bool:
             or last in _RUNS_ON
             or last in _INTRODUCES
             or (_SUBORDINATE.match(plain) and "," not in plain)
+            or (_WIDE_RUN.search(plain) is not None and _wide_lead_in(plain))
         ):
             return True
     title = _BOLD_TITLE.fullmatch(text)
@@ -1127,7 +1150,8 @@ def terminated(sentence: str, *, url_stop: bool = False) -> str:
         # (reStructuredText's "::" of a literal block's lead-in too: walk 61, F7; a
         # Chinese lead-in's "：" is made "。": walk 71, F6)
         stem = core.rstrip(COLONS).rstrip()
-        return stem + ("。" if _WIDE_END.search(stem) else ".") + text[len(core) :]
+        wide = core.endswith(WIDE_COLON) or _WIDE_END.search(stem)
+        return stem + ("。" if wide else ".") + text[len(core) :]
     if not text or _ENDED.search(text) or _MARKLESS_END.search(text):
         return text
     if not url_stop and _URL_END.search(text):
