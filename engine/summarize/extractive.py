@@ -1547,6 +1547,8 @@ def _split_sentences(text: str) -> list[Sentence]:
             line = line[m.end() :]
         if not code.busy and role not in ("You", "Tool"):
             line = _THOUGHT_LABEL.sub("", line, count=1)
+        if role == "You" and not code.busy:
+            line = _REQUEST_COMMAND.sub("", line, count=1)
         macro = role == DOC_ROLE and "{{" in line and "}}" in line
         if macro and not code.busy and not _DOC_MARKUP_LINE.fullmatch(line):
             line = _INLINE_MACRO.sub(_macro_text, line)  # (walk 61, F3: MDN's pages)
@@ -1989,6 +1991,9 @@ def _answered(
 
 #: A slash command's name before what it says (aider's ``/ask wouldn't we ...?``).
 _COMMAND_NAME = re.compile(r"\s*/[a-z][\w-]*\s+", re.I)
+#: aider's commands that carry the user's request in their words (``/ask X``): a summary
+#: says the request, X, as the recap's Task does (walk 72, F9).
+_REQUEST_COMMAND = re.compile(r"\s*/(?:ask|code|architect|context)\s+(?=\S)", re.I)
 
 
 def _plain_words(text: str) -> frozenset[str]:

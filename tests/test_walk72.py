@@ -1,0 +1,22 @@
+"""Walk 72: a fresh walk after walks 69-71's fixes; the findings fixed here. F9: an aider
+request's summary kept its command's name (``... restart the server. /ask is it fixed
+now?``), which the recap's Task leaves out.
+
+Each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+from chunkscope.engine.summarize.extractive import ExtractiveSummarizer, split_sentences
+
+
+def test_f9_an_aider_request_is_said_without_its_command_s_name() -> None:
+    text = "You: /ask what would be the next step for the question extraction?\n"
+    texts = [s.text for s in split_sentences(text)]
+    assert texts == ["what would be the next step for the question extraction?"], texts
+    summary = ExtractiveSummarizer().summarize(text)
+    assert "/ask" not in f"{summary.abstract} {summary.summary}"
+    # a chat-managing command is no request: still no sentence (walk 70, F11)
+    assert ExtractiveSummarizer().summarize("You: /drop GlobalSettings.cs\n").abstract == ""
+    # the agent's words keep a slash command they mention
+    said = [s.text for s in split_sentences("Bot: /ask is how you ask without editing.\n")]
+    assert said == ["/ask is how you ask without editing."]
