@@ -20,3 +20,15 @@ def test_f9_an_aider_request_is_said_without_its_command_s_name() -> None:
     # the agent's words keep a slash command they mention
     said = [s.text for s in split_sentences("Bot: /ask is how you ask without editing.\n")]
     assert said == ["/ask is how you ask without editing."]
+
+
+def test_f10_a_myst_label_target_is_no_sentence() -> None:
+    """click's docs/options.md: ``(multiple-options)=`` over its heading was said as the
+    summary ``(multiple-options)=.``."""
+    text = (
+        "Doc: The type is automatically used.\n\n(multiple-options)=\n\n"
+        "## Multiple Options\n\nSimilarly to nargs, options can be given many times.\n"
+    )
+    texts = [s.text for s in split_sentences(text)]
+    assert not any("multiple-options" in t for t in texts), texts
+    assert "Similarly to nargs, options can be given many times." in texts

@@ -104,6 +104,8 @@ _DOC_MARKUP_LINE = re.compile(
     # a line of links to anchors of the page alone: its navigation (``[🔼 Back to the
     # top!](#recipes)``, walk 71, F5), no sentence
     r"|\s*(?:[*_]*\[[^\]\n]+\]\(#[^)\s]*\)[*_]*[\s|·•]*)+"
+    # MyST's target of a label (``(multiple-options)=`` over a heading: walk 72, F10)
+    r"|\s*\([\w.:-]+\)=\s*"
 )
 #: An autodoc directive of MkDocs (mkautodoc's and mkdocstrings' ``::: httpx.Client``):
 #: the indented lines under it are its options (``:docstring:``, ``:members: headers
