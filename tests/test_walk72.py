@@ -32,3 +32,21 @@ def test_f10_a_myst_label_target_is_no_sentence() -> None:
     texts = [s.text for s in split_sentences(text)]
     assert not any("multiple-options" in t for t in texts), texts
     assert "Similarly to nargs, options can be given many times." in texts
+
+
+def test_f11_an_otherwise_item_is_never_said_without_the_items_before_it() -> None:
+    """click's docs/options.md: "... infer the decorated function argument name as
+    follows: Otherwise, the first positional argument prefixed with `-` is chosen." (its
+    items 1 and 2 dropped)."""
+    from chunkscope.engine.summarize.extractive import is_fragment
+
+    text = (
+        "Doc: More formally, Click will try to infer the argument name as follows:\n\n"
+        "1. If a positional name has no prefix, it is chosen.\n"
+        "2. If a positional name is prefixed with `--`, the first one is chosen.\n"
+        "3. Otherwise, the first positional name prefixed with `-` is chosen.\n"
+    )
+    sentences = split_sentences(text)
+    third = next(s for s in sentences if s.text.startswith("Otherwise"))
+    assert is_fragment(third)
+    assert not is_fragment(next(s for s in sentences if s.text.startswith("If a positional")))

@@ -837,6 +837,8 @@ _CONTINUES_UNLESS_ASKED = frozenset(
 #: A sentence's first word when it is a plain lowercase word (not a name such as
 #: ``cache_key()``, ``conftest.py`` or ``spotter-fum.2``, which may open a sentence).
 _PLAIN_FIRST = re.compile(r"[a-z][a-z'’-]*(?=[\s,;!?]|$)")
+#: An item that goes on from the items before it: what holds when they do not.
+_OTHERWISE = re.compile(r"[*_]*(?:otherwise|else|if not|failing that)\b", re.I)
 #: The agent writes sentences that start with a capital: one of its sentences that
 #: starts lowercase after another one is the rest of a sentence the split cut.
 _AGENT_ROLES = frozenset({"Bot", "Bot thinking"})
@@ -1096,6 +1098,10 @@ def is_fragment(sentence: Sentence) -> bool:
         return True  # a numbered label in a message over the block after it, which no
         # summary holds: "2/ same query with alias" over the user's query (walk 68, F1);
         # not a request or a status over its paste ("make the sidebar collapsible")
+    if sentence.after == "item" and _OTHERWISE.match(text):
+        return True  # an item that says what holds when the items before it do not:
+        # "Otherwise, the first positional argument ..." of click's "as follows:" list,
+        # said without them (walk 72, F11)
     first = _PLAIN_FIRST.match(text)
     if first:
         word = first.group(0)
