@@ -20,7 +20,9 @@ from chunkscope.engine.summarize.extractive import (
 )
 from chunkscope.tui.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+#: the starts of two real mini-swe-agent runs (sources in tests/fixtures/SOURCES.md):
+#: bench/recap_sessions is not in the repository
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "mini-swe-agent"
 
 ISSUE = (
     "You: Consider the following PR description:\n"
@@ -65,9 +67,9 @@ def first_candidate(answer: dict[str, object]) -> dict[str, str]:
 def test_f1_the_real_task_s_first_chunk_says_no_list_label(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """bench/recap_sessions/mini-sqlfluff-1625.traj.json: chunk 0's line was ``2/ same
+    """mini-sqlfluff-1625's start (tests/fixtures, trimmed): chunk 0's line was ``2/ same
     query with alias.``; it now says what was observed, or nothing the Task said."""
-    path = ROOT / "bench" / "recap_sessions" / "mini-sqlfluff-1625.traj.json"
+    path = FIXTURES / "sqlfluff-1625-head.traj.json"
     answer = recap_json(path, capsys)
     first = first_candidate(answer)
     assert not first["summary"].startswith("2/"), first
@@ -103,7 +105,7 @@ def test_f2_a_bold_value_after_its_lead_in_stays_with_it() -> None:
 def test_f2_the_real_task_s_abstract_ends_at_its_title(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    path = ROOT / "bench" / "recap_sessions" / "mini-pvlib-1072.traj.json"
+    path = FIXTURES / "pvlib-1072-head.traj.json"
     first = first_candidate(recap_json(path, capsys))
     assert "Describe the bug" not in first["summary"], first
     assert first["abstract"].endswith("pandas>=1.0.0"), first
