@@ -9,7 +9,9 @@ is a part of, so a chunk at any stage can say which turns and lines it covers.
 from __future__ import annotations
 
 import gc
+import re
 import threading
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -91,6 +93,14 @@ class Turn(NamedTuple):
     #: keeps the result with its message when chunks are made a record at a time:
     #: `engine.chunk.split`); None for any other turn.
     text_start: int | None = None
+    #: For a message its reader joined from several records, each a piece of its text
+    #: cut anywhere (a Gemini CLI stream's ``delta`` events): where each record's piece
+    #: starts, as (non-blank characters of the text before it, the record's line), so a
+    #: part of the text a split cuts out says the records holding its words
+    #: (`piece_lines`), not the whole message's; None for any other turn. Counted in
+    #: non-blank characters, which tidying the text's blank lines (`words_only`) and line
+    #: ends leaves as they were.
+    pieces: tuple[tuple[int, int], ...] | None = None
 
     @property
     def line(self) -> str:
@@ -107,10 +117,39 @@ def text_lines(text: str, first: int) -> tuple[int, int]:
     return (start, max(start, first + body.count("\n")))
 
 
+_BLANKS = re.compile(r"\s+")
+
+
+def solid_chars(text: str) -> int:
+    """The non-blank characters of `text` (what `Turn.pieces` counts)."""
+    return len(text) - sum(len(blank) for blank in _BLANKS.findall(text))
+
+
+def piece_lines(
+    pieces: tuple[tuple[int, int], ...], before: int, part: str
+) -> tuple[int, int] | None:
+    """The first and last line of the records holding the words of `part`, a part of a
+    text joined from records (`Turn.pieces`) that has `before` non-blank characters
+    before it; None when `part` is blank."""
+    n = solid_chars(part)
+    if not n:
+        return None
+    starts = [c for c, _ in pieces]
+    first = pieces[max(bisect_right(starts, before) - 1, 0)][1]
+    last = pieces[max(bisect_right(starts, before + n - 1) - 1, 0)][1]
+    return first, last
+
+
 def turn_part(turn: Turn, lo: int, hi: int) -> Turn:
     """`turn` with only ``text[lo:hi]``; its lines narrowed to that part's when the text
-    is the file's lines (`Turn.last_line` known)."""
+    is the file's lines (`Turn.last_line` known) or joined from records (`Turn.pieces`)."""
     part = turn.text[lo:hi]
+    if turn.pieces and turn.source_line is not None:
+        held = piece_lines(turn.pieces, solid_chars(turn.text[:lo]), part)
+        if held is None:
+            return turn._replace(text=part, pieces=None)
+        first, last = held
+        return turn._replace(text=part, source_line=first, end_line=last, pieces=None)
     if turn.source_line is None or turn.last_line is None:
         return turn._replace(text=part)
     first, last = text_lines(part, turn.source_line + turn.text.count("\n", 0, lo))

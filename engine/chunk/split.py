@@ -24,6 +24,8 @@ from chunkscope.engine.model import (
     Turn,
     chunks_from_spans,
     gc_paused,
+    piece_lines,
+    solid_chars,
     text_lines,
     with_progress,
 )
@@ -173,6 +175,10 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
         exact = turn.source_line is not None and turn.last_line is not None
         line = turn.source_line if exact or (by_message and turn.role == "Doc") else None
         last_part = len(parts) - 1
+        # a message joined from records (`Turn.pieces`): each paragraph says the records
+        # holding its words (walk 72, F4); `solid` counts the words' characters before it
+        pieces = turn.pieces if line is None and turn.source_line is not None else None
+        solid = 0
         for i, part in enumerate(parts):
             if skips is not None and line is not None:
                 line += skips[i]
@@ -182,6 +188,10 @@ def _split_into(turns: Iterable[Turn], chunks: list[list[Turn]], by_message: boo
                 call = turn.call_line if i == 0 else None
                 at = turn.source_line
                 end = turn.end_line if i == last_part or turn.text_end is None else turn.text_end
+                held = piece_lines(pieces, solid, part) if pieces else None
+                if held is not None:
+                    at, end = held
+                    solid += solid_chars(part)
                 piece = Turn(
                     turn.timestamp,
                     turn.role,

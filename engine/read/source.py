@@ -77,6 +77,8 @@ class Message(dict[str, Any]):
     end_line: int | None
     last_line: int | None
     part_ends: PartEnds
+    #: Where each record of a message joined from several starts (`Turn.pieces`).
+    pieces: tuple[tuple[int, int], ...] | None
     #: Whether its reader gave its texts with no paragraph of whitespace alone
     #: (`words_only`, `message_turns`' `tidy`): collapsing tool calls says them so too.
     tidy: bool
@@ -90,6 +92,7 @@ class Message(dict[str, Any]):
         part_ends: PartEnds = NO_PART_ENDS,
         *,
         tidy: bool = False,
+        pieces: tuple[tuple[int, int], ...] | None = None,
     ) -> None:
         super().__init__(data)
         self.line = line
@@ -97,6 +100,7 @@ class Message(dict[str, Any]):
         self.last_line = last_line
         self.part_ends = part_ends
         self.tidy = tidy
+        self.pieces = pieces
 
 
 @dataclass(slots=True)
@@ -997,6 +1001,7 @@ def message_turns(
     part_ends: PartEnds = NO_PART_ENDS,
     text_start: int | None = None,
     tidy: bool = False,
+    pieces: tuple[tuple[int, int], ...] | None = None,
 ) -> list[Turn]:
     """The turns one message yields: an optional ``Bot thinking`` turn, then its content.
 
@@ -1009,7 +1014,8 @@ def message_turns(
     `end_line`: the message's last line when it spans several (`Turn.end_line`);
     `part_ends`: where its reasoning and its content alone end, when known;
     `text_start`: where its text starts, after `line` (`Turn.text_start`); `tidy`: its
-    texts with no paragraph of whitespace alone (`words_only`; not the seed's).
+    texts with no paragraph of whitespace alone (`words_only`; not the seed's);
+    `pieces`: where each record of a content joined from several starts (`Turn.pieces`).
     """
     ts = parse_timestamp(msg.get("timestamp"))
     role = msg["role"]
@@ -1048,6 +1054,7 @@ def message_turns(
             end_line=end,
             text_end=text_end,
             text_start=text_start,
+            pieces=pieces,
         )
         out.append(turn)
     return out

@@ -1092,8 +1092,20 @@ def collapse_messages(
         # a message whose text is the file's lines (an aider chat's) says its last one,
         # so the paragraphs a split cuts out of it keep their own lines
         last = _source_line(msg, "last_line") if role in (USER_ROLE, BOT_ROLE) else None
+        # a text joined from records (a Gemini CLI stream's) says where each starts
+        pieces = getattr(msg, "pieces", None) if role in (USER_ROLE, BOT_ROLE) else None
         turns.append(
-            Turn(ts, role, text, line, len(turns), last, call_line=call_line, end_line=end)
+            Turn(
+                ts,
+                role,
+                text,
+                line,
+                len(turns),
+                last,
+                call_line=call_line,
+                end_line=end,
+                pieces=pieces,
+            )
         )
 
     for msg in with_progress(messages, progress):

@@ -143,13 +143,15 @@ class Collected:
         end_line: int | None = None,
         part_ends: PartEnds = NO_PART_ENDS,
         text_start: int | None = None,
+        pieces: tuple[tuple[int, int], ...] | None = None,
     ) -> None:
         """Read one message of the seed's shape into turns at once, marked with the format
         that wrote it (``agent``: collapsing says that agent's tools in the seed's
         forms); the message itself is kept only with `keep_messages`. `end_line`: the
         last line of its text when its record spans lines from `line` (`Turn.end_line`);
         `part_ends`: where its reasoning and its content alone end (`PartEnds`);
-        `text_start`: where its text starts when after `line` (`Turn.text_start`)."""
+        `text_start`: where its text starts when after `line` (`Turn.text_start`);
+        `pieces`: where each record of a text joined from several starts (`Turn.pieces`)."""
         end_line = end_line if end_line is not None and end_line > line else None
         text_start = text_start if text_start is not None and text_start > line else None
         part_ends = PartEnds(*(e if e is not None and e > line else None for e in part_ends))
@@ -161,7 +163,9 @@ class Collected:
             self.warnings.append(Problem(line, f"{e}; read without a time"))
             message["timestamp"] = None
         if self.keep_messages:
-            kept = Message(message, line, end_line, part_ends=part_ends, tidy=self.tidy)
+            kept = Message(
+                message, line, end_line, part_ends=part_ends, tidy=self.tidy, pieces=pieces
+            )
             self.messages.append(kept)
         self.added += 1
         turns = self.turns
@@ -176,6 +180,7 @@ class Collected:
                 part_ends=part_ends,
                 text_start=text_start,
                 tidy=self.tidy,
+                pieces=pieces,
             )
         )
 

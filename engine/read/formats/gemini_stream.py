@@ -8,7 +8,9 @@ its ``type`` and ``timestamp``:
 - ``message`` (``role`` user / assistant, ``content`` a string, ``delta``): what the user
   asked, and the model's answer as it streamed: each ``delta`` event is a piece of it,
   cut anywhere (mid-word, mid-URL), so the consecutive ``delta`` pieces of one role are
-  read as one message, from the first piece's line to the last's;
+  read as one message, from the first piece's line to the last's, each piece's line kept
+  (`Turn.pieces`): a paragraph of it that a chunk holds says the lines of the pieces
+  holding its words, not the whole message's (walk 72, F4);
 - ``tool_use`` (``tool_name``, ``tool_id``, ``parameters``): a call, under Gemini CLI's
   own tool names (``run_shell_command``, ``write_file``, ``replace``, ``read_file``, MCP
   tools), as the chat files name them;
@@ -33,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chunkscope.engine.model import solid_chars
 from chunkscope.engine.read.formats.base import (
     Collected,
     ReadOptions,
@@ -78,7 +81,8 @@ def looks_like(record: dict[str, Any]) -> bool:
 
 @dataclass
 class _Streamed:
-    """The ``delta`` pieces of one message read so far: its role, text, lines, time."""
+    """The ``delta`` pieces of one message read so far: its role, text, lines, time, and
+    where each piece starts (`Turn.pieces`: the non-blank characters before it, its line)."""
 
     role: str
     line: int
@@ -86,6 +90,16 @@ class _Streamed:
     parts: list[str] = field(default_factory=list)
     end_line: int = 0
     records: int = 0
+    starts: list[tuple[int, int]] = field(default_factory=list)
+    solid: int = 0  # the non-blank characters of `parts`
+
+    def take(self, text: str, line: int) -> None:
+        """Add the piece `text`, read on `line`."""
+        self.starts.append((self.solid, line))
+        self.solid += solid_chars(text)
+        self.parts.append(text)
+        self.end_line = line
+        self.records += 1
 
 
 def _flush(out: Collected, pending: _Streamed | None) -> None:
@@ -102,6 +116,7 @@ def _flush(out: Collected, pending: _Streamed | None) -> None:
         pending.line,
         {"role": role, "content": text, "timestamp": pending.timestamp},
         end_line=pending.end_line,
+        pieces=tuple(pending.starts) if pending.end_line > pending.line else None,
     )
 
 
@@ -134,12 +149,11 @@ def read(path: Path, options: ReadOptions) -> Any:
             role = str(rec.get("role") or "")
             delta = rec.get("delta") is True
             if delta and pending is not None and pending.role == role:
-                pending.parts.append(text)
-                pending.end_line = line
-                pending.records += 1
+                pending.take(text, line)
                 continue
             _flush(out, pending)
-            pending = _Streamed(role, line, ts, [text], line, 1)
+            pending = _Streamed(role, line, ts)
+            pending.take(text, line)
             if not delta:  # a whole message: nothing joins it
                 _flush(out, pending)
                 pending = None
