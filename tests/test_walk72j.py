@@ -1,6 +1,10 @@
 """Walk 72 (fixer j): Gemini CLI stream-json transcripts (``gemini-cli-stream``), the
 findings fixed here, on the real metaphi-agent figma-eval transcripts:
 
+- F1: a transcript of two runs (two ``init`` records: the harness ran the agent again
+  after an API error, sending the same prompt) had the recap's Task say the request
+  twice, ``Later:`` repeating it word for word; a request repeated verbatim is said once
+  (the file still reads as one session: the first run's work is the session's too);
 - F4: a chunk holding a part of a streamed answer (one message joined from the ``delta``
   records of lines 84-90) said the whole message's lines, [84, 90] for each of its
   paragraphs; each part now says the records holding its words (84-87, 87-90, ...), as a
@@ -22,6 +26,7 @@ from chunkscope.engine.model import Chunk, turn_part
 from chunkscope.engine.pipeline import Pipeline, PipelineParams
 from chunkscope.engine.read.parse import load
 from chunkscope.engine.recap.collapse import collapse_messages
+from chunkscope.engine.recap.sections import extract_sections
 
 
 def _jsonl(tmp_path: Path, records: list[dict[str, Any]], name: str = "transcript.jsonl") -> Path:
@@ -115,3 +120,73 @@ def test_f4_a_part_cut_at_a_token_says_its_records(tmp_path: Path) -> None:
     assert lines("**Preview", "**Implementation") == (3, 4)
     assert lines("Details", "The project") == (5, 5)
     assert lines("I have", "Details") == (2, 5)
+
+
+# --------------------------------------------------------------------------- F1
+
+# line 1 (and 99) of gemini-figma49b-transcript.jsonl: longer than a later request's line
+PROMPT = (
+    "Figma URL: https://www.figma.com/design/mLzr95Yi2kwGyZBc44QiV7/SAAS-Dashboard--Community-"
+    "\n\nDesign: Saas Dashboard\n\nContext: This is a SaaS dashboard design which is highly "
+    "valuable for training Figma-to-code models as dashboards are commonly built by "
+    "developers and contain rich UI components like charts, tables, navigation, and data "
+    "visualization elements. Despite the lack of description, the name clearly indicates "
+    "it's a complete dashboard interface rather than just wireframes or components."
+)
+EXPANDED = "You are an expert frontend engineer. Write React code for the design.\n\n" + PROMPT
+
+
+def _run(session: str, day: str, end: dict[str, Any]) -> list[dict[str, Any]]:
+    """One run as the harness saves it: its prompt (no ``timestamp``), the CLI's
+    ``init`` and the prompt it sent, a call and its result, the run's end."""
+    return [
+        {"type": "message", "role": "user", "content": PROMPT},
+        {"type": "init", "timestamp": f"{day}T06:12:28Z", "session_id": session, "model": "m"},
+        {"type": "message", "timestamp": f"{day}T06:12:29Z", "role": "user", "content": EXPANDED},
+        {
+            "type": "tool_use",
+            "timestamp": f"{day}T06:12:30Z",
+            "tool_name": "run_shell_command",
+            "tool_id": f"{session}-1",
+            "parameters": {"command": "npm run build"},
+        },
+        {
+            "type": "tool_result",
+            "timestamp": f"{day}T06:12:31Z",
+            "tool_id": f"{session}-1",
+            "status": "success",
+            "output": "built in 7.01s",
+        },
+        end,
+    ]
+
+
+TWO_RUNS = [
+    *_run(
+        "66268ffc",
+        "2026-01-30",
+        {
+            "type": "result",
+            "timestamp": "2026-01-30T06:29:13Z",
+            "status": "error",
+            "error": {"type": "Error", "message": "[API Error: 400 invalid argument]"},
+            "stats": {"total_tokens": 1},
+        },
+    ),
+    *_run(
+        "8491166e",
+        "2026-01-31",
+        _delta("The dashboard is built and pushed.", 40),
+    ),
+]
+
+
+def test_f1_a_request_two_runs_repeat_is_said_once(tmp_path: Path) -> None:
+    source = load(_jsonl(tmp_path, TWO_RUNS))
+    assert source.format == "gemini-cli-stream"
+    task = next(s for s in extract_sections(source.messages) if s.name == "task")
+    said = [line for line in task.lines if "Figma URL" in line or "You are" in line]
+    assert said[0].startswith("Figma URL: https://www.figma.com/design/mLzr95Yi2kwGyZBc44QiV7")
+    # the prompt once, the CLI's expanded prompt once (each run sent both)
+    assert len(said) == 2, task.lines
+    assert said[1].startswith("Later: You are an expert frontend engineer.")

@@ -963,7 +963,14 @@ def task_section(log: _Log) -> Section:
     lines = [_first_request(requests[0][1])]
     full = [_cut(_request_body(requests[0][1]), _UNCUT_CHARS)]
     later: dict[str, str] = {}
+    # a request repeated word for word is said once: a harness that runs the agent again
+    # sends the same prompt again (a Gemini CLI stream-json file of two runs: walk 72, F1)
+    said = {" ".join(requests[0][1].split())}
     for _, t in requests[1:]:
+        whole = " ".join(t.split())
+        if whole in said:
+            continue
+        said.add(whole)
         t = _inline_fences(t)
         if has_words(t):  # an empty code block alone says nothing ("Later: ")
             later.setdefault(_cut(t, _LINE_CHARS["task"]), _cut(t, _UNCUT_CHARS))
