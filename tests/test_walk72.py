@@ -6,7 +6,12 @@ Each test fails on the code before its fix."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from chunkscope.engine.summarize.extractive import ExtractiveSummarizer, split_sentences
+from chunkscope.tui.cli import main
 
 
 def test_f9_an_aider_request_is_said_without_its_command_s_name() -> None:
@@ -50,3 +55,31 @@ def test_f11_an_otherwise_item_is_never_said_without_the_items_before_it() -> No
     third = next(s for s in sentences if s.text.startswith("Otherwise"))
     assert is_fragment(third)
     assert not is_fragment(next(s for s in sentences if s.text.startswith("If a positional")))
+
+
+def test_f7_commits_in_the_log_s_order_the_earlier_ones_counted_above(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """aider-catalog.md: "Committed 1101109 ..." came before "(8 earlier commits)" (both
+    of one turn), and a turn's two commits were said newest first."""
+    turns = []
+    for k in range(8):
+        commits = [f"> Commit {k:03d}a{k:03d} feat: change number {k}"]
+        if k in (1, 3, 6):  # a turn that commits twice
+            commits.append(f"> Commit {k:03d}b{k:03d} feat: change number {k}, second part")
+        turns.append(f"#### make change {k}\n\nI'll make change {k}.\n\n" + "  \n".join(commits))
+    history = "# aider chat started at 2024-08-20 14:08:19\n\n" + "  \n\n".join(turns) + "  \n"
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(history, encoding="utf-8")
+    assert main(["recap", str(path), "--budget", "3000"]) == 0
+    text = capsys.readouterr().out
+    state = text.split("## Work state", 1)[1].split("\n## ", 1)[0].strip().splitlines()
+    assert state == [
+        "(5 earlier commits)",  # 003a003, of the same turn as 003b003, is one of them
+        "Committed 003b003: feat: change number 3, second part",
+        "Committed 004a004: feat: change number 4",
+        "Committed 005a005: feat: change number 5",
+        "Committed 006a006: feat: change number 6",
+        "Committed 006b006: feat: change number 6, second part",
+        "Committed 007a007: feat: change number 7",
+    ], state
