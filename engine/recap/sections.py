@@ -2110,11 +2110,11 @@ def state_section(log: _Log) -> Section:
         # above the first commit shown, which may share its place (one aider turn's
         # commits: walk 72, F7, the line came after a commit it precedes)
         lines.append((3, commits[-7][0], f"({plural(len(commits) - 6, 'earlier commit')})"))
-    shown = commits[-6:]
-    for k, (pos, line) in enumerate(shown):  # in the log's order (the sort below keeps
+    recent = commits[-6:]
+    for k, (pos, line) in enumerate(recent):  # in the log's order (the sort below keeps
         if branch:  # said once on the Branch line  # the order of lines at one place)
             line = line.replace(f" on {branch}: ", ": ", 1)
-        lines.append((len(shown) - 1 - k, pos, line))
+        lines.append((len(recent) - 1 - k, pos, line))
     last_push = pushes[-1][0] if pushes else -1
     if pushes:
         lines.append((1, pushes[-1][0], pushes[-1][1]))
