@@ -272,9 +272,10 @@ def test_a_subagent_s_line_keeps_what_its_it_refers_back_to(tmp_path: Path) -> N
         [("user", "Which Thai curry is the most popular?"), ("bash", ("Task", task, result))],
     )
     (line,) = _lines(sections, "subagents")
-    assert "It won" in line, line
-    assert "**Massaman Curry** - Extremely popular, especially in Western countries. It won" in (
-        line
+    # the report's answer opens its line (walk 72, F2); "It won" only with what it names
+    assert line.startswith("- Search popular Thai curry: Based on my web search,"), line
+    assert "It won" not in line or (
+        "**Massaman Curry** - Extremely popular, especially in Western countries. It won" in line
     ), line
 
 

@@ -95,6 +95,7 @@ from chunkscope.engine.segment.requests import (
 from chunkscope.engine.summarize.base import has_words
 from chunkscope.engine.summarize.extractive import (
     Sentence,
+    _content_words,
     _truncate,
     has_content,
     is_fragment,
@@ -2227,6 +2228,37 @@ def _under_headings(text: str) -> list[Sentence]:
     return out
 
 
+#: The fewest words of content (`_content_words`) a message's opening sentence with no
+#: other fact in it (`has_content`: no path, code, number) has to be its answer, said
+#: first: "Based on my web search, **Green Curry** and **Red Curry** appear to be the most
+#: popular Thai curries, ..." (walk 72, F2 and F3), not an acknowledgement or a lead-in
+#: ("Rozumím.", "Use these steps.", "The patch looks good.").
+_ANSWER_WORDS = 6
+
+
+def _answer_opening(text: str) -> str:
+    """The sentence `text` opens on when it is its answer (`split_sentences`' text of it),
+    "" otherwise: the first of a paragraph before any heading or list, no lead-in, no
+    question, no narration, naming something or with `_ANSWER_WORDS` words of content.
+    The answer's sentence has no number or path more often than the details after it
+    do: picked by `has_content` alone, the third item of a ranked list ("**Massaman
+    Curry** ... won CNN's poll in 2011") was said as the result and the answer was lost
+    (walk 72, F2: a subagent's report; F3: the last message)."""
+    first = next((p for p in split_sentences(text) if p.text.strip() and not p.quoted), None)
+    if first is None or first.heading or first.after == "item" or _HEADING.match(first.text):
+        return ""
+    said = first.text.strip()
+    if (
+        is_fragment(first)
+        or is_narration(said)
+        or said.rstrip("*_ ").endswith(_COLON_END)
+        or _QUESTION.search(said)
+        or _wordless(said)
+    ):
+        return ""
+    return first.text if has_content(said) or len(_content_words(said)) >= _ANSWER_WORDS else ""
+
+
 def _report(label: str, text: str, status: str = "", facts_said: int = 2) -> str:
     """One subagent's line: its name, its verdict when it gives one, its first facts (at
     most `facts_said` sentences)."""
@@ -2274,6 +2306,9 @@ def _report(label: str, text: str, status: str = "", facts_said: int = 2) -> str
         or [s for s in said if s not in under]
         or [s for s in sentences if s not in under]
     )
+    opening = _answer_opening(text)
+    if opening in own:  # the report's answer first (walk 72, F2)
+        facts = [opening, *[f for f in facts if f != opening]]
     facts = [line for line, _ in _with_referents(text, facts)]  # no "It ..." of nothing said
     if verdict:
         hit = next((s for s in sentences if verdict in s), "")

@@ -1,0 +1,96 @@
+"""Walk 72, F2 and F3: a message's answer is its opening sentence, and it has no number
+or path more often than the details after it do; picked by `has_content` alone, it was
+lost.
+
+- F2: "Subagent results" gave a subagent's third ranked list item ("**Massaman Curry**
+  ... won CNN's poll in 2011") as its result, where the report opens on its answer
+  ("Based on my web search, **Green Curry** and **Red Curry** appear to be the most
+  popular ...").
+- F3: the last message's first sentence (its answer) went to What happened while Where
+  it stopped opened on its second paragraph ("Interestingly, **Massaman Curry** ...").
+
+Each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chunkscope.tui.cli import main
+
+REPORT = (
+    "Based on my web search, **Green Curry** and **Red Curry** appear to be the most popular"
+    " Thai curries, with these two consistently mentioned as the top favorites both in"
+    " Thailand and internationally.\n\n## Key Findings\n\n**Most Popular Thai Curries (in"
+    " order of general popularity):**\n\n1. **Green Curry (Gaeng Khiao Wan)** - Often cited"
+    " as the most popular Thai curry globally.\n\n2. **Red Curry (Gaeng Phet)** - A close"
+    " second in popularity.\n\n3. **Massaman Curry** - Extremely popular, especially in"
+    " Western countries. It won CNN's \"World's 50 Most Delicious Foods\" poll in 2011,"
+    " ranking #1.\n\n4. **Yellow Curry (Gaeng Karee)** - Popular as a beginner-friendly"
+    " option."
+)
+ANSWER = (
+    "The search results indicate that **Green Curry** is generally considered the most"
+    " popular Thai curry color globally, followed closely by **Red Curry**."
+)
+LAST = (
+    f"{ANSWER} \n\nInterestingly, **Massaman Curry** (brown/tan in color) was voted the"
+    " world's #1 most delicious food by CNN in 2011, though it's technically a Thai-Indian"
+    " fusion curry.\n\nThe popularity varies by context:\n- **Green curry** - most iconic"
+    " and popular overall despite being the spiciest\n- **Red curry** - close second,"
+    " popular for its robust flavor and medium heat\n- **Yellow curry** and **Massaman** -"
+    " often more popular with newcomers due to milder spice levels"
+)
+
+
+@pytest.fixture
+def curry(tmp_path: Path) -> Path:
+    """The walk's repro (sessionshare-4b2030ed in bench/recap_sessions), its messages
+    alone: a request, a Task call, the subagent's report, the closing answer."""
+    common = {"sessionId": "s", "cwd": "/p", "gitBranch": "main"}
+    request = "spawn a subagent to perform a websearch to determine the most popular thai curry"
+    task = {"description": "Search popular Thai curry color", "prompt": "Search the web."}
+    said = [{"type": "text", "text": REPORT}]
+    contents: list[tuple[str, object]] = [
+        ("user", request),
+        ("assistant", [{"type": "tool_use", "id": "t1", "name": "Task", "input": task}]),
+        ("user", [{"tool_use_id": "t1", "type": "tool_result", "content": said}]),
+        ("assistant", [{"type": "text", "text": LAST}]),
+    ]
+    records = [
+        {
+            "type": role,
+            "uuid": f"u{k}",
+            "parentUuid": f"u{k - 1}" if k else None,
+            "timestamp": f"2026-01-01T00:00:0{k}Z",
+            "message": {"role": role, "content": content},
+            **common,
+        }
+        for k, (role, content) in enumerate(contents)
+    ]
+    path = tmp_path / "curry.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def _sections(path: Path, budget: int, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
+    """The recap of `path` at `budget` tokens, each section's text by its heading."""
+    assert main(["recap", "--budget", str(budget), str(path)]) == 0
+    out: dict[str, str] = {}
+    for part in capsys.readouterr().out.split("\n## "):
+        head, _, body = part.lstrip("# ").partition("\n")
+        out[head] = body.strip()
+    return out
+
+
+def test_f2_a_subagent_s_result_is_its_answer_sentence(
+    curry: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The report's opening answer is its line's first sentence, not its list's third item."""
+    line = _sections(curry, 1000, capsys)["Subagent results"]
+    assert line.startswith(
+        "- Search popular Thai curry color: Based on my web search, **Green Curry** and **Red"
+    ), line
+    assert "Massaman" not in line.split(". ")[0]
