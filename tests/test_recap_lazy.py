@@ -116,11 +116,13 @@ def test_a_small_budget_summarizes_few_chunks(tmp_path: Path) -> None:
     log = make_log(tmp_path / "long.jsonl", topics=150)
     pipe = Pipeline(log, PipelineParams(collapse=True, merge=SEED))
     n = len(pipe.merged().chunks)
-    lazy = pipe.recap(budget=120, every_summary=False)
+    # (150: at 120 the last message's sentence Where it stopped leaves out is no longer
+    # told in What happened, walk 72, F3, and the room it took is tried on every chunk)
+    lazy = pipe.recap(budget=150, every_summary=False)
     assert n > 100
     assert lazy.unlisted > n // 2  # most chunks were never summarized
     assert pipe.summarized <= len(lazy.candidates)  # repeated texts are summarized once
-    _same(lazy, pipe.recap(budget=120))
+    _same(lazy, pipe.recap(budget=150))
 
 
 def test_every_summary_when_the_summarizer_cannot_floor(tmp_path: Path) -> None:

@@ -217,8 +217,10 @@ def test_f11_what_happened_does_not_say_again_a_list_where_it_stopped_says(
     for budget in ("1000", "300"):
         recap = _recap(path, capsys, "--budget", budget)
         stopped = "\n".join(_section(recap, "Where it stopped"))
-        happened = recap.split("## What happened\n", 1)[-1]
-        assert "Key Features Implemented" in stopped, (budget, recap)
+        # (none at all: every sentence left is the last message's, said above: walk 72, F3)
+        happened = recap.split("## What happened\n", 1)[1] if "## What happened\n" in recap else ""
+        # (at 300 the list may be left out, the message's answer said first: walk 72, F3)
+        assert "Key Features Implemented" in stopped or budget == "300", (budget, recap)
         assert recap.count("Key Features Implemented") == 1, (budget, recap)
         assert "**Routing:**" not in happened, (budget, happened)
         if "Artifacts" in stopped:

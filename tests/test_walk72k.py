@@ -94,3 +94,52 @@ def test_f2_a_subagent_s_result_is_its_answer_sentence(
         "- Search popular Thai curry color: Based on my web search, **Green Curry** and **Red"
     ), line
     assert "Massaman" not in line.split(". ")[0]
+
+
+@pytest.mark.parametrize("budget", [300, 1000])
+def test_f3_where_it_stopped_opens_on_the_last_message_s_answer(
+    curry: Path, budget: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The last message's answer opens Where it stopped, not its aside ("Interestingly,
+    **Massaman Curry** ..."), and What happened says none of its sentences again."""
+    sections = _sections(curry, budget, capsys)
+    assert sections["Where it stopped"].startswith(ANSWER), sections["Where it stopped"]
+    happened = sections.get("What happened", "")
+    assert "Green Curry** is generally considered" not in happened, happened
+    assert "Interestingly" not in happened, happened
+
+
+def test_f3_a_line_the_fit_leaves_out_of_where_it_stopped_is_not_what_happened(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A sentence of the last message left out of Where it stopped to fit is not told in
+    What happened (gemini-yubikey-pam at 300: a step out of its list, told as the end)."""
+    steps = " ".join(
+        f"Step {k}: open terminal number {k} and touch your **backup key** there when it"
+        f" flashes, then wait for the prompt to confirm that login {k} worked fine."
+        for k in range(1, 9)
+    )
+    last = f"I have added your backup YubiKey to the `u2f_keys` file.\n\n{steps}"
+    common = {"sessionId": "s", "cwd": "/p"}
+    contents = [
+        ("user", "add my backup yubikey to the pam u2f config please"),
+        ("assistant", [{"type": "text", "text": last}]),
+    ]
+    records = [
+        {
+            "type": role,
+            "uuid": f"u{k}",
+            "parentUuid": f"u{k - 1}" if k else None,
+            "timestamp": f"2026-01-01T00:00:0{k}Z",
+            "message": {"role": role, "content": content},
+            **common,
+        }
+        for k, (role, content) in enumerate(contents)
+    ]
+    path = tmp_path / "yubikey.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    sections = _sections(path, 300, capsys)
+    where = sections["Where it stopped"]
+    assert where.startswith("I have added your backup YubiKey"), where
+    happened = sections.get("What happened", "")
+    assert "backup key" not in happened, (where, happened)

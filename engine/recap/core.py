@@ -509,6 +509,7 @@ def select(
     keep_newest: bool = True,
     steps_of: str = "",
     lists_of: Sequence[tuple[str, Sequence[str]]] = (),
+    last_of: str = "",
 ) -> Selection:
     """Pick candidates for a recap of at most `budget` tokens (see the module docstring).
 
@@ -525,7 +526,8 @@ def select(
     a sentence already in the prefix or in a summary ranked higher is left out of
     the next ones (no sentence appears twice in the recap), and so is a sentence of the
     step-by-step answer `steps_of` that says nothing alone, and an item of a list of the
-    last message (`lists_of`) whose lead-in Where it stopped says (`_deduped`).
+    last message (`lists_of`) whose lead-in Where it stopped says, and a sentence of the
+    last message (`last_of`) that section says, or left out to fit (`_deduped`).
 
     `room_left` (for `compose_lazy`), when given, gets the most tokens a paragraph ranked
     after every candidate could have and still be tried, or None when the newest
@@ -550,7 +552,7 @@ def select(
     said: set[int] = set()  # emptied by the dedupe: nothing left to say
     before = cands  # as given: a candidate said already is shown with its own summary
     if dedupe:
-        cands = _deduped(cands, prefix, steps_of, lists_of)
+        cands = _deduped(cands, prefix, steps_of, lists_of, last_of)
         said = {
             i
             for i, (b, c) in enumerate(zip(before, cands, strict=True))
@@ -801,6 +803,7 @@ def _deduped(
     prefix: str,
     steps_of: str = "",
     lists_of: Sequence[tuple[str, Sequence[str]]] = (),
+    last_of: str = "",
 ) -> list[Candidate]:
     """The candidates with every sentence already said (in `prefix`, or in a candidate
     ahead in priority: pinned, then higher score, then newer) taken out of their text;
@@ -815,7 +818,10 @@ def _deduped(
     (`Section.lists_of`): an item of one whose lead-in a line of that section opens on,
     alone or after its lead-in (``**Key Features Implemented:** **Routing:** ...``), is
     that list's, said there or counted in its "(and N more items)" or its cut: the list
-    and its lead-in said once (walk 71, F11)."""
+    and its lead-in said once (walk 71, F11). `last_of`: the last message Where it
+    stopped says (`Section.whole`): a sentence of it is that section's, said there or
+    left out to fit, never told again as something that happened (walk 72, F3: its
+    aside, and a list's steps, were told after the story, as its end)."""
     from chunkscope.engine.summarize.extractive import (
         has_content,
         is_narration,
@@ -824,6 +830,7 @@ def _deduped(
     )
 
     steps = _norm(" ".join(steps_of.split()))
+    last = _norm(" ".join(last_of.split()))
 
     seen: set[str] = set()
     said = _norm(" ".join(prefix.split()))  # the sections' text, to find quotes in it
@@ -920,9 +927,13 @@ def _deduped(
                 ):
                     changed = True  # a lead-in or a bare step of the answer Where it stopped
                     continue  # tells with its commands
-                if leads and _led(key, leads):
+                if last and len(key) >= _QUOTED and key in last:
+                    changed = True  # the last message's, which Where it stopped says
+                    continue
+                if (leads and _led(key, leads)) or (last and listed and _led(key, listed)):
                     changed = True  # an item of a list Where it stopped says with its
-                    continue  # lead-in (said or cut there, its lead-in said once)
+                    continue  # lead-in (said or cut there, its lead-in said once), or
+                    # of any list of the last message when that section is said
                 if stems and _begun(key, stems):
                     changed = True  # a sentence a section's line says, cut short
                     continue
@@ -982,6 +993,14 @@ def _steps_of(fitted: Sequence[Section], sections: Sequence[Section]) -> str:
     if not any(s.name == "last" and s.lines for s in fitted):
         return ""
     return next((s.steps_of for s in sections if s.name == "last"), "")
+
+
+def _last_of(fitted: Sequence[Section], sections: Sequence[Section]) -> str:
+    """The last message Where it stopped says (`Section.whole` of `sections`, unfitted:
+    the lines a fit left out are its too), "" when `fitted` leaves that section out."""
+    if not any(s.name == "last" and s.lines for s in fitted):
+        return ""
+    return next((s.whole for s in sections if s.name == "last"), "")
 
 
 def _keeps(wider: Sequence[Section], fitted: Sequence[Section]) -> bool:
@@ -1098,6 +1117,7 @@ def compose(
         keep_newest=plain,
         steps_of=_steps_of(fitted, present),
         lists_of=_lists_of(fitted, present),
+        last_of=_last_of(fitted, present),
     )
     spare = budget - chosen.used_tokens
     if spare > 8:
@@ -1119,6 +1139,7 @@ def compose(
             keep_newest=plain,
             steps_of=_steps_of(wider, present),
             lists_of=_lists_of(wider, present),
+            last_of=_last_of(wider, present),
         )
         if again.used_tokens <= budget and {c.index for c in again.selected} == set(keep):
             flags = {c.index: c for c in chosen.candidates}

@@ -2824,6 +2824,12 @@ def _last_lines_items(
         plain = [_EMBED.sub("", s).strip() for s in sentences if not is_narration(s)]
         worded = [s for s in plain if not _wordless(s)]  # a bare path is no content said
         chosen = [s for s in worded if has_content(s)] or worded[:2] or plain[:2]
+        # its answer opens its lines, whether or not it names a path or a number (walk
+        # 72, F3: "Green Curry is ... the most popular" went to What happened, and the
+        # section opened on its aside, "Interestingly, **Massaman Curry** ...")
+        opening = _EMBED.sub("", _answer_opening(text)).strip()
+        if opening in worded and opening not in chosen:
+            chosen = [opening, *chosen]
         chosen, leads = _whole_procedures(text, worded, chosen)
         chosen, steps = _with_commands(text, chosen)
         procedures.append(steps)
