@@ -83,3 +83,31 @@ def test_f7_commits_in_the_log_s_order_the_earlier_ones_counted_above(
         "Committed 006b006: feat: change number 6, second part",
         "Committed 007a007: feat: change number 7",
     ], state
+
+
+def test_f6_where_it_stopped_is_the_last_answer_not_one_the_work_went_past(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """aider-catalog.md: the agent asked for Program.cs, got it, said what it would do,
+    edited and committed; the user then typed /load. Where it stopped said the request
+    for the file (the answer before the last, brought back by the /load typed after)."""
+    history = (
+        "# aider chat started at 2024-08-20 14:08:19\n\n"
+        "#### add try-catch-finally with NLog shutdown to Program.cs\n\n"
+        "To add it to Program.cs, I need to see the current content of that file.\n"
+        "Please add **Program.cs** to the chat so I can make the necessary changes.\n\n"
+        "> Program.cs  \n> Add file to the chat? (Y)es/(N)o [Yes]: y  \n\n"
+        "I'll add a try-catch-finally block to Program.cs to wrap the startup and ensure"
+        " NLog.LogManager.Shutdown() is called in the finally block.\n\n"
+        "Program.cs\n```csharp\n<<<<<<< SEARCH\napp.Run();\n=======\ntry { app.Run(); }\n"
+        "finally { NLog.LogManager.Shutdown(); }\n>>>>>>> REPLACE\n```\n\n"
+        "> Applied edit to Program.cs  \n> Commit 465a604 feat: add try-catch-finally  \n\n"
+        "#### /load aider_adds\n\n> Executing: /drop  \n"
+    )
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(history, encoding="utf-8")
+    assert main(["recap", str(path), "--budget", "1000"]) == 0
+    text = capsys.readouterr().out
+    stopped = text.split("## Where it stopped", 1)[1].split("\n## ", 1)[0]
+    assert "I'll add a try-catch-finally block to Program.cs" in stopped, text
+    assert "Please add" not in stopped, text

@@ -2397,7 +2397,10 @@ def _last_words(log: _Log) -> list[str]:
         first_after = min((i for i, _ in log.requests if i > since), default=last_i)
         # (not the last message itself: it came before them; walk 28, F11: said twice)
         before = [t for i, t in log.texts if since < i < first_after and i != last_i]
-        if before:
+        # (only when the last message came after them: one before them is the report
+        # itself; walk 72, F6: aider's "/load" typed after the last answer brought back
+        # the answer before it, "Please add **Program.cs** to the chat")
+        if before and last_i > first_after:
             texts.insert(0, before[-1])
     return texts
 
@@ -2823,7 +2826,12 @@ def _last_lines_items(
         sentences = [s for s in _content_sentences(text, False) if not _QUESTION.search(s)]
         plain = [_EMBED.sub("", s).strip() for s in sentences if not is_narration(s)]
         worded = [s for s in plain if not _wordless(s)]  # a bare path is no content said
-        chosen = [s for s in worded if has_content(s)] or worded[:2] or plain[:2]
+        # a message that only narrates says what it set out to do, when that names
+        # something ("I'll add a try-catch-finally block to Program.cs ...", then its
+        # edit): not an earlier message the work went past (walk 72, F6: "Please add
+        # **Program.cs** to the chat", though it was added, edited and committed)
+        acts = [_EMBED.sub("", s).strip() for s in sentences if is_narration(s) and has_content(s)]
+        chosen = [s for s in worded if has_content(s)] or worded[:2] or plain[:2] or acts[:1]
         # its answer opens its lines, whether or not it names a path or a number (walk
         # 72, F3: "Green Curry is ... the most popular" went to What happened, and the
         # section opened on its aside, "Interestingly, **Massaman Curry** ...")
