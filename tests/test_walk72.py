@@ -111,3 +111,21 @@ def test_f6_where_it_stopped_is_the_last_answer_not_one_the_work_went_past(
     stopped = text.split("## Where it stopped", 1)[1].split("\n## ", 1)[0]
     assert "I'll add a try-catch-finally block to Program.cs" in stopped, text
     assert "Please add" not in stopped, text
+
+
+def test_f5_a_commit_the_log_ends_on_is_not_told_as_made() -> None:
+    """gemini-figma010's transcript ends on ``git add . && git commit -m ... && git push``
+    with no result: Work state said "Committed: Implement Figma design" and "Not pushed:
+    1 commit after the last push"."""
+    from chunkscope.engine.recap.sections import _commit_line
+
+    class Call:
+        result: str | None = None
+        failed = False
+        exit_code: int | None = None
+
+    line, made = _commit_line('git commit -m "Implement Figma design" && git push', Call())  # type: ignore[arg-type]
+    assert not made and "no result in the log" in line, line
+    quiet = Call()
+    quiet.result = ""  # it ran and printed nothing (git commit -q): made
+    assert _commit_line('git commit -q -m "x"', quiet)[1]  # type: ignore[arg-type]

@@ -1827,7 +1827,12 @@ def _commit_line(command: str, call: _Call) -> tuple[str, bool]:
     if call.result is not None and (call.failed or _COMMIT_FAILED.search(call.result)):
         reason = _cut(call.result.replace("\\n", " "), 80)
         return f"Commit failed: {what} ({reason})", False
-    if call.result is None or not call.result.strip():
+    if call.result is None:
+        # no result in the log (the run stopped on it): nothing says it was made (walk
+        # 72, F5: "Committed: Implement Figma design" and "Not pushed" of a commit and a
+        # push the log ends on)
+        return f"Commit not confirmed: {what} (no result in the log)", False
+    if not call.result.strip():
         return f"Committed: {what}", True
     # chained (``git commit ... && git push``): the output is the later command's, so
     # no failure shown and no non-zero exit known means the commit was made; a lone
