@@ -101,19 +101,23 @@ def test_f3_where_it_stopped_opens_on_the_last_message_s_answer(
     curry: Path, budget: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The last message's answer opens Where it stopped, not its aside ("Interestingly,
-    **Massaman Curry** ..."), and What happened says none of its sentences again."""
+    **Massaman Curry** ..."), and What happened says none of its sentences again (one
+    the fit left out of Where it stopped it may tell: said nowhere, a fact was lost)."""
     sections = _sections(curry, budget, capsys)
-    assert sections["Where it stopped"].startswith(ANSWER), sections["Where it stopped"]
+    where = sections["Where it stopped"]
+    assert where.startswith(ANSWER), where
     happened = sections.get("What happened", "")
     assert "Green Curry** is generally considered" not in happened, happened
-    assert "Interestingly" not in happened, happened
+    if "Interestingly" in where:
+        assert "Interestingly" not in happened, happened
 
 
-def test_f3_a_line_the_fit_leaves_out_of_where_it_stopped_is_not_what_happened(
+def test_f3_no_sentence_of_the_last_message_is_said_in_both_sections(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A sentence of the last message left out of Where it stopped to fit is not told in
-    What happened (gemini-yubikey-pam at 300: a step out of its list, told as the end)."""
+    """No sentence of the last message is said by both Where it stopped and What happened;
+    one the fit left out of Where it stopped may be told by What happened (said nowhere,
+    spotter-ae4a77f8 lost a fact the recap checks count: `bench/recap_facts.py`)."""
     steps = " ".join(
         f"Step {k}: open terminal number {k} and touch your **backup key** there when it"
         f" flashes, then wait for the prompt to confirm that login {k} worked fine."
@@ -142,4 +146,6 @@ def test_f3_a_line_the_fit_leaves_out_of_where_it_stopped_is_not_what_happened(
     where = sections["Where it stopped"]
     assert where.startswith("I have added your backup YubiKey"), where
     happened = sections.get("What happened", "")
-    assert "backup key" not in happened, (where, happened)
+    for k in range(1, 9):
+        step = f"open terminal number {k} and touch"
+        assert not (step in where and step in happened), (k, where, happened)
