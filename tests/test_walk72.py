@@ -129,3 +129,20 @@ def test_f5_a_commit_the_log_ends_on_is_not_told_as_made() -> None:
     quiet = Call()
     quiet.result = ""  # it ran and printed nothing (git commit -q): made
     assert _commit_line('git commit -q -m "x"', quiet)[1]  # type: ignore[arg-type]
+
+
+def test_an_aside_s_exclamation_ends_no_sentence_the_aside_sits_in() -> None:
+    """Seen in the workbench's Summary panel of aider-catalog.md's chunk 0 (after walk 72):
+    "... the endpoint (which I know works from the internet browser!) I get this error."
+    was cut after the aside, and "I get this error." said alone as the summary."""
+    text = (
+        "You: when my client tries to access the endpoint (which I know works from the"
+        " internet browser!) I get this error. I had issues with bin/obj files before.\n"
+    )
+    texts = [s.text for s in split_sentences(text)]
+    assert texts[0].endswith("browser!) I get this error."), texts
+    # an aside that is a sentence of its own, and a full stop inside one, still end one
+    alone = [s.text for s in split_sentences("Bot: (This is an aside!) Next one here.\n")]
+    assert alone == ["(This is an aside!)", "Next one here."]
+    stop = [s.text for s in split_sentences("Bot: We ran them (all 30 passed.) Then we pushed.\n")]
+    assert stop == ["We ran them (all 30 passed.)", "Then we pushed."]

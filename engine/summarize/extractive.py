@@ -1379,6 +1379,8 @@ def _split_prose(text: str) -> list[str]:
             continue  # the closing marks after the stop are the sentence's own
         if code and (k := bisect_right(code_starts, m.start()) - 1) >= 0 and m.start() < code[k][1]:
             continue  # a stop inside inline code is the code's (walk 37, F2)
+        if _aside_ends(text, begin, m.start(), m.start(1)):
+            continue  # "... the endpoint (which works in the browser!) I get this error."
         if _is_boundary(text, m.start(), m.end(), begin, bold):
             parts.append((begin, m.start(1)))
             begin = m.end()
@@ -1389,6 +1391,18 @@ def _split_prose(text: str) -> list[str]:
         for a, b in parts
         if has_words(text[a:b])
     ]
+
+
+def _aside_ends(text: str, begin: int, stop: int, after: int) -> bool:
+    """Whether the ``!`` or ``?`` at `stop` ends an aside in parentheses that a ``)`` right
+    after it closes, in a sentence that began before the aside (words between `begin`
+    and its ``(``): the sentence goes on after it, whatever word comes next ("... the
+    endpoint (which I know works from the internet browser!) I get this error.")."""
+    if text[stop] not in "!?" or ")" not in text[stop:after]:
+        return False  # (a full stop before the ")" may end the sentence too: "(all 30
+        # passed.) Then we pushed.")
+    opened = text.rfind("(", begin, stop)
+    return opened > begin and ")" not in text[opened:stop] and has_words(text[begin:opened])
 
 
 #: A single ``*`` (not bold's ``**``, not an escaped one): what opens or closes italics.
