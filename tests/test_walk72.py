@@ -146,3 +146,24 @@ def test_an_aside_s_exclamation_ends_no_sentence_the_aside_sits_in() -> None:
     assert alone == ["(This is an aside!)", "Next one here."]
     stop = [s.text for s in split_sentences("Bot: We ran them (all 30 passed.) Then we pushed.\n")]
     assert stop == ["We ran them (all 30 passed.)", "Then we pushed."]
+
+
+def test_f8_a_document_s_gerund_items_are_said_after_their_lead_in() -> None:
+    """just's README: "Building in release mode vs debug mode. Running in debug mode or
+    with logging enabled." was a chunk's summary, the items of "Some ideas for recipes:"
+    said as if they were sentences of their own; a message's gerund item says what is
+    being done and stays as it is."""
+    text = (
+        "Doc: Some ideas for recipes:\n\n- Deploying/publishing the project\n"
+        "- Building in release mode vs debug mode\n"
+        "- Running in debug mode or with logging enabled\n"
+    )
+    summary = ExtractiveSummarizer().summarize(text)
+    said = f"{summary.abstract} {summary.summary}"
+    assert "Some ideas for recipes:" in said, said
+    from chunkscope.engine.summarize.extractive import _says_itself
+
+    assert _says_itself("Adding the tests for the parser")
+    assert not _says_itself("Building in release mode vs debug mode", gerund=False)
+    assert not _says_itself("Deploying/publishing the project", gerund=False)
+    assert _says_itself("Added the tests for the parser", gerund=False)

@@ -2469,7 +2469,7 @@ _WH_WORDS = frozenset({"how", "what", "why", "which", "who", "whether"})
 _LABELLED = re.compile(r":[*_]*\s|\S\s+[-–—]\s")
 
 
-def _says_itself(item: str) -> bool:
+def _says_itself(item: str, *, gerund: bool = True) -> bool:
     """Whether a list's item reads as a clause of its own: it opens on a step's verb
     ("Parse JSON responses properly"), a past or a gerund ("Added ...", "Adding ..."), or
     has a finite verb's mark (a form of "be", "have", "do", a modal, a subject pronoun),
@@ -2477,7 +2477,9 @@ def _says_itself(item: str) -> bool:
     responses from the API", "The exact GraphQL queries being sent") nor an indirect
     question ("How annotation selection works in the transcript"), which say something
     only after their lead-in ("This updated script now shows:", "I need to
-    understand:": walk 70, F8)."""
+    understand:": walk 70, F8). Without `gerund` (a document's list) an item that opens
+    on a gerund is a noun phrase too ("Building in release mode vs debug mode" of "Some
+    ideas for recipes:": walk 72, F8), where a message's says what is being done."""
     prose = _INLINE_CODE.sub(" code ", item)
     words = [w.lower() for w in _WORD.findall(prose)]
     if not words or _LABELLED.search(prose.strip(_MARKS)):
@@ -2492,9 +2494,11 @@ def _says_itself(item: str) -> bool:
             or not _FINITE.isdisjoint(words[1:])
             or not _SUBJECT_PRONOUNS.isdisjoint(words[1:-1])
         )
-    if first in _STEP_VERBS or (len(first) > 4 and first.endswith(("ed", "ing"))):
+    if first in _STEP_VERBS or (
+        len(first) > 4 and first.endswith(("ed", "ing") if gerund else "ed")
+    ):
         return True
-    if len(tokens) > 1 and _object_start(tokens[1]):
+    if len(tokens) > 1 and _object_start(tokens[1]) and (gerund or not first.endswith("ing")):
         return True  # a verb and its object: "Mount the USB drive", "Uses `ProductDB`"
     return (
         _clause_in(tokens)
@@ -2540,7 +2544,9 @@ def _with_lead(sentences: Sequence[Sentence], i: int, said: set[int], limit: int
     if lead < 0 or lead in said:
         return _truncate(sentence.text, limit, clause=True)
     if not (
-        _gives_sense(sentences[lead]) or _offers(sentences[lead]) or not _says_itself(sentence.text)
+        _gives_sense(sentences[lead])
+        or _offers(sentences[lead])
+        or not _says_itself(sentence.text, gerund=sentence.role != DOC_ROLE)
     ):
         said.add(lead)  # (then before none of its later items: "... m/s. Explanation: Multiply")
         return _truncate(sentence.text, limit, clause=True)
