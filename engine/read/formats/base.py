@@ -26,6 +26,7 @@ from chunkscope.engine.read.source import (
     PartEnds,
     Problem,
     Source,
+    iter_objects,
     message_turns,
     parse_timestamp,
     unified_line_ends,
@@ -135,6 +136,18 @@ class Collected:
     #: False: a message's text is the file's lines (aider's history), kept as they are;
     #: else no paragraph of it is whitespace alone (`engine.read.source.words_only`)
     tidy: bool = True
+
+    def objects(self, options: ReadOptions) -> Iterator[tuple[int, dict[str, Any]]]:
+        """The objects of this JSON-lines file (`iter_objects`), read as `options` say:
+        its malformed lines in `skipped` (or an error, strict), its odd bytes in
+        `warnings`."""
+        return iter_objects(
+            self.path,
+            strict=options.strict,
+            skipped=self.skipped,
+            warnings=self.warnings,
+            progress=options.progress,
+        )
 
     def add(
         self,

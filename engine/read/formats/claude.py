@@ -65,7 +65,6 @@ from chunkscope.engine.read.formats.base import (
     text_of,
     tool_call,
 )
-from chunkscope.engine.read.source import iter_objects
 from chunkscope.engine.toolcall import calls_text, mcp_name
 
 NAME = "claude-code"
@@ -818,13 +817,7 @@ def read(path: Path, options: ReadOptions) -> Any:
             add(line, m)
         run.clear()
 
-    for line, rec in iter_objects(
-        path,
-        strict=options.strict,
-        skipped=out.skipped,
-        warnings=out.warnings,
-        progress=options.progress,
-    ):
+    for line, rec in out.objects(options):
         records += 1
         get = rec.get
         kind = get("type")

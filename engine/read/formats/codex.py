@@ -56,7 +56,6 @@ from chunkscope.engine.read.formats.base import (
     tool_call,
     tool_result,
 )
-from chunkscope.engine.read.source import iter_objects
 
 NAME = "codex"
 #: What a turn the user interrupted (``event_msg`` ``turn_aborted``, reason
@@ -478,13 +477,7 @@ def read(path: Path, options: ReadOptions) -> Any:
     called: list[str] = []
     answered: set[str] = set()
     ended: dict[str, tuple[int, dict[str, Any], Any]] = {}
-    for line, rec in iter_objects(
-        path,
-        strict=options.strict,
-        skipped=out.skipped,
-        warnings=out.warnings,
-        progress=options.progress,
-    ):
+    for line, rec in out.objects(options):
         out.records += 1
         kind = rec.get("type")
         ts = rec.get("timestamp")

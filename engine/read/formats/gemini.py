@@ -50,7 +50,7 @@ from chunkscope.engine.read.formats.base import (
     tool_result,
 )
 from chunkscope.engine.read.formats.jsondoc import Document
-from chunkscope.engine.read.source import BOM, NO_PART_ENDS, PartEnds, _open_binary, iter_objects
+from chunkscope.engine.read.source import BOM, NO_PART_ENDS, PartEnds, _open_binary
 
 NAME = "gemini-cli"
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
@@ -468,13 +468,7 @@ def _read_jsonl(path: Path, options: ReadOptions) -> Any:
     # the place of the first.
     order: list[tuple[int, dict[str, Any]]] = []
     where: dict[str, int] = {}
-    for line, record in iter_objects(
-        path,
-        strict=options.strict,
-        skipped=out.skipped,
-        warnings=out.warnings,
-        progress=options.progress,
-    ):
+    for line, record in out.objects(options):
         out.records += 1
         if "$set" in record:
             snapshot = _snapshot(record["$set"], where)

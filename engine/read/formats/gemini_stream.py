@@ -45,7 +45,6 @@ from chunkscope.engine.read.formats.base import (
     tool_result,
 )
 from chunkscope.engine.read.formats.gemini import shell_result
-from chunkscope.engine.read.source import iter_objects
 
 NAME = "gemini-cli-stream"
 #: What its files are, in words (the header's label).
@@ -133,13 +132,7 @@ def read(path: Path, options: ReadOptions) -> Any:
     """A Gemini CLI stream-json transcript, read into turns."""
     out = Collected(path, NAME, keep_messages=options.keep_messages)
     pending: _Streamed | None = None
-    for line, rec in iter_objects(
-        path,
-        strict=options.strict,
-        skipped=out.skipped,
-        warnings=out.warnings,
-        progress=options.progress,
-    ):
+    for line, rec in out.objects(options):
         out.records += 1
         kind = rec.get("type")
         ts = rec.get("timestamp")
