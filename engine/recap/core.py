@@ -995,14 +995,13 @@ def _steps_of(fitted: Sequence[Section], sections: Sequence[Section]) -> str:
     return next((s.steps_of for s in sections if s.name == "last"), "")
 
 
-def _last_of(fitted: Sequence[Section], sections: Sequence[Section]) -> str:
+def _last_of(fitted: Sequence[Section]) -> str:
     """What Where it stopped says of the last message (its lines as `fitted` keeps them),
     "" when `fitted` leaves that section out. A sentence of the message the fit left out
     may still be told by What happened, when no list of the message holds it (those are
     `lists_of`'s): left out of both, a fact the next session needs was said nowhere
     (spotter-ae4a77f8 lost its "**Key fix in this session:** ... hex_trace_id", a
     fact `bench/recap_facts.py` checks)."""
-    del sections  # (the unfitted message: its left-out lines are no longer taken out)
     return " ".join(line for s in fitted if s.name == "last" for line in s.lines)
 
 
@@ -1120,7 +1119,7 @@ def compose(
         keep_newest=plain,
         steps_of=_steps_of(fitted, present),
         lists_of=_lists_of(fitted, present),
-        last_of=_last_of(fitted, present),
+        last_of=_last_of(fitted),
     )
     spare = budget - chosen.used_tokens
     if spare > 8:
@@ -1142,7 +1141,7 @@ def compose(
             keep_newest=plain,
             steps_of=_steps_of(wider, present),
             lists_of=_lists_of(wider, present),
-            last_of=_last_of(wider, present),
+            last_of=_last_of(wider),
         )
         if again.used_tokens <= budget and {c.index for c in again.selected} == set(keep):
             flags = {c.index: c for c in chosen.candidates}
