@@ -1049,7 +1049,7 @@ def is_fragment(sentence: Sentence) -> bool:
             or (plain != head and not _ENDED.search(plain) and _WH_TITLE.match(plain.strip(_MARKS)))
             or len(_content_words(plain)) <= _LEAD_IN_WORDS
             or not _POINTERS.isdisjoint(words)
-            or last in _RUNS_ON
+            or last in RUNS_ON
             or last in _INTRODUCES
             or (_SUBORDINATE.match(plain) and "," not in plain)
             or (_WIDE_RUN.search(plain) is not None and _wide_lead_in(plain))
@@ -1111,7 +1111,7 @@ def is_fragment(sentence: Sentence) -> bool:
             return True
         if sentence.after == "sentence" and sentence.role in _AGENT_ROLES:
             return True
-    if not _ENDED.search(bare) and bare.rsplit(None, 1)[-1].strip(_MARKS).lower() in _RUNS_ON:
+    if not _ENDED.search(bare) and bare.rsplit(None, 1)[-1].strip(_MARKS).lower() in RUNS_ON:
         return True  # "solve static contact constraints, or"
     if (
         sentence.role in _AGENT_ROLES
@@ -1729,8 +1729,9 @@ def _split_sentences(text: str) -> list[Sentence]:
     return sentences
 
 
-#: Words a sentence does not end on: a line ending with one runs on into the next.
-_RUNS_ON = frozenset(
+#: Words a sentence does not end on: a line ending with one runs on into the next (and a
+#: line cut at a word for want of room does not end on one either: `fit_words`).
+RUNS_ON = frozenset(
     [
         "a",
         "an",
@@ -1768,8 +1769,6 @@ _RUNS_ON = frozenset(
         "i.e.",
     ]
 )
-#: (public: a line cut at a word for want of room does not end on one either)
-RUNS_ON = _RUNS_ON
 
 
 def _bold_title_line(line: str) -> bool:
@@ -1800,7 +1799,7 @@ def _fragment_ends(buffer: Sequence[str]) -> bool:
     if joined.count("(") > joined.count(")") or joined.count("[") > joined.count("]"):
         return False
     word = last.rsplit(None, 1)[-1] if last.strip() else ""
-    return not (word[:1].isupper() or word.lower() in _RUNS_ON)
+    return not (word[:1].isupper() or word.lower() in RUNS_ON)
 
 
 def _truncate(
